@@ -1,0 +1,294 @@
+import {
+  createDiagnosticSink,
+  type Diagnostic,
+  type DiagnosticHandler,
+  type DiagnosticSink,
+  type Format,
+} from './diagnostics';
+import { type IncompleteLinePolicy, type LineMode, LineSplitter } from './lines';
+import type { AgentEvent } from './model';
+
+/** Options every decoder takes. */
+export interface DecodeOptions {
+  /** Most bytes in one line, terminator excluded. Default 1 MiB (`DEFAULT_MAX_LINE_BYTES`). */
+  maxLineBytes?: number;
+  /** Deepest JSON nesting accepted in one record. Default 64 (`DEFAULT_MAX_DEPTH`). */
+  maxDepth?: number;
+  /** Throw {@link AgentwireError} at the first `error` diagnostic instead of reporting it. */
+  strict?: boolean;
+  /** Receives every diagnostic, in input order. */
+  onDiagnostic?: DiagnosticHandler;
+  /**
+   * A last line without terminator at the end of input: `deliver` it (default), `report` it as
+   * `incomplete_line`, or `hold` it (tailing a file another process still writes).
+   */
+  incompleteLine?: IncompleteLinePolicy;
+}
+
+/** Options every encoder takes. */
+export interface EncodeOptions {
+  /** Receives `loss` diagnostics: what an event had that the format cannot hold. */
+  onDiagnostic?: DiagnosticHandler;
+}
+
+/** A push decoder: feed chunks, get the events they complete, synchronously. */
+export interface Decoder {
+  /** Takes the next chunk (bytes or text) and returns the events it completed. */
+  push(chunk: Uint8Array | string): AgentEvent[];
+  /** Ends the input and returns the last events. */
+  end(): AgentEvent[];
+}
+
+/** A push encoder: write events, get text back synchronously. */
+export interface Encoder {
+  /** Returns the text for `event` (possibly empty: some events wait for a later one). */
+  write(event: AgentEvent): string;
+  /** Returns whatever the format still has to write. */
+  end(): string;
+}
+
+/** What {@link Codec.parse} returns. */
+export interface ParseResult {
+  events: AgentEvent[];
+  diagnostics: Diagnostic[];
+}
+
+/** A source of chunks: an async iterable (a Node stream) or a Web `ReadableStream`. */
+export type ChunkSource =
+  | AsyncIterable<Uint8Array | string>
+  | Iterable<Uint8Array | string>
+  | ReadableStream<Uint8Array | string>;
+
+/** A source of events for the encoders. */
+export type EventSource = Iterable<AgentEvent> | AsyncIterable<AgentEvent>;
+
+/** The public shape every format shares. */
+export interface Codec<D extends DecodeOptions = DecodeOptions, E extends EncodeOptions = EncodeOptions> {
+  /** The format this codec reads and writes. */
+  readonly format: Format;
+  /** Decodes a whole input. Never throws except in strict mode. */
+  parse(input: string | Uint8Array, options?: D): ParseResult;
+  /** Encodes events into the format's text. */
+  stringify(events: Iterable<AgentEvent>, options?: E): string;
+  /** Decodes a stream of chunks into events, as they complete. */
+  decode(source: ChunkSource, options?: D): AsyncIterable<AgentEvent>;
+  /** Encodes a stream of events into text, one piece per event that produced any. */
+  encode(events: EventSource, options?: E): AsyncIterable<string>;
+  /** A push decoder. */
+  createDecoder(options?: D): Decoder;
+  /** A push encoder. */
+  createEncoder(options?: E): Encoder;
+  /** A Web `TransformStream` from chunks to events. */
+  decoderStream(options?: D): TransformStream<Uint8Array | string, AgentEvent>;
+  /** A Web `TransformStream` from events to text. */
+  encoderStream(options?: E): TransformStream<AgentEvent, string>;
+}
+
+/** Turns lines into events for one format; stateful where the format needs it. */
+export interface RecordDecoder {
+  /** One complete line; push the events it yields onto `out`. */
+  line(text: string, line: number, offset: number, out: AgentEvent[]): void;
+  /** The input ended; push anything the format implies at its end. */
+  end(out: AgentEvent[]): void;
+}
+
+/** Decodes chunks into events appended to `out` (line-based or not). */
+export interface ChunkDecoder {
+  push(chunk: Uint8Array | string, out: AgentEvent[]): void;
+  end(out: AgentEvent[]): void;
+}
+
+/** What a format supplies to {@link createCodec}. */
+export interface FormatSpec<D extends DecodeOptions, E extends EncodeOptions> {
+  format: Format;
+  createChunkDecoder(options: D, sink: DiagnosticSink): ChunkDecoder;
+  createEncoder(options: E, sink: DiagnosticSink): Encoder;
+}
+
+/**
+ * Builds the chunk decoder of a line-based format: the shared {@link LineSplitter} (with its
+ * bounds) in front of the format's record decoder.
+ */
+export function lineChunkDecoder(
+  format: Format,
+  mode: LineMode,
+  options: DecodeOptions,
+  sink: DiagnosticSink,
+  records: RecordDecoder,
+): ChunkDecoder {
+  let out: AgentEvent[] = [];
+  const lineOptions: { mode: LineMode; format: Format; maxLineBytes?: number } = { mode, format };
+  if (options.maxLineBytes !== undefined) lineOptions.maxLineBytes = options.maxLineBytes;
+  const splitter = new LineSplitter(
+    {
+      line: (text, line, offset) => records.line(text, line, offset, out),
+      diagnostic: (d) => sink.report(d),
+    },
+    lineOptions,
+  );
+  return {
+    push(chunk, target) {
+      out = target;
+      splitter.push(chunk);
+    },
+    end(target) {
+      out = target;
+      splitter.end(options.incompleteLine ?? 'deliver');
+      if (options.incompleteLine !== 'hold') records.end(target);
+    },
+  };
+}
+
+function toAsyncIterator<T>(source: AsyncIterable<T> | Iterable<T> | ReadableStream<T>): AsyncIterator<T> {
+  if (typeof (source as AsyncIterable<T>)[Symbol.asyncIterator] === 'function') {
+    return (source as AsyncIterable<T>)[Symbol.asyncIterator]();
+  }
+  if (typeof (source as Iterable<T>)[Symbol.iterator] === 'function') {
+    const it = (source as Iterable<T>)[Symbol.iterator]();
+    return {
+      next: async () => it.next(),
+      return: async (value?: unknown) => {
+        it.return?.(value);
+        return { done: true, value: undefined };
+      },
+    };
+  }
+  // A ReadableStream without async iteration (older browsers).
+  const reader = (source as ReadableStream<T>).getReader();
+  return {
+    next: async () => {
+      const r = await reader.read();
+      return r.done ? { done: true, value: undefined } : { done: false, value: r.value };
+    },
+    return: async () => {
+      await reader.cancel();
+      reader.releaseLock();
+      return { done: true, value: undefined };
+    },
+  };
+}
+
+// A hand-written iterator over per-chunk batches: no generator frame per event, one await per
+// chunk (an async generator's per-`yield` cost is measurable on the hot path).
+function batchedEvents(
+  source: ChunkSource,
+  decoder: Decoder,
+): AsyncIterable<AgentEvent> & AsyncIterator<AgentEvent> {
+  let chunks: AsyncIterator<Uint8Array | string> | undefined;
+  let batch: AgentEvent[] = [];
+  let index = 0;
+  let finished = false;
+  const iterator: AsyncIterable<AgentEvent> & AsyncIterator<AgentEvent> = {
+    [Symbol.asyncIterator]() {
+      return iterator;
+    },
+    async next(): Promise<IteratorResult<AgentEvent>> {
+      while (index >= batch.length) {
+        if (finished) return { done: true, value: undefined };
+        chunks ??= toAsyncIterator(source);
+        const r = await chunks.next();
+        index = 0;
+        if (r.done) {
+          finished = true;
+          batch = decoder.end();
+        } else batch = decoder.push(r.value);
+      }
+      return { done: false, value: batch[index++]! };
+    },
+    async return(): Promise<IteratorResult<AgentEvent>> {
+      if (!finished) {
+        finished = true;
+        batch = [];
+        await chunks?.return?.();
+      }
+      return { done: true, value: undefined };
+    },
+  };
+  return iterator;
+}
+
+/** Assembles the public codec from a format's decoder and encoder factories. */
+export function createCodec<D extends DecodeOptions, E extends EncodeOptions>(
+  spec: FormatSpec<D, E>,
+): Codec<D, E> {
+  const createDecoder = (options: D = {} as D): Decoder => {
+    const sink = createDiagnosticSink(options.strict ?? false, options.onDiagnostic);
+    const chunkDecoder = spec.createChunkDecoder(options, sink);
+    return {
+      push(chunk) {
+        const out: AgentEvent[] = [];
+        chunkDecoder.push(chunk, out);
+        return out;
+      },
+      end() {
+        const out: AgentEvent[] = [];
+        chunkDecoder.end(out);
+        return out;
+      },
+    };
+  };
+  const createEncoder = (options: E = {} as E): Encoder =>
+    spec.createEncoder(options, createDiagnosticSink(false, options.onDiagnostic));
+
+  return {
+    format: spec.format,
+    parse(input, options = {} as D) {
+      const diagnostics: Diagnostic[] = [];
+      const handler = options.onDiagnostic;
+      const decoder = createDecoder({
+        ...options,
+        onDiagnostic: (d: Diagnostic) => {
+          diagnostics.push(d);
+          handler?.(d);
+        },
+      });
+      const events = decoder.push(input);
+      for (const e of decoder.end()) events.push(e);
+      return { events, diagnostics };
+    },
+    stringify(events, options) {
+      const encoder = createEncoder(options);
+      let text = '';
+      for (const event of events) text += encoder.write(event);
+      return text + encoder.end();
+    },
+    decode(source, options) {
+      return batchedEvents(source, createDecoder(options));
+    },
+    async *encode(events, options) {
+      const encoder = createEncoder(options);
+      for await (const event of events as AsyncIterable<AgentEvent>) {
+        const text = encoder.write(event);
+        if (text !== '') yield text;
+      }
+      const rest = encoder.end();
+      if (rest !== '') yield rest;
+    },
+    createDecoder,
+    createEncoder,
+    decoderStream(options) {
+      const decoder = createDecoder(options);
+      return new TransformStream<Uint8Array | string, AgentEvent>({
+        transform(chunk, controller) {
+          for (const event of decoder.push(chunk)) controller.enqueue(event);
+        },
+        flush(controller) {
+          for (const event of decoder.end()) controller.enqueue(event);
+        },
+      });
+    },
+    encoderStream(options) {
+      const encoder = createEncoder(options);
+      return new TransformStream<AgentEvent, string>({
+        transform(event, controller) {
+          const text = encoder.write(event);
+          if (text !== '') controller.enqueue(text);
+        },
+        flush(controller) {
+          const text = encoder.end();
+          if (text !== '') controller.enqueue(text);
+        },
+      });
+    },
+  };
+}

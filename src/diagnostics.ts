@@ -1,0 +1,124 @@
+/**
+ * Every code a diagnostic can carry. Stable: tools may match on them.
+ *
+ * - `line_too_long`: a line passed `maxLineBytes`; the rest of it was discarded.
+ * - `event_too_large`: an SSE event passed `maxEventBytes`; the event was discarded.
+ * - `nesting_too_deep`: a JSON value nested deeper than `maxDepth`; the line was refused unparsed.
+ * - `invalid_utf8`: a line is not valid UTF-8; the line was skipped.
+ * - `invalid_json`: a line is not a JSON object.
+ * - `invalid_record`: a known record type with missing fields or fields of the wrong type.
+ * - `unsupported_version`: a protocol version this library does not read.
+ * - `unknown_record`: a record type this library does not know (kept as an `unknown` event, or
+ *   skipped where the format says so).
+ * - `incomplete_line`: the input ended inside a line.
+ * - `order`: a stream breaks its format's ordering rules (from the checkers).
+ * - `loss`: a writer had no place for a field of an event (conversion).
+ * - `unencodable`: a writer was handed a value it cannot write (a non-finite number, a BigInt).
+ * - `gap`: events between a resume cursor and the live stream are no longer available.
+ * - `rotated`: a tailed file shrank or was replaced and is read again from its start.
+ */
+export type DiagnosticCode =
+  | 'line_too_long'
+  | 'event_too_large'
+  | 'nesting_too_deep'
+  | 'invalid_utf8'
+  | 'invalid_json'
+  | 'invalid_record'
+  | 'unsupported_version'
+  | 'unknown_record'
+  | 'incomplete_line'
+  | 'order'
+  | 'loss'
+  | 'unencodable'
+  | 'gap'
+  | 'rotated';
+
+/** How bad a diagnostic is. Only `error` makes strict mode throw. */
+export type Severity = 'error' | 'warning' | 'info';
+
+/** The wire formats agentwire reads and writes. */
+export type Format = 'hep' | 'highbar' | 'nativeharness';
+
+/**
+ * One finding about the input (or, for `loss`, about the output). Decoders report and go on;
+ * nothing is skipped without one.
+ */
+export interface Diagnostic {
+  /** Stable machine-readable code. */
+  code: DiagnosticCode;
+  /** `error` for unusable input, `warning` for usable but suspicious, `info` for notes. */
+  severity: Severity;
+  /** One line of English naming what happened, where, and the limit involved if any. */
+  message: string;
+  /** 1-based line number in the input, when the finding is tied to a line. */
+  line?: number;
+  /** Byte offset of the start of that line in the input (BOM included). */
+  offset?: number;
+  /** The format whose rules produced the finding. */
+  format?: Format;
+  /** For `loss`: the field that could not be carried, as `eventType.field`. */
+  field?: string;
+}
+
+/** A function that receives diagnostics as they are found. */
+export type DiagnosticHandler = (diagnostic: Diagnostic) => void;
+
+/**
+ * The one error type agentwire throws: in strict mode at the first `error` diagnostic, and from
+ * writers handed values no format can hold. Carries the diagnostic that caused it.
+ */
+export class AgentwireError extends Error {
+  /** Literal tag, so the error is recognisable across realms and bundles. */
+  readonly type: 'AgentwireError' = 'AgentwireError';
+  /** The diagnostic's code. */
+  readonly code: DiagnosticCode;
+  /** The diagnostic that caused the error. */
+  readonly diagnostic: Diagnostic;
+
+  /** Wraps `diagnostic`; the message is the diagnostic's own. */
+  constructor(diagnostic: Diagnostic) {
+    super(diagnostic.message);
+    this.name = 'AgentwireError';
+    this.code = diagnostic.code;
+    this.diagnostic = diagnostic;
+  }
+}
+
+/** True for an {@link AgentwireError}, also one from another copy of the library. */
+export function isAgentwireError(value: unknown): value is AgentwireError {
+  return (
+    value instanceof AgentwireError ||
+    (typeof value === 'object' &&
+      value !== null &&
+      (value as { type?: unknown }).type === 'AgentwireError' &&
+      typeof (value as { diagnostic?: unknown }).diagnostic === 'object')
+  );
+}
+
+/** Where a decoder sends what it finds: to the caller's handler, or a throw in strict mode. */
+export interface DiagnosticSink {
+  report(diagnostic: Diagnostic): void;
+}
+
+/**
+ * Builds the sink every decoder uses: strict mode throws at the first `error`; otherwise each
+ * diagnostic goes to `handler` (and to `collect`, when given).
+ */
+export function createDiagnosticSink(
+  strict: boolean,
+  handler: DiagnosticHandler | undefined,
+  collect?: Diagnostic[],
+): DiagnosticSink {
+  return {
+    report(diagnostic: Diagnostic): void {
+      if (strict && diagnostic.severity === 'error') throw new AgentwireError(diagnostic);
+      collect?.push(diagnostic);
+      handler?.(diagnostic);
+    },
+  };
+}
+
+/** Formats the `line N (byte O)` prefix of a message, the way every diagnostic names a place. */
+export function describePlace(line: number, offset: number): string {
+  return `line ${line} (byte ${offset})`;
+}

@@ -1,0 +1,354 @@
+import type { DecodeOptions, RecordDecoder } from '../../codec';
+import type { Diagnostic, DiagnosticSink } from '../../diagnostics';
+import { DEFAULT_MAX_DEPTH, exceedsDepth, isJsonObject, type JsonObject, parseJsonLine } from '../../json';
+import type { AgentEvent, AgentEventOf, Provenance, Usage } from '../../model';
+import { provenanceOf, splitRecord } from '../../record';
+import {
+  HEP_KEY_ORDER,
+  HEP_TOOL_RESULT_KEYS,
+  HEP_USAGE_KEYS,
+  type HepFrameType,
+  isHepFrameType,
+  validateHepFrame,
+} from './schema';
+
+/** Options of the HEP decoder. */
+export interface HepDecodeOptions extends DecodeOptions {}
+
+const FORMAT = 'hep' as const;
+
+/**
+ * The HEP v1 record decoder: one frame per line → canonical events. Stateful: it stamps the
+ * session id on every event, totals usage per run, and ends the run when the format implies it
+ * (a fatal `turn_error`, `cancelled`, or the end of the stream after the last `turn_done`).
+ */
+export class HepRecordDecoder implements RecordDecoder {
+  private readonly sink: DiagnosticSink;
+  private readonly maxDepth: number;
+  private sawFirst = false;
+  private session: string | undefined;
+  private runOpen = false;
+  private answer: string | undefined;
+  private stopReason: string | undefined;
+  private usage: Usage | undefined;
+  private lastLine = 0;
+  private lastOffset = 0;
+
+  /** Creates a decoder that reports to `sink`. */
+  constructor(options: HepDecodeOptions, sink: DiagnosticSink) {
+    this.sink = sink;
+    this.maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
+  }
+
+  line(text: string, line: number, offset: number, out: AgentEvent[]): void {
+    this.lastLine = line;
+    this.lastOffset = offset;
+    if (text.length === 0) {
+      this.report('invalid_json', 'warning', line, offset, 'an empty line (HEP has no blank lines); skipped');
+      return;
+    }
+    const parsed = parseJsonLine(text, line, offset, this.maxDepth, FORMAT);
+    if (!parsed.ok) {
+      this.sawFirst = true;
+      this.sink.report(parsed.diagnostic);
+      return;
+    }
+    const record = parsed.value;
+    if (!isJsonObject(record)) {
+      this.sawFirst = true;
+      this.report('invalid_json', 'error', line, offset, 'not a JSON object');
+      return;
+    }
+    const type = record.type;
+    const first = !this.sawFirst;
+    this.sawFirst = true;
+    if (first && type !== 'hep_header') {
+      this.report('order', 'error', line, offset, 'the first line is not a hep_header frame');
+    }
+    if (typeof type !== 'string' || !isHepFrameType(type)) {
+      const unknown: AgentEventOf<'unknown'> = {
+        type: 'unknown',
+        record,
+        provenance: provenanceOf(FORMAT, line, offset),
+      };
+      if (typeof type === 'string') unknown.recordType = type;
+      else
+        this.report(
+          'invalid_record',
+          'warning',
+          line,
+          offset,
+          'a record without a string "type"; kept as unknown',
+        );
+      this.stamp(unknown, record);
+      out.push(unknown);
+      return;
+    }
+    const problem = validateHepFrame(type, record);
+    if (problem !== undefined) {
+      this.report('invalid_record', 'error', line, offset, `invalid ${type} frame: ${problem}`);
+      return;
+    }
+    this.map(type, record, line, offset, out);
+  }
+
+  end(out: AgentEvent[]): void {
+    if (this.runOpen && this.answer !== undefined) {
+      const end: AgentEventOf<'run.end'> = {
+        type: 'run.end',
+        status: 'completed',
+        answer: this.answer,
+        provenance: { format: FORMAT, line: this.lastLine, offset: this.lastOffset, synthetic: true },
+      };
+      if (this.stopReason !== undefined) end.stopReason = this.stopReason;
+      if (this.usage !== undefined) end.usage = this.usage;
+      if (this.session !== undefined) end.session = this.session;
+      out.push(end);
+      this.runOpen = false;
+    }
+  }
+
+  private report(
+    code: Diagnostic['code'],
+    severity: Diagnostic['severity'],
+    line: number,
+    offset: number,
+    what: string,
+  ): void {
+    this.sink.report({
+      code,
+      severity,
+      message: `line ${line} (byte ${offset}): ${what}`,
+      line,
+      offset,
+      format: FORMAT,
+    });
+  }
+
+  private stamp(event: AgentEvent, record: JsonObject): void {
+    if (this.session !== undefined) event.session = this.session;
+    const turn = record.turn_id;
+    if (typeof turn === 'number' && Number.isSafeInteger(turn)) event.round = turn;
+  }
+
+  private endRun(status: 'failed' | 'cancelled', provenance: Provenance, out: AgentEvent[]): void {
+    const end: AgentEventOf<'run.end'> = {
+      type: 'run.end',
+      status,
+      provenance: { format: FORMAT, line: provenance.line, offset: provenance.offset, synthetic: true },
+    };
+    if (this.usage !== undefined) end.usage = this.usage;
+    if (this.session !== undefined) end.session = this.session;
+    out.push(end);
+    this.runOpen = false;
+  }
+
+  private map(type: HepFrameType, r: JsonObject, line: number, offset: number, out: AgentEvent[]): void {
+    const provenance = provenanceOf(FORMAT, line, offset, splitRecord(r, HEP_KEY_ORDER[type]));
+    const session = this.session;
+    const round = r.turn_id as number;
+    switch (type) {
+      case 'hep_header': {
+        const version = r.hep as string;
+        const major = /^v(\d+)(?:\.|$)/.exec(version);
+        if (major === null || major[1] !== '1') {
+          this.report(
+            'unsupported_version',
+            'error',
+            line,
+            offset,
+            `HEP version ${JSON.stringify(version)} is not supported (this library reads v1); upgrade agentwire`,
+          );
+        }
+        this.session = r.session as string;
+        out.push({
+          type: 'session.start',
+          session: this.session,
+          protocol: version,
+          producer: r.fah as string,
+          provenance,
+        });
+        return;
+      }
+      case 'agent_start': {
+        this.runOpen = true;
+        this.answer = undefined;
+        this.stopReason = undefined;
+        this.usage = undefined;
+        const e: AgentEventOf<'run.start'> = { type: 'run.start', round, provenance };
+        if (session !== undefined) e.session = session;
+        out.push(e);
+        return;
+      }
+      case 'message_start': {
+        const e: AgentEventOf<'message.start'> = {
+          type: 'message.start',
+          role: 'assistant',
+          round,
+          provenance,
+        };
+        if (session !== undefined) e.session = session;
+        out.push(e);
+        return;
+      }
+      case 'message_delta': {
+        const e: AgentEventOf<'text.delta'> = {
+          type: 'text.delta',
+          text: r.delta as string,
+          round,
+          provenance,
+        };
+        if (session !== undefined) e.session = session;
+        out.push(e);
+        return;
+      }
+      case 'tool_start': {
+        const summary = r.args_summary as string;
+        const e: AgentEventOf<'tool.start'> = {
+          type: 'tool.start',
+          call: r.id as string,
+          name: r.name as string,
+          argsSummary: summary,
+          round,
+          provenance,
+        };
+        const args = this.fullArgs(summary);
+        if (args !== undefined) e.args = args;
+        if (session !== undefined) e.session = session;
+        out.push(e);
+        return;
+      }
+      case 'tool_delta': {
+        const e: AgentEventOf<'tool.output'> = {
+          type: 'tool.output',
+          call: r.id as string,
+          text: r.update as string,
+          round,
+          provenance,
+        };
+        if (session !== undefined) e.session = session;
+        out.push(e);
+        return;
+      }
+      case 'tool_liveness': {
+        const e: AgentEventOf<'tool.liveness'> = {
+          type: 'tool.liveness',
+          call: r.id as string,
+          name: r.name as string,
+          action: r.action as string,
+          elapsedMs: r.elapsed_ms as number,
+          round,
+          provenance,
+        };
+        if (r.output_bytes !== undefined) e.outputBytes = r.output_bytes as number;
+        if (r.detail !== undefined) e.detail = r.detail as string;
+        if (session !== undefined) e.session = session;
+        out.push(e);
+        return;
+      }
+      case 'turn_done': {
+        for (const item of r.tool_results as JsonObject[]) {
+          const rest = splitRecord(item, HEP_TOOL_RESULT_KEYS);
+          const e: AgentEventOf<'tool.end'> = {
+            type: 'tool.end',
+            call: item.id as string,
+            name: item.name as string,
+            ok: item.ok as boolean,
+            text: item.text as string,
+            round,
+            provenance: { format: FORMAT, line, offset, synthetic: true },
+          };
+          if (rest?.extra !== undefined) e.provenance!.extra = rest.extra;
+          if (rest?.order !== undefined) e.provenance!.order = rest.order;
+          if (session !== undefined) e.session = session;
+          out.push(e);
+        }
+        const u = r.usage as JsonObject;
+        const usage: Usage = {
+          input: u.input as number,
+          output: u.output as number,
+          costUsd: u.cost as number,
+        };
+        const usageRest = splitRecord(u, HEP_USAGE_KEYS);
+        if (usageRest !== undefined) {
+          provenance.hints = {};
+          if (usageRest.extra !== undefined) provenance.hints.usageExtra = usageRest.extra;
+          if (usageRest.order !== undefined) provenance.hints.usageOrder = usageRest.order;
+        }
+        const e: AgentEventOf<'round.end'> = {
+          type: 'round.end',
+          message: r.message as string,
+          stopReason: r.stop_reason as string,
+          usage,
+          round,
+          provenance,
+        };
+        if (session !== undefined) e.session = session;
+        out.push(e);
+        this.answer = e.message;
+        this.stopReason = e.stopReason;
+        this.addUsage(usage);
+        return;
+      }
+      case 'turn_error': {
+        const fatal = r.fatal as boolean;
+        const e: AgentEventOf<'error'> = {
+          type: 'error',
+          message: r.error as string,
+          fatal,
+          round,
+          provenance,
+        };
+        if (session !== undefined) e.session = session;
+        out.push(e);
+        if (fatal) this.endRun('failed', provenance, out);
+        return;
+      }
+      case 'cancelled': {
+        const e: AgentEventOf<'cancel'> = { type: 'cancel', round, provenance };
+        if (session !== undefined) e.session = session;
+        out.push(e);
+        this.endRun('cancelled', provenance, out);
+        return;
+      }
+      case 'compaction_start': {
+        const e: AgentEventOf<'compaction.start'> = { type: 'compaction.start', round, provenance };
+        if (session !== undefined) e.session = session;
+        out.push(e);
+        return;
+      }
+      case 'compaction_end': {
+        const e: AgentEventOf<'compaction.end'> = {
+          type: 'compaction.end',
+          tokensFreed: r.tokens_freed as number,
+          round,
+          provenance,
+        };
+        if (session !== undefined) e.session = session;
+        out.push(e);
+        return;
+      }
+    }
+  }
+
+  private addUsage(u: Usage): void {
+    const total = (this.usage ??= { input: 0, output: 0, costUsd: 0 });
+    total.input = (total.input ?? 0) + (u.input ?? 0);
+    total.output = (total.output ?? 0) + (u.output ?? 0);
+    total.costUsd = (total.costUsd ?? 0) + (u.costUsd ?? 0);
+  }
+
+  // events=full mode writes the arguments as compact JSON; expose them when the summary is
+  // exactly that (not cut at the 4000-character bound, not a key=value summary).
+  private fullArgs(summary: string): Record<string, unknown> | undefined {
+    if (summary.charCodeAt(0) !== 123 || summary.charCodeAt(summary.length - 1) !== 125) return undefined;
+    if (summary.length > 2 * this.maxDepth && exceedsDepth(summary, this.maxDepth)) return undefined;
+    try {
+      const value: unknown = JSON.parse(summary);
+      if (isJsonObject(value) && JSON.stringify(value) === summary) return value;
+    } catch {
+      // a summary that merely looks like JSON
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,492 @@
+import { boundSummary, boundText } from '../../bounds';
+import type { EncodeOptions, Encoder } from '../../codec';
+import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
+import {
+  assertEncodable,
+  formatDouble,
+  formatInteger,
+  isJsonObject,
+  type JsonObject,
+  jsonString,
+} from '../../json';
+import { LossReporter } from '../../loss';
+import type { AgentEvent, AgentEventOf } from '../../model';
+import { joinRecord } from '../../record';
+
+/** `turn_done.tool_results[].text` cap, in UTF-16 code units. */
+export const HEP_TOOL_RESULT_TEXT_CAP = 2000;
+/** `tool_start.args_summary` cap in `full` mode, in UTF-16 code units. */
+export const HEP_FULL_ARGS_CAP = 4000;
+/** `tool_start.args_summary` cap in `summary` mode (then `...`). */
+export const HEP_SUMMARY_ARGS_CAP = 100;
+
+/** Options of the HEP writer. */
+export interface HepEncodeOptions extends EncodeOptions {
+  /**
+   * How `tool_start.args_summary` is written from an args object: `summary` (`key=<json>`
+   * joined with `", "`, cut at 100 + `...`; `fa --output events`) or `full` (compact JSON, cut
+   * at 4000 + `…(+N chars)`; `fa --output events=full`). Default `summary`. An event that
+   * already carries `argsSummary` is written with it (bounded).
+   */
+  args?: 'summary' | 'full';
+  /**
+   * `keep` (default): use the `round` events carry as `turn_id`, allocating only for events
+   * without one. `allocate`: ignore `round` and allocate ids exactly as the reference
+   * `HepWriter` does (use it when the events come from another format).
+   */
+  turnIds?: 'keep' | 'allocate';
+  /** Session id for the header when no `session.start` event (or session) provides one. */
+  session?: string;
+  /** `fah` for the header when no `session.start` carries a `producer`. Default `"agentwire"`. */
+  producer?: string;
+  /** Makes session ids when none is given. Default `crypto.randomUUID()`. */
+  idSource?: () => string;
+}
+
+
+/** `key=<json>` summary of one value, as the reference formats tool arguments. */
+function summaryValue(value: unknown): string {
+  try {
+    assertEncodable(value, 'value');
+    const s = JSON.stringify(value);
+    return s === undefined ? '[unserializable]' : s;
+  } catch {
+    return '[unserializable]';
+  }
+}
+
+/** The `args_summary` the reference writes for `args` in `mode`. */
+export function hepArgsSummary(args: Record<string, unknown>, mode: 'summary' | 'full'): string {
+  if (mode === 'full') {
+    let encoded: string;
+    try {
+      assertEncodable(args, 'args');
+      encoded = JSON.stringify(args);
+    } catch {
+      encoded = '[unserializable]';
+    }
+    return boundText(encoded, HEP_FULL_ARGS_CAP);
+  }
+  const parts: string[] = [];
+  for (const key of Object.keys(args)) parts.push(`${key}=${summaryValue(args[key])}`);
+  return boundSummary(parts.join(', '), HEP_SUMMARY_ARGS_CAP);
+}
+
+function defaultId(): string {
+  const c = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
+  if (c?.randomUUID !== undefined) return c.randomUUID();
+  return `agentwire-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+}
+
+function str(value: unknown, field: string): string {
+  if (typeof value !== 'string') {
+    throw new AgentwireError({
+      code: 'unencodable',
+      severity: 'error',
+      message: `${field}: expected a string, got ${value === null ? 'null' : typeof value}`,
+      format: 'hep',
+    });
+  }
+  return jsonString(value);
+}
+
+const encodeValue = (value: unknown): string => JSON.stringify(value);
+
+// Fields each event type carries into HEP; anything else present is reported as a loss.
+const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
+  'session.start': ['session', 'producer', 'protocol'],
+  'run.start': ['round', 'session'],
+  'run.end': ['session', 'status', 'answer', 'stopReason', 'usage'],
+  'message.start': ['round', 'session', 'role'],
+  'text.delta': ['round', 'session', 'text'],
+  'tool.start': ['round', 'session', 'call', 'name', 'args', 'argsSummary'],
+  'tool.output': ['round', 'session', 'call', 'text'],
+  'tool.liveness': ['round', 'session', 'call', 'name', 'action', 'elapsedMs', 'outputBytes', 'detail'],
+  'tool.end': ['round', 'session', 'call', 'name', 'ok', 'text', 'error'],
+  'round.end': ['round', 'session', 'message', 'stopReason', 'usage'],
+  error: ['round', 'session', 'message', 'fatal'],
+  cancel: ['round', 'session'],
+  'compaction.start': ['round', 'session'],
+  'compaction.end': ['round', 'session', 'tokensFreed'],
+  unknown: ['round', 'session', 'record', 'recordType'],
+};
+
+/**
+ * The HEP v1 writer: canonical events → frames, byte-exact to the reference `HepWriter`
+ * (key order, compact JSON, `cost` as a double, bounds, lazy turn-id allocation).
+ */
+export class HepEncoder implements Encoder {
+  private readonly mode: 'summary' | 'full';
+  private readonly allocate: boolean;
+  private readonly options: HepEncodeOptions;
+  private readonly loss: LossReporter;
+  private headerWritten = false;
+  private nextTurnId = 1;
+  private openTurnId: number | undefined;
+  private agentStartEmitted = false;
+  private results: string[] = [];
+  private roundWritten = false;
+
+  /** Creates a writer reporting losses to `sink`. */
+  constructor(options: HepEncodeOptions, sink: DiagnosticSink) {
+    this.options = options;
+    this.mode = options.args ?? 'summary';
+    this.allocate = options.turnIds === 'allocate';
+    this.loss = new LossReporter('hep', sink);
+  }
+
+  write(event: AgentEvent): string {
+    const carried = CARRIED[event.type];
+    this.loss.check(event, carried ?? []);
+    switch (event.type) {
+      case 'session.start':
+        if (this.headerWritten) {
+          this.loss.report(
+            event,
+            'session.start',
+            'HEP has one session per stream; a second header is not written',
+          );
+          return '';
+        }
+        return this.header(event);
+      case 'run.start': {
+        let text = this.ensureHeader(event);
+        if (this.agentStartEmitted) return text;
+        this.agentStartEmitted = true;
+        const id = this.turnId(event);
+        text += this.frame('agent_start', [['turn_id', formatInteger(id, 'turn_id')]], event);
+        return text;
+      }
+      case 'message.start':
+        return (
+          this.ensureHeader(event) +
+          this.frame(
+            'message_start',
+            [
+              ['turn_id', String(this.turnId(event))],
+              ['role', '"assistant"'],
+            ],
+            event,
+          )
+        );
+      case 'text.delta':
+        return (
+          this.ensureHeader(event) +
+          this.frame(
+            'message_delta',
+            [
+              ['turn_id', String(this.turnId(event))],
+              ['delta', str(event.text, 'text.delta.text')],
+            ],
+            event,
+          )
+        );
+      case 'tool.start':
+        return (
+          this.ensureHeader(event) +
+          this.frame(
+            'tool_start',
+            [
+              ['turn_id', String(this.turnId(event))],
+              ['id', str(event.call, 'tool.start.call')],
+              ['name', str(event.name, 'tool.start.name')],
+              ['args_summary', jsonString(this.argsSummary(event))],
+            ],
+            event,
+          )
+        );
+      case 'tool.output':
+        if (event.text === '') return '';
+        return (
+          this.ensureHeader(event) +
+          this.frame(
+            'tool_delta',
+            [
+              ['turn_id', String(this.turnId(event))],
+              ['id', str(event.call, 'tool.output.call')],
+              ['update', str(event.text, 'tool.output.text')],
+            ],
+            event,
+          )
+        );
+      case 'tool.liveness': {
+        const pieces: Array<[string, string]> = [
+          ['turn_id', String(this.turnId(event))],
+          ['id', str(event.call, 'tool.liveness.call')],
+          ['name', str(event.name ?? '', 'tool.liveness.name')],
+          ['action', str(event.action, 'tool.liveness.action')],
+          ['elapsed_ms', formatInteger(event.elapsedMs, 'tool.liveness.elapsedMs')],
+        ];
+        if (event.outputBytes !== undefined) {
+          pieces.push(['output_bytes', formatInteger(event.outputBytes, 'tool.liveness.outputBytes')]);
+        }
+        if (event.detail !== undefined && event.detail !== '') {
+          pieces.push(['detail', str(event.detail, 'tool.liveness.detail')]);
+        }
+        return this.ensureHeader(event) + this.frame('tool_liveness', pieces, event);
+      }
+      case 'tool.end': {
+        const text = this.ensureHeader(event);
+        this.turnId(event);
+        this.results.push(this.toolResult(event));
+        return text;
+      }
+      case 'round.end':
+        return this.ensureHeader(event) + this.turnDone(event, event.message, event.stopReason, event.usage);
+      case 'error': {
+        if (!event.fatal && this.openTurnId === undefined && event.round === undefined) {
+          // A recoverable error outside any round has no HEP frame.
+          this.loss.report(event, 'error', 'HEP has no frame for a recoverable error outside a round');
+          return '';
+        }
+        const text = this.ensureHeader(event) + this.flushResultsAsLoss(event);
+        const id = this.turnId(event);
+        this.closeRound();
+        return (
+          text +
+          this.frame(
+            'turn_error',
+            [
+              ['turn_id', String(id)],
+              ['error', str(event.message, 'error.message')],
+              ['fatal', event.fatal ? 'true' : 'false'],
+            ],
+            event,
+          )
+        );
+      }
+      case 'cancel': {
+        const text = this.ensureHeader(event) + this.flushResultsAsLoss(event);
+        const id = this.turnId(event);
+        this.closeRound();
+        return text + this.frame('cancelled', [['turn_id', String(id)]], event);
+      }
+      case 'compaction.start': {
+        const text = this.ensureHeader(event);
+        const id =
+          this.allocate || event.round === undefined
+            ? (this.openTurnId ??= this.nextTurnId++)
+            : this.take(event.round);
+        return text + this.frame('compaction_start', [['turn_id', String(id)]], event);
+      }
+      case 'compaction.end': {
+        const text = this.ensureHeader(event);
+        const id =
+          this.allocate || event.round === undefined ? (this.openTurnId ?? this.nextTurnId - 1) : event.round;
+        return (
+          text +
+          this.frame(
+            'compaction_end',
+            [
+              ['turn_id', formatInteger(id, 'turn_id')],
+              ['tokens_freed', formatInteger(event.tokensFreed ?? 0, 'compaction.end.tokensFreed')],
+            ],
+            event,
+          )
+        );
+      }
+      case 'run.end': {
+        // HEP ends a run by ending the process; a round still open gets its terminal frame.
+        if (!this.roundWritten && this.results.length === 0) return '';
+        const text = this.ensureHeader(event);
+        if (event.status === 'cancelled') {
+          const id = this.turnId(event);
+          this.results = [];
+          this.closeRound();
+          return text + this.frame('cancelled', [['turn_id', String(id)]], undefined);
+        }
+        if (event.status === 'failed') {
+          const id = this.turnId(event);
+          this.results = [];
+          this.closeRound();
+          return (
+            text +
+            this.frame(
+              'turn_error',
+              [
+                ['turn_id', String(id)],
+                ['error', '"run failed"'],
+                ['fatal', 'true'],
+              ],
+              undefined,
+            )
+          );
+        }
+        return text + this.turnDone(undefined, event.answer ?? '', event.stopReason, undefined);
+      }
+      case 'unknown':
+        return this.ensureHeader(event) + this.unknownRecord(event);
+      default:
+        this.loss.report(event, event.type, `HEP has no frame for ${event.type} events`);
+        return '';
+    }
+  }
+
+  end(): string {
+    if (this.results.length > 0 || (this.openTurnId !== undefined && this.roundWritten)) {
+      return this.turnDone(undefined, '', undefined, undefined);
+    }
+    return '';
+  }
+
+  private header(event: AgentEventOf<'session.start'> | undefined): string {
+    this.headerWritten = true;
+    const session = event?.session ?? this.options.session ?? (this.options.idSource ?? defaultId)();
+    const version =
+      event?.protocol !== undefined && /^v1(?:\.|$)/.test(event.protocol) ? event.protocol : 'v1';
+    const fah = event?.producer ?? this.options.producer ?? 'agentwire';
+    return this.frame(
+      'hep_header',
+      [
+        ['hep', str(version, 'session.start.protocol')],
+        ['fah', str(fah, 'session.start.producer')],
+        ['session', str(session, 'session.start.session')],
+      ],
+      event,
+    );
+  }
+
+  private ensureHeader(event: AgentEvent): string {
+    if (this.headerWritten) return '';
+    const session = event.session;
+    if (session !== undefined) return this.header({ type: 'session.start', session });
+    return this.header(undefined);
+  }
+
+  private take(round: number): number {
+    this.openTurnId = round;
+    if (round >= this.nextTurnId) this.nextTurnId = round + 1;
+    return round;
+  }
+
+  // The reference's lazy allocation: the first frame of a round takes the next id.
+  private turnId(event: AgentEvent): number {
+    this.roundWritten = true;
+    if (!this.allocate && typeof event.round === 'number') {
+      formatInteger(event.round, 'round');
+      return this.take(event.round);
+    }
+    this.openTurnId ??= this.nextTurnId++;
+    return this.openTurnId;
+  }
+
+  private closeRound(): void {
+    this.openTurnId = undefined;
+    this.roundWritten = false;
+  }
+
+  private argsSummary(event: AgentEventOf<'tool.start'>): string {
+    if (event.argsSummary !== undefined) {
+      const s = event.argsSummary;
+      if (typeof s !== 'string') str(s, 'tool.start.argsSummary');
+      return s.charCodeAt(0) === 123
+        ? boundText(s, HEP_FULL_ARGS_CAP)
+        : boundSummary(s, HEP_SUMMARY_ARGS_CAP);
+    }
+    if (event.args !== undefined) return hepArgsSummary(event.args, this.mode);
+    return this.mode === 'full' ? '{}' : '';
+  }
+
+  private toolResult(event: AgentEventOf<'tool.end'>): string {
+    let text = event.text;
+    if (text === undefined) {
+      if (typeof event.error === 'string' && event.error !== '') text = event.error;
+      else if (event.result !== undefined) {
+        assertEncodable(event.result, 'tool.end.result', undefined, 'hep');
+        text = typeof event.result === 'string' ? event.result : (JSON.stringify(event.result) ?? '');
+      } else text = '';
+    } else if (event.error !== undefined && event.error !== null && event.error !== '') {
+      this.loss.report(
+        event,
+        'tool.end.error',
+        'HEP tool results carry one text; the error text was not written',
+      );
+    }
+    const pieces: Array<[string, string]> = [
+      ['id', str(event.call, 'tool.end.call')],
+      ['name', str(event.name ?? '', 'tool.end.name')],
+      ['ok', event.ok ? 'true' : 'false'],
+      ['text', str(boundText(text, HEP_TOOL_RESULT_TEXT_CAP), 'tool.end.text')],
+    ];
+    return joinRecord(pieces, this.restOf(event), encodeValue, 'hep');
+  }
+
+  private turnDone(
+    event: AgentEventOf<'round.end'> | undefined,
+    message: string,
+    stopReason: string | undefined,
+    usage: { input?: number; output?: number; costUsd?: number } | undefined,
+  ): string {
+    const id = event === undefined ? (this.openTurnId ??= this.nextTurnId++) : this.turnId(event);
+    const results = `[${this.results.join(',')}]`;
+    this.results = [];
+    this.closeRound();
+    const hints = event?.provenance?.hints;
+    const usagePieces: Array<[string, string]> = [
+      ['input', formatInteger(usage?.input ?? 0, 'usage.input')],
+      ['output', formatInteger(usage?.output ?? 0, 'usage.output')],
+      ['cost', formatDouble(usage?.costUsd ?? 0, 'usage.costUsd', 'hep')],
+    ];
+    const usageText = joinRecord(
+      usagePieces,
+      hints === undefined
+        ? undefined
+        : {
+            extra: hints.usageExtra as JsonObject | undefined,
+            order: hints.usageOrder as string[] | undefined,
+          },
+      encodeValue,
+      'hep',
+    );
+    return this.frame(
+      'turn_done',
+      [
+        ['turn_id', formatInteger(id, 'turn_id')],
+        ['message', str(message, 'round.end.message')],
+        ['tool_results', results],
+        ['usage', usageText],
+        ['stop_reason', str(stopReason ?? 'stop', 'round.end.stopReason')],
+      ],
+      event,
+    );
+  }
+
+  // A terminal error or cancel ends the round without tool_results: say what is dropped.
+  private flushResultsAsLoss(event: AgentEvent): string {
+    if (this.results.length > 0) {
+      this.loss.report(
+        event,
+        'tool.end',
+        `${this.results.length} tool result(s) of a round that ended in ${event.type} have no place in HEP (turn_error and cancelled carry no tool_results)`,
+      );
+      this.results = [];
+    }
+    return '';
+  }
+
+  private unknownRecord(event: AgentEventOf<'unknown'>): string {
+    const record = event.record;
+    if (!isJsonObject(record) || typeof record.type !== 'string') {
+      this.loss.report(event, 'unknown.record', 'HEP frames are JSON objects with a string "type"');
+      return '';
+    }
+    if (event.provenance !== undefined && event.provenance.format !== 'hep') {
+      this.loss.report(event, 'unknown.record', `a ${event.provenance.format} record has no HEP frame`);
+      return '';
+    }
+    assertEncodable(record, 'unknown.record', undefined, 'hep');
+    return `${JSON.stringify(record)}\n`;
+  }
+
+  private restOf(event: AgentEvent): { extra?: JsonObject; order?: string[] } | undefined {
+    const p = event.provenance;
+    if (p === undefined || p.format !== 'hep' || (p.extra === undefined && p.order === undefined))
+      return undefined;
+    return { extra: p.extra, order: p.order } as { extra?: JsonObject; order?: string[] };
+  }
+
+  private frame(type: string, pieces: Array<[string, string]>, event: AgentEvent | undefined): string {
+    pieces.unshift(['type', `"${type}"`]);
+    return `${joinRecord(pieces, event === undefined ? undefined : this.restOf(event), encodeValue, 'hep')}\n`;
+  }
+}

@@ -1,0 +1,54 @@
+import { type Codec, createCodec, lineChunkDecoder } from '../../codec';
+import type { Diagnostic } from '../../diagnostics';
+import { checkHepEvents } from './check';
+import { type HepDecodeOptions, HepRecordDecoder } from './decode';
+import { type HepEncodeOptions, HepEncoder } from './encode';
+
+export { checkHepEvents } from './check';
+export { type HepDecodeOptions, HepRecordDecoder } from './decode';
+export {
+  HEP_FULL_ARGS_CAP,
+  HEP_SUMMARY_ARGS_CAP,
+  HEP_TOOL_RESULT_TEXT_CAP,
+  type HepEncodeOptions,
+  HepEncoder,
+  hepArgsSummary,
+} from './encode';
+export * from './schema';
+
+/** The HEP v1 codec plus its stream checker. */
+export interface HepCodec extends Codec<HepDecodeOptions, HepEncodeOptions> {
+  /**
+   * Validates a whole HEP stream: every decoder diagnostic (schema, JSON, bounds on lines) plus
+   * violations of HEP's ordering guarantees (`order`) and writer bounds. Empty means conforming.
+   */
+  check(input: string | Uint8Array, options?: HepDecodeOptions): Diagnostic[];
+}
+
+const codec = createCodec<HepDecodeOptions, HepEncodeOptions>({
+  format: 'hep',
+  createChunkDecoder: (options, sink) =>
+    lineChunkDecoder('hep', 'jsonl', options, sink, new HepRecordDecoder(options, sink)),
+  createEncoder: (options, sink) => new HepEncoder(options, sink),
+});
+
+/**
+ * HEP v1 — the JSON Lines event stream of the `fa` CLI agent (`fa --output events`).
+ *
+ * @example
+ * ```ts
+ * import { hep } from 'agentwire/hep';
+ * const { events, diagnostics } = hep.parse(text);
+ * const bytes = hep.stringify(events); // === text for a conforming stream
+ * ```
+ */
+export const hep: HepCodec = {
+  ...codec,
+  check(input, options = {}) {
+    const { events, diagnostics } = codec.parse(input, { ...options, strict: false });
+    const order = checkHepEvents(events);
+    const all = [...diagnostics, ...order];
+    all.sort((a, b) => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER));
+    return all;
+  },
+};

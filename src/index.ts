@@ -1,0 +1,10 @@
+export * from './bounds';
+export * from './codec';
+export * from './diagnostics';
+export { type HepCodec, hep } from './formats/hep/index';
+export * from './json';
+export * from './lines';
+export { LossReporter } from './loss';
+export * from './model';
+export { joinRecord, provenanceOf, type RecordRest, splitRecord } from './record';
+export { decodeUtf8, encodeUtf8, isValidUtf8, utf8Length } from './utf8';

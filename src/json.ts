@@ -1,0 +1,174 @@
+import { AgentwireError, type Diagnostic, type Format } from './diagnostics';
+
+/** Default `maxDepth`: how deep a JSON value may nest before the line is refused unparsed. */
+export const DEFAULT_MAX_DEPTH: number = 64;
+
+/** A JSON object as decoded: own enumerable keys only, `__proto__` possibly among them as data. */
+export type JsonObject = Record<string, unknown>;
+
+/** True for a plain object that `JSON.parse` could have produced (not an array, not null). */
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * True when `text` holds a JSON value nested deeper than `max`. Counts `{`/`[` with the native
+ * `indexOf` first: a line with at most `max` brackets cannot be deeper, and that is almost every
+ * line. Only the rest pays for an exact, string-aware scan.
+ */
+export function exceedsDepth(text: string, max: number): boolean {
+  let count = 0;
+  let i = text.indexOf('{');
+  while (i !== -1 && count <= max) {
+    count++;
+    i = text.indexOf('{', i + 1);
+  }
+  i = text.indexOf('[');
+  while (i !== -1 && count <= max) {
+    count++;
+    i = text.indexOf('[', i + 1);
+  }
+  if (count <= max) return false;
+  let depth = 0;
+  let inString = false;
+  for (let j = 0; j < text.length; j++) {
+    const c = text.charCodeAt(j);
+    if (inString) {
+      if (c === 92) j++;
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) {
+      if (++depth > max) return true;
+    } else if (c === 125 || c === 93) depth--;
+  }
+  return false;
+}
+
+/** The result of {@link parseJsonLine}: the value, or the diagnostic that refused the line. */
+export type JsonLineResult = { ok: true; value: unknown } | { ok: false; diagnostic: Diagnostic };
+
+/**
+ * Parses one line of JSON with the depth bound applied before `JSON.parse` sees it. Never
+ * throws. `JSON.parse` keeps `__proto__` as an own data key, so nothing here can pollute a
+ * prototype.
+ */
+export function parseJsonLine(
+  text: string,
+  line: number,
+  offset: number,
+  maxDepth: number,
+  format: Format,
+): JsonLineResult {
+  if (text.length > 2 * maxDepth && exceedsDepth(text, maxDepth)) {
+    return {
+      ok: false,
+      diagnostic: {
+        code: 'nesting_too_deep',
+        severity: 'error',
+        message: `line ${line} (byte ${offset}): JSON nesting depth > maxDepth (${maxDepth}); the line was not parsed`,
+        line,
+        offset,
+        format,
+      },
+    };
+  }
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    return {
+      ok: false,
+      diagnostic: {
+        code: 'invalid_json',
+        severity: 'error',
+        message: `line ${line} (byte ${offset}): not valid JSON (${detail})`,
+        line,
+        offset,
+        format,
+      },
+    };
+  }
+}
+
+/** Sets `obj[key] = value` as an own data property, also for `__proto__`. */
+export function setOwn(obj: JsonObject, key: string, value: unknown): void {
+  if (key === '__proto__') {
+    Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  } else obj[key] = value;
+}
+
+function unencodable(message: string, format: Format | undefined): AgentwireError {
+  const d: Diagnostic = { code: 'unencodable', severity: 'error', message };
+  if (format !== undefined) d.format = format;
+  return new AgentwireError(d);
+}
+
+/**
+ * Checks that `value` can be written as JSON without loss: no non-finite number, no BigInt, no
+ * function, no cycle, nesting within `maxDepth`. Iterative, so a deep value cannot overflow the
+ * stack. Throws {@link AgentwireError} (`unencodable`) naming the path.
+ */
+export function assertEncodable(
+  value: unknown,
+  path: string,
+  maxDepth: number = DEFAULT_MAX_DEPTH,
+  format?: Format,
+): void {
+  const stack: Array<[unknown, string, number]> = [[value, path, 0]];
+  const seen = new Set<object>();
+  while (stack.length > 0) {
+    const [v, p, depth] = stack.pop()!;
+    switch (typeof v) {
+      case 'string':
+      case 'boolean':
+        continue;
+      case 'number':
+        if (!Number.isFinite(v))
+          throw unencodable(`${p}: ${v} is not a finite number; JSON cannot hold it`, format);
+        continue;
+      case 'bigint':
+        throw unencodable(`${p}: a BigInt cannot be written as JSON without losing its type`, format);
+      case 'undefined':
+        continue; // JSON.stringify drops undefined properties, as every JSON writer does
+      case 'object': {
+        if (v === null) continue;
+        if (depth >= maxDepth) throw unencodable(`${p}: nesting depth > maxDepth (${maxDepth})`, format);
+        if (seen.has(v)) throw unencodable(`${p}: the value refers to itself (a cycle)`, format);
+        seen.add(v);
+        if (typeof (v as { toJSON?: unknown }).toJSON === 'function') continue;
+        if (Array.isArray(v)) {
+          for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], `${p}[${i}]`, depth + 1]);
+        } else {
+          for (const k of Object.keys(v)) stack.push([(v as JsonObject)[k], `${p}.${k}`, depth + 1]);
+        }
+        continue;
+      }
+      default:
+        throw unencodable(`${p}: a ${typeof v} cannot be written as JSON`, format);
+    }
+  }
+}
+
+/** `JSON.stringify` of a string: the ES2019 escaping every format here pins. */
+export function jsonString(text: string): string {
+  return JSON.stringify(text);
+}
+
+/**
+ * Writes a number as a double the way Dart and Python print one: an integral value gets `.0`
+ * (`0.0`, `3.0`); everything else as JavaScript prints it.
+ */
+export function formatDouble(n: number, field: string, format?: Format): string {
+  if (!Number.isFinite(n))
+    throw unencodable(`${field}: ${n} is not a finite number; JSON cannot hold it`, format);
+  const s = String(n);
+  return s.includes('.') || s.includes('e') ? s : `${s}.0`;
+}
+
+/** Writes an integer field, refusing what JSON cannot carry exactly. */
+export function formatInteger(n: number, field: string, format?: Format): string {
+  if (!Number.isSafeInteger(n)) {
+    throw unencodable(`${field}: ${n} is not a safe integer; it cannot be written without rounding`, format);
+  }
+  return String(n);
+}

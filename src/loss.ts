@@ -1,0 +1,48 @@
+import type { DiagnosticSink, Format } from './diagnostics';
+import type { AgentEvent } from './model';
+
+/**
+ * Reports what a writer cannot carry, as `loss` diagnostics naming the field and the event.
+ * Each field is reported once per stream (the first event that had it), so a long conversion
+ * cannot flood the handler; nothing is dropped without one report.
+ */
+export class LossReporter {
+  private readonly format: Format;
+  private readonly sink: DiagnosticSink;
+  private readonly seen = new Set<string>();
+  private count = 0;
+
+  /** Creates a reporter for writers of `format`. */
+  constructor(format: Format, sink: DiagnosticSink) {
+    this.format = format;
+    this.sink = sink;
+  }
+
+  /** Reports every field of `event` that is set and not in `carried`. */
+  check(event: AgentEvent, carried: readonly string[]): void {
+    this.count++;
+    for (const key in event) {
+      if (key === 'type' || key === 'provenance') continue;
+      if (carried.indexOf(key) !== -1) continue;
+      if ((event as Record<string, unknown>)[key] === undefined) continue;
+      this.report(event, `${event.type}.${key}`, `${this.format} has no place for ${key}`);
+    }
+  }
+
+  /** Reports one loss (once per `field`). */
+  report(event: AgentEvent, field: string, why: string): void {
+    if (this.seen.has(field)) return;
+    this.seen.add(field);
+    const where =
+      event.provenance === undefined
+        ? `event ${this.count}`
+        : `${event.provenance.format} line ${event.provenance.line}`;
+    this.sink.report({
+      code: 'loss',
+      severity: 'warning',
+      message: `${field} (${where}): ${why}; later events with this field are not reported again`,
+      format: this.format,
+      field,
+    });
+  }
+}

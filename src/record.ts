@@ -1,0 +1,86 @@
+import type { Format } from './diagnostics';
+import { assertEncodable, type JsonObject, setOwn } from './json';
+import type { Provenance } from './model';
+
+/** What a wire record had beyond the fields a codec maps: kept for byte-exact rewrites. */
+export interface RecordRest {
+  /** Unknown fields, in their original order. */
+  extra?: JsonObject;
+  /** The original key order, when the writer's default order would not reproduce it. */
+  order?: string[];
+}
+
+/**
+ * Finds the fields of `raw` not in `known`, and whether the keys deviate from `known`'s order.
+ * Returns `undefined` in the common case (only known keys, in order), allocating nothing more.
+ */
+export function splitRecord(raw: JsonObject, known: readonly string[]): RecordRest | undefined {
+  let extra: JsonObject | undefined;
+  let needOrder = false;
+  let lastKnown = -1;
+  let sawExtra = false;
+  const keys = Object.keys(raw);
+  for (const key of keys) {
+    const at = known.indexOf(key);
+    if (at === -1) {
+      extra ??= {};
+      setOwn(extra, key, raw[key]);
+      sawExtra = true;
+    } else {
+      if (at < lastKnown || sawExtra) needOrder = true;
+      lastKnown = at;
+    }
+  }
+  if (extra === undefined && !needOrder) return undefined;
+  const rest: RecordRest = {};
+  if (extra !== undefined) rest.extra = extra;
+  if (needOrder) rest.order = keys;
+  return rest;
+}
+
+/** Builds a provenance object, adding `extra`/`order` when the record had them. */
+export function provenanceOf(format: Format, line: number, offset: number, rest?: RecordRest): Provenance {
+  const p: Provenance = { format, line, offset };
+  if (rest?.extra !== undefined) p.extra = rest.extra;
+  if (rest?.order !== undefined) p.order = rest.order;
+  return p;
+}
+
+/**
+ * Joins `[key, encodedValue]` pairs into compact JSON object text, appending `extra` fields and
+ * following `order` when given (keys missing from `order` keep their place at the end).
+ * `separator` is `","`/`":"` for compact JSON; highbar passes Python's `", "`/`": "`.
+ */
+export function joinRecord(
+  pieces: Array<[string, string]>,
+  rest: { extra?: Record<string, unknown> | undefined; order?: readonly string[] | undefined } | undefined,
+  encode: (value: unknown) => string,
+  format: Format,
+  itemSeparator = ',',
+  keySeparator = ':',
+): string {
+  if (rest?.extra !== undefined) {
+    for (const key of Object.keys(rest.extra)) {
+      const value = rest.extra[key];
+      assertEncodable(value, key, undefined, format);
+      if (value === undefined) continue;
+      pieces.push([key, encode(value)]);
+    }
+  }
+  if (rest?.order !== undefined && pieces.length > 1) {
+    const rank = new Map<string, number>();
+    rest.order.forEach((k, i) => {
+      if (!rank.has(k)) rank.set(k, i);
+    });
+    const indexed = pieces.map((p, i) => [p, rank.get(p[0]) ?? rest.order!.length + i] as const);
+    indexed.sort((a, b) => a[1] - b[1]);
+    pieces = indexed.map((x) => x[0]);
+  }
+  let text = '{';
+  for (let i = 0; i < pieces.length; i++) {
+    const [key, value] = pieces[i]!;
+    if (i > 0) text += itemSeparator;
+    text += JSON.stringify(key) + keySeparator + value;
+  }
+  return `${text}}`;
+}

@@ -1,0 +1,70 @@
+// Byte → text decoding for the line splitter. Node gets its ASCII fast path (latin1 decoding of a
+// region `isAscii` vouches for) through runtime detection, never an import, so the core stays
+// loadable in browsers.
+
+interface NodeBufferModule {
+  Buffer: {
+    from(buffer: ArrayBufferLike, byteOffset: number, length: number): { toString(enc: string): string };
+  };
+  isAscii?: (input: Uint8Array) => boolean;
+}
+
+function loadNodeBuffer(): NodeBufferModule | undefined {
+  try {
+    const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+    const mod = proc?.getBuiltinModule?.('node:buffer') as NodeBufferModule | undefined;
+    return mod && typeof mod.isAscii === 'function' ? mod : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const nodeBuffer = loadNodeBuffer();
+// ignoreBOM: a BOM anywhere but byte 0 of the stream is content, and the splitter strips that one.
+const lenientDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
+const fatalDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const encoder = new TextEncoder();
+
+/** Decodes `bytes[start, end)`; invalid sequences become U+FFFD (checked separately). */
+export function decodeUtf8(bytes: Uint8Array, start: number, end: number): string {
+  if (start === end) return '';
+  if (nodeBuffer !== undefined) {
+    const view = bytes.subarray(start, end);
+    const buf = nodeBuffer.Buffer.from(view.buffer, view.byteOffset, view.byteLength);
+    return nodeBuffer.isAscii!(view) ? buf.toString('latin1') : buf.toString('utf8');
+  }
+  return lenientDecoder.decode(bytes.subarray(start, end));
+}
+
+/** True when `bytes[start, end)` is well-formed UTF-8 (no overlongs, no encoded surrogates). */
+export function isValidUtf8(bytes: Uint8Array, start: number, end: number): boolean {
+  try {
+    fatalDecoder.decode(bytes.subarray(start, end));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** UTF-8 bytes of `text` (lone surrogates become U+FFFD, as in every UTF-8 encoder). */
+export function encodeUtf8(text: string): Uint8Array {
+  return encoder.encode(text);
+}
+
+/** The number of UTF-8 bytes `text` encodes to, without allocating them. */
+export function utf8Length(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) n += 1;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n += 2;
+        i++;
+      } else n += 2;
+    } else n += 2;
+  }
+  return n;
+}
