@@ -43,7 +43,6 @@ export interface HepEncodeOptions extends EncodeOptions {
   idSource?: () => string;
 }
 
-
 /** `key=<json>` summary of one value, as the reference formats tool arguments. */
 function summaryValue(value: unknown): string {
   try {
