@@ -139,7 +139,11 @@ export class LineSplitter {
       this.startNextLine(this.consumed);
       return;
     }
-    this.emitPending(this.pendingLength);
+    if (this.pendingLength > this.maxLineBytes) {
+      // Only the CR slack can get here: at the end of input that CR is content, not a terminator.
+      this.sink.diagnostic(this.tooLong(this.lineStart, this.pendingLength, true));
+      this.pendingLength = 0;
+    } else this.emitPending(this.pendingLength);
     this.startNextLine(this.consumed);
   }
 
@@ -316,6 +320,7 @@ export class LineSplitter {
 
   private appendPending(bytes: Uint8Array, start: number, end: number): void {
     const len = end - start;
+    if (len === 0) return;
     if (this.discarding) {
       this.discardedBytes += len;
       return;

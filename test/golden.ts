@@ -1,12 +1,39 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { expect } from 'vitest';
 
+// Top-level event keys in a fixed order (type first, provenance last, the rest sorted), so a
+// golden pins what an event holds, not the order a decoder happened to assign its properties.
+// Nested objects keep their order: there it is data (wire key order, extra fields).
+function normalizeEvent(event: unknown): unknown {
+  if (typeof event !== 'object' || event === null || Array.isArray(event)) return event;
+  const e = event as Record<string, unknown>;
+  const keys = Object.keys(e)
+    .filter((k) => k !== 'type' && k !== 'provenance')
+    .sort();
+  const out: Record<string, unknown> = {};
+  if ('type' in e) out.type = e.type;
+  for (const k of keys) out[k] = e[k];
+  if ('provenance' in e) out.provenance = e.provenance;
+  return out;
+}
+
+/** Normalises `{events, diagnostics}` (or an event array) for a golden file. */
+export function normalizeForGolden(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(normalizeEvent);
+  if (typeof value === 'object' && value !== null && Array.isArray((value as { events?: unknown }).events)) {
+    const v = value as { events: unknown[] };
+    return { ...v, events: v.events.map(normalizeEvent) };
+  }
+  return value;
+}
+
 /**
  * Compares `value` (serialised as 2-space JSON plus a newline) with the committed golden file,
- * byte for byte. `UPDATE_GOLDENS=1 npx vitest run` rewrites the files instead (review the diff).
+ * byte for byte. Event arrays (and `{events}`) are normalised first ({@link normalizeForGolden}).
+ * `UPDATE_GOLDENS=1 npx vitest run` rewrites the files instead (review the diff).
  */
 export function expectGolden(path: string, value: unknown): void {
-  const text = `${JSON.stringify(value, null, 2)}\n`;
+  const text = `${JSON.stringify(normalizeForGolden(value), null, 2)}\n`;
   if (process.env.UPDATE_GOLDENS === '1') {
     writeFileSync(path, text);
     return;

@@ -136,7 +136,7 @@ export class HepEncoder implements Encoder {
 
   write(event: AgentEvent): string {
     const carried = CARRIED[event.type];
-    this.loss.check(event, carried ?? []);
+    if (carried !== undefined) this.loss.check(event, carried);
     switch (event.type) {
       case 'session.start':
         if (this.headerWritten) {
@@ -322,7 +322,9 @@ export class HepEncoder implements Encoder {
   }
 
   end(): string {
-    if (this.results.length > 0 || (this.openTurnId !== undefined && this.roundWritten)) {
+    // Only buffered tool results force a terminal frame: an open round without them is a stream
+    // cut mid-round, and inventing its end would not be byte-exact.
+    if (this.results.length > 0) {
       return this.turnDone(undefined, '', undefined, undefined);
     }
     return '';
