@@ -1,16 +1,28 @@
 import { defineConfig } from 'tsup';
 
-export default defineConfig({
-  entry: {
-    index: 'src/index.ts',
-    hep: 'src/formats/hep/index.ts',
+export default defineConfig([
+  {
+    entry: {
+      index: 'src/index.ts',
+      hep: 'src/formats/hep/index.ts',
+    },
+    format: ['esm', 'cjs'],
+    dts: true,
+    // One shared chunk per format graph, so `instanceof AgentwireError` holds across entry points.
+    splitting: true,
+    clean: true,
+    target: 'es2022',
+    platform: 'neutral',
+    treeshake: true,
   },
-  format: ['esm', 'cjs'],
-  dts: true,
-  splitting: true,
-  sourcemap: false,
-  clean: true,
-  target: 'es2022',
-  platform: 'neutral',
-  treeshake: true,
-});
+  {
+    entry: { cli: 'src/cli.ts' },
+    format: ['esm'],
+    dts: false,
+    splitting: false,
+    clean: false,
+    target: 'es2022',
+    platform: 'node',
+    banner: { js: '#!/usr/bin/env node' },
+  },
+]);

@@ -56,12 +56,13 @@ describe('HEP decoder: bad input is reported and the stream goes on', () => {
   });
 
   test('__proto__ stays data: no prototype is polluted, the key survives a round trip', () => {
-    const line = '{"type":"future","__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}';
+    const line =
+      '{"type":"future","__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}';
     const text = `${HEADER}${line}\n{"type":"agent_start","turn_id":1,"__proto__":{"polluted":true}}\n`;
     const { events } = hep.parse(text);
     expect(({} as { polluted?: boolean }).polluted).toBeUndefined();
-    expect(Object.prototype.hasOwnProperty.call((events[1] as { record: object }).record, '__proto__')).toBe(true);
-    expect(Object.prototype.hasOwnProperty.call(events[2]!.provenance!.extra, '__proto__')).toBe(true);
+    expect(Object.hasOwn((events[1] as { record: object }).record, '__proto__')).toBe(true);
+    expect(Object.hasOwn(events[2]!.provenance!.extra!, '__proto__')).toBe(true);
     expect(hep.stringify(events)).toBe(text);
   });
 
@@ -99,7 +100,11 @@ describe('HEP decoder: bad input is reported and the stream goes on', () => {
         `{"type":"tool_start","turn_id":1,"id":"b","name":"w","args_summary":"p=1"}\n` +
         `{"type":"tool_start","turn_id":1,"id":"c","name":"w","args_summary":"{\\"p\\": 1}"}\n`,
     );
-    expect(events.slice(1).map((e) => (e as { args?: unknown }).args)).toEqual([{ p: 1 }, undefined, undefined]);
+    expect(events.slice(1).map((e) => (e as { args?: unknown }).args)).toEqual([
+      { p: 1 },
+      undefined,
+      undefined,
+    ]);
   });
 
   test('run.end: synthesized at the end after turn_done, at once after a fatal error or cancel', () => {
@@ -128,7 +133,9 @@ describe('HEP streaming APIs', () => {
   const bytes = new TextEncoder().encode(text);
 
   test('decode() from a Node Readable, in small chunks', async () => {
-    const chunks = Array.from({ length: Math.ceil(bytes.length / 7) }, (_, i) => bytes.subarray(i * 7, i * 7 + 7));
+    const chunks = Array.from({ length: Math.ceil(bytes.length / 7) }, (_, i) =>
+      bytes.subarray(i * 7, i * 7 + 7),
+    );
     const events: AgentEvent[] = [];
     for await (const e of hep.decode(Readable.from(chunks))) events.push(e);
     expect(events).toEqual(expected);

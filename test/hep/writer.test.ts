@@ -53,7 +53,13 @@ describe('HEP writer: the bytes of every frame type (golden, from hep-v1-facts.m
     ],
     [
       'turn_done',
-      { type: 'round.end', message: 'ok', stopReason: 'stop', usage: { input: 3, output: 4, costUsd: 0 }, round: 1 },
+      {
+        type: 'round.end',
+        message: 'ok',
+        stopReason: 'stop',
+        usage: { input: 3, output: 4, costUsd: 0 },
+        round: 1,
+      },
       '{"type":"turn_done","turn_id":1,"message":"ok","tool_results":[],"usage":{"input":3,"output":4,"cost":0.0},"stop_reason":"stop"}',
     ],
     [
@@ -82,7 +88,12 @@ describe('HEP writer: the bytes of every frame type (golden, from hep-v1-facts.m
         { type: 'tool.start', call: 'b', name: 'read', args: { path: 'b' } },
         { type: 'tool.end', call: 'b', name: 'read', ok: true, text: long },
         { type: 'tool.end', call: 'a', name: 'read', ok: false, text: 'ENOENT' },
-        { type: 'round.end', message: '', stopReason: 'toolUse', usage: { input: 1, output: 2, costUsd: 0.5 } },
+        {
+          type: 'round.end',
+          message: '',
+          stopReason: 'toolUse',
+          usage: { input: 1, output: 2, costUsd: 0.5 },
+        },
       ]),
     );
     expect(out.at(-1)).toBe(
@@ -105,7 +116,9 @@ describe('HEP writer: the bytes of every frame type (golden, from hep-v1-facts.m
 
 describe('HEP writer: args_summary bounds', () => {
   test('summary mode: key=<json> joined with ", ", cut at 100 + "..."', () => {
-    expect(hepArgsSummary({ a: 1, b: 'two', c: [1, { d: null }] }, 'summary')).toBe('a=1, b="two", c=[1,{"d":null}]');
+    expect(hepArgsSummary({ a: 1, b: 'two', c: [1, { d: null }] }, 'summary')).toBe(
+      'a=1, b="two", c=[1,{"d":null}]',
+    );
     const long = hepArgsSummary({ text: 'y'.repeat(200) }, 'summary');
     expect(long).toBe(`text="${'y'.repeat(94)}...`);
     expect(long).toHaveLength(103);
@@ -193,7 +206,11 @@ describe('HEP writer: turn ids like the reference HepWriter', () => {
       ],
       { turnIds: 'allocate' },
     );
-    expect(lines(out).slice(1).map((l) => JSON.parse(l).turn_id)).toEqual([1, 1]);
+    expect(
+      lines(out)
+        .slice(1)
+        .map((l) => JSON.parse(l).turn_id),
+    ).toEqual([1, 1]);
   });
 
   test('the header is written first, from options or a session id source', () => {
@@ -274,8 +291,8 @@ describe('HEP round trips of unusual strings', () => {
   });
 
   test('strict mode throws AgentwireError, only that', () => {
-    expect(() => hep.parse('{"type":"hep_header","hep":"v2","fah":"1","session":"s"}\n', { strict: true })).toThrow(
-      AgentwireError,
-    );
+    expect(() =>
+      hep.parse('{"type":"hep_header","hep":"v2","fah":"1","session":"s"}\n', { strict: true }),
+    ).toThrow(AgentwireError);
   });
 });

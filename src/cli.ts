@@ -1,0 +1,139 @@
+import { createReadStream, readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import type { Codec } from './codec';
+import type { Diagnostic } from './diagnostics';
+import { codecFor, codecs } from './formats';
+
+// The agentwire command line. Exit codes: 0 ok, 1 findings (check) or failure, 64 usage error.
+
+const USAGE = `agentwire — read, check and convert AI agent event streams
+
+Usage:
+  agentwire decode [--format F] [file|-]   print the canonical events, one JSON object per line
+  agentwire check  [--format F] [--json] [file|-]
+                                           validate a stream (schema, ordering, bounds);
+                                           exit 0 clean, 1 violations
+  agentwire --version | --help
+
+Formats: ${Object.keys(codecs).join(', ')} (default: from the file name, else hep)
+Options:
+  --format F          the input format
+  --max-line-bytes N  longest line accepted (default 1048576)
+  --json              (check) machine-readable findings, one JSON object per line
+`;
+
+class UsageError extends Error {}
+
+function version(): string {
+  try {
+    const url = new URL('../package.json', import.meta.url);
+    return (JSON.parse(readFileSync(url, 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+function pickCodec(format: string | undefined, file: string | undefined): Codec {
+  let name = format;
+  if (name === undefined && file !== undefined) {
+    for (const f of Object.keys(codecs)) if (file.includes(`/${f}/`) || file.includes(`.${f}.`)) name = f;
+  }
+  const codec = codecFor(name ?? 'hep');
+  if (codec === undefined)
+    throw new UsageError(`unknown format ${JSON.stringify(name)} (known: ${Object.keys(codecs).join(', ')})`);
+  return codec;
+}
+
+function input(file: string | undefined): AsyncIterable<Uint8Array> {
+  return file === undefined || file === '-' ? process.stdin : createReadStream(file);
+}
+
+function describe(d: Diagnostic, file: string | undefined): string {
+  const where = d.line === undefined ? '' : `${d.line}:${d.offset ?? 0}:`;
+  return `${file ?? '<stdin>'}:${where} ${d.severity} ${d.code}: ${d.message}`;
+}
+
+// Writes respecting back-pressure; a closed pipe (EPIPE) ends the process quietly.
+function write(text: string): Promise<void> | undefined {
+  if (process.stdout.write(text)) return undefined;
+  return new Promise((resolve) => process.stdout.once('drain', resolve));
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      format: { type: 'string' },
+      'max-line-bytes': { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'v' },
+    },
+  });
+  if (values.version) {
+    await write(`${version()}\n`);
+    return 0;
+  }
+  const [command, file, ...rest] = positionals;
+  if (values.help || command === undefined || command === 'help') {
+    await write(USAGE);
+    return command === undefined && !values.help ? 64 : 0;
+  }
+  if (rest.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(rest[0])}`);
+  const codec = pickCodec(values.format, file);
+  const maxLineBytes = values['max-line-bytes'] === undefined ? undefined : Number(values['max-line-bytes']);
+  if (maxLineBytes !== undefined && !(Number.isSafeInteger(maxLineBytes) && maxLineBytes > 0)) {
+    throw new UsageError('--max-line-bytes takes a positive integer');
+  }
+  const options = maxLineBytes === undefined ? {} : { maxLineBytes };
+  switch (command) {
+    case 'decode': {
+      const onDiagnostic = (d: Diagnostic) => process.stderr.write(`${describe(d, file)}\n`);
+      for await (const event of codec.decode(input(file), { ...options, onDiagnostic })) {
+        await write(`${JSON.stringify(event)}\n`);
+      }
+      return 0;
+    }
+    case 'check': {
+      const chunks: Uint8Array[] = [];
+      for await (const c of input(file)) chunks.push(c);
+      const bytes = Buffer.concat(chunks);
+      const findings: Diagnostic[] =
+        'check' in codec && typeof codec.check === 'function'
+          ? (codec.check as (i: Uint8Array, o: object) => Diagnostic[])(bytes, options)
+          : codec.parse(bytes, options).diagnostics;
+      for (const d of findings)
+        await write(values.json ? `${JSON.stringify(d)}\n` : `${describe(d, file)}\n`);
+      const failing = findings.filter((d) => d.severity !== 'info').length;
+      if (!values.json)
+        process.stderr.write(failing === 0 ? 'ok: no violations\n' : `${failing} violation(s)\n`);
+      return failing === 0 ? 0 : 1;
+    }
+    default:
+      throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+  }
+}
+
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`agentwire: ${(error as Error).message} (see agentwire --help)\n`);
+      process.exitCode = 64;
+    } else if ((error as { code?: string }).code === 'ENOENT') {
+      process.stderr.write(`agentwire: ${(error as Error).message}\n`);
+      process.exitCode = 66;
+    } else {
+      process.stderr.write(`agentwire: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exitCode = 1;
+    }
+  },
+);

@@ -1,0 +1,11 @@
+import type { Codec } from './codec';
+import type { Format } from './diagnostics';
+import { hep } from './formats/hep/index';
+
+/** Every codec by its format name (the formats this build of agentwire reads and writes). */
+export const codecs: Readonly<Partial<Record<Format, Codec>>> = { hep };
+
+/** The codec of `format`, or `undefined` when this build has none. */
+export function codecFor(format: string): Codec | undefined {
+  return Object.hasOwn(codecs, format) ? codecs[format as Format] : undefined;
+}
