@@ -1,7 +1,8 @@
 import { createReadStream, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { Codec } from './codec';
-import type { Diagnostic } from './diagnostics';
+import { convertStream } from './convert';
+import type { Diagnostic, Format } from './diagnostics';
 import { codecFor, codecs } from './formats';
 
 // The agentwire command line. Exit codes: 0 ok, 1 findings (check) or failure, 64 usage error.
@@ -10,6 +11,8 @@ const USAGE = `agentwire — read, check and convert AI agent event streams
 
 Usage:
   agentwire decode [--format F] [file|-]   print the canonical events, one JSON object per line
+  agentwire convert [--from F] --to F [file|-]
+                                           convert between formats, streaming (flushed per event)
   agentwire check  [--format F] [--json] [file|-]
                                            validate a stream (schema, ordering, bounds);
                                            exit 0 clean, 1 violations
@@ -65,6 +68,8 @@ async function main(argv: string[]): Promise<number> {
     allowPositionals: true,
     options: {
       format: { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
       'max-line-bytes': { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
@@ -81,7 +86,7 @@ async function main(argv: string[]): Promise<number> {
     return command === undefined && !values.help ? 64 : 0;
   }
   if (rest.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(rest[0])}`);
-  const codec = pickCodec(values.format, file);
+  const codec = pickCodec(values.format ?? values.from, file);
   const maxLineBytes = values['max-line-bytes'] === undefined ? undefined : Number(values['max-line-bytes']);
   if (maxLineBytes !== undefined && !(Number.isSafeInteger(maxLineBytes) && maxLineBytes > 0)) {
     throw new UsageError('--max-line-bytes takes a positive integer');
@@ -92,6 +97,22 @@ async function main(argv: string[]): Promise<number> {
       const onDiagnostic = (d: Diagnostic) => process.stderr.write(`${describe(d, file)}\n`);
       for await (const event of codec.decode(input(file), { ...options, onDiagnostic })) {
         await write(`${JSON.stringify(event)}\n`);
+      }
+      return 0;
+    }
+    case 'convert': {
+      if (values.to === undefined) throw new UsageError('convert needs --to FORMAT');
+      if (codecFor(values.to) === undefined)
+        throw new UsageError(`unknown format ${JSON.stringify(values.to)}`);
+      const onDiagnostic = (d: Diagnostic) => process.stderr.write(`${describe(d, file)}\n`);
+      const from = (values.from ?? values.format ?? codec.format) as Format;
+      for await (const text of convertStream(input(file), {
+        from,
+        to: values.to as Format,
+        decode: options,
+        onDiagnostic,
+      })) {
+        await write(text);
       }
       return 0;
     }

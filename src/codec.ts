@@ -139,7 +139,8 @@ export function lineChunkDecoder(
   };
 }
 
-function toAsyncIterator<T>(source: AsyncIterable<T> | Iterable<T> | ReadableStream<T>): AsyncIterator<T> {
+/** Iterates any chunk source: async iterable, iterable or Web `ReadableStream`. */
+export function toAsyncIterator<T>(source: AsyncIterable<T> | Iterable<T> | ReadableStream<T>): AsyncIterator<T> {
   if (typeof (source as AsyncIterable<T>)[Symbol.asyncIterator] === 'function') {
     return (source as AsyncIterable<T>)[Symbol.asyncIterator]();
   }

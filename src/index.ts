@@ -1,6 +1,9 @@
 export * from './bounds';
 export * from './codec';
+export { type ConvertOptions, type ConvertResult, convert, convertStream } from './convert';
+export { DETECT_BYTES, type Detection, detectFormat } from './detect';
 export * from './diagnostics';
+export { codecFor, codecs } from './formats';
 export { type HepCodec, hep } from './formats/hep/index';
 export * from './json';
 export * from './lines';

@@ -1,0 +1,32 @@
+import { describe, expect, test } from 'vitest';
+import { detectFormat } from '../src/index';
+
+describe('detectFormat', () => {
+  test.each([
+    ['{"type":"hep_header","hep":"v1","fah":"1","session":"s"}\n', 'hep', 'certain'],
+    ['\uFEFF\n{"type":"hep_header","hep":"v1","fah":"1","session":"s"}\n', 'hep', 'certain'],
+    ['{"type":"message_delta","turn_id":1,"delta":"x"}\n', 'hep', 'likely'],
+    ['{"v": 1, "type": "hello", "ts": 1.5, "sdk": "x", "pid": 1}\n', 'highbar', 'certain'],
+    ['{"fn": "get_order", "args": {}, "conversation_id": "c"}\n', 'highbar', 'likely'],
+    ['id: 1\nevent: token\ndata: {}\n\n', 'nativeharness', 'certain'],
+    [': keep-alive\n\n', 'nativeharness', 'certain'],
+    ['[{"seq":1}]', 'nativeharness', 'likely'],
+    [
+      '{"seq":1,"ts":1,"type":"token","workspace_id":"w","session_id":"s","turn_id":"t","payload":{}}\n',
+      'nativeharness',
+      'certain',
+    ],
+  ])('%j → %s (%s)', (input, format, confidence) => {
+    expect(detectFormat(input)).toMatchObject({ format, confidence });
+    expect(detectFormat(new TextEncoder().encode(input))).toMatchObject({ format, confidence });
+  });
+
+  test.each(['', '\n\n', 'hello world', '42', '{"a":1}'])('%j → undefined', (input) => {
+    expect(detectFormat(input)).toBeUndefined();
+  });
+
+  test('a first line longer than the detection window still detects a HEP header', () => {
+    const line = `{"type":"hep_header","hep":"v1","fah":"1","session":"${'s'.repeat(70_000)}"}`;
+    expect(detectFormat(line)).toMatchObject({ format: 'hep' });
+  });
+});
