@@ -140,7 +140,9 @@ export function lineChunkDecoder(
 }
 
 /** Iterates any chunk source: async iterable, iterable or Web `ReadableStream`. */
-export function toAsyncIterator<T>(source: AsyncIterable<T> | Iterable<T> | ReadableStream<T>): AsyncIterator<T> {
+export function toAsyncIterator<T>(
+  source: AsyncIterable<T> | Iterable<T> | ReadableStream<T>,
+): AsyncIterator<T> {
   if (typeof (source as AsyncIterable<T>)[Symbol.asyncIterator] === 'function') {
     return (source as AsyncIterable<T>)[Symbol.asyncIterator]();
   }
