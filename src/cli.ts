@@ -2,8 +2,11 @@ import { createReadStream, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { Codec } from './codec';
 import { convertStream } from './convert';
+import { detectFormat } from './detect';
 import type { Diagnostic, Format } from './diagnostics';
 import { codecFor, codecs } from './formats';
+import { followFile } from './node/follow';
+import { TimelineRenderer } from './view';
 
 // The agentwire command line. Exit codes: 0 ok, 1 findings (check) or failure, 64 usage error.
 
@@ -13,12 +16,14 @@ Usage:
   agentwire decode [--format F] [file|-]   print the canonical events, one JSON object per line
   agentwire convert [--from F] --to F [file|-]
                                            convert between formats, streaming (flushed per event)
+  agentwire view   [--format F] [--follow] [file|-]
+                                           a human timeline of any stream (--follow: like tail -f)
   agentwire check  [--format F] [--json] [file|-]
                                            validate a stream (schema, ordering, bounds);
                                            exit 0 clean, 1 violations
   agentwire --version | --help
 
-Formats: ${Object.keys(codecs).join(', ')} (default: from the file name, else hep)
+Formats: ${Object.keys(codecs).join(', ')} (default: detected from the first line)
 Options:
   --format F          the input format
   --max-line-bytes N  longest line accepted (default 1048576)
@@ -36,15 +41,35 @@ function version(): string {
   }
 }
 
-function pickCodec(format: string | undefined, file: string | undefined): Codec {
-  let name = format;
-  if (name === undefined && file !== undefined) {
-    for (const f of Object.keys(codecs)) if (file.includes(`/${f}/`) || file.includes(`.${f}.`)) name = f;
-  }
-  const codec = codecFor(name ?? 'hep');
-  if (codec === undefined)
+function checkFormat(name: string | undefined): Format | undefined {
+  if (name === undefined) return undefined;
+  if (codecFor(name) === undefined) {
     throw new UsageError(`unknown format ${JSON.stringify(name)} (known: ${Object.keys(codecs).join(', ')})`);
-  return codec;
+  }
+  return name as Format;
+}
+
+interface Input {
+  codec: Codec;
+  chunks: AsyncIterable<Uint8Array>;
+}
+
+// The input's format: as given, else detected from its first chunk (which is then replayed).
+async function openInput(format: Format | undefined, source: AsyncIterable<Uint8Array>): Promise<Input> {
+  if (format !== undefined) return { codec: codecFor(format)!, chunks: source };
+  const it = source[Symbol.asyncIterator]();
+  const first = await it.next();
+  const detected = first.done ? undefined : detectFormat(first.value)?.format;
+  const codec = codecFor(detected ?? 'hep') ?? codecFor('hep')!;
+  async function* replay() {
+    if (!first.done) yield first.value;
+    for (;;) {
+      const r = await it.next();
+      if (r.done) return;
+      yield r.value;
+    }
+  }
+  return { codec, chunks: replay() };
 }
 
 function input(file: string | undefined): AsyncIterable<Uint8Array> {
@@ -58,7 +83,7 @@ function describe(d: Diagnostic, file: string | undefined): string {
 
 // Writes respecting back-pressure; a closed pipe (EPIPE) ends the process quietly.
 function write(text: string): Promise<void> | undefined {
-  if (process.stdout.write(text)) return undefined;
+  if (text === '' || process.stdout.write(text)) return undefined;
   return new Promise((resolve) => process.stdout.once('drain', resolve));
 }
 
@@ -72,6 +97,7 @@ async function main(argv: string[]): Promise<number> {
       to: { type: 'string' },
       'max-line-bytes': { type: 'string' },
       json: { type: 'boolean' },
+      follow: { type: 'boolean', short: 'f' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },
@@ -86,7 +112,7 @@ async function main(argv: string[]): Promise<number> {
     return command === undefined && !values.help ? 64 : 0;
   }
   if (rest.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(rest[0])}`);
-  const codec = pickCodec(values.format ?? values.from, file);
+  const format = checkFormat(values.format ?? values.from);
   const maxLineBytes = values['max-line-bytes'] === undefined ? undefined : Number(values['max-line-bytes']);
   if (maxLineBytes !== undefined && !(Number.isSafeInteger(maxLineBytes) && maxLineBytes > 0)) {
     throw new UsageError('--max-line-bytes takes a positive integer');
@@ -95,20 +121,20 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'decode': {
       const onDiagnostic = (d: Diagnostic) => process.stderr.write(`${describe(d, file)}\n`);
-      for await (const event of codec.decode(input(file), { ...options, onDiagnostic })) {
+      const { codec, chunks } = await openInput(format, input(file));
+      for await (const event of codec.decode(chunks, { ...options, onDiagnostic })) {
         await write(`${JSON.stringify(event)}\n`);
       }
       return 0;
     }
     case 'convert': {
-      if (values.to === undefined) throw new UsageError('convert needs --to FORMAT');
-      if (codecFor(values.to) === undefined)
-        throw new UsageError(`unknown format ${JSON.stringify(values.to)}`);
+      const to = checkFormat(values.to);
+      if (to === undefined) throw new UsageError('convert needs --to FORMAT');
       const onDiagnostic = (d: Diagnostic) => process.stderr.write(`${describe(d, file)}\n`);
-      const from = (values.from ?? values.format ?? codec.format) as Format;
-      for await (const text of convertStream(input(file), {
-        from,
-        to: values.to as Format,
+      const { codec, chunks } = await openInput(format, input(file));
+      for await (const text of convertStream(chunks, {
+        from: codec.format,
+        to,
         decode: options,
         onDiagnostic,
       })) {
@@ -117,9 +143,10 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'check': {
-      const chunks: Uint8Array[] = [];
-      for await (const c of input(file)) chunks.push(c);
-      const bytes = Buffer.concat(chunks);
+      const parts: Uint8Array[] = [];
+      for await (const c of input(file)) parts.push(c);
+      const bytes = Buffer.concat(parts);
+      const codec = codecFor(format ?? detectFormat(bytes)?.format ?? 'hep')!;
       const findings: Diagnostic[] =
         'check' in codec && typeof codec.check === 'function'
           ? (codec.check as (i: Uint8Array, o: object) => Diagnostic[])(bytes, options)
@@ -130,6 +157,32 @@ async function main(argv: string[]): Promise<number> {
       if (!values.json)
         process.stderr.write(failing === 0 ? 'ok: no violations\n' : `${failing} violation(s)\n`);
       return failing === 0 ? 0 : 1;
+    }
+    case 'view': {
+      const renderer = new TimelineRenderer({
+        color: process.stdout.isTTY === true && !process.env.NO_COLOR,
+      });
+      const onDiagnostic = (d: Diagnostic) => process.stderr.write(`${describe(d, file)}\n`);
+      if (values.follow) {
+        if (file === undefined || file === '-') throw new UsageError('--follow needs a file');
+        const controller = new AbortController();
+        process.once('SIGINT', () => controller.abort());
+        process.once('SIGTERM', () => controller.abort());
+        const { codec, chunks } = await openInput(format, followFile(file, { signal: controller.signal }));
+        // Following never ends the input: a line still being written waits for its newline.
+        const decoder = codec.createDecoder({ ...options, onDiagnostic, incompleteLine: 'hold' });
+        for await (const chunk of chunks) {
+          for (const event of decoder.push(chunk)) await write(renderer.render(event));
+        }
+        await write(renderer.end());
+        return 0;
+      }
+      const { codec, chunks } = await openInput(format, input(file));
+      for await (const event of codec.decode(chunks, { ...options, onDiagnostic })) {
+        await write(renderer.render(event));
+      }
+      await write(renderer.end());
+      return 0;
     }
     default:
       throw new UsageError(`unknown command ${JSON.stringify(command)}`);
