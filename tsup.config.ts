@@ -5,7 +5,15 @@ export default defineConfig([
     entry: {
       index: 'src/index.ts',
       hep: 'src/formats/hep/index.ts',
+      highbar: 'src/formats/highbar/index.ts',
+      nativeharness: 'src/formats/nativeharness/index.ts',
+      node: 'src/node/index.ts',
+      fixtures: 'src/node/fixtures.ts',
     },
+    // Node-only entries import node: built-ins; the core entries import none.
+    external: [/^node:/],
+    // import.meta.url for the fixture kit in the CommonJS build.
+    shims: true,
     format: ['esm', 'cjs'],
     dts: true,
     // One shared chunk per format graph, so `instanceof AgentwireError` holds across entry points.

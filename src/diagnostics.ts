@@ -16,6 +16,7 @@
  * - `unencodable`: a writer was handed a value it cannot write (a non-finite number, a BigInt).
  * - `gap`: events between a resume cursor and the live stream are no longer available.
  * - `rotated`: a tailed file shrank or was replaced and is read again from its start.
+ * - `connection`: a network source failed (HTTP status, refused connection, gave up retrying).
  */
 export type DiagnosticCode =
   | 'line_too_long'
@@ -31,7 +32,8 @@ export type DiagnosticCode =
   | 'loss'
   | 'unencodable'
   | 'gap'
-  | 'rotated';
+  | 'rotated'
+  | 'connection';
 
 /** How bad a diagnostic is. Only `error` makes strict mode throw. */
 export type Severity = 'error' | 'warning' | 'info';

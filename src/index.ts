@@ -5,6 +5,8 @@ export { DETECT_BYTES, type Detection, detectFormat } from './detect';
 export * from './diagnostics';
 export { codecFor, codecs } from './formats';
 export { type HepCodec, hep } from './formats/hep/index';
+export { type HighbarCodec, highbar } from './formats/highbar/index';
+export { connect, type NativeharnessCodec, nativeharness } from './formats/nativeharness/index';
 export * from './json';
 export * from './lines';
 export { LossReporter } from './loss';

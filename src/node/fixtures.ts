@@ -25,6 +25,7 @@ export interface Fixture extends FixtureInfo {
 }
 
 const FORMATS: readonly Format[] = ['hep', 'highbar', 'nativeharness'];
+const PRIMARY: Readonly<Record<Format, string>> = { hep: 'jsonl', highbar: 'jsonl', nativeharness: 'sse' };
 
 /** The folder the fixtures ship in (inside the installed package). */
 export function fixturesDir(): string {
@@ -46,20 +47,12 @@ export function listFixtures(format?: Format): FixtureInfo[] {
     for (const file of readdirSync(dir).sort()) {
       const m = /^(.*)\.(jsonl|sse|json)$/.exec(file);
       if (m === null || file.endsWith('.golden.json')) continue;
-      const goldenPath = `${dir}/${m[1]}${m[2] === 'jsonl' ? '' : `.${m[2]}`}.golden.json`;
-      const plain = `${dir}/${m[1]}.golden.json`;
-      const golden = existsSync(goldenPath)
-        ? goldenPath
-        : existsSync(plain) && m[2] === 'jsonl'
-          ? plain
-          : undefined;
-      if (golden === undefined) continue;
-      out.push({
-        format: f,
-        name: m[2] === 'jsonl' ? m[1]! : `${m[1]}.${m[2]}`,
-        path: `${dir}/${file}`,
-        goldenPath: golden,
-      });
+      const [, base, ext] = m as unknown as [string, string, string];
+      // The primary framing's golden is `name.golden.json`; other framings have `name.ext.golden.json`.
+      const primary = ext === PRIMARY[f];
+      const goldenPath = primary ? `${dir}/${base}.golden.json` : `${dir}/${base}.${ext}.golden.json`;
+      if (!existsSync(goldenPath)) continue;
+      out.push({ format: f, name: primary ? base : `${base}.${ext}`, path: `${dir}/${file}`, goldenPath });
     }
   }
   return out;

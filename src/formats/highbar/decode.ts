@@ -1,0 +1,401 @@
+import type { DecodeOptions, RecordDecoder } from '../../codec';
+import { type Diagnostic, type DiagnosticSink, describePlace } from '../../diagnostics';
+import { DEFAULT_MAX_DEPTH, isJsonObject, type JsonObject, parseJsonLine, setOwn } from '../../json';
+import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
+import { provenanceOf, splitRecord } from '../../record';
+import { pyDumpsParsed, pyFloat, SCAN_BIG_INTEGER, SCAN_SUSPECT, scanLine } from './pyjson';
+import {
+  HIGHBAR_KEY_ORDER,
+  HIGHBAR_V0_FIELDS,
+  HIGHBAR_VERSION,
+  type HighbarRecordType,
+  isHighbarRecordType,
+  validateHighbarRecord,
+} from './schema';
+
+/** Options of the highbar decoder. */
+export interface HighbarDecodeOptions extends DecodeOptions {}
+
+/**
+ * What the highbar writer needs, beyond the model, to reproduce a line byte for byte. Kept in
+ * `provenance.hints`; every field is optional and most lines need none.
+ */
+export interface HighbarHints {
+  /** `ts` in seconds as written, when `ts / 1000` printed as a Python float would not give it back. */
+  ts?: string;
+  /** `started_at` as written (same rule). */
+  started_at?: string;
+  /** `ended_at` as written (same rule). */
+  ended_at?: string;
+  /** Time fields the line did not have, though the model holds their default (`ts`). */
+  absent?: string[];
+  /** Timestamps that were not numbers, as written (the model holds the `ts` fallback). */
+  invalid?: Record<string, unknown>;
+  /** Present on a v0 line: its keys in their order. */
+  v0?: string[];
+  /**
+   * The line itself, when its formatting is not Python `json.dumps` style (another writer's
+   * separators, `1.0` for an integral float, raw non-ASCII): written back as is while the
+   * events still say the same thing.
+   */
+  raw?: string;
+}
+
+const FORMAT = 'highbar' as const;
+
+// Python writers put `time.time()` floats here: `1792983764.0`, never `1792983764`.
+const TIME_FIELDS: readonly string[] = ['ts', 'started_at', 'ended_at'];
+
+function isFailure(error: unknown): boolean {
+  return !(error === undefined || error === null || error === false || error === '');
+}
+
+/**
+ * The highbar trace record decoder: one line → canonical events. A `tool` line becomes a
+ * `tool.start` + `tool.end` pair (call id `hb-<line>`); a `turn` ends a run (`run.end`), and a
+ * synthetic `run.start` opens each run before its first `tool` or `turn`; `hello` is a
+ * `session.start`; `tools` is a `tools.declare`. Lines the contract skips are `info`
+ * diagnostics plus `unknown` events; lines the contract calls errors are `error` diagnostics
+ * (plus an `unknown` event when the line was JSON), never dropped without a trace.
+ */
+export class HighbarRecordDecoder implements RecordDecoder {
+  private readonly sink: DiagnosticSink;
+  private readonly maxDepth: number;
+  private runOpen = false;
+  private suspect = false; // the current line's scan result
+
+  /** Creates a decoder that reports to `sink`. */
+  constructor(options: HighbarDecodeOptions, sink: DiagnosticSink) {
+    this.sink = sink;
+    this.maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
+  }
+
+  line(text: string, line: number, offset: number, out: AgentEvent[]): void {
+    if (text.trim().length === 0) {
+      this.report('invalid_json', 'warning', line, offset, 'a blank line (no record); skipped');
+      return;
+    }
+    const parsed = parseJsonLine(text, line, offset, this.maxDepth, FORMAT);
+    if (!parsed.ok) {
+      this.sink.report(parsed.diagnostic);
+      return;
+    }
+    const record = parsed.value;
+    const hints: HighbarHints = {};
+    // Only lines the scan flags pay for an exact comparison with a re-serialisation.
+    const scan = scanLine(text);
+    this.suspect = (scan & SCAN_SUSPECT) !== 0;
+    if ((scan & SCAN_SUSPECT) !== 0 && pyDumpsParsed(record, TIME_FIELDS) !== text) hints.raw = text;
+    if (!isJsonObject(record)) {
+      this.report('invalid_json', 'error', line, offset, 'not a JSON object; kept as an unknown event');
+      out.push(this.unknown(record, undefined, line, offset, hints));
+      return;
+    }
+    if ((scan & SCAN_BIG_INTEGER) !== 0 || ((scan & SCAN_SUSPECT) !== 0 && /\d{16}/.test(text))) {
+      this.checkIntegers(text, line, offset);
+    }
+    const v = record.v;
+    if (v === undefined || v === 0) {
+      this.v0(record, line, offset, hints, out);
+      return;
+    }
+    if (v !== HIGHBAR_VERSION) {
+      if (typeof v === 'number' && Number.isInteger(v) && v > HIGHBAR_VERSION) {
+        this.report(
+          'unsupported_version',
+          'error',
+          line,
+          offset,
+          `trace contract version ${v} is newer than this library reads (v${HIGHBAR_VERSION}); upgrade agentwire`,
+        );
+      } else {
+        this.report(
+          'invalid_record',
+          'error',
+          line,
+          offset,
+          `"v" is ${JSON.stringify(v)}, not a version number`,
+        );
+      }
+      out.push(this.unknown(record, record.type, line, offset, hints));
+      return;
+    }
+    const type = record.type;
+    if (!isHighbarRecordType(type)) {
+      const what =
+        type === undefined
+          ? 'a v1 record without "type"; skipped, as the contract says (highbar loses a tool call written without type)'
+          : `a record of type ${JSON.stringify(type)} highbar does not know; skipped, as the contract says`;
+      this.report('unknown_record', 'info', line, offset, `${what}; kept as an unknown event`);
+      out.push(this.unknown(record, type, line, offset, hints));
+      return;
+    }
+    const problem = validateHighbarRecord(type, record);
+    if (problem !== undefined) {
+      this.report('invalid_record', 'error', line, offset, `invalid ${type} record: ${problem}`);
+      out.push(this.unknown(record, type, line, offset, hints));
+      return;
+    }
+    this.v1(type, record, line, offset, hints, out);
+  }
+
+  end(_out: AgentEvent[]): void {
+    // A run without its turn record stays open: highbar has no other end of a run.
+  }
+
+  private report(
+    code: Diagnostic['code'],
+    severity: Diagnostic['severity'],
+    line: number,
+    offset: number,
+    what: string,
+  ): void {
+    this.sink.report({
+      code,
+      severity,
+      message: `${describePlace(line, offset)}: ${what}`,
+      line,
+      offset,
+      format: FORMAT,
+    });
+  }
+
+  // JSON.parse rounds integers past 2^53; the policy is to say so, never to round silently.
+  private checkIntegers(text: string, line: number, offset: number): void {
+    let inString = false;
+    let start = -1;
+    for (let i = 0; i <= text.length; i++) {
+      const c = i < text.length ? text.charCodeAt(i) : 32;
+      if (inString) {
+        if (c === 92) i++;
+        else if (c === 34) inString = false;
+        continue;
+      }
+      const numeric = (c >= 48 && c <= 57) || c === 45 || c === 43 || c === 46 || c === 101 || c === 69;
+      if (numeric) {
+        if (start === -1) start = i;
+        continue;
+      }
+      if (start !== -1) {
+        const token = text.slice(start, i);
+        start = -1;
+        if (/^-?\d+$/.test(token) && !Number.isSafeInteger(Number(token))) {
+          this.report(
+            'invalid_record',
+            'error',
+            line,
+            offset,
+            `the integer ${token} is beyond 2^53 and cannot be held exactly; the model has ${Number(token)}`,
+          );
+          return;
+        }
+      }
+      if (c === 34) inString = true;
+    }
+  }
+
+  private unknown(
+    record: unknown,
+    type: unknown,
+    line: number,
+    offset: number,
+    hints: HighbarHints,
+  ): AgentEventOf<'unknown'> {
+    const e: AgentEventOf<'unknown'> = {
+      type: 'unknown',
+      record,
+      provenance: withHints(provenanceOf(FORMAT, line, offset), hints),
+    };
+    if (typeof type === 'string') e.recordType = type;
+    if (isJsonObject(record)) {
+      if (typeof record.ts === 'number') e.ts = record.ts * 1000;
+      // An invalid record still belongs to its test: keep the context for correlation.
+      if (isJsonObject(record.context)) e.context = record.context;
+    }
+    return e;
+  }
+
+  /** Seconds → ms for a time field, with the hint that gives the written value back. */
+  private time(
+    record: JsonObject,
+    key: 'ts' | 'started_at' | 'ended_at',
+    fallback: number | undefined,
+    hints: HighbarHints,
+    line: number,
+    offset: number,
+  ): number | undefined {
+    const value = record[key];
+    if (value === undefined) {
+      (hints.absent ??= []).push(key);
+      return fallback;
+    }
+    if (typeof value !== 'number') {
+      const instead = fallback === undefined ? 'it is left out' : 'it falls back to ts';
+      this.report(
+        'invalid_record',
+        'warning',
+        line,
+        offset,
+        `${key} is ${JSON.stringify(value)}, not a number of seconds; ${instead}`,
+      );
+      (hints.invalid ??= {})[key] = value;
+      return fallback;
+    }
+    const ms = value * 1000;
+    // The writer prints ms / 1000; keep the value as written only when that does not give it
+    // back. (A Python writer's float; a line with an integer here keeps its `raw` form instead.)
+    // An integral value in a line the scan passed was written as an integer (`1.0` is flagged).
+    if (Number.isInteger(value) && !this.suspect) hints[key] = String(value);
+    else if (ms / 1000 !== value) hints[key] = pyFloat(value);
+    return ms;
+  }
+
+  private openRun(
+    ts: number | undefined,
+    context: JsonObject | undefined,
+    line: number,
+    offset: number,
+    out: AgentEvent[],
+  ): void {
+    if (this.runOpen) return;
+    this.runOpen = true;
+    const e: AgentEventOf<'run.start'> = {
+      type: 'run.start',
+      provenance: { format: FORMAT, line, offset, synthetic: true },
+    };
+    if (ts !== undefined) e.ts = ts;
+    if (context !== undefined) e.context = context;
+    out.push(e);
+  }
+
+  private v0(record: JsonObject, line: number, offset: number, hints: HighbarHints, out: AgentEvent[]): void {
+    const problem = validateHighbarRecord('v0', record);
+    if (problem !== undefined) {
+      this.report('invalid_record', 'error', line, offset, `invalid v0 tool call: ${problem}`);
+      out.push(this.unknown(record, undefined, line, offset, hints));
+      return;
+    }
+    hints.v0 = Object.keys(record);
+    let context: JsonObject | undefined;
+    for (const key of hints.v0) {
+      if (HIGHBAR_V0_FIELDS.indexOf(key) !== -1) continue;
+      setOwn((context ??= {}), key, record[key]);
+    }
+    // v0 has no ts: the call's own times stand in for it.
+    const startedAt = this.time(record, 'started_at', undefined, hints, line, offset);
+    const endedAt = this.time(record, 'ended_at', undefined, hints, line, offset);
+    delete hints.absent; // the v0 key list already says which fields the line had
+    const provenance = withHints(provenanceOf(FORMAT, line, offset), hints);
+    this.toolPair(record, endedAt ?? startedAt, startedAt, endedAt, context, provenance, line, offset, out);
+  }
+
+  private v1(
+    type: HighbarRecordType,
+    record: JsonObject,
+    line: number,
+    offset: number,
+    hints: HighbarHints,
+    out: AgentEvent[],
+  ): void {
+    const ts = this.time(record, 'ts', undefined, hints, line, offset);
+    const context = record.context as JsonObject | undefined;
+    const rest = splitRecord(record, HIGHBAR_KEY_ORDER[type]);
+    switch (type) {
+      case 'tool': {
+        const startedAt = this.time(record, 'started_at', ts, hints, line, offset);
+        const endedAt = this.time(record, 'ended_at', ts, hints, line, offset);
+        const provenance = withHints(provenanceOf(FORMAT, line, offset, rest), hints);
+        this.toolPair(record, ts, startedAt, endedAt, context, provenance, line, offset, out);
+        return;
+      }
+      case 'turn': {
+        this.openRun(ts, context, line, offset, out);
+        this.runOpen = false;
+        const e: AgentEventOf<'run.end'> = {
+          type: 'run.end',
+          status: 'completed',
+          provenance: withHints(provenanceOf(FORMAT, line, offset, rest), hints),
+        };
+        if (typeof record.message === 'string') e.input = record.message;
+        if (typeof record.response === 'string') e.answer = record.response;
+        stamp(e, ts, context);
+        out.push(e);
+        return;
+      }
+      case 'hello': {
+        // A new writer: a run the previous one left open will never get its turn record.
+        this.runOpen = false;
+        const e: AgentEventOf<'session.start'> = {
+          type: 'session.start',
+          provenance: withHints(provenanceOf(FORMAT, line, offset, rest), hints),
+        };
+        if (record.sdk !== undefined) e.producer = record.sdk as string;
+        if (record.pid !== undefined) e.pid = record.pid as number;
+        if (record.tools !== undefined) e.tools = record.tools as string[];
+        stamp(e, ts, context);
+        out.push(e);
+        return;
+      }
+      case 'tools': {
+        const e: AgentEventOf<'tools.declare'> = {
+          type: 'tools.declare',
+          tools: record.names as string[],
+          provenance: withHints(provenanceOf(FORMAT, line, offset, rest), hints),
+        };
+        stamp(e, ts, context);
+        out.push(e);
+        return;
+      }
+    }
+  }
+
+  private toolPair(
+    record: JsonObject,
+    ts: number | undefined,
+    startedAt: number | undefined,
+    endedAt: number | undefined,
+    context: JsonObject | undefined,
+    provenance: Provenance,
+    line: number,
+    offset: number,
+    out: AgentEvent[],
+  ): void {
+    this.openRun(ts, context, line, offset, out);
+    const call = `hb-${line}`;
+    const name = record.fn as string;
+    const start: AgentEventOf<'tool.start'> = { type: 'tool.start', call, name, provenance };
+    if (record.args !== undefined) start.args = record.args as JsonObject;
+    if (startedAt !== undefined) start.startedAt = startedAt;
+    stamp(start, ts, context);
+    const error = record.error;
+    const end: AgentEventOf<'tool.end'> = {
+      type: 'tool.end',
+      call,
+      name,
+      ok: !isFailure(error),
+      provenance,
+    };
+    if (Object.hasOwn(record, 'result')) {
+      end.result = record.result;
+      if (typeof record.result === 'string') end.text = record.result;
+    }
+    if (Object.hasOwn(record, 'error')) end.error = error;
+    if (startedAt !== undefined) end.startedAt = startedAt;
+    if (endedAt !== undefined) end.endedAt = endedAt;
+    stamp(end, ts, context);
+    out.push(start, end);
+  }
+}
+
+function stamp(e: AgentEvent, ts: number | undefined, context: JsonObject | undefined): void {
+  if (ts !== undefined) e.ts = ts;
+  if (context !== undefined) e.context = context;
+}
+
+function withHints(p: Provenance, hints: HighbarHints): Provenance {
+  for (const _ in hints) {
+    p.hints = hints as Record<string, unknown>;
+    break;
+  }
+  return p;
+}

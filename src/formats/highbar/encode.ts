@@ -1,0 +1,260 @@
+import type { EncodeOptions, Encoder } from '../../codec';
+import type { DiagnosticSink } from '../../diagnostics';
+import { assertEncodable, isJsonObject, type JsonObject } from '../../json';
+import { LossReporter } from '../../loss';
+import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
+import type { HighbarHints } from './decode';
+import { joinPy, pyDumps, pyFloat, sameJson } from './pyjson';
+
+/** Options of the highbar writer. */
+export interface HighbarEncodeOptions extends EncodeOptions {
+  /**
+   * The clock for records whose event has no `ts` (events built by hand), in ms since the epoch.
+   * Default `Date.now`. Inject one for deterministic output.
+   */
+  now?: () => number;
+}
+
+// Fields each event type carries into highbar; anything else present is reported as a loss.
+const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
+  'session.start': ['ts', 'context', 'producer', 'pid', 'tools'],
+  'tools.declare': ['ts', 'context', 'tools'],
+  'run.start': ['ts', 'context', 'input'],
+  'run.end': ['ts', 'context', 'status', 'answer', 'input'],
+  'tool.start': ['ts', 'context', 'call', 'name', 'args', 'startedAt'],
+  'tool.end': ['ts', 'context', 'call', 'name', 'ok', 'result', 'text', 'error', 'startedAt', 'endedAt'],
+  unknown: ['ts', 'context', 'record', 'recordType'],
+};
+
+function isFailure(error: unknown): boolean {
+  return !(error === undefined || error === null || error === false || error === '');
+}
+
+function highbarProvenance(event: AgentEvent | undefined): Provenance | undefined {
+  const p = event?.provenance;
+  return p !== undefined && p.format === 'highbar' ? p : undefined;
+}
+
+/**
+ * The highbar trace writer: canonical events → contract lines, byte-exact in Python
+ * `json.dumps` style with the contract's key order (`v`, `type`, `ts`, fields, `context`).
+ * `tool.start` waits for its `tool.end` (by call id) and the pair becomes one `tool` record;
+ * `run.end` is a `turn`; `session.start` a `hello`; `tools.declare` a `tools`; `run.start` writes
+ * nothing (its `input` goes into the next `turn` that has none). Other events are `loss`es.
+ */
+export class HighbarEncoder implements Encoder {
+  private readonly loss: LossReporter;
+  private readonly now: () => number;
+  private readonly starts = new Map<string, AgentEventOf<'tool.start'>>();
+  private runInput: string | undefined;
+
+  /** Creates a writer reporting losses to `sink`. */
+  constructor(options: HighbarEncodeOptions, sink: DiagnosticSink) {
+    this.loss = new LossReporter('highbar', sink);
+    this.now = options.now ?? Date.now;
+  }
+
+  write(event: AgentEvent): string {
+    const carried = CARRIED[event.type];
+    if (carried === undefined) {
+      this.loss.report(event, event.type, 'highbar has no record for this event');
+      return '';
+    }
+    if (event.type === 'tool.start' && event.args === undefined) this.loss.check(event, carried);
+    else this.loss.check(event, event.type === 'tool.start' ? [...carried, 'argsSummary'] : carried);
+    switch (event.type) {
+      case 'session.start': {
+        const pieces = this.head('hello', event);
+        if (event.producer !== undefined) pieces.push(['sdk', pyDumps(event.producer, 'producer')]);
+        if (event.pid !== undefined) pieces.push(['pid', pyDumps(event.pid, 'pid')]);
+        if (event.tools !== undefined) pieces.push(['tools', pyDumps(event.tools, 'tools')]);
+        return this.finish(pieces, event, event.context);
+      }
+      case 'tools.declare': {
+        const pieces = this.head('tools', event);
+        pieces.push(['names', pyDumps(event.tools, 'tools')]);
+        return this.finish(pieces, event, event.context);
+      }
+      case 'run.start':
+        this.runInput = event.input;
+        return '';
+      case 'run.end': {
+        if (event.status !== 'completed') {
+          this.loss.report(event, 'run.end.status', 'a turn record has no status (it is written either way)');
+        }
+        const pieces = this.head('turn', event);
+        const input = event.input ?? this.runInput;
+        this.runInput = undefined;
+        if (input !== undefined) pieces.push(['message', pyDumps(input, 'input')]);
+        if (event.answer !== undefined) pieces.push(['response', pyDumps(event.answer, 'answer')]);
+        return this.finish(pieces, event, event.context);
+      }
+      case 'tool.start':
+        this.starts.set(event.call, event);
+        return '';
+      case 'tool.end': {
+        const start = this.starts.get(event.call);
+        this.starts.delete(event.call);
+        return this.tool(start, event);
+      }
+      case 'unknown':
+        return this.unknown(event);
+      default:
+        return '';
+    }
+  }
+
+  end(): string {
+    let text = '';
+    for (const start of this.starts.values()) {
+      this.loss.report(start, 'tool.end', 'a tool call without an end is written with result null');
+      const end: AgentEventOf<'tool.end'> = {
+        type: 'tool.end',
+        call: start.call,
+        ok: true,
+        result: null,
+        error: null,
+      };
+      text += this.tool(start, end);
+    }
+    this.starts.clear();
+    return text;
+  }
+
+  /** `v`, `type`, `ts`: how every v1 record begins. */
+  private head(type: string, event: AgentEvent): Array<[string, string]> {
+    const pieces: Array<[string, string]> = [
+      ['v', '1'],
+      ['type', `"${type}"`],
+    ];
+    const hints = highbarProvenance(event)?.hints as HighbarHints | undefined;
+    const ts = this.time('ts', event.ts, undefined, hints, true);
+    if (ts !== undefined) pieces.push(['ts', ts]);
+    return pieces;
+  }
+
+  /**
+   * The seconds text for a time field: as written when the hint still holds, left out when the
+   * line had none and the model holds only the default, else `ms / 1000` as a Python float.
+   */
+  private time(
+    key: 'ts' | 'started_at' | 'ended_at',
+    ms: number | undefined,
+    fallback: number | undefined,
+    hints: HighbarHints | undefined,
+    clock: boolean,
+  ): string | undefined {
+    const invalid = hints?.invalid;
+    if (invalid !== undefined && Object.hasOwn(invalid, key) && ms === fallback) {
+      return pyDumps(invalid[key], key);
+    }
+    if (hints?.absent?.includes(key) && ms === fallback) return undefined;
+    if (ms === undefined) {
+      if (!clock) return undefined;
+      ms = this.now();
+    }
+    const token = hints?.[key];
+    if (token !== undefined && Number(token) * 1000 === ms) return token;
+    assertEncodable(ms, key, undefined, 'highbar');
+    return pyFloat(ms / 1000);
+  }
+
+  private finish(pieces: Array<[string, string]>, event: AgentEvent, context: unknown): string {
+    if (context !== undefined) pieces.push(['context', pyDumps(context, 'context')]);
+    const p = highbarProvenance(event);
+    if (p?.extra !== undefined) {
+      for (const key of Object.keys(p.extra)) {
+        const value = p.extra[key];
+        if (value !== undefined) pieces.push([key, pyDumps(value, key)]);
+      }
+    }
+    return this.line(joinPy(pieces, p?.order), p?.hints as HighbarHints | undefined);
+  }
+
+  /** The line, or the original line when it says the same thing in another writer's style. */
+  private line(text: string, hints: HighbarHints | undefined): string {
+    const raw = hints?.raw;
+    if (raw !== undefined && raw !== text) {
+      try {
+        if (sameJson(JSON.parse(raw), JSON.parse(text))) return `${raw}\n`;
+      } catch {
+        // a raw hint that is not JSON was not made by the decoder: ignore it
+      }
+    }
+    return `${text}\n`;
+  }
+
+  private tool(start: AgentEventOf<'tool.start'> | undefined, end: AgentEventOf<'tool.end'>): string {
+    const name = start?.name ?? end.name;
+    if (name === undefined) {
+      this.loss.report(
+        end,
+        'tool.end.name',
+        'a tool record needs fn; a call whose name is unknown is not written',
+      );
+      return '';
+    }
+    const p = highbarProvenance(end) ?? highbarProvenance(start);
+    const hints = p?.hints as HighbarHints | undefined;
+    const args = start?.args;
+    const context = end.context ?? start?.context;
+    let error: unknown = end.error;
+    if (end.ok && isFailure(error)) {
+      this.loss.report(end, 'tool.end.error', 'ok is true, so the error is written as null');
+      error = null;
+    } else if (!end.ok && !isFailure(error)) {
+      error = end.text ?? 'failed';
+    }
+    const result = end.result !== undefined ? end.result : end.text;
+    const startedAt = end.startedAt ?? start?.startedAt;
+    const endedAt = end.endedAt;
+
+    if (hints?.v0 !== undefined) {
+      const pieces: Array<[string, string]> = [];
+      if (hints.v0.includes('v')) pieces.push(['v', '0']);
+      pieces.push(['fn', pyDumps(name, 'name')]);
+      if (args !== undefined) pieces.push(['args', pyDumps(args, 'args')]);
+      if (result !== undefined) pieces.push(['result', pyDumps(result, 'result')]);
+      if (error !== undefined) pieces.push(['error', pyDumps(error, 'error')]);
+      const s = this.time('started_at', startedAt, undefined, hints, false);
+      if (s !== undefined) pieces.push(['started_at', s]);
+      const e = this.time('ended_at', endedAt, undefined, hints, false);
+      if (e !== undefined) pieces.push(['ended_at', e]);
+      if (isJsonObject(context)) {
+        for (const key of Object.keys(context)) {
+          const value = (context as JsonObject)[key];
+          if (value !== undefined) pieces.push([key, pyDumps(value, key)]);
+        }
+      }
+      return this.line(joinPy(pieces, hints.v0), hints);
+    }
+
+    const ts = end.ts ?? start?.ts;
+    const pieces: Array<[string, string]> = [
+      ['v', '1'],
+      ['type', '"tool"'],
+    ];
+    const tsText = this.time('ts', ts, undefined, hints, true);
+    if (tsText !== undefined) pieces.push(['ts', tsText]);
+    // The record's ts is the default of its times; a hand-built event without ts gets the clock's.
+    const base = ts ?? (tsText === undefined ? undefined : Number(tsText) * 1000);
+    pieces.push(['fn', pyDumps(name, 'name')]);
+    if (args !== undefined) pieces.push(['args', pyDumps(args, 'args')]);
+    if (result !== undefined) pieces.push(['result', pyDumps(result, 'result')]);
+    if (error !== undefined) pieces.push(['error', pyDumps(error, 'error')]);
+    const s = this.time('started_at', startedAt ?? base, base, hints, false);
+    if (s !== undefined) pieces.push(['started_at', s]);
+    const e = this.time('ended_at', endedAt ?? base, base, hints, false);
+    if (e !== undefined) pieces.push(['ended_at', e]);
+    return this.finish(pieces, end.provenance === p ? end : (start ?? end), context);
+  }
+
+  private unknown(event: AgentEventOf<'unknown'>): string {
+    const p = event.provenance;
+    if (p !== undefined && p.format !== 'highbar') {
+      this.loss.report(event, 'unknown.record', `a ${p.format} record has no highbar line`);
+      return '';
+    }
+    return this.line(pyDumps(event.record, 'unknown.record'), p?.hints as HighbarHints | undefined);
+  }
+}

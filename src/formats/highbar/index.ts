@@ -1,0 +1,44 @@
+import { type Codec, createCodec, lineChunkDecoder } from '../../codec';
+import type { AgentEvent } from '../../model';
+import { declaredTools, matchContext } from './declared';
+import { type HighbarDecodeOptions, HighbarRecordDecoder } from './decode';
+import { type HighbarEncodeOptions, HighbarEncoder } from './encode';
+
+export { DeclaredTools, declaredTools, matchContext, sameReading } from './declared';
+export { type HighbarDecodeOptions, type HighbarHints, HighbarRecordDecoder } from './decode';
+export { type HighbarEncodeOptions, HighbarEncoder } from './encode';
+export { joinPy, pyDumps, pyFloat, pyNumber, pyString } from './pyjson';
+export * from './schema';
+
+/** The highbar trace codec plus declared tools and test correlation. */
+export interface HighbarCodec extends Codec<HighbarDecodeOptions, HighbarEncodeOptions> {
+  /** The tools a trace declares, as highbar computes them (see {@link declaredTools}). */
+  declaredTools(events: Iterable<AgentEvent>): string[];
+  /** The events that belong to a test (see {@link matchContext}). */
+  matchContext(
+    events: Iterable<AgentEvent>,
+    values: Record<string, unknown>,
+    keys?: readonly string[],
+  ): AgentEvent[];
+}
+
+const codec = createCodec<HighbarDecodeOptions, HighbarEncodeOptions>({
+  format: 'highbar',
+  createChunkDecoder: (options, sink) =>
+    lineChunkDecoder('highbar', 'jsonl', options, sink, new HighbarRecordDecoder(options, sink)),
+  createEncoder: (options, sink) => new HighbarEncoder(options, sink),
+});
+
+/**
+ * The highbar trace contract v1 (and v0 lines): what an agent under test appends to the file
+ * named by `HIGHBAR_TRACES_URL` so highbar can check its tool calls.
+ *
+ * @example
+ * ```ts
+ * import { highbar } from 'agentwire/highbar';
+ * const { events, diagnostics } = highbar.parse(text);
+ * highbar.stringify(events); // === text for lines in the contract's shape
+ * highbar.matchContext(events, { test: id }); // the records of one test
+ * ```
+ */
+export const highbar: HighbarCodec = { ...codec, declaredTools, matchContext };

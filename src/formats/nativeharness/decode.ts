@@ -1,0 +1,669 @@
+import type { DecodeOptions, RecordDecoder } from '../../codec';
+import type { Diagnostic, DiagnosticSink } from '../../diagnostics';
+import { DEFAULT_MAX_DEPTH, isJsonObject, type JsonObject, parseJsonLine } from '../../json';
+import type { AgentEvent, AgentEventOf, Choice, QuestionItem, Usage } from '../../model';
+import { provenanceOf, splitRecord } from '../../record';
+import { utf8Length } from '../../utf8';
+import {
+  isNhEventType,
+  NH_ENVELOPE_KEYS,
+  NH_PAYLOAD_KEYS,
+  NH_PROTOCOL_VERSION,
+  NH_USAGE_KEYS,
+  type NhEventType,
+  validateNhEnvelope,
+  validateNhPayload,
+} from './schema';
+import { DEFAULT_MAX_EVENT_BYTES, type SseMessage, SseReader } from './sse';
+
+/** How the events are framed on the wire. */
+export type NhFraming = 'sse' | 'json' | 'jsonl';
+
+/** Options of the nativeharness decoder. */
+export interface NhDecodeOptions extends DecodeOptions {
+  /** The framing; detected from the first non-blank byte when absent (`[` JSON, `{` JSONL, else SSE). */
+  framing?: NhFraming;
+  /**
+   * Most bytes of one SSE event (all its lines) or one JSON array element. Default
+   * {@link DEFAULT_MAX_EVENT_BYTES} (4 MiB). Past it the event is reported as `event_too_large`
+   * and discarded; the stream goes on.
+   */
+  maxEventBytes?: number;
+}
+
+const FORMAT = 'nativeharness' as const;
+
+/** SSE facts of the block an envelope came in, for checks and byte-exact rewrites. */
+export interface SseOrigin {
+  id: string | undefined;
+  event: string | undefined;
+}
+
+/**
+ * Maps nativeharness envelopes to canonical events. Framing-independent: the SSE, JSON array
+ * and JSON Lines readers all hand it parsed records. Stateful where the protocol is: `seq` must
+ * increase per session, `hop` is remembered per turn for events that do not carry it, and the
+ * part of a `hop`'s text not yet delivered by `token` events is delivered before its
+ * `round.end` (so a replay, which has no tokens, still yields the text).
+ */
+export class NhEnvelopeDecoder {
+  private readonly sink: DiagnosticSink;
+  private readonly lastSeq = new Map<string, number>();
+  private hopTurn: string | undefined;
+  private hop: number | undefined;
+  private tokenKey = '';
+  private delivered = 0;
+
+  /** Creates a mapper that reports to `sink`. */
+  constructor(sink: DiagnosticSink) {
+    this.sink = sink;
+  }
+
+  /** Reports a diagnostic at a place. */
+  report(
+    code: Diagnostic['code'],
+    severity: Diagnostic['severity'],
+    line: number,
+    offset: number,
+    what: string,
+  ): void {
+    this.sink.report({
+      code,
+      severity,
+      message: `line ${line} (byte ${offset}): ${what}`,
+      line,
+      offset,
+      format: FORMAT,
+    });
+  }
+
+  /** One record's JSON text. */
+  text(
+    text: string,
+    line: number,
+    offset: number,
+    maxDepth: number,
+    out: AgentEvent[],
+    sse?: SseOrigin,
+  ): void {
+    const parsed = parseJsonLine(text, line, offset, maxDepth, FORMAT);
+    if (!parsed.ok) {
+      this.sink.report(parsed.diagnostic);
+      return;
+    }
+    this.record(parsed.value, line, offset, out, sse);
+  }
+
+  /** One parsed record. */
+  record(value: unknown, line: number, offset: number, out: AgentEvent[], sse?: SseOrigin): void {
+    if (!isJsonObject(value)) {
+      this.report('invalid_json', 'error', line, offset, 'not a JSON object');
+      return;
+    }
+    const problem = validateNhEnvelope(value);
+    if (problem !== undefined) {
+      this.report('invalid_record', 'error', line, offset, `invalid envelope: ${problem}`);
+      return;
+    }
+    const type = value.type as string;
+    const payload = value.payload as JsonObject;
+    const seq = value.seq as number;
+    const session = value.session_id as string;
+    const last = this.lastSeq.get(session);
+    if (last !== undefined && seq <= last) {
+      this.report(
+        'order',
+        'error',
+        line,
+        offset,
+        `seq ${seq} is not above the previous seq ${last} of session ${JSON.stringify(session)}`,
+      );
+    }
+    this.lastSeq.set(session, last === undefined ? seq : Math.max(last, seq));
+
+    const provenance = provenanceOf(FORMAT, line, offset, splitRecord(value, NH_ENVELOPE_KEYS));
+    const hints: Record<string, unknown> = {};
+    if (sse !== undefined) {
+      if (sse.id !== String(seq)) {
+        if (sse.id !== undefined) {
+          this.report(
+            'invalid_record',
+            'warning',
+            line,
+            offset,
+            `SSE id ${JSON.stringify(sse.id)} is not the envelope seq ${seq}`,
+          );
+        }
+        hints.sseId = sse.id ?? null;
+      }
+      if (sse.event !== type) {
+        if (sse.event !== undefined) {
+          this.report(
+            'invalid_record',
+            'warning',
+            line,
+            offset,
+            `SSE event ${JSON.stringify(sse.event)} is not the envelope type ${JSON.stringify(type)}`,
+          );
+        }
+        hints.sseEvent = sse.event ?? null;
+      }
+    }
+
+    const base: { seq: number; ts: number; workspace: string; session: string; run?: string } = {
+      seq,
+      ts: value.ts as number,
+      workspace: value.workspace_id as string,
+      session,
+    };
+    const turn = value.turn_id as string | null;
+    if (turn !== null) base.run = turn;
+
+    if (!isNhEventType(type)) {
+      const e: AgentEventOf<'unknown'> = {
+        type: 'unknown',
+        recordType: type,
+        record: value,
+        ...base,
+        provenance,
+      };
+      this.report(
+        'unknown_record',
+        'info',
+        line,
+        offset,
+        `unknown event type ${JSON.stringify(type)}; kept as an unknown event`,
+      );
+      out.push(e);
+      return;
+    }
+    const payloadProblem = validateNhPayload(type, payload);
+    if (payloadProblem !== undefined) {
+      this.report('invalid_record', 'error', line, offset, `invalid ${type} event: ${payloadProblem}`);
+      return;
+    }
+    // Turn-level events outside a turn: the writer would otherwise put the open turn's id.
+    if (turn === null && type !== 'session_created' && type !== 'title') hints.turnNull = true;
+    const rest = splitRecord(payload, NH_PAYLOAD_KEYS[type]);
+    if (rest?.extra !== undefined) hints.payloadExtra = rest.extra;
+    if (rest?.order !== undefined) hints.payloadOrder = rest.order;
+    this.map(type, payload, base, provenance, hints, turn, out);
+  }
+
+  private roundOf(turn: string | null, hop: unknown): number | undefined {
+    if (typeof hop === 'number') {
+      this.hopTurn = turn ?? undefined;
+      this.hop = hop;
+      return hop;
+    }
+    return turn !== null && turn === this.hopTurn ? this.hop : undefined;
+  }
+
+  private map(
+    type: NhEventType,
+    p: JsonObject,
+    base: { seq: number; ts: number; workspace: string; session: string; run?: string },
+    provenance: NonNullable<AgentEvent['provenance']>,
+    hints: Record<string, unknown>,
+    turn: string | null,
+    out: AgentEvent[],
+  ): undefined {
+    const round = this.roundOf(turn, p.hop);
+    const env = round === undefined ? base : { ...base, round };
+    const finish = (e: AgentEvent): undefined => {
+      if (Object.keys(hints).length > 0) provenance.hints = hints;
+      out.push(e);
+      return undefined;
+    };
+    switch (type) {
+      case 'session_created': {
+        const e: AgentEventOf<'session.start'> = {
+          type: 'session.start',
+          ...env,
+          protocol: String(p.v),
+          actor: p.actor as string,
+          mode: p.mode as string,
+          provenance,
+        };
+        if (p.title !== undefined) e.title = p.title as string;
+        if (p.v !== NH_PROTOCOL_VERSION) {
+          this.report(
+            'unsupported_version',
+            'error',
+            provenance.line,
+            provenance.offset,
+            `nativeharness protocol version ${String(p.v)} is not supported (this library reads v${NH_PROTOCOL_VERSION}); read on as v${NH_PROTOCOL_VERSION}`,
+          );
+        }
+        return finish(e);
+      }
+      case 'title':
+        return finish({ type: 'session.title', ...env, title: p.title as string, provenance });
+      case 'turn_started':
+        return finish({ type: 'run.start', ...env, input: p.input as string, provenance });
+      case 'token': {
+        const key = `${base.session}\u0000${turn ?? ''}\u0000${String(p.hop)}`;
+        if (key !== this.tokenKey) {
+          this.tokenKey = key;
+          this.delivered = 0;
+        }
+        const text = p.text as string;
+        this.delivered += text.length;
+        return finish({ type: 'text.delta', ...env, text, provenance });
+      }
+      case 'progress': {
+        const e: AgentEventOf<'status'> = { type: 'status', ...env, status: p.status as string, provenance };
+        if (p.detail !== undefined) e.detail = p.detail as string;
+        return finish(e);
+      }
+      case 'tool_started': {
+        const e: AgentEventOf<'tool.start'> = {
+          type: 'tool.start',
+          ...env,
+          call: p.call_id as string,
+          name: p.tool as string,
+          args: p.args as Record<string, unknown>,
+          provenance,
+        };
+        if (p.command !== undefined) e.command = p.command as string;
+        return finish(e);
+      }
+      case 'output':
+        return finish({
+          type: 'tool.output',
+          ...env,
+          call: p.call_id as string,
+          stream: p.stream as 'stdout' | 'stderr',
+          text: p.text as string,
+          provenance,
+        });
+      case 'tool_result': {
+        const status = p.status as string;
+        const e: AgentEventOf<'tool.end'> = {
+          type: 'tool.end',
+          ...env,
+          call: p.call_id as string,
+          name: p.tool as string,
+          ok: status === 'ok',
+          filesChanged: p.files_changed as string[],
+          provenance,
+        };
+        if (status !== 'ok' && status !== 'error') hints.status = status;
+        if (p.exit_code !== null) e.exitCode = p.exit_code as number;
+        if (p.output !== undefined) e.text = p.output as string;
+        if (p.error !== undefined) e.error = p.error as string;
+        return finish(e);
+      }
+      case 'approval_required': {
+        const options = p.options as JsonObject[];
+        this.keepRaw(hints, 'rawOptions', options, options, ['option_id', 'label', 'kind']);
+        const e: AgentEventOf<'approval.request'> = {
+          type: 'approval.request',
+          ...env,
+          approval: p.approval_id as string,
+          tool: p.tool as string,
+          title: p.title as string,
+          effects: p.effects as string[],
+          options: options.map((o) => ({
+            id: o.option_id as string,
+            label: o.label as string,
+            kind: o.kind as string,
+          })),
+          provenance,
+        };
+        if (p.call_id !== undefined) e.call = p.call_id as string;
+        return finish(e);
+      }
+      case 'approval_resolved': {
+        const e: AgentEventOf<'approval.resolve'> = {
+          type: 'approval.resolve',
+          ...env,
+          approval: p.approval_id as string,
+          decision: p.decision as string,
+          by: p.by as string,
+          provenance,
+        };
+        if (p.option_id !== undefined) e.option = p.option_id as string;
+        return finish(e);
+      }
+      case 'ask_user': {
+        const raw = p.questions as JsonObject[];
+        let exact = true;
+        const questions = raw.map((q) => {
+          if (splitRecord(q, ['id', 'text', 'options', 'multiple']) !== undefined) exact = false;
+          const item: QuestionItem = { id: q.id as string, text: q.text as string };
+          if (q.options !== undefined) {
+            const opts = q.options as JsonObject[];
+            for (const o of opts) if (splitRecord(o, ['option_id', 'label']) !== undefined) exact = false;
+            item.options = opts.map((o): Choice => ({ id: o.option_id as string, label: o.label as string }));
+          }
+          if (q.multiple !== undefined) item.multiple = q.multiple as boolean;
+          return item;
+        });
+        if (!exact) hints.rawQuestions = raw;
+        return finish({
+          type: 'question',
+          ...env,
+          question: p.question_id as string,
+          questions,
+          provenance,
+        });
+      }
+      case 'child_started': {
+        const e: AgentEventOf<'child.start'> = {
+          type: 'child.start',
+          ...env,
+          child: p.child_id as string,
+          task: p.task as string,
+          provenance,
+        };
+        if (p.name !== undefined) e.name = p.name as string;
+        return finish(e);
+      }
+      case 'child_done': {
+        const e: AgentEventOf<'child.end'> = {
+          type: 'child.end',
+          ...env,
+          child: p.child_id as string,
+          status: p.status as 'completed' | 'failed' | 'cancelled',
+          provenance,
+        };
+        if (p.result !== undefined) e.result = p.result as string;
+        return finish(e);
+      }
+      case 'compacted':
+        return finish({ type: 'compaction.end', ...env, tokensFreed: p.tokens_freed as number, provenance });
+      case 'error': {
+        const e: AgentEventOf<'error'> = {
+          type: 'error',
+          ...env,
+          message: p.message as string,
+          fatal: !(p.recoverable as boolean),
+          provenance,
+        };
+        if (p.code !== undefined) e.code = p.code as string;
+        return finish(e);
+      }
+      case 'cancelled':
+        return finish({ type: 'cancel', ...env, by: p.by as string, provenance });
+      case 'done':
+        return finish({
+          type: 'run.end',
+          ...env,
+          status: p.status as 'completed' | 'failed' | 'cancelled',
+          stopReason: p.stop_reason as string,
+          usage: this.usage(p.usage as JsonObject, hints),
+          provenance,
+        });
+      case 'hop': {
+        const text = p.text as string;
+        const key = `${base.session}\u0000${turn ?? ''}\u0000${String(p.hop)}`;
+        const seen = key === this.tokenKey ? this.delivered : 0;
+        this.tokenKey = '';
+        this.delivered = 0;
+        if (seen < text.length) {
+          out.push({
+            type: 'text.delta',
+            ...env,
+            text: text.slice(seen),
+            provenance: { format: FORMAT, line: provenance.line, offset: provenance.offset, synthetic: true },
+          });
+        }
+        hints.toolCalls = p.tool_calls;
+        return finish({
+          type: 'round.end',
+          ...env,
+          message: text,
+          stopReason: p.stop_reason as string,
+          usage: this.usage(p.usage as JsonObject, hints),
+          provenance,
+        });
+      }
+    }
+  }
+
+  private usage(u: JsonObject, hints: Record<string, unknown>): Usage {
+    this.keepRaw(hints, 'rawUsage', u, [u], NH_USAGE_KEYS);
+    return {
+      input: u.input_tokens as number,
+      output: u.output_tokens as number,
+      costUsd: u.cost_usd as number,
+    };
+  }
+
+  // Nested wire objects with unknown keys or another key order are kept whole in the hints, so
+  // the writer can reproduce them byte for byte.
+  private keepRaw(
+    hints: Record<string, unknown>,
+    hint: string,
+    raw: unknown,
+    items: JsonObject[],
+    known: readonly string[],
+  ): void {
+    for (const item of items) {
+      if (splitRecord(item, known) !== undefined) {
+        hints[hint] = raw;
+        return;
+      }
+    }
+  }
+}
+
+/** JSON Lines framing: one envelope per line. */
+export class NhJsonlRecordDecoder implements RecordDecoder {
+  private readonly envelopes: NhEnvelopeDecoder;
+  private readonly maxDepth: number;
+
+  /** Creates a line decoder over `envelopes`. */
+  constructor(envelopes: NhEnvelopeDecoder, maxDepth: number = DEFAULT_MAX_DEPTH) {
+    this.envelopes = envelopes;
+    this.maxDepth = maxDepth;
+  }
+
+  line(text: string, line: number, offset: number, out: AgentEvent[]): void {
+    if (text.length === 0) {
+      this.envelopes.report(
+        'invalid_json',
+        'warning',
+        line,
+        offset,
+        'an empty line (the log has no blank lines); skipped',
+      );
+      return;
+    }
+    this.envelopes.text(text, line, offset, this.maxDepth, out);
+  }
+
+  end(_out: AgentEvent[]): void {}
+}
+
+/**
+ * JSON array framing (the `/events` response): a streaming scanner over text chunks that cuts
+ * the top-level array into elements without holding more than one element, so any layout
+ * (compact on one line, one per line, pretty-printed) is read in bounded memory.
+ */
+export class NhJsonArrayReader {
+  private readonly envelopes: NhEnvelopeDecoder;
+  private readonly maxDepth: number;
+  private readonly maxElementBytes: number;
+  private state: 'start' | 'between' | 'element' | 'done' = 'start';
+  private buffer = '';
+  private bufferBytes = 0;
+  private skipping = false;
+  private failed = false;
+  private depth = 0;
+  private inString = false;
+  private escape = false;
+  private line = 1;
+  private byte = 0;
+  private elementLine = 1;
+  private elementOffset = 0;
+
+  /** Creates an array reader over `envelopes`; elements above `maxElementBytes` are skipped. */
+  constructor(envelopes: NhEnvelopeDecoder, maxDepth: number, maxElementBytes: number) {
+    this.envelopes = envelopes;
+    this.maxDepth = maxDepth;
+    this.maxElementBytes = maxElementBytes;
+  }
+
+  /** Takes the next piece of text. */
+  push(text: string, out: AgentEvent[]): void {
+    if (this.failed) return;
+    const n = text.length;
+    let start = 0;
+    for (let i = 0; i < n; i++) {
+      const c = text.charCodeAt(i);
+      if (this.state === 'element') {
+        if (this.inString) {
+          if (this.escape) this.escape = false;
+          else if (c === 92) this.escape = true;
+          else if (c === 34) this.inString = false;
+        } else if (c === 34) this.inString = true;
+        else if (c === 123 || c === 91) this.depth++;
+        else if (c === 125 || c === 93) {
+          this.depth--;
+          if (this.depth === 0) {
+            this.append(text, start, i + 1);
+            this.finishElement(out);
+            this.state = 'between';
+          } else if (this.depth < 0) {
+            // `]` right after a primitive element: the element ends before it, and the array.
+            this.append(text, start, i);
+            this.finishElement(out);
+            this.state = 'done';
+          }
+        } else if (c === 44 && this.depth === 0) {
+          this.append(text, start, i);
+          this.finishElement(out);
+          this.state = 'between';
+        }
+      } else if (c === 32 || c === 9 || c === 13 || c === 10 || (c === 0xfeff && this.byte === 0)) {
+        // whitespace (and one leading BOM)
+      } else if (this.state === 'start') {
+        if (c === 91) this.state = 'between';
+        else this.fail('a JSON array must start with "["');
+      } else if (this.state === 'between') {
+        if (c === 93) this.state = 'done';
+        else if (c !== 44) {
+          this.state = 'element';
+          this.buffer = '';
+          this.bufferBytes = 0;
+          this.skipping = false;
+          this.depth = c === 123 || c === 91 ? 1 : 0;
+          this.inString = c === 34;
+          this.escape = false;
+          this.elementLine = this.line;
+          this.elementOffset = this.byte;
+          start = i;
+        }
+      } else if (this.state === 'done') {
+        this.fail('content after the end of the JSON array');
+      }
+      if (this.failed) return;
+      this.byte +=
+        c < 0x80 ? 1 : c < 0x800 ? 2 : c >= 0xdc00 && c <= 0xdfff ? 0 : c >= 0xd800 && c <= 0xdbff ? 4 : 3;
+      if (c === 10) this.line++;
+    }
+    if (this.state === 'element') this.append(text, start, n);
+  }
+
+  /** Ends the input; an unfinished array is reported. */
+  end(): void {
+    if (this.state === 'between' || this.state === 'element') {
+      this.envelopes.report(
+        'incomplete_line',
+        'warning',
+        this.elementLine,
+        this.elementOffset,
+        'the input ended inside the JSON array; an unfinished element was not used',
+      );
+    }
+    this.state = 'done';
+  }
+
+  private append(text: string, start: number, end: number): void {
+    if (this.skipping || end <= start) return;
+    const piece = start === 0 && end === text.length ? text : text.slice(start, end);
+    this.bufferBytes += utf8Length(piece);
+    if (this.bufferBytes > this.maxElementBytes) {
+      this.skipping = true;
+      this.buffer = '';
+      this.envelopes.report(
+        'event_too_large',
+        'error',
+        this.elementLine,
+        this.elementOffset,
+        `array element too large, > maxEventBytes (${this.maxElementBytes}); the element was skipped`,
+      );
+      return;
+    }
+    this.buffer += piece;
+  }
+
+  private finishElement(out: AgentEvent[]): void {
+    if (!this.skipping) {
+      this.envelopes.text(this.buffer.trimEnd(), this.elementLine, this.elementOffset, this.maxDepth, out);
+    }
+    this.buffer = '';
+    this.bufferBytes = 0;
+    this.skipping = false;
+  }
+
+  private fail(what: string): void {
+    this.envelopes.report('invalid_json', 'error', this.line, this.byte, `${what}; the rest was not read`);
+    this.state = 'done';
+    this.failed = true;
+  }
+}
+
+/** Handles SSE messages: envelopes, the `gap` signal, and whatever else a server sends. */
+export class NhSseMessageDecoder {
+  private readonly envelopes: NhEnvelopeDecoder;
+  private readonly maxDepth: number;
+
+  /** Creates an SSE message decoder over `envelopes`. */
+  constructor(envelopes: NhEnvelopeDecoder, maxDepth: number = DEFAULT_MAX_DEPTH) {
+    this.envelopes = envelopes;
+    this.maxDepth = maxDepth;
+  }
+
+  /** One dispatched SSE event. */
+  message(m: SseMessage, out: AgentEvent[]): void {
+    if (m.event === 'gap') {
+      let detail = m.data;
+      const parsed = parseJsonLine(m.data, m.line, m.offset, this.maxDepth, FORMAT);
+      if (parsed.ok && isJsonObject(parsed.value)) {
+        const { after, next } = parsed.value;
+        detail = `events after seq ${String(after)} are no longer available; the stream resumes at seq ${String(next)}`;
+      }
+      this.envelopes.report('gap', 'warning', m.line, m.offset, `the server signalled a gap: ${detail}`);
+      return;
+    }
+    this.envelopes.text(m.data, m.line, m.offset, this.maxDepth, out, { id: m.id, event: m.event });
+  }
+}
+
+/** Creates the SSE reader + envelope mapping of one stream. */
+export function nhSseDecoder(
+  options: NhDecodeOptions,
+  envelopes: NhEnvelopeDecoder,
+  sink: DiagnosticSink,
+  target: { out: AgentEvent[] },
+  extra?: { lastEventId?: string; retry?: (ms: number) => void },
+): SseReader {
+  const messages = new NhSseMessageDecoder(envelopes, options.maxDepth ?? DEFAULT_MAX_DEPTH);
+  const readerOptions: ConstructorParameters<typeof SseReader>[1] = {
+    format: FORMAT,
+    maxEventBytes: options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES,
+  };
+  if (options.maxLineBytes !== undefined) readerOptions.maxLineBytes = options.maxLineBytes;
+  if (extra?.lastEventId !== undefined) readerOptions.lastEventId = extra.lastEventId;
+  return new SseReader(
+    {
+      message: (m) => messages.message(m, target.out),
+      diagnostic: (d) => sink.report(d),
+      retry: (ms) => extra?.retry?.(ms),
+    },
+    readerOptions,
+  );
+}

@@ -1,0 +1,494 @@
+import type { EncodeOptions, Encoder } from '../../codec';
+import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
+import { assertEncodable, formatInteger, isJsonObject, type JsonObject, jsonString } from '../../json';
+import { LossReporter } from '../../loss';
+import type { AgentEvent, Usage } from '../../model';
+import { joinRecord } from '../../record';
+import type { NhFraming } from './decode';
+import { NH_PROTOCOL_VERSION } from './schema';
+import { formatSseEvent } from './sse';
+
+/** Options of the nativeharness writer. */
+export interface NhEncodeOptions extends EncodeOptions {
+  /** `sse` (default), `json` (the `/events` array) or `jsonl` (the log file). */
+  framing?: NhFraming;
+  /** `workspace_id` for events without `workspace`. Default `"default"`. */
+  workspace?: string;
+  /** `session_id` for events without `session`. Default: from `idSource`. */
+  session?: string;
+  /** The `seq` of the first event that carries none. Default 1. */
+  startSeq?: number;
+  /** `ts` for events without one, ms since the epoch. Default `Date.now`. */
+  clock?: () => number;
+  /** Makes session and turn ids when none is given. Default `crypto.randomUUID()`. */
+  idSource?: () => string;
+  /** SSE only: a `retry` (ms) written before the first event. */
+  retry?: number;
+}
+
+const FORMAT = 'nativeharness' as const;
+const encodeValue = (value: unknown): string => JSON.stringify(value);
+
+function defaultId(): string {
+  const c = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
+  if (c?.randomUUID !== undefined) return c.randomUUID();
+  return `nh-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+}
+
+function fail(message: string): never {
+  throw new AgentwireError({ code: 'unencodable', severity: 'error', message, format: FORMAT });
+}
+
+function str(value: unknown, field: string): string {
+  if (typeof value !== 'string')
+    fail(`${field}: expected a string, got ${value === null ? 'null' : typeof value}`);
+  return jsonString(value);
+}
+
+function num(value: number, field: string): string {
+  if (typeof value !== 'number' || !Number.isFinite(value))
+    fail(`${field}: ${String(value)} is not a finite number`);
+  return String(value);
+}
+
+function strings(value: readonly string[], field: string): string {
+  return `[${value.map((v, i) => str(v, `${field}[${i}]`)).join(',')}]`;
+}
+
+function json(value: unknown, field: string): string {
+  assertEncodable(value, field, undefined, FORMAT);
+  return JSON.stringify(value);
+}
+
+const ENVELOPE = ['seq', 'ts', 'workspace', 'session', 'run', 'round'];
+
+// Fields each event type carries; anything else present is reported as a loss.
+const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
+  'session.start': [...ENVELOPE, 'protocol', 'actor', 'mode', 'title'],
+  'session.title': [...ENVELOPE, 'title'],
+  'run.start': [...ENVELOPE, 'input'],
+  'run.end': [...ENVELOPE, 'status', 'stopReason', 'usage'],
+  'round.start': ENVELOPE,
+  'round.end': [...ENVELOPE, 'message', 'stopReason', 'usage'],
+  'message.start': [...ENVELOPE, 'role'],
+  'text.delta': [...ENVELOPE, 'text'],
+  status: [...ENVELOPE, 'status', 'detail'],
+  'tool.start': [...ENVELOPE, 'call', 'name', 'args', 'command'],
+  'tool.output': [...ENVELOPE, 'call', 'stream', 'text'],
+  'tool.end': [...ENVELOPE, 'call', 'name', 'ok', 'text', 'result', 'error', 'exitCode', 'filesChanged'],
+  'approval.request': [...ENVELOPE, 'approval', 'call', 'tool', 'title', 'effects', 'options'],
+  'approval.resolve': [...ENVELOPE, 'approval', 'decision', 'by', 'option'],
+  question: [...ENVELOPE, 'question', 'questions'],
+  'child.start': [...ENVELOPE, 'child', 'name', 'task'],
+  'child.end': [...ENVELOPE, 'child', 'status', 'result'],
+  'compaction.start': ENVELOPE,
+  'compaction.end': [...ENVELOPE, 'tokensFreed'],
+  error: [...ENVELOPE, 'message', 'fatal', 'code'],
+  cancel: [...ENVELOPE, 'by'],
+  unknown: [...ENVELOPE, 'record', 'recordType'],
+};
+
+/**
+ * The nativeharness writer: canonical events → envelopes in SSE, JSON array or JSON Lines
+ * framing. Deterministic (ids, `seq` and clock injectable); byte-exact for events decoded from
+ * this format (synthetic events are skipped, unknown keys and key orders restored).
+ */
+export class NhEncoder implements Encoder {
+  private readonly options: NhEncodeOptions;
+  private readonly framing: NhFraming;
+  private readonly loss: LossReporter;
+  private lastSeq: number | undefined;
+  private workspace: string | undefined;
+  private session: string | undefined;
+  private turn: string | undefined;
+  private hop = 1;
+  private calls: string[] = [];
+  private written = 0;
+
+  /** Creates a writer reporting losses to `sink`. */
+  constructor(options: NhEncodeOptions, sink: DiagnosticSink) {
+    this.options = options;
+    this.framing = options.framing ?? 'sse';
+    this.loss = new LossReporter(FORMAT, sink);
+  }
+
+  write(event: AgentEvent): string {
+    const p = event.provenance;
+    const own = p?.format === FORMAT;
+    if (own && p?.synthetic === true) return '';
+    this.loss.check(event, CARRIED[event.type] ?? []);
+    const hints = own ? (p?.hints ?? {}) : {};
+    if (typeof event.round === 'number') this.hop = event.round;
+    const hop = (): [string, string] => ['hop', formatInteger(this.hop, 'round', FORMAT)];
+    let type: string;
+    let pieces: Array<[string, string]>;
+    switch (event.type) {
+      case 'session.start': {
+        const v =
+          own && event.protocol !== undefined && /^\d+$/.test(event.protocol)
+            ? Number(event.protocol)
+            : NH_PROTOCOL_VERSION;
+        type = 'session_created';
+        pieces = [
+          ['v', formatInteger(v, 'session.start.protocol', FORMAT)],
+          ['actor', str(event.actor ?? 'user', 'session.start.actor')],
+          ['mode', str(event.mode ?? 'default', 'session.start.mode')],
+        ];
+        if (event.title !== undefined) pieces.push(['title', str(event.title, 'session.start.title')]);
+        break;
+      }
+      case 'session.title':
+        type = 'title';
+        pieces = [['title', str(event.title, 'session.title.title')]];
+        break;
+      case 'run.start':
+        this.turn = event.run ?? (this.options.idSource ?? defaultId)();
+        if (event.round === undefined) this.hop = 1;
+        this.calls = [];
+        type = 'turn_started';
+        pieces = [['input', str(event.input ?? '', 'run.start.input')]];
+        break;
+      case 'text.delta':
+        type = 'token';
+        pieces = [hop(), ['text', str(event.text, 'text.delta.text')]];
+        break;
+      case 'status':
+        type = 'progress';
+        pieces = [['status', str(event.status, 'status.status')]];
+        if (event.detail !== undefined) pieces.push(['detail', str(event.detail, 'status.detail')]);
+        break;
+      case 'compaction.start':
+        type = 'progress';
+        pieces = [['status', '"compacting"']];
+        break;
+      case 'tool.start':
+        this.calls.push(event.call);
+        type = 'tool_started';
+        pieces = [
+          hop(),
+          ['call_id', str(event.call, 'tool.start.call')],
+          ['tool', str(event.name, 'tool.start.name')],
+          ['args', json(event.args ?? {}, 'tool.start.args')],
+        ];
+        if (event.args === undefined && event.argsSummary !== undefined) {
+          this.loss.report(
+            event,
+            'tool.start.argsSummary',
+            'nativeharness carries arguments as an object only',
+          );
+        }
+        if (event.command !== undefined) pieces.push(['command', str(event.command, 'tool.start.command')]);
+        break;
+      case 'tool.output':
+        type = 'output';
+        pieces = [
+          ['call_id', str(event.call, 'tool.output.call')],
+          ['stream', str(event.stream ?? 'stdout', 'tool.output.stream')],
+          ['text', str(event.text, 'tool.output.text')],
+        ];
+        break;
+      case 'tool.end': {
+        type = 'tool_result';
+        const status = typeof hints.status === 'string' ? hints.status : event.ok ? 'ok' : 'error';
+        pieces = [
+          hop(),
+          ['call_id', str(event.call, 'tool.end.call')],
+          ['tool', str(event.name ?? '', 'tool.end.name')],
+          ['status', str(status, 'tool.end.ok')],
+          [
+            'exit_code',
+            event.exitCode === undefined
+              ? 'null'
+              : formatInteger(event.exitCode, 'tool.end.exitCode', FORMAT),
+          ],
+          ['files_changed', strings(event.filesChanged ?? [], 'tool.end.filesChanged')],
+        ];
+        let output = event.text;
+        if (output === undefined && event.result !== undefined) {
+          output = typeof event.result === 'string' ? event.result : json(event.result, 'tool.end.result');
+        } else if (event.result !== undefined) {
+          this.loss.report(
+            event,
+            'tool.end.result',
+            'tool_result carries one output text; the JSON result was not written',
+          );
+        }
+        if (output !== undefined) pieces.push(['output', str(output, 'tool.end.text')]);
+        if (event.error !== undefined && event.error !== null) {
+          const error = typeof event.error === 'string' ? event.error : json(event.error, 'tool.end.error');
+          pieces.push(['error', str(error, 'tool.end.error')]);
+        }
+        break;
+      }
+      case 'approval.request': {
+        type = 'approval_required';
+        pieces = [['approval_id', str(event.approval, 'approval.request.approval')]];
+        if (event.call !== undefined) pieces.push(['call_id', str(event.call, 'approval.request.call')]);
+        const options =
+          hints.rawOptions !== undefined
+            ? json(hints.rawOptions, 'approval.request.options')
+            : `[${(event.options ?? [])
+                .map((o, i) =>
+                  joinRecord(
+                    [
+                      ['option_id', str(o.id, `approval.request.options[${i}].id`)],
+                      ['label', str(o.label, `approval.request.options[${i}].label`)],
+                      [
+                        'kind',
+                        str(
+                          o.kind ?? (/^(reject|deny|no)/i.test(o.id) ? 'reject_once' : 'allow_once'),
+                          'kind',
+                        ),
+                      ],
+                    ],
+                    undefined,
+                    encodeValue,
+                    FORMAT,
+                  ),
+                )
+                .join(',')}]`;
+        pieces.push(
+          ['tool', str(event.tool ?? '', 'approval.request.tool')],
+          ['title', str(event.title ?? '', 'approval.request.title')],
+          ['effects', strings(event.effects ?? [], 'approval.request.effects')],
+          ['options', options],
+        );
+        break;
+      }
+      case 'approval.resolve':
+        type = 'approval_resolved';
+        pieces = [
+          ['approval_id', str(event.approval, 'approval.resolve.approval')],
+          ['decision', str(event.decision, 'approval.resolve.decision')],
+          ['by', str(event.by ?? 'user', 'approval.resolve.by')],
+        ];
+        if (event.option !== undefined)
+          pieces.push(['option_id', str(event.option, 'approval.resolve.option')]);
+        break;
+      case 'question': {
+        type = 'ask_user';
+        const questions =
+          hints.rawQuestions !== undefined
+            ? json(hints.rawQuestions, 'question.questions')
+            : `[${event.questions
+                .map((q, i) => {
+                  const qp: Array<[string, string]> = [
+                    ['id', str(q.id ?? `q${i + 1}`, `question.questions[${i}].id`)],
+                    ['text', str(q.text, `question.questions[${i}].text`)],
+                  ];
+                  if (q.options !== undefined) {
+                    const opts = q.options.map((o) =>
+                      joinRecord(
+                        [
+                          ['option_id', str(o.id, 'question option id')],
+                          ['label', str(o.label, 'question option label')],
+                        ],
+                        undefined,
+                        encodeValue,
+                        FORMAT,
+                      ),
+                    );
+                    qp.push(['options', `[${opts.join(',')}]`]);
+                  }
+                  if (q.multiple !== undefined) qp.push(['multiple', q.multiple ? 'true' : 'false']);
+                  return joinRecord(qp, undefined, encodeValue, FORMAT);
+                })
+                .join(',')}]`;
+        pieces = [
+          ['question_id', str(event.question, 'question.question')],
+          ['questions', questions],
+        ];
+        break;
+      }
+      case 'child.start':
+        type = 'child_started';
+        pieces = [['child_id', str(event.child, 'child.start.child')]];
+        if (event.name !== undefined) pieces.push(['name', str(event.name, 'child.start.name')]);
+        pieces.push(['task', str(event.task ?? '', 'child.start.task')]);
+        break;
+      case 'child.end':
+        type = 'child_done';
+        pieces = [
+          ['child_id', str(event.child, 'child.end.child')],
+          ['status', str(event.status, 'child.end.status')],
+        ];
+        if (event.result !== undefined) pieces.push(['result', str(event.result, 'child.end.result')]);
+        break;
+      case 'compaction.end':
+        type = 'compacted';
+        pieces = [
+          ['tokens_freed', formatInteger(event.tokensFreed ?? 0, 'compaction.end.tokensFreed', FORMAT)],
+        ];
+        break;
+      case 'error':
+        type = 'error';
+        pieces = [
+          ['message', str(event.message, 'error.message')],
+          ['recoverable', event.fatal ? 'false' : 'true'],
+        ];
+        if (event.code !== undefined) pieces.push(['code', str(event.code, 'error.code')]);
+        break;
+      case 'cancel':
+        type = 'cancelled';
+        pieces = [['by', str(event.by ?? 'user', 'cancel.by')]];
+        break;
+      case 'run.end':
+        type = 'done';
+        if (event.answer !== undefined) {
+          this.loss.report(event, 'run.end.answer', 'done carries no answer (the text is in the hops)');
+        }
+        pieces = [
+          ['status', str(event.status, 'run.end.status')],
+          [
+            'stop_reason',
+            str(
+              event.stopReason ?? (event.status === 'completed' ? 'stop' : event.status),
+              'run.end.stopReason',
+            ),
+          ],
+          ['usage', this.usage(event.usage, hints.rawUsage)],
+        ];
+        break;
+      case 'round.end': {
+        type = 'hop';
+        const calls = Array.isArray(hints.toolCalls) ? (hints.toolCalls as string[]) : this.calls;
+        pieces = [
+          hop(),
+          ['text', str(event.message, 'round.end.message')],
+          ['tool_calls', strings(calls, 'round.end.toolCalls')],
+          ['stop_reason', str(event.stopReason ?? 'stop', 'round.end.stopReason')],
+          ['usage', this.usage(event.usage, hints.rawUsage)],
+        ];
+        break;
+      }
+      case 'unknown':
+        return this.unknown(event);
+      case 'message.start':
+      case 'round.start':
+        // Implied by the first token / tool call of a hop.
+        return '';
+      default:
+        this.loss.report(event, event.type, `nativeharness has no event for ${event.type}`);
+        return '';
+    }
+
+    const sessionLevel = type === 'session_created' || type === 'title';
+    const turn = event.run ?? (sessionLevel || hints.turnNull === true ? undefined : this.turn);
+    const payload = joinRecord(
+      pieces,
+      {
+        extra: hints.payloadExtra as JsonObject | undefined,
+        order: hints.payloadOrder as string[] | undefined,
+      },
+      encodeValue,
+      FORMAT,
+    );
+    const envelope = this.envelope(event, type, turn, payload, own);
+    if (event.type === 'run.end') this.turn = undefined;
+    if (event.type === 'round.end') {
+      this.calls = [];
+      if (event.round === undefined) this.hop++;
+    }
+    return this.frame(envelope.seq, type, envelope.text, hints);
+  }
+
+  end(): string {
+    if (this.framing !== 'json') return '';
+    return this.written === 0 ? '[]\n' : '\n]\n';
+  }
+
+  private usage(usage: Usage | undefined, raw: unknown): string {
+    if (raw !== undefined) return json(raw, 'usage');
+    return joinRecord(
+      [
+        ['input_tokens', formatInteger(usage?.input ?? 0, 'usage.input', FORMAT)],
+        ['output_tokens', formatInteger(usage?.output ?? 0, 'usage.output', FORMAT)],
+        ['cost_usd', num(usage?.costUsd ?? 0, 'usage.costUsd')],
+      ],
+      undefined,
+      encodeValue,
+      FORMAT,
+    );
+  }
+
+  private nextSeq(seq: number | undefined, field: string): number {
+    if (seq !== undefined) {
+      formatInteger(seq, field, FORMAT);
+      if (this.lastSeq !== undefined && seq <= this.lastSeq) {
+        fail(
+          `${field}: seq ${seq} is not above the previous seq ${this.lastSeq}; seq must increase strictly`,
+        );
+      }
+    } else seq = this.lastSeq === undefined ? (this.options.startSeq ?? 1) : this.lastSeq + 1;
+    this.lastSeq = seq;
+    return seq;
+  }
+
+  private envelope(
+    event: AgentEvent,
+    type: string,
+    turn: string | undefined,
+    payload: string,
+    own: boolean,
+  ): { seq: number; text: string } {
+    const seq = this.nextSeq(event.seq, `${event.type}.seq`);
+    const ts = event.ts ?? (this.options.clock ?? Date.now)();
+    const workspace = event.workspace ?? this.workspace ?? this.options.workspace ?? 'default';
+    this.workspace = workspace;
+    const session =
+      event.session ?? this.session ?? this.options.session ?? (this.options.idSource ?? defaultId)();
+    this.session = session;
+    const p = event.provenance;
+    const text = joinRecord(
+      [
+        ['seq', String(seq)],
+        ['ts', num(ts, `${event.type}.ts`)],
+        ['type', jsonString(type)],
+        ['workspace_id', str(workspace, `${event.type}.workspace`)],
+        ['session_id', str(session, `${event.type}.session`)],
+        ['turn_id', turn === undefined ? 'null' : str(turn, `${event.type}.run`)],
+        ['payload', payload],
+      ],
+      own ? { extra: p?.extra, order: p?.order } : undefined,
+      encodeValue,
+      FORMAT,
+    );
+    return { seq, text };
+  }
+
+  private unknown(event: AgentEvent & { type: 'unknown' }): string {
+    const r = event.record;
+    if (!isJsonObject(r) || typeof r.type !== 'string' || event.provenance?.format !== FORMAT) {
+      this.loss.report(
+        event,
+        'unknown.record',
+        'only nativeharness envelopes can be written back as records',
+      );
+      return '';
+    }
+    const seq = this.nextSeq(typeof r.seq === 'number' ? r.seq : undefined, 'unknown.record.seq');
+    const text = json(r.seq === seq ? r : { ...r, seq }, 'unknown.record');
+    return this.frame(seq, r.type, text, event.provenance.hints ?? {});
+  }
+
+  private frame(seq: number, type: string, text: string, hints: Record<string, unknown>): string {
+    const n = this.written++;
+    switch (this.framing) {
+      case 'jsonl':
+        return `${text}\n`;
+      case 'json':
+        return n === 0 ? `[\n${text}` : `,\n${text}`;
+      case 'sse': {
+        const id =
+          hints.sseId === null ? undefined : typeof hints.sseId === 'string' ? hints.sseId : String(seq);
+        const ev =
+          hints.sseEvent === null ? undefined : typeof hints.sseEvent === 'string' ? hints.sseEvent : type;
+        const retry =
+          n === 0 && this.options.retry !== undefined
+            ? `retry: ${formatInteger(this.options.retry, 'retry', FORMAT)}\n\n`
+            : '';
+        return retry + formatSseEvent({ id, event: ev, data: text });
+      }
+    }
+  }
+}
