@@ -181,22 +181,27 @@ function batchedEvents(
   let batch: AgentEvent[] = [];
   let index = 0;
   let finished = false;
+  const fill = async (): Promise<IteratorResult<AgentEvent>> => {
+    while (index >= batch.length) {
+      if (finished) return { done: true, value: undefined };
+      chunks ??= toAsyncIterator(source);
+      const r = await chunks.next();
+      index = 0;
+      if (r.done) {
+        finished = true;
+        batch = decoder.end();
+      } else batch = decoder.push(r.value);
+    }
+    return { done: false, value: batch[index++]! };
+  };
   const iterator: AsyncIterable<AgentEvent> & AsyncIterator<AgentEvent> = {
     [Symbol.asyncIterator]() {
       return iterator;
     },
-    async next(): Promise<IteratorResult<AgentEvent>> {
-      while (index >= batch.length) {
-        if (finished) return { done: true, value: undefined };
-        chunks ??= toAsyncIterator(source);
-        const r = await chunks.next();
-        index = 0;
-        if (r.done) {
-          finished = true;
-          batch = decoder.end();
-        } else batch = decoder.push(r.value);
-      }
-      return { done: false, value: batch[index++]! };
+    // Not async: an event already decoded costs one resolved promise, no async function frame.
+    next(): Promise<IteratorResult<AgentEvent>> {
+      if (index < batch.length) return Promise.resolve({ done: false, value: batch[index++]! });
+      return fill();
     },
     async return(): Promise<IteratorResult<AgentEvent>> {
       if (!finished) {

@@ -229,8 +229,18 @@ export class LineSplitter {
     let bStart = start;
     let sStart = 0;
     for (;;) {
-      const lf = bytes.indexOf(LF, bStart);
-      const sEnd = sameIndex ? lf - start : lf === lastLF ? text.length : text.indexOf('\n', sStart);
+      let lf: number;
+      let sEnd: number;
+      if (sameIndex) {
+        // One byte per character: the string search finds the byte positions too, without a
+        // call into Buffer.prototype.indexOf per line.
+        sEnd = text.indexOf('\n', sStart);
+        if (sEnd === -1) sEnd = text.length;
+        lf = start + sEnd;
+      } else {
+        lf = bytes.indexOf(LF, bStart);
+        sEnd = lf === lastLF ? text.length : text.indexOf('\n', sStart);
+      }
       let bEnd = lf;
       let sLineEnd = sEnd;
       if (bEnd > bStart && bytes[bEnd - 1] === CR) {

@@ -15,6 +15,24 @@ export interface RecordRest {
  * Returns `undefined` in the common case (only known keys, in order), allocating nothing more.
  */
 export function splitRecord(raw: JsonObject, known: readonly string[]): RecordRest | undefined {
+  // Fast path, no allocation: every key is known and they come in `known`'s order (optional keys
+  // may be absent). `for…in` is safe here: a parsed record's prototype adds no enumerable keys
+  // unless Object.prototype itself was polluted, and then the slow path below decides.
+  let j = 0;
+  let inOrder = true;
+  for (const key in raw) {
+    while (j < known.length && known[j] !== key) j++;
+    if (j === known.length) {
+      inOrder = false;
+      break;
+    }
+    j++;
+  }
+  if (inOrder) return undefined;
+  return splitSlow(raw, known);
+}
+
+function splitSlow(raw: JsonObject, known: readonly string[]): RecordRest | undefined {
   let extra: JsonObject | undefined;
   let needOrder = false;
   let lastKnown = -1;

@@ -1,14 +1,9 @@
-import { type FSWatcher, watch } from 'node:fs';
+import { type FSWatcher, type Stats, watch } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
 
-const FINGERPRINT = 64;
-
-function joinTail(tail: Uint8Array, chunk: Uint8Array): Uint8Array {
-  const all = new Uint8Array(tail.length + chunk.length);
-  all.set(tail, 0);
-  all.set(chunk, tail.length);
-  return all.length > FINGERPRINT ? all.slice(-FINGERPRINT) : all;
-}
+/** Why {@link followFile} started over at byte 0. */
+export type RestartReason = 'truncated' | 'replaced';
 
 /** Options of {@link followFile}. */
 export interface FollowOptions {
@@ -16,104 +11,138 @@ export interface FollowOptions {
   signal?: AbortSignal;
   /** Polling interval in ms, the fallback when `fs.watch` is silent or unavailable. Default 250. */
   pollMs?: number;
+  /** Use `fs.watch` (on the file's folder) to wake at once on a change. Default true. */
+  watch?: boolean;
   /** Byte position to start at. Default 0 (the whole file, then what is appended). */
   start?: number;
-  /** Called when the file shrank or was replaced: reading restarts at byte 0. */
-  onRestart?: (reason: 'truncated' | 'replaced') => void;
-  /** Largest read at once, in bytes. Default 1 MiB. */
+  /**
+   * Called when the file shrank, was truncated and regrown, or was replaced by another file:
+   * reading restarts at byte 0. Called before the new file's first bytes are yielded.
+   */
+  onRestart?: (reason: RestartReason, detail: string) => void;
+  /** Largest read at once, in bytes. Default 64 KiB. */
   chunkBytes?: number;
+}
+
+// The bytes just before the position reached: a file truncated and regrown past that position
+// between two looks has the same or a larger size, and only these bytes tell.
+const FINGERPRINT = 64;
+
+function keepTail(tail: Uint8Array, chunk: Uint8Array): Uint8Array {
+  if (chunk.length >= FINGERPRINT) return chunk.slice(chunk.length - FINGERPRINT);
+  const all = new Uint8Array(tail.length + chunk.length);
+  all.set(tail, 0);
+  all.set(chunk, tail.length);
+  return all.length > FINGERPRINT ? all.slice(all.length - FINGERPRINT) : all;
+}
+
+async function statOrUndefined(path: string): Promise<Stats | undefined> {
+  try {
+    return await stat(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
 }
 
 /**
  * Follows a file another process appends to, like `tail -f`: yields its bytes from `start`, then
- * every append as it lands. Wakes on `fs.watch` with a polling fallback. A file that does not
- * exist yet is waited for; one that becomes smaller than the position reached, or is replaced by
- * a new file (another inode), is read again from byte 0 (`onRestart` says so). Ends when
- * `signal` aborts.
+ * every append as it lands. Wakes on `fs.watch` of the file's folder (which also sees the file
+ * appear or be replaced) with a polling fallback. A file that does not exist yet is waited for;
+ * one that becomes smaller than the position reached, is truncated and regrown past it, or is
+ * replaced by another file (another inode) is read again from byte 0, after `onRestart` (and an
+ * empty chunk, so the consumer sees the restart at once). Ends when `signal` aborts.
  */
 export async function* followFile(path: string, options: FollowOptions = {}): AsyncGenerator<Uint8Array> {
+  const { signal } = options;
   const pollMs = options.pollMs ?? 250;
-  const chunkBytes = options.chunkBytes ?? 1024 * 1024;
-  const signal = options.signal;
+  const chunkBytes = options.chunkBytes ?? 64 * 1024;
+  const aborted = (): boolean => signal?.aborted === true;
   let position = options.start ?? 0;
-  let inode: number | undefined;
-  let watcher: FSWatcher | undefined;
+  let identity: string | undefined;
+  let tail: Uint8Array = new Uint8Array(0);
+
   let wake: (() => void) | undefined;
-  const nudge = () => {
+  let dirty = false; // a change seen while nobody waited: the next sleep returns at once
+  const wakeUp = (): void => {
     const w = wake;
     wake = undefined;
-    w?.();
+    if (w === undefined) dirty = true;
+    else w();
   };
-  signal?.addEventListener('abort', nudge, { once: true });
-  const sleep = () =>
+  signal?.addEventListener('abort', wakeUp);
+  let watcher: FSWatcher | undefined;
+  if (options.watch !== false) {
+    try {
+      const name = basename(path);
+      watcher = watch(dirname(path), { persistent: false }, (_event, file) => {
+        if (file === null || file === name) wakeUp();
+      });
+      watcher.on('error', () => {
+        watcher?.close();
+        watcher = undefined;
+      });
+    } catch {
+      watcher = undefined; // polling alone
+    }
+  }
+  const sleep = (): Promise<void> =>
     new Promise<void>((resolve) => {
-      if (signal?.aborted) return resolve();
-      const timer = setTimeout(() => {
-        wake = undefined;
+      if (dirty || aborted()) {
+        dirty = false;
         resolve();
-      }, pollMs);
+        return;
+      }
+      const timer = setTimeout(wakeUp, pollMs);
       wake = () => {
         clearTimeout(timer);
         resolve();
       };
     });
+  const restart = (reason: RestartReason, detail: string): void => {
+    position = 0;
+    tail = new Uint8Array(0);
+    options.onRestart?.(reason, detail);
+  };
+
   const buffer = new Uint8Array(chunkBytes);
-  let tail: Uint8Array = new Uint8Array(0);
   try {
-    while (!signal?.aborted) {
-      let info: Awaited<ReturnType<typeof stat>>;
-      try {
-        info = await stat(path);
-      } catch {
-        await sleep(); // not there yet (or between delete and re-create)
+    while (!aborted()) {
+      dirty = false;
+      const info = await statOrUndefined(path);
+      if (info === undefined) {
+        await sleep();
         continue;
       }
-      if (watcher === undefined) {
-        try {
-          watcher = watch(path, { persistent: false }, nudge);
-          watcher.on('error', () => {
-            watcher?.close();
-          });
-        } catch {
-          // polling alone
-        }
-      }
-      if (inode !== undefined && info.ino !== inode) {
-        position = 0;
-        tail = new Uint8Array(0);
-        options.onRestart?.('replaced');
-        watcher?.close();
-        watcher = undefined;
-      } else if (info.size < position) {
-        position = 0;
-        tail = new Uint8Array(0);
-        options.onRestart?.('truncated');
-      }
-      inode = info.ino;
+      const id = `${info.dev}:${info.ino}`;
+      let restarted = true;
+      if (identity !== undefined && id !== identity) restart('replaced', 'was replaced by another file');
+      else if (info.size < position) restart('truncated', `shrank from ${position} to ${info.size} bytes`);
+      else restarted = false;
+      identity = id;
+      // An empty chunk hands control to the consumer at once, so a restart is seen even before
+      // the new file has bytes.
+      if (restarted) yield new Uint8Array(0);
       if (info.size === position) {
         await sleep();
         continue;
       }
       const handle = await open(path, 'r');
       try {
-        // A file truncated and regrown past our position between two looks has the same or a
-        // larger size: the bytes just before the position tell.
         if (tail.length > 0) {
           const check = new Uint8Array(tail.length);
           const { bytesRead } = await handle.read(check, 0, tail.length, position - tail.length);
           if (bytesRead !== tail.length || check.some((b, i) => b !== tail[i])) {
-            position = 0;
-            tail = new Uint8Array(0);
-            options.onRestart?.('truncated');
+            restart('truncated', 'was truncated and written again past the position reached');
           }
         }
         for (;;) {
-          if (signal?.aborted) return;
+          if (aborted()) return;
           const { bytesRead } = await handle.read(buffer, 0, chunkBytes, position);
           if (bytesRead === 0) break;
           position += bytesRead;
           const chunk = buffer.slice(0, bytesRead);
-          tail = chunk.length >= FINGERPRINT ? chunk.slice(-FINGERPRINT) : joinTail(tail, chunk);
+          tail = keepTail(tail, chunk);
           yield chunk;
         }
       } finally {
@@ -121,7 +150,7 @@ export async function* followFile(path: string, options: FollowOptions = {}): As
       }
     }
   } finally {
+    signal?.removeEventListener('abort', wakeUp);
     watcher?.close();
-    signal?.removeEventListener('abort', nudge);
   }
 }

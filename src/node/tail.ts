@@ -1,11 +1,11 @@
-import { type FSWatcher, watch } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
-import { basename, dirname } from 'node:path';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { type ChunkDecoder, lineChunkDecoder } from '../codec';
 import { createDiagnosticSink, type Diagnostic } from '../diagnostics';
 import { DeclaredTools } from '../formats/highbar/declared';
 import { type HighbarDecodeOptions, HighbarRecordDecoder } from '../formats/highbar/decode';
 import type { AgentEvent } from '../model';
+import { followFile } from './follow';
 
 /** Options of {@link tailTrace}. */
 export interface TailTraceOptions extends Omit<HighbarDecodeOptions, 'incompleteLine'> {
@@ -30,8 +30,6 @@ export interface TraceTail extends AsyncIterable<TailItem> {
   /** The tools declared since the writer's last hello, plus every fn seen (highbar's rule). */
   readonly declared: DeclaredTools;
 }
-
-const READ_SIZE = 64 * 1024;
 
 interface Generation {
   decoder: ChunkDecoder;
@@ -70,7 +68,6 @@ async function* follow(
   declared: DeclaredTools,
 ): AsyncGenerator<TailItem, void, undefined> {
   const { signal } = options;
-  const pollMs = options.pollMs ?? 250;
   const queue: TailItem[] = [];
   const decodeOptions: HighbarDecodeOptions = { ...options, incompleteLine: 'hold' };
   const newGeneration = (): Generation => {
@@ -98,150 +95,69 @@ async function* follow(
     gen.out.length = 0;
   };
 
-  let wake: (() => void) | undefined;
-  let dirty = false; // a change seen while no one was waiting: the next sleep returns at once
-  const wakeUp = (): void => {
-    const w = wake;
-    wake = undefined;
-    if (w === undefined) dirty = true;
-    else w();
-  };
-  signal?.addEventListener('abort', wakeUp);
-  let watcher: FSWatcher | undefined;
-  if (options.watch !== false) {
-    try {
-      // The directory, not the file: it sees the file appear, be replaced and be written.
-      const name = basename(path);
-      watcher = watch(dirname(path), { persistent: false }, (_event, file) => {
-        if (file === null || file === name) wakeUp();
-      });
-      watcher.on('error', () => {
-        watcher?.close();
-        watcher = undefined;
-      });
-    } catch {
-      watcher = undefined; // polling alone
-    }
-  }
-  const sleep = (): Promise<void> =>
-    new Promise<void>((resolve) => {
-      if (dirty || signal?.aborted === true) {
-        dirty = false;
-        resolve();
-        return;
-      }
-      const timer = setTimeout(() => wakeUp(), pollMs);
-      wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-
   let gen = newGeneration();
   let position = 0;
-  let identity: string | undefined;
-  const buffer = new Uint8Array(READ_SIZE);
-
-  // Reads [position, size) into `push`; returns the new position.
-  const readRange = async (
-    from: number,
-    size: number,
-    push: (bytes: Uint8Array) => void,
-  ): Promise<number> => {
-    const handle = await open(path, 'r');
-    try {
-      while (from < size) {
-        const { bytesRead } = await handle.read(buffer, 0, Math.min(READ_SIZE, size - from), from);
-        if (bytesRead === 0) break;
-        push(buffer.subarray(0, bytesRead));
-        from += bytesRead;
-      }
-    } finally {
-      await handle.close();
-    }
-    return from;
-  };
-
-  try {
-    if (options.from === 'end') {
-      const st = await statOrUndefined(path);
-      if (st !== undefined) {
-        // One scan of the whole file for the tools declared since the last hello; reading then
-        // starts after its last complete line.
-        const scan = new HighbarRecordDecoder(decodeOptions, createDiagnosticSink(false, undefined));
-        const scanEvents: AgentEvent[] = [];
-        let lastLineEnd = 0;
-        const splitter = lineChunkDecoder(
-          'highbar',
-          'jsonl',
-          decodeOptions,
-          createDiagnosticSink(false, undefined),
-          scan,
-        );
-        let at = 0;
-        await readRange(0, st.size, (bytes) => {
-          const nl = bytes.lastIndexOf(10);
-          if (nl !== -1) lastLineEnd = at + nl + 1;
-          at += bytes.length;
-          splitter.push(bytes, scanEvents);
-          for (const event of scanEvents) declared.add(event);
-          scanEvents.length = 0;
-        });
-        position = lastLineEnd;
-        identity = `${st.dev}:${st.ino}`;
-      }
-    }
-    while (signal?.aborted !== true) {
-      dirty = false;
-      const st = await statOrUndefined(path);
-      if (st === undefined) {
-        await sleep();
-        continue;
-      }
-      const id = `${st.dev}:${st.ino}`;
-      if (identity !== undefined && (id !== identity || st.size < position)) {
-        const why =
-          id !== identity
-            ? 'was replaced by another file'
-            : `shrank from ${position} to ${st.size} bytes (truncated or recreated)`;
-        queue.push({
-          type: 'diagnostic',
-          diagnostic: {
-            code: 'rotated',
-            severity: 'info',
-            message: `${path} ${why}: reading it again from the start; a partial line held from before is dropped`,
-            format: 'highbar',
-          },
-        });
-        gen = newGeneration();
-        position = 0;
-      }
-      identity = id;
-      if (st.size > position) {
-        const current = gen;
-        position = await readRange(position, st.size, (bytes) => {
-          current.decoder.push(bytes, current.out);
-          flush(current);
-        });
-      }
-      if (queue.length > 0) {
-        for (const item of queue.splice(0)) yield item;
-        continue;
-      }
-      await sleep();
-    }
-  } finally {
-    signal?.removeEventListener('abort', wakeUp);
-    watcher?.close();
-    wakeUp();
+  if (options.from === 'end') position = await scanDeclared(path, decodeOptions, declared);
+  const chunks = followFile(path, {
+    start: position,
+    pollMs: options.pollMs ?? 250,
+    watch: options.watch !== false,
+    ...(signal === undefined ? {} : { signal }),
+    onRestart: (_reason, detail) => {
+      queue.push({
+        type: 'diagnostic',
+        diagnostic: {
+          code: 'rotated',
+          severity: 'info',
+          message: `${path} ${detail} (truncated, rotated or recreated): reading it again from the start; a partial line held from before is dropped`,
+          format: 'highbar',
+        },
+      });
+      gen = newGeneration();
+    },
+  });
+  for await (const chunk of chunks) {
+    // Restart notices queued by followFile come before the new file's first records.
+    const current = gen;
+    for (const item of queue.splice(0)) yield item;
+    current.decoder.push(chunk, current.out);
+    flush(current);
+    for (const item of queue.splice(0)) yield item;
   }
 }
 
-async function statOrUndefined(path: string): Promise<import('node:fs').Stats | undefined> {
+// One scan of the whole file for the tools declared since the last hello (highbar does this at
+// start); returns the byte after the last complete line, where following then begins.
+async function scanDeclared(
+  path: string,
+  decodeOptions: HighbarDecodeOptions,
+  declared: DeclaredTools,
+): Promise<number> {
+  const quiet = createDiagnosticSink(false, undefined);
+  const scanner = lineChunkDecoder(
+    'highbar',
+    'jsonl',
+    decodeOptions,
+    quiet,
+    new HighbarRecordDecoder(decodeOptions, quiet),
+  );
+  const events: AgentEvent[] = [];
+  let at = 0;
+  let lastLineEnd = 0;
+  let size: number;
   try {
-    return await stat(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
+    size = (await stat(path)).size;
+  } catch {
+    return 0;
   }
+  if (size === 0) return 0;
+  for await (const chunk of createReadStream(path, { end: size - 1 }) as AsyncIterable<Uint8Array>) {
+    const nl = chunk.lastIndexOf(10);
+    if (nl !== -1) lastLineEnd = at + nl + 1;
+    at += chunk.length;
+    scanner.push(chunk, events);
+    for (const event of events) declared.add(event);
+    events.length = 0;
+  }
+  return lastLineEnd;
 }

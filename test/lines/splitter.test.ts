@@ -1,7 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import type { Diagnostic } from '../../src/diagnostics';
-import { type IncompleteLinePolicy, type LineMode, LineSplitter, type LineSplitterOptions } from '../../src/lines';
+import {
+  type IncompleteLinePolicy,
+  type LineMode,
+  LineSplitter,
+  type LineSplitterOptions,
+} from '../../src/lines';
 import { chunkAt } from '../golden';
 
 interface Out {
@@ -93,7 +98,9 @@ describe('LineSplitter: JSONL mode', () => {
 
   test('BOM at byte 0 is stripped (also split across chunks, after an empty chunk); elsewhere it is content', () => {
     expect(run([bytes(0xef, 0xbb, 0xbf), enc('a\n')]).lines).toEqual([['a', 1, 3]]);
-    expect(run([new Uint8Array(0), bytes(0xef), bytes(0xbb), bytes(0xbf, 0x61, 0x0a)]).lines).toEqual([['a', 1, 3]]);
+    expect(run([new Uint8Array(0), bytes(0xef), bytes(0xbb), bytes(0xbf, 0x61, 0x0a)]).lines).toEqual([
+      ['a', 1, 3],
+    ]);
     expect(run(['\uFEFF\uFEFFa\n']).lines).toEqual([['\uFEFFa', 1, 3]]);
     expect(run(['a\n\uFEFFb\n']).lines).toEqual([
       ['a', 1, 0],
@@ -224,7 +231,11 @@ describe('LineSplitter: against a reference split, at every chunking (property)'
     fc.string({ maxLength: 12 }),
   );
   const input = fc
-    .tuple(fc.boolean(), fc.array(piece, { maxLength: 40 }), fc.array(fc.integer({ min: 0, max: 5 }), { maxLength: 4 }))
+    .tuple(
+      fc.boolean(),
+      fc.array(piece, { maxLength: 40 }),
+      fc.array(fc.integer({ min: 0, max: 5 }), { maxLength: 4 }),
+    )
     .map(([bom, parts, junk]) => {
       const text = enc((bom ? '\uFEFF' : '') + parts.join(''));
       if (junk.length === 0) return text;
@@ -237,17 +248,22 @@ describe('LineSplitter: against a reference split, at every chunking (property)'
   for (const mode of ['jsonl', 'sse'] as const) {
     test(`${mode}: lines, numbers, offsets and diagnostics do not depend on chunking`, () => {
       fc.assert(
-        fc.property(input, fc.array(fc.nat(), { maxLength: 8 }), fc.integer({ min: 4, max: 64 }), (b, cuts, max) => {
-          const expected = reference(b, mode, max);
-          const got = run(chunkAt(b, cuts), { mode, maxLineBytes: max });
-          expect(got.lines).toEqual(expected.lines);
-          expect(got.diagnostics.map((d) => d.code)).toEqual(expected.diagnostics.map((d) => d.code));
-          const bytewise = run(
-            Array.from(b, (x) => bytes(x)),
-            { mode, maxLineBytes: max },
-          );
-          expect(bytewise.lines).toEqual(expected.lines);
-        }),
+        fc.property(
+          input,
+          fc.array(fc.nat(), { maxLength: 8 }),
+          fc.integer({ min: 4, max: 64 }),
+          (b, cuts, max) => {
+            const expected = reference(b, mode, max);
+            const got = run(chunkAt(b, cuts), { mode, maxLineBytes: max });
+            expect(got.lines).toEqual(expected.lines);
+            expect(got.diagnostics.map((d) => d.code)).toEqual(expected.diagnostics.map((d) => d.code));
+            const bytewise = run(
+              Array.from(b, (x) => bytes(x)),
+              { mode, maxLineBytes: max },
+            );
+            expect(bytewise.lines).toEqual(expected.lines);
+          },
+        ),
         { numRuns: 300 },
       );
     });

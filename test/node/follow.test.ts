@@ -68,3 +68,17 @@ test('stops when the signal aborts, even while waiting for a missing file', asyn
     chunks.push(c);
   expect(chunks).toEqual([]);
 });
+
+test('a truncation regrown past the old position between two looks is caught by the fingerprint', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'agentwire-follow-'));
+  dirs.push(dir);
+  const path = join(dir, 'trace.jsonl');
+  writeFileSync(path, 'old line one\n');
+  const { text, restarts } = await collectUntil(
+    path,
+    [() => writeFileSync(path, 'NEW LINE ONE, LONGER THAN THE OLD ONE\n')],
+    (t) => t.endsWith('OLD ONE\n'),
+  );
+  expect(text).toBe('old line one\nNEW LINE ONE, LONGER THAN THE OLD ONE\n');
+  expect(restarts).toEqual(['truncated']);
+});

@@ -16,6 +16,7 @@ import {
 export interface HepDecodeOptions extends DecodeOptions {}
 
 const FORMAT = 'hep' as const;
+const INVALID: unique symbol = Symbol('invalid');
 
 /**
  * The HEP v1 record decoder: one frame per line → canonical events. Stateful: it stamps the
@@ -47,13 +48,22 @@ export class HepRecordDecoder implements RecordDecoder {
       this.report('invalid_json', 'warning', line, offset, 'an empty line (HEP has no blank lines); skipped');
       return;
     }
-    const parsed = parseJsonLine(text, line, offset, this.maxDepth, FORMAT);
-    if (!parsed.ok) {
+    let record: unknown;
+    // The common case inline (no result wrapper per line); parseJsonLine builds the diagnostic.
+    if (text.length > 2 * this.maxDepth && exceedsDepth(text, this.maxDepth)) record = INVALID;
+    else {
+      try {
+        record = JSON.parse(text);
+      } catch {
+        record = INVALID;
+      }
+    }
+    if (record === INVALID) {
+      const parsed = parseJsonLine(text, line, offset, this.maxDepth, FORMAT);
       this.sawFirst = true;
-      this.sink.report(parsed.diagnostic);
+      if (!parsed.ok) this.sink.report(parsed.diagnostic);
       return;
     }
-    const record = parsed.value;
     if (!isJsonObject(record)) {
       this.sawFirst = true;
       this.report('invalid_json', 'error', line, offset, 'not a JSON object');

@@ -364,7 +364,7 @@ export class HepEncoder implements Encoder {
   private turnId(event: AgentEvent): number {
     this.roundWritten = true;
     if (!this.allocate && typeof event.round === 'number') {
-      formatInteger(event.round, 'round');
+      if (!Number.isSafeInteger(event.round)) formatInteger(event.round, 'round');
       return this.take(event.round);
     }
     this.openTurnId ??= this.nextTurnId++;
@@ -487,7 +487,18 @@ export class HepEncoder implements Encoder {
   }
 
   private frame(type: string, pieces: Array<[string, string]>, event: AgentEvent | undefined): string {
+    const rest = event === undefined ? undefined : this.restOf(event);
+    if (rest === undefined) {
+      // The common case: known keys in the reference order. HEP keys are plain ASCII names that
+      // JSON needs no escapes for, so the text is concatenated directly.
+      let text = `{"type":"${type}"`;
+      for (let i = 0; i < pieces.length; i++) {
+        const piece = pieces[i]!;
+        text += `,"${piece[0]}":${piece[1]}`;
+      }
+      return `${text}}\n`;
+    }
     pieces.unshift(['type', `"${type}"`]);
-    return `${joinRecord(pieces, event === undefined ? undefined : this.restOf(event), encodeValue, 'hep')}\n`;
+    return `${joinRecord(pieces, rest, encodeValue, 'hep')}\n`;
   }
 }

@@ -1,0 +1,159 @@
+// Seeded generator of the benchmark corpus. Nothing large is committed: the same seed gives the
+// same bytes on every machine, so runs are comparable.
+//
+// One HEP v1 stream: a header, one run, then rounds of `message_start`, many short
+// `message_delta` frames, sometimes tool calls (`tool_start`, `tool_delta` with 200–2000
+// characters of output) and a `turn_done` with tool results and usage. Every line is written in
+// the reference key order, so `hep.stringify(hep.parse(x).events) === x` holds for the corpus.
+//
+// Variants: `ascii`, and `cjk` (CJK text and emoji, so UTF-8 sequences split across chunks).
+
+/** mulberry32: a small, fast, seedable PRNG (uniform in [0, 1)). */
+export function prng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const ASCII_WORDS = (
+  'the a to of and in is it for on that with as this be test file run build error value function ' +
+  'return const let import export module type string number array object null true false async ' +
+  'await promise stream chunk line byte buffer decode encode parse check tool call result output ' +
+  'src/index.ts package.json README.md "quoted" path=./lib {x} [1,2] x<y && y>z 100% ok done'
+).split(' ');
+const CJK_WORDS = (
+  '这是 一个 测试 文件 构建 错误 函数 返回 字符串 数组 对象 流式 解析 检查 工具 调用 结果 输出 ' +
+  'テスト ファイル エラー 関数 結果 出力 確認 完了 코드 파일 오류 결과 ✅ 🚀 🎉 👍🏽 🧪 📦 ⚠️ — … ' +
+  'the test ok run'
+).split(' ');
+
+function makeText(rand, words, minChars, maxChars) {
+  const target = minChars + Math.floor(rand() * (maxChars - minChars + 1));
+  let s = '';
+  while (s.length < target) {
+    const w = words[Math.floor(rand() * words.length)];
+    s += s.length === 0 ? w : rand() < 0.06 ? `\n${w}` : ` ${w}`;
+  }
+  // Cut on a code point boundary (never half a surrogate pair).
+  let end = Math.min(s.length, maxChars);
+  const c = s.charCodeAt(end - 1);
+  if (c >= 0xd800 && c <= 0xdbff) end--;
+  return s.slice(0, end);
+}
+
+function cost(rand) {
+  // Never integral: HEP writes integral costs as `1.0`, JSON.stringify as `1`.
+  return Math.floor(rand() * 10000) / 100000 + 0.00001;
+}
+
+/**
+ * Yields HEP v1 lines (without the newline) forever: a header, `agent_start`, then rounds.
+ * `variant` is `ascii` or `cjk`.
+ */
+export function* hepLines(seed = 1, variant = 'ascii') {
+  const rand = prng(seed);
+  const words = variant === 'cjk' ? CJK_WORDS : ASCII_WORDS;
+  yield JSON.stringify({ type: 'hep_header', hep: 'v1', fah: '0.42.0', session: `s-bench-${seed}` });
+  yield JSON.stringify({ type: 'agent_start', turn_id: 1 });
+  let callId = 0;
+  for (let turn = 1; ; turn++) {
+    yield JSON.stringify({ type: 'message_start', turn_id: turn, role: 'assistant' });
+    const deltas = 4 + Math.floor(rand() * 24);
+    let message = '';
+    for (let i = 0; i < deltas; i++) {
+      const delta = makeText(rand, words, 4, 60);
+      message += delta;
+      yield JSON.stringify({ type: 'message_delta', turn_id: turn, delta });
+    }
+    const results = [];
+    if (rand() < 0.45) {
+      const calls = 1 + Math.floor(rand() * 3);
+      for (let c = 0; c < calls; c++) {
+        const id = `call_${++callId}`;
+        const name = ['read', 'bash', 'grep', 'edit'][Math.floor(rand() * 4)];
+        yield JSON.stringify({
+          type: 'tool_start',
+          turn_id: turn,
+          id,
+          name,
+          args_summary: `path=${JSON.stringify(makeText(rand, words, 5, 30))}`,
+        });
+        const updates = 1 + Math.floor(rand() * 3);
+        let first = '';
+        for (let u = 0; u < updates; u++) {
+          const update = makeText(rand, words, 200, 2000);
+          if (u === 0) first = update;
+          yield JSON.stringify({ type: 'tool_delta', turn_id: turn, id, update });
+        }
+        results.push({ id, name, ok: rand() < 0.9, text: first });
+      }
+    }
+    yield JSON.stringify({
+      type: 'turn_done',
+      turn_id: turn,
+      message,
+      tool_results: results,
+      usage: {
+        input: 500 + Math.floor(rand() * 50000),
+        output: 10 + Math.floor(rand() * 2000),
+        cost: cost(rand),
+      },
+      stop_reason: results.length > 0 ? 'toolUse' : 'stop',
+    });
+  }
+}
+
+/**
+ * Yields Buffers of about `pieceBytes` each, made of whole rounds, until `bytes` bytes have been
+ * produced (the last piece may overshoot by one line). Memory stays at one piece.
+ */
+export function* hepPieces({ bytes, seed = 1, variant = 'ascii', pieceBytes = 1 << 20 }) {
+  let produced = 0;
+  let parts = [];
+  let size = 0;
+  for (const line of hepLines(seed, variant)) {
+    parts.push(line);
+    size += line.length + 1; // UTF-16 length: only a trigger, the Buffer length is exact
+    // Pieces end after a `turn_done`, so any prefix of pieces is a complete HEP stream.
+    if (size >= pieceBytes && line.startsWith('{"type":"turn_done"')) {
+      const buf = Buffer.from(`${parts.join('\n')}\n`, 'utf8');
+      parts = [];
+      size = 0;
+      produced += buf.length;
+      yield buf;
+      if (produced >= bytes) return;
+    }
+  }
+}
+
+/** The whole corpus as one Buffer of about `mb` MiB, with its line count. */
+export function generateHep({ mb = 100, seed = 1, variant = 'ascii' } = {}) {
+  const pieces = [...hepPieces({ bytes: mb * 1024 * 1024, seed, variant })];
+  const buffer = Buffer.concat(pieces);
+  let lines = 0;
+  for (let i = buffer.indexOf(10); i !== -1; i = buffer.indexOf(10, i + 1)) lines++;
+  return { buffer, lines };
+}
+
+/** `buffer` cut into `size`-byte views (no copies). */
+export function chunk(buffer, size) {
+  const out = [];
+  for (let i = 0; i < buffer.length; i += size)
+    out.push(buffer.subarray(i, Math.min(i + size, buffer.length)));
+  return out;
+}
+
+/**
+ * Yields `size`-byte chunks of a generated stream of `bytes` bytes, generated on the fly: for
+ * the 1 GB runs, which must never hold the input.
+ */
+export function* hepChunkStream({ bytes, seed = 1, variant = 'ascii', size = 64 * 1024 }) {
+  for (const piece of hepPieces({ bytes, seed, variant })) {
+    for (let i = 0; i < piece.length; i += size) yield piece.subarray(i, Math.min(i + size, piece.length));
+  }
+}

@@ -1,0 +1,775 @@
+// agentwire benchmark suite: `npm run bench` (builds, then `node --expose-gc bench/run.mjs`).
+//
+// Everything runs in one process. Within a scenario the pipelines are interleaved (run 1 of every
+// pipeline, then run 2 of every pipeline, ...; the order rotates per run) and each ratio is the
+// median of the per-run ratios against the baseline measured in the same run: absolute MB/s drift
+// on a shared 2-core machine, same-run ratios hold. Timings are printed and written to
+// docs/benchmarks.md; nothing here is asserted by the unit tests.
+//
+// Flags: --mb N (corpus size, default 100), --runs N (default 5, at least 5 is the rule),
+// --big (scaling up to 1 GB fed in 64 KiB chunks), --only a,b (scenario ids), --pipes x,y (keep
+// only the pipelines whose names contain one of these, plus the baseline), --lib path
+// (the built library, default ../dist/index.js), --out path (default docs/benchmarks.md,
+// `-` to skip writing).
+
+import { isAscii } from 'node:buffer';
+import { once } from 'node:events';
+import { writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { dirname, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { Readable } from 'node:stream';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { createParser } from 'eventsource-parser';
+import ndjson from 'ndjson';
+import split2 from 'split2';
+import { chunk, generateHep } from './corpus.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+function flag(name, fallback) {
+  const i = process.argv.indexOf(`--${name}`);
+  if (i === -1) return fallback;
+  const v = process.argv[i + 1];
+  return v === undefined || v.startsWith('--') ? true : v;
+}
+
+const MB_ARG = Number(flag('mb', 100));
+const RUNS = Math.max(5, Number(flag('runs', 5)));
+const BIG = flag('big', false) === true;
+const ONLY = flag('only', '') === '' ? undefined : String(flag('only', '')).split(',');
+const LIB = resolve(here, String(flag('lib', '../dist/index.js')));
+const PIPES = flag('pipes', '') === '' ? undefined : String(flag('pipes', '')).split(',');
+const OUT = String(flag('out', resolve(here, '../docs/benchmarks.md')));
+
+const lib = await import(pathToFileURL(LIB).href);
+const { hep, LineSplitter } = lib;
+
+const gc = globalThis.gc ?? (() => {});
+const KiB = 1024;
+const MiB = 1024 * 1024;
+const MB = 1e6; // throughput is in decimal MB/s
+
+// ---------------------------------------------------------------------------------------------
+// Pipelines. Each takes the chunk list and returns how many records/events it produced.
+
+/** Decodes a byte region the way PERF.md found fastest: latin1 when all ASCII, else UTF-8. */
+function regionText(bytes, start, end) {
+  const view = bytes.subarray(start, end);
+  return isAscii(view) ? view.latin1Slice(0, view.length) : view.utf8Slice(0, view.length);
+}
+
+/**
+ * The bare pipeline, the ceiling: `indexOf(10)` on bytes, one decode per chunk region, a bounded
+ * pending byte buffer for the partial line, `JSON.parse` per line. No validation, no mapping.
+ */
+function bareDecode(chunks, parse = true) {
+  let pending = Buffer.allocUnsafe(64 * KiB);
+  let plen = 0;
+  let count = 0;
+  const append = (bytes, start, end) => {
+    const need = plen + end - start;
+    if (need > pending.length) {
+      const grown = Buffer.allocUnsafe(Math.max(need, pending.length * 2));
+      pending.copy(grown, 0, 0, plen);
+      pending = grown;
+    }
+    bytes.copy(pending, plen, start, end);
+    plen = need;
+  };
+  for (const c of chunks) {
+    let start = 0;
+    if (plen > 0) {
+      const lf = c.indexOf(10);
+      if (lf === -1) {
+        append(c, 0, c.length);
+        continue;
+      }
+      append(c, 0, lf);
+      const text = regionText(pending, 0, plen);
+      if (parse) JSON.parse(text);
+      count++;
+      plen = 0;
+      start = lf + 1;
+    }
+    const last = c.lastIndexOf(10);
+    if (last >= start) {
+      const text = regionText(c, start, last);
+      let s = 0;
+      for (;;) {
+        const e = text.indexOf('\n', s);
+        const line = e === -1 ? text.slice(s) : text.slice(s, e);
+        if (parse) JSON.parse(line);
+        count++;
+        if (e === -1) break;
+        s = e + 1;
+      }
+      start = last + 1;
+    }
+    if (start < c.length) append(c, start, c.length);
+  }
+  if (plen > 0) {
+    if (parse) JSON.parse(regionText(pending, 0, plen));
+    count++;
+  }
+  return count;
+}
+
+/** The byte-level SSE baseline: blocks split on `\n\n`, `data:` lines joined, `JSON.parse`. */
+function bareSse(chunks) {
+  let pending = '';
+  let count = 0;
+  for (const c of chunks) {
+    const last = c.lastIndexOf('\n\n');
+    if (last === -1) {
+      pending += regionText(c, 0, c.length);
+      continue;
+    }
+    const text = pending + regionText(c, 0, last);
+    pending = regionText(c, last + 2, c.length);
+    let s = 0;
+    for (;;) {
+      const e = text.indexOf('\n\n', s);
+      const block = e === -1 ? text.slice(s) : text.slice(s, e);
+      const d = block.indexOf('data: ');
+      if (d !== -1) {
+        const nl = block.indexOf('\n', d);
+        JSON.parse(nl === -1 ? block.slice(d + 6) : block.slice(d + 6, nl));
+        count++;
+      }
+      if (e === -1) break;
+      s = e + 2;
+    }
+  }
+  return count;
+}
+
+function drain(stream, onData) {
+  return new Promise((ok, fail) => {
+    stream.on('data', onData);
+    stream.on('end', ok);
+    stream.on('error', fail);
+  });
+}
+
+async function viaNdjson(chunks) {
+  let count = 0;
+  await drain(Readable.from(chunks).pipe(ndjson.parse()), () => count++);
+  return count;
+}
+
+async function viaSplit2(chunks) {
+  let count = 0;
+  await drain(Readable.from(chunks).pipe(split2(JSON.parse)), () => count++);
+  return count;
+}
+
+async function viaReadline(chunks) {
+  let count = 0;
+  const rl = createInterface({ input: Readable.from(chunks), crlfDelay: Number.POSITIVE_INFINITY });
+  rl.on('line', (line) => {
+    JSON.parse(line);
+    count++;
+  });
+  await once(rl, 'close');
+  return count;
+}
+
+function viaEventsourceParser(chunks) {
+  let count = 0;
+  const parser = createParser({
+    onEvent(event) {
+      JSON.parse(event.data);
+      count++;
+    },
+  });
+  const td = new TextDecoder();
+  for (const c of chunks) parser.feed(td.decode(c, { stream: true }));
+  parser.feed(td.decode());
+  return count;
+}
+
+function pushDecoder(codec) {
+  return (chunks) => {
+    const d = codec.createDecoder();
+    let count = 0;
+    for (const c of chunks) count += d.push(c).length;
+    return count + d.end().length;
+  };
+}
+
+function asyncDecode(codec) {
+  return async (chunks) => {
+    let count = 0;
+    for await (const _ of codec.decode(Readable.from(chunks))) count++;
+    return count;
+  };
+}
+
+function webChunks(chunks) {
+  let i = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (i < chunks.length) controller.enqueue(chunks[i++]);
+      else controller.close();
+    },
+  });
+}
+
+function webDecode(codec) {
+  return async (chunks) => {
+    let count = 0;
+    for await (const _ of webChunks(chunks).pipeThrough(codec.decoderStream())) count++;
+    return count;
+  };
+}
+
+function splitterOnly(chunks) {
+  let count = 0;
+  const s = new LineSplitter({
+    line: () => count++,
+    diagnostic: () => {},
+  });
+  for (const c of chunks) s.push(c);
+  s.end();
+  return count;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scenarios
+
+const results = [];
+const notes = [];
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/**
+ * Runs `pipelines` interleaved `RUNS` times over `chunks` and records per-pipeline medians and
+ * ratios against the pipeline named `baseline` (and `peer`, when given).
+ */
+async function scenario({ id, title, bytes, chunks, pipelines: all, baseline, peer, targets = {} }) {
+  let pipelines = all;
+  if (ONLY !== undefined && !ONLY.includes(id)) return;
+  if (PIPES !== undefined)
+    pipelines = pipelines.filter((p, i) => i === 0 || PIPES.some((x) => p.name.includes(x)));
+  console.log(`\n## ${title}  (${(bytes / MB).toFixed(1)} MB, ${chunks.length} chunks, ${RUNS} runs)`);
+  const warmList = warmUp(chunks);
+  const times = new Map(pipelines.map((p) => [p.name, []]));
+  const counts = new Map();
+  for (let r = 0; r < RUNS; r++) {
+    const order = pipelines.map((_, i) => pipelines[(i + r) % pipelines.length]);
+    for (const p of order) {
+      // A forced full GC lets V8 drop the hidden classes of the last run's objects and, with them,
+      // optimised code that embedded them (deopt "weak objects"); a long-running stream never sees
+      // that. A short warm-up on the first ~2 MB puts every pipeline back in its steady state.
+      gc();
+      await (p.warm ? p.warm() : p.run(warmList));
+      if (process.env.BENCH_TRACE) console.log(`>>> ${p.name}`);
+      const t0 = performance.now();
+      const n = await p.run(chunks);
+      const t = performance.now() - t0;
+      times.get(p.name).push(t);
+      counts.set(p.name, n);
+    }
+  }
+  const base = times.get(baseline);
+  const peerTimes = peer === undefined ? undefined : times.get(peer);
+  for (const p of pipelines) {
+    const ts = times.get(p.name);
+    const t = median(ts);
+    const vsBase = median(ts.map((x, i) => base[i] / x));
+    const vsPeer = peerTimes === undefined ? undefined : median(ts.map((x, i) => peerTimes[i] / x));
+    const target = targets[p.name];
+    let pass;
+    if (target !== undefined) {
+      pass = vsBase >= target.bare && (target.peer === undefined || vsPeer >= target.peer);
+    }
+    const row = {
+      scenario: title,
+      pipeline: p.name,
+      mbps: bytes / MB / (t / 1000),
+      eps: counts.get(p.name) / (t / 1000),
+      vsBase,
+      vsPeer,
+      target,
+      pass,
+      peerName: peer,
+    };
+    results.push(row);
+    console.log(
+      `${p.name.padEnd(44)} ${row.mbps.toFixed(0).padStart(6)} MB/s ${(row.eps / 1e6).toFixed(2).padStart(6)} M ev/s  ` +
+        `×bare ${vsBase.toFixed(2)}${vsPeer === undefined ? '' : `  ×${peer} ${vsPeer.toFixed(2)}`}` +
+        `${target === undefined ? '' : `  target ${targetText(target, peer)} ${pass ? 'PASS' : 'FAIL'}`}`,
+    );
+  }
+}
+
+/** About the first 2 MB of `chunks`, cut after a line feed so every pipeline sees whole lines. */
+function warmUp(chunks) {
+  const out = [];
+  let bytes = 0;
+  for (const c of chunks) {
+    const lf = c.lastIndexOf(10);
+    if (bytes >= 2 * MiB && lf !== -1) {
+      out.push(c.subarray(0, lf + 1));
+      break;
+    }
+    out.push(c);
+    bytes += c.length;
+  }
+  return out;
+}
+
+function targetText(target, peer) {
+  return `≥ ${target.bare} × bare${target.peer === undefined ? '' : `, ≥ ${target.peer} × ${peer}`}`;
+}
+
+function decodePipelines(withPeers = true) {
+  const list = [{ name: 'bare (indexOf + decode + JSON.parse)', run: bareDecode }];
+  if (withPeers) {
+    list.push(
+      { name: 'ndjson.parse()', run: viaNdjson },
+      { name: 'split2(JSON.parse)', run: viaSplit2 },
+      { name: 'readline + JSON.parse', run: viaReadline },
+    );
+  }
+  list.push(
+    { name: 'hep.createDecoder().push', run: pushDecoder(hep) },
+    { name: 'hep.decode(Readable)', run: asyncDecode(hep) },
+    { name: 'hep.decoderStream() (Web)', run: webDecode(hep) },
+  );
+  return list;
+}
+
+const BARE = 'bare (indexOf + decode + JSON.parse)';
+const HEP_TARGETS = {
+  'hep.createDecoder().push': { bare: 0.85, peer: 1.2 },
+  'hep.decode(Readable)': { bare: 0.75 },
+  'hep.decoderStream() (Web)': { bare: 0.6 },
+};
+
+// Formats other than HEP slot in here once their codecs exist: each entry decodes the same
+// events re-encoded in its own wire format (see `otherFormatCorpus`).
+const OTHER_FORMATS = [
+  { key: 'highbar', sse: false, targets: { bare: 0.85, peer: 1.2 } },
+  { key: 'nativeharness', sse: true, targets: { bare: 0.85 } },
+];
+
+/** The HEP corpus re-encoded by another codec, streamed piece by piece (never two copies). */
+function otherFormatCorpus(codec, buffer) {
+  const d = hep.createDecoder();
+  const e = codec.createEncoder();
+  const parts = [];
+  for (const c of chunk(buffer, MiB)) {
+    let text = '';
+    for (const ev of d.push(c)) text += e.write(ev);
+    parts.push(Buffer.from(text));
+  }
+  let text = '';
+  for (const ev of d.end()) text += e.write(ev);
+  parts.push(Buffer.from(text + e.end()));
+  return Buffer.concat(parts);
+}
+
+/** The HEP corpus as plain SSE (`id: N` / `data: {json}` / blank line), for the SSE peers. */
+function sseCorpus(buffer) {
+  const parts = [];
+  let id = 0;
+  const text = buffer.toString('utf8');
+  let s = 0;
+  let piece = '';
+  for (;;) {
+    const e = text.indexOf('\n', s);
+    if (e === -1) break;
+    piece += `id: ${++id}\ndata: ${text.slice(s, e)}\n\n`;
+    if (piece.length > MiB) {
+      parts.push(Buffer.from(piece));
+      piece = '';
+    }
+    s = e + 1;
+  }
+  parts.push(Buffer.from(piece));
+  return Buffer.concat(parts);
+}
+
+function memRow(name, value, target, pass) {
+  results.push({ scenario: 'memory and time bounds', pipeline: name, text: value, targetText: target, pass });
+  console.log(`${name.padEnd(58)} ${value}  ${target}${pass === undefined ? '' : pass ? ' PASS' : ' FAIL'}`);
+}
+
+async function longLine() {
+  if (ONLY !== undefined && !ONLY.includes('longline')) return;
+  console.log('\n## One 50 MB line without newline, then a small line, maxLineBytes 1 MiB');
+  const block = Buffer.alloc(64 * KiB, 0x61);
+  const next = Buffer.from('\n{"type":"hep_header","hep":"v1","fah":"0.42.0","session":"s"}\n');
+  for (const via of ['createDecoder', 'decode']) {
+    gc();
+    const rss0 = process.memoryUsage.rss();
+    let peak = rss0;
+    const diagnostics = [];
+    let events = 0;
+    const opts = { maxLineBytes: MiB, onDiagnostic: (d) => diagnostics.push(d) };
+    const t0 = performance.now();
+    if (via === 'createDecoder') {
+      const d = hep.createDecoder(opts);
+      for (let sent = 0; sent < 50 * MiB; sent += block.length) {
+        d.push(block);
+        if ((sent & (MiB - 1)) === 0) peak = Math.max(peak, process.memoryUsage.rss());
+      }
+      events += d.push(next).length + d.end().length;
+    } else {
+      async function* source() {
+        for (let sent = 0; sent < 50 * MiB; sent += block.length) {
+          yield block;
+          if ((sent & (MiB - 1)) === 0) peak = Math.max(peak, process.memoryUsage.rss());
+        }
+        yield next;
+      }
+      for await (const _ of hep.decode(source(), opts)) events++;
+    }
+    const t = performance.now() - t0;
+    peak = Math.max(peak, process.memoryUsage.rss());
+    const growth = (peak - rss0) / MiB;
+    const ok = events === 1 && diagnostics.length === 1 && diagnostics[0].code === 'line_too_long';
+    memRow(`hep.${via}: time to the next line`, `${t.toFixed(1)} ms`, '< 100 ms', t < 100);
+    memRow(`hep.${via}: peak RSS growth`, `${growth.toFixed(1)} MB`, '< 16 MB', growth < 16);
+    memRow(`hep.${via}: next line delivered`, ok ? 'yes' : `no (${events} events)`, 'yes', ok);
+  }
+}
+
+async function gigabyte(buffer) {
+  if (ONLY !== undefined && !ONLY.includes('gigabyte')) return;
+  const passes = Math.ceil(1024 ** 3 / buffer.length);
+  console.log(`\n## 1 GB of frames through hep.decode() (the corpus streamed ${passes}×, 64 KiB chunks)`);
+  gc();
+  const rss0 = process.memoryUsage.rss();
+  let peak = rss0;
+  let n = 0;
+  async function* source() {
+    for (let p = 0; p < passes; p++) {
+      for (let i = 0; i < buffer.length; i += 64 * KiB) {
+        yield buffer.subarray(i, Math.min(i + 64 * KiB, buffer.length));
+        if ((++n & 255) === 0) peak = Math.max(peak, process.memoryUsage.rss());
+      }
+    }
+  }
+  let events = 0;
+  const t0 = performance.now();
+  for await (const _ of hep.decode(source())) events++;
+  const t = (performance.now() - t0) / 1000;
+  const growth = (peak - rss0) / MiB;
+  const gb = (passes * buffer.length) / 1024 ** 3;
+  memRow(
+    `hep.decode(): ${gb.toFixed(2)} GiB, ${(events / 1e6).toFixed(1)} M events in ${t.toFixed(1)} s: peak RSS growth`,
+    `${growth.toFixed(1)} MB`,
+    '< 64 MB',
+    growth < 64,
+  );
+}
+
+async function scaling(buffer) {
+  if (ONLY !== undefined && !ONLY.includes('scaling')) return;
+  console.log('\n## Scaling: hep.createDecoder().push, 64 KiB chunks, time per MB');
+  const chunks = chunk(buffer, 64 * KiB);
+  const sizes = [10 * MB, 100 * MB];
+  if (BIG) sizes.push(1000 * MB);
+  for (const size of sizes) {
+    // Sizes past the corpus feed it again to the same decoder: the input is never held twice.
+    const runs = [];
+    for (let r = 0; r < (size > 200 * MB ? 1 : RUNS); r++) {
+      gc();
+      const d = hep.createDecoder();
+      let fed = 0;
+      const t0 = performance.now();
+      outer: for (;;) {
+        for (const c of chunks) {
+          d.push(c);
+          fed += c.length;
+          if (fed >= size) break outer;
+        }
+      }
+      d.end();
+      runs.push({ ms: performance.now() - t0, fed });
+    }
+    const ms = median(runs.map((x) => (x.ms / x.fed) * MB));
+    results.push({ scenario: 'scaling', pipeline: `${size / MB} MB`, text: `${ms.toFixed(2)} ms/MB` });
+    console.log(`${`${size / MB} MB`.padEnd(10)} ${ms.toFixed(2)} ms/MB`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Main
+
+console.log(
+  `agentwire bench: Node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'} ×${cpus().length}`,
+);
+console.log(`library: ${LIB}`);
+
+let t0 = performance.now();
+const ascii = generateHep({ mb: MB_ARG, variant: 'ascii' });
+const cjk = generateHep({ mb: MB_ARG, variant: 'cjk' });
+const small = generateHep({ mb: Math.max(4, Math.round(MB_ARG / 10)), variant: 'ascii' });
+console.log(`corpus generated in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+
+// Sanity: the corpus is conforming HEP, so the writer benchmark writes what it read.
+{
+  const probe = generateHep({ mb: 1, variant: 'ascii' }).buffer;
+  const parsed = hep.parse(probe);
+  if (parsed.diagnostics.length > 0 || hep.stringify(parsed.events) !== probe.toString('utf8')) {
+    throw new Error('bench corpus does not round-trip through hep: fix bench/corpus.mjs');
+  }
+}
+
+await scenario({
+  id: 'ascii64k',
+  title: 'HEP decode, ASCII, 64 KiB chunks',
+  bytes: ascii.buffer.length,
+  chunks: chunk(ascii.buffer, 64 * KiB),
+  pipelines: decodePipelines(),
+  baseline: BARE,
+  peer: 'ndjson.parse()',
+  targets: HEP_TARGETS,
+});
+await scenario({
+  id: 'ascii16k',
+  title: 'HEP decode, ASCII, 16 KiB chunks',
+  bytes: ascii.buffer.length,
+  chunks: chunk(ascii.buffer, 16 * KiB),
+  pipelines: decodePipelines(),
+  baseline: BARE,
+  peer: 'ndjson.parse()',
+});
+await scenario({
+  id: 'cjk64k',
+  title: 'HEP decode, CJK/emoji, 64 KiB chunks',
+  bytes: cjk.buffer.length,
+  chunks: chunk(cjk.buffer, 64 * KiB),
+  pipelines: decodePipelines(),
+  baseline: BARE,
+  peer: 'ndjson.parse()',
+});
+await scenario({
+  id: 'ascii64b',
+  title: `HEP decode, ASCII, 64 B chunks (${(small.buffer.length / MB).toFixed(0)} MB corpus)`,
+  bytes: small.buffer.length,
+  chunks: chunk(small.buffer, 64),
+  pipelines: decodePipelines(),
+  baseline: BARE,
+  peer: 'ndjson.parse()',
+  targets: { 'hep.createDecoder().push': { bare: 0.7 } },
+});
+await scenario({
+  id: 'splitter',
+  title: 'Line splitter alone (no JSON.parse), ASCII, 64 KiB chunks',
+  bytes: ascii.buffer.length,
+  chunks: chunk(ascii.buffer, 64 * KiB),
+  pipelines: [
+    { name: 'bare split (indexOf + decode)', run: (c) => bareDecode(c, false) },
+    { name: 'LineSplitter.push', run: splitterOnly },
+  ],
+  baseline: 'bare split (indexOf + decode)',
+});
+{
+  const sse = sseCorpus(ascii.buffer);
+  await scenario({
+    id: 'sse',
+    title: 'SSE (id/data/blank line) of the same frames, ASCII, 64 KiB chunks',
+    bytes: sse.length,
+    chunks: chunk(sse, 64 * KiB),
+    pipelines: [
+      { name: 'byte-level SSE split + JSON.parse', run: bareSse },
+      { name: 'eventsource-parser + JSON.parse', run: viaEventsourceParser },
+    ],
+    baseline: 'byte-level SSE split + JSON.parse',
+  });
+}
+for (const f of OTHER_FORMATS) {
+  const codec = lib[f.key];
+  if (codec === undefined || typeof codec.createDecoder !== 'function') {
+    notes.push(`${f.key}: codec not in this build yet; its rows are skipped.`);
+    continue;
+  }
+  const wire = otherFormatCorpus(codec, ascii.buffer);
+  const chunks = chunk(wire, 64 * KiB);
+  const pipelines = f.sse
+    ? [
+        { name: 'eventsource-parser + JSON.parse', run: viaEventsourceParser },
+        { name: `${f.key}.createDecoder().push`, run: pushDecoder(codec) },
+      ]
+    : [
+        { name: BARE, run: bareDecode },
+        { name: 'ndjson.parse()', run: viaNdjson },
+        { name: `${f.key}.createDecoder().push`, run: pushDecoder(codec) },
+        { name: `${f.key}.decode(Readable)`, run: asyncDecode(codec) },
+      ];
+  await scenario({
+    id: f.key,
+    title: `${f.key} decode of the same events, ASCII, 64 KiB chunks`,
+    bytes: wire.length,
+    chunks,
+    pipelines,
+    baseline: pipelines[0].name,
+    peer: f.sse ? undefined : 'ndjson.parse()',
+    targets: { [`${f.key}.createDecoder().push`]: f.targets },
+  });
+}
+{
+  // Writers: the frames of a (smaller) corpus as canonical events and as parsed wire objects.
+  const w = generateHep({ mb: Math.min(MB_ARG, 25), variant: 'ascii' });
+  const events = hep.parse(w.buffer).events;
+  const text = w.buffer.toString('utf8');
+  const frames = text
+    .slice(0, -1)
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  const writers = [
+    {
+      name: 'JSON.stringify(frame) + "\\n"',
+      run: (_, list = frames) => {
+        let n = 0;
+        for (const f of list) n += `${JSON.stringify(f)}\n`.length;
+        return list.length + n * 0;
+      },
+    },
+    {
+      name: 'hep.createEncoder().write',
+      run: (_, list = events) => {
+        const e = hep.createEncoder();
+        let n = 0;
+        for (const ev of list) n += e.write(ev).length;
+        n += e.end().length;
+        return frames.length + n * 0;
+      },
+    },
+  ];
+  for (const f of OTHER_FORMATS) {
+    const codec = lib[f.key];
+    if (codec === undefined || typeof codec.createEncoder !== 'function') continue;
+    writers.push({
+      name: `${f.key}.createEncoder().write`,
+      run: (_, list = events) => {
+        const e = codec.createEncoder();
+        let n = 0;
+        for (const ev of list) n += e.write(ev).length;
+        return frames.length + (n + e.end().length) * 0;
+      },
+    });
+  }
+  for (const wr of writers)
+    wr.warm = () =>
+      wr.run(undefined, wr.name.startsWith('JSON') ? frames.slice(0, 8000) : events.slice(0, 8000));
+  const writerTargets = {};
+  for (const wr of writers.slice(1)) writerTargets[wr.name] = { bare: 0.8 };
+  await scenario({
+    id: 'writers',
+    title: `Writers, ${(w.buffer.length / MB).toFixed(0)} MB of HEP frames (events/s = frames/s)`,
+    bytes: w.buffer.length,
+    chunks: [],
+    pipelines: writers,
+    baseline: writers[0].name,
+    targets: writerTargets,
+  });
+}
+if (lib.nativeharness !== undefined && typeof lib.nativeharness.createEncoder === 'function') {
+  const nh = lib.nativeharness;
+  await scenario({
+    id: 'convert',
+    title: 'HEP → nativeharness SSE convert, ASCII, 64 KiB chunks',
+    bytes: ascii.buffer.length,
+    chunks: chunk(ascii.buffer, 64 * KiB),
+    pipelines: [
+      { name: BARE, run: bareDecode },
+      {
+        name: 'hep decode → nativeharness encode',
+        run: (chunks) => {
+          const d = hep.createDecoder();
+          const e = nh.createEncoder();
+          let n = 0;
+          for (const c of chunks) for (const ev of d.push(c)) n += e.write(ev).length;
+          for (const ev of d.end()) n += e.write(ev).length;
+          return n + e.end().length;
+        },
+      },
+    ],
+    baseline: BARE,
+    targets: { 'hep decode → nativeharness encode': { bare: 0.45 } },
+  });
+}
+
+await longLine();
+await gigabyte(ascii.buffer);
+await scaling(ascii.buffer);
+
+// ---------------------------------------------------------------------------------------------
+// Report
+
+function markdown() {
+  const lines = [];
+  lines.push('# Benchmarks');
+  lines.push('');
+  lines.push(
+    'Generated by `npm run bench` (`bench/run.mjs`); do not edit by hand. One process, interleaved runs,',
+  );
+  lines.push(
+    `medians of ${RUNS}; each ratio is the median of per-run ratios against the baseline timed in the same run.`,
+  );
+  lines.push(
+    'MB = 10^6 bytes of wire input; events/s counts what each pipeline outputs (lines for the peers,',
+  );
+  lines.push('canonical events for agentwire). Absolute numbers drift between runs; ratios hold.');
+  lines.push('');
+  lines.push(`- Date: ${new Date().toISOString()}`);
+  lines.push(`- Node: ${process.version} (${process.platform} ${process.arch})`);
+  lines.push(
+    `- CPU: ${cpus()[0]?.model ?? 'unknown'} ×${cpus().length}, ${(totalmem() / 1024 ** 3).toFixed(0)} GiB RAM`,
+  );
+  lines.push(
+    `- Corpus: seeded (\`bench/corpus.mjs\`), ${(ascii.buffer.length / MB).toFixed(0)} MB ASCII (${ascii.lines} lines), ` +
+      `${(cjk.buffer.length / MB).toFixed(0)} MB CJK/emoji (${cjk.lines} lines); 64 B chunks use a ` +
+      `${(small.buffer.length / MB).toFixed(0)} MB corpus.`,
+  );
+  lines.push('');
+  let current;
+  for (const r of results) {
+    if (r.scenario !== current) {
+      current = r.scenario;
+      lines.push('', `## ${current}`, '');
+      if (r.text !== undefined) lines.push('| measure | value | target | |', '|---|---:|---|---|');
+      else
+        lines.push(
+          '| pipeline | MB/s | events/s | vs baseline | vs peer | target | |',
+          '|---|---:|---:|---:|---:|---|---|',
+        );
+    }
+    if (r.text !== undefined) {
+      lines.push(
+        `| ${r.pipeline} | ${r.text} | ${r.targetText ?? ''} | ${r.pass === undefined ? '' : r.pass ? 'pass' : '**FAIL**'} |`,
+      );
+    } else {
+      lines.push(
+        `| ${r.pipeline.replaceAll('|', '\\|')} | ${r.mbps.toFixed(0)} | ${(r.eps / 1e6).toFixed(2)} M | ${r.vsBase.toFixed(2)} | ` +
+          `${r.vsPeer === undefined ? '' : `${r.vsPeer.toFixed(2)} (${r.peerName})`} | ` +
+          `${r.target === undefined ? '' : targetText(r.target, r.peerName)} | ${r.pass === undefined ? '' : r.pass ? 'pass' : '**FAIL**'} |`,
+      );
+    }
+  }
+  if (notes.length > 0) lines.push('', '## Notes', '', ...notes.map((n) => `- ${n}`));
+  lines.push(
+    '',
+    'The baseline of each decode table is its first row. The 1 GB runs stream the generated corpus',
+    'again and again (never holding 1 GB); scaling is flat when ms/MB stays the same.',
+    '',
+  );
+  return lines.join('\n');
+}
+
+if (notes.length > 0) console.log(`\n${notes.join('\n')}`);
+if (OUT !== '-' && ONLY === undefined) {
+  writeFileSync(OUT, markdown());
+  console.log(`\nwrote ${OUT}`);
+}
+t0 = 0;
