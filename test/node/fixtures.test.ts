@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { codecFor } from '../../src/index';
 import { listFixtures, loadFixture } from '../../src/node/fixtures';
@@ -6,10 +6,12 @@ import { expectGolden } from '../golden';
 
 describe('the fixture kit', () => {
   test('nativeharness fixtures in their other framings have goldens of their own', () => {
-    for (const file of readdirSync('fixtures/nativeharness').filter((f) => /\.(jsonl|json)$/.test(f) && !f.includes('golden'))) {
+    for (const file of readdirSync('fixtures/nativeharness').filter(
+      (f) => /\.(jsonl|json)$/.test(f) && !f.includes('golden'),
+    )) {
       const codec = codecFor('nativeharness')!;
       const framing = file.endsWith('.jsonl') ? 'jsonl' : 'json';
-      const parsed = codec.parse(new Uint8Array(require('node:fs').readFileSync(`fixtures/nativeharness/${file}`)), {
+      const parsed = codec.parse(new Uint8Array(readFileSync(`fixtures/nativeharness/${file}`)), {
         framing,
       } as object);
       expect(parsed.diagnostics).toEqual([]);
