@@ -1,7 +1,7 @@
 import { createReadStream, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { Codec } from './codec';
-import { convertStream } from './convert';
+import { convertStream, detectFromStream } from './convert';
 import { detectFormat } from './detect';
 import type { Diagnostic, Format } from './diagnostics';
 import { codecFor, codecs } from './formats';
@@ -54,15 +54,14 @@ interface Input {
   chunks: AsyncIterable<Uint8Array>;
 }
 
-// The input's format: as given, else detected from its first chunk (which is then replayed).
+// The input's format: as given, else detected from its first line (the chunks read are replayed).
 async function openInput(format: Format | undefined, source: AsyncIterable<Uint8Array>): Promise<Input> {
   if (format !== undefined) return { codec: codecFor(format)!, chunks: source };
   const it = source[Symbol.asyncIterator]();
-  const first = await it.next();
-  const detected = first.done ? undefined : detectFormat(first.value)?.format;
-  const codec = codecFor(detected ?? 'hep') ?? codecFor('hep')!;
-  async function* replay() {
-    if (!first.done) yield first.value;
+  const { detection, head } = await detectFromStream(it);
+  const codec = codecFor(detection?.format ?? 'hep')!;
+  async function* replay(): AsyncGenerator<Uint8Array> {
+    for (const chunk of head) yield chunk as Uint8Array;
     for (;;) {
       const r = await it.next();
       if (r.done) return;

@@ -1,5 +1,5 @@
 import { type ChunkSource, type DecodeOptions, type EncodeOptions, toAsyncIterator } from './codec';
-import { detectFormat } from './detect';
+import { DETECT_BYTES, type Detection, detectFormat } from './detect';
 import { AgentwireError, type Diagnostic, type DiagnosticHandler, type Format } from './diagnostics';
 import { codecFor } from './formats';
 import type { AgentEvent } from './model';
@@ -16,6 +16,13 @@ export interface ConvertOptions {
   encode?: EncodeOptions & Record<string, unknown>;
   /** Receives every diagnostic: the decoder's and the writer's `loss` reports. */
   onDiagnostic?: DiagnosticHandler;
+  /**
+   * The clock (ms since the epoch) writers use for timestamps the input does not have (highbar
+   * `ts`, nativeharness `ts`). Default `Date.now`; inject one for deterministic output.
+   */
+  clock?: () => number;
+  /** Makes ids the input does not have (HEP session, nativeharness session and turn ids). */
+  idSource?: () => string;
 }
 
 /** What {@link convert} returns. */
@@ -34,7 +41,17 @@ function usage(message: string): AgentwireError {
 // Writers get told when events come from another format, where ids must be allocated anew.
 function encodeOptionsFor(from: Format, options: ConvertOptions, handler: DiagnosticHandler): EncodeOptions {
   const base: Record<string, unknown> = { ...options.encode, onDiagnostic: handler };
-  if (options.to === 'hep' && from !== 'hep' && base.turnIds === undefined) base.turnIds = 'allocate';
+  // One clock and one id source for every writer, under each writer's own option name.
+  if (options.clock !== undefined) {
+    base.clock ??= options.clock;
+    base.now ??= options.clock;
+  }
+  if (options.idSource !== undefined) base.idSource ??= options.idSource;
+  if (options.to === 'hep' && from !== 'hep') {
+    base.turnIds ??= 'allocate';
+    // full mode keeps an args object readable (up to 4000 characters); summary text cannot be read back.
+    base.args ??= 'full';
+  }
   return base as EncodeOptions;
 }
 
@@ -66,11 +83,12 @@ export function convert(input: string | Uint8Array, options: ConvertOptions): Co
 export async function* convertStream(source: ChunkSource, options: ConvertOptions): AsyncGenerator<string> {
   const handler = (d: Diagnostic) => options.onDiagnostic?.(d);
   const iterator = toAsyncIterator(source);
-  let first: IteratorResult<Uint8Array | string> | undefined;
+  let head: Array<Uint8Array | string> = [];
   let from = options.from;
   if (from === undefined) {
-    first = await iterator.next();
-    if (!first.done) from = detectFormat(first.value)?.format;
+    const detected = await detectFromStream(iterator);
+    head = detected.head;
+    from = detected.detection?.format;
     if (from === undefined) throw usage('cannot detect the input format; pass options.from');
   }
   const decoderCodec = codecFor(from);
@@ -86,7 +104,7 @@ export async function* convertStream(source: ChunkSource, options: ConvertOption
     }
   };
   try {
-    if (first !== undefined && !first.done) yield* emit(decoder.push(first.value));
+    for (const chunk of head) yield* emit(decoder.push(chunk));
     for (;;) {
       const r = await iterator.next();
       if (r.done) break;
@@ -98,4 +116,42 @@ export async function* convertStream(source: ChunkSource, options: ConvertOption
   } finally {
     await iterator.return?.();
   }
+}
+
+/**
+ * Reads chunks from `iterator` until the format can be told: a complete first non-blank line,
+ * {@link DETECT_BYTES} bytes, or the end of input. Returns the detection and the chunks read, to
+ * be fed to the decoder first.
+ */
+export async function detectFromStream(
+  iterator: AsyncIterator<Uint8Array | string>,
+): Promise<{ detection: Detection | undefined; head: Array<Uint8Array | string> }> {
+  const head: Array<Uint8Array | string> = [];
+  const encoder = new TextEncoder();
+  let sample = new Uint8Array(0);
+  for (;;) {
+    const r = await iterator.next();
+    if (r.done) break;
+    head.push(r.value);
+    const bytes = typeof r.value === 'string' ? encoder.encode(r.value) : r.value;
+    const joined = new Uint8Array(Math.min(sample.length + bytes.length, DETECT_BYTES));
+    joined.set(sample.subarray(0, joined.length), 0);
+    if (joined.length > sample.length)
+      joined.set(bytes.subarray(0, joined.length - sample.length), sample.length);
+    sample = joined;
+    if (sample.length >= DETECT_BYTES || hasFirstLine(sample)) break;
+  }
+  return { detection: sample.length === 0 ? undefined : detectFormat(sample), head };
+}
+
+// A complete non-blank first line (CR, LF or CRLF ended) has arrived.
+function hasFirstLine(bytes: Uint8Array): boolean {
+  let content = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i]!;
+    if (b === 10 || b === 13) {
+      if (content) return true;
+    } else if (b !== 32 && b !== 9 && !(i < 3 && (b === 0xef || b === 0xbb || b === 0xbf))) content = true;
+  }
+  return false;
 }

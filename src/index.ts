@@ -1,6 +1,6 @@
 export * from './bounds';
 export * from './codec';
-export { type ConvertOptions, type ConvertResult, convert, convertStream } from './convert';
+export { type ConvertOptions, type ConvertResult, convert, convertStream, detectFromStream } from './convert';
 export { DETECT_BYTES, type Detection, detectFormat } from './detect';
 export * from './diagnostics';
 export { codecFor, codecs } from './formats';

@@ -262,7 +262,7 @@ describe('writing', () => {
     ];
     expect(highbar.stringify(events, { now: () => 3000 })).toBe(
       '{"v": 1, "type": "hello", "ts": 1.0, "sdk": "my-agent/1.0", "pid": 1, "tools": ["f"]}\n' +
-        '{"v": 1, "type": "tool", "ts": 2.25, "fn": "f", "args": {"x": "\\u00e9"}, "error": "boom", "started_at": 1.5, "ended_at": 2.25, "context": {"test": "t"}}\n' +
+        '{"v": 1, "type": "tool", "ts": 2.25, "fn": "f", "args": {"x": "\\u00e9"}, "result": null, "error": "boom", "started_at": 1.5, "ended_at": 2.25, "context": {"test": "t"}}\n' +
         '{"v": 1, "type": "turn", "ts": 3.0, "message": "hi", "response": "yo", "context": {"test": "t"}}\n',
     );
   });
@@ -299,8 +299,8 @@ describe('writing', () => {
       'tool.end',
     ]);
     expect(out).toBe(
-      '{"v": 1, "type": "turn", "ts": 2.0}\n' +
-        '{"v": 1, "type": "tool", "ts": 1.0, "fn": "f", "args": {}, "result": null, "error": null, "started_at": 1.0, "ended_at": 1.0}\n',
+      '{"v": 1, "type": "tool", "ts": 1.0, "fn": "f", "args": {}, "result": null, "error": null, "started_at": 1.0, "ended_at": 1.0}\n' +
+        '{"v": 1, "type": "turn", "ts": 2.0}\n',
     );
   });
 

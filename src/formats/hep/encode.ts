@@ -123,7 +123,9 @@ export class HepEncoder implements Encoder {
   private nextTurnId = 1;
   private openTurnId: number | undefined;
   private agentStartEmitted = false;
+  private compacting = false;
   private results: string[] = [];
+  private readonly outputs = new Map<string, { text: string; length: number }>();
   private roundWritten = false;
 
   /** Creates a writer reporting losses to `sink`. */
@@ -150,7 +152,14 @@ export class HepEncoder implements Encoder {
         return this.header(event);
       case 'run.start': {
         let text = this.ensureHeader(event);
-        if (this.agentStartEmitted) return text;
+        if (this.agentStartEmitted) {
+          this.loss.report(
+            event,
+            'run.start',
+            'HEP carries one run per stream (one fa process): a later run continues as more rounds of the first',
+          );
+          return text;
+        }
         this.agentStartEmitted = true;
         const id = this.turnId(event);
         text += this.frame('agent_start', [['turn_id', formatInteger(id, 'turn_id')]], event);
@@ -196,6 +205,7 @@ export class HepEncoder implements Encoder {
         );
       case 'tool.output':
         if (event.text === '') return '';
+        this.collectOutput(event.call, event.text);
         return (
           this.ensureHeader(event) +
           this.frame(
@@ -266,10 +276,20 @@ export class HepEncoder implements Encoder {
           this.allocate || event.round === undefined
             ? (this.openTurnId ??= this.nextTurnId++)
             : this.take(event.round);
+        this.compacting = true;
         return text + this.frame('compaction_start', [['turn_id', String(id)]], event);
       }
       case 'compaction.end': {
-        const text = this.ensureHeader(event);
+        let text = this.ensureHeader(event);
+        if (!this.compacting) {
+          // HEP brackets every compaction: an end from a format without starts gets its start.
+          const open =
+            this.allocate || event.round === undefined
+              ? (this.openTurnId ??= this.nextTurnId++)
+              : this.take(event.round);
+          text += this.frame('compaction_start', [['turn_id', String(open)]], undefined);
+        }
+        this.compacting = false;
         const id =
           this.allocate || event.round === undefined ? (this.openTurnId ?? this.nextTurnId - 1) : event.round;
         return (
@@ -384,17 +404,58 @@ export class HepEncoder implements Encoder {
         ? boundText(s, HEP_FULL_ARGS_CAP)
         : boundSummary(s, HEP_SUMMARY_ARGS_CAP);
     }
-    if (event.args !== undefined) return hepArgsSummary(event.args, this.mode);
+    if (event.args !== undefined) {
+      const summary = hepArgsSummary(event.args, this.mode);
+      if (this.mode === 'summary') {
+        this.loss.report(
+          event,
+          'tool.start.args',
+          'summary mode writes key=value text that cannot be read back as an args object (use args: "full")',
+        );
+      } else if (summary.length > HEP_FULL_ARGS_CAP) {
+        this.loss.report(event, 'tool.start.args', 'args longer than 4000 characters are cut (…(+N chars))');
+      }
+      return summary;
+    }
     return this.mode === 'full' ? '{}' : '';
+  }
+
+  // A tool.end without text (a live nativeharness tool_result, say) gets the output streamed for
+  // its call: turn_done's text is the tool's output. Only what the 2000 bound keeps is held, plus
+  // the count for the …(+N chars) marker, so memory stays bounded.
+  private collectOutput(call: string, text: string): void {
+    let held = this.outputs.get(call);
+    if (held === undefined) {
+      if (this.outputs.size >= 1024) return; // calls that never end: stop collecting, not growing
+      held = { text: '', length: 0 };
+      this.outputs.set(call, held);
+    }
+    if (held.text.length <= HEP_TOOL_RESULT_TEXT_CAP) {
+      held.text += text.slice(0, HEP_TOOL_RESULT_TEXT_CAP + 1 - held.text.length);
+    }
+    held.length += text.length;
   }
 
   private toolResult(event: AgentEventOf<'tool.end'>): string {
     let text = event.text;
+    const streamed = this.outputs.get(event.call);
+    this.outputs.delete(event.call);
+    if (text === undefined && streamed !== undefined && streamed.length > 0) {
+      text =
+        streamed.length > HEP_TOOL_RESULT_TEXT_CAP
+          ? `${streamed.text.slice(0, HEP_TOOL_RESULT_TEXT_CAP)}…(+${streamed.length - HEP_TOOL_RESULT_TEXT_CAP} chars)`
+          : streamed.text;
+    }
     if (text === undefined) {
       if (typeof event.error === 'string' && event.error !== '') text = event.error;
       else if (event.result !== undefined) {
         assertEncodable(event.result, 'tool.end.result', undefined, 'hep');
-        text = typeof event.result === 'string' ? event.result : (JSON.stringify(event.result) ?? '');
+        text =
+          typeof event.result === 'string'
+            ? event.result
+            : event.result === null
+              ? ''
+              : (JSON.stringify(event.result) ?? '');
       } else text = '';
     } else if (event.error !== undefined && event.error !== null && event.error !== '') {
       this.loss.report(

@@ -82,12 +82,14 @@ export class HighbarEncoder implements Encoder {
         if (event.status !== 'completed') {
           this.loss.report(event, 'run.end.status', 'a turn record has no status (it is written either way)');
         }
+        // Calls still open when the run ends (cancelled, failed) are written before its turn.
+        const open = this.flushOpenCalls();
         const pieces = this.head('turn', event);
         const input = event.input ?? this.runInput;
         this.runInput = undefined;
         if (input !== undefined) pieces.push(['message', pyDumps(input, 'input')]);
         if (event.answer !== undefined) pieces.push(['response', pyDumps(event.answer, 'answer')]);
-        return this.finish(pieces, event, event.context);
+        return open + this.finish(pieces, event, event.context);
       }
       case 'tool.start':
         this.starts.set(event.call, event);
@@ -105,6 +107,10 @@ export class HighbarEncoder implements Encoder {
   }
 
   end(): string {
+    return this.flushOpenCalls();
+  }
+
+  private flushOpenCalls(): string {
     let text = '';
     for (const start of this.starts.values()) {
       this.loss.report(start, 'tool.end', 'a tool call without an end is written with result null');
@@ -239,9 +245,15 @@ export class HighbarEncoder implements Encoder {
     // The record's ts is the default of its times; a hand-built event without ts gets the clock's.
     const base = ts ?? (tsText === undefined ? undefined : Number(tsText) * 1000);
     pieces.push(['fn', pyDumps(name, 'name')]);
+    // A call from another format gets the reference emitter's full shape: args, result and error
+    // are always written (as {}, null, null when unknown).
+    const foreign = p === undefined;
     if (args !== undefined) pieces.push(['args', pyDumps(args, 'args')]);
+    else if (foreign) pieces.push(['args', '{}']);
     if (result !== undefined) pieces.push(['result', pyDumps(result, 'result')]);
+    else if (foreign) pieces.push(['result', 'null']);
     if (error !== undefined) pieces.push(['error', pyDumps(error, 'error')]);
+    else if (foreign) pieces.push(['error', 'null']);
     const s = this.time('started_at', startedAt ?? base, base, hints, false);
     if (s !== undefined) pieces.push(['started_at', s]);
     const e = this.time('ended_at', endedAt ?? base, base, hints, false);

@@ -116,7 +116,9 @@ export class NhEncoder implements Encoder {
     const p = event.provenance;
     const own = p?.format === FORMAT;
     if (own && p?.synthetic === true) return '';
-    this.loss.check(event, CARRIED[event.type] ?? []);
+    const carried = CARRIED[event.type];
+    // An event type with no counterpart is reported once as a whole, not field by field.
+    if (carried !== undefined) this.loss.check(event, carried);
     const hints = own ? (p?.hints ?? {}) : {};
     if (typeof event.round === 'number') this.hop = event.round;
     const hop = (): [string, string] => ['hop', formatInteger(this.hop, 'round', FORMAT)];

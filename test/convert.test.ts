@@ -1,0 +1,82 @@
+import { describe, expect, test } from 'vitest';
+import { codecFor } from '../src/formats';
+import { type Codec, convert, convertStream, type Diagnostic, type Format, hep } from '../src/index';
+import { listFixtures, loadFixture } from '../src/node/fixtures';
+import { expectGolden, expectGoldenText } from './golden';
+
+const FORMATS: Format[] = ['hep', 'highbar', 'nativeharness'];
+const EXT: Record<Format, string> = { hep: 'jsonl', highbar: 'jsonl', nativeharness: 'sse' };
+
+function deterministic() {
+  let n = 0;
+  return { clock: () => 1767225600000, idSource: () => `id-${++n}` };
+}
+
+// One fixture per name, in its primary framing.
+const fixtures = listFixtures().filter((f) => !f.name.includes('.'));
+
+describe.each(fixtures.map((f) => [`${f.format}/${f.name}`, f] as const))('convert %s', (_label, info) => {
+  const fx = loadFixture(info.format, info.name);
+  const targets = FORMATS.filter((f) => f !== fx.format);
+
+  test.each(targets)('→ %s: committed golden output and loss report', (to) => {
+    const result = convert(fx.bytes, { from: fx.format, to, ...deterministic() });
+    const base = `test/convert/${fx.format}-${fx.name}.to-${to}`;
+    expectGoldenText(`${base}.${EXT[to]}`, result.output);
+    expectGolden(
+      `${base}.diagnostics.json`,
+      result.diagnostics.map(
+        (d) => `${d.severity} ${d.code}${d.field ? ` ${d.field}` : ''}${d.line ? ` @${d.line}` : ''}`,
+      ),
+    );
+  });
+
+  test.each(targets)('→ %s: the output is well-formed in the target format', (to) => {
+    const { output } = convert(fx.bytes, { from: fx.format, to, ...deterministic() });
+    const decoded = (codecFor(to) as Codec).parse(output);
+    expect(decoded.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    if (to === 'hep') expect(hep.check(output)).toEqual([]);
+  });
+
+  test.each(targets)('→ %s: convertStream gives the same bytes, at any chunking', async (to) => {
+    const whole = convert(fx.bytes, { from: fx.format, to, ...deterministic() }).output;
+    const chunks = Array.from({ length: Math.ceil(fx.bytes.length / 13) }, (_, i) =>
+      fx.bytes.subarray(i * 13, i * 13 + 13),
+    );
+    let streamed = '';
+    for await (const piece of convertStream(chunks, { to, ...deterministic() })) streamed += piece;
+    expect(streamed).toBe(whole);
+  });
+
+  test.each(targets)('→ %s → back: a second round trip changes nothing more (conversion is stable)', (to) => {
+    const once = convert(fx.bytes, { from: fx.format, to, ...deterministic() }).output;
+    const back = convert(once, { from: to, to: fx.format, ...deterministic() }).output;
+    const again = convert(back, { from: fx.format, to, ...deterministic() }).output;
+    const backAgain = convert(again, { from: to, to: fx.format, ...deterministic() }).output;
+    expect(backAgain).toBe(back);
+  });
+});
+
+describe('convert: options and errors', () => {
+  test('the format is detected when from is not given', () => {
+    const fx = loadFixture('hep', 'single-round');
+    expect(convert(fx.bytes, { to: 'nativeharness', ...deterministic() }).from).toBe('hep');
+  });
+
+  test('undetectable input is an AgentwireError', () => {
+    expect(() => convert('hello', { to: 'hep' })).toThrow(/cannot detect/);
+  });
+
+  test('every diagnostic also reaches onDiagnostic, in order', () => {
+    const seen: Diagnostic[] = [];
+    const fx = loadFixture('highbar', 'bad-line');
+    const r = convert(fx.bytes, {
+      from: 'highbar',
+      to: 'hep',
+      onDiagnostic: (d) => seen.push(d),
+      ...deterministic(),
+    });
+    expect(seen).toEqual(r.diagnostics);
+    expect(seen.some((d) => d.code === 'invalid_json')).toBe(true);
+  });
+});

@@ -1,0 +1,246 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, test } from 'vitest';
+import { type AgentEvent, codecFor, type Diagnostic, type Format } from '../src/index';
+
+// Holds docs/mapping.md true: every cell naming a wire field must carry the value through
+// encode → decode unchanged, and every "—" cell must give a `loss` diagnostic when the field is set.
+
+type Cell = { kind: 'mapped' | 'derived' | 'none'; text: string };
+type Row = { key: string; cells: Record<Format, Cell> };
+const FORMATS: Format[] = ['hep', 'highbar', 'nativeharness'];
+
+function parseTable(section: string): Row[] {
+  const doc = readFileSync('docs/mapping.md', 'utf8');
+  const start = doc.indexOf(`## ${section}`);
+  const end = doc.indexOf('\n## ', start + 3);
+  const rows: Row[] = [];
+  for (const line of doc.slice(start, end === -1 ? undefined : end).split('\n')) {
+    const m = /^\| `([^`]+)` \|(.*)\|$/.exec(line);
+    if (m === null) continue;
+    const cols = m[2]!.split(' | ').map((c) => c.trim());
+    const cells = {} as Record<Format, Cell>;
+    FORMATS.forEach((f, i) => {
+      const text = cols[i] ?? '';
+      cells[f] = { kind: text === '—' ? 'none' : text.startsWith('~') ? 'derived' : 'mapped', text };
+    });
+    rows.push({ key: m[1]!, cells });
+  }
+  return rows;
+}
+
+const T = 1767225600000;
+let seq = 0;
+const env = (round: number, extra: number) => ({
+  session: 'sess-1',
+  workspace: 'ws-1',
+  run: 'run-1',
+  round,
+  seq: ++seq,
+  ts: T + extra * 500,
+  context: { test: 't-1' },
+});
+
+function scenario(format: Format): AgentEvent[] {
+  seq = 0;
+  return [
+    {
+      type: 'session.start',
+      ...env(1, 0),
+      producer: 'agent/1.2',
+      protocol: format === 'hep' ? 'v1' : '1',
+      pid: 4242,
+      tools: ['read', 'bash'],
+      title: 'Fix it',
+      actor: 'user:alice',
+      mode: 'build',
+    },
+    { type: 'session.title', ...env(1, 1), title: 'Fix the build' },
+    { type: 'tools.declare', ...env(1, 2), tools: ['read', 'bash', 'edit'] },
+    { type: 'run.start', ...env(1, 3), input: 'please fix' },
+    { type: 'message.start', ...env(1, 4), role: 'assistant' },
+    { type: 'text.delta', ...env(1, 5), text: 'Looking </script> ✅' },
+    { type: 'status', ...env(1, 6), status: 'running', detail: 'tests' },
+    {
+      type: 'tool.start',
+      ...env(1, 7),
+      call: 'call-1',
+      name: 'bash',
+      args: { command: 'npm test' },
+      argsSummary: 'command="npm test"',
+      command: 'npm test',
+      startedAt: T + 3500,
+    },
+    { type: 'tool.output', ...env(1, 8), call: 'call-1', stream: 'stderr', text: 'FAIL x\n' },
+    {
+      type: 'tool.liveness',
+      ...env(1, 9),
+      call: 'call-1',
+      name: 'bash',
+      action: 'heartbeat',
+      elapsedMs: 30000,
+      outputBytes: 7,
+      detail: 'still running',
+    },
+    {
+      type: 'tool.end',
+      ...env(1, 10),
+      call: 'call-1',
+      name: 'bash',
+      ok: false,
+      text: 'exit 1',
+      error: 'tests failed',
+      exitCode: 1,
+      filesChanged: ['a.ts'],
+      startedAt: T + 3500,
+      endedAt: T + 5000,
+    },
+    { type: 'tool.start', ...env(1, 11), call: 'call-2', name: 'read', args: { path: 'a.ts' } },
+    { type: 'tool.end', ...env(1, 12), call: 'call-2', name: 'read', ok: true, result: { lines: 3 } },
+    {
+      type: 'approval.request',
+      ...env(1, 13),
+      approval: 'ap-1',
+      call: 'call-1',
+      tool: 'bash',
+      title: 'Run npm test?',
+      effects: ['runs tests'],
+      options: [
+        { id: 'o1', label: 'Allow', kind: 'allow_once' },
+        { id: 'o2', label: 'Deny', kind: 'reject_once' },
+      ],
+    },
+    {
+      type: 'approval.resolve',
+      ...env(1, 14),
+      approval: 'ap-1',
+      decision: 'allow',
+      by: 'user',
+      option: 'o1',
+    },
+    {
+      type: 'question',
+      ...env(1, 15),
+      question: 'q-1',
+      questions: [
+        { id: 'q1', text: 'Which branch?', options: [{ id: 'a', label: 'main' }], multiple: false },
+      ],
+    },
+    { type: 'child.start', ...env(1, 16), child: 'c-1', name: 'reviewer', task: 'review' },
+    { type: 'child.end', ...env(1, 17), child: 'c-1', status: 'completed', result: 'LGTM' },
+    { type: 'compaction.start', ...env(1, 18) },
+    { type: 'compaction.end', ...env(1, 19), tokensFreed: 1234 },
+    {
+      type: 'round.end',
+      ...env(1, 20),
+      message: 'Looking </script> ✅',
+      stopReason: 'toolUse',
+      usage: { input: 10, output: 5, costUsd: 0.25 },
+    },
+    { type: 'error', ...env(2, 21), message: 'rate limited', fatal: false, code: '429' },
+    { type: 'cancel', ...env(3, 22), by: 'user' },
+    {
+      type: 'run.end',
+      ...env(3, 23),
+      status: 'cancelled',
+      answer: 'Looking </script> ✅',
+      input: 'please fix',
+      stopReason: 'stop',
+      usage: { input: 10, output: 5, costUsd: 0.25 },
+    },
+  ];
+}
+
+const PROBE: Record<Format, AgentEvent['type']> = {
+  hep: 'text.delta',
+  highbar: 'tool.end',
+  nativeharness: 'text.delta',
+};
+
+function roundTrip(format: Format) {
+  const codec = codecFor(format)!;
+  const original = scenario(format);
+  const losses: Diagnostic[] = [];
+  const text = codec.stringify(original, { onDiagnostic: (d: Diagnostic) => losses.push(d) } as object);
+  const { events, diagnostics } = codec.parse(text);
+  // Events of one type in order, without derived text (nativeharness re-delivers a hop's text).
+  const ofType = (events: AgentEvent[], type: string) =>
+    events.filter((e) => e.type === type && !(e.type === 'text.delta' && e.provenance?.synthetic));
+  const first = (events: AgentEvent[], type: string) => ofType(events, type)[0];
+  return { original, events, diagnostics, losses, first, ofType, text };
+}
+
+describe.each(FORMATS)('docs/mapping.md holds for %s', (format) => {
+  const rt = roundTrip(format);
+
+  test('the scenario decodes without errors', () => {
+    expect(rt.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  });
+
+  test.each(parseTable('Events').filter((r) => r.cells[format].kind === 'mapped'))('$key arrives', (row) => {
+    const [type, field] = splitKey(row.key);
+    expect(rt.first(rt.events, type), `${type} decoded`).toBeDefined();
+    if (field === undefined) return;
+    // The first event of the type that sets the field, and the decoded event at the same place.
+    const originals = rt.ofType(rt.original, type) as Array<Record<string, unknown>>;
+    const at = originals.findIndex((e) => e[field] !== undefined);
+    const decoded = rt.ofType(rt.events, type)[at] as Record<string, unknown> | undefined;
+    expect(decoded?.[field]).toEqual(originals[at]![field]);
+  });
+
+  test.each(parseTable('Envelope').filter((r) => r.cells[format].kind === 'mapped'))(
+    'envelope $key arrives',
+    (row) => {
+      const type = PROBE[format];
+      const decoded = rt.first(rt.events, type) as Record<string, unknown>;
+      const original = rt.first(rt.original, type) as Record<string, unknown>;
+      expect(decoded[row.key]).toEqual(original[row.key]);
+    },
+  );
+
+  test('every field it has no place for is reported as a loss', () => {
+    const lost = new Set(rt.losses.filter((d) => d.code === 'loss').map((d) => d.field));
+    const missing: string[] = [];
+    for (const row of parseTable('Events')) {
+      if (row.cells[format].kind !== 'none') continue;
+      const [type, field] = splitKey(row.key);
+      if (type === 'round.start') continue; // not in the scenario
+      const ok = lost.has(type) || (field !== undefined && lost.has(`${type}.${field}`));
+      if (!ok) missing.push(row.key);
+    }
+    for (const row of parseTable('Envelope')) {
+      if (row.cells[format].kind !== 'none') continue;
+      if (![...lost].some((f) => f?.endsWith(`.${row.key}`))) missing.push(`envelope ${row.key}`);
+    }
+    expect(missing).toEqual([]);
+  });
+});
+
+function splitKey(key: string): [string, string | undefined] {
+  const types = [
+    'session.start',
+    'session.title',
+    'tools.declare',
+    'run.start',
+    'run.end',
+    'round.start',
+    'round.end',
+    'message.start',
+    'text.delta',
+    'tool.start',
+    'tool.output',
+    'tool.liveness',
+    'tool.end',
+    'approval.request',
+    'approval.resolve',
+    'child.start',
+    'child.end',
+    'compaction.start',
+    'compaction.end',
+  ];
+  for (const t of types) {
+    if (key === t) return [t, undefined];
+    if (key.startsWith(`${t}.`)) return [t, key.slice(t.length + 1)];
+  }
+  const dot = key.indexOf('.');
+  return dot === -1 ? [key, undefined] : [key.slice(0, dot), key.slice(dot + 1)];
+}
