@@ -1,4 +1,7 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createReadStream, readFileSync } from 'node:fs';
+import { appendFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
 import type { Codec } from './codec';
 import { convertStream, detectFromStream } from './convert';
@@ -6,6 +9,7 @@ import { detectFormat } from './detect';
 import type { Diagnostic, Format } from './diagnostics';
 import { codecFor, codecs } from './formats';
 import { followFile } from './node/follow';
+import { createSseHandler, NhSessionLog } from './node/sse-server';
 import { TimelineRenderer } from './view';
 
 // The agentwire command line. Exit codes: 0 ok, 1 findings (check) or failure, 64 usage error.
@@ -18,6 +22,10 @@ Usage:
                                            convert between formats, streaming (flushed per event)
   agentwire view   [--format F] [--follow] [file|-]
                                            a human timeline of any stream (--follow: like tail -f)
+  agentwire serve  [--port N] [--format F] [--workspace W] [--session S] [--log FILE]
+                   [file|-|-- command args…]
+                                           serve any stream as nativeharness SSE on 127.0.0.1 with
+                                           Last-Event-ID resume (persist, then emit)
   agentwire check  [--format F] [--json] [file|-]
                                            validate a stream (schema, ordering, bounds);
                                            exit 0 clean, 1 violations
@@ -86,7 +94,11 @@ function write(text: string): Promise<void> | undefined {
   return new Promise((resolve) => process.stdout.once('drain', resolve));
 }
 
-async function main(argv: string[]): Promise<number> {
+async function main(all: string[]): Promise<number> {
+  // `serve -- command args…`: everything after `--` is the command, untouched by option parsing.
+  const dashes = all.indexOf('--');
+  const argv = dashes === -1 ? all : all.slice(0, dashes);
+  const command_ = dashes === -1 ? undefined : all.slice(dashes + 1);
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -97,6 +109,10 @@ async function main(argv: string[]): Promise<number> {
       'max-line-bytes': { type: 'string' },
       json: { type: 'boolean' },
       follow: { type: 'boolean', short: 'f' },
+      port: { type: 'string' },
+      workspace: { type: 'string' },
+      session: { type: 'string' },
+      log: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },
@@ -111,6 +127,12 @@ async function main(argv: string[]): Promise<number> {
     return command === undefined && !values.help ? 64 : 0;
   }
   if (rest.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(rest[0])}`);
+  if (command_ !== undefined && command !== 'serve')
+    throw new UsageError('only serve runs a command (after --)');
+  if (command_ !== undefined && command_.length === 0)
+    throw new UsageError('serve -- needs a command to run');
+  if (command_ !== undefined && file !== undefined)
+    throw new UsageError('serve takes a file or a command, not both');
   const format = checkFormat(values.format ?? values.from);
   const maxLineBytes = values['max-line-bytes'] === undefined ? undefined : Number(values['max-line-bytes']);
   if (maxLineBytes !== undefined && !(Number.isSafeInteger(maxLineBytes) && maxLineBytes > 0)) {
@@ -183,9 +205,91 @@ async function main(argv: string[]): Promise<number> {
       await write(renderer.end());
       return 0;
     }
+    case 'serve':
+      return serve(values, file, command_, format, options);
     default:
       throw new UsageError(`unknown command ${JSON.stringify(command)}`);
   }
+}
+
+interface ServeValues {
+  port?: string | undefined;
+  workspace?: string | undefined;
+  session?: string | undefined;
+  log?: string | undefined;
+}
+
+// Reads any stream (a file, stdin, or a command's stdout), persists each event in the session
+// log (and the --log file), then serves it as nativeharness SSE until SIGINT/SIGTERM.
+async function serve(
+  values: ServeValues,
+  file: string | undefined,
+  command: string[] | undefined,
+  format: Format | undefined,
+  options: { maxLineBytes?: number },
+): Promise<number> {
+  const port = values.port === undefined ? 4700 : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port takes 0 to 65535');
+  const workspace = values.workspace ?? 'local';
+  const session = values.session ?? 'live';
+  const onDiagnostic = (d: Diagnostic) => process.stderr.write(`${describe(d, file)}\n`);
+  const logFile = values.log;
+  const log = new NhSessionLog({
+    onDiagnostic,
+    ...(logFile === undefined
+      ? {}
+      : { persist: (_w: string, _s: string, json: string) => appendFile(logFile, `${json}\n`) }),
+  });
+  const handler = createSseHandler({ log });
+  const server = createServer((req, res) => {
+    handler(req, res).then(
+      (handled) => {
+        if (!handled) {
+          res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
+          res.end(`not found; the stream is at /workspaces/${workspace}/sessions/${session}/stream\n`);
+        }
+      },
+      () => res.destroy(),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
+  const address = server.address();
+  const actual = typeof address === 'object' && address !== null ? address.port : port;
+  const base = `http://127.0.0.1:${actual}/workspaces/${encodeURIComponent(workspace)}/sessions/${encodeURIComponent(session)}`;
+  process.stderr.write(`agentwire: serving ${base}/stream (and ${base}/events)\n`);
+
+  let child: ChildProcess | undefined;
+  let source: AsyncIterable<Uint8Array>;
+  if (command !== undefined) {
+    child = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] });
+    child.once('error', (error) => process.stderr.write(`agentwire: ${command[0]}: ${error.message}\n`));
+    source = child.stdout as AsyncIterable<Uint8Array>;
+  } else source = input(file);
+
+  const stop = new Promise<void>((resolve) => {
+    const end = () => resolve();
+    process.once('SIGINT', end);
+    process.once('SIGTERM', end);
+  });
+  const feed = (async () => {
+    const { codec, chunks } = await openInput(format, source);
+    const decoder = codec.createDecoder({ ...options, onDiagnostic });
+    for await (const chunk of chunks) await log.append(workspace, session, decoder.push(chunk));
+    await log.append(workspace, session, decoder.end());
+    await log.close(workspace, session);
+    process.stderr.write(`agentwire: input ended; still serving ${base}/stream (Ctrl-C to stop)\n`);
+  })();
+  feed.catch((error: unknown) => {
+    process.stderr.write(`agentwire: ${error instanceof Error ? error.message : String(error)}\n`);
+  });
+  await stop;
+  child?.kill();
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return 0;
 }
 
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createDiagnosticSink, type Diagnostic } from '../diagnostics';
+import { createDiagnosticSink, type Diagnostic, type DiagnosticHandler } from '../diagnostics';
 import { type NhEncodeOptions, NhEncoder } from '../formats/nativeharness/encode';
 import { validateNhEnvelope } from '../formats/nativeharness/schema';
 import { formatSseEvent } from '../formats/nativeharness/sse';
@@ -25,6 +25,8 @@ export interface NhSessionLogOptions {
   retain?: number;
   /** Clock for events without `ts`. Default `Date.now`. */
   clock?: () => number;
+  /** Receives the writer's `loss` reports for appended events from other formats. */
+  onDiagnostic?: DiagnosticHandler;
 }
 
 interface SessionState {
@@ -128,7 +130,7 @@ export class NhSessionLog {
         const last = s.entries[s.entries.length - 1]?.seq ?? s.dropped;
         const options: NhEncodeOptions = { framing: 'jsonl', workspace, session, startSeq: last + 1 };
         if (this.options.clock !== undefined) options.clock = this.options.clock;
-        s.encoder = new NhEncoder(options, createDiagnosticSink(false, undefined));
+        s.encoder = new NhEncoder(options, createDiagnosticSink(false, this.options.onDiagnostic));
       }
       const written: NhLogEntry[] = [];
       for (const event of events) {

@@ -1,0 +1,202 @@
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { type AgentEvent, connect, hep } from '../src/index';
+
+// The CLI, run as a user runs it: the built binary, real pipes, files and exit codes.
+const CLI = resolve('dist/cli.js');
+let dir: string;
+
+beforeAll(() => {
+  if (!existsSync(CLI)) execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'ignore' });
+  dir = mkdtempSync(join(tmpdir(), 'agentwire-cli-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function run(args: string[], input?: string | Buffer) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { input, encoding: 'utf8', timeout: 20_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('agentwire CLI', () => {
+  test('--version and --help', () => {
+    const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+    expect(run(['--version'])).toMatchObject({ code: 0, stdout: `${pkg.version}\n` });
+    const help = run(['--help']);
+    expect(help.code).toBe(0);
+    for (const cmd of ['decode', 'convert', 'view', 'serve', 'check'])
+      expect(help.stdout).toContain(`agentwire ${cmd}`);
+  });
+
+  test('bad arguments: a one-line error and exit 64', () => {
+    for (const args of [
+      ['frob'],
+      ['convert', 'x.jsonl'],
+      ['convert', '--to', 'nope', 'x'],
+      ['check', '--bogus'],
+      ['decode', 'a', 'b'],
+      [],
+    ]) {
+      const r = run(args);
+      expect(r.code, args.join(' ')).toBe(64);
+      if (args.length > 0) expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    }
+  });
+
+  test('decode a file: one canonical event per line', () => {
+    const r = run(['decode', 'fixtures/hep/single-round.jsonl']);
+    expect(r.code).toBe(0);
+    const events = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as AgentEvent);
+    expect(events).toEqual(hep.parse(readFileSync('fixtures/hep/single-round.jsonl')).events);
+  });
+
+  test('convert from stdin through a pipe, format detected', () => {
+    const input = readFileSync('fixtures/highbar/contract-examples.jsonl');
+    const r = run(['convert', '--to', 'hep', '-'], input);
+    expect(r.code).toBe(0);
+    expect(hep.check(r.stdout)).toEqual([]);
+    expect(r.stderr).toContain('loss');
+  });
+
+  test('convert to the same format is the identity, byte for byte', () => {
+    for (const f of [
+      'fixtures/hep/full-args.jsonl',
+      'fixtures/highbar/reference-emitter.jsonl',
+      'fixtures/nativeharness/live-turn.sse',
+    ]) {
+      expect(
+        run([
+          'convert',
+          '--to',
+          f.includes('/hep/') ? 'hep' : f.includes('highbar') ? 'highbar' : 'nativeharness',
+          f,
+        ]).stdout,
+      ).toBe(readFileSync(f, 'utf8'));
+    }
+  });
+
+  test('check: exit 0 clean, 1 with violations; --json for machines', () => {
+    expect(run(['check', 'fixtures/hep/tool-then-text.jsonl']).code).toBe(0);
+    const bad = `${readFileSync('fixtures/hep/single-round.jsonl', 'utf8')}{"type":"agent_start","turn_id":2}\n`;
+    const human = run(['check', '-'], bad);
+    expect(human.code).toBe(1);
+    expect(human.stdout).toContain('agent_start repeated');
+    const json = run(['check', '--json', '--format', 'hep', '-'], bad);
+    expect(json.code).toBe(1);
+    const findings = json.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(findings.map((d: { code: string }) => d.code)).toContain('order');
+  });
+
+  test('view: a timeline, with control sequences neutralised and no colour off a TTY', () => {
+    const evil =
+      '{"type":"hep_header","hep":"v1","fah":"1","session":"s"}\n{"type":"message_delta","turn_id":1,"delta":"\\u001b]0;pwned\\u0007hi"}\n';
+    const r = run(['view', '-'], evil);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('\\x1b]0;pwned\\x07hi');
+    expect(r.stdout).not.toContain('\u001b');
+  });
+
+  test('a broken pipe ends quietly: exit 0, nothing on stderr', async () => {
+    const file = join(dir, 'big.jsonl');
+    writeFileSync(file, readFileSync('fixtures/hep/full-args.jsonl', 'utf8').repeat(500));
+    const child = spawn(process.execPath, [CLI, 'decode', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
+    await new Promise<void>((r) => child.stdout.once('data', () => r()));
+    child.stdout.destroy(); // the reader goes away, like `| head -c 10`
+    const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+    expect(code).toBe(0);
+    expect(err).toBe('');
+  });
+
+  test('view --follow follows a growing file like tail -f', async () => {
+    const file = join(dir, 'follow.jsonl');
+    writeFileSync(file, '{"type":"hep_header","hep":"v1","fah":"1","session":"follow-me"}\n');
+    const child = spawn(process.execPath, [CLI, 'view', '--follow', file], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    await waitFor(() => out.includes('follow-me'));
+    writeFileSync(
+      file,
+      '{"type":"hep_header","hep":"v1","fah":"1","session":"follow-me"}\n{"type":"message_delta","turn_id":1,"delta":"later"}\n',
+    );
+    await waitFor(() => out.includes('later'));
+    child.kill('SIGINT');
+    await new Promise((r) => child.once('exit', r));
+  });
+});
+
+describe('agentwire serve', () => {
+  let server: ChildProcess | undefined;
+  afterAll(() => server?.kill('SIGTERM'));
+
+  test('serves a converted stream as SSE that connect() reads whole, with Last-Event-ID resume', async () => {
+    const log = join(dir, 'served.jsonl');
+    server = spawn(
+      process.execPath,
+      [CLI, 'serve', '--port', '0', '--log', log, 'fixtures/hep/tool-then-text.jsonl'],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
+    let err = '';
+    server.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
+    await waitFor(() => err.includes('input ended'));
+    const url = /(http:\/\/127\.0\.0\.1:\d+\/\S+\/stream)/.exec(err)![1]!;
+    const all: AgentEvent[] = [];
+    for await (const e of connect(url)) all.push(e);
+    expect(all.length).toBeGreaterThan(10);
+    expect(all.map((e) => e.seq)).toEqual(all.map((_, i) => i + 1));
+    // persisted before emitted: the log file holds every event the client saw
+    expect(readFileSync(log, 'utf8').trim().split('\n')).toHaveLength(all.length);
+    const resumed: AgentEvent[] = [];
+    for await (const e of connect(url, { lastEventId: '5' })) resumed.push(e);
+    expect(resumed.map((e) => e.seq)).toEqual(all.slice(5).map((e) => e.seq));
+  });
+
+  test('serve -- command: serves what a command prints', async () => {
+    const child = spawn(
+      process.execPath,
+      [CLI, 'serve', '--port', '0', '--session', 'cmd', '--', 'cat', 'fixtures/hep/single-round.jsonl'],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
+    try {
+      await waitFor(() => err.includes('input ended'));
+      const url = /(http:\/\/127\.0\.0\.1:\d+\/\S+\/stream)/.exec(err)![1]!;
+      const events: AgentEvent[] = [];
+      for await (const e of connect(url)) events.push(e);
+      expect(events.map((e) => e.type)).toContain('text.delta');
+      expect(events.every((e) => e.session === 'cmd')).toBe(true);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+});
+
+async function waitFor(condition: () => boolean, ms = 15_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
