@@ -20,7 +20,8 @@ function expectations(code: string): Array<string | undefined> {
     const line = lines[i]!;
     if (!/console\.log\(/.test(line)) continue;
     const comment: string[] = [];
-    for (let j = i + 1; j < lines.length && lines[j]!.startsWith('// '); j++) comment.push(lines[j]!.slice(3));
+    for (let j = i + 1; j < lines.length && lines[j]!.startsWith('// '); j++)
+      comment.push(lines[j]!.slice(3));
     const inline = /\);\s*\/\/ (.*)$/.exec(line)?.[1];
     out.push(comment.length > 0 ? comment.join('\n') : inline);
   }
@@ -43,7 +44,11 @@ describe('README examples', () => {
         code
           .replace(/from 'agentwire'/g, `from '${src}/index'`)
           .replace(/from 'agentwire\/(\w+)'/g, (_m, f: string) =>
-            f === 'node' ? `from '${src}/node/index'` : f === 'fixtures' ? `from '${src}/node/fixtures'` : `from '${src}/formats/${f}/index'`,
+            f === 'node'
+              ? `from '${src}/node/index'`
+              : f === 'fixtures'
+                ? `from '${src}/node/fixtures'`
+                : `from '${src}/formats/${f}/index'`,
           ),
       );
       const printed: string[] = [];
