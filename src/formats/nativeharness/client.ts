@@ -143,7 +143,7 @@ async function* run(
           'Cache-Control': 'no-cache',
           ...options.headers,
         };
-        if (state.lastEventId !== '') headers['Last-Event-ID'] = state.lastEventId;
+        if (state.lastEventId !== '') headers['Last-Event-ID'] = toByteString(state.lastEventId);
         response = await doFetch(url, { headers, signal, cache: 'no-store' });
       } catch {
         // a refused or reset connection: try again
@@ -235,4 +235,13 @@ async function* run(
   } finally {
     controller.abort();
   }
+}
+
+// Header values must be byte strings; the event id goes on the wire as its UTF-8 bytes (as an
+// EventSource sends it), one character per byte, so a non-ASCII id cannot make fetch throw.
+function toByteString(value: string): string {
+  if (/^[\x00-\x7f]*$/.test(value)) return value;
+  let out = '';
+  for (const byte of new TextEncoder().encode(value)) out += String.fromCharCode(byte);
+  return out;
 }
