@@ -59,6 +59,9 @@ export function parseJsonLine(
   maxDepth: number,
   format: Format,
 ): JsonLineResult {
+  // NaN or Infinity would switch the bound off (every comparison false): the bound is not optional.
+  if (!(Number.isFinite(maxDepth) && maxDepth >= 0)) maxDepth = DEFAULT_MAX_DEPTH;
+  else maxDepth = Math.floor(maxDepth);
   if (text.length > 2 * maxDepth && exceedsDepth(text, maxDepth)) {
     return {
       ok: false,
@@ -171,4 +174,61 @@ export function formatInteger(n: number, field: string, format?: Format): string
     throw unencodable(`${field}: ${n} is not a safe integer; it cannot be written without rounding`, format);
   }
   return String(n);
+}
+
+/** The hard ceiling on `maxDepth`: deeper values would overflow recursive writers' stacks. */
+export const MAX_DEPTH_CEILING = 1000;
+
+/** `maxDepth` as an option gives it: the default when absent or not a number ≥ 0, at most the ceiling. */
+export function resolveMaxDepth(maxDepth: number | undefined): number {
+  if (maxDepth === undefined || !(Number.isFinite(maxDepth) && maxDepth >= 0)) return DEFAULT_MAX_DEPTH;
+  return Math.min(Math.floor(maxDepth), MAX_DEPTH_CEILING);
+}
+
+/**
+ * Finds the first number literal in JSON `text` that `JSON.parse` would not keep exactly: an
+ * integer beyond ±(2^53 − 1) (rounded) or a number beyond the double range (`1e400` → Infinity).
+ * Returns its text, or `undefined`. A linear scan, used off the hot path: on records the model
+ * has no schema for (unknown records, unknown fields, free-form arguments).
+ */
+export function findUnsafeNumber(text: string): string | undefined {
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      // skip a string
+      i++;
+      while (i < n) {
+        const d = text.charCodeAt(i);
+        if (d === 92) i += 2;
+        else if (d === 34) break;
+        else i++;
+      }
+      i++;
+      continue;
+    }
+    if (c === 45 || (c >= 48 && c <= 57)) {
+      const start = i;
+      let digits = 0;
+      let plain = true;
+      i++;
+      if (c !== 45) digits++;
+      while (i < n) {
+        const d = text.charCodeAt(i);
+        if (d >= 48 && d <= 57) digits++;
+        else if (d === 46 || d === 101 || d === 69 || d === 43 || d === 45) plain = false;
+        else break;
+        i++;
+      }
+      if (plain ? digits >= 16 : i - start >= 4) {
+        const token = text.slice(start, i);
+        const value = Number(token);
+        if (plain ? !Number.isSafeInteger(value) : !Number.isFinite(value)) return token;
+      }
+      continue;
+    }
+    i++;
+  }
+  return undefined;
 }

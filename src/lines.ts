@@ -33,8 +33,11 @@ export interface LineSplitterOptions {
 
 /** Receives the splitter's output, in input order. */
 export interface LineSink {
-  /** A complete line: its text, 1-based number, and the byte offset of its first byte. */
-  line(text: string, line: number, offset: number): void;
+  /**
+   * A complete line: its text, 1-based number, the byte offset of its first byte, and its length
+   * in bytes (terminator excluded).
+   */
+  line(text: string, line: number, offset: number, bytes: number): void;
   /** A problem with a line (too long, not UTF-8, incomplete at the end). */
   diagnostic(diagnostic: Diagnostic): void;
 }
@@ -255,7 +258,7 @@ export class LineSplitter {
         if (mayBeInvalid && line.indexOf('\uFFFD') !== -1 && !isValidUtf8(bytes, bStart, bEnd)) {
           sink.diagnostic(this.invalidUtf8(offset));
         } else {
-          sink.line(line, this.lineNumber, offset);
+          sink.line(line, this.lineNumber, offset, bEnd - bStart);
         }
       }
       this.lineNumber++;
@@ -277,6 +280,29 @@ export class LineSplitter {
         pos = 1;
         this.lineStart = base + 1;
       }
+    }
+    // No CR in the chunk (the usual case): LF is the only terminator, so the JSONL fast path
+    // applies: one decode for all complete lines. A held line never ends with CR in this mode.
+    if (bytes.indexOf(CR, pos) === -1) {
+      if (this.pendingLength > 0 || this.discarding) {
+        const lf = bytes.indexOf(LF, pos);
+        if (lf === -1) {
+          this.appendPending(bytes, pos, n);
+          return;
+        }
+        this.appendPending(bytes, pos, lf);
+        if (this.discarding) this.discarding = false;
+        else this.emitPending(this.pendingLength);
+        pos = lf + 1;
+        this.startNextLine(base + pos);
+      }
+      const last = bytes.lastIndexOf(LF);
+      if (last >= pos) {
+        this.emitRegion(bytes, pos, last, base);
+        pos = last + 1;
+      }
+      if (pos < n) this.appendPending(bytes, pos, n);
+      return;
     }
     let cr = -2;
     let lf = -2;
@@ -314,7 +340,7 @@ export class LineSplitter {
       this.sink.diagnostic(this.invalidUtf8(offset));
       return;
     }
-    this.sink.line(text, this.lineNumber, offset);
+    this.sink.line(text, this.lineNumber, offset, end - start);
   }
 
   private emitPending(end: number): void {

@@ -96,9 +96,23 @@ export function joinRecord(
   }
   let text = '{';
   for (let i = 0; i < pieces.length; i++) {
-    const [key, value] = pieces[i]!;
+    const piece = pieces[i]!;
     if (i > 0) text += itemSeparator;
-    text += JSON.stringify(key) + keySeparator + value;
+    text += quoteKey(piece[0]) + keySeparator + piece[1];
   }
   return `${text}}`;
+}
+
+// Writers quote the same few dozen keys on every record: remember their JSON form (bounded, so
+// data-driven keys from `extra` cannot grow it without limit).
+const quotedKeys = new Map<string, string>();
+
+/** `JSON.stringify(key)`, cached for the keys writers use again and again. */
+export function quoteKey(key: string): string {
+  let quoted = quotedKeys.get(key);
+  if (quoted === undefined) {
+    quoted = JSON.stringify(key);
+    if (quotedKeys.size < 512) quotedKeys.set(key, quoted);
+  }
+  return quoted;
 }

@@ -173,6 +173,99 @@ function isHex(c: number): boolean {
  * integers past 2^53. Linear, allocation-free.
  */
 export function scanLine(text: string): number {
+  // Raw control or non-ASCII characters make a line suspect wherever they are; the exact
+  // character walk below tells where (and what it saw before).
+  if (NOT_PRINTABLE_ASCII.test(text)) return scanChars(text);
+  let flags = 0;
+  const n = text.length;
+  let i = 0;
+  let quote = -1;
+  let backslash = -2; // not searched yet
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      // A string: jump between escapes and the closing quote with native searches (every
+      // character is printable ASCII here, so only escapes and keys need a closer look).
+      const open = ++i;
+      for (;;) {
+        if (quote < i) quote = text.indexOf('"', i);
+        if (backslash !== -1 && backslash < i) backslash = text.indexOf('\\', i);
+        if (backslash === -1 || backslash > quote || quote === -1) break;
+        const e = text.charCodeAt(backslash + 1);
+        if (e === 117) {
+          const suspect = escapeIsSuspect(text, backslash);
+          if (suspect) return flags | SCAN_SUSPECT;
+          i = backslash + 6;
+        } else if (e === 47)
+          return flags | SCAN_SUSPECT; // "\/"
+        else i = backslash + 2;
+      }
+      if (quote === -1) return flags | SCAN_SUSPECT;
+      i = quote + 1;
+      if (i - 1 > open && text.charCodeAt(i) === 58 && digitsOnly(text, open, i - 1))
+        return flags | SCAN_SUSPECT;
+      continue;
+    }
+    if ((c >= 48 && c <= 57) || c === 45) {
+      const start = i;
+      let dot = -1;
+      i++;
+      while (i < n) {
+        const d = text.charCodeAt(i);
+        if (d >= 48 && d <= 57) i++;
+        else if (d === 46) {
+          dot = i;
+          i++;
+        } else if (d === 101 || d === 69 || d === 43) {
+          return flags | SCAN_SUSPECT; // an exponent: compare exactly
+        } else break;
+      }
+      if (dot !== -1) {
+        if (text.charCodeAt(i - 1) === 48) return flags | SCAN_SUSPECT; // 1.0, 1.50
+      } else if (i - start >= 16 && !Number.isSafeInteger(Number(text.slice(start, i)))) {
+        flags |= SCAN_BIG_INTEGER;
+      }
+      continue;
+    }
+    if (c === 44 || c === 58) {
+      if (text.charCodeAt(i + 1) !== 32) return flags | SCAN_SUSPECT;
+      const after = text.charCodeAt(i + 2);
+      if (after === 32 || after === 9 || after === 10 || after === 13) return flags | SCAN_SUSPECT;
+      i += 2;
+      continue;
+    }
+    if (c === 32 || c === 9 || c === 10 || c === 13) return flags | SCAN_SUSPECT;
+    i++;
+  }
+  return flags;
+}
+
+const NOT_PRINTABLE_ASCII = /[^\x20-\x7e]/;
+
+function digitsOnly(text: string, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
+
+// A `\uXXXX` escape Python would not write: not lowercase hex, or a character it writes as is
+// (printable ASCII) or with a short escape.
+function escapeIsSuspect(text: string, at: number): boolean {
+  const a = text.charCodeAt(at + 2);
+  const b = text.charCodeAt(at + 3);
+  const d = text.charCodeAt(at + 4);
+  const f = text.charCodeAt(at + 5);
+  if (!isHex(a) || !isHex(b) || !isHex(d) || !isHex(f)) return true;
+  const code = Number.parseInt(text.slice(at + 2, at + 6), 16);
+  return (
+    (code >= 0x20 && code <= 0x7e) || code === 8 || code === 9 || code === 10 || code === 12 || code === 13
+  );
+}
+
+// The character-by-character walk, for lines with raw control or non-ASCII characters.
+function scanChars(text: string): number {
   let flags = 0;
   const n = text.length;
   let i = 0;

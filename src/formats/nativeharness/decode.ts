@@ -49,9 +49,15 @@ export interface SseOrigin {
 export class NhEnvelopeDecoder {
   private readonly sink: DiagnosticSink;
   private readonly lastSeq = new Map<string, number>();
+  private seqSession: string | undefined;
+  private seqLast: number | undefined;
+  // Most events have no hints: one empty object is reused until an event keeps it.
+  private scratchHints: Record<string, unknown> = {};
   private hopTurn: string | undefined;
   private hop: number | undefined;
-  private tokenKey = '';
+  private tokenSession: string | undefined;
+  private tokenTurn = '';
+  private tokenHop = '';
   private delivered = 0;
 
   /** Creates a mapper that reports to `sink`. */
@@ -109,7 +115,16 @@ export class NhEnvelopeDecoder {
     const payload = value.payload as JsonObject;
     const seq = value.seq as number;
     const session = value.session_id as string;
-    const last = this.lastSeq.get(session);
+    // One session per stream is the rule: a one-entry cache in front of the map.
+    let last: number | undefined;
+    if (session === this.seqSession) last = this.seqLast;
+    else {
+      if (this.seqSession !== undefined && this.seqLast !== undefined) {
+        this.lastSeq.set(this.seqSession, this.seqLast);
+      }
+      last = this.lastSeq.get(session);
+      this.seqSession = session;
+    }
     if (last !== undefined && seq <= last) {
       this.report(
         'order',
@@ -119,10 +134,15 @@ export class NhEnvelopeDecoder {
         `seq ${seq} is not above the previous seq ${last} of session ${JSON.stringify(session)}`,
       );
     }
-    this.lastSeq.set(session, last === undefined ? seq : Math.max(last, seq));
+    this.seqLast = last === undefined ? seq : Math.max(last, seq);
 
     const provenance = provenanceOf(FORMAT, line, offset, splitRecord(value, NH_ENVELOPE_KEYS));
-    const hints: Record<string, unknown> = {};
+    let hints = this.scratchHints;
+    // Left over by an event that returned (or threw) early: start from a fresh one.
+    for (const _ in hints) {
+      hints = this.scratchHints = {};
+      break;
+    }
     if (sse !== undefined) {
       if (sse.id !== String(seq)) {
         if (sse.id !== undefined) {
@@ -150,23 +170,23 @@ export class NhEnvelopeDecoder {
       }
     }
 
-    const base: { seq: number; ts: number; workspace: string; session: string; run?: string } = {
-      seq,
-      ts: value.ts as number,
-      workspace: value.workspace_id as string,
-      session,
-    };
+    const ts = value.ts as number;
+    const workspace = value.workspace_id as string;
     const turn = value.turn_id as string | null;
-    if (turn !== null) base.run = turn;
 
     if (!isNhEventType(type)) {
-      const e: AgentEventOf<'unknown'> = {
+      // The unknown event keeps its historical key order (recordType and record first).
+      const e = {
         type: 'unknown',
         recordType: type,
         record: value,
-        ...base,
-        provenance,
-      };
+        seq,
+        ts,
+        workspace,
+        session,
+      } as AgentEventOf<'unknown'>;
+      if (turn !== null) e.run = turn;
+      e.provenance = provenance;
       this.report(
         'unknown_record',
         'info',
@@ -185,9 +205,18 @@ export class NhEnvelopeDecoder {
     // Turn-level events outside a turn: the writer would otherwise put the open turn's id.
     if (turn === null && type !== 'session_created' && type !== 'title') hints.turnNull = true;
     const rest = splitRecord(payload, NH_PAYLOAD_KEYS[type]);
-    if (rest?.extra !== undefined) hints.payloadExtra = rest.extra;
-    if (rest?.order !== undefined) hints.payloadOrder = rest.order;
-    this.map(type, payload, base, provenance, hints, turn, out);
+    if (rest !== undefined) {
+      if (rest.extra !== undefined) hints.payloadExtra = rest.extra;
+      if (rest.order !== undefined) hints.payloadOrder = rest.order;
+    }
+    const round = this.roundOf(turn, payload.hop);
+    const e = this.map(type, payload, seq, ts, workspace, session, turn, round, provenance, hints, out);
+    for (const _ in hints) {
+      provenance.hints = hints;
+      this.scratchHints = {};
+      break;
+    }
+    out.push(e);
   }
 
   private roundOf(turn: string | null, hop: unknown): number | undefined {
@@ -199,32 +228,48 @@ export class NhEnvelopeDecoder {
     return turn !== null && turn === this.hopTurn ? this.hop : undefined;
   }
 
+  // The envelope part of an event, built property by property (no object spread: a spread in the
+  // middle of a literal takes V8's slow generic path, and this runs once per event).
+  private head<T extends AgentEvent['type']>(
+    type: T,
+    seq: number,
+    ts: number,
+    workspace: string,
+    session: string,
+    turn: string | null,
+    round: number | undefined,
+  ): AgentEventOf<T> {
+    const e = { type, seq, ts, workspace, session } as unknown as AgentEventOf<T>;
+    if (turn !== null) e.run = turn;
+    if (round !== undefined) e.round = round;
+    return e;
+  }
+
+  // Whether a token run (session, turn, hop) is the one whose delivered length is counted.
+  private sameTokenRun(session: string, turn: string | null, hop: unknown): boolean {
+    return this.tokenSession === session && this.tokenTurn === (turn ?? '') && this.tokenHop === String(hop);
+  }
+
   private map(
     type: NhEventType,
     p: JsonObject,
-    base: { seq: number; ts: number; workspace: string; session: string; run?: string },
+    seq: number,
+    ts: number,
+    workspace: string,
+    session: string,
+    turn: string | null,
+    round: number | undefined,
     provenance: NonNullable<AgentEvent['provenance']>,
     hints: Record<string, unknown>,
-    turn: string | null,
     out: AgentEvent[],
-  ): undefined {
-    const round = this.roundOf(turn, p.hop);
-    const env = round === undefined ? base : { ...base, round };
-    const finish = (e: AgentEvent): undefined => {
-      if (Object.keys(hints).length > 0) provenance.hints = hints;
-      out.push(e);
-      return undefined;
-    };
+  ): AgentEvent {
     switch (type) {
       case 'session_created': {
-        const e: AgentEventOf<'session.start'> = {
-          type: 'session.start',
-          ...env,
-          protocol: String(p.v),
-          actor: p.actor as string,
-          mode: p.mode as string,
-          provenance,
-        };
+        const e = this.head('session.start', seq, ts, workspace, session, turn, round);
+        e.protocol = String(p.v);
+        e.actor = p.actor as string;
+        e.mode = p.mode as string;
+        e.provenance = provenance;
         if (p.title !== undefined) e.title = p.title as string;
         if (p.v !== NH_PROTOCOL_VERSION) {
           this.report(
@@ -235,96 +280,97 @@ export class NhEnvelopeDecoder {
             `nativeharness protocol version ${String(p.v)} is not supported (this library reads v${NH_PROTOCOL_VERSION}); read on as v${NH_PROTOCOL_VERSION}`,
           );
         }
-        return finish(e);
+        return e;
       }
-      case 'title':
-        return finish({ type: 'session.title', ...env, title: p.title as string, provenance });
-      case 'turn_started':
-        return finish({ type: 'run.start', ...env, input: p.input as string, provenance });
+      case 'title': {
+        const e = this.head('session.title', seq, ts, workspace, session, turn, round);
+        e.title = p.title as string;
+        e.provenance = provenance;
+        return e;
+      }
+      case 'turn_started': {
+        const e = this.head('run.start', seq, ts, workspace, session, turn, round);
+        e.input = p.input as string;
+        e.provenance = provenance;
+        return e;
+      }
       case 'token': {
-        const key = `${base.session}\u0000${turn ?? ''}\u0000${String(p.hop)}`;
-        if (key !== this.tokenKey) {
-          this.tokenKey = key;
+        if (!this.sameTokenRun(session, turn, p.hop)) {
+          this.tokenSession = session;
+          this.tokenTurn = turn ?? '';
+          this.tokenHop = String(p.hop);
           this.delivered = 0;
         }
         const text = p.text as string;
         this.delivered += text.length;
-        return finish({ type: 'text.delta', ...env, text, provenance });
+        const e = this.head('text.delta', seq, ts, workspace, session, turn, round);
+        e.text = text;
+        e.provenance = provenance;
+        return e;
       }
       case 'progress': {
-        const e: AgentEventOf<'status'> = { type: 'status', ...env, status: p.status as string, provenance };
+        const e = this.head('status', seq, ts, workspace, session, turn, round);
+        e.status = p.status as string;
+        e.provenance = provenance;
         if (p.detail !== undefined) e.detail = p.detail as string;
-        return finish(e);
+        return e;
       }
       case 'tool_started': {
-        const e: AgentEventOf<'tool.start'> = {
-          type: 'tool.start',
-          ...env,
-          call: p.call_id as string,
-          name: p.tool as string,
-          args: p.args as Record<string, unknown>,
-          provenance,
-        };
+        const e = this.head('tool.start', seq, ts, workspace, session, turn, round);
+        e.call = p.call_id as string;
+        e.name = p.tool as string;
+        e.args = p.args as Record<string, unknown>;
+        e.provenance = provenance;
         if (p.command !== undefined) e.command = p.command as string;
-        return finish(e);
+        return e;
       }
-      case 'output':
-        return finish({
-          type: 'tool.output',
-          ...env,
-          call: p.call_id as string,
-          stream: p.stream as 'stdout' | 'stderr',
-          text: p.text as string,
-          provenance,
-        });
+      case 'output': {
+        const e = this.head('tool.output', seq, ts, workspace, session, turn, round);
+        e.call = p.call_id as string;
+        e.stream = p.stream as 'stdout' | 'stderr';
+        e.text = p.text as string;
+        e.provenance = provenance;
+        return e;
+      }
       case 'tool_result': {
         const status = p.status as string;
-        const e: AgentEventOf<'tool.end'> = {
-          type: 'tool.end',
-          ...env,
-          call: p.call_id as string,
-          name: p.tool as string,
-          ok: status === 'ok',
-          filesChanged: p.files_changed as string[],
-          provenance,
-        };
+        const e = this.head('tool.end', seq, ts, workspace, session, turn, round);
+        e.call = p.call_id as string;
+        e.name = p.tool as string;
+        e.ok = status === 'ok';
+        e.filesChanged = p.files_changed as string[];
+        e.provenance = provenance;
         if (status !== 'ok' && status !== 'error') hints.status = status;
         if (p.exit_code !== null) e.exitCode = p.exit_code as number;
         if (p.output !== undefined) e.text = p.output as string;
         if (p.error !== undefined) e.error = p.error as string;
-        return finish(e);
+        return e;
       }
       case 'approval_required': {
         const options = p.options as JsonObject[];
         this.keepRaw(hints, 'rawOptions', options, options, ['option_id', 'label', 'kind']);
-        const e: AgentEventOf<'approval.request'> = {
-          type: 'approval.request',
-          ...env,
-          approval: p.approval_id as string,
-          tool: p.tool as string,
-          title: p.title as string,
-          effects: p.effects as string[],
-          options: options.map((o) => ({
-            id: o.option_id as string,
-            label: o.label as string,
-            kind: o.kind as string,
-          })),
-          provenance,
-        };
+        const e = this.head('approval.request', seq, ts, workspace, session, turn, round);
+        e.approval = p.approval_id as string;
+        e.tool = p.tool as string;
+        e.title = p.title as string;
+        e.effects = p.effects as string[];
+        e.options = options.map((o) => ({
+          id: o.option_id as string,
+          label: o.label as string,
+          kind: o.kind as string,
+        }));
+        e.provenance = provenance;
         if (p.call_id !== undefined) e.call = p.call_id as string;
-        return finish(e);
+        return e;
       }
       case 'approval_resolved': {
-        const e: AgentEventOf<'approval.resolve'> = {
-          type: 'approval.resolve',
-          ...env,
-          approval: p.approval_id as string,
-          decision: p.decision as string,
-          by: p.by as string,
-          provenance,
-        };
+        const e = this.head('approval.resolve', seq, ts, workspace, session, turn, round);
+        e.approval = p.approval_id as string;
+        e.decision = p.decision as string;
+        e.by = p.by as string;
+        e.provenance = provenance;
         if (p.option_id !== undefined) e.option = p.option_id as string;
-        return finish(e);
+        return e;
       }
       case 'ask_user': {
         const raw = p.questions as JsonObject[];
@@ -341,83 +387,79 @@ export class NhEnvelopeDecoder {
           return item;
         });
         if (!exact) hints.rawQuestions = raw;
-        return finish({
-          type: 'question',
-          ...env,
-          question: p.question_id as string,
-          questions,
-          provenance,
-        });
+        const e = this.head('question', seq, ts, workspace, session, turn, round);
+        e.question = p.question_id as string;
+        e.questions = questions;
+        e.provenance = provenance;
+        return e;
       }
       case 'child_started': {
-        const e: AgentEventOf<'child.start'> = {
-          type: 'child.start',
-          ...env,
-          child: p.child_id as string,
-          task: p.task as string,
-          provenance,
-        };
+        const e = this.head('child.start', seq, ts, workspace, session, turn, round);
+        e.child = p.child_id as string;
+        e.task = p.task as string;
+        e.provenance = provenance;
         if (p.name !== undefined) e.name = p.name as string;
-        return finish(e);
+        return e;
       }
       case 'child_done': {
-        const e: AgentEventOf<'child.end'> = {
-          type: 'child.end',
-          ...env,
-          child: p.child_id as string,
-          status: p.status as 'completed' | 'failed' | 'cancelled',
-          provenance,
-        };
+        const e = this.head('child.end', seq, ts, workspace, session, turn, round);
+        e.child = p.child_id as string;
+        e.status = p.status as 'completed' | 'failed' | 'cancelled';
+        e.provenance = provenance;
         if (p.result !== undefined) e.result = p.result as string;
-        return finish(e);
+        return e;
       }
-      case 'compacted':
-        return finish({ type: 'compaction.end', ...env, tokensFreed: p.tokens_freed as number, provenance });
+      case 'compacted': {
+        const e = this.head('compaction.end', seq, ts, workspace, session, turn, round);
+        e.tokensFreed = p.tokens_freed as number;
+        e.provenance = provenance;
+        return e;
+      }
       case 'error': {
-        const e: AgentEventOf<'error'> = {
-          type: 'error',
-          ...env,
-          message: p.message as string,
-          fatal: !(p.recoverable as boolean),
-          provenance,
-        };
+        const e = this.head('error', seq, ts, workspace, session, turn, round);
+        e.message = p.message as string;
+        e.fatal = !(p.recoverable as boolean);
+        e.provenance = provenance;
         if (p.code !== undefined) e.code = p.code as string;
-        return finish(e);
+        return e;
       }
-      case 'cancelled':
-        return finish({ type: 'cancel', ...env, by: p.by as string, provenance });
-      case 'done':
-        return finish({
-          type: 'run.end',
-          ...env,
-          status: p.status as 'completed' | 'failed' | 'cancelled',
-          stopReason: p.stop_reason as string,
-          usage: this.usage(p.usage as JsonObject, hints),
-          provenance,
-        });
+      case 'cancelled': {
+        const e = this.head('cancel', seq, ts, workspace, session, turn, round);
+        e.by = p.by as string;
+        e.provenance = provenance;
+        return e;
+      }
+      case 'done': {
+        const e = this.head('run.end', seq, ts, workspace, session, turn, round);
+        e.status = p.status as 'completed' | 'failed' | 'cancelled';
+        e.stopReason = p.stop_reason as string;
+        e.usage = this.usage(p.usage as JsonObject, hints);
+        e.provenance = provenance;
+        return e;
+      }
       case 'hop': {
         const text = p.text as string;
-        const key = `${base.session}\u0000${turn ?? ''}\u0000${String(p.hop)}`;
-        const seen = key === this.tokenKey ? this.delivered : 0;
-        this.tokenKey = '';
+        const seen = this.sameTokenRun(session, turn, p.hop) ? this.delivered : 0;
+        this.tokenSession = undefined;
         this.delivered = 0;
         if (seen < text.length) {
-          out.push({
-            type: 'text.delta',
-            ...env,
-            text: text.slice(seen),
-            provenance: { format: FORMAT, line: provenance.line, offset: provenance.offset, synthetic: true },
-          });
+          const d = this.head('text.delta', seq, ts, workspace, session, turn, round);
+          d.text = text.slice(seen);
+          d.provenance = {
+            format: FORMAT,
+            line: provenance.line,
+            offset: provenance.offset,
+            synthetic: true,
+          };
+          out.push(d);
         }
         hints.toolCalls = p.tool_calls;
-        return finish({
-          type: 'round.end',
-          ...env,
-          message: text,
-          stopReason: p.stop_reason as string,
-          usage: this.usage(p.usage as JsonObject, hints),
-          provenance,
-        });
+        const e = this.head('round.end', seq, ts, workspace, session, turn, round);
+        e.message = text;
+        e.stopReason = p.stop_reason as string;
+        e.usage = this.usage(p.usage as JsonObject, hints);
+        e.provenance = provenance;
+        return e;
       }
     }
   }
@@ -639,7 +681,7 @@ export class NhSseMessageDecoder {
       this.envelopes.report('gap', 'warning', m.line, m.offset, `the server signalled a gap: ${detail}`);
       return;
     }
-    this.envelopes.text(m.data, m.line, m.offset, this.maxDepth, out, { id: m.id, event: m.event });
+    this.envelopes.text(m.data, m.line, m.offset, this.maxDepth, out, m);
   }
 }
 

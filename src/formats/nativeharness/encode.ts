@@ -441,6 +441,12 @@ export class NhEncoder implements Encoder {
       event.session ?? this.session ?? this.options.session ?? (this.options.idSource ?? defaultId)();
     this.session = session;
     const p = event.provenance;
+    if (!own || (p?.extra === undefined && p?.order === undefined)) {
+      // The usual envelope, in the pinned key order, built as one string (what joinRecord would
+      // give for these pieces without extra keys or another order).
+      const text = `{"seq":${seq},"ts":${num(ts, `${event.type}.ts`)},"type":${jsonString(type)},"workspace_id":${str(workspace, `${event.type}.workspace`)},"session_id":${str(session, `${event.type}.session`)},"turn_id":${turn === undefined ? 'null' : str(turn, `${event.type}.run`)},"payload":${payload}}`;
+      return { seq, text };
+    }
     const text = joinRecord(
       [
         ['seq', String(seq)],
@@ -451,7 +457,7 @@ export class NhEncoder implements Encoder {
         ['turn_id', turn === undefined ? 'null' : str(turn, `${event.type}.run`)],
         ['payload', payload],
       ],
-      own ? { extra: p?.extra, order: p?.order } : undefined,
+      { extra: p?.extra, order: p?.order },
       encodeValue,
       FORMAT,
     );

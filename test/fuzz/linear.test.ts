@@ -1,0 +1,161 @@
+import { describe, expect, test } from 'vitest';
+import type { Codec } from '../../src/codec';
+import { hep } from '../../src/formats/hep/index';
+import { highbar } from '../../src/formats/highbar/index';
+import { nativeharness } from '../../src/formats/nativeharness/index';
+import { SseReader } from '../../src/formats/nativeharness/sse';
+import { LineSplitter } from '../../src/lines';
+
+// Time stays linear in input size, for the inputs most likely to make a parser quadratic. No
+// wall-clock threshold: each case times an input of size n and of size 8n (best of a few runs, to
+// shed noise on a loaded machine) and requires the ratio to stay far from the 64 of a quadratic
+// cost. A linear cost gives ~8; the bound is 30.
+
+const RATIO = 30;
+
+function best(fn: () => void, runs = 3): number {
+  let min = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    fn();
+    min = Math.min(min, performance.now() - t0);
+  }
+  return min;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: the codecs differ only in option types
+function decodeAll(codec: Codec<any, any>, chunks: Array<string | Uint8Array>, options: object = {}): void {
+  const decoder = codec.createDecoder({ maxLineBytes: 64 * 1024 * 1024, onDiagnostic: () => {}, ...options });
+  for (const c of chunks) decoder.push(c);
+  decoder.end();
+}
+
+function expectLinear(make: (n: number) => () => void, n: number): void {
+  const small = make(n);
+  const large = make(8 * n);
+  small(); // warm up
+  // A busy machine (other test files run in parallel) can stall one measurement: a case fails
+  // only when three measurements in a row say so.
+  let ratio = Number.POSITIVE_INFINITY;
+  for (let attempt = 0; attempt < 3 && ratio >= RATIO; attempt++) {
+    const ts = best(small);
+    const tl = best(large);
+    // Below a few ms the ratio is noise; such a case proves nothing either way but cannot be slow.
+    ratio = ts < 2 ? (tl < 2000 ? 0 : Number.POSITIVE_INFINITY) : tl / ts;
+  }
+  expect(ratio).toBeLessThan(RATIO);
+}
+
+const H = '{"type":"hep_header","hep":"v1","fah":"1","session":"s"}\n';
+const enc = new TextEncoder();
+
+function bytes(text: string): Uint8Array {
+  return enc.encode(text);
+}
+
+function byteChunks(b: Uint8Array, size: number): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  for (let i = 0; i < b.length; i += size) out.push(b.subarray(i, i + size));
+  return out;
+}
+
+describe('fuzz: time is linear in input size', () => {
+  test('line splitter: one long line fed in 7-byte chunks (held, grown, then delivered)', () => {
+    expectLinear((n) => {
+      const chunks = byteChunks(bytes(`${'x'.repeat(n)}\n`), 7);
+      return () => {
+        const s = new LineSplitter(
+          { line: () => {}, diagnostic: () => {} },
+          { maxLineBytes: 64 * 1024 * 1024 },
+        );
+        for (const c of chunks) s.push(c);
+        s.end();
+      };
+    }, 50_000);
+  });
+
+  test('line splitter (SSE): a stream of lone CRs and CRLFs split between chunks', () => {
+    expectLinear((n) => {
+      const chunks = byteChunks(bytes('a\r\r\nb\r'.repeat(n)), 3);
+      return () => {
+        const s = new LineSplitter({ line: () => {}, diagnostic: () => {} }, { mode: 'sse' });
+        for (const c of chunks) s.push(c);
+        s.end();
+      };
+    }, 5_000);
+  });
+
+  test('HEP: lines full of brackets inside strings (the exact depth scan)', () => {
+    expectLinear((n) => {
+      const line = `{"type":"message_delta","turn_id":1,"delta":"${'[{'.repeat(100)}"}\n`;
+      const text = H + line.repeat(n);
+      return () => decodeAll(hep, [text]);
+    }, 1_000);
+  });
+
+  test('HEP: one line holding n brackets in a string', () => {
+    expectLinear((n) => {
+      const text = `${H}{"type":"x","s":"${'['.repeat(n)}"}\n`;
+      return () => decodeAll(hep, [text]);
+    }, 100_000);
+  });
+
+  test('HEP: one object with n keys', () => {
+    expectLinear((n) => {
+      const keys = Array.from({ length: n }, (_, i) => `"k${i}":${i}`).join(',');
+      const text = `${H}{"type":"agent_start","turn_id":1,${keys}}\n`;
+      return () => decodeAll(hep, [text]);
+    }, 10_000);
+  });
+
+  test('highbar: lines with 16-digit numbers and non-Python formatting (the slow checks)', () => {
+    expectLinear((n) => {
+      const line =
+        '{"v":1,"type":"tool","ts":1792983750.50,"fn":"f","args":{"id":1234567890123456,"x":[1.0,2.0]},"result":null,"error":null,"started_at":1.0,"ended_at":2.0}\n';
+      const text = line.repeat(n);
+      return () => decodeAll(highbar, [text]);
+    }, 500);
+  });
+
+  test('nativeharness SSE: one event of n data lines', () => {
+    expectLinear((n) => {
+      const text = `${'data: x\n'.repeat(n)}\n`;
+      return () => decodeAll(nativeharness, [text], { framing: 'sse', maxEventBytes: 64 * 1024 * 1024 });
+    }, 5_000);
+  });
+
+  test('SSE reader: n events fed byte by byte', () => {
+    expectLinear((n) => {
+      const chunks = byteChunks(bytes('id: 1\ndata: {"a":1}\n\n'.repeat(n)), 1);
+      return () => {
+        const r = new SseReader({ message: () => {}, diagnostic: () => {} });
+        for (const c of chunks) r.push(c);
+        r.end();
+      };
+    }, 500);
+  });
+
+  test('nativeharness JSON array: one element with a long string fed in 5-byte chunks', () => {
+    expectLinear((n) => {
+      const env = `{"seq":1,"ts":1,"type":"progress","workspace_id":"w","session_id":"s","turn_id":"t","payload":{"status":"${'é'.repeat(n)}"}}`;
+      const chunks = byteChunks(bytes(`[${env}]`), 5);
+      return () => decodeAll(nativeharness, chunks, { framing: 'json', maxEventBytes: 64 * 1024 * 1024 });
+    }, 10_000);
+  });
+
+  test('nativeharness JSON array: n elements', () => {
+    expectLinear((n) => {
+      const env = (i: number) =>
+        `{"seq":${i + 1},"ts":1,"type":"progress","workspace_id":"w","session_id":"s","turn_id":"t","payload":{"status":"x"}}`;
+      const text = `[${Array.from({ length: n }, (_, i) => env(i)).join(',')}]`;
+      return () => decodeAll(nativeharness, [text], { framing: 'json' });
+    }, 500);
+  });
+
+  test('oversized lines: n lines each over maxLineBytes cost what reading them costs', () => {
+    expectLinear((n) => {
+      const text = `${H}${`{"type":"x","s":"${'y'.repeat(2000)}"}\n`.repeat(n)}`;
+      return () => decodeAll(hep, [text], { maxLineBytes: 1000 });
+    }, 250);
+  });
+});
