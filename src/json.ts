@@ -60,8 +60,7 @@ export function parseJsonLine(
   format: Format,
 ): JsonLineResult {
   // NaN or Infinity would switch the bound off (every comparison false): the bound is not optional.
-  if (!(Number.isFinite(maxDepth) && maxDepth >= 0)) maxDepth = DEFAULT_MAX_DEPTH;
-  else maxDepth = Math.floor(maxDepth);
+  maxDepth = resolveMaxDepth(maxDepth);
   if (text.length > 2 * maxDepth && exceedsDepth(text, maxDepth)) {
     return {
       ok: false,
@@ -187,7 +186,8 @@ export function resolveMaxDepth(maxDepth: number | undefined): number {
 
 /**
  * Finds the first number literal in JSON `text` that `JSON.parse` would not keep exactly: an
- * integer beyond ±(2^53 − 1) (rounded) or a number beyond the double range (`1e400` → Infinity).
+ * integer beyond ±(2^53 − 1) that a double cannot hold (rounded) or a number beyond the double
+ * range (`1e400` → Infinity).
  * Returns its text, or `undefined`. A linear scan, used off the hot path: on records the model
  * has no schema for (unknown records, unknown fields, free-form arguments).
  */
@@ -224,7 +224,12 @@ export function findUnsafeNumber(text: string): string | undefined {
       if (plain ? digits >= 16 : i - start >= 4) {
         const token = text.slice(start, i);
         const value = Number(token);
-        if (plain ? !Number.isSafeInteger(value) : !Number.isFinite(value)) return token;
+        // An integer beyond 2^53 that a double holds exactly (1.5e16 written out) is not rounded.
+        if (
+          plain ? !Number.isSafeInteger(value) && BigInt(token) !== BigInt(value) : !Number.isFinite(value)
+        ) {
+          return token;
+        }
       }
       continue;
     }

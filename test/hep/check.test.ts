@@ -105,7 +105,11 @@ const rawText = fc.string({ maxLength: 30, unit: 'binary' });
 const toolCall = fc.record({
   call: fc.string({ minLength: 1, maxLength: 8 }),
   name: fc.constantFrom('bash', 'read', 'edit'),
-  args: fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }),
+  args: fc.dictionary(
+    fc.string({ maxLength: 6 }),
+    fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.parse(JSON.stringify(v)) as unknown),
+    { maxKeys: 3 },
+  ),
   outputs: fc.array(rawText, { maxLength: 3 }),
   ok: fc.boolean(),
   result: rawText,

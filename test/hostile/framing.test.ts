@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import type { Diagnostic } from '../../src/diagnostics';
 import type { NhDecodeOptions } from '../../src/formats/nativeharness/decode';
 import { nativeharness } from '../../src/formats/nativeharness/index';
-import { at, bugTest, byteByByte, type Chunk, type DiagAt, decode, joinChunks, shape } from './helpers';
+import { at, byteByByte, type Chunk, type DiagAt, decode, joinChunks, shape } from './helpers';
 
 // nativeharness framings other than SSE: the JSON array of `/events` (a streaming scanner, not
 // the line splitter) and framing detection. Each: exact bytes, one outcome.
@@ -93,10 +93,8 @@ describe('hostile input: nativeharness JSON array and JSON Lines framing', () =>
     });
   }
 
-  // BUG: the JSON array framing reports invalid UTF-8 once for the whole array, without line or
-  // offset (src/formats/nativeharness/index.ts, framedDecoder 'json'), breaking "every diagnostic
-  // names its line and byte offset". Expected: the place of the element holding the bad bytes.
-  bugTest('JSON array: invalid UTF-8 inside an element is reported at that element', () => {
+  // The array is scanned as bytes: the element holding the bad bytes is reported at its place.
+  test('JSON array: invalid UTF-8 inside an element is reported at that element', () => {
     const bytes = joinChunks([
       `[${E1},`,
       `{"seq":2,"ts":1,"type":"progress","workspace_id":"`,
@@ -109,14 +107,12 @@ describe('hostile input: nativeharness JSON array and JSON Lines framing', () =>
     expect(at(diagnostics.slice(0, 1))).toEqual([['invalid_utf8', 1, 123]]);
   });
 
-  // BUG: the JSON array reader counts byte offsets on the decoded text: an invalid byte becomes
-  // U+FFFD, counted as 3 bytes, so every later offset runs ahead of the input (here 5 in a 4-byte
-  // input). Expected: offsets of the input bytes.
-  bugTest('JSON array: offsets after an invalid byte are input byte offsets', () => {
+  // Offsets are input byte offsets, also after an invalid byte (never U+FFFD's three bytes).
+  test('JSON array: offsets after an invalid byte are input byte offsets', () => {
     const diagnostics: Diagnostic[] = [];
     nativeharness.parse(Uint8Array.of(0x5b, 0x80, 0x5d, 0x78), { onDiagnostic: (d) => diagnostics.push(d) });
-    expect(at(diagnostics.filter((d) => d.code === 'invalid_json'))).toEqual([
-      ['invalid_json', 1, 1],
+    expect(at(diagnostics)).toEqual([
+      ['invalid_utf8', 1, 1],
       ['invalid_json', 1, 3],
     ]);
   });

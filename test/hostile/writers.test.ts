@@ -265,24 +265,6 @@ const refuse: RefuseCase[] = [
     names: /text\.delta\.text: expected a string/,
   },
   {
-    // BUG: HEP's args summary turns a value JSON cannot hold into "[unserializable]" with no
-    // diagnostic (n=[unserializable]); the other writers refuse it. Expected: refused as the others
-    // do (or, if the reference's "[unserializable]" must stay, at least a `loss` for tool.start.args).
-    name: 'HEP: tool.start args with a BigInt',
-    codec: hep,
-    events: tool({ n: 1n }),
-    names: /args\.n: a BigInt/,
-    fails: true,
-  },
-  {
-    // BUG: same, for NaN and for a cycle in args.
-    name: 'HEP: tool.start args with NaN',
-    codec: hep,
-    events: tool({ n: Number.NaN }),
-    names: /args\.n: NaN/,
-    fails: true,
-  },
-  {
     name: 'highbar: args with a BigInt',
     codec: highbar,
     events: tool({ n: 1n }),
@@ -359,4 +341,22 @@ describe('hostile input: writers refuse what JSON cannot hold', () => {
       expect((thrown as AgentwireError).message).toMatch(c.names);
     });
   }
+});
+
+describe('hostile input: HEP args JSON cannot hold', () => {
+  // The reference writes such a value as [unserializable] (HEP v1 facts, "Bounds"): agentwire
+  // does the same, and reports a loss naming the field, never silently.
+  test.each([
+    ['a BigInt', { n: 1n, ok: true }],
+    ['NaN', { n: Number.NaN, ok: true }],
+  ])('%s in args: [unserializable] in the summary, and a loss naming it', (_name, args) => {
+    const losses: Diagnostic[] = [];
+    const out = hep.stringify([{ type: 'tool.start', call: 'c', name: 't', args, round: 1 }], {
+      session: 's',
+      onDiagnostic: (d) => losses.push(d),
+    });
+    expect(out).toContain('"args_summary":"n=[unserializable], ok=true"');
+    expect(losses.map((d) => [d.code, d.field])).toEqual([['loss', 'tool.start.args']]);
+    expect(losses[0]!.message).toMatch(/args\.n/);
+  });
 });

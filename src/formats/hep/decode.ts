@@ -1,6 +1,13 @@
 import type { DecodeOptions, RecordDecoder } from '../../codec';
 import type { Diagnostic, DiagnosticSink } from '../../diagnostics';
-import { DEFAULT_MAX_DEPTH, exceedsDepth, isJsonObject, type JsonObject, parseJsonLine } from '../../json';
+import {
+  exceedsDepth,
+  findUnsafeNumber,
+  isJsonObject,
+  type JsonObject,
+  parseJsonLine,
+  resolveMaxDepth,
+} from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance, Usage } from '../../model';
 import { provenanceOf, splitRecord } from '../../record';
 import {
@@ -38,7 +45,7 @@ export class HepRecordDecoder implements RecordDecoder {
   /** Creates a decoder that reports to `sink`. */
   constructor(options: HepDecodeOptions, sink: DiagnosticSink) {
     this.sink = sink;
-    this.maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
+    this.maxDepth = resolveMaxDepth(options.maxDepth);
   }
 
   line(text: string, line: number, offset: number, out: AgentEvent[]): void {
@@ -91,6 +98,8 @@ export class HepRecordDecoder implements RecordDecoder {
           'a record without a string "type"; kept as unknown',
         );
       this.stamp(unknown, record);
+      // No schema checked this record's numbers: make sure none was rounded or overflowed.
+      this.checkNumbers(text, line, offset);
       out.push(unknown);
       return;
     }
@@ -99,7 +108,7 @@ export class HepRecordDecoder implements RecordDecoder {
       this.report('invalid_record', 'error', line, offset, `invalid ${type} frame: ${problem}`);
       return;
     }
-    this.map(type, record, line, offset, out);
+    this.map(type, record, text, line, offset, out);
   }
 
   end(out: AgentEvent[]): void {
@@ -153,8 +162,19 @@ export class HepRecordDecoder implements RecordDecoder {
     this.runOpen = false;
   }
 
-  private map(type: HepFrameType, r: JsonObject, line: number, offset: number, out: AgentEvent[]): void {
-    const provenance = provenanceOf(FORMAT, line, offset, splitRecord(r, HEP_KEY_ORDER[type]));
+  private map(
+    type: HepFrameType,
+    r: JsonObject,
+    text: string,
+    line: number,
+    offset: number,
+    out: AgentEvent[],
+  ): void {
+    const rest = splitRecord(r, HEP_KEY_ORDER[type]);
+    // Unknown fields have no schema: check their numbers (rare path, only lines with extras).
+    let checked = rest?.extra !== undefined;
+    if (checked) this.checkNumbers(text, line, offset);
+    const provenance = provenanceOf(FORMAT, line, offset, rest);
     const session = this.session;
     const round = r.turn_id as number;
     switch (type) {
@@ -268,7 +288,11 @@ export class HepRecordDecoder implements RecordDecoder {
             round,
             provenance: { format: FORMAT, line, offset, synthetic: true },
           };
-          if (rest?.extra !== undefined) e.provenance!.extra = rest.extra;
+          if (rest?.extra !== undefined) {
+            e.provenance!.extra = rest.extra;
+            if (!checked) this.checkNumbers(text, line, offset);
+            checked = true;
+          }
           if (rest?.order !== undefined) e.provenance!.order = rest.order;
           if (session !== undefined) e.session = session;
           out.push(e);
@@ -282,7 +306,10 @@ export class HepRecordDecoder implements RecordDecoder {
         const usageRest = splitRecord(u, HEP_USAGE_KEYS);
         if (usageRest !== undefined) {
           provenance.hints = {};
-          if (usageRest.extra !== undefined) provenance.hints.usageExtra = usageRest.extra;
+          if (usageRest.extra !== undefined) {
+            provenance.hints.usageExtra = usageRest.extra;
+            if (!checked) this.checkNumbers(text, line, offset);
+          }
           if (usageRest.order !== undefined) provenance.hints.usageOrder = usageRest.order;
         }
         const e: AgentEventOf<'round.end'> = {
@@ -339,6 +366,21 @@ export class HepRecordDecoder implements RecordDecoder {
         return;
       }
     }
+  }
+
+  private checkNumbers(text: string, line: number, offset: number): void {
+    const token = findUnsafeNumber(text);
+    if (token === undefined) return;
+    const value = Number(token);
+    this.report(
+      'invalid_record',
+      'error',
+      line,
+      offset,
+      Number.isFinite(value)
+        ? `the integer ${token} is beyond 2^53 and cannot be held exactly (it reads as ${value})`
+        : `the number ${token} is beyond the range of a double (it reads as ${value})`,
+    );
   }
 
   private addUsage(u: Usage): void {

@@ -405,6 +405,16 @@ export class HepEncoder implements Encoder {
         : boundSummary(s, HEP_SUMMARY_ARGS_CAP);
     }
     if (event.args !== undefined) {
+      try {
+        assertEncodable(event.args, 'tool.start.args', undefined, 'hep');
+      } catch (error) {
+        // The reference writes what JSON cannot hold as [unserializable]; say so.
+        this.loss.report(
+          event,
+          'tool.start.args',
+          `${(error as Error).message}; written as [unserializable], as the reference writer does`,
+        );
+      }
       const summary = hepArgsSummary(event.args, this.mode);
       if (this.mode === 'summary') {
         this.loss.report(

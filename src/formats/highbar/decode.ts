@@ -1,6 +1,13 @@
 import type { DecodeOptions, RecordDecoder } from '../../codec';
 import { type Diagnostic, type DiagnosticSink, describePlace } from '../../diagnostics';
-import { DEFAULT_MAX_DEPTH, isJsonObject, type JsonObject, parseJsonLine, setOwn } from '../../json';
+import {
+  findUnsafeNumber,
+  isJsonObject,
+  type JsonObject,
+  parseJsonLine,
+  resolveMaxDepth,
+  setOwn,
+} from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
 import { provenanceOf, splitRecord } from '../../record';
 import { pyDumpsParsed, pyFloat, SCAN_BIG_INTEGER, SCAN_SUSPECT, scanLine } from './pyjson';
@@ -67,7 +74,7 @@ export class HighbarRecordDecoder implements RecordDecoder {
   /** Creates a decoder that reports to `sink`. */
   constructor(options: HighbarDecodeOptions, sink: DiagnosticSink) {
     this.sink = sink;
-    this.maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
+    this.maxDepth = resolveMaxDepth(options.maxDepth);
   }
 
   line(text: string, line: number, offset: number, out: AgentEvent[]): void {
@@ -91,7 +98,10 @@ export class HighbarRecordDecoder implements RecordDecoder {
       out.push(this.unknown(record, undefined, line, offset, hints));
       return;
     }
-    if ((scan & SCAN_BIG_INTEGER) !== 0 || ((scan & SCAN_SUSPECT) !== 0 && /\d{16}/.test(text))) {
+    if (
+      (scan & SCAN_BIG_INTEGER) !== 0 ||
+      ((scan & SCAN_SUSPECT) !== 0 && /\d{16}|[eE]\+?\d{3}/.test(text))
+    ) {
       this.checkIntegers(text, line, offset);
     }
     const v = record.v;
@@ -162,36 +172,18 @@ export class HighbarRecordDecoder implements RecordDecoder {
 
   // JSON.parse rounds integers past 2^53; the policy is to say so, never to round silently.
   private checkIntegers(text: string, line: number, offset: number): void {
-    let inString = false;
-    let start = -1;
-    for (let i = 0; i <= text.length; i++) {
-      const c = i < text.length ? text.charCodeAt(i) : 32;
-      if (inString) {
-        if (c === 92) i++;
-        else if (c === 34) inString = false;
-        continue;
-      }
-      const numeric = (c >= 48 && c <= 57) || c === 45 || c === 43 || c === 46 || c === 101 || c === 69;
-      if (numeric) {
-        if (start === -1) start = i;
-        continue;
-      }
-      if (start !== -1) {
-        const token = text.slice(start, i);
-        start = -1;
-        if (/^-?\d+$/.test(token) && !Number.isSafeInteger(Number(token))) {
-          this.report(
-            'invalid_record',
-            'error',
-            line,
-            offset,
-            `the integer ${token} is beyond 2^53 and cannot be held exactly; the model has ${Number(token)}`,
-          );
-          return;
-        }
-      }
-      if (c === 34) inString = true;
-    }
+    const token = findUnsafeNumber(text);
+    if (token === undefined) return;
+    const value = Number(token);
+    this.report(
+      'invalid_record',
+      'error',
+      line,
+      offset,
+      Number.isFinite(value)
+        ? `the integer ${token} is beyond 2^53 and cannot be held exactly; the model has ${value}`
+        : `the number ${token} is beyond the range of a double; the model has ${value}`,
+    );
   }
 
   private unknown(

@@ -1,5 +1,5 @@
 import { createDiagnosticSink, type Diagnostic, type DiagnosticHandler } from '../../diagnostics';
-import { DEFAULT_MAX_DEPTH } from '../../json';
+import { resolveMaxDepth } from '../../json';
 import type { AgentEvent } from '../../model';
 import { NhEnvelopeDecoder, NhSseMessageDecoder } from './decode';
 import { DEFAULT_MAX_EVENT_BYTES, SseReader } from './sse';
@@ -119,7 +119,7 @@ async function* run(
   const sink = createDiagnosticSink(options.strict ?? false, options.onDiagnostic);
   // One mapper for the whole session, so per-hop token accounting survives reconnects.
   const envelopes = new NhEnvelopeDecoder(sink);
-  const messages = new NhSseMessageDecoder(envelopes, options.maxDepth ?? DEFAULT_MAX_DEPTH);
+  const messages = new NhSseMessageDecoder(envelopes, resolveMaxDepth(options.maxDepth));
   let failures = 0;
   // Highest seq accepted from the wire (delivered or waiting in the current batch).
   let seen: number | undefined =

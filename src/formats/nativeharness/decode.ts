@@ -1,9 +1,16 @@
 import type { DecodeOptions, RecordDecoder } from '../../codec';
 import type { Diagnostic, DiagnosticSink } from '../../diagnostics';
-import { DEFAULT_MAX_DEPTH, isJsonObject, type JsonObject, parseJsonLine } from '../../json';
+import {
+  DEFAULT_MAX_DEPTH,
+  findUnsafeNumber,
+  isJsonObject,
+  type JsonObject,
+  parseJsonLine,
+  resolveMaxDepth,
+} from '../../json';
 import type { AgentEvent, AgentEventOf, Choice, QuestionItem, Usage } from '../../model';
 import { provenanceOf, splitRecord } from '../../record';
-import { utf8Length } from '../../utf8';
+import { decodeUtf8, encodeUtf8, isValidUtf8 } from '../../utf8';
 import {
   isNhEventType,
   NH_ENVELOPE_KEYS,
@@ -97,11 +104,18 @@ export class NhEnvelopeDecoder {
       this.sink.report(parsed.diagnostic);
       return;
     }
-    this.record(parsed.value, line, offset, out, sse);
+    this.record(parsed.value, line, offset, out, sse, text);
   }
 
   /** One parsed record. */
-  record(value: unknown, line: number, offset: number, out: AgentEvent[], sse?: SseOrigin): void {
+  record(
+    value: unknown,
+    line: number,
+    offset: number,
+    out: AgentEvent[],
+    sse?: SseOrigin,
+    text?: string,
+  ): void {
     if (!isJsonObject(value)) {
       this.report('invalid_json', 'error', line, offset, 'not a JSON object');
       return;
@@ -136,7 +150,14 @@ export class NhEnvelopeDecoder {
     }
     this.seqLast = last === undefined ? seq : Math.max(last, seq);
 
-    const provenance = provenanceOf(FORMAT, line, offset, splitRecord(value, NH_ENVELOPE_KEYS));
+    const envelopeRest = splitRecord(value, NH_ENVELOPE_KEYS);
+    const provenance = provenanceOf(FORMAT, line, offset, envelopeRest);
+    // Values no schema checks (tool args, unknown records and fields) may hold numbers JSON.parse
+    // rounds or overflows: say so rather than let them change silently (off the hot path).
+    const scanned =
+      text !== undefined &&
+      (type === 'tool_started' || envelopeRest?.extra !== undefined || !isNhEventType(type));
+    if (scanned) this.checkNumbers(text, line, offset);
     let hints = this.scratchHints;
     // Left over by an event that returned (or threw) early: start from a fresh one.
     for (const _ in hints) {
@@ -206,6 +227,7 @@ export class NhEnvelopeDecoder {
     if (turn === null && type !== 'session_created' && type !== 'title') hints.turnNull = true;
     const rest = splitRecord(payload, NH_PAYLOAD_KEYS[type]);
     if (rest !== undefined) {
+      if (rest.extra !== undefined && text !== undefined && !scanned) this.checkNumbers(text, line, offset);
       if (rest.extra !== undefined) hints.payloadExtra = rest.extra;
       if (rest.order !== undefined) hints.payloadOrder = rest.order;
     }
@@ -217,6 +239,22 @@ export class NhEnvelopeDecoder {
       break;
     }
     out.push(e);
+  }
+
+  // Reports the first number JSON.parse cannot keep exactly.
+  private checkNumbers(text: string, line: number, offset: number): void {
+    const token = findUnsafeNumber(text);
+    if (token === undefined) return;
+    const value = Number(token);
+    this.report(
+      'invalid_record',
+      'error',
+      line,
+      offset,
+      Number.isFinite(value)
+        ? `the integer ${token} is beyond 2^53 and cannot be held exactly (it reads as ${value})`
+        : `the number ${token} is beyond the range of a double (it reads as ${value})`,
+    );
   }
 
   private roundOf(turn: string | null, hop: unknown): number | undefined {
@@ -520,16 +558,18 @@ export class NhJsonlRecordDecoder implements RecordDecoder {
 }
 
 /**
- * JSON array framing (the `/events` response): a streaming scanner over text chunks that cuts
- * the top-level array into elements without holding more than one element, so any layout
- * (compact on one line, one per line, pretty-printed) is read in bounded memory.
+ * JSON array framing (the `/events` response): a streaming scanner over bytes that cuts the
+ * top-level array into elements without holding more than one element, so any layout (compact
+ * on one line, one per line, pretty-printed) is read in bounded memory. It scans bytes, not
+ * text: JSON's structural characters are ASCII, which never occurs inside a UTF-8 sequence, so
+ * byte offsets are exact and an element with invalid UTF-8 is reported at its own place.
  */
 export class NhJsonArrayReader {
   private readonly envelopes: NhEnvelopeDecoder;
   private readonly maxDepth: number;
   private readonly maxElementBytes: number;
   private state: 'start' | 'between' | 'element' | 'done' = 'start';
-  private buffer = '';
+  private buffer: Uint8Array = new Uint8Array(256);
   private bufferBytes = 0;
   private skipping = false;
   private failed = false;
@@ -540,6 +580,7 @@ export class NhJsonArrayReader {
   private byte = 0;
   private elementLine = 1;
   private elementOffset = 0;
+  private bomSeen = 0;
 
   /** Creates an array reader over `envelopes`; elements above `maxElementBytes` are skipped. */
   constructor(envelopes: NhEnvelopeDecoder, maxDepth: number, maxElementBytes: number) {
@@ -548,13 +589,20 @@ export class NhJsonArrayReader {
     this.maxElementBytes = maxElementBytes;
   }
 
-  /** Takes the next piece of text. */
-  push(text: string, out: AgentEvent[]): void {
+  /** Takes the next chunk (strings are encoded as UTF-8 first). */
+  push(chunk: Uint8Array | string, out: AgentEvent[]): void {
     if (this.failed) return;
-    const n = text.length;
+    const bytes = typeof chunk === 'string' ? encodeUtf8(chunk) : chunk;
+    const n = bytes.length;
     let start = 0;
     for (let i = 0; i < n; i++) {
-      const c = text.charCodeAt(i);
+      const c = bytes[i]!;
+      // One BOM at byte 0 of the input.
+      if (this.byte < 3 && this.bomSeen === this.byte && c === [0xef, 0xbb, 0xbf][this.byte]) {
+        this.bomSeen++;
+        this.byte++;
+        continue;
+      }
       if (this.state === 'element') {
         if (this.inString) {
           if (this.escape) this.escape = false;
@@ -565,22 +613,22 @@ export class NhJsonArrayReader {
         else if (c === 125 || c === 93) {
           this.depth--;
           if (this.depth === 0) {
-            this.append(text, start, i + 1);
+            this.append(bytes, start, i + 1);
             this.finishElement(out);
             this.state = 'between';
           } else if (this.depth < 0) {
             // `]` right after a primitive element: the element ends before it, and the array.
-            this.append(text, start, i);
+            this.append(bytes, start, i);
             this.finishElement(out);
             this.state = 'done';
           }
         } else if (c === 44 && this.depth === 0) {
-          this.append(text, start, i);
+          this.append(bytes, start, i);
           this.finishElement(out);
           this.state = 'between';
         }
-      } else if (c === 32 || c === 9 || c === 13 || c === 10 || (c === 0xfeff && this.byte === 0)) {
-        // whitespace (and one leading BOM)
+      } else if (c === 32 || c === 9 || c === 13 || c === 10) {
+        // whitespace
       } else if (this.state === 'start') {
         if (c === 91) this.state = 'between';
         else this.fail('a JSON array must start with "["');
@@ -588,7 +636,6 @@ export class NhJsonArrayReader {
         if (c === 93) this.state = 'done';
         else if (c !== 44) {
           this.state = 'element';
-          this.buffer = '';
           this.bufferBytes = 0;
           this.skipping = false;
           this.depth = c === 123 || c === 91 ? 1 : 0;
@@ -602,11 +649,10 @@ export class NhJsonArrayReader {
         this.fail('content after the end of the JSON array');
       }
       if (this.failed) return;
-      this.byte +=
-        c < 0x80 ? 1 : c < 0x800 ? 2 : c >= 0xdc00 && c <= 0xdfff ? 0 : c >= 0xd800 && c <= 0xdbff ? 4 : 3;
+      this.byte++;
       if (c === 10) this.line++;
     }
-    if (this.state === 'element') this.append(text, start, n);
+    if (this.state === 'element') this.append(bytes, start, n);
   }
 
   /** Ends the input; an unfinished array is reported. */
@@ -623,13 +669,12 @@ export class NhJsonArrayReader {
     this.state = 'done';
   }
 
-  private append(text: string, start: number, end: number): void {
+  private append(bytes: Uint8Array, start: number, end: number): void {
     if (this.skipping || end <= start) return;
-    const piece = start === 0 && end === text.length ? text : text.slice(start, end);
-    this.bufferBytes += utf8Length(piece);
-    if (this.bufferBytes > this.maxElementBytes) {
+    const total = this.bufferBytes + (end - start);
+    if (total > this.maxElementBytes) {
       this.skipping = true;
-      this.buffer = '';
+      this.bufferBytes = 0;
       this.envelopes.report(
         'event_too_large',
         'error',
@@ -639,14 +684,30 @@ export class NhJsonArrayReader {
       );
       return;
     }
-    this.buffer += piece;
+    if (total > this.buffer.length) {
+      const grown = new Uint8Array(Math.min(Math.max(total, this.buffer.length * 2), this.maxElementBytes));
+      grown.set(this.buffer.subarray(0, this.bufferBytes), 0);
+      this.buffer = grown;
+    }
+    this.buffer.set(bytes.subarray(start, end), this.bufferBytes);
+    this.bufferBytes = total;
   }
 
   private finishElement(out: AgentEvent[]): void {
     if (!this.skipping) {
-      this.envelopes.text(this.buffer.trimEnd(), this.elementLine, this.elementOffset, this.maxDepth, out);
+      const text = decodeUtf8(this.buffer, 0, this.bufferBytes);
+      if (text.indexOf('\uFFFD') !== -1 && !isValidUtf8(this.buffer, 0, this.bufferBytes)) {
+        this.envelopes.report(
+          'invalid_utf8',
+          'error',
+          this.elementLine,
+          this.elementOffset,
+          'the array element is not valid UTF-8; the element was skipped',
+        );
+      } else {
+        this.envelopes.text(text.trimEnd(), this.elementLine, this.elementOffset, this.maxDepth, out);
+      }
     }
-    this.buffer = '';
     this.bufferBytes = 0;
     this.skipping = false;
   }
@@ -693,7 +754,7 @@ export function nhSseDecoder(
   target: { out: AgentEvent[] },
   extra?: { lastEventId?: string; retry?: (ms: number) => void },
 ): SseReader {
-  const messages = new NhSseMessageDecoder(envelopes, options.maxDepth ?? DEFAULT_MAX_DEPTH);
+  const messages = new NhSseMessageDecoder(envelopes, resolveMaxDepth(options.maxDepth));
   const readerOptions: ConstructorParameters<typeof SseReader>[1] = {
     format: FORMAT,
     maxEventBytes: options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES,

@@ -1,6 +1,6 @@
 import { type ChunkDecoder, type Codec, createCodec, lineChunkDecoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
-import { DEFAULT_MAX_DEPTH } from '../../json';
+import { resolveMaxDepth } from '../../json';
 import type { AgentEvent } from '../../model';
 import {
   type NhDecodeOptions,
@@ -64,7 +64,7 @@ function detect(chunk: Uint8Array | string, position: number): NhFraming | undef
 
 function framedDecoder(framing: NhFraming, options: NhDecodeOptions, sink: DiagnosticSink): ChunkDecoder {
   const envelopes = new NhEnvelopeDecoder(sink);
-  const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
+  const maxDepth = resolveMaxDepth(options.maxDepth);
   if (framing === 'jsonl') {
     return lineChunkDecoder(FORMAT, 'jsonl', options, sink, new NhJsonlRecordDecoder(envelopes, maxDepth));
   }
@@ -74,29 +74,11 @@ function framedDecoder(framing: NhFraming, options: NhDecodeOptions, sink: Diagn
       maxDepth,
       options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES,
     );
-    // ignoreBOM keeps a BOM as a character, so the reader's byte offsets count it.
-    const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
-    let warned = false;
-    const text = (chunk: Uint8Array | string, stream: boolean): string => {
-      if (typeof chunk === 'string') return chunk;
-      const t = utf8.decode(chunk, { stream });
-      if (!warned && t.indexOf('\uFFFD') !== -1 && !containsReplacement(chunk)) {
-        warned = true;
-        sink.report({
-          code: 'invalid_utf8',
-          severity: 'error',
-          message: 'the JSON array is not valid UTF-8; invalid bytes were read as U+FFFD',
-          format: FORMAT,
-        });
-      }
-      return t;
-    };
     return {
       push(chunk, out) {
-        reader.push(text(chunk, true), out);
+        reader.push(chunk, out);
       },
-      end(out) {
-        reader.push(text(new Uint8Array(0), false), out);
+      end() {
         if (options.incompleteLine !== 'hold') reader.end();
       },
     };
@@ -113,13 +95,6 @@ function framedDecoder(framing: NhFraming, options: NhDecodeOptions, sink: Diagn
       if (options.incompleteLine !== 'hold') reader.end();
     },
   };
-}
-
-function containsReplacement(bytes: Uint8Array): boolean {
-  for (let i = bytes.indexOf(0xef); i !== -1 && i + 2 < bytes.length; i = bytes.indexOf(0xef, i + 1)) {
-    if (bytes[i + 1] === 0xbf && bytes[i + 2] === 0xbd) return true;
-  }
-  return false;
 }
 
 /** The chunk decoder of nativeharness: the given framing, or the one the first bytes show. */

@@ -204,6 +204,8 @@ export class SseReader {
           this.dispatch(event, data);
         }
       }
+      // A block without data dispatches nothing and still clears its event type (WHATWG).
+      this.eventType = undefined;
       this.clearBlock();
       return;
     }
