@@ -1,4 +1,6 @@
-export * from './bounds';
+// agentwire: every format, the canonical model, conversion, checking and viewing. Browser-safe;
+// Node-only parts are in `agentwire/node` and `agentwire/fixtures`.
+export { boundSummary, boundText, isBounded } from './bounds';
 export * from './codec';
 export { type ConvertOptions, type ConvertResult, convert, convertStream, detectFromStream } from './convert';
 export { DETECT_BYTES, type Detection, detectFormat } from './detect';
@@ -7,9 +9,7 @@ export { codecFor, codecs } from './formats';
 export { type HepCodec, hep } from './formats/hep/index';
 export { type HighbarCodec, highbar } from './formats/highbar/index';
 export { connect, type NativeharnessCodec, nativeharness } from './formats/nativeharness/index';
-export * from './json';
+export { DEFAULT_MAX_DEPTH, MAX_DEPTH_CEILING } from './json';
 export * from './lines';
-export { LossReporter } from './loss';
 export * from './model';
-export { joinRecord, provenanceOf, type RecordRest, splitRecord } from './record';
-export { decodeUtf8, encodeUtf8, isValidUtf8, utf8Length } from './utf8';
+export { neutralizeControls, type TimelineOptions, TimelineRenderer } from './view';
