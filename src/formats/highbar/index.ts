@@ -1,9 +1,12 @@
 import { type Codec, createCodec, lineChunkDecoder } from '../../codec';
+import type { Diagnostic } from '../../diagnostics';
 import type { AgentEvent } from '../../model';
+import { checkHighbarEvents } from './check';
 import { declaredTools, matchContext } from './declared';
 import { type HighbarDecodeOptions, HighbarRecordDecoder } from './decode';
 import { type HighbarEncodeOptions, HighbarEncoder } from './encode';
 
+export { checkHighbarEvents } from './check';
 export { DeclaredTools, declaredTools, matchContext, sameReading } from './declared';
 export { type HighbarDecodeOptions, type HighbarHints, HighbarRecordDecoder } from './decode';
 export { type HighbarEncodeOptions, HighbarEncoder } from './encode';
@@ -14,6 +17,11 @@ export * from './schema';
 export interface HighbarCodec extends Codec<HighbarDecodeOptions, HighbarEncodeOptions> {
   /** The tools a trace declares, as highbar computes them (see {@link declaredTools}). */
   declaredTools(events: Iterable<AgentEvent>): string[];
+  /**
+   * Validates a whole trace: every decoder diagnostic plus what highbar expects of an emitter
+   * ({@link checkHighbarEvents}). Empty (or only `info`) means conforming.
+   */
+  check(input: string | Uint8Array, options?: HighbarDecodeOptions): Diagnostic[];
   /** The events that belong to a test (see {@link matchContext}). */
   matchContext(
     events: Iterable<AgentEvent>,
@@ -41,4 +49,14 @@ const codec = createCodec<HighbarDecodeOptions, HighbarEncodeOptions>({
  * highbar.matchContext(events, { test: id }); // the records of one test
  * ```
  */
-export const highbar: HighbarCodec = { ...codec, declaredTools, matchContext };
+export const highbar: HighbarCodec = {
+  ...codec,
+  declaredTools,
+  matchContext,
+  check(input, options = {}) {
+    const { events, diagnostics } = codec.parse(input, { ...options, strict: false });
+    const all = [...diagnostics, ...checkHighbarEvents(events)];
+    all.sort((a, b) => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER));
+    return all;
+  },
+};

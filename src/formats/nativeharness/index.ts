@@ -1,7 +1,8 @@
 import { type ChunkDecoder, type Codec, createCodec, lineChunkDecoder } from '../../codec';
-import type { DiagnosticSink } from '../../diagnostics';
+import type { Diagnostic, DiagnosticSink } from '../../diagnostics';
 import { resolveMaxDepth } from '../../json';
 import type { AgentEvent } from '../../model';
+import { checkNativeharnessEvents } from './check';
 import {
   type NhDecodeOptions,
   NhEnvelopeDecoder,
@@ -13,6 +14,7 @@ import {
 import { type NhEncodeOptions, NhEncoder } from './encode';
 import { DEFAULT_MAX_EVENT_BYTES } from './sse';
 
+export { checkNativeharnessEvents } from './check';
 export { type ConnectOptions, connect, type NhConnection } from './client';
 export {
   type NhDecodeOptions,
@@ -129,7 +131,14 @@ export function createNhChunkDecoder(options: NhDecodeOptions, sink: DiagnosticS
 }
 
 /** The nativeharness codec: options pick the framing (`framing`), detected when decoding. */
-export type NativeharnessCodec = Codec<NhDecodeOptions, NhEncodeOptions>;
+export interface NativeharnessCodec extends Codec<NhDecodeOptions, NhEncodeOptions> {
+  /**
+   * Validates a whole stream or log: every decoder diagnostic (schema, seq order, bounds, SSE
+   * framing) plus the protocol's ordering rules ({@link checkNativeharnessEvents}). Empty means
+   * conforming.
+   */
+  check(input: string | Uint8Array, options?: NhDecodeOptions): Diagnostic[];
+}
 
 /**
  * nativeharness — the session event envelope of a web harness: SSE (`/stream`), a JSON array
@@ -142,8 +151,18 @@ export type NativeharnessCodec = Codec<NhDecodeOptions, NhEncodeOptions>;
  * const log = nativeharness.stringify(events, { framing: 'jsonl' });
  * ```
  */
-export const nativeharness: NativeharnessCodec = createCodec<NhDecodeOptions, NhEncodeOptions>({
+const codec = createCodec<NhDecodeOptions, NhEncodeOptions>({
   format: FORMAT,
   createChunkDecoder: createNhChunkDecoder,
   createEncoder: (options, sink) => new NhEncoder(options, sink),
 });
+
+export const nativeharness: NativeharnessCodec = {
+  ...codec,
+  check(input, options = {}) {
+    const { events, diagnostics } = codec.parse(input, { ...options, strict: false });
+    const all = [...diagnostics, ...checkNativeharnessEvents(events)];
+    all.sort((a, b) => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER));
+    return all;
+  },
+};
