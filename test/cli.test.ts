@@ -12,7 +12,7 @@ let dir: string;
 beforeAll(() => {
   if (!existsSync(CLI)) execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'ignore' });
   dir = mkdtempSync(join(tmpdir(), 'agentwire-cli-'));
-});
+}, 120_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function run(args: string[], input?: string | Buffer) {
@@ -93,6 +93,16 @@ describe('agentwire CLI', () => {
       .split('\n')
       .map((l) => JSON.parse(l));
     expect(findings.map((d: { code: string }) => d.code)).toContain('order');
+  });
+
+  test('check works for every format, detected from the content', () => {
+    expect(run(['check', 'fixtures/nativeharness/approvals.sse']).code).toBe(0);
+    expect(run(['check', 'fixtures/highbar/contract-examples.jsonl']).code).toBe(0);
+    const log = readFileSync('fixtures/nativeharness/error.jsonl', 'utf8').split('\n');
+    const swapped = [log[1], log[0], ...log.slice(2)].join('\n'); // turn_started before session_created
+    const r = run(['check', '--json', '-'], swapped);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('does not start with session_created');
   });
 
   test('view: a timeline, with control sequences neutralised and no colour off a TTY', () => {
