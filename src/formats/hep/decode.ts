@@ -11,12 +11,11 @@ import {
 import type { AgentEvent, AgentEventOf, Provenance, Usage } from '../../model';
 import { provenanceOf, splitRecord } from '../../record';
 import {
-  HEP_KEY_ORDER,
   HEP_TOOL_RESULT_KEYS,
   HEP_USAGE_KEYS,
-  type HepFrameType,
-  isHepFrameType,
-  validateHepFrame,
+  type HepFrameSpec,
+  hepFrameSpec,
+  validateHepFrameSpec,
 } from './schema';
 
 /** Options of the HEP decoder. */
@@ -82,7 +81,8 @@ export class HepRecordDecoder implements RecordDecoder {
     if (first && type !== 'hep_header') {
       this.report('order', 'error', line, offset, 'the first line is not a hep_header frame');
     }
-    if (typeof type !== 'string' || !isHepFrameType(type)) {
+    const spec = typeof type === 'string' ? hepFrameSpec(type) : undefined;
+    if (spec === undefined) {
       const unknown: AgentEventOf<'unknown'> = {
         type: 'unknown',
         record,
@@ -103,12 +103,12 @@ export class HepRecordDecoder implements RecordDecoder {
       out.push(unknown);
       return;
     }
-    const problem = validateHepFrame(type, record);
+    const problem = validateHepFrameSpec(spec, record);
     if (problem !== undefined) {
-      this.report('invalid_record', 'error', line, offset, `invalid ${type} frame: ${problem}`);
+      this.report('invalid_record', 'error', line, offset, `invalid ${spec.type} frame: ${problem}`);
       return;
     }
-    this.map(type, record, text, line, offset, out);
+    this.map(spec, record, text, line, offset, out);
   }
 
   end(out: AgentEvent[]): void {
@@ -163,21 +163,21 @@ export class HepRecordDecoder implements RecordDecoder {
   }
 
   private map(
-    type: HepFrameType,
+    spec: HepFrameSpec,
     r: JsonObject,
     text: string,
     line: number,
     offset: number,
     out: AgentEvent[],
   ): void {
-    const rest = splitRecord(r, HEP_KEY_ORDER[type]);
+    const rest = splitRecord(r, spec.keys);
     // Unknown fields have no schema: check their numbers (rare path, only lines with extras).
     let checked = rest?.extra !== undefined;
     if (checked) this.checkNumbers(text, line, offset);
     const provenance = provenanceOf(FORMAT, line, offset, rest);
     const session = this.session;
     const round = r.turn_id as number;
-    switch (type) {
+    switch (spec.type) {
       case 'hep_header': {
         const version = r.hep as string;
         const major = /^v(\d+)(?:\.|$)/.exec(version);

@@ -152,6 +152,36 @@ for (const [type, schema] of Object.entries(frameSchemas)) {
   compiled.set(type, z.compile(schema as z.ZodMiniType));
 }
 
+/** What the decoder needs of one frame type, found with one lookup per record. */
+export interface HepFrameSpec {
+  /** The type, as the constant string (a `switch` on it compares pointers, not characters). */
+  readonly type: HepFrameType;
+  /** The compiled schema. */
+  readonly schema: z.ZodMiniType;
+  /** The reference key order. */
+  readonly keys: readonly string[];
+}
+
+const specs = new Map<string, HepFrameSpec>();
+for (const [type, schema] of compiled) {
+  specs.set(type, { type: type as HepFrameType, schema, keys: HEP_KEY_ORDER[type as HepFrameType] });
+}
+
+/**
+ * The spec of a known frame type, `undefined` for any other string. A `type` read from JSON is a
+ * fresh string each record: a Map finds it by hash, where a property lookup on a plain object
+ * would first look it up in V8's string table (measured: ~7 % of HEP decode time).
+ */
+export function hepFrameSpec(type: string): HepFrameSpec | undefined {
+  return specs.get(type);
+}
+
+/** Validates a record against `spec`: `undefined` when valid, else what is wrong (see {@link validateHepFrame}). */
+export function validateHepFrameSpec(spec: HepFrameSpec, record: unknown): string | undefined {
+  if (z.validate(spec.schema, record)) return undefined;
+  return describe(spec.schema, record);
+}
+
 /** True when `type` names a HEP v1 frame this library knows. */
 export function isHepFrameType(type: string): type is HepFrameType {
   return compiled.has(type);
@@ -164,6 +194,10 @@ export function isHepFrameType(type: string): type is HepFrameType {
 export function validateHepFrame(type: HepFrameType, record: unknown): string | undefined {
   const schema = compiled.get(type)!;
   if (z.validate(schema, record)) return undefined;
+  return describe(schema, record);
+}
+
+function describe(schema: z.ZodMiniType, record: unknown): string | undefined {
   const result = schema.safeParse(record);
   if (result.success) return undefined;
   return result.error.issues

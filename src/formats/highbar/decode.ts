@@ -12,7 +12,7 @@ import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
 import { provenanceOf, splitRecord } from '../../record';
 import { pyDumpsParsed, pyFloat, SCAN_BIG_INTEGER, SCAN_SUSPECT, scanLine } from './pyjson';
 import {
-  HIGHBAR_KEY_ORDER,
+  HIGHBAR_KEY_ORDER_BY_TYPE,
   HIGHBAR_V0_FIELDS,
   HIGHBAR_VERSION,
   type HighbarRecordType,
@@ -291,7 +291,7 @@ export class HighbarRecordDecoder implements RecordDecoder {
   ): void {
     const ts = this.time(record, 'ts', undefined, hints, line, offset);
     const context = record.context as JsonObject | undefined;
-    const rest = splitRecord(record, HIGHBAR_KEY_ORDER[type]);
+    const rest = splitRecord(record, HIGHBAR_KEY_ORDER_BY_TYPE.get(type)!);
     switch (type) {
       case 'tool': {
         const startedAt = this.time(record, 'started_at', ts, hints, line, offset);

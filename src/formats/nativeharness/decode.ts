@@ -14,7 +14,7 @@ import { decodeUtf8, encodeUtf8, isValidUtf8 } from '../../utf8';
 import {
   isNhEventType,
   NH_ENVELOPE_KEYS,
-  NH_PAYLOAD_KEYS,
+  NH_PAYLOAD_KEYS_BY_TYPE,
   NH_PROTOCOL_VERSION,
   NH_USAGE_KEYS,
   type NhEventType,
@@ -25,6 +25,23 @@ import { DEFAULT_MAX_EVENT_BYTES, type SseMessage, SseReader } from './sse';
 
 /** How the events are framed on the wire. */
 export type NhFraming = 'sse' | 'json' | 'jsonl';
+
+/**
+ * `id === String(n)` for the validated `seq` (a non-negative integer) without building a string
+ * per event: digits only, no leading zero, the same value. Past 15 digits, the plain comparison.
+ */
+function isDecimalOf(id: string, n: number): boolean {
+  const length = id.length;
+  if (length === 0 || length > 15 || n > 999_999_999_999_999) return id === String(n);
+  if (length > 1 && id.charCodeAt(0) === 48) return false;
+  let value = 0;
+  for (let i = 0; i < length; i++) {
+    const digit = id.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return false;
+    value = value * 10 + digit;
+  }
+  return value === n;
+}
 
 /** Options of the nativeharness decoder. */
 export interface NhDecodeOptions extends DecodeOptions {
@@ -165,7 +182,7 @@ export class NhEnvelopeDecoder {
       break;
     }
     if (sse !== undefined) {
-      if (sse.id !== String(seq)) {
+      if (sse.id === undefined || !isDecimalOf(sse.id, seq)) {
         if (sse.id !== undefined) {
           this.report(
             'invalid_record',
@@ -225,7 +242,7 @@ export class NhEnvelopeDecoder {
     }
     // Turn-level events outside a turn: the writer would otherwise put the open turn's id.
     if (turn === null && type !== 'session_created' && type !== 'title') hints.turnNull = true;
-    const rest = splitRecord(payload, NH_PAYLOAD_KEYS[type]);
+    const rest = splitRecord(payload, NH_PAYLOAD_KEYS_BY_TYPE.get(type)!);
     if (rest !== undefined) {
       if (rest.extra !== undefined && text !== undefined && !scanned) this.checkNumbers(text, line, offset);
       if (rest.extra !== undefined) hints.payloadExtra = rest.extra;

@@ -3,10 +3,10 @@ import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
 import { assertEncodable, formatInteger, isJsonObject, type JsonObject, jsonString } from '../../json';
 import { LossReporter } from '../../loss';
 import type { AgentEvent, Usage } from '../../model';
-import { joinRecord } from '../../record';
+import { joinRecord, quoteKey } from '../../record';
 import type { NhFraming } from './decode';
 import { NH_PROTOCOL_VERSION } from './schema';
-import { formatSseEvent } from './sse';
+import { formatSseJsonEvent } from './sse';
 
 /** Options of the nativeharness writer. */
 export interface NhEncodeOptions extends EncodeOptions {
@@ -43,6 +43,20 @@ function str(value: unknown, field: string): string {
   if (typeof value !== 'string')
     fail(`${field}: expected a string, got ${value === null ? 'null' : typeof value}`);
   return jsonString(value);
+}
+
+/** Remembers the JSON form of the last string quoted: envelope ids repeat on every event. */
+class LastQuoted {
+  private value: string | undefined;
+  private json = '';
+
+  get(value: unknown, field: string): string {
+    if (value === this.value && value !== undefined) return this.json;
+    const json = str(value, field);
+    this.value = value as string;
+    this.json = json;
+    return json;
+  }
 }
 
 function num(value: number, field: string): string {
@@ -104,6 +118,9 @@ export class NhEncoder implements Encoder {
   private hop = 1;
   private calls: string[] = [];
   private written = 0;
+  private readonly workspaceJson = new LastQuoted();
+  private readonly sessionJson = new LastQuoted();
+  private readonly turnJson = new LastQuoted();
 
   /** Creates a writer reporting losses to `sink`. */
   constructor(options: NhEncodeOptions, sink: DiagnosticSink) {
@@ -122,8 +139,12 @@ export class NhEncoder implements Encoder {
     const hints = own ? (p?.hints ?? {}) : {};
     if (typeof event.round === 'number') this.hop = event.round;
     const hop = (): [string, string] => ['hop', formatInteger(this.hop, 'round', FORMAT)];
+    // The most frequent payloads, without extra keys or another key order to restore, are built
+    // as one string: what joinRecord gives for the same pieces, without the piece arrays.
+    const plain = hints.payloadExtra === undefined && hints.payloadOrder === undefined;
     let type: string;
-    let pieces: Array<[string, string]>;
+    let pieces: Array<[string, string]> = [];
+    let direct: string | undefined;
     switch (event.type) {
       case 'session.start': {
         const v =
@@ -152,7 +173,9 @@ export class NhEncoder implements Encoder {
         break;
       case 'text.delta':
         type = 'token';
-        pieces = [hop(), ['text', str(event.text, 'text.delta.text')]];
+        if (plain) {
+          direct = `{"hop":${formatInteger(this.hop, 'round', FORMAT)},"text":${str(event.text, 'text.delta.text')}}`;
+        } else pieces = [hop(), ['text', str(event.text, 'text.delta.text')]];
         break;
       case 'status':
         type = 'progress';
@@ -183,11 +206,15 @@ export class NhEncoder implements Encoder {
         break;
       case 'tool.output':
         type = 'output';
-        pieces = [
-          ['call_id', str(event.call, 'tool.output.call')],
-          ['stream', str(event.stream ?? 'stdout', 'tool.output.stream')],
-          ['text', str(event.text, 'tool.output.text')],
-        ];
+        if (plain) {
+          direct = `{"call_id":${str(event.call, 'tool.output.call')},"stream":${str(event.stream ?? 'stdout', 'tool.output.stream')},"text":${str(event.text, 'tool.output.text')}}`;
+        } else {
+          pieces = [
+            ['call_id', str(event.call, 'tool.output.call')],
+            ['stream', str(event.stream ?? 'stdout', 'tool.output.stream')],
+            ['text', str(event.text, 'tool.output.text')],
+          ];
+        }
         break;
       case 'tool.end': {
         type = 'tool_result';
@@ -376,15 +403,17 @@ export class NhEncoder implements Encoder {
 
     const sessionLevel = type === 'session_created' || type === 'title';
     const turn = event.run ?? (sessionLevel || hints.turnNull === true ? undefined : this.turn);
-    const payload = joinRecord(
-      pieces,
-      {
-        extra: hints.payloadExtra as JsonObject | undefined,
-        order: hints.payloadOrder as string[] | undefined,
-      },
-      encodeValue,
-      FORMAT,
-    );
+    const payload =
+      direct ??
+      joinRecord(
+        pieces,
+        {
+          extra: hints.payloadExtra as JsonObject | undefined,
+          order: hints.payloadOrder as string[] | undefined,
+        },
+        encodeValue,
+        FORMAT,
+      );
     const envelope = this.envelope(event, type, turn, payload, own);
     if (event.type === 'run.end') this.turn = undefined;
     if (event.type === 'round.end') {
@@ -444,7 +473,7 @@ export class NhEncoder implements Encoder {
     if (!own || (p?.extra === undefined && p?.order === undefined)) {
       // The usual envelope, in the pinned key order, built as one string (what joinRecord would
       // give for these pieces without extra keys or another order).
-      const text = `{"seq":${seq},"ts":${num(ts, `${event.type}.ts`)},"type":${jsonString(type)},"workspace_id":${str(workspace, `${event.type}.workspace`)},"session_id":${str(session, `${event.type}.session`)},"turn_id":${turn === undefined ? 'null' : str(turn, `${event.type}.run`)},"payload":${payload}}`;
+      const text = `{"seq":${seq},"ts":${num(ts, `${event.type}.ts`)},"type":${quoteKey(type)},"workspace_id":${this.workspaceJson.get(workspace, `${event.type}.workspace`)},"session_id":${this.sessionJson.get(session, `${event.type}.session`)},"turn_id":${turn === undefined ? 'null' : this.turnJson.get(turn, `${event.type}.run`)},"payload":${payload}}`;
       return { seq, text };
     }
     const text = joinRecord(
@@ -495,7 +524,7 @@ export class NhEncoder implements Encoder {
           n === 0 && this.options.retry !== undefined
             ? `retry: ${formatInteger(this.options.retry, 'retry', FORMAT)}\n\n`
             : '';
-        return retry + formatSseEvent({ id, event: ev, data: text });
+        return retry + formatSseJsonEvent(id, ev, text);
       }
     }
   }

@@ -140,6 +140,12 @@ export interface NativeharnessCodec extends Codec<NhDecodeOptions, NhEncodeOptio
   check(input: string | Uint8Array, options?: NhDecodeOptions): Diagnostic[];
 }
 
+const codec = createCodec<NhDecodeOptions, NhEncodeOptions>({
+  format: FORMAT,
+  createChunkDecoder: createNhChunkDecoder,
+  createEncoder: (options, sink) => new NhEncoder(options, sink),
+});
+
 /**
  * nativeharness — the session event envelope of a web harness: SSE (`/stream`), a JSON array
  * (`/events`) or JSON Lines (the persisted log). See docs/protocols/nativeharness.md.
@@ -151,12 +157,6 @@ export interface NativeharnessCodec extends Codec<NhDecodeOptions, NhEncodeOptio
  * const log = nativeharness.stringify(events, { framing: 'jsonl' });
  * ```
  */
-const codec = createCodec<NhDecodeOptions, NhEncodeOptions>({
-  format: FORMAT,
-  createChunkDecoder: createNhChunkDecoder,
-  createEncoder: (options, sink) => new NhEncoder(options, sink),
-});
-
 export const nativeharness: NativeharnessCodec = {
   ...codec,
   check(input, options = {}) {

@@ -140,18 +140,25 @@ export const NH_PAYLOAD_KEYS: Readonly<Record<NhEventType, readonly string[]>> =
   hop: ['hop', 'text', 'tool_calls', 'stop_reason', 'usage'],
 };
 
+// A `type` read from JSON is a fresh string each record: a Map finds it by hash, where a property
+// lookup on a plain object has to look it up in V8's string table first.
+/** {@link NH_PAYLOAD_KEYS} by type, for lookups with a type read from the wire. */
+export const NH_PAYLOAD_KEYS_BY_TYPE: ReadonlyMap<string, readonly string[]> = new Map(
+  Object.entries(NH_PAYLOAD_KEYS),
+);
+
 /** Key order inside `usage`. */
 export const NH_USAGE_KEYS: readonly string[] = ['input_tokens', 'output_tokens', 'cost_usd'];
 
 /** Every event type, in the order the protocol document lists them. */
 export const NH_EVENT_TYPES: readonly NhEventType[] = Object.keys(NH_PAYLOAD_KEYS) as NhEventType[];
 
-type Validator = { safeParse(value: unknown): { success: boolean; error?: z.core.$ZodError } };
-
-const compiledEnvelope = z.compile(NhEnvelope as z.ZodMiniType) as Validator;
-const compiled = new Map<string, Validator>();
+// `z.validate` on a compiled schema runs zod's assert-only fast path: the same checks, no output
+// object built. Only a rejected record pays for `safeParse`, which produces the issue report.
+const compiledEnvelope = z.compile(NhEnvelope as z.ZodMiniType);
+const compiled = new Map<string, z.ZodMiniType>();
 for (const [type, schema] of Object.entries(NhPayloads)) {
-  compiled.set(type, z.compile(schema as z.ZodMiniType) as Validator);
+  compiled.set(type, z.compile(schema as z.ZodMiniType));
 }
 
 /** True when `type` names a nativeharness v1 event type. */
@@ -159,12 +166,11 @@ export function isNhEventType(type: string): type is NhEventType {
   return compiled.has(type);
 }
 
-function describe(
-  result: { success: boolean; error?: z.core.$ZodError },
-  prefix: string,
-): string | undefined {
+function check(schema: z.ZodMiniType, value: unknown, prefix: string): string | undefined {
+  if (z.validate(schema, value)) return undefined;
+  const result = schema.safeParse(value);
   if (result.success) return undefined;
-  return (result.error?.issues ?? [])
+  return result.error.issues
     .slice(0, 3)
     .map((i) => `${i.path.length > 0 ? prefix + i.path.join('.') : prefix || '(record)'}: ${i.message}`)
     .join('; ');
@@ -172,10 +178,10 @@ function describe(
 
 /** Validates an envelope; `undefined` when valid, else a short description of the problems. */
 export function validateNhEnvelope(record: unknown): string | undefined {
-  return describe(compiledEnvelope.safeParse(record), '');
+  return check(compiledEnvelope, record, '');
 }
 
 /** Validates the payload of a known type; `undefined` when valid, else what is wrong. */
 export function validateNhPayload(type: NhEventType, payload: unknown): string | undefined {
-  return describe(compiled.get(type)!.safeParse(payload), 'payload.');
+  return check(compiled.get(type)!, payload, 'payload.');
 }

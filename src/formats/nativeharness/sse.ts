@@ -216,10 +216,12 @@ export class SseReader {
     }
     // The id is tracked here, not taken from the parser: WHATWG commits it also for a block
     // without data, and for a block discarded as too large (a resume must not ask for it again).
+    let isId = false;
     if (text.charCodeAt(0) === 105 && text.charCodeAt(1) === 100) {
       const colon = text.indexOf(':');
       const name = colon === -1 ? text : text.slice(0, colon);
       if (name === 'id') {
+        isId = true;
         const value =
           colon === -1 ? '' : text.slice(text.charCodeAt(colon + 1) === 32 ? colon + 2 : colon + 1);
         if (value.indexOf('\0') === -1) this.blockId = value;
@@ -241,6 +243,9 @@ export class SseReader {
       this.resetParser();
       return;
     }
+    // The id is fully handled above, and the parser's own copy of it is never read: feeding the
+    // line would only cost a parser call per event.
+    if (isId) return;
     const first = text.charCodeAt(0);
     if (first === 100 && text.startsWith('data')) {
       const c = text.charCodeAt(4);
@@ -344,4 +349,22 @@ export function formatSseEvent(fields: SseFields): string {
   }
   if (hasLineBreak(fields.data)) refuse('data', fields.data);
   return `${text}data: ${fields.data}\n\n`;
+}
+
+/**
+ * {@link formatSseEvent} for `data` this library produced as JSON text: JSON never holds a raw CR
+ * or LF (it escapes every control character), so only `id` and `event` are checked. Scanning the
+ * data would also flatten the concatenated payload string on every event.
+ */
+export function formatSseJsonEvent(id: string | undefined, event: string | undefined, data: string): string {
+  let text = '';
+  if (id !== undefined) {
+    if (forbidden(id)) refuse('id', id);
+    text += `id: ${id}\n`;
+  }
+  if (event !== undefined) {
+    if (forbidden(event)) refuse('event', event);
+    text += `event: ${event}\n`;
+  }
+  return `${text}data: ${data}\n\n`;
 }
