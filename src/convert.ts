@@ -47,6 +47,7 @@ function encodeOptionsFor(from: Format, options: ConvertOptions, handler: Diagno
     base.now ??= options.clock;
   }
   if (options.idSource !== undefined) base.idSource ??= options.idSource;
+  if (options.to === 'nativeharness' && from !== 'nativeharness') base.conform ??= true;
   if (options.to === 'hep' && from !== 'hep') {
     base.turnIds ??= 'allocate';
     // full mode keeps an args object readable (up to 4000 characters); summary text cannot be read back.

@@ -1,6 +1,15 @@
 import { describe, expect, test } from 'vitest';
 import { codecFor } from '../src/formats';
-import { type Codec, convert, convertStream, type Diagnostic, type Format, hep } from '../src/index';
+import {
+  type Codec,
+  convert,
+  convertStream,
+  type Diagnostic,
+  type Format,
+  hep,
+  highbar,
+  nativeharness,
+} from '../src/index';
 import { listFixtures, loadFixture } from '../src/node/fixtures';
 import { expectGolden, expectGoldenText } from './golden';
 
@@ -36,6 +45,8 @@ describe.each(fixtures.map((f) => [`${f.format}/${f.name}`, f] as const))('conve
     const decoded = (codecFor(to) as Codec).parse(output);
     expect(decoded.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
     if (to === 'hep') expect(hep.check(output)).toEqual([]);
+    if (to === 'nativeharness') expect(nativeharness.check(output)).toEqual([]);
+    if (to === 'highbar') expect(highbar.check(output).filter((d) => d.severity === 'error')).toEqual([]);
   });
 
   test.each(targets)('→ %s: convertStream gives the same bytes, at any chunking', async (to) => {

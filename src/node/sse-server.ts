@@ -128,7 +128,13 @@ export class NhSessionLog {
       if (s.closed) throw new Error(`session ${session} of workspace ${workspace} is closed`);
       if (s.encoder === undefined) {
         const last = s.entries[s.entries.length - 1]?.seq ?? s.dropped;
-        const options: NhEncodeOptions = { framing: 'jsonl', workspace, session, startSeq: last + 1 };
+        const options: NhEncodeOptions = {
+          framing: 'jsonl',
+          workspace,
+          session,
+          startSeq: last + 1,
+          conform: true,
+        };
         if (this.options.clock !== undefined) options.clock = this.options.clock;
         s.encoder = new NhEncoder(options, createDiagnosticSink(false, this.options.onDiagnostic));
       }

@@ -124,6 +124,7 @@ export class HepEncoder implements Encoder {
   private openTurnId: number | undefined;
   private agentStartEmitted = false;
   private compacting = false;
+  private runEnded = false;
   private results: string[] = [];
   private readonly outputs = new Map<string, { text: string; length: number }>();
   private roundWritten = false;
@@ -251,6 +252,7 @@ export class HepEncoder implements Encoder {
         const text = this.ensureHeader(event) + this.flushResultsAsLoss(event);
         const id = this.turnId(event);
         this.closeRound();
+        if (event.fatal) this.runEnded = true;
         return (
           text +
           this.frame(
@@ -268,6 +270,7 @@ export class HepEncoder implements Encoder {
         const text = this.ensureHeader(event) + this.flushResultsAsLoss(event);
         const id = this.turnId(event);
         this.closeRound();
+        this.runEnded = true;
         return text + this.frame('cancelled', [['turn_id', String(id)]], event);
       }
       case 'compaction.start': {
@@ -305,6 +308,12 @@ export class HepEncoder implements Encoder {
         );
       }
       case 'run.end': {
+        // A run already ended by cancelled or a fatal turn_error gets no second terminal frame;
+        // results that came after it have no place.
+        if (this.runEnded) {
+          this.runEnded = false;
+          return this.flushResultsAsLoss(event);
+        }
         // HEP ends a run by ending the process; a round still open gets its terminal frame.
         if (!this.roundWritten && this.results.length === 0) return '';
         const text = this.ensureHeader(event);
@@ -344,7 +353,7 @@ export class HepEncoder implements Encoder {
   end(): string {
     // Only buffered tool results force a terminal frame: an open round without them is a stream
     // cut mid-round, and inventing its end would not be byte-exact.
-    if (this.results.length > 0) {
+    if (this.results.length > 0 && !this.runEnded) {
       return this.turnDone(undefined, '', undefined, undefined);
     }
     return '';

@@ -2,7 +2,7 @@ import type { EncodeOptions, Encoder } from '../../codec';
 import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
 import { assertEncodable, formatInteger, isJsonObject, type JsonObject, jsonString } from '../../json';
 import { LossReporter } from '../../loss';
-import type { AgentEvent, Usage } from '../../model';
+import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { joinRecord, quoteKey } from '../../record';
 import type { NhFraming } from './decode';
 import { NH_PROTOCOL_VERSION } from './schema';
@@ -22,6 +22,13 @@ export interface NhEncodeOptions extends EncodeOptions {
   clock?: () => number;
   /** Makes session and turn ids when none is given. Default `crypto.randomUUID()`. */
   idSource?: () => string;
+  /**
+   * Make a conforming session out of events from another format: a `session_created` first when
+   * the events have none, a second session start reported as `loss` instead of written, and a
+   * `tool_result` (status `error`) for every call still open when its turn's `done` comes.
+   * `convert` and `agentwire serve` turn it on; events of this format are written as they are.
+   */
+  conform?: boolean;
   /** SSE only: a `retry` (ms) written before the first event. */
   retry?: number;
 }
@@ -117,6 +124,8 @@ export class NhEncoder implements Encoder {
   private turn: string | undefined;
   private hop = 1;
   private calls: string[] = [];
+  private sessionCreated = false;
+  private readonly open = new Map<string, AgentEventOf<'tool.start'>>();
   private written = 0;
   private readonly workspaceJson = new LastQuoted();
   private readonly sessionJson = new LastQuoted();
@@ -130,6 +139,52 @@ export class NhEncoder implements Encoder {
   }
 
   write(event: AgentEvent): string {
+    if (this.options.conform !== true || event.provenance?.format === FORMAT) {
+      if (event.type === 'session.start') this.sessionCreated = true;
+      return this.writeOne(event);
+    }
+    // conform: events from another format are made into a conforming session: it starts with
+    // one session_created, and a turn's calls all have a result before its done.
+    let prefix = '';
+    if (event.type === 'session.start') {
+      if (this.sessionCreated) {
+        this.loss.report(
+          event,
+          'session.start',
+          'a session has one session_created; a second session start is not written',
+        );
+        return '';
+      }
+      this.sessionCreated = true;
+    } else if (!this.sessionCreated) {
+      this.sessionCreated = true;
+      const start: AgentEventOf<'session.start'> = { type: 'session.start' };
+      if (event.session !== undefined) start.session = event.session;
+      if (event.workspace !== undefined) start.workspace = event.workspace;
+      if (event.ts !== undefined) start.ts = event.ts;
+      prefix = this.writeOne(start);
+    }
+    if (event.type === 'tool.start') this.open.set(event.call, event);
+    else if (event.type === 'tool.end') this.open.delete(event.call);
+    else if (event.type === 'run.end') {
+      for (const start of this.open.values()) {
+        const end: AgentEventOf<'tool.end'> = {
+          type: 'tool.end',
+          call: start.call,
+          name: start.name,
+          ok: false,
+          error: `the call had not ended when its turn ended (${event.status})`,
+        };
+        if (start.round !== undefined) end.round = start.round;
+        if (event.ts !== undefined) end.ts = event.ts;
+        prefix += this.writeOne(end);
+      }
+      this.open.clear();
+    }
+    return prefix + this.writeOne(event);
+  }
+
+  private writeOne(event: AgentEvent): string {
     const p = event.provenance;
     const own = p?.format === FORMAT;
     if (own && p?.synthetic === true) return '';
