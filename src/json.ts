@@ -237,3 +237,16 @@ export function findUnsafeNumber(text: string): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * What a decoder says about a record whose JSON text holds a number `JSON.parse` cannot keep
+ * exactly ({@link findUnsafeNumber}), or `undefined` when there is none.
+ */
+export function unsafeNumberMessage(text: string): string | undefined {
+  const token = findUnsafeNumber(text);
+  if (token === undefined) return undefined;
+  const value = Number(token);
+  return Number.isFinite(value)
+    ? `the integer ${token} is beyond 2^53 and cannot be held exactly (it reads as ${value})`
+    : `the number ${token} is beyond the range of a double (it reads as ${value})`;
+}

@@ -2,11 +2,11 @@ import type { DecodeOptions, RecordDecoder } from '../../codec';
 import type { Diagnostic, DiagnosticSink } from '../../diagnostics';
 import {
   exceedsDepth,
-  findUnsafeNumber,
   isJsonObject,
   type JsonObject,
   parseJsonLine,
   resolveMaxDepth,
+  unsafeNumberMessage,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance, Usage } from '../../model';
 import { provenanceOf, splitRecord } from '../../record';
@@ -369,18 +369,8 @@ export class HepRecordDecoder implements RecordDecoder {
   }
 
   private checkNumbers(text: string, line: number, offset: number): void {
-    const token = findUnsafeNumber(text);
-    if (token === undefined) return;
-    const value = Number(token);
-    this.report(
-      'invalid_record',
-      'error',
-      line,
-      offset,
-      Number.isFinite(value)
-        ? `the integer ${token} is beyond 2^53 and cannot be held exactly (it reads as ${value})`
-        : `the number ${token} is beyond the range of a double (it reads as ${value})`,
-    );
+    const message = unsafeNumberMessage(text);
+    if (message !== undefined) this.report('invalid_record', 'error', line, offset, message);
   }
 
   private addUsage(u: Usage): void {

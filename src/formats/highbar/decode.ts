@@ -1,12 +1,12 @@
 import type { DecodeOptions, RecordDecoder } from '../../codec';
 import { type Diagnostic, type DiagnosticSink, describePlace } from '../../diagnostics';
 import {
-  findUnsafeNumber,
   isJsonObject,
   type JsonObject,
   parseJsonLine,
   resolveMaxDepth,
   setOwn,
+  unsafeNumberMessage,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
 import { provenanceOf, splitRecord } from '../../record';
@@ -172,18 +172,8 @@ export class HighbarRecordDecoder implements RecordDecoder {
 
   // JSON.parse rounds integers past 2^53; the policy is to say so, never to round silently.
   private checkIntegers(text: string, line: number, offset: number): void {
-    const token = findUnsafeNumber(text);
-    if (token === undefined) return;
-    const value = Number(token);
-    this.report(
-      'invalid_record',
-      'error',
-      line,
-      offset,
-      Number.isFinite(value)
-        ? `the integer ${token} is beyond 2^53 and cannot be held exactly; the model has ${value}`
-        : `the number ${token} is beyond the range of a double; the model has ${value}`,
-    );
+    const message = unsafeNumberMessage(text);
+    if (message !== undefined) this.report('invalid_record', 'error', line, offset, message);
   }
 
   private unknown(

@@ -2,11 +2,11 @@ import type { DecodeOptions, RecordDecoder } from '../../codec';
 import type { Diagnostic, DiagnosticSink } from '../../diagnostics';
 import {
   DEFAULT_MAX_DEPTH,
-  findUnsafeNumber,
   isJsonObject,
   type JsonObject,
   parseJsonLine,
   resolveMaxDepth,
+  unsafeNumberMessage,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Choice, QuestionItem, Usage } from '../../model';
 import { provenanceOf, splitRecord } from '../../record';
@@ -260,18 +260,8 @@ export class NhEnvelopeDecoder {
 
   // Reports the first number JSON.parse cannot keep exactly.
   private checkNumbers(text: string, line: number, offset: number): void {
-    const token = findUnsafeNumber(text);
-    if (token === undefined) return;
-    const value = Number(token);
-    this.report(
-      'invalid_record',
-      'error',
-      line,
-      offset,
-      Number.isFinite(value)
-        ? `the integer ${token} is beyond 2^53 and cannot be held exactly (it reads as ${value})`
-        : `the number ${token} is beyond the range of a double (it reads as ${value})`,
-    );
+    const message = unsafeNumberMessage(text);
+    if (message !== undefined) this.report('invalid_record', 'error', line, offset, message);
   }
 
   private roundOf(turn: string | null, hop: unknown): number | undefined {
