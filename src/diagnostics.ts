@@ -124,3 +124,15 @@ export function createDiagnosticSink(
 export function describePlace(line: number, offset: number): string {
   return `line ${line} (byte ${offset})`;
 }
+
+/** A diagnostic tied to a line: its message starts with `line N (byte O): `. */
+export function diagnosticAt(
+  code: DiagnosticCode,
+  severity: Severity,
+  line: number,
+  offset: number,
+  what: string,
+  format: Format,
+): Diagnostic {
+  return { code, severity, message: `${describePlace(line, offset)}: ${what}`, line, offset, format };
+}

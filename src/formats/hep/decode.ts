@@ -1,5 +1,5 @@
 import type { DecodeOptions, RecordDecoder } from '../../codec';
-import type { Diagnostic, DiagnosticSink } from '../../diagnostics';
+import { type Diagnostic, type DiagnosticSink, diagnosticAt } from '../../diagnostics';
 import {
   exceedsDepth,
   isJsonObject,
@@ -134,14 +134,7 @@ export class HepRecordDecoder implements RecordDecoder {
     offset: number,
     what: string,
   ): void {
-    this.sink.report({
-      code,
-      severity,
-      message: `line ${line} (byte ${offset}): ${what}`,
-      line,
-      offset,
-      format: FORMAT,
-    });
+    this.sink.report(diagnosticAt(code, severity, line, offset, what, FORMAT));
   }
 
   private stamp(event: AgentEvent, record: JsonObject): void {

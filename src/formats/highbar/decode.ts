@@ -1,5 +1,5 @@
 import type { DecodeOptions, RecordDecoder } from '../../codec';
-import { type Diagnostic, type DiagnosticSink, describePlace } from '../../diagnostics';
+import { type Diagnostic, type DiagnosticSink, diagnosticAt } from '../../diagnostics';
 import {
   isJsonObject,
   type JsonObject,
@@ -160,14 +160,7 @@ export class HighbarRecordDecoder implements RecordDecoder {
     offset: number,
     what: string,
   ): void {
-    this.sink.report({
-      code,
-      severity,
-      message: `${describePlace(line, offset)}: ${what}`,
-      line,
-      offset,
-      format: FORMAT,
-    });
+    this.sink.report(diagnosticAt(code, severity, line, offset, what, FORMAT));
   }
 
   // JSON.parse rounds integers past 2^53; the policy is to say so, never to round silently.

@@ -1,5 +1,5 @@
 import type { DecodeOptions, RecordDecoder } from '../../codec';
-import type { Diagnostic, DiagnosticSink } from '../../diagnostics';
+import { type Diagnostic, type DiagnosticSink, diagnosticAt } from '../../diagnostics';
 import {
   DEFAULT_MAX_DEPTH,
   isJsonObject,
@@ -97,14 +97,7 @@ export class NhEnvelopeDecoder {
     offset: number,
     what: string,
   ): void {
-    this.sink.report({
-      code,
-      severity,
-      message: `line ${line} (byte ${offset}): ${what}`,
-      line,
-      offset,
-      format: FORMAT,
-    });
+    this.sink.report(diagnosticAt(code, severity, line, offset, what, FORMAT));
   }
 
   /** One record's JSON text. */
