@@ -192,17 +192,23 @@ export class LineSplitter {
   }
 
   private pushJsonl(bytes: Uint8Array): void {
-    const n = bytes.length;
     const base = this.consumed;
-    this.consumed += n;
-    let pos = 0;
+    this.consumed += bytes.length;
+    this.splitOnLF(bytes, 0, base);
+  }
+
+  // Splits `bytes[pos, n)` where LF is the only terminator (JSONL, and SSE chunks without CR):
+  // finish the held line, decode all complete lines at once, hold the rest. A CR right before
+  // an LF belongs to the terminator (SSE never holds one: there CR ends a line by itself).
+  private splitOnLF(bytes: Uint8Array, pos: number, base: number): void {
+    const n = bytes.length;
     if (this.pendingLength > 0 || this.discarding) {
-      const lf = bytes.indexOf(LF);
+      const lf = bytes.indexOf(LF, pos);
       if (lf === -1) {
-        this.appendPending(bytes, 0, n);
+        this.appendPending(bytes, pos, n);
         return;
       }
-      this.appendPending(bytes, 0, lf);
+      this.appendPending(bytes, pos, lf);
       if (this.discarding) this.discarding = false;
       else {
         let end = this.pendingLength;
@@ -284,24 +290,7 @@ export class LineSplitter {
     // No CR in the chunk (the usual case): LF is the only terminator, so the JSONL fast path
     // applies: one decode for all complete lines. A held line never ends with CR in this mode.
     if (bytes.indexOf(CR, pos) === -1) {
-      if (this.pendingLength > 0 || this.discarding) {
-        const lf = bytes.indexOf(LF, pos);
-        if (lf === -1) {
-          this.appendPending(bytes, pos, n);
-          return;
-        }
-        this.appendPending(bytes, pos, lf);
-        if (this.discarding) this.discarding = false;
-        else this.emitPending(this.pendingLength);
-        pos = lf + 1;
-        this.startNextLine(base + pos);
-      }
-      const last = bytes.lastIndexOf(LF);
-      if (last >= pos) {
-        this.emitRegion(bytes, pos, last, base);
-        pos = last + 1;
-      }
-      if (pos < n) this.appendPending(bytes, pos, n);
+      this.splitOnLF(bytes, pos, base);
       return;
     }
     let cr = -2;
