@@ -1,4 +1,6 @@
 import type { Format } from './diagnostics';
+import { isHepFrameType } from './formats/hep/schema';
+import { isHighbarRecordType } from './formats/highbar/schema';
 
 /** What {@link detectFormat} found. */
 export interface Detection {
@@ -10,22 +12,6 @@ export interface Detection {
   /** Why, in a few words. */
   reason: string;
 }
-
-const HEP_TYPES = new Set([
-  'hep_header',
-  'agent_start',
-  'message_start',
-  'message_delta',
-  'tool_start',
-  'tool_delta',
-  'tool_liveness',
-  'turn_done',
-  'turn_error',
-  'cancelled',
-  'compaction_start',
-  'compaction_end',
-]);
-const HIGHBAR_TYPES = new Set(['tool', 'turn', 'hello', 'tools']);
 
 /** How many bytes of the input detection looks at. */
 export const DETECT_BYTES = 64 * 1024;
@@ -79,10 +65,10 @@ export function detectFormat(input: string | Uint8Array): Detection | undefined 
   if (typeof r.seq === 'number' && typeof r.type === 'string' && ('session_id' in r || 'payload' in r)) {
     return { format: 'nativeharness', confidence: 'certain', framing: 'jsonl', reason: 'an event envelope' };
   }
-  if (typeof r.type === 'string' && HEP_TYPES.has(r.type) && 'turn_id' in r) {
+  if (typeof r.type === 'string' && isHepFrameType(r.type) && 'turn_id' in r) {
     return { format: 'hep', confidence: 'likely', reason: `a ${r.type} frame` };
   }
-  if (typeof r.type === 'string' && HIGHBAR_TYPES.has(r.type) && 'v' in r) {
+  if (isHighbarRecordType(r.type) && 'v' in r) {
     return { format: 'highbar', confidence: 'certain', reason: `a v${String(r.v)} ${r.type} record` };
   }
   if (typeof r.fn === 'string') return { format: 'highbar', confidence: 'likely', reason: 'a v0 tool call' };
