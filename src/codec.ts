@@ -300,3 +300,19 @@ export function createCodec<D extends DecodeOptions, E extends EncodeOptions>(
     },
   };
 }
+
+/**
+ * Builds a codec's `check`: every diagnostic the decoder finds (strict off, so all are seen)
+ * plus the format's own rules over the decoded events, in line order.
+ */
+export function createCheck<D extends DecodeOptions>(
+  codec: Pick<Codec<D>, 'parse'>,
+  rules: (events: readonly AgentEvent[]) => Diagnostic[],
+): (input: string | Uint8Array, options?: D) => Diagnostic[] {
+  return (input, options = {} as D) => {
+    const { events, diagnostics } = codec.parse(input, { ...options, strict: false });
+    const all = [...diagnostics, ...rules(events)];
+    all.sort((a, b) => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER));
+    return all;
+  };
+}

@@ -1,4 +1,4 @@
-import { type Codec, createCodec, lineChunkDecoder } from '../../codec';
+import { type Codec, createCheck, createCodec, lineChunkDecoder } from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
 import { checkHepEvents } from './check';
 import { type HepDecodeOptions, HepRecordDecoder } from './decode';
@@ -44,11 +44,5 @@ const codec = createCodec<HepDecodeOptions, HepEncodeOptions>({
  */
 export const hep: HepCodec = {
   ...codec,
-  check(input, options = {}) {
-    const { events, diagnostics } = codec.parse(input, { ...options, strict: false });
-    const order = checkHepEvents(events);
-    const all = [...diagnostics, ...order];
-    all.sort((a, b) => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER));
-    return all;
-  },
+  check: createCheck(codec, checkHepEvents),
 };

@@ -1,4 +1,4 @@
-import { type Codec, createCodec, lineChunkDecoder } from '../../codec';
+import { type Codec, createCheck, createCodec, lineChunkDecoder } from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
 import type { AgentEvent } from '../../model';
 import { checkHighbarEvents } from './check';
@@ -53,10 +53,5 @@ export const highbar: HighbarCodec = {
   ...codec,
   declaredTools,
   matchContext,
-  check(input, options = {}) {
-    const { events, diagnostics } = codec.parse(input, { ...options, strict: false });
-    const all = [...diagnostics, ...checkHighbarEvents(events)];
-    all.sort((a, b) => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER));
-    return all;
-  },
+  check: createCheck(codec, checkHighbarEvents),
 };

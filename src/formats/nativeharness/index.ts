@@ -1,4 +1,4 @@
-import { type ChunkDecoder, type Codec, createCodec, lineChunkDecoder } from '../../codec';
+import { type ChunkDecoder, type Codec, createCheck, createCodec, lineChunkDecoder } from '../../codec';
 import type { Diagnostic, DiagnosticSink } from '../../diagnostics';
 import { resolveMaxDepth } from '../../json';
 import type { AgentEvent } from '../../model';
@@ -159,10 +159,5 @@ const codec = createCodec<NhDecodeOptions, NhEncodeOptions>({
  */
 export const nativeharness: NativeharnessCodec = {
   ...codec,
-  check(input, options = {}) {
-    const { events, diagnostics } = codec.parse(input, { ...options, strict: false });
-    const all = [...diagnostics, ...checkNativeharnessEvents(events)];
-    all.sort((a, b) => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER));
-    return all;
-  },
+  check: createCheck(codec, checkNativeharnessEvents),
 };
