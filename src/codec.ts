@@ -139,6 +139,8 @@ export function lineChunkDecoder(
   };
 }
 
+const DECODER_STREAM_QUEUE: QueuingStrategy<AgentEvent> = { highWaterMark: 1024 };
+
 /** Iterates any chunk source: async iterable, iterable or Web `ReadableStream`. */
 export function toAsyncIterator<T>(
   source: AsyncIterable<T> | Iterable<T> | ReadableStream<T>,
@@ -276,14 +278,21 @@ export function createCodec<D extends DecodeOptions, E extends EncodeOptions>(
     createEncoder,
     decoderStream(options) {
       const decoder = createDecoder(options);
-      return new TransformStream<Uint8Array | string, AgentEvent>({
-        transform(chunk, controller) {
-          for (const event of decoder.push(chunk)) controller.enqueue(event);
+      return new TransformStream<Uint8Array | string, AgentEvent>(
+        {
+          transform(chunk, controller) {
+            const events = decoder.push(chunk);
+            for (let i = 0; i < events.length; i++) controller.enqueue(events[i]!);
+          },
+          flush(controller) {
+            for (const event of decoder.end()) controller.enqueue(event);
+          },
         },
-        flush(controller) {
-          for (const event of decoder.end()) controller.enqueue(event);
-        },
-      });
+        undefined,
+        // Room for a chunk's worth of events: with the default (0) every enqueue past the first
+        // flips backpressure and allocates a promise, which cost more than the event itself.
+        DECODER_STREAM_QUEUE,
+      );
     },
     encoderStream(options) {
       const encoder = createEncoder(options);

@@ -48,7 +48,7 @@ describe('HEP decoder: bad input is reported and the stream goes on', () => {
     expect(events).toHaveLength(1);
   });
 
-  test('deep nesting is refused before JSON.parse; the next line is read', () => {
+  test('deep nesting is refused before any schema sees it; the next line is read', () => {
     const deep = `{"type":"x","a":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
     const { events, diagnostics } = hep.parse(`${HEADER}${deep}\n{"type":"agent_start","turn_id":1}\n`);
     expect(codes(diagnostics)).toEqual([['nesting_too_deep', 'error', 2, 57]]);

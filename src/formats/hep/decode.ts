@@ -1,15 +1,18 @@
 import type { DecodeOptions, RecordDecoder } from '../../codec';
 import { type Diagnostic, type DiagnosticSink, diagnosticAt } from '../../diagnostics';
 import {
+  DEPTH_PRECHECK_CHARS,
   exceedsDepth,
   isJsonObject,
+  isTooDeep,
   type JsonObject,
+  nestingTooDeep,
   parseJsonLine,
   resolveMaxDepth,
   unsafeNumberMessage,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance, Usage } from '../../model';
-import { provenanceOf, splitRecord } from '../../record';
+import { provenanceOf, type RecordRest, splitRecord } from '../../record';
 import {
   HEP_TOOL_RESULT_KEYS,
   HEP_USAGE_KEYS,
@@ -54,34 +57,44 @@ export class HepRecordDecoder implements RecordDecoder {
       this.report('invalid_json', 'warning', line, offset, 'an empty line (HEP has no blank lines); skipped');
       return;
     }
-    let record: unknown;
-    // The common case inline (no result wrapper per line); parseJsonLine builds the diagnostic.
-    if (text.length > 2 * this.maxDepth && exceedsDepth(text, this.maxDepth)) record = INVALID;
-    else {
+    const first = !this.sawFirst;
+    this.sawFirst = true;
+    let record: unknown = INVALID;
+    // Long lines are measured before they are parsed; short ones only when their shape leaves
+    // room for depth (below), so a well-formed frame never pays for the scan.
+    const measured = text.length > DEPTH_PRECHECK_CHARS;
+    if (!(measured && isTooDeep(text, this.maxDepth))) {
       try {
         record = JSON.parse(text);
       } catch {
-        record = INVALID;
+        // parseJsonLine below builds the diagnostic
       }
     }
     if (record === INVALID) {
       const parsed = parseJsonLine(text, line, offset, this.maxDepth, FORMAT);
-      this.sawFirst = true;
       if (!parsed.ok) this.sink.report(parsed.diagnostic);
       return;
     }
     if (!isJsonObject(record)) {
-      this.sawFirst = true;
-      this.report('invalid_json', 'error', line, offset, 'not a JSON object');
+      if (!this.refuseDeep(measured, text, line, offset))
+        this.report('invalid_json', 'error', line, offset, 'not a JSON object');
       return;
     }
     const type = record.type;
-    const first = !this.sawFirst;
-    this.sawFirst = true;
+    const spec = typeof type === 'string' ? hepFrameSpec(type) : undefined;
+    const problem = spec === undefined ? undefined : validateHepFrameSpec(spec, record);
+    const rest = spec === undefined || problem !== undefined ? undefined : splitRecord(record, spec.keys);
+    // A valid frame with only its own fields is at most three levels deep (turn_done's nested
+    // objects may carry unknown fields of their own): everything else is measured now.
+    if (
+      (spec === undefined || problem !== undefined || rest !== undefined || spec.type === 'turn_done') &&
+      this.refuseDeep(measured, text, line, offset)
+    ) {
+      return;
+    }
     if (first && type !== 'hep_header') {
       this.report('order', 'error', line, offset, 'the first line is not a hep_header frame');
     }
-    const spec = typeof type === 'string' ? hepFrameSpec(type) : undefined;
     if (spec === undefined) {
       const unknown: AgentEventOf<'unknown'> = {
         type: 'unknown',
@@ -103,12 +116,11 @@ export class HepRecordDecoder implements RecordDecoder {
       out.push(unknown);
       return;
     }
-    const problem = validateHepFrameSpec(spec, record);
     if (problem !== undefined) {
       this.report('invalid_record', 'error', line, offset, `invalid ${spec.type} frame: ${problem}`);
       return;
     }
-    this.map(spec, record, text, line, offset, out);
+    this.map(spec, record, rest, text, line, offset, out);
   }
 
   end(out: AgentEvent[]): void {
@@ -158,19 +170,43 @@ export class HepRecordDecoder implements RecordDecoder {
   private map(
     spec: HepFrameSpec,
     r: JsonObject,
+    rest: RecordRest | undefined,
     text: string,
     line: number,
     offset: number,
     out: AgentEvent[],
   ): void {
-    const rest = splitRecord(r, spec.keys);
     // Unknown fields have no schema: check their numbers (rare path, only lines with extras).
     let checked = rest?.extra !== undefined;
     if (checked) this.checkNumbers(text, line, offset);
-    const provenance = provenanceOf(FORMAT, line, offset, rest);
+    const provenance: Provenance =
+      rest === undefined ? { format: FORMAT, line, offset } : provenanceOf(FORMAT, line, offset, rest);
     const session = this.session;
-    const round = r.turn_id as number;
     switch (spec.type) {
+      // The frequent frames first: each case label is a string comparison.
+      case 'message_delta': {
+        const e: AgentEventOf<'text.delta'> = {
+          type: 'text.delta',
+          text: r.delta as string,
+          round: r.turn_id as number,
+          provenance,
+        };
+        if (session !== undefined) e.session = session;
+        out.push(e);
+        return;
+      }
+      case 'tool_delta': {
+        const e: AgentEventOf<'tool.output'> = {
+          type: 'tool.output',
+          call: r.id as string,
+          text: r.update as string,
+          round: r.turn_id as number,
+          provenance,
+        };
+        if (session !== undefined) e.session = session;
+        out.push(e);
+        return;
+      }
       case 'hep_header': {
         const version = r.hep as string;
         const major = /^v(\d+)(?:\.|$)/.exec(version);
@@ -198,7 +234,7 @@ export class HepRecordDecoder implements RecordDecoder {
         this.answer = undefined;
         this.stopReason = undefined;
         this.usage = undefined;
-        const e: AgentEventOf<'run.start'> = { type: 'run.start', round, provenance };
+        const e: AgentEventOf<'run.start'> = { type: 'run.start', round: r.turn_id as number, provenance };
         if (session !== undefined) e.session = session;
         out.push(e);
         return;
@@ -207,18 +243,7 @@ export class HepRecordDecoder implements RecordDecoder {
         const e: AgentEventOf<'message.start'> = {
           type: 'message.start',
           role: 'assistant',
-          round,
-          provenance,
-        };
-        if (session !== undefined) e.session = session;
-        out.push(e);
-        return;
-      }
-      case 'message_delta': {
-        const e: AgentEventOf<'text.delta'> = {
-          type: 'text.delta',
-          text: r.delta as string,
-          round,
+          round: r.turn_id as number,
           provenance,
         };
         if (session !== undefined) e.session = session;
@@ -232,23 +257,11 @@ export class HepRecordDecoder implements RecordDecoder {
           call: r.id as string,
           name: r.name as string,
           argsSummary: summary,
-          round,
+          round: r.turn_id as number,
           provenance,
         };
         const args = this.fullArgs(summary);
         if (args !== undefined) e.args = args;
-        if (session !== undefined) e.session = session;
-        out.push(e);
-        return;
-      }
-      case 'tool_delta': {
-        const e: AgentEventOf<'tool.output'> = {
-          type: 'tool.output',
-          call: r.id as string,
-          text: r.update as string,
-          round,
-          provenance,
-        };
         if (session !== undefined) e.session = session;
         out.push(e);
         return;
@@ -260,7 +273,7 @@ export class HepRecordDecoder implements RecordDecoder {
           name: r.name as string,
           action: r.action as string,
           elapsedMs: r.elapsed_ms as number,
-          round,
+          round: r.turn_id as number,
           provenance,
         };
         if (r.output_bytes !== undefined) e.outputBytes = r.output_bytes as number;
@@ -270,6 +283,7 @@ export class HepRecordDecoder implements RecordDecoder {
         return;
       }
       case 'turn_done': {
+        const round = r.turn_id as number;
         for (const item of r.tool_results as JsonObject[]) {
           const rest = splitRecord(item, HEP_TOOL_RESULT_KEYS);
           const e: AgentEventOf<'tool.end'> = {
@@ -326,7 +340,7 @@ export class HepRecordDecoder implements RecordDecoder {
           type: 'error',
           message: r.error as string,
           fatal,
-          round,
+          round: r.turn_id as number,
           provenance,
         };
         if (session !== undefined) e.session = session;
@@ -335,14 +349,18 @@ export class HepRecordDecoder implements RecordDecoder {
         return;
       }
       case 'cancelled': {
-        const e: AgentEventOf<'cancel'> = { type: 'cancel', round, provenance };
+        const e: AgentEventOf<'cancel'> = { type: 'cancel', round: r.turn_id as number, provenance };
         if (session !== undefined) e.session = session;
         out.push(e);
         this.endRun('cancelled', provenance, out);
         return;
       }
       case 'compaction_start': {
-        const e: AgentEventOf<'compaction.start'> = { type: 'compaction.start', round, provenance };
+        const e: AgentEventOf<'compaction.start'> = {
+          type: 'compaction.start',
+          round: r.turn_id as number,
+          provenance,
+        };
         if (session !== undefined) e.session = session;
         out.push(e);
         return;
@@ -351,7 +369,7 @@ export class HepRecordDecoder implements RecordDecoder {
         const e: AgentEventOf<'compaction.end'> = {
           type: 'compaction.end',
           tokensFreed: r.tokens_freed as number,
-          round,
+          round: r.turn_id as number,
           provenance,
         };
         if (session !== undefined) e.session = session;
@@ -359,6 +377,13 @@ export class HepRecordDecoder implements RecordDecoder {
         return;
       }
     }
+  }
+
+  // Reports a line deeper than maxDepth, unless it was measured before it was parsed.
+  private refuseDeep(measured: boolean, text: string, line: number, offset: number): boolean {
+    if (measured || !isTooDeep(text, this.maxDepth)) return false;
+    this.sink.report(nestingTooDeep(line, offset, this.maxDepth, FORMAT));
+    return true;
   }
 
   private checkNumbers(text: string, line: number, offset: number): void {

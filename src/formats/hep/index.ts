@@ -14,7 +14,30 @@ export {
   HepEncoder,
   hepArgsSummary,
 } from './encode';
-export * from './schema';
+// The frame specs and their validator are the decoder's internals: not part of the API.
+export {
+  HEP_KEY_ORDER,
+  HEP_TOOL_RESULT_KEYS,
+  HEP_USAGE_KEYS,
+  HepAgentStartFrame,
+  HepCancelledFrame,
+  HepCompactionEndFrame,
+  HepCompactionStartFrame,
+  type HepFrame,
+  type HepFrameType,
+  HepHeaderFrame,
+  HepMessageDeltaFrame,
+  HepMessageStartFrame,
+  HepToolDeltaFrame,
+  HepToolLivenessFrame,
+  HepToolResult,
+  HepToolStartFrame,
+  HepTurnDoneFrame,
+  HepTurnErrorFrame,
+  HepUsage,
+  isHepFrameType,
+  validateHepFrame,
+} from './schema';
 
 /** The HEP v1 codec plus its stream checker. */
 export interface HepCodec extends Codec<HepDecodeOptions, HepEncodeOptions> {
