@@ -49,12 +49,37 @@ export type JsonLineResult = { ok: true; value: unknown } | { ok: false; diagnos
 
 /**
  * Lines longer than this many characters have their nesting measured before `JSON.parse` sees
- * them. A shorter line may be parsed first and measured only when its shape leaves room for
- * depth (an unknown record, unknown fields): V8's `JSON.parse` is iterative, so a deep short
- * line costs parse time proportional to its length (about 1 µs per level, at most ~2 ms here),
- * never a stack overflow, and the common record skips the scan entirely.
+ * them. A shorter line may be parsed first and its value measured only when its shape leaves
+ * room for depth (an unknown record, unknown fields): V8's `JSON.parse` is iterative, so a deep
+ * short line costs parse time proportional to its length (about 1 µs per level, at most ~2 ms
+ * here), never a stack overflow, and the common record skips the measure entirely.
  */
 export const DEPTH_PRECHECK_CHARS = 4096;
+
+/**
+ * True when a parsed JSON value nests deeper than `max` (the value itself is level 1 when it is
+ * an object or array). The same measure as {@link exceedsDepth} on its text, but it costs one
+ * step per object or array instead of one per character: strings are skipped whole. Iterative.
+ */
+export function valueExceedsDepth(value: unknown, max: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const stack: object[] = [value];
+  const depths: number[] = [1];
+  while (stack.length > 0) {
+    const v = stack.pop() as Record<string, unknown> | unknown[];
+    const depth = depths.pop()!;
+    if (depth > max) return true;
+    const children = Array.isArray(v) ? v : Object.values(v);
+    for (let i = 0; i < children.length; i++) {
+      const child = children[i];
+      if (typeof child === 'object' && child !== null) {
+        stack.push(child);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  return false;
+}
 
 /** True when `text` may hold a JSON value nested deeper than `maxDepth` and does. */
 export function isTooDeep(text: string, maxDepth: number): boolean {

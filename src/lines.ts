@@ -252,7 +252,10 @@ export class LineSplitter {
       }
       let bEnd = lf;
       let sLineEnd = sEnd;
-      if (bEnd > bStart && bytes[bEnd - 1] === CR) {
+      // CR is ASCII: it is the byte before the LF exactly when it is the character before it
+      // (a multi-byte or invalid sequence decodes to a character above U+007F), and a string
+      // read costs less than a byte read from a Buffer here.
+      if (sEnd > sStart && text.charCodeAt(sEnd - 1) === 13) {
         bEnd--;
         sLineEnd--;
       }

@@ -10,6 +10,7 @@ import {
   parseJsonLine,
   resolveMaxDepth,
   unsafeNumberMessage,
+  valueExceedsDepth,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance, Usage } from '../../model';
 import { provenanceOf, type RecordRest, splitRecord } from '../../record';
@@ -76,7 +77,7 @@ export class HepRecordDecoder implements RecordDecoder {
       return;
     }
     if (!isJsonObject(record)) {
-      if (!this.refuseDeep(measured, text, line, offset))
+      if (!this.refuseDeep(measured, record, line, offset))
         this.report('invalid_json', 'error', line, offset, 'not a JSON object');
       return;
     }
@@ -88,7 +89,7 @@ export class HepRecordDecoder implements RecordDecoder {
     // objects may carry unknown fields of their own): everything else is measured now.
     if (
       (spec === undefined || problem !== undefined || rest !== undefined || spec.type === 'turn_done') &&
-      this.refuseDeep(measured, text, line, offset)
+      this.refuseDeep(measured, record, line, offset)
     ) {
       return;
     }
@@ -380,8 +381,8 @@ export class HepRecordDecoder implements RecordDecoder {
   }
 
   // Reports a line deeper than maxDepth, unless it was measured before it was parsed.
-  private refuseDeep(measured: boolean, text: string, line: number, offset: number): boolean {
-    if (measured || !isTooDeep(text, this.maxDepth)) return false;
+  private refuseDeep(measured: boolean, value: unknown, line: number, offset: number): boolean {
+    if (measured || !valueExceedsDepth(value, this.maxDepth)) return false;
     this.sink.report(nestingTooDeep(line, offset, this.maxDepth, FORMAT));
     return true;
   }

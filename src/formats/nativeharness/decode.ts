@@ -2,24 +2,27 @@ import type { DecodeOptions, RecordDecoder } from '../../codec';
 import { type Diagnostic, type DiagnosticSink, diagnosticAt } from '../../diagnostics';
 import {
   DEFAULT_MAX_DEPTH,
+  DEPTH_PRECHECK_CHARS,
   isJsonObject,
+  isTooDeep,
   type JsonObject,
+  nestingTooDeep,
   parseJsonLine,
   resolveMaxDepth,
   unsafeNumberMessage,
+  valueExceedsDepth,
 } from '../../json';
-import type { AgentEvent, AgentEventOf, Choice, QuestionItem, Usage } from '../../model';
+import type { AgentEvent, AgentEventOf, Choice, Provenance, QuestionItem, Usage } from '../../model';
 import { provenanceOf, splitRecord } from '../../record';
 import { decodeUtf8, encodeUtf8, isValidUtf8 } from '../../utf8';
 import {
-  isNhEventType,
   NH_ENVELOPE_KEYS,
-  NH_PAYLOAD_KEYS_BY_TYPE,
   NH_PROTOCOL_VERSION,
   NH_USAGE_KEYS,
   type NhEventType,
+  nhEventSpec,
   validateNhEnvelope,
-  validateNhPayload,
+  validateNhEventPayload,
 } from './schema';
 import { DEFAULT_MAX_EVENT_BYTES, type SseMessage, SseReader } from './sse';
 
@@ -56,6 +59,7 @@ export interface NhDecodeOptions extends DecodeOptions {
 }
 
 const FORMAT = 'nativeharness' as const;
+const INVALID: unique symbol = Symbol('invalid');
 
 /** SSE facts of the block an envelope came in, for checks and byte-exact rewrites. */
 export interface SseOrigin {
@@ -109,15 +113,30 @@ export class NhEnvelopeDecoder {
     out: AgentEvent[],
     sse?: SseOrigin,
   ): void {
-    const parsed = parseJsonLine(text, line, offset, maxDepth, FORMAT);
-    if (!parsed.ok) {
-      this.sink.report(parsed.diagnostic);
+    // Long records are measured before they are parsed; short ones only when their shape
+    // leaves room for depth (see `record`), so a well-formed event never pays for the scan.
+    const measured = text.length > DEPTH_PRECHECK_CHARS;
+    let value: unknown = INVALID;
+    if (!(measured && isTooDeep(text, maxDepth))) {
+      try {
+        value = JSON.parse(text);
+      } catch {
+        // parseJsonLine below builds the diagnostic
+      }
+    }
+    if (value === INVALID) {
+      const parsed = parseJsonLine(text, line, offset, maxDepth, FORMAT);
+      if (!parsed.ok) this.sink.report(parsed.diagnostic);
       return;
     }
-    this.record(parsed.value, line, offset, out, sse, text);
+    this.record(value, line, offset, out, sse, text, measured ? undefined : maxDepth);
   }
 
-  /** One parsed record. */
+  /**
+   * One parsed record. `unmeasured` is the depth bound when `text` has not been measured yet:
+   * the record is then refused as too deep (before anything else is said of it) when its shape
+   * leaves room for depth and the text is deeper.
+   */
   record(
     value: unknown,
     line: number,
@@ -125,12 +144,32 @@ export class NhEnvelopeDecoder {
     out: AgentEvent[],
     sse?: SseOrigin,
     text?: string,
+    unmeasured?: number,
   ): void {
     if (!isJsonObject(value)) {
-      this.report('invalid_json', 'error', line, offset, 'not a JSON object');
+      if (!this.refuseDeep(value, unmeasured, line, offset))
+        this.report('invalid_json', 'error', line, offset, 'not a JSON object');
       return;
     }
     const problem = validateNhEnvelope(value);
+    // Everything the depth decision needs, before anything is reported.
+    const spec = problem === undefined ? nhEventSpec(value.type as string) : undefined;
+    const payloadProblem = spec === undefined ? undefined : validateNhEventPayload(spec, value.payload);
+    const envelopeRest = problem === undefined ? splitRecord(value, NH_ENVELOPE_KEYS) : undefined;
+    const rest =
+      spec === undefined || payloadProblem !== undefined
+        ? undefined
+        : splitRecord(value.payload as JsonObject, spec.keys);
+    if (
+      (spec === undefined ||
+        !spec.flat ||
+        payloadProblem !== undefined ||
+        envelopeRest !== undefined ||
+        rest !== undefined) &&
+      this.refuseDeep(value, unmeasured, line, offset)
+    ) {
+      return;
+    }
     if (problem !== undefined) {
       this.report('invalid_record', 'error', line, offset, `invalid envelope: ${problem}`);
       return;
@@ -160,13 +199,15 @@ export class NhEnvelopeDecoder {
     }
     this.seqLast = last === undefined ? seq : Math.max(last, seq);
 
-    const envelopeRest = splitRecord(value, NH_ENVELOPE_KEYS);
-    const provenance = provenanceOf(FORMAT, line, offset, envelopeRest);
+    const provenance: Provenance =
+      envelopeRest === undefined
+        ? { format: FORMAT, line, offset }
+        : provenanceOf(FORMAT, line, offset, envelopeRest);
     // Values no schema checks (tool args, unknown records and fields) may hold numbers JSON.parse
     // rounds or overflows: say so rather than let them change silently (off the hot path).
     const scanned =
       text !== undefined &&
-      (type === 'tool_started' || envelopeRest?.extra !== undefined || !isNhEventType(type));
+      (type === 'tool_started' || envelopeRest?.extra !== undefined || spec === undefined);
     if (scanned) this.checkNumbers(text, line, offset);
     let hints = this.scratchHints;
     // Left over by an event that returned (or threw) early: start from a fresh one.
@@ -205,7 +246,7 @@ export class NhEnvelopeDecoder {
     const workspace = value.workspace_id as string;
     const turn = value.turn_id as string | null;
 
-    if (!isNhEventType(type)) {
+    if (spec === undefined) {
       // The unknown event keeps its historical key order (recordType and record first).
       const e = {
         type: 'unknown',
@@ -228,27 +269,32 @@ export class NhEnvelopeDecoder {
       out.push(e);
       return;
     }
-    const payloadProblem = validateNhPayload(type, payload);
     if (payloadProblem !== undefined) {
       this.report('invalid_record', 'error', line, offset, `invalid ${type} event: ${payloadProblem}`);
       return;
     }
     // Turn-level events outside a turn: the writer would otherwise put the open turn's id.
-    if (turn === null && type !== 'session_created' && type !== 'title') hints.turnNull = true;
-    const rest = splitRecord(payload, NH_PAYLOAD_KEYS_BY_TYPE.get(type)!);
+    if (turn === null && spec.type !== 'session_created' && spec.type !== 'title') hints.turnNull = true;
     if (rest !== undefined) {
       if (rest.extra !== undefined && text !== undefined && !scanned) this.checkNumbers(text, line, offset);
       if (rest.extra !== undefined) hints.payloadExtra = rest.extra;
       if (rest.order !== undefined) hints.payloadOrder = rest.order;
     }
     const round = this.roundOf(turn, payload.hop);
-    const e = this.map(type, payload, seq, ts, workspace, session, turn, round, provenance, hints, out);
+    const e = this.map(spec.type, payload, seq, ts, workspace, session, turn, round, provenance, hints, out);
     for (const _ in hints) {
       provenance.hints = hints;
       this.scratchHints = {};
       break;
     }
     out.push(e);
+  }
+
+  // Reports a record deeper than maxDepth, unless its text was measured before it was parsed.
+  private refuseDeep(value: unknown, unmeasured: number | undefined, line: number, offset: number): boolean {
+    if (unmeasured === undefined || !valueExceedsDepth(value, unmeasured)) return false;
+    this.sink.report(nestingTooDeep(line, offset, unmeasured, FORMAT));
+    return true;
   }
 
   // Reports the first number JSON.parse cannot keep exactly.

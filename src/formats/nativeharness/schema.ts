@@ -176,12 +176,172 @@ function check(schema: z.ZodMiniType, value: unknown, prefix: string): string | 
     .join('; ');
 }
 
+// Hand-written guards for the envelope and the frequent payloads, tried before zod. zod's
+// compiled check of `payload: z.record(...)` walks every payload key with a
+// propertyIsEnumerable call each (about a fifth of nativeharness decode time); a parsed JSON
+// object needs no walk. Each guard accepts exactly what its schema accepts on JSON values (a
+// fast-check property, `test/nativeharness/guards.test.ts`, holds them equal); zod still decides
+// everything a guard does not accept, and writes the report.
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+const isOptionalString = (v: unknown): boolean => v === undefined || typeof v === 'string';
+
+function isStringArray(v: unknown): boolean {
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) if (typeof v[i] !== 'string') return false;
+  return true;
+}
+
+function isValidEnvelope(r: Record<string, unknown>): boolean {
+  const seq = r.seq;
+  const ts = r.ts;
+  const turn = r.turn_id;
+  return (
+    Number.isSafeInteger(seq) &&
+    (seq as number) >= 0 &&
+    typeof ts === 'number' &&
+    Number.isFinite(ts) &&
+    typeof r.type === 'string' &&
+    typeof r.workspace_id === 'string' &&
+    typeof r.session_id === 'string' &&
+    (turn === null || typeof turn === 'string') &&
+    isObject(r.payload)
+  );
+}
+
+function isValidUsage(u: unknown): boolean {
+  return (
+    isObject(u) &&
+    Number.isSafeInteger(u.input_tokens) &&
+    Number.isSafeInteger(u.output_tokens) &&
+    typeof u.cost_usd === 'number' &&
+    Number.isFinite(u.cost_usd)
+  );
+}
+
+/** What the decoder needs of one event type, found with one lookup per record. */
+export interface NhEventSpec {
+  /** The type, as the constant string. */
+  readonly type: NhEventType;
+  /** The compiled payload schema. */
+  readonly schema: z.ZodMiniType;
+  /** The payload key order writers emit. */
+  readonly keys: readonly string[];
+  /**
+   * True when a valid payload of this type with only its own fields holds no object or array
+   * of objects: its nesting depth is bounded without looking (no depth scan needed).
+   */
+  readonly flat: boolean;
+}
+
+const FLAT_TYPES: ReadonlySet<string> = new Set([
+  'session_created',
+  'title',
+  'turn_started',
+  'token',
+  'progress',
+  'output',
+  'tool_result',
+  'approval_resolved',
+  'child_started',
+  'child_done',
+  'compacted',
+  'error',
+  'cancelled',
+]);
+
+const specs = new Map<string, NhEventSpec>();
+for (const [type, schema] of compiled) {
+  specs.set(type, {
+    type: type as NhEventType,
+    schema,
+    keys: NH_PAYLOAD_KEYS[type as NhEventType],
+    flat: FLAT_TYPES.has(type),
+  });
+}
+const spec = (type: NhEventType): NhEventSpec => specs.get(type)!;
+const TOKEN = spec('token');
+const OUTPUT = spec('output');
+const HOP = spec('hop');
+const TOOL_STARTED = spec('tool_started');
+const TOOL_RESULT = spec('tool_result');
+
+/**
+ * The spec of an event type, `undefined` for any other string. JSON.parse returns a fresh,
+ * unhashed string for values longer than 10 characters: the frequent types are compared first.
+ */
+export function nhEventSpec(type: string): NhEventSpec | undefined {
+  if (type === 'token') return TOKEN;
+  if (type === 'output') return OUTPUT;
+  if (type === 'hop') return HOP;
+  if (type === 'tool_started') return TOOL_STARTED;
+  if (type === 'tool_result') return TOOL_RESULT;
+  return specs.get(type);
+}
+
 /** Validates an envelope; `undefined` when valid, else a short description of the problems. */
 export function validateNhEnvelope(record: unknown): string | undefined {
+  if (isObject(record) && isValidEnvelope(record)) return undefined;
   return check(compiledEnvelope, record, '');
 }
 
 /** Validates the payload of a known type; `undefined` when valid, else what is wrong. */
 export function validateNhPayload(type: NhEventType, payload: unknown): string | undefined {
-  return check(compiled.get(type)!, payload, 'payload.');
+  return validateNhEventPayload(specs.get(type)!, payload);
+}
+
+/** {@link validateNhPayload} with the spec already found. */
+export function validateNhEventPayload(spec: NhEventSpec, p: unknown): string | undefined {
+  if (isObject(p)) {
+    switch (spec) {
+      case TOKEN:
+        if (Number.isSafeInteger(p.hop) && typeof p.text === 'string') return undefined;
+        break;
+      case OUTPUT:
+        if (
+          typeof p.call_id === 'string' &&
+          (p.stream === 'stdout' || p.stream === 'stderr') &&
+          typeof p.text === 'string'
+        )
+          return undefined;
+        break;
+      case HOP:
+        if (
+          Number.isSafeInteger(p.hop) &&
+          typeof p.text === 'string' &&
+          isStringArray(p.tool_calls) &&
+          typeof p.stop_reason === 'string' &&
+          isValidUsage(p.usage)
+        )
+          return undefined;
+        break;
+      case TOOL_STARTED:
+        if (
+          Number.isSafeInteger(p.hop) &&
+          typeof p.call_id === 'string' &&
+          typeof p.tool === 'string' &&
+          isObject(p.args) &&
+          isOptionalString(p.command)
+        )
+          return undefined;
+        break;
+      case TOOL_RESULT: {
+        const status = p.status;
+        if (
+          Number.isSafeInteger(p.hop) &&
+          typeof p.call_id === 'string' &&
+          typeof p.tool === 'string' &&
+          (status === 'ok' || status === 'error' || status === 'denied' || status === 'cancelled') &&
+          (p.exit_code === null || Number.isSafeInteger(p.exit_code)) &&
+          isStringArray(p.files_changed) &&
+          isOptionalString(p.output) &&
+          isOptionalString(p.error)
+        )
+          return undefined;
+        break;
+      }
+    }
+  }
+  return check(spec.schema, p, 'payload.');
 }
