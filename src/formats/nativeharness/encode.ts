@@ -83,6 +83,9 @@ function json(value: unknown, field: string): string {
 
 const ENVELOPE = ['seq', 'ts', 'workspace', 'session', 'run', 'round'];
 
+// Read-only stand-in for events without hints (one object, not one per event).
+const NO_HINTS: Readonly<Record<string, unknown>> = Object.freeze({});
+
 // Fields each event type carries; anything else present is reported as a loss.
 const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
   'session.start': [...ENVELOPE, 'protocol', 'actor', 'mode', 'title'],
@@ -184,6 +187,10 @@ export class NhEncoder implements Encoder {
     return prefix + this.writeOne(event);
   }
 
+  private hopPiece(): [string, string] {
+    return ['hop', formatInteger(this.hop, 'round', FORMAT)];
+  }
+
   private writeOne(event: AgentEvent): string {
     const p = event.provenance;
     const own = p?.format === FORMAT;
@@ -191,9 +198,8 @@ export class NhEncoder implements Encoder {
     const carried = CARRIED[event.type];
     // An event type with no counterpart is reported once as a whole, not field by field.
     if (carried !== undefined) this.loss.check(event, carried);
-    const hints = own ? (p?.hints ?? {}) : {};
+    const hints = own ? (p?.hints ?? NO_HINTS) : NO_HINTS;
     if (typeof event.round === 'number') this.hop = event.round;
-    const hop = (): [string, string] => ['hop', formatInteger(this.hop, 'round', FORMAT)];
     // The most frequent payloads, without extra keys or another key order to restore, are built
     // as one string: what joinRecord gives for the same pieces, without the piece arrays.
     const plain = hints.payloadExtra === undefined && hints.payloadOrder === undefined;
@@ -230,7 +236,7 @@ export class NhEncoder implements Encoder {
         type = 'token';
         if (plain) {
           direct = `{"hop":${formatInteger(this.hop, 'round', FORMAT)},"text":${str(event.text, 'text.delta.text')}}`;
-        } else pieces = [hop(), ['text', str(event.text, 'text.delta.text')]];
+        } else pieces = [this.hopPiece(), ['text', str(event.text, 'text.delta.text')]];
         break;
       case 'status':
         type = 'progress';
@@ -245,7 +251,7 @@ export class NhEncoder implements Encoder {
         this.calls.push(event.call);
         type = 'tool_started';
         pieces = [
-          hop(),
+          this.hopPiece(),
           ['call_id', str(event.call, 'tool.start.call')],
           ['tool', str(event.name, 'tool.start.name')],
           ['args', json(event.args ?? {}, 'tool.start.args')],
@@ -275,7 +281,7 @@ export class NhEncoder implements Encoder {
         type = 'tool_result';
         const status = typeof hints.status === 'string' ? hints.status : event.ok ? 'ok' : 'error';
         pieces = [
-          hop(),
+          this.hopPiece(),
           ['call_id', str(event.call, 'tool.end.call')],
           ['tool', str(event.name ?? '', 'tool.end.name')],
           ['status', str(status, 'tool.end.ok')],
@@ -437,7 +443,7 @@ export class NhEncoder implements Encoder {
         type = 'hop';
         const calls = Array.isArray(hints.toolCalls) ? (hints.toolCalls as string[]) : this.calls;
         pieces = [
-          hop(),
+          this.hopPiece(),
           ['text', str(event.message, 'round.end.message')],
           ['tool_calls', strings(calls, 'round.end.toolCalls')],
           ['stop_reason', str(event.stopReason ?? 'stop', 'round.end.stopReason')],
@@ -475,7 +481,7 @@ export class NhEncoder implements Encoder {
       this.calls = [];
       if (event.round === undefined) this.hop++;
     }
-    return this.frame(envelope.seq, type, envelope.text, hints);
+    return this.frame(envelope.seq, type, envelope.text, hints, true);
   }
 
   end(): string {
@@ -563,7 +569,14 @@ export class NhEncoder implements Encoder {
     return this.frame(seq, r.type, text, event.provenance.hints ?? {});
   }
 
-  private frame(seq: number, type: string, text: string, hints: Record<string, unknown>): string {
+  // `ownType`: `type` is one of this format's event types (not a name read from a record).
+  private frame(
+    seq: number,
+    type: string,
+    text: string,
+    hints: Readonly<Record<string, unknown>>,
+    ownType = false,
+  ): string {
     const n = this.written++;
     switch (this.framing) {
       case 'jsonl':
@@ -571,6 +584,16 @@ export class NhEncoder implements Encoder {
       case 'json':
         return n === 0 ? `[\n${text}` : `,\n${text}`;
       case 'sse': {
+        // The usual event: the id is the seq's digits and the event name one of this format's
+        // types, neither of which can hold CR, LF or NUL, so nothing needs checking.
+        if (
+          ownType &&
+          hints.sseId === undefined &&
+          hints.sseEvent === undefined &&
+          (n > 0 || this.options.retry === undefined)
+        ) {
+          return `id: ${seq}\nevent: ${type}\ndata: ${text}\n\n`;
+        }
         const id =
           hints.sseId === null ? undefined : typeof hints.sseId === 'string' ? hints.sseId : String(seq);
         const ev =
