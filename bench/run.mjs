@@ -116,6 +116,93 @@ function bareDecode(chunks, parse = true) {
   return count;
 }
 
+/**
+ * The bare pipeline one chunk at a time: the same split and parse as {@link bareDecode}, handing
+ * back each chunk's parsed lines as one array. For the ceilings of the async and Web APIs, which
+ * must hand out one event at a time.
+ */
+function createBareBatcher() {
+  let pending = '';
+  return {
+    push(c) {
+      const out = [];
+      const last = c.lastIndexOf(10);
+      if (last === -1) {
+        pending += regionText(c, 0, c.length);
+        return out;
+      }
+      const text = pending + regionText(c, 0, last);
+      pending = regionText(c, last + 1, c.length);
+      let s = 0;
+      for (;;) {
+        const e = text.indexOf('\n', s);
+        out.push(JSON.parse(e === -1 ? text.slice(s) : text.slice(s, e)));
+        if (e === -1) break;
+        s = e + 1;
+      }
+      return out;
+    },
+    end() {
+      return pending === '' ? [] : [JSON.parse(pending)];
+    },
+  };
+}
+
+/** Ceiling of `decode()`: the bare pipeline behind an async generator, one `yield` per line. */
+async function bareAsync(chunks) {
+  const batcher = createBareBatcher();
+  async function* lines() {
+    for await (const c of Readable.from(chunks)) yield* batcher.push(c);
+    yield* batcher.end();
+  }
+  let count = 0;
+  for await (const _ of lines()) count++;
+  return count;
+}
+
+/** Ceiling of `decoderStream()`: the bare pipeline in a TransformStream, one enqueue per line. */
+async function bareWeb(chunks) {
+  const batcher = createBareBatcher();
+  const stream = new TransformStream({
+    transform(c, controller) {
+      for (const v of batcher.push(c)) controller.enqueue(v);
+    },
+    flush(controller) {
+      for (const v of batcher.end()) controller.enqueue(v);
+    },
+  });
+  let count = 0;
+  for await (const _ of webChunks(chunks).pipeThrough(stream)) count++;
+  return count;
+}
+
+/**
+ * Ceiling of the HEP → nativeharness convert: the bare pipeline, then `JSON.stringify` of a
+ * nativeharness-shaped envelope around each parsed frame, SSE-framed. No validation, no
+ * mapping: what parsing the input and serialising output of about the same size cost alone.
+ */
+function bareConvert(chunks) {
+  const batcher = createBareBatcher();
+  let seq = 0;
+  let bytes = 0;
+  const write = (frame) => {
+    seq++;
+    const envelope = {
+      seq,
+      ts: 1795997217302 + seq,
+      type: frame.type,
+      workspace_id: 'default',
+      session_id: 's-bench-1',
+      turn_id: '01f6a209-3453-46d8-94f3-534f6e7dbbd9',
+      payload: frame,
+    };
+    bytes += `id: ${seq}\nevent: ${frame.type}\ndata: ${JSON.stringify(envelope)}\n\n`.length;
+  };
+  for (const c of chunks) for (const frame of batcher.push(c)) write(frame);
+  for (const frame of batcher.end()) write(frame);
+  return seq + bytes * 0;
+}
+
 /** The byte-level SSE baseline: blocks split on `\n\n`, `data:` lines joined, `JSON.parse`. */
 function bareSse(chunks) {
   let pending = '';
@@ -339,6 +426,8 @@ function decodePipelines(withPeers = true) {
     );
   }
   list.push(
+    { name: 'bare, one yield per event (ceiling of decode)', run: bareAsync },
+    { name: 'bare, one enqueue per event (ceiling of decoderStream)', run: bareWeb },
     { name: 'hep.createDecoder().push', run: pushDecoder(hep) },
     { name: 'hep.decode(Readable)', run: asyncDecode(hep) },
     { name: 'hep.decoderStream() (Web)', run: webDecode(hep) },
@@ -736,6 +825,7 @@ if (lib.nativeharness !== undefined && typeof lib.nativeharness.createEncoder ==
     chunks: chunk(ascii.buffer, 64 * KiB),
     pipelines: [
       { name: BARE, run: bareDecode },
+      { name: 'bare + JSON.stringify of an envelope per frame (ceiling)', run: bareConvert },
       {
         name: 'hep decode → nativeharness encode',
         run: (chunks) => {

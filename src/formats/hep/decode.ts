@@ -13,7 +13,7 @@ import {
   valueExceedsDepth,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance, Usage } from '../../model';
-import { provenanceOf, type RecordRest, splitRecord } from '../../record';
+import { hasExactKeys, provenanceOf, type RecordRest, splitRecord } from '../../record';
 import {
   HEP_TOOL_RESULT_KEYS,
   HEP_USAGE_KEYS,
@@ -21,6 +21,14 @@ import {
   hepFrameSpec,
   validateHepFrameSpec,
 } from './schema';
+
+// turn_done nests objects of its own: fields beyond theirs (or another key order, which is rare
+// and only costs a measure) leave room for depth.
+function hasNestedExtras(r: JsonObject): boolean {
+  const items = r.tool_results as JsonObject[];
+  for (let i = 0; i < items.length; i++) if (!hasExactKeys(items[i]!, HEP_TOOL_RESULT_KEYS)) return true;
+  return !hasExactKeys(r.usage as JsonObject, HEP_USAGE_KEYS);
+}
 
 /** Options of the HEP decoder. */
 export interface HepDecodeOptions extends DecodeOptions {}
@@ -85,10 +93,13 @@ export class HepRecordDecoder implements RecordDecoder {
     const spec = typeof type === 'string' ? hepFrameSpec(type) : undefined;
     const problem = spec === undefined ? undefined : validateHepFrameSpec(spec, record);
     const rest = spec === undefined || problem !== undefined ? undefined : splitRecord(record, spec.keys);
-    // A valid frame with only its own fields is at most three levels deep (turn_done's nested
-    // objects may carry unknown fields of their own): everything else is measured now.
+    // A valid frame with only its own fields (also inside turn_done's tool results and usage)
+    // is at most three levels deep: everything else is measured now.
     if (
-      (spec === undefined || problem !== undefined || rest !== undefined || spec.type === 'turn_done') &&
+      (spec === undefined ||
+        problem !== undefined ||
+        rest !== undefined ||
+        (spec.type === 'turn_done' && hasNestedExtras(record))) &&
       this.refuseDeep(measured, record, line, offset)
     ) {
       return;
