@@ -81,6 +81,29 @@ export function valueExceedsDepth(value: unknown, max: number): boolean {
   return false;
 }
 
+/**
+ * True when a parsed JSON value holds a number that may not be what its text said: not finite
+ * (`1e400`) or an integer beyond ±(2^53 − 1). A cheap, value-level sieve in front of
+ * {@link findUnsafeNumber}, which reads the text to tell a rounded integer from an exact one
+ * (`1e20`). Iterative; one step per object or array.
+ */
+export function mayHoldUnsafeNumber(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v) || (Number.isInteger(v) && !Number.isSafeInteger(v))) return true;
+    } else if (typeof v === 'object' && v !== null) {
+      const children = Array.isArray(v) ? v : Object.values(v);
+      for (let i = 0; i < children.length; i++) {
+        const child = children[i];
+        if (typeof child === 'number' || (typeof child === 'object' && child !== null)) stack.push(child);
+      }
+    }
+  }
+  return false;
+}
+
 /** True when `text` may hold a JSON value nested deeper than `maxDepth` and does. */
 export function isTooDeep(text: string, maxDepth: number): boolean {
   return text.length > 2 * maxDepth && exceedsDepth(text, maxDepth);

@@ -6,6 +6,7 @@ import {
   isJsonObject,
   isTooDeep,
   type JsonObject,
+  mayHoldUnsafeNumber,
   nestingTooDeep,
   parseJsonLine,
   resolveMaxDepth,
@@ -207,7 +208,9 @@ export class NhEnvelopeDecoder {
     // rounds or overflows: say so rather than let them change silently (off the hot path).
     const scanned =
       text !== undefined &&
-      (type === 'tool_started' || envelopeRest?.extra !== undefined || spec === undefined);
+      (envelopeRest?.extra !== undefined ||
+        spec === undefined ||
+        (spec.type === 'tool_started' && mayHoldUnsafeNumber(payload.args)));
     if (scanned) this.checkNumbers(text, line, offset);
     let hints = this.scratchHints;
     // Left over by an event that returned (or threw) early: start from a fresh one.

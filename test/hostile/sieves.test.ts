@@ -1,0 +1,71 @@
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { exceedsDepth, findUnsafeNumber, mayHoldUnsafeNumber, valueExceedsDepth } from '../../src/json';
+
+// The decoders measure depth and look for unsafe numbers on the parsed value where they can
+// (cheaper: strings are skipped whole) and on the text where they must. These properties hold
+// the value-level forms to the text-level references they stand in for.
+
+const RUNS = Number(process.env.FUZZ_RUNS ?? 200) * 5;
+
+// JSON text with nesting and numbers of every kind, including long and huge ones as raw tokens.
+const numberToken = fc.oneof(
+  fc.integer().map(String),
+  fc.double({ noNaN: true, noDefaultInfinity: true }).map((d) => JSON.stringify(d)),
+  fc.bigInt({ min: -(10n ** 25n), max: 10n ** 25n }).map(String),
+  fc.constantFrom(
+    '9007199254740993',
+    '-9007199254740993',
+    '9007199254740992',
+    '1e20',
+    '1e400',
+    '-1e400',
+    '1.5e308',
+    '2e308',
+    '0.1e1',
+  ),
+);
+const text: fc.Arbitrary<string> = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small' },
+    numberToken,
+    fc.string({ maxLength: 6 }).map((s) => JSON.stringify(s)),
+    fc.constantFrom('true', 'null', '"[[{{"'),
+    fc.array(tie('value'), { maxLength: 3 }).map((xs) => `[${xs.join(',')}]`),
+    // Unique keys: with a duplicate, JSON.parse keeps the last value and the text holds one the
+    // value does not (the decoders judge what is kept; duplicate keys are documented as last-wins).
+    fc
+      .uniqueArray(fc.tuple(fc.string({ maxLength: 3 }), tie('value')), {
+        maxLength: 3,
+        selector: ([k]) => k,
+      })
+      .map((kv) => `{${kv.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`),
+  ),
+})).value;
+
+describe('value-level sieves agree with the text-level checks', () => {
+  test('valueExceedsDepth(JSON.parse(t), max) === exceedsDepth(t, max)', () => {
+    fc.assert(
+      fc.property(text, fc.integer({ min: 0, max: 6 }), (t, max) => {
+        expect(valueExceedsDepth(JSON.parse(t), max)).toBe(exceedsDepth(t, max));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  test('whenever the text holds an unsafe number, the value sieve lets it through', () => {
+    fc.assert(
+      fc.property(text, (t) => {
+        if (findUnsafeNumber(t) !== undefined) expect(mayHoldUnsafeNumber(JSON.parse(t))).toBe(true);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  test('deep values are measured without recursion', () => {
+    const deep = JSON.parse(`${'['.repeat(100_000)}1${']'.repeat(100_000)}`) as unknown;
+    expect(valueExceedsDepth(deep, 64)).toBe(true);
+    expect(valueExceedsDepth(deep, 100_000)).toBe(false);
+    expect(mayHoldUnsafeNumber(deep)).toBe(false);
+  });
+});
