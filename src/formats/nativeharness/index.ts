@@ -26,7 +26,27 @@ export {
   type SseOrigin,
 } from './decode';
 export { type NhEncodeOptions, NhEncoder } from './encode';
-export * from './schema';
+// The event specs are the decoder's internals: not part of the API.
+export {
+  isNhEventType,
+  NH_ENVELOPE_KEYS,
+  NH_EVENT_TYPES,
+  NH_PAYLOAD_KEYS,
+  NH_PAYLOAD_KEYS_BY_TYPE,
+  NH_PROTOCOL_VERSION,
+  NH_USAGE_KEYS,
+  NhApprovalOption,
+  NhEnvelope,
+  type NhEnvelopeRecord,
+  type NhEventType,
+  type NhPayload,
+  NhPayloads,
+  NhQuestion,
+  NhQuestionOption,
+  NhUsage,
+  validateNhEnvelope,
+  validateNhPayload,
+} from './schema';
 export {
   DEFAULT_MAX_EVENT_BYTES,
   formatSseEvent,
