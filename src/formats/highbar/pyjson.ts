@@ -3,8 +3,39 @@ import { assertEncodable } from '../../json';
 // Python's `json.dumps` default style, because highbar's reference emitter is Python: `", "` and
 // `": "` separators, `ensure_ascii=True`, floats as `repr`. Byte-exact writing depends on it.
 
-const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 const NON_ASCII = /[\u007f-\uffff]/g;
+
+// `encodeInto` writes one byte per character exactly when every character is ASCII: a native,
+// platform-neutral ASCII test several times faster than a character-class regex on long text.
+const textEncoder = new TextEncoder();
+const SCRATCH = 16 * 1024;
+let scratch: Uint8Array | undefined;
+
+/** True when no character of `text` is at or above U+007F (DEL, non-ASCII, surrogates). */
+export function belowDel(text: string): boolean {
+  scratch ??= new Uint8Array(SCRATCH);
+  const n = text.length;
+  for (let at = 0; at < n; at += SCRATCH) {
+    // A window may split a surrogate pair: a lone surrogate is not ASCII either way.
+    const part = at === 0 && n <= SCRATCH ? text : text.slice(at, at + SCRATCH);
+    const r = textEncoder.encodeInto(part, scratch);
+    if (r.read !== part.length || r.written !== part.length) return false;
+  }
+  return text.indexOf('\x7f') === -1;
+}
+
+// Quoted keys: writers quote the same few keys on every record (bounded: keys from data vary).
+const quotedKeys = new Map<string, string>();
+
+/** {@link pyString} of an object key, cached for the keys records repeat. */
+export function pyKey(key: string): string {
+  let quoted = quotedKeys.get(key);
+  if (quoted === undefined) {
+    quoted = pyString(key);
+    if (quotedKeys.size < 512) quotedKeys.set(key, quoted);
+  }
+  return quoted;
+}
 
 function escapeNonAscii(c: string): string {
   return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
@@ -18,7 +49,7 @@ function escapeNonAscii(c: string): string {
 export function pyString(text: string): string {
   const json = JSON.stringify(text);
   // JSON.stringify already escapes controls and lone surrogates as ASCII; the rest is ours.
-  return PRINTABLE_ASCII.test(json) ? json : json.replace(NON_ASCII, escapeNonAscii);
+  return belowDel(json) ? json : json.replace(NON_ASCII, escapeNonAscii);
 }
 
 /**
@@ -27,6 +58,12 @@ export function pyString(text: string): string {
  */
 export function pyFloat(n: number): string {
   if (n === 0) return Object.is(n, -0) ? '-0.0' : '0.0';
+  const a = n < 0 ? -n : n;
+  if (a >= 1e-4 && a < 1e16) {
+    // Python's fixed range, where JavaScript prints fixed notation too (timestamps live here).
+    const s = String(n);
+    return s.includes('.') ? s : `${s}.0`;
+  }
   const exp = n.toExponential(); // shortest digits: "d.ddde±x"
   const at = exp.indexOf('e');
   const e = Number(exp.slice(at + 1));
@@ -76,7 +113,7 @@ function dumps(value: unknown): string {
       for (const key of Object.keys(value)) {
         const item = (value as Record<string, unknown>)[key];
         if (item === undefined) continue;
-        s += `${first ? '' : ', '}${pyString(key)}: ${dumps(item)}`;
+        s += `${first ? '' : ', '}${pyKey(key)}: ${dumps(item)}`;
         first = false;
       }
       return `${s}}`;
@@ -92,6 +129,9 @@ function dumps(value: unknown): string {
  * BigInt, cycles, nesting deeper than 64.
  */
 export function pyDumps(value: unknown, field = 'value'): string {
+  // Strings and finite numbers are always encodable: skip the walk (and its allocations).
+  if (typeof value === 'string') return pyString(value);
+  if (typeof value === 'number' && Number.isFinite(value)) return pyNumber(value);
   assertEncodable(value, field, undefined, 'highbar');
   return dumps(value);
 }
@@ -109,7 +149,7 @@ export function pyDumpsParsed(value: unknown, floats?: readonly string[]): strin
   for (const key of Object.keys(value)) {
     const item = (value as Record<string, unknown>)[key];
     const text = typeof item === 'number' && floats.includes(key) ? pyFloat(item) : dumps(item);
-    s += `${first ? '' : ', '}${pyString(key)}: ${text}`;
+    s += `${first ? '' : ', '}${pyKey(key)}: ${text}`;
     first = false;
   }
   return `${s}}`;
@@ -131,8 +171,9 @@ export function joinPy(pieces: Array<[string, string]>, order?: readonly string[
   }
   let text = '{';
   for (let i = 0; i < pieces.length; i++) {
-    const [key, value] = pieces[i]!;
-    text += `${i > 0 ? ', ' : ''}${pyString(key)}: ${value}`;
+    const piece = pieces[i]!;
+    if (i > 0) text += ', ';
+    text += `${pyKey(piece[0])}: ${piece[1]}`;
   }
   return `${text}}`;
 }
