@@ -387,3 +387,160 @@ function scanChars(text: string): number {
   }
   return flags;
 }
+
+/** {@link pyShape}: the line is the record exactly as Python `json.dumps` writes it. */
+export const SHAPE_PYTHON = 0;
+/** {@link pyShape}: the record nests deeper than the bound. */
+export const SHAPE_TOO_DEEP = 1;
+/** {@link pyShape}: not decided here; {@link scanLine} (and the depth scan) decide. */
+export const SHAPE_UNKNOWN = 2;
+
+// The walk's text and its next backslash (at or after the last search point; -1 none, -2 not
+// searched): module-level so a line costs no allocation. Positions travel in locals and return
+// values (a negative position is the verdict), which V8 keeps in registers.
+let src = '';
+let backslash = -2;
+const UNKNOWN = -1;
+const TOO_DEEP = -2;
+
+/**
+ * Decides, for the common line, what {@link scanLine} would: walks the parsed `value` and the
+ * line together, comparing the line with Python's `json.dumps` text of the value piece by piece
+ * (keys and small values as text, numbers as JavaScript prints them). A string is not
+ * re-escaped: its escapes are checked where the line has them, and the line's token must be as
+ * long as the value plus what those escapes add. With every value ASCII, a token that was not
+ * exactly this string (another writer's escapes, or more tokens inside) would be longer, so the
+ * native searches for backslashes are all the walk spends on long text. `SHAPE_PYTHON` implies
+ * `scanLine(text) === 0`; anything unusual (non-ASCII, exponents, integer keys, …) is
+ * `SHAPE_UNKNOWN`. Also reports nesting deeper than `maxDepth` (containers, outermost = 1).
+ */
+export function pyShape(text: string, value: unknown, maxDepth: number): number {
+  src = text;
+  backslash = -2;
+  const end = valueShape(value, 0, 1, maxDepth);
+  src = '';
+  if (end === TOO_DEEP) return SHAPE_TOO_DEEP;
+  return end === text.length ? SHAPE_PYTHON : SHAPE_UNKNOWN;
+}
+
+// The position after `value`'s text at `at`, or UNKNOWN / TOO_DEEP.
+function valueShape(value: unknown, at: number, depth: number, max: number): number {
+  switch (typeof value) {
+    case 'string':
+      return stringShape(value, at);
+    case 'number':
+      return numberShape(value, at);
+    case 'boolean':
+      return word(value ? 'true' : 'false', at);
+    case 'object':
+      if (value === null) return word('null', at);
+      if (depth > max) return TOO_DEEP;
+      return Array.isArray(value) ? arrayShape(value, at, depth, max) : objectShape(value, at, depth, max);
+    default:
+      return UNKNOWN;
+  }
+}
+
+function arrayShape(value: unknown[], at: number, depth: number, max: number): number {
+  if (src.charCodeAt(at) !== 91) return UNKNOWN;
+  at++;
+  for (let i = 0; i < value.length; i++) {
+    if (i > 0) {
+      if (src.charCodeAt(at) !== 44 || src.charCodeAt(at + 1) !== 32) return UNKNOWN;
+      at += 2;
+    }
+    at = valueShape(value[i], at, depth + 1, max);
+    if (at < 0) return at;
+  }
+  return src.charCodeAt(at) === 93 ? at + 1 : UNKNOWN;
+}
+
+function objectShape(value: object, at: number, depth: number, max: number): number {
+  if (src.charCodeAt(at) !== 123) return UNKNOWN;
+  at++;
+  // Object.keys, not for…in: a keyed load inside for…in costs 3× as much on parsed records.
+  const keys = Object.keys(value);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const token = keyToken(key);
+    if (token === undefined) return UNKNOWN;
+    const expected = i === 0 ? token.first : token.next;
+    if (!src.startsWith(expected, at)) return UNKNOWN;
+    at = valueShape((value as Record<string, unknown>)[key], at + expected.length, depth + 1, max);
+    if (at < 0) return at;
+  }
+  return src.charCodeAt(at) === 125 ? at + 1 : UNKNOWN;
+}
+
+function word(w: string, at: number): number {
+  return src.startsWith(w, at) ? at + w.length : UNKNOWN;
+}
+
+// Integers as ints, other numbers in JavaScript's shortest form when it has no exponent: what
+// the scan passes (no exponent, no trailing zero, nothing past 2^53).
+function numberShape(n: number, at: number): number {
+  let s: string;
+  if (Number.isSafeInteger(n)) s = String(n);
+  else {
+    if (!Number.isFinite(n) || Number.isInteger(n)) return UNKNOWN;
+    s = String(n);
+    if (s.includes('e')) return UNKNOWN;
+  }
+  return src.startsWith(s, at) ? at + s.length : UNKNOWN;
+}
+
+interface KeyToken {
+  first: string; // `"key": `
+  next: string; // `, "key": `
+}
+
+// Key texts as Python writes them, for the keys records repeat (bounded: keys from data vary).
+const keyTokens = new Map<string, KeyToken | null>();
+
+// Plain printable ASCII keys only: integer-like keys (JavaScript reorders them, the scan flags
+// them) and keys needing escapes are left to the scan (null).
+function keyToken(key: string): KeyToken | undefined {
+  let token = keyTokens.get(key);
+  if (token === undefined) {
+    let plain = true;
+    let digits = key.length > 0;
+    for (let i = 0; i < key.length; i++) {
+      const c = key.charCodeAt(i);
+      if (c < 0x20 || c > 0x7e || c === 34 || c === 92) plain = false;
+      if (c < 48 || c > 57) digits = false;
+    }
+    token = plain && !digits ? { first: `"${key}": `, next: `, "${key}": ` } : null;
+    if (keyTokens.size < 512) keyTokens.set(key, token);
+  }
+  return token ?? undefined;
+}
+
+function asciiValue(v: string): boolean {
+  const n = v.length;
+  if (n > 64) return belowDel(v);
+  for (let i = 0; i < n; i++) if (v.charCodeAt(i) > 0x7e) return false;
+  return true;
+}
+
+// The token at `at` is `v` as Python writes it (see pyShape for why the length settles it).
+function stringShape(v: string, at: number): number {
+  if (src.charCodeAt(at) !== 34 || !asciiValue(v)) return UNKNOWN;
+  let end = at + 1 + v.length; // where the closing quote is, given the escapes seen so far
+  let from = at + 1;
+  for (;;) {
+    if (backslash !== -1 && backslash < from) backslash = src.indexOf('\\', from);
+    if (backslash === -1 || backslash >= end) break;
+    const e = src.charCodeAt(backslash + 1);
+    if (e === 117) {
+      if (escapeIsSuspect(src, backslash)) return UNKNOWN;
+      end += 5;
+      from = backslash + 6;
+    } else if (e === 47) {
+      return UNKNOWN; // "\/"
+    } else {
+      end += 1;
+      from = backslash + 2;
+    }
+  }
+  return src.charCodeAt(end) === 34 ? end + 1 : UNKNOWN;
+}
