@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { belowDel, pyFloat } from '../../src/formats/highbar/pyjson';
+import { belowDel, belowDelByEncoder, pyFloat } from '../../src/formats/highbar/pyjson';
 
 // The fast paths of the Python-style writer against the plain definitions they shortcut.
 
@@ -49,6 +49,7 @@ describe('belowDel', () => {
       fc.property(fc.string({ unit: 'binary', maxLength: 40 }), fc.string({ maxLength: 40 }), (a, b) => {
         const s = a + b;
         expect(belowDel(s)).toBe(byRegex(s));
+        expect(belowDelByEncoder(s)).toBe(byRegex(s));
       }),
       { numRuns: 20000 },
     );
@@ -56,10 +57,12 @@ describe('belowDel', () => {
   test('agrees on long text, across its 16 KiB windows', () => {
     const long = 'x'.repeat(40000);
     expect(belowDel(long)).toBe(true);
+    expect(belowDelByEncoder(long)).toBe(true);
     for (const at of [0, 16383, 16384, 16385, 32767, 39999]) {
       for (const c of ['\x7f', '\u00e9', '\ud83d', '\ude00', '\u{1f600}']) {
         const s = long.slice(0, at) + c + long.slice(at + 1);
         expect(belowDel(s)).toBe(byRegex(s));
+        expect(belowDelByEncoder(s)).toBe(byRegex(s));
       }
     }
   });
