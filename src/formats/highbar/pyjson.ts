@@ -488,7 +488,11 @@ function objectShape(value: object, at: number, depth: number, max: number): num
     if (token === undefined) return UNKNOWN;
     const expected = i === 0 ? token.first : token.next;
     if (!src.startsWith(expected, at)) return UNKNOWN;
-    at = valueShape((value as Record<string, unknown>)[key], at + expected.length, depth + 1, max);
+    const item = (value as Record<string, unknown>)[key];
+    // Strings and numbers inline: most values are, and a call per value costs more than its check.
+    if (typeof item === 'string') at = stringShape(item, at + expected.length);
+    else if (typeof item === 'number') at = numberShape(item, at + expected.length);
+    else at = valueShape(item, at + expected.length, depth + 1, max);
     if (at < 0) return at;
   }
   return src.charCodeAt(at) === 125 ? at + 1 : UNKNOWN;
