@@ -484,15 +484,17 @@ function objectShape(value: object, at: number, depth: number, max: number): num
   const keys = Object.keys(value);
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
-    const token = keyToken(key);
-    if (token === undefined) return UNKNOWN;
-    const expected = i === 0 ? token.first : token.next;
-    if (!src.startsWith(expected, at)) return UNKNOWN;
+    if (i > 0) {
+      if (src.charCodeAt(at) !== 44 || src.charCodeAt(at + 1) !== 32) return UNKNOWN;
+      at += 2;
+    }
+    at = keyShape(key, at);
+    if (at < 0) return UNKNOWN;
     const item = (value as Record<string, unknown>)[key];
     // Strings and numbers inline: most values are, and a call per value costs more than its check.
-    if (typeof item === 'string') at = stringShape(item, at + expected.length);
-    else if (typeof item === 'number') at = numberShape(item, at + expected.length);
-    else at = valueShape(item, at + expected.length, depth + 1, max);
+    if (typeof item === 'string') at = stringShape(item, at);
+    else if (typeof item === 'number') at = numberShape(item, at);
+    else at = valueShape(item, at, depth + 1, max);
     if (at < 0) return at;
   }
   return src.charCodeAt(at) === 125 ? at + 1 : UNKNOWN;
@@ -515,30 +517,22 @@ function numberShape(n: number, at: number): number {
   return src.startsWith(s, at) ? at + s.length : UNKNOWN;
 }
 
-interface KeyToken {
-  first: string; // `"key": `
-  next: string; // `, "key": `
-}
-
-// Key texts as Python writes them, for the keys records repeat (bounded: keys from data vary).
-const keyTokens = new Map<string, KeyToken | null>();
-
-// Plain printable ASCII keys only: integer-like keys (JavaScript reorders them, the scan flags
-// them) and keys needing escapes are left to the scan (null).
-function keyToken(key: string): KeyToken | undefined {
-  let token = keyTokens.get(key);
-  if (token === undefined) {
-    let plain = true;
-    let digits = key.length > 0;
-    for (let i = 0; i < key.length; i++) {
-      const c = key.charCodeAt(i);
-      if (c < 0x20 || c > 0x7e || c === 34 || c === 92) plain = false;
-      if (c < 48 || c > 57) digits = false;
-    }
-    token = plain && !digits ? { first: `"${key}": `, next: `, "${key}": ` } : null;
-    if (keyTokens.size < 512) keyTokens.set(key, token);
+// `"key": ` at `at` for a plain printable ASCII key (compared in place); integer-like keys
+// (JavaScript reorders them, the scan flags them) and keys needing escapes are left to the scan.
+function keyShape(key: string, at: number): number {
+  const n = key.length;
+  if (src.charCodeAt(at) !== 34) return UNKNOWN;
+  let digits = n > 0;
+  for (let i = 0; i < n; i++) {
+    const c = key.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e || c === 34 || c === 92 || src.charCodeAt(at + 1 + i) !== c) return UNKNOWN;
+    if (c < 48 || c > 57) digits = false;
   }
-  return token ?? undefined;
+  at += n + 1;
+  if (digits || src.charCodeAt(at) !== 34 || src.charCodeAt(at + 1) !== 58 || src.charCodeAt(at + 2) !== 32) {
+    return UNKNOWN;
+  }
+  return at + 3;
 }
 
 function asciiValue(v: string): boolean {
