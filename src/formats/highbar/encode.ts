@@ -38,11 +38,14 @@ function isFailure(error: unknown): boolean {
  * (no pair arrays); a line with its own key order collects them and {@link joinPy} sorts them.
  */
 class Fields {
+  /** The highbar provenance the record comes from (its extra fields, hints and key order). */
+  readonly provenance: Provenance | undefined;
   private text = '';
   private readonly pieces: Array<[string, string]> | undefined;
   private readonly order: readonly string[] | undefined;
 
-  constructor(order: readonly string[] | undefined) {
+  constructor(order: readonly string[] | undefined, provenance?: Provenance) {
+    this.provenance = provenance;
     this.order = order;
     if (order !== undefined) this.pieces = [];
   }
@@ -100,12 +103,12 @@ export class HighbarEncoder implements Encoder {
         if (event.producer !== undefined) pieces.add('sdk', pyDumps(event.producer, 'producer'));
         if (event.pid !== undefined) pieces.add('pid', pyDumps(event.pid, 'pid'));
         if (event.tools !== undefined) pieces.add('tools', pyDumps(event.tools, 'tools'));
-        return this.finish(pieces, event, event.context);
+        return this.finish(pieces, event.context);
       }
       case 'tools.declare': {
         const pieces = this.head('tools', event);
         pieces.add('names', pyDumps(event.tools, 'tools'));
-        return this.finish(pieces, event, event.context);
+        return this.finish(pieces, event.context);
       }
       case 'run.start':
         this.runInput = event.input;
@@ -121,7 +124,7 @@ export class HighbarEncoder implements Encoder {
         this.runInput = undefined;
         if (input !== undefined) pieces.add('message', pyDumps(input, 'input'));
         if (event.answer !== undefined) pieces.add('response', pyDumps(event.answer, 'answer'));
-        return open + this.finish(pieces, event, event.context);
+        return open + this.finish(pieces, event.context);
       }
       case 'tool.start':
         this.starts.set(event.call, event);
@@ -182,7 +185,7 @@ export class HighbarEncoder implements Encoder {
   /** `v`, `type`, `ts`: how every v1 record begins. */
   private head(type: string, event: AgentEvent): Fields {
     const p = highbarProvenance(event);
-    const pieces = new Fields(p?.order);
+    const pieces = new Fields(p?.order, p);
     pieces.add('v', '1');
     pieces.add('type', `"${type}"`);
     const hints = p?.hints as HighbarHints | undefined;
@@ -222,9 +225,9 @@ export class HighbarEncoder implements Encoder {
     return this.lastSeconds;
   }
 
-  private finish(pieces: Fields, event: AgentEvent, context: unknown): string {
+  private finish(pieces: Fields, context: unknown): string {
     if (context !== undefined) pieces.add('context', pyDumps(context, 'context'));
-    const p = highbarProvenance(event);
+    const p = pieces.provenance;
     if (p?.extra !== undefined) {
       for (const key of Object.keys(p.extra)) {
         const value = p.extra[key];
@@ -293,7 +296,7 @@ export class HighbarEncoder implements Encoder {
     }
 
     const ts = end.ts ?? start?.ts;
-    const pieces = new Fields(p?.order);
+    const pieces = new Fields(p?.order, p);
     pieces.add('v', '1');
     pieces.add('type', '"tool"');
     const tsText = this.time('ts', ts, undefined, hints, true);
@@ -314,7 +317,7 @@ export class HighbarEncoder implements Encoder {
     if (s !== undefined) pieces.add('started_at', s);
     const e = this.time('ended_at', endedAt ?? base, base, hints, false);
     if (e !== undefined) pieces.add('ended_at', e);
-    return this.finish(pieces, end.provenance === p ? end : (start ?? end), context);
+    return this.finish(pieces, context);
   }
 
   private unknown(event: AgentEventOf<'unknown'>): string {
