@@ -309,10 +309,16 @@ export class HighbarEncoder implements Encoder {
     const foreign = p === undefined;
     if (args !== undefined) pieces.add('args', pyDumps(args, 'args'));
     else if (foreign) pieces.add('args', '{}');
-    if (result !== undefined) pieces.add('result', pyDumps(result, 'result'));
+    const resultText = result !== undefined ? pyDumps(result, 'result') : undefined;
+    if (resultText !== undefined) pieces.add('result', resultText);
     else if (foreign) pieces.add('result', 'null');
-    if (error !== undefined) pieces.add('error', pyDumps(error, 'error'));
-    else if (foreign) pieces.add('error', 'null');
+    // A failed call's error is often its output text too: escape that text once.
+    if (error !== undefined) {
+      pieces.add(
+        'error',
+        error === result && typeof error === 'string' ? resultText! : pyDumps(error, 'error'),
+      );
+    } else if (foreign) pieces.add('error', 'null');
     const s = this.time('started_at', startedAt ?? base, base, hints, false);
     if (s !== undefined) pieces.add('started_at', s);
     const e = this.time('ended_at', endedAt ?? base, base, hints, false);
