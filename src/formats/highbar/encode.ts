@@ -52,13 +52,31 @@ class Fields {
 
   add(key: string, value: string): void {
     if (this.pieces !== undefined) this.pieces.push([key, value]);
-    else if (this.text === '') this.text = `${pyKey(key)}: ${value}`;
-    else this.text += `, ${pyKey(key)}: ${value}`;
+    else if (this.text === '') this.text = keyText(key).first + value;
+    else this.text += keyText(key).next + value;
   }
 
   join(): string {
     return this.pieces !== undefined ? joinPy(this.pieces, this.order) : `{${this.text}}`;
   }
+}
+
+interface KeyText {
+  first: string; // `"key": `
+  next: string; // `, "key": `
+}
+
+// A record's keys as written before their values, for the keys records repeat (bounded: keys
+// from data vary): one concatenation per field instead of four.
+const keyTexts = new Map<string, KeyText>();
+
+function keyText(key: string): KeyText {
+  let text = keyTexts.get(key);
+  if (text === undefined) {
+    text = { first: `${pyKey(key)}: `, next: `, ${pyKey(key)}: ` };
+    if (keyTexts.size < 512) keyTexts.set(key, text);
+  }
+  return text;
 }
 
 function highbarProvenance(event: AgentEvent | undefined): Provenance | undefined {
