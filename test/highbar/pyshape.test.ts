@@ -131,4 +131,14 @@ describe('pyShape', () => {
     expect(pyShape(line, JSON.parse(line), 64)).toBe(SHAPE_PYTHON);
     expect(pyShape(line.replace('\\"', '\\u0022'), JSON.parse(line), 64)).not.toBe(SHAPE_PYTHON);
   });
+
+  test('non-ASCII text: escaped as Python writes it is decided here, raw is not', () => {
+    const result = '构建 错误 \u{1f680} "ok"\n'.repeat(20);
+    const line = pyDumps({ v: 1, type: 'tool', fn: 'read', result });
+    expect(pyShape(line, JSON.parse(line), 64)).toBe(SHAPE_PYTHON);
+    expect(scanLine(line)).toBe(0);
+    const raw = line.replace('\\u6784', '构');
+    expect(pyShape(raw, JSON.parse(raw), 64)).not.toBe(SHAPE_PYTHON);
+    expect(scanLine(raw)).not.toBe(0);
+  });
 });

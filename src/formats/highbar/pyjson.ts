@@ -228,6 +228,11 @@ function isHex(c: number): boolean {
   return (c >= 48 && c <= 57) || (c >= 97 && c <= 102);
 }
 
+// The value of a digit isHex accepted.
+function hexValue(c: number): number {
+  return c <= 57 ? c - 48 : c - 87;
+}
+
 /**
  * One pass over a JSON line looking for what a Python `json.dumps` writer never produces: other
  * separators or whitespace, raw non-ASCII, escapes Python does not use, numbers with trailing
@@ -321,7 +326,7 @@ function escapeIsSuspect(text: string, at: number): boolean {
   const d = text.charCodeAt(at + 4);
   const f = text.charCodeAt(at + 5);
   if (!isHex(a) || !isHex(b) || !isHex(d) || !isHex(f)) return true;
-  const code = Number.parseInt(text.slice(at + 2, at + 6), 16);
+  const code = (hexValue(a) << 12) | (hexValue(b) << 8) | (hexValue(d) << 4) | hexValue(f);
   return (
     (code >= 0x20 && code <= 0x7e) || code === 8 || code === 9 || code === 10 || code === 12 || code === 13
   );
@@ -430,9 +435,10 @@ const TOO_DEEP = -2;
  * line together, comparing the line with Python's `json.dumps` text of the value piece by piece
  * (keys and small values as text, numbers as JavaScript prints them). A string is not
  * re-escaped: its escapes are checked where the line has them, and the line's token must be as
- * long as the value plus what those escapes add. With every value ASCII, a token that was not
- * exactly this string (another writer's escapes, or more tokens inside) would be longer, so the
- * native searches for backslashes are all the walk spends on long text. `SHAPE_PYTHON` implies
+ * long as the value plus what those escapes add. With the token ASCII (non-ASCII escaped, as
+ * Python writes it), a token that was not exactly this string (another writer's escapes, or more
+ * tokens inside) would be longer, so the native searches for backslashes are all the walk spends
+ * on long text. `SHAPE_PYTHON` implies
  * `scanLine(text) === 0`; anything unusual (non-ASCII, exponents, integer keys, …) is
  * `SHAPE_UNKNOWN`. Also reports nesting deeper than `maxDepth` (containers, outermost = 1).
  */
@@ -544,7 +550,9 @@ function asciiValue(v: string): boolean {
 
 // The token at `at` is `v` as Python writes it (see pyShape for why the length settles it).
 function stringShape(v: string, at: number): number {
-  if (src.charCodeAt(at) !== 34 || !asciiValue(v)) return UNKNOWN;
+  if (src.charCodeAt(at) !== 34) return UNKNOWN;
+  // Python writes non-ASCII as escapes: then the token, not the value, must be ASCII.
+  const ascii = asciiValue(v);
   let end = at + 1 + v.length; // where the closing quote is, given the escapes seen so far
   let from = at + 1;
   for (;;) {
@@ -562,5 +570,6 @@ function stringShape(v: string, at: number): number {
       from = backslash + 2;
     }
   }
-  return src.charCodeAt(end) === 34 ? end + 1 : UNKNOWN;
+  if (src.charCodeAt(end) !== 34 || !(ascii || belowDel(src.slice(at, end)))) return UNKNOWN;
+  return end + 1;
 }
