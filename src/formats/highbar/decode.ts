@@ -1,6 +1,7 @@
 import type { DecodeOptions, RecordDecoder } from '../../codec';
 import { type Diagnostic, type DiagnosticSink, diagnosticAt } from '../../diagnostics';
 import {
+  exceedsDepth,
   isJsonObject,
   type JsonObject,
   parseJsonLine,
@@ -10,7 +11,18 @@ import {
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
 import { provenanceOf, splitRecord } from '../../record';
-import { pyDumpsParsed, pyFloat, SCAN_BIG_INTEGER, SCAN_SUSPECT, scanLine } from './pyjson';
+import { passesHighbarGuard } from './guard';
+import {
+  pyDumpsParsed,
+  pyFloat,
+  pyShape,
+  SCAN_BIG_INTEGER,
+  SCAN_SUSPECT,
+  SHAPE_PYTHON,
+  SHAPE_TOO_DEEP,
+  SHAPE_UNKNOWN,
+  scanLine,
+} from './pyjson';
 import {
   HIGHBAR_KEY_ORDER_BY_TYPE,
   HIGHBAR_V0_FIELDS,
@@ -78,19 +90,39 @@ export class HighbarRecordDecoder implements RecordDecoder {
   }
 
   line(text: string, line: number, offset: number, out: AgentEvent[]): void {
-    if (text.trim().length === 0) {
-      this.report('invalid_json', 'warning', line, offset, 'a blank line (no record); skipped');
-      return;
+    // Parse first, then bound the depth on the value: the walk that checks the line's Python
+    // shape measures the depth too, where a scan of the text would stop at every `{` and `[` in
+    // the strings. A line that fails either way gets its diagnostic from the checked parse.
+    let record: unknown;
+    let shape = SHAPE_UNKNOWN;
+    let refused = false;
+    try {
+      record = JSON.parse(text);
+      shape = pyShape(text, record, this.maxDepth);
+    } catch {
+      refused = true;
     }
-    const parsed = parseJsonLine(text, line, offset, this.maxDepth, FORMAT);
-    if (!parsed.ok) {
-      this.sink.report(parsed.diagnostic);
-      return;
+    if (
+      refused ||
+      shape === SHAPE_TOO_DEEP ||
+      (shape === SHAPE_UNKNOWN && text.length > 2 * this.maxDepth && exceedsDepth(text, this.maxDepth))
+    ) {
+      if (text.trim().length === 0) {
+        this.report('invalid_json', 'warning', line, offset, 'a blank line (no record); skipped');
+        return;
+      }
+      const parsed = parseJsonLine(text, line, offset, this.maxDepth, FORMAT);
+      if (!parsed.ok) {
+        this.sink.report(parsed.diagnostic);
+        return;
+      }
+      record = parsed.value;
+      shape = SHAPE_UNKNOWN;
     }
-    const record = parsed.value;
     const hints: HighbarHints = {};
-    // Only lines the scan flags pay for an exact comparison with a re-serialisation.
-    const scan = scanLine(text);
+    // Only lines the scan flags pay for an exact comparison with a re-serialisation; a line the
+    // walk found in Python's shape is one the scan would pass.
+    const scan = shape === SHAPE_PYTHON ? 0 : scanLine(text);
     this.suspect = (scan & SCAN_SUSPECT) !== 0;
     if ((scan & SCAN_SUSPECT) !== 0 && pyDumpsParsed(record, TIME_FIELDS) !== text) hints.raw = text;
     if (!isJsonObject(record)) {
@@ -140,7 +172,7 @@ export class HighbarRecordDecoder implements RecordDecoder {
       out.push(this.unknown(record, type, line, offset, hints));
       return;
     }
-    const problem = validateHighbarRecord(type, record);
+    const problem = passesHighbarGuard(type, record) ? undefined : validateHighbarRecord(type, record);
     if (problem !== undefined) {
       this.report('invalid_record', 'error', line, offset, `invalid ${type} record: ${problem}`);
       out.push(this.unknown(record, type, line, offset, hints));
@@ -244,7 +276,7 @@ export class HighbarRecordDecoder implements RecordDecoder {
   }
 
   private v0(record: JsonObject, line: number, offset: number, hints: HighbarHints, out: AgentEvent[]): void {
-    const problem = validateHighbarRecord('v0', record);
+    const problem = passesHighbarGuard('v0', record) ? undefined : validateHighbarRecord('v0', record);
     if (problem !== undefined) {
       this.report('invalid_record', 'error', line, offset, `invalid v0 tool call: ${problem}`);
       out.push(this.unknown(record, undefined, line, offset, hints));

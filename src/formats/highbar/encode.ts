@@ -4,7 +4,7 @@ import { assertEncodable, isJsonObject, type JsonObject } from '../../json';
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
 import type { HighbarHints } from './decode';
-import { joinPy, pyDumps, pyFloat, sameJson } from './pyjson';
+import { joinPy, pyDumps, pyFloat, pyKey, sameJson } from './pyjson';
 
 /** Options of the highbar writer. */
 export interface HighbarEncodeOptions extends EncodeOptions {
@@ -26,8 +26,57 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
   unknown: ['ts', 'context', 'record', 'recordType'],
 };
 
+// tool.start with args: its argsSummary is carried too (args say it all).
+const CARRIED_TOOL_START_ARGS: readonly string[] = [...CARRIED['tool.start']!, 'argsSummary'];
+
 function isFailure(error: unknown): boolean {
   return !(error === undefined || error === null || error === false || error === '');
+}
+
+/**
+ * One record's `"key": value` pairs. Without a key order to restore they are joined as they come
+ * (no pair arrays); a line with its own key order collects them and {@link joinPy} sorts them.
+ */
+class Fields {
+  /** The highbar provenance the record comes from (its extra fields, hints and key order). */
+  readonly provenance: Provenance | undefined;
+  private text = '';
+  private readonly pieces: Array<[string, string]> | undefined;
+  private readonly order: readonly string[] | undefined;
+
+  constructor(order: readonly string[] | undefined, provenance?: Provenance) {
+    this.provenance = provenance;
+    this.order = order;
+    if (order !== undefined) this.pieces = [];
+  }
+
+  add(key: string, value: string): void {
+    if (this.pieces !== undefined) this.pieces.push([key, value]);
+    else if (this.text === '') this.text = keyText(key).first + value;
+    else this.text += keyText(key).next + value;
+  }
+
+  join(): string {
+    return this.pieces !== undefined ? joinPy(this.pieces, this.order) : `{${this.text}}`;
+  }
+}
+
+interface KeyText {
+  first: string; // `"key": `
+  next: string; // `, "key": `
+}
+
+// A record's keys as written before their values, for the keys records repeat (bounded: keys
+// from data vary): one concatenation per field instead of four.
+const keyTexts = new Map<string, KeyText>();
+
+function keyText(key: string): KeyText {
+  let text = keyTexts.get(key);
+  if (text === undefined) {
+    text = { first: `${pyKey(key)}: `, next: `, ${pyKey(key)}: ` };
+    if (keyTexts.size < 512) keyTexts.set(key, text);
+  }
+  return text;
 }
 
 function highbarProvenance(event: AgentEvent | undefined): Provenance | undefined {
@@ -47,6 +96,9 @@ export class HighbarEncoder implements Encoder {
   private readonly now: () => number;
   private readonly starts = new Map<string, AgentEventOf<'tool.start'>>();
   private runInput: string | undefined;
+  private readonly skip = new Map<string, string[]>();
+  private lastMs = Number.NaN;
+  private lastSeconds = '';
 
   /** Creates a writer reporting losses to `sink`. */
   constructor(options: HighbarEncodeOptions, sink: DiagnosticSink) {
@@ -60,20 +112,21 @@ export class HighbarEncoder implements Encoder {
       this.loss.report(event, event.type, 'highbar has no record for this event');
       return '';
     }
-    if (event.type === 'tool.start' && event.args === undefined) this.loss.check(event, carried);
-    else this.loss.check(event, event.type === 'tool.start' ? [...carried, 'argsSummary'] : carried);
+    if (event.type === 'tool.start' && event.args !== undefined) {
+      this.checkLoss(event, CARRIED_TOOL_START_ARGS, 'tool.start+args');
+    } else this.checkLoss(event, carried, event.type);
     switch (event.type) {
       case 'session.start': {
         const pieces = this.head('hello', event);
-        if (event.producer !== undefined) pieces.push(['sdk', pyDumps(event.producer, 'producer')]);
-        if (event.pid !== undefined) pieces.push(['pid', pyDumps(event.pid, 'pid')]);
-        if (event.tools !== undefined) pieces.push(['tools', pyDumps(event.tools, 'tools')]);
-        return this.finish(pieces, event, event.context);
+        if (event.producer !== undefined) pieces.add('sdk', pyDumps(event.producer, 'producer'));
+        if (event.pid !== undefined) pieces.add('pid', pyDumps(event.pid, 'pid'));
+        if (event.tools !== undefined) pieces.add('tools', pyDumps(event.tools, 'tools'));
+        return this.finish(pieces, event.context);
       }
       case 'tools.declare': {
         const pieces = this.head('tools', event);
-        pieces.push(['names', pyDumps(event.tools, 'tools')]);
-        return this.finish(pieces, event, event.context);
+        pieces.add('names', pyDumps(event.tools, 'tools'));
+        return this.finish(pieces, event.context);
       }
       case 'run.start':
         this.runInput = event.input;
@@ -87,9 +140,9 @@ export class HighbarEncoder implements Encoder {
         const pieces = this.head('turn', event);
         const input = event.input ?? this.runInput;
         this.runInput = undefined;
-        if (input !== undefined) pieces.push(['message', pyDumps(input, 'input')]);
-        if (event.answer !== undefined) pieces.push(['response', pyDumps(event.answer, 'answer')]);
-        return open + this.finish(pieces, event, event.context);
+        if (input !== undefined) pieces.add('message', pyDumps(input, 'input'));
+        if (event.answer !== undefined) pieces.add('response', pyDumps(event.answer, 'answer'));
+        return open + this.finish(pieces, event.context);
       }
       case 'tool.start':
         this.starts.set(event.call, event);
@@ -110,6 +163,26 @@ export class HighbarEncoder implements Encoder {
     return this.flushOpenCalls();
   }
 
+  /**
+   * `loss.check` with the fields it already reported for this kind of event added to `carried`:
+   * it reports a field once per stream, so passing a reported one again would only build the
+   * field's name to find it seen (most of a writer's time on events with fields highbar drops).
+   */
+  private checkLoss(event: AgentEvent, carried: readonly string[], kind: string): void {
+    let skip = this.skip.get(kind);
+    if (skip === undefined) {
+      skip = [...carried];
+      this.skip.set(kind, skip);
+    }
+    let fresh: string[] | undefined;
+    for (const key in event) {
+      if (key === 'type' || key === 'provenance' || skip.indexOf(key) !== -1) continue;
+      if ((event as Record<string, unknown>)[key] !== undefined) (fresh ??= []).push(key);
+    }
+    this.loss.check(event, skip);
+    if (fresh !== undefined) for (const key of fresh) skip.push(key);
+  }
+
   private flushOpenCalls(): string {
     let text = '';
     for (const start of this.starts.values()) {
@@ -128,14 +201,14 @@ export class HighbarEncoder implements Encoder {
   }
 
   /** `v`, `type`, `ts`: how every v1 record begins. */
-  private head(type: string, event: AgentEvent): Array<[string, string]> {
-    const pieces: Array<[string, string]> = [
-      ['v', '1'],
-      ['type', `"${type}"`],
-    ];
-    const hints = highbarProvenance(event)?.hints as HighbarHints | undefined;
+  private head(type: string, event: AgentEvent): Fields {
+    const p = highbarProvenance(event);
+    const pieces = new Fields(p?.order, p);
+    pieces.add('v', '1');
+    pieces.add('type', `"${type}"`);
+    const hints = p?.hints as HighbarHints | undefined;
     const ts = this.time('ts', event.ts, undefined, hints, true);
-    if (ts !== undefined) pieces.push(['ts', ts]);
+    if (ts !== undefined) pieces.add('ts', ts);
     return pieces;
   }
 
@@ -161,20 +234,25 @@ export class HighbarEncoder implements Encoder {
     }
     const token = hints?.[key];
     if (token !== undefined && Number(token) * 1000 === ms) return token;
-    assertEncodable(ms, key, undefined, 'highbar');
-    return pyFloat(ms / 1000);
+    if (!Number.isFinite(ms)) assertEncodable(ms, key, undefined, 'highbar'); // throws
+    // A record's times are mostly one value (ts = started_at = ended_at): print it once.
+    if (!Object.is(ms, this.lastMs)) {
+      this.lastMs = ms;
+      this.lastSeconds = pyFloat(ms / 1000);
+    }
+    return this.lastSeconds;
   }
 
-  private finish(pieces: Array<[string, string]>, event: AgentEvent, context: unknown): string {
-    if (context !== undefined) pieces.push(['context', pyDumps(context, 'context')]);
-    const p = highbarProvenance(event);
+  private finish(pieces: Fields, context: unknown): string {
+    if (context !== undefined) pieces.add('context', pyDumps(context, 'context'));
+    const p = pieces.provenance;
     if (p?.extra !== undefined) {
       for (const key of Object.keys(p.extra)) {
         const value = p.extra[key];
-        if (value !== undefined) pieces.push([key, pyDumps(value, key)]);
+        if (value !== undefined) pieces.add(key, pyDumps(value, key));
       }
     }
-    return this.line(joinPy(pieces, p?.order), p?.hints as HighbarHints | undefined);
+    return this.line(pieces.join(), p?.hints as HighbarHints | undefined);
   }
 
   /** The line, or the original line when it says the same thing in another writer's style. */
@@ -216,49 +294,54 @@ export class HighbarEncoder implements Encoder {
     const endedAt = end.endedAt;
 
     if (hints?.v0 !== undefined) {
-      const pieces: Array<[string, string]> = [];
-      if (hints.v0.includes('v')) pieces.push(['v', '0']);
-      pieces.push(['fn', pyDumps(name, 'name')]);
-      if (args !== undefined) pieces.push(['args', pyDumps(args, 'args')]);
-      if (result !== undefined) pieces.push(['result', pyDumps(result, 'result')]);
-      if (error !== undefined) pieces.push(['error', pyDumps(error, 'error')]);
+      const pieces = new Fields(hints.v0);
+      if (hints.v0.includes('v')) pieces.add('v', '0');
+      pieces.add('fn', pyDumps(name, 'name'));
+      if (args !== undefined) pieces.add('args', pyDumps(args, 'args'));
+      if (result !== undefined) pieces.add('result', pyDumps(result, 'result'));
+      if (error !== undefined) pieces.add('error', pyDumps(error, 'error'));
       const s = this.time('started_at', startedAt, undefined, hints, false);
-      if (s !== undefined) pieces.push(['started_at', s]);
+      if (s !== undefined) pieces.add('started_at', s);
       const e = this.time('ended_at', endedAt, undefined, hints, false);
-      if (e !== undefined) pieces.push(['ended_at', e]);
+      if (e !== undefined) pieces.add('ended_at', e);
       if (isJsonObject(context)) {
         for (const key of Object.keys(context)) {
           const value = (context as JsonObject)[key];
-          if (value !== undefined) pieces.push([key, pyDumps(value, key)]);
+          if (value !== undefined) pieces.add(key, pyDumps(value, key));
         }
       }
-      return this.line(joinPy(pieces, hints.v0), hints);
+      return this.line(pieces.join(), hints);
     }
 
     const ts = end.ts ?? start?.ts;
-    const pieces: Array<[string, string]> = [
-      ['v', '1'],
-      ['type', '"tool"'],
-    ];
+    const pieces = new Fields(p?.order, p);
+    pieces.add('v', '1');
+    pieces.add('type', '"tool"');
     const tsText = this.time('ts', ts, undefined, hints, true);
-    if (tsText !== undefined) pieces.push(['ts', tsText]);
+    if (tsText !== undefined) pieces.add('ts', tsText);
     // The record's ts is the default of its times; a hand-built event without ts gets the clock's.
     const base = ts ?? (tsText === undefined ? undefined : Number(tsText) * 1000);
-    pieces.push(['fn', pyDumps(name, 'name')]);
+    pieces.add('fn', pyDumps(name, 'name'));
     // A call from another format gets the reference emitter's full shape: args, result and error
     // are always written (as {}, null, null when unknown).
     const foreign = p === undefined;
-    if (args !== undefined) pieces.push(['args', pyDumps(args, 'args')]);
-    else if (foreign) pieces.push(['args', '{}']);
-    if (result !== undefined) pieces.push(['result', pyDumps(result, 'result')]);
-    else if (foreign) pieces.push(['result', 'null']);
-    if (error !== undefined) pieces.push(['error', pyDumps(error, 'error')]);
-    else if (foreign) pieces.push(['error', 'null']);
+    if (args !== undefined) pieces.add('args', pyDumps(args, 'args'));
+    else if (foreign) pieces.add('args', '{}');
+    const resultText = result !== undefined ? pyDumps(result, 'result') : undefined;
+    if (resultText !== undefined) pieces.add('result', resultText);
+    else if (foreign) pieces.add('result', 'null');
+    // A failed call's error is often its output text too: escape that text once.
+    if (error !== undefined) {
+      pieces.add(
+        'error',
+        error === result && typeof error === 'string' ? resultText! : pyDumps(error, 'error'),
+      );
+    } else if (foreign) pieces.add('error', 'null');
     const s = this.time('started_at', startedAt ?? base, base, hints, false);
-    if (s !== undefined) pieces.push(['started_at', s]);
+    if (s !== undefined) pieces.add('started_at', s);
     const e = this.time('ended_at', endedAt ?? base, base, hints, false);
-    if (e !== undefined) pieces.push(['ended_at', e]);
-    return this.finish(pieces, end.provenance === p ? end : (start ?? end), context);
+    if (e !== undefined) pieces.add('ended_at', e);
+    return this.finish(pieces, context);
   }
 
   private unknown(event: AgentEventOf<'unknown'>): string {

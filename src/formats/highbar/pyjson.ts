@@ -3,8 +3,61 @@ import { assertEncodable } from '../../json';
 // Python's `json.dumps` default style, because highbar's reference emitter is Python: `", "` and
 // `": "` separators, `ensure_ascii=True`, floats as `repr`. Byte-exact writing depends on it.
 
-const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 const NON_ASCII = /[\u007f-\uffff]/g;
+
+// A string's UTF-8 length equals its length exactly when every character is ASCII. Node's
+// `Buffer.byteLength` counts that natively (found at run time, never imported, so the core stays
+// loadable in browsers); elsewhere `encodeInto` writing one byte per character says the same.
+// Either is several times faster than a character-class regex on long text.
+const byteLength = loadByteLength();
+const textEncoder = new TextEncoder();
+const SCRATCH = 16 * 1024;
+let scratch: Uint8Array | undefined;
+
+function loadByteLength(): ((text: string) => number) | undefined {
+  try {
+    const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+    const mod = proc?.getBuiltinModule?.('node:buffer') as
+      | { Buffer?: { byteLength?: (text: string) => number } }
+      | undefined;
+    const f = mod?.Buffer?.byteLength;
+    return typeof f === 'function' ? (text) => f(text) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when no character of `text` is at or above U+007F (DEL, non-ASCII, surrogates). */
+export function belowDel(text: string): boolean {
+  if (byteLength === undefined) return belowDelByEncoder(text);
+  return byteLength(text) === text.length && text.indexOf('\x7f') === -1;
+}
+
+/** {@link belowDel} without Node's `Buffer`: what browsers run. */
+export function belowDelByEncoder(text: string): boolean {
+  scratch ??= new Uint8Array(SCRATCH);
+  const n = text.length;
+  for (let at = 0; at < n; at += SCRATCH) {
+    // A window may split a surrogate pair: a lone surrogate is not ASCII either way.
+    const part = at === 0 && n <= SCRATCH ? text : text.slice(at, at + SCRATCH);
+    const r = textEncoder.encodeInto(part, scratch);
+    if (r.read !== part.length || r.written !== part.length) return false;
+  }
+  return text.indexOf('\x7f') === -1;
+}
+
+// Quoted keys: writers quote the same few keys on every record (bounded: keys from data vary).
+const quotedKeys = new Map<string, string>();
+
+/** {@link pyString} of an object key, cached for the keys records repeat. */
+export function pyKey(key: string): string {
+  let quoted = quotedKeys.get(key);
+  if (quoted === undefined) {
+    quoted = pyString(key);
+    if (quotedKeys.size < 512) quotedKeys.set(key, quoted);
+  }
+  return quoted;
+}
 
 function escapeNonAscii(c: string): string {
   return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
@@ -18,7 +71,7 @@ function escapeNonAscii(c: string): string {
 export function pyString(text: string): string {
   const json = JSON.stringify(text);
   // JSON.stringify already escapes controls and lone surrogates as ASCII; the rest is ours.
-  return PRINTABLE_ASCII.test(json) ? json : json.replace(NON_ASCII, escapeNonAscii);
+  return belowDel(json) ? json : json.replace(NON_ASCII, escapeNonAscii);
 }
 
 /**
@@ -27,6 +80,12 @@ export function pyString(text: string): string {
  */
 export function pyFloat(n: number): string {
   if (n === 0) return Object.is(n, -0) ? '-0.0' : '0.0';
+  const a = n < 0 ? -n : n;
+  if (a >= 1e-4 && a < 1e16) {
+    // Python's fixed range, where JavaScript prints fixed notation too (timestamps live here).
+    const s = String(n);
+    return s.includes('.') ? s : `${s}.0`;
+  }
   const exp = n.toExponential(); // shortest digits: "d.ddde±x"
   const at = exp.indexOf('e');
   const e = Number(exp.slice(at + 1));
@@ -76,7 +135,7 @@ function dumps(value: unknown): string {
       for (const key of Object.keys(value)) {
         const item = (value as Record<string, unknown>)[key];
         if (item === undefined) continue;
-        s += `${first ? '' : ', '}${pyString(key)}: ${dumps(item)}`;
+        s += `${first ? '' : ', '}${pyKey(key)}: ${dumps(item)}`;
         first = false;
       }
       return `${s}}`;
@@ -92,6 +151,9 @@ function dumps(value: unknown): string {
  * BigInt, cycles, nesting deeper than 64.
  */
 export function pyDumps(value: unknown, field = 'value'): string {
+  // Strings and finite numbers are always encodable: skip the walk (and its allocations).
+  if (typeof value === 'string') return pyString(value);
+  if (typeof value === 'number' && Number.isFinite(value)) return pyNumber(value);
   assertEncodable(value, field, undefined, 'highbar');
   return dumps(value);
 }
@@ -109,7 +171,7 @@ export function pyDumpsParsed(value: unknown, floats?: readonly string[]): strin
   for (const key of Object.keys(value)) {
     const item = (value as Record<string, unknown>)[key];
     const text = typeof item === 'number' && floats.includes(key) ? pyFloat(item) : dumps(item);
-    s += `${first ? '' : ', '}${pyString(key)}: ${text}`;
+    s += `${first ? '' : ', '}${pyKey(key)}: ${text}`;
     first = false;
   }
   return `${s}}`;
@@ -131,8 +193,9 @@ export function joinPy(pieces: Array<[string, string]>, order?: readonly string[
   }
   let text = '{';
   for (let i = 0; i < pieces.length; i++) {
-    const [key, value] = pieces[i]!;
-    text += `${i > 0 ? ', ' : ''}${pyString(key)}: ${value}`;
+    const piece = pieces[i]!;
+    if (i > 0) text += ', ';
+    text += `${pyKey(piece[0])}: ${piece[1]}`;
   }
   return `${text}}`;
 }
@@ -163,6 +226,11 @@ export const SCAN_BIG_INTEGER = 2;
 
 function isHex(c: number): boolean {
   return (c >= 48 && c <= 57) || (c >= 97 && c <= 102);
+}
+
+// The value of a digit isHex accepted.
+function hexValue(c: number): number {
+  return c <= 57 ? c - 48 : c - 87;
 }
 
 /**
@@ -258,7 +326,7 @@ function escapeIsSuspect(text: string, at: number): boolean {
   const d = text.charCodeAt(at + 4);
   const f = text.charCodeAt(at + 5);
   if (!isHex(a) || !isHex(b) || !isHex(d) || !isHex(f)) return true;
-  const code = Number.parseInt(text.slice(at + 2, at + 6), 16);
+  const code = (hexValue(a) << 12) | (hexValue(b) << 8) | (hexValue(d) << 4) | hexValue(f);
   return (
     (code >= 0x20 && code <= 0x7e) || code === 8 || code === 9 || code === 10 || code === 12 || code === 13
   );
@@ -345,4 +413,163 @@ function scanChars(text: string): number {
     i++;
   }
   return flags;
+}
+
+/** {@link pyShape}: the line is the record exactly as Python `json.dumps` writes it. */
+export const SHAPE_PYTHON = 0;
+/** {@link pyShape}: the record nests deeper than the bound. */
+export const SHAPE_TOO_DEEP = 1;
+/** {@link pyShape}: not decided here; {@link scanLine} (and the depth scan) decide. */
+export const SHAPE_UNKNOWN = 2;
+
+// The walk's text and its next backslash (at or after the last search point; -1 none, -2 not
+// searched): module-level so a line costs no allocation. Positions travel in locals and return
+// values (a negative position is the verdict), which V8 keeps in registers.
+let src = '';
+let backslash = -2;
+const UNKNOWN = -1;
+const TOO_DEEP = -2;
+
+/**
+ * Decides, for the common line, what {@link scanLine} would: walks the parsed `value` and the
+ * line together, comparing the line with Python's `json.dumps` text of the value piece by piece
+ * (keys and small values as text, numbers as JavaScript prints them). A string is not
+ * re-escaped: its escapes are checked where the line has them, and the line's token must be as
+ * long as the value plus what those escapes add. With the token ASCII (non-ASCII escaped, as
+ * Python writes it), a token that was not exactly this string (another writer's escapes, or more
+ * tokens inside) would be longer, so the native searches for backslashes are all the walk spends
+ * on long text. `SHAPE_PYTHON` implies
+ * `scanLine(text) === 0`; anything unusual (non-ASCII, exponents, integer keys, …) is
+ * `SHAPE_UNKNOWN`. Also reports nesting deeper than `maxDepth` (containers, outermost = 1).
+ */
+export function pyShape(text: string, value: unknown, maxDepth: number): number {
+  src = text;
+  backslash = -2;
+  const end = valueShape(value, 0, 1, maxDepth);
+  src = '';
+  if (end === TOO_DEEP) return SHAPE_TOO_DEEP;
+  return end === text.length ? SHAPE_PYTHON : SHAPE_UNKNOWN;
+}
+
+// The position after `value`'s text at `at`, or UNKNOWN / TOO_DEEP.
+function valueShape(value: unknown, at: number, depth: number, max: number): number {
+  switch (typeof value) {
+    case 'string':
+      return stringShape(value, at);
+    case 'number':
+      return numberShape(value, at);
+    case 'boolean':
+      return word(value ? 'true' : 'false', at);
+    case 'object':
+      if (value === null) return word('null', at);
+      if (depth > max) return TOO_DEEP;
+      return Array.isArray(value) ? arrayShape(value, at, depth, max) : objectShape(value, at, depth, max);
+    default:
+      return UNKNOWN;
+  }
+}
+
+function arrayShape(value: unknown[], at: number, depth: number, max: number): number {
+  if (src.charCodeAt(at) !== 91) return UNKNOWN;
+  at++;
+  for (let i = 0; i < value.length; i++) {
+    if (i > 0) {
+      if (src.charCodeAt(at) !== 44 || src.charCodeAt(at + 1) !== 32) return UNKNOWN;
+      at += 2;
+    }
+    at = valueShape(value[i], at, depth + 1, max);
+    if (at < 0) return at;
+  }
+  return src.charCodeAt(at) === 93 ? at + 1 : UNKNOWN;
+}
+
+function objectShape(value: object, at: number, depth: number, max: number): number {
+  if (src.charCodeAt(at) !== 123) return UNKNOWN;
+  at++;
+  // Object.keys, not for…in: a keyed load inside for…in costs 3× as much on parsed records.
+  const keys = Object.keys(value);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    if (i > 0) {
+      if (src.charCodeAt(at) !== 44 || src.charCodeAt(at + 1) !== 32) return UNKNOWN;
+      at += 2;
+    }
+    at = keyShape(key, at);
+    if (at < 0) return UNKNOWN;
+    const item = (value as Record<string, unknown>)[key];
+    // Strings and numbers inline: most values are, and a call per value costs more than its check.
+    if (typeof item === 'string') at = stringShape(item, at);
+    else if (typeof item === 'number') at = numberShape(item, at);
+    else at = valueShape(item, at, depth + 1, max);
+    if (at < 0) return at;
+  }
+  return src.charCodeAt(at) === 125 ? at + 1 : UNKNOWN;
+}
+
+function word(w: string, at: number): number {
+  return src.startsWith(w, at) ? at + w.length : UNKNOWN;
+}
+
+// Integers as ints, other numbers in JavaScript's shortest form when it has no exponent: what
+// the scan passes (no exponent, no trailing zero, nothing past 2^53).
+function numberShape(n: number, at: number): number {
+  let s: string;
+  if (Number.isSafeInteger(n)) s = String(n);
+  else {
+    if (!Number.isFinite(n) || Number.isInteger(n)) return UNKNOWN;
+    s = String(n);
+    if (s.includes('e')) return UNKNOWN;
+  }
+  return src.startsWith(s, at) ? at + s.length : UNKNOWN;
+}
+
+// `"key": ` at `at` for a plain printable ASCII key (compared in place); integer-like keys
+// (JavaScript reorders them, the scan flags them) and keys needing escapes are left to the scan.
+function keyShape(key: string, at: number): number {
+  const n = key.length;
+  if (src.charCodeAt(at) !== 34) return UNKNOWN;
+  let digits = n > 0;
+  for (let i = 0; i < n; i++) {
+    const c = key.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e || c === 34 || c === 92 || src.charCodeAt(at + 1 + i) !== c) return UNKNOWN;
+    if (c < 48 || c > 57) digits = false;
+  }
+  at += n + 1;
+  if (digits || src.charCodeAt(at) !== 34 || src.charCodeAt(at + 1) !== 58 || src.charCodeAt(at + 2) !== 32) {
+    return UNKNOWN;
+  }
+  return at + 3;
+}
+
+function asciiValue(v: string): boolean {
+  const n = v.length;
+  if (n > 64) return belowDel(v);
+  for (let i = 0; i < n; i++) if (v.charCodeAt(i) > 0x7e) return false;
+  return true;
+}
+
+// The token at `at` is `v` as Python writes it (see pyShape for why the length settles it).
+function stringShape(v: string, at: number): number {
+  if (src.charCodeAt(at) !== 34) return UNKNOWN;
+  // Python writes non-ASCII as escapes: then the token, not the value, must be ASCII.
+  const ascii = asciiValue(v);
+  let end = at + 1 + v.length; // where the closing quote is, given the escapes seen so far
+  let from = at + 1;
+  for (;;) {
+    if (backslash !== -1 && backslash < from) backslash = src.indexOf('\\', from);
+    if (backslash === -1 || backslash >= end) break;
+    const e = src.charCodeAt(backslash + 1);
+    if (e === 117) {
+      if (escapeIsSuspect(src, backslash)) return UNKNOWN;
+      end += 5;
+      from = backslash + 6;
+    } else if (e === 47) {
+      return UNKNOWN; // "\/"
+    } else {
+      end += 1;
+      from = backslash + 2;
+    }
+  }
+  if (src.charCodeAt(end) !== 34 || !(ascii || belowDel(src.slice(at, end)))) return UNKNOWN;
+  return end + 1;
 }
