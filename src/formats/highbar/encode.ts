@@ -96,7 +96,6 @@ export class HighbarEncoder implements Encoder {
   private readonly now: () => number;
   private readonly starts = new Map<string, AgentEventOf<'tool.start'>>();
   private runInput: string | undefined;
-  private readonly skip = new Map<string, string[]>();
   private lastMs = Number.NaN;
   private lastSeconds = '';
 
@@ -113,8 +112,8 @@ export class HighbarEncoder implements Encoder {
       return '';
     }
     if (event.type === 'tool.start' && event.args !== undefined) {
-      this.checkLoss(event, CARRIED_TOOL_START_ARGS, 'tool.start+args');
-    } else this.checkLoss(event, carried, event.type);
+      this.loss.check(event, CARRIED_TOOL_START_ARGS);
+    } else this.loss.check(event, carried);
     switch (event.type) {
       case 'session.start': {
         const pieces = this.head('hello', event);
@@ -161,26 +160,6 @@ export class HighbarEncoder implements Encoder {
 
   end(): string {
     return this.flushOpenCalls();
-  }
-
-  /**
-   * `loss.check` with the fields it already reported for this kind of event added to `carried`:
-   * it reports a field once per stream, so passing a reported one again would only build the
-   * field's name to find it seen (most of a writer's time on events with fields highbar drops).
-   */
-  private checkLoss(event: AgentEvent, carried: readonly string[], kind: string): void {
-    let skip = this.skip.get(kind);
-    if (skip === undefined) {
-      skip = [...carried];
-      this.skip.set(kind, skip);
-    }
-    let fresh: string[] | undefined;
-    for (const key in event) {
-      if (key === 'type' || key === 'provenance' || skip.indexOf(key) !== -1) continue;
-      if ((event as Record<string, unknown>)[key] !== undefined) (fresh ??= []).push(key);
-    }
-    this.loss.check(event, skip);
-    if (fresh !== undefined) for (const key of fresh) skip.push(key);
   }
 
   private flushOpenCalls(): string {
