@@ -901,6 +901,15 @@ function markdown() {
   );
   lines.push('  the events it would only report as a loss and drop are left out on both sides.');
   lines.push(
+    '- Ceilings: rows marked "ceiling" run the bare pipeline behind the same API shape (one `yield` per event for',
+  );
+  lines.push(
+    '  `decode()`, one TransformStream enqueue per event for `decoderStream()`) or with the same output work',
+  );
+  lines.push(
+    '  (`JSON.stringify` of an envelope per frame for convert), with no validation or mapping: what the shape alone allows.',
+  );
+  lines.push(
     '- Setup never holds events straight from a decoder (the writers get `JSON.parse` copies): held events make V8',
   );
   lines.push(
