@@ -6,7 +6,7 @@
 // on a shared 2-core machine, same-run ratios hold. Timings are printed and written to
 // docs/benchmarks.md; nothing here is asserted by the unit tests.
 //
-// Flags: --mb N (corpus size, default 100), --runs N (default 5, at least 5 is the rule),
+// Flags: --mb N (corpus size, default 100), --runs N (default 7, at least 5 is the rule),
 // --big (scaling up to 1 GB fed in 64 KiB chunks), --only a,b (scenario ids), --pipes x,y (keep
 // only the pipelines whose names contain one of these, plus the baseline), --lib path
 // (the built library, default ../dist/index.js), --out path (default docs/benchmarks.md,
@@ -36,7 +36,7 @@ function flag(name, fallback) {
 }
 
 const MB_ARG = Number(flag('mb', 100));
-const RUNS = Math.max(5, Number(flag('runs', 5)));
+const RUNS = Math.max(5, Number(flag('runs', 7)));
 const BIG = flag('big', false) === true;
 const ONLY = flag('only', '') === '' ? undefined : String(flag('only', '')).split(',');
 const LIB = resolve(here, String(flag('lib', '../dist/index.js')));
