@@ -57,9 +57,11 @@ class LastQuoted {
   private value: string | undefined;
   private json = '';
 
-  get(value: unknown, field: string): string {
+  // The field is named from two parts, joined only when the value is refused: a name built for
+  // every event cost more than the quoting it labels.
+  get(value: unknown, type: string, part: string): string {
     if (value === this.value && value !== undefined) return this.json;
-    const json = str(value, field);
+    const json = typeof value === 'string' ? jsonString(value) : str(value, `${type}.${part}`);
     this.value = value as string;
     this.json = json;
     return json;
@@ -503,12 +505,12 @@ export class NhEncoder implements Encoder {
     );
   }
 
-  private nextSeq(seq: number | undefined, field: string): number {
+  private nextSeq(seq: number | undefined, type: string): number {
     if (seq !== undefined) {
-      formatInteger(seq, field, FORMAT);
+      if (!Number.isSafeInteger(seq)) formatInteger(seq, `${type}.seq`, FORMAT);
       if (this.lastSeq !== undefined && seq <= this.lastSeq) {
         fail(
-          `${field}: seq ${seq} is not above the previous seq ${this.lastSeq}; seq must increase strictly`,
+          `${type}.seq: seq ${seq} is not above the previous seq ${this.lastSeq}; seq must increase strictly`,
         );
       }
     } else seq = this.lastSeq === undefined ? (this.options.startSeq ?? 1) : this.lastSeq + 1;
@@ -523,7 +525,7 @@ export class NhEncoder implements Encoder {
     payload: string,
     own: boolean,
   ): { seq: number; text: string } {
-    const seq = this.nextSeq(event.seq, `${event.type}.seq`);
+    const seq = this.nextSeq(event.seq, event.type);
     const ts = event.ts ?? (this.options.clock ?? Date.now)();
     const workspace = event.workspace ?? this.workspace ?? this.options.workspace ?? 'default';
     this.workspace = workspace;
@@ -534,7 +536,9 @@ export class NhEncoder implements Encoder {
     if (!own || (p?.extra === undefined && p?.order === undefined)) {
       // The usual envelope, in the pinned key order, built as one string (what joinRecord would
       // give for these pieces without extra keys or another order).
-      const text = `{"seq":${seq},"ts":${num(ts, `${event.type}.ts`)},"type":${quoteKey(type)},"workspace_id":${this.workspaceJson.get(workspace, `${event.type}.workspace`)},"session_id":${this.sessionJson.get(session, `${event.type}.session`)},"turn_id":${turn === undefined ? 'null' : this.turnJson.get(turn, `${event.type}.run`)},"payload":${payload}}`;
+      const t = event.type;
+      const tsText = typeof ts === 'number' && Number.isFinite(ts) ? String(ts) : num(ts, `${t}.ts`);
+      const text = `{"seq":${seq},"ts":${tsText},"type":${quoteKey(type)},"workspace_id":${this.workspaceJson.get(workspace, t, 'workspace')},"session_id":${this.sessionJson.get(session, t, 'session')},"turn_id":${turn === undefined ? 'null' : this.turnJson.get(turn, t, 'run')},"payload":${payload}}`;
       return { seq, text };
     }
     const text = joinRecord(
@@ -564,7 +568,7 @@ export class NhEncoder implements Encoder {
       );
       return '';
     }
-    const seq = this.nextSeq(typeof r.seq === 'number' ? r.seq : undefined, 'unknown.record.seq');
+    const seq = this.nextSeq(typeof r.seq === 'number' ? r.seq : undefined, 'unknown.record');
     const text = json(r.seq === seq ? r : { ...r, seq }, 'unknown.record');
     return this.frame(seq, r.type, text, event.provenance.hints ?? {});
   }
