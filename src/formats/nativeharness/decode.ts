@@ -86,7 +86,7 @@ export class NhEnvelopeDecoder {
   private hop: number | undefined;
   private tokenSession: string | undefined;
   private tokenTurn = '';
-  private tokenHop = '';
+  private tokenHop: unknown;
   private delivered = 0;
 
   /** Creates a mapper that reports to `sink`. */
@@ -334,7 +334,8 @@ export class NhEnvelopeDecoder {
 
   // Whether a token run (session, turn, hop) is the one whose delivered length is counted.
   private sameTokenRun(session: string, turn: string | null, hop: unknown): boolean {
-    return this.tokenSession === session && this.tokenTurn === (turn ?? '') && this.tokenHop === String(hop);
+    // The hop as it came (a validated integer): comparing numbers, not a string made per token.
+    return this.tokenHop === hop && this.tokenSession === session && this.tokenTurn === (turn ?? '');
   }
 
   private map(
@@ -385,11 +386,16 @@ export class NhEnvelopeDecoder {
         if (!this.sameTokenRun(session, turn, p.hop)) {
           this.tokenSession = session;
           this.tokenTurn = turn ?? '';
-          this.tokenHop = String(p.hop);
+          this.tokenHop = p.hop;
           this.delivered = 0;
         }
         const text = p.text as string;
         this.delivered += text.length;
+        // The usual token in one literal: head() and then four fields added one by one cost a
+        // property store each and a growing out-of-object property array per event.
+        if (turn !== null && round !== undefined) {
+          return { type: 'text.delta', seq, ts, workspace, session, run: turn, round, text, provenance };
+        }
         const e = this.head('text.delta', seq, ts, workspace, session, turn, round);
         e.text = text;
         e.provenance = provenance;
