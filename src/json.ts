@@ -54,7 +54,7 @@ export type JsonLineResult = { ok: true; value: unknown } | { ok: false; diagnos
  * short line costs parse time proportional to its length (about 1 µs per level, at most ~2 ms
  * here), never a stack overflow, and the common record skips the measure entirely.
  */
-export const DEPTH_PRECHECK_CHARS = 4096;
+export const DEPTH_PRECHECK_CHARS: number = 4096;
 
 /**
  * True when a parsed JSON value nests deeper than `max` (the value itself is level 1 when it is
