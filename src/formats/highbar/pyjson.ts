@@ -275,40 +275,62 @@ export function scanLine(text: string): number {
       continue;
     }
     if ((c >= 48 && c <= 57) || c === 45) {
-      const start = i;
-      let dot = -1;
-      i++;
-      while (i < n) {
-        const d = text.charCodeAt(i);
-        if (d >= 48 && d <= 57) i++;
-        else if (d === 46) {
-          dot = i;
-          i++;
-        } else if (d === 101 || d === 69 || d === 43) {
-          return flags | SCAN_SUSPECT; // an exponent: compare exactly
-        } else break;
-      }
-      if (dot !== -1) {
-        if (text.charCodeAt(i - 1) === 48) return flags | SCAN_SUSPECT; // 1.0, 1.50
-      } else if (i - start >= 16 && !Number.isSafeInteger(Number(text.slice(start, i)))) {
-        flags |= SCAN_BIG_INTEGER;
-      }
+      i = numberEnd(text, i);
+      if (i < 0) return flags | SCAN_SUSPECT;
+      if (bigInteger) flags |= SCAN_BIG_INTEGER;
       continue;
     }
     if (c === 44 || c === 58) {
-      if (text.charCodeAt(i + 1) !== 32) return flags | SCAN_SUSPECT;
-      const after = text.charCodeAt(i + 2);
-      if (after === 32 || after === 9 || after === 10 || after === 13) return flags | SCAN_SUSPECT;
+      if (!isPythonSeparator(text, i)) return flags | SCAN_SUSPECT;
       i += 2;
       continue;
     }
-    if (c === 32 || c === 9 || c === 10 || c === 13) return flags | SCAN_SUSPECT;
+    if (isJsonSpace(c)) return flags | SCAN_SUSPECT;
     i++;
   }
   return flags;
 }
 
 const NOT_PRINTABLE_ASCII = /[^\x20-\x7e]/;
+
+// Set by numberEnd for the token it just read (module-level: a number costs no allocation).
+let bigInteger = false;
+
+// The end of the number token at `i` (a digit or `-`), or -1 when Python's json.dumps would not
+// have written it so: an exponent, or a fraction ending in 0 (`1.0`, `1.50`). Sets `bigInteger`
+// for an integer past 2^53. Shared by both scans.
+function numberEnd(text: string, i: number): number {
+  const n = text.length;
+  const start = i;
+  let dot = -1;
+  bigInteger = false;
+  i++;
+  while (i < n) {
+    const d = text.charCodeAt(i);
+    if (d >= 48 && d <= 57) i++;
+    else if (d === 46) {
+      dot = i;
+      i++;
+    } else if (d === 101 || d === 69 || d === 43) {
+      return -1; // an exponent: compare exactly
+    } else break;
+  }
+  if (dot !== -1) {
+    if (text.charCodeAt(i - 1) === 48) return -1;
+  } else if (i - start >= 16 && !Number.isSafeInteger(Number(text.slice(start, i)))) {
+    bigInteger = true;
+  }
+  return i;
+}
+
+function isJsonSpace(c: number): boolean {
+  return c === 32 || c === 9 || c === 10 || c === 13;
+}
+
+// The `,` or `:` at `i` is followed as Python writes it: one space, then no more whitespace.
+function isPythonSeparator(text: string, i: number): boolean {
+  return text.charCodeAt(i + 1) === 32 && !isJsonSpace(text.charCodeAt(i + 2));
+}
 
 function digitsOnly(text: string, start: number, end: number): boolean {
   for (let i = start; i < end; i++) {
@@ -352,21 +374,7 @@ function scanChars(text: string): number {
         if (s === 92) {
           const e = text.charCodeAt(i + 1);
           if (e === 117) {
-            const a = text.charCodeAt(i + 2);
-            const b = text.charCodeAt(i + 3);
-            const d = text.charCodeAt(i + 4);
-            const f = text.charCodeAt(i + 5);
-            if (!isHex(a) || !isHex(b) || !isHex(d) || !isHex(f)) return flags | SCAN_SUSPECT;
-            const code = Number.parseInt(text.slice(i + 2, i + 6), 16);
-            if (
-              (code >= 0x20 && code <= 0x7e) ||
-              code === 8 ||
-              code === 9 ||
-              code === 10 ||
-              code === 12 ||
-              code === 13
-            )
-              return flags | SCAN_SUSPECT;
+            if (escapeIsSuspect(text, i)) return flags | SCAN_SUSPECT;
             i += 6;
             continue;
           }
@@ -382,34 +390,17 @@ function scanChars(text: string): number {
       continue;
     }
     if ((c >= 48 && c <= 57) || c === 45) {
-      const start = i;
-      let dot = -1;
-      i++;
-      while (i < n) {
-        const d = text.charCodeAt(i);
-        if (d >= 48 && d <= 57) i++;
-        else if (d === 46) {
-          dot = i;
-          i++;
-        } else if (d === 101 || d === 69 || d === 43) {
-          return flags | SCAN_SUSPECT; // an exponent: compare exactly
-        } else break;
-      }
-      if (dot !== -1) {
-        if (text.charCodeAt(i - 1) === 48) return flags | SCAN_SUSPECT; // 1.0, 1.50
-      } else if (i - start >= 16 && !Number.isSafeInteger(Number(text.slice(start, i)))) {
-        flags |= SCAN_BIG_INTEGER;
-      }
+      i = numberEnd(text, i);
+      if (i < 0) return flags | SCAN_SUSPECT;
+      if (bigInteger) flags |= SCAN_BIG_INTEGER;
       continue;
     }
     if (c === 44 || c === 58) {
-      if (text.charCodeAt(i + 1) !== 32) return flags | SCAN_SUSPECT;
-      const after = text.charCodeAt(i + 2);
-      if (after === 32 || after === 9 || after === 10 || after === 13) return flags | SCAN_SUSPECT;
+      if (!isPythonSeparator(text, i)) return flags | SCAN_SUSPECT;
       i += 2;
       continue;
     }
-    if (c === 32 || c === 9 || c === 10 || c === 13) return flags | SCAN_SUSPECT;
+    if (isJsonSpace(c)) return flags | SCAN_SUSPECT;
     i++;
   }
   return flags;
