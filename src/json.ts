@@ -1,4 +1,4 @@
-import { AgentwireError, type Diagnostic, type Format } from './diagnostics';
+import { AgentwireError, type Diagnostic, type DiagnosticSink, type Format } from './diagnostics';
 
 /** Default `maxDepth`: how deep a JSON value may nest before the line is refused unparsed. */
 export const DEFAULT_MAX_DEPTH: number = 64;
@@ -153,6 +153,55 @@ export function parseJsonLine(
       },
     };
   }
+}
+
+/** What {@link parseRecordText} returns for a line it refused (the diagnostic is reported). */
+export const NOT_PARSED: unique symbol = Symbol('not parsed');
+
+/**
+ * Parses one record's JSON text for a decoder, reporting what refuses it to `sink`: invalid
+ * JSON, or (for text longer than {@link DEPTH_PRECHECK_CHARS}) nesting deeper than `maxDepth`,
+ * measured before `JSON.parse` sees it. Shorter text is parsed at once; the decoder then calls
+ * {@link refuseDeepValue} where the record's shape leaves room for depth. Returns the value or
+ * {@link NOT_PARSED}; never throws. The common case costs one `JSON.parse` and no allocation.
+ */
+export function parseRecordText(
+  text: string,
+  line: number,
+  offset: number,
+  maxDepth: number,
+  format: Format,
+  sink: DiagnosticSink,
+): unknown {
+  if (!(text.length > DEPTH_PRECHECK_CHARS && isTooDeep(text, maxDepth))) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      // parseJsonLine below builds the diagnostic
+    }
+  }
+  const parsed = parseJsonLine(text, line, offset, maxDepth, format);
+  if (!parsed.ok) sink.report(parsed.diagnostic);
+  return NOT_PARSED;
+}
+
+/**
+ * For a value {@link parseRecordText} returned: reports `nesting_too_deep` and returns true when
+ * its text was not measured before parsing (not longer than {@link DEPTH_PRECHECK_CHARS}) and the
+ * value nests deeper than `maxDepth`.
+ */
+export function refuseDeepValue(
+  text: string,
+  value: unknown,
+  line: number,
+  offset: number,
+  maxDepth: number,
+  format: Format,
+  sink: DiagnosticSink,
+): boolean {
+  if (text.length > DEPTH_PRECHECK_CHARS || !valueExceedsDepth(value, maxDepth)) return false;
+  sink.report(nestingTooDeep(line, offset, maxDepth, format));
+  return true;
 }
 
 /** Sets `obj[key] = value` as an own data property, also for `__proto__`. */

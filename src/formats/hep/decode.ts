@@ -1,16 +1,14 @@
 import type { DecodeOptions, RecordDecoder } from '../../codec';
 import { type Diagnostic, type DiagnosticSink, diagnosticAt } from '../../diagnostics';
 import {
-  DEPTH_PRECHECK_CHARS,
   exceedsDepth,
   isJsonObject,
-  isTooDeep,
   type JsonObject,
-  nestingTooDeep,
-  parseJsonLine,
+  NOT_PARSED,
+  parseRecordText,
+  refuseDeepValue,
   resolveMaxDepth,
   unsafeNumberMessage,
-  valueExceedsDepth,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance, Usage } from '../../model';
 import { hasExactKeys, provenanceOf, type RecordRest, splitRecord } from '../../record';
@@ -34,7 +32,6 @@ function hasNestedExtras(r: JsonObject): boolean {
 export interface HepDecodeOptions extends DecodeOptions {}
 
 const FORMAT = 'hep' as const;
-const INVALID: unique symbol = Symbol('invalid');
 
 /**
  * The HEP v1 record decoder: one frame per line → canonical events. Stateful: it stamps the
@@ -68,24 +65,12 @@ export class HepRecordDecoder implements RecordDecoder {
     }
     const first = !this.sawFirst;
     this.sawFirst = true;
-    let record: unknown = INVALID;
-    // Long lines are measured before they are parsed; short ones only when their shape leaves
-    // room for depth (below), so a well-formed frame never pays for the scan.
-    const measured = text.length > DEPTH_PRECHECK_CHARS;
-    if (!(measured && isTooDeep(text, this.maxDepth))) {
-      try {
-        record = JSON.parse(text);
-      } catch {
-        // parseJsonLine below builds the diagnostic
-      }
-    }
-    if (record === INVALID) {
-      const parsed = parseJsonLine(text, line, offset, this.maxDepth, FORMAT);
-      if (!parsed.ok) this.sink.report(parsed.diagnostic);
-      return;
-    }
+    // Short lines are measured only when their shape leaves room for depth (below), so a
+    // well-formed frame never pays for the scan.
+    const record = parseRecordText(text, line, offset, this.maxDepth, FORMAT, this.sink);
+    if (record === NOT_PARSED) return;
     if (!isJsonObject(record)) {
-      if (!this.refuseDeep(measured, record, line, offset))
+      if (!this.refuseDeep(text, record, line, offset))
         this.report('invalid_json', 'error', line, offset, 'not a JSON object');
       return;
     }
@@ -100,7 +85,7 @@ export class HepRecordDecoder implements RecordDecoder {
         problem !== undefined ||
         rest !== undefined ||
         (spec.type === 'turn_done' && hasNestedExtras(record))) &&
-      this.refuseDeep(measured, record, line, offset)
+      this.refuseDeep(text, record, line, offset)
     ) {
       return;
     }
@@ -392,10 +377,8 @@ export class HepRecordDecoder implements RecordDecoder {
   }
 
   // Reports a line deeper than maxDepth, unless it was measured before it was parsed.
-  private refuseDeep(measured: boolean, value: unknown, line: number, offset: number): boolean {
-    if (measured || !valueExceedsDepth(value, this.maxDepth)) return false;
-    this.sink.report(nestingTooDeep(line, offset, this.maxDepth, FORMAT));
-    return true;
+  private refuseDeep(text: string, value: unknown, line: number, offset: number): boolean {
+    return refuseDeepValue(text, value, line, offset, this.maxDepth, FORMAT, this.sink);
   }
 
   private checkNumbers(text: string, line: number, offset: number): void {

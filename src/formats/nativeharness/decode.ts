@@ -2,16 +2,15 @@ import type { DecodeOptions, RecordDecoder } from '../../codec';
 import { type Diagnostic, type DiagnosticSink, diagnosticAt } from '../../diagnostics';
 import {
   DEFAULT_MAX_DEPTH,
-  DEPTH_PRECHECK_CHARS,
   isJsonObject,
-  isTooDeep,
   type JsonObject,
   mayHoldUnsafeNumber,
-  nestingTooDeep,
+  NOT_PARSED,
   parseJsonLine,
+  parseRecordText,
+  refuseDeepValue,
   resolveMaxDepth,
   unsafeNumberMessage,
-  valueExceedsDepth,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Choice, Provenance, QuestionItem, Usage } from '../../model';
 import { provenanceOf, splitRecord } from '../../record';
@@ -60,7 +59,6 @@ export interface NhDecodeOptions extends DecodeOptions {
 }
 
 const FORMAT = 'nativeharness' as const;
-const INVALID: unique symbol = Symbol('invalid');
 
 /** SSE facts of the block an envelope came in, for checks and byte-exact rewrites. */
 export interface SseOrigin {
@@ -114,29 +112,17 @@ export class NhEnvelopeDecoder {
     out: AgentEvent[],
     sse?: SseOrigin,
   ): void {
-    // Long records are measured before they are parsed; short ones only when their shape
-    // leaves room for depth (see `record`), so a well-formed event never pays for the scan.
-    const measured = text.length > DEPTH_PRECHECK_CHARS;
-    let value: unknown = INVALID;
-    if (!(measured && isTooDeep(text, maxDepth))) {
-      try {
-        value = JSON.parse(text);
-      } catch {
-        // parseJsonLine below builds the diagnostic
-      }
-    }
-    if (value === INVALID) {
-      const parsed = parseJsonLine(text, line, offset, maxDepth, FORMAT);
-      if (!parsed.ok) this.sink.report(parsed.diagnostic);
-      return;
-    }
-    this.record(value, line, offset, out, sse, text, measured ? undefined : maxDepth);
+    // Short records are measured only when their shape leaves room for depth (see `record`),
+    // so a well-formed event never pays for the scan.
+    const value = parseRecordText(text, line, offset, maxDepth, FORMAT, this.sink);
+    if (value === NOT_PARSED) return;
+    this.record(value, line, offset, out, sse, text, maxDepth);
   }
 
   /**
-   * One parsed record. `unmeasured` is the depth bound when `text` has not been measured yet:
-   * the record is then refused as too deep (before anything else is said of it) when its shape
-   * leaves room for depth and the text is deeper.
+   * One parsed record. With its `text` and the `maxDepth` it was parsed under, a record whose
+   * text was not measured before parsing is refused as too deep (before anything else is said of
+   * it) when its shape leaves room for depth and the value is deeper.
    */
   record(
     value: unknown,
@@ -145,10 +131,10 @@ export class NhEnvelopeDecoder {
     out: AgentEvent[],
     sse?: SseOrigin,
     text?: string,
-    unmeasured?: number,
+    maxDepth?: number,
   ): void {
     if (!isJsonObject(value)) {
-      if (!this.refuseDeep(value, unmeasured, line, offset))
+      if (!this.refuseDeep(text, value, maxDepth, line, offset))
         this.report('invalid_json', 'error', line, offset, 'not a JSON object');
       return;
     }
@@ -167,7 +153,7 @@ export class NhEnvelopeDecoder {
         payloadProblem !== undefined ||
         envelopeRest !== undefined ||
         rest !== undefined) &&
-      this.refuseDeep(value, unmeasured, line, offset)
+      this.refuseDeep(text, value, maxDepth, line, offset)
     ) {
       return;
     }
@@ -294,10 +280,15 @@ export class NhEnvelopeDecoder {
   }
 
   // Reports a record deeper than maxDepth, unless its text was measured before it was parsed.
-  private refuseDeep(value: unknown, unmeasured: number | undefined, line: number, offset: number): boolean {
-    if (unmeasured === undefined || !valueExceedsDepth(value, unmeasured)) return false;
-    this.sink.report(nestingTooDeep(line, offset, unmeasured, FORMAT));
-    return true;
+  private refuseDeep(
+    text: string | undefined,
+    value: unknown,
+    maxDepth: number | undefined,
+    line: number,
+    offset: number,
+  ): boolean {
+    if (text === undefined || maxDepth === undefined) return false;
+    return refuseDeepValue(text, value, line, offset, maxDepth, FORMAT, this.sink);
   }
 
   // Reports the first number JSON.parse cannot keep exactly.
