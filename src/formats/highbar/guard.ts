@@ -1,3 +1,4 @@
+import { isOptionalString, isPlainRecord, isStringArray } from '../../guards';
 import type { HighbarRecordType } from './schema';
 
 // A hand-written check of the zod schemas in schema.ts, for the decoder's hot path: it accepts
@@ -5,26 +6,8 @@ import type { HighbarRecordType } from './schema';
 // near misses included), and anything it does not accept goes to zod, which decides and writes
 // the report. The schemas stay the source of truth; this is only their fast path.
 
-// zod's record check (`isPlainObject`): an object whose `constructor` is not a function, or is
-// `Object`. Anything else is left to zod.
-function isRecord(o: unknown): boolean {
-  if (typeof o !== 'object' || o === null || Array.isArray(o)) return false;
-  const ctor = (o as { constructor?: unknown }).constructor;
-  return typeof ctor !== 'function' || ctor === Object;
-}
-
-function optionalString(x: unknown): boolean {
-  return x === undefined || typeof x === 'string';
-}
-
 function optionalRecord(x: unknown): boolean {
-  return x === undefined || isRecord(x);
-}
-
-function strings(x: unknown): boolean {
-  if (!Array.isArray(x)) return false;
-  for (let i = 0; i < x.length; i++) if (typeof x[i] !== 'string') return false;
-  return true;
+  return x === undefined || isPlainRecord(x);
 }
 
 /**
@@ -45,22 +28,25 @@ export function passesHighbarGuard(type: HighbarRecordType | 'v0', record: Recor
       return (
         record.v === 1 &&
         record.type === 'turn' &&
-        optionalString(record.message) &&
-        optionalString(record.response) &&
+        isOptionalString(record.message) &&
+        isOptionalString(record.response) &&
         optionalRecord(record.context)
       );
     case 'hello':
       return (
         record.v === 1 &&
         record.type === 'hello' &&
-        optionalString(record.sdk) &&
+        isOptionalString(record.sdk) &&
         (record.pid === undefined || Number.isSafeInteger(record.pid)) &&
-        (record.tools === undefined || strings(record.tools)) &&
+        (record.tools === undefined || isStringArray(record.tools)) &&
         optionalRecord(record.context)
       );
     case 'tools':
       return (
-        record.v === 1 && record.type === 'tools' && strings(record.names) && optionalRecord(record.context)
+        record.v === 1 &&
+        record.type === 'tools' &&
+        isStringArray(record.names) &&
+        optionalRecord(record.context)
       );
     case 'v0':
       return (

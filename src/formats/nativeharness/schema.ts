@@ -1,4 +1,6 @@
 import * as z from 'zod/mini';
+import { isOptionalString, isPlainRecord, isStringArray } from '../../guards';
+import { isJsonObject } from '../../json';
 
 // nativeharness v1 wire records (docs/protocols/nativeharness.md). These schemas are the single
 // source of the wire types; compiled because validation runs once per event on the hot path.
@@ -183,16 +185,6 @@ function check(schema: z.ZodMiniType, value: unknown, prefix: string): string | 
 // fast-check property, `test/nativeharness/guards.test.ts`, holds them equal); zod still decides
 // everything a guard does not accept, and writes the report.
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-const isOptionalString = (v: unknown): boolean => v === undefined || typeof v === 'string';
-
-function isStringArray(v: unknown): boolean {
-  if (!Array.isArray(v)) return false;
-  for (let i = 0; i < v.length; i++) if (typeof v[i] !== 'string') return false;
-  return true;
-}
-
 function isValidEnvelope(r: Record<string, unknown>): boolean {
   const seq = r.seq;
   const ts = r.ts;
@@ -206,13 +198,13 @@ function isValidEnvelope(r: Record<string, unknown>): boolean {
     typeof r.workspace_id === 'string' &&
     typeof r.session_id === 'string' &&
     (turn === null || typeof turn === 'string') &&
-    isObject(r.payload)
+    isPlainRecord(r.payload)
   );
 }
 
 function isValidUsage(u: unknown): boolean {
   return (
-    isObject(u) &&
+    isJsonObject(u) &&
     Number.isSafeInteger(u.input_tokens) &&
     Number.isSafeInteger(u.output_tokens) &&
     typeof u.cost_usd === 'number' &&
@@ -282,7 +274,7 @@ export function nhEventSpec(type: string): NhEventSpec | undefined {
 
 /** Validates an envelope; `undefined` when valid, else a short description of the problems. */
 export function validateNhEnvelope(record: unknown): string | undefined {
-  if (isObject(record) && isValidEnvelope(record)) return undefined;
+  if (isJsonObject(record) && isValidEnvelope(record)) return undefined;
   return check(compiledEnvelope, record, '');
 }
 
@@ -293,7 +285,7 @@ export function validateNhPayload(type: NhEventType, payload: unknown): string |
 
 /** {@link validateNhPayload} with the spec already found. */
 export function validateNhEventPayload(spec: NhEventSpec, p: unknown): string | undefined {
-  if (isObject(p)) {
+  if (isJsonObject(p)) {
     switch (spec) {
       case TOKEN:
         if (Number.isSafeInteger(p.hop) && typeof p.text === 'string') return undefined;
@@ -321,7 +313,7 @@ export function validateNhEventPayload(spec: NhEventSpec, p: unknown): string | 
           Number.isSafeInteger(p.hop) &&
           typeof p.call_id === 'string' &&
           typeof p.tool === 'string' &&
-          isObject(p.args) &&
+          isPlainRecord(p.args) &&
           isOptionalString(p.command)
         )
           return undefined;
