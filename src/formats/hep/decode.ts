@@ -78,13 +78,20 @@ export class HepRecordDecoder implements RecordDecoder {
     const spec = typeof type === 'string' ? hepFrameSpec(type) : undefined;
     const problem = spec === undefined ? undefined : validateHepFrameSpec(spec, record);
     const rest = spec === undefined || problem !== undefined ? undefined : splitRecord(record, spec.keys);
+    // turn_done's tool results and usage with their own keys in order: map() need not split them.
+    const nestedExact =
+      spec !== undefined &&
+      problem === undefined &&
+      rest === undefined &&
+      spec.type === 'turn_done' &&
+      !hasNestedExtras(record);
     // A valid frame with only its own fields (also inside turn_done's tool results and usage)
     // is at most three levels deep: everything else is measured now.
     if (
       (spec === undefined ||
         problem !== undefined ||
         rest !== undefined ||
-        (spec.type === 'turn_done' && hasNestedExtras(record))) &&
+        (spec.type === 'turn_done' && !nestedExact)) &&
       this.refuseDeep(text, record, line, offset)
     ) {
       return;
@@ -117,7 +124,7 @@ export class HepRecordDecoder implements RecordDecoder {
       this.report('invalid_record', 'error', line, offset, `invalid ${spec.type} frame: ${problem}`);
       return;
     }
-    this.map(spec, record, rest, text, line, offset, out);
+    this.map(spec, record, rest, nestedExact, text, line, offset, out);
   }
 
   end(out: AgentEvent[]): void {
@@ -168,6 +175,7 @@ export class HepRecordDecoder implements RecordDecoder {
     spec: HepFrameSpec,
     r: JsonObject,
     rest: RecordRest | undefined,
+    nestedExact: boolean,
     text: string,
     line: number,
     offset: number,
@@ -282,7 +290,7 @@ export class HepRecordDecoder implements RecordDecoder {
       case 'turn_done': {
         const round = r.turn_id as number;
         for (const item of r.tool_results as JsonObject[]) {
-          const rest = splitRecord(item, HEP_TOOL_RESULT_KEYS);
+          const rest = nestedExact ? undefined : splitRecord(item, HEP_TOOL_RESULT_KEYS);
           const e: AgentEventOf<'tool.end'> = {
             type: 'tool.end',
             call: item.id as string,
@@ -307,7 +315,7 @@ export class HepRecordDecoder implements RecordDecoder {
           output: u.output as number,
           costUsd: u.cost as number,
         };
-        const usageRest = splitRecord(u, HEP_USAGE_KEYS);
+        const usageRest = nestedExact ? undefined : splitRecord(u, HEP_USAGE_KEYS);
         if (usageRest !== undefined) {
           provenance.hints = {};
           if (usageRest.extra !== undefined) {
