@@ -86,8 +86,12 @@ export interface Codec<D extends DecodeOptions = DecodeOptions, E extends Encode
 
 /** Turns lines into events for one format; stateful where the format needs it. */
 export interface RecordDecoder {
-  /** One complete line; push the events it yields onto `out`. */
-  line(text: string, line: number, offset: number, out: AgentEvent[]): void;
+  /**
+   * One complete line; push the events it yields onto `out`. `bytes` is the line's length in
+   * UTF-8 bytes when the caller knows it (the line splitter does): equal to `text.length`
+   * exactly when every character is ASCII, which a decoder may use to skip its own check.
+   */
+  line(text: string, line: number, offset: number, out: AgentEvent[], bytes?: number): void;
   /** The input ended; push anything the format implies at its end. */
   end(out: AgentEvent[]): void;
 }
@@ -121,7 +125,7 @@ export function lineChunkDecoder(
   if (options.maxLineBytes !== undefined) lineOptions.maxLineBytes = options.maxLineBytes;
   const splitter = new LineSplitter(
     {
-      line: (text, line, offset) => records.line(text, line, offset, out),
+      line: (text, line, offset, bytes) => records.line(text, line, offset, out, bytes),
       diagnostic: (d) => sink.report(d),
     },
     lineOptions,

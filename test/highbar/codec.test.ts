@@ -356,4 +356,23 @@ describe('other writers', () => {
     expect(highbar.stringify(events)).toBe(text);
     expect(highbar.parse(highbar.stringify(events)).events).toEqual(events);
   });
+
+  test('numbers another printer wrote its own way, and duplicate keys, are written back as they were', () => {
+    // C's %.17g, JavaScript's fixed form below 1e-4 (Python writes 1e-05), -0, a key twice: each
+    // parses to a value whose Python text is another line, so the line itself is kept.
+    const text = [
+      '{"v": 1, "type": "tool", "ts": 1796032182.0510001, "fn": "f", "args": {"x": 0.10000000000000001}}',
+      '{"v": 1, "type": "tool", "ts": 1796032182.051, "fn": "f", "args": {"x": 0.00001}}',
+      '{"v": 1, "type": "tool", "ts": 1796032182.051, "fn": "f", "args": {"x": -0}}',
+      '{"v": 1, "type": "tool", "ts": 1796032182.051, "fn": "f", "args": {"x": 1, "x": 2}}',
+      '{"v": 1, "type": "tool", "ts": 1796032182.051, "fn": "f", "args": {"x": 0.30000000000000004, "y": 1e-05}}',
+      '',
+    ].join('\n');
+    const { events, diagnostics } = highbar.parse(text);
+    expect(diagnostics).toEqual([]);
+    expect(highbar.stringify(events)).toBe(text);
+    // The last line is Python's own text: nothing to keep.
+    const hints = events.filter((e) => e.type === 'tool.end').map((e) => e.provenance?.hints?.raw);
+    expect(hints.map((raw) => raw !== undefined)).toEqual([true, true, true, true, false]);
+  });
 });

@@ -6,6 +6,7 @@ import {
   isJsonObject,
   isTooDeep,
   type JsonObject,
+  mayHoldUnsafeNumber,
   parseJsonLine,
   resolveMaxDepth,
   setOwn,
@@ -14,17 +15,7 @@ import {
 import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
 import { provenanceOf, splitRecord } from '../../record';
 import { passesHighbarGuard } from './guard';
-import {
-  pyDumpsParsed,
-  pyFloat,
-  pyShape,
-  SCAN_BIG_INTEGER,
-  SCAN_SUSPECT,
-  SHAPE_PYTHON,
-  SHAPE_TOO_DEEP,
-  SHAPE_UNKNOWN,
-  scanLine,
-} from './pyjson';
+import { pyDumpsParsed, pyFloat, pyShape, SHAPE_PYTHON, SHAPE_TOO_DEEP, SHAPE_UNKNOWN } from './pyjson';
 import {
   HIGHBAR_KEY_ORDER_BY_TYPE,
   HIGHBAR_V0_FIELDS,
@@ -83,7 +74,7 @@ export class HighbarRecordDecoder implements RecordDecoder {
   private readonly sink: DiagnosticSink;
   private readonly maxDepth: number;
   private runOpen = false;
-  private suspect = false; // the current line's scan result
+  private suspect = false; // the current line was not found in Python's shape
 
   /** Creates a decoder that reports to `sink`. */
   constructor(options: HighbarDecodeOptions, sink: DiagnosticSink) {
@@ -91,7 +82,7 @@ export class HighbarRecordDecoder implements RecordDecoder {
     this.maxDepth = resolveMaxDepth(options.maxDepth);
   }
 
-  line(text: string, line: number, offset: number, out: AgentEvent[]): void {
+  line(text: string, line: number, offset: number, out: AgentEvent[], bytes?: number): void {
     // Parse first, then bound the depth on the value: the walk that checks the line's Python
     // shape measures the depth too, where a scan of the text would stop at every `{` and `[` in
     // the strings. Long lines are measured before they are parsed, as in every decoder (a deep
@@ -103,7 +94,7 @@ export class HighbarRecordDecoder implements RecordDecoder {
     if (!refused) {
       try {
         record = JSON.parse(text);
-        shape = pyShape(text, record, this.maxDepth);
+        shape = pyShape(text, record, this.maxDepth, bytes === text.length);
       } catch {
         refused = true;
       }
@@ -126,21 +117,18 @@ export class HighbarRecordDecoder implements RecordDecoder {
       shape = SHAPE_UNKNOWN;
     }
     const hints: HighbarHints = {};
-    // Only lines the scan flags pay for an exact comparison with a re-serialisation; a line the
-    // walk found in Python's shape is one the scan would pass.
-    const scan = shape === SHAPE_PYTHON ? 0 : scanLine(text);
-    this.suspect = (scan & SCAN_SUSPECT) !== 0;
-    if ((scan & SCAN_SUSPECT) !== 0 && pyDumpsParsed(record, TIME_FIELDS) !== text) hints.raw = text;
+    // A line the walk did not find in Python's shape pays for an exact comparison with its
+    // re-serialisation (time fields as floats, as Python writes time.time()), and for the
+    // integer check: a line in Python's shape holds no integer past 2^53.
+    this.suspect = shape !== SHAPE_PYTHON;
+    if (this.suspect) {
+      if (pyDumpsParsed(record, TIME_FIELDS) !== text) hints.raw = text;
+      if (mayHoldUnsafeNumber(record)) this.checkIntegers(text, line, offset);
+    }
     if (!isJsonObject(record)) {
       this.report('invalid_json', 'error', line, offset, 'not a JSON object; kept as an unknown event');
       out.push(this.unknown(record, undefined, line, offset, hints));
       return;
-    }
-    if (
-      (scan & SCAN_BIG_INTEGER) !== 0 ||
-      ((scan & SCAN_SUSPECT) !== 0 && /\d{16}|[eE]\+?\d{3}/.test(text))
-    ) {
-      this.checkIntegers(text, line, offset);
     }
     const v = record.v;
     if (v === undefined || v === 0) {
@@ -257,7 +245,7 @@ export class HighbarRecordDecoder implements RecordDecoder {
     const ms = value * 1000;
     // The writer prints ms / 1000; keep the value as written only when that does not give it
     // back. (A Python writer's float; a line with an integer here keeps its `raw` form instead.)
-    // An integral value in a line the scan passed was written as an integer (`1.0` is flagged).
+    // An integral value in a line found in Python's shape was written as an integer (`1.0` is not).
     if (Number.isInteger(value) && !this.suspect) hints[key] = String(value);
     else if (ms / 1000 !== value) hints[key] = pyFloat(value);
     return ms;

@@ -219,11 +219,6 @@ export function sameJson(a: unknown, b: unknown): boolean {
   return true;
 }
 
-/** {@link scanLine} flag: the line may not be in Python `json.dumps` style; compare it exactly. */
-export const SCAN_SUSPECT = 1;
-/** {@link scanLine} flag: an integer token beyond 2^53 (JSON.parse rounds it). */
-export const SCAN_BIG_INTEGER = 2;
-
 function isHex(c: number): boolean {
   return (c >= 48 && c <= 57) || (c >= 97 && c <= 102);
 }
@@ -231,113 +226,6 @@ function isHex(c: number): boolean {
 // The value of a digit isHex accepted.
 function hexValue(c: number): number {
   return c <= 57 ? c - 48 : c - 87;
-}
-
-/**
- * One pass over a JSON line looking for what a Python `json.dumps` writer never produces: other
- * separators or whitespace, raw non-ASCII, escapes Python does not use, numbers with trailing
- * zeros (`1.0`, `1.50`) or exponents, integer-like keys (JavaScript reorders them). A hit costs
- * the caller an exact comparison; no hit means re-serialising gives the line back. Also flags
- * integers past 2^53. Linear, allocation-free.
- */
-export function scanLine(text: string): number {
-  // Raw control or non-ASCII characters make a line suspect wherever they are; the exact
-  // character walk below tells where (and what it saw before).
-  if (NOT_PRINTABLE_ASCII.test(text)) return scanChars(text);
-  let flags = 0;
-  const n = text.length;
-  let i = 0;
-  let quote = -1;
-  let backslash = -2; // not searched yet
-  while (i < n) {
-    const c = text.charCodeAt(i);
-    if (c === 34) {
-      // A string: jump between escapes and the closing quote with native searches (every
-      // character is printable ASCII here, so only escapes and keys need a closer look).
-      const open = ++i;
-      for (;;) {
-        if (quote < i) quote = text.indexOf('"', i);
-        if (backslash !== -1 && backslash < i) backslash = text.indexOf('\\', i);
-        if (backslash === -1 || backslash > quote || quote === -1) break;
-        const e = text.charCodeAt(backslash + 1);
-        if (e === 117) {
-          const suspect = escapeIsSuspect(text, backslash);
-          if (suspect) return flags | SCAN_SUSPECT;
-          i = backslash + 6;
-        } else if (e === 47)
-          return flags | SCAN_SUSPECT; // "\/"
-        else i = backslash + 2;
-      }
-      if (quote === -1) return flags | SCAN_SUSPECT;
-      i = quote + 1;
-      if (i - 1 > open && text.charCodeAt(i) === 58 && digitsOnly(text, open, i - 1))
-        return flags | SCAN_SUSPECT;
-      continue;
-    }
-    if ((c >= 48 && c <= 57) || c === 45) {
-      i = numberEnd(text, i);
-      if (i < 0) return flags | SCAN_SUSPECT;
-      if (bigInteger) flags |= SCAN_BIG_INTEGER;
-      continue;
-    }
-    if (c === 44 || c === 58) {
-      if (!isPythonSeparator(text, i)) return flags | SCAN_SUSPECT;
-      i += 2;
-      continue;
-    }
-    if (isJsonSpace(c)) return flags | SCAN_SUSPECT;
-    i++;
-  }
-  return flags;
-}
-
-const NOT_PRINTABLE_ASCII = /[^\x20-\x7e]/;
-
-// Set by numberEnd for the token it just read (module-level: a number costs no allocation).
-let bigInteger = false;
-
-// The end of the number token at `i` (a digit or `-`), or -1 when Python's json.dumps would not
-// have written it so: an exponent, or a fraction ending in 0 (`1.0`, `1.50`). Sets `bigInteger`
-// for an integer past 2^53. Shared by both scans.
-function numberEnd(text: string, i: number): number {
-  const n = text.length;
-  const start = i;
-  let dot = -1;
-  bigInteger = false;
-  i++;
-  while (i < n) {
-    const d = text.charCodeAt(i);
-    if (d >= 48 && d <= 57) i++;
-    else if (d === 46) {
-      dot = i;
-      i++;
-    } else if (d === 101 || d === 69 || d === 43) {
-      return -1; // an exponent: compare exactly
-    } else break;
-  }
-  if (dot !== -1) {
-    if (text.charCodeAt(i - 1) === 48) return -1;
-  } else if (i - start >= 16 && !Number.isSafeInteger(Number(text.slice(start, i)))) {
-    bigInteger = true;
-  }
-  return i;
-}
-
-function isJsonSpace(c: number): boolean {
-  return c === 32 || c === 9 || c === 10 || c === 13;
-}
-
-// The `,` or `:` at `i` is followed as Python writes it: one space, then no more whitespace.
-function isPythonSeparator(text: string, i: number): boolean {
-  return text.charCodeAt(i + 1) === 32 && !isJsonSpace(text.charCodeAt(i + 2));
-}
-
-function digitsOnly(text: string, start: number, end: number): boolean {
-  for (let i = start; i < end; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 48 || c > 57) return false;
-  }
-  return true;
 }
 
 // A `\uXXXX` escape Python would not write: not lowercase hex, or a character it writes as is
@@ -354,88 +242,43 @@ function escapeIsSuspect(text: string, at: number): boolean {
   );
 }
 
-// The character-by-character walk, for lines with raw control or non-ASCII characters.
-function scanChars(text: string): number {
-  let flags = 0;
-  const n = text.length;
-  let i = 0;
-  while (i < n) {
-    const c = text.charCodeAt(i);
-    if (c === 34) {
-      // a string: find its end, checking characters and escapes
-      let digitsOnly = true;
-      let empty = true;
-      i++;
-      while (i < n) {
-        const s = text.charCodeAt(i);
-        if (s === 34) break;
-        empty = false;
-        if (s < 48 || s > 57) digitsOnly = false;
-        if (s === 92) {
-          const e = text.charCodeAt(i + 1);
-          if (e === 117) {
-            if (escapeIsSuspect(text, i)) return flags | SCAN_SUSPECT;
-            i += 6;
-            continue;
-          }
-          if (e === 47) return flags | SCAN_SUSPECT; // "\/"
-          i += 2;
-          continue;
-        }
-        if (s < 0x20 || s > 0x7e) return flags | SCAN_SUSPECT;
-        i++;
-      }
-      i++;
-      if (digitsOnly && !empty && text.charCodeAt(i) === 58) return flags | SCAN_SUSPECT;
-      continue;
-    }
-    if ((c >= 48 && c <= 57) || c === 45) {
-      i = numberEnd(text, i);
-      if (i < 0) return flags | SCAN_SUSPECT;
-      if (bigInteger) flags |= SCAN_BIG_INTEGER;
-      continue;
-    }
-    if (c === 44 || c === 58) {
-      if (!isPythonSeparator(text, i)) return flags | SCAN_SUSPECT;
-      i += 2;
-      continue;
-    }
-    if (isJsonSpace(c)) return flags | SCAN_SUSPECT;
-    i++;
-  }
-  return flags;
-}
-
 /** {@link pyShape}: the line is the record exactly as Python `json.dumps` writes it. */
 export const SHAPE_PYTHON = 0;
 /** {@link pyShape}: the record nests deeper than the bound. */
 export const SHAPE_TOO_DEEP = 1;
-/** {@link pyShape}: not decided here; {@link scanLine} (and the depth scan) decide. */
+/** {@link pyShape}: not decided here: compare the line with {@link pyDumpsParsed} (and scan its depth). */
 export const SHAPE_UNKNOWN = 2;
 
 // The walk's text and its next backslash (at or after the last search point; -1 none, -2 not
-// searched): module-level so a line costs no allocation. Positions travel in locals and return
-// values (a negative position is the verdict), which V8 keeps in registers.
+// searched), and whether the text is known to hold no character at or above U+007F:
+// module-level so a line costs no allocation. Positions travel in locals and return values (a
+// negative position is the verdict), which V8 keeps in registers.
 let src = '';
 let backslash = -2;
+let srcBelowDel = false;
 const UNKNOWN = -1;
 const TOO_DEEP = -2;
 
 /**
- * Decides, for the common line, what {@link scanLine} would: walks the parsed `value` and the
- * line together, comparing the line with Python's `json.dumps` text of the value piece by piece
+ * Decides, for the common line, that it is exactly `pyDumpsParsed(value)`: walks the parsed
+ * `value` and the line together, comparing the line with Python's `json.dumps` text of the value piece by piece
  * (keys and small values as text, numbers as JavaScript prints them). A string is not
  * re-escaped: its escapes are checked where the line has them, and the line's token must be as
  * long as the value plus what those escapes add. With the token ASCII (non-ASCII escaped, as
  * Python writes it), a token that was not exactly this string (another writer's escapes, or more
  * tokens inside) would be longer, so the native searches for backslashes are all the walk spends
- * on long text. `SHAPE_PYTHON` implies
- * `scanLine(text) === 0`; anything unusual (non-ASCII, exponents, integer keys, …) is
- * `SHAPE_UNKNOWN`. Also reports nesting deeper than `maxDepth` (containers, outermost = 1).
+ * on long text. `SHAPE_PYTHON` implies `pyDumpsParsed(value) === text`; anything unusual (raw
+ * non-ASCII, exponents, integer-like or escaped keys, duplicate keys, floats written with more
+ * digits than they need, …) is `SHAPE_UNKNOWN`, for the caller to compare exactly. Also reports nesting deeper than `maxDepth` (containers, outermost = 1).
+ *
+ * `ascii` says the caller knows `text` has no character above U+007F (the line splitter does: a
+ * line as long in characters as in UTF-8 bytes); the walk then checks once for DEL instead of
+ * testing every string value.
  */
-export function pyShape(text: string, value: unknown, maxDepth: number): number {
+export function pyShape(text: string, value: unknown, maxDepth: number, ascii = false): number {
   src = text;
   backslash = -2;
+  srcBelowDel = ascii && text.indexOf('\x7f') === -1;
   const end = valueShape(value, 0, 1, maxDepth);
   src = '';
   if (end === TOO_DEEP) return SHAPE_TOO_DEEP;
@@ -485,7 +328,7 @@ function objectShape(value: object, at: number, depth: number, max: number): num
       if (src.charCodeAt(at) !== 44 || src.charCodeAt(at + 1) !== 32) return UNKNOWN;
       at += 2;
     }
-    at = keyShape(key, at);
+    at = keyShape(key, i, at);
     if (at < 0) return UNKNOWN;
     const item = (value as Record<string, unknown>)[key];
     // Strings and numbers inline: most values are, and a call per value costs more than its check.
@@ -501,35 +344,58 @@ function word(w: string, at: number): number {
   return src.startsWith(w, at) ? at + w.length : UNKNOWN;
 }
 
-// Integers as ints, other numbers in JavaScript's shortest form when it has no exponent: what
-// the scan passes (no exponent, no trailing zero, nothing past 2^53).
+// Integers as ints (safe ones: past 2^53 the text may not be the value), other numbers as Python's
+// repr writes them where it agrees with JavaScript's shortest form: no exponent, and not below
+// 1e-4 (JavaScript writes 0.00001, Python 1e-05). The last fraction's text is kept: a record's
+// times are mostly one value, and printing a double costs more than the walk.
+let lastFraction = 0.5;
+let lastFractionText = '0.5';
+
 function numberShape(n: number, at: number): number {
   let s: string;
   if (Number.isSafeInteger(n)) s = String(n);
+  else if (n === lastFraction) s = lastFractionText;
   else {
-    if (!Number.isFinite(n) || Number.isInteger(n)) return UNKNOWN;
+    if (!Number.isFinite(n) || Number.isInteger(n) || (n < 1e-4 && n > -1e-4)) return UNKNOWN;
     s = String(n);
     if (s.includes('e')) return UNKNOWN;
+    lastFraction = n;
+    lastFractionText = s;
   }
   return src.startsWith(s, at) ? at + s.length : UNKNOWN;
 }
 
-// `"key": ` at `at` for a plain printable ASCII key (compared in place); integer-like keys
+// `"key": ` as Python writes it, for a plain printable ASCII key, else '': integer-like keys
 // (JavaScript reorders them, the scan flags them) and keys needing escapes are left to the scan.
-function keyShape(key: string, at: number): number {
+function keyText(key: string): string {
   const n = key.length;
-  if (src.charCodeAt(at) !== 34) return UNKNOWN;
   let digits = n > 0;
   for (let i = 0; i < n; i++) {
     const c = key.charCodeAt(i);
-    if (c < 0x20 || c > 0x7e || c === 34 || c === 92 || src.charCodeAt(at + 1 + i) !== c) return UNKNOWN;
+    if (c < 0x20 || c > 0x7e || c === 34 || c === 92) return '';
     if (c < 48 || c > 57) digits = false;
   }
-  at += n + 1;
-  if (digits || src.charCodeAt(at) !== 34 || src.charCodeAt(at + 1) !== 58 || src.charCodeAt(at + 2) !== 32) {
-    return UNKNOWN;
+  return digits ? '' : `"${key}": `;
+}
+
+// The key text last seen at each position of an object: records repeat their keys in order, and
+// JSON.parse interns keys, so a hit is one pointer comparison and one native compare of the text.
+const KEY_SLOTS = 16;
+const slotKeys: string[] = new Array<string>(KEY_SLOTS).fill('');
+const slotTexts: string[] = new Array<string>(KEY_SLOTS).fill('"": ');
+
+// `"key": ` at `at` (the key is the `index`th of its object).
+function keyShape(key: string, index: number, at: number): number {
+  let t: string;
+  if (index < KEY_SLOTS && slotKeys[index] === key) t = slotTexts[index]!;
+  else {
+    t = keyText(key);
+    if (index < KEY_SLOTS) {
+      slotKeys[index] = key;
+      slotTexts[index] = t;
+    }
   }
-  return at + 3;
+  return t !== '' && src.startsWith(t, at) ? at + t.length : UNKNOWN;
 }
 
 function asciiValue(v: string): boolean {
@@ -542,8 +408,6 @@ function asciiValue(v: string): boolean {
 // The token at `at` is `v` as Python writes it (see pyShape for why the length settles it).
 function stringShape(v: string, at: number): number {
   if (src.charCodeAt(at) !== 34) return UNKNOWN;
-  // Python writes non-ASCII as escapes: then the token, not the value, must be ASCII.
-  const ascii = asciiValue(v);
   let end = at + 1 + v.length; // where the closing quote is, given the escapes seen so far
   let from = at + 1;
   for (;;) {
@@ -561,6 +425,9 @@ function stringShape(v: string, at: number): number {
       from = backslash + 2;
     }
   }
-  if (src.charCodeAt(end) !== 34 || !(ascii || belowDel(src.slice(at, end)))) return UNKNOWN;
+  if (src.charCodeAt(end) !== 34) return UNKNOWN;
+  // Python writes non-ASCII as escapes: the token, not the value, must be ASCII (and an ASCII
+  // value has an ASCII token).
+  if (!srcBelowDel && !asciiValue(v) && !belowDel(src.slice(at, end))) return UNKNOWN;
   return end + 1;
 }
