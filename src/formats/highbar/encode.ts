@@ -293,6 +293,7 @@ export class HighbarEncoder implements Encoder {
     }
 
     const ts = end.ts ?? start?.ts;
+    if (p === undefined) return this.foreignTool(name, args, result, error, ts, startedAt, endedAt, context);
     const pieces = new Fields(p?.order, p);
     pieces.add('v', '1');
     pieces.add('type', '"tool"');
@@ -321,6 +322,40 @@ export class HighbarEncoder implements Encoder {
     const e = this.time('ended_at', endedAt ?? base, base, hints, false);
     if (e !== undefined) pieces.add('ended_at', e);
     return this.finish(pieces, context);
+  }
+
+  /**
+   * A call from another format: the reference emitter's full shape (args, result and error
+   * always: {}, null, null when unknown) in the contract's key order, as one template. The same
+   * text as the field-by-field path, which lines from highbar (their order, extras, hints) take.
+   */
+  private foreignTool(
+    name: string,
+    args: unknown,
+    result: unknown,
+    error: unknown,
+    ts: number | undefined,
+    startedAt: number | undefined,
+    endedAt: number | undefined,
+    context: unknown,
+  ): string {
+    const tsText = this.time('ts', ts, undefined, undefined, true)!;
+    // The record's ts is the default of its times; a hand-built event without ts gets the clock's.
+    const base = ts ?? Number(tsText) * 1000;
+    const fn = pyDumps(name, 'name');
+    const argsText = args !== undefined ? pyDumps(args, 'args') : '{}';
+    const resultText = result !== undefined ? pyDumps(result, 'result') : 'null';
+    // A failed call's error is often its output text too: escape that text once.
+    const errorText =
+      error === undefined
+        ? 'null'
+        : error === result && typeof error === 'string'
+          ? resultText
+          : pyDumps(error, 'error');
+    const s = this.time('started_at', startedAt ?? base, base, undefined, false)!;
+    const e = this.time('ended_at', endedAt ?? base, base, undefined, false)!;
+    const text = `{"v": 1, "type": "tool", "ts": ${tsText}, "fn": ${fn}, "args": ${argsText}, "result": ${resultText}, "error": ${errorText}, "started_at": ${s}, "ended_at": ${e}`;
+    return context === undefined ? `${text}}\n` : `${text}, "context": ${pyDumps(context, 'context')}}\n`;
   }
 
   private unknown(event: AgentEventOf<'unknown'>): string {
