@@ -13,6 +13,8 @@ export class LossReporter {
   // Fields already reported, by event type: a field seen again costs a Set lookup, not the
   // field name built anew for every event of a long conversion.
   private readonly seenByType = new Map<string, Set<string>>();
+  // Per event type, the last key list that left nothing to report (for the carried list given).
+  private readonly cleanKeys = new Map<string, { keys: string[]; carried: readonly string[] }>();
   private count = 0;
 
   /** Creates a reporter for writers of `format`. */
@@ -24,16 +26,28 @@ export class LossReporter {
   /** Reports every field of `event` that is set and not in `carried`. */
   check(event: AgentEvent, carried: readonly string[]): void {
     this.count++;
+    // Events of a type mostly come with the same keys in the same order (one producer's object
+    // literal): a key list seen before with nothing left to report needs no second look.
+    const keys = Object.keys(event);
+    const clean = this.cleanKeys.get(event.type);
+    if (clean !== undefined && clean.carried === carried && sameKeys(keys, clean.keys)) return;
     let known = this.seenByType.get(event.type);
     if (known === undefined) this.seenByType.set(event.type, (known = new Set()));
-    for (const key in event) {
+    let settled = true;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
       if (key === 'type' || key === 'provenance') continue;
       if (carried.indexOf(key) !== -1) continue;
-      if ((event as Record<string, unknown>)[key] === undefined) continue;
       if (known.has(key)) continue;
+      // Unset here, but the next event with these keys may set it: look again then.
+      if ((event as Record<string, unknown>)[key] === undefined) {
+        settled = false;
+        continue;
+      }
       known.add(key);
       this.report(event, `${event.type}.${key}`, `${this.format} has no place for ${key}`);
     }
+    if (settled) this.cleanKeys.set(event.type, { keys, carried });
   }
 
   /** Reports one loss (once per `field`). */
@@ -52,4 +66,10 @@ export class LossReporter {
       field,
     });
   }
+}
+
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
