@@ -263,6 +263,41 @@ export function assertEncodable(
   }
 }
 
+/** Deep equality of two JSON values, object key order ignored (numbers by value). */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  for (const k of ka) {
+    if (!Object.hasOwn(b, k)) return false;
+    if (!sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  }
+  return true;
+}
+
+/**
+ * The line a writer puts out for a record its decoder kept as written (`raw`, a provenance
+ * hint): `raw` when it is JSON that says the same as the writer's own `text` (key order and
+ * number spelling aside), else `text`. So a line comes back byte for byte while its events are
+ * unchanged, and an edited event is written from the model. Never throws.
+ */
+export function rawIfSame(raw: unknown, text: string): string {
+  if (typeof raw !== 'string' || raw === text) return text;
+  try {
+    return sameJson(JSON.parse(raw), JSON.parse(text)) ? raw : text;
+  } catch {
+    // a raw hint that is not JSON was not made by a decoder: ignore it
+    return text;
+  }
+}
+
 /** `JSON.stringify` of a string: the ES2019 escaping every format here pins. */
 export function jsonString(text: string): string {
   return JSON.stringify(text);
@@ -270,11 +305,13 @@ export function jsonString(text: string): string {
 
 /**
  * Writes a number as a double the way Dart and Python print one: an integral value gets `.0`
- * (`0.0`, `3.0`); everything else as JavaScript prints it.
+ * (`0.0`, `3.0`), negative zero keeps its sign (`-0.0`); everything else as JavaScript prints it.
  */
 export function formatDouble(n: number, field: string, format?: Format): string {
   if (!Number.isFinite(n))
     throw unencodable(`${field}: ${n} is not a finite number; JSON cannot hold it`, format);
+  // String(-0) is "0": the sign a double printer writes would be lost.
+  if (n === 0) return 1 / n < 0 ? '-0.0' : '0.0';
   const s = String(n);
   return s.includes('.') || s.includes('e') ? s : `${s}.0`;
 }

@@ -28,6 +28,18 @@ function hasNestedExtras(r: JsonObject): boolean {
   return !hasExactKeys(r.usage as JsonObject, HEP_USAGE_KEYS);
 }
 
+/**
+ * Keeps the line as written (`hints.raw`) when re-serialising its record does not give it back.
+ * Fields no schema types are where a conforming (Dart `jsonEncode`) line can say what JSON.parse
+ * forgets: a double's `1.0` or `-0.0` (read as 1 and 0), integer-like keys (JavaScript lists
+ * them first). Called only for lines with unknown fields or unknown frames; the writer puts the
+ * line back while the events still say the same. A `turn_done` also lands here for an integral
+ * `cost` (`0.0`), which costs a kept string, not a wrong byte.
+ */
+function keepRaw(provenance: Provenance, record: JsonObject, text: string): void {
+  if (JSON.stringify(record) !== text) (provenance.hints ??= {}).raw = text;
+}
+
 /** Options of the HEP decoder. */
 export interface HepDecodeOptions extends DecodeOptions {}
 
@@ -117,6 +129,7 @@ export class HepRecordDecoder implements RecordDecoder {
       this.stamp(unknown, record);
       // No schema checked this record's numbers: make sure none was rounded or overflowed.
       this.checkNumbers(text, line, offset);
+      keepRaw(unknown.provenance!, record, text);
       out.push(unknown);
       return;
     }
@@ -186,6 +199,8 @@ export class HepRecordDecoder implements RecordDecoder {
     if (checked) this.checkNumbers(text, line, offset);
     const provenance: Provenance =
       rest === undefined ? { format: FORMAT, line, offset } : provenanceOf(FORMAT, line, offset, rest);
+    // Lines with fields of their own (at any level) may hold what the model cannot tell apart.
+    if (checked || (spec.type === 'turn_done' && !nestedExact)) keepRaw(provenance, r, text);
     const session = this.session;
     switch (spec.type) {
       // The frequent frames first: each case label is a string comparison.
@@ -317,7 +332,7 @@ export class HepRecordDecoder implements RecordDecoder {
         };
         const usageRest = nestedExact ? undefined : splitRecord(u, HEP_USAGE_KEYS);
         if (usageRest !== undefined) {
-          provenance.hints = {};
+          provenance.hints ??= {};
           if (usageRest.extra !== undefined) {
             provenance.hints.usageExtra = usageRest.extra;
             if (!checked) this.checkNumbers(text, line, offset);

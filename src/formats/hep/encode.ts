@@ -8,6 +8,7 @@ import {
   isJsonObject,
   type JsonObject,
   jsonString,
+  rawIfSame,
 } from '../../json';
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf } from '../../model';
@@ -556,7 +557,7 @@ export class HepEncoder implements Encoder {
       return '';
     }
     assertEncodable(record, 'unknown.record', undefined, 'hep');
-    return `${JSON.stringify(record)}\n`;
+    return `${this.asWritten(JSON.stringify(record), event)}\n`;
   }
 
   private restOf(event: AgentEvent): { extra?: JsonObject; order?: string[] } | undefined {
@@ -564,6 +565,14 @@ export class HepEncoder implements Encoder {
     if (p === undefined || p.format !== 'hep' || (p.extra === undefined && p.order === undefined))
       return undefined;
     return { extra: p.extra, order: p.order } as { extra?: JsonObject; order?: string[] };
+  }
+
+  // The line as the decoder kept it (`hints.raw`: a Dart `1.0` in an unknown field, say), while
+  // the event still says what that line says; else `text`.
+  private asWritten(text: string, event: AgentEvent): string {
+    const p = event.provenance;
+    if (p?.hints === undefined || p.format !== 'hep') return text;
+    return rawIfSame(p.hints.raw, text);
   }
 
   private frame(type: string, pieces: Array<[string, string]>, event: AgentEvent | undefined): string {
@@ -576,9 +585,11 @@ export class HepEncoder implements Encoder {
         const piece = pieces[i]!;
         text += `,"${piece[0]}":${piece[1]}`;
       }
-      return `${text}}\n`;
+      text += '}';
+      // Only a turn_done with fields of its own in a tool result or usage has hints here.
+      return `${event?.provenance?.hints === undefined ? text : this.asWritten(text, event)}\n`;
     }
     pieces.unshift(['type', `"${type}"`]);
-    return `${joinRecord(pieces, rest, encodeValue, 'hep')}\n`;
+    return `${this.asWritten(joinRecord(pieces, rest, encodeValue, 'hep'), event!)}\n`;
   }
 }

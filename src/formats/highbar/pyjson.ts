@@ -1,5 +1,8 @@
 import { assertEncodable } from '../../json';
 
+// Shared with the HEP writer; kept importable from here for highbar's code and tests.
+export { sameJson } from '../../json';
+
 // Python's `json.dumps` default style, because highbar's reference emitter is Python: `", "` and
 // `": "` separators, `ensure_ascii=True`, floats as `repr`. Byte-exact writing depends on it.
 
@@ -198,25 +201,6 @@ export function joinPy(pieces: Array<[string, string]>, order?: readonly string[
     text += `${pyKey(piece[0])}: ${piece[1]}`;
   }
   return `${text}}`;
-}
-
-/** Deep equality of two JSON values, object key order ignored (numbers by value). */
-export function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  if (ka.length !== Object.keys(b).length) return false;
-  for (const k of ka) {
-    if (!Object.hasOwn(b, k)) return false;
-    if (!sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
-  }
-  return true;
 }
 
 function isHex(c: number): boolean {
