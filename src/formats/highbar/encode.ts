@@ -1,10 +1,10 @@
 import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
-import { assertEncodable, isJsonObject, type JsonObject } from '../../json';
+import { assertEncodable, isJsonObject, type JsonObject, rawIfSame } from '../../json';
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
 import type { HighbarHints } from './decode';
-import { joinPy, pyDumps, pyFloat, pyKey, sameJson } from './pyjson';
+import { joinPy, pyDumps, pyFloat, pyKey } from './pyjson';
 
 /** Options of the highbar writer. */
 export interface HighbarEncodeOptions extends EncodeOptions {
@@ -236,15 +236,7 @@ export class HighbarEncoder implements Encoder {
 
   /** The line, or the original line when it says the same thing in another writer's style. */
   private line(text: string, hints: HighbarHints | undefined): string {
-    const raw = hints?.raw;
-    if (raw !== undefined && raw !== text) {
-      try {
-        if (sameJson(JSON.parse(raw), JSON.parse(text))) return `${raw}\n`;
-      } catch {
-        // a raw hint that is not JSON was not made by the decoder: ignore it
-      }
-    }
-    return `${text}\n`;
+    return `${hints?.raw === undefined ? text : rawIfSame(hints.raw, text)}\n`;
   }
 
   private tool(start: AgentEventOf<'tool.start'> | undefined, end: AgentEventOf<'tool.end'>): string {

@@ -1,8 +1,5 @@
 import { assertEncodable } from '../../json';
 
-// Shared with the HEP writer; kept importable from here for highbar's code and tests.
-export { sameJson } from '../../json';
-
 // Python's `json.dumps` default style, because highbar's reference emitter is Python: `", "` and
 // `": "` separators, `ensure_ascii=True`, floats as `repr`. Byte-exact writing depends on it.
 
