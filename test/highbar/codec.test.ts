@@ -375,4 +375,23 @@ describe('other writers', () => {
     const hints = events.filter((e) => e.type === 'tool.end').map((e) => e.provenance?.hints?.raw);
     expect(hints.map((raw) => raw !== undefined)).toEqual([true, true, true, true, false]);
   });
+
+  test('raw non-ASCII or DEL in a value of an otherwise Python line is kept as written', () => {
+    // The splitter tells the decoder when a line is all ASCII (as many bytes as characters); DEL
+    // is ASCII but Python escapes it, and a raw é is another writer's (ensure_ascii=False).
+    const text = [
+      '{"v": 1, "type": "turn", "ts": 1.5, "message": "caf\\u00e9"}',
+      '{"v": 1, "type": "turn", "ts": 1.5, "message": "café"}',
+      '{"v": 1, "type": "turn", "ts": 1.5, "message": "a\\u007fb"}',
+      '{"v": 1, "type": "turn", "ts": 1.5, "message": "a\x7fb"}',
+      '',
+    ].join('\n');
+    const { events, diagnostics } = highbar.parse(text);
+    expect(diagnostics).toEqual([]);
+    expect(highbar.stringify(events)).toBe(text);
+    const kept = events
+      .filter((e) => e.type === 'run.end')
+      .map((e) => e.provenance?.hints?.raw !== undefined);
+    expect(kept).toEqual([false, true, false, true]);
+  });
 });
