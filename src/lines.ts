@@ -1,5 +1,5 @@
 import type { Diagnostic, Format } from './diagnostics';
-import { decodeUtf8, encodeUtf8, isValidUtf8 } from './utf8';
+import { allocBytes, decodeUtf8, encodeUtf8, isValidUtf8 } from './utf8';
 
 /** Default `maxLineBytes`: 1 MiB. */
 export const DEFAULT_MAX_LINE_BYTES: number = 1024 * 1024;
@@ -367,7 +367,7 @@ export class LineSplitter {
     }
     if (total > this.pending.length) {
       const size = Math.min(Math.max(total, this.pending.length * 2, 256), this.maxLineBytes + 1);
-      const grown = new Uint8Array(size);
+      const grown = allocBytes(size);
       grown.set(this.pending.subarray(0, this.pendingLength), 0);
       this.pending = grown;
     }
