@@ -944,6 +944,10 @@ function markdown() {
     '  (`JSON.stringify` of an envelope per frame for convert), with no validation or mapping: what the shape alone allows.',
   );
   lines.push(
+    '  For highbar decode the ceiling reads what any decoder that promises the same bytes back must read: after',
+  );
+  lines.push('  `JSON.parse`, one `indexOf` per escape of the line (is each escape the one Python writes?).');
+  lines.push(
     '- Setup never holds events straight from a decoder (the writers get `JSON.parse` copies): held events make V8',
   );
   lines.push(
