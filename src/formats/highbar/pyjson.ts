@@ -242,15 +242,16 @@ const TOO_DEEP = -2;
 
 /**
  * Decides, for the common line, that it is exactly `pyDumpsParsed(value)`: walks the parsed
- * `value` and the line together, comparing the line with Python's `json.dumps` text of the value piece by piece
- * (keys and small values as text, numbers as JavaScript prints them). A string is not
- * re-escaped: its escapes are checked where the line has them, and the line's token must be as
- * long as the value plus what those escapes add. With the token ASCII (non-ASCII escaped, as
+ * `value` and the line together, comparing the line with Python's `json.dumps` text of the value
+ * piece by piece (keys and small values as text, numbers as JavaScript prints them). A string is
+ * not re-escaped: its escapes are checked where the line has them, and the line's token must be
+ * as long as the value plus what those escapes add. With the token ASCII (non-ASCII escaped, as
  * Python writes it), a token that was not exactly this string (another writer's escapes, or more
  * tokens inside) would be longer, so the native searches for backslashes are all the walk spends
  * on long text. `SHAPE_PYTHON` implies `pyDumpsParsed(value) === text`; anything unusual (raw
  * non-ASCII, exponents, integer-like or escaped keys, duplicate keys, floats written with more
- * digits than they need, …) is `SHAPE_UNKNOWN`, for the caller to compare exactly. Also reports nesting deeper than `maxDepth` (containers, outermost = 1).
+ * digits than they need, …) is `SHAPE_UNKNOWN`, for the caller to compare exactly. Also reports
+ * nesting deeper than `maxDepth` (containers, outermost = 1).
  *
  * `ascii` says the caller knows `text` has no character above U+007F (the line splitter does: a
  * line as long in characters as in UTF-8 bytes); the walk then checks once for DEL instead of
