@@ -25,8 +25,14 @@ export const obj = (v: Array<[string, Spelled]>): Spelled => ({ t: 'obj', v });
 
 /** How a writer spells what it writes. Every flag off: ES2019 JSON.stringify's escaping, compact. */
 export interface Style {
-  /** Doubles: `js` (JavaScript's shortest form), `dart` (`1.0`, `-0.0`), `%.17g`, `exp` (`1.5e+0`). */
-  doubles?: 'js' | 'dart' | 'g17' | 'exp';
+  /**
+   * Doubles: `js` (JavaScript's shortest form), `dart` (`1.0`, `-0.0`), `g17` (`toPrecision(17)`),
+   * `exp` (`1.5e+0`), `py` (Python's `repr`: `1.0`, `1e-05`, `1e+16`), `c17` (C's `%.17g`:
+   * `0.10000000000000001`, `1`, `1.0000000000000001e-05`), `go` (Go's encoding/json: JavaScript's
+   * form, `-0` kept), `rust` (Rust's ryu: `1.0`, `1e-6`, `1e16`), `java` (`Double.toString`:
+   * `1.0`, `1.0E-5`, `1.792983750215E9`).
+   */
+  doubles?: 'js' | 'dart' | 'g17' | 'exp' | 'py' | 'c17' | 'go' | 'rust' | 'java';
   /** Exponent letter `E`. */
   upperE?: boolean;
   /** Integers written as doubles (`3.0`). */
@@ -48,6 +54,12 @@ export interface Style {
   pad?: boolean;
   /** The first key of every non-empty object written twice (same value). */
   duplicateKey?: boolean;
+  /** `\u003c`, `\u003e`, `\u0026` for `<`, `>`, `&` (Go's and Gson's HTML-safe escaping). */
+  escapeHtml?: boolean;
+  /** `\u2028`, `\u2029` for the line and paragraph separators (Go, Gson). */
+  escapeLineSeparators?: boolean;
+  /** Every object's keys sorted (Python's `sort_keys=True`, Go maps). */
+  sortKeys?: boolean;
 }
 
 const SHORT: Record<number, string> = { 8: 'b', 9: 't', 10: 'n', 12: 'f', 13: 'r', 34: '"', 92: '\\' };
@@ -79,6 +91,9 @@ export function spellString(s: string, style: Style = {}): string {
     if (short !== undefined && !(style.longControls === true && c < 32)) out += `\\${short}`;
     else if (c < 32) out += hex4(c, style.upperHex);
     else if (c === 47 && style.escapeSlash === true) out += '\\/';
+    else if (style.escapeHtml === true && (c === 60 || c === 62 || c === 38)) out += hex4(c, style.upperHex);
+    else if (style.escapeLineSeparators === true && (c === 0x2028 || c === 0x2029))
+      out += hex4(c, style.upperHex);
     else if (style.escapeLetters === true && ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)))
       out += hex4(c, style.upperHex);
     else if (isLone(s, i) || (c >= 0x7f && style.escapeNonAscii === true)) out += hex4(c, style.upperHex);
@@ -92,6 +107,68 @@ export function dartDouble(n: number): string {
   if (n === 0) return 1 / n < 0 ? '-0.0' : '0.0';
   const s = String(n);
   return s.includes('.') || s.includes('e') ? s : `${s}.0`;
+}
+
+// The shortest digits that read back as `n` (JavaScript's, which every shortest printer shares),
+// and the exponent of the first one: n = 0.d1d2… × 10^(e + 1).
+function shortest(n: number): { sign: string; digits: string; e: number } {
+  const [m, x] = Math.abs(n).toExponential().split('e') as [string, string];
+  return { sign: n < 0 || Object.is(n, -0) ? '-' : '', digits: m.replace('.', ''), e: Number(x) };
+}
+
+// `digits` with the decimal point after `point` digits (zeros added either side as needed).
+function fixed(digits: string, point: number): string {
+  if (point <= 0) return `0.${'0'.repeat(-point)}${digits}`;
+  if (point >= digits.length) return digits + '0'.repeat(point - digits.length);
+  return `${digits.slice(0, point)}.${digits.slice(point)}`;
+}
+
+/** A double as Python's `repr(float)` prints it (what `json.dumps` writes). */
+export function pyRepr(n: number): string {
+  const { sign, digits, e } = shortest(n);
+  if (n === 0) return `${sign}0.0`;
+  if (e < -4 || e >= 16) {
+    const m = digits.length === 1 ? digits : `${digits[0]}.${digits.slice(1)}`;
+    return `${sign}${m}e${e < 0 ? '-' : '+'}${String(Math.abs(e)).padStart(2, '0')}`;
+  }
+  const f = fixed(digits, e + 1);
+  return sign + (f.includes('.') ? f : `${f}.0`);
+}
+
+/** A double as C's `printf("%.17g")` prints it. */
+export function c17(n: number): string {
+  const sign = n < 0 || Object.is(n, -0) ? '-' : '';
+  if (n === 0) return `${sign}0`;
+  const a = Math.abs(n);
+  const [m, x] = a.toExponential(16).split('e') as [string, string];
+  const e = Number(x);
+  const strip = (s: string) => (s.includes('.') ? s.replace(/0+$/, '').replace(/\.$/, '') : s);
+  if (e < -4 || e >= 17)
+    return `${sign}${strip(m)}e${e < 0 ? '-' : '+'}${String(Math.abs(e)).padStart(2, '0')}`;
+  return sign + strip(a.toFixed(16 - e));
+}
+
+/** A double as Rust's serde_json (ryu) prints it. */
+export function rustDouble(n: number): string {
+  const { sign, digits, e } = shortest(n);
+  if (n === 0) return `${sign}0.0`;
+  if (e >= -5 && e <= 15) {
+    const f = fixed(digits, e + 1);
+    return sign + (f.includes('.') ? f : `${f}.0`);
+  }
+  const m = digits.length === 1 ? digits : `${digits[0]}.${digits.slice(1)}`;
+  return `${sign}${m}e${e}`;
+}
+
+/** A double as Java's `Double.toString` prints it (shortest digits, as JDK 19 and later). */
+export function javaDouble(n: number): string {
+  const { sign, digits, e } = shortest(n);
+  if (n === 0) return `${sign}0.0`;
+  if (e >= -3 && e < 7) {
+    const f = fixed(digits, e + 1);
+    return sign + (f.includes('.') ? f : `${f}.0`);
+  }
+  return `${sign}${digits[0]}.${digits.length === 1 ? '0' : digits.slice(1)}E${e}`;
 }
 
 function spellDouble(n: number, style: Style): string {
@@ -109,6 +186,21 @@ function spellDouble(n: number, style: Style): string {
       break;
     case 'exp':
       s = (1 / n < 0 && n === 0 ? '-' : '') + n.toExponential();
+      break;
+    case 'py':
+      s = pyRepr(n);
+      break;
+    case 'c17':
+      s = c17(n);
+      break;
+    case 'go':
+      s = Object.is(n, -0) ? '-0' : JSON.stringify(n);
+      break;
+    case 'rust':
+      s = rustDouble(n);
+      break;
+    case 'java':
+      s = javaDouble(n);
       break;
   }
   return style.upperE === true ? s.replace('e', 'E') : s;
@@ -134,7 +226,9 @@ export function spell(v: Spelled, style: Style = {}): string {
       return v.v.length === 0 ? '[]' : `[${pad}${v.v.map((x) => spell(x, style)).join(comma)}${pad}]`;
     case 'obj': {
       if (v.v.length === 0) return '{}';
-      const entries = style.duplicateKey === true ? [...v.v, v.v[0]!] : v.v;
+      const sorted =
+        style.sortKeys === true ? [...v.v].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : v.v;
+      const entries = style.duplicateKey === true ? [...sorted, sorted[0]!] : sorted;
       const body = entries.map(([k, x]) => `${spellString(k, style)}${colon}${spell(x, style)}`);
       return `{${pad}${body.join(comma)}${pad}}`;
     }

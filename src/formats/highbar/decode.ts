@@ -55,8 +55,11 @@ export interface HighbarHints {
 
 const FORMAT = 'highbar' as const;
 
-// Python writers put `time.time()` floats here: `1792983764.0`, never `1792983764`.
+// Python writers put `time.time()` floats here: `1792983764.0`, never `1792983764`. The writer
+// prints them so in v1 records; a v0 line has no ts of its own (a `ts` there is context, data),
+// and an unknown event is written back as data throughout.
 const TIME_FIELDS: readonly string[] = ['ts', 'started_at', 'ended_at'];
+const V0_TIME_FIELDS: readonly string[] = ['started_at', 'ended_at'];
 
 function isFailure(error: unknown): boolean {
   return !(error === undefined || error === null || error === false || error === '');
@@ -75,6 +78,7 @@ export class HighbarRecordDecoder implements RecordDecoder {
   private readonly maxDepth: number;
   private runOpen = false;
   private suspect = false; // the current line was not found in Python's shape
+  private text = ''; // the current line, while suspect
 
   /** Creates a decoder that reports to `sink`. */
   constructor(options: HighbarDecodeOptions, sink: DiagnosticSink) {
@@ -118,11 +122,12 @@ export class HighbarRecordDecoder implements RecordDecoder {
     }
     const hints: HighbarHints = {};
     // A line the walk did not find in Python's shape pays for an exact comparison with its
-    // re-serialisation (time fields as floats, as Python writes time.time()), and for the
-    // integer check: a line in Python's shape holds no integer past 2^53.
+    // re-serialisation (keepRaw, once the record's kind says which fields the writer prints as
+    // time floats, as Python writes time.time()), and for the integer check: a line in Python's
+    // shape holds no integer past 2^53.
     this.suspect = shape !== SHAPE_PYTHON;
     if (this.suspect) {
-      if (pyDumpsParsed(record, TIME_FIELDS) !== text) hints.raw = text;
+      this.text = text;
       if (mayHoldUnsafeNumber(record)) this.checkIntegers(text, line, offset);
     }
     if (!isJsonObject(record)) {
@@ -189,6 +194,14 @@ export class HighbarRecordDecoder implements RecordDecoder {
     this.sink.report(diagnosticAt(code, severity, line, offset, what, FORMAT));
   }
 
+  /**
+   * For a suspect line: keeps it as written (`hints.raw`) unless the writer gives it back, which
+   * prints the top-level fields in `floats` as Python floats and everything else as data.
+   */
+  private keepRaw(record: unknown, floats: readonly string[] | undefined, hints: HighbarHints): void {
+    if (pyDumpsParsed(record, floats) !== this.text) hints.raw = this.text;
+  }
+
   // JSON.parse rounds integers past 2^53; the policy is to say so, never to round silently.
   private checkIntegers(text: string, line: number, offset: number): void {
     const message = unsafeNumberMessage(text);
@@ -202,6 +215,7 @@ export class HighbarRecordDecoder implements RecordDecoder {
     offset: number,
     hints: HighbarHints,
   ): AgentEventOf<'unknown'> {
+    if (this.suspect) this.keepRaw(record, undefined, hints);
     const e: AgentEventOf<'unknown'> = {
       type: 'unknown',
       record,
@@ -276,6 +290,7 @@ export class HighbarRecordDecoder implements RecordDecoder {
       out.push(this.unknown(record, undefined, line, offset, hints));
       return;
     }
+    if (this.suspect) this.keepRaw(record, V0_TIME_FIELDS, hints);
     hints.v0 = Object.keys(record);
     let context: JsonObject | undefined;
     for (const key of hints.v0) {
@@ -298,6 +313,7 @@ export class HighbarRecordDecoder implements RecordDecoder {
     hints: HighbarHints,
     out: AgentEvent[],
   ): void {
+    if (this.suspect) this.keepRaw(record, TIME_FIELDS, hints);
     const ts = this.time(record, 'ts', undefined, hints, line, offset);
     const context = record.context as JsonObject | undefined;
     const rest = splitRecord(record, HIGHBAR_KEY_ORDER_BY_TYPE.get(type)!);

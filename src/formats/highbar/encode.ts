@@ -292,7 +292,12 @@ export class HighbarEncoder implements Encoder {
     const tsText = this.time('ts', ts, undefined, hints, true);
     if (tsText !== undefined) pieces.add('ts', tsText);
     // The record's ts is the default of its times; a hand-built event without ts gets the clock's.
-    const base = ts ?? (tsText === undefined ? undefined : Number(tsText) * 1000);
+    // A ts that was not a number, written back as it came, is no default (the model has none).
+    const base =
+      ts ??
+      (tsText === undefined || (hints?.invalid !== undefined && Object.hasOwn(hints.invalid, 'ts'))
+        ? undefined
+        : Number(tsText) * 1000);
     pieces.add('fn', pyDumps(name, 'name'));
     // A call from another format gets the reference emitter's full shape: args, result and error
     // are always written (as {}, null, null when unknown).
