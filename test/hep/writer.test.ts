@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { hepArgsSummary } from '../../src/formats/hep/index';
 import { type AgentEvent, AgentwireError, type Diagnostic, hep, isAgentwireError } from '../../src/index';
@@ -111,6 +112,29 @@ describe('HEP writer: the bytes of every frame type (golden, from hep-v1-facts.m
   test('no tool_delta is written for empty output', () => {
     const out = lines(write([{ type: 'session.start' }, { type: 'tool.output', call: 'c', text: '' }]));
     expect(out).toEqual(['{"type":"hep_header","hep":"v1","fah":"1.0.0","session":"s1"}']);
+  });
+});
+
+describe('HEP writer: the one-template frames', () => {
+  // message_delta and tool_delta are written as one template unless a HEP line's own fields (or
+  // a kept line) must be restored: with an empty hints object the field-by-field path runs.
+  test('give the bytes the field-by-field path gives, for any text, id and round', () => {
+    const text = fc.string({ unit: 'binary', maxLength: 40 });
+    fc.assert(
+      fc.property(text, text, fc.integer({ min: 1, max: 2 ** 53 - 1 }), (t, call, round) => {
+        const events: AgentEvent[] = [
+          { type: 'text.delta', text: t, round },
+          { type: 'tool.output', call, text: `${t}x`, round },
+        ];
+        const plain = write(events);
+        const fieldByField = write(
+          events.map(
+            (e) => ({ ...e, provenance: { format: 'hep', line: 1, offset: 0, hints: {} } }) as AgentEvent,
+          ),
+        );
+        expect(plain).toBe(fieldByField);
+      }),
+    );
   });
 });
 
