@@ -124,6 +124,8 @@ export class NhEncoder implements Encoder {
   private readonly framing: NhFraming;
   private readonly loss: LossReporter;
   private lastSeq: number | undefined;
+  private lastTs = Number.NaN;
+  private lastTsText = '';
   private workspace: string | undefined;
   private session: string | undefined;
   private turn: string | undefined;
@@ -537,7 +539,7 @@ export class NhEncoder implements Encoder {
       // The usual envelope, in the pinned key order, built as one string (what joinRecord would
       // give for these pieces without extra keys or another order).
       const t = event.type;
-      const tsText = typeof ts === 'number' && Number.isFinite(ts) ? String(ts) : num(ts, `${t}.ts`);
+      const tsText = this.tsText(ts, t);
       const text = `{"seq":${seq},"ts":${tsText},"type":${quoteKey(type)},"workspace_id":${this.workspaceJson.get(workspace, t, 'workspace')},"session_id":${this.sessionJson.get(session, t, 'session')},"turn_id":${turn === undefined ? 'null' : this.turnJson.get(turn, t, 'run')},"payload":${payload}}`;
       return { seq, text };
     }
@@ -556,6 +558,15 @@ export class NhEncoder implements Encoder {
       FORMAT,
     );
     return { seq, text };
+  }
+
+  // Events of one burst share their ms (a clock's, mostly): print it once.
+  private tsText(ts: number, eventType: string): string {
+    if (ts === this.lastTs) return this.lastTsText;
+    const text = typeof ts === 'number' && Number.isFinite(ts) ? String(ts) : num(ts, `${eventType}.ts`);
+    this.lastTs = ts;
+    this.lastTsText = text;
+    return text;
   }
 
   private unknown(event: AgentEvent & { type: 'unknown' }): string {
