@@ -611,8 +611,8 @@ export class HepEncoder implements Encoder {
         text += `,"${piece[0]}":${piece[1]}`;
       }
       text += '}';
-      // Only a turn_done with fields of its own in a tool result or usage has hints here.
-      return `${event?.provenance?.hints === undefined ? text : this.asWritten(text, event)}\n`;
+      // Only a turn_done with fields of its own in a tool result or usage has a kept line here.
+      return `${event === undefined ? text : this.asWritten(text, event)}\n`;
     }
     pieces.unshift(['type', `"${type}"`]);
     return `${this.asWritten(joinRecord(pieces, rest, encodeValue, 'hep'), event!)}\n`;

@@ -77,8 +77,9 @@ export class HighbarRecordDecoder implements RecordDecoder {
   private readonly sink: DiagnosticSink;
   private readonly maxDepth: number;
   private runOpen = false;
-  private suspect = false; // the current line was not found in Python's shape
-  private text = ''; // the current line, while suspect
+  // The current line when the walk did not find it in Python's shape (it may need keeping as
+  // written), else undefined.
+  private unproven: string | undefined;
 
   /** Creates a decoder that reports to `sink`. */
   constructor(options: HighbarDecodeOptions, sink: DiagnosticSink) {
@@ -125,11 +126,8 @@ export class HighbarRecordDecoder implements RecordDecoder {
     // re-serialisation (keepRaw, once the record's kind says which fields the writer prints as
     // time floats, as Python writes time.time()), and for the integer check: a line in Python's
     // shape holds no integer past 2^53.
-    this.suspect = shape !== SHAPE_PYTHON;
-    if (this.suspect) {
-      this.text = text;
-      if (mayHoldUnsafeNumber(record)) this.checkIntegers(text, line, offset);
-    }
+    this.unproven = shape === SHAPE_PYTHON ? undefined : text;
+    if (this.unproven !== undefined && mayHoldUnsafeNumber(record)) this.checkIntegers(text, line, offset);
     if (!isJsonObject(record)) {
       this.report('invalid_json', 'error', line, offset, 'not a JSON object; kept as an unknown event');
       out.push(this.unknown(record, undefined, line, offset, hints));
@@ -195,11 +193,13 @@ export class HighbarRecordDecoder implements RecordDecoder {
   }
 
   /**
-   * For a suspect line: keeps it as written (`hints.raw`) unless the writer gives it back, which
-   * prints the top-level fields in `floats` as Python floats and everything else as data.
+   * For a line not proven Python's: keeps it as written (`hints.raw`) unless the writer gives it
+   * back, which prints the top-level fields in `floats` as Python floats and everything else as
+   * data.
    */
   private keepRaw(record: unknown, floats: readonly string[] | undefined, hints: HighbarHints): void {
-    if (pyDumpsParsed(record, floats) !== this.text) hints.raw = this.text;
+    const text = this.unproven;
+    if (text !== undefined && pyDumpsParsed(record, floats) !== text) hints.raw = text;
   }
 
   // JSON.parse rounds integers past 2^53; the policy is to say so, never to round silently.
@@ -215,7 +215,7 @@ export class HighbarRecordDecoder implements RecordDecoder {
     offset: number,
     hints: HighbarHints,
   ): AgentEventOf<'unknown'> {
-    if (this.suspect) this.keepRaw(record, undefined, hints);
+    this.keepRaw(record, undefined, hints);
     const e: AgentEventOf<'unknown'> = {
       type: 'unknown',
       record,
@@ -260,7 +260,7 @@ export class HighbarRecordDecoder implements RecordDecoder {
     // The writer prints ms / 1000; keep the value as written only when that does not give it
     // back. (A Python writer's float; a line with an integer here keeps its `raw` form instead.)
     // An integral value in a line found in Python's shape was written as an integer (`1.0` is not).
-    if (Number.isInteger(value) && !this.suspect) hints[key] = String(value);
+    if (Number.isInteger(value) && this.unproven === undefined) hints[key] = String(value);
     else if (ms / 1000 !== value) hints[key] = pyFloat(value);
     return ms;
   }
@@ -290,7 +290,7 @@ export class HighbarRecordDecoder implements RecordDecoder {
       out.push(this.unknown(record, undefined, line, offset, hints));
       return;
     }
-    if (this.suspect) this.keepRaw(record, V0_TIME_FIELDS, hints);
+    this.keepRaw(record, V0_TIME_FIELDS, hints);
     hints.v0 = Object.keys(record);
     let context: JsonObject | undefined;
     for (const key of hints.v0) {
@@ -313,7 +313,7 @@ export class HighbarRecordDecoder implements RecordDecoder {
     hints: HighbarHints,
     out: AgentEvent[],
   ): void {
-    if (this.suspect) this.keepRaw(record, TIME_FIELDS, hints);
+    this.keepRaw(record, TIME_FIELDS, hints);
     const ts = this.time(record, 'ts', undefined, hints, line, offset);
     const context = record.context as JsonObject | undefined;
     const rest = splitRecord(record, HIGHBAR_KEY_ORDER_BY_TYPE.get(type)!);

@@ -236,7 +236,7 @@ export class HighbarEncoder implements Encoder {
 
   /** The line, or the original line when it says the same thing in another writer's style. */
   private line(text: string, hints: HighbarHints | undefined): string {
-    return `${hints?.raw === undefined ? text : rawIfSame(hints.raw, text)}\n`;
+    return `${rawIfSame(hints?.raw, text)}\n`;
   }
 
   private tool(start: AgentEventOf<'tool.start'> | undefined, end: AgentEventOf<'tool.end'>): string {
