@@ -52,19 +52,35 @@ function str(value: unknown, field: string): string {
   return jsonString(value);
 }
 
-/** Remembers the JSON form of the last string quoted: envelope ids repeat on every event. */
-class LastQuoted {
-  private value: string | undefined;
-  private json = '';
+/**
+ * The envelope's id fields as one piece of text, `,"workspace_id":…,"session_id":…,"turn_id":…,
+ * "payload":`, remembered while the ids stay the same (every event of a turn). One flat piece
+ * instead of six keeps the envelope a short concatenation: a sink flattens every piece of it.
+ */
+class EnvelopeIds {
+  private workspace: unknown;
+  private session: unknown;
+  private turn: unknown;
+  private text = '';
 
-  // The field is named from two parts, joined only when the value is refused: a name built for
-  // every event cost more than the quoting it labels.
-  get(value: unknown, type: string, part: string): string {
-    if (value === this.value && value !== undefined) return this.json;
-    const json = typeof value === 'string' ? jsonString(value) : str(value, `${type}.${part}`);
-    this.value = value as string;
-    this.json = json;
-    return json;
+  get(workspace: unknown, session: unknown, turn: unknown, eventType: string): string {
+    if (workspace === this.workspace && session === this.session && turn === this.turn && this.text !== '')
+      return this.text;
+    // Joined, not concatenated: the piece is flat text once, not a tree walked on every event.
+    const text = [
+      ',"workspace_id":',
+      str(workspace, `${eventType}.workspace`),
+      ',"session_id":',
+      str(session, `${eventType}.session`),
+      ',"turn_id":',
+      turn === undefined ? 'null' : str(turn, `${eventType}.run`),
+      ',"payload":',
+    ].join('');
+    this.workspace = workspace;
+    this.session = session;
+    this.turn = turn;
+    this.text = text;
+    return text;
   }
 }
 
@@ -134,9 +150,7 @@ export class NhEncoder implements Encoder {
   private sessionCreated = false;
   private readonly open = new Map<string, AgentEventOf<'tool.start'>>();
   private written = 0;
-  private readonly workspaceJson = new LastQuoted();
-  private readonly sessionJson = new LastQuoted();
-  private readonly turnJson = new LastQuoted();
+  private readonly ids = new EnvelopeIds();
 
   /** Creates a writer reporting losses to `sink`. */
   constructor(options: NhEncodeOptions, sink: DiagnosticSink) {
@@ -540,7 +554,7 @@ export class NhEncoder implements Encoder {
       // give for these pieces without extra keys or another order).
       const t = event.type;
       const tsText = this.tsText(ts, t);
-      const text = `{"seq":${seq},"ts":${tsText},"type":${quoteKey(type)},"workspace_id":${this.workspaceJson.get(workspace, t, 'workspace')},"session_id":${this.sessionJson.get(session, t, 'session')},"turn_id":${turn === undefined ? 'null' : this.turnJson.get(turn, t, 'run')},"payload":${payload}}`;
+      const text = `{"seq":${seq},"ts":${tsText},"type":${quoteKey(type)}${this.ids.get(workspace, session, turn, t)}${payload}}`;
       return { seq, text };
     }
     const text = joinRecord(
