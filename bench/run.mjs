@@ -944,6 +944,15 @@ function markdown() {
   );
   lines.push("  corpus, so its timed runs last as long as the other writers' (~100 ms, not ~25 ms).");
   lines.push(
+    '- Every writer pipeline, its `JSON.stringify` baseline included (and both convert rows), reads one character of',
+  );
+  lines.push(
+    '  each text it produces: a writer that concatenates returns a tree of pieces, `JSON.stringify` flat text, and the',
+  );
+  lines.push(
+    '  first write to a stream or Buffer flattens a tree (a copy). The writers pay that copy here, not whoever writes out.',
+  );
+  lines.push(
     '- Ceilings: rows marked "ceiling" run the bare pipeline behind the same API shape (one `yield` per event for',
   );
   lines.push(

@@ -298,9 +298,14 @@ export function rawIfSame(raw: unknown, text: string): string {
   }
 }
 
+// What JSON.stringify escapes in a string: `"`, `\\`, controls, and any surrogate (lone ones are
+// written as \uXXXX; a pair goes the slow way too, written as it is).
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
 /** `JSON.stringify` of a string: the ES2019 escaping every format here pins. */
 export function jsonString(text: string): string {
-  return JSON.stringify(text);
+  // A string with nothing to escape is itself between quotes: the test is cheaper than the call.
+  return NEEDS_ESCAPE.test(text) ? JSON.stringify(text) : `"${text}"`;
 }
 
 /**
