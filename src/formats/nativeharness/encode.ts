@@ -64,8 +64,8 @@ class EnvelopeIds {
   private text = '';
 
   get(workspace: unknown, session: unknown, turn: unknown, eventType: string): string {
-    if (workspace === this.workspace && session === this.session && turn === this.turn && this.text !== '')
-      return this.text;
+    // Never a hit before the first piece: the envelope's workspace and session are strings.
+    if (workspace === this.workspace && session === this.session && turn === this.turn) return this.text;
     // Joined, not concatenated: the piece is flat text once, not a tree walked on every event.
     const text = [
       ',"workspace_id":',
