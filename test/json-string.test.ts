@@ -1,8 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { jsonString } from '../src/json';
-
-const RUNS = Number(process.env.FUZZ_RUNS ?? 200);
+import { FUZZ_RUNS as RUNS } from './runs';
 
 describe('jsonString', () => {
   test('is JSON.stringify of every single UTF-16 code unit, alone and between letters', () => {

@@ -10,6 +10,7 @@ import { SseReader } from '../../src/formats/nativeharness/sse';
 import { LineSplitter } from '../../src/lines';
 import type { AgentEvent } from '../../src/model';
 import { chunkAt } from '../golden';
+import { FUZZ_RUNS as RUNS } from '../runs';
 
 // Fuzzing every decoder: arbitrary bytes, arbitrary JSON records, mutated fixtures. The promise:
 // no exception escapes (only AgentwireError, only in strict mode), every diagnostic names a line
@@ -17,7 +18,6 @@ import { chunkAt } from '../golden';
 // an event or a diagnostic, and the events of intact lines still arrive.
 // FUZZ_RUNS sets the case count (default 200 for CI; `npm run fuzz` runs 20 000).
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 200);
 const HEAVY = Math.max(20, Math.floor(RUNS / 4));
 
 // biome-ignore lint/suspicious/noExplicitAny: the codecs differ only in option types

@@ -10,13 +10,14 @@ import {
   hepFrameSpec,
   validateHepFrameSpec,
 } from '../../src/formats/hep/schema';
+import { FUZZ_RUNS } from '../runs';
 
 // The decoder checks the frequent frames with hand-written guards before zod. zod stays the
 // single source of the wire types: these properties hold every guard equal to its schema, on
 // near-miss records built from each frame's own fields with values of every JSON type (and a
 // few a JSON parser never yields), extra fields, and missing fields.
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 200) * 10;
+const RUNS = FUZZ_RUNS * 10;
 
 const value = fc.oneof(
   fc.string(),

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { type Diagnostic, hep } from '../../src/index';
+import { FUZZ_RUNS as RUNS } from '../runs';
 import {
   anyValue,
   arr,
@@ -29,8 +30,6 @@ import {
 // `\u0041`, `1.0` for an int, a key twice) are not the reference's: they are read, and written
 // back either as they came or in the reference spelling (docs/protocols/hep.md), never
 // otherwise.
-
-const RUNS = Number(process.env.FUZZ_RUNS ?? 200);
 
 const DART: Style = { doubles: 'dart' };
 

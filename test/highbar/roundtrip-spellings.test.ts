@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { type AgentEvent, type Diagnostic, highbar } from '../../src/index';
 import { chunkAt } from '../golden';
+import { FUZZ_RUNS as RUNS } from '../runs';
 import {
   arr,
   bool,
@@ -25,8 +26,6 @@ import {
 // ensure_ascii=False, other key orders, v0 lines. decode → encode must give every such line back
 // byte for byte (docs/protocols/highbar.md, "Writing"), with no diagnostics, whole or fed as bytes
 // at any chunk boundaries.
-
-const RUNS = Number(process.env.FUZZ_RUNS ?? 200);
 
 type Fields = Array<[string, Spelled]>;
 

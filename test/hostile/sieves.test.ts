@@ -1,12 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { exceedsDepth, findUnsafeNumber, mayHoldUnsafeNumber, valueExceedsDepth } from '../../src/json';
+import { FUZZ_RUNS } from '../runs';
 
 // The decoders measure depth and look for unsafe numbers on the parsed value where they can
 // (cheaper: strings are skipped whole) and on the text where they must. These properties hold
 // the value-level forms to the text-level references they stand in for.
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 200) * 5;
+const RUNS = FUZZ_RUNS * 5;
 
 // JSON text with nesting and numbers of every kind, including long and huge ones as raw tokens.
 const numberToken = fc.oneof(

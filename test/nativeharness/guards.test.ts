@@ -9,13 +9,14 @@ import {
   validateNhEnvelope,
   validateNhPayload,
 } from '../../src/formats/nativeharness/schema';
+import { FUZZ_RUNS } from '../runs';
 
 // The decoder checks the envelope and the frequent payloads with hand-written guards before
 // zod. zod stays the single source of the wire types: these properties hold every guard equal
 // to its schema on JSON values (what the decoder hands them), built from each record's own
 // fields with values of every JSON type, valid-looking values, extra fields and missing fields.
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 200) * 10;
+const RUNS = FUZZ_RUNS * 10;
 
 const value: fc.Arbitrary<unknown> = fc.oneof(
   fc.jsonValue({ maxDepth: 2 }),

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { type Diagnostic, nativeharness } from '../../src/index';
+import { FUZZ_RUNS as RUNS } from '../runs';
 import {
   anyValue,
   arr,
@@ -29,8 +30,6 @@ import {
 // JavaScript prints them (`0`, never `0.0` or `-0`). Such input comes back byte for byte, in
 // every framing. Another writer's spelling (whitespace, `\/`, `\u0041`, `1.0`, a key twice, …) is
 // read and written back as JSON.stringify writes the same value: the documented normalisation.
-
-const RUNS = Number(process.env.FUZZ_RUNS ?? 200);
 
 type Fields = Array<[string, Spelled]>;
 
