@@ -143,7 +143,7 @@ export function lineChunkDecoder(
   };
 }
 
-const DECODER_STREAM_QUEUE: QueuingStrategy<AgentEvent> = { highWaterMark: 1024 };
+const DECODER_STREAM_QUEUE: QueuingStrategy<AgentEvent> = { highWaterMark: 64 };
 
 /** Iterates any chunk source: async iterable, iterable or Web `ReadableStream`. */
 export function toAsyncIterator<T>(
@@ -293,8 +293,10 @@ export function createCodec<D extends DecodeOptions, E extends EncodeOptions>(
           },
         },
         undefined,
-        // Room for a chunk's worth of events: with the default (0) every enqueue past the first
-        // flips backpressure and allocates a promise, which cost more than the event itself.
+        // A few events of room: with none (the default) backpressure flips on every chunk of a
+        // few bytes; with a chunk's worth or more (1024) the writable side runs chunks ahead and
+        // more events live in the queue when the young generation is collected. Measured on
+        // HEP: 64 is +6 % over 1024 with 64 KiB chunks and +3 % over 0 with 64-byte ones.
         DECODER_STREAM_QUEUE,
       );
     },
