@@ -964,6 +964,10 @@ function markdown() {
       'have three decimals, so one just under its target does not print as the target.',
   );
   lines.push('');
+  lines.push(
+    'Where the time goes in each path, what was tried and what it measured: [performance.md](performance.md).',
+  );
+  lines.push('');
   lines.push('Method, to keep pipelines from taxing each other inside the one process:');
   lines.push('');
   lines.push(
