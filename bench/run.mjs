@@ -1016,8 +1016,12 @@ function markdown() {
     '  `decoderStream()`) or with the same output work (`JSON.stringify` of an envelope per frame for convert), with no',
   );
   lines.push(
-    '  validation or mapping: what the shape alone allows. The async-generator row is the usual way to write `decode()`.',
+    '  validation or mapping: what the shape allows a pipeline that parses every line in full. The HEP decoder reads the',
   );
+  lines.push(
+    '  canonical `message_delta` without building its record, so it can beat these rows (and the bare loop itself).',
+  );
+  lines.push('  The async-generator row is the usual way to write `decode()`.');
   lines.push(
     '  For highbar decode the ceiling reads what any decoder that promises the same bytes back must read: after',
   );
