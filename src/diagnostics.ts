@@ -38,8 +38,27 @@ export type DiagnosticCode =
 /** How bad a diagnostic is. Only `error` makes strict mode throw. */
 export type Severity = 'error' | 'warning' | 'info';
 
+/**
+ * Every format id agentwire knows, in the order the docs list them: the seed formats, the CLI
+ * agents, the UI protocols. A build may lack a codec for some (`codecFor` says).
+ */
+export const FORMATS = [
+  'hep',
+  'highbar',
+  'nativeharness',
+  'claude',
+  'codex',
+  'gemini',
+  'opencode',
+  'cursor',
+  'amp',
+  'copilot',
+  'ag-ui',
+  'ai-sdk',
+] as const;
+
 /** The wire formats agentwire reads and writes. */
-export type Format = 'hep' | 'highbar' | 'nativeharness';
+export type Format = (typeof FORMATS)[number];
 
 /**
  * One finding about the input (or, for `loss`, about the output). Decoders report and go on;

@@ -42,6 +42,8 @@ function oneLine(text: string, max = 100): string {
   return flat.length > max ? `${flat.slice(0, max)}…` : flat;
 }
 
+const PLAN_MARK = { pending: '☐', in_progress: '◐', completed: '☑' } as const;
+
 /**
  * Renders canonical events as a human timeline — runs, rounds, tool cards with status and
  * duration, approvals, questions, children, errors, usage — one event at a time, so a growing
@@ -52,7 +54,11 @@ export class TimelineRenderer {
   private inText = false;
   private round: number | undefined;
   private readonly started = new Map<string, { name: string; at: number | undefined }>();
-  private readonly runUsage: Required<Usage> = { input: 0, output: 0, costUsd: 0 };
+  private readonly runUsage: { input: number; output: number; costUsd: number } = {
+    input: 0,
+    output: 0,
+    costUsd: 0,
+  };
   private sawRoundUsage = false;
 
   /** Creates a renderer. */
@@ -140,7 +146,15 @@ export class TimelineRenderer {
         return this.line(2, this.paint('2', `└ ${bits.filter(Boolean).join(' · ') || 'round done'}`));
       }
       case 'message.start':
+      case 'message.end':
+      case 'tool.args.delta':
         return '';
+      case 'reasoning.delta': {
+        if (e.text === '') return '';
+        return this.line(2, this.paint('2;3', `thinking: ${oneLine(e.text, 200)}`));
+      }
+      case 'user.message':
+        return this.line(1, `${this.paint('1', e.synthetic ? 'harness:' : 'user:')} ${oneLine(e.text, 200)}`);
       case 'text.delta': {
         const start = this.inText ? '' : `    ${this.paint('1', 'assistant:')} `;
         this.inText = true;
@@ -224,6 +238,29 @@ export class TimelineRenderer {
             `↳ child ${neutralizeControls(e.name ?? e.child)}${e.task ? `: ${oneLine(e.task)}` : ''}`,
           ),
         );
+      case 'child.progress':
+        return e.detail ? this.line(3, this.paint('35', `│ ${oneLine(e.detail)}`)) : '';
+      case 'plan':
+        return (
+          this.line(2, this.paint('1', 'plan')) +
+          e.items.map((i) => this.line(3, `${PLAN_MARK[i.status]} ${oneLine(i.text)}`)).join('')
+        );
+      case 'file.change':
+        return e.changes
+          .map((c) => this.line(3, this.paint('2', `✎ ${neutralizeControls(c.kind)} ${oneLine(c.path)}`)))
+          .join('');
+      case 'notice':
+        return this.line(
+          2,
+          this.paint(
+            e.severity === 'warning' ? '33' : '2',
+            `i ${neutralizeControls(e.kind)}${e.message ? `: ${oneLine(e.message, 200)}` : ''}`,
+          ),
+        );
+      case 'usage':
+        return '';
+      case 'question.answer':
+        return this.line(2, this.paint('33', `→ answered ${oneLine(JSON.stringify(e.answers))}`));
       case 'child.end':
         return this.line(
           2,

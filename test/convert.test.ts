@@ -14,7 +14,7 @@ import { listFixtures, loadFixture } from '../src/node/fixtures';
 import { expectGolden, expectGoldenText } from './golden';
 
 const FORMATS: Format[] = ['hep', 'highbar', 'nativeharness'];
-const EXT: Record<Format, string> = { hep: 'jsonl', highbar: 'jsonl', nativeharness: 'sse' };
+const EXT: Partial<Record<Format, string>> = { hep: 'jsonl', highbar: 'jsonl', nativeharness: 'sse' };
 
 function deterministic() {
   let n = 0;

@@ -150,7 +150,7 @@ function scenario(format: Format): AgentEvent[] {
   ];
 }
 
-const PROBE: Record<Format, AgentEvent['type']> = {
+const PROBE: Partial<Record<Format, AgentEvent['type']>> = {
   hep: 'text.delta',
   highbar: 'tool.end',
   nativeharness: 'text.delta',
@@ -190,7 +190,7 @@ describe.each(FORMATS)('docs/mapping.md holds for %s', (format) => {
   test.each(parseTable('Envelope').filter((r) => r.cells[format].kind === 'mapped'))(
     'envelope $key arrives',
     (row) => {
-      const type = PROBE[format];
+      const type = PROBE[format]!;
       const decoded = rt.first(rt.events, type) as Record<string, unknown>;
       const original = rt.first(rt.original, type) as Record<string, unknown>;
       expect(decoded[row.key]).toEqual(original[row.key]);

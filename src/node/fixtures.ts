@@ -25,7 +25,11 @@ export interface Fixture extends FixtureInfo {
 }
 
 const FORMATS: readonly Format[] = ['hep', 'highbar', 'nativeharness'];
-const PRIMARY: Readonly<Record<Format, string>> = { hep: 'jsonl', highbar: 'jsonl', nativeharness: 'sse' };
+const PRIMARY: Readonly<Partial<Record<Format, string>>> = {
+  hep: 'jsonl',
+  highbar: 'jsonl',
+  nativeharness: 'sse',
+};
 
 /** The folder the fixtures ship in (inside the installed package). */
 export function fixturesDir(): string {
