@@ -85,6 +85,7 @@ class EnvelopeIds {
 }
 
 function num(value: number, field: string): string {
+  if (typeof value === 'bigint') fail(`${field}: a BigInt (${String(value)}n), not a number`);
   if (typeof value !== 'number' || !Number.isFinite(value))
     fail(`${field}: ${String(value)} is not a finite number`);
   return String(value);
