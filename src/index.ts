@@ -12,4 +12,5 @@ export { connect, type NativeharnessCodec, nativeharness } from './formats/nativ
 export { DEFAULT_MAX_DEPTH, DEPTH_PRECHECK_CHARS, MAX_DEPTH_CEILING } from './json';
 export * from './lines';
 export * from './model';
+export { addExact, addUsage, type UsageFigures } from './usage';
 export { neutralizeControls, type TimelineOptions, TimelineRenderer } from './view';

@@ -13,6 +13,7 @@ import {
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance, Usage } from '../../model';
 import { hasExactKeys, provenanceOf, type RecordRest, splitRecord } from '../../record';
+import { addUsage } from '../../usage';
 import {
   HEP_TOOL_RESULT_KEYS,
   HEP_USAGE_KEYS,
@@ -471,9 +472,7 @@ export class HepRecordDecoder implements RecordDecoder {
 
   private addUsage(u: Usage): void {
     const total = (this.usage ??= { input: 0, output: 0, costUsd: 0 });
-    total.input = (total.input ?? 0) + (u.input ?? 0);
-    total.output = (total.output ?? 0) + (u.output ?? 0);
-    total.costUsd = (total.costUsd ?? 0) + (u.costUsd ?? 0);
+    addUsage(total, u);
   }
 
   // events=full mode writes the arguments as compact JSON; expose them when the summary is
