@@ -165,12 +165,19 @@ export class HepRecordDecoder implements RecordDecoder {
   }
 
   end(out: AgentEvent[]): void {
+    this.completeRun(this.lastLine, this.lastOffset, out);
+  }
+
+  // The run's synthetic end after its last turn_done: at a round that asked for no tool (the
+  // agent loop stops there, so a follower sees the run end without waiting for the stream's
+  // end), else at the end of the input.
+  private completeRun(line: number, offset: number, out: AgentEvent[]): void {
     if (this.runOpen && this.answer !== undefined) {
       const end: AgentEventOf<'run.end'> = {
         type: 'run.end',
         status: 'completed',
         answer: this.answer,
-        provenance: { format: FORMAT, line: this.lastLine, offset: this.lastOffset, synthetic: true },
+        provenance: { format: FORMAT, line, offset, synthetic: true },
       };
       if (this.stopReason !== undefined) end.stopReason = this.stopReason;
       if (this.usage !== undefined) end.usage = this.usage;
@@ -368,6 +375,7 @@ export class HepRecordDecoder implements RecordDecoder {
         this.answer = e.message;
         this.stopReason = e.stopReason;
         this.addUsage(usage);
+        if (e.stopReason !== 'toolUse') this.completeRun(line, offset, out);
         return;
       }
       case 'turn_error': {
