@@ -277,15 +277,18 @@ export class CursorRecordDecoder implements RecordDecoder {
         if (text !== undefined) e.text = text;
         if (typeof success.exitCode === 'number') e.exitCode = success.exitCode;
       } else {
+        // The failure's text is the error (the whole result stays in `result`).
         const failure = result.error ?? result.failure ?? result.rejected;
-        if (failure !== undefined) e.error = failure;
         if (result.rejected !== undefined) e.denied = true;
         if (isJsonObject(failure)) {
           const text =
             str(failure.errorMessage) ?? str(failure.message) ?? str(failure.stderr) ?? str(failure.reason);
-          if (text !== undefined) e.text = text;
+          if (text !== undefined) {
+            e.text = text;
+            e.error = text;
+          } else e.error = failure;
           if (typeof failure.exitCode === 'number') e.exitCode = failure.exitCode;
-        }
+        } else if (failure !== undefined) e.error = failure;
       }
     }
     if (startedAt !== undefined) e.startedAt = startedAt;

@@ -401,6 +401,7 @@ export class OpencodeEncoder implements Encoder {
       return out;
     }
     if (!own) {
+      out += this.closeSteps(event);
       if (event.reason !== undefined)
         this.loss.report(event, 'run.end.reason', 'done.reason is always "idle"');
       if (event.status === 'failed' && !this.wroteError) {
@@ -424,6 +425,27 @@ export class OpencodeEncoder implements Encoder {
       r.rejected = [];
     } else if (event.reason !== undefined) r.reason = event.reason;
     return out + this.line(r, hints);
+  }
+
+  /**
+   * Steps a foreign run left open get their step_finish (OpenCode closes every step it starts):
+   * reason `error` for a failed run, `other` for a cancelled one, else `stop`; no usage known.
+   */
+  private closeSteps(event: AgentEventOf<'run.end'>): string {
+    let out = '';
+    for (const [lane, step] of this.steps) {
+      if (!step.open) continue;
+      const end: AgentEventOf<'round.end'> = {
+        type: 'round.end',
+        message: '',
+        stopReason:
+          event.status === 'failed' ? 'error' : event.status === 'cancelled' ? 'other' : OPENCODE_STOP_REASON,
+      };
+      if (lane !== '') end.lane = lane;
+      if (event.ts !== undefined) end.ts = event.ts;
+      out += this.roundEnd(end, false, undefined);
+    }
+    return out;
   }
 
   /** One line: the record as JSON, or the line as read when it says the same; its terminator. */
