@@ -6,7 +6,7 @@ import {
   mayHoldUnsafeNumber,
   NOT_PARSED,
   parseRecordText,
-  refuseDeepValue,
+  refuseDeepText,
   resolveMaxDepth,
   unsafeNumberMessage,
 } from '../../json';
@@ -71,11 +71,10 @@ export class CursorRecordDecoder implements RecordDecoder {
   private segment = '';
   /** The segment a tool call just closed (its replay may land after the call). */
   private closed = '';
-  private last: { line: number; offset: number; ts: number | undefined } = {
-    line: 1,
-    offset: 0,
-    ts: undefined,
-  };
+  // Where the last line was, for the events the stream's end implies (no object per line).
+  private lastLine = 1;
+  private lastOffset = 0;
+  private lastTs: number | undefined;
 
   /** Creates a decoder reporting to `sink`. */
   constructor(options: CursorDecodeOptions, sink: DiagnosticSink) {
@@ -86,7 +85,7 @@ export class CursorRecordDecoder implements RecordDecoder {
   line(text: string, line: number, offset: number, out: AgentEvent[]): void {
     const value = parseRecordText(text, line, offset, this.maxDepth, FORMAT, this.sink);
     if (value === NOT_PARSED) return;
-    if (refuseDeepValue(text, value, line, offset, this.maxDepth, FORMAT, this.sink)) return;
+    if (refuseDeepText(text, line, offset, this.maxDepth, FORMAT, this.sink)) return;
     const hints: CursorHints = { raw: text, record: value };
     const provenance: Provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
     if (!isJsonObject(value)) {
@@ -97,7 +96,9 @@ export class CursorRecordDecoder implements RecordDecoder {
     const cx: LineContext = { record: value, line, offset, provenance };
     const session = str(value.session_id);
     if (session !== undefined) this.session = session;
-    this.last = { line, offset, ts: typeof value.timestamp_ms === 'number' ? value.timestamp_ms : undefined };
+    this.lastLine = line;
+    this.lastOffset = offset;
+    this.lastTs = typeof value.timestamp_ms === 'number' ? value.timestamp_ms : undefined;
     const type = value.type;
     const problem = isCursorRecordType(type) ? invalid(type, value) : 'unknown';
     if (problem !== undefined) {
@@ -119,10 +120,10 @@ export class CursorRecordDecoder implements RecordDecoder {
     const e: AgentEventOf<'run.end'> = {
       type: 'run.end',
       status: 'incomplete',
-      provenance: { format: FORMAT, line: this.last.line, offset: this.last.offset, synthetic: true },
+      provenance: { format: FORMAT, line: this.lastLine, offset: this.lastOffset, synthetic: true },
     };
     if (this.session !== undefined) e.session = this.session;
-    if (this.last.ts !== undefined) e.ts = this.last.ts;
+    if (this.lastTs !== undefined) e.ts = this.lastTs;
     out.push(e);
   }
 

@@ -7,7 +7,7 @@ import {
   mayHoldUnsafeNumber,
   NOT_PARSED,
   parseRecordText,
-  refuseDeepValue,
+  refuseDeepText,
   resolveMaxDepth,
   unsafeNumberMessage,
 } from '../../json';
@@ -68,11 +68,10 @@ export class OpencodeRecordDecoder implements RecordDecoder {
   private error: string | undefined;
   private readonly main: Lane = { round: 0, text: '', lastReason: undefined };
   private readonly lanes = new Map<string, Lane>();
-  private last: { line: number; offset: number; ts: number | undefined } = {
-    line: 1,
-    offset: 0,
-    ts: undefined,
-  };
+  // Where the last line was, for the events the stream's end implies (no object per line).
+  private lastLine = 1;
+  private lastOffset = 0;
+  private lastTs: number | undefined;
 
   /** Creates a decoder reporting to `sink`; `ends` tells each line's terminator (CRLF kept). */
   constructor(options: OpencodeDecodeOptions, sink: DiagnosticSink, ends?: LineEnds) {
@@ -84,7 +83,7 @@ export class OpencodeRecordDecoder implements RecordDecoder {
   line(text: string, line: number, offset: number, out: AgentEvent[], bytes?: number): void {
     const value = parseRecordText(text, line, offset, this.maxDepth, FORMAT, this.sink);
     if (value === NOT_PARSED) return;
-    if (refuseDeepValue(text, value, line, offset, this.maxDepth, FORMAT, this.sink)) return;
+    if (refuseDeepText(text, line, offset, this.maxDepth, FORMAT, this.sink)) return;
     const hints: OpencodeHints = { raw: text, record: value };
     const eol = this.ends?.at(offset, bytes ?? text.length);
     if (eol !== undefined && eol !== '\n') hints.eol = eol;
@@ -101,7 +100,9 @@ export class OpencodeRecordDecoder implements RecordDecoder {
     const lane = own !== undefined && this.root !== undefined && own !== this.root ? own : undefined;
     const cx: LineContext = { record: value, line, offset, hints, lane };
     const ts = typeof value.timestamp === 'number' ? value.timestamp : undefined;
-    this.last = { line, offset, ts };
+    this.lastLine = line;
+    this.lastOffset = offset;
+    this.lastTs = ts;
     const type = value.type;
     if (!isOpencodeRecordType(type)) {
       this.openRun(cx, out);
@@ -138,7 +139,7 @@ export class OpencodeRecordDecoder implements RecordDecoder {
         type: 'child.end',
         child,
         status: 'incomplete',
-        provenance: { format: FORMAT, line: this.last.line, offset: this.last.offset, synthetic: true },
+        provenance: { format: FORMAT, line: this.lastLine, offset: this.lastOffset, synthetic: true },
       };
       if (this.root !== undefined) e.session = this.root;
       out.push(e);
@@ -155,12 +156,12 @@ export class OpencodeRecordDecoder implements RecordDecoder {
     const e: AgentEventOf<'run.end'> = {
       type: 'run.end',
       status,
-      provenance: { format: FORMAT, line: this.last.line, offset: this.last.offset, synthetic: true },
+      provenance: { format: FORMAT, line: this.lastLine, offset: this.lastOffset, synthetic: true },
     };
     if (status === 'completed') e.reason = OPENCODE_STOP_REASON;
     if (this.error !== undefined) e.error = this.error;
     if (this.root !== undefined) e.session = this.root;
-    if (this.last.ts !== undefined) e.ts = this.last.ts;
+    if (this.lastTs !== undefined) e.ts = this.lastTs;
     out.push(e);
   }
 

@@ -326,10 +326,10 @@ export class OpencodeEncoder implements Encoder {
         state.metadata = end.exitCode !== undefined ? { exit: end.exitCode } : {};
       }
     } else {
-      const error = end.error ?? end.text;
+      // A read line keeps what it had; a foreign call's error is text (OpenCode's is a string).
+      const error = ts0 !== undefined ? end.error : (end.error ?? end.text ?? 'failed');
       if (error !== undefined)
         state.error = typeof error === 'string' || t !== undefined ? error : JSON.stringify(error);
-      else if (ts0 === undefined) state.error = 'failed';
     }
     if (ts0 !== undefined && end.exitCode !== undefined && isJsonObject(ts0.metadata)) {
       state.metadata = { ...ts0.metadata, exit: end.exitCode };
