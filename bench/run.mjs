@@ -828,7 +828,8 @@ for (const f of [
     let text = '';
     for (const c of chunk(buffer, 64 * KiB)) for (const ev of d.push(c)) text += e.write(ev);
     for (const ev of d.end()) text += e.write(ev);
-    if (text + e.end() !== buffer.toString('utf8')) throw new Error(`the ${f.key} corpus does not round-trip`);
+    if (text + e.end() !== buffer.toString('utf8'))
+      throw new Error(`the ${f.key} corpus does not round-trip`);
   }
   const pipelines = [
     { name: BARE, run: bareDecode },
@@ -844,7 +845,11 @@ for (const f of [
     targets: { [`${f.key}.createDecoder().push`]: { bare: 0.9 } },
   });
   const small = buffer.subarray(0, buffer.lastIndexOf(10, Math.min(buffer.length, 25 * MB) - 1) + 1);
-  const records = small.toString('utf8').slice(0, -1).split('\n').map((l) => JSON.parse(l));
+  const records = small
+    .toString('utf8')
+    .slice(0, -1)
+    .split('\n')
+    .map((l) => JSON.parse(l));
   const events = [];
   {
     const d = codec.createDecoder();
