@@ -66,7 +66,7 @@ const FORMAT: OptionSpec = {
 const MAX_LINE: OptionSpec = {
   type: 'string',
   value: 'N',
-  help: 'longest line accepted, in bytes (default 1048576)',
+  help: "longest line accepted, in bytes (default: the format's own, 1048576 for most)",
 };
 const LENIENT: OptionSpec = { type: 'boolean', help: 'exit 0 even when the input had error diagnostics' };
 const QUIET: OptionSpec = { type: 'boolean', short: 'q', help: 'print error diagnostics only' };
