@@ -20,3 +20,12 @@ test('a toolUse round does not end the run', () => {
   expect(decoder.push(`${text}\n`).map((e) => e.type)).not.toContain('run.end');
   expect(decoder.end().map((e) => e.type)).toEqual(['run.end']);
 });
+
+test('a run end already handed out is not changed by a round after it', () => {
+  const text = loadFixture('hep', 'compaction-preflight').text;
+  const lines = text.split('\n');
+  lines.splice(6, 0, lines[6]!); // the last turn_done twice
+  const events = hep.parse(lines.join('\n')).events;
+  const end = events.find((e) => e.type === 'run.end');
+  expect(end?.type === 'run.end' && end.usage).toEqual({ input: 9000, output: 8, costUsd: 0 });
+});

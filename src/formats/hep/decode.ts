@@ -180,7 +180,7 @@ export class HepRecordDecoder implements RecordDecoder {
         provenance: { format: FORMAT, line, offset, synthetic: true },
       };
       if (this.stopReason !== undefined) end.stopReason = this.stopReason;
-      if (this.usage !== undefined) end.usage = this.usage;
+      if (this.usage !== undefined) end.usage = { ...this.usage }; // a copy: later rounds must not change an event already out
       if (this.session !== undefined) end.session = this.session;
       out.push(end);
       this.runOpen = false;
@@ -209,7 +209,7 @@ export class HepRecordDecoder implements RecordDecoder {
       status,
       provenance: { format: FORMAT, line: provenance.line, offset: provenance.offset, synthetic: true },
     };
-    if (this.usage !== undefined) end.usage = this.usage;
+    if (this.usage !== undefined) end.usage = { ...this.usage }; // a copy: later rounds must not change an event already out
     if (this.session !== undefined) end.session = this.session;
     out.push(end);
     this.runOpen = false;
