@@ -109,12 +109,28 @@ export async function* followFile(path: string, options: FollowOptions = {}): As
     options.onRestart?.(reason, detail);
   };
   const buffer = new Uint8Array(chunkBytes);
-  // Reads the open file from `position` to its current end.
+  // Whether the bytes just before `position` are still the ones read there.
+  const sameTail = async (file: FileHandle): Promise<boolean> => {
+    if (tail.length === 0) return true;
+    const check = new Uint8Array(tail.length);
+    const { bytesRead } = await file.read(check, 0, tail.length, position - tail.length);
+    return bytesRead === tail.length && check.every((b, i) => b === tail[i]);
+  };
+  // Reads the open file from `position` to its current end. The bytes before `position` are
+  // compared after the first read, not only before it: a file truncated and written again
+  // between a look and the read would otherwise be read from the middle of its new content.
   async function* drain(file: FileHandle): AsyncGenerator<Uint8Array> {
+    let first = true;
     for (;;) {
       if (aborted()) return;
       const { bytesRead } = await file.read(buffer, 0, chunkBytes, position);
       if (bytesRead === 0) return;
+      if (first && !(await sameTail(file))) {
+        restart('truncated', 'was truncated and written again past the position reached');
+        yield new Uint8Array(0);
+        continue;
+      }
+      first = false;
       position += bytesRead;
       const chunk = buffer.slice(0, bytesRead);
       tail = keepTail(tail, chunk);
@@ -145,13 +161,6 @@ export async function* followFile(path: string, options: FollowOptions = {}): As
       if (info.size < position) {
         restart('truncated', `shrank from ${position} to ${info.size} bytes`);
         restarted = true;
-      } else if (tail.length > 0 && info.size > position - tail.length) {
-        const check = new Uint8Array(tail.length);
-        const { bytesRead } = await handle.read(check, 0, tail.length, position - tail.length);
-        if (bytesRead !== tail.length || check.some((b, i) => b !== tail[i])) {
-          restart('truncated', 'was truncated and written again past the position reached');
-          restarted = true;
-        }
       }
       // An empty chunk hands control to the consumer at once, so a restart is seen even before
       // the file has new bytes.

@@ -68,6 +68,8 @@ interface Generation {
   // Bytes fed and newlines seen in them, for the position after the last complete line.
   fed: number;
   lines: number;
+  // The offset of the last mark queued: marks only move forward.
+  marked: number;
 }
 
 // A position reached in the queue: every item before it belongs to lines before `offset`.
@@ -147,11 +149,17 @@ async function* follow(
       headLength: Math.min(head.length, HEAD_BYTES),
       fed: 0,
       lines: 0,
+      marked: offsetBase,
     };
     gen.head.set(head.subarray(0, gen.headLength));
     // Diagnostics arrive mid-chunk: move the events decoded before them first, to keep file order.
     const report = (diagnostic: Diagnostic): void => {
       flush(gen);
+      // A diagnostic at a line's start (a blank line, one too long) also says the lines before
+      // it are done: blank lines never reach the record decoder, which marks the others.
+      const { line, offset } = diagnostic;
+      if (line !== undefined && offset !== undefined && offset >= gen.marked)
+        queue.push(markAt(gen, offset, line));
       queue.push({ type: 'diagnostic', diagnostic });
       options.onDiagnostic?.(diagnostic);
     };
@@ -173,12 +181,10 @@ async function* follow(
     gen.decoder = lineChunkDecoder('highbar', 'jsonl', decodeOptions, splitterSink, shiftedRecords);
     return gen;
   };
-  const markAt = (gen: Generation, offset: number, line: number): Mark => ({
-    type: 'mark',
-    offset,
-    line,
-    head: hex(gen.head, Math.min(gen.headLength, offset)),
-  });
+  const markAt = (gen: Generation, offset: number, line: number): Mark => {
+    gen.marked = offset;
+    return { type: 'mark', offset, line, head: hex(gen.head, Math.min(gen.headLength, offset)) };
+  };
   const flush = (gen: Generation): void => {
     for (const event of gen.out) {
       declared.add(event);

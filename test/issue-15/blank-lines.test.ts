@@ -1,20 +1,27 @@
 import { expect, test } from 'vitest';
 import { codecs } from '../../src/formats';
 import { nativeharness } from '../../src/formats/nativeharness/index';
-import { loadFixture } from '../../src/node/fixtures';
+import { listFixtures, loadFixture } from '../../src/node/fixtures';
 
 // Issue #15 item 11: one rule for blank and whitespace-only lines in every JSON Lines format:
 // skipped, never an error (strict mode does not throw), at most `info` diagnostics, and the
 // events are those of the stream without them.
 const BLANKS = ['', ' ', '\t', ' \t ', '\r', '  \r'];
-const PRIMARY: Record<string, string> = {
-  hep: 'tool-then-text',
-  highbar: 'contract-examples',
-  nativeharness: 'approvals.jsonl',
-};
+// One JSON Lines fixture without errors of each format this build has (nativeharness: JSONL).
+const jsonl = (format: string) =>
+  listFixtures()
+    .filter((f) => f.format === format && f.path.endsWith('.jsonl'))
+    .map((f) => f.name)
+    .find(
+      (n) =>
+        (!n.includes('.') || n.endsWith('.jsonl')) &&
+        codecs[format as 'hep']!.parse(loadFixture(format as 'hep', n).bytes).diagnostics.every(
+          (d) => d.severity !== 'error',
+        ),
+    );
 
 for (const [format, codec] of Object.entries(codecs)) {
-  const name = PRIMARY[format];
+  const name = jsonl(format);
   test.runIf(name !== undefined)(
     `${format}: blank and whitespace-only lines are skipped, info at most`,
     () => {
