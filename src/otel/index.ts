@@ -27,7 +27,10 @@ export interface TraceOptions {
    * `openai`; `gemini` → `gcp.gemini`), else the format id.
    */
   provider?: string;
-  /** `gen_ai.agent.name`. Default: the session's producer, else the format id. */
+  /**
+   * `gen_ai.agent.name`. Default: the agent the format belongs to (`hep` → `fa`, `claude` →
+   * `claude-code`, `gemini` → `gemini-cli`, …), else the format id.
+   */
   agentName?: string;
   /**
    * Record message content (prompts, answers, tool arguments and results) as span attributes.
@@ -51,6 +54,17 @@ const PROVIDER_BY_FORMAT: Partial<Record<Format, string>> = {
   amp: sc.GEN_AI_PROVIDER_NAME_VALUE_ANTHROPIC,
   codex: sc.GEN_AI_PROVIDER_NAME_VALUE_OPENAI,
   gemini: sc.GEN_AI_PROVIDER_NAME_VALUE_GCP_GEMINI,
+};
+
+const AGENT_BY_FORMAT: Partial<Record<Format, string>> = {
+  hep: 'fa',
+  claude: 'claude-code',
+  codex: 'codex',
+  gemini: 'gemini-cli',
+  opencode: 'opencode',
+  cursor: 'cursor-agent',
+  amp: 'amp',
+  copilot: 'copilot',
 };
 
 interface Open {
@@ -243,7 +257,8 @@ export class EventTracer {
   }
 
   private agentName(): string {
-    return this.o.agentName ?? this.producer ?? this.format ?? 'agent';
+    const byFormat = this.format === undefined ? undefined : AGENT_BY_FORMAT[this.format];
+    return this.o.agentName ?? byFormat ?? this.format ?? 'agent';
   }
 
   private ensureRun(lane: Lane, t: number): Open {
@@ -253,6 +268,7 @@ export class EventTracer {
     attributes[sc.ATTR_GEN_AI_OPERATION_NAME] = sc.GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT;
     attributes[sc.ATTR_GEN_AI_AGENT_NAME] = name;
     if (this.format !== undefined) attributes['agentwire.format'] = this.format;
+    if (this.producer !== undefined) attributes['agentwire.producer'] = this.producer;
     if (this.model !== undefined) attributes[sc.ATTR_GEN_AI_REQUEST_MODEL] = this.model;
     lane.run = this.start(`invoke_agent ${name}`, SpanKind.INTERNAL, lane.parent, t, attributes);
     return lane.run;

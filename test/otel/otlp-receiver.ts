@@ -15,7 +15,12 @@ export interface OtlpSpan {
 }
 
 /** A loopback OTLP/HTTP traces receiver that decodes what it is sent (JSON encoding). */
-export async function startReceiver(): Promise<{ url: string; spans: OtlpSpan[]; resources: unknown[]; close(): Promise<void> }> {
+export async function startReceiver(): Promise<{
+  url: string;
+  spans: OtlpSpan[];
+  resources: unknown[];
+  close(): Promise<void>;
+}> {
   const spans: OtlpSpan[] = [];
   const resources: unknown[] = [];
   const server: Server = createServer((req, res) => {

@@ -6,7 +6,7 @@ import {
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import { describe, expect, test } from 'vitest';
-import { type AgentEvent, codecFor } from '../../src/index';
+import { type AgentEvent, codecFor, type Format } from '../../src/index';
 import { listFixtures, loadFixture } from '../../src/node/fixtures';
 import { EventTracer, traceEvents } from '../../src/otel/index';
 
@@ -32,10 +32,10 @@ function toolCalls(events: AgentEvent[]): Set<string> {
   return calls;
 }
 
-async function spansOf(events: AgentEvent[]) {
+async function spansOf(events: AgentEvent[], format?: Format) {
   const { exporter, tracer, provider } = setup();
   let t = 1_767_225_600_000;
-  const summary = await traceEvents(events, { tracer, clock: () => t++ });
+  const summary = await traceEvents(events, { tracer, clock: () => t++, ...(format ? { format } : {}) });
   await provider.forceFlush();
   return { spans: exporter.getFinishedSpans(), summary };
 }
@@ -177,10 +177,10 @@ describe('a hand-built run', () => {
   ];
 
   test('gives exactly this tree, with conventions attributes', async () => {
-    const { spans } = await spansOf(events);
+    const { spans } = await spansOf(events, 'hep');
     const ids = byId(spans);
     const named = (n: string) => spans.find((s) => s.name === n)!;
-    const run = named('invoke_agent fa 1.0');
+    const run = named('invoke_agent fa');
     const chat = named('chat claude-x');
     const bash = named('execute_tool bash');
     const task = named('execute_tool Task');
@@ -195,7 +195,8 @@ describe('a hand-built run', () => {
     expect(run.attributes).toMatchObject({
       'gen_ai.operation.name': 'invoke_agent',
       'gen_ai.conversation.id': 's1',
-      'gen_ai.agent.name': 'fa 1.0',
+      'gen_ai.agent.name': 'fa',
+      'agentwire.producer': 'fa 1.0',
       'gen_ai.usage.input_tokens': 120,
       'agentwire.run.status': 'completed',
     });
@@ -225,10 +226,10 @@ describe('a hand-built run', () => {
 
   test('content only with captureContent, capped', async () => {
     const { exporter, tracer, provider } = setup();
-    await traceEvents(events, { tracer, captureContent: true, maxContentChars: 10 });
+    await traceEvents(events, { tracer, captureContent: true, maxContentChars: 10, format: 'hep' });
     await provider.forceFlush();
     const spans = exporter.getFinishedSpans();
-    const run = spans.find((s) => s.name.startsWith('invoke_agent fa'))!;
+    const run = spans.find((s) => s.name === 'invoke_agent fa')!;
     expect(JSON.parse(String(run.attributes['gen_ai.input.messages']))).toEqual([
       { role: 'user', parts: [{ type: 'text', content: 'fix the bu…(+3 chars)' }] },
     ]);
@@ -237,9 +238,9 @@ describe('a hand-built run', () => {
   });
 
   test('a stream cut mid-run closes every open span at the last time, as incomplete', async () => {
-    const { spans } = await spansOf(events.slice(0, 12));
+    const { spans } = await spansOf(events.slice(0, 12), 'hep');
     expect(spans.length).toBe(6);
-    const run = spans.find((s) => s.name.startsWith('invoke_agent fa'))!;
+    const run = spans.find((s) => s.name === 'invoke_agent fa')!;
     expect(run.attributes['agentwire.run.status']).toBe('incomplete');
     expect(run.status.code).toBe(SpanStatusCode.ERROR);
     for (const s of spans) expect(ms(s.endTime)).toBeLessThanOrEqual(1014);
