@@ -9,6 +9,7 @@ export default defineConfig([
       nativeharness: 'src/formats/nativeharness/index.ts',
       opencode: 'src/formats/opencode/index.ts',
       cursor: 'src/formats/cursor/index.ts',
+      otel: 'src/otel/index.ts',
       node: 'src/node/index.ts',
       fixtures: 'src/node/fixtures.ts',
     },

@@ -1015,6 +1015,51 @@ if (lib.nativeharness !== undefined && typeof lib.nativeharness.createEncoder ==
   });
 }
 
+// Events → OpenTelemetry spans, with the SDK recording every span and a processor that drops
+// them at their end (the no-op exporter): what tracing adds to decoding the same stream.
+if (ONLY === undefined || ONLY.includes('otel')) {
+  const otel = await import(pathToFileURL(resolve(dirname(LIB), 'otel.js')).href);
+  const sdk = await import('@opentelemetry/sdk-trace');
+  const provider = new sdk.TracerProvider({ spanProcessors: [new sdk.NoopSpanProcessor()] });
+  const tracer = provider.getTracer('bench');
+  const decodeOnly = (chunks) => {
+    const d = hep.createDecoder();
+    let n = 0;
+    for (const c of chunks) n += d.push(c).length;
+    return n + d.end().length;
+  };
+  await scenario({
+    id: 'otel',
+    title: 'HEP decode → OpenTelemetry spans (SDK spans, no-op exporter), ASCII, 64 KiB chunks',
+    bytes: ascii.buffer.length,
+    chunks: chunk(ascii.buffer, 64 * KiB),
+    pipelines: [
+      { name: 'hep createDecoder (decode alone)', run: decodeOnly },
+      {
+        name: 'hep createDecoder → EventTracer',
+        run: (chunks) => {
+          const d = hep.createDecoder();
+          const t = new otel.EventTracer({ tracer, clock: () => 1767225600000 });
+          let n = 0;
+          for (const c of chunks) {
+            for (const e of d.push(c)) {
+              t.push(e);
+              n++;
+            }
+          }
+          for (const e of d.end()) {
+            t.push(e);
+            n++;
+          }
+          t.end();
+          return n;
+        },
+      },
+    ],
+    baseline: 'hep createDecoder (decode alone)',
+  });
+}
+
 await longLine();
 await gigabyte();
 await scaling(ascii.buffer);
