@@ -1,5 +1,6 @@
 import type { Format } from './diagnostics';
 import { isHepFrameType } from './formats/hep/schema';
+import { sniffCodex } from './formats/codex/wire';
 import { isHighbarRecordType } from './formats/highbar/schema';
 
 /** What {@link detectFormat} found. */
@@ -71,6 +72,8 @@ export function detectFormat(input: string | Uint8Array): Detection | undefined 
   if (isHighbarRecordType(r.type) && 'v' in r) {
     return { format: 'highbar', confidence: 'certain', reason: `a v${String(r.v)} ${r.type} record` };
   }
+  const codex = sniffCodex(r);
+  if (codex !== undefined) return { format: 'codex', ...codex };
   if (typeof r.fn === 'string') return { format: 'highbar', confidence: 'likely', reason: 'a v0 tool call' };
   if ('v' in r && 'ts' in r) return { format: 'highbar', confidence: 'guess', reason: 'v and ts fields' };
   return undefined;
