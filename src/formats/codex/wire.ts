@@ -63,7 +63,7 @@ export const CODEX_RECORD_KEYS: Readonly<Record<CodexEventType, readonly string[
  * {@link scanItemIds}.
  */
 export const CODEX_ITEM_KEYS: Readonly<Record<CodexItemType, readonly string[]>> = {
-  agent_message: ['id', 'type', 'text'],
+  agent_message: ['id', 'type', 'text', 'phase'],
   reasoning: ['id', 'type', 'text'],
   plan: ['id', 'type', 'text'],
   command_execution: ['id', 'type', 'command', 'aggregated_output', 'exit_code', 'status'],
