@@ -1,6 +1,6 @@
 import type { Format } from './diagnostics';
-import { isHepFrameType } from './formats/hep/schema';
 import { sniffCodex } from './formats/codex/wire';
+import { isHepFrameType } from './formats/hep/schema';
 import { isHighbarRecordType } from './formats/highbar/schema';
 
 /** What {@link detectFormat} found. */

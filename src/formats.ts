@@ -1,7 +1,7 @@
 import type { Codec } from './codec';
 import type { Format } from './diagnostics';
-import { hep } from './formats/hep/index';
 import { codex } from './formats/codex/index';
+import { hep } from './formats/hep/index';
 import { highbar } from './formats/highbar/index';
 import { nativeharness } from './formats/nativeharness/index';
 

@@ -32,7 +32,11 @@ export function checkCodexEvents(events: readonly AgentEvent[]): Diagnostic[] {
           );
         }
         for (const [call, start] of open)
-          at(start, 'warning', `item ${JSON.stringify(call)} started but never completed before its turn ended`);
+          at(
+            start,
+            'warning',
+            `item ${JSON.stringify(call)} started but never completed before its turn ended`,
+          );
         open.clear();
         turn = undefined;
         break;

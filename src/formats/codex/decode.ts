@@ -110,7 +110,8 @@ const ITEM_CHECKS: Readonly<Record<CodexItemType, ItemCheck>> = {
       i,
       'items',
       (v) =>
-        Array.isArray(v) && v.every((t) => isJsonObject(t) && isStr(t.text) && typeof t.completed === 'boolean'),
+        Array.isArray(v) &&
+        v.every((t) => isJsonObject(t) && isStr(t.text) && typeof t.completed === 'boolean'),
       'a list of {text, completed}',
     ),
   error: (i) => field(i, 'message', isStr, 'a string'),
@@ -136,6 +137,10 @@ export class CodexRecordDecoder implements RecordDecoder {
   private runOpen = false;
   private answer: string | undefined;
   private finalAnswer: string | undefined;
+  // The round in progress: a tool item has ended in it (so the next message opens another
+  // round: one model response, then the calls it made), and its last message text.
+  private roundTools = false;
+  private roundText: string | undefined;
   private readonly texts = new Map<string, string>();
   private readonly calls = new Map<string, OpenCall>();
   private readonly children = new Set<string>();
@@ -161,7 +166,8 @@ export class CodexRecordDecoder implements RecordDecoder {
     if (record === NOT_PARSED) return;
     const ctx: Line = { text, line, offset, out };
     if (!isJsonObject(record)) {
-      if (!this.refuseDeep(ctx, record)) this.report('invalid_json', 'error', line, offset, 'not a JSON object');
+      if (!this.refuseDeep(ctx, record))
+        this.report('invalid_json', 'error', line, offset, 'not a JSON object');
       return;
     }
     if (this.legacy || isLegacyRecord(record)) {
@@ -250,7 +256,13 @@ export class CodexRecordDecoder implements RecordDecoder {
     const type = recordType ?? record.type;
     if (typeof type === 'string') e.recordType = type;
     else
-      this.report('invalid_record', 'warning', ctx.line, ctx.offset, 'a record without a string "type"; kept as unknown');
+      this.report(
+        'invalid_record',
+        'warning',
+        ctx.line,
+        ctx.offset,
+        'a record without a string "type"; kept as unknown',
+      );
     ctx.out.push(this.stamp(e));
   }
 
@@ -274,7 +286,10 @@ export class CodexRecordDecoder implements RecordDecoder {
   }
 
   private threadStarted(ctx: Line, record: JsonObject): void {
-    if (typeof record.thread_id !== 'string') return this.invalid(ctx, record, 'thread.started without a string thread_id');
+    if (typeof record.thread_id !== 'string') {
+      this.invalid(ctx, record, 'thread.started without a string thread_id');
+      return;
+    }
     const provenance = this.recordProvenance(ctx, record, 'thread.started');
     if (provenance === undefined) return;
     if (this.runOpen) this.closeIncomplete(ctx.out, ctx.line, ctx.offset);
@@ -294,6 +309,8 @@ export class CodexRecordDecoder implements RecordDecoder {
     this.runOpen = true;
     this.answer = undefined;
     this.finalAnswer = undefined;
+    this.roundTools = false;
+    this.roundText = undefined;
     this.texts.clear();
     this.calls.clear();
   }
@@ -311,7 +328,10 @@ export class CodexRecordDecoder implements RecordDecoder {
 
   private turnCompleted(ctx: Line, record: JsonObject): void {
     const u = record.usage;
-    if (!isJsonObject(u)) return this.invalid(ctx, record, 'turn.completed without a usage object');
+    if (!isJsonObject(u)) {
+      this.invalid(ctx, record, 'turn.completed without a usage object');
+      return;
+    }
     const total: CodexUsageTotal = {};
     let usageExtra: JsonObject | undefined;
     let exact = true;
@@ -320,8 +340,10 @@ export class CodexRecordDecoder implements RecordDecoder {
       const name = CODEX_USAGE_FIELDS[key as keyof typeof CODEX_USAGE_FIELDS];
       const value = u[key];
       if (name === undefined || !Number.isSafeInteger(value) || (value as number) < 0) {
-        if (name !== undefined)
-          return this.invalid(ctx, record, `turn.completed usage.${key} is not a non-negative integer`);
+        if (name !== undefined) {
+          this.invalid(ctx, record, `turn.completed usage.${key} is not a non-negative integer`);
+          return;
+        }
         exact = false;
         setOwn((usageExtra ??= {}), key, value);
         continue;
@@ -331,8 +353,10 @@ export class CodexRecordDecoder implements RecordDecoder {
       if (at === CODEX_USAGE_KEYS.length) exact = false;
       total[name] = value as number;
     }
-    if (total.input === undefined || total.output === undefined)
-      return this.invalid(ctx, record, 'turn.completed usage without input_tokens and output_tokens');
+    if (total.input === undefined || total.output === undefined) {
+      this.invalid(ctx, record, 'turn.completed usage without input_tokens and output_tokens');
+      return;
+    }
     const provenance = this.recordProvenance(ctx, record, 'turn.completed');
     if (provenance === undefined) return;
     if (!exact) {
@@ -362,7 +386,7 @@ export class CodexRecordDecoder implements RecordDecoder {
     ctx.out.push(
       this.stamp({
         type: 'round.end',
-        message: message ?? '',
+        message: this.roundText ?? '',
         usage: { ...usage },
         provenance: this.synthetic(ctx),
       }),
@@ -375,14 +399,18 @@ export class CodexRecordDecoder implements RecordDecoder {
 
   private closeRun(): void {
     this.runOpen = false;
+    this.roundTools = false;
+    this.roundText = undefined;
     this.texts.clear();
     this.calls.clear();
   }
 
   private turnFailed(ctx: Line, record: JsonObject): void {
     const error = record.error;
-    if (!isJsonObject(error) || typeof error.message !== 'string')
-      return this.invalid(ctx, record, 'turn.failed without error.message');
+    if (!isJsonObject(error) || typeof error.message !== 'string') {
+      this.invalid(ctx, record, 'turn.failed without error.message');
+      return;
+    }
     const provenance = this.recordProvenance(ctx, record, 'turn.failed');
     if (provenance === undefined) return;
     if (!hasExactKeys(error, ['message'])) {
@@ -405,7 +433,10 @@ export class CodexRecordDecoder implements RecordDecoder {
   }
 
   private topError(ctx: Line, record: JsonObject): void {
-    if (typeof record.message !== 'string') return this.invalid(ctx, record, 'error without a string message');
+    if (typeof record.message !== 'string') {
+      this.invalid(ctx, record, 'error without a string message');
+      return;
+    }
     const provenance = this.recordProvenance(ctx, record, 'error');
     if (provenance === undefined) return;
     ctx.out.push(this.stamp(this.errorEvent(record.message, true, provenance)));
@@ -422,15 +453,20 @@ export class CodexRecordDecoder implements RecordDecoder {
 
   private itemRecord(ctx: Line, kind: CodexItemRecord, record: JsonObject): void {
     const item = record.item;
-    if (!isJsonObject(item) || typeof item.id !== 'string')
-      return this.invalid(ctx, record, `${kind} without an item that has a string id`);
+    if (!isJsonObject(item) || typeof item.id !== 'string') {
+      this.invalid(ctx, record, `${kind} without an item that has a string id`);
+      return;
+    }
     const type = item.type;
     if (!isCodexItemType(type)) {
       this.unknown(ctx, record);
       return;
     }
     const problem = ITEM_CHECKS[type](item);
-    if (problem !== undefined) return this.invalid(ctx, record, `${kind} ${type} item: ${problem}`);
+    if (problem !== undefined) {
+      this.invalid(ctx, record, `${kind} ${type} item: ${problem}`);
+      return;
+    }
     const freeForm = FREE_FORM.has(type);
     const rest = splitRecord(item, CODEX_ITEM_KEYS[type]);
     const text = ctx.text;
@@ -452,24 +488,33 @@ export class CodexRecordDecoder implements RecordDecoder {
     const it: ItemLine = { ...ctx, kind, record, item, id: item.id, rest, hints };
     switch (type) {
       case 'agent_message':
-        return this.message(it, 'text.delta');
+        this.message(it, 'text.delta');
+        return;
       case 'reasoning':
-        return this.message(it, 'reasoning.delta');
+        this.message(it, 'reasoning.delta');
+        return;
       case 'command_execution':
-        return this.command(it);
+        this.command(it);
+        return;
       case 'todo_list':
       case 'plan':
-        return this.plan(it, type);
+        this.plan(it, type);
+        return;
       case 'file_change':
-        return this.fileChange(it);
+        this.fileChange(it);
+        return;
       case 'error':
-        return this.itemError(it);
+        this.itemError(it);
+        return;
       case 'mcp_tool_call':
-        return this.mcp(it);
+        this.mcp(it);
+        return;
       case 'web_search':
-        return this.webSearch(it);
+        this.webSearch(it);
+        return;
       case 'collab_tool_call':
-        return this.collab(it);
+        this.collab(it);
+        return;
     }
   }
 
@@ -508,10 +553,22 @@ export class CodexRecordDecoder implements RecordDecoder {
     const provenance = this.itemProvenance(it, 'item.completed');
     const full = it.item.text as string;
     const text = this.delta(it, full, provenance);
+    if (this.roundTools && text === full) this.nextRound(it);
     if (type === 'text.delta') {
+      // A message's first snapshot opens it: formats that mark messages keep the boundary.
+      if (provenance.hints?.snapshot !== true && text === full)
+        it.out.push(
+          this.stamp({
+            type: 'message.start',
+            role: 'assistant',
+            message: it.id,
+            provenance: this.synthetic(it),
+          }),
+        );
       const phase = it.item.phase;
       if (phase !== undefined) provenance.extra = { ...provenance.extra, phase };
       this.answer = full;
+      this.roundText = full;
       if (phase === 'final_answer') this.finalAnswer = full;
     }
     it.out.push(this.stamp({ type, text, message: it.id, provenance }));
@@ -534,9 +591,20 @@ export class CodexRecordDecoder implements RecordDecoder {
     it.out.push(this.stamp(e));
   }
 
+  // Text after the calls of a round is the model's next response: the round before it ended
+  // (its usage is unknown: Codex reports usage per turn, on the last round).
+  private nextRound(ctx: Line): void {
+    ctx.out.push(
+      this.stamp({ type: 'round.end', message: this.roundText ?? '', provenance: this.synthetic(ctx) }),
+    );
+    this.roundTools = false;
+    this.roundText = undefined;
+  }
+
   private fileChange(it: ItemLine): void {
     const provenance = this.itemProvenance(it, 'item.completed');
     const changes = it.item.changes as JsonObject[];
+    if (it.kind === 'item.completed') this.roundTools = true;
     if (it.hints?.raw === undefined)
       for (const c of changes)
         if (!hasExactKeys(c, ['path', 'kind'])) {
@@ -577,6 +645,7 @@ export class CodexRecordDecoder implements RecordDecoder {
       call: it.id,
       name: CODEX_COMMAND_TOOL,
       kind: 'execute',
+      args: { command },
       command,
     });
     if (it.kind === 'item.started') {
@@ -606,7 +675,8 @@ export class CodexRecordDecoder implements RecordDecoder {
     const status = item.status as string;
     const exitCode = item.exit_code as number | null;
     const denied = status === 'declined';
-    const ok = status === 'completed' && exitCode === 0;
+    // The status says it; a command Codex gave up on is `completed` without an exit code.
+    const ok = status === 'completed' && (exitCode === null || exitCode === 0);
     const provenance = this.itemProvenance(it, 'item.completed');
     const end: AgentEventOf<'tool.end'> = {
       type: 'tool.end',
@@ -618,6 +688,7 @@ export class CodexRecordDecoder implements RecordDecoder {
     };
     if (exitCode !== null) end.exitCode = exitCode;
     if (denied) end.denied = true;
+    this.roundTools = true;
     if (status !== endStatus(ok, denied)) provenance.hints = { ...provenance.hints, status };
     it.out.push(this.stamp(end));
   }
@@ -646,7 +717,10 @@ export class CodexRecordDecoder implements RecordDecoder {
       this.remember(this.calls, it.id, { output: '' });
       return;
     }
-    if (it.kind === 'item.updated') return this.unknown(it, it.record);
+    if (it.kind === 'item.updated') {
+      this.unknown(it, it.record);
+      return;
+    }
     if (!this.calls.has(it.id)) {
       const s = start();
       this.impliedStart(it, s);
@@ -657,7 +731,13 @@ export class CodexRecordDecoder implements RecordDecoder {
     const ok = status === 'completed' && (item.error === null || item.error === undefined);
     const provenance = this.itemProvenance(it, 'item.completed');
     nonObjectArgs(provenance);
-    const end: AgentEventOf<'tool.end'> = { type: 'tool.end', call: it.id, name: item.tool as string, ok, provenance };
+    const end: AgentEventOf<'tool.end'> = {
+      type: 'tool.end',
+      call: it.id,
+      name: item.tool as string,
+      ok,
+      provenance,
+    };
     const result = item.result;
     if (isJsonObject(result)) {
       end.result = result;
@@ -667,6 +747,7 @@ export class CodexRecordDecoder implements RecordDecoder {
     const error = item.error;
     if (isJsonObject(error)) end.error = hasExactKeys(error, ['message']) ? error.message : error;
     if (status !== endStatus(ok, false)) provenance.hints = { ...provenance.hints, status };
+    this.roundTools = true;
     it.out.push(this.stamp(end));
   }
 
@@ -682,7 +763,10 @@ export class CodexRecordDecoder implements RecordDecoder {
       if (searchId !== undefined) p.extra = { id: searchId, ...p.extra };
       return p;
     };
-    if (it.kind === 'item.updated') return this.unknown(it, it.record);
+    if (it.kind === 'item.updated') {
+      this.unknown(it, it.record);
+      return;
+    }
     const args: JsonObject = {};
     if (fields.query !== undefined) args.query = fields.query;
     if (fields.action !== undefined) args.action = fields.action;
@@ -705,6 +789,7 @@ export class CodexRecordDecoder implements RecordDecoder {
       withSearchId(start.provenance!);
     }
     this.calls.delete(call);
+    this.roundTools = true;
     it.out.push(
       this.stamp({
         type: 'tool.end',
@@ -729,7 +814,9 @@ export class CodexRecordDecoder implements RecordDecoder {
     } else if (it.kind === 'item.started') {
       const provenance = this.itemProvenance(it, 'item.started');
       if (status !== 'in_progress') provenance.hints = { ...provenance.hints, status };
-      it.out.push(this.stamp({ type: 'tool.start', call: it.id, name, kind: 'agent', args: bag, provenance }));
+      it.out.push(
+        this.stamp({ type: 'tool.start', call: it.id, name, kind: 'agent', args: bag, provenance }),
+      );
       this.remember(this.calls, it.id, { output: '' });
     } else {
       if (!this.calls.has(it.id))
@@ -738,6 +825,7 @@ export class CodexRecordDecoder implements RecordDecoder {
       const ok = status === 'completed';
       const provenance = this.itemProvenance(it, 'item.completed');
       if (status !== endStatus(ok, false)) provenance.hints = { ...provenance.hints, status };
+      this.roundTools = true;
       it.out.push(this.stamp({ type: 'tool.end', call: it.id, name, ok, result: bag, provenance }));
     }
     this.lanes(it, name, bag);
@@ -771,7 +859,12 @@ export class CodexRecordDecoder implements RecordDecoder {
       const status = typeof state.status === 'string' ? CODEX_AGENT_END[state.status] : undefined;
       if (status === undefined) continue;
       this.ended.add(child);
-      const e: AgentEventOf<'child.end'> = { type: 'child.end', child, status, provenance: this.synthetic(it) };
+      const e: AgentEventOf<'child.end'> = {
+        type: 'child.end',
+        child,
+        status,
+        provenance: this.synthetic(it),
+      };
       if (typeof state.message === 'string') e.result = state.message;
       it.out.push(this.stamp(e));
     }

@@ -105,8 +105,14 @@ export class CodexEncoder implements Encoder {
   private readonly texts = new Map<string, string>();
   private readonly calls = new Map<string, OpenCall>();
   private nextItem = 0;
+  // Ids the turn's items already have (another format's call ids may look like item_N).
+  private readonly used = new Set<string>();
   // Another format's text or reasoning, held until its message ends (Codex writes one item each).
-  private pending: { type: 'agent_message' | 'reasoning'; text: string; message: string | undefined } | undefined;
+  private pending:
+    | { type: 'agent_message' | 'reasoning'; text: string; message: string | undefined; grouped: boolean }
+    | undefined;
+  // A foreign message.start was seen: the deltas after it (until a boundary) are one message.
+  private grouping: string | undefined | null = null;
   private textThisRound = false;
   private textThisRun = false;
   private roundUsage: Usage | undefined;
@@ -141,12 +147,13 @@ export class CodexEncoder implements Encoder {
       case 'tool.start':
         return this.toolStart(event);
       case 'tool.end':
-        return this.toolEnd(event, codex);
+        return this.toolEnd(event);
       case 'tool.output':
         return this.toolOutput(event, codex);
       case 'session.start':
         return this.sessionStart(event);
       case 'run.start':
+        this.used.clear();
         this.textThisRun = false;
         this.textThisRound = false;
         this.roundUsage = undefined;
@@ -165,8 +172,11 @@ export class CodexEncoder implements Encoder {
       case 'unknown':
         return this.unknown(event);
       case 'message.start':
+        this.grouping = event.message;
+        return '';
       case 'message.end':
         // An agent_message item is one message: its bounds are implied.
+        this.grouping = null;
         return '';
       default:
         this.loss.report(event, event.type, `codex exec has no record for ${event.type} events`);
@@ -175,7 +185,13 @@ export class CodexEncoder implements Encoder {
   }
 
   private allocate(): string {
-    return `item_${this.nextItem++}`;
+    let id = `item_${this.nextItem++}`;
+    while (this.used.has(id)) id = `item_${this.nextItem++}`;
+    return id;
+  }
+
+  private use(id: string): void {
+    if (this.used.size < 4096) this.used.add(id);
   }
 
   // The line as the decoder kept it while the event still says what it said; else `text`.
@@ -212,7 +228,8 @@ export class CodexEncoder implements Encoder {
     }
     if (extra === undefined && p?.order === undefined) {
       inner = '{';
-      for (let i = 0; i < pieces.length; i++) inner += `${i === 0 ? '' : ','}"${pieces[i]![0]}":${pieces[i]![1]}`;
+      for (let i = 0; i < pieces.length; i++)
+        inner += `${i === 0 ? '' : ','}"${pieces[i]![0]}":${pieces[i]![1]}`;
       inner += '}';
     } else inner = joinRecord(pieces, { extra, order: p?.order }, encodeValue, FORMAT);
     const recordExtra = hintsOf(event)?.recordExtra;
@@ -238,7 +255,10 @@ export class CodexEncoder implements Encoder {
 
   // --- text and reasoning -------------------------------------------------------------------
 
-  private textDelta(event: AgentEventOf<'text.delta'> | AgentEventOf<'reasoning.delta'>, codex: boolean): string {
+  private textDelta(
+    event: AgentEventOf<'text.delta'> | AgentEventOf<'reasoning.delta'>,
+    codex: boolean,
+  ): string {
     const type = event.type === 'text.delta' ? 'agent_message' : 'reasoning';
     if (codex && event.message !== undefined) {
       const hints = hintsOf(event);
@@ -253,12 +273,31 @@ export class CodexEncoder implements Encoder {
       else this.texts.set(id, text);
       if (type === 'agent_message') this.wroteText();
       const head = this.flush();
-      return head + this.item(kind, [['id', jsonString(id)], ['type', `"${type}"`], ['text', jsonString(text)]], event);
+      return (
+        head +
+        this.item(
+          kind,
+          [
+            ['id', jsonString(id)],
+            ['type', `"${type}"`],
+            ['text', jsonString(text)],
+          ],
+          event,
+        )
+      );
     }
+    // Deltas are one message while they say so: the same message id, or the message a
+    // message.start opened. A delta on its own (a format without message bounds) is a message.
+    const p = this.pending;
     let head = '';
-    if (this.pending !== undefined && (this.pending.type !== type || this.pending.message !== event.message))
+    if (p !== undefined && !(p.type === type && p.grouped && p.message === event.message))
       head = this.flush();
-    if (this.pending === undefined) this.pending = { type, text: '', message: event.message };
+    if (this.pending === undefined) {
+      const grouped =
+        event.message !== undefined ||
+        (type === 'agent_message' && this.grouping !== null && this.grouping === event.message);
+      this.pending = { type, text: '', message: event.message, grouped };
+    }
     this.pending.text += event.text;
     return head;
   }
@@ -270,6 +309,7 @@ export class CodexEncoder implements Encoder {
 
   private flush(): string {
     const p = this.pending;
+    if (p?.type === 'agent_message') this.grouping = null;
     if (p === undefined) return '';
     this.pending = undefined;
     if (p.type === 'agent_message') this.wroteText();
@@ -345,7 +385,11 @@ export class CodexEncoder implements Encoder {
 
   private error(event: AgentEventOf<'error'>, codex: boolean): string {
     if (!codex && event.data !== undefined)
-      this.loss.report(event, 'error.data', 'codex error messages are text (structured errors only as JSON text)');
+      this.loss.report(
+        event,
+        'error.data',
+        'codex error messages are text (structured errors only as JSON text)',
+      );
     if (event.fatal) {
       this.lastFatal = event.message;
       return this.top('error', [['message', jsonString(event.message)]], event);
@@ -364,7 +408,11 @@ export class CodexEncoder implements Encoder {
 
   private unknown(event: AgentEventOf<'unknown'>): string {
     if (!fromCodex(event)) {
-      this.loss.report(event, 'unknown.record', `a ${event.provenance?.format ?? 'foreign'} record has no codex line`);
+      this.loss.report(
+        event,
+        'unknown.record',
+        `a ${event.provenance?.format ?? 'foreign'} record has no codex line`,
+      );
       return '';
     }
     if (!isJsonObject(event.record)) {
@@ -380,10 +428,26 @@ export class CodexEncoder implements Encoder {
     const kind = hintsOf(event)?.record ?? 'item.completed';
     const id = jsonString(event.plan ?? this.allocate());
     if (event.items.length === 0 && event.text !== undefined) {
-      return this.item(kind, [['id', id], ['type', '"plan"'], ['text', jsonString(event.text)]], event);
+      return this.item(
+        kind,
+        [
+          ['id', id],
+          ['type', '"plan"'],
+          ['text', jsonString(event.text)],
+        ],
+        event,
+      );
     }
     if (event.text !== undefined) this.loss.report(event, 'plan.text', 'a codex todo_list has items only');
-    return this.item(kind, [['id', id], ['type', '"todo_list"'], ['items', this.todoItems(event, event.items)]], event);
+    return this.item(
+      kind,
+      [
+        ['id', id],
+        ['type', '"todo_list"'],
+        ['items', this.todoItems(event, event.items)],
+      ],
+      event,
+    );
   }
 
   private todoItems(event: AgentEvent, items: readonly PlanItem[]): string {
@@ -391,7 +455,11 @@ export class CodexEncoder implements Encoder {
     for (let i = 0; i < items.length; i++) {
       const item = items[i]!;
       if (item.status === 'in_progress')
-        this.loss.report(event, 'plan.items.status', 'a codex to-do entry is completed or not: in_progress is written as not completed');
+        this.loss.report(
+          event,
+          'plan.items.status',
+          'a codex to-do entry is completed or not: in_progress is written as not completed',
+        );
       text += `${i === 0 ? '' : ','}{"text":${jsonString(item.text)},"completed":${item.status === 'completed'}}`;
     }
     return `${text}]`;
@@ -420,7 +488,9 @@ export class CodexEncoder implements Encoder {
       if (event.kind === 'agent' && COLLAB_TOOLS.has(event.name)) return 'collab';
       if (event.server !== undefined) return 'mcp';
     }
-    return event.command !== undefined || event.kind === 'execute' ? 'command' : 'mcp';
+    return event.command !== undefined || event.kind === 'execute' || argsCommand(event) !== undefined
+      ? 'command'
+      : 'mcp';
   }
 
   private open(event: AgentEventOf<'tool.start'>): OpenCall {
@@ -429,19 +499,25 @@ export class CodexEncoder implements Encoder {
     const call: OpenCall = {
       kind,
       name: event.name,
-      command: event.command ?? event.argsSummary ?? event.name,
+      command: event.command ?? argsCommand(event) ?? event.argsSummary ?? event.name,
       server: event.server ?? '',
       args: hints !== undefined && 'args' in hints ? hints.args : (event.args ?? {}),
       output: hints?.output ?? '',
     };
     if (!fromCodex(event)) {
-      if (kind === 'command' && event.command === undefined)
-        this.loss.report(event, 'tool.start.name', 'a codex command has no tool name: the name is written as the command');
+      if (kind === 'command' && event.command === undefined && argsCommand(event) === undefined)
+        this.loss.report(
+          event,
+          'tool.start.name',
+          'a codex command has no tool name: the name is written as the command',
+        );
       if (kind === 'mcp' && event.argsSummary !== undefined && event.args === undefined)
         this.loss.report(event, 'tool.start.argsSummary', 'codex MCP calls carry arguments as an object');
     }
-    if (this.calls.size >= 4096 && !this.calls.has(event.call)) this.calls.delete(this.calls.keys().next().value as string);
+    if (this.calls.size >= 4096 && !this.calls.has(event.call))
+      this.calls.delete(this.calls.keys().next().value as string);
     this.calls.set(event.call, call);
+    this.use(event.call);
     return call;
   }
 
@@ -461,12 +537,18 @@ export class CodexEncoder implements Encoder {
       call.output = hints?.snapshot === true ? event.text : call.output + event.text;
       return this.toolItem('item.updated', event.call, call, event, undefined);
     }
-    if (call.output.length < MAX_HELD_OUTPUT) call.output += event.text.slice(0, MAX_HELD_OUTPUT - call.output.length);
-    else this.loss.report(event, 'tool.output.text', 'output past 1 MiB characters is not held for the command item');
+    if (call.output.length < MAX_HELD_OUTPUT)
+      call.output += event.text.slice(0, MAX_HELD_OUTPUT - call.output.length);
+    else
+      this.loss.report(
+        event,
+        'tool.output.text',
+        'output past 1 MiB characters is not held for the command item',
+      );
     return '';
   }
 
-  private toolEnd(event: AgentEventOf<'tool.end'>, codex: boolean): string {
+  private toolEnd(event: AgentEventOf<'tool.end'>): string {
     let call = this.calls.get(event.call);
     this.calls.delete(event.call);
     if (call === undefined) {
@@ -494,9 +576,13 @@ export class CodexEncoder implements Encoder {
     switch (call.kind) {
       case 'command': {
         let output = call.output;
-        if (end !== undefined) output = end.text ?? (call.output !== '' ? call.output : errorText(end.error) ?? resultText(end.result) ?? '');
+        if (end !== undefined)
+          output =
+            end.text ??
+            (call.output !== '' ? call.output : (errorText(end.error) ?? resultText(end.result) ?? ''));
         const status =
-          hints?.status ?? (end === undefined ? 'in_progress' : end.denied ? 'declined' : end.ok ? 'completed' : 'failed');
+          hints?.status ??
+          (end === undefined ? 'in_progress' : end.denied ? 'declined' : end.ok ? 'completed' : 'failed');
         pieces.push(
           ['type', '"command_execution"'],
           ['command', jsonString(call.command)],
@@ -514,7 +600,11 @@ export class CodexEncoder implements Encoder {
           ['arguments', encodeValue(call.args)],
         );
         if (end === undefined) {
-          pieces.push(['result', 'null'], ['error', 'null'], ['status', jsonString(hints?.status ?? 'in_progress')]);
+          pieces.push(
+            ['result', 'null'],
+            ['error', 'null'],
+            ['status', jsonString(hints?.status ?? 'in_progress')],
+          );
         } else {
           const codex = fromCodex(end);
           pieces.push(
@@ -531,7 +621,10 @@ export class CodexEncoder implements Encoder {
         if (typeof searchId === 'string') pieces.push(['id', jsonString(searchId)]);
         const bag = end === undefined ? (event as AgentEventOf<'tool.start'>).args : end.result;
         const fields = isJsonObject(bag) ? bag : {};
-        pieces.push(['query', encodeValue(fields.query ?? '')], ['action', encodeValue(fields.action ?? { type: 'other' })]);
+        pieces.push(
+          ['query', encodeValue(fields.query ?? '')],
+          ['action', encodeValue(fields.action ?? { type: 'other' })],
+        );
         if (fields.results !== undefined) pieces.push(['results', encodeValue(fields.results)]);
         return this.item(kind, pieces, event, 'id');
       }
@@ -546,6 +639,13 @@ export class CodexEncoder implements Encoder {
       }
     }
   }
+}
+
+// A tool named as Codex names commands, whose arguments hold the command line (as the Codex
+// decoder writes them): the command, read back from another format that kept only the arguments.
+function argsCommand(event: AgentEventOf<'tool.start'>): string | undefined {
+  const command = event.args?.command;
+  return event.name === CODEX_COMMAND_TOOL && typeof command === 'string' ? command : undefined;
 }
 
 function errorText(error: unknown): string | undefined {
@@ -594,7 +694,12 @@ function runningTotal(previous: CodexUsageTotal | undefined, usage: Usage, codex
   for (const key of CODEX_USAGE_KEYS) {
     const name = CODEX_USAGE_FIELDS[key];
     const own = usage[name];
-    if (codex && own === undefined && previous?.[name] === undefined && (name === 'cacheWrite' || name === 'reasoning'))
+    if (
+      codex &&
+      own === undefined &&
+      previous?.[name] === undefined &&
+      (name === 'cacheWrite' || name === 'reasoning')
+    )
       continue;
     total[name] = (previous?.[name] ?? 0) + (own ?? 0);
   }
@@ -612,7 +717,8 @@ function difference(total: CodexUsageTotal, previous: CodexUsageTotal | undefine
 }
 
 function sameUsage(a: Usage, b: Usage): boolean {
-  for (const key of ['input', 'output', 'cacheRead', 'cacheWrite', 'reasoning'] as const) if (a[key] !== b[key]) return false;
+  for (const key of ['input', 'output', 'cacheRead', 'cacheWrite', 'reasoning'] as const)
+    if (a[key] !== b[key]) return false;
   return true;
 }
 
@@ -624,7 +730,8 @@ function usageText(total: CodexUsageTotal, extra: JsonObject | undefined): strin
   }
   if (extra === undefined) {
     let text = '{';
-    for (let i = 0; i < pieces.length; i++) text += `${i === 0 ? '' : ','}"${pieces[i]![0]}":${pieces[i]![1]}`;
+    for (let i = 0; i < pieces.length; i++)
+      text += `${i === 0 ? '' : ','}"${pieces[i]![0]}":${pieces[i]![1]}`;
     return `${text}}`;
   }
   return joinRecord(pieces, { extra }, encodeValue, FORMAT);

@@ -130,7 +130,8 @@ export const CODEX_AGENT_END: Readonly<Record<string, 'completed' | 'failed' | '
 /** `todo_list.items[]` → plan items. */
 export function todoToPlan(items: readonly JsonObject[]): PlanItem[] {
   const out: PlanItem[] = [];
-  for (const item of items) out.push({ text: item.text as string, status: item.completed ? 'completed' : 'pending' });
+  for (const item of items)
+    out.push({ text: item.text as string, status: item.completed ? 'completed' : 'pending' });
   return out;
 }
 
@@ -195,12 +196,16 @@ export function isCodexItemType(type: unknown): type is CodexItemType {
  * `thread.started` (or a legacy `session.created`), `likely` for the other ThreadEvents in their
  * Codex shape. Gemini's `error` has `severity`, nativeharness records have `seq`: neither fits.
  */
-export function sniffCodex(record: JsonObject): { confidence: 'certain' | 'likely'; reason: string } | undefined {
+export function sniffCodex(
+  record: JsonObject,
+): { confidence: 'certain' | 'likely'; reason: string } | undefined {
   const type = record.type;
   if (type === 'thread.started' && typeof record.thread_id === 'string')
     return { confidence: 'certain', reason: 'thread.started' };
-  if (type === 'session.created' && 'id' in record) return { confidence: 'likely', reason: 'a legacy session.created' };
-  if (type === 'turn.started' && Object.keys(record).length === 1) return { confidence: 'likely', reason: 'turn.started' };
+  if (type === 'session.created' && 'id' in record)
+    return { confidence: 'likely', reason: 'a legacy session.created' };
+  if (type === 'turn.started' && Object.keys(record).length === 1)
+    return { confidence: 'likely', reason: 'turn.started' };
   if (
     (type === 'item.started' || type === 'item.updated' || type === 'item.completed') &&
     isJsonObject(record.item) &&
@@ -209,7 +214,8 @@ export function sniffCodex(record: JsonObject): { confidence: 'certain' | 'likel
     return { confidence: 'likely', reason: `an ${type} record` };
   if (type === 'turn.completed' && isJsonObject(record.usage) && 'input_tokens' in record.usage)
     return { confidence: 'likely', reason: 'turn.completed' };
-  if (type === 'turn.failed' && isJsonObject(record.error)) return { confidence: 'likely', reason: 'turn.failed' };
+  if (type === 'turn.failed' && isJsonObject(record.error))
+    return { confidence: 'likely', reason: 'turn.failed' };
   if (type === 'error' && typeof record.message === 'string' && Object.keys(record).length === 2)
     return { confidence: 'likely', reason: 'a top-level error' };
   return undefined;
