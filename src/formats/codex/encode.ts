@@ -353,7 +353,11 @@ export class CodexEncoder implements Encoder {
         this.usageLoss(event, usage);
         const previous = this.totals.get(this.thread);
         const total =
-          hints?.total !== undefined && sameUsage(difference(hints.total, previous), usage)
+          // the kept total while the run's usage is still its difference (or, after a total that
+          // went down, the total itself)
+          hints?.total !== undefined &&
+          (sameUsage(difference(hints.total, previous), usage) ||
+            sameUsage(difference(hints.total, undefined), usage))
             ? hints.total
             : runningTotal(previous, usage, codex);
         this.totals.set(this.thread, total);
