@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import type { Codec } from '../../src/codec';
 import { type Diagnostic, isAgentwireError } from '../../src/diagnostics';
+import { codex } from '../../src/formats/codex/index';
 import { hep } from '../../src/formats/hep/index';
 import { highbar } from '../../src/formats/highbar/index';
 import { nativeharness } from '../../src/formats/nativeharness/index';
@@ -36,6 +37,7 @@ const targets: Target[] = [
   { name: 'nativeharness sse', codec: nativeharness, options: { framing: 'sse' } },
   { name: 'nativeharness json', codec: nativeharness, options: { framing: 'json' } },
   { name: 'nativeharness jsonl', codec: nativeharness, options: { framing: 'jsonl' } },
+  { name: 'codex', codec: codex, options: {} },
 ];
 
 // Known defect (reported as a BUG in test/hostile/framing.test.ts): the JSON array framing's
@@ -332,6 +334,7 @@ function fixtures(): Fixture[] {
   add('fixtures/nativeharness', 'sse', targets[3]!);
   add('fixtures/nativeharness', 'json', targets[4]!);
   add('fixtures/nativeharness', 'jsonl', targets[5]!);
+  add('fixtures/codex', 'jsonl', targets[6]!);
   return out;
 }
 const ALL = fixtures();

@@ -119,6 +119,8 @@ const ITEM_CHECKS: Readonly<Record<CodexItemType, ItemCheck>> = {
 
 /** What the decoder remembers of a tool item between its snapshots. */
 interface OpenCall {
+  /** What the start said (type and the fields a later snapshot must repeat to continue it). */
+  key: string;
   output: string;
 }
 
@@ -629,17 +631,24 @@ export class CodexRecordDecoder implements RecordDecoder {
   }
 
   // A tool item seen for the first time after its start: the start it implies (synthetic).
-  private impliedStart(it: ItemLine, start: AgentEventOf<'tool.start'>): void {
+  private impliedStart(it: ItemLine, start: AgentEventOf<'tool.start'>, key: string): void {
     start.provenance = { format: FORMAT, line: it.line, offset: it.offset, synthetic: true };
     it.out.push(this.stamp(start));
-    this.remember(this.calls, it.id, { output: '' });
+    this.remember(this.calls, it.id, { key, output: '' });
+  }
+
+  // The open call a later snapshot continues: one with the same id that said the same things.
+  private openCall(id: string, key: string): OpenCall | undefined {
+    const open = this.calls.size === 0 ? undefined : this.calls.get(id);
+    return open !== undefined && open.key === key ? open : undefined;
   }
 
   private command(it: ItemLine): void {
     const item = it.item;
     const command = item.command as string;
     const output = item.aggregated_output as string;
-    const open = this.calls.size === 0 ? undefined : this.calls.get(it.id);
+    const key = `command_execution\u0000${command}`;
+    const open = this.openCall(it.id, key);
     const start = (): AgentEventOf<'tool.start'> => ({
       type: 'tool.start',
       call: it.id,
@@ -653,12 +662,12 @@ export class CodexRecordDecoder implements RecordDecoder {
       e.provenance = this.itemProvenance(it, 'item.started');
       if (output !== '') e.provenance.hints = { ...e.provenance.hints, output };
       if (item.status !== 'in_progress' || item.exit_code !== null)
-        e.provenance.hints = { ...e.provenance.hints, raw: it.text, status: item.status as string };
+        e.provenance.hints = { ...e.provenance.hints, ...early(item) };
       it.out.push(this.stamp(e));
-      this.remember(this.calls, it.id, { output });
+      this.remember(this.calls, it.id, { key, output });
       return;
     }
-    if (open === undefined) this.impliedStart(it, start());
+    if (open === undefined) this.impliedStart(it, start(), key);
     const call = open ?? this.calls.get(it.id)!;
     if (it.kind === 'item.updated') {
       const provenance = this.itemProvenance(it, 'item.updated');
@@ -666,7 +675,7 @@ export class CodexRecordDecoder implements RecordDecoder {
       if (output.startsWith(call.output)) text = output.slice(call.output.length);
       else provenance.hints = { ...provenance.hints, snapshot: true };
       if (item.status !== 'in_progress' || item.exit_code !== null)
-        provenance.hints = { ...provenance.hints, raw: it.text, status: item.status as string };
+        provenance.hints = { ...provenance.hints, ...early(item) };
       call.output = output;
       it.out.push(this.stamp({ type: 'tool.output', call: it.id, text, provenance }));
       return;
@@ -709,21 +718,26 @@ export class CodexRecordDecoder implements RecordDecoder {
     const nonObjectArgs = (p: Provenance) => {
       if (!isJsonObject(args)) p.hints = { ...p.hints, args: args === undefined ? null : args };
     };
+    const key = `mcp_tool_call\u0000${item.server as string}\u0000${item.tool as string}\u0000${JSON.stringify(args)}`;
     if (it.kind === 'item.started') {
       const e = start();
       e.provenance = this.itemProvenance(it, 'item.started');
       nonObjectArgs(e.provenance);
+      if (item.status !== 'in_progress')
+        e.provenance.hints = { ...e.provenance.hints, status: item.status as string };
+      if ((item.result ?? null) !== null || (item.error ?? null) !== null)
+        e.provenance.hints = { ...e.provenance.hints, early: { result: item.result, error: item.error } };
       it.out.push(this.stamp(e));
-      this.remember(this.calls, it.id, { output: '' });
+      this.remember(this.calls, it.id, { key, output: '' });
       return;
     }
     if (it.kind === 'item.updated') {
       this.unknown(it, it.record);
       return;
     }
-    if (!this.calls.has(it.id)) {
+    if (this.openCall(it.id, key) === undefined) {
       const s = start();
-      this.impliedStart(it, s);
+      this.impliedStart(it, s, key);
       nonObjectArgs(s.provenance!);
     }
     this.calls.delete(it.id);
@@ -781,11 +795,11 @@ export class CodexRecordDecoder implements RecordDecoder {
       start.provenance = withSearchId(this.itemProvenance(it, 'item.started'));
       if (fields.results !== undefined) start.args = fields;
       it.out.push(this.stamp(start));
-      this.remember(this.calls, call, { output: '' });
+      this.remember(this.calls, call, { key: 'web_search', output: '' });
       return;
     }
-    if (!this.calls.has(call)) {
-      this.impliedStart({ ...it, id: call }, start);
+    if (this.openCall(call, 'web_search') === undefined) {
+      this.impliedStart({ ...it, id: call }, start, 'web_search');
       withSearchId(start.provenance!);
     }
     this.calls.delete(call);
@@ -817,10 +831,14 @@ export class CodexRecordDecoder implements RecordDecoder {
       it.out.push(
         this.stamp({ type: 'tool.start', call: it.id, name, kind: 'agent', args: bag, provenance }),
       );
-      this.remember(this.calls, it.id, { output: '' });
+      this.remember(this.calls, it.id, { key: `collab\u0000${name}`, output: '' });
     } else {
-      if (!this.calls.has(it.id))
-        this.impliedStart(it, { type: 'tool.start', call: it.id, name, kind: 'agent', args: bag });
+      if (this.openCall(it.id, `collab\u0000${name}`) === undefined)
+        this.impliedStart(
+          it,
+          { type: 'tool.start', call: it.id, name, kind: 'agent', args: bag },
+          `collab\u0000${name}`,
+        );
       this.calls.delete(it.id);
       const ok = status === 'completed';
       const provenance = this.itemProvenance(it, 'item.completed');
@@ -869,6 +887,13 @@ export class CodexRecordDecoder implements RecordDecoder {
       it.out.push(this.stamp(e));
     }
   }
+}
+
+// The status and exit code of a command snapshot taken before it completed, when not the usual.
+function early(item: JsonObject): CodexHints {
+  const hints: CodexHints = { status: item.status as string };
+  if (item.exit_code !== null) hints.exitCode = item.exit_code as number;
+  return hints;
 }
 
 /** The `status` a tool end's `ok`/`denied` imply (the writer's default). */

@@ -154,6 +154,7 @@ export class CodexEncoder implements Encoder {
         return this.sessionStart(event);
       case 'run.start':
         this.used.clear();
+        this.texts.clear();
         this.textThisRun = false;
         this.textThisRound = false;
         this.roundUsage = undefined;
@@ -343,6 +344,7 @@ export class CodexEncoder implements Encoder {
       this.loss.report(event, 'run.end.reason', 'codex has no place for the source terminal word');
     this.textThisRun = false;
     this.textThisRound = false;
+    if (event.status !== 'incomplete') this.texts.clear();
     const roundUsage = this.roundUsage;
     this.roundUsage = undefined;
     switch (event.status) {
@@ -398,9 +400,10 @@ export class CodexEncoder implements Encoder {
       this.lastFatal = event.message;
       return this.top('error', [['message', jsonString(event.message)]], event);
     }
-    const id = hintsOf(event)?.item ?? this.allocate();
+    const hints = hintsOf(event);
+    const id = hints?.item ?? this.allocate();
     return this.item(
-      'item.completed',
+      hints?.record ?? 'item.completed',
       [
         ['id', jsonString(id)],
         ['type', '"error"'],
@@ -591,7 +594,7 @@ export class CodexEncoder implements Encoder {
           ['type', '"command_execution"'],
           ['command', jsonString(call.command)],
           ['aggregated_output', jsonString(output)],
-          ['exit_code', end?.exitCode === undefined ? 'null' : String(end.exitCode)],
+          ['exit_code', exitCode(end, hints)],
           ['status', jsonString(status)],
         );
         return this.item(kind, pieces, event);
@@ -604,9 +607,10 @@ export class CodexEncoder implements Encoder {
           ['arguments', encodeValue(call.args)],
         );
         if (end === undefined) {
+          const early = hints?.early;
           pieces.push(
-            ['result', 'null'],
-            ['error', 'null'],
+            ['result', encodeValue(early?.result ?? null)],
+            ['error', encodeValue(early?.error ?? null)],
             ['status', jsonString(hints?.status ?? 'in_progress')],
           );
         } else {
@@ -650,6 +654,11 @@ export class CodexEncoder implements Encoder {
 function argsCommand(event: AgentEventOf<'tool.start'>): string | undefined {
   const command = event.args?.command;
   return event.name === CODEX_COMMAND_TOOL && typeof command === 'string' ? command : undefined;
+}
+
+function exitCode(end: AgentEventOf<'tool.end'> | undefined, hints: CodexHints | undefined): string {
+  const code = end === undefined ? hints?.exitCode : end.exitCode;
+  return code === undefined ? 'null' : String(code);
 }
 
 function errorText(error: unknown): string | undefined {

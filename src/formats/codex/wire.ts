@@ -158,6 +158,10 @@ export type CodexHints = {
   total?: CodexUsageTotal;
   /** A text or reasoning snapshot that does not extend the previous one: `text` is all of it. */
   snapshot?: true;
+  /** `tool.start`/`tool.output`: the exit code a `command_execution` snapshot had before it completed. */
+  exitCode?: number;
+  /** `tool.start` of an MCP call: its `result` and `error` when the started snapshot had them. */
+  early?: JsonObject;
   /** `tool.start`: the output a `command_execution` snapshot already had when it started. */
   output?: string;
   /** `tool.start`/`tool.end` of an MCP call whose `arguments` is not an object: the value. */
