@@ -374,6 +374,8 @@ export class CodexEncoder implements Encoder {
   }
 
   private turnFailed(event: AgentEventOf<'run.end'>, message: string): string {
+    if (event.usage !== undefined)
+      this.loss.report(event, 'run.end.usage', 'a failed codex turn reports no usage');
     const errorExtra = hintsOf(event)?.errorExtra;
     const error =
       errorExtra === undefined
@@ -583,6 +585,17 @@ export class CodexEncoder implements Encoder {
     switch (call.kind) {
       case 'command': {
         let output = call.output;
+        if (
+          end !== undefined &&
+          !fromCodex(end) &&
+          end.text !== undefined &&
+          errorText(end.error) !== undefined
+        )
+          this.loss.report(
+            end,
+            'tool.end.error',
+            'a codex command has one output: the error text is not written',
+          );
         if (end !== undefined)
           output =
             end.text ??
