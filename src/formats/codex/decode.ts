@@ -766,7 +766,12 @@ export class CodexRecordDecoder implements RecordDecoder {
     };
     const result = item.result;
     if (isJsonObject(result)) {
-      end.result = result;
+      // Another format's JSON result, written as the structured content beside no text: itself.
+      const content = result.content;
+      end.result =
+        Array.isArray(content) && content.length === 0 && isJsonObject(result.structured_content)
+          ? result.structured_content
+          : result;
       const text = contentText(result.content);
       if (text !== undefined) end.text = text;
     }

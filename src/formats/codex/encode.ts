@@ -629,7 +629,7 @@ export class CodexEncoder implements Encoder {
         } else {
           const codex = fromCodex(end);
           pieces.push(
-            ['result', encodeValue(codex ? (end.result ?? null) : mcpResult(end))],
+            ['result', encodeValue(codex ? codexResult(end.result) : mcpResult(end))],
             ['error', encodeValue(mcpError(end, codex))],
             ['status', jsonString(hints?.status ?? (end.ok ? 'completed' : 'failed'))],
           );
@@ -695,6 +695,15 @@ function mcpResult(end: AgentEventOf<'tool.end'>): unknown {
     content: text === undefined ? [] : [{ type: 'text', text }],
     structured_content: text === undefined && result !== undefined ? result : null,
   };
+}
+
+// A Codex MCP result as the decoder gave it: the whole result, or its structured content alone
+// when the content was empty.
+function codexResult(result: unknown): unknown {
+  if (result === undefined) return null;
+  return isJsonObject(result) && Array.isArray(result.content)
+    ? result
+    : { content: [], structured_content: result };
 }
 
 function mcpError(end: AgentEventOf<'tool.end'>, codex: boolean): unknown {
