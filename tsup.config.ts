@@ -7,6 +7,7 @@ export default defineConfig([
       hep: 'src/formats/hep/index.ts',
       highbar: 'src/formats/highbar/index.ts',
       nativeharness: 'src/formats/nativeharness/index.ts',
+      codex: 'src/formats/codex/index.ts',
       opencode: 'src/formats/opencode/index.ts',
       cursor: 'src/formats/cursor/index.ts',
       otel: 'src/otel/index.ts',

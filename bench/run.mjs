@@ -25,7 +25,7 @@ import { createParser } from 'eventsource-parser';
 import ndjson from 'ndjson';
 import split2 from 'split2';
 import { generateCursor, generateOpencode } from './agents.mjs';
-import { chunk, generateHep } from './corpus.mjs';
+import { chunk, generateCodex, generateHep } from './corpus.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -976,6 +976,75 @@ for (const f of [
       pipelines: list,
       baseline: list[0].name,
       targets: { [list[1].name]: { bare: 0.8 } },
+    });
+  }
+}
+// Codex `exec --json`: its decoder against the bare loop on a corpus shaped like the captures,
+// and its writer against JSON.stringify of the same records.
+if (
+  lib.codex !== undefined &&
+  (ONLY === undefined || ONLY.includes('codex') || ONLY.includes('codex-writer'))
+) {
+  const { codex } = lib;
+  const c = generateCodex({ mb: MB_ARG });
+  const chunks = chunk(c.buffer, 64 * KiB);
+  const pipelines = [
+    { name: BARE, run: bareDecode },
+    { name: 'ndjson.parse()', run: viaNdjson },
+    { name: 'codex.createDecoder().push', run: pushDecoder(codex) },
+    { name: 'codex.decode(Readable)', run: asyncDecode(codex) },
+  ];
+  await scenario({
+    id: 'codex',
+    title: 'codex decode, exec --json lines shaped like the captures, 64 KiB chunks',
+    bytes: c.buffer.length,
+    chunks,
+    pipelines,
+    baseline: BARE,
+    peer: 'ndjson.parse()',
+    targets: { 'codex.createDecoder().push': { bare: 0.9 } },
+  });
+  if (ONLY === undefined || ONLY.includes('codex-writer')) {
+    const small = generateCodex({ mb: Math.min(MB_ARG, 25) }).buffer;
+    const records = small
+      .toString('utf8')
+      .slice(0, -1)
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const events = [];
+    const d = codex.createDecoder();
+    for (const piece of chunk(small, 64 * KiB))
+      for (const ev of JSON.parse(JSON.stringify(d.push(piece)))) events.push(ev);
+    for (const ev of JSON.parse(JSON.stringify(d.end()))) events.push(ev);
+    const list = [
+      {
+        name: 'JSON.stringify(codex record) + "\\n"',
+        run: (_, xs = records) => {
+          let n = 0;
+          for (const r of xs) n += written(`${JSON.stringify(r)}\n`);
+          return xs.length + n * 0;
+        },
+      },
+      {
+        name: 'codex.createEncoder().write',
+        run: (_, xs = events) => {
+          const e = codex.createEncoder();
+          let n = 0;
+          for (const ev of xs) n += written(e.write(ev));
+          return records.length + (n + written(e.end())) * 0;
+        },
+      },
+    ];
+    list[0].warm = () => list[0].run(undefined, records.slice(0, 8000));
+    list[1].warm = () => list[1].run(undefined, events.slice(0, 8000));
+    await scenario({
+      id: 'codex-writer',
+      title: `codex writer, ${(small.length / MB).toFixed(0)} MB of exec --json lines`,
+      bytes: small.length,
+      chunks: [],
+      pipelines: list,
+      baseline: list[0].name,
+      targets: { 'codex.createEncoder().write': { bare: 0.9 } },
     });
   }
 }

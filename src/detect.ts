@@ -1,4 +1,5 @@
 import type { Format } from './diagnostics';
+import { sniffCodex } from './formats/codex/wire';
 import { sniffCursor } from './formats/cursor/wire';
 import { isHepFrameType } from './formats/hep/schema';
 import { isHighbarRecordType } from './formats/highbar/schema';
@@ -76,6 +77,8 @@ export function detectFormat(input: string | Uint8Array): Detection | undefined 
   if (isHighbarRecordType(r.type) && 'v' in r) {
     return { format: 'highbar', confidence: 'certain', reason: `a v${String(r.v)} ${r.type} record` };
   }
+  const codex = sniffCodex(r);
+  if (codex !== undefined) return { format: 'codex', ...codex };
   if (typeof r.fn === 'string') return { format: 'highbar', confidence: 'likely', reason: 'a v0 tool call' };
   if ('v' in r && 'ts' in r) return { format: 'highbar', confidence: 'guess', reason: 'v and ts fields' };
   return undefined;

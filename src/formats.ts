@@ -1,5 +1,6 @@
 import type { Codec } from './codec';
 import type { Format } from './diagnostics';
+import { codex } from './formats/codex/index';
 import { cursor } from './formats/cursor/index';
 import { hep } from './formats/hep/index';
 import { highbar } from './formats/highbar/index';
@@ -11,6 +12,7 @@ export const codecs: Readonly<Partial<Record<Format, Codec>>> = {
   hep,
   highbar,
   nativeharness,
+  codex,
   opencode,
   cursor,
 };

@@ -15,11 +15,12 @@ import {
 import { listFixtures, loadFixture } from '../src/node/fixtures';
 import { expectGolden, expectGoldenText } from './golden';
 
-const FORMATS: Format[] = ['hep', 'highbar', 'nativeharness', 'opencode', 'cursor'];
+const FORMATS: Format[] = ['hep', 'highbar', 'nativeharness', 'codex', 'opencode', 'cursor'];
 const EXT: Partial<Record<Format, string>> = {
   hep: 'jsonl',
   highbar: 'jsonl',
   nativeharness: 'sse',
+  codex: 'jsonl',
   opencode: 'jsonl',
   cursor: 'jsonl',
 };

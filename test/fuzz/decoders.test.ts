@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import type { Codec } from '../../src/codec';
 import { type Diagnostic, isAgentwireError } from '../../src/diagnostics';
+import { codex } from '../../src/formats/codex/index';
 import { cursor } from '../../src/formats/cursor/index';
 import { hep } from '../../src/formats/hep/index';
 import { highbar } from '../../src/formats/highbar/index';
@@ -40,6 +41,7 @@ const targets: Target[] = [
   { name: 'nativeharness jsonl', codec: nativeharness, options: { framing: 'jsonl' } },
   { name: 'opencode', codec: opencode, options: {} },
   { name: 'cursor', codec: cursor, options: {} },
+  { name: 'codex', codec: codex, options: {} },
 ];
 
 // Known defect (reported as a BUG in test/hostile/framing.test.ts): the JSON array framing's
@@ -338,6 +340,7 @@ function fixtures(): Fixture[] {
   add('fixtures/nativeharness', 'jsonl', targets[5]!);
   add('fixtures/opencode', 'jsonl', targets[6]!);
   add('fixtures/cursor', 'jsonl', targets[7]!);
+  add('fixtures/codex', 'jsonl', targets[8]!);
   return out;
 }
 const ALL = fixtures();
