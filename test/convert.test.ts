@@ -6,6 +6,7 @@ import {
   convertStream,
   type Diagnostic,
   type Format,
+  gemini,
   hep,
   highbar,
   nativeharness,
@@ -13,8 +14,13 @@ import {
 import { listFixtures, loadFixture } from '../src/node/fixtures';
 import { expectGolden, expectGoldenText } from './golden';
 
-const FORMATS: Format[] = ['hep', 'highbar', 'nativeharness'];
-const EXT: Partial<Record<Format, string>> = { hep: 'jsonl', highbar: 'jsonl', nativeharness: 'sse' };
+const FORMATS: Format[] = ['hep', 'highbar', 'nativeharness', 'gemini'];
+const EXT: Partial<Record<Format, string>> = {
+  hep: 'jsonl',
+  highbar: 'jsonl',
+  nativeharness: 'sse',
+  gemini: 'jsonl',
+};
 
 function deterministic() {
   let n = 0;
@@ -47,6 +53,7 @@ describe.each(fixtures.map((f) => [`${f.format}/${f.name}`, f] as const))('conve
     if (to === 'hep') expect(hep.check(output)).toEqual([]);
     if (to === 'nativeharness') expect(nativeharness.check(output)).toEqual([]);
     if (to === 'highbar') expect(highbar.check(output).filter((d) => d.severity === 'error')).toEqual([]);
+    if (to === 'gemini') expect(gemini.check(output).filter((d) => d.severity === 'error')).toEqual([]);
   });
 
   test.each(targets)('→ %s: convertStream gives the same bytes, at any chunking', async (to) => {

@@ -15,6 +15,7 @@ import { provenanceOf, splitRecord } from '../../record';
 import {
   GEMINI_KEY_ORDER,
   GEMINI_STDOUT_NOTICE,
+  GEMINI_TOOL_ERROR_TYPE,
   GEMINI_WARNING_NOTICE,
   type GeminiHints,
   type GeminiRecordType,
@@ -312,7 +313,12 @@ export class GeminiRecordDecoder implements RecordDecoder {
           this.calls.delete(call);
         }
         if (r.output !== undefined) e.text = r.output as string;
-        if (r.error !== undefined) e.error = r.error;
+        const error = r.error as { type: string; message: string } | undefined;
+        if (error !== undefined) {
+          // The message is why the call failed; its type is a code the model has no slot for.
+          e.error = error.message;
+          if (error.type !== GEMINI_TOOL_ERROR_TYPE) hints.errorType = error.type;
+        }
         this.stamp(e, r, hints);
         if (e.ts !== undefined) e.endedAt = e.ts;
         this.ensureRun(ctx, e.ts);

@@ -32,23 +32,24 @@ export interface GeminiEncodeOptions extends EncodeOptions {
 
 const FORMAT = 'gemini' as const;
 
-// Fields each event type carries into Gemini stream-json; anything else set is a `loss`.
+// Fields each event type carries into Gemini stream-json; anything else set is a `loss`. The
+// session id is written once, in `init`: every event of the session has it there.
 const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
   'session.start': ['ts', 'session', 'model'],
-  'run.start': ['ts', 'input'],
-  'user.message': ['ts', 'text'],
-  'text.delta': ['ts', 'text'],
-  'tool.start': ['ts', 'call', 'name', 'args'],
-  'tool.end': ['ts', 'call', 'name', 'ok', 'text', 'error', 'endedAt'],
-  error: ['ts', 'message', 'fatal', 'code'],
-  notice: ['ts', 'kind', 'message', 'severity'],
-  'run.end': ['ts', 'status', 'reason', 'error', 'durationMs', 'usage', 'answer'],
+  'run.start': ['session', 'ts', 'input'],
+  'user.message': ['session', 'ts', 'text'],
+  'text.delta': ['session', 'ts', 'text'],
+  'tool.start': ['session', 'ts', 'call', 'name', 'args'],
+  'tool.end': ['session', 'ts', 'call', 'name', 'ok', 'text', 'error', 'endedAt'],
+  error: ['session', 'ts', 'message', 'fatal', 'code'],
+  notice: ['session', 'ts', 'kind', 'message', 'severity'],
+  'run.end': ['session', 'ts', 'status', 'reason', 'error', 'durationMs', 'usage', 'answer'],
   // Structure Gemini does not mark: nothing of it is lost while these fields are all it has.
   'message.start': ['role', 'message'],
   'message.end': ['message'],
   'round.start': [],
   'round.end': ['message'],
-  unknown: ['ts', 'record', 'recordType'],
+  unknown: ['session', 'ts', 'record', 'recordType'],
 };
 
 // Usage fields Gemini's stats hold (per model: the counts).
@@ -268,7 +269,7 @@ export class GeminiEncoder implements Encoder {
       output = typeof event.result === 'string' ? event.result : JSON.stringify(event.result);
     }
     if (output !== undefined) fields += `,"output":${jsonString(output)}`;
-    const error = toolError(event);
+    const error = toolError(event, hints?.errorType ?? GEMINI_TOOL_ERROR_TYPE);
     if (error !== undefined) fields += `,"error":${error}`;
     return this.record('tool_result', event, hints, fields);
   }
@@ -368,20 +369,21 @@ export class GeminiEncoder implements Encoder {
 }
 
 /** `tool_result.error` as JSON text, or `undefined` when the call has none. */
-function toolError(event: AgentEventOf<'tool.end'>): string | undefined {
+function toolError(event: AgentEventOf<'tool.end'>, type: string): string | undefined {
   const error = event.error;
+  let message: string;
   if (error === undefined || error === null) {
-    return event.ok
-      ? undefined
-      : `{"type":"${GEMINI_TOOL_ERROR_TYPE}","message":${jsonString(event.text ?? 'the tool failed')}}`;
-  }
-  if (isJsonObject(error) && typeof error.type === 'string' && typeof error.message === 'string') {
+    if (event.ok) return undefined;
+    // Gemini CLI's own words for a failure without text (`${name} failed`).
+    message = event.text ?? `${event.name ?? 'the tool'} failed`;
+  } else if (typeof error === 'string') message = error;
+  else {
     assertEncodable(error, 'tool.end.error', undefined, FORMAT);
-    return JSON.stringify(error);
+    // An error value of another format: its message when it has one, else the value as JSON.
+    message =
+      isJsonObject(error) && typeof error.message === 'string' ? error.message : JSON.stringify(error);
   }
-  assertEncodable(error, 'tool.end.error', undefined, FORMAT);
-  const message = typeof error === 'string' ? error : JSON.stringify(error);
-  return `{"type":"${GEMINI_TOOL_ERROR_TYPE}","message":${jsonString(message)}}`;
+  return `{"type":${jsonString(type)},"message":${jsonString(message)}}`;
 }
 
 function counts(u: ModelUsage, base: JsonObject | undefined): JsonObject {

@@ -91,6 +91,11 @@ export interface GeminiHints {
   timestamp?: string | null;
   /** An assistant `message` written without `delta` (one whole message, `quiet` mode). */
   whole?: true;
+  /**
+   * `tool_result.error.type` when it is not `TOOL_EXECUTION_ERROR` (the model keeps the error's
+   * `message` as `tool.end.error`, text).
+   */
+  errorType?: string;
   /** `error.severity` as written when it is neither `warning` nor `error`. */
   severity?: string;
   /** `result.stats` as written: the writer patches the model's figures into it. */
