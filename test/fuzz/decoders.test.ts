@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import type { Codec } from '../../src/codec';
 import { type Diagnostic, isAgentwireError } from '../../src/diagnostics';
+import { gemini } from '../../src/formats/gemini/index';
 import { hep } from '../../src/formats/hep/index';
 import { highbar } from '../../src/formats/highbar/index';
 import { nativeharness } from '../../src/formats/nativeharness/index';
@@ -36,6 +37,7 @@ const targets: Target[] = [
   { name: 'nativeharness sse', codec: nativeharness, options: { framing: 'sse' } },
   { name: 'nativeharness json', codec: nativeharness, options: { framing: 'json' } },
   { name: 'nativeharness jsonl', codec: nativeharness, options: { framing: 'jsonl' } },
+  { name: 'gemini', codec: gemini, options: {} },
 ];
 
 // Known defect (reported as a BUG in test/hostile/framing.test.ts): the JSON array framing's
@@ -287,6 +289,30 @@ const lineTargets: Array<[string, AnyCodec, fc.Arbitrary<string>]> = [
   ['hep', hep, record(HEP_TYPES, HEP_KEYS)],
   ['highbar', highbar, record(HB_TYPES, HB_KEYS).map((s) => s.replace('{', '{"v":1,'))],
   ['nativeharness jsonl', nativeharness, nhRecord],
+  [
+    'gemini',
+    gemini,
+    record(
+      ['init', 'message', 'tool_use', 'tool_result', 'error', 'result', 'future'],
+      [
+        'timestamp',
+        'session_id',
+        'model',
+        'role',
+        'content',
+        'delta',
+        'tool_name',
+        'tool_id',
+        'parameters',
+        'status',
+        'output',
+        'error',
+        'severity',
+        'message',
+        'stats',
+      ],
+    ),
+  ],
 ];
 
 describe('fuzz: arbitrary JSON records, one per line', () => {
