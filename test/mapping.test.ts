@@ -6,24 +6,33 @@ import { type AgentEvent, codecFor, type Diagnostic, type Format } from '../src/
 // encode → decode unchanged, and every "—" cell must give a `loss` diagnostic when the field is set.
 
 type Cell = { kind: 'mapped' | 'derived' | 'none'; text: string };
-type Row = { key: string; cells: Record<Format, Cell> };
-const FORMATS: Format[] = ['hep', 'highbar', 'nativeharness'];
+type Row = { key: string; cells: Partial<Record<Format, Cell>> };
+const FORMATS: Format[] = ['hep', 'highbar', 'nativeharness', 'gemini'];
 
+// The rows of section `## <section>` and of every `## <section>: <format>` (a format's own table),
+// each cell under the format its table header names.
 function parseTable(section: string): Row[] {
   const doc = readFileSync('docs/mapping.md', 'utf8');
-  const start = doc.indexOf(`## ${section}`);
-  const end = doc.indexOf('\n## ', start + 3);
   const rows: Row[] = [];
-  for (const line of doc.slice(start, end === -1 ? undefined : end).split('\n')) {
-    const m = /^\| `([^`]+)` \|(.*)\|$/.exec(line);
-    if (m === null) continue;
-    const cols = m[2]!.split(' | ').map((c) => c.trim());
-    const cells = {} as Record<Format, Cell>;
-    FORMATS.forEach((f, i) => {
-      const text = cols[i] ?? '';
-      cells[f] = { kind: text === '—' ? 'none' : text.startsWith('~') ? 'derived' : 'mapped', text };
-    });
-    rows.push({ key: m[1]!, cells });
+  for (const part of doc.split('\n## ').slice(1)) {
+    const title = part.slice(0, part.indexOf('\n'));
+    if (title !== section && !title.startsWith(`${section}: `)) continue;
+    let columns: string[] | undefined;
+    for (const line of part.split('\n')) {
+      if (columns === undefined && line.startsWith('| field |')) {
+        columns = line.split('|').slice(2, -1).map((c) => c.trim());
+        continue;
+      }
+      const m = /^\| `([^`]+)` \|(.*)\|$/.exec(line);
+      if (m === null || columns === undefined) continue;
+      const cols = m[2]!.split(' | ').map((c) => c.trim());
+      const cells: Partial<Record<Format, Cell>> = {};
+      columns.forEach((f, i) => {
+        const text = cols[i] ?? '';
+        cells[f as Format] = { kind: text === '—' ? 'none' : text.startsWith('~') ? 'derived' : 'mapped', text };
+      });
+      rows.push({ key: m[1]!, cells });
+    }
   }
   return rows;
 }
@@ -154,6 +163,7 @@ const PROBE: Partial<Record<Format, AgentEvent['type']>> = {
   hep: 'text.delta',
   highbar: 'tool.end',
   nativeharness: 'text.delta',
+  gemini: 'text.delta',
 };
 
 function roundTrip(format: Format) {
@@ -176,7 +186,7 @@ describe.each(FORMATS)('docs/mapping.md holds for %s', (format) => {
     expect(rt.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
   });
 
-  test.each(parseTable('Events').filter((r) => r.cells[format].kind === 'mapped'))('$key arrives', (row) => {
+  test.each(parseTable('Events').filter((r) => r.cells[format]?.kind === 'mapped'))('$key arrives', (row) => {
     const [type, field] = splitKey(row.key);
     expect(rt.first(rt.events, type), `${type} decoded`).toBeDefined();
     if (field === undefined) return;
@@ -187,7 +197,7 @@ describe.each(FORMATS)('docs/mapping.md holds for %s', (format) => {
     expect(decoded?.[field]).toEqual(originals[at]![field]);
   });
 
-  test.each(parseTable('Envelope').filter((r) => r.cells[format].kind === 'mapped'))(
+  test.each(parseTable('Envelope').filter((r) => r.cells[format]?.kind === 'mapped'))(
     'envelope $key arrives',
     (row) => {
       const type = PROBE[format]!;
@@ -201,14 +211,14 @@ describe.each(FORMATS)('docs/mapping.md holds for %s', (format) => {
     const lost = new Set(rt.losses.filter((d) => d.code === 'loss').map((d) => d.field));
     const missing: string[] = [];
     for (const row of parseTable('Events')) {
-      if (row.cells[format].kind !== 'none') continue;
+      if (row.cells[format]?.kind !== 'none') continue;
       const [type, field] = splitKey(row.key);
       if (type === 'round.start') continue; // not in the scenario
       const ok = lost.has(type) || (field !== undefined && lost.has(`${type}.${field}`));
       if (!ok) missing.push(row.key);
     }
     for (const row of parseTable('Envelope')) {
-      if (row.cells[format].kind !== 'none') continue;
+      if (row.cells[format]?.kind !== 'none') continue;
       if (![...lost].some((f) => f?.endsWith(`.${row.key}`))) missing.push(`envelope ${row.key}`);
     }
     expect(missing).toEqual([]);

@@ -1,6 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { convert, type Diagnostic, detectFormat, gemini, isAgentwireError } from '../../src/index';
+import { GeminiRecordDecoder } from '../../src/formats/gemini/decode';
+import {
+  type AgentEvent,
+  convert,
+  type Diagnostic,
+  detectFormat,
+  gemini,
+  isAgentwireError,
+} from '../../src/index';
 import { chunkAt } from '../golden';
 import { FUZZ_RUNS } from '../runs';
 
@@ -410,5 +418,43 @@ test('property: arbitrary bytes never throw; every line yields an event or a dia
       expect(gemini.stringify(events)).toBe(s);
     }),
     { numRuns: FUZZ_RUNS },
+  );
+});
+
+test('property: the delta shortcut and the general path agree (events and diagnostics)', () => {
+  const content = fc.oneof(
+    fc.string({ maxLength: 30, unit: 'grapheme' }),
+    fc.string({ maxLength: 10, unit: 'binary' }),
+    fc.constantFrom('a"b', 'x\\y', 'tab\there', '\u0000', '\u2028', '😀', ''),
+  );
+  const deltaLine = fc
+    .tuple(iso, content, fc.constantFrom('', 'x', ',"delta":false', '"'))
+    .map(([ts, c, mangle]) => {
+      const line = JSON.stringify({
+        type: 'message',
+        timestamp: ts,
+        role: 'assistant',
+        content: c,
+        delta: true,
+      });
+      return mangle === ''
+        ? line
+        : mangle === 'x'
+          ? line.replace('assistant', 'assistanx')
+          : `${line.slice(0, -1)}${mangle}}`;
+    });
+  fc.assert(
+    fc.property(fc.array(fc.oneof(deltaLine, record), { maxLength: 8 }), (ls) => {
+      const decode = (shortcut: boolean) => {
+        const diagnostics: Diagnostic[] = [];
+        const d = new GeminiRecordDecoder({}, { report: (x) => diagnostics.push(x) }, shortcut);
+        const events: AgentEvent[] = [];
+        ls.forEach((l, i) => d.line(l, i + 1, i * 1000, events));
+        d.end(events);
+        return { events, diagnostics };
+      };
+      expect(decode(true)).toEqual(decode(false));
+    }),
+    { numRuns: FUZZ_RUNS * 2 },
   );
 });

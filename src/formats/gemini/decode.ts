@@ -11,7 +11,7 @@ import {
   unsafeNumberMessage,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, ModelUsage, Provenance, Usage } from '../../model';
-import { provenanceOf, splitRecord } from '../../record';
+import { provenanceOf, type RecordRest, splitRecord } from '../../record';
 import {
   GEMINI_KEY_ORDER,
   GEMINI_STDOUT_NOTICE,
@@ -20,6 +20,7 @@ import {
   type GeminiHints,
   type GeminiRecordType,
   geminiRecordProblem,
+  IsoReader,
   isGeminiRecordType,
   parseTimestamp,
 } from './wire';
@@ -69,10 +70,13 @@ export class GeminiRecordDecoder implements RecordDecoder {
   // An `error` record of severity `error` in the open run: the run failed, whatever `result` says.
   private runError: string | undefined;
   private readonly calls = new Map<string, string>();
+  private readonly clock = new IsoReader();
+  private readonly shortcut: boolean;
 
   /** Creates a decoder that reports to `sink`. */
-  constructor(options: GeminiDecodeOptions, sink: DiagnosticSink) {
+  constructor(options: GeminiDecodeOptions, sink: DiagnosticSink, shortcut = true) {
     this.sink = sink;
+    this.shortcut = shortcut;
     this.maxDepth = resolveMaxDepth(options.maxDepth);
     // Invalid JSON is not reported as such: the line is kept whole, like any line that is not JSON.
     this.parseSink = {
@@ -86,6 +90,7 @@ export class GeminiRecordDecoder implements RecordDecoder {
   line(text: string, line: number, offset: number, out: AgentEvent[]): void {
     this.lastLine = line;
     this.lastOffset = offset;
+    if (this.shortcut && this.delta(text, line, offset, out)) return;
     const ctx: LineContext = { text, line, offset, out };
     const c = text.charCodeAt(0);
     // A record starts with `{`; anything else (a banner, a blank line) is not JSON.
@@ -96,12 +101,14 @@ export class GeminiRecordDecoder implements RecordDecoder {
     }
     if (record === NOT_PARSED) return;
     if (!isJsonObject(record)) {
+      if (this.refused(ctx, record)) return;
       this.report(ctx, 'invalid_json', 'error', 'not a JSON object; kept as an unknown event');
       out.push(this.unknown(ctx, record, undefined));
       return;
     }
     const type = record.type;
     if (!isGeminiRecordType(type)) {
+      if (this.refused(ctx, record)) return;
       const what =
         typeof type === 'string'
           ? `a record of type ${JSON.stringify(type)} Gemini CLI does not write (yet)`
@@ -111,6 +118,10 @@ export class GeminiRecordDecoder implements RecordDecoder {
       return;
     }
     const problem = geminiRecordProblem(type, record);
+    const rest = problem === undefined ? splitRecord(record, GEMINI_KEY_ORDER[type]) : undefined;
+    // A valid record of these types with only its own keys holds strings and booleans, and objects
+    // of strings at most: nothing in it can nest deeply or be a number. The rest are measured.
+    if ((problem !== undefined || rest !== undefined || !SHALLOW[type]) && this.refused(ctx, record)) return;
     if (problem !== undefined) {
       this.report(
         ctx,
@@ -121,11 +132,51 @@ export class GeminiRecordDecoder implements RecordDecoder {
       out.push(this.unknown(ctx, record, type));
       return;
     }
-    this.record(ctx, type, record);
+    this.record(ctx, type, record, rest);
   }
 
   end(out: AgentEvent[]): void {
     this.endSession(out);
+  }
+
+  /**
+   * The shortcut for most of a stream: an assistant `delta` message spelled exactly as Gemini CLI
+   * writes it is read without `JSON.parse` of the record (its content alone is parsed when it
+   * holds escapes). Gives the
+   * same events as the general path (held by the property test "the delta shortcut and the
+   * general path agree" in test/gemini/codec.test.ts). False when the line is not such a line.
+   */
+  private delta(text: string, line: number, offset: number, out: AgentEvent[]): boolean {
+    const n = text.length;
+    if (
+      n < DELTA_MIN ||
+      !text.startsWith(DELTA_HEAD) ||
+      !text.startsWith(DELTA_MID, DELTA_TIME_END) ||
+      !text.endsWith(DELTA_TAIL)
+    ) {
+      return false;
+    }
+    let content = text.slice(DELTA_CONTENT, n - DELTA_TAIL.length);
+    if (NEEDS_PARSE.test(content)) {
+      // Escapes: the content alone is parsed as one JSON string (no object, no keys). When the
+      // slice is not exactly one string, the line is not this shape: the general path decides.
+      try {
+        content = JSON.parse(text.slice(DELTA_CONTENT - 1, n - DELTA_TAIL.length + 1));
+      } catch {
+        return false;
+      }
+      if (typeof content !== 'string') return false;
+    }
+    const ts = this.clock.read(text.slice(DELTA_HEAD.length, DELTA_TIME_END));
+    if (Number.isNaN(ts)) return false;
+    if (!this.runOpen) this.openRun({ line, offset }, ts, out);
+    out.push({
+      type: 'text.delta',
+      text: content,
+      provenance: { format: FORMAT, line, offset, hints: { raw: text } },
+      ts,
+    });
+    return true;
   }
 
   // No `result`: the process died, hit a ceiling or failed to authenticate. Never a success.
@@ -141,13 +192,20 @@ export class GeminiRecordDecoder implements RecordDecoder {
     // (`parseSink` set `refusal` during the call: TypeScript cannot see it.)
     if (value === NOT_PARSED)
       return (this.refusal as Diagnostic | undefined)?.code === 'invalid_json' ? NOT_JSON : NOT_PARSED;
-    if (refuseDeepValue(ctx.text, value, ctx.line, ctx.offset, this.maxDepth, FORMAT, this.sink))
-      return NOT_PARSED;
+    return value;
+  }
+
+  /**
+   * The depth bound on a parsed value (a short line is parsed before it is measured) and the
+   * check for numbers `JSON.parse` cannot keep exactly. True when the line is refused.
+   */
+  private refused(ctx: LineContext, value: unknown): boolean {
+    if (refuseDeepValue(ctx.text, value, ctx.line, ctx.offset, this.maxDepth, FORMAT, this.sink)) return true;
     if (mayHoldUnsafeNumber(value)) {
       const message = unsafeNumberMessage(ctx.text);
       if (message !== undefined) this.report(ctx, 'invalid_record', 'error', message);
     }
-    return value;
+    return false;
   }
 
   private report(
@@ -209,17 +267,15 @@ export class GeminiRecordDecoder implements RecordDecoder {
   }
 
   /** The provenance of a record's event: extra fields, key order and the writer's hints. */
-  private provenance(
-    ctx: LineContext,
-    type: GeminiRecordType,
-    record: JsonObject,
-    hints: GeminiHints,
-  ): Provenance {
+  private provenance(ctx: LineContext, rest: RecordRest | undefined, hints: GeminiHints): Provenance {
     hints.raw = ctx.text;
-    return withHints(
-      provenanceOf(FORMAT, ctx.line, ctx.offset, splitRecord(record, GEMINI_KEY_ORDER[type])),
-      hints,
-    );
+    const p: Provenance = { format: FORMAT, line: ctx.line, offset: ctx.offset };
+    if (rest !== undefined) {
+      if (rest.extra !== undefined) p.extra = rest.extra;
+      if (rest.order !== undefined) p.order = rest.order;
+    }
+    p.hints = hints as Record<string, unknown>;
+    return p;
   }
 
   /** Reads `timestamp` into `e.ts`, keeping what ISO printing would not give back in `hints`. */
@@ -230,12 +286,22 @@ export class GeminiRecordDecoder implements RecordDecoder {
       if (written === undefined) hints.timestamp = null;
       return;
     }
+    const ms = this.clock.read(written);
+    if (!Number.isNaN(ms)) {
+      e.ts = ms;
+      return;
+    }
     const t = parseTimestamp(written);
     if (!Number.isNaN(t.ms)) e.ts = t.ms;
     if (!t.exact) hints.timestamp = written;
   }
 
-  private record(ctx: LineContext, type: GeminiRecordType, r: JsonObject): void {
+  private record(
+    ctx: LineContext,
+    type: GeminiRecordType,
+    r: JsonObject,
+    rest: RecordRest | undefined,
+  ): void {
     const hints: GeminiHints = {};
     const out = ctx.out;
     switch (type) {
@@ -248,7 +314,7 @@ export class GeminiRecordDecoder implements RecordDecoder {
           type: 'session.start',
           session: r.session_id as string,
           model: r.model as string,
-          provenance: this.provenance(ctx, type, r, hints),
+          provenance: this.provenance(ctx, rest, hints),
         };
         this.stamp(e, r, hints);
         out.push(e);
@@ -260,12 +326,12 @@ export class GeminiRecordDecoder implements RecordDecoder {
             ? {
                 type: 'user.message',
                 text: r.content as string,
-                provenance: this.provenance(ctx, type, r, hints),
+                provenance: this.provenance(ctx, rest, hints),
               }
             : {
                 type: 'run.start',
                 input: r.content as string,
-                provenance: this.provenance(ctx, type, r, hints),
+                provenance: this.provenance(ctx, rest, hints),
               };
           this.stamp(e, r, hints);
           if (!this.runOpen) this.startRun();
@@ -275,7 +341,7 @@ export class GeminiRecordDecoder implements RecordDecoder {
         const e: AgentEventOf<'text.delta'> = {
           type: 'text.delta',
           text: r.content as string,
-          provenance: this.provenance(ctx, type, r, hints),
+          provenance: this.provenance(ctx, rest, hints),
         };
         if (r.delta !== true) hints.whole = true;
         this.stamp(e, r, hints);
@@ -291,7 +357,7 @@ export class GeminiRecordDecoder implements RecordDecoder {
           call,
           name,
           args: r.parameters as JsonObject,
-          provenance: this.provenance(ctx, type, r, hints),
+          provenance: this.provenance(ctx, rest, hints),
         };
         this.stamp(e, r, hints);
         this.ensureRun(ctx, e.ts);
@@ -305,7 +371,7 @@ export class GeminiRecordDecoder implements RecordDecoder {
           type: 'tool.end',
           call,
           ok: r.status === 'success',
-          provenance: this.provenance(ctx, type, r, hints),
+          provenance: this.provenance(ctx, rest, hints),
         };
         const name = this.calls.get(call);
         if (name !== undefined) {
@@ -335,11 +401,11 @@ export class GeminiRecordDecoder implements RecordDecoder {
             kind: GEMINI_WARNING_NOTICE,
             message,
             severity: 'warning',
-            provenance: this.provenance(ctx, type, r, hints),
+            provenance: this.provenance(ctx, rest, hints),
           };
         } else {
           if (severity !== 'error') hints.severity = severity;
-          e = { type: 'error', message, fatal: false, provenance: this.provenance(ctx, type, r, hints) };
+          e = { type: 'error', message, fatal: false, provenance: this.provenance(ctx, rest, hints) };
           this.runError ??= message;
         }
         this.stamp(e, r, hints);
@@ -348,19 +414,19 @@ export class GeminiRecordDecoder implements RecordDecoder {
         return;
       }
       case 'result':
-        this.result(ctx, r, hints);
+        this.result(ctx, r, rest, hints);
         return;
     }
   }
 
-  private result(ctx: LineContext, r: JsonObject, hints: GeminiHints): void {
+  private result(ctx: LineContext, r: JsonObject, rest: RecordRest | undefined, hints: GeminiHints): void {
     const out = ctx.out;
     const status = r.status as 'success' | 'error';
     const e: AgentEventOf<'run.end'> = {
       type: 'run.end',
       status: status === 'success' && this.runError === undefined ? 'completed' : 'failed',
       reason: status,
-      provenance: this.provenance(ctx, 'result', r, hints),
+      provenance: this.provenance(ctx, rest, hints),
     };
     this.stamp(e, r, hints);
     this.ensureRun(ctx, e.ts);
@@ -437,6 +503,27 @@ export class GeminiRecordDecoder implements RecordDecoder {
 }
 
 const NOT_JSON: unique symbol = Symbol('not json');
+
+// An assistant delta as Gemini CLI writes it: head, 24-character timestamp, role, content, tail.
+const DELTA_HEAD = '{"type":"message","timestamp":"';
+const DELTA_TIME_END = DELTA_HEAD.length + 24;
+const DELTA_MID = '","role":"assistant","content":"';
+const DELTA_CONTENT = DELTA_TIME_END + DELTA_MID.length;
+const DELTA_TAIL = '","delta":true}';
+const DELTA_MIN = DELTA_CONTENT + DELTA_TAIL.length;
+// Content with a quote, a backslash or a control character is read by JSON.parse (as a string).
+const NEEDS_PARSE = /["\\\u0000-\u001f]/;
+
+// Record types whose valid records, with only their own keys, hold no number and nest at most two
+// levels (`tool_result.error`); `tool_use.parameters` and `result.stats` are free-form.
+const SHALLOW: Readonly<Record<GeminiRecordType, boolean>> = {
+  init: true,
+  message: true,
+  tool_use: false,
+  tool_result: true,
+  error: true,
+  result: false,
+};
 
 function num(v: unknown): number | undefined {
   return typeof v === 'number' ? v : undefined;

@@ -150,6 +150,37 @@ export function exactIsoMs(s: string): number {
 }
 
 /**
+ * Reads timestamps exactly as `toISOString` writes them, remembering the minute of the last one:
+ * the timestamps of one stream mostly share it, and then only seconds and milliseconds are read.
+ */
+export class IsoReader {
+  // `YYYY-MM-DDTHH:MM:` of the last timestamp read, and that minute's first ms.
+  private minute = '';
+  private minuteMs = 0;
+
+  /** ms since the epoch, or `NaN` when `s` is not in `toISOString`'s form. */
+  read(s: string): number {
+    if (
+      s.length === ISO_LENGTH &&
+      s.startsWith(this.minute) &&
+      s.charCodeAt(19) === 46 &&
+      s.charCodeAt(23) === 90 &&
+      this.minute !== ''
+    ) {
+      const second = digits(s, 17, 2);
+      const ms = digits(s, 20, 3);
+      if (second >= 0 && second <= 59 && ms >= 0) return this.minuteMs + second * 1000 + ms;
+    }
+    const ms = exactIsoMs(s);
+    if (!Number.isNaN(ms)) {
+      this.minute = s.slice(0, 17);
+      this.minuteMs = ms - digits(s, 17, 2) * 1000 - digits(s, 20, 3);
+    }
+    return ms;
+  }
+}
+
+/**
  * A `timestamp` as ms since the epoch (`NaN` when it is no time at all), and whether
  * {@link formatTimestamp} of that number gives the same text back.
  */
