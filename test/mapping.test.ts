@@ -20,7 +20,10 @@ function parseTable(section: string): Row[] {
     let columns: string[] | undefined;
     for (const line of part.split('\n')) {
       if (columns === undefined && line.startsWith('| field |')) {
-        columns = line.split('|').slice(2, -1).map((c) => c.trim());
+        columns = line
+          .split('|')
+          .slice(2, -1)
+          .map((c) => c.trim());
         continue;
       }
       const m = /^\| `([^`]+)` \|(.*)\|$/.exec(line);
@@ -29,7 +32,10 @@ function parseTable(section: string): Row[] {
       const cells: Partial<Record<Format, Cell>> = {};
       columns.forEach((f, i) => {
         const text = cols[i] ?? '';
-        cells[f as Format] = { kind: text === '—' ? 'none' : text.startsWith('~') ? 'derived' : 'mapped', text };
+        cells[f as Format] = {
+          kind: text === '—' ? 'none' : text.startsWith('~') ? 'derived' : 'mapped',
+          text,
+        };
       });
       rows.push({ key: m[1]!, cells });
     }

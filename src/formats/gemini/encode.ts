@@ -45,10 +45,10 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
   notice: ['session', 'ts', 'kind', 'message', 'severity'],
   'run.end': ['session', 'ts', 'status', 'reason', 'error', 'durationMs', 'usage', 'answer'],
   // Structure Gemini does not mark: nothing of it is lost while these fields are all it has.
-  'message.start': ['role', 'message'],
-  'message.end': ['message'],
-  'round.start': [],
-  'round.end': ['message'],
+  'message.start': ['session', 'role', 'message'],
+  'message.end': ['session', 'message'],
+  'round.start': ['session'],
+  'round.end': ['session', 'message'],
   unknown: ['session', 'ts', 'record', 'recordType'],
 };
 
