@@ -7,6 +7,8 @@ export default defineConfig([
       hep: 'src/formats/hep/index.ts',
       highbar: 'src/formats/highbar/index.ts',
       nativeharness: 'src/formats/nativeharness/index.ts',
+      opencode: 'src/formats/opencode/index.ts',
+      cursor: 'src/formats/cursor/index.ts',
       gemini: 'src/formats/gemini/index.ts',
       node: 'src/node/index.ts',
       fixtures: 'src/node/fixtures.ts',

@@ -173,8 +173,18 @@ export function* geminiLines(seed = 1, runRounds = 40) {
   let callId = 0;
   for (let run = 1; ; run++) {
     const start = ms;
-    yield JSON.stringify({ type: 'init', timestamp: ts(), session_id: `s-bench-${seed}-${run}`, model: 'auto' });
-    yield JSON.stringify({ type: 'message', timestamp: ts(), role: 'user', content: makeText(rand, words, 20, 200) });
+    yield JSON.stringify({
+      type: 'init',
+      timestamp: ts(),
+      session_id: `s-bench-${seed}-${run}`,
+      model: 'auto',
+    });
+    yield JSON.stringify({
+      type: 'message',
+      timestamp: ts(),
+      role: 'user',
+      content: makeText(rand, words, 20, 200),
+    });
     let input = 0;
     let output = 0;
     let calls = 0;
@@ -189,7 +199,9 @@ export function* geminiLines(seed = 1, runRounds = 40) {
       if (rand() < 0.45) {
         const n = 1 + Math.floor(rand() * 3);
         for (let c = 0; c < n; c++) {
-          const name = ['read_file', 'run_shell_command', 'search_file_content', 'replace'][Math.floor(rand() * 4)];
+          const name = ['read_file', 'run_shell_command', 'search_file_content', 'replace'][
+            Math.floor(rand() * 4)
+          ];
           const tool_id = `${name}_${1773896067962 + ++callId}_${c}`;
           calls++;
           yield JSON.stringify({
@@ -216,7 +228,13 @@ export function* geminiLines(seed = 1, runRounds = 40) {
       }
     }
     const cached = Math.floor(input / 4);
-    const model = { total_tokens: input + output, input_tokens: input, output_tokens: output, cached, input: input - cached };
+    const model = {
+      total_tokens: input + output,
+      input_tokens: input,
+      output_tokens: output,
+      cached,
+      input: input - cached,
+    };
     yield JSON.stringify({
       type: 'result',
       timestamp: ts(),

@@ -34,7 +34,7 @@ Usage:
 Formats: ${Object.keys(codecs).join(', ')} (default: detected from the first line)
 Options:
   --format F          the input format
-  --max-line-bytes N  longest line accepted (default 1048576; 16777216 for gemini)
+  --max-line-bytes N  longest line accepted (default 1048576; opencode, cursor, gemini: 16777216)
   --json              (check) machine-readable findings, one JSON object per line
 `;
 

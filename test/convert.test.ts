@@ -4,21 +4,25 @@ import {
   type Codec,
   convert,
   convertStream,
+  cursor,
   type Diagnostic,
   type Format,
   gemini,
   hep,
   highbar,
   nativeharness,
+  opencode,
 } from '../src/index';
 import { listFixtures, loadFixture } from '../src/node/fixtures';
 import { expectGolden, expectGoldenText } from './golden';
 
-const FORMATS: Format[] = ['hep', 'highbar', 'nativeharness', 'gemini'];
+const FORMATS: Format[] = ['hep', 'highbar', 'nativeharness', 'opencode', 'cursor', 'gemini'];
 const EXT: Partial<Record<Format, string>> = {
   hep: 'jsonl',
   highbar: 'jsonl',
   nativeharness: 'sse',
+  opencode: 'jsonl',
+  cursor: 'jsonl',
   gemini: 'jsonl',
 };
 
@@ -53,6 +57,8 @@ describe.each(fixtures.map((f) => [`${f.format}/${f.name}`, f] as const))('conve
     if (to === 'hep') expect(hep.check(output)).toEqual([]);
     if (to === 'nativeharness') expect(nativeharness.check(output)).toEqual([]);
     if (to === 'highbar') expect(highbar.check(output).filter((d) => d.severity === 'error')).toEqual([]);
+    if (to === 'opencode') expect(opencode.check(output).filter((d) => d.severity === 'error')).toEqual([]);
+    if (to === 'cursor') expect(cursor.check(output).filter((d) => d.severity === 'error')).toEqual([]);
     if (to === 'gemini') expect(gemini.check(output).filter((d) => d.severity === 'error')).toEqual([]);
   });
 

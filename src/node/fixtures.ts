@@ -24,11 +24,13 @@ export interface Fixture extends FixtureInfo {
   expected: { events: AgentEvent[]; diagnostics: Diagnostic[] };
 }
 
-const FORMATS: readonly Format[] = ['hep', 'highbar', 'nativeharness', 'gemini'];
+const FORMATS: readonly Format[] = ['hep', 'highbar', 'nativeharness', 'opencode', 'cursor', 'gemini'];
 const PRIMARY: Readonly<Partial<Record<Format, string>>> = {
   hep: 'jsonl',
   highbar: 'jsonl',
   nativeharness: 'sse',
+  opencode: 'jsonl',
+  cursor: 'jsonl',
   gemini: 'jsonl',
 };
 
