@@ -1,4 +1,5 @@
 import type { Format } from './diagnostics';
+import { sniffClaude } from './formats/claude/wire';
 import { isHepFrameType } from './formats/hep/schema';
 import { isHighbarRecordType } from './formats/highbar/schema';
 
@@ -57,6 +58,8 @@ export function detectFormat(input: string | Uint8Array): Detection | undefined 
     // A first line cut by the 64 KiB window, or not JSON: look at its start.
     if (line.startsWith('{"type":"hep_header"'))
       return { format: 'hep', confidence: 'certain', reason: 'hep_header' };
+    if (line.startsWith('{"type":"system","subtype":"init"'))
+      return { format: 'claude', confidence: 'likely', reason: 'a system/init record' };
     return undefined;
   }
   if (typeof record !== 'object' || record === null || Array.isArray(record)) return undefined;
@@ -64,6 +67,13 @@ export function detectFormat(input: string | Uint8Array): Detection | undefined 
   if (r.type === 'hep_header') return { format: 'hep', confidence: 'certain', reason: 'hep_header first' };
   if (typeof r.seq === 'number' && typeof r.type === 'string' && ('session_id' in r || 'payload' in r)) {
     return { format: 'nativeharness', confidence: 'certain', framing: 'jsonl', reason: 'an event envelope' };
+  }
+  if (sniffClaude(r)) {
+    return {
+      format: 'claude',
+      confidence: 'likely',
+      reason: `a Claude ${String(r.type)} record with a session_id`,
+    };
   }
   if (typeof r.type === 'string' && isHepFrameType(r.type) && 'turn_id' in r) {
     return { format: 'hep', confidence: 'likely', reason: `a ${r.type} frame` };
