@@ -689,8 +689,9 @@ export class ClaudeRecordDecoder implements RecordDecoder {
     if (info !== undefined) e.name = info.name;
     const text = toolResultText(b.content);
     if (text !== undefined) e.text = text;
-    if (result !== undefined) e.result = result;
+    // A failed call's `tool_use_result` is its error text ("Error: …"), not a result.
     if (!ok) e.error = typeof result === 'string' ? result : (text ?? '');
+    if (result !== undefined && !(typeof result === 'string' && !ok)) e.result = result;
     const denied = this.deniedByMeta(ctx.record, call);
     if (denied) e.denied = true;
     const event = this.emit(ctx, e);
