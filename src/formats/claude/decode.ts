@@ -317,7 +317,8 @@ export class ClaudeRecordDecoder implements RecordDecoder {
   // Runs and rounds
 
   private ensureRun(ctx: LineContext): void {
-    if (this.runOpen) return;
+    // A background subagent's lines between turns belong to its lane, not to a run of their own.
+    if (this.runOpen || ctx.lane !== undefined) return;
     this.emit(ctx, { type: 'run.start' }, true);
     this.runOpen = true;
     this.round = 0;
@@ -575,6 +576,13 @@ export class ClaudeRecordDecoder implements RecordDecoder {
       // An API error the CLI wrote as a message of its own: an error, not the model's answer.
       let text = '';
       for (const b of blocks) if (typeof b.text === 'string') text += b.text;
+      // It is the outcome of an API call of its own: the main agent's open round ends first.
+      if (ctx.lane === undefined) {
+        const main = this.messages.get('');
+        if (main !== undefined) this.endRound(ctx, main);
+        this.messages.delete('');
+        this.round++;
+      }
       this.emit(ctx, { type: 'error', message: text, fatal: false, code: r.error });
       return;
     }

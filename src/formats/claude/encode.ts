@@ -25,6 +25,8 @@ export interface ClaudeEncodeOptions extends EncodeOptions {
 }
 
 const FORMAT = CLAUDE_FORMAT;
+// What Claude Code writes as the result of a call the user interrupted.
+const INTERRUPTED = '[Request interrupted by user for tool use]';
 const ENVELOPE = ['session', 'lane', 'round'] as const;
 
 // What each event type carries into a Claude record (the rest is reported as a loss).
@@ -208,6 +210,8 @@ export class ClaudeEncoder implements Encoder {
   private queue: Array<string | Message> = [];
   private readonly open = new Map<string, Message>();
   private readonly calls = new Map<string, string>();
+  // Calls written without a result yet, with their lane: answered before the run's result.
+  private readonly unanswered = new Map<string, string | undefined>();
   private readonly args = new Map<string, string>();
   private readonly outputs = new Map<string, string>();
 
@@ -412,7 +416,7 @@ export class ClaudeEncoder implements Encoder {
       case 'run.start':
         this.ensureInit(event);
         this.rounds = 0;
-        if (event.input !== undefined)
+        if (event.input !== undefined && event.input !== '')
           this.push(this.envelope(event, { type: 'user', message: { role: 'user', content: event.input } }));
         return;
       case 'message.start':
@@ -549,6 +553,7 @@ export class ClaudeEncoder implements Encoder {
   private toolStart(e: AgentEventOf<'tool.start'>): void {
     const m = this.message(e);
     this.calls.set(e.call, e.name);
+    this.unanswered.set(e.call, e.lane);
     let input: unknown = e.args;
     const streamed = this.args.get(e.call);
     this.args.delete(e.call);
@@ -586,6 +591,7 @@ export class ClaudeEncoder implements Encoder {
 
   private toolEnd(e: AgentEventOf<'tool.end'>): void {
     this.ensureInit(e);
+    this.unanswered.delete(e.call);
     const output = this.outputs.get(e.call);
     this.outputs.delete(e.call);
     let content = e.text;
@@ -744,6 +750,16 @@ export class ClaudeEncoder implements Encoder {
     this.open.clear();
     if (e.status === 'incomplete') return; // no terminal record: what the source said
     this.ensureInit(e);
+    // Claude answers every tool_use before its result; a call cut short is interrupted.
+    for (const [call, lane] of this.unanswered) {
+      const block = { tool_use_id: call, type: 'tool_result', content: INTERRUPTED, is_error: true };
+      const record: JsonObject = { type: 'user', message: { role: 'user', content: [block] } };
+      record.parent_tool_use_id = lane ?? null;
+      record.session_id = this.sessionId(e);
+      record.uuid = this.id();
+      this.push(record);
+    }
+    this.unanswered.clear();
     const reason = e.reason;
     const isSubtype = reason !== undefined && (RESULT_SUBTYPES as readonly string[]).includes(reason);
     let subtype: string;
@@ -764,12 +780,14 @@ export class ClaudeEncoder implements Encoder {
       duration_ms: e.durationMs ?? 0,
       duration_api_ms: 0,
       num_turns: this.rounds,
-      result: e.answer ?? '',
+    };
+    if (e.answer !== undefined) record.result = e.answer;
+    Object.assign(record, {
       stop_reason: e.stopReason ?? null,
       session_id: this.sessionId(e),
       total_cost_usd: usage.costUsd ?? 0,
       usage: usageToClaude(usage),
-    };
+    });
     if (usage.byModel !== undefined) record.modelUsage = byModelToClaude(usage.byModel);
     record.permission_denials = [];
     if (terminal !== undefined) record.terminal_reason = terminal;

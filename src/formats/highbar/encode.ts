@@ -106,6 +106,8 @@ export class HighbarEncoder implements Encoder {
   }
 
   write(event: AgentEvent): string {
+    // A run that ended without its terminal record has none to write (docs/model.md "Run outcome").
+    if (event.type === 'run.end' && event.status === 'incomplete') return '';
     const carried = CARRIED[event.type];
     if (carried === undefined) {
       this.loss.report(event, event.type, 'highbar has no record for this event');

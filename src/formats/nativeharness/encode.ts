@@ -160,6 +160,8 @@ export class NhEncoder implements Encoder {
   }
 
   write(event: AgentEvent): string {
+    // A run that ended without its terminal record has none to write (docs/model.md "Run outcome").
+    if (event.type === 'run.end' && event.status === 'incomplete') return '';
     if (this.options.conform !== true || event.provenance?.format === FORMAT) {
       if (event.type === 'session.start') this.sessionCreated = true;
       return this.writeOne(event);
