@@ -7,7 +7,7 @@ import { type AgentEvent, codecFor, type Diagnostic, type Format } from '../src/
 
 type Cell = { kind: 'mapped' | 'derived' | 'none'; text: string };
 type Row = { key: string; cells: Record<Format, Cell> };
-const FORMATS: Format[] = ['hep', 'highbar', 'nativeharness'];
+const FORMATS: Format[] = ['hep', 'highbar', 'nativeharness', 'claude'];
 
 function parseTable(section: string): Row[] {
   const doc = readFileSync('docs/mapping.md', 'utf8');
@@ -154,6 +154,7 @@ const PROBE: Partial<Record<Format, AgentEvent['type']>> = {
   hep: 'text.delta',
   highbar: 'tool.end',
   nativeharness: 'text.delta',
+  claude: 'text.delta',
 };
 
 function roundTrip(format: Format) {
