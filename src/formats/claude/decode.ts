@@ -1,16 +1,15 @@
 import type { DecodeOptions, RecordDecoder } from '../../codec';
 import { type Diagnostic, type DiagnosticSink, diagnosticAt } from '../../diagnostics';
 import {
-  DEPTH_PRECHECK_CHARS,
+  bracketsExceed,
   isJsonObject,
-  isTooDeep,
   type JsonObject,
-  NOT_PARSED,
   nestingTooDeep,
-  parseRecordText,
+  parseJsonLine,
   resolveMaxDepth,
   sameJson,
   unsafeNumberMessage,
+  valueExceedsDepth,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, QuestionItem, Usage } from '../../model';
 import {
@@ -159,12 +158,20 @@ export class ClaudeRecordDecoder implements RecordDecoder {
       this.pending.push(text);
       return;
     }
-    const record = parseRecordText(text, line, offset, this.maxDepth, FORMAT, this.sink);
-    if (record === NOT_PARSED) {
+    // Parsed first at any length: V8's JSON.parse is iterative (no stack to overflow), and a
+    // tool result of several MB would cost a character scan if measured as text. The parsed
+    // value is measured only when the text has enough brackets to nest that deep, and then
+    // per object or array (a long string is one step).
+    let record: unknown;
+    try {
+      record = JSON.parse(text);
+    } catch {
+      const parsed = parseJsonLine(text, line, offset, this.maxDepth, FORMAT);
+      if (!parsed.ok) this.sink.report(parsed.diagnostic);
       this.pending.push(text);
       return;
     }
-    if (text.length <= DEPTH_PRECHECK_CHARS && isTooDeep(text, this.maxDepth)) {
+    if (bracketsExceed(text, this.maxDepth) && valueExceedsDepth(record, this.maxDepth)) {
       this.sink.report(nestingTooDeep(line, offset, this.maxDepth, FORMAT));
       this.pending.push(text);
       return;
