@@ -20,7 +20,7 @@ describe('claude decoder', () => {
     const { events, diagnostics } = claude.parse(text);
     expect(diagnostics).toEqual([]);
     const end = events.find((e) => e.type === 'tool.end') as AgentEvent & { text: string; name: string };
-    expect(end.text.length).toBe(2 * 1024 * 1024 - 1);
+    expect(end.text.length).toBe(2 * 1024 * 1024 - 2);
     expect(end.name).toBe('Read');
     expect(claude.stringify(events)).toBe(text);
   });
