@@ -8,6 +8,8 @@ export default defineConfig([
       highbar: 'src/formats/highbar/index.ts',
       nativeharness: 'src/formats/nativeharness/index.ts',
       claude: 'src/formats/claude/index.ts',
+      opencode: 'src/formats/opencode/index.ts',
+      cursor: 'src/formats/cursor/index.ts',
       node: 'src/node/index.ts',
       fixtures: 'src/node/fixtures.ts',
     },

@@ -24,6 +24,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createParser } from 'eventsource-parser';
 import ndjson from 'ndjson';
 import split2 from 'split2';
+import { generateCursor, generateOpencode } from './agents.mjs';
 import { chunk, generateClaude, generateHep } from './corpus.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -809,6 +810,81 @@ for (const f of OTHER_FORMATS) {
     baseline: pipelines[0].name,
     peer: f.sse ? undefined : 'ndjson.parse()',
     targets: { [`${f.key}.createDecoder().push`]: f.targets },
+  });
+}
+// The CLI agents, each on its own corpus shaped like its captures (bench/agents.mjs): the decoder
+// against the bare split + JSON.parse of the same bytes, the writer against JSON.stringify of the
+// same records (the writer is fed the decoded events, as JSON.parse copies).
+for (const f of [
+  { key: 'opencode', generate: generateOpencode },
+  { key: 'cursor', generate: generateCursor },
+]) {
+  const codec = lib[f.key];
+  if (codec === undefined || (ONLY !== undefined && !ONLY.includes(f.key))) continue;
+  const { buffer, lines } = f.generate({ mb: MB_ARG });
+  {
+    const d = codec.createDecoder();
+    const e = codec.createEncoder();
+    let text = '';
+    for (const c of chunk(buffer, 64 * KiB)) for (const ev of d.push(c)) text += e.write(ev);
+    for (const ev of d.end()) text += e.write(ev);
+    if (text + e.end() !== buffer.toString('utf8'))
+      throw new Error(`the ${f.key} corpus does not round-trip`);
+  }
+  const pipelines = [
+    { name: BARE, run: bareDecode },
+    { name: `${f.key}.createDecoder().push`, run: pushDecoder(codec) },
+  ];
+  await scenario({
+    id: f.key,
+    title: `${f.key} decode, a corpus shaped like its captures (${lines} lines), ASCII, 64 KiB chunks`,
+    bytes: buffer.length,
+    chunks: chunk(buffer, 64 * KiB),
+    pipelines,
+    baseline: BARE,
+    targets: { [`${f.key}.createDecoder().push`]: { bare: 0.9 } },
+  });
+  const small = buffer.subarray(0, buffer.lastIndexOf(10, Math.min(buffer.length, 25 * MB) - 1) + 1);
+  const records = small
+    .toString('utf8')
+    .slice(0, -1)
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  const events = [];
+  {
+    const d = codec.createDecoder();
+    for (const c of chunk(small, 64 * KiB)) events.push(...JSON.parse(JSON.stringify(d.push(c))));
+    events.push(...JSON.parse(JSON.stringify(d.end())));
+  }
+  const list = [
+    {
+      name: `JSON.stringify(${f.key} record) + "\\n"`,
+      run: (_, xs = records) => {
+        let n = 0;
+        for (const r of xs) n += written(`${JSON.stringify(r)}\n`);
+        return xs.length + n * 0;
+      },
+    },
+    {
+      name: `${f.key}.createEncoder().write`,
+      run: (_, xs = events) => {
+        const e = codec.createEncoder();
+        let n = 0;
+        for (const ev of xs) n += written(e.write(ev));
+        return records.length + (n + written(e.end())) * 0;
+      },
+    },
+  ];
+  list[0].warm = () => list[0].run(undefined, records.slice(0, 8000));
+  list[1].warm = () => list[1].run(undefined, events.slice(0, 8000));
+  await scenario({
+    id: f.key,
+    title: `${f.key} writer, ${(small.length / MB).toFixed(0)} MB of its records`,
+    bytes: small.length,
+    chunks: [],
+    pipelines: list,
+    baseline: list[0].name,
+    targets: { [list[1].name]: { bare: 0.9 } },
   });
 }
 {

@@ -1,12 +1,21 @@
 import type { Codec } from './codec';
 import type { Format } from './diagnostics';
 import { claude } from './formats/claude/index';
+import { cursor } from './formats/cursor/index';
 import { hep } from './formats/hep/index';
 import { highbar } from './formats/highbar/index';
 import { nativeharness } from './formats/nativeharness/index';
+import { opencode } from './formats/opencode/index';
 
 /** Every codec by its format name (the formats this build of agentwire reads and writes). */
-export const codecs: Readonly<Partial<Record<Format, Codec>>> = { hep, highbar, nativeharness, claude };
+export const codecs: Readonly<Partial<Record<Format, Codec>>> = {
+  hep,
+  highbar,
+  nativeharness,
+  opencode,
+  cursor,
+  claude,
+};
 
 /** The codec of `format`, or `undefined` when this build has none. */
 export function codecFor(format: string): Codec | undefined {

@@ -5,21 +5,25 @@ import {
   claude,
   convert,
   convertStream,
+  cursor,
   type Diagnostic,
   type Format,
   hep,
   highbar,
   nativeharness,
+  opencode,
 } from '../src/index';
 import { listFixtures, loadFixture } from '../src/node/fixtures';
 import { expectGolden, expectGoldenText } from './golden';
 
-const FORMATS: Format[] = ['hep', 'highbar', 'nativeharness', 'claude'];
+const FORMATS: Format[] = ['hep', 'highbar', 'nativeharness', 'claude', 'opencode', 'cursor'];
 const EXT: Partial<Record<Format, string>> = {
   hep: 'jsonl',
   highbar: 'jsonl',
   nativeharness: 'sse',
   claude: 'jsonl',
+  opencode: 'jsonl',
+  cursor: 'jsonl',
 };
 
 function deterministic() {
@@ -57,6 +61,8 @@ describe.each(fixtures.map((f) => [`${f.format}/${f.name}`, f] as const))('conve
     if (to === 'nativeharness') expect(nativeharness.check(output)).toEqual([]);
     if (to === 'highbar') expect(highbar.check(output).filter((d) => d.severity === 'error')).toEqual([]);
     if (to === 'claude') expect(claude.check(output)).toEqual([]);
+    if (to === 'opencode') expect(opencode.check(output).filter((d) => d.severity === 'error')).toEqual([]);
+    if (to === 'cursor') expect(cursor.check(output).filter((d) => d.severity === 'error')).toEqual([]);
   });
 
   test.each(targets)('→ %s: convertStream gives the same bytes, at any chunking', async (to) => {

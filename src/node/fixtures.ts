@@ -24,12 +24,14 @@ export interface Fixture extends FixtureInfo {
   expected: { events: AgentEvent[]; diagnostics: Diagnostic[] };
 }
 
-const FORMATS: readonly Format[] = ['hep', 'highbar', 'nativeharness', 'claude'];
+const FORMATS: readonly Format[] = ['hep', 'highbar', 'nativeharness', 'claude', 'opencode', 'cursor'];
 const PRIMARY: Readonly<Partial<Record<Format, string>>> = {
   hep: 'jsonl',
   highbar: 'jsonl',
   nativeharness: 'sse',
   claude: 'jsonl',
+  opencode: 'jsonl',
+  cursor: 'jsonl',
 };
 
 /** The folder the fixtures ship in (inside the installed package). */

@@ -106,8 +106,6 @@ export class HighbarEncoder implements Encoder {
   }
 
   write(event: AgentEvent): string {
-    // A run that ended without its terminal record has none to write (docs/model.md "Run outcome").
-    if (event.type === 'run.end' && event.status === 'incomplete') return '';
     const carried = CARRIED[event.type];
     if (carried === undefined) {
       this.loss.report(event, event.type, 'highbar has no record for this event');
@@ -133,6 +131,8 @@ export class HighbarEncoder implements Encoder {
         this.runInput = event.input;
         return '';
       case 'run.end': {
+        // A run end implied by a stream that stopped (docs/model.md "Run outcome") came from no record.
+        if (event.status === 'incomplete' && event.provenance?.synthetic) return '';
         if (event.status !== 'completed') {
           this.loss.report(event, 'run.end.status', 'a turn record has no status (it is written either way)');
         }
