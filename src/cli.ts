@@ -697,7 +697,12 @@ async function view(
     const opened = await openInput(format, followFile(file, { signal: controller.signal }), reporter);
     if (opened === undefined) return reporter.code();
     // Following never ends the input: a line still being written waits for its newline.
-    const decoder = opened.codec.createDecoder({ ...options, onDiagnostic, incompleteLine: 'hold' });
+    const decoder = opened.codec.createDecoder({
+      ...options,
+      onDiagnostic,
+      incompleteLine: 'hold',
+      live: true,
+    });
     for await (const chunk of opened.chunks) {
       for (const event of decoder.push(chunk)) await write(renderer.render(event));
     }
