@@ -5,7 +5,7 @@ import {
   type DiagnosticSink,
   type Format,
 } from './diagnostics';
-import { type IncompleteLinePolicy, type LineMode, LineSplitter } from './lines';
+import { type IncompleteLinePolicy, type LineMode, LineSplitter } from './framing/lines';
 import type { AgentEvent } from './model';
 
 /** Options every decoder takes. */

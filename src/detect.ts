@@ -1,6 +1,7 @@
 import type { Format } from './diagnostics';
 import { isHepFrameType } from './formats/hep/schema';
 import { isHighbarRecordType } from './formats/highbar/schema';
+import { stripBom } from './framing/bom';
 
 /** What {@link detectFormat} found. */
 export interface Detection {
@@ -36,8 +37,7 @@ export function detectFormat(input: string | Uint8Array): Detection | undefined 
   let text: string;
   if (typeof input === 'string') text = input.slice(0, DETECT_BYTES);
   else text = new TextDecoder('utf-8', { fatal: false }).decode(input.subarray(0, DETECT_BYTES));
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  const line = firstLine(text);
+  const line = firstLine(stripBom(text));
   if (line === '') return undefined;
   if (/^(?:id|event|data|retry)(?::|$)|^:/.test(line)) {
     return { format: 'nativeharness', confidence: 'certain', framing: 'sse', reason: 'server-sent events' };

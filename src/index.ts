@@ -9,7 +9,7 @@ export { codecFor, codecs } from './formats';
 export { type HepCodec, hep } from './formats/hep/index';
 export { type HighbarCodec, highbar } from './formats/highbar/index';
 export { connect, type NativeharnessCodec, nativeharness } from './formats/nativeharness/index';
+export * from './framing/lines';
 export { DEFAULT_MAX_DEPTH, DEPTH_PRECHECK_CHARS, MAX_DEPTH_CEILING } from './json';
-export * from './lines';
 export * from './model';
 export { neutralizeControls, type TimelineOptions, TimelineRenderer } from './view';

@@ -2,9 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createDiagnosticSink, type Diagnostic, type DiagnosticHandler } from '../diagnostics';
 import { type NhEncodeOptions, NhEncoder } from '../formats/nativeharness/encode';
 import { validateNhEnvelope } from '../formats/nativeharness/schema';
-import { formatSseEvent } from '../formats/nativeharness/sse';
+import { LineSplitter } from '../framing/lines';
+import { formatSseEvent } from '../framing/sse';
 import { DEFAULT_MAX_DEPTH, isJsonObject, parseJsonLine } from '../json';
-import { LineSplitter } from '../lines';
 import type { AgentEvent } from '../model';
 
 /** One persisted envelope: its seq, type and compact JSON text. */

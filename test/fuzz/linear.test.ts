@@ -3,8 +3,8 @@ import type { Codec } from '../../src/codec';
 import { hep } from '../../src/formats/hep/index';
 import { highbar } from '../../src/formats/highbar/index';
 import { nativeharness } from '../../src/formats/nativeharness/index';
-import { SseReader } from '../../src/formats/nativeharness/sse';
-import { LineSplitter } from '../../src/lines';
+import { LineSplitter } from '../../src/framing/lines';
+import { SseReader } from '../../src/framing/sse';
 
 // Time stays linear in input size, for the inputs most likely to make a parser quadratic. No
 // wall-clock threshold: each case times an input of size n and of size 8n (best of a few runs, to

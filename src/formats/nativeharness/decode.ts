@@ -1,5 +1,6 @@
 import type { DecodeOptions, RecordDecoder } from '../../codec';
 import { type Diagnostic, type DiagnosticSink, diagnosticAt } from '../../diagnostics';
+import { DEFAULT_MAX_EVENT_BYTES, type SseMessage, SseReader } from '../../framing/sse';
 import {
   DEFAULT_MAX_DEPTH,
   isJsonObject,
@@ -14,7 +15,6 @@ import {
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Choice, Provenance, QuestionItem, Usage } from '../../model';
 import { provenanceOf, splitRecord } from '../../record';
-import { decodeUtf8, encodeUtf8, isValidUtf8 } from '../../utf8';
 import {
   NH_ENVELOPE_KEYS,
   NH_PROTOCOL_VERSION,
@@ -24,7 +24,6 @@ import {
   validateNhEnvelope,
   validateNhEventPayload,
 } from './schema';
-import { DEFAULT_MAX_EVENT_BYTES, type SseMessage, SseReader } from './sse';
 
 /** How the events are framed on the wire. */
 export type NhFraming = 'sse' | 'json' | 'jsonl';
@@ -601,168 +600,6 @@ export class NhJsonlRecordDecoder implements RecordDecoder {
   }
 
   end(_out: AgentEvent[]): void {}
-}
-
-/**
- * JSON array framing (the `/events` response): a streaming scanner over bytes that cuts the
- * top-level array into elements without holding more than one element, so any layout (compact
- * on one line, one per line, pretty-printed) is read in bounded memory. It scans bytes, not
- * text: JSON's structural characters are ASCII, which never occurs inside a UTF-8 sequence, so
- * byte offsets are exact and an element with invalid UTF-8 is reported at its own place.
- */
-export class NhJsonArrayReader {
-  private readonly envelopes: NhEnvelopeDecoder;
-  private readonly maxDepth: number;
-  private readonly maxElementBytes: number;
-  private state: 'start' | 'between' | 'element' | 'done' = 'start';
-  private buffer: Uint8Array = new Uint8Array(256);
-  private bufferBytes = 0;
-  private skipping = false;
-  private failed = false;
-  private depth = 0;
-  private inString = false;
-  private escape = false;
-  private line = 1;
-  private byte = 0;
-  private elementLine = 1;
-  private elementOffset = 0;
-  private bomSeen = 0;
-
-  /** Creates an array reader over `envelopes`; elements above `maxElementBytes` are skipped. */
-  constructor(envelopes: NhEnvelopeDecoder, maxDepth: number, maxElementBytes: number) {
-    this.envelopes = envelopes;
-    this.maxDepth = maxDepth;
-    this.maxElementBytes = maxElementBytes;
-  }
-
-  /** Takes the next chunk (strings are encoded as UTF-8 first). */
-  push(chunk: Uint8Array | string, out: AgentEvent[]): void {
-    if (this.failed) return;
-    const bytes = typeof chunk === 'string' ? encodeUtf8(chunk) : chunk;
-    const n = bytes.length;
-    let start = 0;
-    for (let i = 0; i < n; i++) {
-      const c = bytes[i]!;
-      // One BOM at byte 0 of the input.
-      if (this.byte < 3 && this.bomSeen === this.byte && c === [0xef, 0xbb, 0xbf][this.byte]) {
-        this.bomSeen++;
-        this.byte++;
-        continue;
-      }
-      if (this.state === 'element') {
-        if (this.inString) {
-          if (this.escape) this.escape = false;
-          else if (c === 92) this.escape = true;
-          else if (c === 34) this.inString = false;
-        } else if (c === 34) this.inString = true;
-        else if (c === 123 || c === 91) this.depth++;
-        else if (c === 125 || c === 93) {
-          this.depth--;
-          if (this.depth === 0) {
-            this.append(bytes, start, i + 1);
-            this.finishElement(out);
-            this.state = 'between';
-          } else if (this.depth < 0) {
-            // `]` right after a primitive element: the element ends before it, and the array.
-            this.append(bytes, start, i);
-            this.finishElement(out);
-            this.state = 'done';
-          }
-        } else if (c === 44 && this.depth === 0) {
-          this.append(bytes, start, i);
-          this.finishElement(out);
-          this.state = 'between';
-        }
-      } else if (c === 32 || c === 9 || c === 13 || c === 10) {
-        // whitespace
-      } else if (this.state === 'start') {
-        if (c === 91) this.state = 'between';
-        else this.fail('a JSON array must start with "["');
-      } else if (this.state === 'between') {
-        if (c === 93) this.state = 'done';
-        else if (c !== 44) {
-          this.state = 'element';
-          this.bufferBytes = 0;
-          this.skipping = false;
-          this.depth = c === 123 || c === 91 ? 1 : 0;
-          this.inString = c === 34;
-          this.escape = false;
-          this.elementLine = this.line;
-          this.elementOffset = this.byte;
-          start = i;
-        }
-      } else if (this.state === 'done') {
-        this.fail('content after the end of the JSON array');
-      }
-      if (this.failed) return;
-      this.byte++;
-      if (c === 10) this.line++;
-    }
-    if (this.state === 'element') this.append(bytes, start, n);
-  }
-
-  /** Ends the input; an unfinished array is reported. */
-  end(): void {
-    if (this.state === 'between' || this.state === 'element') {
-      this.envelopes.report(
-        'incomplete_line',
-        'warning',
-        this.elementLine,
-        this.elementOffset,
-        'the input ended inside the JSON array; an unfinished element was not used',
-      );
-    }
-    this.state = 'done';
-  }
-
-  private append(bytes: Uint8Array, start: number, end: number): void {
-    if (this.skipping || end <= start) return;
-    const total = this.bufferBytes + (end - start);
-    if (total > this.maxElementBytes) {
-      this.skipping = true;
-      this.bufferBytes = 0;
-      this.envelopes.report(
-        'event_too_large',
-        'error',
-        this.elementLine,
-        this.elementOffset,
-        `array element too large, > maxEventBytes (${this.maxElementBytes}); the element was skipped`,
-      );
-      return;
-    }
-    if (total > this.buffer.length) {
-      const grown = new Uint8Array(Math.min(Math.max(total, this.buffer.length * 2), this.maxElementBytes));
-      grown.set(this.buffer.subarray(0, this.bufferBytes), 0);
-      this.buffer = grown;
-    }
-    this.buffer.set(bytes.subarray(start, end), this.bufferBytes);
-    this.bufferBytes = total;
-  }
-
-  private finishElement(out: AgentEvent[]): void {
-    if (!this.skipping) {
-      const text = decodeUtf8(this.buffer, 0, this.bufferBytes);
-      if (text.indexOf('\uFFFD') !== -1 && !isValidUtf8(this.buffer, 0, this.bufferBytes)) {
-        this.envelopes.report(
-          'invalid_utf8',
-          'error',
-          this.elementLine,
-          this.elementOffset,
-          'the array element is not valid UTF-8; the element was skipped',
-        );
-      } else {
-        this.envelopes.text(text.trimEnd(), this.elementLine, this.elementOffset, this.maxDepth, out);
-      }
-    }
-    this.bufferBytes = 0;
-    this.skipping = false;
-  }
-
-  private fail(what: string): void {
-    this.envelopes.report('invalid_json', 'error', this.line, this.byte, `${what}; the rest was not read`);
-    this.state = 'done';
-    this.failed = true;
-  }
 }
 
 /** Handles SSE messages: envelopes, the `gap` signal, and whatever else a server sends. */

@@ -1,12 +1,12 @@
 import type { EncodeOptions, Encoder } from '../../codec';
 import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
+import { formatSseJsonEvent } from '../../framing/sse';
 import { assertEncodable, formatInteger, isJsonObject, type JsonObject, jsonString } from '../../json';
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { joinRecord, quoteKey } from '../../record';
 import type { NhFraming } from './decode';
 import { NH_PROTOCOL_VERSION } from './schema';
-import { formatSseJsonEvent } from './sse';
 
 /** Options of the nativeharness writer. */
 export interface NhEncodeOptions extends EncodeOptions {

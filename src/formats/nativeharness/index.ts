@@ -1,5 +1,8 @@
 import { type ChunkDecoder, type Codec, createCheck, createCodec, lineChunkDecoder } from '../../codec';
 import type { Diagnostic, DiagnosticSink } from '../../diagnostics';
+import { isBomByte, isBomChar } from '../../framing/bom';
+import { JsonArrayReader } from '../../framing/json-array';
+import { DEFAULT_MAX_EVENT_BYTES } from '../../framing/sse';
 import { resolveMaxDepth } from '../../json';
 import type { AgentEvent } from '../../model';
 import { checkNativeharnessEvents } from './check';
@@ -7,20 +10,26 @@ import {
   type NhDecodeOptions,
   NhEnvelopeDecoder,
   type NhFraming,
-  NhJsonArrayReader,
   NhJsonlRecordDecoder,
   nhSseDecoder,
 } from './decode';
 import { type NhEncodeOptions, NhEncoder } from './encode';
-import { DEFAULT_MAX_EVENT_BYTES } from './sse';
 
+export {
+  DEFAULT_MAX_EVENT_BYTES,
+  formatSseEvent,
+  type SseFields,
+  type SseHandler,
+  type SseMessage,
+  SseReader,
+  type SseReaderOptions,
+} from '../../framing/sse';
 export { checkNativeharnessEvents } from './check';
 export { type ConnectOptions, connect, type NhConnection } from './client';
 export {
   type NhDecodeOptions,
   NhEnvelopeDecoder,
   type NhFraming,
-  NhJsonArrayReader,
   NhJsonlRecordDecoder,
   NhSseMessageDecoder,
   type SseOrigin,
@@ -47,15 +56,6 @@ export {
   validateNhEnvelope,
   validateNhPayload,
 } from './schema';
-export {
-  DEFAULT_MAX_EVENT_BYTES,
-  formatSseEvent,
-  type SseFields,
-  type SseHandler,
-  type SseMessage,
-  SseReader,
-  type SseReaderOptions,
-} from './sse';
 
 const FORMAT = 'nativeharness' as const;
 
@@ -68,7 +68,7 @@ function detect(chunk: Uint8Array | string, position: number): NhFraming | undef
   if (typeof chunk === 'string') {
     for (let i = 0; i < chunk.length; i++) {
       const c = chunk.charCodeAt(i);
-      if (c === 0xfeff && position + i === 0) continue;
+      if (isBomChar(c, position + i)) continue;
       if (BLANK.has(c)) continue;
       return c === 0x5b ? 'json' : c === 0x7b ? 'jsonl' : 'sse';
     }
@@ -76,8 +76,7 @@ function detect(chunk: Uint8Array | string, position: number): NhFraming | undef
   }
   for (let i = 0; i < chunk.length; i++) {
     const c = chunk[i]!;
-    const at = position + i;
-    if (at < 3 && c === [0xef, 0xbb, 0xbf][at]) continue;
+    if (isBomByte(c, position + i)) continue;
     if (BLANK.has(c)) continue;
     return c === 0x5b ? 'json' : c === 0x7b ? 'jsonl' : 'sse';
   }
@@ -91,16 +90,21 @@ function framedDecoder(framing: NhFraming, options: NhDecodeOptions, sink: Diagn
     return lineChunkDecoder(FORMAT, 'jsonl', options, sink, new NhJsonlRecordDecoder(envelopes, maxDepth));
   }
   if (framing === 'json') {
-    const reader = new NhJsonArrayReader(
-      envelopes,
-      maxDepth,
-      options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES,
+    let target: AgentEvent[] = [];
+    const reader = new JsonArrayReader(
+      {
+        element: (text, line, offset) => envelopes.text(text, line, offset, maxDepth, target),
+        diagnostic: (d) => sink.report(d),
+      },
+      { format: FORMAT, maxElementBytes: options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES },
     );
     return {
       push(chunk, out) {
-        reader.push(chunk, out);
+        target = out;
+        reader.push(chunk);
       },
-      end() {
+      end(out) {
+        target = out;
         if (options.incompleteLine !== 'hold') reader.end();
       },
     };

@@ -1,4 +1,5 @@
-import type { Diagnostic, Format } from './diagnostics';
+import type { Diagnostic, Format } from '../diagnostics';
+import { isBomByte } from './bom';
 import { allocBytes, decodeUtf8, encodeUtf8, isValidUtf8 } from './utf8';
 
 /** Default `maxLineBytes`: 1 MiB. */
@@ -172,10 +173,9 @@ export class LineSplitter {
       this.consumed -= this.bomPrefix.length;
       this.bomPrefix = undefined;
     }
-    const bom = [0xef, 0xbb, 0xbf];
     const n = Math.min(3, all.length);
     for (let i = 0; i < n; i++) {
-      if (all[i] !== bom[i]) {
+      if (!isBomByte(all[i]!, i)) {
         this.bomChecked = true;
         return all;
       }

@@ -1,6 +1,6 @@
 import { createParser, type EventSourceParser, type ParseError } from 'eventsource-parser';
-import { AgentwireError, type Diagnostic, type Format } from '../../diagnostics';
-import { LineSplitter } from '../../lines';
+import { AgentwireError, type Diagnostic, type Format } from '../diagnostics';
+import { LineSplitter } from './lines';
 
 /** Default `maxEventBytes`: 4 MiB for all the lines of one SSE event together. */
 export const DEFAULT_MAX_EVENT_BYTES: number = 4 * 1024 * 1024;

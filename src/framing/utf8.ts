@@ -71,21 +71,3 @@ export function isValidUtf8(bytes: Uint8Array, start: number, end: number): bool
 export function encodeUtf8(text: string): Uint8Array {
   return encoder.encode(text);
 }
-
-/** The number of UTF-8 bytes `text` encodes to, without allocating them. */
-export function utf8Length(text: string): number {
-  let n = text.length;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) continue;
-    if (c < 0x800) n += 1;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      const d = text.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        n += 2;
-        i++;
-      } else n += 2;
-    } else n += 2;
-  }
-  return n;
-}
