@@ -1,5 +1,5 @@
 import type { Format } from './diagnostics';
-import { isHepFrameType } from './formats/hep/schema';
+import { isHepFrameType } from './formats/hep/wire';
 import { isHighbarRecordType } from './formats/highbar/schema';
 import { stripBom } from './framing/bom';
 

@@ -9,7 +9,7 @@ import {
   HepToolStartFrame,
   hepFrameSpec,
   validateHepFrameSpec,
-} from '../../src/formats/hep/schema';
+} from '../../src/formats/hep/wire';
 import { FUZZ_RUNS } from '../runs';
 
 // The decoder checks the frequent frames with hand-written guards before zod. zod stays the

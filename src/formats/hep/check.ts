@@ -1,7 +1,7 @@
 import { isBounded } from '../../bounds';
 import type { Diagnostic } from '../../diagnostics';
 import type { AgentEvent } from '../../model';
-import { HEP_FULL_ARGS_CAP, HEP_SUMMARY_ARGS_CAP, HEP_TOOL_RESULT_TEXT_CAP } from './encode';
+import { HEP_FULL_ARGS_CAP, HEP_SUMMARY_ARGS_CAP, HEP_TOOL_RESULT_TEXT_CAP } from './wire';
 
 /**
  * Checks decoded HEP events against HEP v1's ordering guarantees and bounds. Returns `order`
