@@ -1,6 +1,6 @@
 import type { Format } from './diagnostics';
 import { isHepFrameType } from './formats/hep/wire';
-import { isHighbarRecordType } from './formats/highbar/schema';
+import { isHighbarRecordType } from './formats/highbar/wire';
 import { stripBom } from './framing/bom';
 
 /** What {@link detectFormat} found. */

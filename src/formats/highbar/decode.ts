@@ -14,52 +14,25 @@ import {
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
 import { provenanceOf, splitRecord } from '../../record';
-import { passesHighbarGuard } from './guard';
 import { pyDumpsParsed, pyFloat, pyShape, SHAPE_PYTHON, SHAPE_TOO_DEEP, SHAPE_UNKNOWN } from './pyjson';
 import {
+  HIGHBAR,
   HIGHBAR_KEY_ORDER_BY_TYPE,
+  HIGHBAR_TIME_FIELDS,
   HIGHBAR_V0_FIELDS,
+  HIGHBAR_V0_TIME_FIELDS,
   HIGHBAR_VERSION,
+  type HighbarHints,
   type HighbarRecordType,
   isHighbarRecordType,
+  passesHighbarGuard,
   validateHighbarRecord,
-} from './schema';
+} from './wire';
 
 /** Options of the highbar decoder. */
 export interface HighbarDecodeOptions extends DecodeOptions {}
 
-/**
- * What the highbar writer needs, beyond the model, to reproduce a line byte for byte. Kept in
- * `provenance.hints`; every field is optional and most lines need none.
- */
-export interface HighbarHints {
-  /** `ts` in seconds as written, when `ts / 1000` printed as a Python float would not give it back. */
-  ts?: string;
-  /** `started_at` as written (same rule). */
-  started_at?: string;
-  /** `ended_at` as written (same rule). */
-  ended_at?: string;
-  /** Time fields the line did not have, though the model holds their default (`ts`). */
-  absent?: string[];
-  /** Timestamps that were not numbers, as written (the model holds the `ts` fallback). */
-  invalid?: Record<string, unknown>;
-  /** Present on a v0 line: its keys in their order. */
-  v0?: string[];
-  /**
-   * The line itself, when its formatting is not Python `json.dumps` style (another writer's
-   * separators, `1.0` for an integral float, raw non-ASCII): written back as is while the
-   * events still say the same thing.
-   */
-  raw?: string;
-}
-
-const FORMAT = 'highbar' as const;
-
-// Python writers put `time.time()` floats here: `1792983764.0`, never `1792983764`. The writer
-// prints them so in v1 records; a v0 line has no ts of its own (a `ts` there is context, data),
-// and an unknown event is written back as data throughout.
-const TIME_FIELDS: readonly string[] = ['ts', 'started_at', 'ended_at'];
-const V0_TIME_FIELDS: readonly string[] = ['started_at', 'ended_at'];
+const FORMAT = HIGHBAR;
 
 function isFailure(error: unknown): boolean {
   return !(error === undefined || error === null || error === false || error === '');
@@ -290,7 +263,7 @@ export class HighbarRecordDecoder implements RecordDecoder {
       out.push(this.unknown(record, undefined, line, offset, hints));
       return;
     }
-    this.keepRaw(record, V0_TIME_FIELDS, hints);
+    this.keepRaw(record, HIGHBAR_V0_TIME_FIELDS, hints);
     hints.v0 = Object.keys(record);
     let context: JsonObject | undefined;
     for (const key of hints.v0) {
@@ -313,7 +286,7 @@ export class HighbarRecordDecoder implements RecordDecoder {
     hints: HighbarHints,
     out: AgentEvent[],
   ): void {
-    this.keepRaw(record, TIME_FIELDS, hints);
+    this.keepRaw(record, HIGHBAR_TIME_FIELDS, hints);
     const ts = this.time(record, 'ts', undefined, hints, line, offset);
     const context = record.context as JsonObject | undefined;
     const rest = splitRecord(record, HIGHBAR_KEY_ORDER_BY_TYPE.get(type)!);
