@@ -1,7 +1,9 @@
 import type { Format } from './diagnostics';
-import { isHepFrameType } from './formats/hep/wire';
-import { isHighbarRecordType } from './formats/highbar/wire';
+import { sniffHep } from './formats/hep/wire';
+import { sniffHighbar } from './formats/highbar/wire';
+import { sniffNativeharness } from './formats/nativeharness/wire';
 import { stripBom } from './framing/bom';
+import { isJsonObject, type JsonObject } from './json';
 
 /** What {@link detectFormat} found. */
 export interface Detection {
@@ -29,9 +31,18 @@ function firstLine(text: string): string {
   return '';
 }
 
+/** A format's sniffing rule: what the first non-blank line (and its JSON object, if any) says. */
+type Sniffer = (line: string, record: JsonObject | undefined) => Detection | undefined;
+
+// Each format's sniffing rule lives in its wire.ts; a new format adds its rule here.
+const SNIFFERS: readonly Sniffer[] = [sniffHep, sniffNativeharness, sniffHighbar];
+
+const RANK: Readonly<Record<Detection['confidence'], number>> = { certain: 0, likely: 1, guess: 2 };
+
 /**
  * Says which format `input` is in, from its first line (or first SSE block). Looks at the first
- * {@link DETECT_BYTES} only. `undefined` when nothing fits.
+ * {@link DETECT_BYTES} only. `undefined` when nothing fits. The most confident rule wins; among
+ * equally confident ones, the first in {@link SNIFFERS}.
  */
 export function detectFormat(input: string | Uint8Array): Detection | undefined {
   let text: string;
@@ -39,39 +50,18 @@ export function detectFormat(input: string | Uint8Array): Detection | undefined 
   else text = new TextDecoder('utf-8', { fatal: false }).decode(input.subarray(0, DETECT_BYTES));
   const line = firstLine(stripBom(text));
   if (line === '') return undefined;
-  if (/^(?:id|event|data|retry)(?::|$)|^:/.test(line)) {
-    return { format: 'nativeharness', confidence: 'certain', framing: 'sse', reason: 'server-sent events' };
-  }
-  if (line.startsWith('[')) {
-    return {
-      format: 'nativeharness',
-      confidence: 'likely',
-      framing: 'json',
-      reason: 'a JSON array of events',
-    };
-  }
-  let record: unknown;
+  let record: JsonObject | undefined;
   try {
-    record = JSON.parse(line);
+    const value: unknown = JSON.parse(line);
+    if (isJsonObject(value)) record = value;
   } catch {
-    // A first line cut by the 64 KiB window, or not JSON: look at its start.
-    if (line.startsWith('{"type":"hep_header"'))
-      return { format: 'hep', confidence: 'certain', reason: 'hep_header' };
-    return undefined;
+    // A first line cut by the 64 KiB window, or not JSON: the rules look at its text.
   }
-  if (typeof record !== 'object' || record === null || Array.isArray(record)) return undefined;
-  const r = record as Record<string, unknown>;
-  if (r.type === 'hep_header') return { format: 'hep', confidence: 'certain', reason: 'hep_header first' };
-  if (typeof r.seq === 'number' && typeof r.type === 'string' && ('session_id' in r || 'payload' in r)) {
-    return { format: 'nativeharness', confidence: 'certain', framing: 'jsonl', reason: 'an event envelope' };
+  let best: Detection | undefined;
+  for (const sniff of SNIFFERS) {
+    const found = sniff(line, record);
+    if (found !== undefined && (best === undefined || RANK[found.confidence] < RANK[best.confidence]))
+      best = found;
   }
-  if (typeof r.type === 'string' && isHepFrameType(r.type) && 'turn_id' in r) {
-    return { format: 'hep', confidence: 'likely', reason: `a ${r.type} frame` };
-  }
-  if (isHighbarRecordType(r.type) && 'v' in r) {
-    return { format: 'highbar', confidence: 'certain', reason: `a v${String(r.v)} ${r.type} record` };
-  }
-  if (typeof r.fn === 'string') return { format: 'highbar', confidence: 'likely', reason: 'a v0 tool call' };
-  if ('v' in r && 'ts' in r) return { format: 'highbar', confidence: 'guess', reason: 'v and ts fields' };
-  return undefined;
+  return best;
 }

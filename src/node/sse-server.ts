@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createDiagnosticSink, type Diagnostic, type DiagnosticHandler } from '../diagnostics';
 import { type NhEncodeOptions, NhEncoder } from '../formats/nativeharness/encode';
-import { validateNhEnvelope } from '../formats/nativeharness/schema';
+import { validateNhEnvelope } from '../formats/nativeharness/wire';
 import { LineSplitter } from '../framing/lines';
 import { formatSseEvent } from '../framing/sse';
 import { DEFAULT_MAX_DEPTH, isJsonObject, parseJsonLine } from '../json';

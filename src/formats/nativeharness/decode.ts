@@ -1,5 +1,6 @@
-import type { DecodeOptions, RecordDecoder } from '../../codec';
+import { type ChunkDecoder, type DecodeOptions, lineChunkDecoder, type RecordDecoder } from '../../codec';
 import { type Diagnostic, type DiagnosticSink, diagnosticAt } from '../../diagnostics';
+import { JsonArrayReader } from '../../framing/json-array';
 import { DEFAULT_MAX_EVENT_BYTES, type SseMessage, SseReader } from '../../framing/sse';
 import {
   DEFAULT_MAX_DEPTH,
@@ -16,17 +17,22 @@ import {
 import type { AgentEvent, AgentEventOf, Choice, Provenance, QuestionItem, Usage } from '../../model';
 import { provenanceOf, splitRecord } from '../../record';
 import {
+  NH,
+  NH_APPROVAL_OPTION_KEYS,
   NH_ENVELOPE_KEYS,
+  NH_FRAMING_DETECT_LIMIT,
   NH_PROTOCOL_VERSION,
+  NH_QUESTION_KEYS,
+  NH_QUESTION_OPTION_KEYS,
   NH_USAGE_KEYS,
   type NhEventType,
+  type NhFraming,
+  type NhHints,
   nhEventSpec,
+  sniffNhFraming,
   validateNhEnvelope,
   validateNhEventPayload,
-} from './schema';
-
-/** How the events are framed on the wire. */
-export type NhFraming = 'sse' | 'json' | 'jsonl';
+} from './wire';
 
 /**
  * `id === String(n)` for the validated `seq` (a non-negative integer) without building a string
@@ -57,7 +63,20 @@ export interface NhDecodeOptions extends DecodeOptions {
   maxEventBytes?: number;
 }
 
-const FORMAT = 'nativeharness' as const;
+const FORMAT = NH;
+
+// One envelope's facts, read once and handed to the mapping as one object (reused: the mapping
+// keeps none of it) instead of a list of positional arguments.
+interface EnvelopeFacts {
+  seq: number;
+  ts: number;
+  workspace: string;
+  session: string;
+  turn: string | null;
+  round: number | undefined;
+  provenance: Provenance;
+  hints: NhHints;
+}
 
 /** SSE facts of the block an envelope came in, for checks and byte-exact rewrites. */
 export interface SseOrigin {
@@ -78,7 +97,17 @@ export class NhEnvelopeDecoder {
   private seqSession: string | undefined;
   private seqLast: number | undefined;
   // Most events have no hints: one empty object is reused until an event keeps it.
-  private scratchHints: Record<string, unknown> = {};
+  private scratchHints: NhHints = {};
+  private readonly facts: EnvelopeFacts = {
+    seq: 0,
+    ts: 0,
+    workspace: '',
+    session: '',
+    turn: null,
+    round: undefined,
+    provenance: { format: FORMAT, line: 0, offset: 0 },
+    hints: {},
+  };
   private hopTurn: string | undefined;
   private hop: number | undefined;
   private tokenSession: string | undefined;
@@ -268,10 +297,18 @@ export class NhEnvelopeDecoder {
       if (rest.extra !== undefined) hints.payloadExtra = rest.extra;
       if (rest.order !== undefined) hints.payloadOrder = rest.order;
     }
-    const round = this.roundOf(turn, payload.hop);
-    const e = this.map(spec.type, payload, seq, ts, workspace, session, turn, round, provenance, hints, out);
+    const facts = this.facts;
+    facts.seq = seq;
+    facts.ts = ts;
+    facts.workspace = workspace;
+    facts.session = session;
+    facts.turn = turn;
+    facts.round = this.roundOf(turn, payload.hop);
+    facts.provenance = provenance;
+    facts.hints = hints;
+    const e = this.map(spec.type, payload, facts, out);
     for (const _ in hints) {
-      provenance.hints = hints;
+      provenance.hints = hints as Record<string, unknown>;
       this.scratchHints = {};
       break;
     }
@@ -307,18 +344,16 @@ export class NhEnvelopeDecoder {
 
   // The envelope part of an event, built property by property (no object spread: a spread in the
   // middle of a literal takes V8's slow generic path, and this runs once per event).
-  private head<T extends AgentEvent['type']>(
-    type: T,
-    seq: number,
-    ts: number,
-    workspace: string,
-    session: string,
-    turn: string | null,
-    round: number | undefined,
-  ): AgentEventOf<T> {
-    const e = { type, seq, ts, workspace, session } as unknown as AgentEventOf<T>;
-    if (turn !== null) e.run = turn;
-    if (round !== undefined) e.round = round;
+  private head<T extends AgentEvent['type']>(type: T, f: EnvelopeFacts): AgentEventOf<T> {
+    const e = {
+      type,
+      seq: f.seq,
+      ts: f.ts,
+      workspace: f.workspace,
+      session: f.session,
+    } as unknown as AgentEventOf<T>;
+    if (f.turn !== null) e.run = f.turn;
+    if (f.round !== undefined) e.round = f.round;
     return e;
   }
 
@@ -328,22 +363,11 @@ export class NhEnvelopeDecoder {
     return this.tokenHop === hop && this.tokenSession === session && this.tokenTurn === (turn ?? '');
   }
 
-  private map(
-    type: NhEventType,
-    p: JsonObject,
-    seq: number,
-    ts: number,
-    workspace: string,
-    session: string,
-    turn: string | null,
-    round: number | undefined,
-    provenance: NonNullable<AgentEvent['provenance']>,
-    hints: Record<string, unknown>,
-    out: AgentEvent[],
-  ): AgentEvent {
+  private map(type: NhEventType, p: JsonObject, f: EnvelopeFacts, out: AgentEvent[]): AgentEvent {
+    const { seq, ts, workspace, session, turn, round, provenance, hints } = f;
     switch (type) {
       case 'session_created': {
-        const e = this.head('session.start', seq, ts, workspace, session, turn, round);
+        const e = this.head('session.start', f);
         e.protocol = String(p.v);
         e.actor = p.actor as string;
         e.mode = p.mode as string;
@@ -361,13 +385,13 @@ export class NhEnvelopeDecoder {
         return e;
       }
       case 'title': {
-        const e = this.head('session.title', seq, ts, workspace, session, turn, round);
+        const e = this.head('session.title', f);
         e.title = p.title as string;
         e.provenance = provenance;
         return e;
       }
       case 'turn_started': {
-        const e = this.head('run.start', seq, ts, workspace, session, turn, round);
+        const e = this.head('run.start', f);
         e.input = p.input as string;
         e.provenance = provenance;
         return e;
@@ -386,20 +410,20 @@ export class NhEnvelopeDecoder {
         if (turn !== null && round !== undefined) {
           return { type: 'text.delta', seq, ts, workspace, session, run: turn, round, text, provenance };
         }
-        const e = this.head('text.delta', seq, ts, workspace, session, turn, round);
+        const e = this.head('text.delta', f);
         e.text = text;
         e.provenance = provenance;
         return e;
       }
       case 'progress': {
-        const e = this.head('status', seq, ts, workspace, session, turn, round);
+        const e = this.head('status', f);
         e.status = p.status as string;
         e.provenance = provenance;
         if (p.detail !== undefined) e.detail = p.detail as string;
         return e;
       }
       case 'tool_started': {
-        const e = this.head('tool.start', seq, ts, workspace, session, turn, round);
+        const e = this.head('tool.start', f);
         e.call = p.call_id as string;
         e.name = p.tool as string;
         e.args = p.args as Record<string, unknown>;
@@ -408,7 +432,7 @@ export class NhEnvelopeDecoder {
         return e;
       }
       case 'output': {
-        const e = this.head('tool.output', seq, ts, workspace, session, turn, round);
+        const e = this.head('tool.output', f);
         e.call = p.call_id as string;
         e.stream = p.stream as 'stdout' | 'stderr';
         e.text = p.text as string;
@@ -417,7 +441,7 @@ export class NhEnvelopeDecoder {
       }
       case 'tool_result': {
         const status = p.status as string;
-        const e = this.head('tool.end', seq, ts, workspace, session, turn, round);
+        const e = this.head('tool.end', f);
         e.call = p.call_id as string;
         e.name = p.tool as string;
         e.ok = status === 'ok';
@@ -431,8 +455,8 @@ export class NhEnvelopeDecoder {
       }
       case 'approval_required': {
         const options = p.options as JsonObject[];
-        this.keepRaw(hints, 'rawOptions', options, options, ['option_id', 'label', 'kind']);
-        const e = this.head('approval.request', seq, ts, workspace, session, turn, round);
+        this.keepRaw(hints, 'rawOptions', options, options, NH_APPROVAL_OPTION_KEYS);
+        const e = this.head('approval.request', f);
         e.approval = p.approval_id as string;
         e.tool = p.tool as string;
         e.title = p.title as string;
@@ -447,7 +471,7 @@ export class NhEnvelopeDecoder {
         return e;
       }
       case 'approval_resolved': {
-        const e = this.head('approval.resolve', seq, ts, workspace, session, turn, round);
+        const e = this.head('approval.resolve', f);
         e.approval = p.approval_id as string;
         e.decision = p.decision as string;
         e.by = p.by as string;
@@ -459,25 +483,25 @@ export class NhEnvelopeDecoder {
         const raw = p.questions as JsonObject[];
         let exact = true;
         const questions = raw.map((q) => {
-          if (splitRecord(q, ['id', 'text', 'options', 'multiple']) !== undefined) exact = false;
+          if (splitRecord(q, NH_QUESTION_KEYS) !== undefined) exact = false;
           const item: QuestionItem = { id: q.id as string, text: q.text as string };
           if (q.options !== undefined) {
             const opts = q.options as JsonObject[];
-            for (const o of opts) if (splitRecord(o, ['option_id', 'label']) !== undefined) exact = false;
+            for (const o of opts) if (splitRecord(o, NH_QUESTION_OPTION_KEYS) !== undefined) exact = false;
             item.options = opts.map((o): Choice => ({ id: o.option_id as string, label: o.label as string }));
           }
           if (q.multiple !== undefined) item.multiple = q.multiple as boolean;
           return item;
         });
         if (!exact) hints.rawQuestions = raw;
-        const e = this.head('question', seq, ts, workspace, session, turn, round);
+        const e = this.head('question', f);
         e.question = p.question_id as string;
         e.questions = questions;
         e.provenance = provenance;
         return e;
       }
       case 'child_started': {
-        const e = this.head('child.start', seq, ts, workspace, session, turn, round);
+        const e = this.head('child.start', f);
         e.child = p.child_id as string;
         e.task = p.task as string;
         e.provenance = provenance;
@@ -485,7 +509,7 @@ export class NhEnvelopeDecoder {
         return e;
       }
       case 'child_done': {
-        const e = this.head('child.end', seq, ts, workspace, session, turn, round);
+        const e = this.head('child.end', f);
         e.child = p.child_id as string;
         e.status = p.status as 'completed' | 'failed' | 'cancelled';
         e.provenance = provenance;
@@ -493,13 +517,13 @@ export class NhEnvelopeDecoder {
         return e;
       }
       case 'compacted': {
-        const e = this.head('compaction.end', seq, ts, workspace, session, turn, round);
+        const e = this.head('compaction.end', f);
         e.tokensFreed = p.tokens_freed as number;
         e.provenance = provenance;
         return e;
       }
       case 'error': {
-        const e = this.head('error', seq, ts, workspace, session, turn, round);
+        const e = this.head('error', f);
         e.message = p.message as string;
         e.fatal = !(p.recoverable as boolean);
         e.provenance = provenance;
@@ -507,13 +531,13 @@ export class NhEnvelopeDecoder {
         return e;
       }
       case 'cancelled': {
-        const e = this.head('cancel', seq, ts, workspace, session, turn, round);
+        const e = this.head('cancel', f);
         e.by = p.by as string;
         e.provenance = provenance;
         return e;
       }
       case 'done': {
-        const e = this.head('run.end', seq, ts, workspace, session, turn, round);
+        const e = this.head('run.end', f);
         e.status = p.status as 'completed' | 'failed' | 'cancelled';
         e.stopReason = p.stop_reason as string;
         e.usage = this.usage(p.usage as JsonObject, hints);
@@ -526,7 +550,7 @@ export class NhEnvelopeDecoder {
         this.tokenSession = undefined;
         this.delivered = 0;
         if (seen < text.length) {
-          const d = this.head('text.delta', seq, ts, workspace, session, turn, round);
+          const d = this.head('text.delta', f);
           d.text = text.slice(seen);
           d.provenance = {
             format: FORMAT,
@@ -537,7 +561,7 @@ export class NhEnvelopeDecoder {
           out.push(d);
         }
         hints.toolCalls = p.tool_calls;
-        const e = this.head('round.end', seq, ts, workspace, session, turn, round);
+        const e = this.head('round.end', f);
         e.message = text;
         e.stopReason = p.stop_reason as string;
         e.usage = this.usage(p.usage as JsonObject, hints);
@@ -547,7 +571,7 @@ export class NhEnvelopeDecoder {
     }
   }
 
-  private usage(u: JsonObject, hints: Record<string, unknown>): Usage {
+  private usage(u: JsonObject, hints: NhHints): Usage {
     this.keepRaw(hints, 'rawUsage', u, [u], NH_USAGE_KEYS);
     return {
       input: u.input_tokens as number,
@@ -559,8 +583,8 @@ export class NhEnvelopeDecoder {
   // Nested wire objects with unknown keys or another key order are kept whole in the hints, so
   // the writer can reproduce them byte for byte.
   private keepRaw(
-    hints: Record<string, unknown>,
-    hint: string,
+    hints: NhHints,
+    hint: 'rawOptions' | 'rawUsage',
     raw: unknown,
     items: JsonObject[],
     known: readonly string[],
@@ -652,4 +676,75 @@ export function nhSseDecoder(
     },
     readerOptions,
   );
+}
+
+function framedDecoder(framing: NhFraming, options: NhDecodeOptions, sink: DiagnosticSink): ChunkDecoder {
+  const envelopes = new NhEnvelopeDecoder(sink);
+  const maxDepth = resolveMaxDepth(options.maxDepth);
+  if (framing === 'jsonl') {
+    return lineChunkDecoder(FORMAT, 'jsonl', options, sink, new NhJsonlRecordDecoder(envelopes, maxDepth));
+  }
+  if (framing === 'json') {
+    let target: AgentEvent[] = [];
+    const reader = new JsonArrayReader(
+      {
+        element: (text, line, offset) => envelopes.text(text, line, offset, maxDepth, target),
+        diagnostic: (d) => sink.report(d),
+      },
+      { format: FORMAT, maxElementBytes: options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES },
+    );
+    return {
+      push(chunk, out) {
+        target = out;
+        reader.push(chunk);
+      },
+      end(out) {
+        target = out;
+        if (options.incompleteLine !== 'hold') reader.end();
+      },
+    };
+  }
+  const target: { out: AgentEvent[] } = { out: [] };
+  const reader = nhSseDecoder(options, envelopes, sink, target);
+  return {
+    push(chunk, out) {
+      target.out = out;
+      reader.push(chunk);
+    },
+    end(out) {
+      target.out = out;
+      if (options.incompleteLine !== 'hold') reader.end();
+    },
+  };
+}
+
+/** The chunk decoder of nativeharness: the given framing, or the one the first bytes show. */
+export function createNhChunkDecoder(options: NhDecodeOptions, sink: DiagnosticSink): ChunkDecoder {
+  if (options.framing !== undefined) return framedDecoder(options.framing, options, sink);
+  let inner: ChunkDecoder | undefined;
+  let held: Array<Uint8Array | string> = [];
+  let position = 0;
+  const choose = (framing: NhFraming, out: AgentEvent[]): ChunkDecoder => {
+    const decoder = framedDecoder(framing, options, sink);
+    for (const chunk of held) decoder.push(chunk, out);
+    held = [];
+    return decoder;
+  };
+  return {
+    push(chunk, out) {
+      if (inner !== undefined) return inner.push(chunk, out);
+      const found = sniffNhFraming(chunk, position);
+      position += chunk.length;
+      held.push(typeof chunk === 'string' ? chunk : chunk.slice());
+      if (found !== 'blank') inner = choose(found, out);
+      else if (position > NH_FRAMING_DETECT_LIMIT) inner = choose('sse', out);
+    },
+    end(out) {
+      if (inner === undefined) {
+        if (held.length === 0) return;
+        inner = choose('sse', out);
+      }
+      inner.end(out);
+    },
+  };
 }
