@@ -6,38 +6,13 @@
 // built-ins are Node-only and not budgeted. `--why` lists the largest inputs of each entry.
 // Exit status 1 when an entry is over its limit.
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
+import { packageEntries, root } from './entries.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const budget = JSON.parse(readFileSync(join(root, 'scripts/size-budget.json'), 'utf8'));
 const why = process.argv.includes('--why');
-
-/** tsup entry name → source file, from the `entry: { name: 'src/…' }` objects of tsup.config.ts. */
-export function tsupEntries(text) {
-  const entries = new Map();
-  for (const block of text.matchAll(/entry:\s*\{([^}]*)\}/g)) {
-    for (const m of block[1].matchAll(/(?:'([^']+)'|"([^"]+)"|([\w$-]+))\s*:\s*['"]([^'"]+)['"]/g)) {
-      entries.set(m[1] ?? m[2] ?? m[3], m[4]);
-    }
-  }
-  return entries;
-}
-
-/** Each `exports` subpath with the tsup entry that builds it (`./dist/<name>.js`). */
-export function exportEntries(exportsField, entries) {
-  const out = [];
-  for (const [subpath, target] of Object.entries(exportsField)) {
-    const file = typeof target === 'string' ? target : target?.import?.default;
-    const m = typeof file === 'string' ? /^\.\/dist\/(.+)\.js$/.exec(file) : null;
-    if (m === null || !entries.has(m[1])) continue;
-    out.push({ subpath, name: m[1], source: entries.get(m[1]) });
-  }
-  return out;
-}
 
 function kb(n) {
   return `${(n / 1024).toFixed(1)} KB`;
@@ -75,7 +50,7 @@ async function measure(entry) {
   return { minified: code.length, gzipped: gzipSync(code, { level: 9 }).length, nodeOnly, inputs };
 }
 
-const entries = exportEntries(pkg.exports, tsupEntries(readFileSync(join(root, 'tsup.config.ts'), 'utf8')));
+const entries = packageEntries();
 if (entries.length === 0) {
   console.error('size: no entries found in package.json exports / tsup.config.ts');
   process.exit(1);
@@ -84,7 +59,7 @@ let failed = 0;
 console.log('entry                      minified   gzipped     limit    target');
 for (const entry of entries) {
   const m = await measure(entry);
-  const name = entry.subpath === '.' ? pkg.name : `${pkg.name}/${entry.subpath.slice(2)}`;
+  const name = entry.specifier;
   if (m.nodeOnly) {
     console.log(
       `${name.padEnd(26)} ${kb(m.minified).padStart(9)} ${kb(m.gzipped).padStart(9)}  (Node-only: not budgeted)`,

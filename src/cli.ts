@@ -7,7 +7,7 @@ import type { Codec } from './codec';
 import { convertStream, detectFromStream } from './convert';
 import { detectFormat } from './detect';
 import type { Diagnostic, Format } from './diagnostics';
-import { codecFor, codecs } from './formats';
+import { codecFor, codecs } from './formats/index';
 import { followFile } from './node/follow';
 import { createSseHandler, NhSessionLog } from './node/sse-server';
 import { TimelineRenderer } from './view';

@@ -1,4 +1,10 @@
-import { AgentwireError, type Diagnostic, type DiagnosticSink, type Format } from './diagnostics';
+import {
+  AgentwireError,
+  type Diagnostic,
+  type DiagnosticSink,
+  diagnosticAt,
+  type Format,
+} from './diagnostics';
 
 /** Default `maxDepth`: how deep a JSON value may nest before the line is refused unparsed. */
 export const DEFAULT_MAX_DEPTH: number = 64;
@@ -111,14 +117,14 @@ export function isTooDeep(text: string, maxDepth: number): boolean {
 
 /** The `nesting_too_deep` diagnostic of a line refused for its depth. */
 export function nestingTooDeep(line: number, offset: number, maxDepth: number, format: Format): Diagnostic {
-  return {
-    code: 'nesting_too_deep',
-    severity: 'error',
-    message: `line ${line} (byte ${offset}): JSON nesting depth > maxDepth (${maxDepth}); the line was skipped`,
+  return diagnosticAt(
+    'nesting_too_deep',
+    'error',
     line,
     offset,
+    `JSON nesting depth > maxDepth (${maxDepth}); the line was skipped`,
     format,
-  };
+  );
 }
 
 /**
@@ -143,14 +149,7 @@ export function parseJsonLine(
     const detail = error instanceof Error ? error.message : String(error);
     return {
       ok: false,
-      diagnostic: {
-        code: 'invalid_json',
-        severity: 'error',
-        message: `line ${line} (byte ${offset}): not valid JSON (${detail})`,
-        line,
-        offset,
-        format,
-      },
+      diagnostic: diagnosticAt('invalid_json', 'error', line, offset, `not valid JSON (${detail})`, format),
     };
   }
 }

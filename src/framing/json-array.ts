@@ -1,4 +1,4 @@
-import { type Diagnostic, diagnosticAt, type Format } from '../diagnostics';
+import { type Diagnostic, type Format, type LineReport, lineReporter } from '../diagnostics';
 import { isBomByte } from './bom';
 import { decodeUtf8, encodeUtf8, isValidUtf8 } from './utf8';
 
@@ -30,7 +30,7 @@ export interface JsonArrayReaderOptions {
  */
 export class JsonArrayReader {
   private readonly sink: JsonArraySink;
-  private readonly format: Format;
+  private readonly report: LineReport;
   private readonly maxElementBytes: number;
   private state: 'start' | 'between' | 'element' | 'done' = 'start';
   private buffer: Uint8Array = new Uint8Array(256);
@@ -49,7 +49,7 @@ export class JsonArrayReader {
   /** Creates a reader that sends elements and diagnostics to `sink`. */
   constructor(sink: JsonArraySink, options: JsonArrayReaderOptions) {
     this.sink = sink;
-    this.format = options.format;
+    this.report = lineReporter({ report: (d) => sink.diagnostic(d) }, options.format);
     this.maxElementBytes = options.maxElementBytes;
   }
 
@@ -130,16 +130,6 @@ export class JsonArrayReader {
       );
     }
     this.state = 'done';
-  }
-
-  private report(
-    code: Diagnostic['code'],
-    severity: Diagnostic['severity'],
-    line: number,
-    offset: number,
-    what: string,
-  ): void {
-    this.sink.diagnostic(diagnosticAt(code, severity, line, offset, what, this.format));
   }
 
   private append(bytes: Uint8Array, start: number, end: number): void {

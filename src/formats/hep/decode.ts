@@ -1,5 +1,5 @@
 import type { DecodeOptions, RecordDecoder } from '../../codec';
-import { type Diagnostic, type DiagnosticSink, diagnosticAt } from '../../diagnostics';
+import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
 import {
   DEPTH_PRECHECK_CHARS,
   exceedsDepth,
@@ -81,6 +81,7 @@ const FORMAT = HEP;
  */
 export class HepRecordDecoder implements RecordDecoder {
   private readonly sink: DiagnosticSink;
+  private readonly report: LineReport;
   private readonly maxDepth: number;
   private sawFirst = false;
   private session: string | undefined;
@@ -94,6 +95,7 @@ export class HepRecordDecoder implements RecordDecoder {
   /** Creates a decoder that reports to `sink`. */
   constructor(options: HepDecodeOptions, sink: DiagnosticSink) {
     this.sink = sink;
+    this.report = lineReporter(sink, FORMAT);
     this.maxDepth = resolveMaxDepth(options.maxDepth);
   }
 
@@ -184,16 +186,6 @@ export class HepRecordDecoder implements RecordDecoder {
       out.push(end);
       this.runOpen = false;
     }
-  }
-
-  private report(
-    code: Diagnostic['code'],
-    severity: Diagnostic['severity'],
-    line: number,
-    offset: number,
-    what: string,
-  ): void {
-    this.sink.report(diagnosticAt(code, severity, line, offset, what, FORMAT));
   }
 
   private stamp(event: AgentEvent, record: JsonObject): void {

@@ -1,5 +1,5 @@
 import type { DecodeOptions, RecordDecoder } from '../../codec';
-import { type Diagnostic, type DiagnosticSink, diagnosticAt } from '../../diagnostics';
+import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
 import {
   DEPTH_PRECHECK_CHARS,
   exceedsDepth,
@@ -48,6 +48,7 @@ function isFailure(error: unknown): boolean {
  */
 export class HighbarRecordDecoder implements RecordDecoder {
   private readonly sink: DiagnosticSink;
+  private readonly report: LineReport;
   private readonly maxDepth: number;
   private runOpen = false;
   // The current line when the walk did not find it in Python's shape (it may need keeping as
@@ -57,6 +58,7 @@ export class HighbarRecordDecoder implements RecordDecoder {
   /** Creates a decoder that reports to `sink`. */
   constructor(options: HighbarDecodeOptions, sink: DiagnosticSink) {
     this.sink = sink;
+    this.report = lineReporter(sink, FORMAT);
     this.maxDepth = resolveMaxDepth(options.maxDepth);
   }
 
@@ -153,16 +155,6 @@ export class HighbarRecordDecoder implements RecordDecoder {
 
   end(_out: AgentEvent[]): void {
     // A run without its turn record stays open: highbar has no other end of a run.
-  }
-
-  private report(
-    code: Diagnostic['code'],
-    severity: Diagnostic['severity'],
-    line: number,
-    offset: number,
-    what: string,
-  ): void {
-    this.sink.report(diagnosticAt(code, severity, line, offset, what, FORMAT));
   }
 
   /**

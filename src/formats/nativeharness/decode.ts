@@ -1,5 +1,5 @@
 import { type ChunkDecoder, type DecodeOptions, lineChunkDecoder, type RecordDecoder } from '../../codec';
-import { type Diagnostic, type DiagnosticSink, diagnosticAt } from '../../diagnostics';
+import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
 import { JsonArrayReader } from '../../framing/json-array';
 import { DEFAULT_MAX_EVENT_BYTES, type SseMessage, SseReader } from '../../framing/sse';
 import {
@@ -93,6 +93,8 @@ export interface SseOrigin {
  */
 export class NhEnvelopeDecoder {
   private readonly sink: DiagnosticSink;
+  /** Reports a diagnostic at a place. */
+  readonly report: LineReport;
   private readonly lastSeq = new Map<string, number>();
   private seqSession: string | undefined;
   private seqLast: number | undefined;
@@ -118,17 +120,7 @@ export class NhEnvelopeDecoder {
   /** Creates a mapper that reports to `sink`. */
   constructor(sink: DiagnosticSink) {
     this.sink = sink;
-  }
-
-  /** Reports a diagnostic at a place. */
-  report(
-    code: Diagnostic['code'],
-    severity: Diagnostic['severity'],
-    line: number,
-    offset: number,
-    what: string,
-  ): void {
-    this.sink.report(diagnosticAt(code, severity, line, offset, what, FORMAT));
+    this.report = lineReporter(sink, FORMAT);
   }
 
   /** One record's JSON text. */

@@ -1,8 +1,8 @@
-import type { Codec } from './codec';
-import type { Format } from './diagnostics';
-import { hep } from './formats/hep/index';
-import { highbar } from './formats/highbar/index';
-import { nativeharness } from './formats/nativeharness/index';
+import type { Codec } from '../codec';
+import type { Format } from '../diagnostics';
+import { hep } from './hep/index';
+import { highbar } from './highbar/index';
+import { nativeharness } from './nativeharness/index';
 
 /** Every codec by its format name (the formats this build of agentwire reads and writes). */
 export const codecs: Readonly<Partial<Record<Format, Codec>>> = { hep, highbar, nativeharness };
