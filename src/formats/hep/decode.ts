@@ -69,6 +69,18 @@ function textDelta(
   return e;
 }
 
+// The frame being mapped and its line, as one object (reused: the mapping keeps none of it).
+// `rest`: fields beyond the reference ones (or another order); `nestedExact`: turn_done's tool
+// results and usage have exactly their own keys, in order.
+interface FrameAt {
+  text: string;
+  line: number;
+  offset: number;
+  out: AgentEvent[];
+  rest: RecordRest | undefined;
+  nestedExact: boolean;
+}
+
 /** Options of the HEP decoder. */
 export interface HepDecodeOptions extends DecodeOptions {}
 
@@ -91,6 +103,14 @@ export class HepRecordDecoder implements RecordDecoder {
   private usage: Usage | undefined;
   private lastLine = 0;
   private lastOffset = 0;
+  private readonly at: FrameAt = {
+    text: '',
+    line: 0,
+    offset: 0,
+    out: [],
+    rest: undefined,
+    nestedExact: false,
+  };
 
   /** Creates a decoder that reports to `sink`. */
   constructor(options: HepDecodeOptions, sink: DiagnosticSink) {
@@ -169,7 +189,14 @@ export class HepRecordDecoder implements RecordDecoder {
       this.report('invalid_record', 'error', line, offset, `invalid ${spec.type} frame: ${problem}`);
       return;
     }
-    this.map(spec, record, rest, nestedExact, text, line, offset, out);
+    const at = this.at;
+    at.text = text;
+    at.line = line;
+    at.offset = offset;
+    at.out = out;
+    at.rest = rest;
+    at.nestedExact = nestedExact;
+    this.map(spec, record, at);
   }
 
   end(out: AgentEvent[]): void {
@@ -206,16 +233,8 @@ export class HepRecordDecoder implements RecordDecoder {
     this.runOpen = false;
   }
 
-  private map(
-    spec: HepFrameSpec,
-    r: JsonObject,
-    rest: RecordRest | undefined,
-    nestedExact: boolean,
-    text: string,
-    line: number,
-    offset: number,
-    out: AgentEvent[],
-  ): void {
+  private map(spec: HepFrameSpec, r: JsonObject, at: FrameAt): void {
+    const { text, line, offset, out, rest, nestedExact } = at;
     // Unknown fields have no schema: check their numbers (rare path, only lines with extras).
     let checked = rest?.extra !== undefined;
     if (checked) this.checkNumbers(text, line, offset);

@@ -34,6 +34,23 @@ export interface HighbarDecodeOptions extends DecodeOptions {}
 
 const FORMAT = HIGHBAR;
 
+// The line being decoded, as one object (reused: nothing keeps it past the line).
+interface LineAt {
+  line: number;
+  offset: number;
+  hints: HighbarHints;
+  out: AgentEvent[];
+}
+
+// What a tool line's pair of events shares.
+interface ToolPair {
+  ts: number | undefined;
+  startedAt: number | undefined;
+  endedAt: number | undefined;
+  context: JsonObject | undefined;
+  provenance: Provenance;
+}
+
 function isFailure(error: unknown): boolean {
   return !(error === undefined || error === null || error === false || error === '');
 }
@@ -54,6 +71,7 @@ export class HighbarRecordDecoder implements RecordDecoder {
   // The current line when the walk did not find it in Python's shape (it may need keeping as
   // written), else undefined.
   private unproven: string | undefined;
+  private readonly at: LineAt = { line: 0, offset: 0, hints: {}, out: [] };
 
   /** Creates a decoder that reports to `sink`. */
   constructor(options: HighbarDecodeOptions, sink: DiagnosticSink) {
@@ -97,6 +115,11 @@ export class HighbarRecordDecoder implements RecordDecoder {
       shape = SHAPE_UNKNOWN;
     }
     const hints: HighbarHints = {};
+    const at = this.at;
+    at.line = line;
+    at.offset = offset;
+    at.hints = hints;
+    at.out = out;
     // A line the walk did not find in Python's shape pays for an exact comparison with its
     // re-serialisation (keepRaw, once the record's kind says which fields the writer prints as
     // time floats, as Python writes time.time()), and for the integer check: a line in Python's
@@ -105,12 +128,12 @@ export class HighbarRecordDecoder implements RecordDecoder {
     if (this.unproven !== undefined && mayHoldUnsafeNumber(record)) this.checkIntegers(text, line, offset);
     if (!isJsonObject(record)) {
       this.report('invalid_json', 'error', line, offset, 'not a JSON object; kept as an unknown event');
-      out.push(this.unknown(record, undefined, line, offset, hints));
+      out.push(this.unknown(record, undefined, at));
       return;
     }
     const v = record.v;
     if (v === undefined || v === 0) {
-      this.v0(record, line, offset, hints, out);
+      this.v0(record, at);
       return;
     }
     if (v !== HIGHBAR_VERSION) {
@@ -131,7 +154,7 @@ export class HighbarRecordDecoder implements RecordDecoder {
           `"v" is ${JSON.stringify(v)}, not a version number`,
         );
       }
-      out.push(this.unknown(record, record.type, line, offset, hints));
+      out.push(this.unknown(record, record.type, at));
       return;
     }
     const type = record.type;
@@ -141,16 +164,16 @@ export class HighbarRecordDecoder implements RecordDecoder {
           ? 'a v1 record without "type"; skipped, as the contract says (highbar loses a tool call written without type)'
           : `a record of type ${JSON.stringify(type)} highbar does not know; skipped, as the contract says`;
       this.report('unknown_record', 'info', line, offset, `${what}; kept as an unknown event`);
-      out.push(this.unknown(record, type, line, offset, hints));
+      out.push(this.unknown(record, type, at));
       return;
     }
     const problem = passesHighbarGuard(type, record) ? undefined : validateHighbarRecord(type, record);
     if (problem !== undefined) {
       this.report('invalid_record', 'error', line, offset, `invalid ${type} record: ${problem}`);
-      out.push(this.unknown(record, type, line, offset, hints));
+      out.push(this.unknown(record, type, at));
       return;
     }
-    this.v1(type, record, line, offset, hints, out);
+    this.v1(type, record, at);
   }
 
   end(_out: AgentEvent[]): void {
@@ -173,13 +196,8 @@ export class HighbarRecordDecoder implements RecordDecoder {
     if (message !== undefined) this.report('invalid_record', 'error', line, offset, message);
   }
 
-  private unknown(
-    record: unknown,
-    type: unknown,
-    line: number,
-    offset: number,
-    hints: HighbarHints,
-  ): AgentEventOf<'unknown'> {
+  private unknown(record: unknown, type: unknown, at: LineAt): AgentEventOf<'unknown'> {
+    const { line, offset, hints } = at;
     this.keepRaw(record, undefined, hints);
     const e: AgentEventOf<'unknown'> = {
       type: 'unknown',
@@ -200,10 +218,9 @@ export class HighbarRecordDecoder implements RecordDecoder {
     record: JsonObject,
     key: 'ts' | 'started_at' | 'ended_at',
     fallback: number | undefined,
-    hints: HighbarHints,
-    line: number,
-    offset: number,
+    at: LineAt,
   ): number | undefined {
+    const hints = at.hints;
     const value = record[key];
     if (value === undefined) {
       (hints.absent ??= []).push(key);
@@ -214,8 +231,8 @@ export class HighbarRecordDecoder implements RecordDecoder {
       this.report(
         'invalid_record',
         'warning',
-        line,
-        offset,
+        at.line,
+        at.offset,
         `${key} is ${JSON.stringify(value)}, not a number of seconds; ${instead}`,
       );
       (hints.invalid ??= {})[key] = value;
@@ -230,13 +247,8 @@ export class HighbarRecordDecoder implements RecordDecoder {
     return ms;
   }
 
-  private openRun(
-    ts: number | undefined,
-    context: JsonObject | undefined,
-    line: number,
-    offset: number,
-    out: AgentEvent[],
-  ): void {
+  private openRun(ts: number | undefined, context: JsonObject | undefined, at: LineAt): void {
+    const { line, offset, out } = at;
     if (this.runOpen) return;
     this.runOpen = true;
     const e: AgentEventOf<'run.start'> = {
@@ -248,11 +260,12 @@ export class HighbarRecordDecoder implements RecordDecoder {
     out.push(e);
   }
 
-  private v0(record: JsonObject, line: number, offset: number, hints: HighbarHints, out: AgentEvent[]): void {
+  private v0(record: JsonObject, at: LineAt): void {
+    const { line, offset, hints, out } = at;
     const problem = passesHighbarGuard('v0', record) ? undefined : validateHighbarRecord('v0', record);
     if (problem !== undefined) {
       this.report('invalid_record', 'error', line, offset, `invalid v0 tool call: ${problem}`);
-      out.push(this.unknown(record, undefined, line, offset, hints));
+      out.push(this.unknown(record, undefined, at));
       return;
     }
     this.keepRaw(record, HIGHBAR_V0_TIME_FIELDS, hints);
@@ -263,35 +276,29 @@ export class HighbarRecordDecoder implements RecordDecoder {
       setOwn((context ??= {}), key, record[key]);
     }
     // v0 has no ts: the call's own times stand in for it.
-    const startedAt = this.time(record, 'started_at', undefined, hints, line, offset);
-    const endedAt = this.time(record, 'ended_at', undefined, hints, line, offset);
+    const startedAt = this.time(record, 'started_at', undefined, at);
+    const endedAt = this.time(record, 'ended_at', undefined, at);
     delete hints.absent; // the v0 key list already says which fields the line had
     const provenance = withHints(provenanceOf(FORMAT, line, offset), hints);
-    this.toolPair(record, endedAt ?? startedAt, startedAt, endedAt, context, provenance, line, offset, out);
+    this.toolPair(record, { ts: endedAt ?? startedAt, startedAt, endedAt, context, provenance }, at);
   }
 
-  private v1(
-    type: HighbarRecordType,
-    record: JsonObject,
-    line: number,
-    offset: number,
-    hints: HighbarHints,
-    out: AgentEvent[],
-  ): void {
+  private v1(type: HighbarRecordType, record: JsonObject, at: LineAt): void {
+    const { line, offset, hints, out } = at;
     this.keepRaw(record, HIGHBAR_TIME_FIELDS, hints);
-    const ts = this.time(record, 'ts', undefined, hints, line, offset);
+    const ts = this.time(record, 'ts', undefined, at);
     const context = record.context as JsonObject | undefined;
     const rest = splitRecord(record, HIGHBAR_KEY_ORDER_BY_TYPE.get(type)!);
     switch (type) {
       case 'tool': {
-        const startedAt = this.time(record, 'started_at', ts, hints, line, offset);
-        const endedAt = this.time(record, 'ended_at', ts, hints, line, offset);
+        const startedAt = this.time(record, 'started_at', ts, at);
+        const endedAt = this.time(record, 'ended_at', ts, at);
         const provenance = withHints(provenanceOf(FORMAT, line, offset, rest), hints);
-        this.toolPair(record, ts, startedAt, endedAt, context, provenance, line, offset, out);
+        this.toolPair(record, { ts, startedAt, endedAt, context, provenance }, at);
         return;
       }
       case 'turn': {
-        this.openRun(ts, context, line, offset, out);
+        this.openRun(ts, context, at);
         this.runOpen = false;
         const e: AgentEventOf<'run.end'> = {
           type: 'run.end',
@@ -331,19 +338,10 @@ export class HighbarRecordDecoder implements RecordDecoder {
     }
   }
 
-  private toolPair(
-    record: JsonObject,
-    ts: number | undefined,
-    startedAt: number | undefined,
-    endedAt: number | undefined,
-    context: JsonObject | undefined,
-    provenance: Provenance,
-    line: number,
-    offset: number,
-    out: AgentEvent[],
-  ): void {
-    this.openRun(ts, context, line, offset, out);
-    const call = `hb-${line}`;
+  private toolPair(record: JsonObject, pair: ToolPair, at: LineAt): void {
+    const { ts, startedAt, endedAt, context, provenance } = pair;
+    this.openRun(ts, context, at);
+    const call = `hb-${at.line}`;
     const name = record.fn as string;
     const start: AgentEventOf<'tool.start'> = { type: 'tool.start', call, name, provenance };
     if (record.args !== undefined) start.args = record.args as JsonObject;
@@ -365,7 +363,7 @@ export class HighbarRecordDecoder implements RecordDecoder {
     if (startedAt !== undefined) end.startedAt = startedAt;
     if (endedAt !== undefined) end.endedAt = endedAt;
     stamp(end, ts, context);
-    out.push(start, end);
+    at.out.push(start, end);
   }
 }
 

@@ -82,6 +82,18 @@ function keyText(key: string): KeyText {
   return text;
 }
 
+// One tool call as the writer has it from its start and end events.
+interface ToolCall {
+  name: string;
+  args: unknown;
+  result: unknown;
+  error: unknown;
+  ts: number | undefined;
+  startedAt: number | undefined;
+  endedAt: number | undefined;
+  context: unknown;
+}
+
 function highbarProvenance(event: AgentEvent | undefined): Provenance | undefined {
   const p = event?.provenance;
   return p !== undefined && p.format === HIGHBAR ? p : undefined;
@@ -288,7 +300,8 @@ export class HighbarEncoder implements Encoder {
     }
 
     const ts = end.ts ?? start?.ts;
-    if (p === undefined) return this.foreignTool(name, args, result, error, ts, startedAt, endedAt, context);
+    if (p === undefined)
+      return this.foreignTool({ name, args, result, error, ts, startedAt, endedAt, context });
     const pieces = new Fields(p.order, p);
     pieces.add('v', '1');
     pieces.add('type', '"tool"');
@@ -324,16 +337,8 @@ export class HighbarEncoder implements Encoder {
    * always: {}, null, null when unknown) in the contract's key order, as one template. The same
    * text as the field-by-field path, which lines from highbar (their order, extras, hints) take.
    */
-  private foreignTool(
-    name: string,
-    args: unknown,
-    result: unknown,
-    error: unknown,
-    ts: number | undefined,
-    startedAt: number | undefined,
-    endedAt: number | undefined,
-    context: unknown,
-  ): string {
+  private foreignTool(call: ToolCall): string {
+    const { name, args, result, error, ts, startedAt, endedAt, context } = call;
     const tsText = this.time('ts', ts, undefined, undefined, true)!;
     // The record's ts is the default of its times; a hand-built event without ts gets the clock's.
     const base = ts ?? Number(tsText) * 1000;

@@ -78,6 +78,20 @@ interface EnvelopeFacts {
   hints: NhHints;
 }
 
+/** One record's JSON text, where it came from, and where its events go. */
+export interface NhRecordSource {
+  text: string;
+  /** 1-based line (or first line of the SSE block, or of the array element). */
+  line: number;
+  /** Byte offset of that line. */
+  offset: number;
+  /** The depth bound the text is parsed under. */
+  maxDepth: number;
+  out: AgentEvent[];
+  /** The SSE block's id and event, for records that came in one. */
+  sse: SseOrigin | undefined;
+}
+
 /** SSE facts of the block an envelope came in, for checks and byte-exact rewrites. */
 export interface SseOrigin {
   id: string | undefined;
@@ -123,38 +137,31 @@ export class NhEnvelopeDecoder {
     this.report = lineReporter(sink, FORMAT);
   }
 
-  /** One record's JSON text. */
-  text(
-    text: string,
-    line: number,
-    offset: number,
-    maxDepth: number,
-    out: AgentEvent[],
-    sse?: SseOrigin,
-  ): void {
+  /** One record's JSON text, with where it came from and where its events go. */
+  text(source: NhRecordSource): void {
     // Short records are measured only when their shape leaves room for depth (see `record`),
     // so a well-formed event never pays for the scan.
-    const value = parseRecordText(text, line, offset, maxDepth, FORMAT, this.sink);
+    const value = parseRecordText(
+      source.text,
+      source.line,
+      source.offset,
+      source.maxDepth,
+      FORMAT,
+      this.sink,
+    );
     if (value === NOT_PARSED) return;
-    this.record(value, line, offset, out, sse, text, maxDepth);
+    this.record(value, source);
   }
 
   /**
-   * One parsed record. With its `text` and the `maxDepth` it was parsed under, a record whose
-   * text was not measured before parsing is refused as too deep (before anything else is said of
-   * it) when its shape leaves room for depth and the value is deeper.
+   * One parsed record. A record whose text was not measured before parsing is refused as too
+   * deep (before anything else is said of it) when its shape leaves room for depth and the value
+   * is deeper than the `maxDepth` it was parsed under.
    */
-  record(
-    value: unknown,
-    line: number,
-    offset: number,
-    out: AgentEvent[],
-    sse?: SseOrigin,
-    text?: string,
-    maxDepth?: number,
-  ): void {
+  private record(value: unknown, source: NhRecordSource): void {
+    const { line, offset, out, sse, text } = source;
     if (!isJsonObject(value)) {
-      if (!this.refuseDeep(text, value, maxDepth, line, offset))
+      if (!this.refuseDeep(value, source))
         this.report('invalid_json', 'error', line, offset, 'not a JSON object');
       return;
     }
@@ -173,7 +180,7 @@ export class NhEnvelopeDecoder {
         payloadProblem !== undefined ||
         envelopeRest !== undefined ||
         rest !== undefined) &&
-      this.refuseDeep(text, value, maxDepth, line, offset)
+      this.refuseDeep(value, source)
     ) {
       return;
     }
@@ -308,15 +315,8 @@ export class NhEnvelopeDecoder {
   }
 
   // Reports a record deeper than maxDepth, unless its text was measured before it was parsed.
-  private refuseDeep(
-    text: string | undefined,
-    value: unknown,
-    maxDepth: number | undefined,
-    line: number,
-    offset: number,
-  ): boolean {
-    if (text === undefined || maxDepth === undefined) return false;
-    return refuseDeepValue(text, value, line, offset, maxDepth, FORMAT, this.sink);
+  private refuseDeep(value: unknown, s: NhRecordSource): boolean {
+    return refuseDeepValue(s.text, value, s.line, s.offset, s.maxDepth, FORMAT, this.sink);
   }
 
   // Reports the first number JSON.parse cannot keep exactly.
@@ -612,7 +612,7 @@ export class NhJsonlRecordDecoder implements RecordDecoder {
       );
       return;
     }
-    this.envelopes.text(text, line, offset, this.maxDepth, out);
+    this.envelopes.text({ text, line, offset, maxDepth: this.maxDepth, out, sse: undefined });
   }
 
   end(_out: AgentEvent[]): void {}
@@ -641,7 +641,14 @@ export class NhSseMessageDecoder {
       this.envelopes.report('gap', 'warning', m.line, m.offset, `the server signalled a gap: ${detail}`);
       return;
     }
-    this.envelopes.text(m.data, m.line, m.offset, this.maxDepth, out, m);
+    this.envelopes.text({
+      text: m.data,
+      line: m.line,
+      offset: m.offset,
+      maxDepth: this.maxDepth,
+      out,
+      sse: m,
+    });
   }
 }
 
@@ -680,7 +687,8 @@ function framedDecoder(framing: NhFraming, options: NhDecodeOptions, sink: Diagn
     let target: AgentEvent[] = [];
     const reader = new JsonArrayReader(
       {
-        element: (text, line, offset) => envelopes.text(text, line, offset, maxDepth, target),
+        element: (text, line, offset) =>
+          envelopes.text({ text, line, offset, maxDepth, out: target, sse: undefined }),
         diagnostic: (d) => sink.report(d),
       },
       { format: FORMAT, maxElementBytes: options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES },
