@@ -55,32 +55,26 @@ const value = fc.oneof(
   fc.dictionary(fc.string({ maxLength: 3 }), fc.integer(), { maxKeys: 2 }),
 );
 
-const toolResult = fc
-  .tuple(
-    fc.record({ id: fc.string(), name: fc.string(), ok: fc.boolean(), text: fc.string() }),
-    fc.array(fc.tuple(fc.constantFrom('id', 'name', 'ok', 'text'), value, fc.boolean()), { maxLength: 2 }),
-  )
-  .map(([base, overrides]) => {
-    const r: Record<string, unknown> = { ...base };
-    for (const [k, v, drop] of overrides) {
-      if (drop) delete r[k];
-      else r[k] = v;
-    }
-    return r;
-  });
-const usage = fc
-  .tuple(
-    fc.record({ input: fc.integer(), output: fc.integer(), cost: fc.double() }),
-    fc.array(fc.tuple(fc.constantFrom('input', 'output', 'cost'), value, fc.boolean()), { maxLength: 2 }),
-  )
-  .map(([base, overrides]) => {
-    const r: Record<string, unknown> = { ...base };
-    for (const [k, v, drop] of overrides) {
-      if (drop) delete r[k];
-      else r[k] = v;
-    }
-    return r;
-  });
+// A nested object: valid fields, some overridden by arbitrary values or dropped.
+function nested(valid: Record<string, fc.Arbitrary<unknown>>): fc.Arbitrary<Record<string, unknown>> {
+  const keys = Object.keys(valid);
+  return fc
+    .tuple(
+      fc.record(valid),
+      fc.array(fc.tuple(fc.constantFrom(...keys), value, fc.boolean()), { maxLength: 2 }),
+    )
+    .map(([base, overrides]) => {
+      const r: Record<string, unknown> = { ...base };
+      for (const [k, v, drop] of overrides) {
+        if (drop) delete r[k];
+        else r[k] = v;
+      }
+      return r;
+    });
+}
+
+const toolResult = nested({ id: fc.string(), name: fc.string(), ok: fc.boolean(), text: fc.string() });
+const usage = nested({ input: fc.integer(), output: fc.integer(), cost: fc.double() });
 
 // A valid-looking value of every field of every frame, so that valid frames are common too.
 const VALID = fc.record({
