@@ -57,8 +57,8 @@ export type JsonLineResult = { ok: true; value: unknown } | { ok: false; diagnos
  * Lines longer than this many characters have their nesting measured before `JSON.parse` sees
  * them. A shorter line may be parsed first and its value measured only when its shape leaves
  * room for depth (an unknown record, unknown fields): V8's `JSON.parse` is iterative, so a deep
- * short line costs parse time proportional to its length (about 1 µs per level, at most ~2 ms
- * here), never a stack overflow, and the common record skips the measure entirely.
+ * short line costs parse time proportional to its length (docs/performance.md, "Figures behind
+ * source comments"), never a stack overflow, and the common record skips the measure entirely.
  */
 export const DEPTH_PRECHECK_CHARS: number = 4096;
 

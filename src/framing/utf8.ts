@@ -31,8 +31,8 @@ const lenientDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
 const fatalDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const encoder = new TextEncoder();
 
-// Below this many bytes a Buffer's own UTF-8 decode beats `isAscii` + latin1 (measured on Node
-// 20: 69 vs 128 ns at 128 bytes, even at 2 KiB): views and a check cost more than they save.
+// Below this many bytes a Buffer's own UTF-8 decode beats `isAscii` + latin1 (docs/
+// performance.md, "Figures behind source comments"): views and a check cost more than they save.
 const SHORT_DECODE = 1024;
 
 /**

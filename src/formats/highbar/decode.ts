@@ -84,7 +84,7 @@ export class HighbarRecordDecoder implements RecordDecoder {
     // Parse first, then bound the depth on the value: the walk that checks the line's Python
     // shape measures the depth too, where a scan of the text would stop at every `{` and `[` in
     // the strings. Long lines are measured before they are parsed, as in every decoder (a deep
-    // line costs JSON.parse about 1 µs per level). A line that fails either way gets its
+    // line costs JSON.parse time per level). A line that fails either way gets its
     // diagnostic from the checked parse.
     let record: unknown;
     let shape = SHAPE_UNKNOWN;
