@@ -1,7 +1,10 @@
 import type { Format } from './diagnostics';
+import { sniffCodex } from './formats/codex/wire';
+import { sniffCursor } from './formats/cursor/wire';
 import { sniffHep } from './formats/hep/wire';
 import { sniffHighbar } from './formats/highbar/wire';
 import { sniffNativeharness } from './formats/nativeharness/wire';
+import { sniffOpencode } from './formats/opencode/wire';
 import { stripBom } from './framing/bom';
 import { isJsonObject, type JsonObject } from './json';
 
@@ -34,8 +37,25 @@ function firstLine(text: string): string {
 /** A format's sniffing rule: what the first non-blank line (and its JSON object, if any) says. */
 type Sniffer = (line: string, record: JsonObject | undefined) => Detection | undefined;
 
-// Each format's sniffing rule lives in its wire.ts; a new format adds its rule here.
-const SNIFFERS: readonly Sniffer[] = [sniffHep, sniffNativeharness, sniffHighbar];
+// Rules that read only a JSON object.
+const onRecord =
+  (rule: (record: JsonObject) => Detection | undefined): Sniffer =>
+  (_line, record) =>
+    record === undefined ? undefined : rule(record);
+
+// Each format's sniffing rule lives in its wire.ts; a new format adds its rule here. The CLI
+// agents' own markers come first: each rule says nothing unless its format's fields are there.
+const SNIFFERS: readonly Sniffer[] = [
+  onRecord(sniffOpencode),
+  onRecord(sniffCursor),
+  sniffHep,
+  sniffNativeharness,
+  onRecord((r) => {
+    const codex = sniffCodex(r);
+    return codex === undefined ? undefined : { format: 'codex', ...codex };
+  }),
+  sniffHighbar,
+];
 
 const RANK: Readonly<Record<Detection['confidence'], number>> = { certain: 0, likely: 1, guess: 2 };
 

@@ -25,10 +25,13 @@ export {
   isAgentwireError,
   type Severity,
 } from './diagnostics';
+export { type CodexCodec, codex } from './formats/codex/index';
+export { type CursorCodec, cursor } from './formats/cursor/index';
 export { type HepCodec, hep } from './formats/hep/index';
 export { type HighbarCodec, highbar } from './formats/highbar/index';
 export { codecFor, codecs } from './formats/index';
 export { connect, type NativeharnessCodec, nativeharness } from './formats/nativeharness/index';
+export { type OpencodeCodec, opencode } from './formats/opencode/index';
 export {
   DEFAULT_MAX_LINE_BYTES,
   type IncompleteLinePolicy,
