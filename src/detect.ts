@@ -1,6 +1,8 @@
 import type { Format } from './diagnostics';
+import { sniffClaude } from './formats/claude/wire';
 import { sniffCodex } from './formats/codex/wire';
 import { sniffCursor } from './formats/cursor/wire';
+import { sniffGemini } from './formats/gemini/wire';
 import { sniffHep } from './formats/hep/wire';
 import { sniffHighbar } from './formats/highbar/wire';
 import { sniffNativeharness } from './formats/nativeharness/wire';
@@ -48,6 +50,21 @@ const onRecord =
 const SNIFFERS: readonly Sniffer[] = [
   onRecord(sniffOpencode),
   onRecord(sniffCursor),
+  (line, record) => {
+    if (record !== undefined) {
+      return sniffClaude(record)
+        ? {
+            format: 'claude',
+            confidence: 'likely',
+            reason: `a Claude ${String(record.type)} record with a session_id`,
+          }
+        : undefined;
+    }
+    // A first line cut by the detection window: its start.
+    return line.startsWith('{"type":"system","subtype":"init"')
+      ? { format: 'claude', confidence: 'likely', reason: 'a system/init record' }
+      : undefined;
+  },
   sniffHep,
   sniffNativeharness,
   onRecord((r) => {
@@ -68,14 +85,17 @@ export function detectFormat(input: string | Uint8Array): Detection | undefined 
   let text: string;
   if (typeof input === 'string') text = input.slice(0, DETECT_BYTES);
   else text = new TextDecoder('utf-8', { fatal: false }).decode(input.subarray(0, DETECT_BYTES));
-  const line = firstLine(stripBom(text));
+  text = stripBom(text);
+  const line = firstLine(text);
   if (line === '') return undefined;
   let record: JsonObject | undefined;
+  let parsed = true;
   try {
     const value: unknown = JSON.parse(line);
     if (isJsonObject(value)) record = value;
   } catch {
     // A first line cut by the 64 KiB window, or not JSON: the rules look at its text.
+    parsed = false;
   }
   let best: Detection | undefined;
   for (const sniff of SNIFFERS) {
@@ -83,5 +103,9 @@ export function detectFormat(input: string | Uint8Array): Detection | undefined 
     if (found !== undefined && (best === undefined || RANK[found.confidence] < RANK[best.confidence]))
       best = found;
   }
-  return best;
+  if (best !== undefined) return best;
+  // Gemini CLI prints banners before its first record: its rule is the last resort, over the
+  // whole window when the first line is not JSON.
+  if (!parsed) return sniffGemini(text);
+  return record === undefined ? undefined : sniffGemini(line);
 }

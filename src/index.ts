@@ -25,8 +25,10 @@ export {
   isAgentwireError,
   type Severity,
 } from './diagnostics';
+export { type ClaudeCodec, claude } from './formats/claude/index';
 export { type CodexCodec, codex } from './formats/codex/index';
 export { type CursorCodec, cursor } from './formats/cursor/index';
+export { type GeminiCodec, gemini } from './formats/gemini/index';
 export { type HepCodec, hep } from './formats/hep/index';
 export { type HighbarCodec, highbar } from './formats/highbar/index';
 export { codecFor, codecs } from './formats/index';

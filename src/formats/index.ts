@@ -1,7 +1,9 @@
 import type { Codec } from '../codec';
 import type { Format } from '../diagnostics';
+import { claude } from './claude/index';
 import { codex } from './codex/index';
 import { cursor } from './cursor/index';
+import { gemini } from './gemini/index';
 import { hep } from './hep/index';
 import { highbar } from './highbar/index';
 import { nativeharness } from './nativeharness/index';
@@ -12,7 +14,9 @@ export const codecs: Readonly<Partial<Record<Format, Codec>>> = {
   hep,
   highbar,
   nativeharness,
+  claude,
   codex,
+  gemini,
   opencode,
   cursor,
 };
