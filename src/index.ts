@@ -105,4 +105,5 @@ export {
   UserMessageSchema,
   validateEvent,
 } from './model';
+export { addExact, addUsage, type UsageFigures } from './usage';
 export { neutralizeControls, type TimelineOptions, TimelineRenderer } from './view';

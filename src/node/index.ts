@@ -20,4 +20,4 @@ export {
   type NhSessionLogOptions,
   type SseHandlerOptions,
 } from './sse-server';
-export { type TailItem, type TailTraceOptions, type TraceTail, tailTrace } from './tail';
+export { type TailCheckpoint, type TailItem, type TailTraceOptions, type TraceTail, tailTrace } from './tail';

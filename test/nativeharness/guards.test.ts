@@ -61,7 +61,7 @@ const str = fc.string({ maxLength: 4 });
 const runStatus = fc.constantFrom('completed', 'failed', 'cancelled');
 const VALID: Record<NhEventType, fc.Arbitrary<Record<string, unknown>>> = {
   session_created: fc.record(
-    { v: fc.integer(), actor: str, mode: str, title: str },
+    { v: fc.integer(), actor: str, mode: str, title: str, producer: str },
     { requiredKeys: ['v', 'actor', 'mode'] },
   ),
   title: fc.record({ title: str }),
@@ -133,6 +133,7 @@ const VALID: Record<NhEventType, fc.Arbitrary<Record<string, unknown>>> = {
       tool: fc.string(),
       args: fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }),
       command: fc.string(),
+      args_summary: fc.string(),
     },
     { requiredKeys: ['hop', 'call_id', 'tool', 'args'] },
   ),

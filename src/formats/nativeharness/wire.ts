@@ -66,6 +66,7 @@ export const NhPayloads = {
     actor: z.string(),
     mode: z.string(),
     title: z.optional(z.string()),
+    producer: z.optional(z.string()),
   }),
   title: z.looseObject({ title: z.string() }),
   turn_started: z.looseObject({ input: z.string() }),
@@ -77,6 +78,7 @@ export const NhPayloads = {
     tool: z.string(),
     args: z.record(z.string(), z.unknown()),
     command: z.optional(z.string()),
+    args_summary: z.optional(z.string()),
   }),
   output: z.looseObject({ call_id: z.string(), stream: z.enum(['stdout', 'stderr']), text: z.string() }),
   tool_result: z.looseObject({
@@ -141,12 +143,12 @@ export const NH_ENVELOPE_KEYS: readonly string[] = [
 
 /** Payload key order of every event type, as writers emit it. */
 export const NH_PAYLOAD_KEYS: Readonly<Record<NhEventType, readonly string[]>> = {
-  session_created: ['v', 'actor', 'mode', 'title'],
+  session_created: ['v', 'actor', 'mode', 'title', 'producer'],
   title: ['title'],
   turn_started: ['input'],
   token: ['hop', 'text'],
   progress: ['status', 'detail'],
-  tool_started: ['hop', 'call_id', 'tool', 'args', 'command'],
+  tool_started: ['hop', 'call_id', 'tool', 'args', 'command', 'args_summary'],
   output: ['call_id', 'stream', 'text'],
   tool_result: ['hop', 'call_id', 'tool', 'status', 'exit_code', 'files_changed', 'output', 'error'],
   approval_required: ['approval_id', 'call_id', 'tool', 'title', 'effects', 'options'],
@@ -299,7 +301,11 @@ function isValidOutput(p: JsonObject): boolean {
 /** The guard of every payload type: true exactly when the type's schema accepts the payload. */
 export const NH_PAYLOAD_GUARDS: Readonly<Record<NhEventType, (p: JsonObject) => boolean>> = {
   session_created: (p) =>
-    isInt(p.v) && typeof p.actor === 'string' && typeof p.mode === 'string' && isOptionalString(p.title),
+    isInt(p.v) &&
+    typeof p.actor === 'string' &&
+    typeof p.mode === 'string' &&
+    isOptionalString(p.title) &&
+    isOptionalString(p.producer),
   title: (p) => typeof p.title === 'string',
   turn_started: (p) => typeof p.input === 'string',
   token: isValidToken,
@@ -309,7 +315,8 @@ export const NH_PAYLOAD_GUARDS: Readonly<Record<NhEventType, (p: JsonObject) => 
     typeof p.call_id === 'string' &&
     typeof p.tool === 'string' &&
     isPlainRecord(p.args) &&
-    isOptionalString(p.command),
+    isOptionalString(p.command) &&
+    isOptionalString(p.args_summary),
   output: isValidOutput,
   tool_result: (p) => {
     const status = p.status;
