@@ -7,8 +7,12 @@ import { defineConfig } from 'tsup';
 const cliUsesLibrary: Plugin = {
   name: 'cli-uses-library',
   setup(build) {
-    const entries: Record<string, string> = { './index': './index.js', './node/index': './node.js' };
-    build.onResolve({ filter: /^\.\/(index|node\/index)$/ }, (args) =>
+    const entries: Record<string, string> = {
+      './index': './index.js',
+      './node/index': './node.js',
+      './otel/index': './otel.js',
+    };
+    build.onResolve({ filter: /^\.\/(index|node\/index|otel\/index)$/ }, (args) =>
       args.importer.endsWith('cli.ts') ? { path: entries[args.path]!, external: true } : undefined,
     );
   },

@@ -13,6 +13,7 @@ export {
   tool,
   turn,
 } from './highbar-emitter';
+export { createOtlpTracing, type OtlpTracing, type OtlpTracingOptions, tracesUrl } from './otel-export';
 export {
   createSseHandler,
   type NhLogEntry,
