@@ -6,7 +6,7 @@ import {
   diagnosticAt,
   type Format,
 } from './diagnostics';
-import { type IncompleteLinePolicy, type LineMode, LineSplitter } from './lines';
+import { type IncompleteLinePolicy, type LineMode, LineSplitter } from './framing/lines';
 import type { AgentEvent } from './model';
 
 /** Options every decoder takes. */
@@ -379,8 +379,8 @@ export function createCodec<D extends DecodeOptions, E extends EncodeOptions>(
         undefined,
         // A few events of room: with none (the default) backpressure flips on every chunk of a
         // few bytes; with a chunk's worth or more (1024) the writable side runs chunks ahead and
-        // more events live in the queue when the young generation is collected. Measured on
-        // HEP: 64 is +6 % over 1024 with 64 KiB chunks and +3–7 % over 0 with 64-byte ones.
+        // more events live in the queue when the young generation is collected (the A/B on HEP:
+        // docs/performance.md, "Figures behind source comments").
         DECODER_STREAM_QUEUE,
       );
     },

@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createDiagnosticSink, type Diagnostic, type DiagnosticHandler } from '../diagnostics';
+import { createDiagnosticSink, type Diagnostic, type DiagnosticHandler, diagnosticAt } from '../diagnostics';
 import { type NhEncodeOptions, NhEncoder } from '../formats/nativeharness/encode';
-import { validateNhEnvelope } from '../formats/nativeharness/schema';
-import { formatSseEvent } from '../formats/nativeharness/sse';
+import { validateNhEnvelope } from '../formats/nativeharness/wire';
+import { LineSplitter } from '../framing/lines';
+import { formatSseEvent } from '../framing/sse';
 import { DEFAULT_MAX_DEPTH, isJsonObject, parseJsonLine } from '../json';
-import { LineSplitter } from '../lines';
 import type { AgentEvent } from '../model';
 
 /** One persisted envelope: its seq, type and compact JSON text. */
@@ -95,14 +95,16 @@ export class NhSessionLog {
           if (!parsed.ok) return sink.report(parsed.diagnostic);
           const problem = isJsonObject(parsed.value) ? validateNhEnvelope(parsed.value) : 'not an object';
           if (problem !== undefined || !isJsonObject(parsed.value)) {
-            return sink.report({
-              code: 'invalid_record',
-              severity: 'error',
-              message: `line ${n} (byte ${offset}): not an envelope: ${problem}`,
-              line: n,
-              offset,
-              format: 'nativeharness',
-            });
+            return sink.report(
+              diagnosticAt(
+                'invalid_record',
+                'error',
+                n,
+                offset,
+                `not an envelope: ${problem}`,
+                'nativeharness',
+              ),
+            );
           }
           const r = parsed.value;
           const s = this.state(r.workspace_id as string, r.session_id as string, true)!;
