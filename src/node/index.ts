@@ -4,9 +4,15 @@
 export { type Fixture, type FixtureInfo, fixturesDir, listFixtures, loadFixture } from './fixtures';
 export { type FollowOptions, followFile } from './follow';
 export * from './highbar-emitter';
+export type {
+  NhLogEntry,
+  SessionFollower,
+  SessionGap,
+  SessionLog,
+  SessionSnapshot,
+} from './session-log';
 export {
   createSseHandler,
-  type NhLogEntry,
   NhSessionLog,
   type NhSessionLogOptions,
   type SseHandlerOptions,
