@@ -9,6 +9,7 @@ export default defineConfig([
       nativeharness: 'src/formats/nativeharness/index.ts',
       node: 'src/node/index.ts',
       fixtures: 'src/node/fixtures.ts',
+      redis: 'src/redis/index.ts',
     },
     // Node-only entries import node: built-ins; the core entries import none.
     external: [/^node:/],

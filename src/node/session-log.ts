@@ -1,3 +1,5 @@
+import { createDiagnosticSink, type DiagnosticHandler } from '../diagnostics';
+import { type NhEncodeOptions, NhEncoder } from '../formats/nativeharness/encode';
 import type { AgentEvent } from '../model';
 
 /** One persisted envelope: its seq, type and compact JSON text. */
@@ -71,4 +73,43 @@ export interface SessionLog {
    * session closes, the log fails, or the returned function is called.
    */
   follow(workspace: string, session: string, after: number, follower: SessionFollower): () => void;
+}
+
+/** What {@link createEntryEncoder} needs. */
+export interface EntryEncoderOptions {
+  workspace: string;
+  session: string;
+  /** The seq of the first entry (the session's stored last + 1). */
+  startSeq: number;
+  /** Clock for events without `ts`. Default `Date.now`. */
+  clock?: (() => number) | undefined;
+  /** Receives the writer's `loss` reports for events from other formats. */
+  onDiagnostic?: DiagnosticHandler | undefined;
+}
+
+/**
+ * The one way a session log turns canonical events into entries: the nativeharness writer in
+ * conforming JSON Lines mode, seqs continuing from `startSeq`. Stateful (open turns, hops), so
+ * a log keeps one per session it writes.
+ */
+export function createEntryEncoder(options: EntryEncoderOptions): (event: AgentEvent) => NhLogEntry[] {
+  const { workspace, session } = options;
+  const encodeOptions: NhEncodeOptions = {
+    framing: 'jsonl',
+    workspace,
+    session,
+    startSeq: options.startSeq,
+    conform: true,
+  };
+  if (options.clock !== undefined) encodeOptions.clock = options.clock;
+  const encoder = new NhEncoder(encodeOptions, createDiagnosticSink(false, options.onDiagnostic));
+  return (event) => {
+    const entries: NhLogEntry[] = [];
+    for (const json of encoder.write({ ...event, workspace, session }).split('\n')) {
+      if (json === '') continue;
+      const r = JSON.parse(json) as { seq: number; type: string };
+      entries.push({ seq: r.seq, type: r.type, json });
+    }
+    return entries;
+  };
 }

@@ -1,12 +1,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createDiagnosticSink, type Diagnostic, type DiagnosticHandler } from '../diagnostics';
-import { type NhEncodeOptions, NhEncoder } from '../formats/nativeharness/encode';
 import { validateNhEnvelope } from '../formats/nativeharness/schema';
 import { formatSseEvent } from '../formats/nativeharness/sse';
 import { DEFAULT_MAX_DEPTH, isJsonObject, parseJsonLine } from '../json';
 import { LineSplitter } from '../lines';
 import type { AgentEvent } from '../model';
-import type { NhLogEntry, SessionFollower, SessionLog, SessionSnapshot } from './session-log';
+import {
+  createEntryEncoder,
+  type NhLogEntry,
+  type SessionFollower,
+  type SessionLog,
+  type SessionSnapshot,
+} from './session-log';
 
 export type { NhLogEntry } from './session-log';
 
@@ -32,7 +37,7 @@ interface SessionState {
   /** Highest seq dropped by retention (0 = nothing dropped). */
   dropped: number;
   closed: boolean;
-  encoder: NhEncoder | undefined;
+  encoder: ((event: AgentEvent) => NhLogEntry[]) | undefined;
   listeners: Set<(entry: NhLogEntry | undefined) => void>;
 }
 
@@ -124,25 +129,18 @@ export class NhSessionLog implements SessionLog {
       const s = this.state(workspace, session, true)!;
       if (s.closed) throw new Error(`session ${session} of workspace ${workspace} is closed`);
       if (s.encoder === undefined) {
-        const last = s.entries[s.entries.length - 1]?.seq ?? s.dropped;
-        const options: NhEncodeOptions = {
-          framing: 'jsonl',
+        s.encoder = createEntryEncoder({
           workspace,
           session,
-          startSeq: last + 1,
-          conform: true,
-        };
-        if (this.options.clock !== undefined) options.clock = this.options.clock;
-        s.encoder = new NhEncoder(options, createDiagnosticSink(false, this.options.onDiagnostic));
+          startSeq: (s.entries[s.entries.length - 1]?.seq ?? s.dropped) + 1,
+          clock: this.options.clock,
+          onDiagnostic: this.options.onDiagnostic,
+        });
       }
       const written: NhLogEntry[] = [];
       for (const event of events) {
-        const text = s.encoder.write({ ...event, workspace, session });
-        for (const json of text.split('\n')) {
-          if (json === '') continue;
-          const r = JSON.parse(json) as { seq: number; type: string };
-          const entry = { seq: r.seq, type: r.type, json };
-          await this.options.persist?.(workspace, session, json);
+        for (const entry of s.encoder(event)) {
+          await this.options.persist?.(workspace, session, entry.json);
           this.store(s, entry);
           written.push(entry);
         }
