@@ -9,6 +9,7 @@ import type { AgentEvent } from '../../src/model';
 import type { NhLogEntry, SessionFollower } from '../../src/node/session-log';
 import { createSseHandler } from '../../src/node/sse-server';
 import { type NodeRedisClientLike, RedisLogError, RedisSessionLog } from '../../src/redis/index';
+import { makeEvents } from './events';
 import { startRedis, type TestRedis } from './redis-server.mjs';
 
 let redis: TestRedis;
@@ -38,18 +39,6 @@ function open(options: Partial<ConstructorParameters<typeof RedisSessionLog>[0]>
   });
   logs.push(log);
   return log;
-}
-
-/** A session of `n` text deltas inside one run. */
-export function makeEvents(n: number): AgentEvent[] {
-  const events: AgentEvent[] = [
-    { type: 'session.start', actor: 'user:test', mode: 'build' },
-    { type: 'run.start', run: 't_1', input: 'go' },
-  ];
-  for (let i = 0; i < n; i++) events.push({ type: 'text.delta', round: 1, text: `tok ${i} ✅ <b>x</b>\n` });
-  events.push({ type: 'round.end', round: 1, message: 'm', stopReason: 'stop' });
-  events.push({ type: 'run.end', status: 'completed', stopReason: 'stop' });
-  return events;
 }
 
 async function serve(log: RedisSessionLog): Promise<string> {
@@ -237,7 +226,7 @@ describe('RedisSessionLog', () => {
       await log.close('w', 'late');
     })();
     await new Promise((r) => setTimeout(r, 10));
-    followers.forEach((f, i) => log.follow('w', 'late', i * 9, f.follower));
+    for (const [i, f] of followers.entries()) log.follow('w', 'late', i * 9, f.follower);
     await feeding;
     for (const [i, f] of [first, ...followers].entries()) {
       expect(await f.done).toBeUndefined();
