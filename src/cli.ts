@@ -9,7 +9,9 @@ import { detectFormat } from './detect';
 import type { Diagnostic, Format } from './diagnostics';
 import { codecFor, codecs } from './formats';
 import { followFile } from './node/follow';
+import type { SessionLog } from './node/session-log';
 import { createSseHandler, NhSessionLog } from './node/sse-server';
+import { RedisSessionLog } from './redis/log';
 import { TimelineRenderer } from './view';
 
 // The agentwire command line. Exit codes: 0 ok, 1 findings (check) or failure, 64 usage error.
@@ -23,9 +25,11 @@ Usage:
   agentwire view   [--format F] [--follow] [file|-]
                                            a human timeline of any stream (--follow: like tail -f)
   agentwire serve  [--port N] [--format F] [--workspace W] [--session S] [--log FILE]
-                   [file|-|-- command args…]
+                   [--redis URL [--read-only]] [--retain N] [file|-|-- command args…]
                                            serve any stream as nativeharness SSE on 127.0.0.1 with
-                                           Last-Event-ID resume (persist, then emit)
+                                           Last-Event-ID resume (persist, then emit); --redis keeps
+                                           the log on Redis Streams so several serve processes
+                                           serve one session (--read-only: serve, append nothing)
   agentwire check  [--format F] [--json] [file|-]
                                            validate a stream (schema, ordering, bounds);
                                            exit 0 clean, 1 violations
@@ -113,6 +117,9 @@ async function main(all: string[]): Promise<number> {
       workspace: { type: 'string' },
       session: { type: 'string' },
       log: { type: 'string' },
+      redis: { type: 'string' },
+      'read-only': { type: 'boolean' },
+      retain: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },
@@ -217,6 +224,39 @@ interface ServeValues {
   workspace?: string | undefined;
   session?: string | undefined;
   log?: string | undefined;
+  redis?: string | undefined;
+  'read-only'?: boolean | undefined;
+  retain?: string | undefined;
+}
+
+// The session log serve uses: in memory (and the --log file), or on Redis Streams (--redis).
+function openSessionLog(
+  values: ServeValues,
+  onDiagnostic: (d: Diagnostic) => void,
+): { log: SessionLog; quit: () => Promise<void> } {
+  const retain = values.retain === undefined ? undefined : Number(values.retain);
+  if (retain !== undefined && !(Number.isSafeInteger(retain) && retain > 0))
+    throw new UsageError('--retain takes a positive integer');
+  if (values.redis !== undefined) {
+    if (values.log !== undefined) throw new UsageError('--log and --redis: Redis is the log');
+    const log = new RedisSessionLog({
+      url: values.redis,
+      onDiagnostic,
+      onError: (error) => process.stderr.write(`agentwire: redis: ${error.message}\n`),
+      ...(retain === undefined ? {} : { maxLen: retain }),
+    });
+    return { log, quit: () => log.quit() };
+  }
+  if (values['read-only']) throw new UsageError('--read-only needs --redis');
+  const logFile = values.log;
+  const log = new NhSessionLog({
+    onDiagnostic,
+    ...(retain === undefined ? {} : { retain }),
+    ...(logFile === undefined
+      ? {}
+      : { persist: (_w: string, _s: string, json: string) => appendFile(logFile, `${json}\n`) }),
+  });
+  return { log, quit: async () => {} };
 }
 
 // Reads any stream (a file, stdin, or a command's stdout), persists each event in the session
@@ -233,14 +273,14 @@ async function serve(
   const workspace = values.workspace ?? 'local';
   const session = values.session ?? 'live';
   const onDiagnostic = (d: Diagnostic) => process.stderr.write(`${describe(d, file)}\n`);
-  const logFile = values.log;
-  const log = new NhSessionLog({
-    onDiagnostic,
-    ...(logFile === undefined
-      ? {}
-      : { persist: (_w: string, _s: string, json: string) => appendFile(logFile, `${json}\n`) }),
+  const { log, quit } = openSessionLog(values, onDiagnostic);
+  const readOnly = values['read-only'] === true;
+  if (readOnly && (file !== undefined || command !== undefined))
+    throw new UsageError('--read-only serves what Redis has: no file or command');
+  const handler = createSseHandler({
+    log,
+    onError: (error) => process.stderr.write(`agentwire: ${error.message}\n`),
   });
-  const handler = createSseHandler({ log });
   const server = createServer((req, res) => {
     handler(req, res).then(
       (handled) => {
@@ -262,12 +302,12 @@ async function serve(
   process.stderr.write(`agentwire: serving ${base}/stream (and ${base}/events)\n`);
 
   let child: ChildProcess | undefined;
-  let source: AsyncIterable<Uint8Array>;
+  let source: AsyncIterable<Uint8Array> | undefined;
   if (command !== undefined) {
     child = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] });
     child.once('error', (error) => process.stderr.write(`agentwire: ${command[0]}: ${error.message}\n`));
     source = child.stdout as AsyncIterable<Uint8Array>;
-  } else source = input(file);
+  } else if (!readOnly) source = input(file);
 
   const stop = new Promise<void>((resolve) => {
     const end = () => resolve();
@@ -275,6 +315,7 @@ async function serve(
     process.once('SIGTERM', end);
   });
   const feed = (async () => {
+    if (source === undefined) return;
     const { codec, chunks } = await openInput(format, source);
     const decoder = codec.createDecoder({ ...options, onDiagnostic });
     for await (const chunk of chunks) await log.append(workspace, session, decoder.push(chunk));
@@ -289,6 +330,7 @@ async function serve(
   child?.kill();
   server.closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));
+  await quit();
   return 0;
 }
 
