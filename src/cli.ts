@@ -233,7 +233,7 @@ interface ServeValues {
 function openSessionLog(
   values: ServeValues,
   onDiagnostic: (d: Diagnostic) => void,
-): { log: SessionLog; quit: () => Promise<void> } {
+): { log: SessionLog; ready: () => Promise<void>; quit: () => Promise<void> } {
   const retain = values.retain === undefined ? undefined : Number(values.retain);
   if (retain !== undefined && !(Number.isSafeInteger(retain) && retain > 0))
     throw new UsageError('--retain takes a positive integer');
@@ -245,7 +245,7 @@ function openSessionLog(
       onError: (error) => process.stderr.write(`agentwire: redis: ${error.message}\n`),
       ...(retain === undefined ? {} : { maxLen: retain }),
     });
-    return { log, quit: () => log.quit() };
+    return { log, ready: () => log.connect(), quit: () => log.quit() };
   }
   if (values['read-only']) throw new UsageError('--read-only needs --redis');
   const logFile = values.log;
@@ -256,7 +256,7 @@ function openSessionLog(
       ? {}
       : { persist: (_w: string, _s: string, json: string) => appendFile(logFile, `${json}\n`) }),
   });
-  return { log, quit: async () => {} };
+  return { log, ready: async () => {}, quit: async () => {} };
 }
 
 // Reads any stream (a file, stdin, or a command's stdout), persists each event in the session
@@ -273,7 +273,8 @@ async function serve(
   const workspace = values.workspace ?? 'local';
   const session = values.session ?? 'live';
   const onDiagnostic = (d: Diagnostic) => process.stderr.write(`${describe(d, file)}\n`);
-  const { log, quit } = openSessionLog(values, onDiagnostic);
+  const { log, ready, quit } = openSessionLog(values, onDiagnostic);
+  await ready();
   const readOnly = values['read-only'] === true;
   if (readOnly && (file !== undefined || command !== undefined))
     throw new UsageError('--read-only serves what Redis has: no file or command');

@@ -177,6 +177,14 @@ export class RedisSessionLog implements SessionLog {
     this.options = options;
   }
 
+  /**
+   * Connects now instead of on first use (a server checks its Redis before it listens); rejects
+   * when the URL or the peer package is wrong. Resolves once connected.
+   */
+  async connect(): Promise<void> {
+    await this.connection();
+  }
+
   /** The stream key of a session. */
   key(workspace: string, session: string): string {
     const prefix = this.options.prefix ?? 'agentwire';
