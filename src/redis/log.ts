@@ -12,7 +12,7 @@ import { APPEND, READ, type Script } from './scripts';
 
 /** Options of {@link RedisSessionLog}: `url` or `client`, the rest optional. */
 export interface RedisSessionLogOptions {
-  /** `redis://host:port/db`: the log connects with the `redis` package (an optional peer dependency). */
+  /** `redis://host:port/db`: the log connects with the `ioredis` package (an optional peer dependency). */
   url?: string;
   /** An existing node-redis or ioredis client (the log duplicates it for blocking reads, never closes it). */
   client?: RedisClientLike;
@@ -95,6 +95,7 @@ const messageOf = (error: unknown): string => (error instanceof Error ? error.me
 // READONLY during a failover, TRYAGAIN, timeouts) is worth retrying.
 function fatal(error: unknown): RedisLogError | undefined {
   const message = messageOf(error);
+  if (error instanceof RedisLogError) return error;
   if (error instanceof TypeError) return new RedisLogError('unavailable', message, error);
   if (message.startsWith('AGENTWIRE_CLOSED')) return new RedisLogError('closed', message.slice(17), error);
   if (message.startsWith('AGENTWIRE_CONFLICT'))

@@ -79,9 +79,25 @@ async function streamIds(key: string): Promise<string[]> {
 }
 
 const clients = {
-  'node-redis (url)': () => open(),
-  ioredis: () => {
-    const client = new Redis(redis.url, { protocol: 2 });
+  'url (ioredis)': () => open(),
+  'a node-redis client (RESP3)': () => {
+    const client = createClient({ url: redis.url, RESP: 3 });
+    client.on('error', () => {});
+    const connecting = client.connect();
+    const log = open({
+      url: undefined as unknown as string,
+      client: client as unknown as NodeRedisClientLike,
+    });
+    const quit = log.quit.bind(log);
+    log.quit = async () => {
+      await quit();
+      await connecting;
+      client.destroy();
+    };
+    return log;
+  },
+  'an ioredis client (RESP3)': () => {
+    const client = new Redis(redis.url);
     client.on('error', () => {});
     const log = open({ url: undefined as unknown as string, client });
     const quit = log.quit.bind(log);
