@@ -89,7 +89,8 @@ const reconnectDelay = (attempt: number): number => Math.min(50 * 2 ** attempt, 
  * Connects to `url` with the `ioredis` package (an optional peer dependency, loaded on first
  * use; measured faster than the `redis` package on the appends a producer waits for, see
  * docs/scaling.md): RESP2, reconnecting forever, no offline queue and no resending, so a
- * command sent while the server is away fails at once and the log's own retry decides.
+ * command sent while the server is away, or in flight when it went, fails at once and the
+ * log's own retry decides.
  */
 export async function connectUrl(url: string, onError: (error: Error) => void): Promise<RedisConnection> {
   let Redis: typeof import('ioredis').default;
@@ -105,6 +106,8 @@ export async function connectUrl(url: string, onError: (error: Error) => void): 
     lazyConnect: true,
     enableOfflineQueue: false,
     autoResendUnfulfilledCommands: false,
+    // Commands in flight when the connection drops reject at once (not after reconnecting).
+    maxRetriesPerRequest: 0,
     retryStrategy: reconnectDelay,
   });
   client.on('error', onError);

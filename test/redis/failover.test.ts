@@ -156,7 +156,7 @@ describe('several processes on one Redis', () => {
       servers[victim]!.child.kill('SIGKILL');
       servers[victim] = replacement;
     }
-    for (const spare of spares) void spare.then((s) => s.child.kill('SIGKILL'));
+    for (const spare of await Promise.all(spares)) spare.child.kill('SIGKILL');
     producer.child.stdin?.end();
     await until(producer.closed, 'the producer to close the session');
     await reading;
