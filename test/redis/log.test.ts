@@ -271,4 +271,85 @@ describe('RedisSessionLog', () => {
     const expected = [1, 2, ...written.map((e) => e.seq)];
     for (const seqs of await Promise.all(readers)) expect(seqs).toEqual(expected);
   });
+
+  test('persist, then emit: a follower sees nothing before Redis has the entry', async () => {
+    const real = createClient({ url: redis.url, RESP: 2 });
+    real.on('error', () => {});
+    await real.connect();
+    let gate: Promise<void> = Promise.resolve();
+    // Script calls wait at the gate before they reach Redis.
+    const client: NodeRedisClientLike = {
+      sendCommand: async (args) => {
+        if (args[0]?.startsWith('EVAL') && args.length > 8) await gate;
+        return real.sendCommand(args);
+      },
+      duplicate: () => real.duplicate() as unknown as NodeRedisClientLike,
+      connect: () => real.connect(),
+      on: () => client,
+    };
+    const log = open({ url: undefined as unknown as string, client });
+    await log.append('w', 'gated', makeEvents(0).slice(0, 1));
+    const f = collect();
+    log.follow('w', 'gated', 1, f.follower);
+    let release: () => void = () => {};
+    gate = new Promise((r) => {
+      release = r;
+    });
+    const appending = log.append('w', 'gated', [{ type: 'run.start', run: 't' }]);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(f.seqs).toEqual([]);
+    expect(await streamIds(log.key('w', 'gated'))).toEqual(['1-0']);
+    release();
+    await appending;
+    await log.close('w', 'gated');
+    await f.done;
+    expect(f.seqs).toEqual([2]);
+    real.destroy();
+  });
+
+  test('Redis down past the retry window: append and follow fail loudly; queued entries are written once after', async () => {
+    const own = await startRedis({ appendonly: true, appendfsync: 'always' });
+    try {
+      const errors: Error[] = [];
+      const log = new RedisSessionLog({
+        url: own.url,
+        retryForMs: 300,
+        attemptTimeoutMs: 200,
+        blockMs: 100,
+        onError: (e) => errors.push(e),
+      });
+      logs.push(log);
+      await log.append('w', 'down', makeEvents(0).slice(0, 2));
+      const f = collect();
+      log.follow('w', 'down', 2, f.follower);
+      await own.kill();
+      const failed = log.append('w', 'down', [{ type: 'text.delta', round: 1, text: 'kept' }]);
+      await expect(failed).rejects.toMatchObject({ name: 'RedisLogError', code: 'unavailable' });
+      const followError = await f.done;
+      expect(followError).toMatchObject({ name: 'RedisLogError', code: 'unavailable' });
+      expect(errors.length).toBeGreaterThan(2);
+      await own.restart();
+      // Bounded: the client reconnects within its backoff cap.
+      for (
+        let i = 0;
+        i < 50 &&
+        !(await log.read('w', 'down', 0).then(
+          () => true,
+          () => false,
+        ));
+        i++
+      ) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      // The rejected append's entry (seq 3) is written first, then the new one: no hole, nothing twice.
+      const next = await log.append('w', 'down', [{ type: 'text.delta', round: 1, text: 'after' }]);
+      expect(next.map((e) => e.seq)).toEqual([4]);
+      const snapshot = await log.read('w', 'down', 0);
+      expect(snapshot!.entries.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+      expect(snapshot!.entries[2]!.json).toContain('kept');
+      await log.quit();
+    } finally {
+      await own.stop();
+    }
+  });
 });

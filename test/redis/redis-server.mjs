@@ -1,18 +1,32 @@
 // A real redis-server for tests and benchmarks (Debian's `redis-server` package): started on a
 // free loopback port with its own temporary directory, stopped (and the directory removed) by
-// `stop()`, and killed when this process exits, so no server outlives its test run.
+// `stop()`. No server outlives its test run, even a killed one: redis-server runs under a small
+// shell that kills it when its stdin (a pipe from this process) closes, which the kernel does
+// however this process ends.
 
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const HOST = '127.0.0.1';
-const live = new Set();
-process.once('exit', () => {
-  for (const child of live) child.kill('SIGKILL');
-});
+
+// The watchdog: redis-server in the background (stdin from /dev/null), its pid on stdout, then
+// one `read` of stdin; end of stdin kills and reaps the server.
+const WATCHDOG =
+  'redis-server "$@" </dev/null & pid=$!; echo "$pid"; read _; kill -9 "$pid" 2>/dev/null; wait "$pid"';
+
+// A process that is gone or a zombie (Linux /proc) has stopped.
+function stopped(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .replace(/^.*\) /s, '')
+      .startsWith('Z');
+  } catch {
+    return true;
+  }
+}
 
 /** A free TCP port on 127.0.0.1 (the kernel's choice). */
 export function freePort() {
@@ -66,34 +80,36 @@ export async function startRedis(options = {}) {
   const args = ['--port', String(port), '--bind', HOST, '--dir', dir, '--save', '', '--daemonize', 'no'];
   args.push('--appendonly', options.appendonly ? 'yes' : 'no');
   if (options.appendfsync !== undefined) args.push('--appendfsync', options.appendfsync);
-  let child;
+  let shell;
+  let pid;
   let exited;
   const launch = async () => {
-    child = spawn('redis-server', args, { stdio: ['ignore', 'ignore', 'inherit'] });
-    live.add(child);
-    exited = new Promise((resolve) => {
-      child.once('exit', () => {
-        live.delete(child);
-        resolve();
+    shell = spawn('sh', ['-c', WATCHDOG, 'sh', ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
+    exited = new Promise((resolve) => shell.once('close', resolve));
+    pid = await new Promise((resolve, reject) => {
+      let text = '';
+      shell.once('error', reject);
+      shell.stdout.on('data', (chunk) => {
+        text += chunk.toString();
+        if (text.includes('\n')) resolve(Number(text.trim()));
       });
-      child.once('error', (error) => {
-        live.delete(child);
-        resolve();
-        child.spawnError = error;
-      });
+      shell.once('close', () => reject(new Error('redis-server did not start')));
     });
+    shell.stdout.resume();
     await waitFor(
       async () => {
-        if (child.spawnError !== undefined) throw child.spawnError;
-        if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode}`);
+        if (stopped(pid)) throw new Error('redis-server exited at start (is it installed?)');
         return ping(port);
       },
       'no PONG',
       15_000,
     );
   };
+  // Signals the server itself, waits until it has stopped, then lets the watchdog reap it.
   const halt = async (signal) => {
-    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    if (!stopped(pid)) process.kill(pid, signal);
+    await waitFor(async () => stopped(pid), 'still running', 15_000);
+    shell.stdin.end();
     await exited;
   };
   await launch();
@@ -101,7 +117,7 @@ export async function startRedis(options = {}) {
     port,
     url: `redis://${HOST}:${port}`,
     dir,
-    /** Kills the server (SIGKILL by default: nothing flushed that was not already). */
+    /** Kills the server (SIGKILL by default: nothing flushed that was not already); SIGTERM shuts it down. */
     kill: (signal = 'SIGKILL') => halt(signal),
     /** Starts it again on the same port and directory (the AOF is replayed). */
     restart: () => launch(),
