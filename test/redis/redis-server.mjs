@@ -74,7 +74,19 @@ async function waitFor(check, what, timeoutMs) {
  * new temporary directory, removed by `stop()`).
  */
 export async function startRedis(options = {}) {
-  const port = options.port ?? (await freePort());
+  // Another process may take a free port before redis-server binds it: then try another one.
+  for (let attempt = 1; ; attempt++) {
+    const port = options.port ?? (await freePort());
+    try {
+      return await startOn(port, options);
+    } catch (error) {
+      if (options.port !== undefined || attempt === 5 || !String(error.message).includes('exited at start'))
+        throw error;
+    }
+  }
+}
+
+async function startOn(port, options) {
   const ownDir = options.dir === undefined;
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'agentwire-redis-'));
   const args = ['--port', String(port), '--bind', HOST, '--dir', dir, '--save', '', '--daemonize', 'no'];
@@ -112,7 +124,14 @@ export async function startRedis(options = {}) {
     shell.stdin.end();
     await exited;
   };
-  await launch();
+  try {
+    await launch();
+  } catch (error) {
+    shell.stdin.end();
+    await exited;
+    if (ownDir) rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
   return {
     port,
     url: `redis://${HOST}:${port}`,
