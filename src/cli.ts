@@ -273,11 +273,11 @@ async function serve(
   const workspace = values.workspace ?? 'local';
   const session = values.session ?? 'live';
   const onDiagnostic = (d: Diagnostic) => process.stderr.write(`${describe(d, file)}\n`);
-  const { log, ready, quit } = openSessionLog(values, onDiagnostic);
-  await ready();
   const readOnly = values['read-only'] === true;
   if (readOnly && (file !== undefined || command !== undefined))
     throw new UsageError('--read-only serves what Redis has: no file or command');
+  const { log, ready, quit } = openSessionLog(values, onDiagnostic);
+  await ready();
   const handler = createSseHandler({
     log,
     onError: (error) => process.stderr.write(`agentwire: ${error.message}\n`),
