@@ -12,7 +12,7 @@
 //   (`NhSessionLog` persisting to a JSON Lines file, as `serve --log` does) next to
 //   `RedisSessionLog`. Producer, server and clients share this one process.
 //
-// Flags: --only clients,log   --runs N   --events N (per run, default 2000)   --out path (default
+// Flags: --only clients,log   --runs N   --events N (per run, default 1000)   --out path (default
 // docs/scaling.md, the block between the bench markers; `-` to only print).
 
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -32,7 +32,7 @@ function flag(name, fallback) {
   return i === -1 || process.argv[i + 1] === undefined ? fallback : process.argv[i + 1];
 }
 const RUNS = Math.max(3, Number(flag('runs', 5)));
-const EVENTS = Number(flag('events', 2000));
+const EVENTS = Number(flag('events', 1000));
 const ONLY = String(flag('only', 'clients,log')).split(',');
 const OUT = String(flag('out', resolve(here, '../docs/scaling.md')));
 
