@@ -1,6 +1,9 @@
 import type { Format } from './diagnostics';
+import { sniffCodex } from './formats/codex/wire';
+import { sniffCursor } from './formats/cursor/wire';
 import { isHepFrameType } from './formats/hep/schema';
 import { isHighbarRecordType } from './formats/highbar/schema';
+import { sniffOpencode } from './formats/opencode/wire';
 
 /** What {@link detectFormat} found. */
 export interface Detection {
@@ -61,6 +64,9 @@ export function detectFormat(input: string | Uint8Array): Detection | undefined 
   }
   if (typeof record !== 'object' || record === null || Array.isArray(record)) return undefined;
   const r = record as Record<string, unknown>;
+  // The CLI agents' own markers first: each rule says nothing unless its format's fields are there.
+  const agent = sniffOpencode(r) ?? sniffCursor(r);
+  if (agent !== undefined) return agent;
   if (r.type === 'hep_header') return { format: 'hep', confidence: 'certain', reason: 'hep_header first' };
   if (typeof r.seq === 'number' && typeof r.type === 'string' && ('session_id' in r || 'payload' in r)) {
     return { format: 'nativeharness', confidence: 'certain', framing: 'jsonl', reason: 'an event envelope' };
@@ -71,6 +77,8 @@ export function detectFormat(input: string | Uint8Array): Detection | undefined 
   if (isHighbarRecordType(r.type) && 'v' in r) {
     return { format: 'highbar', confidence: 'certain', reason: `a v${String(r.v)} ${r.type} record` };
   }
+  const codex = sniffCodex(r);
+  if (codex !== undefined) return { format: 'codex', ...codex };
   if (typeof r.fn === 'string') return { format: 'highbar', confidence: 'likely', reason: 'a v0 tool call' };
   if ('v' in r && 'ts' in r) return { format: 'highbar', confidence: 'guess', reason: 'v and ts fields' };
   return undefined;

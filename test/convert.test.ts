@@ -4,17 +4,26 @@ import {
   type Codec,
   convert,
   convertStream,
+  cursor,
   type Diagnostic,
   type Format,
   hep,
   highbar,
   nativeharness,
+  opencode,
 } from '../src/index';
 import { listFixtures, loadFixture } from '../src/node/fixtures';
 import { expectGolden, expectGoldenText } from './golden';
 
-const FORMATS: Format[] = ['hep', 'highbar', 'nativeharness'];
-const EXT: Partial<Record<Format, string>> = { hep: 'jsonl', highbar: 'jsonl', nativeharness: 'sse' };
+const FORMATS: Format[] = ['hep', 'highbar', 'nativeharness', 'codex', 'opencode', 'cursor'];
+const EXT: Partial<Record<Format, string>> = {
+  hep: 'jsonl',
+  highbar: 'jsonl',
+  nativeharness: 'sse',
+  codex: 'jsonl',
+  opencode: 'jsonl',
+  cursor: 'jsonl',
+};
 
 function deterministic() {
   let n = 0;
@@ -47,6 +56,8 @@ describe.each(fixtures.map((f) => [`${f.format}/${f.name}`, f] as const))('conve
     if (to === 'hep') expect(hep.check(output)).toEqual([]);
     if (to === 'nativeharness') expect(nativeharness.check(output)).toEqual([]);
     if (to === 'highbar') expect(highbar.check(output).filter((d) => d.severity === 'error')).toEqual([]);
+    if (to === 'opencode') expect(opencode.check(output).filter((d) => d.severity === 'error')).toEqual([]);
+    if (to === 'cursor') expect(cursor.check(output).filter((d) => d.severity === 'error')).toEqual([]);
   });
 
   test.each(targets)('→ %s: convertStream gives the same bytes, at any chunking', async (to) => {

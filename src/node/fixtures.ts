@@ -24,11 +24,14 @@ export interface Fixture extends FixtureInfo {
   expected: { events: AgentEvent[]; diagnostics: Diagnostic[] };
 }
 
-const FORMATS: readonly Format[] = ['hep', 'highbar', 'nativeharness'];
+const FORMATS: readonly Format[] = ['hep', 'highbar', 'nativeharness', 'codex', 'opencode', 'cursor'];
 const PRIMARY: Readonly<Partial<Record<Format, string>>> = {
   hep: 'jsonl',
   highbar: 'jsonl',
   nativeharness: 'sse',
+  codex: 'jsonl',
+  opencode: 'jsonl',
+  cursor: 'jsonl',
 };
 
 /** The folder the fixtures ship in (inside the installed package). */

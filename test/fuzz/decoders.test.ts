@@ -3,10 +3,13 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import type { Codec } from '../../src/codec';
 import { type Diagnostic, isAgentwireError } from '../../src/diagnostics';
+import { codex } from '../../src/formats/codex/index';
+import { cursor } from '../../src/formats/cursor/index';
 import { hep } from '../../src/formats/hep/index';
 import { highbar } from '../../src/formats/highbar/index';
 import { nativeharness } from '../../src/formats/nativeharness/index';
 import { SseReader } from '../../src/formats/nativeharness/sse';
+import { opencode } from '../../src/formats/opencode/index';
 import { LineSplitter } from '../../src/lines';
 import type { AgentEvent } from '../../src/model';
 import { chunkAt } from '../golden';
@@ -36,6 +39,9 @@ const targets: Target[] = [
   { name: 'nativeharness sse', codec: nativeharness, options: { framing: 'sse' } },
   { name: 'nativeharness json', codec: nativeharness, options: { framing: 'json' } },
   { name: 'nativeharness jsonl', codec: nativeharness, options: { framing: 'jsonl' } },
+  { name: 'opencode', codec: opencode, options: {} },
+  { name: 'cursor', codec: cursor, options: {} },
+  { name: 'codex', codec: codex, options: {} },
 ];
 
 // Known defect (reported as a BUG in test/hostile/framing.test.ts): the JSON array framing's
@@ -332,6 +338,9 @@ function fixtures(): Fixture[] {
   add('fixtures/nativeharness', 'sse', targets[3]!);
   add('fixtures/nativeharness', 'json', targets[4]!);
   add('fixtures/nativeharness', 'jsonl', targets[5]!);
+  add('fixtures/opencode', 'jsonl', targets[6]!);
+  add('fixtures/cursor', 'jsonl', targets[7]!);
+  add('fixtures/codex', 'jsonl', targets[8]!);
   return out;
 }
 const ALL = fixtures();
@@ -343,6 +352,11 @@ function meaning(events: AgentEvent[]): unknown[] {
   return events.map((e) => {
     const { provenance: _p, ...rest } = e as AgentEvent & { call?: string };
     if (e.provenance?.format === 'highbar') delete (rest as { call?: string }).call;
+    // OpenCode rounds are counted steps and a round's message is its steps' text: both derived.
+    if (e.provenance?.format === 'opencode') {
+      delete (rest as { round?: number }).round;
+      if (e.type === 'round.end') delete (rest as { message?: string }).message;
+    }
     return rest;
   });
 }
@@ -412,7 +426,11 @@ describe('fuzz: mutated fixtures', () => {
   test('a line duplicated: no exception, the original events still arrive in order', () => {
     fc.assert(
       fc.property(
-        fc.constantFrom(...ALL.filter((f) => f.name.endsWith('.jsonl'))),
+        // Cursor's partial output is told from its replayed snapshot by comparing texts: a
+        // duplicated delta rightly makes the replay text of its own, so that fixture is left out.
+        fc.constantFrom(
+          ...ALL.filter((f) => f.name.endsWith('.jsonl') && !f.name.endsWith('cursor/partial-output.jsonl')),
+        ),
         fc.nat(),
         (fixture, pos) => {
           const original = meaning(run(fixture.target, [enc.encode(fixture.text)]).events);

@@ -160,6 +160,8 @@ export class NhEncoder implements Encoder {
   }
 
   write(event: AgentEvent): string {
+    // A run end implied by a stream that stopped (docs/model.md "Run outcome") came from no record.
+    if (event.type === 'run.end' && event.status === 'incomplete' && event.provenance?.synthetic) return '';
     if (this.options.conform !== true || event.provenance?.format === FORMAT) {
       if (event.type === 'session.start') this.sessionCreated = true;
       return this.writeOne(event);
