@@ -9,6 +9,7 @@ import { connect, nativeharness } from '../../src/formats/nativeharness/index';
 import type { AgentEvent } from '../../src/model';
 import { createSseHandler } from '../../src/node/sse-server';
 import { RedisSessionLog } from '../../src/redis/index';
+import { prng } from '../prng';
 import { freePort, startRedis, type TestRedis } from './redis-server.mjs';
 
 // Several processes on one Redis: servers killed under a reading client, and Redis itself
@@ -19,18 +20,6 @@ const root = new URL('../../', import.meta.url);
 const cli = new URL('dist/cli.js', root).pathname;
 const producerScript = new URL('test/redis/producer.mjs', root).pathname;
 const children = new Set<ChildProcess>();
-
-// A small deterministic PRNG, so a failure replays.
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -3,12 +3,11 @@ import type { AddressInfo } from 'node:net';
 import Redis from 'ioredis';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { Diagnostic } from '../../src/diagnostics';
 import { connect } from '../../src/formats/nativeharness/index';
-import type { AgentEvent } from '../../src/model';
 import type { NhLogEntry, SessionFollower } from '../../src/node/session-log';
 import { createSseHandler } from '../../src/node/sse-server';
 import { type NodeRedisClientLike, RedisLogError, RedisSessionLog } from '../../src/redis/index';
+import { expectGap } from '../nativeharness/gap';
 import { makeEvents } from './events';
 import { startRedis, type TestRedis } from './redis-server.mjs';
 
@@ -193,21 +192,7 @@ describe('RedisSessionLog', () => {
     await log.append('w', 'trim', makeEvents(10));
     await log.close('w', 'trim');
     const url = `${base}/workspaces/w/sessions/trim`;
-    const diagnostics: Diagnostic[] = [];
-    const got: AgentEvent[] = [];
-    for await (const e of connect(`${url}/stream`, {
-      lastEventId: '2',
-      minRetryMs: 0,
-      retryMs: 0,
-      onDiagnostic: (d) => diagnostics.push(d),
-    })) {
-      got.push(e);
-    }
-    expect(diagnostics.map((d) => d.code)).toEqual(['gap']);
-    expect(got.map((e) => e.seq)).toEqual([10, 11, 12, 13, 14]);
-    const gone = await fetch(`${url}/events?after=2`);
-    expect(gone.status).toBe(410);
-    expect(await gone.json()).toEqual({ error: 'gap', after: 2, next: 10 });
+    await expectGap(url);
     const none = await fetch(`${url}/stream`, { headers: { 'last-event-id': '14' } });
     expect(none.status).toBe(204);
     expect((await fetch(`${base}/workspaces/w/sessions/nope/stream`)).status).toBe(404);
