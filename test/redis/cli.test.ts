@@ -1,8 +1,8 @@
-import { spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { freePort } from './redis-server.mjs';
+import { freePort, startRedis } from './redis-server.mjs';
 
 // `agentwire serve --redis`: the flags' rules, as a user meets them. The multi-process runs are
 // in failover.test.ts.
@@ -37,5 +37,40 @@ describe('agentwire serve --redis', () => {
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain('ECONNREFUSED');
     expect(r.stderr).not.toContain('agentwire: serving');
+  });
+
+  test('one serve appends a file to Redis, another serves it read-only: the same stream from both', async () => {
+    const redis = await startRedis();
+    const children: ChildProcess[] = [];
+    // Starts `agentwire serve` and resolves its base URL once it listens.
+    const serve = (args: string[]) =>
+      new Promise<string>((resolvePort, reject) => {
+        const child = spawn(process.execPath, [CLI, 'serve', '--redis', redis.url, '--port', '0', ...args]);
+        children.push(child);
+        let err = '';
+        child.stderr.on('data', (chunk: Buffer) => {
+          err += chunk.toString();
+          const m = /serving (http:\/\/\S+)\/stream/.exec(err);
+          if (m) resolvePort(m[1]!);
+        });
+        child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${err}`)));
+      });
+    try {
+      const writer = await serve(['fixtures/hep/tool-then-text.jsonl']);
+      const reader = await serve(['--read-only']);
+      // The writer closes the session at the end of its input; both then answer the whole log.
+      let a = '';
+      for (let i = 0; i < 100 && !a.includes('event: done'); i++) {
+        a = await (await fetch(`${writer}/stream`)).text();
+      }
+      const b = await (await fetch(`${reader}/stream`)).text();
+      expect(a).toContain('event: session_created');
+      expect(b).toBe(a);
+      const resumed = await fetch(`${reader}/stream`, { headers: { 'last-event-id': '2' } });
+      expect(await resumed.text()).toBe(a.slice(a.indexOf('id: 3\n')));
+    } finally {
+      for (const child of children) child.kill('SIGKILL');
+      await redis.stop();
+    }
   });
 });
