@@ -69,6 +69,8 @@ interface Writer {
   encode: ((event: AgentEvent) => NhLogEntry[]) | undefined;
   /** Entries encoded but not yet acknowledged by Redis, written before anything newer. */
   pending: NhLogEntry[];
+  /** The session's appends and close, one after another (sessions do not wait for each other). */
+  queue: Promise<unknown>;
 }
 
 interface Listener {
@@ -164,7 +166,6 @@ export class RedisSessionLog implements SessionLog {
   private connecting: Promise<RedisConnection> | undefined;
   private readonly writers = new Map<string, Writer>();
   private readonly tails = new Map<string, Tail>();
-  private queue: Promise<unknown> = Promise.resolve();
   private quitting = false;
 
   /** Creates the log; it connects on first use. */
@@ -249,19 +250,17 @@ export class RedisSessionLog implements SessionLog {
     }
   }
 
-  private serial<T>(run: () => Promise<T>): Promise<T> {
-    const result = this.queue.then(run);
-    this.queue = result.catch(() => {});
-    return result;
-  }
-
-  private writer(key: string): Writer {
+  // Runs a session's appends and close in call order, each with the session's writer.
+  private serial<T>(key: string, run: (w: Writer) => Promise<T>): Promise<T> {
     let w = this.writers.get(key);
     if (w === undefined) {
-      w = { encode: undefined, pending: [] };
+      w = { encode: undefined, pending: [], queue: Promise.resolve() };
       this.writers.set(key, w);
     }
-    return w;
+    const writer = w;
+    const result = writer.queue.then(() => run(writer));
+    writer.queue = result.catch(() => {});
+    return result;
   }
 
   // Writes the pending entries (and the close marker), a batch per script call.
@@ -295,9 +294,8 @@ export class RedisSessionLog implements SessionLog {
    * the next append's, so seqs stay in order with no hole and nothing twice.
    */
   append(workspace: string, session: string, events: Iterable<AgentEvent>): Promise<NhLogEntry[]> {
-    return this.serial(async () => {
-      const key = this.key(workspace, session);
-      const w = this.writer(key);
+    const key = this.key(workspace, session);
+    return this.serial(key, async (w) => {
       if (w.encode === undefined) {
         // The session's stored last seq (0 for a new one): a new writer continues after it.
         const last = await this.flush(key, w, false);
@@ -319,9 +317,13 @@ export class RedisSessionLog implements SessionLog {
 
   /** Closes a session: the marker entry after its last event ends every follower, in every process. */
   close(workspace: string, session: string): Promise<void> {
-    return this.serial(async () => {
-      const key = this.key(workspace, session);
-      await this.flush(key, this.writer(key), true);
+    const key = this.key(workspace, session);
+    return this.serial(key, async (w) => {
+      await this.flush(key, w, true);
+      // A closed session takes no more appends: its writer is forgotten, so a long-lived process
+      // does not keep one per session it ever wrote (a later append reads Redis again and is
+      // refused there, as is one already queued behind this close).
+      if (this.writers.get(key) === w) this.writers.delete(key);
     });
   }
 
