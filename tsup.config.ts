@@ -11,6 +11,7 @@ export default defineConfig([
       opencode: 'src/formats/opencode/index.ts',
       cursor: 'src/formats/cursor/index.ts',
       otel: 'src/otel/index.ts',
+      gemini: 'src/formats/gemini/index.ts',
       node: 'src/node/index.ts',
       fixtures: 'src/node/fixtures.ts',
       redis: 'src/redis/index.ts',

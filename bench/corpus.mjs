@@ -159,6 +159,116 @@ export function* hepChunkStream({ bytes, seed = 1, variant = 'ascii', size = 64 
 }
 
 /**
+ * Yields Gemini CLI stream-json lines (without the newline) shaped like the official snapshots
+ * (`../shared/captures/gemini-cli/`): `init`, the user's `message`, then rounds of assistant
+ * `delta: true` messages, sometimes `tool_use` + `tool_result` (200–2000 characters of output,
+ * now and then an error), and every `runRounds` rounds a `result` with per-model stats, after
+ * which the next process starts with its own `init`. Keys in Gemini CLI's order, ISO timestamps.
+ */
+export function* geminiLines(seed = 1, runRounds = 40) {
+  const rand = prng(seed);
+  const words = ASCII_WORDS;
+  let ms = Date.UTC(2026, 2, 19, 10, 14, 27, 962);
+  const ts = () => new Date((ms += 1 + Math.floor(rand() * 400))).toISOString();
+  let callId = 0;
+  for (let run = 1; ; run++) {
+    const start = ms;
+    yield JSON.stringify({
+      type: 'init',
+      timestamp: ts(),
+      session_id: `s-bench-${seed}-${run}`,
+      model: 'auto',
+    });
+    yield JSON.stringify({
+      type: 'message',
+      timestamp: ts(),
+      role: 'user',
+      content: makeText(rand, words, 20, 200),
+    });
+    let input = 0;
+    let output = 0;
+    let calls = 0;
+    for (let round = 0; round < runRounds; round++) {
+      const deltas = 4 + Math.floor(rand() * 24);
+      for (let i = 0; i < deltas; i++) {
+        const content = makeText(rand, words, 4, 60);
+        yield JSON.stringify({ type: 'message', timestamp: ts(), role: 'assistant', content, delta: true });
+      }
+      input += 500 + Math.floor(rand() * 50000);
+      output += 10 + Math.floor(rand() * 2000);
+      if (rand() < 0.45) {
+        const n = 1 + Math.floor(rand() * 3);
+        for (let c = 0; c < n; c++) {
+          const name = ['read_file', 'run_shell_command', 'search_file_content', 'replace'][
+            Math.floor(rand() * 4)
+          ];
+          const tool_id = `${name}_${1773896067962 + ++callId}_${c}`;
+          calls++;
+          yield JSON.stringify({
+            type: 'tool_use',
+            timestamp: ts(),
+            tool_name: name,
+            tool_id,
+            parameters: { absolute_path: `/work/app/${makeText(rand, words, 5, 30)}` },
+          });
+          const output = makeText(rand, words, 200, 2000);
+          yield JSON.stringify(
+            rand() < 0.9
+              ? { type: 'tool_result', timestamp: ts(), tool_id, status: 'success', output }
+              : {
+                  type: 'tool_result',
+                  timestamp: ts(),
+                  tool_id,
+                  status: 'error',
+                  output,
+                  error: { type: 'TOOL_EXECUTION_ERROR', message: output },
+                },
+          );
+        }
+      }
+    }
+    const cached = Math.floor(input / 4);
+    const model = {
+      total_tokens: input + output,
+      input_tokens: input,
+      output_tokens: output,
+      cached,
+      input: input - cached,
+    };
+    yield JSON.stringify({
+      type: 'result',
+      timestamp: ts(),
+      status: 'success',
+      stats: { ...model, duration_ms: ms - start, tool_calls: calls, models: { 'gemini-2.5-pro': model } },
+    });
+  }
+}
+
+/** A Gemini stream-json corpus of about `mb` MiB (whole processes, each ending with `result`). */
+export function generateGemini({ mb = 100, seed = 1 } = {}) {
+  const target = mb * 1024 * 1024;
+  const parts = [];
+  let piece = [];
+  let size = 0;
+  let total = 0;
+  for (const line of geminiLines(seed)) {
+    piece.push(line);
+    size += line.length + 1;
+    if (line.startsWith('{"type":"result"')) {
+      if (size >= 1 << 20 || total + size >= target) {
+        const buf = Buffer.from(`${piece.join('\n')}\n`, 'utf8');
+        parts.push(buf);
+        total += buf.length;
+        piece = [];
+        size = 0;
+        if (total >= target) break;
+      }
+    }
+  }
+  return { buffer: Buffer.concat(parts) };
+}
+
+/**
  * Yields Codex `exec --json` lines (without the newline), shaped like the captures: a thread
  * re-started per run (resume), turns of reasoning items, commentary, commands started and
  * completed with 200–2000 characters of output, now and then a file change or a to-do list

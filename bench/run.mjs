@@ -25,7 +25,7 @@ import { createParser } from 'eventsource-parser';
 import ndjson from 'ndjson';
 import split2 from 'split2';
 import { generateCursor, generateOpencode } from './agents.mjs';
-import { chunk, generateCodex, generateHep } from './corpus.mjs';
+import { chunk, generateCodex, generateGemini, generateHep } from './corpus.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -1126,6 +1126,93 @@ if (ONLY === undefined || ONLY.includes('otel')) {
       },
     ],
     baseline: 'hep createDecoder (decode alone)',
+  });
+}
+
+// Gemini CLI stream-json: its own corpus, shaped like the official snapshots (mostly assistant
+// `delta` messages, tool calls with long outputs, a `result` per process).
+if (
+  lib.gemini !== undefined &&
+  (ONLY === undefined || ONLY.includes('gemini') || ONLY.includes('gemini-writer'))
+) {
+  const g = lib.gemini;
+  const wire = generateGemini({ mb: Math.min(MB_ARG, 50) }).buffer;
+  {
+    // Chunk by chunk on a small corpus, so no decoded event outlives its batch (see `detachedEvents`).
+    const probe = generateGemini({ mb: 1 }).buffer;
+    const diagnostics = [];
+    const d = g.createDecoder({ onDiagnostic: (x) => diagnostics.push(x) });
+    const e = g.createEncoder();
+    let out = '';
+    for (const c of chunk(probe, 64 * KiB)) for (const ev of d.push(c)) out += e.write(ev);
+    for (const ev of d.end()) out += e.write(ev);
+    if (diagnostics.length > 0 || out + e.end() !== probe.toString('utf8'))
+      throw new Error('bench Gemini corpus does not round-trip: fix bench/corpus.mjs');
+  }
+  const pipelines = [
+    { name: BARE, run: bareDecode },
+    { name: 'ndjson.parse()', run: viaNdjson },
+    { name: 'gemini.createDecoder().push', run: pushDecoder(g) },
+    { name: 'gemini.decode(Readable)', run: asyncDecode(g) },
+  ];
+  await scenario({
+    id: 'gemini',
+    title: 'Gemini stream-json decode, ASCII, 64 KiB chunks',
+    bytes: wire.length,
+    chunks: chunk(wire, 64 * KiB),
+    pipelines,
+    baseline: BARE,
+    peer: 'ndjson.parse()',
+    targets: { 'gemini.createDecoder().push': { bare: 0.9 } },
+  });
+  // The writer against JSON.stringify of the same records (what Gemini CLI itself does), fed the
+  // decoded events (a byte-exact round trip: each line is built and checked against the one read)
+  // and the same events without provenance (events built by hand or converted).
+  const text = wire.toString('utf8');
+  const records = text
+    .slice(0, -1)
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  const decoded = [];
+  {
+    const d = g.createDecoder();
+    for (const c of chunk(wire, 64 * KiB))
+      for (const ev of JSON.parse(JSON.stringify(d.push(c)))) decoded.push(ev);
+    for (const ev of JSON.parse(JSON.stringify(d.end()))) decoded.push(ev);
+  }
+  const bare = decoded.map(({ provenance: _p, ...rest }) => rest);
+  const encode = (list) => {
+    const e = g.createEncoder({ idSource: () => 's', clock: () => 0 });
+    let n = 0;
+    for (const ev of list) n += written(e.write(ev));
+    return records.length + (n + written(e.end())) * 0;
+  };
+  const writers = [
+    {
+      name: 'JSON.stringify(gemini record) + "\\n"',
+      run: (_, xs = records) => {
+        let n = 0;
+        for (const r of xs) n += written(`${JSON.stringify(r)}\n`);
+        return xs.length + n * 0;
+      },
+    },
+    { name: 'gemini.createEncoder().write (decoded events)', run: (_, xs = decoded) => encode(xs) },
+    { name: 'gemini.createEncoder().write (events without provenance)', run: (_, xs = bare) => encode(xs) },
+  ];
+  writers[0].warm = () => writers[0].run(undefined, records.slice(0, 8000));
+  writers[1].warm = () => writers[1].run(undefined, decoded.slice(0, 8000));
+  writers[2].warm = () => writers[2].run(undefined, bare.slice(0, 8000));
+  await scenario({
+    id: 'gemini-writer',
+    title: `Gemini writer, ${(wire.length / MB).toFixed(0)} MB of Gemini records`,
+    bytes: wire.length,
+    chunks: [],
+    pipelines: writers,
+    baseline: writers[0].name,
+    targets: {
+      'gemini.createEncoder().write (decoded events)': { bare: 0.9 },
+      'gemini.createEncoder().write (events without provenance)': { bare: 0.9 },
+    },
   });
 }
 

@@ -1,6 +1,7 @@
 import type { Format } from './diagnostics';
 import { sniffCodex } from './formats/codex/wire';
 import { sniffCursor } from './formats/cursor/wire';
+import { sniffGemini } from './formats/gemini/wire';
 import { isHepFrameType } from './formats/hep/schema';
 import { isHighbarRecordType } from './formats/highbar/schema';
 import { sniffOpencode } from './formats/opencode/wire';
@@ -60,7 +61,8 @@ export function detectFormat(input: string | Uint8Array): Detection | undefined 
     // A first line cut by the 64 KiB window, or not JSON: look at its start.
     if (line.startsWith('{"type":"hep_header"'))
       return { format: 'hep', confidence: 'certain', reason: 'hep_header' };
-    return undefined;
+    // Gemini CLI prints banners before its first record; its records begin alike either way.
+    return sniffGemini(text);
   }
   if (typeof record !== 'object' || record === null || Array.isArray(record)) return undefined;
   const r = record as Record<string, unknown>;
@@ -81,5 +83,5 @@ export function detectFormat(input: string | Uint8Array): Detection | undefined 
   if (codex !== undefined) return { format: 'codex', ...codex };
   if (typeof r.fn === 'string') return { format: 'highbar', confidence: 'likely', reason: 'a v0 tool call' };
   if ('v' in r && 'ts' in r) return { format: 'highbar', confidence: 'guess', reason: 'v and ts fields' };
-  return undefined;
+  return sniffGemini(line);
 }

@@ -2,6 +2,7 @@ import type { Codec } from './codec';
 import type { Format } from './diagnostics';
 import { codex } from './formats/codex/index';
 import { cursor } from './formats/cursor/index';
+import { gemini } from './formats/gemini/index';
 import { hep } from './formats/hep/index';
 import { highbar } from './formats/highbar/index';
 import { nativeharness } from './formats/nativeharness/index';
@@ -15,6 +16,7 @@ export const codecs: Readonly<Partial<Record<Format, Codec>>> = {
   codex,
   opencode,
   cursor,
+  gemini,
 };
 
 /** The codec of `format`, or `undefined` when this build has none. */

@@ -8,6 +8,7 @@ export * from './diagnostics';
 export { codecFor, codecs } from './formats';
 export { type CodexCodec, codex } from './formats/codex/index';
 export { type CursorCodec, cursor } from './formats/cursor/index';
+export { type GeminiCodec, gemini } from './formats/gemini/index';
 export { type HepCodec, hep } from './formats/hep/index';
 export { type HighbarCodec, highbar } from './formats/highbar/index';
 export { connect, type NativeharnessCodec, nativeharness } from './formats/nativeharness/index';

@@ -7,6 +7,7 @@ import {
   cursor,
   type Diagnostic,
   type Format,
+  gemini,
   hep,
   highbar,
   nativeharness,
@@ -15,7 +16,7 @@ import {
 import { listFixtures, loadFixture } from '../src/node/fixtures';
 import { expectGolden, expectGoldenText } from './golden';
 
-const FORMATS: Format[] = ['hep', 'highbar', 'nativeharness', 'codex', 'opencode', 'cursor'];
+const FORMATS: Format[] = ['hep', 'highbar', 'nativeharness', 'codex', 'gemini', 'opencode', 'cursor'];
 const EXT: Partial<Record<Format, string>> = {
   hep: 'jsonl',
   highbar: 'jsonl',
@@ -23,6 +24,7 @@ const EXT: Partial<Record<Format, string>> = {
   codex: 'jsonl',
   opencode: 'jsonl',
   cursor: 'jsonl',
+  gemini: 'jsonl',
 };
 
 function deterministic() {
@@ -58,6 +60,7 @@ describe.each(fixtures.map((f) => [`${f.format}/${f.name}`, f] as const))('conve
     if (to === 'highbar') expect(highbar.check(output).filter((d) => d.severity === 'error')).toEqual([]);
     if (to === 'opencode') expect(opencode.check(output).filter((d) => d.severity === 'error')).toEqual([]);
     if (to === 'cursor') expect(cursor.check(output).filter((d) => d.severity === 'error')).toEqual([]);
+    if (to === 'gemini') expect(gemini.check(output).filter((d) => d.severity === 'error')).toEqual([]);
   });
 
   test.each(targets)('→ %s: convertStream gives the same bytes, at any chunking', async (to) => {

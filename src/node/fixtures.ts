@@ -24,7 +24,15 @@ export interface Fixture extends FixtureInfo {
   expected: { events: AgentEvent[]; diagnostics: Diagnostic[] };
 }
 
-const FORMATS: readonly Format[] = ['hep', 'highbar', 'nativeharness', 'codex', 'opencode', 'cursor'];
+const FORMATS: readonly Format[] = [
+  'hep',
+  'highbar',
+  'nativeharness',
+  'codex',
+  'gemini',
+  'opencode',
+  'cursor',
+];
 const PRIMARY: Readonly<Partial<Record<Format, string>>> = {
   hep: 'jsonl',
   highbar: 'jsonl',
@@ -32,6 +40,7 @@ const PRIMARY: Readonly<Partial<Record<Format, string>>> = {
   codex: 'jsonl',
   opencode: 'jsonl',
   cursor: 'jsonl',
+  gemini: 'jsonl',
 };
 
 /** The folder the fixtures ship in (inside the installed package). */
