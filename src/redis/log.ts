@@ -180,8 +180,9 @@ export class RedisSessionLog implements SessionLog {
   }
 
   /**
-   * Connects now instead of on first use (a server checks its Redis before it listens); rejects
-   * when the URL or the peer package is wrong. Resolves once connected.
+   * Connects now instead of on first use (a server checks its Redis before it listens). Rejects
+   * when Redis cannot be reached, the URL is wrong or the peer package is missing (later
+   * operations try to connect again). Resolves once connected.
    */
   async connect(): Promise<void> {
     await this.connection();
