@@ -8,6 +8,7 @@ export default defineConfig([
       highbar: 'src/formats/highbar/index.ts',
       nativeharness: 'src/formats/nativeharness/index.ts',
       codex: 'src/formats/codex/index.ts',
+      claude: 'src/formats/claude/index.ts',
       opencode: 'src/formats/opencode/index.ts',
       cursor: 'src/formats/cursor/index.ts',
       otel: 'src/otel/index.ts',

@@ -25,7 +25,7 @@ import { createParser } from 'eventsource-parser';
 import ndjson from 'ndjson';
 import split2 from 'split2';
 import { generateCursor, generateOpencode } from './agents.mjs';
-import { chunk, generateCodex, generateGemini, generateHep } from './corpus.mjs';
+import { chunk, generateClaude, generateCodex, generateGemini, generateHep } from './corpus.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -1213,6 +1213,73 @@ if (
       'gemini.createEncoder().write (decoded events)': { bare: 0.9 },
       'gemini.createEncoder().write (events without provenance)': { bare: 0.9 },
     },
+  });
+}
+
+if (
+  lib.claude !== undefined &&
+  (ONLY === undefined || ONLY.includes('claude') || ONLY.includes('claude-writer'))
+) {
+  // Claude Code stream-json: long tool results, the same usage repeated on every block line,
+  // many small lines. The decoder against the bare loop; the writer (events decoded from the
+  // corpus, put back line by line) against JSON.stringify of the same records.
+  const c = generateClaude({ mb: Math.min(MB_ARG, 50) });
+  const claude = lib.claude;
+  const round = claude.stringify(claude.parse(c.buffer).events);
+  if (round !== c.buffer.toString('utf8')) throw new Error('the Claude corpus does not round-trip');
+  await scenario({
+    id: 'claude',
+    title: 'Claude stream-json decode, capture-shaped corpus, 64 KiB chunks',
+    bytes: c.buffer.length,
+    chunks: chunk(c.buffer, 64 * KiB),
+    pipelines: [
+      { name: BARE, run: bareDecode },
+      { name: 'claude.createDecoder().push', run: pushDecoder(claude) },
+      { name: 'claude.decode(Readable)', run: asyncDecode(claude) },
+    ],
+    baseline: BARE,
+    targets: { 'claude.createDecoder().push': { bare: 0.9 } },
+  });
+  const events = [];
+  {
+    const d = claude.createDecoder();
+    for (const piece of chunk(c.buffer, 64 * KiB)) for (const e of d.push(piece)) events.push(e);
+    for (const e of d.end()) events.push(e);
+  }
+  const records = c.buffer
+    .toString('utf8')
+    .slice(0, -1)
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  const list = [
+    {
+      name: 'JSON.stringify(claude record) + "\\n"',
+      run: (_, xs = records) => {
+        let n = 0;
+        for (const r of xs) n += written(`${JSON.stringify(r)}\n`);
+        return xs.length + n * 0;
+      },
+    },
+    {
+      name: 'claude.createEncoder().write',
+      run: (_, xs = events) => {
+        const e = claude.createEncoder();
+        let n = 0;
+        for (const ev of xs) n += written(e.write(ev));
+        return records.length + (n + written(e.end())) * 0;
+      },
+    },
+  ];
+  list[0].warm = () => list[0].run(undefined, records.slice(0, 2000));
+  list[1].warm = () => list[1].run(undefined, events.slice(0, 8000));
+  await scenario({
+    id: 'claude-writer',
+    title: `claude writer, the events of the same corpus (${(c.buffer.length / MB).toFixed(0)} MB) put back`,
+    bytes: c.buffer.length,
+    chunks: [],
+    pipelines: list,
+    baseline: list[0].name,
+    targets: { 'claude.createEncoder().write': { bare: 0.9 } },
   });
 }
 

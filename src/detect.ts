@@ -1,4 +1,5 @@
 import type { Format } from './diagnostics';
+import { sniffClaude } from './formats/claude/wire';
 import { sniffCodex } from './formats/codex/wire';
 import { sniffCursor } from './formats/cursor/wire';
 import { sniffGemini } from './formats/gemini/wire';
@@ -61,6 +62,8 @@ export function detectFormat(input: string | Uint8Array): Detection | undefined 
     // A first line cut by the 64 KiB window, or not JSON: look at its start.
     if (line.startsWith('{"type":"hep_header"'))
       return { format: 'hep', confidence: 'certain', reason: 'hep_header' };
+    if (line.startsWith('{"type":"system","subtype":"init"'))
+      return { format: 'claude', confidence: 'likely', reason: 'a system/init record' };
     // Gemini CLI prints banners before its first record; its records begin alike either way.
     return sniffGemini(text);
   }
@@ -72,6 +75,13 @@ export function detectFormat(input: string | Uint8Array): Detection | undefined 
   if (r.type === 'hep_header') return { format: 'hep', confidence: 'certain', reason: 'hep_header first' };
   if (typeof r.seq === 'number' && typeof r.type === 'string' && ('session_id' in r || 'payload' in r)) {
     return { format: 'nativeharness', confidence: 'certain', framing: 'jsonl', reason: 'an event envelope' };
+  }
+  if (sniffClaude(r)) {
+    return {
+      format: 'claude',
+      confidence: 'likely',
+      reason: `a Claude ${String(r.type)} record with a session_id`,
+    };
   }
   if (typeof r.type === 'string' && isHepFrameType(r.type) && 'turn_id' in r) {
     return { format: 'hep', confidence: 'likely', reason: `a ${r.type} frame` };

@@ -1,5 +1,6 @@
 import type { Codec } from './codec';
 import type { Format } from './diagnostics';
+import { claude } from './formats/claude/index';
 import { codex } from './formats/codex/index';
 import { cursor } from './formats/cursor/index';
 import { gemini } from './formats/gemini/index';
@@ -13,10 +14,11 @@ export const codecs: Readonly<Partial<Record<Format, Codec>>> = {
   hep,
   highbar,
   nativeharness,
+  claude,
   codex,
+  gemini,
   opencode,
   cursor,
-  gemini,
 };
 
 /** The codec of `format`, or `undefined` when this build has none. */

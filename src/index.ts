@@ -6,6 +6,7 @@ export { type ConvertOptions, type ConvertResult, convert, convertStream, detect
 export { DETECT_BYTES, type Detection, detectFormat } from './detect';
 export * from './diagnostics';
 export { codecFor, codecs } from './formats';
+export { type ClaudeCodec, claude } from './formats/claude/index';
 export { type CodexCodec, codex } from './formats/codex/index';
 export { type CursorCodec, cursor } from './formats/cursor/index';
 export { type GeminiCodec, gemini } from './formats/gemini/index';

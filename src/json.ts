@@ -17,18 +17,7 @@ export function isJsonObject(value: unknown): value is JsonObject {
  * line. Only the rest pays for an exact, string-aware scan.
  */
 export function exceedsDepth(text: string, max: number): boolean {
-  let count = 0;
-  let i = text.indexOf('{');
-  while (i !== -1 && count <= max) {
-    count++;
-    i = text.indexOf('{', i + 1);
-  }
-  i = text.indexOf('[');
-  while (i !== -1 && count <= max) {
-    count++;
-    i = text.indexOf('[', i + 1);
-  }
-  if (count <= max) return false;
+  if (!bracketsExceed(text, max)) return false;
   let depth = 0;
   let inString = false;
   for (let j = 0; j < text.length; j++) {
@@ -42,6 +31,25 @@ export function exceedsDepth(text: string, max: number): boolean {
     } else if (c === 125 || c === 93) depth--;
   }
   return false;
+}
+
+/**
+ * True when `text` holds more than `max` opening brackets (`{` and `[`, in strings too): without
+ * that many it cannot nest deeper than `max`. Native `indexOf` steps, at most `max + 1` of them.
+ */
+export function bracketsExceed(text: string, max: number): boolean {
+  let count = 0;
+  let i = text.indexOf('{');
+  while (i !== -1 && count <= max) {
+    count++;
+    i = text.indexOf('{', i + 1);
+  }
+  i = text.indexOf('[');
+  while (i !== -1 && count <= max) {
+    count++;
+    i = text.indexOf('[', i + 1);
+  }
+  return count > max;
 }
 
 /** The result of {@link parseJsonLine}: the value, or the diagnostic that refused the line. */

@@ -85,6 +85,10 @@ export class GeminiEncoder implements Encoder {
   private readonly idSource: () => string;
   private wroteRecord = false;
   private fatal: AgentEventOf<'error'> | undefined;
+  // A foreign non-fatal error's line, held one event: when the run's end repeats its message,
+  // `result.error` says it once (another format's error + failed end would otherwise come back
+  // as two records, and grow by one on every round trip).
+  private held: { line: string; message: string } | undefined;
   private toolCalls = 0;
   private lastMs = Number.NaN;
   private lastIso = '';
@@ -97,6 +101,14 @@ export class GeminiEncoder implements Encoder {
   }
 
   write(event: AgentEvent): string {
+    const held = this.held;
+    if (held === undefined) return this.writeOne(event);
+    this.held = undefined;
+    const repeated = event.type === 'run.end' && event.status === 'failed' && event.error === held.message;
+    return (repeated ? '' : held.line) + this.writeOne(event);
+  }
+
+  private writeOne(event: AgentEvent): string {
     const carried = CARRIED[event.type];
     if (carried === undefined) {
       this.loss.report(event, event.type, 'Gemini stream-json has no record for this event');
@@ -131,6 +143,10 @@ export class GeminiEncoder implements Encoder {
         }
         if (event.code !== undefined)
           this.loss.report(event, 'error.code', 'a Gemini error record has no code');
+        if (hints === undefined) {
+          this.held = { line: this.error(event, 'error', event.message, hints), message: event.message };
+          return '';
+        }
         return this.error(event, 'error', event.message, hints);
       case 'notice':
         return this.notice(event, hints);
@@ -148,7 +164,9 @@ export class GeminiEncoder implements Encoder {
   }
 
   end(): string {
-    return '';
+    const held = this.held;
+    this.held = undefined;
+    return held === undefined ? '' : held.line;
   }
 
   private stillText(event: AgentEvent, text: string): boolean {

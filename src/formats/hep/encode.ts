@@ -139,6 +139,8 @@ export class HepEncoder implements Encoder {
   }
 
   write(event: AgentEvent): string {
+    // A run that ended without its terminal record has none to write (docs/model.md "Run outcome").
+    if (event.type === 'run.end' && event.status === 'incomplete' && event.provenance?.synthetic) return '';
     const carried = CARRIED[event.type];
     if (carried !== undefined) this.loss.check(event, carried);
     switch (event.type) {
