@@ -1,4 +1,22 @@
+import type { Plugin } from 'esbuild';
 import { defineConfig } from 'tsup';
+
+// The CLI imports the library through its public entry points; in the build those imports stay
+// imports of the built entries next to it, so dist/cli.js holds the command line only and runs
+// on the same modules (and the same AgentwireError class) as `import 'agentwire'`.
+const cliUsesLibrary: Plugin = {
+  name: 'cli-uses-library',
+  setup(build) {
+    const entries: Record<string, string> = {
+      './index': './index.js',
+      './node/index': './node.js',
+      './redis/index': './redis.js',
+    };
+    build.onResolve({ filter: /^\.\/(index|node\/index|redis\/index)$/ }, (args) =>
+      args.importer.endsWith('cli.ts') ? { path: entries[args.path]!, external: true } : undefined,
+    );
+  },
+};
 
 export default defineConfig([
   {
@@ -25,6 +43,8 @@ export default defineConfig([
     dts: true,
     // One shared chunk per format graph, so `instanceof AgentwireError` holds across entry points.
     splitting: true,
+    // Node-only files keep their `node:` imports (tsup strips the prefix by default).
+    removeNodeProtocol: false,
     clean: true,
     target: 'es2022',
     platform: 'neutral',
@@ -38,6 +58,8 @@ export default defineConfig([
     clean: false,
     target: 'es2022',
     platform: 'node',
+    removeNodeProtocol: false,
+    esbuildPlugins: [cliUsesLibrary],
     banner: { js: '#!/usr/bin/env node' },
   },
 ]);

@@ -50,6 +50,8 @@ function encodeOptionsFor(from: Format, options: ConvertOptions, handler: Diagno
   if (options.to === 'nativeharness' && from !== 'nativeharness') base.conform ??= true;
   if (options.to === 'hep' && from !== 'hep') {
     base.turnIds ??= 'allocate';
+    // The reference writes a message_start at the start of every round.
+    base.messageStarts ??= 'each-round';
     // full mode keeps an args object readable (up to 4000 characters); summary text cannot be read back.
     base.args ??= 'full';
   }

@@ -17,4 +17,5 @@ export { type OpencodeCodec, opencode } from './formats/opencode/index';
 export { DEFAULT_MAX_DEPTH, DEPTH_PRECHECK_CHARS, MAX_DEPTH_CEILING } from './json';
 export * from './lines';
 export * from './model';
+export { addExact, addUsage, type UsageFigures } from './usage';
 export { neutralizeControls, type TimelineOptions, TimelineRenderer } from './view';

@@ -339,6 +339,7 @@ export function jsonString(text: string): string {
  * (`0.0`, `3.0`), negative zero keeps its sign (`-0.0`); everything else as JavaScript prints it.
  */
 export function formatDouble(n: number, field: string, format?: Format): string {
+  if (typeof n !== 'number') throw notANumber(n, field, format);
   if (!Number.isFinite(n))
     throw unencodable(`${field}: ${n} is not a finite number; JSON cannot hold it`, format);
   // String(-0) is "0": the sign a double printer writes would be lost.
@@ -347,8 +348,19 @@ export function formatDouble(n: number, field: string, format?: Format): string 
   return s.includes('.') || s.includes('e') ? s : `${s}.0`;
 }
 
+// A number field handed something else (a BigInt `1n` above all, which prints as `1`): say what
+// it is, so the message does not read "1 is not a safe integer".
+function notANumber(value: unknown, field: string, format: Format | undefined): AgentwireError {
+  const what =
+    typeof value === 'bigint'
+      ? `a BigInt (${value}n), not a number; convert it with Number() if it is within 2^53`
+      : `a ${value === null ? 'null' : typeof value}, not a number`;
+  return unencodable(`${field}: ${what}`, format);
+}
+
 /** Writes an integer field, refusing what JSON cannot carry exactly. */
 export function formatInteger(n: number, field: string, format?: Format): string {
+  if (typeof n !== 'number') throw notANumber(n, field, format);
   if (!Number.isSafeInteger(n)) {
     throw unencodable(`${field}: ${n} is not a safe integer; it cannot be written without rounding`, format);
   }

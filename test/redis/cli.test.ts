@@ -31,10 +31,11 @@ describe('agentwire serve --redis', () => {
     }
   });
 
-  test('an unreachable Redis is reported before serving, and serve fails', async () => {
+  test('an unreachable Redis is reported before serving: exit 69', async () => {
     const port = await freePort();
     const r = run(['serve', '--redis', `redis://127.0.0.1:${port}`, '--read-only', '--port', '0']);
-    expect(r.code).not.toBe(0);
+    expect(r.code).toBe(69);
+    expect(r.stderr).toContain('cannot reach Redis');
     expect(r.stderr).toContain('ECONNREFUSED');
     expect(r.stderr).not.toContain('agentwire: serving');
   });
