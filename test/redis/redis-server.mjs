@@ -28,8 +28,32 @@ function stopped(pid) {
   }
 }
 
-/** A free TCP port on 127.0.0.1 (the kernel's choice). */
-export function freePort() {
+// Whether 127.0.0.1:port can be listened on now.
+function bindable(port) {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, HOST, () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A free TCP port on 127.0.0.1, below the kernel's ephemeral range: a port from that range can
+ * be taken at any moment by one of the many loopback client sockets a test run opens, which
+ * would keep a killed redis-server from starting again on its port.
+ */
+export async function freePort() {
+  let low = 32768;
+  try {
+    low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+  } catch {
+    // not Linux: any port from the range below the usual ephemeral one
+  }
+  const from = Math.max(1024, Math.min(low, 32768) - 12_000);
+  for (let i = 0; i < 100; i++) {
+    const port = from + Math.floor(Math.random() * 12_000);
+    if (port < low && (await bindable(port))) return port;
+  }
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -139,7 +163,19 @@ async function startOn(port, options) {
     /** Kills the server (SIGKILL by default: nothing flushed that was not already); SIGTERM shuts it down. */
     kill: (signal = 'SIGKILL') => halt(signal),
     /** Starts it again on the same port and directory (the AOF is replayed). */
-    restart: () => launch(),
+    restart: async () => {
+      // Bounded: the port may be busy for a moment after the kill.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await launch();
+        } catch (error) {
+          shell.stdin.end();
+          await exited;
+          if (attempt === 10 || !String(error.message).includes('exited at start')) throw error;
+          await new Promise((r) => setTimeout(r, 200));
+        }
+      }
+    },
     /** Stops the server and removes its directory. */
     stop: async () => {
       await halt('SIGKILL');
