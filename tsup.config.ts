@@ -11,8 +11,9 @@ const cliUsesLibrary: Plugin = {
       './index': './index.js',
       './node/index': './node.js',
       './redis/index': './redis.js',
+      './otel/index': './otel.js',
     };
-    build.onResolve({ filter: /^\.\/(index|node\/index|redis\/index)$/ }, (args) =>
+    build.onResolve({ filter: /^\.\/(index|node\/index|redis\/index|otel\/index)$/ }, (args) =>
       args.importer.endsWith('cli.ts') ? { path: entries[args.path]!, external: true } : undefined,
     );
   },

@@ -18,7 +18,7 @@ import {
   isAgentwireError,
   TimelineRenderer,
 } from './index';
-import { createSseHandler, followFile, NhSessionLog, type SessionLog } from './node/index';
+import { createOtlpTracing, createSseHandler, followFile, NhSessionLog, type SessionLog } from './node/index';
 import { RedisSessionLog } from './redis/index';
 
 // The agentwire command line. One exit-code rule for every command (EXIT_CODES below).
@@ -29,7 +29,10 @@ const EXIT_CODES: ReadonlyArray<[number, string]> = [
   [1, 'the input had error diagnostics (check: errors, or warnings with --strict); --lenient: 0'],
   [64, 'usage error: unknown command or option, an option of another command, a bad value'],
   [66, 'the input cannot be opened: no such file, a directory, no permission, a command that cannot start'],
-  [69, 'serve cannot listen on the port (in use, or not allowed), or cannot reach its --redis'],
+  [
+    69,
+    'serve cannot listen on the port (in use, or not allowed), or cannot reach its --redis; otel: the OpenTelemetry packages are missing',
+  ],
   [70, 'internal error (a bug in agentwire: please report it)'],
 ];
 
@@ -37,8 +40,10 @@ class UsageError extends Error {}
 /** An input that cannot be opened (exit 66). */
 class InputError extends Error {}
 class ListenError extends Error {}
+/** A service the command needs is missing (exit 69). */
+class UnavailableError extends ListenError {}
 
-type CommandName = 'decode' | 'convert' | 'view' | 'check' | 'serve';
+type CommandName = 'decode' | 'convert' | 'view' | 'check' | 'serve' | 'otel';
 
 interface OptionSpec {
   type: 'string' | 'boolean';
@@ -164,6 +169,34 @@ const COMMANDS: Record<CommandName, CommandSpec> = {
       'exit status is printed) — the session is complete and the server stays up so clients can replay',
       'it, until Ctrl-C (SIGINT) or SIGTERM; then serve exits by the rule below. With --redis, one',
       'serve appends and any number of --read-only ones serve the same session (docs/scaling.md).',
+    ].join('\n'),
+  },
+  otel: {
+    synopsis: 'agentwire otel [options] [file|-|-- command args…]',
+    summary: 'export any stream as OpenTelemetry GenAI spans (run → rounds → tools) over OTLP/HTTP',
+    options: {
+      endpoint: {
+        type: 'string',
+        value: 'URL',
+        help: "the collector's base URL (/v1/traces is added; default: OTEL_EXPORTER_OTLP_ENDPOINT or http://localhost:4318)",
+      },
+      'service-name': { type: 'string', value: 'N', help: 'service.name of the traces (default agentwire)' },
+      format: FORMAT,
+      follow: { type: 'boolean', short: 'f', help: 'follow a file another process appends to (Ctrl-C ends)' },
+      'capture-content': {
+        type: 'boolean',
+        help: 'record prompts, answers, tool arguments and results (off by default: they may hold secrets)',
+      },
+      'max-line-bytes': MAX_LINE,
+      lenient: LENIENT,
+      quiet: QUIET,
+      help: HELP,
+    },
+    notes: [
+      'Spans follow the GenAI semantic conventions (docs/otel.md). They are sent in batches and flushed',
+      'when the input ends, and on Ctrl-C (SIGINT) or SIGTERM; spans still open then are ended as',
+      'incomplete. Needs the optional packages @opentelemetry/api, @opentelemetry/sdk-trace,',
+      '@opentelemetry/resources and @opentelemetry/exporter-trace-otlp-http (exit 69 without them).',
     ].join('\n'),
   },
 };
@@ -343,9 +376,10 @@ function parse(name: CommandName, args: string[]): Parsed {
     throw new UsageError(`${name}: unexpected argument ${JSON.stringify(parsed.positionals[1])}`);
   const file = parsed.positionals[0];
   if (command !== undefined) {
-    if (name !== 'serve') throw new UsageError(`${name}: only serve runs a command (after --)`);
-    if (command.length === 0) throw new UsageError('serve: -- needs a command to run');
-    if (file !== undefined) throw new UsageError('serve: takes a file or a command, not both');
+    if (name !== 'serve' && name !== 'otel')
+      throw new UsageError(`${name}: only serve and otel run a command (after --)`);
+    if (command.length === 0) throw new UsageError(`${name}: -- needs a command to run`);
+    if (file !== undefined) throw new UsageError(`${name}: takes a file or a command, not both`);
   }
   return { values, file, command };
 }
@@ -444,7 +478,86 @@ async function main(all: string[]): Promise<number> {
       return view(values, file, format, options, reporter);
     case 'serve':
       return serve({ values, file, command, format, options, reporter, source: named });
+    case 'otel':
+      return otel({ values, file, command, format, options, reporter, source: named });
   }
+}
+
+// The chunks a command reads: a command's stdout, a followed file, a file or stdin.
+async function streamOf(
+  ctx: ServeContext,
+  signal: AbortSignal,
+): Promise<{ chunks: AsyncIterable<Uint8Array>; child?: ChildProcess }> {
+  if (ctx.command !== undefined) {
+    const child = await startCommand(ctx.command);
+    return { chunks: child.stdout as AsyncIterable<Uint8Array>, child };
+  }
+  if (ctx.values.follow) {
+    if (ctx.file === undefined || ctx.file === '-') throw new UsageError('--follow needs a file');
+    return { chunks: followFile(ctx.file, { signal }) };
+  }
+  return { chunks: await input(ctx.file) };
+}
+
+// Decodes any stream and exports it as spans over OTLP/HTTP; flushes at the end and on signals.
+async function otel(ctx: ServeContext): Promise<number> {
+  const { values, reporter } = ctx;
+  // Loaded here, not at start: every other command runs without the optional OpenTelemetry API.
+  let tracing: Awaited<ReturnType<typeof createOtlpTracing>>;
+  let EventTracer: typeof import('./otel/index').EventTracer;
+  try {
+    ({ EventTracer } = await import('./otel/index'));
+    tracing = await createOtlpTracing({
+      ...(typeof values.endpoint === 'string' ? { endpoint: values.endpoint } : {}),
+      serviceName: str(values['service-name']) ?? 'agentwire',
+    });
+  } catch (error) {
+    throw new UnavailableError((error as Error).message);
+  }
+  const controller = new AbortController();
+  const { chunks, child } = await streamOf(ctx, controller.signal);
+  const opened = await openInput(ctx.format, chunks, reporter);
+  if (opened === undefined) {
+    await tracing.shutdown();
+    return reporter.code();
+  }
+  const tracer = new EventTracer({
+    tracer: tracing.tracer,
+    format: opened.codec.format,
+    captureContent: values['capture-content'] === true,
+  });
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      tracer.end();
+      await tracing.shutdown();
+    })();
+    return stopping;
+  };
+  const onSignal = () => {
+    controller.abort();
+    child?.kill('SIGTERM');
+    void stop().then(() => process.exit(reporter.code()));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  if (values.quiet !== true) {
+    const to = typeof values.endpoint === 'string' ? values.endpoint : 'the default OTLP endpoint';
+    process.stderr.write(
+      `agentwire otel: ${ctx.source} (${opened.codec.format}) → ${to}; Ctrl-C flushes and ends\n`,
+    );
+  }
+  const onDiagnostic = (d: Diagnostic) => reporter.report(d);
+  const decodeOptions = {
+    ...ctx.options,
+    onDiagnostic,
+    ...(values.follow ? { incompleteLine: 'hold' as const } : {}),
+  };
+  for await (const event of opened.codec.decode(opened.chunks, decodeOptions)) tracer.push(event);
+  await stop();
+  process.off('SIGINT', onSignal);
+  process.off('SIGTERM', onSignal);
+  return reporter.code();
 }
 
 async function convert(
@@ -600,7 +713,12 @@ async function view(
     const opened = await openInput(format, followFile(file, { signal: controller.signal }), reporter);
     if (opened === undefined) return reporter.code();
     // Following never ends the input: a line still being written waits for its newline.
-    const decoder = opened.codec.createDecoder({ ...options, onDiagnostic, incompleteLine: 'hold' });
+    const decoder = opened.codec.createDecoder({
+      ...options,
+      onDiagnostic,
+      incompleteLine: 'hold',
+      live: true,
+    });
     for await (const chunk of opened.chunks) {
       for (const event of decoder.push(chunk)) await write(renderer.render(event));
     }

@@ -24,6 +24,13 @@ export interface DecodeOptions {
    * `incomplete_line`, or `hold` it (tailing a file another process still writes).
    */
   incompleteLine?: IncompleteLinePolicy;
+  /**
+   * The input is followed live (a tailed file, `view --follow`) and has no end: a format whose
+   * runs end only with the input (HEP) ends a run where its producer's loop stops instead (HEP:
+   * a round that ran no tool and did not stop for one). Default false: a run ends where the
+   * input says, or at its end.
+   */
+  live?: boolean;
 }
 
 /** Options every encoder takes. */
@@ -95,6 +102,12 @@ export interface RecordDecoder {
   line(text: string, line: number, offset: number, out: AgentEvent[], bytes?: number): void;
   /** The input ended; push anything the format implies at its end. */
   end(out: AgentEvent[]): void;
+  /**
+   * `true`: blank and whitespace-only lines reach {@link RecordDecoder.line} (a format that keeps
+   * them as events of its own for byte-exact rewrites: Gemini keeps what its CLI printed around
+   * the stream). Absent: {@link lineChunkDecoder} skips them, the one rule of every other format.
+   */
+  readonly keepsBlankLines?: boolean;
 }
 
 /** Decodes chunks into events appended to `out` (line-based or not). */
@@ -129,7 +142,7 @@ export function lineChunkDecoder(
     {
       // SSE blank lines end events: only JSON Lines formats skip them here.
       line:
-        mode === 'jsonl'
+        mode === 'jsonl' && records.keepsBlankLines !== true
           ? (text, line, offset, bytes) => {
               // One compare for the common line: a record starts with `{`, above every blank.
               if (text.length === 0 || (text.charCodeAt(0) <= 32 && isBlankLine(text))) {

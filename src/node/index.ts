@@ -4,6 +4,7 @@
 export { type Fixture, type FixtureInfo, fixturesDir, listFixtures, loadFixture } from './fixtures';
 export { type FollowOptions, followFile } from './follow';
 export * from './highbar-emitter';
+export { createOtlpTracing, type OtlpTracing, type OtlpTracingOptions, tracesUrl } from './otel-export';
 export type {
   NhLogEntry,
   SessionFollower,

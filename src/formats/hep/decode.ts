@@ -76,6 +76,7 @@ const FORMAT = 'hep' as const;
 export class HepRecordDecoder implements RecordDecoder {
   private readonly sink: DiagnosticSink;
   private readonly maxDepth: number;
+  private readonly live: boolean;
   private sawFirst = false;
   private session: string | undefined;
   private runOpen = false;
@@ -89,6 +90,7 @@ export class HepRecordDecoder implements RecordDecoder {
   constructor(options: HepDecodeOptions, sink: DiagnosticSink) {
     this.sink = sink;
     this.maxDepth = resolveMaxDepth(options.maxDepth);
+    this.live = options.live === true;
   }
 
   line(text: string, line: number, offset: number, out: AgentEvent[]): void {
@@ -168,9 +170,8 @@ export class HepRecordDecoder implements RecordDecoder {
     this.completeRun(this.lastLine, this.lastOffset, out);
   }
 
-  // The run's synthetic end after its last turn_done: at a round that asked for no tool (the
-  // agent loop stops there, so a follower sees the run end without waiting for the stream's
-  // end), else at the end of the input.
+  // The run's synthetic end after its last turn_done: at the end of the input, or (`live`) at a
+  // round that ran no tool and did not stop for one.
   private completeRun(line: number, offset: number, out: AgentEvent[]): void {
     if (this.runOpen && this.answer !== undefined) {
       const end: AgentEventOf<'run.end'> = {
@@ -375,7 +376,10 @@ export class HepRecordDecoder implements RecordDecoder {
         this.answer = e.message;
         this.stopReason = e.stopReason;
         this.addUsage(usage);
-        if (e.stopReason !== 'toolUse') this.completeRun(line, offset, out);
+        // Followed live, a round that ran no tool and did not stop for one ends the run: fa's
+        // agent loop stops there (a finished input ends it at its end, where HEP says it ends).
+        if (this.live && e.stopReason !== 'toolUse' && (r.tool_results as JsonObject[]).length === 0)
+          this.completeRun(line, offset, out);
         return;
       }
       case 'turn_error': {
