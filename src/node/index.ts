@@ -14,9 +14,15 @@ export {
   turn,
 } from './highbar-emitter';
 export { createOtlpTracing, type OtlpTracing, type OtlpTracingOptions, tracesUrl } from './otel-export';
+export type {
+  NhLogEntry,
+  SessionFollower,
+  SessionGap,
+  SessionLog,
+  SessionSnapshot,
+} from './session-log';
 export {
   createSseHandler,
-  type NhLogEntry,
   NhSessionLog,
   type NhSessionLogOptions,
   type SseHandlerOptions,
