@@ -26,7 +26,9 @@ function group(path) {
   return dep !== null ? dep[1] : path;
 }
 
-const PEERS = Object.keys(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).peerDependencies ?? {});
+const PEERS = Object.keys(
+  JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).peerDependencies ?? {},
+);
 
 async function measure(entry) {
   const result = await build({
