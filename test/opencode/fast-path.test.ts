@@ -135,7 +135,7 @@ const edit: fc.Arbitrary<Edit> = fc.oneof(
       if ('usage' in e && e.usage !== undefined) e.usage.input = (e.usage.input ?? 0) + 1;
     },
     (e) => {
-      if ('usage' in e && e.usage !== undefined) e.usage.costUsd = undefined;
+      if ('usage' in e && e.usage !== undefined) delete e.usage.costUsd;
     },
     (e) => {
       if ('usage' in e && e.usage !== undefined) e.usage.costUsd = (e.usage.costUsd ?? 0) + 0.5;
@@ -163,7 +163,8 @@ const edit: fc.Arbitrary<Edit> = fc.oneof(
       if ('exitCode' in e && typeof e.exitCode === 'number') e.exitCode += 1;
     },
     (e) => {
-      if ('lane' in e) e.lane = e.lane === undefined ? 'ses_child' : undefined;
+      if (e.lane === undefined) e.lane = 'ses_child';
+      else delete e.lane;
     },
     (e) => {
       delete e.session;
