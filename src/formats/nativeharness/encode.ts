@@ -85,6 +85,7 @@ class EnvelopeIds {
 }
 
 function num(value: number, field: string): string {
+  if (typeof value === 'bigint') fail(`${field}: a BigInt (${String(value)}n), not a number`);
   if (typeof value !== 'number' || !Number.isFinite(value))
     fail(`${field}: ${String(value)} is not a finite number`);
   return String(value);
@@ -106,7 +107,7 @@ const NO_HINTS: Readonly<Record<string, unknown>> = Object.freeze({});
 
 // Fields each event type carries; anything else present is reported as a loss.
 const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
-  'session.start': [...ENVELOPE, 'protocol', 'actor', 'mode', 'title'],
+  'session.start': [...ENVELOPE, 'protocol', 'actor', 'mode', 'title', 'producer'],
   'session.title': [...ENVELOPE, 'title'],
   'run.start': [...ENVELOPE, 'input'],
   'run.end': [...ENVELOPE, 'status', 'stopReason', 'usage'],
@@ -115,7 +116,7 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
   'message.start': [...ENVELOPE, 'role'],
   'text.delta': [...ENVELOPE, 'text'],
   status: [...ENVELOPE, 'status', 'detail'],
-  'tool.start': [...ENVELOPE, 'call', 'name', 'args', 'command'],
+  'tool.start': [...ENVELOPE, 'call', 'name', 'args', 'command', 'argsSummary'],
   'tool.output': [...ENVELOPE, 'call', 'stream', 'text'],
   'tool.end': [...ENVELOPE, 'call', 'name', 'ok', 'text', 'result', 'error', 'exitCode', 'filesChanged'],
   'approval.request': [...ENVELOPE, 'approval', 'call', 'tool', 'title', 'effects', 'options'],
@@ -215,6 +216,12 @@ export class NhEncoder implements Encoder {
     const p = event.provenance;
     const own = p?.format === FORMAT;
     if (own && p?.synthetic === true) return '';
+    // A run that ended without its terminal record (docs/model.md "Run outcome"): the turn is
+    // left without `done`, which is how a nativeharness log says it.
+    if (event.type === 'run.end' && event.status === 'incomplete') {
+      this.turn = undefined;
+      return '';
+    }
     const carried = CARRIED[event.type];
     // An event type with no counterpart is reported once as a whole, not field by field.
     if (carried !== undefined) this.loss.check(event, carried);
@@ -239,6 +246,8 @@ export class NhEncoder implements Encoder {
           ['mode', str(event.mode ?? 'default', 'session.start.mode')],
         ];
         if (event.title !== undefined) pieces.push(['title', str(event.title, 'session.start.title')]);
+        if (event.producer !== undefined)
+          pieces.push(['producer', str(event.producer, 'session.start.producer')]);
         break;
       }
       case 'session.title':
@@ -276,14 +285,13 @@ export class NhEncoder implements Encoder {
           ['tool', str(event.name, 'tool.start.name')],
           ['args', json(event.args ?? {}, 'tool.start.args')],
         ];
-        if (event.args === undefined && event.argsSummary !== undefined) {
-          this.loss.report(
-            event,
-            'tool.start.argsSummary',
-            'nativeharness carries arguments as an object only',
-          );
-        }
         if (event.command !== undefined) pieces.push(['command', str(event.command, 'tool.start.command')]);
+        // A summary that is only the arguments' compact JSON (HEP `events=full`) says nothing more.
+        if (
+          event.argsSummary !== undefined &&
+          (own || event.args === undefined || event.argsSummary !== JSON.stringify(event.args))
+        )
+          pieces.push(['args_summary', str(event.argsSummary, 'tool.start.argsSummary')]);
         break;
       case 'tool.output':
         type = 'output';
