@@ -7,8 +7,13 @@ import { defineConfig } from 'tsup';
 const cliUsesLibrary: Plugin = {
   name: 'cli-uses-library',
   setup(build) {
-    const entries: Record<string, string> = { './index': './index.js', './node/index': './node.js' };
-    build.onResolve({ filter: /^\.\/(index|node\/index)$/ }, (args) =>
+    const entries: Record<string, string> = {
+      './index': './index.js',
+      './node/index': './node.js',
+      './redis/index': './redis.js',
+      './otel/index': './otel.js',
+    };
+    build.onResolve({ filter: /^\.\/(index|node\/index|redis\/index|otel\/index)$/ }, (args) =>
       args.importer.endsWith('cli.ts') ? { path: entries[args.path]!, external: true } : undefined,
     );
   },
@@ -29,6 +34,7 @@ export default defineConfig([
       gemini: 'src/formats/gemini/index.ts',
       node: 'src/node/index.ts',
       fixtures: 'src/node/fixtures.ts',
+      redis: 'src/redis/index.ts',
     },
     // Node-only entries import node: built-ins; the core entries import none.
     external: [/^node:/],

@@ -18,7 +18,8 @@ import {
   isAgentwireError,
   TimelineRenderer,
 } from './index';
-import { createSseHandler, followFile, NhSessionLog } from './node/index';
+import { createOtlpTracing, createSseHandler, followFile, NhSessionLog, type SessionLog } from './node/index';
+import { RedisSessionLog } from './redis/index';
 
 // The agentwire command line. One exit-code rule for every command (EXIT_CODES below).
 
@@ -28,7 +29,10 @@ const EXIT_CODES: ReadonlyArray<[number, string]> = [
   [1, 'the input had error diagnostics (check: errors, or warnings with --strict); --lenient: 0'],
   [64, 'usage error: unknown command or option, an option of another command, a bad value'],
   [66, 'the input cannot be opened: no such file, a directory, no permission, a command that cannot start'],
-  [69, 'serve cannot listen on the port (in use, or not allowed)'],
+  [
+    69,
+    'serve cannot listen on the port (in use, or not allowed), or cannot reach its --redis; otel: the OpenTelemetry packages are missing',
+  ],
   [70, 'internal error (a bug in agentwire: please report it)'],
 ];
 
@@ -36,8 +40,10 @@ class UsageError extends Error {}
 /** An input that cannot be opened (exit 66). */
 class InputError extends Error {}
 class ListenError extends Error {}
+/** A service the command needs is missing (exit 69). */
+class UnavailableError extends ListenError {}
 
-type CommandName = 'decode' | 'convert' | 'view' | 'check' | 'serve';
+type CommandName = 'decode' | 'convert' | 'view' | 'check' | 'serve' | 'otel';
 
 interface OptionSpec {
   type: 'string' | 'boolean';
@@ -138,6 +144,20 @@ const COMMANDS: Record<CommandName, CommandSpec> = {
       workspace: { type: 'string', value: 'W', help: 'the workspace id in the URL (default local)' },
       session: { type: 'string', value: 'S', help: 'the session id in the URL (default live)' },
       log: { type: 'string', value: 'FILE', help: 'append every served event to FILE (persist, then emit)' },
+      redis: {
+        type: 'string',
+        value: 'URL',
+        help: 'keep the log on Redis Streams (redis://host:port), so several serve processes serve the session',
+      },
+      'read-only': {
+        type: 'boolean',
+        help: 'with --redis: serve what another process appends; read no input',
+      },
+      retain: {
+        type: 'string',
+        value: 'N',
+        help: 'keep the newest N events per session; older cursors get a gap',
+      },
       'max-line-bytes': MAX_LINE,
       lenient: LENIENT,
       quiet: QUIET,
@@ -147,7 +167,36 @@ const COMMANDS: Record<CommandName, CommandSpec> = {
       'A file that cannot be opened, or a command that cannot be started, ends serve at once (exit 66)',
       'before anything is served. When the input ends — the file is read, or the command exits (its',
       'exit status is printed) — the session is complete and the server stays up so clients can replay',
-      'it, until Ctrl-C (SIGINT) or SIGTERM; then serve exits by the rule below.',
+      'it, until Ctrl-C (SIGINT) or SIGTERM; then serve exits by the rule below. With --redis, one',
+      'serve appends and any number of --read-only ones serve the same session (docs/scaling.md).',
+    ].join('\n'),
+  },
+  otel: {
+    synopsis: 'agentwire otel [options] [file|-|-- command args…]',
+    summary: 'export any stream as OpenTelemetry GenAI spans (run → rounds → tools) over OTLP/HTTP',
+    options: {
+      endpoint: {
+        type: 'string',
+        value: 'URL',
+        help: "the collector's base URL (/v1/traces is added; default: OTEL_EXPORTER_OTLP_ENDPOINT or http://localhost:4318)",
+      },
+      'service-name': { type: 'string', value: 'N', help: 'service.name of the traces (default agentwire)' },
+      format: FORMAT,
+      follow: { type: 'boolean', short: 'f', help: 'follow a file another process appends to (Ctrl-C ends)' },
+      'capture-content': {
+        type: 'boolean',
+        help: 'record prompts, answers, tool arguments and results (off by default: they may hold secrets)',
+      },
+      'max-line-bytes': MAX_LINE,
+      lenient: LENIENT,
+      quiet: QUIET,
+      help: HELP,
+    },
+    notes: [
+      'Spans follow the GenAI semantic conventions (docs/otel.md). They are sent in batches and flushed',
+      'when the input ends, and on Ctrl-C (SIGINT) or SIGTERM; spans still open then are ended as',
+      'incomplete. Needs the optional packages @opentelemetry/api, @opentelemetry/sdk-trace,',
+      '@opentelemetry/resources and @opentelemetry/exporter-trace-otlp-http (exit 69 without them).',
     ].join('\n'),
   },
 };
@@ -327,9 +376,10 @@ function parse(name: CommandName, args: string[]): Parsed {
     throw new UsageError(`${name}: unexpected argument ${JSON.stringify(parsed.positionals[1])}`);
   const file = parsed.positionals[0];
   if (command !== undefined) {
-    if (name !== 'serve') throw new UsageError(`${name}: only serve runs a command (after --)`);
-    if (command.length === 0) throw new UsageError('serve: -- needs a command to run');
-    if (file !== undefined) throw new UsageError('serve: takes a file or a command, not both');
+    if (name !== 'serve' && name !== 'otel')
+      throw new UsageError(`${name}: only serve and otel run a command (after --)`);
+    if (command.length === 0) throw new UsageError(`${name}: -- needs a command to run`);
+    if (file !== undefined) throw new UsageError(`${name}: takes a file or a command, not both`);
   }
   return { values, file, command };
 }
@@ -428,7 +478,86 @@ async function main(all: string[]): Promise<number> {
       return view(values, file, format, options, reporter);
     case 'serve':
       return serve({ values, file, command, format, options, reporter, source: named });
+    case 'otel':
+      return otel({ values, file, command, format, options, reporter, source: named });
   }
+}
+
+// The chunks a command reads: a command's stdout, a followed file, a file or stdin.
+async function streamOf(
+  ctx: ServeContext,
+  signal: AbortSignal,
+): Promise<{ chunks: AsyncIterable<Uint8Array>; child?: ChildProcess }> {
+  if (ctx.command !== undefined) {
+    const child = await startCommand(ctx.command);
+    return { chunks: child.stdout as AsyncIterable<Uint8Array>, child };
+  }
+  if (ctx.values.follow) {
+    if (ctx.file === undefined || ctx.file === '-') throw new UsageError('--follow needs a file');
+    return { chunks: followFile(ctx.file, { signal }) };
+  }
+  return { chunks: await input(ctx.file) };
+}
+
+// Decodes any stream and exports it as spans over OTLP/HTTP; flushes at the end and on signals.
+async function otel(ctx: ServeContext): Promise<number> {
+  const { values, reporter } = ctx;
+  // Loaded here, not at start: every other command runs without the optional OpenTelemetry API.
+  let tracing: Awaited<ReturnType<typeof createOtlpTracing>>;
+  let EventTracer: typeof import('./otel/index').EventTracer;
+  try {
+    ({ EventTracer } = await import('./otel/index'));
+    tracing = await createOtlpTracing({
+      ...(typeof values.endpoint === 'string' ? { endpoint: values.endpoint } : {}),
+      serviceName: str(values['service-name']) ?? 'agentwire',
+    });
+  } catch (error) {
+    throw new UnavailableError((error as Error).message);
+  }
+  const controller = new AbortController();
+  const { chunks, child } = await streamOf(ctx, controller.signal);
+  const opened = await openInput(ctx.format, chunks, reporter);
+  if (opened === undefined) {
+    await tracing.shutdown();
+    return reporter.code();
+  }
+  const tracer = new EventTracer({
+    tracer: tracing.tracer,
+    format: opened.codec.format,
+    captureContent: values['capture-content'] === true,
+  });
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      tracer.end();
+      await tracing.shutdown();
+    })();
+    return stopping;
+  };
+  const onSignal = () => {
+    controller.abort();
+    child?.kill('SIGTERM');
+    void stop().then(() => process.exit(reporter.code()));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  if (values.quiet !== true) {
+    const to = typeof values.endpoint === 'string' ? values.endpoint : 'the default OTLP endpoint';
+    process.stderr.write(
+      `agentwire otel: ${ctx.source} (${opened.codec.format}) → ${to}; Ctrl-C flushes and ends\n`,
+    );
+  }
+  const onDiagnostic = (d: Diagnostic) => reporter.report(d);
+  const decodeOptions = {
+    ...ctx.options,
+    onDiagnostic,
+    ...(values.follow ? { incompleteLine: 'hold' as const } : {}),
+  };
+  for await (const event of opened.codec.decode(opened.chunks, decodeOptions)) tracer.push(event);
+  await stop();
+  process.off('SIGINT', onSignal);
+  process.off('SIGTERM', onSignal);
+  return reporter.code();
 }
 
 async function convert(
@@ -584,7 +713,12 @@ async function view(
     const opened = await openInput(format, followFile(file, { signal: controller.signal }), reporter);
     if (opened === undefined) return reporter.code();
     // Following never ends the input: a line still being written waits for its newline.
-    const decoder = opened.codec.createDecoder({ ...options, onDiagnostic, incompleteLine: 'hold' });
+    const decoder = opened.codec.createDecoder({
+      ...options,
+      onDiagnostic,
+      incompleteLine: 'hold',
+      live: true,
+    });
     for await (const chunk of opened.chunks) {
       for (const event of decoder.push(chunk)) await write(renderer.render(event));
     }
@@ -632,13 +766,17 @@ async function serve(ctx: ServeContext): Promise<number> {
     throw new UsageError('serve: --port takes 0 to 65535');
   const workspace = str(values.workspace) ?? 'local';
   const session = str(values.session) ?? 'live';
+  const readOnly = values['read-only'] === true;
+  if (readOnly && (ctx.file !== undefined || ctx.command !== undefined))
+    throw new UsageError('serve: --read-only serves what Redis has: no file or command');
+  const { log, ready, quit } = openSessionLog(values, (d) => reporter.report(d));
   // The input is opened (or the command started) before anything is served.
   let child: ChildProcess | undefined;
-  let chunks: AsyncIterable<Uint8Array>;
+  let chunks: AsyncIterable<Uint8Array> | undefined;
   if (ctx.command !== undefined) {
     child = await startCommand(ctx.command);
     chunks = child.stdout as AsyncIterable<Uint8Array>;
-  } else chunks = await input(ctx.file);
+  } else if (!readOnly) chunks = await input(ctx.file);
   const exited =
     child === undefined
       ? undefined
@@ -649,14 +787,16 @@ async function serve(ctx: ServeContext): Promise<number> {
         );
 
   const onDiagnostic = (d: Diagnostic) => reporter.report(d);
-  const logFile = str(values.log);
-  const log = new NhSessionLog({
-    onDiagnostic,
-    ...(logFile === undefined
-      ? {}
-      : { persist: (_w: string, _s: string, json: string) => appendFile(logFile, `${json}\n`) }),
+  try {
+    await ready();
+  } catch (error) {
+    child?.kill();
+    throw new ListenError(`serve: cannot reach Redis at ${str(values.redis)}: ${(error as Error).message}`);
+  }
+  const handler = createSseHandler({
+    log,
+    onError: (error) => process.stderr.write(`agentwire: ${error.message}\n`),
   });
-  const handler = createSseHandler({ log });
   const server = createServer((req, res) => {
     handler(req, res).then(
       (handled) => {
@@ -675,6 +815,7 @@ async function serve(ctx: ServeContext): Promise<number> {
     });
   } catch (error) {
     child?.kill();
+    await quit();
     throw new ListenError(`serve: cannot listen on 127.0.0.1:${port}: ${(error as Error).message}`);
   }
   const address = server.address();
@@ -688,6 +829,7 @@ async function serve(ctx: ServeContext): Promise<number> {
     process.once('SIGTERM', end);
   });
   const feed = (async () => {
+    if (chunks === undefined) return;
     const opened = await openInput(ctx.format, chunks, reporter);
     if (opened !== undefined) {
       const decoder = opened.codec.createDecoder({ ...ctx.options, onDiagnostic });
@@ -708,7 +850,40 @@ async function serve(ctx: ServeContext): Promise<number> {
   child?.kill();
   server.closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));
+  await quit();
   return reporter.code();
+}
+
+// The session log serve uses: in memory (and the --log file), or on Redis Streams (--redis).
+function openSessionLog(
+  values: Parsed['values'],
+  onDiagnostic: (d: Diagnostic) => void,
+): { log: SessionLog; ready: () => Promise<void>; quit: () => Promise<void> } {
+  const raw = str(values.retain);
+  const retain = raw === undefined ? undefined : Number(raw);
+  if (retain !== undefined && !(Number.isSafeInteger(retain) && retain > 0))
+    throw new UsageError('serve: --retain takes a positive integer');
+  const url = str(values.redis);
+  const logFile = str(values.log);
+  if (url !== undefined) {
+    if (logFile !== undefined) throw new UsageError('serve: --log and --redis: Redis is the log');
+    const log = new RedisSessionLog({
+      url,
+      onDiagnostic,
+      onError: (error) => process.stderr.write(`agentwire: redis: ${error.message}\n`),
+      ...(retain === undefined ? {} : { maxLen: retain }),
+    });
+    return { log, ready: () => log.connect(), quit: () => log.quit() };
+  }
+  if (values['read-only'] === true) throw new UsageError('serve: --read-only needs --redis');
+  const log = new NhSessionLog({
+    onDiagnostic,
+    ...(retain === undefined ? {} : { retain }),
+    ...(logFile === undefined
+      ? {}
+      : { persist: (_w: string, _s: string, json: string) => appendFile(logFile, `${json}\n`) }),
+  });
+  return { log, ready: async () => {}, quit: async () => {} };
 }
 
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
