@@ -13,6 +13,27 @@ import { FUZZ_RUNS } from './runs';
 // objects edited in place, key orders changed, values of other types), as they are or as JSON
 // copies (what a consumer that stored the events hands back).
 
+/** Text of a record: short, or made of what JSON escapes and what it does not. */
+export const text: fc.Arbitrary<string> = fc.oneof(
+  fc.string({ maxLength: 20 }),
+  fc.string({ unit: fc.constantFrom('"', '\\', '\n', 'é', '\u2028', 'a', ' ') }),
+);
+/** A number of a record, beyond 2^53 and in exponent form included. */
+export const num: fc.Arbitrary<number> = fc.oneof(
+  fc.nat({ max: 2000 }),
+  fc.constantFrom(0, 1, -1, 1.5, 1e21, 2 ** 53 + 2),
+);
+/** A number spelled as no agent writes it, or one `JSON.parse` reads as `Infinity`. */
+export const odd: fc.Arbitrary<string> = fc.constantFrom('1e400', '-1e400', '-0', '1.0', '1E2', '0.1000');
+/** A free-form JSON value (arguments): text, numbers, null, arrays, nested objects. */
+export const value: fc.Arbitrary<unknown> = fc.oneof(
+  text,
+  num,
+  fc.constant(null),
+  fc.array(num, { maxLength: 2 }),
+  fc.record({ a: num, b: fc.record({ a: num }) }),
+);
+
 /** A value an edit may put in a field: text, numbers, nothing, null, objects. */
 export const editValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.string({ maxLength: 8 }),

@@ -2,27 +2,14 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { cursorFastPath } from '../../src/formats/cursor/encode';
 import { cursor } from '../../src/index';
-import { keptLineSuite, trustsKeptRecord } from '../kept-suite';
+import { keptLineSuite, num, odd, text, trustsKeptRecord, value } from '../kept-suite';
 
 // The Cursor writer's kept-line fast path (src/formats/cursor/encode.ts `kept`) held equal to the
 // general path: Cursor's records and near misses (keys moved, an extra key, numbers spelled
 // otherwise or read as Infinity, a `\u` escape, no time stamp), their events edited anywhere.
 
-const text = fc.oneof(
-  fc.string({ maxLength: 20 }),
-  fc.string({ unit: fc.constantFrom('"', '\\', '\n', 'é', '\u2028', 'a', ' ') }),
-);
-const num = fc.oneof(fc.nat({ max: 2000 }), fc.constantFrom(0, 1, -1, 1.5, 1e21, 2 ** 53 + 2));
 const ts = fc.integer({ min: 1786540600000, max: 1786540700000 });
-const odd = fc.constantFrom('1e400', '-1e400', '-0', '1.0', '1E2', '0.1000');
 const S = 'ses-1';
-const value = fc.oneof(
-  text,
-  num,
-  fc.constant(null),
-  fc.array(num, { maxLength: 2 }),
-  fc.record({ a: num, b: fc.record({ a: num }) }),
-);
 const args = fc.dictionary(fc.constantFrom('command', 'workingDirectory', 'n', '__proto__'), value, {
   maxKeys: 3,
 });

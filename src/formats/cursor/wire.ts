@@ -93,7 +93,11 @@ export function toolNameOf(key: string): string {
 export interface CursorHints {
   /** The line as written. */
   raw?: string;
-  /** The record as parsed. */
+  /**
+   * The record as parsed.
+   * The writer trusts it to be what `raw` parses to: while the event says what it says, the line
+   * is written as kept without reading `record` whole (edit the event, not its hints).
+   */
   record?: unknown;
 }
 
