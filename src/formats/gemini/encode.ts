@@ -5,7 +5,6 @@ import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf, ModelUsage, Provenance, Usage } from '../../model';
 import { joinRecord } from '../../record';
 import {
-  formatTimestamp,
   GEMINI_KEY_ORDER,
   GEMINI_RUN_ERROR_TYPE,
   GEMINI_STDOUT_NOTICE,
@@ -14,6 +13,7 @@ import {
   GEMINI_WARNING_NOTICE,
   type GeminiHints,
   type GeminiRecordType,
+  IsoWriter,
 } from './wire';
 
 /** Options of the Gemini writer. */
@@ -90,8 +90,7 @@ export class GeminiEncoder implements Encoder {
   // as two records, and grow by one on every round trip).
   private held: { line: string; message: string } | undefined;
   private toolCalls = 0;
-  private lastMs = Number.NaN;
-  private lastIso = '';
+  private readonly isoWriter = new IsoWriter();
 
   /** Creates a writer reporting losses to `sink`. */
   constructor(options: GeminiEncodeOptions, sink: DiagnosticSink) {
@@ -194,12 +193,9 @@ export class GeminiEncoder implements Encoder {
     return this.iso(event.ts ?? this.clock());
   }
 
+  // An ISO timestamp has nothing JSON escapes: it goes between quotes as it is.
   private iso(ms: number): string {
-    if (ms !== this.lastMs) {
-      this.lastMs = ms;
-      this.lastIso = jsonString(formatTimestamp(ms));
-    }
-    return this.lastIso;
+    return `"${this.isoWriter.write(ms)}"`;
   }
 
   /** `{"type":"<type>","timestamp":"…"`: how every record begins. */

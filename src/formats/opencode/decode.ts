@@ -11,6 +11,7 @@ import {
   resolveMaxDepth,
   unsafeNumberMessage,
 } from '../../json';
+import { copyJson } from '../../kept';
 import type { AgentEvent, AgentEventOf, Provenance, RunStatus } from '../../model';
 import {
   isOpencodeRecordType,
@@ -259,7 +260,8 @@ export class OpencodeRecordDecoder implements RecordDecoder {
     const provenance = this.prov(cx);
     const start: AgentEventOf<'tool.start'> = { type: 'tool.start', call, name, provenance };
     if (isJsonObject(state.input)) {
-      start.args = state.input;
+      // A copy: an edit of the event must not edit the kept record (the writer compares them).
+      start.args = copyJson(state.input);
       // OpenCode's own shell tool: its command line is the `command` argument.
       if (name === 'bash' && typeof state.input.command === 'string') start.command = state.input.command;
     }
