@@ -8,6 +8,31 @@ import { isJsonObject } from '../../json';
 /** The protocol major version this library reads and writes (`session_created.payload.v`). */
 export const NH_PROTOCOL_VERSION = 1;
 
+/**
+ * agentwire's extension (docs/protocols/nativeharness.md "agentwire extension"), written only
+ * when the writer's `extensions` option is on: an event this format has no type for travels
+ * whole as an envelope of this type, its payload `{"event": {…}}` (the canonical event without
+ * `seq`, `ts`, `workspace`, `session`, `run`: the envelope has them).
+ */
+export const NH_EXTENSION_TYPE = 'agentwire_event';
+
+/**
+ * The payload key of the extension on the format's own types: an object of the canonical
+ * fields the type has no place for (`lane`, `kind`, `reason`, …).
+ */
+export const NH_EXTENSION_KEY = 'agentwire';
+
+/** Envelope-level fields of a canonical event, never written inside the extension. */
+export const NH_EXTENSION_ENVELOPE: ReadonlySet<string> = new Set([
+  'type',
+  'seq',
+  'ts',
+  'workspace',
+  'session',
+  'run',
+  'provenance',
+]);
+
 const int = z.int();
 
 /** The envelope around every payload. */
