@@ -37,4 +37,15 @@ export default defineConfig([
     platform: 'node',
     banner: { js: '#!/usr/bin/env node' },
   },
+  {
+    // The browser viewer's page script (served by `agentwire serve` at /viewer.js).
+    entry: { viewer: 'src/viewer/main.ts' },
+    format: ['iife'],
+    dts: false,
+    splitting: false,
+    clean: false,
+    target: 'es2022',
+    platform: 'browser',
+    minify: true,
+  },
 ]);

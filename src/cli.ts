@@ -1,15 +1,17 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createReadStream, readFileSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { parseArgs } from 'node:util';
 import type { Codec } from './codec';
 import { convertStream, detectFromStream } from './convert';
 import { detectFormat } from './detect';
 import type { Diagnostic, Format } from './diagnostics';
 import { codecFor, codecs } from './formats';
+import { createAccessGuard, TOKEN_ENV } from './node/access';
 import { followFile } from './node/follow';
 import { createSseHandler, NhSessionLog } from './node/sse-server';
+import { createViewerHandler } from './node/viewer';
 import { TimelineRenderer } from './view';
 
 // The agentwire command line. Exit codes: 0 ok, 1 findings (check) or failure, 64 usage error.
@@ -22,6 +24,8 @@ Usage:
                                            convert between formats, streaming (flushed per event)
   agentwire view   [--format F] [--follow] [file|-]
                                            a human timeline of any stream (--follow: like tail -f)
+  agentwire view --web [serve options] [file|-]
+                                           the same stream in the browser: serve it, print the URL
   agentwire serve  [--port N] [--format F] [--workspace W] [--session S] [--log FILE]
                    [file|-|-- command args…]
                                            serve any stream as nativeharness SSE on 127.0.0.1 with
@@ -36,6 +40,10 @@ Options:
   --format F          the input format
   --max-line-bytes N  longest line accepted (default 1048576; codex, opencode, cursor: 16777216)
   --json              (check) machine-readable findings, one JSON object per line
+  --host ADDR         (serve) listen on ADDR (default 127.0.0.1); beyond loopback needs a token
+  --token T           (serve) every request presents T (Bearer header, or the page's cookie
+                      after opening the printed URL once); default: $${TOKEN_ENV}
+  --cors ORIGIN       (serve) the one origin allowed to read cross-origin (default: none)
 `;
 
 class UsageError extends Error {}
@@ -113,6 +121,10 @@ async function main(all: string[]): Promise<number> {
       workspace: { type: 'string' },
       session: { type: 'string' },
       log: { type: 'string' },
+      host: { type: 'string' },
+      token: { type: 'string' },
+      cors: { type: 'string' },
+      web: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },
@@ -180,6 +192,7 @@ async function main(all: string[]): Promise<number> {
       return failing === 0 ? 0 : 1;
     }
     case 'view': {
+      if (values.web) return serve(values, file, undefined, format, options);
       const renderer = new TimelineRenderer({
         color: process.stdout.isTTY === true && !process.env.NO_COLOR,
       });
@@ -217,6 +230,9 @@ interface ServeValues {
   workspace?: string | undefined;
   session?: string | undefined;
   log?: string | undefined;
+  host?: string | undefined;
+  token?: string | undefined;
+  cors?: string | undefined;
 }
 
 // Reads any stream (a file, stdin, or a command's stdout), persists each event in the session
@@ -236,12 +252,16 @@ async function serve(
   const logFile = values.log;
   const log = new NhSessionLog({
     onDiagnostic,
+    extensions: true,
     ...(logFile === undefined
       ? {}
       : { persist: (_w: string, _s: string, json: string) => appendFile(logFile, `${json}\n`) }),
   });
   const handler = createSseHandler({ log });
+  const web = webFront(values, port, workspace, session);
+  let detected: string | null = format ?? null;
   const server = createServer((req, res) => {
+    if (web.guard(req, res, detected)) return;
     handler(req, res).then(
       (handled) => {
         if (!handled) {
@@ -254,12 +274,17 @@ async function serve(
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => resolve());
+    server.listen(port, web.host, () => resolve());
   });
   const address = server.address();
   const actual = typeof address === 'object' && address !== null ? address.port : port;
-  const base = `http://127.0.0.1:${actual}/workspaces/${encodeURIComponent(workspace)}/sessions/${encodeURIComponent(session)}`;
+  web.listening(actual);
+  const origin = `http://${web.host.includes(':') ? `[${web.host}]` : web.host}:${actual}`;
+  const base = `${origin}/workspaces/${encodeURIComponent(workspace)}/sessions/${encodeURIComponent(session)}`;
   process.stderr.write(`agentwire: serving ${base}/stream (and ${base}/events)\n`);
+  process.stderr.write(`agentwire: viewer at ${origin}/${web.token === undefined ? '' : '?token=…'}\n`);
+  if (web.token !== undefined)
+    process.stderr.write('agentwire: open the viewer with ?token=<your token> once\n');
 
   let child: ChildProcess | undefined;
   let source: AsyncIterable<Uint8Array>;
@@ -276,6 +301,7 @@ async function serve(
   });
   const feed = (async () => {
     const { codec, chunks } = await openInput(format, source);
+    detected = codec.format;
     const decoder = codec.createDecoder({ ...options, onDiagnostic });
     for await (const chunk of chunks) await log.append(workspace, session, decoder.push(chunk));
     await log.append(workspace, session, decoder.end());
@@ -290,6 +316,43 @@ async function serve(
   server.closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return 0;
+}
+
+// The browser side of serve: the access gate (Host, token, CORS) in front of every route, then
+// the viewer page. Returns `guard(req, res, format)`: true when it answered the request.
+function webFront(values: ServeValues, port: number, workspace: string, session: string) {
+  const host = values.host ?? '127.0.0.1';
+  const token = values.token ?? process.env[TOKEN_ENV];
+  const stream = `/workspaces/${encodeURIComponent(workspace)}/sessions/${encodeURIComponent(session)}/stream`;
+  let access: ReturnType<typeof createAccessGuard> | undefined;
+  const make = (actual: number) => {
+    try {
+      return createAccessGuard({
+        port: actual,
+        host,
+        ...(token === undefined || token === '' ? {} : { token }),
+        ...(values.cors === undefined ? {} : { cors: values.cors }),
+      });
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+  };
+  // Refused before listening: beyond loopback without a token.
+  make(port);
+  let format: string | null = null;
+  const viewer = createViewerHandler({ stream, info: () => ({ format, workspace, session }) });
+  return {
+    host,
+    token: token === undefined || token === '' ? undefined : token,
+    listening(actual: number) {
+      access = make(actual);
+    },
+    guard(req: IncomingMessage, res: ServerResponse, detected: string | null): boolean {
+      format = detected;
+      if (access === undefined || access.check(req, res) === 'answered') return true;
+      return viewer(req, res);
+    },
+  };
 }
 
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {

@@ -27,6 +27,11 @@ export interface NhSessionLogOptions {
   clock?: () => number;
   /** Receives the writer's `loss` reports for appended events from other formats. */
   onDiagnostic?: DiagnosticHandler;
+  /**
+   * Write appended events with agentwire's extension (`NhEncodeOptions.extensions`): what
+   * nativeharness has no place for (reasoning, lanes, notices, …) reaches `connect()` readers.
+   */
+  extensions?: boolean;
 }
 
 interface SessionState {
@@ -136,6 +141,7 @@ export class NhSessionLog {
           conform: true,
         };
         if (this.options.clock !== undefined) options.clock = this.options.clock;
+        if (this.options.extensions === true) options.extensions = true;
         s.encoder = new NhEncoder(options, createDiagnosticSink(false, this.options.onDiagnostic));
       }
       const written: NhLogEntry[] = [];
@@ -195,7 +201,13 @@ export class NhSessionLog {
 export interface SseHandlerOptions {
   /** The log to serve. */
   log: NhSessionLog;
-  /** Resolves whether the request may read the workspace. Absent: everyone may (local development only). */
+  /**
+   * Resolves whether the request may read the workspace. Absent: everyone may (local development
+   * only). A token check fits here: `createAccessGuard({ port, token }).authorize` accepts
+   * `Authorization: Bearer TOKEN` (what `connect(url, { headers: { Authorization: 'Bearer ' +
+   * token } })` sends) or the viewer's cookie, comparing in constant time. Refused: `403`
+   * with `{"error":"forbidden"}` and nothing of the stream.
+   */
   authorize?: (request: IncomingMessage, workspace: string) => boolean | Promise<boolean>;
   /** A `: keepalive` comment this often on idle streams. Default 15 000 ms; 0 disables. */
   heartbeatMs?: number;
