@@ -257,6 +257,9 @@ async function serve(
       ? {}
       : { persist: (_w: string, _s: string, json: string) => appendFile(logFile, `${json}\n`) }),
   });
+  // The session exists from the start, so a reader (the viewer) that comes before the first
+  // event waits for it instead of getting 404.
+  await log.append(workspace, session, []);
   const handler = createSseHandler({ log });
   const web = webFront(values, port, workspace, session);
   let detected: string | null = format ?? null;

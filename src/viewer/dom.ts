@@ -25,3 +25,8 @@ export function put(parent: HTMLElement, ...children: Array<Node | undefined>): 
   for (const c of children) if (c !== undefined) parent.append(c);
   return parent;
 }
+
+/** Replaces a node's text (model text made safe first). */
+export function setText(node: Node, text: string): void {
+  node.textContent = safe(text);
+}

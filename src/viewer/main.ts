@@ -1,3 +1,5 @@
+// biome-ignore-all assist/source/organizeImports: ./jitless must be evaluated first (no schema may be built before zod is told not to generate code).
+import { ZOD_CONFIG } from './jitless';
 import { connect } from '../formats/nativeharness/client';
 import type { AgentEvent } from '../model';
 import { Viewer } from './viewer';
@@ -16,6 +18,7 @@ function meta(name: string): string | undefined {
   return document.querySelector<HTMLMetaElement>(`meta[name="${name}"]`)?.content;
 }
 
+if (ZOD_CONFIG.jitless !== true) throw new Error('zod must run jitless under the page CSP');
 const stream = meta('agentwire-stream') ?? '';
 const viewer = new Viewer(document.body);
 const queue: AgentEvent[] = [];

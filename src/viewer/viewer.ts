@@ -1,6 +1,6 @@
 import type { AgentEvent, AgentEventOf, Usage } from '../model';
-import { el, put } from './dom';
-import { addUsage, count, dollars, usageLine } from './format';
+import { el, put, setText } from './dom';
+import { addUsage, count, dollars, safe, usageLine } from './format';
 import {
   ApprovalRow,
   LaneRow,
@@ -100,22 +100,25 @@ export class Viewer {
 
   /** Shows the input's format and the session's address. */
   setSource(info: { format?: string | null; workspace?: string; session?: string }): void {
-    this.header.format.textContent = `format: ${info.format ?? 'detecting…'}`;
+    setText(this.header.format, `format: ${info.format ?? 'detecting…'}`);
     this.header.format.dataset.format = info.format ?? '';
     if (this.session === undefined && info.session !== undefined) {
-      this.header.meta.textContent = `session ${info.session}${info.workspace ? ` · workspace ${info.workspace}` : ''}`;
+      setText(
+        this.header.meta,
+        `session ${info.session}${info.workspace ? ` · workspace ${info.workspace}` : ''}`,
+      );
     }
   }
 
   /** Shows the connection state. */
   setConnection(state: ConnectionState, detail?: string): void {
     this.header.conn.dataset.state = state;
-    this.header.conn.textContent = detail === undefined ? state : `${state}: ${detail}`;
+    setText(this.header.conn, detail === undefined ? state : `${state}: ${detail}`);
   }
 
   /** Shows that events were lost between two connections (the server no longer had them). */
   setGap(message: string): void {
-    this.header.gap.textContent = `gap: ${message}`;
+    setText(this.header.gap, `gap: ${message}`);
     this.header.gap.dataset.gap = 'true';
   }
 
@@ -145,11 +148,11 @@ export class Viewer {
         this.sessionMeta();
         break;
       case 'session.title':
-        this.header.title.textContent = e.title;
-        document.title = `${e.title} · agentwire`;
+        setText(this.header.title, e.title);
+        document.title = safe(`${e.title} · agentwire`);
         break;
       case 'tools.declare':
-        this.header.meta.title = `tools: ${e.tools.join(', ')}`;
+        this.header.meta.title = safe(`tools: ${e.tools.join(', ')}`);
         break;
       case 'run.start': {
         this.runs++;
@@ -211,7 +214,10 @@ export class Viewer {
         );
         break;
       case 'status':
-        this.header.status.textContent = `${e.lane ? `[${this.laneName(e.lane)}] ` : ''}${e.status}${e.detail ? ` — ${e.detail}` : ''}`;
+        setText(
+          this.header.status,
+          `${e.lane ? `[${this.laneName(e.lane)}] ` : ''}${e.status}${e.detail ? ` — ${e.detail}` : ''}`,
+        );
         break;
       case 'tool.args.delta': {
         const t = this.tool(place, e.call, e.name ?? 'tool');
@@ -433,8 +439,8 @@ export class Viewer {
     const s = this.session;
     if (s === undefined) return;
     if (s.title !== undefined) {
-      this.header.title.textContent = s.title;
-      document.title = `${s.title} · agentwire`;
+      setText(this.header.title, s.title);
+      document.title = safe(`${s.title} · agentwire`);
     }
     const bits = [
       s.session && `session ${s.session}`,
@@ -443,7 +449,7 @@ export class Viewer {
       s.cwd && `cwd ${s.cwd}`,
       s.mode && `mode ${s.mode}`,
     ];
-    this.header.meta.textContent = bits.filter(Boolean).join(' · ');
+    setText(this.header.meta, bits.filter(Boolean).join(' · '));
   }
 
   private placeOf(e: AgentEvent): Place {
@@ -580,7 +586,7 @@ export class Viewer {
 
   private updateEarlier(): void {
     this.earlier.hidden = this.first === 0;
-    this.earlier.textContent = `show earlier (${count(this.first)} item(s) out of the page)`;
+    setText(this.earlier, `show earlier (${count(this.first)} item(s) out of the page)`);
     this.earlier.dataset.hidden = String(this.first);
   }
 

@@ -92,8 +92,14 @@ export async function serve(
     process: child,
     stderr: () => err,
     stop: async () => {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      await exited;
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        // serve still reading its stdin stays alive until the input ends.
+        child.stdin?.end();
+        const hard = setTimeout(() => child.kill('SIGKILL'), 5000);
+        await exited;
+        clearTimeout(hard);
+      }
     },
   };
 }

@@ -182,10 +182,14 @@ export const NH_EVENT_TYPES: readonly NhEventType[] = Object.keys(NH_PAYLOAD_KEY
 
 // `z.validate` on a compiled schema runs zod's assert-only fast path: the same checks, no output
 // object built. Only a rejected record pays for `safeParse`, which produces the issue report.
-const compiledEnvelope = z.compile(NhEnvelope as z.ZodMiniType);
+// Compiling generates code (`new Function`): a host that forbids it (a page under a strict
+// Content-Security-Policy, which sets zod's `jitless` first) keeps the runtime parser, and its
+// CSP never sees an attempt.
+const compile = (schema: z.ZodMiniType): z.ZodMiniType => (z.config().jitless ? schema : z.compile(schema));
+const compiledEnvelope = compile(NhEnvelope as z.ZodMiniType);
 const compiled = new Map<string, z.ZodMiniType>();
 for (const [type, schema] of Object.entries(NhPayloads)) {
-  compiled.set(type, z.compile(schema as z.ZodMiniType));
+  compiled.set(type, compile(schema as z.ZodMiniType));
 }
 
 /** True when `type` names a nativeharness v1 event type. */
