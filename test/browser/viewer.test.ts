@@ -130,7 +130,7 @@ describe('the viewer', () => {
           scripts: document.scripts.length,
           links: document.querySelectorAll('link').length,
           onAttrs,
-          text: document.body.innerText,
+          text: document.body.textContent ?? '',
           longest: Math.max(...[...document.querySelectorAll('pre')].map((p) => p.textContent!.length)),
         };
       });
