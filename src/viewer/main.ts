@@ -13,6 +13,25 @@ import { Viewer } from './viewer';
 const FRAME_BUDGET_MS = 8;
 /** Queued events past which reading waits for drawing to catch up. */
 const HIGH_WATER = 5000;
+/** Most bytes of the stream decoded between two pauses for the page. */
+const SLICE_BYTES = 16_384;
+
+let lastYield = 0;
+// Lets the page draw and answer input: a task boundary (scheduler.yield where there is one).
+function yieldToPage(): Promise<void> {
+  lastYield = performance.now();
+  const s = (globalThis as { scheduler?: { yield?: () => Promise<void> } }).scheduler;
+  if (s?.yield !== undefined)
+    return s.yield().then(() => {
+      lastYield = performance.now();
+    });
+  return new Promise((resolve) =>
+    setTimeout(() => {
+      lastYield = performance.now();
+      resolve();
+    }, 0),
+  );
+}
 
 function meta(name: string): string | undefined {
   return document.querySelector<HTMLMetaElement>(`meta[name="${name}"]`)?.content;
@@ -75,14 +94,24 @@ const tracked: typeof fetch = async (input, init) => {
   connectedOnce = true;
   viewer.setConnection('live');
   const reader = response.body.getReader();
+  let pending: Uint8Array | undefined;
   const body = new ReadableStream<Uint8Array>({
+    // Handed on in slices, with a pause for the page now and then: connect() decodes a chunk in
+    // one go, and a backlog arrives in chunks of megabytes.
     async pull(controller) {
       try {
-        const r = await reader.read();
-        if (r.done) {
-          viewer.setConnection('reconnecting');
-          controller.close();
-        } else controller.enqueue(r.value);
+        if (performance.now() - lastYield > FRAME_BUDGET_MS) await yieldToPage();
+        if (pending === undefined || pending.length === 0) {
+          const r = await reader.read();
+          if (r.done) {
+            viewer.setConnection('reconnecting');
+            controller.close();
+            return;
+          }
+          pending = r.value;
+        }
+        controller.enqueue(pending.subarray(0, SLICE_BYTES));
+        pending = pending.subarray(SLICE_BYTES);
       } catch (error) {
         viewer.setConnection('reconnecting');
         controller.error(error);

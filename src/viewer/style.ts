@@ -31,7 +31,9 @@ pre { margin: 4px 0 0; font: 12.5px/1.45 ui-monospace, SFMono-Regular, Menlo, Co
 .log { padding: 8px 16px 48px; max-width: 1100px; }
 .earlier { margin: 8px 16px 0; }
 .row { margin: 6px 0; padding: 6px 10px; border-radius: 6px; background: var(--card);
-  border: 1px solid var(--line); outline-offset: 2px; }
+  border: 1px solid var(--line); outline-offset: 2px;
+  /* Rows out of view are not laid out or painted: a long log costs what is on screen. */
+  content-visibility: auto; contain-intrinsic-size: auto 44px; }
 .row:focus { outline: 2px solid var(--accent); }
 .row > span + span, .tool-head > span + span { margin-left: 10px; }
 .lane { margin-left: 28px; border-left: 4px solid var(--lc); }

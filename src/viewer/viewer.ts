@@ -48,6 +48,10 @@ export class Viewer {
   private readonly rows: Row[] = [];
   /** Index of the first row in the page. */
   private first = 0;
+  /** Rows before this index have been placed (those from `first` on are in the page). */
+  private drawn = 0;
+  /** Rows were put in the page since the last scroll to the end. */
+  private placed = false;
   private following = true;
   private events = 0;
 
@@ -301,7 +305,7 @@ export class Viewer {
       case 'plan': {
         const id = e.plan ?? '';
         const row = this.plans.get(id);
-        if (row !== undefined && row.el !== undefined) {
+        if (row !== undefined) {
           row.plan = e;
           row.refresh();
         } else {
@@ -405,8 +409,9 @@ export class Viewer {
     }
   }
 
-  /** Puts changed totals on the page (once per frame, not once per event). */
+  /** Puts new rows and changed totals on the page (once per frame, not once per event). */
   flush(): void {
+    this.place();
     if (!this.totalsDirty) return;
     this.totalsDirty = false;
     const total: Totals = { ...this.done };
@@ -564,24 +569,38 @@ export class Viewer {
 
   // ---- the window of rows in the page ----
 
+  // A row joins the log; its element is built at the next flush, and only if it is still among
+  // the rows the page keeps by then (in a burst, most rows never need one).
   private add(row: Row): void {
     this.rows.push(row);
-    if (!this.following && this.rows.length - this.first > LIVE_ROWS * 10) {
-      // Reading far back while a long run streams: the page stays bounded all the same.
-      this.trim(LIVE_ROWS * 10);
-    }
-    row.el = row.build();
-    this.log.append(row.el);
-    if (this.following) this.trim(LIVE_ROWS);
   }
 
-  private trim(keep: number): void {
-    while (this.rows.length - this.first > keep) {
-      const row = this.rows[this.first++]!;
+  // Puts the rows added since the last flush in the page and takes out those beyond the window:
+  // the last LIVE_ROWS while following, ten times that while the reader is scrolled back.
+  private place(): void {
+    const end = this.rows.length;
+    const keep = this.following ? LIVE_ROWS : LIVE_ROWS * 10;
+    const first = Math.max(this.first, end - keep);
+    for (let i = this.first; i < Math.min(first, this.drawn); i++) {
+      const row = this.rows[i]!;
       row.el?.remove();
       row.el = undefined;
     }
-    this.updateEarlier();
+    const from = Math.max(this.drawn, first);
+    if (from < end) {
+      this.placed = true;
+      const frag = document.createDocumentFragment();
+      for (let i = from; i < end; i++) {
+        const row = this.rows[i]!;
+        row.el = row.build();
+        frag.append(row.el);
+      }
+      this.log.append(frag);
+    }
+    const moved = first !== this.first;
+    this.first = first;
+    this.drawn = end;
+    if (moved) this.updateEarlier();
   }
 
   private updateEarlier(): void {
@@ -610,14 +629,15 @@ export class Viewer {
     this.following = on;
     this.root.dataset.following = String(on);
     if (on) {
-      this.trim(LIVE_ROWS);
+      this.place();
       this.scrollToEnd();
     }
   }
 
   /** Keeps the latest row in view while following. */
   scrollToEnd(): void {
-    if (!this.following) return;
+    if (!this.following || !this.placed) return;
+    this.placed = false;
     this.scrolling = true;
     window.scrollTo(0, document.documentElement.scrollHeight);
     requestAnimationFrame(() => {
