@@ -13,17 +13,20 @@ export function count(n: number): string {
   return s.replace(/\B(?=(\d{3})+(?!\d))/g, '\u2009');
 }
 
-/** Dollars with as many decimals as a small figure needs: `$0.0123`, `$1.25`. */
+/** Dollars, three significant digits below a dollar: `$0.0123`, `$0.003`, `$1.25`. */
 export function dollars(n: number): string {
   if (n === 0) return '$0';
-  const digits = n >= 1 ? 2 : Math.min(6, 2 - Math.floor(Math.log10(n)) + 1);
-  return `$${n.toFixed(digits)}`;
+  return n >= 1 ? `$${n.toFixed(2)}` : `$${Number(n.toPrecision(3))}`;
+}
+
+/** Whether a usage figure says anything (nativeharness writes zeros where a source had none). */
+export function hasUsage(u: Usage | undefined): u is Usage {
+  return u !== undefined && !!(u.input || u.output || u.costUsd);
 }
 
 /** A usage figure in one line: `1 234 in (1 000 cached) · 56 out · $0.0123`. */
 export function usageLine(u: Usage | undefined): string {
-  // nativeharness writes zeros where a source had no figure: nothing to show.
-  if (u === undefined || (!u.input && !u.output && !u.costUsd)) return '';
+  if (!hasUsage(u)) return '';
   const parts: string[] = [];
   if (u.input !== undefined) {
     parts.push(`${count(u.input)} in${u.cacheRead ? ` (${count(u.cacheRead)} cached)` : ''}`);

@@ -1,6 +1,6 @@
 import type { AgentEvent, AgentEventOf, Usage } from '../model';
 import { el, put, setText } from './dom';
-import { addUsage, count, dollars, safe, usageLine } from './format';
+import { addUsage, count, dollars, hasUsage, safe, usageLine } from './format';
 import {
   ApprovalRow,
   LaneRow,
@@ -540,6 +540,7 @@ export class Viewer {
   }
 
   private runEnd(e: AgentEventOf<'run.end'>, place: Place): void {
+    setText(this.header.status, '');
     let row = this.run;
     if (row === undefined || row.end !== undefined) {
       this.runs++;
@@ -549,7 +550,11 @@ export class Viewer {
     row.end = e;
     if (row.input === undefined && e.input !== undefined) row.input = e.input;
     // docs/model.md "Usage": the run's own total when it says one, else the sum of its rounds.
-    const total: Usage | undefined = e.usage ?? (this.runHasRoundUsage ? { ...this.runRounds } : undefined);
+    const total: Usage | undefined = hasUsage(e.usage)
+      ? e.usage
+      : this.runHasRoundUsage
+        ? { ...this.runRounds }
+        : undefined;
     row.total = total;
     if (total !== undefined) addUsage(this.done, total);
     this.runRounds = { input: 0, output: 0, costUsd: 0 };

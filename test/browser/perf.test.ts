@@ -32,14 +32,43 @@ export function longRun(total: number): AgentEvent[] {
       if (lane !== undefined) out.lane = lane;
       return out;
     };
-    if (round === 10) events.push({ type: 'child.start', ts, round, child: 'child-1', name: 'explorer', task: 'Map the modules' });
-    for (let i = 0; i < 3; i++) events.push(at({ type: 'reasoning.delta', text: `thinking about step ${round}.${i} ` }));
-    for (let i = 0; i < 8; i++) events.push(at({ type: 'text.delta', text: `Round ${round}, chunk ${i} of the answer. ` }));
+    if (round === 10)
+      events.push({
+        type: 'child.start',
+        ts,
+        round,
+        child: 'child-1',
+        name: 'explorer',
+        task: 'Map the modules',
+      });
+    for (let i = 0; i < 3; i++)
+      events.push(at({ type: 'reasoning.delta', text: `thinking about step ${round}.${i} ` }));
+    for (let i = 0; i < 8; i++)
+      events.push(at({ type: 'text.delta', text: `Round ${round}, chunk ${i} of the answer. ` }));
     const call = `call-${round}`;
-    events.push(at({ type: 'tool.start', call, name: 'bash', kind: 'execute', args: { command: `make step-${round}` }, command: `make step-${round}` }));
-    for (let i = 0; i < 3; i++) events.push(at({ type: 'tool.output', call, text: `line ${i} of step ${round}\n` }));
-    events.push(at({ type: 'tool.end', call, name: 'bash', ok: round % 17 !== 0, exitCode: round % 17 === 0 ? 1 : 0 }));
-    events.push(at({ type: 'round.end', message: '', stopReason: 'tool_use', usage: { input: 1200, output: 80, costUsd: 0.0031 } }));
+    events.push(
+      at({
+        type: 'tool.start',
+        call,
+        name: 'bash',
+        kind: 'execute',
+        args: { command: `make step-${round}` },
+        command: `make step-${round}`,
+      }),
+    );
+    for (let i = 0; i < 3; i++)
+      events.push(at({ type: 'tool.output', call, text: `line ${i} of step ${round}\n` }));
+    events.push(
+      at({ type: 'tool.end', call, name: 'bash', ok: round % 17 !== 0, exitCode: round % 17 === 0 ? 1 : 0 }),
+    );
+    events.push(
+      at({
+        type: 'round.end',
+        message: '',
+        stopReason: 'tool_use',
+        usage: { input: 1200, output: 80, costUsd: 0.0031 },
+      }),
+    );
   }
   events.length = total - 1;
   events.push({ type: 'run.end', ts: t0 + (round + 1) * 1000, status: 'completed' });
@@ -94,9 +123,12 @@ describe('the viewer on a long run', () => {
         polling: 250,
       });
       const m = await page.evaluate(() => {
-        const w = window as unknown as { __perf: { frames: number[]; firstRow: number; longTasks: number[] } };
+        const w = window as unknown as {
+          __perf: { frames: number[]; firstRow: number; longTasks: number[] };
+        };
         const frames = [...w.__perf.frames].sort((a, b) => a - b);
-        const q = (p: number) => Math.round(frames[Math.min(frames.length - 1, Math.floor(frames.length * p))]!);
+        const q = (p: number) =>
+          Math.round(frames[Math.min(frames.length - 1, Math.floor(frames.length * p))]!);
         const fcp = performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? -1;
         return {
           firstContentfulPaintMs: Math.round(fcp),
@@ -111,14 +143,21 @@ describe('the viewer on a long run', () => {
           longestTaskMs: Math.round(Math.max(0, ...w.__perf.longTasks)),
           rowsInPage: document.querySelectorAll('main > .row').length,
           domNodes: document.getElementsByTagName('*').length,
-          heapMb: Math.round(((performance as unknown as { memory?: { usedJSHeapSize: number } }).memory?.usedJSHeapSize ?? 0) / 1e6),
+          heapMb: Math.round(
+            ((performance as unknown as { memory?: { usedJSHeapSize: number } }).memory?.usedJSHeapSize ??
+              0) / 1e6,
+          ),
         };
       });
       // The figures go to docs/viewer.md; the test holds what does not depend on the machine.
-      console.log(`viewer perf (${expected} events, ${(text.length / 1e6).toFixed(1)} MB of SSE): ${JSON.stringify(m)}`);
+      console.log(
+        `viewer perf (${expected} events, ${(text.length / 1e6).toFixed(1)} MB of SSE): ${JSON.stringify(m)}`,
+      );
       expect(m.rowsInPage).toBeLessThanOrEqual(LIVE_ROWS + 1);
       expect(m.firstRowMs).toBeGreaterThan(0);
-      expect(await page.locator('.totals').textContent()).toContain(`${expected.toLocaleString('en-US').replace(/,/g, '\u2009')} events`);
+      expect(await page.locator('.totals').textContent()).toContain(
+        `${expected.toLocaleString('en-US').replace(/,/g, '\u2009')} events`,
+      );
       // Reading back is instant once drawn: the page answers.
       await page.keyboard.press('End');
       await page.click('.earlier');
