@@ -3,6 +3,7 @@ import {
   type Diagnostic,
   type DiagnosticHandler,
   type DiagnosticSink,
+  diagnosticAt,
   type Format,
 } from './diagnostics';
 import { type IncompleteLinePolicy, type LineMode, LineSplitter } from './lines';
@@ -123,9 +124,21 @@ export function lineChunkDecoder(
   let out: AgentEvent[] = [];
   const lineOptions: { mode: LineMode; format: Format; maxLineBytes?: number } = { mode, format };
   if (options.maxLineBytes !== undefined) lineOptions.maxLineBytes = options.maxLineBytes;
+  const blanks = new BlankLines(format, sink);
   const splitter = new LineSplitter(
     {
-      line: (text, line, offset, bytes) => records.line(text, line, offset, out, bytes),
+      // SSE blank lines end events: only JSON Lines formats skip them here.
+      line:
+        mode === 'jsonl'
+          ? (text, line, offset, bytes) => {
+              // One compare for the common line: a record starts with `{`, above every blank.
+              if (text.length === 0 || (text.charCodeAt(0) <= 32 && isBlankLine(text))) {
+                blanks.skip(line, offset);
+                return;
+              }
+              records.line(text, line, offset, out, bytes);
+            }
+          : (text, line, offset, bytes) => records.line(text, line, offset, out, bytes),
       diagnostic: (d) => sink.report(d),
     },
     lineOptions,
@@ -138,9 +151,67 @@ export function lineChunkDecoder(
     end(target) {
       out = target;
       splitter.end(options.incompleteLine ?? 'deliver');
-      if (options.incompleteLine !== 'hold') records.end(target);
+      if (options.incompleteLine !== 'hold') {
+        blanks.end();
+        records.end(target);
+      }
     },
   };
+}
+
+/**
+ * True for a line of JSON whitespace only (space, tab, CR; LF cannot be inside a line): no record,
+ * whatever the format. Empty lines included.
+ */
+function isBlankLine(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 32 && c !== 9 && c !== 13) return false;
+  }
+  return true;
+}
+
+// The one rule for blank and whitespace-only lines in every JSON Lines format: skipped, never an
+// error; the first is an `info` diagnostic at its place, and the end of the input reports how many
+// there were when more than one (placed at the last), so blank lines cannot flood the handler.
+class BlankLines {
+  private count = 0;
+  private lastLine = 0;
+  private lastOffset = 0;
+  constructor(
+    private readonly format: Format,
+    private readonly sink: DiagnosticSink,
+  ) {}
+
+  skip(line: number, offset: number): void {
+    this.lastLine = line;
+    this.lastOffset = offset;
+    if (this.count++ === 0)
+      this.sink.report(
+        diagnosticAt(
+          'invalid_json',
+          'info',
+          line,
+          offset,
+          'a blank line (empty or whitespace only); skipped (later blank lines are counted, not reported)',
+          this.format,
+        ),
+      );
+  }
+
+  end(): void {
+    if (this.count > 1)
+      this.sink.report(
+        diagnosticAt(
+          'invalid_json',
+          'info',
+          this.lastLine,
+          this.lastOffset,
+          `the last of ${this.count} blank lines (empty or whitespace only); all were skipped`,
+          this.format,
+        ),
+      );
+  }
 }
 
 const DECODER_STREAM_QUEUE: QueuingStrategy<AgentEvent> = { highWaterMark: 64 };

@@ -1,6 +1,8 @@
 import type { Format } from './diagnostics';
+import { sniffClaude } from './formats/claude/wire';
 import { sniffCodex } from './formats/codex/wire';
 import { sniffCursor } from './formats/cursor/wire';
+import { sniffGemini } from './formats/gemini/wire';
 import { isHepFrameType } from './formats/hep/schema';
 import { isHighbarRecordType } from './formats/highbar/schema';
 import { sniffOpencode } from './formats/opencode/wire';
@@ -60,7 +62,10 @@ export function detectFormat(input: string | Uint8Array): Detection | undefined 
     // A first line cut by the 64 KiB window, or not JSON: look at its start.
     if (line.startsWith('{"type":"hep_header"'))
       return { format: 'hep', confidence: 'certain', reason: 'hep_header' };
-    return undefined;
+    if (line.startsWith('{"type":"system","subtype":"init"'))
+      return { format: 'claude', confidence: 'likely', reason: 'a system/init record' };
+    // Gemini CLI prints banners before its first record; its records begin alike either way.
+    return sniffGemini(text);
   }
   if (typeof record !== 'object' || record === null || Array.isArray(record)) return undefined;
   const r = record as Record<string, unknown>;
@@ -70,6 +75,13 @@ export function detectFormat(input: string | Uint8Array): Detection | undefined 
   if (r.type === 'hep_header') return { format: 'hep', confidence: 'certain', reason: 'hep_header first' };
   if (typeof r.seq === 'number' && typeof r.type === 'string' && ('session_id' in r || 'payload' in r)) {
     return { format: 'nativeharness', confidence: 'certain', framing: 'jsonl', reason: 'an event envelope' };
+  }
+  if (sniffClaude(r)) {
+    return {
+      format: 'claude',
+      confidence: 'likely',
+      reason: `a Claude ${String(r.type)} record with a session_id`,
+    };
   }
   if (typeof r.type === 'string' && isHepFrameType(r.type) && 'turn_id' in r) {
     return { format: 'hep', confidence: 'likely', reason: `a ${r.type} frame` };
@@ -81,5 +93,5 @@ export function detectFormat(input: string | Uint8Array): Detection | undefined 
   if (codex !== undefined) return { format: 'codex', ...codex };
   if (typeof r.fn === 'string') return { format: 'highbar', confidence: 'likely', reason: 'a v0 tool call' };
   if ('v' in r && 'ts' in r) return { format: 'highbar', confidence: 'guess', reason: 'v and ts fields' };
-  return undefined;
+  return sniffGemini(line);
 }

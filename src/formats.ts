@@ -1,7 +1,9 @@
 import type { Codec } from './codec';
 import type { Format } from './diagnostics';
+import { claude } from './formats/claude/index';
 import { codex } from './formats/codex/index';
 import { cursor } from './formats/cursor/index';
+import { gemini } from './formats/gemini/index';
 import { hep } from './formats/hep/index';
 import { highbar } from './formats/highbar/index';
 import { nativeharness } from './formats/nativeharness/index';
@@ -12,7 +14,9 @@ export const codecs: Readonly<Partial<Record<Format, Codec>>> = {
   hep,
   highbar,
   nativeharness,
+  claude,
   codex,
+  gemini,
   opencode,
   cursor,
 };

@@ -6,8 +6,10 @@ export { type ConvertOptions, type ConvertResult, convert, convertStream, detect
 export { DETECT_BYTES, type Detection, detectFormat } from './detect';
 export * from './diagnostics';
 export { codecFor, codecs } from './formats';
+export { type ClaudeCodec, claude } from './formats/claude/index';
 export { type CodexCodec, codex } from './formats/codex/index';
 export { type CursorCodec, cursor } from './formats/cursor/index';
+export { type GeminiCodec, gemini } from './formats/gemini/index';
 export { type HepCodec, hep } from './formats/hep/index';
 export { type HighbarCodec, highbar } from './formats/highbar/index';
 export { connect, type NativeharnessCodec, nativeharness } from './formats/nativeharness/index';
@@ -15,4 +17,5 @@ export { type OpencodeCodec, opencode } from './formats/opencode/index';
 export { DEFAULT_MAX_DEPTH, DEPTH_PRECHECK_CHARS, MAX_DEPTH_CEILING } from './json';
 export * from './lines';
 export * from './model';
+export { addExact, addUsage, type UsageFigures } from './usage';
 export { neutralizeControls, type TimelineOptions, TimelineRenderer } from './view';

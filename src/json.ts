@@ -17,18 +17,7 @@ export function isJsonObject(value: unknown): value is JsonObject {
  * line. Only the rest pays for an exact, string-aware scan.
  */
 export function exceedsDepth(text: string, max: number): boolean {
-  let count = 0;
-  let i = text.indexOf('{');
-  while (i !== -1 && count <= max) {
-    count++;
-    i = text.indexOf('{', i + 1);
-  }
-  i = text.indexOf('[');
-  while (i !== -1 && count <= max) {
-    count++;
-    i = text.indexOf('[', i + 1);
-  }
-  if (count <= max) return false;
+  if (!bracketsExceed(text, max)) return false;
   let depth = 0;
   let inString = false;
   for (let j = 0; j < text.length; j++) {
@@ -42,6 +31,25 @@ export function exceedsDepth(text: string, max: number): boolean {
     } else if (c === 125 || c === 93) depth--;
   }
   return false;
+}
+
+/**
+ * True when `text` holds more than `max` opening brackets (`{` and `[`, in strings too): without
+ * that many it cannot nest deeper than `max`. Native `indexOf` steps, at most `max + 1` of them.
+ */
+export function bracketsExceed(text: string, max: number): boolean {
+  let count = 0;
+  let i = text.indexOf('{');
+  while (i !== -1 && count <= max) {
+    count++;
+    i = text.indexOf('{', i + 1);
+  }
+  i = text.indexOf('[');
+  while (i !== -1 && count <= max) {
+    count++;
+    i = text.indexOf('[', i + 1);
+  }
+  return count > max;
 }
 
 /** The result of {@link parseJsonLine}: the value, or the diagnostic that refused the line. */
@@ -331,6 +339,7 @@ export function jsonString(text: string): string {
  * (`0.0`, `3.0`), negative zero keeps its sign (`-0.0`); everything else as JavaScript prints it.
  */
 export function formatDouble(n: number, field: string, format?: Format): string {
+  if (typeof n !== 'number') throw notANumber(n, field, format);
   if (!Number.isFinite(n))
     throw unencodable(`${field}: ${n} is not a finite number; JSON cannot hold it`, format);
   // String(-0) is "0": the sign a double printer writes would be lost.
@@ -339,8 +348,19 @@ export function formatDouble(n: number, field: string, format?: Format): string 
   return s.includes('.') || s.includes('e') ? s : `${s}.0`;
 }
 
+// A number field handed something else (a BigInt `1n` above all, which prints as `1`): say what
+// it is, so the message does not read "1 is not a safe integer".
+function notANumber(value: unknown, field: string, format: Format | undefined): AgentwireError {
+  const what =
+    typeof value === 'bigint'
+      ? `a BigInt (${value}n), not a number; convert it with Number() if it is within 2^53`
+      : `a ${value === null ? 'null' : typeof value}, not a number`;
+  return unencodable(`${field}: ${what}`, format);
+}
+
 /** Writes an integer field, refusing what JSON cannot carry exactly. */
 export function formatInteger(n: number, field: string, format?: Format): string {
+  if (typeof n !== 'number') throw notANumber(n, field, format);
   if (!Number.isSafeInteger(n)) {
     throw unencodable(`${field}: ${n} is not a safe integer; it cannot be written without rounding`, format);
   }

@@ -24,14 +24,25 @@ export interface Fixture extends FixtureInfo {
   expected: { events: AgentEvent[]; diagnostics: Diagnostic[] };
 }
 
-const FORMATS: readonly Format[] = ['hep', 'highbar', 'nativeharness', 'codex', 'opencode', 'cursor'];
+const FORMATS: readonly Format[] = [
+  'hep',
+  'highbar',
+  'nativeharness',
+  'claude',
+  'codex',
+  'gemini',
+  'opencode',
+  'cursor',
+];
 const PRIMARY: Readonly<Partial<Record<Format, string>>> = {
   hep: 'jsonl',
   highbar: 'jsonl',
   nativeharness: 'sse',
   codex: 'jsonl',
+  claude: 'jsonl',
   opencode: 'jsonl',
   cursor: 'jsonl',
+  gemini: 'jsonl',
 };
 
 /** The folder the fixtures ship in (inside the installed package). */

@@ -13,6 +13,7 @@ export {
 export { type Fixture, type FixtureInfo, fixturesDir, listFixtures, loadFixture } from './fixtures';
 export { type FollowOptions, followFile } from './follow';
 export * from './highbar-emitter';
+export { createOtlpTracing, type OtlpTracing, type OtlpTracingOptions, tracesUrl } from './otel-export';
 export {
   createSseHandler,
   type NhLogEntry,

@@ -16,7 +16,7 @@ import { launch, serve } from './harness';
 const TOTAL = 100_000;
 
 /** A run of `total` events: rounds of streamed text, reasoning, a tool call with output, usage. */
-export function longRun(total: number): AgentEvent[] {
+function longRun(total: number): AgentEvent[] {
   const t0 = 1_767_225_600_000;
   const events: AgentEvent[] = [
     { type: 'session.start', ts: t0, title: 'A long run', model: 'model-x' },

@@ -108,6 +108,23 @@ const cases: SseCase[] = [
     lastEventId: '',
   },
   {
+    name: 'retry in a block discarded for invalid UTF-8 is applied, like its id (issue #15 item 15)',
+    chunks: [[0x64, 0x61, 0x74, 0x61, 0x3a, 0x20, 0xff, 0x0a], 'retry: 5000\nid: 7\n\n'],
+    messages: [],
+    diagnostics: [['invalid_utf8', 1, 0]],
+    retries: [5000],
+    lastEventId: '7',
+  },
+  {
+    name: 'retry in a block discarded past maxEventBytes is applied (also the line that passes it)',
+    chunks: ['data: 0123456789\nretry: 300\nretry: 400\n\n'],
+    options: { maxEventBytes: 20 },
+    messages: [],
+    diagnostics: [['event_too_large', 1, 0]],
+    retries: [300, 400],
+    lastEventId: '',
+  },
+  {
     name: 'retry negative (-1) is ignored with a warning',
     chunks: ['retry: -1\n\n'],
     messages: [],

@@ -13,6 +13,7 @@ import {
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance, Usage } from '../../model';
 import { hasExactKeys, provenanceOf, type RecordRest, splitRecord } from '../../record';
+import { addUsage } from '../../usage';
 import {
   HEP_TOOL_RESULT_KEYS,
   HEP_USAGE_KEYS,
@@ -164,15 +165,22 @@ export class HepRecordDecoder implements RecordDecoder {
   }
 
   end(out: AgentEvent[]): void {
+    this.completeRun(this.lastLine, this.lastOffset, out);
+  }
+
+  // The run's synthetic end after its last turn_done: at a round that asked for no tool (the
+  // agent loop stops there, so a follower sees the run end without waiting for the stream's
+  // end), else at the end of the input.
+  private completeRun(line: number, offset: number, out: AgentEvent[]): void {
     if (this.runOpen && this.answer !== undefined) {
       const end: AgentEventOf<'run.end'> = {
         type: 'run.end',
         status: 'completed',
         answer: this.answer,
-        provenance: { format: FORMAT, line: this.lastLine, offset: this.lastOffset, synthetic: true },
+        provenance: { format: FORMAT, line, offset, synthetic: true },
       };
       if (this.stopReason !== undefined) end.stopReason = this.stopReason;
-      if (this.usage !== undefined) end.usage = this.usage;
+      if (this.usage !== undefined) end.usage = { ...this.usage }; // a copy: later rounds must not change an event already out
       if (this.session !== undefined) end.session = this.session;
       out.push(end);
       this.runOpen = false;
@@ -201,7 +209,7 @@ export class HepRecordDecoder implements RecordDecoder {
       status,
       provenance: { format: FORMAT, line: provenance.line, offset: provenance.offset, synthetic: true },
     };
-    if (this.usage !== undefined) end.usage = this.usage;
+    if (this.usage !== undefined) end.usage = { ...this.usage }; // a copy: later rounds must not change an event already out
     if (this.session !== undefined) end.session = this.session;
     out.push(end);
     this.runOpen = false;
@@ -367,6 +375,7 @@ export class HepRecordDecoder implements RecordDecoder {
         this.answer = e.message;
         this.stopReason = e.stopReason;
         this.addUsage(usage);
+        if (e.stopReason !== 'toolUse') this.completeRun(line, offset, out);
         return;
       }
       case 'turn_error': {
@@ -471,9 +480,7 @@ export class HepRecordDecoder implements RecordDecoder {
 
   private addUsage(u: Usage): void {
     const total = (this.usage ??= { input: 0, output: 0, costUsd: 0 });
-    total.input = (total.input ?? 0) + (u.input ?? 0);
-    total.output = (total.output ?? 0) + (u.output ?? 0);
-    total.costUsd = (total.costUsd ?? 0) + (u.costUsd ?? 0);
+    addUsage(total, u);
   }
 
   // events=full mode writes the arguments as compact JSON; expose them when the summary is

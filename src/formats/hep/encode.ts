@@ -42,6 +42,13 @@ export interface HepEncodeOptions extends EncodeOptions {
   producer?: string;
   /** Makes session ids when none is given. Default `crypto.randomUUID()`. */
   idSource?: () => string;
+  /**
+   * `as-events` (default): a `message_start` for each `message.start` event. `each-round`: also
+   * one before the first `message_delta` or `tool_start` of a round that has none, as the
+   * reference writes every round (use it when the events come from another format; `convert`
+   * does).
+   */
+  messageStarts?: 'as-events' | 'each-round';
 }
 
 /** `key=<json>` summary of one value, as the reference formats tool arguments. */
@@ -129,6 +136,8 @@ export class HepEncoder implements Encoder {
   private results: string[] = [];
   private readonly outputs = new Map<string, { text: string; length: number }>();
   private roundWritten = false;
+  // A message_start was written in the round now open (for `messageStarts: 'each-round'`).
+  private messageOpen = false;
 
   /** Creates a writer reporting losses to `sink`. */
   constructor(options: HepEncodeOptions, sink: DiagnosticSink) {
@@ -139,6 +148,8 @@ export class HepEncoder implements Encoder {
   }
 
   write(event: AgentEvent): string {
+    // A run that ended without its terminal record has none to write (docs/model.md "Run outcome").
+    if (event.type === 'run.end' && event.status === 'incomplete' && event.provenance?.synthetic) return '';
     const carried = CARRIED[event.type];
     if (carried !== undefined) this.loss.check(event, carried);
     switch (event.type) {
@@ -168,6 +179,7 @@ export class HepEncoder implements Encoder {
         return text;
       }
       case 'message.start':
+        this.messageOpen = true;
         return (
           this.ensureHeader(event) +
           this.frame(
@@ -180,7 +192,7 @@ export class HepEncoder implements Encoder {
           )
         );
       case 'text.delta': {
-        const head = this.ensureHeader(event);
+        const head = this.ensureHeader(event) + this.impliedMessageStart(event);
         const turn = String(this.turnId(event));
         const delta = str(event.text, 'text.delta.text');
         if (this.plain(event)) return `${head}{"type":"message_delta","turn_id":${turn},"delta":${delta}}\n`;
@@ -199,6 +211,7 @@ export class HepEncoder implements Encoder {
       case 'tool.start':
         return (
           this.ensureHeader(event) +
+          this.impliedMessageStart(event) +
           this.frame(
             'tool_start',
             [
@@ -264,7 +277,9 @@ export class HepEncoder implements Encoder {
           this.loss.report(event, 'error', 'HEP has no frame for a recoverable error outside a round');
           return '';
         }
-        const text = this.ensureHeader(event) + this.flushResultsAsLoss(event);
+        // A provider error ends a round whose message had started (the reference's stream starts it).
+        const text =
+          this.ensureHeader(event) + this.flushResultsAsLoss(event) + this.impliedMessageStart(event);
         const id = this.turnId(event);
         this.closeRound();
         if (event.fatal) this.runEnded = true;
@@ -415,7 +430,22 @@ export class HepEncoder implements Encoder {
     return this.openTurnId;
   }
 
+  // The message_start a round from another format lacks (`messageStarts: 'each-round'`).
+  private impliedMessageStart(event: AgentEvent): string {
+    if (this.messageOpen || this.options.messageStarts !== 'each-round') return '';
+    this.messageOpen = true;
+    return this.frame(
+      'message_start',
+      [
+        ['turn_id', String(this.turnId(event))],
+        ['role', '"assistant"'],
+      ],
+      undefined,
+    );
+  }
+
   private closeRound(): void {
+    this.messageOpen = false;
     this.openTurnId = undefined;
     this.roundWritten = false;
   }

@@ -434,6 +434,7 @@ export class NhEnvelopeDecoder {
         e.mode = p.mode as string;
         e.provenance = provenance;
         if (p.title !== undefined) e.title = p.title as string;
+        if (p.producer !== undefined) e.producer = p.producer as string;
         if (p.v !== NH_PROTOCOL_VERSION) {
           this.report(
             'unsupported_version',
@@ -490,6 +491,7 @@ export class NhEnvelopeDecoder {
         e.args = p.args as Record<string, unknown>;
         e.provenance = provenance;
         if (p.command !== undefined) e.command = p.command as string;
+        if (p.args_summary !== undefined) e.argsSummary = p.args_summary as string;
         return e;
       }
       case 'output': {

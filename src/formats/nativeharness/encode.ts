@@ -100,6 +100,7 @@ class EnvelopeIds {
 }
 
 function num(value: number, field: string): string {
+  if (typeof value === 'bigint') fail(`${field}: a BigInt (${String(value)}n), not a number`);
   if (typeof value !== 'number' || !Number.isFinite(value))
     fail(`${field}: ${String(value)} is not a finite number`);
   return String(value);
@@ -121,7 +122,7 @@ const NO_HINTS: Readonly<Record<string, unknown>> = Object.freeze({});
 
 // Fields each event type carries; anything else present is reported as a loss.
 const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
-  'session.start': [...ENVELOPE, 'protocol', 'actor', 'mode', 'title'],
+  'session.start': [...ENVELOPE, 'protocol', 'actor', 'mode', 'title', 'producer'],
   'session.title': [...ENVELOPE, 'title'],
   'run.start': [...ENVELOPE, 'input'],
   'run.end': [...ENVELOPE, 'status', 'stopReason', 'usage'],
@@ -130,7 +131,7 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
   'message.start': [...ENVELOPE, 'role'],
   'text.delta': [...ENVELOPE, 'text'],
   status: [...ENVELOPE, 'status', 'detail'],
-  'tool.start': [...ENVELOPE, 'call', 'name', 'args', 'command'],
+  'tool.start': [...ENVELOPE, 'call', 'name', 'args', 'command', 'argsSummary'],
   'tool.output': [...ENVELOPE, 'call', 'stream', 'text'],
   'tool.end': [...ENVELOPE, 'call', 'name', 'ok', 'text', 'result', 'error', 'exitCode', 'filesChanged'],
   'approval.request': [...ENVELOPE, 'approval', 'call', 'tool', 'title', 'effects', 'options'],
@@ -248,6 +249,12 @@ export class NhEncoder implements Encoder {
     const p = event.provenance;
     const own = p?.format === FORMAT;
     if (own && p?.synthetic === true) return '';
+    // A run that ended without its terminal record (docs/model.md "Run outcome"): the turn is
+    // left without `done`, which is how a nativeharness log says it.
+    if (event.type === 'run.end' && event.status === 'incomplete') {
+      this.turn = undefined;
+      return '';
+    }
     const carried = CARRIED[event.type];
     const hints = own ? (p?.hints ?? NO_HINTS) : NO_HINTS;
     if (carried === undefined && (hints.extensionEvent !== undefined || this.options.extensions === true)) {
@@ -255,10 +262,20 @@ export class NhEncoder implements Encoder {
     }
     // Fields the type has no place for travel in the extension key (written back from the
     // payload's extra keys for events of this format).
-    const extension =
+    let extension =
       carried !== undefined && this.options.extensions === true && !own
         ? extensionFields(event, carried)
         : undefined;
+    // tool_result has one output text: a JSON result beside a text goes in the extension.
+    if (
+      this.options.extensions === true &&
+      !own &&
+      event.type === 'tool.end' &&
+      event.text !== undefined &&
+      event.result !== undefined
+    ) {
+      extension = { ...extension, result: event.result };
+    }
     // An event type with no counterpart is reported once as a whole, not field by field.
     if (carried !== undefined && extension === undefined && !hasExtension(hints)) {
       this.loss.check(event, carried);
@@ -284,6 +301,8 @@ export class NhEncoder implements Encoder {
           ['mode', str(event.mode ?? 'default', 'session.start.mode')],
         ];
         if (event.title !== undefined) pieces.push(['title', str(event.title, 'session.start.title')]);
+        if (event.producer !== undefined)
+          pieces.push(['producer', str(event.producer, 'session.start.producer')]);
         break;
       }
       case 'session.title':
@@ -321,14 +340,13 @@ export class NhEncoder implements Encoder {
           ['tool', str(event.name, 'tool.start.name')],
           ['args', json(event.args ?? {}, 'tool.start.args')],
         ];
-        if (event.args === undefined && event.argsSummary !== undefined && extension === undefined) {
-          this.loss.report(
-            event,
-            'tool.start.argsSummary',
-            'nativeharness carries arguments as an object only',
-          );
-        }
         if (event.command !== undefined) pieces.push(['command', str(event.command, 'tool.start.command')]);
+        // A summary that is only the arguments' compact JSON (HEP `events=full`) says nothing more.
+        if (
+          event.argsSummary !== undefined &&
+          (own || event.args === undefined || event.argsSummary !== JSON.stringify(event.args))
+        )
+          pieces.push(['args_summary', str(event.argsSummary, 'tool.start.argsSummary')]);
         break;
       case 'tool.output':
         type = 'output';
@@ -361,7 +379,7 @@ export class NhEncoder implements Encoder {
         let output = event.text;
         if (output === undefined && event.result !== undefined) {
           output = typeof event.result === 'string' ? event.result : json(event.result, 'tool.end.result');
-        } else if (event.result !== undefined) {
+        } else if (event.result !== undefined && extension?.result === undefined) {
           this.loss.report(
             event,
             'tool.end.result',

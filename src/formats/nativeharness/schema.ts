@@ -72,6 +72,7 @@ export const NhPayloads = {
     actor: z.string(),
     mode: z.string(),
     title: z.optional(z.string()),
+    producer: z.optional(z.string()),
   }),
   title: z.looseObject({ title: z.string() }),
   turn_started: z.looseObject({ input: z.string() }),
@@ -83,6 +84,7 @@ export const NhPayloads = {
     tool: z.string(),
     args: z.record(z.string(), z.unknown()),
     command: z.optional(z.string()),
+    args_summary: z.optional(z.string()),
   }),
   output: z.looseObject({ call_id: z.string(), stream: z.enum(['stdout', 'stderr']), text: z.string() }),
   tool_result: z.looseObject({
@@ -147,12 +149,12 @@ export const NH_ENVELOPE_KEYS: readonly string[] = [
 
 /** Payload key order of every event type, as writers emit it. */
 export const NH_PAYLOAD_KEYS: Readonly<Record<NhEventType, readonly string[]>> = {
-  session_created: ['v', 'actor', 'mode', 'title'],
+  session_created: ['v', 'actor', 'mode', 'title', 'producer'],
   title: ['title'],
   turn_started: ['input'],
   token: ['hop', 'text'],
   progress: ['status', 'detail'],
-  tool_started: ['hop', 'call_id', 'tool', 'args', 'command'],
+  tool_started: ['hop', 'call_id', 'tool', 'args', 'command', 'args_summary'],
   output: ['call_id', 'stream', 'text'],
   tool_result: ['hop', 'call_id', 'tool', 'status', 'exit_code', 'files_changed', 'output', 'error'],
   approval_required: ['approval_id', 'call_id', 'tool', 'title', 'effects', 'options'],
@@ -343,7 +345,8 @@ export function validateNhEventPayload(spec: NhEventSpec, p: unknown): string | 
           typeof p.call_id === 'string' &&
           typeof p.tool === 'string' &&
           isPlainRecord(p.args) &&
-          isOptionalString(p.command)
+          isOptionalString(p.command) &&
+          isOptionalString(p.args_summary)
         )
           return undefined;
         break;

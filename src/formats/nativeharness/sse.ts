@@ -225,7 +225,11 @@ export class SseReader {
       const value = text.length === 2 ? '' : text.slice(text.charCodeAt(3) === 32 ? 4 : 3);
       if (value.indexOf('\0') === -1) this.blockId = value;
     }
-    if (this.discarding) return;
+    if (this.discarding) {
+      // WHATWG applies `retry` as its line is read, like `id`: also in a block being discarded.
+      if (isRetryLine(text)) this.parser.feed(`${text}\n`);
+      return;
+    }
     this.blockBytes += bytes + 1;
     if (this.blockBytes > this.maxEventBytes) {
       this.handler.diagnostic(
@@ -239,6 +243,7 @@ export class SseReader {
       );
       this.discarding = true;
       this.resetParser();
+      if (isRetryLine(text)) this.parser.feed(`${text}\n`);
       return;
     }
     // The id is fully handled above, and the parser's own copy of it is never read: feeding the
@@ -308,6 +313,11 @@ export class SseReader {
     if (this.format !== undefined) d.format = this.format;
     return d;
   }
+}
+
+// A `retry` field line (`retry`, or `retry:` and a value).
+function isRetryLine(text: string): boolean {
+  return text.startsWith('retry') && (text.length === 5 || text.charCodeAt(5) === 58);
 }
 
 /** The fields of one SSE event to write. */
