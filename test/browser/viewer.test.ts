@@ -3,8 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { codecFor } from '../../src/formats';
+import type { Format } from '../../src/diagnostics';
+import { codecFor, codecs } from '../../src/formats';
 import { nativeharness } from '../../src/formats/nativeharness';
+import { listFixtures } from '../../src/node/fixtures';
 import { freePort, launch, serve } from './harness';
 import { hostileStream } from './hostile';
 
@@ -43,14 +45,20 @@ async function ended(page: Page): Promise<void> {
 describe('the viewer', () => {
   it('shows every format: the source format, runs, tools, lanes and reasoning', async () => {
     const page = await browser.newPage();
-    const cases: Array<[string, string]> = [
-      ['hep', 'fixtures/hep/parallel-tools.jsonl'],
-      ['highbar', 'fixtures/highbar/mixed.jsonl'],
-      ['nativeharness', 'fixtures/nativeharness/approvals.sse'],
-      ['codex', 'fixtures/codex/collab.jsonl'],
-      ['opencode', 'fixtures/opencode/child-session.jsonl'],
-      ['cursor', 'fixtures/cursor/tools.jsonl'],
-    ];
+    // One fixture per format agentwire reads (a new codec is in this list by registering).
+    const preferred: Record<string, string> = {
+      hep: 'parallel-tools',
+      nativeharness: 'approvals',
+      codex: 'collab',
+      opencode: 'child-session',
+    };
+    const cases = Object.keys(codecs).map((format): [string, string] => {
+      const all = listFixtures(format as Format).filter((f) => !/\.jsonl?$/.test(f.name));
+      const pick = all.find((f) => f.name === preferred[format]) ?? all[0];
+      if (pick === undefined) throw new Error(`no fixture for ${format}`);
+      return [format, pick.path];
+    });
+    expect(cases.length).toBeGreaterThanOrEqual(8);
     for (const [format, file] of cases) {
       const served = await serve([file]);
       try {
