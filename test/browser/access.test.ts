@@ -74,6 +74,24 @@ describe('serve on loopback (no token)', () => {
     }
   });
 
+  it('view --web serves the same page and stream', async () => {
+    const web = await serve([FIXTURE], { command: ['view', '--web'] });
+    try {
+      const page = await get(web.port, '/');
+      expect(page.status).toBe(200);
+      expect(page.headers['content-security-policy']).toMatch(/script-src 'self'/);
+      expect(page.body).toContain('<script src="/viewer.js"></script>');
+      expect((await get(web.port, STREAM)).body).toContain('session_created');
+      expect(JSON.parse((await get(web.port, '/info')).body)).toEqual({
+        format: 'nativeharness',
+        workspace: 'local',
+        session: 'live',
+      });
+    } finally {
+      await web.stop();
+    }
+  });
+
   it('refuses to listen beyond loopback without a token', async () => {
     const r = await serveRefused(['--host', '0.0.0.0', '--port', '0', FIXTURE], { AGENTWIRE_TOKEN: '' });
     expect(r.code).toBe(64);

@@ -57,14 +57,15 @@ export interface Served {
   stop: () => Promise<void>;
 }
 
-/** Starts `agentwire serve ARGS` and waits until it listens. */
+/** Starts `agentwire serve ARGS` (or another `command`) and waits until it listens. */
 export async function serve(
   args: string[],
-  options: { port?: number; stdin?: boolean; env?: Record<string, string> } = {},
+  options: { port?: number; stdin?: boolean; env?: Record<string, string>; command?: string[] } = {},
 ): Promise<Served> {
   const port = options.port ?? (await freePort());
   if (!existsSync(CLI)) throw new Error('dist/cli.js is missing: npm run build');
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', String(port), ...args], {
+  const command = options.command ?? ['serve'];
+  const child = spawn(process.execPath, [CLI, ...command, '--port', String(port), ...args], {
     cwd: ROOT,
     stdio: [options.stdin ? 'pipe' : 'ignore', 'ignore', 'pipe'],
     env: { ...process.env, ...options.env },
