@@ -10,9 +10,10 @@ const cliUsesLibrary: Plugin = {
     const entries: Record<string, string> = {
       './index': './index.js',
       './node/index': './node.js',
+      './redis/index': './redis.js',
       './otel/index': './otel.js',
     };
-    build.onResolve({ filter: /^\.\/(index|node\/index|otel\/index)$/ }, (args) =>
+    build.onResolve({ filter: /^\.\/(index|node\/index|redis\/index|otel\/index)$/ }, (args) =>
       args.importer.endsWith('cli.ts') ? { path: entries[args.path]!, external: true } : undefined,
     );
   },
@@ -33,6 +34,7 @@ export default defineConfig([
       gemini: 'src/formats/gemini/index.ts',
       node: 'src/node/index.ts',
       fixtures: 'src/node/fixtures.ts',
+      redis: 'src/redis/index.ts',
     },
     // Node-only entries import node: built-ins; the core entries import none.
     external: [/^node:/],

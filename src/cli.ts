@@ -19,8 +19,9 @@ import {
   TimelineRenderer,
 } from './index';
 import { createAccessGuard, TOKEN_ENV } from './node/access';
-import { createOtlpTracing, createSseHandler, followFile, NhSessionLog } from './node/index';
+import { createOtlpTracing, createSseHandler, followFile, NhSessionLog, type SessionLog } from './node/index';
 import { createViewerHandler } from './node/viewer';
+import { RedisSessionLog } from './redis/index';
 
 // The agentwire command line. One exit-code rule for every command (EXIT_CODES below).
 
@@ -32,7 +33,7 @@ const EXIT_CODES: ReadonlyArray<[number, string]> = [
   [66, 'the input cannot be opened: no such file, a directory, no permission, a command that cannot start'],
   [
     69,
-    'serve cannot listen on the port (in use, or not allowed); otel: the OpenTelemetry packages are missing',
+    'serve cannot listen on the port (in use, or not allowed), or cannot reach its --redis; otel: the OpenTelemetry packages are missing',
   ],
   [70, 'internal error (a bug in agentwire: please report it)'],
 ];
@@ -165,6 +166,20 @@ const COMMANDS: Record<CommandName, CommandSpec> = {
         value: 'ORIGIN',
         help: 'the one origin allowed to read cross-origin (default: none)',
       },
+      redis: {
+        type: 'string',
+        value: 'URL',
+        help: 'keep the log on Redis Streams (redis://host:port), so several serve processes serve the session',
+      },
+      'read-only': {
+        type: 'boolean',
+        help: 'with --redis: serve what another process appends; read no input',
+      },
+      retain: {
+        type: 'string',
+        value: 'N',
+        help: 'keep the newest N events per session; older cursors get a gap',
+      },
       'max-line-bytes': MAX_LINE,
       lenient: LENIENT,
       quiet: QUIET,
@@ -174,7 +189,8 @@ const COMMANDS: Record<CommandName, CommandSpec> = {
       'A file that cannot be opened, or a command that cannot be started, ends serve at once (exit 66)',
       'before anything is served. When the input ends — the file is read, or the command exits (its',
       'exit status is printed) — the session is complete and the server stays up so clients can replay',
-      'it, until Ctrl-C (SIGINT) or SIGTERM; then serve exits by the rule below.',
+      'it, until Ctrl-C (SIGINT) or SIGTERM; then serve exits by the rule below. With --redis, one',
+      'serve appends and any number of --read-only ones serve the same session (docs/scaling.md).',
       'The viewer is at / (docs/viewer.md). Only requests naming the server itself in Host are',
       'answered (421 otherwise); no CORS headers unless --cors.',
     ].join('\n'),
@@ -723,7 +739,12 @@ async function view(
     const opened = await openInput(format, followFile(file, { signal: controller.signal }), reporter);
     if (opened === undefined) return reporter.code();
     // Following never ends the input: a line still being written waits for its newline.
-    const decoder = opened.codec.createDecoder({ ...options, onDiagnostic, incompleteLine: 'hold' });
+    const decoder = opened.codec.createDecoder({
+      ...options,
+      onDiagnostic,
+      incompleteLine: 'hold',
+      live: true,
+    });
     for await (const chunk of opened.chunks) {
       for (const event of decoder.push(chunk)) await write(renderer.render(event));
     }
@@ -773,13 +794,17 @@ async function serve(ctx: ServeContext): Promise<number> {
   const session = str(values.session) ?? 'live';
   // Refused before anything else: listening beyond loopback without a token.
   const web = webFront(values, port, workspace, session);
+  const readOnly = values['read-only'] === true;
+  if (readOnly && (ctx.file !== undefined || ctx.command !== undefined))
+    throw new UsageError('serve: --read-only serves what Redis has: no file or command');
+  const { log, ready, quit } = openSessionLog(values, (d) => reporter.report(d));
   // The input is opened (or the command started) before anything is served.
   let child: ChildProcess | undefined;
-  let chunks: AsyncIterable<Uint8Array>;
+  let chunks: AsyncIterable<Uint8Array> | undefined;
   if (ctx.command !== undefined) {
     child = await startCommand(ctx.command);
     chunks = child.stdout as AsyncIterable<Uint8Array>;
-  } else chunks = await input(ctx.file);
+  } else if (!readOnly) chunks = await input(ctx.file);
   const exited =
     child === undefined
       ? undefined
@@ -790,18 +815,19 @@ async function serve(ctx: ServeContext): Promise<number> {
         );
 
   const onDiagnostic = (d: Diagnostic) => reporter.report(d);
-  const logFile = str(values.log);
-  const log = new NhSessionLog({
-    onDiagnostic,
-    extensions: true,
-    ...(logFile === undefined
-      ? {}
-      : { persist: (_w: string, _s: string, json: string) => appendFile(logFile, `${json}\n`) }),
+  try {
+    await ready();
+  } catch (error) {
+    child?.kill();
+    throw new ListenError(`serve: cannot reach Redis at ${str(values.redis)}: ${(error as Error).message}`);
+  }
+  const handler = createSseHandler({
+    log,
+    onError: (error) => process.stderr.write(`agentwire: ${error.message}\n`),
   });
   // The session exists from the start, so a reader (the viewer) that comes before the first
-  // event waits for it instead of getting 404.
-  await log.append(workspace, session, []);
-  const handler = createSseHandler({ log });
+  // event waits for it instead of getting 404 (a Redis log: the appender's first event makes it).
+  if (str(values.redis) === undefined) await log.append(workspace, session, []);
   let detected: string | null = ctx.format ?? null;
   const server = createServer((req, res) => {
     if (web.guard(req, res, detected)) return;
@@ -822,6 +848,7 @@ async function serve(ctx: ServeContext): Promise<number> {
     });
   } catch (error) {
     child?.kill();
+    await quit();
     throw new ListenError(`serve: cannot listen on ${web.host}:${port}: ${(error as Error).message}`);
   }
   const address = server.address();
@@ -840,6 +867,7 @@ async function serve(ctx: ServeContext): Promise<number> {
     process.once('SIGTERM', end);
   });
   const feed = (async () => {
+    if (chunks === undefined) return;
     const opened = await openInput(ctx.format, chunks, reporter);
     if (opened !== undefined) {
       detected = opened.codec.format;
@@ -861,6 +889,7 @@ async function serve(ctx: ServeContext): Promise<number> {
   child?.kill();
   server.closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));
+  await quit();
   return reporter.code();
 }
 
@@ -901,6 +930,40 @@ function webFront(values: Parsed['values'], port: number, workspace: string, ses
       return viewer(req, res);
     },
   };
+}
+
+// The session log serve uses: in memory (and the --log file), or on Redis Streams (--redis).
+function openSessionLog(
+  values: Parsed['values'],
+  onDiagnostic: (d: Diagnostic) => void,
+): { log: SessionLog; ready: () => Promise<void>; quit: () => Promise<void> } {
+  const raw = str(values.retain);
+  const retain = raw === undefined ? undefined : Number(raw);
+  if (retain !== undefined && !(Number.isSafeInteger(retain) && retain > 0))
+    throw new UsageError('serve: --retain takes a positive integer');
+  const url = str(values.redis);
+  const logFile = str(values.log);
+  if (url !== undefined) {
+    if (logFile !== undefined) throw new UsageError('serve: --log and --redis: Redis is the log');
+    const log = new RedisSessionLog({
+      url,
+      onDiagnostic,
+      extensions: true,
+      onError: (error) => process.stderr.write(`agentwire: redis: ${error.message}\n`),
+      ...(retain === undefined ? {} : { maxLen: retain }),
+    });
+    return { log, ready: () => log.connect(), quit: () => log.quit() };
+  }
+  if (values['read-only'] === true) throw new UsageError('serve: --read-only needs --redis');
+  const log = new NhSessionLog({
+    onDiagnostic,
+    extensions: true,
+    ...(retain === undefined ? {} : { retain }),
+    ...(logFile === undefined
+      ? {}
+      : { persist: (_w: string, _s: string, json: string) => appendFile(logFile, `${json}\n`) }),
+  });
+  return { log, ready: async () => {}, quit: async () => {} };
 }
 
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {

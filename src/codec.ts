@@ -6,7 +6,7 @@ import {
   diagnosticAt,
   type Format,
 } from './diagnostics';
-import { type IncompleteLinePolicy, type LineMode, LineSplitter } from './lines';
+import { type IncompleteLinePolicy, type LineMode, LineSplitter } from './framing/lines';
 import type { AgentEvent } from './model';
 
 /** Options every decoder takes. */
@@ -24,6 +24,13 @@ export interface DecodeOptions {
    * `incomplete_line`, or `hold` it (tailing a file another process still writes).
    */
   incompleteLine?: IncompleteLinePolicy;
+  /**
+   * The input is followed live (a tailed file, `view --follow`) and has no end: a format whose
+   * runs end only with the input (HEP) ends a run where its producer's loop stops instead (HEP:
+   * a round that ran no tool and did not stop for one). Default false: a run ends where the
+   * input says, or at its end.
+   */
+  live?: boolean;
 }
 
 /** Options every encoder takes. */
@@ -95,6 +102,12 @@ export interface RecordDecoder {
   line(text: string, line: number, offset: number, out: AgentEvent[], bytes?: number): void;
   /** The input ended; push anything the format implies at its end. */
   end(out: AgentEvent[]): void;
+  /**
+   * `true`: blank and whitespace-only lines reach {@link RecordDecoder.line} (a format that keeps
+   * them as events of its own for byte-exact rewrites: Gemini keeps what its CLI printed around
+   * the stream). Absent: {@link lineChunkDecoder} skips them, the one rule of every other format.
+   */
+  readonly keepsBlankLines?: boolean;
 }
 
 /** Decodes chunks into events appended to `out` (line-based or not). */
@@ -129,7 +142,7 @@ export function lineChunkDecoder(
     {
       // SSE blank lines end events: only JSON Lines formats skip them here.
       line:
-        mode === 'jsonl'
+        mode === 'jsonl' && records.keepsBlankLines !== true
           ? (text, line, offset, bytes) => {
               // One compare for the common line: a record starts with `{`, above every blank.
               if (text.length === 0 || (text.charCodeAt(0) <= 32 && isBlankLine(text))) {
@@ -366,8 +379,8 @@ export function createCodec<D extends DecodeOptions, E extends EncodeOptions>(
         undefined,
         // A few events of room: with none (the default) backpressure flips on every chunk of a
         // few bytes; with a chunk's worth or more (1024) the writable side runs chunks ahead and
-        // more events live in the queue when the young generation is collected. Measured on
-        // HEP: 64 is +6 % over 1024 with 64 KiB chunks and +3–7 % over 0 with 64-byte ones.
+        // more events live in the queue when the young generation is collected (the A/B on HEP:
+        // docs/performance.md, "Figures behind source comments").
         DECODER_STREAM_QUEUE,
       );
     },

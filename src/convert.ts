@@ -1,7 +1,7 @@
 import { type ChunkSource, type DecodeOptions, type EncodeOptions, toAsyncIterator } from './codec';
 import { DETECT_BYTES, type Detection, detectFormat } from './detect';
 import { AgentwireError, type Diagnostic, type DiagnosticHandler, type Format } from './diagnostics';
-import { codecFor } from './formats';
+import { codecFor } from './formats/index';
 import type { AgentEvent } from './model';
 
 /** Options of {@link convert} and {@link convertStream}. */

@@ -1,4 +1,10 @@
-import { AgentwireError, type Diagnostic, type DiagnosticSink, type Format } from './diagnostics';
+import {
+  AgentwireError,
+  type Diagnostic,
+  type DiagnosticSink,
+  diagnosticAt,
+  type Format,
+} from './diagnostics';
 
 /** Default `maxDepth`: how deep a JSON value may nest before the line is refused unparsed. */
 export const DEFAULT_MAX_DEPTH: number = 64;
@@ -59,8 +65,8 @@ export type JsonLineResult = { ok: true; value: unknown } | { ok: false; diagnos
  * Lines longer than this many characters have their nesting measured before `JSON.parse` sees
  * them. A shorter line may be parsed first and its value measured only when its shape leaves
  * room for depth (an unknown record, unknown fields): V8's `JSON.parse` is iterative, so a deep
- * short line costs parse time proportional to its length (about 1 µs per level, at most ~2 ms
- * here), never a stack overflow, and the common record skips the measure entirely.
+ * short line costs parse time proportional to its length (docs/performance.md, "Figures behind
+ * source comments"), never a stack overflow, and the common record skips the measure entirely.
  */
 export const DEPTH_PRECHECK_CHARS: number = 4096;
 
@@ -119,14 +125,14 @@ export function isTooDeep(text: string, maxDepth: number): boolean {
 
 /** The `nesting_too_deep` diagnostic of a line refused for its depth. */
 export function nestingTooDeep(line: number, offset: number, maxDepth: number, format: Format): Diagnostic {
-  return {
-    code: 'nesting_too_deep',
-    severity: 'error',
-    message: `line ${line} (byte ${offset}): JSON nesting depth > maxDepth (${maxDepth}); the line was skipped`,
+  return diagnosticAt(
+    'nesting_too_deep',
+    'error',
     line,
     offset,
+    `JSON nesting depth > maxDepth (${maxDepth}); the line was skipped`,
     format,
-  };
+  );
 }
 
 /**
@@ -151,14 +157,7 @@ export function parseJsonLine(
     const detail = error instanceof Error ? error.message : String(error);
     return {
       ok: false,
-      diagnostic: {
-        code: 'invalid_json',
-        severity: 'error',
-        message: `line ${line} (byte ${offset}): not valid JSON (${detail})`,
-        line,
-        offset,
-        format,
-      },
+      diagnostic: diagnosticAt('invalid_json', 'error', line, offset, `not valid JSON (${detail})`, format),
     };
   }
 }

@@ -12,16 +12,31 @@ export {
 } from './access';
 export { type Fixture, type FixtureInfo, fixturesDir, listFixtures, loadFixture } from './fixtures';
 export { type FollowOptions, followFile } from './follow';
-export * from './highbar-emitter';
+export {
+  createHighbarEmitter,
+  type HighbarEmitter,
+  type HighbarEmitterOptions,
+  type HighbarToolCall,
+  hello,
+  nowSeconds,
+  tool,
+  turn,
+} from './highbar-emitter';
 export { createOtlpTracing, type OtlpTracing, type OtlpTracingOptions, tracesUrl } from './otel-export';
+export type {
+  NhLogEntry,
+  SessionFollower,
+  SessionGap,
+  SessionLog,
+  SessionSnapshot,
+} from './session-log';
 export {
   createSseHandler,
-  type NhLogEntry,
   NhSessionLog,
   type NhSessionLogOptions,
   type SseHandlerOptions,
 } from './sse-server';
-export * from './tail';
+export { type TailCheckpoint, type TailItem, type TailTraceOptions, type TraceTail, tailTrace } from './tail';
 export {
   createViewerHandler,
   VIEWER_CSP,

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { AgentwireError, type Diagnostic } from '../../src/diagnostics';
 import { connect } from '../../src/formats/nativeharness/client';
 import { nativeharness } from '../../src/formats/nativeharness/index';
-import { formatSseEvent, type SseMessage, SseReader } from '../../src/formats/nativeharness/sse';
+import { formatSseEvent, type SseMessage, SseReader } from '../../src/framing/sse';
 import type { AgentEvent, AgentEventOf } from '../../src/model';
 import { at, bugTest, byteByByte, type Chunk, type DiagAt, decode, joinChunks, shape } from './helpers';
 

@@ -101,7 +101,7 @@ describe('item 5: per-command help, usage, options', () => {
   test('an option of another command is an error naming it, with balanced quotes', () => {
     const r = run(['decode', '--follow', HEP]);
     expect(r.code).toBe(64);
-    expect(r.stderr).toContain('decode: unknown option --follow (an option of view)');
+    expect(r.stderr).toContain('decode: unknown option --follow (an option of view, otel)');
     for (const args of [
       ['decode', '--bogus'],
       ['check', '--to', 'hep'],

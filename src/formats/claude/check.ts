@@ -1,4 +1,4 @@
-import { type Diagnostic, diagnosticAt } from '../../diagnostics';
+import { type Diagnostic, diagnosticAtEvent } from '../../diagnostics';
 import type { AgentEvent } from '../../model';
 import { CLAUDE_FORMAT } from './wire';
 
@@ -11,12 +11,7 @@ import { CLAUDE_FORMAT } from './wire';
 export function checkClaudeEvents(events: readonly AgentEvent[]): Diagnostic[] {
   const out: Diagnostic[] = [];
   const at = (e: AgentEvent, severity: Diagnostic['severity'], what: string): void => {
-    const p = e.provenance;
-    if (p === undefined) {
-      out.push({ code: 'order', severity, message: what, format: CLAUDE_FORMAT });
-      return;
-    }
-    out.push(diagnosticAt('order', severity, p.line, p.offset, what, CLAUDE_FORMAT));
+    out.push(diagnosticAtEvent('order', severity, e, what, CLAUDE_FORMAT));
   };
   let sawInit = false;
   let reportedInit = false;

@@ -1,5 +1,5 @@
 import type { DecodeOptions, RecordDecoder } from '../../codec';
-import { type Diagnostic, type DiagnosticSink, diagnosticAt } from '../../diagnostics';
+import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
 import {
   bracketsExceed,
   isJsonObject,
@@ -130,6 +130,7 @@ function questionsOf(input: unknown): QuestionItem[] {
  */
 export class ClaudeRecordDecoder implements RecordDecoder {
   private readonly sink: DiagnosticSink;
+  private readonly report: LineReport;
   private readonly maxDepth: number;
   private session: string | undefined;
   private sessionStarted = false;
@@ -148,6 +149,7 @@ export class ClaudeRecordDecoder implements RecordDecoder {
   /** Creates a decoder that reports to `sink`. */
   constructor(options: ClaudeDecodeOptions, sink: DiagnosticSink) {
     this.sink = sink;
+    this.report = lineReporter(sink, FORMAT);
     this.maxDepth = resolveMaxDepth(options.maxDepth);
   }
 
@@ -201,16 +203,6 @@ export class ClaudeRecordDecoder implements RecordDecoder {
 
   // ------------------------------------------------------------------------------------------
   // Line plumbing
-
-  private report(
-    code: Diagnostic['code'],
-    severity: Diagnostic['severity'],
-    line: number,
-    offset: number,
-    what: string,
-  ): void {
-    this.sink.report(diagnosticAt(code, severity, line, offset, what, FORMAT));
-  }
 
   // The line's first event carries the line (and the lines before it that gave none).
   private finishLine(ctx: LineContext): void {

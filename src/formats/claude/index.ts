@@ -6,8 +6,8 @@ import { type ClaudeEncodeOptions, ClaudeEncoder } from './encode';
 import { CLAUDE_FORMAT, CLAUDE_MAX_LINE_BYTES } from './wire';
 
 export { checkClaudeEvents } from './check';
-export { type ClaudeDecodeOptions, ClaudeRecordDecoder } from './decode';
-export { type ClaudeEncodeOptions, ClaudeEncoder } from './encode';
+export type { ClaudeDecodeOptions } from './decode';
+export type { ClaudeEncodeOptions } from './encode';
 export { CLAUDE_MAX_LINE_BYTES, type ClaudeHints } from './wire';
 
 /** The Claude Code stream-json codec plus its stream checker. */

@@ -1,5 +1,5 @@
 import type { DecodeOptions, RecordDecoder } from '../../codec';
-import { type Diagnostic, type DiagnosticSink, diagnosticAt } from '../../diagnostics';
+import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
 import {
   isJsonObject,
   isTooDeep,
@@ -133,6 +133,7 @@ interface OpenCall {
  */
 export class CodexRecordDecoder implements RecordDecoder {
   private readonly sink: DiagnosticSink;
+  private readonly report: LineReport;
   private readonly maxDepth: number;
   private thread: string | undefined;
   private readonly totals = new Map<string, CodexUsageTotal>();
@@ -154,6 +155,7 @@ export class CodexRecordDecoder implements RecordDecoder {
   /** Creates a decoder that reports to `sink`. */
   constructor(options: CodexDecodeOptions, sink: DiagnosticSink) {
     this.sink = sink;
+    this.report = lineReporter(sink, FORMAT);
     this.maxDepth = resolveMaxDepth(options.maxDepth);
   }
 
@@ -216,16 +218,6 @@ export class CodexRecordDecoder implements RecordDecoder {
 
   end(out: AgentEvent[]): void {
     if (this.runOpen) this.closeIncomplete(out, this.lastLine, this.lastOffset);
-  }
-
-  private report(
-    code: Diagnostic['code'],
-    severity: Diagnostic['severity'],
-    line: number,
-    offset: number,
-    what: string,
-  ): void {
-    this.sink.report(diagnosticAt(code, severity, line, offset, what, FORMAT));
   }
 
   private refuseDeep(ctx: Line, value: unknown): boolean {

@@ -13,13 +13,17 @@ import {
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf } from '../../model';
 import { joinRecord } from '../../record';
-
-/** `turn_done.tool_results[].text` cap, in UTF-16 code units. */
-export const HEP_TOOL_RESULT_TEXT_CAP = 2000;
-/** `tool_start.args_summary` cap in `full` mode, in UTF-16 code units. */
-export const HEP_FULL_ARGS_CAP = 4000;
-/** `tool_start.args_summary` cap in `summary` mode (then `...`). */
-export const HEP_SUMMARY_ARGS_CAP = 100;
+import {
+  HEP,
+  HEP_FULL_ARGS_CAP,
+  HEP_SUMMARY_ARGS_CAP,
+  HEP_TOOL_RESULT_TEXT_CAP,
+  HEP_VERSION,
+  type HepHints,
+  hepMessageDeltaLine,
+  hepToolDeltaLine,
+  isHepV1,
+} from './wire';
 
 /** Options of the HEP writer. */
 export interface HepEncodeOptions extends EncodeOptions {
@@ -49,6 +53,12 @@ export interface HepEncodeOptions extends EncodeOptions {
    * does).
    */
   messageStarts?: 'as-events' | 'each-round';
+}
+
+// What the HEP decoder left for this writer (wire.ts, HepHints), for events decoded from HEP.
+function hintsOf(event: AgentEvent | undefined): HepHints | undefined {
+  const p = event?.provenance;
+  return p?.format === HEP ? (p.hints as HepHints | undefined) : undefined;
 }
 
 /** `key=<json>` summary of one value, as the reference formats tool arguments. */
@@ -195,7 +205,7 @@ export class HepEncoder implements Encoder {
         const head = this.ensureHeader(event) + this.impliedMessageStart(event);
         const turn = String(this.turnId(event));
         const delta = str(event.text, 'text.delta.text');
-        if (this.plain(event)) return `${head}{"type":"message_delta","turn_id":${turn},"delta":${delta}}\n`;
+        if (this.plain(event)) return head + hepMessageDeltaLine(turn, delta);
         return (
           head +
           this.frame(
@@ -231,9 +241,7 @@ export class HepEncoder implements Encoder {
           const turn = String(this.turnId(event));
           const id = str(event.call, 'tool.output.call');
           const update = str(event.text, 'tool.output.text');
-          if (this.plain(event)) {
-            return `${head}{"type":"tool_delta","turn_id":${turn},"id":${id},"update":${update}}\n`;
-          }
+          if (this.plain(event)) return head + hepToolDeltaLine(turn, id, update);
           return (
             head +
             this.frame(
@@ -392,8 +400,7 @@ export class HepEncoder implements Encoder {
   private header(event: AgentEventOf<'session.start'> | undefined): string {
     this.headerWritten = true;
     const session = event?.session ?? this.options.session ?? (this.options.idSource ?? defaultId)();
-    const version =
-      event?.protocol !== undefined && /^v1(?:\.|$)/.test(event.protocol) ? event.protocol : 'v1';
+    const version = event?.protocol !== undefined && isHepV1(event.protocol) ? event.protocol : HEP_VERSION;
     const fah = event?.producer ?? this.options.producer ?? 'agentwire';
     return this.frame(
       'hep_header',
@@ -547,7 +554,7 @@ export class HepEncoder implements Encoder {
     const results = `[${this.results.join(',')}]`;
     this.results = [];
     this.closeRound();
-    const hints = event?.provenance?.hints;
+    const hints = hintsOf(event);
     const usagePieces: Array<[string, string]> = [
       ['input', formatInteger(usage?.input ?? 0, 'usage.input')],
       ['output', formatInteger(usage?.output ?? 0, 'usage.output')],
@@ -558,8 +565,8 @@ export class HepEncoder implements Encoder {
       hints === undefined
         ? undefined
         : {
-            extra: hints.usageExtra as JsonObject | undefined,
-            order: hints.usageOrder as string[] | undefined,
+            extra: hints.usageExtra,
+            order: hints.usageOrder,
           },
       encodeValue,
       'hep',
@@ -605,7 +612,8 @@ export class HepEncoder implements Encoder {
   }
 
   // No fields of its own or kept line to restore: the frame is the text frame() builds from its
-  // pieces, so the frequent frames are written as one template, with no piece arrays (+11 %).
+  // pieces, so the frequent frames are written as one template (wire.ts), with no piece arrays
+  // (docs/performance.md, "Figures behind source comments").
   private plain(event: AgentEvent): boolean {
     const p = event.provenance;
     return (
@@ -625,9 +633,8 @@ export class HepEncoder implements Encoder {
   // The line as the decoder kept it (`hints.raw`: a Dart `1.0` in an unknown field, say), while
   // the event still says what that line says; else `text`.
   private asWritten(text: string, event: AgentEvent): string {
-    const p = event.provenance;
-    if (p?.hints === undefined || p.format !== 'hep') return text;
-    return rawIfSame(p.hints.raw, text);
+    const hints = hintsOf(event);
+    return hints === undefined ? text : rawIfSame(hints.raw, text);
   }
 
   private frame(type: string, pieces: Array<[string, string]>, event: AgentEvent | undefined): string {

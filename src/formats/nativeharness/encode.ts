@@ -1,5 +1,6 @@
 import type { EncodeOptions, Encoder } from '../../codec';
 import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
+import { formatSseJsonEvent } from '../../framing/sse';
 import {
   assertEncodable,
   formatInteger,
@@ -11,9 +12,18 @@ import {
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { joinRecord, quoteKey } from '../../record';
-import type { NhFraming } from './decode';
-import { NH_EXTENSION_ENVELOPE, NH_EXTENSION_KEY, NH_EXTENSION_TYPE, NH_PROTOCOL_VERSION } from './schema';
-import { formatSseJsonEvent } from './sse';
+import {
+  NH,
+  NH_EXTENSION_ENVELOPE,
+  NH_EXTENSION_KEY,
+  NH_EXTENSION_TYPE,
+  type NhFraming,
+  type NhHints,
+  nhEnvelopeText,
+  nhOutputPayload,
+  nhProtocolVersion,
+  nhTokenPayload,
+} from './wire';
 
 /** Options of the nativeharness writer. */
 export interface NhEncodeOptions extends EncodeOptions {
@@ -48,7 +58,7 @@ export interface NhEncodeOptions extends EncodeOptions {
   extensions?: boolean;
 }
 
-const FORMAT = 'nativeharness' as const;
+const FORMAT = NH;
 const encodeValue = (value: unknown): string => JSON.stringify(value);
 
 function defaultId(): string {
@@ -118,7 +128,7 @@ function json(value: unknown, field: string): string {
 const ENVELOPE = ['seq', 'ts', 'workspace', 'session', 'run', 'round'];
 
 // Read-only stand-in for events without hints (one object, not one per event).
-const NO_HINTS: Readonly<Record<string, unknown>> = Object.freeze({});
+const NO_HINTS: Readonly<NhHints> = Object.freeze({});
 
 // Fields each event type carries; anything else present is reported as a loss.
 const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
@@ -256,7 +266,7 @@ export class NhEncoder implements Encoder {
       return '';
     }
     const carried = CARRIED[event.type];
-    const hints = own ? (p?.hints ?? NO_HINTS) : NO_HINTS;
+    const hints: Readonly<NhHints> = own ? ((p?.hints as NhHints | undefined) ?? NO_HINTS) : NO_HINTS;
     if (carried === undefined && (hints.extensionEvent !== undefined || this.options.extensions === true)) {
       return this.extensionEvent(event, hints);
     }
@@ -290,10 +300,7 @@ export class NhEncoder implements Encoder {
     let direct: string | undefined;
     switch (event.type) {
       case 'session.start': {
-        const v =
-          own && event.protocol !== undefined && /^\d+$/.test(event.protocol)
-            ? Number(event.protocol)
-            : NH_PROTOCOL_VERSION;
+        const v = nhProtocolVersion(event.protocol, own);
         type = 'session_created';
         pieces = [
           ['v', formatInteger(v, 'session.start.protocol', FORMAT)],
@@ -319,7 +326,10 @@ export class NhEncoder implements Encoder {
       case 'text.delta':
         type = 'token';
         if (plain) {
-          direct = `{"hop":${formatInteger(this.hop, 'round', FORMAT)},"text":${str(event.text, 'text.delta.text')}}`;
+          direct = nhTokenPayload(
+            formatInteger(this.hop, 'round', FORMAT),
+            str(event.text, 'text.delta.text'),
+          );
         } else pieces = [this.hopPiece(), ['text', str(event.text, 'text.delta.text')]];
         break;
       case 'status':
@@ -351,7 +361,11 @@ export class NhEncoder implements Encoder {
       case 'tool.output':
         type = 'output';
         if (plain) {
-          direct = `{"call_id":${str(event.call, 'tool.output.call')},"stream":${str(event.stream ?? 'stdout', 'tool.output.stream')},"text":${str(event.text, 'tool.output.text')}}`;
+          direct = nhOutputPayload(
+            str(event.call, 'tool.output.call'),
+            str(event.stream ?? 'stdout', 'tool.output.stream'),
+            str(event.text, 'tool.output.text'),
+          );
         } else {
           pieces = [
             ['call_id', str(event.call, 'tool.output.call')],
@@ -552,11 +566,8 @@ export class NhEncoder implements Encoder {
       joinRecord(
         pieces,
         {
-          extra:
-            extension !== undefined
-              ? { [NH_EXTENSION_KEY]: extension }
-              : (hints.payloadExtra as JsonObject | undefined),
-          order: hints.payloadOrder as string[] | undefined,
+          extra: extension !== undefined ? { [NH_EXTENSION_KEY]: extension } : hints.payloadExtra,
+          order: hints.payloadOrder,
         },
         encodeValue,
         FORMAT,
@@ -622,7 +633,13 @@ export class NhEncoder implements Encoder {
       // give for these pieces without extra keys or another order).
       const t = event.type;
       const tsText = this.tsText(ts, t);
-      const text = `{"seq":${seq},"ts":${tsText},"type":${quoteKey(type)}${this.ids.get(workspace, session, turn, t)}${payload}}`;
+      const text = nhEnvelopeText(
+        seq,
+        tsText,
+        quoteKey(type),
+        this.ids.get(workspace, session, turn, t),
+        payload,
+      );
       return { seq, text };
     }
     const text = joinRecord(
@@ -684,17 +701,11 @@ export class NhEncoder implements Encoder {
     }
     const seq = this.nextSeq(typeof r.seq === 'number' ? r.seq : undefined, 'unknown.record');
     const text = json(r.seq === seq ? r : { ...r, seq }, 'unknown.record');
-    return this.frame(seq, r.type, text, event.provenance.hints ?? {});
+    return this.frame(seq, r.type, text, (event.provenance.hints as NhHints | undefined) ?? NO_HINTS);
   }
 
   // `ownType`: `type` is one of this format's event types (not a name read from a record).
-  private frame(
-    seq: number,
-    type: string,
-    text: string,
-    hints: Readonly<Record<string, unknown>>,
-    ownType = false,
-  ): string {
+  private frame(seq: number, type: string, text: string, hints: Readonly<NhHints>, ownType = false): string {
     const n = this.written++;
     switch (this.framing) {
       case 'jsonl':

@@ -31,8 +31,8 @@ const lenientDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
 const fatalDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const encoder = new TextEncoder();
 
-// Below this many bytes a Buffer's own UTF-8 decode beats `isAscii` + latin1 (measured on Node
-// 20: 69 vs 128 ns at 128 bytes, even at 2 KiB): views and a check cost more than they save.
+// Below this many bytes a Buffer's own UTF-8 decode beats `isAscii` + latin1 (docs/
+// performance.md, "Figures behind source comments"): views and a check cost more than they save.
 const SHORT_DECODE = 1024;
 
 /**
@@ -70,22 +70,4 @@ export function isValidUtf8(bytes: Uint8Array, start: number, end: number): bool
 /** UTF-8 bytes of `text` (lone surrogates become U+FFFD, as in every UTF-8 encoder). */
 export function encodeUtf8(text: string): Uint8Array {
   return encoder.encode(text);
-}
-
-/** The number of UTF-8 bytes `text` encodes to, without allocating them. */
-export function utf8Length(text: string): number {
-  let n = text.length;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) continue;
-    if (c < 0x800) n += 1;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      const d = text.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        n += 2;
-        i++;
-      } else n += 2;
-    } else n += 2;
-  }
-  return n;
 }

@@ -14,7 +14,8 @@ import {
   type Usage,
 } from '../src/index';
 
-// Type tests: checked by `npm run typecheck` (tsc), run as no-ops by vitest.
+// Type tests: checked by vitest's typecheck mode (`vitest run` with `typecheck` on: tsc reads
+// these files and each failing assertion fails its test), and by `npm run typecheck`.
 describe('types come from the zod schemas', () => {
   test('AgentEvent is z.infer of AgentEventSchema', () => {
     expectTypeOf<AgentEvent>().toEqualTypeOf<z.infer<typeof AgentEventSchema>>();

@@ -1,6 +1,6 @@
 import { createParser, type EventSourceParser, type ParseError } from 'eventsource-parser';
-import { AgentwireError, type Diagnostic, type Format } from '../../diagnostics';
-import { LineSplitter } from '../../lines';
+import { AgentwireError, type Diagnostic, diagnosticAt, type Format } from '../diagnostics';
+import { LineSplitter } from './lines';
 
 /** Default `maxEventBytes`: 4 MiB for all the lines of one SSE event together. */
 export const DEFAULT_MAX_EVENT_BYTES: number = 4 * 1024 * 1024;
@@ -309,9 +309,7 @@ export class SseReader {
     offset: number,
     what: string,
   ): Diagnostic {
-    const d: Diagnostic = { code, severity, message: `line ${line} (byte ${offset}): ${what}`, line, offset };
-    if (this.format !== undefined) d.format = this.format;
-    return d;
+    return diagnosticAt(code, severity, line, offset, what, this.format);
   }
 }
 

@@ -1,4 +1,5 @@
-import type { Diagnostic, Format } from './diagnostics';
+import { type Diagnostic, diagnosticAt, type Format } from '../diagnostics';
+import { isBomByte } from './bom';
 import { allocBytes, decodeUtf8, encodeUtf8, isValidUtf8 } from './utf8';
 
 /** Default `maxLineBytes`: 1 MiB. */
@@ -135,7 +136,7 @@ export class LineSplitter {
         this.diag(
           'incomplete_line',
           'warning',
-          `${this.place()}: the input ended inside a line (${this.pendingLength} bytes, no line terminator); the line was not used`,
+          `the input ended inside a line (${this.pendingLength} bytes, no line terminator); the line was not used`,
         ),
       );
       this.pendingLength = 0;
@@ -172,10 +173,9 @@ export class LineSplitter {
       this.consumed -= this.bomPrefix.length;
       this.bomPrefix = undefined;
     }
-    const bom = [0xef, 0xbb, 0xbf];
     const n = Math.min(3, all.length);
     for (let i = 0; i < n; i++) {
-      if (all[i] !== bom[i]) {
+      if (!isBomByte(all[i]!, i)) {
         this.bomChecked = true;
         return all;
       }
@@ -375,37 +375,26 @@ export class LineSplitter {
     this.pendingLength = total;
   }
 
-  private place(): string {
-    return `line ${this.lineNumber} (byte ${this.lineStart})`;
-  }
-
   private tooLong(offset: number, bytes: number, whole: boolean): Diagnostic {
     const size = whole ? `${bytes} bytes` : `at least ${bytes} bytes so far`;
     return this.diag(
       'line_too_long',
       'error',
-      `line ${this.lineNumber} (byte ${offset}): line too long, (${size}) > maxLineBytes (${this.maxLineBytes}); the line was skipped`,
+      `line too long, (${size}) > maxLineBytes (${this.maxLineBytes}); the line was skipped`,
       offset,
     );
   }
 
   private invalidUtf8(offset: number): Diagnostic {
-    return this.diag(
-      'invalid_utf8',
-      'error',
-      `line ${this.lineNumber} (byte ${offset}): the line is not valid UTF-8; the line was skipped`,
-      offset,
-    );
+    return this.diag('invalid_utf8', 'error', 'the line is not valid UTF-8; the line was skipped', offset);
   }
 
   private diag(
     code: Diagnostic['code'],
     severity: Diagnostic['severity'],
-    message: string,
+    what: string,
     offset: number = this.lineStart,
   ): Diagnostic {
-    const d: Diagnostic = { code, severity, message, line: this.lineNumber, offset };
-    if (this.format !== undefined) d.format = this.format;
-    return d;
+    return diagnosticAt(code, severity, this.lineNumber, offset, what, this.format);
   }
 }
