@@ -63,4 +63,15 @@ export default defineConfig([
     esbuildPlugins: [cliUsesLibrary],
     banner: { js: '#!/usr/bin/env node' },
   },
+  {
+    // The browser viewer's page script (served by `agentwire serve` at /viewer.js).
+    entry: { viewer: 'src/viewer/main.ts' },
+    format: ['iife'],
+    dts: false,
+    splitting: false,
+    clean: false,
+    target: 'es2022',
+    platform: 'browser',
+    minify: true,
+  },
 ]);

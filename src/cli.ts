@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { appendFile, type FileHandle, open } from 'node:fs/promises';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { parseArgs } from 'node:util';
 // The CLI imports the public entry points only: the build maps them to the library's own files
 // (tsup.config.ts), so dist/cli.js holds the command line and no second copy of the library.
@@ -18,7 +18,9 @@ import {
   isAgentwireError,
   TimelineRenderer,
 } from './index';
+import { createAccessGuard, TOKEN_ENV } from './node/access';
 import { createOtlpTracing, createSseHandler, followFile, NhSessionLog, type SessionLog } from './node/index';
+import { createViewerHandler } from './node/viewer';
 import { RedisSessionLog } from './redis/index';
 
 // The agentwire command line. One exit-code rule for every command (EXIT_CODES below).
@@ -116,6 +118,11 @@ const COMMANDS: Record<CommandName, CommandSpec> = {
     options: {
       format: FORMAT,
       follow: { type: 'boolean', short: 'f', help: 'follow a growing file like tail -f (Ctrl-C ends)' },
+      web: {
+        type: 'boolean',
+        help: 'the browser viewer instead: serve the stream (serve options apply) and print its URL',
+      },
+      port: { type: 'string', value: 'N', help: '(--web) the port (default 4700; 0: any free port)' },
       'max-line-bytes': MAX_LINE,
       lenient: LENIENT,
       quiet: QUIET,
@@ -144,6 +151,21 @@ const COMMANDS: Record<CommandName, CommandSpec> = {
       workspace: { type: 'string', value: 'W', help: 'the workspace id in the URL (default local)' },
       session: { type: 'string', value: 'S', help: 'the session id in the URL (default live)' },
       log: { type: 'string', value: 'FILE', help: 'append every served event to FILE (persist, then emit)' },
+      host: {
+        type: 'string',
+        value: 'ADDR',
+        help: 'listen on ADDR (default 127.0.0.1); beyond loopback a token is required',
+      },
+      token: {
+        type: 'string',
+        value: 'T',
+        help: `every request presents T: Authorization: Bearer T, or the viewer's cookie after opening its URL once with ?token=T (default: $${TOKEN_ENV})`,
+      },
+      cors: {
+        type: 'string',
+        value: 'ORIGIN',
+        help: 'the one origin allowed to read cross-origin (default: none)',
+      },
       redis: {
         type: 'string',
         value: 'URL',
@@ -169,6 +191,8 @@ const COMMANDS: Record<CommandName, CommandSpec> = {
       'exit status is printed) — the session is complete and the server stays up so clients can replay',
       'it, until Ctrl-C (SIGINT) or SIGTERM; then serve exits by the rule below. With --redis, one',
       'serve appends and any number of --read-only ones serve the same session (docs/scaling.md).',
+      'The viewer is at / (docs/viewer.md). Only requests naming the server itself in Host are',
+      'answered (421 otherwise); no CORS headers unless --cors.',
     ].join('\n'),
   },
   otel: {
@@ -475,6 +499,8 @@ async function main(all: string[]): Promise<number> {
     case 'check':
       return check(values, file, format, options, reporter);
     case 'view':
+      if (values.web === true)
+        return serve({ values, file, command, format, options, reporter, source: named });
       return view(values, file, format, options, reporter);
     case 'serve':
       return serve({ values, file, command, format, options, reporter, source: named });
@@ -766,6 +792,8 @@ async function serve(ctx: ServeContext): Promise<number> {
     throw new UsageError('serve: --port takes 0 to 65535');
   const workspace = str(values.workspace) ?? 'local';
   const session = str(values.session) ?? 'live';
+  // Refused before anything else: listening beyond loopback without a token.
+  const web = webFront(values, port, workspace, session);
   const readOnly = values['read-only'] === true;
   if (readOnly && (ctx.file !== undefined || ctx.command !== undefined))
     throw new UsageError('serve: --read-only serves what Redis has: no file or command');
@@ -797,7 +825,12 @@ async function serve(ctx: ServeContext): Promise<number> {
     log,
     onError: (error) => process.stderr.write(`agentwire: ${error.message}\n`),
   });
+  // The session exists from the start, so a reader (the viewer) that comes before the first
+  // event waits for it instead of getting 404 (a Redis log: the appender's first event makes it).
+  if (str(values.redis) === undefined) await log.append(workspace, session, []);
+  let detected: string | null = ctx.format ?? null;
   const server = createServer((req, res) => {
+    if (web.guard(req, res, detected)) return;
     handler(req, res).then(
       (handled) => {
         if (!handled) {
@@ -811,17 +844,22 @@ async function serve(ctx: ServeContext): Promise<number> {
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(port, '127.0.0.1', () => resolve());
+      server.listen(port, web.host, () => resolve());
     });
   } catch (error) {
     child?.kill();
     await quit();
-    throw new ListenError(`serve: cannot listen on 127.0.0.1:${port}: ${(error as Error).message}`);
+    throw new ListenError(`serve: cannot listen on ${web.host}:${port}: ${(error as Error).message}`);
   }
   const address = server.address();
   const actual = typeof address === 'object' && address !== null ? address.port : port;
-  const base = `http://127.0.0.1:${actual}/workspaces/${encodeURIComponent(workspace)}/sessions/${encodeURIComponent(session)}`;
+  web.listening(actual);
+  const origin = `http://${web.host.includes(':') ? `[${web.host}]` : web.host}:${actual}`;
+  const base = `${origin}/workspaces/${encodeURIComponent(workspace)}/sessions/${encodeURIComponent(session)}`;
   process.stderr.write(`agentwire: serving ${base}/stream (and ${base}/events)\n`);
+  process.stderr.write(`agentwire: viewer at ${origin}/${web.token === undefined ? '' : '?token=…'}\n`);
+  if (web.token !== undefined)
+    process.stderr.write('agentwire: open the viewer once with ?token=<your token>\n');
 
   const stop = new Promise<void>((resolve) => {
     const end = () => resolve();
@@ -832,6 +870,7 @@ async function serve(ctx: ServeContext): Promise<number> {
     if (chunks === undefined) return;
     const opened = await openInput(ctx.format, chunks, reporter);
     if (opened !== undefined) {
+      detected = opened.codec.format;
       const decoder = opened.codec.createDecoder({ ...ctx.options, onDiagnostic });
       for await (const chunk of opened.chunks) await log.append(workspace, session, decoder.push(chunk));
       await log.append(workspace, session, decoder.end());
@@ -854,6 +893,45 @@ async function serve(ctx: ServeContext): Promise<number> {
   return reporter.code();
 }
 
+// The browser side of serve: the access gate (Host, token, CORS) in front of every route, then
+// the viewer page. `guard(req, res, format)` is true when it answered the request.
+function webFront(values: Parsed['values'], port: number, workspace: string, session: string) {
+  const host = str(values.host) ?? '127.0.0.1';
+  const given = str(values.token) ?? process.env[TOKEN_ENV];
+  const token = given === undefined || given === '' ? undefined : given;
+  const cors = str(values.cors);
+  const stream = `/workspaces/${encodeURIComponent(workspace)}/sessions/${encodeURIComponent(session)}/stream`;
+  const make = (actual: number) => {
+    try {
+      return createAccessGuard({
+        port: actual,
+        host,
+        ...(token === undefined ? {} : { token }),
+        ...(cors === undefined ? {} : { cors }),
+      });
+    } catch (error) {
+      throw new UsageError(`serve: ${(error as Error).message}`);
+    }
+  };
+  // Refused before listening: beyond loopback without a token.
+  make(port);
+  let access: ReturnType<typeof createAccessGuard> | undefined;
+  let format: string | null = null;
+  const viewer = createViewerHandler({ stream, info: () => ({ format, workspace, session }) });
+  return {
+    host,
+    token,
+    listening(actual: number) {
+      access = make(actual);
+    },
+    guard(req: IncomingMessage, res: ServerResponse, detected: string | null): boolean {
+      format = detected;
+      if (access === undefined || access.check(req, res) === 'answered') return true;
+      return viewer(req, res);
+    },
+  };
+}
+
 // The session log serve uses: in memory (and the --log file), or on Redis Streams (--redis).
 function openSessionLog(
   values: Parsed['values'],
@@ -870,6 +948,7 @@ function openSessionLog(
     const log = new RedisSessionLog({
       url,
       onDiagnostic,
+      extensions: true,
       onError: (error) => process.stderr.write(`agentwire: redis: ${error.message}\n`),
       ...(retain === undefined ? {} : { maxLen: retain }),
     });
@@ -878,6 +957,7 @@ function openSessionLog(
   if (values['read-only'] === true) throw new UsageError('serve: --read-only needs --redis');
   const log = new NhSessionLog({
     onDiagnostic,
+    extensions: true,
     ...(retain === undefined ? {} : { retain }),
     ...(logFile === undefined
       ? {}

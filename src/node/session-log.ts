@@ -85,6 +85,8 @@ export interface EntryEncoderOptions {
   clock?: (() => number) | undefined;
   /** Receives the writer's `loss` reports for events from other formats. */
   onDiagnostic?: DiagnosticHandler | undefined;
+  /** Write with agentwire's nativeharness extension (`NhEncodeOptions.extensions`). */
+  extensions?: boolean | undefined;
 }
 
 /**
@@ -102,6 +104,7 @@ export function createEntryEncoder(options: EntryEncoderOptions): (event: AgentE
     conform: true,
   };
   if (options.clock !== undefined) encodeOptions.clock = options.clock;
+  if (options.extensions === true) encodeOptions.extensions = true;
   const encoder = new NhEncoder(encodeOptions, createDiagnosticSink(false, options.onDiagnostic));
   return (event) => {
     const entries: NhLogEntry[] = [];

@@ -28,6 +28,11 @@ export interface NhSessionLogOptions {
   clock?: () => number;
   /** Receives the writer's `loss` reports for appended events from other formats. */
   onDiagnostic?: DiagnosticHandler;
+  /**
+   * Write appended events with agentwire's extension (`NhEncodeOptions.extensions`): what
+   * nativeharness has no place for (reasoning, lanes, notices, …) reaches `connect()` readers.
+   */
+  extensions?: boolean;
 }
 
 interface SessionState {
@@ -137,6 +142,7 @@ export class NhSessionLog implements SessionLog {
           startSeq: (s.entries[s.entries.length - 1]?.seq ?? s.dropped) + 1,
           clock: this.options.clock,
           onDiagnostic: this.options.onDiagnostic,
+          extensions: this.options.extensions,
         });
       }
       const written: NhLogEntry[] = [];
@@ -230,7 +236,13 @@ export class NhSessionLog implements SessionLog {
 export interface SseHandlerOptions {
   /** The log to serve: `NhSessionLog`, `RedisSessionLog` (`agentwire/redis`) or any {@link SessionLog}. */
   log: SessionLog;
-  /** Resolves whether the request may read the workspace. Absent: everyone may (local development only). */
+  /**
+   * Resolves whether the request may read the workspace. Absent: everyone may (local development
+   * only). A token check fits here: `createAccessGuard({ port, token }).authorize` accepts
+   * `Authorization: Bearer TOKEN` (what `connect(url, { headers: { Authorization: 'Bearer ' +
+   * token } })` sends) or the viewer's cookie, comparing in constant time. Refused: `403`
+   * with `{"error":"forbidden"}` and nothing of the stream.
+   */
   authorize?: (request: IncomingMessage, workspace: string) => boolean | Promise<boolean>;
   /** A `: keepalive` comment this often on idle streams. Default 15 000 ms; 0 disables. */
   heartbeatMs?: number;

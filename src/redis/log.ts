@@ -26,6 +26,8 @@ export interface RedisSessionLogOptions {
   clock?: () => number;
   /** Receives the writer's `loss` reports for appended events from other formats. */
   onDiagnostic?: DiagnosticHandler;
+  /** Write with agentwire's nativeharness extension (`NhEncodeOptions.extensions`; serve turns it on). */
+  extensions?: boolean;
   /**
    * Receives every Redis failure as it happens (each failed attempt, connection errors), also
    * the ones a retry then got past. Failures that end an operation also reject it.
@@ -306,6 +308,7 @@ export class RedisSessionLog implements SessionLog {
           startSeq: last + 1,
           clock: this.options.clock,
           onDiagnostic: this.options.onDiagnostic,
+          extensions: this.options.extensions,
         });
       }
       const written: NhLogEntry[] = [];

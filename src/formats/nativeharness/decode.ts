@@ -12,14 +12,26 @@ import {
   parseRecordText,
   refuseDeepValue,
   resolveMaxDepth,
+  setOwn,
   unsafeNumberMessage,
 } from '../../json';
-import type { AgentEvent, AgentEventOf, Choice, Provenance, QuestionItem, Usage } from '../../model';
+import {
+  type AgentEvent,
+  type AgentEventOf,
+  type Choice,
+  type Provenance,
+  type QuestionItem,
+  type Usage,
+  validateEvent,
+} from '../../model';
 import { provenanceOf, splitRecord } from '../../record';
 import {
   NH,
   NH_APPROVAL_OPTION_KEYS,
   NH_ENVELOPE_KEYS,
+  NH_EXTENSION_ENVELOPE,
+  NH_EXTENSION_KEY,
+  NH_EXTENSION_TYPE,
   NH_FRAMING_DETECT_LIMIT,
   NH_PROTOCOL_VERSION,
   NH_QUESTION_KEYS,
@@ -262,6 +274,13 @@ export class NhEnvelopeDecoder {
     const workspace = value.workspace_id as string;
     const turn = value.turn_id as string | null;
 
+    if (spec === undefined && type === NH_EXTENSION_TYPE) {
+      const e = this.extensionEvent(payload, seq, ts, workspace, session, turn, provenance, hints);
+      if (e !== undefined) {
+        out.push(e);
+        return;
+      }
+    }
     if (spec === undefined) {
       // The unknown event keeps its historical key order (recordType and record first).
       const e = {
@@ -306,12 +325,77 @@ export class NhEnvelopeDecoder {
     facts.provenance = provenance;
     facts.hints = hints;
     const e = this.map(spec.type, payload, facts, out);
+    const extension = rest?.extra?.[NH_EXTENSION_KEY];
+    if (extension !== undefined) this.mergeExtension(e, extension, line, offset);
     for (const _ in hints) {
       provenance.hints = hints as Record<string, unknown>;
       this.scratchHints = {};
       break;
     }
     out.push(e);
+  }
+
+  // An `agentwire_event` envelope (docs/protocols/nativeharness.md "agentwire extension") as the
+  // canonical event it carries; undefined (read as an unknown record) when it carries none.
+  private extensionEvent(
+    payload: JsonObject,
+    seq: number,
+    ts: number,
+    workspace: string,
+    session: string,
+    turn: string | null,
+    provenance: Provenance,
+    hints: NhHints,
+  ): AgentEvent | undefined {
+    const inner = payload.event;
+    if (!isJsonObject(inner) || typeof inner.type !== 'string' || Object.keys(payload).length !== 1) {
+      return undefined;
+    }
+    const e: JsonObject = { type: inner.type, seq, ts, workspace, session };
+    if (turn !== null) e.run = turn;
+    for (const key of Object.keys(inner)) {
+      if (!NH_EXTENSION_ENVELOPE.has(key)) setOwn(e, key, inner[key]);
+    }
+    if (!validateEvent(e).success) {
+      this.report(
+        'invalid_record',
+        'warning',
+        provenance.line,
+        provenance.offset,
+        `${NH_EXTENSION_TYPE} carries no valid canonical event; kept as an unknown event`,
+      );
+      return undefined;
+    }
+    const event = e as AgentEvent;
+    if (turn === null) hints.turnNull = true;
+    hints.extensionEvent = inner;
+    provenance.hints = hints as Record<string, unknown>;
+    this.scratchHints = {};
+    event.provenance = provenance;
+    return event;
+  }
+
+  // The `agentwire` payload key: canonical fields the envelope's type has no place for, added
+  // to the decoded event when together they are a valid event (the key stays in the payload's
+  // extra keys, so the writer puts it back as it was).
+  private mergeExtension(e: AgentEvent, extension: unknown, line: number, offset: number): void {
+    if (!isJsonObject(extension)) return;
+    const target = e as unknown as JsonObject;
+    const added: string[] = [];
+    for (const key of Object.keys(extension)) {
+      if (NH_EXTENSION_ENVELOPE.has(key) || Object.hasOwn(target, key)) continue;
+      setOwn(target, key, extension[key]);
+      added.push(key);
+    }
+    if (added.length === 0 || validateEvent(e).success) return;
+    for (const key of added) delete target[key];
+    this.report(
+      'invalid_record',
+      'warning',
+      line,
+      offset,
+      `the ${NH_EXTENSION_KEY} payload key does not fit a ${e.type} event; ignored`,
+    );
   }
 
   // Reports a record deeper than maxDepth, unless its text was measured before it was parsed.

@@ -1,12 +1,22 @@
 import type { EncodeOptions, Encoder } from '../../codec';
 import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
 import { formatSseJsonEvent } from '../../framing/sse';
-import { assertEncodable, formatInteger, isJsonObject, jsonString } from '../../json';
+import {
+  assertEncodable,
+  formatInteger,
+  isJsonObject,
+  type JsonObject,
+  jsonString,
+  sameJson,
+} from '../../json';
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { joinRecord, quoteKey } from '../../record';
 import {
   NH,
+  NH_EXTENSION_ENVELOPE,
+  NH_EXTENSION_KEY,
+  NH_EXTENSION_TYPE,
   type NhFraming,
   type NhHints,
   nhEnvelopeText,
@@ -38,6 +48,14 @@ export interface NhEncodeOptions extends EncodeOptions {
   conform?: boolean;
   /** SSE only: a `retry` (ms) written before the first event. */
   retry?: number;
+  /**
+   * Carry what this format has no place for in agentwire's extension instead of reporting it as
+   * `loss`: an event type without a nativeharness type as an `agentwire_event` envelope, other
+   * fields (`lane`, `kind`, …) in an `agentwire` payload key (docs/protocols/nativeharness.md).
+   * Other nativeharness readers skip the one and ignore the other. `agentwire serve` turns it on
+   * so its viewer sees reasoning, lanes and notices.
+   */
+  extensions?: boolean;
 }
 
 const FORMAT = NH;
@@ -138,6 +156,24 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
   unknown: [...ENVELOPE, 'record', 'recordType'],
 };
 
+// The canonical fields of an event its nativeharness type has no place for (undefined: none).
+function extensionFields(event: AgentEvent, carried: readonly string[]): JsonObject | undefined {
+  let out: JsonObject | undefined;
+  for (const key of Object.keys(event)) {
+    const value = (event as Record<string, unknown>)[key];
+    if (value === undefined || NH_EXTENSION_ENVELOPE.has(key) || carried.includes(key)) continue;
+    out ??= {};
+    out[key] = value;
+  }
+  return out;
+}
+
+// Whether a decoded event's payload had the extension key (written back with its extra keys).
+function hasExtension(hints: Readonly<Record<string, unknown>>): boolean {
+  const extra = hints.payloadExtra;
+  return isJsonObject(extra) && Object.hasOwn(extra, NH_EXTENSION_KEY);
+}
+
 /**
  * The nativeharness writer: canonical events → envelopes in SSE, JSON array or JSON Lines
  * framing. Deterministic (ids, `seq` and clock injectable); byte-exact for events decoded from
@@ -230,13 +266,35 @@ export class NhEncoder implements Encoder {
       return '';
     }
     const carried = CARRIED[event.type];
-    // An event type with no counterpart is reported once as a whole, not field by field.
-    if (carried !== undefined) this.loss.check(event, carried);
     const hints: Readonly<NhHints> = own ? ((p?.hints as NhHints | undefined) ?? NO_HINTS) : NO_HINTS;
+    if (carried === undefined && (hints.extensionEvent !== undefined || this.options.extensions === true)) {
+      return this.extensionEvent(event, hints);
+    }
+    // Fields the type has no place for travel in the extension key (written back from the
+    // payload's extra keys for events of this format).
+    let extension =
+      carried !== undefined && this.options.extensions === true && !own
+        ? extensionFields(event, carried)
+        : undefined;
+    // tool_result has one output text: a JSON result beside a text goes in the extension.
+    if (
+      this.options.extensions === true &&
+      !own &&
+      event.type === 'tool.end' &&
+      event.text !== undefined &&
+      event.result !== undefined
+    ) {
+      extension = { ...extension, result: event.result };
+    }
+    // An event type with no counterpart is reported once as a whole, not field by field.
+    if (carried !== undefined && extension === undefined && !hasExtension(hints)) {
+      this.loss.check(event, carried);
+    }
     if (typeof event.round === 'number') this.hop = event.round;
     // The most frequent payloads, without extra keys or another key order to restore, are built
     // as one string: what joinRecord gives for the same pieces, without the piece arrays.
-    const plain = hints.payloadExtra === undefined && hints.payloadOrder === undefined;
+    const plain =
+      hints.payloadExtra === undefined && hints.payloadOrder === undefined && extension === undefined;
     let type: string;
     let pieces: Array<[string, string]> = [];
     let direct: string | undefined;
@@ -335,7 +393,7 @@ export class NhEncoder implements Encoder {
         let output = event.text;
         if (output === undefined && event.result !== undefined) {
           output = typeof event.result === 'string' ? event.result : json(event.result, 'tool.end.result');
-        } else if (event.result !== undefined) {
+        } else if (event.result !== undefined && extension?.result === undefined) {
           this.loss.report(
             event,
             'tool.end.result',
@@ -463,7 +521,7 @@ export class NhEncoder implements Encoder {
         break;
       case 'run.end':
         type = 'done';
-        if (event.answer !== undefined) {
+        if (event.answer !== undefined && extension === undefined) {
           this.loss.report(event, 'run.end.answer', 'done carries no answer (the text is in the hops)');
         }
         pieces = [
@@ -508,7 +566,7 @@ export class NhEncoder implements Encoder {
       joinRecord(
         pieces,
         {
-          extra: hints.payloadExtra,
+          extra: extension !== undefined ? { [NH_EXTENSION_KEY]: extension } : hints.payloadExtra,
           order: hints.payloadOrder,
         },
         encodeValue,
@@ -608,6 +666,27 @@ export class NhEncoder implements Encoder {
     this.lastTs = ts;
     this.lastTsText = text;
     return text;
+  }
+
+  // An event type this format has no type for, whole in an `agentwire_event` envelope.
+  private extensionEvent(event: AgentEvent, hints: Readonly<Record<string, unknown>>): string {
+    const inner: Record<string, unknown> = {};
+    for (const key of Object.keys(event)) {
+      const value = (event as Record<string, unknown>)[key];
+      if (value !== undefined && (key === 'type' || !NH_EXTENSION_ENVELOPE.has(key))) inner[key] = value;
+    }
+    // The record as it was read when the event still says what it said (its key order kept).
+    const kept = hints.extensionEvent;
+    const payload = `{"event":${json(kept !== undefined && sameJson(kept, inner) ? kept : inner, `${event.type}`)}}`;
+    const turn = event.run ?? (hints.turnNull === true ? undefined : this.turn);
+    const envelope = this.envelope(
+      event,
+      NH_EXTENSION_TYPE,
+      turn,
+      payload,
+      event.provenance?.format === FORMAT,
+    );
+    return this.frame(envelope.seq, NH_EXTENSION_TYPE, envelope.text, hints, true);
   }
 
   private unknown(event: AgentEvent & { type: 'unknown' }): string {

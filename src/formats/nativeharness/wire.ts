@@ -27,6 +27,33 @@ export type NhFraming = 'sse' | 'json' | 'jsonl';
 /** The protocol major version this library reads and writes (`session_created.payload.v`). */
 export const NH_PROTOCOL_VERSION = 1;
 
+/**
+ * agentwire's extension (docs/protocols/nativeharness.md "agentwire extension"), written only
+ * when the writer's `extensions` option is on: an event this format has no type for travels
+ * whole as an envelope of this type, its payload `{"event": {…}}` (the canonical event without
+ * `seq`, `ts`, `workspace`, `session`, `run`: the envelope has them). The decoder leaves the
+ * payload's `event` as read in `provenance.hints.extensionEvent`, for the writer.
+ */
+export const NH_EXTENSION_TYPE = 'agentwire_event';
+
+/**
+ * The payload key of the extension on the format's own types: an object of the canonical
+ * fields the type has no place for (`lane`, `kind`, `reason`, …). It stays in the payload's
+ * extra keys (`hints.payloadExtra`), so the writer puts it back as it was.
+ */
+export const NH_EXTENSION_KEY = 'agentwire';
+
+/** Envelope-level fields of a canonical event, never written inside the extension. */
+export const NH_EXTENSION_ENVELOPE: ReadonlySet<string> = new Set([
+  'type',
+  'seq',
+  'ts',
+  'workspace',
+  'session',
+  'run',
+  'provenance',
+]);
+
 const int = z.int();
 
 /** The envelope around every payload. */
@@ -234,6 +261,8 @@ export interface NhHints {
   rawUsage?: unknown;
   /** `hop.tool_calls`: the call ids of the hop. */
   toolCalls?: unknown;
+  /** An {@link NH_EXTENSION_TYPE} envelope's `payload.event` as read (written back while the event still says it). */
+  extensionEvent?: unknown;
 }
 
 // Hand-written guards, tried before zod: one for the envelope and one per payload type. Each
