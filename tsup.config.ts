@@ -9,6 +9,8 @@ export default defineConfig([
       nativeharness: 'src/formats/nativeharness/index.ts',
       opencode: 'src/formats/opencode/index.ts',
       cursor: 'src/formats/cursor/index.ts',
+      'ag-ui': 'src/formats/ag-ui/index.ts',
+      'ai-sdk': 'src/formats/ai-sdk/index.ts',
       node: 'src/node/index.ts',
       fixtures: 'src/node/fixtures.ts',
     },

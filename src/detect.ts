@@ -1,4 +1,6 @@
 import type { Format } from './diagnostics';
+import { sniffAgui } from './formats/ag-ui/wire';
+import { sniffAiSdk } from './formats/ai-sdk/wire';
 import { sniffCursor } from './formats/cursor/wire';
 import { isHepFrameType } from './formats/hep/schema';
 import { isHighbarRecordType } from './formats/highbar/schema';
@@ -30,6 +32,21 @@ function firstLine(text: string): string {
   return '';
 }
 
+// The record of an SSE `data:` line, when it is one of a UI protocol's (framing: sse).
+function sniffUiData(data: string): Detection | undefined {
+  if (!data.startsWith('{')) return undefined;
+  let record: unknown;
+  try {
+    record = JSON.parse(data);
+  } catch {
+    return undefined;
+  }
+  if (typeof record !== 'object' || record === null || Array.isArray(record)) return undefined;
+  const r = record as Record<string, unknown>;
+  const found = sniffAgui(r) ?? sniffAiSdk(r);
+  return found === undefined ? undefined : { ...found, framing: 'sse' };
+}
+
 /**
  * Says which format `input` is in, from its first line (or first SSE block). Looks at the first
  * {@link DETECT_BYTES} only. `undefined` when nothing fits.
@@ -41,6 +58,11 @@ export function detectFormat(input: string | Uint8Array): Detection | undefined 
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const line = firstLine(text);
   if (line === '') return undefined;
+  // A UI protocol (AG-UI, the AI SDK) sends bare `data: {json}` events: their record decides.
+  const ui = line.startsWith('data:')
+    ? sniffUiData(line.slice(line.charCodeAt(5) === 32 ? 6 : 5))
+    : undefined;
+  if (ui !== undefined) return ui;
   if (/^(?:id|event|data|retry)(?::|$)|^:/.test(line)) {
     return { format: 'nativeharness', confidence: 'certain', framing: 'sse', reason: 'server-sent events' };
   }
@@ -64,7 +86,7 @@ export function detectFormat(input: string | Uint8Array): Detection | undefined 
   if (typeof record !== 'object' || record === null || Array.isArray(record)) return undefined;
   const r = record as Record<string, unknown>;
   // The CLI agents' own markers first: each rule says nothing unless its format's fields are there.
-  const agent = sniffOpencode(r) ?? sniffCursor(r);
+  const agent = sniffOpencode(r) ?? sniffCursor(r) ?? sniffAgui(r) ?? sniffAiSdk(r);
   if (agent !== undefined) return agent;
   if (r.type === 'hep_header') return { format: 'hep', confidence: 'certain', reason: 'hep_header first' };
   if (typeof r.seq === 'number' && typeof r.type === 'string' && ('session_id' in r || 'payload' in r)) {

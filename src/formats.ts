@@ -1,5 +1,7 @@
 import type { Codec } from './codec';
 import type { Format } from './diagnostics';
+import { agui } from './formats/ag-ui/index';
+import { aisdk } from './formats/ai-sdk/index';
 import { cursor } from './formats/cursor/index';
 import { hep } from './formats/hep/index';
 import { highbar } from './formats/highbar/index';
@@ -13,6 +15,8 @@ export const codecs: Readonly<Partial<Record<Format, Codec>>> = {
   nativeharness,
   opencode,
   cursor,
+  'ag-ui': agui,
+  'ai-sdk': aisdk,
 };
 
 /** The codec of `format`, or `undefined` when this build has none. */

@@ -6,6 +6,8 @@ export { type ConvertOptions, type ConvertResult, convert, convertStream, detect
 export { DETECT_BYTES, type Detection, detectFormat } from './detect';
 export * from './diagnostics';
 export { codecFor, codecs } from './formats';
+export { type AguiCodec, agui } from './formats/ag-ui/index';
+export { type AiSdkCodec, aisdk } from './formats/ai-sdk/index';
 export { type CursorCodec, cursor } from './formats/cursor/index';
 export { type HepCodec, hep } from './formats/hep/index';
 export { type HighbarCodec, highbar } from './formats/highbar/index';

@@ -15,13 +15,15 @@ import {
 import { listFixtures, loadFixture } from '../src/node/fixtures';
 import { expectGolden, expectGoldenText } from './golden';
 
-const FORMATS: Format[] = ['hep', 'highbar', 'nativeharness', 'opencode', 'cursor'];
+const FORMATS: Format[] = ['hep', 'highbar', 'nativeharness', 'opencode', 'cursor', 'ag-ui', 'ai-sdk'];
 const EXT: Partial<Record<Format, string>> = {
   hep: 'jsonl',
   highbar: 'jsonl',
   nativeharness: 'sse',
   opencode: 'jsonl',
   cursor: 'jsonl',
+  'ag-ui': 'sse',
+  'ai-sdk': 'sse',
 };
 
 function deterministic() {

@@ -24,13 +24,23 @@ export interface Fixture extends FixtureInfo {
   expected: { events: AgentEvent[]; diagnostics: Diagnostic[] };
 }
 
-const FORMATS: readonly Format[] = ['hep', 'highbar', 'nativeharness', 'opencode', 'cursor'];
+const FORMATS: readonly Format[] = [
+  'hep',
+  'highbar',
+  'nativeharness',
+  'opencode',
+  'cursor',
+  'ag-ui',
+  'ai-sdk',
+];
 const PRIMARY: Readonly<Partial<Record<Format, string>>> = {
   hep: 'jsonl',
   highbar: 'jsonl',
   nativeharness: 'sse',
   opencode: 'jsonl',
   cursor: 'jsonl',
+  'ag-ui': 'sse',
+  'ai-sdk': 'sse',
 };
 
 /** The folder the fixtures ship in (inside the installed package). */

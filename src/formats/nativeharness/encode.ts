@@ -215,6 +215,12 @@ export class NhEncoder implements Encoder {
     const p = event.provenance;
     const own = p?.format === FORMAT;
     if (own && p?.synthetic === true) return '';
+    // A run that ended without its terminal record (docs/model.md "Run outcome"): the turn is
+    // left without `done`, which is how a nativeharness log says it.
+    if (event.type === 'run.end' && event.status === 'incomplete') {
+      this.turn = undefined;
+      return '';
+    }
     const carried = CARRIED[event.type];
     // An event type with no counterpart is reported once as a whole, not field by field.
     if (carried !== undefined) this.loss.check(event, carried);
