@@ -2,7 +2,7 @@
 // SDK `data-*` part) when the protocol has no slot of its own for it, and reading it back.
 
 import { isJsonObject, type JsonObject, setOwn } from '../json';
-import { AGENT_EVENT_TYPES, type AgentEvent, type AgentEventType, validateEvent } from '../model';
+import { AGENT_EVENT_TYPES, type AgentEvent, type AgentEventType, type Usage, validateEvent } from '../model';
 
 /** The prefix of the names under which agentwire carries a canonical event (`agentwire.plan`). */
 export const CARRY_PREFIX = 'agentwire.';
@@ -47,4 +47,18 @@ export function eventFromCarried(type: string, value: unknown): AgentEvent | und
   for (const key of Object.keys(value)) if (key !== 'type') setOwn(candidate, key, value[key]);
   const checked = validateEvent(candidate);
   return checked.success ? (candidate as AgentEvent) : undefined;
+}
+
+/**
+ * True for a usage that counts nothing: every figure 0 and no model breakdown. Formats that must
+ * write a usage write this when they have none, so the UI protocols do not repeat it (a frontend
+ * would show "0 tokens" for "not known").
+ */
+export function isZeroUsage(usage: Usage): boolean {
+  if (usage.byModel !== undefined || usage.model !== undefined) return false;
+  for (const k of ['input', 'output', 'cacheRead', 'cacheWrite', 'reasoning', 'costUsd'] as const) {
+    const v = usage[k];
+    if (v !== undefined && v !== 0) return false;
+  }
+  return true;
 }

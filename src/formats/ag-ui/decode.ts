@@ -18,6 +18,12 @@ export interface AguiDecodeOptions extends JsonStreamDecodeOptions {}
 
 const FORMAT = 'ag-ui' as const;
 
+/** Most records without an event of their own held for the next event. */
+const MAX_BEFORE = 64;
+
+/** Most calls kept open at once (a stream that never ends its calls cannot grow memory). */
+const MAX_OPEN_CALLS = 4096;
+
 /** Most characters of one call's streamed arguments kept to parse them whole at its end. */
 const MAX_ARGS_CHARS = 16 * 1024 * 1024;
 
@@ -109,6 +115,10 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
   private readonly questions = new Set<string>();
   /** Requests of this run already said as `CUSTOM` events (its interrupts repeat them). */
   private readonly asked = new Set<string>();
+  /** Calls started and not ended yet, with their start (bounded: {@link MAX_OPEN_CALLS}). */
+  private readonly open = new Map<string, { start: AgentEventOf<'tool.start'>; fromEarlierRun: boolean }>();
+  /** Records with no event of their own, carried by the next event (`hints.before`). */
+  private before: string[] = [];
   /** Each open subagent's parent lane (`null`: the main agent). */
   private readonly parents = new Map<string, string | null>();
   private lastChunkCall = '';
@@ -153,6 +163,24 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
   }
 
   end(out: AgentEvent[]): void {
+    if (this.before.length > 0) {
+      // Records no event followed: kept whole.
+      for (const raw of this.before) {
+        const hints: AguiHints = { raw, record: JSON.parse(raw), framing: this.mode };
+        out.push({
+          type: 'unknown',
+          recordType: 'STEP_FINISHED',
+          record: hints.record,
+          provenance: {
+            format: FORMAT,
+            line: this.lastLine,
+            offset: this.lastOffset,
+            hints: hints as Record<string, unknown>,
+          },
+        });
+      }
+      this.before = [];
+    }
     if (!this.runOpen) return;
     this.runOpen = false;
     const e: AgentEventOf<'run.end'> = {
@@ -177,12 +205,17 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
       case 'STEP_STARTED': {
         this.round++;
         this.stepOpen = true;
-        this.stepText = '';
         return this.push(out, cx, { type: 'round.start' });
       }
       case 'STEP_FINISHED': {
-        const e: AgentEventOf<'round.end'> = { type: 'round.end', message: this.stepText };
         const meta = metaOf(r);
+        if (meta?.closing === true && this.before.length < MAX_BEFORE) {
+          // Closed by the run's end, not a round that ended: no event; the next one carries it.
+          this.before.push(cx.provenance.hints!.raw as string);
+          this.stepOpen = false;
+          return;
+        }
+        const e: AgentEventOf<'round.end'> = { type: 'round.end', message: this.stepText };
         if (meta !== undefined) {
           if (typeof meta.stopReason === 'string') e.stopReason = meta.stopReason;
           const usage = usageFromWire(meta.usage);
@@ -311,6 +344,13 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
         }
         return this.unknown(cx, out);
       }
+      case 'RAW': {
+        // A provider-native event passed through: the event is the record (its source aside).
+        const e: AgentEventOf<'unknown'> = { type: 'unknown', record: r.event };
+        const inner = isJsonObject(r.event) ? r.event.type : undefined;
+        e.recordType = typeof inner === 'string' ? inner : 'RAW';
+        return this.push(out, cx, e);
+      }
       default:
         return this.unknown(cx, out);
     }
@@ -319,12 +359,7 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
   private runStarted(cx: Cx, out: AgentEvent[]): undefined {
     const r = cx.r;
     this.session = r.threadId as string;
-    this.run = r.runId as string;
-    this.runOpen = true;
-    this.asked.clear();
-    this.round = 0;
-    this.stepOpen = false;
-    this.stepText = '';
+    this.runOpen = false;
     const input = r.input;
     // The answers this run continues from come first: they were given before it started.
     if (isJsonObject(input) && Array.isArray(input.resume)) {
@@ -333,6 +368,14 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
         this.push(out, cx, this.resumeEvent(entry), { lane: null, part: true });
       }
     }
+    this.run = r.runId as string;
+    this.runOpen = true;
+    this.asked.clear();
+    this.round = 0;
+    this.stepOpen = false;
+    this.stepText = '';
+    // Calls a previous run left open (an interrupt waits on them) continue in this one.
+    for (const start of this.open.values()) start.fromEarlierRun = true;
     const e: AgentEventOf<'run.start'> = { type: 'run.start' };
     const text = lastUserText(input);
     if (text !== undefined) e.input = text;
@@ -431,6 +474,7 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
         // arguments that are not JSON stay in the deltas that carried them
       }
     }
+    if (this.open.size < MAX_OPEN_CALLS) this.open.set(call, { start: e, fromEarlierRun: false });
     const meta = metaOf(r);
     if (meta !== undefined) {
       for (const k of ['kind', 'server', 'argsSummary', 'command'] as const) {
@@ -444,6 +488,15 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
   private toolResult(cx: Cx, out: AgentEvent[]): undefined {
     const r = cx.r;
     const call = r.toolCallId as string;
+    const open = this.open.get(call);
+    this.open.delete(call);
+    if (open?.fromEarlierRun) {
+      // The call began in an earlier run: this run says it again (derived) before its result.
+      const { provenance: _p, ...start } = open.start;
+      const again = { ...start } as AgentEventOf<'tool.start'>;
+      this.push(out, cx, again);
+      again.provenance = { format: FORMAT, line: cx.line, offset: cx.offset, synthetic: true };
+    }
     const e: AgentEventOf<'tool.end'> = { type: 'tool.end', call, ok: true };
     const name = this.names.get(call);
     if (name !== undefined && name !== '') e.name = name;
@@ -489,6 +542,10 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
     const lane =
       at?.lane !== undefined ? at.lane : typeof cx.r.subagentRunId === 'string' ? cx.r.subagentRunId : null;
     if (lane !== null) e.lane = lane;
+    if (this.before.length > 0 && at?.part !== true) {
+      (cx.provenance.hints as AguiHints).before = this.before;
+      this.before = [];
+    }
     if (at?.part === true) {
       const hints: AguiHints = { part: true, framing: cx.framing };
       e.provenance = {

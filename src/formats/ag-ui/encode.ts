@@ -1,10 +1,10 @@
 import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
-import { CARRY_PREFIX, carriedValue } from '../../framing/carry';
+import { CARRY_PREFIX, carriedValue, isZeroUsage } from '../../framing/carry';
 import { frameJson, type JsonFraming } from '../../framing/json-stream';
 import { assertEncodable, isJsonObject, type JsonObject, rawIfSame } from '../../json';
 import { LossReporter } from '../../loss';
-import type { AgentEvent, AgentEventOf } from '../../model';
+import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import {
   AGUI_APPROVAL_REASON,
   AGUI_META_KEY,
@@ -84,6 +84,11 @@ function ownHints(event: AgentEvent): AguiHints | undefined {
   return p !== undefined && p.format === FORMAT ? (p.hints as AguiHints | undefined) : undefined;
 }
 
+/** A `usage` array, or none for a usage that counts nothing (see {@link isZeroUsage}). */
+function usageOf(usage: Usage | undefined): JsonObject[] | undefined {
+  return usage === undefined || isZeroUsage(usage) ? undefined : usageToWire(usage);
+}
+
 function timestampOf(ts: number | undefined): number | undefined {
   return ts !== undefined && Number.isFinite(ts) ? Math.round(ts) : undefined;
 }
@@ -126,6 +131,8 @@ export class AguiEncoder implements Encoder {
   private resume: JsonObject[] = [];
   private waiting: AgentEvent[] = [];
   private fatal: string | undefined;
+  /** The main agent's text in this run (what an answer equal to it repeats). */
+  private runText = '';
 
   /** Creates a writer reporting losses to `sink`. */
   constructor(options: AguiEncodeOptions, sink: DiagnosticSink) {
@@ -198,7 +205,9 @@ export class AguiEncoder implements Encoder {
         break;
     }
     if ('timestamp' in r || event.ts !== undefined) put('timestamp', event.ts);
-    return frameJson(this.framingOf(), rawIfSame(hints.raw, JSON.stringify(r)));
+    let out = '';
+    if (hints.before !== undefined) for (const raw of hints.before) out += frameJson(this.framingOf(), raw);
+    return out + frameJson(this.framingOf(), rawIfSame(hints.raw, JSON.stringify(r)));
   }
 
   // ---- events from another format ----
@@ -252,7 +261,7 @@ export class AguiEncoder implements Encoder {
         if (!this.step.has(lane ?? '')) out += this.openStep(event);
         const meta: JsonObject = {};
         if (event.stopReason !== undefined) meta.stopReason = event.stopReason;
-        const usage = event.usage !== undefined ? usageToWire(event.usage) : undefined;
+        const usage = usageOf(event.usage);
         if (usage !== undefined) meta.usage = usage;
         else if (event.usage !== undefined)
           this.loss.report(event, 'round.end.usage', 'not whole token counts');
@@ -272,6 +281,7 @@ export class AguiEncoder implements Encoder {
           out += this.closeText(lane);
         if (!this.text.has(lane ?? '')) out += this.openText(event, event.message);
         if (event.text === '') return out;
+        if (lane === undefined) this.runText += event.text;
         const id = this.text.get(lane ?? '')!;
         return out + this.emit(event, 'TEXT_MESSAGE_CONTENT', { messageId: id, delta: event.text });
       }
@@ -298,14 +308,6 @@ export class AguiEncoder implements Encoder {
         return out + this.openSubagent(event, lane);
       case 'child.end':
         return out + this.closeSubagent(event);
-      case 'cancel':
-        // The run stops here: its step ends before the cancellation is said.
-        return (
-          out +
-          this.closeLane(lane) +
-          (lane === undefined ? this.closeStep(undefined) : '') +
-          this.custom(event)
-        );
       case 'error':
         if (event.fatal) {
           this.fatal = event.message;
@@ -362,6 +364,7 @@ export class AguiEncoder implements Encoder {
   private startRun(event: AgentEvent): string {
     this.runOpen = true;
     this.runs++;
+    this.runText = '';
     this.steps = 0;
     this.fatal = undefined;
     this.thread = event.session ?? this.thread ?? this.newId();
@@ -388,7 +391,9 @@ export class AguiEncoder implements Encoder {
     for (const lane of [...this.reasoning.keys()]) out += this.closeReasoning(lane === '' ? undefined : lane);
     for (const [call] of this.calls) out += this.emit(undefined, 'TOOL_CALL_END', { toolCallId: call });
     this.calls.clear();
-    for (const lane of [...this.step.keys()].reverse()) out += this.closeStep(lane === '' ? undefined : lane);
+    // A step the run's end closes is no round that ended: it says so, and reads back as none.
+    for (const lane of [...this.step.keys()].reverse())
+      out += this.closeStep(lane === '' ? undefined : lane, undefined, { closing: true });
     for (const child of [...this.subagents].reverse()) {
       out += this.emit(undefined, 'SUBAGENT_FINISHED', {
         subagentRunId: child,
@@ -406,14 +411,16 @@ export class AguiEncoder implements Encoder {
       return out + this.runError(event);
     }
     const fields: JsonObject = { threadId: this.thread!, runId: this.run! };
-    if (event?.answer !== undefined) fields.result = event.answer;
+    // The answer is the run's text: written only when it says something the text does not.
+    if (event?.answer !== undefined && event.answer !== '' && event.answer !== this.runText)
+      fields.result = event.answer;
     if (this.pending.length > 0) {
       fields.outcome = { type: 'interrupt', interrupts: this.pending.map((p) => this.interrupt(p)) };
       this.pending = [];
     } else if (event?.status === 'cancelled') fields.outcome = { type: 'cancelled' };
     else if (event?.status === 'incomplete')
       this.loss.report(event, 'run.end.status', 'AG-UI has no incomplete run outcome; written as finished');
-    const usage = event?.usage !== undefined ? usageToWire(event.usage) : undefined;
+    const usage = usageOf(event?.usage);
     if (usage !== undefined) fields.usage = usage;
     out += this.emit(event, 'RUN_FINISHED', fields, undefined, true);
     return out;
@@ -423,7 +430,7 @@ export class AguiEncoder implements Encoder {
     this.runOpen = false;
     const fields: JsonObject = { message: event?.error ?? this.fatal ?? event?.reason ?? 'the run failed' };
     if (event?.reason !== undefined) fields.code = event.reason;
-    const usage = event?.usage !== undefined ? usageToWire(event.usage) : undefined;
+    const usage = usageOf(event?.usage);
     if (usage !== undefined) fields.usage = usage;
     this.fatal = undefined;
     this.pending = [];
@@ -654,7 +661,7 @@ export class AguiEncoder implements Encoder {
     const { lane: _lane, ...rest } = event;
     const at = rest as AgentEvent;
     const meta: JsonObject = {};
-    const usage = event.usage !== undefined ? usageToWire(event.usage) : undefined;
+    const usage = usageOf(event.usage);
     if (usage !== undefined) meta.usage = usage;
     if (event.status === 'failed') {
       return (

@@ -87,6 +87,11 @@ export interface AguiHints {
   framing?: JsonFraming;
   /** True on an event derived from part of a record another event of the same line writes. */
   part?: boolean;
+  /**
+   * Records before this event's that have no event of their own (a step the run's end closed,
+   * marked `metadata.agentwire.closing`), as read: the writer puts them back before it.
+   */
+  before?: string[];
 }
 
 function count(v: unknown): number | undefined {

@@ -273,6 +273,13 @@ export class AiSdkRecordDecoder implements FramedRecordDecoder {
       const text = typeof r.output === 'string' ? r.output : JSON.stringify(r.output ?? null);
       return this.push(out, cx, { type: 'tool.output', call, text });
     }
+    if (type === 'tool-input-error' && !this.names.has(call)) {
+      // A call refused for its input never started: its start is implied by the refusal.
+      const start: AgentEventOf<'tool.start'> = { type: 'tool.start', call, name: r.toolName as string };
+      if (isJsonObject(r.input)) start.args = r.input;
+      this.push(out, cx, start);
+      start.provenance = { format: FORMAT, line: cx.line, offset: cx.offset, synthetic: true };
+    }
     const e: AgentEventOf<'tool.end'> = { type: 'tool.end', call, ok: type === 'tool-output-available' };
     const name = str(r.toolName) ?? this.names.get(call);
     if (name !== undefined) e.name = name;

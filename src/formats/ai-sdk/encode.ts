@@ -1,6 +1,6 @@
 import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
-import { carriedValue } from '../../framing/carry';
+import { carriedValue, isZeroUsage } from '../../framing/carry';
 import { frameJson, type JsonFraming } from '../../framing/json-stream';
 import { assertEncodable, isJsonObject, type JsonObject, rawIfSame } from '../../json';
 import { LossReporter } from '../../loss';
@@ -205,7 +205,7 @@ export class AiSdkEncoder implements Encoder {
   private content(event: AgentEvent): string {
     switch (event.type) {
       case 'round.start':
-        return this.closeParts() + this.closeStep() + this.emit('start-step', {});
+        return this.closeParts() + this.closeStep() + this.openStep();
       case 'round.end': {
         if (event.usage !== undefined) {
           this.roundUsage ??= {};
@@ -334,7 +334,7 @@ export class AiSdkEncoder implements Encoder {
     const reason = failed ? 'error' : finishReasonOf(event?.stopReason);
     if (reason !== undefined) fields.finishReason = reason;
     const usage = event?.usage ?? this.roundUsage;
-    if (usage !== undefined) fields.messageMetadata = usageToMetadata(usage);
+    if (usage !== undefined && !isZeroUsage(usage)) fields.messageMetadata = usageToMetadata(usage);
     return out + this.emit('finish', fields);
   }
 
