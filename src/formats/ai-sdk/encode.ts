@@ -68,6 +68,8 @@ const WAITING: ReadonlySet<string> = new Set([
   'usage',
   'notice',
   'user.message',
+  'approval.resolve',
+  'question.answer',
 ]);
 /** Most events kept waiting for a run; more are reported lost. */
 const MAX_WAITING = 1024;
@@ -216,7 +218,7 @@ export class AiSdkEncoder implements Encoder {
       case 'message.start':
         // The part opens with its first text: a message that says nothing leaves no empty part.
         this.nextText = event.message;
-        return this.ensureStep() + this.closeParts();
+        return this.closeParts();
       case 'message.end':
         return this.text !== undefined && (event.message === undefined || event.message === this.text)
           ? this.closeText()
