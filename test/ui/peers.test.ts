@@ -145,7 +145,7 @@ function expected(events: AgentEvent[]) {
       case 'tool.args.delta': {
         content();
         const t = tool(e.call);
-        t.name ??= e.name;
+        if (e.name !== undefined) t.name ??= e.name;
         break;
       }
       case 'tool.start': {
