@@ -8,7 +8,9 @@ import { convertStream, detectFromStream } from './convert';
 import { detectFormat } from './detect';
 import type { Diagnostic, Format } from './diagnostics';
 import { codecFor, codecs } from './formats';
+import type { AgentEvent } from './model';
 import { followFile } from './node/follow';
+import { createProtocolHandler, ProtocolLog } from './node/protocol-server';
 import { createSseHandler, NhSessionLog } from './node/sse-server';
 import { TimelineRenderer } from './view';
 
@@ -23,9 +25,10 @@ Usage:
   agentwire view   [--format F] [--follow] [file|-]
                                            a human timeline of any stream (--follow: like tail -f)
   agentwire serve  [--port N] [--format F] [--workspace W] [--session S] [--log FILE]
-                   [file|-|-- command args…]
+                   [--as ag-ui|ai-sdk] [file|-|-- command args…]
                                            serve any stream as nativeharness SSE on 127.0.0.1 with
-                                           Last-Event-ID resume (persist, then emit)
+                                           Last-Event-ID resume (persist, then emit); --as: as
+                                           AG-UI or an AI SDK UI message stream (GET or POST)
   agentwire check  [--format F] [--json] [file|-]
                                            validate a stream (schema, ordering, bounds);
                                            exit 0 clean, 1 violations
@@ -113,6 +116,7 @@ async function main(all: string[]): Promise<number> {
       workspace: { type: 'string' },
       session: { type: 'string' },
       log: { type: 'string' },
+      as: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },
@@ -213,6 +217,7 @@ async function main(all: string[]): Promise<number> {
 }
 
 interface ServeValues {
+  as?: string | undefined;
   port?: string | undefined;
   workspace?: string | undefined;
   session?: string | undefined;
@@ -240,7 +245,20 @@ async function serve(
       ? {}
       : { persist: (_w: string, _s: string, json: string) => appendFile(logFile, `${json}\n`) }),
   });
-  const handler = createSseHandler({ log });
+  let handler = createSseHandler({ log });
+  // --as: the same input served in a UI protocol (persisted as its JSON Lines), not as envelopes.
+  const as = values.as === undefined ? undefined : checkFormat(values.as);
+  if (as !== undefined && as !== 'ag-ui' && as !== 'ai-sdk')
+    throw new UsageError('--as takes ag-ui or ai-sdk');
+  const ui =
+    as === undefined
+      ? undefined
+      : new ProtocolLog({
+          codec: codecFor(as)!,
+          onDiagnostic,
+          ...(logFile === undefined ? {} : { persist: (json: string) => appendFile(logFile, `${json}\n`) }),
+        });
+  if (ui !== undefined) handler = createProtocolHandler({ log: ui, path: /\/stream$/ });
   const server = createServer((req, res) => {
     handler(req, res).then(
       (handled) => {
@@ -259,7 +277,9 @@ async function serve(
   const address = server.address();
   const actual = typeof address === 'object' && address !== null ? address.port : port;
   const base = `http://127.0.0.1:${actual}/workspaces/${encodeURIComponent(workspace)}/sessions/${encodeURIComponent(session)}`;
-  process.stderr.write(`agentwire: serving ${base}/stream (and ${base}/events)\n`);
+  process.stderr.write(
+    `agentwire: serving ${base}/stream${ui === undefined ? ` (and ${base}/events)` : ` as ${as}`}\n`,
+  );
 
   let child: ChildProcess | undefined;
   let source: AsyncIterable<Uint8Array>;
@@ -277,9 +297,11 @@ async function serve(
   const feed = (async () => {
     const { codec, chunks } = await openInput(format, source);
     const decoder = codec.createDecoder({ ...options, onDiagnostic });
-    for await (const chunk of chunks) await log.append(workspace, session, decoder.push(chunk));
-    await log.append(workspace, session, decoder.end());
-    await log.close(workspace, session);
+    const append = (events: AgentEvent[]) =>
+      ui !== undefined ? ui.append(events) : log.append(workspace, session, events);
+    for await (const chunk of chunks) await append(decoder.push(chunk));
+    await append(decoder.end());
+    await (ui !== undefined ? ui.close() : log.close(workspace, session));
     process.stderr.write(`agentwire: input ended; still serving ${base}/stream (Ctrl-C to stop)\n`);
   })();
   feed.catch((error: unknown) => {

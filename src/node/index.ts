@@ -5,6 +5,13 @@ export { type Fixture, type FixtureInfo, fixturesDir, listFixtures, loadFixture 
 export { type FollowOptions, followFile } from './follow';
 export * from './highbar-emitter';
 export {
+  createProtocolHandler,
+  type ProtocolHandlerOptions,
+  ProtocolLog,
+  type ProtocolLogEntry,
+  type ProtocolLogOptions,
+} from './protocol-server';
+export {
   createSseHandler,
   type NhLogEntry,
   NhSessionLog,
