@@ -7,7 +7,7 @@ import { type AgentEvent, codecFor, type Diagnostic, type Format } from '../src/
 
 type Cell = { kind: 'mapped' | 'derived' | 'none'; text: string };
 type Row = { key: string; cells: Partial<Record<Format, Cell>> };
-const FORMATS: Format[] = ['hep', 'highbar', 'nativeharness', 'opencode', 'cursor'];
+const FORMATS: Format[] = ['hep', 'highbar', 'nativeharness', 'opencode', 'cursor', 'ag-ui', 'ai-sdk'];
 
 // A section may hold several tables (one per group of formats, so formats are added by adding a
 // table): each table's header names its formats; rows of one key are merged across tables.
@@ -169,6 +169,8 @@ const PROBE: Partial<Record<Format, AgentEvent['type']>> = {
   nativeharness: 'text.delta',
   opencode: 'text.delta',
   cursor: 'text.delta',
+  'ag-ui': 'text.delta',
+  'ai-sdk': 'text.delta',
 };
 
 function roundTrip(format: Format) {

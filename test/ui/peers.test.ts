@@ -96,8 +96,13 @@ interface ToolPart {
 function expected(events: AgentEvent[]) {
   let text = '';
   let reasoning = '';
-  let steps = 0;
+  // The content of each step, in order ('text', 'reasoning', 'tool:<id>'; repeats merged).
+  const steps: string[][] = [];
   let open = false;
+  const say = (token: string) => {
+    const step = steps.at(-1)!;
+    if (step.at(-1) !== token) step.push(token);
+  };
   // One message per run: a call said again in a later run is that message's part.
   type Want = { name?: string; input?: unknown; state: string; output?: unknown; errorText?: string };
   const runs: Array<Map<string, Want>> = [new Map()];
@@ -108,7 +113,7 @@ function expected(events: AgentEvent[]) {
     return t;
   };
   const content = () => {
-    if (!open) steps++;
+    if (!open) steps.push([]);
     open = true;
   };
   for (const e of events) {
@@ -127,29 +132,36 @@ function expected(events: AgentEvent[]) {
         open = false;
         break;
       case 'round.start':
-        steps++;
+        steps.push([]);
         open = true;
         break;
       case 'round.end':
-        if (!open) steps++;
         open = false;
         break;
       case 'text.delta':
-        if (e.text !== '') content();
+        if (e.text !== '') {
+          content();
+          say('text');
+        }
         text += e.text;
         break;
       case 'reasoning.delta':
-        if (e.text !== '' || e.signature !== undefined || e.redacted !== undefined) content();
+        if (e.text !== '' || e.signature !== undefined || e.redacted !== undefined) {
+          content();
+          say('reasoning');
+        }
         reasoning += e.text;
         break;
       case 'tool.args.delta': {
         content();
+        if (!tools.has(e.call)) say(`tool:${e.call}`);
         const t = tool(e.call);
         if (e.name !== undefined) t.name ??= e.name;
         break;
       }
       case 'tool.start': {
         content();
+        if (!tools.has(e.call)) say(`tool:${e.call}`);
         const t = tool(e.call);
         t.name = e.name;
         t.input = e.args ?? (e.command !== undefined ? { command: e.command } : {});
@@ -164,6 +176,7 @@ function expected(events: AgentEvent[]) {
         break;
       case 'tool.end': {
         content();
+        if (!tools.has(e.call)) say(`tool:${e.call}`);
         const t = tool(e.call);
         t.name ??= e.name ?? 'unknown';
         t.input ??= {};
@@ -184,7 +197,12 @@ function expected(events: AgentEvent[]) {
         break;
     }
   }
-  return { text, reasoning, steps, tools: runs.flatMap((r) => [...r.entries()]) };
+  return {
+    text,
+    reasoning,
+    steps: steps.filter((st) => st.length > 0),
+    tools: runs.flatMap((r) => [...r.entries()]),
+  };
 }
 
 /** Reads an SSE UI message stream with the `ai` package's own parser and reader. */
@@ -250,7 +268,19 @@ describe.each(sources)('AI SDK: %s written as a UI message stream', (_label, f) 
           .map((p) => p.text)
           .join(''),
       ).toBe(want.reasoning);
-      expect(parts.filter((p) => p.type === 'step-start')).toHaveLength(want.steps);
+      // Step boundaries: the content of each step, step by step.
+      const got: string[][] = [[]];
+      for (const p of parts as Array<{ type: string; toolCallId?: string }>) {
+        const token =
+          p.type === 'text' || p.type === 'reasoning'
+            ? p.type
+            : p.type.startsWith('tool-') || p.type === 'dynamic-tool'
+              ? `tool:${p.toolCallId}`
+              : undefined;
+        if (p.type === 'step-start') got.push([]);
+        else if (token !== undefined && got.at(-1)!.at(-1) !== token) got.at(-1)!.push(token);
+      }
+      expect(got.filter((st) => st.length > 0)).toEqual(want.steps);
       const toolParts = parts.filter(
         (p) => p.type.startsWith('tool-') || p.type === 'dynamic-tool',
       ) as ToolPart[];

@@ -220,6 +220,7 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
           if (typeof meta.stopReason === 'string') e.stopReason = meta.stopReason;
           const usage = usageFromWire(meta.usage);
           if (usage !== undefined) e.usage = usage;
+          if (typeof meta.costUsd === 'number') e.usage = { ...e.usage, costUsd: meta.costUsd };
           if (typeof meta.model === 'string') e.model = meta.model;
         }
         this.push(out, cx, e);
@@ -426,6 +427,13 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
     }
     const usage = usageFromWire(r.usage);
     if (usage !== undefined) e.usage = usage;
+    const meta = metaOf(r);
+    if (meta !== undefined) {
+      for (const k of ['reason', 'stopReason', 'input'] as const)
+        if (typeof meta[k] === 'string') e[k] = meta[k];
+      if (typeof meta.durationMs === 'number') e.durationMs = meta.durationMs;
+      if (typeof meta.costUsd === 'number') e.usage = { ...e.usage, costUsd: meta.costUsd };
+    }
     this.push(out, cx, e);
     this.runOpen = false;
   }

@@ -32,7 +32,7 @@ const ENV = ['session', 'run', 'round', 'ts', 'lane'];
 // `CUSTOM` event named `agentwire.<type>`.
 const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
   'run.start': [...ENV, 'input'],
-  'run.end': [...ENV, 'status', 'reason', 'error', 'answer', 'usage'],
+  'run.end': [...ENV, 'status', 'reason', 'error', 'answer', 'usage', 'stopReason', 'durationMs', 'input'],
   'round.start': ENV,
   'round.end': [...ENV, 'message', 'stopReason', 'usage', 'model'],
   'message.start': [...ENV, 'role', 'message'],
@@ -87,6 +87,18 @@ function ownHints(event: AgentEvent): AguiHints | undefined {
 /** A `usage` array, or none for a usage that counts nothing (see {@link isZeroUsage}). */
 function usageOf(usage: Usage | undefined): JsonObject[] | undefined {
   return usage === undefined || isZeroUsage(usage) ? undefined : usageToWire(usage);
+}
+
+/** What a run's end says beyond AG-UI's fields, kept in its `metadata.agentwire`. */
+function runMeta(event: AgentEventOf<'run.end'> | undefined): JsonObject {
+  const meta: JsonObject = {};
+  if (event === undefined) return meta;
+  for (const k of ['reason', 'stopReason', 'durationMs', 'input'] as const) {
+    if (event[k] !== undefined && !(k === 'reason' && event.reason === 'interrupt')) meta[k] = event[k];
+  }
+  // TokenUsage counts tokens only: the cost rides beside it.
+  if (event.usage?.costUsd !== undefined && !isZeroUsage(event.usage)) meta.costUsd = event.usage.costUsd;
+  return meta;
 }
 
 function timestampOf(ts: number | undefined): number | undefined {
@@ -263,7 +275,8 @@ export class AguiEncoder implements Encoder {
         if (event.stopReason !== undefined) meta.stopReason = event.stopReason;
         const usage = usageOf(event.usage);
         if (usage !== undefined) meta.usage = usage;
-        else if (event.usage !== undefined)
+        if (usage !== undefined && event.usage?.costUsd !== undefined) meta.costUsd = event.usage.costUsd;
+        else if (usage === undefined && event.usage !== undefined && !isZeroUsage(event.usage))
           this.loss.report(event, 'round.end.usage', 'not whole token counts');
         if (event.model !== undefined) meta.model = event.model;
         return out + this.closeStep(lane, event, meta);
@@ -325,6 +338,10 @@ export class AguiEncoder implements Encoder {
   }
 
   private custom(event: AgentEvent): string {
+    // The stream states thread, run and step; a workspace or sequence number it cannot.
+    for (const k of ['workspace', 'seq'] as const)
+      if (event[k] !== undefined)
+        this.loss.report(event, `${event.type}.${k}`, `AG-UI has no place for ${k}`);
     const value = carriedValue(event);
     for (const k of Object.keys(value)) assertEncodable(value[k], `${event.type}.${k}`, undefined, FORMAT);
     return this.emit(event, 'CUSTOM', { name: `${CARRY_PREFIX}${event.type}`, value });
@@ -414,15 +431,16 @@ export class AguiEncoder implements Encoder {
     // The answer is the run's text: written only when it says something the text does not.
     if (event?.answer !== undefined && event.answer !== '' && event.answer !== this.runText)
       fields.result = event.answer;
-    if (this.pending.length > 0) {
+    // A cancelled run asks for nothing (its requests were said where they happened).
+    if (event?.status === 'cancelled') fields.outcome = { type: 'cancelled' };
+    else if (this.pending.length > 0)
       fields.outcome = { type: 'interrupt', interrupts: this.pending.map((p) => this.interrupt(p)) };
-      this.pending = [];
-    } else if (event?.status === 'cancelled') fields.outcome = { type: 'cancelled' };
     else if (event?.status === 'incomplete')
       this.loss.report(event, 'run.end.status', 'AG-UI has no incomplete run outcome; written as finished');
+    this.pending = [];
     const usage = usageOf(event?.usage);
     if (usage !== undefined) fields.usage = usage;
-    out += this.emit(event, 'RUN_FINISHED', fields, undefined, true);
+    out += this.emit(event, 'RUN_FINISHED', fields, runMeta(event), true);
     return out;
   }
 
@@ -434,7 +452,9 @@ export class AguiEncoder implements Encoder {
     if (usage !== undefined) fields.usage = usage;
     this.fatal = undefined;
     this.pending = [];
-    return this.emit(event, 'RUN_ERROR', fields, undefined, true);
+    const meta = runMeta(event);
+    delete meta.reason;
+    return this.emit(event, 'RUN_ERROR', fields, meta, true);
   }
 
   // ---- approvals and questions: interrupts, and the resume entries that answer them ----

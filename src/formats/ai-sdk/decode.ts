@@ -260,6 +260,11 @@ export class AiSdkRecordDecoder implements FramedRecordDecoder {
       }
       const usage = usageFromMetadata(r.messageMetadata);
       if (usage !== undefined) e.usage = usage;
+      const m = r.messageMetadata;
+      if (isJsonObject(m)) {
+        if (typeof m.durationMs === 'number') e.durationMs = m.durationMs;
+        if (typeof m.reason === 'string') e.reason = m.reason;
+      }
     }
     this.push(out, cx, e);
     this.runOpen = false;

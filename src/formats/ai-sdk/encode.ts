@@ -26,15 +26,15 @@ export interface AiSdkEncodeOptions extends EncodeOptions {
 }
 
 const FORMAT = 'ai-sdk' as const;
-const ENV = ['session', 'run', 'round', 'ts'];
+const ENV = ['run', 'round'];
 
 // Events the UI message stream has a chunk for, and the fields it carries; every other type
 // (and every event of a child lane) goes whole in a `data-agentwire.<type>` part.
 const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
   'run.start': [...ENV],
-  'run.end': [...ENV, 'status', 'reason', 'error', 'answer', 'stopReason', 'usage'],
+  'run.end': [...ENV, 'status', 'reason', 'error', 'answer', 'stopReason', 'usage', 'durationMs'],
   'round.start': ENV,
-  'round.end': [...ENV, 'message', 'stopReason', 'usage'],
+  'round.end': [...ENV, 'message', 'usage'],
   'message.start': [...ENV, 'role', 'message'],
   'message.end': [...ENV, 'message'],
   'text.delta': [...ENV, 'text', 'message'],
@@ -190,14 +190,17 @@ export class AiSdkEncoder implements Encoder {
     }
     if (event.lane !== undefined) return this.ensureRun(event) + this.data(event);
     const carried = CARRIED[event.type];
-    if (carried !== undefined) this.loss.check(event, carried);
+    // Approvals are checked where they are written: as chunks, or whole in a data part.
+    if (carried !== undefined && event.type !== 'approval.request' && event.type !== 'approval.resolve')
+      this.loss.check(event, carried);
     switch (event.type) {
       case 'run.start': {
         const out = this.runOpen ? this.finish(undefined) : '';
         return out + this.start(event);
       }
       case 'run.end':
-        if (!this.runOpen && event.status === 'incomplete') return '';
+        // A run the source never ended stays open: its end came from no record.
+        if (event.status === 'incomplete' && (!this.runOpen || event.provenance?.synthetic)) return '';
         return this.ensureRun(event) + this.finish(event);
       default:
         return this.ensureRun(event) + this.content(event);
@@ -251,9 +254,7 @@ export class AiSdkEncoder implements Encoder {
       case 'approval.request':
         if (event.call === undefined || !this.invocations.has(event.call)) return this.data(event);
         this.approvals.add(event.approval);
-        for (const k of ['args', 'effects', 'options'] as const)
-          if (event[k] !== undefined)
-            this.loss.report(event, `approval.request.${k}`, 'no field in tool-approval-request');
+        this.loss.check(event, CARRIED['approval.request']!);
         return (
           this.closeParts() +
           this.emit('tool-approval-request', {
@@ -264,8 +265,7 @@ export class AiSdkEncoder implements Encoder {
         );
       case 'approval.resolve':
         if (!this.approvals.has(event.approval)) return this.data(event);
-        if (event.option !== undefined || event.by !== undefined)
-          this.loss.report(event, 'approval.resolve.option', 'tool-approval-response says approved or not');
+        this.loss.check(event, CARRIED['approval.resolve']!);
         return this.emit('tool-approval-response', {
           approvalId: event.approval,
           approved: allows(event.decision),
@@ -283,6 +283,10 @@ export class AiSdkEncoder implements Encoder {
   }
 
   private data(event: AgentEvent): string {
+    // The message states its run and steps; a session, workspace or sequence number it cannot.
+    for (const k of ['session', 'workspace', 'seq'] as const)
+      if (event[k] !== undefined)
+        this.loss.report(event, `${event.type}.${k}`, `the UI message stream has no place for ${k}`);
     const value = carriedValue(event);
     if (event.lane !== undefined) value.lane = event.lane;
     if (event.ts !== undefined) value.ts = event.ts;
@@ -326,7 +330,12 @@ export class AiSdkEncoder implements Encoder {
   private finish(event: AgentEventOf<'run.end'> | undefined): string {
     let out = this.closeParts() + this.closeStep();
     this.runOpen = false;
-    if (event?.status === 'cancelled') return out + this.emit('abort', { reason: event.reason });
+    if (event?.status === 'cancelled') {
+      for (const k of ['stopReason', 'usage', 'durationMs'] as const)
+        if (event[k] !== undefined)
+          this.loss.report(event, `run.end.${k}`, 'an abort chunk carries a reason only');
+      return out + this.emit('abort', { reason: event.reason });
+    }
     const failed = event?.status === 'failed';
     if (failed && !this.errorWritten)
       out += this.emit('error', { errorText: event?.error ?? event?.reason ?? 'failed' });
@@ -336,7 +345,10 @@ export class AiSdkEncoder implements Encoder {
     const reason = failed ? 'error' : finishReasonOf(event?.stopReason);
     if (reason !== undefined) fields.finishReason = reason;
     const usage = event?.usage ?? this.roundUsage;
-    if (usage !== undefined && !isZeroUsage(usage)) fields.messageMetadata = usageToMetadata(usage);
+    const metadata: JsonObject = usage !== undefined && !isZeroUsage(usage) ? usageToMetadata(usage) : {};
+    if (event?.durationMs !== undefined) metadata.durationMs = event.durationMs;
+    if (event?.reason !== undefined) metadata.reason = event.reason;
+    if (Object.keys(metadata).length > 0) fields.messageMetadata = metadata;
     return out + this.emit('finish', fields);
   }
 
