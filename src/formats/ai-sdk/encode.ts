@@ -107,6 +107,8 @@ export class AiSdkEncoder implements Encoder {
   private counter = 0;
   private runOpen = false;
   private stepOpen = false;
+  /** A round the source opened (`round.start`) and has not ended. */
+  private roundOpen = false;
   private text: string | undefined;
   /** The id a `message.start` gave the next text part. */
   private nextText: string | undefined;
@@ -201,6 +203,8 @@ export class AiSdkEncoder implements Encoder {
       case 'run.end':
         // A run the source never ended stays open: its end came from no record.
         if (event.status === 'incomplete' && (!this.runOpen || event.provenance?.synthetic)) return '';
+        // Nor does a derived end while a round the source opened is still open: it was cut off.
+        if (event.provenance?.synthetic && this.roundOpen) return '';
         return this.ensureRun(event) + this.finish(event);
       default:
         return this.ensureRun(event) + this.content(event);
@@ -210,8 +214,10 @@ export class AiSdkEncoder implements Encoder {
   private content(event: AgentEvent): string {
     switch (event.type) {
       case 'round.start':
+        this.roundOpen = true;
         return this.closeParts() + this.closeStep() + this.openStep();
       case 'round.end': {
+        this.roundOpen = false;
         if (event.usage !== undefined) {
           this.roundUsage ??= {};
           addUsage(this.roundUsage, event.usage);
@@ -315,6 +321,7 @@ export class AiSdkEncoder implements Encoder {
   private start(event: AgentEvent): string {
     this.runOpen = true;
     this.stepOpen = false;
+    this.roundOpen = false;
     this.errorWritten = false;
     this.roundUsage = undefined;
     this.invocations.clear();
