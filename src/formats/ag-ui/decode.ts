@@ -7,7 +7,7 @@ import {
   type JsonObject,
   NOT_PARSED,
   parseRecordText,
-  refuseDeepValue,
+  refuseDeepText,
   resolveMaxDepth,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance, QuestionItem } from '../../model';
@@ -139,7 +139,7 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
   line(text: string, line: number, offset: number, out: AgentEvent[]): void {
     const value = parseRecordText(text, line, offset, this.maxDepth, FORMAT, this.sink);
     if (value === NOT_PARSED) return;
-    if (refuseDeepValue(text, value, line, offset, this.maxDepth, FORMAT, this.sink)) return;
+    if (refuseDeepText(text, line, offset, this.maxDepth, FORMAT, this.sink)) return;
     const hints: AguiHints = { raw: text, record: value, framing: this.mode };
     const provenance: Provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
     this.lastLine = line;

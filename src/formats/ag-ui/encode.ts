@@ -2,7 +2,7 @@ import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
 import { CARRY_PREFIX, carriedValue, isZeroUsage } from '../../framing/carry';
 import { frameJson, type JsonFraming } from '../../framing/json-stream';
-import { assertEncodable, isJsonObject, type JsonObject, rawIfSame } from '../../json';
+import { assertEncodable, isJsonObject, type JsonObject, jsonString, rawIfSame } from '../../json';
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import {
@@ -295,8 +295,7 @@ export class AguiEncoder implements Encoder {
         if (!this.text.has(lane ?? '')) out += this.openText(event, event.message);
         if (event.text === '') return out;
         if (lane === undefined) this.runText += event.text;
-        const id = this.text.get(lane ?? '')!;
-        return out + this.emit(event, 'TEXT_MESSAGE_CONTENT', { messageId: id, delta: event.text });
+        return out + this.textContent(event, this.text.get(lane ?? '')!);
       }
       case 'reasoning.delta':
         return out + this.ensureStep(event) + this.reasoningDelta(event);
@@ -345,6 +344,18 @@ export class AguiEncoder implements Encoder {
     const value = carriedValue(event);
     for (const k of Object.keys(value)) assertEncodable(value[k], `${event.type}.${k}`, undefined, FORMAT);
     return this.emit(event, 'CUSTOM', { name: `${CARRY_PREFIX}${event.type}`, value });
+  }
+
+  /**
+   * `TEXT_MESSAGE_CONTENT`, most of a stream, spelled out: the same bytes as {@link emit} gives,
+   * without an object per record.
+   */
+  private textContent(event: AgentEventOf<'text.delta'>, id: string): string {
+    let json = `{"type":"TEXT_MESSAGE_CONTENT","messageId":${jsonString(id)},"delta":${jsonString(event.text)}`;
+    if (event.lane !== undefined) json += `,"subagentRunId":${jsonString(event.lane)}`;
+    const ts = timestampOf(event.ts);
+    if (ts !== undefined) json += `,"timestamp":${ts}`;
+    return frameJson(this.framingOf(), `${json}}`);
   }
 
   /** Writes one record: `type`, its own fields, then `subagentRunId`, `timestamp`, `metadata`. */

@@ -7,7 +7,7 @@ import {
   type JsonObject,
   NOT_PARSED,
   parseRecordText,
-  refuseDeepValue,
+  refuseDeepText,
   resolveMaxDepth,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
@@ -96,7 +96,7 @@ export class AiSdkRecordDecoder implements FramedRecordDecoder {
     if (text === AISDK_DONE) return;
     const value = parseRecordText(text, line, offset, this.maxDepth, FORMAT, this.sink);
     if (value === NOT_PARSED) return;
-    if (refuseDeepValue(text, value, line, offset, this.maxDepth, FORMAT, this.sink)) return;
+    if (refuseDeepText(text, line, offset, this.maxDepth, FORMAT, this.sink)) return;
     const hints: AiSdkHints = { raw: text, record: value, framing: this.mode };
     const provenance: Provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
     this.lastLine = line;

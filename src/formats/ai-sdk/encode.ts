@@ -2,7 +2,7 @@ import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
 import { carriedValue, isZeroUsage } from '../../framing/carry';
 import { frameJson, type JsonFraming } from '../../framing/json-stream';
-import { assertEncodable, isJsonObject, type JsonObject, rawIfSame } from '../../json';
+import { assertEncodable, isJsonObject, type JsonObject, jsonString, rawIfSame } from '../../json';
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import {
@@ -239,7 +239,15 @@ export class AiSdkEncoder implements Encoder {
           out += this.closeText();
         if (this.text === undefined) out += this.openText(event.message ?? this.nextText);
         this.nextText = undefined;
-        return out + this.emit('text-delta', { id: this.text!, delta: event.text });
+        // Most of a stream, spelled out: the same bytes as emit() gives, without an object.
+        this.wrote = true;
+        return (
+          out +
+          frameJson(
+            this.framingOf(),
+            `{"type":"text-delta","id":${jsonString(this.text!)},"delta":${jsonString(event.text)}}`,
+          )
+        );
       }
       case 'reasoning.delta':
         return this.ensureStep() + this.reasoningDelta(event);
