@@ -25,7 +25,7 @@ import { createParser } from 'eventsource-parser';
 import ndjson from 'ndjson';
 import split2 from 'split2';
 import { generateCursor, generateOpencode } from './agents.mjs';
-import { chunk, generateHep } from './corpus.mjs';
+import { chunk, generateClaude, generateCodex, generateGemini, generateHep } from './corpus.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -1041,6 +1041,75 @@ for (const key of ['agui', 'aisdk']) {
     });
   }
 }
+// Codex `exec --json`: its decoder against the bare loop on a corpus shaped like the captures,
+// and its writer against JSON.stringify of the same records.
+if (
+  lib.codex !== undefined &&
+  (ONLY === undefined || ONLY.includes('codex') || ONLY.includes('codex-writer'))
+) {
+  const { codex } = lib;
+  const c = generateCodex({ mb: MB_ARG });
+  const chunks = chunk(c.buffer, 64 * KiB);
+  const pipelines = [
+    { name: BARE, run: bareDecode },
+    { name: 'ndjson.parse()', run: viaNdjson },
+    { name: 'codex.createDecoder().push', run: pushDecoder(codex) },
+    { name: 'codex.decode(Readable)', run: asyncDecode(codex) },
+  ];
+  await scenario({
+    id: 'codex',
+    title: 'codex decode, exec --json lines shaped like the captures, 64 KiB chunks',
+    bytes: c.buffer.length,
+    chunks,
+    pipelines,
+    baseline: BARE,
+    peer: 'ndjson.parse()',
+    targets: { 'codex.createDecoder().push': { bare: 0.9 } },
+  });
+  if (ONLY === undefined || ONLY.includes('codex-writer')) {
+    const small = generateCodex({ mb: Math.min(MB_ARG, 25) }).buffer;
+    const records = small
+      .toString('utf8')
+      .slice(0, -1)
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const events = [];
+    const d = codex.createDecoder();
+    for (const piece of chunk(small, 64 * KiB))
+      for (const ev of JSON.parse(JSON.stringify(d.push(piece)))) events.push(ev);
+    for (const ev of JSON.parse(JSON.stringify(d.end()))) events.push(ev);
+    const list = [
+      {
+        name: 'JSON.stringify(codex record) + "\\n"',
+        run: (_, xs = records) => {
+          let n = 0;
+          for (const r of xs) n += written(`${JSON.stringify(r)}\n`);
+          return xs.length + n * 0;
+        },
+      },
+      {
+        name: 'codex.createEncoder().write',
+        run: (_, xs = events) => {
+          const e = codex.createEncoder();
+          let n = 0;
+          for (const ev of xs) n += written(e.write(ev));
+          return records.length + (n + written(e.end())) * 0;
+        },
+      },
+    ];
+    list[0].warm = () => list[0].run(undefined, records.slice(0, 8000));
+    list[1].warm = () => list[1].run(undefined, events.slice(0, 8000));
+    await scenario({
+      id: 'codex-writer',
+      title: `codex writer, ${(small.length / MB).toFixed(0)} MB of exec --json lines`,
+      bytes: small.length,
+      chunks: [],
+      pipelines: list,
+      baseline: list[0].name,
+      targets: { 'codex.createEncoder().write': { bare: 0.9 } },
+    });
+  }
+}
 if (lib.nativeharness !== undefined && typeof lib.nativeharness.createEncoder === 'function') {
   const nh = lib.nativeharness;
   await scenario({
@@ -1074,6 +1143,205 @@ if (lib.nativeharness !== undefined && typeof lib.nativeharness.createEncoder ==
     ],
     baseline: BARE,
     targets: { 'hep decode → nativeharness encode': { bare: 0.45 } },
+  });
+}
+
+// Events → OpenTelemetry spans, with the SDK recording every span and a processor that drops
+// them at their end (the no-op exporter): what tracing adds to decoding the same stream.
+if (ONLY === undefined || ONLY.includes('otel')) {
+  const otel = await import(pathToFileURL(resolve(dirname(LIB), 'otel.js')).href);
+  const sdk = await import('@opentelemetry/sdk-trace');
+  const provider = new sdk.TracerProvider({ spanProcessors: [new sdk.NoopSpanProcessor()] });
+  const tracer = provider.getTracer('bench');
+  const decodeOnly = (chunks) => {
+    const d = hep.createDecoder();
+    let n = 0;
+    for (const c of chunks) n += d.push(c).length;
+    return n + d.end().length;
+  };
+  await scenario({
+    id: 'otel',
+    title: 'HEP decode → OpenTelemetry spans (SDK spans, no-op exporter), ASCII, 64 KiB chunks',
+    bytes: ascii.buffer.length,
+    chunks: chunk(ascii.buffer, 64 * KiB),
+    pipelines: [
+      { name: 'hep createDecoder (decode alone)', run: decodeOnly },
+      {
+        name: 'hep createDecoder → EventTracer',
+        run: (chunks) => {
+          const d = hep.createDecoder();
+          const t = new otel.EventTracer({ tracer, clock: () => 1767225600000 });
+          let n = 0;
+          for (const c of chunks) {
+            for (const e of d.push(c)) {
+              t.push(e);
+              n++;
+            }
+          }
+          for (const e of d.end()) {
+            t.push(e);
+            n++;
+          }
+          t.end();
+          return n;
+        },
+      },
+    ],
+    baseline: 'hep createDecoder (decode alone)',
+  });
+}
+
+// Gemini CLI stream-json: its own corpus, shaped like the official snapshots (mostly assistant
+// `delta` messages, tool calls with long outputs, a `result` per process).
+if (
+  lib.gemini !== undefined &&
+  (ONLY === undefined || ONLY.includes('gemini') || ONLY.includes('gemini-writer'))
+) {
+  const g = lib.gemini;
+  const wire = generateGemini({ mb: Math.min(MB_ARG, 50) }).buffer;
+  {
+    // Chunk by chunk on a small corpus, so no decoded event outlives its batch (see `detachedEvents`).
+    const probe = generateGemini({ mb: 1 }).buffer;
+    const diagnostics = [];
+    const d = g.createDecoder({ onDiagnostic: (x) => diagnostics.push(x) });
+    const e = g.createEncoder();
+    let out = '';
+    for (const c of chunk(probe, 64 * KiB)) for (const ev of d.push(c)) out += e.write(ev);
+    for (const ev of d.end()) out += e.write(ev);
+    if (diagnostics.length > 0 || out + e.end() !== probe.toString('utf8'))
+      throw new Error('bench Gemini corpus does not round-trip: fix bench/corpus.mjs');
+  }
+  const pipelines = [
+    { name: BARE, run: bareDecode },
+    { name: 'ndjson.parse()', run: viaNdjson },
+    { name: 'gemini.createDecoder().push', run: pushDecoder(g) },
+    { name: 'gemini.decode(Readable)', run: asyncDecode(g) },
+  ];
+  await scenario({
+    id: 'gemini',
+    title: 'Gemini stream-json decode, ASCII, 64 KiB chunks',
+    bytes: wire.length,
+    chunks: chunk(wire, 64 * KiB),
+    pipelines,
+    baseline: BARE,
+    peer: 'ndjson.parse()',
+    targets: { 'gemini.createDecoder().push': { bare: 0.9 } },
+  });
+  // The writer against JSON.stringify of the same records (what Gemini CLI itself does), fed the
+  // decoded events (a byte-exact round trip: each line is built and checked against the one read)
+  // and the same events without provenance (events built by hand or converted).
+  const text = wire.toString('utf8');
+  const records = text
+    .slice(0, -1)
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  const decoded = [];
+  {
+    const d = g.createDecoder();
+    for (const c of chunk(wire, 64 * KiB))
+      for (const ev of JSON.parse(JSON.stringify(d.push(c)))) decoded.push(ev);
+    for (const ev of JSON.parse(JSON.stringify(d.end()))) decoded.push(ev);
+  }
+  const bare = decoded.map(({ provenance: _p, ...rest }) => rest);
+  const encode = (list) => {
+    const e = g.createEncoder({ idSource: () => 's', clock: () => 0 });
+    let n = 0;
+    for (const ev of list) n += written(e.write(ev));
+    return records.length + (n + written(e.end())) * 0;
+  };
+  const writers = [
+    {
+      name: 'JSON.stringify(gemini record) + "\\n"',
+      run: (_, xs = records) => {
+        let n = 0;
+        for (const r of xs) n += written(`${JSON.stringify(r)}\n`);
+        return xs.length + n * 0;
+      },
+    },
+    { name: 'gemini.createEncoder().write (decoded events)', run: (_, xs = decoded) => encode(xs) },
+    { name: 'gemini.createEncoder().write (events without provenance)', run: (_, xs = bare) => encode(xs) },
+  ];
+  writers[0].warm = () => writers[0].run(undefined, records.slice(0, 8000));
+  writers[1].warm = () => writers[1].run(undefined, decoded.slice(0, 8000));
+  writers[2].warm = () => writers[2].run(undefined, bare.slice(0, 8000));
+  await scenario({
+    id: 'gemini-writer',
+    title: `Gemini writer, ${(wire.length / MB).toFixed(0)} MB of Gemini records`,
+    bytes: wire.length,
+    chunks: [],
+    pipelines: writers,
+    baseline: writers[0].name,
+    targets: {
+      'gemini.createEncoder().write (decoded events)': { bare: 0.9 },
+      'gemini.createEncoder().write (events without provenance)': { bare: 0.9 },
+    },
+  });
+}
+
+if (
+  lib.claude !== undefined &&
+  (ONLY === undefined || ONLY.includes('claude') || ONLY.includes('claude-writer'))
+) {
+  // Claude Code stream-json: long tool results, the same usage repeated on every block line,
+  // many small lines. The decoder against the bare loop; the writer (events decoded from the
+  // corpus, put back line by line) against JSON.stringify of the same records.
+  const c = generateClaude({ mb: Math.min(MB_ARG, 50) });
+  const claude = lib.claude;
+  const round = claude.stringify(claude.parse(c.buffer).events);
+  if (round !== c.buffer.toString('utf8')) throw new Error('the Claude corpus does not round-trip');
+  await scenario({
+    id: 'claude',
+    title: 'Claude stream-json decode, capture-shaped corpus, 64 KiB chunks',
+    bytes: c.buffer.length,
+    chunks: chunk(c.buffer, 64 * KiB),
+    pipelines: [
+      { name: BARE, run: bareDecode },
+      { name: 'claude.createDecoder().push', run: pushDecoder(claude) },
+      { name: 'claude.decode(Readable)', run: asyncDecode(claude) },
+    ],
+    baseline: BARE,
+    targets: { 'claude.createDecoder().push': { bare: 0.9 } },
+  });
+  const events = [];
+  {
+    const d = claude.createDecoder();
+    for (const piece of chunk(c.buffer, 64 * KiB)) for (const e of d.push(piece)) events.push(e);
+    for (const e of d.end()) events.push(e);
+  }
+  const records = c.buffer
+    .toString('utf8')
+    .slice(0, -1)
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  const list = [
+    {
+      name: 'JSON.stringify(claude record) + "\\n"',
+      run: (_, xs = records) => {
+        let n = 0;
+        for (const r of xs) n += written(`${JSON.stringify(r)}\n`);
+        return xs.length + n * 0;
+      },
+    },
+    {
+      name: 'claude.createEncoder().write',
+      run: (_, xs = events) => {
+        const e = claude.createEncoder();
+        let n = 0;
+        for (const ev of xs) n += written(e.write(ev));
+        return records.length + (n + written(e.end())) * 0;
+      },
+    },
+  ];
+  list[0].warm = () => list[0].run(undefined, records.slice(0, 2000));
+  list[1].warm = () => list[1].run(undefined, events.slice(0, 8000));
+  await scenario({
+    id: 'claude-writer',
+    title: `claude writer, the events of the same corpus (${(c.buffer.length / MB).toFixed(0)} MB) put back`,
+    bytes: c.buffer.length,
+    chunks: [],
+    pipelines: list,
+    baseline: list[0].name,
+    targets: { 'claude.createEncoder().write': { bare: 0.9 } },
   });
 }
 

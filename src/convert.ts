@@ -1,7 +1,7 @@
 import { type ChunkSource, type DecodeOptions, type EncodeOptions, toAsyncIterator } from './codec';
 import { DETECT_BYTES, type Detection, detectFormat } from './detect';
 import { AgentwireError, type Diagnostic, type DiagnosticHandler, type Format } from './diagnostics';
-import { codecFor } from './formats';
+import { codecFor } from './formats/index';
 import type { AgentEvent } from './model';
 
 /** Options of {@link convert} and {@link convertStream}. */
@@ -50,6 +50,8 @@ function encodeOptionsFor(from: Format, options: ConvertOptions, handler: Diagno
   if (options.to === 'nativeharness' && from !== 'nativeharness') base.conform ??= true;
   if (options.to === 'hep' && from !== 'hep') {
     base.turnIds ??= 'allocate';
+    // The reference writes a message_start at the start of every round.
+    base.messageStarts ??= 'each-round';
     // full mode keeps an args object readable (up to 4000 characters); summary text cannot be read back.
     base.args ??= 'full';
   }
@@ -120,8 +122,9 @@ export async function* convertStream(source: ChunkSource, options: ConvertOption
 }
 
 /**
- * Reads chunks from `iterator` until the format can be told: a complete first non-blank line,
- * {@link DETECT_BYTES} bytes, or the end of input. Returns the detection and the chunks read, to
+ * Reads chunks from `iterator` until the format can be told: a complete first non-blank line
+ * (past lines that are neither detected nor JSON, as banners a CLI prints before its first
+ * record), {@link DETECT_BYTES} bytes, or the end of input. Returns the detection and the chunks read, to
  * be fed to the decoder first.
  */
 export async function detectFromStream(
@@ -140,9 +143,26 @@ export async function detectFromStream(
     if (joined.length > sample.length)
       joined.set(bytes.subarray(0, joined.length - sample.length), sample.length);
     sample = joined;
-    if (sample.length >= DETECT_BYTES || hasFirstLine(sample)) break;
+    if (sample.length >= DETECT_BYTES) break;
+    if (hasFirstLine(sample)) {
+      const detection = detectFormat(sample);
+      if (detection !== undefined || hasJsonLine(sample)) return { detection, head };
+    }
   }
   return { detection: sample.length === 0 ? undefined : detectFormat(sample), head };
+}
+
+// A complete line that starts with `{` or `[` has arrived: no later line can change the verdict.
+function hasJsonLine(bytes: Uint8Array): boolean {
+  let start = true;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i]!;
+    if (b === 10 || b === 13) start = true;
+    else if (start && (b === 123 || b === 91))
+      return bytes.indexOf(10, i) !== -1 || bytes.indexOf(13, i) !== -1;
+    else if (b !== 32 && b !== 9) start = false;
+  }
+  return false;
 }
 
 // A complete non-blank first line (CR, LF or CRLF ended) has arrived.

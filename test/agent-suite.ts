@@ -11,7 +11,7 @@ import { chunkAt, expectGolden } from './golden';
 // data, read at run time, never copied here) and the project's own fixtures with goldens.
 
 /** The captures folder; the suite fails loudly when it is missing. */
-export const CAPTURES = fileURLToPath(new URL('../../../shared/captures/', import.meta.url));
+export const CAPTURES = fileURLToPath(new URL('../../shared/captures/', import.meta.url));
 
 /** The capture files of one agent, as `[name, bytes]`. Throws when the folder is missing. */
 export function captures(agent: string): Array<[string, Uint8Array]> {

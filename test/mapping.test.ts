@@ -7,7 +7,18 @@ import { type AgentEvent, codecFor, type Diagnostic, type Format } from '../src/
 
 type Cell = { kind: 'mapped' | 'derived' | 'none'; text: string };
 type Row = { key: string; cells: Partial<Record<Format, Cell>> };
-const FORMATS: Format[] = ['hep', 'highbar', 'nativeharness', 'opencode', 'cursor', 'ag-ui', 'ai-sdk'];
+const FORMATS: Format[] = [
+  'hep',
+  'highbar',
+  'nativeharness',
+  'claude',
+  'codex',
+  'gemini',
+  'opencode',
+  'cursor',
+  'ag-ui',
+  'ai-sdk',
+];
 
 // A section may hold several tables (one per group of formats, so formats are added by adding a
 // table): each table's header names its formats; rows of one key are merged across tables.
@@ -167,8 +178,11 @@ const PROBE: Partial<Record<Format, AgentEvent['type']>> = {
   hep: 'text.delta',
   highbar: 'tool.end',
   nativeharness: 'text.delta',
+  codex: 'text.delta',
+  claude: 'text.delta',
   opencode: 'text.delta',
   cursor: 'text.delta',
+  gemini: 'text.delta',
   'ag-ui': 'text.delta',
   'ai-sdk': 'text.delta',
 };

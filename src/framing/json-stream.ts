@@ -5,9 +5,9 @@
 
 import type { ChunkDecoder, DecodeOptions, RecordDecoder } from '../codec';
 import type { DiagnosticSink, Format } from '../diagnostics';
-import { formatSseJsonEvent, SseReader } from '../formats/nativeharness/sse';
-import { LineSplitter } from '../lines';
 import type { AgentEvent } from '../model';
+import { LineSplitter } from './lines';
+import { formatSseJsonEvent, SseReader } from './sse';
 
 /** How a UI protocol stream is framed: server-sent events or JSON Lines. */
 export type JsonFraming = 'sse' | 'jsonl';

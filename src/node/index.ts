@@ -3,7 +3,17 @@
 
 export { type Fixture, type FixtureInfo, fixturesDir, listFixtures, loadFixture } from './fixtures';
 export { type FollowOptions, followFile } from './follow';
-export * from './highbar-emitter';
+export {
+  createHighbarEmitter,
+  type HighbarEmitter,
+  type HighbarEmitterOptions,
+  type HighbarToolCall,
+  hello,
+  nowSeconds,
+  tool,
+  turn,
+} from './highbar-emitter';
+export { createOtlpTracing, type OtlpTracing, type OtlpTracingOptions, tracesUrl } from './otel-export';
 export {
   createProtocolHandler,
   type ProtocolHandlerOptions,
@@ -11,11 +21,17 @@ export {
   type ProtocolLogEntry,
   type ProtocolLogOptions,
 } from './protocol-server';
+export type {
+  NhLogEntry,
+  SessionFollower,
+  SessionGap,
+  SessionLog,
+  SessionSnapshot,
+} from './session-log';
 export {
   createSseHandler,
-  type NhLogEntry,
   NhSessionLog,
   type NhSessionLogOptions,
   type SseHandlerOptions,
 } from './sse-server';
-export * from './tail';
+export { type TailCheckpoint, type TailItem, type TailTraceOptions, type TraceTail, tailTrace } from './tail';

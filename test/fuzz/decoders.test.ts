@@ -3,13 +3,15 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import type { Codec } from '../../src/codec';
 import { type Diagnostic, isAgentwireError } from '../../src/diagnostics';
+import { codex } from '../../src/formats/codex/index';
 import { cursor } from '../../src/formats/cursor/index';
+import { gemini } from '../../src/formats/gemini/index';
 import { hep } from '../../src/formats/hep/index';
 import { highbar } from '../../src/formats/highbar/index';
 import { nativeharness } from '../../src/formats/nativeharness/index';
-import { SseReader } from '../../src/formats/nativeharness/sse';
 import { opencode } from '../../src/formats/opencode/index';
-import { LineSplitter } from '../../src/lines';
+import { LineSplitter } from '../../src/framing/lines';
+import { SseReader } from '../../src/framing/sse';
 import type { AgentEvent } from '../../src/model';
 import { chunkAt } from '../golden';
 import { FUZZ_RUNS as RUNS } from '../runs';
@@ -40,6 +42,8 @@ const targets: Target[] = [
   { name: 'nativeharness jsonl', codec: nativeharness, options: { framing: 'jsonl' } },
   { name: 'opencode', codec: opencode, options: {} },
   { name: 'cursor', codec: cursor, options: {} },
+  { name: 'codex', codec: codex, options: {} },
+  { name: 'gemini', codec: gemini, options: {} },
 ];
 
 // Known defect (reported as a BUG in test/hostile/framing.test.ts): the JSON array framing's
@@ -291,6 +295,30 @@ const lineTargets: Array<[string, AnyCodec, fc.Arbitrary<string>]> = [
   ['hep', hep, record(HEP_TYPES, HEP_KEYS)],
   ['highbar', highbar, record(HB_TYPES, HB_KEYS).map((s) => s.replace('{', '{"v":1,'))],
   ['nativeharness jsonl', nativeharness, nhRecord],
+  [
+    'gemini',
+    gemini,
+    record(
+      ['init', 'message', 'tool_use', 'tool_result', 'error', 'result', 'future'],
+      [
+        'timestamp',
+        'session_id',
+        'model',
+        'role',
+        'content',
+        'delta',
+        'tool_name',
+        'tool_id',
+        'parameters',
+        'status',
+        'output',
+        'error',
+        'severity',
+        'message',
+        'stats',
+      ],
+    ),
+  ],
 ];
 
 describe('fuzz: arbitrary JSON records, one per line', () => {
@@ -338,6 +366,8 @@ function fixtures(): Fixture[] {
   add('fixtures/nativeharness', 'jsonl', targets[5]!);
   add('fixtures/opencode', 'jsonl', targets[6]!);
   add('fixtures/cursor', 'jsonl', targets[7]!);
+  add('fixtures/codex', 'jsonl', targets[8]!);
+  add('fixtures/gemini', 'jsonl', targets.find((t) => t.name === 'gemini')!);
   return out;
 }
 const ALL = fixtures();
@@ -411,8 +441,11 @@ describe('fuzz: mutated fixtures', () => {
         const i = starts[pos % starts.length]!;
         lines.splice(i, 0, junk);
         const mutated = run(fixture.target, [enc.encode(lines.join('\n'))]);
-        // highbar keeps a JSON line that is not an object as an unknown event (next to its error).
-        const others = mutated.events.filter((e) => e.provenance?.line !== i + 1 || e.type !== 'unknown');
+        // highbar keeps a JSON line that is not an object as an unknown event (next to its error);
+        // gemini keeps a non-JSON line before `init` as a stdout `notice` (banners are written back).
+        const kept = (e: (typeof mutated.events)[number]) =>
+          e.type === 'unknown' || (e.type === 'notice' && e.kind === 'stdout');
+        const others = mutated.events.filter((e) => e.provenance?.line !== i + 1 || !kept(e));
         expect(meaning(others)).toEqual(meaning(original.events));
         expect(mutated.diagnostics.length).toBeGreaterThanOrEqual(original.diagnostics.length);
       }),

@@ -1,8 +1,8 @@
 import { createDiagnosticSink, type Diagnostic, type DiagnosticHandler } from '../../diagnostics';
+import { DEFAULT_MAX_EVENT_BYTES, SseReader } from '../../framing/sse';
 import { resolveMaxDepth } from '../../json';
 import type { AgentEvent } from '../../model';
 import { NhEnvelopeDecoder, NhSseMessageDecoder } from './decode';
-import { DEFAULT_MAX_EVENT_BYTES, SseReader } from './sse';
 
 /** Options of {@link connect}. */
 export interface ConnectOptions {

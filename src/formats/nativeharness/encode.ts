@@ -1,12 +1,19 @@
 import type { EncodeOptions, Encoder } from '../../codec';
 import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
-import { assertEncodable, formatInteger, isJsonObject, type JsonObject, jsonString } from '../../json';
+import { formatSseJsonEvent } from '../../framing/sse';
+import { assertEncodable, formatInteger, isJsonObject, jsonString } from '../../json';
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { joinRecord, quoteKey } from '../../record';
-import type { NhFraming } from './decode';
-import { NH_PROTOCOL_VERSION } from './schema';
-import { formatSseJsonEvent } from './sse';
+import {
+  NH,
+  type NhFraming,
+  type NhHints,
+  nhEnvelopeText,
+  nhOutputPayload,
+  nhProtocolVersion,
+  nhTokenPayload,
+} from './wire';
 
 /** Options of the nativeharness writer. */
 export interface NhEncodeOptions extends EncodeOptions {
@@ -33,7 +40,7 @@ export interface NhEncodeOptions extends EncodeOptions {
   retry?: number;
 }
 
-const FORMAT = 'nativeharness' as const;
+const FORMAT = NH;
 const encodeValue = (value: unknown): string => JSON.stringify(value);
 
 function defaultId(): string {
@@ -85,6 +92,7 @@ class EnvelopeIds {
 }
 
 function num(value: number, field: string): string {
+  if (typeof value === 'bigint') fail(`${field}: a BigInt (${String(value)}n), not a number`);
   if (typeof value !== 'number' || !Number.isFinite(value))
     fail(`${field}: ${String(value)} is not a finite number`);
   return String(value);
@@ -102,11 +110,11 @@ function json(value: unknown, field: string): string {
 const ENVELOPE = ['seq', 'ts', 'workspace', 'session', 'run', 'round'];
 
 // Read-only stand-in for events without hints (one object, not one per event).
-const NO_HINTS: Readonly<Record<string, unknown>> = Object.freeze({});
+const NO_HINTS: Readonly<NhHints> = Object.freeze({});
 
 // Fields each event type carries; anything else present is reported as a loss.
 const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
-  'session.start': [...ENVELOPE, 'protocol', 'actor', 'mode', 'title'],
+  'session.start': [...ENVELOPE, 'protocol', 'actor', 'mode', 'title', 'producer'],
   'session.title': [...ENVELOPE, 'title'],
   'run.start': [...ENVELOPE, 'input'],
   'run.end': [...ENVELOPE, 'status', 'stopReason', 'usage'],
@@ -115,7 +123,7 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
   'message.start': [...ENVELOPE, 'role'],
   'text.delta': [...ENVELOPE, 'text'],
   status: [...ENVELOPE, 'status', 'detail'],
-  'tool.start': [...ENVELOPE, 'call', 'name', 'args', 'command'],
+  'tool.start': [...ENVELOPE, 'call', 'name', 'args', 'command', 'argsSummary'],
   'tool.output': [...ENVELOPE, 'call', 'stream', 'text'],
   'tool.end': [...ENVELOPE, 'call', 'name', 'ok', 'text', 'result', 'error', 'exitCode', 'filesChanged'],
   'approval.request': [...ENVELOPE, 'approval', 'call', 'tool', 'title', 'effects', 'options'],
@@ -224,7 +232,7 @@ export class NhEncoder implements Encoder {
     const carried = CARRIED[event.type];
     // An event type with no counterpart is reported once as a whole, not field by field.
     if (carried !== undefined) this.loss.check(event, carried);
-    const hints = own ? (p?.hints ?? NO_HINTS) : NO_HINTS;
+    const hints: Readonly<NhHints> = own ? ((p?.hints as NhHints | undefined) ?? NO_HINTS) : NO_HINTS;
     if (typeof event.round === 'number') this.hop = event.round;
     // The most frequent payloads, without extra keys or another key order to restore, are built
     // as one string: what joinRecord gives for the same pieces, without the piece arrays.
@@ -234,10 +242,7 @@ export class NhEncoder implements Encoder {
     let direct: string | undefined;
     switch (event.type) {
       case 'session.start': {
-        const v =
-          own && event.protocol !== undefined && /^\d+$/.test(event.protocol)
-            ? Number(event.protocol)
-            : NH_PROTOCOL_VERSION;
+        const v = nhProtocolVersion(event.protocol, own);
         type = 'session_created';
         pieces = [
           ['v', formatInteger(v, 'session.start.protocol', FORMAT)],
@@ -245,6 +250,8 @@ export class NhEncoder implements Encoder {
           ['mode', str(event.mode ?? 'default', 'session.start.mode')],
         ];
         if (event.title !== undefined) pieces.push(['title', str(event.title, 'session.start.title')]);
+        if (event.producer !== undefined)
+          pieces.push(['producer', str(event.producer, 'session.start.producer')]);
         break;
       }
       case 'session.title':
@@ -261,7 +268,10 @@ export class NhEncoder implements Encoder {
       case 'text.delta':
         type = 'token';
         if (plain) {
-          direct = `{"hop":${formatInteger(this.hop, 'round', FORMAT)},"text":${str(event.text, 'text.delta.text')}}`;
+          direct = nhTokenPayload(
+            formatInteger(this.hop, 'round', FORMAT),
+            str(event.text, 'text.delta.text'),
+          );
         } else pieces = [this.hopPiece(), ['text', str(event.text, 'text.delta.text')]];
         break;
       case 'status':
@@ -282,19 +292,22 @@ export class NhEncoder implements Encoder {
           ['tool', str(event.name, 'tool.start.name')],
           ['args', json(event.args ?? {}, 'tool.start.args')],
         ];
-        if (event.args === undefined && event.argsSummary !== undefined) {
-          this.loss.report(
-            event,
-            'tool.start.argsSummary',
-            'nativeharness carries arguments as an object only',
-          );
-        }
         if (event.command !== undefined) pieces.push(['command', str(event.command, 'tool.start.command')]);
+        // A summary that is only the arguments' compact JSON (HEP `events=full`) says nothing more.
+        if (
+          event.argsSummary !== undefined &&
+          (own || event.args === undefined || event.argsSummary !== JSON.stringify(event.args))
+        )
+          pieces.push(['args_summary', str(event.argsSummary, 'tool.start.argsSummary')]);
         break;
       case 'tool.output':
         type = 'output';
         if (plain) {
-          direct = `{"call_id":${str(event.call, 'tool.output.call')},"stream":${str(event.stream ?? 'stdout', 'tool.output.stream')},"text":${str(event.text, 'tool.output.text')}}`;
+          direct = nhOutputPayload(
+            str(event.call, 'tool.output.call'),
+            str(event.stream ?? 'stdout', 'tool.output.stream'),
+            str(event.text, 'tool.output.text'),
+          );
         } else {
           pieces = [
             ['call_id', str(event.call, 'tool.output.call')],
@@ -495,8 +508,8 @@ export class NhEncoder implements Encoder {
       joinRecord(
         pieces,
         {
-          extra: hints.payloadExtra as JsonObject | undefined,
-          order: hints.payloadOrder as string[] | undefined,
+          extra: hints.payloadExtra,
+          order: hints.payloadOrder,
         },
         encodeValue,
         FORMAT,
@@ -562,7 +575,13 @@ export class NhEncoder implements Encoder {
       // give for these pieces without extra keys or another order).
       const t = event.type;
       const tsText = this.tsText(ts, t);
-      const text = `{"seq":${seq},"ts":${tsText},"type":${quoteKey(type)}${this.ids.get(workspace, session, turn, t)}${payload}}`;
+      const text = nhEnvelopeText(
+        seq,
+        tsText,
+        quoteKey(type),
+        this.ids.get(workspace, session, turn, t),
+        payload,
+      );
       return { seq, text };
     }
     const text = joinRecord(
@@ -603,17 +622,11 @@ export class NhEncoder implements Encoder {
     }
     const seq = this.nextSeq(typeof r.seq === 'number' ? r.seq : undefined, 'unknown.record');
     const text = json(r.seq === seq ? r : { ...r, seq }, 'unknown.record');
-    return this.frame(seq, r.type, text, event.provenance.hints ?? {});
+    return this.frame(seq, r.type, text, (event.provenance.hints as NhHints | undefined) ?? NO_HINTS);
   }
 
   // `ownType`: `type` is one of this format's event types (not a name read from a record).
-  private frame(
-    seq: number,
-    type: string,
-    text: string,
-    hints: Readonly<Record<string, unknown>>,
-    ownType = false,
-  ): string {
+  private frame(seq: number, type: string, text: string, hints: Readonly<NhHints>, ownType = false): string {
     const n = this.written++;
     switch (this.framing) {
       case 'jsonl':

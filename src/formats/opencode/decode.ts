@@ -1,5 +1,5 @@
 import type { DecodeOptions, RecordDecoder } from '../../codec';
-import { type DiagnosticSink, diagnosticAt } from '../../diagnostics';
+import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
 import type { LineEnds } from '../../framing/line-ends';
 import {
   isJsonObject,
@@ -61,6 +61,7 @@ function str(v: unknown): string | undefined {
  */
 export class OpencodeRecordDecoder implements RecordDecoder {
   private readonly sink: DiagnosticSink;
+  private readonly report: LineReport;
   private readonly maxDepth: number;
   private readonly ends: LineEnds | undefined;
   private root: string | undefined;
@@ -76,6 +77,7 @@ export class OpencodeRecordDecoder implements RecordDecoder {
   /** Creates a decoder reporting to `sink`; `ends` tells each line's terminator (CRLF kept). */
   constructor(options: OpencodeDecodeOptions, sink: DiagnosticSink, ends?: LineEnds) {
     this.sink = sink;
+    this.report = lineReporter(sink, FORMAT);
     this.maxDepth = resolveMaxDepth(options.maxDepth);
     this.ends = ends;
   }
@@ -344,16 +346,6 @@ export class OpencodeRecordDecoder implements RecordDecoder {
   private checkIntegers(text: string, line: number, offset: number): void {
     const message = unsafeNumberMessage(text);
     if (message !== undefined) this.report('invalid_record', 'error', line, offset, message);
-  }
-
-  private report(
-    code: 'invalid_json' | 'invalid_record',
-    severity: 'error' | 'warning',
-    line: number,
-    offset: number,
-    what: string,
-  ): void {
-    this.sink.report(diagnosticAt(code, severity, line, offset, what, FORMAT));
   }
 }
 
