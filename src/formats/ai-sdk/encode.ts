@@ -121,6 +121,9 @@ export class AiSdkEncoder implements Encoder {
   /** Calls whose input is written whole (`tool-input-available`). */
   private readonly inputs = new Set<string>();
   private readonly approvals = new Set<string>();
+  /** Each approval's call, and the approvals whose call already has its output. */
+  private readonly approvalCall = new Map<string, string>();
+  private readonly decided = new Set<string>();
   private waiting: AgentEvent[] = [];
 
   /** Creates a writer reporting losses to `sink`. */
@@ -268,6 +271,7 @@ export class AiSdkEncoder implements Encoder {
       case 'approval.request':
         if (event.call === undefined || !this.invocations.has(event.call)) return this.data(event);
         this.approvals.add(event.approval);
+        this.approvalCall.set(event.approval, event.call);
         this.loss.check(event, CARRIED['approval.request']!);
         return (
           this.closeParts() +
@@ -278,7 +282,8 @@ export class AiSdkEncoder implements Encoder {
           })
         );
       case 'approval.resolve':
-        if (!this.approvals.has(event.approval)) return this.data(event);
+        // A decision after the call's output would take the part back from its outcome.
+        if (!this.approvals.has(event.approval) || this.decided.has(event.approval)) return this.data(event);
         this.loss.check(event, CARRIED['approval.resolve']!);
         return this.emit('tool-approval-response', {
           approvalId: event.approval,
@@ -335,6 +340,8 @@ export class AiSdkEncoder implements Encoder {
     this.invocations.clear();
     this.inputs.clear();
     this.approvals.clear();
+    this.approvalCall.clear();
+    this.decided.clear();
     let out = this.emit('start', { messageId: event.run ?? this.idSource() });
     const waiting = this.waiting;
     this.waiting = [];
@@ -452,6 +459,7 @@ export class AiSdkEncoder implements Encoder {
       out += this.toolInput({ type: 'tool.start', call: event.call, name });
     }
     this.inputs.delete(event.call);
+    for (const [approval, call] of this.approvalCall) if (call === event.call) this.decided.add(approval);
     const meta: JsonObject = {};
     for (const k of ['exitCode', 'filesChanged', 'startedAt', 'endedAt'] as const) {
       if (event[k] !== undefined) meta[k] = event[k];
