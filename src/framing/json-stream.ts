@@ -3,7 +3,7 @@
 // tells the two apart from the first byte that is not white space and feeds each event's JSON
 // text to the format's record decoder; the writer frames each record in the chosen framing.
 
-import type { ChunkDecoder, DecodeOptions, RecordDecoder } from '../codec';
+import { BlankLines, type ChunkDecoder, type DecodeOptions, isBlankLine, type RecordDecoder } from '../codec';
 import type { DiagnosticSink, Format } from '../diagnostics';
 import type { AgentEvent } from '../model';
 import { LineSplitter } from './lines';
@@ -82,15 +82,21 @@ export function jsonStreamChunkDecoder(
     const splitter = new LineSplitter(
       {
         line: (text, line, offset, bytes) => {
-          if (text !== '') records.line(text, line, offset, out, bytes);
+          // The one rule for blank lines of every JSON Lines format (src/codec.ts).
+          if (text.length === 0 || (text.charCodeAt(0) <= 32 && isBlankLine(text))) blanks.skip(line, offset);
+          else records.line(text, line, offset, out, bytes);
         },
         diagnostic: (d) => sink.report(d),
       },
       lineOptions,
     );
+    const blanks = new BlankLines(format, sink);
     reader = {
       push: (c) => splitter.push(c),
-      end: () => splitter.end(options.incompleteLine ?? 'deliver'),
+      end: () => {
+        splitter.end(options.incompleteLine ?? 'deliver');
+        blanks.end();
+      },
     };
   };
 
