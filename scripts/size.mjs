@@ -26,6 +26,10 @@ function group(path) {
   return dep !== null ? dep[1] : path;
 }
 
+const PEERS = Object.keys(
+  JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).peerDependencies ?? {},
+);
+
 async function measure(entry) {
   const result = await build({
     entryPoints: [join(root, entry.source)],
@@ -36,7 +40,8 @@ async function measure(entry) {
     target: 'es2022',
     write: false,
     metafile: true,
-    external: ['node:*'],
+    // Optional peer dependencies (OpenTelemetry, Redis clients) are the user's, not our bytes.
+    external: ['node:*', ...PEERS],
     logLevel: 'silent',
   });
   const output = Object.values(result.metafile.outputs)[0];
