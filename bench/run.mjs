@@ -887,6 +887,68 @@ for (const f of [
     targets: { [list[1].name]: { bare: 0.9 } },
   });
 }
+// The UI protocols (AG-UI, the AI SDK UI message stream), each on the HEP corpus re-encoded as its
+// SSE: the decoder against a byte-level SSE split + JSON.parse of the same bytes (and
+// eventsource-parser), the writer against JSON.stringify of the same records, fed the HEP events.
+for (const key of ['agui', 'aisdk']) {
+  const codec = lib[key];
+  if (codec === undefined || (ONLY !== undefined && !ONLY.includes(key))) continue;
+  // The AI SDK's `[DONE]` terminator is not JSON: the bare split would choke on it.
+  const whole = otherFormatCorpus(codec, ascii.buffer);
+  const done = Buffer.from('data: [DONE]\n\n');
+  const wire = whole.subarray(whole.length - done.length).equals(done)
+    ? whole.subarray(0, whole.length - done.length)
+    : whole;
+  const pipelines = [
+    { name: 'byte-level SSE split + JSON.parse', run: bareSse },
+    { name: 'eventsource-parser + JSON.parse', run: viaEventsourceParser },
+    { name: `${key}.createDecoder().push`, run: pushDecoder(codec) },
+  ];
+  await scenario({
+    id: key,
+    title: `${key} decode of the HEP corpus as its SSE, ASCII, 64 KiB chunks`,
+    bytes: wire.length,
+    chunks: chunk(wire, 64 * KiB),
+    pipelines,
+    baseline: pipelines[0].name,
+    targets: { [`${key}.createDecoder().push`]: { bare: 0.85 } },
+  });
+  const w = generateHep({ mb: Math.min(MB_ARG, 25), variant: 'ascii' });
+  const events = detachedEvents(w.buffer);
+  const text = otherFormatCorpus(codec, w.buffer).toString('utf8');
+  const records = [];
+  for (const l of text.split('\n')) if (l.startsWith('data: {')) records.push(JSON.parse(l.slice(6)));
+  const list = [
+    {
+      name: `JSON.stringify(${key} record) + "\\n"`,
+      run: (_, xs = records) => {
+        let n = 0;
+        for (const r of xs) n += written(`${JSON.stringify(r)}\n`);
+        return xs.length + n * 0;
+      },
+    },
+    {
+      name: `${key}.createEncoder().write`,
+      run: (_, xs = events) => {
+        const e = codec.createEncoder({ framing: 'jsonl' });
+        let n = 0;
+        for (const ev of xs) n += written(e.write(ev));
+        return records.length + (n + written(e.end())) * 0;
+      },
+    },
+  ];
+  list[0].warm = () => list[0].run(undefined, records.slice(0, 8000));
+  list[1].warm = () => list[1].run(undefined, events.slice(0, 8000));
+  await scenario({
+    id: key,
+    title: `${key} writer, ${(w.buffer.length / MB).toFixed(0)} MB of HEP frames as ${key} records (JSON Lines)`,
+    bytes: Buffer.byteLength(text),
+    chunks: [],
+    pipelines: list,
+    baseline: list[0].name,
+    targets: { [list[1].name]: { bare: 0.8 } },
+  });
+}
 {
   // Writers: the frames of a (smaller) corpus as canonical events and as parsed wire objects.
   const w = generateHep({ mb: Math.min(MB_ARG, 25), variant: 'ascii' });

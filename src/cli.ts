@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 // (tsup.config.ts), so dist/cli.js holds the command line and no second copy of the library.
 import {
   AGENT_EVENT_TYPES,
+  type AgentEvent,
   type Codec,
   codecFor,
   codecs,
@@ -19,7 +20,15 @@ import {
   TimelineRenderer,
 } from './index';
 import { createAccessGuard, TOKEN_ENV } from './node/access';
-import { createOtlpTracing, createSseHandler, followFile, NhSessionLog, type SessionLog } from './node/index';
+import {
+  createOtlpTracing,
+  createProtocolHandler,
+  createSseHandler,
+  followFile,
+  NhSessionLog,
+  ProtocolLog,
+  type SessionLog,
+} from './node/index';
 import { createViewerHandler } from './node/viewer';
 import { RedisSessionLog } from './redis/index';
 
@@ -165,6 +174,11 @@ const COMMANDS: Record<CommandName, CommandSpec> = {
         type: 'string',
         value: 'ORIGIN',
         help: 'the one origin allowed to read cross-origin (default: none)',
+      },
+      as: {
+        type: 'string',
+        value: 'P',
+        help: 'serve in a UI protocol instead: ag-ui or ai-sdk (GET or POST …/stream; --log: its JSON Lines)',
       },
       redis: {
         type: 'string',
@@ -793,11 +807,26 @@ async function serve(ctx: ServeContext): Promise<number> {
   const workspace = str(values.workspace) ?? 'local';
   const session = str(values.session) ?? 'live';
   // Refused before anything else: listening beyond loopback without a token.
-  const web = webFront(values, port, workspace, session);
+  const web = webFront({ values, port, workspace, session, page: values.as === undefined });
   const readOnly = values['read-only'] === true;
   if (readOnly && (ctx.file !== undefined || ctx.command !== undefined))
     throw new UsageError('serve: --read-only serves what Redis has: no file or command');
+  // --as: the same input served in a UI protocol (persisted as its JSON Lines), not as envelopes.
+  const as = str(values.as);
+  if (as !== undefined && as !== 'ag-ui' && as !== 'ai-sdk')
+    throw new UsageError('serve: --as takes ag-ui or ai-sdk');
+  if (as !== undefined && (values.redis !== undefined || readOnly))
+    throw new UsageError('serve: --as serves from memory (not with --redis)');
   const { log, ready, quit } = openSessionLog(values, (d) => reporter.report(d));
+  const logFile = str(values.log);
+  const ui =
+    as === undefined
+      ? undefined
+      : new ProtocolLog({
+          codec: codecFor(as)!,
+          onDiagnostic: (d) => reporter.report(d),
+          ...(logFile === undefined ? {} : { persist: (json: string) => appendFile(logFile, `${json}\n`) }),
+        });
   // The input is opened (or the command started) before anything is served.
   let child: ChildProcess | undefined;
   let chunks: AsyncIterable<Uint8Array> | undefined;
@@ -821,13 +850,16 @@ async function serve(ctx: ServeContext): Promise<number> {
     child?.kill();
     throw new ListenError(`serve: cannot reach Redis at ${str(values.redis)}: ${(error as Error).message}`);
   }
-  const handler = createSseHandler({
-    log,
-    onError: (error) => process.stderr.write(`agentwire: ${error.message}\n`),
-  });
+  const handler =
+    ui !== undefined
+      ? createProtocolHandler({ log: ui, path: /\/stream$/ })
+      : createSseHandler({
+          log,
+          onError: (error) => process.stderr.write(`agentwire: ${error.message}\n`),
+        });
   // The session exists from the start, so a reader (the viewer) that comes before the first
   // event waits for it instead of getting 404 (a Redis log: the appender's first event makes it).
-  if (str(values.redis) === undefined) await log.append(workspace, session, []);
+  if (ui === undefined && str(values.redis) === undefined) await log.append(workspace, session, []);
   let detected: string | null = ctx.format ?? null;
   const server = createServer((req, res) => {
     if (web.guard(req, res, detected)) return;
@@ -856,10 +888,15 @@ async function serve(ctx: ServeContext): Promise<number> {
   web.listening(actual);
   const origin = `http://${web.host.includes(':') ? `[${web.host}]` : web.host}:${actual}`;
   const base = `${origin}/workspaces/${encodeURIComponent(workspace)}/sessions/${encodeURIComponent(session)}`;
-  process.stderr.write(`agentwire: serving ${base}/stream (and ${base}/events)\n`);
-  process.stderr.write(`agentwire: viewer at ${origin}/${web.token === undefined ? '' : '?token=…'}\n`);
-  if (web.token !== undefined)
-    process.stderr.write('agentwire: open the viewer once with ?token=<your token>\n');
+  process.stderr.write(
+    `agentwire: serving ${base}/stream${ui === undefined ? ` (and ${base}/events)` : ` as ${as}`}\n`,
+  );
+  // The viewer reads agentwire's own envelopes; a stream served --as a UI protocol is for that UI.
+  if (ui === undefined) {
+    process.stderr.write(`agentwire: viewer at ${origin}/${web.token === undefined ? '' : '?token=…'}\n`);
+    if (web.token !== undefined)
+      process.stderr.write('agentwire: open the viewer once with ?token=<your token>\n');
+  }
 
   const stop = new Promise<void>((resolve) => {
     const end = () => resolve();
@@ -872,10 +909,12 @@ async function serve(ctx: ServeContext): Promise<number> {
     if (opened !== undefined) {
       detected = opened.codec.format;
       const decoder = opened.codec.createDecoder({ ...ctx.options, onDiagnostic });
-      for await (const chunk of opened.chunks) await log.append(workspace, session, decoder.push(chunk));
-      await log.append(workspace, session, decoder.end());
+      const append = (events: AgentEvent[]) =>
+        ui !== undefined ? ui.append(events) : log.append(workspace, session, events);
+      for await (const chunk of opened.chunks) await append(decoder.push(chunk));
+      await append(decoder.end());
     }
-    await log.close(workspace, session);
+    await (ui !== undefined ? ui.close() : log.close(workspace, session));
     const how = exited === undefined ? 'input ended' : `input ended: ${source} exited (${await exited})`;
     process.stderr.write(
       `agentwire: ${how}; the session is complete; still serving ${base}/stream (Ctrl-C to stop)\n`,
@@ -895,7 +934,17 @@ async function serve(ctx: ServeContext): Promise<number> {
 
 // The browser side of serve: the access gate (Host, token, CORS) in front of every route, then
 // the viewer page. `guard(req, res, format)` is true when it answered the request.
-function webFront(values: Parsed['values'], port: number, workspace: string, session: string) {
+/** What the access guard and the viewer page need from `serve`'s options. */
+interface WebFrontContext {
+  values: Parsed['values'];
+  port: number;
+  workspace: string;
+  session: string;
+  /** Serve the viewer page at `/` (not when the stream is a UI protocol). */
+  page: boolean;
+}
+
+function webFront({ values, port, workspace, session, page }: WebFrontContext) {
   const host = str(values.host) ?? '127.0.0.1';
   const given = str(values.token) ?? process.env[TOKEN_ENV];
   const token = given === undefined || given === '' ? undefined : given;
@@ -927,7 +976,7 @@ function webFront(values: Parsed['values'], port: number, workspace: string, ses
     guard(req: IncomingMessage, res: ServerResponse, detected: string | null): boolean {
       format = detected;
       if (access === undefined || access.check(req, res) === 'answered') return true;
-      return viewer(req, res);
+      return page && viewer(req, res);
     },
   };
 }

@@ -176,7 +176,8 @@ export function lineChunkDecoder(
  * True for a line of JSON whitespace only (space, tab, CR; LF cannot be inside a line): no record,
  * whatever the format. Empty lines included.
  */
-function isBlankLine(text: string): boolean {
+/** True for an empty or whitespace-only line (what {@link BlankLines} skips). */
+export function isBlankLine(text: string): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c !== 32 && c !== 9 && c !== 13) return false;
@@ -184,10 +185,12 @@ function isBlankLine(text: string): boolean {
   return true;
 }
 
-// The one rule for blank and whitespace-only lines in every JSON Lines format: skipped, never an
-// error; the first is an `info` diagnostic at its place, and the end of the input reports how many
-// there were when more than one (placed at the last), so blank lines cannot flood the handler.
-class BlankLines {
+/**
+ * The one rule for blank and whitespace-only lines in every JSON Lines format: skipped, never an
+ * error; the first is an `info` diagnostic at its place, and the end of the input reports how many
+ * there were when more than one (placed at the last), so blank lines cannot flood the handler.
+ */
+export class BlankLines {
   private count = 0;
   private lastLine = 0;
   private lastOffset = 0;

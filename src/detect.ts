@@ -1,4 +1,6 @@
 import type { Format } from './diagnostics';
+import { sniffAgui } from './formats/ag-ui/wire';
+import { sniffAiSdk } from './formats/ai-sdk/wire';
 import { sniffClaude } from './formats/claude/wire';
 import { sniffCodex } from './formats/codex/wire';
 import { sniffCursor } from './formats/cursor/wire';
@@ -65,6 +67,7 @@ const SNIFFERS: readonly Sniffer[] = [
       ? { format: 'claude', confidence: 'likely', reason: 'a system/init record' }
       : undefined;
   },
+  sniffUiProtocol,
   sniffHep,
   sniffNativeharness,
   onRecord((r) => {
@@ -73,6 +76,26 @@ const SNIFFERS: readonly Sniffer[] = [
   }),
   sniffHighbar,
 ];
+
+/**
+ * The UI protocols (AG-UI, the AI SDK UI message stream): a JSON line, or an SSE `data: {json}`
+ * line whose record is theirs (then as certain as nativeharness's SSE, and ahead of it).
+ */
+function sniffUiProtocol(line: string, record: JsonObject | undefined): Detection | undefined {
+  if (record !== undefined) return sniffAgui(record) ?? sniffAiSdk(record);
+  if (!line.startsWith('data:')) return undefined;
+  const data = line.slice(line.charCodeAt(5) === 32 ? 6 : 5);
+  if (!data.startsWith('{')) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(data);
+  } catch {
+    return undefined;
+  }
+  if (!isJsonObject(value)) return undefined;
+  const found = sniffAgui(value) ?? sniffAiSdk(value);
+  return found === undefined ? undefined : { ...found, confidence: 'certain', framing: 'sse' };
+}
 
 const RANK: Readonly<Record<Detection['confidence'], number>> = { certain: 0, likely: 1, guess: 2 };
 

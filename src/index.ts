@@ -25,6 +25,8 @@ export {
   isAgentwireError,
   type Severity,
 } from './diagnostics';
+export { type AguiCodec, agui } from './formats/ag-ui/index';
+export { type AiSdkCodec, aisdk } from './formats/ai-sdk/index';
 export { type ClaudeCodec, claude } from './formats/claude/index';
 export { type CodexCodec, codex } from './formats/codex/index';
 export { type CursorCodec, cursor } from './formats/cursor/index';

@@ -16,6 +16,8 @@ const FORMATS: Format[] = [
   'gemini',
   'opencode',
   'cursor',
+  'ag-ui',
+  'ai-sdk',
 ];
 
 // A section may hold several tables (one per group of formats, so formats are added by adding a
@@ -181,6 +183,8 @@ const PROBE: Partial<Record<Format, AgentEvent['type']>> = {
   opencode: 'text.delta',
   cursor: 'text.delta',
   gemini: 'text.delta',
+  'ag-ui': 'text.delta',
+  'ai-sdk': 'text.delta',
 };
 
 function roundTrip(format: Format) {

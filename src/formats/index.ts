@@ -1,5 +1,7 @@
 import type { Codec } from '../codec';
 import type { Format } from '../diagnostics';
+import { agui } from './ag-ui/index';
+import { aisdk } from './ai-sdk/index';
 import { claude } from './claude/index';
 import { codex } from './codex/index';
 import { cursor } from './cursor/index';
@@ -19,6 +21,8 @@ export const codecs: Readonly<Partial<Record<Format, Codec>>> = {
   gemini,
   opencode,
   cursor,
+  'ag-ui': agui,
+  'ai-sdk': aisdk,
 };
 
 /** The codec of `format`, or `undefined` when this build has none. */

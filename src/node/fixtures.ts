@@ -33,6 +33,8 @@ const FORMATS: readonly Format[] = [
   'gemini',
   'opencode',
   'cursor',
+  'ag-ui',
+  'ai-sdk',
 ];
 const PRIMARY: Readonly<Partial<Record<Format, string>>> = {
   hep: 'jsonl',
@@ -43,6 +45,8 @@ const PRIMARY: Readonly<Partial<Record<Format, string>>> = {
   opencode: 'jsonl',
   cursor: 'jsonl',
   gemini: 'jsonl',
+  'ag-ui': 'sse',
+  'ai-sdk': 'sse',
 };
 
 /** The folder the fixtures ship in (inside the installed package). */

@@ -23,6 +23,13 @@ export {
   turn,
 } from './highbar-emitter';
 export { createOtlpTracing, type OtlpTracing, type OtlpTracingOptions, tracesUrl } from './otel-export';
+export {
+  createProtocolHandler,
+  type ProtocolHandlerOptions,
+  ProtocolLog,
+  type ProtocolLogEntry,
+  type ProtocolLogOptions,
+} from './protocol-server';
 export type {
   NhLogEntry,
   SessionFollower,

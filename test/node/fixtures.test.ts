@@ -26,7 +26,18 @@ describe('the fixture kit', () => {
       expect.arrayContaining(['live-turn', 'live-turn.jsonl', 'live-turn.json']),
     );
     expect(new Set(all.map((f) => f.format))).toEqual(
-      new Set(['hep', 'highbar', 'nativeharness', 'claude', 'codex', 'gemini', 'opencode', 'cursor']),
+      new Set([
+        'hep',
+        'highbar',
+        'nativeharness',
+        'claude',
+        'codex',
+        'gemini',
+        'opencode',
+        'cursor',
+        'ag-ui',
+        'ai-sdk',
+      ]),
     );
   });
 
