@@ -7,6 +7,7 @@ import {
   parseJsonLine,
   resolveMaxDepth,
   sameJson,
+  setOwn,
   unsafeNumberMessage,
   valueExceedsDepth,
 } from '../../json';
@@ -86,21 +87,12 @@ function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
-// The record's fields beside its envelope, for a notice's `data`. Plain stores (a
-// `defineProperty` per key made this a tenth of the decoder's time), except for a `__proto__`
-// key, which a store would turn into the object's prototype.
+// The record's fields beside its envelope, for a notice's `data` (plain stores: a
+// `defineProperty` per key was a tenth of the decoder's time; `setOwn` keeps a `__proto__` key).
 function dataOf(record: JsonObject): Record<string, unknown> {
   const data: Record<string, unknown> = {};
   for (const key in record) {
-    if (key === 'type' || key === 'uuid' || key === 'session_id') continue;
-    if (key === '__proto__')
-      Object.defineProperty(data, key, {
-        value: record[key],
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    else data[key] = record[key];
+    if (key !== 'type' && key !== 'uuid' && key !== 'session_id') setOwn(data, key, record[key]);
   }
   return data;
 }
