@@ -35,21 +35,24 @@ const FORMAT = CLAUDE_FORMAT;
 // task ids. A stream with more live calls than this forgets the oldest (a result then has no name).
 const MAX_REMEMBERED = 10_000;
 
-/** One assistant message being read (one API call), per lane. */
+/**
+ * One assistant message being read (one API call), per lane. Every field is there from the
+ * start (`undefined` until known), so that all of them share one hidden class.
+ */
 interface MessageState {
   id: string;
   lane: string | undefined;
   round: number;
   /** The text of its text blocks (the round's message, for the main lane). */
   text: string;
-  stopReason?: string;
-  model?: string;
+  stopReason: string | undefined;
+  model: string | undefined;
   /** Usage objects already reported for this message id (copies are not reported again). */
   usages: unknown[];
   /** Content blocks announced by `stream_event`s, by index; `streamed` once a delta arrived. */
-  streamed?: Map<number, StreamBlock>;
+  streamed: Map<number, StreamBlock> | undefined;
   /** `message_start`'s usage, which `message_delta`'s final counts complete. */
-  startUsage?: JsonObject;
+  startUsage: JsonObject | undefined;
   /** The index the next snapshot block takes (snapshot lines come in block order). */
   snapshotIndex: number;
 }
@@ -345,8 +348,18 @@ export class ClaudeRecordDecoder implements RecordDecoder {
     if (current !== undefined && current.id === id) return current;
     if (current !== undefined && ctx.lane === undefined) this.endRound(ctx, current);
     if (ctx.lane === undefined) this.round++;
-    const m: MessageState = { id, lane: ctx.lane, round: this.round, text: '', usages: [], snapshotIndex: 0 };
-    if (model !== undefined) m.model = model;
+    const m: MessageState = {
+      id,
+      lane: ctx.lane,
+      round: this.round,
+      text: '',
+      stopReason: undefined,
+      model,
+      usages: [],
+      streamed: undefined,
+      startUsage: undefined,
+      snapshotIndex: 0,
+    };
     remember(this.messages, key, m);
     const start: AgentEventOf<'message.start'> = { type: 'message.start', role: 'assistant', message: id };
     if (model !== undefined) start.model = model;
