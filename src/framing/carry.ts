@@ -21,6 +21,24 @@ const NATIVE: ReadonlySet<string> = new Set([
   'seq',
 ]);
 
+/**
+ * Canonical events a UI protocol has no place for outside a run (its stream opens with the run,
+ * a finished run takes nothing more): the writer holds them and writes them, carried, right after
+ * the record that opens the next run; the decoder reads carried events of these types that
+ * directly follow that record (before any other record of the run, on no child lane) as coming
+ * before the run, as they came. Events of these types said later in the run stay in it.
+ */
+export const BEFORE_RUN: ReadonlySet<string> = new Set([
+  'session.start',
+  'session.title',
+  'tools.declare',
+  'usage',
+  'notice',
+  'user.message',
+  'approval.resolve',
+  'question.answer',
+]);
+
 /** The fields of `event` to carry: all but its type, provenance and the carrier's envelope. */
 export function carriedValue(event: AgentEvent): JsonObject {
   const value: JsonObject = {};

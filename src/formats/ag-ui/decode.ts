@@ -1,6 +1,6 @@
 import type { DiagnosticSink } from '../../diagnostics';
 import { diagnosticAt } from '../../diagnostics';
-import { CARRY_PREFIX, eventFromCarried } from '../../framing/carry';
+import { BEFORE_RUN, CARRY_PREFIX, eventFromCarried } from '../../framing/carry';
 import type { FramedRecordDecoder, JsonFraming, JsonStreamDecodeOptions } from '../../framing/json-stream';
 import {
   isJsonObject,
@@ -121,6 +121,11 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
   private before: string[] = [];
   /** Each open subagent's parent lane (`null`: the main agent). */
   private readonly parents = new Map<string, string | null>();
+  /**
+   * A run's opening events, held until a record that is not a carried event from before the run
+   * (see `BEFORE_RUN`): those are read as coming first.
+   */
+  private held: AgentEvent[] | undefined;
   private lastChunkCall = '';
   private lastLine = 1;
   private lastOffset = 0;
@@ -140,6 +145,7 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
     const value = parseRecordText(text, line, offset, this.maxDepth, FORMAT, this.sink);
     if (value === NOT_PARSED) return;
     if (refuseDeepText(text, line, offset, this.maxDepth, FORMAT, this.sink)) return;
+    if (this.held !== undefined && !isEarly(value)) this.release(out);
     const hints: AguiHints = { raw: text, record: value, framing: this.mode };
     const provenance: Provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
     this.lastLine = line;
@@ -163,6 +169,7 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
   }
 
   end(out: AgentEvent[]): void {
+    this.release(out);
     if (this.before.length > 0) {
       // Records no event followed: kept whole.
       for (const raw of this.before) {
@@ -194,11 +201,17 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
     out.push(e);
   }
 
+  private release(out: AgentEvent[]): void {
+    if (this.held === undefined) return;
+    for (const e of this.held) out.push(e);
+    this.held = undefined;
+  }
+
   private map(type: string, cx: Cx, out: AgentEvent[]): undefined {
     const r = cx.r;
     switch (type) {
       case 'RUN_STARTED':
-        return this.runStarted(cx, out);
+        return this.runStarted(cx);
       case 'RUN_FINISHED':
       case 'RUN_ERROR':
         return this.runEnded(type, cx, out);
@@ -341,8 +354,9 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
           const e = eventFromCarried(name.slice(CARRY_PREFIX.length), r.value);
           if (e?.type === 'approval.request') this.asked.add(e.approval);
           else if (e?.type === 'question') this.asked.add(e.question);
-          if (e !== undefined) return this.push(out, cx, e);
+          if (e !== undefined) return this.push(out, cx, e, { early: this.held !== undefined });
         }
+        this.release(out);
         return this.unknown(cx, out);
       }
       case 'RAW': {
@@ -357,16 +371,19 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
     }
   }
 
-  private runStarted(cx: Cx, out: AgentEvent[]): undefined {
+  private runStarted(cx: Cx): undefined {
     const r = cx.r;
     this.session = r.threadId as string;
     this.runOpen = false;
     const input = r.input;
+    // Held: carried events the writer put right after this record came before the run.
+    const held: AgentEvent[] = [];
+    this.held = held;
     // The answers this run continues from come first: they were given before it started.
     if (isJsonObject(input) && Array.isArray(input.resume)) {
       for (const entry of input.resume) {
         if (!isJsonObject(entry) || typeof entry.interruptId !== 'string') continue;
-        this.push(out, cx, this.resumeEvent(entry), { lane: null, part: true });
+        this.push(held, cx, this.resumeEvent(entry), { lane: null, part: true });
       }
     }
     this.run = r.runId as string;
@@ -380,7 +397,7 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
     const e: AgentEventOf<'run.start'> = { type: 'run.start' };
     const text = lastUserText(input);
     if (text !== undefined) e.input = text;
-    this.push(out, cx, e);
+    this.push(held, cx, e);
   }
 
   private resumeEvent(entry: JsonObject): AgentEvent {
@@ -540,11 +557,14 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
     out: AgentEvent[],
     cx: Cx,
     e: AgentEvent,
-    at?: { lane?: string | null; part?: boolean },
+    at?: { lane?: string | null; part?: boolean; early?: boolean },
   ): undefined {
     if (this.session !== undefined) e.session = this.session;
-    if (this.run !== undefined && (this.runOpen || e.type === 'run.end')) e.run = this.run;
-    if (this.stepOpen || e.type === 'round.start') e.round = this.round;
+    if (at?.early === true) (cx.provenance.hints as AguiHints).early = true;
+    else {
+      if (this.run !== undefined && (this.runOpen || e.type === 'run.end')) e.run = this.run;
+      if (this.stepOpen || e.type === 'round.start') e.round = this.round;
+    }
     const ts = cx.r.timestamp;
     if (typeof ts === 'number') e.ts = ts;
     const lane =
@@ -574,6 +594,17 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
   ): undefined {
     this.sink.report(diagnosticAt(code, 'error', line, offset, what, FORMAT));
   }
+}
+
+/** A `CUSTOM` record carrying an event from before the run, on no child lane (see `BEFORE_RUN`). */
+function isEarly(r: unknown): boolean {
+  if (!isJsonObject(r) || r.type !== 'CUSTOM' || r.subagentRunId !== undefined) return false;
+  const name = r.name;
+  return (
+    typeof name === 'string' &&
+    name.startsWith(CARRY_PREFIX) &&
+    BEFORE_RUN.has(name.slice(CARRY_PREFIX.length))
+  );
 }
 
 /** What a known event lacks, or `undefined` when its required fields are there. */

@@ -1,6 +1,6 @@
 import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
-import { CARRY_PREFIX, carriedValue, isZeroUsage } from '../../framing/carry';
+import { BEFORE_RUN, CARRY_PREFIX, carriedValue, isZeroUsage } from '../../framing/carry';
 import { frameJson, type JsonFraming } from '../../framing/json-stream';
 import { assertEncodable, isJsonObject, type JsonObject, jsonString, rawIfSame } from '../../json';
 import { LossReporter } from '../../loss';
@@ -66,16 +66,7 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
 
 // Outside a run AG-UI has no place for an event (a stream opens with RUN_STARTED and a finished
 // run takes nothing more): these wait for the next run. Everything else opens one.
-const WAITING: ReadonlySet<string> = new Set([
-  'session.start',
-  'session.title',
-  'tools.declare',
-  'usage',
-  'notice',
-  'user.message',
-  'approval.resolve',
-  'question.answer',
-]);
+const WAITING = BEFORE_RUN;
 /** Most events kept waiting for a run; more are reported lost. */
 const MAX_WAITING = 1024;
 
@@ -142,6 +133,8 @@ export class AguiEncoder implements Encoder {
   private pending: Array<AgentEventOf<'approval.request'> | AgentEventOf<'question'>> = [];
   private resume: JsonObject[] = [];
   private waiting: AgentEvent[] = [];
+  /** Records of events read as before a run (`hints.early`): written after the next record. */
+  private early: string[] = [];
   private fatal: string | undefined;
   /** The main agent's text in this run (what an answer equal to it repeats). */
   private runText = '';
@@ -159,13 +152,28 @@ export class AguiEncoder implements Encoder {
       this.framing ??= hints.framing;
       if (event.provenance?.synthetic || hints.part) return '';
       const record = hints.record;
-      if (isJsonObject(record)) return this.own(event, record, hints);
+      if (isJsonObject(record)) {
+        const text = this.own(event, record, hints);
+        // Read as before the run, written where it was: right after the run's opening record.
+        if (hints.early === true && this.early.length < MAX_WAITING) {
+          this.early.push(text);
+          return '';
+        }
+        return this.afterEarly(text);
+      }
     } else if (event.provenance?.format === FORMAT && event.provenance.synthetic) return '';
-    return this.foreign(event);
+    return this.afterEarly(this.foreign(event));
+  }
+
+  private afterEarly(text: string): string {
+    if (this.early.length === 0) return text;
+    const out = text + this.early.join('');
+    this.early = [];
+    return out;
   }
 
   end(): string {
-    let out = '';
+    let out = this.afterEarly('');
     // A run still open when the events end was cut off: it stays open, as it was (AG-UI says
     // nothing of a run whose producer stopped), unless it waits on requests (an interrupt) or
     // failed. Events still waiting for a run are lost.

@@ -1,6 +1,6 @@
 import type { DiagnosticSink } from '../../diagnostics';
 import { diagnosticAt } from '../../diagnostics';
-import { eventFromCarried } from '../../framing/carry';
+import { BEFORE_RUN, eventFromCarried } from '../../framing/carry';
 import type { FramedRecordDecoder, JsonFraming, JsonStreamDecodeOptions } from '../../framing/json-stream';
 import {
   isJsonObject,
@@ -79,6 +79,11 @@ export class AiSdkRecordDecoder implements FramedRecordDecoder {
   private stepOpen = false;
   private stepText = '';
   private readonly names = new Map<string, string>();
+  /**
+   * A run's `start`, held until a chunk that is not a carried event from before the run (see
+   * `BEFORE_RUN`): those are read as coming first.
+   */
+  private held: AgentEvent | undefined;
   private lastLine = 1;
   private lastOffset = 0;
 
@@ -97,6 +102,7 @@ export class AiSdkRecordDecoder implements FramedRecordDecoder {
     const value = parseRecordText(text, line, offset, this.maxDepth, FORMAT, this.sink);
     if (value === NOT_PARSED) return;
     if (refuseDeepText(text, line, offset, this.maxDepth, FORMAT, this.sink)) return;
+    if (this.held !== undefined && !isEarly(value)) this.release(out);
     const hints: AiSdkHints = { raw: text, record: value, framing: this.mode };
     const provenance: Provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
     this.lastLine = line;
@@ -119,6 +125,7 @@ export class AiSdkRecordDecoder implements FramedRecordDecoder {
   }
 
   end(out: AgentEvent[]): void {
+    this.release(out);
     if (!this.runOpen) return;
     this.runOpen = false;
     const e: AgentEventOf<'run.end'> = {
@@ -131,6 +138,12 @@ export class AiSdkRecordDecoder implements FramedRecordDecoder {
     out.push(e);
   }
 
+  private release(out: AgentEvent[]): void {
+    if (this.held === undefined) return;
+    out.push(this.held);
+    this.held = undefined;
+  }
+
   private map(type: string, cx: Cx, out: AgentEvent[]): undefined {
     const r = cx.r;
     switch (type) {
@@ -140,7 +153,11 @@ export class AiSdkRecordDecoder implements FramedRecordDecoder {
         this.failed = undefined;
         this.round = 0;
         this.stepOpen = false;
-        return this.push(out, cx, { type: 'run.start' });
+        // Held: carried events the writer put right after this chunk came before the run.
+        const held: AgentEvent[] = [];
+        this.push(held, cx, { type: 'run.start' });
+        this.held = held[0];
+        return;
       }
       case 'finish':
       case 'abort':
@@ -236,8 +253,15 @@ export class AiSdkRecordDecoder implements FramedRecordDecoder {
       default: {
         if (type.startsWith(AISDK_DATA_PREFIX)) {
           const e = eventFromCarried(type.slice(AISDK_DATA_PREFIX.length), r.data);
+          if (e !== undefined && this.held !== undefined) {
+            (cx.provenance.hints as AiSdkHints).early = true;
+            e.provenance = cx.provenance;
+            out.push(e);
+            return;
+          }
           if (e !== undefined) return this.push(out, cx, e);
         }
+        this.release(out);
         return this.unknown(cx, out);
       }
     }
@@ -354,6 +378,14 @@ export class AiSdkRecordDecoder implements FramedRecordDecoder {
   ): undefined {
     this.sink.report(diagnosticAt(code, 'error', line, offset, what, FORMAT));
   }
+}
+
+/** A `data-agentwire.<type>` part carrying an event from before the run (see `BEFORE_RUN`). */
+function isEarly(r: unknown): boolean {
+  if (!isJsonObject(r) || typeof r.type !== 'string' || !r.type.startsWith(AISDK_DATA_PREFIX)) return false;
+  return (
+    BEFORE_RUN.has(r.type.slice(AISDK_DATA_PREFIX.length)) && !(isJsonObject(r.data) && 'lane' in r.data)
+  );
 }
 
 /** What a known chunk lacks, or `undefined` when its required fields are there. */

@@ -104,6 +104,11 @@ export interface AiSdkHints {
   record?: unknown;
   /** The framing of the stream the chunk came in. */
   framing?: JsonFraming;
+  /**
+   * True on a carried event read as coming before its run (see `BEFORE_RUN`): the writer puts
+   * its chunk back right after the run's `start`.
+   */
+  early?: boolean;
 }
 
 /** The key under `toolMetadata` and `providerMetadata` where agentwire keeps facts chunks have no field for. */

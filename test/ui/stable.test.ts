@@ -1,0 +1,57 @@
+import { describe, expect, test } from 'vitest';
+import type { Codec } from '../../src/codec';
+import type { Format } from '../../src/diagnostics';
+import { agui, aisdk } from '../../src/index';
+import type { AgentEvent } from '../../src/model';
+
+// The rules that make a conversion through a UI protocol stable (a second round trip changes
+// nothing more): each written from canonical events, read back, and written again.
+
+const CODECS: Array<[Format, Codec]> = [
+  ['ag-ui', agui],
+  ['ai-sdk', aisdk],
+];
+
+function strip(events: AgentEvent[]): unknown[] {
+  return events.map((e) => {
+    const { provenance: _p, session: _s, run: _r, ...rest } = e;
+    return rest;
+  });
+}
+
+const opts = () => {
+  let n = 0;
+  return { idSource: () => `id-${++n}` } as object;
+};
+
+describe.each(CODECS)('%s', (_format, codec) => {
+  test('events that come before a run are read back before it, and written back as read', () => {
+    const events: AgentEvent[] = [
+      { type: 'session.start', model: 'm-1', cwd: '/w' },
+      { type: 'notice', kind: 'info', message: 'hello' },
+      { type: 'run.start' },
+      { type: 'text.delta', text: 'Hi.' },
+      { type: 'notice', kind: 'info', message: 'in the run' },
+      { type: 'run.end', status: 'completed' },
+    ];
+    const wire = codec.stringify(events, opts());
+    const read = codec.parse(wire);
+    expect(read.diagnostics).toEqual([]);
+    const types = strip(read.events).map((e) => (e as AgentEvent).type);
+    expect(strip(read.events).slice(0, 3)).toEqual([
+      { type: 'session.start', model: 'm-1', cwd: '/w' },
+      { type: 'notice', kind: 'info', message: 'hello' },
+      { type: 'run.start' },
+    ]);
+    // One said later in the run stays in it.
+    expect(types.indexOf('notice', 2)).toBeGreaterThan(types.indexOf('text.delta'));
+    // Read back, the run's opening record comes first again: the same bytes.
+    expect(codec.stringify(read.events)).toBe(wire);
+    expect(
+      codec.stringify(
+        read.events.map(({ provenance: _p, ...e }) => e as AgentEvent),
+        opts(),
+      ),
+    ).toBe(wire);
+  });
+});
