@@ -1,6 +1,6 @@
 import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
-import { BEFORE_RUN, CARRY_PREFIX, carriedValue, isZeroUsage } from '../../framing/carry';
+import { BEFORE_RUN, CARRY_PREFIX, carriedValue, HeldRecords, isZeroUsage } from '../../framing/carry';
 import { frameJson, type JsonFraming } from '../../framing/json-stream';
 import { assertEncodable, isJsonObject, type JsonObject, jsonString, rawIfSame } from '../../json';
 import { LossReporter } from '../../loss';
@@ -134,7 +134,7 @@ export class AguiEncoder implements Encoder {
   private resume: JsonObject[] = [];
   private waiting: AgentEvent[] = [];
   /** Records of events read as before a run (`hints.early`): written after the next record. */
-  private early: string[] = [];
+  private readonly early = new HeldRecords(MAX_WAITING);
   private fatal: string | undefined;
   /** The main agent's text in this run (what an answer equal to it repeats). */
   private runText = '';
@@ -155,25 +155,15 @@ export class AguiEncoder implements Encoder {
       if (isJsonObject(record)) {
         const text = this.own(event, record, hints);
         // Read as before the run, written where it was: right after the run's opening record.
-        if (hints.early === true && this.early.length < MAX_WAITING) {
-          this.early.push(text);
-          return '';
-        }
-        return this.afterEarly(text);
+        if (hints.early === true && this.early.hold(text)) return '';
+        return this.early.after(text);
       }
     } else if (event.provenance?.format === FORMAT && event.provenance.synthetic) return '';
-    return this.afterEarly(this.foreign(event));
-  }
-
-  private afterEarly(text: string): string {
-    if (this.early.length === 0) return text;
-    const out = text + this.early.join('');
-    this.early = [];
-    return out;
+    return this.early.after(this.foreign(event));
   }
 
   end(): string {
-    let out = this.afterEarly('');
+    let out = this.early.after('');
     // A run still open when the events end was cut off: it stays open, as it was (AG-UI says
     // nothing of a run whose producer stopped), unless it waits on requests (an interrupt) or
     // failed. Events still waiting for a run are lost.

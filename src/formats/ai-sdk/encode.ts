@@ -1,6 +1,6 @@
 import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
-import { BEFORE_RUN, carriedValue, isZeroUsage } from '../../framing/carry';
+import { BEFORE_RUN, carriedValue, HeldRecords, isZeroUsage } from '../../framing/carry';
 import { frameJson, type JsonFraming } from '../../framing/json-stream';
 import { assertEncodable, isJsonObject, type JsonObject, jsonString, rawIfSame } from '../../json';
 import { LossReporter } from '../../loss';
@@ -117,7 +117,7 @@ export class AiSdkEncoder implements Encoder {
   private readonly decided = new Set<string>();
   private waiting: AgentEvent[] = [];
   /** Chunks of events read as before a run (`hints.early`): written after the next chunk. */
-  private early: string[] = [];
+  private readonly early = new HeldRecords(MAX_WAITING);
 
   /** Creates a writer reporting losses to `sink`. */
   constructor(options: AiSdkEncodeOptions, sink: DiagnosticSink) {
@@ -134,31 +134,20 @@ export class AiSdkEncoder implements Encoder {
       if (isJsonObject(hints.record)) {
         const text = this.own(event, hints.record, hints);
         // Read as before the run, written where it was: right after the run's `start`.
-        if (hints.early === true && this.early.length < MAX_WAITING) {
-          this.early.push(text);
-          return '';
-        }
-        return this.afterEarly(text);
+        if (hints.early === true && this.early.hold(text)) return '';
+        return this.early.after(text);
       }
     } else if (event.provenance?.format === FORMAT && event.provenance.synthetic) return '';
-    return this.afterEarly(this.foreign(event));
-  }
-
-  private afterEarly(text: string): string {
-    if (this.early.length === 0) return text;
-    const out = text + this.early.join('');
-    this.early = [];
-    return out;
+    return this.early.after(this.foreign(event));
   }
 
   end(): string {
-    const early = this.afterEarly('');
-    if (early !== '') return early + this.end();
+    const out = this.early.after('');
     for (const e of this.waiting) this.loss.report(e, e.type, 'no message follows to carry it');
     this.waiting = [];
     // `[DONE]` closes a stream whose last run ended; one cut off mid-run stays as it was.
-    if (this.framingOf() !== 'sse' || !this.wrote || this.runOpen) return '';
-    return frameJson('sse', AISDK_DONE);
+    if (this.framingOf() !== 'sse' || !this.wrote || this.runOpen) return out;
+    return out + frameJson('sse', AISDK_DONE);
   }
 
   // ---- chunks read from the AI SDK: their record, with the event's fields put back ----
