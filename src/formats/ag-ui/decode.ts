@@ -449,6 +449,7 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
       for (const k of ['reason', 'stopReason', 'input'] as const)
         if (typeof meta[k] === 'string') e[k] = meta[k];
       if (typeof meta.durationMs === 'number') e.durationMs = meta.durationMs;
+      if (meta.status === 'incomplete' && e.status === 'completed') e.status = 'incomplete';
       if (typeof meta.costUsd === 'number') e.usage = { ...e.usage, costUsd: meta.costUsd };
     }
     this.push(out, cx, e);

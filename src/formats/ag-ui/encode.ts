@@ -444,12 +444,15 @@ export class AguiEncoder implements Encoder {
     if (event?.status === 'cancelled') fields.outcome = { type: 'cancelled' };
     else if (this.pending.length > 0)
       fields.outcome = { type: 'interrupt', interrupts: this.pending.map((p) => this.interrupt(p)) };
-    else if (event?.status === 'incomplete')
-      this.loss.report(event, 'run.end.status', 'AG-UI has no incomplete run outcome; written as finished');
     this.pending = [];
     const usage = usageOf(event?.usage);
     if (usage !== undefined) fields.usage = usage;
-    out += this.emit(event, 'RUN_FINISHED', fields, runMeta(event), true);
+    const meta = runMeta(event);
+    // A run that did not end (a new one begins, or its end says so) finishes, as AG-UI requires,
+    // and says it was not complete: it reads back as incomplete, never as a success.
+    if (fields.outcome === undefined && (event === undefined || event.status === 'incomplete'))
+      meta.status = 'incomplete';
+    out += this.emit(event, 'RUN_FINISHED', fields, meta, true);
     return out;
   }
 
