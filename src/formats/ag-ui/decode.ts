@@ -306,13 +306,16 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
         if (id !== undefined) e.message = id;
         return this.push(out, cx, e);
       }
-      case 'REASONING_ENCRYPTED_VALUE':
-        return this.push(out, cx, {
+      case 'REASONING_ENCRYPTED_VALUE': {
+        const e: AgentEventOf<'reasoning.delta'> = {
           type: 'reasoning.delta',
           text: '',
           message: r.entityId as string,
-          redacted: r.encryptedValue as string,
-        });
+        };
+        if (metaOf(r)?.signature === true) e.signature = r.encryptedValue as string;
+        else e.redacted = r.encryptedValue as string;
+        return this.push(out, cx, e);
+      }
       case 'SUBAGENT_STARTED': {
         const e: AgentEventOf<'child.start'> = {
           type: 'child.start',

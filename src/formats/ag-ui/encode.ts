@@ -280,7 +280,8 @@ export class AguiEncoder implements Encoder {
         return out + this.closeStep(lane, event, meta);
       }
       case 'message.start':
-        out += this.ensureStep(event) + this.closeText(lane);
+        // A new message ends what the lane was saying, its reasoning too.
+        out += this.ensureStep(event) + this.closeLane(lane);
         return out + this.openText(event, event.message);
       case 'message.end':
         return out + this.closeText(lane, event.message);
@@ -579,11 +580,17 @@ export class AguiEncoder implements Encoder {
     if (opaque !== undefined) {
       if (event.redacted !== undefined && event.signature !== undefined)
         this.loss.report(event, 'reasoning.delta.signature', 'one encrypted value per reasoning block');
-      out += this.emit(event, 'REASONING_ENCRYPTED_VALUE', {
-        subtype: 'message',
-        entityId: this.reasoning.get(lane ?? '') ?? event.message ?? this.newId(),
-        encryptedValue: opaque,
-      });
+      // A signature is not redacted content: it says which it is, so it reads back as itself.
+      out += this.emit(
+        event,
+        'REASONING_ENCRYPTED_VALUE',
+        {
+          subtype: 'message',
+          entityId: this.reasoning.get(lane ?? '') ?? event.message ?? this.newId(),
+          encryptedValue: opaque,
+        },
+        event.redacted === undefined ? { signature: true } : undefined,
+      );
     }
     return out;
   }
