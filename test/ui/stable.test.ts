@@ -55,3 +55,22 @@ describe.each(CODECS)('%s', (_format, codec) => {
     ).toBe(wire);
   });
 });
+
+test('ai-sdk: a failed run whose error was already said reads back with that one error', () => {
+  const events: AgentEvent[] = [
+    { type: 'run.start' },
+    { type: 'text.delta', text: 'Working.' },
+    { type: 'error', message: 'rate limited', fatal: false },
+    { type: 'run.end', status: 'failed', error: 'rate limited' },
+  ];
+  const wire = aisdk.stringify(events, opts());
+  const read = aisdk.parse(wire);
+  expect(read.diagnostics).toEqual([]);
+  const errors = read.events.filter((e) => e.type === 'error');
+  expect(errors.map((e) => e.fatal)).toEqual([false]);
+  expect(read.events.at(-1)).toMatchObject({ type: 'run.end', status: 'failed', error: 'rate limited' });
+  expect(aisdk.stringify(read.events)).toBe(wire);
+  // A fatal error of its own is still one.
+  const fatal = aisdk.parse(aisdk.stringify([events[0]!, { type: 'error', message: 'boom', fatal: true }]));
+  expect(fatal.events.filter((e) => e.type === 'error').map((e) => e.fatal)).toEqual([true]);
+});

@@ -25,6 +25,9 @@ export interface AiSdkDecodeOptions extends JsonStreamDecodeOptions {}
 
 const FORMAT = 'ai-sdk' as const;
 
+/** Most chunks without an event of their own held for the next event. */
+const MAX_BEFORE = 64;
+
 interface Cx {
   r: JsonObject;
   line: number;
@@ -84,6 +87,10 @@ export class AiSdkRecordDecoder implements FramedRecordDecoder {
    * `BEFORE_RUN`): those are read as coming first.
    */
   private held: AgentEvent | undefined;
+  /** The message of the last non-fatal error this run said (a carried `error`). */
+  private saidError: string | undefined;
+  /** Chunks with no event of their own, carried by the next event (`hints.before`). */
+  private before: string[] = [];
   private lastLine = 1;
   private lastOffset = 0;
 
@@ -126,6 +133,15 @@ export class AiSdkRecordDecoder implements FramedRecordDecoder {
 
   end(out: AgentEvent[]): void {
     this.release(out);
+    // Chunks no event followed: kept whole.
+    for (const raw of this.before) {
+      const record = JSON.parse(raw) as JsonObject;
+      const hints: AiSdkHints = { raw, record, framing: this.mode };
+      const provenance: Provenance = { format: FORMAT, line: this.lastLine, offset: this.lastOffset };
+      provenance.hints = hints as Record<string, unknown>;
+      out.push({ type: 'unknown', recordType: record.type as string, record, provenance });
+    }
+    this.before = [];
     if (!this.runOpen) return;
     this.runOpen = false;
     const e: AgentEventOf<'run.end'> = {
@@ -153,6 +169,7 @@ export class AiSdkRecordDecoder implements FramedRecordDecoder {
         this.failed = undefined;
         this.round = 0;
         this.stepOpen = false;
+        this.saidError = undefined;
         // Held: carried events the writer put right after this chunk came before the run.
         const held: AgentEvent[] = [];
         this.push(held, cx, { type: 'run.start' });
@@ -249,6 +266,13 @@ export class AiSdkRecordDecoder implements FramedRecordDecoder {
       case 'error':
         this.openRun(cx, out);
         this.failed = r.errorText as string;
+        if (r.errorText === this.saidError && this.before.length < MAX_BEFORE) {
+          // The run's failure, restating an error this run already said: no second error event
+          // (the writer writes this chunk for a failed run's end); the next event carries it.
+          this.before.push(cx.provenance.hints!.raw as string);
+          return;
+        }
+        this.saidError = undefined;
         return this.push(out, cx, { type: 'error', message: r.errorText as string, fatal: true });
       default: {
         if (type.startsWith(AISDK_DATA_PREFIX)) {
@@ -259,6 +283,7 @@ export class AiSdkRecordDecoder implements FramedRecordDecoder {
             out.push(e);
             return;
           }
+          if (e?.type === 'error') this.saidError = e.fatal ? undefined : e.message;
           if (e !== undefined) return this.push(out, cx, e);
         }
         this.release(out);
@@ -351,6 +376,7 @@ export class AiSdkRecordDecoder implements FramedRecordDecoder {
     this.runOpen = true;
     this.round = 0;
     this.failed = undefined;
+    this.saidError = undefined;
     out.push({
       type: 'run.start',
       provenance: { format: FORMAT, line: cx.line, offset: cx.offset, synthetic: true },
@@ -366,6 +392,10 @@ export class AiSdkRecordDecoder implements FramedRecordDecoder {
   private push(out: AgentEvent[], cx: Cx, e: AgentEvent): undefined {
     if (this.run !== undefined && (this.runOpen || e.type === 'run.end')) e.run = this.run;
     if (this.stepOpen || e.type === 'round.start') e.round = this.round;
+    if (this.before.length > 0) {
+      (cx.provenance.hints as AiSdkHints).before = this.before;
+      this.before = [];
+    }
     e.provenance = cx.provenance;
     out.push(e);
   }

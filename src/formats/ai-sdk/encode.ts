@@ -175,13 +175,16 @@ export class AiSdkEncoder implements Encoder {
         if (typeof event.error === 'string' && typeof r.errorText === 'string') r.errorText = event.error;
         break;
       case 'error':
-        r.errorText = event.message;
+        // An `error` chunk's text (a carried error's record has no such field).
+        if (r.type === 'error') r.errorText = event.message;
         break;
       default:
         break;
     }
     this.wrote = true;
-    return frameJson(this.framingOf(), rawIfSame(hints.raw, JSON.stringify(r)));
+    let out = '';
+    if (hints.before !== undefined) for (const raw of hints.before) out += frameJson(this.framingOf(), raw);
+    return out + frameJson(this.framingOf(), rawIfSame(hints.raw, JSON.stringify(r)));
   }
 
   // ---- events from another format ----
