@@ -74,3 +74,53 @@ test('ai-sdk: a failed run whose error was already said reads back with that one
   const fatal = aisdk.parse(aisdk.stringify([events[0]!, { type: 'error', message: 'boom', fatal: true }]));
   expect(fatal.events.filter((e) => e.type === 'error').map((e) => e.fatal)).toEqual([true]);
 });
+
+describe('ag-ui: what the writer adds to satisfy the protocol reads back as nothing', () => {
+  const roundTrip = (events: AgentEvent[]) => {
+    const wire = agui.stringify(events, opts());
+    const read = agui.parse(wire);
+    expect(read.diagnostics).toEqual([]);
+    expect(agui.stringify(read.events)).toBe(wire);
+    return strip(read.events);
+  };
+
+  test('a subagent opened for a lane no child.start named, and closed by the run end', () => {
+    const read = roundTrip([
+      { type: 'run.start' },
+      { type: 'text.delta', text: 'from the child', lane: 'sub_1' },
+      { type: 'run.end', status: 'completed' },
+    ]);
+    expect(read.map((e) => (e as AgentEvent).type)).not.toContain('child.start');
+    expect(read.map((e) => (e as AgentEvent).type)).not.toContain('child.end');
+  });
+
+  test('a run that did not end before the next one is incomplete, never completed', () => {
+    const read = roundTrip([
+      { type: 'run.start' },
+      { type: 'text.delta', text: 'cut off' },
+      { type: 'run.start' },
+      { type: 'text.delta', text: 'again' },
+      { type: 'run.end', status: 'completed' },
+    ]);
+    const ends = read.filter((e) => (e as AgentEvent).type === 'run.end') as Array<{ status: string }>;
+    expect(ends.map((e) => e.status)).toEqual(['incomplete', 'completed']);
+  });
+
+  test('a reasoning signature reads back as a signature, not as redacted content', () => {
+    const read = roundTrip([
+      { type: 'run.start' },
+      { type: 'reasoning.delta', text: 'think', message: 'r1', signature: 'sig' },
+      { type: 'reasoning.delta', text: '', message: 'r1', redacted: 'opaque' },
+      { type: 'text.delta', text: 'ok' },
+      { type: 'run.end', status: 'completed' },
+    ]);
+    const opaque = read.filter((e) => {
+      const r = e as { signature?: string; redacted?: string };
+      return r.signature !== undefined || r.redacted !== undefined;
+    });
+    expect(opaque).toEqual([
+      { type: 'reasoning.delta', text: '', message: 'r1', signature: 'sig', round: 1 },
+      { type: 'reasoning.delta', text: '', message: 'r1', redacted: 'opaque', round: 1 },
+    ]);
+  });
+});

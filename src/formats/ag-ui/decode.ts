@@ -173,11 +173,12 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
     if (this.before.length > 0) {
       // Records no event followed: kept whole.
       for (const raw of this.before) {
-        const hints: AguiHints = { raw, record: JSON.parse(raw), framing: this.mode };
+        const record = JSON.parse(raw) as JsonObject;
+        const hints: AguiHints = { raw, record, framing: this.mode };
         out.push({
           type: 'unknown',
-          recordType: 'STEP_FINISHED',
-          record: hints.record,
+          recordType: record.type as string,
+          record,
           provenance: {
             format: FORMAT,
             line: this.lastLine,
@@ -201,6 +202,13 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
     out.push(e);
   }
 
+  /** Keeps a record that has no event of its own for the next event (false when full). */
+  private keep(cx: Cx): boolean {
+    if (this.before.length >= MAX_BEFORE) return false;
+    this.before.push(cx.provenance.hints!.raw as string);
+    return true;
+  }
+
   private release(out: AgentEvent[]): void {
     if (this.held === undefined) return;
     for (const e of this.held) out.push(e);
@@ -222,9 +230,8 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
       }
       case 'STEP_FINISHED': {
         const meta = metaOf(r);
-        if (meta?.closing === true && this.before.length < MAX_BEFORE) {
+        if (meta?.closing === true && this.keep(cx)) {
           // Closed by the run's end, not a round that ended: no event; the next one carries it.
-          this.before.push(cx.provenance.hints!.raw as string);
           this.stepOpen = false;
           return;
         }
@@ -317,6 +324,11 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
         return this.push(out, cx, e);
       }
       case 'SUBAGENT_STARTED': {
+        if (metaOf(r)?.implied === true && this.keep(cx)) {
+          // Opened for a lane no child start said: no event; the next one carries it.
+          this.parents.set(r.subagentRunId as string, str(r.parentSubagentRunId) ?? null);
+          return;
+        }
         const e: AgentEventOf<'child.start'> = {
           type: 'child.start',
           child: r.subagentRunId as string,
@@ -336,6 +348,11 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
       }
       case 'SUBAGENT_FINISHED':
       case 'SUBAGENT_ERROR': {
+        if (type === 'SUBAGENT_FINISHED' && metaOf(r)?.closing === true && this.keep(cx)) {
+          // Closed by the run's end, not a child that ended: no event; the next one carries it.
+          this.parents.delete(r.subagentRunId as string);
+          return;
+        }
         const outcome = isJsonObject(r.outcome) ? r.outcome.type : undefined;
         const e: AgentEventOf<'child.end'> = {
           type: 'child.end',

@@ -260,7 +260,7 @@ export class AguiEncoder implements Encoder {
     let out = '';
     const lane = event.lane;
     if (lane !== undefined && !this.subagents.has(lane) && event.type !== 'child.start') {
-      out += this.openSubagent({ type: 'child.start', child: lane }, undefined);
+      out += this.openSubagent({ type: 'child.start', child: lane }, undefined, true);
     }
     switch (event.type) {
       case 'round.start':
@@ -422,10 +422,13 @@ export class AguiEncoder implements Encoder {
     for (const lane of [...this.step.keys()].reverse())
       out += this.closeStep(lane === '' ? undefined : lane, undefined, { closing: true });
     for (const child of [...this.subagents].reverse()) {
-      out += this.emit(undefined, 'SUBAGENT_FINISHED', {
-        subagentRunId: child,
-        outcome: { type: 'success' },
-      });
+      // Closed by the run's end, not a child that ended: it says so, and reads back as none.
+      out += this.emit(
+        undefined,
+        'SUBAGENT_FINISHED',
+        { subagentRunId: child, outcome: { type: 'success' } },
+        { closing: true },
+      );
     }
     this.subagents.clear();
     return out;
@@ -677,7 +680,15 @@ export class AguiEncoder implements Encoder {
 
   // ---- subagents ----
 
-  private openSubagent(event: AgentEventOf<'child.start'>, parent: string | undefined): string {
+  /**
+   * `SUBAGENT_STARTED`; `implied` when no `child.start` said it (a lane seen first, an end with no
+   * start): marked so, it reads back as no child start.
+   */
+  private openSubagent(
+    event: AgentEventOf<'child.start'>,
+    parent: string | undefined,
+    implied = false,
+  ): string {
     if (this.subagents.has(event.child)) return '';
     this.subagents.add(event.child);
     const fields: JsonObject = { subagentRunId: event.child, name: event.name ?? event.kind ?? 'subagent' };
@@ -687,6 +698,7 @@ export class AguiEncoder implements Encoder {
     const meta: JsonObject = {};
     if (event.kind !== undefined) meta.kind = event.kind;
     if (event.background !== undefined) meta.background = event.background;
+    if (implied) meta.implied = true;
     const { lane: _lane, ...rest } = event;
     return this.emit(rest as AgentEvent, 'SUBAGENT_STARTED', fields, meta);
   }
@@ -694,7 +706,7 @@ export class AguiEncoder implements Encoder {
   private closeSubagent(event: AgentEventOf<'child.end'>): string {
     let out = '';
     if (!this.subagents.has(event.child))
-      out += this.openSubagent({ type: 'child.start', child: event.child }, event.lane);
+      out += this.openSubagent({ type: 'child.start', child: event.child }, event.lane, true);
     out += this.closeLane(event.child) + this.closeStep(event.child);
     this.subagents.delete(event.child);
     const { lane: _lane, ...rest } = event;
