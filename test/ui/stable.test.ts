@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import type { Codec } from '../../src/codec';
 import type { Format } from '../../src/diagnostics';
-import { agui, aisdk } from '../../src/index';
+import { agui, aisdk, claude } from '../../src/index';
 import type { AgentEvent } from '../../src/model';
 
 // The rules that make a conversion through a UI protocol stable (a second round trip changes
@@ -123,4 +123,23 @@ describe('ag-ui: what the writer adds to satisfy the protocol reads back as noth
       { type: 'reasoning.delta', text: '', message: 'r1', redacted: 'opaque', round: 1 },
     ]);
   });
+});
+
+test('claude writer: a call usage said before the message it names is that message’s usage', () => {
+  // The AI SDK has no chunk for a message's start: its usage can read back ahead of it.
+  const usage = { input: 10, output: 2, scope: 'call' as const, key: 'msg_1' };
+  const events: AgentEvent[] = [
+    { type: 'run.start' },
+    { type: 'usage', usage },
+    { type: 'message.start', role: 'assistant', message: 'msg_1' },
+    { type: 'text.delta', text: 'Hi.', message: 'msg_1' },
+    { type: 'run.end', status: 'completed' },
+  ];
+  const diagnostics: unknown[] = [];
+  const out = claude.stringify(events, { onDiagnostic: (d: unknown) => diagnostics.push(d) } as object);
+  expect(diagnostics).toEqual([]);
+  const read = claude.parse(out).events.filter((e) => e.type === 'usage');
+  expect(read.map((e) => (e.type === 'usage' ? [e.usage.input, e.usage.output, e.usage.key] : []))).toEqual([
+    [10, 2, 'msg_1'],
+  ]);
 });
