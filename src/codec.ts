@@ -308,24 +308,11 @@ function batchedEvents(
   return iterator;
 }
 
-// The idle decoder of each codec that has made one (see createCodec).
-const IDLE_DECODERS = new Set<ChunkDecoder>();
-
 /** Assembles the public codec from a format's decoder and encoder factories. */
 export function createCodec<D extends DecodeOptions, E extends EncodeOptions>(
   spec: FormatSpec<D, E>,
 ): Codec<D, E> {
-  // One idle chunk decoder, made with the first decoder and kept while the codec lives: V8
-  // holds the hidden classes a decoder's fields give it only while some instance uses them, so
-  // after a full GC with no decoder alive, optimised code that embedded them is dropped and every
-  // new decoder starts cold (docs/performance.md, "Claude decoder"). It holds no input and no
-  // callback of the caller.
-  let idle = false;
   const createDecoder = (options: D = {} as D): Decoder => {
-    if (!idle) {
-      idle = true;
-      IDLE_DECODERS.add(spec.createChunkDecoder({} as D, createDiagnosticSink(false, undefined)));
-    }
     const sink = createDiagnosticSink(options.strict ?? false, options.onDiagnostic);
     const chunkDecoder = spec.createChunkDecoder(options, sink);
     return {
