@@ -1,11 +1,12 @@
 import type { Codec } from './codec';
 import type { Format } from './diagnostics';
+import { copilot } from './formats/copilot/index';
 import { hep } from './formats/hep/index';
 import { highbar } from './formats/highbar/index';
 import { nativeharness } from './formats/nativeharness/index';
 
 /** Every codec by its format name (the formats this build of agentwire reads and writes). */
-export const codecs: Readonly<Partial<Record<Format, Codec>>> = { hep, highbar, nativeharness };
+export const codecs: Readonly<Partial<Record<Format, Codec>>> = { hep, highbar, nativeharness, copilot };
 
 /** The codec of `format`, or `undefined` when this build has none. */
 export function codecFor(format: string): Codec | undefined {

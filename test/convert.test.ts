@@ -13,8 +13,13 @@ import {
 import { listFixtures, loadFixture } from '../src/node/fixtures';
 import { expectGolden, expectGoldenText } from './golden';
 
-const FORMATS: Format[] = ['hep', 'highbar', 'nativeharness'];
-const EXT: Partial<Record<Format, string>> = { hep: 'jsonl', highbar: 'jsonl', nativeharness: 'sse' };
+const FORMATS: Format[] = ['hep', 'highbar', 'nativeharness', 'copilot'];
+const EXT: Partial<Record<Format, string>> = {
+  hep: 'jsonl',
+  highbar: 'jsonl',
+  nativeharness: 'sse',
+  copilot: 'jsonl',
+};
 
 function deterministic() {
   let n = 0;

@@ -24,11 +24,12 @@ export interface Fixture extends FixtureInfo {
   expected: { events: AgentEvent[]; diagnostics: Diagnostic[] };
 }
 
-const FORMATS: readonly Format[] = ['hep', 'highbar', 'nativeharness'];
+const FORMATS: readonly Format[] = ['hep', 'highbar', 'nativeharness', 'copilot'];
 const PRIMARY: Readonly<Partial<Record<Format, string>>> = {
   hep: 'jsonl',
   highbar: 'jsonl',
   nativeharness: 'sse',
+  copilot: 'jsonl',
 };
 
 /** The folder the fixtures ship in (inside the installed package). */

@@ -25,7 +25,9 @@ describe('the fixture kit', () => {
     expect(all.filter((f) => f.format === 'nativeharness').map((f) => f.name)).toEqual(
       expect.arrayContaining(['live-turn', 'live-turn.jsonl', 'live-turn.json']),
     );
-    expect(new Set(all.map((f) => f.format))).toEqual(new Set(['hep', 'highbar', 'nativeharness']));
+    expect([...new Set(all.map((f) => f.format))]).toEqual(
+      expect.arrayContaining(['hep', 'highbar', 'nativeharness', 'copilot']),
+    );
   });
 
   test('every fixture decodes to its expected events: a golden test in three lines', () => {

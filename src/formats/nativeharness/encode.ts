@@ -445,8 +445,12 @@ export class NhEncoder implements Encoder {
         if (event.answer !== undefined) {
           this.loss.report(event, 'run.end.answer', 'done carries no answer (the text is in the hops)');
         }
+        // done has no `incomplete` (a run the stream left open): the nearest word it has, and
+        // the stop reason says which it was.
+        if (event.status === 'incomplete')
+          this.loss.report(event, 'run.end.status', 'done has no incomplete status: written as failed');
         pieces = [
-          ['status', str(event.status, 'run.end.status')],
+          ['status', str(event.status === 'incomplete' ? 'failed' : event.status, 'run.end.status')],
           [
             'stop_reason',
             str(
