@@ -7,6 +7,7 @@ export default defineConfig([
       hep: 'src/formats/hep/index.ts',
       highbar: 'src/formats/highbar/index.ts',
       nativeharness: 'src/formats/nativeharness/index.ts',
+      amp: 'src/formats/amp/index.ts',
       copilot: 'src/formats/copilot/index.ts',
       node: 'src/node/index.ts',
       fixtures: 'src/node/fixtures.ts',

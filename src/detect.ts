@@ -1,4 +1,5 @@
 import type { Format } from './diagnostics';
+import { ampSniff } from './formats/amp/wire';
 import { copilotSniff } from './formats/copilot/wire';
 import { isHepFrameType } from './formats/hep/schema';
 import { isHighbarRecordType } from './formats/highbar/schema';
@@ -63,6 +64,8 @@ export function detectFormat(input: string | Uint8Array): Detection | undefined 
   if (typeof record !== 'object' || record === null || Array.isArray(record)) return undefined;
   const r = record as Record<string, unknown>;
   if (r.type === 'hep_header') return { format: 'hep', confidence: 'certain', reason: 'hep_header first' };
+  const amp = ampSniff(r);
+  if (amp !== undefined) return { format: 'amp', ...amp };
   const copilot = copilotSniff(r);
   if (copilot !== undefined) return { format: 'copilot', ...copilot };
   if (typeof r.seq === 'number' && typeof r.type === 'string' && ('session_id' in r || 'payload' in r)) {

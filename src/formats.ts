@@ -1,12 +1,13 @@
 import type { Codec } from './codec';
 import type { Format } from './diagnostics';
+import { amp } from './formats/amp/index';
 import { copilot } from './formats/copilot/index';
 import { hep } from './formats/hep/index';
 import { highbar } from './formats/highbar/index';
 import { nativeharness } from './formats/nativeharness/index';
 
 /** Every codec by its format name (the formats this build of agentwire reads and writes). */
-export const codecs: Readonly<Partial<Record<Format, Codec>>> = { hep, highbar, nativeharness, copilot };
+export const codecs: Readonly<Partial<Record<Format, Codec>>> = { hep, highbar, nativeharness, amp, copilot };
 
 /** The codec of `format`, or `undefined` when this build has none. */
 export function codecFor(format: string): Codec | undefined {

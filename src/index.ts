@@ -6,6 +6,7 @@ export { type ConvertOptions, type ConvertResult, convert, convertStream, detect
 export { DETECT_BYTES, type Detection, detectFormat } from './detect';
 export * from './diagnostics';
 export { codecFor, codecs } from './formats';
+export { type AmpCodec, amp } from './formats/amp/index';
 export { type CopilotCodec, copilot } from './formats/copilot/index';
 export { type HepCodec, hep } from './formats/hep/index';
 export { type HighbarCodec, highbar } from './formats/highbar/index';

@@ -13,11 +13,12 @@ import {
 import { listFixtures, loadFixture } from '../src/node/fixtures';
 import { expectGolden, expectGoldenText } from './golden';
 
-const FORMATS: Format[] = ['hep', 'highbar', 'nativeharness', 'copilot'];
+const FORMATS: Format[] = ['hep', 'highbar', 'nativeharness', 'amp', 'copilot'];
 const EXT: Partial<Record<Format, string>> = {
   hep: 'jsonl',
   highbar: 'jsonl',
   nativeharness: 'sse',
+  amp: 'jsonl',
   copilot: 'jsonl',
 };
 

@@ -24,11 +24,12 @@ export interface Fixture extends FixtureInfo {
   expected: { events: AgentEvent[]; diagnostics: Diagnostic[] };
 }
 
-const FORMATS: readonly Format[] = ['hep', 'highbar', 'nativeharness', 'copilot'];
+const FORMATS: readonly Format[] = ['hep', 'highbar', 'nativeharness', 'amp', 'copilot'];
 const PRIMARY: Readonly<Partial<Record<Format, string>>> = {
   hep: 'jsonl',
   highbar: 'jsonl',
   nativeharness: 'sse',
+  amp: 'jsonl',
   copilot: 'jsonl',
 };
 

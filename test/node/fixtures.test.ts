@@ -26,7 +26,7 @@ describe('the fixture kit', () => {
       expect.arrayContaining(['live-turn', 'live-turn.jsonl', 'live-turn.json']),
     );
     expect([...new Set(all.map((f) => f.format))]).toEqual(
-      expect.arrayContaining(['hep', 'highbar', 'nativeharness', 'copilot']),
+      expect.arrayContaining(['hep', 'highbar', 'nativeharness', 'amp', 'copilot']),
     );
   });
 

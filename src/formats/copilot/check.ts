@@ -1,3 +1,4 @@
+import { orderFindings } from '../../agent-lines';
 import type { Diagnostic } from '../../diagnostics';
 import { isJsonObject } from '../../json';
 import type { AgentEvent } from '../../model';
@@ -11,17 +12,7 @@ import type { CopilotHints } from './wire';
  */
 export function checkCopilotEvents(events: readonly AgentEvent[]): Diagnostic[] {
   const out: Diagnostic[] = [];
-  const at = (e: AgentEvent, severity: Diagnostic['severity'], message: string) => {
-    const p = e.provenance!;
-    out.push({
-      code: 'order',
-      severity,
-      message: `line ${p.line} (byte ${p.offset}): ${message}`,
-      line: p.line,
-      offset: p.offset,
-      format: 'copilot',
-    });
-  };
+  const at = orderFindings('copilot', out);
   const ids = new Set<string>();
   const tools = new Set<string>();
   const subagents = new Set<string>();

@@ -1,17 +1,14 @@
+import {
+  addCounts,
+  type EventDraft,
+  type LineReader,
+  numberOr,
+  readObjectLine,
+  reportUnsafeNumbers,
+} from '../../agent-lines';
 import type { DecodeOptions, RecordDecoder } from '../../codec';
 import { type Diagnostic, type DiagnosticSink, diagnosticAt } from '../../diagnostics';
-import {
-  DEPTH_PRECHECK_CHARS,
-  isJsonObject,
-  isTooDeep,
-  type JsonObject,
-  NOT_PARSED,
-  nestingTooDeep,
-  parseRecordText,
-  resolveMaxDepth,
-  setOwn,
-  unsafeNumberMessage,
-} from '../../json';
+import { isJsonObject, type JsonObject, resolveMaxDepth, setOwn } from '../../json';
 import type { AgentEvent, AgentEventOf, ModelUsage, Provenance, RunStatus, Usage } from '../../model';
 import { splitRecord } from '../../record';
 import {
@@ -27,14 +24,11 @@ export interface CopilotDecodeOptions extends DecodeOptions {}
 
 const FORMAT = 'copilot' as const;
 
-type Emit = { type: AgentEvent['type'] } & Record<string, unknown>;
+type Emit = EventDraft;
+const num = numberOr;
 
 function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
-}
-
-function num(v: unknown): number | undefined {
-  return typeof v === 'number' ? v : undefined;
 }
 
 // Copilot's token fields (assistant.usage, shutdown metrics) as model counts.
@@ -51,14 +45,6 @@ function tokenCounts(d: JsonObject): ModelUsage {
   const reasoning = num(d.reasoningTokens);
   if (reasoning !== undefined) u.reasoning = reasoning;
   return u;
-}
-
-function addUsage(total: Usage | undefined, u: Usage): Usage {
-  const t: Usage = total ?? {};
-  for (const k of ['input', 'output', 'cacheRead', 'cacheWrite', 'reasoning'] as const) {
-    if (u[k] !== undefined) t[k] = (t[k] ?? 0) + u[k];
-  }
-  return t;
 }
 
 /** A record's envelope, checked: what every record needs before its type is looked at. */
@@ -144,8 +130,7 @@ interface Line {
  * come from the envelope's `agentId`; usage per API call is summed into the round and the run.
  */
 export class CopilotRecordDecoder implements RecordDecoder {
-  private readonly sink: DiagnosticSink;
-  private readonly maxDepth: number;
+  private readonly reader: LineReader;
   private session: string | undefined;
   private runOpen = false;
   private turnOpen = false;
@@ -168,34 +153,14 @@ export class CopilotRecordDecoder implements RecordDecoder {
 
   /** Creates a decoder that reports to `sink`. */
   constructor(options: CopilotDecodeOptions, sink: DiagnosticSink) {
-    this.sink = sink;
-    this.maxDepth = resolveMaxDepth(options.maxDepth);
+    this.reader = { format: FORMAT, sink, maxDepth: resolveMaxDepth(options.maxDepth) };
   }
 
   line(text: string, line: number, offset: number, out: AgentEvent[]): void {
     this.lastLine = line;
     this.lastOffset = offset;
-    if (text.length === 0 || text.trim().length === 0) {
-      this.report(
-        'invalid_json',
-        'warning',
-        line,
-        offset,
-        'an empty line (a session event log has none); skipped',
-      );
-      return;
-    }
-    // Short lines are measured too: a bracket count with indexOf, before JSON.parse builds anything.
-    if (text.length <= DEPTH_PRECHECK_CHARS && isTooDeep(text, this.maxDepth)) {
-      this.sink.report(nestingTooDeep(line, offset, this.maxDepth, FORMAT));
-      return;
-    }
-    const record = parseRecordText(text, line, offset, this.maxDepth, FORMAT, this.sink);
-    if (record === NOT_PARSED) return;
-    if (!isJsonObject(record)) {
-      this.report('invalid_json', 'error', line, offset, 'not a JSON object');
-      return;
-    }
+    const record = readObjectLine(this.reader, text, line, offset);
+    if (record === undefined) return;
     const type = record.type;
     const problem = envelopeProblem(record);
     if (typeof type !== 'string' || problem !== undefined) {
@@ -252,7 +217,7 @@ export class CopilotRecordDecoder implements RecordDecoder {
     offset: number,
     what: string,
   ): void {
-    this.sink.report(diagnosticAt(code, severity, line, offset, what, FORMAT));
+    this.reader.sink.report(diagnosticAt(code, severity, line, offset, what, FORMAT));
   }
 
   private syntheticAt(line: number, offset: number): Provenance {
@@ -286,7 +251,7 @@ export class CopilotRecordDecoder implements RecordDecoder {
     const rest = splitRecord(r, hints.layout === 'disk' ? COPILOT_DISK_KEYS : COPILOT_ENVELOPE_KEYS);
     if (rest?.extra !== undefined) {
       p.extra = rest.extra;
-      this.checkNumbers(ctx.text, ctx.line, ctx.offset);
+      reportUnsafeNumbers(this.reader, ctx.text, ctx.line, ctx.offset);
     }
     return p;
   }
@@ -320,7 +285,7 @@ export class CopilotRecordDecoder implements RecordDecoder {
     out: AgentEvent[],
     ctx?: Line,
   ): void {
-    this.checkNumbers(text, line, offset);
+    reportUnsafeNumbers(this.reader, text, line, offset);
     const e: AgentEventOf<'unknown'> = {
       type: 'unknown',
       record,
@@ -331,11 +296,6 @@ export class CopilotRecordDecoder implements RecordDecoder {
     if (ctx?.ts !== undefined) e.ts = ctx.ts;
     if (ctx?.agent !== undefined) e.lane = ctx.agent;
     out.push(e);
-  }
-
-  private checkNumbers(text: string, line: number, offset: number): void {
-    const message = unsafeNumberMessage(text);
-    if (message !== undefined) this.report('invalid_record', 'error', line, offset, message);
   }
 
   private openRun(ctx: Line, input: string | undefined, synthetic: boolean): void {
@@ -387,8 +347,8 @@ export class CopilotRecordDecoder implements RecordDecoder {
       case 'assistant.usage': {
         const u = this.callUsage(d, ctx);
         // A round's usage is the main agent's own calls; the run's total has its children's too.
-        if (main) this.roundUsage = addUsage(this.roundUsage, u);
-        if (this.runOpen) this.runUsage = addUsage(this.runUsage, u);
+        if (main) this.roundUsage = addCounts(this.roundUsage, u);
+        if (this.runOpen) this.runUsage = addCounts(this.runUsage, u);
         this.push(ctx, { type: 'usage', usage: u });
         return;
       }
@@ -614,7 +574,7 @@ export class CopilotRecordDecoder implements RecordDecoder {
       if (!isJsonObject(m) || !isJsonObject(m.usage)) continue;
       const mu = tokenCounts(m.usage);
       setOwn(byModel, model, mu);
-      total = addUsage(total, mu);
+      total = addCounts(total, mu);
     }
     Object.assign(u, total);
     u.byModel = byModel;

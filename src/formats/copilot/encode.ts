@@ -1,5 +1,6 @@
+import { finiteCount, writeJson } from '../../agent-lines';
 import type { EncodeOptions, Encoder } from '../../codec';
-import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
+import type { DiagnosticSink } from '../../diagnostics';
 import { IsoClock, randomId } from '../../ids';
 import { assertEncodable, isJsonObject, type JsonObject, jsonString, rawIfSame, setOwn } from '../../json';
 import { LossReporter } from '../../loss';
@@ -22,6 +23,9 @@ export interface CopilotEncodeOptions extends EncodeOptions {
 }
 
 const FORMAT = 'copilot' as const;
+
+const json = (value: unknown, field: string): string => writeJson(value, field, FORMAT);
+const count = (n: number | undefined, field: string): number | undefined => finiteCount(n, field, FORMAT);
 
 // Fields each event type carries into Copilot; anything else present is reported as a loss.
 const ENV = ['session', 'ts', 'lane', 'round'];
@@ -51,31 +55,9 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
   unknown: [...ENV, 'record', 'recordType'],
 };
 
-function fail(message: string): never {
-  throw new AgentwireError({ code: 'unencodable', severity: 'error', message, format: FORMAT });
-}
-
-/** JSON text of a value handed to the writer; what JSON cannot hold is an AgentwireError. */
-function json(value: unknown, field: string): string {
-  try {
-    const text = JSON.stringify(value);
-    if (text !== undefined) return text;
-  } catch {
-    // assertEncodable below names the path of the value that cannot be written
-  }
-  assertEncodable(value, field, undefined, FORMAT);
-  return fail(`${field}: the value cannot be written as JSON`);
-}
-
 function put(d: JsonObject, key: string, value: unknown): void {
   if (value === undefined) delete d[key];
   else d[key] = value;
-}
-
-function count(n: number | undefined, field: string): number | undefined {
-  if (n !== undefined && !Number.isFinite(n))
-    fail(`${field}: ${n} is not a finite number; JSON cannot hold it`);
-  return n;
 }
 
 /** One record about to be written: its type, data and the event it came from. */

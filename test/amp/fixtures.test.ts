@@ -1,0 +1,4 @@
+import { amp } from '../../src/index';
+import { fixtureSuite } from '../fixture-suite';
+
+fixtureSuite(amp, 'fixtures/amp');
