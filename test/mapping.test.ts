@@ -6,22 +6,37 @@ import { type AgentEvent, codecFor, type Diagnostic, type Format } from '../src/
 // encode → decode unchanged, and every "—" cell must give a `loss` diagnostic when the field is set.
 
 type Cell = { kind: 'mapped' | 'derived' | 'none'; text: string };
-type Row = { key: string; cells: Record<Format, Cell> };
-const FORMATS: Format[] = ['hep', 'highbar', 'nativeharness'];
+type Row = { key: string; cells: Partial<Record<Format, Cell>> };
+
+// Each group of formats has its own pair of tables (the seed formats, then the CLI agents); a
+// table's header row names its format columns.
+const GROUPS: Array<{ envelope: string; events: string; formats: Format[] }> = [
+  { envelope: 'Envelope', events: 'Events', formats: ['hep', 'highbar', 'nativeharness'] },
+  { envelope: 'CLI agents: envelope', events: 'CLI agents: events', formats: ['amp', 'copilot'] },
+];
+const CLI: Format[] = ['amp', 'copilot'];
+const FORMATS: Format[] = GROUPS.flatMap((g) => g.formats);
+const groupOf = (format: Format) => GROUPS.find((g) => g.formats.includes(format))!;
 
 function parseTable(section: string): Row[] {
   const doc = readFileSync('docs/mapping.md', 'utf8');
-  const start = doc.indexOf(`## ${section}`);
+  const start = doc.indexOf(`## ${section}\n`);
   const end = doc.indexOf('\n## ', start + 3);
   const rows: Row[] = [];
+  let columns: string[] = [];
   for (const line of doc.slice(start, end === -1 ? undefined : end).split('\n')) {
+    const header = /^\| field \|(.*)\|$/.exec(line);
+    if (header !== null) columns = header[1]!.split('|').map((c) => c.trim());
     const m = /^\| `([^`]+)` \|(.*)\|$/.exec(line);
     if (m === null) continue;
     const cols = m[2]!.split(' | ').map((c) => c.trim());
-    const cells = {} as Record<Format, Cell>;
-    FORMATS.forEach((f, i) => {
+    const cells: Partial<Record<Format, Cell>> = {};
+    columns.forEach((f, i) => {
       const text = cols[i] ?? '';
-      cells[f] = { kind: text === '—' ? 'none' : text.startsWith('~') ? 'derived' : 'mapped', text };
+      cells[f as Format] = {
+        kind: text === '—' ? 'none' : text.startsWith('~') ? 'derived' : 'mapped',
+        text,
+      };
     });
     rows.push({ key: m[1]!, cells });
   }
@@ -40,6 +55,11 @@ const env = (round: number, extra: number) => ({
   context: { test: 't-1' },
 });
 
+// What the CLI agents' table adds to the scenario: the events and fields the CLI agents grew.
+function cliOnly<T>(format: Format, items: T[]): T[] {
+  return CLI.includes(format) ? items : [];
+}
+
 function scenario(format: Format): AgentEvent[] {
   seq = 0;
   return [
@@ -53,12 +73,26 @@ function scenario(format: Format): AgentEvent[] {
       title: 'Fix it',
       actor: 'user:alice',
       mode: 'build',
+      ...(CLI.includes(format) ? { model: 'gpt-5', cwd: '/home/alice/app' } : {}),
     },
     { type: 'session.title', ...env(1, 1), title: 'Fix the build' },
     { type: 'tools.declare', ...env(1, 2), tools: ['read', 'bash', 'edit'] },
     { type: 'run.start', ...env(1, 3), input: 'please fix' },
-    { type: 'message.start', ...env(1, 4), role: 'assistant' },
-    { type: 'text.delta', ...env(1, 5), text: 'Looking </script> ✅' },
+    ...cliOnly<AgentEvent>(format, [
+      { type: 'round.start', ...env(1, 3), model: 'gpt-5' },
+      { type: 'user.message', ...env(1, 3), text: 'and the docs?' },
+    ]),
+    { type: 'message.start', ...env(1, 4), role: 'assistant', ...cliOnly(format, [{ message: 'm-1' }])[0] },
+    ...cliOnly<AgentEvent>(format, [
+      { type: 'reasoning.delta', ...env(1, 4), text: 'Think </b>', signature: 'sig-1' },
+    ]),
+    {
+      type: 'text.delta',
+      ...env(1, 5),
+      text: 'Looking </script> ✅',
+      ...cliOnly(format, [{ message: 'm-1' }])[0],
+    },
+    ...cliOnly<AgentEvent>(format, [{ type: 'message.end', ...env(1, 5), message: 'm-1' }]),
     { type: 'status', ...env(1, 6), status: 'running', detail: 'tests' },
     {
       type: 'tool.start',
@@ -129,12 +163,16 @@ function scenario(format: Format): AgentEvent[] {
     { type: 'child.end', ...env(1, 17), child: 'c-1', status: 'completed', result: 'LGTM' },
     { type: 'compaction.start', ...env(1, 18) },
     { type: 'compaction.end', ...env(1, 19), tokensFreed: 1234 },
+    ...cliOnly<AgentEvent>(format, [
+      { type: 'usage', ...env(1, 19), usage: { input: 10, output: 5, scope: 'call' } },
+    ]),
     {
       type: 'round.end',
       ...env(1, 20),
       message: 'Looking </script> ✅',
       stopReason: 'toolUse',
       usage: { input: 10, output: 5, costUsd: 0.25 },
+      ...cliOnly(format, [{ model: 'gpt-5' }])[0],
     },
     { type: 'error', ...env(2, 21), message: 'rate limited', fatal: false, code: '429' },
     { type: 'cancel', ...env(3, 22), by: 'user' },
@@ -146,6 +184,7 @@ function scenario(format: Format): AgentEvent[] {
       input: 'please fix',
       stopReason: 'stop',
       usage: { input: 10, output: 5, costUsd: 0.25 },
+      ...(CLI.includes(format) ? { reason: 'user_initiated', error: 'stopped', durationMs: 4200 } : {}),
     },
   ];
 }
@@ -154,6 +193,8 @@ const PROBE: Partial<Record<Format, AgentEvent['type']>> = {
   hep: 'text.delta',
   highbar: 'tool.end',
   nativeharness: 'text.delta',
+  amp: 'text.delta',
+  copilot: 'text.delta',
 };
 
 function roundTrip(format: Format) {
@@ -176,18 +217,22 @@ describe.each(FORMATS)('docs/mapping.md holds for %s', (format) => {
     expect(rt.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
   });
 
-  test.each(parseTable('Events').filter((r) => r.cells[format].kind === 'mapped'))('$key arrives', (row) => {
-    const [type, field] = splitKey(row.key);
-    expect(rt.first(rt.events, type), `${type} decoded`).toBeDefined();
-    if (field === undefined) return;
-    // The first event of the type that sets the field, and the decoded event at the same place.
-    const originals = rt.ofType(rt.original, type) as Array<Record<string, unknown>>;
-    const at = originals.findIndex((e) => e[field] !== undefined);
-    const decoded = rt.ofType(rt.events, type)[at] as Record<string, unknown> | undefined;
-    expect(decoded?.[field]).toEqual(originals[at]![field]);
-  });
+  const group = groupOf(format);
+  test.each(parseTable(group.events).filter((r) => r.cells[format]?.kind === 'mapped'))(
+    '$key arrives',
+    (row) => {
+      const [type, field] = splitKey(row.key);
+      expect(rt.first(rt.events, type), `${type} decoded`).toBeDefined();
+      if (field === undefined) return;
+      // The first event of the type that sets the field, and the decoded event at the same place.
+      const originals = rt.ofType(rt.original, type) as Array<Record<string, unknown>>;
+      const at = originals.findIndex((e) => e[field] !== undefined);
+      const decoded = rt.ofType(rt.events, type)[at] as Record<string, unknown> | undefined;
+      expect(decoded?.[field]).toEqual(originals[at]![field]);
+    },
+  );
 
-  test.each(parseTable('Envelope').filter((r) => r.cells[format].kind === 'mapped'))(
+  test.each(parseTable(group.envelope).filter((r) => r.cells[format]?.kind === 'mapped'))(
     'envelope $key arrives',
     (row) => {
       const type = PROBE[format]!;
@@ -200,15 +245,15 @@ describe.each(FORMATS)('docs/mapping.md holds for %s', (format) => {
   test('every field it has no place for is reported as a loss', () => {
     const lost = new Set(rt.losses.filter((d) => d.code === 'loss').map((d) => d.field));
     const missing: string[] = [];
-    for (const row of parseTable('Events')) {
-      if (row.cells[format].kind !== 'none') continue;
+    for (const row of parseTable(group.events)) {
+      if (row.cells[format]?.kind !== 'none') continue;
       const [type, field] = splitKey(row.key);
       if (type === 'round.start') continue; // not in the scenario
       const ok = lost.has(type) || (field !== undefined && lost.has(`${type}.${field}`));
       if (!ok) missing.push(row.key);
     }
-    for (const row of parseTable('Envelope')) {
-      if (row.cells[format].kind !== 'none') continue;
+    for (const row of parseTable(group.envelope)) {
+      if (row.cells[format]?.kind !== 'none') continue;
       if (![...lost].some((f) => f?.endsWith(`.${row.key}`))) missing.push(`envelope ${row.key}`);
     }
     expect(missing).toEqual([]);
@@ -220,6 +265,9 @@ function splitKey(key: string): [string, string | undefined] {
     'session.start',
     'session.title',
     'tools.declare',
+    'reasoning.delta',
+    'user.message',
+    'message.end',
     'run.start',
     'run.end',
     'round.start',

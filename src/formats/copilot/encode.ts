@@ -33,7 +33,7 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
   'session.start': [...ENV, 'producer', 'protocol', 'model', 'cwd'],
   'session.title': [...ENV, 'title'],
   'run.start': [...ENV, 'input'],
-  'run.end': [...ENV, 'status', 'answer', 'usage', 'error', 'reason'],
+  'run.end': [...ENV, 'status', 'answer', 'usage', 'error'],
   'round.start': [...ENV, 'model'],
   'round.end': [...ENV, 'message', 'usage', 'model'],
   'message.start': [...ENV, 'role', 'message'],
