@@ -1,7 +1,11 @@
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { COPILOT_MAX_LINE_BYTES } from '../../src/formats/copilot/index';
+import { COPILOT_MAX_LINE_BYTES, copilotEnvelope } from '../../src/formats/copilot/index';
+import { isoToMs } from '../../src/ids';
 import { type AgentEvent, copilot, detectFormat } from '../../src/index';
+import type { JsonObject } from '../../src/json';
 import { loadFixture } from '../../src/node/fixtures';
+import { FUZZ_RUNS } from '../runs';
 
 const env = (type: string, data: object, extra = '') =>
   `{"id":"e-${type}","parentId":null,"timestamp":"2026-01-15T10:00:00.000Z","type":"${type}","data":${JSON.stringify(data)}${extra}}`;
@@ -55,7 +59,7 @@ describe('copilot decoder', () => {
   test('the on-disk order (type first) is kept, and shutdown totals become a thread-scope usage', () => {
     const fx = loadFixture('copilot', 'usage');
     const { events } = copilot.parse(fx.bytes);
-    expect(events[0]!.provenance?.hints?.layout).toBe('disk');
+    expect(copilotEnvelope(events[0]!.provenance?.hints?.record as JsonObject)?.layout).toBe('disk');
     const total = events.find((e) => e.type === 'usage' && e.usage.scope === 'thread');
     expect(total).toMatchObject({
       usage: { input: 18250 + 410, output: 57 + 12, byModel: { 'claude-haiku-4.5': { input: 410 } } },
@@ -163,5 +167,29 @@ describe('copilot detection', () => {
     [env('assistant.turn_start', { turnId: '0' }), 'likely'],
   ])('%s', (line, confidence) => {
     expect(detectFormat(line)).toMatchObject({ format: 'copilot', confidence });
+  });
+});
+
+describe('isoToMs', () => {
+  test('reads what Date.parse reads, for every ms a date can hold and for other spellings', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -8.64e15, max: 8.64e15 }), (ms) => {
+        const text = new Date(ms).toISOString();
+        expect(isoToMs(text)).toBe(Date.parse(text));
+      }),
+      { numRuns: FUZZ_RUNS },
+    );
+    for (const text of [
+      '2026-02-30T10:00:00.000Z',
+      '2026-13-01T10:00:00.000Z',
+      '2026-01-15T10:00:00.123456Z',
+      '2026-01-15T10:00:00Z',
+      '2026-01-15T25:00:00.000Z',
+      '2026-01-15x10:00:00.000Z',
+      'not a date',
+    ]) {
+      const parsed = Date.parse(text);
+      expect(isoToMs(text)).toBe(Number.isFinite(parsed) ? parsed : undefined);
+    }
   });
 });

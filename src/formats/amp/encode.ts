@@ -75,6 +75,8 @@ export class AmpEncoder implements Encoder {
   // with its parent's, and each lane's message and results are written in their own order.
   private readonly slots = new Map<string, Slot>();
   private readonly callOf = new Map<string, string>();
+  // Text blocks built from another format's deltas, which the next delta extends.
+  private readonly joinable = new WeakSet<JsonObject>();
   private rounds = 0;
   // Text a call made while gathering must put out before whatever the event writes.
   private before = '';
@@ -125,11 +127,19 @@ export class AmpEncoder implements Encoder {
           return text;
         }
         return text + this.flush() + this.userText(event, event.text, undefined);
-      case 'text.delta':
-        this.pendingAssistant(event, line, hints).blocks.push(
-          this.block(hints, { type: 'text', text: event.text }),
-        );
+      case 'text.delta': {
+        const a = this.pendingAssistant(event, line, hints);
+        const last = a.blocks[a.blocks.length - 1];
+        // Amp writes a message's text whole, one block: another format's deltas are joined.
+        if (!own && last !== undefined && last.type === 'text' && this.joinable.has(last)) {
+          last.text = `${last.text as string}${event.text}`;
+          return text;
+        }
+        const b = this.block(hints, { type: 'text', text: event.text });
+        if (!own) this.joinable.add(b);
+        a.blocks.push(b);
         return text;
+      }
       case 'reasoning.delta': {
         const b: JsonObject =
           event.redacted !== undefined

@@ -2,7 +2,7 @@ import { orderFindings } from '../../agent-lines';
 import type { Diagnostic } from '../../diagnostics';
 import { isJsonObject } from '../../json';
 import type { AgentEvent } from '../../model';
-import type { CopilotHints } from './wire';
+import { type CopilotHints, copilotEnvelope } from './wire';
 
 /**
  * Checks decoded Copilot events against what the session event schema promises: unique event
@@ -29,10 +29,12 @@ export function checkCopilotEvents(events: readonly AgentEvent[]): Diagnostic[] 
     }
     last = e;
     const h = (p.hints ?? {}) as CopilotHints;
-    const record = e.type === 'unknown' && isJsonObject(e.record) ? e.record : undefined;
-    const type = h.recordType ?? (typeof record?.type === 'string' ? record.type : undefined);
-    const id = h.id ?? (typeof record?.id === 'string' ? record.id : undefined);
-    const parent = h.parentId !== undefined ? h.parentId : (record?.parentId as string | null | undefined);
+    const env = copilotEnvelope(
+      h.record ?? (e.type === 'unknown' && isJsonObject(e.record) ? e.record : undefined),
+    );
+    const type = env?.type;
+    const id = env?.id;
+    const parent = env?.parentId;
     records++;
     if (id !== undefined) {
       if (ids.has(id)) at(e, 'error', `event id ${JSON.stringify(id)} was used before`);
@@ -41,7 +43,7 @@ export function checkCopilotEvents(events: readonly AgentEvent[]): Diagnostic[] 
     if (typeof parent === 'string' && !ids.has(parent))
       at(e, 'warning', `parentId ${JSON.stringify(parent)} names no earlier event`);
     if (type === 'session.start' && records > 1) at(e, 'error', 'session.start is not the first event');
-    const d = h.data ?? {};
+    const d = env?.data ?? {};
     const call = typeof d.toolCallId === 'string' ? d.toolCallId : undefined;
     switch (type) {
       case 'assistant.turn_start': {

@@ -8,16 +8,10 @@ import {
 } from '../../agent-lines';
 import type { DecodeOptions, RecordDecoder } from '../../codec';
 import { type Diagnostic, type DiagnosticSink, diagnosticAt } from '../../diagnostics';
+import { isoToMs } from '../../ids';
 import { isJsonObject, type JsonObject, resolveMaxDepth, setOwn } from '../../json';
 import type { AgentEvent, AgentEventOf, ModelUsage, Provenance, RunStatus, Usage } from '../../model';
-import { splitRecord } from '../../record';
-import {
-  COPILOT_DISK_KEYS,
-  COPILOT_ENVELOPE_KEYS,
-  type CopilotHints,
-  type CopilotRecordType,
-  isCopilotRecordType,
-} from './wire';
+import { type CopilotHints, type CopilotRecordType, isCopilotRecordType } from './wire';
 
 /** Options of the Copilot decoder. */
 export interface CopilotDecodeOptions extends DecodeOptions {}
@@ -178,7 +172,7 @@ export class CopilotRecordDecoder implements RecordDecoder {
     }
     const data = record.data as JsonObject;
     const agent = str(record.agentId);
-    const parsedTs = Date.parse(record.timestamp as string);
+    const parsedTs = isoToMs(record.timestamp as string);
     const ctx: Line = {
       record,
       data,
@@ -187,7 +181,7 @@ export class CopilotRecordDecoder implements RecordDecoder {
       line,
       offset,
       agent,
-      ts: Number.isFinite(parsedTs) ? parsedTs : undefined,
+      ts: parsedTs,
       out,
       primaryDone: false,
     };
@@ -227,33 +221,10 @@ export class CopilotRecordDecoder implements RecordDecoder {
   /** Provenance of the line's events: the primary one carries the writer's hints. */
   private provenance(ctx: Line, synthetic = false): Provenance {
     if (synthetic) return this.syntheticAt(ctx.line, ctx.offset);
-    const r = ctx.record;
-    const hints: CopilotHints = {
-      raw: ctx.text,
-      recordType: ctx.type,
-      data: ctx.data,
-      id: r.id as string,
-      parentId: r.parentId as string | null,
-      timestamp: r.timestamp as string,
-    };
-    if (r.ephemeral !== undefined) hints.ephemeral = r.ephemeral;
-    // `type` first is the on-disk order; anything else is the SDK's.
-    for (const k in r) {
-      if (k === 'type') hints.layout = 'disk';
-      break;
-    }
-    const p: Provenance = {
-      format: FORMAT,
-      line: ctx.line,
-      offset: ctx.offset,
-      hints: hints as Record<string, unknown>,
-    };
-    const rest = splitRecord(r, hints.layout === 'disk' ? COPILOT_DISK_KEYS : COPILOT_ENVELOPE_KEYS);
-    if (rest?.extra !== undefined) {
-      p.extra = rest.extra;
-      reportUnsafeNumbers(this.reader, ctx.text, ctx.line, ctx.offset);
-    }
-    return p;
+    // The record itself is the writer's template (its envelope, its data, fields of its own):
+    // one reference, nothing copied.
+    const hints: CopilotHints = { raw: ctx.text, record: ctx.record };
+    return { format: FORMAT, line: ctx.line, offset: ctx.offset, hints: hints as Record<string, unknown> };
   }
 
   private push(ctx: Line, e: Emit, synthetic = false): void {

@@ -1,12 +1,18 @@
 import { finiteCount, writeJson } from '../../agent-lines';
 import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
-import { IsoClock, randomId } from '../../ids';
+import { IsoClock, isoToMs, randomId } from '../../ids';
 import { assertEncodable, isJsonObject, type JsonObject, jsonString, rawIfSame, setOwn } from '../../json';
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { joinRecord, quoteKey } from '../../record';
-import { COPILOT_EPHEMERAL_TYPES, type CopilotHints, type CopilotRecordType } from './wire';
+import {
+  COPILOT_EPHEMERAL_TYPES,
+  type CopilotEnvelope,
+  type CopilotHints,
+  type CopilotRecordType,
+  copilotEnvelope,
+} from './wire';
 
 /** Options of the Copilot writer. */
 export interface CopilotEncodeOptions extends EncodeOptions {
@@ -111,7 +117,8 @@ export class CopilotEncoder implements Encoder {
       return '';
     }
     const hints = own ? (p.hints as CopilotHints | undefined) : undefined;
-    const tpl = hints?.data;
+    const env = copilotEnvelope(hints?.record);
+    const tpl = env?.data;
     let text = '';
     if (!this.wroteAny && !own && event.type !== 'session.start') text += this.sessionStart(event, undefined);
     switch (event.type) {
@@ -180,7 +187,7 @@ export class CopilotEncoder implements Encoder {
       case 'tool.end':
         return text + this.toolEnd(event, tpl, own);
       case 'usage':
-        return text + this.usageRecord(event, tpl, own, hints);
+        return text + this.usageRecord(event, tpl, own, env);
       case 'child.start':
         return text + this.childStart(event, tpl);
       case 'child.end':
@@ -349,7 +356,7 @@ export class CopilotEncoder implements Encoder {
     const id = event.message ?? this.openReasoning ?? (this.openReasoning = this.newId());
     this.reasoning += event.text;
     const hints = own ? (event.provenance?.hints as CopilotHints | undefined) : undefined;
-    if (hints?.recordType === 'assistant.reasoning') {
+    if (hints?.record?.type === 'assistant.reasoning') {
       const data = this.with(tpl, [
         ['reasoningId', id],
         ['content', event.text],
@@ -405,7 +412,7 @@ export class CopilotEncoder implements Encoder {
     event: AgentEventOf<'usage'>,
     tpl: JsonObject | undefined,
     own: boolean,
-    hints: CopilotHints | undefined,
+    env: CopilotEnvelope | undefined,
   ): string {
     const u = event.usage;
     if (u.costUsd !== undefined)
@@ -417,7 +424,7 @@ export class CopilotEncoder implements Encoder {
     if (u.scope === 'thread') return this.shutdown(event, u, tpl);
     if (event.lane === undefined) this.usageInTurn = true;
     // The key is the API call id; a record without one was keyed by its own event id.
-    const key = u.key === undefined || u.key === hints?.id ? undefined : u.key;
+    const key = u.key === undefined || u.key === env?.id ? undefined : u.key;
     const data = this.with(tpl, [
       // The schema requires a model; one the events do not name is left out, never invented.
       ['model', u.model ?? (tpl === undefined ? undefined : tpl.model)],
@@ -534,30 +541,27 @@ export class CopilotEncoder implements Encoder {
     const p = event.provenance;
     const own = p?.format === FORMAT;
     const hints = own ? (p.hints as CopilotHints | undefined) : undefined;
-    const same = hints !== undefined && hints.recordType === o.type;
-    const id = same && hints.id !== undefined ? hints.id : this.newId();
-    const parentId = same && hints.parentId !== undefined ? hints.parentId : this.lastId;
-    let timestamp: string;
-    if (
-      same &&
-      hints.timestamp !== undefined &&
-      (event.ts === undefined || Date.parse(hints.timestamp) === event.ts)
-    )
-      timestamp = hints.timestamp;
-    else timestamp = this.iso.text(event.ts ?? (this.options.clock ?? Date.now)());
+    const env = copilotEnvelope(hints?.record);
+    const kept = env !== undefined && env.type === o.type ? env : undefined;
+    const id = kept !== undefined ? kept.id : this.newId();
+    const parentId = kept !== undefined ? kept.parentId : this.lastId;
+    const timestamp =
+      kept !== undefined && (event.ts === undefined || isoToMs(kept.timestamp) === event.ts)
+        ? kept.timestamp
+        : this.iso.text(event.ts ?? (this.options.clock ?? Date.now)());
     const agent =
       o.agent ?? (o.type === 'subagent.started' || o.type.startsWith('subagent.') ? undefined : event.lane);
     const ephemeral =
-      same && 'ephemeral' in hints ? hints.ephemeral : COPILOT_EPHEMERAL_TYPES.has(o.type) ? true : undefined;
+      kept !== undefined ? kept.ephemeral : COPILOT_EPHEMERAL_TYPES.has(o.type) ? true : undefined;
     const data = json(o.data, `${event.type}`);
     const head = `${quoteKey('id')}:${jsonString(id)},"parentId":${parentId === null ? 'null' : jsonString(parentId)},"timestamp":${jsonString(timestamp)}`;
     const type = `"type":${jsonString(o.type)},"data":${data}`;
     const tail =
       (agent === undefined ? '' : `,"agentId":${jsonString(agent)}`) +
       (ephemeral === undefined ? '' : `,"ephemeral":${json(ephemeral, 'ephemeral')}`);
-    let text = same && hints.layout === 'disk' ? `{${type},${head}${tail}}` : `{${head},${type}${tail}}`;
-    if (own && p.extra !== undefined) text = this.withExtra(text, p.extra);
-    if (same && hints.raw !== undefined) text = rawIfSame(hints.raw, text);
+    let text = kept?.layout === 'disk' ? `{${type},${head}${tail}}` : `{${head},${type}${tail}}`;
+    if (kept?.extra !== undefined) text = this.withExtra(text, kept.extra);
+    if (kept !== undefined && hints?.raw !== undefined) text = rawIfSame(hints.raw, text);
     this.lastId = id;
     this.wroteAny = true;
     return `${text}\n`;

@@ -156,25 +156,57 @@ export const COPILOT_METRIC_USAGE_KEYS: readonly string[] = [
 
 /**
  * What the decoder leaves in `provenance.hints` for the writer (the writer never imports the
- * decoder; this is the whole contract). Every event decoded from a record carries them.
+ * decoder; this is the whole contract). Every event decoded from a record carries them; the
+ * envelope's parts are read from `record` with {@link copilotEnvelope}.
  */
 export interface CopilotHints {
   /** The line as it came: written back while the events still say what they said. */
   raw?: string;
-  /** The record type the event came from (several types map to one event type). */
-  recordType?: string;
-  /** The record's `data` as decoded: the template a rewritten record keeps its other fields from. */
-  data?: JsonObject;
-  /** Envelope `id`. */
-  id?: string;
-  /** Envelope `parentId` (`null` for the first event of a session). */
-  parentId?: string | null;
-  /** Envelope `timestamp` as written (ISO 8601; precision beyond ms is kept here). */
-  timestamp?: string;
-  /** Envelope `ephemeral`, when present. */
-  ephemeral?: unknown;
-  /** `disk` when the envelope came in the on-disk key order (`type` first). */
-  layout?: 'disk';
+  /** The record as decoded: its `data` is the template a rewritten record keeps its fields from. */
+  record?: JsonObject;
+}
+
+/** A kept record's envelope, as the writer and the checker read it. */
+export interface CopilotEnvelope {
+  /** The record type (several types map to one event type). */
+  type: string;
+  data: JsonObject;
+  id: string;
+  /** `null` for the first event of a session. */
+  parentId: string | null;
+  /** ISO 8601, as written (precision beyond ms stays here). */
+  timestamp: string;
+  /** `ephemeral`, when present. */
+  ephemeral: unknown;
+  /** `disk` when the keys came in the on-disk order (`type` first). */
+  layout: 'sdk' | 'disk';
+  /** Envelope fields of the record's own, in their order (`undefined` when there are none). */
+  extra: JsonObject | undefined;
+}
+
+const ENVELOPE = new Set(COPILOT_ENVELOPE_KEYS);
+
+/** The envelope of a record the decoder kept, or `undefined` when it is not a valid one. */
+export function copilotEnvelope(r: JsonObject | undefined): CopilotEnvelope | undefined {
+  if (r === undefined || typeof r.type !== 'string' || typeof r.id !== 'string') return undefined;
+  if (typeof r.timestamp !== 'string' || typeof r.data !== 'object' || r.data === null) return undefined;
+  const keys = Object.keys(r);
+  let extra: JsonObject | undefined;
+  for (const k of keys) {
+    if (ENVELOPE.has(k)) continue;
+    extra ??= {};
+    Object.defineProperty(extra, k, { value: r[k], enumerable: true, writable: true, configurable: true });
+  }
+  return {
+    type: r.type,
+    data: r.data as JsonObject,
+    id: r.id,
+    parentId: typeof r.parentId === 'string' ? r.parentId : null,
+    timestamp: r.timestamp,
+    ephemeral: r.ephemeral,
+    layout: keys[0] === 'type' ? 'disk' : 'sdk',
+    extra,
+  };
 }
 
 /** What {@link copilotSniff} says about a first line. */
