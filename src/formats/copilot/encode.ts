@@ -5,7 +5,7 @@ import { IsoClock, isoToMs, randomId } from '../../ids';
 import { assertEncodable, isJsonObject, type JsonObject, jsonString, rawIfSame, setOwn } from '../../json';
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
-import { joinRecord, quoteKey } from '../../record';
+import { joinRecord } from '../../record';
 import {
   COPILOT_EPHEMERAL_TYPES,
   type CopilotEnvelope,
@@ -86,6 +86,9 @@ export class CopilotEncoder implements Encoder {
   private readonly loss: LossReporter;
   private readonly iso = new IsoClock();
   private lastId: string | null = null;
+  private lastQuoted = 'null';
+  private lastTime = '';
+  private lastTimeQuoted = '""';
   private wroteAny = false;
   private turn: string | undefined;
   private turnCount = 0;
@@ -245,13 +248,28 @@ export class CopilotEncoder implements Encoder {
     return '';
   }
 
+  // Events of a burst share their timestamp: quoted once.
+  private quotedTime(timestamp: string): string {
+    if (timestamp !== this.lastTime) {
+      this.lastTime = timestamp;
+      this.lastTimeQuoted = jsonString(timestamp);
+    }
+    return this.lastTimeQuoted;
+  }
+
   private newId(): string {
     return (this.options.idSource ?? randomId)();
   }
 
   /** The data for a record: the kept template (its other fields in place) with `set` applied. */
   private with(tpl: JsonObject | undefined, set: Array<[string, unknown]>): JsonObject {
-    const d: JsonObject = tpl === undefined ? {} : { ...tpl };
+    if (tpl === undefined) {
+      // Built fresh: only the fields that are set (a delete would slow the object down).
+      const d: JsonObject = {};
+      for (const [k, v] of set) if (v !== undefined) d[k] = v;
+      return d;
+    }
+    const d: JsonObject = { ...tpl };
     for (const [k, v] of set) put(d, k, v);
     return d;
   }
@@ -530,7 +548,10 @@ export class CopilotEncoder implements Encoder {
       this.loss.report(event, 'unknown', `${FORMAT} writes back only records read from ${FORMAT}`);
       return '';
     }
-    if (typeof r.id === 'string') this.lastId = r.id;
+    if (typeof r.id === 'string') {
+      this.lastId = r.id;
+      this.lastQuoted = jsonString(r.id);
+    }
     this.wroteAny = true;
     return `${rawIfSame(event.provenance?.hints?.raw, json(r, 'unknown.record'))}\n`;
   }
@@ -554,15 +575,24 @@ export class CopilotEncoder implements Encoder {
     const ephemeral =
       kept !== undefined ? kept.ephemeral : COPILOT_EPHEMERAL_TYPES.has(o.type) ? true : undefined;
     const data = json(o.data, `${event.type}`);
-    const head = `${quoteKey('id')}:${jsonString(id)},"parentId":${parentId === null ? 'null' : jsonString(parentId)},"timestamp":${jsonString(timestamp)}`;
+    // The previous record's quoted id is this one's parentId: quoted once.
+    const quotedId = jsonString(id);
+    const quotedParent =
+      parentId === null ? 'null' : parentId === this.lastId ? this.lastQuoted : jsonString(parentId);
+    const head = `"id":${quotedId},"parentId":${quotedParent},"timestamp":${this.quotedTime(timestamp)}`;
     const type = `"type":${jsonString(o.type)},"data":${data}`;
     const tail =
       (agent === undefined ? '' : `,"agentId":${jsonString(agent)}`) +
-      (ephemeral === undefined ? '' : `,"ephemeral":${json(ephemeral, 'ephemeral')}`);
+      (ephemeral === undefined
+        ? ''
+        : ephemeral === true
+          ? ',"ephemeral":true'
+          : `,"ephemeral":${json(ephemeral, 'ephemeral')}`);
     let text = kept?.layout === 'disk' ? `{${type},${head}${tail}}` : `{${head},${type}${tail}}`;
     if (kept?.extra !== undefined) text = this.withExtra(text, kept.extra);
     if (kept !== undefined && hints?.raw !== undefined) text = rawIfSame(hints.raw, text);
     this.lastId = id;
+    this.lastQuoted = quotedId;
     this.wroteAny = true;
     return `${text}\n`;
   }
