@@ -157,3 +157,171 @@ export function* hepChunkStream({ bytes, seed = 1, variant = 'ascii', size = 64 
     for (let i = 0; i < piece.length; i += size) yield piece.subarray(i, Math.min(i + size, piece.length));
   }
 }
+
+/**
+ * Yields Gemini CLI stream-json lines (without the newline) shaped like the official snapshots
+ * (`../shared/captures/gemini-cli/`): `init`, the user's `message`, then rounds of assistant
+ * `delta: true` messages, sometimes `tool_use` + `tool_result` (200–2000 characters of output,
+ * now and then an error), and every `runRounds` rounds a `result` with per-model stats, after
+ * which the next process starts with its own `init`. Keys in Gemini CLI's order, ISO timestamps.
+ */
+export function* geminiLines(seed = 1, runRounds = 40) {
+  const rand = prng(seed);
+  const words = ASCII_WORDS;
+  let ms = Date.UTC(2026, 2, 19, 10, 14, 27, 962);
+  const ts = () => new Date((ms += 1 + Math.floor(rand() * 400))).toISOString();
+  let callId = 0;
+  for (let run = 1; ; run++) {
+    const start = ms;
+    yield JSON.stringify({
+      type: 'init',
+      timestamp: ts(),
+      session_id: `s-bench-${seed}-${run}`,
+      model: 'auto',
+    });
+    yield JSON.stringify({
+      type: 'message',
+      timestamp: ts(),
+      role: 'user',
+      content: makeText(rand, words, 20, 200),
+    });
+    let input = 0;
+    let output = 0;
+    let calls = 0;
+    for (let round = 0; round < runRounds; round++) {
+      const deltas = 4 + Math.floor(rand() * 24);
+      for (let i = 0; i < deltas; i++) {
+        const content = makeText(rand, words, 4, 60);
+        yield JSON.stringify({ type: 'message', timestamp: ts(), role: 'assistant', content, delta: true });
+      }
+      input += 500 + Math.floor(rand() * 50000);
+      output += 10 + Math.floor(rand() * 2000);
+      if (rand() < 0.45) {
+        const n = 1 + Math.floor(rand() * 3);
+        for (let c = 0; c < n; c++) {
+          const name = ['read_file', 'run_shell_command', 'search_file_content', 'replace'][
+            Math.floor(rand() * 4)
+          ];
+          const tool_id = `${name}_${1773896067962 + ++callId}_${c}`;
+          calls++;
+          yield JSON.stringify({
+            type: 'tool_use',
+            timestamp: ts(),
+            tool_name: name,
+            tool_id,
+            parameters: { absolute_path: `/work/app/${makeText(rand, words, 5, 30)}` },
+          });
+          const output = makeText(rand, words, 200, 2000);
+          yield JSON.stringify(
+            rand() < 0.9
+              ? { type: 'tool_result', timestamp: ts(), tool_id, status: 'success', output }
+              : {
+                  type: 'tool_result',
+                  timestamp: ts(),
+                  tool_id,
+                  status: 'error',
+                  output,
+                  error: { type: 'TOOL_EXECUTION_ERROR', message: output },
+                },
+          );
+        }
+      }
+    }
+    const cached = Math.floor(input / 4);
+    const model = {
+      total_tokens: input + output,
+      input_tokens: input,
+      output_tokens: output,
+      cached,
+      input: input - cached,
+    };
+    yield JSON.stringify({
+      type: 'result',
+      timestamp: ts(),
+      status: 'success',
+      stats: { ...model, duration_ms: ms - start, tool_calls: calls, models: { 'gemini-2.5-pro': model } },
+    });
+  }
+}
+
+/** A Gemini stream-json corpus of about `mb` MiB (whole processes, each ending with `result`). */
+export function generateGemini({ mb = 100, seed = 1 } = {}) {
+  const target = mb * 1024 * 1024;
+  const parts = [];
+  let piece = [];
+  let size = 0;
+  let total = 0;
+  for (const line of geminiLines(seed)) {
+    piece.push(line);
+    size += line.length + 1;
+    if (line.startsWith('{"type":"result"')) {
+      if (size >= 1 << 20 || total + size >= target) {
+        const buf = Buffer.from(`${piece.join('\n')}\n`, 'utf8');
+        parts.push(buf);
+        total += buf.length;
+        piece = [];
+        size = 0;
+        if (total >= target) break;
+      }
+    }
+  }
+  return { buffer: Buffer.concat(parts) };
+}
+
+/**
+ * Yields Codex `exec --json` lines (without the newline), shaped like the captures: a thread
+ * re-started per run (resume), turns of reasoning items, commentary, commands started and
+ * completed with 200–2000 characters of output, now and then a file change or a to-do list
+ * update, a final answer, and `turn.completed` with the thread's growing running total. Every
+ * line is compact JSON in Codex's key order, so `codex.stringify(codex.parse(x).events) === x`.
+ */
+export function* codexLines(seed = 1) {
+  const rand = prng(seed);
+  const text = (min, max) => makeText(rand, ASCII_WORDS, min, max);
+  const q = (s) => JSON.stringify(s);
+  const thread = '0199f000-0419-7000-8000-00000000c0de';
+  const total = [0, 0, 0, 0];
+  for (;;) {
+    yield `{"type":"thread.started","thread_id":"${thread}"}`;
+    yield '{"type":"turn.started"}';
+    let item = 0;
+    const rounds = 2 + Math.floor(rand() * 6);
+    for (let r = 0; r < rounds; r++) {
+      yield `{"type":"item.completed","item":{"id":"item_${item++}","type":"reasoning","text":${q(`**${text(20, 60)}**`)}}}`;
+      if (rand() < 0.5)
+        yield `{"type":"item.completed","item":{"id":"item_${item++}","type":"agent_message","text":${q(text(40, 300))},"phase":"commentary"}}`;
+      const id = `item_${item++}`;
+      const command = q(`bash -lc ${q(text(8, 40))}`);
+      yield `{"type":"item.started","item":{"id":"${id}","type":"command_execution","command":${command},"aggregated_output":"","exit_code":null,"status":"in_progress"}}`;
+      const ok = rand() < 0.9;
+      yield `{"type":"item.completed","item":{"id":"${id}","type":"command_execution","command":${command},"aggregated_output":${q(text(200, 2000))},"exit_code":${ok ? 0 : 1},"status":"${ok ? 'completed' : 'failed'}"}}`;
+      if (rand() < 0.2)
+        yield `{"type":"item.completed","item":{"id":"item_${item++}","type":"file_change","changes":[{"path":"src/${text(3, 12).replace(/\W/g, '_')}.ts","kind":"update"}],"status":"completed"}}`;
+      if (rand() < 0.15)
+        yield `{"type":"item.updated","item":{"id":"item_todo","type":"todo_list","items":[{"text":${q(text(10, 40))},"completed":true},{"text":${q(text(10, 40))},"completed":false}]}}`;
+    }
+    yield `{"type":"item.completed","item":{"id":"item_${item++}","type":"agent_message","text":${q(text(100, 1500))},"phase":"final_answer"}}`;
+    total[0] += 8000 + Math.floor(rand() * 20000);
+    total[1] += Math.floor(rand() * 6000);
+    total[2] += 50 + Math.floor(rand() * 2000);
+    total[3] += Math.floor(rand() * 500);
+    yield `{"type":"turn.completed","usage":{"input_tokens":${total[0]},"cached_input_tokens":${total[1]},"cache_write_input_tokens":0,"output_tokens":${total[2]},"reasoning_output_tokens":${total[3]}}}`;
+  }
+}
+
+/** A Codex corpus of about `mb` MiB (whole lines). */
+export function generateCodex({ mb = 100, seed = 1 } = {}) {
+  const parts = [];
+  let size = 0;
+  let piece = '';
+  for (const line of codexLines(seed)) {
+    piece += `${line}\n`;
+    if (piece.length > 1 << 20) {
+      parts.push(Buffer.from(piece));
+      size += parts.at(-1).length;
+      piece = '';
+      if (size >= mb * 1024 * 1024) break;
+    }
+  }
+  return { buffer: Buffer.concat(parts) };
+}

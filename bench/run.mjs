@@ -24,7 +24,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createParser } from 'eventsource-parser';
 import ndjson from 'ndjson';
 import split2 from 'split2';
-import { chunk, generateHep } from './corpus.mjs';
+import { generateCursor, generateOpencode } from './agents.mjs';
+import { chunk, generateCodex, generateGemini, generateHep } from './corpus.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -815,6 +816,81 @@ for (const f of OTHER_FORMATS) {
     targets: { [`${f.key}.createDecoder().push`]: f.targets },
   });
 }
+// The CLI agents, each on its own corpus shaped like its captures (bench/agents.mjs): the decoder
+// against the bare split + JSON.parse of the same bytes, the writer against JSON.stringify of the
+// same records (the writer is fed the decoded events, as JSON.parse copies).
+for (const f of [
+  { key: 'opencode', generate: generateOpencode },
+  { key: 'cursor', generate: generateCursor },
+]) {
+  const codec = lib[f.key];
+  if (codec === undefined || (ONLY !== undefined && !ONLY.includes(f.key))) continue;
+  const { buffer, lines } = f.generate({ mb: MB_ARG });
+  {
+    const d = codec.createDecoder();
+    const e = codec.createEncoder();
+    let text = '';
+    for (const c of chunk(buffer, 64 * KiB)) for (const ev of d.push(c)) text += e.write(ev);
+    for (const ev of d.end()) text += e.write(ev);
+    if (text + e.end() !== buffer.toString('utf8'))
+      throw new Error(`the ${f.key} corpus does not round-trip`);
+  }
+  const pipelines = [
+    { name: BARE, run: bareDecode },
+    { name: `${f.key}.createDecoder().push`, run: pushDecoder(codec) },
+  ];
+  await scenario({
+    id: f.key,
+    title: `${f.key} decode, a corpus shaped like its captures (${lines} lines), ASCII, 64 KiB chunks`,
+    bytes: buffer.length,
+    chunks: chunk(buffer, 64 * KiB),
+    pipelines,
+    baseline: BARE,
+    targets: { [`${f.key}.createDecoder().push`]: { bare: 0.9 } },
+  });
+  const small = buffer.subarray(0, buffer.lastIndexOf(10, Math.min(buffer.length, 25 * MB) - 1) + 1);
+  const records = small
+    .toString('utf8')
+    .slice(0, -1)
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  const events = [];
+  {
+    const d = codec.createDecoder();
+    for (const c of chunk(small, 64 * KiB)) events.push(...JSON.parse(JSON.stringify(d.push(c))));
+    events.push(...JSON.parse(JSON.stringify(d.end())));
+  }
+  const list = [
+    {
+      name: `JSON.stringify(${f.key} record) + "\\n"`,
+      run: (_, xs = records) => {
+        let n = 0;
+        for (const r of xs) n += written(`${JSON.stringify(r)}\n`);
+        return xs.length + n * 0;
+      },
+    },
+    {
+      name: `${f.key}.createEncoder().write`,
+      run: (_, xs = events) => {
+        const e = codec.createEncoder();
+        let n = 0;
+        for (const ev of xs) n += written(e.write(ev));
+        return records.length + (n + written(e.end())) * 0;
+      },
+    },
+  ];
+  list[0].warm = () => list[0].run(undefined, records.slice(0, 8000));
+  list[1].warm = () => list[1].run(undefined, events.slice(0, 8000));
+  await scenario({
+    id: f.key,
+    title: `${f.key} writer, ${(small.length / MB).toFixed(0)} MB of its records`,
+    bytes: small.length,
+    chunks: [],
+    pipelines: list,
+    baseline: list[0].name,
+    targets: { [list[1].name]: { bare: 0.9 } },
+  });
+}
 {
   // Writers: the frames of a (smaller) corpus as canonical events and as parsed wire objects.
   const w = generateHep({ mb: Math.min(MB_ARG, 25), variant: 'ascii' });
@@ -907,6 +983,75 @@ for (const f of OTHER_FORMATS) {
     });
   }
 }
+// Codex `exec --json`: its decoder against the bare loop on a corpus shaped like the captures,
+// and its writer against JSON.stringify of the same records.
+if (
+  lib.codex !== undefined &&
+  (ONLY === undefined || ONLY.includes('codex') || ONLY.includes('codex-writer'))
+) {
+  const { codex } = lib;
+  const c = generateCodex({ mb: MB_ARG });
+  const chunks = chunk(c.buffer, 64 * KiB);
+  const pipelines = [
+    { name: BARE, run: bareDecode },
+    { name: 'ndjson.parse()', run: viaNdjson },
+    { name: 'codex.createDecoder().push', run: pushDecoder(codex) },
+    { name: 'codex.decode(Readable)', run: asyncDecode(codex) },
+  ];
+  await scenario({
+    id: 'codex',
+    title: 'codex decode, exec --json lines shaped like the captures, 64 KiB chunks',
+    bytes: c.buffer.length,
+    chunks,
+    pipelines,
+    baseline: BARE,
+    peer: 'ndjson.parse()',
+    targets: { 'codex.createDecoder().push': { bare: 0.9 } },
+  });
+  if (ONLY === undefined || ONLY.includes('codex-writer')) {
+    const small = generateCodex({ mb: Math.min(MB_ARG, 25) }).buffer;
+    const records = small
+      .toString('utf8')
+      .slice(0, -1)
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const events = [];
+    const d = codex.createDecoder();
+    for (const piece of chunk(small, 64 * KiB))
+      for (const ev of JSON.parse(JSON.stringify(d.push(piece)))) events.push(ev);
+    for (const ev of JSON.parse(JSON.stringify(d.end()))) events.push(ev);
+    const list = [
+      {
+        name: 'JSON.stringify(codex record) + "\\n"',
+        run: (_, xs = records) => {
+          let n = 0;
+          for (const r of xs) n += written(`${JSON.stringify(r)}\n`);
+          return xs.length + n * 0;
+        },
+      },
+      {
+        name: 'codex.createEncoder().write',
+        run: (_, xs = events) => {
+          const e = codex.createEncoder();
+          let n = 0;
+          for (const ev of xs) n += written(e.write(ev));
+          return records.length + (n + written(e.end())) * 0;
+        },
+      },
+    ];
+    list[0].warm = () => list[0].run(undefined, records.slice(0, 8000));
+    list[1].warm = () => list[1].run(undefined, events.slice(0, 8000));
+    await scenario({
+      id: 'codex-writer',
+      title: `codex writer, ${(small.length / MB).toFixed(0)} MB of exec --json lines`,
+      bytes: small.length,
+      chunks: [],
+      pipelines: list,
+      baseline: list[0].name,
+      targets: { 'codex.createEncoder().write': { bare: 0.9 } },
+    });
+  }
+}
 if (lib.nativeharness !== undefined && typeof lib.nativeharness.createEncoder === 'function') {
   const nh = lib.nativeharness;
   await scenario({
@@ -940,6 +1085,138 @@ if (lib.nativeharness !== undefined && typeof lib.nativeharness.createEncoder ==
     ],
     baseline: BARE,
     targets: { 'hep decode → nativeharness encode': { bare: 0.45 } },
+  });
+}
+
+// Events → OpenTelemetry spans, with the SDK recording every span and a processor that drops
+// them at their end (the no-op exporter): what tracing adds to decoding the same stream.
+if (ONLY === undefined || ONLY.includes('otel')) {
+  const otel = await import(pathToFileURL(resolve(dirname(LIB), 'otel.js')).href);
+  const sdk = await import('@opentelemetry/sdk-trace');
+  const provider = new sdk.TracerProvider({ spanProcessors: [new sdk.NoopSpanProcessor()] });
+  const tracer = provider.getTracer('bench');
+  const decodeOnly = (chunks) => {
+    const d = hep.createDecoder();
+    let n = 0;
+    for (const c of chunks) n += d.push(c).length;
+    return n + d.end().length;
+  };
+  await scenario({
+    id: 'otel',
+    title: 'HEP decode → OpenTelemetry spans (SDK spans, no-op exporter), ASCII, 64 KiB chunks',
+    bytes: ascii.buffer.length,
+    chunks: chunk(ascii.buffer, 64 * KiB),
+    pipelines: [
+      { name: 'hep createDecoder (decode alone)', run: decodeOnly },
+      {
+        name: 'hep createDecoder → EventTracer',
+        run: (chunks) => {
+          const d = hep.createDecoder();
+          const t = new otel.EventTracer({ tracer, clock: () => 1767225600000 });
+          let n = 0;
+          for (const c of chunks) {
+            for (const e of d.push(c)) {
+              t.push(e);
+              n++;
+            }
+          }
+          for (const e of d.end()) {
+            t.push(e);
+            n++;
+          }
+          t.end();
+          return n;
+        },
+      },
+    ],
+    baseline: 'hep createDecoder (decode alone)',
+  });
+}
+
+// Gemini CLI stream-json: its own corpus, shaped like the official snapshots (mostly assistant
+// `delta` messages, tool calls with long outputs, a `result` per process).
+if (
+  lib.gemini !== undefined &&
+  (ONLY === undefined || ONLY.includes('gemini') || ONLY.includes('gemini-writer'))
+) {
+  const g = lib.gemini;
+  const wire = generateGemini({ mb: Math.min(MB_ARG, 50) }).buffer;
+  {
+    // Chunk by chunk on a small corpus, so no decoded event outlives its batch (see `detachedEvents`).
+    const probe = generateGemini({ mb: 1 }).buffer;
+    const diagnostics = [];
+    const d = g.createDecoder({ onDiagnostic: (x) => diagnostics.push(x) });
+    const e = g.createEncoder();
+    let out = '';
+    for (const c of chunk(probe, 64 * KiB)) for (const ev of d.push(c)) out += e.write(ev);
+    for (const ev of d.end()) out += e.write(ev);
+    if (diagnostics.length > 0 || out + e.end() !== probe.toString('utf8'))
+      throw new Error('bench Gemini corpus does not round-trip: fix bench/corpus.mjs');
+  }
+  const pipelines = [
+    { name: BARE, run: bareDecode },
+    { name: 'ndjson.parse()', run: viaNdjson },
+    { name: 'gemini.createDecoder().push', run: pushDecoder(g) },
+    { name: 'gemini.decode(Readable)', run: asyncDecode(g) },
+  ];
+  await scenario({
+    id: 'gemini',
+    title: 'Gemini stream-json decode, ASCII, 64 KiB chunks',
+    bytes: wire.length,
+    chunks: chunk(wire, 64 * KiB),
+    pipelines,
+    baseline: BARE,
+    peer: 'ndjson.parse()',
+    targets: { 'gemini.createDecoder().push': { bare: 0.9 } },
+  });
+  // The writer against JSON.stringify of the same records (what Gemini CLI itself does), fed the
+  // decoded events (a byte-exact round trip: each line is built and checked against the one read)
+  // and the same events without provenance (events built by hand or converted).
+  const text = wire.toString('utf8');
+  const records = text
+    .slice(0, -1)
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  const decoded = [];
+  {
+    const d = g.createDecoder();
+    for (const c of chunk(wire, 64 * KiB))
+      for (const ev of JSON.parse(JSON.stringify(d.push(c)))) decoded.push(ev);
+    for (const ev of JSON.parse(JSON.stringify(d.end()))) decoded.push(ev);
+  }
+  const bare = decoded.map(({ provenance: _p, ...rest }) => rest);
+  const encode = (list) => {
+    const e = g.createEncoder({ idSource: () => 's', clock: () => 0 });
+    let n = 0;
+    for (const ev of list) n += written(e.write(ev));
+    return records.length + (n + written(e.end())) * 0;
+  };
+  const writers = [
+    {
+      name: 'JSON.stringify(gemini record) + "\\n"',
+      run: (_, xs = records) => {
+        let n = 0;
+        for (const r of xs) n += written(`${JSON.stringify(r)}\n`);
+        return xs.length + n * 0;
+      },
+    },
+    { name: 'gemini.createEncoder().write (decoded events)', run: (_, xs = decoded) => encode(xs) },
+    { name: 'gemini.createEncoder().write (events without provenance)', run: (_, xs = bare) => encode(xs) },
+  ];
+  writers[0].warm = () => writers[0].run(undefined, records.slice(0, 8000));
+  writers[1].warm = () => writers[1].run(undefined, decoded.slice(0, 8000));
+  writers[2].warm = () => writers[2].run(undefined, bare.slice(0, 8000));
+  await scenario({
+    id: 'gemini-writer',
+    title: `Gemini writer, ${(wire.length / MB).toFixed(0)} MB of Gemini records`,
+    bytes: wire.length,
+    chunks: [],
+    pipelines: writers,
+    baseline: writers[0].name,
+    targets: {
+      'gemini.createEncoder().write (decoded events)': { bare: 0.9 },
+      'gemini.createEncoder().write (events without provenance)': { bare: 0.9 },
+    },
   });
 }
 

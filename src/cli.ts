@@ -34,7 +34,7 @@ Usage:
 Formats: ${Object.keys(codecs).join(', ')} (default: detected from the first line)
 Options:
   --format F          the input format
-  --max-line-bytes N  longest line accepted (default 1048576)
+  --max-line-bytes N  longest line accepted (default 1048576; codex, gemini, opencode, cursor: 16777216)
   --json              (check) machine-readable findings, one JSON object per line
 `;
 

@@ -120,8 +120,9 @@ export async function* convertStream(source: ChunkSource, options: ConvertOption
 }
 
 /**
- * Reads chunks from `iterator` until the format can be told: a complete first non-blank line,
- * {@link DETECT_BYTES} bytes, or the end of input. Returns the detection and the chunks read, to
+ * Reads chunks from `iterator` until the format can be told: a complete first non-blank line
+ * (past lines that are neither detected nor JSON, as banners a CLI prints before its first
+ * record), {@link DETECT_BYTES} bytes, or the end of input. Returns the detection and the chunks read, to
  * be fed to the decoder first.
  */
 export async function detectFromStream(
@@ -140,9 +141,26 @@ export async function detectFromStream(
     if (joined.length > sample.length)
       joined.set(bytes.subarray(0, joined.length - sample.length), sample.length);
     sample = joined;
-    if (sample.length >= DETECT_BYTES || hasFirstLine(sample)) break;
+    if (sample.length >= DETECT_BYTES) break;
+    if (hasFirstLine(sample)) {
+      const detection = detectFormat(sample);
+      if (detection !== undefined || hasJsonLine(sample)) return { detection, head };
+    }
   }
   return { detection: sample.length === 0 ? undefined : detectFormat(sample), head };
+}
+
+// A complete line that starts with `{` or `[` has arrived: no later line can change the verdict.
+function hasJsonLine(bytes: Uint8Array): boolean {
+  let start = true;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i]!;
+    if (b === 10 || b === 13) start = true;
+    else if (start && (b === 123 || b === 91))
+      return bytes.indexOf(10, i) !== -1 || bytes.indexOf(13, i) !== -1;
+    else if (b !== 32 && b !== 9) start = false;
+  }
+  return false;
 }
 
 // A complete non-blank first line (CR, LF or CRLF ended) has arrived.

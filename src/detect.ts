@@ -1,8 +1,12 @@
 import type { Format } from './diagnostics';
 import { ampSniff } from './formats/amp/wire';
+import { sniffCodex } from './formats/codex/wire';
 import { copilotSniff } from './formats/copilot/wire';
+import { sniffCursor } from './formats/cursor/wire';
+import { sniffGemini } from './formats/gemini/wire';
 import { isHepFrameType } from './formats/hep/schema';
 import { isHighbarRecordType } from './formats/highbar/schema';
+import { sniffOpencode } from './formats/opencode/wire';
 
 /** What {@link detectFormat} found. */
 export interface Detection {
@@ -59,13 +63,17 @@ export function detectFormat(input: string | Uint8Array): Detection | undefined 
     // A first line cut by the 64 KiB window, or not JSON: look at its start.
     if (line.startsWith('{"type":"hep_header"'))
       return { format: 'hep', confidence: 'certain', reason: 'hep_header' };
-    return undefined;
+    // Gemini CLI prints banners before its first record; its records begin alike either way.
+    return sniffGemini(text);
   }
   if (typeof record !== 'object' || record === null || Array.isArray(record)) return undefined;
   const r = record as Record<string, unknown>;
-  if (r.type === 'hep_header') return { format: 'hep', confidence: 'certain', reason: 'hep_header first' };
+  // The CLI agents' own markers first: each rule says nothing unless its format's fields are there.
   const amp = ampSniff(r);
   if (amp !== undefined) return { format: 'amp', ...amp };
+  const agent = sniffOpencode(r) ?? sniffCursor(r);
+  if (agent !== undefined) return agent;
+  if (r.type === 'hep_header') return { format: 'hep', confidence: 'certain', reason: 'hep_header first' };
   const copilot = copilotSniff(r);
   if (copilot !== undefined) return { format: 'copilot', ...copilot };
   if (typeof r.seq === 'number' && typeof r.type === 'string' && ('session_id' in r || 'payload' in r)) {
@@ -77,7 +85,9 @@ export function detectFormat(input: string | Uint8Array): Detection | undefined 
   if (isHighbarRecordType(r.type) && 'v' in r) {
     return { format: 'highbar', confidence: 'certain', reason: `a v${String(r.v)} ${r.type} record` };
   }
+  const codex = sniffCodex(r);
+  if (codex !== undefined) return { format: 'codex', ...codex };
   if (typeof r.fn === 'string') return { format: 'highbar', confidence: 'likely', reason: 'a v0 tool call' };
   if ('v' in r && 'ts' in r) return { format: 'highbar', confidence: 'guess', reason: 'v and ts fields' };
-  return undefined;
+  return sniffGemini(line);
 }

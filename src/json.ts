@@ -204,6 +204,24 @@ export function refuseDeepValue(
   return true;
 }
 
+/**
+ * For a value {@link parseRecordText} returned: the same bound as {@link refuseDeepValue}, measured
+ * on the text (two native bracket counts; a string-aware scan only for a line with more brackets
+ * than `maxDepth`). Cheaper than walking the value for records of many small objects.
+ */
+export function refuseDeepText(
+  text: string,
+  line: number,
+  offset: number,
+  maxDepth: number,
+  format: Format,
+  sink: DiagnosticSink,
+): boolean {
+  if (text.length > DEPTH_PRECHECK_CHARS || !isTooDeep(text, maxDepth)) return false;
+  sink.report(nestingTooDeep(line, offset, maxDepth, format));
+  return true;
+}
+
 /** Sets `obj[key] = value` as an own data property, also for `__proto__`. */
 export function setOwn(obj: JsonObject, key: string, value: unknown): void {
   if (key === '__proto__') {

@@ -4,20 +4,37 @@ import {
   type Codec,
   convert,
   convertStream,
+  cursor,
   type Diagnostic,
   type Format,
+  gemini,
   hep,
   highbar,
   nativeharness,
+  opencode,
 } from '../src/index';
 import { listFixtures, loadFixture } from '../src/node/fixtures';
 import { expectGolden, expectGoldenText } from './golden';
 
-const FORMATS: Format[] = ['hep', 'highbar', 'nativeharness', 'amp', 'copilot'];
+const FORMATS: Format[] = [
+  'hep',
+  'highbar',
+  'nativeharness',
+  'codex',
+  'gemini',
+  'opencode',
+  'cursor',
+  'amp',
+  'copilot',
+];
 const EXT: Partial<Record<Format, string>> = {
   hep: 'jsonl',
   highbar: 'jsonl',
   nativeharness: 'sse',
+  codex: 'jsonl',
+  opencode: 'jsonl',
+  cursor: 'jsonl',
+  gemini: 'jsonl',
   amp: 'jsonl',
   copilot: 'jsonl',
 };
@@ -53,6 +70,9 @@ describe.each(fixtures.map((f) => [`${f.format}/${f.name}`, f] as const))('conve
     if (to === 'hep') expect(hep.check(output)).toEqual([]);
     if (to === 'nativeharness') expect(nativeharness.check(output)).toEqual([]);
     if (to === 'highbar') expect(highbar.check(output).filter((d) => d.severity === 'error')).toEqual([]);
+    if (to === 'opencode') expect(opencode.check(output).filter((d) => d.severity === 'error')).toEqual([]);
+    if (to === 'cursor') expect(cursor.check(output).filter((d) => d.severity === 'error')).toEqual([]);
+    if (to === 'gemini') expect(gemini.check(output).filter((d) => d.severity === 'error')).toEqual([]);
   });
 
   test.each(targets)('→ %s: convertStream gives the same bytes, at any chunking', async (to) => {

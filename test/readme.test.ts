@@ -10,6 +10,12 @@ const readme = readFileSync('README.md', 'utf8');
 const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
 const dir = resolve('test/.readme');
 const src = resolve('src');
+// Entries whose source is not src/formats/<entry>/index.ts.
+const ENTRY_SOURCES: Record<string, string> = {
+  node: 'node/index',
+  fixtures: 'node/fixtures',
+  otel: 'otel/index',
+};
 
 // The printed value each console.log states: the `// …` lines right after it, else the `// …`
 // at the end of its own line. Every console.log gets an entry (undefined: nothing stated).
@@ -43,12 +49,9 @@ describe('README examples', () => {
         file,
         code
           .replace(/from 'agentwire'/g, `from '${src}/index'`)
-          .replace(/from 'agentwire\/(\w+)'/g, (_m, f: string) =>
-            f === 'node'
-              ? `from '${src}/node/index'`
-              : f === 'fixtures'
-                ? `from '${src}/node/fixtures'`
-                : `from '${src}/formats/${f}/index'`,
+          .replace(
+            /from 'agentwire\/([\w-]+)'/g,
+            (_m, f: string) => `from '${src}/${ENTRY_SOURCES[f] ?? `formats/${f}/index`}'`,
           ),
       );
       const printed: string[] = [];

@@ -24,11 +24,25 @@ export interface Fixture extends FixtureInfo {
   expected: { events: AgentEvent[]; diagnostics: Diagnostic[] };
 }
 
-const FORMATS: readonly Format[] = ['hep', 'highbar', 'nativeharness', 'amp', 'copilot'];
+const FORMATS: readonly Format[] = [
+  'hep',
+  'highbar',
+  'nativeharness',
+  'codex',
+  'gemini',
+  'opencode',
+  'cursor',
+  'amp',
+  'copilot',
+];
 const PRIMARY: Readonly<Partial<Record<Format, string>>> = {
   hep: 'jsonl',
   highbar: 'jsonl',
   nativeharness: 'sse',
+  codex: 'jsonl',
+  opencode: 'jsonl',
+  cursor: 'jsonl',
+  gemini: 'jsonl',
   amp: 'jsonl',
   copilot: 'jsonl',
 };

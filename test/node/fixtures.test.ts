@@ -25,8 +25,8 @@ describe('the fixture kit', () => {
     expect(all.filter((f) => f.format === 'nativeharness').map((f) => f.name)).toEqual(
       expect.arrayContaining(['live-turn', 'live-turn.jsonl', 'live-turn.json']),
     );
-    expect([...new Set(all.map((f) => f.format))]).toEqual(
-      expect.arrayContaining(['hep', 'highbar', 'nativeharness', 'amp', 'copilot']),
+    expect(new Set(all.map((f) => f.format))).toEqual(
+      new Set(['hep', 'highbar', 'nativeharness', 'codex', 'gemini', 'opencode', 'cursor', 'amp', 'copilot']),
     );
   });
 

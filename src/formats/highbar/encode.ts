@@ -131,6 +131,8 @@ export class HighbarEncoder implements Encoder {
         this.runInput = event.input;
         return '';
       case 'run.end': {
+        // A run end implied by a stream that stopped (docs/model.md "Run outcome") came from no record.
+        if (event.status === 'incomplete' && event.provenance?.synthetic) return '';
         if (event.status !== 'completed') {
           this.loss.report(event, 'run.end.status', 'a turn record has no status (it is written either way)');
         }

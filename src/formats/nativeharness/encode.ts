@@ -160,6 +160,8 @@ export class NhEncoder implements Encoder {
   }
 
   write(event: AgentEvent): string {
+    // A run end implied by a stream that stopped (docs/model.md "Run outcome") came from no record.
+    if (event.type === 'run.end' && event.status === 'incomplete' && event.provenance?.synthetic) return '';
     if (this.options.conform !== true || event.provenance?.format === FORMAT) {
       if (event.type === 'session.start') this.sessionCreated = true;
       return this.writeOne(event);
@@ -213,6 +215,12 @@ export class NhEncoder implements Encoder {
     const p = event.provenance;
     const own = p?.format === FORMAT;
     if (own && p?.synthetic === true) return '';
+    // A run that ended without its terminal record (docs/model.md "Run outcome"): the turn is
+    // left without `done`, which is how a nativeharness log says it.
+    if (event.type === 'run.end' && event.status === 'incomplete') {
+      this.turn = undefined;
+      return '';
+    }
     const carried = CARRIED[event.type];
     // An event type with no counterpart is reported once as a whole, not field by field.
     if (carried !== undefined) this.loss.check(event, carried);

@@ -1,0 +1,945 @@
+import type { DecodeOptions, RecordDecoder } from '../../codec';
+import { type Diagnostic, type DiagnosticSink, diagnosticAt } from '../../diagnostics';
+import {
+  isJsonObject,
+  isTooDeep,
+  type JsonObject,
+  NOT_PARSED,
+  parseRecordText,
+  refuseDeepValue,
+  resolveMaxDepth,
+  setOwn,
+  unsafeNumberMessage,
+} from '../../json';
+import type { AgentEvent, AgentEventOf, Provenance, RunStatus, Usage } from '../../model';
+import { hasExactKeys, type RecordRest, splitRecord } from '../../record';
+import {
+  CODEX_AGENT_END,
+  CODEX_COMMAND_TOOL,
+  CODEX_ITEM_KEYS,
+  CODEX_RECORD_KEYS,
+  CODEX_USAGE_FIELDS,
+  CODEX_USAGE_KEYS,
+  CODEX_WEB_SEARCH_TOOL,
+  type CodexEventType,
+  type CodexHints,
+  type CodexItemRecord,
+  type CodexItemType,
+  type CodexUsageTotal,
+  isCodexEventType,
+  isCodexItemType,
+  isLegacyRecord,
+  itemObjectStart,
+  parseEmbeddedError,
+  scanItemIds,
+  todoToPlan,
+} from './wire';
+
+/** Options of the Codex decoder (`maxLineBytes` defaults to 16 MiB, {@link CODEX_MAX_LINE_BYTES}). */
+export interface CodexDecodeOptions extends DecodeOptions {}
+
+const FORMAT = 'codex' as const;
+const ITEM_RECORD_KEYS = CODEX_RECORD_KEYS['item.completed'];
+
+// Item types whose fields hold free-form JSON (arguments, results, actions, agent states): a
+// line of theirs may spell what JSON.parse forgets (`1.0`, integer-like keys), so it is kept.
+const FREE_FORM: ReadonlySet<string> = new Set(['mcp_tool_call', 'web_search', 'collab_tool_call']);
+
+// Open items whose snapshots are diffed against the previous one; cleared at every turn's end,
+// and never more than this many (a stream of items that never complete cannot grow memory).
+const MAX_OPEN_ITEMS = 4096;
+
+/** The context of one record being mapped. */
+interface Line {
+  text: string;
+  line: number;
+  offset: number;
+  out: AgentEvent[];
+}
+
+/** The context of one item record being mapped. */
+interface ItemLine extends Line {
+  kind: CodexItemRecord;
+  record: JsonObject;
+  item: JsonObject;
+  id: string;
+  rest: RecordRest | undefined;
+  /** The hints of the line (shared by the events it yields; the record event owns them). */
+  hints: CodexHints | undefined;
+}
+
+// An item validator: undefined when the item has the fields its type needs, else what is wrong.
+type ItemCheck = (item: JsonObject) => string | undefined;
+
+const isStr = (v: unknown) => typeof v === 'string';
+const field = (item: JsonObject, name: string, ok: (v: unknown) => boolean, what: string) =>
+  ok(item[name]) ? undefined : `${name} is not ${what}`;
+
+const ITEM_CHECKS: Readonly<Record<CodexItemType, ItemCheck>> = {
+  agent_message: (i) =>
+    field(i, 'text', isStr, 'a string') ?? field(i, 'phase', (v) => v === undefined || isStr(v), 'a string'),
+  reasoning: (i) => field(i, 'text', isStr, 'a string'),
+  plan: (i) => field(i, 'text', isStr, 'a string'),
+  command_execution: (i) =>
+    field(i, 'command', isStr, 'a string') ??
+    field(i, 'aggregated_output', isStr, 'a string') ??
+    field(i, 'exit_code', (v) => v === null || Number.isSafeInteger(v), 'an integer or null') ??
+    field(i, 'status', isStr, 'a string'),
+  file_change: (i) =>
+    field(
+      i,
+      'changes',
+      (v) => Array.isArray(v) && v.every((c) => isJsonObject(c) && isStr(c.path) && isStr(c.kind)),
+      'a list of {path, kind}',
+    ) ?? field(i, 'status', isStr, 'a string'),
+  mcp_tool_call: (i) =>
+    field(i, 'server', isStr, 'a string') ??
+    field(i, 'tool', isStr, 'a string') ??
+    field(i, 'result', (v) => v === undefined || v === null || isJsonObject(v), 'an object or null') ??
+    field(
+      i,
+      'error',
+      (v) => v === undefined || v === null || (isJsonObject(v) && isStr(v.message)),
+      'null or {message}',
+    ) ??
+    field(i, 'status', isStr, 'a string'),
+  collab_tool_call: (i) => field(i, 'tool', isStr, 'a string') ?? field(i, 'status', isStr, 'a string'),
+  web_search: (i) => field(i, 'query', (v) => v === undefined || isStr(v), 'a string'),
+  todo_list: (i) =>
+    field(
+      i,
+      'items',
+      (v) =>
+        Array.isArray(v) &&
+        v.every((t) => isJsonObject(t) && isStr(t.text) && typeof t.completed === 'boolean'),
+      'a list of {text, completed}',
+    ),
+  error: (i) => field(i, 'message', isStr, 'a string'),
+};
+
+/** What the decoder remembers of a tool item between its snapshots. */
+interface OpenCall {
+  /** What the start said (type and the fields a later snapshot must repeat to continue it). */
+  key: string;
+  output: string;
+}
+
+/**
+ * The Codex `exec --json` record decoder: one `ThreadEvent` per line → canonical events.
+ * Stateful: it stamps the thread id on every event, turns item snapshots into one lifecycle per
+ * item id, turns the thread's running usage total into each run's own usage (the difference
+ * from the previous total of the same thread), and ends a turn that never ended as
+ * `incomplete`.
+ */
+export class CodexRecordDecoder implements RecordDecoder {
+  private readonly sink: DiagnosticSink;
+  private readonly maxDepth: number;
+  private thread: string | undefined;
+  private readonly totals = new Map<string, CodexUsageTotal>();
+  private runOpen = false;
+  private answer: string | undefined;
+  private finalAnswer: string | undefined;
+  // The round in progress: a tool item has ended in it (so the next message opens another
+  // round: one model response, then the calls it made), and its last message text.
+  private roundTools = false;
+  private roundText: string | undefined;
+  private readonly texts = new Map<string, string>();
+  private readonly calls = new Map<string, OpenCall>();
+  private readonly children = new Set<string>();
+  private readonly ended = new Set<string>();
+  private legacy = false;
+  private lastLine = 0;
+  private lastOffset = 0;
+
+  /** Creates a decoder that reports to `sink`. */
+  constructor(options: CodexDecodeOptions, sink: DiagnosticSink) {
+    this.sink = sink;
+    this.maxDepth = resolveMaxDepth(options.maxDepth);
+  }
+
+  line(text: string, line: number, offset: number, out: AgentEvent[]): void {
+    this.lastLine = line;
+    this.lastOffset = offset;
+    if (text.length === 0) {
+      this.report('invalid_json', 'warning', line, offset, 'an empty line (codex writes none); skipped');
+      return;
+    }
+    const record = parseRecordText(text, line, offset, this.maxDepth, FORMAT, this.sink);
+    if (record === NOT_PARSED) return;
+    const ctx: Line = { text, line, offset, out };
+    if (!isJsonObject(record)) {
+      if (!this.refuseDeep(ctx, record))
+        this.report('invalid_json', 'error', line, offset, 'not a JSON object');
+      return;
+    }
+    if (this.legacy || isLegacyRecord(record)) {
+      if (!this.legacy)
+        this.report(
+          'unsupported_version',
+          'error',
+          line,
+          offset,
+          'the pre-2025-10 codex exec format (session.created, items with item_type) is not supported; its records are kept as unknown',
+        );
+      this.legacy = true;
+      this.unknown(ctx, record);
+      return;
+    }
+    const type = record.type;
+    if (!isCodexEventType(type)) {
+      this.unknown(ctx, record);
+      return;
+    }
+    switch (type) {
+      case 'item.completed':
+      case 'item.started':
+      case 'item.updated':
+        this.itemRecord(ctx, type, record);
+        return;
+      case 'thread.started':
+        this.threadStarted(ctx, record);
+        return;
+      case 'turn.started':
+        this.turnStarted(ctx, record);
+        return;
+      case 'turn.completed':
+        this.turnCompleted(ctx, record);
+        return;
+      case 'turn.failed':
+        this.turnFailed(ctx, record);
+        return;
+      case 'error':
+        this.topError(ctx, record);
+        return;
+    }
+  }
+
+  end(out: AgentEvent[]): void {
+    if (this.runOpen) this.closeIncomplete(out, this.lastLine, this.lastOffset);
+  }
+
+  private report(
+    code: Diagnostic['code'],
+    severity: Diagnostic['severity'],
+    line: number,
+    offset: number,
+    what: string,
+  ): void {
+    this.sink.report(diagnosticAt(code, severity, line, offset, what, FORMAT));
+  }
+
+  private refuseDeep(ctx: Line, value: unknown): boolean {
+    return refuseDeepValue(ctx.text, value, ctx.line, ctx.offset, this.maxDepth, FORMAT, this.sink);
+  }
+
+  private checkNumbers(ctx: Line): void {
+    const message = unsafeNumberMessage(ctx.text);
+    if (message !== undefined) this.report('invalid_record', 'error', ctx.line, ctx.offset, message);
+  }
+
+  private stamp<E extends AgentEvent>(event: E): E {
+    if (this.thread !== undefined) event.session = this.thread;
+    return event;
+  }
+
+  private synthetic(ctx: Line): Provenance {
+    return { format: FORMAT, line: ctx.line, offset: ctx.offset, synthetic: true };
+  }
+
+  // A record the codec does not map (or that fails its shape), kept whole with its line.
+  private unknown(ctx: Line, record: JsonObject, recordType?: string): void {
+    if (this.refuseDeep(ctx, record)) return;
+    this.checkNumbers(ctx);
+    const e: AgentEventOf<'unknown'> = {
+      type: 'unknown',
+      record,
+      provenance: { format: FORMAT, line: ctx.line, offset: ctx.offset, hints: { raw: ctx.text } },
+    };
+    const type = recordType ?? record.type;
+    if (typeof type === 'string') e.recordType = type;
+    else
+      this.report(
+        'invalid_record',
+        'warning',
+        ctx.line,
+        ctx.offset,
+        'a record without a string "type"; kept as unknown',
+      );
+    ctx.out.push(this.stamp(e));
+  }
+
+  private invalid(ctx: Line, record: JsonObject, what: string): void {
+    this.report('invalid_record', 'error', ctx.line, ctx.offset, `${what}; kept as unknown`);
+    this.unknown(ctx, record);
+  }
+
+  // Provenance of a top-level record: its own fields and key order kept when it has them.
+  private recordProvenance(ctx: Line, record: JsonObject, type: CodexEventType): Provenance | undefined {
+    const keys = CODEX_RECORD_KEYS[type];
+    if (hasExactKeys(record, keys) && ctx.text.charCodeAt(8) === 34 && ctx.text.indexOf('\\u') === -1)
+      return { format: FORMAT, line: ctx.line, offset: ctx.offset };
+    const rest = splitRecord(record, keys);
+    if (rest?.extra !== undefined && this.refuseDeep(ctx, record)) return undefined;
+    if (rest?.extra !== undefined) this.checkNumbers(ctx);
+    const p: Provenance = { format: FORMAT, line: ctx.line, offset: ctx.offset, hints: { raw: ctx.text } };
+    if (rest?.extra !== undefined) p.extra = rest.extra;
+    if (rest?.order !== undefined) p.order = rest.order;
+    return p;
+  }
+
+  private threadStarted(ctx: Line, record: JsonObject): void {
+    if (typeof record.thread_id !== 'string') {
+      this.invalid(ctx, record, 'thread.started without a string thread_id');
+      return;
+    }
+    const provenance = this.recordProvenance(ctx, record, 'thread.started');
+    if (provenance === undefined) return;
+    if (this.runOpen) this.closeIncomplete(ctx.out, ctx.line, ctx.offset);
+    this.thread = record.thread_id;
+    ctx.out.push({ type: 'session.start', session: this.thread, provenance });
+  }
+
+  private turnStarted(ctx: Line, record: JsonObject): void {
+    const provenance = this.recordProvenance(ctx, record, 'turn.started');
+    if (provenance === undefined) return;
+    if (this.runOpen) this.closeIncomplete(ctx.out, ctx.line, ctx.offset);
+    this.openRun();
+    ctx.out.push(this.stamp({ type: 'run.start', provenance }));
+  }
+
+  private openRun(): void {
+    this.runOpen = true;
+    this.answer = undefined;
+    this.finalAnswer = undefined;
+    this.roundTools = false;
+    this.roundText = undefined;
+    this.texts.clear();
+    this.calls.clear();
+  }
+
+  private closeIncomplete(out: AgentEvent[], line: number, offset: number): void {
+    out.push(
+      this.stamp({
+        type: 'run.end',
+        status: 'incomplete',
+        provenance: { format: FORMAT, line, offset, synthetic: true },
+      }),
+    );
+    this.runOpen = false;
+  }
+
+  private turnCompleted(ctx: Line, record: JsonObject): void {
+    const u = record.usage;
+    if (!isJsonObject(u)) {
+      this.invalid(ctx, record, 'turn.completed without a usage object');
+      return;
+    }
+    const total: CodexUsageTotal = {};
+    let usageExtra: JsonObject | undefined;
+    let exact = true;
+    let at = 0;
+    for (const key in u) {
+      const name = CODEX_USAGE_FIELDS[key as keyof typeof CODEX_USAGE_FIELDS];
+      const value = u[key];
+      if (name === undefined || !Number.isSafeInteger(value) || (value as number) < 0) {
+        if (name !== undefined) {
+          this.invalid(ctx, record, `turn.completed usage.${key} is not a non-negative integer`);
+          return;
+        }
+        exact = false;
+        setOwn((usageExtra ??= {}), key, value);
+        continue;
+      }
+      // Codex's own order: anything else is kept as written.
+      while (at < CODEX_USAGE_KEYS.length && CODEX_USAGE_KEYS[at] !== key) at++;
+      if (at === CODEX_USAGE_KEYS.length) exact = false;
+      total[name] = value as number;
+    }
+    if (total.input === undefined || total.output === undefined) {
+      this.invalid(ctx, record, 'turn.completed usage without input_tokens and output_tokens');
+      return;
+    }
+    const provenance = this.recordProvenance(ctx, record, 'turn.completed');
+    if (provenance === undefined) return;
+    if (!exact) {
+      if (this.refuseDeep(ctx, record)) return;
+      this.checkNumbers(ctx);
+      const hints = (provenance.hints ??= {}) as CodexHints;
+      hints.raw = ctx.text;
+      if (usageExtra !== undefined) hints.usageExtra = usageExtra;
+    }
+    const thread = this.thread ?? '';
+    const previous = this.totals.get(thread);
+    let usage = difference(total, previous);
+    if (usage === undefined) {
+      this.report(
+        'order',
+        'warning',
+        ctx.line,
+        ctx.offset,
+        'the thread usage total went down; taken as a new running total',
+      );
+      usage = { ...total };
+    }
+    this.totals.set(thread, total);
+    const hints = (provenance.hints ??= {}) as CodexHints;
+    hints.total = total;
+    const message = this.finalAnswer ?? this.answer;
+    ctx.out.push(
+      this.stamp({
+        type: 'round.end',
+        message: this.roundText ?? '',
+        usage: { ...usage },
+        provenance: this.synthetic(ctx),
+      }),
+    );
+    const end: AgentEventOf<'run.end'> = { type: 'run.end', status: 'completed', usage, provenance };
+    if (message !== undefined) end.answer = message;
+    ctx.out.push(this.stamp(end));
+    this.closeRun();
+  }
+
+  private closeRun(): void {
+    this.runOpen = false;
+    this.roundTools = false;
+    this.roundText = undefined;
+    this.texts.clear();
+    this.calls.clear();
+  }
+
+  private turnFailed(ctx: Line, record: JsonObject): void {
+    const error = record.error;
+    if (!isJsonObject(error) || typeof error.message !== 'string') {
+      this.invalid(ctx, record, 'turn.failed without error.message');
+      return;
+    }
+    const provenance = this.recordProvenance(ctx, record, 'turn.failed');
+    if (provenance === undefined) return;
+    if (!hasExactKeys(error, ['message'])) {
+      if (this.refuseDeep(ctx, record)) return;
+      this.checkNumbers(ctx);
+      const hints = (provenance.hints ??= {}) as CodexHints;
+      hints.raw = ctx.text;
+      const rest = splitRecord(error, ['message']);
+      if (rest?.extra !== undefined) hints.errorExtra = rest.extra;
+    }
+    const end: AgentEventOf<'run.end'> = {
+      type: 'run.end',
+      status: 'failed' satisfies RunStatus,
+      reason: 'turn.failed',
+      error: error.message,
+      provenance,
+    };
+    ctx.out.push(this.stamp(end));
+    this.closeRun();
+  }
+
+  private topError(ctx: Line, record: JsonObject): void {
+    if (typeof record.message !== 'string') {
+      this.invalid(ctx, record, 'error without a string message');
+      return;
+    }
+    const provenance = this.recordProvenance(ctx, record, 'error');
+    if (provenance === undefined) return;
+    ctx.out.push(this.stamp(this.errorEvent(record.message, true, provenance)));
+  }
+
+  private errorEvent(message: string, fatal: boolean, provenance: Provenance): AgentEventOf<'error'> {
+    const e: AgentEventOf<'error'> = { type: 'error', message, fatal, provenance };
+    if (message.charCodeAt(0) === 123 && !isTooDeep(message, this.maxDepth)) {
+      const data = parseEmbeddedError(message);
+      if (data !== undefined) e.data = data;
+    }
+    return e;
+  }
+
+  private itemRecord(ctx: Line, kind: CodexItemRecord, record: JsonObject): void {
+    const item = record.item;
+    if (!isJsonObject(item) || typeof item.id !== 'string') {
+      this.invalid(ctx, record, `${kind} without an item that has a string id`);
+      return;
+    }
+    const type = item.type;
+    if (!isCodexItemType(type)) {
+      this.unknown(ctx, record);
+      return;
+    }
+    const problem = ITEM_CHECKS[type](item);
+    if (problem !== undefined) {
+      this.invalid(ctx, record, `${kind} ${type} item: ${problem}`);
+      return;
+    }
+    const freeForm = FREE_FORM.has(type);
+    const rest = splitRecord(item, CODEX_ITEM_KEYS[type]);
+    const text = ctx.text;
+    let hints: CodexHints | undefined;
+    // The writer's spelling gives this line back unless it has fields or escapes of its own.
+    if (
+      freeForm ||
+      rest !== undefined ||
+      !hasExactKeys(record, ITEM_RECORD_KEYS) ||
+      text.charCodeAt(8) !== 34 ||
+      text.indexOf('\\u') !== -1
+    ) {
+      if ((freeForm || rest?.extra !== undefined) && this.refuseDeep(ctx, record)) return;
+      if (freeForm || rest?.extra !== undefined) this.checkNumbers(ctx);
+      hints = { raw: text };
+      const recordRest = splitRecord(record, ITEM_RECORD_KEYS);
+      if (recordRest?.extra !== undefined) hints.recordExtra = recordRest.extra;
+    }
+    // Built field by field: an object spread of the context costs more than the line's JSON.parse.
+    const it: ItemLine = {
+      text,
+      line: ctx.line,
+      offset: ctx.offset,
+      out: ctx.out,
+      kind,
+      record,
+      item,
+      id: item.id,
+      rest,
+      hints,
+    };
+    switch (type) {
+      case 'agent_message':
+        this.message(it, 'text.delta');
+        return;
+      case 'reasoning':
+        this.message(it, 'reasoning.delta');
+        return;
+      case 'command_execution':
+        this.command(it);
+        return;
+      case 'todo_list':
+      case 'plan':
+        this.plan(it, type);
+        return;
+      case 'file_change':
+        this.fileChange(it);
+        return;
+      case 'error':
+        this.itemError(it);
+        return;
+      case 'mcp_tool_call':
+        this.mcp(it);
+        return;
+      case 'web_search':
+        this.webSearch(it);
+        return;
+      case 'collab_tool_call':
+        this.collab(it);
+        return;
+    }
+  }
+
+  // The record event's provenance: the item's own fields and key order, the hints, and which
+  // record it was when that is not `natural`.
+  private itemProvenance(it: ItemLine, natural: CodexItemRecord): Provenance {
+    const p: Provenance = { format: FORMAT, line: it.line, offset: it.offset };
+    if (it.rest?.extra !== undefined) p.extra = it.rest.extra;
+    if (it.rest?.order !== undefined) p.order = it.rest.order;
+    let hints = it.hints;
+    if (it.kind !== natural) hints = { ...hints, record: it.kind };
+    if (hints !== undefined) p.hints = hints;
+    return p;
+  }
+
+  private remember<V>(map: Map<string, V>, id: string, value: V): void {
+    if (map.size >= MAX_OPEN_ITEMS && !map.has(id)) map.delete(map.keys().next().value as string);
+    map.set(id, value);
+  }
+
+  // A snapshot's text as a delta: what it adds to the item's previous snapshot.
+  private delta(it: ItemLine, full: string, provenance: Provenance): string {
+    const previous = this.texts.size === 0 ? undefined : this.texts.get(it.id);
+    let delta = full;
+    if (previous !== undefined) {
+      if (full.startsWith(previous)) delta = full.slice(previous.length);
+      else (provenance.hints ??= {}).snapshot = true;
+    }
+    if (it.kind === 'item.completed') {
+      if (previous !== undefined) this.texts.delete(it.id);
+    } else this.remember(this.texts, it.id, full);
+    return delta;
+  }
+
+  private message(it: ItemLine, type: 'text.delta' | 'reasoning.delta'): void {
+    const provenance = this.itemProvenance(it, 'item.completed');
+    const full = it.item.text as string;
+    const text = this.delta(it, full, provenance);
+    if (this.roundTools && text === full) this.nextRound(it);
+    if (type === 'text.delta') {
+      // A message's first snapshot opens it: formats that mark messages keep the boundary.
+      if (provenance.hints?.snapshot !== true && text === full)
+        it.out.push(
+          this.stamp({
+            type: 'message.start',
+            role: 'assistant',
+            message: it.id,
+            provenance: this.synthetic(it),
+          }),
+        );
+      const phase = it.item.phase;
+      if (phase !== undefined) provenance.extra = { ...provenance.extra, phase };
+      this.answer = full;
+      this.roundText = full;
+      if (phase === 'final_answer') this.finalAnswer = full;
+    }
+    it.out.push(this.stamp({ type, text, message: it.id, provenance }));
+  }
+
+  private plan(it: ItemLine, type: 'plan' | 'todo_list'): void {
+    const provenance = this.itemProvenance(it, 'item.completed');
+    const e: AgentEventOf<'plan'> =
+      type === 'plan'
+        ? { type: 'plan', plan: it.id, items: [], text: it.item.text as string, provenance }
+        : { type: 'plan', plan: it.id, items: todoToPlan(it.item.items as JsonObject[]), provenance };
+    if (type === 'todo_list' && it.hints?.raw === undefined) {
+      // Todo entries with fields of their own are kept as written.
+      for (const t of it.item.items as JsonObject[])
+        if (!hasExactKeys(t, ['text', 'completed'])) {
+          provenance.hints = { ...provenance.hints, raw: it.text };
+          break;
+        }
+    }
+    it.out.push(this.stamp(e));
+  }
+
+  // Text after the calls of a round is the model's next response: the round before it ended
+  // (its usage is unknown: Codex reports usage per turn, on the last round).
+  private nextRound(ctx: Line): void {
+    ctx.out.push(
+      this.stamp({ type: 'round.end', message: this.roundText ?? '', provenance: this.synthetic(ctx) }),
+    );
+    this.roundTools = false;
+    this.roundText = undefined;
+  }
+
+  private fileChange(it: ItemLine): void {
+    const provenance = this.itemProvenance(it, 'item.completed');
+    const changes = it.item.changes as JsonObject[];
+    if (it.kind === 'item.completed') this.roundTools = true;
+    if (it.hints?.raw === undefined)
+      for (const c of changes)
+        if (!hasExactKeys(c, ['path', 'kind'])) {
+          provenance.hints = { ...provenance.hints, raw: it.text };
+          break;
+        }
+    it.out.push(
+      this.stamp({
+        type: 'file.change',
+        call: it.id,
+        changes: changes as Array<{ path: string; kind: string }>,
+        status: it.item.status as string,
+        provenance,
+      }),
+    );
+  }
+
+  private itemError(it: ItemLine): void {
+    const provenance = this.itemProvenance(it, 'item.completed');
+    provenance.hints = { ...provenance.hints, item: it.id };
+    it.out.push(this.stamp(this.errorEvent(it.item.message as string, false, provenance)));
+  }
+
+  // A tool item seen for the first time after its start: the start it implies (synthetic).
+  private impliedStart(it: ItemLine, start: AgentEventOf<'tool.start'>, key: string): void {
+    start.provenance = { format: FORMAT, line: it.line, offset: it.offset, synthetic: true };
+    it.out.push(this.stamp(start));
+    this.remember(this.calls, it.id, { key, output: '' });
+  }
+
+  // The open call a later snapshot continues: one with the same id that said the same things.
+  private openCall(id: string, key: string): OpenCall | undefined {
+    const open = this.calls.size === 0 ? undefined : this.calls.get(id);
+    return open !== undefined && open.key === key ? open : undefined;
+  }
+
+  private command(it: ItemLine): void {
+    const item = it.item;
+    const command = item.command as string;
+    const output = item.aggregated_output as string;
+    const key = `command_execution\u0000${command}`;
+    const open = this.openCall(it.id, key);
+    const start = (): AgentEventOf<'tool.start'> => ({
+      type: 'tool.start',
+      call: it.id,
+      name: CODEX_COMMAND_TOOL,
+      kind: 'execute',
+      args: { command },
+      command,
+    });
+    if (it.kind === 'item.started') {
+      const e = start();
+      e.provenance = this.itemProvenance(it, 'item.started');
+      if (output !== '') e.provenance.hints = { ...e.provenance.hints, output };
+      if (item.status !== 'in_progress' || item.exit_code !== null)
+        e.provenance.hints = { ...e.provenance.hints, ...early(item) };
+      it.out.push(this.stamp(e));
+      this.remember(this.calls, it.id, { key, output });
+      return;
+    }
+    if (open === undefined) this.impliedStart(it, start(), key);
+    const call = open ?? this.calls.get(it.id)!;
+    if (it.kind === 'item.updated') {
+      const provenance = this.itemProvenance(it, 'item.updated');
+      let text = output;
+      if (output.startsWith(call.output)) text = output.slice(call.output.length);
+      else provenance.hints = { ...provenance.hints, snapshot: true };
+      if (item.status !== 'in_progress' || item.exit_code !== null)
+        provenance.hints = { ...provenance.hints, ...early(item) };
+      call.output = output;
+      it.out.push(this.stamp({ type: 'tool.output', call: it.id, text, provenance }));
+      return;
+    }
+    this.calls.delete(it.id);
+    const status = item.status as string;
+    const exitCode = item.exit_code as number | null;
+    const denied = status === 'declined';
+    // The status says it; a command Codex gave up on is `completed` without an exit code.
+    const ok = status === 'completed' && (exitCode === null || exitCode === 0);
+    const provenance = this.itemProvenance(it, 'item.completed');
+    const end: AgentEventOf<'tool.end'> = {
+      type: 'tool.end',
+      call: it.id,
+      name: CODEX_COMMAND_TOOL,
+      ok,
+      text: output,
+      provenance,
+    };
+    if (exitCode !== null) end.exitCode = exitCode;
+    if (denied) end.denied = true;
+    this.roundTools = true;
+    if (status !== endStatus(ok, denied)) provenance.hints = { ...provenance.hints, status };
+    it.out.push(this.stamp(end));
+  }
+
+  private mcp(it: ItemLine): void {
+    const item = it.item;
+    const args = item.arguments;
+    const start = (): AgentEventOf<'tool.start'> => {
+      const e: AgentEventOf<'tool.start'> = {
+        type: 'tool.start',
+        call: it.id,
+        name: item.tool as string,
+        server: item.server as string,
+      };
+      if (isJsonObject(args)) e.args = args;
+      return e;
+    };
+    const nonObjectArgs = (p: Provenance) => {
+      if (!isJsonObject(args)) p.hints = { ...p.hints, args: args === undefined ? null : args };
+    };
+    const key = `mcp_tool_call\u0000${item.server as string}\u0000${item.tool as string}\u0000${JSON.stringify(args)}`;
+    if (it.kind === 'item.started') {
+      const e = start();
+      e.provenance = this.itemProvenance(it, 'item.started');
+      nonObjectArgs(e.provenance);
+      if (item.status !== 'in_progress')
+        e.provenance.hints = { ...e.provenance.hints, status: item.status as string };
+      if ((item.result ?? null) !== null || (item.error ?? null) !== null)
+        e.provenance.hints = { ...e.provenance.hints, early: { result: item.result, error: item.error } };
+      it.out.push(this.stamp(e));
+      this.remember(this.calls, it.id, { key, output: '' });
+      return;
+    }
+    if (it.kind === 'item.updated') {
+      this.unknown(it, it.record);
+      return;
+    }
+    if (this.openCall(it.id, key) === undefined) {
+      const s = start();
+      this.impliedStart(it, s, key);
+      nonObjectArgs(s.provenance!);
+    }
+    this.calls.delete(it.id);
+    const status = item.status as string;
+    const ok = status === 'completed' && (item.error === null || item.error === undefined);
+    const provenance = this.itemProvenance(it, 'item.completed');
+    nonObjectArgs(provenance);
+    const end: AgentEventOf<'tool.end'> = {
+      type: 'tool.end',
+      call: it.id,
+      name: item.tool as string,
+      ok,
+      provenance,
+    };
+    const result = item.result;
+    if (isJsonObject(result)) {
+      // Another format's JSON result, written as the structured content beside no text: itself.
+      const content = result.content;
+      end.result =
+        Array.isArray(content) && content.length === 0 && isJsonObject(result.structured_content)
+          ? result.structured_content
+          : result;
+      const text = contentText(result.content);
+      if (text !== undefined) end.text = text;
+    }
+    const error = item.error;
+    if (isJsonObject(error)) end.error = hasExactKeys(error, ['message']) ? error.message : error;
+    if (status !== endStatus(ok, false)) provenance.hints = { ...provenance.hints, status };
+    this.roundTools = true;
+    it.out.push(this.stamp(end));
+  }
+
+  private webSearch(it: ItemLine): void {
+    const item = it.item;
+    // JSON.parse kept the last of the item's two ids: the first is the item's, read from the text.
+    const ids = scanItemIds(it.text, itemObjectStart(it.text));
+    const call = ids.length >= 2 ? ids[0]! : it.id;
+    const searchId = ids.length >= 2 ? ids[ids.length - 1]! : undefined;
+    const fields: JsonObject = {};
+    for (const key of ['query', 'action', 'results']) if (item[key] !== undefined) fields[key] = item[key];
+    const withSearchId = (p: Provenance): Provenance => {
+      if (searchId !== undefined) p.extra = { id: searchId, ...p.extra };
+      return p;
+    };
+    if (it.kind === 'item.updated') {
+      this.unknown(it, it.record);
+      return;
+    }
+    const args: JsonObject = {};
+    if (fields.query !== undefined) args.query = fields.query;
+    if (fields.action !== undefined) args.action = fields.action;
+    const start: AgentEventOf<'tool.start'> = {
+      type: 'tool.start',
+      call,
+      name: CODEX_WEB_SEARCH_TOOL,
+      kind: 'search',
+      args,
+    };
+    if (it.kind === 'item.started') {
+      start.provenance = withSearchId(this.itemProvenance(it, 'item.started'));
+      if (fields.results !== undefined) start.args = fields;
+      it.out.push(this.stamp(start));
+      this.remember(this.calls, call, { key: 'web_search', output: '' });
+      return;
+    }
+    if (this.openCall(call, 'web_search') === undefined) {
+      this.impliedStart({ ...it, id: call }, start, 'web_search');
+      withSearchId(start.provenance!);
+    }
+    this.calls.delete(call);
+    this.roundTools = true;
+    it.out.push(
+      this.stamp({
+        type: 'tool.end',
+        call,
+        name: CODEX_WEB_SEARCH_TOOL,
+        ok: true,
+        result: fields,
+        provenance: withSearchId(this.itemProvenance(it, 'item.completed')),
+      }),
+    );
+  }
+
+  private collab(it: ItemLine): void {
+    const item = it.item;
+    const name = item.tool as string;
+    const bag: JsonObject = {};
+    for (const key of ['sender_thread_id', 'receiver_thread_ids', 'prompt', 'agents_states'])
+      if (item[key] !== undefined) bag[key] = item[key];
+    const status = item.status as string;
+    if (it.kind === 'item.updated') {
+      this.unknown(it, it.record);
+    } else if (it.kind === 'item.started') {
+      const provenance = this.itemProvenance(it, 'item.started');
+      if (status !== 'in_progress') provenance.hints = { ...provenance.hints, status };
+      it.out.push(
+        this.stamp({ type: 'tool.start', call: it.id, name, kind: 'agent', args: bag, provenance }),
+      );
+      this.remember(this.calls, it.id, { key: `collab\u0000${name}`, output: '' });
+    } else {
+      if (this.openCall(it.id, `collab\u0000${name}`) === undefined)
+        this.impliedStart(
+          it,
+          { type: 'tool.start', call: it.id, name, kind: 'agent', args: bag },
+          `collab\u0000${name}`,
+        );
+      this.calls.delete(it.id);
+      const ok = status === 'completed';
+      const provenance = this.itemProvenance(it, 'item.completed');
+      if (status !== endStatus(ok, false)) provenance.hints = { ...provenance.hints, status };
+      this.roundTools = true;
+      it.out.push(this.stamp({ type: 'tool.end', call: it.id, name, ok, result: bag, provenance }));
+    }
+    this.lanes(it, name, bag);
+  }
+
+  // Child lanes of a collab call: a spawned receiver starts one; an agent state that says it is
+  // done ends it (exec shows no child-thread activity: the lanes hold only their start and end).
+  private lanes(it: ItemLine, tool: string, bag: JsonObject): void {
+    const receivers = Array.isArray(bag.receiver_thread_ids) ? bag.receiver_thread_ids : [];
+    if (tool === 'spawn_agent') {
+      for (const child of receivers) {
+        if (typeof child !== 'string' || this.children.has(child)) continue;
+        if (this.children.size >= MAX_OPEN_ITEMS) break;
+        this.children.add(child);
+        const e: AgentEventOf<'child.start'> = {
+          type: 'child.start',
+          child,
+          call: it.id,
+          kind: 'agent',
+          provenance: this.synthetic(it),
+        };
+        if (typeof bag.prompt === 'string') e.task = bag.prompt;
+        it.out.push(this.stamp(e));
+      }
+    }
+    const states = bag.agents_states;
+    if (!isJsonObject(states)) return;
+    for (const child of Object.keys(states)) {
+      const state = states[child];
+      if (!isJsonObject(state) || !this.children.has(child) || this.ended.has(child)) continue;
+      const status = typeof state.status === 'string' ? CODEX_AGENT_END[state.status] : undefined;
+      if (status === undefined) continue;
+      this.ended.add(child);
+      const e: AgentEventOf<'child.end'> = {
+        type: 'child.end',
+        child,
+        status,
+        provenance: this.synthetic(it),
+      };
+      if (typeof state.message === 'string') e.result = state.message;
+      it.out.push(this.stamp(e));
+    }
+  }
+}
+
+// The status and exit code of a command snapshot taken before it completed, when not the usual.
+function early(item: JsonObject): CodexHints {
+  const hints: CodexHints = { status: item.status as string };
+  if (item.exit_code !== null) hints.exitCode = item.exit_code as number;
+  return hints;
+}
+
+/** The `status` a tool end's `ok`/`denied` imply (the writer's default). */
+export function endStatus(ok: boolean, denied: boolean): string {
+  return denied ? 'declined' : ok ? 'completed' : 'failed';
+}
+
+// The text blocks of an MCP result's content, joined: the call's result as text.
+function contentText(content: unknown): string | undefined {
+  if (!Array.isArray(content)) return undefined;
+  let text: string | undefined;
+  for (const block of content) {
+    if (isJsonObject(block) && block.type === 'text' && typeof block.text === 'string')
+      text = text === undefined ? block.text : `${text}\n${block.text}`;
+  }
+  return text;
+}
+
+// The run's own usage: the running total minus the thread's previous total (`undefined` when
+// any count went down, which a running total never does).
+function difference(total: CodexUsageTotal, previous: CodexUsageTotal | undefined): Usage | undefined {
+  const usage: Usage = {};
+  for (const key of CODEX_USAGE_KEYS) {
+    const name = CODEX_USAGE_FIELDS[key];
+    const value = total[name];
+    if (value === undefined) continue;
+    const before = previous?.[name] ?? 0;
+    if (value < before) return undefined;
+    usage[name] = value - before;
+  }
+  return usage;
+}

@@ -1,0 +1,773 @@
+import type { EncodeOptions, Encoder } from '../../codec';
+import type { DiagnosticSink } from '../../diagnostics';
+import { assertEncodable, isJsonObject, type JsonObject, jsonString, rawIfSame } from '../../json';
+import { LossReporter } from '../../loss';
+import type { AgentEvent, AgentEventOf, PlanItem, Usage } from '../../model';
+import { joinRecord } from '../../record';
+import {
+  CODEX_COMMAND_TOOL,
+  CODEX_USAGE_FIELDS,
+  CODEX_USAGE_KEYS,
+  CODEX_WEB_SEARCH_TOOL,
+  type CodexHints,
+  type CodexItemRecord,
+  type CodexUsageTotal,
+} from './wire';
+
+/** Options of the Codex writer. */
+export interface CodexEncodeOptions extends EncodeOptions {
+  /**
+   * Makes the thread id of a `session.start` without a session, and the ids of items built from
+   * another format's events that have none. Default `crypto.randomUUID()` for threads and
+   * `item_N` for items.
+   */
+  idSource?: () => string;
+}
+
+const FORMAT = 'codex' as const;
+
+// Fields each event type carries into Codex; anything else present is reported as a loss.
+const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
+  'session.start': ['session'],
+  'run.start': ['session'],
+  'run.end': ['session', 'status', 'usage', 'answer', 'reason', 'error'],
+  'round.end': ['session', 'message', 'usage'],
+  'message.start': ['session', 'role', 'message'],
+  'message.end': ['session', 'message'],
+  'text.delta': ['session', 'text', 'message'],
+  'reasoning.delta': ['session', 'text', 'message'],
+  'tool.start': ['session', 'call', 'name', 'kind', 'server', 'args', 'command'],
+  'tool.output': ['session', 'call', 'text'],
+  'tool.end': ['session', 'call', 'name', 'ok', 'text', 'result', 'error', 'exitCode', 'denied'],
+  plan: ['session', 'plan', 'items', 'text'],
+  'file.change': ['session', 'call', 'changes', 'status'],
+  error: ['session', 'message', 'fatal', 'data'],
+  unknown: ['session', 'record', 'recordType'],
+};
+
+/** Collab tools: a `tool.start` of kind `agent` with one of these names is a `collab_tool_call`. */
+const COLLAB_TOOLS: ReadonlySet<string> = new Set(['spawn_agent', 'send_input', 'wait', 'close_agent']);
+const COLLAB_FIELDS = ['sender_thread_id', 'receiver_thread_ids', 'prompt', 'agents_states'] as const;
+const COLLAB_DEFAULTS: Readonly<Record<string, unknown>> = {
+  sender_thread_id: '',
+  receiver_thread_ids: [],
+  prompt: null,
+  agents_states: {},
+};
+
+type CallKind = 'command' | 'mcp' | 'web_search' | 'collab';
+
+/** What the writer remembers of a call between its start and its end. */
+interface OpenCall {
+  kind: CallKind;
+  name: string;
+  command: string;
+  server: string;
+  args: unknown;
+  output: string;
+}
+
+// Foreign output held for a command's aggregated_output: at most this many characters.
+const MAX_HELD_OUTPUT = 1024 * 1024;
+
+function defaultThreadId(): string {
+  const c = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
+  if (c?.randomUUID !== undefined) return c.randomUUID();
+  return `agentwire-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+}
+
+const encodeValue = (value: unknown): string => {
+  assertEncodable(value, 'value', undefined, FORMAT);
+  return JSON.stringify(value) ?? 'null';
+};
+
+function hintsOf(event: AgentEvent): CodexHints | undefined {
+  const p = event.provenance;
+  return p !== undefined && p.format === FORMAT ? (p.hints as CodexHints | undefined) : undefined;
+}
+
+function fromCodex(event: AgentEvent): boolean {
+  return event.provenance?.format === FORMAT;
+}
+
+/**
+ * The Codex `exec --json` writer: canonical events → `ThreadEvent` lines, byte-exact for events
+ * decoded from Codex (key order, the running usage total, a web search's two ids). Events from
+ * other formats are written as Codex writes them: text and reasoning as one item per message,
+ * shell calls as `command_execution`, other tools as `mcp_tool_call`, plans as `todo_list`, a
+ * run's end as `turn.completed` with the thread's new running total.
+ */
+export class CodexEncoder implements Encoder {
+  private readonly options: CodexEncodeOptions;
+  private readonly loss: LossReporter;
+  private thread = '';
+  private readonly totals = new Map<string, CodexUsageTotal>();
+  private readonly texts = new Map<string, string>();
+  private readonly calls = new Map<string, OpenCall>();
+  private nextItem = 0;
+  // Ids the turn's items already have (another format's call ids may look like item_N).
+  private readonly used = new Set<string>();
+  // Another format's text or reasoning, held until its message ends (Codex writes one item each).
+  private pending:
+    | { type: 'agent_message' | 'reasoning'; text: string; message: string | undefined; grouped: boolean }
+    | undefined;
+  // A foreign message.start was seen: the deltas after it (until a boundary) are one message.
+  private grouping: string | undefined | null = null;
+  private textThisRound = false;
+  private textThisRun = false;
+  private roundUsage: Usage | undefined;
+  private lastFatal: string | undefined;
+
+  /** Creates a writer reporting losses to `sink`. */
+  constructor(options: CodexEncodeOptions, sink: DiagnosticSink) {
+    this.options = options;
+    this.loss = new LossReporter(FORMAT, sink);
+  }
+
+  write(event: AgentEvent): string {
+    const codex = fromCodex(event);
+    if (codex && event.provenance!.synthetic === true) {
+      // Derived from a line another event writes: remember what that line will need.
+      if (event.type === 'tool.start') this.open(event);
+      return '';
+    }
+    const carried = CARRIED[event.type];
+    if (carried !== undefined) this.loss.check(event, carried);
+    if (event.type === 'text.delta' || event.type === 'reasoning.delta') return this.textDelta(event, codex);
+    const head = this.flush();
+    return head + this.record(event, codex);
+  }
+
+  end(): string {
+    return this.flush();
+  }
+
+  private record(event: AgentEvent, codex: boolean): string {
+    switch (event.type) {
+      case 'tool.start':
+        return this.toolStart(event);
+      case 'tool.end':
+        return this.toolEnd(event);
+      case 'tool.output':
+        return this.toolOutput(event, codex);
+      case 'session.start':
+        return this.sessionStart(event);
+      case 'run.start':
+        this.used.clear();
+        this.texts.clear();
+        this.textThisRun = false;
+        this.textThisRound = false;
+        this.roundUsage = undefined;
+        this.lastFatal = undefined;
+        return this.line('{"type":"turn.started"}', event);
+      case 'round.end':
+        return this.roundEnd(event);
+      case 'run.end':
+        return this.runEnd(event, codex);
+      case 'plan':
+        return this.plan(event);
+      case 'file.change':
+        return this.fileChange(event);
+      case 'error':
+        return this.error(event, codex);
+      case 'unknown':
+        return this.unknown(event);
+      case 'message.start':
+        this.grouping = event.message;
+        return '';
+      case 'message.end':
+        // An agent_message item is one message: its bounds are implied.
+        this.grouping = null;
+        return '';
+      default:
+        this.loss.report(event, event.type, `codex exec has no record for ${event.type} events`);
+        return '';
+    }
+  }
+
+  private allocate(): string {
+    let id = `item_${this.nextItem++}`;
+    while (this.used.has(id)) id = `item_${this.nextItem++}`;
+    return id;
+  }
+
+  private use(id: string): void {
+    if (this.used.size < 4096) this.used.add(id);
+  }
+
+  // The line as the decoder kept it while the event still says what it said; else `text`.
+  private line(text: string, event: AgentEvent): string {
+    const raw = hintsOf(event)?.raw;
+    return `${raw === undefined ? text : rawIfSame(raw, text)}\n`;
+  }
+
+  // A top-level record from its pieces, with the fields and key order its provenance kept.
+  private top(type: string, pieces: Array<[string, string]>, event: AgentEvent): string {
+    const p = fromCodex(event) ? event.provenance : undefined;
+    if (p?.extra === undefined && p?.order === undefined) {
+      let text = `{"type":"${type}"`;
+      for (const [k, v] of pieces) text += `,"${k}":${v}`;
+      return this.line(`${text}}`, event);
+    }
+    pieces.unshift(['type', `"${type}"`]);
+    return this.line(joinRecord(pieces, { extra: p.extra, order: p.order }, encodeValue, FORMAT), event);
+  }
+
+  // An item record: `{"type":kind,"item":{…}}`, the item's fields in Codex's order.
+  private item(
+    kind: CodexItemRecord,
+    pieces: Array<[string, string]>,
+    event: AgentEvent,
+    skipExtra?: string,
+  ): string {
+    const p = fromCodex(event) ? event.provenance : undefined;
+    let inner: string;
+    let extra = p?.extra;
+    if (extra !== undefined && skipExtra !== undefined && Object.hasOwn(extra, skipExtra)) {
+      const { [skipExtra]: _, ...others } = extra;
+      extra = Object.keys(others).length === 0 ? undefined : others;
+    }
+    if (extra === undefined && p?.order === undefined) {
+      inner = '{';
+      for (let i = 0; i < pieces.length; i++)
+        inner += `${i === 0 ? '' : ','}"${pieces[i]![0]}":${pieces[i]![1]}`;
+      inner += '}';
+    } else inner = joinRecord(pieces, { extra, order: p?.order }, encodeValue, FORMAT);
+    const recordExtra = hintsOf(event)?.recordExtra;
+    const text =
+      recordExtra === undefined
+        ? `{"type":"${kind}","item":${inner}}`
+        : joinRecord(
+            [
+              ['type', `"${kind}"`],
+              ['item', inner],
+            ],
+            { extra: recordExtra },
+            encodeValue,
+            FORMAT,
+          );
+    return this.line(text, event);
+  }
+
+  private sessionStart(event: AgentEventOf<'session.start'>): string {
+    this.thread = event.session ?? (this.options.idSource ?? defaultThreadId)();
+    return this.top('thread.started', [['thread_id', jsonString(this.thread)]], event);
+  }
+
+  // --- text and reasoning -------------------------------------------------------------------
+
+  private textDelta(
+    event: AgentEventOf<'text.delta'> | AgentEventOf<'reasoning.delta'>,
+    codex: boolean,
+  ): string {
+    const type = event.type === 'text.delta' ? 'agent_message' : 'reasoning';
+    if (codex && event.message !== undefined) {
+      const hints = hintsOf(event);
+      const kind = hints?.record ?? 'item.completed';
+      const id = event.message;
+      let text = event.text;
+      if (hints?.snapshot !== true && this.texts.size > 0) {
+        const before = this.texts.get(id);
+        if (before !== undefined) text = before + text;
+      }
+      if (kind === 'item.completed') this.texts.delete(id);
+      else this.texts.set(id, text);
+      if (type === 'agent_message') this.wroteText();
+      const head = this.flush();
+      return (
+        head +
+        this.item(
+          kind,
+          [
+            ['id', jsonString(id)],
+            ['type', `"${type}"`],
+            ['text', jsonString(text)],
+          ],
+          event,
+        )
+      );
+    }
+    // Deltas are one message while they say so: the same message id, or the message a
+    // message.start opened. A delta on its own (a format without message bounds) is a message.
+    const p = this.pending;
+    let head = '';
+    if (p !== undefined && !(p.type === type && p.grouped && p.message === event.message))
+      head = this.flush();
+    if (this.pending === undefined) {
+      const grouped =
+        event.message !== undefined ||
+        (type === 'agent_message' && this.grouping !== null && this.grouping === event.message);
+      this.pending = { type, text: '', message: event.message, grouped };
+    }
+    this.pending.text += event.text;
+    return head;
+  }
+
+  private wroteText(): void {
+    this.textThisRound = true;
+    this.textThisRun = true;
+  }
+
+  private flush(): string {
+    const p = this.pending;
+    if (p?.type === 'agent_message') this.grouping = null;
+    if (p === undefined) return '';
+    this.pending = undefined;
+    if (p.type === 'agent_message') this.wroteText();
+    return this.agentItem(p.type, p.text);
+  }
+
+  private agentItem(type: 'agent_message' | 'reasoning', text: string): string {
+    return `{"type":"item.completed","item":{"id":${jsonString(this.allocate())},"type":"${type}","text":${jsonString(text)}}}\n`;
+  }
+
+  // --- runs -----------------------------------------------------------------------------------
+
+  private roundEnd(event: AgentEventOf<'round.end'>): string {
+    let text = '';
+    if (!this.textThisRound && event.message !== '') {
+      this.wroteText();
+      text = this.agentItem('agent_message', event.message);
+    }
+    this.textThisRound = false;
+    if (event.usage !== undefined) this.roundUsage = addUsage(this.roundUsage, event.usage);
+    return text;
+  }
+
+  private runEnd(event: AgentEventOf<'run.end'>, codex: boolean): string {
+    const hints = hintsOf(event);
+    let text = '';
+    if (!codex && !this.textThisRun && event.answer !== undefined && event.answer !== '') {
+      text = this.agentItem('agent_message', event.answer);
+    }
+    if (event.reason !== undefined && event.reason !== 'turn.failed')
+      this.loss.report(event, 'run.end.reason', 'codex has no place for the source terminal word');
+    this.textThisRun = false;
+    this.textThisRound = false;
+    if (event.status !== 'incomplete') this.texts.clear();
+    const roundUsage = this.roundUsage;
+    this.roundUsage = undefined;
+    switch (event.status) {
+      case 'incomplete':
+        return text;
+      case 'completed': {
+        const usage = event.usage ?? roundUsage ?? {};
+        this.usageLoss(event, usage);
+        const previous = this.totals.get(this.thread);
+        const total =
+          // the kept total while the run's usage is still its difference (or, after a total that
+          // went down, the total itself)
+          hints?.total !== undefined &&
+          (sameUsage(difference(hints.total, previous), usage) ||
+            sameUsage(difference(hints.total, undefined), usage))
+            ? hints.total
+            : runningTotal(previous, usage, codex);
+        this.totals.set(this.thread, total);
+        return text + this.top('turn.completed', [['usage', usageText(total, hints?.usageExtra)]], event);
+      }
+      case 'cancelled':
+        this.loss.report(event, 'run.end.status', 'codex exec has no cancelled turn: written as turn.failed');
+        return text + this.turnFailed(event, event.error ?? 'cancelled');
+      case 'failed':
+        return text + this.turnFailed(event, event.error ?? this.lastFatal ?? 'turn failed');
+    }
+  }
+
+  private turnFailed(event: AgentEventOf<'run.end'>, message: string): string {
+    if (event.usage !== undefined)
+      this.loss.report(event, 'run.end.usage', 'a failed codex turn reports no usage');
+    const errorExtra = hintsOf(event)?.errorExtra;
+    const error =
+      errorExtra === undefined
+        ? `{"message":${jsonString(message)}}`
+        : joinRecord([['message', jsonString(message)]], { extra: errorExtra }, encodeValue, FORMAT);
+    return this.top('turn.failed', [['error', error]], event);
+  }
+
+  private usageLoss(event: AgentEvent, usage: Usage): void {
+    if (usage.costUsd !== undefined)
+      this.loss.report(event, 'run.end.usage.costUsd', 'codex reports tokens only, never a cost');
+    if (usage.model !== undefined || usage.byModel !== undefined)
+      this.loss.report(event, 'run.end.usage.model', 'codex names no model in its stream');
+  }
+
+  private error(event: AgentEventOf<'error'>, codex: boolean): string {
+    if (!codex && event.data !== undefined)
+      this.loss.report(
+        event,
+        'error.data',
+        'codex error messages are text (structured errors only as JSON text)',
+      );
+    if (event.fatal) {
+      this.lastFatal = event.message;
+      return this.top('error', [['message', jsonString(event.message)]], event);
+    }
+    const hints = hintsOf(event);
+    const id = hints?.item ?? this.allocate();
+    return this.item(
+      hints?.record ?? 'item.completed',
+      [
+        ['id', jsonString(id)],
+        ['type', '"error"'],
+        ['message', jsonString(event.message)],
+      ],
+      event,
+    );
+  }
+
+  private unknown(event: AgentEventOf<'unknown'>): string {
+    if (!fromCodex(event)) {
+      this.loss.report(
+        event,
+        'unknown.record',
+        `a ${event.provenance?.format ?? 'foreign'} record has no codex line`,
+      );
+      return '';
+    }
+    if (!isJsonObject(event.record)) {
+      this.loss.report(event, 'unknown.record', 'codex records are JSON objects');
+      return '';
+    }
+    return this.line(encodeValue(event.record), event);
+  }
+
+  // --- plans and file changes -----------------------------------------------------------------
+
+  private plan(event: AgentEventOf<'plan'>): string {
+    const kind = hintsOf(event)?.record ?? 'item.completed';
+    const id = jsonString(event.plan ?? this.allocate());
+    if (event.items.length === 0 && event.text !== undefined) {
+      return this.item(
+        kind,
+        [
+          ['id', id],
+          ['type', '"plan"'],
+          ['text', jsonString(event.text)],
+        ],
+        event,
+      );
+    }
+    if (event.text !== undefined) this.loss.report(event, 'plan.text', 'a codex todo_list has items only');
+    return this.item(
+      kind,
+      [
+        ['id', id],
+        ['type', '"todo_list"'],
+        ['items', this.todoItems(event, event.items)],
+      ],
+      event,
+    );
+  }
+
+  private todoItems(event: AgentEvent, items: readonly PlanItem[]): string {
+    let text = '[';
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i]!;
+      if (item.status === 'in_progress')
+        this.loss.report(
+          event,
+          'plan.items.status',
+          'a codex to-do entry is completed or not: in_progress is written as not completed',
+        );
+      text += `${i === 0 ? '' : ','}{"text":${jsonString(item.text)},"completed":${item.status === 'completed'}}`;
+    }
+    return `${text}]`;
+  }
+
+  private fileChange(event: AgentEventOf<'file.change'>): string {
+    const kind = hintsOf(event)?.record ?? 'item.completed';
+    return this.item(
+      kind,
+      [
+        ['id', jsonString(event.call ?? this.allocate())],
+        ['type', '"file_change"'],
+        ['changes', encodeValue(event.changes)],
+        ['status', jsonString(event.status ?? 'completed')],
+      ],
+      event,
+    );
+  }
+
+  // --- tools ----------------------------------------------------------------------------------
+
+  private classify(event: AgentEventOf<'tool.start'>): CallKind {
+    if (fromCodex(event)) {
+      if (event.name === CODEX_COMMAND_TOOL && event.kind === 'execute') return 'command';
+      if (event.name === CODEX_WEB_SEARCH_TOOL && event.kind === 'search') return 'web_search';
+      if (event.kind === 'agent' && COLLAB_TOOLS.has(event.name)) return 'collab';
+      if (event.server !== undefined) return 'mcp';
+    }
+    return event.command !== undefined || event.kind === 'execute' || argsCommand(event) !== undefined
+      ? 'command'
+      : 'mcp';
+  }
+
+  private open(event: AgentEventOf<'tool.start'>): OpenCall {
+    const kind = this.classify(event);
+    const hints = hintsOf(event);
+    const call: OpenCall = {
+      kind,
+      name: event.name,
+      command: event.command ?? argsCommand(event) ?? event.argsSummary ?? event.name,
+      server: event.server ?? '',
+      args: hints !== undefined && 'args' in hints ? hints.args : (event.args ?? {}),
+      output: hints?.output ?? '',
+    };
+    if (!fromCodex(event)) {
+      if (kind === 'command' && event.command === undefined && argsCommand(event) === undefined)
+        this.loss.report(
+          event,
+          'tool.start.name',
+          'a codex command has no tool name: the name is written as the command',
+        );
+      if (kind === 'mcp' && event.argsSummary !== undefined && event.args === undefined)
+        this.loss.report(event, 'tool.start.argsSummary', 'codex MCP calls carry arguments as an object');
+    }
+    if (this.calls.size >= 4096 && !this.calls.has(event.call))
+      this.calls.delete(this.calls.keys().next().value as string);
+    this.calls.set(event.call, call);
+    this.use(event.call);
+    return call;
+  }
+
+  private toolStart(event: AgentEventOf<'tool.start'>): string {
+    const call = this.open(event);
+    return this.toolItem('item.started', event.call, call, event, undefined);
+  }
+
+  private toolOutput(event: AgentEventOf<'tool.output'>, codex: boolean): string {
+    let call = this.calls.get(event.call);
+    if (call === undefined) {
+      call = { kind: 'command', name: CODEX_COMMAND_TOOL, command: '', server: '', args: {}, output: '' };
+      this.calls.set(event.call, call);
+    }
+    const hints = hintsOf(event);
+    if (codex) {
+      call.output = hints?.snapshot === true ? event.text : call.output + event.text;
+      return this.toolItem('item.updated', event.call, call, event, undefined);
+    }
+    if (call.output.length < MAX_HELD_OUTPUT)
+      call.output += event.text.slice(0, MAX_HELD_OUTPUT - call.output.length);
+    else
+      this.loss.report(
+        event,
+        'tool.output.text',
+        'output past 1 MiB characters is not held for the command item',
+      );
+    return '';
+  }
+
+  private toolEnd(event: AgentEventOf<'tool.end'>): string {
+    let call = this.calls.get(event.call);
+    this.calls.delete(event.call);
+    if (call === undefined) {
+      call = {
+        kind: 'mcp',
+        name: event.name ?? 'tool',
+        command: event.name ?? '',
+        server: '',
+        args: {},
+        output: '',
+      };
+    }
+    return this.toolItem('item.completed', event.call, call, event, event);
+  }
+
+  private toolItem(
+    kind: CodexItemRecord,
+    id: string,
+    call: OpenCall,
+    event: AgentEvent,
+    end: AgentEventOf<'tool.end'> | undefined,
+  ): string {
+    const hints = hintsOf(event);
+    const pieces: Array<[string, string]> = [['id', jsonString(id)]];
+    switch (call.kind) {
+      case 'command': {
+        let output = call.output;
+        if (
+          end !== undefined &&
+          !fromCodex(end) &&
+          end.text !== undefined &&
+          errorText(end.error) !== undefined
+        )
+          this.loss.report(
+            end,
+            'tool.end.error',
+            'a codex command has one output: the error text is not written',
+          );
+        if (end !== undefined)
+          output =
+            end.text ??
+            (call.output !== '' ? call.output : (errorText(end.error) ?? resultText(end.result) ?? ''));
+        const status =
+          hints?.status ??
+          (end === undefined ? 'in_progress' : end.denied ? 'declined' : end.ok ? 'completed' : 'failed');
+        pieces.push(
+          ['type', '"command_execution"'],
+          ['command', jsonString(call.command)],
+          ['aggregated_output', jsonString(output)],
+          ['exit_code', exitCode(end, hints)],
+          ['status', jsonString(status)],
+        );
+        return this.item(kind, pieces, event);
+      }
+      case 'mcp': {
+        pieces.push(
+          ['type', '"mcp_tool_call"'],
+          ['server', jsonString(call.server)],
+          ['tool', jsonString(call.name)],
+          ['arguments', encodeValue(call.args)],
+        );
+        if (end === undefined) {
+          const early = hints?.early;
+          pieces.push(
+            ['result', encodeValue(early?.result ?? null)],
+            ['error', encodeValue(early?.error ?? null)],
+            ['status', jsonString(hints?.status ?? 'in_progress')],
+          );
+        } else {
+          const codex = fromCodex(end);
+          pieces.push(
+            ['result', encodeValue(codex ? codexResult(end.result) : mcpResult(end))],
+            ['error', encodeValue(mcpError(end, codex))],
+            ['status', jsonString(hints?.status ?? (end.ok ? 'completed' : 'failed'))],
+          );
+        }
+        return this.item(kind, pieces, event);
+      }
+      case 'web_search': {
+        const searchId = event.provenance?.extra?.id;
+        pieces.push(['type', '"web_search"']);
+        if (typeof searchId === 'string') pieces.push(['id', jsonString(searchId)]);
+        const bag = end === undefined ? (event as AgentEventOf<'tool.start'>).args : end.result;
+        const fields = isJsonObject(bag) ? bag : {};
+        pieces.push(
+          ['query', encodeValue(fields.query ?? '')],
+          ['action', encodeValue(fields.action ?? { type: 'other' })],
+        );
+        if (fields.results !== undefined) pieces.push(['results', encodeValue(fields.results)]);
+        return this.item(kind, pieces, event, 'id');
+      }
+      case 'collab': {
+        const bag = end === undefined ? (event as AgentEventOf<'tool.start'>).args : end.result;
+        const fields = isJsonObject(bag) ? bag : {};
+        pieces.push(['type', '"collab_tool_call"'], ['tool', jsonString(call.name)]);
+        for (const key of COLLAB_FIELDS) pieces.push([key, encodeValue(fields[key] ?? COLLAB_DEFAULTS[key])]);
+        const status = hints?.status ?? (end === undefined ? 'in_progress' : end.ok ? 'completed' : 'failed');
+        pieces.push(['status', jsonString(status)]);
+        return this.item(kind, pieces, event);
+      }
+    }
+  }
+}
+
+// A tool named as Codex names commands, whose arguments hold the command line (as the Codex
+// decoder writes them): the command, read back from another format that kept only the arguments.
+function argsCommand(event: AgentEventOf<'tool.start'>): string | undefined {
+  const command = event.args?.command;
+  return event.name === CODEX_COMMAND_TOOL && typeof command === 'string' ? command : undefined;
+}
+
+function exitCode(end: AgentEventOf<'tool.end'> | undefined, hints: CodexHints | undefined): string {
+  const code = end === undefined ? hints?.exitCode : end.exitCode;
+  return code === undefined ? 'null' : String(code);
+}
+
+function errorText(error: unknown): string | undefined {
+  if (error === undefined || error === null) return undefined;
+  return typeof error === 'string' ? error : JSON.stringify(error);
+}
+
+function resultText(result: unknown): string | undefined {
+  if (result === undefined || result === null) return undefined;
+  return typeof result === 'string' ? result : JSON.stringify(result);
+}
+
+// Another format's result as an MCP result: its text as one text block, a JSON result as the
+// structured content.
+function mcpResult(end: AgentEventOf<'tool.end'>): unknown {
+  if (!end.ok) return null;
+  const result = end.result;
+  if (isJsonObject(result) && Array.isArray(result.content)) return result;
+  const text = end.text ?? (typeof result === 'string' ? result : undefined);
+  return {
+    content: text === undefined ? [] : [{ type: 'text', text }],
+    structured_content: text === undefined && result !== undefined ? result : null,
+  };
+}
+
+// A Codex MCP result as the decoder gave it: the whole result, or its structured content alone
+// when the content was empty.
+function codexResult(result: unknown): unknown {
+  if (result === undefined) return null;
+  return isJsonObject(result) && Array.isArray(result.content)
+    ? result
+    : { content: [], structured_content: result };
+}
+
+function mcpError(end: AgentEventOf<'tool.end'>, codex: boolean): unknown {
+  const error = end.error;
+  if (codex) return error === undefined ? null : typeof error === 'string' ? { message: error } : error;
+  if (end.ok) return null;
+  return { message: errorText(error) ?? end.text ?? 'tool call failed' };
+}
+
+function addUsage(a: Usage | undefined, b: Usage): Usage {
+  const out: Usage = { ...a };
+  for (const key of ['input', 'output', 'cacheRead', 'cacheWrite', 'reasoning', 'costUsd'] as const) {
+    const v = b[key];
+    if (v !== undefined) out[key] = (out[key] ?? 0) + v;
+  }
+  return out;
+}
+
+// The thread's new running total: the previous one plus this run's own usage. Codex's five
+// fields for another format's run (zeros where it had none); an edited Codex run keeps its own.
+function runningTotal(previous: CodexUsageTotal | undefined, usage: Usage, codex: boolean): CodexUsageTotal {
+  const total: CodexUsageTotal = {};
+  for (const key of CODEX_USAGE_KEYS) {
+    const name = CODEX_USAGE_FIELDS[key];
+    const own = usage[name];
+    if (
+      codex &&
+      own === undefined &&
+      previous?.[name] === undefined &&
+      (name === 'cacheWrite' || name === 'reasoning')
+    )
+      continue;
+    total[name] = (previous?.[name] ?? 0) + (own ?? 0);
+  }
+  return total;
+}
+
+function difference(total: CodexUsageTotal, previous: CodexUsageTotal | undefined): Usage {
+  const usage: Usage = {};
+  for (const key of CODEX_USAGE_KEYS) {
+    const name = CODEX_USAGE_FIELDS[key];
+    const value = total[name];
+    if (value !== undefined) usage[name] = value - (previous?.[name] ?? 0);
+  }
+  return usage;
+}
+
+function sameUsage(a: Usage, b: Usage): boolean {
+  for (const key of ['input', 'output', 'cacheRead', 'cacheWrite', 'reasoning'] as const)
+    if (a[key] !== b[key]) return false;
+  return true;
+}
+
+function usageText(total: CodexUsageTotal, extra: JsonObject | undefined): string {
+  const pieces: Array<[string, string]> = [];
+  for (const key of CODEX_USAGE_KEYS) {
+    const value = total[CODEX_USAGE_FIELDS[key]];
+    if (value !== undefined) pieces.push([key, String(value)]);
+  }
+  if (extra === undefined) {
+    let text = '{';
+    for (let i = 0; i < pieces.length; i++)
+      text += `${i === 0 ? '' : ','}"${pieces[i]![0]}":${pieces[i]![1]}`;
+    return `${text}}`;
+  }
+  return joinRecord(pieces, { extra }, encodeValue, FORMAT);
+}

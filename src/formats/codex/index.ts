@@ -1,0 +1,60 @@
+import { type Codec, createCheck, createCodec, lineChunkDecoder } from '../../codec';
+import type { Diagnostic } from '../../diagnostics';
+import { checkCodexEvents } from './check';
+import { type CodexDecodeOptions, CodexRecordDecoder } from './decode';
+import { type CodexEncodeOptions, CodexEncoder } from './encode';
+import { CODEX_MAX_LINE_BYTES } from './wire';
+
+export { checkCodexEvents } from './check';
+export { type CodexDecodeOptions, CodexRecordDecoder } from './decode';
+export { type CodexEncodeOptions, CodexEncoder } from './encode';
+export {
+  CODEX_EVENT_TYPES,
+  CODEX_ITEM_TYPES,
+  CODEX_MAX_LINE_BYTES,
+  type CodexEventType,
+  type CodexHints,
+  type CodexItemRecord,
+  type CodexItemType,
+  type CodexUsageTotal,
+} from './wire';
+
+/** The Codex `exec --json` codec plus its stream checker. */
+export interface CodexCodec extends Codec<CodexDecodeOptions, CodexEncodeOptions> {
+  /**
+   * Validates a whole Codex stream: every decoder diagnostic plus what `codex exec` guarantees
+   * (every turn ends in `turn.completed` or `turn.failed`; items that start, complete). Empty
+   * means conforming.
+   */
+  check(input: string | Uint8Array, options?: CodexDecodeOptions): Diagnostic[];
+}
+
+const codec = createCodec<CodexDecodeOptions, CodexEncodeOptions>({
+  format: 'codex',
+  createChunkDecoder: (options, sink) =>
+    lineChunkDecoder(
+      'codex',
+      'jsonl',
+      { ...options, maxLineBytes: options.maxLineBytes ?? CODEX_MAX_LINE_BYTES },
+      sink,
+      new CodexRecordDecoder(options, sink),
+    ),
+  createEncoder: (options, sink) => new CodexEncoder(options, sink),
+});
+
+/**
+ * OpenAI Codex `codex exec --json`: one `ThreadEvent` per line (`thread.started`,
+ * `turn.started`, `item.*` snapshots, `turn.completed` with the thread's running usage total,
+ * `turn.failed`, `error`).
+ *
+ * @example
+ * ```ts
+ * import { codex } from 'agentwire/codex';
+ * const { events } = codex.parse(text);
+ * const bytes = codex.stringify(events); // === text for what codex exec writes
+ * ```
+ */
+export const codex: CodexCodec = {
+  ...codec,
+  check: createCheck(codec, checkCodexEvents),
+};

@@ -1,0 +1,352 @@
+import type { DecodeOptions, RecordDecoder } from '../../codec';
+import { type DiagnosticSink, diagnosticAt } from '../../diagnostics';
+import {
+  isJsonObject,
+  type JsonObject,
+  mayHoldUnsafeNumber,
+  NOT_PARSED,
+  parseRecordText,
+  refuseDeepText,
+  resolveMaxDepth,
+  unsafeNumberMessage,
+} from '../../json';
+import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
+import {
+  CURSOR_TOOL_KINDS,
+  type CursorHints,
+  isCursorRecordType,
+  msOf,
+  toolKeyOf,
+  toolNameOf,
+  usageFromWire,
+} from './wire';
+
+/** Options of the Cursor decoder (`maxLineBytes` defaults to 16 MiB here). */
+export interface CursorDecodeOptions extends DecodeOptions {}
+
+const FORMAT = 'cursor' as const;
+
+/** One line's facts, shared by the events it yields. */
+interface LineContext {
+  record: JsonObject;
+  line: number;
+  offset: number;
+  provenance: Provenance;
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** The text blocks of a `message.content` (an array of `{type:"text",text}`, or a string). */
+function contentText(message: unknown): string | undefined {
+  if (!isJsonObject(message)) return undefined;
+  const content = message.content;
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return undefined;
+  let text = '';
+  for (const block of content) {
+    if (isJsonObject(block) && block.type === 'text' && typeof block.text === 'string') text += block.text;
+  }
+  return text;
+}
+
+/**
+ * The Cursor record decoder: one `cursor-agent -p --output-format stream-json` line → canonical
+ * events. `system/init` → `session.start`; the `user` prompt echo → `run.start` (`user.message`
+ * inside a run); `thinking/delta` → `reasoning.delta`, `thinking/completed` → an empty
+ * `reasoning.delta` (the block ends); `assistant` → `text.delta`, except the snapshot Cursor
+ * repeats after streaming a segment as token deltas (`--stream-partial-output`), which is a
+ * `message.end` (its text was already delivered); `tool_call/started` → `tool.start` and
+ * `/completed` → `tool.end` (the payload key is the tool: `shellToolCall` → `shell`, kind
+ * `execute`); `result` → `run.end` with its camelCase usage; `connection`/`retry` → `notice`.
+ * A stream that ends inside a run ends it `incomplete`.
+ */
+export class CursorRecordDecoder implements RecordDecoder {
+  private readonly sink: DiagnosticSink;
+  private readonly maxDepth: number;
+  private runOpen = false;
+  private session: string | undefined;
+  /** Text of the assistant segment being streamed as deltas. */
+  private segment = '';
+  /** The segment a tool call just closed (its replay may land after the call). */
+  private closed = '';
+  // Where the last line was, for the events the stream's end implies (no object per line).
+  private lastLine = 1;
+  private lastOffset = 0;
+  private lastTs: number | undefined;
+
+  /** Creates a decoder reporting to `sink`. */
+  constructor(options: CursorDecodeOptions, sink: DiagnosticSink) {
+    this.sink = sink;
+    this.maxDepth = resolveMaxDepth(options.maxDepth);
+  }
+
+  line(text: string, line: number, offset: number, out: AgentEvent[]): void {
+    const value = parseRecordText(text, line, offset, this.maxDepth, FORMAT, this.sink);
+    if (value === NOT_PARSED) return;
+    if (refuseDeepText(text, line, offset, this.maxDepth, FORMAT, this.sink)) return;
+    const hints: CursorHints = { raw: text, record: value };
+    const provenance: Provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
+    if (!isJsonObject(value)) {
+      this.report('invalid_json', line, offset, 'not a JSON object; kept as an unknown event');
+      out.push({ type: 'unknown', record: value, provenance });
+      return;
+    }
+    const cx: LineContext = { record: value, line, offset, provenance };
+    const session = str(value.session_id);
+    if (session !== undefined) this.session = session;
+    this.lastLine = line;
+    this.lastOffset = offset;
+    this.lastTs = typeof value.timestamp_ms === 'number' ? value.timestamp_ms : undefined;
+    const type = value.type;
+    const problem = isCursorRecordType(type) ? invalid(type, value) : 'unknown';
+    if (problem !== undefined) {
+      if (problem !== 'unknown')
+        this.report('invalid_record', line, offset, `invalid ${String(type)} record: ${problem}`);
+      else if (mayHoldUnsafeNumber(value)) this.checkIntegers(text, line, offset);
+      const e: AgentEventOf<'unknown'> = { type: 'unknown', record: value, provenance };
+      if (typeof type === 'string') e.recordType = type;
+      this.stamp(e, cx);
+      out.push(e);
+      return;
+    }
+    this.map(type as string, cx, out);
+  }
+
+  end(out: AgentEvent[]): void {
+    if (!this.runOpen) return;
+    this.runOpen = false;
+    const e: AgentEventOf<'run.end'> = {
+      type: 'run.end',
+      status: 'incomplete',
+      provenance: { format: FORMAT, line: this.lastLine, offset: this.lastOffset, synthetic: true },
+    };
+    if (this.session !== undefined) e.session = this.session;
+    if (this.lastTs !== undefined) e.ts = this.lastTs;
+    out.push(e);
+  }
+
+  private map(type: string, cx: LineContext, out: AgentEvent[]): void {
+    const r = cx.record;
+    switch (type) {
+      case 'system': {
+        const e: AgentEventOf<'session.start'> = { type: 'session.start', provenance: cx.provenance };
+        const model = str(r.model);
+        if (model !== undefined) e.model = model;
+        const cwd = str(r.cwd);
+        if (cwd !== undefined) e.cwd = cwd;
+        const mode = str(r.permissionMode);
+        if (mode !== undefined) e.mode = mode;
+        this.stamp(e, cx);
+        out.push(e);
+        return;
+      }
+      case 'user': {
+        const text = contentText(r.message) ?? '';
+        if (!this.runOpen) {
+          this.runOpen = true;
+          this.segment = '';
+          this.closed = '';
+          const e: AgentEventOf<'run.start'> = { type: 'run.start', input: text, provenance: cx.provenance };
+          this.stamp(e, cx);
+          out.push(e);
+          return;
+        }
+        const e: AgentEventOf<'user.message'> = { type: 'user.message', text, provenance: cx.provenance };
+        this.stamp(e, cx);
+        out.push(e);
+        return;
+      }
+      case 'thinking': {
+        this.openRun(cx, out);
+        const text = r.subtype === 'delta' && typeof r.text === 'string' ? r.text : '';
+        const e: AgentEventOf<'reasoning.delta'> = {
+          type: 'reasoning.delta',
+          text,
+          provenance: cx.provenance,
+        };
+        this.stamp(e, cx);
+        out.push(e);
+        return;
+      }
+      case 'assistant':
+        this.openRun(cx, out);
+        this.assistant(cx, out);
+        return;
+      case 'tool_call':
+        this.openRun(cx, out);
+        this.tool(cx, out);
+        return;
+      case 'result': {
+        this.openRun(cx, out);
+        this.runOpen = false;
+        const failed = r.is_error === true;
+        const e: AgentEventOf<'run.end'> = {
+          type: 'run.end',
+          status: failed ? 'failed' : 'completed',
+          provenance: cx.provenance,
+        };
+        const subtype = str(r.subtype);
+        if (subtype !== undefined) e.reason = subtype;
+        if (typeof r.duration_ms === 'number') e.durationMs = r.duration_ms;
+        const answer = str(r.result);
+        if (answer !== undefined) {
+          if (failed) e.error = answer;
+          else e.answer = answer;
+        }
+        const usage = usageFromWire(r.usage);
+        if (usage !== undefined) e.usage = usage;
+        this.stamp(e, cx);
+        out.push(e);
+        return;
+      }
+      default: {
+        // connection / retry: the CLI lost its connection and resumes (not an error).
+        const e: AgentEventOf<'notice'> = { type: 'notice', kind: type, provenance: cx.provenance };
+        const subtype = str(r.subtype);
+        if (subtype !== undefined) e.message = subtype;
+        this.stamp(e, cx);
+        out.push(e);
+      }
+    }
+  }
+
+  private assistant(cx: LineContext, out: AgentEvent[]): void {
+    const r = cx.record;
+    const text = contentText(r.message) ?? '';
+    const message = str(r.model_call_id);
+    // A token delta carries timestamp_ms and never model_call_id; anything else is a segment whole.
+    const delta = 'timestamp_ms' in r && message === undefined;
+    if (!delta && text !== '' && (text === this.segment || text === this.closed)) {
+      if (text === this.segment) this.segment = '';
+      else this.closed = '';
+      const e: AgentEventOf<'message.end'> = { type: 'message.end', provenance: cx.provenance };
+      if (message !== undefined) e.message = message;
+      this.stamp(e, cx);
+      out.push(e);
+      return;
+    }
+    if (delta) this.segment += text;
+    else this.segment = '';
+    const e: AgentEventOf<'text.delta'> = { type: 'text.delta', text, provenance: cx.provenance };
+    if (message !== undefined) e.message = message;
+    this.stamp(e, cx);
+    out.push(e);
+  }
+
+  private tool(cx: LineContext, out: AgentEvent[]): void {
+    const r = cx.record;
+    const toolCall = r.tool_call as JsonObject;
+    const key = toolKeyOf(toolCall)!;
+    const payload = toolCall[key] as JsonObject;
+    const name = toolNameOf(key);
+    const call = str(r.call_id) ?? (toolCall.toolCallId as string);
+    const startedAt = msOf(toolCall.startedAtMs);
+    const args = isJsonObject(payload.args) ? payload.args : undefined;
+    if (r.subtype === 'started') {
+      if (this.segment !== '') {
+        this.closed = this.segment;
+        this.segment = '';
+      }
+      const e: AgentEventOf<'tool.start'> = { type: 'tool.start', call, name, provenance: cx.provenance };
+      const kind = CURSOR_TOOL_KINDS[key];
+      if (kind !== undefined) e.kind = kind;
+      if (args !== undefined) {
+        e.args = args;
+        if (kind === 'execute' && typeof args.command === 'string') e.command = args.command;
+      }
+      if (startedAt !== undefined) e.startedAt = startedAt;
+      this.stamp(e, cx);
+      out.push(e);
+      return;
+    }
+    const e: AgentEventOf<'tool.end'> = {
+      type: 'tool.end',
+      call,
+      name,
+      ok: false,
+      provenance: cx.provenance,
+    };
+    const result = payload.result;
+    if (result !== undefined) e.result = result;
+    if (isJsonObject(result)) {
+      const success = result.success;
+      if (isJsonObject(success)) {
+        e.ok = true;
+        const text = str(success.stdout) ?? str(success.content) ?? str(success.message);
+        if (text !== undefined) e.text = text;
+        if (typeof success.exitCode === 'number') e.exitCode = success.exitCode;
+      } else {
+        // The failure's text is the error (the whole result stays in `result`).
+        const failure = result.error ?? result.failure ?? result.rejected;
+        if (result.rejected !== undefined) e.denied = true;
+        if (isJsonObject(failure)) {
+          const text =
+            str(failure.errorMessage) ?? str(failure.message) ?? str(failure.stderr) ?? str(failure.reason);
+          if (text !== undefined) {
+            e.text = text;
+            e.error = text;
+          } else e.error = failure;
+          if (typeof failure.exitCode === 'number') e.exitCode = failure.exitCode;
+        } else if (failure !== undefined) e.error = failure;
+      }
+    }
+    if (startedAt !== undefined) e.startedAt = startedAt;
+    const endedAt = msOf(toolCall.completedAtMs);
+    if (endedAt !== undefined) e.endedAt = endedAt;
+    this.stamp(e, cx);
+    out.push(e);
+  }
+
+  private openRun(cx: LineContext, out: AgentEvent[]): void {
+    if (this.runOpen) return;
+    this.runOpen = true;
+    this.segment = '';
+    this.closed = '';
+    const e: AgentEventOf<'run.start'> = {
+      type: 'run.start',
+      provenance: { format: FORMAT, line: cx.line, offset: cx.offset, synthetic: true },
+    };
+    this.stamp(e, cx);
+    out.push(e);
+  }
+
+  private stamp(e: AgentEvent, cx: LineContext): void {
+    const session = cx.record.session_id;
+    if (typeof session === 'string') e.session = session;
+    const ts = cx.record.timestamp_ms;
+    if (typeof ts === 'number') e.ts = ts;
+  }
+
+  private checkIntegers(text: string, line: number, offset: number): void {
+    const message = unsafeNumberMessage(text);
+    if (message !== undefined) this.report('invalid_record', line, offset, message);
+  }
+
+  private report(code: 'invalid_json' | 'invalid_record', line: number, offset: number, what: string): void {
+    this.sink.report(diagnosticAt(code, 'error', line, offset, what, FORMAT));
+  }
+}
+
+/** Why a known record cannot be mapped (`unknown` for a subtype Cursor is not known to write). */
+function invalid(type: string, r: JsonObject): string | undefined {
+  switch (type) {
+    case 'system':
+      return r.subtype === 'init' ? undefined : 'unknown';
+    case 'thinking':
+      return r.subtype === 'delta' || r.subtype === 'completed' ? undefined : 'unknown';
+    case 'assistant':
+    case 'user':
+      return isJsonObject(r.message) ? undefined : '"message" is not an object';
+    case 'tool_call': {
+      if (r.subtype !== 'started' && r.subtype !== 'completed') return 'unknown';
+      if (!isJsonObject(r.tool_call)) return '"tool_call" is not an object';
+      if (toolKeyOf(r.tool_call) === undefined) return 'tool_call has no tool payload';
+      if (typeof r.call_id !== 'string' && typeof r.tool_call.toolCallId !== 'string') return 'no call_id';
+      return undefined;
+    }
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,407 @@
+import type { EncodeOptions, Encoder } from '../../codec';
+import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
+import { assertEncodable, isJsonObject, type JsonObject, rawIfSame } from '../../json';
+import { LossReporter } from '../../loss';
+import type { AgentEvent, AgentEventOf } from '../../model';
+import {
+  CURSOR_KEY_FOR_KIND,
+  CURSOR_TOOL_KEY_SUFFIX,
+  CURSOR_TOOL_KINDS,
+  type CursorHints,
+  msOf,
+  toolKeyOf,
+  usageToWire,
+} from './wire';
+
+/** Options of the Cursor writer. */
+export interface CursorEncodeOptions extends EncodeOptions {
+  /** Makes the session id events do not have. Default: a counter. */
+  idSource?: () => string;
+}
+
+const FORMAT = 'cursor' as const;
+const ENV = ['session', 'ts'];
+
+// Fields each event type carries into Cursor records; the rest are `loss`es.
+const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
+  'session.start': [...ENV, 'model', 'cwd', 'mode'],
+  'run.start': [...ENV, 'input'],
+  'user.message': [...ENV, 'text'],
+  'reasoning.delta': [...ENV, 'text'],
+  'text.delta': [...ENV, 'text', 'message'],
+  'message.start': [...ENV, 'role', 'message'],
+  'message.end': [...ENV, 'message'],
+  'tool.start': [...ENV, 'call', 'name', 'kind', 'args', 'command', 'startedAt'],
+  'tool.end': [
+    ...ENV,
+    'call',
+    'name',
+    'ok',
+    'text',
+    'result',
+    'error',
+    'exitCode',
+    'denied',
+    'startedAt',
+    'endedAt',
+  ],
+  'run.end': [...ENV, 'status', 'reason', 'durationMs', 'answer', 'error', 'usage'],
+  notice: [...ENV, 'kind', 'message'],
+  unknown: [...ENV, 'record', 'recordType'],
+};
+const CARRIED_TOOL_START_ARGS: readonly string[] = [...CARRIED['tool.start']!, 'argsSummary'];
+
+function ownHints(event: AgentEvent | undefined): CursorHints | undefined {
+  const p = event?.provenance;
+  return p !== undefined && p.format === FORMAT ? (p.hints as CursorHints | undefined) : undefined;
+}
+
+function template(hints: CursorHints | undefined): JsonObject | undefined {
+  const record = hints?.record;
+  return isJsonObject(record) ? record : undefined;
+}
+
+function textMessage(role: string, text: string, t: JsonObject | undefined): JsonObject {
+  const tm = t !== undefined && isJsonObject(t.message) ? t.message : undefined;
+  if (
+    tm !== undefined &&
+    Array.isArray(tm.content) &&
+    tm.content.length === 1 &&
+    isJsonObject(tm.content[0])
+  ) {
+    return { ...tm, content: [{ ...tm.content[0], text }] };
+  }
+  if (tm !== undefined && typeof tm.content === 'string') return { ...tm, content: text };
+  return { role, content: [{ type: 'text', text }] };
+}
+
+/**
+ * The Cursor writer: canonical events → `cursor-agent --output-format stream-json` lines
+ * (`JSON.stringify` of each record, in Cursor's key order). A line the decoder read is rebuilt
+ * from its kept record with the event's fields put back (the tool payload key, `startedAtMs` as a
+ * string) and written as it came while it says the same (`rawIfSame`). Events from another
+ * format get Cursor's shapes: reasoning deltas are closed by a `thinking/completed`, a call's
+ * payload key comes from its name (`shell` → `shellToolCall`) or kind, `run.end` is a `result`
+ * whose `result` is the run's text.
+ */
+export class CursorEncoder implements Encoder {
+  private readonly loss: LossReporter;
+  private readonly idSource: () => string;
+  private session: string | undefined;
+  private readonly starts = new Map<string, AgentEventOf<'tool.start'>>();
+  private thinking: AgentEvent | undefined;
+  private runText = '';
+  private counter = 0;
+
+  /** Creates a writer reporting losses to `sink`. */
+  constructor(options: CursorEncodeOptions, sink: DiagnosticSink) {
+    this.loss = new LossReporter(FORMAT, sink);
+    this.idSource = options.idSource ?? (() => String(++this.counter).padStart(8, '0'));
+  }
+
+  write(event: AgentEvent): string {
+    const hints = ownHints(event);
+    const own = event.provenance?.format === FORMAT;
+    if (own && event.provenance?.synthetic) return '';
+    if (event.session !== undefined) this.session ??= event.session;
+    let out = '';
+    if (this.thinking !== undefined && event.type !== 'reasoning.delta') out += this.closeThinking();
+    const carried = CARRIED[event.type];
+    if (carried === undefined) {
+      this.loss.report(event, event.type, 'Cursor has no record for this event');
+      return out;
+    }
+    if (!own) {
+      if (event.type === 'tool.start' && event.args !== undefined)
+        this.loss.check(event, CARRIED_TOOL_START_ARGS);
+      else this.loss.check(event, carried);
+    }
+    const t = template(hints);
+    switch (event.type) {
+      case 'session.start':
+        return out + this.line(this.init(event, t), hints);
+      case 'run.start':
+        this.runText = '';
+        if (!own && event.input === undefined) return out;
+        return out + this.line(this.user(event, event.input ?? '', t), hints);
+      case 'user.message':
+        return out + this.line(this.user(event, event.text, t), hints);
+      case 'reasoning.delta': {
+        const completed = own ? t?.subtype === 'completed' : false;
+        if (!own && event.text === '') return out;
+        this.thinking = completed ? undefined : own ? undefined : event;
+        return out + this.line(this.thought(event, completed, t), hints);
+      }
+      case 'text.delta':
+        this.runText += event.text;
+        return out + this.line(this.assistant(event, event.text, t), hints);
+      case 'message.end': {
+        const text = t !== undefined ? this.snapshotText(t) : undefined;
+        if (text === undefined) return out;
+        return out + this.line(this.assistant(event, text, t), hints);
+      }
+      case 'message.start':
+        return out;
+      case 'tool.start':
+        this.starts.set(event.call, event);
+        return out + this.line(this.toolCall(event, undefined, t), hints);
+      case 'tool.end': {
+        const start = this.starts.get(event.call);
+        this.starts.delete(event.call);
+        return out + this.line(this.toolCall(start, event, t), hints);
+      }
+      case 'run.end':
+        if (!own && event.status === 'incomplete') return out;
+        return out + this.line(this.result(event, t), hints);
+      case 'notice':
+        if (!own) {
+          this.loss.report(event, 'notice', 'Cursor has no record for a notice from another format');
+          return out;
+        }
+        return out + this.line(this.envelope(event.kind, event, t), hints);
+      case 'unknown':
+        if (!own) {
+          this.loss.report(
+            event,
+            'unknown.record',
+            `a ${event.provenance?.format ?? 'hand-built'} record has no Cursor line`,
+          );
+          return out;
+        }
+        return out + this.line(event.record, hints);
+      default:
+        return out;
+    }
+  }
+
+  end(): string {
+    return this.thinking !== undefined ? this.closeThinking() : '';
+  }
+
+  private sessionId(): string {
+    this.session ??= this.idSource();
+    return this.session;
+  }
+
+  private closeThinking(): string {
+    const last = this.thinking!;
+    this.thinking = undefined;
+    return this.line(this.thought(last, true, undefined), undefined);
+  }
+
+  private snapshotText(t: JsonObject): string | undefined {
+    const m = t.message;
+    if (!isJsonObject(m)) return undefined;
+    if (typeof m.content === 'string') return m.content;
+    if (!Array.isArray(m.content)) return undefined;
+    let text = '';
+    for (const b of m.content) if (isJsonObject(b) && typeof b.text === 'string') text += b.text;
+    return text;
+  }
+
+  /** A record of `type` from the template, or `{type, subtype?}`, with the envelope put back. */
+  private envelope(type: string, event: AgentEvent, t: JsonObject | undefined, subtype?: string): JsonObject {
+    const r: JsonObject = t !== undefined ? { ...t } : { type };
+    if (t === undefined && subtype !== undefined) r.subtype = subtype;
+    if (event.session !== undefined && (t === undefined || 'session_id' in t)) r.session_id = event.session;
+    return r;
+  }
+
+  private stampTs(r: JsonObject, event: AgentEvent, t: JsonObject | undefined): void {
+    if (event.ts !== undefined) r.timestamp_ms = event.ts;
+    else if (t !== undefined) delete r.timestamp_ms;
+  }
+
+  private init(event: AgentEventOf<'session.start'>, t: JsonObject | undefined): JsonObject {
+    if (t !== undefined) {
+      const r = this.envelope('system', event, t);
+      if (event.cwd !== undefined) r.cwd = event.cwd;
+      if (event.model !== undefined) r.model = event.model;
+      if (event.mode !== undefined) r.permissionMode = event.mode;
+      return r;
+    }
+    const r: JsonObject = { type: 'system', subtype: 'init' };
+    if (event.cwd !== undefined) r.cwd = event.cwd;
+    r.session_id = event.session ?? this.sessionId();
+    if (event.model !== undefined) r.model = event.model;
+    if (event.mode !== undefined) r.permissionMode = event.mode;
+    return r;
+  }
+
+  private user(event: AgentEvent, text: string, t: JsonObject | undefined): JsonObject {
+    if (t !== undefined) {
+      const r = this.envelope('user', event, t);
+      r.message = textMessage('user', text, t);
+      return r;
+    }
+    return {
+      type: 'user',
+      message: textMessage('user', text, undefined),
+      session_id: event.session ?? this.sessionId(),
+    };
+  }
+
+  private thought(event: AgentEvent, completed: boolean, t: JsonObject | undefined): JsonObject {
+    if (t !== undefined) {
+      const r = this.envelope('thinking', event, t);
+      if (!completed && event.type === 'reasoning.delta') r.text = event.text;
+      this.stampTs(r, event, t);
+      return r;
+    }
+    const r: JsonObject = { type: 'thinking', subtype: completed ? 'completed' : 'delta' };
+    if (!completed && event.type === 'reasoning.delta') r.text = event.text;
+    r.session_id = event.session ?? this.sessionId();
+    if (event.ts !== undefined) r.timestamp_ms = event.ts;
+    return r;
+  }
+
+  private assistant(event: AgentEvent, text: string, t: JsonObject | undefined): JsonObject {
+    const message = event.type === 'text.delta' || event.type === 'message.end' ? event.message : undefined;
+    if (t !== undefined) {
+      const r = this.envelope('assistant', event, t);
+      r.message = textMessage('assistant', text, t);
+      if (message !== undefined) r.model_call_id = message;
+      this.stampTs(r, event, t);
+      return r;
+    }
+    const r: JsonObject = {
+      type: 'assistant',
+      message: textMessage('assistant', text, undefined),
+      session_id: event.session ?? this.sessionId(),
+    };
+    if (message !== undefined) r.model_call_id = message;
+    if (event.ts !== undefined) r.timestamp_ms = event.ts;
+    return r;
+  }
+
+  /** The payload key of a call: the template's, else from its name or kind. */
+  private keyOf(
+    start: AgentEventOf<'tool.start'> | undefined,
+    end: AgentEventOf<'tool.end'> | undefined,
+  ): string {
+    const name = start?.name ?? end?.name ?? 'unknown';
+    const named = `${name}${CURSOR_TOOL_KEY_SUFFIX}`;
+    if (Object.hasOwn(CURSOR_TOOL_KINDS, named)) return named;
+    const kind = start?.kind;
+    if (kind !== undefined) {
+      const key = CURSOR_KEY_FOR_KIND[kind];
+      if (key !== undefined) return key;
+    }
+    return named;
+  }
+
+  private toolCall(
+    start: AgentEventOf<'tool.start'> | undefined,
+    end: AgentEventOf<'tool.end'> | undefined,
+    t: JsonObject | undefined,
+  ): JsonObject {
+    const event: AgentEvent = end ?? start!;
+    const call = end?.call ?? start!.call;
+    const tc0 = t !== undefined && isJsonObject(t.tool_call) ? t.tool_call : undefined;
+    const key = (tc0 !== undefined ? toolKeyOf(tc0) : undefined) ?? this.keyOf(start, end);
+    const p0 = tc0 !== undefined && isJsonObject(tc0[key]) ? (tc0[key] as JsonObject) : undefined;
+    const payload: JsonObject = p0 !== undefined ? { ...p0 } : {};
+    const args = start?.args;
+    if (args !== undefined) {
+      if (t === undefined) assertEncodable(args, 'tool.start.args', undefined, FORMAT);
+      payload.args = args;
+    } else if (p0 === undefined)
+      payload.args = start?.command !== undefined ? { command: start.command } : {};
+    if (end !== undefined) payload.result = this.toolResult(end, key, p0);
+    const tool: JsonObject = tc0 !== undefined ? { ...tc0 } : {};
+    tool[key] = payload;
+    if (tc0 === undefined) tool.toolCallId = call;
+    const startedAt = end?.startedAt ?? start?.startedAt ?? (tc0 === undefined ? event.ts : undefined);
+    if (startedAt !== undefined && msOf(tc0?.startedAtMs) !== startedAt) tool.startedAtMs = String(startedAt);
+    if (end !== undefined) {
+      const endedAt = end.endedAt ?? (tc0 === undefined ? end.ts : undefined);
+      if (endedAt !== undefined && msOf(tc0?.completedAtMs) !== endedAt) tool.completedAtMs = String(endedAt);
+    }
+    if (t !== undefined) {
+      const r = this.envelope('tool_call', event, t);
+      r.call_id = call;
+      r.tool_call = tool;
+      this.stampTs(r, event, t);
+      return r;
+    }
+    const r: JsonObject = {
+      type: 'tool_call',
+      subtype: end !== undefined ? 'completed' : 'started',
+      call_id: call,
+    };
+    r.tool_call = tool;
+    r.session_id = event.session ?? this.sessionId();
+    if (event.ts !== undefined) r.timestamp_ms = event.ts;
+    return r;
+  }
+
+  private toolResult(end: AgentEventOf<'tool.end'>, key: string, p0: JsonObject | undefined): unknown {
+    if (end.result !== undefined && (p0 !== undefined || isJsonObject(end.result))) {
+      const r = end.result;
+      // A result that already says success or failure is written as it is.
+      if (isJsonObject(r) && ('success' in r || 'error' in r || 'failure' in r || 'rejected' in r)) return r;
+      if (p0 !== undefined) return r;
+    }
+    if (end.denied)
+      return { rejected: { reason: typeof end.error === 'string' ? end.error : (end.text ?? '') } };
+    if (end.ok) {
+      const success: JsonObject = {};
+      if (key === 'shellToolCall') {
+        if (end.exitCode !== undefined) success.exitCode = end.exitCode;
+        success.stdout = end.text ?? '';
+      } else if (end.text !== undefined) success.message = end.text;
+      else if (end.result !== undefined) success.result = end.result;
+      return { success };
+    }
+    const error = end.error ?? end.text ?? 'failed';
+    const failure: JsonObject = { errorMessage: typeof error === 'string' ? error : JSON.stringify(error) };
+    if (end.exitCode !== undefined) failure.exitCode = end.exitCode;
+    return { error: failure };
+  }
+
+  private result(event: AgentEventOf<'run.end'>, t: JsonObject | undefined): JsonObject {
+    const failed = event.status === 'failed';
+    const text = failed ? (event.error ?? event.answer) : (event.answer ?? this.runText);
+    this.runText = '';
+    if (t !== undefined) {
+      const r = this.envelope('result', event, t);
+      if (event.reason !== undefined) r.subtype = event.reason;
+      if (event.durationMs !== undefined) r.duration_ms = event.durationMs;
+      r.is_error = failed;
+      if (text !== undefined) r.result = text;
+      if (event.usage !== undefined)
+        r.usage = { ...(isJsonObject(t.usage) ? t.usage : {}), ...usageToWire(event.usage) };
+      return r;
+    }
+    if (event.status === 'cancelled')
+      this.loss.report(event, 'run.end.status', 'Cursor has no cancelled result');
+    const r: JsonObject = {
+      type: 'result',
+      subtype: event.reason ?? (failed ? 'error' : 'success'),
+      duration_ms: event.durationMs ?? 0,
+      duration_api_ms: event.durationMs ?? 0,
+      is_error: failed,
+      result: text ?? '',
+      session_id: event.session ?? this.sessionId(),
+    };
+    if (event.usage !== undefined) r.usage = usageToWire(event.usage);
+    return r;
+  }
+
+  /** One line: the record as JSON, or the line as read when it says the same. */
+  private line(record: unknown, hints: CursorHints | undefined): string {
+    let text: string;
+    try {
+      text = JSON.stringify(record);
+    } catch (error) {
+      assertEncodable(record, 'record', undefined, FORMAT);
+      throw new AgentwireError({
+        code: 'unencodable',
+        severity: 'error',
+        message: `record: ${error instanceof Error ? error.message : String(error)}`,
+        format: FORMAT,
+      });
+    }
+    return `${hints === undefined ? text : rawIfSame(hints.raw, text)}\n`;
+  }
+}

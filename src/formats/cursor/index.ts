@@ -1,0 +1,53 @@
+import { type Codec, createCheck, createCodec, lineChunkDecoder } from '../../codec';
+import type { Diagnostic } from '../../diagnostics';
+import { checkCursorEvents } from './check';
+import { type CursorDecodeOptions, CursorRecordDecoder } from './decode';
+import { type CursorEncodeOptions, CursorEncoder } from './encode';
+import { CURSOR_MAX_LINE_BYTES } from './wire';
+
+export { checkCursorEvents } from './check';
+export type { CursorDecodeOptions } from './decode';
+export type { CursorEncodeOptions } from './encode';
+export {
+  CURSOR_MAX_LINE_BYTES,
+  CURSOR_RECORD_TYPES,
+  CURSOR_TOOL_KINDS,
+  type CursorHints,
+  type CursorRecordType,
+  isCursorRecordType,
+} from './wire';
+
+/** The Cursor agent codec plus its stream checker. */
+export interface CursorCodec extends Codec<CursorDecodeOptions, CursorEncodeOptions> {
+  /**
+   * Validates a whole `cursor-agent --output-format stream-json` stream: every decoder
+   * diagnostic plus what a consumer relies on ({@link checkCursorEvents}). Empty means conforming.
+   */
+  check(input: string | Uint8Array, options?: CursorDecodeOptions): Diagnostic[];
+}
+
+const codec = createCodec<CursorDecodeOptions, CursorEncodeOptions>({
+  format: 'cursor',
+  createChunkDecoder: (options, sink) => {
+    const lines = { ...options, maxLineBytes: options.maxLineBytes ?? CURSOR_MAX_LINE_BYTES };
+    return lineChunkDecoder('cursor', 'jsonl', lines, sink, new CursorRecordDecoder(options, sink));
+  },
+  createEncoder: (options, sink) => new CursorEncoder(options, sink),
+});
+
+/**
+ * The Cursor agent CLI's `cursor-agent -p --output-format stream-json` stream: init, the prompt
+ * echo, thinking, assistant text (snapshots, or token deltas with `--stream-partial-output`), tool
+ * calls keyed by their kind (`shellToolCall`, `editToolCall`, …) and the `result` with its usage.
+ *
+ * @example
+ * ```ts
+ * import { cursor } from 'agentwire/cursor';
+ * const { events, diagnostics } = cursor.parse(text);
+ * cursor.stringify(events); // === text
+ * ```
+ */
+export const cursor: CursorCodec = {
+  ...codec,
+  check: createCheck(codec, checkCursorEvents),
+};

@@ -1,0 +1,177 @@
+// Every byte rule of `cursor-agent -p --output-format stream-json` (closed source: the facts are
+// the captures and FORMATS.md §5). Records are one JSON object per line; `session_id` on every
+// record, `timestamp_ms` on most; tool payloads sit under a variable key (`shellToolCall`, …).
+
+import type { Detection } from '../../detect';
+import { isJsonObject, type JsonObject } from '../../json';
+import type { ToolKind, Usage } from '../../model';
+
+/** The record types Cursor writes (with their subtypes, where they have them). */
+export const CURSOR_RECORD_TYPES = [
+  'system',
+  'user',
+  'thinking',
+  'assistant',
+  'tool_call',
+  'result',
+  'connection',
+  'retry',
+] as const;
+
+/** One of {@link CURSOR_RECORD_TYPES}. */
+export type CursorRecordType = (typeof CURSOR_RECORD_TYPES)[number];
+
+/** True for a record type Cursor writes. */
+export function isCursorRecordType(type: unknown): type is CursorRecordType {
+  return typeof type === 'string' && (CURSOR_RECORD_TYPES as readonly string[]).includes(type);
+}
+
+/** Default `maxLineBytes` for Cursor: a completed shell call carries its output twice. */
+export const CURSOR_MAX_LINE_BYTES: number = 16 * 1024 * 1024;
+
+/** The suffix of every tool payload key: `shellToolCall` is the `shell` tool. */
+export const CURSOR_TOOL_KEY_SUFFIX = 'ToolCall';
+
+/** What each payload key says the tool does (the key is Cursor's own word for its kind). */
+export const CURSOR_TOOL_KINDS: Readonly<Record<string, ToolKind>> = {
+  shellToolCall: 'execute',
+  editToolCall: 'edit',
+  writeToolCall: 'edit',
+  deleteToolCall: 'delete',
+  readToolCall: 'read',
+  lsToolCall: 'read',
+  readLintsToolCall: 'read',
+  grepToolCall: 'search',
+  globToolCall: 'search',
+  semSearchToolCall: 'search',
+  webSearchToolCall: 'fetch',
+  webFetchToolCall: 'fetch',
+  updateTodosToolCall: 'think',
+  readTodosToolCall: 'think',
+  mcpToolCall: 'other',
+};
+
+/** The payload key a writer picks for a foreign call of a kind (when its name has no key). */
+export const CURSOR_KEY_FOR_KIND: Readonly<Partial<Record<ToolKind, string>>> = {
+  execute: 'shellToolCall',
+  edit: 'editToolCall',
+  delete: 'deleteToolCall',
+  read: 'readToolCall',
+  search: 'grepToolCall',
+  fetch: 'webFetchToolCall',
+};
+
+/** Keys of `tool_call` that are not the payload. */
+export const CURSOR_TOOL_CALL_FIELDS: readonly string[] = [
+  'hookAdditionalContexts',
+  'toolCallId',
+  'startedAtMs',
+  'completedAtMs',
+];
+
+/** The payload key of a `tool_call` object: its first key naming a tool (`…ToolCall`) with an object. */
+export function toolKeyOf(toolCall: JsonObject): string | undefined {
+  for (const key in toolCall) {
+    if (CURSOR_TOOL_CALL_FIELDS.includes(key)) continue;
+    if (isJsonObject(toolCall[key])) return key;
+  }
+  return undefined;
+}
+
+/** The tool name a payload key stands for: the key without its `ToolCall` suffix. */
+export function toolNameOf(key: string): string {
+  return key.endsWith(CURSOR_TOOL_KEY_SUFFIX) && key.length > CURSOR_TOOL_KEY_SUFFIX.length
+    ? key.slice(0, -CURSOR_TOOL_KEY_SUFFIX.length)
+    : key;
+}
+
+/**
+ * What the Cursor decoder leaves in `provenance.hints` for the writer: the line as written and
+ * the record as parsed (the template the writer puts the event's fields back into; the tool
+ * payload key and `startedAtMs` as a string live there).
+ */
+export interface CursorHints {
+  /** The line as written. */
+  raw?: string;
+  /** The record as parsed. */
+  record?: unknown;
+}
+
+function num(v: unknown): number | undefined {
+  return typeof v === 'number' ? v : undefined;
+}
+
+/**
+ * Canonical usage from `result.usage` (camelCase). `inputTokens` already counts the cache reads
+ * (the captures show `inputTokens` ≥ `cacheReadTokens`), so it is the canonical `input` as is.
+ */
+export function usageFromWire(usage: unknown): Usage | undefined {
+  if (!isJsonObject(usage)) return undefined;
+  const u: Usage = {};
+  const input = num(usage.inputTokens);
+  const output = num(usage.outputTokens);
+  const read = num(usage.cacheReadTokens);
+  const write = num(usage.cacheWriteTokens);
+  if (input !== undefined) u.input = input;
+  if (output !== undefined) u.output = output;
+  if (read !== undefined) u.cacheRead = read;
+  if (write !== undefined) u.cacheWrite = write;
+  return u;
+}
+
+/** `result.usage` from canonical usage, in Cursor's key order. */
+export function usageToWire(usage: Usage): JsonObject {
+  return {
+    inputTokens: usage.input ?? 0,
+    outputTokens: usage.output ?? 0,
+    cacheReadTokens: usage.cacheRead ?? 0,
+    cacheWriteTokens: usage.cacheWrite ?? 0,
+  };
+}
+
+/** `startedAtMs`/`completedAtMs` as a number (Cursor writes them as strings of digits). */
+export function msOf(value: unknown): number | undefined {
+  if (typeof value === 'number') return value;
+  if (typeof value === 'string' && /^\d{1,16}$/.test(value)) return Number(value);
+  return undefined;
+}
+
+// The init field set Cursor writes, which Claude's init (tools, mcp_servers, uuid, …) never matches.
+const CURSOR_INIT_FIELDS = [
+  'type',
+  'subtype',
+  'apiKeySource',
+  'cwd',
+  'session_id',
+  'model',
+  'permissionMode',
+];
+
+/**
+ * The sniffing rule `detectFormat` calls with the first record. Cursor looks like Claude Code at
+ * first glance (`type`, `subtype`, `session_id`): decide only by what Claude never writes —
+ * `timestamp_ms`, `model_call_id`, the `thinking` and `tool_call` record types, camelCase usage in
+ * `result`, an init with Cursor's field set exactly — and say nothing otherwise.
+ */
+export function sniffCursor(record: JsonObject): Detection | undefined {
+  if (typeof record.session_id !== 'string' || typeof record.type !== 'string') return undefined;
+  const type = record.type;
+  if (type === 'system' && record.subtype === 'init') {
+    const keys = Object.keys(record);
+    const exact =
+      keys.length === CURSOR_INIT_FIELDS.length && keys.every((k, i) => k === CURSOR_INIT_FIELDS[i]);
+    return exact
+      ? { format: 'cursor', confidence: 'likely', reason: "an init with Cursor's field set" }
+      : undefined;
+  }
+  if ((type === 'thinking' || type === 'tool_call') && typeof record.subtype === 'string') {
+    return { format: 'cursor', confidence: 'certain', reason: `a ${type}/${record.subtype} record` };
+  }
+  if (type === 'result' && isJsonObject(record.usage) && 'inputTokens' in record.usage) {
+    return { format: 'cursor', confidence: 'likely', reason: 'a result with camelCase usage' };
+  }
+  if ((type === 'assistant' || type === 'user') && ('timestamp_ms' in record || 'model_call_id' in record)) {
+    return { format: 'cursor', confidence: 'likely', reason: `an ${type} record with timestamp_ms` };
+  }
+  return undefined;
+}

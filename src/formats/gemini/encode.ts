@@ -1,0 +1,451 @@
+import type { EncodeOptions, Encoder } from '../../codec';
+import type { DiagnosticSink } from '../../diagnostics';
+import { assertEncodable, isJsonObject, type JsonObject, jsonString, rawIfSame, setOwn } from '../../json';
+import { LossReporter } from '../../loss';
+import type { AgentEvent, AgentEventOf, ModelUsage, Provenance, Usage } from '../../model';
+import { joinRecord } from '../../record';
+import {
+  formatTimestamp,
+  GEMINI_KEY_ORDER,
+  GEMINI_RUN_ERROR_TYPE,
+  GEMINI_STDOUT_NOTICE,
+  GEMINI_TOOL_ERROR_TYPE,
+  GEMINI_UNKNOWN_MODEL,
+  GEMINI_WARNING_NOTICE,
+  type GeminiHints,
+  type GeminiRecordType,
+} from './wire';
+
+/** Options of the Gemini writer. */
+export interface GeminiEncodeOptions extends EncodeOptions {
+  /**
+   * The clock for `timestamp`s of events that have no `ts` (events built by hand or converted),
+   * in ms since the epoch. Default `Date.now`; inject one for deterministic output.
+   */
+  clock?: () => number;
+  /**
+   * Makes the `session_id` of an `init` the events do not give one (a stream converted from a
+   * format without sessions). Default `crypto.randomUUID()`.
+   */
+  idSource?: () => string;
+}
+
+const FORMAT = 'gemini' as const;
+
+// Fields each event type carries into Gemini stream-json; anything else set is a `loss`. The
+// session id is written once, in `init`: every event of the session has it there.
+const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
+  'session.start': ['ts', 'session', 'model'],
+  'run.start': ['session', 'ts', 'input'],
+  'user.message': ['session', 'ts', 'text'],
+  'text.delta': ['session', 'ts', 'text'],
+  'tool.start': ['session', 'ts', 'call', 'name', 'args'],
+  'tool.end': ['session', 'ts', 'call', 'name', 'ok', 'text', 'error', 'endedAt'],
+  error: ['session', 'ts', 'message', 'fatal', 'code'],
+  notice: ['session', 'ts', 'kind', 'message', 'severity'],
+  'run.end': ['session', 'ts', 'status', 'reason', 'error', 'durationMs', 'usage', 'answer'],
+  // Structure Gemini does not mark: nothing of it is lost while these fields are all it has.
+  'message.start': ['session', 'role', 'message'],
+  'message.end': ['session', 'message'],
+  'round.start': ['session'],
+  'round.end': ['session', 'message'],
+  unknown: ['session', 'ts', 'record', 'recordType'],
+};
+
+// Usage fields Gemini's stats hold (per model: the counts).
+const USAGE_CARRIED: readonly string[] = ['input', 'output', 'cacheRead', 'byModel', 'scope'];
+const MODEL_USAGE_CARRIED: readonly string[] = ['input', 'output', 'cacheRead'];
+
+function geminiHints(event: AgentEvent): GeminiHints | undefined {
+  const p: Provenance | undefined = event.provenance;
+  return p !== undefined && p.format === FORMAT ? (p.hints as GeminiHints | undefined) : undefined;
+}
+
+function defaultId(): string {
+  const c = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
+  if (c?.randomUUID !== undefined) return c.randomUUID();
+  return `session-${Date.now().toString(36)}`;
+}
+
+/**
+ * The Gemini CLI stream-json writer: canonical events → records as Gemini CLI writes them
+ * (`JSON.stringify` of the emit sites' object literals, `timestamp` first after `type`). A line
+ * the Gemini decoder read comes back as written while its events say what they said.
+ *
+ * `session.start` → `init` (one is written first when the events start without it);
+ * `run.start` / `user.message` → the user `message`; `text.delta` → an assistant `message` with
+ * `delta: true`; `tool.start` / `tool.end` → `tool_use` / `tool_result`; `error` (not fatal) →
+ * `error` of severity `error`, a `notice` of severity `warning` → `error` of severity `warning`;
+ * `run.end` → `result` (with the last fatal `error`'s code and message when it failed, `stats`
+ * from its usage). A run that ended `incomplete` writes no `result`: Gemini's way to say it.
+ */
+export class GeminiEncoder implements Encoder {
+  private readonly loss: LossReporter;
+  private readonly clock: () => number;
+  private readonly idSource: () => string;
+  private wroteRecord = false;
+  private fatal: AgentEventOf<'error'> | undefined;
+  private toolCalls = 0;
+  private lastMs = Number.NaN;
+  private lastIso = '';
+
+  /** Creates a writer reporting losses to `sink`. */
+  constructor(options: GeminiEncodeOptions, sink: DiagnosticSink) {
+    this.loss = new LossReporter(FORMAT, sink);
+    this.clock = options.clock ?? Date.now;
+    this.idSource = options.idSource ?? defaultId;
+  }
+
+  write(event: AgentEvent): string {
+    const carried = CARRIED[event.type];
+    if (carried === undefined) {
+      this.loss.report(event, event.type, 'Gemini stream-json has no record for this event');
+      return '';
+    }
+    this.loss.check(event, carried);
+    const hints = geminiHints(event);
+    // A line that was not JSON (a banner, a broken record) goes back as it was.
+    if (hints?.text !== undefined && this.stillText(event, hints.text))
+      return this.emit(hints.text, event, false);
+    switch (event.type) {
+      case 'session.start':
+        return this.init(event, hints);
+      case 'run.start':
+        this.fatal = undefined;
+        this.toolCalls = 0;
+        return event.input === undefined ? '' : this.userMessage(event, event.input, hints);
+      case 'user.message':
+        return this.userMessage(event, event.text, hints);
+      case 'text.delta':
+        return this.textDelta(event, hints);
+      case 'tool.start':
+        this.toolCalls++;
+        return this.toolUse(event, hints);
+      case 'tool.end':
+        return this.toolResult(event, hints);
+      case 'error':
+        if (event.fatal) {
+          // The run's end carries it (`result.error`).
+          this.fatal = event;
+          return '';
+        }
+        if (event.code !== undefined)
+          this.loss.report(event, 'error.code', 'a Gemini error record has no code');
+        return this.error(event, 'error', event.message, hints);
+      case 'notice':
+        return this.notice(event, hints);
+      case 'run.end':
+        return this.result(event, hints);
+      case 'unknown':
+        return this.unknown(event, hints);
+      case 'round.end':
+        if (event.usage !== undefined)
+          this.loss.report(event, 'round.end.usage', 'Gemini reports usage per run only');
+        return '';
+      default:
+        return '';
+    }
+  }
+
+  end(): string {
+    return '';
+  }
+
+  private stillText(event: AgentEvent, text: string): boolean {
+    if (event.type === 'notice') return event.kind === GEMINI_STDOUT_NOTICE && event.message === text;
+    return event.type === 'unknown' && event.record === text;
+  }
+
+  /** The line for `text`, after an `init` when the stream has none yet (`needsInit`). */
+  private emit(text: string, event: AgentEvent, needsInit: boolean): string {
+    let head = '';
+    if (!this.wroteRecord) {
+      this.wroteRecord = true;
+      // Events from a Gemini stream say themselves whether it had an init; others get one.
+      if (needsInit && event.provenance?.format !== FORMAT)
+        head = this.init({ type: 'session.start' }, undefined);
+    }
+    return `${head + text}\n`;
+  }
+
+  private timestamp(event: AgentEvent, hints: GeminiHints | undefined): string | undefined {
+    if (hints?.timestamp !== undefined) {
+      if (hints.timestamp === null) return event.ts === undefined ? undefined : this.iso(event.ts);
+      return hints.timestamp;
+    }
+    return this.iso(event.ts ?? this.clock());
+  }
+
+  private iso(ms: number): string {
+    if (ms !== this.lastMs) {
+      this.lastMs = ms;
+      this.lastIso = jsonString(formatTimestamp(ms));
+    }
+    return this.lastIso;
+  }
+
+  /** `{"type":"<type>","timestamp":"…"`: how every record begins. */
+  private head(type: GeminiRecordType, event: AgentEvent, hints: GeminiHints | undefined): string {
+    const ts = this.timestamp(event, hints);
+    if (ts === undefined) return `{"type":"${type}"`;
+    return `{"type":"${type}","timestamp":${hints?.timestamp != null ? jsonString(ts) : ts}`;
+  }
+
+  /**
+   * The record: `head` + `fields` in Gemini's order, or through {@link joinRecord} when the
+   * decoded line had fields the model has no slot for or another key order. The decoded line
+   * comes back as written while it says the same.
+   */
+  private record(
+    type: GeminiRecordType,
+    event: AgentEvent,
+    hints: GeminiHints | undefined,
+    fields: string,
+    needsInit = true,
+  ): string {
+    const p = event.provenance?.format === FORMAT ? event.provenance : undefined;
+    let text: string;
+    if (p?.extra !== undefined || p?.order !== undefined) text = this.joined(type, event, hints, fields, p);
+    else text = `${this.head(type, event, hints)}${fields}}`;
+    return this.emit(rawIfSame(hints?.raw, text), event, needsInit);
+  }
+
+  // The slow path for a line with extra fields or its own key order: parse our own text back into
+  // pairs (it is JSON we just wrote), add the extra fields, order as the line was.
+  private joined(
+    type: GeminiRecordType,
+    event: AgentEvent,
+    hints: GeminiHints | undefined,
+    fields: string,
+    p: Provenance,
+  ): string {
+    const own = JSON.parse(`${this.head(type, event, hints)}${fields}}`) as JsonObject;
+    const pieces: Array<[string, string]> = Object.keys(own).map((k) => [k, JSON.stringify(own[k])]);
+    return joinRecord(
+      pieces,
+      { extra: p.extra, order: p.order ?? GEMINI_KEY_ORDER[type] },
+      JSON.stringify,
+      FORMAT,
+    );
+  }
+
+  private init(event: AgentEventOf<'session.start'>, hints: GeminiHints | undefined): string {
+    const session = event.session ?? this.idSource();
+    const model = event.model ?? GEMINI_UNKNOWN_MODEL;
+    const fields = `,"session_id":${jsonString(session)},"model":${jsonString(model)}`;
+    if (!this.wroteRecord) this.wroteRecord = true;
+    return this.record('init', event, hints, fields, false);
+  }
+
+  private userMessage(event: AgentEvent, text: string, hints: GeminiHints | undefined): string {
+    return this.record('message', event, hints, `,"role":"user","content":${jsonString(text)}`);
+  }
+
+  private textDelta(event: AgentEventOf<'text.delta'>, hints: GeminiHints | undefined): string {
+    const delta = hints?.whole === true ? '' : ',"delta":true';
+    return this.record(
+      'message',
+      event,
+      hints,
+      `,"role":"assistant","content":${jsonString(event.text)}${delta}`,
+    );
+  }
+
+  private toolUse(event: AgentEventOf<'tool.start'>, hints: GeminiHints | undefined): string {
+    const args = event.args ?? {};
+    assertEncodable(args, 'tool.start.args', undefined, FORMAT);
+    if (event.args === undefined && event.argsSummary !== undefined) {
+      this.loss.report(event, 'tool.start.argsSummary', 'Gemini writes arguments as an object only');
+    }
+    const fields = `,"tool_name":${jsonString(event.name)},"tool_id":${jsonString(event.call)},"parameters":${JSON.stringify(args)}`;
+    return this.record('tool_use', event, hints, fields);
+  }
+
+  private toolResult(event: AgentEventOf<'tool.end'>, hints: GeminiHints | undefined): string {
+    let fields = `,"tool_id":${jsonString(event.call)},"status":"${event.ok ? 'success' : 'error'}"`;
+    let output = event.text;
+    if (output === undefined && event.result !== undefined) {
+      assertEncodable(event.result, 'tool.end.result', undefined, FORMAT);
+      output = typeof event.result === 'string' ? event.result : JSON.stringify(event.result);
+    }
+    if (output !== undefined) fields += `,"output":${jsonString(output)}`;
+    const error = toolError(event, hints?.errorType ?? GEMINI_TOOL_ERROR_TYPE);
+    if (error !== undefined) fields += `,"error":${error}`;
+    return this.record('tool_result', event, hints, fields);
+  }
+
+  private error(
+    event: AgentEvent,
+    severity: 'error' | 'warning',
+    message: string,
+    hints: GeminiHints | undefined,
+  ): string {
+    const written = hints?.severity ?? severity;
+    return this.record(
+      'error',
+      event,
+      hints,
+      `,"severity":${jsonString(written)},"message":${jsonString(message)}`,
+    );
+  }
+
+  private notice(event: AgentEventOf<'notice'>, hints: GeminiHints | undefined): string {
+    if (event.severity !== 'warning' || event.message === undefined) {
+      this.loss.report(
+        event,
+        'notice',
+        'Gemini stream-json writes warnings only (an error record of severity warning)',
+      );
+      return '';
+    }
+    if (event.kind !== GEMINI_WARNING_NOTICE) {
+      this.loss.report(event, 'notice.kind', 'a Gemini warning has no kind');
+    }
+    if (event.data !== undefined) this.loss.report(event, 'notice.data', 'a Gemini warning has no data');
+    return this.error(event, 'warning', event.message, hints);
+  }
+
+  private result(event: AgentEventOf<'run.end'>, hints: GeminiHints | undefined): string {
+    const fatal = this.fatal;
+    this.fatal = undefined;
+    const toolCalls = this.toolCalls;
+    this.toolCalls = 0;
+    if (event.status === 'incomplete') return ''; // Gemini says it by writing no result
+    if (event.answer !== undefined) {
+      this.loss.report(event, 'run.end.answer', 'Gemini streams the answer as messages only');
+    }
+    let fields: string;
+    if (event.status === 'completed' || (event.status === 'failed' && event.reason === 'success')) {
+      fields = ',"status":"success"';
+    } else {
+      const type = fatal?.code ?? GEMINI_RUN_ERROR_TYPE;
+      const message =
+        fatal?.message ??
+        event.error ??
+        `the run ${event.status === 'cancelled' ? 'was cancelled' : 'failed'}`;
+      fields = `,"status":"error","error":{"type":${jsonString(type)},"message":${jsonString(message)}}`;
+    }
+    const stats = statsOf(event, hints, toolCalls, this);
+    if (stats !== undefined) fields += `,"stats":${JSON.stringify(stats)}`;
+    return this.record('result', event, hints, fields);
+  }
+
+  /** Reports one field the writer could not carry. */
+  reportLoss(event: AgentEvent, field: string, why: string): void {
+    this.loss.report(event, field, why);
+  }
+
+  /** Reports the usage fields Gemini's stats have no place for (once each). */
+  reportUsageLoss(event: AgentEvent, usage: Usage): void {
+    for (const key of Object.keys(usage)) {
+      if (USAGE_CARRIED.indexOf(key) === -1 && usage[key as keyof Usage] !== undefined) {
+        this.loss.report(event, `${event.type}.usage.${key}`, `Gemini stats have no ${key}`);
+      }
+    }
+    if (usage.byModel === undefined) return;
+    for (const m of Object.values(usage.byModel)) {
+      for (const key of Object.keys(m)) {
+        if (MODEL_USAGE_CARRIED.indexOf(key) === -1 && m[key as keyof ModelUsage] !== undefined) {
+          this.loss.report(event, `${event.type}.usage.byModel.${key}`, `Gemini model stats have no ${key}`);
+        }
+      }
+    }
+  }
+
+  private unknown(event: AgentEventOf<'unknown'>, hints: GeminiHints | undefined): string {
+    if (event.provenance?.format !== FORMAT) {
+      this.loss.report(event, 'unknown', 'a record of another format has no place in a Gemini stream');
+      return '';
+    }
+    if (!isJsonObject(event.record)) {
+      // A line that was not JSON and has been edited: write the text it now holds.
+      if (typeof event.record === 'string') return this.emit(event.record, event, false);
+      assertEncodable(event.record, 'unknown.record', undefined, FORMAT);
+      return this.emit(rawIfSame(hints?.raw, JSON.stringify(event.record)), event, false);
+    }
+    assertEncodable(event.record, 'unknown.record', undefined, FORMAT);
+    return this.emit(rawIfSame(hints?.raw, JSON.stringify(event.record)), event, false);
+  }
+}
+
+/** `tool_result.error` as JSON text, or `undefined` when the call has none. */
+function toolError(event: AgentEventOf<'tool.end'>, type: string): string | undefined {
+  const error = event.error;
+  let message: string;
+  if (error === undefined || error === null) {
+    if (event.ok) return undefined;
+    // Gemini CLI's own words for a failure without text (`${name} failed`).
+    message = event.text ?? `${event.name ?? 'the tool'} failed`;
+  } else if (typeof error === 'string') message = error;
+  else {
+    assertEncodable(error, 'tool.end.error', undefined, FORMAT);
+    // An error value of another format: its message when it has one, else the value as JSON.
+    message =
+      isJsonObject(error) && typeof error.message === 'string' ? error.message : JSON.stringify(error);
+  }
+  return `{"type":${jsonString(type)},"message":${jsonString(message)}}`;
+}
+
+function counts(u: ModelUsage, base: JsonObject | undefined): JsonObject {
+  const out: JsonObject = {};
+  if (base !== undefined) {
+    // As written, with the model's figures patched in (unchanged figures give the line back).
+    for (const k of Object.keys(base)) setOwn(out, k, base[k]);
+    patch(out, 'input_tokens', u.input);
+    patch(out, 'output_tokens', u.output);
+    patch(out, 'cached', u.cacheRead);
+    return out;
+  }
+  const input = u.input ?? 0;
+  const output = u.output ?? 0;
+  const cached = u.cacheRead ?? 0;
+  out.total_tokens = input + output;
+  out.input_tokens = input;
+  out.output_tokens = output;
+  out.cached = cached;
+  out.input = Math.max(0, input - cached);
+  return out;
+}
+
+function patch(out: JsonObject, key: string, value: number | undefined): void {
+  if (value === undefined) delete out[key];
+  else out[key] = value;
+}
+
+/** `result.stats` for a run's end: the written stats patched, or built from the usage. */
+function statsOf(
+  event: AgentEventOf<'run.end'>,
+  hints: GeminiHints | undefined,
+  toolCalls: number,
+  encoder: GeminiEncoder,
+): JsonObject | undefined {
+  const usage = event.usage;
+  if (usage !== undefined) encoder.reportUsageLoss(event, usage);
+  const written = hints?.stats;
+  if (usage === undefined && written === undefined) {
+    // A stats record without token figures would invent them.
+    if (event.durationMs !== undefined)
+      encoder.reportLoss(
+        event,
+        'run.end.durationMs',
+        'Gemini writes the duration in stats, with the usage only',
+      );
+    return undefined;
+  }
+  const stats = counts(usage ?? {}, written);
+  if (written === undefined) {
+    stats.duration_ms = event.durationMs ?? 0;
+    stats.tool_calls = toolCalls;
+  } else patch(stats, 'duration_ms', event.durationMs);
+  const byModel = usage?.byModel;
+  const writtenModels = isJsonObject(written?.models) ? (written.models as JsonObject) : undefined;
+  if (byModel !== undefined || written === undefined) {
+    const models: JsonObject = {};
+    for (const name of Object.keys(byModel ?? {})) {
+      const base = writtenModels?.[name];
+      setOwn(models, name, counts(byModel![name]!, isJsonObject(base) ? base : undefined));
+    }
+    stats.models = models;
+  }
+  return stats;
+}

@@ -1,0 +1,59 @@
+import { type Codec, createCheck, createCodec, lineChunkDecoder } from '../../codec';
+import type { Diagnostic } from '../../diagnostics';
+import { checkGeminiEvents } from './check';
+import { type GeminiDecodeOptions, GeminiRecordDecoder } from './decode';
+import { type GeminiEncodeOptions, GeminiEncoder } from './encode';
+import { GEMINI_MAX_LINE_BYTES } from './wire';
+
+export { checkGeminiEvents } from './check';
+export { type GeminiDecodeOptions, GeminiRecordDecoder } from './decode';
+export { type GeminiEncodeOptions, GeminiEncoder } from './encode';
+export {
+  GEMINI_KEY_ORDER,
+  GEMINI_MAX_LINE_BYTES,
+  GEMINI_RECORD_TYPES,
+  type GeminiHints,
+  type GeminiRecordType,
+  isGeminiRecordType,
+  sniffGemini,
+} from './wire';
+
+/** The Gemini CLI stream-json codec plus its stream checker. */
+export interface GeminiCodec extends Codec<GeminiDecodeOptions, GeminiEncodeOptions> {
+  /**
+   * Validates a whole Gemini stream: every decoder diagnostic plus the stream's own rules
+   * ({@link checkGeminiEvents}). Empty means conforming.
+   */
+  check(input: string | Uint8Array, options?: GeminiDecodeOptions): Diagnostic[];
+}
+
+// 16 MiB unless the caller says otherwise (a value that is no bound falls back to it too).
+function lineBound(options: GeminiDecodeOptions): GeminiDecodeOptions {
+  const max = options.maxLineBytes;
+  if (max !== undefined && Number.isFinite(max) && max >= 0) return options;
+  return { ...options, maxLineBytes: GEMINI_MAX_LINE_BYTES };
+}
+
+const codec = createCodec<GeminiDecodeOptions, GeminiEncodeOptions>({
+  format: 'gemini',
+  createChunkDecoder: (options, sink) =>
+    lineChunkDecoder('gemini', 'jsonl', lineBound(options), sink, new GeminiRecordDecoder(options, sink)),
+  createEncoder: (options, sink) => new GeminiEncoder(options, sink),
+});
+
+/**
+ * Gemini CLI `--output-format stream-json` (`gemini -p … --output-format stream-json`): `init`,
+ * `message`, `tool_use`, `tool_result`, `error`, `result`, one JSON object per line, and the
+ * banner lines the CLI prints before `init`.
+ *
+ * @example
+ * ```ts
+ * import { gemini } from 'agentwire/gemini';
+ * const { events, diagnostics } = gemini.parse(text);
+ * const bytes = gemini.stringify(events); // === text, banners and all
+ * ```
+ */
+export const gemini: GeminiCodec = {
+  ...codec,
+  check: createCheck(codec, checkGeminiEvents),
+};

@@ -1,0 +1,279 @@
+import type { Detection } from '../../detect';
+import { isJsonObject, type JsonObject } from '../../json';
+
+// Every byte rule of Gemini CLI's `--output-format stream-json` (google-gemini/gemini-cli,
+// packages/core/src/output/types.ts and the emit sites in packages/cli/src/nonInteractiveCli.ts):
+// one `JSON.stringify(event) + "\n"` per event, keys in the order the emit sites build the
+// object literal, `timestamp` as `new Date().toISOString()`. See docs/protocols/gemini.md.
+
+/** The record types Gemini CLI writes, in the order a run writes them. */
+export const GEMINI_RECORD_TYPES = ['init', 'message', 'tool_use', 'tool_result', 'error', 'result'] as const;
+
+/** A Gemini stream-json record type. */
+export type GeminiRecordType = (typeof GEMINI_RECORD_TYPES)[number];
+
+/** True for a record type this codec reads. */
+export function isGeminiRecordType(type: unknown): type is GeminiRecordType {
+  return typeof type === 'string' && (GEMINI_RECORD_TYPES as readonly string[]).indexOf(type) !== -1;
+}
+
+/** Each record's keys in the order Gemini CLI writes them (optional keys included). */
+export const GEMINI_KEY_ORDER: Readonly<Record<GeminiRecordType, readonly string[]>> = {
+  init: ['type', 'timestamp', 'session_id', 'model'],
+  message: ['type', 'timestamp', 'role', 'content', 'delta'],
+  tool_use: ['type', 'timestamp', 'tool_name', 'tool_id', 'parameters'],
+  tool_result: ['type', 'timestamp', 'tool_id', 'status', 'output', 'error'],
+  error: ['type', 'timestamp', 'severity', 'message'],
+  result: ['type', 'timestamp', 'status', 'error', 'stats'],
+};
+
+/** `result.stats` keys in Gemini CLI's order (`StreamStats`). */
+export const GEMINI_STATS_KEYS: readonly string[] = [
+  'total_tokens',
+  'input_tokens',
+  'output_tokens',
+  'cached',
+  'input',
+  'duration_ms',
+  'tool_calls',
+  'models',
+];
+
+/** `result.stats.models[name]` keys in Gemini CLI's order (`ModelStreamStats`). */
+export const GEMINI_MODEL_STATS_KEYS: readonly string[] = [
+  'total_tokens',
+  'input_tokens',
+  'output_tokens',
+  'cached',
+  'input',
+];
+
+/** `tool_result.error.type` when the tool gave none (`TOOL_EXECUTION_ERROR`). */
+export const GEMINI_TOOL_ERROR_TYPE = 'TOOL_EXECUTION_ERROR';
+
+/** `result.error.type` the writer puts when the events name no error type. */
+export const GEMINI_RUN_ERROR_TYPE = 'Error';
+
+/** `init.model` the writer puts when the events name no model (Gemini always writes one). */
+export const GEMINI_UNKNOWN_MODEL = 'unknown';
+
+/**
+ * Default `maxLineBytes` for Gemini streams: 16 MiB. A `tool_result.output` carries a tool's
+ * whole display text (a file read, a shell's output) on one line.
+ */
+export const GEMINI_MAX_LINE_BYTES: number = 16 * 1024 * 1024;
+
+/** The notice `kind` of a stdout line that is not JSON (banners and warnings before `init`). */
+export const GEMINI_STDOUT_NOTICE = 'stdout';
+
+/** The notice `kind` of an `error` record of severity `warning` (loop detected, …). */
+export const GEMINI_WARNING_NOTICE = 'warning';
+
+/**
+ * What the Gemini decoder leaves in `provenance.hints` for the writer: facts the model has no
+ * place for that are needed to give a line back byte for byte. Every field is optional.
+ */
+export interface GeminiHints {
+  /**
+   * The line as written. The writer puts it back while the events of the line still say what
+   * they said (`rawIfSame`), so key order, spacing and number spelling survive.
+   */
+  raw?: string;
+  /**
+   * A line that is not JSON (a banner before `init`, a broken record), as written: the writer
+   * puts it back as it was while the event still holds it.
+   */
+  text?: string;
+  /**
+   * `timestamp` as written when `ts` printed as ISO 8601 would not give it back (a placeholder,
+   * another precision), or `null` when the record had none.
+   */
+  timestamp?: string | null;
+  /** An assistant `message` written without `delta` (one whole message, `quiet` mode). */
+  whole?: true;
+  /**
+   * `tool_result.error.type` when it is not `TOOL_EXECUTION_ERROR` (the model keeps the error's
+   * `message` as `tool.end.error`, text).
+   */
+  errorType?: string;
+  /** `error.severity` as written when it is neither `warning` nor `error`. */
+  severity?: string;
+  /** `result.stats` as written: the writer patches the model's figures into it. */
+  stats?: JsonObject;
+}
+
+// ISO 8601 as Date.prototype.toISOString writes it: YYYY-MM-DDTHH:MM:SS.mmmZ.
+const ISO_LENGTH = 24;
+const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function digits(s: string, at: number, n: number): number {
+  let v = 0;
+  for (let i = at; i < at + n; i++) {
+    const c = s.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return -1;
+    v = v * 10 + c;
+  }
+  return v;
+}
+
+/**
+ * Milliseconds since the epoch of a timestamp exactly as `toISOString` writes it, or `NaN` when
+ * `s` is not in that form (then {@link parseTimestamp} tries harder). Reads the digits itself:
+ * `Date.parse` costs more than the rest of a line's decoding.
+ */
+export function exactIsoMs(s: string): number {
+  if (
+    s.length !== ISO_LENGTH ||
+    s.charCodeAt(4) !== 45 ||
+    s.charCodeAt(7) !== 45 ||
+    s.charCodeAt(10) !== 84 ||
+    s.charCodeAt(13) !== 58 ||
+    s.charCodeAt(16) !== 58 ||
+    s.charCodeAt(19) !== 46 ||
+    s.charCodeAt(23) !== 90
+  ) {
+    return Number.NaN;
+  }
+  const year = digits(s, 0, 4);
+  const month = digits(s, 5, 2);
+  const day = digits(s, 8, 2);
+  const hour = digits(s, 11, 2);
+  const minute = digits(s, 14, 2);
+  const second = digits(s, 17, 2);
+  const ms = digits(s, 20, 3);
+  // Date.UTC reads years 0–99 as 1900–1999: those take the slow path.
+  if (year < 100 || month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59 || ms < 0)
+    return Number.NaN;
+  const leap = month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 1 : 0;
+  if (hour < 0 || minute < 0 || second < 0 || day > DAYS[month - 1]! + leap) return Number.NaN;
+  return Date.UTC(year, month - 1, day, hour, minute, second, ms);
+}
+
+/**
+ * Reads timestamps exactly as `toISOString` writes them, remembering the minute of the last one:
+ * the timestamps of one stream mostly share it, and then only seconds and milliseconds are read.
+ */
+export class IsoReader {
+  // `YYYY-MM-DDTHH:MM:` of the last timestamp read, and that minute's first ms.
+  private minute = '';
+  private minuteMs = 0;
+
+  /** ms since the epoch, or `NaN` when `s` is not in `toISOString`'s form. */
+  read(s: string): number {
+    if (
+      s.length === ISO_LENGTH &&
+      s.startsWith(this.minute) &&
+      s.charCodeAt(19) === 46 &&
+      s.charCodeAt(23) === 90 &&
+      this.minute !== ''
+    ) {
+      const second = digits(s, 17, 2);
+      const ms = digits(s, 20, 3);
+      if (second >= 0 && second <= 59 && ms >= 0) return this.minuteMs + second * 1000 + ms;
+    }
+    const ms = exactIsoMs(s);
+    if (!Number.isNaN(ms)) {
+      this.minute = s.slice(0, 17);
+      this.minuteMs = ms - digits(s, 17, 2) * 1000 - digits(s, 20, 3);
+    }
+    return ms;
+  }
+}
+
+/**
+ * A `timestamp` as ms since the epoch (`NaN` when it is no time at all), and whether
+ * {@link formatTimestamp} of that number gives the same text back.
+ */
+export function parseTimestamp(s: string): { ms: number; exact: boolean } {
+  const fast = exactIsoMs(s);
+  if (!Number.isNaN(fast)) return { ms: fast, exact: true };
+  const ms = Date.parse(s);
+  if (Number.isNaN(ms)) return { ms, exact: false };
+  return { ms, exact: formatTimestamp(ms) === s };
+}
+
+/** ms since the epoch as Gemini CLI writes a `timestamp` (`new Date().toISOString()`). */
+export function formatTimestamp(ms: number): string {
+  const d = new Date(ms);
+  return Number.isNaN(d.getTime()) ? '' : d.toISOString();
+}
+
+/** `tool_result.error` and `result.error`: `{ type, message }`. */
+export function isGeminiError(value: unknown): value is { type: string; message: string } {
+  return isJsonObject(value) && typeof value.type === 'string' && typeof value.message === 'string';
+}
+
+/**
+ * Why a record of a known type cannot be read as that type (a required field missing or of the
+ * wrong type), or `undefined` when it can.
+ */
+export function geminiRecordProblem(type: GeminiRecordType, r: JsonObject): string | undefined {
+  switch (type) {
+    case 'init':
+      if (typeof r.session_id !== 'string') return 'session_id is not a string';
+      if (typeof r.model !== 'string') return 'model is not a string';
+      return undefined;
+    case 'message':
+      if (r.role !== 'user' && r.role !== 'assistant') return 'role is neither "user" nor "assistant"';
+      if (typeof r.content !== 'string') return 'content is not a string';
+      if (r.delta !== undefined && typeof r.delta !== 'boolean') return 'delta is not a boolean';
+      return undefined;
+    case 'tool_use':
+      if (typeof r.tool_name !== 'string') return 'tool_name is not a string';
+      if (typeof r.tool_id !== 'string') return 'tool_id is not a string';
+      if (!isJsonObject(r.parameters)) return 'parameters is not an object';
+      return undefined;
+    case 'tool_result':
+      if (typeof r.tool_id !== 'string') return 'tool_id is not a string';
+      if (r.status !== 'success' && r.status !== 'error') return 'status is neither "success" nor "error"';
+      if (r.output !== undefined && typeof r.output !== 'string') return 'output is not a string';
+      if (r.error !== undefined && !isGeminiError(r.error)) return 'error is not {type, message}';
+      return undefined;
+    case 'error':
+      if (typeof r.severity !== 'string') return 'severity is not a string';
+      if (typeof r.message !== 'string') return 'message is not a string';
+      return undefined;
+    case 'result':
+      if (r.status !== 'success' && r.status !== 'error') return 'status is neither "success" nor "error"';
+      if (r.error !== undefined && !isGeminiError(r.error)) return 'error is not {type, message}';
+      if (r.stats !== undefined && !isJsonObject(r.stats)) return 'stats is not an object';
+      return undefined;
+  }
+}
+
+// A JSON line of a Gemini record: `{"type":"<known>","timestamp":…` is how every one begins.
+const RECORD_START = /^\{"type":"(init|message|tool_use|tool_result|error|result)","timestamp":/;
+
+/**
+ * The sniffing rule {@link detectFormat} calls: Gemini's `{"type":…,"timestamp":…}` records,
+ * looked for in the first lines of `text` past any lines that are not JSON (Gemini prints
+ * banners before `init`). `init` with `session_id` and `model` is certain; another Gemini record
+ * type whose fields fit is likely. `undefined` when the first JSON line is no Gemini record.
+ */
+export function sniffGemini(text: string): Detection | undefined {
+  let start = 0;
+  for (let n = 0; n < 64 && start < text.length; n++) {
+    let end = text.indexOf('\n', start);
+    if (end === -1) end = text.length;
+    const line = text.slice(start, end).trim();
+    start = end + 1;
+    if (!line.startsWith('{')) continue;
+    const m = RECORD_START.exec(line);
+    if (m === null) return undefined;
+    let r: unknown;
+    try {
+      r = JSON.parse(line);
+    } catch {
+      // cut by the detection window: the start is Gemini's
+      return { format: 'gemini', confidence: 'likely', reason: `a ${m[1]} record` };
+    }
+    if (!isJsonObject(r) || typeof r.timestamp !== 'string') return undefined;
+    const type = m[1] as GeminiRecordType;
+    if (geminiRecordProblem(type, r) !== undefined) return undefined;
+    const banner = n > 0 ? ' after lines that are not JSON' : '';
+    return type === 'init'
+      ? { format: 'gemini', confidence: 'certain', reason: `init with session_id and model${banner}` }
+      : { format: 'gemini', confidence: 'likely', reason: `a ${type} record${banner}` };
+  }
+  return undefined;
+}

@@ -1,0 +1,468 @@
+import type { EncodeOptions, Encoder } from '../../codec';
+import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
+import { assertEncodable, isJsonObject, type JsonObject, rawIfSame } from '../../json';
+import { LossReporter } from '../../loss';
+import type { AgentEvent, AgentEventOf } from '../../model';
+import {
+  OPENCODE_DONE_REASON,
+  OPENCODE_MESSAGE_PREFIX,
+  OPENCODE_PART_PREFIX,
+  OPENCODE_PART_TYPE,
+  OPENCODE_STOP_REASON,
+  type OpencodeHints,
+  tokensToWire,
+} from './wire';
+
+/** Options of the OpenCode writer. */
+export interface OpencodeEncodeOptions extends EncodeOptions {
+  /** The clock (ms since the epoch) for `timestamp`s events do not have. Default `Date.now`. */
+  clock?: () => number;
+  /** Makes the session, part and message ids events do not have. Default: a counter. */
+  idSource?: () => string;
+  /**
+   * The line terminator of records the decoder did not read (`\r\n` is what OpenCode writes on
+   * Windows). Default `\n`. Lines read from OpenCode keep the terminator they had.
+   */
+  lineEnding?: '\n' | '\r\n';
+}
+
+const FORMAT = 'opencode' as const;
+const ENV = ['session', 'ts', 'round', 'lane'];
+
+// Fields each event type carries into OpenCode records; the rest are `loss`es.
+const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
+  'session.start': ['session', 'ts'],
+  'run.start': ['session', 'ts', 'lane'],
+  'round.start': ENV,
+  'message.start': [...ENV, 'role', 'message'],
+  'message.end': [...ENV, 'message'],
+  'text.delta': [...ENV, 'text', 'message'],
+  'reasoning.delta': [...ENV, 'text', 'message'],
+  'tool.start': [...ENV, 'call', 'name', 'args', 'command', 'startedAt'],
+  'tool.end': [...ENV, 'call', 'name', 'ok', 'text', 'error', 'exitCode', 'startedAt', 'endedAt'],
+  'round.end': [...ENV, 'message', 'stopReason', 'usage'],
+  error: [...ENV, 'message', 'fatal', 'code', 'data'],
+  'run.end': ['session', 'ts', 'lane', 'status', 'error'],
+  unknown: [...ENV, 'record', 'recordType'],
+};
+// With args, a summary says nothing more; a command is the bash tool's `command` argument.
+const CARRIED_TOOL_START_ARGS: readonly string[] = [...CARRIED['tool.start']!, 'argsSummary'];
+
+/** A lane's step as written: whether a step_start is open and its message id. */
+interface Step {
+  open: boolean;
+  message: string;
+  wroteText: boolean;
+}
+
+/** Foreign text waiting to become one `text`/`reasoning` part (OpenCode writes a part whole). */
+interface PendingText {
+  type: 'text.delta' | 'reasoning.delta';
+  text: string;
+  first: AgentEventOf<'text.delta'> | AgentEventOf<'reasoning.delta'>;
+}
+
+function ownHints(event: AgentEvent | undefined): OpencodeHints | undefined {
+  const p = event?.provenance;
+  return p !== undefined && p.format === FORMAT ? (p.hints as OpencodeHints | undefined) : undefined;
+}
+
+function template(hints: OpencodeHints | undefined): JsonObject | undefined {
+  const record = hints?.record;
+  return isJsonObject(record) ? record : undefined;
+}
+
+/**
+ * The OpenCode writer: canonical events → `opencode run --format json` lines, as OpenCode's
+ * `emit()` spells them (`JSON.stringify` of `{type, timestamp, sessionID, …}`). A line the decoder
+ * read is rebuilt from its kept record with the event's fields put back, and written as it came
+ * while it says the same (`rawIfSame`), with its own terminator (CRLF kept). Events from another
+ * format get OpenCode's shapes: `tool.start` waits for its `tool.end` (one `tool_use` of a
+ * finished call), text deltas of a step become one `text` part, a step_start is written before a
+ * step's first part, `run.end` is `done` (after an `error` record when it failed).
+ */
+export class OpencodeEncoder implements Encoder {
+  private readonly loss: LossReporter;
+  private readonly clock: () => number;
+  private readonly idSource: () => string;
+  private readonly eol: string;
+  private session: string | undefined;
+  private readonly starts = new Map<string, AgentEventOf<'tool.start'>>();
+  private readonly steps = new Map<string, Step>();
+  private pending: PendingText | undefined;
+  private wroteError = false;
+  private counter = 0;
+
+  /** Creates a writer reporting losses to `sink`. */
+  constructor(options: OpencodeEncodeOptions, sink: DiagnosticSink) {
+    this.loss = new LossReporter(FORMAT, sink);
+    this.clock = options.clock ?? Date.now;
+    this.idSource = options.idSource ?? (() => String(++this.counter).padStart(8, '0'));
+    this.eol = options.lineEnding ?? '\n';
+  }
+
+  write(event: AgentEvent): string {
+    const hints = ownHints(event);
+    const own = event.provenance?.format === FORMAT;
+    if (own && event.provenance?.synthetic) return '';
+    if (this.session === undefined && event.session !== undefined && event.lane === undefined) {
+      this.session = event.session;
+    }
+    let out = '';
+    if (
+      this.pending !== undefined &&
+      !(event.type === this.pending.type && !own && event.lane === this.pending.first.lane)
+    ) {
+      out += this.flushText();
+    }
+    const carried = CARRIED[event.type];
+    if (carried === undefined) {
+      this.loss.report(event, event.type, 'OpenCode has no record for this event');
+      return out;
+    }
+    if (!own) {
+      if (event.type === 'tool.start' && event.args !== undefined)
+        this.loss.check(event, CARRIED_TOOL_START_ARGS);
+      else this.loss.check(event, carried);
+    }
+    switch (event.type) {
+      case 'session.start':
+      case 'run.start':
+      case 'message.start':
+      case 'message.end':
+        return out;
+      case 'round.start':
+        if (own) return out + this.line(this.stepStart(event, template(hints)), hints);
+        return out + this.openStep(event, true);
+      case 'text.delta':
+      case 'reasoning.delta':
+        if (own) {
+          this.stepOf(event.lane).wroteText = true;
+          return out + this.line(this.textPart(event, event.text, template(hints)), hints);
+        }
+        if (this.pending === undefined) this.pending = { type: event.type, text: '', first: event };
+        this.pending.text += event.text;
+        return out;
+      case 'tool.start':
+        this.starts.set(event.call, event);
+        return out;
+      case 'tool.end': {
+        const start = this.starts.get(event.call);
+        this.starts.delete(event.call);
+        if (own) return out + this.line(this.toolUse(start, event, template(hints)), hints);
+        return (
+          out + this.openStep(event, false) + this.line(this.toolUse(start, event, undefined), undefined)
+        );
+      }
+      case 'round.end':
+        return out + this.roundEnd(event, own, hints);
+      case 'error':
+        this.wroteError = true;
+        return out + this.line(this.error(event, template(hints)), hints);
+      case 'run.end':
+        return out + this.runEnd(event, own, hints);
+      case 'unknown':
+        if (!own) {
+          this.loss.report(
+            event,
+            'unknown.record',
+            `a ${event.provenance?.format ?? 'hand-built'} record has no OpenCode line`,
+          );
+          return out;
+        }
+        return out + this.line(event.record, hints);
+      default:
+        return out;
+    }
+  }
+
+  end(): string {
+    let out = this.flushText();
+    out += this.flushCalls();
+    return out;
+  }
+
+  private id(prefix: string): string {
+    return `${prefix}${this.idSource()}`;
+  }
+
+  private mainSession(): string {
+    this.session ??= `ses_${this.idSource()}`;
+    return this.session;
+  }
+
+  private stepOf(lane: string | undefined): Step {
+    const key = lane ?? '';
+    let step = this.steps.get(key);
+    if (step === undefined) {
+      step = { open: false, message: '', wroteText: false };
+      this.steps.set(key, step);
+    }
+    return step;
+  }
+
+  /** For foreign events: a step_start before a step's first part (`always`: for a round.start). */
+  private openStep(event: AgentEvent, always: boolean): string {
+    const step = this.stepOf(event.lane);
+    if (step.open && !always) return '';
+    if (step.open) return '';
+    step.open = true;
+    step.wroteText = false;
+    step.message = this.id(OPENCODE_MESSAGE_PREFIX);
+    return this.line(this.stepStart(event, undefined), undefined);
+  }
+
+  private flushText(): string {
+    const p = this.pending;
+    if (p === undefined) return '';
+    this.pending = undefined;
+    const step = this.openStep(p.first, false);
+    this.stepOf(p.first.lane).wroteText = true;
+    return step + this.line(this.textPart(p.first, p.text, undefined), undefined);
+  }
+
+  /** Calls that never ended are written as failed: OpenCode writes only finished tools. */
+  private flushCalls(): string {
+    let out = '';
+    for (const start of this.starts.values()) {
+      this.loss.report(
+        start,
+        'tool.end',
+        'OpenCode writes only finished calls: a call without an end is written as failed',
+      );
+      const end: AgentEventOf<'tool.end'> = {
+        type: 'tool.end',
+        call: start.call,
+        ok: false,
+        error: 'the call did not finish',
+      };
+      if (start.lane !== undefined) end.lane = start.lane;
+      out += this.openStep(start, false) + this.line(this.toolUse(start, end, undefined), undefined);
+    }
+    this.starts.clear();
+    return out;
+  }
+
+  /** The envelope: `type, timestamp, sessionID` (then the template's other keys, in order). */
+  private envelope(type: string, event: AgentEvent, t: JsonObject | undefined): JsonObject {
+    if (t !== undefined) {
+      const r: JsonObject = { ...t };
+      r.type = type;
+      if (event.ts !== undefined) r.timestamp = event.ts;
+      if (event.session !== undefined) r.sessionID = event.session;
+      return r;
+    }
+    return { type, timestamp: event.ts ?? this.clock(), sessionID: this.mainSession() };
+  }
+
+  private part(type: string, event: AgentEvent, t: JsonObject | undefined): JsonObject {
+    const tp = t !== undefined && isJsonObject(t.part) ? t.part : undefined;
+    if (tp !== undefined) {
+      const p: JsonObject = { ...tp };
+      if (event.lane !== undefined) p.sessionID = event.lane;
+      return p;
+    }
+    const step = this.stepOf(event.lane);
+    return {
+      id: this.id(OPENCODE_PART_PREFIX),
+      sessionID: event.lane ?? this.mainSession(),
+      messageID: step.message || this.id(OPENCODE_MESSAGE_PREFIX),
+      type: OPENCODE_PART_TYPE[type],
+    };
+  }
+
+  private stepStart(event: AgentEvent, t: JsonObject | undefined): JsonObject {
+    const r = this.envelope('step_start', event, t);
+    r.part = this.part('step_start', event, t);
+    return r;
+  }
+
+  private textPart(
+    event: AgentEventOf<'text.delta'> | AgentEventOf<'reasoning.delta'>,
+    text: string,
+    t: JsonObject | undefined,
+  ): JsonObject {
+    const type = event.type === 'text.delta' ? 'text' : 'reasoning';
+    const r = this.envelope(type, event, t);
+    const p = this.part(type, event, t);
+    p.text = text;
+    if (event.message !== undefined) p.messageID = event.message;
+    if (t === undefined) {
+      const ts = event.ts ?? (r.timestamp as number);
+      p.time = { start: ts, end: ts };
+    }
+    r.part = p;
+    return r;
+  }
+
+  private toolUse(
+    start: AgentEventOf<'tool.start'> | undefined,
+    end: AgentEventOf<'tool.end'>,
+    t: JsonObject | undefined,
+  ): JsonObject {
+    const r = this.envelope('tool_use', end, t);
+    const p = this.part('tool_use', end, t);
+    p.callID = end.call;
+    const name = start?.name ?? end.name;
+    if (name !== undefined) p.tool = name;
+    else if (t === undefined) {
+      this.loss.report(end, 'tool.end.name', 'a tool part needs its tool name; written as "unknown"');
+      p.tool = 'unknown';
+    }
+    const ts = end.ts ?? (r.timestamp as number);
+    const ts0 = isJsonObject(p.state) ? p.state : undefined;
+    const state: JsonObject = ts0 !== undefined ? { ...ts0 } : {};
+    state.status = end.ok ? 'completed' : 'error';
+    const args = start?.args;
+    if (args !== undefined) {
+      if (t === undefined) assertEncodable(args, 'tool.start.args', undefined, FORMAT);
+      state.input = args;
+    } else if (ts0 === undefined) state.input = {};
+    if (end.ok) {
+      if (end.text !== undefined) state.output = end.text;
+      else if (ts0 === undefined) state.output = '';
+      if (ts0 === undefined) {
+        state.title = start?.argsSummary ?? name ?? '';
+        state.metadata = end.exitCode !== undefined ? { exit: end.exitCode } : {};
+      }
+    } else {
+      // A read line keeps what it had; a foreign call's error is text (OpenCode's is a string).
+      const error = ts0 !== undefined ? end.error : (end.error ?? end.text ?? 'failed');
+      if (error !== undefined)
+        state.error = typeof error === 'string' || t !== undefined ? error : JSON.stringify(error);
+    }
+    if (ts0 !== undefined && end.exitCode !== undefined && isJsonObject(ts0.metadata)) {
+      state.metadata = { ...ts0.metadata, exit: end.exitCode };
+    } else if (ts0 === undefined && !end.ok && end.exitCode !== undefined)
+      state.metadata = { exit: end.exitCode };
+    const startedAt = end.startedAt ?? start?.startedAt;
+    const time = isJsonObject(ts0?.time) ? { ...ts0.time } : {};
+    if (startedAt !== undefined) time.start = startedAt;
+    else if (ts0 === undefined) time.start = ts;
+    if (end.endedAt !== undefined) time.end = end.endedAt;
+    else if (ts0 === undefined) time.end = ts;
+    state.time = time;
+    p.state = state;
+    r.part = p;
+    return r;
+  }
+
+  private roundEnd(event: AgentEventOf<'round.end'>, own: boolean, hints: OpencodeHints | undefined): string {
+    let out = '';
+    const step = this.stepOf(event.lane);
+    if (!own) {
+      out += this.openStep(event, false);
+      if (!step.wroteText && event.message !== '') {
+        const text: AgentEventOf<'text.delta'> = { type: 'text.delta', text: event.message };
+        if (event.ts !== undefined) text.ts = event.ts;
+        if (event.lane !== undefined) text.lane = event.lane;
+        out += this.line(this.textPart(text, event.message, undefined), undefined);
+      }
+    }
+    step.open = false;
+    step.wroteText = false;
+    const t = template(hints);
+    const r = this.envelope('step_finish', event, t);
+    const p = this.part('step_finish', event, t);
+    if (event.stopReason !== undefined) p.reason = event.stopReason;
+    else if (t === undefined) p.reason = OPENCODE_STOP_REASON;
+    const usage = event.usage;
+    if (usage !== undefined || t === undefined) {
+      if (usage?.costUsd !== undefined) p.cost = usage.costUsd;
+      else if (t === undefined) p.cost = 0;
+      const wire = tokensToWire(usage);
+      const tokens = isJsonObject(p.tokens) ? { ...p.tokens } : {};
+      tokens.input = wire.input;
+      tokens.output = wire.output;
+      tokens.reasoning = wire.reasoning;
+      tokens.cache = isJsonObject(tokens.cache)
+        ? { ...tokens.cache, read: wire.cache.read, write: wire.cache.write }
+        : wire.cache;
+      p.tokens = tokens;
+    }
+    r.part = p;
+    return out + this.line(r, hints);
+  }
+
+  private error(event: AgentEventOf<'error'>, t: JsonObject | undefined): JsonObject {
+    const r = this.envelope('error', event, t);
+    if (event.data !== undefined) {
+      if (t === undefined) assertEncodable(event.data, 'error.data', undefined, FORMAT);
+      r.error = event.data;
+    } else r.error = { name: event.code ?? 'UnknownError', data: { message: event.message } };
+    return r;
+  }
+
+  private runEnd(event: AgentEventOf<'run.end'>, own: boolean, hints: OpencodeHints | undefined): string {
+    let out = this.flushCalls();
+    if (!own && event.status === 'incomplete') {
+      // A run that did not end has no done record.
+      this.wroteError = false;
+      return out;
+    }
+    if (!own) {
+      out += this.closeSteps(event);
+      if (event.reason !== undefined)
+        this.loss.report(event, 'run.end.reason', 'done.reason is always "idle"');
+      if (event.status === 'failed' && !this.wroteError) {
+        const error: AgentEventOf<'error'> = {
+          type: 'error',
+          message: event.error ?? 'the run failed',
+          fatal: true,
+        };
+        if (event.ts !== undefined) error.ts = event.ts;
+        if (event.session !== undefined) error.session = event.session;
+        out += this.line(this.error(error, undefined), undefined);
+      }
+      if (event.status === 'cancelled')
+        this.loss.report(event, 'run.end.status', 'OpenCode has no cancelled run');
+    }
+    this.wroteError = false;
+    const t = template(hints);
+    const r = this.envelope('done', event, t);
+    if (t === undefined) {
+      r.reason = OPENCODE_DONE_REASON;
+      r.rejected = [];
+    } else if (event.reason !== undefined) r.reason = event.reason;
+    return out + this.line(r, hints);
+  }
+
+  /**
+   * Steps a foreign run left open get their step_finish (OpenCode closes every step it starts):
+   * reason `error` for a failed run, `other` for a cancelled one, else `stop`; no usage known.
+   */
+  private closeSteps(event: AgentEventOf<'run.end'>): string {
+    let out = '';
+    for (const [lane, step] of this.steps) {
+      if (!step.open) continue;
+      const end: AgentEventOf<'round.end'> = {
+        type: 'round.end',
+        message: '',
+        stopReason:
+          event.status === 'failed' ? 'error' : event.status === 'cancelled' ? 'other' : OPENCODE_STOP_REASON,
+      };
+      if (lane !== '') end.lane = lane;
+      if (event.ts !== undefined) end.ts = event.ts;
+      out += this.roundEnd(end, false, undefined);
+    }
+    return out;
+  }
+
+  /** One line: the record as JSON, or the line as read when it says the same; its terminator. */
+  private line(record: unknown, hints: OpencodeHints | undefined): string {
+    let text: string;
+    try {
+      text = JSON.stringify(record);
+    } catch (error) {
+      assertEncodable(record, 'record', undefined, FORMAT);
+      throw new AgentwireError({
+        code: 'unencodable',
+        severity: 'error',
+        message: `record: ${error instanceof Error ? error.message : String(error)}`,
+        format: FORMAT,
+      });
+    }
+    if (hints === undefined) return text + this.eol;
+    return rawIfSame(hints.raw, text) + (hints.eol ?? '\n');
+  }
+}

@@ -1,0 +1,56 @@
+import { type Codec, createCheck, createCodec, lineChunkDecoder } from '../../codec';
+import type { Diagnostic } from '../../diagnostics';
+import { LineEnds, withLineEnds } from '../../framing/line-ends';
+import { checkOpencodeEvents } from './check';
+import { type OpencodeDecodeOptions, OpencodeRecordDecoder } from './decode';
+import { type OpencodeEncodeOptions, OpencodeEncoder } from './encode';
+import { OPENCODE_MAX_LINE_BYTES } from './wire';
+
+export { checkOpencodeEvents } from './check';
+export type { OpencodeDecodeOptions } from './decode';
+export type { OpencodeEncodeOptions } from './encode';
+export {
+  isOpencodeRecordType,
+  OPENCODE_MAX_LINE_BYTES,
+  OPENCODE_RECORD_TYPES,
+  type OpencodeHints,
+  type OpencodeRecordType,
+  type OpencodeTokens,
+} from './wire';
+
+/** The OpenCode codec plus its stream checker. */
+export interface OpencodeCodec extends Codec<OpencodeDecodeOptions, OpencodeEncodeOptions> {
+  /**
+   * Validates a whole `opencode run --format json` stream: every decoder diagnostic plus what a
+   * consumer relies on ({@link checkOpencodeEvents}). Empty means conforming.
+   */
+  check(input: string | Uint8Array, options?: OpencodeDecodeOptions): Diagnostic[];
+}
+
+const codec = createCodec<OpencodeDecodeOptions, OpencodeEncodeOptions>({
+  format: 'opencode',
+  createChunkDecoder: (options, sink) => {
+    const ends = new LineEnds();
+    const lines = { ...options, maxLineBytes: options.maxLineBytes ?? OPENCODE_MAX_LINE_BYTES };
+    const records = new OpencodeRecordDecoder(options, sink, ends);
+    return withLineEnds(lineChunkDecoder('opencode', 'jsonl', lines, sink, records), ends);
+  },
+  createEncoder: (options, sink) => new OpencodeEncoder(options, sink),
+});
+
+/**
+ * OpenCode's `opencode run --format json` stream: steps (rounds) with their text, reasoning,
+ * finished tool calls and per-step usage and cost, errors, and `done`. CRLF lines (Windows) are
+ * read and written back as they came.
+ *
+ * @example
+ * ```ts
+ * import { opencode } from 'agentwire/opencode';
+ * const { events, diagnostics } = opencode.parse(text);
+ * opencode.stringify(events); // === text
+ * ```
+ */
+export const opencode: OpencodeCodec = {
+  ...codec,
+  check: createCheck(codec, checkOpencodeEvents),
+};

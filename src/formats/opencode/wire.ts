@@ -1,0 +1,141 @@
+// Every byte rule of `opencode run --format json`, in one place. The emitter is OpenCode's
+// `packages/opencode/src/cli/cmd/run.ts` `emit(type, data)`: `JSON.stringify({ type, timestamp:
+// Date.now(), sessionID, ...data }) + os.EOL` (CRLF on Windows). `data` is `{ part }` (a message
+// part as the server holds it), `{ error }` or `{ reason, rejected }`.
+
+import type { Detection } from '../../detect';
+import type { LineEnd } from '../../framing/line-ends';
+import { isJsonObject, type JsonObject } from '../../json';
+import type { Usage } from '../../model';
+
+/** The record types `opencode run --format json` writes. */
+export const OPENCODE_RECORD_TYPES = [
+  'step_start',
+  'text',
+  'reasoning',
+  'tool_use',
+  'step_finish',
+  'error',
+  'done',
+] as const;
+
+/** One of {@link OPENCODE_RECORD_TYPES}. */
+export type OpencodeRecordType = (typeof OPENCODE_RECORD_TYPES)[number];
+
+/** True for a record type OpenCode writes. */
+export function isOpencodeRecordType(type: unknown): type is OpencodeRecordType {
+  return typeof type === 'string' && (OPENCODE_RECORD_TYPES as readonly string[]).includes(type);
+}
+
+/**
+ * Default `maxLineBytes` for OpenCode: a `tool_use` line carries the tool's whole output (a file
+ * read, a build log) and its metadata copy of it, so lines of several MiB are ordinary.
+ */
+export const OPENCODE_MAX_LINE_BYTES: number = 16 * 1024 * 1024;
+
+/** The part `type` each record type carries (`step_start` → `step-start`, …). */
+export const OPENCODE_PART_TYPE: Readonly<Record<string, string>> = {
+  step_start: 'step-start',
+  text: 'text',
+  reasoning: 'reasoning',
+  tool_use: 'tool',
+  step_finish: 'step-finish',
+};
+
+/** The `state.status` values a `tool_use` record can carry: only finished tools are written. */
+export const OPENCODE_TOOL_DONE = ['completed', 'error'] as const;
+
+/** The `step_finish` reason that ends the run when an older build writes no `done`. */
+export const OPENCODE_STOP_REASON = 'stop';
+
+/** The `done.reason` OpenCode writes (the session went idle). */
+export const OPENCODE_DONE_REASON = 'idle';
+
+/** Id prefixes OpenCode gives parts and messages (a writer making ids for foreign events uses them). */
+export const OPENCODE_PART_PREFIX = 'prt_';
+/** See {@link OPENCODE_PART_PREFIX}. */
+export const OPENCODE_MESSAGE_PREFIX = 'msg_';
+
+/**
+ * What the OpenCode decoder leaves in `provenance.hints` for the writer. The writer rebuilds a
+ * record from `record` with the event's mapped fields put back (so an edited event is written
+ * as edited, unknown fields and nested key order kept), and writes `raw` when the rebuilt line
+ * says the same (`rawIfSame`).
+ */
+export interface OpencodeHints {
+  /** The line as written (terminator excluded). */
+  raw?: string;
+  /** The record as parsed: the template the writer puts the event's fields back into. */
+  record?: unknown;
+  /** The line's terminator when it was not `\n`: `\r\n` (Windows) or `''` (last line, none). */
+  eol?: LineEnd;
+}
+
+/** `step_finish.part.tokens` as OpenCode writes it (`input` excludes cache, `output` excludes reasoning). */
+export interface OpencodeTokens {
+  total?: number;
+  input: number;
+  output: number;
+  reasoning: number;
+  cache: { read: number; write: number };
+}
+
+function num(v: unknown): number | undefined {
+  return typeof v === 'number' ? v : undefined;
+}
+
+/**
+ * Canonical usage from a step's `tokens` and `cost`: OpenCode's `input` is the uncached input
+ * (`inputTokens − cache.read − cache.write`) and `output` excludes reasoning, so the canonical
+ * `input` adds the cache back and `output` adds reasoning (docs/model.md "Usage").
+ */
+export function usageFromWire(tokens: unknown, cost: unknown): Usage | undefined {
+  const usage: Usage = {};
+  if (isJsonObject(tokens)) {
+    const input = num(tokens.input);
+    const output = num(tokens.output);
+    const reasoning = num(tokens.reasoning);
+    const cache = isJsonObject(tokens.cache) ? tokens.cache : undefined;
+    const read = num(cache?.read);
+    const write = num(cache?.write);
+    if (input !== undefined) usage.input = input + (read ?? 0) + (write ?? 0);
+    if (output !== undefined) usage.output = output + (reasoning ?? 0);
+    if (read !== undefined) usage.cacheRead = read;
+    if (write !== undefined) usage.cacheWrite = write;
+    if (reasoning !== undefined) usage.reasoning = reasoning;
+  }
+  const c = num(cost);
+  if (c !== undefined) usage.costUsd = c;
+  for (const _ in usage) return usage;
+  return undefined;
+}
+
+/** OpenCode's `tokens` fields from canonical usage (the inverse of {@link usageFromWire}). */
+export function tokensToWire(usage: Usage | undefined): OpencodeTokens {
+  const read = usage?.cacheRead ?? 0;
+  const write = usage?.cacheWrite ?? 0;
+  const reasoning = usage?.reasoning ?? 0;
+  return {
+    input: (usage?.input ?? 0) - read - write,
+    output: (usage?.output ?? 0) - reasoning,
+    reasoning,
+    cache: { read, write },
+  };
+}
+
+/**
+ * The sniffing rule `detectFormat` calls with the first record: OpenCode's envelope is
+ * `type, timestamp, sessionID` (camelCase `ID`, no other agent spells it so) with a `part`
+ * object, an `error` object or a `done`.
+ */
+export function sniffOpencode(record: JsonObject): Detection | undefined {
+  if (typeof record.sessionID !== 'string' || typeof record.type !== 'string') return undefined;
+  if (typeof record.timestamp !== 'number') return undefined;
+  if (isOpencodeRecordType(record.type)) {
+    return { format: 'opencode', confidence: 'certain', reason: `a ${record.type} record with sessionID` };
+  }
+  if (isJsonObject(record.part)) {
+    return { format: 'opencode', confidence: 'likely', reason: 'a part record with sessionID' };
+  }
+  return undefined;
+}
