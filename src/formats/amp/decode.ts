@@ -114,6 +114,7 @@ export class AmpRecordDecoder implements RecordDecoder {
   }
 
   end(out: AgentEvent[]): void {
+    // The last round ends with the stream (its line's usage and text, derived).
     this.closeRound(out);
     if (!this.runOpen) return;
     this.endRun(
@@ -351,7 +352,8 @@ export class AmpRecordDecoder implements RecordDecoder {
     if (typeof r.subtype !== 'string') return 'a result without a string "subtype"';
     this.closeRound(ctx.out);
     if (!this.runOpen) this.openRun(ctx, undefined, true);
-    const failed = r.is_error === true || r.subtype !== AMP_SUCCESS;
+    // is_error decides; an `error_*` subtype fails the run even without it.
+    const failed = r.is_error === true || (r.subtype !== AMP_SUCCESS && r.subtype.startsWith('error'));
     const status: RunStatus = failed ? 'failed' : 'completed';
     const e: AgentEventOf<'run.end'> = { type: 'run.end', status, reason: r.subtype };
     const duration = num(r.duration_ms);
@@ -362,6 +364,8 @@ export class AmpRecordDecoder implements RecordDecoder {
       const error = typeof r.error === 'string' ? r.error : text;
       if (error !== undefined) e.error = error;
     } else if (text !== undefined) e.answer = text;
+    // The SDK's optional total (written when no assistant line carried usage) replaces the sum.
+    if (isJsonObject(r.usage)) this.runUsage = lineUsage(r.usage);
     const hints: AmpHints = { raw: ctx.text, record: r };
     this.endRun(
       e,

@@ -78,6 +78,9 @@ export class AmpEncoder implements Encoder {
   // Text blocks built from another format's deltas, which the next delta extends.
   private readonly joinable = new WeakSet<JsonObject>();
   private rounds = 0;
+  // The input and output the run's assistant lines carried (its result's total is the sum).
+  private lineInput = 0;
+  private lineOutput = 0;
   // Text a call made while gathering must put out before whatever the event writes.
   private before = '';
 
@@ -119,6 +122,8 @@ export class AmpEncoder implements Encoder {
         return text + this.flush() + this.init(event, hints);
       case 'run.start':
         this.rounds = 0;
+        this.lineInput = 0;
+        this.lineOutput = 0;
         if (event.input === undefined) return text;
         return text + this.flush() + this.userText(event, event.input, hints);
       case 'user.message':
@@ -182,7 +187,6 @@ export class AmpEncoder implements Encoder {
         }
         slot.assistant ??= this.start('assistant', event, line, hints);
         slot.assistant.end = event;
-        if (event.lane === undefined) this.rounds++;
         return text + this.flushSlot(slot);
       }
       case 'run.end':
@@ -285,6 +289,12 @@ export class AmpEncoder implements Encoder {
     hints: AmpHints | undefined,
   ): Pending {
     const slot = this.lane(event, line !== undefined);
+    // Another format without rounds (or with several messages a round): content after tool
+    // results is the next message, the one before is complete (its round's end, if one comes,
+    // lands on the last).
+    if (line === undefined && slot.assistant !== undefined && slot.results !== undefined) {
+      this.before += this.flushAssistant(slot);
+    }
     if (slot.assistant === undefined) {
       slot.early = false;
       this.before += this.flushResults(slot);
@@ -340,6 +350,7 @@ export class AmpEncoder implements Encoder {
     const a = slot.assistant;
     if (a === undefined) return '';
     slot.assistant = undefined;
+    if (a.lane === undefined) this.rounds++;
     const kept = isJsonObject(a.hints?.record?.message) ? (a.hints.record.message as JsonObject) : undefined;
     const message: JsonObject = kept === undefined ? { type: 'message', role: 'assistant' } : { ...kept };
     message.content = Array.isArray(kept?.content)
@@ -349,9 +360,12 @@ export class AmpEncoder implements Encoder {
     if (end !== undefined) {
       if (end.stopReason !== undefined) message.stop_reason = end.stopReason;
       else if (kept === undefined || kept.stop_reason !== null) delete message.stop_reason;
-      if (end.usage !== undefined)
+      if (end.usage !== undefined) {
         message.usage = this.usage(end.usage, isJsonObject(kept?.usage) ? kept.usage : undefined);
-      else delete message.usage;
+        // The decoder totals every line of the run, its subagents' too.
+        this.lineInput += end.usage.input ?? 0;
+        this.lineOutput += end.usage.output ?? 0;
+      } else delete message.usage;
     }
     return this.line(a, 'assistant', message);
   }
@@ -455,7 +469,14 @@ export class AmpEncoder implements Encoder {
     const ok = event.status === 'completed';
     const kept = hints?.record;
     const record: JsonObject = kept !== undefined && kept.type === 'result' ? { ...kept } : {};
-    const subtype = event.reason ?? (ok ? AMP_SUCCESS : 'error_during_execution');
+    // Amp's own words only (`success`, `error_*`): another format's reason would read as another outcome.
+    const ampWord =
+      event.reason !== undefined &&
+      (kept?.subtype === event.reason ||
+        ((event.reason === AMP_SUCCESS) === ok && (ok || event.reason.startsWith('error'))));
+    if (event.reason !== undefined && !ampWord)
+      this.loss.report(event, 'run.end.reason', `${FORMAT} has only success and error_* subtypes`);
+    const subtype = ampWord ? event.reason : ok ? AMP_SUCCESS : 'error_during_execution';
     const text = ok ? (event.answer ?? '') : (event.error ?? event.answer ?? '');
     const set: Array<[string, unknown]> = [
       ['type', 'result'],
@@ -471,11 +492,24 @@ export class AmpEncoder implements Encoder {
     if (!ok && typeof record.error === 'string') set.push(['error', text]);
     else set.push(['result', text]);
     set.push(['session_id', this.sessionOf(event)]);
+    // A run's total that no assistant line carried (another format has usage per run only, or
+    // rounds without it): the SDK's optional `result.usage`.
+    const total = event.usage;
+    if (
+      kept === undefined &&
+      total !== undefined &&
+      this.lineInput === 0 &&
+      this.lineOutput === 0 &&
+      ((total.input ?? 0) !== 0 || (total.output ?? 0) !== 0)
+    )
+      set.push(['usage', this.usage(total, undefined)]);
     for (const [k, v] of set) {
       if (v === undefined) delete record[k];
       else record[k] = v;
     }
     this.rounds = 0;
+    this.lineInput = 0;
+    this.lineOutput = 0;
     return this.out(record, hints);
   }
 

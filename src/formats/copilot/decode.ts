@@ -457,6 +457,8 @@ export class CopilotRecordDecoder implements RecordDecoder {
         return;
       }
       case 'session.error': {
+        // An error before anything else of a run belongs to the run it fails.
+        if (main && !this.runOpen) this.openRun(ctx, undefined, true);
         const e: Emit = { type: 'error', message: d.message, fatal: false };
         if (typeof d.errorType === 'string') e.code = d.errorType;
         if (main && this.runOpen) this.runError = d.message as string;

@@ -93,7 +93,8 @@ export class CopilotEncoder implements Encoder {
   private turn: string | undefined;
   private turnCount = 0;
   private usageInTurn = false;
-  private errorInRun = false;
+  // The message of the last session.error written in the run (undefined: none yet).
+  private runError: string | undefined;
   private openMessage: string | undefined;
   private openReasoning: string | undefined;
   // Text and reasoning of messages not yet ended, by message id (entries leave at their end).
@@ -132,7 +133,7 @@ export class CopilotEncoder implements Encoder {
           text + this.emit({ type: 'session.title_changed', data: { ...tpl, title: event.title }, event })
         );
       case 'run.start':
-        this.errorInRun = false;
+        this.runError = undefined;
         if (event.input === undefined) return text;
         return (
           text + this.emit({ type: 'user.message', data: this.with(tpl, [['content', event.input]]), event })
@@ -204,7 +205,11 @@ export class CopilotEncoder implements Encoder {
         }
         return text + this.emit({ type: 'session.idle', data: { ...tpl }, event });
       case 'error': {
-        this.errorInRun = true;
+        // Another format's error derived from its run's end (a failed result): the run's end
+        // writes it (one session.error, not two, and the same one whichever came first).
+        if (!own && event.provenance?.synthetic === true && (event.fatal || event.message === this.runError))
+          return text;
+        this.runError = event.message;
         const data = this.with(tpl, [
           ['errorType', event.code ?? (tpl === undefined ? 'error' : tpl.errorType)],
           ['message', event.message],
@@ -528,7 +533,11 @@ export class CopilotEncoder implements Encoder {
   private runEnd(event: AgentEventOf<'run.end'>, tpl: JsonObject | undefined): string {
     if (event.status === 'incomplete') return '';
     let text = '';
-    if (event.status === 'failed' && !this.errorInRun && tpl === undefined) {
+    if (
+      event.status === 'failed' &&
+      tpl === undefined &&
+      (this.runError === undefined || (event.error !== undefined && event.error !== this.runError))
+    ) {
       const message = event.error ?? event.reason ?? 'the run failed';
       text += this.emit({
         type: 'session.error',
@@ -536,7 +545,7 @@ export class CopilotEncoder implements Encoder {
         event: { ...event },
       });
     }
-    this.errorInRun = false;
+    this.runError = undefined;
     const data: JsonObject =
       tpl !== undefined ? { ...tpl } : event.status === 'cancelled' ? { aborted: true } : {};
     return text + this.emit({ type: 'session.idle', data, event });
