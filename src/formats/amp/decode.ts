@@ -251,6 +251,7 @@ export class AmpRecordDecoder implements RecordDecoder {
     if (main) this.closeRound(ctx.out);
     if (main && !this.runOpen) this.openRun(ctx, undefined, true);
     if (main) this.round++;
+    const before = ctx.out.length;
     let text = '';
     for (const b of m.content) {
       if (!isMappedAssistantBlock(b)) {
@@ -280,7 +281,7 @@ export class AmpRecordDecoder implements RecordDecoder {
     if (isJsonObject(m.usage)) {
       const u = lineUsage(m.usage);
       e.usage = u;
-      if (this.runOpen) this.runUsage = addCounts(this.runUsage, u);
+      if (main && this.runOpen) this.runUsage = addCounts(this.runUsage, u);
     }
     // A main-lane round ends once its tool results are in: at the next assistant line, the
     // result, or the end of the stream (derived there from this line). Rounds are the main
@@ -289,7 +290,9 @@ export class AmpRecordDecoder implements RecordDecoder {
       e.round = this.round;
       if (this.session !== undefined) e.session = this.session;
       this.openRound = { ctx, event: e };
-    } else if (e.usage !== undefined) {
+    } else if (e.usage !== undefined && ctx.out.length === before) {
+      // A subagent's line with nothing else to say still needs an event (its line is written back
+      // from it); otherwise its usage stays in the line (the run's total is the main agent's).
       this.push(ctx, { type: 'usage', usage: { ...(e.usage as Usage), scope: 'call' } });
     }
     return undefined;

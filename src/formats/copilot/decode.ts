@@ -141,6 +141,7 @@ export class CopilotRecordDecoder implements RecordDecoder {
   private reasoningSinceMessage = false;
   private readonly toolNames = new Map<string, string>();
   private readonly childByCall = new Map<string, string>();
+  private readonly laneUsage = new Map<string, Usage>();
   private lastLine = 0;
   private lastOffset = 0;
   private lastTs: number | undefined;
@@ -317,9 +318,11 @@ export class CopilotRecordDecoder implements RecordDecoder {
         return;
       case 'assistant.usage': {
         const u = this.callUsage(d, ctx);
-        // A round's usage is the main agent's own calls; the run's total has its children's too.
+        // A round's and a run's usage are the main agent's own calls (the run's total is the sum of its
+        // rounds); a subagent's calls stay usage events in its lane.
         if (main) this.roundUsage = addCounts(this.roundUsage, u);
-        if (this.runOpen) this.runUsage = addCounts(this.runUsage, u);
+        else this.laneUsage.set(ctx.agent!, addCounts(this.laneUsage.get(ctx.agent!), u));
+        if (main && this.runOpen) this.runUsage = addCounts(this.runUsage, u);
         this.push(ctx, { type: 'usage', usage: u });
         return;
       }
@@ -365,6 +368,12 @@ export class CopilotRecordDecoder implements RecordDecoder {
         const e: Emit = { type: 'round.end', message: main ? this.roundText : '' };
         if (typeof d.model === 'string') e.model = d.model;
         if (main && this.roundUsage !== undefined) e.usage = this.roundUsage;
+        // A subagent's turn carries its own calls' usage (its calls' events are in its lane).
+        const laneUsage = main ? undefined : this.laneUsage.get(ctx.agent!);
+        if (laneUsage !== undefined) {
+          e.usage = laneUsage;
+          this.laneUsage.delete(ctx.agent!);
+        }
         this.push(ctx, e);
         if (main) {
           this.turnOpen = false;
