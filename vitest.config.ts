@@ -4,5 +4,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
+    // Type tests (`*.test-d.ts`) are checked by tsc under vitest: an assertion that does not
+    // hold fails its test, where a plain run would only execute it as a no-op.
+    typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
   },
 });

@@ -325,3 +325,145 @@ export function generateCodex({ mb = 100, seed = 1 } = {}) {
   }
   return { buffer: Buffer.concat(parts) };
 }
+
+/**
+ * One Claude Code stream-json session shaped like the captures (`../shared/captures/claude-code/`):
+ * an init, then turns of thinking / tool_use / text `assistant` lines (one per content block, each
+ * repeating its message's id and usage), `user` tool results of 500 B–40 KB (a few of 200 KB),
+ * small `thinking_tokens` and `rate_limit_event` lines, a `result` every 20 messages. Every line is
+ * a `JSON.stringify` of its record, as the CLI writes them.
+ */
+export function generateClaude({ mb = 50, seed = 7 } = {}) {
+  const rnd = prng(seed);
+  const words = (n) => {
+    let s = '';
+    for (let i = 0; i < n; i++) s += `${ASCII_WORDS[Math.floor(rnd() * ASCII_WORDS.length)]} `;
+    return s;
+  };
+  const sid = '5f0c2a8e-7d1b-4c3e-9a6f-0b1d2c3e4f50';
+  let uuid = 0;
+  const u = () => `8e1f${String(++uuid).padStart(8, '0')}-1111-4222-8333-444455556666`;
+  const lines = [];
+  let bytes = 0;
+  const push = (record) => {
+    const text = JSON.stringify(record);
+    lines.push(text);
+    bytes += Buffer.byteLength(text) + 1;
+  };
+  const init = () =>
+    push({
+      type: 'system',
+      subtype: 'init',
+      cwd: '/repo',
+      session_id: sid,
+      tools: ['Task', 'Bash', 'Read', 'Edit'],
+      mcp_servers: [],
+      model: 'claude-sonnet-4-5',
+      permissionMode: 'default',
+      claude_code_version: '2.1.284',
+      uuid: u(),
+    });
+  const usage = (i) => ({
+    input_tokens: 10,
+    cache_creation_input_tokens: 300 + (i % 97),
+    cache_read_input_tokens: 12000 + i,
+    cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 300 + (i % 97) },
+    output_tokens: 1 + (i % 8),
+    service_tier: 'standard',
+    inference_geo: 'not_available',
+  });
+  const assistant = (id, block, us) =>
+    push({
+      type: 'assistant',
+      message: {
+        model: 'claude-sonnet-4-5',
+        id,
+        type: 'message',
+        role: 'assistant',
+        content: [block],
+        stop_reason: null,
+        stop_sequence: null,
+        stop_details: null,
+        usage: us,
+        diagnostics: null,
+        context_management: null,
+      },
+      parent_tool_use_id: null,
+      session_id: sid,
+      uuid: u(),
+      timestamp: '2026-10-01T09:00:00.000Z',
+      request_id: `req_${id}`,
+    });
+  init();
+  let m = 0;
+  while (bytes < mb * 1e6) {
+    m++;
+    const id = `msg_bench_${m}`;
+    const us = usage(m);
+    push({
+      type: 'system',
+      subtype: 'thinking_tokens',
+      estimated_tokens: 50 * m,
+      estimated_tokens_delta: 50,
+      session_id: sid,
+      uuid: u(),
+    });
+    assistant(id, { type: 'thinking', thinking: words(20), signature: 'EqQDCkYIBxgCKkB'.repeat(20) }, us);
+    if (rnd() < 0.7) {
+      const call = `toolu_bench_${m}`;
+      assistant(
+        id,
+        { type: 'tool_use', id: call, name: 'Read', input: { file_path: `/repo/src/f${m}.ts` } },
+        us,
+      );
+      const size = rnd() < 0.03 ? 200000 : 500 + Math.floor(rnd() * 40000);
+      const content = words(Math.ceil(size / 6));
+      push({
+        type: 'user',
+        message: { role: 'user', content: [{ tool_use_id: call, type: 'tool_result', content }] },
+        parent_tool_use_id: null,
+        session_id: sid,
+        uuid: u(),
+        timestamp: '2026-10-01T09:00:01.000Z',
+        tool_use_result: {
+          type: 'text',
+          file: { filePath: `/repo/src/f${m}.ts`, numLines: 40, startLine: 1, totalLines: 40 },
+        },
+      });
+    } else assistant(id, { type: 'text', text: words(40) }, us);
+    if (m % 10 === 0)
+      push({
+        type: 'rate_limit_event',
+        rate_limit_info: {
+          status: 'allowed',
+          resetsAt: 1790678400,
+          rateLimitType: 'five_hour',
+          overageStatus: 'rejected',
+          isUsingOverage: false,
+        },
+        uuid: u(),
+        session_id: sid,
+      });
+    if (m % 20 === 0) {
+      push({
+        type: 'result',
+        subtype: 'success',
+        is_error: false,
+        duration_ms: 5230,
+        duration_api_ms: 4210,
+        num_turns: 20,
+        result: words(10),
+        stop_reason: 'end_turn',
+        session_id: sid,
+        total_cost_usd: 0.054201000000000006,
+        usage: usage(m),
+        modelUsage: {},
+        permission_denials: [],
+        uuid: u(),
+      });
+      init();
+    }
+  }
+  const text = `${lines.join('\n')}\n`;
+  return { buffer: Buffer.from(text), lines: lines.length };
+}

@@ -25,7 +25,7 @@ import { createParser } from 'eventsource-parser';
 import ndjson from 'ndjson';
 import split2 from 'split2';
 import { generateCursor, generateOpencode } from './agents.mjs';
-import { chunk, generateCodex, generateGemini, generateHep } from './corpus.mjs';
+import { chunk, generateClaude, generateCodex, generateGemini, generateHep } from './corpus.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -891,6 +891,68 @@ for (const f of [
     targets: { [list[1].name]: { bare: 0.9 } },
   });
 }
+// The UI protocols (AG-UI, the AI SDK UI message stream), each on the HEP corpus re-encoded as its
+// SSE: the decoder against a byte-level SSE split + JSON.parse of the same bytes (and
+// eventsource-parser), the writer against JSON.stringify of the same records, fed the HEP events.
+for (const key of ['agui', 'aisdk']) {
+  const codec = lib[key];
+  if (codec === undefined || (ONLY !== undefined && !ONLY.includes(key))) continue;
+  // The AI SDK's `[DONE]` terminator is not JSON: the bare split would choke on it.
+  const whole = otherFormatCorpus(codec, ascii.buffer);
+  const done = Buffer.from('data: [DONE]\n\n');
+  const wire = whole.subarray(whole.length - done.length).equals(done)
+    ? whole.subarray(0, whole.length - done.length)
+    : whole;
+  const pipelines = [
+    { name: 'byte-level SSE split + JSON.parse', run: bareSse },
+    { name: 'eventsource-parser + JSON.parse', run: viaEventsourceParser },
+    { name: `${key}.createDecoder().push`, run: pushDecoder(codec) },
+  ];
+  await scenario({
+    id: key,
+    title: `${key} decode of the HEP corpus as its SSE, ASCII, 64 KiB chunks`,
+    bytes: wire.length,
+    chunks: chunk(wire, 64 * KiB),
+    pipelines,
+    baseline: pipelines[0].name,
+    targets: { [`${key}.createDecoder().push`]: { bare: 0.85 } },
+  });
+  const w = generateHep({ mb: Math.min(MB_ARG, 25), variant: 'ascii' });
+  const events = detachedEvents(w.buffer);
+  const text = otherFormatCorpus(codec, w.buffer).toString('utf8');
+  const records = [];
+  for (const l of text.split('\n')) if (l.startsWith('data: {')) records.push(JSON.parse(l.slice(6)));
+  const list = [
+    {
+      name: `JSON.stringify(${key} record) + "\\n"`,
+      run: (_, xs = records) => {
+        let n = 0;
+        for (const r of xs) n += written(`${JSON.stringify(r)}\n`);
+        return xs.length + n * 0;
+      },
+    },
+    {
+      name: `${key}.createEncoder().write`,
+      run: (_, xs = events) => {
+        const e = codec.createEncoder({ framing: 'jsonl' });
+        let n = 0;
+        for (const ev of xs) n += written(e.write(ev));
+        return records.length + (n + written(e.end())) * 0;
+      },
+    },
+  ];
+  list[0].warm = () => list[0].run(undefined, records.slice(0, 8000));
+  list[1].warm = () => list[1].run(undefined, events.slice(0, 8000));
+  await scenario({
+    id: key,
+    title: `${key} writer, ${(w.buffer.length / MB).toFixed(0)} MB of HEP frames as ${key} records (JSON Lines)`,
+    bytes: Buffer.byteLength(text),
+    chunks: [],
+    pipelines: list,
+    baseline: list[0].name,
+    targets: { [list[1].name]: { bare: 0.8 } },
+  });
+}
 {
   // Writers: the frames of a (smaller) corpus as canonical events and as parsed wire objects.
   const w = generateHep({ mb: Math.min(MB_ARG, 25), variant: 'ascii' });
@@ -1217,6 +1279,73 @@ if (
       'gemini.createEncoder().write (decoded events)': { bare: 0.9 },
       'gemini.createEncoder().write (events without provenance)': { bare: 0.9 },
     },
+  });
+}
+
+if (
+  lib.claude !== undefined &&
+  (ONLY === undefined || ONLY.includes('claude') || ONLY.includes('claude-writer'))
+) {
+  // Claude Code stream-json: long tool results, the same usage repeated on every block line,
+  // many small lines. The decoder against the bare loop; the writer (events decoded from the
+  // corpus, put back line by line) against JSON.stringify of the same records.
+  const c = generateClaude({ mb: Math.min(MB_ARG, 50) });
+  const claude = lib.claude;
+  const round = claude.stringify(claude.parse(c.buffer).events);
+  if (round !== c.buffer.toString('utf8')) throw new Error('the Claude corpus does not round-trip');
+  await scenario({
+    id: 'claude',
+    title: 'Claude stream-json decode, capture-shaped corpus, 64 KiB chunks',
+    bytes: c.buffer.length,
+    chunks: chunk(c.buffer, 64 * KiB),
+    pipelines: [
+      { name: BARE, run: bareDecode },
+      { name: 'claude.createDecoder().push', run: pushDecoder(claude) },
+      { name: 'claude.decode(Readable)', run: asyncDecode(claude) },
+    ],
+    baseline: BARE,
+    targets: { 'claude.createDecoder().push': { bare: 0.9 } },
+  });
+  const events = [];
+  {
+    const d = claude.createDecoder();
+    for (const piece of chunk(c.buffer, 64 * KiB)) for (const e of d.push(piece)) events.push(e);
+    for (const e of d.end()) events.push(e);
+  }
+  const records = c.buffer
+    .toString('utf8')
+    .slice(0, -1)
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  const list = [
+    {
+      name: 'JSON.stringify(claude record) + "\\n"',
+      run: (_, xs = records) => {
+        let n = 0;
+        for (const r of xs) n += written(`${JSON.stringify(r)}\n`);
+        return xs.length + n * 0;
+      },
+    },
+    {
+      name: 'claude.createEncoder().write',
+      run: (_, xs = events) => {
+        const e = claude.createEncoder();
+        let n = 0;
+        for (const ev of xs) n += written(e.write(ev));
+        return records.length + (n + written(e.end())) * 0;
+      },
+    },
+  ];
+  list[0].warm = () => list[0].run(undefined, records.slice(0, 2000));
+  list[1].warm = () => list[1].run(undefined, events.slice(0, 8000));
+  await scenario({
+    id: 'claude-writer',
+    title: `claude writer, the events of the same corpus (${(c.buffer.length / MB).toFixed(0)} MB) put back`,
+    bytes: c.buffer.length,
+    chunks: [],
+    pipelines: list,
+    baseline: list[0].name,
+    targets: { 'claude.createEncoder().write': { bare: 0.9 } },
   });
 }
 

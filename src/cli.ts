@@ -1,44 +1,278 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createReadStream, readFileSync } from 'node:fs';
-import { appendFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { appendFile, type FileHandle, open } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { parseArgs } from 'node:util';
-import type { Codec } from './codec';
-import { convertStream, detectFromStream } from './convert';
-import { detectFormat } from './detect';
-import type { Diagnostic, Format } from './diagnostics';
-import { codecFor, codecs } from './formats';
-import { followFile } from './node/follow';
-import { createSseHandler, NhSessionLog } from './node/sse-server';
-import { TimelineRenderer } from './view';
+// The CLI imports the public entry points only: the build maps them to the library's own files
+// (tsup.config.ts), so dist/cli.js holds the command line and no second copy of the library.
+import {
+  AGENT_EVENT_TYPES,
+  type AgentEvent,
+  type Codec,
+  codecFor,
+  codecs,
+  convertStream,
+  type Diagnostic,
+  detectFormat,
+  detectFromStream,
+  type Format,
+  isAgentwireError,
+  TimelineRenderer,
+} from './index';
+import { createAccessGuard, TOKEN_ENV } from './node/access';
+import {
+  createOtlpTracing,
+  createProtocolHandler,
+  createSseHandler,
+  followFile,
+  NhSessionLog,
+  ProtocolLog,
+  type SessionLog,
+} from './node/index';
+import { createViewerHandler } from './node/viewer';
+import { RedisSessionLog } from './redis/index';
 
-// The agentwire command line. Exit codes: 0 ok, 1 findings (check) or failure, 64 usage error.
+// The agentwire command line. One exit-code rule for every command (EXIT_CODES below).
 
-const USAGE = `agentwire — read, check and convert AI agent event streams
-
-Usage:
-  agentwire decode [--format F] [file|-]   print the canonical events, one JSON object per line
-  agentwire convert [--from F] --to F [file|-]
-                                           convert between formats, streaming (flushed per event)
-  agentwire view   [--format F] [--follow] [file|-]
-                                           a human timeline of any stream (--follow: like tail -f)
-  agentwire serve  [--port N] [--format F] [--workspace W] [--session S] [--log FILE]
-                   [file|-|-- command args…]
-                                           serve any stream as nativeharness SSE on 127.0.0.1 with
-                                           Last-Event-ID resume (persist, then emit)
-  agentwire check  [--format F] [--json] [file|-]
-                                           validate a stream (schema, ordering, bounds);
-                                           exit 0 clean, 1 violations
-  agentwire --version | --help
-
-Formats: ${Object.keys(codecs).join(', ')} (default: detected from the first line)
-Options:
-  --format F          the input format
-  --max-line-bytes N  longest line accepted (default 1048576; codex, gemini, opencode, cursor: 16777216)
-  --json              (check) machine-readable findings, one JSON object per line
-`;
+/** Every exit code the CLI uses, with its meaning (printed by --help, listed in the README). */
+const EXIT_CODES: ReadonlyArray<[number, string]> = [
+  [0, 'done; the input had no error diagnostics (check: no errors, and no warnings with --strict)'],
+  [1, 'the input had error diagnostics (check: errors, or warnings with --strict); --lenient: 0'],
+  [64, 'usage error: unknown command or option, an option of another command, a bad value'],
+  [66, 'the input cannot be opened: no such file, a directory, no permission, a command that cannot start'],
+  [
+    69,
+    'serve cannot listen on the port (in use, or not allowed), or cannot reach its --redis; otel: the OpenTelemetry packages are missing',
+  ],
+  [70, 'internal error (a bug in agentwire: please report it)'],
+];
 
 class UsageError extends Error {}
+/** An input that cannot be opened (exit 66). */
+class InputError extends Error {}
+class ListenError extends Error {}
+/** A service the command needs is missing (exit 69). */
+class UnavailableError extends ListenError {}
+
+type CommandName = 'decode' | 'convert' | 'view' | 'check' | 'serve' | 'otel';
+
+interface OptionSpec {
+  type: 'string' | 'boolean';
+  short?: string;
+  value?: string; // the value's placeholder in help
+  help: string;
+}
+
+interface CommandSpec {
+  synopsis: string;
+  summary: string;
+  options: Record<string, OptionSpec>;
+  notes?: string;
+}
+
+const formatList = (): string => Object.keys(codecs).join(', ');
+
+// Writer framings by target format: the formats whose writer offers more than one.
+const FRAMINGS: Partial<Record<Format, readonly string[]>> = { nativeharness: ['sse', 'json', 'jsonl'] };
+
+const FORMAT: OptionSpec = {
+  type: 'string',
+  value: 'F',
+  help: 'the input format (default: detected from the first line)',
+};
+const MAX_LINE: OptionSpec = {
+  type: 'string',
+  value: 'N',
+  help: "longest line accepted, in bytes (default: the format's own, 1048576 for most)",
+};
+const LENIENT: OptionSpec = { type: 'boolean', help: 'exit 0 even when the input had error diagnostics' };
+const QUIET: OptionSpec = { type: 'boolean', short: 'q', help: 'print error diagnostics only' };
+const HELP: OptionSpec = { type: 'boolean', short: 'h', help: 'this help' };
+
+const COMMANDS: Record<CommandName, CommandSpec> = {
+  decode: {
+    synopsis: 'agentwire decode [options] [file|-]',
+    summary: 'print the canonical events, one JSON object per line',
+    options: { format: FORMAT, 'max-line-bytes': MAX_LINE, lenient: LENIENT, quiet: QUIET, help: HELP },
+  },
+  convert: {
+    synopsis: 'agentwire convert --to F [options] [file|-]',
+    summary: 'convert between formats, streaming (flushed per event)',
+    options: {
+      to: { type: 'string', value: 'F', help: 'the output format (required)' },
+      from: { ...FORMAT, help: 'the input format (default: detected); --format is the same' },
+      format: FORMAT,
+      framing: {
+        type: 'string',
+        value: 'X',
+        help: `the output framing, for ${Object.entries(FRAMINGS)
+          .map(([f, list]) => `${f}: ${list!.join('|')}`)
+          .join('; ')}`,
+      },
+      'max-line-bytes': MAX_LINE,
+      lenient: LENIENT,
+      quiet: { ...QUIET, help: 'print error diagnostics only (no loss summary)' },
+      json: {
+        type: 'boolean',
+        help: 'every diagnostic (each loss report too) as one JSON object per line on stderr',
+      },
+      help: HELP,
+    },
+    notes:
+      'What the target format cannot hold is summarised on stderr at the end: one line per lost field,\nwith the number of event types that lost it.',
+  },
+  view: {
+    synopsis: 'agentwire view [options] [file|-]',
+    summary: 'a human timeline of any stream',
+    options: {
+      format: FORMAT,
+      follow: { type: 'boolean', short: 'f', help: 'follow a growing file like tail -f (Ctrl-C ends)' },
+      web: {
+        type: 'boolean',
+        help: 'the browser viewer instead: serve the stream (serve options apply) and print its URL',
+      },
+      port: { type: 'string', value: 'N', help: '(--web) the port (default 4700; 0: any free port)' },
+      'max-line-bytes': MAX_LINE,
+      lenient: LENIENT,
+      quiet: QUIET,
+      help: HELP,
+    },
+  },
+  check: {
+    synopsis: 'agentwire check [options] [file|-]',
+    summary: 'validate a stream (schema, ordering, bounds)',
+    options: {
+      format: FORMAT,
+      json: { type: 'boolean', help: 'findings as JSON, one object per line' },
+      strict: { type: 'boolean', help: 'warnings fail too (exit 1)' },
+      'max-line-bytes': MAX_LINE,
+      help: HELP,
+    },
+    notes:
+      'Every finding is printed. Errors fail (exit 1); warnings are shown and fail only with --strict;\ninfo never fails.',
+  },
+  serve: {
+    synopsis: 'agentwire serve [options] [file|-|-- command args…]',
+    summary: 'serve any stream as nativeharness SSE on 127.0.0.1, with Last-Event-ID resume',
+    options: {
+      port: { type: 'string', value: 'N', help: 'the port (default 4700; 0: any free port)' },
+      format: FORMAT,
+      workspace: { type: 'string', value: 'W', help: 'the workspace id in the URL (default local)' },
+      session: { type: 'string', value: 'S', help: 'the session id in the URL (default live)' },
+      log: { type: 'string', value: 'FILE', help: 'append every served event to FILE (persist, then emit)' },
+      host: {
+        type: 'string',
+        value: 'ADDR',
+        help: 'listen on ADDR (default 127.0.0.1); beyond loopback a token is required',
+      },
+      token: {
+        type: 'string',
+        value: 'T',
+        help: `every request presents T: Authorization: Bearer T, or the viewer's cookie after opening its URL once with ?token=T (default: $${TOKEN_ENV})`,
+      },
+      cors: {
+        type: 'string',
+        value: 'ORIGIN',
+        help: 'the one origin allowed to read cross-origin (default: none)',
+      },
+      as: {
+        type: 'string',
+        value: 'P',
+        help: 'serve in a UI protocol instead: ag-ui or ai-sdk (GET or POST …/stream; --log: its JSON Lines)',
+      },
+      redis: {
+        type: 'string',
+        value: 'URL',
+        help: 'keep the log on Redis Streams (redis://host:port), so several serve processes serve the session',
+      },
+      'read-only': {
+        type: 'boolean',
+        help: 'with --redis: serve what another process appends; read no input',
+      },
+      retain: {
+        type: 'string',
+        value: 'N',
+        help: 'keep the newest N events per session; older cursors get a gap',
+      },
+      'max-line-bytes': MAX_LINE,
+      lenient: LENIENT,
+      quiet: QUIET,
+      help: HELP,
+    },
+    notes: [
+      'A file that cannot be opened, or a command that cannot be started, ends serve at once (exit 66)',
+      'before anything is served. When the input ends — the file is read, or the command exits (its',
+      'exit status is printed) — the session is complete and the server stays up so clients can replay',
+      'it, until Ctrl-C (SIGINT) or SIGTERM; then serve exits by the rule below. With --redis, one',
+      'serve appends and any number of --read-only ones serve the same session (docs/scaling.md).',
+      'The viewer is at / (docs/viewer.md). Only requests naming the server itself in Host are',
+      'answered (421 otherwise); no CORS headers unless --cors.',
+    ].join('\n'),
+  },
+  otel: {
+    synopsis: 'agentwire otel [options] [file|-|-- command args…]',
+    summary: 'export any stream as OpenTelemetry GenAI spans (run → rounds → tools) over OTLP/HTTP',
+    options: {
+      endpoint: {
+        type: 'string',
+        value: 'URL',
+        help: "the collector's base URL (/v1/traces is added; default: OTEL_EXPORTER_OTLP_ENDPOINT or http://localhost:4318)",
+      },
+      'service-name': { type: 'string', value: 'N', help: 'service.name of the traces (default agentwire)' },
+      format: FORMAT,
+      follow: { type: 'boolean', short: 'f', help: 'follow a file another process appends to (Ctrl-C ends)' },
+      'capture-content': {
+        type: 'boolean',
+        help: 'record prompts, answers, tool arguments and results (off by default: they may hold secrets)',
+      },
+      'max-line-bytes': MAX_LINE,
+      lenient: LENIENT,
+      quiet: QUIET,
+      help: HELP,
+    },
+    notes: [
+      'Spans follow the GenAI semantic conventions (docs/otel.md). They are sent in batches and flushed',
+      'when the input ends, and on Ctrl-C (SIGINT) or SIGTERM; spans still open then are ended as',
+      'incomplete. Needs the optional packages @opentelemetry/api, @opentelemetry/sdk-trace,',
+      '@opentelemetry/resources and @opentelemetry/exporter-trace-otlp-http (exit 69 without them).',
+    ].join('\n'),
+  },
+};
+
+function isCommand(name: string): name is CommandName {
+  return Object.hasOwn(COMMANDS, name);
+}
+
+function exitCodeTable(): string {
+  return EXIT_CODES.map(([code, text]) => `  ${String(code).padEnd(4)}${text}`).join('\n');
+}
+
+function usage(): string {
+  const lines = ['agentwire — read, check and convert AI agent event streams', '', 'Usage:'];
+  for (const spec of Object.values(COMMANDS)) lines.push(`  ${spec.synopsis}`, `      ${spec.summary}`);
+  lines.push(
+    '  agentwire <command> --help | agentwire --version | agentwire --help',
+    '',
+    `Formats: ${formatList()}`,
+    '',
+    'Exit codes (every command):',
+    exitCodeTable(),
+    '',
+  );
+  return lines.join('\n');
+}
+
+function commandHelp(name: CommandName): string {
+  const spec = COMMANDS[name];
+  const lines = [`${spec.synopsis}`, `  ${spec.summary}`, '', 'Options:'];
+  for (const [option, o] of Object.entries(spec.options)) {
+    const flag = `${o.short ? `-${o.short}, ` : ''}--${option}${o.value ? ` ${o.value}` : ''}`;
+    lines.push(`  ${flag.padEnd(22)}${o.help}`);
+  }
+  if (spec.notes) lines.push('', spec.notes);
+  lines.push('', `Formats: ${formatList()}`, '', 'Exit codes:', exitCodeTable(), '');
+  return lines.join('\n');
+}
 
 function version(): string {
   try {
@@ -49,12 +283,43 @@ function version(): string {
   }
 }
 
-function checkFormat(name: string | undefined): Format | undefined {
+function checkFormat(name: string | undefined, option: string): Format | undefined {
   if (name === undefined) return undefined;
   if (codecFor(name) === undefined) {
-    throw new UsageError(`unknown format ${JSON.stringify(name)} (known: ${Object.keys(codecs).join(', ')})`);
+    throw new UsageError(`${option}: unknown format ${JSON.stringify(name)} (known: ${formatList()})`);
   }
   return name as Format;
+}
+
+/** Counts what a command reported, prints diagnostics, and gives the exit code. */
+class Reporter {
+  errors = 0;
+  warnings = 0;
+  constructor(
+    private readonly source: string,
+    private readonly options: { quiet?: boolean; json?: boolean; lenient?: boolean },
+  ) {}
+
+  report(d: Diagnostic): void {
+    if (d.severity === 'error') this.errors++;
+    else if (d.severity === 'warning') this.warnings++;
+    if (this.options.json) {
+      process.stderr.write(`${JSON.stringify(d)}\n`);
+      return;
+    }
+    if (this.options.quiet && d.severity !== 'error') return;
+    process.stderr.write(`${describe(d, this.source)}\n`);
+  }
+
+  /** The exit code by the one rule: 1 when an error was reported, unless --lenient. */
+  code(): number {
+    return this.errors > 0 && !this.options.lenient ? 1 : 0;
+  }
+}
+
+function describe(d: Diagnostic, source: string): string {
+  const where = d.line === undefined ? '' : `${d.line}:${d.offset ?? 0}:`;
+  return `${source}:${where} ${d.severity} ${d.code}: ${d.message}`;
 }
 
 interface Input {
@@ -63,11 +328,26 @@ interface Input {
 }
 
 // The input's format: as given, else detected from its first line (the chunks read are replayed).
-async function openInput(format: Format | undefined, source: AsyncIterable<Uint8Array>): Promise<Input> {
+// An input whose format cannot be told is an error diagnostic; an empty one decodes to nothing.
+async function openInput(
+  format: Format | undefined,
+  source: AsyncIterable<Uint8Array>,
+  reporter: Reporter,
+): Promise<Input | undefined> {
   if (format !== undefined) return { codec: codecFor(format)!, chunks: source };
   const it = source[Symbol.asyncIterator]();
   const { detection, head } = await detectFromStream(it);
-  const codec = codecFor(detection?.format ?? 'hep')!;
+  if (detection === undefined) {
+    if (head.some((c) => c.length > 0)) {
+      reporter.report({
+        code: 'invalid_record',
+        severity: 'error',
+        message: `cannot tell the input's format from its first line (known: ${formatList()}); pass --format`,
+      });
+    }
+    await it.return?.();
+    return undefined;
+  }
   async function* replay(): AsyncGenerator<Uint8Array> {
     for (const chunk of head) yield chunk as Uint8Array;
     for (;;) {
@@ -76,16 +356,27 @@ async function openInput(format: Format | undefined, source: AsyncIterable<Uint8
       yield r.value;
     }
   }
-  return { codec, chunks: replay() };
+  return { codec: codecFor(detection.format)!, chunks: replay() };
 }
 
-function input(file: string | undefined): AsyncIterable<Uint8Array> {
-  return file === undefined || file === '-' ? process.stdin : createReadStream(file);
+// Opens a file for reading, or says why it cannot be (exit 66): checked before any output.
+async function openFile(file: string): Promise<FileHandle> {
+  let handle: FileHandle;
+  try {
+    handle = await open(file, 'r');
+  } catch (error) {
+    throw new InputError(`${file}: cannot open: ${(error as Error).message}`);
+  }
+  if ((await handle.stat()).isDirectory()) {
+    await handle.close();
+    throw new InputError(`${file}: is a directory, not a stream`);
+  }
+  return handle;
 }
 
-function describe(d: Diagnostic, file: string | undefined): string {
-  const where = d.line === undefined ? '' : `${d.line}:${d.offset ?? 0}:`;
-  return `${file ?? '<stdin>'}:${where} ${d.severity} ${d.code}: ${d.message}`;
+async function input(file: string | undefined): Promise<AsyncIterable<Uint8Array>> {
+  if (file === undefined || file === '-') return process.stdin;
+  return (await openFile(file)).createReadStream();
 }
 
 // Writes respecting back-pressure; a closed pipe (EPIPE) ends the process quietly.
@@ -94,154 +385,484 @@ function write(text: string): Promise<void> | undefined {
   return new Promise((resolve) => process.stdout.once('drain', resolve));
 }
 
-async function main(all: string[]): Promise<number> {
+interface Parsed {
+  values: Record<string, string | boolean | undefined>;
+  file: string | undefined;
+  command: string[] | undefined;
+}
+
+// Options are parsed per command: one that belongs to another command is an error.
+function parse(name: CommandName, args: string[]): Parsed {
+  const spec = COMMANDS[name];
   // `serve -- command args…`: everything after `--` is the command, untouched by option parsing.
-  const dashes = all.indexOf('--');
-  const argv = dashes === -1 ? all : all.slice(0, dashes);
-  const command_ = dashes === -1 ? undefined : all.slice(dashes + 1);
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      format: { type: 'string' },
-      from: { type: 'string' },
-      to: { type: 'string' },
-      'max-line-bytes': { type: 'string' },
-      json: { type: 'boolean' },
-      follow: { type: 'boolean', short: 'f' },
-      port: { type: 'string' },
-      workspace: { type: 'string' },
-      session: { type: 'string' },
-      log: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-      version: { type: 'boolean', short: 'v' },
-    },
-  });
-  if (values.version) {
-    await write(`${version()}\n`);
-    return 0;
+  const dashes = args.indexOf('--');
+  const own = dashes === -1 ? args : args.slice(0, dashes);
+  const command = dashes === -1 ? undefined : args.slice(dashes + 1);
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {};
+  for (const [option, o] of Object.entries(spec.options)) {
+    options[option] = o.short === undefined ? { type: o.type } : { type: o.type, short: o.short };
   }
-  const [command, file, ...rest] = positionals;
-  if (values.help || command === undefined || command === 'help') {
-    await write(USAGE);
-    return command === undefined && !values.help ? 64 : 0;
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: own, allowPositionals: true, strict: true, options });
+  } catch (error) {
+    throw new UsageError(parseError(name, error as Error & { code?: string }));
   }
-  if (rest.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(rest[0])}`);
-  if (command_ !== undefined && command !== 'serve')
-    throw new UsageError('only serve runs a command (after --)');
-  if (command_ !== undefined && command_.length === 0)
-    throw new UsageError('serve -- needs a command to run');
-  if (command_ !== undefined && file !== undefined)
-    throw new UsageError('serve takes a file or a command, not both');
-  const format = checkFormat(values.format ?? values.from);
-  const maxLineBytes = values['max-line-bytes'] === undefined ? undefined : Number(values['max-line-bytes']);
-  if (maxLineBytes !== undefined && !(Number.isSafeInteger(maxLineBytes) && maxLineBytes > 0)) {
-    throw new UsageError('--max-line-bytes takes a positive integer');
+  const values = parsed.values as Parsed['values'];
+  if (values.help) return { values, file: undefined, command };
+  if (parsed.positionals.length > 1)
+    throw new UsageError(`${name}: unexpected argument ${JSON.stringify(parsed.positionals[1])}`);
+  const file = parsed.positionals[0];
+  if (command !== undefined) {
+    if (name !== 'serve' && name !== 'otel')
+      throw new UsageError(`${name}: only serve and otel run a command (after --)`);
+    if (command.length === 0) throw new UsageError(`${name}: -- needs a command to run`);
+    if (file !== undefined) throw new UsageError(`${name}: takes a file or a command, not both`);
   }
-  const options = maxLineBytes === undefined ? {} : { maxLineBytes };
-  switch (command) {
-    case 'decode': {
-      const onDiagnostic = (d: Diagnostic) => process.stderr.write(`${describe(d, file)}\n`);
-      const { codec, chunks } = await openInput(format, input(file));
-      for await (const event of codec.decode(chunks, { ...options, onDiagnostic })) {
-        await write(`${JSON.stringify(event)}\n`);
-      }
-      return 0;
+  return { values, file, command };
+}
+
+// Node's parseArgs messages name the option in unbalanced quotes and suggest `--`: say it plainly.
+function parseError(name: CommandName, error: Error & { code?: string }): string {
+  const option = /'(-{1,2}[^' ]+)/.exec(error.message)?.[1] ?? '';
+  const known = Object.keys(COMMANDS[name].options)
+    .map((o) => `--${o}`)
+    .join(', ');
+  switch (error.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION': {
+      const elsewhere = (Object.keys(COMMANDS) as CommandName[]).filter(
+        (c) => c !== name && Object.hasOwn(COMMANDS[c].options, option.replace(/^-+/, '')),
+      );
+      const hint = elsewhere.length > 0 ? ` (an option of ${elsewhere.join(', ')})` : '';
+      return `${name}: unknown option ${option}${hint}; ${name} takes ${known}`;
     }
-    case 'convert': {
-      const to = checkFormat(values.to);
-      if (to === undefined) throw new UsageError('convert needs --to FORMAT');
-      const onDiagnostic = (d: Diagnostic) => process.stderr.write(`${describe(d, file)}\n`);
-      const { codec, chunks } = await openInput(format, input(file));
-      for await (const text of convertStream(chunks, {
-        from: codec.format,
-        to,
-        decode: options,
-        onDiagnostic,
-      })) {
-        await write(text);
-      }
-      return 0;
-    }
-    case 'check': {
-      const parts: Uint8Array[] = [];
-      for await (const c of input(file)) parts.push(c);
-      const bytes = Buffer.concat(parts);
-      const codec = codecFor(format ?? detectFormat(bytes)?.format ?? 'hep')!;
-      const findings: Diagnostic[] =
-        'check' in codec && typeof codec.check === 'function'
-          ? (codec.check as (i: Uint8Array, o: object) => Diagnostic[])(bytes, options)
-          : codec.parse(bytes, options).diagnostics;
-      for (const d of findings)
-        await write(values.json ? `${JSON.stringify(d)}\n` : `${describe(d, file)}\n`);
-      const failing = findings.filter((d) => d.severity !== 'info').length;
-      if (!values.json)
-        process.stderr.write(failing === 0 ? 'ok: no violations\n' : `${failing} violation(s)\n`);
-      return failing === 0 ? 0 : 1;
-    }
-    case 'view': {
-      const renderer = new TimelineRenderer({
-        color: process.stdout.isTTY === true && !process.env.NO_COLOR,
-      });
-      const onDiagnostic = (d: Diagnostic) => process.stderr.write(`${describe(d, file)}\n`);
-      if (values.follow) {
-        if (file === undefined || file === '-') throw new UsageError('--follow needs a file');
-        const controller = new AbortController();
-        process.once('SIGINT', () => controller.abort());
-        process.once('SIGTERM', () => controller.abort());
-        const { codec, chunks } = await openInput(format, followFile(file, { signal: controller.signal }));
-        // Following never ends the input: a line still being written waits for its newline.
-        const decoder = codec.createDecoder({ ...options, onDiagnostic, incompleteLine: 'hold' });
-        for await (const chunk of chunks) {
-          for (const event of decoder.push(chunk)) await write(renderer.render(event));
-        }
-        await write(renderer.end());
-        return 0;
-      }
-      const { codec, chunks } = await openInput(format, input(file));
-      for await (const event of codec.decode(chunks, { ...options, onDiagnostic })) {
-        await write(renderer.render(event));
-      }
-      await write(renderer.end());
-      return 0;
-    }
-    case 'serve':
-      return serve(values, file, command_, format, options);
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      return `${name}: option ${option} ${/argument missing/.test(error.message) ? 'needs a value' : 'takes no value'}`;
     default:
-      throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+      return `${name}: ${error.message}`;
   }
 }
 
-interface ServeValues {
-  port?: string | undefined;
-  workspace?: string | undefined;
-  session?: string | undefined;
-  log?: string | undefined;
+function maxLineBytes(values: Parsed['values']): { maxLineBytes?: number } {
+  const raw = values['max-line-bytes'];
+  if (raw === undefined) return {};
+  const n = Number(raw);
+  if (!(typeof raw === 'string' && /^\d+$/.test(raw) && Number.isSafeInteger(n) && n > 0)) {
+    throw new UsageError('--max-line-bytes takes a positive integer');
+  }
+  return { maxLineBytes: n };
+}
+
+const str = (v: string | boolean | undefined): string | undefined => (typeof v === 'string' ? v : undefined);
+
+async function main(all: string[]): Promise<number> {
+  const [first, ...rest] = all;
+  if (first === undefined) {
+    process.stderr.write(usage());
+    return 64;
+  }
+  if (first === '--version' || first === '-v') {
+    await write(`${version()}\n`);
+    return 0;
+  }
+  if (first === '--help' || first === '-h') {
+    await write(usage());
+    return 0;
+  }
+  if (first === 'help') {
+    const topic = rest[0];
+    if (topic === undefined) await write(usage());
+    else if (isCommand(topic)) await write(commandHelp(topic));
+    else throw new UsageError(`help: unknown command ${JSON.stringify(topic)}`);
+    return 0;
+  }
+  if (!isCommand(first)) {
+    throw new UsageError(
+      first.startsWith('-')
+        ? `the command comes first (agentwire <${Object.keys(COMMANDS).join('|')}> …)`
+        : `unknown command ${JSON.stringify(first)} (commands: ${Object.keys(COMMANDS).join(', ')})`,
+    );
+  }
+  const { values, file, command } = parse(first, rest);
+  if (values.help) {
+    await write(commandHelp(first));
+    return 0;
+  }
+  const format = checkFormat(str(values.from) ?? str(values.format), values.from ? '--from' : '--format');
+  const options = maxLineBytes(values);
+  // Messages name the file, or the command whose output is read (never `<stdin>` for it).
+  const named = command === undefined ? source(file) : command[0]!;
+  const reporter = new Reporter(named, {
+    quiet: values.quiet === true,
+    json: values.json === true,
+    lenient: values.lenient === true,
+  });
+  const onDiagnostic = (d: Diagnostic) => reporter.report(d);
+  switch (first) {
+    case 'decode': {
+      const opened = await openInput(format, await input(file), reporter);
+      if (opened !== undefined) {
+        for await (const event of opened.codec.decode(opened.chunks, { ...options, onDiagnostic })) {
+          await write(`${JSON.stringify(event)}\n`);
+        }
+      }
+      return reporter.code();
+    }
+    case 'convert':
+      return convert(values, file, format, options, reporter);
+    case 'check':
+      return check(values, file, format, options, reporter);
+    case 'view':
+      if (values.web === true)
+        return serve({ values, file, command, format, options, reporter, source: named });
+      return view(values, file, format, options, reporter);
+    case 'serve':
+      return serve({ values, file, command, format, options, reporter, source: named });
+    case 'otel':
+      return otel({ values, file, command, format, options, reporter, source: named });
+  }
+}
+
+// The chunks a command reads: a command's stdout, a followed file, a file or stdin.
+async function streamOf(
+  ctx: ServeContext,
+  signal: AbortSignal,
+): Promise<{ chunks: AsyncIterable<Uint8Array>; child?: ChildProcess }> {
+  if (ctx.command !== undefined) {
+    const child = await startCommand(ctx.command);
+    return { chunks: child.stdout as AsyncIterable<Uint8Array>, child };
+  }
+  if (ctx.values.follow) {
+    if (ctx.file === undefined || ctx.file === '-') throw new UsageError('--follow needs a file');
+    return { chunks: followFile(ctx.file, { signal }) };
+  }
+  return { chunks: await input(ctx.file) };
+}
+
+// Decodes any stream and exports it as spans over OTLP/HTTP; flushes at the end and on signals.
+async function otel(ctx: ServeContext): Promise<number> {
+  const { values, reporter } = ctx;
+  // Loaded here, not at start: every other command runs without the optional OpenTelemetry API.
+  let tracing: Awaited<ReturnType<typeof createOtlpTracing>>;
+  let EventTracer: typeof import('./otel/index').EventTracer;
+  try {
+    ({ EventTracer } = await import('./otel/index'));
+    tracing = await createOtlpTracing({
+      ...(typeof values.endpoint === 'string' ? { endpoint: values.endpoint } : {}),
+      serviceName: str(values['service-name']) ?? 'agentwire',
+    });
+  } catch (error) {
+    throw new UnavailableError((error as Error).message);
+  }
+  const controller = new AbortController();
+  const { chunks, child } = await streamOf(ctx, controller.signal);
+  const opened = await openInput(ctx.format, chunks, reporter);
+  if (opened === undefined) {
+    await tracing.shutdown();
+    return reporter.code();
+  }
+  const tracer = new EventTracer({
+    tracer: tracing.tracer,
+    format: opened.codec.format,
+    captureContent: values['capture-content'] === true,
+  });
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      tracer.end();
+      await tracing.shutdown();
+    })();
+    return stopping;
+  };
+  const onSignal = () => {
+    controller.abort();
+    child?.kill('SIGTERM');
+    void stop().then(() => process.exit(reporter.code()));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  if (values.quiet !== true) {
+    const to = typeof values.endpoint === 'string' ? values.endpoint : 'the default OTLP endpoint';
+    process.stderr.write(
+      `agentwire otel: ${ctx.source} (${opened.codec.format}) → ${to}; Ctrl-C flushes and ends\n`,
+    );
+  }
+  const onDiagnostic = (d: Diagnostic) => reporter.report(d);
+  const decodeOptions = {
+    ...ctx.options,
+    onDiagnostic,
+    ...(values.follow ? { incompleteLine: 'hold' as const } : {}),
+  };
+  for await (const event of opened.codec.decode(opened.chunks, decodeOptions)) tracer.push(event);
+  await stop();
+  process.off('SIGINT', onSignal);
+  process.off('SIGTERM', onSignal);
+  return reporter.code();
+}
+
+async function convert(
+  values: Parsed['values'],
+  file: string | undefined,
+  format: Format | undefined,
+  options: { maxLineBytes?: number },
+  reporter: Reporter,
+): Promise<number> {
+  const to = checkFormat(str(values.to), '--to');
+  if (to === undefined) throw new UsageError('convert: needs --to FORMAT');
+  const framing = str(values.framing);
+  const encode: Record<string, unknown> = {};
+  if (framing !== undefined) {
+    const allowed = FRAMINGS[to];
+    if (allowed === undefined) throw new UsageError(`convert: --framing does not apply to --to ${to}`);
+    if (!allowed.includes(framing))
+      throw new UsageError(`convert: --framing for ${to} is one of ${allowed.join(', ')}`);
+    encode.framing = framing;
+  }
+  const losses = new LossSummary();
+  const onDiagnostic = (d: Diagnostic) => {
+    // Loss reports are summarised at the end, unless every report is asked for (--json).
+    if (d.code === 'loss' && values.json !== true) losses.add(d);
+    else reporter.report(d);
+  };
+  const opened = await openInput(format, await input(file), reporter);
+  if (opened !== undefined) {
+    for await (const text of convertStream(opened.chunks, {
+      from: opened.codec.format,
+      to,
+      decode: options,
+      encode,
+      onDiagnostic,
+    })) {
+      await write(text);
+    }
+  }
+  if (values.quiet !== true) process.stderr.write(losses.text(to));
+  return reporter.code();
+}
+
+/** One line per lost field, with the event types that lost it. */
+class LossSummary {
+  private readonly fields = new Map<string, string[]>();
+
+  add(d: Diagnostic): void {
+    const [key, type] = splitField(d.field ?? d.message);
+    const types = this.fields.get(key);
+    if (types === undefined) this.fields.set(key, [type]);
+    else if (!types.includes(type)) types.push(type);
+  }
+
+  text(to: Format): string {
+    if (this.fields.size === 0) return '';
+    const lines = [
+      `agentwire: ${to} has no place for ${this.fields.size} field(s) of the input (--json lists every report):`,
+    ];
+    const width = Math.max(...[...this.fields.keys()].map((k) => k.length));
+    for (const [key, types] of this.fields) {
+      const count = `${types.length} event type${types.length === 1 ? '' : 's'}`;
+      const shown = types.length > 4 ? `${types.slice(0, 4).join(', ')}, …` : types.join(', ');
+      lines.push(`  ${key.padEnd(width)}  ${count} (${shown})`);
+    }
+    return `${lines.join('\n')}\n`;
+  }
+}
+
+const EVENT_TYPES: ReadonlySet<string> = new Set(AGENT_EVENT_TYPES);
+
+// `tool.start.argsSummary` → [`argsSummary`, `tool.start`]; a whole event (`approval.request`)
+// is its own line.
+function splitField(field: string): [string, string] {
+  if (EVENT_TYPES.has(field)) return [`${field} (whole events)`, field];
+  const dot = field.lastIndexOf('.');
+  const type = field.slice(0, dot);
+  return dot > 0 && EVENT_TYPES.has(type) ? [field.slice(dot + 1), type] : [field, field];
+}
+
+async function check(
+  values: Parsed['values'],
+  file: string | undefined,
+  format: Format | undefined,
+  options: { maxLineBytes?: number },
+  reporter: Reporter,
+): Promise<number> {
+  const parts: Uint8Array[] = [];
+  for await (const c of await input(file)) parts.push(c);
+  const bytes = Buffer.concat(parts);
+  const chosen = format ?? detectFormat(bytes)?.format;
+  let findings: Diagnostic[];
+  if (chosen === undefined) {
+    findings =
+      bytes.length === 0
+        ? []
+        : [
+            {
+              code: 'invalid_record',
+              severity: 'error',
+              message: `cannot tell the input's format from its first line (known: ${formatList()}); pass --format`,
+            },
+          ];
+  } else {
+    const codec = codecFor(chosen)!;
+    findings =
+      'check' in codec && typeof codec.check === 'function'
+        ? (codec.check as (i: Uint8Array, o: object) => Diagnostic[])(bytes, options)
+        : codec.parse(bytes, options).diagnostics;
+  }
+  for (const d of findings) {
+    if (d.severity === 'error') reporter.errors++;
+    else if (d.severity === 'warning') reporter.warnings++;
+    await write(values.json ? `${JSON.stringify(d)}\n` : `${describe(d, source(file))}\n`);
+  }
+  const failing = reporter.errors + (values.strict ? reporter.warnings : 0);
+  if (!values.json) {
+    const counts = `${reporter.errors} error(s), ${reporter.warnings} warning(s)`;
+    process.stderr.write(
+      failing === 0
+        ? `ok: ${reporter.errors + reporter.warnings === 0 ? 'no findings' : counts}${!values.strict && reporter.warnings > 0 ? ' (warnings fail with --strict)' : ''}\n`
+        : `failed: ${counts}${values.strict ? ' (--strict)' : ''}\n`,
+    );
+  }
+  return failing === 0 ? 0 : 1;
+}
+
+function source(file: string | undefined): string {
+  return file === undefined || file === '-' ? '<stdin>' : file;
+}
+
+async function view(
+  values: Parsed['values'],
+  file: string | undefined,
+  format: Format | undefined,
+  options: { maxLineBytes?: number },
+  reporter: Reporter,
+): Promise<number> {
+  const renderer = new TimelineRenderer({
+    color: process.stdout.isTTY === true && !process.env.NO_COLOR,
+  });
+  const onDiagnostic = (d: Diagnostic) => reporter.report(d);
+  if (values.follow) {
+    if (file === undefined || file === '-') throw new UsageError('view: --follow needs a file');
+    // A file that does not exist yet is waited for; a directory is refused at once.
+    try {
+      await (await openFile(file)).close();
+    } catch (error) {
+      if (/is a directory/.test((error as Error).message)) throw error;
+    }
+    const controller = new AbortController();
+    process.once('SIGINT', () => controller.abort());
+    process.once('SIGTERM', () => controller.abort());
+    const opened = await openInput(format, followFile(file, { signal: controller.signal }), reporter);
+    if (opened === undefined) return reporter.code();
+    // Following never ends the input: a line still being written waits for its newline.
+    const decoder = opened.codec.createDecoder({
+      ...options,
+      onDiagnostic,
+      incompleteLine: 'hold',
+      live: true,
+    });
+    for await (const chunk of opened.chunks) {
+      for (const event of decoder.push(chunk)) await write(renderer.render(event));
+    }
+    await write(renderer.end());
+    return reporter.code();
+  }
+  const opened = await openInput(format, await input(file), reporter);
+  if (opened !== undefined) {
+    for await (const event of opened.codec.decode(opened.chunks, { ...options, onDiagnostic })) {
+      await write(renderer.render(event));
+    }
+  }
+  await write(renderer.end());
+  return reporter.code();
+}
+
+interface ServeContext {
+  values: Parsed['values'];
+  file: string | undefined;
+  command: string[] | undefined;
+  format: Format | undefined;
+  options: { maxLineBytes?: number };
+  reporter: Reporter;
+  source: string;
+}
+
+// Starts the command and waits until it runs: one that cannot be started is an InputError.
+async function startCommand(command: string[]): Promise<ChildProcess> {
+  const child = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    child.once('spawn', resolve);
+    child.once('error', (error) =>
+      reject(new InputError(`${command[0]}: cannot start the command: ${error.message}`)),
+    );
+  });
+  return child;
 }
 
 // Reads any stream (a file, stdin, or a command's stdout), persists each event in the session
 // log (and the --log file), then serves it as nativeharness SSE until SIGINT/SIGTERM.
-async function serve(
-  values: ServeValues,
-  file: string | undefined,
-  command: string[] | undefined,
-  format: Format | undefined,
-  options: { maxLineBytes?: number },
-): Promise<number> {
+async function serve(ctx: ServeContext): Promise<number> {
+  const { values, reporter, source } = ctx;
   const port = values.port === undefined ? 4700 : Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port takes 0 to 65535');
-  const workspace = values.workspace ?? 'local';
-  const session = values.session ?? 'live';
-  const onDiagnostic = (d: Diagnostic) => process.stderr.write(`${describe(d, file)}\n`);
-  const logFile = values.log;
-  const log = new NhSessionLog({
-    onDiagnostic,
-    ...(logFile === undefined
-      ? {}
-      : { persist: (_w: string, _s: string, json: string) => appendFile(logFile, `${json}\n`) }),
-  });
-  const handler = createSseHandler({ log });
+  if (!(typeof values.port !== 'boolean' && Number.isInteger(port) && port >= 0 && port <= 65535))
+    throw new UsageError('serve: --port takes 0 to 65535');
+  const workspace = str(values.workspace) ?? 'local';
+  const session = str(values.session) ?? 'live';
+  // Refused before anything else: listening beyond loopback without a token.
+  const web = webFront({ values, port, workspace, session, page: values.as === undefined });
+  const readOnly = values['read-only'] === true;
+  if (readOnly && (ctx.file !== undefined || ctx.command !== undefined))
+    throw new UsageError('serve: --read-only serves what Redis has: no file or command');
+  // --as: the same input served in a UI protocol (persisted as its JSON Lines), not as envelopes.
+  const as = str(values.as);
+  if (as !== undefined && as !== 'ag-ui' && as !== 'ai-sdk')
+    throw new UsageError('serve: --as takes ag-ui or ai-sdk');
+  if (as !== undefined && (values.redis !== undefined || readOnly))
+    throw new UsageError('serve: --as serves from memory (not with --redis)');
+  const { log, ready, quit } = openSessionLog(values, (d) => reporter.report(d));
+  const logFile = str(values.log);
+  const ui =
+    as === undefined
+      ? undefined
+      : new ProtocolLog({
+          codec: codecFor(as)!,
+          onDiagnostic: (d) => reporter.report(d),
+          ...(logFile === undefined ? {} : { persist: (json: string) => appendFile(logFile, `${json}\n`) }),
+        });
+  // The input is opened (or the command started) before anything is served.
+  let child: ChildProcess | undefined;
+  let chunks: AsyncIterable<Uint8Array> | undefined;
+  if (ctx.command !== undefined) {
+    child = await startCommand(ctx.command);
+    chunks = child.stdout as AsyncIterable<Uint8Array>;
+  } else if (!readOnly) chunks = await input(ctx.file);
+  const exited =
+    child === undefined
+      ? undefined
+      : new Promise<string>((resolve) =>
+          child.once('exit', (code, signal) =>
+            resolve(signal === null ? `exit status ${code}` : `signal ${signal}`),
+          ),
+        );
+
+  const onDiagnostic = (d: Diagnostic) => reporter.report(d);
+  try {
+    await ready();
+  } catch (error) {
+    child?.kill();
+    throw new ListenError(`serve: cannot reach Redis at ${str(values.redis)}: ${(error as Error).message}`);
+  }
+  const handler =
+    ui !== undefined
+      ? createProtocolHandler({ log: ui, path: /\/stream$/ })
+      : createSseHandler({
+          log,
+          onError: (error) => process.stderr.write(`agentwire: ${error.message}\n`),
+        });
+  // The session exists from the start, so a reader (the viewer) that comes before the first
+  // event waits for it instead of getting 404 (a Redis log: the appender's first event makes it).
+  if (ui === undefined && str(values.redis) === undefined) await log.append(workspace, session, []);
+  let detected: string | null = ctx.format ?? null;
   const server = createServer((req, res) => {
+    if (web.guard(req, res, detected)) return;
     handler(req, res).then(
       (handled) => {
         if (!handled) {
@@ -252,22 +873,30 @@ async function serve(
       () => res.destroy(),
     );
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, web.host, () => resolve());
+    });
+  } catch (error) {
+    child?.kill();
+    await quit();
+    throw new ListenError(`serve: cannot listen on ${web.host}:${port}: ${(error as Error).message}`);
+  }
   const address = server.address();
   const actual = typeof address === 'object' && address !== null ? address.port : port;
-  const base = `http://127.0.0.1:${actual}/workspaces/${encodeURIComponent(workspace)}/sessions/${encodeURIComponent(session)}`;
-  process.stderr.write(`agentwire: serving ${base}/stream (and ${base}/events)\n`);
-
-  let child: ChildProcess | undefined;
-  let source: AsyncIterable<Uint8Array>;
-  if (command !== undefined) {
-    child = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] });
-    child.once('error', (error) => process.stderr.write(`agentwire: ${command[0]}: ${error.message}\n`));
-    source = child.stdout as AsyncIterable<Uint8Array>;
-  } else source = input(file);
+  web.listening(actual);
+  const origin = `http://${web.host.includes(':') ? `[${web.host}]` : web.host}:${actual}`;
+  const base = `${origin}/workspaces/${encodeURIComponent(workspace)}/sessions/${encodeURIComponent(session)}`;
+  process.stderr.write(
+    `agentwire: serving ${base}/stream${ui === undefined ? ` (and ${base}/events)` : ` as ${as}`}\n`,
+  );
+  // The viewer reads agentwire's own envelopes; a stream served --as a UI protocol is for that UI.
+  if (ui === undefined) {
+    process.stderr.write(`agentwire: viewer at ${origin}/${web.token === undefined ? '' : '?token=…'}\n`);
+    if (web.token !== undefined)
+      process.stderr.write('agentwire: open the viewer once with ?token=<your token>\n');
+  }
 
   const stop = new Promise<void>((resolve) => {
     const end = () => resolve();
@@ -275,21 +904,115 @@ async function serve(
     process.once('SIGTERM', end);
   });
   const feed = (async () => {
-    const { codec, chunks } = await openInput(format, source);
-    const decoder = codec.createDecoder({ ...options, onDiagnostic });
-    for await (const chunk of chunks) await log.append(workspace, session, decoder.push(chunk));
-    await log.append(workspace, session, decoder.end());
-    await log.close(workspace, session);
-    process.stderr.write(`agentwire: input ended; still serving ${base}/stream (Ctrl-C to stop)\n`);
+    if (chunks === undefined) return;
+    const opened = await openInput(ctx.format, chunks, reporter);
+    if (opened !== undefined) {
+      detected = opened.codec.format;
+      const decoder = opened.codec.createDecoder({ ...ctx.options, onDiagnostic });
+      const append = (events: AgentEvent[]) =>
+        ui !== undefined ? ui.append(events) : log.append(workspace, session, events);
+      for await (const chunk of opened.chunks) await append(decoder.push(chunk));
+      await append(decoder.end());
+    }
+    await (ui !== undefined ? ui.close() : log.close(workspace, session));
+    const how = exited === undefined ? 'input ended' : `input ended: ${source} exited (${await exited})`;
+    process.stderr.write(
+      `agentwire: ${how}; the session is complete; still serving ${base}/stream (Ctrl-C to stop)\n`,
+    );
   })();
   feed.catch((error: unknown) => {
-    process.stderr.write(`agentwire: ${error instanceof Error ? error.message : String(error)}\n`);
+    reporter.errors++;
+    process.stderr.write(`agentwire: ${source}: ${error instanceof Error ? error.message : String(error)}\n`);
   });
   await stop;
   child?.kill();
   server.closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));
-  return 0;
+  await quit();
+  return reporter.code();
+}
+
+// The browser side of serve: the access gate (Host, token, CORS) in front of every route, then
+// the viewer page. `guard(req, res, format)` is true when it answered the request.
+/** What the access guard and the viewer page need from `serve`'s options. */
+interface WebFrontContext {
+  values: Parsed['values'];
+  port: number;
+  workspace: string;
+  session: string;
+  /** Serve the viewer page at `/` (not when the stream is a UI protocol). */
+  page: boolean;
+}
+
+function webFront({ values, port, workspace, session, page }: WebFrontContext) {
+  const host = str(values.host) ?? '127.0.0.1';
+  const given = str(values.token) ?? process.env[TOKEN_ENV];
+  const token = given === undefined || given === '' ? undefined : given;
+  const cors = str(values.cors);
+  const stream = `/workspaces/${encodeURIComponent(workspace)}/sessions/${encodeURIComponent(session)}/stream`;
+  const make = (actual: number) => {
+    try {
+      return createAccessGuard({
+        port: actual,
+        host,
+        ...(token === undefined ? {} : { token }),
+        ...(cors === undefined ? {} : { cors }),
+      });
+    } catch (error) {
+      throw new UsageError(`serve: ${(error as Error).message}`);
+    }
+  };
+  // Refused before listening: beyond loopback without a token.
+  make(port);
+  let access: ReturnType<typeof createAccessGuard> | undefined;
+  let format: string | null = null;
+  const viewer = createViewerHandler({ stream, info: () => ({ format, workspace, session }) });
+  return {
+    host,
+    token,
+    listening(actual: number) {
+      access = make(actual);
+    },
+    guard(req: IncomingMessage, res: ServerResponse, detected: string | null): boolean {
+      format = detected;
+      if (access === undefined || access.check(req, res) === 'answered') return true;
+      return page && viewer(req, res);
+    },
+  };
+}
+
+// The session log serve uses: in memory (and the --log file), or on Redis Streams (--redis).
+function openSessionLog(
+  values: Parsed['values'],
+  onDiagnostic: (d: Diagnostic) => void,
+): { log: SessionLog; ready: () => Promise<void>; quit: () => Promise<void> } {
+  const raw = str(values.retain);
+  const retain = raw === undefined ? undefined : Number(raw);
+  if (retain !== undefined && !(Number.isSafeInteger(retain) && retain > 0))
+    throw new UsageError('serve: --retain takes a positive integer');
+  const url = str(values.redis);
+  const logFile = str(values.log);
+  if (url !== undefined) {
+    if (logFile !== undefined) throw new UsageError('serve: --log and --redis: Redis is the log');
+    const log = new RedisSessionLog({
+      url,
+      onDiagnostic,
+      extensions: true,
+      onError: (error) => process.stderr.write(`agentwire: redis: ${error.message}\n`),
+      ...(retain === undefined ? {} : { maxLen: retain }),
+    });
+    return { log, ready: () => log.connect(), quit: () => log.quit() };
+  }
+  if (values['read-only'] === true) throw new UsageError('serve: --read-only needs --redis');
+  const log = new NhSessionLog({
+    onDiagnostic,
+    extensions: true,
+    ...(retain === undefined ? {} : { retain }),
+    ...(logFile === undefined
+      ? {}
+      : { persist: (_w: string, _s: string, json: string) => appendFile(logFile, `${json}\n`) }),
+  });
+  return { log, ready: async () => {}, quit: async () => {} };
 }
 
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
@@ -302,15 +1025,23 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`agentwire: ${(error as Error).message} (see agentwire --help)\n`);
+    const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof UsageError) {
+      process.stderr.write(`agentwire: ${message} (see agentwire --help)\n`);
       process.exitCode = 64;
-    } else if ((error as { code?: string }).code === 'ENOENT') {
-      process.stderr.write(`agentwire: ${(error as Error).message}\n`);
+    } else if (error instanceof InputError) {
+      process.stderr.write(`agentwire: ${message}\n`);
       process.exitCode = 66;
-    } else {
-      process.stderr.write(`agentwire: ${error instanceof Error ? error.message : String(error)}\n`);
+    } else if (error instanceof ListenError) {
+      process.stderr.write(`agentwire: ${message}\n`);
+      process.exitCode = 69;
+    } else if (isAgentwireError(error)) {
+      // A value the target format cannot hold (a writer's `unencodable`), or strict mode.
+      process.stderr.write(`agentwire: ${error.diagnostic.severity} ${error.code}: ${message}\n`);
       process.exitCode = 1;
+    } else {
+      process.stderr.write(`agentwire: internal error: ${message}\n`);
+      process.exitCode = 70;
     }
   },
 );

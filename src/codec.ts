@@ -3,9 +3,10 @@ import {
   type Diagnostic,
   type DiagnosticHandler,
   type DiagnosticSink,
+  diagnosticAt,
   type Format,
 } from './diagnostics';
-import { type IncompleteLinePolicy, type LineMode, LineSplitter } from './lines';
+import { type IncompleteLinePolicy, type LineMode, LineSplitter } from './framing/lines';
 import type { AgentEvent } from './model';
 
 /** Options every decoder takes. */
@@ -23,6 +24,13 @@ export interface DecodeOptions {
    * `incomplete_line`, or `hold` it (tailing a file another process still writes).
    */
   incompleteLine?: IncompleteLinePolicy;
+  /**
+   * The input is followed live (a tailed file, `view --follow`) and has no end: a format whose
+   * runs end only with the input (HEP) ends a run where its producer's loop stops instead (HEP:
+   * a round that ran no tool and did not stop for one). Default false: a run ends where the
+   * input says, or at its end.
+   */
+  live?: boolean;
 }
 
 /** Options every encoder takes. */
@@ -94,6 +102,12 @@ export interface RecordDecoder {
   line(text: string, line: number, offset: number, out: AgentEvent[], bytes?: number): void;
   /** The input ended; push anything the format implies at its end. */
   end(out: AgentEvent[]): void;
+  /**
+   * `true`: blank and whitespace-only lines reach {@link RecordDecoder.line} (a format that keeps
+   * them as events of its own for byte-exact rewrites: Gemini keeps what its CLI printed around
+   * the stream). Absent: {@link lineChunkDecoder} skips them, the one rule of every other format.
+   */
+  readonly keepsBlankLines?: boolean;
 }
 
 /** Decodes chunks into events appended to `out` (line-based or not). */
@@ -123,9 +137,21 @@ export function lineChunkDecoder(
   let out: AgentEvent[] = [];
   const lineOptions: { mode: LineMode; format: Format; maxLineBytes?: number } = { mode, format };
   if (options.maxLineBytes !== undefined) lineOptions.maxLineBytes = options.maxLineBytes;
+  const blanks = new BlankLines(format, sink);
   const splitter = new LineSplitter(
     {
-      line: (text, line, offset, bytes) => records.line(text, line, offset, out, bytes),
+      // SSE blank lines end events: only JSON Lines formats skip them here.
+      line:
+        mode === 'jsonl' && records.keepsBlankLines !== true
+          ? (text, line, offset, bytes) => {
+              // One compare for the common line: a record starts with `{`, above every blank.
+              if (text.length === 0 || (text.charCodeAt(0) <= 32 && isBlankLine(text))) {
+                blanks.skip(line, offset);
+                return;
+              }
+              records.line(text, line, offset, out, bytes);
+            }
+          : (text, line, offset, bytes) => records.line(text, line, offset, out, bytes),
       diagnostic: (d) => sink.report(d),
     },
     lineOptions,
@@ -138,9 +164,70 @@ export function lineChunkDecoder(
     end(target) {
       out = target;
       splitter.end(options.incompleteLine ?? 'deliver');
-      if (options.incompleteLine !== 'hold') records.end(target);
+      if (options.incompleteLine !== 'hold') {
+        blanks.end();
+        records.end(target);
+      }
     },
   };
+}
+
+/**
+ * True for a line of JSON whitespace only (space, tab, CR; LF cannot be inside a line): no record,
+ * whatever the format. Empty lines included.
+ */
+/** True for an empty or whitespace-only line (what {@link BlankLines} skips). */
+export function isBlankLine(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 32 && c !== 9 && c !== 13) return false;
+  }
+  return true;
+}
+
+/**
+ * The one rule for blank and whitespace-only lines in every JSON Lines format: skipped, never an
+ * error; the first is an `info` diagnostic at its place, and the end of the input reports how many
+ * there were when more than one (placed at the last), so blank lines cannot flood the handler.
+ */
+export class BlankLines {
+  private count = 0;
+  private lastLine = 0;
+  private lastOffset = 0;
+  constructor(
+    private readonly format: Format,
+    private readonly sink: DiagnosticSink,
+  ) {}
+
+  skip(line: number, offset: number): void {
+    this.lastLine = line;
+    this.lastOffset = offset;
+    if (this.count++ === 0)
+      this.sink.report(
+        diagnosticAt(
+          'invalid_json',
+          'info',
+          line,
+          offset,
+          'a blank line (empty or whitespace only); skipped (later blank lines are counted, not reported)',
+          this.format,
+        ),
+      );
+  }
+
+  end(): void {
+    if (this.count > 1)
+      this.sink.report(
+        diagnosticAt(
+          'invalid_json',
+          'info',
+          this.lastLine,
+          this.lastOffset,
+          `the last of ${this.count} blank lines (empty or whitespace only); all were skipped`,
+          this.format,
+        ),
+      );
+  }
 }
 
 const DECODER_STREAM_QUEUE: QueuingStrategy<AgentEvent> = { highWaterMark: 64 };
@@ -295,8 +382,8 @@ export function createCodec<D extends DecodeOptions, E extends EncodeOptions>(
         undefined,
         // A few events of room: with none (the default) backpressure flips on every chunk of a
         // few bytes; with a chunk's worth or more (1024) the writable side runs chunks ahead and
-        // more events live in the queue when the young generation is collected. Measured on
-        // HEP: 64 is +6 % over 1024 with 64 KiB chunks and +3–7 % over 0 with 64-byte ones.
+        // more events live in the queue when the young generation is collected (the A/B on HEP:
+        // docs/performance.md, "Figures behind source comments").
         DECODER_STREAM_QUEUE,
       );
     },

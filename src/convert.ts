@@ -1,7 +1,7 @@
 import { type ChunkSource, type DecodeOptions, type EncodeOptions, toAsyncIterator } from './codec';
 import { DETECT_BYTES, type Detection, detectFormat } from './detect';
 import { AgentwireError, type Diagnostic, type DiagnosticHandler, type Format } from './diagnostics';
-import { codecFor } from './formats';
+import { codecFor } from './formats/index';
 import type { AgentEvent } from './model';
 
 /** Options of {@link convert} and {@link convertStream}. */
@@ -50,6 +50,8 @@ function encodeOptionsFor(from: Format, options: ConvertOptions, handler: Diagno
   if (options.to === 'nativeharness' && from !== 'nativeharness') base.conform ??= true;
   if (options.to === 'hep' && from !== 'hep') {
     base.turnIds ??= 'allocate';
+    // The reference writes a message_start at the start of every round.
+    base.messageStarts ??= 'each-round';
     // full mode keeps an args object readable (up to 4000 characters); summary text cannot be read back.
     base.args ??= 'full';
   }

@@ -1,12 +1,18 @@
 import type { Format } from './diagnostics';
-import { ampSniff } from './formats/amp/wire';
+import { sniffAgui } from './formats/ag-ui/wire';
+import { sniffAiSdk } from './formats/ai-sdk/wire';
+import { sniffAmp } from './formats/amp/wire';
+import { sniffClaude } from './formats/claude/wire';
 import { sniffCodex } from './formats/codex/wire';
-import { copilotSniff } from './formats/copilot/wire';
+import { sniffCopilot } from './formats/copilot/wire';
 import { sniffCursor } from './formats/cursor/wire';
 import { sniffGemini } from './formats/gemini/wire';
-import { isHepFrameType } from './formats/hep/schema';
-import { isHighbarRecordType } from './formats/highbar/schema';
+import { sniffHep } from './formats/hep/wire';
+import { sniffHighbar } from './formats/highbar/wire';
+import { sniffNativeharness } from './formats/nativeharness/wire';
 import { sniffOpencode } from './formats/opencode/wire';
+import { stripBom } from './framing/bom';
+import { isJsonObject, type JsonObject } from './json';
 
 /** What {@link detectFormat} found. */
 export interface Detection {
@@ -34,60 +40,99 @@ function firstLine(text: string): string {
   return '';
 }
 
+/** A format's sniffing rule: what the first non-blank line (and its JSON object, if any) says. */
+type Sniffer = (line: string, record: JsonObject | undefined) => Detection | undefined;
+
+// Rules that read only a JSON object.
+const onRecord =
+  (rule: (record: JsonObject) => Detection | undefined): Sniffer =>
+  (_line, record) =>
+    record === undefined ? undefined : rule(record);
+
+// Each format's sniffing rule lives in its wire.ts; a new format adds its rule here. The CLI
+// agents' own markers come first: each rule says nothing unless its format's fields are there.
+const SNIFFERS: readonly Sniffer[] = [
+  onRecord(sniffOpencode),
+  onRecord(sniffCursor),
+  onRecord(sniffAmp),
+  (line, record) => {
+    if (record !== undefined) {
+      return sniffClaude(record)
+        ? {
+            format: 'claude',
+            confidence: 'likely',
+            reason: `a Claude ${String(record.type)} record with a session_id`,
+          }
+        : undefined;
+    }
+    // A first line cut by the detection window: its start.
+    return line.startsWith('{"type":"system","subtype":"init"')
+      ? { format: 'claude', confidence: 'likely', reason: 'a system/init record' }
+      : undefined;
+  },
+  sniffUiProtocol,
+  onRecord(sniffCopilot),
+  sniffHep,
+  sniffNativeharness,
+  onRecord((r) => {
+    const codex = sniffCodex(r);
+    return codex === undefined ? undefined : { format: 'codex', ...codex };
+  }),
+  sniffHighbar,
+];
+
+/**
+ * The UI protocols (AG-UI, the AI SDK UI message stream): a JSON line, or an SSE `data: {json}`
+ * line whose record is theirs (then as certain as nativeharness's SSE, and ahead of it).
+ */
+function sniffUiProtocol(line: string, record: JsonObject | undefined): Detection | undefined {
+  if (record !== undefined) return sniffAgui(record) ?? sniffAiSdk(record);
+  if (!line.startsWith('data:')) return undefined;
+  const data = line.slice(line.charCodeAt(5) === 32 ? 6 : 5);
+  if (!data.startsWith('{')) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(data);
+  } catch {
+    return undefined;
+  }
+  if (!isJsonObject(value)) return undefined;
+  const found = sniffAgui(value) ?? sniffAiSdk(value);
+  return found === undefined ? undefined : { ...found, confidence: 'certain', framing: 'sse' };
+}
+
+const RANK: Readonly<Record<Detection['confidence'], number>> = { certain: 0, likely: 1, guess: 2 };
+
 /**
  * Says which format `input` is in, from its first line (or first SSE block). Looks at the first
- * {@link DETECT_BYTES} only. `undefined` when nothing fits.
+ * {@link DETECT_BYTES} only. `undefined` when nothing fits. The most confident rule wins; among
+ * equally confident ones, the first in {@link SNIFFERS}.
  */
 export function detectFormat(input: string | Uint8Array): Detection | undefined {
   let text: string;
   if (typeof input === 'string') text = input.slice(0, DETECT_BYTES);
   else text = new TextDecoder('utf-8', { fatal: false }).decode(input.subarray(0, DETECT_BYTES));
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  text = stripBom(text);
   const line = firstLine(text);
   if (line === '') return undefined;
-  if (/^(?:id|event|data|retry)(?::|$)|^:/.test(line)) {
-    return { format: 'nativeharness', confidence: 'certain', framing: 'sse', reason: 'server-sent events' };
-  }
-  if (line.startsWith('[')) {
-    return {
-      format: 'nativeharness',
-      confidence: 'likely',
-      framing: 'json',
-      reason: 'a JSON array of events',
-    };
-  }
-  let record: unknown;
+  let record: JsonObject | undefined;
+  let parsed = true;
   try {
-    record = JSON.parse(line);
+    const value: unknown = JSON.parse(line);
+    if (isJsonObject(value)) record = value;
   } catch {
-    // A first line cut by the 64 KiB window, or not JSON: look at its start.
-    if (line.startsWith('{"type":"hep_header"'))
-      return { format: 'hep', confidence: 'certain', reason: 'hep_header' };
-    // Gemini CLI prints banners before its first record; its records begin alike either way.
-    return sniffGemini(text);
+    // A first line cut by the 64 KiB window, or not JSON: the rules look at its text.
+    parsed = false;
   }
-  if (typeof record !== 'object' || record === null || Array.isArray(record)) return undefined;
-  const r = record as Record<string, unknown>;
-  // The CLI agents' own markers first: each rule says nothing unless its format's fields are there.
-  const amp = ampSniff(r);
-  if (amp !== undefined) return { format: 'amp', ...amp };
-  const agent = sniffOpencode(r) ?? sniffCursor(r);
-  if (agent !== undefined) return agent;
-  if (r.type === 'hep_header') return { format: 'hep', confidence: 'certain', reason: 'hep_header first' };
-  const copilot = copilotSniff(r);
-  if (copilot !== undefined) return { format: 'copilot', ...copilot };
-  if (typeof r.seq === 'number' && typeof r.type === 'string' && ('session_id' in r || 'payload' in r)) {
-    return { format: 'nativeharness', confidence: 'certain', framing: 'jsonl', reason: 'an event envelope' };
+  let best: Detection | undefined;
+  for (const sniff of SNIFFERS) {
+    const found = sniff(line, record);
+    if (found !== undefined && (best === undefined || RANK[found.confidence] < RANK[best.confidence]))
+      best = found;
   }
-  if (typeof r.type === 'string' && isHepFrameType(r.type) && 'turn_id' in r) {
-    return { format: 'hep', confidence: 'likely', reason: `a ${r.type} frame` };
-  }
-  if (isHighbarRecordType(r.type) && 'v' in r) {
-    return { format: 'highbar', confidence: 'certain', reason: `a v${String(r.v)} ${r.type} record` };
-  }
-  const codex = sniffCodex(r);
-  if (codex !== undefined) return { format: 'codex', ...codex };
-  if (typeof r.fn === 'string') return { format: 'highbar', confidence: 'likely', reason: 'a v0 tool call' };
-  if ('v' in r && 'ts' in r) return { format: 'highbar', confidence: 'guess', reason: 'v and ts fields' };
-  return sniffGemini(line);
+  if (best !== undefined) return best;
+  // Gemini CLI prints banners before its first record: its rule is the last resort, over the
+  // whole window when the first line is not JSON.
+  if (!parsed) return sniffGemini(text);
+  return record === undefined ? undefined : sniffGemini(line);
 }

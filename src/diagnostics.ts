@@ -144,14 +144,51 @@ export function describePlace(line: number, offset: number): string {
   return `line ${line} (byte ${offset})`;
 }
 
-/** A diagnostic tied to a line: its message starts with `line N (byte O): `. */
+/**
+ * A diagnostic tied to a line: its message starts with `line N (byte O): `. The one way every
+ * reader, decoder and checker builds one. (`format` may be left out only by a reader used
+ * without one, such as a bare `LineSplitter`.)
+ */
 export function diagnosticAt(
   code: DiagnosticCode,
   severity: Severity,
   line: number,
   offset: number,
   what: string,
+  format: Format | undefined,
+): Diagnostic {
+  const d: Diagnostic = { code, severity, message: `${describePlace(line, offset)}: ${what}`, line, offset };
+  if (format !== undefined) d.format = format;
+  return d;
+}
+
+/** Where a decoder reports a line's diagnostic: `(code, severity, line, offset, what)`. */
+export type LineReport = (
+  code: DiagnosticCode,
+  severity: Severity,
+  line: number,
+  offset: number,
+  what: string,
+) => void;
+
+/** The `report` of a decoder of `format`: builds each diagnostic with {@link diagnosticAt}. */
+export function lineReporter(sink: DiagnosticSink, format: Format): LineReport {
+  return (code, severity, line, offset, what) =>
+    sink.report(diagnosticAt(code, severity, line, offset, what, format));
+}
+
+/**
+ * The checkers' one helper: a finding about a decoded event, placed at the event's line when it
+ * has a provenance, else unplaced.
+ */
+export function diagnosticAtEvent(
+  code: DiagnosticCode,
+  severity: Severity,
+  event: { provenance?: { line: number; offset: number } | undefined } | undefined,
+  what: string,
   format: Format,
 ): Diagnostic {
-  return { code, severity, message: `${describePlace(line, offset)}: ${what}`, line, offset, format };
+  const p = event?.provenance;
+  if (p === undefined) return { code, severity, message: what, format };
+  return diagnosticAt(code, severity, p.line, p.offset, what, format);
 }

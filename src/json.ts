@@ -1,4 +1,10 @@
-import { AgentwireError, type Diagnostic, type DiagnosticSink, type Format } from './diagnostics';
+import {
+  AgentwireError,
+  type Diagnostic,
+  type DiagnosticSink,
+  diagnosticAt,
+  type Format,
+} from './diagnostics';
 
 /** Default `maxDepth`: how deep a JSON value may nest before the line is refused unparsed. */
 export const DEFAULT_MAX_DEPTH: number = 64;
@@ -17,18 +23,7 @@ export function isJsonObject(value: unknown): value is JsonObject {
  * line. Only the rest pays for an exact, string-aware scan.
  */
 export function exceedsDepth(text: string, max: number): boolean {
-  let count = 0;
-  let i = text.indexOf('{');
-  while (i !== -1 && count <= max) {
-    count++;
-    i = text.indexOf('{', i + 1);
-  }
-  i = text.indexOf('[');
-  while (i !== -1 && count <= max) {
-    count++;
-    i = text.indexOf('[', i + 1);
-  }
-  if (count <= max) return false;
+  if (!bracketsExceed(text, max)) return false;
   let depth = 0;
   let inString = false;
   for (let j = 0; j < text.length; j++) {
@@ -44,6 +39,25 @@ export function exceedsDepth(text: string, max: number): boolean {
   return false;
 }
 
+/**
+ * True when `text` holds more than `max` opening brackets (`{` and `[`, in strings too): without
+ * that many it cannot nest deeper than `max`. Native `indexOf` steps, at most `max + 1` of them.
+ */
+export function bracketsExceed(text: string, max: number): boolean {
+  let count = 0;
+  let i = text.indexOf('{');
+  while (i !== -1 && count <= max) {
+    count++;
+    i = text.indexOf('{', i + 1);
+  }
+  i = text.indexOf('[');
+  while (i !== -1 && count <= max) {
+    count++;
+    i = text.indexOf('[', i + 1);
+  }
+  return count > max;
+}
+
 /** The result of {@link parseJsonLine}: the value, or the diagnostic that refused the line. */
 export type JsonLineResult = { ok: true; value: unknown } | { ok: false; diagnostic: Diagnostic };
 
@@ -51,8 +65,8 @@ export type JsonLineResult = { ok: true; value: unknown } | { ok: false; diagnos
  * Lines longer than this many characters have their nesting measured before `JSON.parse` sees
  * them. A shorter line may be parsed first and its value measured only when its shape leaves
  * room for depth (an unknown record, unknown fields): V8's `JSON.parse` is iterative, so a deep
- * short line costs parse time proportional to its length (about 1 µs per level, at most ~2 ms
- * here), never a stack overflow, and the common record skips the measure entirely.
+ * short line costs parse time proportional to its length (docs/performance.md, "Figures behind
+ * source comments"), never a stack overflow, and the common record skips the measure entirely.
  */
 export const DEPTH_PRECHECK_CHARS: number = 4096;
 
@@ -111,14 +125,14 @@ export function isTooDeep(text: string, maxDepth: number): boolean {
 
 /** The `nesting_too_deep` diagnostic of a line refused for its depth. */
 export function nestingTooDeep(line: number, offset: number, maxDepth: number, format: Format): Diagnostic {
-  return {
-    code: 'nesting_too_deep',
-    severity: 'error',
-    message: `line ${line} (byte ${offset}): JSON nesting depth > maxDepth (${maxDepth}); the line was skipped`,
+  return diagnosticAt(
+    'nesting_too_deep',
+    'error',
     line,
     offset,
+    `JSON nesting depth > maxDepth (${maxDepth}); the line was skipped`,
     format,
-  };
+  );
 }
 
 /**
@@ -143,14 +157,7 @@ export function parseJsonLine(
     const detail = error instanceof Error ? error.message : String(error);
     return {
       ok: false,
-      diagnostic: {
-        code: 'invalid_json',
-        severity: 'error',
-        message: `line ${line} (byte ${offset}): not valid JSON (${detail})`,
-        line,
-        offset,
-        format,
-      },
+      diagnostic: diagnosticAt('invalid_json', 'error', line, offset, `not valid JSON (${detail})`, format),
     };
   }
 }
@@ -331,6 +338,7 @@ export function jsonString(text: string): string {
  * (`0.0`, `3.0`), negative zero keeps its sign (`-0.0`); everything else as JavaScript prints it.
  */
 export function formatDouble(n: number, field: string, format?: Format): string {
+  if (typeof n !== 'number') throw notANumber(n, field, format);
   if (!Number.isFinite(n))
     throw unencodable(`${field}: ${n} is not a finite number; JSON cannot hold it`, format);
   // String(-0) is "0": the sign a double printer writes would be lost.
@@ -339,8 +347,19 @@ export function formatDouble(n: number, field: string, format?: Format): string 
   return s.includes('.') || s.includes('e') ? s : `${s}.0`;
 }
 
+// A number field handed something else (a BigInt `1n` above all, which prints as `1`): say what
+// it is, so the message does not read "1 is not a safe integer".
+function notANumber(value: unknown, field: string, format: Format | undefined): AgentwireError {
+  const what =
+    typeof value === 'bigint'
+      ? `a BigInt (${value}n), not a number; convert it with Number() if it is within 2^53`
+      : `a ${value === null ? 'null' : typeof value}, not a number`;
+  return unencodable(`${field}: ${what}`, format);
+}
+
 /** Writes an integer field, refusing what JSON cannot carry exactly. */
 export function formatInteger(n: number, field: string, format?: Format): string {
+  if (typeof n !== 'number') throw notANumber(n, field, format);
   if (!Number.isSafeInteger(n)) {
     throw unencodable(`${field}: ${n} is not a safe integer; it cannot be written without rounding`, format);
   }

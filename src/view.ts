@@ -1,4 +1,5 @@
 import type { AgentEvent, Usage } from './model';
+import { addUsage } from './usage';
 
 /** Options of {@link TimelineRenderer}. */
 export interface TimelineOptions {
@@ -27,7 +28,8 @@ function formatUsage(u: Usage): string {
   const parts: string[] = [];
   if (u.input !== undefined) parts.push(`${u.input} in`);
   if (u.output !== undefined) parts.push(`${u.output} out`);
-  if (u.costUsd !== undefined) parts.push(`$${Number(u.costUsd.toPrecision(6))}`);
+  // Totals are exact decimal sums (addUsage): printed as they are, never rounded for show.
+  if (u.costUsd !== undefined) parts.push(`$${u.costUsd}`);
   return parts.join(' / ');
 }
 
@@ -135,9 +137,7 @@ export class TimelineRenderer {
       case 'round.end': {
         if (e.usage) {
           this.sawRoundUsage = true;
-          this.runUsage.input += e.usage.input ?? 0;
-          this.runUsage.output += e.usage.output ?? 0;
-          this.runUsage.costUsd += e.usage.costUsd ?? 0;
+          addUsage(this.runUsage, e.usage);
         }
         const bits = [
           e.stopReason && `stop: ${neutralizeControls(e.stopReason)}`,

@@ -60,7 +60,7 @@ describe('agentwire CLI', () => {
     const r = run(['convert', '--to', 'hep', '-'], input);
     expect(r.code).toBe(0);
     expect(hep.check(r.stdout)).toEqual([]);
-    expect(r.stderr).toContain('loss');
+    expect(r.stderr).toContain('hep has no place for');
   });
 
   test('convert to the same format is the identity, byte for byte', () => {

@@ -1,5 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { expect } from 'vitest';
+import type { Decoder } from '../src/codec';
+import type { AgentEvent } from '../src/model';
 
 // Top-level event keys in a fixed order (type first, provenance last, the rest sorted), so a
 // golden pins what an event holds, not the order a decoder happened to assign its properties.
@@ -63,4 +66,29 @@ export function chunkAt(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
   }
   out.push(bytes.subarray(prev));
   return out;
+}
+
+/**
+ * Holds that `bytes` decode to `expected` whatever the chunking: 40 random cuttings, then byte by
+ * byte. `createDecoder` makes a fresh push decoder for each.
+ */
+export function expectSameAtAnyChunking(
+  createDecoder: () => Decoder,
+  bytes: Uint8Array,
+  expected: AgentEvent[],
+): void {
+  fc.assert(
+    fc.property(fc.array(fc.nat({ max: bytes.length }), { maxLength: 12 }), (cuts) => {
+      const decoder = createDecoder();
+      const events = chunkAt(bytes, cuts).flatMap((c) => decoder.push(c));
+      events.push(...decoder.end());
+      expect(events).toEqual(expected);
+    }),
+    { numRuns: 40 },
+  );
+  const decoder = createDecoder();
+  const events: AgentEvent[] = [];
+  for (let i = 0; i < bytes.length; i++) events.push(...decoder.push(bytes.subarray(i, i + 1)));
+  events.push(...decoder.end());
+  expect(events).toEqual(expected);
 }

@@ -11,12 +11,15 @@ const FORMATS: Format[] = [
   'hep',
   'highbar',
   'nativeharness',
+  'claude',
   'codex',
   'gemini',
   'opencode',
   'cursor',
   'amp',
   'copilot',
+  'ag-ui',
+  'ai-sdk',
 ];
 // Formats whose table has rows for events and fields the scenario holds only for them.
 const CLI: Format[] = ['amp', 'copilot'];
@@ -201,11 +204,14 @@ const PROBE: Partial<Record<Format, AgentEvent['type']>> = {
   highbar: 'tool.end',
   nativeharness: 'text.delta',
   codex: 'text.delta',
+  claude: 'text.delta',
   opencode: 'text.delta',
   cursor: 'text.delta',
   gemini: 'text.delta',
   amp: 'text.delta',
   copilot: 'text.delta',
+  'ag-ui': 'text.delta',
+  'ai-sdk': 'text.delta',
 };
 
 function roundTrip(format: Format) {

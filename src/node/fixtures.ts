@@ -28,23 +28,29 @@ const FORMATS: readonly Format[] = [
   'hep',
   'highbar',
   'nativeharness',
+  'claude',
   'codex',
   'gemini',
   'opencode',
   'cursor',
   'amp',
   'copilot',
+  'ag-ui',
+  'ai-sdk',
 ];
 const PRIMARY: Readonly<Partial<Record<Format, string>>> = {
   hep: 'jsonl',
   highbar: 'jsonl',
   nativeharness: 'sse',
   codex: 'jsonl',
+  claude: 'jsonl',
   opencode: 'jsonl',
   cursor: 'jsonl',
   gemini: 'jsonl',
   amp: 'jsonl',
   copilot: 'jsonl',
+  'ag-ui': 'sse',
+  'ai-sdk': 'sse',
 };
 
 /** The folder the fixtures ship in (inside the installed package). */

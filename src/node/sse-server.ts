@@ -1,18 +1,19 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createDiagnosticSink, type Diagnostic, type DiagnosticHandler } from '../diagnostics';
-import { type NhEncodeOptions, NhEncoder } from '../formats/nativeharness/encode';
-import { validateNhEnvelope } from '../formats/nativeharness/schema';
-import { formatSseEvent } from '../formats/nativeharness/sse';
+import { createDiagnosticSink, type Diagnostic, type DiagnosticHandler, diagnosticAt } from '../diagnostics';
+import { validateNhEnvelope } from '../formats/nativeharness/wire';
+import { LineSplitter } from '../framing/lines';
+import { formatSseEvent } from '../framing/sse';
 import { DEFAULT_MAX_DEPTH, isJsonObject, parseJsonLine } from '../json';
-import { LineSplitter } from '../lines';
 import type { AgentEvent } from '../model';
+import {
+  createEntryEncoder,
+  type NhLogEntry,
+  type SessionFollower,
+  type SessionLog,
+  type SessionSnapshot,
+} from './session-log';
 
-/** One persisted envelope: its seq, type and compact JSON text. */
-export interface NhLogEntry {
-  seq: number;
-  type: string;
-  json: string;
-}
+export type { NhLogEntry } from './session-log';
 
 /** Options of {@link NhSessionLog}. */
 export interface NhSessionLogOptions {
@@ -27,6 +28,11 @@ export interface NhSessionLogOptions {
   clock?: () => number;
   /** Receives the writer's `loss` reports for appended events from other formats. */
   onDiagnostic?: DiagnosticHandler;
+  /**
+   * Write appended events with agentwire's extension (`NhEncodeOptions.extensions`): what
+   * nativeharness has no place for (reasoning, lanes, notices, …) reaches `connect()` readers.
+   */
+  extensions?: boolean;
 }
 
 interface SessionState {
@@ -36,7 +42,7 @@ interface SessionState {
   /** Highest seq dropped by retention (0 = nothing dropped). */
   dropped: number;
   closed: boolean;
-  encoder: NhEncoder | undefined;
+  encoder: ((event: AgentEvent) => NhLogEntry[]) | undefined;
   listeners: Set<(entry: NhLogEntry | undefined) => void>;
 }
 
@@ -45,9 +51,10 @@ const key = (workspace: string, session: string): string => `${workspace}\u0000$
 /**
  * The persisted event log of nativeharness sessions, in memory, with persist-then-emit: an
  * appended event is handed to `persist` and awaited, then stored, then emitted to live
- * subscribers. Appends to one log are serialised, so `seq` order is the emit order.
+ * subscribers. Appends to one log are serialised, so `seq` order is the emit order. One process
+ * only: `RedisSessionLog` (`agentwire/redis`) is the same {@link SessionLog} shared by several.
  */
-export class NhSessionLog {
+export class NhSessionLog implements SessionLog {
   private readonly options: NhSessionLogOptions;
   private readonly sessions = new Map<string, SessionState>();
   private tail: Promise<unknown> = Promise.resolve();
@@ -95,14 +102,16 @@ export class NhSessionLog {
           if (!parsed.ok) return sink.report(parsed.diagnostic);
           const problem = isJsonObject(parsed.value) ? validateNhEnvelope(parsed.value) : 'not an object';
           if (problem !== undefined || !isJsonObject(parsed.value)) {
-            return sink.report({
-              code: 'invalid_record',
-              severity: 'error',
-              message: `line ${n} (byte ${offset}): not an envelope: ${problem}`,
-              line: n,
-              offset,
-              format: 'nativeharness',
-            });
+            return sink.report(
+              diagnosticAt(
+                'invalid_record',
+                'error',
+                n,
+                offset,
+                `not an envelope: ${problem}`,
+                'nativeharness',
+              ),
+            );
           }
           const r = parsed.value;
           const s = this.state(r.workspace_id as string, r.session_id as string, true)!;
@@ -127,25 +136,19 @@ export class NhSessionLog {
       const s = this.state(workspace, session, true)!;
       if (s.closed) throw new Error(`session ${session} of workspace ${workspace} is closed`);
       if (s.encoder === undefined) {
-        const last = s.entries[s.entries.length - 1]?.seq ?? s.dropped;
-        const options: NhEncodeOptions = {
-          framing: 'jsonl',
+        s.encoder = createEntryEncoder({
           workspace,
           session,
-          startSeq: last + 1,
-          conform: true,
-        };
-        if (this.options.clock !== undefined) options.clock = this.options.clock;
-        s.encoder = new NhEncoder(options, createDiagnosticSink(false, this.options.onDiagnostic));
+          startSeq: (s.entries[s.entries.length - 1]?.seq ?? s.dropped) + 1,
+          clock: this.options.clock,
+          onDiagnostic: this.options.onDiagnostic,
+          extensions: this.options.extensions,
+        });
       }
       const written: NhLogEntry[] = [];
       for (const event of events) {
-        const text = s.encoder.write({ ...event, workspace, session });
-        for (const json of text.split('\n')) {
-          if (json === '') continue;
-          const r = JSON.parse(json) as { seq: number; type: string };
-          const entry = { seq: r.seq, type: r.type, json };
-          await this.options.persist?.(workspace, session, json);
+        for (const entry of s.encoder(event)) {
+          await this.options.persist?.(workspace, session, entry.json);
           this.store(s, entry);
           written.push(entry);
         }
@@ -180,6 +183,44 @@ export class NhSessionLog {
     return () => s.listeners.delete(listener);
   }
 
+  /** The entries after `after`, with the gap signal when retention dropped some of them. */
+  read(workspace: string, session: string, after: number): Promise<SessionSnapshot | undefined> {
+    const s = this.state(workspace, session, false);
+    if (s === undefined) return Promise.resolve(undefined);
+    const first = s.entries[0]?.seq;
+    const snapshot: SessionSnapshot = {
+      entries: s.entries.filter((e) => e.seq > after),
+      closed: s.closed,
+      last: Math.max(after, s.entries[s.entries.length - 1]?.seq ?? s.dropped),
+    };
+    if (s.dropped > 0 && after < s.dropped) snapshot.gap = { after, next: first ?? s.dropped + 1 };
+    return Promise.resolve(snapshot);
+  }
+
+  /** The stored entries after `after` at once, then live ones (see {@link SessionLog.follow}). */
+  follow(workspace: string, session: string, after: number, follower: SessionFollower): () => void {
+    const s = this.state(workspace, session, true)!;
+    if (s.dropped > after) {
+      follower.error(new Error(`entries after ${after} of session ${session} are no longer kept`));
+      return () => {};
+    }
+    let cursor = after;
+    const deliver = (entry: NhLogEntry): void => {
+      if (entry.seq <= cursor) return;
+      cursor = entry.seq;
+      follower.entry(entry);
+    };
+    for (const entry of s.entries) deliver(entry);
+    if (s.closed) {
+      follower.end();
+      return () => {};
+    }
+    return this.subscribe(workspace, session, (entry) => {
+      if (entry === undefined) follower.end();
+      else deliver(entry);
+    });
+  }
+
   private store(s: SessionState, entry: NhLogEntry): void {
     s.entries.push(entry);
     const retain = this.options.retain;
@@ -193,14 +234,25 @@ export class NhSessionLog {
 
 /** Options of {@link createSseHandler}. */
 export interface SseHandlerOptions {
-  /** The log to serve. */
-  log: NhSessionLog;
-  /** Resolves whether the request may read the workspace. Absent: everyone may (local development only). */
+  /** The log to serve: `NhSessionLog`, `RedisSessionLog` (`agentwire/redis`) or any {@link SessionLog}. */
+  log: SessionLog;
+  /**
+   * Resolves whether the request may read the workspace. Absent: everyone may (local development
+   * only). A token check fits here: `createAccessGuard({ port, token }).authorize` accepts
+   * `Authorization: Bearer TOKEN` (what `connect(url, { headers: { Authorization: 'Bearer ' +
+   * token } })` sends) or the viewer's cookie, comparing in constant time. Refused: `403`
+   * with `{"error":"forbidden"}` and nothing of the stream.
+   */
   authorize?: (request: IncomingMessage, workspace: string) => boolean | Promise<boolean>;
   /** A `: keepalive` comment this often on idle streams. Default 15 000 ms; 0 disables. */
   heartbeatMs?: number;
   /** A `retry` (ms) sent at the start of every stream. */
   retryMs?: number;
+  /**
+   * Receives the log's failures: a read that failed (answered `503`, which clients retry) or a
+   * follow that ended (the stream is ended, the client resumes with `Last-Event-ID`).
+   */
+  onError?: (error: Error) => void;
 }
 
 const ROUTE = /^\/workspaces\/([^/]+)\/sessions\/([^/]+)\/(stream|events)$/;
@@ -216,17 +268,23 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
+const sseBlock = (e: NhLogEntry): string =>
+  formatSseEvent({ id: String(e.seq), event: e.type, data: e.json });
+
 /**
  * A `node:http` handler for the seed's read routes: `GET /workspaces/{ws}/sessions/{id}/stream`
  * (SSE honouring `Last-Event-ID` or `?after=`, the log then live events, a `gap` block when the
  * cursor is older than what is retained, `204` when a finished session has nothing more) and
  * `GET /workspaces/{ws}/sessions/{id}/events` (the log as a JSON array; `410` on an expired
- * cursor). Resolves `false` for other requests, so it can sit in front of other handlers.
+ * cursor). A log that cannot be read answers `503` (clients retry). Resolves `false` for other
+ * requests, so it can sit in front of other handlers.
  */
 export function createSseHandler(
   options: SseHandlerOptions,
 ): (request: IncomingMessage, response: ServerResponse) => Promise<boolean> {
   const { log } = options;
+  const report = (error: unknown): void =>
+    options.onError?.(error instanceof Error ? error : new Error(String(error)));
   return async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const match = ROUTE.exec(url.pathname);
@@ -244,11 +302,6 @@ export function createSseHandler(
       sendJson(res, 403, { error: 'forbidden' });
       return true;
     }
-    const s = log.get(workspace, session);
-    if (s === undefined) {
-      sendJson(res, 404, { error: 'not_found' });
-      return true;
-    }
     const header = req.headers['last-event-id'];
     const cursor = cursorOf(
       (Array.isArray(header) ? header[0] : header) ?? url.searchParams.get('after') ?? undefined,
@@ -258,22 +311,32 @@ export function createSseHandler(
       return true;
     }
     const after = cursor ?? 0;
-    const first = s.entries[0]?.seq;
-    const gap = s.dropped > 0 && after < s.dropped ? { after, next: first ?? s.dropped + 1 } : undefined;
+    let s: SessionSnapshot | undefined;
+    try {
+      s = await log.read(workspace, session, after);
+    } catch (error) {
+      report(error);
+      sendJson(res, 503, { error: 'unavailable' });
+      return true;
+    }
+    if (s === undefined) {
+      sendJson(res, 404, { error: 'not_found' });
+      return true;
+    }
+    const gap = s.gap;
 
     if (match[3] === 'events') {
       if (gap !== undefined) {
         sendJson(res, 410, { error: 'gap', ...gap });
         return true;
       }
-      const lines = s.entries.filter((e) => e.seq > after).map((e) => e.json);
+      const lines = s.entries.map((e) => e.json);
       res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
       res.end(lines.length === 0 ? '[]\n' : `[\n${lines.join(',\n')}\n]\n`);
       return true;
     }
 
-    const last = s.entries[s.entries.length - 1]?.seq ?? s.dropped;
-    if (s.closed && after >= last) {
+    if (s.closed && s.entries.length === 0 && gap === undefined) {
       res.writeHead(204);
       res.end();
       return true;
@@ -286,27 +349,34 @@ export function createSseHandler(
     });
     let text = options.retryMs !== undefined ? `retry: ${Math.max(0, Math.floor(options.retryMs))}\n\n` : '';
     if (gap !== undefined) text += formatSseEvent({ event: 'gap', data: JSON.stringify(gap) });
-    for (const e of s.entries) {
-      if (e.seq > after) text += formatSseEvent({ id: String(e.seq), event: e.type, data: e.json });
-    }
+    for (const e of s.entries) text += sseBlock(e);
     if (text !== '') res.write(text);
     if (s.closed) {
       res.end();
       return true;
     }
-    // Subscribed in the same tick as the backlog was read: no event can fall in between.
-    const unsubscribe = log.subscribe(workspace, session, (entry) => {
-      if (entry === undefined) res.end();
-      else res.write(formatSseEvent({ id: String(entry.seq), event: entry.type, data: entry.json }));
+    // The log delivers every entry after the snapshot's last one, however late it is called.
+    let stopped = false;
+    const unfollow = log.follow(workspace, session, s.last, {
+      entry: (entry) => {
+        if (!stopped) res.write(sseBlock(entry));
+      },
+      end: () => res.end(),
+      error: (error) => {
+        report(error);
+        res.end();
+      },
     });
     const beat = options.heartbeatMs ?? 15_000;
     const timer = beat > 0 ? setInterval(() => res.write(': keepalive\n\n'), beat) : undefined;
     const stop = (): void => {
-      unsubscribe();
+      stopped = true;
+      unfollow();
       if (timer !== undefined) clearInterval(timer);
     };
     res.on('close', stop);
     req.on('close', stop);
+    if (res.writableEnded) stop();
     return true;
   };
 }

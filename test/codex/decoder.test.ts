@@ -74,7 +74,7 @@ describe('the Codex decoder', () => {
     const { events, diagnostics } = codex.parse(input);
     expect(diagnostics.map((d) => `${d.severity} ${d.code} @${d.line}:${d.offset}`)).toEqual([
       'error invalid_json @2:42',
-      'warning invalid_json @3:54',
+      'info invalid_json @3:54',
       'error invalid_json @4:55',
       'error invalid_record @5:61',
       'error invalid_record @6:133',

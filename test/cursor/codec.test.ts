@@ -140,12 +140,14 @@ describe('Cursor: detection', () => {
     for (const [name, bytes] of captures('claude-code')) {
       expect(detectFormat(bytes)?.format, name).not.toBe('cursor');
     }
+    // Claude Code's own records (the claude codec takes them).
     expect(
-      detectFormat('{"type":"assistant","message":{"role":"assistant","content":[]},"session_id":"s"}\n'),
-    ).toBeUndefined();
+      detectFormat('{"type":"assistant","message":{"role":"assistant","content":[]},"session_id":"s"}\n')
+        ?.format,
+    ).toBe('claude');
     expect(
-      detectFormat('{"type":"user","message":{"role":"user","content":"hi"},"session_id":"s"}\n'),
-    ).toBeUndefined();
+      detectFormat('{"type":"user","message":{"role":"user","content":"hi"},"session_id":"s"}\n')?.format,
+    ).toBe('claude');
   });
 });
 

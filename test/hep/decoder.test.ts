@@ -80,9 +80,9 @@ describe('HEP decoder: bad input is reported and the stream goes on', () => {
     expect(events[1]).toMatchObject({ type: 'unknown', recordType: 'new_thing', round: 2 });
   });
 
-  test('an empty line is a warning, not an event', () => {
+  test('an empty line is skipped with an info, not an event', () => {
     const { events, diagnostics } = hep.parse(`${HEADER}\n{"type":"agent_start","turn_id":1}\n`);
-    expect(codes(diagnostics)).toEqual([['invalid_json', 'warning', 2, 57]]);
+    expect(codes(diagnostics)).toEqual([['invalid_json', 'info', 2, 57]]);
     expect(events).toHaveLength(2);
   });
 

@@ -1,19 +1,30 @@
 import fc from 'fast-check';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
+import type * as z from 'zod/mini';
 import {
+  HEP_GUARDS,
   HEP_KEY_ORDER,
+  HepAgentStartFrame,
+  HepCancelledFrame,
+  HepCompactionEndFrame,
+  HepCompactionStartFrame,
   type HepFrameType,
+  HepHeaderFrame,
   HepMessageDeltaFrame,
   HepMessageStartFrame,
   HepToolDeltaFrame,
+  HepToolLivenessFrame,
   HepToolStartFrame,
+  HepTurnDoneFrame,
+  HepTurnErrorFrame,
   hepFrameSpec,
   validateHepFrameSpec,
-} from '../../src/formats/hep/schema';
+} from '../../src/formats/hep/wire';
 import { FUZZ_RUNS } from '../runs';
 
-// The decoder checks the frequent frames with hand-written guards before zod. zod stays the
-// single source of the wire types: these properties hold every guard equal to its schema, on
+// The decoder checks every frame with a hand-written guard; zod runs only for a rejected frame,
+// to write the report. zod stays the single source of the wire types: these properties hold
+// every guard, called alone, equal to its schema, on
 // near-miss records built from each frame's own fields with values of every JSON type (and a
 // few a JSON parser never yields), extra fields, and missing fields.
 
@@ -44,6 +55,52 @@ const value = fc.oneof(
   fc.dictionary(fc.string({ maxLength: 3 }), fc.integer(), { maxKeys: 2 }),
 );
 
+// A nested object: valid fields, some overridden by arbitrary values or dropped.
+function nested(valid: Record<string, fc.Arbitrary<unknown>>): fc.Arbitrary<Record<string, unknown>> {
+  const keys = Object.keys(valid);
+  return fc
+    .tuple(
+      fc.record(valid),
+      fc.array(fc.tuple(fc.constantFrom(...keys), value, fc.boolean()), { maxLength: 2 }),
+    )
+    .map(([base, overrides]) => {
+      const r: Record<string, unknown> = { ...base };
+      for (const [k, v, drop] of overrides) {
+        if (drop) delete r[k];
+        else r[k] = v;
+      }
+      return r;
+    });
+}
+
+const toolResult = nested({ id: fc.string(), name: fc.string(), ok: fc.boolean(), text: fc.string() });
+const usage = nested({ input: fc.integer(), output: fc.integer(), cost: fc.double() });
+
+// A valid-looking value of every field of every frame, so that valid frames are common too.
+const VALID = fc.record({
+  turn_id: fc.integer(),
+  delta: fc.string(),
+  id: fc.string(),
+  update: fc.string(),
+  name: fc.string(),
+  args_summary: fc.string(),
+  role: fc.constant('assistant'),
+  hep: fc.string(),
+  fah: fc.string(),
+  session: fc.string(),
+  action: fc.string(),
+  elapsed_ms: fc.integer(),
+  output_bytes: fc.integer(),
+  detail: fc.string(),
+  message: fc.string(),
+  tool_results: fc.oneof(fc.array(toolResult, { maxLength: 3 }), value),
+  usage: fc.oneof(usage, value),
+  stop_reason: fc.string(),
+  error: fc.string(),
+  fatal: fc.boolean(),
+  tokens_freed: fc.integer(),
+});
+
 // A record of `type`: each field of the frame present (with a valid-looking or arbitrary value)
 // or missing, plus arbitrary extra fields.
 function record(type: HepFrameType): fc.Arbitrary<Record<string, unknown>> {
@@ -52,15 +109,11 @@ function record(type: HepFrameType): fc.Arbitrary<Record<string, unknown>> {
     .tuple(
       fc.array(fc.tuple(fc.constantFrom(...fields), value, fc.boolean()), { maxLength: fields.length + 2 }),
       fc.dictionary(fc.string({ maxLength: 4 }), value, { maxKeys: 2 }),
-      fc.record({ turn_id: fc.integer(), delta: fc.string(), id: fc.string(), update: fc.string() }),
+      VALID,
     )
     .map(([overrides, extra, valid]) => {
       const r: Record<string, unknown> = { type };
-      for (const f of fields) {
-        if (f in valid) r[f] = valid[f as keyof typeof valid];
-        else if (f === 'name' || f === 'args_summary') r[f] = 'x';
-        else if (f === 'role') r[f] = 'assistant';
-      }
+      for (const f of fields) r[f] = valid[f as keyof typeof valid];
       for (const [k, v, drop] of overrides) {
         if (drop) delete r[k];
         else r[k] = v;
@@ -70,27 +123,60 @@ function record(type: HepFrameType): fc.Arbitrary<Record<string, unknown>> {
     });
 }
 
-// Each guarded type with its schema as declared (not the compiled copy the decoder falls back to).
-const GUARDED = {
-  message_delta: HepMessageDeltaFrame,
-  tool_delta: HepToolDeltaFrame,
-  tool_start: HepToolStartFrame,
+// Every frame type with its schema as declared.
+const SCHEMAS: Record<HepFrameType, z.ZodMiniType> = {
+  hep_header: HepHeaderFrame,
+  agent_start: HepAgentStartFrame,
   message_start: HepMessageStartFrame,
-} as const;
+  message_delta: HepMessageDeltaFrame,
+  tool_start: HepToolStartFrame,
+  tool_delta: HepToolDeltaFrame,
+  tool_liveness: HepToolLivenessFrame,
+  turn_done: HepTurnDoneFrame,
+  turn_error: HepTurnErrorFrame,
+  cancelled: HepCancelledFrame,
+  compaction_start: HepCompactionStartFrame,
+  compaction_end: HepCompactionEndFrame,
+};
 
 describe('HEP hand-written guards accept exactly what the zod schemas accept', () => {
-  for (const [type, schema] of Object.entries(GUARDED) as Array<[HepFrameType, typeof HepToolStartFrame]>) {
+  for (const type of Object.keys(SCHEMAS) as HepFrameType[]) {
     test(type, () => {
-      const spec = hepFrameSpec(type)!;
+      const guard = HEP_GUARDS[type];
+      const schema = SCHEMAS[type];
+      let accepted = 0;
       fc.assert(
         fc.property(record(type), (r) => {
-          const guarded = validateHepFrameSpec(spec, r) === undefined;
-          expect(guarded).toBe(schema.safeParse(r).success);
+          // The guard alone (no zod behind it), against the schema alone.
+          const ok = schema.safeParse(r).success;
+          expect(guard(r)).toBe(ok);
+          if (ok) accepted++;
         }),
         { numRuns: RUNS },
       );
+      // Both outcomes were exercised: a guard that rejects everything would not pass.
+      expect(accepted).toBeGreaterThan(0);
+      expect(accepted).toBeLessThan(RUNS);
     });
   }
+
+  test('the decoder validates through the guard first: a valid frame never reaches zod', () => {
+    const spec = hepFrameSpec('turn_done')!;
+    const r = {
+      type: 'turn_done',
+      turn_id: 1,
+      message: '',
+      tool_results: [{ id: 'a', name: 'b', ok: true, text: '' }],
+      usage: { input: 1, output: 2, cost: 0.5 },
+      stop_reason: 'stop',
+    };
+    const spy = vi.spyOn(spec.schema, 'safeParse');
+    expect(validateHepFrameSpec(spec, r)).toBeUndefined();
+    expect(spy).not.toHaveBeenCalled();
+    expect(validateHepFrameSpec(spec, { ...r, turn_id: 1.5 })).toMatch(/^turn_id: /);
+    expect(spy).toHaveBeenCalledTimes(1);
+    spy.mockRestore();
+  });
 
   test('every frame type resolves to its own spec; other strings to none', () => {
     for (const type of Object.keys(HEP_KEY_ORDER) as HepFrameType[]) {

@@ -1,7 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { passesHighbarGuard } from '../../src/formats/highbar/guard';
-import { type HighbarRecordType, validateHighbarRecord } from '../../src/formats/highbar/schema';
+import {
+  type HighbarRecordType,
+  passesHighbarGuard,
+  validateHighbarRecord,
+} from '../../src/formats/highbar/wire';
 
 // The decoder's hand-written guard against the zod schemas it shortcuts: on JSON records (what
 // the decoder has) both accept the same records; on anything else the guard never accepts what

@@ -1,7 +1,7 @@
 import { expect, test } from 'vitest';
 import type { Codec, DecodeOptions } from '../../src/codec';
 import { type Diagnostic, isAgentwireError } from '../../src/diagnostics';
-import { type IncompleteLinePolicy, type LineMode, LineSplitter } from '../../src/lines';
+import { type IncompleteLinePolicy, type LineMode, LineSplitter } from '../../src/framing/lines';
 import type { AgentEvent } from '../../src/model';
 
 /** A chunk of a case: text (encoded as UTF-8) or exact bytes. */

@@ -403,7 +403,7 @@ const cases: CodecCase[] = [
     diagnostics: [['invalid_json', 2, 57]],
   },
   {
-    name: 'HEP: a blank line is a warning; a line of spaces is invalid_json',
+    name: 'HEP: a blank line and a line of spaces are skipped: one info at the first, one at the last',
     codec: hep,
     chunks: [H, '\n   \n', AGENT],
     shape: ['session.start@1', 'run.start@4'],

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { type IncompleteLinePolicy, type LineMode, LineSplitter } from '../../src/lines';
+import { type IncompleteLinePolicy, type LineMode, LineSplitter } from '../../src/framing/lines';
 import { byteByByte, type Chunk, type DiagAt, joinChunks, type SplitOutcome, split } from './helpers';
 
 // The line splitter's hostile cases. Each: exact bytes, the chunking that matters, one outcome

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { AgentwireError, type Diagnostic } from '../../src/diagnostics';
 import { connect } from '../../src/formats/nativeharness/client';
 import { nativeharness } from '../../src/formats/nativeharness/index';
-import { formatSseEvent, type SseMessage, SseReader } from '../../src/formats/nativeharness/sse';
+import { formatSseEvent, type SseMessage, SseReader } from '../../src/framing/sse';
 import type { AgentEvent, AgentEventOf } from '../../src/model';
 import { at, bugTest, byteByByte, type Chunk, type DiagAt, decode, joinChunks, shape } from './helpers';
 
@@ -105,6 +105,23 @@ const cases: SseCase[] = [
     chunks: ['retry: 99999999999999999999999\n\n'],
     messages: [],
     retries: [1e23],
+    lastEventId: '',
+  },
+  {
+    name: 'retry in a block discarded for invalid UTF-8 is applied, like its id (issue #15 item 15)',
+    chunks: [[0x64, 0x61, 0x74, 0x61, 0x3a, 0x20, 0xff, 0x0a], 'retry: 5000\nid: 7\n\n'],
+    messages: [],
+    diagnostics: [['invalid_utf8', 1, 0]],
+    retries: [5000],
+    lastEventId: '7',
+  },
+  {
+    name: 'retry in a block discarded past maxEventBytes is applied (also the line that passes it)',
+    chunks: ['data: 0123456789\nretry: 300\nretry: 400\n\n'],
+    options: { maxEventBytes: 20 },
+    messages: [],
+    diagnostics: [['event_too_large', 1, 0]],
+    retries: [300, 400],
     lastEventId: '',
   },
   {

@@ -6,7 +6,7 @@ import {
   type LineMode,
   LineSplitter,
   type LineSplitterOptions,
-} from '../../src/lines';
+} from '../../src/framing/lines';
 import { chunkAt } from '../golden';
 
 interface Out {

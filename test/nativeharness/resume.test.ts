@@ -5,18 +5,8 @@ import type { Diagnostic } from '../../src/diagnostics';
 import { connect, nativeharness } from '../../src/formats/nativeharness/index';
 import type { AgentEvent } from '../../src/model';
 import { createSseHandler, NhSessionLog } from '../../src/node/sse-server';
-
-// A small deterministic PRNG, so a failure replays.
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from '../prng';
+import { expectGap } from './gap';
 
 const WS = 'ws_1';
 let server: Server;
@@ -161,21 +151,7 @@ describe('resume over a real node:http server', () => {
     const url = `http://127.0.0.1:${(s2.address() as AddressInfo).port}/workspaces/w/sessions/s`;
     await small.append('w', 's', makeEvents(10));
     await small.close('w', 's');
-    const diagnostics: Diagnostic[] = [];
-    const got: AgentEvent[] = [];
-    for await (const e of connect(`${url}/stream`, {
-      lastEventId: '2',
-      minRetryMs: 0,
-      retryMs: 0,
-      onDiagnostic: (d) => diagnostics.push(d),
-    })) {
-      got.push(e);
-    }
-    expect(diagnostics.map((d) => d.code)).toEqual(['gap']);
-    expect(got.map((e) => e.seq)).toEqual([10, 11, 12, 13, 14]);
-    const gone = await fetch(`${url}/events?after=2`);
-    expect(gone.status).toBe(410);
-    expect(await gone.json()).toEqual({ error: 'gap', after: 2, next: 10 });
+    await expectGap(url);
     const events = await fetch(`${url}/events?after=12`);
     const parsed = nativeharness.parse(await events.text());
     expect(parsed.diagnostics).toEqual([]);

@@ -26,7 +26,20 @@ describe('the fixture kit', () => {
       expect.arrayContaining(['live-turn', 'live-turn.jsonl', 'live-turn.json']),
     );
     expect(new Set(all.map((f) => f.format))).toEqual(
-      new Set(['hep', 'highbar', 'nativeharness', 'codex', 'gemini', 'opencode', 'cursor', 'amp', 'copilot']),
+      new Set([
+        'hep',
+        'highbar',
+        'nativeharness',
+        'claude',
+        'codex',
+        'gemini',
+        'opencode',
+        'cursor',
+        'amp',
+        'copilot',
+        'ag-ui',
+        'ai-sdk',
+      ]),
     );
   });
 

@@ -32,6 +32,28 @@ function toolCalls(events: AgentEvent[]): Set<string> {
   return calls;
 }
 
+function roundInputs(events: AgentEvent[]): number[] {
+  const out: number[] = [];
+  const calls = new Map<string, Map<string, number>>();
+  for (const e of events) {
+    const lane = e.lane ?? '';
+    if (e.type === 'usage' && e.usage.final !== false && (e.usage.scope ?? 'call') === 'call') {
+      const m = calls.get(lane) ?? new Map<string, number>();
+      m.set(e.usage.key ?? `#${m.size}`, e.usage.input ?? 0);
+      calls.set(lane, m);
+    }
+    if (e.type === 'round.end') {
+      const m = calls.get(lane);
+      out.push(e.usage?.input ?? (m === undefined ? 0 : sum([...m.values()])));
+      calls.delete(lane);
+    }
+    if (e.type === 'round.start') calls.delete(lane);
+  }
+  return out;
+}
+
+const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+
 async function spansOf(events: AgentEvent[], format?: Format) {
   const { exporter, tracer, provider } = setup();
   let t = 1_767_225_600_000;
@@ -101,10 +123,8 @@ describe.each(fixtures.map((f) => [`${f.format}/${f.name}`, f] as const))('spans
 
   test("rounds carry each round's usage once; runs the run's total", async () => {
     const { spans } = await spansOf(events);
-    const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-    const roundInput = sum(
-      events.flatMap((e) => (e.type === 'round.end' && e.usage?.input !== undefined ? [e.usage.input] : [])),
-    );
+    // A round's usage: its round.end's own, else its whole per-call figures (one per key).
+    const roundInput = sum(roundInputs(events));
     const chatInput = sum(
       spans
         .filter((s) => op(s) === 'chat')

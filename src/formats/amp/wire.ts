@@ -3,6 +3,7 @@
 // cost); docs/protocols/amp.md cites the sources. No real capture was available here: the key
 // orders below are the ones the public sample lines show.
 
+import type { Detection } from '../../detect';
 import type { JsonObject } from '../../json';
 
 /** Default `maxLineBytes` of the Amp decoder: a tool result inside one line can be large. */
@@ -87,26 +88,28 @@ export interface AmpHints {
   block?: JsonObject;
 }
 
-/** What {@link ampSniff} says about a first line. */
-export interface AmpSniff {
-  confidence: 'certain' | 'likely';
-  reason: string;
-}
-
 /**
  * The rule `detectFormat` applies. Amp's lines look like Claude Code's, so only Amp's own marks
  * count: a `T-<uuid>` thread id as `session_id` on a record without Claude's `uuid`, or the legacy
  * `initial` record's `threadID`. A Claude-looking line without them is left undecided.
  */
-export function ampSniff(r: JsonObject): AmpSniff | undefined {
+export function sniffAmp(r: JsonObject): Detection | undefined {
   if (r.type === 'initial' && typeof r.threadID === 'string' && r.threadID.startsWith('T-'))
-    return { confidence: 'certain', reason: 'a legacy Amp initial record (unsupported version)' };
+    return {
+      format: 'amp',
+      confidence: 'certain',
+      reason: 'a legacy Amp initial record (unsupported version)',
+    };
   if (r.type === 'messages' && Array.isArray(r.messages) && Array.isArray(r.toolResults))
-    return { confidence: 'likely', reason: 'a legacy Amp messages record (unsupported version)' };
+    return {
+      format: 'amp',
+      confidence: 'likely',
+      reason: 'a legacy Amp messages record (unsupported version)',
+    };
   if (typeof r.session_id !== 'string' || !AMP_THREAD_ID.test(r.session_id) || 'uuid' in r) return undefined;
   if (typeof r.type !== 'string' || !(AMP_RECORD_TYPES as readonly string[]).includes(r.type))
     return undefined;
-  return { confidence: 'certain', reason: `an Amp ${r.type} record (T- thread id)` };
+  return { format: 'amp', confidence: 'certain', reason: `an Amp ${r.type} record (T- thread id)` };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { type Diagnostic, diagnosticAt } from '../../diagnostics';
+import { type Diagnostic, diagnosticAtEvent } from '../../diagnostics';
 import type { AgentEvent } from '../../model';
 
 /**
@@ -11,9 +11,7 @@ import type { AgentEvent } from '../../model';
 export function checkCodexEvents(events: readonly AgentEvent[]): Diagnostic[] {
   const out: Diagnostic[] = [];
   const at = (e: AgentEvent, severity: Diagnostic['severity'], what: string): void => {
-    const p = e.provenance;
-    if (p === undefined) out.push({ code: 'order', severity, message: what, format: 'codex' });
-    else out.push(diagnosticAt('order', severity, p.line, p.offset, what, 'codex'));
+    out.push(diagnosticAtEvent('order', severity, e, what, 'codex'));
   };
   let turn: AgentEvent | undefined;
   const open = new Map<string, AgentEvent>();

@@ -1,5 +1,5 @@
 import type { DecodeOptions, RecordDecoder } from '../../codec';
-import { type Diagnostic, type DiagnosticSink, diagnosticAt } from '../../diagnostics';
+import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
 import {
   isJsonObject,
   isTooDeep,
@@ -26,8 +26,8 @@ import {
   type CodexItemRecord,
   type CodexItemType,
   type CodexUsageTotal,
-  isCodexEventType,
-  isCodexItemType,
+  codexEventType,
+  codexItemType,
   isLegacyRecord,
   itemObjectStart,
   parseEmbeddedError,
@@ -117,6 +117,32 @@ const ITEM_CHECKS: Readonly<Record<CodexItemType, ItemCheck>> = {
   error: (i) => field(i, 'message', isStr, 'a string'),
 };
 
+// The frequent items pass the same checks as ITEM_CHECKS with constant property reads (keyed
+// reads through `field` and a call per field cost more than the rest of such a line's mapping);
+// ITEM_CHECKS decides, and says what is wrong, for everything else.
+function itemProblem(type: CodexItemType, i: JsonObject): string | undefined {
+  switch (type) {
+    case 'reasoning':
+    case 'plan':
+      if (typeof i.text === 'string') return undefined;
+      break;
+    case 'agent_message':
+      if (typeof i.text === 'string' && (i.phase === undefined || typeof i.phase === 'string'))
+        return undefined;
+      break;
+    case 'command_execution':
+      if (
+        typeof i.command === 'string' &&
+        typeof i.aggregated_output === 'string' &&
+        (i.exit_code === null || Number.isSafeInteger(i.exit_code)) &&
+        typeof i.status === 'string'
+      )
+        return undefined;
+      break;
+  }
+  return ITEM_CHECKS[type](i);
+}
+
 /** What the decoder remembers of a tool item between its snapshots. */
 interface OpenCall {
   /** What the start said (type and the fields a later snapshot must repeat to continue it). */
@@ -133,6 +159,7 @@ interface OpenCall {
  */
 export class CodexRecordDecoder implements RecordDecoder {
   private readonly sink: DiagnosticSink;
+  private readonly report: LineReport;
   private readonly maxDepth: number;
   private thread: string | undefined;
   private readonly totals = new Map<string, CodexUsageTotal>();
@@ -154,6 +181,7 @@ export class CodexRecordDecoder implements RecordDecoder {
   /** Creates a decoder that reports to `sink`. */
   constructor(options: CodexDecodeOptions, sink: DiagnosticSink) {
     this.sink = sink;
+    this.report = lineReporter(sink, FORMAT);
     this.maxDepth = resolveMaxDepth(options.maxDepth);
   }
 
@@ -185,8 +213,8 @@ export class CodexRecordDecoder implements RecordDecoder {
       this.unknown(ctx, record);
       return;
     }
-    const type = record.type;
-    if (!isCodexEventType(type)) {
+    const type = codexEventType(record.type);
+    if (type === undefined) {
       this.unknown(ctx, record);
       return;
     }
@@ -216,16 +244,6 @@ export class CodexRecordDecoder implements RecordDecoder {
 
   end(out: AgentEvent[]): void {
     if (this.runOpen) this.closeIncomplete(out, this.lastLine, this.lastOffset);
-  }
-
-  private report(
-    code: Diagnostic['code'],
-    severity: Diagnostic['severity'],
-    line: number,
-    offset: number,
-    what: string,
-  ): void {
-    this.sink.report(diagnosticAt(code, severity, line, offset, what, FORMAT));
   }
 
   private refuseDeep(ctx: Line, value: unknown): boolean {
@@ -276,7 +294,7 @@ export class CodexRecordDecoder implements RecordDecoder {
   // Provenance of a top-level record: its own fields and key order kept when it has them.
   private recordProvenance(ctx: Line, record: JsonObject, type: CodexEventType): Provenance | undefined {
     const keys = CODEX_RECORD_KEYS[type];
-    if (hasExactKeys(record, keys) && ctx.text.charCodeAt(8) === 34 && ctx.text.indexOf('\\u') === -1)
+    if (hasExactKeys(record, keys) && ctx.text.charCodeAt(8) === 34 && !hasUnicodeEscape(ctx.text))
       return { format: FORMAT, line: ctx.line, offset: ctx.offset };
     const rest = splitRecord(record, keys);
     if (rest?.extra !== undefined && this.refuseDeep(ctx, record)) return undefined;
@@ -459,12 +477,12 @@ export class CodexRecordDecoder implements RecordDecoder {
       this.invalid(ctx, record, `${kind} without an item that has a string id`);
       return;
     }
-    const type = item.type;
-    if (!isCodexItemType(type)) {
+    const type = codexItemType(item.type);
+    if (type === undefined) {
       this.unknown(ctx, record);
       return;
     }
-    const problem = ITEM_CHECKS[type](item);
+    const problem = itemProblem(type, item);
     if (problem !== undefined) {
       this.invalid(ctx, record, `${kind} ${type} item: ${problem}`);
       return;
@@ -479,7 +497,7 @@ export class CodexRecordDecoder implements RecordDecoder {
       rest !== undefined ||
       !hasExactKeys(record, ITEM_RECORD_KEYS) ||
       text.charCodeAt(8) !== 34 ||
-      text.indexOf('\\u') !== -1
+      hasUnicodeEscape(text)
     ) {
       if ((freeForm || rest?.extra !== undefined) && this.refuseDeep(ctx, record)) return;
       if (freeForm || rest?.extra !== undefined) this.checkNumbers(ctx);
@@ -904,6 +922,13 @@ export class CodexRecordDecoder implements RecordDecoder {
       it.out.push(this.stamp(e));
     }
   }
+}
+
+// A `\u` escape: the writer spells every character itself. The search for the backslash alone is
+// a native byte search; the two-character one starts from there (most short lines have none).
+function hasUnicodeEscape(text: string): boolean {
+  const at = text.indexOf('\\');
+  return at !== -1 && text.indexOf('\\u', at) !== -1;
 }
 
 // The status and exit code of a command snapshot taken before it completed, when not the usual.

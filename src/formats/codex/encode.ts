@@ -4,6 +4,7 @@ import { assertEncodable, isJsonObject, type JsonObject, jsonString, rawIfSame }
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf, PlanItem, Usage } from '../../model';
 import { joinRecord } from '../../record';
+import { addUsage as addUsageFigures } from '../../usage';
 import {
   CODEX_COMMAND_TOOL,
   CODEX_USAGE_FIELDS,
@@ -713,13 +714,9 @@ function mcpError(end: AgentEventOf<'tool.end'>, codex: boolean): unknown {
   return { message: errorText(error) ?? end.text ?? 'tool call failed' };
 }
 
+// Exact decimal sums (costs too): the one usage adder, src/usage.ts.
 function addUsage(a: Usage | undefined, b: Usage): Usage {
-  const out: Usage = { ...a };
-  for (const key of ['input', 'output', 'cacheRead', 'cacheWrite', 'reasoning', 'costUsd'] as const) {
-    const v = b[key];
-    if (v !== undefined) out[key] = (out[key] ?? 0) + v;
-  }
-  return out;
+  return addUsageFigures<Usage>({ ...a }, b);
 }
 
 // The thread's new running total: the previous one plus this run's own usage. Codex's five

@@ -6,8 +6,8 @@ import { type CodexEncodeOptions, CodexEncoder } from './encode';
 import { CODEX_MAX_LINE_BYTES } from './wire';
 
 export { checkCodexEvents } from './check';
-export { type CodexDecodeOptions, CodexRecordDecoder } from './decode';
-export { type CodexEncodeOptions, CodexEncoder } from './encode';
+export type { CodexDecodeOptions } from './decode';
+export type { CodexEncodeOptions } from './encode';
 export {
   CODEX_EVENT_TYPES,
   CODEX_ITEM_TYPES,

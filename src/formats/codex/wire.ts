@@ -187,12 +187,67 @@ export function isLegacyRecord(record: JsonObject): boolean {
 
 /** True for a top-level record type the codec maps. */
 export function isCodexEventType(type: unknown): type is CodexEventType {
-  return typeof type === 'string' && (CODEX_EVENT_TYPES as readonly string[]).includes(type);
+  return codexEventType(type) !== undefined;
 }
 
 /** True for an item type the codec maps. */
 export function isCodexItemType(type: unknown): type is CodexItemType {
-  return typeof type === 'string' && (CODEX_ITEM_TYPES as readonly string[]).includes(type);
+  return codexItemType(type) !== undefined;
+}
+
+// The type words as the code spells them: JSON.parse gives a fresh string for a value longer than
+// ten characters, and every keyed lookup with it would look it up in the string table first.
+
+/** The top-level record type `type` names, as the constant (`undefined` for another value). */
+export function codexEventType(type: unknown): CodexEventType | undefined {
+  switch (type) {
+    case 'item.completed':
+      return 'item.completed';
+    case 'item.started':
+      return 'item.started';
+    case 'item.updated':
+      return 'item.updated';
+    case 'thread.started':
+      return 'thread.started';
+    case 'turn.started':
+      return 'turn.started';
+    case 'turn.completed':
+      return 'turn.completed';
+    case 'turn.failed':
+      return 'turn.failed';
+    case 'error':
+      return 'error';
+    default:
+      return undefined;
+  }
+}
+
+/** The item type `type` names, as the constant (`undefined` for another value). */
+export function codexItemType(type: unknown): CodexItemType | undefined {
+  switch (type) {
+    case 'reasoning':
+      return 'reasoning';
+    case 'agent_message':
+      return 'agent_message';
+    case 'command_execution':
+      return 'command_execution';
+    case 'file_change':
+      return 'file_change';
+    case 'todo_list':
+      return 'todo_list';
+    case 'plan':
+      return 'plan';
+    case 'mcp_tool_call':
+      return 'mcp_tool_call';
+    case 'web_search':
+      return 'web_search';
+    case 'collab_tool_call':
+      return 'collab_tool_call';
+    case 'error':
+      return 'error';
+    default:
+      return undefined;
+  }
 }
 
 /**

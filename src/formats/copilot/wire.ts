@@ -3,6 +3,7 @@
 // session-events.schema.json); docs/protocols/copilot.md cites the rest. No real capture was
 // available: the rules below are the schema's, and the writer's key orders are documented choices.
 
+import type { Detection } from '../../detect';
 import type { JsonObject } from '../../json';
 
 /** Default `maxLineBytes` of the Copilot decoder: a tool result inside one event can be large. */
@@ -209,18 +210,12 @@ export function copilotEnvelope(r: JsonObject | undefined): CopilotEnvelope | un
   };
 }
 
-/** What {@link copilotSniff} says about a first line. */
-export interface CopilotSniff {
-  confidence: 'certain' | 'likely';
-  reason: string;
-}
-
 /**
  * The rule `detectFormat` applies: a session event envelope (`id`, `parentId`, `timestamp`, a
  * dotted `type`, an object `data`) is Copilot; a `session.start` whose data names `copilotVersion`
  * or `producer` is certain. Nothing else here looks like it (Claude-style records have no `data`).
  */
-export function copilotSniff(r: JsonObject): CopilotSniff | undefined {
+export function sniffCopilot(r: JsonObject): Detection | undefined {
   if (typeof r.type !== 'string' || typeof r.id !== 'string' || !('parentId' in r)) return undefined;
   if (typeof r.timestamp !== 'string' || typeof r.data !== 'object' || r.data === null) return undefined;
   const data = r.data as JsonObject;
@@ -228,8 +223,8 @@ export function copilotSniff(r: JsonObject): CopilotSniff | undefined {
     r.type === 'session.start' &&
     (typeof data.copilotVersion === 'string' || typeof data.producer === 'string')
   ) {
-    return { confidence: 'certain', reason: 'a Copilot session.start' };
+    return { format: 'copilot', confidence: 'certain', reason: 'a Copilot session.start' };
   }
   if (!r.type.includes('.') && r.type !== 'abort') return undefined;
-  return { confidence: 'likely', reason: `a session event envelope (${r.type})` };
+  return { format: 'copilot', confidence: 'likely', reason: `a session event envelope (${r.type})` };
 }

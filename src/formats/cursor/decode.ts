@@ -10,6 +10,7 @@ import {
   resolveMaxDepth,
   unsafeNumberMessage,
 } from '../../json';
+import { copyJson } from '../../kept';
 import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
 import {
   CURSOR_TOOL_KINDS,
@@ -253,7 +254,8 @@ export class CursorRecordDecoder implements RecordDecoder {
       const kind = CURSOR_TOOL_KINDS[key];
       if (kind !== undefined) e.kind = kind;
       if (args !== undefined) {
-        e.args = args;
+        // Copies: an edit of the event must not edit the kept record (the writer compares them).
+        e.args = copyJson(args);
         if (kind === 'execute' && typeof args.command === 'string') e.command = args.command;
       }
       if (startedAt !== undefined) e.startedAt = startedAt;
@@ -269,7 +271,7 @@ export class CursorRecordDecoder implements RecordDecoder {
       provenance: cx.provenance,
     };
     const result = payload.result;
-    if (result !== undefined) e.result = result;
+    if (result !== undefined) e.result = copyJson(result);
     if (isJsonObject(result)) {
       const success = result.success;
       if (isJsonObject(success)) {

@@ -1,6 +1,7 @@
 import type { EncodeOptions, Encoder } from '../../codec';
 import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
 import { assertEncodable, isJsonObject, type JsonObject, rawIfSame } from '../../json';
+import { isStableJson, sameAsKept } from '../../kept';
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf } from '../../model';
 import {
@@ -61,6 +62,50 @@ function template(hints: CursorHints | undefined): JsonObject | undefined {
   return isJsonObject(record) ? record : undefined;
 }
 
+/**
+ * Test hook: `enabled: false` makes the writer rebuild every line the general way, so that
+ * test/cursor/fast-path.test.ts can hold the kept-line fast path equal to it.
+ */
+export const cursorFastPath: { enabled: boolean } = { enabled: true };
+
+// What `envelope` and `stampTs` put back: the kept session and time stamp.
+function sameEnvelope(event: AgentEvent, t: JsonObject, stamped: boolean): boolean {
+  if (event.session !== undefined && 'session_id' in t && t.session_id !== event.session) return false;
+  if (!stamped) return true;
+  return event.ts !== undefined ? t.timestamp_ms === event.ts : !Object.hasOwn(t, 'timestamp_ms');
+}
+
+// What `textMessage` puts back: the kept message with the kept text.
+function sameMessage(text: string, t: JsonObject): boolean {
+  const tm = t.message;
+  if (!isJsonObject(tm)) return false;
+  const content = tm.content;
+  if (typeof content === 'string') return content === text;
+  return (
+    Array.isArray(content) && content.length === 1 && isJsonObject(content[0]) && content[0].text === text
+  );
+}
+
+// What `toolCall` puts back into a kept `tool_call` record: its payload key, the arguments, the
+// result, the call id and the start and end times (`msOf` of the kept strings).
+function sameCall(
+  start: AgentEventOf<'tool.start'> | undefined,
+  end: AgentEventOf<'tool.end'> | undefined,
+  t: JsonObject,
+): boolean {
+  const tc0 = t.tool_call;
+  if (!isJsonObject(tc0)) return false;
+  const key = toolKeyOf(tc0);
+  if (key === undefined) return false;
+  const p0 = tc0[key] as JsonObject;
+  if (t.call_id !== (end?.call ?? start?.call)) return false;
+  if (start?.args !== undefined && !sameAsKept(start.args, p0.args)) return false;
+  if (end !== undefined && (end.result === undefined || !sameAsKept(end.result, p0.result))) return false;
+  const startedAt = end?.startedAt ?? start?.startedAt;
+  if (startedAt !== undefined && msOf(tc0.startedAtMs) !== startedAt) return false;
+  return end?.endedAt === undefined || msOf(tc0.completedAtMs) === end.endedAt;
+}
+
 function textMessage(role: string, text: string, t: JsonObject | undefined): JsonObject {
   const tm = t !== undefined && isJsonObject(t.message) ? t.message : undefined;
   if (
@@ -115,6 +160,14 @@ export class CursorEncoder implements Encoder {
       if (event.type === 'tool.start' && event.args !== undefined)
         this.loss.check(event, CARRIED_TOOL_START_ARGS);
       else this.loss.check(event, carried);
+    }
+    if (own) {
+      const start = event.type === 'tool.end' ? this.starts.get(event.call) : undefined;
+      const kept = this.kept(event, hints, start);
+      if (kept !== undefined) {
+        this.keptState(event);
+        return out + kept;
+      }
     }
     const t = template(hints);
     switch (event.type) {
@@ -176,6 +229,28 @@ export class CursorEncoder implements Encoder {
 
   end(): string {
     return this.thinking !== undefined ? this.closeThinking() : '';
+  }
+
+  // What `write` remembers of an event it writes as its kept line (as the general path does).
+  private keptState(event: AgentEvent): void {
+    switch (event.type) {
+      case 'run.start':
+      case 'run.end':
+        this.runText = '';
+        break;
+      case 'reasoning.delta':
+        this.thinking = undefined;
+        break;
+      case 'text.delta':
+        this.runText += event.text;
+        break;
+      case 'tool.start':
+        this.starts.set(event.call, event);
+        break;
+      case 'tool.end':
+        this.starts.delete(event.call);
+        break;
+    }
   }
 
   private sessionId(): string {
@@ -386,6 +461,77 @@ export class CursorEncoder implements Encoder {
     };
     if (event.usage !== undefined) r.usage = usageToWire(event.usage);
     return r;
+  }
+
+  /**
+   * Fast path: the kept line, when the event still says what its kept record says. The general
+   * path (`line` of the record rebuilt from the kept one, the event's fields put back) would
+   * rebuild the kept record (the same keys, order and values), stringify it and find it equal
+   * to the line; the field checks prove that without the stringify. It trusts the hints as the
+   * decoder left them: `record` is what `raw` parses to. test/cursor/fast-path.test.ts holds it
+   * equal to the general path; docs/performance.md ("Kept lines") has the why.
+   */
+  private kept(
+    event: AgentEvent,
+    hints: CursorHints | undefined,
+    start?: AgentEventOf<'tool.start'>,
+  ): string | undefined {
+    if (!cursorFastPath.enabled || hints === undefined) return undefined;
+    const raw = hints.raw;
+    const t = hints.record;
+    if (typeof raw !== 'string' || !isJsonObject(t) || !this.sameFields(event, t, start)) return undefined;
+    return isStableJson(t) ? `${raw}\n` : undefined;
+  }
+
+  // For each event type: every field the general path puts back holds the kept value.
+  private sameFields(
+    event: AgentEvent,
+    t: JsonObject,
+    start: AgentEventOf<'tool.start'> | undefined,
+  ): boolean {
+    switch (event.type) {
+      case 'session.start':
+        return (
+          sameEnvelope(event, t, false) &&
+          (event.cwd === undefined || t.cwd === event.cwd) &&
+          (event.model === undefined || t.model === event.model) &&
+          (event.mode === undefined || t.permissionMode === event.mode)
+        );
+      case 'run.start':
+        return sameEnvelope(event, t, false) && sameMessage(event.input ?? '', t);
+      case 'user.message':
+        return sameEnvelope(event, t, false) && sameMessage(event.text, t);
+      case 'reasoning.delta':
+        return sameEnvelope(event, t, true) && (t.subtype === 'completed' || t.text === event.text);
+      case 'text.delta':
+        return (
+          sameEnvelope(event, t, true) &&
+          sameMessage(event.text, t) &&
+          (event.message === undefined || t.model_call_id === event.message)
+        );
+      case 'tool.start':
+        return sameEnvelope(event, t, true) && sameCall(event, undefined, t);
+      case 'tool.end':
+        return sameEnvelope(event, t, true) && sameCall(start, event, t);
+      case 'run.end': {
+        const failed = event.status === 'failed';
+        const text = failed ? (event.error ?? event.answer) : (event.answer ?? this.runText);
+        if (!sameEnvelope(event, t, false) || t.is_error !== failed) return false;
+        if (event.reason !== undefined && t.subtype !== event.reason) return false;
+        if (event.durationMs !== undefined && t.duration_ms !== event.durationMs) return false;
+        if (text !== undefined && t.result !== text) return false;
+        if (event.usage === undefined) return true;
+        const usage = t.usage;
+        if (!isJsonObject(usage)) return false;
+        const wire = usageToWire(event.usage);
+        for (const key in wire) if (usage[key] !== wire[key]) return false;
+        return true;
+      }
+      case 'notice':
+        return sameEnvelope(event, t, false);
+      default:
+        return false;
+    }
   }
 
   /** One line: the record as JSON, or the line as read when it says the same. */

@@ -93,7 +93,11 @@ export function toolNameOf(key: string): string {
 export interface CursorHints {
   /** The line as written. */
   raw?: string;
-  /** The record as parsed. */
+  /**
+   * The record as parsed.
+   * The writer trusts it to be what `raw` parses to: while the event says what it says, the line
+   * is written as kept without reading `record` whole (edit the event, not its hints).
+   */
   record?: unknown;
 }
 
@@ -132,8 +136,13 @@ export function usageToWire(usage: Usage): JsonObject {
 /** `startedAtMs`/`completedAtMs` as a number (Cursor writes them as strings of digits). */
 export function msOf(value: unknown): number | undefined {
   if (typeof value === 'number') return value;
-  if (typeof value === 'string' && /^\d{1,16}$/.test(value)) return Number(value);
-  return undefined;
+  if (typeof value !== 'string' || value.length === 0 || value.length > 16) return undefined;
+  // 1 to 16 ASCII digits (a regular expression test cost more than the rest of the field).
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c < 48 || c > 57) return undefined;
+  }
+  return Number(value);
 }
 
 // The init field set Cursor writes, which Claude's init (tools, mcp_servers, uuid, …) never matches.

@@ -55,6 +55,8 @@ interface LineContext {
  * (banners, an `info` diagnostic), after it as `unknown` events (an `error` diagnostic).
  */
 export class GeminiRecordDecoder implements RecordDecoder {
+  /** Blank lines are kept as events (notices before `init`, unknown after), never an error. */
+  readonly keepsBlankLines = true;
   private readonly sink: DiagnosticSink;
   private readonly maxDepth: number;
   private sawInit = false;
@@ -236,7 +238,7 @@ export class GeminiRecordDecoder implements RecordDecoder {
       return;
     }
     const blank = ctx.text.trim() === '';
-    if (blank) this.report(ctx, 'invalid_json', 'warning', 'a blank line; kept as an unknown event');
+    if (blank) this.report(ctx, 'invalid_json', 'info', 'a blank line; kept as an unknown event');
     else {
       // JSON.parse's own words when it was tried (a line starting with `{`).
       const why =

@@ -5,7 +5,6 @@ import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf, ModelUsage, Provenance, Usage } from '../../model';
 import { joinRecord } from '../../record';
 import {
-  formatTimestamp,
   GEMINI_KEY_ORDER,
   GEMINI_RUN_ERROR_TYPE,
   GEMINI_STDOUT_NOTICE,
@@ -14,6 +13,7 @@ import {
   GEMINI_WARNING_NOTICE,
   type GeminiHints,
   type GeminiRecordType,
+  IsoWriter,
 } from './wire';
 
 /** Options of the Gemini writer. */
@@ -85,9 +85,12 @@ export class GeminiEncoder implements Encoder {
   private readonly idSource: () => string;
   private wroteRecord = false;
   private fatal: AgentEventOf<'error'> | undefined;
+  // A foreign non-fatal error's line, held one event: when the run's end repeats its message,
+  // `result.error` says it once (another format's error + failed end would otherwise come back
+  // as two records, and grow by one on every round trip).
+  private held: { line: string; message: string } | undefined;
   private toolCalls = 0;
-  private lastMs = Number.NaN;
-  private lastIso = '';
+  private readonly isoWriter = new IsoWriter();
 
   /** Creates a writer reporting losses to `sink`. */
   constructor(options: GeminiEncodeOptions, sink: DiagnosticSink) {
@@ -97,6 +100,14 @@ export class GeminiEncoder implements Encoder {
   }
 
   write(event: AgentEvent): string {
+    const held = this.held;
+    if (held === undefined) return this.writeOne(event);
+    this.held = undefined;
+    const repeated = event.type === 'run.end' && event.status === 'failed' && event.error === held.message;
+    return (repeated ? '' : held.line) + this.writeOne(event);
+  }
+
+  private writeOne(event: AgentEvent): string {
     const carried = CARRIED[event.type];
     if (carried === undefined) {
       this.loss.report(event, event.type, 'Gemini stream-json has no record for this event');
@@ -131,6 +142,10 @@ export class GeminiEncoder implements Encoder {
         }
         if (event.code !== undefined)
           this.loss.report(event, 'error.code', 'a Gemini error record has no code');
+        if (hints === undefined) {
+          this.held = { line: this.error(event, 'error', event.message, hints), message: event.message };
+          return '';
+        }
         return this.error(event, 'error', event.message, hints);
       case 'notice':
         return this.notice(event, hints);
@@ -148,7 +163,9 @@ export class GeminiEncoder implements Encoder {
   }
 
   end(): string {
-    return '';
+    const held = this.held;
+    this.held = undefined;
+    return held === undefined ? '' : held.line;
   }
 
   private stillText(event: AgentEvent, text: string): boolean {
@@ -176,12 +193,9 @@ export class GeminiEncoder implements Encoder {
     return this.iso(event.ts ?? this.clock());
   }
 
+  // An ISO timestamp has nothing JSON escapes: it goes between quotes as it is.
   private iso(ms: number): string {
-    if (ms !== this.lastMs) {
-      this.lastMs = ms;
-      this.lastIso = jsonString(formatTimestamp(ms));
-    }
-    return this.lastIso;
+    return `"${this.isoWriter.write(ms)}"`;
   }
 
   /** `{"type":"<type>","timestamp":"…"`: how every record begins. */

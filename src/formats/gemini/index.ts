@@ -6,8 +6,8 @@ import { type GeminiEncodeOptions, GeminiEncoder } from './encode';
 import { GEMINI_MAX_LINE_BYTES } from './wire';
 
 export { checkGeminiEvents } from './check';
-export { type GeminiDecodeOptions, GeminiRecordDecoder } from './decode';
-export { type GeminiEncodeOptions, GeminiEncoder } from './encode';
+export type { GeminiDecodeOptions } from './decode';
+export type { GeminiEncodeOptions } from './encode';
 export {
   GEMINI_KEY_ORDER,
   GEMINI_MAX_LINE_BYTES,

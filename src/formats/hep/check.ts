@@ -1,7 +1,7 @@
 import { isBounded } from '../../bounds';
-import type { Diagnostic } from '../../diagnostics';
+import { type Diagnostic, diagnosticAtEvent } from '../../diagnostics';
 import type { AgentEvent } from '../../model';
-import { HEP_FULL_ARGS_CAP, HEP_SUMMARY_ARGS_CAP, HEP_TOOL_RESULT_TEXT_CAP } from './encode';
+import { HEP as FORMAT, HEP_FULL_ARGS_CAP, HEP_SUMMARY_ARGS_CAP, HEP_TOOL_RESULT_TEXT_CAP } from './wire';
 
 /**
  * Checks decoded HEP events against HEP v1's ordering guarantees and bounds. Returns `order`
@@ -14,19 +14,8 @@ export function checkHepEvents(events: readonly AgentEvent[]): Diagnostic[] {
     severity: Diagnostic['severity'],
     message: string,
     code: Diagnostic['code'] = 'order',
-  ) => {
-    const p = e.provenance;
-    const d: Diagnostic = {
-      code,
-      severity,
-      message: p ? `line ${p.line} (byte ${p.offset}): ${message}` : message,
-      format: 'hep',
-    };
-    if (p) {
-      d.line = p.line;
-      d.offset = p.offset;
-    }
-    out.push(d);
+  ): void => {
+    out.push(diagnosticAtEvent(code, severity, e, message, FORMAT));
   };
   let sawHeader = false;
   let sawAny = false;
@@ -144,12 +133,7 @@ export function checkHepEvents(events: readonly AgentEvent[]): Diagnostic[] {
     }
   }
   if (!sawHeader && !sawAny) {
-    out.push({
-      code: 'order',
-      severity: 'error',
-      message: 'the stream is empty: no hep_header',
-      format: 'hep',
-    });
+    out.push(diagnosticAtEvent('order', 'error', undefined, 'the stream is empty: no hep_header', FORMAT));
   }
   if (compaction !== undefined && last) at(last, 'error', `compaction in turn_id ${compaction} never ended`);
   if (open !== undefined && openHasFrames && last && compaction === undefined) {

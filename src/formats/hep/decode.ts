@@ -1,5 +1,5 @@
 import type { DecodeOptions, RecordDecoder } from '../../codec';
-import { type Diagnostic, type DiagnosticSink, diagnosticAt } from '../../diagnostics';
+import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
 import {
   DEPTH_PRECHECK_CHARS,
   exceedsDepth,
@@ -13,13 +13,19 @@ import {
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance, Usage } from '../../model';
 import { hasExactKeys, provenanceOf, type RecordRest, splitRecord } from '../../record';
+import { addUsage } from '../../usage';
 import {
+  HEP,
+  HEP_DELTA_HEAD,
+  HEP_DELTA_KEY,
   HEP_TOOL_RESULT_KEYS,
   HEP_USAGE_KEYS,
   type HepFrameSpec,
+  type HepHints,
   hepFrameSpec,
+  isHepV1,
   validateHepFrameSpec,
-} from './schema';
+} from './wire';
 
 // turn_done nests objects of its own: fields beyond theirs (or another key order, which is rare
 // and only costs a measure) leave room for depth.
@@ -38,11 +44,13 @@ function hasNestedExtras(r: JsonObject): boolean {
  * `cost` (`0.0`), which costs a kept string, not a wrong byte.
  */
 function keepRaw(provenance: Provenance, record: JsonObject, text: string): void {
-  if (JSON.stringify(record) !== text) (provenance.hints ??= {}).raw = text;
+  if (JSON.stringify(record) !== text) hintsOf(provenance).raw = text;
 }
 
-const DELTA_HEAD = '{"type":"message_delta","turn_id":';
-const DELTA_KEY = ',"delta":';
+// The hints of `provenance`, made on first use: what this decoder leaves for the writer.
+function hintsOf(provenance: Provenance): HepHints {
+  return (provenance.hints ??= {}) as HepHints;
+}
 
 // Whether the quote at `at` is escaped: an odd run of backslashes before it.
 function escaped(text: string, at: number): boolean {
@@ -62,10 +70,22 @@ function textDelta(
   return e;
 }
 
+// The frame being mapped and its line, as one object (reused: the mapping keeps none of it).
+// `rest`: fields beyond the reference ones (or another order); `nestedExact`: turn_done's tool
+// results and usage have exactly their own keys, in order.
+interface FrameAt {
+  text: string;
+  line: number;
+  offset: number;
+  out: AgentEvent[];
+  rest: RecordRest | undefined;
+  nestedExact: boolean;
+}
+
 /** Options of the HEP decoder. */
 export interface HepDecodeOptions extends DecodeOptions {}
 
-const FORMAT = 'hep' as const;
+const FORMAT = HEP;
 
 /**
  * The HEP v1 record decoder: one frame per line → canonical events. Stateful: it stamps the
@@ -74,7 +94,9 @@ const FORMAT = 'hep' as const;
  */
 export class HepRecordDecoder implements RecordDecoder {
   private readonly sink: DiagnosticSink;
+  private readonly report: LineReport;
   private readonly maxDepth: number;
+  private readonly live: boolean;
   private sawFirst = false;
   private session: string | undefined;
   private runOpen = false;
@@ -83,11 +105,21 @@ export class HepRecordDecoder implements RecordDecoder {
   private usage: Usage | undefined;
   private lastLine = 0;
   private lastOffset = 0;
+  private readonly at: FrameAt = {
+    text: '',
+    line: 0,
+    offset: 0,
+    out: [],
+    rest: undefined,
+    nestedExact: false,
+  };
 
   /** Creates a decoder that reports to `sink`. */
   constructor(options: HepDecodeOptions, sink: DiagnosticSink) {
     this.sink = sink;
+    this.report = lineReporter(sink, FORMAT);
     this.maxDepth = resolveMaxDepth(options.maxDepth);
+    this.live = options.live === true;
   }
 
   line(text: string, line: number, offset: number, out: AgentEvent[]): void {
@@ -160,33 +192,36 @@ export class HepRecordDecoder implements RecordDecoder {
       this.report('invalid_record', 'error', line, offset, `invalid ${spec.type} frame: ${problem}`);
       return;
     }
-    this.map(spec, record, rest, nestedExact, text, line, offset, out);
+    const at = this.at;
+    at.text = text;
+    at.line = line;
+    at.offset = offset;
+    at.out = out;
+    at.rest = rest;
+    at.nestedExact = nestedExact;
+    this.map(spec, record, at);
   }
 
   end(out: AgentEvent[]): void {
+    this.completeRun(this.lastLine, this.lastOffset, out);
+  }
+
+  // The run's synthetic end after its last turn_done: at the end of the input, or (`live`) at a
+  // round that ran no tool and did not stop for one.
+  private completeRun(line: number, offset: number, out: AgentEvent[]): void {
     if (this.runOpen && this.answer !== undefined) {
       const end: AgentEventOf<'run.end'> = {
         type: 'run.end',
         status: 'completed',
         answer: this.answer,
-        provenance: { format: FORMAT, line: this.lastLine, offset: this.lastOffset, synthetic: true },
+        provenance: { format: FORMAT, line, offset, synthetic: true },
       };
       if (this.stopReason !== undefined) end.stopReason = this.stopReason;
-      if (this.usage !== undefined) end.usage = this.usage;
+      if (this.usage !== undefined) end.usage = { ...this.usage }; // a copy: later rounds must not change an event already out
       if (this.session !== undefined) end.session = this.session;
       out.push(end);
       this.runOpen = false;
     }
-  }
-
-  private report(
-    code: Diagnostic['code'],
-    severity: Diagnostic['severity'],
-    line: number,
-    offset: number,
-    what: string,
-  ): void {
-    this.sink.report(diagnosticAt(code, severity, line, offset, what, FORMAT));
   }
 
   private stamp(event: AgentEvent, record: JsonObject): void {
@@ -201,22 +236,14 @@ export class HepRecordDecoder implements RecordDecoder {
       status,
       provenance: { format: FORMAT, line: provenance.line, offset: provenance.offset, synthetic: true },
     };
-    if (this.usage !== undefined) end.usage = this.usage;
+    if (this.usage !== undefined) end.usage = { ...this.usage }; // a copy: later rounds must not change an event already out
     if (this.session !== undefined) end.session = this.session;
     out.push(end);
     this.runOpen = false;
   }
 
-  private map(
-    spec: HepFrameSpec,
-    r: JsonObject,
-    rest: RecordRest | undefined,
-    nestedExact: boolean,
-    text: string,
-    line: number,
-    offset: number,
-    out: AgentEvent[],
-  ): void {
+  private map(spec: HepFrameSpec, r: JsonObject, at: FrameAt): void {
+    const { text, line, offset, out, rest, nestedExact } = at;
     // Unknown fields have no schema: check their numbers (rare path, only lines with extras).
     let checked = rest?.extra !== undefined;
     if (checked) this.checkNumbers(text, line, offset);
@@ -244,8 +271,7 @@ export class HepRecordDecoder implements RecordDecoder {
       }
       case 'hep_header': {
         const version = r.hep as string;
-        const major = /^v(\d+)(?:\.|$)/.exec(version);
-        if (major === null || major[1] !== '1') {
+        if (!isHepV1(version)) {
           this.report(
             'unsupported_version',
             'error',
@@ -347,12 +373,12 @@ export class HepRecordDecoder implements RecordDecoder {
         };
         const usageRest = nestedExact ? undefined : splitRecord(u, HEP_USAGE_KEYS);
         if (usageRest !== undefined) {
-          provenance.hints ??= {};
+          const hints = hintsOf(provenance);
           if (usageRest.extra !== undefined) {
-            provenance.hints.usageExtra = usageRest.extra;
+            hints.usageExtra = usageRest.extra;
             if (!checked) this.checkNumbers(text, line, offset);
           }
-          if (usageRest.order !== undefined) provenance.hints.usageOrder = usageRest.order;
+          if (usageRest.order !== undefined) hints.usageOrder = usageRest.order;
         }
         const e: AgentEventOf<'round.end'> = {
           type: 'round.end',
@@ -367,6 +393,10 @@ export class HepRecordDecoder implements RecordDecoder {
         this.answer = e.message;
         this.stopReason = e.stopReason;
         this.addUsage(usage);
+        // Followed live, a round that ran no tool and did not stop for one ends the run: fa's
+        // agent loop stops there (a finished input ends it at its end, where HEP says it ends).
+        if (this.live && e.stopReason !== 'toolUse' && (r.tool_results as JsonObject[]).length === 0)
+          this.completeRun(line, offset, out);
         return;
       }
       case 'turn_error': {
@@ -415,34 +445,34 @@ export class HepRecordDecoder implements RecordDecoder {
   }
 
   /**
-   * A `message_delta` line spelled exactly as the reference writer spells it,
-   * `{"type":"message_delta","turn_id":N,"delta":"…"}` with N in plain digits, read without
-   * building its record: the head and the key compared as text, the delta parsed alone (measured:
-   * 210–230 ns per line instead of ~335 for JSON.parse and the key check). Any other spelling
-   * (spacing, key order, more fields, a sign or a leading zero, invalid JSON, a line long enough to
-   * be measured for depth first) returns false having done nothing, and takes the full path, which
-   * gives the same event for every line accepted here (test/hep/canonical-delta.test.ts holds the
-   * two equal).
+   * The shortcut beside the general path: a `message_delta` line spelled exactly as the
+   * reference writer spells it (`hepMessageDeltaLine` in wire.ts: N in plain digits) is
+   * read without building its record: the head and the key compared as text, the delta parsed
+   * alone (its cost against the full path: docs/performance.md, "HEP `createDecoder`"). Any other
+   * spelling (spacing, key order, more fields, a sign or a leading zero, invalid JSON, a line long
+   * enough to be measured for depth first) returns false having done nothing, and takes the full
+   * path, which gives the same event for every line accepted here: the property test
+   * test/hep/canonical-delta.test.ts holds the two equal.
    */
   private canonicalDelta(text: string, line: number, offset: number, out: AgentEvent[]): boolean {
     const n = text.length;
     // Two characters tell a message_delta from the other frames before any search.
     if (n > DEPTH_PRECHECK_CHARS || text.charCodeAt(9) !== 109 || text.charCodeAt(17) !== 100) return false;
-    if (text.indexOf(DELTA_HEAD) !== 0) return false;
-    let at = DELTA_HEAD.length;
+    if (text.indexOf(HEP_DELTA_HEAD) !== 0) return false;
+    let at = HEP_DELTA_HEAD.length;
     let round = 0;
     for (let c = text.charCodeAt(at); c >= 48 && c <= 57; c = text.charCodeAt(++at))
       round = round * 10 + c - 48;
-    const digits = at - DELTA_HEAD.length;
+    const digits = at - HEP_DELTA_HEAD.length;
     // At most 15 digits: always a safe integer, exactly the number JSON.parse reads.
-    if (digits === 0 || digits > 15 || (digits > 1 && text.charCodeAt(DELTA_HEAD.length) === 48))
+    if (digits === 0 || digits > 15 || (digits > 1 && text.charCodeAt(HEP_DELTA_HEAD.length) === 48))
       return false;
-    if (text.indexOf(DELTA_KEY, at) !== at) return false;
-    at += DELTA_KEY.length;
+    if (text.indexOf(HEP_DELTA_KEY, at) !== at) return false;
+    at += HEP_DELTA_KEY.length;
     // The delta must be one string token that ends right before the closing brace: every quote
     // inside it escaped, the last one not. Checked first so that only a line the full path
     // refuses too (a bad escape, a raw control character) makes JSON.parse throw here: a throw
-    // costs ~4 µs, ten lines' worth.
+    // costs as much as many lines (docs/performance.md).
     const last = n - 2;
     if (last <= at || text.charCodeAt(at) !== 34 || text.charCodeAt(last) !== 34) return false;
     if (text.charCodeAt(n - 1) !== 125 || escaped(text, last)) return false;
@@ -471,9 +501,7 @@ export class HepRecordDecoder implements RecordDecoder {
 
   private addUsage(u: Usage): void {
     const total = (this.usage ??= { input: 0, output: 0, costUsd: 0 });
-    total.input = (total.input ?? 0) + (u.input ?? 0);
-    total.output = (total.output ?? 0) + (u.output ?? 0);
-    total.costUsd = (total.costUsd ?? 0) + (u.costUsd ?? 0);
+    addUsage(total, u);
   }
 
   // events=full mode writes the arguments as compact JSON; expose them when the summary is

@@ -13,13 +13,17 @@ import {
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf } from '../../model';
 import { joinRecord } from '../../record';
-
-/** `turn_done.tool_results[].text` cap, in UTF-16 code units. */
-export const HEP_TOOL_RESULT_TEXT_CAP = 2000;
-/** `tool_start.args_summary` cap in `full` mode, in UTF-16 code units. */
-export const HEP_FULL_ARGS_CAP = 4000;
-/** `tool_start.args_summary` cap in `summary` mode (then `...`). */
-export const HEP_SUMMARY_ARGS_CAP = 100;
+import {
+  HEP,
+  HEP_FULL_ARGS_CAP,
+  HEP_SUMMARY_ARGS_CAP,
+  HEP_TOOL_RESULT_TEXT_CAP,
+  HEP_VERSION,
+  type HepHints,
+  hepMessageDeltaLine,
+  hepToolDeltaLine,
+  isHepV1,
+} from './wire';
 
 /** Options of the HEP writer. */
 export interface HepEncodeOptions extends EncodeOptions {
@@ -42,6 +46,19 @@ export interface HepEncodeOptions extends EncodeOptions {
   producer?: string;
   /** Makes session ids when none is given. Default `crypto.randomUUID()`. */
   idSource?: () => string;
+  /**
+   * `as-events` (default): a `message_start` for each `message.start` event. `each-round`: also
+   * one before the first `message_delta` or `tool_start` of a round that has none, as the
+   * reference writes every round (use it when the events come from another format; `convert`
+   * does).
+   */
+  messageStarts?: 'as-events' | 'each-round';
+}
+
+// What the HEP decoder left for this writer (wire.ts, HepHints), for events decoded from HEP.
+function hintsOf(event: AgentEvent | undefined): HepHints | undefined {
+  const p = event?.provenance;
+  return p?.format === HEP ? (p.hints as HepHints | undefined) : undefined;
 }
 
 /** `key=<json>` summary of one value, as the reference formats tool arguments. */
@@ -129,6 +146,8 @@ export class HepEncoder implements Encoder {
   private results: string[] = [];
   private readonly outputs = new Map<string, { text: string; length: number }>();
   private roundWritten = false;
+  // A message_start was written in the round now open (for `messageStarts: 'each-round'`).
+  private messageOpen = false;
 
   /** Creates a writer reporting losses to `sink`. */
   constructor(options: HepEncodeOptions, sink: DiagnosticSink) {
@@ -139,6 +158,8 @@ export class HepEncoder implements Encoder {
   }
 
   write(event: AgentEvent): string {
+    // A run that ended without its terminal record has none to write (docs/model.md "Run outcome").
+    if (event.type === 'run.end' && event.status === 'incomplete' && event.provenance?.synthetic) return '';
     const carried = CARRIED[event.type];
     if (carried !== undefined) this.loss.check(event, carried);
     switch (event.type) {
@@ -168,6 +189,7 @@ export class HepEncoder implements Encoder {
         return text;
       }
       case 'message.start':
+        this.messageOpen = true;
         return (
           this.ensureHeader(event) +
           this.frame(
@@ -180,10 +202,10 @@ export class HepEncoder implements Encoder {
           )
         );
       case 'text.delta': {
-        const head = this.ensureHeader(event);
+        const head = this.ensureHeader(event) + this.impliedMessageStart(event);
         const turn = String(this.turnId(event));
         const delta = str(event.text, 'text.delta.text');
-        if (this.plain(event)) return `${head}{"type":"message_delta","turn_id":${turn},"delta":${delta}}\n`;
+        if (this.plain(event)) return head + hepMessageDeltaLine(turn, delta);
         return (
           head +
           this.frame(
@@ -199,6 +221,7 @@ export class HepEncoder implements Encoder {
       case 'tool.start':
         return (
           this.ensureHeader(event) +
+          this.impliedMessageStart(event) +
           this.frame(
             'tool_start',
             [
@@ -218,9 +241,7 @@ export class HepEncoder implements Encoder {
           const turn = String(this.turnId(event));
           const id = str(event.call, 'tool.output.call');
           const update = str(event.text, 'tool.output.text');
-          if (this.plain(event)) {
-            return `${head}{"type":"tool_delta","turn_id":${turn},"id":${id},"update":${update}}\n`;
-          }
+          if (this.plain(event)) return head + hepToolDeltaLine(turn, id, update);
           return (
             head +
             this.frame(
@@ -264,7 +285,9 @@ export class HepEncoder implements Encoder {
           this.loss.report(event, 'error', 'HEP has no frame for a recoverable error outside a round');
           return '';
         }
-        const text = this.ensureHeader(event) + this.flushResultsAsLoss(event);
+        // A provider error ends a round whose message had started (the reference's stream starts it).
+        const text =
+          this.ensureHeader(event) + this.flushResultsAsLoss(event) + this.impliedMessageStart(event);
         const id = this.turnId(event);
         this.closeRound();
         if (event.fatal) this.runEnded = true;
@@ -377,8 +400,7 @@ export class HepEncoder implements Encoder {
   private header(event: AgentEventOf<'session.start'> | undefined): string {
     this.headerWritten = true;
     const session = event?.session ?? this.options.session ?? (this.options.idSource ?? defaultId)();
-    const version =
-      event?.protocol !== undefined && /^v1(?:\.|$)/.test(event.protocol) ? event.protocol : 'v1';
+    const version = event?.protocol !== undefined && isHepV1(event.protocol) ? event.protocol : HEP_VERSION;
     const fah = event?.producer ?? this.options.producer ?? 'agentwire';
     return this.frame(
       'hep_header',
@@ -415,7 +437,22 @@ export class HepEncoder implements Encoder {
     return this.openTurnId;
   }
 
+  // The message_start a round from another format lacks (`messageStarts: 'each-round'`).
+  private impliedMessageStart(event: AgentEvent): string {
+    if (this.messageOpen || this.options.messageStarts !== 'each-round') return '';
+    this.messageOpen = true;
+    return this.frame(
+      'message_start',
+      [
+        ['turn_id', String(this.turnId(event))],
+        ['role', '"assistant"'],
+      ],
+      undefined,
+    );
+  }
+
   private closeRound(): void {
+    this.messageOpen = false;
     this.openTurnId = undefined;
     this.roundWritten = false;
   }
@@ -517,7 +554,7 @@ export class HepEncoder implements Encoder {
     const results = `[${this.results.join(',')}]`;
     this.results = [];
     this.closeRound();
-    const hints = event?.provenance?.hints;
+    const hints = hintsOf(event);
     const usagePieces: Array<[string, string]> = [
       ['input', formatInteger(usage?.input ?? 0, 'usage.input')],
       ['output', formatInteger(usage?.output ?? 0, 'usage.output')],
@@ -528,8 +565,8 @@ export class HepEncoder implements Encoder {
       hints === undefined
         ? undefined
         : {
-            extra: hints.usageExtra as JsonObject | undefined,
-            order: hints.usageOrder as string[] | undefined,
+            extra: hints.usageExtra,
+            order: hints.usageOrder,
           },
       encodeValue,
       'hep',
@@ -575,7 +612,8 @@ export class HepEncoder implements Encoder {
   }
 
   // No fields of its own or kept line to restore: the frame is the text frame() builds from its
-  // pieces, so the frequent frames are written as one template, with no piece arrays (+11 %).
+  // pieces, so the frequent frames are written as one template (wire.ts), with no piece arrays
+  // (docs/performance.md, "Figures behind source comments").
   private plain(event: AgentEvent): boolean {
     const p = event.provenance;
     return (
@@ -595,9 +633,8 @@ export class HepEncoder implements Encoder {
   // The line as the decoder kept it (`hints.raw`: a Dart `1.0` in an unknown field, say), while
   // the event still says what that line says; else `text`.
   private asWritten(text: string, event: AgentEvent): string {
-    const p = event.provenance;
-    if (p?.hints === undefined || p.format !== 'hep') return text;
-    return rawIfSame(p.hints.raw, text);
+    const hints = hintsOf(event);
+    return hints === undefined ? text : rawIfSame(hints.raw, text);
   }
 
   private frame(type: string, pieces: Array<[string, string]>, event: AgentEvent | undefined): string {

@@ -3,21 +3,17 @@ import type { Diagnostic } from '../../diagnostics';
 import { checkHepEvents } from './check';
 import { type HepDecodeOptions, HepRecordDecoder } from './decode';
 import { type HepEncodeOptions, HepEncoder } from './encode';
+import { HEP } from './wire';
 
 export { checkHepEvents } from './check';
-export { type HepDecodeOptions, HepRecordDecoder } from './decode';
+export type { HepDecodeOptions } from './decode';
+export { type HepEncodeOptions, hepArgsSummary } from './encode';
 export {
   HEP_FULL_ARGS_CAP,
-  HEP_SUMMARY_ARGS_CAP,
-  HEP_TOOL_RESULT_TEXT_CAP,
-  type HepEncodeOptions,
-  HepEncoder,
-  hepArgsSummary,
-} from './encode';
-// The frame specs and their validator are the decoder's internals: not part of the API.
-export {
   HEP_KEY_ORDER,
+  HEP_SUMMARY_ARGS_CAP,
   HEP_TOOL_RESULT_KEYS,
+  HEP_TOOL_RESULT_TEXT_CAP,
   HEP_USAGE_KEYS,
   HepAgentStartFrame,
   HepCancelledFrame,
@@ -26,6 +22,7 @@ export {
   type HepFrame,
   type HepFrameType,
   HepHeaderFrame,
+  type HepHints,
   HepMessageDeltaFrame,
   HepMessageStartFrame,
   HepToolDeltaFrame,
@@ -37,7 +34,7 @@ export {
   HepUsage,
   isHepFrameType,
   validateHepFrame,
-} from './schema';
+} from './wire';
 
 /** The HEP v1 codec plus its stream checker. */
 export interface HepCodec extends Codec<HepDecodeOptions, HepEncodeOptions> {
@@ -49,9 +46,9 @@ export interface HepCodec extends Codec<HepDecodeOptions, HepEncodeOptions> {
 }
 
 const codec = createCodec<HepDecodeOptions, HepEncodeOptions>({
-  format: 'hep',
+  format: HEP,
   createChunkDecoder: (options, sink) =>
-    lineChunkDecoder('hep', 'jsonl', options, sink, new HepRecordDecoder(options, sink)),
+    lineChunkDecoder(HEP, 'jsonl', options, sink, new HepRecordDecoder(options, sink)),
   createEncoder: (options, sink) => new HepEncoder(options, sink),
 });
 

@@ -1,5 +1,6 @@
-import type { Diagnostic } from '../../diagnostics';
+import { type Diagnostic, diagnosticAtEvent } from '../../diagnostics';
 import type { AgentEvent } from '../../model';
+import { HIGHBAR as FORMAT } from './wire';
 
 /**
  * Checks decoded highbar events against what highbar itself expects of an emitter, beyond each
@@ -11,18 +12,7 @@ import type { AgentEvent } from '../../model';
 export function checkHighbarEvents(events: readonly AgentEvent[]): Diagnostic[] {
   const out: Diagnostic[] = [];
   const at = (e: AgentEvent | undefined, severity: Diagnostic['severity'], message: string): void => {
-    const p = e?.provenance;
-    const d: Diagnostic = {
-      code: 'order',
-      severity,
-      message: p ? `line ${p.line} (byte ${p.offset}): ${message}` : message,
-      format: 'highbar',
-    };
-    if (p) {
-      d.line = p.line;
-      d.offset = p.offset;
-    }
-    out.push(d);
+    out.push(diagnosticAtEvent('order', severity, e, message, FORMAT));
   };
   let first: AgentEvent | undefined;
   let sawHello = false;

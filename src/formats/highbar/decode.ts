@@ -1,5 +1,5 @@
 import type { DecodeOptions, RecordDecoder } from '../../codec';
-import { type Diagnostic, type DiagnosticSink, diagnosticAt } from '../../diagnostics';
+import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
 import {
   DEPTH_PRECHECK_CHARS,
   exceedsDepth,
@@ -14,52 +14,42 @@ import {
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
 import { provenanceOf, splitRecord } from '../../record';
-import { passesHighbarGuard } from './guard';
 import { pyDumpsParsed, pyFloat, pyShape, SHAPE_PYTHON, SHAPE_TOO_DEEP, SHAPE_UNKNOWN } from './pyjson';
 import {
+  HIGHBAR,
   HIGHBAR_KEY_ORDER_BY_TYPE,
+  HIGHBAR_TIME_FIELDS,
   HIGHBAR_V0_FIELDS,
+  HIGHBAR_V0_TIME_FIELDS,
   HIGHBAR_VERSION,
+  type HighbarHints,
   type HighbarRecordType,
   isHighbarRecordType,
+  passesHighbarGuard,
   validateHighbarRecord,
-} from './schema';
+} from './wire';
 
 /** Options of the highbar decoder. */
 export interface HighbarDecodeOptions extends DecodeOptions {}
 
-/**
- * What the highbar writer needs, beyond the model, to reproduce a line byte for byte. Kept in
- * `provenance.hints`; every field is optional and most lines need none.
- */
-export interface HighbarHints {
-  /** `ts` in seconds as written, when `ts / 1000` printed as a Python float would not give it back. */
-  ts?: string;
-  /** `started_at` as written (same rule). */
-  started_at?: string;
-  /** `ended_at` as written (same rule). */
-  ended_at?: string;
-  /** Time fields the line did not have, though the model holds their default (`ts`). */
-  absent?: string[];
-  /** Timestamps that were not numbers, as written (the model holds the `ts` fallback). */
-  invalid?: Record<string, unknown>;
-  /** Present on a v0 line: its keys in their order. */
-  v0?: string[];
-  /**
-   * The line itself, when its formatting is not Python `json.dumps` style (another writer's
-   * separators, `1.0` for an integral float, raw non-ASCII): written back as is while the
-   * events still say the same thing.
-   */
-  raw?: string;
+const FORMAT = HIGHBAR;
+
+// The line being decoded, as one object (reused: nothing keeps it past the line).
+interface LineAt {
+  line: number;
+  offset: number;
+  hints: HighbarHints;
+  out: AgentEvent[];
 }
 
-const FORMAT = 'highbar' as const;
-
-// Python writers put `time.time()` floats here: `1792983764.0`, never `1792983764`. The writer
-// prints them so in v1 records; a v0 line has no ts of its own (a `ts` there is context, data),
-// and an unknown event is written back as data throughout.
-const TIME_FIELDS: readonly string[] = ['ts', 'started_at', 'ended_at'];
-const V0_TIME_FIELDS: readonly string[] = ['started_at', 'ended_at'];
+// What a tool line's pair of events shares.
+interface ToolPair {
+  ts: number | undefined;
+  startedAt: number | undefined;
+  endedAt: number | undefined;
+  context: JsonObject | undefined;
+  provenance: Provenance;
+}
 
 function isFailure(error: unknown): boolean {
   return !(error === undefined || error === null || error === false || error === '');
@@ -75,15 +65,18 @@ function isFailure(error: unknown): boolean {
  */
 export class HighbarRecordDecoder implements RecordDecoder {
   private readonly sink: DiagnosticSink;
+  private readonly report: LineReport;
   private readonly maxDepth: number;
   private runOpen = false;
   // The current line when the walk did not find it in Python's shape (it may need keeping as
   // written), else undefined.
   private unproven: string | undefined;
+  private readonly at: LineAt = { line: 0, offset: 0, hints: {}, out: [] };
 
   /** Creates a decoder that reports to `sink`. */
   constructor(options: HighbarDecodeOptions, sink: DiagnosticSink) {
     this.sink = sink;
+    this.report = lineReporter(sink, FORMAT);
     this.maxDepth = resolveMaxDepth(options.maxDepth);
   }
 
@@ -91,7 +84,7 @@ export class HighbarRecordDecoder implements RecordDecoder {
     // Parse first, then bound the depth on the value: the walk that checks the line's Python
     // shape measures the depth too, where a scan of the text would stop at every `{` and `[` in
     // the strings. Long lines are measured before they are parsed, as in every decoder (a deep
-    // line costs JSON.parse about 1 µs per level). A line that fails either way gets its
+    // line costs JSON.parse time per level). A line that fails either way gets its
     // diagnostic from the checked parse.
     let record: unknown;
     let shape = SHAPE_UNKNOWN;
@@ -122,6 +115,11 @@ export class HighbarRecordDecoder implements RecordDecoder {
       shape = SHAPE_UNKNOWN;
     }
     const hints: HighbarHints = {};
+    const at = this.at;
+    at.line = line;
+    at.offset = offset;
+    at.hints = hints;
+    at.out = out;
     // A line the walk did not find in Python's shape pays for an exact comparison with its
     // re-serialisation (keepRaw, once the record's kind says which fields the writer prints as
     // time floats, as Python writes time.time()), and for the integer check: a line in Python's
@@ -130,12 +128,12 @@ export class HighbarRecordDecoder implements RecordDecoder {
     if (this.unproven !== undefined && mayHoldUnsafeNumber(record)) this.checkIntegers(text, line, offset);
     if (!isJsonObject(record)) {
       this.report('invalid_json', 'error', line, offset, 'not a JSON object; kept as an unknown event');
-      out.push(this.unknown(record, undefined, line, offset, hints));
+      out.push(this.unknown(record, undefined, at));
       return;
     }
     const v = record.v;
     if (v === undefined || v === 0) {
-      this.v0(record, line, offset, hints, out);
+      this.v0(record, at);
       return;
     }
     if (v !== HIGHBAR_VERSION) {
@@ -156,7 +154,7 @@ export class HighbarRecordDecoder implements RecordDecoder {
           `"v" is ${JSON.stringify(v)}, not a version number`,
         );
       }
-      out.push(this.unknown(record, record.type, line, offset, hints));
+      out.push(this.unknown(record, record.type, at));
       return;
     }
     const type = record.type;
@@ -166,30 +164,20 @@ export class HighbarRecordDecoder implements RecordDecoder {
           ? 'a v1 record without "type"; skipped, as the contract says (highbar loses a tool call written without type)'
           : `a record of type ${JSON.stringify(type)} highbar does not know; skipped, as the contract says`;
       this.report('unknown_record', 'info', line, offset, `${what}; kept as an unknown event`);
-      out.push(this.unknown(record, type, line, offset, hints));
+      out.push(this.unknown(record, type, at));
       return;
     }
     const problem = passesHighbarGuard(type, record) ? undefined : validateHighbarRecord(type, record);
     if (problem !== undefined) {
       this.report('invalid_record', 'error', line, offset, `invalid ${type} record: ${problem}`);
-      out.push(this.unknown(record, type, line, offset, hints));
+      out.push(this.unknown(record, type, at));
       return;
     }
-    this.v1(type, record, line, offset, hints, out);
+    this.v1(type, record, at);
   }
 
   end(_out: AgentEvent[]): void {
     // A run without its turn record stays open: highbar has no other end of a run.
-  }
-
-  private report(
-    code: Diagnostic['code'],
-    severity: Diagnostic['severity'],
-    line: number,
-    offset: number,
-    what: string,
-  ): void {
-    this.sink.report(diagnosticAt(code, severity, line, offset, what, FORMAT));
   }
 
   /**
@@ -208,13 +196,8 @@ export class HighbarRecordDecoder implements RecordDecoder {
     if (message !== undefined) this.report('invalid_record', 'error', line, offset, message);
   }
 
-  private unknown(
-    record: unknown,
-    type: unknown,
-    line: number,
-    offset: number,
-    hints: HighbarHints,
-  ): AgentEventOf<'unknown'> {
+  private unknown(record: unknown, type: unknown, at: LineAt): AgentEventOf<'unknown'> {
+    const { line, offset, hints } = at;
     this.keepRaw(record, undefined, hints);
     const e: AgentEventOf<'unknown'> = {
       type: 'unknown',
@@ -235,10 +218,9 @@ export class HighbarRecordDecoder implements RecordDecoder {
     record: JsonObject,
     key: 'ts' | 'started_at' | 'ended_at',
     fallback: number | undefined,
-    hints: HighbarHints,
-    line: number,
-    offset: number,
+    at: LineAt,
   ): number | undefined {
+    const hints = at.hints;
     const value = record[key];
     if (value === undefined) {
       (hints.absent ??= []).push(key);
@@ -249,8 +231,8 @@ export class HighbarRecordDecoder implements RecordDecoder {
       this.report(
         'invalid_record',
         'warning',
-        line,
-        offset,
+        at.line,
+        at.offset,
         `${key} is ${JSON.stringify(value)}, not a number of seconds; ${instead}`,
       );
       (hints.invalid ??= {})[key] = value;
@@ -265,13 +247,8 @@ export class HighbarRecordDecoder implements RecordDecoder {
     return ms;
   }
 
-  private openRun(
-    ts: number | undefined,
-    context: JsonObject | undefined,
-    line: number,
-    offset: number,
-    out: AgentEvent[],
-  ): void {
+  private openRun(ts: number | undefined, context: JsonObject | undefined, at: LineAt): void {
+    const { line, offset, out } = at;
     if (this.runOpen) return;
     this.runOpen = true;
     const e: AgentEventOf<'run.start'> = {
@@ -283,14 +260,15 @@ export class HighbarRecordDecoder implements RecordDecoder {
     out.push(e);
   }
 
-  private v0(record: JsonObject, line: number, offset: number, hints: HighbarHints, out: AgentEvent[]): void {
+  private v0(record: JsonObject, at: LineAt): void {
+    const { line, offset, hints, out } = at;
     const problem = passesHighbarGuard('v0', record) ? undefined : validateHighbarRecord('v0', record);
     if (problem !== undefined) {
       this.report('invalid_record', 'error', line, offset, `invalid v0 tool call: ${problem}`);
-      out.push(this.unknown(record, undefined, line, offset, hints));
+      out.push(this.unknown(record, undefined, at));
       return;
     }
-    this.keepRaw(record, V0_TIME_FIELDS, hints);
+    this.keepRaw(record, HIGHBAR_V0_TIME_FIELDS, hints);
     hints.v0 = Object.keys(record);
     let context: JsonObject | undefined;
     for (const key of hints.v0) {
@@ -298,35 +276,29 @@ export class HighbarRecordDecoder implements RecordDecoder {
       setOwn((context ??= {}), key, record[key]);
     }
     // v0 has no ts: the call's own times stand in for it.
-    const startedAt = this.time(record, 'started_at', undefined, hints, line, offset);
-    const endedAt = this.time(record, 'ended_at', undefined, hints, line, offset);
+    const startedAt = this.time(record, 'started_at', undefined, at);
+    const endedAt = this.time(record, 'ended_at', undefined, at);
     delete hints.absent; // the v0 key list already says which fields the line had
     const provenance = withHints(provenanceOf(FORMAT, line, offset), hints);
-    this.toolPair(record, endedAt ?? startedAt, startedAt, endedAt, context, provenance, line, offset, out);
+    this.toolPair(record, { ts: endedAt ?? startedAt, startedAt, endedAt, context, provenance }, at);
   }
 
-  private v1(
-    type: HighbarRecordType,
-    record: JsonObject,
-    line: number,
-    offset: number,
-    hints: HighbarHints,
-    out: AgentEvent[],
-  ): void {
-    this.keepRaw(record, TIME_FIELDS, hints);
-    const ts = this.time(record, 'ts', undefined, hints, line, offset);
+  private v1(type: HighbarRecordType, record: JsonObject, at: LineAt): void {
+    const { line, offset, hints, out } = at;
+    this.keepRaw(record, HIGHBAR_TIME_FIELDS, hints);
+    const ts = this.time(record, 'ts', undefined, at);
     const context = record.context as JsonObject | undefined;
     const rest = splitRecord(record, HIGHBAR_KEY_ORDER_BY_TYPE.get(type)!);
     switch (type) {
       case 'tool': {
-        const startedAt = this.time(record, 'started_at', ts, hints, line, offset);
-        const endedAt = this.time(record, 'ended_at', ts, hints, line, offset);
+        const startedAt = this.time(record, 'started_at', ts, at);
+        const endedAt = this.time(record, 'ended_at', ts, at);
         const provenance = withHints(provenanceOf(FORMAT, line, offset, rest), hints);
-        this.toolPair(record, ts, startedAt, endedAt, context, provenance, line, offset, out);
+        this.toolPair(record, { ts, startedAt, endedAt, context, provenance }, at);
         return;
       }
       case 'turn': {
-        this.openRun(ts, context, line, offset, out);
+        this.openRun(ts, context, at);
         this.runOpen = false;
         const e: AgentEventOf<'run.end'> = {
           type: 'run.end',
@@ -366,19 +338,10 @@ export class HighbarRecordDecoder implements RecordDecoder {
     }
   }
 
-  private toolPair(
-    record: JsonObject,
-    ts: number | undefined,
-    startedAt: number | undefined,
-    endedAt: number | undefined,
-    context: JsonObject | undefined,
-    provenance: Provenance,
-    line: number,
-    offset: number,
-    out: AgentEvent[],
-  ): void {
-    this.openRun(ts, context, line, offset, out);
-    const call = `hb-${line}`;
+  private toolPair(record: JsonObject, pair: ToolPair, at: LineAt): void {
+    const { ts, startedAt, endedAt, context, provenance } = pair;
+    this.openRun(ts, context, at);
+    const call = `hb-${at.line}`;
     const name = record.fn as string;
     const start: AgentEventOf<'tool.start'> = { type: 'tool.start', call, name, provenance };
     if (record.args !== undefined) start.args = record.args as JsonObject;
@@ -400,7 +363,7 @@ export class HighbarRecordDecoder implements RecordDecoder {
     if (startedAt !== undefined) end.startedAt = startedAt;
     if (endedAt !== undefined) end.endedAt = endedAt;
     stamp(end, ts, context);
-    out.push(start, end);
+    at.out.push(start, end);
   }
 }
 

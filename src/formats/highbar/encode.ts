@@ -3,15 +3,18 @@ import type { DiagnosticSink } from '../../diagnostics';
 import { assertEncodable, isJsonObject, type JsonObject, rawIfSame } from '../../json';
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
-import type { HighbarHints } from './decode';
 import { joinPy, pyDumps, pyFloat, pyKey } from './pyjson';
+import { HIGHBAR, type HighbarHints, highbarToolLine } from './wire';
 
 /** Options of the highbar writer. */
 export interface HighbarEncodeOptions extends EncodeOptions {
   /**
    * The clock for records whose event has no `ts` (events built by hand), in ms since the epoch.
-   * Default `Date.now`. Inject one for deterministic output.
+   * Default `Date.now`. Inject one for deterministic output. (The same option as nativeharness's
+   * and the emitters' `clock`.)
    */
+  clock?: () => number;
+  /** @deprecated The old name of {@link HighbarEncodeOptions.clock}; used when `clock` is absent. */
   now?: () => number;
 }
 
@@ -79,9 +82,21 @@ function keyText(key: string): KeyText {
   return text;
 }
 
+// One tool call as the writer has it from its start and end events.
+interface ToolCall {
+  name: string;
+  args: unknown;
+  result: unknown;
+  error: unknown;
+  ts: number | undefined;
+  startedAt: number | undefined;
+  endedAt: number | undefined;
+  context: unknown;
+}
+
 function highbarProvenance(event: AgentEvent | undefined): Provenance | undefined {
   const p = event?.provenance;
-  return p !== undefined && p.format === 'highbar' ? p : undefined;
+  return p !== undefined && p.format === HIGHBAR ? p : undefined;
 }
 
 /**
@@ -93,7 +108,7 @@ function highbarProvenance(event: AgentEvent | undefined): Provenance | undefine
  */
 export class HighbarEncoder implements Encoder {
   private readonly loss: LossReporter;
-  private readonly now: () => number;
+  private readonly clock: () => number;
   private readonly starts = new Map<string, AgentEventOf<'tool.start'>>();
   private runInput: string | undefined;
   private lastMs = Number.NaN;
@@ -101,8 +116,8 @@ export class HighbarEncoder implements Encoder {
 
   /** Creates a writer reporting losses to `sink`. */
   constructor(options: HighbarEncodeOptions, sink: DiagnosticSink) {
-    this.loss = new LossReporter('highbar', sink);
-    this.now = options.now ?? Date.now;
+    this.loss = new LossReporter(HIGHBAR, sink);
+    this.clock = options.clock ?? options.now ?? Date.now;
   }
 
   write(event: AgentEvent): string {
@@ -211,7 +226,7 @@ export class HighbarEncoder implements Encoder {
     if (hints?.absent?.includes(key) && ms === fallback) return undefined;
     if (ms === undefined) {
       if (!clock) return undefined;
-      ms = this.now();
+      ms = this.clock();
     }
     const token = hints?.[key];
     if (token !== undefined && Number(token) * 1000 === ms) return token;
@@ -287,8 +302,9 @@ export class HighbarEncoder implements Encoder {
     }
 
     const ts = end.ts ?? start?.ts;
-    if (p === undefined) return this.foreignTool(name, args, result, error, ts, startedAt, endedAt, context);
-    const pieces = new Fields(p?.order, p);
+    if (p === undefined)
+      return this.foreignTool({ name, args, result, error, ts, startedAt, endedAt, context });
+    const pieces = new Fields(p.order, p);
     pieces.add('v', '1');
     pieces.add('type', '"tool"');
     const tsText = this.time('ts', ts, undefined, hints, true);
@@ -301,21 +317,16 @@ export class HighbarEncoder implements Encoder {
         ? undefined
         : Number(tsText) * 1000);
     pieces.add('fn', pyDumps(name, 'name'));
-    // A call from another format gets the reference emitter's full shape: args, result and error
-    // are always written (as {}, null, null when unknown).
-    const foreign = p === undefined;
     if (args !== undefined) pieces.add('args', pyDumps(args, 'args'));
-    else if (foreign) pieces.add('args', '{}');
     const resultText = result !== undefined ? pyDumps(result, 'result') : undefined;
     if (resultText !== undefined) pieces.add('result', resultText);
-    else if (foreign) pieces.add('result', 'null');
     // A failed call's error is often its output text too: escape that text once.
     if (error !== undefined) {
       pieces.add(
         'error',
         error === result && typeof error === 'string' ? resultText! : pyDumps(error, 'error'),
       );
-    } else if (foreign) pieces.add('error', 'null');
+    }
     const s = this.time('started_at', startedAt ?? base, base, hints, false);
     if (s !== undefined) pieces.add('started_at', s);
     const e = this.time('ended_at', endedAt ?? base, base, hints, false);
@@ -328,38 +339,33 @@ export class HighbarEncoder implements Encoder {
    * always: {}, null, null when unknown) in the contract's key order, as one template. The same
    * text as the field-by-field path, which lines from highbar (their order, extras, hints) take.
    */
-  private foreignTool(
-    name: string,
-    args: unknown,
-    result: unknown,
-    error: unknown,
-    ts: number | undefined,
-    startedAt: number | undefined,
-    endedAt: number | undefined,
-    context: unknown,
-  ): string {
+  private foreignTool(call: ToolCall): string {
+    const { name, args, result, error, ts, startedAt, endedAt, context } = call;
     const tsText = this.time('ts', ts, undefined, undefined, true)!;
     // The record's ts is the default of its times; a hand-built event without ts gets the clock's.
     const base = ts ?? Number(tsText) * 1000;
-    const fn = pyDumps(name, 'name');
-    const argsText = args !== undefined ? pyDumps(args, 'args') : '{}';
     const resultText = result !== undefined ? pyDumps(result, 'result') : 'null';
-    // A failed call's error is often its output text too: escape that text once.
-    const errorText =
-      error === undefined
-        ? 'null'
-        : error === result && typeof error === 'string'
-          ? resultText
-          : pyDumps(error, 'error');
-    const s = this.time('started_at', startedAt ?? base, base, undefined, false)!;
-    const e = this.time('ended_at', endedAt ?? base, base, undefined, false)!;
-    const text = `{"v": 1, "type": "tool", "ts": ${tsText}, "fn": ${fn}, "args": ${argsText}, "result": ${resultText}, "error": ${errorText}, "started_at": ${s}, "ended_at": ${e}`;
-    return context === undefined ? `${text}}\n` : `${text}, "context": ${pyDumps(context, 'context')}}\n`;
+    return highbarToolLine({
+      ts: tsText,
+      fn: pyDumps(name, 'name'),
+      args: args !== undefined ? pyDumps(args, 'args') : '{}',
+      result: resultText,
+      // A failed call's error is often its output text too: escape that text once.
+      error:
+        error === undefined
+          ? 'null'
+          : error === result && typeof error === 'string'
+            ? resultText
+            : pyDumps(error, 'error'),
+      startedAt: this.time('started_at', startedAt ?? base, base, undefined, false)!,
+      endedAt: this.time('ended_at', endedAt ?? base, base, undefined, false)!,
+      context: context === undefined ? undefined : pyDumps(context, 'context'),
+    });
   }
 
   private unknown(event: AgentEventOf<'unknown'>): string {
     const p = event.provenance;
-    if (p !== undefined && p.format !== 'highbar') {
+    if (p !== undefined && p.format !== HIGHBAR) {
       this.loss.report(event, 'unknown.record', `a ${p.format} record has no highbar line`);
       return '';
     }

@@ -5,13 +5,29 @@ import { checkHighbarEvents } from './check';
 import { declaredTools, matchContext } from './declared';
 import { type HighbarDecodeOptions, HighbarRecordDecoder } from './decode';
 import { type HighbarEncodeOptions, HighbarEncoder } from './encode';
+import { HIGHBAR } from './wire';
 
 export { checkHighbarEvents } from './check';
 export { DeclaredTools, declaredTools, matchContext, sameReading } from './declared';
-export { type HighbarDecodeOptions, type HighbarHints, HighbarRecordDecoder } from './decode';
-export { type HighbarEncodeOptions, HighbarEncoder } from './encode';
+export type { HighbarDecodeOptions } from './decode';
+export type { HighbarEncodeOptions } from './encode';
 export { joinPy, pyDumps, pyFloat, pyNumber, pyString } from './pyjson';
-export * from './schema';
+export {
+  HIGHBAR_KEY_ORDER,
+  HIGHBAR_TIME_FIELDS,
+  HIGHBAR_V0_FIELDS,
+  HIGHBAR_VERSION,
+  HighbarHelloRecord,
+  type HighbarHints,
+  type HighbarRecord,
+  type HighbarRecordType,
+  HighbarToolRecord,
+  HighbarToolsRecord,
+  HighbarTurnRecord,
+  HighbarV0Record,
+  isHighbarRecordType,
+  validateHighbarRecord,
+} from './wire';
 
 /** The highbar trace codec plus declared tools and test correlation. */
 export interface HighbarCodec extends Codec<HighbarDecodeOptions, HighbarEncodeOptions> {
@@ -31,9 +47,9 @@ export interface HighbarCodec extends Codec<HighbarDecodeOptions, HighbarEncodeO
 }
 
 const codec = createCodec<HighbarDecodeOptions, HighbarEncodeOptions>({
-  format: 'highbar',
+  format: HIGHBAR,
   createChunkDecoder: (options, sink) =>
-    lineChunkDecoder('highbar', 'jsonl', options, sink, new HighbarRecordDecoder(options, sink)),
+    lineChunkDecoder(HIGHBAR, 'jsonl', options, sink, new HighbarRecordDecoder(options, sink)),
   createEncoder: (options, sink) => new HighbarEncoder(options, sink),
 });
 

@@ -1,5 +1,6 @@
-import type { Diagnostic } from '../../diagnostics';
+import { type Diagnostic, diagnosticAtEvent } from '../../diagnostics';
 import type { AgentEvent } from '../../model';
+import { NH as FORMAT } from './wire';
 
 interface TurnState {
   done: boolean;
@@ -19,18 +20,7 @@ interface TurnState {
 export function checkNativeharnessEvents(events: readonly AgentEvent[]): Diagnostic[] {
   const out: Diagnostic[] = [];
   const at = (e: AgentEvent, severity: Diagnostic['severity'], message: string): void => {
-    const p = e.provenance;
-    const d: Diagnostic = {
-      code: 'order',
-      severity,
-      message: p ? `line ${p.line} (byte ${p.offset}): ${message}` : message,
-      format: 'nativeharness',
-    };
-    if (p) {
-      d.line = p.line;
-      d.offset = p.offset;
-    }
-    out.push(d);
+    out.push(diagnosticAtEvent('order', severity, e, message, FORMAT));
   };
   const turns = new Map<string, TurnState>();
   const children = new Set<string>();

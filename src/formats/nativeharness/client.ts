@@ -1,8 +1,8 @@
 import { createDiagnosticSink, type Diagnostic, type DiagnosticHandler } from '../../diagnostics';
+import { DEFAULT_MAX_EVENT_BYTES, SseReader } from '../../framing/sse';
 import { resolveMaxDepth } from '../../json';
 import type { AgentEvent } from '../../model';
 import { NhEnvelopeDecoder, NhSseMessageDecoder } from './decode';
-import { DEFAULT_MAX_EVENT_BYTES, SseReader } from './sse';
 
 /** Options of {@link connect}. */
 export interface ConnectOptions {
@@ -10,7 +10,11 @@ export interface ConnectOptions {
   signal?: AbortSignal;
   /** Resume after this event id (a `seq`) instead of reading the whole log. */
   lastEventId?: string;
-  /** Extra request headers (authorization…). */
+  /**
+   * Extra request headers, sent on every attempt: a server that wants a token (`agentwire serve
+   * --token`) takes `{ Authorization: 'Bearer ' + token }`. In a browser page served by that
+   * server, its cookie goes along by itself (same origin): nothing to add.
+   */
   headers?: Record<string, string>;
   /** The `fetch` to use. Default `globalThis.fetch`. */
   fetch?: typeof fetch;

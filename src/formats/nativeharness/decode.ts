@@ -1,5 +1,7 @@
-import type { DecodeOptions, RecordDecoder } from '../../codec';
-import { type Diagnostic, type DiagnosticSink, diagnosticAt } from '../../diagnostics';
+import { type ChunkDecoder, type DecodeOptions, lineChunkDecoder, type RecordDecoder } from '../../codec';
+import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
+import { JsonArrayReader } from '../../framing/json-array';
+import { DEFAULT_MAX_EVENT_BYTES, type SseMessage, SseReader } from '../../framing/sse';
 import {
   DEFAULT_MAX_DEPTH,
   isJsonObject,
@@ -10,24 +12,39 @@ import {
   parseRecordText,
   refuseDeepValue,
   resolveMaxDepth,
+  setOwn,
   unsafeNumberMessage,
 } from '../../json';
-import type { AgentEvent, AgentEventOf, Choice, Provenance, QuestionItem, Usage } from '../../model';
-import { provenanceOf, splitRecord } from '../../record';
-import { decodeUtf8, encodeUtf8, isValidUtf8 } from '../../utf8';
 import {
+  type AgentEvent,
+  type AgentEventOf,
+  type Choice,
+  type Provenance,
+  type QuestionItem,
+  type Usage,
+  validateEvent,
+} from '../../model';
+import { provenanceOf, splitRecord } from '../../record';
+import {
+  NH,
+  NH_APPROVAL_OPTION_KEYS,
   NH_ENVELOPE_KEYS,
+  NH_EXTENSION_ENVELOPE,
+  NH_EXTENSION_KEY,
+  NH_EXTENSION_TYPE,
+  NH_FRAMING_DETECT_LIMIT,
   NH_PROTOCOL_VERSION,
+  NH_QUESTION_KEYS,
+  NH_QUESTION_OPTION_KEYS,
   NH_USAGE_KEYS,
   type NhEventType,
+  type NhFraming,
+  type NhHints,
   nhEventSpec,
+  sniffNhFraming,
   validateNhEnvelope,
   validateNhEventPayload,
-} from './schema';
-import { DEFAULT_MAX_EVENT_BYTES, type SseMessage, SseReader } from './sse';
-
-/** How the events are framed on the wire. */
-export type NhFraming = 'sse' | 'json' | 'jsonl';
+} from './wire';
 
 /**
  * `id === String(n)` for the validated `seq` (a non-negative integer) without building a string
@@ -58,7 +75,34 @@ export interface NhDecodeOptions extends DecodeOptions {
   maxEventBytes?: number;
 }
 
-const FORMAT = 'nativeharness' as const;
+const FORMAT = NH;
+
+// One envelope's facts, read once and handed to the mapping as one object (reused: the mapping
+// keeps none of it) instead of a list of positional arguments.
+interface EnvelopeFacts {
+  seq: number;
+  ts: number;
+  workspace: string;
+  session: string;
+  turn: string | null;
+  round: number | undefined;
+  provenance: Provenance;
+  hints: NhHints;
+}
+
+/** One record's JSON text, where it came from, and where its events go. */
+export interface NhRecordSource {
+  text: string;
+  /** 1-based line (or first line of the SSE block, or of the array element). */
+  line: number;
+  /** Byte offset of that line. */
+  offset: number;
+  /** The depth bound the text is parsed under. */
+  maxDepth: number;
+  out: AgentEvent[];
+  /** The SSE block's id and event, for records that came in one. */
+  sse: SseOrigin | undefined;
+}
 
 /** SSE facts of the block an envelope came in, for checks and byte-exact rewrites. */
 export interface SseOrigin {
@@ -75,11 +119,23 @@ export interface SseOrigin {
  */
 export class NhEnvelopeDecoder {
   private readonly sink: DiagnosticSink;
+  /** Reports a diagnostic at a place. */
+  readonly report: LineReport;
   private readonly lastSeq = new Map<string, number>();
   private seqSession: string | undefined;
   private seqLast: number | undefined;
   // Most events have no hints: one empty object is reused until an event keeps it.
-  private scratchHints: Record<string, unknown> = {};
+  private scratchHints: NhHints = {};
+  private readonly facts: EnvelopeFacts = {
+    seq: 0,
+    ts: 0,
+    workspace: '',
+    session: '',
+    turn: null,
+    round: undefined,
+    provenance: { format: FORMAT, line: 0, offset: 0 },
+    hints: {},
+  };
   private hopTurn: string | undefined;
   private hop: number | undefined;
   private tokenSession: string | undefined;
@@ -90,51 +146,34 @@ export class NhEnvelopeDecoder {
   /** Creates a mapper that reports to `sink`. */
   constructor(sink: DiagnosticSink) {
     this.sink = sink;
+    this.report = lineReporter(sink, FORMAT);
   }
 
-  /** Reports a diagnostic at a place. */
-  report(
-    code: Diagnostic['code'],
-    severity: Diagnostic['severity'],
-    line: number,
-    offset: number,
-    what: string,
-  ): void {
-    this.sink.report(diagnosticAt(code, severity, line, offset, what, FORMAT));
-  }
-
-  /** One record's JSON text. */
-  text(
-    text: string,
-    line: number,
-    offset: number,
-    maxDepth: number,
-    out: AgentEvent[],
-    sse?: SseOrigin,
-  ): void {
+  /** One record's JSON text, with where it came from and where its events go. */
+  text(source: NhRecordSource): void {
     // Short records are measured only when their shape leaves room for depth (see `record`),
     // so a well-formed event never pays for the scan.
-    const value = parseRecordText(text, line, offset, maxDepth, FORMAT, this.sink);
+    const value = parseRecordText(
+      source.text,
+      source.line,
+      source.offset,
+      source.maxDepth,
+      FORMAT,
+      this.sink,
+    );
     if (value === NOT_PARSED) return;
-    this.record(value, line, offset, out, sse, text, maxDepth);
+    this.record(value, source);
   }
 
   /**
-   * One parsed record. With its `text` and the `maxDepth` it was parsed under, a record whose
-   * text was not measured before parsing is refused as too deep (before anything else is said of
-   * it) when its shape leaves room for depth and the value is deeper.
+   * One parsed record. A record whose text was not measured before parsing is refused as too
+   * deep (before anything else is said of it) when its shape leaves room for depth and the value
+   * is deeper than the `maxDepth` it was parsed under.
    */
-  record(
-    value: unknown,
-    line: number,
-    offset: number,
-    out: AgentEvent[],
-    sse?: SseOrigin,
-    text?: string,
-    maxDepth?: number,
-  ): void {
+  private record(value: unknown, source: NhRecordSource): void {
+    const { line, offset, out, sse, text } = source;
     if (!isJsonObject(value)) {
-      if (!this.refuseDeep(text, value, maxDepth, line, offset))
+      if (!this.refuseDeep(value, source))
         this.report('invalid_json', 'error', line, offset, 'not a JSON object');
       return;
     }
@@ -153,7 +192,7 @@ export class NhEnvelopeDecoder {
         payloadProblem !== undefined ||
         envelopeRest !== undefined ||
         rest !== undefined) &&
-      this.refuseDeep(text, value, maxDepth, line, offset)
+      this.refuseDeep(value, source)
     ) {
       return;
     }
@@ -235,6 +274,13 @@ export class NhEnvelopeDecoder {
     const workspace = value.workspace_id as string;
     const turn = value.turn_id as string | null;
 
+    if (spec === undefined && type === NH_EXTENSION_TYPE) {
+      const e = this.extensionEvent(payload, seq, ts, workspace, session, turn, provenance, hints);
+      if (e !== undefined) {
+        out.push(e);
+        return;
+      }
+    }
     if (spec === undefined) {
       // The unknown event keeps its historical key order (recordType and record first).
       const e = {
@@ -269,26 +315,92 @@ export class NhEnvelopeDecoder {
       if (rest.extra !== undefined) hints.payloadExtra = rest.extra;
       if (rest.order !== undefined) hints.payloadOrder = rest.order;
     }
-    const round = this.roundOf(turn, payload.hop);
-    const e = this.map(spec.type, payload, seq, ts, workspace, session, turn, round, provenance, hints, out);
+    const facts = this.facts;
+    facts.seq = seq;
+    facts.ts = ts;
+    facts.workspace = workspace;
+    facts.session = session;
+    facts.turn = turn;
+    facts.round = this.roundOf(turn, payload.hop);
+    facts.provenance = provenance;
+    facts.hints = hints;
+    const e = this.map(spec.type, payload, facts, out);
+    const extension = rest?.extra?.[NH_EXTENSION_KEY];
+    if (extension !== undefined) this.mergeExtension(e, extension, line, offset);
     for (const _ in hints) {
-      provenance.hints = hints;
+      provenance.hints = hints as Record<string, unknown>;
       this.scratchHints = {};
       break;
     }
     out.push(e);
   }
 
+  // An `agentwire_event` envelope (docs/protocols/nativeharness.md "agentwire extension") as the
+  // canonical event it carries; undefined (read as an unknown record) when it carries none.
+  private extensionEvent(
+    payload: JsonObject,
+    seq: number,
+    ts: number,
+    workspace: string,
+    session: string,
+    turn: string | null,
+    provenance: Provenance,
+    hints: NhHints,
+  ): AgentEvent | undefined {
+    const inner = payload.event;
+    if (!isJsonObject(inner) || typeof inner.type !== 'string' || Object.keys(payload).length !== 1) {
+      return undefined;
+    }
+    const e: JsonObject = { type: inner.type, seq, ts, workspace, session };
+    if (turn !== null) e.run = turn;
+    for (const key of Object.keys(inner)) {
+      if (!NH_EXTENSION_ENVELOPE.has(key)) setOwn(e, key, inner[key]);
+    }
+    if (!validateEvent(e).success) {
+      this.report(
+        'invalid_record',
+        'warning',
+        provenance.line,
+        provenance.offset,
+        `${NH_EXTENSION_TYPE} carries no valid canonical event; kept as an unknown event`,
+      );
+      return undefined;
+    }
+    const event = e as AgentEvent;
+    if (turn === null) hints.turnNull = true;
+    hints.extensionEvent = inner;
+    provenance.hints = hints as Record<string, unknown>;
+    this.scratchHints = {};
+    event.provenance = provenance;
+    return event;
+  }
+
+  // The `agentwire` payload key: canonical fields the envelope's type has no place for, added
+  // to the decoded event when together they are a valid event (the key stays in the payload's
+  // extra keys, so the writer puts it back as it was).
+  private mergeExtension(e: AgentEvent, extension: unknown, line: number, offset: number): void {
+    if (!isJsonObject(extension)) return;
+    const target = e as unknown as JsonObject;
+    const added: string[] = [];
+    for (const key of Object.keys(extension)) {
+      if (NH_EXTENSION_ENVELOPE.has(key) || Object.hasOwn(target, key)) continue;
+      setOwn(target, key, extension[key]);
+      added.push(key);
+    }
+    if (added.length === 0 || validateEvent(e).success) return;
+    for (const key of added) delete target[key];
+    this.report(
+      'invalid_record',
+      'warning',
+      line,
+      offset,
+      `the ${NH_EXTENSION_KEY} payload key does not fit a ${e.type} event; ignored`,
+    );
+  }
+
   // Reports a record deeper than maxDepth, unless its text was measured before it was parsed.
-  private refuseDeep(
-    text: string | undefined,
-    value: unknown,
-    maxDepth: number | undefined,
-    line: number,
-    offset: number,
-  ): boolean {
-    if (text === undefined || maxDepth === undefined) return false;
-    return refuseDeepValue(text, value, line, offset, maxDepth, FORMAT, this.sink);
+  private refuseDeep(value: unknown, s: NhRecordSource): boolean {
+    return refuseDeepValue(s.text, value, s.line, s.offset, s.maxDepth, FORMAT, this.sink);
   }
 
   // Reports the first number JSON.parse cannot keep exactly.
@@ -308,18 +420,16 @@ export class NhEnvelopeDecoder {
 
   // The envelope part of an event, built property by property (no object spread: a spread in the
   // middle of a literal takes V8's slow generic path, and this runs once per event).
-  private head<T extends AgentEvent['type']>(
-    type: T,
-    seq: number,
-    ts: number,
-    workspace: string,
-    session: string,
-    turn: string | null,
-    round: number | undefined,
-  ): AgentEventOf<T> {
-    const e = { type, seq, ts, workspace, session } as unknown as AgentEventOf<T>;
-    if (turn !== null) e.run = turn;
-    if (round !== undefined) e.round = round;
+  private head<T extends AgentEvent['type']>(type: T, f: EnvelopeFacts): AgentEventOf<T> {
+    const e = {
+      type,
+      seq: f.seq,
+      ts: f.ts,
+      workspace: f.workspace,
+      session: f.session,
+    } as unknown as AgentEventOf<T>;
+    if (f.turn !== null) e.run = f.turn;
+    if (f.round !== undefined) e.round = f.round;
     return e;
   }
 
@@ -329,27 +439,17 @@ export class NhEnvelopeDecoder {
     return this.tokenHop === hop && this.tokenSession === session && this.tokenTurn === (turn ?? '');
   }
 
-  private map(
-    type: NhEventType,
-    p: JsonObject,
-    seq: number,
-    ts: number,
-    workspace: string,
-    session: string,
-    turn: string | null,
-    round: number | undefined,
-    provenance: NonNullable<AgentEvent['provenance']>,
-    hints: Record<string, unknown>,
-    out: AgentEvent[],
-  ): AgentEvent {
+  private map(type: NhEventType, p: JsonObject, f: EnvelopeFacts, out: AgentEvent[]): AgentEvent {
+    const { seq, ts, workspace, session, turn, round, provenance, hints } = f;
     switch (type) {
       case 'session_created': {
-        const e = this.head('session.start', seq, ts, workspace, session, turn, round);
+        const e = this.head('session.start', f);
         e.protocol = String(p.v);
         e.actor = p.actor as string;
         e.mode = p.mode as string;
         e.provenance = provenance;
         if (p.title !== undefined) e.title = p.title as string;
+        if (p.producer !== undefined) e.producer = p.producer as string;
         if (p.v !== NH_PROTOCOL_VERSION) {
           this.report(
             'unsupported_version',
@@ -362,13 +462,13 @@ export class NhEnvelopeDecoder {
         return e;
       }
       case 'title': {
-        const e = this.head('session.title', seq, ts, workspace, session, turn, round);
+        const e = this.head('session.title', f);
         e.title = p.title as string;
         e.provenance = provenance;
         return e;
       }
       case 'turn_started': {
-        const e = this.head('run.start', seq, ts, workspace, session, turn, round);
+        const e = this.head('run.start', f);
         e.input = p.input as string;
         e.provenance = provenance;
         return e;
@@ -387,29 +487,30 @@ export class NhEnvelopeDecoder {
         if (turn !== null && round !== undefined) {
           return { type: 'text.delta', seq, ts, workspace, session, run: turn, round, text, provenance };
         }
-        const e = this.head('text.delta', seq, ts, workspace, session, turn, round);
+        const e = this.head('text.delta', f);
         e.text = text;
         e.provenance = provenance;
         return e;
       }
       case 'progress': {
-        const e = this.head('status', seq, ts, workspace, session, turn, round);
+        const e = this.head('status', f);
         e.status = p.status as string;
         e.provenance = provenance;
         if (p.detail !== undefined) e.detail = p.detail as string;
         return e;
       }
       case 'tool_started': {
-        const e = this.head('tool.start', seq, ts, workspace, session, turn, round);
+        const e = this.head('tool.start', f);
         e.call = p.call_id as string;
         e.name = p.tool as string;
         e.args = p.args as Record<string, unknown>;
         e.provenance = provenance;
         if (p.command !== undefined) e.command = p.command as string;
+        if (p.args_summary !== undefined) e.argsSummary = p.args_summary as string;
         return e;
       }
       case 'output': {
-        const e = this.head('tool.output', seq, ts, workspace, session, turn, round);
+        const e = this.head('tool.output', f);
         e.call = p.call_id as string;
         e.stream = p.stream as 'stdout' | 'stderr';
         e.text = p.text as string;
@@ -418,7 +519,7 @@ export class NhEnvelopeDecoder {
       }
       case 'tool_result': {
         const status = p.status as string;
-        const e = this.head('tool.end', seq, ts, workspace, session, turn, round);
+        const e = this.head('tool.end', f);
         e.call = p.call_id as string;
         e.name = p.tool as string;
         e.ok = status === 'ok';
@@ -432,8 +533,8 @@ export class NhEnvelopeDecoder {
       }
       case 'approval_required': {
         const options = p.options as JsonObject[];
-        this.keepRaw(hints, 'rawOptions', options, options, ['option_id', 'label', 'kind']);
-        const e = this.head('approval.request', seq, ts, workspace, session, turn, round);
+        this.keepRaw(hints, 'rawOptions', options, options, NH_APPROVAL_OPTION_KEYS);
+        const e = this.head('approval.request', f);
         e.approval = p.approval_id as string;
         e.tool = p.tool as string;
         e.title = p.title as string;
@@ -448,7 +549,7 @@ export class NhEnvelopeDecoder {
         return e;
       }
       case 'approval_resolved': {
-        const e = this.head('approval.resolve', seq, ts, workspace, session, turn, round);
+        const e = this.head('approval.resolve', f);
         e.approval = p.approval_id as string;
         e.decision = p.decision as string;
         e.by = p.by as string;
@@ -460,25 +561,25 @@ export class NhEnvelopeDecoder {
         const raw = p.questions as JsonObject[];
         let exact = true;
         const questions = raw.map((q) => {
-          if (splitRecord(q, ['id', 'text', 'options', 'multiple']) !== undefined) exact = false;
+          if (splitRecord(q, NH_QUESTION_KEYS) !== undefined) exact = false;
           const item: QuestionItem = { id: q.id as string, text: q.text as string };
           if (q.options !== undefined) {
             const opts = q.options as JsonObject[];
-            for (const o of opts) if (splitRecord(o, ['option_id', 'label']) !== undefined) exact = false;
+            for (const o of opts) if (splitRecord(o, NH_QUESTION_OPTION_KEYS) !== undefined) exact = false;
             item.options = opts.map((o): Choice => ({ id: o.option_id as string, label: o.label as string }));
           }
           if (q.multiple !== undefined) item.multiple = q.multiple as boolean;
           return item;
         });
         if (!exact) hints.rawQuestions = raw;
-        const e = this.head('question', seq, ts, workspace, session, turn, round);
+        const e = this.head('question', f);
         e.question = p.question_id as string;
         e.questions = questions;
         e.provenance = provenance;
         return e;
       }
       case 'child_started': {
-        const e = this.head('child.start', seq, ts, workspace, session, turn, round);
+        const e = this.head('child.start', f);
         e.child = p.child_id as string;
         e.task = p.task as string;
         e.provenance = provenance;
@@ -486,7 +587,7 @@ export class NhEnvelopeDecoder {
         return e;
       }
       case 'child_done': {
-        const e = this.head('child.end', seq, ts, workspace, session, turn, round);
+        const e = this.head('child.end', f);
         e.child = p.child_id as string;
         e.status = p.status as 'completed' | 'failed' | 'cancelled';
         e.provenance = provenance;
@@ -494,13 +595,13 @@ export class NhEnvelopeDecoder {
         return e;
       }
       case 'compacted': {
-        const e = this.head('compaction.end', seq, ts, workspace, session, turn, round);
+        const e = this.head('compaction.end', f);
         e.tokensFreed = p.tokens_freed as number;
         e.provenance = provenance;
         return e;
       }
       case 'error': {
-        const e = this.head('error', seq, ts, workspace, session, turn, round);
+        const e = this.head('error', f);
         e.message = p.message as string;
         e.fatal = !(p.recoverable as boolean);
         e.provenance = provenance;
@@ -508,13 +609,13 @@ export class NhEnvelopeDecoder {
         return e;
       }
       case 'cancelled': {
-        const e = this.head('cancel', seq, ts, workspace, session, turn, round);
+        const e = this.head('cancel', f);
         e.by = p.by as string;
         e.provenance = provenance;
         return e;
       }
       case 'done': {
-        const e = this.head('run.end', seq, ts, workspace, session, turn, round);
+        const e = this.head('run.end', f);
         e.status = p.status as 'completed' | 'failed' | 'cancelled';
         e.stopReason = p.stop_reason as string;
         e.usage = this.usage(p.usage as JsonObject, hints);
@@ -527,7 +628,7 @@ export class NhEnvelopeDecoder {
         this.tokenSession = undefined;
         this.delivered = 0;
         if (seen < text.length) {
-          const d = this.head('text.delta', seq, ts, workspace, session, turn, round);
+          const d = this.head('text.delta', f);
           d.text = text.slice(seen);
           d.provenance = {
             format: FORMAT,
@@ -538,7 +639,7 @@ export class NhEnvelopeDecoder {
           out.push(d);
         }
         hints.toolCalls = p.tool_calls;
-        const e = this.head('round.end', seq, ts, workspace, session, turn, round);
+        const e = this.head('round.end', f);
         e.message = text;
         e.stopReason = p.stop_reason as string;
         e.usage = this.usage(p.usage as JsonObject, hints);
@@ -548,7 +649,7 @@ export class NhEnvelopeDecoder {
     }
   }
 
-  private usage(u: JsonObject, hints: Record<string, unknown>): Usage {
+  private usage(u: JsonObject, hints: NhHints): Usage {
     this.keepRaw(hints, 'rawUsage', u, [u], NH_USAGE_KEYS);
     return {
       input: u.input_tokens as number,
@@ -560,8 +661,8 @@ export class NhEnvelopeDecoder {
   // Nested wire objects with unknown keys or another key order are kept whole in the hints, so
   // the writer can reproduce them byte for byte.
   private keepRaw(
-    hints: Record<string, unknown>,
-    hint: string,
+    hints: NhHints,
+    hint: 'rawOptions' | 'rawUsage',
     raw: unknown,
     items: JsonObject[],
     known: readonly string[],
@@ -597,172 +698,10 @@ export class NhJsonlRecordDecoder implements RecordDecoder {
       );
       return;
     }
-    this.envelopes.text(text, line, offset, this.maxDepth, out);
+    this.envelopes.text({ text, line, offset, maxDepth: this.maxDepth, out, sse: undefined });
   }
 
   end(_out: AgentEvent[]): void {}
-}
-
-/**
- * JSON array framing (the `/events` response): a streaming scanner over bytes that cuts the
- * top-level array into elements without holding more than one element, so any layout (compact
- * on one line, one per line, pretty-printed) is read in bounded memory. It scans bytes, not
- * text: JSON's structural characters are ASCII, which never occurs inside a UTF-8 sequence, so
- * byte offsets are exact and an element with invalid UTF-8 is reported at its own place.
- */
-export class NhJsonArrayReader {
-  private readonly envelopes: NhEnvelopeDecoder;
-  private readonly maxDepth: number;
-  private readonly maxElementBytes: number;
-  private state: 'start' | 'between' | 'element' | 'done' = 'start';
-  private buffer: Uint8Array = new Uint8Array(256);
-  private bufferBytes = 0;
-  private skipping = false;
-  private failed = false;
-  private depth = 0;
-  private inString = false;
-  private escape = false;
-  private line = 1;
-  private byte = 0;
-  private elementLine = 1;
-  private elementOffset = 0;
-  private bomSeen = 0;
-
-  /** Creates an array reader over `envelopes`; elements above `maxElementBytes` are skipped. */
-  constructor(envelopes: NhEnvelopeDecoder, maxDepth: number, maxElementBytes: number) {
-    this.envelopes = envelopes;
-    this.maxDepth = maxDepth;
-    this.maxElementBytes = maxElementBytes;
-  }
-
-  /** Takes the next chunk (strings are encoded as UTF-8 first). */
-  push(chunk: Uint8Array | string, out: AgentEvent[]): void {
-    if (this.failed) return;
-    const bytes = typeof chunk === 'string' ? encodeUtf8(chunk) : chunk;
-    const n = bytes.length;
-    let start = 0;
-    for (let i = 0; i < n; i++) {
-      const c = bytes[i]!;
-      // One BOM at byte 0 of the input.
-      if (this.byte < 3 && this.bomSeen === this.byte && c === [0xef, 0xbb, 0xbf][this.byte]) {
-        this.bomSeen++;
-        this.byte++;
-        continue;
-      }
-      if (this.state === 'element') {
-        if (this.inString) {
-          if (this.escape) this.escape = false;
-          else if (c === 92) this.escape = true;
-          else if (c === 34) this.inString = false;
-        } else if (c === 34) this.inString = true;
-        else if (c === 123 || c === 91) this.depth++;
-        else if (c === 125 || c === 93) {
-          this.depth--;
-          if (this.depth === 0) {
-            this.append(bytes, start, i + 1);
-            this.finishElement(out);
-            this.state = 'between';
-          } else if (this.depth < 0) {
-            // `]` right after a primitive element: the element ends before it, and the array.
-            this.append(bytes, start, i);
-            this.finishElement(out);
-            this.state = 'done';
-          }
-        } else if (c === 44 && this.depth === 0) {
-          this.append(bytes, start, i);
-          this.finishElement(out);
-          this.state = 'between';
-        }
-      } else if (c === 32 || c === 9 || c === 13 || c === 10) {
-        // whitespace
-      } else if (this.state === 'start') {
-        if (c === 91) this.state = 'between';
-        else this.fail('a JSON array must start with "["');
-      } else if (this.state === 'between') {
-        if (c === 93) this.state = 'done';
-        else if (c !== 44) {
-          this.state = 'element';
-          this.bufferBytes = 0;
-          this.skipping = false;
-          this.depth = c === 123 || c === 91 ? 1 : 0;
-          this.inString = c === 34;
-          this.escape = false;
-          this.elementLine = this.line;
-          this.elementOffset = this.byte;
-          start = i;
-        }
-      } else if (this.state === 'done') {
-        this.fail('content after the end of the JSON array');
-      }
-      if (this.failed) return;
-      this.byte++;
-      if (c === 10) this.line++;
-    }
-    if (this.state === 'element') this.append(bytes, start, n);
-  }
-
-  /** Ends the input; an unfinished array is reported. */
-  end(): void {
-    if (this.state === 'between' || this.state === 'element') {
-      this.envelopes.report(
-        'incomplete_line',
-        'warning',
-        this.elementLine,
-        this.elementOffset,
-        'the input ended inside the JSON array; an unfinished element was not used',
-      );
-    }
-    this.state = 'done';
-  }
-
-  private append(bytes: Uint8Array, start: number, end: number): void {
-    if (this.skipping || end <= start) return;
-    const total = this.bufferBytes + (end - start);
-    if (total > this.maxElementBytes) {
-      this.skipping = true;
-      this.bufferBytes = 0;
-      this.envelopes.report(
-        'event_too_large',
-        'error',
-        this.elementLine,
-        this.elementOffset,
-        `array element too large, > maxEventBytes (${this.maxElementBytes}); the element was skipped`,
-      );
-      return;
-    }
-    if (total > this.buffer.length) {
-      const grown = new Uint8Array(Math.min(Math.max(total, this.buffer.length * 2), this.maxElementBytes));
-      grown.set(this.buffer.subarray(0, this.bufferBytes), 0);
-      this.buffer = grown;
-    }
-    this.buffer.set(bytes.subarray(start, end), this.bufferBytes);
-    this.bufferBytes = total;
-  }
-
-  private finishElement(out: AgentEvent[]): void {
-    if (!this.skipping) {
-      const text = decodeUtf8(this.buffer, 0, this.bufferBytes);
-      if (text.indexOf('\uFFFD') !== -1 && !isValidUtf8(this.buffer, 0, this.bufferBytes)) {
-        this.envelopes.report(
-          'invalid_utf8',
-          'error',
-          this.elementLine,
-          this.elementOffset,
-          'the array element is not valid UTF-8; the element was skipped',
-        );
-      } else {
-        this.envelopes.text(text.trimEnd(), this.elementLine, this.elementOffset, this.maxDepth, out);
-      }
-    }
-    this.bufferBytes = 0;
-    this.skipping = false;
-  }
-
-  private fail(what: string): void {
-    this.envelopes.report('invalid_json', 'error', this.line, this.byte, `${what}; the rest was not read`);
-    this.state = 'done';
-    this.failed = true;
-  }
 }
 
 /** Handles SSE messages: envelopes, the `gap` signal, and whatever else a server sends. */
@@ -788,7 +727,14 @@ export class NhSseMessageDecoder {
       this.envelopes.report('gap', 'warning', m.line, m.offset, `the server signalled a gap: ${detail}`);
       return;
     }
-    this.envelopes.text(m.data, m.line, m.offset, this.maxDepth, out, m);
+    this.envelopes.text({
+      text: m.data,
+      line: m.line,
+      offset: m.offset,
+      maxDepth: this.maxDepth,
+      out,
+      sse: m,
+    });
   }
 }
 
@@ -815,4 +761,76 @@ export function nhSseDecoder(
     },
     readerOptions,
   );
+}
+
+function framedDecoder(framing: NhFraming, options: NhDecodeOptions, sink: DiagnosticSink): ChunkDecoder {
+  const envelopes = new NhEnvelopeDecoder(sink);
+  const maxDepth = resolveMaxDepth(options.maxDepth);
+  if (framing === 'jsonl') {
+    return lineChunkDecoder(FORMAT, 'jsonl', options, sink, new NhJsonlRecordDecoder(envelopes, maxDepth));
+  }
+  if (framing === 'json') {
+    let target: AgentEvent[] = [];
+    const reader = new JsonArrayReader(
+      {
+        element: (text, line, offset) =>
+          envelopes.text({ text, line, offset, maxDepth, out: target, sse: undefined }),
+        diagnostic: (d) => sink.report(d),
+      },
+      { format: FORMAT, maxElementBytes: options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES },
+    );
+    return {
+      push(chunk, out) {
+        target = out;
+        reader.push(chunk);
+      },
+      end(out) {
+        target = out;
+        if (options.incompleteLine !== 'hold') reader.end();
+      },
+    };
+  }
+  const target: { out: AgentEvent[] } = { out: [] };
+  const reader = nhSseDecoder(options, envelopes, sink, target);
+  return {
+    push(chunk, out) {
+      target.out = out;
+      reader.push(chunk);
+    },
+    end(out) {
+      target.out = out;
+      if (options.incompleteLine !== 'hold') reader.end();
+    },
+  };
+}
+
+/** The chunk decoder of nativeharness: the given framing, or the one the first bytes show. */
+export function createNhChunkDecoder(options: NhDecodeOptions, sink: DiagnosticSink): ChunkDecoder {
+  if (options.framing !== undefined) return framedDecoder(options.framing, options, sink);
+  let inner: ChunkDecoder | undefined;
+  let held: Array<Uint8Array | string> = [];
+  let position = 0;
+  const choose = (framing: NhFraming, out: AgentEvent[]): ChunkDecoder => {
+    const decoder = framedDecoder(framing, options, sink);
+    for (const chunk of held) decoder.push(chunk, out);
+    held = [];
+    return decoder;
+  };
+  return {
+    push(chunk, out) {
+      if (inner !== undefined) return inner.push(chunk, out);
+      const found = sniffNhFraming(chunk, position);
+      position += chunk.length;
+      held.push(typeof chunk === 'string' ? chunk : chunk.slice());
+      if (found !== 'blank') inner = choose(found, out);
+      else if (position > NH_FRAMING_DETECT_LIMIT) inner = choose('sse', out);
+    },
+    end(out) {
+      if (inner === undefined) {
+        if (held.length === 0) return;
+        inner = choose('sse', out);
+      }
+      inner.end(out);
+    },
+  };
 }

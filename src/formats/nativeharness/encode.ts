@@ -1,12 +1,29 @@
 import type { EncodeOptions, Encoder } from '../../codec';
 import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
-import { assertEncodable, formatInteger, isJsonObject, type JsonObject, jsonString } from '../../json';
+import { formatSseJsonEvent } from '../../framing/sse';
+import {
+  assertEncodable,
+  formatInteger,
+  isJsonObject,
+  type JsonObject,
+  jsonString,
+  sameJson,
+} from '../../json';
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { joinRecord, quoteKey } from '../../record';
-import type { NhFraming } from './decode';
-import { NH_PROTOCOL_VERSION } from './schema';
-import { formatSseJsonEvent } from './sse';
+import {
+  NH,
+  NH_EXTENSION_ENVELOPE,
+  NH_EXTENSION_KEY,
+  NH_EXTENSION_TYPE,
+  type NhFraming,
+  type NhHints,
+  nhEnvelopeText,
+  nhOutputPayload,
+  nhProtocolVersion,
+  nhTokenPayload,
+} from './wire';
 
 /** Options of the nativeharness writer. */
 export interface NhEncodeOptions extends EncodeOptions {
@@ -31,9 +48,17 @@ export interface NhEncodeOptions extends EncodeOptions {
   conform?: boolean;
   /** SSE only: a `retry` (ms) written before the first event. */
   retry?: number;
+  /**
+   * Carry what this format has no place for in agentwire's extension instead of reporting it as
+   * `loss`: an event type without a nativeharness type as an `agentwire_event` envelope, other
+   * fields (`lane`, `kind`, …) in an `agentwire` payload key (docs/protocols/nativeharness.md).
+   * Other nativeharness readers skip the one and ignore the other. `agentwire serve` turns it on
+   * so its viewer sees reasoning, lanes and notices.
+   */
+  extensions?: boolean;
 }
 
-const FORMAT = 'nativeharness' as const;
+const FORMAT = NH;
 const encodeValue = (value: unknown): string => JSON.stringify(value);
 
 function defaultId(): string {
@@ -85,6 +110,7 @@ class EnvelopeIds {
 }
 
 function num(value: number, field: string): string {
+  if (typeof value === 'bigint') fail(`${field}: a BigInt (${String(value)}n), not a number`);
   if (typeof value !== 'number' || !Number.isFinite(value))
     fail(`${field}: ${String(value)} is not a finite number`);
   return String(value);
@@ -102,11 +128,11 @@ function json(value: unknown, field: string): string {
 const ENVELOPE = ['seq', 'ts', 'workspace', 'session', 'run', 'round'];
 
 // Read-only stand-in for events without hints (one object, not one per event).
-const NO_HINTS: Readonly<Record<string, unknown>> = Object.freeze({});
+const NO_HINTS: Readonly<NhHints> = Object.freeze({});
 
 // Fields each event type carries; anything else present is reported as a loss.
 const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
-  'session.start': [...ENVELOPE, 'protocol', 'actor', 'mode', 'title'],
+  'session.start': [...ENVELOPE, 'protocol', 'actor', 'mode', 'title', 'producer'],
   'session.title': [...ENVELOPE, 'title'],
   'run.start': [...ENVELOPE, 'input'],
   'run.end': [...ENVELOPE, 'status', 'stopReason', 'usage'],
@@ -115,7 +141,7 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
   'message.start': [...ENVELOPE, 'role'],
   'text.delta': [...ENVELOPE, 'text'],
   status: [...ENVELOPE, 'status', 'detail'],
-  'tool.start': [...ENVELOPE, 'call', 'name', 'args', 'command'],
+  'tool.start': [...ENVELOPE, 'call', 'name', 'args', 'command', 'argsSummary'],
   'tool.output': [...ENVELOPE, 'call', 'stream', 'text'],
   'tool.end': [...ENVELOPE, 'call', 'name', 'ok', 'text', 'result', 'error', 'exitCode', 'filesChanged'],
   'approval.request': [...ENVELOPE, 'approval', 'call', 'tool', 'title', 'effects', 'options'],
@@ -129,6 +155,24 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
   cancel: [...ENVELOPE, 'by'],
   unknown: [...ENVELOPE, 'record', 'recordType'],
 };
+
+// The canonical fields of an event its nativeharness type has no place for (undefined: none).
+function extensionFields(event: AgentEvent, carried: readonly string[]): JsonObject | undefined {
+  let out: JsonObject | undefined;
+  for (const key of Object.keys(event)) {
+    const value = (event as Record<string, unknown>)[key];
+    if (value === undefined || NH_EXTENSION_ENVELOPE.has(key) || carried.includes(key)) continue;
+    out ??= {};
+    out[key] = value;
+  }
+  return out;
+}
+
+// Whether a decoded event's payload had the extension key (written back with its extra keys).
+function hasExtension(hints: Readonly<Record<string, unknown>>): boolean {
+  const extra = hints.payloadExtra;
+  return isJsonObject(extra) && Object.hasOwn(extra, NH_EXTENSION_KEY);
+}
 
 /**
  * The nativeharness writer: canonical events → envelopes in SSE, JSON array or JSON Lines
@@ -222,22 +266,41 @@ export class NhEncoder implements Encoder {
       return '';
     }
     const carried = CARRIED[event.type];
+    const hints: Readonly<NhHints> = own ? ((p?.hints as NhHints | undefined) ?? NO_HINTS) : NO_HINTS;
+    if (carried === undefined && (hints.extensionEvent !== undefined || this.options.extensions === true)) {
+      return this.extensionEvent(event, hints);
+    }
+    // Fields the type has no place for travel in the extension key (written back from the
+    // payload's extra keys for events of this format).
+    let extension =
+      carried !== undefined && this.options.extensions === true && !own
+        ? extensionFields(event, carried)
+        : undefined;
+    // tool_result has one output text: a JSON result beside a text goes in the extension.
+    if (
+      this.options.extensions === true &&
+      !own &&
+      event.type === 'tool.end' &&
+      event.text !== undefined &&
+      event.result !== undefined
+    ) {
+      extension = { ...extension, result: event.result };
+    }
     // An event type with no counterpart is reported once as a whole, not field by field.
-    if (carried !== undefined) this.loss.check(event, carried);
-    const hints = own ? (p?.hints ?? NO_HINTS) : NO_HINTS;
+    if (carried !== undefined && extension === undefined && !hasExtension(hints)) {
+      this.loss.check(event, carried);
+    }
     if (typeof event.round === 'number') this.hop = event.round;
     // The most frequent payloads, without extra keys or another key order to restore, are built
     // as one string: what joinRecord gives for the same pieces, without the piece arrays.
-    const plain = hints.payloadExtra === undefined && hints.payloadOrder === undefined;
+    const plain =
+      hints.payloadExtra === undefined && hints.payloadOrder === undefined && extension === undefined;
     let type: string;
     let pieces: Array<[string, string]> = [];
     let direct: string | undefined;
     switch (event.type) {
       case 'session.start': {
-        const v =
-          own && event.protocol !== undefined && /^\d+$/.test(event.protocol)
-            ? Number(event.protocol)
-            : NH_PROTOCOL_VERSION;
+        const v = nhProtocolVersion(event.protocol, own);
         type = 'session_created';
         pieces = [
           ['v', formatInteger(v, 'session.start.protocol', FORMAT)],
@@ -245,6 +308,8 @@ export class NhEncoder implements Encoder {
           ['mode', str(event.mode ?? 'default', 'session.start.mode')],
         ];
         if (event.title !== undefined) pieces.push(['title', str(event.title, 'session.start.title')]);
+        if (event.producer !== undefined)
+          pieces.push(['producer', str(event.producer, 'session.start.producer')]);
         break;
       }
       case 'session.title':
@@ -261,7 +326,10 @@ export class NhEncoder implements Encoder {
       case 'text.delta':
         type = 'token';
         if (plain) {
-          direct = `{"hop":${formatInteger(this.hop, 'round', FORMAT)},"text":${str(event.text, 'text.delta.text')}}`;
+          direct = nhTokenPayload(
+            formatInteger(this.hop, 'round', FORMAT),
+            str(event.text, 'text.delta.text'),
+          );
         } else pieces = [this.hopPiece(), ['text', str(event.text, 'text.delta.text')]];
         break;
       case 'status':
@@ -282,19 +350,22 @@ export class NhEncoder implements Encoder {
           ['tool', str(event.name, 'tool.start.name')],
           ['args', json(event.args ?? {}, 'tool.start.args')],
         ];
-        if (event.args === undefined && event.argsSummary !== undefined) {
-          this.loss.report(
-            event,
-            'tool.start.argsSummary',
-            'nativeharness carries arguments as an object only',
-          );
-        }
         if (event.command !== undefined) pieces.push(['command', str(event.command, 'tool.start.command')]);
+        // A summary that is only the arguments' compact JSON (HEP `events=full`) says nothing more.
+        if (
+          event.argsSummary !== undefined &&
+          (own || event.args === undefined || event.argsSummary !== JSON.stringify(event.args))
+        )
+          pieces.push(['args_summary', str(event.argsSummary, 'tool.start.argsSummary')]);
         break;
       case 'tool.output':
         type = 'output';
         if (plain) {
-          direct = `{"call_id":${str(event.call, 'tool.output.call')},"stream":${str(event.stream ?? 'stdout', 'tool.output.stream')},"text":${str(event.text, 'tool.output.text')}}`;
+          direct = nhOutputPayload(
+            str(event.call, 'tool.output.call'),
+            str(event.stream ?? 'stdout', 'tool.output.stream'),
+            str(event.text, 'tool.output.text'),
+          );
         } else {
           pieces = [
             ['call_id', str(event.call, 'tool.output.call')],
@@ -322,7 +393,7 @@ export class NhEncoder implements Encoder {
         let output = event.text;
         if (output === undefined && event.result !== undefined) {
           output = typeof event.result === 'string' ? event.result : json(event.result, 'tool.end.result');
-        } else if (event.result !== undefined) {
+        } else if (event.result !== undefined && extension?.result === undefined) {
           this.loss.report(
             event,
             'tool.end.result',
@@ -450,7 +521,7 @@ export class NhEncoder implements Encoder {
         break;
       case 'run.end':
         type = 'done';
-        if (event.answer !== undefined) {
+        if (event.answer !== undefined && extension === undefined) {
           this.loss.report(event, 'run.end.answer', 'done carries no answer (the text is in the hops)');
         }
         // done has no `incomplete` (a run the stream left open): the nearest word it has, and
@@ -499,8 +570,8 @@ export class NhEncoder implements Encoder {
       joinRecord(
         pieces,
         {
-          extra: hints.payloadExtra as JsonObject | undefined,
-          order: hints.payloadOrder as string[] | undefined,
+          extra: extension !== undefined ? { [NH_EXTENSION_KEY]: extension } : hints.payloadExtra,
+          order: hints.payloadOrder,
         },
         encodeValue,
         FORMAT,
@@ -566,7 +637,13 @@ export class NhEncoder implements Encoder {
       // give for these pieces without extra keys or another order).
       const t = event.type;
       const tsText = this.tsText(ts, t);
-      const text = `{"seq":${seq},"ts":${tsText},"type":${quoteKey(type)}${this.ids.get(workspace, session, turn, t)}${payload}}`;
+      const text = nhEnvelopeText(
+        seq,
+        tsText,
+        quoteKey(type),
+        this.ids.get(workspace, session, turn, t),
+        payload,
+      );
       return { seq, text };
     }
     const text = joinRecord(
@@ -595,6 +672,27 @@ export class NhEncoder implements Encoder {
     return text;
   }
 
+  // An event type this format has no type for, whole in an `agentwire_event` envelope.
+  private extensionEvent(event: AgentEvent, hints: Readonly<Record<string, unknown>>): string {
+    const inner: Record<string, unknown> = {};
+    for (const key of Object.keys(event)) {
+      const value = (event as Record<string, unknown>)[key];
+      if (value !== undefined && (key === 'type' || !NH_EXTENSION_ENVELOPE.has(key))) inner[key] = value;
+    }
+    // The record as it was read when the event still says what it said (its key order kept).
+    const kept = hints.extensionEvent;
+    const payload = `{"event":${json(kept !== undefined && sameJson(kept, inner) ? kept : inner, `${event.type}`)}}`;
+    const turn = event.run ?? (hints.turnNull === true ? undefined : this.turn);
+    const envelope = this.envelope(
+      event,
+      NH_EXTENSION_TYPE,
+      turn,
+      payload,
+      event.provenance?.format === FORMAT,
+    );
+    return this.frame(envelope.seq, NH_EXTENSION_TYPE, envelope.text, hints, true);
+  }
+
   private unknown(event: AgentEvent & { type: 'unknown' }): string {
     const r = event.record;
     if (!isJsonObject(r) || typeof r.type !== 'string' || event.provenance?.format !== FORMAT) {
@@ -607,17 +705,11 @@ export class NhEncoder implements Encoder {
     }
     const seq = this.nextSeq(typeof r.seq === 'number' ? r.seq : undefined, 'unknown.record');
     const text = json(r.seq === seq ? r : { ...r, seq }, 'unknown.record');
-    return this.frame(seq, r.type, text, event.provenance.hints ?? {});
+    return this.frame(seq, r.type, text, (event.provenance.hints as NhHints | undefined) ?? NO_HINTS);
   }
 
   // `ownType`: `type` is one of this format's event types (not a name read from a record).
-  private frame(
-    seq: number,
-    type: string,
-    text: string,
-    hints: Readonly<Record<string, unknown>>,
-    ownType = false,
-  ): string {
+  private frame(seq: number, type: string, text: string, hints: Readonly<NhHints>, ownType = false): string {
     const n = this.written++;
     switch (this.framing) {
       case 'jsonl':

@@ -1,52 +1,10 @@
-import { type ChunkDecoder, type Codec, createCheck, createCodec, lineChunkDecoder } from '../../codec';
-import type { Diagnostic, DiagnosticSink } from '../../diagnostics';
-import { resolveMaxDepth } from '../../json';
-import type { AgentEvent } from '../../model';
+import { type Codec, createCheck, createCodec } from '../../codec';
+import type { Diagnostic } from '../../diagnostics';
 import { checkNativeharnessEvents } from './check';
-import {
-  type NhDecodeOptions,
-  NhEnvelopeDecoder,
-  type NhFraming,
-  NhJsonArrayReader,
-  NhJsonlRecordDecoder,
-  nhSseDecoder,
-} from './decode';
+import { createNhChunkDecoder, type NhDecodeOptions } from './decode';
 import { type NhEncodeOptions, NhEncoder } from './encode';
-import { DEFAULT_MAX_EVENT_BYTES } from './sse';
+import { NH } from './wire';
 
-export { checkNativeharnessEvents } from './check';
-export { type ConnectOptions, connect, type NhConnection } from './client';
-export {
-  type NhDecodeOptions,
-  NhEnvelopeDecoder,
-  type NhFraming,
-  NhJsonArrayReader,
-  NhJsonlRecordDecoder,
-  NhSseMessageDecoder,
-  type SseOrigin,
-} from './decode';
-export { type NhEncodeOptions, NhEncoder } from './encode';
-// The event specs are the decoder's internals: not part of the API.
-export {
-  isNhEventType,
-  NH_ENVELOPE_KEYS,
-  NH_EVENT_TYPES,
-  NH_PAYLOAD_KEYS,
-  NH_PAYLOAD_KEYS_BY_TYPE,
-  NH_PROTOCOL_VERSION,
-  NH_USAGE_KEYS,
-  NhApprovalOption,
-  NhEnvelope,
-  type NhEnvelopeRecord,
-  type NhEventType,
-  type NhPayload,
-  NhPayloads,
-  NhQuestion,
-  NhQuestionOption,
-  NhUsage,
-  validateNhEnvelope,
-  validateNhPayload,
-} from './schema';
 export {
   DEFAULT_MAX_EVENT_BYTES,
   formatSseEvent,
@@ -55,100 +13,32 @@ export {
   type SseMessage,
   SseReader,
   type SseReaderOptions,
-} from './sse';
-
-const FORMAT = 'nativeharness' as const;
-
-// Leading bytes that do not decide the framing: whitespace, and the parts of one BOM.
-const BLANK = new Set([0x20, 0x09, 0x0d, 0x0a]);
-/** Past this many blank leading bytes, the framing defaults to SSE (blank lines are SSE). */
-const DETECT_LIMIT = 64 * 1024;
-
-function detect(chunk: Uint8Array | string, position: number): NhFraming | undefined | 'blank' {
-  if (typeof chunk === 'string') {
-    for (let i = 0; i < chunk.length; i++) {
-      const c = chunk.charCodeAt(i);
-      if (c === 0xfeff && position + i === 0) continue;
-      if (BLANK.has(c)) continue;
-      return c === 0x5b ? 'json' : c === 0x7b ? 'jsonl' : 'sse';
-    }
-    return 'blank';
-  }
-  for (let i = 0; i < chunk.length; i++) {
-    const c = chunk[i]!;
-    const at = position + i;
-    if (at < 3 && c === [0xef, 0xbb, 0xbf][at]) continue;
-    if (BLANK.has(c)) continue;
-    return c === 0x5b ? 'json' : c === 0x7b ? 'jsonl' : 'sse';
-  }
-  return 'blank';
-}
-
-function framedDecoder(framing: NhFraming, options: NhDecodeOptions, sink: DiagnosticSink): ChunkDecoder {
-  const envelopes = new NhEnvelopeDecoder(sink);
-  const maxDepth = resolveMaxDepth(options.maxDepth);
-  if (framing === 'jsonl') {
-    return lineChunkDecoder(FORMAT, 'jsonl', options, sink, new NhJsonlRecordDecoder(envelopes, maxDepth));
-  }
-  if (framing === 'json') {
-    const reader = new NhJsonArrayReader(
-      envelopes,
-      maxDepth,
-      options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES,
-    );
-    return {
-      push(chunk, out) {
-        reader.push(chunk, out);
-      },
-      end() {
-        if (options.incompleteLine !== 'hold') reader.end();
-      },
-    };
-  }
-  const target: { out: AgentEvent[] } = { out: [] };
-  const reader = nhSseDecoder(options, envelopes, sink, target);
-  return {
-    push(chunk, out) {
-      target.out = out;
-      reader.push(chunk);
-    },
-    end(out) {
-      target.out = out;
-      if (options.incompleteLine !== 'hold') reader.end();
-    },
-  };
-}
-
-/** The chunk decoder of nativeharness: the given framing, or the one the first bytes show. */
-export function createNhChunkDecoder(options: NhDecodeOptions, sink: DiagnosticSink): ChunkDecoder {
-  if (options.framing !== undefined) return framedDecoder(options.framing, options, sink);
-  let inner: ChunkDecoder | undefined;
-  let held: Array<Uint8Array | string> = [];
-  let position = 0;
-  const choose = (framing: NhFraming, out: AgentEvent[]): ChunkDecoder => {
-    const decoder = framedDecoder(framing, options, sink);
-    for (const chunk of held) decoder.push(chunk, out);
-    held = [];
-    return decoder;
-  };
-  return {
-    push(chunk, out) {
-      if (inner !== undefined) return inner.push(chunk, out);
-      const found = detect(chunk, position);
-      position += chunk.length;
-      held.push(typeof chunk === 'string' ? chunk : chunk.slice());
-      if (found !== 'blank' && found !== undefined) inner = choose(found, out);
-      else if (position > DETECT_LIMIT) inner = choose('sse', out);
-    },
-    end(out) {
-      if (inner === undefined) {
-        if (held.length === 0) return;
-        inner = choose('sse', out);
-      }
-      inner.end(out);
-    },
-  };
-}
+} from '../../framing/sse';
+export { checkNativeharnessEvents } from './check';
+export { type ConnectOptions, connect, type NhConnection } from './client';
+export type { NhDecodeOptions, SseOrigin } from './decode';
+export type { NhEncodeOptions } from './encode';
+export {
+  isNhEventType,
+  NH_ENVELOPE_KEYS,
+  NH_EVENT_TYPES,
+  NH_PAYLOAD_KEYS,
+  NH_PROTOCOL_VERSION,
+  NH_USAGE_KEYS,
+  NhApprovalOption,
+  NhEnvelope,
+  type NhEnvelopeRecord,
+  type NhEventType,
+  type NhFraming,
+  type NhHints,
+  type NhPayload,
+  NhPayloads,
+  NhQuestion,
+  NhQuestionOption,
+  NhUsage,
+  validateNhEnvelope,
+  validateNhPayload,
+} from './wire';
 
 /** The nativeharness codec: options pick the framing (`framing`), detected when decoding. */
 export interface NativeharnessCodec extends Codec<NhDecodeOptions, NhEncodeOptions> {
@@ -161,7 +51,7 @@ export interface NativeharnessCodec extends Codec<NhDecodeOptions, NhEncodeOptio
 }
 
 const codec = createCodec<NhDecodeOptions, NhEncodeOptions>({
-  format: FORMAT,
+  format: NH,
   createChunkDecoder: createNhChunkDecoder,
   createEncoder: (options, sink) => new NhEncoder(options, sink),
 });

@@ -1,5 +1,5 @@
 import type { DecodeOptions, RecordDecoder } from '../../codec';
-import { type DiagnosticSink, diagnosticAt } from '../../diagnostics';
+import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
 import type { LineEnds } from '../../framing/line-ends';
 import {
   isJsonObject,
@@ -11,6 +11,7 @@ import {
   resolveMaxDepth,
   unsafeNumberMessage,
 } from '../../json';
+import { copyJson } from '../../kept';
 import type { AgentEvent, AgentEventOf, Provenance, RunStatus } from '../../model';
 import {
   isOpencodeRecordType,
@@ -61,6 +62,7 @@ function str(v: unknown): string | undefined {
  */
 export class OpencodeRecordDecoder implements RecordDecoder {
   private readonly sink: DiagnosticSink;
+  private readonly report: LineReport;
   private readonly maxDepth: number;
   private readonly ends: LineEnds | undefined;
   private root: string | undefined;
@@ -76,6 +78,7 @@ export class OpencodeRecordDecoder implements RecordDecoder {
   /** Creates a decoder reporting to `sink`; `ends` tells each line's terminator (CRLF kept). */
   constructor(options: OpencodeDecodeOptions, sink: DiagnosticSink, ends?: LineEnds) {
     this.sink = sink;
+    this.report = lineReporter(sink, FORMAT);
     this.maxDepth = resolveMaxDepth(options.maxDepth);
     this.ends = ends;
   }
@@ -259,7 +262,8 @@ export class OpencodeRecordDecoder implements RecordDecoder {
     const provenance = this.prov(cx);
     const start: AgentEventOf<'tool.start'> = { type: 'tool.start', call, name, provenance };
     if (isJsonObject(state.input)) {
-      start.args = state.input;
+      // A copy: an edit of the event must not edit the kept record (the writer compares them).
+      start.args = copyJson(state.input);
       // OpenCode's own shell tool: its command line is the `command` argument.
       if (name === 'bash' && typeof state.input.command === 'string') start.command = state.input.command;
     }
@@ -346,16 +350,6 @@ export class OpencodeRecordDecoder implements RecordDecoder {
   private checkIntegers(text: string, line: number, offset: number): void {
     const message = unsafeNumberMessage(text);
     if (message !== undefined) this.report('invalid_record', 'error', line, offset, message);
-  }
-
-  private report(
-    code: 'invalid_json' | 'invalid_record',
-    severity: 'error' | 'warning',
-    line: number,
-    offset: number,
-    what: string,
-  ): void {
-    this.sink.report(diagnosticAt(code, severity, line, offset, what, FORMAT));
   }
 }
 

@@ -1,6 +1,7 @@
 import type { EncodeOptions, Encoder } from '../../codec';
 import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
 import { assertEncodable, isJsonObject, type JsonObject, rawIfSame } from '../../json';
+import { isStableJson, sameAsKept } from '../../kept';
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf } from '../../model';
 import {
@@ -65,6 +66,98 @@ interface PendingText {
 function ownHints(event: AgentEvent | undefined): OpencodeHints | undefined {
   const p = event?.provenance;
   return p !== undefined && p.format === FORMAT ? (p.hints as OpencodeHints | undefined) : undefined;
+}
+
+/**
+ * Test hook: `enabled: false` makes the writer rebuild every line the general way, so that
+ * test/opencode/fast-path.test.ts can hold the kept-line fast path equal to it.
+ */
+export const opencodeFastPath: { enabled: boolean } = { enabled: true };
+
+// The record type each event a line yields on its own is written as.
+const KEPT_TYPE: Partial<Record<AgentEvent['type'], string>> = {
+  'round.start': 'step_start',
+  'text.delta': 'text',
+  'reasoning.delta': 'reasoning',
+  'tool.end': 'tool_use',
+  'round.end': 'step_finish',
+};
+
+// The envelope and part the general path rebuilds (`envelope`, `part`) are the kept ones when
+// the event's session, time stamp and lane are the kept ones.
+function sameEnvelope(event: AgentEvent, t: JsonObject): boolean {
+  const part = t.part;
+  return (
+    t.type === KEPT_TYPE[event.type] &&
+    (event.ts === undefined || t.timestamp === event.ts) &&
+    (event.session === undefined || t.sessionID === event.session) &&
+    isJsonObject(part) &&
+    (event.lane === undefined || part.sessionID === event.lane)
+  );
+}
+
+// For each event type: every field the general path puts back into the part holds the kept
+// value (so the rebuilt record has the kept keys, in the kept order, with the kept values).
+function sameFields(
+  event: AgentEvent,
+  part: JsonObject,
+  start: AgentEventOf<'tool.start'> | undefined,
+): boolean {
+  switch (event.type) {
+    case 'round.start':
+      return true;
+    case 'text.delta':
+    case 'reasoning.delta':
+      return part.text === event.text && (event.message === undefined || part.messageID === event.message);
+    case 'tool.end':
+      return sameCall(event, part, start);
+    case 'round.end':
+      return sameStep(event, part);
+    default:
+      return false;
+  }
+}
+
+function sameCall(
+  end: AgentEventOf<'tool.end'>,
+  part: JsonObject,
+  start: AgentEventOf<'tool.start'> | undefined,
+): boolean {
+  const state = part.state;
+  if (!isJsonObject(state) || part.callID !== end.call) return false;
+  const name = start?.name ?? end.name;
+  if (name !== undefined && part.tool !== name) return false;
+  if (state.status !== (end.ok ? 'completed' : 'error')) return false;
+  const args = start?.args;
+  if (args !== undefined && !sameAsKept(args, state.input)) return false;
+  if (end.ok) {
+    if (end.text !== undefined && state.output !== end.text) return false;
+  } else if (end.error !== undefined && !sameAsKept(end.error, state.error)) return false;
+  const metadata = state.metadata;
+  if (end.exitCode !== undefined && isJsonObject(metadata) && metadata.exit !== end.exitCode) return false;
+  const time = state.time;
+  if (!isJsonObject(time)) return false;
+  const startedAt = end.startedAt ?? start?.startedAt;
+  if (startedAt !== undefined && time.start !== startedAt) return false;
+  return end.endedAt === undefined || time.end === end.endedAt;
+}
+
+function sameStep(event: AgentEventOf<'round.end'>, part: JsonObject): boolean {
+  if (event.stopReason !== undefined && part.reason !== event.stopReason) return false;
+  const usage = event.usage;
+  if (usage === undefined) return true;
+  if (usage.costUsd !== undefined && part.cost !== usage.costUsd) return false;
+  const tokens = part.tokens;
+  const cache = isJsonObject(tokens) ? tokens.cache : undefined;
+  if (!isJsonObject(tokens) || !isJsonObject(cache)) return false;
+  const wire = tokensToWire(usage);
+  return (
+    tokens.input === wire.input &&
+    tokens.output === wire.output &&
+    tokens.reasoning === wire.reasoning &&
+    cache.read === wire.cache.read &&
+    cache.write === wire.cache.write
+  );
 }
 
 function template(hints: OpencodeHints | undefined): JsonObject | undefined {
@@ -132,13 +225,17 @@ export class OpencodeEncoder implements Encoder {
       case 'message.end':
         return out;
       case 'round.start':
-        if (own) return out + this.line(this.stepStart(event, template(hints)), hints);
+        if (own)
+          return out + (this.kept(event, hints) ?? this.line(this.stepStart(event, template(hints)), hints));
         return out + this.openStep(event, true);
       case 'text.delta':
       case 'reasoning.delta':
         if (own) {
           this.stepOf(event.lane).wroteText = true;
-          return out + this.line(this.textPart(event, event.text, template(hints)), hints);
+          return (
+            out +
+            (this.kept(event, hints) ?? this.line(this.textPart(event, event.text, template(hints)), hints))
+          );
         }
         if (this.pending === undefined) this.pending = { type: event.type, text: '', first: event };
         this.pending.text += event.text;
@@ -149,7 +246,11 @@ export class OpencodeEncoder implements Encoder {
       case 'tool.end': {
         const start = this.starts.get(event.call);
         this.starts.delete(event.call);
-        if (own) return out + this.line(this.toolUse(start, event, template(hints)), hints);
+        if (own)
+          return (
+            out +
+            (this.kept(event, hints, start) ?? this.line(this.toolUse(start, event, template(hints)), hints))
+          );
         return (
           out + this.openStep(event, false) + this.line(this.toolUse(start, event, undefined), undefined)
         );
@@ -361,6 +462,10 @@ export class OpencodeEncoder implements Encoder {
     }
     step.open = false;
     step.wroteText = false;
+    if (own) {
+      const kept = this.kept(event, hints);
+      if (kept !== undefined) return out + kept;
+    }
     const t = template(hints);
     const r = this.envelope('step_finish', event, t);
     const p = this.part('step_finish', event, t);
@@ -446,6 +551,27 @@ export class OpencodeEncoder implements Encoder {
       out += this.roundEnd(end, false, undefined);
     }
     return out;
+  }
+
+  /**
+   * Fast path: the kept line, when the event still says what its kept record says. The general
+   * path (`line` of the record rebuilt from the kept one, the event's fields put back) would
+   * rebuild the kept record (the same keys, order and values), stringify it and find it equal
+   * to the line; the field checks prove that without the stringify. It trusts the hints as the
+   * decoder left them: `record` is what `raw` parses to. test/opencode/fast-path.test.ts holds it
+   * equal to the general path; docs/performance.md ("Kept lines") has the why.
+   */
+  private kept(
+    event: AgentEvent,
+    hints: OpencodeHints | undefined,
+    start?: AgentEventOf<'tool.start'>,
+  ): string | undefined {
+    if (!opencodeFastPath.enabled || hints === undefined) return undefined;
+    const raw = hints.raw;
+    const t = hints.record;
+    if (typeof raw !== 'string' || !isJsonObject(t) || !sameEnvelope(event, t)) return undefined;
+    if (!sameFields(event, t.part as JsonObject, start) || !isStableJson(t)) return undefined;
+    return raw + (hints.eol ?? '\n');
   }
 
   /** One line: the record as JSON, or the line as read when it says the same; its terminator. */

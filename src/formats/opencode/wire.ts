@@ -65,7 +65,11 @@ export const OPENCODE_MESSAGE_PREFIX = 'msg_';
 export interface OpencodeHints {
   /** The line as written (terminator excluded). */
   raw?: string;
-  /** The record as parsed: the template the writer puts the event's fields back into. */
+  /**
+   * The record as parsed: the template the writer puts the event's fields back into.
+   * The writer trusts it to be what `raw` parses to: while the event says what it says, the line
+   * is written as kept without reading `record` whole (edit the event, not its hints).
+   */
   record?: unknown;
   /** The line's terminator when it was not `\n`: `\r\n` (Windows) or `''` (last line, none). */
   eol?: LineEnd;

@@ -1,0 +1,92 @@
+#!/usr/bin/env node
+// The size budget: every browser entry of package.json `exports`, bundled with all its
+// dependencies, minified and gzipped, against the limits in scripts/size-budget.json. Entries
+// are read from package.json `exports` and their sources from tsup.config.ts, so a new format's
+// `agentwire/<id>` entry is measured without editing this script. Entries that import `node:`
+// built-ins are Node-only and not budgeted. `--why` lists the largest inputs of each entry.
+// Exit status 1 when an entry is over its limit.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+import { packageEntries, root } from './entries.mjs';
+
+const budget = JSON.parse(readFileSync(join(root, 'scripts/size-budget.json'), 'utf8'));
+const why = process.argv.includes('--why');
+
+function kb(n) {
+  return `${(n / 1024).toFixed(1)} KB`;
+}
+
+// Groups an input path: zod modules by module, everything else by file.
+function group(path) {
+  const zod = /node_modules\/zod\/v4\/(core|mini|classic)\/([\w-]+)\.js$/.exec(path);
+  if (zod !== null) return `zod/${zod[1]}/${zod[2]}`;
+  const dep = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path);
+  return dep !== null ? dep[1] : path;
+}
+
+const PEERS = Object.keys(
+  JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).peerDependencies ?? {},
+);
+
+async function measure(entry) {
+  const result = await build({
+    entryPoints: [join(root, entry.source)],
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    write: false,
+    metafile: true,
+    // Optional peer dependencies (OpenTelemetry, Redis clients) are the user's, not our bytes.
+    external: ['node:*', ...PEERS],
+    logLevel: 'silent',
+  });
+  const output = Object.values(result.metafile.outputs)[0];
+  const nodeOnly = output.imports.some((i) => i.external && i.path.startsWith('node:'));
+  const code = result.outputFiles[0].contents;
+  const inputs = new Map();
+  for (const [path, info] of Object.entries(output.inputs)) {
+    const key = group(path);
+    inputs.set(key, (inputs.get(key) ?? 0) + info.bytesInOutput);
+  }
+  return { minified: code.length, gzipped: gzipSync(code, { level: 9 }).length, nodeOnly, inputs };
+}
+
+const entries = packageEntries();
+if (entries.length === 0) {
+  console.error('size: no entries found in package.json exports / tsup.config.ts');
+  process.exit(1);
+}
+let failed = 0;
+console.log('entry                      minified   gzipped     limit    target');
+for (const entry of entries) {
+  const m = await measure(entry);
+  const name = entry.specifier;
+  if (m.nodeOnly) {
+    console.log(
+      `${name.padEnd(26)} ${kb(m.minified).padStart(9)} ${kb(m.gzipped).padStart(9)}  (Node-only: not budgeted)`,
+    );
+    continue;
+  }
+  const limit =
+    budget.limits[entry.subpath] ?? (entry.subpath === '.' ? budget.limits['.'] : budget.formatDefault);
+  const target = entry.subpath === '.' ? budget.targets['.'] : budget.targets.format;
+  const over = m.gzipped > limit;
+  if (over) failed++;
+  console.log(
+    `${name.padEnd(26)} ${kb(m.minified).padStart(9)} ${kb(m.gzipped).padStart(9)} ${kb(limit).padStart(9)} ${kb(target).padStart(9)}${over ? '  OVER THE LIMIT' : ''}`,
+  );
+  if (why) {
+    const top = [...m.inputs].sort((a, b) => b[1] - a[1]).slice(0, 12);
+    for (const [input, bytes] of top) console.log(`    ${kb(bytes).padStart(9)} minified  ${input}`);
+  }
+}
+if (failed > 0) {
+  console.error(
+    `size: ${failed} entr${failed === 1 ? 'y is' : 'ies are'} over the limit (scripts/size-budget.json)`,
+  );
+  process.exit(1);
+}

@@ -1,0 +1,75 @@
+import { type Diagnostic, diagnosticAt } from '../../diagnostics';
+import type { AgentEvent } from '../../model';
+
+/**
+ * Checks decoded AG-UI events against the protocol's ordering rules (what `@ag-ui/client`'s
+ * `verifyEvents` enforces), beyond each event's own fields (which the decoder reports): a run
+ * opens before anything else and nothing but a new run follows its end; a message, a reasoning
+ * message, a tool call and a step are opened before they are continued or closed and closed
+ * before the run ends. Returns `order` diagnostics naming lines.
+ */
+export function checkAguiEvents(events: readonly AgentEvent[]): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  let run: 'none' | 'open' | 'ended' = 'none';
+  const text = new Set<string>();
+  const calls = new Set<string>();
+  let steps = 0;
+  for (const e of events) {
+    const p = e.provenance;
+    if (p === undefined || p.synthetic) continue;
+    const at = (what: string) => out.push(diagnosticAt('order', 'error', p.line, p.offset, what, 'ag-ui'));
+    if (e.type === 'run.start') {
+      if (run === 'open') at('RUN_STARTED while a run is still active');
+      run = 'open';
+      continue;
+    }
+    if ((p.hints as { part?: boolean } | undefined)?.part) continue;
+    if (run !== 'open') {
+      at(run === 'none' ? 'the first event must be RUN_STARTED' : 'an event after the run finished');
+      run = 'open';
+    }
+    switch (e.type) {
+      case 'run.end':
+        if (text.size > 0) at(`the run ends with text messages still open: ${[...text].join(', ')}`);
+        if (calls.size > 0) at(`the run ends with tool calls still open: ${[...calls].join(', ')}`);
+        if (steps > 0 && e.status !== 'failed') at('the run ends with a step still open');
+        text.clear();
+        calls.clear();
+        steps = 0;
+        run = 'ended';
+        break;
+      case 'round.start':
+        steps++;
+        break;
+      case 'round.end':
+        if (steps === 0) at('STEP_FINISHED for a step that was not started');
+        else steps--;
+        break;
+      case 'message.start':
+        if (e.message !== undefined) text.add(e.message);
+        break;
+      case 'message.end':
+        if (e.message !== undefined && !text.delete(e.message))
+          at(`TEXT_MESSAGE_END for ${JSON.stringify(e.message)}, not open`);
+        break;
+      case 'text.delta':
+        if (
+          e.message !== undefined &&
+          !text.has(e.message) &&
+          (p.hints as { record?: { type?: string } })?.record?.type === 'TEXT_MESSAGE_CONTENT'
+        )
+          at(`TEXT_MESSAGE_CONTENT for ${JSON.stringify(e.message)}, not open`);
+        break;
+      case 'tool.args.delta':
+        if (e.name !== undefined && e.text === '') calls.add(e.call);
+        else if (!calls.has(e.call)) at(`TOOL_CALL_ARGS for ${JSON.stringify(e.call)}, not open`);
+        break;
+      case 'tool.start':
+        if (!calls.delete(e.call)) at(`TOOL_CALL_END for ${JSON.stringify(e.call)}, not open`);
+        break;
+      default:
+        break;
+    }
+  }
+  return out;
+}

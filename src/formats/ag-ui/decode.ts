@@ -1,0 +1,585 @@
+import type { DiagnosticSink } from '../../diagnostics';
+import { diagnosticAt } from '../../diagnostics';
+import { CARRY_PREFIX, eventFromCarried } from '../../framing/carry';
+import type { FramedRecordDecoder, JsonFraming, JsonStreamDecodeOptions } from '../../framing/json-stream';
+import {
+  isJsonObject,
+  type JsonObject,
+  NOT_PARSED,
+  parseRecordText,
+  refuseDeepText,
+  resolveMaxDepth,
+} from '../../json';
+import type { AgentEvent, AgentEventOf, Provenance, QuestionItem } from '../../model';
+import { AGUI_APPROVAL_REASON, type AguiHints, isAguiEventType, metaOf, usageFromWire } from './wire';
+
+/** Options of the AG-UI decoder. */
+export interface AguiDecodeOptions extends JsonStreamDecodeOptions {}
+
+const FORMAT = 'ag-ui' as const;
+
+/** Most records without an event of their own held for the next event. */
+const MAX_BEFORE = 64;
+
+/** Most calls kept open at once (a stream that never ends its calls cannot grow memory). */
+const MAX_OPEN_CALLS = 4096;
+
+/** Most characters of one call's streamed arguments kept to parse them whole at its end. */
+const MAX_ARGS_CHARS = 16 * 1024 * 1024;
+
+interface Cx {
+  r: JsonObject;
+  line: number;
+  offset: number;
+  provenance: Provenance;
+  framing: JsonFraming;
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** Text of a tool result's `content`: the string, or its text parts joined. */
+function contentText(content: unknown): string | undefined {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return undefined;
+  let text = '';
+  for (const part of content) if (isJsonObject(part) && typeof part.text === 'string') text += part.text;
+  return text;
+}
+
+/** The content of the last user message of a `RunAgentInput`, when it is text. */
+function lastUserText(input: unknown): string | undefined {
+  if (!isJsonObject(input) || !Array.isArray(input.messages)) return undefined;
+  for (let i = input.messages.length - 1; i >= 0; i--) {
+    const m = input.messages[i];
+    if (isJsonObject(m) && m.role === 'user') return contentText(m.content);
+  }
+  return undefined;
+}
+
+// Required string fields per event type: a record without them is refused (kept as `unknown`).
+const REQUIRED: Partial<Record<string, readonly string[]>> = {
+  RUN_STARTED: ['threadId', 'runId'],
+  RUN_FINISHED: ['threadId', 'runId'],
+  RUN_ERROR: ['message'],
+  STEP_STARTED: ['stepName'],
+  STEP_FINISHED: ['stepName'],
+  TEXT_MESSAGE_START: ['messageId'],
+  TEXT_MESSAGE_CONTENT: ['messageId', 'delta'],
+  TEXT_MESSAGE_END: ['messageId'],
+  TOOL_CALL_START: ['toolCallId', 'toolCallName'],
+  TOOL_CALL_ARGS: ['toolCallId', 'delta'],
+  TOOL_CALL_END: ['toolCallId'],
+  TOOL_CALL_RESULT: ['toolCallId', 'messageId'],
+  REASONING_START: ['messageId'],
+  REASONING_MESSAGE_START: ['messageId'],
+  REASONING_MESSAGE_CONTENT: ['messageId', 'delta'],
+  REASONING_MESSAGE_END: ['messageId'],
+  REASONING_END: ['messageId'],
+  REASONING_ENCRYPTED_VALUE: ['entityId', 'encryptedValue'],
+  SUBAGENT_STARTED: ['subagentRunId', 'name'],
+  SUBAGENT_FINISHED: ['subagentRunId'],
+  SUBAGENT_ERROR: ['subagentRunId', 'message'],
+  CUSTOM: ['name'],
+};
+
+/**
+ * The AG-UI record decoder: one event's JSON → canonical events. `RUN_STARTED` → `run.start`
+ * (the last user message of its `input` is the run's input; its `resume` entries are the
+ * approvals and answers the run continues from, before it); `RUN_FINISHED` → `run.end`
+ * (`completed`; `cancelled` by its outcome; an interrupt outcome's interrupts are
+ * `approval.request`/`question` events and the run ends `incomplete`, reason `interrupt`);
+ * `RUN_ERROR` → `run.end` `failed`; steps are rounds; text messages are `message.start`,
+ * `text.delta`, `message.end`; a tool call's start and argument chunks are `tool.args.delta`
+ * and its end is `tool.start` with the arguments whole; `TOOL_CALL_RESULT` → `tool.end`;
+ * reasoning events are `reasoning.delta` (the structural ones empty); subagents are children
+ * whose events carry `lane`; `CUSTOM` named `agentwire.<type>` is that canonical event; the rest
+ * (state, snapshots, activity, `RAW`, other `CUSTOM`) are `unknown` events kept whole.
+ */
+export class AguiRecordDecoder implements FramedRecordDecoder {
+  private readonly sink: DiagnosticSink;
+  private readonly maxDepth: number;
+  private mode: JsonFraming = 'sse';
+  private session: string | undefined;
+  private run: string | undefined;
+  private runOpen = false;
+  private round = 0;
+  private stepOpen = false;
+  private stepText = '';
+  private readonly names = new Map<string, string>();
+  private readonly args = new Map<string, string>();
+  /** Messages of another role than the assistant's: their records stay `unknown`. */
+  private readonly otherRoles = new Set<string>();
+  /** What each interrupt asked: a question (else an approval). */
+  private readonly questions = new Set<string>();
+  /** Requests of this run already said as `CUSTOM` events (its interrupts repeat them). */
+  private readonly asked = new Set<string>();
+  /** Calls started and not ended yet, with their start (bounded: {@link MAX_OPEN_CALLS}). */
+  private readonly open = new Map<string, { start: AgentEventOf<'tool.start'>; fromEarlierRun: boolean }>();
+  /** Records with no event of their own, carried by the next event (`hints.before`). */
+  private before: string[] = [];
+  /** Each open subagent's parent lane (`null`: the main agent). */
+  private readonly parents = new Map<string, string | null>();
+  private lastChunkCall = '';
+  private lastLine = 1;
+  private lastOffset = 0;
+  private lastTs: number | undefined;
+
+  /** Creates a decoder reporting to `sink`. */
+  constructor(options: AguiDecodeOptions, sink: DiagnosticSink) {
+    this.sink = sink;
+    this.maxDepth = resolveMaxDepth(options.maxDepth);
+  }
+
+  framing(framing: JsonFraming): void {
+    this.mode = framing;
+  }
+
+  line(text: string, line: number, offset: number, out: AgentEvent[]): void {
+    const value = parseRecordText(text, line, offset, this.maxDepth, FORMAT, this.sink);
+    if (value === NOT_PARSED) return;
+    if (refuseDeepText(text, line, offset, this.maxDepth, FORMAT, this.sink)) return;
+    const hints: AguiHints = { raw: text, record: value, framing: this.mode };
+    const provenance: Provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
+    this.lastLine = line;
+    this.lastOffset = offset;
+    if (!isJsonObject(value)) {
+      this.report('invalid_json', line, offset, 'not a JSON object; kept as an unknown event');
+      out.push({ type: 'unknown', record: value, provenance });
+      return;
+    }
+    const cx: Cx = { r: value, line, offset, provenance, framing: this.mode };
+    this.lastTs = typeof value.timestamp === 'number' ? value.timestamp : this.lastTs;
+    const type = value.type;
+    const problem = isAguiEventType(type) ? missing(type, value) : undefined;
+    if (!isAguiEventType(type) || problem !== undefined) {
+      if (problem !== undefined)
+        this.report('invalid_record', line, offset, `invalid ${type} event: ${problem}`);
+      this.unknown(cx, out);
+      return;
+    }
+    this.map(type, cx, out);
+  }
+
+  end(out: AgentEvent[]): void {
+    if (this.before.length > 0) {
+      // Records no event followed: kept whole.
+      for (const raw of this.before) {
+        const hints: AguiHints = { raw, record: JSON.parse(raw), framing: this.mode };
+        out.push({
+          type: 'unknown',
+          recordType: 'STEP_FINISHED',
+          record: hints.record,
+          provenance: {
+            format: FORMAT,
+            line: this.lastLine,
+            offset: this.lastOffset,
+            hints: hints as Record<string, unknown>,
+          },
+        });
+      }
+      this.before = [];
+    }
+    if (!this.runOpen) return;
+    this.runOpen = false;
+    const e: AgentEventOf<'run.end'> = {
+      type: 'run.end',
+      status: 'incomplete',
+      provenance: { format: FORMAT, line: this.lastLine, offset: this.lastOffset, synthetic: true },
+    };
+    if (this.session !== undefined) e.session = this.session;
+    if (this.run !== undefined) e.run = this.run;
+    if (this.lastTs !== undefined) e.ts = this.lastTs;
+    out.push(e);
+  }
+
+  private map(type: string, cx: Cx, out: AgentEvent[]): undefined {
+    const r = cx.r;
+    switch (type) {
+      case 'RUN_STARTED':
+        return this.runStarted(cx, out);
+      case 'RUN_FINISHED':
+      case 'RUN_ERROR':
+        return this.runEnded(type, cx, out);
+      case 'STEP_STARTED': {
+        this.round++;
+        this.stepOpen = true;
+        return this.push(out, cx, { type: 'round.start' });
+      }
+      case 'STEP_FINISHED': {
+        const meta = metaOf(r);
+        if (meta?.closing === true && this.before.length < MAX_BEFORE) {
+          // Closed by the run's end, not a round that ended: no event; the next one carries it.
+          this.before.push(cx.provenance.hints!.raw as string);
+          this.stepOpen = false;
+          return;
+        }
+        const e: AgentEventOf<'round.end'> = { type: 'round.end', message: this.stepText };
+        if (meta !== undefined) {
+          if (typeof meta.stopReason === 'string') e.stopReason = meta.stopReason;
+          const usage = usageFromWire(meta.usage);
+          if (usage !== undefined) e.usage = usage;
+          if (typeof meta.costUsd === 'number') e.usage = { ...e.usage, costUsd: meta.costUsd };
+          if (typeof meta.model === 'string') e.model = meta.model;
+        }
+        this.push(out, cx, e);
+        this.stepOpen = false;
+        this.stepText = '';
+        return;
+      }
+      case 'TEXT_MESSAGE_START': {
+        const id = r.messageId as string;
+        if (r.role !== undefined && r.role !== 'assistant') {
+          this.otherRoles.add(id);
+          return this.unknown(cx, out);
+        }
+        return this.push(out, cx, { type: 'message.start', role: 'assistant', message: id });
+      }
+      case 'TEXT_MESSAGE_CONTENT':
+      case 'TEXT_MESSAGE_CHUNK': {
+        const id = str(r.messageId);
+        if (id !== undefined && this.otherRoles.has(id)) return this.unknown(cx, out);
+        if (type === 'TEXT_MESSAGE_CHUNK' && r.role !== undefined && r.role !== 'assistant') {
+          if (id !== undefined) this.otherRoles.add(id);
+          return this.unknown(cx, out);
+        }
+        const text = str(r.delta) ?? '';
+        if (typeof r.subagentRunId !== 'string') this.stepText += text;
+        const e: AgentEventOf<'text.delta'> = { type: 'text.delta', text };
+        if (id !== undefined) e.message = id;
+        return this.push(out, cx, e);
+      }
+      case 'TEXT_MESSAGE_END': {
+        const id = r.messageId as string;
+        if (this.otherRoles.delete(id)) return this.unknown(cx, out);
+        return this.push(out, cx, { type: 'message.end', message: id });
+      }
+      case 'TOOL_CALL_START': {
+        const call = r.toolCallId as string;
+        const name = r.toolCallName as string;
+        this.names.set(call, name);
+        this.args.set(call, '');
+        return this.push(out, cx, { type: 'tool.args.delta', call, name, text: '' });
+      }
+      case 'TOOL_CALL_ARGS':
+      case 'TOOL_CALL_CHUNK': {
+        const call = str(r.toolCallId) ?? this.lastChunkCall;
+        if (type === 'TOOL_CALL_CHUNK') this.lastChunkCall = call;
+        const text = str(r.delta) ?? '';
+        const sofar = this.args.get(call);
+        if (sofar !== undefined && sofar.length + text.length <= MAX_ARGS_CHARS)
+          this.args.set(call, sofar + text);
+        const e: AgentEventOf<'tool.args.delta'> = { type: 'tool.args.delta', call, text };
+        const name = str(r.toolCallName);
+        if (name !== undefined) {
+          e.name = name;
+          this.names.set(call, name);
+        }
+        return this.push(out, cx, e);
+      }
+      case 'TOOL_CALL_END':
+        return this.toolEnd(cx, out);
+      case 'TOOL_CALL_RESULT':
+        return this.toolResult(cx, out);
+      case 'REASONING_START':
+      case 'REASONING_MESSAGE_START':
+      case 'REASONING_MESSAGE_END':
+      case 'REASONING_END':
+      case 'REASONING_MESSAGE_CONTENT':
+      case 'REASONING_MESSAGE_CHUNK': {
+        const e: AgentEventOf<'reasoning.delta'> = { type: 'reasoning.delta', text: str(r.delta) ?? '' };
+        const id = str(r.messageId);
+        if (id !== undefined) e.message = id;
+        return this.push(out, cx, e);
+      }
+      case 'REASONING_ENCRYPTED_VALUE':
+        return this.push(out, cx, {
+          type: 'reasoning.delta',
+          text: '',
+          message: r.entityId as string,
+          redacted: r.encryptedValue as string,
+        });
+      case 'SUBAGENT_STARTED': {
+        const e: AgentEventOf<'child.start'> = {
+          type: 'child.start',
+          child: r.subagentRunId as string,
+          name: r.name as string,
+        };
+        const task = str(r.description);
+        if (task !== undefined) e.task = task;
+        const call = str(r.parentToolCallId);
+        if (call !== undefined) e.call = call;
+        const meta = metaOf(r);
+        if (meta !== undefined) {
+          if (typeof meta.kind === 'string') e.kind = meta.kind;
+          if (typeof meta.background === 'boolean') e.background = meta.background;
+        }
+        this.parents.set(e.child, str(r.parentSubagentRunId) ?? null);
+        return this.push(out, cx, e, { lane: str(r.parentSubagentRunId) ?? null });
+      }
+      case 'SUBAGENT_FINISHED':
+      case 'SUBAGENT_ERROR': {
+        const outcome = isJsonObject(r.outcome) ? r.outcome.type : undefined;
+        const e: AgentEventOf<'child.end'> = {
+          type: 'child.end',
+          child: r.subagentRunId as string,
+          status: type === 'SUBAGENT_ERROR' ? 'failed' : outcome === 'suspended' ? 'incomplete' : 'completed',
+        };
+        const result = type === 'SUBAGENT_ERROR' ? str(r.message) : str(r.result);
+        if (result !== undefined) e.result = result;
+        const meta = metaOf(r);
+        const usage = meta !== undefined ? usageFromWire(meta.usage) : undefined;
+        if (usage !== undefined) e.usage = usage;
+        const parent = this.parents.get(e.child) ?? null;
+        this.parents.delete(e.child);
+        return this.push(out, cx, e, { lane: parent });
+      }
+      case 'CUSTOM': {
+        const name = r.name as string;
+        if (name.startsWith(CARRY_PREFIX)) {
+          const e = eventFromCarried(name.slice(CARRY_PREFIX.length), r.value);
+          if (e?.type === 'approval.request') this.asked.add(e.approval);
+          else if (e?.type === 'question') this.asked.add(e.question);
+          if (e !== undefined) return this.push(out, cx, e);
+        }
+        return this.unknown(cx, out);
+      }
+      case 'RAW': {
+        // A provider-native event passed through: the event is the record (its source aside).
+        const e: AgentEventOf<'unknown'> = { type: 'unknown', record: r.event };
+        const inner = isJsonObject(r.event) ? r.event.type : undefined;
+        e.recordType = typeof inner === 'string' ? inner : 'RAW';
+        return this.push(out, cx, e);
+      }
+      default:
+        return this.unknown(cx, out);
+    }
+  }
+
+  private runStarted(cx: Cx, out: AgentEvent[]): undefined {
+    const r = cx.r;
+    this.session = r.threadId as string;
+    this.runOpen = false;
+    const input = r.input;
+    // The answers this run continues from come first: they were given before it started.
+    if (isJsonObject(input) && Array.isArray(input.resume)) {
+      for (const entry of input.resume) {
+        if (!isJsonObject(entry) || typeof entry.interruptId !== 'string') continue;
+        this.push(out, cx, this.resumeEvent(entry), { lane: null, part: true });
+      }
+    }
+    this.run = r.runId as string;
+    this.runOpen = true;
+    this.asked.clear();
+    this.round = 0;
+    this.stepOpen = false;
+    this.stepText = '';
+    // Calls a previous run left open (an interrupt waits on them) continue in this one.
+    for (const start of this.open.values()) start.fromEarlierRun = true;
+    const e: AgentEventOf<'run.start'> = { type: 'run.start' };
+    const text = lastUserText(input);
+    if (text !== undefined) e.input = text;
+    this.push(out, cx, e);
+  }
+
+  private resumeEvent(entry: JsonObject): AgentEvent {
+    const id = entry.interruptId as string;
+    const payload = entry.payload;
+    if (this.questions.delete(id)) {
+      const answers = isJsonObject(payload) && isJsonObject(payload.answers) ? payload.answers : undefined;
+      return { type: 'question.answer', question: id, answers: answers ?? { answer: payload ?? null } };
+    }
+    let decision = entry.status === 'cancelled' ? 'cancel' : 'allow';
+    if (isJsonObject(payload)) {
+      if (typeof payload.decision === 'string') decision = payload.decision;
+      else if (payload.approved === false) decision = 'deny';
+    }
+    const e: AgentEventOf<'approval.resolve'> = { type: 'approval.resolve', approval: id, decision };
+    if (isJsonObject(payload) && typeof payload.option === 'string') e.option = payload.option;
+    return e;
+  }
+
+  private runEnded(type: string, cx: Cx, out: AgentEvent[]): undefined {
+    const r = cx.r;
+    const e: AgentEventOf<'run.end'> = { type: 'run.end', status: 'completed' };
+    if (type === 'RUN_ERROR') {
+      e.status = 'failed';
+      e.error = r.message as string;
+      if (typeof r.code === 'string') e.reason = r.code;
+    } else {
+      const outcome = isJsonObject(r.outcome) ? r.outcome : undefined;
+      if (outcome?.type === 'cancelled') e.status = 'cancelled';
+      else if (outcome?.type === 'interrupt' && Array.isArray(outcome.interrupts)) {
+        e.status = 'incomplete';
+        e.reason = 'interrupt';
+        for (const i of outcome.interrupts) {
+          if (!isJsonObject(i) || typeof i.id !== 'string') continue;
+          const asked = this.interruptEvent(i);
+          // A request this run already said (a CUSTOM event) is not asked twice.
+          if (this.asked.has(i.id)) continue;
+          this.push(out, cx, asked, { lane: str(i.subagentRunId) ?? null, part: true });
+          const ts = metaOf(i)?.ts;
+          if (typeof ts === 'number') asked.ts = ts;
+        }
+      }
+      if (typeof r.result === 'string') e.answer = r.result;
+    }
+    const usage = usageFromWire(r.usage);
+    if (usage !== undefined) e.usage = usage;
+    const meta = metaOf(r);
+    if (meta !== undefined) {
+      for (const k of ['reason', 'stopReason', 'input'] as const)
+        if (typeof meta[k] === 'string') e[k] = meta[k];
+      if (typeof meta.durationMs === 'number') e.durationMs = meta.durationMs;
+      if (typeof meta.costUsd === 'number') e.usage = { ...e.usage, costUsd: meta.costUsd };
+    }
+    this.push(out, cx, e);
+    this.runOpen = false;
+  }
+
+  private interruptEvent(i: JsonObject): AgentEvent {
+    const id = i.id as string;
+    const meta = metaOf(i);
+    if (i.reason !== AGUI_APPROVAL_REASON && (meta?.questions !== undefined || i.toolCallId === undefined)) {
+      this.questions.add(id);
+      const questions = Array.isArray(meta?.questions)
+        ? (meta.questions.filter((q) => isJsonObject(q) && typeof q.text === 'string') as QuestionItem[])
+        : [{ text: str(i.message) ?? (i.reason as string) }];
+      const e: AgentEventOf<'question'> = { type: 'question', question: id, questions };
+      if (typeof i.toolCallId === 'string') e.call = i.toolCallId;
+      return e;
+    }
+    const e: AgentEventOf<'approval.request'> = { type: 'approval.request', approval: id };
+    const call = str(i.toolCallId);
+    if (call !== undefined) {
+      e.call = call;
+      const name = this.names.get(call);
+      if (name !== undefined) e.tool = name;
+    }
+    const title = str(i.message);
+    if (title !== undefined) e.title = title;
+    if (meta !== undefined) {
+      if (typeof meta.tool === 'string') e.tool = meta.tool;
+      if (isJsonObject(meta.args)) e.args = meta.args;
+      if (Array.isArray(meta.effects)) e.effects = meta.effects.filter((x) => typeof x === 'string');
+      if (Array.isArray(meta.options)) e.options = meta.options as NonNullable<typeof e.options>;
+    }
+    return e;
+  }
+
+  private toolEnd(cx: Cx, out: AgentEvent[]): undefined {
+    const r = cx.r;
+    const call = r.toolCallId as string;
+    const e: AgentEventOf<'tool.start'> = { type: 'tool.start', call, name: this.names.get(call) ?? '' };
+    const text = this.args.get(call);
+    this.args.delete(call);
+    if (text !== undefined && text !== '') {
+      try {
+        const args: unknown = JSON.parse(text);
+        if (isJsonObject(args)) e.args = args;
+      } catch {
+        // arguments that are not JSON stay in the deltas that carried them
+      }
+    }
+    if (this.open.size < MAX_OPEN_CALLS) this.open.set(call, { start: e, fromEarlierRun: false });
+    const meta = metaOf(r);
+    if (meta !== undefined) {
+      for (const k of ['kind', 'server', 'argsSummary', 'command'] as const) {
+        if (typeof meta[k] === 'string') (e as Record<string, unknown>)[k] = meta[k];
+      }
+      if (typeof meta.startedAt === 'number') e.startedAt = meta.startedAt;
+    }
+    this.push(out, cx, e);
+  }
+
+  private toolResult(cx: Cx, out: AgentEvent[]): undefined {
+    const r = cx.r;
+    const call = r.toolCallId as string;
+    const open = this.open.get(call);
+    this.open.delete(call);
+    if (open?.fromEarlierRun) {
+      // The call began in an earlier run: this run says it again (derived) before its result.
+      const { provenance: _p, ...start } = open.start;
+      const again = { ...start } as AgentEventOf<'tool.start'>;
+      this.push(out, cx, again);
+      again.provenance = { format: FORMAT, line: cx.line, offset: cx.offset, synthetic: true };
+    }
+    const e: AgentEventOf<'tool.end'> = { type: 'tool.end', call, ok: true };
+    const name = this.names.get(call);
+    if (name !== undefined && name !== '') e.name = name;
+    const text = contentText(r.content);
+    if (text !== undefined) e.text = text;
+    const meta = metaOf(r);
+    if (meta !== undefined) {
+      if (meta.ok === false) e.ok = false;
+      if (meta.error !== undefined) e.error = meta.error;
+      if (meta.result !== undefined) e.result = meta.result;
+      if (typeof meta.exitCode === 'number') e.exitCode = meta.exitCode;
+      if (meta.denied === true) e.denied = true;
+      if (Array.isArray(meta.filesChanged))
+        e.filesChanged = meta.filesChanged.filter((f) => typeof f === 'string');
+      if (typeof meta.startedAt === 'number') e.startedAt = meta.startedAt;
+      if (typeof meta.endedAt === 'number') e.endedAt = meta.endedAt;
+    }
+    this.push(out, cx, e);
+  }
+
+  private unknown(cx: Cx, out: AgentEvent[]): undefined {
+    const e: AgentEventOf<'unknown'> = { type: 'unknown', record: cx.r };
+    if (typeof cx.r.type === 'string') e.recordType = cx.r.type;
+    this.push(out, cx, e);
+  }
+
+  /**
+   * Stamps the envelope (thread, run, round, time, lane) and the provenance, then appends.
+   * `at.lane` overrides the record's own `subagentRunId` (`null`: the main agent's), and
+   * `at.part` marks an event derived from part of a record another event writes.
+   */
+  private push(
+    out: AgentEvent[],
+    cx: Cx,
+    e: AgentEvent,
+    at?: { lane?: string | null; part?: boolean },
+  ): undefined {
+    if (this.session !== undefined) e.session = this.session;
+    if (this.run !== undefined && (this.runOpen || e.type === 'run.end')) e.run = this.run;
+    if (this.stepOpen || e.type === 'round.start') e.round = this.round;
+    const ts = cx.r.timestamp;
+    if (typeof ts === 'number') e.ts = ts;
+    const lane =
+      at?.lane !== undefined ? at.lane : typeof cx.r.subagentRunId === 'string' ? cx.r.subagentRunId : null;
+    if (lane !== null) e.lane = lane;
+    if (this.before.length > 0 && at?.part !== true) {
+      (cx.provenance.hints as AguiHints).before = this.before;
+      this.before = [];
+    }
+    if (at?.part === true) {
+      const hints: AguiHints = { part: true, framing: cx.framing };
+      e.provenance = {
+        format: FORMAT,
+        line: cx.line,
+        offset: cx.offset,
+        hints: hints as Record<string, unknown>,
+      };
+    } else e.provenance = cx.provenance;
+    out.push(e);
+  }
+
+  private report(
+    code: 'invalid_json' | 'invalid_record',
+    line: number,
+    offset: number,
+    what: string,
+  ): undefined {
+    this.sink.report(diagnosticAt(code, 'error', line, offset, what, FORMAT));
+  }
+}
+
+/** What a known event lacks, or `undefined` when its required fields are there. */
+function missing(type: string, r: JsonObject): string | undefined {
+  const fields = REQUIRED[type];
+  if (fields === undefined) return undefined;
+  for (const f of fields) if (typeof r[f] !== 'string') return `"${f}" is not a string`;
+  return undefined;
+}

@@ -1,0 +1,191 @@
+// Every byte rule of AG-UI 1.0 (`@ag-ui/core` events): one JSON object per event, framed as
+// server-sent events (`data: {json}\n\n`, what `@ag-ui/encoder` writes) or as JSON Lines. Event
+// types are SCREAMING_SNAKE names; ids are strings; `timestamp` is integer milliseconds.
+
+import type { Detection } from '../../detect';
+import type { JsonFraming } from '../../framing/json-stream';
+import { isJsonObject, type JsonObject } from '../../json';
+import type { Usage } from '../../model';
+
+/** Every event type AG-UI 1.0 defines. */
+export const AGUI_EVENT_TYPES = [
+  'TEXT_MESSAGE_START',
+  'TEXT_MESSAGE_CONTENT',
+  'TEXT_MESSAGE_END',
+  'TEXT_MESSAGE_CHUNK',
+  'TOOL_CALL_START',
+  'TOOL_CALL_ARGS',
+  'TOOL_CALL_END',
+  'TOOL_CALL_CHUNK',
+  'TOOL_CALL_RESULT',
+  'STATE_SNAPSHOT',
+  'STATE_DELTA',
+  'MESSAGES_SNAPSHOT',
+  'ACTIVITY_SNAPSHOT',
+  'ACTIVITY_DELTA',
+  'RAW',
+  'CUSTOM',
+  'RUN_STARTED',
+  'RUN_FINISHED',
+  'RUN_ERROR',
+  'STEP_STARTED',
+  'STEP_FINISHED',
+  'REASONING_START',
+  'REASONING_MESSAGE_START',
+  'REASONING_MESSAGE_CONTENT',
+  'REASONING_MESSAGE_END',
+  'REASONING_MESSAGE_CHUNK',
+  'REASONING_END',
+  'REASONING_ENCRYPTED_VALUE',
+  'SUBAGENT_STARTED',
+  'SUBAGENT_FINISHED',
+  'SUBAGENT_ERROR',
+] as const;
+
+/** One of {@link AGUI_EVENT_TYPES}. */
+export type AguiEventType = (typeof AGUI_EVENT_TYPES)[number];
+
+const TYPES: ReadonlySet<string> = new Set(AGUI_EVENT_TYPES);
+
+/** True for an event type AG-UI 1.0 defines. */
+export function isAguiEventType(type: unknown): type is AguiEventType {
+  return typeof type === 'string' && TYPES.has(type);
+}
+
+/** The protocol version agentwire writes and reads (`PROTOCOL_VERSION` of `@ag-ui/core`). */
+export const AGUI_PROTOCOL_VERSION = '1.0';
+
+/**
+ * The key under an event's `metadata` where agentwire keeps canonical facts AG-UI has no field
+ * for (a round's usage, a tool call's kind, a failed call's error). The protocol reserves `ag-ui`
+ * only; any other key is open.
+ */
+export const AGUI_META_KEY = 'agentwire';
+
+/** The interrupt `reason` agentwire writes for an approval. */
+export const AGUI_APPROVAL_REASON = 'human_approval';
+/** The interrupt `reason` agentwire writes for questions to the user. */
+export const AGUI_QUESTION_REASON = 'user_input';
+
+/** The `stepName` agentwire writes for a round: `round N`. */
+export function stepNameOf(round: number): string {
+  return `round ${round}`;
+}
+
+/**
+ * What the AG-UI decoder leaves in `provenance.hints` for the writer: the event's JSON text as
+ * read, the record as parsed (the template the writer puts an edited event's fields back into),
+ * the framing it came in, and `part` on events derived from a record another event writes
+ * (interrupts of a `RUN_FINISHED`, resume entries of a `RUN_STARTED`).
+ */
+export interface AguiHints {
+  /** The event's JSON text as read. */
+  raw?: string;
+  /** The record as parsed. */
+  record?: unknown;
+  /** The framing of the stream the record came in. */
+  framing?: JsonFraming;
+  /** True on an event derived from part of a record another event of the same line writes. */
+  part?: boolean;
+  /**
+   * Records before this event's that have no event of their own (a step the run's end closed,
+   * marked `metadata.agentwire.closing`), as read: the writer puts them back before it.
+   */
+  before?: string[];
+}
+
+function count(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : undefined;
+}
+
+function add(u: Usage, key: 'input' | 'output' | 'reasoning' | 'cacheRead' | 'cacheWrite', v: unknown): void {
+  const n = count(v);
+  if (n !== undefined) u[key] = (u[key] ?? 0) + n;
+}
+
+/**
+ * Canonical usage from a `usage` array of `TokenUsage` (one entry per provider and model). AG-UI's
+ * accounting is the model's own: `inputTokens` counts the cached part, `outputTokens` the
+ * reasoning. Several entries are summed, each kept in `byModel` under its model.
+ */
+export function usageFromWire(usage: unknown): Usage | undefined {
+  if (!Array.isArray(usage) || usage.length === 0) return undefined;
+  const u: Usage = {};
+  const byModel: NonNullable<Usage['byModel']> = {};
+  let models = 0;
+  for (const entry of usage) {
+    if (!isJsonObject(entry)) continue;
+    add(u, 'input', entry.inputTokens);
+    add(u, 'output', entry.outputTokens);
+    add(u, 'reasoning', entry.reasoningTokens);
+    add(u, 'cacheRead', entry.cachedInputTokens);
+    add(u, 'cacheWrite', entry.cacheWriteInputTokens);
+    if (typeof entry.model === 'string') {
+      const m: Usage = {};
+      add(m, 'input', entry.inputTokens);
+      add(m, 'output', entry.outputTokens);
+      add(m, 'reasoning', entry.reasoningTokens);
+      add(m, 'cacheRead', entry.cachedInputTokens);
+      add(m, 'cacheWrite', entry.cacheWriteInputTokens);
+      byModel[entry.model] = m;
+      models++;
+    }
+  }
+  if (models === 1 && usage.length === 1) u.model = Object.keys(byModel)[0]!;
+  else if (models > 0) u.byModel = byModel;
+  return u;
+}
+
+function tokenUsage(u: Usage, model: string | undefined): JsonObject {
+  const t: JsonObject = {};
+  if (model !== undefined) t.model = model;
+  if (u.input !== undefined) t.inputTokens = u.input;
+  if (u.output !== undefined) t.outputTokens = u.output;
+  if (u.input !== undefined && u.output !== undefined) t.totalTokens = u.input + u.output;
+  if (u.reasoning !== undefined) t.reasoningTokens = u.reasoning;
+  if (u.cacheRead !== undefined) t.cachedInputTokens = u.cacheRead;
+  if (u.cacheWrite !== undefined) t.cacheWriteInputTokens = u.cacheWrite;
+  return t;
+}
+
+/** Only whole, non-negative token counts fit `TokenUsage`: a usage with anything else has no array. */
+function fits(u: Usage): boolean {
+  for (const k of ['input', 'output', 'reasoning', 'cacheRead', 'cacheWrite'] as const) {
+    const v = u[k];
+    if (v !== undefined && count(v) === undefined) return false;
+  }
+  return true;
+}
+
+/** A `usage` array from canonical usage: one entry per model of `byModel`, else one entry. */
+export function usageToWire(usage: Usage): JsonObject[] | undefined {
+  const byModel = usage.byModel;
+  if (byModel !== undefined) {
+    const models = Object.keys(byModel);
+    if (!models.every((m) => fits(byModel[m]!))) return undefined;
+    return models.map((m) => tokenUsage(byModel[m]!, m));
+  }
+  return fits(usage) ? [tokenUsage(usage, usage.model)] : undefined;
+}
+
+/** `metadata.agentwire` of a record, when it is an object. */
+export function metaOf(record: JsonObject): JsonObject | undefined {
+  const meta = record.metadata;
+  if (!isJsonObject(meta)) return undefined;
+  const ours = meta[AGUI_META_KEY];
+  return isJsonObject(ours) ? ours : undefined;
+}
+
+/**
+ * The sniffing rule `detectFormat` calls with the first record (from a JSON line or an SSE
+ * `data:` line): a `type` AG-UI defines (SCREAMING_SNAKE, unlike every other format here).
+ */
+export function sniffAgui(record: JsonObject): Detection | undefined {
+  if (!isAguiEventType(record.type)) return undefined;
+  const certain = record.type === 'RUN_STARTED' && typeof record.threadId === 'string';
+  return {
+    format: 'ag-ui',
+    confidence: certain ? 'certain' : 'likely',
+    reason: `an AG-UI ${record.type} event`,
+  };
+}

@@ -1,0 +1,61 @@
+import { type Diagnostic, diagnosticAtEvent } from '../../diagnostics';
+import type { AgentEvent } from '../../model';
+import { CLAUDE_FORMAT } from './wire';
+
+/**
+ * Checks decoded Claude events against the stream's own rules, beyond each line's (which the
+ * decoder reports): `system/init` comes before the first turn; every `tool_use` is answered by a
+ * `tool_result` before its run's `result`; one `result` per run; the lines of one message
+ * (`message.id`) repeat one usage figure. Returns `order` diagnostics naming lines.
+ */
+export function checkClaudeEvents(events: readonly AgentEvent[]): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const at = (e: AgentEvent, severity: Diagnostic['severity'], what: string): void => {
+    out.push(diagnosticAtEvent('order', severity, e, what, CLAUDE_FORMAT));
+  };
+  let sawInit = false;
+  let reportedInit = false;
+  const open = new Map<string, AgentEvent>();
+  let contentSinceResult = true;
+  const partials = new Map<string, number>();
+  for (const e of events) {
+    if (e.provenance !== undefined && e.provenance.format !== CLAUDE_FORMAT) continue;
+    switch (e.type) {
+      case 'session.start':
+        sawInit = true;
+        continue;
+      case 'message.start':
+      case 'user.message':
+      case 'tool.end':
+        if (!sawInit && !reportedInit) {
+          at(e, 'error', 'a turn before system/init (init comes first)');
+          reportedInit = true;
+        }
+        break;
+      default:
+        break;
+    }
+    if (e.type === 'tool.start') open.set(e.call, e);
+    else if (e.type === 'tool.end') open.delete(e.call);
+    else if (e.type === 'usage' && e.usage.final === false && e.usage.key !== undefined) {
+      const n = (partials.get(e.usage.key) ?? 0) + 1;
+      partials.set(e.usage.key, n);
+      if (n === 2) at(e, 'warning', `the lines of message ${e.usage.key} carry different usage`);
+    } else if (e.type === 'run.end') {
+      if (e.provenance?.synthetic === true) {
+        open.clear();
+        continue;
+      }
+      if (!contentSinceResult) at(e, 'error', 'a second result for one run');
+      for (const [call, start] of open)
+        at(start, 'error', `tool_use ${JSON.stringify(call)} has no tool_result before its run's result`);
+      open.clear();
+      partials.clear();
+      contentSinceResult = false;
+      continue;
+    }
+    if (e.provenance?.synthetic !== true && e.type !== 'notice' && e.type !== 'unknown')
+      contentSinceResult = true;
+  }
+  return out;
+}

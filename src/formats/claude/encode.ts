@@ -1,0 +1,799 @@
+import type { EncodeOptions, Encoder } from '../../codec';
+import type { DiagnosticSink } from '../../diagnostics';
+import { assertEncodable, isJsonObject, type JsonObject, sameJson } from '../../json';
+import { LossReporter } from '../../loss';
+import type { AgentEvent, AgentEventOf, Usage } from '../../model';
+import {
+  byModelToClaude,
+  CLAUDE_CHECKED,
+  CLAUDE_FORMAT,
+  type ClaudeHints,
+  RESULT_SUBTYPES,
+  SYNTHETIC_MODEL,
+  usageToClaude,
+} from './wire';
+
+/** Options of the Claude writer. */
+export interface ClaudeEncodeOptions extends EncodeOptions {
+  /**
+   * Makes the ids events do not carry (`uuid`, message ids, a `session_id` when no event has a
+   * session). Default `crypto.randomUUID`; inject one for deterministic output.
+   */
+  idSource?: () => string;
+  /** `session_id` for events without `session`. */
+  session?: string;
+}
+
+const FORMAT = CLAUDE_FORMAT;
+// What Claude Code writes as the result of a call the user interrupted.
+const INTERRUPTED = '[Request interrupted by user for tool use]';
+const ENVELOPE = ['session', 'lane', 'round'] as const;
+
+// What each event type carries into a Claude record (the rest is reported as a loss).
+const CARRIED: Readonly<Partial<Record<AgentEvent['type'], readonly string[]>>> = {
+  'session.start': [...ENVELOPE, 'producer', 'model', 'cwd', 'mode', 'tools'],
+  'run.start': [...ENVELOPE, 'input'],
+  'run.end': [...ENVELOPE, 'status', 'reason', 'error', 'durationMs', 'answer', 'stopReason', 'usage'],
+  'round.start': [...ENVELOPE, 'model'],
+  'round.end': [...ENVELOPE, 'message', 'stopReason', 'usage', 'model'],
+  'message.start': [...ENVELOPE, 'role', 'message', 'model'],
+  'message.end': [...ENVELOPE, 'message'],
+  'text.delta': [...ENVELOPE, 'text', 'message'],
+  'reasoning.delta': [...ENVELOPE, 'text', 'message', 'signature', 'redacted'],
+  'user.message': [...ENVELOPE, 'text', 'synthetic'],
+  status: [...ENVELOPE, 'status'],
+  'tool.start': [...ENVELOPE, 'call', 'name', 'args'],
+  'tool.args.delta': [...ENVELOPE, 'call', 'name', 'text'],
+  'tool.output': [...ENVELOPE, 'call', 'text', 'stream'],
+  'tool.liveness': [...ENVELOPE, 'call', 'name', 'action', 'elapsedMs'],
+  'tool.end': [...ENVELOPE, 'call', 'name', 'ok', 'text', 'result', 'error', 'denied'],
+  'approval.request': [...ENVELOPE, 'approval', 'call', 'tool', 'title', 'args'],
+  question: [...ENVELOPE, 'question', 'questions', 'call'],
+  notice: [...ENVELOPE, 'kind', 'message', 'severity', 'data'],
+  usage: [...ENVELOPE, 'usage'],
+  'child.start': [...ENVELOPE, 'child', 'name', 'task', 'call', 'background', 'kind'],
+  'child.progress': [...ENVELOPE, 'child', 'detail'],
+  'child.end': [...ENVELOPE, 'child', 'status', 'result'],
+  'compaction.start': [...ENVELOPE],
+  'compaction.end': [...ENVELOPE, 'tokensFreed', 'trigger', 'tokensBefore', 'tokensAfter'],
+  error: [...ENVELOPE, 'message', 'code', 'fatal'],
+};
+
+type Block = JsonObject & { type: string };
+
+/** An assistant message being assembled from events: one line per block when it is written. */
+interface Message {
+  id: string;
+  model: string;
+  lane: string | undefined;
+  blocks: Block[];
+  usage?: JsonObject;
+  stop: string | null;
+  done: boolean;
+}
+
+/** The events one line gave, waiting for the last of them (see `ClaudeHints`). */
+interface Group {
+  raw: string;
+  n: number;
+  before: string[] | undefined;
+  line: number;
+  offset: number;
+  events: AgentEvent[];
+}
+
+function defaultId(): string {
+  return globalThis.crypto.randomUUID();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Putting a line back: as written while its events say the same, patched where they do not
+
+function edited(event: AgentEvent): boolean {
+  const keys = CLAUDE_CHECKED[event.type];
+  if (keys === undefined || event.provenance?.synthetic === true) return false;
+  const said = (event.provenance?.hints as ClaudeHints | undefined)?.said ?? {};
+  for (const key of keys) if (!sameJson((event as Record<string, unknown>)[key], said[key])) return true;
+  return false;
+}
+
+function blockAt(
+  content: unknown,
+  event: AgentEvent,
+  match: (b: JsonObject) => boolean,
+): JsonObject | undefined {
+  if (!Array.isArray(content)) return undefined;
+  const index = (event.provenance?.hints as ClaudeHints | undefined)?.block;
+  if (index !== undefined && isJsonObject(content[index])) return content[index] as JsonObject;
+  return content.find((b): b is JsonObject => isJsonObject(b) && match(b));
+}
+
+// Writes an edited event's checked fields into its line's record.
+function patch(record: JsonObject, event: AgentEvent): void {
+  const msg = isJsonObject(record.message) ? record.message : undefined;
+  const delta =
+    isJsonObject(record.event) && isJsonObject(record.event.delta) ? record.event.delta : undefined;
+  switch (event.type) {
+    case 'text.delta':
+    case 'error': {
+      const text = event.type === 'text.delta' ? event.text : event.message;
+      if (delta !== undefined) delta.text = text;
+      const b = blockAt(msg?.content, event, (x) => x.type === 'text');
+      if (b !== undefined) b.text = text;
+      return;
+    }
+    case 'reasoning.delta': {
+      if (delta !== undefined) {
+        if (delta.type === 'signature_delta') delta.signature = event.signature ?? '';
+        else delta.thinking = event.text;
+        return;
+      }
+      const b = blockAt(msg?.content, event, (x) => x.type === 'thinking' || x.type === 'redacted_thinking');
+      if (b === undefined) return;
+      if (b.type === 'redacted_thinking') b.data = event.redacted ?? '';
+      else {
+        b.thinking = event.text;
+        if (event.signature !== undefined) b.signature = event.signature;
+      }
+      return;
+    }
+    case 'tool.start': {
+      const b = blockAt(msg?.content, event, (x) => x.type === 'tool_use' && x.id === event.call);
+      if (b === undefined) return;
+      b.name = event.name;
+      b.input = event.args ?? {};
+      return;
+    }
+    case 'tool.end': {
+      const b = blockAt(msg?.content, event, (x) => x.type === 'tool_result' && x.tool_use_id === event.call);
+      if (b === undefined) return;
+      b.content = Array.isArray(b.content) ? [{ type: 'text', text: event.text ?? '' }] : (event.text ?? '');
+      if (!event.ok) b.is_error = true;
+      else if ('is_error' in b) b.is_error = false;
+      return;
+    }
+    case 'user.message':
+      if (msg === undefined) return;
+      if (typeof msg.content === 'string') msg.content = event.text;
+      else {
+        const b = blockAt(msg.content, event, (x) => x.type === 'text');
+        if (b !== undefined) b.text = event.text;
+      }
+      return;
+    case 'run.end':
+      if (event.answer !== undefined) record.result = event.answer;
+      record.is_error = event.status === 'failed';
+      if (event.status === 'completed' && record.subtype !== 'success') record.subtype = 'success';
+      if (event.status === 'cancelled') record.subtype = 'error_during_execution';
+      return;
+    default:
+      return;
+  }
+}
+
+function groupText(group: Group): string {
+  let text = '';
+  if (group.before !== undefined) for (const l of group.before) text += `${l}\n`;
+  if (!group.events.some(edited)) return `${text}${group.raw}\n`;
+  let record: unknown;
+  try {
+    record = JSON.parse(group.raw);
+  } catch {
+    return `${text}${group.raw}\n`;
+  }
+  if (!isJsonObject(record)) return `${text}${group.raw}\n`;
+  for (const e of group.events) if (edited(e)) patch(record, e);
+  assertEncodable(record, 'record', 1000, FORMAT);
+  return `${text}${JSON.stringify(record)}\n`;
+}
+
+/**
+ * The Claude Code stream-json writer. Events decoded from a Claude stream are put back line by
+ * line as written (byte for byte) while they still say what they said, and patched into their
+ * record where they do not. Events from anywhere else are written as a stream a Claude consumer
+ * accepts: `system/init` first (again before each later run), one `assistant` line per content
+ * block repeating its message's id and usage, the tool results in `user` lines after them, one
+ * `result` per run; what Claude has no record for is reported as a `loss`. A main-agent message
+ * is held until its round ends (its usage is known then): its lines and what followed them come
+ * out together.
+ */
+export class ClaudeEncoder implements Encoder {
+  private readonly options: ClaudeEncodeOptions;
+  private readonly loss: LossReporter;
+  private group: Group | undefined;
+  private session: string | undefined;
+  private info: { producer?: string; model?: string; cwd?: string; mode?: string; tools?: string[] } = {};
+  private initWritten = false;
+  private needInit = false;
+  private rounds = 0;
+  // Records in stream order; a message sits where its first block arrived until it is done.
+  private queue: Array<string | Message> = [];
+  private readonly open = new Map<string, Message>();
+  private readonly calls = new Map<string, string>();
+  // Calls written without a result yet, with their lane: answered before the run's result.
+  private readonly unanswered = new Map<string, string | undefined>();
+  private readonly args = new Map<string, string>();
+  private readonly outputs = new Map<string, string>();
+
+  /** Creates a writer that reports losses to `sink`. */
+  constructor(options: ClaudeEncodeOptions, sink: DiagnosticSink) {
+    this.options = options;
+    this.loss = new LossReporter(FORMAT, sink);
+  }
+
+  write(event: AgentEvent): string {
+    const p = event.provenance;
+    if (p?.format === FORMAT) {
+      const hints = p.hints as ClaudeHints | undefined;
+      if (hints?.raw !== undefined) {
+        let out = this.flushGroup();
+        this.group = {
+          raw: hints.raw,
+          n: hints.n ?? 1,
+          before: hints.before,
+          line: p.line,
+          offset: p.offset,
+          events: [event],
+        };
+        if (this.group.n <= 1) out += this.flushGroup();
+        return out;
+      }
+      const g = this.group;
+      if (g !== undefined && g.line === p.line && g.offset === p.offset) {
+        g.events.push(event);
+        return g.events.length >= g.n ? this.flushGroup() : '';
+      }
+      if (p.synthetic === true) {
+        // Derived events write nothing; an incomplete end carries the stream's last lines.
+        let out = this.flushGroup();
+        if (hints?.before !== undefined) for (const l of hints.before) out += `${l}\n`;
+        return out;
+      }
+    }
+    return this.flushGroup() + this.model(event);
+  }
+
+  end(): string {
+    let out = this.flushGroup();
+    for (const m of this.open.values()) m.done = true;
+    this.open.clear();
+    out += this.drain();
+    return out;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Lines as written
+
+  private flushGroup(): string {
+    const g = this.group;
+    if (g === undefined) return '';
+    this.group = undefined;
+    // Anything built from the model before it goes first, whole.
+    let out = '';
+    if (this.queue.length > 0) {
+      for (const m of this.open.values()) m.done = true;
+      this.open.clear();
+      out = this.drain();
+    }
+    for (const e of g.events) this.follow(e);
+    return out + groupText(g);
+  }
+
+  // Keeps the model writer's picture of the stream right when lines pass through as written.
+  private follow(e: AgentEvent): void {
+    if (e.session !== undefined) this.session = e.session;
+    if (e.type === 'session.start' || e.type === 'run.start') {
+      this.initWritten = true;
+      this.needInit = false;
+    } else if (e.type === 'run.end') this.needInit = true;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Records from the model
+
+  private id(): string {
+    return (this.options.idSource ?? defaultId)();
+  }
+
+  private sessionId(e: AgentEvent): string {
+    if (e.session !== undefined) this.session = e.session;
+    this.session ??= this.options.session ?? this.id();
+    return this.session;
+  }
+
+  private envelope(e: AgentEvent, record: JsonObject, lane = true): JsonObject {
+    if (lane) record.parent_tool_use_id = e.lane ?? null;
+    record.session_id = this.sessionId(e);
+    record.uuid = this.id();
+    return record;
+  }
+
+  private push(record: JsonObject): void {
+    assertEncodable(record, 'record', 1000, FORMAT);
+    this.queue.push(JSON.stringify(record));
+  }
+
+  // The queue's ready prefix as text: records, and messages that are done.
+  private drain(): string {
+    let out = '';
+    let i = 0;
+    for (; i < this.queue.length; i++) {
+      const item = this.queue[i]!;
+      if (typeof item === 'string') out += `${item}\n`;
+      else if (item.done) out += this.messageText(item);
+      else break;
+    }
+    this.queue = i === this.queue.length ? [] : this.queue.slice(i);
+    return out;
+  }
+
+  private messageText(m: Message): string {
+    let out = '';
+    for (const block of m.blocks) {
+      const record: JsonObject = {
+        type: 'assistant',
+        message: {
+          model: m.model,
+          id: m.id,
+          type: 'message',
+          role: 'assistant',
+          content: [block],
+          stop_reason: m.stop,
+          stop_sequence: null,
+          usage: m.usage ?? usageToClaude(undefined),
+        },
+        parent_tool_use_id: m.lane ?? null,
+        session_id: this.session ?? '',
+        uuid: this.id(),
+      };
+      assertEncodable(record, 'record', 1000, FORMAT);
+      out += `${JSON.stringify(record)}\n`;
+    }
+    return out;
+  }
+
+  private ensureInit(e: AgentEvent): void {
+    if (this.initWritten && !this.needInit) return;
+    const record: JsonObject = { type: 'system', subtype: 'init' };
+    if (this.info.cwd !== undefined) record.cwd = this.info.cwd;
+    record.session_id = this.sessionId(e);
+    record.tools = this.info.tools ?? [];
+    record.mcp_servers = [];
+    if (this.info.model !== undefined) record.model = this.info.model;
+    if (this.info.mode !== undefined) record.permissionMode = this.info.mode;
+    if (this.info.producer !== undefined) record.claude_code_version = this.info.producer;
+    record.uuid = this.id();
+    this.push(record);
+    this.initWritten = true;
+    this.needInit = false;
+  }
+
+  private message(e: AgentEvent, id?: string, model?: string): Message {
+    const key = e.lane ?? '';
+    let m = this.open.get(key);
+    if (m !== undefined && !m.done && (id === undefined || m.id === id)) return m;
+    if (m !== undefined) m.done = true;
+    this.ensureInit(e);
+    this.sessionId(e);
+    m = {
+      id: id ?? `msg_${this.id()}`,
+      model: model ?? this.info.model ?? SYNTHETIC_MODEL,
+      lane: e.lane,
+      blocks: [],
+      stop: null,
+      done: false,
+    };
+    this.open.set(key, m);
+    this.queue.push(m);
+    if (e.lane === undefined) this.rounds++;
+    return m;
+  }
+
+  private closeLane(lane: string | undefined): void {
+    const key = lane ?? '';
+    const m = this.open.get(key);
+    if (m !== undefined) m.done = true;
+    this.open.delete(key);
+  }
+
+  private model(event: AgentEvent): string {
+    const carried = CARRIED[event.type];
+    if (carried === undefined) {
+      this.loss.report(event, event.type, 'claude has no record for it');
+      return this.drain();
+    }
+    this.loss.check(event, carried);
+    this.record(event);
+    return this.drain();
+  }
+
+  private record(event: AgentEvent): void {
+    switch (event.type) {
+      case 'session.start': {
+        this.sessionStart(event);
+        return;
+      }
+      case 'run.start':
+        this.ensureInit(event);
+        this.rounds = 0;
+        if (event.input !== undefined && event.input !== '')
+          this.push(this.envelope(event, { type: 'user', message: { role: 'user', content: event.input } }));
+        return;
+      case 'message.start':
+        this.message(event, event.message, event.model);
+        return;
+      case 'round.start':
+      case 'message.end':
+        return;
+      case 'text.delta': {
+        this.text(event);
+        return;
+      }
+      case 'reasoning.delta': {
+        this.reasoning(event);
+        return;
+      }
+      case 'tool.start': {
+        this.toolStart(event);
+        return;
+      }
+      case 'tool.args.delta':
+        this.args.set(event.call, (this.args.get(event.call) ?? '') + event.text);
+        return;
+      case 'tool.output':
+        this.outputs.set(event.call, (this.outputs.get(event.call) ?? '') + event.text);
+        return;
+      case 'tool.liveness': {
+        this.liveness(event);
+        return;
+      }
+      case 'tool.end': {
+        this.toolEnd(event);
+        return;
+      }
+      case 'approval.request': {
+        this.approval(event);
+        return;
+      }
+      case 'question':
+        if (event.call === undefined || !this.calls.has(event.call))
+          this.loss.report(event, 'question', 'claude asks only through an AskUserQuestion tool call');
+        return;
+      case 'user.message': {
+        const record: JsonObject = {
+          type: 'user',
+          message: { role: 'user', content: [{ type: 'text', text: event.text }] },
+        };
+        this.envelope(event, record);
+        if (event.synthetic === true) record.isSynthetic = true;
+        this.ensureInit(event);
+        this.push(record);
+        return;
+      }
+      case 'status':
+        this.push(
+          this.envelope(
+            event,
+            { type: 'system', subtype: 'status', status: event.status === 'idle' ? null : event.status },
+            false,
+          ),
+        );
+        return;
+      case 'notice': {
+        this.notice(event);
+        return;
+      }
+      case 'usage': {
+        const m = this.open.get(event.lane ?? '');
+        if (event.usage.scope === 'call' && m !== undefined && m.usage === undefined)
+          m.usage = usageToClaude(event.usage);
+        else this.loss.report(event, 'usage', 'claude states usage only on assistant lines and the result');
+        return;
+      }
+      case 'child.start':
+      case 'child.progress':
+      case 'child.end': {
+        this.child(event);
+        return;
+      }
+      case 'compaction.start':
+        this.push(this.envelope(event, { type: 'system', subtype: 'status', status: 'compacting' }, false));
+        return;
+      case 'compaction.end': {
+        this.compactionEnd(event);
+        return;
+      }
+      case 'error': {
+        this.error(event);
+        return;
+      }
+      case 'round.end': {
+        this.roundEnd(event);
+        return;
+      }
+      case 'run.end': {
+        this.runEnd(event);
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  private sessionStart(e: AgentEventOf<'session.start'>): void {
+    if (e.producer !== undefined) this.info.producer = e.producer;
+    if (e.model !== undefined) this.info.model = e.model;
+    if (e.cwd !== undefined) this.info.cwd = e.cwd;
+    if (e.mode !== undefined) this.info.mode = e.mode;
+    if (e.tools !== undefined) this.info.tools = e.tools;
+    this.sessionId(e);
+    if (!this.initWritten) this.ensureInit(e);
+  }
+
+  private text(e: AgentEventOf<'text.delta'>): void {
+    const m = this.message(e, e.message);
+    const last = m.blocks[m.blocks.length - 1];
+    if (last?.type === 'text') last.text = (last.text as string) + e.text;
+    else m.blocks.push({ type: 'text', text: e.text });
+  }
+
+  private reasoning(e: AgentEventOf<'reasoning.delta'>): void {
+    const m = this.message(e, e.message);
+    if (e.redacted !== undefined) {
+      m.blocks.push({ type: 'redacted_thinking', data: e.redacted });
+      return;
+    }
+    const last = m.blocks[m.blocks.length - 1];
+    if (last?.type === 'thinking' && last.signature === '') {
+      last.thinking = (last.thinking as string) + e.text;
+      if (e.signature !== undefined) last.signature = e.signature;
+    } else m.blocks.push({ type: 'thinking', thinking: e.text, signature: e.signature ?? '' });
+  }
+
+  private toolStart(e: AgentEventOf<'tool.start'>): void {
+    const m = this.message(e);
+    this.calls.set(e.call, e.name);
+    this.unanswered.set(e.call, e.lane);
+    let input: unknown = e.args;
+    const streamed = this.args.get(e.call);
+    this.args.delete(e.call);
+    if (input === undefined && streamed !== undefined) {
+      try {
+        input = JSON.parse(streamed);
+      } catch {
+        input = undefined;
+      }
+    }
+    if (e.args === undefined && e.argsSummary !== undefined)
+      this.loss.report(e, 'tool.start.argsSummary', 'claude keeps arguments as an object only');
+    for (const field of ['kind', 'server', 'command', 'startedAt'] as const)
+      if (e[field] !== undefined)
+        this.loss.report(e, `tool.start.${field}`, `claude has no place for ${field}`);
+    m.blocks.push({ type: 'tool_use', id: e.call, name: e.name, input: isJsonObject(input) ? input : {} });
+  }
+
+  private liveness(e: AgentEventOf<'tool.liveness'>): void {
+    this.ensureInit(e);
+    const record: JsonObject = {
+      type: 'tool_progress',
+      tool_use_id: e.call,
+      tool_name: e.name ?? this.calls.get(e.call) ?? '',
+      parent_tool_use_id: e.lane ?? null,
+      elapsed_time_seconds: e.elapsedMs / 1000,
+    };
+    if (e.action !== 'heartbeat')
+      this.loss.report(e, 'tool.liveness.action', 'claude reports heartbeats only');
+    for (const field of ['outputBytes', 'detail'] as const)
+      if (e[field] !== undefined)
+        this.loss.report(e, `tool.liveness.${field}`, `claude has no place for ${field}`);
+    this.push(this.envelope(e, record, false));
+  }
+
+  private toolEnd(e: AgentEventOf<'tool.end'>): void {
+    this.ensureInit(e);
+    this.unanswered.delete(e.call);
+    const output = this.outputs.get(e.call);
+    this.outputs.delete(e.call);
+    let content = e.text;
+    if (content === undefined && output !== undefined) content = output;
+    else if (output !== undefined)
+      this.loss.report(e, 'tool.output', 'claude keeps only the result, not streamed output');
+    if (content === undefined && e.result !== undefined)
+      content = typeof e.result === 'string' ? e.result : JSON.stringify(e.result);
+    if (content === undefined && typeof e.error === 'string') content = e.error;
+    const block: JsonObject = { tool_use_id: e.call, type: 'tool_result', content: content ?? '' };
+    if (!e.ok) block.is_error = true;
+    const record: JsonObject = { type: 'user', message: { role: 'user', content: [block] } };
+    this.envelope(e, record);
+    if (e.result !== undefined) record.tool_use_result = e.result;
+    else if (!e.ok && e.error !== undefined && e.error !== content) record.tool_use_result = e.error;
+    if (e.denied === true) record.tool_result_meta = [{ id: e.call, non_execution_kind: 'permission-rule' }];
+    for (const field of ['exitCode', 'filesChanged', 'startedAt', 'endedAt'] as const)
+      if (e[field] !== undefined)
+        this.loss.report(e, `tool.end.${field}`, `claude has no place for ${field}`);
+    if (e.lane !== undefined) this.closeLane(e.lane);
+    this.push(record);
+  }
+
+  private approval(e: AgentEventOf<'approval.request'>): void {
+    this.ensureInit(e);
+    const request: JsonObject = { subtype: 'can_use_tool', tool_name: e.tool ?? '', input: e.args ?? {} };
+    if (e.title !== undefined) request.description = e.title;
+    if (e.call !== undefined) request.tool_use_id = e.call;
+    for (const field of ['effects', 'options'] as const)
+      if (e[field] !== undefined)
+        this.loss.report(e, `approval.request.${field}`, `claude has no place for ${field}`);
+    this.push({ type: 'control_request', request_id: e.approval, request });
+  }
+
+  private notice(e: AgentEventOf<'notice'>): void {
+    const data = e.data ?? {};
+    let record: JsonObject | undefined;
+    switch (e.kind) {
+      case 'rate_limit':
+        record = { type: 'rate_limit_event', rate_limit_info: data };
+        break;
+      case 'retry':
+        record = { type: 'system', subtype: 'api_retry', ...data };
+        record.subtype = 'api_retry';
+        break;
+      case 'hook':
+        record = { type: 'system', subtype: 'hook_response', ...data };
+        if (e.message !== undefined && record.hook_name === undefined) record.hook_name = e.message;
+        break;
+      case 'thinking_tokens':
+        record = { type: 'system', subtype: 'thinking_tokens', ...data };
+        record.subtype = 'thinking_tokens';
+        break;
+      case 'background_tasks':
+        record = {
+          type: 'system',
+          subtype: 'background_tasks_changed',
+          tasks: Array.isArray(data.tasks) ? data.tasks : [],
+        };
+        break;
+      default:
+        this.loss.report(e, 'notice', `claude has no record for a ${e.kind} notice`);
+        return;
+    }
+    this.push(this.envelope(e, record, false));
+  }
+
+  private child(e: AgentEventOf<'child.start' | 'child.progress' | 'child.end'>): void {
+    this.ensureInit(e);
+    const record: JsonObject = { type: 'system' };
+    if (e.type === 'child.start') {
+      record.subtype = 'task_started';
+      record.task_id = e.child;
+      record.tool_use_id = e.call ?? e.child;
+      record.description = e.task ?? e.name ?? '';
+      if (e.name !== undefined) record.subagent_type = e.name;
+      if (e.background !== undefined) record.is_backgrounded = e.background;
+      record.task_type =
+        e.kind === 'shell'
+          ? 'local_bash'
+          : e.kind === undefined || e.kind === 'agent'
+            ? 'local_agent'
+            : e.kind;
+    } else if (e.type === 'child.progress') {
+      record.subtype = 'task_progress';
+      record.task_id = e.child;
+      record.tool_use_id = e.child;
+      record.description = e.detail ?? '';
+      if (e.usage !== undefined)
+        this.loss.report(e, 'child.progress.usage', 'claude counts a task in its own terms');
+    } else {
+      this.closeLane(e.child);
+      record.subtype = 'task_notification';
+      record.task_id = e.child;
+      record.tool_use_id = e.child;
+      record.status =
+        e.status === 'cancelled' ? 'stopped' : e.status === 'completed' ? 'completed' : 'failed';
+      record.output_file = '';
+      record.summary = e.result ?? '';
+      if (e.usage !== undefined)
+        this.loss.report(e, 'child.end.usage', 'claude counts a task in its own terms');
+    }
+    this.push(this.envelope(e, record, false));
+  }
+
+  private compactionEnd(e: AgentEventOf<'compaction.end'>): void {
+    const meta: JsonObject = { trigger: e.trigger ?? 'auto' };
+    const before =
+      e.tokensBefore ?? (e.tokensFreed !== undefined ? e.tokensFreed + (e.tokensAfter ?? 0) : undefined);
+    meta.pre_tokens = before ?? 0;
+    const after = e.tokensAfter ?? (e.tokensFreed !== undefined ? 0 : undefined);
+    if (after !== undefined) meta.post_tokens = after;
+    this.push(
+      this.envelope(e, { type: 'system', subtype: 'compact_boundary', compact_metadata: meta }, false),
+    );
+  }
+
+  private error(e: AgentEventOf<'error'>): void {
+    this.ensureInit(e);
+    const record: JsonObject = {
+      type: 'assistant',
+      message: {
+        model: SYNTHETIC_MODEL,
+        id: this.id(),
+        type: 'message',
+        role: 'assistant',
+        content: [{ type: 'text', text: e.message }],
+        stop_reason: 'stop_sequence',
+        stop_sequence: '',
+        usage: usageToClaude(undefined),
+      },
+    };
+    this.envelope(e, record);
+    record.error = e.code ?? 'unknown';
+    if (e.data !== undefined) this.loss.report(e, 'error.data', 'claude keeps an error as text');
+    this.push(record);
+  }
+
+  private roundEnd(e: AgentEventOf<'round.end'>): void {
+    let m = this.open.get(e.lane ?? '');
+    if (m === undefined && e.message !== '') m = this.message(e);
+    if (m === undefined) {
+      if (e.usage !== undefined)
+        this.loss.report(e, 'round.end.usage', 'a round without content has no assistant line');
+      return;
+    }
+    if (m.blocks.length === 0 && e.message !== '') m.blocks.push({ type: 'text', text: e.message });
+    if (e.usage !== undefined) m.usage = usageToClaude(e.usage);
+    if (e.stopReason !== undefined) m.stop = e.stopReason;
+    if (e.model !== undefined) m.model = e.model;
+    this.closeLane(e.lane);
+  }
+
+  private runEnd(e: AgentEventOf<'run.end'>): void {
+    for (const m of this.open.values()) m.done = true;
+    this.open.clear();
+    if (e.status === 'incomplete') return; // no terminal record: what the source said
+    this.ensureInit(e);
+    // Claude answers every tool_use before its result; a call cut short is interrupted.
+    for (const [call, lane] of this.unanswered) {
+      const block = { tool_use_id: call, type: 'tool_result', content: INTERRUPTED, is_error: true };
+      const record: JsonObject = { type: 'user', message: { role: 'user', content: [block] } };
+      record.parent_tool_use_id = lane ?? null;
+      record.session_id = this.sessionId(e);
+      record.uuid = this.id();
+      this.push(record);
+    }
+    this.unanswered.clear();
+    const reason = e.reason;
+    const isSubtype = reason !== undefined && (RESULT_SUBTYPES as readonly string[]).includes(reason);
+    let subtype: string;
+    let terminal: string | undefined;
+    if (isSubtype) subtype = reason;
+    else if (e.status === 'completed') {
+      subtype = 'success';
+      terminal = reason;
+    } else if (e.status === 'failed' && reason !== undefined) {
+      subtype = 'success'; // the model-not-found shape: is_error says it failed
+      terminal = reason;
+    } else subtype = 'error_during_execution';
+    const usage: Usage = e.usage ?? {};
+    const record: JsonObject = {
+      type: 'result',
+      subtype,
+      is_error: e.status === 'failed',
+      duration_ms: e.durationMs ?? 0,
+      duration_api_ms: 0,
+      num_turns: this.rounds,
+    };
+    if (e.answer !== undefined) record.result = e.answer;
+    Object.assign(record, {
+      stop_reason: e.stopReason ?? null,
+      session_id: this.sessionId(e),
+      total_cost_usd: usage.costUsd ?? 0,
+      usage: usageToClaude(usage),
+    });
+    if (usage.byModel !== undefined) record.modelUsage = byModelToClaude(usage.byModel);
+    record.permission_denials = [];
+    if (terminal !== undefined) record.terminal_reason = terminal;
+    if (e.error !== undefined) record.errors = [e.error];
+    record.uuid = this.id();
+    this.push(record);
+    this.needInit = true;
+  }
+}

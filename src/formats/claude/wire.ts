@@ -1,0 +1,294 @@
+import { isJsonObject, type JsonObject } from '../../json';
+import type { AgentEventType, ModelUsage, Usage } from '../../model';
+
+// Every byte rule of Claude Code's `--output-format stream-json` (the Claude Agent SDK's
+// `SDKMessage` lines): record types, the content-block and usage shapes, the templates and key
+// orders the writer uses for records it builds from the model, the sniffing rule, and the typed
+// hints contract between decoder and writer. docs/protocols/claude.md explains each rule and
+// where it comes from. Amp writes Claude-shaped lines: the envelope and content-block helpers
+// here are meant to be reused by its codec.
+
+/** Format id. */
+export const CLAUDE_FORMAT = 'claude' as const;
+
+/**
+ * Default `maxLineBytes` of the Claude decoder: 16 MiB. A `Read` of a large file or a long
+ * command output arrives as one `user` line of several MB; the shared 1 MiB default would cut
+ * real streams (docs/limits.md).
+ */
+export const CLAUDE_MAX_LINE_BYTES: number = 16 * 1024 * 1024;
+
+/** `system` subtypes this codec maps; any other subtype is kept as an `unknown` event. */
+export const CLAUDE_SYSTEM_SUBTYPES = [
+  'init',
+  'hook_started',
+  'hook_progress',
+  'hook_response',
+  'thinking_tokens',
+  'task_started',
+  'task_progress',
+  'task_updated',
+  'task_notification',
+  'background_tasks_changed',
+  'compact_boundary',
+  'status',
+  'api_retry',
+] as const;
+
+/** Top-level `type`s this codec maps (`system` per {@link CLAUDE_SYSTEM_SUBTYPES}). */
+export const CLAUDE_RECORD_TYPES = [
+  'system',
+  'assistant',
+  'user',
+  'result',
+  'stream_event',
+  'rate_limit_event',
+  'tool_progress',
+  'control_request',
+] as const;
+
+/**
+ * What the decoder leaves in `provenance.hints` for the writer (the writer never imports the
+ * decoder). One line gives one or more events; the first of them (the line's *owner*) carries
+ * the line:
+ *
+ * - `raw`: the line as written (terminator excluded), put back while the line's events still
+ *   say what they said;
+ * - `n`: how many events the line gave, when more than one (the writer waits for them all);
+ * - `before`: lines that gave no event of their own (a `content_block_stop`, a `ping`, an
+ *   `assistant` snapshot whose block was already streamed), written verbatim before this line;
+ *
+ * and each event whose fields the writer can check carries
+ *
+ * - `said`: those fields ({@link CLAUDE_CHECKED}) as decoded — an edited event is written by
+ *   patching the line's record, not by putting the line back;
+ * - `block`: the index of its content block in `message.content`, when the line has several.
+ */
+export interface ClaudeHints {
+  raw?: string;
+  n?: number;
+  before?: string[];
+  said?: Record<string, unknown>;
+  block?: number;
+}
+
+/**
+ * The fields, per event type, that decide whether a line is put back as written: when one of
+ * them differs from `hints.said`, the writer patches the line's record with the new values.
+ */
+export const CLAUDE_CHECKED: Readonly<Partial<Record<AgentEventType, readonly string[]>>> = {
+  'text.delta': ['text'],
+  'reasoning.delta': ['text', 'signature', 'redacted'],
+  'tool.start': ['name', 'args'],
+  'tool.end': ['ok', 'text'],
+  'user.message': ['text'],
+  'run.end': ['status', 'answer'],
+  error: ['message'],
+};
+
+/** `assistant.message.model` of lines the CLI wrote itself (errors, local commands). */
+export const SYNTHETIC_MODEL = '<synthetic>';
+
+/** The id prefix of a heartbeat `tool_progress` (`toolu_…-heartbeat-0`). */
+export const HEARTBEAT_MARK = '-heartbeat-';
+
+// ---------------------------------------------------------------------------------------------
+// Envelope and content blocks (shared with Claude-shaped formats)
+
+/** The lane of a line: its `parent_tool_use_id` when it is a string (a subagent's line). */
+export function laneOf(record: JsonObject): string | undefined {
+  const p = record.parent_tool_use_id;
+  return typeof p === 'string' ? p : undefined;
+}
+
+/** `message.content` as a list of blocks: a string is one text block; anything else, none. */
+export function contentBlocks(content: unknown): JsonObject[] {
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  if (!Array.isArray(content)) return [];
+  const out: JsonObject[] = [];
+  for (const b of content) if (isJsonObject(b)) out.push(b);
+  return out;
+}
+
+/**
+ * The text of a `tool_result` block's `content`: a string as it is, an array's `text` blocks
+ * joined (other blocks, such as images, have no text), anything else `undefined`.
+ */
+export function toolResultText(content: unknown): string | undefined {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return undefined;
+  let text = '';
+  for (const b of content) if (isJsonObject(b) && typeof b.text === 'string') text += b.text;
+  return text;
+}
+
+/** The MCP server of a tool named `mcp__<server>__<tool>`, else `undefined`. */
+export function mcpServer(name: string): string | undefined {
+  if (!name.startsWith('mcp__')) return undefined;
+  const end = name.indexOf('__', 5);
+  return end > 5 ? name.slice(5, end) : undefined;
+}
+
+function num(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+}
+
+/**
+ * An Anthropic `usage` object in the model's terms: `input` is every input token
+ * (`input_tokens + cache_read_input_tokens + cache_creation_input_tokens`), with the cache parts
+ * beside it; `reasoning` from `output_tokens_details.thinking_tokens`. `undefined` when the
+ * object has no count at all.
+ */
+export function usageFromClaude(u: unknown): Usage | undefined {
+  if (!isJsonObject(u)) return undefined;
+  const fresh = num(u.input_tokens);
+  const read = num(u.cache_read_input_tokens);
+  const write = num(u.cache_creation_input_tokens);
+  const output = num(u.output_tokens);
+  if (fresh === undefined && read === undefined && write === undefined && output === undefined)
+    return undefined;
+  const usage: Usage = {};
+  if (fresh !== undefined || read !== undefined || write !== undefined)
+    usage.input = (fresh ?? 0) + (read ?? 0) + (write ?? 0);
+  if (output !== undefined) usage.output = output;
+  if (read !== undefined) usage.cacheRead = read;
+  if (write !== undefined) usage.cacheWrite = write;
+  const details = u.output_tokens_details;
+  const thinking = isJsonObject(details) ? num(details.thinking_tokens) : undefined;
+  if (thinking !== undefined) usage.reasoning = thinking;
+  return usage;
+}
+
+/** `result.modelUsage` (camelCase, per model) as the model's `byModel`. */
+export function byModelFromClaude(m: unknown): Record<string, ModelUsage> | undefined {
+  if (!isJsonObject(m)) return undefined;
+  const out: Record<string, ModelUsage> = {};
+  let any = false;
+  for (const name of Object.keys(m)) {
+    const u = m[name];
+    if (!isJsonObject(u)) continue;
+    const entry: ModelUsage = {};
+    const fresh = num(u.inputTokens);
+    const read = num(u.cacheReadInputTokens);
+    const write = num(u.cacheCreationInputTokens);
+    if (fresh !== undefined || read !== undefined || write !== undefined)
+      entry.input = (fresh ?? 0) + (read ?? 0) + (write ?? 0);
+    const output = num(u.outputTokens);
+    if (output !== undefined) entry.output = output;
+    if (read !== undefined) entry.cacheRead = read;
+    if (write !== undefined) entry.cacheWrite = write;
+    const cost = num(u.costUSD);
+    if (cost !== undefined) entry.costUsd = cost;
+    Object.defineProperty(out, name, { value: entry, enumerable: true, writable: true, configurable: true });
+    any = true;
+  }
+  return any ? out : undefined;
+}
+
+/** The model's usage as an Anthropic `usage` object (the writer's; fresh input is `input` minus cache). */
+export function usageToClaude(u: Usage | undefined): JsonObject {
+  const read = u?.cacheRead ?? 0;
+  const write = u?.cacheWrite ?? 0;
+  const out: JsonObject = {
+    input_tokens: Math.max(0, (u?.input ?? 0) - read - write),
+    cache_creation_input_tokens: write,
+    cache_read_input_tokens: read,
+    output_tokens: u?.output ?? 0,
+  };
+  if (u?.reasoning !== undefined) out.output_tokens_details = { thinking_tokens: u.reasoning };
+  return out;
+}
+
+/** The model's `byModel` as `result.modelUsage`. */
+export function byModelToClaude(by: Record<string, ModelUsage>): JsonObject {
+  const out: JsonObject = {};
+  for (const name of Object.keys(by)) {
+    const u = by[name]!;
+    const read = u.cacheRead ?? 0;
+    const write = u.cacheWrite ?? 0;
+    Object.defineProperty(out, name, {
+      value: {
+        inputTokens: Math.max(0, (u.input ?? 0) - read - write),
+        outputTokens: u.output ?? 0,
+        cacheReadInputTokens: read,
+        cacheCreationInputTokens: write,
+        costUSD: u.costUsd ?? 0,
+      },
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Run outcome
+
+/** `result.subtype` values the SDK lists. */
+export const RESULT_SUBTYPES = [
+  'success',
+  'error_during_execution',
+  'error_max_turns',
+  'error_max_budget_usd',
+  'error_max_structured_output_retries',
+] as const;
+
+/**
+ * A `result`'s outcome. `is_error` is read on its own (model-not-found is `subtype:"success"`
+ * with `is_error:true`); `error_during_execution` without `is_error` is an interrupted run.
+ * `reason` is the subtype when it is an error subtype, else `terminal_reason` when present.
+ */
+export function resultOutcome(record: JsonObject): {
+  status: 'completed' | 'failed' | 'cancelled';
+  reason?: string;
+} {
+  const subtype = typeof record.subtype === 'string' ? record.subtype : undefined;
+  const terminal = typeof record.terminal_reason === 'string' ? record.terminal_reason : undefined;
+  const status =
+    record.is_error === true
+      ? 'failed'
+      : subtype === undefined || subtype === 'success'
+        ? 'completed'
+        : subtype === 'error_during_execution'
+          ? 'cancelled'
+          : 'failed';
+  const reason = subtype !== undefined && subtype !== 'success' ? subtype : (terminal ?? subtype);
+  return reason === undefined ? { status } : { status, reason };
+}
+
+/** A `task_notification` / `task_updated` status as a child status. */
+export function childStatus(status: unknown): 'completed' | 'failed' | 'cancelled' | undefined {
+  switch (status) {
+    case 'completed':
+      return 'completed';
+    case 'failed':
+      return 'failed';
+    case 'killed':
+    case 'stopped':
+      return 'cancelled';
+    default:
+      return undefined;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sniffing
+
+/**
+ * True when a first record looks like Claude Code stream-json: a `system` record with a
+ * `subtype` and a `session_id` (`init`, or the SessionStart hooks that precede it), or another
+ * Claude record type with a `session_id`.
+ */
+export function sniffClaude(record: JsonObject): boolean {
+  const type = record.type;
+  if (typeof record.session_id !== 'string') return false;
+  if (type === 'system') return typeof record.subtype === 'string';
+  return (
+    type === 'assistant' ||
+    type === 'user' ||
+    type === 'result' ||
+    type === 'stream_event' ||
+    type === 'rate_limit_event'
+  );
+}

@@ -1,0 +1,365 @@
+import * as z from 'zod/mini';
+import type { Detection } from '../../detect';
+import { isFiniteNumber, isInt, isObjectValue, schemaProblems } from '../../guards';
+import type { JsonObject } from '../../json';
+
+// Every byte rule of HEP v1 (docs/protocols/hep.md): the frames and their zod schemas (the source
+// of the wire types and of the reports), the reference writer's key orders, bounds and
+// templates, the version rule, the sniffing rule `detectFormat` calls, and what the decoder
+// leaves in `provenance.hints` for the writer. decode.ts, encode.ts and check.ts import these;
+// none of them spells a HEP byte of its own.
+
+/** The format id. */
+export const HEP = 'hep' as const;
+
+const turnId = z.int();
+
+/** `hep_header`: always the first line. */
+export const HepHeaderFrame = z.looseObject({
+  type: z.literal('hep_header'),
+  hep: z.string(),
+  fah: z.string(),
+  session: z.string(),
+});
+/** `agent_start`: the run began. */
+export const HepAgentStartFrame = z.looseObject({ type: z.literal('agent_start'), turn_id: turnId });
+/** `message_start`: an assistant message starts. */
+export const HepMessageStartFrame = z.looseObject({
+  type: z.literal('message_start'),
+  turn_id: turnId,
+  role: z.literal('assistant'),
+});
+/** `message_delta`: a chunk of assistant text. */
+export const HepMessageDeltaFrame = z.looseObject({
+  type: z.literal('message_delta'),
+  turn_id: turnId,
+  delta: z.string(),
+});
+/** `tool_start`: a tool call starts. */
+export const HepToolStartFrame = z.looseObject({
+  type: z.literal('tool_start'),
+  turn_id: turnId,
+  id: z.string(),
+  name: z.string(),
+  args_summary: z.string(),
+});
+/** `tool_delta`: partial tool output. */
+export const HepToolDeltaFrame = z.looseObject({
+  type: z.literal('tool_delta'),
+  turn_id: turnId,
+  id: z.string(),
+  update: z.string(),
+});
+/** `tool_liveness`: heartbeat or stuck-call follow-up. */
+export const HepToolLivenessFrame = z.looseObject({
+  type: z.literal('tool_liveness'),
+  turn_id: turnId,
+  id: z.string(),
+  name: z.string(),
+  action: z.string(),
+  elapsed_ms: z.int(),
+  output_bytes: z.optional(z.int()),
+  detail: z.optional(z.string()),
+});
+/** One entry of `turn_done.tool_results`. */
+export const HepToolResult = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  ok: z.boolean(),
+  text: z.string(),
+});
+/** `turn_done.usage`. */
+export const HepUsage = z.looseObject({ input: z.int(), output: z.int(), cost: z.number() });
+/** `turn_done`: terminal frame of a round that completed. */
+export const HepTurnDoneFrame = z.looseObject({
+  type: z.literal('turn_done'),
+  turn_id: turnId,
+  message: z.string(),
+  tool_results: z.array(HepToolResult),
+  usage: HepUsage,
+  stop_reason: z.string(),
+});
+/** `turn_error`: terminal frame of a round that failed. */
+export const HepTurnErrorFrame = z.looseObject({
+  type: z.literal('turn_error'),
+  turn_id: turnId,
+  error: z.string(),
+  fatal: z.boolean(),
+});
+/** `cancelled`: the run was aborted. */
+export const HepCancelledFrame = z.looseObject({ type: z.literal('cancelled'), turn_id: turnId });
+/** `compaction_start`. */
+export const HepCompactionStartFrame = z.looseObject({
+  type: z.literal('compaction_start'),
+  turn_id: turnId,
+});
+/** `compaction_end`. */
+export const HepCompactionEndFrame = z.looseObject({
+  type: z.literal('compaction_end'),
+  turn_id: turnId,
+  tokens_freed: z.int(),
+});
+
+/** Every HEP v1 frame this library knows. */
+export type HepFrame =
+  | z.infer<typeof HepHeaderFrame>
+  | z.infer<typeof HepAgentStartFrame>
+  | z.infer<typeof HepMessageStartFrame>
+  | z.infer<typeof HepMessageDeltaFrame>
+  | z.infer<typeof HepToolStartFrame>
+  | z.infer<typeof HepToolDeltaFrame>
+  | z.infer<typeof HepToolLivenessFrame>
+  | z.infer<typeof HepTurnDoneFrame>
+  | z.infer<typeof HepTurnErrorFrame>
+  | z.infer<typeof HepCancelledFrame>
+  | z.infer<typeof HepCompactionStartFrame>
+  | z.infer<typeof HepCompactionEndFrame>;
+
+/** The `type` of a known HEP frame. */
+export type HepFrameType = HepFrame['type'];
+
+const frameSchemas = {
+  hep_header: HepHeaderFrame,
+  agent_start: HepAgentStartFrame,
+  message_start: HepMessageStartFrame,
+  message_delta: HepMessageDeltaFrame,
+  tool_start: HepToolStartFrame,
+  tool_delta: HepToolDeltaFrame,
+  tool_liveness: HepToolLivenessFrame,
+  turn_done: HepTurnDoneFrame,
+  turn_error: HepTurnErrorFrame,
+  cancelled: HepCancelledFrame,
+  compaction_start: HepCompactionStartFrame,
+  compaction_end: HepCompactionEndFrame,
+} as const;
+
+/** Key order of every frame, as the reference writer emits it (HEP v1 facts, "Byte shape"). */
+export const HEP_KEY_ORDER: Readonly<Record<HepFrameType, readonly string[]>> = {
+  hep_header: ['type', 'hep', 'fah', 'session'],
+  agent_start: ['type', 'turn_id'],
+  message_start: ['type', 'turn_id', 'role'],
+  message_delta: ['type', 'turn_id', 'delta'],
+  tool_start: ['type', 'turn_id', 'id', 'name', 'args_summary'],
+  tool_delta: ['type', 'turn_id', 'id', 'update'],
+  tool_liveness: ['type', 'turn_id', 'id', 'name', 'action', 'elapsed_ms', 'output_bytes', 'detail'],
+  turn_done: ['type', 'turn_id', 'message', 'tool_results', 'usage', 'stop_reason'],
+  turn_error: ['type', 'turn_id', 'error', 'fatal'],
+  cancelled: ['type', 'turn_id'],
+  compaction_start: ['type', 'turn_id'],
+  compaction_end: ['type', 'turn_id', 'tokens_freed'],
+};
+
+/** Key order inside a `tool_results` entry. */
+export const HEP_TOOL_RESULT_KEYS: readonly string[] = ['id', 'name', 'ok', 'text'];
+/** Key order inside `usage`. */
+export const HEP_USAGE_KEYS: readonly string[] = ['input', 'output', 'cost'];
+
+/** `turn_done.tool_results[].text` cap, in UTF-16 code units. */
+export const HEP_TOOL_RESULT_TEXT_CAP = 2000;
+/** `tool_start.args_summary` cap in `full` mode, in UTF-16 code units. */
+export const HEP_FULL_ARGS_CAP = 4000;
+/** `tool_start.args_summary` cap in `summary` mode (then `...`). */
+export const HEP_SUMMARY_ARGS_CAP = 100;
+
+/** The protocol version a writer puts in `hep_header.hep` when it has none to keep. */
+export const HEP_VERSION = 'v1';
+
+/** True when a `hep_header.hep` value is a v1 version (`v1`, `v1.x`): the only major read and written. */
+export function isHepV1(version: string): boolean {
+  return /^v1(?:\.|$)/.test(version);
+}
+
+/** The start of every `message_delta` line the reference writes, up to the `turn_id` digits. */
+export const HEP_DELTA_HEAD = '{"type":"message_delta","turn_id":';
+/** What follows the `turn_id` digits of a `message_delta` line, up to the delta's JSON string. */
+export const HEP_DELTA_KEY = ',"delta":';
+
+/**
+ * A `message_delta` line as the reference writes it: `turn` in plain digits, `delta` already a
+ * JSON string. The decoder's shortcut reads exactly this spelling back (see decode.ts).
+ */
+export function hepMessageDeltaLine(turn: string, delta: string): string {
+  return `${HEP_DELTA_HEAD}${turn}${HEP_DELTA_KEY}${delta}}\n`;
+}
+
+/** A `tool_delta` line as the reference writes it (`id` and `update` already JSON strings). */
+export function hepToolDeltaLine(turn: string, id: string, update: string): string {
+  return `{"type":"tool_delta","turn_id":${turn},"id":${id},"update":${update}}\n`;
+}
+
+/**
+ * What the HEP decoder leaves in `provenance.hints` for the HEP writer: the typed contract
+ * between the two (writers never import decoders).
+ */
+export interface HepHints {
+  /**
+   * The line as written, kept when re-serialising its record would not give it back (a Dart
+   * `1.0` in an unknown field, integer-like keys); written back while the event says the same.
+   */
+  raw?: string;
+  /** `turn_done.usage` fields beyond `input`/`output`/`cost`, in their order. */
+  usageExtra?: JsonObject;
+  /** `turn_done.usage`'s key order, when it is not the reference order. */
+  usageOrder?: string[];
+}
+
+// Hand-written guards, one per frame, for records whose `type` already matched: each accepts
+// exactly what its schema accepts (test/hep/guards.test.ts holds every guard alone equal to its
+// schema with fast-check). zod runs only for a rejected frame, to write the report.
+
+function isToolResult(v: unknown): boolean {
+  return (
+    isObjectValue(v) &&
+    typeof v.id === 'string' &&
+    typeof v.name === 'string' &&
+    typeof v.ok === 'boolean' &&
+    typeof v.text === 'string'
+  );
+}
+
+function isToolResults(v: unknown): boolean {
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) if (!isToolResult(v[i])) return false;
+  return true;
+}
+
+/** Guard of {@link HepMessageDeltaFrame} for a record whose `type` is `message_delta`. */
+export function isValidMessageDelta(record: JsonObject): boolean {
+  return isInt(record.turn_id) && typeof record.delta === 'string';
+}
+
+/** Guard of {@link HepToolDeltaFrame} for a record whose `type` is `tool_delta`. */
+export function isValidToolDelta(record: JsonObject): boolean {
+  return isInt(record.turn_id) && typeof record.id === 'string' && typeof record.update === 'string';
+}
+
+/** The guard of every frame type: true exactly when the frame's schema accepts the record. */
+export const HEP_GUARDS: Readonly<Record<HepFrameType, (r: JsonObject) => boolean>> = {
+  hep_header: (r) => typeof r.hep === 'string' && typeof r.fah === 'string' && typeof r.session === 'string',
+  agent_start: (r) => isInt(r.turn_id),
+  message_start: (r) => isInt(r.turn_id) && r.role === 'assistant',
+  message_delta: isValidMessageDelta,
+  tool_start: (r) =>
+    isInt(r.turn_id) &&
+    typeof r.id === 'string' &&
+    typeof r.name === 'string' &&
+    typeof r.args_summary === 'string',
+  tool_delta: isValidToolDelta,
+  tool_liveness: (r) =>
+    isInt(r.turn_id) &&
+    typeof r.id === 'string' &&
+    typeof r.name === 'string' &&
+    typeof r.action === 'string' &&
+    isInt(r.elapsed_ms) &&
+    (r.output_bytes === undefined || isInt(r.output_bytes)) &&
+    (r.detail === undefined || typeof r.detail === 'string'),
+  turn_done: (r) => {
+    const u = r.usage;
+    return (
+      isInt(r.turn_id) &&
+      typeof r.message === 'string' &&
+      isToolResults(r.tool_results) &&
+      isObjectValue(u) &&
+      isInt(u.input) &&
+      isInt(u.output) &&
+      isFiniteNumber(u.cost) &&
+      typeof r.stop_reason === 'string'
+    );
+  },
+  turn_error: (r) => isInt(r.turn_id) && typeof r.error === 'string' && typeof r.fatal === 'boolean',
+  cancelled: (r) => isInt(r.turn_id),
+  compaction_start: (r) => isInt(r.turn_id),
+  compaction_end: (r) => isInt(r.turn_id) && isInt(r.tokens_freed),
+};
+
+/** What the decoder needs of one frame type, found with one lookup per record. */
+export interface HepFrameSpec {
+  /** The type, as the constant string (a `switch` on it compares pointers, not characters). */
+  readonly type: HepFrameType;
+  /** The schema: the source of the frame's type, and its report when the guard rejects it. */
+  readonly schema: z.ZodMiniType;
+  /** The guard: the schema's check, written out. */
+  readonly guard: (r: JsonObject) => boolean;
+  /** The reference key order. */
+  readonly keys: readonly string[];
+}
+
+const specs = new Map<string, HepFrameSpec>();
+for (const [type, schema] of Object.entries(frameSchemas)) {
+  const t = type as HepFrameType;
+  specs.set(type, { type: t, schema: schema as z.ZodMiniType, guard: HEP_GUARDS[t], keys: HEP_KEY_ORDER[t] });
+}
+const spec = (type: HepFrameType): HepFrameSpec => specs.get(type)!;
+const MESSAGE_DELTA = spec('message_delta');
+const TOOL_DELTA = spec('tool_delta');
+const TOOL_START = spec('tool_start');
+const TURN_DONE = spec('turn_done');
+const MESSAGE_START = spec('message_start');
+
+/**
+ * The spec of a known frame type, `undefined` for any other string. A `type` read from JSON is a
+ * fresh string each record when longer than 10 characters (V8 internalises only shorter values),
+ * so a Map would hash it and a property lookup would search the string table first (a measurable
+ * share of HEP decode time: docs/performance.md). Comparing with the few frequent types first
+ * costs a length check and at most one short compare each.
+ */
+export function hepFrameSpec(type: string): HepFrameSpec | undefined {
+  if (type === 'message_delta') return MESSAGE_DELTA;
+  if (type === 'tool_delta') return TOOL_DELTA;
+  if (type === 'tool_start') return TOOL_START;
+  if (type === 'turn_done') return TURN_DONE;
+  if (type === 'message_start') return MESSAGE_START;
+  return specs.get(type);
+}
+
+/**
+ * Validates a record against `spec` (found from the record's own `type`): `undefined` when valid,
+ * else what is wrong (see {@link validateHepFrame}).
+ */
+export function validateHepFrameSpec(spec: HepFrameSpec, record: JsonObject): string | undefined {
+  // The frequent frames by a direct call (inlined), the others through their spec.
+  let valid: boolean;
+  if (spec === MESSAGE_DELTA) valid = isValidMessageDelta(record);
+  else if (spec === TOOL_DELTA) valid = isValidToolDelta(record);
+  else valid = spec.guard(record);
+  if (valid) return undefined;
+  return schemaProblems(spec.schema, record);
+}
+
+/** True when `type` names a HEP v1 frame this library knows. */
+export function isHepFrameType(type: string): type is HepFrameType {
+  return specs.has(type);
+}
+
+/**
+ * Validates a record whose `type` is a known frame type. Returns `undefined` when valid, else a
+ * short description of the first problems (field path and what was expected).
+ */
+export function validateHepFrame(type: HepFrameType, record: unknown): string | undefined {
+  const s = specs.get(type)!;
+  if (isObjectValue(record) && s.guard(record)) return undefined;
+  return schemaProblems(s.schema, record);
+}
+
+/** The start of a `hep_header` line, recognised even when the line is cut. */
+const HEADER_START = '{"type":"hep_header"';
+
+/**
+ * HEP's sniffing rule (called by `detectFormat` with the first non-blank line, and the JSON
+ * object it holds when it is one): a `hep_header` is certain; a known frame with a `turn_id` is
+ * likely.
+ */
+export function sniffHep(line: string, record: JsonObject | undefined): Detection | undefined {
+  if (record === undefined) {
+    // A first line cut by the detection window, or not JSON: look at its start.
+    return line.startsWith(HEADER_START)
+      ? { format: HEP, confidence: 'certain', reason: 'hep_header' }
+      : undefined;
+  }
+  const type = record.type;
+  if (type === 'hep_header') return { format: HEP, confidence: 'certain', reason: 'hep_header first' };
+  if (typeof type === 'string' && isHepFrameType(type) && 'turn_id' in record) {
+    return { format: HEP, confidence: 'likely', reason: `a ${type} frame` };
+  }
+  return undefined;
+}

@@ -1,0 +1,538 @@
+import * as z from 'zod/mini';
+import type { Detection } from '../../detect';
+import { isBomByte, isBomChar } from '../../framing/bom';
+import {
+  isFiniteNumber,
+  isInt,
+  isObjectValue,
+  isOptionalString,
+  isPlainRecord,
+  isStringArray,
+  schemaProblems,
+} from '../../guards';
+import { isJsonObject, type JsonObject } from '../../json';
+
+// Every byte rule of nativeharness v1 (docs/protocols/nativeharness.md): the envelope and the
+// payloads with their zod schemas (the source of the wire types and of the reports) and guards,
+// the key orders (nested ones too), the protocol version, the payload and envelope templates,
+// the framing rule and the sniffing rule `detectFormat` calls, and what the decoder leaves in
+// `provenance.hints` for the writer. SSE itself is src/framing/sse.ts.
+
+/** The format id. */
+export const NH = 'nativeharness' as const;
+
+/** How the events are framed on the wire: SSE (`/stream`), a JSON array (`/events`), JSON Lines (the log). */
+export type NhFraming = 'sse' | 'json' | 'jsonl';
+
+/** The protocol major version this library reads and writes (`session_created.payload.v`). */
+export const NH_PROTOCOL_VERSION = 1;
+
+/**
+ * agentwire's extension (docs/protocols/nativeharness.md "agentwire extension"), written only
+ * when the writer's `extensions` option is on: an event this format has no type for travels
+ * whole as an envelope of this type, its payload `{"event": {…}}` (the canonical event without
+ * `seq`, `ts`, `workspace`, `session`, `run`: the envelope has them). The decoder leaves the
+ * payload's `event` as read in `provenance.hints.extensionEvent`, for the writer.
+ */
+export const NH_EXTENSION_TYPE = 'agentwire_event';
+
+/**
+ * The payload key of the extension on the format's own types: an object of the canonical
+ * fields the type has no place for (`lane`, `kind`, `reason`, …). It stays in the payload's
+ * extra keys (`hints.payloadExtra`), so the writer puts it back as it was.
+ */
+export const NH_EXTENSION_KEY = 'agentwire';
+
+/** Envelope-level fields of a canonical event, never written inside the extension. */
+export const NH_EXTENSION_ENVELOPE: ReadonlySet<string> = new Set([
+  'type',
+  'seq',
+  'ts',
+  'workspace',
+  'session',
+  'run',
+  'provenance',
+]);
+
+const int = z.int();
+
+/** The envelope around every payload. */
+export const NhEnvelope = z.looseObject({
+  seq: z.int().check(z.minimum(0)),
+  ts: z.number(),
+  type: z.string(),
+  workspace_id: z.string(),
+  session_id: z.string(),
+  turn_id: z.nullable(z.string()),
+  payload: z.record(z.string(), z.unknown()),
+});
+
+/** Token totals in `done` and `hop`. */
+export const NhUsage = z.looseObject({ input_tokens: int, output_tokens: int, cost_usd: z.number() });
+
+/** One option of an approval card (ACP's permission option kinds). */
+export const NhApprovalOption = z.looseObject({ option_id: z.string(), label: z.string(), kind: z.string() });
+
+/** One option of a question. */
+export const NhQuestionOption = z.looseObject({ option_id: z.string(), label: z.string() });
+
+/** One question of `ask_user`. */
+export const NhQuestion = z.looseObject({
+  id: z.string(),
+  text: z.string(),
+  options: z.optional(z.array(NhQuestionOption)),
+  multiple: z.optional(z.boolean()),
+});
+
+const runStatus = z.enum(['completed', 'failed', 'cancelled']);
+
+/** Payload schemas by event type. */
+export const NhPayloads = {
+  session_created: z.looseObject({
+    v: int,
+    actor: z.string(),
+    mode: z.string(),
+    title: z.optional(z.string()),
+    producer: z.optional(z.string()),
+  }),
+  title: z.looseObject({ title: z.string() }),
+  turn_started: z.looseObject({ input: z.string() }),
+  token: z.looseObject({ hop: int, text: z.string() }),
+  progress: z.looseObject({ status: z.string(), detail: z.optional(z.string()) }),
+  tool_started: z.looseObject({
+    hop: int,
+    call_id: z.string(),
+    tool: z.string(),
+    args: z.record(z.string(), z.unknown()),
+    command: z.optional(z.string()),
+    args_summary: z.optional(z.string()),
+  }),
+  output: z.looseObject({ call_id: z.string(), stream: z.enum(['stdout', 'stderr']), text: z.string() }),
+  tool_result: z.looseObject({
+    hop: int,
+    call_id: z.string(),
+    tool: z.string(),
+    status: z.enum(['ok', 'error', 'denied', 'cancelled']),
+    exit_code: z.nullable(int),
+    files_changed: z.array(z.string()),
+    output: z.optional(z.string()),
+    error: z.optional(z.string()),
+  }),
+  approval_required: z.looseObject({
+    approval_id: z.string(),
+    call_id: z.optional(z.string()),
+    tool: z.string(),
+    title: z.string(),
+    effects: z.array(z.string()),
+    options: z.array(NhApprovalOption),
+  }),
+  approval_resolved: z.looseObject({
+    approval_id: z.string(),
+    decision: z.string(),
+    by: z.string(),
+    option_id: z.optional(z.string()),
+  }),
+  ask_user: z.looseObject({ question_id: z.string(), questions: z.array(NhQuestion) }),
+  child_started: z.looseObject({ child_id: z.string(), name: z.optional(z.string()), task: z.string() }),
+  child_done: z.looseObject({ child_id: z.string(), status: runStatus, result: z.optional(z.string()) }),
+  compacted: z.looseObject({ tokens_freed: int }),
+  error: z.looseObject({ message: z.string(), recoverable: z.boolean(), code: z.optional(z.string()) }),
+  cancelled: z.looseObject({ by: z.string() }),
+  done: z.looseObject({ status: runStatus, stop_reason: z.string(), usage: NhUsage }),
+  hop: z.looseObject({
+    hop: int,
+    text: z.string(),
+    tool_calls: z.array(z.string()),
+    stop_reason: z.string(),
+    usage: NhUsage,
+  }),
+} as const;
+
+/** Every event type of nativeharness v1 (the seed's 17 plus `hop`). */
+export type NhEventType = keyof typeof NhPayloads;
+
+/** The payload of one event type. */
+export type NhPayload<T extends NhEventType> = z.infer<(typeof NhPayloads)[T]>;
+
+/** The envelope as decoded. */
+export type NhEnvelopeRecord = z.infer<typeof NhEnvelope>;
+
+/** Envelope key order, as writers emit it. */
+export const NH_ENVELOPE_KEYS: readonly string[] = [
+  'seq',
+  'ts',
+  'type',
+  'workspace_id',
+  'session_id',
+  'turn_id',
+  'payload',
+];
+
+/** Payload key order of every event type, as writers emit it. */
+export const NH_PAYLOAD_KEYS: Readonly<Record<NhEventType, readonly string[]>> = {
+  session_created: ['v', 'actor', 'mode', 'title', 'producer'],
+  title: ['title'],
+  turn_started: ['input'],
+  token: ['hop', 'text'],
+  progress: ['status', 'detail'],
+  tool_started: ['hop', 'call_id', 'tool', 'args', 'command', 'args_summary'],
+  output: ['call_id', 'stream', 'text'],
+  tool_result: ['hop', 'call_id', 'tool', 'status', 'exit_code', 'files_changed', 'output', 'error'],
+  approval_required: ['approval_id', 'call_id', 'tool', 'title', 'effects', 'options'],
+  approval_resolved: ['approval_id', 'decision', 'by', 'option_id'],
+  ask_user: ['question_id', 'questions'],
+  child_started: ['child_id', 'name', 'task'],
+  child_done: ['child_id', 'status', 'result'],
+  compacted: ['tokens_freed'],
+  error: ['message', 'recoverable', 'code'],
+  cancelled: ['by'],
+  done: ['status', 'stop_reason', 'usage'],
+  hop: ['hop', 'text', 'tool_calls', 'stop_reason', 'usage'],
+};
+
+// A `type` read from JSON is a fresh string each record: a Map finds it by hash, where a property
+// lookup on a plain object has to look it up in V8's string table first.
+/** {@link NH_PAYLOAD_KEYS} by type, for lookups with a type read from the wire. */
+export const NH_PAYLOAD_KEYS_BY_TYPE: ReadonlyMap<string, readonly string[]> = new Map(
+  Object.entries(NH_PAYLOAD_KEYS),
+);
+
+/** Key order inside `usage`. */
+export const NH_USAGE_KEYS: readonly string[] = ['input_tokens', 'output_tokens', 'cost_usd'];
+
+/** Every event type, in the order the protocol document lists them. */
+export const NH_EVENT_TYPES: readonly NhEventType[] = Object.keys(NH_PAYLOAD_KEYS) as NhEventType[];
+
+/** Key order of an approval option (`approval_required.options[]`). */
+export const NH_APPROVAL_OPTION_KEYS: readonly string[] = ['option_id', 'label', 'kind'];
+/** Key order of a question (`ask_user.questions[]`). */
+export const NH_QUESTION_KEYS: readonly string[] = ['id', 'text', 'options', 'multiple'];
+/** Key order of a question's option. */
+export const NH_QUESTION_OPTION_KEYS: readonly string[] = ['option_id', 'label'];
+
+/**
+ * The version a writer puts in `session_created.payload.v`: the event's own `protocol` when it
+ * came from this format and is a plain integer, else {@link NH_PROTOCOL_VERSION}.
+ */
+export function nhProtocolVersion(protocol: string | undefined, own: boolean): number {
+  return own && protocol !== undefined && /^\d+$/.test(protocol) ? Number(protocol) : NH_PROTOCOL_VERSION;
+}
+
+/** A `token` payload as writers spell it (`hop` digits, `text` a JSON string). */
+export function nhTokenPayload(hop: string, text: string): string {
+  return `{"hop":${hop},"text":${text}}`;
+}
+
+/** An `output` payload as writers spell it (every value already JSON). */
+export function nhOutputPayload(call: string, stream: string, text: string): string {
+  return `{"call_id":${call},"stream":${stream},"text":${text}}`;
+}
+
+/**
+ * An envelope in the pinned key order: `ids` is the `,"workspace_id":…,"session_id":…,
+ * "turn_id":…,"payload":` piece, `type` a JSON string, the rest JSON values.
+ */
+export function nhEnvelopeText(seq: number, ts: string, type: string, ids: string, payload: string): string {
+  return `{"seq":${seq},"ts":${ts},"type":${type}${ids}${payload}}`;
+}
+
+/**
+ * What the nativeharness decoder leaves in `provenance.hints` for the nativeharness writer: the
+ * typed contract between the two (writers never import decoders). Most events carry none.
+ */
+export interface NhHints {
+  /** The SSE `id` when it was not the envelope's `seq` (`null`: the block had no id). */
+  sseId?: string | null;
+  /** The SSE `event` when it was not the envelope's `type` (`null`: the block had none). */
+  sseEvent?: string | null;
+  /** A turn-level event written with `turn_id: null` (outside a turn). */
+  turnNull?: true;
+  /** Payload fields the mapping has no slot for, in their order. */
+  payloadExtra?: JsonObject;
+  /** The payload's key order, when not the writers' order. */
+  payloadOrder?: string[];
+  /** A `tool_result` status the model's `ok` cannot tell (`denied`, `cancelled`). */
+  status?: string;
+  /** `approval_required.options` as written, when an option has keys of its own or another order. */
+  rawOptions?: unknown;
+  /** `ask_user.questions` as written (same rule). */
+  rawQuestions?: unknown;
+  /** `usage` as written (same rule). */
+  rawUsage?: unknown;
+  /** `hop.tool_calls`: the call ids of the hop. */
+  toolCalls?: unknown;
+  /** An {@link NH_EXTENSION_TYPE} envelope's `payload.event` as read (written back while the event still says it). */
+  extensionEvent?: unknown;
+}
+
+// Hand-written guards, tried before zod: one for the envelope and one per payload type. Each
+// accepts exactly what its schema accepts on JSON values (test/nativeharness/guards.test.ts
+// holds every guard alone equal to its schema with fast-check); zod runs only for a rejected
+// record, to write the report. zod's check of `payload: z.record(...)` would walk every payload
+// key with a propertyIsEnumerable call each; a parsed JSON object needs no walk.
+
+/** The envelope's guard: true exactly when {@link NhEnvelope} accepts `r`. */
+export function isValidEnvelope(r: Record<string, unknown>): boolean {
+  const seq = r.seq;
+  const turn = r.turn_id;
+  return (
+    isInt(seq) &&
+    (seq as number) >= 0 &&
+    isFiniteNumber(r.ts) &&
+    typeof r.type === 'string' &&
+    typeof r.workspace_id === 'string' &&
+    typeof r.session_id === 'string' &&
+    (turn === null || typeof turn === 'string') &&
+    isPlainRecord(r.payload)
+  );
+}
+
+function isValidUsage(u: unknown): boolean {
+  return isObjectValue(u) && isInt(u.input_tokens) && isInt(u.output_tokens) && isFiniteNumber(u.cost_usd);
+}
+
+function isRunStatus(s: unknown): boolean {
+  return s === 'completed' || s === 'failed' || s === 'cancelled';
+}
+
+function every(v: unknown, item: (x: unknown) => boolean): boolean {
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) if (!item(v[i])) return false;
+  return true;
+}
+
+const isApprovalOption = (o: unknown): boolean =>
+  isObjectValue(o) &&
+  typeof o.option_id === 'string' &&
+  typeof o.label === 'string' &&
+  typeof o.kind === 'string';
+const isQuestionOption = (o: unknown): boolean =>
+  isObjectValue(o) && typeof o.option_id === 'string' && typeof o.label === 'string';
+const isQuestion = (q: unknown): boolean =>
+  isObjectValue(q) &&
+  typeof q.id === 'string' &&
+  typeof q.text === 'string' &&
+  (q.options === undefined || every(q.options, isQuestionOption)) &&
+  (q.multiple === undefined || typeof q.multiple === 'boolean');
+
+function isValidToken(p: JsonObject): boolean {
+  return isInt(p.hop) && typeof p.text === 'string';
+}
+
+function isValidOutput(p: JsonObject): boolean {
+  return (
+    typeof p.call_id === 'string' &&
+    (p.stream === 'stdout' || p.stream === 'stderr') &&
+    typeof p.text === 'string'
+  );
+}
+
+/** The guard of every payload type: true exactly when the type's schema accepts the payload. */
+export const NH_PAYLOAD_GUARDS: Readonly<Record<NhEventType, (p: JsonObject) => boolean>> = {
+  session_created: (p) =>
+    isInt(p.v) &&
+    typeof p.actor === 'string' &&
+    typeof p.mode === 'string' &&
+    isOptionalString(p.title) &&
+    isOptionalString(p.producer),
+  title: (p) => typeof p.title === 'string',
+  turn_started: (p) => typeof p.input === 'string',
+  token: isValidToken,
+  progress: (p) => typeof p.status === 'string' && isOptionalString(p.detail),
+  tool_started: (p) =>
+    isInt(p.hop) &&
+    typeof p.call_id === 'string' &&
+    typeof p.tool === 'string' &&
+    isPlainRecord(p.args) &&
+    isOptionalString(p.command) &&
+    isOptionalString(p.args_summary),
+  output: isValidOutput,
+  tool_result: (p) => {
+    const status = p.status;
+    return (
+      isInt(p.hop) &&
+      typeof p.call_id === 'string' &&
+      typeof p.tool === 'string' &&
+      (status === 'ok' || status === 'error' || status === 'denied' || status === 'cancelled') &&
+      (p.exit_code === null || isInt(p.exit_code)) &&
+      isStringArray(p.files_changed) &&
+      isOptionalString(p.output) &&
+      isOptionalString(p.error)
+    );
+  },
+  approval_required: (p) =>
+    typeof p.approval_id === 'string' &&
+    isOptionalString(p.call_id) &&
+    typeof p.tool === 'string' &&
+    typeof p.title === 'string' &&
+    isStringArray(p.effects) &&
+    every(p.options, isApprovalOption),
+  approval_resolved: (p) =>
+    typeof p.approval_id === 'string' &&
+    typeof p.decision === 'string' &&
+    typeof p.by === 'string' &&
+    isOptionalString(p.option_id),
+  ask_user: (p) => typeof p.question_id === 'string' && every(p.questions, isQuestion),
+  child_started: (p) =>
+    typeof p.child_id === 'string' && isOptionalString(p.name) && typeof p.task === 'string',
+  child_done: (p) => typeof p.child_id === 'string' && isRunStatus(p.status) && isOptionalString(p.result),
+  compacted: (p) => isInt(p.tokens_freed),
+  error: (p) =>
+    typeof p.message === 'string' && typeof p.recoverable === 'boolean' && isOptionalString(p.code),
+  cancelled: (p) => typeof p.by === 'string',
+  done: (p) => isRunStatus(p.status) && typeof p.stop_reason === 'string' && isValidUsage(p.usage),
+  hop: (p) =>
+    isInt(p.hop) &&
+    typeof p.text === 'string' &&
+    isStringArray(p.tool_calls) &&
+    typeof p.stop_reason === 'string' &&
+    isValidUsage(p.usage),
+};
+
+/** What the decoder needs of one event type, found with one lookup per record. */
+export interface NhEventSpec {
+  /** The type, as the constant string. */
+  readonly type: NhEventType;
+  /** The payload schema: the source of the payload type, and its report when the guard rejects it. */
+  readonly schema: z.ZodMiniType;
+  /** The payload guard: the schema's check, written out. */
+  readonly guard: (p: JsonObject) => boolean;
+  /** The payload key order writers emit. */
+  readonly keys: readonly string[];
+  /**
+   * True when a valid payload of this type with only its own fields holds no object or array
+   * of objects: its nesting depth is bounded without looking (no depth scan needed).
+   */
+  readonly flat: boolean;
+}
+
+const FLAT_TYPES: ReadonlySet<string> = new Set([
+  'session_created',
+  'title',
+  'turn_started',
+  'token',
+  'progress',
+  'output',
+  'tool_result',
+  'approval_resolved',
+  'child_started',
+  'child_done',
+  'compacted',
+  'error',
+  'cancelled',
+]);
+
+const specs = new Map<string, NhEventSpec>();
+for (const [type, schema] of Object.entries(NhPayloads)) {
+  const t = type as NhEventType;
+  specs.set(type, {
+    type: t,
+    schema: schema as z.ZodMiniType,
+    guard: NH_PAYLOAD_GUARDS[t],
+    keys: NH_PAYLOAD_KEYS[t],
+    flat: FLAT_TYPES.has(type),
+  });
+}
+const spec = (type: NhEventType): NhEventSpec => specs.get(type)!;
+const TOKEN = spec('token');
+const OUTPUT = spec('output');
+const HOP = spec('hop');
+const TOOL_STARTED = spec('tool_started');
+const TOOL_RESULT = spec('tool_result');
+
+/** True when `type` names a nativeharness v1 event type. */
+export function isNhEventType(type: string): type is NhEventType {
+  return specs.has(type);
+}
+
+/**
+ * The spec of an event type, `undefined` for any other string. JSON.parse returns a fresh,
+ * unhashed string for values longer than 10 characters: the frequent types are compared first.
+ */
+export function nhEventSpec(type: string): NhEventSpec | undefined {
+  if (type === 'token') return TOKEN;
+  if (type === 'output') return OUTPUT;
+  if (type === 'hop') return HOP;
+  if (type === 'tool_started') return TOOL_STARTED;
+  if (type === 'tool_result') return TOOL_RESULT;
+  return specs.get(type);
+}
+
+/** Validates an envelope; `undefined` when valid, else a short description of the problems. */
+export function validateNhEnvelope(record: unknown): string | undefined {
+  if (isJsonObject(record) && isValidEnvelope(record)) return undefined;
+  return schemaProblems(NhEnvelope as z.ZodMiniType, record);
+}
+
+/** Validates the payload of a known type; `undefined` when valid, else what is wrong. */
+export function validateNhPayload(type: NhEventType, payload: unknown): string | undefined {
+  return validateNhEventPayload(specs.get(type)!, payload);
+}
+
+/** {@link validateNhPayload} with the spec already found. */
+export function validateNhEventPayload(spec: NhEventSpec, p: unknown): string | undefined {
+  if (isJsonObject(p)) {
+    // The frequent payloads by a direct call (inlined), the others through their spec.
+    let valid: boolean;
+    if (spec === TOKEN) valid = isValidToken(p);
+    else if (spec === OUTPUT) valid = isValidOutput(p);
+    else valid = spec.guard(p);
+    if (valid) return undefined;
+  }
+  return schemaProblems(spec.schema, p, 'payload.');
+}
+
+// Leading bytes that do not decide the framing: whitespace, and the parts of one BOM.
+const BLANK = new Set([0x20, 0x09, 0x0d, 0x0a]);
+
+/** Past this many blank leading bytes, the framing defaults to SSE (blank lines are SSE). */
+export const NH_FRAMING_DETECT_LIMIT = 64 * 1024;
+
+/** The framing a first non-blank character shows: `[` a JSON array, `{` JSON Lines, else SSE. */
+function framingOf(c: number): NhFraming {
+  return c === 0x5b ? 'json' : c === 0x7b ? 'jsonl' : 'sse';
+}
+
+/**
+ * The framing rule: the framing the first non-blank byte of a stream shows, reading `chunk`
+ * that starts at stream position `position`; `blank` when the chunk has only blanks.
+ */
+export function sniffNhFraming(chunk: Uint8Array | string, position: number): NhFraming | 'blank' {
+  if (typeof chunk === 'string') {
+    for (let i = 0; i < chunk.length; i++) {
+      const c = chunk.charCodeAt(i);
+      if (isBomChar(c, position + i) || BLANK.has(c)) continue;
+      return framingOf(c);
+    }
+    return 'blank';
+  }
+  for (let i = 0; i < chunk.length; i++) {
+    const c = chunk[i]!;
+    if (isBomByte(c, position + i) || BLANK.has(c)) continue;
+    return framingOf(c);
+  }
+  return 'blank';
+}
+
+const SSE_LINE = /^(?:id|event|data|retry)(?::|$)|^:/;
+
+/**
+ * nativeharness's sniffing rule (called by `detectFormat` with the first non-blank line, and the
+ * JSON object it holds when it is one): an SSE field line is certain, a JSON array likely, an
+ * event envelope certain.
+ */
+export function sniffNativeharness(line: string, record: JsonObject | undefined): Detection | undefined {
+  if (SSE_LINE.test(line))
+    return { format: NH, confidence: 'certain', framing: 'sse', reason: 'server-sent events' };
+  if (line.startsWith('['))
+    return { format: NH, confidence: 'likely', framing: 'json', reason: 'a JSON array of events' };
+  if (
+    record !== undefined &&
+    typeof record.seq === 'number' &&
+    typeof record.type === 'string' &&
+    ('session_id' in record || 'payload' in record)
+  ) {
+    return { format: NH, confidence: 'certain', framing: 'jsonl', reason: 'an event envelope' };
+  }
+  return undefined;
+}

@@ -1,0 +1,64 @@
+// Carrying a canonical event whole inside a protocol's extension record (AG-UI `CUSTOM`, an AI
+// SDK `data-*` part) when the protocol has no slot of its own for it, and reading it back.
+
+import { isJsonObject, type JsonObject, setOwn } from '../json';
+import { AGENT_EVENT_TYPES, type AgentEvent, type AgentEventType, type Usage, validateEvent } from '../model';
+
+/** The prefix of the names under which agentwire carries a canonical event (`agentwire.plan`). */
+export const CARRY_PREFIX = 'agentwire.';
+
+// Fields the carrier's own stream states (its thread, run, step, order, time, lane): carried
+// again they would contradict the stream they travel in once read back.
+const NATIVE: ReadonlySet<string> = new Set([
+  'type',
+  'provenance',
+  'ts',
+  'lane',
+  'session',
+  'workspace',
+  'run',
+  'round',
+  'seq',
+]);
+
+/** The fields of `event` to carry: all but its type, provenance and the carrier's envelope. */
+export function carriedValue(event: AgentEvent): JsonObject {
+  const value: JsonObject = {};
+  for (const key of Object.keys(event)) {
+    if (NATIVE.has(key)) continue;
+    const v = (event as Record<string, unknown>)[key];
+    if (v !== undefined) value[key] = v;
+  }
+  return value;
+}
+
+/** True when `type` names a canonical event type. */
+export function isAgentEventType(type: string): type is AgentEventType {
+  return (AGENT_EVENT_TYPES as readonly string[]).includes(type);
+}
+
+/**
+ * The canonical event a carried value stands for (`type` without the prefix), or `undefined`
+ * when it is not a well-formed event of a known type. The value is copied, never merged.
+ */
+export function eventFromCarried(type: string, value: unknown): AgentEvent | undefined {
+  if (!isAgentEventType(type) || !isJsonObject(value) || 'provenance' in value) return undefined;
+  const candidate: JsonObject = { type };
+  for (const key of Object.keys(value)) if (key !== 'type') setOwn(candidate, key, value[key]);
+  const checked = validateEvent(candidate);
+  return checked.success ? (candidate as AgentEvent) : undefined;
+}
+
+/**
+ * True for a usage that counts nothing: every figure 0 and no model breakdown. Formats that must
+ * write a usage write this when they have none, so the UI protocols do not repeat it (a frontend
+ * would show "0 tokens" for "not known").
+ */
+export function isZeroUsage(usage: Usage): boolean {
+  if (usage.byModel !== undefined || usage.model !== undefined) return false;
+  for (const k of ['input', 'output', 'cacheRead', 'cacheWrite', 'reasoning', 'costUsd'] as const) {
+    const v = usage[k];
+    if (v !== undefined && v !== 0) return false;
+  }
+  return true;
+}

@@ -1,0 +1,384 @@
+import { createParser, type EventSourceParser, type ParseError } from 'eventsource-parser';
+import { AgentwireError, type Diagnostic, diagnosticAt, type Format } from '../diagnostics';
+import { LineSplitter } from './lines';
+
+/** Default `maxEventBytes`: 4 MiB for all the lines of one SSE event together. */
+export const DEFAULT_MAX_EVENT_BYTES: number = 4 * 1024 * 1024;
+
+/** One dispatched SSE event. */
+export interface SseMessage {
+  /** The `id` set inside this event's block, if any (WHATWG: NUL-containing ids are ignored). */
+  id: string | undefined;
+  /** The `event` field, if the block had one. */
+  event: string | undefined;
+  /** The data lines joined with LF. */
+  data: string;
+  /** The sticky last event id after this event (what a reconnect sends as `Last-Event-ID`). */
+  lastEventId: string;
+  /** 1-based line number of the block's first line. */
+  line: number;
+  /** Byte offset of the block's first line. */
+  offset: number;
+}
+
+/** Receives what an {@link SseReader} finds, in input order. */
+export interface SseHandler {
+  /** A complete event. */
+  message(message: SseMessage): void;
+  /** A diagnostic (bounds, bad UTF-8, bad `retry`, unknown fields, an unfinished last event). */
+  diagnostic(diagnostic: Diagnostic): void;
+  /** A valid `retry` field (milliseconds). */
+  retry?(ms: number): void;
+  /** A comment line (`: text`), e.g. a keepalive. */
+  comment?(text: string): void;
+}
+
+/** Options of {@link SseReader}. */
+export interface SseReaderOptions {
+  /** Most bytes of one line, terminator excluded. Default 1 MiB. */
+  maxLineBytes?: number;
+  /** Most bytes of one event (all its lines and their terminators). Default {@link DEFAULT_MAX_EVENT_BYTES}. */
+  maxEventBytes?: number;
+  /** The last event id to start from (a resumed connection). Default `""`. */
+  lastEventId?: string;
+  /** Stamped on diagnostics. */
+  format?: Format;
+}
+
+/**
+ * A WHATWG `text/event-stream` reader. Lines come from the shared {@link LineSplitter} (CR, LF,
+ * CRLF; one BOM; bounded lines; UTF-8 across chunks); fields are parsed by `eventsource-parser`
+ * fed one normalised line at a time. This class adds what that parser leaves to its caller or
+ * does differently: a bound on a whole event that discards the event and goes on (the parser's
+ * own `maxBufferSize` stops it for good), the sticky last event id (also committed by a block
+ * without data), and diagnostics with line numbers and byte offsets.
+ */
+export class SseReader {
+  private readonly handler: SseHandler;
+  private readonly splitter: LineSplitter;
+  private readonly parser: EventSourceParser;
+  private readonly maxEventBytes: number;
+  private readonly format: Format | undefined;
+  private last: string;
+  private blockId: string | undefined;
+  private blockLine = 0;
+  private blockOffset = 0;
+  private blockBytes = 0;
+  private inBlock = false;
+  private discarding = false;
+  private currentLine = 0;
+  private currentOffset = 0;
+  // The block's `data` and `event` fields, kept here (the parser gets the other fields): feeding
+  // the parser every data line as its own string costs more than reading these two fields.
+  private data = '';
+  private dataLines = 0;
+  private eventType: string | undefined;
+
+  /** Creates a reader sending events and diagnostics to `handler`. */
+  constructor(handler: SseHandler, options: SseReaderOptions = {}) {
+    this.handler = handler;
+    this.format = options.format;
+    this.last = options.lastEventId ?? '';
+    const max = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
+    this.maxEventBytes = Number.isFinite(max) && max >= 0 ? Math.floor(max) : DEFAULT_MAX_EVENT_BYTES;
+    const lineOptions: { mode: 'sse'; maxLineBytes?: number; format?: Format } = { mode: 'sse' };
+    if (options.maxLineBytes !== undefined) lineOptions.maxLineBytes = options.maxLineBytes;
+    if (options.format !== undefined) lineOptions.format = options.format;
+    this.splitter = new LineSplitter(
+      {
+        line: (text, line, offset, bytes) => this.line(text, line, offset, bytes),
+        diagnostic: (d) => {
+          // A line we could not read belongs to the event being read: that event is now
+          // incomplete, so it is discarded whole rather than dispatched without the line.
+          if (this.inBlock || d.code !== 'incomplete_line') this.startDiscarding();
+          this.handler.diagnostic(d);
+        },
+      },
+      lineOptions,
+    );
+    this.parser = createParser({
+      onEvent: (e) => this.dispatch(e.event, e.data),
+      onRetry: (ms) => this.handler.retry?.(ms),
+      onComment: (text) => this.handler.comment?.(text),
+      onError: (error) => this.parseError(error),
+    });
+    this.resetParser();
+  }
+
+  /** The sticky last event id: what a reconnect sends as `Last-Event-ID`. */
+  get lastEventId(): string {
+    return this.last;
+  }
+
+  /** Bytes taken in so far. */
+  get bytesConsumed(): number {
+    return this.splitter.bytesConsumed;
+  }
+
+  /** Takes the next chunk. */
+  push(chunk: Uint8Array | string): void {
+    this.splitter.push(chunk);
+  }
+
+  /**
+   * Ends the input. An unfinished event is dropped (WHATWG) and reported as `incomplete_line`
+   * (severity `warning`); its id is not committed.
+   */
+  end(): void {
+    // An unterminated last line can only belong to an event that never got its blank line:
+    // it is not read (no spurious diagnostics for a line cut mid-character or mid-name).
+    this.splitter.end('hold');
+    const partial = this.splitter.pendingBytes > 0;
+    if ((this.inBlock && !this.discarding) || (partial && !this.inBlock)) {
+      const line = this.inBlock ? this.blockLine : this.splitter.nextLineNumber;
+      const offset = this.inBlock
+        ? this.blockOffset
+        : this.splitter.bytesConsumed - this.splitter.pendingBytes;
+      this.handler.diagnostic(
+        this.diag(
+          'incomplete_line',
+          'warning',
+          line,
+          offset,
+          'the input ended inside an event (no blank line after it); the event was not dispatched',
+        ),
+      );
+    }
+    this.splitter.reset();
+    this.clearBlock();
+    this.resetParser();
+  }
+
+  private dispatch(event: string | undefined, data: string): void {
+    this.handler.message({
+      id: this.blockId,
+      event,
+      data,
+      lastEventId: this.last,
+      line: this.blockLine,
+      offset: this.blockOffset,
+    });
+  }
+
+  private resetParser(): void {
+    this.data = '';
+    this.dataLines = 0;
+    this.eventType = undefined;
+    this.parser.reset();
+    // eventsource-parser strips a BOM from its first chunk; the splitter already removed the one
+    // BOM the stream may have, so a second one must stay content (WHATWG).
+    this.parser.feed('');
+  }
+
+  private clearBlock(): void {
+    this.inBlock = false;
+    this.discarding = false;
+    this.blockBytes = 0;
+    this.blockId = undefined;
+  }
+
+  private startDiscarding(): void {
+    if (!this.inBlock) {
+      this.inBlock = true;
+      this.blockLine = this.splitter.nextLineNumber;
+      this.blockOffset = this.splitter.bytesConsumed;
+    }
+    this.discarding = true;
+    this.resetParser();
+  }
+
+  private line(text: string, line: number, offset: number, bytes: number): void {
+    this.currentLine = line;
+    this.currentOffset = offset;
+    if (text.length === 0) {
+      if (this.blockId !== undefined) this.last = this.blockId;
+      if (!this.discarding) {
+        // WHATWG dispatch: only a block with data lines is an event. The parser never sees data
+        // lines, so it has nothing to dispatch; the id it may hold is never read.
+        if (this.dataLines > 0) {
+          const data = this.data;
+          const event = this.eventType;
+          this.data = '';
+          this.dataLines = 0;
+          this.eventType = undefined;
+          this.dispatch(event, data);
+        }
+      }
+      // A block without data dispatches nothing and still clears its event type (WHATWG).
+      this.eventType = undefined;
+      this.clearBlock();
+      return;
+    }
+    if (!this.inBlock) {
+      this.inBlock = true;
+      this.blockLine = line;
+      this.blockOffset = offset;
+    }
+    // The id is tracked here, not taken from the parser: WHATWG commits it also for a block
+    // without data, and for a block discarded as too large (a resume must not ask for it again).
+    let isId = false;
+    // Field names are matched by character codes: `startsWith` and slicing the name cost more
+    // than the rest of the line's handling.
+    const first = text.charCodeAt(0);
+    if (first === 105 && text.charCodeAt(1) === 100 && (text.length === 2 || text.charCodeAt(2) === 58)) {
+      isId = true;
+      const value = text.length === 2 ? '' : text.slice(text.charCodeAt(3) === 32 ? 4 : 3);
+      if (value.indexOf('\0') === -1) this.blockId = value;
+    }
+    if (this.discarding) {
+      // WHATWG applies `retry` as its line is read, like `id`: also in a block being discarded.
+      if (isRetryLine(text)) this.parser.feed(`${text}\n`);
+      return;
+    }
+    this.blockBytes += bytes + 1;
+    if (this.blockBytes > this.maxEventBytes) {
+      this.handler.diagnostic(
+        this.diag(
+          'event_too_large',
+          'error',
+          this.blockLine,
+          this.blockOffset,
+          `event too large, (at least ${this.blockBytes} bytes so far) > maxEventBytes (${this.maxEventBytes}); the event was discarded`,
+        ),
+      );
+      this.discarding = true;
+      this.resetParser();
+      if (isRetryLine(text)) this.parser.feed(`${text}\n`);
+      return;
+    }
+    // The id is fully handled above, and the parser's own copy of it is never read: feeding the
+    // line would only cost a parser call per event.
+    if (isId) return;
+    if (
+      first === 100 &&
+      text.charCodeAt(1) === 97 &&
+      text.charCodeAt(2) === 116 &&
+      text.charCodeAt(3) === 97
+    ) {
+      if (text.length === 4 || text.charCodeAt(4) === 58) {
+        const value = text.length === 4 ? '' : text.slice(text.charCodeAt(5) === 32 ? 6 : 5);
+        this.data = this.dataLines === 0 ? value : `${this.data}\n${value}`;
+        this.dataLines++;
+        return;
+      }
+    } else if (
+      first === 101 &&
+      text.charCodeAt(1) === 118 &&
+      text.charCodeAt(2) === 101 &&
+      text.charCodeAt(3) === 110 &&
+      text.charCodeAt(4) === 116
+    ) {
+      if (text.length === 5 || text.charCodeAt(5) === 58) {
+        const value = text.length === 5 ? '' : text.slice(text.charCodeAt(6) === 32 ? 7 : 6);
+        this.eventType = value === '' ? undefined : value;
+        return;
+      }
+    }
+    this.parser.feed(`${text}\n`);
+  }
+
+  private parseError(error: ParseError): void {
+    if (error.type === 'invalid-retry') {
+      this.handler.diagnostic(
+        this.diag(
+          'invalid_record',
+          'warning',
+          this.currentLine,
+          this.currentOffset,
+          `retry value ${JSON.stringify(error.value ?? '')} is not ASCII digits; ignored`,
+        ),
+      );
+    } else if (error.type === 'unknown-field') {
+      const field = error.field ?? '';
+      this.handler.diagnostic(
+        this.diag(
+          'unknown_record',
+          'info',
+          this.currentLine,
+          this.currentOffset,
+          `unknown SSE field ${JSON.stringify(field.length > 40 ? `${field.slice(0, 40)}…` : field)}; ignored`,
+        ),
+      );
+    }
+  }
+
+  private diag(
+    code: Diagnostic['code'],
+    severity: Diagnostic['severity'],
+    line: number,
+    offset: number,
+    what: string,
+  ): Diagnostic {
+    return diagnosticAt(code, severity, line, offset, what, this.format);
+  }
+}
+
+// A `retry` field line (`retry`, or `retry:` and a value).
+function isRetryLine(text: string): boolean {
+  return text.startsWith('retry') && (text.length === 5 || text.charCodeAt(5) === 58);
+}
+
+/** The fields of one SSE event to write. */
+export interface SseFields {
+  /** The `id` line; omitted when undefined. */
+  id?: string | undefined;
+  /** The `event` line; omitted when undefined. */
+  event?: string | undefined;
+  /** The payload: written as one `data:` line, so it must not contain CR or LF. */
+  data: string;
+}
+
+function refuse(field: string, value: string): never {
+  throw new AgentwireError({
+    code: 'unencodable',
+    severity: 'error',
+    message: `SSE ${field} ${JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value)} contains CR, LF or NUL; writing it would let it inject fields or events`,
+    format: 'nativeharness',
+  });
+}
+
+// indexOf per character: a native memchr-like search, cheaper than a regular expression here.
+function hasLineBreak(value: string): boolean {
+  return value.indexOf('\n') !== -1 || value.indexOf('\r') !== -1;
+}
+
+function forbidden(value: string): boolean {
+  return hasLineBreak(value) || value.indexOf('\0') !== -1;
+}
+
+/**
+ * Formats one SSE event, injection-proof: `id` and `event` values containing CR, LF or NUL, and
+ * `data` containing CR or LF, are refused with {@link AgentwireError} (`unencodable`) instead of
+ * being written (or silently altered).
+ */
+export function formatSseEvent(fields: SseFields): string {
+  let text = '';
+  if (fields.id !== undefined) {
+    if (forbidden(fields.id)) refuse('id', fields.id);
+    text += `id: ${fields.id}\n`;
+  }
+  if (fields.event !== undefined) {
+    if (forbidden(fields.event)) refuse('event', fields.event);
+    text += `event: ${fields.event}\n`;
+  }
+  if (hasLineBreak(fields.data)) refuse('data', fields.data);
+  return `${text}data: ${fields.data}\n\n`;
+}
+
+/**
+ * {@link formatSseEvent} for `data` this library produced as JSON text: JSON never holds a raw CR
+ * or LF (it escapes every control character), so only `id` and `event` are checked. Scanning the
+ * data would also flatten the concatenated payload string on every event.
+ */
+export function formatSseJsonEvent(id: string | undefined, event: string | undefined, data: string): string {
+  let text = '';
+  if (id !== undefined) {
+    if (forbidden(id)) refuse('id', id);
+    text += `id: ${id}\n`;
+  }
+  if (event !== undefined) {
+    if (forbidden(event)) refuse('event', event);
+    text += `event: ${event}\n`;
+  }
+  return `${text}data: ${data}\n\n`;
+}

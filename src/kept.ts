@@ -1,0 +1,99 @@
+// What the writers' kept-line fast paths need to prove that a line the decoder kept is still
+// what the general path would write: the kept record holds only values `JSON.stringify` gives
+// back as they are, and an event field equals the kept value it came from. docs/performance.md
+// ("Kept lines") explains why these checks are enough and what they trust.
+
+function isPlainObject(value: object): boolean {
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * True when `value` is a JSON value that `JSON.stringify` then `JSON.parse` give back equal:
+ * strings, booleans, finite numbers, plain objects and arrays of them. `null` is refused too: in
+ * a kept record that went through a JSON copy it may stand for a number `JSON.parse` read as
+ * `Infinity` (`1e400`), which the line spells otherwise. Iterative.
+ */
+export function isStableJson(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    switch (typeof v) {
+      case 'string':
+      case 'boolean':
+        continue;
+      case 'number':
+        if (!Number.isFinite(v)) return false;
+        continue;
+      case 'object': {
+        if (v === null) return false;
+        if (Array.isArray(v)) {
+          for (let i = 0; i < v.length; i++) stack.push(v[i]);
+          continue;
+        }
+        if (!isPlainObject(v)) return false;
+        const o = v as Record<string, unknown>;
+        for (const key in o) if (Object.hasOwn(o, key)) stack.push(o[key]);
+        continue;
+      }
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * True when an event's value `a` says what the kept value `b` says, as the general path would
+ * see it (`rawIfSame`: key order aside, numbers by value), and `b` is {@link isStableJson}.
+ * An object or array that is the kept one itself (or holds one) is refused: an in-place edit
+ * of it would have changed the kept record too, and only the line would still tell.
+ */
+export function sameAsKept(a: unknown, b: unknown): boolean {
+  if (typeof b !== 'object') return a === b && (typeof b !== 'number' || Number.isFinite(b));
+  if (b === null || typeof a !== 'object' || a === null || a === b) return false;
+  if (Array.isArray(b)) {
+    if (!Array.isArray(a) || a.length !== b.length) return false;
+    for (let i = 0; i < b.length; i++) if (!sameAsKept(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(a) || !isPlainObject(a) || !isPlainObject(b)) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let count = 0;
+  for (const key in y) {
+    if (!Object.hasOwn(y, key)) continue;
+    if (!Object.hasOwn(x, key) || !sameAsKept(x[key], y[key])) return false;
+    count++;
+  }
+  for (const key in x) if (Object.hasOwn(x, key) && --count < 0) return false;
+  return count === 0;
+}
+
+/**
+ * A JSON value copied: plain objects and arrays anew (own keys in order, `__proto__` as data),
+ * strings and numbers as they are. A decoder gives an event a copy of an object it also keeps
+ * in its record, so that an edit of the event can never edit the kept record.
+ */
+export function copyJson<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    const out: unknown[] = new Array(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = copyJson(value[i]);
+    return out as T;
+  }
+  const o = value as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const key in o) {
+    if (!Object.hasOwn(o, key)) continue;
+    if (key === '__proto__')
+      Object.defineProperty(out, key, {
+        value: copyJson(o[key]),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    else out[key] = copyJson(o[key]);
+  }
+  return out as T;
+}

@@ -1,0 +1,118 @@
+import { createDiagnosticSink, type DiagnosticHandler } from '../diagnostics';
+import { type NhEncodeOptions, NhEncoder } from '../formats/nativeharness/encode';
+import type { AgentEvent } from '../model';
+
+/** One persisted envelope: its seq, type and compact JSON text. */
+export interface NhLogEntry {
+  seq: number;
+  type: string;
+  json: string;
+}
+
+/** The answer the server gives a cursor older than what the log keeps. */
+export interface SessionGap {
+  /** The cursor asked for. */
+  after: number;
+  /** The first seq still stored. */
+  next: number;
+}
+
+/** What a log holds after a cursor, read at one instant. */
+export interface SessionSnapshot {
+  /** The stored entries with `seq` above the cursor (after the gap, when there is one), in order. */
+  entries: NhLogEntry[];
+  /** Present when entries after the cursor are no longer stored (retention). */
+  gap?: SessionGap;
+  /** The session is finished: `entries` end with its last event and no more will come. */
+  closed: boolean;
+  /** The seq this snapshot reaches: where {@link SessionLog.follow} continues from. */
+  last: number;
+}
+
+/** Receives a followed session's entries, in `seq` order, each once. */
+export interface SessionFollower {
+  /** The next stored entry. */
+  entry(entry: NhLogEntry): void;
+  /** The session was closed: no entry follows. */
+  end(): void;
+  /**
+   * The log cannot go on for this follower (storage unreachable for longer than the log's retry
+   * window, or entries after its cursor were trimmed before it read them). Nothing follows; a
+   * reader resumes by reading again from its cursor (for SSE: the client reconnects).
+   */
+  error(error: Error): void;
+}
+
+/**
+ * The event log a session server serves: what {@link createSseHandler} needs, implemented in
+ * memory by `NhSessionLog` (`agentwire/node`) and on Redis Streams by `RedisSessionLog`
+ * (`agentwire/redis`). Entries are nativeharness envelopes; `seq` is allocated by the log, one
+ * counter per session, and is the SSE event id. Two rules every implementation keeps:
+ *
+ * - **persist, then emit**: `read` and `follow` return only entries that are stored, and an
+ *   `append` resolves only once its entries are stored;
+ * - **every entry once, in order**: `follow(…, after)` delivers exactly the stored entries with
+ *   `seq > after`, in `seq` order (or ends with `error` when it cannot).
+ */
+export interface SessionLog {
+  /**
+   * Appends canonical events to a session (created on first use), encoded as envelopes with the
+   * session's next seqs. Resolves to the entries written once they are stored; rejects when
+   * the session is closed or storage fails for good.
+   */
+  append(workspace: string, session: string, events: Iterable<AgentEvent>): Promise<NhLogEntry[]>;
+  /** Marks a session finished: followers end after its last entry. */
+  close(workspace: string, session: string): Promise<void>;
+  /**
+   * Reads the entries after `after` (a seq; 0 for all), with the gap signal when the cursor is
+   * older than what is kept. `undefined` when the session does not exist.
+   */
+  read(workspace: string, session: string, after: number): Promise<SessionSnapshot | undefined>;
+  /**
+   * Delivers every stored entry with `seq > after`, then live ones, to `follower` until the
+   * session closes, the log fails, or the returned function is called.
+   */
+  follow(workspace: string, session: string, after: number, follower: SessionFollower): () => void;
+}
+
+/** What {@link createEntryEncoder} needs. */
+export interface EntryEncoderOptions {
+  workspace: string;
+  session: string;
+  /** The seq of the first entry (the session's stored last + 1). */
+  startSeq: number;
+  /** Clock for events without `ts`. Default `Date.now`. */
+  clock?: (() => number) | undefined;
+  /** Receives the writer's `loss` reports for events from other formats. */
+  onDiagnostic?: DiagnosticHandler | undefined;
+  /** Write with agentwire's nativeharness extension (`NhEncodeOptions.extensions`). */
+  extensions?: boolean | undefined;
+}
+
+/**
+ * The one way a session log turns canonical events into entries: the nativeharness writer in
+ * conforming JSON Lines mode, seqs continuing from `startSeq`. Stateful (open turns, hops), so
+ * a log keeps one per session it writes.
+ */
+export function createEntryEncoder(options: EntryEncoderOptions): (event: AgentEvent) => NhLogEntry[] {
+  const { workspace, session } = options;
+  const encodeOptions: NhEncodeOptions = {
+    framing: 'jsonl',
+    workspace,
+    session,
+    startSeq: options.startSeq,
+    conform: true,
+  };
+  if (options.clock !== undefined) encodeOptions.clock = options.clock;
+  if (options.extensions === true) encodeOptions.extensions = true;
+  const encoder = new NhEncoder(encodeOptions, createDiagnosticSink(false, options.onDiagnostic));
+  return (event) => {
+    const entries: NhLogEntry[] = [];
+    for (const json of encoder.write({ ...event, workspace, session }).split('\n')) {
+      if (json === '') continue;
+      const r = JSON.parse(json) as { seq: number; type: string };
+      entries.push({ seq: r.seq, type: r.type, json });
+    }
+    return entries;
+  };
+}

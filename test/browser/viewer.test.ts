@@ -1,0 +1,271 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Format } from '../../src/diagnostics';
+import { codecFor, codecs } from '../../src/formats';
+import { nativeharness } from '../../src/formats/nativeharness';
+import { listFixtures } from '../../src/node/fixtures';
+import { freePort, launch, serve } from './harness';
+import { hostileStream } from './hostile';
+
+// The viewer page against a live `agentwire serve`, in Chromium.
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launch();
+});
+afterAll(() => browser.close());
+
+const events = (page: Page) => page.evaluate(() => Number(document.body.dataset.events ?? 0));
+
+// What the page shows, durations left out (they come from the clock for formats without times).
+const picture = (page: Page) =>
+  page.evaluate(() => {
+    const log = document.querySelector('main')!.cloneNode(true) as HTMLElement;
+    for (const d of log.querySelectorAll('.dur')) d.remove();
+    return {
+      rows: log.children.length,
+      text: log.textContent,
+      totals: document.querySelector('.totals')!.textContent,
+    };
+  });
+
+async function ended(page: Page): Promise<void> {
+  await page.waitForFunction(
+    () => document.querySelector('.conn')?.getAttribute('data-state') === 'ended',
+    null,
+    {
+      timeout: 20_000,
+    },
+  );
+}
+
+describe('the viewer', () => {
+  it('shows every format: the source format, runs, tools, lanes and reasoning', async () => {
+    const page = await browser.newPage();
+    // One fixture per format agentwire reads (a new codec is in this list by registering).
+    const preferred: Record<string, string> = {
+      hep: 'parallel-tools',
+      nativeharness: 'approvals',
+      codex: 'collab',
+      opencode: 'child-session',
+    };
+    const cases = Object.keys(codecs).map((format): [string, string] => {
+      const all = listFixtures(format as Format).filter((f) => !/\.jsonl?$/.test(f.name));
+      const pick = all.find((f) => f.name === preferred[format]) ?? all[0];
+      if (pick === undefined) throw new Error(`no fixture for ${format}`);
+      return [format, pick.path];
+    });
+    expect(cases.length).toBeGreaterThanOrEqual(8);
+    for (const [format, file] of cases) {
+      const served = await serve([file]);
+      try {
+        await page.goto(served.origin);
+        await ended(page);
+        await page.waitForFunction(
+          (f) => document.querySelector('.format')?.getAttribute('data-format') === f,
+          format,
+        );
+        expect(await events(page), file).toBeGreaterThan(2);
+        expect(await page.locator('.row').count(), file).toBeGreaterThan(2);
+        if (format === 'codex') {
+          expect(await page.locator('.row.lane').count()).toBeGreaterThan(0);
+          expect(await page.locator('.lane-head').count()).toBe(1);
+        }
+        if (format === 'nativeharness') expect(await page.locator('.approval').count()).toBeGreaterThan(0);
+        if (format === 'hep') expect(await page.locator('.tool').count()).toBeGreaterThan(1);
+      } finally {
+        await served.stop();
+      }
+    }
+    const served = await serve(['fixtures/opencode/reasoning.jsonl']);
+    await page.goto(served.origin);
+    await ended(page);
+    expect(await page.locator('.reasoning').count()).toBeGreaterThan(0);
+    await served.stop();
+    await page.close();
+  });
+
+  it('renders a hostile stream inertly: no script runs, no element is injected', async () => {
+    const file = join(tmpdir(), `agentwire-hostile-${process.pid}.sse`);
+    const text = hostileStream();
+    writeFileSync(file, text);
+    const expected = nativeharness.parse(text).events.length;
+    const served = await serve([file]);
+    const page = await browser.newPage();
+    await page.addInitScript(() => {
+      const w = window as unknown as { __violations: string[] };
+      w.__violations = [];
+      document.addEventListener('securitypolicyviolation', (e) => w.__violations.push(e.violatedDirective));
+    });
+    const dialogs: string[] = [];
+    page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    try {
+      await page.goto(served.origin);
+      await ended(page);
+      expect(await events(page)).toBe(expected);
+      // Everything expandable expanded: the 1 MB text in full, every card open.
+      await page.evaluate(() => {
+        for (const b of document.querySelectorAll<HTMLElement>('.tool-head[aria-expanded="false"]'))
+          b.click();
+        for (const b of document.querySelectorAll<HTMLElement>('.message button.more')) b.click();
+      });
+      expect(await page.locator('.tool-head[aria-expanded="false"]').count()).toBe(0);
+      const result = await page.evaluate(() => {
+        const w = window as unknown as { __pwned?: unknown; __violations: string[] };
+        const tags = [...document.querySelectorAll('*')].map((e) => e.tagName.toLowerCase());
+        // Our own elements carry no handler, link or source attribute (the page script's src aside).
+        const onAttrs = [...document.body.querySelectorAll('*')]
+          .filter((e) => e !== document.currentScript && e.tagName !== 'SCRIPT')
+          .flatMap((e) =>
+            [...e.attributes]
+              .map((a) => a.name)
+              .filter((n) => n.startsWith('on') || n === 'href' || n === 'src' || n === 'style'),
+          );
+        return {
+          pwned: w.__pwned,
+          violations: w.__violations,
+          foreign: tags.filter((t) =>
+            ['img', 'svg', 'iframe', 'a', 'style', 'object', 'embed', 'b', 'video', 'audio', 'form'].includes(
+              t,
+            ),
+          ),
+          scripts: document.scripts.length,
+          links: document.querySelectorAll('link').length,
+          onAttrs,
+          text: document.body.textContent ?? '',
+          longest: Math.max(...[...document.querySelectorAll('pre')].map((p) => p.textContent!.length)),
+        };
+      });
+      expect(result.pwned).toBeUndefined();
+      expect(result.violations).toEqual([]);
+      expect(result.foreign).toEqual([]);
+      expect(result.scripts).toBe(1);
+      expect(result.links).toBe(1);
+      expect(result.onAttrs).toEqual([]);
+      expect(dialogs).toEqual([]);
+      // Shown as text, controls made visible.
+      expect(result.text).toContain('<script>window.__pwned = "script"</script>');
+      expect(result.text).toContain('<img src=x onerror=');
+      expect(result.text).toContain('\\x1b[31mred');
+      expect(result.text).toContain('\\u202egnp.exe');
+      expect(result.text).not.toContain('\u001b');
+      expect(result.text).not.toContain('\u202e');
+      expect(result.longest).toBeGreaterThan(1_000_000);
+      expect(await page.title()).toContain('<script>');
+    } finally {
+      await page.close();
+      await served.stop();
+    }
+  });
+
+  it('is driven from the keyboard', async () => {
+    const served = await serve(['fixtures/hep/parallel-tools.jsonl']);
+    const page = await browser.newPage();
+    try {
+      await page.goto(served.origin);
+      await ended(page);
+      const active = () =>
+        page.evaluate(() => {
+          const a = document.activeElement as HTMLElement;
+          const rows = [...document.querySelectorAll('main > .row')];
+          return {
+            index: rows.indexOf(a),
+            cls: a.className,
+            expanded: a.querySelector('.tool-head')?.getAttribute('aria-expanded'),
+          };
+        });
+      await page.keyboard.press('j');
+      expect((await active()).index).toBe(0);
+      await page.keyboard.press('j');
+      expect((await active()).index).toBe(1);
+      await page.keyboard.press('k');
+      expect((await active()).index).toBe(0);
+      // On to the first tool card; Enter opens it, Enter closes it.
+      for (let i = 0; i < 20 && !(await active()).cls.includes('tool'); i++)
+        await page.keyboard.press('ArrowDown');
+      const tool = await active();
+      expect(tool.cls).toContain('tool');
+      expect(tool.expanded).toBe('false');
+      await page.keyboard.press('Enter');
+      expect(await active()).toMatchObject({ index: tool.index, expanded: 'true' });
+      await page.keyboard.press('Enter');
+      expect((await active()).expanded).toBe('false');
+      await page.keyboard.press('End');
+      const rows = await page.locator('main > .row').count();
+      expect((await active()).index).toBe(rows - 1);
+      await page.keyboard.press('Home');
+      expect((await active()).index).toBe(0);
+      // Tab reaches the cards' buttons too.
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('BUTTON');
+    } finally {
+      await page.close();
+      await served.stop();
+    }
+  });
+
+  it('shows events as they are appended, and after a server restart the same picture, nothing twice', async () => {
+    const lines = readFileSync('fixtures/codex/collab.jsonl', 'utf8')
+      .split('\n')
+      .filter((l) => l !== '');
+    const port = await freePort();
+    const codex = codecFor('codex')!;
+    const decoder = codex.createDecoder();
+    const enc = new TextEncoder();
+    const first = await serve(['--format', 'codex', '-'], { port, stdin: true });
+    const page = await browser.newPage();
+    let second: typeof first | undefined;
+    try {
+      await page.goto(first.origin);
+      const half = Math.ceil(lines.length / 2);
+      let seen = 0;
+      for (let i = 0; i < half; i++) {
+        first.process.stdin!.write(`${lines[i]}\n`);
+        const visible = decoder
+          .push(enc.encode(`${lines[i]}\n`))
+          .filter((e) => e.type !== 'message.start' && e.type !== 'round.start');
+        if (visible.length > 0) {
+          await page.waitForFunction((n) => Number(document.body.dataset.events ?? 0) > n, seen, {
+            timeout: 10_000,
+          });
+          seen = await events(page);
+        }
+      }
+      expect(seen).toBeGreaterThan(0);
+      await page.waitForFunction(
+        () => document.querySelector('.conn')?.getAttribute('data-state') === 'live',
+      );
+      await first.stop();
+      await page.waitForFunction(() =>
+        ['reconnecting', 'connecting'].includes(
+          document.querySelector('.conn')?.getAttribute('data-state') ?? '',
+        ),
+      );
+      // The restarted server reads its input again from the start (as a log would be reloaded).
+      second = await serve(['--format', 'codex', '-'], { port, stdin: true });
+      for (const line of lines) second.process.stdin!.write(`${line}\n`);
+      second.process.stdin!.end();
+      await ended(page);
+      const fresh = await browser.newPage();
+      await fresh.goto(second.origin);
+      await ended(fresh);
+      expect(await events(page)).toBe(await events(fresh));
+      const [a, b] = await Promise.all([picture(page), picture(fresh)]);
+      expect(a).toEqual(b);
+      expect(a.text.split('Found one off-by-one in scan() at line 88.').length).toBe(
+        b.text.split('Found one off-by-one in scan() at line 88.').length,
+      );
+      await fresh.close();
+    } finally {
+      await page.close();
+      await first.stop();
+      await second?.stop();
+    }
+  });
+});

@@ -1,0 +1,82 @@
+import { describe, expect, test } from 'vitest';
+import { type AgentEvent, claude } from '../../src/index';
+import { loadFixture } from '../../src/node/fixtures';
+
+// A 2 MB tool result on one line, generated here (deterministic) rather than committed.
+function bigResultStream(): string {
+  const content = `${'x'.repeat(2 * 1024 * 1024 - 7)}\\n\\"é\\"\\t`;
+  return [
+    '{"type":"system","subtype":"init","cwd":"/r","session_id":"s","tools":["Read"],"mcp_servers":[],"model":"m","permissionMode":"default","uuid":"u1"}',
+    '{"type":"assistant","message":{"model":"m","id":"msg_1","type":"message","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"/r/big"}}],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":1,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}},"parent_tool_use_id":null,"session_id":"s","uuid":"u2"}',
+    `{"type":"user","message":{"role":"user","content":[{"tool_use_id":"t1","type":"tool_result","content":"${content}"}]},"parent_tool_use_id":null,"session_id":"s","uuid":"u3"}`,
+    '{"type":"result","subtype":"success","is_error":false,"duration_ms":1,"duration_api_ms":1,"num_turns":1,"result":"ok","session_id":"s","total_cost_usd":0.001,"usage":{"input_tokens":1,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":2},"uuid":"u4"}',
+    '',
+  ].join('\n');
+}
+
+describe('claude decoder', () => {
+  test('a 2 MB tool result line is read whole (16 MiB default) and written back byte for byte', () => {
+    const text = bigResultStream();
+    const { events, diagnostics } = claude.parse(text);
+    expect(diagnostics).toEqual([]);
+    const end = events.find((e) => e.type === 'tool.end') as AgentEvent & { text: string; name: string };
+    expect(end.text.length).toBe(2 * 1024 * 1024 - 2);
+    expect(end.name).toBe('Read');
+    expect(claude.stringify(events)).toBe(text);
+  });
+
+  test('with the shared 1 MiB bound the same line is line_too_long, and the stream goes on', () => {
+    const { events, diagnostics } = claude.parse(bigResultStream(), { maxLineBytes: 1024 * 1024 });
+    expect(diagnostics.map((d) => d.code)).toEqual(['line_too_long']);
+    expect(events.some((e) => e.type === 'run.end' && e.status === 'completed')).toBe(true);
+  });
+
+  test('usage is counted once per message id: copies give no event, no copy is final', () => {
+    const { events } = claude.parse(loadFixture('claude', 'tools').bytes);
+    const usages = events.filter((e) => e.type === 'usage');
+    const keys = usages.map((e) => e.usage.key);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(usages.every((e) => e.usage.scope === 'call' && e.usage.final === false)).toBe(true);
+    const end = events.find((e) => e.type === 'run.end');
+    expect(end?.type === 'run.end' && end.usage).toMatchObject({
+      costUsd: 0.054201000000000006,
+      cacheRead: 68711,
+    });
+  });
+
+  test('model-not-found: subtype success with is_error true is a failed run, reason kept', () => {
+    const { events } = claude.parse(loadFixture('claude', 'model-not-found').bytes);
+    const end = events.find((e) => e.type === 'run.end');
+    expect(end).toMatchObject({ status: 'failed', reason: 'api_error' });
+    expect(events.find((e) => e.type === 'error')).toMatchObject({ code: 'model_not_found' });
+  });
+
+  test('no result at the end: a synthetic incomplete run end, never completed', () => {
+    const { events } = claude.parse(loadFixture('claude', 'missing-result').bytes);
+    expect(events.at(-1)).toMatchObject({
+      type: 'run.end',
+      status: 'incomplete',
+      provenance: { synthetic: true },
+    });
+  });
+
+  test('an edited event is written by patching its line; the rest stays as written', () => {
+    const fx = loadFixture('claude', 'tools');
+    const events = claude
+      .parse(fx.bytes)
+      .events.map((e) => (e.type === 'text.delta' ? { ...e, text: 'Edited.' } : e));
+    const out = claude.stringify(events).split('\n');
+    const original = fx.text.split('\n');
+    const changed = out.map((l, i) => (l === original[i] ? -1 : i)).filter((i) => i >= 0);
+    expect(changed).toHaveLength(1);
+    expect(JSON.parse(out[changed[0]!]!).message.content[0].text).toBe('Edited.');
+  });
+
+  test('garbage lines are diagnosed, the stream goes on, and they are put back', () => {
+    const fx = loadFixture('claude', 'api-retry');
+    const text = `Warning: something\n${fx.text}`;
+    const { events, diagnostics } = claude.parse(text);
+    expect(diagnostics.map((d) => d.code)).toEqual(['invalid_json']);
+    expect(claude.stringify(events)).toBe(text);
+  });
+});

@@ -1,0 +1,47 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, test } from 'vitest';
+import { type AgentEvent, claude } from '../../src/index';
+import { expectGolden, expectSameAtAnyChunking } from '../golden';
+
+const dir = 'fixtures/claude';
+const fixtures = readdirSync(dir)
+  .filter((f) => f.endsWith('.jsonl'))
+  .sort();
+
+describe.each(fixtures)('fixture %s', (name) => {
+  const bytes = new Uint8Array(readFileSync(`${dir}/${name}`));
+  const text = new TextDecoder().decode(bytes);
+  const parsed = claude.parse(bytes);
+
+  test('decodes to the committed golden events, without diagnostics', () => {
+    expect(parsed.diagnostics).toEqual([]);
+    expectGolden(`${dir}/${name.replace(/\.jsonl$/, '.golden.json')}`, parsed);
+  });
+
+  test('stringify(parse(x).events) === x, byte for byte', () => {
+    expect(claude.stringify(parsed.events)).toBe(text);
+  });
+
+  test('a JSON copy of the events (hints as data) still writes the same bytes', () => {
+    const copy = JSON.parse(JSON.stringify(parsed.events)) as AgentEvent[];
+    expect(claude.stringify(copy)).toBe(text);
+  });
+
+  test('conforms: check() reports nothing', () => {
+    expect(claude.check(bytes)).toEqual([]);
+  });
+
+  test('string input and byte input decode alike', () => {
+    expect(claude.parse(text)).toEqual(parsed);
+  });
+
+  test('any chunking, and byte by byte, gives the same events', () => {
+    expectSameAtAnyChunking(() => claude.createDecoder(), bytes, parsed.events);
+  });
+
+  test('the streaming writer gives the same bytes event by event', async () => {
+    let out = '';
+    for await (const piece of claude.encode(parsed.events)) out += piece;
+    expect(out).toBe(text);
+  });
+});

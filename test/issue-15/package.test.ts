@@ -1,0 +1,49 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { expect, test } from 'vitest';
+
+// Issue #15 item 10: the package as npm sees it — links, runtime dependency ranges, a CLI that
+// imports the library's own files instead of a copy, `node:` built-in imports.
+const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as Record<string, unknown> & {
+  dependencies: Record<string, string>;
+};
+
+test('repository, homepage and bugs are set', () => {
+  expect(pkg.repository).toEqual({ type: 'git', url: 'git+https://github.com/agentwire/agentwire.git' });
+  expect(pkg.homepage).toMatch(/^https:\/\/github\.com\/agentwire\/agentwire/);
+  expect(pkg.bugs).toEqual({ url: 'https://github.com/agentwire/agentwire/issues' });
+});
+
+test('runtime dependencies are ranges (npm can share a consumer copy); the lockfile pins them', () => {
+  for (const [name, range] of Object.entries(pkg.dependencies)) expect(range, name).toMatch(/^\^\d/);
+  const lock = JSON.parse(readFileSync('package-lock.json', 'utf8')) as {
+    packages: Record<string, { version?: string; dependencies?: Record<string, string> }>;
+  };
+  expect(lock.packages['']!.dependencies).toEqual(pkg.dependencies);
+  for (const name of Object.keys(pkg.dependencies))
+    expect(lock.packages[`node_modules/${name}`]!.version).toMatch(/^\d+\.\d+\.\d+$/);
+});
+
+const built = (f: string) => readFileSync(`dist/${f}`, 'utf8');
+
+test('dist/cli.js imports the library entry files; it holds no second copy', () => {
+  expect(existsSync('dist/cli.js')).toBe(true);
+  const cli = built('cli.js');
+  expect(cli).toMatch(/from "\.\/index\.js"/);
+  expect(cli).toMatch(/from "\.\/node\.js"/);
+  // Library code (the line splitter, a codec's writer) lives in the entries' chunks only.
+  expect(cli).not.toContain('class LineSplitter');
+  expect(cli).not.toContain('class HepEncoder');
+  expect(statSync('dist/cli.js').size).toBeLessThan(64 * 1024);
+});
+
+test('built files import Node built-ins with the node: prefix', () => {
+  const bare = new Set(builtinModules.filter((m) => !m.startsWith('_') && !m.includes(':')));
+  for (const file of readdirSync('dist').filter((f) => /\.(c?js)$/.test(f))) {
+    const text = built(file);
+    for (const m of text.matchAll(/(?:from\s*|require\(|import\()\s*["']([^"']+)["']/g)) {
+      const name = m[1]!.split('/')[0]!;
+      expect(bare.has(name), `${file}: ${m[1]}`).toBe(false);
+    }
+  }
+});

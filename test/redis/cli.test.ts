@@ -1,0 +1,77 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { freePort, startRedis } from './redis-server.mjs';
+
+// `agentwire serve --redis`: the flags' rules, as a user meets them. The multi-process runs are
+// in failover.test.ts.
+const CLI = resolve('dist/cli.js');
+
+beforeAll(() => {
+  if (!existsSync(CLI)) throw new Error('dist/cli.js is missing: run `npm run build` first');
+});
+
+function run(args: string[]) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 20_000, input: '' });
+  return { code: r.status, stderr: r.stderr };
+}
+
+describe('agentwire serve --redis', () => {
+  test('flag rules: usage errors (exit 64) with one line each', () => {
+    for (const [args, message] of [
+      [['serve', '--read-only'], '--read-only needs --redis'],
+      [['serve', '--redis', 'redis://127.0.0.1:1', '--log', 'x.jsonl'], '--log and --redis'],
+      [['serve', '--retain', '0'], '--retain takes a positive integer'],
+      [['serve', '--redis', 'redis://127.0.0.1:1', '--read-only', 'x.jsonl'], '--read-only serves'],
+    ] as const) {
+      const r = run([...args]);
+      expect(r.code, args.join(' ')).toBe(64);
+      expect(r.stderr).toContain(message);
+    }
+  });
+
+  test('an unreachable Redis is reported before serving: exit 69', async () => {
+    const port = await freePort();
+    const r = run(['serve', '--redis', `redis://127.0.0.1:${port}`, '--read-only', '--port', '0']);
+    expect(r.code).toBe(69);
+    expect(r.stderr).toContain('cannot reach Redis');
+    expect(r.stderr).toContain('ECONNREFUSED');
+    expect(r.stderr).not.toContain('agentwire: serving');
+  });
+
+  test('one serve appends a file to Redis, another serves it read-only: the same stream from both', async () => {
+    const redis = await startRedis();
+    const children: ChildProcess[] = [];
+    // Starts `agentwire serve` and resolves its base URL once it listens.
+    const serve = (args: string[]) =>
+      new Promise<string>((resolvePort, reject) => {
+        const child = spawn(process.execPath, [CLI, 'serve', '--redis', redis.url, '--port', '0', ...args]);
+        children.push(child);
+        let err = '';
+        child.stderr.on('data', (chunk: Buffer) => {
+          err += chunk.toString();
+          const m = /serving (http:\/\/\S+)\/stream/.exec(err);
+          if (m) resolvePort(m[1]!);
+        });
+        child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${err}`)));
+      });
+    try {
+      const writer = await serve(['fixtures/hep/tool-then-text.jsonl']);
+      const reader = await serve(['--read-only']);
+      // The writer closes the session at the end of its input; both then answer the whole log.
+      let a = '';
+      for (let i = 0; i < 100 && !a.includes('event: done'); i++) {
+        a = await (await fetch(`${writer}/stream`)).text();
+      }
+      const b = await (await fetch(`${reader}/stream`)).text();
+      expect(a).toContain('event: session_created');
+      expect(b).toBe(a);
+      const resumed = await fetch(`${reader}/stream`, { headers: { 'last-event-id': '2' } });
+      expect(await resumed.text()).toBe(a.slice(a.indexOf('id: 3\n')));
+    } finally {
+      for (const child of children) child.kill('SIGKILL');
+      await redis.stop();
+    }
+  });
+});
