@@ -288,6 +288,23 @@ export function assertEncodable(
   }
 }
 
+/**
+ * `JSON.stringify(value)` for a writer, of a value the caller handed in: what JSON cannot hold at
+ * all (a cycle, a BigInt, nothing) is an {@link AgentwireError} (`unencodable`) naming `path`, with
+ * the path {@link assertEncodable} finds. One `JSON.stringify` in the common case.
+ */
+export function encodeJson(value: unknown, path: string, format: Format): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (error) {
+    assertEncodable(value, path, undefined, format);
+    throw unencodable(`${path}: ${error instanceof Error ? error.message : String(error)}`, format);
+  }
+  if (text === undefined) throw unencodable(`${path}: the value cannot be written as JSON`, format);
+  return text;
+}
+
 /** Deep equality of two JSON values, object key order ignored (numbers by value). */
 export function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;

@@ -2,6 +2,12 @@ import { describe, expect, test } from 'vitest';
 import { AMP_MAX_LINE_BYTES } from '../../src/formats/amp/index';
 import { type AgentEvent, amp, detectFormat, isAgentwireError } from '../../src/index';
 import { loadFixture } from '../../src/node/fixtures';
+import { fixtureSuite } from '../agent-suite';
+
+fixtureSuite(amp, 'amp', {
+  legacy: ['error unsupported_version @1'],
+  'missing-terminal': ['warning order @4'],
+});
 
 const T = 'T-019e47a8-5090-7538-9035-f2fde26859b7';
 const init = `{"type":"system","subtype":"init","cwd":"/w","session_id":"${T}","tools":["Bash"],"mcp_servers":[]}`;

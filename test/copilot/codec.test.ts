@@ -1,16 +1,27 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { COPILOT_MAX_LINE_BYTES, copilotEnvelope } from '../../src/formats/copilot/index';
-import { isoToMs } from '../../src/ids';
+import { COPILOT_MAX_LINE_BYTES, copilotEnvelope, copilotTimestampMs } from '../../src/formats/copilot/wire';
 import { type AgentEvent, copilot, detectFormat } from '../../src/index';
+import { IsoReader } from '../../src/iso';
 import type { JsonObject } from '../../src/json';
 import { loadFixture } from '../../src/node/fixtures';
+import { fixtureSuite } from '../agent-suite';
 import { FUZZ_RUNS } from '../runs';
+
+fixtureSuite(copilot, 'copilot', {
+  'missing-terminal': ['warning order @5', 'warning order @5'],
+});
 
 const env = (type: string, data: object, extra = '') =>
   `{"id":"e-${type}","parentId":null,"timestamp":"2026-01-15T10:00:00.000Z","type":"${type}","data":${JSON.stringify(data)}${extra}}`;
 
 describe('copilot decoder', () => {
+  test('a number spelled as JSON.stringify would not (1.0) comes back as written: the line is kept', () => {
+    const text = `${env('assistant.usage', { model: 'gpt-5', inputTokens: 1 }).replace('"inputTokens":1', '"inputTokens":1,"cost":1.0')}\n`;
+    expect(text).toContain('"cost":1.0');
+    expect(copilot.stringify(copilot.parse(text).events)).toBe(text);
+  });
+
   test('a run is user.message … session.idle, with the answer and the calls summed', () => {
     const { events } = copilot.parse(loadFixture('copilot', 'tools').bytes);
     const end = events.at(-1) as Extract<AgentEvent, { type: 'run.end' }>;
@@ -170,12 +181,16 @@ describe('copilot detection', () => {
   });
 });
 
-describe('isoToMs', () => {
+describe('copilotTimestampMs', () => {
   test('reads what Date.parse reads, for every ms a date can hold and for other spellings', () => {
     fc.assert(
-      fc.property(fc.integer({ min: -8.64e15, max: 8.64e15 }), (ms) => {
-        const text = new Date(ms).toISOString();
-        expect(isoToMs(text)).toBe(Date.parse(text));
+      // One reader over a sequence: it remembers the minute of the last timestamp it read.
+      fc.property(fc.array(fc.integer({ min: -8.64e15, max: 8.64e15 }), { maxLength: 8 }), (times) => {
+        const reader = new IsoReader();
+        for (const ms of [...times, ...times.map((t) => t + 1)].filter((t) => Math.abs(t) <= 8.64e15)) {
+          const text = new Date(ms).toISOString();
+          expect(copilotTimestampMs(reader, text)).toBe(Date.parse(text));
+        }
       }),
       { numRuns: FUZZ_RUNS },
     );
@@ -189,7 +204,7 @@ describe('isoToMs', () => {
       'not a date',
     ]) {
       const parsed = Date.parse(text);
-      expect(isoToMs(text)).toBe(Number.isFinite(parsed) ? parsed : undefined);
+      expect(copilotTimestampMs(new IsoReader(), text)).toBe(Number.isFinite(parsed) ? parsed : undefined);
     }
   });
 });

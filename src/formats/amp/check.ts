@@ -1,5 +1,4 @@
-import { orderFindings } from '../../agent-lines';
-import type { Diagnostic } from '../../diagnostics';
+import { type Diagnostic, diagnosticAtEvent } from '../../diagnostics';
 import type { AgentEvent } from '../../model';
 
 /**
@@ -9,7 +8,8 @@ import type { AgentEvent } from '../../model';
  */
 export function checkAmpEvents(events: readonly AgentEvent[]): Diagnostic[] {
   const out: Diagnostic[] = [];
-  const at = orderFindings('amp', out);
+  const at = (e: AgentEvent, severity: Diagnostic['severity'], what: string) =>
+    out.push(diagnosticAtEvent('order', severity, e, what, 'amp'));
   const calls = new Set<string>();
   let session: string | undefined;
   let first = true;

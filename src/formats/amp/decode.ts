@@ -1,15 +1,17 @@
-import {
-  addCounts,
-  type EventDraft,
-  type LineReader,
-  numberOr,
-  readObjectLine,
-  reportUnsafeNumbers,
-} from '../../agent-lines';
 import type { DecodeOptions, RecordDecoder } from '../../codec';
 import { type Diagnostic, type DiagnosticSink, diagnosticAt } from '../../diagnostics';
-import { isJsonObject, type JsonObject, resolveMaxDepth } from '../../json';
+import {
+  isJsonObject,
+  type JsonObject,
+  mayHoldUnsafeNumber,
+  NOT_PARSED,
+  parseRecordText,
+  refuseDeepText,
+  resolveMaxDepth,
+  unsafeNumberMessage,
+} from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance, RunStatus, Usage } from '../../model';
+import { addUsage } from '../../usage';
 import {
   AMP_LEGACY_TYPES,
   AMP_SUCCESS,
@@ -23,8 +25,12 @@ export interface AmpDecodeOptions extends DecodeOptions {}
 
 const FORMAT = 'amp' as const;
 
-type Emit = EventDraft;
-const num = numberOr;
+/** An event being built: its type, and fields set as the record gives them. */
+type Emit = { type: AgentEvent['type'] } & Record<string, unknown>;
+
+function num(v: unknown): number | undefined {
+  return typeof v === 'number' ? v : undefined;
+}
 
 /** The text of a `tool_result` content: a string, or text blocks joined. */
 function resultText(content: unknown): string | undefined {
@@ -74,7 +80,8 @@ interface Line {
  * line or the result comes; lines of a subagent carry its `parent_tool_use_id` as their lane.
  */
 export class AmpRecordDecoder implements RecordDecoder {
-  private readonly reader: LineReader;
+  private readonly sink: DiagnosticSink;
+  private readonly maxDepth: number;
   private session: string | undefined;
   private legacy = false;
   private runOpen = false;
@@ -89,13 +96,14 @@ export class AmpRecordDecoder implements RecordDecoder {
 
   /** Creates a decoder that reports to `sink`. */
   constructor(options: AmpDecodeOptions, sink: DiagnosticSink) {
-    this.reader = { format: FORMAT, sink, maxDepth: resolveMaxDepth(options.maxDepth) };
+    this.sink = sink;
+    this.maxDepth = resolveMaxDepth(options.maxDepth);
   }
 
   line(text: string, line: number, offset: number, out: AgentEvent[]): void {
     this.lastLine = line;
     this.lastOffset = offset;
-    const record = readObjectLine(this.reader, text, line, offset);
+    const record = this.parse(text, line, offset);
     if (record === undefined) return;
     const ctx: Line = {
       record,
@@ -124,6 +132,23 @@ export class AmpRecordDecoder implements RecordDecoder {
     );
   }
 
+  /** The line's record, or `undefined` after reporting why not (invalid JSON, too deep, no object). */
+  private parse(text: string, line: number, offset: number): JsonObject | undefined {
+    const value = parseRecordText(text, line, offset, this.maxDepth, FORMAT, this.sink);
+    if (value === NOT_PARSED || refuseDeepText(text, line, offset, this.maxDepth, FORMAT, this.sink))
+      return undefined;
+    if (isJsonObject(value)) return value;
+    this.report('invalid_json', 'error', line, offset, 'not a JSON object');
+    return undefined;
+  }
+
+  /** A kept record with a number `JSON.parse` could not hold exactly: reported (no schema reads it). */
+  private checkNumbers(record: JsonObject, text: string, line: number, offset: number): void {
+    if (!mayHoldUnsafeNumber(record)) return;
+    const message = unsafeNumberMessage(text);
+    if (message !== undefined) this.report('invalid_record', 'error', line, offset, message);
+  }
+
   private report(
     code: Diagnostic['code'],
     severity: Diagnostic['severity'],
@@ -131,7 +156,7 @@ export class AmpRecordDecoder implements RecordDecoder {
     offset: number,
     what: string,
   ): void {
-    this.reader.sink.report(diagnosticAt(code, severity, line, offset, what, FORMAT));
+    this.sink.report(diagnosticAt(code, severity, line, offset, what, FORMAT));
   }
 
   private syntheticAt(line: number, offset: number): Provenance {
@@ -168,7 +193,7 @@ export class AmpRecordDecoder implements RecordDecoder {
   }
 
   private unknown(ctx: Line): void {
-    reportUnsafeNumbers(this.reader, ctx.text, ctx.line, ctx.offset);
+    this.checkNumbers(ctx.record, ctx.text, ctx.line, ctx.offset);
     const e: Emit = { type: 'unknown', record: ctx.record };
     if (typeof ctx.record.type === 'string') e.recordType = ctx.record.type;
     this.push(ctx, e);
@@ -256,7 +281,7 @@ export class AmpRecordDecoder implements RecordDecoder {
     for (const b of m.content) {
       if (!isMappedAssistantBlock(b)) {
         // A block this codec does not know: it stays in the kept record, and the writer keeps it there.
-        reportUnsafeNumbers(this.reader, ctx.text, ctx.line, ctx.offset);
+        this.checkNumbers(b as JsonObject, ctx.text, ctx.line, ctx.offset);
         continue;
       }
       if (b.type === 'text') {
@@ -281,7 +306,7 @@ export class AmpRecordDecoder implements RecordDecoder {
     if (isJsonObject(m.usage)) {
       const u = lineUsage(m.usage);
       e.usage = u;
-      if (main && this.runOpen) this.runUsage = addCounts(this.runUsage, u);
+      if (main && this.runOpen) this.runUsage = addUsage(this.runUsage ?? {}, u);
     }
     // A main-lane round ends once its tool results are in: at the next assistant line, the
     // result, or the end of the stream (derived there from this line). Rounds are the main

@@ -1,8 +1,7 @@
-import { finiteCount, writeJson } from '../../agent-lines';
 import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
 import { randomId } from '../../ids';
-import { assertEncodable, isJsonObject, type JsonObject, rawIfSame } from '../../json';
+import { assertEncodable, encodeJson, isJsonObject, type JsonObject, rawIfSame } from '../../json';
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { AMP_SUCCESS, type AmpHints, isMappedAssistantBlock, isMappedUserBlock, mergeBlocks } from './wire';
@@ -17,8 +16,12 @@ export interface AmpEncodeOptions extends EncodeOptions {
 
 const FORMAT = 'amp' as const;
 
-const json = (value: unknown, field: string): string => writeJson(value, field, FORMAT);
-const count = (n: number | undefined, field: string): number | undefined => finiteCount(n, field, FORMAT);
+const json = (value: unknown, field: string): string => encodeJson(value, field, FORMAT);
+// A count JSON cannot hold (not finite) is an AgentwireError naming the field.
+function count(n: number | undefined, field: string): number | undefined {
+  assertEncodable(n, field, undefined, FORMAT);
+  return n;
+}
 
 // Fields each event type carries into Amp; anything else present is reported as a loss.
 const ENV = ['session', 'lane', 'round'];

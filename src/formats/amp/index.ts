@@ -6,9 +6,9 @@ import { type AmpEncodeOptions, AmpEncoder } from './encode';
 import { AMP_MAX_LINE_BYTES } from './wire';
 
 export { checkAmpEvents } from './check';
-export { type AmpDecodeOptions, AmpRecordDecoder } from './decode';
-export { type AmpEncodeOptions, AmpEncoder } from './encode';
-export * from './wire';
+export type { AmpDecodeOptions } from './decode';
+export type { AmpEncodeOptions } from './encode';
+export { AMP_MAX_LINE_BYTES, AMP_RECORD_TYPES, type AmpHints, type AmpRecordType } from './wire';
 
 /** The Amp stream-json codec plus its stream checker. */
 export interface AmpCodec extends Codec<AmpDecodeOptions, AmpEncodeOptions> {

@@ -1,5 +1,4 @@
-import { orderFindings } from '../../agent-lines';
-import type { Diagnostic } from '../../diagnostics';
+import { type Diagnostic, diagnosticAtEvent } from '../../diagnostics';
 import { isJsonObject } from '../../json';
 import type { AgentEvent } from '../../model';
 import { type CopilotHints, copilotEnvelope } from './wire';
@@ -12,7 +11,8 @@ import { type CopilotHints, copilotEnvelope } from './wire';
  */
 export function checkCopilotEvents(events: readonly AgentEvent[]): Diagnostic[] {
   const out: Diagnostic[] = [];
-  const at = orderFindings('copilot', out);
+  const at = (e: AgentEvent, severity: Diagnostic['severity'], what: string) =>
+    out.push(diagnosticAtEvent('order', severity, e, what, 'copilot'));
   const ids = new Set<string>();
   const tools = new Set<string>();
   const subagents = new Set<string>();

@@ -1,25 +1,32 @@
-import {
-  addCounts,
-  type EventDraft,
-  type LineReader,
-  numberOr,
-  readObjectLine,
-  reportUnsafeNumbers,
-} from '../../agent-lines';
 import type { DecodeOptions, RecordDecoder } from '../../codec';
 import { type Diagnostic, type DiagnosticSink, diagnosticAt } from '../../diagnostics';
-import { isoToMs } from '../../ids';
-import { isJsonObject, type JsonObject, resolveMaxDepth, setOwn } from '../../json';
+import { IsoReader } from '../../iso';
+import {
+  isJsonObject,
+  type JsonObject,
+  mayHoldUnsafeNumber,
+  NOT_PARSED,
+  parseRecordText,
+  refuseDeepText,
+  resolveMaxDepth,
+  setOwn,
+  unsafeNumberMessage,
+} from '../../json';
 import type { AgentEvent, AgentEventOf, ModelUsage, Provenance, RunStatus, Usage } from '../../model';
-import { type CopilotHints, type CopilotRecordType, isCopilotRecordType } from './wire';
+import { addUsage } from '../../usage';
+import { type CopilotHints, type CopilotRecordType, copilotTimestampMs, isCopilotRecordType } from './wire';
 
 /** Options of the Copilot decoder. */
 export interface CopilotDecodeOptions extends DecodeOptions {}
 
 const FORMAT = 'copilot' as const;
 
-type Emit = EventDraft;
-const num = numberOr;
+/** An event being built: its type, and fields set as the record gives them. */
+type Emit = { type: AgentEvent['type'] } & Record<string, unknown>;
+
+function num(v: unknown): number | undefined {
+  return typeof v === 'number' ? v : undefined;
+}
 
 function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
@@ -124,7 +131,8 @@ interface Line {
  * come from the envelope's `agentId`; usage per API call is summed into the round and the run.
  */
 export class CopilotRecordDecoder implements RecordDecoder {
-  private readonly reader: LineReader;
+  private readonly sink: DiagnosticSink;
+  private readonly maxDepth: number;
   private session: string | undefined;
   private runOpen = false;
   private turnOpen = false;
@@ -145,16 +153,18 @@ export class CopilotRecordDecoder implements RecordDecoder {
   private lastLine = 0;
   private lastOffset = 0;
   private lastTs: number | undefined;
+  private readonly clock = new IsoReader();
 
   /** Creates a decoder that reports to `sink`. */
   constructor(options: CopilotDecodeOptions, sink: DiagnosticSink) {
-    this.reader = { format: FORMAT, sink, maxDepth: resolveMaxDepth(options.maxDepth) };
+    this.sink = sink;
+    this.maxDepth = resolveMaxDepth(options.maxDepth);
   }
 
   line(text: string, line: number, offset: number, out: AgentEvent[]): void {
     this.lastLine = line;
     this.lastOffset = offset;
-    const record = readObjectLine(this.reader, text, line, offset);
+    const record = this.parse(text, line, offset);
     if (record === undefined) return;
     const type = record.type;
     const problem = envelopeProblem(record);
@@ -173,7 +183,7 @@ export class CopilotRecordDecoder implements RecordDecoder {
     }
     const data = record.data as JsonObject;
     const agent = str(record.agentId);
-    const parsedTs = isoToMs(record.timestamp as string);
+    const parsedTs = copilotTimestampMs(this.clock, record.timestamp as string);
     const ctx: Line = {
       record,
       data,
@@ -205,6 +215,23 @@ export class CopilotRecordDecoder implements RecordDecoder {
       this.endRun('incomplete', this.syntheticAt(this.lastLine, this.lastOffset), out, this.lastTs);
   }
 
+  /** The line's record, or `undefined` after reporting why not (invalid JSON, too deep, no object). */
+  private parse(text: string, line: number, offset: number): JsonObject | undefined {
+    const value = parseRecordText(text, line, offset, this.maxDepth, FORMAT, this.sink);
+    if (value === NOT_PARSED || refuseDeepText(text, line, offset, this.maxDepth, FORMAT, this.sink))
+      return undefined;
+    if (isJsonObject(value)) return value;
+    this.report('invalid_json', 'error', line, offset, 'not a JSON object');
+    return undefined;
+  }
+
+  /** A kept record with a number `JSON.parse` could not hold exactly: reported (no schema reads it). */
+  private checkNumbers(record: JsonObject, text: string, line: number, offset: number): void {
+    if (!mayHoldUnsafeNumber(record)) return;
+    const message = unsafeNumberMessage(text);
+    if (message !== undefined) this.report('invalid_record', 'error', line, offset, message);
+  }
+
   private report(
     code: Diagnostic['code'],
     severity: Diagnostic['severity'],
@@ -212,7 +239,7 @@ export class CopilotRecordDecoder implements RecordDecoder {
     offset: number,
     what: string,
   ): void {
-    this.reader.sink.report(diagnosticAt(code, severity, line, offset, what, FORMAT));
+    this.sink.report(diagnosticAt(code, severity, line, offset, what, FORMAT));
   }
 
   private syntheticAt(line: number, offset: number): Provenance {
@@ -257,7 +284,7 @@ export class CopilotRecordDecoder implements RecordDecoder {
     out: AgentEvent[],
     ctx?: Line,
   ): void {
-    reportUnsafeNumbers(this.reader, text, line, offset);
+    this.checkNumbers(record, text, line, offset);
     const e: AgentEventOf<'unknown'> = {
       type: 'unknown',
       record,
@@ -320,9 +347,9 @@ export class CopilotRecordDecoder implements RecordDecoder {
         const u = this.callUsage(d, ctx);
         // A round's and a run's usage are the main agent's own calls (the run's total is the sum of its
         // rounds); a subagent's calls stay usage events in its lane.
-        if (main) this.roundUsage = addCounts(this.roundUsage, u);
-        else this.laneUsage.set(ctx.agent!, addCounts(this.laneUsage.get(ctx.agent!), u));
-        if (main && this.runOpen) this.runUsage = addCounts(this.runUsage, u);
+        if (main) this.roundUsage = addUsage(this.roundUsage ?? {}, u);
+        else this.laneUsage.set(ctx.agent!, addUsage(this.laneUsage.get(ctx.agent!) ?? {}, u));
+        if (main && this.runOpen) this.runUsage = addUsage(this.runUsage ?? {}, u);
         this.push(ctx, { type: 'usage', usage: u });
         return;
       }
@@ -556,7 +583,7 @@ export class CopilotRecordDecoder implements RecordDecoder {
       if (!isJsonObject(m) || !isJsonObject(m.usage)) continue;
       const mu = tokenCounts(m.usage);
       setOwn(byModel, model, mu);
-      total = addCounts(total, mu);
+      total = addUsage(total ?? {}, mu);
     }
     Object.assign(u, total);
     u.byModel = byModel;

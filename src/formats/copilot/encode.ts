@@ -1,8 +1,16 @@
-import { finiteCount, writeJson } from '../../agent-lines';
 import type { EncodeOptions, Encoder } from '../../codec';
-import type { DiagnosticSink } from '../../diagnostics';
-import { IsoClock, isoToMs, randomId } from '../../ids';
-import { assertEncodable, isJsonObject, type JsonObject, jsonString, rawIfSame, setOwn } from '../../json';
+import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
+import { randomId } from '../../ids';
+import { IsoWriter, parseTimestamp } from '../../iso';
+import {
+  assertEncodable,
+  encodeJson,
+  isJsonObject,
+  type JsonObject,
+  jsonString,
+  rawIfSame,
+  setOwn,
+} from '../../json';
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { joinRecord } from '../../record';
@@ -30,8 +38,12 @@ export interface CopilotEncodeOptions extends EncodeOptions {
 
 const FORMAT = 'copilot' as const;
 
-const json = (value: unknown, field: string): string => writeJson(value, field, FORMAT);
-const count = (n: number | undefined, field: string): number | undefined => finiteCount(n, field, FORMAT);
+const json = (value: unknown, field: string): string => encodeJson(value, field, FORMAT);
+// A count JSON cannot hold (not finite) is an AgentwireError naming the field.
+function count(n: number | undefined, field: string): number | undefined {
+  assertEncodable(n, field, undefined, FORMAT);
+  return n;
+}
 
 // Fields each event type carries into Copilot; anything else present is reported as a loss.
 const ENV = ['session', 'ts', 'lane', 'round'];
@@ -84,7 +96,7 @@ interface Out {
 export class CopilotEncoder implements Encoder {
   private readonly options: CopilotEncodeOptions;
   private readonly loss: LossReporter;
-  private readonly iso = new IsoClock();
+  private readonly iso = new IsoWriter();
   private lastId: string | null = null;
   private lastQuoted = 'null';
   private lastTime = '';
@@ -262,6 +274,20 @@ export class CopilotEncoder implements Encoder {
     return this.lastTimeQuoted;
   }
 
+  /** `timestamp` of an event: its `ts` (else the clock's time) as `toISOString` writes it. */
+  private timestamp(ts: number | undefined): string {
+    const ms = ts ?? (this.options.clock ?? Date.now)();
+    const text = this.iso.write(ms);
+    if (text === '')
+      throw new AgentwireError({
+        code: 'unencodable',
+        severity: 'error',
+        message: `ts: ${ms} is no time a timestamp can hold`,
+        format: FORMAT,
+      });
+    return text;
+  }
+
   private newId(): string {
     return (this.options.idSource ?? randomId)();
   }
@@ -289,7 +315,7 @@ export class CopilotEncoder implements Encoder {
     const session = event.session ?? this.options.session ?? this.newId();
     const protocol = e?.protocol;
     const version = protocol !== undefined && /^\d+$/.test(protocol) ? Number(protocol) : 1;
-    const at = this.iso.text(event.ts ?? (this.options.clock ?? Date.now)());
+    const at = this.timestamp(event.ts);
     const set: Array<[string, unknown]> = [
       ['sessionId', session],
       ['version', tpl !== undefined && protocol === undefined ? tpl.version : version],
@@ -576,9 +602,9 @@ export class CopilotEncoder implements Encoder {
     const id = kept !== undefined ? kept.id : this.newId();
     const parentId = kept !== undefined ? kept.parentId : this.lastId;
     const timestamp =
-      kept !== undefined && (event.ts === undefined || isoToMs(kept.timestamp) === event.ts)
+      kept !== undefined && (event.ts === undefined || parseTimestamp(kept.timestamp).ms === event.ts)
         ? kept.timestamp
-        : this.iso.text(event.ts ?? (this.options.clock ?? Date.now)());
+        : this.timestamp(event.ts);
     const agent =
       o.agent ?? (o.type === 'subagent.started' || o.type.startsWith('subagent.') ? undefined : event.lane);
     const ephemeral =
@@ -588,8 +614,12 @@ export class CopilotEncoder implements Encoder {
     const quotedId = jsonString(id);
     const quotedParent =
       parentId === null ? 'null' : parentId === this.lastId ? this.lastQuoted : jsonString(parentId);
-    const head = `"id":${quotedId},"parentId":${quotedParent},"timestamp":${this.quotedTime(timestamp)}`;
     const type = `"type":${jsonString(o.type)},"data":${data}`;
+    // COPILOT_ENVELOPE_KEYS, or COPILOT_DISK_KEYS for a record that came in the on-disk order.
+    const text0 =
+      kept?.layout === 'disk'
+        ? `{${type},"id":${quotedId},"timestamp":${this.quotedTime(timestamp)},"parentId":${quotedParent}`
+        : `{"id":${quotedId},"parentId":${quotedParent},"timestamp":${this.quotedTime(timestamp)},${type}`;
     const tail =
       (agent === undefined ? '' : `,"agentId":${jsonString(agent)}`) +
       (ephemeral === undefined
@@ -597,7 +627,7 @@ export class CopilotEncoder implements Encoder {
         : ephemeral === true
           ? ',"ephemeral":true'
           : `,"ephemeral":${json(ephemeral, 'ephemeral')}`);
-    let text = kept?.layout === 'disk' ? `{${type},${head}${tail}}` : `{${head},${type}${tail}}`;
+    let text = `${text0}${tail}}`;
     if (kept?.extra !== undefined) text = this.withExtra(text, kept.extra);
     if (kept !== undefined && hints?.raw !== undefined) text = rawIfSame(hints.raw, text);
     this.lastId = id;

@@ -6,9 +6,15 @@ import { type CopilotEncodeOptions, CopilotEncoder } from './encode';
 import { COPILOT_MAX_LINE_BYTES } from './wire';
 
 export { checkCopilotEvents } from './check';
-export { type CopilotDecodeOptions, CopilotRecordDecoder } from './decode';
-export { type CopilotEncodeOptions, CopilotEncoder } from './encode';
-export * from './wire';
+export type { CopilotDecodeOptions } from './decode';
+export type { CopilotEncodeOptions } from './encode';
+export {
+  COPILOT_MAX_LINE_BYTES,
+  COPILOT_RECORD_TYPES,
+  type CopilotHints,
+  type CopilotRecordType,
+  isCopilotRecordType,
+} from './wire';
 
 /** The Copilot session event codec plus its stream checker. */
 export interface CopilotCodec extends Codec<CopilotDecodeOptions, CopilotEncodeOptions> {

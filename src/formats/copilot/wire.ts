@@ -4,6 +4,7 @@
 // available: the rules below are the schema's, and the writer's key orders are documented choices.
 
 import type { Detection } from '../../detect';
+import type { IsoReader } from '../../iso';
 import type { JsonObject } from '../../json';
 
 /** Default `maxLineBytes` of the Copilot decoder: a tool result inside one event can be large. */
@@ -227,4 +228,15 @@ export function sniffCopilot(r: JsonObject): Detection | undefined {
   }
   if (!r.type.includes('.') && r.type !== 'abort') return undefined;
   return { format: 'copilot', confidence: 'likely', reason: `a session event envelope (${r.type})` };
+}
+
+/**
+ * ms since the epoch of an envelope's `timestamp` (ISO 8601; the SDK writes `toISOString`'s
+ * form, read without `Date.parse` by `reader`), `undefined` when it names no time.
+ */
+export function copilotTimestampMs(reader: IsoReader, text: string): number | undefined {
+  const ms = reader.read(text);
+  if (!Number.isNaN(ms)) return ms;
+  const parsed = Date.parse(text);
+  return Number.isNaN(parsed) ? undefined : parsed;
 }

@@ -1,4 +1,0 @@
-import { amp } from '../../src/index';
-import { fixtureSuite } from '../fixture-suite';
-
-fixtureSuite(amp, 'fixtures/amp');

@@ -1,4 +1,0 @@
-import { copilot } from '../../src/index';
-import { fixtureSuite } from '../fixture-suite';
-
-fixtureSuite(copilot, 'fixtures/copilot');
