@@ -102,6 +102,10 @@ export class CopilotEncoder implements Encoder {
   private lastTime = '';
   private lastTimeQuoted = '""';
   private wroteAny = false;
+  // The type of the last record written (by an event, not kept as unknown).
+  private lastType: string | undefined;
+  // A foreign stream's first run start, held for one event: its session's start may follow it.
+  private held: AgentEvent | undefined;
   private turn: string | undefined;
   private turnCount = 0;
   private usageInTurn = false;
@@ -121,6 +125,24 @@ export class CopilotEncoder implements Encoder {
   }
 
   write(event: AgentEvent): string {
+    const held = this.held;
+    if (held !== undefined) {
+      this.held = undefined;
+      // The session's start came right after its first run's start (AG-UI and the AI SDK open
+      // with the run): written first, as Copilot writes a session, instead of a second one.
+      return event.type === 'session.start'
+        ? this.record(event) + this.record(held)
+        : this.record(held) + this.record(event);
+    }
+    if (!this.wroteAny && event.type === 'run.start' && event.provenance?.format !== FORMAT) {
+      this.held = event;
+      return '';
+    }
+    return this.record(event);
+  }
+
+  /** The records of one event (after the held first run start, if any). */
+  private record(event: AgentEvent): string {
     const carried = CARRIED[event.type];
     if (carried !== undefined) this.loss.check(event, carried);
     const p = event.provenance;
@@ -179,6 +201,9 @@ export class CopilotEncoder implements Encoder {
         return text + head + this.emit({ type: 'assistant.message_delta', data, event });
       }
       case 'reasoning.delta':
+        // Another format's empty delta (a reasoning block's start or end there) says nothing here.
+        if (!own && event.text === '' && event.redacted === undefined && event.signature === undefined)
+          return text;
         return text + this.reasoningRecord(event, tpl, own);
       case 'message.end':
         return text + this.messageRecord(event, tpl, event.message);
@@ -262,7 +287,9 @@ export class CopilotEncoder implements Encoder {
   }
 
   end(): string {
-    return '';
+    const held = this.held;
+    this.held = undefined;
+    return held === undefined ? '' : this.record(held);
   }
 
   // Events of a burst share their timestamp: quoted once.
@@ -558,6 +585,9 @@ export class CopilotEncoder implements Encoder {
 
   private runEnd(event: AgentEventOf<'run.end'>, tpl: JsonObject | undefined): string {
     if (event.status === 'incomplete') return '';
+    // Right after a session.shutdown a completed run has ended already (a reader ends it there):
+    // a session.idle would read as one more run.
+    if (this.lastType === 'session.shutdown' && event.status === 'completed' && tpl === undefined) return '';
     let text = '';
     if (
       event.status === 'failed' &&
@@ -583,6 +613,7 @@ export class CopilotEncoder implements Encoder {
       this.loss.report(event, 'unknown', `${FORMAT} writes back only records read from ${FORMAT}`);
       return '';
     }
+    this.lastType = undefined;
     if (typeof r.id === 'string') {
       this.lastId = r.id;
       this.lastQuoted = jsonString(r.id);
@@ -633,6 +664,7 @@ export class CopilotEncoder implements Encoder {
     this.lastId = id;
     this.lastQuoted = quotedId;
     this.wroteAny = true;
+    this.lastType = o.type;
     return `${text}\n`;
   }
 
