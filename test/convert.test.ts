@@ -51,8 +51,8 @@ const EXT: Partial<Record<Format, string>> = {
  * a subagent's lines through nativeharness (no lanes: each pass adds an Amp round) and a Copilot
  * subagent's turn usage through Amp (kept only in the line); a session.error's errorType through
  * gemini and ai-sdk (the error and the failed run's end are told apart by it, so it moves between
- * them); AG-UI interrupts, state and subagent runs and AI SDK errors through Copilot (no slot:
- * runs and turns come back in another grouping).
+ * them); AG-UI interrupts, state and subagent runs and AI SDK errors through Copilot (not yet
+ * looked into).
  */
 const NOT_YET_STABLE: ReadonlySet<string> = new Set([
   'ag-ui/interrupt-resume -> codex',
