@@ -297,6 +297,15 @@ export class NhEncoder implements Encoder {
     ) {
       extension = { ...extension, [NH_EXTENSION_ABSENT]: ['task'] };
     }
+    // hop's stop_reason likewise (written `stop`): a round end another format gave none.
+    if (
+      this.options.extensions === true &&
+      !own &&
+      event.type === 'round.end' &&
+      event.stopReason === undefined
+    ) {
+      extension = { ...extension, [NH_EXTENSION_ABSENT]: ['stopReason'] };
+    }
     // An event type with no counterpart is reported once as a whole, not field by field.
     if (carried !== undefined && extension === undefined && !hasExtension(hints)) {
       this.loss.check(event, carried);
