@@ -198,6 +198,27 @@ export function parseRecordText(
 }
 
 /**
+ * One record of a JSON Lines format whose records are objects: {@link parseRecordText}, the
+ * {@link refuseDeepText} bound, then `not a JSON object` (an `invalid_json` error) for any other
+ * value. The object, or `undefined` after reporting why not; never throws (but through a strict
+ * sink).
+ */
+export function parseObjectRecord(
+  text: string,
+  line: number,
+  offset: number,
+  maxDepth: number,
+  format: Format,
+  sink: DiagnosticSink,
+): JsonObject | undefined {
+  const value = parseRecordText(text, line, offset, maxDepth, format, sink);
+  if (value === NOT_PARSED || refuseDeepText(text, line, offset, maxDepth, format, sink)) return undefined;
+  if (isJsonObject(value)) return value;
+  sink.report(diagnosticAt('invalid_json', 'error', line, offset, 'not a JSON object', format));
+  return undefined;
+}
+
+/**
  * For a value {@link parseRecordText} returned: reports `nesting_too_deep` and returns true when
  * its text was not measured before parsing (not longer than {@link DEPTH_PRECHECK_CHARS}) and the
  * value nests deeper than `maxDepth`.

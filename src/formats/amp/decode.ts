@@ -1,12 +1,10 @@
 import type { DecodeOptions, RecordDecoder } from '../../codec';
-import { type Diagnostic, type DiagnosticSink, diagnosticAt } from '../../diagnostics';
+import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
 import {
   isJsonObject,
   type JsonObject,
   mayHoldUnsafeNumber,
-  NOT_PARSED,
-  parseRecordText,
-  refuseDeepText,
+  parseObjectRecord,
   resolveMaxDepth,
   unsafeNumberMessage,
 } from '../../json';
@@ -81,6 +79,7 @@ interface Line {
  */
 export class AmpRecordDecoder implements RecordDecoder {
   private readonly sink: DiagnosticSink;
+  private readonly report: LineReport;
   private readonly maxDepth: number;
   private session: string | undefined;
   private legacy = false;
@@ -97,13 +96,14 @@ export class AmpRecordDecoder implements RecordDecoder {
   /** Creates a decoder that reports to `sink`. */
   constructor(options: AmpDecodeOptions, sink: DiagnosticSink) {
     this.sink = sink;
+    this.report = lineReporter(sink, FORMAT);
     this.maxDepth = resolveMaxDepth(options.maxDepth);
   }
 
   line(text: string, line: number, offset: number, out: AgentEvent[]): void {
     this.lastLine = line;
     this.lastOffset = offset;
-    const record = this.parse(text, line, offset);
+    const record = parseObjectRecord(text, line, offset, this.maxDepth, FORMAT, this.sink);
     if (record === undefined) return;
     const ctx: Line = {
       record,
@@ -132,31 +132,11 @@ export class AmpRecordDecoder implements RecordDecoder {
     );
   }
 
-  /** The line's record, or `undefined` after reporting why not (invalid JSON, too deep, no object). */
-  private parse(text: string, line: number, offset: number): JsonObject | undefined {
-    const value = parseRecordText(text, line, offset, this.maxDepth, FORMAT, this.sink);
-    if (value === NOT_PARSED || refuseDeepText(text, line, offset, this.maxDepth, FORMAT, this.sink))
-      return undefined;
-    if (isJsonObject(value)) return value;
-    this.report('invalid_json', 'error', line, offset, 'not a JSON object');
-    return undefined;
-  }
-
   /** A kept record with a number `JSON.parse` could not hold exactly: reported (no schema reads it). */
   private checkNumbers(record: JsonObject, text: string, line: number, offset: number): void {
     if (!mayHoldUnsafeNumber(record)) return;
     const message = unsafeNumberMessage(text);
     if (message !== undefined) this.report('invalid_record', 'error', line, offset, message);
-  }
-
-  private report(
-    code: Diagnostic['code'],
-    severity: Diagnostic['severity'],
-    line: number,
-    offset: number,
-    what: string,
-  ): void {
-    this.sink.report(diagnosticAt(code, severity, line, offset, what, FORMAT));
   }
 
   private syntheticAt(line: number, offset: number): Provenance {
