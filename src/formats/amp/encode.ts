@@ -19,7 +19,7 @@ const FORMAT = 'amp' as const;
 const json = (value: unknown, field: string): string => encodeJson(value, field, FORMAT);
 // A count JSON cannot hold (not finite) is an AgentwireError naming the field.
 function count(n: number | undefined, field: string): number | undefined {
-  assertEncodable(n, field, undefined, FORMAT);
+  if (n !== undefined && !Number.isFinite(n)) assertEncodable(n, field, undefined, FORMAT);
   return n;
 }
 
