@@ -32,6 +32,8 @@ export default defineConfig([
       cursor: 'src/formats/cursor/index.ts',
       otel: 'src/otel/index.ts',
       gemini: 'src/formats/gemini/index.ts',
+      amp: 'src/formats/amp/index.ts',
+      copilot: 'src/formats/copilot/index.ts',
       'ag-ui': 'src/formats/ag-ui/index.ts',
       'ai-sdk': 'src/formats/ai-sdk/index.ts',
       node: 'src/node/index.ts',

@@ -534,6 +534,11 @@ const OTHER_FORMATS = [
     writes: ['session.start', 'tools.declare', 'run.start', 'run.end', 'tool.start', 'tool.end', 'unknown'],
   },
   { key: 'nativeharness', sse: true, targets: { bare: 0.85 } },
+  // The CLI agents' JSON Lines: decoders against the bare split + JSON.parse, writers against
+  // JSON.stringify of their records, both held to 0.9 as the other CLI agents are (issue #19 asks
+  // 0.85 and 0.8); writer rows by their own id.
+  { key: 'amp', sse: false, targets: { bare: 0.9 }, writerTarget: 0.9, writerId: 'amp-writer' },
+  { key: 'copilot', sse: false, targets: { bare: 0.9 }, writerTarget: 0.9, writerId: 'copilot-writer' },
 ];
 
 /** The HEP corpus re-encoded by another codec, streamed piece by piece (never two copies). */
@@ -1031,13 +1036,13 @@ for (const key of ['agui', 'aisdk']) {
     list[0].warm = () => list[0].run(undefined, records.slice(0, 8000));
     list[1].warm = () => list[1].run(undefined, input.slice(0, 8000));
     await scenario({
-      id: 'writers',
+      id: f.writerId ?? 'writers',
       title: `${f.key} writer, the same ${(source.length / MB).toFixed(0)} MB of HEP frames as ${f.key} records (${(Buffer.byteLength(wire) / MB).toFixed(0)} MB)${sourceEvents === undefined ? `; writer fed the ${input.length} events of its record types` : ''}`,
       bytes: Buffer.byteLength(wire),
       chunks: [],
       pipelines: list,
       baseline: list[0].name,
-      targets: { [list[1].name]: { bare: 0.8 } },
+      targets: { [list[1].name]: { bare: f.writerTarget ?? 0.8 } },
     });
   }
 }

@@ -1,8 +1,10 @@
 import type { Format } from './diagnostics';
 import { sniffAgui } from './formats/ag-ui/wire';
 import { sniffAiSdk } from './formats/ai-sdk/wire';
+import { sniffAmp } from './formats/amp/wire';
 import { sniffClaude } from './formats/claude/wire';
 import { sniffCodex } from './formats/codex/wire';
+import { sniffCopilot } from './formats/copilot/wire';
 import { sniffCursor } from './formats/cursor/wire';
 import { sniffGemini } from './formats/gemini/wire';
 import { sniffHep } from './formats/hep/wire';
@@ -52,6 +54,7 @@ const onRecord =
 const SNIFFERS: readonly Sniffer[] = [
   onRecord(sniffOpencode),
   onRecord(sniffCursor),
+  onRecord(sniffAmp),
   (line, record) => {
     if (record !== undefined) {
       return sniffClaude(record)
@@ -68,6 +71,7 @@ const SNIFFERS: readonly Sniffer[] = [
       : undefined;
   },
   sniffUiProtocol,
+  onRecord(sniffCopilot),
   sniffHep,
   sniffNativeharness,
   onRecord((r) => {

@@ -27,8 +27,10 @@ export {
 } from './diagnostics';
 export { type AguiCodec, agui } from './formats/ag-ui/index';
 export { type AiSdkCodec, aisdk } from './formats/ai-sdk/index';
+export { type AmpCodec, amp } from './formats/amp/index';
 export { type ClaudeCodec, claude } from './formats/claude/index';
 export { type CodexCodec, codex } from './formats/codex/index';
+export { type CopilotCodec, copilot } from './formats/copilot/index';
 export { type CursorCodec, cursor } from './formats/cursor/index';
 export { type GeminiCodec, gemini } from './formats/gemini/index';
 export { type HepCodec, hep } from './formats/hep/index';

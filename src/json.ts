@@ -223,6 +223,27 @@ export function parseRecordText(
 }
 
 /**
+ * One record of a JSON Lines format whose records are objects: {@link parseRecordText}, the
+ * {@link refuseDeepText} bound, then `not a JSON object` (an `invalid_json` error) for any other
+ * value. The object, or `undefined` after reporting why not; never throws (but through a strict
+ * sink).
+ */
+export function parseObjectRecord(
+  text: string,
+  line: number,
+  offset: number,
+  maxDepth: number,
+  format: Format,
+  sink: DiagnosticSink,
+): JsonObject | undefined {
+  const value = parseRecordText(text, line, offset, maxDepth, format, sink);
+  if (value === NOT_PARSED || refuseDeepText(text, line, offset, maxDepth, format, sink)) return undefined;
+  if (isJsonObject(value)) return value;
+  sink.report(diagnosticAt('invalid_json', 'error', line, offset, 'not a JSON object', format));
+  return undefined;
+}
+
+/**
  * For a value {@link parseRecordText} returned: reports `nesting_too_deep` and returns true when
  * its text was not measured before parsing (not longer than {@link DEPTH_PRECHECK_CHARS}) and the
  * value nests deeper than `maxDepth`.
@@ -316,6 +337,23 @@ export function assertEncodable(
         throw unencodable(`${p}: a ${typeof v} cannot be written as JSON`, format);
     }
   }
+}
+
+/**
+ * `JSON.stringify(value)` for a writer, of a value the caller handed in: what JSON cannot hold at
+ * all (a cycle, a BigInt, nothing) is an {@link AgentwireError} (`unencodable`) naming `path`, with
+ * the path {@link assertEncodable} finds. One `JSON.stringify` in the common case.
+ */
+export function encodeJson(value: unknown, path: string, format: Format): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (error) {
+    assertEncodable(value, path, undefined, format);
+    throw unencodable(`${path}: ${error instanceof Error ? error.message : String(error)}`, format);
+  }
+  if (text === undefined) throw unencodable(`${path}: the value cannot be written as JSON`, format);
+  return text;
 }
 
 /** Deep equality of two JSON values, object key order ignored (numbers by value). */

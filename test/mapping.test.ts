@@ -16,9 +16,16 @@ const FORMATS: Format[] = [
   'gemini',
   'opencode',
   'cursor',
+  'amp',
+  'copilot',
   'ag-ui',
   'ai-sdk',
 ];
+// Formats whose table has rows for events and fields the scenario holds only for them.
+const CLI: Format[] = ['amp', 'copilot'];
+function cliOnly<T>(format: Format, items: T[]): T[] {
+  return CLI.includes(format) ? items : [];
+}
 
 // A section may hold several tables (one per group of formats, so formats are added by adding a
 // table): each table's header names its formats; rows of one key are merged across tables.
@@ -78,8 +85,21 @@ function scenario(format: Format): AgentEvent[] {
     { type: 'session.title', ...env(1, 1), title: 'Fix the build' },
     { type: 'tools.declare', ...env(1, 2), tools: ['read', 'bash', 'edit'] },
     { type: 'run.start', ...env(1, 3), input: 'please fix' },
-    { type: 'message.start', ...env(1, 4), role: 'assistant' },
-    { type: 'text.delta', ...env(1, 5), text: 'Looking </script> ✅' },
+    ...cliOnly<AgentEvent>(format, [
+      { type: 'round.start', ...env(1, 3), model: 'gpt-5' },
+      { type: 'user.message', ...env(1, 3), text: 'and the docs?' },
+    ]),
+    { type: 'message.start', ...env(1, 4), role: 'assistant', ...cliOnly(format, [{ message: 'm-1' }])[0] },
+    ...cliOnly<AgentEvent>(format, [
+      { type: 'reasoning.delta', ...env(1, 4), text: 'Think </b>', signature: 'sig-1' },
+    ]),
+    {
+      type: 'text.delta',
+      ...env(1, 5),
+      text: 'Looking </script> ✅',
+      ...cliOnly(format, [{ message: 'm-1' }])[0],
+    },
+    ...cliOnly<AgentEvent>(format, [{ type: 'message.end', ...env(1, 5), message: 'm-1' }]),
     { type: 'status', ...env(1, 6), status: 'running', detail: 'tests' },
     {
       type: 'tool.start',
@@ -150,12 +170,16 @@ function scenario(format: Format): AgentEvent[] {
     { type: 'child.end', ...env(1, 17), child: 'c-1', status: 'completed', result: 'LGTM' },
     { type: 'compaction.start', ...env(1, 18) },
     { type: 'compaction.end', ...env(1, 19), tokensFreed: 1234 },
+    ...cliOnly<AgentEvent>(format, [
+      { type: 'usage', ...env(1, 19), usage: { input: 10, output: 5, scope: 'call' } },
+    ]),
     {
       type: 'round.end',
       ...env(1, 20),
       message: 'Looking </script> ✅',
       stopReason: 'toolUse',
       usage: { input: 10, output: 5, costUsd: 0.25 },
+      ...cliOnly(format, [{ model: 'gpt-5' }])[0],
     },
     { type: 'error', ...env(2, 21), message: 'rate limited', fatal: false, code: '429' },
     { type: 'cancel', ...env(3, 22), by: 'user' },
@@ -170,6 +194,7 @@ function scenario(format: Format): AgentEvent[] {
       input: 'please fix',
       stopReason: 'stop',
       usage: { input: 10, output: 5, costUsd: 0.25 },
+      ...cliOnly(format, [{ error: 'stopped' }])[0],
     },
   ];
 }
@@ -183,6 +208,8 @@ const PROBE: Partial<Record<Format, AgentEvent['type']>> = {
   opencode: 'text.delta',
   cursor: 'text.delta',
   gemini: 'text.delta',
+  amp: 'text.delta',
+  copilot: 'text.delta',
   'ag-ui': 'text.delta',
   'ai-sdk': 'text.delta',
 };
@@ -274,6 +301,7 @@ function splitKey(key: string): [string, string | undefined] {
     'compaction.end',
     'reasoning.delta',
     'message.end',
+    'user.message',
     'notice',
   ];
   for (const t of types) {

@@ -2,8 +2,10 @@ import type { Codec } from '../codec';
 import type { Format } from '../diagnostics';
 import { agui } from './ag-ui/index';
 import { aisdk } from './ai-sdk/index';
+import { amp } from './amp/index';
 import { claude } from './claude/index';
 import { codex } from './codex/index';
+import { copilot } from './copilot/index';
 import { cursor } from './cursor/index';
 import { gemini } from './gemini/index';
 import { hep } from './hep/index';
@@ -21,6 +23,8 @@ export const codecs: Readonly<Partial<Record<Format, Codec>>> = {
   gemini,
   opencode,
   cursor,
+  amp,
+  copilot,
   'ag-ui': agui,
   'ai-sdk': aisdk,
 };

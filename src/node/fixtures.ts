@@ -33,6 +33,8 @@ const FORMATS: readonly Format[] = [
   'gemini',
   'opencode',
   'cursor',
+  'amp',
+  'copilot',
   'ag-ui',
   'ai-sdk',
 ];
@@ -45,6 +47,8 @@ const PRIMARY: Readonly<Partial<Record<Format, string>>> = {
   opencode: 'jsonl',
   cursor: 'jsonl',
   gemini: 'jsonl',
+  amp: 'jsonl',
+  copilot: 'jsonl',
   'ag-ui': 'sse',
   'ai-sdk': 'sse',
 };

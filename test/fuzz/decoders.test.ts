@@ -3,7 +3,9 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import type { Codec } from '../../src/codec';
 import { type Diagnostic, isAgentwireError } from '../../src/diagnostics';
+import { amp } from '../../src/formats/amp/index';
 import { codex } from '../../src/formats/codex/index';
+import { copilot } from '../../src/formats/copilot/index';
 import { cursor } from '../../src/formats/cursor/index';
 import { gemini } from '../../src/formats/gemini/index';
 import { hep } from '../../src/formats/hep/index';
@@ -44,6 +46,8 @@ const targets: Target[] = [
   { name: 'cursor', codec: cursor, options: {} },
   { name: 'codex', codec: codex, options: {} },
   { name: 'gemini', codec: gemini, options: {} },
+  { name: 'amp', codec: amp, options: {} },
+  { name: 'copilot', codec: copilot, options: {} },
 ];
 
 // Known defect (reported as a BUG in test/hostile/framing.test.ts): the JSON array framing's
@@ -368,6 +372,8 @@ function fixtures(): Fixture[] {
   add('fixtures/cursor', 'jsonl', targets[7]!);
   add('fixtures/codex', 'jsonl', targets[8]!);
   add('fixtures/gemini', 'jsonl', targets.find((t) => t.name === 'gemini')!);
+  add('fixtures/amp', 'jsonl', targets.find((t) => t.name === 'amp')!);
+  add('fixtures/copilot', 'jsonl', targets.find((t) => t.name === 'copilot')!);
   return out;
 }
 const ALL = fixtures();
@@ -383,6 +389,17 @@ function meaning(events: AgentEvent[]): unknown[] {
     if (e.provenance?.format === 'opencode') {
       delete (rest as { round?: number }).round;
       if (e.type === 'round.end') delete (rest as { message?: string }).message;
+    }
+    // Amp numbers rounds by counting assistant lines, and both agent formats total a round's and
+    // a run's text and usage from their lines: a duplicated line shifts those derived values.
+    if (e.provenance?.format === 'amp' || e.provenance?.format === 'copilot') {
+      const r = rest as Record<string, unknown>;
+      delete r.round;
+      if (e.type === 'round.end' || e.type === 'run.end') {
+        delete r.usage;
+        delete r.message;
+        delete r.answer;
+      }
     }
     return rest;
   });

@@ -35,6 +35,8 @@ describe('the fixture kit', () => {
         'gemini',
         'opencode',
         'cursor',
+        'amp',
+        'copilot',
         'ag-ui',
         'ai-sdk',
       ]),

@@ -27,6 +27,7 @@ import {
 import { provenanceOf, splitRecord } from '../../record';
 import {
   NH,
+  NH_ABSENT_DEFAULTS,
   NH_APPROVAL_OPTION_KEYS,
   NH_ENVELOPE_KEYS,
   NH_EXTENSION_ABSENT,
@@ -387,7 +388,11 @@ export class NhEnvelopeDecoder {
     // Only an empty default the writer filled in is taken back out; a real value stays.
     if (Array.isArray(absent)) {
       for (const key of absent) {
-        if (typeof key === 'string' && !NH_EXTENSION_ENVELOPE.has(key) && target[key] === '')
+        if (
+          typeof key === 'string' &&
+          !NH_EXTENSION_ENVELOPE.has(key) &&
+          target[key] === (Object.hasOwn(NH_ABSENT_DEFAULTS, key) ? NH_ABSENT_DEFAULTS[key] : '')
+        )
           delete target[key];
       }
     }

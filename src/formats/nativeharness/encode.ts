@@ -297,6 +297,15 @@ export class NhEncoder implements Encoder {
     ) {
       extension = { ...extension, [NH_EXTENSION_ABSENT]: ['task'] };
     }
+    // hop's stop_reason likewise (written `stop`): a round end another format gave none.
+    if (
+      this.options.extensions === true &&
+      !own &&
+      event.type === 'round.end' &&
+      event.stopReason === undefined
+    ) {
+      extension = { ...extension, [NH_EXTENSION_ABSENT]: ['stopReason'] };
+    }
     // An event type with no counterpart is reported once as a whole, not field by field.
     if (carried !== undefined && extension === undefined && !hasExtension(hints)) {
       this.loss.check(event, carried);
@@ -535,8 +544,12 @@ export class NhEncoder implements Encoder {
         if (event.answer !== undefined && extension === undefined) {
           this.loss.report(event, 'run.end.answer', 'done carries no answer (the text is in the hops)');
         }
+        // done has no `incomplete` (a run the stream left open): the nearest word it has, and
+        // the stop reason says which it was.
+        if (event.status === 'incomplete')
+          this.loss.report(event, 'run.end.status', 'done has no incomplete status: written as failed');
         pieces = [
-          ['status', str(event.status, 'run.end.status')],
+          ['status', str(event.status === 'incomplete' ? 'failed' : event.status, 'run.end.status')],
           [
             'stop_reason',
             str(

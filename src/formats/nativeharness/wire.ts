@@ -49,6 +49,13 @@ export const NH_EXTENSION_KEY = 'agentwire';
  */
 export const NH_EXTENSION_ABSENT = 'absent';
 
+/**
+ * The default the writer fills in for a required wire field the event does not have (named in
+ * the {@link NH_EXTENSION_ABSENT} list): the reader takes the field back out only when it still
+ * holds this value. `hop.stop_reason` is `stop`; every other such field is empty.
+ */
+export const NH_ABSENT_DEFAULTS: Readonly<Record<string, string>> = { stopReason: 'stop' };
+
 /** Envelope-level fields of a canonical event, never written inside the extension. */
 export const NH_EXTENSION_ENVELOPE: ReadonlySet<string> = new Set([
   'type',

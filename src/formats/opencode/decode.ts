@@ -179,6 +179,8 @@ export class OpencodeRecordDecoder implements RecordDecoder {
       case 'step_start': {
         lane.round++;
         lane.text = '';
+        // A step began: the stream's last step has not stopped (yet).
+        lane.lastReason = undefined;
         const e: AgentEventOf<'round.start'> = { type: 'round.start', provenance: this.prov(cx) };
         this.stamp(e, cx, lane);
         out.push(e);

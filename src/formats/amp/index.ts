@@ -1,0 +1,50 @@
+import { type Codec, createCheck, createCodec, lineChunkDecoder } from '../../codec';
+import type { Diagnostic } from '../../diagnostics';
+import { checkAmpEvents } from './check';
+import { type AmpDecodeOptions, AmpRecordDecoder } from './decode';
+import { type AmpEncodeOptions, AmpEncoder } from './encode';
+import { AMP_MAX_LINE_BYTES } from './wire';
+
+export { checkAmpEvents } from './check';
+export type { AmpDecodeOptions } from './decode';
+export type { AmpEncodeOptions } from './encode';
+export { AMP_MAX_LINE_BYTES, AMP_RECORD_TYPES, type AmpHints, type AmpRecordType } from './wire';
+
+/** The Amp stream-json codec plus its stream checker. */
+export interface AmpCodec extends Codec<AmpDecodeOptions, AmpEncodeOptions> {
+  /**
+   * Validates a whole Amp stream: every decoder diagnostic plus stream-json's ordering promises
+   * ({@link checkAmpEvents}). Empty means conforming.
+   */
+  check(input: string | Uint8Array, options?: AmpDecodeOptions): Diagnostic[];
+}
+
+const codec = createCodec<AmpDecodeOptions, AmpEncodeOptions>({
+  format: 'amp',
+  createChunkDecoder: (options, sink) =>
+    lineChunkDecoder(
+      'amp',
+      'jsonl',
+      { ...options, maxLineBytes: options.maxLineBytes ?? AMP_MAX_LINE_BYTES },
+      sink,
+      new AmpRecordDecoder(options, sink),
+    ),
+  createEncoder: (options, sink) => new AmpEncoder(options, sink),
+});
+
+/**
+ * Amp's `amp --execute --stream-json` output: Claude Code compatible `system`/`user`/`assistant`/
+ * `result` lines with Amp's own field set (`T-` thread ids, no `uuid`, no cost). The legacy
+ * `initial`/`messages` output is reported as `unsupported_version`.
+ *
+ * @example
+ * ```ts
+ * import { amp } from 'agentwire/amp';
+ * const { events, diagnostics } = amp.parse(text);
+ * amp.stringify(events); // === text
+ * ```
+ */
+export const amp: AmpCodec = {
+  ...codec,
+  check: createCheck(codec, checkAmpEvents),
+};

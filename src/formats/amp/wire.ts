@@ -1,0 +1,164 @@
+// Every byte rule of Amp's `amp --execute --stream-json` output, in one place. Amp writes a
+// Claude Code compatible envelope with its own field set (no `uuid`, no `message.id`/`model`, no
+// cost); docs/protocols/amp.md cites the sources. No real capture was available here: the key
+// orders below are the ones the public sample lines show.
+
+import type { Detection } from '../../detect';
+import type { JsonObject } from '../../json';
+
+/** Default `maxLineBytes` of the Amp decoder: a tool result inside one line can be large. */
+export const AMP_MAX_LINE_BYTES: number = 16 * 1024 * 1024;
+
+/** The record types of the stream-json output (`type`; `system` has `subtype: init`). */
+export const AMP_RECORD_TYPES = ['system', 'user', 'assistant', 'result'] as const;
+
+/** A record type of the stream-json output. */
+export type AmpRecordType = (typeof AMP_RECORD_TYPES)[number];
+
+/**
+ * Record types of the legacy (mid-2025) output, `{"type":"initial","threadID":…}` then
+ * `{"type":"messages","messages":[[index, message]],"toolResults":[]}`: a version marker, reported
+ * as `unsupported_version` and kept as unknown records.
+ */
+export const AMP_LEGACY_TYPES: readonly string[] = ['initial', 'messages'];
+
+/** Key order of `system/init`, as Amp writes it. */
+export const AMP_INIT_KEYS: readonly string[] = [
+  'type',
+  'subtype',
+  'cwd',
+  'session_id',
+  'tools',
+  'mcp_servers',
+];
+/** Key order of `user` and `assistant` lines. */
+export const AMP_MESSAGE_LINE_KEYS: readonly string[] = [
+  'type',
+  'message',
+  'parent_tool_use_id',
+  'session_id',
+];
+/** Key order of an assistant `message`. */
+export const AMP_ASSISTANT_MESSAGE_KEYS: readonly string[] = [
+  'type',
+  'role',
+  'content',
+  'stop_reason',
+  'usage',
+];
+/** Key order of `message.usage` (the writer adds `max_tokens`/`service_tier` only when kept). */
+export const AMP_USAGE_KEYS: readonly string[] = [
+  'input_tokens',
+  'cache_creation_input_tokens',
+  'cache_read_input_tokens',
+  'output_tokens',
+  'max_tokens',
+  'service_tier',
+];
+/** Key order of `result`. */
+export const AMP_RESULT_KEYS: readonly string[] = [
+  'type',
+  'subtype',
+  'duration_ms',
+  'is_error',
+  'num_turns',
+  'result',
+  'session_id',
+];
+/** Key order of a `tool_result` content block (the Amp SDK's `ToolResultContent`). */
+export const AMP_TOOL_RESULT_KEYS: readonly string[] = ['type', 'tool_use_id', 'content', 'is_error'];
+
+/** `result.subtype` of a run that ended well; the others (`error_*`) are failures. */
+export const AMP_SUCCESS = 'success';
+
+/** Amp thread (session) ids: `T-` and a UUID. */
+export const AMP_THREAD_ID: RegExp = /^T-[0-9a-fA-F]{8}-[0-9a-fA-F-]{27}$/;
+
+/**
+ * What the decoder leaves in `provenance.hints` for the writer (the writer never imports the
+ * decoder). Every event of a line carries the same `raw` and `record`; events from one content
+ * block also carry that block.
+ */
+export interface AmpHints {
+  /** The line as it came: written back while the events of the line still say what they said. */
+  raw?: string;
+  /** The record as decoded: the template a rewritten line keeps its other fields from. */
+  record?: JsonObject;
+  /** The content block the event came from (text, thinking, tool_use or tool_result). */
+  block?: JsonObject;
+}
+
+/**
+ * The rule `detectFormat` applies. Amp's lines look like Claude Code's, so only Amp's own marks
+ * count: a `T-<uuid>` thread id as `session_id` on a record without Claude's `uuid`, or the legacy
+ * `initial` record's `threadID`. A Claude-looking line without them is left undecided.
+ */
+export function sniffAmp(r: JsonObject): Detection | undefined {
+  if (r.type === 'initial' && typeof r.threadID === 'string' && r.threadID.startsWith('T-'))
+    return {
+      format: 'amp',
+      confidence: 'certain',
+      reason: 'a legacy Amp initial record (unsupported version)',
+    };
+  if (r.type === 'messages' && Array.isArray(r.messages) && Array.isArray(r.toolResults))
+    return {
+      format: 'amp',
+      confidence: 'likely',
+      reason: 'a legacy Amp messages record (unsupported version)',
+    };
+  if (typeof r.session_id !== 'string' || !AMP_THREAD_ID.test(r.session_id) || 'uuid' in r) return undefined;
+  if (typeof r.type !== 'string' || !(AMP_RECORD_TYPES as readonly string[]).includes(r.type))
+    return undefined;
+  return { format: 'amp', confidence: 'certain', reason: `an Amp ${r.type} record (T- thread id)` };
+}
+
+/**
+ * True for an assistant content block the codec maps onto an event (text, thinking, redacted
+ * thinking, tool_use). Other blocks stay in the kept record, and the writer keeps them in place.
+ */
+export function isMappedAssistantBlock(b: unknown): b is JsonObject {
+  if (typeof b !== 'object' || b === null || Array.isArray(b)) return false;
+  const x = b as JsonObject;
+  switch (x.type) {
+    case 'text':
+      return typeof x.text === 'string';
+    case 'thinking':
+      return typeof x.thinking === 'string';
+    case 'redacted_thinking':
+      return typeof x.data === 'string';
+    case 'tool_use':
+      return typeof x.id === 'string' && typeof x.name === 'string';
+    default:
+      return false;
+  }
+}
+
+/** True for a user content block the codec maps onto an event (text, tool_result). */
+export function isMappedUserBlock(b: unknown): b is JsonObject {
+  if (typeof b !== 'object' || b === null || Array.isArray(b)) return false;
+  const x = b as JsonObject;
+  return (
+    (x.type === 'text' && typeof x.text === 'string') ||
+    (x.type === 'tool_result' && typeof x.tool_use_id === 'string')
+  );
+}
+
+/**
+ * The content of a rewritten message: the kept blocks, each mapped one replaced by the next block
+ * built from the events (blocks the codec does not map stay where they were), then any blocks the
+ * events add.
+ */
+export function mergeBlocks(
+  kept: readonly unknown[],
+  built: readonly JsonObject[],
+  mapped: (b: unknown) => boolean,
+): unknown[] {
+  const out: unknown[] = [];
+  let j = 0;
+  for (const b of kept) {
+    if (!mapped(b)) out.push(b);
+    else if (j < built.length) out.push(built[j++]);
+  }
+  while (j < built.length) out.push(built[j++]);
+  return out;
+}

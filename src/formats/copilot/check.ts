@@ -1,0 +1,87 @@
+import { type Diagnostic, diagnosticAtEvent } from '../../diagnostics';
+import { isJsonObject } from '../../json';
+import type { AgentEvent } from '../../model';
+import { type CopilotHints, copilotEnvelope } from './wire';
+
+/**
+ * Checks decoded Copilot events against what the session event schema promises: unique event
+ * ids, each `parentId` naming an earlier event, `session.start` first, turns opened before they
+ * end, tool executions and subagents completed only after they started, and a run that reaches
+ * `session.idle` (or the session's `session.shutdown`). Returns `order` diagnostics by line.
+ */
+export function checkCopilotEvents(events: readonly AgentEvent[]): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const at = (e: AgentEvent, severity: Diagnostic['severity'], what: string) =>
+    out.push(diagnosticAtEvent('order', severity, e, what, 'copilot'));
+  const ids = new Set<string>();
+  const tools = new Set<string>();
+  const subagents = new Set<string>();
+  const turns = new Set<string>();
+  let records = 0;
+  let last: AgentEvent | undefined;
+  for (const e of events) {
+    const p = e.provenance;
+    if (p?.format !== 'copilot') continue;
+    if (p.synthetic === true) {
+      if (e.type === 'run.end' && e.status === 'incomplete')
+        at(e, 'warning', 'a run ends incomplete: no session.idle closed it');
+      continue;
+    }
+    last = e;
+    const h = (p.hints ?? {}) as CopilotHints;
+    const env = copilotEnvelope(
+      h.record ?? (e.type === 'unknown' && isJsonObject(e.record) ? e.record : undefined),
+    );
+    const type = env?.type;
+    const id = env?.id;
+    const parent = env?.parentId;
+    records++;
+    if (id !== undefined) {
+      if (ids.has(id)) at(e, 'error', `event id ${JSON.stringify(id)} was used before`);
+      ids.add(id);
+    }
+    if (typeof parent === 'string' && !ids.has(parent))
+      at(e, 'warning', `parentId ${JSON.stringify(parent)} names no earlier event`);
+    if (type === 'session.start' && records > 1) at(e, 'error', 'session.start is not the first event');
+    const d = env?.data ?? {};
+    const call = typeof d.toolCallId === 'string' ? d.toolCallId : undefined;
+    switch (type) {
+      case 'assistant.turn_start': {
+        const key = `${e.lane ?? ''}\u0000${String(d.turnId)}`;
+        if (turns.has(key)) at(e, 'error', `turn ${JSON.stringify(d.turnId)} starts again before it ended`);
+        turns.add(key);
+        break;
+      }
+      case 'assistant.turn_end': {
+        const key = `${e.lane ?? ''}\u0000${String(d.turnId)}`;
+        if (!turns.delete(key)) at(e, 'error', `turn ${JSON.stringify(d.turnId)} ends but never started`);
+        break;
+      }
+      case 'tool.execution_start':
+        if (call !== undefined) tools.add(call);
+        break;
+      case 'tool.execution_complete':
+        if (call !== undefined && !tools.delete(call))
+          at(
+            e,
+            'warning',
+            `tool call ${JSON.stringify(call)} completes but no tool.execution_start began it`,
+          );
+        break;
+      case 'subagent.started':
+        if (call !== undefined) subagents.add(call);
+        break;
+      case 'subagent.completed':
+      case 'subagent.failed':
+        if (call !== undefined && !subagents.delete(call))
+          at(e, 'warning', `subagent of tool call ${JSON.stringify(call)} ends but never started`);
+        break;
+    }
+  }
+  if (last !== undefined) {
+    for (const call of tools) at(last, 'warning', `tool call ${JSON.stringify(call)} never completed`);
+    for (const call of subagents)
+      at(last, 'warning', `subagent of tool call ${JSON.stringify(call)} never ended`);
+  }
+  return out;
+}

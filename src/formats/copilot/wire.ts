@@ -1,0 +1,242 @@
+// Every byte rule of the GitHub Copilot CLI / SDK session event stream, in one place. Source:
+// github/copilot-sdk:nodejs/src/generated/session-events.ts (generated from
+// session-events.schema.json); docs/protocols/copilot.md cites the rest. No real capture was
+// available: the rules below are the schema's, and the writer's key orders are documented choices.
+
+import type { Detection } from '../../detect';
+import type { IsoReader } from '../../iso';
+import type { JsonObject } from '../../json';
+
+/** Default `maxLineBytes` of the Copilot decoder: a tool result inside one event can be large. */
+export const COPILOT_MAX_LINE_BYTES: number = 16 * 1024 * 1024;
+
+/**
+ * The envelope keys in the order the SDK emits them (`{id, parentId, timestamp, type, data,
+ * agentId?, ephemeral?}`): what the writer produces for events built by hand or converted.
+ */
+export const COPILOT_ENVELOPE_KEYS: readonly string[] = [
+  'id',
+  'parentId',
+  'timestamp',
+  'type',
+  'data',
+  'agentId',
+  'ephemeral',
+];
+
+/**
+ * The key order of the on-disk log (`~/.copilot/session-state/<id>/events.jsonl`): `type, data,
+ * id, timestamp, parentId`. A record that came in this order is written back in it.
+ */
+export const COPILOT_DISK_KEYS: readonly string[] = [
+  'type',
+  'data',
+  'id',
+  'timestamp',
+  'parentId',
+  'agentId',
+  'ephemeral',
+];
+
+/** The record types this codec maps onto the model; every other type is kept as `unknown`. */
+export const COPILOT_RECORD_TYPES = [
+  'session.start',
+  'session.idle',
+  'session.error',
+  'session.shutdown',
+  'session.title_changed',
+  'session.compaction_start',
+  'session.compaction_complete',
+  'user.message',
+  'assistant.turn_start',
+  'assistant.turn_end',
+  'assistant.message_start',
+  'assistant.message_delta',
+  'assistant.message',
+  'assistant.reasoning',
+  'assistant.reasoning_delta',
+  'assistant.usage',
+  'tool.execution_start',
+  'tool.execution_partial_result',
+  'tool.execution_complete',
+  'subagent.started',
+  'subagent.completed',
+  'subagent.failed',
+  'abort',
+] as const;
+
+/** A record type this codec maps. */
+export type CopilotRecordType = (typeof COPILOT_RECORD_TYPES)[number];
+
+const KNOWN = new Set<string>(COPILOT_RECORD_TYPES);
+
+/** True for a record type this codec maps onto the model. */
+export function isCopilotRecordType(type: unknown): type is CopilotRecordType {
+  return typeof type === 'string' && KNOWN.has(type);
+}
+
+/** Types the schema marks `ephemeral: true` always (never persisted to the on-disk log). */
+export const COPILOT_EPHEMERAL_TYPES: ReadonlySet<string> = new Set([
+  'session.idle',
+  'session.title_changed',
+  'assistant.message_start',
+  'assistant.message_delta',
+  'assistant.reasoning_delta',
+  'assistant.usage',
+  'tool.execution_partial_result',
+]);
+
+/**
+ * The `data` keys the writer puts first, in this order, for a record built from the model (the
+ * schema lists fields alphabetically and fixes no order: these follow the order FORMATS.md §7 and
+ * the SDK's examples name them). Fields a kept `data` template has are kept where they were.
+ */
+export const COPILOT_DATA_KEYS: Readonly<Record<CopilotRecordType, readonly string[]>> = {
+  'session.start': [
+    'sessionId',
+    'version',
+    'producer',
+    'copilotVersion',
+    'startTime',
+    'selectedModel',
+    'context',
+  ],
+  'session.idle': ['aborted'],
+  'session.error': ['errorType', 'message', 'statusCode'],
+  'session.shutdown': [
+    'shutdownType',
+    'errorReason',
+    'totalPremiumRequests',
+    'totalApiDurationMs',
+    'sessionStartTime',
+    'codeChanges',
+    'modelMetrics',
+  ],
+  'session.title_changed': ['title'],
+  'session.compaction_start': ['trigger'],
+  'session.compaction_complete': [
+    'success',
+    'trigger',
+    'preCompactionTokens',
+    'postCompactionTokens',
+    'tokensRemoved',
+  ],
+  'user.message': ['content'],
+  'assistant.turn_start': ['turnId', 'model'],
+  'assistant.turn_end': ['turnId', 'model'],
+  'assistant.message_start': ['messageId'],
+  'assistant.message_delta': ['messageId', 'deltaContent'],
+  'assistant.message': ['messageId', 'content', 'toolRequests', 'reasoningText'],
+  'assistant.reasoning': ['reasoningId', 'content'],
+  'assistant.reasoning_delta': ['reasoningId', 'deltaContent'],
+  'assistant.usage': [
+    'model',
+    'inputTokens',
+    'outputTokens',
+    'cacheReadTokens',
+    'cacheWriteTokens',
+    'reasoningTokens',
+    'apiCallId',
+  ],
+  'tool.execution_start': ['toolCallId', 'toolName', 'arguments', 'mcpServerName'],
+  'tool.execution_partial_result': ['toolCallId', 'partialOutput'],
+  'tool.execution_complete': ['toolCallId', 'success', 'result', 'error'],
+  'subagent.started': ['toolCallId', 'agentName', 'agentDisplayName', 'agentDescription'],
+  'subagent.completed': ['toolCallId', 'agentName', 'agentDisplayName', 'cancelled'],
+  'subagent.failed': ['toolCallId', 'agentName', 'agentDisplayName', 'error'],
+  abort: ['reason'],
+};
+
+/** The `data` of `session.shutdown.modelMetrics[model].usage`, in the writer's order. */
+export const COPILOT_METRIC_USAGE_KEYS: readonly string[] = [
+  'inputTokens',
+  'outputTokens',
+  'cacheReadTokens',
+  'cacheWriteTokens',
+  'reasoningTokens',
+];
+
+/**
+ * What the decoder leaves in `provenance.hints` for the writer (the writer never imports the
+ * decoder; this is the whole contract). Every event decoded from a record carries them; the
+ * envelope's parts are read from `record` with {@link copilotEnvelope}.
+ */
+export interface CopilotHints {
+  /** The line as it came: written back while the events still say what they said. */
+  raw?: string;
+  /** The record as decoded: its `data` is the template a rewritten record keeps its fields from. */
+  record?: JsonObject;
+}
+
+/** A kept record's envelope, as the writer and the checker read it. */
+export interface CopilotEnvelope {
+  /** The record type (several types map to one event type). */
+  type: string;
+  data: JsonObject;
+  id: string;
+  /** `null` for the first event of a session. */
+  parentId: string | null;
+  /** ISO 8601, as written (precision beyond ms stays here). */
+  timestamp: string;
+  /** `ephemeral`, when present. */
+  ephemeral: unknown;
+  /** `disk` when the keys came in the on-disk order (`type` first). */
+  layout: 'sdk' | 'disk';
+  /** Envelope fields of the record's own, in their order (`undefined` when there are none). */
+  extra: JsonObject | undefined;
+}
+
+const ENVELOPE = new Set(COPILOT_ENVELOPE_KEYS);
+
+/** The envelope of a record the decoder kept, or `undefined` when it is not a valid one. */
+export function copilotEnvelope(r: JsonObject | undefined): CopilotEnvelope | undefined {
+  if (r === undefined || typeof r.type !== 'string' || typeof r.id !== 'string') return undefined;
+  if (typeof r.timestamp !== 'string' || typeof r.data !== 'object' || r.data === null) return undefined;
+  const keys = Object.keys(r);
+  let extra: JsonObject | undefined;
+  for (const k of keys) {
+    if (ENVELOPE.has(k)) continue;
+    extra ??= {};
+    Object.defineProperty(extra, k, { value: r[k], enumerable: true, writable: true, configurable: true });
+  }
+  return {
+    type: r.type,
+    data: r.data as JsonObject,
+    id: r.id,
+    parentId: typeof r.parentId === 'string' ? r.parentId : null,
+    timestamp: r.timestamp,
+    ephemeral: r.ephemeral,
+    layout: keys[0] === 'type' ? 'disk' : 'sdk',
+    extra,
+  };
+}
+
+/**
+ * The rule `detectFormat` applies: a session event envelope (`id`, `parentId`, `timestamp`, a
+ * dotted `type`, an object `data`) is Copilot; a `session.start` whose data names `copilotVersion`
+ * or `producer` is certain. Nothing else here looks like it (Claude-style records have no `data`).
+ */
+export function sniffCopilot(r: JsonObject): Detection | undefined {
+  if (typeof r.type !== 'string' || typeof r.id !== 'string' || !('parentId' in r)) return undefined;
+  if (typeof r.timestamp !== 'string' || typeof r.data !== 'object' || r.data === null) return undefined;
+  const data = r.data as JsonObject;
+  if (
+    r.type === 'session.start' &&
+    (typeof data.copilotVersion === 'string' || typeof data.producer === 'string')
+  ) {
+    return { format: 'copilot', confidence: 'certain', reason: 'a Copilot session.start' };
+  }
+  if (!r.type.includes('.') && r.type !== 'abort') return undefined;
+  return { format: 'copilot', confidence: 'likely', reason: `a session event envelope (${r.type})` };
+}
+
+/**
+ * ms since the epoch of an envelope's `timestamp` (ISO 8601; the SDK writes `toISOString`'s
+ * form, read without `Date.parse` by `reader`), `undefined` when it names no time.
+ */
+export function copilotTimestampMs(reader: IsoReader, text: string): number | undefined {
+  const ms = reader.read(text);
+  if (!Number.isNaN(ms)) return ms;
+  const parsed = Date.parse(text);
+  return Number.isNaN(parsed) ? undefined : parsed;
+}
