@@ -567,7 +567,8 @@ const OTHER_FORMATS = [
     // dropped): its writer benchmark is fed just these, so both sides do the same work.
     writes: ['session.start', 'tools.declare', 'run.start', 'run.end', 'tool.start', 'tool.end', 'unknown'],
   },
-  { key: 'nativeharness', sse: true, targets: { bare: 0.85 } },
+  // Issue #24: the nativeharness writer against JSON.stringify of the same envelopes.
+  { key: 'nativeharness', sse: true, targets: { bare: 0.85 }, writerTarget: 0.9 },
 ];
 
 /** The HEP corpus re-encoded by another codec, streamed piece by piece (never two copies). */
@@ -1071,7 +1072,7 @@ for (const key of ['agui', 'aisdk']) {
       chunks: [],
       pipelines: list,
       baseline: list[0].name,
-      targets: { [list[1].name]: { bare: 0.8 } },
+      targets: { [list[1].name]: { bare: f.writerTarget ?? 0.8 } },
     });
   }
 }
