@@ -1520,7 +1520,8 @@ function markdown() {
 }
 
 if (notes.length > 0) console.log(`\n${notes.join('\n')}`);
-if (OUT !== '-' && ONLY === undefined) {
+// A partial run (--only) writes its page only where --out names a place, never over the docs.
+if (OUT !== '-' && (ONLY === undefined || flag('out', undefined) !== undefined)) {
   writeFileSync(OUT, markdown());
   console.log(`\nwrote ${OUT}`);
 }
