@@ -19,6 +19,7 @@ import {
   text,
   withExtra,
 } from '../spelling';
+import { isPythonLine, writerGivesLineBack } from './helpers/python-proof';
 
 // The highbar reference emitter is Python (`json.dumps(line)`: `, ` and `: `, ensure_ascii with
 // lowercase hex, floats as `repr`), but "an agent in any other language writes it directly": a
@@ -379,15 +380,19 @@ interface Trip {
   events: AgentEvent[];
 }
 
-// How the lines came back: kept as written (hints.raw) or written from the model. The properties
-// check that both paths are well exercised.
+// How the lines came back: written from the model (the writer's own text is the line), or kept
+// as written (hints.raw, which the decoder keeps for every line). The properties check that both
+// paths are well exercised, and that the writer's lazy decision (its own text, compared with the
+// kept line when the line is written) is the eager proof the decoder used to make on every line.
 const seen = { raw: 0, model: 0 };
 
 function whole(input: string): Trip {
   const { events, diagnostics } = highbar.parse(input);
-  for (const e of events) {
-    if (e.type === 'run.start') continue;
-    if (e.provenance?.hints?.raw === undefined) seen.model++;
+  for (const line of input.split('\n')) {
+    if (line === '') continue;
+    const lazy = writerGivesLineBack(line);
+    expect(lazy, line).toBe(isPythonLine(line, highbar.parse(`${line}\n`).events));
+    if (lazy) seen.model++;
     else seen.raw++;
   }
   const written: Diagnostic[] = [];

@@ -2,11 +2,9 @@ import type { DecodeOptions, RecordDecoder } from '../../codec';
 import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
 import {
   DEPTH_PRECHECK_CHARS,
-  exceedsDepth,
   isJsonObject,
   isTooDeep,
   type JsonObject,
-  mayHoldUnsafeNumber,
   parseJsonLine,
   resolveMaxDepth,
   setOwn,
@@ -14,13 +12,11 @@ import {
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
 import { provenanceOf, splitRecord } from '../../record';
-import { pyDumpsParsed, pyFloat, pyShape, SHAPE_PYTHON, SHAPE_TOO_DEEP, SHAPE_UNKNOWN } from './pyjson';
+import { pyFloat } from './pyjson';
 import {
   HIGHBAR,
   HIGHBAR_KEY_ORDER_BY_TYPE,
-  HIGHBAR_TIME_FIELDS,
   HIGHBAR_V0_FIELDS,
-  HIGHBAR_V0_TIME_FIELDS,
   HIGHBAR_VERSION,
   type HighbarHints,
   type HighbarRecordType,
@@ -68,9 +64,8 @@ export class HighbarRecordDecoder implements RecordDecoder {
   private readonly report: LineReport;
   private readonly maxDepth: number;
   private runOpen = false;
-  // The current line when the walk did not find it in Python's shape (it may need keeping as
-  // written), else undefined.
-  private unproven: string | undefined;
+  // The current line.
+  private text = '';
   private readonly at: LineAt = { line: 0, offset: 0, hints: {}, out: [] };
 
   /** Creates a decoder that reports to `sink`. */
@@ -80,28 +75,24 @@ export class HighbarRecordDecoder implements RecordDecoder {
     this.maxDepth = resolveMaxDepth(options.maxDepth);
   }
 
-  line(text: string, line: number, offset: number, out: AgentEvent[], bytes?: number): void {
-    // Parse first, then bound the depth on the value: the walk that checks the line's Python
-    // shape measures the depth too, where a scan of the text would stop at every `{` and `[` in
-    // the strings. Long lines are measured before they are parsed, as in every decoder (a deep
-    // line costs JSON.parse time per level). A line that fails either way gets its
+  line(text: string, line: number, offset: number, out: AgentEvent[], _bytes?: number): void {
+    // Long lines have their depth measured before JSON.parse sees them (a deep line costs
+    // JSON.parse time per level); shorter ones are parsed first and measured on the value, in
+    // the walk that looks for integers JSON.parse rounded. A line that fails either way gets its
     // diagnostic from the checked parse.
     let record: unknown;
-    let shape = SHAPE_UNKNOWN;
     let refused = text.length > DEPTH_PRECHECK_CHARS && isTooDeep(text, this.maxDepth);
+    let numbers = VALUE_PLAIN;
     if (!refused) {
       try {
         record = JSON.parse(text);
-        shape = pyShape(text, record, this.maxDepth, bytes === text.length);
+        numbers = valueCheck(record, 1, this.maxDepth);
+        if (numbers === VALUE_TOO_DEEP) refused = true;
       } catch {
         refused = true;
       }
     }
-    if (
-      refused ||
-      shape === SHAPE_TOO_DEEP ||
-      (shape === SHAPE_UNKNOWN && text.length > 2 * this.maxDepth && exceedsDepth(text, this.maxDepth))
-    ) {
+    if (refused) {
       if (text.trim().length === 0) {
         this.report('invalid_json', 'warning', line, offset, 'a blank line (no record); skipped');
         return;
@@ -112,20 +103,19 @@ export class HighbarRecordDecoder implements RecordDecoder {
         return;
       }
       record = parsed.value;
-      shape = SHAPE_UNKNOWN;
+      numbers = VALUE_UNSAFE; // not walked: let the text say
     }
-    const hints: HighbarHints = {};
+    // The line itself is what the writer needs to give it back byte for byte: it decides there,
+    // when (and only if) the line is written, whether its own text is the line (docs/protocols/
+    // highbar.md, "Byte-exact"). Deciding here cost every line a walk of its text.
+    const hints: HighbarHints = { raw: text };
     const at = this.at;
     at.line = line;
     at.offset = offset;
     at.hints = hints;
     at.out = out;
-    // A line the walk did not find in Python's shape pays for an exact comparison with its
-    // re-serialisation (keepRaw, once the record's kind says which fields the writer prints as
-    // time floats, as Python writes time.time()), and for the integer check: a line in Python's
-    // shape holds no integer past 2^53.
-    this.unproven = shape === SHAPE_PYTHON ? undefined : text;
-    if (this.unproven !== undefined && mayHoldUnsafeNumber(record)) this.checkIntegers(text, line, offset);
+    this.text = text;
+    if (numbers === VALUE_UNSAFE) this.checkIntegers(text, line, offset);
     if (!isJsonObject(record)) {
       this.report('invalid_json', 'error', line, offset, 'not a JSON object; kept as an unknown event');
       out.push(this.unknown(record, undefined, at));
@@ -180,16 +170,6 @@ export class HighbarRecordDecoder implements RecordDecoder {
     // A run without its turn record stays open: highbar has no other end of a run.
   }
 
-  /**
-   * For a line not proven Python's: keeps it as written (`hints.raw`) unless the writer gives it
-   * back, which prints the top-level fields in `floats` as Python floats and everything else as
-   * data.
-   */
-  private keepRaw(record: unknown, floats: readonly string[] | undefined, hints: HighbarHints): void {
-    const text = this.unproven;
-    if (text !== undefined && pyDumpsParsed(record, floats) !== text) hints.raw = text;
-  }
-
   // JSON.parse rounds integers past 2^53; the policy is to say so, never to round silently.
   private checkIntegers(text: string, line: number, offset: number): void {
     const message = unsafeNumberMessage(text);
@@ -198,7 +178,6 @@ export class HighbarRecordDecoder implements RecordDecoder {
 
   private unknown(record: unknown, type: unknown, at: LineAt): AgentEventOf<'unknown'> {
     const { line, offset, hints } = at;
-    this.keepRaw(record, undefined, hints);
     const e: AgentEventOf<'unknown'> = {
       type: 'unknown',
       record,
@@ -241,9 +220,12 @@ export class HighbarRecordDecoder implements RecordDecoder {
     const ms = value * 1000;
     // The writer prints ms / 1000; keep the value as written only when that does not give it
     // back. (A Python writer's float; a line with an integer here keeps its `raw` form instead.)
-    // An integral value in a line found in Python's shape was written as an integer (`1.0` is not).
-    if (Number.isInteger(value) && this.unproven === undefined) hints[key] = String(value);
-    else if (ms / 1000 !== value) hints[key] = pyFloat(value);
+    // An integral value written as an integer (Python's `int`, not `1.0`; in the range where
+    // Python's `json.dumps` and `pyNumber` print integers) keeps that spelling: an edited event is
+    // written from the model, with the integer still an integer.
+    if (Number.isInteger(value) && Math.abs(value) < 1e16 && spelledAsInteger(this.text, key, value)) {
+      hints[key] = String(value);
+    } else if (ms / 1000 !== value) hints[key] = pyFloat(value);
     return ms;
   }
 
@@ -268,7 +250,6 @@ export class HighbarRecordDecoder implements RecordDecoder {
       out.push(this.unknown(record, undefined, at));
       return;
     }
-    this.keepRaw(record, HIGHBAR_V0_TIME_FIELDS, hints);
     hints.v0 = Object.keys(record);
     let context: JsonObject | undefined;
     for (const key of hints.v0) {
@@ -285,7 +266,6 @@ export class HighbarRecordDecoder implements RecordDecoder {
 
   private v1(type: HighbarRecordType, record: JsonObject, at: LineAt): void {
     const { line, offset, hints, out } = at;
-    this.keepRaw(record, HIGHBAR_TIME_FIELDS, hints);
     const ts = this.time(record, 'ts', undefined, at);
     const context = record.context as JsonObject | undefined;
     const rest = splitRecord(record, HIGHBAR_KEY_ORDER_BY_TYPE.get(type)!);
@@ -365,6 +345,52 @@ export class HighbarRecordDecoder implements RecordDecoder {
     stamp(end, ts, context);
     at.out.push(start, end);
   }
+}
+
+const VALUE_PLAIN = 0;
+const VALUE_UNSAFE = 1;
+const VALUE_TOO_DEEP = 2;
+
+// One walk of a parsed value (containers and numbers only; no allocation but Object.keys): nesting
+// deeper than `max` (outermost container = 1), else whether a number may have been rounded by
+// JSON.parse (an integer past 2^53, or a non-finite one).
+function valueCheck(value: unknown, depth: number, max: number): number {
+  if (typeof value === 'number') {
+    return Number.isFinite(value) && (!Number.isInteger(value) || Number.isSafeInteger(value))
+      ? VALUE_PLAIN
+      : VALUE_UNSAFE;
+  }
+  if (typeof value !== 'object' || value === null) return VALUE_PLAIN;
+  if (depth > max) return VALUE_TOO_DEEP;
+  let verdict = VALUE_PLAIN;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (typeof item !== 'object' && typeof item !== 'number') continue;
+      const v = valueCheck(item, depth + 1, max);
+      if (v === VALUE_TOO_DEEP) return v;
+      if (v === VALUE_UNSAFE) verdict = v;
+    }
+    return verdict;
+  }
+  const keys = Object.keys(value);
+  for (let i = 0; i < keys.length; i++) {
+    const item = (value as Record<string, unknown>)[keys[i]!];
+    if (typeof item !== 'object' && typeof item !== 'number') continue;
+    const v = valueCheck(item, depth + 1, max);
+    if (v === VALUE_TOO_DEEP) return v;
+    if (v === VALUE_UNSAFE) verdict = v;
+  }
+  return verdict;
+}
+
+// True when the line spells the top-level `key` as the integer `value` (Python's separators).
+function spelledAsInteger(text: string, key: string, value: number): boolean {
+  const head = `"${key}": ${value}`;
+  const at = text.indexOf(head);
+  if (at === -1) return false;
+  const next = text.charCodeAt(at + head.length);
+  return next === 44 || next === 125;
 }
 
 function stamp(e: AgentEvent, ts: number | undefined, context: JsonObject | undefined): void {

@@ -124,9 +124,10 @@ export interface HighbarHints {
   /** Present on a v0 line: its keys in their order. */
   v0?: string[];
   /**
-   * The line itself, when its formatting is not Python `json.dumps` style (another writer's
-   * separators, `1.0` for an integral float, raw non-ASCII): written back as is while the
-   * events still say the same thing.
+   * The line itself, as read (the decoder keeps every line). The writer gives it back while the
+   * events still say the same thing: its own text when that is the line (Python's `json.dumps`
+   * style), else this line (another writer's separators, `1.0` for an integral float, raw
+   * non-ASCII…); edited events are written from the model.
    */
   raw?: string;
 }
