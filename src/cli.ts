@@ -431,7 +431,8 @@ function stdoutIsFile(): boolean {
 
 function writeAll(fd: number, text: string): void {
   const written = writeSync(fd, text);
-  if (written === text.length) return; // ASCII written whole (the common case): no byte count
+  // Written whole: ASCII (the common case) needs no byte count.
+  if (written === text.length || written === Buffer.byteLength(text)) return;
   const bytes = Buffer.from(text);
   for (let done = written; done < bytes.length; ) done += writeSync(fd, bytes, done);
 }
