@@ -21,14 +21,22 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { cursorLines, opencodeLines } from './agents.mjs';
 import { claudeGroups, codexLines, geminiLines, hepPieces } from './corpus.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
+const CLI_NOTE = [
+  'Written by `node bench/cli-jq.mjs --out docs/benchmarks.md` (`bench/cli-jq.mjs`). Whole processes, standard',
+  'output to /dev/null: `agentwire decode`, `agentwire convert --to hep` and `--to nativeharness`, and `jq -c .` on',
+  'the same generated file (jq reads JSON only: the SSE formats have no jq row). × jq = jq wall time / this wall',
+  'time. Issue #24 targets: decode ≥ 3 ×, convert ≥ 2 × as fast as `jq -c .`, peak RSS ≤ 64 MiB whatever the',
+  'size. Where the time and the memory go: [performance.md](performance.md#the-cli-against-jq).',
+].join('\n');
 
 function flag(name, fallback) {
   const i = process.argv.indexOf(`--${name}`);
@@ -246,9 +254,49 @@ try {
   cleanup();
 }
 
-console.log('\n| format | MiB | command | wall s | peak RSS MiB | × jq (jq time / this) |');
-console.log('|---|---:|---|---:|---:|---:|');
-for (const r of table)
-  console.log(
-    `| ${r.format} | ${r.mib.toFixed(0)} | \`${r.command}\` | ${r.wall.toFixed(2)} | ${r.rss.toFixed(1)} | ${r.ratio === undefined ? '' : r.ratio.toFixed(2)} |`,
-  );
+// The targets of issue #24: decode ≥ 3 × and convert ≥ 2 × as fast as `jq -c .`, peak RSS ≤ 64 MiB.
+function verdict(r) {
+  if (r.command.startsWith('jq')) return '';
+  const speed = r.command.includes('decode') ? 3 : 2;
+  const fast = r.ratio === undefined ? '' : r.ratio >= speed ? 'pass' : '**FAIL**';
+  const small = r.rss <= 64 ? 'pass' : '**FAIL**';
+  return `${fast === '' ? '' : `speed ${fast}, `}RSS ${small}`;
+}
+
+const lines = [
+  `- ${new Date().toISOString()}, node ${process.version}, ${jqVersion}, ${cpus()[0]?.model ?? 'cpu'} ×${cpus().length}`,
+  `- \`node bench/cli-jq.mjs --mb ${MB} --formats ${FORMATS.join(',')} --runs ${RUNS}\`; peak RSS from ${TIME === undefined ? '/proc VmHWM' : '`/usr/bin/time` (wait4)'}`,
+  '',
+  '| format | MiB | command | wall s | peak RSS MiB | × jq | target (decode ≥ 3 ×, convert ≥ 2 ×, ≤ 64 MiB) |',
+  '|---|---:|---|---:|---:|---:|---|',
+  ...table.map(
+    (r) =>
+      `| ${r.format} | ${r.mib.toFixed(0)} | \`${r.command}\` | ${r.wall.toFixed(2)} | ${r.rss.toFixed(1)} | ${r.ratio === undefined ? '' : r.ratio.toFixed(2)} | ${verdict(r)}${r.code === 0 ? '' : ` exit ${r.code}`} |`,
+  ),
+];
+console.log(`\n${lines.join('\n')}`);
+
+// --out FILE: the table goes into FILE's "CLI against jq" section, between its markers (added at
+// the end the first time); `npm run bench` keeps that section when it rewrites docs/benchmarks.md.
+const OUT = flag('out', undefined);
+if (typeof OUT === 'string') {
+  const START = '<!-- cli-jq:start -->';
+  const END = '<!-- cli-jq:end -->';
+  const old = existsSync(OUT) ? readFileSync(OUT, 'utf8') : '';
+  const i = old.indexOf(START);
+  const j = old.indexOf(END);
+  const inner = i === -1 || j === -1 ? '' : old.slice(i + START.length, j);
+  // A run replaces the table of an earlier run of the same size and formats; others stay.
+  const title = `### ${MB} MiB per format: ${FORMATS.join(', ')}`;
+  const others = inner
+    .split(/\n(?=### )/)
+    .filter((g) => g.startsWith('### ') && !g.startsWith(`${title}\n`))
+    .map((g) => g.trimEnd());
+  const body = [...others, [title, '', ...lines].join('\n')].join('\n\n');
+  const section = `${START}\n## CLI against jq\n\n${CLI_NOTE}\n\n${body}\n${END}\n`;
+  const next =
+    i === -1 || j === -1
+      ? `${old.trimEnd()}\n\n${section}`
+      : old.slice(0, i) + section + old.slice(j + END.length).replace(/^\n/, '');
+  writeFileSync(OUT, next);
+}
