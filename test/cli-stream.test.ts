@@ -3,7 +3,7 @@ import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, wri
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { codecFor, convert } from '../src/index';
+import { codecFor, convert, convertStream } from '../src/index';
 import { listFixtures, loadFixture } from '../src/node/fixtures';
 
 // Issue #24, the CLI against jq: what makes `decode` and `convert` fast and small must not change
@@ -42,6 +42,24 @@ describe('no decoder keeps the bytes of a chunk after push()', () => {
       }
     },
   );
+});
+
+test('convertStream({ batch: true }): the same text, one piece per input chunk', async () => {
+  const bytes = readFileSync('fixtures/hep/tool-then-text.jsonl');
+  const chunks = [bytes.subarray(0, 300), bytes.subarray(300, 301), bytes.subarray(301)];
+  const options = { from: 'hep', to: 'codex' } as const;
+  const pieces = async (batch: boolean) => {
+    const out: string[] = [];
+    for await (const text of convertStream(chunks, { ...options, batch })) out.push(text);
+    return out;
+  };
+  const perEvent = await pieces(false);
+  const perChunk = await pieces(true);
+  expect(perChunk.join('')).toBe(perEvent.join(''));
+  expect(perChunk.join('')).toBe(convert(bytes, options).output);
+  // At most one piece per chunk, plus the decoder's end and the writer's end.
+  expect(perChunk.length).toBeLessThanOrEqual(chunks.length + 2);
+  expect(perEvent.length).toBeGreaterThan(perChunk.length);
 });
 
 function cli(args: string[], stdout: 'pipe' | number) {
