@@ -34,7 +34,7 @@ const CLI_NOTE = [
   'Written by `node bench/cli-jq.mjs --out docs/benchmarks.md` (`bench/cli-jq.mjs`). Whole processes, standard',
   'output to /dev/null: `agentwire decode`, `agentwire convert --to hep` and `--to nativeharness`, and `jq -c .` on',
   'the same generated file (jq reads JSON only: the SSE formats have no jq row). × jq = jq wall time / this wall',
-  'time. Issue #24 targets: decode ≥ 3 ×, convert ≥ 2 × as fast as `jq -c .`, peak RSS ≤ 64 MiB whatever the',
+  'time; × jq (CPU) the same with user + system CPU seconds (from `/usr/bin/time`), which a loaded machine skews\nless: a busy host shares its cores between processes, and jq has one thread where node has helpers. Issue #24 targets: decode ≥ 3 ×, convert ≥ 2 × as fast as `jq -c .`, peak RSS ≤ 64 MiB whatever the',
   'size. Where the time and the memory go: [performance.md](performance.md#the-cli-against-jq).',
 ].join('\n');
 
@@ -159,7 +159,7 @@ function pollHwm(pid) {
 /** Runs `argv` with stdout to /dev/null: wall seconds, peak RSS in MiB, exit code. */
 async function measure(argv) {
   const devnull = openSync('/dev/null', 'w');
-  const cmd = TIME === undefined ? argv : [TIME, '-f', '%e %M', ...argv];
+  const cmd = TIME === undefined ? argv : [TIME, '-f', '%e %M %U %S', ...argv];
   const t0 = performance.now();
   const child = spawn(cmd[0], cmd.slice(1), { stdio: ['ignore', devnull, 'pipe'] });
   const stop = TIME === undefined ? pollHwm(child.pid) : undefined;
@@ -173,12 +173,14 @@ async function measure(argv) {
   const wall = (performance.now() - t0) / 1000;
   closeSync(devnull);
   let kib = stop?.();
+  let cpu = Number.NaN;
   if (TIME !== undefined) {
-    const m = /(\d+(?:\.\d+)?) (\d+)\s*$/.exec(stderr);
+    const m = /(\d+(?:\.\d+)?) (\d+) (\d+(?:\.\d+)?) (\d+(?:\.\d+)?)\s*$/.exec(stderr);
     kib = m === null ? Number.NaN : Number(m[2]);
+    if (m !== null) cpu = Number(m[3]) + Number(m[4]);
   }
   const exit = TIME !== undefined && /Command exited with non-zero status (\d+)/.exec(stderr);
-  return { wall, rss: kib / 1024, code: exit ? Number(exit[1]) : code, stderr };
+  return { wall, cpu, rss: kib / 1024, code: exit ? Number(exit[1]) : code, stderr };
 }
 
 function median(xs) {
@@ -191,6 +193,7 @@ async function row(argv) {
   for (let i = 0; i < RUNS; i++) runs.push(await measure(argv));
   return {
     wall: median(runs.map((r) => r.wall)),
+    cpu: median(runs.map((r) => r.cpu)),
     rss: Math.max(...runs.map((r) => r.rss)),
     code: runs.at(-1).code,
     stderr: runs.at(-1).stderr,
@@ -233,6 +236,7 @@ try {
       const r = await row(argv);
       if (name.startsWith('jq')) jq = r;
       const ratio = jq === undefined || name.startsWith('jq') ? undefined : jq.wall / r.wall;
+      const cpuRatio = jq === undefined || name.startsWith('jq') ? undefined : jq.cpu / r.cpu;
       const line = {
         format,
         mib: size / MiB,
@@ -240,11 +244,13 @@ try {
         wall: r.wall,
         rss: r.rss,
         ratio,
+        cpu: r.cpu,
+        cpuRatio,
         code: r.code,
       };
       table.push(line);
       console.log(
-        `  ${name.padEnd(34)} ${r.wall.toFixed(2).padStart(7)} s ${r.rss.toFixed(1).padStart(7)} MiB` +
+        `  ${name.padEnd(38)} ${r.wall.toFixed(2).padStart(7)} s ${r.cpu.toFixed(2).padStart(7)} s cpu ${r.rss.toFixed(1).padStart(7)} MiB` +
           `${ratio === undefined ? '' : `  ${ratio.toFixed(2)} × jq`}${r.code === 0 ? '' : `  exit ${r.code}: ${r.stderr.trim().split('\n').at(-1)}`}`,
       );
     }
@@ -253,6 +259,8 @@ try {
 } finally {
   cleanup();
 }
+
+const fixed = (x) => (x === undefined || Number.isNaN(x) ? '' : x.toFixed(2));
 
 // The targets of issue #24: decode ≥ 3 × and convert ≥ 2 × as fast as `jq -c .`, peak RSS ≤ 64 MiB.
 function verdict(r) {
@@ -267,11 +275,11 @@ const lines = [
   `- ${new Date().toISOString()}, node ${process.version}, ${jqVersion}, ${cpus()[0]?.model ?? 'cpu'} ×${cpus().length}`,
   `- \`node bench/cli-jq.mjs --mb ${MB} --formats ${FORMATS.join(',')} --runs ${RUNS}\`; peak RSS from ${TIME === undefined ? '/proc VmHWM' : '`/usr/bin/time` (wait4)'}`,
   '',
-  '| format | MiB | command | wall s | peak RSS MiB | × jq | target (decode ≥ 3 ×, convert ≥ 2 ×, ≤ 64 MiB) |',
-  '|---|---:|---|---:|---:|---:|---|',
+  '| format | MiB | command | wall s | CPU s | peak RSS MiB | × jq (wall) | × jq (CPU) | target (decode ≥ 3 ×, convert ≥ 2 ×, ≤ 64 MiB) |',
+  '|---|---:|---|---:|---:|---:|---:|---:|---|',
   ...table.map(
     (r) =>
-      `| ${r.format} | ${r.mib.toFixed(0)} | \`${r.command}\` | ${r.wall.toFixed(2)} | ${r.rss.toFixed(1)} | ${r.ratio === undefined ? '' : r.ratio.toFixed(2)} | ${verdict(r)}${r.code === 0 ? '' : ` exit ${r.code}`} |`,
+      `| ${r.format} | ${r.mib.toFixed(0)} | \`${r.command}\` | ${r.wall.toFixed(2)} | ${r.cpu.toFixed(2)} | ${r.rss.toFixed(1)} | ${fixed(r.ratio)} | ${fixed(r.cpuRatio)} | ${verdict(r)}${r.code === 0 ? '' : ` exit ${r.code}`} |`,
   ),
 ];
 console.log(`\n${lines.join('\n')}`);
