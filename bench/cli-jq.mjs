@@ -27,6 +27,7 @@ import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { cursorLines, opencodeLines } from './agents.mjs';
+import { CLI_END, CLI_START } from './cli-section.mjs';
 import { claudeGroups, codexLines, geminiLines, hepPieces } from './corpus.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -288,8 +289,7 @@ console.log(`\n${lines.join('\n')}`);
 // the end the first time); `npm run bench` keeps that section when it rewrites docs/benchmarks.md.
 const OUT = flag('out', undefined);
 if (typeof OUT === 'string') {
-  const START = '<!-- cli-jq:start -->';
-  const END = '<!-- cli-jq:end -->';
+  const [START, END] = [CLI_START, CLI_END];
   const old = existsSync(OUT) ? readFileSync(OUT, 'utf8') : '';
   const i = old.indexOf(START);
   const j = old.indexOf(END);

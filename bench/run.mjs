@@ -15,7 +15,7 @@
 import { isAscii } from 'node:buffer';
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -25,6 +25,7 @@ import { createParser } from 'eventsource-parser';
 import ndjson from 'ndjson';
 import split2 from 'split2';
 import { generateCursor, generateOpencode } from './agents.mjs';
+import { keptCliSection } from './cli-section.mjs';
 import { chunk, generateClaude, generateCodex, generateGemini, generateHep } from './corpus.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -1485,17 +1486,9 @@ function markdown() {
 }
 
 if (notes.length > 0) console.log(`\n${notes.join('\n')}`);
-// The "CLI against jq" section is written by bench/cli-jq.mjs (whole processes, minutes per
-// format): kept as it is when this run rewrites the file.
-function cliSection() {
-  const old = existsSync(OUT) ? readFileSync(OUT, 'utf8') : '';
-  const i = old.indexOf('<!-- cli-jq:start -->');
-  const j = old.indexOf('<!-- cli-jq:end -->');
-  return i === -1 || j === -1 ? '' : `\n${old.slice(i, j)}<!-- cli-jq:end -->\n`;
-}
-
-if (OUT !== '-' && ONLY === undefined) {
-  writeFileSync(OUT, markdown() + cliSection());
+// A partial run (--only) writes its page only where --out names a place, never over the docs.
+if (OUT !== '-' && (ONLY === undefined || flag('out', undefined) !== undefined)) {
+  writeFileSync(OUT, markdown() + keptCliSection(OUT));
   console.log(`\nwrote ${OUT}`);
 }
 t0 = 0;

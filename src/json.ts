@@ -154,7 +154,12 @@ export function parseJsonLine(
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
+    // Newer V8 (Chromium) appends "(line 1 column N)" to the position; dropped so a diagnostic
+    // reads the same in every engine.
+    const detail = (error instanceof Error ? error.message : String(error)).replace(
+      / \(line \d+ column \d+\)$/,
+      '',
+    );
     return {
       ok: false,
       diagnostic: diagnosticAt('invalid_json', 'error', line, offset, `not valid JSON (${detail})`, format),

@@ -21,6 +21,54 @@ const NATIVE: ReadonlySet<string> = new Set([
   'seq',
 ]);
 
+/**
+ * Canonical events a UI protocol has no place for outside a run (its stream opens with the run,
+ * a finished run takes nothing more): the writer holds them and writes them, carried, right after
+ * the record that opens the next run; the decoder reads carried events of these types that
+ * directly follow that record (before any other record of the run, on no child lane) as coming
+ * before the run, as they came. Events of these types said later in the run stay in it.
+ */
+export const BEFORE_RUN: ReadonlySet<string> = new Set([
+  'session.start',
+  'session.title',
+  'tools.declare',
+  'usage',
+  'notice',
+  'user.message',
+  'approval.resolve',
+  'question.answer',
+]);
+
+/**
+ * A writer's records of events its decoder read as before a run (see {@link BEFORE_RUN}): held
+ * until the record after them (the run's opening one) is written, then written after it, so the
+ * stream comes back as read. Bounded: past `max` held, a record is written where it stands.
+ */
+export class HeldRecords {
+  private texts: string[] = [];
+  private readonly max: number;
+
+  /** Holds at most `max` records. */
+  constructor(max: number) {
+    this.max = max;
+  }
+
+  /** Holds `text`; false when full (the caller writes it now). */
+  hold(text: string): boolean {
+    if (this.texts.length >= this.max) return false;
+    this.texts.push(text);
+    return true;
+  }
+
+  /** `text` followed by the records held, which are then let go. */
+  after(text: string): string {
+    if (this.texts.length === 0) return text;
+    const out = text + this.texts.join('');
+    this.texts = [];
+    return out;
+  }
+}
+
 /** The fields of `event` to carry: all but its type, provenance and the carrier's envelope. */
 export function carriedValue(event: AgentEvent): JsonObject {
   const value: JsonObject = {};

@@ -1,6 +1,6 @@
 import type { DiagnosticSink } from '../../diagnostics';
 import { diagnosticAt } from '../../diagnostics';
-import { CARRY_PREFIX, eventFromCarried } from '../../framing/carry';
+import { BEFORE_RUN, CARRY_PREFIX, eventFromCarried } from '../../framing/carry';
 import type { FramedRecordDecoder, JsonFraming, JsonStreamDecodeOptions } from '../../framing/json-stream';
 import {
   isJsonObject,
@@ -121,6 +121,11 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
   private before: string[] = [];
   /** Each open subagent's parent lane (`null`: the main agent). */
   private readonly parents = new Map<string, string | null>();
+  /**
+   * A run's opening events, held until a record that is not a carried event from before the run
+   * (see `BEFORE_RUN`): those are read as coming first.
+   */
+  private held: AgentEvent[] | undefined;
   private lastChunkCall = '';
   private lastLine = 1;
   private lastOffset = 0;
@@ -140,6 +145,7 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
     const value = parseRecordText(text, line, offset, this.maxDepth, FORMAT, this.sink);
     if (value === NOT_PARSED) return;
     if (refuseDeepText(text, line, offset, this.maxDepth, FORMAT, this.sink)) return;
+    if (this.held !== undefined && !isEarly(value)) this.release(out);
     const hints: AguiHints = { raw: text, record: value, framing: this.mode };
     const provenance: Provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
     this.lastLine = line;
@@ -163,14 +169,16 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
   }
 
   end(out: AgentEvent[]): void {
+    this.release(out);
     if (this.before.length > 0) {
       // Records no event followed: kept whole.
       for (const raw of this.before) {
-        const hints: AguiHints = { raw, record: JSON.parse(raw), framing: this.mode };
+        const record = JSON.parse(raw) as JsonObject;
+        const hints: AguiHints = { raw, record, framing: this.mode };
         out.push({
           type: 'unknown',
-          recordType: 'STEP_FINISHED',
-          record: hints.record,
+          recordType: record.type as string,
+          record,
           provenance: {
             format: FORMAT,
             line: this.lastLine,
@@ -194,11 +202,24 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
     out.push(e);
   }
 
+  /** Keeps a record that has no event of its own for the next event (false when full). */
+  private keep(cx: Cx): boolean {
+    if (this.before.length >= MAX_BEFORE) return false;
+    this.before.push(cx.provenance.hints!.raw as string);
+    return true;
+  }
+
+  private release(out: AgentEvent[]): void {
+    if (this.held === undefined) return;
+    for (const e of this.held) out.push(e);
+    this.held = undefined;
+  }
+
   private map(type: string, cx: Cx, out: AgentEvent[]): undefined {
     const r = cx.r;
     switch (type) {
       case 'RUN_STARTED':
-        return this.runStarted(cx, out);
+        return this.runStarted(cx);
       case 'RUN_FINISHED':
       case 'RUN_ERROR':
         return this.runEnded(type, cx, out);
@@ -209,9 +230,8 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
       }
       case 'STEP_FINISHED': {
         const meta = metaOf(r);
-        if (meta?.closing === true && this.before.length < MAX_BEFORE) {
+        if (meta?.closing === true && this.keep(cx)) {
           // Closed by the run's end, not a round that ended: no event; the next one carries it.
-          this.before.push(cx.provenance.hints!.raw as string);
           this.stepOpen = false;
           return;
         }
@@ -293,14 +313,22 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
         if (id !== undefined) e.message = id;
         return this.push(out, cx, e);
       }
-      case 'REASONING_ENCRYPTED_VALUE':
-        return this.push(out, cx, {
+      case 'REASONING_ENCRYPTED_VALUE': {
+        const e: AgentEventOf<'reasoning.delta'> = {
           type: 'reasoning.delta',
           text: '',
           message: r.entityId as string,
-          redacted: r.encryptedValue as string,
-        });
+        };
+        if (metaOf(r)?.signature === true) e.signature = r.encryptedValue as string;
+        else e.redacted = r.encryptedValue as string;
+        return this.push(out, cx, e);
+      }
       case 'SUBAGENT_STARTED': {
+        if (metaOf(r)?.implied === true && this.keep(cx)) {
+          // Opened for a lane no child start said: no event; the next one carries it.
+          this.parents.set(r.subagentRunId as string, str(r.parentSubagentRunId) ?? null);
+          return;
+        }
         const e: AgentEventOf<'child.start'> = {
           type: 'child.start',
           child: r.subagentRunId as string,
@@ -320,6 +348,11 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
       }
       case 'SUBAGENT_FINISHED':
       case 'SUBAGENT_ERROR': {
+        if (type === 'SUBAGENT_FINISHED' && metaOf(r)?.closing === true && this.keep(cx)) {
+          // Closed by the run's end, not a child that ended: no event; the next one carries it.
+          this.parents.delete(r.subagentRunId as string);
+          return;
+        }
         const outcome = isJsonObject(r.outcome) ? r.outcome.type : undefined;
         const e: AgentEventOf<'child.end'> = {
           type: 'child.end',
@@ -341,8 +374,9 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
           const e = eventFromCarried(name.slice(CARRY_PREFIX.length), r.value);
           if (e?.type === 'approval.request') this.asked.add(e.approval);
           else if (e?.type === 'question') this.asked.add(e.question);
-          if (e !== undefined) return this.push(out, cx, e);
+          if (e !== undefined) return this.push(out, cx, e, { early: this.held !== undefined });
         }
+        this.release(out);
         return this.unknown(cx, out);
       }
       case 'RAW': {
@@ -357,16 +391,19 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
     }
   }
 
-  private runStarted(cx: Cx, out: AgentEvent[]): undefined {
+  private runStarted(cx: Cx): undefined {
     const r = cx.r;
     this.session = r.threadId as string;
     this.runOpen = false;
     const input = r.input;
+    // Held: carried events the writer put right after this record came before the run.
+    const held: AgentEvent[] = [];
+    this.held = held;
     // The answers this run continues from come first: they were given before it started.
     if (isJsonObject(input) && Array.isArray(input.resume)) {
       for (const entry of input.resume) {
         if (!isJsonObject(entry) || typeof entry.interruptId !== 'string') continue;
-        this.push(out, cx, this.resumeEvent(entry), { lane: null, part: true });
+        this.push(held, cx, this.resumeEvent(entry), { lane: null, part: true });
       }
     }
     this.run = r.runId as string;
@@ -380,7 +417,7 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
     const e: AgentEventOf<'run.start'> = { type: 'run.start' };
     const text = lastUserText(input);
     if (text !== undefined) e.input = text;
-    this.push(out, cx, e);
+    this.push(held, cx, e);
   }
 
   private resumeEvent(entry: JsonObject): AgentEvent {
@@ -432,6 +469,7 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
       for (const k of ['reason', 'stopReason', 'input'] as const)
         if (typeof meta[k] === 'string') e[k] = meta[k];
       if (typeof meta.durationMs === 'number') e.durationMs = meta.durationMs;
+      if (meta.status === 'incomplete' && e.status === 'completed') e.status = 'incomplete';
       if (typeof meta.costUsd === 'number') e.usage = { ...e.usage, costUsd: meta.costUsd };
     }
     this.push(out, cx, e);
@@ -540,11 +578,14 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
     out: AgentEvent[],
     cx: Cx,
     e: AgentEvent,
-    at?: { lane?: string | null; part?: boolean },
+    at?: { lane?: string | null; part?: boolean; early?: boolean },
   ): undefined {
     if (this.session !== undefined) e.session = this.session;
-    if (this.run !== undefined && (this.runOpen || e.type === 'run.end')) e.run = this.run;
-    if (this.stepOpen || e.type === 'round.start') e.round = this.round;
+    if (at?.early === true) (cx.provenance.hints as AguiHints).early = true;
+    else {
+      if (this.run !== undefined && (this.runOpen || e.type === 'run.end')) e.run = this.run;
+      if (this.stepOpen || e.type === 'round.start') e.round = this.round;
+    }
     const ts = cx.r.timestamp;
     if (typeof ts === 'number') e.ts = ts;
     const lane =
@@ -574,6 +615,17 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
   ): undefined {
     this.sink.report(diagnosticAt(code, 'error', line, offset, what, FORMAT));
   }
+}
+
+/** A `CUSTOM` record carrying an event from before the run, on no child lane (see `BEFORE_RUN`). */
+function isEarly(r: unknown): boolean {
+  if (!isJsonObject(r) || r.type !== 'CUSTOM' || r.subagentRunId !== undefined) return false;
+  const name = r.name;
+  return (
+    typeof name === 'string' &&
+    name.startsWith(CARRY_PREFIX) &&
+    BEFORE_RUN.has(name.slice(CARRY_PREFIX.length))
+  );
 }
 
 /** What a known event lacks, or `undefined` when its required fields are there. */

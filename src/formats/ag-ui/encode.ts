@@ -1,6 +1,6 @@
 import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
-import { CARRY_PREFIX, carriedValue, isZeroUsage } from '../../framing/carry';
+import { BEFORE_RUN, CARRY_PREFIX, carriedValue, HeldRecords, isZeroUsage } from '../../framing/carry';
 import { frameJson, type JsonFraming } from '../../framing/json-stream';
 import { assertEncodable, isJsonObject, type JsonObject, jsonString, rawIfSame } from '../../json';
 import { LossReporter } from '../../loss';
@@ -66,16 +66,7 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
 
 // Outside a run AG-UI has no place for an event (a stream opens with RUN_STARTED and a finished
 // run takes nothing more): these wait for the next run. Everything else opens one.
-const WAITING: ReadonlySet<string> = new Set([
-  'session.start',
-  'session.title',
-  'tools.declare',
-  'usage',
-  'notice',
-  'user.message',
-  'approval.resolve',
-  'question.answer',
-]);
+const WAITING = BEFORE_RUN;
 /** Most events kept waiting for a run; more are reported lost. */
 const MAX_WAITING = 1024;
 
@@ -142,6 +133,8 @@ export class AguiEncoder implements Encoder {
   private pending: Array<AgentEventOf<'approval.request'> | AgentEventOf<'question'>> = [];
   private resume: JsonObject[] = [];
   private waiting: AgentEvent[] = [];
+  /** Records of events read as before a run (`hints.early`): written after the next record. */
+  private readonly early = new HeldRecords(MAX_WAITING);
   private fatal: string | undefined;
   /** The main agent's text in this run (what an answer equal to it repeats). */
   private runText = '';
@@ -159,13 +152,18 @@ export class AguiEncoder implements Encoder {
       this.framing ??= hints.framing;
       if (event.provenance?.synthetic || hints.part) return '';
       const record = hints.record;
-      if (isJsonObject(record)) return this.own(event, record, hints);
+      if (isJsonObject(record)) {
+        const text = this.own(event, record, hints);
+        // Read as before the run, written where it was: right after the run's opening record.
+        if (hints.early === true && this.early.hold(text)) return '';
+        return this.early.after(text);
+      }
     } else if (event.provenance?.format === FORMAT && event.provenance.synthetic) return '';
-    return this.foreign(event);
+    return this.early.after(this.foreign(event));
   }
 
   end(): string {
-    let out = '';
+    let out = this.early.after('');
     // A run still open when the events end was cut off: it stays open, as it was (AG-UI says
     // nothing of a run whose producer stopped), unless it waits on requests (an interrupt) or
     // failed. Events still waiting for a run are lost.
@@ -262,7 +260,7 @@ export class AguiEncoder implements Encoder {
     let out = '';
     const lane = event.lane;
     if (lane !== undefined && !this.subagents.has(lane) && event.type !== 'child.start') {
-      out += this.openSubagent({ type: 'child.start', child: lane }, undefined);
+      out += this.openSubagent({ type: 'child.start', child: lane }, undefined, true);
     }
     switch (event.type) {
       case 'round.start':
@@ -282,7 +280,8 @@ export class AguiEncoder implements Encoder {
         return out + this.closeStep(lane, event, meta);
       }
       case 'message.start':
-        out += this.ensureStep(event) + this.closeText(lane);
+        // A new message ends what the lane was saying, its reasoning too.
+        out += this.ensureStep(event) + this.closeLane(lane);
         return out + this.openText(event, event.message);
       case 'message.end':
         return out + this.closeText(lane, event.message);
@@ -423,10 +422,13 @@ export class AguiEncoder implements Encoder {
     for (const lane of [...this.step.keys()].reverse())
       out += this.closeStep(lane === '' ? undefined : lane, undefined, { closing: true });
     for (const child of [...this.subagents].reverse()) {
-      out += this.emit(undefined, 'SUBAGENT_FINISHED', {
-        subagentRunId: child,
-        outcome: { type: 'success' },
-      });
+      // Closed by the run's end, not a child that ended: it says so, and reads back as none.
+      out += this.emit(
+        undefined,
+        'SUBAGENT_FINISHED',
+        { subagentRunId: child, outcome: { type: 'success' } },
+        { closing: true },
+      );
     }
     this.subagents.clear();
     return out;
@@ -446,12 +448,15 @@ export class AguiEncoder implements Encoder {
     if (event?.status === 'cancelled') fields.outcome = { type: 'cancelled' };
     else if (this.pending.length > 0)
       fields.outcome = { type: 'interrupt', interrupts: this.pending.map((p) => this.interrupt(p)) };
-    else if (event?.status === 'incomplete')
-      this.loss.report(event, 'run.end.status', 'AG-UI has no incomplete run outcome; written as finished');
     this.pending = [];
     const usage = usageOf(event?.usage);
     if (usage !== undefined) fields.usage = usage;
-    out += this.emit(event, 'RUN_FINISHED', fields, runMeta(event), true);
+    const meta = runMeta(event);
+    // A run that did not end (a new one begins, or its end says so) finishes, as AG-UI requires,
+    // and says it was not complete: it reads back as incomplete, never as a success.
+    if (fields.outcome === undefined && (event === undefined || event.status === 'incomplete'))
+      meta.status = 'incomplete';
+    out += this.emit(event, 'RUN_FINISHED', fields, meta, true);
     return out;
   }
 
@@ -578,11 +583,17 @@ export class AguiEncoder implements Encoder {
     if (opaque !== undefined) {
       if (event.redacted !== undefined && event.signature !== undefined)
         this.loss.report(event, 'reasoning.delta.signature', 'one encrypted value per reasoning block');
-      out += this.emit(event, 'REASONING_ENCRYPTED_VALUE', {
-        subtype: 'message',
-        entityId: this.reasoning.get(lane ?? '') ?? event.message ?? this.newId(),
-        encryptedValue: opaque,
-      });
+      // A signature is not redacted content: it says which it is, so it reads back as itself.
+      out += this.emit(
+        event,
+        'REASONING_ENCRYPTED_VALUE',
+        {
+          subtype: 'message',
+          entityId: this.reasoning.get(lane ?? '') ?? event.message ?? this.newId(),
+          encryptedValue: opaque,
+        },
+        event.redacted === undefined ? { signature: true } : undefined,
+      );
     }
     return out;
   }
@@ -669,7 +680,15 @@ export class AguiEncoder implements Encoder {
 
   // ---- subagents ----
 
-  private openSubagent(event: AgentEventOf<'child.start'>, parent: string | undefined): string {
+  /**
+   * `SUBAGENT_STARTED`; `implied` when no `child.start` said it (a lane seen first, an end with no
+   * start): marked so, it reads back as no child start.
+   */
+  private openSubagent(
+    event: AgentEventOf<'child.start'>,
+    parent: string | undefined,
+    implied = false,
+  ): string {
     if (this.subagents.has(event.child)) return '';
     this.subagents.add(event.child);
     const fields: JsonObject = { subagentRunId: event.child, name: event.name ?? event.kind ?? 'subagent' };
@@ -679,6 +698,7 @@ export class AguiEncoder implements Encoder {
     const meta: JsonObject = {};
     if (event.kind !== undefined) meta.kind = event.kind;
     if (event.background !== undefined) meta.background = event.background;
+    if (implied) meta.implied = true;
     const { lane: _lane, ...rest } = event;
     return this.emit(rest as AgentEvent, 'SUBAGENT_STARTED', fields, meta);
   }
@@ -686,7 +706,7 @@ export class AguiEncoder implements Encoder {
   private closeSubagent(event: AgentEventOf<'child.end'>): string {
     let out = '';
     if (!this.subagents.has(event.child))
-      out += this.openSubagent({ type: 'child.start', child: event.child }, event.lane);
+      out += this.openSubagent({ type: 'child.start', child: event.child }, event.lane, true);
     out += this.closeLane(event.child) + this.closeStep(event.child);
     this.subagents.delete(event.child);
     const { lane: _lane, ...rest } = event;

@@ -92,6 +92,11 @@ export interface AguiHints {
    * marked `metadata.agentwire.closing`), as read: the writer puts them back before it.
    */
   before?: string[];
+  /**
+   * True on a carried event read as coming before its run (see `BEFORE_RUN`): the writer puts
+   * its record back right after the run's opening record.
+   */
+  early?: boolean;
 }
 
 function count(v: unknown): number | undefined {

@@ -1,6 +1,6 @@
 import type { DiagnosticSink } from '../../diagnostics';
 import { diagnosticAt } from '../../diagnostics';
-import { eventFromCarried } from '../../framing/carry';
+import { BEFORE_RUN, eventFromCarried } from '../../framing/carry';
 import type { FramedRecordDecoder, JsonFraming, JsonStreamDecodeOptions } from '../../framing/json-stream';
 import {
   isJsonObject,
@@ -24,6 +24,9 @@ import {
 export interface AiSdkDecodeOptions extends JsonStreamDecodeOptions {}
 
 const FORMAT = 'ai-sdk' as const;
+
+/** Most chunks without an event of their own held for the next event. */
+const MAX_BEFORE = 64;
 
 interface Cx {
   r: JsonObject;
@@ -79,6 +82,15 @@ export class AiSdkRecordDecoder implements FramedRecordDecoder {
   private stepOpen = false;
   private stepText = '';
   private readonly names = new Map<string, string>();
+  /**
+   * A run's `start`, held until a chunk that is not a carried event from before the run (see
+   * `BEFORE_RUN`): those are read as coming first.
+   */
+  private held: AgentEvent | undefined;
+  /** The message of the last non-fatal error this run said (a carried `error`). */
+  private saidError: string | undefined;
+  /** Chunks with no event of their own, carried by the next event (`hints.before`). */
+  private before: string[] = [];
   private lastLine = 1;
   private lastOffset = 0;
 
@@ -97,6 +109,7 @@ export class AiSdkRecordDecoder implements FramedRecordDecoder {
     const value = parseRecordText(text, line, offset, this.maxDepth, FORMAT, this.sink);
     if (value === NOT_PARSED) return;
     if (refuseDeepText(text, line, offset, this.maxDepth, FORMAT, this.sink)) return;
+    if (this.held !== undefined && !isEarly(value)) this.release(out);
     const hints: AiSdkHints = { raw: text, record: value, framing: this.mode };
     const provenance: Provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
     this.lastLine = line;
@@ -119,6 +132,16 @@ export class AiSdkRecordDecoder implements FramedRecordDecoder {
   }
 
   end(out: AgentEvent[]): void {
+    this.release(out);
+    // Chunks no event followed: kept whole.
+    for (const raw of this.before) {
+      const record = JSON.parse(raw) as JsonObject;
+      const hints: AiSdkHints = { raw, record, framing: this.mode };
+      const provenance: Provenance = { format: FORMAT, line: this.lastLine, offset: this.lastOffset };
+      provenance.hints = hints as Record<string, unknown>;
+      out.push({ type: 'unknown', recordType: record.type as string, record, provenance });
+    }
+    this.before = [];
     if (!this.runOpen) return;
     this.runOpen = false;
     const e: AgentEventOf<'run.end'> = {
@@ -131,6 +154,12 @@ export class AiSdkRecordDecoder implements FramedRecordDecoder {
     out.push(e);
   }
 
+  private release(out: AgentEvent[]): void {
+    if (this.held === undefined) return;
+    out.push(this.held);
+    this.held = undefined;
+  }
+
   private map(type: string, cx: Cx, out: AgentEvent[]): undefined {
     const r = cx.r;
     switch (type) {
@@ -140,7 +169,12 @@ export class AiSdkRecordDecoder implements FramedRecordDecoder {
         this.failed = undefined;
         this.round = 0;
         this.stepOpen = false;
-        return this.push(out, cx, { type: 'run.start' });
+        this.saidError = undefined;
+        // Held: carried events the writer put right after this chunk came before the run.
+        const held: AgentEvent[] = [];
+        this.push(held, cx, { type: 'run.start' });
+        this.held = held[0];
+        return;
       }
       case 'finish':
       case 'abort':
@@ -232,12 +266,27 @@ export class AiSdkRecordDecoder implements FramedRecordDecoder {
       case 'error':
         this.openRun(cx, out);
         this.failed = r.errorText as string;
+        if (r.errorText === this.saidError && this.before.length < MAX_BEFORE) {
+          // The run's failure, restating an error this run already said: no second error event
+          // (the writer writes this chunk for a failed run's end); the next event carries it.
+          this.before.push(cx.provenance.hints!.raw as string);
+          return;
+        }
+        this.saidError = undefined;
         return this.push(out, cx, { type: 'error', message: r.errorText as string, fatal: true });
       default: {
         if (type.startsWith(AISDK_DATA_PREFIX)) {
           const e = eventFromCarried(type.slice(AISDK_DATA_PREFIX.length), r.data);
+          if (e !== undefined && this.held !== undefined) {
+            (cx.provenance.hints as AiSdkHints).early = true;
+            e.provenance = cx.provenance;
+            out.push(e);
+            return;
+          }
+          if (e?.type === 'error') this.saidError = e.fatal ? undefined : e.message;
           if (e !== undefined) return this.push(out, cx, e);
         }
+        this.release(out);
         return this.unknown(cx, out);
       }
     }
@@ -327,6 +376,7 @@ export class AiSdkRecordDecoder implements FramedRecordDecoder {
     this.runOpen = true;
     this.round = 0;
     this.failed = undefined;
+    this.saidError = undefined;
     out.push({
       type: 'run.start',
       provenance: { format: FORMAT, line: cx.line, offset: cx.offset, synthetic: true },
@@ -342,6 +392,10 @@ export class AiSdkRecordDecoder implements FramedRecordDecoder {
   private push(out: AgentEvent[], cx: Cx, e: AgentEvent): undefined {
     if (this.run !== undefined && (this.runOpen || e.type === 'run.end')) e.run = this.run;
     if (this.stepOpen || e.type === 'round.start') e.round = this.round;
+    if (this.before.length > 0) {
+      (cx.provenance.hints as AiSdkHints).before = this.before;
+      this.before = [];
+    }
     e.provenance = cx.provenance;
     out.push(e);
   }
@@ -354,6 +408,14 @@ export class AiSdkRecordDecoder implements FramedRecordDecoder {
   ): undefined {
     this.sink.report(diagnosticAt(code, 'error', line, offset, what, FORMAT));
   }
+}
+
+/** A `data-agentwire.<type>` part carrying an event from before the run (see `BEFORE_RUN`). */
+function isEarly(r: unknown): boolean {
+  if (!isJsonObject(r) || typeof r.type !== 'string' || !r.type.startsWith(AISDK_DATA_PREFIX)) return false;
+  return (
+    BEFORE_RUN.has(r.type.slice(AISDK_DATA_PREFIX.length)) && !(isJsonObject(r.data) && 'lane' in r.data)
+  );
 }
 
 /** What a known chunk lacks, or `undefined` when its required fields are there. */

@@ -1,6 +1,6 @@
 import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
-import { carriedValue, isZeroUsage } from '../../framing/carry';
+import { BEFORE_RUN, carriedValue, HeldRecords, isZeroUsage } from '../../framing/carry';
 import { frameJson, type JsonFraming } from '../../framing/json-stream';
 import { assertEncodable, isJsonObject, type JsonObject, jsonString, rawIfSame } from '../../json';
 import { LossReporter } from '../../loss';
@@ -61,16 +61,7 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
 };
 
 // Outside a run (one assistant message) these wait for the next one; everything else opens one.
-const WAITING: ReadonlySet<string> = new Set([
-  'session.start',
-  'session.title',
-  'tools.declare',
-  'usage',
-  'notice',
-  'user.message',
-  'approval.resolve',
-  'question.answer',
-]);
+const WAITING = BEFORE_RUN;
 /** Most events kept waiting for a run; more are reported lost. */
 const MAX_WAITING = 1024;
 
@@ -125,6 +116,8 @@ export class AiSdkEncoder implements Encoder {
   private readonly approvalCall = new Map<string, string>();
   private readonly decided = new Set<string>();
   private waiting: AgentEvent[] = [];
+  /** Chunks of events read as before a run (`hints.early`): written after the next chunk. */
+  private readonly early = new HeldRecords(MAX_WAITING);
 
   /** Creates a writer reporting losses to `sink`. */
   constructor(options: AiSdkEncodeOptions, sink: DiagnosticSink) {
@@ -138,17 +131,23 @@ export class AiSdkEncoder implements Encoder {
     if (hints !== undefined) {
       this.framing ??= hints.framing;
       if (event.provenance?.synthetic) return '';
-      if (isJsonObject(hints.record)) return this.own(event, hints.record, hints);
+      if (isJsonObject(hints.record)) {
+        const text = this.own(event, hints.record, hints);
+        // Read as before the run, written where it was: right after the run's `start`.
+        if (hints.early === true && this.early.hold(text)) return '';
+        return this.early.after(text);
+      }
     } else if (event.provenance?.format === FORMAT && event.provenance.synthetic) return '';
-    return this.foreign(event);
+    return this.early.after(this.foreign(event));
   }
 
   end(): string {
+    const out = this.early.after('');
     for (const e of this.waiting) this.loss.report(e, e.type, 'no message follows to carry it');
     this.waiting = [];
     // `[DONE]` closes a stream whose last run ended; one cut off mid-run stays as it was.
-    if (this.framingOf() !== 'sse' || !this.wrote || this.runOpen) return '';
-    return frameJson('sse', AISDK_DONE);
+    if (this.framingOf() !== 'sse' || !this.wrote || this.runOpen) return out;
+    return out + frameJson('sse', AISDK_DONE);
   }
 
   // ---- chunks read from the AI SDK: their record, with the event's fields put back ----
@@ -176,13 +175,16 @@ export class AiSdkEncoder implements Encoder {
         if (typeof event.error === 'string' && typeof r.errorText === 'string') r.errorText = event.error;
         break;
       case 'error':
-        r.errorText = event.message;
+        // An `error` chunk's text (a carried error's record has no such field).
+        if (r.type === 'error') r.errorText = event.message;
         break;
       default:
         break;
     }
     this.wrote = true;
-    return frameJson(this.framingOf(), rawIfSame(hints.raw, JSON.stringify(r)));
+    let out = '';
+    if (hints.before !== undefined) for (const raw of hints.before) out += frameJson(this.framingOf(), raw);
+    return out + frameJson(this.framingOf(), rawIfSame(hints.raw, JSON.stringify(r)));
   }
 
   // ---- events from another format ----

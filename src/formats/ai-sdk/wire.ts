@@ -104,6 +104,17 @@ export interface AiSdkHints {
   record?: unknown;
   /** The framing of the stream the chunk came in. */
   framing?: JsonFraming;
+  /**
+   * True on a carried event read as coming before its run (see `BEFORE_RUN`): the writer puts
+   * its chunk back right after the run's `start`.
+   */
+  early?: boolean;
+  /**
+   * Chunks before this event's that have no event of their own (an `error` chunk restating an
+   * error the run already said, written for its failed end), as read: the writer puts them back
+   * before it.
+   */
+  before?: string[];
 }
 
 /** The key under `toolMetadata` and `providerMetadata` where agentwire keeps facts chunks have no field for. */

@@ -209,6 +209,8 @@ export class ClaudeEncoder implements Encoder {
   // Records in stream order; a message sits where its first block arrived until it is done.
   private queue: Array<string | Message> = [];
   private readonly open = new Map<string, Message>();
+  /** Per lane: a call's usage said before the message it names (`key`) began. */
+  private readonly usageAhead = new Map<string, AgentEventOf<'usage'>>();
   private readonly calls = new Map<string, string>();
   // Calls written without a result yet, with their lane: answered before the run's result.
   private readonly unanswered = new Map<string, string | undefined>();
@@ -254,6 +256,9 @@ export class ClaudeEncoder implements Encoder {
   }
 
   end(): string {
+    for (const u of this.usageAhead.values())
+      this.loss.report(u, 'usage', 'no assistant message it names followed');
+    this.usageAhead.clear();
     let out = this.flushGroup();
     for (const m of this.open.values()) m.done = true;
     this.open.clear();
@@ -385,6 +390,11 @@ export class ClaudeEncoder implements Encoder {
     };
     this.open.set(key, m);
     this.queue.push(m);
+    const ahead = this.usageAhead.get(key);
+    if (ahead !== undefined && ahead.usage.key === m.id) {
+      m.usage = usageToClaude(ahead.usage);
+      this.usageAhead.delete(key);
+    }
     if (e.lane === undefined) this.rounds++;
     return m;
   }
@@ -485,9 +495,16 @@ export class ClaudeEncoder implements Encoder {
       }
       case 'usage': {
         const m = this.open.get(event.lane ?? '');
+        const key = event.usage.key;
         if (event.usage.scope === 'call' && m !== undefined && m.usage === undefined)
           m.usage = usageToClaude(event.usage);
-        else this.loss.report(event, 'usage', 'claude states usage only on assistant lines and the result');
+        else if (event.usage.scope === 'call' && key !== undefined && (m === undefined || m.id !== key)) {
+          // Said before the message it names began (a stream that orders them so): it waits.
+          const ahead = this.usageAhead.get(event.lane ?? '');
+          if (ahead !== undefined)
+            this.loss.report(ahead, 'usage', 'claude states usage only on assistant lines and the result');
+          this.usageAhead.set(event.lane ?? '', event);
+        } else this.loss.report(event, 'usage', 'claude states usage only on assistant lines and the result');
         return;
       }
       case 'child.start':

@@ -29,6 +29,7 @@ import {
   NH,
   NH_APPROVAL_OPTION_KEYS,
   NH_ENVELOPE_KEYS,
+  NH_EXTENSION_ABSENT,
   NH_EXTENSION_ENVELOPE,
   NH_EXTENSION_KEY,
   NH_EXTENSION_TYPE,
@@ -382,8 +383,17 @@ export class NhEnvelopeDecoder {
     if (!isJsonObject(extension)) return;
     const target = e as unknown as JsonObject;
     const added: string[] = [];
+    const absent = extension[NH_EXTENSION_ABSENT];
+    // Only an empty default the writer filled in is taken back out; a real value stays.
+    if (Array.isArray(absent)) {
+      for (const key of absent) {
+        if (typeof key === 'string' && !NH_EXTENSION_ENVELOPE.has(key) && target[key] === '')
+          delete target[key];
+      }
+    }
     for (const key of Object.keys(extension)) {
-      if (NH_EXTENSION_ENVELOPE.has(key) || Object.hasOwn(target, key)) continue;
+      if (key === NH_EXTENSION_ABSENT || NH_EXTENSION_ENVELOPE.has(key) || Object.hasOwn(target, key))
+        continue;
       setOwn(target, key, extension[key]);
       added.push(key);
     }

@@ -14,6 +14,7 @@ import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { joinRecord, quoteKey } from '../../record';
 import {
   NH,
+  NH_EXTENSION_ABSENT,
   NH_EXTENSION_ENVELOPE,
   NH_EXTENSION_KEY,
   NH_EXTENSION_TYPE,
@@ -285,6 +286,16 @@ export class NhEncoder implements Encoder {
       event.result !== undefined
     ) {
       extension = { ...extension, result: event.result };
+    }
+    // A field the wire type requires but the event does not have is written as its empty
+    // default and named in the extension, so the reader gives the event back without it.
+    if (
+      this.options.extensions === true &&
+      !own &&
+      event.type === 'child.start' &&
+      event.task === undefined
+    ) {
+      extension = { ...extension, [NH_EXTENSION_ABSENT]: ['task'] };
     }
     // An event type with no counterpart is reported once as a whole, not field by field.
     if (carried !== undefined && extension === undefined && !hasExtension(hints)) {

@@ -43,6 +43,12 @@ export const NH_EXTENSION_TYPE = 'agentwire_event';
  */
 export const NH_EXTENSION_KEY = 'agentwire';
 
+/**
+ * Inside the extension key: the fields the wire type requires but the canonical event did not
+ * have (written as their empty default, e.g. `child_started` `task: ""`); a reader removes them.
+ */
+export const NH_EXTENSION_ABSENT = 'absent';
+
 /** Envelope-level fields of a canonical event, never written inside the extension. */
 export const NH_EXTENSION_ENVELOPE: ReadonlySet<string> = new Set([
   'type',
