@@ -267,9 +267,11 @@ const fixed = (x) => (x === undefined || Number.isNaN(x) ? '' : x.toFixed(2));
 function verdict(r) {
   if (r.command.startsWith('jq')) return '';
   const speed = r.command.includes('decode') ? 3 : 2;
-  const fast = r.ratio === undefined ? '' : r.ratio >= speed ? 'pass' : '**FAIL**';
+  const judge = (x) => (x === undefined || Number.isNaN(x) ? undefined : x >= speed ? 'pass' : '**FAIL**');
+  const wall = judge(r.ratio);
+  const cpu = judge(r.cpuRatio);
   const small = r.rss <= 64 ? 'pass' : '**FAIL**';
-  return `${fast === '' ? '' : `speed ${fast}, `}RSS ${small}`;
+  return `${wall === undefined ? '' : `speed ${wall} (wall), ${cpu ?? '?'} (CPU); `}RSS ${small}`;
 }
 
 const lines = [
