@@ -73,10 +73,35 @@ export const DEPTH_PRECHECK_CHARS: number = 4096;
 /**
  * True when a parsed JSON value nests deeper than `max` (the value itself is level 1 when it is
  * an object or array). The same measure as {@link exceedsDepth} on its text, but it costs one
- * step per object or array instead of one per character: strings are skipped whole. Iterative.
+ * step per object or array instead of one per character: strings are skipped whole. Recursive
+ * (no stack or key arrays to allocate) while `max` is at most {@link MAX_DEPTH_CEILING}, which
+ * bounds the recursion; iterative beyond it.
  */
 export function valueExceedsDepth(value: unknown, max: number): boolean {
   if (typeof value !== 'object' || value === null) return false;
+  return max <= MAX_DEPTH_CEILING ? nestsBeyond(value, max) : valueExceedsDepthIterative(value, max);
+}
+
+// True when `v` (an object or array) holds `left` or more levels below it, itself included.
+function nestsBeyond(v: object, left: number): boolean {
+  if (left === 0) return true;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const child: unknown = v[i];
+      if (typeof child === 'object' && child !== null && nestsBeyond(child, left - 1)) return true;
+    }
+    return false;
+  }
+  const o = v as Record<string, unknown>;
+  for (const key in o) {
+    // A `__proto__` key of JSON.parse is an own data property: the read gives it, not the prototype.
+    const child = o[key];
+    if (typeof child === 'object' && child !== null && nestsBeyond(child, left - 1)) return true;
+  }
+  return false;
+}
+
+function valueExceedsDepthIterative(value: object, max: number): boolean {
   const stack: object[] = [value];
   const depths: number[] = [1];
   while (stack.length > 0) {

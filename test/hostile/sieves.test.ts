@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { exceedsDepth, findUnsafeNumber, mayHoldUnsafeNumber, valueExceedsDepth } from '../../src/json';
+import {
+  exceedsDepth,
+  findUnsafeNumber,
+  MAX_DEPTH_CEILING,
+  mayHoldUnsafeNumber,
+  valueExceedsDepth,
+} from '../../src/json';
 import { FUZZ_RUNS } from '../runs';
 
 // The decoders measure depth and look for unsafe numbers on the parsed value where they can
@@ -63,8 +69,21 @@ describe('value-level sieves agree with the text-level checks', () => {
     );
   });
 
-  test('deep values are measured without recursion', () => {
+  test('a __proto__ key is measured as the data it holds', () => {
+    const t = '{"a":1,"__proto__":[[{"b":[]}]]}';
+    for (let max = 0; max <= 6; max++) {
+      expect(valueExceedsDepth(JSON.parse(t), max)).toBe(exceedsDepth(t, max));
+      expect(valueExceedsDepth(JSON.parse(t), max + MAX_DEPTH_CEILING)).toBe(false);
+    }
+  });
+
+  test('deep values are measured without recursion beyond the depth ceiling', () => {
     const deep = JSON.parse(`${'['.repeat(100_000)}1${']'.repeat(100_000)}`) as unknown;
+    expect(valueExceedsDepth(deep, MAX_DEPTH_CEILING)).toBe(true);
+    expect(valueExceedsDepth(deep, MAX_DEPTH_CEILING + 1)).toBe(true);
+    const atCeiling = `${'['.repeat(MAX_DEPTH_CEILING)}${']'.repeat(MAX_DEPTH_CEILING)}`;
+    expect(valueExceedsDepth(JSON.parse(atCeiling), MAX_DEPTH_CEILING)).toBe(false);
+    expect(valueExceedsDepth(JSON.parse(atCeiling), MAX_DEPTH_CEILING - 1)).toBe(true);
     expect(valueExceedsDepth(deep, 64)).toBe(true);
     expect(valueExceedsDepth(deep, 100_000)).toBe(false);
     expect(mayHoldUnsafeNumber(deep)).toBe(false);
