@@ -41,7 +41,8 @@ function collect(mb, lines) {
   return { buffer: Buffer.concat(parts), lines: count };
 }
 
-function* opencodeLines(seed) {
+/** OpenCode lines (without the newline), forever. */
+export function* opencodeLines(seed = 7) {
   const rand = prng(seed);
   const session = id(rand, 'ses_', 26);
   let t = 1767036059338;
@@ -95,7 +96,8 @@ function* opencodeLines(seed) {
   }
 }
 
-function* cursorLines(seed) {
+/** Cursor lines (without the newline), forever. */
+export function* cursorLines(seed = 11) {
   const rand = prng(seed);
   const session = id(rand, '', 36);
   let t = 1786540600505;

@@ -334,6 +334,24 @@ export function generateCodex({ mb = 100, seed = 1 } = {}) {
  * a `JSON.stringify` of its record, as the CLI writes them.
  */
 export function generateClaude({ mb = 50, seed = 7 } = {}) {
+  const lines = [];
+  let bytes = 0;
+  for (const group of claudeGroups(seed)) {
+    for (const text of group) {
+      lines.push(text);
+      bytes += Buffer.byteLength(text) + 1;
+    }
+    if (bytes >= mb * 1e6) break;
+  }
+  const text = `${lines.join('\n')}\n`;
+  return { buffer: Buffer.from(text), lines: lines.length };
+}
+
+/**
+ * The lines of {@link generateClaude}'s session, forever, in groups: the first init, then the lines
+ * of one message each (a stream cut after any group is a whole session prefix).
+ */
+export function* claudeGroups(seed = 7) {
   const rnd = prng(seed);
   const words = (n) => {
     let s = '';
@@ -343,12 +361,9 @@ export function generateClaude({ mb = 50, seed = 7 } = {}) {
   const sid = '5f0c2a8e-7d1b-4c3e-9a6f-0b1d2c3e4f50';
   let uuid = 0;
   const u = () => `8e1f${String(++uuid).padStart(8, '0')}-1111-4222-8333-444455556666`;
-  const lines = [];
-  let bytes = 0;
+  let lines = [];
   const push = (record) => {
-    const text = JSON.stringify(record);
-    lines.push(text);
-    bytes += Buffer.byteLength(text) + 1;
+    lines.push(JSON.stringify(record));
   };
   const init = () =>
     push({
@@ -395,8 +410,10 @@ export function generateClaude({ mb = 50, seed = 7 } = {}) {
       request_id: `req_${id}`,
     });
   init();
+  yield lines;
   let m = 0;
-  while (bytes < mb * 1e6) {
+  for (;;) {
+    lines = [];
     m++;
     const id = `msg_bench_${m}`;
     const us = usage(m);
@@ -463,7 +480,6 @@ export function generateClaude({ mb = 50, seed = 7 } = {}) {
       });
       init();
     }
+    yield lines;
   }
-  const text = `${lines.join('\n')}\n`;
-  return { buffer: Buffer.from(text), lines: lines.length };
 }

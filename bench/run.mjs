@@ -25,6 +25,7 @@ import { createParser } from 'eventsource-parser';
 import ndjson from 'ndjson';
 import split2 from 'split2';
 import { generateCursor, generateOpencode } from './agents.mjs';
+import { keptCliSection } from './cli-section.mjs';
 import { chunk, generateClaude, generateCodex, generateGemini, generateHep } from './corpus.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -1527,7 +1528,7 @@ function markdown() {
 if (notes.length > 0) console.log(`\n${notes.join('\n')}`);
 // A partial run (--only) writes its page only where --out names a place, never over the docs.
 if (OUT !== '-' && (ONLY === undefined || flag('out', undefined) !== undefined)) {
-  writeFileSync(OUT, markdown());
+  writeFileSync(OUT, markdown() + keptCliSection(OUT));
   console.log(`\nwrote ${OUT}`);
 }
 t0 = 0;

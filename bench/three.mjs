@@ -11,6 +11,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { keptCliSection } from './cli-section.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const RUNS = 3;
@@ -109,7 +110,7 @@ function main() {
     const first = last.indexOf('\n## ');
     const page = `${last.slice(0, first + 1)}${summary(pages)}${last.slice(first)}`;
     if (OUT === '-') process.stdout.write(summary(pages));
-    else writeFileSync(OUT, page);
+    else writeFileSync(OUT, page + keptCliSection(OUT));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,36 +1,52 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { fstatSync, readFileSync, writeSync } from 'node:fs';
 import { appendFile, type FileHandle, open } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseArgs } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 // The CLI imports the public entry points only: the build maps them to the library's own files
 // (tsup.config.ts), so dist/cli.js holds the command line and no second copy of the library.
-import {
+import type { AgentEvent, Codec, Diagnostic, Format } from './index';
+import { createAccessGuard, TOKEN_ENV } from './node/access';
+import type { SessionLog } from './node/index';
+
+// The young generation keeps its first size. V8 grows it (to 32 MiB) in any process that allocates
+// for long, though every event here dies young: the streaming commands' peak memory would be
+// mostly that. Set before the library loads (hence the dynamic import below), or loading grows it.
+setFlagsFromString('--semi-space-growth-factor=1');
+// What survives a few scavenges (a chunk's pieces, the decoder's state) dies in old space, which
+// V8 lets fill until its first full GC (limit set from the live size after start-up): the peak
+// grew with the file (80–91 MiB at 1 GiB). A full GC every COLLECT_EVERY bytes of input keeps it
+// flat at no measurable cost (docs/performance.md "The CLI against jq"). Node gives a running
+// process the collector through a new context once --expose-gc is set.
+setFlagsFromString('--expose-gc');
+const fullGc = runInNewContext('gc') as () => void;
+setFlagsFromString('--no-expose-gc');
+const COLLECT_EVERY = 32 * 1024 * 1024;
+const {
   AGENT_EVENT_TYPES,
-  type AgentEvent,
-  type Codec,
   codecFor,
   codecs,
   convertStream,
-  type Diagnostic,
   detectFormat,
   detectFromStream,
-  type Format,
   isAgentwireError,
   TimelineRenderer,
-} from './index';
-import { createAccessGuard, TOKEN_ENV } from './node/access';
-import {
-  createOtlpTracing,
-  createProtocolHandler,
-  createSseHandler,
-  followFile,
-  NhSessionLog,
-  ProtocolLog,
-  type SessionLog,
-} from './node/index';
-import { createViewerHandler } from './node/viewer';
-import { RedisSessionLog } from './redis/index';
+} = await import('./index');
+
+// What serving and following need (an HTTP server, session logs, Redis, the viewer) is loaded by
+// the commands that serve or follow: decode, convert and check start without it, smaller.
+async function serverModules() {
+  const [http, node, viewer, redis] = await Promise.all([
+    import('node:http'),
+    import('./node/index'),
+    import('./node/viewer'),
+    import('./redis/index'),
+  ]);
+  return { createServer: http.createServer, ...node, ...viewer, ...redis };
+}
+type ServerModules = Awaited<ReturnType<typeof serverModules>>;
 
 // The agentwire command line. One exit-code rule for every command (EXIT_CODES below).
 
@@ -97,7 +113,7 @@ const COMMANDS: Record<CommandName, CommandSpec> = {
   },
   convert: {
     synopsis: 'agentwire convert --to F [options] [file|-]',
-    summary: 'convert between formats, streaming (flushed per event)',
+    summary: 'convert between formats, streaming (flushed per input chunk)',
     options: {
       to: { type: 'string', value: 'F', help: 'the output format (required)' },
       from: { ...FORMAT, help: 'the input format (default: detected); --format is the same' },
@@ -374,15 +390,81 @@ async function openFile(file: string): Promise<FileHandle> {
   return handle;
 }
 
+// The size of a file's chunks. What one chunk makes (its events, its output) is alive until its
+// write: past the young generation's size it is promoted, and old-space garbage waits for a full
+// GC. Small chunks keep peak memory down at no measurable cost (docs/performance.md).
+const FILE_CHUNK = 16 * 1024;
+
 async function input(file: string | undefined): Promise<AsyncIterable<Uint8Array>> {
-  if (file === undefined || file === '-') return process.stdin;
-  return (await openFile(file)).createReadStream();
+  return collecting(file === undefined || file === '-' ? process.stdin : readChunks(await openFile(file)));
 }
 
-// Writes respecting back-pressure; a closed pipe (EPIPE) ends the process quietly.
+// The chunks as they come, with a full GC every COLLECT_EVERY bytes (see fullGc).
+async function* collecting(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+  let read = 0;
+  for await (const chunk of chunks) {
+    read += chunk.length;
+    if (read >= COLLECT_EVERY) {
+      read = 0;
+      fullGc();
+    }
+    yield chunk;
+  }
+}
+
+// The file in chunks read into one buffer, reused: each chunk is decoded before the next read.
+async function* readChunks(handle: FileHandle): AsyncGenerator<Uint8Array> {
+  const buffer = Buffer.allocUnsafeSlow(FILE_CHUNK);
+  try {
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+      if (bytesRead === 0) return;
+      yield buffer.subarray(0, bytesRead);
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+// Writes respecting back-pressure; a closed pipe (EPIPE) ends the process quietly. Standard output
+// to a file (or /dev/null) is written straight from the string: Node's stream for a file makes a
+// Buffer of every piece first, garbage that lives until a full GC.
 function write(text: string): Promise<void> | undefined {
-  if (text === '' || process.stdout.write(text)) return undefined;
+  if (text === '') return undefined;
+  if (stdoutIsFile()) {
+    writeAll(1, text);
+    return undefined;
+  }
+  if (process.stdout.write(text)) return undefined;
   return new Promise((resolve) => process.stdout.once('drain', resolve));
+}
+
+let toFile: boolean | undefined;
+function stdoutIsFile(): boolean {
+  if (toFile === undefined) {
+    try {
+      const stat = fstatSync(1);
+      toFile = process.stdout.isTTY !== true && (stat.isFile() || stat.isCharacterDevice());
+    } catch {
+      toFile = false;
+    }
+  }
+  return toFile;
+}
+
+function writeAll(fd: number, text: string): void {
+  const written = writeSync(fd, text);
+  // Written whole: ASCII (the common case) needs no byte count.
+  if (written === text.length || written === Buffer.byteLength(text)) return;
+  const bytes = Buffer.from(text);
+  for (let done = written; done < bytes.length; ) done += writeSync(fd, bytes, done);
+}
+
+// The events as JSON Lines, one string.
+function jsonLines(events: readonly AgentEvent[]): string {
+  let text = '';
+  for (let i = 0; i < events.length; i++) text += `${JSON.stringify(events[i])}\n`;
+  return text;
 }
 
 interface Parsed {
@@ -502,9 +584,10 @@ async function main(all: string[]): Promise<number> {
     case 'decode': {
       const opened = await openInput(format, await input(file), reporter);
       if (opened !== undefined) {
-        for await (const event of opened.codec.decode(opened.chunks, { ...options, onDiagnostic })) {
-          await write(`${JSON.stringify(event)}\n`);
-        }
+        // One write per input chunk, not per event: the events of a chunk are one string.
+        const decoder = opened.codec.createDecoder({ ...options, onDiagnostic });
+        for await (const chunk of opened.chunks) await write(jsonLines(decoder.push(chunk)));
+        await write(jsonLines(decoder.end()));
       }
       return reporter.code();
     }
@@ -534,6 +617,7 @@ async function streamOf(
   }
   if (ctx.values.follow) {
     if (ctx.file === undefined || ctx.file === '-') throw new UsageError('--follow needs a file');
+    const { followFile } = await import('./node/index');
     return { chunks: followFile(ctx.file, { signal }) };
   }
   return { chunks: await input(ctx.file) };
@@ -543,9 +627,10 @@ async function streamOf(
 async function otel(ctx: ServeContext): Promise<number> {
   const { values, reporter } = ctx;
   // Loaded here, not at start: every other command runs without the optional OpenTelemetry API.
-  let tracing: Awaited<ReturnType<typeof createOtlpTracing>>;
+  let tracing: Awaited<ReturnType<ServerModules['createOtlpTracing']>>;
   let EventTracer: typeof import('./otel/index').EventTracer;
   try {
+    const { createOtlpTracing } = await import('./node/index');
     ({ EventTracer } = await import('./otel/index'));
     tracing = await createOtlpTracing({
       ...(typeof values.endpoint === 'string' ? { endpoint: values.endpoint } : {}),
@@ -632,6 +717,7 @@ async function convert(
       decode: options,
       encode,
       onDiagnostic,
+      batch: true,
     })) {
       await write(text);
     }
@@ -750,6 +836,7 @@ async function view(
     const controller = new AbortController();
     process.once('SIGINT', () => controller.abort());
     process.once('SIGTERM', () => controller.abort());
+    const { followFile } = await import('./node/index');
     const opened = await openInput(format, followFile(file, { signal: controller.signal }), reporter);
     if (opened === undefined) return reporter.code();
     // Following never ends the input: a line still being written waits for its newline.
@@ -807,7 +894,8 @@ async function serve(ctx: ServeContext): Promise<number> {
   const workspace = str(values.workspace) ?? 'local';
   const session = str(values.session) ?? 'live';
   // Refused before anything else: listening beyond loopback without a token.
-  const web = webFront({ values, port, workspace, session, page: values.as === undefined });
+  const lib = await serverModules();
+  const web = webFront({ values, port, workspace, session, page: values.as === undefined, lib });
   const readOnly = values['read-only'] === true;
   if (readOnly && (ctx.file !== undefined || ctx.command !== undefined))
     throw new UsageError('serve: --read-only serves what Redis has: no file or command');
@@ -817,12 +905,12 @@ async function serve(ctx: ServeContext): Promise<number> {
     throw new UsageError('serve: --as takes ag-ui or ai-sdk');
   if (as !== undefined && (values.redis !== undefined || readOnly))
     throw new UsageError('serve: --as serves from memory (not with --redis)');
-  const { log, ready, quit } = openSessionLog(values, (d) => reporter.report(d));
+  const { log, ready, quit } = openSessionLog(values, (d) => reporter.report(d), lib);
   const logFile = str(values.log);
   const ui =
     as === undefined
       ? undefined
-      : new ProtocolLog({
+      : new lib.ProtocolLog({
           codec: codecFor(as)!,
           onDiagnostic: (d) => reporter.report(d),
           ...(logFile === undefined ? {} : { persist: (json: string) => appendFile(logFile, `${json}\n`) }),
@@ -852,8 +940,8 @@ async function serve(ctx: ServeContext): Promise<number> {
   }
   const handler =
     ui !== undefined
-      ? createProtocolHandler({ log: ui, path: /\/stream$/ })
-      : createSseHandler({
+      ? lib.createProtocolHandler({ log: ui, path: /\/stream$/ })
+      : lib.createSseHandler({
           log,
           onError: (error) => process.stderr.write(`agentwire: ${error.message}\n`),
         });
@@ -861,7 +949,7 @@ async function serve(ctx: ServeContext): Promise<number> {
   // event waits for it instead of getting 404 (a Redis log: the appender's first event makes it).
   if (ui === undefined && str(values.redis) === undefined) await log.append(workspace, session, []);
   let detected: string | null = ctx.format ?? null;
-  const server = createServer((req, res) => {
+  const server = lib.createServer((req, res) => {
     if (web.guard(req, res, detected)) return;
     handler(req, res).then(
       (handled) => {
@@ -942,9 +1030,10 @@ interface WebFrontContext {
   session: string;
   /** Serve the viewer page at `/` (not when the stream is a UI protocol). */
   page: boolean;
+  lib: ServerModules;
 }
 
-function webFront({ values, port, workspace, session, page }: WebFrontContext) {
+function webFront({ values, port, workspace, session, page, lib }: WebFrontContext) {
   const host = str(values.host) ?? '127.0.0.1';
   const given = str(values.token) ?? process.env[TOKEN_ENV];
   const token = given === undefined || given === '' ? undefined : given;
@@ -966,7 +1055,7 @@ function webFront({ values, port, workspace, session, page }: WebFrontContext) {
   make(port);
   let access: ReturnType<typeof createAccessGuard> | undefined;
   let format: string | null = null;
-  const viewer = createViewerHandler({ stream, info: () => ({ format, workspace, session }) });
+  const viewer = lib.createViewerHandler({ stream, info: () => ({ format, workspace, session }) });
   return {
     host,
     token,
@@ -985,6 +1074,7 @@ function webFront({ values, port, workspace, session, page }: WebFrontContext) {
 function openSessionLog(
   values: Parsed['values'],
   onDiagnostic: (d: Diagnostic) => void,
+  lib: ServerModules,
 ): { log: SessionLog; ready: () => Promise<void>; quit: () => Promise<void> } {
   const raw = str(values.retain);
   const retain = raw === undefined ? undefined : Number(raw);
@@ -994,7 +1084,7 @@ function openSessionLog(
   const logFile = str(values.log);
   if (url !== undefined) {
     if (logFile !== undefined) throw new UsageError('serve: --log and --redis: Redis is the log');
-    const log = new RedisSessionLog({
+    const log = new lib.RedisSessionLog({
       url,
       onDiagnostic,
       extensions: true,
@@ -1004,7 +1094,7 @@ function openSessionLog(
     return { log, ready: () => log.connect(), quit: () => log.quit() };
   }
   if (values['read-only'] === true) throw new UsageError('serve: --read-only needs --redis');
-  const log = new NhSessionLog({
+  const log = new lib.NhSessionLog({
     onDiagnostic,
     extensions: true,
     ...(retain === undefined ? {} : { retain }),

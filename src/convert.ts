@@ -23,6 +23,12 @@ export interface ConvertOptions {
   clock?: () => number;
   /** Makes ids the input does not have (HEP session, nativeharness session and turn ids). */
   idSource?: () => string;
+  /**
+   * {@link convertStream} only: yield the text of each input chunk as one piece instead of one
+   * piece per event (fewer, larger writes: what a command line writing to a pipe wants). Default
+   * `false`.
+   */
+  batch?: boolean;
 }
 
 /** What {@link convert} returns. */
@@ -81,7 +87,8 @@ export function convert(input: string | Uint8Array, options: ConvertOptions): Co
 
 /**
  * Converts a stream: chunks in, text out, one piece per event that produced any (so a pipe from a
- * running agent is converted line by line). `from` is required or detected from the first chunk.
+ * running agent is converted line by line), or with `batch: true` one piece per input chunk that
+ * produced any. `from` is required or detected from the first chunk.
  */
 export async function* convertStream(source: ChunkSource, options: ConvertOptions): AsyncGenerator<string> {
   const handler = (d: Diagnostic) => options.onDiagnostic?.(d);
@@ -100,12 +107,18 @@ export async function* convertStream(source: ChunkSource, options: ConvertOption
   if (encoderCodec === undefined) throw usage(`no codec for ${options.to}`);
   const decoder = decoderCodec.createDecoder({ ...options.decode, onDiagnostic: handler });
   const encoder = encoderCodec.createEncoder(encodeOptionsFor(from, options, handler));
-  const emit = function* (events: AgentEvent[]) {
-    for (const e of events) {
-      const text = encoder.write(e);
-      if (text !== '') yield text;
-    }
-  };
+  const emit = options.batch
+    ? function* (events: AgentEvent[]) {
+        let text = '';
+        for (let i = 0; i < events.length; i++) text += encoder.write(events[i]!);
+        if (text !== '') yield text;
+      }
+    : function* (events: AgentEvent[]) {
+        for (const e of events) {
+          const text = encoder.write(e);
+          if (text !== '') yield text;
+        }
+      };
   try {
     for (const chunk of head) yield* emit(decoder.push(chunk));
     for (;;) {

@@ -1,0 +1,312 @@
+// The CLI against jq: `agentwire decode` and `agentwire convert` as whole processes, next to
+// `jq -c .` on the same file: wall time and peak RSS. Issue #24's goal: decode ≥ 3 × and convert
+// ≥ 2 × faster than `jq -c .`, peak RSS ≤ 64 MiB whatever the file size.
+//
+// Usage: npm run build && node bench/cli-jq.mjs [--mb 1024] [--formats hep,codex] [--runs 1]
+//          [--jq /usr/bin/jq] [--dir /tmp]
+// Each format's file is generated (seeded, the generators of bench/corpus.mjs and
+// bench/agents.mjs; highbar and the SSE formats are the HEP corpus re-encoded) and streamed to a
+// temporary folder, measured, and deleted before the next one is made: one file on disk at a time.
+// Every command's standard output goes to /dev/null. Peak RSS is the kernel's: `/usr/bin/time`'s
+// maximum resident set size (wait4) when it is installed (Debian package `time`), else
+// /proc/<pid>/status VmHWM polled every 10 ms until the process exits. jq reads JSON only: the SSE
+// formats have no jq row.
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  closeSync,
+  createWriteStream,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { cursorLines, opencodeLines } from './agents.mjs';
+import { CLI_END, CLI_START } from './cli-section.mjs';
+import { claudeGroups, codexLines, geminiLines, hepPieces } from './corpus.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const CLI_NOTE = [
+  'Written by `node bench/cli-jq.mjs --out docs/benchmarks.md` (`bench/cli-jq.mjs`). Whole processes, standard',
+  'output to /dev/null: `agentwire decode`, `agentwire convert --to hep` and `--to nativeharness`, and `jq -c .` on',
+  'the same generated file (jq reads JSON only: the SSE formats have no jq row). × jq = jq wall time / this wall',
+  'time; × jq (CPU) the same with user + system CPU seconds (from `/usr/bin/time`), which a loaded machine skews\nless: a busy host shares its cores between processes, and jq has one thread where node has helpers. Issue #24 targets: decode ≥ 3 ×, convert ≥ 2 × as fast as `jq -c .`, peak RSS ≤ 64 MiB whatever the',
+  'size. Where the time and the memory go: [performance.md](performance.md#the-cli-against-jq).',
+].join('\n');
+
+function flag(name, fallback) {
+  const i = process.argv.indexOf(`--${name}`);
+  if (i === -1) return fallback;
+  const v = process.argv[i + 1];
+  return v === undefined || v.startsWith('--') ? true : v;
+}
+
+const MiB = 1024 * 1024;
+const MB = Number(flag('mb', 1024));
+const RUNS = Math.max(1, Number(flag('runs', 1)));
+const JQ = String(flag('jq', '/usr/bin/jq'));
+const CLI = resolve(here, '../dist/cli.js');
+const LIB = resolve(here, '../dist/index.js');
+const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
+const ALL = [
+  'hep',
+  'highbar',
+  'nativeharness',
+  'codex',
+  'claude',
+  'opencode',
+  'cursor',
+  'gemini',
+  'ag-ui',
+  'ai-sdk',
+];
+const FORMATS = String(flag('formats', ALL.join(','))).split(',');
+const SSE = new Set(['nativeharness', 'ag-ui', 'ai-sdk']);
+
+if (!existsSync(CLI)) throw new Error('dist/cli.js is missing: npm run build first');
+const lib = await import(pathToFileURL(LIB).href);
+
+/** Lines (without newline) to Buffers of about 1 MiB. */
+function* piecesOf(lines) {
+  let piece = '';
+  for (const line of lines) {
+    piece += `${line}\n`;
+    if (piece.length >= MiB) {
+      yield Buffer.from(piece);
+      piece = '';
+    }
+  }
+  if (piece !== '') yield Buffer.from(piece);
+}
+
+function* flat(groups) {
+  for (const group of groups) yield* group;
+}
+
+/** The HEP corpus re-encoded by `format`'s writer, piece by piece. */
+// Pieces end after whole rounds, so a file cut after any piece is whole records; the caller stops.
+function* reencoded(format) {
+  const decoder = lib.hep.createDecoder();
+  const encoder = lib.codecFor(format).createEncoder();
+  for (const piece of hepPieces({ bytes: Number.POSITIVE_INFINITY })) {
+    let text = '';
+    for (const event of decoder.push(piece)) text += encoder.write(event);
+    yield Buffer.from(text);
+  }
+}
+
+/** About `bytes` bytes of `format`, as Buffers (the last may overshoot by a piece). */
+function* source(format, bytes) {
+  switch (format) {
+    case 'hep':
+      yield* hepPieces({ bytes });
+      return;
+    case 'codex':
+      yield* piecesOf(codexLines(1));
+      return;
+    case 'gemini':
+      yield* piecesOf(geminiLines(1));
+      return;
+    case 'claude':
+      yield* piecesOf(flat(claudeGroups(7)));
+      return;
+    case 'opencode':
+      yield* piecesOf(opencodeLines(7));
+      return;
+    case 'cursor':
+      yield* piecesOf(cursorLines(11));
+      return;
+    default:
+      yield* reencoded(format);
+  }
+}
+
+/** Streams about `mb` MiB of `format` to `path` (never held in memory). */
+async function generate(format, path, mb) {
+  const bytes = mb * MiB;
+  const out = createWriteStream(path);
+  let written = 0;
+  for (const piece of source(format, bytes)) {
+    if (!out.write(piece)) await new Promise((r) => out.once('drain', r));
+    written += piece.length;
+    if (written >= bytes) break;
+  }
+  await new Promise((r, j) => out.end((e) => (e ? j(e) : r())));
+  return statSync(path).size;
+}
+
+/** Peak RSS (KiB) read from /proc while the process runs. */
+function pollHwm(pid) {
+  let peak = 0;
+  const read = () => {
+    try {
+      const m = /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      if (m !== null) peak = Math.max(peak, Number(m[1]));
+    } catch {}
+  };
+  read();
+  const timer = setInterval(read, 10);
+  return () => {
+    clearInterval(timer);
+    return peak;
+  };
+}
+
+/** Runs `argv` with stdout to /dev/null: wall seconds, peak RSS in MiB, exit code. */
+async function measure(argv) {
+  const devnull = openSync('/dev/null', 'w');
+  const cmd = TIME === undefined ? argv : [TIME, '-f', '%e %M %U %S', ...argv];
+  const t0 = performance.now();
+  const child = spawn(cmd[0], cmd.slice(1), { stdio: ['ignore', devnull, 'pipe'] });
+  const stop = TIME === undefined ? pollHwm(child.pid) : undefined;
+  let stderr = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (s) => {
+    // Only the last lines matter (time's report, or an error): never hold a flood of diagnostics.
+    stderr = (stderr + s).slice(-4096);
+  });
+  const code = await new Promise((r) => child.once('close', r));
+  const wall = (performance.now() - t0) / 1000;
+  closeSync(devnull);
+  let kib = stop?.();
+  let cpu = Number.NaN;
+  if (TIME !== undefined) {
+    const m = /(\d+(?:\.\d+)?) (\d+) (\d+(?:\.\d+)?) (\d+(?:\.\d+)?)\s*$/.exec(stderr);
+    kib = m === null ? Number.NaN : Number(m[2]);
+    if (m !== null) cpu = Number(m[3]) + Number(m[4]);
+  }
+  const exit = TIME !== undefined && /Command exited with non-zero status (\d+)/.exec(stderr);
+  return { wall, cpu, rss: kib / 1024, code: exit ? Number(exit[1]) : code, stderr };
+}
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}
+
+async function row(argv) {
+  const runs = [];
+  for (let i = 0; i < RUNS; i++) runs.push(await measure(argv));
+  return {
+    wall: median(runs.map((r) => r.wall)),
+    cpu: median(runs.map((r) => r.cpu)),
+    rss: Math.max(...runs.map((r) => r.rss)),
+    code: runs.at(-1).code,
+    stderr: runs.at(-1).stderr,
+  };
+}
+
+const jqVersion = spawnSync(JQ, ['--version'], { encoding: 'utf8' }).stdout?.trim() ?? 'missing';
+const dir = mkdtempSync(join(String(flag('dir', tmpdir())), 'agentwire-cli-jq-'));
+const cleanup = () => rmSync(dir, { recursive: true, force: true });
+process.once('SIGINT', () => {
+  cleanup();
+  process.exit(130);
+});
+
+const table = [];
+console.log(
+  `agentwire CLI against ${jqVersion}, ${MB} MiB per format, node ${process.version}, ` +
+    `${RUNS} run(s) each (median wall, max RSS); RSS from ${TIME ?? '/proc VmHWM polling'}`,
+);
+try {
+  for (const format of FORMATS) {
+    const ext = SSE.has(format) ? 'sse' : 'jsonl';
+    const file = join(dir, `${format}.${ext}`);
+    const t0 = performance.now();
+    const size = await generate(format, file, MB);
+    console.log(
+      `\n${format}: ${(size / MiB).toFixed(0)} MiB generated in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    );
+    const commands = [];
+    if (!SSE.has(format)) commands.push(['jq -c .', [JQ, '-c', '.', file]]);
+    commands.push(['agentwire decode', [process.execPath, CLI, 'decode', '--format', format, file]]);
+    const targets = ['hep', 'nativeharness'];
+    for (const to of targets)
+      commands.push([
+        `agentwire convert --to ${to}`,
+        [process.execPath, CLI, 'convert', '--quiet', '--from', format, '--to', to, file],
+      ]);
+    let jq;
+    for (const [name, argv] of commands) {
+      const r = await row(argv);
+      if (name.startsWith('jq')) jq = r;
+      const ratio = jq === undefined || name.startsWith('jq') ? undefined : jq.wall / r.wall;
+      const cpuRatio = jq === undefined || name.startsWith('jq') ? undefined : jq.cpu / r.cpu;
+      const line = {
+        format,
+        mib: size / MiB,
+        command: name,
+        wall: r.wall,
+        rss: r.rss,
+        ratio,
+        cpu: r.cpu,
+        cpuRatio,
+        code: r.code,
+      };
+      table.push(line);
+      console.log(
+        `  ${name.padEnd(38)} ${r.wall.toFixed(2).padStart(7)} s ${r.cpu.toFixed(2).padStart(7)} s cpu ${r.rss.toFixed(1).padStart(7)} MiB` +
+          `${ratio === undefined ? '' : `  ${ratio.toFixed(2)} × jq`}${r.code === 0 ? '' : `  exit ${r.code}: ${r.stderr.trim().split('\n').at(-1)}`}`,
+      );
+    }
+    rmSync(file, { force: true });
+  }
+} finally {
+  cleanup();
+}
+
+const fixed = (x) => (x === undefined || Number.isNaN(x) ? '' : x.toFixed(2));
+
+// The targets of issue #24: decode ≥ 3 × and convert ≥ 2 × as fast as `jq -c .`, peak RSS ≤ 64 MiB.
+function verdict(r) {
+  if (r.command.startsWith('jq')) return '';
+  const speed = r.command.includes('decode') ? 3 : 2;
+  const judge = (x) => (x === undefined || Number.isNaN(x) ? undefined : x >= speed ? 'pass' : '**FAIL**');
+  const wall = judge(r.ratio);
+  const cpu = judge(r.cpuRatio);
+  const small = r.rss <= 64 ? 'pass' : '**FAIL**';
+  return `${wall === undefined ? '' : `speed ${wall} (wall), ${cpu ?? '?'} (CPU); `}RSS ${small}`;
+}
+
+const lines = [
+  `- ${new Date().toISOString()}, node ${process.version}, ${jqVersion}, ${cpus()[0]?.model ?? 'cpu'} ×${cpus().length}`,
+  `- \`node bench/cli-jq.mjs --mb ${MB} --formats ${FORMATS.join(',')} --runs ${RUNS}\`; peak RSS from ${TIME === undefined ? '/proc VmHWM' : '`/usr/bin/time` (wait4)'}`,
+  '',
+  '| format | MiB | command | wall s | CPU s | peak RSS MiB | × jq (wall) | × jq (CPU) | target (decode ≥ 3 ×, convert ≥ 2 ×, ≤ 64 MiB) |',
+  '|---|---:|---|---:|---:|---:|---:|---:|---|',
+  ...table.map(
+    (r) =>
+      `| ${r.format} | ${r.mib.toFixed(0)} | \`${r.command}\` | ${r.wall.toFixed(2)} | ${r.cpu.toFixed(2)} | ${r.rss.toFixed(1)} | ${fixed(r.ratio)} | ${fixed(r.cpuRatio)} | ${verdict(r)}${r.code === 0 ? '' : ` exit ${r.code}`} |`,
+  ),
+];
+console.log(`\n${lines.join('\n')}`);
+
+// --out FILE: the table goes into FILE's "CLI against jq" section, between its markers (added at
+// the end the first time); `npm run bench` keeps that section when it rewrites docs/benchmarks.md.
+const OUT = flag('out', undefined);
+if (typeof OUT === 'string') {
+  const [START, END] = [CLI_START, CLI_END];
+  const old = existsSync(OUT) ? readFileSync(OUT, 'utf8') : '';
+  const i = old.indexOf(START);
+  const j = old.indexOf(END);
+  const inner = i === -1 || j === -1 ? '' : old.slice(i + START.length, j);
+  // A run replaces the table of an earlier run of the same size and formats; others stay.
+  const title = `### ${MB} MiB per format: ${FORMATS.join(', ')}`;
+  const others = inner
+    .split(/\n(?=### )/)
+    .filter((g) => g.startsWith('### ') && !g.startsWith(`${title}\n`))
+    .map((g) => g.trimEnd());
+  const body = [...others, [title, '', ...lines].join('\n')].join('\n\n');
+  const section = `${START}\n## CLI against jq\n\n${CLI_NOTE}\n\n${body}\n${END}\n`;
+  const next =
+    i === -1 || j === -1
+      ? `${old.trimEnd()}\n\n${section}`
+      : old.slice(0, i) + section + old.slice(j + END.length).replace(/^\n/, '');
+  writeFileSync(OUT, next);
+}

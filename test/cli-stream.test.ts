@@ -1,0 +1,142 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { codecFor, convert, convertStream } from '../src/index';
+import { listFixtures, loadFixture } from '../src/node/fixtures';
+
+// Issue #24, the CLI against jq: what makes `decode` and `convert` fast and small must not change
+// what they print. The CLI reads a file into one reused buffer, writes one piece per input chunk,
+// writes to a file straight from the string, and waits for a slow reader (bounded memory).
+const CLI = resolve('dist/cli.js');
+let dir: string;
+beforeAll(() => {
+  if (!existsSync(CLI)) throw new Error('build first: npm run build');
+  dir = mkdtempSync(join(tmpdir(), 'agentwire-cli-stream-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+// Every decoder must be done with a chunk when push() returns: the CLI overwrites it with the next.
+describe('no decoder keeps the bytes of a chunk after push()', () => {
+  const fixtures = listFixtures();
+  test.each(fixtures.map((f) => [`${f.format}/${f.name}`, f.format, f.name] as const))(
+    '%s: a reused, overwritten chunk buffer gives the same events and bytes back',
+    (_label, format, name) => {
+      const fixture = loadFixture(format, name);
+      const codec = codecFor(format)!;
+      const expected = codec.parse(fixture.bytes);
+      for (const size of [1, 7, 64, 4096]) {
+        const shared = new Uint8Array(size);
+        const decoder = codec.createDecoder();
+        const events = [];
+        for (let at = 0; at < fixture.bytes.length; at += size) {
+          const n = Math.min(size, fixture.bytes.length - at);
+          shared.set(fixture.bytes.subarray(at, at + n));
+          events.push(...decoder.push(shared.subarray(0, n)));
+          shared.fill(0x7b); // `{`: stale bytes read later would parse as garbage
+        }
+        events.push(...decoder.end());
+        expect(JSON.stringify(events), `chunks of ${size}`).toBe(JSON.stringify(expected.events));
+        expect(codec.stringify(events), `chunks of ${size}`).toBe(codec.stringify(expected.events));
+      }
+    },
+  );
+});
+
+test('convertStream({ batch: true }): the same text, one piece per input chunk', async () => {
+  const bytes = readFileSync('fixtures/hep/tool-then-text.jsonl');
+  const chunks = [bytes.subarray(0, 300), bytes.subarray(300, 301), bytes.subarray(301)];
+  const options = { from: 'hep', to: 'codex' } as const;
+  const pieces = async (batch: boolean) => {
+    const out: string[] = [];
+    for await (const text of convertStream(chunks, { ...options, batch })) out.push(text);
+    return out;
+  };
+  const perEvent = await pieces(false);
+  const perChunk = await pieces(true);
+  expect(perChunk.join('')).toBe(perEvent.join(''));
+  expect(perChunk.join('')).toBe(convert(bytes, options).output);
+  // At most one piece per chunk, plus the decoder's end and the writer's end.
+  expect(perChunk.length).toBeLessThanOrEqual(chunks.length + 2);
+  expect(perEvent.length).toBeGreaterThan(perChunk.length);
+});
+
+function cli(args: string[], stdout: 'pipe' | number) {
+  return spawnSync(process.execPath, [CLI, ...args], {
+    stdio: ['ignore', stdout, 'pipe'],
+    encoding: 'utf8',
+    timeout: 60_000,
+    maxBuffer: 1 << 30,
+  });
+}
+
+// Larger than one read (64 KiB), with text that is not ASCII, so chunks split UTF-8 sequences and
+// the write to a file is shorter in characters than in bytes.
+function bigHep(): string {
+  const text = readFileSync('fixtures/hep/tool-then-text.jsonl', 'utf8');
+  const cjk = text.replace(/"delta":"[^"]*"/g, '"delta":"流式解析 ✅ 🚀 テスト"');
+  const path = join(dir, 'big.jsonl');
+  writeFileSync(path, (text + cjk).repeat(200));
+  return path;
+}
+
+describe('decode and convert print the same to a pipe and to a file', () => {
+  test.each([[['decode']], [['convert', '--to', 'hep']], [['convert', '--to', 'codex']]])('%j', (args) => {
+    const input = bigHep();
+    const piped = cli([...args, input], 'pipe');
+    expect(piped.status).toBe(0);
+    const out = join(dir, 'out.txt');
+    const fd = openSync(out, 'w');
+    const filed = cli([...args, input], fd);
+    closeSync(fd);
+    expect(filed.status).toBe(0);
+    expect(readFileSync(out, 'utf8')).toBe(piped.stdout);
+    const bytes = readFileSync(input);
+    if (args[0] === 'decode') {
+      const lines = piped.stdout.trimEnd().split('\n');
+      expect(lines.map((l) => JSON.parse(l))).toEqual(
+        JSON.parse(JSON.stringify(codecFor('hep')!.parse(bytes).events)),
+      );
+    } else if (args[2] === 'hep') {
+      expect(piped.stdout).toBe(convert(bytes, { from: 'hep', to: 'hep' }).output);
+    }
+  });
+});
+
+// /proc/<pid>/status: the peak resident set so far (VmHWM), in MiB.
+function peakMiB(pid: number): number {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m === null ? Number.NaN : Number(m[1]) / 1024;
+}
+
+describe.runIf(process.platform === 'linux')('a reader that does not read holds the CLI back', () => {
+  test('decode into a pipe nobody reads stays small, then finishes when read', async () => {
+    // About 48 MB of output: held in memory, it would show in the peak.
+    const one = readFileSync('fixtures/hep/tool-then-text.jsonl', 'utf8');
+    const path = join(dir, 'stall.jsonl');
+    writeFileSync(path, one.repeat(Math.ceil((36 * 1024 * 1024) / one.length)));
+    const child = spawn(process.execPath, [CLI, 'decode', path], { stdio: ['ignore', 'pipe', 'ignore'] });
+    child.stdout.pause();
+    // Until the pipe is full and the CLI is waiting: its peak no longer moves.
+    let last = 0;
+    for (let i = 0; i < 100; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      const now = peakMiB(child.pid!);
+      if (now === last && i > 5) break;
+      last = now;
+    }
+    const stalled = peakMiB(child.pid!);
+    let bytes = 0;
+    child.stdout.on('data', (c: Buffer) => {
+      bytes += c.length;
+    });
+    child.stdout.resume();
+    const code = await new Promise((r) => child.once('close', r));
+    expect(code).toBe(0);
+    expect(bytes).toBeGreaterThan(40 * 1024 * 1024);
+    // The CLI's own size (about 60 MiB, most of it Node) plus what a full pipe holds back, never
+    // the output.
+    expect(stalled).toBeLessThan(90);
+  }, 120_000);
+});
