@@ -55,9 +55,6 @@ const EXT: Partial<Record<Format, string>> = {
  * looked into).
  */
 const NOT_YET_STABLE: ReadonlySet<string> = new Set([
-  'ag-ui/interrupt-resume -> copilot',
-  'ag-ui/reasoning-and-state -> copilot',
-  'ag-ui/subagents -> copilot',
   'amp/subagent -> nativeharness',
   'copilot/error -> ai-sdk',
   'copilot/error -> gemini',
