@@ -56,8 +56,6 @@ const EXT: Partial<Record<Format, string>> = {
  */
 const NOT_YET_STABLE: ReadonlySet<string> = new Set([
   'amp/subagent -> nativeharness',
-  'copilot/error -> ai-sdk',
-  'copilot/error -> gemini',
   'copilot/subagent -> amp',
 ]);
 
