@@ -352,7 +352,15 @@ async function openInput(
 ): Promise<Input | undefined> {
   if (format !== undefined) return { codec: codecFor(format)!, chunks: source };
   const it = source[Symbol.asyncIterator]();
-  const { detection, head } = await detectFromStream(it);
+  // The chunks read to detect are held for the replay: copies, since a file's chunks share one
+  // buffer that the next read overwrites (readChunks).
+  const copying: AsyncIterator<Uint8Array> = {
+    next: async () => {
+      const r = await it.next();
+      return r.done ? r : { done: false, value: Uint8Array.prototype.slice.call(r.value) };
+    },
+  };
+  const { detection, head } = await detectFromStream(copying);
   if (detection === undefined) {
     if (head.some((c) => c.length > 0)) {
       reporter.report({
@@ -771,7 +779,8 @@ async function check(
   reporter: Reporter,
 ): Promise<number> {
   const parts: Uint8Array[] = [];
-  for await (const c of await input(file)) parts.push(c);
+  // Copied: a file's chunks share one buffer that the next read overwrites.
+  for await (const c of await input(file)) parts.push(Uint8Array.prototype.slice.call(c));
   const bytes = Buffer.concat(parts);
   const chosen = format ?? detectFormat(bytes)?.format;
   let findings: Diagnostic[];

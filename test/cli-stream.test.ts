@@ -140,3 +140,36 @@ describe.runIf(process.platform === 'linux')('a reader that does not read holds 
     expect(stalled).toBeLessThan(90);
   }, 120_000);
 });
+
+// The CLI's chunks share one buffer: whatever holds a chunk past the next read (the lines read to
+// detect the format, `check` reading all of it) must hold a copy.
+describe('chunks held past the next read are copies', () => {
+  // A first line longer than one read (16 KiB): detection reads several chunks before it decides.
+  function longFirstLine(): { path: string; bytes: Buffer } {
+    const fixture = loadFixture('claude', 'tools');
+    const text = Buffer.from(fixture.bytes).toString('utf8');
+    const [first, ...rest] = text.split('\n');
+    const init = JSON.parse(first!) as Record<string, unknown>;
+    const padded = { ...init, tools: Array.from({ length: 8000 }, (_, i) => `Tool${i}`) };
+    const bytes = Buffer.from([JSON.stringify(padded), ...rest].join('\n'));
+    const path = join(dir, 'long-first-line.jsonl');
+    writeFileSync(path, bytes);
+    return { path, bytes };
+  }
+
+  test('decode detects the format across several reads and prints what the library reads', () => {
+    const { path, bytes } = longFirstLine();
+    expect(bytes.indexOf(10)).toBeGreaterThan(3 * 16 * 1024);
+    const r = cli(['decode', path], 'pipe');
+    expect(r.stderr).toBe('');
+    const expected = codecFor('claude')!.parse(bytes).events;
+    expect(r.stdout).toBe(expected.map((e) => `${JSON.stringify(e)}\n`).join(''));
+  });
+
+  test('check reads a file of many reads whole', () => {
+    const { path } = longFirstLine();
+    const r = cli(['check', path], 'pipe');
+    expect(r.status).toBe(0);
+    expect(r.stderr).not.toMatch(/invalid_json|cannot tell/);
+  });
+});

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { hepArgsSummary } from '../../src/formats/hep/index';
+import { HEP_MAX_HELD_RESULT_CHARS, hepArgsSummary } from '../../src/formats/hep/index';
 import { type AgentEvent, AgentwireError, type Diagnostic, hep, isAgentwireError } from '../../src/index';
 
 const write = (events: AgentEvent[], options: Parameters<typeof hep.stringify>[1] = {}) =>
@@ -318,5 +318,40 @@ describe('HEP round trips of unusual strings', () => {
     expect(() =>
       hep.parse('{"type":"hep_header","hep":"v2","fah":"1","session":"s"}\n', { strict: true }),
     ).toThrow(AgentwireError);
+  });
+});
+
+describe('HEP writer: the tool results it holds for one round are bounded', () => {
+  // 2000 characters a result (the text cap): enough calls to pass HEP_MAX_HELD_RESULT_CHARS
+  // about two and a half times.
+  const calls = Math.ceil((2.5 * HEP_MAX_HELD_RESULT_CHARS) / 2000);
+  const run = (round: number | undefined): AgentEvent[] => {
+    const events: AgentEvent[] = [{ type: 'session.start', session: 's1' }, { type: 'run.start' }];
+    for (let i = 0; i < calls; i++) {
+      const at = round === undefined ? {} : { round };
+      events.push({ type: 'tool.start', call: `c${i}`, name: 'read', ...at });
+      events.push({ type: 'tool.end', call: `c${i}`, name: 'read', ok: true, text: 'x'.repeat(2000), ...at });
+    }
+    events.push({ type: 'run.end', status: 'completed' });
+    return events;
+  };
+
+  test('a round the writer made up ends with a turn_done where its results pass the bound', () => {
+    const diagnostics: Diagnostic[] = [];
+    const out = lines(write(run(undefined), { onDiagnostic: (d) => diagnostics.push(d) }));
+    const done = out.filter((l) => l.startsWith('{"type":"turn_done"'));
+    expect(done.length).toBe(3);
+    for (const l of done) expect(Buffer.byteLength(l)).toBeLessThan(HEP_MAX_HELD_RESULT_CHARS + 20_000);
+    expect(done.map((l) => (JSON.parse(l) as { turn_id: number }).turn_id)).toEqual([1, 2, 3]);
+    // Every result is written once.
+    const results = done.flatMap((l) => (JSON.parse(l) as { tool_results: unknown[] }).tool_results);
+    expect(results.length).toBe(calls);
+    expect(diagnostics.filter((d) => d.field === 'round')).toHaveLength(1);
+    expect(hep.check(`${out.join('\n')}\n`).filter((d) => d.severity === 'error')).toEqual([]);
+  });
+
+  test('a round the source numbers is held whole', () => {
+    const out = lines(write(run(1)));
+    expect(out.filter((l) => l.startsWith('{"type":"turn_done"'))).toHaveLength(1);
   });
 });

@@ -16,6 +16,7 @@ import { joinRecord } from '../../record';
 import {
   HEP,
   HEP_FULL_ARGS_CAP,
+  HEP_MAX_HELD_RESULT_CHARS,
   HEP_SUMMARY_ARGS_CAP,
   HEP_TOOL_RESULT_TEXT_CAP,
   HEP_VERSION,
@@ -144,6 +145,8 @@ export class HepEncoder implements Encoder {
   private compacting = false;
   private runEnded = false;
   private results: string[] = [];
+  // UTF-16 code units in `results` (bounded for rounds the writer made up).
+  private heldChars = 0;
   private readonly outputs = new Map<string, { text: string; length: number }>();
   private roundWritten = false;
   // A message_start was written in the round now open (for `messageStarts: 'each-round'`).
@@ -274,7 +277,15 @@ export class HepEncoder implements Encoder {
       case 'tool.end': {
         const text = this.ensureHeader(event);
         this.turnId(event);
-        this.results.push(this.toolResult(event));
+        const result = this.toolResult(event);
+        this.results.push(result);
+        this.heldChars += result.length;
+        if (
+          this.heldChars > HEP_MAX_HELD_RESULT_CHARS &&
+          (this.allocate || typeof event.round !== 'number')
+        ) {
+          return text + this.cutRound(event);
+        }
         return text;
       }
       case 'round.end':
@@ -451,7 +462,18 @@ export class HepEncoder implements Encoder {
     );
   }
 
+  // Ends a round the writer made up whose held results passed HEP_MAX_HELD_RESULT_CHARS.
+  private cutRound(event: AgentEvent): string {
+    this.loss.report(
+      event,
+      'round',
+      `tool results held for one round passed ${HEP_MAX_HELD_RESULT_CHARS} characters: the round is ended with a turn_done and the next event opens another`,
+    );
+    return this.turnDone(undefined, '', 'toolUse', undefined);
+  }
+
   private closeRound(): void {
+    this.heldChars = 0;
     this.messageOpen = false;
     this.openTurnId = undefined;
     this.roundWritten = false;
@@ -593,6 +615,7 @@ export class HepEncoder implements Encoder {
         `${this.results.length} tool result(s) of a round that ended in ${event.type} have no place in HEP (turn_error and cancelled carry no tool_results)`,
       );
       this.results = [];
+      this.heldChars = 0;
     }
     return '';
   }

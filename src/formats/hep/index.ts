@@ -11,6 +11,7 @@ export { type HepEncodeOptions, hepArgsSummary } from './encode';
 export {
   HEP_FULL_ARGS_CAP,
   HEP_KEY_ORDER,
+  HEP_MAX_HELD_RESULT_CHARS,
   HEP_SUMMARY_ARGS_CAP,
   HEP_TOOL_RESULT_KEYS,
   HEP_TOOL_RESULT_TEXT_CAP,

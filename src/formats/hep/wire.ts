@@ -156,6 +156,15 @@ export const HEP_USAGE_KEYS: readonly string[] = ['input', 'output', 'cost'];
 
 /** `turn_done.tool_results[].text` cap, in UTF-16 code units. */
 export const HEP_TOOL_RESULT_TEXT_CAP = 2000;
+/**
+ * How many UTF-16 code units of tool results the writer holds for a round it made up itself
+ * (the events carry no round number, e.g. from highbar). `turn_done` carries a round's results,
+ * so they wait for its end; past this the writer ends the round (`turn_done`, `toolUse`) and the
+ * next event opens another, so a run of endless tool calls holds bounded memory. The bound keeps
+ * that `turn_done` under the 1 MiB line bound readers apply (3 UTF-8 bytes per code unit at
+ * most). A round the source numbers is held whole.
+ */
+export const HEP_MAX_HELD_RESULT_CHARS = 256 * 1024;
 /** `tool_start.args_summary` cap in `full` mode, in UTF-16 code units. */
 export const HEP_FULL_ARGS_CAP = 4000;
 /** `tool_start.args_summary` cap in `summary` mode (then `...`). */
