@@ -2,6 +2,7 @@ import type { DiagnosticSink } from '../../diagnostics';
 import { diagnosticAt } from '../../diagnostics';
 import { BEFORE_RUN, eventFromCarried } from '../../framing/carry';
 import type { FramedRecordDecoder, JsonFraming, JsonStreamDecodeOptions } from '../../framing/json-stream';
+import { missingString, str } from '../../guards';
 import {
   isJsonObject,
   type JsonObject,
@@ -33,10 +34,6 @@ interface Cx {
   line: number;
   offset: number;
   provenance: Provenance;
-}
-
-function str(v: unknown): string | undefined {
-  return typeof v === 'string' ? v : undefined;
 }
 
 // Required string fields per chunk type: a chunk without them is refused (kept as `unknown`).
@@ -421,7 +418,5 @@ function isEarly(r: unknown): boolean {
 /** What a known chunk lacks, or `undefined` when its required fields are there. */
 function missing(type: string, r: JsonObject): string | undefined {
   const fields = REQUIRED[type];
-  if (fields === undefined) return undefined;
-  for (const f of fields) if (typeof r[f] !== 'string') return `"${f}" is not a string`;
-  return undefined;
+  return fields === undefined ? undefined : missingString(r, fields);
 }

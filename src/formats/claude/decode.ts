@@ -1,5 +1,6 @@
 import type { DecodeOptions, RecordDecoder } from '../../codec';
 import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
+import { str } from '../../guards';
 import {
   isJsonObject,
   type JsonObject,
@@ -84,10 +85,6 @@ interface LineContext {
 function remember<K, V>(map: Map<K, V>, key: K, value: V): void {
   if (map.size >= MAX_REMEMBERED && !map.has(key)) map.delete(map.keys().next().value as K);
   map.set(key, value);
-}
-
-function str(v: unknown): string | undefined {
-  return typeof v === 'string' ? v : undefined;
 }
 
 // The record's fields beside its envelope, for a notice's `data` (plain stores: a

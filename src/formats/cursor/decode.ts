@@ -1,5 +1,6 @@
 import type { DecodeOptions, RecordDecoder } from '../../codec';
 import { type DiagnosticSink, diagnosticAt } from '../../diagnostics';
+import { str } from '../../guards';
 import {
   isJsonObject,
   type JsonObject,
@@ -33,10 +34,6 @@ interface LineContext {
   line: number;
   offset: number;
   provenance: Provenance;
-}
-
-function str(v: unknown): string | undefined {
-  return typeof v === 'string' ? v : undefined;
 }
 
 /** The text blocks of a `message.content` (an array of `{type:"text",text}`, or a string). */

@@ -4,6 +4,7 @@ import { assertEncodable, isJsonObject, type JsonObject, rawIfSame } from '../..
 import { isStableJson, sameAsKept } from '../../kept';
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf } from '../../model';
+import { hintsFrom } from '../../record';
 import {
   CURSOR_KEY_FOR_KIND,
   CURSOR_TOOL_KEY_SUFFIX,
@@ -53,8 +54,7 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
 const CARRIED_TOOL_START_ARGS: readonly string[] = [...CARRIED['tool.start']!, 'argsSummary'];
 
 function ownHints(event: AgentEvent | undefined): CursorHints | undefined {
-  const p = event?.provenance;
-  return p !== undefined && p.format === FORMAT ? (p.hints as CursorHints | undefined) : undefined;
+  return hintsFrom<CursorHints>(event, FORMAT);
 }
 
 function template(hints: CursorHints | undefined): JsonObject | undefined {

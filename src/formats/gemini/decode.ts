@@ -1,5 +1,6 @@
 import type { DecodeOptions, RecordDecoder } from '../../codec';
 import { type Diagnostic, type DiagnosticSink, diagnosticAt } from '../../diagnostics';
+import { num } from '../../guards';
 import {
   isJsonObject,
   type JsonObject,
@@ -526,10 +527,6 @@ const SHALLOW: Readonly<Record<GeminiRecordType, boolean>> = {
   error: true,
   result: false,
 };
-
-function num(v: unknown): number | undefined {
-  return typeof v === 'number' ? v : undefined;
-}
 
 /** Canonical counts of a Gemini token record (`stats` or one of `stats.models`). */
 function countsOf(s: JsonObject): ModelUsage {

@@ -4,6 +4,7 @@ import { assertEncodable, isJsonObject, type JsonObject, rawIfSame } from '../..
 import { isStableJson, sameAsKept } from '../../kept';
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf } from '../../model';
+import { hintsFrom } from '../../record';
 import {
   OPENCODE_DONE_REASON,
   OPENCODE_MESSAGE_PREFIX,
@@ -64,8 +65,7 @@ interface PendingText {
 }
 
 function ownHints(event: AgentEvent | undefined): OpencodeHints | undefined {
-  const p = event?.provenance;
-  return p !== undefined && p.format === FORMAT ? (p.hints as OpencodeHints | undefined) : undefined;
+  return hintsFrom<OpencodeHints>(event, FORMAT);
 }
 
 /**
