@@ -1,5 +1,4 @@
-import type { DiagnosticSink } from '../../diagnostics';
-import { diagnosticAt } from '../../diagnostics';
+import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
 import { BEFORE_RUN, CARRY_PREFIX, eventFromCarried } from '../../framing/carry';
 import type { FramedRecordDecoder, JsonFraming, JsonStreamDecodeOptions } from '../../framing/json-stream';
 import { missingString, str } from '../../guards';
@@ -96,6 +95,7 @@ const REQUIRED: Partial<Record<string, readonly string[]>> = {
  */
 export class AguiRecordDecoder implements FramedRecordDecoder {
   private readonly sink: DiagnosticSink;
+  private readonly report: LineReport;
   private readonly maxDepth: number;
   private mode: JsonFraming = 'sse';
   private session: string | undefined;
@@ -131,6 +131,7 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
   /** Creates a decoder reporting to `sink`. */
   constructor(options: AguiDecodeOptions, sink: DiagnosticSink) {
     this.sink = sink;
+    this.report = lineReporter(sink, FORMAT);
     this.maxDepth = resolveMaxDepth(options.maxDepth);
   }
 
@@ -148,7 +149,7 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
     this.lastLine = line;
     this.lastOffset = offset;
     if (!isJsonObject(value)) {
-      this.report('invalid_json', line, offset, 'not a JSON object; kept as an unknown event');
+      this.report('invalid_json', 'error', line, offset, 'not a JSON object; kept as an unknown event');
       out.push({ type: 'unknown', record: value, provenance });
       return;
     }
@@ -158,7 +159,7 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
     const problem = isAguiEventType(type) ? missing(type, value) : undefined;
     if (!isAguiEventType(type) || problem !== undefined) {
       if (problem !== undefined)
-        this.report('invalid_record', line, offset, `invalid ${type} event: ${problem}`);
+        this.report('invalid_record', 'error', line, offset, `invalid ${type} event: ${problem}`);
       this.unknown(cx, out);
       return;
     }
@@ -602,15 +603,6 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
       };
     } else e.provenance = cx.provenance;
     out.push(e);
-  }
-
-  private report(
-    code: 'invalid_json' | 'invalid_record',
-    line: number,
-    offset: number,
-    what: string,
-  ): undefined {
-    this.sink.report(diagnosticAt(code, 'error', line, offset, what, FORMAT));
   }
 }
 

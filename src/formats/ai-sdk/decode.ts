@@ -1,5 +1,4 @@
-import type { DiagnosticSink } from '../../diagnostics';
-import { diagnosticAt } from '../../diagnostics';
+import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
 import { BEFORE_RUN, eventFromCarried } from '../../framing/carry';
 import type { FramedRecordDecoder, JsonFraming, JsonStreamDecodeOptions } from '../../framing/json-stream';
 import { missingString, str } from '../../guards';
@@ -70,6 +69,7 @@ const REQUIRED: Partial<Record<string, readonly string[]>> = {
  */
 export class AiSdkRecordDecoder implements FramedRecordDecoder {
   private readonly sink: DiagnosticSink;
+  private readonly report: LineReport;
   private readonly maxDepth: number;
   private mode: JsonFraming = 'sse';
   private run: string | undefined;
@@ -94,6 +94,7 @@ export class AiSdkRecordDecoder implements FramedRecordDecoder {
   /** Creates a decoder reporting to `sink`. */
   constructor(options: AiSdkDecodeOptions, sink: DiagnosticSink) {
     this.sink = sink;
+    this.report = lineReporter(sink, FORMAT);
     this.maxDepth = resolveMaxDepth(options.maxDepth);
   }
 
@@ -112,7 +113,7 @@ export class AiSdkRecordDecoder implements FramedRecordDecoder {
     this.lastLine = line;
     this.lastOffset = offset;
     if (!isJsonObject(value)) {
-      this.report('invalid_json', line, offset, 'not a JSON object; kept as an unknown event');
+      this.report('invalid_json', 'error', line, offset, 'not a JSON object; kept as an unknown event');
       out.push({ type: 'unknown', record: value, provenance });
       return;
     }
@@ -121,7 +122,7 @@ export class AiSdkRecordDecoder implements FramedRecordDecoder {
     const problem = isAiSdkChunkType(type) ? missing(type, value) : undefined;
     if (!isAiSdkChunkType(type) || problem !== undefined) {
       if (problem !== undefined)
-        this.report('invalid_record', line, offset, `invalid ${type} chunk: ${problem}`);
+        this.report('invalid_record', 'error', line, offset, `invalid ${type} chunk: ${problem}`);
       this.unknown(cx, out);
       return;
     }
@@ -395,15 +396,6 @@ export class AiSdkRecordDecoder implements FramedRecordDecoder {
     }
     e.provenance = cx.provenance;
     out.push(e);
-  }
-
-  private report(
-    code: 'invalid_json' | 'invalid_record',
-    line: number,
-    offset: number,
-    what: string,
-  ): undefined {
-    this.sink.report(diagnosticAt(code, 'error', line, offset, what, FORMAT));
   }
 }
 
