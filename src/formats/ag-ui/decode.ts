@@ -11,6 +11,7 @@ import {
   resolveMaxDepth,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance, QuestionItem } from '../../model';
+import { incompleteRunEnd } from '../../record';
 import { AGUI_APPROVAL_REASON, type AguiHints, isAguiEventType, metaOf, usageFromWire } from './wire';
 
 /** Options of the AG-UI decoder. */
@@ -189,11 +190,7 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
     }
     if (!this.runOpen) return;
     this.runOpen = false;
-    const e: AgentEventOf<'run.end'> = {
-      type: 'run.end',
-      status: 'incomplete',
-      provenance: { format: FORMAT, line: this.lastLine, offset: this.lastOffset, synthetic: true },
-    };
+    const e = incompleteRunEnd(FORMAT, this.lastLine, this.lastOffset);
     if (this.session !== undefined) e.session = this.session;
     if (this.run !== undefined) e.run = this.run;
     if (this.lastTs !== undefined) e.ts = this.lastTs;

@@ -13,6 +13,7 @@ import {
 } from '../../json';
 import { copyJson } from '../../kept';
 import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
+import { incompleteRunEnd } from '../../record';
 import {
   CURSOR_TOOL_KINDS,
   type CursorHints,
@@ -115,11 +116,7 @@ export class CursorRecordDecoder implements RecordDecoder {
   end(out: AgentEvent[]): void {
     if (!this.runOpen) return;
     this.runOpen = false;
-    const e: AgentEventOf<'run.end'> = {
-      type: 'run.end',
-      status: 'incomplete',
-      provenance: { format: FORMAT, line: this.lastLine, offset: this.lastOffset, synthetic: true },
-    };
+    const e = incompleteRunEnd(FORMAT, this.lastLine, this.lastOffset);
     if (this.session !== undefined) e.session = this.session;
     if (this.lastTs !== undefined) e.ts = this.lastTs;
     out.push(e);

@@ -214,11 +214,7 @@ export class CursorEncoder implements Encoder {
         return out + this.line(this.envelope(event.kind, event, t), hints);
       case 'unknown':
         if (!own) {
-          this.loss.report(
-            event,
-            'unknown.record',
-            `a ${event.provenance?.format ?? 'hand-built'} record has no Cursor line`,
-          );
+          this.loss.foreignRecord(event, 'Cursor line');
           return out;
         }
         return out + this.line(event.record, hints);

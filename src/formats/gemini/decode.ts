@@ -12,7 +12,7 @@ import {
   unsafeNumberMessage,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, ModelUsage, Provenance, Usage } from '../../model';
-import { provenanceOf, type RecordRest, splitRecord } from '../../record';
+import { incompleteRunEnd, provenanceOf, type RecordRest, splitRecord } from '../../record';
 import {
   GEMINI_KEY_ORDER,
   GEMINI_STDOUT_NOTICE,
@@ -492,11 +492,7 @@ export class GeminiRecordDecoder implements RecordDecoder {
   private closeIncomplete(out: AgentEvent[]): void {
     if (!this.runOpen) return;
     const at = this.syntheticAt();
-    const e: AgentEventOf<'run.end'> = {
-      type: 'run.end',
-      status: 'incomplete',
-      provenance: { format: FORMAT, line: at.line, offset: at.offset, synthetic: true },
-    };
+    const e = incompleteRunEnd(FORMAT, at.line, at.offset);
     if (this.runError !== undefined) e.error = this.runError;
     this.runOpen = false;
     this.runError = undefined;

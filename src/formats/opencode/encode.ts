@@ -264,11 +264,7 @@ export class OpencodeEncoder implements Encoder {
         return out + this.runEnd(event, own, hints);
       case 'unknown':
         if (!own) {
-          this.loss.report(
-            event,
-            'unknown.record',
-            `a ${event.provenance?.format ?? 'hand-built'} record has no OpenCode line`,
-          );
+          this.loss.foreignRecord(event, 'OpenCode line');
           return out;
         }
         return out + this.line(event.record, hints);
