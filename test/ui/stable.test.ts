@@ -143,3 +143,21 @@ test('claude writer: a call usage said before the message it names is that messa
     [10, 2, 'msg_1'],
   ]);
 });
+
+describe('ag-ui rounds', () => {
+  test('a round numbered 0, or the same number twice, reads back with the numbers it was written with', () => {
+    const events: AgentEvent[] = [
+      { type: 'run.start' },
+      { type: 'round.start', round: 0 },
+      { type: 'text.delta', text: 'a' },
+      { type: 'round.end', round: 0, message: 'a' },
+      { type: 'round.start', round: 0 },
+      { type: 'text.delta', text: 'b' },
+      { type: 'round.end', round: 0, message: 'b' },
+      { type: 'run.end', status: 'completed' },
+    ];
+    const read = agui.parse(agui.stringify(events, opts()));
+    const rounds = read.events.filter((e) => e.type === 'round.start').map((e) => e.round);
+    expect(rounds).toEqual([0, 0]);
+  });
+});

@@ -12,7 +12,14 @@ import {
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance, QuestionItem } from '../../model';
 import { incompleteRunEnd } from '../../record';
-import { AGUI_APPROVAL_REASON, type AguiHints, isAguiEventType, metaOf, usageFromWire } from './wire';
+import {
+  AGUI_APPROVAL_REASON,
+  type AguiHints,
+  isAguiEventType,
+  metaOf,
+  roundOfStepName,
+  usageFromWire,
+} from './wire';
 
 /** Options of the AG-UI decoder. */
 export interface AguiDecodeOptions extends JsonStreamDecodeOptions {}
@@ -219,7 +226,9 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
       case 'RUN_ERROR':
         return this.runEnded(type, cx, out);
       case 'STEP_STARTED': {
-        this.round++;
+        // The number the writer put in the name reads back as itself (a round 0, or a round
+        // that came twice, stays so); other names count on from the last step.
+        this.round = roundOfStepName(r.stepName) ?? this.round + 1;
         this.stepOpen = true;
         return this.push(out, cx, { type: 'round.start' });
       }

@@ -73,6 +73,16 @@ export function stepNameOf(round: number): string {
 }
 
 /**
+ * The round a `stepName` written by {@link stepNameOf} names, or `undefined` for any other name
+ * (such a step takes the next number in the run).
+ */
+export function roundOfStepName(name: unknown): number | undefined {
+  return typeof name === 'string' && /^round (?:0|[1-9]\d{0,14})$/.test(name)
+    ? Number(name.slice(6))
+    : undefined;
+}
+
+/**
  * What the AG-UI decoder leaves in `provenance.hints` for the writer: the event's JSON text as
  * read, the record as parsed (the template the writer puts an edited event's fields back into),
  * the framing it came in, and `part` on events derived from a record another event writes

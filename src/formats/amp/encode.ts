@@ -62,6 +62,8 @@ interface Slot {
   results?: Pending | undefined;
   /** The lane's message was written before its round ended (another lane's lines came). */
   early?: boolean;
+  /** Another format's call usage was written on its own line since the lane's last round. */
+  usageSaid?: boolean;
 }
 
 /**
@@ -178,6 +180,12 @@ export class AmpEncoder implements Encoder {
       case 'round.end': {
         // Tool results gathered before a round's end are that round's: they follow its message.
         const slot = this.lane(event, own);
+        if (slot.usageSaid === true) {
+          // A subagent round's usage sums its calls' usage, which had their lines: not said twice.
+          slot.usageSaid = false;
+          if (slot.assistant === undefined && event.lane !== undefined && !own)
+            return text + this.flushResults(slot);
+        }
         if (slot.assistant === undefined && slot.early === true) {
           slot.early = false;
           if (event.usage !== undefined || event.stopReason !== undefined)
@@ -203,8 +211,17 @@ export class AmpEncoder implements Encoder {
         if (event.lane !== undefined && event.usage.scope !== 'thread') {
           const slot = this.lane(event, false);
           if (slot.assistant !== undefined) {
+            // The reader keeps a subagent line's usage as an event only from a line that says
+            // nothing else: on the message's line it would stay in the line, lost when read back.
+            // A running count (`final: false`, said as a message starts) stays on the line.
+            let lines = text;
+            if (slot.assistant.blocks.length > 0 && event.usage.final !== false) {
+              lines += this.flushAssistant(slot);
+              slot.assistant = this.start('assistant', event, undefined, undefined);
+            }
             slot.assistant.end = { type: 'round.end', message: '', usage: event.usage };
-            return text + this.flushAssistant(slot);
+            slot.usageSaid = true;
+            return lines + this.flushAssistant(slot);
           }
         }
         this.loss.report(event, 'usage', `${FORMAT} has usage only on assistant lines (round.end.usage)`);

@@ -482,6 +482,8 @@ export class CopilotRecordDecoder implements RecordDecoder {
         return;
       }
       case 'abort': {
+        // Like an error, an abort before anything else of a run belongs to the run it cancels.
+        if (main && !this.runOpen) this.openRun(ctx, undefined, true);
         const e: Emit = { type: 'cancel' };
         if (typeof d.reason === 'string') e.by = d.reason;
         if (main) this.runCancelled = true;

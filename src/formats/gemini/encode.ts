@@ -86,8 +86,9 @@ export class GeminiEncoder implements Encoder {
   private fatal: AgentEventOf<'error'> | undefined;
   // A foreign non-fatal error's line, held one event: when the run's end repeats its message,
   // `result.error` says it once (another format's error + failed end would otherwise come back
-  // as two records, and grow by one on every round trip).
-  private held: { line: string; message: string } | undefined;
+  // as two records, and grow by one on every round trip). Said at another time than the end, the
+  // error's line stays: its time is something the result's cannot say.
+  private held: { line: string; message: string; ts: number | undefined } | undefined;
   private toolCalls = 0;
   private readonly isoWriter = new IsoWriter();
 
@@ -102,7 +103,11 @@ export class GeminiEncoder implements Encoder {
     const held = this.held;
     if (held === undefined) return this.writeOne(event);
     this.held = undefined;
-    const repeated = event.type === 'run.end' && event.status === 'failed' && event.error === held.message;
+    const repeated =
+      event.type === 'run.end' &&
+      event.status === 'failed' &&
+      event.error === held.message &&
+      event.ts === held.ts;
     return (repeated ? '' : held.line) + this.writeOne(event);
   }
 
@@ -142,7 +147,11 @@ export class GeminiEncoder implements Encoder {
         if (event.code !== undefined)
           this.loss.report(event, 'error.code', 'a Gemini error record has no code');
         if (hints === undefined) {
-          this.held = { line: this.error(event, 'error', event.message, hints), message: event.message };
+          this.held = {
+            line: this.error(event, 'error', event.message, hints),
+            message: event.message,
+            ts: event.ts,
+          };
           return '';
         }
         return this.error(event, 'error', event.message, hints);
