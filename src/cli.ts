@@ -588,6 +588,7 @@ async function main(all: string[]): Promise<number> {
     lenient: values.lenient === true,
   });
   const onDiagnostic = (d: Diagnostic) => reporter.report(d);
+  const ctx: ServeContext = { values, file, command, format, options, reporter, source: named };
   switch (first) {
     case 'decode': {
       const opened = await openInput(format, await input(file), reporter);
@@ -600,17 +601,15 @@ async function main(all: string[]): Promise<number> {
       return reporter.code();
     }
     case 'convert':
-      return convert(values, file, format, options, reporter);
+      return convert(ctx);
     case 'check':
-      return check(values, file, format, options, reporter);
+      return check(ctx);
     case 'view':
-      if (values.web === true)
-        return serve({ values, file, command, format, options, reporter, source: named });
-      return view(values, file, format, options, reporter);
+      return values.web === true ? serve(ctx) : view(ctx);
     case 'serve':
-      return serve({ values, file, command, format, options, reporter, source: named });
+      return serve(ctx);
     case 'otel':
-      return otel({ values, file, command, format, options, reporter, source: named });
+      return otel(ctx);
   }
 }
 
@@ -693,13 +692,7 @@ async function otel(ctx: ServeContext): Promise<number> {
   return reporter.code();
 }
 
-async function convert(
-  values: Parsed['values'],
-  file: string | undefined,
-  format: Format | undefined,
-  options: { maxLineBytes?: number },
-  reporter: Reporter,
-): Promise<number> {
+async function convert({ values, file, format, options, reporter }: CommandContext): Promise<number> {
   const to = checkFormat(str(values.to), '--to');
   if (to === undefined) throw new UsageError('convert: needs --to FORMAT');
   const framing = str(values.framing);
@@ -771,13 +764,7 @@ function splitField(field: string): [string, string] {
   return dot > 0 && EVENT_TYPES.has(type) ? [field.slice(dot + 1), type] : [field, field];
 }
 
-async function check(
-  values: Parsed['values'],
-  file: string | undefined,
-  format: Format | undefined,
-  options: { maxLineBytes?: number },
-  reporter: Reporter,
-): Promise<number> {
+async function check({ values, file, format, options, reporter }: CommandContext): Promise<number> {
   const parts: Uint8Array[] = [];
   // Copied: a file's chunks share one buffer that the next read overwrites.
   for await (const c of await input(file)) parts.push(Uint8Array.prototype.slice.call(c));
@@ -823,13 +810,7 @@ function source(file: string | undefined): string {
   return file === undefined || file === '-' ? '<stdin>' : file;
 }
 
-async function view(
-  values: Parsed['values'],
-  file: string | undefined,
-  format: Format | undefined,
-  options: { maxLineBytes?: number },
-  reporter: Reporter,
-): Promise<number> {
+async function view({ values, file, format, options, reporter }: CommandContext): Promise<number> {
   const renderer = new TimelineRenderer({
     color: process.stdout.isTTY === true && !process.env.NO_COLOR,
   });
@@ -871,13 +852,17 @@ async function view(
   return reporter.code();
 }
 
-interface ServeContext {
+/** What a command that reads one input needs: its options, the input, its format, the reporter. */
+interface CommandContext {
   values: Parsed['values'];
   file: string | undefined;
-  command: string[] | undefined;
   format: Format | undefined;
   options: { maxLineBytes?: number };
   reporter: Reporter;
+}
+
+interface ServeContext extends CommandContext {
+  command: string[] | undefined;
   source: string;
 }
 

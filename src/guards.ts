@@ -53,3 +53,33 @@ export function schemaProblems(schema: ZodMiniType, value: unknown, prefix = '')
     .map((i) => `${i.path.length > 0 ? prefix + i.path.join('.') : prefix || '(record)'}: ${i.message}`)
     .join('; ');
 }
+
+/** `value` when it is a string, else `undefined`: how decoders read an optional string field. */
+export function str(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** `value` when it is a number (any, `NaN` included), else `undefined`. */
+export function num(value: unknown): number | undefined {
+  return typeof value === 'number' ? value : undefined;
+}
+
+/**
+ * The first of `fields` that is not a string in `record`, said as a diagnostic's words, or
+ * `undefined` when all are strings: the required-fields check of a record type.
+ */
+export function missingString(
+  record: Record<string, unknown>,
+  fields: readonly string[],
+): string | undefined {
+  for (const f of fields) if (typeof record[f] !== 'string') return `"${f}" is not a string`;
+  return undefined;
+}
+
+/**
+ * Whether an `approval.resolve` decision (`allow`, `deny` or a format's own word) lets the action
+ * run: what a writer puts in a protocol's yes/no `approved` slot.
+ */
+export function decisionAllows(decision: string): boolean {
+  return /^(allow|approve|approved|accept|yes|allow_once|allow_always)/i.test(decision);
+}

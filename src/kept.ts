@@ -1,7 +1,31 @@
+import { isJsonObject, type JsonObject } from './json';
+
 // What the writers' kept-line fast paths need to prove that a line the decoder kept is still
 // what the general path would write: the kept record holds only values `JSON.stringify` gives
 // back as they are, and an event field equals the kept value it came from. docs/performance.md
 // ("Kept lines") explains why these checks are enough and what they trust.
+
+/** What a decoder keeps of a line for its writer's fast path (part of a format's hints). */
+export interface KeptLine {
+  /** The line as read. */
+  raw?: string;
+  /** The record `raw` parses to, as the decoder left it. */
+  record?: unknown;
+}
+
+/**
+ * The kept record of `hints` when there is a kept line to write back, else `undefined`. A
+ * writer's fast path writes `hints.raw` when the event still says what this record says: the
+ * general path (the record rebuilt from the kept one, the event's fields put back) would rebuild
+ * it with the same keys, order and values, stringify it and find it equal to the line; the
+ * writer's field checks ({@link sameAsKept}) and {@link isStableJson} prove that without the
+ * stringify. It trusts the hints as the decoder left them: `record` is what `raw` parses to.
+ */
+export function keptRecord(hints: KeptLine | undefined): JsonObject | undefined {
+  if (hints === undefined || typeof hints.raw !== 'string') return undefined;
+  const t = hints.record;
+  return isJsonObject(t) ? t : undefined;
+}
 
 function isPlainObject(value: object): boolean {
   const proto = Object.getPrototypeOf(value);

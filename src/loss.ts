@@ -50,6 +50,18 @@ export class LossReporter {
     if (settled) this.cleanKeys.set(event.type, { keys, carried });
   }
 
+  /**
+   * Reports an `unknown` event that another format read (or that was built by hand): its record
+   * has no `what` (`"Cursor line"`) in the format written.
+   */
+  foreignRecord(event: AgentEvent, what: string): void {
+    this.report(
+      event,
+      'unknown.record',
+      `a ${event.provenance?.format ?? 'hand-built'} record has no ${what}`,
+    );
+  }
+
   /** Reports one loss (once per `field`). */
   report(event: AgentEvent, field: string, why: string): void {
     if (this.seen.has(field)) return;

@@ -1,6 +1,6 @@
 import type { Format } from './diagnostics';
 import { assertEncodable, type JsonObject, setOwn } from './json';
-import type { Provenance } from './model';
+import type { AgentEvent, AgentEventOf, Provenance } from './model';
 
 /** What a wire record had beyond the fields a codec maps: kept for byte-exact rewrites. */
 export interface RecordRest {
@@ -73,6 +73,23 @@ export function provenanceOf(format: Format, line: number, offset: number, rest?
   if (rest?.extra !== undefined) p.extra = rest.extra;
   if (rest?.order !== undefined) p.order = rest.order;
   return p;
+}
+
+/**
+ * The `run.end{status:'incomplete'}` a decoder adds when its stream ends with the run still open
+ * (docs/model.md, "Run outcome"): made up (`synthetic`), placed at `line`/`offset`.
+ */
+export function incompleteRunEnd(format: Format, line: number, offset: number): AgentEventOf<'run.end'> {
+  return { type: 'run.end', status: 'incomplete', provenance: { format, line, offset, synthetic: true } };
+}
+
+/**
+ * The hints `format`'s own decoder left on `event` for its writer: `undefined` for an event
+ * another format read or one built by hand. `H` is the format's typed hints contract (`wire.ts`).
+ */
+export function hintsFrom<H>(event: AgentEvent | undefined, format: Format): H | undefined {
+  const p = event?.provenance;
+  return p !== undefined && p.format === format ? (p.hints as H | undefined) : undefined;
 }
 
 /**

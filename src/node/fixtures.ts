@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Diagnostic, Format } from '../diagnostics';
+import { type Diagnostic, FORMATS, type Format } from '../diagnostics';
 import type { AgentEvent } from '../model';
 
 /** One shipped fixture: a wire stream and the canonical events agentwire decodes from it. */
@@ -24,20 +24,6 @@ export interface Fixture extends FixtureInfo {
   expected: { events: AgentEvent[]; diagnostics: Diagnostic[] };
 }
 
-const FORMATS: readonly Format[] = [
-  'hep',
-  'highbar',
-  'nativeharness',
-  'claude',
-  'codex',
-  'gemini',
-  'opencode',
-  'cursor',
-  'amp',
-  'copilot',
-  'ag-ui',
-  'ai-sdk',
-];
 const PRIMARY: Readonly<Partial<Record<Format, string>>> = {
   hep: 'jsonl',
   highbar: 'jsonl',

@@ -1,7 +1,7 @@
-import type { DiagnosticSink } from '../../diagnostics';
-import { diagnosticAt } from '../../diagnostics';
+import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
 import { BEFORE_RUN, CARRY_PREFIX, eventFromCarried } from '../../framing/carry';
 import type { FramedRecordDecoder, JsonFraming, JsonStreamDecodeOptions } from '../../framing/json-stream';
+import { missingString, str } from '../../guards';
 import {
   isJsonObject,
   type JsonObject,
@@ -11,6 +11,7 @@ import {
   resolveMaxDepth,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance, QuestionItem } from '../../model';
+import { incompleteRunEnd } from '../../record';
 import {
   AGUI_APPROVAL_REASON,
   type AguiHints,
@@ -40,10 +41,6 @@ interface Cx {
   offset: number;
   provenance: Provenance;
   framing: JsonFraming;
-}
-
-function str(v: unknown): string | undefined {
-  return typeof v === 'string' ? v : undefined;
 }
 
 /** Text of a tool result's `content`: the string, or its text parts joined. */
@@ -106,6 +103,7 @@ const REQUIRED: Partial<Record<string, readonly string[]>> = {
  */
 export class AguiRecordDecoder implements FramedRecordDecoder {
   private readonly sink: DiagnosticSink;
+  private readonly report: LineReport;
   private readonly maxDepth: number;
   private mode: JsonFraming = 'sse';
   private session: string | undefined;
@@ -141,6 +139,7 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
   /** Creates a decoder reporting to `sink`. */
   constructor(options: AguiDecodeOptions, sink: DiagnosticSink) {
     this.sink = sink;
+    this.report = lineReporter(sink, FORMAT);
     this.maxDepth = resolveMaxDepth(options.maxDepth);
   }
 
@@ -158,7 +157,7 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
     this.lastLine = line;
     this.lastOffset = offset;
     if (!isJsonObject(value)) {
-      this.report('invalid_json', line, offset, 'not a JSON object; kept as an unknown event');
+      this.report('invalid_json', 'error', line, offset, 'not a JSON object; kept as an unknown event');
       out.push({ type: 'unknown', record: value, provenance });
       return;
     }
@@ -168,7 +167,7 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
     const problem = isAguiEventType(type) ? missing(type, value) : undefined;
     if (!isAguiEventType(type) || problem !== undefined) {
       if (problem !== undefined)
-        this.report('invalid_record', line, offset, `invalid ${type} event: ${problem}`);
+        this.report('invalid_record', 'error', line, offset, `invalid ${type} event: ${problem}`);
       this.unknown(cx, out);
       return;
     }
@@ -198,11 +197,7 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
     }
     if (!this.runOpen) return;
     this.runOpen = false;
-    const e: AgentEventOf<'run.end'> = {
-      type: 'run.end',
-      status: 'incomplete',
-      provenance: { format: FORMAT, line: this.lastLine, offset: this.lastOffset, synthetic: true },
-    };
+    const e = incompleteRunEnd(FORMAT, this.lastLine, this.lastOffset);
     if (this.session !== undefined) e.session = this.session;
     if (this.run !== undefined) e.run = this.run;
     if (this.lastTs !== undefined) e.ts = this.lastTs;
@@ -615,15 +610,6 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
     } else e.provenance = cx.provenance;
     out.push(e);
   }
-
-  private report(
-    code: 'invalid_json' | 'invalid_record',
-    line: number,
-    offset: number,
-    what: string,
-  ): undefined {
-    this.sink.report(diagnosticAt(code, 'error', line, offset, what, FORMAT));
-  }
 }
 
 /** A `CUSTOM` record carrying an event from before the run, on no child lane (see `BEFORE_RUN`). */
@@ -640,7 +626,5 @@ function isEarly(r: unknown): boolean {
 /** What a known event lacks, or `undefined` when its required fields are there. */
 function missing(type: string, r: JsonObject): string | undefined {
   const fields = REQUIRED[type];
-  if (fields === undefined) return undefined;
-  for (const f of fields) if (typeof r[f] !== 'string') return `"${f}" is not a string`;
-  return undefined;
+  return fields === undefined ? undefined : missingString(r, fields);
 }

@@ -2,9 +2,11 @@ import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
 import { BEFORE_RUN, CARRY_PREFIX, carriedValue, HeldRecords, isZeroUsage } from '../../framing/carry';
 import { frameJson, type JsonFraming } from '../../framing/json-stream';
+import { decisionAllows } from '../../guards';
 import { assertEncodable, isJsonObject, type JsonObject, jsonString, rawIfSame } from '../../json';
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
+import { hintsFrom } from '../../record';
 import {
   AGUI_APPROVAL_REASON,
   AGUI_META_KEY,
@@ -71,8 +73,7 @@ const WAITING = BEFORE_RUN;
 const MAX_WAITING = 1024;
 
 function ownHints(event: AgentEvent): AguiHints | undefined {
-  const p = event.provenance;
-  return p !== undefined && p.format === FORMAT ? (p.hints as AguiHints | undefined) : undefined;
+  return hintsFrom<AguiHints>(event, FORMAT);
 }
 
 /** A `usage` array, or none for a usage that counts nothing (see {@link isZeroUsage}). */
@@ -94,10 +95,6 @@ function runMeta(event: AgentEventOf<'run.end'> | undefined): JsonObject {
 
 function timestampOf(ts: number | undefined): number | undefined {
   return ts !== undefined && Number.isFinite(ts) ? Math.round(ts) : undefined;
-}
-
-function decisionAllows(decision: string): boolean {
-  return /^(allow|approve|approved|accept|yes|allow_once|allow_always)/i.test(decision);
 }
 
 /**

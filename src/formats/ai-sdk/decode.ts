@@ -1,7 +1,7 @@
-import type { DiagnosticSink } from '../../diagnostics';
-import { diagnosticAt } from '../../diagnostics';
+import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
 import { BEFORE_RUN, eventFromCarried } from '../../framing/carry';
 import type { FramedRecordDecoder, JsonFraming, JsonStreamDecodeOptions } from '../../framing/json-stream';
+import { missingString, str } from '../../guards';
 import {
   isJsonObject,
   type JsonObject,
@@ -33,10 +33,6 @@ interface Cx {
   line: number;
   offset: number;
   provenance: Provenance;
-}
-
-function str(v: unknown): string | undefined {
-  return typeof v === 'string' ? v : undefined;
 }
 
 // Required string fields per chunk type: a chunk without them is refused (kept as `unknown`).
@@ -73,6 +69,7 @@ const REQUIRED: Partial<Record<string, readonly string[]>> = {
  */
 export class AiSdkRecordDecoder implements FramedRecordDecoder {
   private readonly sink: DiagnosticSink;
+  private readonly report: LineReport;
   private readonly maxDepth: number;
   private mode: JsonFraming = 'sse';
   private run: string | undefined;
@@ -97,6 +94,7 @@ export class AiSdkRecordDecoder implements FramedRecordDecoder {
   /** Creates a decoder reporting to `sink`. */
   constructor(options: AiSdkDecodeOptions, sink: DiagnosticSink) {
     this.sink = sink;
+    this.report = lineReporter(sink, FORMAT);
     this.maxDepth = resolveMaxDepth(options.maxDepth);
   }
 
@@ -115,7 +113,7 @@ export class AiSdkRecordDecoder implements FramedRecordDecoder {
     this.lastLine = line;
     this.lastOffset = offset;
     if (!isJsonObject(value)) {
-      this.report('invalid_json', line, offset, 'not a JSON object; kept as an unknown event');
+      this.report('invalid_json', 'error', line, offset, 'not a JSON object; kept as an unknown event');
       out.push({ type: 'unknown', record: value, provenance });
       return;
     }
@@ -124,7 +122,7 @@ export class AiSdkRecordDecoder implements FramedRecordDecoder {
     const problem = isAiSdkChunkType(type) ? missing(type, value) : undefined;
     if (!isAiSdkChunkType(type) || problem !== undefined) {
       if (problem !== undefined)
-        this.report('invalid_record', line, offset, `invalid ${type} chunk: ${problem}`);
+        this.report('invalid_record', 'error', line, offset, `invalid ${type} chunk: ${problem}`);
       this.unknown(cx, out);
       return;
     }
@@ -399,15 +397,6 @@ export class AiSdkRecordDecoder implements FramedRecordDecoder {
     e.provenance = cx.provenance;
     out.push(e);
   }
-
-  private report(
-    code: 'invalid_json' | 'invalid_record',
-    line: number,
-    offset: number,
-    what: string,
-  ): undefined {
-    this.sink.report(diagnosticAt(code, 'error', line, offset, what, FORMAT));
-  }
 }
 
 /** A `data-agentwire.<type>` part carrying an event from before the run (see `BEFORE_RUN`). */
@@ -421,7 +410,5 @@ function isEarly(r: unknown): boolean {
 /** What a known chunk lacks, or `undefined` when its required fields are there. */
 function missing(type: string, r: JsonObject): string | undefined {
   const fields = REQUIRED[type];
-  if (fields === undefined) return undefined;
-  for (const f of fields) if (typeof r[f] !== 'string') return `"${f}" is not a string`;
-  return undefined;
+  return fields === undefined ? undefined : missingString(r, fields);
 }

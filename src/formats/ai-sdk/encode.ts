@@ -2,9 +2,11 @@ import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
 import { BEFORE_RUN, carriedValue, HeldRecords, isZeroUsage } from '../../framing/carry';
 import { frameJson, type JsonFraming } from '../../framing/json-stream';
+import { decisionAllows } from '../../guards';
 import { assertEncodable, isJsonObject, type JsonObject, jsonString, rawIfSame } from '../../json';
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
+import { hintsFrom } from '../../record';
 import {
   AISDK_DATA_PREFIX,
   AISDK_DONE,
@@ -66,18 +68,13 @@ const WAITING = BEFORE_RUN;
 const MAX_WAITING = 1024;
 
 function ownHints(event: AgentEvent): AiSdkHints | undefined {
-  const p = event.provenance;
-  return p !== undefined && p.format === FORMAT ? (p.hints as AiSdkHints | undefined) : undefined;
+  return hintsFrom<AiSdkHints>(event, FORMAT);
 }
 
 function addUsage(total: Usage, u: Usage): void {
   for (const k of ['input', 'output', 'cacheRead', 'cacheWrite', 'reasoning', 'costUsd'] as const) {
     if (u[k] !== undefined) total[k] = (total[k] ?? 0) + u[k];
   }
-}
-
-function allows(decision: string): boolean {
-  return /^(allow|approve|approved|accept|yes|allow_once|allow_always)/i.test(decision);
 }
 
 /**
@@ -289,7 +286,7 @@ export class AiSdkEncoder implements Encoder {
         this.loss.check(event, CARRIED['approval.resolve']!);
         return this.emit('tool-approval-response', {
           approvalId: event.approval,
-          approved: allows(event.decision),
+          approved: decisionAllows(event.decision),
         });
       case 'cancel':
         // The run stops here: its step ends before the cancellation is said.

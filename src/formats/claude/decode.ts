@@ -1,5 +1,6 @@
 import type { DecodeOptions, RecordDecoder } from '../../codec';
 import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
+import { str } from '../../guards';
 import {
   isJsonObject,
   type JsonObject,
@@ -84,10 +85,6 @@ interface LineContext {
 function remember<K, V>(map: Map<K, V>, key: K, value: V): void {
   if (map.size >= MAX_REMEMBERED && !map.has(key)) map.delete(map.keys().next().value as K);
   map.set(key, value);
-}
-
-function str(v: unknown): string | undefined {
-  return typeof v === 'string' ? v : undefined;
 }
 
 // The record's fields beside its envelope, for a notice's `data` (plain stores: a
@@ -563,21 +560,24 @@ export class ClaudeRecordDecoder implements RecordDecoder {
   // ------------------------------------------------------------------------------------------
   // assistant
 
-  private assistant(ctx: LineContext): void {
-    const r = ctx.record;
-    const msg = r.message;
+  // An assistant or user record's `message` (the run opened for it), or `undefined` when it has
+  // no message object: then the record is kept as unknown.
+  private messageOf(ctx: LineContext, kind: 'assistant' | 'user'): JsonObject | undefined {
+    const msg = ctx.record.message;
     if (!isJsonObject(msg)) {
-      this.report(
-        'invalid_record',
-        'warning',
-        ctx.line,
-        ctx.offset,
-        'an assistant record without a message object; kept as unknown',
-      );
-      this.unknown(ctx, 'assistant');
-      return;
+      const what = `${kind === 'user' ? 'a' : 'an'} ${kind} record without a message object; kept as unknown`;
+      this.report('invalid_record', 'warning', ctx.line, ctx.offset, what);
+      this.unknown(ctx, kind);
+      return undefined;
     }
     this.ensureRun(ctx);
+    return msg;
+  }
+
+  private assistant(ctx: LineContext): void {
+    const r = ctx.record;
+    const msg = this.messageOf(ctx, 'assistant');
+    if (msg === undefined) return;
     const blocks = contentBlocks(msg.content);
     if (typeof r.error === 'string') {
       // An API error the CLI wrote as a message of its own: an error, not the model's answer.
@@ -656,19 +656,8 @@ export class ClaudeRecordDecoder implements RecordDecoder {
 
   private user(ctx: LineContext): void {
     const r = ctx.record;
-    const msg = r.message;
-    if (!isJsonObject(msg)) {
-      this.report(
-        'invalid_record',
-        'warning',
-        ctx.line,
-        ctx.offset,
-        'a user record without a message object; kept as unknown',
-      );
-      this.unknown(ctx, 'user');
-      return;
-    }
-    this.ensureRun(ctx);
+    const msg = this.messageOf(ctx, 'user');
+    if (msg === undefined) return;
     const synthetic = r.isSynthetic === true;
     if (typeof msg.content === 'string') {
       this.userText(ctx, msg.content, synthetic);

@@ -12,7 +12,7 @@ import {
   unsafeNumberMessage,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance, RunStatus, Usage } from '../../model';
-import { hasExactKeys, type RecordRest, splitRecord } from '../../record';
+import { hasExactKeys, incompleteRunEnd, type RecordRest, splitRecord } from '../../record';
 import {
   CODEX_AGENT_END,
   CODEX_COMMAND_TOOL,
@@ -336,13 +336,7 @@ export class CodexRecordDecoder implements RecordDecoder {
   }
 
   private closeIncomplete(out: AgentEvent[], line: number, offset: number): void {
-    out.push(
-      this.stamp({
-        type: 'run.end',
-        status: 'incomplete',
-        provenance: { format: FORMAT, line, offset, synthetic: true },
-      }),
-    );
+    out.push(this.stamp(incompleteRunEnd(FORMAT, line, offset)));
     this.runOpen = false;
   }
 

@@ -3,7 +3,7 @@ import type { DiagnosticSink } from '../../diagnostics';
 import { assertEncodable, isJsonObject, type JsonObject, jsonString, rawIfSame } from '../../json';
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf, PlanItem, Usage } from '../../model';
-import { joinRecord } from '../../record';
+import { hintsFrom, joinRecord } from '../../record';
 import { addUsage as addUsageFigures } from '../../usage';
 import {
   CODEX_COMMAND_TOOL,
@@ -83,8 +83,7 @@ const encodeValue = (value: unknown): string => {
 };
 
 function hintsOf(event: AgentEvent): CodexHints | undefined {
-  const p = event.provenance;
-  return p !== undefined && p.format === FORMAT ? (p.hints as CodexHints | undefined) : undefined;
+  return hintsFrom<CodexHints>(event, FORMAT);
 }
 
 function fromCodex(event: AgentEvent): boolean {

@@ -1,5 +1,6 @@
 import type { DecodeOptions, RecordDecoder } from '../../codec';
 import { type DiagnosticSink, diagnosticAt } from '../../diagnostics';
+import { str } from '../../guards';
 import {
   isJsonObject,
   type JsonObject,
@@ -12,6 +13,7 @@ import {
 } from '../../json';
 import { copyJson } from '../../kept';
 import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
+import { incompleteRunEnd } from '../../record';
 import {
   CURSOR_TOOL_KINDS,
   type CursorHints,
@@ -33,10 +35,6 @@ interface LineContext {
   line: number;
   offset: number;
   provenance: Provenance;
-}
-
-function str(v: unknown): string | undefined {
-  return typeof v === 'string' ? v : undefined;
 }
 
 /** The text blocks of a `message.content` (an array of `{type:"text",text}`, or a string). */
@@ -118,11 +116,7 @@ export class CursorRecordDecoder implements RecordDecoder {
   end(out: AgentEvent[]): void {
     if (!this.runOpen) return;
     this.runOpen = false;
-    const e: AgentEventOf<'run.end'> = {
-      type: 'run.end',
-      status: 'incomplete',
-      provenance: { format: FORMAT, line: this.lastLine, offset: this.lastOffset, synthetic: true },
-    };
+    const e = incompleteRunEnd(FORMAT, this.lastLine, this.lastOffset);
     if (this.session !== undefined) e.session = this.session;
     if (this.lastTs !== undefined) e.ts = this.lastTs;
     out.push(e);

@@ -1,9 +1,10 @@
 import type { EncodeOptions, Encoder } from '../../codec';
 import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
 import { assertEncodable, isJsonObject, type JsonObject, rawIfSame } from '../../json';
-import { isStableJson, sameAsKept } from '../../kept';
+import { isStableJson, keptRecord, sameAsKept } from '../../kept';
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf } from '../../model';
+import { hintsFrom } from '../../record';
 import {
   CURSOR_KEY_FOR_KIND,
   CURSOR_TOOL_KEY_SUFFIX,
@@ -53,8 +54,7 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
 const CARRIED_TOOL_START_ARGS: readonly string[] = [...CARRIED['tool.start']!, 'argsSummary'];
 
 function ownHints(event: AgentEvent | undefined): CursorHints | undefined {
-  const p = event?.provenance;
-  return p !== undefined && p.format === FORMAT ? (p.hints as CursorHints | undefined) : undefined;
+  return hintsFrom<CursorHints>(event, FORMAT);
 }
 
 function template(hints: CursorHints | undefined): JsonObject | undefined {
@@ -214,11 +214,7 @@ export class CursorEncoder implements Encoder {
         return out + this.line(this.envelope(event.kind, event, t), hints);
       case 'unknown':
         if (!own) {
-          this.loss.report(
-            event,
-            'unknown.record',
-            `a ${event.provenance?.format ?? 'hand-built'} record has no Cursor line`,
-          );
+          this.loss.foreignRecord(event, 'Cursor line');
           return out;
         }
         return out + this.line(event.record, hints);
@@ -464,23 +460,19 @@ export class CursorEncoder implements Encoder {
   }
 
   /**
-   * Fast path: the kept line, when the event still says what its kept record says. The general
-   * path (`line` of the record rebuilt from the kept one, the event's fields put back) would
-   * rebuild the kept record (the same keys, order and values), stringify it and find it equal
-   * to the line; the field checks prove that without the stringify. It trusts the hints as the
-   * decoder left them: `record` is what `raw` parses to. test/cursor/fast-path.test.ts holds it
-   * equal to the general path; docs/performance.md ("Kept lines") has the why.
+   * Fast path: the kept line, when the event still says what its kept record says
+   * (`keptRecord`, src/kept.ts). test/cursor/fast-path.test.ts holds it equal to the general path
+   * (`line`); docs/performance.md ("Kept lines") has the why.
    */
   private kept(
     event: AgentEvent,
     hints: CursorHints | undefined,
     start?: AgentEventOf<'tool.start'>,
   ): string | undefined {
-    if (!cursorFastPath.enabled || hints === undefined) return undefined;
-    const raw = hints.raw;
-    const t = hints.record;
-    if (typeof raw !== 'string' || !isJsonObject(t) || !this.sameFields(event, t, start)) return undefined;
-    return isStableJson(t) ? `${raw}\n` : undefined;
+    if (!cursorFastPath.enabled) return undefined;
+    const t = keptRecord(hints);
+    if (t === undefined || !this.sameFields(event, t, start) || !isStableJson(t)) return undefined;
+    return `${(hints as CursorHints).raw}\n`;
   }
 
   // For each event type: every field the general path puts back holds the kept value.

@@ -3,6 +3,7 @@
 // record, `timestamp_ms` on most; tool payloads sit under a variable key (`shellToolCall`, …).
 
 import type { Detection } from '../../detect';
+import { num } from '../../guards';
 import { isJsonObject, type JsonObject } from '../../json';
 import type { ToolKind, Usage } from '../../model';
 
@@ -99,10 +100,6 @@ export interface CursorHints {
    * is written as kept without reading `record` whole (edit the event, not its hints).
    */
   record?: unknown;
-}
-
-function num(v: unknown): number | undefined {
-  return typeof v === 'number' ? v : undefined;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { DecodeOptions, RecordDecoder } from '../../codec';
 import { type Diagnostic, type DiagnosticSink, diagnosticAt } from '../../diagnostics';
+import { num } from '../../guards';
 import {
   isJsonObject,
   type JsonObject,
@@ -11,7 +12,7 @@ import {
   unsafeNumberMessage,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, ModelUsage, Provenance, Usage } from '../../model';
-import { provenanceOf, type RecordRest, splitRecord } from '../../record';
+import { incompleteRunEnd, provenanceOf, type RecordRest, splitRecord } from '../../record';
 import {
   GEMINI_KEY_ORDER,
   GEMINI_STDOUT_NOTICE,
@@ -491,11 +492,7 @@ export class GeminiRecordDecoder implements RecordDecoder {
   private closeIncomplete(out: AgentEvent[]): void {
     if (!this.runOpen) return;
     const at = this.syntheticAt();
-    const e: AgentEventOf<'run.end'> = {
-      type: 'run.end',
-      status: 'incomplete',
-      provenance: { format: FORMAT, line: at.line, offset: at.offset, synthetic: true },
-    };
+    const e = incompleteRunEnd(FORMAT, at.line, at.offset);
     if (this.runError !== undefined) e.error = this.runError;
     this.runOpen = false;
     this.runError = undefined;
@@ -526,10 +523,6 @@ const SHALLOW: Readonly<Record<GeminiRecordType, boolean>> = {
   error: true,
   result: false,
 };
-
-function num(v: unknown): number | undefined {
-  return typeof v === 'number' ? v : undefined;
-}
 
 /** Canonical counts of a Gemini token record (`stats` or one of `stats.models`). */
 function countsOf(s: JsonObject): ModelUsage {

@@ -3,7 +3,7 @@ import type { DiagnosticSink } from '../../diagnostics';
 import { assertEncodable, isJsonObject, type JsonObject, jsonString, rawIfSame, setOwn } from '../../json';
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf, ModelUsage, Provenance, Usage } from '../../model';
-import { joinRecord } from '../../record';
+import { hintsFrom, joinRecord } from '../../record';
 import {
   GEMINI_KEY_ORDER,
   GEMINI_RUN_ERROR_TYPE,
@@ -57,8 +57,7 @@ const USAGE_CARRIED: readonly string[] = ['input', 'output', 'cacheRead', 'byMod
 const MODEL_USAGE_CARRIED: readonly string[] = ['input', 'output', 'cacheRead'];
 
 function geminiHints(event: AgentEvent): GeminiHints | undefined {
-  const p: Provenance | undefined = event.provenance;
-  return p !== undefined && p.format === FORMAT ? (p.hints as GeminiHints | undefined) : undefined;
+  return hintsFrom<GeminiHints>(event, FORMAT);
 }
 
 function defaultId(): string {

@@ -627,7 +627,7 @@ export class HepEncoder implements Encoder {
       return '';
     }
     if (event.provenance !== undefined && event.provenance.format !== 'hep') {
-      this.loss.report(event, 'unknown.record', `a ${event.provenance.format} record has no HEP frame`);
+      this.loss.foreignRecord(event, 'HEP frame');
       return '';
     }
     assertEncodable(record, 'unknown.record', undefined, 'hep');

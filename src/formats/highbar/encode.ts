@@ -366,7 +366,7 @@ export class HighbarEncoder implements Encoder {
   private unknown(event: AgentEventOf<'unknown'>): string {
     const p = event.provenance;
     if (p !== undefined && p.format !== HIGHBAR) {
-      this.loss.report(event, 'unknown.record', `a ${p.format} record has no highbar line`);
+      this.loss.foreignRecord(event, 'highbar line');
       return '';
     }
     return this.line(pyDumps(event.record, 'unknown.record'), p?.hints as HighbarHints | undefined);

@@ -1,6 +1,7 @@
 import type { DecodeOptions, RecordDecoder } from '../../codec';
 import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
 import type { LineEnds } from '../../framing/line-ends';
+import { str } from '../../guards';
 import {
   isJsonObject,
   type JsonObject,
@@ -44,10 +45,6 @@ interface LineContext {
   hints: OpencodeHints;
   /** The lane the record belongs to (absent for the main session). */
   lane: string | undefined;
-}
-
-function str(v: unknown): string | undefined {
-  return typeof v === 'string' ? v : undefined;
 }
 
 /**

@@ -1,9 +1,10 @@
 import type { EncodeOptions, Encoder } from '../../codec';
 import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
 import { assertEncodable, isJsonObject, type JsonObject, rawIfSame } from '../../json';
-import { isStableJson, sameAsKept } from '../../kept';
+import { isStableJson, keptRecord, sameAsKept } from '../../kept';
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf } from '../../model';
+import { hintsFrom } from '../../record';
 import {
   OPENCODE_DONE_REASON,
   OPENCODE_MESSAGE_PREFIX,
@@ -64,8 +65,7 @@ interface PendingText {
 }
 
 function ownHints(event: AgentEvent | undefined): OpencodeHints | undefined {
-  const p = event?.provenance;
-  return p !== undefined && p.format === FORMAT ? (p.hints as OpencodeHints | undefined) : undefined;
+  return hintsFrom<OpencodeHints>(event, FORMAT);
 }
 
 /**
@@ -264,11 +264,7 @@ export class OpencodeEncoder implements Encoder {
         return out + this.runEnd(event, own, hints);
       case 'unknown':
         if (!own) {
-          this.loss.report(
-            event,
-            'unknown.record',
-            `a ${event.provenance?.format ?? 'hand-built'} record has no OpenCode line`,
-          );
+          this.loss.foreignRecord(event, 'OpenCode line');
           return out;
         }
         return out + this.line(event.record, hints);
@@ -554,24 +550,21 @@ export class OpencodeEncoder implements Encoder {
   }
 
   /**
-   * Fast path: the kept line, when the event still says what its kept record says. The general
-   * path (`line` of the record rebuilt from the kept one, the event's fields put back) would
-   * rebuild the kept record (the same keys, order and values), stringify it and find it equal
-   * to the line; the field checks prove that without the stringify. It trusts the hints as the
-   * decoder left them: `record` is what `raw` parses to. test/opencode/fast-path.test.ts holds it
-   * equal to the general path; docs/performance.md ("Kept lines") has the why.
+   * Fast path: the kept line, when the event still says what its kept record says
+   * (`keptRecord`, src/kept.ts). test/opencode/fast-path.test.ts holds it equal to the general path
+   * (`line`); docs/performance.md ("Kept lines") has the why.
    */
   private kept(
     event: AgentEvent,
     hints: OpencodeHints | undefined,
     start?: AgentEventOf<'tool.start'>,
   ): string | undefined {
-    if (!opencodeFastPath.enabled || hints === undefined) return undefined;
-    const raw = hints.raw;
-    const t = hints.record;
-    if (typeof raw !== 'string' || !isJsonObject(t) || !sameEnvelope(event, t)) return undefined;
+    if (!opencodeFastPath.enabled) return undefined;
+    const t = keptRecord(hints);
+    if (t === undefined || !sameEnvelope(event, t)) return undefined;
     if (!sameFields(event, t.part as JsonObject, start) || !isStableJson(t)) return undefined;
-    return raw + (hints.eol ?? '\n');
+    const h = hints as OpencodeHints;
+    return h.raw + (h.eol ?? '\n');
   }
 
   /** One line: the record as JSON, or the line as read when it says the same; its terminator. */

@@ -5,6 +5,7 @@
 
 import type { Detection } from '../../detect';
 import type { LineEnd } from '../../framing/line-ends';
+import { num } from '../../guards';
 import { isJsonObject, type JsonObject } from '../../json';
 import type { Usage } from '../../model';
 
@@ -82,10 +83,6 @@ export interface OpencodeTokens {
   output: number;
   reasoning: number;
   cache: { read: number; write: number };
-}
-
-function num(v: unknown): number | undefined {
-  return typeof v === 'number' ? v : undefined;
 }
 
 /**
