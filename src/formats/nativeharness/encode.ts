@@ -14,6 +14,7 @@ import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { joinRecord, quoteKey } from '../../record';
 import {
   NH,
+  NH_DEFAULTED_FIELDS,
   NH_EXTENSION_ABSENT,
   NH_EXTENSION_ENVELOPE,
   NH_EXTENSION_KEY,
@@ -287,24 +288,14 @@ export class NhEncoder implements Encoder {
     ) {
       extension = { ...extension, result: event.result };
     }
-    // A field the wire type requires but the event does not have is written as its empty
-    // default and named in the extension, so the reader gives the event back without it.
+    // A field the wire type requires but the event does not have is written as its default and
+    // named in the extension, so the reader gives the event back without it.
+    const defaulted = this.options.extensions === true && !own ? NH_DEFAULTED_FIELDS[event.type] : undefined;
     if (
-      this.options.extensions === true &&
-      !own &&
-      event.type === 'child.start' &&
-      event.task === undefined
+      defaulted !== undefined &&
+      (event as unknown as Record<string, unknown>)[defaulted[0]] === undefined
     ) {
-      extension = { ...extension, [NH_EXTENSION_ABSENT]: ['task'] };
-    }
-    // hop's stop_reason likewise (written `stop`): a round end another format gave none.
-    if (
-      this.options.extensions === true &&
-      !own &&
-      event.type === 'round.end' &&
-      event.stopReason === undefined
-    ) {
-      extension = { ...extension, [NH_EXTENSION_ABSENT]: ['stopReason'] };
+      extension = { ...extension, [NH_EXTENSION_ABSENT]: [defaulted[0]] };
     }
     // An event type with no counterpart is reported once as a whole, not field by field.
     if (carried !== undefined && extension === undefined && !hasExtension(hints)) {

@@ -50,11 +50,24 @@ export const NH_EXTENSION_KEY = 'agentwire';
 export const NH_EXTENSION_ABSENT = 'absent';
 
 /**
- * The default the writer fills in for a required wire field the event does not have (named in
- * the {@link NH_EXTENSION_ABSENT} list): the reader takes the field back out only when it still
- * holds this value. `hop.stop_reason` is `stop`; every other such field is empty.
+ * Per event type, the one canonical field its wire type requires and the event may lack, with the
+ * default the writer fills in (`child_started.task` `""`, `hop.stop_reason` `stop`). With the
+ * extension on, the field is then named in the {@link NH_EXTENSION_ABSENT} list.
  */
-export const NH_ABSENT_DEFAULTS: Readonly<Record<string, string>> = { stopReason: 'stop' };
+export const NH_DEFAULTED_FIELDS: Readonly<Partial<Record<string, readonly [field: string, value: string]>>> =
+  {
+    'child.start': ['task', ''],
+    'round.end': ['stopReason', 'stop'],
+  };
+
+/**
+ * The default of each field {@link NH_DEFAULTED_FIELDS} names: the reader takes a field of the
+ * {@link NH_EXTENSION_ABSENT} list back out only when it still holds this value (`""` for a field
+ * not named here).
+ */
+export const NH_ABSENT_DEFAULTS: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.values(NH_DEFAULTED_FIELDS).map((entry) => entry!),
+);
 
 /** Envelope-level fields of a canonical event, never written inside the extension. */
 export const NH_EXTENSION_ENVELOPE: ReadonlySet<string> = new Set([
