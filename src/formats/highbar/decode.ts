@@ -175,88 +175,18 @@ export class HighbarRecordDecoder implements RecordDecoder {
     this.v1(type, record, at);
   }
 
-  /**
-   * The shortcut beside the general path: a `tool` line in the reference emitter's full shape
-   * (`highbarToolLine` in wire.ts: every field in the contract's order, Python separators, the
-   * times in plain decimals, `context` or not) is read without building its record: the text
-   * between the values compared with the template, each value delimited in place and parsed
-   * alone (a number of seconds read from its digits, `fn`, `args`, `result`, `error` and
-   * `context` by `JSON.parse` of their tokens), and only the values that can nest or hold a
-   * number walked for depth. Any other line (another spelling, key order or set of keys, invalid
-   * JSON, values of other types, a token too deep) returns false having reported nothing, and
-   * takes the full path, which gives the same events and diagnostics for every line accepted
-   * here: test/highbar/canonical-tool.test.ts holds the two equal (docs/performance.md,
-   * "highbar decode").
-   */
+  // The shortcut for tool lines in the emitter's shape (readCanonicalTool): their events.
   private canonicalTool(text: string, line: number, offset: number, out: AgentEvent[]): boolean {
-    const T = HIGHBAR_TOOL_TEMPLATE;
-    const max = this.maxDepth;
-    const last = text.length - 1;
-    // Two characters tell a tool line before any search; `args` is an object one level down.
-    if (max < 2 || text.charCodeAt(18) !== 116 || text.charCodeAt(19) !== 111 || !textAt(text, T.head, 0))
-      return false;
-    const tsEnd = secondsEnd(text, T.head.length);
-    const tsSeconds = seconds;
-    const fnAt = tsEnd + T.fn.length;
-    if (tsEnd === -1 || !textAt(text, T.fn, tsEnd) || text.charCodeAt(fnAt) !== 34) return false;
-    const fnEnd = jsonTokenEnd(text, fnAt);
-    const argsAt = fnEnd + T.args.length;
-    if (fnEnd === -1 || !textAt(text, T.args, fnEnd) || text.charCodeAt(argsAt) !== 123) return false;
-    const argsEnd = jsonTokenEnd(text, argsAt);
-    if (argsEnd === -1 || !textAt(text, T.result, argsEnd)) return false;
-    const resultAt = argsEnd + T.result.length;
-    const resultEnd = jsonTokenEnd(text, resultAt);
-    if (resultEnd === -1 || !textAt(text, T.error, resultEnd)) return false;
-    const errorAt = resultEnd + T.error.length;
-    const errorEnd = jsonTokenEnd(text, errorAt);
-    if (errorEnd === -1 || !textAt(text, T.startedAt, errorEnd)) return false;
-    const startedEnd = secondsEnd(text, errorEnd + T.startedAt.length);
-    const startedSeconds = seconds;
-    if (startedEnd === -1 || !textAt(text, T.endedAt, startedEnd)) return false;
-    const endedEnd = secondsEnd(text, startedEnd + T.endedAt.length);
-    const endedSeconds = seconds;
-    if (endedEnd === -1 || text.charCodeAt(last) !== 125) return false;
-    let contextAt = -1;
-    if (endedEnd !== last) {
-      contextAt = endedEnd + T.context.length;
-      if (!textAt(text, T.context, endedEnd) || text.charCodeAt(contextAt) !== 123) return false;
-      if (jsonTokenEnd(text, contextAt) !== last) return false;
-    }
-    // Every value is in place: parse those that need it. A token JSON.parse refuses makes the
-    // line invalid JSON, which the full path reports.
-    let values: ToolValues;
-    let context: JsonObject | undefined;
-    verdict = VALUE_PLAIN;
-    try {
-      const fn = shortString(text, fnAt, fnEnd);
-      const args = parseToken(text, argsAt, argsEnd, max);
-      const result = parseToken(text, resultAt, resultEnd, max);
-      // A failed call's error is often its output text too: parse that text once.
-      const error =
-        text.charCodeAt(resultAt) === 34 &&
-        errorEnd - errorAt === resultEnd - resultAt &&
-        textAt(text, text.slice(resultAt, resultEnd), errorAt)
-          ? result
-          : parseToken(text, errorAt, errorEnd, max);
-      if (contextAt !== -1) context = parseToken(text, contextAt, last, max) as JsonObject;
-      if (verdict >= VALUE_TOO_DEEP) return false;
-      values = { fn, args, result, error };
-    } catch {
-      return false;
-    }
-    const numbers = verdict;
+    const read = readCanonicalTool(text, this.maxDepth);
+    if (read === undefined) return false;
     const at = this.begin(text, line, offset, out);
-    if (numbers === VALUE_UNSAFE) this.checkIntegers(text, line, offset);
-    const ts = this.timeOf(tsSeconds, 'ts', undefined, at);
-    const startedAt = this.timeOf(startedSeconds, 'started_at', ts, at);
-    const endedAt = this.timeOf(endedSeconds, 'ended_at', ts, at);
-    const provenance: Provenance = {
-      format: FORMAT,
-      line,
-      offset,
-      hints: at.hints as Record<string, unknown>,
-    };
-    this.toolPair(values, { ts, startedAt, endedAt, context, provenance }, at);
+    if (read.numbers === VALUE_UNSAFE) this.checkIntegers(text, line, offset);
+    const ts = this.timeOf(read.ts, 'ts', undefined, at);
+    const startedAt = this.timeOf(read.startedAt, 'started_at', ts, at);
+    const endedAt = this.timeOf(read.endedAt, 'ended_at', ts, at);
+    const hints = at.hints as Record<string, unknown>;
+    const provenance: Provenance = { format: FORMAT, line, offset, hints };
+    this.toolPair(read, { ts, startedAt, endedAt, context: read.context, provenance }, at);
     return true;
   }
 
@@ -499,6 +429,98 @@ function valueCheck(value: unknown, depth: number, max: number): number {
     if (v === VALUE_UNSAFE) verdict = v;
   }
   return verdict;
+}
+
+// A tool line read by readCanonicalTool: its values (a ToolValues), its times in seconds, and
+// what the walk said of its values' numbers.
+interface CanonicalTool extends ToolValues {
+  context: JsonObject | undefined;
+  ts: number;
+  startedAt: number;
+  endedAt: number;
+  numbers: number;
+}
+
+/**
+ * The shortcut beside the general path: a `tool` line in the reference emitter's full shape
+ * (`highbarToolLine` in wire.ts: every field in the contract's order, Python separators, the
+ * times in plain decimals, `context` or not) is read without building its record: the text
+ * between the values compared with the template, each value delimited in place and parsed
+ * alone (a number of seconds read from its digits, `fn`, `args`, `result`, `error` and
+ * `context` by `JSON.parse` of their tokens), and only the values that can nest or hold a
+ * number walked for depth. Any other line (another spelling, key order or set of keys, invalid
+ * JSON, values of other types, a token too deep) is refused (undefined) having reported nothing, and
+ * takes the full path, which gives the same events and diagnostics for every line accepted
+ * here: test/highbar/canonical-tool.test.ts holds the two equal (docs/performance.md,
+ * "highbar decode").
+ */
+// A module function, not a method: its optimised code depends on no decoder's shape, so it
+// survives a garbage collection that finds no decoder alive.
+function readCanonicalTool(text: string, max: number): CanonicalTool | undefined {
+  const T = HIGHBAR_TOOL_TEMPLATE;
+  const last = text.length - 1;
+  // Two characters tell a tool line before any search; `args` is an object one level down.
+  if (max < 2 || text.charCodeAt(18) !== 116 || text.charCodeAt(19) !== 111 || !textAt(text, T.head, 0))
+    return undefined;
+  const tsEnd = secondsEnd(text, T.head.length);
+  const tsSeconds = seconds;
+  const fnAt = tsEnd + T.fn.length;
+  if (tsEnd === -1 || !textAt(text, T.fn, tsEnd) || text.charCodeAt(fnAt) !== 34) return undefined;
+  const fnEnd = jsonTokenEnd(text, fnAt);
+  const argsAt = fnEnd + T.args.length;
+  if (fnEnd === -1 || !textAt(text, T.args, fnEnd) || text.charCodeAt(argsAt) !== 123) return undefined;
+  const argsEnd = jsonTokenEnd(text, argsAt);
+  if (argsEnd === -1 || !textAt(text, T.result, argsEnd)) return undefined;
+  const resultAt = argsEnd + T.result.length;
+  const resultEnd = jsonTokenEnd(text, resultAt);
+  if (resultEnd === -1 || !textAt(text, T.error, resultEnd)) return undefined;
+  const errorAt = resultEnd + T.error.length;
+  const errorEnd = jsonTokenEnd(text, errorAt);
+  if (errorEnd === -1 || !textAt(text, T.startedAt, errorEnd)) return undefined;
+  const startedEnd = secondsEnd(text, errorEnd + T.startedAt.length);
+  const startedSeconds = seconds;
+  if (startedEnd === -1 || !textAt(text, T.endedAt, startedEnd)) return undefined;
+  const endedEnd = secondsEnd(text, startedEnd + T.endedAt.length);
+  const endedSeconds = seconds;
+  if (endedEnd === -1 || text.charCodeAt(last) !== 125) return undefined;
+  let contextAt = -1;
+  if (endedEnd !== last) {
+    contextAt = endedEnd + T.context.length;
+    if (!textAt(text, T.context, endedEnd) || text.charCodeAt(contextAt) !== 123) return undefined;
+    if (jsonTokenEnd(text, contextAt) !== last) return undefined;
+  }
+  // Every value is in place: parse those that need it. A token JSON.parse refuses makes the
+  // line invalid JSON, which the full path reports.
+  let read: CanonicalTool;
+  verdict = VALUE_PLAIN;
+  try {
+    const fn = shortString(text, fnAt, fnEnd);
+    const args = parseToken(text, argsAt, argsEnd, max);
+    const result = parseToken(text, resultAt, resultEnd, max);
+    // A failed call's error is often its output text too: parse that text once.
+    const error =
+      text.charCodeAt(resultAt) === 34 &&
+      errorEnd - errorAt === resultEnd - resultAt &&
+      textAt(text, text.slice(resultAt, resultEnd), errorAt)
+        ? result
+        : parseToken(text, errorAt, errorEnd, max);
+    const context = contextAt === -1 ? undefined : (parseToken(text, contextAt, last, max) as JsonObject);
+    if (verdict >= VALUE_TOO_DEEP) return undefined;
+    read = {
+      fn,
+      args,
+      result,
+      error,
+      context,
+      ts: tsSeconds,
+      startedAt: startedSeconds,
+      endedAt: endedSeconds,
+      numbers: verdict,
+    };
+  } catch {
+    return undefined;
+  }
+  return read;
 }
 
 // What the value walk said of the tokens parseToken read since it was last reset (bits of the
