@@ -221,36 +221,22 @@ export class CursorRecordDecoder implements RecordDecoder {
         if (!isJsonObject(success) || endedAt === undefined) return false;
         const text = str(success.stdout) ?? str(success.content) ?? str(success.message);
         const exitCode = success.exitCode;
-        if (text === undefined) return false;
-        e =
-          typeof exitCode === 'number'
-            ? {
-                type: 'tool.end',
-                call,
-                name,
-                ok: true,
-                provenance,
-                result: copyJson(result),
-                text,
-                exitCode,
-                startedAt,
-                endedAt,
-                session,
-                ts,
-              }
-            : {
-                type: 'tool.end',
-                call,
-                name,
-                ok: true,
-                provenance,
-                result: copyJson(result),
-                text,
-                startedAt,
-                endedAt,
-                session,
-                ts,
-              };
+        // A result without an exit code (a read, a search) takes the general path.
+        if (text === undefined || typeof exitCode !== 'number') return false;
+        e = {
+          type: 'tool.end',
+          call,
+          name,
+          ok: true,
+          provenance,
+          result: copyJson(result),
+          text,
+          exitCode,
+          startedAt,
+          endedAt,
+          session,
+          ts,
+        };
       }
     } else return false;
     this.session = session;
