@@ -287,3 +287,21 @@ describe('Cursor decoder: the shortcut beside the general path', () => {
     );
   });
 });
+
+describe('cursor tool kinds', () => {
+  test('a payload key that is an Object.prototype name gives no kind (general path, shortcut off)', () => {
+    const line = (sub: string) =>
+      `{"type":"tool_call","subtype":"${sub}","call_id":"c1","tool_call":{"constructor":{"args":{"x":1}},"startedAtMs":"1"},"session_id":"s","timestamp_ms":1}`;
+    const text = `{"type":"system","subtype":"init","session_id":"s","model":"m","cwd":"/","apiKeySource":"login","permissionMode":"default"}\n{"type":"user","message":{"role":"user","content":[{"type":"text","text":"go"}]},"session_id":"s"}\n${line('started')}\n`;
+    for (const on of [true, false]) {
+      cursorDecodeShortcut.enabled = on;
+      try {
+        const start = cursor.parse(text).events.find((e) => e.type === 'tool.start');
+        expect(start).toBeDefined();
+        expect(Object.hasOwn(start!, 'kind')).toBe(false);
+      } finally {
+        cursorDecodeShortcut.enabled = true;
+      }
+    }
+  });
+});

@@ -15,11 +15,11 @@ import { copyJson } from '../../kept';
 import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
 import { incompleteRunEnd } from '../../record';
 import {
-  CURSOR_TOOL_KINDS,
   type CursorHints,
   isCursorRecordType,
   msOf,
   toolKeyOf,
+  toolKindOf,
   toolNameOf,
   usageFromWire,
 } from './wire';
@@ -173,7 +173,7 @@ export class CursorRecordDecoder implements RecordDecoder {
       if (!isJsonObject(toolCall) || (subtype !== 'started' && subtype !== 'completed')) return false;
       const key = toolKeyOf(toolCall);
       if (key === undefined) return false;
-      const kind = CURSOR_TOOL_KINDS[key];
+      const kind = toolKindOf(key);
       const id = r.call_id;
       const call = typeof id === 'string' ? id : toolCall.toolCallId;
       if (typeof kind !== 'string' || typeof call !== 'string') return false;
@@ -379,7 +379,7 @@ export class CursorRecordDecoder implements RecordDecoder {
         this.segment = '';
       }
       const e: AgentEventOf<'tool.start'> = { type: 'tool.start', call, name, provenance: cx.provenance };
-      const kind = CURSOR_TOOL_KINDS[key];
+      const kind = toolKindOf(key);
       if (kind !== undefined) e.kind = kind;
       if (args !== undefined) {
         // Copies: an edit of the event must not edit the kept record (the writer compares them).
