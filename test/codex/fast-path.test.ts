@@ -1,0 +1,230 @@
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { lineChunkDecoder } from '../../src/codec';
+import type { Diagnostic } from '../../src/diagnostics';
+import { CodexRecordDecoder } from '../../src/formats/codex/decode';
+import { type AgentEvent, codex } from '../../src/index';
+import { chunkAt } from '../golden';
+import { text as keptText, odd } from '../kept-suite';
+import { FUZZ_RUNS } from '../runs';
+
+// The Codex decoder reads reasoning, agent message and command item lines spelled exactly as
+// Codex writes them without building their record (docs/performance.md, "Codex decoder"); every
+// other spelling takes the general path. These properties hold the two equal: the same events
+// (key order included), the same diagnostics and the same written bytes, on canonical lines, on
+// near misses (keys moved, extra keys, escapes, `\u`, numbers spelled otherwise, spacing, CRLF,
+// a key's text inside a value, cuts), on every depth bound and on every chunking.
+
+const RUNS = FUZZ_RUNS * 2;
+
+const value = fc.oneof(
+  keptText,
+  fc.string({ unit: 'binary', maxLength: 12 }), // astral characters and lone surrogates
+  fc.constantFrom(
+    '',
+    'a"b',
+    'x\\y',
+    'tab\there',
+    '\u0000',
+    '\u001f',
+    '\u2028',
+    '😀',
+    '","phase":"commentary"}}',
+    '"}}',
+    ',"exit_code":0,"status":"completed"}}',
+    '","aggregated_output":"',
+    '\\"',
+  ),
+  fc.string({ minLength: 4090, maxLength: 4200 }), // either side of the depth pre-check bound
+);
+const q = (s: string) => JSON.stringify(s);
+const id = fc.oneof(
+  fc.constantFrom('item_0', 'item_1', 'item_12', ''),
+  fc.string({ maxLength: 6 }),
+  fc.constantFrom('it"em', 'it\\em', 'i\u0001d', 'é'),
+);
+const kind = fc.constantFrom('item.completed', 'item.started', 'item.updated');
+const word = fc.oneof(
+  fc.constantFrom('completed', 'failed', 'declined', 'in_progress', 'commentary', 'final_answer', ''),
+  fc.string({ maxLength: 8 }),
+  fc.string({ minLength: 60, maxLength: 70 }), // a phase longer than the search near the end
+);
+const exitCode = fc.oneof(
+  fc.constantFrom('null', '0', '1', '-1', '255', '999999999999999', '9007199254740993'),
+  fc.integer().map(String),
+  odd,
+  fc.constantFrom('00', '01', '-', 'nul', 'true', '"0"', '1 '),
+);
+
+const reasoning = fc
+  .tuple(kind, id, value)
+  .map(([k, i, t]) => `{"type":"${k}","item":{"id":${q(i)},"type":"reasoning","text":${q(t)}}}`);
+const message = fc
+  .tuple(kind, id, value, fc.option(word))
+  .map(
+    ([k, i, t, p]) =>
+      `{"type":"${k}","item":{"id":${q(i)},"type":"agent_message","text":${q(t)}${p === null ? '' : `,"phase":${q(p)}`}}}`,
+  );
+const command = fc
+  .tuple(kind, id, value, value, exitCode, word)
+  .map(
+    ([k, i, c, o, x, s]) =>
+      `{"type":"${k}","item":{"id":${q(i)},"type":"command_execution","command":${q(c)},"aggregated_output":${q(o)},"exit_code":${x},"status":${q(s)}}}`,
+  );
+const canonical = fc.oneof(reasoning, message, command);
+
+// A canonical line changed in one place.
+const nearMiss = fc.oneof(
+  // a `\u` escape (or `\/`) where JSON.stringify would not write one
+  fc
+    .tuple(canonical, fc.constantFrom('\\u0041', '\\/', '\\u00e9', '\\ud83d\\ude00'))
+    .map(([l, esc]) => l.replace(/("text":"|"command":"|"aggregated_output":")/, `$1${esc}`)),
+  // keys moved, added, spaced; the record's own keys moved or added
+  canonical.map((l) => l.replace('"type":"item.', ' "type":"item.')),
+  canonical.map((l) => l.replace(/\{"id":("[^"]*"),"type":("[a-z_]+")/, '{"type":$2,"id":$1')),
+  canonical.map((l) => l.replace(/\}\}$/, ',"x":1}}')),
+  canonical.map((l) => l.replace(/\}\}$/, '},"x":[1]}')),
+  canonical.map((l) => l.replace(/\}\}$/, '}} ')),
+  fc
+    .tuple(canonical, fc.constantFrom(' ', ']', 'x', '"', ',', '}}'))
+    .map(([l, c]) => `${l.slice(0, -2)}${c}}`),
+  fc.tuple(canonical, fc.constantFrom('\r', 'x', '}', ',', ' ', '\t', '"')).map(([l, c]) => `${l}${c}`),
+  canonical.map((l) => l.replace('","item":{', '","x":null,"item":{')),
+  canonical.map((l) => l.replace(',"aggregated_output":', ', "aggregated_output":')),
+  canonical.map((l) => l.replace(',"exit_code":', ',"exit_code":1,"exit_code":')),
+  canonical.map((l) => l.replace(',"status":', ',"status":"x","status":')),
+  canonical.map((l) => l.replace(',"text":', ',"text":"x","text":')),
+  canonical.map((l) => l.replace(/("type":"(?:reasoning|agent_message)")/, '$1,"phase":"x"')),
+  // a value of another type
+  fc
+    .tuple(canonical, fc.constantFrom('1', 'null', '{}', '["a"]', 'true'))
+    .map(([l, v]) =>
+      l.replace(/("text":|"command":|"aggregated_output":|"status":|"phase":)"/, `$1${v},"_":"`),
+    ),
+  // raw control characters, bad escapes, unclosed strings
+  fc
+    .tuple(canonical, fc.constantFrom('\t', '\u0001', '\\x', '\\', '"'))
+    .map(([l, bad]) =>
+      l.replace(/("text":"|"command":"|"aggregated_output":"|"status":"|"phase":"|"id":")/, `$1${bad}`),
+    ),
+  // the legacy shape, another item type, another record type
+  canonical.map((l) => l.replace('"type":"reasoning"', '"item_type":"reasoning"')),
+  canonical.map((l) => l.replace(/"type":"(reasoning|agent_message|command_execution)"/, '"type":"plan"')),
+  canonical.map((l) => l.replace('"type":"item.', '"type":"items.')),
+);
+
+// Any line cut or with characters dropped.
+const line = fc.oneof(
+  canonical,
+  nearMiss,
+  fc
+    .tuple(fc.oneof(canonical, nearMiss), fc.nat(), fc.nat())
+    .map(([l, a, b]) => l.slice(0, a % (l.length + 1)) + l.slice((a % (l.length + 1)) + (b % 3))),
+);
+
+const context = fc.constantFrom(
+  '{"type":"thread.started","thread_id":"t-1"}',
+  '{"type":"turn.started"}',
+  '{"type":"turn.completed","usage":{"input_tokens":5,"cached_input_tokens":0,"output_tokens":2}}',
+  '{"type":"session.created","id":"legacy"}',
+  '{"type":"item.completed","item":{"id":"item_9","type":"file_change","changes":[],"status":"completed"}}',
+);
+const stream = fc.array(fc.oneof({ weight: 4, arbitrary: line }, { weight: 1, arbitrary: context }), {
+  maxLength: 8,
+});
+
+interface Decoded {
+  events: AgentEvent[];
+  diagnostics: Diagnostic[];
+}
+
+function decodeLines(lines: string[], shortcut: boolean, maxDepth?: number): Decoded {
+  const diagnostics: Diagnostic[] = [];
+  const options = maxDepth === undefined ? {} : { maxDepth };
+  const d = new CodexRecordDecoder(options, { report: (x) => diagnostics.push(x) }, shortcut);
+  const events: AgentEvent[] = [];
+  lines.forEach((l, i) => {
+    d.line(l, i + 1, i * 1000, events);
+  });
+  d.end(events);
+  return { events, diagnostics };
+}
+
+function decodeChunks(chunks: Uint8Array[], shortcut: boolean): Decoded {
+  const diagnostics: Diagnostic[] = [];
+  const sink = { report: (x: Diagnostic) => diagnostics.push(x) };
+  const d = lineChunkDecoder('codex', 'jsonl', {}, sink, new CodexRecordDecoder({}, sink, shortcut));
+  const events: AgentEvent[] = [];
+  for (const c of chunks) d.push(c, events);
+  d.end(events);
+  return { events, diagnostics };
+}
+
+// Equal as values and as written JSON (key order), and written back to the same bytes.
+function expectSame(fast: Decoded, general: Decoded): void {
+  expect(fast).toStrictEqual(general);
+  expect(JSON.stringify(fast)).toBe(JSON.stringify(general));
+  let written: string | Error;
+  try {
+    written = codex.stringify(general.events);
+  } catch (e) {
+    written = e as Error;
+  }
+  if (typeof written === 'string') expect(codex.stringify(fast.events)).toBe(written);
+  else expect(() => codex.stringify(fast.events)).toThrow(written.message);
+}
+
+describe('Codex decoder: the canonical item line shortcut', () => {
+  test('decodes every stream as the general path does, at every depth bound', () => {
+    fc.assert(
+      fc.property(stream, fc.constantFrom(undefined, 0, 1, 2), (lines, maxDepth) => {
+        expectSame(decodeLines(lines, true, maxDepth), decodeLines(lines, false, maxDepth));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  test('takes the shortcut for canonical lines (the property above is not vacuous)', () => {
+    fc.assert(
+      fc.property(canonical, (l) => {
+        const d = new CodexRecordDecoder({}, { report: () => {} }) as unknown as {
+          canonicalItem(text: string, line: number, offset: number, out: AgentEvent[]): boolean;
+        };
+        const ok = d.canonicalItem(l, 1, 0, []);
+        // A canonical line is refused only for what the general path keeps as written (`\u`),
+        // a short string that needs escapes (an id, a phase or status word), an exit code in more
+        // than 15 digits or a phase too long to be looked for near the end.
+        let item: Record<string, unknown>;
+        try {
+          item = (JSON.parse(l) as { item: Record<string, unknown> }).item;
+        } catch {
+          return; // an exit code spelled so that the line is not JSON
+        }
+        const plain = (v: unknown) => typeof v !== 'string' || !/[\\\u0000-\u001f"]/.test(v);
+        const safeCode = !l.includes('"exit_code":') || /"exit_code":(null|0|-?[1-9]\d{0,14}),/.test(l);
+        const shortPhase = typeof item.phase !== 'string' || item.phase.length <= 40;
+        if (
+          plain(item.id) &&
+          plain(item.phase) &&
+          plain(item.status) &&
+          safeCode &&
+          shortPhase &&
+          !l.includes('\\u')
+        )
+          expect(ok).toBe(true);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  test('every chunking gives what the general path gives line by line', () => {
+    fc.assert(
+      fc.property(stream, fc.array(fc.nat(), { maxLength: 6 }), (lines, cuts) => {
+        const bytes = new TextEncoder().encode(lines.map((l) => `${l}\n`).join(''));
+        const general = decodeChunks([bytes], false);
+        expectSame(decodeChunks(chunkAt(bytes, cuts), true), general);
+      }),
+      { numRuns: FUZZ_RUNS },
+    );
+  });
+});
