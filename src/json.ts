@@ -391,24 +391,6 @@ export function rawIfSame(raw: unknown, text: string): string {
   }
 }
 
-/**
- * The index of the quote that closes the JSON string token opening at `quote` (a `"`), or -1:
- * the first quote after it not escaped by an odd run of backslashes. Native quote searches, one
- * step back per backslash run; it does not validate the escapes (`JSON.parse` of the token does).
- */
-export function jsonStringEnd(text: string, quote: number): number {
-  let q = text.indexOf('"', quote + 1);
-  while (q !== -1 && isEscapedAt(text, q)) q = text.indexOf('"', q + 1);
-  return q;
-}
-
-// Whether the character at `at` is escaped: an odd run of backslashes before it.
-function isEscapedAt(text: string, at: number): boolean {
-  let b = at - 1;
-  while (text.charCodeAt(b) === 92) b--;
-  return ((at - 1 - b) & 1) === 1;
-}
-
 // What JSON.stringify escapes in a string: `"`, `\\`, controls, and any surrogate (lone ones are
 // written as \uXXXX; a pair goes the slow way too, written as it is).
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
