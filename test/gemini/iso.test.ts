@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { formatTimestamp, IsoWriter } from '../../src/formats/gemini/wire';
+import { exactIsoMs, formatTimestamp, IsoReader, IsoWriter } from '../../src/formats/gemini/wire';
 import { FUZZ_RUNS } from '../runs';
 
 // The Gemini writer formats timestamps through IsoWriter, which remembers the minute of the last
@@ -32,6 +32,29 @@ describe('Gemini IsoWriter', () => {
           }
         },
       ),
+      { numRuns: FUZZ_RUNS * 5 },
+    );
+  });
+});
+
+describe('Gemini IsoReader', () => {
+  test('reads every text as exactIsoMs does, whatever it read before (the minute it remembers)', () => {
+    // texts of one minute, spelled right or changed in one character (a near miss of the minute)
+    const text = fc
+      .tuple(
+        fc.integer({ min: 1767225600000, max: 1767225900000 }),
+        fc.nat({ max: 30 }),
+        fc.constantFrom('', '0', 'Z', 'x', ' ', '.'),
+      )
+      .map(([t, at, c]) => {
+        const iso = new Date(t).toISOString();
+        return c === '' ? iso : iso.slice(0, at) + c + iso.slice(at + 1);
+      });
+    fc.assert(
+      fc.property(fc.array(text, { maxLength: 30 }), (texts) => {
+        const reader = new IsoReader();
+        for (const s of texts) expect(reader.read(s)).toBe(exactIsoMs(s));
+      }),
       { numRuns: FUZZ_RUNS * 5 },
     );
   });

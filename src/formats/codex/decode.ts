@@ -1,6 +1,7 @@
 import type { DecodeOptions, RecordDecoder } from '../../codec';
 import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
 import {
+  DEPTH_PRECHECK_CHARS,
   isJsonObject,
   isTooDeep,
   type JsonObject,
@@ -15,8 +16,12 @@ import type { AgentEvent, AgentEventOf, Provenance, RunStatus, Usage } from '../
 import { hasExactKeys, incompleteRunEnd, type RecordRest, splitRecord } from '../../record';
 import {
   CODEX_AGENT_END,
+  CODEX_COMMAND_KEYS,
   CODEX_COMMAND_TOOL,
+  CODEX_ITEM_HEADS,
   CODEX_ITEM_KEYS,
+  CODEX_ITEM_TYPE_HEADS,
+  CODEX_PHASE_KEY,
   CODEX_RECORD_KEYS,
   CODEX_USAGE_FIELDS,
   CODEX_USAGE_KEYS,
@@ -177,17 +182,25 @@ export class CodexRecordDecoder implements RecordDecoder {
   private legacy = false;
   private lastLine = 0;
   private lastOffset = 0;
+  // The shortcut for canonical item lines (off: every line takes the general path, for tests).
+  private readonly shortcut: boolean;
+  private readonly reader = new CanonicalReader();
 
-  /** Creates a decoder that reports to `sink`. */
-  constructor(options: CodexDecodeOptions, sink: DiagnosticSink) {
+  /**
+   * Creates a decoder that reports to `sink`. `shortcut` false turns off the reading of
+   * canonical item lines without building their record (tests hold the two paths equal).
+   */
+  constructor(options: CodexDecodeOptions, sink: DiagnosticSink, shortcut = true) {
     this.sink = sink;
     this.report = lineReporter(sink, FORMAT);
     this.maxDepth = resolveMaxDepth(options.maxDepth);
+    this.shortcut = shortcut;
   }
 
   line(text: string, line: number, offset: number, out: AgentEvent[]): void {
     this.lastLine = line;
     this.lastOffset = offset;
+    if (this.shortcut && !this.legacy && this.canonicalItem(text, line, offset, out)) return;
     if (text.length === 0) {
       this.report('invalid_json', 'warning', line, offset, 'an empty line (codex writes none); skipped');
       return;
@@ -500,18 +513,65 @@ export class CodexRecordDecoder implements RecordDecoder {
       if (recordRest?.extra !== undefined) hints.recordExtra = recordRest.extra;
     }
     // Built field by field: an object spread of the context costs more than the line's JSON.parse.
-    const it: ItemLine = {
-      text,
-      line: ctx.line,
-      offset: ctx.offset,
-      out: ctx.out,
-      kind,
-      record,
-      item,
-      id: item.id,
-      rest,
-      hints,
-    };
+    this.mapItem(
+      {
+        text,
+        line: ctx.line,
+        offset: ctx.offset,
+        out: ctx.out,
+        kind,
+        record,
+        item,
+        id: item.id,
+        rest,
+        hints,
+      },
+      type,
+    );
+  }
+
+  /**
+   * The shortcut beside the general path: a reasoning, agent message or command item line spelled
+   * exactly as Codex writes it (`CODEX_ITEM_HEADS` and the keys after it in wire.ts: compact, the
+   * item's keys in order, no `\u` escape, the exit code in plain digits) is read without
+   * `JSON.parse` of the record: the fixed text compared in place, each string value parsed alone,
+   * the item object made from them (its cost against the general path: docs/performance.md,
+   * "Codex decoder"). Any other spelling returns false having done nothing, and takes the general
+   * path, which maps the same item the same way (`mapItem`): the properties of
+   * test/codex/fast-path.test.ts hold the two equal.
+   */
+  private canonicalItem(text: string, line: number, offset: number, out: AgentEvent[]): boolean {
+    // A long line is measured for depth before it is parsed; these lines nest two levels.
+    if (text.length > DEPTH_PRECHECK_CHARS && this.maxDepth < 2) return false;
+    const kind = itemKindOf(text);
+    if (kind === undefined) return false;
+    const r = this.reader;
+    r.reset(text, CODEX_ITEM_HEADS[kind].length);
+    const id = r.plain();
+    // A `\u` escape anywhere: the general path keeps the line as written.
+    if (id === undefined || hasUnicodeEscape(text)) return false;
+    const item = readItem(r, id);
+    if (item === undefined) return false;
+    this.mapItem(
+      {
+        text,
+        line,
+        offset,
+        out,
+        kind,
+        record: { type: kind, item },
+        item,
+        id,
+        rest: undefined,
+        hints: undefined,
+      },
+      item.type as 'reasoning' | 'agent_message' | 'command_execution',
+    );
+    return true;
+  }
+
+  // Maps an item line that passed its checks (either path) onto events.
+  private mapItem(it: ItemLine, type: CodexItemType): void {
     switch (type) {
       case 'agent_message':
         this.message(it, 'text.delta');
@@ -915,6 +975,154 @@ export class CodexRecordDecoder implements RecordDecoder {
       if (typeof state.message === 'string') e.result = state.message;
       it.out.push(this.stamp(e));
     }
+  }
+}
+
+// The item record an item line's head names (`{"type":"item.…","item":{"id":"`), or undefined.
+function itemKindOf(text: string): CodexItemRecord | undefined {
+  // The first letter of the kind word tells the three apart before any comparison.
+  const kind =
+    text.charCodeAt(14) === 99
+      ? 'item.completed'
+      : text.charCodeAt(14) === 115
+        ? 'item.started'
+        : text.charCodeAt(14) === 117
+          ? 'item.updated'
+          : undefined;
+  // indexOf, not startsWith: V8 runs startsWith several times slower (docs/performance.md).
+  return kind !== undefined && text.indexOf(CODEX_ITEM_HEADS[kind]) === 0 ? kind : undefined;
+}
+
+// The item of a reasoning, agent message or command line from the reader placed after the id's
+// closing quote, when the rest of the line is spelled as Codex writes it; else undefined.
+// Where a string value ends is found from the key after it: a `,"` outside a string is where a key
+// starts, and inside one every quote is escaped, so a key written so is never text. The value
+// between is then parsed alone: when it is one JSON string, the line is what it looks like; the
+// long values (text, output) are not walked quote by quote.
+function readItem(r: CanonicalReader, id: string): JsonObject | undefined {
+  const text = r.text;
+  const n = text.length;
+  const c = text.charCodeAt(r.at + 9);
+  if (c === 114 || c === 97) {
+    const type = c === 114 ? 'reasoning' : 'agent_message';
+    if (!r.literal(CODEX_ITEM_TYPE_HEADS[type]) || text.charCodeAt(n - 1) !== 125) return undefined;
+    // The phase (a short word) is looked for near the end only; a longer one is left to the
+    // general path (the text would then run into it and not parse as one string).
+    const p = type === 'agent_message' ? text.indexOf(CODEX_PHASE_KEY, n - PHASE_SEARCH) : -1;
+    const value = r.stringUntil(p === -1 ? n - 2 : p);
+    if (value === undefined) return undefined;
+    if (p === -1) return r.literal('}}') ? { id, type, text: value } : undefined;
+    r.at += CODEX_PHASE_KEY.length;
+    const phase = r.plain();
+    return phase !== undefined && r.literal('}}') && r.done() ? { id, type, text: value, phase } : undefined;
+  }
+  if (c !== 99 || !r.literal(CODEX_ITEM_TYPE_HEADS.command_execution)) return undefined;
+  const command = r.stringUntil(text.indexOf(CODEX_COMMAND_KEYS.output, r.at));
+  if (command === undefined || !r.literal(CODEX_COMMAND_KEYS.output)) return undefined;
+  const output = r.stringUntil(text.lastIndexOf(CODEX_COMMAND_KEYS.exitCode));
+  if (output === undefined || !r.literal(CODEX_COMMAND_KEYS.exitCode)) return undefined;
+  const exitCode = r.exitCode();
+  if (exitCode === undefined || !r.literal(CODEX_COMMAND_KEYS.status)) return undefined;
+  const status = r.plain();
+  if (status === undefined || !r.literal('}}') || !r.done()) return undefined;
+  return {
+    id,
+    type: 'command_execution',
+    command,
+    aggregated_output: output,
+    exit_code: exitCode,
+    status,
+  };
+}
+
+// How far from the end of an agent message line its `phase` key is looked for.
+const PHASE_SEARCH = 64;
+
+/**
+ * Reads a line spelled as Codex writes it, left to right from `at`: each read moves past what it
+ * read, or gives false/undefined (and the line takes the general path).
+ */
+class CanonicalReader {
+  text = '';
+  at = 0;
+
+  reset(text: string, at: number): void {
+    this.text = text;
+    this.at = at;
+  }
+
+  /**
+   * True (and moves past it) when `s` is written at the cursor. indexOf, not startsWith (see
+   * itemKindOf); a miss searches on to the end of the line, and only a line that takes the
+   * general path misses.
+   */
+  literal(s: string): boolean {
+    if (this.text.indexOf(s, this.at) !== this.at) return false;
+    this.at += s.length;
+    return true;
+  }
+
+  /** True at the end of the line. */
+  done(): boolean {
+    return this.at === this.text.length;
+  }
+
+  /**
+   * The text from the cursor to `end` parsed as one JSON string (undefined when it is not one:
+   * `end` -1 or before the cursor, no quote at either end, or more than one value); the cursor
+   * then at `end`.
+   */
+  stringUntil(end: number): string | undefined {
+    const text = this.text;
+    const start = this.at;
+    if (end - start < 2 || text.charCodeAt(start) !== 34 || text.charCodeAt(end - 1) !== 34) return undefined;
+    let value: string;
+    try {
+      value = JSON.parse(text.slice(start, end)) as string;
+    } catch {
+      return undefined;
+    }
+    this.at = end;
+    return value;
+  }
+
+  /**
+   * The rest of a string whose opening quote is behind the cursor, up to its closing quote, when
+   * none of its characters is a backslash or a control character (an id, a status word: what
+   * `JSON.parse` gives is the text itself). Moves past the closing quote.
+   */
+  plain(): string | undefined {
+    const text = this.text;
+    const start = this.at;
+    let i = start;
+    // `>= 32` is false past the end (NaN) too.
+    for (let c = text.charCodeAt(i); c !== 34; c = text.charCodeAt(++i))
+      if (!(c >= 32) || c === 92) return undefined;
+    this.at = i + 1;
+    return text.slice(start, i);
+  }
+
+  /**
+   * `null`, or an integer in plain digits (an optional minus, no leading zero, at most 15 digits:
+   * always a safe integer, the number JSON.parse reads; `-0` is left to the general path).
+   */
+  exitCode(): number | null | undefined {
+    const text = this.text;
+    if (text.charCodeAt(this.at) === 110 && text.indexOf('null', this.at) === this.at) {
+      this.at += 4;
+      return null;
+    }
+    const negative = text.charCodeAt(this.at) === 45;
+    const start = negative ? this.at + 1 : this.at;
+    let i = start;
+    let value = 0;
+    for (let c = text.charCodeAt(i); c >= 48 && c <= 57; c = text.charCodeAt(++i))
+      value = value * 10 + c - 48;
+    const digits = i - start;
+    if (digits === 0 || digits > 15 || (text.charCodeAt(start) === 48 && (digits > 1 || negative)))
+      return undefined;
+    this.at = i;
+    return negative ? -value : value;
   }
 }
 

@@ -82,6 +82,12 @@ const encodeValue = (value: unknown): string => {
   return JSON.stringify(value) ?? 'null';
 };
 
+/**
+ * Test hook: `enabled: false` makes the writer spell every line the general way, so that
+ * test/codex/writer-fast-path.test.ts can hold the template writes equal to it.
+ */
+export const codexTemplates: { enabled: boolean } = { enabled: true };
+
 function hintsOf(event: AgentEvent): CodexHints | undefined {
   return hintsFrom<CodexHints>(event, FORMAT);
 }
@@ -133,6 +139,10 @@ export class CodexEncoder implements Encoder {
     }
     const carried = CARRIED[event.type];
     if (carried !== undefined) this.loss.check(event, carried);
+    if (codex && codexTemplates.enabled) {
+      const line = this.template(event);
+      if (line !== undefined) return line;
+    }
     if (event.type === 'text.delta' || event.type === 'reasoning.delta') return this.textDelta(event, codex);
     const head = this.flush();
     return head + this.record(event, codex);
@@ -140,6 +150,90 @@ export class CodexEncoder implements Encoder {
 
   end(): string {
     return this.flush();
+  }
+
+  /**
+   * The template writes beside the general path: the frequent item lines of events decoded from
+   * Codex that kept nothing of their line (no hints, no fields of their own but a message's
+   * `phase`, no key order), written as one `JSON.stringify` of the record the general path spells
+   * piece by piece (its cost: docs/performance.md, "Codex writer"). Undefined, having changed
+   * nothing, for any other event or state (a held message, earlier snapshots): the general path
+   * writes it. test/codex/writer-fast-path.test.ts holds the two equal.
+   */
+  private template(event: AgentEvent): string | undefined {
+    const p = event.provenance!;
+    if (p.hints !== undefined || p.order !== undefined || this.pending !== undefined) return undefined;
+    switch (event.type) {
+      case 'text.delta':
+      case 'reasoning.delta':
+        return this.deltaTemplate(event, p.extra);
+      case 'tool.start':
+        return p.extra === undefined ? this.startTemplate(event) : undefined;
+      case 'tool.end':
+        return p.extra === undefined ? this.endTemplate(event) : undefined;
+      default:
+        return undefined;
+    }
+  }
+
+  private deltaTemplate(
+    event: AgentEventOf<'text.delta'> | AgentEventOf<'reasoning.delta'>,
+    extra: JsonObject | undefined,
+  ): string | undefined {
+    const id = event.message;
+    const text = event.text;
+    if (typeof id !== 'string' || typeof text !== 'string' || this.texts.size !== 0) return undefined;
+    if (event.type === 'reasoning.delta')
+      return extra === undefined
+        ? `${JSON.stringify({ type: 'item.completed', item: { id, type: 'reasoning', text } })}\n`
+        : undefined;
+    let item: JsonObject = { id, type: 'agent_message', text };
+    if (extra !== undefined) {
+      const phase = extra.phase;
+      if (typeof phase !== 'string' || !onlyKey(extra, 'phase')) return undefined;
+      item = { id, type: 'agent_message', text, phase };
+    }
+    this.wroteText();
+    return `${JSON.stringify({ type: 'item.completed', item })}\n`;
+  }
+
+  private startTemplate(event: AgentEventOf<'tool.start'>): string | undefined {
+    const command = event.command;
+    if (typeof command !== 'string' || typeof event.call !== 'string' || this.classify(event) !== 'command')
+      return undefined;
+    this.open(event);
+    const item = {
+      id: event.call,
+      type: 'command_execution',
+      command,
+      aggregated_output: '',
+      exit_code: null,
+      status: 'in_progress',
+    };
+    return `${JSON.stringify({ type: 'item.started', item })}\n`;
+  }
+
+  private endTemplate(event: AgentEventOf<'tool.end'>): string | undefined {
+    const call = this.calls.get(event.call);
+    const output = event.text;
+    const exitCode = event.exitCode;
+    if (
+      call?.kind !== 'command' ||
+      typeof call.command !== 'string' ||
+      typeof output !== 'string' ||
+      (exitCode !== undefined && !Number.isSafeInteger(exitCode))
+    )
+      return undefined;
+    this.calls.delete(event.call);
+    const item = {
+      id: event.call,
+      type: 'command_execution',
+      command: call.command,
+      aggregated_output: output,
+      exit_code: exitCode ?? null,
+      status: event.denied ? 'declined' : event.ok ? 'completed' : 'failed',
+    };
+    return `${JSON.stringify({ type: 'item.completed', item })}\n`;
   }
 
   private record(event: AgentEvent, codex: boolean): string {
@@ -660,6 +754,12 @@ export class CodexEncoder implements Encoder {
       }
     }
   }
+}
+
+// True when `o`'s one own key is `key`.
+function onlyKey(o: JsonObject, key: string): boolean {
+  for (const k in o) if (k !== key) return false;
+  return Object.hasOwn(o, key);
 }
 
 // A tool named as Codex names commands, whose arguments hold the command line (as the Codex

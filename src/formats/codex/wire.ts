@@ -84,6 +84,38 @@ export const CODEX_ITEM_KEYS: Readonly<Record<CodexItemType, readonly string[]>>
   error: ['id', 'type', 'message'],
 };
 
+/**
+ * The item lines as Codex writes them (compact, the item's keys in {@link CODEX_ITEM_KEYS} order),
+ * up to the first character of the item id: one per item record. The decoder reads a reasoning,
+ * agent message or command line spelled so without building its record (docs/performance.md,
+ * "Codex decoder").
+ */
+export const CODEX_ITEM_HEADS: Readonly<Record<CodexItemRecord, string>> = {
+  'item.completed': '{"type":"item.completed","item":{"id":"',
+  'item.started': '{"type":"item.started","item":{"id":"',
+  'item.updated': '{"type":"item.updated","item":{"id":"',
+};
+
+/**
+ * What follows the item id's closing quote in those lines, up to the first value: the type tag
+ * and the first field's key.
+ */
+export const CODEX_ITEM_TYPE_HEADS = {
+  reasoning: ',"type":"reasoning","text":',
+  agent_message: ',"type":"agent_message","text":',
+  command_execution: ',"type":"command_execution","command":',
+} as const;
+
+/** The keys between a command item's values, as Codex writes them. */
+export const CODEX_COMMAND_KEYS = {
+  output: ',"aggregated_output":',
+  exitCode: ',"exit_code":',
+  status: ',"status":"',
+} as const;
+
+/** An agent message's optional `phase` key, as Codex writes it. */
+export const CODEX_PHASE_KEY = ',"phase":"';
+
 /** `turn.completed.usage` keys in Codex's order (the last two are newer and may be absent). */
 export const CODEX_USAGE_KEYS = [
   'input_tokens',

@@ -1,0 +1,114 @@
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { lineChunkDecoder } from '../../src/codec';
+import type { Diagnostic } from '../../src/diagnostics';
+import { CodexRecordDecoder } from '../../src/formats/codex/decode';
+import { type AgentEvent, codex } from '../../src/index';
+import { chunkAt } from '../golden';
+import { FUZZ_RUNS } from '../runs';
+import { canonical, stream } from './lines';
+
+// The Codex decoder reads reasoning, agent message and command item lines spelled exactly as
+// Codex writes them without building their record (docs/performance.md, "Codex decoder"); every
+// other spelling takes the general path. These properties hold the two equal: the same events
+// (key order included), the same diagnostics and the same written bytes, on canonical lines, on
+// near misses (keys moved, extra keys, escapes, `\u`, numbers spelled otherwise, spacing, CRLF,
+// a key's text inside a value, cuts), on every depth bound and on every chunking.
+
+const RUNS = FUZZ_RUNS * 2;
+
+interface Decoded {
+  events: AgentEvent[];
+  diagnostics: Diagnostic[];
+}
+
+function decodeLines(lines: string[], shortcut: boolean, maxDepth?: number): Decoded {
+  const diagnostics: Diagnostic[] = [];
+  const options = maxDepth === undefined ? {} : { maxDepth };
+  const d = new CodexRecordDecoder(options, { report: (x) => diagnostics.push(x) }, shortcut);
+  const events: AgentEvent[] = [];
+  lines.forEach((l, i) => {
+    d.line(l, i + 1, i * 1000, events);
+  });
+  d.end(events);
+  return { events, diagnostics };
+}
+
+function decodeChunks(chunks: Uint8Array[], shortcut: boolean): Decoded {
+  const diagnostics: Diagnostic[] = [];
+  const sink = { report: (x: Diagnostic) => diagnostics.push(x) };
+  const d = lineChunkDecoder('codex', 'jsonl', {}, sink, new CodexRecordDecoder({}, sink, shortcut));
+  const events: AgentEvent[] = [];
+  for (const c of chunks) d.push(c, events);
+  d.end(events);
+  return { events, diagnostics };
+}
+
+// Equal as values and as written JSON (key order), and written back to the same bytes.
+function expectSame(fast: Decoded, general: Decoded): void {
+  expect(fast).toStrictEqual(general);
+  expect(JSON.stringify(fast)).toBe(JSON.stringify(general));
+  let written: string | Error;
+  try {
+    written = codex.stringify(general.events);
+  } catch (e) {
+    written = e as Error;
+  }
+  if (typeof written === 'string') expect(codex.stringify(fast.events)).toBe(written);
+  else expect(() => codex.stringify(fast.events)).toThrow(written.message);
+}
+
+describe('Codex decoder: the canonical item line shortcut', () => {
+  test('decodes every stream as the general path does, at every depth bound', () => {
+    fc.assert(
+      fc.property(stream, fc.constantFrom(undefined, 0, 1, 2), (lines, maxDepth) => {
+        expectSame(decodeLines(lines, true, maxDepth), decodeLines(lines, false, maxDepth));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  test('takes the shortcut for canonical lines (the property above is not vacuous)', () => {
+    fc.assert(
+      fc.property(canonical, (l) => {
+        const d = new CodexRecordDecoder({}, { report: () => {} }) as unknown as {
+          canonicalItem(text: string, line: number, offset: number, out: AgentEvent[]): boolean;
+        };
+        const ok = d.canonicalItem(l, 1, 0, []);
+        // A canonical line is refused only for what the general path keeps as written (`\u`),
+        // a short string that needs escapes (an id, a phase or status word), an exit code in more
+        // than 15 digits or a phase too long to be looked for near the end.
+        let item: Record<string, unknown>;
+        try {
+          item = (JSON.parse(l) as { item: Record<string, unknown> }).item;
+        } catch {
+          return; // an exit code spelled so that the line is not JSON
+        }
+        const plain = (v: unknown) => typeof v !== 'string' || !/[\\\u0000-\u001f"]/.test(v);
+        const safeCode = !l.includes('"exit_code":') || /"exit_code":(null|0|-?[1-9]\d{0,14}),/.test(l);
+        const shortPhase = typeof item.phase !== 'string' || item.phase.length <= 40;
+        if (
+          plain(item.id) &&
+          plain(item.phase) &&
+          plain(item.status) &&
+          safeCode &&
+          shortPhase &&
+          !l.includes('\\u')
+        )
+          expect(ok).toBe(true);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  test('every chunking gives what the general path gives line by line', () => {
+    fc.assert(
+      fc.property(stream, fc.array(fc.nat(), { maxLength: 6 }), (lines, cuts) => {
+        const bytes = new TextEncoder().encode(lines.map((l) => `${l}\n`).join(''));
+        const general = decodeChunks([bytes], false);
+        expectSame(decodeChunks(chunkAt(bytes, cuts), true), general);
+      }),
+      { numRuns: FUZZ_RUNS },
+    );
+  });
+});

@@ -1,0 +1,127 @@
+import fc from 'fast-check';
+import { text as keptText, odd } from '../kept-suite';
+
+// Codex exec lines for the fast-path properties (test/codex/fast-path.test.ts and
+// writer-fast-path.test.ts): reasoning, agent message and command item lines spelled as Codex
+// writes them, near misses of them, any of them cut, and the records around them.
+
+const value = fc.oneof(
+  keptText,
+  fc.string({ unit: 'binary', maxLength: 12 }), // astral characters and lone surrogates
+  fc.constantFrom(
+    '',
+    'a"b',
+    'x\\y',
+    'tab\there',
+    '\u0000',
+    '\u001f',
+    '\u2028',
+    '😀',
+    '","phase":"commentary"}}',
+    '"}}',
+    ',"exit_code":0,"status":"completed"}}',
+    '","aggregated_output":"',
+    '\\"',
+  ),
+  fc.string({ minLength: 4090, maxLength: 4200 }), // either side of the depth pre-check bound
+);
+const q = (s: string) => JSON.stringify(s);
+const id = fc.oneof(
+  fc.constantFrom('item_0', 'item_1', 'item_12', ''),
+  fc.string({ maxLength: 6 }),
+  fc.constantFrom('it"em', 'it\\em', 'i\u0001d', 'é'),
+);
+const kind = fc.constantFrom('item.completed', 'item.started', 'item.updated');
+const word = fc.oneof(
+  fc.constantFrom('completed', 'failed', 'declined', 'in_progress', 'commentary', 'final_answer', ''),
+  fc.string({ maxLength: 8 }),
+  fc.string({ minLength: 60, maxLength: 70 }), // a phase longer than the search near the end
+);
+const exitCode = fc.oneof(
+  fc.constantFrom('null', '0', '1', '-1', '255', '999999999999999', '9007199254740993'),
+  fc.integer().map(String),
+  odd,
+  fc.constantFrom('00', '01', '-', 'nul', 'true', '"0"', '1 '),
+);
+
+const reasoning = fc
+  .tuple(kind, id, value)
+  .map(([k, i, t]) => `{"type":"${k}","item":{"id":${q(i)},"type":"reasoning","text":${q(t)}}}`);
+const message = fc
+  .tuple(kind, id, value, fc.option(word))
+  .map(
+    ([k, i, t, p]) =>
+      `{"type":"${k}","item":{"id":${q(i)},"type":"agent_message","text":${q(t)}${p === null ? '' : `,"phase":${q(p)}`}}}`,
+  );
+const command = fc
+  .tuple(kind, id, value, value, exitCode, word)
+  .map(
+    ([k, i, c, o, x, s]) =>
+      `{"type":"${k}","item":{"id":${q(i)},"type":"command_execution","command":${q(c)},"aggregated_output":${q(o)},"exit_code":${x},"status":${q(s)}}}`,
+  );
+/** A reasoning, agent message or command item line as Codex writes it. */
+export const canonical: fc.Arbitrary<string> = fc.oneof(reasoning, message, command);
+
+// A canonical line changed in one place.
+const nearMiss = fc.oneof(
+  // a `\u` escape (or `\/`) where JSON.stringify would not write one
+  fc
+    .tuple(canonical, fc.constantFrom('\\u0041', '\\/', '\\u00e9', '\\ud83d\\ude00'))
+    .map(([l, esc]) => l.replace(/("text":"|"command":"|"aggregated_output":")/, `$1${esc}`)),
+  // keys moved, added, spaced; the record's own keys moved or added
+  canonical.map((l) => l.replace('"type":"item.', ' "type":"item.')),
+  canonical.map((l) => l.replace(/\{"id":("[^"]*"),"type":("[a-z_]+")/, '{"type":$2,"id":$1')),
+  canonical.map((l) => l.replace(/\}\}$/, ',"x":1}}')),
+  canonical.map((l) => l.replace(/\}\}$/, '},"x":[1]}')),
+  canonical.map((l) => l.replace(/\}\}$/, '}} ')),
+  fc
+    .tuple(canonical, fc.constantFrom(' ', ']', 'x', '"', ',', '}}'))
+    .map(([l, c]) => `${l.slice(0, -2)}${c}}`),
+  fc.tuple(canonical, fc.constantFrom('\r', 'x', '}', ',', ' ', '\t', '"')).map(([l, c]) => `${l}${c}`),
+  canonical.map((l) => l.replace('","item":{', '","x":null,"item":{')),
+  canonical.map((l) => l.replace(',"aggregated_output":', ', "aggregated_output":')),
+  canonical.map((l) => l.replace(',"exit_code":', ',"exit_code":1,"exit_code":')),
+  canonical.map((l) => l.replace(',"status":', ',"status":"x","status":')),
+  canonical.map((l) => l.replace(',"text":', ',"text":"x","text":')),
+  canonical.map((l) => l.replace(/("type":"(?:reasoning|agent_message)")/, '$1,"phase":"x"')),
+  // a value of another type
+  fc
+    .tuple(canonical, fc.constantFrom('1', 'null', '{}', '["a"]', 'true'))
+    .map(([l, v]) =>
+      l.replace(/("text":|"command":|"aggregated_output":|"status":|"phase":)"/, `$1${v},"_":"`),
+    ),
+  // raw control characters, bad escapes, unclosed strings
+  fc
+    .tuple(canonical, fc.constantFrom('\t', '\u0001', '\\x', '\\', '"'))
+    .map(([l, bad]) =>
+      l.replace(/("text":"|"command":"|"aggregated_output":"|"status":"|"phase":"|"id":")/, `$1${bad}`),
+    ),
+  // the legacy shape, another item type, another record type
+  canonical.map((l) => l.replace('"type":"reasoning"', '"item_type":"reasoning"')),
+  canonical.map((l) => l.replace(/"type":"(reasoning|agent_message|command_execution)"/, '"type":"plan"')),
+  canonical.map((l) => l.replace('"type":"item.', '"type":"items.')),
+);
+
+// Any line cut or with characters dropped.
+const line = fc.oneof(
+  canonical,
+  nearMiss,
+  fc
+    .tuple(fc.oneof(canonical, nearMiss), fc.nat(), fc.nat())
+    .map(([l, a, b]) => l.slice(0, a % (l.length + 1)) + l.slice((a % (l.length + 1)) + (b % 3))),
+);
+
+const context = fc.constantFrom(
+  '{"type":"thread.started","thread_id":"t-1"}',
+  '{"type":"turn.started"}',
+  '{"type":"turn.completed","usage":{"input_tokens":5,"cached_input_tokens":0,"output_tokens":2}}',
+  '{"type":"session.created","id":"legacy"}',
+  '{"type":"item.completed","item":{"id":"item_9","type":"file_change","changes":[],"status":"completed"}}',
+);
+/** A stream of those lines, near misses and the records around them. */
+export const stream: fc.Arbitrary<string[]> = fc.array(
+  fc.oneof({ weight: 4, arbitrary: line }, { weight: 1, arbitrary: context }),
+  {
+    maxLength: 8,
+  },
+);
