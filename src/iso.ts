@@ -63,7 +63,7 @@ export class IsoReader {
   read(s: string): number {
     if (
       s.length === ISO_LENGTH &&
-      s.startsWith(this.minute) &&
+      s.indexOf(this.minute) === 0 &&
       s.charCodeAt(19) === 46 &&
       s.charCodeAt(23) === 90 &&
       this.minute !== ''

@@ -6,13 +6,21 @@ import {
   type JsonObject,
   mayHoldUnsafeNumber,
   parseObjectRecord,
+  readStringToken,
   resolveMaxDepth,
   setOwn,
   unsafeNumberMessage,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, ModelUsage, Provenance, RunStatus, Usage } from '../../model';
 import { addUsage } from '../../usage';
-import { type CopilotHints, type CopilotRecordType, copilotTimestampMs, isCopilotRecordType } from './wire';
+import {
+  COPILOT_DELTA_HEAD,
+  COPILOT_DELTA_LINE,
+  type CopilotHints,
+  type CopilotRecordType,
+  copilotTimestampMs,
+  isCopilotRecordType,
+} from './wire';
 
 /** Options of the Copilot decoder. */
 export interface CopilotDecodeOptions extends DecodeOptions {}
@@ -153,17 +161,25 @@ export class CopilotRecordDecoder implements RecordDecoder {
   private lastOffset = 0;
   private lastTs: number | undefined;
   private readonly clock = new IsoReader();
+  // Whether canonical message_delta lines take the shortcut (the property test turns it off).
+  private readonly shortcut: boolean;
 
-  /** Creates a decoder that reports to `sink`. */
-  constructor(options: CopilotDecodeOptions, sink: DiagnosticSink) {
+  /**
+   * Creates a decoder that reports to `sink`. `shortcut` false reads every line by the general
+   * path (for the test that holds the message_delta shortcut equal to it).
+   */
+  constructor(options: CopilotDecodeOptions, sink: DiagnosticSink, shortcut = true) {
     this.sink = sink;
     this.report = lineReporter(sink, FORMAT);
     this.maxDepth = resolveMaxDepth(options.maxDepth);
+    // The record nests two levels (the envelope, its data): a smaller bound refuses it.
+    this.shortcut = shortcut && this.maxDepth >= 2;
   }
 
   line(text: string, line: number, offset: number, out: AgentEvent[]): void {
     this.lastLine = line;
     this.lastOffset = offset;
+    if (this.shortcut && this.canonicalDelta(text, line, offset, out)) return;
     const record = parseObjectRecord(text, line, offset, this.maxDepth, FORMAT, this.sink);
     if (record === undefined) return;
     const type = record.type;
@@ -208,6 +224,52 @@ export class CopilotRecordDecoder implements RecordDecoder {
       return;
     }
     this.map(ctx);
+  }
+
+  /**
+   * The shortcut beside the general path: an `assistant.message_delta` line spelled exactly as
+   * the writer spells it (`COPILOT_DELTA_LINE` in wire.ts: SDK order, no spaces, ids and
+   * timestamp without escapes) is read without `JSON.parse` of the line: its keys compared as
+   * text, the delta parsed alone only when it holds an escape. The writer's template record is
+   * built from the pieces, equal to what `JSON.parse` gives. Any other spelling returns false
+   * having done nothing, and takes the general path, which gives the same events and
+   * diagnostics for every line accepted here: the property test in test/copilot/shortcut.test.ts
+   * holds the two equal (the cost: docs/performance.md, "Amp and Copilot").
+   */
+  private canonicalDelta(text: string, line: number, offset: number, out: AgentEvent[]): boolean {
+    const head = COPILOT_DELTA_HEAD.exec(text);
+    if (head === null) return false;
+    const L = COPILOT_DELTA_LINE;
+    const ephemeral = text.endsWith(L.tail);
+    if (!ephemeral && !text.endsWith(L.bareTail)) return false;
+    const close = text.length - (ephemeral ? L.tail : L.bareTail).length - 1;
+    const delta = readStringToken(text, head[0].length, close);
+    if (delta === undefined) return false;
+    const id = head[1]!;
+    const parentId = head[2] ?? null;
+    const timestamp = head[3]!;
+    const message = head[4]!;
+    // The record as JSON.parse builds it, keys in their order: the writer's template.
+    const record: JsonObject = {
+      id,
+      parentId,
+      timestamp,
+      type: 'assistant.message_delta',
+      data: { messageId: message, deltaContent: delta },
+    };
+    if (ephemeral) record.ephemeral = true;
+    const ts = copilotTimestampMs(this.clock, timestamp);
+    if (ts !== undefined) this.lastTs = ts;
+    this.streamedMessages.add(message);
+    // As `push` builds it for a record without agentId or parentToolCallId: no lane.
+    const e: Emit = { type: 'text.delta', text: delta, message };
+    if (this.session !== undefined) e.session = this.session;
+    if (ts !== undefined) e.ts = ts;
+    if (this.round !== undefined) e.round = this.round;
+    const hints: CopilotHints = { raw: text, record };
+    e.provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
+    out.push(e as unknown as AgentEvent);
+    return true;
   }
 
   end(out: AgentEvent[]): void {
