@@ -152,6 +152,9 @@ export class CopilotRecordDecoder implements RecordDecoder {
   private roundUsage: Usage | undefined;
   // Open state keyed by ids: entries leave when their end arrives, so memory follows what is open.
   private readonly streamedMessages = new Set<string>();
+  // The message last marked streamed (in `streamedMessages` while set): a message's deltas come
+  // in a row, and a compare costs less than hashing its id into the set again.
+  private lastStreamed: string | undefined;
   private readonly streamedReasoning = new Set<string>();
   private reasoningSinceMessage = false;
   private readonly toolNames = new Map<string, string>();
@@ -260,7 +263,7 @@ export class CopilotRecordDecoder implements RecordDecoder {
     if (ephemeral) record.ephemeral = true;
     const ts = copilotTimestampMs(this.clock, timestamp);
     if (ts !== undefined) this.lastTs = ts;
-    this.streamedMessages.add(message);
+    this.markStreamed(message);
     // As `push` builds it for a record without agentId or parentToolCallId: no lane.
     const e: Emit = { type: 'text.delta', text: delta, message };
     if (this.session !== undefined) e.session = this.session;
@@ -270,6 +273,12 @@ export class CopilotRecordDecoder implements RecordDecoder {
     e.provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
     out.push(e as unknown as AgentEvent);
     return true;
+  }
+
+  private markStreamed(message: string): void {
+    if (message === this.lastStreamed) return;
+    this.streamedMessages.add(message);
+    this.lastStreamed = message;
   }
 
   end(out: AgentEvent[]): void {
@@ -371,7 +380,7 @@ export class CopilotRecordDecoder implements RecordDecoder {
       // The frequent records first.
       case 'assistant.message_delta': {
         const id = d.messageId as string;
-        this.streamedMessages.add(id);
+        this.markStreamed(id);
         this.push(ctx, { type: 'text.delta', text: d.deltaContent, message: id });
         return;
       }
@@ -591,6 +600,7 @@ export class CopilotRecordDecoder implements RecordDecoder {
     const id = d.messageId as string;
     const content = d.content as string;
     const streamed = this.streamedMessages.delete(id);
+    if (id === this.lastStreamed) this.lastStreamed = undefined;
     const derived: Emit[] = [];
     const reasoning = str(d.reasoningText);
     if (reasoning !== undefined && reasoning !== '' && !this.reasoningSinceMessage)
