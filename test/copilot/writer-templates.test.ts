@@ -33,6 +33,18 @@ const ts = fc.oneof(
   // No time a timestamp can hold: an error, the same one either way.
   { weight: 1, arbitrary: fc.constantFrom(1.5, 8.64e15 + 1) },
 );
+// A value where the model says text or a number, as a program may hand in anything: numbers
+// JSON spells otherwise (-0, 1e21) or not at all (NaN), objects, a Date (toJSON), a BigInt.
+const odd = fc.oneof(
+  text,
+  fc.double(),
+  fc.integer(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.jsonValue({ maxDepth: 2 }),
+  fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, -0, 1e21, 2 ** 53 + 2),
+  fc.constantFrom(new Date(0), 10n, { a: undefined, b: () => 1 }, [undefined, 1]),
+);
 const lane = fc.option(fc.constantFrom('agent-1', 'a"b'), { nil: undefined, freq: 4 });
 
 // Events as another format or a program hands them in: no Copilot provenance.
@@ -78,6 +90,80 @@ const foreign: fc.Arbitrary<AgentEvent> = fc
       {
         weight: 1,
         arbitrary: fc.constant({ type: 'tool.start', call: 'call-1', name: 'read', args: { a: 1 } }),
+      },
+      {
+        weight: 1,
+        arbitrary: fc
+          .tuple(id, text, fc.option(odd, { nil: undefined }), fc.option(text, { nil: undefined }))
+          .map(([call, name, args, server]) => ({ type: 'tool.start', call, name, args, server })),
+      },
+      {
+        weight: 1,
+        arbitrary: fc.tuple(id, odd).map(([call, t]) => ({ type: 'tool.output', call, text: t })),
+      },
+      {
+        weight: 1,
+        arbitrary: fc
+          .tuple(
+            id,
+            fc.option(fc.boolean(), { nil: undefined }),
+            fc.option(text, { nil: undefined }),
+            odd,
+            odd,
+          )
+          .map(([call, ok, t, result, error]) => ({ type: 'tool.end', call, ok, text: t, result, error })),
+      },
+      {
+        weight: 1,
+        arbitrary: fc
+          .tuple(
+            fc.option(text, { nil: undefined }),
+            odd,
+            fc.option(fc.nat(), { nil: undefined }),
+            fc.option(id, { nil: undefined }),
+          )
+          .map(([model, input, output, key]) => ({
+            type: 'usage',
+            usage: { model, input, output, key, scope: 'call' },
+          })),
+      },
+      {
+        weight: 1,
+        arbitrary: fc.tuple(text, odd).map(([model, round]) => ({ type: 'round.start', model, round })),
+      },
+      {
+        weight: 1,
+        arbitrary: fc
+          .tuple(fc.option(text, { nil: undefined }), fc.nat())
+          .map(([model, input]) => ({ type: 'round.end', model, usage: { input, cacheRead: 1 } })),
+      },
+      { weight: 1, arbitrary: odd.map((t) => ({ type: 'user.message', text: t })) },
+      {
+        weight: 1,
+        arbitrary: fc
+          .tuple(odd, odd)
+          .map(([message, code]) => ({ type: 'error', message, code, fatal: false })),
+      },
+      { weight: 1, arbitrary: fc.option(odd, { nil: undefined }).map((by) => ({ type: 'cancel', by })) },
+      { weight: 1, arbitrary: odd.map((trigger) => ({ type: 'compaction.start', trigger })) },
+      {
+        weight: 1,
+        arbitrary: fc
+          .tuple(
+            odd,
+            fc.option(fc.nat(), { nil: undefined }),
+            fc.constantFrom(undefined, 5, -0, 1e21, Number.NaN),
+          )
+          .map(([trigger, tokensFreed, tokensBefore]) => ({
+            type: 'compaction.end',
+            trigger,
+            tokensFreed,
+            tokensBefore,
+          })),
+      },
+      {
+        weight: 1,
+        arbitrary: fc.tuple(odd, id).map(([t, m]) => ({ type: 'reasoning.delta', text: t, message: m })),
       },
     ),
     ts,
