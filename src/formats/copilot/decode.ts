@@ -5,8 +5,10 @@ import {
   isJsonObject,
   type JsonObject,
   mayHoldUnsafeNumber,
-  parseObjectRecord,
+  NOT_PARSED,
+  parseRecordText,
   readStringToken,
+  refuseDeepValue,
   resolveMaxDepth,
   setOwn,
   unsafeNumberMessage,
@@ -183,7 +185,7 @@ export class CopilotRecordDecoder implements RecordDecoder {
     this.lastLine = line;
     this.lastOffset = offset;
     if (this.shortcut && this.canonicalDelta(text, line, offset, out)) return;
-    const record = parseObjectRecord(text, line, offset, this.maxDepth, FORMAT, this.sink);
+    const record = this.parse(text, line, offset);
     if (record === undefined) return;
     const type = record.type;
     const problem = envelopeProblem(record);
@@ -273,6 +275,21 @@ export class CopilotRecordDecoder implements RecordDecoder {
     e.provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
     out.push(e as unknown as AgentEvent);
     return true;
+  }
+
+  /**
+   * `parseObjectRecord` with the depth bound measured on the parsed value: a Copilot record holds
+   * a few objects (the envelope, its data, a result), so the walk visits those few where the
+   * text measure sweeps the whole line twice (docs/performance.md, "Amp and Copilot"). The same
+   * diagnostics, in the same order.
+   */
+  private parse(text: string, line: number, offset: number): JsonObject | undefined {
+    const value = parseRecordText(text, line, offset, this.maxDepth, FORMAT, this.sink);
+    if (value === NOT_PARSED || refuseDeepValue(text, value, line, offset, this.maxDepth, FORMAT, this.sink))
+      return undefined;
+    if (isJsonObject(value)) return value;
+    this.report('invalid_json', 'error', line, offset, 'not a JSON object');
+    return undefined;
   }
 
   private markStreamed(message: string): void {
