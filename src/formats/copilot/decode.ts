@@ -242,12 +242,15 @@ export class CopilotRecordDecoder implements RecordDecoder {
    * holds the two equal (the cost: docs/performance.md, "Amp and Copilot").
    */
   private canonicalDelta(text: string, line: number, offset: number, out: AgentEvent[]): boolean {
-    const head = COPILOT_DELTA_HEAD.exec(text);
-    if (head === null) return false;
+    // The tail first: it turns records ending in a number or an object away before the
+    // expression reads their ids.
     const L = COPILOT_DELTA_LINE;
     const ephemeral = text.endsWith(L.tail);
     if (!ephemeral && !text.endsWith(L.bareTail)) return false;
     const close = text.length - (ephemeral ? L.tail : L.bareTail).length - 1;
+    if (text.charCodeAt(close) !== 34) return false;
+    const head = COPILOT_DELTA_HEAD.exec(text);
+    if (head === null) return false;
     const delta = readStringToken(text, head[0].length, close);
     if (delta === undefined) return false;
     const id = head[1]!;
