@@ -202,6 +202,9 @@ describe('copilot decoder: the message_delta shortcut', () => {
           const fast = decode(chunkAt(bytes, cuts), true, maxDepth);
           const general = decode([bytes], false, maxDepth);
           expect(fast).toEqual(general);
+          // The same keys in the same order, and no own undefined.
+          expect(JSON.stringify(fast.events)).toBe(JSON.stringify(general.events));
+          for (const e of fast.events) expect(Object.values(e)).not.toContain(undefined);
           expect(written(fast.events)).toBe(written(general.events));
         },
       ),
