@@ -355,7 +355,7 @@ export class CursorEncoder implements Encoder {
     if (Object.hasOwn(CURSOR_TOOL_KINDS, named)) return named;
     const kind = start?.kind;
     if (kind !== undefined) {
-      const key = CURSOR_KEY_FOR_KIND[kind];
+      const key = Object.hasOwn(CURSOR_KEY_FOR_KIND, kind) ? CURSOR_KEY_FOR_KIND[kind] : undefined;
       if (key !== undefined) return key;
     }
     return named;

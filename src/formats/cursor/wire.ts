@@ -52,6 +52,11 @@ export const CURSOR_TOOL_KINDS: Readonly<Record<string, ToolKind>> = {
   mcpToolCall: 'other',
 };
 
+/** The kind a payload key says (own keys of the table only: `constructor` is no kind). */
+export function toolKindOf(key: string): ToolKind | undefined {
+  return Object.hasOwn(CURSOR_TOOL_KINDS, key) ? CURSOR_TOOL_KINDS[key] : undefined;
+}
+
 /** The payload key a writer picks for a foreign call of a kind (when its name has no key). */
 export const CURSOR_KEY_FOR_KIND: Readonly<Partial<Record<ToolKind, string>>> = {
   execute: 'shellToolCall',
