@@ -401,13 +401,6 @@ export function jsonString(text: string): string {
   return NEEDS_ESCAPE.test(text) ? JSON.stringify(text) : `"${text}"`;
 }
 
-// True when the character at `at` is escaped: an odd run of backslashes before it.
-function isEscaped(text: string, at: number): boolean {
-  let b = at - 1;
-  while (text.charCodeAt(b) === 92) b--;
-  return ((at - 1 - b) & 1) === 1;
-}
-
 // A run of string characters that need no reading (no quote, backslash or control character).
 const PLAIN_RUN = /[^"\\\u0000-\u001f]*/y;
 
@@ -427,9 +420,9 @@ export function readStringToken(text: string, open: number, close: number): stri
   PLAIN_RUN.lastIndex = open + 1;
   PLAIN_RUN.test(text);
   if (PLAIN_RUN.lastIndex === close) return text.slice(open + 1, close);
-  if (isEscaped(text, close)) return undefined;
+  if (isEscapedAt(text, close)) return undefined;
   for (let q = text.indexOf('"', open + 1); q < close; q = text.indexOf('"', q + 1)) {
-    if (!isEscaped(text, q)) return undefined;
+    if (!isEscapedAt(text, q)) return undefined;
   }
   try {
     return JSON.parse(text.slice(open, close + 1)) as string;
