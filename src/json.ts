@@ -401,6 +401,36 @@ export function jsonString(text: string): string {
   return NEEDS_ESCAPE.test(text) ? JSON.stringify(text) : `"${text}"`;
 }
 
+// A run of string characters that need no reading (no quote, backslash or control character).
+const PLAIN_RUN = /[^"\\\u0000-\u001f]*/y;
+
+/**
+ * The value of the JSON string token `text[open..close]` (both quotes included), read without
+ * `JSON.parse` when it holds no quote, backslash or control character (the slice is the value),
+ * else by `JSON.parse` of the token alone. `undefined` when those characters are not exactly one
+ * string token (a quote inside not escaped, the closing one escaped, a bad escape, a raw control
+ * character): a shape shortcut then leaves the line to its general path. The quotes are checked
+ * before `JSON.parse` so that only a line the general path refuses too makes it throw (a throw
+ * costs as much as many lines: docs/performance.md).
+ */
+export function readStringToken(text: string, open: number, close: number): string | undefined {
+  if (close <= open || text.charCodeAt(open) !== 34 || text.charCodeAt(close) !== 34) return undefined;
+  // A sticky regular expression reads the run natively (a charCodeAt loop over a sliced line
+  // costs as much as parsing it).
+  PLAIN_RUN.lastIndex = open + 1;
+  PLAIN_RUN.test(text);
+  if (PLAIN_RUN.lastIndex === close) return text.slice(open + 1, close);
+  if (isEscapedAt(text, close)) return undefined;
+  for (let q = text.indexOf('"', open + 1); q < close; q = text.indexOf('"', q + 1)) {
+    if (!isEscapedAt(text, q)) return undefined;
+  }
+  try {
+    return JSON.parse(text.slice(open, close + 1)) as string;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Writes a number as a double the way Dart and Python print one: an integral value gets `.0`
  * (`0.0`, `3.0`), negative zero keeps its sign (`-0.0`); everything else as JavaScript prints it.

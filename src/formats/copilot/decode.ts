@@ -5,14 +5,24 @@ import {
   isJsonObject,
   type JsonObject,
   mayHoldUnsafeNumber,
-  parseObjectRecord,
+  NOT_PARSED,
+  parseRecordText,
+  readStringToken,
+  refuseDeepValue,
   resolveMaxDepth,
   setOwn,
   unsafeNumberMessage,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, ModelUsage, Provenance, RunStatus, Usage } from '../../model';
 import { addUsage } from '../../usage';
-import { type CopilotHints, type CopilotRecordType, copilotTimestampMs, isCopilotRecordType } from './wire';
+import {
+  COPILOT_DELTA_HEAD,
+  COPILOT_DELTA_LINE,
+  type CopilotHints,
+  type CopilotRecordType,
+  copilotTimestampMs,
+  isCopilotRecordType,
+} from './wire';
 
 /** Options of the Copilot decoder. */
 export interface CopilotDecodeOptions extends DecodeOptions {}
@@ -144,6 +154,9 @@ export class CopilotRecordDecoder implements RecordDecoder {
   private roundUsage: Usage | undefined;
   // Open state keyed by ids: entries leave when their end arrives, so memory follows what is open.
   private readonly streamedMessages = new Set<string>();
+  // The message last marked streamed (in `streamedMessages` while set): a message's deltas come
+  // in a row, and a compare costs less than hashing its id into the set again.
+  private lastStreamed: string | undefined;
   private readonly streamedReasoning = new Set<string>();
   private reasoningSinceMessage = false;
   private readonly toolNames = new Map<string, string>();
@@ -153,18 +166,26 @@ export class CopilotRecordDecoder implements RecordDecoder {
   private lastOffset = 0;
   private lastTs: number | undefined;
   private readonly clock = new IsoReader();
+  // Whether canonical message_delta lines take the shortcut (the property test turns it off).
+  private readonly shortcut: boolean;
 
-  /** Creates a decoder that reports to `sink`. */
-  constructor(options: CopilotDecodeOptions, sink: DiagnosticSink) {
+  /**
+   * Creates a decoder that reports to `sink`. `shortcut` false reads every line by the general
+   * path (for the test that holds the message_delta shortcut equal to it).
+   */
+  constructor(options: CopilotDecodeOptions, sink: DiagnosticSink, shortcut = true) {
     this.sink = sink;
     this.report = lineReporter(sink, FORMAT);
     this.maxDepth = resolveMaxDepth(options.maxDepth);
+    // The record nests two levels (the envelope, its data): a smaller bound refuses it.
+    this.shortcut = shortcut && this.maxDepth >= 2;
   }
 
   line(text: string, line: number, offset: number, out: AgentEvent[]): void {
     this.lastLine = line;
     this.lastOffset = offset;
-    const record = parseObjectRecord(text, line, offset, this.maxDepth, FORMAT, this.sink);
+    if (this.shortcut && this.canonicalDelta(text, line, offset, out)) return;
+    const record = this.parse(text, line, offset);
     if (record === undefined) return;
     const type = record.type;
     const problem = envelopeProblem(record);
@@ -208,6 +229,76 @@ export class CopilotRecordDecoder implements RecordDecoder {
       return;
     }
     this.map(ctx);
+  }
+
+  /**
+   * The shortcut beside the general path: an `assistant.message_delta` line spelled exactly as
+   * the writer spells it (`COPILOT_DELTA_LINE` in wire.ts: SDK order, no spaces, ids and
+   * timestamp without escapes) is read without `JSON.parse` of the line: its keys compared as
+   * text, the delta parsed alone only when it holds an escape. The writer's template record is
+   * built from the pieces, equal to what `JSON.parse` gives. Any other spelling returns false
+   * having done nothing, and takes the general path, which gives the same events and
+   * diagnostics for every line accepted here: the property test in test/copilot/shortcut.test.ts
+   * holds the two equal (the cost: docs/performance.md, "Amp and Copilot").
+   */
+  private canonicalDelta(text: string, line: number, offset: number, out: AgentEvent[]): boolean {
+    // The tail first: it turns records ending in a number or an object away before the
+    // expression reads their ids.
+    const L = COPILOT_DELTA_LINE;
+    const ephemeral = text.endsWith(L.tail);
+    if (!ephemeral && !text.endsWith(L.bareTail)) return false;
+    const close = text.length - (ephemeral ? L.tail : L.bareTail).length - 1;
+    if (text.charCodeAt(close) !== 34) return false;
+    const head = COPILOT_DELTA_HEAD.exec(text);
+    if (head === null) return false;
+    const delta = readStringToken(text, head[0].length, close);
+    if (delta === undefined) return false;
+    const id = head[1]!;
+    const parentId = head[2] ?? null;
+    const timestamp = head[3]!;
+    const message = head[4]!;
+    // The record as JSON.parse builds it, keys in their order: the writer's template.
+    const record: JsonObject = {
+      id,
+      parentId,
+      timestamp,
+      type: 'assistant.message_delta',
+      data: { messageId: message, deltaContent: delta },
+    };
+    if (ephemeral) record.ephemeral = true;
+    const ts = copilotTimestampMs(this.clock, timestamp);
+    if (ts !== undefined) this.lastTs = ts;
+    this.markStreamed(message);
+    // As `push` builds it for a record without agentId or parentToolCallId: no lane.
+    const e: Emit = { type: 'text.delta', text: delta, message };
+    if (this.session !== undefined) e.session = this.session;
+    if (ts !== undefined) e.ts = ts;
+    if (this.round !== undefined) e.round = this.round;
+    const hints: CopilotHints = { raw: text, record };
+    e.provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
+    out.push(e as unknown as AgentEvent);
+    return true;
+  }
+
+  /**
+   * `parseObjectRecord` with the depth bound measured on the parsed value: a Copilot record holds
+   * a few objects (the envelope, its data, a result), so the walk visits those few where the
+   * text measure sweeps the whole line twice (docs/performance.md, "Amp and Copilot"). The same
+   * diagnostics, in the same order.
+   */
+  private parse(text: string, line: number, offset: number): JsonObject | undefined {
+    const value = parseRecordText(text, line, offset, this.maxDepth, FORMAT, this.sink);
+    if (value === NOT_PARSED || refuseDeepValue(text, value, line, offset, this.maxDepth, FORMAT, this.sink))
+      return undefined;
+    if (isJsonObject(value)) return value;
+    this.report('invalid_json', 'error', line, offset, 'not a JSON object');
+    return undefined;
+  }
+
+  private markStreamed(message: string): void {
+    if (message === this.lastStreamed) return;
+    this.streamedMessages.add(message);
+    this.lastStreamed = message;
   }
 
   end(out: AgentEvent[]): void {
@@ -309,7 +400,7 @@ export class CopilotRecordDecoder implements RecordDecoder {
       // The frequent records first.
       case 'assistant.message_delta': {
         const id = d.messageId as string;
-        this.streamedMessages.add(id);
+        this.markStreamed(id);
         this.push(ctx, { type: 'text.delta', text: d.deltaContent, message: id });
         return;
       }
@@ -529,6 +620,7 @@ export class CopilotRecordDecoder implements RecordDecoder {
     const id = d.messageId as string;
     const content = d.content as string;
     const streamed = this.streamedMessages.delete(id);
+    if (id === this.lastStreamed) this.lastStreamed = undefined;
     const derived: Emit[] = [];
     const reasoning = str(d.reasoningText);
     if (reasoning !== undefined && reasoning !== '' && !this.reasoningSinceMessage)

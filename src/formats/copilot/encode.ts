@@ -73,6 +73,9 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
   unknown: [...ENV, 'record', 'recordType'],
 };
 
+// The `data` of an Out whose `dataText` is given (never read).
+const EMPTY: JsonObject = Object.freeze({}) as JsonObject;
+
 function put(d: JsonObject, key: string, value: unknown): void {
   if (value === undefined) delete d[key];
   else d[key] = value;
@@ -82,6 +85,8 @@ function put(d: JsonObject, key: string, value: unknown): void {
 interface Out {
   type: CopilotRecordType;
   data: JsonObject;
+  /** `data` as JSON already (a template write: `JSON.stringify(data)` exactly), when known. */
+  dataText?: string;
   event: AgentEvent;
   /** The envelope `agentId` (a child lane, or the child a subagent record is about). */
   agent?: string | undefined;
@@ -101,6 +106,13 @@ export class CopilotEncoder implements Encoder {
   private lastQuoted = 'null';
   private lastTime = '';
   private lastTimeQuoted = '""';
+  // The clock's or an event's ms of the last record written from the model, and it quoted.
+  private lastMs = Number.NaN;
+  private lastMsQuoted = '""';
+  // Whether the frequent records built from the model are written from templates, and the
+  // envelope's pieces known to need no escaping are quoted as they are (the property test turns
+  // it off to hold both equal to `JSON.stringify`).
+  private readonly templates: boolean;
   private wroteAny = false;
   // The type of the last record written (by an event, not kept as unknown).
   private lastType: string | undefined;
@@ -118,10 +130,14 @@ export class CopilotEncoder implements Encoder {
   private reasoning = '';
   private readonly children = new Map<string, { call: string; name: string | undefined }>();
 
-  /** Creates a writer reporting losses to `sink`. */
-  constructor(options: CopilotEncodeOptions, sink: DiagnosticSink) {
+  /**
+   * Creates a writer reporting losses to `sink`. `templates` false writes every record's data
+   * with `JSON.stringify` (for the test that holds the template writes equal to it).
+   */
+  constructor(options: CopilotEncodeOptions, sink: DiagnosticSink, templates = true) {
     this.options = options;
     this.loss = new LossReporter(FORMAT, sink);
+    this.templates = templates;
   }
 
   write(event: AgentEvent): string {
@@ -194,6 +210,11 @@ export class CopilotEncoder implements Encoder {
         const head = this.lazyTurn(event, own);
         const id = event.message ?? this.openMessage ?? (this.openMessage = this.newId());
         this.addText(id, event.text);
+        if (tpl === undefined && this.templates && typeof event.text === 'string' && typeof id === 'string') {
+          // Most records of a stream: `JSON.stringify` of `{messageId, deltaContent}`, spelled out.
+          const dataText = `{"messageId":${jsonString(id)},"deltaContent":${jsonString(event.text)}}`;
+          return text + head + this.emit({ type: 'assistant.message_delta', data: EMPTY, dataText, event });
+        }
         const data = this.with(tpl, [
           ['messageId', id],
           ['deltaContent', event.text],
@@ -299,6 +320,21 @@ export class CopilotEncoder implements Encoder {
       this.lastTimeQuoted = jsonString(timestamp);
     }
     return this.lastTimeQuoted;
+  }
+
+  /**
+   * `timestamp` of a record written from the model, quoted: its event's `ts` (else the clock's
+   * time) as `toISOString` writes it. Records of a burst share their ms: written once.
+   */
+  private quotedAt(ts: number | undefined): string {
+    const ms = ts ?? (this.options.clock ?? Date.now)();
+    if (ms !== this.lastMs) {
+      // Digits, dashes, colons, a dot and letters: nothing to escape. (A time no timestamp can
+      // hold throws: NaN is never equal to the last ms.)
+      this.lastMsQuoted = `"${this.timestamp(ms)}"`;
+      this.lastMs = ms;
+    }
+    return this.lastMsQuoted;
   }
 
   /** `timestamp` of an event: its `ts` (else the clock's time) as `toISOString` writes it. */
@@ -632,25 +668,34 @@ export class CopilotEncoder implements Encoder {
     const kept = env !== undefined && env.type === o.type ? env : undefined;
     const id = kept !== undefined ? kept.id : this.newId();
     const parentId = kept !== undefined ? kept.parentId : this.lastId;
-    const timestamp =
+    const quotedTime =
       kept !== undefined && (event.ts === undefined || parseTimestamp(kept.timestamp).ms === event.ts)
-        ? kept.timestamp
-        : this.timestamp(event.ts);
+        ? this.quotedTime(kept.timestamp)
+        : this.templates
+          ? this.quotedAt(event.ts)
+          : jsonString(this.timestamp(event.ts));
     const agent =
-      o.agent ?? (o.type === 'subagent.started' || o.type.startsWith('subagent.') ? undefined : event.lane);
+      o.agent ?? (event.lane === undefined || o.type.startsWith('subagent.') ? undefined : event.lane);
     const ephemeral =
       kept !== undefined ? kept.ephemeral : COPILOT_EPHEMERAL_TYPES.has(o.type) ? true : undefined;
-    const data = json(o.data, `${event.type}`);
-    // The previous record's quoted id is this one's parentId: quoted once.
-    const quotedId = jsonString(id);
+    const data = o.dataText ?? json(o.data, `${event.type}`);
+    // An id of the default source (a UUID) has nothing to escape. The previous record's quoted id
+    // is this one's parentId: quoted once.
+    const quotedId =
+      this.templates && kept === undefined && this.options.idSource === undefined
+        ? `"${id}"`
+        : jsonString(id);
     const quotedParent =
       parentId === null ? 'null' : parentId === this.lastId ? this.lastQuoted : jsonString(parentId);
-    const type = `"type":${jsonString(o.type)},"data":${data}`;
+    // Record types are plain words: nothing to escape.
+    const type = this.templates
+      ? `"type":"${o.type}","data":${data}`
+      : `"type":${jsonString(o.type)},"data":${data}`;
     // COPILOT_ENVELOPE_KEYS, or COPILOT_DISK_KEYS for a record that came in the on-disk order.
     const text0 =
       kept?.layout === 'disk'
-        ? `{${type},"id":${quotedId},"timestamp":${this.quotedTime(timestamp)},"parentId":${quotedParent}`
-        : `{"id":${quotedId},"parentId":${quotedParent},"timestamp":${this.quotedTime(timestamp)},${type}`;
+        ? `{${type},"id":${quotedId},"timestamp":${quotedTime},"parentId":${quotedParent}`
+        : `{"id":${quotedId},"parentId":${quotedParent},"timestamp":${quotedTime},${type}`;
     const tail =
       (agent === undefined ? '' : `,"agentId":${jsonString(agent)}`) +
       (ephemeral === undefined

@@ -147,6 +147,38 @@ export const COPILOT_DATA_KEYS: Readonly<Record<CopilotRecordType, readonly stri
   abort: ['reason'],
 };
 
+/**
+ * An `assistant.message_delta` line in the SDK's envelope order, as the writer writes it for an
+ * event built from the model (most lines of a stream): `{"id":"…","parentId":"…"|null,
+ * "timestamp":"…","type":"assistant.message_delta","data":{"messageId":"…","deltaContent":"…"},
+ * "ephemeral":true}` (the `ephemeral` member may be absent). The decoder reads exactly this
+ * spelling without `JSON.parse` of the record; the writer writes it from these pieces.
+ */
+export const COPILOT_DELTA_LINE = {
+  /** The line's first bytes, up to the id's first character. */
+  head: '{"id":"',
+  /** After the id: the parent id follows (`null` or a string). */
+  parent: '","parentId":',
+  /** After the parent id: the timestamp follows. */
+  timestamp: ',"timestamp":"',
+  /** After the timestamp, up to the message id's first character. */
+  type: '","type":"assistant.message_delta","data":{"messageId":"',
+  /** After the message id, up to the delta's opening quote. */
+  delta: '","deltaContent":',
+  /** The end of a line after the delta's closing quote, with `ephemeral: true`. */
+  tail: '},"ephemeral":true}',
+  /** The end of a line after the delta's closing quote, without `ephemeral`. */
+  bareTail: '}}',
+} as const;
+
+/**
+ * The decoder's reading of {@link COPILOT_DELTA_LINE} up to the delta's opening quote: the id,
+ * the parent id (no capture for `null`), the timestamp and the message id, each a string without
+ * escapes or control characters (so the text between its quotes is its value).
+ */
+export const COPILOT_DELTA_HEAD: RegExp =
+  /^\{"id":"([^"\\\u0000-\u001f]*)","parentId":(?:null|"([^"\\\u0000-\u001f]*)"),"timestamp":"([^"\\\u0000-\u001f]*)","type":"assistant\.message_delta","data":\{"messageId":"([^"\\\u0000-\u001f]*)","deltaContent":(?=")/;
+
 /** The `data` of `session.shutdown.modelMetrics[model].usage`, in the writer's order. */
 export const COPILOT_METRIC_USAGE_KEYS: readonly string[] = [
   'inputTokens',
