@@ -7,7 +7,7 @@ import {
   type JsonObject,
   NOT_PARSED,
   parseRecordText,
-  refuseDeepText,
+  refuseDeepValue,
   resolveMaxDepth,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance, QuestionItem } from '../../model';
@@ -15,7 +15,7 @@ import { incompleteRunEnd } from '../../record';
 import {
   AGUI_APPROVAL_REASON,
   type AguiHints,
-  isAguiEventType,
+  aguiEventType,
   metaOf,
   roundOfStepName,
   usageFromWire,
@@ -150,7 +150,7 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
   line(text: string, line: number, offset: number, out: AgentEvent[]): void {
     const value = parseRecordText(text, line, offset, this.maxDepth, FORMAT, this.sink);
     if (value === NOT_PARSED) return;
-    if (refuseDeepText(text, line, offset, this.maxDepth, FORMAT, this.sink)) return;
+    if (refuseDeepValue(text, value, line, offset, this.maxDepth, FORMAT, this.sink)) return;
     if (this.held !== undefined && !isEarly(value)) this.release(out);
     const hints: AguiHints = { raw: text, record: value, framing: this.mode };
     const provenance: Provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
@@ -163,9 +163,10 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
     }
     const cx: Cx = { r: value, line, offset, provenance, framing: this.mode };
     this.lastTs = typeof value.timestamp === 'number' ? value.timestamp : this.lastTs;
-    const type = value.type;
-    const problem = isAguiEventType(type) ? missing(type, value) : undefined;
-    if (!isAguiEventType(type) || problem !== undefined) {
+    // The type as the module's literal: the checks and the switch below then match it by identity.
+    const type = aguiEventType(value.type);
+    const problem = type !== undefined ? missing(type, value) : undefined;
+    if (type === undefined || problem !== undefined) {
       if (problem !== undefined)
         this.report('invalid_record', 'error', line, offset, `invalid ${type} event: ${problem}`);
       this.unknown(cx, out);

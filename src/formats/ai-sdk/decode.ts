@@ -7,7 +7,7 @@ import {
   type JsonObject,
   NOT_PARSED,
   parseRecordText,
-  refuseDeepText,
+  refuseDeepValue,
   resolveMaxDepth,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
@@ -15,7 +15,7 @@ import {
   AISDK_DATA_PREFIX,
   AISDK_DONE,
   type AiSdkHints,
-  isAiSdkChunkType,
+  aiSdkChunkType,
   metaOf,
   usageFromMetadata,
 } from './wire';
@@ -106,7 +106,7 @@ export class AiSdkRecordDecoder implements FramedRecordDecoder {
     if (text === AISDK_DONE) return;
     const value = parseRecordText(text, line, offset, this.maxDepth, FORMAT, this.sink);
     if (value === NOT_PARSED) return;
-    if (refuseDeepText(text, line, offset, this.maxDepth, FORMAT, this.sink)) return;
+    if (refuseDeepValue(text, value, line, offset, this.maxDepth, FORMAT, this.sink)) return;
     if (this.held !== undefined && !isEarly(value)) this.release(out);
     const hints: AiSdkHints = { raw: text, record: value, framing: this.mode };
     const provenance: Provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
@@ -118,9 +118,10 @@ export class AiSdkRecordDecoder implements FramedRecordDecoder {
       return;
     }
     const cx: Cx = { r: value, line, offset, provenance };
-    const type = value.type;
-    const problem = isAiSdkChunkType(type) ? missing(type, value) : undefined;
-    if (!isAiSdkChunkType(type) || problem !== undefined) {
+    // The type as the module's literal: the checks and the switch below then match it by identity.
+    const type = aiSdkChunkType(value.type);
+    const problem = type !== undefined ? missing(type, value) : undefined;
+    if (type === undefined || problem !== undefined) {
       if (problem !== undefined)
         this.report('invalid_record', 'error', line, offset, `invalid ${type} chunk: ${problem}`);
       this.unknown(cx, out);
