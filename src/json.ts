@@ -293,12 +293,51 @@ function unencodable(message: string, format: Format | undefined): AgentwireErro
   return new AgentwireError(d);
 }
 
+// A value assertEncodable accepts as it is: a string, a boolean, null, undefined, a finite number.
+function isPlainPrimitive(v: unknown): boolean {
+  switch (typeof v) {
+    case 'string':
+    case 'boolean':
+    case 'undefined':
+      return true;
+    case 'number':
+      return Number.isFinite(v);
+    default:
+      return v === null;
+  }
+}
+
+// A non-array object without `toJSON` whose own enumerable values are all plain primitives.
+function isFlatOfPrimitives(v: unknown): boolean {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  if (typeof (v as { toJSON?: unknown }).toJSON === 'function') return false;
+  for (const k of Object.keys(v)) if (!isPlainPrimitive((v as JsonObject)[k])) return false;
+  return true;
+}
+
 /**
  * Checks that `value` can be written as JSON without loss: no non-finite number, no BigInt, no
  * function, no cycle, nesting within `maxDepth`. Iterative, so a deep value cannot overflow the
  * stack. Throws {@link AgentwireError} (`unencodable`) naming the path.
  */
 export function assertEncodable(
+  value: unknown,
+  path: string,
+  maxDepth: number = DEFAULT_MAX_DEPTH,
+  format?: Format,
+): void {
+  // Most values a writer checks are a primitive or one flat object of primitives (a record's
+  // metadata): those pass without the walk's stack and set. Anything else, and anything that
+  // fails, takes the walk, which words every refusal.
+  if (isPlainPrimitive(value) || (maxDepth > 0 && isFlatOfPrimitives(value))) return;
+  walkEncodable(value, path, maxDepth, format);
+}
+
+/**
+ * {@link assertEncodable} without its shortcut for primitives and flat objects: the walk that
+ * decides every other value (and that tests hold the shortcut to).
+ */
+export function walkEncodable(
   value: unknown,
   path: string,
   maxDepth: number = DEFAULT_MAX_DEPTH,
