@@ -59,6 +59,12 @@ export function isAguiEventType(type: unknown): type is AguiEventType {
  */
 export const aguiEventType: (type: unknown) => AguiEventType | undefined = wordLookup(AGUI_EVENT_TYPES);
 
+/**
+ * How a text delta record begins as agentwire writes it (and as `@ag-ui/encoder` serialises a
+ * `TextMessageContentEvent`): the decoder reads such a record without parsing it whole.
+ */
+export const AGUI_DELTA_HEAD = '{"type":"TEXT_MESSAGE_CONTENT","messageId":"';
+
 /** The protocol version agentwire writes and reads (`PROTOCOL_VERSION` of `@ag-ui/core`). */
 export const AGUI_PROTOCOL_VERSION = '1.0';
 

@@ -67,6 +67,12 @@ export function aiSdkChunkType(type: unknown): AiSdkChunkType | `data-${string}`
     : undefined;
 }
 
+/**
+ * How a `text-delta` chunk begins as agentwire and the `ai` package write it: the decoder reads
+ * such a chunk without parsing it whole.
+ */
+export const AISDK_DELTA_HEAD = '{"type":"text-delta","id":"';
+
 /** The SSE data of the stream's terminator: `data: [DONE]`. */
 export const AISDK_DONE = '[DONE]';
 
