@@ -3,7 +3,7 @@ import { fstatSync, readFileSync, writeSync } from 'node:fs';
 import { appendFile, type FileHandle, open } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseArgs } from 'node:util';
-import { setFlagsFromString } from 'node:v8';
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 // The CLI imports the public entry points only: the build maps them to the library's own files
 // (tsup.config.ts), so dist/cli.js holds the command line and no second copy of the library.
@@ -15,14 +15,19 @@ import type { SessionLog } from './node/index';
 // for long, though every event here dies young: the streaming commands' peak memory would be
 // mostly that. Set before the library loads (hence the dynamic import below), or loading grows it.
 setFlagsFromString('--semi-space-growth-factor=1');
-// What survives a few scavenges (a chunk's pieces, the decoder's state) dies in old space, which
-// V8 lets fill until its first full GC (limit set from the live size after start-up): the peak
-// grew with the file (80–91 MiB at 1 GiB). A full GC every COLLECT_EVERY bytes of input keeps it
-// flat at no measurable cost (docs/performance.md "The CLI against jq"). Node gives a running
-// process the collector through a new context once --expose-gc is set.
+// What survives a few scavenges (a chunk's pieces, the decoder's state, a writer's held results)
+// dies in old space, which V8 lets fill until its first full GC (limit set from the live size after
+// start-up): the peak grew with the file (80–91 MiB at 1 GiB), or with what a codec pair promotes.
+// The heap is looked at every HEAP_CHECK_EVERY bytes of input, and a full GC runs once it holds
+// HEAP_GROWTH_BUDGET more than the last full GC left: the peak stays flat whatever the file and
+// the formats, and a stream that promotes little is rarely collected (docs/performance.md "The
+// CLI against jq"). Node gives a running process the collector through a new context once
+// --expose-gc is set.
 setFlagsFromString('--expose-gc');
 const fullGc = runInNewContext('gc') as () => void;
 setFlagsFromString('--no-expose-gc');
+const HEAP_CHECK_EVERY = 1024 * 1024;
+const HEAP_GROWTH_BUDGET = 8 * 1024 * 1024;
 const COLLECT_EVERY = 32 * 1024 * 1024;
 const {
   AGENT_EVENT_TYPES,
@@ -407,14 +412,21 @@ async function input(file: string | undefined): Promise<AsyncIterable<Uint8Array
   return collecting(file === undefined || file === '-' ? process.stdin : readChunks(await openFile(file)));
 }
 
-// The chunks as they come, with a full GC every COLLECT_EVERY bytes (see fullGc).
+// The chunks as they come, with a full GC whenever the heap has grown by HEAP_GROWTH_BUDGET.
 async function* collecting(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
   let read = 0;
+  let since = 0;
+  let live = getHeapStatistics().used_heap_size;
   for await (const chunk of chunks) {
     read += chunk.length;
-    if (read >= COLLECT_EVERY) {
+    if (read >= HEAP_CHECK_EVERY) {
+      since += read;
       read = 0;
-      fullGc();
+      if (since >= COLLECT_EVERY || getHeapStatistics().used_heap_size - live > HEAP_GROWTH_BUDGET) {
+        since = 0;
+        fullGc();
+        live = getHeapStatistics().used_heap_size;
+      }
     }
     yield chunk;
   }

@@ -49,7 +49,10 @@ const EXT: Partial<Record<Format, string>> = {
 /**
  * Round trips not yet stable (see the test that reads it): listed, not hidden. An Amp subagent's
  * lines through nativeharness (no lanes: the subagent's line joins the main round, whose end
- * then gets nativeharness's required stop reason and zero usage, which Amp writes back).
+ * then gets nativeharness's required stop reason and zero usage, which Amp writes back; one more
+ * round trip and it holds). Tried and not kept: reading an Amp assistant line without stop_reason
+ * and usage as continuing its round, which made this pair stable but four others unstable (it
+ * joined lines the writer had split around a subagent's or a compaction's).
  */
 const NOT_YET_STABLE: ReadonlySet<string> = new Set(['amp/subagent -> nativeharness']);
 
