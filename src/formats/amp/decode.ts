@@ -46,13 +46,22 @@ function resultText(content: unknown): string | undefined {
  * all three (docs/model.md "Usage").
  */
 function lineUsage(u: JsonObject): Usage {
-  const usage: Usage = {};
   const input = num(u.input_tokens);
   const write = num(u.cache_creation_input_tokens);
   const read = num(u.cache_read_input_tokens);
+  const output = num(u.output_tokens);
+  // All four given (what Amp writes): one literal, the same object the general path builds.
+  if (
+    AMP_WHOLE_EVENTS.enabled &&
+    input !== undefined &&
+    write !== undefined &&
+    read !== undefined &&
+    output !== undefined
+  )
+    return { input: input + write + read, output, cacheRead: read, cacheWrite: write };
+  const usage: Usage = {};
   if (input !== undefined || write !== undefined || read !== undefined)
     usage.input = (input ?? 0) + (write ?? 0) + (read ?? 0);
-  const output = num(u.output_tokens);
   if (output !== undefined) usage.output = output;
   if (read !== undefined) usage.cacheRead = read;
   if (write !== undefined) usage.cacheWrite = write;
@@ -70,6 +79,60 @@ interface Line {
   out: AgentEvent[];
 }
 
+/** Where an event of the line being read belongs: a subagent's lane, a main-lane round, or neither. */
+type Place = 'lane' | 'round' | 'none';
+
+/** The main-lane round an assistant line began, ended later by {@link closeRound}. */
+interface OpenRound {
+  ctx: Line;
+  message: string;
+  stopReason: string | undefined;
+  usage: Usage | undefined;
+  round: number;
+}
+
+/**
+ * The decoder's state between lines, built whole in one object literal ({@link newDecoder}): a
+ * literal's hidden class is held by its allocation site and outlives a full GC, where a class
+ * instance's fields (map transitions, held weakly) die with the last decoder and take the
+ * optimised code that embedded them along (docs/performance.md, "Amp and Copilot").
+ */
+interface Decoder {
+  readonly sink: DiagnosticSink;
+  readonly report: LineReport;
+  readonly maxDepth: number;
+  session: string | undefined;
+  legacy: boolean;
+  runOpen: boolean;
+  round: number;
+  runUsage: Usage | undefined;
+  openRound: OpenRound | undefined;
+  /** Calls still open: entries leave when their end arrives. */
+  readonly toolNames: Map<string, string>;
+  /** Lanes still open. */
+  readonly lanes: Set<string>;
+  lastLine: number;
+  lastOffset: number;
+}
+
+function newDecoder(options: AmpDecodeOptions, sink: DiagnosticSink): Decoder {
+  return {
+    sink,
+    report: lineReporter(sink, FORMAT),
+    maxDepth: resolveMaxDepth(options.maxDepth),
+    session: undefined,
+    legacy: false,
+    runOpen: false,
+    round: 0,
+    runUsage: undefined,
+    openRound: undefined,
+    toolNames: new Map(),
+    lanes: new Set(),
+    lastLine: 0,
+    lastOffset: 0,
+  };
+}
+
 /**
  * The Amp stream-json decoder: one record per line → canonical events. A run is the span from
  * the user's message to `result` (one per `--stream-json-input` message); each main-lane assistant
@@ -77,309 +140,387 @@ interface Line {
  * calls, and the round ends (a derived `round.end` with the line's usage) when the next assistant
  * line or the result comes; lines of a subagent carry its `parent_tool_use_id` as their lane.
  */
-export class AmpRecordDecoder implements RecordDecoder {
-  private readonly sink: DiagnosticSink;
-  private readonly report: LineReport;
-  private readonly maxDepth: number;
-  private session: string | undefined;
-  private legacy = false;
-  private runOpen = false;
-  private round = 0;
-  private runUsage: Usage | undefined;
-  private openRound: { ctx: Line; event: Emit } | undefined;
-  // Calls and lanes still open: entries leave when their end arrives.
-  private readonly toolNames = new Map<string, string>();
-  private readonly lanes = new Set<string>();
-  private lastLine = 0;
-  private lastOffset = 0;
+export function createAmpRecordDecoder(options: AmpDecodeOptions, sink: DiagnosticSink): RecordDecoder {
+  const d = newDecoder(options, sink);
+  return {
+    line: (text, line, offset, out) => readLine(d, text, line, offset, out),
+    end: (out) => endStream(d, out),
+  };
+}
 
-  /** Creates a decoder that reports to `sink`. */
-  constructor(options: AmpDecodeOptions, sink: DiagnosticSink) {
-    this.sink = sink;
-    this.report = lineReporter(sink, FORMAT);
-    this.maxDepth = resolveMaxDepth(options.maxDepth);
+/**
+ * Whether the frequent events (a text block, a tool call and its result, a round's end) are
+ * built whole, each in one object literal with every field it has, instead of through
+ * {@link push}, which adds the envelope to a literal afterwards. The two give the same events;
+ * off, only the general path runs (the property test in test/amp/whole-events.test.ts holds them
+ * equal). Whole literals keep their hidden classes across a full GC and give monomorphic stores.
+ */
+export const AMP_WHOLE_EVENTS: { enabled: boolean } = { enabled: true };
+
+// Where `push` would put a kept-line event: its lane, its run's round, or neither. Whole events
+// are built only for a known session (every Amp line has one), else they take the general path.
+function placeOf(d: Decoder, ctx: Line): Place {
+  if (!AMP_WHOLE_EVENTS.enabled || d.session === undefined) return 'none';
+  if (ctx.lane !== undefined) return 'lane';
+  return d.runOpen && d.round > 0 ? 'round' : 'none';
+}
+
+function keptAt(ctx: Line, block: JsonObject): Provenance {
+  return {
+    format: FORMAT,
+    line: ctx.line,
+    offset: ctx.offset,
+    hints: { raw: ctx.text, record: ctx.record, block },
+  };
+}
+
+function pushText(d: Decoder, ctx: Line, text: string, b: JsonObject): void {
+  const place = placeOf(d, ctx);
+  if (place === 'none') {
+    push(d, ctx, { type: 'text.delta', text }, b);
+    return;
   }
+  const session = d.session as string;
+  const provenance = keptAt(ctx, b);
+  ctx.out.push(
+    place === 'round'
+      ? { type: 'text.delta', text, session, round: d.round, provenance }
+      : { type: 'text.delta', text, session, lane: ctx.lane as string, provenance },
+  );
+}
 
-  line(text: string, line: number, offset: number, out: AgentEvent[]): void {
-    this.lastLine = line;
-    this.lastOffset = offset;
-    const record = parseObjectRecord(text, line, offset, this.maxDepth, FORMAT, this.sink);
-    if (record === undefined) return;
-    const ctx: Line = {
-      record,
-      text,
-      line,
-      offset,
-      lane: typeof record.parent_tool_use_id === 'string' ? record.parent_tool_use_id : undefined,
-      out,
-    };
-    if (typeof record.session_id === 'string') this.session = record.session_id;
-    const problem = this.map(ctx);
-    if (problem !== undefined) {
-      this.report('invalid_record', 'error', line, offset, `${problem}; kept as unknown`);
-      this.unknown(ctx);
-    }
+function pushToolStart(d: Decoder, ctx: Line, call: string, name: string, b: JsonObject): void {
+  const args = b.input;
+  const place = placeOf(d, ctx);
+  if (place === 'none' || !isJsonObject(args)) {
+    const e: Emit = { type: 'tool.start', call, name };
+    if (isJsonObject(args)) e.args = args;
+    push(d, ctx, e, b);
+    return;
   }
+  const session = d.session as string;
+  const provenance = keptAt(ctx, b);
+  ctx.out.push(
+    place === 'round'
+      ? { type: 'tool.start', call, name, args, session, round: d.round, provenance }
+      : { type: 'tool.start', call, name, args, session, lane: ctx.lane as string, provenance },
+  );
+}
 
-  end(out: AgentEvent[]): void {
-    // The last round ends with the stream (its line's usage and text, derived).
-    this.closeRound(out);
-    if (!this.runOpen) return;
-    this.endRun(
-      { type: 'run.end', status: 'incomplete' },
-      this.syntheticAt(this.lastLine, this.lastOffset),
-      out,
-    );
-  }
+/** A `tool_result` block as the decoder reads it. */
+interface ToolEnd {
+  call: string;
+  ok: boolean;
+  name: string | undefined;
+  text: string | undefined;
+}
 
-  /** A kept record with a number `JSON.parse` could not hold exactly: reported (no schema reads it). */
-  private checkNumbers(record: JsonObject, text: string, line: number, offset: number): void {
-    if (!mayHoldUnsafeNumber(record)) return;
-    const message = unsafeNumberMessage(text);
-    if (message !== undefined) this.report('invalid_record', 'error', line, offset, message);
-  }
-
-  private syntheticAt(line: number, offset: number): Provenance {
-    return { format: FORMAT, line, offset, synthetic: true };
-  }
-
-  private push(ctx: Line, e: Emit, block?: JsonObject, synthetic = false): void {
-    const event = e as unknown as AgentEvent;
-    if (this.session !== undefined) event.session = this.session;
-    if (ctx.lane !== undefined && !synthetic) event.lane = ctx.lane;
-    else if (e.round !== undefined) {
-      // already stamped (a round's end derived later)
-    } else if (
-      ctx.lane === undefined &&
-      this.runOpen &&
-      this.round > 0 &&
-      e.type !== 'run.start' &&
-      e.type !== 'run.end'
-    )
-      event.round = this.round;
-    if (synthetic) {
-      event.provenance = this.syntheticAt(ctx.line, ctx.offset);
-    } else {
-      const hints: AmpHints = { raw: ctx.text, record: ctx.record };
-      if (block !== undefined) hints.block = block;
-      event.provenance = {
-        format: FORMAT,
-        line: ctx.line,
-        offset: ctx.offset,
-        hints: hints as Record<string, unknown>,
-      };
-    }
-    ctx.out.push(event);
-  }
-
-  private unknown(ctx: Line): void {
-    this.checkNumbers(ctx.record, ctx.text, ctx.line, ctx.offset);
-    const e: Emit = { type: 'unknown', record: ctx.record };
-    if (typeof ctx.record.type === 'string') e.recordType = ctx.record.type;
-    this.push(ctx, e);
-  }
-
-  // A subagent's first line opens its lane (derived: Amp marks lanes only by parent_tool_use_id).
-  private openLane(ctx: Line): void {
-    const lane = ctx.lane;
-    if (lane === undefined || this.lanes.has(lane)) return;
-    this.lanes.add(lane);
-    const e: Emit = { type: 'child.start', child: lane, call: lane };
-    const name = this.toolNames.get(lane);
+function pushToolEnd(d: Decoder, ctx: Line, t: ToolEnd, b: JsonObject): void {
+  const { call, ok, name, text } = t;
+  const place = placeOf(d, ctx);
+  if (place === 'none' || name === undefined || text === undefined) {
+    const e: Emit = { type: 'tool.end', call, ok };
     if (name !== undefined) e.name = name;
-    this.push(ctx, e, undefined, true);
+    if (text !== undefined) e.text = text;
+    push(d, ctx, e, b);
+    return;
   }
+  const session = d.session as string;
+  const provenance = keptAt(ctx, b);
+  ctx.out.push(
+    place === 'round'
+      ? { type: 'tool.end', call, ok, name, text, session, round: d.round, provenance }
+      : { type: 'tool.end', call, ok, name, text, session, lane: ctx.lane as string, provenance },
+  );
+}
 
-  private openRun(ctx: Line, input: string | undefined, synthetic: boolean): void {
-    this.runOpen = true;
-    this.round = 0;
-    this.runUsage = undefined;
-    const e: Emit = { type: 'run.start' };
-    if (input !== undefined) e.input = input;
-    this.push(ctx, e, undefined, synthetic);
+// ------------------------------------------------------------------------------------------
+// Lines
+
+function readLine(d: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
+  d.lastLine = line;
+  d.lastOffset = offset;
+  const record = parseObjectRecord(text, line, offset, d.maxDepth, FORMAT, d.sink);
+  if (record === undefined) return;
+  const ctx: Line = {
+    record,
+    text,
+    line,
+    offset,
+    lane: typeof record.parent_tool_use_id === 'string' ? record.parent_tool_use_id : undefined,
+    out,
+  };
+  if (typeof record.session_id === 'string') d.session = record.session_id;
+  const problem = map(d, ctx);
+  if (problem !== undefined) {
+    d.report('invalid_record', 'error', line, offset, `${problem}; kept as unknown`);
+    unknown(d, ctx);
   }
+}
 
-  private endRun(e: AgentEventOf<'run.end'>, provenance: Provenance, out: AgentEvent[]): void {
-    if (this.runUsage !== undefined) e.usage = this.runUsage;
-    if (this.session !== undefined) e.session = this.session;
-    e.provenance = provenance;
-    out.push(e);
-    this.runOpen = false;
-    this.round = 0;
+function endStream(d: Decoder, out: AgentEvent[]): void {
+  // The last round ends with the stream (its line's usage and text, derived).
+  closeRound(d, out);
+  if (!d.runOpen) return;
+  endRun(d, { type: 'run.end', status: 'incomplete' }, syntheticAt(d.lastLine, d.lastOffset), out);
+}
+
+/** A kept record with a number `JSON.parse` could not hold exactly: reported (no schema reads it). */
+function checkNumbers(d: Decoder, record: JsonObject, text: string, line: number, offset: number): void {
+  if (!mayHoldUnsafeNumber(record)) return;
+  const message = unsafeNumberMessage(text);
+  if (message !== undefined) d.report('invalid_record', 'error', line, offset, message);
+}
+
+function syntheticAt(line: number, offset: number): Provenance {
+  return { format: FORMAT, line, offset, synthetic: true };
+}
+
+function push(d: Decoder, ctx: Line, e: Emit, block?: JsonObject, synthetic = false): void {
+  const event = e as unknown as AgentEvent;
+  if (d.session !== undefined) event.session = d.session;
+  if (ctx.lane !== undefined && !synthetic) event.lane = ctx.lane;
+  else if (e.round !== undefined) {
+    // already stamped (a round's end derived later)
+  } else if (
+    ctx.lane === undefined &&
+    d.runOpen &&
+    d.round > 0 &&
+    e.type !== 'run.start' &&
+    e.type !== 'run.end'
+  )
+    event.round = d.round;
+  if (synthetic) {
+    event.provenance = syntheticAt(ctx.line, ctx.offset);
+  } else {
+    const hints: AmpHints =
+      block === undefined
+        ? { raw: ctx.text, record: ctx.record }
+        : { raw: ctx.text, record: ctx.record, block };
+    event.provenance = {
+      format: FORMAT,
+      line: ctx.line,
+      offset: ctx.offset,
+      hints: hints as Record<string, unknown>,
+    };
   }
+  ctx.out.push(event);
+}
 
-  /** Maps one record; returns what is wrong with it when it cannot be mapped. */
-  private map(ctx: Line): string | undefined {
-    const r = ctx.record;
-    const type = r.type;
-    if (this.legacy || (typeof type === 'string' && AMP_LEGACY_TYPES.includes(type))) {
-      if (!this.legacy)
-        this.report(
-          'unsupported_version',
-          'error',
-          ctx.line,
-          ctx.offset,
-          `the legacy Amp output (${JSON.stringify(type)} records, before stream-json) is not read; its lines are kept as unknown`,
-        );
-      this.legacy = true;
-      this.unknown(ctx);
+function unknown(d: Decoder, ctx: Line): void {
+  checkNumbers(d, ctx.record, ctx.text, ctx.line, ctx.offset);
+  const e: Emit = { type: 'unknown', record: ctx.record };
+  if (typeof ctx.record.type === 'string') e.recordType = ctx.record.type;
+  push(d, ctx, e);
+}
+
+// A subagent's first line opens its lane (derived: Amp marks lanes only by parent_tool_use_id).
+function openLane(d: Decoder, ctx: Line): void {
+  const lane = ctx.lane;
+  if (lane === undefined || d.lanes.has(lane)) return;
+  d.lanes.add(lane);
+  const e: Emit = { type: 'child.start', child: lane, call: lane };
+  const name = d.toolNames.get(lane);
+  if (name !== undefined) e.name = name;
+  push(d, ctx, e, undefined, true);
+}
+
+function openRun(d: Decoder, ctx: Line, input: string | undefined, synthetic: boolean): void {
+  d.runOpen = true;
+  d.round = 0;
+  d.runUsage = undefined;
+  const e: Emit = { type: 'run.start' };
+  if (input !== undefined) e.input = input;
+  push(d, ctx, e, undefined, synthetic);
+}
+
+function endRun(d: Decoder, e: AgentEventOf<'run.end'>, provenance: Provenance, out: AgentEvent[]): void {
+  if (d.runUsage !== undefined) e.usage = d.runUsage;
+  if (d.session !== undefined) e.session = d.session;
+  e.provenance = provenance;
+  out.push(e);
+  d.runOpen = false;
+  d.round = 0;
+}
+
+/** Maps one record; returns what is wrong with it when it cannot be mapped. */
+function map(d: Decoder, ctx: Line): string | undefined {
+  const r = ctx.record;
+  const type = r.type;
+  if (d.legacy || (typeof type === 'string' && AMP_LEGACY_TYPES.includes(type))) {
+    if (!d.legacy)
+      d.report(
+        'unsupported_version',
+        'error',
+        ctx.line,
+        ctx.offset,
+        `the legacy Amp output (${JSON.stringify(type)} records, before stream-json) is not read; its lines are kept as unknown`,
+      );
+    d.legacy = true;
+    unknown(d, ctx);
+    return undefined;
+  }
+  switch (type) {
+    case 'assistant':
+      return assistant(d, ctx);
+    case 'user':
+      return user(d, ctx);
+    case 'result':
+      return result(d, ctx);
+    case 'system':
+      if (r.subtype !== 'init') break;
+      {
+        const e: Emit = { type: 'session.start' };
+        if (typeof r.cwd === 'string') e.cwd = r.cwd;
+        if (Array.isArray(r.tools) && r.tools.every((t) => typeof t === 'string')) e.tools = r.tools;
+        push(d, ctx, e);
+      }
       return undefined;
-    }
-    switch (type) {
-      case 'assistant':
-        return this.assistant(ctx);
-      case 'user':
-        return this.user(ctx);
-      case 'result':
-        return this.result(ctx);
-      case 'system':
-        if (r.subtype !== 'init') break;
-        {
-          const e: Emit = { type: 'session.start' };
-          if (typeof r.cwd === 'string') e.cwd = r.cwd;
-          if (Array.isArray(r.tools) && r.tools.every((t) => typeof t === 'string')) e.tools = r.tools;
-          this.push(ctx, e);
-        }
-        return undefined;
-      case undefined:
-        return 'a record without "type"';
-    }
-    this.unknown(ctx);
-    return undefined;
+    case undefined:
+      return 'a record without "type"';
   }
+  unknown(d, ctx);
+  return undefined;
+}
 
-  private assistant(ctx: Line): string | undefined {
-    const m = ctx.record.message;
-    if (!isJsonObject(m) || !Array.isArray(m.content)) return 'an assistant line without message.content';
-    this.openLane(ctx);
-    const main = ctx.lane === undefined;
-    if (main) this.closeRound(ctx.out);
-    if (main && !this.runOpen) this.openRun(ctx, undefined, true);
-    if (main) this.round++;
-    const before = ctx.out.length;
-    let text = '';
-    for (const b of m.content) {
-      if (!isMappedAssistantBlock(b)) {
-        // A block this codec does not know: it stays in the kept record, and the writer keeps it there.
-        this.checkNumbers(b as JsonObject, ctx.text, ctx.line, ctx.offset);
-        continue;
-      }
-      if (b.type === 'text') {
-        text += b.text;
-        this.push(ctx, { type: 'text.delta', text: b.text }, b);
-      } else if (b.type === 'thinking') {
-        const e: Emit = { type: 'reasoning.delta', text: b.thinking };
-        if (typeof b.signature === 'string') e.signature = b.signature;
-        this.push(ctx, e, b);
-      } else if (b.type === 'redacted_thinking') {
-        this.push(ctx, { type: 'reasoning.delta', text: '', redacted: b.data }, b);
-      } else {
-        const call = b.id as string;
-        this.toolNames.set(call, b.name as string);
-        const e: Emit = { type: 'tool.start', call, name: b.name };
-        if (isJsonObject(b.input)) e.args = b.input;
-        this.push(ctx, e, b);
-      }
+function assistant(d: Decoder, ctx: Line): string | undefined {
+  const m = ctx.record.message;
+  if (!isJsonObject(m) || !Array.isArray(m.content)) return 'an assistant line without message.content';
+  openLane(d, ctx);
+  const main = ctx.lane === undefined;
+  if (main) closeRound(d, ctx.out);
+  if (main && !d.runOpen) openRun(d, ctx, undefined, true);
+  if (main) d.round++;
+  const before = ctx.out.length;
+  let text = '';
+  for (const b of m.content) {
+    if (!isMappedAssistantBlock(b)) {
+      // A block this codec does not know: it stays in the kept record, and the writer keeps it there.
+      checkNumbers(d, b as JsonObject, ctx.text, ctx.line, ctx.offset);
+      continue;
     }
-    const e: Emit = { type: 'round.end', message: text };
-    if (typeof m.stop_reason === 'string') e.stopReason = m.stop_reason;
-    if (isJsonObject(m.usage)) {
-      const u = lineUsage(m.usage);
-      e.usage = u;
-      if (main && this.runOpen) this.runUsage = addUsage(this.runUsage ?? {}, u);
+    if (b.type === 'text') {
+      text += b.text;
+      pushText(d, ctx, b.text as string, b);
+    } else if (b.type === 'thinking') {
+      const e: Emit = { type: 'reasoning.delta', text: b.thinking };
+      if (typeof b.signature === 'string') e.signature = b.signature;
+      push(d, ctx, e, b);
+    } else if (b.type === 'redacted_thinking') {
+      push(d, ctx, { type: 'reasoning.delta', text: '', redacted: b.data }, b);
+    } else {
+      const call = b.id as string;
+      d.toolNames.set(call, b.name as string);
+      pushToolStart(d, ctx, call, b.name as string, b);
     }
-    // A main-lane round ends once its tool results are in: at the next assistant line, the
-    // result, or the end of the stream (derived there from this line). Rounds are the main
-    // agent's: a subagent's line reports its API call's usage in its lane instead.
-    if (main) {
-      e.round = this.round;
-      if (this.session !== undefined) e.session = this.session;
-      this.openRound = { ctx, event: e };
-    } else if (e.usage !== undefined && ctx.out.length === before) {
-      // A subagent's line with nothing else to say still needs an event (its line is written back
-      // from it); otherwise its usage stays in the line (the run's total is the main agent's).
-      this.push(ctx, { type: 'usage', usage: { ...(e.usage as Usage), scope: 'call' } });
-    }
-    return undefined;
   }
-
-  // The round the last main-lane assistant line began ends here (derived, at that line's place).
-  private closeRound(out: AgentEvent[]): void {
-    const r = this.openRound;
-    if (r === undefined) return;
-    this.openRound = undefined;
-    // Pushed where the events of the line being read go (the round's own line is long gone).
-    r.ctx.out = out;
-    this.push(r.ctx, r.event, undefined, true);
+  const stopReason = typeof m.stop_reason === 'string' ? m.stop_reason : undefined;
+  const usage = isJsonObject(m.usage) ? lineUsage(m.usage) : undefined;
+  if (usage !== undefined && main && d.runOpen) d.runUsage = addUsage(d.runUsage ?? {}, usage);
+  // A main-lane round ends once its tool results are in: at the next assistant line, the
+  // result, or the end of the stream (derived there from this line). Rounds are the main
+  // agent's: a subagent's line reports its API call's usage in its lane instead.
+  if (main) {
+    d.openRound = { ctx, message: text, stopReason, usage, round: d.round };
+  } else if (usage !== undefined && ctx.out.length === before) {
+    // A subagent's line with nothing else to say still needs an event (its line is written back
+    // from it); otherwise its usage stays in the line (the run's total is the main agent's).
+    push(d, ctx, { type: 'usage', usage: { ...usage, scope: 'call' } });
   }
+  return undefined;
+}
 
-  private user(ctx: Line): string | undefined {
-    const m = ctx.record.message;
-    if (!isJsonObject(m)) return 'a user line without message';
-    this.openLane(ctx);
-    const main = ctx.lane === undefined;
-    const content = m.content;
-    const blocks = typeof content === 'string' ? [{ type: 'text', text: content }] : content;
-    if (!Array.isArray(blocks)) return 'a user line whose message.content is neither text nor blocks';
-    let pushed = false;
-    for (const b of blocks) {
-      if (!isMappedUserBlock(b)) continue;
-      if (b.type === 'text') {
-        if (main && !this.runOpen) this.openRun(ctx, b.text as string, false);
-        else
-          this.push(ctx, { type: 'user.message', text: b.text }, typeof content === 'string' ? undefined : b);
-        pushed = true;
-      } else {
-        const call = b.tool_use_id as string;
-        const e: Emit = { type: 'tool.end', call, ok: b.is_error !== true };
-        const name = this.toolNames.get(call);
-        if (name !== undefined) e.name = name;
-        this.toolNames.delete(call);
-        const text = resultText(b.content);
-        if (text !== undefined) e.text = text;
-        this.push(ctx, e, b);
-        pushed = true;
-        if (this.lanes.delete(call)) {
-          const end: Emit = {
-            type: 'child.end',
-            child: call,
-            status: b.is_error === true ? 'failed' : 'completed',
-          };
-          if (text !== undefined) end.result = text;
-          this.push(ctx, end, undefined, true);
-        }
+// The round the last main-lane assistant line began ends here (derived, at that line's place).
+function closeRound(d: Decoder, out: AgentEvent[]): void {
+  const r = d.openRound;
+  if (r === undefined) return;
+  d.openRound = undefined;
+  const { message, stopReason, usage, round } = r;
+  const session = d.session;
+  // Pushed where the events of the line being read go (the round's own line is long gone).
+  if (AMP_WHOLE_EVENTS.enabled && session !== undefined && stopReason !== undefined && usage !== undefined) {
+    out.push({
+      type: 'round.end',
+      message,
+      stopReason,
+      usage,
+      round,
+      session,
+      provenance: syntheticAt(r.ctx.line, r.ctx.offset),
+    });
+    return;
+  }
+  const e: Emit = { type: 'round.end', message };
+  if (stopReason !== undefined) e.stopReason = stopReason;
+  if (usage !== undefined) e.usage = usage;
+  e.round = round;
+  r.ctx.out = out;
+  push(d, r.ctx, e, undefined, true);
+}
+
+function user(d: Decoder, ctx: Line): string | undefined {
+  const m = ctx.record.message;
+  if (!isJsonObject(m)) return 'a user line without message';
+  openLane(d, ctx);
+  const main = ctx.lane === undefined;
+  const content = m.content;
+  const blocks = typeof content === 'string' ? [{ type: 'text', text: content }] : content;
+  if (!Array.isArray(blocks)) return 'a user line whose message.content is neither text nor blocks';
+  let pushed = false;
+  for (const b of blocks) {
+    if (!isMappedUserBlock(b)) continue;
+    if (b.type === 'text') {
+      if (main && !d.runOpen) openRun(d, ctx, b.text as string, false);
+      else push(d, ctx, { type: 'user.message', text: b.text }, typeof content === 'string' ? undefined : b);
+      pushed = true;
+    } else {
+      const call = b.tool_use_id as string;
+      const name = d.toolNames.get(call);
+      d.toolNames.delete(call);
+      const text = resultText(b.content);
+      pushToolEnd(d, ctx, { call, ok: b.is_error !== true, name, text }, b);
+      pushed = true;
+      if (d.lanes.delete(call)) {
+        const end: Emit = {
+          type: 'child.end',
+          child: call,
+          status: b.is_error === true ? 'failed' : 'completed',
+        };
+        if (text !== undefined) end.result = text;
+        push(d, ctx, end, undefined, true);
       }
     }
-    // A line with nothing the model reads (an image, an empty message) is kept whole.
-    if (!pushed) this.unknown(ctx);
-    return undefined;
   }
+  // A line with nothing the model reads (an image, an empty message) is kept whole.
+  if (!pushed) unknown(d, ctx);
+  return undefined;
+}
 
-  private result(ctx: Line): string | undefined {
-    const r = ctx.record;
-    if (typeof r.subtype !== 'string') return 'a result without a string "subtype"';
-    this.closeRound(ctx.out);
-    if (!this.runOpen) this.openRun(ctx, undefined, true);
-    // is_error decides; an `error_*` subtype fails the run even without it.
-    const failed = r.is_error === true || (r.subtype !== AMP_SUCCESS && r.subtype.startsWith('error'));
-    const status: RunStatus = failed ? 'failed' : 'completed';
-    const e: AgentEventOf<'run.end'> = { type: 'run.end', status, reason: r.subtype };
-    const duration = num(r.duration_ms);
-    if (duration !== undefined) e.durationMs = duration;
-    // An empty result says nothing: no answer (the field is required, so writers put "").
-    const text = typeof r.result === 'string' && r.result !== '' ? r.result : undefined;
-    if (failed) {
-      const error = typeof r.error === 'string' ? r.error : text;
-      if (error !== undefined) e.error = error;
-    } else if (text !== undefined) e.answer = text;
-    // The SDK's optional total (written when no assistant line carried usage) replaces the sum.
-    if (isJsonObject(r.usage)) this.runUsage = lineUsage(r.usage);
-    const hints: AmpHints = { raw: ctx.text, record: r };
-    this.endRun(
-      e,
-      { format: FORMAT, line: ctx.line, offset: ctx.offset, hints: hints as Record<string, unknown> },
-      ctx.out,
-    );
-    return undefined;
-  }
+function result(d: Decoder, ctx: Line): string | undefined {
+  const r = ctx.record;
+  if (typeof r.subtype !== 'string') return 'a result without a string "subtype"';
+  closeRound(d, ctx.out);
+  if (!d.runOpen) openRun(d, ctx, undefined, true);
+  // is_error decides; an `error_*` subtype fails the run even without it.
+  const failed = r.is_error === true || (r.subtype !== AMP_SUCCESS && r.subtype.startsWith('error'));
+  const status: RunStatus = failed ? 'failed' : 'completed';
+  const e: AgentEventOf<'run.end'> = { type: 'run.end', status, reason: r.subtype };
+  const duration = num(r.duration_ms);
+  if (duration !== undefined) e.durationMs = duration;
+  // An empty result says nothing: no answer (the field is required, so writers put "").
+  const text = typeof r.result === 'string' && r.result !== '' ? r.result : undefined;
+  if (failed) {
+    const error = typeof r.error === 'string' ? r.error : text;
+    if (error !== undefined) e.error = error;
+  } else if (text !== undefined) e.answer = text;
+  // The SDK's optional total (written when no assistant line carried usage) replaces the sum.
+  if (isJsonObject(r.usage)) d.runUsage = lineUsage(r.usage);
+  const hints: AmpHints = { raw: ctx.text, record: r };
+  endRun(
+    d,
+    e,
+    { format: FORMAT, line: ctx.line, offset: ctx.offset, hints: hints as Record<string, unknown> },
+    ctx.out,
+  );
+  return undefined;
 }

@@ -43,6 +43,15 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
   unknown: [...ENV, 'record', 'recordType'],
 };
 
+const TEXT_CARRIED = CARRIED['text.delta'] as readonly string[];
+
+/**
+ * Whether another format's text deltas that extend the text block the last delta left are
+ * joined by the shortcut (`joinDelta`) instead of the general path. Off, only the general path
+ * runs; the property test in test/amp/writer-join.test.ts holds the two equal.
+ */
+export const AMP_JOIN_SHORTCUT: { enabled: boolean } = { enabled: true };
+
 /** A `user` or `assistant` line being gathered from the events of one record. */
 interface Pending {
   kind: 'user' | 'assistant';
@@ -88,6 +97,11 @@ export class AmpEncoder implements Encoder {
   private lineOutput = 0;
   // Text a call made while gathering must put out before whatever the event writes.
   private before = '';
+  // The text block the last event (another format's text delta) left last in its lane's gathered
+  // message, with nothing else gathered anywhere: the next delta of that lane extends it without
+  // the general path's look at every lane (`joinDelta`). Cleared by any other event.
+  private joinTo: JsonObject | undefined = undefined;
+  private joinLane: string | undefined = undefined;
 
   /** Creates a writer reporting losses to `sink`. */
   constructor(options: AmpEncodeOptions, sink: DiagnosticSink) {
@@ -96,6 +110,7 @@ export class AmpEncoder implements Encoder {
   }
 
   write(event: AgentEvent): string {
+    if (this.joinTo !== undefined && this.joinDelta(event)) return '';
     const carried = CARRIED[event.type];
     if (carried !== undefined) this.loss.check(event, carried);
     const p = event.provenance;
@@ -143,11 +158,17 @@ export class AmpEncoder implements Encoder {
         // Amp writes a message's text whole, one block: another format's deltas are joined.
         if (!own && last !== undefined && last.type === 'text' && this.joinable.has(last)) {
           last.text = `${last.text as string}${event.text}`;
+          this.joinTo = last;
+          this.joinLane = event.lane;
           return text;
         }
         const b = this.block(hints, { type: 'text', text: event.text });
-        if (!own) this.joinable.add(b);
         a.blocks.push(b);
+        if (!own) {
+          this.joinable.add(b);
+          this.joinTo = b;
+          this.joinLane = event.lane;
+        }
         return text;
       }
       case 'reasoning.delta': {
@@ -244,7 +265,28 @@ export class AmpEncoder implements Encoder {
   }
 
   end(): string {
+    this.joinTo = undefined;
     return this.flush();
+  }
+
+  // Another format's text delta right after one that left `joinTo` last in the same lane: what
+  // the general path would do (no other lane holds anything, this lane gathers no results, the
+  // last block is the joinable text), without looking. The event is checked for losses still.
+  private joinDelta(event: AgentEvent): boolean {
+    const to = this.joinTo;
+    this.joinTo = undefined;
+    if (
+      to === undefined ||
+      event.type !== 'text.delta' ||
+      event.lane !== this.joinLane ||
+      event.provenance?.format === FORMAT ||
+      !AMP_JOIN_SHORTCUT.enabled
+    )
+      return false;
+    this.loss.check(event, TEXT_CARRIED);
+    to.text = `${to.text as string}${event.text}`;
+    this.joinTo = to;
+    return true;
   }
 
   private sessionOf(event: AgentEvent): string {

@@ -1,7 +1,7 @@
 import { type Codec, createCheck, createCodec, lineChunkDecoder } from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
 import { checkAmpEvents } from './check';
-import { type AmpDecodeOptions, AmpRecordDecoder } from './decode';
+import { type AmpDecodeOptions, createAmpRecordDecoder } from './decode';
 import { type AmpEncodeOptions, AmpEncoder } from './encode';
 import { AMP_MAX_LINE_BYTES } from './wire';
 
@@ -27,7 +27,7 @@ const codec = createCodec<AmpDecodeOptions, AmpEncodeOptions>({
       'jsonl',
       { ...options, maxLineBytes: options.maxLineBytes ?? AMP_MAX_LINE_BYTES },
       sink,
-      new AmpRecordDecoder(options, sink),
+      createAmpRecordDecoder(options, sink),
     ),
   createEncoder: (options, sink) => new AmpEncoder(options, sink),
 });
