@@ -549,8 +549,8 @@ export function unsafeNumberMessage(text: string): string | undefined {
     : `the number ${token} is beyond the range of a double (it reads as ${value})`;
 }
 
-// True when the character at `at` is escaped: an odd run of backslashes before it.
-function escapedAt(text: string, at: number): boolean {
+/** True when the character at `at` (a quote) is escaped: an odd run of backslashes before it. */
+export function isEscapedAt(text: string, at: number): boolean {
   let b = at - 1;
   while (text.charCodeAt(b) === 92) b--;
   return ((at - 1 - b) & 1) === 1;
@@ -567,9 +567,9 @@ export function isLastStringToken(text: string, at: number): boolean {
   const n = text.length;
   const last = n - 2;
   if (last <= at || text.charCodeAt(at) !== 34 || text.charCodeAt(last) !== 34) return false;
-  if (text.charCodeAt(n - 1) !== 125 || escapedAt(text, last)) return false;
+  if (text.charCodeAt(n - 1) !== 125 || isEscapedAt(text, last)) return false;
   for (let q = text.indexOf('"', at + 1); q < last; q = text.indexOf('"', q + 1)) {
-    if (!escapedAt(text, q)) return false;
+    if (!isEscapedAt(text, q)) return false;
   }
   return true;
 }
@@ -614,4 +614,50 @@ export function readDeltaRecord(
   record[idKey] = text.slice(idStart, idEnd);
   record.delta = delta;
   return record;
+}
+
+/**
+ * Where the JSON value token that starts at `at` in `text` ends (the index after it), or -1 when
+ * it cannot tell (no value starts there, or a string or container is not closed). A string ends
+ * at its first unescaped quote (native searches); an object or array at its matching bracket,
+ * strings inside skipped; anything else (a number, `true`, `false`, `null`) at the first
+ * character no number or literal holds. Exact for valid JSON; on invalid text the token it
+ * delimits is invalid too, so `JSON.parse` of the token refuses it. Decoders' shortcuts use it to
+ * parse a canonical line's values one by one, without building its record.
+ */
+export function jsonTokenEnd(text: string, at: number): number {
+  const c = text.charCodeAt(at);
+  if (c === 34) return stringTokenEnd(text, at);
+  if (c === 123 || c === 91) return containerTokenEnd(text, at);
+  let i = at;
+  for (let d = c; isScalarChar(d); d = text.charCodeAt(++i));
+  return i === at ? -1 : i;
+}
+
+// Letters, digits, `+`, `-`, `.`: every character of a number or a literal.
+function isScalarChar(c: number): boolean {
+  return (
+    (c >= 48 && c <= 57) || (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 43 || c === 45 || c === 46
+  );
+}
+
+function stringTokenEnd(text: string, at: number): number {
+  let q = text.indexOf('"', at + 1);
+  while (q !== -1 && isEscapedAt(text, q)) q = text.indexOf('"', q + 1);
+  return q === -1 ? -1 : q + 1;
+}
+
+function containerTokenEnd(text: string, at: number): number {
+  let depth = 0;
+  const n = text.length;
+  for (let i = at; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      const end = stringTokenEnd(text, i);
+      if (end === -1) return -1;
+      i = end - 1;
+    } else if (c === 123 || c === 91) depth++;
+    else if ((c === 125 || c === 93) && --depth === 0) return i + 1;
+  }
+  return -1;
 }

@@ -29,6 +29,12 @@ export interface CursorDecodeOptions extends DecodeOptions {}
 
 const FORMAT = 'cursor' as const;
 
+/**
+ * Test hook: `enabled: false` sends every line through the general path, so that
+ * test/cursor/decode-shortcut.test.ts can hold the decoder's shortcut equal to it.
+ */
+export const cursorDecodeShortcut: { enabled: boolean } = { enabled: true };
+
 /** One line's facts, shared by the events it yields. */
 interface LineContext {
   record: JsonObject;
@@ -92,6 +98,8 @@ export class CursorRecordDecoder implements RecordDecoder {
       out.push({ type: 'unknown', record: value, provenance });
       return;
     }
+    if (this.runOpen && cursorDecodeShortcut.enabled && this.shortcut(value, provenance, line, offset, out))
+      return;
     const cx: LineContext = { record: value, line, offset, provenance };
     const session = str(value.session_id);
     if (session !== undefined) this.session = session;
@@ -111,6 +119,132 @@ export class CursorRecordDecoder implements RecordDecoder {
       return;
     }
     this.map(type as string, cx, out);
+  }
+
+  /**
+   * The shortcut beside the general path, for the records a run is made of (thinking, assistant,
+   * shell and other tool calls, with `session_id` and `timestamp_ms`, inside an open run): their
+   * events built whole, in the general path's key order, each field read once. One method called
+   * for every line, so that it is optimised as soon as `line` is: a method called for a fraction
+   * of the lines is optimised late, after every forced full GC again (docs/performance.md,
+   * "OpenCode and Cursor decoders"). Whatever it does not take returns false having changed
+   * nothing, and takes the general path; test/cursor/decode-shortcut.test.ts holds the two equal.
+   */
+  private shortcut(
+    r: JsonObject,
+    provenance: Provenance,
+    line: number,
+    offset: number,
+    out: AgentEvent[],
+  ): boolean {
+    const session = r.session_id;
+    const ts = r.timestamp_ms;
+    if (typeof session !== 'string' || typeof ts !== 'number') return false;
+    const type = r.type;
+    let e: AgentEvent;
+    if (type === 'thinking') {
+      const subtype = r.subtype;
+      let text = '';
+      if (subtype === 'delta') {
+        const t = r.text;
+        if (typeof t === 'string') text = t;
+      } else if (subtype !== 'completed') return false;
+      e = { type: 'reasoning.delta', text, provenance, session, ts };
+    } else if (type === 'assistant') {
+      const message = r.message;
+      if (!isJsonObject(message)) return false;
+      const text = contentText(message) ?? '';
+      const id = r.model_call_id;
+      if (typeof id !== 'string') {
+        // A token delta (timestamp_ms and no model_call_id).
+        this.segment += text;
+        e = { type: 'text.delta', text, provenance, session, ts };
+      } else if (text !== '' && (text === this.segment || text === this.closed)) {
+        if (text === this.segment) this.segment = '';
+        else this.closed = '';
+        e = { type: 'message.end', provenance, message: id, session, ts };
+      } else {
+        this.segment = '';
+        e = { type: 'text.delta', text, provenance, message: id, session, ts };
+      }
+    } else if (type === 'tool_call') {
+      const toolCall = r.tool_call;
+      const subtype = r.subtype;
+      if (!isJsonObject(toolCall) || (subtype !== 'started' && subtype !== 'completed')) return false;
+      const key = toolKeyOf(toolCall);
+      if (key === undefined) return false;
+      const kind = CURSOR_TOOL_KINDS[key];
+      const id = r.call_id;
+      const call = typeof id === 'string' ? id : toolCall.toolCallId;
+      if (typeof kind !== 'string' || typeof call !== 'string') return false;
+      const payload = toolCall[key] as JsonObject;
+      const args = payload.args;
+      const startedAt = msOf(toolCall.startedAtMs);
+      if (!isJsonObject(args) || startedAt === undefined) return false;
+      const name = toolNameOf(key);
+      if (subtype === 'started') {
+        if (this.segment !== '') {
+          this.closed = this.segment;
+          this.segment = '';
+        }
+        // Copies: an edit of the event must not edit the kept record (the writer compares them).
+        const command = args.command;
+        e =
+          kind === 'execute' && typeof command === 'string'
+            ? {
+                type: 'tool.start',
+                call,
+                name,
+                provenance,
+                kind,
+                args: copyJson(args),
+                command,
+                startedAt,
+                session,
+                ts,
+              }
+            : {
+                type: 'tool.start',
+                call,
+                name,
+                provenance,
+                kind,
+                args: copyJson(args),
+                startedAt,
+                session,
+                ts,
+              };
+      } else {
+        const result = payload.result;
+        const success = isJsonObject(result) ? result.success : undefined;
+        const endedAt = msOf(toolCall.completedAtMs);
+        if (!isJsonObject(success) || endedAt === undefined) return false;
+        const text = str(success.stdout) ?? str(success.content) ?? str(success.message);
+        const exitCode = success.exitCode;
+        // A result without an exit code (a read, a search) takes the general path.
+        if (text === undefined || typeof exitCode !== 'number') return false;
+        e = {
+          type: 'tool.end',
+          call,
+          name,
+          ok: true,
+          provenance,
+          result: copyJson(result),
+          text,
+          exitCode,
+          startedAt,
+          endedAt,
+          session,
+          ts,
+        };
+      }
+    } else return false;
+    this.session = session;
+    this.lastLine = line;
+    this.lastOffset = offset;
+    this.lastTs = ts;
+    out.push(e);
+    return true;
   }
 
   end(out: AgentEvent[]): void {

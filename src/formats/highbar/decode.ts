@@ -5,6 +5,7 @@ import {
   isJsonObject,
   isTooDeep,
   type JsonObject,
+  jsonTokenEnd,
   parseJsonLine,
   resolveMaxDepth,
   setOwn,
@@ -16,6 +17,7 @@ import { pyFloat } from './pyjson';
 import {
   HIGHBAR,
   HIGHBAR_KEY_ORDER_BY_TYPE,
+  HIGHBAR_TOOL_TEMPLATE,
   HIGHBAR_V0_FIELDS,
   HIGHBAR_VERSION,
   type HighbarHints,
@@ -27,6 +29,21 @@ import {
 
 /** Options of the highbar decoder. */
 export interface HighbarDecodeOptions extends DecodeOptions {}
+
+/**
+ * The switch of the decoder's shortcut for `tool` lines in the reference emitter's shape (on by
+ * default; internal, not exported by the package): test/highbar/canonical-tool.test.ts turns it
+ * off to hold the shortcut equal to the full path.
+ */
+export const highbarFastPath: { enabled: boolean } = { enabled: true };
+
+// The values a tool line's events are made of, read either way (a parsed record has them too).
+interface ToolValues {
+  fn?: unknown;
+  args?: unknown;
+  result?: unknown;
+  error?: unknown;
+}
 
 const FORMAT = HIGHBAR;
 
@@ -76,6 +93,7 @@ export class HighbarRecordDecoder implements RecordDecoder {
   }
 
   line(text: string, line: number, offset: number, out: AgentEvent[], _bytes?: number): void {
+    if (highbarFastPath.enabled && this.canonicalTool(text, line, offset, out)) return;
     // Long lines have their depth measured before JSON.parse sees them (a deep line costs
     // JSON.parse time per level); shorter ones are parsed first and measured on the value, in
     // the walk that looks for integers JSON.parse rounded. A line that fails either way gets its
@@ -105,16 +123,7 @@ export class HighbarRecordDecoder implements RecordDecoder {
       record = parsed.value;
       numbers = VALUE_UNSAFE; // not walked: let the text say
     }
-    // The line itself is what the writer needs to give it back byte for byte: it decides there,
-    // when (and only if) the line is written, whether its own text is the line (docs/protocols/
-    // highbar.md, "Byte-exact"). Deciding here cost every line a walk of its text.
-    const hints: HighbarHints = { raw: text };
-    const at = this.at;
-    at.line = line;
-    at.offset = offset;
-    at.hints = hints;
-    at.out = out;
-    this.text = text;
+    const at = this.begin(text, line, offset, out);
     if (numbers === VALUE_UNSAFE) this.checkIntegers(text, line, offset);
     if (!isJsonObject(record)) {
       this.report('invalid_json', 'error', line, offset, 'not a JSON object; kept as an unknown event');
@@ -166,6 +175,35 @@ export class HighbarRecordDecoder implements RecordDecoder {
     this.v1(type, record, at);
   }
 
+  // The shortcut for tool lines in the emitter's shape (readCanonicalTool): their events.
+  private canonicalTool(text: string, line: number, offset: number, out: AgentEvent[]): boolean {
+    const read = readCanonicalTool(text, this.maxDepth);
+    if (read === undefined) return false;
+    const at = this.begin(text, line, offset, out);
+    if (read.numbers === VALUE_UNSAFE) this.checkIntegers(text, line, offset);
+    const ts = this.timeOf(read.ts, 'ts', undefined, at);
+    const startedAt = this.timeOf(read.startedAt, 'started_at', ts, at);
+    const endedAt = this.timeOf(read.endedAt, 'ended_at', ts, at);
+    const hints = at.hints as Record<string, unknown>;
+    const provenance: Provenance = { format: FORMAT, line, offset, hints };
+    this.toolPair(read, { ts, startedAt, endedAt, context: read.context, provenance }, at);
+    return true;
+  }
+
+  // The line's state, for a line that makes events: the line itself is what the writer needs to
+  // give it back byte for byte: it decides there, when (and only if) the line is written, whether
+  // its own text is the line (docs/protocols/highbar.md, "Byte-exact"). Deciding here cost every
+  // line a walk of its text.
+  private begin(text: string, line: number, offset: number, out: AgentEvent[]): LineAt {
+    const at = this.at;
+    at.line = line;
+    at.offset = offset;
+    at.hints = { raw: text };
+    at.out = out;
+    this.text = text;
+    return at;
+  }
+
   end(_out: AgentEvent[]): void {
     // A run without its turn record stays open: highbar has no other end of a run.
   }
@@ -199,8 +237,17 @@ export class HighbarRecordDecoder implements RecordDecoder {
     fallback: number | undefined,
     at: LineAt,
   ): number | undefined {
+    return this.timeOf(record[key], key, fallback, at);
+  }
+
+  /** {@link time} of a value already read. */
+  private timeOf(
+    value: unknown,
+    key: 'ts' | 'started_at' | 'ended_at',
+    fallback: number | undefined,
+    at: LineAt,
+  ): number | undefined {
     const hints = at.hints;
-    const value = record[key];
     if (value === undefined) {
       (hints.absent ??= []).push(key);
       return fallback;
@@ -318,7 +365,7 @@ export class HighbarRecordDecoder implements RecordDecoder {
     }
   }
 
-  private toolPair(record: JsonObject, pair: ToolPair, at: LineAt): void {
+  private toolPair(record: ToolValues, pair: ToolPair, at: LineAt): void {
     const { ts, startedAt, endedAt, context, provenance } = pair;
     this.openRun(ts, context, at);
     const call = `hb-${at.line}`;
@@ -382,6 +429,165 @@ function valueCheck(value: unknown, depth: number, max: number): number {
     if (v === VALUE_UNSAFE) verdict = v;
   }
   return verdict;
+}
+
+// A tool line read by readCanonicalTool: its values (a ToolValues), its times in seconds, and
+// what the walk said of its values' numbers.
+interface CanonicalTool extends ToolValues {
+  context: JsonObject | undefined;
+  ts: number;
+  startedAt: number;
+  endedAt: number;
+  numbers: number;
+}
+
+/**
+ * The shortcut beside the general path: a `tool` line in the reference emitter's full shape
+ * (`highbarToolLine` in wire.ts: every field in the contract's order, Python separators, the
+ * times in plain decimals, `context` or not) is read without building its record: the text
+ * between the values compared with the template, each value delimited in place and parsed
+ * alone (a number of seconds read from its digits, `fn`, `args`, `result`, `error` and
+ * `context` by `JSON.parse` of their tokens), and only the values that can nest or hold a
+ * number walked for depth. Any other line (another spelling, key order or set of keys, invalid
+ * JSON, values of other types, a token too deep) is refused (undefined) having reported nothing, and
+ * takes the full path, which gives the same events and diagnostics for every line accepted
+ * here: test/highbar/canonical-tool.test.ts holds the two equal (docs/performance.md,
+ * "highbar decode").
+ */
+// A module function, not a method: its optimised code depends on no decoder's shape, so it
+// survives a garbage collection that finds no decoder alive.
+function readCanonicalTool(text: string, max: number): CanonicalTool | undefined {
+  const T = HIGHBAR_TOOL_TEMPLATE;
+  const last = text.length - 1;
+  // Two characters tell a tool line before any search; `args` is an object one level down.
+  if (max < 2 || text.charCodeAt(18) !== 116 || text.charCodeAt(19) !== 111 || !textAt(text, T.head, 0))
+    return undefined;
+  const tsEnd = secondsEnd(text, T.head.length);
+  const tsSeconds = seconds;
+  const fnAt = tsEnd + T.fn.length;
+  if (tsEnd === -1 || !textAt(text, T.fn, tsEnd) || text.charCodeAt(fnAt) !== 34) return undefined;
+  const fnEnd = jsonTokenEnd(text, fnAt);
+  const argsAt = fnEnd + T.args.length;
+  if (fnEnd === -1 || !textAt(text, T.args, fnEnd) || text.charCodeAt(argsAt) !== 123) return undefined;
+  const argsEnd = jsonTokenEnd(text, argsAt);
+  if (argsEnd === -1 || !textAt(text, T.result, argsEnd)) return undefined;
+  const resultAt = argsEnd + T.result.length;
+  const resultEnd = jsonTokenEnd(text, resultAt);
+  if (resultEnd === -1 || !textAt(text, T.error, resultEnd)) return undefined;
+  const errorAt = resultEnd + T.error.length;
+  const errorEnd = jsonTokenEnd(text, errorAt);
+  if (errorEnd === -1 || !textAt(text, T.startedAt, errorEnd)) return undefined;
+  const startedEnd = secondsEnd(text, errorEnd + T.startedAt.length);
+  const startedSeconds = seconds;
+  if (startedEnd === -1 || !textAt(text, T.endedAt, startedEnd)) return undefined;
+  const endedEnd = secondsEnd(text, startedEnd + T.endedAt.length);
+  const endedSeconds = seconds;
+  if (endedEnd === -1 || text.charCodeAt(last) !== 125) return undefined;
+  let contextAt = -1;
+  if (endedEnd !== last) {
+    contextAt = endedEnd + T.context.length;
+    if (!textAt(text, T.context, endedEnd) || text.charCodeAt(contextAt) !== 123) return undefined;
+    if (jsonTokenEnd(text, contextAt) !== last) return undefined;
+  }
+  // Every value is in place: parse those that need it. A token JSON.parse refuses makes the
+  // line invalid JSON, which the full path reports.
+  let read: CanonicalTool;
+  verdict = VALUE_PLAIN;
+  try {
+    const fn = shortString(text, fnAt, fnEnd);
+    const args = parseToken(text, argsAt, argsEnd, max);
+    const result = parseToken(text, resultAt, resultEnd, max);
+    // A failed call's error is often its output text too: parse that text once.
+    const error =
+      text.charCodeAt(resultAt) === 34 &&
+      errorEnd - errorAt === resultEnd - resultAt &&
+      textAt(text, text.slice(resultAt, resultEnd), errorAt)
+        ? result
+        : parseToken(text, errorAt, errorEnd, max);
+    const context = contextAt === -1 ? undefined : (parseToken(text, contextAt, last, max) as JsonObject);
+    if (verdict >= VALUE_TOO_DEEP) return undefined;
+    read = {
+      fn,
+      args,
+      result,
+      error,
+      context,
+      ts: tsSeconds,
+      startedAt: startedSeconds,
+      endedAt: endedSeconds,
+      numbers: verdict,
+    };
+  } catch {
+    return undefined;
+  }
+  return read;
+}
+
+// What the value walk said of the tokens parseToken read since it was last reset (bits of the
+// VALUE_ verdicts; module state, so that a token costs no result object).
+let verdict = VALUE_PLAIN;
+
+// JSON.parse of text[from, to): a string as it is, anything else walked as the full path walks
+// it (one level below the record). A long token has its depth measured first, as a long line
+// has (then it is not parsed: the verdict says too deep). The reference emitter's `{}` and `null`
+// are read without a call.
+function parseToken(text: string, from: number, to: number, max: number): unknown {
+  const c = text.charCodeAt(from);
+  if (c === 34) return JSON.parse(text.slice(from, to));
+  const n = to - from;
+  if (n === 2 && c === 123 && text.charCodeAt(from + 1) === 125) return {}; // depth 2: max >= 2 here
+  if (n === 4 && c === 110 && textAt(text, 'null', from)) return null;
+  if (n > DEPTH_PRECHECK_CHARS && isTooDeep(text.slice(from, to), max - 1)) {
+    verdict |= VALUE_TOO_DEEP;
+    return undefined;
+  }
+  const value: unknown = JSON.parse(text.slice(from, to));
+  verdict |= valueCheck(value, 2, max);
+  return value;
+}
+
+// A short string token without escapes or control characters is its own text between the
+// quotes: the string JSON.parse would make, without the call.
+function shortString(text: string, from: number, to: number): unknown {
+  if (to - from > 64) return JSON.parse(text.slice(from, to));
+  for (let i = from + 1; i < to - 1; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 32 || c === 92) return JSON.parse(text.slice(from, to));
+  }
+  return text.slice(from + 1, to - 1);
+}
+
+// True when `text` holds `part` at `at`: a native search that finds it at once when it is there
+// (String.prototype.startsWith with a position costs several times as much here).
+function textAt(text: string, part: string, at: number): boolean {
+  return text.indexOf(part, at) === at;
+}
+
+// The value secondsEnd read last (module state: no result object per number).
+let seconds = 0;
+
+// Powers of ten a double holds exactly.
+const EXACT_TENS: readonly number[] = Array.from({ length: 23 }, (_, k) => 10 ** k);
+
+// The end of a number of seconds in plain decimals at `at` (digits, a point, digits: at most 15
+// before the point, so always finite), or -1; its value in `seconds`, the number JSON.parse
+// reads: with at most 15 digits in all, the digits as an integer divided by a power of ten (both
+// exact, and one division rounds correctly), else Number of the text.
+function secondsEnd(text: string, at: number): number {
+  let i = at;
+  let digits = 0;
+  for (let c = text.charCodeAt(i); c >= 48 && c <= 57; c = text.charCodeAt(++i))
+    digits = digits * 10 + c - 48;
+  const whole = i - at;
+  if (whole === 0 || whole > 15 || (whole > 1 && text.charCodeAt(at) === 48) || text.charCodeAt(i) !== 46)
+    return -1;
+  const point = ++i;
+  for (let c = text.charCodeAt(i); c >= 48 && c <= 57; c = text.charCodeAt(++i))
+    digits = digits * 10 + c - 48;
+  const fraction = i - point;
+  if (fraction === 0) return -1;
+  seconds = whole + fraction <= 15 ? digits / EXACT_TENS[fraction]! : Number(text.slice(at, i));
+  return i;
 }
 
 // True when the line spells the top-level `key` as the integer `value` (Python's separators).

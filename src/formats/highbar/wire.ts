@@ -151,9 +151,34 @@ export interface HighbarToolFields {
  * is already Python JSON text.
  */
 export function highbarToolLine(f: HighbarToolFields): string {
-  const text = `{"v": 1, "type": "tool", "ts": ${f.ts}, "fn": ${f.fn}, "args": ${f.args}, "result": ${f.result}, "error": ${f.error}, "started_at": ${f.startedAt}, "ended_at": ${f.endedAt}`;
-  return f.context === undefined ? `${text}}\n` : `${text}, "context": ${f.context}}\n`;
+  const T = HIGHBAR_TOOL_TEMPLATE;
+  const text = `${T.head}${f.ts}${T.fn}${f.fn}${T.args}${f.args}${T.result}${f.result}${T.error}${f.error}${T.startedAt}${f.startedAt}${T.endedAt}${f.endedAt}`;
+  return f.context === undefined ? `${text}}\n` : `${text}${T.context}${f.context}}\n`;
 }
+
+/**
+ * The text between the values of a `tool` line in the reference emitter's full shape
+ * ({@link highbarToolLine}): what the writer puts there, and what the decoder's shortcut for
+ * such lines compares (docs/protocols/highbar.md, "Decoding").
+ */
+export const HIGHBAR_TOOL_TEMPLATE = {
+  /** Up to the `ts` value. */
+  head: '{"v": 1, "type": "tool", "ts": ',
+  /** Before the `fn` value. */
+  fn: ', "fn": ',
+  /** Before the `args` value. */
+  args: ', "args": ',
+  /** Before the `result` value. */
+  result: ', "result": ',
+  /** Before the `error` value. */
+  error: ', "error": ',
+  /** Before the `started_at` value. */
+  startedAt: ', "started_at": ',
+  /** Before the `ended_at` value. */
+  endedAt: ', "ended_at": ',
+  /** Before the `context` value, when there is one (the line ends with `}` either way). */
+  context: ', "context": ',
+} as const;
 
 const SCHEMAS: Readonly<Record<HighbarRecordType | 'v0', z.ZodMiniType>> = {
   tool: HighbarToolRecord,
