@@ -83,3 +83,22 @@ export function missingString(
 export function decisionAllows(decision: string): boolean {
   return /^(allow|approve|approved|accept|yes|allow_once|allow_always)/i.test(decision);
 }
+
+/**
+ * A lookup from a parsed word (a record's `type`) to the same word in `words`, or `undefined`
+ * for any other value. `JSON.parse` gives a fresh string for every value it reads, and each keyed
+ * lookup, `Set` test or `switch` with it compares or hashes its characters again; the word this
+ * returns is the module's own literal, which later comparisons and lookups match by identity. One
+ * comparison per word of the same length (docs/performance.md, "AG-UI and AI SDK codecs").
+ */
+export function wordLookup<W extends string>(words: readonly W[]): (value: unknown) => W | undefined {
+  const byLength: W[][] = [];
+  for (const w of words) (byLength[w.length] ??= []).push(w);
+  return (value) => {
+    if (typeof value !== 'string') return undefined;
+    const same = byLength[value.length];
+    if (same === undefined) return undefined;
+    for (let i = 0; i < same.length; i++) if (same[i] === value) return same[i];
+    return undefined;
+  };
+}

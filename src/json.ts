@@ -293,12 +293,51 @@ function unencodable(message: string, format: Format | undefined): AgentwireErro
   return new AgentwireError(d);
 }
 
+// A value assertEncodable accepts as it is: a string, a boolean, null, undefined, a finite number.
+function isPlainPrimitive(v: unknown): boolean {
+  switch (typeof v) {
+    case 'string':
+    case 'boolean':
+    case 'undefined':
+      return true;
+    case 'number':
+      return Number.isFinite(v);
+    default:
+      return v === null;
+  }
+}
+
+// A non-array object without `toJSON` whose own enumerable values are all plain primitives.
+function isFlatOfPrimitives(v: unknown): boolean {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  if (typeof (v as { toJSON?: unknown }).toJSON === 'function') return false;
+  for (const k of Object.keys(v)) if (!isPlainPrimitive((v as JsonObject)[k])) return false;
+  return true;
+}
+
 /**
  * Checks that `value` can be written as JSON without loss: no non-finite number, no BigInt, no
  * function, no cycle, nesting within `maxDepth`. Iterative, so a deep value cannot overflow the
  * stack. Throws {@link AgentwireError} (`unencodable`) naming the path.
  */
 export function assertEncodable(
+  value: unknown,
+  path: string,
+  maxDepth: number = DEFAULT_MAX_DEPTH,
+  format?: Format,
+): void {
+  // Most values a writer checks are a primitive or one flat object of primitives (a record's
+  // metadata): those pass without the walk's stack and set. Anything else, and anything that
+  // fails, takes the walk, which words every refusal.
+  if (isPlainPrimitive(value) || (maxDepth > 0 && isFlatOfPrimitives(value))) return;
+  walkEncodable(value, path, maxDepth, format);
+}
+
+/**
+ * {@link assertEncodable} without its shortcut for primitives and flat objects: the walk that
+ * decides every other value (and that tests hold the shortcut to).
+ */
+export function walkEncodable(
   value: unknown,
   path: string,
   maxDepth: number = DEFAULT_MAX_DEPTH,
@@ -545,6 +584,66 @@ export function isEscapedAt(text: string, at: number): boolean {
   let b = at - 1;
   while (text.charCodeAt(b) === 92) b--;
   return ((at - 1 - b) & 1) === 1;
+}
+
+/**
+ * True when `text` from `at` to its end is one JSON string token and a closing brace: every
+ * quote inside the token escaped, the last one not. The shortcuts that parse a record's last
+ * string alone check this first, so that `JSON.parse` of the token throws only for a line the
+ * general path refuses too (a bad escape, a raw control character): a throw costs as much as
+ * many lines (docs/performance.md).
+ */
+export function isLastStringToken(text: string, at: number): boolean {
+  const n = text.length;
+  const last = n - 2;
+  if (last <= at || text.charCodeAt(at) !== 34 || text.charCodeAt(last) !== 34) return false;
+  if (text.charCodeAt(n - 1) !== 125 || isEscapedAt(text, last)) return false;
+  for (let q = text.indexOf('"', at + 1); q < last; q = text.indexOf('"', q + 1)) {
+    if (!isEscapedAt(text, q)) return false;
+  }
+  return true;
+}
+
+const DELTA_KEY = '","delta":';
+
+/**
+ * A text delta record spelled exactly as the UI writers write it,
+ * `{"type":"<type>","<idKey>":"<id>","delta":<string>}` with `head` being
+ * `{"type":"<type>","<idKey>":"`, read without `JSON.parse` of the record: the head compared as
+ * text, the id sliced (plain characters only), the delta parsed alone. Returns the object
+ * `JSON.parse(text)` gives (the same keys in the same order, the same values), or `undefined`
+ * for any other text, having done nothing (the caller parses it): another spelling, more
+ * fields, an escape in the id, a line long enough to be measured for depth first, invalid JSON.
+ * Held to `JSON.parse` by test/ui/delta-shortcut.test.ts; its cost: docs/performance.md.
+ */
+export function readDeltaRecord(
+  text: string,
+  head: string,
+  type: string,
+  idKey: string,
+): JsonObject | undefined {
+  const n = text.length;
+  if (n > DEPTH_PRECHECK_CHARS || !text.startsWith(head)) return undefined;
+  const idStart = head.length;
+  const idEnd = text.indexOf('"', idStart);
+  if (idEnd === -1) return undefined;
+  for (let i = idStart; i < idEnd; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 32 || c === 92) return undefined;
+  }
+  if (!text.startsWith(DELTA_KEY, idEnd)) return undefined;
+  const at = idEnd + DELTA_KEY.length;
+  if (!isLastStringToken(text, at)) return undefined;
+  let delta: unknown;
+  try {
+    delta = JSON.parse(text.slice(at, n - 1));
+  } catch {
+    return undefined;
+  }
+  const record: JsonObject = { type };
+  record[idKey] = text.slice(idStart, idEnd);
+  record.delta = delta;
+  return record;
 }
 
 /**

@@ -7,15 +7,17 @@ import {
   type JsonObject,
   NOT_PARSED,
   parseRecordText,
-  refuseDeepText,
+  readDeltaRecord,
+  refuseDeepValue,
   resolveMaxDepth,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance, QuestionItem } from '../../model';
 import { incompleteRunEnd } from '../../record';
 import {
   AGUI_APPROVAL_REASON,
+  AGUI_DELTA_HEAD,
   type AguiHints,
-  isAguiEventType,
+  aguiEventType,
   metaOf,
   roundOfStepName,
   usageFromWire,
@@ -25,6 +27,13 @@ import {
 export interface AguiDecodeOptions extends JsonStreamDecodeOptions {}
 
 const FORMAT = 'ag-ui' as const;
+
+/**
+ * The switch of the decoder's shortcut (text deltas read without parsing them whole). Tests turn
+ * it off to hold the shortcut to the general path (test/ui/delta-shortcut.test.ts); nothing else
+ * should.
+ */
+export const AGUI_DECODER_SHORTCUTS: { enabled: boolean } = { enabled: true };
 
 /** Most records without an event of their own held for the next event. */
 const MAX_BEFORE = 64;
@@ -148,9 +157,17 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
   }
 
   line(text: string, line: number, offset: number, out: AgentEvent[]): void {
-    const value = parseRecordText(text, line, offset, this.maxDepth, FORMAT, this.sink);
-    if (value === NOT_PARSED) return;
-    if (refuseDeepText(text, line, offset, this.maxDepth, FORMAT, this.sink)) return;
+    // A text delta spelled as the writers spell it is read without parsing it whole (a flat
+    // record: no depth to measure); anything else is parsed and measured.
+    let value: unknown =
+      AGUI_DECODER_SHORTCUTS.enabled && this.maxDepth > 0
+        ? readDeltaRecord(text, AGUI_DELTA_HEAD, 'TEXT_MESSAGE_CONTENT', 'messageId')
+        : undefined;
+    if (value === undefined) {
+      value = parseRecordText(text, line, offset, this.maxDepth, FORMAT, this.sink);
+      if (value === NOT_PARSED) return;
+      if (refuseDeepValue(text, value, line, offset, this.maxDepth, FORMAT, this.sink)) return;
+    }
     if (this.held !== undefined && !isEarly(value)) this.release(out);
     const hints: AguiHints = { raw: text, record: value, framing: this.mode };
     const provenance: Provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
@@ -163,9 +180,10 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
     }
     const cx: Cx = { r: value, line, offset, provenance, framing: this.mode };
     this.lastTs = typeof value.timestamp === 'number' ? value.timestamp : this.lastTs;
-    const type = value.type;
-    const problem = isAguiEventType(type) ? missing(type, value) : undefined;
-    if (!isAguiEventType(type) || problem !== undefined) {
+    // The type as the module's literal: the checks and the switch below then match it by identity.
+    const type = aguiEventType(value.type);
+    const problem = type !== undefined ? missing(type, value) : undefined;
+    if (type === undefined || problem !== undefined) {
       if (problem !== undefined)
         this.report('invalid_record', 'error', line, offset, `invalid ${type} event: ${problem}`);
       this.unknown(cx, out);

@@ -28,6 +28,14 @@ export interface AguiEncodeOptions extends EncodeOptions {
 }
 
 const FORMAT = 'ag-ui' as const;
+const META_KEY_JSON = JSON.stringify(AGUI_META_KEY);
+
+/**
+ * The switch of the writer's shortcuts (records written in pieces, text deltas of an open
+ * message written without the general dispatch). Tests turn it off to hold the shortcuts to the
+ * general path (test/ui/writer-shortcuts.test.ts); nothing else should.
+ */
+export const AGUI_WRITER_SHORTCUTS: { enabled: boolean } = { enabled: true };
 const ENV = ['session', 'run', 'round', 'ts', 'lane'];
 
 // Events AG-UI has a slot for, and the fields it carries; every other type goes whole in a
@@ -65,6 +73,8 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
   'child.end': [...ENV, 'child', 'status', 'result', 'usage'],
   unknown: [...ENV, 'record', 'recordType'],
 };
+
+const TEXT_DELTA_CARRIED = CARRIED['text.delta']!;
 
 // Outside a run AG-UI has no place for an event (a stream opens with RUN_STARTED and a finished
 // run takes nothing more): these wait for the next run. Everything else opens one.
@@ -144,6 +154,10 @@ export class AguiEncoder implements Encoder {
   }
 
   write(event: AgentEvent): string {
+    if (AGUI_WRITER_SHORTCUTS.enabled && event.type === 'text.delta') {
+      const text = this.openDelta(event);
+      if (text !== undefined) return this.early.after(text);
+    }
     const hints = ownHints(event);
     if (hints !== undefined) {
       this.framing ??= hints.framing;
@@ -169,6 +183,26 @@ export class AguiEncoder implements Encoder {
     if (this.runOpen && this.fatal !== undefined) out += this.runError(undefined);
     else if (this.runOpen && this.pending.length > 0) out += this.finishRun(undefined);
     return out;
+  }
+
+  /**
+   * Most of a stream from another format: a main-agent text delta of the message already open in
+   * the run's open step (no reasoning open) is the general path's `TEXT_MESSAGE_CONTENT` alone,
+   * written here without its dispatch. `undefined` for any other delta (the general path writes
+   * it). Held to the general path by test/ui/writer-shortcuts.test.ts.
+   */
+  private openDelta(event: AgentEventOf<'text.delta'>): string | undefined {
+    const p = event.provenance;
+    if ((p !== undefined && p.format === FORMAT) || event.lane !== undefined || !this.runOpen)
+      return undefined;
+    const text = event.text;
+    if (typeof text !== 'string' || text === '') return undefined;
+    const open = this.text.get('');
+    if (open === undefined || (event.message !== undefined && event.message !== open)) return undefined;
+    if (!this.step.has('') || this.reasoning.has('')) return undefined;
+    this.loss.check(event, TEXT_DELTA_CARRIED);
+    this.runText += text;
+    return this.textContent(event, open);
   }
 
   // ---- events read from AG-UI: their record, with the event's fields put back ----
@@ -361,6 +395,32 @@ export class AguiEncoder implements Encoder {
     fields: JsonObject,
     meta?: JsonObject,
     runScoped = false,
+  ): string {
+    if (!AGUI_WRITER_SHORTCUTS.enabled) return this.emitRecord(event, type, fields, meta, runScoped);
+    // The record's text in pieces, without copying `fields` behind a `type` key: `JSON.stringify`
+    // drops undefined fields as the record would not have them, and slicing its braces off
+    // copies nothing. `type` is always one of this module's SCREAMING_SNAKE literals (nothing to
+    // escape). Held to emitRecord by test/ui/writer-shortcuts.test.ts.
+    const body = JSON.stringify(fields);
+    let json = body.length > 2 ? `{"type":"${type}",${body.slice(1, -1)}` : `{"type":"${type}"`;
+    if (!runScoped && event?.lane !== undefined && fields.subagentRunId === undefined)
+      json += `,"subagentRunId":${jsonString(event.lane)}`;
+    const ts = timestampOf(event?.ts);
+    if (ts !== undefined) json += `,"timestamp":${ts}`;
+    if (meta !== undefined && Object.keys(meta).length > 0) {
+      assertEncodable(meta, `${type}.metadata`, undefined, FORMAT);
+      json += `,"metadata":{${META_KEY_JSON}:${JSON.stringify(meta)}}`;
+    }
+    return frameJson(this.framingOf(), `${json}}`);
+  }
+
+  /** {@link emit}'s general path: the record built as an object, then `JSON.stringify`. */
+  private emitRecord(
+    event: AgentEvent | undefined,
+    type: string,
+    fields: JsonObject,
+    meta: JsonObject | undefined,
+    runScoped: boolean,
   ): string {
     const r: JsonObject = { type };
     for (const k of Object.keys(fields)) if (fields[k] !== undefined) r[k] = fields[k];

@@ -4,6 +4,7 @@
 
 import type { Detection } from '../../detect';
 import type { JsonFraming } from '../../framing/json-stream';
+import { wordLookup } from '../../guards';
 import { isJsonObject, type JsonObject } from '../../json';
 import type { Usage } from '../../model';
 
@@ -51,6 +52,18 @@ const TYPES: ReadonlySet<string> = new Set(AGUI_EVENT_TYPES);
 export function isAguiEventType(type: unknown): type is AguiEventType {
   return typeof type === 'string' && TYPES.has(type);
 }
+
+/**
+ * The event type a parsed `type` names, as the literal of {@link AGUI_EVENT_TYPES} (the decoder's
+ * later `switch` and table lookups then match it by identity), or `undefined` for any other value.
+ */
+export const aguiEventType: (type: unknown) => AguiEventType | undefined = wordLookup(AGUI_EVENT_TYPES);
+
+/**
+ * How a text delta record begins as agentwire writes it (and as `@ag-ui/encoder` serialises a
+ * `TextMessageContentEvent`): the decoder reads such a record without parsing it whole.
+ */
+export const AGUI_DELTA_HEAD = '{"type":"TEXT_MESSAGE_CONTENT","messageId":"';
 
 /** The protocol version agentwire writes and reads (`PROTOCOL_VERSION` of `@ag-ui/core`). */
 export const AGUI_PROTOCOL_VERSION = '1.0';

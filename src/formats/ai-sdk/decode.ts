@@ -7,15 +7,17 @@ import {
   type JsonObject,
   NOT_PARSED,
   parseRecordText,
-  refuseDeepText,
+  readDeltaRecord,
+  refuseDeepValue,
   resolveMaxDepth,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
 import {
   AISDK_DATA_PREFIX,
+  AISDK_DELTA_HEAD,
   AISDK_DONE,
   type AiSdkHints,
-  isAiSdkChunkType,
+  aiSdkChunkType,
   metaOf,
   usageFromMetadata,
 } from './wire';
@@ -24,6 +26,13 @@ import {
 export interface AiSdkDecodeOptions extends JsonStreamDecodeOptions {}
 
 const FORMAT = 'ai-sdk' as const;
+
+/**
+ * The switch of the decoder's shortcut (text deltas read without parsing them whole). Tests turn
+ * it off to hold the shortcut to the general path (test/ui/delta-shortcut.test.ts); nothing else
+ * should.
+ */
+export const AISDK_DECODER_SHORTCUTS: { enabled: boolean } = { enabled: true };
 
 /** Most chunks without an event of their own held for the next event. */
 const MAX_BEFORE = 64;
@@ -104,9 +113,17 @@ export class AiSdkRecordDecoder implements FramedRecordDecoder {
 
   line(text: string, line: number, offset: number, out: AgentEvent[]): void {
     if (text === AISDK_DONE) return;
-    const value = parseRecordText(text, line, offset, this.maxDepth, FORMAT, this.sink);
-    if (value === NOT_PARSED) return;
-    if (refuseDeepText(text, line, offset, this.maxDepth, FORMAT, this.sink)) return;
+    // A text delta spelled as the writers spell it is read without parsing it whole (a flat
+    // record: no depth to measure); anything else is parsed and measured.
+    let value: unknown =
+      AISDK_DECODER_SHORTCUTS.enabled && this.maxDepth > 0
+        ? readDeltaRecord(text, AISDK_DELTA_HEAD, 'text-delta', 'id')
+        : undefined;
+    if (value === undefined) {
+      value = parseRecordText(text, line, offset, this.maxDepth, FORMAT, this.sink);
+      if (value === NOT_PARSED) return;
+      if (refuseDeepValue(text, value, line, offset, this.maxDepth, FORMAT, this.sink)) return;
+    }
     if (this.held !== undefined && !isEarly(value)) this.release(out);
     const hints: AiSdkHints = { raw: text, record: value, framing: this.mode };
     const provenance: Provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
@@ -118,9 +135,10 @@ export class AiSdkRecordDecoder implements FramedRecordDecoder {
       return;
     }
     const cx: Cx = { r: value, line, offset, provenance };
-    const type = value.type;
-    const problem = isAiSdkChunkType(type) ? missing(type, value) : undefined;
-    if (!isAiSdkChunkType(type) || problem !== undefined) {
+    // The type as the module's literal: the checks and the switch below then match it by identity.
+    const type = aiSdkChunkType(value.type);
+    const problem = type !== undefined ? missing(type, value) : undefined;
+    if (type === undefined || problem !== undefined) {
       if (problem !== undefined)
         this.report('invalid_record', 'error', line, offset, `invalid ${type} chunk: ${problem}`);
       this.unknown(cx, out);

@@ -28,6 +28,13 @@ export interface AiSdkEncodeOptions extends EncodeOptions {
 }
 
 const FORMAT = 'ai-sdk' as const;
+
+/**
+ * The switch of the writer's shortcuts (chunks written in pieces, text deltas of an open text
+ * part written without the general dispatch). Tests turn it off to hold the shortcuts to the
+ * general path (test/ui/writer-shortcuts.test.ts); nothing else should.
+ */
+export const AISDK_WRITER_SHORTCUTS: { enabled: boolean } = { enabled: true };
 const ENV = ['run', 'round'];
 
 // Events the UI message stream has a chunk for, and the fields it carries; every other type
@@ -61,6 +68,8 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
   'approval.resolve': [...ENV, 'approval', 'decision'],
   error: [...ENV, 'message', 'fatal'],
 };
+
+const TEXT_DELTA_CARRIED = CARRIED['text.delta']!;
 
 // Outside a run (one assistant message) these wait for the next one; everything else opens one.
 const WAITING = BEFORE_RUN;
@@ -124,6 +133,10 @@ export class AiSdkEncoder implements Encoder {
   }
 
   write(event: AgentEvent): string {
+    if (AISDK_WRITER_SHORTCUTS.enabled && event.type === 'text.delta') {
+      const text = this.openDelta(event);
+      if (text !== undefined) return this.early.after(text);
+    }
     const hints = ownHints(event);
     if (hints !== undefined) {
       this.framing ??= hints.framing;
@@ -145,6 +158,30 @@ export class AiSdkEncoder implements Encoder {
     // `[DONE]` closes a stream whose last run ended; one cut off mid-run stays as it was.
     if (this.framingOf() !== 'sse' || !this.wrote || this.runOpen) return out;
     return out + frameJson('sse', AISDK_DONE);
+  }
+
+  /**
+   * Most of a stream from another format: a main-agent text delta of the text part already open
+   * in the message's open step (no reasoning open) is the general path's `text-delta` alone,
+   * written here without its dispatch. `undefined` for any other delta (the general path writes
+   * it). Held to the general path by test/ui/writer-shortcuts.test.ts.
+   */
+  private openDelta(event: AgentEventOf<'text.delta'>): string | undefined {
+    const p = event.provenance;
+    if ((p !== undefined && p.format === FORMAT) || event.lane !== undefined || !this.runOpen)
+      return undefined;
+    const text = event.text;
+    const open = this.text;
+    if (typeof text !== 'string' || text === '' || open === undefined || !this.stepOpen) return undefined;
+    if ((event.message !== undefined && event.message !== open) || this.reasoning !== undefined)
+      return undefined;
+    this.loss.check(event, TEXT_DELTA_CARRIED);
+    this.nextText = undefined;
+    this.wrote = true;
+    return frameJson(
+      this.framingOf(),
+      `{"type":"text-delta","id":${jsonString(open)},"delta":${jsonString(text)}}`,
+    );
   }
 
   // ---- chunks read from the AI SDK: their record, with the event's fields put back ----
@@ -313,10 +350,20 @@ export class AiSdkEncoder implements Encoder {
   }
 
   private emit(type: string, fields: JsonObject): string {
-    const r: JsonObject = { type };
-    for (const k of Object.keys(fields)) if (fields[k] !== undefined) r[k] = fields[k];
     this.wrote = true;
-    return frameJson(this.framingOf(), JSON.stringify(r));
+    if (!AISDK_WRITER_SHORTCUTS.enabled) {
+      const r: JsonObject = { type };
+      for (const k of Object.keys(fields)) if (fields[k] !== undefined) r[k] = fields[k];
+      return frameJson(this.framingOf(), JSON.stringify(r));
+    }
+    // The chunk's text in pieces, without copying `fields` behind a `type` key: `JSON.stringify`
+    // drops undefined fields as the chunk would not have them, and slicing its braces off copies
+    // nothing. Held to the object above by test/ui/writer-shortcuts.test.ts.
+    const body = JSON.stringify(fields);
+    return frameJson(
+      this.framingOf(),
+      body.length > 2 ? `{"type":${jsonString(type)},${body.slice(1)}` : `{"type":${jsonString(type)}}`,
+    );
   }
 
   private framingOf(): JsonFraming {

@@ -5,6 +5,7 @@
 
 import type { Detection } from '../../detect';
 import type { JsonFraming } from '../../framing/json-stream';
+import { wordLookup } from '../../guards';
 import { isJsonObject, type JsonObject } from '../../json';
 import type { Usage } from '../../model';
 
@@ -50,6 +51,27 @@ const TYPES: ReadonlySet<string> = new Set(AISDK_CHUNK_TYPES);
 export function isAiSdkChunkType(type: unknown): type is AiSdkChunkType | `data-${string}` {
   return typeof type === 'string' && (TYPES.has(type) || (type.startsWith('data-') && type.length > 5));
 }
+
+const chunkWord = wordLookup(AISDK_CHUNK_TYPES);
+
+/**
+ * The chunk type a parsed `type` names: the literal of {@link AISDK_CHUNK_TYPES} (the decoder's
+ * later `switch` and table lookups then match it by identity), a `data-*` part's type as it is,
+ * or `undefined` for any other value. Accepts what {@link isAiSdkChunkType} accepts.
+ */
+export function aiSdkChunkType(type: unknown): AiSdkChunkType | `data-${string}` | undefined {
+  const word = chunkWord(type);
+  if (word !== undefined) return word;
+  return typeof type === 'string' && type.length > 5 && type.startsWith('data-')
+    ? (type as `data-${string}`)
+    : undefined;
+}
+
+/**
+ * How a `text-delta` chunk begins as agentwire and the `ai` package write it: the decoder reads
+ * such a chunk without parsing it whole.
+ */
+export const AISDK_DELTA_HEAD = '{"type":"text-delta","id":"';
 
 /** The SSE data of the stream's terminator: `data: [DONE]`. */
 export const AISDK_DONE = '[DONE]';

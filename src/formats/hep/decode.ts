@@ -4,6 +4,7 @@ import {
   DEPTH_PRECHECK_CHARS,
   exceedsDepth,
   isJsonObject,
+  isLastStringToken,
   type JsonObject,
   NOT_PARSED,
   parseRecordText,
@@ -50,13 +51,6 @@ function keepRaw(provenance: Provenance, record: JsonObject, text: string): void
 // The hints of `provenance`, made on first use: what this decoder leaves for the writer.
 function hintsOf(provenance: Provenance): HepHints {
   return (provenance.hints ??= {}) as HepHints;
-}
-
-// Whether the quote at `at` is escaped: an odd run of backslashes before it.
-function escaped(text: string, at: number): boolean {
-  let b = at - 1;
-  while (text.charCodeAt(b) === 92) b--;
-  return ((at - 1 - b) & 1) === 1;
 }
 
 function textDelta(
@@ -469,16 +463,8 @@ export class HepRecordDecoder implements RecordDecoder {
       return false;
     if (text.indexOf(HEP_DELTA_KEY, at) !== at) return false;
     at += HEP_DELTA_KEY.length;
-    // The delta must be one string token that ends right before the closing brace: every quote
-    // inside it escaped, the last one not. Checked first so that only a line the full path
-    // refuses too (a bad escape, a raw control character) makes JSON.parse throw here: a throw
-    // costs as much as many lines (docs/performance.md).
-    const last = n - 2;
-    if (last <= at || text.charCodeAt(at) !== 34 || text.charCodeAt(last) !== 34) return false;
-    if (text.charCodeAt(n - 1) !== 125 || escaped(text, last)) return false;
-    for (let q = text.indexOf('"', at + 1); q < last; q = text.indexOf('"', q + 1)) {
-      if (!escaped(text, q)) return false;
-    }
+    // The delta must be one string token that ends right before the closing brace.
+    if (!isLastStringToken(text, at)) return false;
     let delta: string;
     try {
       delta = JSON.parse(text.slice(at, n - 1)) as string;

@@ -1,0 +1,273 @@
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { codecFor } from '../../src/formats';
+import { AGUI_WRITER_SHORTCUTS } from '../../src/formats/ag-ui/encode';
+import { AISDK_WRITER_SHORTCUTS } from '../../src/formats/ai-sdk/encode';
+import { agui, aisdk, type Codec, type Diagnostic } from '../../src/index';
+import type { AgentEvent } from '../../src/model';
+import { listFixtures, loadFixture } from '../../src/node/fixtures';
+import { FUZZ_RUNS } from '../runs';
+
+// The UI writers' shortcuts (records written in pieces instead of one object, text deltas of an
+// open message without the general dispatch) sit beside the general path, and a switch turns them
+// off: with and without them, any events must give the same bytes in both framings, the same
+// loss diagnostics and the same refusals. Events: random streams of every type the writers map
+// (on lanes, with odd texts, times, provenance of both formats, fields missing or of other
+// types), and the events of every fixture of every format.
+
+const CODECS: Array<[string, Codec, { enabled: boolean }]> = [
+  ['ag-ui', agui, AGUI_WRITER_SHORTCUTS],
+  ['ai-sdk', aisdk, AISDK_WRITER_SHORTCUTS],
+];
+
+const text = fc.oneof(
+  fc.constantFrom('', 'a', 'hi "there"\n', '\\', '\u2028', '\ud800', '😀', 'x'.repeat(40)),
+  fc.string({ maxLength: 6, unit: 'grapheme' }),
+  fc.string({ maxLength: 4, unit: 'binary' }),
+);
+const id = fc.constantFrom('m1', 'm2', 'c1', 'c2', 'k1', 'a"b');
+const maybe = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: undefined });
+const odd = fc.oneof(fc.constant(undefined), fc.constant(null), fc.integer(), fc.boolean(), text);
+
+const envelope = fc.record(
+  {
+    session: id,
+    run: fc.constantFrom('r1', 'r2'),
+    round: fc.nat(4),
+    ts: fc.oneof(fc.integer({ min: 0, max: 2 ** 45 }), fc.double({ noNaN: true }), fc.constant(1.5)),
+    lane: fc.constantFrom('k1', 'k2'),
+    seq: fc.nat(),
+    workspace: id,
+    provenance: fc.oneof(
+      fc.constant({ format: 'hep', line: 1, offset: 0 }),
+      fc.constant({ format: 'ag-ui', line: 1, offset: 0 }),
+      fc.constant({ format: 'ai-sdk', line: 1, offset: 0 }),
+      fc.constant({ format: 'ai-sdk', line: 1, offset: 0, synthetic: true }),
+    ),
+  },
+  { requiredKeys: [] },
+);
+
+const usage = fc.record(
+  { input: fc.nat(), output: fc.nat(), costUsd: fc.double({ noNaN: true, min: 0, max: 1 }) },
+  {
+    requiredKeys: [],
+  },
+);
+
+const body: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
+  {
+    weight: 8,
+    arbitrary: fc.record(
+      { type: fc.constant('text.delta'), text, message: maybe(id) },
+      { requiredKeys: ['type', 'text'] },
+    ),
+  },
+  { weight: 2, arbitrary: fc.record({ type: fc.constant('text.delta'), text: odd }) },
+  {
+    weight: 2,
+    arbitrary: fc.record(
+      { type: fc.constant('message.start'), role: fc.constant('assistant'), message: maybe(id) },
+      { requiredKeys: ['type', 'role'] },
+    ),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record(
+      { type: fc.constant('message.end'), message: maybe(id) },
+      { requiredKeys: ['type'] },
+    ),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record(
+      { type: fc.constant('reasoning.delta'), text, message: maybe(id) },
+      { requiredKeys: ['type', 'text'] },
+    ),
+  },
+  { weight: 1, arbitrary: fc.record({ type: fc.constant('round.start') }) },
+  {
+    weight: 1,
+    arbitrary: fc.record(
+      { type: fc.constant('round.end'), message: maybe(text), usage: maybe(usage), stopReason: maybe(text) },
+      { requiredKeys: ['type'] },
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ type: fc.constant('run.start'), input: maybe(text) }, { requiredKeys: ['type'] }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record(
+      {
+        type: fc.constant('run.end'),
+        status: fc.constantFrom('completed', 'failed', 'cancelled', 'incomplete'),
+        usage: maybe(usage),
+        answer: maybe(text),
+      },
+      { requiredKeys: ['type', 'status'] },
+    ),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record(
+      { type: fc.constant('tool.args.delta'), call: id, name: maybe(text), text },
+      { requiredKeys: ['type', 'call', 'text'] },
+    ),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record(
+      {
+        type: fc.constant('tool.start'),
+        call: id,
+        name: text,
+        args: maybe(
+          fc.dictionary(fc.string({ maxLength: 2 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 2 }),
+        ),
+        argsSummary: maybe(text),
+      },
+      { requiredKeys: ['type', 'call', 'name'] },
+    ),
+  },
+  { weight: 2, arbitrary: fc.record({ type: fc.constant('tool.output'), call: id, text }) },
+  {
+    weight: 2,
+    arbitrary: fc.record(
+      {
+        type: fc.constant('tool.end'),
+        call: id,
+        ok: fc.boolean(),
+        text: maybe(text),
+        error: maybe(odd),
+        result: maybe(fc.jsonValue({ maxDepth: 2 })),
+        exitCode: maybe(fc.integer()),
+      },
+      { requiredKeys: ['type', 'call', 'ok'] },
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record(
+      { type: fc.constant('approval.request'), approval: id, call: maybe(id), title: maybe(text) },
+      { requiredKeys: ['type', 'approval'] },
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      type: fc.constant('approval.resolve'),
+      approval: id,
+      decision: fc.constantFrom('allow', 'deny', 'cancel'),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record(
+      { type: fc.constant('child.start'), child: fc.constantFrom('k1', 'k2'), name: maybe(text) },
+      { requiredKeys: ['type', 'child'] },
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      type: fc.constant('child.end'),
+      child: fc.constantFrom('k1', 'k2'),
+      status: fc.constantFrom('completed', 'failed'),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ type: fc.constant('error'), message: text, fatal: fc.boolean() }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ type: fc.constant('notice'), kind: fc.constant('info'), message: text }),
+  },
+  { weight: 1, arbitrary: fc.record({ type: fc.constant('session.start') }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ type: fc.constant('unknown'), record: fc.jsonValue({ maxDepth: 2 }) }),
+  },
+);
+
+const event: fc.Arbitrary<AgentEvent> = fc
+  .tuple(body, envelope, fc.boolean())
+  .map(([b, env, withEnv]) => ({ ...b, ...(withEnv ? env : {}) }) as unknown as AgentEvent);
+
+interface Outcome {
+  text: string;
+  diagnostics: Diagnostic[];
+  error?: string;
+}
+
+function write(codec: Codec, events: readonly AgentEvent[], framing: 'sse' | 'jsonl' | undefined): Outcome {
+  const diagnostics: Diagnostic[] = [];
+  let n = 0;
+  const e = codec.createEncoder({
+    onDiagnostic: (d: Diagnostic) => diagnostics.push(d),
+    idSource: () => `id-${++n}`,
+    ...(framing === undefined ? {} : { framing }),
+  } as object);
+  let text = '';
+  try {
+    for (const ev of events) text += e.write(ev);
+    text += e.end();
+  } catch (err) {
+    return { text, diagnostics, error: (err as Error).message };
+  }
+  return { text, diagnostics };
+}
+
+function both(flag: { enabled: boolean }, run: () => Outcome): [Outcome, Outcome] {
+  const was = flag.enabled;
+  try {
+    flag.enabled = true;
+    const on = run();
+    flag.enabled = false;
+    return [on, run()];
+  } finally {
+    flag.enabled = was;
+  }
+}
+
+describe.each(CODECS)('%s writer shortcuts', (_name, codec, flag) => {
+  test('random events: the same bytes, losses and refusals with and without them', () => {
+    fc.assert(
+      fc.property(
+        fc.array(event, { maxLength: 30 }),
+        fc.constantFrom('sse', 'jsonl', undefined),
+        (events, framing) => {
+          const [on, off] = both(flag, () => write(codec, events, framing));
+          expect(on).toEqual(off);
+        },
+      ),
+      { numRuns: FUZZ_RUNS * 5 },
+    );
+  });
+
+  test('the shortcuts are taken (a long text is mostly deltas of an open message)', () => {
+    const events: AgentEvent[] = [
+      { type: 'run.start' },
+      { type: 'message.start', role: 'assistant', message: 'm' },
+    ];
+    for (let i = 0; i < 5; i++) events.push({ type: 'text.delta', text: `t${i}`, message: 'm' });
+    const [on, off] = both(flag, () => write(codec, events, 'jsonl'));
+    expect(on).toEqual(off);
+    expect(on.text.split('\n').filter((l) => l.includes('t3')).length).toBe(1);
+  });
+
+  test('every fixture of every format: the same bytes with and without them', () => {
+    for (const info of listFixtures()) {
+      const fixture = loadFixture(info.format, info.name);
+      const events = codecFor(info.format)!.parse(fixture.bytes).events;
+      // As read, and as JSON copies (no kept records: events from another format).
+      const copies = JSON.parse(JSON.stringify(events)) as AgentEvent[];
+      for (const e of copies) delete e.provenance;
+      for (const list of [events, copies]) {
+        for (const framing of ['sse', 'jsonl'] as const) {
+          const [on, off] = both(flag, () => write(codec, list, framing));
+          expect(on, `${info.format}/${info.name}`).toEqual(off);
+        }
+      }
+    }
+  });
+});
