@@ -1,5 +1,6 @@
 import type { DecodeOptions, RecordDecoder } from '../../codec';
 import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
+import { num } from '../../guards';
 import {
   isJsonObject,
   type JsonObject,
@@ -25,10 +26,6 @@ const FORMAT = 'amp' as const;
 
 /** An event being built: its type, and fields set as the record gives them. */
 type Emit = { type: AgentEvent['type'] } & Record<string, unknown>;
-
-function num(v: unknown): number | undefined {
-  return typeof v === 'number' ? v : undefined;
-}
 
 /** The text of a `tool_result` content: a string, or text blocks joined. */
 function resultText(content: unknown): string | undefined {

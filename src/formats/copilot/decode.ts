@@ -1,5 +1,6 @@
 import type { DecodeOptions, RecordDecoder } from '../../codec';
 import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
+import { num, str } from '../../guards';
 import { IsoReader } from '../../iso';
 import {
   isJsonObject,
@@ -31,14 +32,6 @@ const FORMAT = 'copilot' as const;
 
 /** An event being built: its type, and fields set as the record gives them. */
 type Emit = { type: AgentEvent['type'] } & Record<string, unknown>;
-
-function num(v: unknown): number | undefined {
-  return typeof v === 'number' ? v : undefined;
-}
-
-function str(v: unknown): string | undefined {
-  return typeof v === 'string' ? v : undefined;
-}
 
 // Copilot's token fields (assistant.usage, shutdown metrics) as model counts.
 function tokenCounts(d: JsonObject): ModelUsage {
