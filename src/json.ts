@@ -223,6 +223,25 @@ export function parseRecordText(
 }
 
 /**
+ * {@link parseRecordText}, then the {@link refuseDeepValue} bound: for records of a few objects,
+ * where walking the parsed value costs less than sweeping the text. The value, or
+ * {@link NOT_PARSED} after reporting why not; never throws (but through a strict sink).
+ */
+export function parseMeasuredRecord(
+  text: string,
+  line: number,
+  offset: number,
+  maxDepth: number,
+  format: Format,
+  sink: DiagnosticSink,
+): unknown {
+  const value = parseRecordText(text, line, offset, maxDepth, format, sink);
+  if (value === NOT_PARSED || refuseDeepValue(text, value, line, offset, maxDepth, format, sink))
+    return NOT_PARSED;
+  return value;
+}
+
+/**
  * One record of a JSON Lines format whose records are objects: {@link parseRecordText}, the
  * {@link refuseDeepText} bound, then `not a JSON object` (an `invalid_json` error) for any other
  * value. The object, or `undefined` after reporting why not; never throws (but through a strict

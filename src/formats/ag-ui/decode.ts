@@ -6,9 +6,8 @@ import {
   isJsonObject,
   type JsonObject,
   NOT_PARSED,
-  parseRecordText,
+  parseMeasuredRecord,
   readDeltaRecord,
-  refuseDeepValue,
   resolveMaxDepth,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance, QuestionItem } from '../../model';
@@ -164,9 +163,8 @@ export class AguiRecordDecoder implements FramedRecordDecoder {
         ? readDeltaRecord(text, AGUI_DELTA_HEAD, 'TEXT_MESSAGE_CONTENT', 'messageId')
         : undefined;
     if (value === undefined) {
-      value = parseRecordText(text, line, offset, this.maxDepth, FORMAT, this.sink);
+      value = parseMeasuredRecord(text, line, offset, this.maxDepth, FORMAT, this.sink);
       if (value === NOT_PARSED) return;
-      if (refuseDeepValue(text, value, line, offset, this.maxDepth, FORMAT, this.sink)) return;
     }
     if (this.held !== undefined && !isEarly(value)) this.release(out);
     const hints: AguiHints = { raw: text, record: value, framing: this.mode };

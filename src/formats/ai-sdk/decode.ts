@@ -6,9 +6,8 @@ import {
   isJsonObject,
   type JsonObject,
   NOT_PARSED,
-  parseRecordText,
+  parseMeasuredRecord,
   readDeltaRecord,
-  refuseDeepValue,
   resolveMaxDepth,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
@@ -120,9 +119,8 @@ export class AiSdkRecordDecoder implements FramedRecordDecoder {
         ? readDeltaRecord(text, AISDK_DELTA_HEAD, 'text-delta', 'id')
         : undefined;
     if (value === undefined) {
-      value = parseRecordText(text, line, offset, this.maxDepth, FORMAT, this.sink);
+      value = parseMeasuredRecord(text, line, offset, this.maxDepth, FORMAT, this.sink);
       if (value === NOT_PARSED) return;
-      if (refuseDeepValue(text, value, line, offset, this.maxDepth, FORMAT, this.sink)) return;
     }
     if (this.held !== undefined && !isEarly(value)) this.release(out);
     const hints: AiSdkHints = { raw: text, record: value, framing: this.mode };

@@ -7,9 +7,8 @@ import {
   type JsonObject,
   mayHoldUnsafeNumber,
   NOT_PARSED,
-  parseRecordText,
+  parseMeasuredRecord,
   readStringToken,
-  refuseDeepValue,
   resolveMaxDepth,
   setOwn,
   unsafeNumberMessage,
@@ -280,9 +279,8 @@ export class CopilotRecordDecoder implements RecordDecoder {
    * diagnostics, in the same order.
    */
   private parse(text: string, line: number, offset: number): JsonObject | undefined {
-    const value = parseRecordText(text, line, offset, this.maxDepth, FORMAT, this.sink);
-    if (value === NOT_PARSED || refuseDeepValue(text, value, line, offset, this.maxDepth, FORMAT, this.sink))
-      return undefined;
+    const value = parseMeasuredRecord(text, line, offset, this.maxDepth, FORMAT, this.sink);
+    if (value === NOT_PARSED) return undefined;
     if (isJsonObject(value)) return value;
     this.report('invalid_json', 'error', line, offset, 'not a JSON object');
     return undefined;
