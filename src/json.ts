@@ -478,10 +478,7 @@ export function readStringToken(text: string, open: number, close: number): stri
   PLAIN_RUN.lastIndex = open + 1;
   PLAIN_RUN.test(text);
   if (PLAIN_RUN.lastIndex === close) return text.slice(open + 1, close);
-  if (isEscapedAt(text, close)) return undefined;
-  for (let q = text.indexOf('"', open + 1); q < close; q = text.indexOf('"', q + 1)) {
-    if (!isEscapedAt(text, q)) return undefined;
-  }
+  if (!isStringToken(text, open, close)) return undefined;
   try {
     return JSON.parse(text.slice(open, close + 1)) as string;
   } catch {
@@ -614,10 +611,18 @@ export function isEscapedAt(text: string, at: number): boolean {
  */
 export function isLastStringToken(text: string, at: number): boolean {
   const n = text.length;
-  const last = n - 2;
-  if (last <= at || text.charCodeAt(at) !== 34 || text.charCodeAt(last) !== 34) return false;
-  if (text.charCodeAt(n - 1) !== 125 || isEscapedAt(text, last)) return false;
-  for (let q = text.indexOf('"', at + 1); q < last; q = text.indexOf('"', q + 1)) {
+  return text.charCodeAt(n - 1) === 125 && isStringToken(text, at, n - 2);
+}
+
+/**
+ * True when `text[open..close]` is quoted at both ends and every quote between is escaped, the
+ * closing one not: one JSON string token as far as its quotes tell (its escapes are
+ * `JSON.parse`'s to judge).
+ */
+function isStringToken(text: string, open: number, close: number): boolean {
+  if (close <= open || text.charCodeAt(open) !== 34 || text.charCodeAt(close) !== 34) return false;
+  if (isEscapedAt(text, close)) return false;
+  for (let q = text.indexOf('"', open + 1); q < close; q = text.indexOf('"', q + 1)) {
     if (!isEscapedAt(text, q)) return false;
   }
   return true;
