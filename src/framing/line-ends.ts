@@ -16,56 +16,68 @@ export type LineEnd = '\n' | '\r\n' | '';
  * needs it. It watches the raw chunks on their way to the splitter: a line delivered while a
  * chunk is being split ends at byte `offset + bytes` of the input, which lies in that chunk or
  * is the last byte of the one before. A chunk without any CR costs one `indexOf`.
+ *
+ * State in one object literal ({@link newLineEnds}) read by module functions: a literal's hidden
+ * class outlives a full GC, where a class instance's fields die with the last instance and take
+ * the optimised decoders that read them along (docs/performance.md, "OpenCode and Cursor
+ * decoders").
  */
-export class LineEnds {
-  private chunk: Uint8Array | undefined;
-  private base = 0;
-  private consumed = 0;
-  private previousEndsWithCR = false;
-  private lastOfPrevious = false;
-  private ended = false;
+export interface LineEnds {
+  chunk: Uint8Array | undefined;
+  base: number;
+  consumed: number;
+  previousEndsWithCR: boolean;
+  lastOfPrevious: boolean;
+  ended: boolean;
+}
 
-  /**
-   * Takes the next raw chunk before the splitter sees it; returns what to give the splitter (a
-   * string holding a CR comes back as its UTF-8 bytes, so positions are byte positions).
-   */
-  take(chunk: Uint8Array | string): Uint8Array | string {
-    let bytes: Uint8Array;
-    if (typeof chunk === 'string') {
-      if (chunk.indexOf('\r') === -1 && !this.previousEndsWithCR) {
-        // No CR anywhere near: positions are not needed, only the byte count moves on.
-        this.chunk = undefined;
-        this.consumed += utf8Length(chunk);
-        this.previousEndsWithCR = false;
-        return chunk;
-      }
-      bytes = encoder.encode(chunk);
-    } else bytes = chunk;
-    if (bytes.length === 0) return chunk;
-    const hasCR = this.previousEndsWithCR || bytes.indexOf(CR) !== -1;
-    this.chunk = hasCR ? bytes : undefined;
-    this.base = this.consumed;
-    this.consumed += bytes.length;
-    this.lastOfPrevious = this.previousEndsWithCR;
-    this.previousEndsWithCR = bytes[bytes.length - 1] === CR;
-    return bytes;
-  }
+/** A fresh {@link LineEnds}: no chunk seen yet. */
+export function newLineEnds(): LineEnds {
+  return {
+    chunk: undefined,
+    base: 0,
+    consumed: 0,
+    previousEndsWithCR: false,
+    lastOfPrevious: false,
+    ended: false,
+  };
+}
 
-  /** The input ended: lines delivered from now on had no terminator. */
-  end(): void {
-    this.ended = true;
-  }
+/**
+ * Takes the next raw chunk before the splitter sees it; returns what to give the splitter (a
+ * string holding a CR comes back as its UTF-8 bytes, so positions are byte positions).
+ */
+export function takeChunk(ends: LineEnds, chunk: Uint8Array | string): Uint8Array | string {
+  let bytes: Uint8Array;
+  if (typeof chunk === 'string') {
+    if (chunk.indexOf('\r') === -1 && !ends.previousEndsWithCR) {
+      // No CR anywhere near: positions are not needed, only the byte count moves on.
+      ends.chunk = undefined;
+      ends.consumed += utf8Length(chunk);
+      ends.previousEndsWithCR = false;
+      return chunk;
+    }
+    bytes = encoder.encode(chunk);
+  } else bytes = chunk;
+  if (bytes.length === 0) return chunk;
+  const hasCR = ends.previousEndsWithCR || bytes.indexOf(CR) !== -1;
+  ends.chunk = hasCR ? bytes : undefined;
+  ends.base = ends.consumed;
+  ends.consumed += bytes.length;
+  ends.lastOfPrevious = ends.previousEndsWithCR;
+  ends.previousEndsWithCR = bytes[bytes.length - 1] === CR;
+  return bytes;
+}
 
-  /** The terminator of the line that starts at byte `offset` and has `bytes` bytes. */
-  at(offset: number, bytes: number): LineEnd {
-    const p = offset + bytes;
-    if (this.ended && p >= this.consumed) return '';
-    const chunk = this.chunk;
-    if (chunk === undefined) return '\n';
-    const i = p - this.base;
-    if (i >= 0) return chunk[i] === CR ? '\r\n' : '\n';
-    return i === -1 && this.lastOfPrevious ? '\r\n' : '\n';
-  }
+/** The terminator of the line that starts at byte `offset` and has `bytes` bytes. */
+export function lineEndAt(ends: LineEnds, offset: number, bytes: number): LineEnd {
+  const p = offset + bytes;
+  if (ends.ended && p >= ends.consumed) return '';
+  const chunk = ends.chunk;
+  if (chunk === undefined) return '\n';
+  const i = p - ends.base;
+  if (i >= 0) return chunk[i] === CR ? '\r\n' : '\n';
+  return i === -1 && ends.lastOfPrevious ? '\r\n' : '\n';
 }
 
 /** UTF-8 byte length of a string, without encoding it. */
@@ -93,10 +105,11 @@ function utf8Length(text: string): number {
 export function withLineEnds(inner: ChunkDecoder, ends: LineEnds): ChunkDecoder {
   return {
     push(chunk, out: AgentEvent[]) {
-      inner.push(ends.take(chunk), out);
+      inner.push(takeChunk(ends, chunk), out);
     },
     end(out: AgentEvent[]) {
-      ends.end();
+      // The input ended: lines delivered from now on had no terminator.
+      ends.ended = true;
       inner.end(out);
     },
   };

@@ -1,6 +1,6 @@
 import type { DecodeOptions, RecordDecoder } from '../../codec';
 import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
-import type { LineEnds } from '../../framing/line-ends';
+import { type LineEnds, lineEndAt } from '../../framing/line-ends';
 import { str } from '../../guards';
 import {
   isJsonObject,
@@ -48,6 +48,55 @@ interface LineContext {
 }
 
 /**
+ * The decoder's state between lines, built whole in one object literal ({@link newDecoder}): a
+ * literal's hidden class is held by its allocation site and outlives a full GC, where a class
+ * instance's fields (map transitions, held weakly) die with the last decoder and take the
+ * optimised code that embedded them along (docs/performance.md, "OpenCode and Cursor decoders").
+ */
+interface Decoder {
+  readonly sink: DiagnosticSink;
+  readonly report: LineReport;
+  readonly maxDepth: number;
+  readonly ends: LineEnds | undefined;
+  root: string | undefined;
+  runOpen: boolean;
+  error: string | undefined;
+  readonly main: Lane;
+  readonly lanes: Map<string, Lane>;
+  // Where the last line was, for the events the stream's end implies (no object per line).
+  lastLine: number;
+  lastOffset: number;
+  lastTs: number | undefined;
+}
+
+function newDecoder(options: OpencodeDecodeOptions, sink: DiagnosticSink, ends: LineEnds | undefined): Decoder {
+  return {
+    sink,
+    report: lineReporter(sink, FORMAT),
+    maxDepth: resolveMaxDepth(options.maxDepth),
+    ends,
+    root: undefined,
+    runOpen: false,
+    error: undefined,
+    main: { round: 0, text: '', lastReason: undefined },
+    lanes: new Map(),
+    lastLine: 1,
+    lastOffset: 0,
+    lastTs: undefined,
+  };
+}
+
+/**
+ * Whether the frequent events (text and reasoning, a step's start and end, a finished tool
+ * call's start and end) of the main session inside a step are built whole, each in one object
+ * literal with every field it has, instead of a literal the general path adds the envelope to
+ * afterwards ({@link stamp}). The two give the same events; off, only the general path runs (the
+ * property test in test/opencode/whole-events.test.ts holds them equal). Whole literals keep
+ * their hidden classes across a full GC (docs/performance.md, "OpenCode and Cursor decoders").
+ */
+export const OPENCODE_WHOLE_EVENTS: { enabled: boolean } = { enabled: true };
+
+/**
  * The OpenCode record decoder: one `opencode run --format json` line → canonical events.
  * `step_start` → `round.start`; `text` → `text.delta`; `reasoning` → `reasoning.delta`;
  * `tool_use` (a finished call) → `tool.start` + `tool.end`; `step_finish` → `round.end` with the
@@ -55,299 +104,425 @@ interface LineContext {
  * (synthetic `run.start`). Records of another session (`sessionID` or `part.sessionID` other than
  * the run's) belong to a child lane, opened by a synthetic `child.start`. A stream that ends
  * without `done` ends its run as `completed` when its last step stopped (`reason: "stop"`, the
- * older builds' last record), `failed` after an `error`, else `incomplete`.
+ * older builds' last record), `failed` after an `error`, else `incomplete`. `ends` tells each
+ * line's terminator (CRLF kept).
  */
-export class OpencodeRecordDecoder implements RecordDecoder {
-  private readonly sink: DiagnosticSink;
-  private readonly report: LineReport;
-  private readonly maxDepth: number;
-  private readonly ends: LineEnds | undefined;
-  private root: string | undefined;
-  private runOpen = false;
-  private error: string | undefined;
-  private readonly main: Lane = { round: 0, text: '', lastReason: undefined };
-  private readonly lanes = new Map<string, Lane>();
-  // Where the last line was, for the events the stream's end implies (no object per line).
-  private lastLine = 1;
-  private lastOffset = 0;
-  private lastTs: number | undefined;
+export function createOpencodeRecordDecoder(
+  options: OpencodeDecodeOptions,
+  sink: DiagnosticSink,
+  ends?: LineEnds,
+): RecordDecoder {
+  const d = newDecoder(options, sink, ends);
+  return {
+    line: (text, line, offset, out, bytes) => readLine(d, text, line, offset, out, bytes),
+    end: (out) => endStream(d, out),
+  };
+}
 
-  /** Creates a decoder reporting to `sink`; `ends` tells each line's terminator (CRLF kept). */
-  constructor(options: OpencodeDecodeOptions, sink: DiagnosticSink, ends?: LineEnds) {
-    this.sink = sink;
-    this.report = lineReporter(sink, FORMAT);
-    this.maxDepth = resolveMaxDepth(options.maxDepth);
-    this.ends = ends;
+function readLine(
+  d: Decoder,
+  text: string,
+  line: number,
+  offset: number,
+  out: AgentEvent[],
+  bytes: number | undefined,
+): void {
+  const value = parseRecordText(text, line, offset, d.maxDepth, FORMAT, d.sink);
+  if (value === NOT_PARSED) return;
+  if (refuseDeepText(text, line, offset, d.maxDepth, FORMAT, d.sink)) return;
+  const eol = d.ends === undefined ? undefined : lineEndAt(d.ends, offset, bytes ?? text.length);
+  const hints: OpencodeHints =
+    eol !== undefined && eol !== '\n' ? { raw: text, record: value, eol } : { raw: text, record: value };
+  if (!isJsonObject(value)) {
+    d.report('invalid_json', 'error', line, offset, 'not a JSON object; kept as an unknown event');
+    out.push({ type: 'unknown', record: value, provenance: provenanceOf(line, offset, hints) });
+    return;
   }
-
-  line(text: string, line: number, offset: number, out: AgentEvent[], bytes?: number): void {
-    const value = parseRecordText(text, line, offset, this.maxDepth, FORMAT, this.sink);
-    if (value === NOT_PARSED) return;
-    if (refuseDeepText(text, line, offset, this.maxDepth, FORMAT, this.sink)) return;
-    const hints: OpencodeHints = { raw: text, record: value };
-    const eol = this.ends?.at(offset, bytes ?? text.length);
-    if (eol !== undefined && eol !== '\n') hints.eol = eol;
-    if (!isJsonObject(value)) {
-      this.report('invalid_json', 'error', line, offset, 'not a JSON object; kept as an unknown event');
-      out.push({ type: 'unknown', record: value, provenance: this.provenance(line, offset, hints) });
-      return;
-    }
-    const sessionID = str(value.sessionID);
-    if (this.root === undefined && sessionID !== undefined) this.root = sessionID;
-    const part = isJsonObject(value.part) ? value.part : undefined;
-    const partSession = str(part?.sessionID);
-    const own = partSession ?? sessionID;
-    const lane = own !== undefined && this.root !== undefined && own !== this.root ? own : undefined;
-    const cx: LineContext = { record: value, line, offset, hints, lane };
-    const ts = typeof value.timestamp === 'number' ? value.timestamp : undefined;
-    this.lastLine = line;
-    this.lastOffset = offset;
-    this.lastTs = ts;
-    const type = value.type;
-    if (!isOpencodeRecordType(type)) {
-      this.openRun(cx, out);
-      if (mayHoldUnsafeNumber(value)) this.checkIntegers(text, line, offset);
-      const e: AgentEventOf<'unknown'> = { type: 'unknown', record: value, provenance: this.prov(cx) };
-      if (typeof type === 'string') e.recordType = type;
-      this.stamp(e, cx);
-      out.push(e);
-      return;
-    }
-    const problem = invalid(type, part);
-    if (problem !== undefined) {
-      this.report('invalid_record', 'error', line, offset, `invalid ${type} record: ${problem}`);
-      this.openRun(cx, out);
-      const e: AgentEventOf<'unknown'> = {
-        type: 'unknown',
-        recordType: type,
-        record: value,
-        provenance: this.prov(cx),
-      };
-      this.stamp(e, cx);
-      out.push(e);
-      return;
-    }
-    this.openRun(cx, out);
-    if (lane !== undefined && !this.lanes.has(lane)) this.openLane(lane, cx, out);
-    this.map(type, part, cx, out);
+  const sessionID = str(value.sessionID);
+  if (d.root === undefined && sessionID !== undefined) d.root = sessionID;
+  const part = isJsonObject(value.part) ? value.part : undefined;
+  const partSession = str(part?.sessionID);
+  const own = partSession ?? sessionID;
+  const lane = own !== undefined && d.root !== undefined && own !== d.root ? own : undefined;
+  const cx: LineContext = { record: value, line, offset, hints, lane };
+  const ts = typeof value.timestamp === 'number' ? value.timestamp : undefined;
+  d.lastLine = line;
+  d.lastOffset = offset;
+  d.lastTs = ts;
+  const type = value.type;
+  if (!isOpencodeRecordType(type)) {
+    openRun(d, cx, out);
+    if (mayHoldUnsafeNumber(value)) checkIntegers(d, text, line, offset);
+    const e: AgentEventOf<'unknown'> = { type: 'unknown', record: value, provenance: prov(cx) };
+    if (typeof type === 'string') e.recordType = type;
+    stamp(e, cx);
+    out.push(e);
+    return;
   }
-
-  end(out: AgentEvent[]): void {
-    for (const [child, lane] of this.lanes) {
-      if (lane.round < 0) continue;
-      const e: AgentEventOf<'child.end'> = {
-        type: 'child.end',
-        child,
-        status: 'incomplete',
-        provenance: { format: FORMAT, line: this.lastLine, offset: this.lastOffset, synthetic: true },
-      };
-      if (this.root !== undefined) e.session = this.root;
-      out.push(e);
-    }
-    this.lanes.clear();
-    if (!this.runOpen) return;
-    this.runOpen = false;
-    const status: RunStatus =
-      this.error !== undefined
-        ? 'failed'
-        : this.main.lastReason === OPENCODE_STOP_REASON
-          ? 'completed'
-          : 'incomplete';
-    const e: AgentEventOf<'run.end'> = {
-      type: 'run.end',
-      status,
-      provenance: { format: FORMAT, line: this.lastLine, offset: this.lastOffset, synthetic: true },
+  const problem = invalid(type, part);
+  if (problem !== undefined) {
+    d.report('invalid_record', 'error', line, offset, `invalid ${type} record: ${problem}`);
+    openRun(d, cx, out);
+    const e: AgentEventOf<'unknown'> = {
+      type: 'unknown',
+      recordType: type,
+      record: value,
+      provenance: prov(cx),
     };
-    if (status === 'completed') e.reason = OPENCODE_STOP_REASON;
-    if (this.error !== undefined) e.error = this.error;
-    if (this.root !== undefined) e.session = this.root;
-    if (this.lastTs !== undefined) e.ts = this.lastTs;
+    stamp(e, cx);
+    out.push(e);
+    return;
+  }
+  openRun(d, cx, out);
+  if (lane !== undefined && !d.lanes.has(lane)) openLane(d, lane, cx, out);
+  map(d, type, part, cx, out);
+}
+
+function endStream(d: Decoder, out: AgentEvent[]): void {
+  for (const [child, lane] of d.lanes) {
+    if (lane.round < 0) continue;
+    const e: AgentEventOf<'child.end'> = {
+      type: 'child.end',
+      child,
+      status: 'incomplete',
+      provenance: { format: FORMAT, line: d.lastLine, offset: d.lastOffset, synthetic: true },
+    };
+    if (d.root !== undefined) e.session = d.root;
     out.push(e);
   }
+  d.lanes.clear();
+  if (!d.runOpen) return;
+  d.runOpen = false;
+  const status: RunStatus =
+    d.error !== undefined ? 'failed' : d.main.lastReason === OPENCODE_STOP_REASON ? 'completed' : 'incomplete';
+  const e: AgentEventOf<'run.end'> = {
+    type: 'run.end',
+    status,
+    provenance: { format: FORMAT, line: d.lastLine, offset: d.lastOffset, synthetic: true },
+  };
+  if (status === 'completed') e.reason = OPENCODE_STOP_REASON;
+  if (d.error !== undefined) e.error = d.error;
+  if (d.root !== undefined) e.session = d.root;
+  if (d.lastTs !== undefined) e.ts = d.lastTs;
+  out.push(e);
+}
 
-  private map(
-    type: OpencodeRecordType,
-    part: JsonObject | undefined,
-    cx: LineContext,
-    out: AgentEvent[],
-  ): void {
-    const lane = this.laneOf(cx);
-    switch (type) {
-      case 'step_start': {
-        lane.round++;
-        lane.text = '';
-        // A step began: the stream's last step has not stopped (yet).
-        lane.lastReason = undefined;
-        const e: AgentEventOf<'round.start'> = { type: 'round.start', provenance: this.prov(cx) };
-        this.stamp(e, cx, lane);
-        out.push(e);
+/**
+ * The envelope {@link stamp} would add to an event of this line in `lane`, when it is the
+ * frequent one: a session, a timestamp and a round, in the main session. Undefined sends the
+ * event through the general path.
+ */
+function wholeEnvelope(cx: LineContext, lane: Lane): boolean {
+  return (
+    OPENCODE_WHOLE_EVENTS.enabled &&
+    cx.lane === undefined &&
+    lane.round > 0 &&
+    typeof cx.record.sessionID === 'string' &&
+    typeof cx.record.timestamp === 'number'
+  );
+}
+
+function map(
+  d: Decoder,
+  type: OpencodeRecordType,
+  part: JsonObject | undefined,
+  cx: LineContext,
+  out: AgentEvent[],
+): void {
+  const lane = laneOf(d, cx);
+  switch (type) {
+    case 'step_start': {
+      lane.round++;
+      lane.text = '';
+      // A step began: the stream's last step has not stopped (yet).
+      lane.lastReason = undefined;
+      if (wholeEnvelope(cx, lane)) {
+        out.push({
+          type: 'round.start',
+          provenance: prov(cx),
+          session: cx.record.sessionID as string,
+          ts: cx.record.timestamp as number,
+          round: lane.round,
+        });
         return;
       }
-      case 'text':
-      case 'reasoning': {
-        const text = part!.text as string;
-        const e: AgentEventOf<'text.delta'> | AgentEventOf<'reasoning.delta'> = {
-          type: type === 'text' ? 'text.delta' : 'reasoning.delta',
-          text,
-          provenance: this.prov(cx),
-        };
-        if (type === 'text') lane.text += text;
-        const message = str(part!.messageID);
-        if (message !== undefined) e.message = message;
-        this.stamp(e, cx, lane);
-        out.push(e);
+      const e: AgentEventOf<'round.start'> = { type: 'round.start', provenance: prov(cx) };
+      stamp(e, cx, lane);
+      out.push(e);
+      return;
+    }
+    case 'text':
+    case 'reasoning': {
+      const text = part!.text as string;
+      if (type === 'text') lane.text += text;
+      const message = str(part!.messageID);
+      if (message !== undefined && wholeEnvelope(cx, lane)) {
+        const session = cx.record.sessionID as string;
+        const ts = cx.record.timestamp as number;
+        out.push(
+          type === 'text'
+            ? { type: 'text.delta', text, provenance: prov(cx), message, session, ts, round: lane.round }
+            : { type: 'reasoning.delta', text, provenance: prov(cx), message, session, ts, round: lane.round },
+        );
         return;
       }
-      case 'tool_use':
-        this.tool(part!, cx, lane, out);
-        return;
-      case 'step_finish': {
-        const reason = str(part!.reason);
+      const e: AgentEventOf<'text.delta'> | AgentEventOf<'reasoning.delta'> = {
+        type: type === 'text' ? 'text.delta' : 'reasoning.delta',
+        text,
+        provenance: prov(cx),
+      };
+      if (message !== undefined) e.message = message;
+      stamp(e, cx, lane);
+      out.push(e);
+      return;
+    }
+    case 'tool_use':
+      tool(d, part!, cx, lane, out);
+      return;
+    case 'step_finish': {
+      const reason = str(part!.reason);
+      const usage = usageFromWire(part!.tokens, part!.cost);
+      if (reason !== undefined && usage !== undefined && wholeEnvelope(cx, lane)) {
+        out.push({
+          type: 'round.end',
+          message: lane.text,
+          provenance: prov(cx),
+          stopReason: reason,
+          usage,
+          session: cx.record.sessionID as string,
+          ts: cx.record.timestamp as number,
+          round: lane.round,
+        });
+      } else {
         const e: AgentEventOf<'round.end'> = {
           type: 'round.end',
           message: lane.text,
-          provenance: this.prov(cx),
+          provenance: prov(cx),
         };
         if (reason !== undefined) e.stopReason = reason;
-        const usage = usageFromWire(part!.tokens, part!.cost);
         if (usage !== undefined) e.usage = usage;
-        this.stamp(e, cx, lane);
-        lane.text = '';
-        lane.lastReason = reason;
+        stamp(e, cx, lane);
         out.push(e);
-        return;
       }
-      case 'error': {
-        const error = cx.record.error;
-        const message = errorMessage(error);
-        const e: AgentEventOf<'error'> = { type: 'error', message, fatal: true, provenance: this.prov(cx) };
-        const name = isJsonObject(error) ? str(error.name) : undefined;
-        if (name !== undefined) e.code = name;
-        if (error !== undefined) e.data = error;
-        this.stamp(e, cx);
-        if (cx.lane === undefined)
-          this.error = this.error === undefined ? message : `${this.error}\n${message}`;
-        out.push(e);
-        return;
-      }
-      case 'done': {
-        const e: AgentEventOf<'run.end'> = {
-          type: 'run.end',
-          status: this.error !== undefined ? 'failed' : 'completed',
-          provenance: this.prov(cx),
-        };
-        const reason = str(cx.record.reason);
-        if (reason !== undefined) e.reason = reason;
-        if (this.error !== undefined) e.error = this.error;
-        this.stamp(e, cx);
-        this.runOpen = false;
-        this.error = undefined;
-        this.main.lastReason = undefined;
-        out.push(e);
-        return;
-      }
+      lane.text = '';
+      lane.lastReason = reason;
+      return;
     }
-  }
-
-  private tool(part: JsonObject, cx: LineContext, lane: Lane, out: AgentEvent[]): void {
-    const state = part.state as JsonObject;
-    const call = part.callID as string;
-    const name = part.tool as string;
-    const time = isJsonObject(state.time) ? state.time : undefined;
-    const startedAt = time !== undefined && typeof time.start === 'number' ? time.start : undefined;
-    const endedAt = time !== undefined && typeof time.end === 'number' ? time.end : undefined;
-    const provenance = this.prov(cx);
-    const start: AgentEventOf<'tool.start'> = { type: 'tool.start', call, name, provenance };
-    if (isJsonObject(state.input)) {
-      // A copy: an edit of the event must not edit the kept record (the writer compares them).
-      start.args = copyJson(state.input);
-      // OpenCode's own shell tool: its command line is the `command` argument.
-      if (name === 'bash' && typeof state.input.command === 'string') start.command = state.input.command;
-    }
-    if (startedAt !== undefined) start.startedAt = startedAt;
-    this.stamp(start, cx, lane);
-    const ok = state.status === 'completed';
-    const end: AgentEventOf<'tool.end'> = { type: 'tool.end', call, name, ok, provenance };
-    if (typeof state.output === 'string') end.text = state.output;
-    if (state.error !== undefined) end.error = state.error;
-    const metadata = isJsonObject(state.metadata) ? state.metadata : undefined;
-    if (metadata !== undefined && typeof metadata.exit === 'number') end.exitCode = metadata.exit;
-    if (startedAt !== undefined) end.startedAt = startedAt;
-    if (endedAt !== undefined) end.endedAt = endedAt;
-    this.stamp(end, cx, lane);
-    out.push(start, end);
-    // A task tool ran a child session: its lane ends with the call.
-    const child = metadata !== undefined ? (str(metadata.sessionId) ?? str(metadata.sessionID)) : undefined;
-    const childLane = child !== undefined ? this.lanes.get(child) : undefined;
-    if (child !== undefined && childLane !== undefined && childLane.round >= 0) {
-      childLane.round = -1;
-      const e: AgentEventOf<'child.end'> = {
-        type: 'child.end',
-        child,
-        status: ok ? 'completed' : 'failed',
-        provenance: { format: FORMAT, line: cx.line, offset: cx.offset, synthetic: true },
-      };
-      if (typeof state.output === 'string') e.result = state.output;
-      this.stamp(e, cx, lane);
+    case 'error': {
+      const error = cx.record.error;
+      const message = errorMessage(error);
+      const e: AgentEventOf<'error'> = { type: 'error', message, fatal: true, provenance: prov(cx) };
+      const name = isJsonObject(error) ? str(error.name) : undefined;
+      if (name !== undefined) e.code = name;
+      if (error !== undefined) e.data = error;
+      stamp(e, cx);
+      if (cx.lane === undefined) d.error = d.error === undefined ? message : `${d.error}\n${message}`;
       out.push(e);
+      return;
+    }
+    case 'done': {
+      const e: AgentEventOf<'run.end'> = {
+        type: 'run.end',
+        status: d.error !== undefined ? 'failed' : 'completed',
+        provenance: prov(cx),
+      };
+      const reason = str(cx.record.reason);
+      if (reason !== undefined) e.reason = reason;
+      if (d.error !== undefined) e.error = d.error;
+      stamp(e, cx);
+      d.runOpen = false;
+      d.error = undefined;
+      d.main.lastReason = undefined;
+      out.push(e);
+      return;
     }
   }
+}
 
-  private laneOf(cx: LineContext): Lane {
-    return cx.lane === undefined ? this.main : (this.lanes.get(cx.lane) ?? this.main);
+/** The facts of a finished call both its events carry. */
+interface Call {
+  call: string;
+  name: string;
+  state: JsonObject;
+  startedAt: number | undefined;
+  endedAt: number | undefined;
+  provenance: Provenance;
+}
+
+function tool(d: Decoder, part: JsonObject, cx: LineContext, lane: Lane, out: AgentEvent[]): void {
+  const state = part.state as JsonObject;
+  const time = isJsonObject(state.time) ? state.time : undefined;
+  const c: Call = {
+    call: part.callID as string,
+    name: part.tool as string,
+    state,
+    startedAt: time !== undefined && typeof time.start === 'number' ? time.start : undefined,
+    endedAt: time !== undefined && typeof time.end === 'number' ? time.end : undefined,
+    provenance: prov(cx),
+  };
+  const metadata = isJsonObject(state.metadata) ? state.metadata : undefined;
+  const ok = state.status === 'completed';
+  if (!wholeTool(c, cx, lane, metadata, ok, out)) {
+    out.push(toolStart(c, cx, lane), toolEnd(c, cx, lane, metadata, ok));
   }
-
-  private openLane(child: string, cx: LineContext, out: AgentEvent[]): void {
-    this.lanes.set(child, { round: 0, text: '', lastReason: undefined });
-    const e: AgentEventOf<'child.start'> = {
-      type: 'child.start',
+  // A task tool ran a child session: its lane ends with the call.
+  const child = metadata !== undefined ? (str(metadata.sessionId) ?? str(metadata.sessionID)) : undefined;
+  const childLane = child !== undefined ? d.lanes.get(child) : undefined;
+  if (child !== undefined && childLane !== undefined && childLane.round >= 0) {
+    childLane.round = -1;
+    const e: AgentEventOf<'child.end'> = {
+      type: 'child.end',
       child,
-      kind: 'agent',
+      status: ok ? 'completed' : 'failed',
       provenance: { format: FORMAT, line: cx.line, offset: cx.offset, synthetic: true },
     };
-    const session = str(cx.record.sessionID);
-    if (session !== undefined) e.session = session;
-    if (typeof cx.record.timestamp === 'number') e.ts = cx.record.timestamp;
+    if (typeof state.output === 'string') e.result = state.output;
+    stamp(e, cx, lane);
     out.push(e);
   }
+}
 
-  private openRun(cx: LineContext, out: AgentEvent[]): void {
-    if (this.runOpen) return;
-    this.runOpen = true;
-    this.main.round = 0;
-    this.main.text = '';
-    const e: AgentEventOf<'run.start'> = {
-      type: 'run.start',
-      provenance: { format: FORMAT, line: cx.line, offset: cx.offset, synthetic: true },
-    };
-    const session = str(cx.record.sessionID);
-    if (session !== undefined) e.session = session;
-    if (typeof cx.record.timestamp === 'number') e.ts = cx.record.timestamp;
-    out.push(e);
+/**
+ * A finished call of the main session inside a step, with its arguments, start and end times,
+ * and either an output (a completed call, with or without an exit code) or an error: its two
+ * events built whole, the general path's fields in its order. False: nothing pushed.
+ */
+function wholeTool(
+  c: Call,
+  cx: LineContext,
+  lane: Lane,
+  metadata: JsonObject | undefined,
+  ok: boolean,
+  out: AgentEvent[],
+): boolean {
+  const { state, startedAt, endedAt } = c;
+  const input = state.input;
+  if (startedAt === undefined || endedAt === undefined || !isJsonObject(input) || !wholeEnvelope(cx, lane))
+    return false;
+  const output = state.output;
+  const error = state.error;
+  const exit = metadata !== undefined && typeof metadata.exit === 'number' ? metadata.exit : undefined;
+  const session = cx.record.sessionID as string;
+  const ts = cx.record.timestamp as number;
+  const round = lane.round;
+  const { call, name, provenance } = c;
+  let end: AgentEvent;
+  if (typeof output === 'string' && error === undefined) {
+    end =
+      exit !== undefined
+        ? {
+            type: 'tool.end',
+            call,
+            name,
+            ok,
+            provenance,
+            text: output,
+            exitCode: exit,
+            startedAt,
+            endedAt,
+            session,
+            ts,
+            round,
+          }
+        : { type: 'tool.end', call, name, ok, provenance, text: output, startedAt, endedAt, session, ts, round };
+  } else if (output === undefined && error !== undefined && exit === undefined) {
+    end = { type: 'tool.end', call, name, ok, provenance, error, startedAt, endedAt, session, ts, round };
+  } else {
+    return false;
   }
+  // A copy: an edit of the event must not edit the kept record (the writer compares them).
+  const args = copyJson(input);
+  // OpenCode's own shell tool: its command line is the `command` argument.
+  const command = input.command;
+  out.push(
+    name === 'bash' && typeof command === 'string'
+      ? { type: 'tool.start', call, name, provenance, args, command, startedAt, session, ts, round }
+      : { type: 'tool.start', call, name, provenance, args, startedAt, session, ts, round },
+    end,
+  );
+  return true;
+}
 
-  /** Envelope fields: session, ts, lane and (inside a step) round. */
-  private stamp(e: AgentEvent, cx: LineContext, lane?: Lane): void {
-    const session = cx.record.sessionID;
-    if (typeof session === 'string') e.session = session;
-    const ts = cx.record.timestamp;
-    if (typeof ts === 'number') e.ts = ts;
-    if (lane !== undefined && lane.round > 0) e.round = lane.round;
-    if (cx.lane !== undefined) e.lane = cx.lane;
+function toolStart(c: Call, cx: LineContext, lane: Lane): AgentEvent {
+  const { state, name } = c;
+  const start: AgentEventOf<'tool.start'> = { type: 'tool.start', call: c.call, name, provenance: c.provenance };
+  if (isJsonObject(state.input)) {
+    // A copy: an edit of the event must not edit the kept record (the writer compares them).
+    start.args = copyJson(state.input);
+    // OpenCode's own shell tool: its command line is the `command` argument.
+    if (name === 'bash' && typeof state.input.command === 'string') start.command = state.input.command;
   }
+  if (c.startedAt !== undefined) start.startedAt = c.startedAt;
+  stamp(start, cx, lane);
+  return start;
+}
 
-  private prov(cx: LineContext): Provenance {
-    return this.provenance(cx.line, cx.offset, cx.hints);
-  }
+function toolEnd(c: Call, cx: LineContext, lane: Lane, metadata: JsonObject | undefined, ok: boolean): AgentEvent {
+  const { state } = c;
+  const end: AgentEventOf<'tool.end'> = { type: 'tool.end', call: c.call, name: c.name, ok, provenance: c.provenance };
+  if (typeof state.output === 'string') end.text = state.output;
+  if (state.error !== undefined) end.error = state.error;
+  if (metadata !== undefined && typeof metadata.exit === 'number') end.exitCode = metadata.exit;
+  if (c.startedAt !== undefined) end.startedAt = c.startedAt;
+  if (c.endedAt !== undefined) end.endedAt = c.endedAt;
+  stamp(end, cx, lane);
+  return end;
+}
 
-  private provenance(line: number, offset: number, hints: OpencodeHints): Provenance {
-    return { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
-  }
+function laneOf(d: Decoder, cx: LineContext): Lane {
+  return cx.lane === undefined ? d.main : (d.lanes.get(cx.lane) ?? d.main);
+}
 
-  private checkIntegers(text: string, line: number, offset: number): void {
-    const message = unsafeNumberMessage(text);
-    if (message !== undefined) this.report('invalid_record', 'error', line, offset, message);
-  }
+function openLane(d: Decoder, child: string, cx: LineContext, out: AgentEvent[]): void {
+  d.lanes.set(child, { round: 0, text: '', lastReason: undefined });
+  const e: AgentEventOf<'child.start'> = {
+    type: 'child.start',
+    child,
+    kind: 'agent',
+    provenance: { format: FORMAT, line: cx.line, offset: cx.offset, synthetic: true },
+  };
+  const session = str(cx.record.sessionID);
+  if (session !== undefined) e.session = session;
+  if (typeof cx.record.timestamp === 'number') e.ts = cx.record.timestamp;
+  out.push(e);
+}
+
+function openRun(d: Decoder, cx: LineContext, out: AgentEvent[]): void {
+  if (d.runOpen) return;
+  d.runOpen = true;
+  d.main.round = 0;
+  d.main.text = '';
+  const e: AgentEventOf<'run.start'> = {
+    type: 'run.start',
+    provenance: { format: FORMAT, line: cx.line, offset: cx.offset, synthetic: true },
+  };
+  const session = str(cx.record.sessionID);
+  if (session !== undefined) e.session = session;
+  if (typeof cx.record.timestamp === 'number') e.ts = cx.record.timestamp;
+  out.push(e);
+}
+
+/** Envelope fields: session, ts, lane and (inside a step) round. */
+function stamp(e: AgentEvent, cx: LineContext, lane?: Lane): void {
+  const session = cx.record.sessionID;
+  if (typeof session === 'string') e.session = session;
+  const ts = cx.record.timestamp;
+  if (typeof ts === 'number') e.ts = ts;
+  if (lane !== undefined && lane.round > 0) e.round = lane.round;
+  if (cx.lane !== undefined) e.lane = cx.lane;
+}
+
+function prov(cx: LineContext): Provenance {
+  return provenanceOf(cx.line, cx.offset, cx.hints);
+}
+
+function provenanceOf(line: number, offset: number, hints: OpencodeHints): Provenance {
+  return { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
+}
+
+function checkIntegers(d: Decoder, text: string, line: number, offset: number): void {
+  const message = unsafeNumberMessage(text);
+  if (message !== undefined) d.report('invalid_record', 'error', line, offset, message);
 }
 
 /** Why a known record cannot be mapped, or undefined when it can. */

@@ -1,8 +1,8 @@
 import { type Codec, createCheck, createCodec, lineChunkDecoder } from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
-import { LineEnds, withLineEnds } from '../../framing/line-ends';
+import { newLineEnds, withLineEnds } from '../../framing/line-ends';
 import { checkOpencodeEvents } from './check';
-import { type OpencodeDecodeOptions, OpencodeRecordDecoder } from './decode';
+import { createOpencodeRecordDecoder, type OpencodeDecodeOptions } from './decode';
 import { type OpencodeEncodeOptions, OpencodeEncoder } from './encode';
 import { OPENCODE_MAX_LINE_BYTES } from './wire';
 
@@ -30,9 +30,9 @@ export interface OpencodeCodec extends Codec<OpencodeDecodeOptions, OpencodeEnco
 const codec = createCodec<OpencodeDecodeOptions, OpencodeEncodeOptions>({
   format: 'opencode',
   createChunkDecoder: (options, sink) => {
-    const ends = new LineEnds();
+    const ends = newLineEnds();
     const lines = { ...options, maxLineBytes: options.maxLineBytes ?? OPENCODE_MAX_LINE_BYTES };
-    const records = new OpencodeRecordDecoder(options, sink, ends);
+    const records = createOpencodeRecordDecoder(options, sink, ends);
     return withLineEnds(lineChunkDecoder('opencode', 'jsonl', lines, sink, records), ends);
   },
   createEncoder: (options, sink) => new OpencodeEncoder(options, sink),
