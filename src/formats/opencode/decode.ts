@@ -13,7 +13,7 @@ import {
   unsafeNumberMessage,
 } from '../../json';
 import { copyJson } from '../../kept';
-import type { AgentEvent, AgentEventOf, Provenance, RunStatus } from '../../model';
+import type { AgentEvent, AgentEventOf, Provenance, RunStatus, Usage } from '../../model';
 import {
   isOpencodeRecordType,
   OPENCODE_STOP_REASON,
@@ -69,7 +69,11 @@ interface Decoder {
   lastTs: number | undefined;
 }
 
-function newDecoder(options: OpencodeDecodeOptions, sink: DiagnosticSink, ends: LineEnds | undefined): Decoder {
+function newDecoder(
+  options: OpencodeDecodeOptions,
+  sink: DiagnosticSink,
+  ends: LineEnds | undefined,
+): Decoder {
   return {
     sink,
     report: lineReporter(sink, FORMAT),
@@ -194,7 +198,11 @@ function endStream(d: Decoder, out: AgentEvent[]): void {
   if (!d.runOpen) return;
   d.runOpen = false;
   const status: RunStatus =
-    d.error !== undefined ? 'failed' : d.main.lastReason === OPENCODE_STOP_REASON ? 'completed' : 'incomplete';
+    d.error !== undefined
+      ? 'failed'
+      : d.main.lastReason === OPENCODE_STOP_REASON
+        ? 'completed'
+        : 'incomplete';
   const e: AgentEventOf<'run.end'> = {
     type: 'run.end',
     status,
@@ -262,7 +270,15 @@ function map(
         out.push(
           type === 'text'
             ? { type: 'text.delta', text, provenance: prov(cx), message, session, ts, round: lane.round }
-            : { type: 'reasoning.delta', text, provenance: prov(cx), message, session, ts, round: lane.round },
+            : {
+                type: 'reasoning.delta',
+                text,
+                provenance: prov(cx),
+                message,
+                session,
+                ts,
+                round: lane.round,
+              },
         );
         return;
       }
@@ -281,7 +297,7 @@ function map(
       return;
     case 'step_finish': {
       const reason = str(part!.reason);
-      const usage = usageFromWire(part!.tokens, part!.cost);
+      const usage = wholeUsage(part!.tokens, part!.cost) ?? usageFromWire(part!.tokens, part!.cost);
       if (reason !== undefined && usage !== undefined && wholeEnvelope(cx, lane)) {
         out.push({
           type: 'round.end',
@@ -337,6 +353,38 @@ function map(
       return;
     }
   }
+}
+
+/**
+ * A step's usage when every count and the cost are given (what OpenCode writes), built whole in
+ * one literal: the object {@link usageFromWire} builds field by field, whose transitions die with
+ * a full GC. Undefined otherwise (and with the switch off): the general path reads it.
+ */
+function wholeUsage(tokens: unknown, cost: unknown): Usage | undefined {
+  if (!OPENCODE_WHOLE_EVENTS.enabled || !isJsonObject(tokens) || !isJsonObject(tokens.cache))
+    return undefined;
+  const input = tokens.input;
+  const output = tokens.output;
+  const reasoning = tokens.reasoning;
+  const read = tokens.cache.read;
+  const write = tokens.cache.write;
+  if (
+    typeof input !== 'number' ||
+    typeof output !== 'number' ||
+    typeof reasoning !== 'number' ||
+    typeof read !== 'number' ||
+    typeof write !== 'number' ||
+    typeof cost !== 'number'
+  )
+    return undefined;
+  return {
+    input: input + read + write,
+    output: output + reasoning,
+    cacheRead: read,
+    cacheWrite: write,
+    reasoning,
+    costUsd: cost,
+  };
 }
 
 /** The facts of a finished call both its events carry. */
@@ -424,7 +472,19 @@ function wholeTool(
             ts,
             round,
           }
-        : { type: 'tool.end', call, name, ok, provenance, text: output, startedAt, endedAt, session, ts, round };
+        : {
+            type: 'tool.end',
+            call,
+            name,
+            ok,
+            provenance,
+            text: output,
+            startedAt,
+            endedAt,
+            session,
+            ts,
+            round,
+          };
   } else if (output === undefined && error !== undefined && exit === undefined) {
     end = { type: 'tool.end', call, name, ok, provenance, error, startedAt, endedAt, session, ts, round };
   } else {
@@ -445,7 +505,12 @@ function wholeTool(
 
 function toolStart(c: Call, cx: LineContext, lane: Lane): AgentEvent {
   const { state, name } = c;
-  const start: AgentEventOf<'tool.start'> = { type: 'tool.start', call: c.call, name, provenance: c.provenance };
+  const start: AgentEventOf<'tool.start'> = {
+    type: 'tool.start',
+    call: c.call,
+    name,
+    provenance: c.provenance,
+  };
   if (isJsonObject(state.input)) {
     // A copy: an edit of the event must not edit the kept record (the writer compares them).
     start.args = copyJson(state.input);
@@ -457,9 +522,21 @@ function toolStart(c: Call, cx: LineContext, lane: Lane): AgentEvent {
   return start;
 }
 
-function toolEnd(c: Call, cx: LineContext, lane: Lane, metadata: JsonObject | undefined, ok: boolean): AgentEvent {
+function toolEnd(
+  c: Call,
+  cx: LineContext,
+  lane: Lane,
+  metadata: JsonObject | undefined,
+  ok: boolean,
+): AgentEvent {
   const { state } = c;
-  const end: AgentEventOf<'tool.end'> = { type: 'tool.end', call: c.call, name: c.name, ok, provenance: c.provenance };
+  const end: AgentEventOf<'tool.end'> = {
+    type: 'tool.end',
+    call: c.call,
+    name: c.name,
+    ok,
+    provenance: c.provenance,
+  };
   if (typeof state.output === 'string') end.text = state.output;
   if (state.error !== undefined) end.error = state.error;
   if (metadata !== undefined && typeof metadata.exit === 'number') end.exitCode = metadata.exit;
