@@ -51,35 +51,58 @@ export function exactIsoMs(s: string): number {
 }
 
 /**
- * Reads timestamps exactly as `toISOString` writes them, remembering the minute of the last one:
- * the timestamps of one stream mostly share it, and then only seconds and milliseconds are read.
+ * What {@link readIso} remembers between timestamps: `YYYY-MM-DDTHH:MM:` of the last one read,
+ * and that minute's first ms. One object literal ({@link newIsoClock}): its hidden class outlives
+ * a full GC, where a class instance's fields die with the last instance and take the optimised
+ * decoders that read them along (docs/performance.md, "Amp and Copilot").
+ */
+export interface IsoClock {
+  minute: string;
+  minuteMs: number;
+}
+
+/** A fresh {@link IsoClock}: no minute seen yet. */
+export function newIsoClock(): IsoClock {
+  return { minute: '', minuteMs: 0 };
+}
+
+/**
+ * ms since the epoch of a timestamp exactly as `toISOString` writes it, or `NaN` when `s` is not
+ * in that form. The timestamps of one stream mostly share their minute: then only seconds and
+ * milliseconds are read.
+ */
+export function readIso(clock: IsoClock, s: string): number {
+  if (
+    s.length === ISO_LENGTH &&
+    // indexOf, not startsWith: V8 runs startsWith several times slower (docs/performance.md,
+    // "Gemini CLI stream-json"); a miss searches on through the 24 characters only.
+    s.indexOf(clock.minute) === 0 &&
+    s.charCodeAt(19) === 46 &&
+    s.charCodeAt(23) === 90 &&
+    clock.minute !== ''
+  ) {
+    const second = digits(s, 17, 2);
+    const ms = digits(s, 20, 3);
+    if (second >= 0 && second <= 59 && ms >= 0) return clock.minuteMs + second * 1000 + ms;
+  }
+  const ms = exactIsoMs(s);
+  if (!Number.isNaN(ms)) {
+    clock.minute = s.slice(0, 17);
+    clock.minuteMs = ms - digits(s, 17, 2) * 1000 - digits(s, 20, 3);
+  }
+  return ms;
+}
+
+/**
+ * Reads timestamps exactly as `toISOString` writes them, remembering the minute of the last one
+ * ({@link readIso} over one {@link IsoClock}).
  */
 export class IsoReader {
-  // `YYYY-MM-DDTHH:MM:` of the last timestamp read, and that minute's first ms.
-  private minute = '';
-  private minuteMs = 0;
+  private readonly clock = newIsoClock();
 
   /** ms since the epoch, or `NaN` when `s` is not in `toISOString`'s form. */
   read(s: string): number {
-    if (
-      s.length === ISO_LENGTH &&
-      // indexOf, not startsWith: V8 runs startsWith several times slower (docs/performance.md,
-      // "Gemini CLI stream-json"); a miss searches on through the 24 characters only.
-      s.indexOf(this.minute) === 0 &&
-      s.charCodeAt(19) === 46 &&
-      s.charCodeAt(23) === 90 &&
-      this.minute !== ''
-    ) {
-      const second = digits(s, 17, 2);
-      const ms = digits(s, 20, 3);
-      if (second >= 0 && second <= 59 && ms >= 0) return this.minuteMs + second * 1000 + ms;
-    }
-    const ms = exactIsoMs(s);
-    if (!Number.isNaN(ms)) {
-      this.minute = s.slice(0, 17);
-      this.minuteMs = ms - digits(s, 17, 2) * 1000 - digits(s, 20, 3);
-    }
-    return ms;
+    return readIso(this.clock, s);
   }
 }
 

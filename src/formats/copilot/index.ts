@@ -1,7 +1,7 @@
 import { type Codec, createCheck, createCodec, lineChunkDecoder } from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
 import { checkCopilotEvents } from './check';
-import { type CopilotDecodeOptions, CopilotRecordDecoder } from './decode';
+import { type CopilotDecodeOptions, createCopilotRecordDecoder } from './decode';
 import { type CopilotEncodeOptions, CopilotEncoder } from './encode';
 import { COPILOT_MAX_LINE_BYTES } from './wire';
 
@@ -33,7 +33,7 @@ const codec = createCodec<CopilotDecodeOptions, CopilotEncodeOptions>({
       'jsonl',
       { ...options, maxLineBytes: options.maxLineBytes ?? COPILOT_MAX_LINE_BYTES },
       sink,
-      new CopilotRecordDecoder(options, sink),
+      createCopilotRecordDecoder(options, sink),
     ),
   createEncoder: (options, sink) => new CopilotEncoder(options, sink),
 });

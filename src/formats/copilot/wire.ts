@@ -4,7 +4,7 @@
 // available: the rules below are the schema's, and the writer's key orders are documented choices.
 
 import type { Detection } from '../../detect';
-import type { IsoReader } from '../../iso';
+import { type IsoClock, type IsoReader, readIso } from '../../iso';
 import type { JsonObject } from '../../json';
 
 /** Default `maxLineBytes` of the Copilot decoder: a tool result inside one event can be large. */
@@ -267,7 +267,16 @@ export function sniffCopilot(r: JsonObject): Detection | undefined {
  * form, read without `Date.parse` by `reader`), `undefined` when it names no time.
  */
 export function copilotTimestampMs(reader: IsoReader, text: string): number | undefined {
-  const ms = reader.read(text);
+  return orDateParse(reader.read(text), text);
+}
+
+/** {@link copilotTimestampMs} over an {@link IsoClock} literal (the decoder's). */
+export function copilotTimestampAt(clock: IsoClock, text: string): number | undefined {
+  return orDateParse(readIso(clock, text), text);
+}
+
+// What `readIso` read, else what `Date.parse` makes of a timestamp in another form.
+function orDateParse(ms: number, text: string): number | undefined {
   if (!Number.isNaN(ms)) return ms;
   const parsed = Date.parse(text);
   return Number.isNaN(parsed) ? undefined : parsed;
