@@ -320,23 +320,26 @@ function canonicalDelta(
   const timestamp = head[3]!;
   const message = head[4]!;
   // The record as JSON.parse builds it, keys in their order: the writer's template.
-  const record: JsonObject = {
-    id,
-    parentId,
-    timestamp,
-    type: 'assistant.message_delta',
-    data: { messageId: message, deltaContent: delta },
-  };
-  if (ephemeral) record.ephemeral = true;
+  const data = { messageId: message, deltaContent: delta };
+  const record: JsonObject = ephemeral
+    ? { id, parentId, timestamp, type: 'assistant.message_delta', data, ephemeral: true }
+    : { id, parentId, timestamp, type: 'assistant.message_delta', data };
   const ts = copilotTimestampAt(dec.clock, timestamp);
   if (ts !== undefined) dec.lastTs = ts;
   markStreamed(dec, message);
   // As `push` builds it for a record without agentId or parentToolCallId: no lane.
-  const e: Emit = { type: 'text.delta', text: delta, message };
-  if (dec.session !== undefined) e.session = dec.session;
-  if (ts !== undefined) e.ts = ts;
-  if (dec.round !== undefined) e.round = dec.round;
   const hints: CopilotHints = { raw: text, record };
+  const session = dec.session;
+  const round = dec.round;
+  if (COPILOT_WHOLE_EVENTS.enabled && session !== undefined && ts !== undefined && round !== undefined) {
+    const provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
+    out.push({ type: 'text.delta', text: delta, message, session, ts, round, provenance });
+    return true;
+  }
+  const e: Emit = { type: 'text.delta', text: delta, message };
+  if (session !== undefined) e.session = session;
+  if (ts !== undefined) e.ts = ts;
+  if (round !== undefined) e.round = round;
   e.provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
   out.push(e as unknown as AgentEvent);
   return true;
@@ -384,6 +387,46 @@ function provenance(dec: Decoder, ctx: Line, synthetic = false): Provenance {
   // one reference, nothing copied.
   const hints: CopilotHints = { raw: ctx.text, record: ctx.record };
   return { format: FORMAT, line: ctx.line, offset: ctx.offset, hints: hints as Record<string, unknown> };
+}
+
+/**
+ * Whether the frequent events (text, tool calls and their output, usage, a message's start and
+ * end, a turn's start and end) are built whole, each in one object literal with every field it
+ * has, instead of a literal {@link push} adds the envelope to afterwards. The two give the same
+ * events; off, only the general path runs (the property test in
+ * test/copilot/whole-events.test.ts holds them equal). Whole literals keep their hidden classes
+ * across a full GC (docs/performance.md, "Amp and Copilot").
+ */
+export const COPILOT_WHOLE_EVENTS: { enabled: boolean } = { enabled: true };
+
+/** What every whole event of a line carries: the envelope {@link push} would add. */
+interface Envelope {
+  session: string;
+  ts: number;
+  round: number;
+  provenance: Provenance;
+}
+
+/**
+ * The envelope of the line's primary event when it is the frequent one (a session, a
+ * timestamp, a round, the main lane), the line marked as having its primary event; undefined
+ * (nothing changed) sends the event through {@link push}.
+ */
+function wholeEnvelope(dec: Decoder, ctx: Line): Envelope | undefined {
+  const session = dec.session;
+  const ts = ctx.ts;
+  const round = dec.round;
+  if (
+    !COPILOT_WHOLE_EVENTS.enabled ||
+    session === undefined ||
+    ts === undefined ||
+    round === undefined ||
+    ctx.primaryDone ||
+    laneOf(dec, ctx) !== undefined
+  )
+    return undefined;
+  ctx.primaryDone = true;
+  return { session, ts, round, provenance: provenance(dec, ctx) };
 }
 
 function push(dec: Decoder, ctx: Line, e: Emit, synthetic = false): void {
@@ -468,6 +511,20 @@ function map(dec: Decoder, ctx: Line): void {
     case 'assistant.message_delta': {
       const id = d.messageId as string;
       markStreamed(dec, id);
+      const w = wholeEnvelope(dec, ctx);
+      if (w !== undefined) {
+        const { session, ts, round, provenance } = w;
+        ctx.out.push({
+          type: 'text.delta',
+          text: d.deltaContent as string,
+          message: id,
+          session,
+          ts,
+          round,
+          provenance,
+        });
+        return;
+      }
       push(dec, ctx, { type: 'text.delta', text: d.deltaContent, message: id });
       return;
     }
@@ -478,9 +535,25 @@ function map(dec: Decoder, ctx: Line): void {
       push(dec, ctx, { type: 'reasoning.delta', text: d.deltaContent, message: id });
       return;
     }
-    case 'tool.execution_partial_result':
+    case 'tool.execution_partial_result': {
+      const w = wholeEnvelope(dec, ctx);
+      if (w !== undefined) {
+        const { session, ts, round, provenance } = w;
+        const call = d.toolCallId as string;
+        ctx.out.push({
+          type: 'tool.output',
+          call,
+          text: d.partialOutput as string,
+          session,
+          ts,
+          round,
+          provenance,
+        });
+        return;
+      }
       push(dec, ctx, { type: 'tool.output', call: d.toolCallId, text: d.partialOutput });
       return;
+    }
     case 'assistant.usage': {
       const u = callUsage(dec, d, ctx);
       // A round's and a run's usage are the main agent's own calls (the run's total is the sum of its
@@ -488,6 +561,12 @@ function map(dec: Decoder, ctx: Line): void {
       if (main) dec.roundUsage = addUsage(dec.roundUsage ?? {}, u);
       else dec.laneUsage.set(ctx.agent!, addUsage(dec.laneUsage.get(ctx.agent!) ?? {}, u));
       if (main && dec.runOpen) dec.runUsage = addUsage(dec.runUsage ?? {}, u);
+      const w = wholeEnvelope(dec, ctx);
+      if (w !== undefined) {
+        const { session, ts, round, provenance } = w;
+        ctx.out.push({ type: 'usage', usage: u, session, ts, round, provenance });
+        return;
+      }
       push(dec, ctx, { type: 'usage', usage: u });
       return;
     }
@@ -524,12 +603,29 @@ function map(dec: Decoder, ctx: Line): void {
         dec.roundText = '';
         dec.roundUsage = undefined;
       }
+      const w = typeof d.model === 'string' ? undefined : wholeEnvelope(dec, ctx);
+      if (w !== undefined) {
+        const { session, ts, round, provenance } = w;
+        ctx.out.push({ type: 'round.start', session, ts, round, provenance });
+        return;
+      }
       const e: Emit = { type: 'round.start' };
       if (typeof d.model === 'string') e.model = d.model;
       push(dec, ctx, e);
       return;
     }
     case 'assistant.turn_end': {
+      const w =
+        main && typeof d.model !== 'string' && dec.roundUsage !== undefined
+          ? wholeEnvelope(dec, ctx)
+          : undefined;
+      if (w !== undefined) {
+        const { session, ts, round, provenance } = w;
+        const usage = dec.roundUsage as Usage;
+        ctx.out.push({ type: 'round.end', message: dec.roundText, usage, session, ts, round, provenance });
+        endTurn(dec);
+        return;
+      }
       const e: Emit = { type: 'round.end', message: main ? dec.roundText : '' };
       if (typeof d.model === 'string') e.model = d.model;
       if (main && dec.roundUsage !== undefined) e.usage = dec.roundUsage;
@@ -540,17 +636,20 @@ function map(dec: Decoder, ctx: Line): void {
         dec.laneUsage.delete(ctx.agent!);
       }
       push(dec, ctx, e);
-      if (main) {
-        dec.turnOpen = false;
-        dec.round = undefined;
-        dec.roundText = '';
-        dec.roundUsage = undefined;
-      }
+      if (main) endTurn(dec);
       return;
     }
-    case 'assistant.message_start':
+    case 'assistant.message_start': {
+      const w = wholeEnvelope(dec, ctx);
+      if (w !== undefined) {
+        const { session, ts, round, provenance } = w;
+        const message = d.messageId as string;
+        ctx.out.push({ type: 'message.start', role: 'assistant', message, session, ts, round, provenance });
+        return;
+      }
       push(dec, ctx, { type: 'message.start', role: 'assistant', message: d.messageId });
       return;
+    }
     case 'assistant.message':
       message(dec, ctx, main);
       return;
@@ -567,7 +666,24 @@ function map(dec: Decoder, ctx: Line): void {
     }
     case 'tool.execution_start': {
       const call = d.toolCallId as string;
-      dec.toolNames.set(call, d.toolName as string);
+      const name = d.toolName as string;
+      dec.toolNames.set(call, name);
+      const args = d.arguments;
+      const w = isJsonObject(args) && d.mcpServerName === undefined ? wholeEnvelope(dec, ctx) : undefined;
+      if (w !== undefined) {
+        const { session, ts, round, provenance } = w;
+        ctx.out.push({
+          type: 'tool.start',
+          call,
+          name,
+          args: args as JsonObject,
+          session,
+          ts,
+          round,
+          provenance,
+        });
+        return;
+      }
       const e: Emit = { type: 'tool.start', call, name: d.toolName };
       if (isJsonObject(d.arguments)) e.args = d.arguments;
       if (typeof d.mcpServerName === 'string') e.server = d.mcpServerName;
@@ -576,13 +692,34 @@ function map(dec: Decoder, ctx: Line): void {
     }
     case 'tool.execution_complete': {
       const call = d.toolCallId as string;
-      const e: Emit = { type: 'tool.end', call, ok: d.success };
       const name = dec.toolNames.get(call);
+      const content = isJsonObject(d.result) ? str(d.result.content) : undefined;
+      const w =
+        name !== undefined && content !== undefined && d.error === undefined
+          ? wholeEnvelope(dec, ctx)
+          : undefined;
+      if (w !== undefined) {
+        const { session, ts, round, provenance } = w;
+        dec.toolNames.delete(call);
+        const ok = d.success as boolean;
+        ctx.out.push({
+          type: 'tool.end',
+          call,
+          ok,
+          name: name as string,
+          text: content as string,
+          session,
+          ts,
+          round,
+          provenance,
+        });
+        return;
+      }
+      const e: Emit = { type: 'tool.end', call, ok: d.success };
       if (name !== undefined) {
         e.name = name;
         dec.toolNames.delete(call);
       }
-      const content = isJsonObject(d.result) ? str(d.result.content) : undefined;
       if (content !== undefined) e.text = content;
       const error = isJsonObject(d.error) ? str(d.error.message) : undefined;
       if (error !== undefined) e.error = error;
@@ -675,6 +812,14 @@ function map(dec: Decoder, ctx: Line): void {
   }
 }
 
+/** A main-lane turn ended: no round until the next begins. */
+function endTurn(dec: Decoder): void {
+  dec.turnOpen = false;
+  dec.round = undefined;
+  dec.roundText = '';
+  dec.roundUsage = undefined;
+}
+
 // assistant.message: the whole message. Its text and reasoning are events of their own only
 // when no deltas carried them (on-disk logs keep no ephemeral deltas); they are derived
 // (synthetic) and the message's end carries the record.
@@ -691,8 +836,15 @@ function message(dec: Decoder, ctx: Line, main: boolean): void {
   dec.reasoningSinceMessage = false;
   if (!streamed && content !== '') derived.push({ type: 'text.delta', text: content, message: id });
   // The primary event first (it carries the record), then what it implies.
-  push(dec, ctx, { type: 'message.end', message: id });
-  const end = ctx.out.pop()!;
+  const w = wholeEnvelope(dec, ctx);
+  let end: AgentEvent;
+  if (w !== undefined) {
+    const { session, ts, round, provenance } = w;
+    end = { type: 'message.end', message: id, session, ts, round, provenance };
+  } else {
+    push(dec, ctx, { type: 'message.end', message: id });
+    end = ctx.out.pop()!;
+  }
   for (const e of derived) push(dec, ctx, e, true);
   ctx.out.push(end);
   if (main && content !== '') {
