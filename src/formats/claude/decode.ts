@@ -12,7 +12,7 @@ import {
   unsafeNumberMessage,
   valueExceedsDepth,
 } from '../../json';
-import type { AgentEvent, AgentEventOf, QuestionItem, Usage } from '../../model';
+import type { AgentEvent, AgentEventOf, Provenance, QuestionItem, Usage } from '../../model';
 import {
   byModelFromClaude,
   CLAUDE_CHECKED,
@@ -135,6 +135,273 @@ interface DecoderState {
   lastOffset: number;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Whole events (docs/performance.md, "Claude decoder"): the frequent events built in one literal
+// each, envelope and provenance included, beside the general path (`emit`), which adds them to
+// a literal afterwards. A literal's hidden class is held by its allocation site and outlives a
+// full GC; the added fields' transitions do not, and code that embedded them is thrown away.
+
+/**
+ * Switch of the whole-event literals. Off, only the general path runs; test/claude/whole-events
+ * .test.ts holds the two equal. Not part of the public API.
+ */
+export const CLAUDE_WHOLE_EVENTS: { enabled: boolean } = { enabled: true };
+
+// Where a whole event goes: nowhere (the general path builds it), the main lane's round, a lane.
+type Place = 0 | 1 | 2;
+const GENERAL: Place = 0;
+const IN_ROUND: Place = 1;
+const IN_LANE: Place = 2;
+
+// The envelope `emit` would add: the session (the whole literals need one), then the lane or,
+// on the main lane once a round is open, the round.
+function placeOf(d: DecoderState, ctx: LineContext): Place {
+  if (!CLAUDE_WHOLE_EVENTS.enabled || d.session === undefined) return GENERAL;
+  if (ctx.lane !== undefined) return IN_LANE;
+  return d.round > 0 ? IN_ROUND : GENERAL;
+}
+
+// The provenance of a checked event: `hints.said` from the start, as `emit` gives it.
+function saidProvenance(ctx: LineContext, said: Record<string, unknown>): Provenance {
+  return { format: FORMAT, line: ctx.line, offset: ctx.offset, hints: { said } };
+}
+
+// The provenance of an event without checked fields. The line's first event gets its `hints`
+// slot now (the value comes in `finishLine`, always), so the key is not added later.
+function plainProvenance(ctx: LineContext): Provenance {
+  if (ctx.out.length === ctx.start)
+    return { format: FORMAT, line: ctx.line, offset: ctx.offset, hints: undefined as never };
+  return { format: FORMAT, line: ctx.line, offset: ctx.offset };
+}
+
+function syntheticProvenance(ctx: LineContext): Provenance {
+  if (ctx.out.length === ctx.start)
+    return { format: FORMAT, line: ctx.line, offset: ctx.offset, synthetic: true, hints: undefined as never };
+  return { format: FORMAT, line: ctx.line, offset: ctx.offset, synthetic: true };
+}
+
+// The line's first event's hints, whole: `said`, then what `finishLine` adds (same key order).
+function ownerHints(
+  said: Record<string, unknown> | undefined,
+  raw: string,
+  n: number,
+  before: string[] | undefined,
+): ClaudeHints {
+  if (said === undefined) {
+    if (n > 1) return before === undefined ? { raw, n } : { raw, n, before };
+    return before === undefined ? { raw } : { raw, before };
+  }
+  if (n > 1) return before === undefined ? { said, raw, n } : { said, raw, n, before };
+  return before === undefined ? { said, raw } : { said, raw, before };
+}
+
+function pushed<E extends AgentEvent>(ctx: LineContext, e: E): E {
+  ctx.out.push(e);
+  return e;
+}
+
+function textDelta(d: DecoderState, ctx: LineContext, text: string, message: string): AgentEvent {
+  const at = placeOf(d, ctx);
+  if (at === GENERAL) return emit(d, ctx, { type: 'text.delta', text, message });
+  const provenance = saidProvenance(ctx, { text });
+  const session = d.session!;
+  if (at === IN_ROUND)
+    return pushed(ctx, { type: 'text.delta', text, message, session, round: d.round, provenance });
+  return pushed(ctx, { type: 'text.delta', text, message, session, lane: ctx.lane!, provenance });
+}
+
+function thinking(
+  d: DecoderState,
+  ctx: LineContext,
+  text: string,
+  message: string,
+  signature: string | undefined,
+): AgentEvent {
+  const at = placeOf(d, ctx);
+  if (at === GENERAL) {
+    const r: AgentEventOf<'reasoning.delta'> = { type: 'reasoning.delta', text, message };
+    if (signature !== undefined) r.signature = signature;
+    return emit(d, ctx, r);
+  }
+  const session = d.session!;
+  const lane = ctx.lane!;
+  const round = d.round;
+  if (signature === undefined) {
+    const provenance = saidProvenance(ctx, { text });
+    if (at === IN_ROUND)
+      return pushed(ctx, { type: 'reasoning.delta', text, message, session, round, provenance });
+    return pushed(ctx, { type: 'reasoning.delta', text, message, session, lane, provenance });
+  }
+  const provenance = saidProvenance(ctx, { text, signature });
+  if (at === IN_ROUND)
+    return pushed(ctx, { type: 'reasoning.delta', text, message, signature, session, round, provenance });
+  return pushed(ctx, { type: 'reasoning.delta', text, message, signature, session, lane, provenance });
+}
+
+// A tool call with arguments and no MCP server (the usual one); anything else, the general path.
+function wholeToolStart(
+  d: DecoderState,
+  ctx: LineContext,
+  call: string,
+  name: string,
+  args: JsonObject,
+): AgentEvent | undefined {
+  const at = placeOf(d, ctx);
+  if (at === GENERAL) return undefined;
+  const provenance = saidProvenance(ctx, { name, args });
+  const session = d.session!;
+  if (at === IN_ROUND)
+    return pushed(ctx, { type: 'tool.start', call, name, args, session, round: d.round, provenance });
+  return pushed(ctx, { type: 'tool.start', call, name, args, session, lane: ctx.lane!, provenance });
+}
+
+// A call's successful result with its name, text and `tool_use_result` (the usual one).
+function wholeToolEnd(
+  d: DecoderState,
+  ctx: LineContext,
+  call: string,
+  name: string,
+  text: string,
+  result: unknown,
+): AgentEvent | undefined {
+  const at = placeOf(d, ctx);
+  if (at === GENERAL) return undefined;
+  const provenance = saidProvenance(ctx, { ok: true, text });
+  const session = d.session!;
+  if (at === IN_ROUND)
+    return pushed(ctx, {
+      type: 'tool.end',
+      call,
+      ok: true,
+      name,
+      text,
+      result,
+      session,
+      round: d.round,
+      provenance,
+    });
+  return pushed(ctx, {
+    type: 'tool.end',
+    call,
+    ok: true,
+    name,
+    text,
+    result,
+    session,
+    lane: ctx.lane!,
+    provenance,
+  });
+}
+
+function messageStart(d: DecoderState, ctx: LineContext, message: string, model: string | undefined): void {
+  const at = model === undefined ? GENERAL : placeOf(d, ctx);
+  if (at === GENERAL) {
+    const start: AgentEventOf<'message.start'> = { type: 'message.start', role: 'assistant', message };
+    if (model !== undefined) start.model = model;
+    emit(d, ctx, start);
+    return;
+  }
+  const provenance = plainProvenance(ctx);
+  const session = d.session!;
+  const role = 'assistant';
+  if (at === IN_ROUND)
+    pushed(ctx, { type: 'message.start', role, message, model: model!, session, round: d.round, provenance });
+  else
+    pushed(ctx, {
+      type: 'message.start',
+      role,
+      message,
+      model: model!,
+      session,
+      lane: ctx.lane!,
+      provenance,
+    });
+}
+
+// A call's usage with the four counts and no reasoning count, of a message with a model: whole.
+function wholeUsage(
+  d: DecoderState,
+  ctx: LineContext,
+  m: MessageState,
+  raw: JsonObject,
+  final: boolean,
+): boolean {
+  const at = m.model === undefined ? GENERAL : placeOf(d, ctx);
+  if (at === GENERAL || raw.output_tokens_details !== undefined) return false;
+  const fresh = raw.input_tokens;
+  const cacheRead = raw.cache_read_input_tokens;
+  const cacheWrite = raw.cache_creation_input_tokens;
+  const output = raw.output_tokens;
+  if (!finite(fresh) || !finite(cacheRead) || !finite(cacheWrite) || !finite(output)) return false;
+  const usage: Usage = {
+    input: fresh + cacheRead + cacheWrite,
+    output,
+    cacheRead,
+    cacheWrite,
+    scope: 'call',
+    final,
+    key: m.id,
+    model: m.model!,
+  };
+  const provenance = plainProvenance(ctx);
+  const session = d.session!;
+  if (at === IN_ROUND) pushed(ctx, { type: 'usage', usage, session, round: d.round, provenance });
+  else pushed(ctx, { type: 'usage', usage, session, lane: ctx.lane!, provenance });
+  return true;
+}
+
+function finite(v: unknown): v is number {
+  return typeof v === 'number' && Number.isFinite(v);
+}
+
+// A main-lane round's end with its model (and stop reason, when known): whole.
+function wholeRoundEnd(d: DecoderState, ctx: LineContext, m: MessageState): boolean {
+  if (
+    !CLAUDE_WHOLE_EVENTS.enabled ||
+    d.session === undefined ||
+    ctx.lane !== undefined ||
+    m.model === undefined
+  )
+    return false;
+  const provenance = syntheticProvenance(ctx);
+  const session = d.session;
+  const { text: message, round, model, stopReason } = m;
+  if (stopReason === undefined)
+    pushed(ctx, { type: 'round.end', message, round, model, session, provenance });
+  else pushed(ctx, { type: 'round.end', message, round, stopReason, model, session, provenance });
+  return true;
+}
+
+// A notice of a kind, its data and severity (and message, when there is one): whole.
+function notice(
+  d: DecoderState,
+  ctx: LineContext,
+  kind: string,
+  severity: 'info' | 'warning' | undefined,
+  data: Record<string, unknown>,
+  message: string | undefined,
+): void {
+  const at = placeOf(d, ctx);
+  if (at === GENERAL || (severity === undefined) !== (message === undefined)) {
+    const e: AgentEventOf<'notice'> =
+      severity === undefined ? { type: 'notice', kind, data } : { type: 'notice', kind, severity, data };
+    if (message !== undefined) e.message = message;
+    emit(d, ctx, e);
+    return;
+  }
+  const provenance = plainProvenance(ctx);
+  const session = d.session!;
+  const type = 'notice';
+  if (severity === undefined) {
+    if (at === IN_ROUND) pushed(ctx, { type, kind, data, session, round: d.round, provenance });
+    else pushed(ctx, { type, kind, data, session, lane: ctx.lane!, provenance });
+    return;
+  }
+  if (at === IN_ROUND)
+    pushed(ctx, { type, kind, severity, data, message: message!, session, round: d.round, provenance });
+  else pushed(ctx, { type, kind, severity, data, message: message!, session, lane: ctx.lane!, provenance });
+}
+
 /**
  * Creates the Claude Code stream-json record decoder: one line → the canonical events it means.
  * Stateful: it opens and ends runs (`system/init`, `result`, implied starts, an incomplete end
@@ -228,7 +495,15 @@ function finishLine(d: DecoderState, ctx: LineContext): void {
     return;
   }
   const owner = ctx.out[ctx.start]!;
-  const hints = (owner.provenance!.hints ??= {}) as ClaudeHints;
+  const provenance = owner.provenance!;
+  const old = provenance.hints as ClaudeHints | undefined;
+  if (CLAUDE_WHOLE_EVENTS.enabled && old?.block === undefined) {
+    const before = d.pending.length > 0 ? d.pending : undefined;
+    if (before !== undefined) d.pending = [];
+    provenance.hints = ownerHints(old?.said, ctx.text, count, before) as Record<string, unknown>;
+    return;
+  }
+  const hints = (provenance.hints ??= {}) as ClaudeHints;
   hints.raw = ctx.text;
   if (count > 1) hints.n = count;
   if (d.pending.length > 0) {
@@ -348,6 +623,7 @@ function closeMessages(d: DecoderState, ctx: LineContext, endsRound: boolean): v
 }
 
 function endRound(d: DecoderState, ctx: LineContext, m: MessageState): void {
+  if (wholeRoundEnd(d, ctx, m)) return;
   const e: AgentEventOf<'round.end'> = { type: 'round.end', message: m.text, round: m.round };
   if (m.stopReason !== undefined) e.stopReason = m.stopReason;
   if (m.model !== undefined) e.model = m.model;
@@ -374,9 +650,7 @@ function messageFor(d: DecoderState, ctx: LineContext, id: string, model: string
     snapshotIndex: 0,
   };
   remember(d.messages, key, m);
-  const start: AgentEventOf<'message.start'> = { type: 'message.start', role: 'assistant', message: id };
-  if (model !== undefined) start.model = model;
-  emit(d, ctx, start);
+  messageStart(d, ctx, id, model);
   return m;
 }
 
@@ -385,6 +659,7 @@ function usage(d: DecoderState, ctx: LineContext, m: MessageState, raw: unknown,
   if (!isJsonObject(raw)) return;
   for (const seen of m.usages) if (sameJson(seen, raw)) return;
   m.usages.push(raw);
+  if (wholeUsage(d, ctx, m, raw, final)) return;
   const usage: Usage | undefined = usageFromClaude(raw);
   if (usage === undefined) return;
   usage.scope = 'call';
@@ -414,10 +689,10 @@ function system(d: DecoderState, ctx: LineContext): void {
       return;
     }
     case 'thinking_tokens':
-      emit(d, ctx, { type: 'notice', kind: 'thinking_tokens', data: dataOf(r) });
+      notice(d, ctx, 'thinking_tokens', undefined, dataOf(r), undefined);
       return;
     case 'background_tasks_changed':
-      emit(d, ctx, { type: 'notice', kind: 'background_tasks', data: dataOf(r) });
+      notice(d, ctx, 'background_tasks', undefined, dataOf(r), undefined);
       return;
     case 'api_retry': {
       const e: AgentEventOf<'notice'> = {
@@ -628,20 +903,12 @@ function block(
     case 'text':
       if (streamed || typeof b.text !== 'string') return;
       m.text += b.text;
-      e = emit(d, ctx, { type: 'text.delta', text: b.text, message: m.id });
+      e = textDelta(d, ctx, b.text, m.id);
       break;
-    case 'thinking': {
+    case 'thinking':
       if (streamed) return;
-      const r: AgentEventOf<'reasoning.delta'> = {
-        type: 'reasoning.delta',
-        text: str(b.thinking) ?? '',
-        message: m.id,
-      };
-      const signature = str(b.signature);
-      if (signature !== undefined) r.signature = signature;
-      e = emit(d, ctx, r);
+      e = thinking(d, ctx, str(b.thinking) ?? '', m.id, str(b.signature));
       break;
-    }
     case 'redacted_thinking':
       if (streamed) return;
       e = emit(d, ctx, { type: 'reasoning.delta', text: '', message: m.id, redacted: str(b.data) ?? '' });
@@ -661,11 +928,16 @@ function toolUse(d: DecoderState, ctx: LineContext, b: JsonObject): AgentEvent |
   if (call === undefined || name === undefined) return undefined;
   const question = name === 'AskUserQuestion';
   remember(d.calls, call, { name, lane: ctx.lane, question });
-  const e: AgentEventOf<'tool.start'> = { type: 'tool.start', call, name };
   const server = mcpServer(name);
-  if (server !== undefined) e.server = server;
-  if (isJsonObject(b.input)) e.args = b.input;
-  emit(d, ctx, e);
+  const input = b.input;
+  let e: AgentEvent | undefined;
+  if (server === undefined && isJsonObject(input)) e = wholeToolStart(d, ctx, call, name, input);
+  if (e === undefined) {
+    const start: AgentEventOf<'tool.start'> = { type: 'tool.start', call, name };
+    if (server !== undefined) start.server = server;
+    if (isJsonObject(input)) start.args = input;
+    e = emit(d, ctx, start);
+  }
   if (question) {
     emit(d, ctx, { type: 'question', question: call, questions: questionsOf(b.input), call });
   }
@@ -715,16 +987,21 @@ function toolResult(
   if (call === undefined) return undefined;
   const info = d.calls.get(call);
   const ok = b.is_error !== true;
-  const e: AgentEventOf<'tool.end'> = { type: 'tool.end', call, ok };
-  if (info !== undefined) e.name = info.name;
   const text = toolResultText(b.content);
-  if (text !== undefined) e.text = text;
-  // A failed call's `tool_use_result` is its error text ("Error: …"), not a result.
-  if (!ok) e.error = typeof result === 'string' ? result : (text ?? '');
-  if (result !== undefined && !(typeof result === 'string' && !ok)) e.result = result;
   const denied = deniedByMeta(ctx.record, call);
-  if (denied) e.denied = true;
-  const event = emit(d, ctx, e);
+  let event: AgentEvent | undefined;
+  if (ok && !denied && info !== undefined && text !== undefined && result !== undefined)
+    event = wholeToolEnd(d, ctx, call, info.name, text, result);
+  if (event === undefined) {
+    const e: AgentEventOf<'tool.end'> = { type: 'tool.end', call, ok };
+    if (info !== undefined) e.name = info.name;
+    if (text !== undefined) e.text = text;
+    // A failed call's `tool_use_result` is its error text ("Error: …"), not a result.
+    if (!ok) e.error = typeof result === 'string' ? result : (text ?? '');
+    if (result !== undefined && !(typeof result === 'string' && !ok)) e.result = result;
+    if (denied) e.denied = true;
+    event = emit(d, ctx, e);
+  }
   const approval = d.approvals.get(call);
   if (approval !== undefined) {
     d.approvals.delete(call);
@@ -897,14 +1174,8 @@ function streamDelta(d: DecoderState, ctx: LineContext, m: MessageState | undefi
 function rateLimit(d: DecoderState, ctx: LineContext): void {
   const info = isJsonObject(ctx.record.rate_limit_info) ? ctx.record.rate_limit_info : {};
   const status = str(info.status);
-  const e: AgentEventOf<'notice'> = {
-    type: 'notice',
-    kind: 'rate_limit',
-    severity: status === undefined || status === 'allowed' ? 'info' : 'warning',
-    data: info,
-  };
-  if (status !== undefined) e.message = status;
-  emit(d, ctx, e);
+  const severity = status === undefined || status === 'allowed' ? 'info' : 'warning';
+  notice(d, ctx, 'rate_limit', severity, info, status);
 }
 
 function toolProgress(d: DecoderState, ctx: LineContext): void {
