@@ -430,10 +430,22 @@ export function createClaudeRecordDecoder(options: ClaudeDecodeOptions, sink: Di
     lastLine: 0,
     lastOffset: 0,
   };
-  return {
-    line: (text, line, offset, out) => decodeLine(d, text, line, offset, out),
-    end: (out) => endInput(d, out),
-  };
+  // The same two functions for every decoder (not closures per decoder): the splitter's call
+  // site sees one target and can inline it.
+  const decoder: StatefulDecoder = { d, line: lineOf, end: endOf };
+  return decoder;
+}
+
+interface StatefulDecoder extends RecordDecoder {
+  readonly d: DecoderState;
+}
+
+function lineOf(this: StatefulDecoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
+  decodeLine(this.d, text, line, offset, out);
+}
+
+function endOf(this: StatefulDecoder, out: AgentEvent[]): void {
+  endInput(this.d, out);
 }
 
 function decodeLine(d: DecoderState, text: string, line: number, offset: number, out: AgentEvent[]): void {
