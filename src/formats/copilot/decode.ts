@@ -207,11 +207,23 @@ export function createCopilotRecordDecoder(
   sink: DiagnosticSink,
   shortcut = true,
 ): RecordDecoder {
-  const dec = newDecoder(options, sink, shortcut);
-  return {
-    line: (text, line, offset, out) => readLine(dec, text, line, offset, out),
-    end: (out) => endStream(dec, out),
-  };
+  // The same two functions for every decoder (not closures per decoder): the splitter's call
+  // site sees one target and can inline it.
+  const decoder: StatefulDecoder = { dec: newDecoder(options, sink, shortcut), line: lineOf, end: endOf };
+  return decoder;
+}
+
+/** A record decoder over its state literal. */
+interface StatefulDecoder extends RecordDecoder {
+  readonly dec: Decoder;
+}
+
+function lineOf(this: StatefulDecoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
+  readLine(this.dec, text, line, offset, out);
+}
+
+function endOf(this: StatefulDecoder, out: AgentEvent[]): void {
+  endStream(this.dec, out);
 }
 
 /** {@link createCopilotRecordDecoder} as a class (its state in one literal all the same). */

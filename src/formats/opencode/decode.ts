@@ -116,11 +116,30 @@ export function createOpencodeRecordDecoder(
   sink: DiagnosticSink,
   ends?: LineEnds,
 ): RecordDecoder {
-  const d = newDecoder(options, sink, ends);
-  return {
-    line: (text, line, offset, out, bytes) => readLine(d, text, line, offset, out, bytes),
-    end: (out) => endStream(d, out),
-  };
+  // The same two functions for every decoder (not closures per decoder): the splitter's call
+  // site sees one target and can inline it.
+  const decoder: StatefulDecoder = { d: newDecoder(options, sink, ends), line: lineOf, end: endOf };
+  return decoder;
+}
+
+/** A record decoder over its state literal. */
+interface StatefulDecoder extends RecordDecoder {
+  readonly d: Decoder;
+}
+
+function lineOf(
+  this: StatefulDecoder,
+  text: string,
+  line: number,
+  offset: number,
+  out: AgentEvent[],
+  bytes?: number,
+): void {
+  readLine(this.d, text, line, offset, out, bytes);
+}
+
+function endOf(this: StatefulDecoder, out: AgentEvent[]): void {
+  endStream(this.d, out);
 }
 
 function readLine(
