@@ -51,7 +51,7 @@ const CR = 13;
  * a literal's hidden class is held by its allocation site and outlives a full garbage collection,
  * where a class instance's fields (map transitions, held weakly) die with the last instance and
  * take the optimised code that embedded them along, the per-chunk split of every format among it
- * (docs/performance.md, "Round four").
+ * (docs/performance.md, "HEP `createDecoder`", Round four).
  */
 interface SplitState {
   readonly mode: LineMode;

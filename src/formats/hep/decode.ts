@@ -87,7 +87,7 @@ const FORMAT = HEP;
  * The decoder's state between lines, built whole in one object literal ({@link newDecoder}): a
  * literal's hidden class is held by its allocation site and outlives a full garbage collection,
  * where a class instance's fields die with the last decoder and take the optimised code that
- * embedded them along (docs/performance.md, "Round four").
+ * embedded them along (docs/performance.md, "HEP `createDecoder`", Round four).
  */
 interface HepDecoder {
   readonly sink: DiagnosticSink;

@@ -72,7 +72,7 @@ function isFailure(error: unknown): boolean {
  * The decoder's state between lines, built whole in one object literal ({@link newDecoder}): a
  * literal's hidden class is held by its allocation site and outlives a full garbage collection,
  * where a class instance's fields die with the last decoder and take the optimised code that
- * embedded them along (docs/performance.md, "Round four").
+ * embedded them along (docs/performance.md, "highbar decode", Round four).
  */
 interface HighbarDecoder {
   readonly sink: DiagnosticSink;
@@ -429,7 +429,7 @@ function toolPair(d: HighbarDecoder, record: ToolValues, pair: ToolPair, at: Lin
  * built in one object literal with every field it has, in the order `toolPair` adds them. A
  * literal's hidden class lives as long as its allocation site, where an event grown field by
  * field gets transitioned classes that die in a full GC with the optimised code that embedded
- * them (docs/performance.md, "Round four"). test/highbar/canonical-tool.test.ts holds the two
+ * them (docs/performance.md, "highbar decode", Round four). test/highbar/canonical-tool.test.ts holds the two
  * equal as JSON text (so key order too).
  */
 function wholeToolPair(read: CanonicalTool, pair: ToolPair, at: LineAt): void {
