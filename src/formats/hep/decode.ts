@@ -279,15 +279,15 @@ function map(d: HepDecoder, spec: HepFrameSpec, r: JsonObject, at: FrameAt): voi
       out.push(textDelta(r.delta as string, r.turn_id as number, provenance, session));
       return;
     case 'tool_delta': {
-      const e: AgentEventOf<'tool.output'> = {
-        type: 'tool.output',
-        call: r.id as string,
-        text: r.update as string,
-        round: r.turn_id as number,
-        provenance,
-      };
-      if (session !== undefined) e.session = session;
-      out.push(e);
+      // Built whole, as text.delta is (textDelta).
+      const call = r.id as string;
+      const update = r.update as string;
+      const round = r.turn_id as number;
+      out.push(
+        session === undefined
+          ? { type: 'tool.output', call, text: update, round, provenance }
+          : { type: 'tool.output', call, text: update, round, provenance, session },
+      );
       return;
     }
     case 'hep_header': {
