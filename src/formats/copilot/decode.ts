@@ -378,7 +378,7 @@ function markStreamed(dec: Decoder, message: string): void {
 }
 
 function endStream(dec: Decoder, out: AgentEvent[]): void {
-  if (dec.runOpen) endRun(dec, 'incomplete', syntheticAt(dec, dec.lastLine, dec.lastOffset), out, dec.lastTs);
+  if (dec.runOpen) endRun(dec, 'incomplete', syntheticAt(dec.lastLine, dec.lastOffset), out, dec.lastTs);
 }
 
 /** A kept record with a number `JSON.parse` could not hold exactly: reported (no schema reads it). */
@@ -388,13 +388,13 @@ function checkNumbers(dec: Decoder, record: JsonObject, text: string, line: numb
   if (message !== undefined) dec.report('invalid_record', 'error', line, offset, message);
 }
 
-function syntheticAt(dec: Decoder, line: number, offset: number): Provenance {
+function syntheticAt(line: number, offset: number): Provenance {
   return { format: FORMAT, line, offset, synthetic: true };
 }
 
 /** Provenance of the line's events: the primary one carries the writer's hints. */
 function provenance(dec: Decoder, ctx: Line, synthetic = false): Provenance {
-  if (synthetic) return syntheticAt(dec, ctx.line, ctx.offset);
+  if (synthetic) return syntheticAt(ctx.line, ctx.offset);
   // The record itself is the writer's template (its envelope, its data, fields of its own):
   // one reference, nothing copied.
   const hints: CopilotHints = { raw: ctx.text, record: ctx.record };
@@ -567,7 +567,7 @@ function map(dec: Decoder, ctx: Line): void {
       return;
     }
     case 'assistant.usage': {
-      const u = callUsage(dec, d, ctx);
+      const u = callUsage(d, ctx);
       // A round's and a run's usage are the main agent's own calls (the run's total is the sum of its
       // rounds); a subagent's calls stay usage events in its lane.
       if (main) dec.roundUsage = addUsage(dec.roundUsage ?? {}, u);
@@ -601,7 +601,7 @@ function map(dec: Decoder, ctx: Line): void {
         dec.runOpen &&
         (d.delivery === 'idle' || (d.delivery === undefined && dec.round === undefined && !dec.turnOpen))
       )
-        endRun(dec, 'completed', syntheticAt(dec, ctx.line, ctx.offset), ctx.out, ctx.ts);
+        endRun(dec, 'completed', syntheticAt(ctx.line, ctx.offset), ctx.out, ctx.ts);
       if (main && !dec.runOpen) openRun(dec, ctx, d.content as string, false);
       else push(dec, ctx, { type: 'user.message', text: d.content });
       return;
@@ -794,12 +794,12 @@ function map(dec: Decoder, ctx: Line): void {
       return;
     }
     case 'session.shutdown': {
-      push(dec, ctx, { type: 'usage', usage: shutdownUsage(dec, d) });
+      push(dec, ctx, { type: 'usage', usage: shutdownUsage(d) });
       if (dec.runOpen) {
         if (d.shutdownType === 'error' && typeof d.errorReason === 'string') dec.runError = d.errorReason;
         const status: RunStatus =
           d.shutdownType === 'error' ? 'failed' : dec.turnOpen ? 'incomplete' : 'completed';
-        endRun(dec, status, syntheticAt(dec, ctx.line, ctx.offset), ctx.out, ctx.ts);
+        endRun(dec, status, syntheticAt(ctx.line, ctx.offset), ctx.out, ctx.ts);
       }
       return;
     }
@@ -865,7 +865,7 @@ function message(dec: Decoder, ctx: Line, main: boolean): void {
   }
 }
 
-function callUsage(dec: Decoder, d: JsonObject, ctx: Line): Usage {
+function callUsage(d: JsonObject, ctx: Line): Usage {
   const u: Usage = tokenCounts(d);
   u.scope = 'call';
   u.key = str(d.apiCallId) ?? (ctx.record.id as string);
@@ -873,7 +873,7 @@ function callUsage(dec: Decoder, d: JsonObject, ctx: Line): Usage {
   return u;
 }
 
-function shutdownUsage(dec: Decoder, d: JsonObject): Usage {
+function shutdownUsage(d: JsonObject): Usage {
   const u: Usage = { scope: 'thread' };
   const metrics = d.modelMetrics;
   if (!isJsonObject(metrics)) return u;
