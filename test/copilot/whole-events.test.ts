@@ -144,7 +144,7 @@ const OPEN = [
 
 const stream = fc
   .tuple(fc.array(line, { minLength: 1, maxLength: 14 }), fc.boolean(), fc.nat({ max: 4 }))
-  .map(([lines, crlf, open]) => [...(open > 0 ? OPEN : []), ...lines].join(crlf ? '\r\n' : '\n') + '\n');
+  .map(([lines, crlf, open]) => `${[...(open > 0 ? OPEN : []), ...lines].join(crlf ? '\r\n' : '\n')}\n`);
 
 interface Decoded {
   json: string;

@@ -393,7 +393,7 @@ function syntheticAt(line: number, offset: number): Provenance {
 }
 
 /** Provenance of the line's events: the primary one carries the writer's hints. */
-function provenance(dec: Decoder, ctx: Line, synthetic = false): Provenance {
+function provenance(ctx: Line, synthetic = false): Provenance {
   if (synthetic) return syntheticAt(ctx.line, ctx.offset);
   // The record itself is the writer's template (its envelope, its data, fields of its own):
   // one reference, nothing copied.
@@ -438,7 +438,7 @@ function wholeEnvelope(dec: Decoder, ctx: Line): Envelope | undefined {
   )
     return undefined;
   ctx.primaryDone = true;
-  return { session, ts, round, provenance: provenance(dec, ctx) };
+  return { session, ts, round, provenance: provenance(ctx) };
 }
 
 function push(dec: Decoder, ctx: Line, e: Emit, synthetic = false): void {
@@ -449,7 +449,7 @@ function push(dec: Decoder, ctx: Line, e: Emit, synthetic = false): void {
     event.round = dec.round;
   const lane = laneOf(dec, ctx);
   if (lane !== undefined && e.type !== 'child.start' && e.type !== 'child.end') event.lane = lane;
-  event.provenance = provenance(dec, ctx, synthetic || ctx.primaryDone);
+  event.provenance = provenance(ctx, synthetic || ctx.primaryDone);
   if (!synthetic) ctx.primaryDone = true;
   ctx.out.push(event);
 }
@@ -772,7 +772,7 @@ function map(dec: Decoder, ctx: Line): void {
       if (!dec.runOpen) openRun(dec, ctx, undefined, true);
       const aborted = d.aborted === true || dec.runCancelled;
       const status: RunStatus = aborted ? 'cancelled' : dec.runError !== undefined ? 'failed' : 'completed';
-      endRun(dec, status, provenance(dec, ctx), ctx.out, ctx.ts);
+      endRun(dec, status, provenance(ctx), ctx.out, ctx.ts);
       return;
     }
     case 'session.error': {
