@@ -1,7 +1,7 @@
 import { type Codec, createCheck, createCodec, lineChunkDecoder } from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
 import { checkCodexEvents } from './check';
-import { type CodexDecodeOptions, CodexRecordDecoder } from './decode';
+import { type CodexDecodeOptions, createCodexRecordDecoder } from './decode';
 import { type CodexEncodeOptions, CodexEncoder } from './encode';
 import { CODEX_MAX_LINE_BYTES } from './wire';
 
@@ -37,7 +37,7 @@ const codec = createCodec<CodexDecodeOptions, CodexEncodeOptions>({
       'jsonl',
       { ...options, maxLineBytes: options.maxLineBytes ?? CODEX_MAX_LINE_BYTES },
       sink,
-      new CodexRecordDecoder(options, sink),
+      createCodexRecordDecoder(options, sink),
     ),
   createEncoder: (options, sink) => new CodexEncoder(options, sink),
 });
