@@ -623,6 +623,7 @@ function canonicalItem(d: Decoder, text: string, line: number, offset: number, o
   if (id === undefined || hasUnicodeEscape(text)) return false;
   const item = readItem(r, id);
   if (item === undefined) return false;
+  if (CODEX_WHOLE_EVENTS.enabled && wholeItem(d, kind, item, line, offset, out)) return true;
   mapItem(
     d,
     {
@@ -638,6 +639,166 @@ function canonicalItem(d: Decoder, text: string, line: number, offset: number, o
       hints: undefined,
     },
     item.type as 'reasoning' | 'agent_message' | 'command_execution',
+  );
+  return true;
+}
+
+/**
+ * Whether the shortcut maps the frequent canonical items in their usual state (a reasoning or
+ * agent message completed whole, a command started empty, a command completed that a start
+ * opened, whose status its exit code implies) to events built whole, each in one object literal
+ * with every field it has, instead of through {@link mapItem}, which adds the thread and the
+ * provenance's parts to literals afterwards. The two give the same events; off, the shortcut maps
+ * every item through `mapItem` (the properties of test/codex/whole-events.test.ts hold them
+ * equal). Whole literals keep their hidden classes across a full GC (docs/performance.md,
+ * "Codex decoder").
+ */
+export const CODEX_WHOLE_EVENTS: { enabled: boolean } = { enabled: true };
+
+// The frequent canonical items in their usual state, as whole events; false (having done
+// nothing) for anything else, which `mapItem` maps.
+function wholeItem(
+  d: Decoder,
+  kind: CodexItemRecord,
+  item: JsonObject,
+  line: number,
+  offset: number,
+  out: AgentEvent[],
+): boolean {
+  const id = item.id as string;
+  if (item.type === 'command_execution') {
+    return kind === 'item.started'
+      ? wholeToolStart(d, item, id, line, offset, out)
+      : kind === 'item.completed' && wholeToolEnd(d, item, id, line, offset, out);
+  }
+  // A snapshot of a text seen before is a delta of it: mapItem.
+  if (kind !== 'item.completed' || (d.texts.size !== 0 && d.texts.has(id))) return false;
+  const text = item.text as string;
+  const session = d.thread;
+  if (d.roundTools) {
+    const message = d.roundText ?? '';
+    const provenance: Provenance = { format: FORMAT, line, offset, synthetic: true };
+    out.push(
+      session === undefined
+        ? { type: 'round.end', message, provenance }
+        : { type: 'round.end', message, provenance, session },
+    );
+    d.roundTools = false;
+    d.roundText = undefined;
+  }
+  if (item.type === 'reasoning') {
+    const provenance: Provenance = { format: FORMAT, line, offset };
+    out.push(
+      session === undefined
+        ? { type: 'reasoning.delta', text, message: id, provenance }
+        : { type: 'reasoning.delta', text, message: id, provenance, session },
+    );
+    return true;
+  }
+  const opened: Provenance = { format: FORMAT, line, offset, synthetic: true };
+  out.push(
+    session === undefined
+      ? { type: 'message.start', role: 'assistant', message: id, provenance: opened }
+      : { type: 'message.start', role: 'assistant', message: id, provenance: opened, session },
+  );
+  const phase = item.phase;
+  d.answer = text;
+  d.roundText = text;
+  if (phase === 'final_answer') d.finalAnswer = text;
+  const provenance: Provenance =
+    phase === undefined
+      ? { format: FORMAT, line, offset }
+      : { format: FORMAT, line, offset, extra: { phase } };
+  out.push(
+    session === undefined
+      ? { type: 'text.delta', text, message: id, provenance }
+      : { type: 'text.delta', text, message: id, provenance, session },
+  );
+  return true;
+}
+
+// A command's first snapshot, empty and in progress: its tool.start, and the call opened.
+function wholeToolStart(
+  d: Decoder,
+  item: JsonObject,
+  id: string,
+  line: number,
+  offset: number,
+  out: AgentEvent[],
+): boolean {
+  const output = item.aggregated_output as string;
+  if (output !== '' || item.status !== 'in_progress' || item.exit_code !== null) return false;
+  const command = item.command as string;
+  const provenance: Provenance = { format: FORMAT, line, offset };
+  const session = d.thread;
+  out.push(
+    session === undefined
+      ? {
+          type: 'tool.start',
+          call: id,
+          name: CODEX_COMMAND_TOOL,
+          kind: 'execute',
+          args: { command },
+          command,
+          provenance,
+        }
+      : {
+          type: 'tool.start',
+          call: id,
+          name: CODEX_COMMAND_TOOL,
+          kind: 'execute',
+          args: { command },
+          command,
+          provenance,
+          session,
+        },
+  );
+  remember(d.calls, id, { key: `command_execution\u0000${command}`, output });
+  return true;
+}
+
+// A command's last snapshot, of a call its start opened, with an exit code and the status it
+// implies (`completed` for 0, `failed`): its tool.end, and the call closed.
+function wholeToolEnd(
+  d: Decoder,
+  item: JsonObject,
+  id: string,
+  line: number,
+  offset: number,
+  out: AgentEvent[],
+): boolean {
+  const exitCode = item.exit_code;
+  const status = item.status;
+  if (exitCode === null || !(status === 'failed' || (status === 'completed' && exitCode === 0))) return false;
+  const command = item.command as string;
+  if (openCall(d, id, `command_execution\u0000${command}`) === undefined) return false;
+  d.calls.delete(id);
+  d.roundTools = true;
+  const ok = status === 'completed';
+  const text = item.aggregated_output as string;
+  const provenance: Provenance = { format: FORMAT, line, offset };
+  const session = d.thread;
+  out.push(
+    session === undefined
+      ? {
+          type: 'tool.end',
+          call: id,
+          name: CODEX_COMMAND_TOOL,
+          ok,
+          text,
+          provenance,
+          exitCode: exitCode as number,
+        }
+      : {
+          type: 'tool.end',
+          call: id,
+          name: CODEX_COMMAND_TOOL,
+          ok,
+          text,
+          provenance,
+          exitCode: exitCode as number,
+          session,
+        },
   );
   return true;
 }
