@@ -131,16 +131,25 @@ export class CodexEncoder implements Encoder {
   }
 
   write(event: AgentEvent): string {
-    const codex = fromCodex(event);
-    if (codex && event.provenance!.synthetic === true) {
+    // The provenance is read once here and handed on: events come in a dozen shapes, so every
+    // read of one of their fields is a megamorphic lookup.
+    const p = event.provenance;
+    const codex = p !== undefined && p.format === FORMAT;
+    if (codex && p.synthetic === true) {
       // Derived from a line another event writes: remember what that line will need.
       if (event.type === 'tool.start') this.open(event);
       return '';
     }
     const carried = CARRIED[event.type];
     if (carried !== undefined) this.loss.check(event, carried);
-    if (codex && codexTemplates.enabled) {
-      const line = this.template(event);
+    if (
+      codex &&
+      codexTemplates.enabled &&
+      p.hints === undefined &&
+      p.order === undefined &&
+      this.pending === undefined
+    ) {
+      const line = this.template(event, p.extra);
       if (line !== undefined) return line;
     }
     if (event.type === 'text.delta' || event.type === 'reasoning.delta') return this.textDelta(event, codex);
@@ -160,17 +169,15 @@ export class CodexEncoder implements Encoder {
    * nothing, for any other event or state (a held message, earlier snapshots): the general path
    * writes it. test/codex/writer-fast-path.test.ts holds the two equal.
    */
-  private template(event: AgentEvent): string | undefined {
-    const p = event.provenance!;
-    if (p.hints !== undefined || p.order !== undefined || this.pending !== undefined) return undefined;
+  private template(event: AgentEvent, extra: JsonObject | undefined): string | undefined {
     switch (event.type) {
       case 'text.delta':
       case 'reasoning.delta':
-        return this.deltaTemplate(event, p.extra);
+        return this.deltaTemplate(event, extra);
       case 'tool.start':
-        return p.extra === undefined ? this.startTemplate(event) : undefined;
+        return extra === undefined ? this.startTemplate(event) : undefined;
       case 'tool.end':
-        return p.extra === undefined ? this.endTemplate(event) : undefined;
+        return extra === undefined ? this.endTemplate(event) : undefined;
       default:
         return undefined;
     }
@@ -199,7 +206,13 @@ export class CodexEncoder implements Encoder {
 
   private startTemplate(event: AgentEventOf<'tool.start'>): string | undefined {
     const command = event.command;
-    if (typeof command !== 'string' || typeof event.call !== 'string' || this.classify(event) !== 'command')
+    // A Codex command (what `classify` says of an event from Codex named and kinded so).
+    if (
+      typeof command !== 'string' ||
+      typeof event.call !== 'string' ||
+      event.name !== CODEX_COMMAND_TOOL ||
+      event.kind !== 'execute'
+    )
       return undefined;
     this.open(event);
     const item = {
