@@ -2,7 +2,7 @@ import { type Codec, createCheck, createCodec, lineChunkDecoder } from '../../co
 import type { Diagnostic } from '../../diagnostics';
 import { checkCodexEvents } from './check';
 import { type CodexDecodeOptions, createCodexRecordDecoder } from './decode';
-import { type CodexEncodeOptions, CodexEncoder } from './encode';
+import { type CodexEncodeOptions, createCodexEncoder } from './encode';
 import { CODEX_MAX_LINE_BYTES } from './wire';
 
 export { checkCodexEvents } from './check';
@@ -39,7 +39,7 @@ const codec = createCodec<CodexDecodeOptions, CodexEncodeOptions>({
       sink,
       createCodexRecordDecoder(options, sink),
     ),
-  createEncoder: (options, sink) => new CodexEncoder(options, sink),
+  createEncoder: (options, sink) => createCodexEncoder(options, sink),
 });
 
 /**
