@@ -285,7 +285,13 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       // The number the writer put in the name reads back as itself (a round 0, or a round
       // that came twice, stays so); other names count on from the last step.
       d.round = roundOfStepName(r.stepName) ?? d.round + 1;
+      const whole = wholeAt(d, r);
       d.stepOpen = true;
+      if (whole) {
+        const { session, run, round, provenance } = envelope(d, cx);
+        out.push({ type: 'round.start', session, run, round, provenance });
+        return;
+      }
       return pushEvent(d, out, cx, { type: 'round.start' });
     }
     case 'STEP_FINISHED': {
@@ -294,6 +300,24 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
         // Closed by the run's end, not a round that ended: no event; the next one carries it.
         d.stepOpen = false;
         return;
+      }
+      if (
+        meta !== undefined &&
+        wholeIn(d, r) &&
+        typeof meta.stopReason === 'string' &&
+        meta.model === undefined
+      ) {
+        let usage = usageFromWire(meta.usage);
+        if (typeof meta.costUsd === 'number') usage = { ...usage, costUsd: meta.costUsd };
+        if (usage !== undefined) {
+          const { session, run, round, provenance } = envelope(d, cx);
+          const message = d.stepText;
+          const stopReason = meta.stopReason;
+          out.push({ type: 'round.end', message, stopReason, usage, session, run, round, provenance });
+          d.stepOpen = false;
+          d.stepText = '';
+          return;
+        }
       }
       const e: AgentEventOf<'round.end'> = { type: 'round.end', message: d.stepText };
       if (meta !== undefined) {
@@ -314,6 +338,11 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
         d.otherRoles.add(id);
         return pushUnknown(d, cx, out);
       }
+      if (wholeIn(d, r)) {
+        const { session, run, round, provenance } = envelope(d, cx);
+        out.push({ type: 'message.start', role: 'assistant', message: id, session, run, round, provenance });
+        return;
+      }
       return pushEvent(d, out, cx, { type: 'message.start', role: 'assistant', message: id });
     }
     case 'TEXT_MESSAGE_CONTENT':
@@ -326,6 +355,11 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       }
       const text = str(r.delta) ?? '';
       if (typeof r.subagentRunId !== 'string') d.stepText += text;
+      if (id !== undefined && wholeIn(d, r)) {
+        const { session, run, round, provenance } = envelope(d, cx);
+        out.push({ type: 'text.delta', text, message: id, session, run, round, provenance });
+        return;
+      }
       const e: AgentEventOf<'text.delta'> = { type: 'text.delta', text };
       if (id !== undefined) e.message = id;
       return pushEvent(d, out, cx, e);
@@ -333,6 +367,11 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
     case 'TEXT_MESSAGE_END': {
       const id = r.messageId as string;
       if (d.otherRoles.delete(id)) return pushUnknown(d, cx, out);
+      if (wholeIn(d, r)) {
+        const { session, run, round, provenance } = envelope(d, cx);
+        out.push({ type: 'message.end', message: id, session, run, round, provenance });
+        return;
+      }
       return pushEvent(d, out, cx, { type: 'message.end', message: id });
     }
     case 'TOOL_CALL_START': {
@@ -340,6 +379,11 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       const name = r.toolCallName as string;
       d.names.set(call, name);
       d.args.set(call, '');
+      if (wholeIn(d, r)) {
+        const { session, run, round, provenance } = envelope(d, cx);
+        out.push({ type: 'tool.args.delta', call, name, text: '', session, run, round, provenance });
+        return;
+      }
       return pushEvent(d, out, cx, { type: 'tool.args.delta', call, name, text: '' });
     }
     case 'TOOL_CALL_ARGS':
@@ -349,8 +393,13 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       const text = str(r.delta) ?? '';
       const sofar = d.args.get(call);
       if (sofar !== undefined && sofar.length + text.length <= MAX_ARGS_CHARS) d.args.set(call, sofar + text);
-      const e: AgentEventOf<'tool.args.delta'> = { type: 'tool.args.delta', call, text };
       const name = str(r.toolCallName);
+      if (name === undefined && wholeIn(d, r)) {
+        const { session, run, round, provenance } = envelope(d, cx);
+        out.push({ type: 'tool.args.delta', call, text, session, run, round, provenance });
+        return;
+      }
+      const e: AgentEventOf<'tool.args.delta'> = { type: 'tool.args.delta', call, text };
       if (name !== undefined) {
         e.name = name;
         d.names.set(call, name);
@@ -429,6 +478,14 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
     }
     case 'CUSTOM': {
       const name = r.name as string;
+      if (name === CARRIED_OUTPUT && d.held === undefined && wholeIn(d, r)) {
+        const v = plainOutput(r.value);
+        if (v !== undefined) {
+          const { session, run, round, provenance } = envelope(d, cx);
+          out.push({ type: 'tool.output', call: v.call, text: v.text, session, run, round, provenance });
+          return;
+        }
+      }
       if (name.startsWith(CARRY_PREFIX)) {
         const e = eventFromCarried(name.slice(CARRY_PREFIX.length), r.value);
         if (e?.type === 'approval.request') d.asked.add(e.approval);
@@ -568,19 +625,42 @@ function interruptEvent(d: Decoder, i: JsonObject): AgentEvent {
 function toolEnd(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
   const r = cx.r;
   const call = r.toolCallId as string;
-  const e: AgentEventOf<'tool.start'> = { type: 'tool.start', call, name: d.names.get(call) ?? '' };
+  const name = d.names.get(call) ?? '';
   const text = d.args.get(call);
   d.args.delete(call);
+  let args: JsonObject | undefined;
   if (text !== undefined && text !== '') {
     try {
-      const args: unknown = JSON.parse(text);
-      if (isJsonObject(args)) e.args = args;
+      const value: unknown = JSON.parse(text);
+      if (isJsonObject(value)) args = value;
     } catch {
       // arguments that are not JSON stay in the deltas that carried them
     }
   }
-  if (d.open.size < MAX_OPEN_CALLS) d.open.set(call, { start: e, fromEarlierRun: false });
   const meta = metaOf(r);
+  if (args !== undefined && wholeIn(d, r) && (meta === undefined || isSummaryOnly(meta))) {
+    const { session, run, round, provenance } = envelope(d, cx);
+    const start: AgentEventOf<'tool.start'> =
+      meta === undefined
+        ? { type: 'tool.start', call, name, args, session, run, round, provenance }
+        : {
+            type: 'tool.start',
+            call,
+            name,
+            args,
+            argsSummary: meta.argsSummary as string,
+            session,
+            run,
+            round,
+            provenance,
+          };
+    if (d.open.size < MAX_OPEN_CALLS) d.open.set(call, { start, fromEarlierRun: false });
+    out.push(start);
+    return;
+  }
+  const e: AgentEventOf<'tool.start'> = { type: 'tool.start', call, name };
+  if (args !== undefined) e.args = args;
+  if (d.open.size < MAX_OPEN_CALLS) d.open.set(call, { start: e, fromEarlierRun: false });
   if (meta !== undefined) {
     for (const k of ['kind', 'server', 'argsSummary', 'command'] as const) {
       if (typeof meta[k] === 'string') (e as Record<string, unknown>)[k] = meta[k];
@@ -602,12 +682,25 @@ function toolResult(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
     pushEvent(d, out, cx, again);
     again.provenance = { format: FORMAT, line: cx.line, offset: cx.offset, synthetic: true };
   }
-  const e: AgentEventOf<'tool.end'> = { type: 'tool.end', call, ok: true };
   const name = d.names.get(call);
-  if (name !== undefined && name !== '') e.name = name;
   const text = contentText(r.content);
-  if (text !== undefined) e.text = text;
   const meta = metaOf(r);
+  if (
+    open?.fromEarlierRun !== true &&
+    name !== undefined &&
+    name !== '' &&
+    text !== undefined &&
+    wholeIn(d, r) &&
+    (meta === undefined || isOkOnly(meta))
+  ) {
+    const ok = meta?.ok !== false;
+    const { session, run, round, provenance } = envelope(d, cx);
+    out.push({ type: 'tool.end', call, ok, name, text, session, run, round, provenance });
+    return;
+  }
+  const e: AgentEventOf<'tool.end'> = { type: 'tool.end', call, ok: true };
+  if (name !== undefined && name !== '') e.name = name;
+  if (text !== undefined) e.text = text;
   if (meta !== undefined) {
     if (meta.ok === false) e.ok = false;
     if (meta.error !== undefined) e.error = meta.error;
@@ -620,6 +713,83 @@ function toolResult(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
     if (typeof meta.endedAt === 'number') e.endedAt = meta.endedAt;
   }
   pushEvent(d, out, cx, e);
+}
+
+/**
+ * Whether the frequent events are built whole, each in one object literal with its envelope
+ * (thread, run, round, provenance), instead of through {@link pushEvent}, which adds the envelope
+ * to a literal afterwards. Both give the same events; off, only the general path runs
+ * (test/ui/whole-events.test.ts holds them equal). A literal's hidden class outlives the full GC
+ * that kills a grown object's, and its stores are monomorphic (docs/performance.md).
+ */
+export const AGUI_WHOLE_EVENTS: { enabled: boolean } = { enabled: true };
+
+const CARRIED_OUTPUT = `${CARRY_PREFIX}tool.output`;
+
+/**
+ * Where {@link pushEvent} would stamp thread, run and round and nothing else, leaving the
+ * provenance as read: a record of the main agent, with no time, in an open step of an open run,
+ * with no records held before it. Whole literals are built only there.
+ */
+function wholeIn(d: Decoder, r: JsonObject): boolean {
+  return d.stepOpen && wholeAt(d, r);
+}
+
+/** {@link wholeIn} without the open step (a step's start opens it). */
+function wholeAt(d: Decoder, r: JsonObject): boolean {
+  return (
+    AGUI_WHOLE_EVENTS.enabled &&
+    d.runOpen &&
+    d.session !== undefined &&
+    d.run !== undefined &&
+    d.before.length === 0 &&
+    r.timestamp === undefined &&
+    r.subagentRunId === undefined
+  );
+}
+
+/** The envelope {@link pushEvent} stamps where {@link wholeIn} holds. */
+function envelope(
+  d: Decoder,
+  cx: Cx,
+): { session: string; run: string; round: number; provenance: Provenance } {
+  return { session: d.session as string, run: d.run as string, round: d.round, provenance: cx.provenance };
+}
+
+/** A carried tool output of exactly `{"call": string, "text": string}` (the writers' spelling). */
+function plainOutput(value: unknown): { call: string; text: string } | undefined {
+  if (!isJsonObject(value)) return undefined;
+  let n = 0;
+  for (const key in value) {
+    if ((n === 0 && key !== 'call') || (n === 1 && key !== 'text') || n === 2) return undefined;
+    n++;
+  }
+  const { call, text } = value;
+  return n === 2 && typeof call === 'string' && typeof text === 'string' ? { call, text } : undefined;
+}
+
+/** Metadata that gives a call's start only its `argsSummary` (see {@link toolEnd}). */
+function isSummaryOnly(meta: JsonObject): boolean {
+  return (
+    typeof meta.argsSummary === 'string' &&
+    typeof meta.kind !== 'string' &&
+    typeof meta.server !== 'string' &&
+    typeof meta.command !== 'string' &&
+    typeof meta.startedAt !== 'number'
+  );
+}
+
+/** Metadata that gives a call's end at most its `ok` (see {@link toolResult}). */
+function isOkOnly(meta: JsonObject): boolean {
+  return (
+    meta.error === undefined &&
+    meta.result === undefined &&
+    typeof meta.exitCode !== 'number' &&
+    meta.denied !== true &&
+    !Array.isArray(meta.filesChanged) &&
+    typeof meta.startedAt !== 'number' &&
+    typeof meta.endedAt !== 'number'
+  );
 }
 
 function pushUnknown(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
