@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { codecFor } from '../../src/formats';
 import { AGUI_WHOLE_EVENTS } from '../../src/formats/ag-ui/decode';
-import { agui, type Codec, type Diagnostic } from '../../src/index';
+import { AISDK_WHOLE_EVENTS } from '../../src/formats/ai-sdk/decode';
+import { agui, aisdk, type Codec, type Diagnostic } from '../../src/index';
 import { listFixtures, loadFixture } from '../../src/node/fixtures';
 import { FUZZ_RUNS } from '../runs';
 
@@ -84,7 +85,18 @@ const resultMeta = meta(
   ),
 );
 
-const withMeta = (r: Row, m: Row | undefined): Row => (m === undefined ? r : { ...r, metadata: m });
+// A carried tool output: as the writers spell it, and near it.
+const carriedOutput = fc.oneof(
+  fc.record({ call, text }),
+  fc.record({ text, call }),
+  fc.record({ call, text, stream: fc.constantFrom('stdout', 'stderr', 'x') }),
+  fc.record({ call, text: odd }),
+  fc.record({ call, text, ts: fc.nat() }),
+  fc.constantFrom<unknown>({ call: 'c1', text: 'a', lane: 'k1' }, null, 'x'),
+);
+
+const withMeta = (r: Row, m: Row | undefined, key = 'metadata'): Row =>
+  m === undefined ? r : { ...r, [key]: m };
 
 // One call whole, as a writer writes it: start, arguments, end, result.
 const aguiCall: fc.Arbitrary<Row[]> = fc
@@ -204,14 +216,7 @@ const aguiRecord: fc.Arbitrary<Row> = fc
         arbitrary: fc.record({
           type: fc.constant('CUSTOM'),
           name: fc.constantFrom('agentwire.tool.output', 'agentwire.tool.output', 'agentwire.usage', 'other'),
-          value: fc.oneof(
-            fc.record({ call, text }),
-            fc.record({ text, call }),
-            fc.record({ call, text, stream: fc.constantFrom('stdout', 'stderr', 'x') }),
-            fc.record({ call, text: odd }),
-            fc.record({ call, text, ts: fc.nat() }),
-            fc.constantFrom<unknown>({ call: 'c1', text: 'a', lane: 'k1' }, null, 'x'),
-          ),
+          value: carriedOutput,
         }),
       },
       {
@@ -232,6 +237,99 @@ const aguiRecord: fc.Arbitrary<Row> = fc
     for (const [k, v] of Object.entries(r)) if (v !== undefined) own[k] = v;
     return before ? { ...x, ...own } : { ...own, ...x };
   });
+
+const toolMetadata = fc.oneof(endMeta, resultMeta, fc.constantFrom<Row | undefined>({ other: 1 }, undefined));
+
+const aisdkRecord: fc.Arbitrary<Row> = fc
+  .oneof(
+    {
+      weight: 1,
+      arbitrary: fc.record({ type: fc.constant('start'), messageId: id }, { requiredKeys: ['type'] }),
+    },
+    { weight: 1, arbitrary: fc.record({ type: fc.constantFrom('finish', 'abort') }) },
+    { weight: 3, arbitrary: fc.record({ type: fc.constantFrom('start-step', 'finish-step') }) },
+    { weight: 3, arbitrary: fc.record({ type: fc.constantFrom('text-start', 'text-end'), id }) },
+    {
+      weight: 8,
+      arbitrary: fc.record(
+        { type: fc.constantFrom('text-delta', 'reasoning-delta'), id, delta: fc.oneof(text, text, odd) },
+        { requiredKeys: ['type', 'id'] },
+      ),
+    },
+    {
+      weight: 3,
+      arbitrary: fc.record(
+        {
+          type: fc.constant('tool-input-available'),
+          toolCallId: call,
+          toolName: fc.constantFrom('read', ''),
+          input: fc.constantFrom<unknown>({}, { a: 1 }, [1], 'x'),
+          toolMetadata: endMeta,
+        },
+        { requiredKeys: ['type', 'toolCallId', 'toolName'] },
+      ),
+    },
+    {
+      weight: 3,
+      arbitrary: fc.record(
+        {
+          type: fc.constantFrom(
+            'tool-output-available',
+            'tool-output-error',
+            'tool-output-denied',
+            'tool-input-error',
+          ),
+          toolCallId: call,
+          toolName: fc.constantFrom('read', 'write'),
+          output: fc.oneof(text, odd),
+          errorText: fc.oneof(text, text, odd),
+          preliminary: fc.boolean(),
+          toolMetadata,
+        },
+        { requiredKeys: ['type', 'toolCallId'] },
+      ),
+    },
+    {
+      // A said error, then the run's failure restating it: the chunk is held for the next event.
+      weight: 2,
+      arbitrary: fc.constantFrom<Row>(
+        { type: 'data-agentwire.error', data: { message: 'boom', fatal: false } },
+        { type: 'error', errorText: 'boom' },
+      ),
+    },
+    {
+      weight: 4,
+      arbitrary: fc.record({
+        type: fc.constantFrom(
+          'data-agentwire.tool.output',
+          'data-agentwire.tool.output',
+          'data-agentwire.usage',
+          'data-x',
+        ),
+        data: carriedOutput,
+      }),
+    },
+  )
+  .map((r) => {
+    // Own `undefined` fields are not JSON: leave them out.
+    const own: Row = {};
+    for (const [k, v] of Object.entries(r)) if (v !== undefined) own[k] = v;
+    return own;
+  });
+
+// One call whole, as the writer writes it: its input, then its output or error.
+const aisdkCall: fc.Arbitrary<Row[]> = fc
+  .tuple(call, endMeta, fc.boolean(), text)
+  .map(([c, end, ok, output]) => [
+    withMeta(
+      { type: 'tool-input-available', toolCallId: c, toolName: 'read', input: {} },
+      end,
+      'toolMetadata',
+    ),
+    ok
+      ? { type: 'tool-output-available', toolCallId: c, output }
+      : { type: 'tool-output-error', toolCallId: c, errorText: output },
+  ]);
 
 // A stream opens a run and a step most of the time, so the records land where the literals apply.
 const stream = (record: fc.Arbitrary<Row>, group: fc.Arbitrary<Row[]>, opening: Row[]) =>
@@ -286,6 +384,14 @@ const CASES: Array<{
       { type: 'RUN_STARTED', threadId: 't1', runId: 'r1' },
       { type: 'STEP_STARTED', stepName: 'round 1' },
     ],
+  },
+  {
+    name: 'ai-sdk',
+    codec: aisdk,
+    flag: AISDK_WHOLE_EVENTS,
+    record: aisdkRecord,
+    group: aisdkCall,
+    opening: [{ type: 'start', messageId: 'r1' }, { type: 'start-step' }],
   },
 ];
 

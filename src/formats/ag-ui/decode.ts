@@ -1,5 +1,11 @@
 import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
-import { BEFORE_RUN, CARRY_PREFIX, eventFromCarried } from '../../framing/carry';
+import {
+  BEFORE_RUN,
+  CARRY_PREFIX,
+  eventFromCarried,
+  isArgsSummaryOnly,
+  plainToolOutput,
+} from '../../framing/carry';
 import type { FramedRecordDecoder, JsonFraming, JsonStreamDecodeOptions } from '../../framing/json-stream';
 import { missingString, str } from '../../guards';
 import {
@@ -479,7 +485,7 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
     case 'CUSTOM': {
       const name = r.name as string;
       if (name === CARRIED_OUTPUT && d.held === undefined && wholeIn(d, r)) {
-        const v = plainOutput(r.value);
+        const v = plainToolOutput(r.value);
         if (v !== undefined) {
           const { session, run, round, provenance } = envelope(d, cx);
           out.push({ type: 'tool.output', call: v.call, text: v.text, session, run, round, provenance });
@@ -638,7 +644,7 @@ function toolEnd(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
     }
   }
   const meta = metaOf(r);
-  if (args !== undefined && wholeIn(d, r) && (meta === undefined || isSummaryOnly(meta))) {
+  if (args !== undefined && wholeIn(d, r) && (meta === undefined || isArgsSummaryOnly(meta))) {
     const { session, run, round, provenance } = envelope(d, cx);
     const start: AgentEventOf<'tool.start'> =
       meta === undefined
@@ -754,29 +760,6 @@ function envelope(
   cx: Cx,
 ): { session: string; run: string; round: number; provenance: Provenance } {
   return { session: d.session as string, run: d.run as string, round: d.round, provenance: cx.provenance };
-}
-
-/** A carried tool output of exactly `{"call": string, "text": string}` (the writers' spelling). */
-function plainOutput(value: unknown): { call: string; text: string } | undefined {
-  if (!isJsonObject(value)) return undefined;
-  let n = 0;
-  for (const key in value) {
-    if ((n === 0 && key !== 'call') || (n === 1 && key !== 'text') || n === 2) return undefined;
-    n++;
-  }
-  const { call, text } = value;
-  return n === 2 && typeof call === 'string' && typeof text === 'string' ? { call, text } : undefined;
-}
-
-/** Metadata that gives a call's start only its `argsSummary` (see {@link toolEnd}). */
-function isSummaryOnly(meta: JsonObject): boolean {
-  return (
-    typeof meta.argsSummary === 'string' &&
-    typeof meta.kind !== 'string' &&
-    typeof meta.server !== 'string' &&
-    typeof meta.command !== 'string' &&
-    typeof meta.startedAt !== 'number'
-  );
 }
 
 /** Metadata that gives a call's end at most its `ok` (see {@link toolResult}). */

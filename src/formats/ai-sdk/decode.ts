@@ -1,5 +1,5 @@
 import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
-import { BEFORE_RUN, eventFromCarried } from '../../framing/carry';
+import { BEFORE_RUN, eventFromCarried, isArgsSummaryOnly, plainToolOutput } from '../../framing/carry';
 import type { FramedRecordDecoder, JsonFraming, JsonStreamDecodeOptions } from '../../framing/json-stream';
 import { missingString, str } from '../../guards';
 import {
@@ -231,23 +231,60 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       d.round++;
       d.stepOpen = true;
       d.stepText = '';
+      if (wholeIn(d)) {
+        const { run, round, provenance } = envelope(d, cx);
+        out.push({ type: 'round.start', run, round, provenance });
+        return;
+      }
       return pushEvent(d, out, cx, { type: 'round.start' });
     case 'finish-step': {
       openRun(d, cx, out);
-      pushEvent(d, out, cx, { type: 'round.end', message: d.stepText });
+      if (wholeIn(d)) {
+        const { run, round, provenance } = envelope(d, cx);
+        out.push({ type: 'round.end', message: d.stepText, run, round, provenance });
+      } else pushEvent(d, out, cx, { type: 'round.end', message: d.stepText });
       d.stepOpen = false;
       d.stepText = '';
       return;
     }
     case 'text-start':
       openRun(d, cx, out);
+      if (wholeIn(d)) {
+        const { run, round, provenance } = envelope(d, cx);
+        out.push({
+          type: 'message.start',
+          role: 'assistant',
+          message: r.id as string,
+          run,
+          round,
+          provenance,
+        });
+        return;
+      }
       return pushEvent(d, out, cx, { type: 'message.start', role: 'assistant', message: r.id as string });
     case 'text-delta':
       openRun(d, cx, out);
       d.stepText += r.delta as string;
+      if (wholeIn(d)) {
+        const { run, round, provenance } = envelope(d, cx);
+        out.push({
+          type: 'text.delta',
+          text: r.delta as string,
+          message: r.id as string,
+          run,
+          round,
+          provenance,
+        });
+        return;
+      }
       return pushEvent(d, out, cx, { type: 'text.delta', text: r.delta as string, message: r.id as string });
     case 'text-end':
       openRun(d, cx, out);
+      if (wholeIn(d)) {
+        const { run, round, provenance } = envelope(d, cx);
+        out.push({ type: 'message.end', message: r.id as string, run, round, provenance });
+        return;
+      }
       return pushEvent(d, out, cx, { type: 'message.end', message: r.id as string });
     case 'reasoning-start':
     case 'reasoning-delta':
@@ -270,10 +307,21 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
     case 'tool-input-available': {
       openRun(d, cx, out);
       const call = r.toolCallId as string;
-      d.names.set(call, r.toolName as string);
-      const e: AgentEventOf<'tool.start'> = { type: 'tool.start', call, name: r.toolName as string };
-      if (isJsonObject(r.input)) e.args = r.input;
+      const name = r.toolName as string;
+      d.names.set(call, name);
       const meta = metaOf(r.toolMetadata);
+      const args = r.input;
+      if (isJsonObject(args) && wholeIn(d) && (meta === undefined || isArgsSummaryOnly(meta))) {
+        const { run, round, provenance } = envelope(d, cx);
+        if (meta === undefined) out.push({ type: 'tool.start', call, name, args, run, round, provenance });
+        else {
+          const argsSummary = meta.argsSummary as string;
+          out.push({ type: 'tool.start', call, name, args, argsSummary, run, round, provenance });
+        }
+        return;
+      }
+      const e: AgentEventOf<'tool.start'> = { type: 'tool.start', call, name };
+      if (isJsonObject(args)) e.args = args;
       if (meta !== undefined) {
         for (const k of ['kind', 'server', 'argsSummary', 'command'] as const)
           if (typeof meta[k] === 'string') (e as Record<string, unknown>)[k] = meta[k];
@@ -322,6 +370,14 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       d.saidError = undefined;
       return pushEvent(d, out, cx, { type: 'error', message: r.errorText as string, fatal: true });
     default: {
+      if (type === CARRIED_OUTPUT && d.held === undefined && wholeIn(d)) {
+        const v = plainToolOutput(r.data);
+        if (v !== undefined) {
+          const { run, round, provenance } = envelope(d, cx);
+          out.push({ type: 'tool.output', call: v.call, text: v.text, run, round, provenance });
+          return;
+        }
+      }
       if (type.startsWith(AISDK_DATA_PREFIX)) {
         const e = eventFromCarried(type.slice(AISDK_DATA_PREFIX.length), r.data);
         if (e !== undefined && d.held !== undefined) {
@@ -381,8 +437,20 @@ function toolEnd(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefined
     pushEvent(d, out, cx, start);
     start.provenance = { format: FORMAT, line: cx.line, offset: cx.offset, synthetic: true };
   }
-  const e: AgentEventOf<'tool.end'> = { type: 'tool.end', call, ok: type === 'tool-output-available' };
   const name = str(r.toolName) ?? d.names.get(call);
+  if (name !== undefined && r.toolMetadata === undefined && wholeIn(d)) {
+    const { run, round, provenance } = envelope(d, cx);
+    if (type === 'tool-output-available' && typeof r.output === 'string') {
+      out.push({ type: 'tool.end', call, ok: true, name, text: r.output, run, round, provenance });
+      return;
+    }
+    if (type === 'tool-output-error') {
+      const error = r.errorText as string;
+      out.push({ type: 'tool.end', call, ok: false, name, error, run, round, provenance });
+      return;
+    }
+  }
+  const e: AgentEventOf<'tool.end'> = { type: 'tool.end', call, ok: type === 'tool-output-available' };
   if (name !== undefined) e.name = name;
   if (type === 'tool-output-available') {
     if (typeof r.output === 'string') e.text = r.output;
@@ -428,6 +496,33 @@ function openRun(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
     type: 'run.start',
     provenance: { format: FORMAT, line: cx.line, offset: cx.offset, synthetic: true },
   });
+}
+
+/**
+ * Whether the frequent events are built whole, each in one object literal with its envelope
+ * (run, round, provenance), instead of through {@link pushEvent}, which adds the envelope to a
+ * literal afterwards. Both give the same events; off, only the general path runs
+ * (test/ui/whole-events.test.ts holds them equal). A literal's hidden class outlives the full GC
+ * that kills a grown object's, and its stores are monomorphic (docs/performance.md).
+ */
+export const AISDK_WHOLE_EVENTS: { enabled: boolean } = { enabled: true };
+
+const CARRIED_OUTPUT = `${AISDK_DATA_PREFIX}tool.output`;
+
+/**
+ * Where {@link pushEvent} would stamp run and round and nothing else, leaving the provenance as
+ * read: an open step of an open run, with no chunks held before it. Whole literals are built
+ * only there.
+ */
+function wholeIn(d: Decoder): boolean {
+  return (
+    AISDK_WHOLE_EVENTS.enabled && d.stepOpen && d.runOpen && d.run !== undefined && d.before.length === 0
+  );
+}
+
+/** The envelope {@link pushEvent} stamps where {@link wholeIn} holds. */
+function envelope(d: Decoder, cx: Cx): { run: string; round: number; provenance: Provenance } {
+  return { run: d.run as string, round: d.round, provenance: cx.provenance };
 }
 
 function pushUnknown(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
