@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { codecFor } from '../../src/formats';
-import { AGUI_WHOLE_EVENTS } from '../../src/formats/ag-ui/decode';
-import { AISDK_WHOLE_EVENTS } from '../../src/formats/ai-sdk/decode';
+import { AGUI_DECODER_SHORTCUTS, AGUI_WHOLE_EVENTS } from '../../src/formats/ag-ui/decode';
+import { AISDK_DECODER_SHORTCUTS, AISDK_WHOLE_EVENTS } from '../../src/formats/ai-sdk/decode';
 import { agui, aisdk, type Codec, type Diagnostic } from '../../src/index';
 import { listFixtures, loadFixture } from '../../src/node/fixtures';
 import { FUZZ_RUNS } from '../runs';
@@ -370,6 +370,8 @@ const CASES: Array<{
   name: string;
   codec: Codec;
   flag: { enabled: boolean };
+  /** The delta shortcut's switch: its record, built in one literal, is held to JSON.parse's too. */
+  shortcut: { enabled: boolean };
   record: fc.Arbitrary<Row>;
   group: fc.Arbitrary<Row[]>;
   opening: Row[];
@@ -378,6 +380,7 @@ const CASES: Array<{
     name: 'ag-ui',
     codec: agui,
     flag: AGUI_WHOLE_EVENTS,
+    shortcut: AGUI_DECODER_SHORTCUTS,
     record: aguiRecord,
     group: aguiCall,
     opening: [
@@ -389,6 +392,7 @@ const CASES: Array<{
     name: 'ai-sdk',
     codec: aisdk,
     flag: AISDK_WHOLE_EVENTS,
+    shortcut: AISDK_DECODER_SHORTCUTS,
     record: aisdkRecord,
     group: aisdkCall,
     opening: [{ type: 'start', messageId: 'r1' }, { type: 'start-step' }],
@@ -397,7 +401,7 @@ const CASES: Array<{
 
 describe.each(CASES)(
   '$name decoder: whole events and the general path',
-  ({ codec, flag, record, group, opening }) => {
+  ({ codec, flag, shortcut, record, group, opening }) => {
     test('give the same events, diagnostics and written bytes, in both framings and every chunking', () => {
       fc.assert(
         fc.property(
@@ -408,7 +412,10 @@ describe.each(CASES)(
             const lines = rows.map((r) => JSON.stringify(r));
             const wire = sse ? lines.map((l) => `data: ${l}\n\n`).join('') : `${lines.join('\n')}\n`;
             const bytes = new TextEncoder().encode(wire);
-            expect(decode(codec, flag, true, bytes, cuts)).toEqual(decode(codec, flag, false, bytes, cuts));
+            const whole = decode(codec, flag, true, bytes, cuts);
+            expect(whole).toEqual(decode(codec, flag, false, bytes, cuts));
+            // The delta shortcut's record (in the hints) has JSON.parse's keys in JSON.parse's order.
+            expect(whole).toEqual(decode(codec, shortcut, false, bytes, cuts));
           },
         ),
         { numRuns: FUZZ_RUNS * 3 },

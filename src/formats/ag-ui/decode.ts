@@ -206,7 +206,7 @@ function readLine(d: Decoder, text: string, line: number, offset: number, out: A
   // record: no depth to measure); anything else is parsed and measured.
   let value: unknown =
     AGUI_DECODER_SHORTCUTS.enabled && d.maxDepth > 0
-      ? readDeltaRecord(text, AGUI_DELTA_HEAD, 'TEXT_MESSAGE_CONTENT', 'messageId')
+      ? readDeltaRecord(text, AGUI_DELTA_HEAD, 'TEXT_MESSAGE_CONTENT', 'messageId', deltaRecord)
       : undefined;
   if (value === undefined) {
     value = parseMeasuredRecord(text, line, offset, d.maxDepth, FORMAT, d.sink);
@@ -818,6 +818,11 @@ function pushEvent(
     };
   } else e.provenance = cx.provenance;
   out.push(e);
+}
+
+/** A text delta record as `JSON.parse` gives it, in one literal ({@link readDeltaRecord}). */
+function deltaRecord(messageId: string, delta: unknown): JsonObject {
+  return { type: 'TEXT_MESSAGE_CONTENT', messageId, delta } as JsonObject;
 }
 
 /** A `CUSTOM` record carrying an event from before the run, on no child lane (see `BEFORE_RUN`). */

@@ -149,7 +149,7 @@ function readLine(d: Decoder, text: string, line: number, offset: number, out: A
   // record: no depth to measure); anything else is parsed and measured.
   let value: unknown =
     AISDK_DECODER_SHORTCUTS.enabled && d.maxDepth > 0
-      ? readDeltaRecord(text, AISDK_DELTA_HEAD, 'text-delta', 'id')
+      ? readDeltaRecord(text, AISDK_DELTA_HEAD, 'text-delta', 'id', deltaRecord)
       : undefined;
   if (value === undefined) {
     value = parseMeasuredRecord(text, line, offset, d.maxDepth, FORMAT, d.sink);
@@ -540,6 +540,11 @@ function pushEvent(d: Decoder, out: AgentEvent[], cx: Cx, e: AgentEvent): undefi
   }
   e.provenance = cx.provenance;
   out.push(e);
+}
+
+/** A text delta chunk as `JSON.parse` gives it, in one literal ({@link readDeltaRecord}). */
+function deltaRecord(id: string, delta: unknown): JsonObject {
+  return { type: 'text-delta', id, delta } as JsonObject;
 }
 
 /** A `data-agentwire.<type>` part carrying an event from before the run (see `BEFORE_RUN`). */
