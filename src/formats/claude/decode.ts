@@ -12,7 +12,7 @@ import {
   unsafeNumberMessage,
   valueExceedsDepth,
 } from '../../json';
-import type { AgentEvent, AgentEventOf, QuestionItem, Usage } from '../../model';
+import type { AgentEvent, AgentEventOf, Provenance, QuestionItem, Usage } from '../../model';
 import {
   byModelFromClaude,
   CLAUDE_CHECKED,
@@ -115,811 +115,1122 @@ function questionsOf(input: unknown): QuestionItem[] {
   return out;
 }
 
+/** The decoder's state, built whole in one literal by {@link createClaudeRecordDecoder}. */
+interface DecoderState {
+  sink: DiagnosticSink;
+  report: LineReport;
+  maxDepth: number;
+  session: string | undefined;
+  sessionStarted: boolean;
+  runOpen: boolean;
+  round: number;
+  messages: Map<string, MessageState>;
+  calls: Map<string, CallInfo>;
+  approvals: Map<string, string>;
+  tasks: Map<string, { child: string; lane: string | undefined }>;
+  compacting: boolean;
+  // Lines that gave no event (written back before the next line that does).
+  pending: string[];
+  lastLine: number;
+  lastOffset: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Whole events (docs/performance.md, "Claude decoder"): the frequent events built in one literal
+// each, envelope and provenance included, beside the general path (`emit`), which adds them to
+// a literal afterwards. A literal's hidden class is held by its allocation site and outlives a
+// full GC; the added fields' transitions do not, and code that embedded them is thrown away.
+
 /**
- * The Claude Code stream-json record decoder: one line → the canonical events it means.
+ * Switch of the whole-event literals. Off, only the general path runs; test/claude/whole-events
+ * .test.ts holds the two equal. Not part of the public API.
+ */
+export const CLAUDE_WHOLE_EVENTS: { enabled: boolean } = { enabled: true };
+
+// Where a whole event goes: nowhere (the general path builds it), the main lane's round, a lane.
+type Place = 0 | 1 | 2;
+const GENERAL: Place = 0;
+const IN_ROUND: Place = 1;
+const IN_LANE: Place = 2;
+
+// The envelope `emit` would add: the session (the whole literals need one), then the lane or,
+// on the main lane once a round is open, the round.
+function placeOf(d: DecoderState, ctx: LineContext): Place {
+  if (!CLAUDE_WHOLE_EVENTS.enabled || d.session === undefined) return GENERAL;
+  if (ctx.lane !== undefined) return IN_LANE;
+  return d.round > 0 ? IN_ROUND : GENERAL;
+}
+
+// The provenance of a checked event: `hints.said` from the start, as `emit` gives it.
+function saidProvenance(ctx: LineContext, said: Record<string, unknown>): Provenance {
+  return { format: FORMAT, line: ctx.line, offset: ctx.offset, hints: { said } };
+}
+
+// The provenance of an event without checked fields. The line's first event gets its `hints`
+// slot now (the value comes in `finishLine`, always), so the key is not added later.
+function plainProvenance(ctx: LineContext): Provenance {
+  if (ctx.out.length === ctx.start)
+    return { format: FORMAT, line: ctx.line, offset: ctx.offset, hints: undefined as never };
+  return { format: FORMAT, line: ctx.line, offset: ctx.offset };
+}
+
+function syntheticProvenance(ctx: LineContext): Provenance {
+  if (ctx.out.length === ctx.start)
+    return { format: FORMAT, line: ctx.line, offset: ctx.offset, synthetic: true, hints: undefined as never };
+  return { format: FORMAT, line: ctx.line, offset: ctx.offset, synthetic: true };
+}
+
+// The line's first event's hints, whole: `said`, then what `finishLine` adds (same key order).
+function ownerHints(
+  said: Record<string, unknown> | undefined,
+  raw: string,
+  n: number,
+  before: string[] | undefined,
+): ClaudeHints {
+  if (said === undefined) {
+    if (n > 1) return before === undefined ? { raw, n } : { raw, n, before };
+    return before === undefined ? { raw } : { raw, before };
+  }
+  if (n > 1) return before === undefined ? { said, raw, n } : { said, raw, n, before };
+  return before === undefined ? { said, raw } : { said, raw, before };
+}
+
+function pushed<E extends AgentEvent>(ctx: LineContext, e: E): E {
+  ctx.out.push(e);
+  return e;
+}
+
+function textDelta(d: DecoderState, ctx: LineContext, text: string, message: string): AgentEvent {
+  const at = placeOf(d, ctx);
+  if (at === GENERAL) return emit(d, ctx, { type: 'text.delta', text, message });
+  const provenance = saidProvenance(ctx, { text });
+  const session = d.session!;
+  if (at === IN_ROUND)
+    return pushed(ctx, { type: 'text.delta', text, message, session, round: d.round, provenance });
+  return pushed(ctx, { type: 'text.delta', text, message, session, lane: ctx.lane!, provenance });
+}
+
+function thinking(
+  d: DecoderState,
+  ctx: LineContext,
+  text: string,
+  message: string,
+  signature: string | undefined,
+): AgentEvent {
+  const at = placeOf(d, ctx);
+  if (at === GENERAL) {
+    const r: AgentEventOf<'reasoning.delta'> = { type: 'reasoning.delta', text, message };
+    if (signature !== undefined) r.signature = signature;
+    return emit(d, ctx, r);
+  }
+  const session = d.session!;
+  const lane = ctx.lane!;
+  const round = d.round;
+  if (signature === undefined) {
+    const provenance = saidProvenance(ctx, { text });
+    if (at === IN_ROUND)
+      return pushed(ctx, { type: 'reasoning.delta', text, message, session, round, provenance });
+    return pushed(ctx, { type: 'reasoning.delta', text, message, session, lane, provenance });
+  }
+  const provenance = saidProvenance(ctx, { text, signature });
+  if (at === IN_ROUND)
+    return pushed(ctx, { type: 'reasoning.delta', text, message, signature, session, round, provenance });
+  return pushed(ctx, { type: 'reasoning.delta', text, message, signature, session, lane, provenance });
+}
+
+// A tool call with arguments and no MCP server (the usual one); anything else, the general path.
+function wholeToolStart(
+  d: DecoderState,
+  ctx: LineContext,
+  call: string,
+  name: string,
+  args: JsonObject,
+): AgentEvent | undefined {
+  const at = placeOf(d, ctx);
+  if (at === GENERAL) return undefined;
+  const provenance = saidProvenance(ctx, { name, args });
+  const session = d.session!;
+  if (at === IN_ROUND)
+    return pushed(ctx, { type: 'tool.start', call, name, args, session, round: d.round, provenance });
+  return pushed(ctx, { type: 'tool.start', call, name, args, session, lane: ctx.lane!, provenance });
+}
+
+// A call's successful result with its name, text and `tool_use_result` (the usual one).
+function wholeToolEnd(
+  d: DecoderState,
+  ctx: LineContext,
+  call: string,
+  name: string,
+  text: string,
+  result: unknown,
+): AgentEvent | undefined {
+  const at = placeOf(d, ctx);
+  if (at === GENERAL) return undefined;
+  const provenance = saidProvenance(ctx, { ok: true, text });
+  const session = d.session!;
+  if (at === IN_ROUND)
+    return pushed(ctx, {
+      type: 'tool.end',
+      call,
+      ok: true,
+      name,
+      text,
+      result,
+      session,
+      round: d.round,
+      provenance,
+    });
+  return pushed(ctx, {
+    type: 'tool.end',
+    call,
+    ok: true,
+    name,
+    text,
+    result,
+    session,
+    lane: ctx.lane!,
+    provenance,
+  });
+}
+
+function messageStart(d: DecoderState, ctx: LineContext, message: string, model: string | undefined): void {
+  const at = model === undefined ? GENERAL : placeOf(d, ctx);
+  if (at === GENERAL) {
+    const start: AgentEventOf<'message.start'> = { type: 'message.start', role: 'assistant', message };
+    if (model !== undefined) start.model = model;
+    emit(d, ctx, start);
+    return;
+  }
+  const provenance = plainProvenance(ctx);
+  const session = d.session!;
+  const role = 'assistant';
+  if (at === IN_ROUND)
+    pushed(ctx, { type: 'message.start', role, message, model: model!, session, round: d.round, provenance });
+  else
+    pushed(ctx, {
+      type: 'message.start',
+      role,
+      message,
+      model: model!,
+      session,
+      lane: ctx.lane!,
+      provenance,
+    });
+}
+
+// A call's usage with the four counts and no reasoning count, of a message with a model: whole.
+function wholeUsage(
+  d: DecoderState,
+  ctx: LineContext,
+  m: MessageState,
+  raw: JsonObject,
+  final: boolean,
+): boolean {
+  const at = m.model === undefined ? GENERAL : placeOf(d, ctx);
+  if (at === GENERAL || raw.output_tokens_details !== undefined) return false;
+  const fresh = raw.input_tokens;
+  const cacheRead = raw.cache_read_input_tokens;
+  const cacheWrite = raw.cache_creation_input_tokens;
+  const output = raw.output_tokens;
+  if (!finite(fresh) || !finite(cacheRead) || !finite(cacheWrite) || !finite(output)) return false;
+  const usage: Usage = {
+    input: fresh + cacheRead + cacheWrite,
+    output,
+    cacheRead,
+    cacheWrite,
+    scope: 'call',
+    final,
+    key: m.id,
+    model: m.model!,
+  };
+  const provenance = plainProvenance(ctx);
+  const session = d.session!;
+  if (at === IN_ROUND) pushed(ctx, { type: 'usage', usage, session, round: d.round, provenance });
+  else pushed(ctx, { type: 'usage', usage, session, lane: ctx.lane!, provenance });
+  return true;
+}
+
+function finite(v: unknown): v is number {
+  return typeof v === 'number' && Number.isFinite(v);
+}
+
+// A main-lane round's end with its model (and stop reason, when known): whole.
+function wholeRoundEnd(d: DecoderState, ctx: LineContext, m: MessageState): boolean {
+  if (
+    !CLAUDE_WHOLE_EVENTS.enabled ||
+    d.session === undefined ||
+    ctx.lane !== undefined ||
+    m.model === undefined
+  )
+    return false;
+  const provenance = syntheticProvenance(ctx);
+  const session = d.session;
+  const { text: message, round, model, stopReason } = m;
+  if (stopReason === undefined)
+    pushed(ctx, { type: 'round.end', message, round, model, session, provenance });
+  else pushed(ctx, { type: 'round.end', message, round, stopReason, model, session, provenance });
+  return true;
+}
+
+// A notice of a kind, its data and severity (and message, when there is one): whole.
+function notice(
+  d: DecoderState,
+  ctx: LineContext,
+  kind: string,
+  severity: 'info' | 'warning' | undefined,
+  data: Record<string, unknown>,
+  message: string | undefined,
+): void {
+  const at = placeOf(d, ctx);
+  if (at === GENERAL || (severity === undefined) !== (message === undefined)) {
+    const e: AgentEventOf<'notice'> =
+      severity === undefined ? { type: 'notice', kind, data } : { type: 'notice', kind, severity, data };
+    if (message !== undefined) e.message = message;
+    emit(d, ctx, e);
+    return;
+  }
+  const provenance = plainProvenance(ctx);
+  const session = d.session!;
+  const type = 'notice';
+  if (severity === undefined) {
+    if (at === IN_ROUND) pushed(ctx, { type, kind, data, session, round: d.round, provenance });
+    else pushed(ctx, { type, kind, data, session, lane: ctx.lane!, provenance });
+    return;
+  }
+  if (at === IN_ROUND)
+    pushed(ctx, { type, kind, severity, data, message: message!, session, round: d.round, provenance });
+  else pushed(ctx, { type, kind, severity, data, message: message!, session, lane: ctx.lane!, provenance });
+}
+
+/**
+ * Creates the Claude Code stream-json record decoder: one line → the canonical events it means.
  * Stateful: it opens and ends runs (`system/init`, `result`, implied starts, an incomplete end
  * at the end of input), numbers the main agent's rounds (one per `message.id`), puts subagent
  * lines in their lane, joins tool results to their calls by id, counts each message's usage once,
  * and reassembles `stream_event` partial messages without repeating the snapshot lines that
  * follow them. Every line it reads is kept for the writer (see `ClaudeHints`).
  */
-export class ClaudeRecordDecoder implements RecordDecoder {
-  private readonly sink: DiagnosticSink;
-  private readonly report: LineReport;
-  private readonly maxDepth: number;
-  private session: string | undefined;
-  private sessionStarted = false;
-  private runOpen = false;
-  private round = 0;
-  private readonly messages = new Map<string, MessageState>();
-  private readonly calls = new Map<string, CallInfo>();
-  private readonly approvals = new Map<string, string>();
-  private readonly tasks = new Map<string, { child: string; lane: string | undefined }>();
-  private compacting = false;
-  // Lines that gave no event (written back before the next line that does).
-  private pending: string[] = [];
-  private lastLine = 0;
-  private lastOffset = 0;
+export function createClaudeRecordDecoder(options: ClaudeDecodeOptions, sink: DiagnosticSink): RecordDecoder {
+  // State in one literal, the per-line work in module functions: the hidden classes they see are
+  // held by their allocation sites and outlive a full GC (docs/performance.md, "Claude decoder").
+  const d: DecoderState = {
+    sink,
+    report: lineReporter(sink, FORMAT),
+    maxDepth: resolveMaxDepth(options.maxDepth),
+    session: undefined,
+    sessionStarted: false,
+    runOpen: false,
+    round: 0,
+    messages: new Map(),
+    calls: new Map(),
+    approvals: new Map(),
+    tasks: new Map(),
+    compacting: false,
+    pending: [],
+    lastLine: 0,
+    lastOffset: 0,
+  };
+  // The same two functions for every decoder (not closures per decoder): the splitter's call
+  // site sees one target and can inline it.
+  const decoder: StatefulDecoder = { d, line: lineOf, end: endOf };
+  return decoder;
+}
 
-  /** Creates a decoder that reports to `sink`. */
-  constructor(options: ClaudeDecodeOptions, sink: DiagnosticSink) {
-    this.sink = sink;
-    this.report = lineReporter(sink, FORMAT);
-    this.maxDepth = resolveMaxDepth(options.maxDepth);
+interface StatefulDecoder extends RecordDecoder {
+  readonly d: DecoderState;
+}
+
+function lineOf(this: StatefulDecoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
+  decodeLine(this.d, text, line, offset, out);
+}
+
+function endOf(this: StatefulDecoder, out: AgentEvent[]): void {
+  endInput(this.d, out);
+}
+
+function decodeLine(d: DecoderState, text: string, line: number, offset: number, out: AgentEvent[]): void {
+  d.lastLine = line;
+  d.lastOffset = offset;
+  if (text.length === 0) {
+    d.pending.push(text);
+    return;
   }
+  // Parsed first at any length: V8's JSON.parse is iterative (no stack to overflow), and a
+  // tool result of several MB would cost a character scan if measured as text. The parsed
+  // value is measured instead, one step per object or array (a long string is one step):
+  // cheaper than counting the brackets of the text, which tool output is full of.
+  let record: unknown;
+  try {
+    record = JSON.parse(text);
+  } catch {
+    const parsed = parseJsonLine(text, line, offset, d.maxDepth, FORMAT);
+    if (!parsed.ok) d.sink.report(parsed.diagnostic);
+    d.pending.push(text);
+    return;
+  }
+  if (valueExceedsDepth(record, d.maxDepth)) {
+    d.sink.report(nestingTooDeep(line, offset, d.maxDepth, FORMAT));
+    d.pending.push(text);
+    return;
+  }
+  if (!isJsonObject(record)) {
+    d.report('invalid_json', 'error', line, offset, 'not a JSON object');
+    d.pending.push(text);
+    return;
+  }
+  if (typeof record.session_id === 'string') d.session = record.session_id;
+  const ctx: LineContext = { record, text, line, offset, out, start: out.length, lane: laneOf(record) };
+  dispatch(d, ctx);
+  finishLine(d, ctx);
+}
 
-  line(text: string, line: number, offset: number, out: AgentEvent[]): void {
-    this.lastLine = line;
-    this.lastOffset = offset;
-    if (text.length === 0) {
-      this.pending.push(text);
+function endInput(d: DecoderState, out: AgentEvent[]): void {
+  if (!d.runOpen) return;
+  const end = runEnd(d, { status: 'incomplete' });
+  end.provenance = { format: FORMAT, line: d.lastLine, offset: d.lastOffset, synthetic: true };
+  if (d.pending.length > 0) {
+    end.provenance.hints = { before: d.pending } satisfies ClaudeHints;
+    d.pending = [];
+  }
+  out.push(end);
+  d.runOpen = false;
+}
+
+// ------------------------------------------------------------------------------------------
+// Line plumbing
+
+// The line's first event carries the line (and the lines before it that gave none).
+function finishLine(d: DecoderState, ctx: LineContext): void {
+  const count = ctx.out.length - ctx.start;
+  if (count === 0) {
+    d.pending.push(ctx.text);
+    return;
+  }
+  const owner = ctx.out[ctx.start]!;
+  const provenance = owner.provenance!;
+  const old = provenance.hints as ClaudeHints | undefined;
+  if (CLAUDE_WHOLE_EVENTS.enabled && old?.block === undefined) {
+    const before = d.pending.length > 0 ? d.pending : undefined;
+    if (before !== undefined) d.pending = [];
+    provenance.hints = ownerHints(old?.said, ctx.text, count, before) as Record<string, unknown>;
+    return;
+  }
+  const hints = (provenance.hints ??= {}) as ClaudeHints;
+  hints.raw = ctx.text;
+  if (count > 1) hints.n = count;
+  if (d.pending.length > 0) {
+    hints.before = d.pending;
+    d.pending = [];
+  }
+}
+
+// Stamps the envelope and provenance and appends the event.
+function emit<E extends AgentEvent>(d: DecoderState, ctx: LineContext, event: E, synthetic = false): E {
+  if (d.session !== undefined) event.session = d.session;
+  if (ctx.lane !== undefined) event.lane = ctx.lane;
+  else if (d.round > 0 && event.round === undefined && event.type !== 'run.start' && event.type !== 'run.end')
+    event.round = d.round;
+  event.provenance = synthetic
+    ? { format: FORMAT, line: ctx.line, offset: ctx.offset, synthetic: true }
+    : { format: FORMAT, line: ctx.line, offset: ctx.offset };
+  const checked = synthetic ? undefined : CLAUDE_CHECKED[event.type];
+  if (checked !== undefined) {
+    const said: Record<string, unknown> = {};
+    for (const key of checked) {
+      const value = (event as Record<string, unknown>)[key];
+      if (value !== undefined) said[key] = value;
+    }
+    event.provenance.hints = { said } satisfies ClaudeHints;
+  }
+  ctx.out.push(event);
+  return event;
+}
+
+function blockHint(event: AgentEvent, index: number, count: number): void {
+  if (count <= 1) return;
+  const hints = (event.provenance!.hints ??= {}) as ClaudeHints;
+  hints.block = index;
+}
+
+function dispatch(d: DecoderState, ctx: LineContext): void {
+  const { record } = ctx;
+  switch (record.type) {
+    case 'system': {
+      system(d, ctx);
       return;
     }
-    // Parsed first at any length: V8's JSON.parse is iterative (no stack to overflow), and a
-    // tool result of several MB would cost a character scan if measured as text. The parsed
-    // value is measured instead, one step per object or array (a long string is one step):
-    // cheaper than counting the brackets of the text, which tool output is full of.
-    let record: unknown;
-    try {
-      record = JSON.parse(text);
-    } catch {
-      const parsed = parseJsonLine(text, line, offset, this.maxDepth, FORMAT);
-      if (!parsed.ok) this.sink.report(parsed.diagnostic);
-      this.pending.push(text);
+    case 'assistant': {
+      assistant(d, ctx);
       return;
     }
-    if (valueExceedsDepth(record, this.maxDepth)) {
-      this.sink.report(nestingTooDeep(line, offset, this.maxDepth, FORMAT));
-      this.pending.push(text);
+    case 'user': {
+      user(d, ctx);
       return;
     }
-    if (!isJsonObject(record)) {
-      this.report('invalid_json', 'error', line, offset, 'not a JSON object');
-      this.pending.push(text);
+    case 'result': {
+      result(d, ctx);
       return;
     }
-    if (typeof record.session_id === 'string') this.session = record.session_id;
-    const ctx: LineContext = { record, text, line, offset, out, start: out.length, lane: laneOf(record) };
-    this.dispatch(ctx);
-    this.finishLine(ctx);
-  }
-
-  end(out: AgentEvent[]): void {
-    if (!this.runOpen) return;
-    const end = this.runEnd({ status: 'incomplete' });
-    end.provenance = { format: FORMAT, line: this.lastLine, offset: this.lastOffset, synthetic: true };
-    if (this.pending.length > 0) {
-      end.provenance.hints = { before: this.pending } satisfies ClaudeHints;
-      this.pending = [];
-    }
-    out.push(end);
-    this.runOpen = false;
-  }
-
-  // ------------------------------------------------------------------------------------------
-  // Line plumbing
-
-  // The line's first event carries the line (and the lines before it that gave none).
-  private finishLine(ctx: LineContext): void {
-    const count = ctx.out.length - ctx.start;
-    if (count === 0) {
-      this.pending.push(ctx.text);
+    case 'stream_event': {
+      streamEvent(d, ctx);
       return;
     }
-    const owner = ctx.out[ctx.start]!;
-    const hints = (owner.provenance!.hints ??= {}) as ClaudeHints;
-    hints.raw = ctx.text;
-    if (count > 1) hints.n = count;
-    if (this.pending.length > 0) {
-      hints.before = this.pending;
-      this.pending = [];
-    }
-  }
-
-  // Stamps the envelope and provenance and appends the event.
-  private emit<E extends AgentEvent>(ctx: LineContext, event: E, synthetic = false): E {
-    if (this.session !== undefined) event.session = this.session;
-    if (ctx.lane !== undefined) event.lane = ctx.lane;
-    else if (
-      this.round > 0 &&
-      event.round === undefined &&
-      event.type !== 'run.start' &&
-      event.type !== 'run.end'
-    )
-      event.round = this.round;
-    event.provenance = synthetic
-      ? { format: FORMAT, line: ctx.line, offset: ctx.offset, synthetic: true }
-      : { format: FORMAT, line: ctx.line, offset: ctx.offset };
-    const checked = synthetic ? undefined : CLAUDE_CHECKED[event.type];
-    if (checked !== undefined) {
-      const said: Record<string, unknown> = {};
-      for (const key of checked) {
-        const value = (event as Record<string, unknown>)[key];
-        if (value !== undefined) said[key] = value;
-      }
-      event.provenance.hints = { said } satisfies ClaudeHints;
-    }
-    ctx.out.push(event);
-    return event;
-  }
-
-  private blockHint(event: AgentEvent, index: number, count: number): void {
-    if (count <= 1) return;
-    const hints = (event.provenance!.hints ??= {}) as ClaudeHints;
-    hints.block = index;
-  }
-
-  private dispatch(ctx: LineContext): void {
-    const { record } = ctx;
-    switch (record.type) {
-      case 'system': {
-        this.system(ctx);
-        return;
-      }
-      case 'assistant': {
-        this.assistant(ctx);
-        return;
-      }
-      case 'user': {
-        this.user(ctx);
-        return;
-      }
-      case 'result': {
-        this.result(ctx);
-        return;
-      }
-      case 'stream_event': {
-        this.streamEvent(ctx);
-        return;
-      }
-      case 'rate_limit_event': {
-        this.rateLimit(ctx);
-        return;
-      }
-      case 'tool_progress': {
-        this.toolProgress(ctx);
-        return;
-      }
-      case 'control_request': {
-        this.controlRequest(ctx);
-        return;
-      }
-      default: {
-        this.unknown(ctx, typeof record.type === 'string' ? record.type : undefined);
-        return;
-      }
-    }
-  }
-
-  private unknown(ctx: LineContext, recordType: string | undefined): void {
-    if (recordType === undefined)
-      this.report(
-        'invalid_record',
-        'warning',
-        ctx.line,
-        ctx.offset,
-        'a record without a string "type"; kept as unknown',
-      );
-    const problem = unsafeNumberMessage(ctx.text);
-    if (problem !== undefined) this.report('invalid_record', 'warning', ctx.line, ctx.offset, problem);
-    const e: AgentEventOf<'unknown'> = { type: 'unknown', record: ctx.record };
-    if (recordType !== undefined) e.recordType = recordType;
-    this.emit(ctx, e);
-  }
-
-  // ------------------------------------------------------------------------------------------
-  // Runs and rounds
-
-  private ensureRun(ctx: LineContext): void {
-    // A background subagent's lines between turns belong to its lane, not to a run of their own.
-    if (this.runOpen || ctx.lane !== undefined) return;
-    this.emit(ctx, { type: 'run.start' }, true);
-    this.runOpen = true;
-    this.round = 0;
-  }
-
-  private runEnd(fields: Omit<AgentEventOf<'run.end'>, 'type'>): AgentEventOf<'run.end'> {
-    const e: AgentEventOf<'run.end'> = { type: 'run.end', ...fields };
-    if (this.session !== undefined) e.session = this.session;
-    return e;
-  }
-
-  // Closes every open message: the main one ends its round (when the run goes on normally).
-  private closeMessages(ctx: LineContext, endRound: boolean): void {
-    const main = this.messages.get('');
-    if (main !== undefined && endRound) this.endRound(ctx, main);
-    this.messages.clear();
-  }
-
-  private endRound(ctx: LineContext, m: MessageState): void {
-    const e: AgentEventOf<'round.end'> = { type: 'round.end', message: m.text, round: m.round };
-    if (m.stopReason !== undefined) e.stopReason = m.stopReason;
-    if (m.model !== undefined) e.model = m.model;
-    this.emit(ctx, e, true);
-  }
-
-  // The open message of a lane with this id, or a new one (ending the lane's previous round).
-  private messageFor(ctx: LineContext, id: string, model: string | undefined): MessageState {
-    const key = ctx.lane ?? '';
-    const current = this.messages.get(key);
-    if (current !== undefined && current.id === id) return current;
-    if (current !== undefined && ctx.lane === undefined) this.endRound(ctx, current);
-    if (ctx.lane === undefined) this.round++;
-    const m: MessageState = {
-      id,
-      lane: ctx.lane,
-      round: this.round,
-      text: '',
-      stopReason: undefined,
-      model,
-      usages: [],
-      streamed: undefined,
-      startUsage: undefined,
-      snapshotIndex: 0,
-    };
-    remember(this.messages, key, m);
-    const start: AgentEventOf<'message.start'> = { type: 'message.start', role: 'assistant', message: id };
-    if (model !== undefined) start.model = model;
-    this.emit(ctx, start);
-    return m;
-  }
-
-  // A message's usage, once per distinct figure: the per-line copies are not reported again.
-  private usage(ctx: LineContext, m: MessageState, raw: unknown, final: boolean): void {
-    if (!isJsonObject(raw)) return;
-    for (const seen of m.usages) if (sameJson(seen, raw)) return;
-    m.usages.push(raw);
-    const usage: Usage | undefined = usageFromClaude(raw);
-    if (usage === undefined) return;
-    usage.scope = 'call';
-    usage.final = final;
-    usage.key = m.id;
-    if (m.model !== undefined) usage.model = m.model;
-    this.emit(ctx, { type: 'usage', usage });
-  }
-
-  // ------------------------------------------------------------------------------------------
-  // system/*
-
-  private system(ctx: LineContext): void {
-    const r = ctx.record;
-    switch (r.subtype) {
-      case 'init': {
-        this.init(ctx);
-        return;
-      }
-      case 'hook_started':
-      case 'hook_progress':
-      case 'hook_response': {
-        const e: AgentEventOf<'notice'> = { type: 'notice', kind: 'hook', data: dataOf(r) };
-        const name = str(r.hook_name);
-        if (name !== undefined) e.message = name;
-        this.emit(ctx, e);
-        return;
-      }
-      case 'thinking_tokens':
-        this.emit(ctx, { type: 'notice', kind: 'thinking_tokens', data: dataOf(r) });
-        return;
-      case 'background_tasks_changed':
-        this.emit(ctx, { type: 'notice', kind: 'background_tasks', data: dataOf(r) });
-        return;
-      case 'api_retry': {
-        const e: AgentEventOf<'notice'> = {
-          type: 'notice',
-          kind: 'retry',
-          severity: 'warning',
-          data: dataOf(r),
-        };
-        const error = str(r.error);
-        if (error !== undefined) e.message = error;
-        this.emit(ctx, e);
-        return;
-      }
-      case 'task_started': {
-        this.taskStarted(ctx);
-        return;
-      }
-      case 'task_progress':
-      case 'task_updated':
-      case 'task_notification': {
-        this.task(ctx);
-        return;
-      }
-      case 'compact_boundary': {
-        this.compactBoundary(ctx);
-        return;
-      }
-      case 'status': {
-        this.status(ctx);
-        return;
-      }
-      default: {
-        this.unknown(ctx, typeof r.subtype === 'string' ? `system/${r.subtype}` : 'system');
-        return;
-      }
-    }
-  }
-
-  private init(ctx: LineContext): void {
-    const r = ctx.record;
-    if (this.runOpen) {
-      // A new turn without the previous one's result: that run never said how it ended.
-      this.closeMessages(ctx, false);
-      this.emit(ctx, this.runEnd({ status: 'incomplete' }), true);
-      this.runOpen = false;
-    }
-    if (!this.sessionStarted) {
-      this.sessionStarted = true;
-      const e: AgentEventOf<'session.start'> = { type: 'session.start' };
-      const version = str(r.claude_code_version);
-      if (version !== undefined) e.producer = version;
-      const model = str(r.model);
-      if (model !== undefined) e.model = model;
-      const cwd = str(r.cwd);
-      if (cwd !== undefined) e.cwd = cwd;
-      const mode = str(r.permissionMode);
-      if (mode !== undefined) e.mode = mode;
-      if (Array.isArray(r.tools) && r.tools.every((t) => typeof t === 'string'))
-        e.tools = r.tools as string[];
-      this.emit(ctx, e);
-    }
-    this.ensureRun(ctx);
-  }
-
-  private taskStarted(ctx: LineContext): void {
-    const r = ctx.record;
-    const call = str(r.tool_use_id);
-    const taskId = str(r.task_id);
-    const child = call ?? taskId;
-    if (child === undefined) {
-      this.unknown(ctx, 'system/task_started');
+    case 'rate_limit_event': {
+      rateLimit(d, ctx);
       return;
     }
-    // A task a subagent started belongs to that subagent's lane.
-    if (r.owned_by_subagent === true && call !== undefined) {
-      const lane = this.calls.get(call)?.lane;
-      if (lane !== undefined) ctx.lane = lane;
-    }
-    if (taskId !== undefined) remember(this.tasks, taskId, { child, lane: ctx.lane });
-    const e: AgentEventOf<'child.start'> = { type: 'child.start', child };
-    const name = str(r.subagent_type);
-    if (name !== undefined) e.name = name;
-    const task = str(r.description);
-    if (task !== undefined) e.task = task;
-    if (call !== undefined) e.call = call;
-    if (typeof r.is_backgrounded === 'boolean') e.background = r.is_backgrounded;
-    const type = str(r.task_type);
-    if (type !== undefined)
-      e.kind = type === 'local_agent' ? 'agent' : type === 'local_bash' ? 'shell' : type;
-    this.emit(ctx, e);
-  }
-
-  private task(ctx: LineContext): void {
-    const r = ctx.record;
-    const taskId = str(r.task_id);
-    const known = taskId === undefined ? undefined : this.tasks.get(taskId);
-    const child = known?.child ?? str(r.tool_use_id) ?? taskId;
-    if (child === undefined) {
-      this.unknown(ctx, `system/${String(r.subtype)}`);
+    case 'tool_progress': {
+      toolProgress(d, ctx);
       return;
     }
-    if (known !== undefined) ctx.lane = known.lane;
-    if (r.subtype === 'task_notification') {
-      const e: AgentEventOf<'child.end'> = {
-        type: 'child.end',
-        child,
-        status: childStatus(r.status) ?? 'incomplete',
+    case 'control_request': {
+      controlRequest(d, ctx);
+      return;
+    }
+    default: {
+      unknown(d, ctx, typeof record.type === 'string' ? record.type : undefined);
+      return;
+    }
+  }
+}
+
+function unknown(d: DecoderState, ctx: LineContext, recordType: string | undefined): void {
+  if (recordType === undefined)
+    d.report(
+      'invalid_record',
+      'warning',
+      ctx.line,
+      ctx.offset,
+      'a record without a string "type"; kept as unknown',
+    );
+  const problem = unsafeNumberMessage(ctx.text);
+  if (problem !== undefined) d.report('invalid_record', 'warning', ctx.line, ctx.offset, problem);
+  const e: AgentEventOf<'unknown'> = { type: 'unknown', record: ctx.record };
+  if (recordType !== undefined) e.recordType = recordType;
+  emit(d, ctx, e);
+}
+
+// ------------------------------------------------------------------------------------------
+// Runs and rounds
+
+function ensureRun(d: DecoderState, ctx: LineContext): void {
+  // A background subagent's lines between turns belong to its lane, not to a run of their own.
+  if (d.runOpen || ctx.lane !== undefined) return;
+  emit(d, ctx, { type: 'run.start' }, true);
+  d.runOpen = true;
+  d.round = 0;
+}
+
+function runEnd(d: DecoderState, fields: Omit<AgentEventOf<'run.end'>, 'type'>): AgentEventOf<'run.end'> {
+  const e: AgentEventOf<'run.end'> = { type: 'run.end', ...fields };
+  if (d.session !== undefined) e.session = d.session;
+  return e;
+}
+
+// Closes every open message: the main one ends its round (when the run goes on normally).
+function closeMessages(d: DecoderState, ctx: LineContext, endsRound: boolean): void {
+  const main = d.messages.get('');
+  if (main !== undefined && endsRound) endRound(d, ctx, main);
+  d.messages.clear();
+}
+
+function endRound(d: DecoderState, ctx: LineContext, m: MessageState): void {
+  if (wholeRoundEnd(d, ctx, m)) return;
+  const e: AgentEventOf<'round.end'> = { type: 'round.end', message: m.text, round: m.round };
+  if (m.stopReason !== undefined) e.stopReason = m.stopReason;
+  if (m.model !== undefined) e.model = m.model;
+  emit(d, ctx, e, true);
+}
+
+// The open message of a lane with this id, or a new one (ending the lane's previous round).
+function messageFor(d: DecoderState, ctx: LineContext, id: string, model: string | undefined): MessageState {
+  const key = ctx.lane ?? '';
+  const current = d.messages.get(key);
+  if (current !== undefined && current.id === id) return current;
+  if (current !== undefined && ctx.lane === undefined) endRound(d, ctx, current);
+  if (ctx.lane === undefined) d.round++;
+  const m: MessageState = {
+    id,
+    lane: ctx.lane,
+    round: d.round,
+    text: '',
+    stopReason: undefined,
+    model,
+    usages: [],
+    streamed: undefined,
+    startUsage: undefined,
+    snapshotIndex: 0,
+  };
+  remember(d.messages, key, m);
+  messageStart(d, ctx, id, model);
+  return m;
+}
+
+// A message's usage, once per distinct figure: the per-line copies are not reported again.
+function usage(d: DecoderState, ctx: LineContext, m: MessageState, raw: unknown, final: boolean): void {
+  if (!isJsonObject(raw)) return;
+  for (const seen of m.usages) if (sameJson(seen, raw)) return;
+  m.usages.push(raw);
+  if (wholeUsage(d, ctx, m, raw, final)) return;
+  const usage: Usage | undefined = usageFromClaude(raw);
+  if (usage === undefined) return;
+  usage.scope = 'call';
+  usage.final = final;
+  usage.key = m.id;
+  if (m.model !== undefined) usage.model = m.model;
+  emit(d, ctx, { type: 'usage', usage });
+}
+
+// ------------------------------------------------------------------------------------------
+// system/*
+
+function system(d: DecoderState, ctx: LineContext): void {
+  const r = ctx.record;
+  switch (r.subtype) {
+    case 'init': {
+      init(d, ctx);
+      return;
+    }
+    case 'hook_started':
+    case 'hook_progress':
+    case 'hook_response': {
+      const e: AgentEventOf<'notice'> = { type: 'notice', kind: 'hook', data: dataOf(r) };
+      const name = str(r.hook_name);
+      if (name !== undefined) e.message = name;
+      emit(d, ctx, e);
+      return;
+    }
+    case 'thinking_tokens':
+      notice(d, ctx, 'thinking_tokens', undefined, dataOf(r), undefined);
+      return;
+    case 'background_tasks_changed':
+      notice(d, ctx, 'background_tasks', undefined, dataOf(r), undefined);
+      return;
+    case 'api_retry': {
+      const e: AgentEventOf<'notice'> = {
+        type: 'notice',
+        kind: 'retry',
+        severity: 'warning',
+        data: dataOf(r),
       };
-      const summary = str(r.summary);
-      if (summary !== undefined) e.result = summary;
-      this.emit(ctx, e);
-      if (taskId !== undefined) this.tasks.delete(taskId);
+      const error = str(r.error);
+      if (error !== undefined) e.message = error;
+      emit(d, ctx, e);
       return;
     }
-    const e: AgentEventOf<'child.progress'> = { type: 'child.progress', child };
-    const patch = r.patch;
-    const detail =
-      r.subtype === 'task_updated'
-        ? isJsonObject(patch)
-          ? str(patch.status)
-          : undefined
-        : (str(r.summary) ?? str(r.description));
-    if (detail !== undefined) e.detail = detail;
-    this.emit(ctx, e);
-  }
-
-  private compactBoundary(ctx: LineContext): void {
-    const meta = isJsonObject(ctx.record.compact_metadata) ? ctx.record.compact_metadata : {};
-    const trigger = str(meta.trigger);
-    if (!this.compacting) {
-      const start: AgentEventOf<'compaction.start'> = { type: 'compaction.start' };
-      if (trigger !== undefined) start.trigger = trigger;
-      this.emit(ctx, start, true);
-    }
-    this.compacting = false;
-    const e: AgentEventOf<'compaction.end'> = { type: 'compaction.end' };
-    if (trigger !== undefined) e.trigger = trigger;
-    const before = typeof meta.pre_tokens === 'number' ? meta.pre_tokens : undefined;
-    const after = typeof meta.post_tokens === 'number' ? meta.post_tokens : undefined;
-    if (before !== undefined) e.tokensBefore = before;
-    if (after !== undefined) e.tokensAfter = after;
-    if (before !== undefined && after !== undefined) e.tokensFreed = before - after;
-    this.emit(ctx, e);
-  }
-
-  private status(ctx: LineContext): void {
-    const status = ctx.record.status;
-    if (status === 'compacting') {
-      this.compacting = true;
-      this.emit(ctx, { type: 'compaction.start' });
+    case 'task_started': {
+      taskStarted(d, ctx);
       return;
     }
-    this.emit(ctx, { type: 'status', status: typeof status === 'string' ? status : 'idle' });
-  }
-
-  // ------------------------------------------------------------------------------------------
-  // assistant
-
-  // An assistant or user record's `message` (the run opened for it), or `undefined` when it has
-  // no message object: then the record is kept as unknown.
-  private messageOf(ctx: LineContext, kind: 'assistant' | 'user'): JsonObject | undefined {
-    const msg = ctx.record.message;
-    if (!isJsonObject(msg)) {
-      const what = `${kind === 'user' ? 'a' : 'an'} ${kind} record without a message object; kept as unknown`;
-      this.report('invalid_record', 'warning', ctx.line, ctx.offset, what);
-      this.unknown(ctx, kind);
-      return undefined;
-    }
-    this.ensureRun(ctx);
-    return msg;
-  }
-
-  private assistant(ctx: LineContext): void {
-    const r = ctx.record;
-    const msg = this.messageOf(ctx, 'assistant');
-    if (msg === undefined) return;
-    const blocks = contentBlocks(msg.content);
-    if (typeof r.error === 'string') {
-      // An API error the CLI wrote as a message of its own: an error, not the model's answer.
-      let text = '';
-      for (const b of blocks) if (typeof b.text === 'string') text += b.text;
-      // It is the outcome of an API call of its own: the main agent's open round ends first.
-      if (ctx.lane === undefined) {
-        const main = this.messages.get('');
-        if (main !== undefined) this.endRound(ctx, main);
-        this.messages.delete('');
-        this.round++;
-      }
-      this.emit(ctx, { type: 'error', message: text, fatal: false, code: r.error });
+    case 'task_progress':
+    case 'task_updated':
+    case 'task_notification': {
+      task(d, ctx);
       return;
     }
-    const m = this.messageFor(ctx, str(msg.id) ?? '', str(msg.model));
-    const stop = str(msg.stop_reason);
-    if (stop !== undefined) m.stopReason = stop;
-    this.usage(ctx, m, msg.usage, stop !== undefined);
-    for (let i = 0; i < blocks.length; i++) this.block(ctx, m, blocks[i]!, i, blocks.length);
+    case 'compact_boundary': {
+      compactBoundary(d, ctx);
+      return;
+    }
+    case 'status': {
+      status(d, ctx);
+      return;
+    }
+    default: {
+      unknown(d, ctx, typeof r.subtype === 'string' ? `system/${r.subtype}` : 'system');
+      return;
+    }
   }
+}
 
-  private block(ctx: LineContext, m: MessageState, b: JsonObject, i: number, count: number): void {
-    const streamed = m.streamed?.get(m.snapshotIndex++)?.streamed === true;
+function init(d: DecoderState, ctx: LineContext): void {
+  const r = ctx.record;
+  if (d.runOpen) {
+    // A new turn without the previous one's result: that run never said how it ended.
+    closeMessages(d, ctx, false);
+    emit(d, ctx, runEnd(d, { status: 'incomplete' }), true);
+    d.runOpen = false;
+  }
+  if (!d.sessionStarted) {
+    d.sessionStarted = true;
+    const e: AgentEventOf<'session.start'> = { type: 'session.start' };
+    const version = str(r.claude_code_version);
+    if (version !== undefined) e.producer = version;
+    const model = str(r.model);
+    if (model !== undefined) e.model = model;
+    const cwd = str(r.cwd);
+    if (cwd !== undefined) e.cwd = cwd;
+    const mode = str(r.permissionMode);
+    if (mode !== undefined) e.mode = mode;
+    if (Array.isArray(r.tools) && r.tools.every((t) => typeof t === 'string')) e.tools = r.tools as string[];
+    emit(d, ctx, e);
+  }
+  ensureRun(d, ctx);
+}
+
+function taskStarted(d: DecoderState, ctx: LineContext): void {
+  const r = ctx.record;
+  const call = str(r.tool_use_id);
+  const taskId = str(r.task_id);
+  const child = call ?? taskId;
+  if (child === undefined) {
+    unknown(d, ctx, 'system/task_started');
+    return;
+  }
+  // A task a subagent started belongs to that subagent's lane.
+  if (r.owned_by_subagent === true && call !== undefined) {
+    const lane = d.calls.get(call)?.lane;
+    if (lane !== undefined) ctx.lane = lane;
+  }
+  if (taskId !== undefined) remember(d.tasks, taskId, { child, lane: ctx.lane });
+  const e: AgentEventOf<'child.start'> = { type: 'child.start', child };
+  const name = str(r.subagent_type);
+  if (name !== undefined) e.name = name;
+  const task = str(r.description);
+  if (task !== undefined) e.task = task;
+  if (call !== undefined) e.call = call;
+  if (typeof r.is_backgrounded === 'boolean') e.background = r.is_backgrounded;
+  const type = str(r.task_type);
+  if (type !== undefined) e.kind = type === 'local_agent' ? 'agent' : type === 'local_bash' ? 'shell' : type;
+  emit(d, ctx, e);
+}
+
+function task(d: DecoderState, ctx: LineContext): void {
+  const r = ctx.record;
+  const taskId = str(r.task_id);
+  const known = taskId === undefined ? undefined : d.tasks.get(taskId);
+  const child = known?.child ?? str(r.tool_use_id) ?? taskId;
+  if (child === undefined) {
+    unknown(d, ctx, `system/${String(r.subtype)}`);
+    return;
+  }
+  if (known !== undefined) ctx.lane = known.lane;
+  if (r.subtype === 'task_notification') {
+    const e: AgentEventOf<'child.end'> = {
+      type: 'child.end',
+      child,
+      status: childStatus(r.status) ?? 'incomplete',
+    };
+    const summary = str(r.summary);
+    if (summary !== undefined) e.result = summary;
+    emit(d, ctx, e);
+    if (taskId !== undefined) d.tasks.delete(taskId);
+    return;
+  }
+  const e: AgentEventOf<'child.progress'> = { type: 'child.progress', child };
+  const patch = r.patch;
+  const detail =
+    r.subtype === 'task_updated'
+      ? isJsonObject(patch)
+        ? str(patch.status)
+        : undefined
+      : (str(r.summary) ?? str(r.description));
+  if (detail !== undefined) e.detail = detail;
+  emit(d, ctx, e);
+}
+
+function compactBoundary(d: DecoderState, ctx: LineContext): void {
+  const meta = isJsonObject(ctx.record.compact_metadata) ? ctx.record.compact_metadata : {};
+  const trigger = str(meta.trigger);
+  if (!d.compacting) {
+    const start: AgentEventOf<'compaction.start'> = { type: 'compaction.start' };
+    if (trigger !== undefined) start.trigger = trigger;
+    emit(d, ctx, start, true);
+  }
+  d.compacting = false;
+  const e: AgentEventOf<'compaction.end'> = { type: 'compaction.end' };
+  if (trigger !== undefined) e.trigger = trigger;
+  const before = typeof meta.pre_tokens === 'number' ? meta.pre_tokens : undefined;
+  const after = typeof meta.post_tokens === 'number' ? meta.post_tokens : undefined;
+  if (before !== undefined) e.tokensBefore = before;
+  if (after !== undefined) e.tokensAfter = after;
+  if (before !== undefined && after !== undefined) e.tokensFreed = before - after;
+  emit(d, ctx, e);
+}
+
+function status(d: DecoderState, ctx: LineContext): void {
+  const status = ctx.record.status;
+  if (status === 'compacting') {
+    d.compacting = true;
+    emit(d, ctx, { type: 'compaction.start' });
+    return;
+  }
+  emit(d, ctx, { type: 'status', status: typeof status === 'string' ? status : 'idle' });
+}
+
+// ------------------------------------------------------------------------------------------
+// assistant
+
+// An assistant or user record's `message` (the run opened for it), or `undefined` when it has
+// no message object: then the record is kept as unknown.
+function messageOf(d: DecoderState, ctx: LineContext, kind: 'assistant' | 'user'): JsonObject | undefined {
+  const msg = ctx.record.message;
+  if (!isJsonObject(msg)) {
+    const what = `${kind === 'user' ? 'a' : 'an'} ${kind} record without a message object; kept as unknown`;
+    d.report('invalid_record', 'warning', ctx.line, ctx.offset, what);
+    unknown(d, ctx, kind);
+    return undefined;
+  }
+  ensureRun(d, ctx);
+  return msg;
+}
+
+function assistant(d: DecoderState, ctx: LineContext): void {
+  const r = ctx.record;
+  const msg = messageOf(d, ctx, 'assistant');
+  if (msg === undefined) return;
+  const blocks = contentBlocks(msg.content);
+  if (typeof r.error === 'string') {
+    // An API error the CLI wrote as a message of its own: an error, not the model's answer.
+    let text = '';
+    for (const b of blocks) if (typeof b.text === 'string') text += b.text;
+    // It is the outcome of an API call of its own: the main agent's open round ends first.
+    if (ctx.lane === undefined) {
+      const main = d.messages.get('');
+      if (main !== undefined) endRound(d, ctx, main);
+      d.messages.delete('');
+      d.round++;
+    }
+    emit(d, ctx, { type: 'error', message: text, fatal: false, code: r.error });
+    return;
+  }
+  const m = messageFor(d, ctx, str(msg.id) ?? '', str(msg.model));
+  const stop = str(msg.stop_reason);
+  if (stop !== undefined) m.stopReason = stop;
+  usage(d, ctx, m, msg.usage, stop !== undefined);
+  for (let i = 0; i < blocks.length; i++) block(d, ctx, m, blocks[i]!, i, blocks.length);
+}
+
+function block(
+  d: DecoderState,
+  ctx: LineContext,
+  m: MessageState,
+  b: JsonObject,
+  i: number,
+  count: number,
+): void {
+  const streamed = m.streamed?.get(m.snapshotIndex++)?.streamed === true;
+  let e: AgentEvent | undefined;
+  switch (b.type) {
+    case 'text':
+      if (streamed || typeof b.text !== 'string') return;
+      m.text += b.text;
+      e = textDelta(d, ctx, b.text, m.id);
+      break;
+    case 'thinking':
+      if (streamed) return;
+      e = thinking(d, ctx, str(b.thinking) ?? '', m.id, str(b.signature));
+      break;
+    case 'redacted_thinking':
+      if (streamed) return;
+      e = emit(d, ctx, { type: 'reasoning.delta', text: '', message: m.id, redacted: str(b.data) ?? '' });
+      break;
+    case 'tool_use':
+      e = toolUse(d, ctx, b);
+      break;
+    default:
+      return;
+  }
+  if (e !== undefined) blockHint(e, i, count);
+}
+
+function toolUse(d: DecoderState, ctx: LineContext, b: JsonObject): AgentEvent | undefined {
+  const call = str(b.id);
+  const name = str(b.name);
+  if (call === undefined || name === undefined) return undefined;
+  const question = name === 'AskUserQuestion';
+  remember(d.calls, call, { name, lane: ctx.lane, question });
+  const server = mcpServer(name);
+  const input = b.input;
+  let e: AgentEvent | undefined;
+  if (server === undefined && isJsonObject(input)) e = wholeToolStart(d, ctx, call, name, input);
+  if (e === undefined) {
+    const start: AgentEventOf<'tool.start'> = { type: 'tool.start', call, name };
+    if (server !== undefined) start.server = server;
+    if (isJsonObject(input)) start.args = input;
+    e = emit(d, ctx, start);
+  }
+  if (question) {
+    emit(d, ctx, { type: 'question', question: call, questions: questionsOf(b.input), call });
+  }
+  return e;
+}
+
+// ------------------------------------------------------------------------------------------
+// user
+
+function user(d: DecoderState, ctx: LineContext): void {
+  const r = ctx.record;
+  const msg = messageOf(d, ctx, 'user');
+  if (msg === undefined) return;
+  const synthetic = r.isSynthetic === true;
+  if (typeof msg.content === 'string') {
+    userText(d, ctx, msg.content, synthetic);
+    return;
+  }
+  const blocks = contentBlocks(msg.content);
+  let resultUsed = false;
+  for (let i = 0; i < blocks.length; i++) {
+    const b = blocks[i]!;
     let e: AgentEvent | undefined;
-    switch (b.type) {
-      case 'text':
-        if (streamed || typeof b.text !== 'string') return;
-        m.text += b.text;
-        e = this.emit(ctx, { type: 'text.delta', text: b.text, message: m.id });
-        break;
-      case 'thinking': {
-        if (streamed) return;
-        const r: AgentEventOf<'reasoning.delta'> = {
-          type: 'reasoning.delta',
-          text: str(b.thinking) ?? '',
-          message: m.id,
-        };
-        const signature = str(b.signature);
-        if (signature !== undefined) r.signature = signature;
-        e = this.emit(ctx, r);
-        break;
-      }
-      case 'redacted_thinking':
-        if (streamed) return;
-        e = this.emit(ctx, { type: 'reasoning.delta', text: '', message: m.id, redacted: str(b.data) ?? '' });
-        break;
-      case 'tool_use':
-        e = this.toolUse(ctx, b);
-        break;
-      default:
-        return;
+    if (b.type === 'tool_result') {
+      e = toolResult(d, ctx, b, resultUsed ? undefined : r.tool_use_result);
+      resultUsed = true;
+    } else if (b.type === 'text' && typeof b.text === 'string') {
+      e = userText(d, ctx, b.text, synthetic);
     }
-    if (e !== undefined) this.blockHint(e, i, count);
+    if (e !== undefined) blockHint(e, i, blocks.length);
   }
+}
 
-  private toolUse(ctx: LineContext, b: JsonObject): AgentEvent | undefined {
-    const call = str(b.id);
-    const name = str(b.name);
-    if (call === undefined || name === undefined) return undefined;
-    const question = name === 'AskUserQuestion';
-    remember(this.calls, call, { name, lane: ctx.lane, question });
-    const e: AgentEventOf<'tool.start'> = { type: 'tool.start', call, name };
-    const server = mcpServer(name);
-    if (server !== undefined) e.server = server;
-    if (isJsonObject(b.input)) e.args = b.input;
-    this.emit(ctx, e);
-    if (question) {
-      this.emit(ctx, { type: 'question', question: call, questions: questionsOf(b.input), call });
-    }
-    return e;
-  }
+function userText(d: DecoderState, ctx: LineContext, text: string, synthetic: boolean): AgentEvent {
+  const e: AgentEventOf<'user.message'> = { type: 'user.message', text };
+  if (synthetic) e.synthetic = true;
+  return emit(d, ctx, e);
+}
 
-  // ------------------------------------------------------------------------------------------
-  // user
-
-  private user(ctx: LineContext): void {
-    const r = ctx.record;
-    const msg = this.messageOf(ctx, 'user');
-    if (msg === undefined) return;
-    const synthetic = r.isSynthetic === true;
-    if (typeof msg.content === 'string') {
-      this.userText(ctx, msg.content, synthetic);
-      return;
-    }
-    const blocks = contentBlocks(msg.content);
-    let resultUsed = false;
-    for (let i = 0; i < blocks.length; i++) {
-      const b = blocks[i]!;
-      let e: AgentEvent | undefined;
-      if (b.type === 'tool_result') {
-        e = this.toolResult(ctx, b, resultUsed ? undefined : r.tool_use_result);
-        resultUsed = true;
-      } else if (b.type === 'text' && typeof b.text === 'string') {
-        e = this.userText(ctx, b.text, synthetic);
-      }
-      if (e !== undefined) this.blockHint(e, i, blocks.length);
-    }
-  }
-
-  private userText(ctx: LineContext, text: string, synthetic: boolean): AgentEvent {
-    const e: AgentEventOf<'user.message'> = { type: 'user.message', text };
-    if (synthetic) e.synthetic = true;
-    return this.emit(ctx, e);
-  }
-
-  private toolResult(ctx: LineContext, b: JsonObject, result: unknown): AgentEvent | undefined {
-    const call = str(b.tool_use_id);
-    if (call === undefined) return undefined;
-    const info = this.calls.get(call);
-    const ok = b.is_error !== true;
+function toolResult(
+  d: DecoderState,
+  ctx: LineContext,
+  b: JsonObject,
+  result: unknown,
+): AgentEvent | undefined {
+  const call = str(b.tool_use_id);
+  if (call === undefined) return undefined;
+  const info = d.calls.get(call);
+  const ok = b.is_error !== true;
+  const text = toolResultText(b.content);
+  const denied = deniedByMeta(ctx.record, call);
+  let event: AgentEvent | undefined;
+  if (ok && !denied && info !== undefined && text !== undefined && result !== undefined)
+    event = wholeToolEnd(d, ctx, call, info.name, text, result);
+  if (event === undefined) {
     const e: AgentEventOf<'tool.end'> = { type: 'tool.end', call, ok };
     if (info !== undefined) e.name = info.name;
-    const text = toolResultText(b.content);
     if (text !== undefined) e.text = text;
     // A failed call's `tool_use_result` is its error text ("Error: …"), not a result.
     if (!ok) e.error = typeof result === 'string' ? result : (text ?? '');
     if (result !== undefined && !(typeof result === 'string' && !ok)) e.result = result;
-    const denied = this.deniedByMeta(ctx.record, call);
     if (denied) e.denied = true;
-    const event = this.emit(ctx, e);
-    const approval = this.approvals.get(call);
-    if (approval !== undefined) {
-      this.approvals.delete(call);
-      this.emit(ctx, { type: 'approval.resolve', approval, decision: denied ? 'deny' : 'allow' }, true);
-    }
-    if (info?.question === true && isJsonObject(result) && isJsonObject(result.answers)) {
-      this.emit(ctx, { type: 'question.answer', question: call, answers: result.answers }, true);
-    }
-    return event;
+    event = emit(d, ctx, e);
   }
-
-  // `tool_result_meta[{id, non_execution_kind}]`: the call never ran (a permission rule, a hook).
-  private deniedByMeta(record: JsonObject, call: string): boolean {
-    const meta = record.tool_result_meta;
-    if (!Array.isArray(meta)) return false;
-    for (const m of meta)
-      if (isJsonObject(m) && m.id === call && typeof m.non_execution_kind === 'string') return true;
-    return false;
+  const approval = d.approvals.get(call);
+  if (approval !== undefined) {
+    d.approvals.delete(call);
+    emit(d, ctx, { type: 'approval.resolve', approval, decision: denied ? 'deny' : 'allow' }, true);
   }
-
-  // ------------------------------------------------------------------------------------------
-  // result
-
-  private result(ctx: LineContext): void {
-    const r = ctx.record;
-    this.ensureRun(ctx);
-    this.closeMessages(ctx, true);
-    const outcome = resultOutcome(r);
-    const e = this.runEnd({ status: outcome.status });
-    if (outcome.reason !== undefined) e.reason = outcome.reason;
-    if (outcome.status === 'failed') {
-      const errors = Array.isArray(r.errors)
-        ? r.errors.filter((x): x is string => typeof x === 'string')
-        : [];
-      const error = errors.length > 0 ? errors.join('\n') : str(r.result);
-      if (error !== undefined) e.error = error;
-    }
-    if (typeof r.duration_ms === 'number') e.durationMs = r.duration_ms;
-    const answer = str(r.result);
-    if (answer !== undefined) e.answer = answer;
-    const stop = str(r.stop_reason);
-    if (stop !== undefined) e.stopReason = stop;
-    const usage = usageFromClaude(r.usage) ?? {};
-    if (typeof r.total_cost_usd === 'number') usage.costUsd = r.total_cost_usd;
-    const byModel = byModelFromClaude(r.modelUsage);
-    if (byModel !== undefined) usage.byModel = byModel;
-    if (Object.keys(usage).length > 0) e.usage = usage;
-    this.emit(ctx, e);
-    this.runOpen = false;
-    this.round = 0;
+  if (info?.question === true && isJsonObject(result) && isJsonObject(result.answers)) {
+    emit(d, ctx, { type: 'question.answer', question: call, answers: result.answers }, true);
   }
+  return event;
+}
 
-  // ------------------------------------------------------------------------------------------
-  // stream_event (--include-partial-messages)
+// `tool_result_meta[{id, non_execution_kind}]`: the call never ran (a permission rule, a hook).
+function deniedByMeta(record: JsonObject, call: string): boolean {
+  const meta = record.tool_result_meta;
+  if (!Array.isArray(meta)) return false;
+  for (const m of meta)
+    if (isJsonObject(m) && m.id === call && typeof m.non_execution_kind === 'string') return true;
+  return false;
+}
 
-  private streamEvent(ctx: LineContext): void {
-    const ev = ctx.record.event;
-    if (!isJsonObject(ev)) {
-      this.unknown(ctx, 'stream_event');
+// ------------------------------------------------------------------------------------------
+// result
+
+function result(d: DecoderState, ctx: LineContext): void {
+  const r = ctx.record;
+  ensureRun(d, ctx);
+  closeMessages(d, ctx, true);
+  const outcome = resultOutcome(r);
+  const e = runEnd(d, { status: outcome.status });
+  if (outcome.reason !== undefined) e.reason = outcome.reason;
+  if (outcome.status === 'failed') {
+    const errors = Array.isArray(r.errors) ? r.errors.filter((x): x is string => typeof x === 'string') : [];
+    const error = errors.length > 0 ? errors.join('\n') : str(r.result);
+    if (error !== undefined) e.error = error;
+  }
+  if (typeof r.duration_ms === 'number') e.durationMs = r.duration_ms;
+  const answer = str(r.result);
+  if (answer !== undefined) e.answer = answer;
+  const stop = str(r.stop_reason);
+  if (stop !== undefined) e.stopReason = stop;
+  const usage = usageFromClaude(r.usage) ?? {};
+  if (typeof r.total_cost_usd === 'number') usage.costUsd = r.total_cost_usd;
+  const byModel = byModelFromClaude(r.modelUsage);
+  if (byModel !== undefined) usage.byModel = byModel;
+  if (Object.keys(usage).length > 0) e.usage = usage;
+  emit(d, ctx, e);
+  d.runOpen = false;
+  d.round = 0;
+}
+
+// ------------------------------------------------------------------------------------------
+// stream_event (--include-partial-messages)
+
+function streamEvent(d: DecoderState, ctx: LineContext): void {
+  const ev = ctx.record.event;
+  if (!isJsonObject(ev)) {
+    unknown(d, ctx, 'stream_event');
+    return;
+  }
+  ensureRun(d, ctx);
+  const current = d.messages.get(ctx.lane ?? '');
+  switch (ev.type) {
+    case 'message_start': {
+      const msg = isJsonObject(ev.message) ? ev.message : {};
+      const m = messageFor(d, ctx, str(msg.id) ?? '', str(msg.model));
+      m.streamed ??= new Map();
+      if (isJsonObject(msg.usage)) m.startUsage = msg.usage;
+      usage(d, ctx, m, msg.usage, false);
       return;
     }
-    this.ensureRun(ctx);
-    const current = this.messages.get(ctx.lane ?? '');
-    switch (ev.type) {
-      case 'message_start': {
-        const msg = isJsonObject(ev.message) ? ev.message : {};
-        const m = this.messageFor(ctx, str(msg.id) ?? '', str(msg.model));
-        m.streamed ??= new Map();
-        if (isJsonObject(msg.usage)) m.startUsage = msg.usage;
-        this.usage(ctx, m, msg.usage, false);
-        return;
-      }
-      case 'content_block_start': {
-        this.streamBlockStart(ctx, current, ev);
-        return;
-      }
-      case 'content_block_delta': {
-        this.streamDelta(ctx, current, ev);
-        return;
-      }
-      case 'message_delta': {
-        if (current === undefined) return;
-        const delta = isJsonObject(ev.delta) ? ev.delta : {};
-        const stop = str(delta.stop_reason);
-        if (stop !== undefined) current.stopReason = stop;
-        if (isJsonObject(ev.usage)) this.usage(ctx, current, { ...current.startUsage, ...ev.usage }, true);
-        return;
-      }
-      case 'message_stop':
-        if (current !== undefined) this.emit(ctx, { type: 'message.end', message: current.id });
-        return;
-      case 'content_block_stop':
-      case 'ping':
-        return;
-      default: {
-        this.unknown(ctx, typeof ev.type === 'string' ? `stream_event/${ev.type}` : 'stream_event');
-        return;
-      }
+    case 'content_block_start': {
+      streamBlockStart(d, ctx, current, ev);
+      return;
+    }
+    case 'content_block_delta': {
+      streamDelta(d, ctx, current, ev);
+      return;
+    }
+    case 'message_delta': {
+      if (current === undefined) return;
+      const delta = isJsonObject(ev.delta) ? ev.delta : {};
+      const stop = str(delta.stop_reason);
+      if (stop !== undefined) current.stopReason = stop;
+      if (isJsonObject(ev.usage)) usage(d, ctx, current, { ...current.startUsage, ...ev.usage }, true);
+      return;
+    }
+    case 'message_stop':
+      if (current !== undefined) emit(d, ctx, { type: 'message.end', message: current.id });
+      return;
+    case 'content_block_stop':
+    case 'ping':
+      return;
+    default: {
+      unknown(d, ctx, typeof ev.type === 'string' ? `stream_event/${ev.type}` : 'stream_event');
+      return;
     }
   }
+}
 
-  private streamBlockStart(ctx: LineContext, m: MessageState | undefined, ev: JsonObject): void {
-    const cb = ev.content_block;
-    if (m === undefined || typeof ev.index !== 'number' || !isJsonObject(cb)) return;
-    m.streamed ??= new Map();
-    const block: StreamBlock = { type: str(cb.type) ?? '', streamed: false };
-    m.streamed.set(ev.index, block);
-    if (cb.type === 'tool_use') {
-      const call = str(cb.id);
-      const name = str(cb.name);
-      if (call !== undefined) block.call = call;
-      if (name !== undefined) block.name = name;
-    } else if (cb.type === 'text' && typeof cb.text === 'string' && cb.text !== '') {
+function streamBlockStart(
+  d: DecoderState,
+  ctx: LineContext,
+  m: MessageState | undefined,
+  ev: JsonObject,
+): void {
+  const cb = ev.content_block;
+  if (m === undefined || typeof ev.index !== 'number' || !isJsonObject(cb)) return;
+  m.streamed ??= new Map();
+  const block: StreamBlock = { type: str(cb.type) ?? '', streamed: false };
+  m.streamed.set(ev.index, block);
+  if (cb.type === 'tool_use') {
+    const call = str(cb.id);
+    const name = str(cb.name);
+    if (call !== undefined) block.call = call;
+    if (name !== undefined) block.name = name;
+  } else if (cb.type === 'text' && typeof cb.text === 'string' && cb.text !== '') {
+    block.streamed = true;
+    m.text += cb.text;
+    emit(d, ctx, { type: 'text.delta', text: cb.text, message: m.id });
+  } else if (cb.type === 'redacted_thinking') {
+    block.streamed = true;
+    emit(d, ctx, { type: 'reasoning.delta', text: '', message: m.id, redacted: str(cb.data) ?? '' });
+  }
+}
+
+function streamDelta(d: DecoderState, ctx: LineContext, m: MessageState | undefined, ev: JsonObject): void {
+  const delta = ev.delta;
+  if (m === undefined || typeof ev.index !== 'number' || !isJsonObject(delta)) return;
+  let block = m.streamed?.get(ev.index);
+  if (block === undefined) {
+    block = { type: '', streamed: false };
+    (m.streamed ??= new Map()).set(ev.index, block);
+  }
+  switch (delta.type) {
+    case 'text_delta':
+      if (typeof delta.text !== 'string') return;
       block.streamed = true;
-      m.text += cb.text;
-      this.emit(ctx, { type: 'text.delta', text: cb.text, message: m.id });
-    } else if (cb.type === 'redacted_thinking') {
+      m.text += delta.text;
+      emit(d, ctx, { type: 'text.delta', text: delta.text, message: m.id });
+      return;
+    case 'thinking_delta':
+      if (typeof delta.thinking !== 'string') return;
       block.streamed = true;
-      this.emit(ctx, { type: 'reasoning.delta', text: '', message: m.id, redacted: str(cb.data) ?? '' });
-    }
-  }
-
-  private streamDelta(ctx: LineContext, m: MessageState | undefined, ev: JsonObject): void {
-    const d = ev.delta;
-    if (m === undefined || typeof ev.index !== 'number' || !isJsonObject(d)) return;
-    let block = m.streamed?.get(ev.index);
-    if (block === undefined) {
-      block = { type: '', streamed: false };
-      (m.streamed ??= new Map()).set(ev.index, block);
-    }
-    switch (d.type) {
-      case 'text_delta':
-        if (typeof d.text !== 'string') return;
-        block.streamed = true;
-        m.text += d.text;
-        this.emit(ctx, { type: 'text.delta', text: d.text, message: m.id });
-        return;
-      case 'thinking_delta':
-        if (typeof d.thinking !== 'string') return;
-        block.streamed = true;
-        this.emit(ctx, { type: 'reasoning.delta', text: d.thinking, message: m.id });
-        return;
-      case 'signature_delta':
-        if (typeof d.signature !== 'string') return;
-        block.streamed = true;
-        this.emit(ctx, { type: 'reasoning.delta', text: '', message: m.id, signature: d.signature });
-        return;
-      case 'input_json_delta': {
-        if (typeof d.partial_json !== 'string' || block.call === undefined) return;
-        const e: AgentEventOf<'tool.args.delta'> = {
-          type: 'tool.args.delta',
-          call: block.call,
-          text: d.partial_json,
-        };
-        if (block.name !== undefined) e.name = block.name;
-        this.emit(ctx, e);
-        return;
-      }
-      default:
-        return;
-    }
-  }
-
-  // ------------------------------------------------------------------------------------------
-  // Notices, heartbeats, permission requests
-
-  private rateLimit(ctx: LineContext): void {
-    const info = isJsonObject(ctx.record.rate_limit_info) ? ctx.record.rate_limit_info : {};
-    const status = str(info.status);
-    const e: AgentEventOf<'notice'> = {
-      type: 'notice',
-      kind: 'rate_limit',
-      severity: status === undefined || status === 'allowed' ? 'info' : 'warning',
-      data: info,
-    };
-    if (status !== undefined) e.message = status;
-    this.emit(ctx, e);
-  }
-
-  private toolProgress(ctx: LineContext): void {
-    const r = ctx.record;
-    const call = str(r.tool_use_id);
-    if (call === undefined) {
-      this.unknown(ctx, 'tool_progress');
+      emit(d, ctx, { type: 'reasoning.delta', text: delta.thinking, message: m.id });
+      return;
+    case 'signature_delta':
+      if (typeof delta.signature !== 'string') return;
+      block.streamed = true;
+      emit(d, ctx, { type: 'reasoning.delta', text: '', message: m.id, signature: delta.signature });
+      return;
+    case 'input_json_delta': {
+      if (typeof delta.partial_json !== 'string' || block.call === undefined) return;
+      const e: AgentEventOf<'tool.args.delta'> = {
+        type: 'tool.args.delta',
+        call: block.call,
+        text: delta.partial_json,
+      };
+      if (block.name !== undefined) e.name = block.name;
+      emit(d, ctx, e);
       return;
     }
-    this.ensureRun(ctx);
-    const e: AgentEventOf<'tool.liveness'> = {
-      type: 'tool.liveness',
-      call,
-      action: 'heartbeat',
-      elapsedMs: typeof r.elapsed_time_seconds === 'number' ? r.elapsed_time_seconds * 1000 : 0,
-    };
-    const name = str(r.tool_name);
-    if (name !== undefined) e.name = name;
-    this.emit(ctx, e);
-  }
-
-  private controlRequest(ctx: LineContext): void {
-    const r = ctx.record;
-    const req = r.request;
-    const id = str(r.request_id);
-    if (!isJsonObject(req) || req.subtype !== 'can_use_tool' || id === undefined) {
-      const sub = isJsonObject(req) ? str(req.subtype) : undefined;
-      this.unknown(ctx, sub === undefined ? 'control_request' : `control_request/${sub}`);
+    default:
       return;
-    }
-    this.ensureRun(ctx);
-    const e: AgentEventOf<'approval.request'> = { type: 'approval.request', approval: id };
-    const call = str(req.tool_use_id);
-    if (call !== undefined) {
-      e.call = call;
-      remember(this.approvals, call, id);
-      const lane = this.calls.get(call)?.lane;
-      if (lane !== undefined) ctx.lane = lane;
-    }
-    const tool = str(req.tool_name);
-    if (tool !== undefined) e.tool = tool;
-    const title = str(req.description) ?? str(req.display_name);
-    if (title !== undefined) e.title = title;
-    if (isJsonObject(req.input)) e.args = req.input;
-    this.emit(ctx, e);
   }
+}
+
+// ------------------------------------------------------------------------------------------
+// Notices, heartbeats, permission requests
+
+function rateLimit(d: DecoderState, ctx: LineContext): void {
+  const info = isJsonObject(ctx.record.rate_limit_info) ? ctx.record.rate_limit_info : {};
+  const status = str(info.status);
+  const severity = status === undefined || status === 'allowed' ? 'info' : 'warning';
+  notice(d, ctx, 'rate_limit', severity, info, status);
+}
+
+function toolProgress(d: DecoderState, ctx: LineContext): void {
+  const r = ctx.record;
+  const call = str(r.tool_use_id);
+  if (call === undefined) {
+    unknown(d, ctx, 'tool_progress');
+    return;
+  }
+  ensureRun(d, ctx);
+  const e: AgentEventOf<'tool.liveness'> = {
+    type: 'tool.liveness',
+    call,
+    action: 'heartbeat',
+    elapsedMs: typeof r.elapsed_time_seconds === 'number' ? r.elapsed_time_seconds * 1000 : 0,
+  };
+  const name = str(r.tool_name);
+  if (name !== undefined) e.name = name;
+  emit(d, ctx, e);
+}
+
+function controlRequest(d: DecoderState, ctx: LineContext): void {
+  const r = ctx.record;
+  const req = r.request;
+  const id = str(r.request_id);
+  if (!isJsonObject(req) || req.subtype !== 'can_use_tool' || id === undefined) {
+    const sub = isJsonObject(req) ? str(req.subtype) : undefined;
+    unknown(d, ctx, sub === undefined ? 'control_request' : `control_request/${sub}`);
+    return;
+  }
+  ensureRun(d, ctx);
+  const e: AgentEventOf<'approval.request'> = { type: 'approval.request', approval: id };
+  const call = str(req.tool_use_id);
+  if (call !== undefined) {
+    e.call = call;
+    remember(d.approvals, call, id);
+    const lane = d.calls.get(call)?.lane;
+    if (lane !== undefined) ctx.lane = lane;
+  }
+  const tool = str(req.tool_name);
+  if (tool !== undefined) e.tool = tool;
+  const title = str(req.description) ?? str(req.display_name);
+  if (title !== undefined) e.title = title;
+  if (isJsonObject(req.input)) e.args = req.input;
+  emit(d, ctx, e);
 }

@@ -1,7 +1,7 @@
 import { type Codec, createCheck, createCodec, lineChunkDecoder } from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
 import { checkClaudeEvents } from './check';
-import { type ClaudeDecodeOptions, ClaudeRecordDecoder } from './decode';
+import { type ClaudeDecodeOptions, createClaudeRecordDecoder } from './decode';
 import { type ClaudeEncodeOptions, ClaudeEncoder } from './encode';
 import { CLAUDE_FORMAT, CLAUDE_MAX_LINE_BYTES } from './wire';
 
@@ -27,7 +27,7 @@ const codec = createCodec<ClaudeDecodeOptions, ClaudeEncodeOptions>({
       'jsonl',
       { ...options, maxLineBytes: options.maxLineBytes ?? CLAUDE_MAX_LINE_BYTES },
       sink,
-      new ClaudeRecordDecoder(options, sink),
+      createClaudeRecordDecoder(options, sink),
     ),
   createEncoder: (options, sink) => new ClaudeEncoder(options, sink),
 });
