@@ -4,7 +4,10 @@
 // are read from package.json `exports` and their sources from tsup.config.ts, so a new format's
 // `agentwire/<id>` entry is measured without editing this script. Entries that import `node:`
 // built-ins are Node-only and not budgeted. `--why` lists the largest inputs of each entry.
-// Exit status 1 when an entry is over its limit.
+// A format entry is measured twice: whole (every export, its public zod schemas included) and as
+// what an app that imports only its codec bundles (`import { hep } from 'agentwire/hep'`: the
+// codec's export, named as the entry without dashes), each against its own limit
+// (`limits`, `codecLimits`). Exit status 1 when an entry is over a limit.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -13,6 +16,7 @@ import { packageEntries, root } from './entries.mjs';
 
 const budget = JSON.parse(readFileSync(join(root, 'scripts/size-budget.json'), 'utf8'));
 const why = process.argv.includes('--why');
+let failed = 0;
 
 function kb(n) {
   return `${(n / 1024).toFixed(1)} KB`;
@@ -30,9 +34,13 @@ const PEERS = Object.keys(
   JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).peerDependencies ?? {},
 );
 
-async function measure(entry) {
+// `only`: measure a bundle that imports just that export of the entry.
+async function measure(entry, only) {
+  const source = join(root, entry.source);
   const result = await build({
-    entryPoints: [join(root, entry.source)],
+    ...(only === undefined
+      ? { entryPoints: [source] }
+      : { stdin: { contents: `export { ${only} } from ${JSON.stringify(source)};`, resolveDir: root } }),
     bundle: true,
     minify: true,
     format: 'esm',
@@ -52,7 +60,25 @@ async function measure(entry) {
     const key = group(path);
     inputs.set(key, (inputs.get(key) ?? 0) + info.bytesInOutput);
   }
-  return { minified: code.length, gzipped: gzipSync(code, { level: 9 }).length, nodeOnly, inputs };
+  return {
+    minified: code.length,
+    gzipped: gzipSync(code, { level: 9 }).length,
+    nodeOnly,
+    inputs,
+    exports: output.exports,
+  };
+}
+
+function report(name, m, limit, target) {
+  const over = m.gzipped > limit;
+  if (over) failed++;
+  console.log(
+    `${name.padEnd(26)} ${kb(m.minified).padStart(9)} ${kb(m.gzipped).padStart(9)} ${kb(limit).padStart(9)} ${kb(target).padStart(9)}${over ? '  OVER THE LIMIT' : ''}`,
+  );
+  if (why) {
+    const top = [...m.inputs].sort((a, b) => b[1] - a[1]).slice(0, 12);
+    for (const [input, bytes] of top) console.log(`    ${kb(bytes).padStart(9)} minified  ${input}`);
+  }
 }
 
 const entries = packageEntries();
@@ -60,7 +86,6 @@ if (entries.length === 0) {
   console.error('size: no entries found in package.json exports / tsup.config.ts');
   process.exit(1);
 }
-let failed = 0;
 console.log('entry                      minified   gzipped     limit    target');
 for (const entry of entries) {
   const m = await measure(entry);
@@ -74,14 +99,11 @@ for (const entry of entries) {
   const limit =
     budget.limits[entry.subpath] ?? (entry.subpath === '.' ? budget.limits['.'] : budget.formatDefault);
   const target = entry.subpath === '.' ? budget.targets['.'] : budget.targets.format;
-  const over = m.gzipped > limit;
-  if (over) failed++;
-  console.log(
-    `${name.padEnd(26)} ${kb(m.minified).padStart(9)} ${kb(m.gzipped).padStart(9)} ${kb(limit).padStart(9)} ${kb(target).padStart(9)}${over ? '  OVER THE LIMIT' : ''}`,
-  );
-  if (why) {
-    const top = [...m.inputs].sort((a, b) => b[1] - a[1]).slice(0, 12);
-    for (const [input, bytes] of top) console.log(`    ${kb(bytes).padStart(9)} minified  ${input}`);
+  report(name, m, limit, target);
+  const codec = entry.subpath.slice(2).replaceAll('-', '');
+  if (entry.subpath !== '.' && m.exports.includes(codec)) {
+    const c = await measure(entry, codec);
+    report(`  { ${codec} } alone`, c, budget.codecLimits[entry.subpath] ?? limit, target);
   }
 }
 if (failed > 0) {

@@ -41,9 +41,10 @@ export function isObjectValue(value: unknown): value is Record<string, unknown> 
 }
 
 /**
- * The one report of a rejected record: zod's first three issues as `path: message`, joined by
- * `; ` (`prefix` before each path; `(record)` for the record itself when there is no prefix).
- * `undefined` when the schema accepts `value`.
+ * The one report of a rejected record, as zod words it: zod's first three issues as
+ * `path: message`, joined by `; ` (`prefix` before each path; `(record)` for the record itself
+ * when there is no prefix). `undefined` when the schema accepts `value`. The codecs write the
+ * same report without zod ({@link shapeProblems}); the tests hold the two equal.
  */
 export function schemaProblems(schema: ZodMiniType, value: unknown, prefix = ''): string | undefined {
   const result = schema.safeParse(value);
@@ -51,6 +52,108 @@ export function schemaProblems(schema: ZodMiniType, value: unknown, prefix = '')
   return result.error.issues
     .slice(0, 3)
     .map((i) => `${i.path.length > 0 ? prefix + i.path.join('.') : prefix || '(record)'}: ${i.message}`)
+    .join('; ');
+}
+
+/**
+ * A zod schema's checks written out for the report of a rejected record: it adds to `out` the
+ * path of every value the schema rejects, in the order zod reports them, and stops at the three
+ * a report says. A record's schema stays the source of its type and its report; each format's
+ * guard test holds the shape's report equal to zod's ({@link schemaProblems}) with fast-check,
+ * so the decoders say what is wrong without loading zod.
+ */
+export type Shape = (value: unknown, path: string, out: string[]) => void;
+
+/** Most issues a report says. */
+const REPORTED = 3;
+
+// Marked pure where it is called: a format that imports only the other guards bundles no shape.
+function leaf(accepts: (value: unknown) => boolean): Shape {
+  return (value, path, out) => {
+    if (!accepts(value)) out.push(path);
+  };
+}
+
+function under(path: string, key: string | number): string {
+  return path === '' ? String(key) : `${path}.${key}`;
+}
+
+/**
+ * The shapes of zod/mini's checks the wire schemas use, named as zod names them (`object` is
+ * `z.looseObject`, `record` is `z.record(z.string(), z.unknown())`).
+ */
+export const shape = {
+  /** `z.string()`. */
+  string: /* @__PURE__ */ leaf((v) => typeof v === 'string'),
+  /** `z.int()`. */
+  int: /* @__PURE__ */ leaf(isInt),
+  /**
+   * `z.int().check(z.minimum(0))`: an integer below the safe range fails both checks, and zod
+   * says each.
+   */
+  nonNegativeInt: (value: unknown, path: string, out: string[]): void => {
+    if (!Number.isInteger(value)) out.push(path);
+    else {
+      if (!isInt(value)) out.push(path);
+      if ((value as number) < 0 && out.length < REPORTED) out.push(path);
+    }
+  },
+  /** `z.number()`. */
+  number: /* @__PURE__ */ leaf(isFiniteNumber),
+  /** `z.boolean()`. */
+  boolean: /* @__PURE__ */ leaf((v) => typeof v === 'boolean'),
+  /** `z.record(z.string(), z.unknown())`. */
+  record: /* @__PURE__ */ leaf(isPlainRecord),
+  /** `z.literal(value)`, or `z.enum(values)` with several. */
+  literal: (...values: unknown[]): Shape => leaf((v) => values.includes(v)),
+  /** `z.optional(inner)`. */
+  optional:
+    (inner: Shape): Shape =>
+    (value, path, out) => {
+      if (value !== undefined) inner(value, path, out);
+    },
+  /** `z.nullable(inner)`. */
+  nullable:
+    (inner: Shape): Shape =>
+    (value, path, out) => {
+      if (value !== null) inner(value, path, out);
+    },
+  /** `z.array(item)`. */
+  array:
+    (item: Shape): Shape =>
+    (value, path, out) => {
+      if (!Array.isArray(value)) {
+        out.push(path);
+        return;
+      }
+      for (let i = 0; i < value.length && out.length < REPORTED; i++) item(value[i], under(path, i), out);
+    },
+  /** `z.looseObject(fields)`: the fields checked in their order, other keys let through. */
+  object:
+    (fields: Readonly<Record<string, Shape>>): Shape =>
+    (value, path, out) => {
+      if (!isObjectValue(value)) {
+        out.push(path);
+        return;
+      }
+      for (const key in fields) {
+        if (out.length >= REPORTED) return;
+        fields[key]!(value[key], under(path, key), out);
+      }
+    },
+} as const;
+
+/**
+ * The report of a value `check` rejects, worded as {@link schemaProblems} words zod's (every
+ * issue is zod/mini's `Invalid input`); `undefined` when `check` finds nothing wrong.
+ */
+export function shapeProblems(check: Shape, value: unknown, prefix = ''): string | undefined {
+  const paths: string[] = [];
+  check(value, '', paths);
+  if (paths.length === 0) return undefined;
+  return paths
+    .slice(0, REPORTED)
+    .map((p) => `${p !== '' ? prefix + p : prefix || '(record)'}: Invalid input`)
     .join('; ');
 }
 

@@ -2,52 +2,87 @@ import type { DiagnosticSink, Format } from './diagnostics';
 import type { AgentEvent } from './model';
 
 /**
+ * The state of a loss reporter, in one literal ({@link newLoss}): what {@link LossReporter} holds,
+ * for writers whose per-event code should read no class instance (a literal's hidden class
+ * outlives a full GC; docs/performance.md, "Codex writer").
+ */
+export interface LossState {
+  readonly format: Format;
+  readonly sink: DiagnosticSink;
+  readonly seen: Set<string>;
+  // Fields already reported, by event type: a field seen again costs a Set lookup, not the
+  // field name built anew for every event of a long conversion.
+  readonly seenByType: Map<string, Set<string>>;
+  // Per event type, the last key list that left nothing to report (for the carried list given).
+  readonly cleanKeys: Map<string, { keys: string[]; carried: readonly string[] }>;
+  count: number;
+}
+
+/** A loss reporter's state for writers of `format` reporting to `sink`. */
+export function newLoss(format: Format, sink: DiagnosticSink): LossState {
+  return { format, sink, seen: new Set(), seenByType: new Map(), cleanKeys: new Map(), count: 0 };
+}
+
+/** Reports every field of `event` that is set and not in `carried` ({@link LossReporter.check}). */
+export function checkLoss(s: LossState, event: AgentEvent, carried: readonly string[]): void {
+  s.count++;
+  // Events of a type mostly come with the same keys in the same order (one producer's object
+  // literal): a key list seen before with nothing left to report needs no second look.
+  const keys = Object.keys(event);
+  const clean = s.cleanKeys.get(event.type);
+  if (clean !== undefined && clean.carried === carried && sameKeys(keys, clean.keys)) return;
+  let known = s.seenByType.get(event.type);
+  if (known === undefined) s.seenByType.set(event.type, (known = new Set()));
+  let settled = true;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    if (key === 'type' || key === 'provenance') continue;
+    if (carried.indexOf(key) !== -1) continue;
+    if (known.has(key)) continue;
+    // Unset here, but the next event with these keys may set it: look again then.
+    if ((event as Record<string, unknown>)[key] === undefined) {
+      settled = false;
+      continue;
+    }
+    known.add(key);
+    reportLoss(s, event, `${event.type}.${key}`, `${s.format} has no place for ${key}`);
+  }
+  if (settled) s.cleanKeys.set(event.type, { keys, carried });
+}
+
+/** Reports one loss, once per `field` ({@link LossReporter.report}). */
+export function reportLoss(s: LossState, event: AgentEvent, field: string, why: string): void {
+  if (s.seen.has(field)) return;
+  s.seen.add(field);
+  const where =
+    event.provenance === undefined
+      ? `event ${s.count}`
+      : `${event.provenance.format} line ${event.provenance.line}`;
+  s.sink.report({
+    code: 'loss',
+    severity: 'warning',
+    message: `${field} (${where}): ${why}; later events with this field are not reported again`,
+    format: s.format,
+    field,
+  });
+}
+
+/**
  * Reports what a writer cannot carry, as `loss` diagnostics naming the field and the event.
  * Each field is reported once per stream (the first event that had it), so a long conversion
  * cannot flood the handler; nothing is dropped without one report.
  */
 export class LossReporter {
-  private readonly format: Format;
-  private readonly sink: DiagnosticSink;
-  private readonly seen = new Set<string>();
-  // Fields already reported, by event type: a field seen again costs a Set lookup, not the
-  // field name built anew for every event of a long conversion.
-  private readonly seenByType = new Map<string, Set<string>>();
-  // Per event type, the last key list that left nothing to report (for the carried list given).
-  private readonly cleanKeys = new Map<string, { keys: string[]; carried: readonly string[] }>();
-  private count = 0;
+  private readonly s: LossState;
 
   /** Creates a reporter for writers of `format`. */
   constructor(format: Format, sink: DiagnosticSink) {
-    this.format = format;
-    this.sink = sink;
+    this.s = newLoss(format, sink);
   }
 
   /** Reports every field of `event` that is set and not in `carried`. */
   check(event: AgentEvent, carried: readonly string[]): void {
-    this.count++;
-    // Events of a type mostly come with the same keys in the same order (one producer's object
-    // literal): a key list seen before with nothing left to report needs no second look.
-    const keys = Object.keys(event);
-    const clean = this.cleanKeys.get(event.type);
-    if (clean !== undefined && clean.carried === carried && sameKeys(keys, clean.keys)) return;
-    let known = this.seenByType.get(event.type);
-    if (known === undefined) this.seenByType.set(event.type, (known = new Set()));
-    let settled = true;
-    for (let i = 0; i < keys.length; i++) {
-      const key = keys[i]!;
-      if (key === 'type' || key === 'provenance') continue;
-      if (carried.indexOf(key) !== -1) continue;
-      if (known.has(key)) continue;
-      // Unset here, but the next event with these keys may set it: look again then.
-      if ((event as Record<string, unknown>)[key] === undefined) {
-        settled = false;
-        continue;
-      }
-      known.add(key);
-      this.report(event, `${event.type}.${key}`, `${this.format} has no place for ${key}`);
-    }
-    if (settled) this.cleanKeys.set(event.type, { keys, carried });
+    checkLoss(this.s, event, carried);
   }
 
   /**
@@ -64,19 +99,7 @@ export class LossReporter {
 
   /** Reports one loss (once per `field`). */
   report(event: AgentEvent, field: string, why: string): void {
-    if (this.seen.has(field)) return;
-    this.seen.add(field);
-    const where =
-      event.provenance === undefined
-        ? `event ${this.count}`
-        : `${event.provenance.format} line ${event.provenance.line}`;
-    this.sink.report({
-      code: 'loss',
-      severity: 'warning',
-      message: `${field} (${where}): ${why}; later events with this field are not reported again`,
-      format: this.format,
-      field,
-    });
+    reportLoss(this.s, event, field, why);
   }
 }
 

@@ -3,7 +3,7 @@ import { type FileHandle, open, stat } from 'node:fs/promises';
 import { type ChunkDecoder, lineChunkDecoder, type RecordDecoder } from '../codec';
 import { createDiagnosticSink, type Diagnostic, describePlace } from '../diagnostics';
 import { DeclaredTools } from '../formats/highbar/declared';
-import { type HighbarDecodeOptions, HighbarRecordDecoder } from '../formats/highbar/decode';
+import { createHighbarRecordDecoder, type HighbarDecodeOptions } from '../formats/highbar/decode';
 import type { AgentEvent } from '../model';
 import { followFile } from './follow';
 
@@ -164,7 +164,7 @@ async function* follow(
       options.onDiagnostic?.(diagnostic);
     };
     const sink = createDiagnosticSink(options.strict ?? false, report);
-    const records = new HighbarRecordDecoder(decodeOptions, sink);
+    const records = createHighbarRecordDecoder(decodeOptions, sink);
     // The splitter numbers from 0 / line 1: a resumed generation shifts lines and diagnostics.
     const splitterSink = createDiagnosticSink(options.strict ?? false, (d) =>
       report(shifted(d, lineBase, offsetBase)),
@@ -337,7 +337,7 @@ async function scanDeclared(
     'jsonl',
     decodeOptions,
     quiet,
-    new HighbarRecordDecoder(decodeOptions, quiet),
+    createHighbarRecordDecoder(decodeOptions, quiet),
   );
   const events: AgentEvent[] = [];
   let at = 0;

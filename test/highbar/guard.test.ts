@@ -1,10 +1,17 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
+import type * as z from 'zod/mini';
 import {
+  HighbarHelloRecord,
   type HighbarRecordType,
+  HighbarToolRecord,
+  HighbarToolsRecord,
+  HighbarTurnRecord,
+  HighbarV0Record,
   passesHighbarGuard,
   validateHighbarRecord,
 } from '../../src/formats/highbar/wire';
+import { schemaProblems } from '../../src/guards';
 
 // The decoder's hand-written guard against the zod schemas it shortcuts: on JSON records (what
 // the decoder has) both accept the same records; on anything else the guard never accepts what
@@ -85,8 +92,16 @@ function build({
   return r;
 }
 
-const zodAccepts = (type: HighbarRecordType | 'v0', r: unknown) =>
-  validateHighbarRecord(type, r) === undefined;
+// Every record type with its schema as declared: the guard and the report are held to these.
+const SCHEMAS: Record<HighbarRecordType | 'v0', z.ZodMiniType> = {
+  tool: HighbarToolRecord,
+  turn: HighbarTurnRecord,
+  hello: HighbarHelloRecord,
+  tools: HighbarToolsRecord,
+  v0: HighbarV0Record,
+};
+
+const zodAccepts = (type: HighbarRecordType | 'v0', r: unknown) => SCHEMAS[type].safeParse(r).success;
 
 describe('passesHighbarGuard', () => {
   test('accepts exactly what the zod schema accepts, on JSON records', () => {
@@ -111,5 +126,30 @@ describe('passesHighbarGuard', () => {
       }),
       { numRuns: 20000 },
     );
+  });
+});
+
+// A rejected record's report is written from its shape (HIGHBAR_SHAPES), not by zod: held equal,
+// byte for byte, to the report zod gives with the record's schema, on JSON records and on any
+// value (class instances, dates, null-prototype objects, non-objects).
+describe('validateHighbarRecord', () => {
+  test('reports what the zod schema reports, written without zod, on any value', () => {
+    let rejected = 0;
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          arbitraryRecord(jsonField).map((spec) => ({ type: spec.type, r: build(spec) as unknown })),
+          arbitraryRecord(anyField).map((spec) => ({ type: spec.type, r: build(spec) as unknown })),
+          fc.record({ type: fc.constantFrom(...TYPES), r: anyField }),
+        ),
+        ({ type, r }) => {
+          const expected = schemaProblems(SCHEMAS[type], r);
+          if (expected !== undefined) rejected++;
+          expect(validateHighbarRecord(type, r)).toBe(expected);
+        },
+      ),
+      { numRuns: 20000 },
+    );
+    expect(rejected).toBeGreaterThan(1000);
   });
 });

@@ -8,7 +8,10 @@ import {
   NhEnvelope,
   type NhEventType,
   NhPayloads,
+  validateNhEnvelope,
+  validateNhPayload,
 } from '../../src/formats/nativeharness/wire';
+import { schemaProblems } from '../../src/guards';
 import { isJsonObject } from '../../src/json';
 import { FUZZ_RUNS } from '../runs';
 
@@ -193,6 +196,52 @@ describe('nativeharness hand-written guards accept exactly what the zod schemas 
       );
       expect(accepted).toBeGreaterThan(0);
       expect(accepted).toBeLessThan(RUNS);
+    });
+  }
+});
+
+// A rejected record's report is written from its shape (NH_ENVELOPE_SHAPE, NH_PAYLOAD_SHAPES),
+// not by zod: held equal, byte for byte, to the report zod gives with the record's schema, on the
+// same near-miss records and on values that are not objects.
+describe("nativeharness reports are the zod schemas' reports, written without zod", () => {
+  const other = fc.oneof(value, fc.constantFrom<unknown>(undefined, [], new Date(0), Object.create(null)));
+
+  test('envelope', () => {
+    const valid = fc.record({
+      seq: fc.integer({ min: -3, max: 1000 }),
+      ts: fc.double({ noNaN: true, noDefaultInfinity: true }),
+      type: fc.string(),
+      workspace_id: fc.string(),
+      session_id: fc.string(),
+      turn_id: fc.option(fc.string(), { nil: null }),
+      payload: fc.dictionary(fc.string({ maxLength: 3 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 2 }),
+    });
+    let rejected = 0;
+    fc.assert(
+      fc.property(fc.oneof(record(NH_ENVELOPE_KEYS, valid), other), (r) => {
+        const expected = schemaProblems(NhEnvelope, r);
+        if (expected !== undefined) rejected++;
+        expect(validateNhEnvelope(r)).toBe(expected);
+      }),
+      { numRuns: RUNS },
+    );
+    expect(rejected).toBeGreaterThan(0);
+  });
+
+  for (const [type, valid] of Object.entries(VALID) as Array<
+    [NhEventType, fc.Arbitrary<Record<string, unknown>>]
+  >) {
+    test(type, () => {
+      let rejected = 0;
+      fc.assert(
+        fc.property(fc.oneof(record(NH_PAYLOAD_KEYS[type], valid), other), (p) => {
+          const expected = schemaProblems(NhPayloads[type], p, 'payload.');
+          if (expected !== undefined) rejected++;
+          expect(validateNhPayload(type, p)).toBe(expected);
+        }),
+        { numRuns: RUNS },
+      );
+      expect(rejected).toBeGreaterThan(0);
     });
   }
 });

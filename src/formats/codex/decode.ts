@@ -156,825 +156,1054 @@ interface OpenCall {
 }
 
 /**
+ * The decoder's state, built in one literal by {@link newDecoder}: a literal's hidden class is held
+ * by its allocation site and outlives a full GC, where a class instance's (its fields are map
+ * transitions, held weakly) dies with the last instance and takes the optimised code of every
+ * function that read it along (docs/performance.md, "Codex decoder", round four).
+ */
+interface Decoder {
+  readonly sink: DiagnosticSink;
+  readonly report: LineReport;
+  readonly maxDepth: number;
+  thread: string | undefined;
+  readonly totals: Map<string, CodexUsageTotal>;
+  runOpen: boolean;
+  answer: string | undefined;
+  finalAnswer: string | undefined;
+  // The round in progress: a tool item has ended in it (so the next message opens another
+  // round: one model response, then the calls it made), and its last message text.
+  roundTools: boolean;
+  roundText: string | undefined;
+  readonly texts: Map<string, string>;
+  readonly calls: Map<string, OpenCall>;
+  readonly children: Set<string>;
+  readonly ended: Set<string>;
+  legacy: boolean;
+  lastLine: number;
+  lastOffset: number;
+  // The shortcut for canonical item lines (off: every line takes the general path, for tests).
+  readonly shortcut: boolean;
+  readonly reader: Reader;
+}
+
+function newDecoder(options: CodexDecodeOptions, sink: DiagnosticSink, shortcut: boolean): Decoder {
+  return {
+    sink,
+    report: lineReporter(sink, FORMAT),
+    maxDepth: resolveMaxDepth(options.maxDepth),
+    thread: undefined,
+    totals: new Map(),
+    runOpen: false,
+    answer: undefined,
+    finalAnswer: undefined,
+    roundTools: false,
+    roundText: undefined,
+    texts: new Map(),
+    calls: new Map(),
+    children: new Set(),
+    ended: new Set(),
+    legacy: false,
+    lastLine: 0,
+    lastOffset: 0,
+    shortcut,
+    reader: { text: '', at: 0 },
+  };
+}
+
+/**
  * The Codex `exec --json` record decoder: one `ThreadEvent` per line → canonical events.
  * Stateful: it stamps the thread id on every event, turns item snapshots into one lifecycle per
  * item id, turns the thread's running usage total into each run's own usage (the difference
  * from the previous total of the same thread), and ends a turn that never ended as
- * `incomplete`.
+ * `incomplete`. `shortcut` false turns off the reading of canonical item lines without building
+ * their record (tests hold the two paths equal).
  */
+export function createCodexRecordDecoder(
+  options: CodexDecodeOptions,
+  sink: DiagnosticSink,
+  shortcut = true,
+): RecordDecoder {
+  const d = newDecoder(options, sink, shortcut);
+  return {
+    line: (text, line, offset, out) => readLine(d, text, line, offset, out),
+    end: (out) => endStream(d, out),
+  };
+}
+
+/** {@link createCodexRecordDecoder} as a class, with its shortcut reachable (for tests). */
 export class CodexRecordDecoder implements RecordDecoder {
-  private readonly sink: DiagnosticSink;
-  private readonly report: LineReport;
-  private readonly maxDepth: number;
-  private thread: string | undefined;
-  private readonly totals = new Map<string, CodexUsageTotal>();
-  private runOpen = false;
-  private answer: string | undefined;
-  private finalAnswer: string | undefined;
-  // The round in progress: a tool item has ended in it (so the next message opens another
-  // round: one model response, then the calls it made), and its last message text.
-  private roundTools = false;
-  private roundText: string | undefined;
-  private readonly texts = new Map<string, string>();
-  private readonly calls = new Map<string, OpenCall>();
-  private readonly children = new Set<string>();
-  private readonly ended = new Set<string>();
-  private legacy = false;
-  private lastLine = 0;
-  private lastOffset = 0;
-  // The shortcut for canonical item lines (off: every line takes the general path, for tests).
-  private readonly shortcut: boolean;
-  private readonly reader = new CanonicalReader();
+  private readonly d: Decoder;
 
   /**
    * Creates a decoder that reports to `sink`. `shortcut` false turns off the reading of
    * canonical item lines without building their record (tests hold the two paths equal).
    */
   constructor(options: CodexDecodeOptions, sink: DiagnosticSink, shortcut = true) {
-    this.sink = sink;
-    this.report = lineReporter(sink, FORMAT);
-    this.maxDepth = resolveMaxDepth(options.maxDepth);
-    this.shortcut = shortcut;
+    this.d = newDecoder(options, sink, shortcut);
   }
 
+  /** Decodes one line (see {@link RecordDecoder}). */
   line(text: string, line: number, offset: number, out: AgentEvent[]): void {
-    this.lastLine = line;
-    this.lastOffset = offset;
-    if (this.shortcut && !this.legacy && this.canonicalItem(text, line, offset, out)) return;
-    if (text.length === 0) {
-      this.report('invalid_json', 'warning', line, offset, 'an empty line (codex writes none); skipped');
-      return;
-    }
-    const record = parseRecordText(text, line, offset, this.maxDepth, FORMAT, this.sink);
-    if (record === NOT_PARSED) return;
-    const ctx: Line = { text, line, offset, out };
-    if (!isJsonObject(record)) {
-      if (!this.refuseDeep(ctx, record))
-        this.report('invalid_json', 'error', line, offset, 'not a JSON object');
-      return;
-    }
-    if (this.legacy || isLegacyRecord(record)) {
-      if (!this.legacy)
-        this.report(
-          'unsupported_version',
-          'error',
-          line,
-          offset,
-          'the pre-2025-10 codex exec format (session.created, items with item_type) is not supported; its records are kept as unknown',
-        );
-      this.legacy = true;
-      this.unknown(ctx, record);
-      return;
-    }
-    const type = codexEventType(record.type);
-    if (type === undefined) {
-      this.unknown(ctx, record);
-      return;
-    }
-    switch (type) {
-      case 'item.completed':
-      case 'item.started':
-      case 'item.updated':
-        this.itemRecord(ctx, type, record);
-        return;
-      case 'thread.started':
-        this.threadStarted(ctx, record);
-        return;
-      case 'turn.started':
-        this.turnStarted(ctx, record);
-        return;
-      case 'turn.completed':
-        this.turnCompleted(ctx, record);
-        return;
-      case 'turn.failed':
-        this.turnFailed(ctx, record);
-        return;
-      case 'error':
-        this.topError(ctx, record);
-        return;
-    }
+    readLine(this.d, text, line, offset, out);
   }
 
+  /** Ends the stream (see {@link RecordDecoder}). */
   end(out: AgentEvent[]): void {
-    if (this.runOpen) this.closeIncomplete(out, this.lastLine, this.lastOffset);
+    endStream(this.d, out);
   }
 
-  private refuseDeep(ctx: Line, value: unknown): boolean {
-    return refuseDeepValue(ctx.text, value, ctx.line, ctx.offset, this.maxDepth, FORMAT, this.sink);
+  /** The shortcut alone: true when it read the line, false (having done nothing) when it did not. */
+  canonicalItem(text: string, line: number, offset: number, out: AgentEvent[]): boolean {
+    return canonicalItem(this.d, text, line, offset, out);
   }
-
-  private checkNumbers(ctx: Line): void {
-    const message = unsafeNumberMessage(ctx.text);
-    if (message !== undefined) this.report('invalid_record', 'error', ctx.line, ctx.offset, message);
+}
+function readLine(d: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
+  d.lastLine = line;
+  d.lastOffset = offset;
+  if (d.shortcut && !d.legacy && canonicalItem(d, text, line, offset, out)) return;
+  if (text.length === 0) {
+    d.report('invalid_json', 'warning', line, offset, 'an empty line (codex writes none); skipped');
+    return;
   }
-
-  private stamp<E extends AgentEvent>(event: E): E {
-    if (this.thread !== undefined) event.session = this.thread;
-    return event;
+  const record = parseRecordText(text, line, offset, d.maxDepth, FORMAT, d.sink);
+  if (record === NOT_PARSED) return;
+  const ctx: Line = { text, line, offset, out };
+  if (!isJsonObject(record)) {
+    if (!refuseDeep(d, ctx, record)) d.report('invalid_json', 'error', line, offset, 'not a JSON object');
+    return;
   }
-
-  private synthetic(ctx: Line): Provenance {
-    return { format: FORMAT, line: ctx.line, offset: ctx.offset, synthetic: true };
-  }
-
-  // A record the codec does not map (or that fails its shape), kept whole with its line.
-  private unknown(ctx: Line, record: JsonObject, recordType?: string): void {
-    if (this.refuseDeep(ctx, record)) return;
-    this.checkNumbers(ctx);
-    const e: AgentEventOf<'unknown'> = {
-      type: 'unknown',
-      record,
-      provenance: { format: FORMAT, line: ctx.line, offset: ctx.offset, hints: { raw: ctx.text } },
-    };
-    const type = recordType ?? record.type;
-    if (typeof type === 'string') e.recordType = type;
-    else
-      this.report(
-        'invalid_record',
-        'warning',
-        ctx.line,
-        ctx.offset,
-        'a record without a string "type"; kept as unknown',
-      );
-    ctx.out.push(this.stamp(e));
-  }
-
-  private invalid(ctx: Line, record: JsonObject, what: string): void {
-    this.report('invalid_record', 'error', ctx.line, ctx.offset, `${what}; kept as unknown`);
-    this.unknown(ctx, record);
-  }
-
-  // Provenance of a top-level record: its own fields and key order kept when it has them.
-  private recordProvenance(ctx: Line, record: JsonObject, type: CodexEventType): Provenance | undefined {
-    const keys = CODEX_RECORD_KEYS[type];
-    if (hasExactKeys(record, keys) && ctx.text.charCodeAt(8) === 34 && !hasUnicodeEscape(ctx.text))
-      return { format: FORMAT, line: ctx.line, offset: ctx.offset };
-    const rest = splitRecord(record, keys);
-    if (rest?.extra !== undefined && this.refuseDeep(ctx, record)) return undefined;
-    if (rest?.extra !== undefined) this.checkNumbers(ctx);
-    const p: Provenance = { format: FORMAT, line: ctx.line, offset: ctx.offset, hints: { raw: ctx.text } };
-    if (rest?.extra !== undefined) p.extra = rest.extra;
-    if (rest?.order !== undefined) p.order = rest.order;
-    return p;
-  }
-
-  private threadStarted(ctx: Line, record: JsonObject): void {
-    if (typeof record.thread_id !== 'string') {
-      this.invalid(ctx, record, 'thread.started without a string thread_id');
-      return;
-    }
-    const provenance = this.recordProvenance(ctx, record, 'thread.started');
-    if (provenance === undefined) return;
-    if (this.runOpen) this.closeIncomplete(ctx.out, ctx.line, ctx.offset);
-    this.thread = record.thread_id;
-    ctx.out.push({ type: 'session.start', session: this.thread, provenance });
-  }
-
-  private turnStarted(ctx: Line, record: JsonObject): void {
-    const provenance = this.recordProvenance(ctx, record, 'turn.started');
-    if (provenance === undefined) return;
-    if (this.runOpen) this.closeIncomplete(ctx.out, ctx.line, ctx.offset);
-    this.openRun();
-    ctx.out.push(this.stamp({ type: 'run.start', provenance }));
-  }
-
-  private openRun(): void {
-    this.runOpen = true;
-    this.answer = undefined;
-    this.finalAnswer = undefined;
-    this.roundTools = false;
-    this.roundText = undefined;
-    this.texts.clear();
-    this.calls.clear();
-  }
-
-  private closeIncomplete(out: AgentEvent[], line: number, offset: number): void {
-    out.push(this.stamp(incompleteRunEnd(FORMAT, line, offset)));
-    this.runOpen = false;
-  }
-
-  private turnCompleted(ctx: Line, record: JsonObject): void {
-    const u = record.usage;
-    if (!isJsonObject(u)) {
-      this.invalid(ctx, record, 'turn.completed without a usage object');
-      return;
-    }
-    const total: CodexUsageTotal = {};
-    let usageExtra: JsonObject | undefined;
-    let exact = true;
-    let at = 0;
-    for (const key in u) {
-      const name = CODEX_USAGE_FIELDS[key as keyof typeof CODEX_USAGE_FIELDS];
-      const value = u[key];
-      if (name === undefined || !Number.isSafeInteger(value) || (value as number) < 0) {
-        if (name !== undefined) {
-          this.invalid(ctx, record, `turn.completed usage.${key} is not a non-negative integer`);
-          return;
-        }
-        exact = false;
-        setOwn((usageExtra ??= {}), key, value);
-        continue;
-      }
-      // Codex's own order: anything else is kept as written.
-      while (at < CODEX_USAGE_KEYS.length && CODEX_USAGE_KEYS[at] !== key) at++;
-      if (at === CODEX_USAGE_KEYS.length) exact = false;
-      total[name] = value as number;
-    }
-    if (total.input === undefined || total.output === undefined) {
-      this.invalid(ctx, record, 'turn.completed usage without input_tokens and output_tokens');
-      return;
-    }
-    const provenance = this.recordProvenance(ctx, record, 'turn.completed');
-    if (provenance === undefined) return;
-    if (!exact) {
-      if (this.refuseDeep(ctx, record)) return;
-      this.checkNumbers(ctx);
-      const hints = (provenance.hints ??= {}) as CodexHints;
-      hints.raw = ctx.text;
-      if (usageExtra !== undefined) hints.usageExtra = usageExtra;
-    }
-    const thread = this.thread ?? '';
-    const previous = this.totals.get(thread);
-    let usage = difference(total, previous);
-    if (usage === undefined) {
-      this.report(
-        'order',
-        'warning',
-        ctx.line,
-        ctx.offset,
-        'the thread usage total went down; taken as a new running total',
-      );
-      usage = { ...total };
-    }
-    this.totals.set(thread, total);
-    const hints = (provenance.hints ??= {}) as CodexHints;
-    hints.total = total;
-    const message = this.finalAnswer ?? this.answer;
-    ctx.out.push(
-      this.stamp({
-        type: 'round.end',
-        message: this.roundText ?? '',
-        usage: { ...usage },
-        provenance: this.synthetic(ctx),
-      }),
-    );
-    const end: AgentEventOf<'run.end'> = { type: 'run.end', status: 'completed', usage, provenance };
-    if (message !== undefined) end.answer = message;
-    ctx.out.push(this.stamp(end));
-    this.closeRun();
-  }
-
-  private closeRun(): void {
-    this.runOpen = false;
-    this.roundTools = false;
-    this.roundText = undefined;
-    this.texts.clear();
-    this.calls.clear();
-  }
-
-  private turnFailed(ctx: Line, record: JsonObject): void {
-    const error = record.error;
-    if (!isJsonObject(error) || typeof error.message !== 'string') {
-      this.invalid(ctx, record, 'turn.failed without error.message');
-      return;
-    }
-    const provenance = this.recordProvenance(ctx, record, 'turn.failed');
-    if (provenance === undefined) return;
-    if (!hasExactKeys(error, ['message'])) {
-      if (this.refuseDeep(ctx, record)) return;
-      this.checkNumbers(ctx);
-      const hints = (provenance.hints ??= {}) as CodexHints;
-      hints.raw = ctx.text;
-      const rest = splitRecord(error, ['message']);
-      if (rest?.extra !== undefined) hints.errorExtra = rest.extra;
-    }
-    const end: AgentEventOf<'run.end'> = {
-      type: 'run.end',
-      status: 'failed' satisfies RunStatus,
-      reason: 'turn.failed',
-      error: error.message,
-      provenance,
-    };
-    ctx.out.push(this.stamp(end));
-    this.closeRun();
-  }
-
-  private topError(ctx: Line, record: JsonObject): void {
-    if (typeof record.message !== 'string') {
-      this.invalid(ctx, record, 'error without a string message');
-      return;
-    }
-    const provenance = this.recordProvenance(ctx, record, 'error');
-    if (provenance === undefined) return;
-    ctx.out.push(this.stamp(this.errorEvent(record.message, true, provenance)));
-  }
-
-  private errorEvent(message: string, fatal: boolean, provenance: Provenance): AgentEventOf<'error'> {
-    const e: AgentEventOf<'error'> = { type: 'error', message, fatal, provenance };
-    if (message.charCodeAt(0) === 123 && !isTooDeep(message, this.maxDepth)) {
-      const data = parseEmbeddedError(message);
-      if (data !== undefined) e.data = data;
-    }
-    return e;
-  }
-
-  private itemRecord(ctx: Line, kind: CodexItemRecord, record: JsonObject): void {
-    const item = record.item;
-    if (!isJsonObject(item) || typeof item.id !== 'string') {
-      this.invalid(ctx, record, `${kind} without an item that has a string id`);
-      return;
-    }
-    const type = codexItemType(item.type);
-    if (type === undefined) {
-      this.unknown(ctx, record);
-      return;
-    }
-    const problem = itemProblem(type, item);
-    if (problem !== undefined) {
-      this.invalid(ctx, record, `${kind} ${type} item: ${problem}`);
-      return;
-    }
-    const freeForm = FREE_FORM.has(type);
-    const rest = splitRecord(item, CODEX_ITEM_KEYS[type]);
-    const text = ctx.text;
-    let hints: CodexHints | undefined;
-    // The writer's spelling gives this line back unless it has fields or escapes of its own.
-    if (
-      freeForm ||
-      rest !== undefined ||
-      !hasExactKeys(record, ITEM_RECORD_KEYS) ||
-      text.charCodeAt(8) !== 34 ||
-      hasUnicodeEscape(text)
-    ) {
-      if ((freeForm || rest?.extra !== undefined) && this.refuseDeep(ctx, record)) return;
-      if (freeForm || rest?.extra !== undefined) this.checkNumbers(ctx);
-      hints = { raw: text };
-      const recordRest = splitRecord(record, ITEM_RECORD_KEYS);
-      if (recordRest?.extra !== undefined) hints.recordExtra = recordRest.extra;
-    }
-    // Built field by field: an object spread of the context costs more than the line's JSON.parse.
-    this.mapItem(
-      {
-        text,
-        line: ctx.line,
-        offset: ctx.offset,
-        out: ctx.out,
-        kind,
-        record,
-        item,
-        id: item.id,
-        rest,
-        hints,
-      },
-      type,
-    );
-  }
-
-  /**
-   * The shortcut beside the general path: a reasoning, agent message or command item line spelled
-   * exactly as Codex writes it (`CODEX_ITEM_HEADS` and the keys after it in wire.ts: compact, the
-   * item's keys in order, no `\u` escape, the exit code in plain digits) is read without
-   * `JSON.parse` of the record: the fixed text compared in place, each string value parsed alone,
-   * the item object made from them (its cost against the general path: docs/performance.md,
-   * "Codex decoder"). Any other spelling returns false having done nothing, and takes the general
-   * path, which maps the same item the same way (`mapItem`): the properties of
-   * test/codex/fast-path.test.ts hold the two equal.
-   */
-  private canonicalItem(text: string, line: number, offset: number, out: AgentEvent[]): boolean {
-    // A long line is measured for depth before it is parsed; these lines nest two levels.
-    if (text.length > DEPTH_PRECHECK_CHARS && this.maxDepth < 2) return false;
-    const kind = itemKindOf(text);
-    if (kind === undefined) return false;
-    const r = this.reader;
-    r.reset(text, CODEX_ITEM_HEADS[kind].length);
-    const id = r.plain();
-    // A `\u` escape anywhere: the general path keeps the line as written.
-    if (id === undefined || hasUnicodeEscape(text)) return false;
-    const item = readItem(r, id);
-    if (item === undefined) return false;
-    this.mapItem(
-      {
-        text,
+  if (d.legacy || isLegacyRecord(record)) {
+    if (!d.legacy)
+      d.report(
+        'unsupported_version',
+        'error',
         line,
         offset,
-        out,
-        kind,
-        record: { type: kind, item },
-        item,
-        id,
-        rest: undefined,
-        hints: undefined,
-      },
-      item.type as 'reasoning' | 'agent_message' | 'command_execution',
+        'the pre-2025-10 codex exec format (session.created, items with item_type) is not supported; its records are kept as unknown',
+      );
+    d.legacy = true;
+    unknown(d, ctx, record);
+    return;
+  }
+  const type = codexEventType(record.type);
+  if (type === undefined) {
+    unknown(d, ctx, record);
+    return;
+  }
+  switch (type) {
+    case 'item.completed':
+    case 'item.started':
+    case 'item.updated':
+      itemRecord(d, ctx, type, record);
+      return;
+    case 'thread.started':
+      threadStarted(d, ctx, record);
+      return;
+    case 'turn.started':
+      turnStarted(d, ctx, record);
+      return;
+    case 'turn.completed':
+      turnCompleted(d, ctx, record);
+      return;
+    case 'turn.failed':
+      turnFailed(d, ctx, record);
+      return;
+    case 'error':
+      topError(d, ctx, record);
+      return;
+  }
+}
+
+function endStream(d: Decoder, out: AgentEvent[]): void {
+  if (d.runOpen) closeIncomplete(d, out, d.lastLine, d.lastOffset);
+}
+
+function refuseDeep(d: Decoder, ctx: Line, value: unknown): boolean {
+  return refuseDeepValue(ctx.text, value, ctx.line, ctx.offset, d.maxDepth, FORMAT, d.sink);
+}
+
+function checkNumbers(d: Decoder, ctx: Line): void {
+  const message = unsafeNumberMessage(ctx.text);
+  if (message !== undefined) d.report('invalid_record', 'error', ctx.line, ctx.offset, message);
+}
+
+function stamp<E extends AgentEvent>(d: Decoder, event: E): E {
+  if (d.thread !== undefined) event.session = d.thread;
+  return event;
+}
+
+function synthetic(ctx: Line): Provenance {
+  return { format: FORMAT, line: ctx.line, offset: ctx.offset, synthetic: true };
+}
+
+// A record the codec does not map (or that fails its shape), kept whole with its line.
+function unknown(d: Decoder, ctx: Line, record: JsonObject, recordType?: string): void {
+  if (refuseDeep(d, ctx, record)) return;
+  checkNumbers(d, ctx);
+  const e: AgentEventOf<'unknown'> = {
+    type: 'unknown',
+    record,
+    provenance: { format: FORMAT, line: ctx.line, offset: ctx.offset, hints: { raw: ctx.text } },
+  };
+  const type = recordType ?? record.type;
+  if (typeof type === 'string') e.recordType = type;
+  else
+    d.report(
+      'invalid_record',
+      'warning',
+      ctx.line,
+      ctx.offset,
+      'a record without a string "type"; kept as unknown',
+    );
+  ctx.out.push(stamp(d, e));
+}
+
+function invalid(d: Decoder, ctx: Line, record: JsonObject, what: string): void {
+  d.report('invalid_record', 'error', ctx.line, ctx.offset, `${what}; kept as unknown`);
+  unknown(d, ctx, record);
+}
+
+// Provenance of a top-level record: its own fields and key order kept when it has them.
+function recordProvenance(
+  d: Decoder,
+  ctx: Line,
+  record: JsonObject,
+  type: CodexEventType,
+): Provenance | undefined {
+  const keys = CODEX_RECORD_KEYS[type];
+  if (hasExactKeys(record, keys) && ctx.text.charCodeAt(8) === 34 && !hasUnicodeEscape(ctx.text))
+    return { format: FORMAT, line: ctx.line, offset: ctx.offset };
+  const rest = splitRecord(record, keys);
+  if (rest?.extra !== undefined && refuseDeep(d, ctx, record)) return undefined;
+  if (rest?.extra !== undefined) checkNumbers(d, ctx);
+  const p: Provenance = { format: FORMAT, line: ctx.line, offset: ctx.offset, hints: { raw: ctx.text } };
+  if (rest?.extra !== undefined) p.extra = rest.extra;
+  if (rest?.order !== undefined) p.order = rest.order;
+  return p;
+}
+
+function threadStarted(d: Decoder, ctx: Line, record: JsonObject): void {
+  if (typeof record.thread_id !== 'string') {
+    invalid(d, ctx, record, 'thread.started without a string thread_id');
+    return;
+  }
+  const provenance = recordProvenance(d, ctx, record, 'thread.started');
+  if (provenance === undefined) return;
+  if (d.runOpen) closeIncomplete(d, ctx.out, ctx.line, ctx.offset);
+  d.thread = record.thread_id;
+  ctx.out.push({ type: 'session.start', session: d.thread, provenance });
+}
+
+function turnStarted(d: Decoder, ctx: Line, record: JsonObject): void {
+  const provenance = recordProvenance(d, ctx, record, 'turn.started');
+  if (provenance === undefined) return;
+  if (d.runOpen) closeIncomplete(d, ctx.out, ctx.line, ctx.offset);
+  openRun(d);
+  ctx.out.push(stamp(d, { type: 'run.start', provenance }));
+}
+
+function openRun(d: Decoder): void {
+  d.runOpen = true;
+  d.answer = undefined;
+  d.finalAnswer = undefined;
+  d.roundTools = false;
+  d.roundText = undefined;
+  d.texts.clear();
+  d.calls.clear();
+}
+
+function closeIncomplete(d: Decoder, out: AgentEvent[], line: number, offset: number): void {
+  out.push(stamp(d, incompleteRunEnd(FORMAT, line, offset)));
+  d.runOpen = false;
+}
+
+function turnCompleted(d: Decoder, ctx: Line, record: JsonObject): void {
+  const u = record.usage;
+  if (!isJsonObject(u)) {
+    invalid(d, ctx, record, 'turn.completed without a usage object');
+    return;
+  }
+  const total: CodexUsageTotal = {};
+  let usageExtra: JsonObject | undefined;
+  let exact = true;
+  let at = 0;
+  for (const key in u) {
+    const name = CODEX_USAGE_FIELDS[key as keyof typeof CODEX_USAGE_FIELDS];
+    const value = u[key];
+    if (name === undefined || !Number.isSafeInteger(value) || (value as number) < 0) {
+      if (name !== undefined) {
+        invalid(d, ctx, record, `turn.completed usage.${key} is not a non-negative integer`);
+        return;
+      }
+      exact = false;
+      setOwn((usageExtra ??= {}), key, value);
+      continue;
+    }
+    // Codex's own order: anything else is kept as written.
+    while (at < CODEX_USAGE_KEYS.length && CODEX_USAGE_KEYS[at] !== key) at++;
+    if (at === CODEX_USAGE_KEYS.length) exact = false;
+    total[name] = value as number;
+  }
+  if (total.input === undefined || total.output === undefined) {
+    invalid(d, ctx, record, 'turn.completed usage without input_tokens and output_tokens');
+    return;
+  }
+  const provenance = recordProvenance(d, ctx, record, 'turn.completed');
+  if (provenance === undefined) return;
+  if (!exact) {
+    if (refuseDeep(d, ctx, record)) return;
+    checkNumbers(d, ctx);
+    const hints = (provenance.hints ??= {}) as CodexHints;
+    hints.raw = ctx.text;
+    if (usageExtra !== undefined) hints.usageExtra = usageExtra;
+  }
+  const thread = d.thread ?? '';
+  const previous = d.totals.get(thread);
+  let usage = difference(total, previous);
+  if (usage === undefined) {
+    d.report(
+      'order',
+      'warning',
+      ctx.line,
+      ctx.offset,
+      'the thread usage total went down; taken as a new running total',
+    );
+    usage = { ...total };
+  }
+  d.totals.set(thread, total);
+  const hints = (provenance.hints ??= {}) as CodexHints;
+  hints.total = total;
+  const message = d.finalAnswer ?? d.answer;
+  ctx.out.push(
+    stamp(d, {
+      type: 'round.end',
+      message: d.roundText ?? '',
+      usage: { ...usage },
+      provenance: synthetic(ctx),
+    }),
+  );
+  const end: AgentEventOf<'run.end'> = { type: 'run.end', status: 'completed', usage, provenance };
+  if (message !== undefined) end.answer = message;
+  ctx.out.push(stamp(d, end));
+  closeRun(d);
+}
+
+function closeRun(d: Decoder): void {
+  d.runOpen = false;
+  d.roundTools = false;
+  d.roundText = undefined;
+  d.texts.clear();
+  d.calls.clear();
+}
+
+function turnFailed(d: Decoder, ctx: Line, record: JsonObject): void {
+  const error = record.error;
+  if (!isJsonObject(error) || typeof error.message !== 'string') {
+    invalid(d, ctx, record, 'turn.failed without error.message');
+    return;
+  }
+  const provenance = recordProvenance(d, ctx, record, 'turn.failed');
+  if (provenance === undefined) return;
+  if (!hasExactKeys(error, ['message'])) {
+    if (refuseDeep(d, ctx, record)) return;
+    checkNumbers(d, ctx);
+    const hints = (provenance.hints ??= {}) as CodexHints;
+    hints.raw = ctx.text;
+    const rest = splitRecord(error, ['message']);
+    if (rest?.extra !== undefined) hints.errorExtra = rest.extra;
+  }
+  const end: AgentEventOf<'run.end'> = {
+    type: 'run.end',
+    status: 'failed' satisfies RunStatus,
+    reason: 'turn.failed',
+    error: error.message,
+    provenance,
+  };
+  ctx.out.push(stamp(d, end));
+  closeRun(d);
+}
+
+function topError(d: Decoder, ctx: Line, record: JsonObject): void {
+  if (typeof record.message !== 'string') {
+    invalid(d, ctx, record, 'error without a string message');
+    return;
+  }
+  const provenance = recordProvenance(d, ctx, record, 'error');
+  if (provenance === undefined) return;
+  ctx.out.push(stamp(d, errorEvent(d, record.message, true, provenance)));
+}
+
+function errorEvent(
+  d: Decoder,
+  message: string,
+  fatal: boolean,
+  provenance: Provenance,
+): AgentEventOf<'error'> {
+  const e: AgentEventOf<'error'> = { type: 'error', message, fatal, provenance };
+  if (message.charCodeAt(0) === 123 && !isTooDeep(message, d.maxDepth)) {
+    const data = parseEmbeddedError(message);
+    if (data !== undefined) e.data = data;
+  }
+  return e;
+}
+
+function itemRecord(d: Decoder, ctx: Line, kind: CodexItemRecord, record: JsonObject): void {
+  const item = record.item;
+  if (!isJsonObject(item) || typeof item.id !== 'string') {
+    invalid(d, ctx, record, `${kind} without an item that has a string id`);
+    return;
+  }
+  const type = codexItemType(item.type);
+  if (type === undefined) {
+    unknown(d, ctx, record);
+    return;
+  }
+  const problem = itemProblem(type, item);
+  if (problem !== undefined) {
+    invalid(d, ctx, record, `${kind} ${type} item: ${problem}`);
+    return;
+  }
+  const freeForm = FREE_FORM.has(type);
+  const rest = splitRecord(item, CODEX_ITEM_KEYS[type]);
+  const text = ctx.text;
+  let hints: CodexHints | undefined;
+  // The writer's spelling gives this line back unless it has fields or escapes of its own.
+  if (
+    freeForm ||
+    rest !== undefined ||
+    !hasExactKeys(record, ITEM_RECORD_KEYS) ||
+    text.charCodeAt(8) !== 34 ||
+    hasUnicodeEscape(text)
+  ) {
+    if ((freeForm || rest?.extra !== undefined) && refuseDeep(d, ctx, record)) return;
+    if (freeForm || rest?.extra !== undefined) checkNumbers(d, ctx);
+    hints = { raw: text };
+    const recordRest = splitRecord(record, ITEM_RECORD_KEYS);
+    if (recordRest?.extra !== undefined) hints.recordExtra = recordRest.extra;
+  }
+  // Built field by field: an object spread of the context costs more than the line's JSON.parse.
+  mapItem(
+    d,
+    {
+      text,
+      line: ctx.line,
+      offset: ctx.offset,
+      out: ctx.out,
+      kind,
+      record,
+      item,
+      id: item.id,
+      rest,
+      hints,
+    },
+    type,
+  );
+}
+
+/**
+ * The shortcut beside the general path: a reasoning, agent message or command item line spelled
+ * exactly as Codex writes it (`CODEX_ITEM_HEADS` and the keys after it in wire.ts: compact, the
+ * item's keys in order, no `\u` escape, the exit code in plain digits) is read without
+ * `JSON.parse` of the record: the fixed text compared in place, each string value parsed alone,
+ * the item object made from them (its cost against the general path: docs/performance.md,
+ * "Codex decoder"). Any other spelling returns false having done nothing, and takes the general
+ * path, which maps the same item the same way (`mapItem`): the properties of
+ * test/codex/fast-path.test.ts hold the two equal.
+ */
+function canonicalItem(d: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): boolean {
+  // A long line is measured for depth before it is parsed; these lines nest two levels.
+  if (text.length > DEPTH_PRECHECK_CHARS && d.maxDepth < 2) return false;
+  const kind = itemKindOf(text);
+  if (kind === undefined) return false;
+  const r = d.reader;
+  r.text = text;
+  r.at = CODEX_ITEM_HEADS[kind].length;
+  const id = readPlain(r);
+  // A `\u` escape anywhere: the general path keeps the line as written.
+  if (id === undefined || hasUnicodeEscape(text)) return false;
+  const item = readItem(r, id);
+  if (item === undefined) return false;
+  if (CODEX_WHOLE_EVENTS.enabled && wholeItem(d, kind, item, line, offset, out)) return true;
+  mapItem(
+    d,
+    {
+      text,
+      line,
+      offset,
+      out,
+      kind,
+      record: { type: kind, item },
+      item,
+      id,
+      rest: undefined,
+      hints: undefined,
+    },
+    item.type as 'reasoning' | 'agent_message' | 'command_execution',
+  );
+  return true;
+}
+
+/**
+ * Whether the shortcut maps the frequent canonical items in their usual state (a reasoning or
+ * agent message completed whole, a command started empty, a command completed that a start
+ * opened, whose status its exit code implies) to events built whole, each in one object literal
+ * with every field it has, instead of through {@link mapItem}, which adds the thread and the
+ * provenance's parts to literals afterwards. The two give the same events; off, the shortcut maps
+ * every item through `mapItem` (the properties of test/codex/whole-events.test.ts hold them
+ * equal). Whole literals keep their hidden classes across a full GC (docs/performance.md,
+ * "Codex decoder").
+ */
+export const CODEX_WHOLE_EVENTS: { enabled: boolean } = { enabled: true };
+
+// The frequent canonical items in their usual state, as whole events; false (having done
+// nothing) for anything else, which `mapItem` maps.
+function wholeItem(
+  d: Decoder,
+  kind: CodexItemRecord,
+  item: JsonObject,
+  line: number,
+  offset: number,
+  out: AgentEvent[],
+): boolean {
+  const id = item.id as string;
+  if (item.type === 'command_execution') {
+    return kind === 'item.started'
+      ? wholeToolStart(d, item, id, line, offset, out)
+      : kind === 'item.completed' && wholeToolEnd(d, item, id, line, offset, out);
+  }
+  // A snapshot of a text seen before is a delta of it: mapItem.
+  if (kind !== 'item.completed' || (d.texts.size !== 0 && d.texts.has(id))) return false;
+  const text = item.text as string;
+  const session = d.thread;
+  if (d.roundTools) {
+    const message = d.roundText ?? '';
+    const provenance: Provenance = { format: FORMAT, line, offset, synthetic: true };
+    out.push(
+      session === undefined
+        ? { type: 'round.end', message, provenance }
+        : { type: 'round.end', message, provenance, session },
+    );
+    d.roundTools = false;
+    d.roundText = undefined;
+  }
+  if (item.type === 'reasoning') {
+    const provenance: Provenance = { format: FORMAT, line, offset };
+    out.push(
+      session === undefined
+        ? { type: 'reasoning.delta', text, message: id, provenance }
+        : { type: 'reasoning.delta', text, message: id, provenance, session },
     );
     return true;
   }
+  const opened: Provenance = { format: FORMAT, line, offset, synthetic: true };
+  out.push(
+    session === undefined
+      ? { type: 'message.start', role: 'assistant', message: id, provenance: opened }
+      : { type: 'message.start', role: 'assistant', message: id, provenance: opened, session },
+  );
+  const phase = item.phase;
+  d.answer = text;
+  d.roundText = text;
+  if (phase === 'final_answer') d.finalAnswer = text;
+  const provenance: Provenance =
+    phase === undefined
+      ? { format: FORMAT, line, offset }
+      : { format: FORMAT, line, offset, extra: { phase } };
+  out.push(
+    session === undefined
+      ? { type: 'text.delta', text, message: id, provenance }
+      : { type: 'text.delta', text, message: id, provenance, session },
+  );
+  return true;
+}
 
-  // Maps an item line that passed its checks (either path) onto events.
-  private mapItem(it: ItemLine, type: CodexItemType): void {
-    switch (type) {
-      case 'agent_message':
-        this.message(it, 'text.delta');
-        return;
-      case 'reasoning':
-        this.message(it, 'reasoning.delta');
-        return;
-      case 'command_execution':
-        this.command(it);
-        return;
-      case 'todo_list':
-      case 'plan':
-        this.plan(it, type);
-        return;
-      case 'file_change':
-        this.fileChange(it);
-        return;
-      case 'error':
-        this.itemError(it);
-        return;
-      case 'mcp_tool_call':
-        this.mcp(it);
-        return;
-      case 'web_search':
-        this.webSearch(it);
-        return;
-      case 'collab_tool_call':
-        this.collab(it);
-        return;
-    }
-  }
-
-  // The record event's provenance: the item's own fields and key order, the hints, and which
-  // record it was when that is not `natural`.
-  private itemProvenance(it: ItemLine, natural: CodexItemRecord): Provenance {
-    const p: Provenance = { format: FORMAT, line: it.line, offset: it.offset };
-    if (it.rest?.extra !== undefined) p.extra = it.rest.extra;
-    if (it.rest?.order !== undefined) p.order = it.rest.order;
-    let hints = it.hints;
-    if (it.kind !== natural) hints = { ...hints, record: it.kind };
-    if (hints !== undefined) p.hints = hints;
-    return p;
-  }
-
-  private remember<V>(map: Map<string, V>, id: string, value: V): void {
-    if (map.size >= MAX_OPEN_ITEMS && !map.has(id)) map.delete(map.keys().next().value as string);
-    map.set(id, value);
-  }
-
-  // A snapshot's text as a delta: what it adds to the item's previous snapshot.
-  private delta(it: ItemLine, full: string, provenance: Provenance): string {
-    const previous = this.texts.size === 0 ? undefined : this.texts.get(it.id);
-    let delta = full;
-    if (previous !== undefined) {
-      if (full.startsWith(previous)) delta = full.slice(previous.length);
-      else (provenance.hints ??= {}).snapshot = true;
-    }
-    if (it.kind === 'item.completed') {
-      if (previous !== undefined) this.texts.delete(it.id);
-    } else this.remember(this.texts, it.id, full);
-    return delta;
-  }
-
-  private message(it: ItemLine, type: 'text.delta' | 'reasoning.delta'): void {
-    const provenance = this.itemProvenance(it, 'item.completed');
-    const full = it.item.text as string;
-    const text = this.delta(it, full, provenance);
-    if (this.roundTools && text === full) this.nextRound(it);
-    if (type === 'text.delta') {
-      // A message's first snapshot opens it: formats that mark messages keep the boundary.
-      if (provenance.hints?.snapshot !== true && text === full)
-        it.out.push(
-          this.stamp({
-            type: 'message.start',
-            role: 'assistant',
-            message: it.id,
-            provenance: this.synthetic(it),
-          }),
-        );
-      const phase = it.item.phase;
-      if (phase !== undefined) provenance.extra = { ...provenance.extra, phase };
-      this.answer = full;
-      this.roundText = full;
-      if (phase === 'final_answer') this.finalAnswer = full;
-    }
-    it.out.push(this.stamp({ type, text, message: it.id, provenance }));
-  }
-
-  private plan(it: ItemLine, type: 'plan' | 'todo_list'): void {
-    const provenance = this.itemProvenance(it, 'item.completed');
-    const e: AgentEventOf<'plan'> =
-      type === 'plan'
-        ? { type: 'plan', plan: it.id, items: [], text: it.item.text as string, provenance }
-        : { type: 'plan', plan: it.id, items: todoToPlan(it.item.items as JsonObject[]), provenance };
-    if (type === 'todo_list' && it.hints?.raw === undefined) {
-      // Todo entries with fields of their own are kept as written.
-      for (const t of it.item.items as JsonObject[])
-        if (!hasExactKeys(t, ['text', 'completed'])) {
-          provenance.hints = { ...provenance.hints, raw: it.text };
-          break;
+// A command's first snapshot, empty and in progress: its tool.start, and the call opened.
+function wholeToolStart(
+  d: Decoder,
+  item: JsonObject,
+  id: string,
+  line: number,
+  offset: number,
+  out: AgentEvent[],
+): boolean {
+  const output = item.aggregated_output as string;
+  if (output !== '' || item.status !== 'in_progress' || item.exit_code !== null) return false;
+  const command = item.command as string;
+  const provenance: Provenance = { format: FORMAT, line, offset };
+  const session = d.thread;
+  out.push(
+    session === undefined
+      ? {
+          type: 'tool.start',
+          call: id,
+          name: CODEX_COMMAND_TOOL,
+          kind: 'execute',
+          args: { command },
+          command,
+          provenance,
         }
-    }
-    it.out.push(this.stamp(e));
-  }
+      : {
+          type: 'tool.start',
+          call: id,
+          name: CODEX_COMMAND_TOOL,
+          kind: 'execute',
+          args: { command },
+          command,
+          provenance,
+          session,
+        },
+  );
+  remember(d.calls, id, { key: `command_execution\u0000${command}`, output });
+  return true;
+}
 
-  // Text after the calls of a round is the model's next response: the round before it ended
-  // (its usage is unknown: Codex reports usage per turn, on the last round).
-  private nextRound(ctx: Line): void {
-    ctx.out.push(
-      this.stamp({ type: 'round.end', message: this.roundText ?? '', provenance: this.synthetic(ctx) }),
-    );
-    this.roundTools = false;
-    this.roundText = undefined;
-  }
-
-  private fileChange(it: ItemLine): void {
-    const provenance = this.itemProvenance(it, 'item.completed');
-    const changes = it.item.changes as JsonObject[];
-    if (it.kind === 'item.completed') this.roundTools = true;
-    if (it.hints?.raw === undefined)
-      for (const c of changes)
-        if (!hasExactKeys(c, ['path', 'kind'])) {
-          provenance.hints = { ...provenance.hints, raw: it.text };
-          break;
+// A command's last snapshot, of a call its start opened, with an exit code and the status it
+// implies (`completed` for 0, `failed`): its tool.end, and the call closed.
+function wholeToolEnd(
+  d: Decoder,
+  item: JsonObject,
+  id: string,
+  line: number,
+  offset: number,
+  out: AgentEvent[],
+): boolean {
+  const exitCode = item.exit_code;
+  const status = item.status;
+  if (exitCode === null || !(status === 'failed' || (status === 'completed' && exitCode === 0))) return false;
+  const command = item.command as string;
+  if (openCall(d, id, `command_execution\u0000${command}`) === undefined) return false;
+  d.calls.delete(id);
+  d.roundTools = true;
+  const ok = status === 'completed';
+  const text = item.aggregated_output as string;
+  const provenance: Provenance = { format: FORMAT, line, offset };
+  const session = d.thread;
+  out.push(
+    session === undefined
+      ? {
+          type: 'tool.end',
+          call: id,
+          name: CODEX_COMMAND_TOOL,
+          ok,
+          text,
+          provenance,
+          exitCode: exitCode as number,
         }
-    it.out.push(
-      this.stamp({
-        type: 'file.change',
-        call: it.id,
-        changes: changes as Array<{ path: string; kind: string }>,
-        status: it.item.status as string,
-        provenance,
-      }),
-    );
-  }
+      : {
+          type: 'tool.end',
+          call: id,
+          name: CODEX_COMMAND_TOOL,
+          ok,
+          text,
+          provenance,
+          exitCode: exitCode as number,
+          session,
+        },
+  );
+  return true;
+}
 
-  private itemError(it: ItemLine): void {
-    const provenance = this.itemProvenance(it, 'item.completed');
-    provenance.hints = { ...provenance.hints, item: it.id };
-    it.out.push(this.stamp(this.errorEvent(it.item.message as string, false, provenance)));
-  }
-
-  // A tool item seen for the first time after its start: the start it implies (synthetic).
-  private impliedStart(it: ItemLine, start: AgentEventOf<'tool.start'>, key: string): void {
-    start.provenance = { format: FORMAT, line: it.line, offset: it.offset, synthetic: true };
-    it.out.push(this.stamp(start));
-    this.remember(this.calls, it.id, { key, output: '' });
-  }
-
-  // The open call a later snapshot continues: one with the same id that said the same things.
-  private openCall(id: string, key: string): OpenCall | undefined {
-    const open = this.calls.size === 0 ? undefined : this.calls.get(id);
-    return open !== undefined && open.key === key ? open : undefined;
-  }
-
-  private command(it: ItemLine): void {
-    const item = it.item;
-    const command = item.command as string;
-    const output = item.aggregated_output as string;
-    const key = `command_execution\u0000${command}`;
-    const open = this.openCall(it.id, key);
-    const start = (): AgentEventOf<'tool.start'> => ({
-      type: 'tool.start',
-      call: it.id,
-      name: CODEX_COMMAND_TOOL,
-      kind: 'execute',
-      args: { command },
-      command,
-    });
-    if (it.kind === 'item.started') {
-      const e = start();
-      e.provenance = this.itemProvenance(it, 'item.started');
-      if (output !== '') e.provenance.hints = { ...e.provenance.hints, output };
-      if (item.status !== 'in_progress' || item.exit_code !== null)
-        e.provenance.hints = { ...e.provenance.hints, ...early(item) };
-      it.out.push(this.stamp(e));
-      this.remember(this.calls, it.id, { key, output });
+// Maps an item line that passed its checks (either path) onto events.
+function mapItem(d: Decoder, it: ItemLine, type: CodexItemType): void {
+  switch (type) {
+    case 'agent_message':
+      message(d, it, 'text.delta');
       return;
-    }
-    if (open === undefined) this.impliedStart(it, start(), key);
-    const call = open ?? this.calls.get(it.id)!;
-    if (it.kind === 'item.updated') {
-      const provenance = this.itemProvenance(it, 'item.updated');
-      let text = output;
-      if (output.startsWith(call.output)) text = output.slice(call.output.length);
-      else provenance.hints = { ...provenance.hints, snapshot: true };
-      if (item.status !== 'in_progress' || item.exit_code !== null)
-        provenance.hints = { ...provenance.hints, ...early(item) };
-      call.output = output;
-      it.out.push(this.stamp({ type: 'tool.output', call: it.id, text, provenance }));
+    case 'reasoning':
+      message(d, it, 'reasoning.delta');
       return;
-    }
-    this.calls.delete(it.id);
-    const status = item.status as string;
-    const exitCode = item.exit_code as number | null;
-    const denied = status === 'declined';
-    // The status says it; a command Codex gave up on is `completed` without an exit code.
-    const ok = status === 'completed' && (exitCode === null || exitCode === 0);
-    const provenance = this.itemProvenance(it, 'item.completed');
-    const end: AgentEventOf<'tool.end'> = {
-      type: 'tool.end',
+    case 'command_execution':
+      command(d, it);
+      return;
+    case 'todo_list':
+    case 'plan':
+      plan(d, it, type);
+      return;
+    case 'file_change':
+      fileChange(d, it);
+      return;
+    case 'error':
+      itemError(d, it);
+      return;
+    case 'mcp_tool_call':
+      mcp(d, it);
+      return;
+    case 'web_search':
+      webSearch(d, it);
+      return;
+    case 'collab_tool_call':
+      collab(d, it);
+      return;
+  }
+}
+
+// The record event's provenance: the item's own fields and key order, the hints, and which
+// record it was when that is not `natural`.
+function itemProvenance(it: ItemLine, natural: CodexItemRecord): Provenance {
+  const p: Provenance = { format: FORMAT, line: it.line, offset: it.offset };
+  if (it.rest?.extra !== undefined) p.extra = it.rest.extra;
+  if (it.rest?.order !== undefined) p.order = it.rest.order;
+  let hints = it.hints;
+  if (it.kind !== natural) hints = { ...hints, record: it.kind };
+  if (hints !== undefined) p.hints = hints;
+  return p;
+}
+
+function remember<V>(map: Map<string, V>, id: string, value: V): void {
+  if (map.size >= MAX_OPEN_ITEMS && !map.has(id)) map.delete(map.keys().next().value as string);
+  map.set(id, value);
+}
+
+// A snapshot's text as a delta: what it adds to the item's previous snapshot.
+function delta(d: Decoder, it: ItemLine, full: string, provenance: Provenance): string {
+  const previous = d.texts.size === 0 ? undefined : d.texts.get(it.id);
+  let delta = full;
+  if (previous !== undefined) {
+    if (full.startsWith(previous)) delta = full.slice(previous.length);
+    else (provenance.hints ??= {}).snapshot = true;
+  }
+  if (it.kind === 'item.completed') {
+    if (previous !== undefined) d.texts.delete(it.id);
+  } else remember(d.texts, it.id, full);
+  return delta;
+}
+
+function message(d: Decoder, it: ItemLine, type: 'text.delta' | 'reasoning.delta'): void {
+  const provenance = itemProvenance(it, 'item.completed');
+  const full = it.item.text as string;
+  const text = delta(d, it, full, provenance);
+  if (d.roundTools && text === full) nextRound(d, it);
+  if (type === 'text.delta') {
+    // A message's first snapshot opens it: formats that mark messages keep the boundary.
+    if (provenance.hints?.snapshot !== true && text === full)
+      it.out.push(
+        stamp(d, {
+          type: 'message.start',
+          role: 'assistant',
+          message: it.id,
+          provenance: synthetic(it),
+        }),
+      );
+    const phase = it.item.phase;
+    if (phase !== undefined) provenance.extra = { ...provenance.extra, phase };
+    d.answer = full;
+    d.roundText = full;
+    if (phase === 'final_answer') d.finalAnswer = full;
+  }
+  it.out.push(stamp(d, { type, text, message: it.id, provenance }));
+}
+
+function plan(d: Decoder, it: ItemLine, type: 'plan' | 'todo_list'): void {
+  const provenance = itemProvenance(it, 'item.completed');
+  const e: AgentEventOf<'plan'> =
+    type === 'plan'
+      ? { type: 'plan', plan: it.id, items: [], text: it.item.text as string, provenance }
+      : { type: 'plan', plan: it.id, items: todoToPlan(it.item.items as JsonObject[]), provenance };
+  if (type === 'todo_list' && it.hints?.raw === undefined) {
+    // Todo entries with fields of their own are kept as written.
+    for (const t of it.item.items as JsonObject[])
+      if (!hasExactKeys(t, ['text', 'completed'])) {
+        provenance.hints = { ...provenance.hints, raw: it.text };
+        break;
+      }
+  }
+  it.out.push(stamp(d, e));
+}
+
+// Text after the calls of a round is the model's next response: the round before it ended
+// (its usage is unknown: Codex reports usage per turn, on the last round).
+function nextRound(d: Decoder, ctx: Line): void {
+  ctx.out.push(stamp(d, { type: 'round.end', message: d.roundText ?? '', provenance: synthetic(ctx) }));
+  d.roundTools = false;
+  d.roundText = undefined;
+}
+
+function fileChange(d: Decoder, it: ItemLine): void {
+  const provenance = itemProvenance(it, 'item.completed');
+  const changes = it.item.changes as JsonObject[];
+  if (it.kind === 'item.completed') d.roundTools = true;
+  if (it.hints?.raw === undefined)
+    for (const c of changes)
+      if (!hasExactKeys(c, ['path', 'kind'])) {
+        provenance.hints = { ...provenance.hints, raw: it.text };
+        break;
+      }
+  it.out.push(
+    stamp(d, {
+      type: 'file.change',
       call: it.id,
-      name: CODEX_COMMAND_TOOL,
-      ok,
-      text: output,
+      changes: changes as Array<{ path: string; kind: string }>,
+      status: it.item.status as string,
       provenance,
-    };
-    if (exitCode !== null) end.exitCode = exitCode;
-    if (denied) end.denied = true;
-    this.roundTools = true;
-    if (status !== endStatus(ok, denied)) provenance.hints = { ...provenance.hints, status };
-    it.out.push(this.stamp(end));
-  }
+    }),
+  );
+}
 
-  private mcp(it: ItemLine): void {
-    const item = it.item;
-    const args = item.arguments;
-    const start = (): AgentEventOf<'tool.start'> => {
-      const e: AgentEventOf<'tool.start'> = {
-        type: 'tool.start',
-        call: it.id,
-        name: item.tool as string,
-        server: item.server as string,
-      };
-      if (isJsonObject(args)) e.args = args;
-      return e;
-    };
-    const nonObjectArgs = (p: Provenance) => {
-      if (!isJsonObject(args)) p.hints = { ...p.hints, args: args === undefined ? null : args };
-    };
-    const key = `mcp_tool_call\u0000${item.server as string}\u0000${item.tool as string}\u0000${JSON.stringify(args)}`;
-    if (it.kind === 'item.started') {
-      const e = start();
-      e.provenance = this.itemProvenance(it, 'item.started');
-      nonObjectArgs(e.provenance);
-      if (item.status !== 'in_progress')
-        e.provenance.hints = { ...e.provenance.hints, status: item.status as string };
-      if ((item.result ?? null) !== null || (item.error ?? null) !== null)
-        e.provenance.hints = { ...e.provenance.hints, early: { result: item.result, error: item.error } };
-      it.out.push(this.stamp(e));
-      this.remember(this.calls, it.id, { key, output: '' });
-      return;
-    }
-    if (it.kind === 'item.updated') {
-      this.unknown(it, it.record);
-      return;
-    }
-    if (this.openCall(it.id, key) === undefined) {
-      const s = start();
-      this.impliedStart(it, s, key);
-      nonObjectArgs(s.provenance!);
-    }
-    this.calls.delete(it.id);
-    const status = item.status as string;
-    const ok = status === 'completed' && (item.error === null || item.error === undefined);
-    const provenance = this.itemProvenance(it, 'item.completed');
-    nonObjectArgs(provenance);
-    const end: AgentEventOf<'tool.end'> = {
-      type: 'tool.end',
+function itemError(d: Decoder, it: ItemLine): void {
+  const provenance = itemProvenance(it, 'item.completed');
+  provenance.hints = { ...provenance.hints, item: it.id };
+  it.out.push(stamp(d, errorEvent(d, it.item.message as string, false, provenance)));
+}
+
+// A tool item seen for the first time after its start: the start it implies (synthetic).
+function impliedStart(d: Decoder, it: ItemLine, start: AgentEventOf<'tool.start'>, key: string): void {
+  start.provenance = { format: FORMAT, line: it.line, offset: it.offset, synthetic: true };
+  it.out.push(stamp(d, start));
+  remember(d.calls, it.id, { key, output: '' });
+}
+
+// The open call a later snapshot continues: one with the same id that said the same things.
+function openCall(d: Decoder, id: string, key: string): OpenCall | undefined {
+  const open = d.calls.size === 0 ? undefined : d.calls.get(id);
+  return open !== undefined && open.key === key ? open : undefined;
+}
+
+function command(d: Decoder, it: ItemLine): void {
+  const item = it.item;
+  const command = item.command as string;
+  const output = item.aggregated_output as string;
+  const key = `command_execution\u0000${command}`;
+  const open = openCall(d, it.id, key);
+  const start = (): AgentEventOf<'tool.start'> => ({
+    type: 'tool.start',
+    call: it.id,
+    name: CODEX_COMMAND_TOOL,
+    kind: 'execute',
+    args: { command },
+    command,
+  });
+  if (it.kind === 'item.started') {
+    const e = start();
+    e.provenance = itemProvenance(it, 'item.started');
+    if (output !== '') e.provenance.hints = { ...e.provenance.hints, output };
+    if (item.status !== 'in_progress' || item.exit_code !== null)
+      e.provenance.hints = { ...e.provenance.hints, ...early(item) };
+    it.out.push(stamp(d, e));
+    remember(d.calls, it.id, { key, output });
+    return;
+  }
+  if (open === undefined) impliedStart(d, it, start(), key);
+  const call = open ?? d.calls.get(it.id)!;
+  if (it.kind === 'item.updated') {
+    const provenance = itemProvenance(it, 'item.updated');
+    let text = output;
+    if (output.startsWith(call.output)) text = output.slice(call.output.length);
+    else provenance.hints = { ...provenance.hints, snapshot: true };
+    if (item.status !== 'in_progress' || item.exit_code !== null)
+      provenance.hints = { ...provenance.hints, ...early(item) };
+    call.output = output;
+    it.out.push(stamp(d, { type: 'tool.output', call: it.id, text, provenance }));
+    return;
+  }
+  d.calls.delete(it.id);
+  const status = item.status as string;
+  const exitCode = item.exit_code as number | null;
+  const denied = status === 'declined';
+  // The status says it; a command Codex gave up on is `completed` without an exit code.
+  const ok = status === 'completed' && (exitCode === null || exitCode === 0);
+  const provenance = itemProvenance(it, 'item.completed');
+  const end: AgentEventOf<'tool.end'> = {
+    type: 'tool.end',
+    call: it.id,
+    name: CODEX_COMMAND_TOOL,
+    ok,
+    text: output,
+    provenance,
+  };
+  if (exitCode !== null) end.exitCode = exitCode;
+  if (denied) end.denied = true;
+  d.roundTools = true;
+  if (status !== endStatus(ok, denied)) provenance.hints = { ...provenance.hints, status };
+  it.out.push(stamp(d, end));
+}
+
+function mcp(d: Decoder, it: ItemLine): void {
+  const item = it.item;
+  const args = item.arguments;
+  const start = (): AgentEventOf<'tool.start'> => {
+    const e: AgentEventOf<'tool.start'> = {
+      type: 'tool.start',
       call: it.id,
       name: item.tool as string,
-      ok,
-      provenance,
+      server: item.server as string,
     };
-    const result = item.result;
-    if (isJsonObject(result)) {
-      // Another format's JSON result, written as the structured content beside no text: itself.
-      const content = result.content;
-      end.result =
-        Array.isArray(content) && content.length === 0 && isJsonObject(result.structured_content)
-          ? result.structured_content
-          : result;
-      const text = contentText(result.content);
-      if (text !== undefined) end.text = text;
-    }
-    const error = item.error;
-    if (isJsonObject(error)) end.error = hasExactKeys(error, ['message']) ? error.message : error;
-    if (status !== endStatus(ok, false)) provenance.hints = { ...provenance.hints, status };
-    this.roundTools = true;
-    it.out.push(this.stamp(end));
+    if (isJsonObject(args)) e.args = args;
+    return e;
+  };
+  const nonObjectArgs = (p: Provenance) => {
+    if (!isJsonObject(args)) p.hints = { ...p.hints, args: args === undefined ? null : args };
+  };
+  const key = `mcp_tool_call\u0000${item.server as string}\u0000${item.tool as string}\u0000${JSON.stringify(args)}`;
+  if (it.kind === 'item.started') {
+    const e = start();
+    e.provenance = itemProvenance(it, 'item.started');
+    nonObjectArgs(e.provenance);
+    if (item.status !== 'in_progress')
+      e.provenance.hints = { ...e.provenance.hints, status: item.status as string };
+    if ((item.result ?? null) !== null || (item.error ?? null) !== null)
+      e.provenance.hints = { ...e.provenance.hints, early: { result: item.result, error: item.error } };
+    it.out.push(stamp(d, e));
+    remember(d.calls, it.id, { key, output: '' });
+    return;
   }
+  if (it.kind === 'item.updated') {
+    unknown(d, it, it.record);
+    return;
+  }
+  if (openCall(d, it.id, key) === undefined) {
+    const s = start();
+    impliedStart(d, it, s, key);
+    nonObjectArgs(s.provenance!);
+  }
+  d.calls.delete(it.id);
+  const status = item.status as string;
+  const ok = status === 'completed' && (item.error === null || item.error === undefined);
+  const provenance = itemProvenance(it, 'item.completed');
+  nonObjectArgs(provenance);
+  const end: AgentEventOf<'tool.end'> = {
+    type: 'tool.end',
+    call: it.id,
+    name: item.tool as string,
+    ok,
+    provenance,
+  };
+  const result = item.result;
+  if (isJsonObject(result)) {
+    // Another format's JSON result, written as the structured content beside no text: itself.
+    const content = result.content;
+    end.result =
+      Array.isArray(content) && content.length === 0 && isJsonObject(result.structured_content)
+        ? result.structured_content
+        : result;
+    const text = contentText(result.content);
+    if (text !== undefined) end.text = text;
+  }
+  const error = item.error;
+  if (isJsonObject(error)) end.error = hasExactKeys(error, ['message']) ? error.message : error;
+  if (status !== endStatus(ok, false)) provenance.hints = { ...provenance.hints, status };
+  d.roundTools = true;
+  it.out.push(stamp(d, end));
+}
 
-  private webSearch(it: ItemLine): void {
-    const item = it.item;
-    // JSON.parse kept the last of the item's two ids: the first is the item's, read from the text.
-    const ids = scanItemIds(it.text, itemObjectStart(it.text));
-    const call = ids.length >= 2 ? ids[0]! : it.id;
-    const searchId = ids.length >= 2 ? ids[ids.length - 1]! : undefined;
-    const fields: JsonObject = {};
-    for (const key of ['query', 'action', 'results']) if (item[key] !== undefined) fields[key] = item[key];
-    const withSearchId = (p: Provenance): Provenance => {
-      if (searchId !== undefined) p.extra = { id: searchId, ...p.extra };
-      return p;
-    };
-    if (it.kind === 'item.updated') {
-      this.unknown(it, it.record);
-      return;
-    }
-    const args: JsonObject = {};
-    if (fields.query !== undefined) args.query = fields.query;
-    if (fields.action !== undefined) args.action = fields.action;
-    const start: AgentEventOf<'tool.start'> = {
-      type: 'tool.start',
+function webSearch(d: Decoder, it: ItemLine): void {
+  const item = it.item;
+  // JSON.parse kept the last of the item's two ids: the first is the item's, read from the text.
+  const ids = scanItemIds(it.text, itemObjectStart(it.text));
+  const call = ids.length >= 2 ? ids[0]! : it.id;
+  const searchId = ids.length >= 2 ? ids[ids.length - 1]! : undefined;
+  const fields: JsonObject = {};
+  for (const key of ['query', 'action', 'results']) if (item[key] !== undefined) fields[key] = item[key];
+  const withSearchId = (p: Provenance): Provenance => {
+    if (searchId !== undefined) p.extra = { id: searchId, ...p.extra };
+    return p;
+  };
+  if (it.kind === 'item.updated') {
+    unknown(d, it, it.record);
+    return;
+  }
+  const args: JsonObject = {};
+  if (fields.query !== undefined) args.query = fields.query;
+  if (fields.action !== undefined) args.action = fields.action;
+  const start: AgentEventOf<'tool.start'> = {
+    type: 'tool.start',
+    call,
+    name: CODEX_WEB_SEARCH_TOOL,
+    kind: 'search',
+    args,
+  };
+  if (it.kind === 'item.started') {
+    start.provenance = withSearchId(itemProvenance(it, 'item.started'));
+    if (fields.results !== undefined) start.args = fields;
+    it.out.push(stamp(d, start));
+    remember(d.calls, call, { key: 'web_search', output: '' });
+    return;
+  }
+  if (openCall(d, call, 'web_search') === undefined) {
+    impliedStart(d, { ...it, id: call }, start, 'web_search');
+    withSearchId(start.provenance!);
+  }
+  d.calls.delete(call);
+  d.roundTools = true;
+  it.out.push(
+    stamp(d, {
+      type: 'tool.end',
       call,
       name: CODEX_WEB_SEARCH_TOOL,
-      kind: 'search',
-      args,
-    };
-    if (it.kind === 'item.started') {
-      start.provenance = withSearchId(this.itemProvenance(it, 'item.started'));
-      if (fields.results !== undefined) start.args = fields;
-      it.out.push(this.stamp(start));
-      this.remember(this.calls, call, { key: 'web_search', output: '' });
-      return;
-    }
-    if (this.openCall(call, 'web_search') === undefined) {
-      this.impliedStart({ ...it, id: call }, start, 'web_search');
-      withSearchId(start.provenance!);
-    }
-    this.calls.delete(call);
-    this.roundTools = true;
-    it.out.push(
-      this.stamp({
-        type: 'tool.end',
-        call,
-        name: CODEX_WEB_SEARCH_TOOL,
-        ok: true,
-        result: fields,
-        provenance: withSearchId(this.itemProvenance(it, 'item.completed')),
-      }),
-    );
-  }
+      ok: true,
+      result: fields,
+      provenance: withSearchId(itemProvenance(it, 'item.completed')),
+    }),
+  );
+}
 
-  private collab(it: ItemLine): void {
-    const item = it.item;
-    const name = item.tool as string;
-    const bag: JsonObject = {};
-    for (const key of ['sender_thread_id', 'receiver_thread_ids', 'prompt', 'agents_states'])
-      if (item[key] !== undefined) bag[key] = item[key];
-    const status = item.status as string;
-    if (it.kind === 'item.updated') {
-      this.unknown(it, it.record);
-    } else if (it.kind === 'item.started') {
-      const provenance = this.itemProvenance(it, 'item.started');
-      if (status !== 'in_progress') provenance.hints = { ...provenance.hints, status };
-      it.out.push(
-        this.stamp({ type: 'tool.start', call: it.id, name, kind: 'agent', args: bag, provenance }),
+function collab(d: Decoder, it: ItemLine): void {
+  const item = it.item;
+  const name = item.tool as string;
+  const bag: JsonObject = {};
+  for (const key of ['sender_thread_id', 'receiver_thread_ids', 'prompt', 'agents_states'])
+    if (item[key] !== undefined) bag[key] = item[key];
+  const status = item.status as string;
+  if (it.kind === 'item.updated') {
+    unknown(d, it, it.record);
+  } else if (it.kind === 'item.started') {
+    const provenance = itemProvenance(it, 'item.started');
+    if (status !== 'in_progress') provenance.hints = { ...provenance.hints, status };
+    it.out.push(stamp(d, { type: 'tool.start', call: it.id, name, kind: 'agent', args: bag, provenance }));
+    remember(d.calls, it.id, { key: `collab\u0000${name}`, output: '' });
+  } else {
+    if (openCall(d, it.id, `collab\u0000${name}`) === undefined)
+      impliedStart(
+        d,
+        it,
+        { type: 'tool.start', call: it.id, name, kind: 'agent', args: bag },
+        `collab\u0000${name}`,
       );
-      this.remember(this.calls, it.id, { key: `collab\u0000${name}`, output: '' });
-    } else {
-      if (this.openCall(it.id, `collab\u0000${name}`) === undefined)
-        this.impliedStart(
-          it,
-          { type: 'tool.start', call: it.id, name, kind: 'agent', args: bag },
-          `collab\u0000${name}`,
-        );
-      this.calls.delete(it.id);
-      const ok = status === 'completed';
-      const provenance = this.itemProvenance(it, 'item.completed');
-      if (status !== endStatus(ok, false)) provenance.hints = { ...provenance.hints, status };
-      this.roundTools = true;
-      it.out.push(this.stamp({ type: 'tool.end', call: it.id, name, ok, result: bag, provenance }));
-    }
-    this.lanes(it, name, bag);
+    d.calls.delete(it.id);
+    const ok = status === 'completed';
+    const provenance = itemProvenance(it, 'item.completed');
+    if (status !== endStatus(ok, false)) provenance.hints = { ...provenance.hints, status };
+    d.roundTools = true;
+    it.out.push(stamp(d, { type: 'tool.end', call: it.id, name, ok, result: bag, provenance }));
   }
+  lanes(d, it, name, bag);
+}
 
-  // Child lanes of a collab call: a spawned receiver starts one; an agent state that says it is
-  // done ends it (exec shows no child-thread activity: the lanes hold only their start and end).
-  private lanes(it: ItemLine, tool: string, bag: JsonObject): void {
-    const receivers = Array.isArray(bag.receiver_thread_ids) ? bag.receiver_thread_ids : [];
-    if (tool === 'spawn_agent') {
-      for (const child of receivers) {
-        if (typeof child !== 'string' || this.children.has(child)) continue;
-        if (this.children.size >= MAX_OPEN_ITEMS) break;
-        this.children.add(child);
-        const e: AgentEventOf<'child.start'> = {
-          type: 'child.start',
-          child,
-          call: it.id,
-          kind: 'agent',
-          provenance: this.synthetic(it),
-        };
-        if (typeof bag.prompt === 'string') e.task = bag.prompt;
-        it.out.push(this.stamp(e));
-      }
-    }
-    const states = bag.agents_states;
-    if (!isJsonObject(states)) return;
-    for (const child of Object.keys(states)) {
-      const state = states[child];
-      if (!isJsonObject(state) || !this.children.has(child) || this.ended.has(child)) continue;
-      const status = typeof state.status === 'string' ? CODEX_AGENT_END[state.status] : undefined;
-      if (status === undefined) continue;
-      this.ended.add(child);
-      const e: AgentEventOf<'child.end'> = {
-        type: 'child.end',
+// Child lanes of a collab call: a spawned receiver starts one; an agent state that says it is
+// done ends it (exec shows no child-thread activity: the lanes hold only their start and end).
+function lanes(d: Decoder, it: ItemLine, tool: string, bag: JsonObject): void {
+  const receivers = Array.isArray(bag.receiver_thread_ids) ? bag.receiver_thread_ids : [];
+  if (tool === 'spawn_agent') {
+    for (const child of receivers) {
+      if (typeof child !== 'string' || d.children.has(child)) continue;
+      if (d.children.size >= MAX_OPEN_ITEMS) break;
+      d.children.add(child);
+      const e: AgentEventOf<'child.start'> = {
+        type: 'child.start',
         child,
-        status,
-        provenance: this.synthetic(it),
+        call: it.id,
+        kind: 'agent',
+        provenance: synthetic(it),
       };
-      if (typeof state.message === 'string') e.result = state.message;
-      it.out.push(this.stamp(e));
+      if (typeof bag.prompt === 'string') e.task = bag.prompt;
+      it.out.push(stamp(d, e));
     }
+  }
+  const states = bag.agents_states;
+  if (!isJsonObject(states)) return;
+  for (const child of Object.keys(states)) {
+    const state = states[child];
+    if (!isJsonObject(state) || !d.children.has(child) || d.ended.has(child)) continue;
+    const status = typeof state.status === 'string' ? CODEX_AGENT_END[state.status] : undefined;
+    if (status === undefined) continue;
+    d.ended.add(child);
+    const e: AgentEventOf<'child.end'> = {
+      type: 'child.end',
+      child,
+      status,
+      provenance: synthetic(it),
+    };
+    if (typeof state.message === 'string') e.result = state.message;
+    it.out.push(stamp(d, e));
   }
 }
 
@@ -999,32 +1228,34 @@ function itemKindOf(text: string): CodexItemRecord | undefined {
 // starts, and inside one every quote is escaped, so a key written so is never text. The value
 // between is then parsed alone: when it is one JSON string, the line is what it looks like; the
 // long values (text, output) are not walked quote by quote.
-function readItem(r: CanonicalReader, id: string): JsonObject | undefined {
+function readItem(r: Reader, id: string): JsonObject | undefined {
   const text = r.text;
   const n = text.length;
   const c = text.charCodeAt(r.at + 9);
   if (c === 114 || c === 97) {
     const type = c === 114 ? 'reasoning' : 'agent_message';
-    if (!r.literal(CODEX_ITEM_TYPE_HEADS[type]) || text.charCodeAt(n - 1) !== 125) return undefined;
+    if (!readLiteral(r, CODEX_ITEM_TYPE_HEADS[type]) || text.charCodeAt(n - 1) !== 125) return undefined;
     // The phase (a short word) is looked for near the end only; a longer one is left to the
     // general path (the text would then run into it and not parse as one string).
     const p = type === 'agent_message' ? text.indexOf(CODEX_PHASE_KEY, n - PHASE_SEARCH) : -1;
-    const value = r.stringUntil(p === -1 ? n - 2 : p);
+    const value = readStringUntil(r, p === -1 ? n - 2 : p);
     if (value === undefined) return undefined;
-    if (p === -1) return r.literal('}}') ? { id, type, text: value } : undefined;
+    if (p === -1) return readLiteral(r, '}}') ? { id, type, text: value } : undefined;
     r.at += CODEX_PHASE_KEY.length;
-    const phase = r.plain();
-    return phase !== undefined && r.literal('}}') && r.done() ? { id, type, text: value, phase } : undefined;
+    const phase = readPlain(r);
+    return phase !== undefined && readLiteral(r, '}}') && atEnd(r)
+      ? { id, type, text: value, phase }
+      : undefined;
   }
-  if (c !== 99 || !r.literal(CODEX_ITEM_TYPE_HEADS.command_execution)) return undefined;
-  const command = r.stringUntil(text.indexOf(CODEX_COMMAND_KEYS.output, r.at));
-  if (command === undefined || !r.literal(CODEX_COMMAND_KEYS.output)) return undefined;
-  const output = r.stringUntil(text.lastIndexOf(CODEX_COMMAND_KEYS.exitCode));
-  if (output === undefined || !r.literal(CODEX_COMMAND_KEYS.exitCode)) return undefined;
-  const exitCode = r.exitCode();
-  if (exitCode === undefined || !r.literal(CODEX_COMMAND_KEYS.status)) return undefined;
-  const status = r.plain();
-  if (status === undefined || !r.literal('}}') || !r.done()) return undefined;
+  if (c !== 99 || !readLiteral(r, CODEX_ITEM_TYPE_HEADS.command_execution)) return undefined;
+  const command = readStringUntil(r, text.indexOf(CODEX_COMMAND_KEYS.output, r.at));
+  if (command === undefined || !readLiteral(r, CODEX_COMMAND_KEYS.output)) return undefined;
+  const output = readStringUntil(r, text.lastIndexOf(CODEX_COMMAND_KEYS.exitCode));
+  if (output === undefined || !readLiteral(r, CODEX_COMMAND_KEYS.exitCode)) return undefined;
+  const exitCode = readExitCode(r);
+  if (exitCode === undefined || !readLiteral(r, CODEX_COMMAND_KEYS.status)) return undefined;
+  const status = readPlain(r);
+  if (status === undefined || !readLiteral(r, '}}') || !atEnd(r)) return undefined;
   return {
     id,
     type: 'command_execution',
@@ -1042,88 +1273,82 @@ const PHASE_SEARCH = 64;
  * Reads a line spelled as Codex writes it, left to right from `at`: each read moves past what it
  * read, or gives false/undefined (and the line takes the general path).
  */
-class CanonicalReader {
-  text = '';
-  at = 0;
+interface Reader {
+  text: string;
+  at: number;
+}
 
-  reset(text: string, at: number): void {
-    this.text = text;
-    this.at = at;
-  }
+/**
+ * True (and moves past it) when `s` is written at the cursor. indexOf, not startsWith (see
+ * itemKindOf); a miss searches on to the end of the line, and only a line that takes the
+ * general path misses.
+ */
+function readLiteral(r: Reader, s: string): boolean {
+  if (r.text.indexOf(s, r.at) !== r.at) return false;
+  r.at += s.length;
+  return true;
+}
 
-  /**
-   * True (and moves past it) when `s` is written at the cursor. indexOf, not startsWith (see
-   * itemKindOf); a miss searches on to the end of the line, and only a line that takes the
-   * general path misses.
-   */
-  literal(s: string): boolean {
-    if (this.text.indexOf(s, this.at) !== this.at) return false;
-    this.at += s.length;
-    return true;
-  }
+/** True at the end of the line. */
+function atEnd(r: Reader): boolean {
+  return r.at === r.text.length;
+}
 
-  /** True at the end of the line. */
-  done(): boolean {
-    return this.at === this.text.length;
+/**
+ * The text from the cursor to `end` parsed as one JSON string (undefined when it is not one:
+ * `end` -1 or before the cursor, no quote at either end, or more than one value); the cursor
+ * then at `end`.
+ */
+function readStringUntil(r: Reader, end: number): string | undefined {
+  const text = r.text;
+  const start = r.at;
+  if (end - start < 2 || text.charCodeAt(start) !== 34 || text.charCodeAt(end - 1) !== 34) return undefined;
+  let value: string;
+  try {
+    value = JSON.parse(text.slice(start, end)) as string;
+  } catch {
+    return undefined;
   }
+  r.at = end;
+  return value;
+}
 
-  /**
-   * The text from the cursor to `end` parsed as one JSON string (undefined when it is not one:
-   * `end` -1 or before the cursor, no quote at either end, or more than one value); the cursor
-   * then at `end`.
-   */
-  stringUntil(end: number): string | undefined {
-    const text = this.text;
-    const start = this.at;
-    if (end - start < 2 || text.charCodeAt(start) !== 34 || text.charCodeAt(end - 1) !== 34) return undefined;
-    let value: string;
-    try {
-      value = JSON.parse(text.slice(start, end)) as string;
-    } catch {
-      return undefined;
-    }
-    this.at = end;
-    return value;
-  }
+/**
+ * The rest of a string whose opening quote is behind the cursor, up to its closing quote, when
+ * none of its characters is a backslash or a control character (an id, a status word: what
+ * `JSON.parse` gives is the text itself). Moves past the closing quote.
+ */
+function readPlain(r: Reader): string | undefined {
+  const text = r.text;
+  const start = r.at;
+  let i = start;
+  // `>= 32` is false past the end (NaN) too.
+  for (let c = text.charCodeAt(i); c !== 34; c = text.charCodeAt(++i))
+    if (!(c >= 32) || c === 92) return undefined;
+  r.at = i + 1;
+  return text.slice(start, i);
+}
 
-  /**
-   * The rest of a string whose opening quote is behind the cursor, up to its closing quote, when
-   * none of its characters is a backslash or a control character (an id, a status word: what
-   * `JSON.parse` gives is the text itself). Moves past the closing quote.
-   */
-  plain(): string | undefined {
-    const text = this.text;
-    const start = this.at;
-    let i = start;
-    // `>= 32` is false past the end (NaN) too.
-    for (let c = text.charCodeAt(i); c !== 34; c = text.charCodeAt(++i))
-      if (!(c >= 32) || c === 92) return undefined;
-    this.at = i + 1;
-    return text.slice(start, i);
+/**
+ * `null`, or an integer in plain digits (an optional minus, no leading zero, at most 15 digits:
+ * always a safe integer, the number JSON.parse reads; `-0` is left to the general path).
+ */
+function readExitCode(r: Reader): number | null | undefined {
+  const text = r.text;
+  if (text.charCodeAt(r.at) === 110 && text.indexOf('null', r.at) === r.at) {
+    r.at += 4;
+    return null;
   }
-
-  /**
-   * `null`, or an integer in plain digits (an optional minus, no leading zero, at most 15 digits:
-   * always a safe integer, the number JSON.parse reads; `-0` is left to the general path).
-   */
-  exitCode(): number | null | undefined {
-    const text = this.text;
-    if (text.charCodeAt(this.at) === 110 && text.indexOf('null', this.at) === this.at) {
-      this.at += 4;
-      return null;
-    }
-    const negative = text.charCodeAt(this.at) === 45;
-    const start = negative ? this.at + 1 : this.at;
-    let i = start;
-    let value = 0;
-    for (let c = text.charCodeAt(i); c >= 48 && c <= 57; c = text.charCodeAt(++i))
-      value = value * 10 + c - 48;
-    const digits = i - start;
-    if (digits === 0 || digits > 15 || (text.charCodeAt(start) === 48 && (digits > 1 || negative)))
-      return undefined;
-    this.at = i;
-    return negative ? -value : value;
-  }
+  const negative = text.charCodeAt(r.at) === 45;
+  const start = negative ? r.at + 1 : r.at;
+  let i = start;
+  let value = 0;
+  for (let c = text.charCodeAt(i); c >= 48 && c <= 57; c = text.charCodeAt(++i)) value = value * 10 + c - 48;
+  const digits = i - start;
+  if (digits === 0 || digits > 15 || (text.charCodeAt(start) === 48 && (digits > 1 || negative)))
+    return undefined;
+  r.at = i;
+  return negative ? -value : value;
 }
 
 // A `\u` escape: the writer spells every character itself. The search for the backslash alone is

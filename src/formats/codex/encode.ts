@@ -1,7 +1,7 @@
 import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
 import { assertEncodable, isJsonObject, type JsonObject, jsonString, rawIfSame } from '../../json';
-import { LossReporter } from '../../loss';
+import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, PlanItem, Usage } from '../../model';
 import { hintsFrom, joinRecord } from '../../record';
 import { addUsage as addUsageFigures } from '../../usage';
@@ -97,661 +97,706 @@ function fromCodex(event: AgentEvent): boolean {
 }
 
 /**
+ * The writer's state, built in one literal by {@link newWriter} (a literal's hidden class outlives
+ * a full GC, a class instance's does not: docs/performance.md, "Codex writer").
+ */
+interface Writer {
+  readonly options: CodexEncodeOptions;
+  readonly loss: LossState;
+  thread: string;
+  readonly totals: Map<string, CodexUsageTotal>;
+  readonly texts: Map<string, string>;
+  readonly calls: Map<string, OpenCall>;
+  nextItem: number;
+  // Ids the turn's items already have (another format's call ids may look like item_N).
+  readonly used: Set<string>;
+  // Another format's text or reasoning, held until its message ends (Codex writes one item each).
+  pending:
+    | { type: 'agent_message' | 'reasoning'; text: string; message: string | undefined; grouped: boolean }
+    | undefined;
+  // A foreign message.start was seen: the deltas after it (until a boundary) are one message.
+  grouping: string | undefined | null;
+  textThisRound: boolean;
+  textThisRun: boolean;
+  roundUsage: Usage | undefined;
+  lastFatal: string | undefined;
+}
+
+function newWriter(options: CodexEncodeOptions, sink: DiagnosticSink): Writer {
+  return {
+    options,
+    loss: newLoss(FORMAT, sink),
+    thread: '',
+    totals: new Map(),
+    texts: new Map(),
+    calls: new Map(),
+    nextItem: 0,
+    used: new Set(),
+    pending: undefined,
+    grouping: null,
+    textThisRound: false,
+    textThisRun: false,
+    roundUsage: undefined,
+    lastFatal: undefined,
+  };
+}
+
+/**
  * The Codex `exec --json` writer: canonical events → `ThreadEvent` lines, byte-exact for events
  * decoded from Codex (key order, the running usage total, a web search's two ids). Events from
  * other formats are written as Codex writes them: text and reasoning as one item per message,
  * shell calls as `command_execution`, other tools as `mcp_tool_call`, plans as `todo_list`, a
- * run's end as `turn.completed` with the thread's new running total.
+ * run's end as `turn.completed` with the thread's new running total. Losses go to `sink`.
  */
-export class CodexEncoder implements Encoder {
-  private readonly options: CodexEncodeOptions;
-  private readonly loss: LossReporter;
-  private thread = '';
-  private readonly totals = new Map<string, CodexUsageTotal>();
-  private readonly texts = new Map<string, string>();
-  private readonly calls = new Map<string, OpenCall>();
-  private nextItem = 0;
-  // Ids the turn's items already have (another format's call ids may look like item_N).
-  private readonly used = new Set<string>();
-  // Another format's text or reasoning, held until its message ends (Codex writes one item each).
-  private pending:
-    | { type: 'agent_message' | 'reasoning'; text: string; message: string | undefined; grouped: boolean }
-    | undefined;
-  // A foreign message.start was seen: the deltas after it (until a boundary) are one message.
-  private grouping: string | undefined | null = null;
-  private textThisRound = false;
-  private textThisRun = false;
-  private roundUsage: Usage | undefined;
-  private lastFatal: string | undefined;
+export function createCodexEncoder(options: CodexEncodeOptions, sink: DiagnosticSink): Encoder {
+  const w = newWriter(options, sink);
+  return {
+    write: (event) => writeEvent(w, event),
+    end: () => endWrite(w),
+  };
+}
 
-  /** Creates a writer reporting losses to `sink`. */
-  constructor(options: CodexEncodeOptions, sink: DiagnosticSink) {
-    this.options = options;
-    this.loss = new LossReporter(FORMAT, sink);
+function writeEvent(w: Writer, event: AgentEvent): string {
+  // The provenance is read once here and handed on: events come in a dozen shapes, so every
+  // read of one of their fields is a megamorphic lookup.
+  const p = event.provenance;
+  const codex = p !== undefined && p.format === FORMAT;
+  if (codex && p.synthetic === true) {
+    // Derived from a line another event writes: remember what that line will need.
+    if (event.type === 'tool.start') openCall(w, event);
+    return '';
   }
+  const carried = CARRIED[event.type];
+  if (carried !== undefined) checkLoss(w.loss, event, carried);
+  if (
+    codex &&
+    codexTemplates.enabled &&
+    p.hints === undefined &&
+    p.order === undefined &&
+    w.pending === undefined
+  ) {
+    const line = template(w, event, p.extra);
+    if (line !== undefined) return line;
+  }
+  if (event.type === 'text.delta' || event.type === 'reasoning.delta') return textDelta(w, event, codex);
+  const head = flush(w);
+  return head + recordLine(w, event, codex);
+}
 
-  write(event: AgentEvent): string {
-    const codex = fromCodex(event);
-    if (codex && event.provenance!.synthetic === true) {
-      // Derived from a line another event writes: remember what that line will need.
-      if (event.type === 'tool.start') this.open(event);
+function endWrite(w: Writer): string {
+  return flush(w);
+}
+
+/**
+ * The template writes beside the general path: the frequent item lines of events decoded from
+ * Codex that kept nothing of their line (no hints, no fields of their own but a message's
+ * `phase`, no key order), written as one `JSON.stringify` of the record the general path spells
+ * piece by piece (its cost: docs/performance.md, "Codex writer"). Undefined, having changed
+ * nothing, for any other event or state (a held message, earlier snapshots): the general path
+ * writes it. test/codex/writer-fast-path.test.ts holds the two equal.
+ */
+function template(w: Writer, event: AgentEvent, extra: JsonObject | undefined): string | undefined {
+  switch (event.type) {
+    case 'text.delta':
+    case 'reasoning.delta':
+      return deltaTemplate(w, event, extra);
+    case 'tool.start':
+      return extra === undefined ? startTemplate(w, event) : undefined;
+    case 'tool.end':
+      return extra === undefined ? endTemplate(w, event) : undefined;
+    default:
+      return undefined;
+  }
+}
+
+function deltaTemplate(
+  w: Writer,
+  event: AgentEventOf<'text.delta'> | AgentEventOf<'reasoning.delta'>,
+  extra: JsonObject | undefined,
+): string | undefined {
+  const id = event.message;
+  const text = event.text;
+  if (typeof id !== 'string' || typeof text !== 'string' || w.texts.size !== 0) return undefined;
+  if (event.type === 'reasoning.delta')
+    return extra === undefined
+      ? `${JSON.stringify({ type: 'item.completed', item: { id, type: 'reasoning', text } })}\n`
+      : undefined;
+  let item: JsonObject = { id, type: 'agent_message', text };
+  if (extra !== undefined) {
+    const phase = extra.phase;
+    if (typeof phase !== 'string' || !onlyKey(extra, 'phase')) return undefined;
+    item = { id, type: 'agent_message', text, phase };
+  }
+  wroteText(w);
+  return `${JSON.stringify({ type: 'item.completed', item })}\n`;
+}
+
+function startTemplate(w: Writer, event: AgentEventOf<'tool.start'>): string | undefined {
+  const command = event.command;
+  // A Codex command (what `classify` says of an event from Codex named and kinded so).
+  if (
+    typeof command !== 'string' ||
+    typeof event.call !== 'string' ||
+    event.name !== CODEX_COMMAND_TOOL ||
+    event.kind !== 'execute'
+  )
+    return undefined;
+  openCall(w, event);
+  const item = {
+    id: event.call,
+    type: 'command_execution',
+    command,
+    aggregated_output: '',
+    exit_code: null,
+    status: 'in_progress',
+  };
+  return `${JSON.stringify({ type: 'item.started', item })}\n`;
+}
+
+function endTemplate(w: Writer, event: AgentEventOf<'tool.end'>): string | undefined {
+  const call = w.calls.get(event.call);
+  const output = event.text;
+  const exitCode = event.exitCode;
+  if (
+    call?.kind !== 'command' ||
+    typeof call.command !== 'string' ||
+    typeof output !== 'string' ||
+    (exitCode !== undefined && !Number.isSafeInteger(exitCode))
+  )
+    return undefined;
+  w.calls.delete(event.call);
+  const item = {
+    id: event.call,
+    type: 'command_execution',
+    command: call.command,
+    aggregated_output: output,
+    exit_code: exitCode ?? null,
+    status: event.denied ? 'declined' : event.ok ? 'completed' : 'failed',
+  };
+  return `${JSON.stringify({ type: 'item.completed', item })}\n`;
+}
+
+function recordLine(w: Writer, event: AgentEvent, codex: boolean): string {
+  switch (event.type) {
+    case 'tool.start':
+      return toolStart(w, event);
+    case 'tool.end':
+      return toolEnd(w, event);
+    case 'tool.output':
+      return toolOutput(w, event, codex);
+    case 'session.start':
+      return sessionStart(w, event);
+    case 'run.start':
+      w.used.clear();
+      w.texts.clear();
+      w.textThisRun = false;
+      w.textThisRound = false;
+      w.roundUsage = undefined;
+      w.lastFatal = undefined;
+      return keptLine('{"type":"turn.started"}', event);
+    case 'round.end':
+      return roundEnd(w, event);
+    case 'run.end':
+      return runEnd(w, event, codex);
+    case 'plan':
+      return planLine(w, event);
+    case 'file.change':
+      return fileChange(w, event);
+    case 'error':
+      return errorLine(w, event, codex);
+    case 'unknown':
+      return unknownLine(w, event);
+    case 'message.start':
+      w.grouping = event.message;
       return '';
-    }
-    const carried = CARRIED[event.type];
-    if (carried !== undefined) this.loss.check(event, carried);
-    if (codex && codexTemplates.enabled) {
-      const line = this.template(event);
-      if (line !== undefined) return line;
-    }
-    if (event.type === 'text.delta' || event.type === 'reasoning.delta') return this.textDelta(event, codex);
-    const head = this.flush();
-    return head + this.record(event, codex);
+    case 'message.end':
+      // An agent_message item is one message: its bounds are implied.
+      w.grouping = null;
+      return '';
+    default:
+      reportLoss(w.loss, event, event.type, `codex exec has no record for ${event.type} events`);
+      return '';
   }
+}
 
-  end(): string {
-    return this.flush();
+function allocate(w: Writer): string {
+  let id = `item_${w.nextItem++}`;
+  while (w.used.has(id)) id = `item_${w.nextItem++}`;
+  return id;
+}
+
+function use(w: Writer, id: string): void {
+  if (w.used.size < 4096) w.used.add(id);
+}
+
+// The line as the decoder kept it while the event still says what it said; else `text`.
+function keptLine(text: string, event: AgentEvent): string {
+  const raw = hintsOf(event)?.raw;
+  return `${raw === undefined ? text : rawIfSame(raw, text)}\n`;
+}
+
+// A top-level record from its pieces, with the fields and key order its provenance kept.
+function topLine(type: string, pieces: Array<[string, string]>, event: AgentEvent): string {
+  const p = fromCodex(event) ? event.provenance : undefined;
+  if (p?.extra === undefined && p?.order === undefined) {
+    let text = `{"type":"${type}"`;
+    for (const [k, v] of pieces) text += `,"${k}":${v}`;
+    return keptLine(`${text}}`, event);
   }
+  pieces.unshift(['type', `"${type}"`]);
+  return keptLine(joinRecord(pieces, { extra: p.extra, order: p.order }, encodeValue, FORMAT), event);
+}
 
-  /**
-   * The template writes beside the general path: the frequent item lines of events decoded from
-   * Codex that kept nothing of their line (no hints, no fields of their own but a message's
-   * `phase`, no key order), written as one `JSON.stringify` of the record the general path spells
-   * piece by piece (its cost: docs/performance.md, "Codex writer"). Undefined, having changed
-   * nothing, for any other event or state (a held message, earlier snapshots): the general path
-   * writes it. test/codex/writer-fast-path.test.ts holds the two equal.
-   */
-  private template(event: AgentEvent): string | undefined {
-    const p = event.provenance!;
-    if (p.hints !== undefined || p.order !== undefined || this.pending !== undefined) return undefined;
-    switch (event.type) {
-      case 'text.delta':
-      case 'reasoning.delta':
-        return this.deltaTemplate(event, p.extra);
-      case 'tool.start':
-        return p.extra === undefined ? this.startTemplate(event) : undefined;
-      case 'tool.end':
-        return p.extra === undefined ? this.endTemplate(event) : undefined;
-      default:
-        return undefined;
-    }
+// An item record: `{"type":kind,"item":{…}}`, the item's fields in Codex's order.
+function itemLine(
+  kind: CodexItemRecord,
+  pieces: Array<[string, string]>,
+  event: AgentEvent,
+  skipExtra?: string,
+): string {
+  const p = fromCodex(event) ? event.provenance : undefined;
+  let inner: string;
+  let extra = p?.extra;
+  if (extra !== undefined && skipExtra !== undefined && Object.hasOwn(extra, skipExtra)) {
+    const { [skipExtra]: _, ...others } = extra;
+    extra = Object.keys(others).length === 0 ? undefined : others;
   }
-
-  private deltaTemplate(
-    event: AgentEventOf<'text.delta'> | AgentEventOf<'reasoning.delta'>,
-    extra: JsonObject | undefined,
-  ): string | undefined {
-    const id = event.message;
-    const text = event.text;
-    if (typeof id !== 'string' || typeof text !== 'string' || this.texts.size !== 0) return undefined;
-    if (event.type === 'reasoning.delta')
-      return extra === undefined
-        ? `${JSON.stringify({ type: 'item.completed', item: { id, type: 'reasoning', text } })}\n`
-        : undefined;
-    let item: JsonObject = { id, type: 'agent_message', text };
-    if (extra !== undefined) {
-      const phase = extra.phase;
-      if (typeof phase !== 'string' || !onlyKey(extra, 'phase')) return undefined;
-      item = { id, type: 'agent_message', text, phase };
-    }
-    this.wroteText();
-    return `${JSON.stringify({ type: 'item.completed', item })}\n`;
-  }
-
-  private startTemplate(event: AgentEventOf<'tool.start'>): string | undefined {
-    const command = event.command;
-    if (typeof command !== 'string' || typeof event.call !== 'string' || this.classify(event) !== 'command')
-      return undefined;
-    this.open(event);
-    const item = {
-      id: event.call,
-      type: 'command_execution',
-      command,
-      aggregated_output: '',
-      exit_code: null,
-      status: 'in_progress',
-    };
-    return `${JSON.stringify({ type: 'item.started', item })}\n`;
-  }
-
-  private endTemplate(event: AgentEventOf<'tool.end'>): string | undefined {
-    const call = this.calls.get(event.call);
-    const output = event.text;
-    const exitCode = event.exitCode;
-    if (
-      call?.kind !== 'command' ||
-      typeof call.command !== 'string' ||
-      typeof output !== 'string' ||
-      (exitCode !== undefined && !Number.isSafeInteger(exitCode))
-    )
-      return undefined;
-    this.calls.delete(event.call);
-    const item = {
-      id: event.call,
-      type: 'command_execution',
-      command: call.command,
-      aggregated_output: output,
-      exit_code: exitCode ?? null,
-      status: event.denied ? 'declined' : event.ok ? 'completed' : 'failed',
-    };
-    return `${JSON.stringify({ type: 'item.completed', item })}\n`;
-  }
-
-  private record(event: AgentEvent, codex: boolean): string {
-    switch (event.type) {
-      case 'tool.start':
-        return this.toolStart(event);
-      case 'tool.end':
-        return this.toolEnd(event);
-      case 'tool.output':
-        return this.toolOutput(event, codex);
-      case 'session.start':
-        return this.sessionStart(event);
-      case 'run.start':
-        this.used.clear();
-        this.texts.clear();
-        this.textThisRun = false;
-        this.textThisRound = false;
-        this.roundUsage = undefined;
-        this.lastFatal = undefined;
-        return this.line('{"type":"turn.started"}', event);
-      case 'round.end':
-        return this.roundEnd(event);
-      case 'run.end':
-        return this.runEnd(event, codex);
-      case 'plan':
-        return this.plan(event);
-      case 'file.change':
-        return this.fileChange(event);
-      case 'error':
-        return this.error(event, codex);
-      case 'unknown':
-        return this.unknown(event);
-      case 'message.start':
-        this.grouping = event.message;
-        return '';
-      case 'message.end':
-        // An agent_message item is one message: its bounds are implied.
-        this.grouping = null;
-        return '';
-      default:
-        this.loss.report(event, event.type, `codex exec has no record for ${event.type} events`);
-        return '';
-    }
-  }
-
-  private allocate(): string {
-    let id = `item_${this.nextItem++}`;
-    while (this.used.has(id)) id = `item_${this.nextItem++}`;
-    return id;
-  }
-
-  private use(id: string): void {
-    if (this.used.size < 4096) this.used.add(id);
-  }
-
-  // The line as the decoder kept it while the event still says what it said; else `text`.
-  private line(text: string, event: AgentEvent): string {
-    const raw = hintsOf(event)?.raw;
-    return `${raw === undefined ? text : rawIfSame(raw, text)}\n`;
-  }
-
-  // A top-level record from its pieces, with the fields and key order its provenance kept.
-  private top(type: string, pieces: Array<[string, string]>, event: AgentEvent): string {
-    const p = fromCodex(event) ? event.provenance : undefined;
-    if (p?.extra === undefined && p?.order === undefined) {
-      let text = `{"type":"${type}"`;
-      for (const [k, v] of pieces) text += `,"${k}":${v}`;
-      return this.line(`${text}}`, event);
-    }
-    pieces.unshift(['type', `"${type}"`]);
-    return this.line(joinRecord(pieces, { extra: p.extra, order: p.order }, encodeValue, FORMAT), event);
-  }
-
-  // An item record: `{"type":kind,"item":{…}}`, the item's fields in Codex's order.
-  private item(
-    kind: CodexItemRecord,
-    pieces: Array<[string, string]>,
-    event: AgentEvent,
-    skipExtra?: string,
-  ): string {
-    const p = fromCodex(event) ? event.provenance : undefined;
-    let inner: string;
-    let extra = p?.extra;
-    if (extra !== undefined && skipExtra !== undefined && Object.hasOwn(extra, skipExtra)) {
-      const { [skipExtra]: _, ...others } = extra;
-      extra = Object.keys(others).length === 0 ? undefined : others;
-    }
-    if (extra === undefined && p?.order === undefined) {
-      inner = '{';
-      for (let i = 0; i < pieces.length; i++)
-        inner += `${i === 0 ? '' : ','}"${pieces[i]![0]}":${pieces[i]![1]}`;
-      inner += '}';
-    } else inner = joinRecord(pieces, { extra, order: p?.order }, encodeValue, FORMAT);
-    const recordExtra = hintsOf(event)?.recordExtra;
-    const text =
-      recordExtra === undefined
-        ? `{"type":"${kind}","item":${inner}}`
-        : joinRecord(
-            [
-              ['type', `"${kind}"`],
-              ['item', inner],
-            ],
-            { extra: recordExtra },
-            encodeValue,
-            FORMAT,
-          );
-    return this.line(text, event);
-  }
-
-  private sessionStart(event: AgentEventOf<'session.start'>): string {
-    this.thread = event.session ?? (this.options.idSource ?? defaultThreadId)();
-    return this.top('thread.started', [['thread_id', jsonString(this.thread)]], event);
-  }
-
-  // --- text and reasoning -------------------------------------------------------------------
-
-  private textDelta(
-    event: AgentEventOf<'text.delta'> | AgentEventOf<'reasoning.delta'>,
-    codex: boolean,
-  ): string {
-    const type = event.type === 'text.delta' ? 'agent_message' : 'reasoning';
-    if (codex && event.message !== undefined) {
-      const hints = hintsOf(event);
-      const kind = hints?.record ?? 'item.completed';
-      const id = event.message;
-      let text = event.text;
-      if (hints?.snapshot !== true && this.texts.size > 0) {
-        const before = this.texts.get(id);
-        if (before !== undefined) text = before + text;
-      }
-      if (kind === 'item.completed') this.texts.delete(id);
-      else this.texts.set(id, text);
-      if (type === 'agent_message') this.wroteText();
-      const head = this.flush();
-      return (
-        head +
-        this.item(
-          kind,
+  if (extra === undefined && p?.order === undefined) {
+    inner = '{';
+    for (let i = 0; i < pieces.length; i++)
+      inner += `${i === 0 ? '' : ','}"${pieces[i]![0]}":${pieces[i]![1]}`;
+    inner += '}';
+  } else inner = joinRecord(pieces, { extra, order: p?.order }, encodeValue, FORMAT);
+  const recordExtra = hintsOf(event)?.recordExtra;
+  const text =
+    recordExtra === undefined
+      ? `{"type":"${kind}","item":${inner}}`
+      : joinRecord(
           [
-            ['id', jsonString(id)],
-            ['type', `"${type}"`],
-            ['text', jsonString(text)],
+            ['type', `"${kind}"`],
+            ['item', inner],
           ],
-          event,
-        )
-      );
-    }
-    // Deltas are one message while they say so: the same message id, or the message a
-    // message.start opened. A delta on its own (a format without message bounds) is a message.
-    const p = this.pending;
-    let head = '';
-    if (p !== undefined && !(p.type === type && p.grouped && p.message === event.message))
-      head = this.flush();
-    if (this.pending === undefined) {
-      const grouped =
-        event.message !== undefined ||
-        (type === 'agent_message' && this.grouping !== null && this.grouping === event.message);
-      this.pending = { type, text: '', message: event.message, grouped };
-    }
-    this.pending.text += event.text;
-    return head;
-  }
+          { extra: recordExtra },
+          encodeValue,
+          FORMAT,
+        );
+  return keptLine(text, event);
+}
 
-  private wroteText(): void {
-    this.textThisRound = true;
-    this.textThisRun = true;
-  }
+function sessionStart(w: Writer, event: AgentEventOf<'session.start'>): string {
+  w.thread = event.session ?? (w.options.idSource ?? defaultThreadId)();
+  return topLine('thread.started', [['thread_id', jsonString(w.thread)]], event);
+}
 
-  private flush(): string {
-    const p = this.pending;
-    if (p?.type === 'agent_message') this.grouping = null;
-    if (p === undefined) return '';
-    this.pending = undefined;
-    if (p.type === 'agent_message') this.wroteText();
-    return this.agentItem(p.type, p.text);
-  }
+// --- text and reasoning -------------------------------------------------------------------
 
-  private agentItem(type: 'agent_message' | 'reasoning', text: string): string {
-    return `{"type":"item.completed","item":{"id":${jsonString(this.allocate())},"type":"${type}","text":${jsonString(text)}}}\n`;
-  }
-
-  // --- runs -----------------------------------------------------------------------------------
-
-  private roundEnd(event: AgentEventOf<'round.end'>): string {
-    let text = '';
-    if (!this.textThisRound && event.message !== '') {
-      this.wroteText();
-      text = this.agentItem('agent_message', event.message);
-    }
-    this.textThisRound = false;
-    if (event.usage !== undefined) this.roundUsage = addUsage(this.roundUsage, event.usage);
-    return text;
-  }
-
-  private runEnd(event: AgentEventOf<'run.end'>, codex: boolean): string {
+function textDelta(
+  w: Writer,
+  event: AgentEventOf<'text.delta'> | AgentEventOf<'reasoning.delta'>,
+  codex: boolean,
+): string {
+  const type = event.type === 'text.delta' ? 'agent_message' : 'reasoning';
+  if (codex && event.message !== undefined) {
     const hints = hintsOf(event);
-    let text = '';
-    if (!codex && !this.textThisRun && event.answer !== undefined && event.answer !== '') {
-      text = this.agentItem('agent_message', event.answer);
+    const kind = hints?.record ?? 'item.completed';
+    const id = event.message;
+    let text = event.text;
+    if (hints?.snapshot !== true && w.texts.size > 0) {
+      const before = w.texts.get(id);
+      if (before !== undefined) text = before + text;
     }
-    if (event.reason !== undefined && event.reason !== 'turn.failed')
-      this.loss.report(event, 'run.end.reason', 'codex has no place for the source terminal word');
-    this.textThisRun = false;
-    this.textThisRound = false;
-    if (event.status !== 'incomplete') this.texts.clear();
-    const roundUsage = this.roundUsage;
-    this.roundUsage = undefined;
-    switch (event.status) {
-      case 'incomplete':
-        return text;
-      case 'completed': {
-        const usage = event.usage ?? roundUsage ?? {};
-        this.usageLoss(event, usage);
-        const previous = this.totals.get(this.thread);
-        const total =
-          // the kept total while the run's usage is still its difference (or, after a total that
-          // went down, the total itself)
-          hints?.total !== undefined &&
-          (sameUsage(difference(hints.total, previous), usage) ||
-            sameUsage(difference(hints.total, undefined), usage))
-            ? hints.total
-            : runningTotal(previous, usage, codex);
-        this.totals.set(this.thread, total);
-        return text + this.top('turn.completed', [['usage', usageText(total, hints?.usageExtra)]], event);
-      }
-      case 'cancelled':
-        this.loss.report(event, 'run.end.status', 'codex exec has no cancelled turn: written as turn.failed');
-        return text + this.turnFailed(event, event.error ?? 'cancelled');
-      case 'failed':
-        return text + this.turnFailed(event, event.error ?? this.lastFatal ?? 'turn failed');
-    }
-  }
-
-  private turnFailed(event: AgentEventOf<'run.end'>, message: string): string {
-    if (event.usage !== undefined)
-      this.loss.report(event, 'run.end.usage', 'a failed codex turn reports no usage');
-    const errorExtra = hintsOf(event)?.errorExtra;
-    const error =
-      errorExtra === undefined
-        ? `{"message":${jsonString(message)}}`
-        : joinRecord([['message', jsonString(message)]], { extra: errorExtra }, encodeValue, FORMAT);
-    return this.top('turn.failed', [['error', error]], event);
-  }
-
-  private usageLoss(event: AgentEvent, usage: Usage): void {
-    if (usage.costUsd !== undefined)
-      this.loss.report(event, 'run.end.usage.costUsd', 'codex reports tokens only, never a cost');
-    if (usage.model !== undefined || usage.byModel !== undefined)
-      this.loss.report(event, 'run.end.usage.model', 'codex names no model in its stream');
-  }
-
-  private error(event: AgentEventOf<'error'>, codex: boolean): string {
-    if (!codex && event.data !== undefined)
-      this.loss.report(
-        event,
-        'error.data',
-        'codex error messages are text (structured errors only as JSON text)',
-      );
-    if (event.fatal) {
-      this.lastFatal = event.message;
-      return this.top('error', [['message', jsonString(event.message)]], event);
-    }
-    const hints = hintsOf(event);
-    const id = hints?.item ?? this.allocate();
-    return this.item(
-      hints?.record ?? 'item.completed',
-      [
-        ['id', jsonString(id)],
-        ['type', '"error"'],
-        ['message', jsonString(event.message)],
-      ],
-      event,
-    );
-  }
-
-  private unknown(event: AgentEventOf<'unknown'>): string {
-    if (!fromCodex(event)) {
-      this.loss.report(
-        event,
-        'unknown.record',
-        `a ${event.provenance?.format ?? 'foreign'} record has no codex line`,
-      );
-      return '';
-    }
-    if (!isJsonObject(event.record)) {
-      this.loss.report(event, 'unknown.record', 'codex records are JSON objects');
-      return '';
-    }
-    return this.line(encodeValue(event.record), event);
-  }
-
-  // --- plans and file changes -----------------------------------------------------------------
-
-  private plan(event: AgentEventOf<'plan'>): string {
-    const kind = hintsOf(event)?.record ?? 'item.completed';
-    const id = jsonString(event.plan ?? this.allocate());
-    if (event.items.length === 0 && event.text !== undefined) {
-      return this.item(
+    if (kind === 'item.completed') w.texts.delete(id);
+    else w.texts.set(id, text);
+    if (type === 'agent_message') wroteText(w);
+    const head = flush(w);
+    return (
+      head +
+      itemLine(
         kind,
         [
-          ['id', id],
-          ['type', '"plan"'],
-          ['text', jsonString(event.text)],
+          ['id', jsonString(id)],
+          ['type', `"${type}"`],
+          ['text', jsonString(text)],
         ],
         event,
-      );
+      )
+    );
+  }
+  // Deltas are one message while they say so: the same message id, or the message a
+  // message.start opened. A delta on its own (a format without message bounds) is a message.
+  const p = w.pending;
+  let head = '';
+  if (p !== undefined && !(p.type === type && p.grouped && p.message === event.message)) head = flush(w);
+  if (w.pending === undefined) {
+    const grouped =
+      event.message !== undefined ||
+      (type === 'agent_message' && w.grouping !== null && w.grouping === event.message);
+    w.pending = { type, text: '', message: event.message, grouped };
+  }
+  w.pending.text += event.text;
+  return head;
+}
+
+function wroteText(w: Writer): void {
+  w.textThisRound = true;
+  w.textThisRun = true;
+}
+
+function flush(w: Writer): string {
+  const p = w.pending;
+  if (p?.type === 'agent_message') w.grouping = null;
+  if (p === undefined) return '';
+  w.pending = undefined;
+  if (p.type === 'agent_message') wroteText(w);
+  return agentItem(w, p.type, p.text);
+}
+
+function agentItem(w: Writer, type: 'agent_message' | 'reasoning', text: string): string {
+  return `{"type":"item.completed","item":{"id":${jsonString(allocate(w))},"type":"${type}","text":${jsonString(text)}}}\n`;
+}
+
+// --- runs -----------------------------------------------------------------------------------
+
+function roundEnd(w: Writer, event: AgentEventOf<'round.end'>): string {
+  let text = '';
+  if (!w.textThisRound && event.message !== '') {
+    wroteText(w);
+    text = agentItem(w, 'agent_message', event.message);
+  }
+  w.textThisRound = false;
+  if (event.usage !== undefined) w.roundUsage = addUsage(w.roundUsage, event.usage);
+  return text;
+}
+
+function runEnd(w: Writer, event: AgentEventOf<'run.end'>, codex: boolean): string {
+  const hints = hintsOf(event);
+  let text = '';
+  if (!codex && !w.textThisRun && event.answer !== undefined && event.answer !== '') {
+    text = agentItem(w, 'agent_message', event.answer);
+  }
+  if (event.reason !== undefined && event.reason !== 'turn.failed')
+    reportLoss(w.loss, event, 'run.end.reason', 'codex has no place for the source terminal word');
+  w.textThisRun = false;
+  w.textThisRound = false;
+  if (event.status !== 'incomplete') w.texts.clear();
+  const roundUsage = w.roundUsage;
+  w.roundUsage = undefined;
+  switch (event.status) {
+    case 'incomplete':
+      return text;
+    case 'completed': {
+      const usage = event.usage ?? roundUsage ?? {};
+      usageLoss(w, event, usage);
+      const previous = w.totals.get(w.thread);
+      const total =
+        // the kept total while the run's usage is still its difference (or, after a total that
+        // went down, the total itself)
+        hints?.total !== undefined &&
+        (sameUsage(difference(hints.total, previous), usage) ||
+          sameUsage(difference(hints.total, undefined), usage))
+          ? hints.total
+          : runningTotal(previous, usage, codex);
+      w.totals.set(w.thread, total);
+      return text + topLine('turn.completed', [['usage', usageText(total, hints?.usageExtra)]], event);
     }
-    if (event.text !== undefined) this.loss.report(event, 'plan.text', 'a codex todo_list has items only');
-    return this.item(
+    case 'cancelled':
+      reportLoss(w.loss, event, 'run.end.status', 'codex exec has no cancelled turn: written as turn.failed');
+      return text + turnFailed(w, event, event.error ?? 'cancelled');
+    case 'failed':
+      return text + turnFailed(w, event, event.error ?? w.lastFatal ?? 'turn failed');
+  }
+}
+
+function turnFailed(w: Writer, event: AgentEventOf<'run.end'>, message: string): string {
+  if (event.usage !== undefined)
+    reportLoss(w.loss, event, 'run.end.usage', 'a failed codex turn reports no usage');
+  const errorExtra = hintsOf(event)?.errorExtra;
+  const error =
+    errorExtra === undefined
+      ? `{"message":${jsonString(message)}}`
+      : joinRecord([['message', jsonString(message)]], { extra: errorExtra }, encodeValue, FORMAT);
+  return topLine('turn.failed', [['error', error]], event);
+}
+
+function usageLoss(w: Writer, event: AgentEvent, usage: Usage): void {
+  if (usage.costUsd !== undefined)
+    reportLoss(w.loss, event, 'run.end.usage.costUsd', 'codex reports tokens only, never a cost');
+  if (usage.model !== undefined || usage.byModel !== undefined)
+    reportLoss(w.loss, event, 'run.end.usage.model', 'codex names no model in its stream');
+}
+
+function errorLine(w: Writer, event: AgentEventOf<'error'>, codex: boolean): string {
+  if (!codex && event.data !== undefined)
+    reportLoss(
+      w.loss,
+      event,
+      'error.data',
+      'codex error messages are text (structured errors only as JSON text)',
+    );
+  if (event.fatal) {
+    w.lastFatal = event.message;
+    return topLine('error', [['message', jsonString(event.message)]], event);
+  }
+  const hints = hintsOf(event);
+  const id = hints?.item ?? allocate(w);
+  return itemLine(
+    hints?.record ?? 'item.completed',
+    [
+      ['id', jsonString(id)],
+      ['type', '"error"'],
+      ['message', jsonString(event.message)],
+    ],
+    event,
+  );
+}
+
+function unknownLine(w: Writer, event: AgentEventOf<'unknown'>): string {
+  if (!fromCodex(event)) {
+    reportLoss(
+      w.loss,
+      event,
+      'unknown.record',
+      `a ${event.provenance?.format ?? 'foreign'} record has no codex line`,
+    );
+    return '';
+  }
+  if (!isJsonObject(event.record)) {
+    reportLoss(w.loss, event, 'unknown.record', 'codex records are JSON objects');
+    return '';
+  }
+  return keptLine(encodeValue(event.record), event);
+}
+
+// --- plans and file changes -----------------------------------------------------------------
+
+function planLine(w: Writer, event: AgentEventOf<'plan'>): string {
+  const kind = hintsOf(event)?.record ?? 'item.completed';
+  const id = jsonString(event.plan ?? allocate(w));
+  if (event.items.length === 0 && event.text !== undefined) {
+    return itemLine(
       kind,
       [
         ['id', id],
-        ['type', '"todo_list"'],
-        ['items', this.todoItems(event, event.items)],
+        ['type', '"plan"'],
+        ['text', jsonString(event.text)],
       ],
       event,
     );
   }
+  if (event.text !== undefined) reportLoss(w.loss, event, 'plan.text', 'a codex todo_list has items only');
+  return itemLine(
+    kind,
+    [
+      ['id', id],
+      ['type', '"todo_list"'],
+      ['items', todoItems(w, event, event.items)],
+    ],
+    event,
+  );
+}
 
-  private todoItems(event: AgentEvent, items: readonly PlanItem[]): string {
-    let text = '[';
-    for (let i = 0; i < items.length; i++) {
-      const item = items[i]!;
-      if (item.status === 'in_progress')
-        this.loss.report(
-          event,
-          'plan.items.status',
-          'a codex to-do entry is completed or not: in_progress is written as not completed',
-        );
-      text += `${i === 0 ? '' : ','}{"text":${jsonString(item.text)},"completed":${item.status === 'completed'}}`;
-    }
-    return `${text}]`;
-  }
-
-  private fileChange(event: AgentEventOf<'file.change'>): string {
-    const kind = hintsOf(event)?.record ?? 'item.completed';
-    return this.item(
-      kind,
-      [
-        ['id', jsonString(event.call ?? this.allocate())],
-        ['type', '"file_change"'],
-        ['changes', encodeValue(event.changes)],
-        ['status', jsonString(event.status ?? 'completed')],
-      ],
-      event,
-    );
-  }
-
-  // --- tools ----------------------------------------------------------------------------------
-
-  private classify(event: AgentEventOf<'tool.start'>): CallKind {
-    if (fromCodex(event)) {
-      if (event.name === CODEX_COMMAND_TOOL && event.kind === 'execute') return 'command';
-      if (event.name === CODEX_WEB_SEARCH_TOOL && event.kind === 'search') return 'web_search';
-      if (event.kind === 'agent' && COLLAB_TOOLS.has(event.name)) return 'collab';
-      if (event.server !== undefined) return 'mcp';
-    }
-    return event.command !== undefined || event.kind === 'execute' || argsCommand(event) !== undefined
-      ? 'command'
-      : 'mcp';
-  }
-
-  private open(event: AgentEventOf<'tool.start'>): OpenCall {
-    const kind = this.classify(event);
-    const hints = hintsOf(event);
-    const call: OpenCall = {
-      kind,
-      name: event.name,
-      command: event.command ?? argsCommand(event) ?? event.argsSummary ?? event.name,
-      server: event.server ?? '',
-      args: hints !== undefined && 'args' in hints ? hints.args : (event.args ?? {}),
-      output: hints?.output ?? '',
-    };
-    if (!fromCodex(event)) {
-      if (kind === 'command' && event.command === undefined && argsCommand(event) === undefined)
-        this.loss.report(
-          event,
-          'tool.start.name',
-          'a codex command has no tool name: the name is written as the command',
-        );
-      if (kind === 'mcp' && event.argsSummary !== undefined && event.args === undefined)
-        this.loss.report(event, 'tool.start.argsSummary', 'codex MCP calls carry arguments as an object');
-    }
-    if (this.calls.size >= 4096 && !this.calls.has(event.call))
-      this.calls.delete(this.calls.keys().next().value as string);
-    this.calls.set(event.call, call);
-    this.use(event.call);
-    return call;
-  }
-
-  private toolStart(event: AgentEventOf<'tool.start'>): string {
-    const call = this.open(event);
-    return this.toolItem('item.started', event.call, call, event, undefined);
-  }
-
-  private toolOutput(event: AgentEventOf<'tool.output'>, codex: boolean): string {
-    let call = this.calls.get(event.call);
-    if (call === undefined) {
-      call = { kind: 'command', name: CODEX_COMMAND_TOOL, command: '', server: '', args: {}, output: '' };
-      this.calls.set(event.call, call);
-    }
-    const hints = hintsOf(event);
-    if (codex) {
-      call.output = hints?.snapshot === true ? event.text : call.output + event.text;
-      return this.toolItem('item.updated', event.call, call, event, undefined);
-    }
-    if (call.output.length < MAX_HELD_OUTPUT)
-      call.output += event.text.slice(0, MAX_HELD_OUTPUT - call.output.length);
-    else
-      this.loss.report(
+function todoItems(w: Writer, event: AgentEvent, items: readonly PlanItem[]): string {
+  let text = '[';
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!;
+    if (item.status === 'in_progress')
+      reportLoss(
+        w.loss,
         event,
-        'tool.output.text',
-        'output past 1 MiB characters is not held for the command item',
+        'plan.items.status',
+        'a codex to-do entry is completed or not: in_progress is written as not completed',
       );
-    return '';
+    text += `${i === 0 ? '' : ','}{"text":${jsonString(item.text)},"completed":${item.status === 'completed'}}`;
   }
+  return `${text}]`;
+}
 
-  private toolEnd(event: AgentEventOf<'tool.end'>): string {
-    let call = this.calls.get(event.call);
-    this.calls.delete(event.call);
-    if (call === undefined) {
-      call = {
-        kind: 'mcp',
-        name: event.name ?? 'tool',
-        command: event.name ?? '',
-        server: '',
-        args: {},
-        output: '',
-      };
+function fileChange(w: Writer, event: AgentEventOf<'file.change'>): string {
+  const kind = hintsOf(event)?.record ?? 'item.completed';
+  return itemLine(
+    kind,
+    [
+      ['id', jsonString(event.call ?? allocate(w))],
+      ['type', '"file_change"'],
+      ['changes', encodeValue(event.changes)],
+      ['status', jsonString(event.status ?? 'completed')],
+    ],
+    event,
+  );
+}
+
+// --- tools ----------------------------------------------------------------------------------
+
+function classify(event: AgentEventOf<'tool.start'>): CallKind {
+  if (fromCodex(event)) {
+    if (event.name === CODEX_COMMAND_TOOL && event.kind === 'execute') return 'command';
+    if (event.name === CODEX_WEB_SEARCH_TOOL && event.kind === 'search') return 'web_search';
+    if (event.kind === 'agent' && COLLAB_TOOLS.has(event.name)) return 'collab';
+    if (event.server !== undefined) return 'mcp';
+  }
+  return event.command !== undefined || event.kind === 'execute' || argsCommand(event) !== undefined
+    ? 'command'
+    : 'mcp';
+}
+
+function openCall(w: Writer, event: AgentEventOf<'tool.start'>): OpenCall {
+  const kind = classify(event);
+  const hints = hintsOf(event);
+  const call: OpenCall = {
+    kind,
+    name: event.name,
+    command: event.command ?? argsCommand(event) ?? event.argsSummary ?? event.name,
+    server: event.server ?? '',
+    args: hints !== undefined && 'args' in hints ? hints.args : (event.args ?? {}),
+    output: hints?.output ?? '',
+  };
+  if (!fromCodex(event)) {
+    if (kind === 'command' && event.command === undefined && argsCommand(event) === undefined)
+      reportLoss(
+        w.loss,
+        event,
+        'tool.start.name',
+        'a codex command has no tool name: the name is written as the command',
+      );
+    if (kind === 'mcp' && event.argsSummary !== undefined && event.args === undefined)
+      reportLoss(w.loss, event, 'tool.start.argsSummary', 'codex MCP calls carry arguments as an object');
+  }
+  if (w.calls.size >= 4096 && !w.calls.has(event.call)) w.calls.delete(w.calls.keys().next().value as string);
+  w.calls.set(event.call, call);
+  use(w, event.call);
+  return call;
+}
+
+function toolStart(w: Writer, event: AgentEventOf<'tool.start'>): string {
+  const call = openCall(w, event);
+  return toolItem(w, 'item.started', event.call, call, event, undefined);
+}
+
+function toolOutput(w: Writer, event: AgentEventOf<'tool.output'>, codex: boolean): string {
+  let call = w.calls.get(event.call);
+  if (call === undefined) {
+    call = { kind: 'command', name: CODEX_COMMAND_TOOL, command: '', server: '', args: {}, output: '' };
+    w.calls.set(event.call, call);
+  }
+  const hints = hintsOf(event);
+  if (codex) {
+    call.output = hints?.snapshot === true ? event.text : call.output + event.text;
+    return toolItem(w, 'item.updated', event.call, call, event, undefined);
+  }
+  if (call.output.length < MAX_HELD_OUTPUT)
+    call.output += event.text.slice(0, MAX_HELD_OUTPUT - call.output.length);
+  else
+    reportLoss(
+      w.loss,
+      event,
+      'tool.output.text',
+      'output past 1 MiB characters is not held for the command item',
+    );
+  return '';
+}
+
+function toolEnd(w: Writer, event: AgentEventOf<'tool.end'>): string {
+  let call = w.calls.get(event.call);
+  w.calls.delete(event.call);
+  if (call === undefined) {
+    call = {
+      kind: 'mcp',
+      name: event.name ?? 'tool',
+      command: event.name ?? '',
+      server: '',
+      args: {},
+      output: '',
+    };
+  }
+  return toolItem(w, 'item.completed', event.call, call, event, event);
+}
+
+function toolItem(
+  w: Writer,
+  kind: CodexItemRecord,
+  id: string,
+  call: OpenCall,
+  event: AgentEvent,
+  end: AgentEventOf<'tool.end'> | undefined,
+): string {
+  const hints = hintsOf(event);
+  const pieces: Array<[string, string]> = [['id', jsonString(id)]];
+  switch (call.kind) {
+    case 'command': {
+      let output = call.output;
+      if (
+        end !== undefined &&
+        !fromCodex(end) &&
+        end.text !== undefined &&
+        errorText(end.error) !== undefined
+      )
+        reportLoss(
+          w.loss,
+          end,
+          'tool.end.error',
+          'a codex command has one output: the error text is not written',
+        );
+      if (end !== undefined)
+        output =
+          end.text ??
+          (call.output !== '' ? call.output : (errorText(end.error) ?? resultText(end.result) ?? ''));
+      const status =
+        hints?.status ??
+        (end === undefined ? 'in_progress' : end.denied ? 'declined' : end.ok ? 'completed' : 'failed');
+      pieces.push(
+        ['type', '"command_execution"'],
+        ['command', jsonString(call.command)],
+        ['aggregated_output', jsonString(output)],
+        ['exit_code', exitCode(end, hints)],
+        ['status', jsonString(status)],
+      );
+      return itemLine(kind, pieces, event);
     }
-    return this.toolItem('item.completed', event.call, call, event, event);
-  }
-
-  private toolItem(
-    kind: CodexItemRecord,
-    id: string,
-    call: OpenCall,
-    event: AgentEvent,
-    end: AgentEventOf<'tool.end'> | undefined,
-  ): string {
-    const hints = hintsOf(event);
-    const pieces: Array<[string, string]> = [['id', jsonString(id)]];
-    switch (call.kind) {
-      case 'command': {
-        let output = call.output;
-        if (
-          end !== undefined &&
-          !fromCodex(end) &&
-          end.text !== undefined &&
-          errorText(end.error) !== undefined
-        )
-          this.loss.report(
-            end,
-            'tool.end.error',
-            'a codex command has one output: the error text is not written',
-          );
-        if (end !== undefined)
-          output =
-            end.text ??
-            (call.output !== '' ? call.output : (errorText(end.error) ?? resultText(end.result) ?? ''));
-        const status =
-          hints?.status ??
-          (end === undefined ? 'in_progress' : end.denied ? 'declined' : end.ok ? 'completed' : 'failed');
+    case 'mcp': {
+      pieces.push(
+        ['type', '"mcp_tool_call"'],
+        ['server', jsonString(call.server)],
+        ['tool', jsonString(call.name)],
+        ['arguments', encodeValue(call.args)],
+      );
+      if (end === undefined) {
+        const early = hints?.early;
         pieces.push(
-          ['type', '"command_execution"'],
-          ['command', jsonString(call.command)],
-          ['aggregated_output', jsonString(output)],
-          ['exit_code', exitCode(end, hints)],
-          ['status', jsonString(status)],
+          ['result', encodeValue(early?.result ?? null)],
+          ['error', encodeValue(early?.error ?? null)],
+          ['status', jsonString(hints?.status ?? 'in_progress')],
         );
-        return this.item(kind, pieces, event);
-      }
-      case 'mcp': {
+      } else {
+        const codex = fromCodex(end);
         pieces.push(
-          ['type', '"mcp_tool_call"'],
-          ['server', jsonString(call.server)],
-          ['tool', jsonString(call.name)],
-          ['arguments', encodeValue(call.args)],
+          ['result', encodeValue(codex ? codexResult(end.result) : mcpResult(end))],
+          ['error', encodeValue(mcpError(end, codex))],
+          ['status', jsonString(hints?.status ?? (end.ok ? 'completed' : 'failed'))],
         );
-        if (end === undefined) {
-          const early = hints?.early;
-          pieces.push(
-            ['result', encodeValue(early?.result ?? null)],
-            ['error', encodeValue(early?.error ?? null)],
-            ['status', jsonString(hints?.status ?? 'in_progress')],
-          );
-        } else {
-          const codex = fromCodex(end);
-          pieces.push(
-            ['result', encodeValue(codex ? codexResult(end.result) : mcpResult(end))],
-            ['error', encodeValue(mcpError(end, codex))],
-            ['status', jsonString(hints?.status ?? (end.ok ? 'completed' : 'failed'))],
-          );
-        }
-        return this.item(kind, pieces, event);
       }
-      case 'web_search': {
-        const searchId = event.provenance?.extra?.id;
-        pieces.push(['type', '"web_search"']);
-        if (typeof searchId === 'string') pieces.push(['id', jsonString(searchId)]);
-        const bag = end === undefined ? (event as AgentEventOf<'tool.start'>).args : end.result;
-        const fields = isJsonObject(bag) ? bag : {};
-        pieces.push(
-          ['query', encodeValue(fields.query ?? '')],
-          ['action', encodeValue(fields.action ?? { type: 'other' })],
-        );
-        if (fields.results !== undefined) pieces.push(['results', encodeValue(fields.results)]);
-        return this.item(kind, pieces, event, 'id');
-      }
-      case 'collab': {
-        const bag = end === undefined ? (event as AgentEventOf<'tool.start'>).args : end.result;
-        const fields = isJsonObject(bag) ? bag : {};
-        pieces.push(['type', '"collab_tool_call"'], ['tool', jsonString(call.name)]);
-        for (const key of COLLAB_FIELDS) pieces.push([key, encodeValue(fields[key] ?? COLLAB_DEFAULTS[key])]);
-        const status = hints?.status ?? (end === undefined ? 'in_progress' : end.ok ? 'completed' : 'failed');
-        pieces.push(['status', jsonString(status)]);
-        return this.item(kind, pieces, event);
-      }
+      return itemLine(kind, pieces, event);
+    }
+    case 'web_search': {
+      const searchId = event.provenance?.extra?.id;
+      pieces.push(['type', '"web_search"']);
+      if (typeof searchId === 'string') pieces.push(['id', jsonString(searchId)]);
+      const bag = end === undefined ? (event as AgentEventOf<'tool.start'>).args : end.result;
+      const fields = isJsonObject(bag) ? bag : {};
+      pieces.push(
+        ['query', encodeValue(fields.query ?? '')],
+        ['action', encodeValue(fields.action ?? { type: 'other' })],
+      );
+      if (fields.results !== undefined) pieces.push(['results', encodeValue(fields.results)]);
+      return itemLine(kind, pieces, event, 'id');
+    }
+    case 'collab': {
+      const bag = end === undefined ? (event as AgentEventOf<'tool.start'>).args : end.result;
+      const fields = isJsonObject(bag) ? bag : {};
+      pieces.push(['type', '"collab_tool_call"'], ['tool', jsonString(call.name)]);
+      for (const key of COLLAB_FIELDS) pieces.push([key, encodeValue(fields[key] ?? COLLAB_DEFAULTS[key])]);
+      const status = hints?.status ?? (end === undefined ? 'in_progress' : end.ok ? 'completed' : 'failed');
+      pieces.push(['status', jsonString(status)]);
+      return itemLine(kind, pieces, event);
     }
   }
 }

@@ -1,8 +1,8 @@
 import { type Codec, createCheck, createCodec, lineChunkDecoder } from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
 import { checkCodexEvents } from './check';
-import { type CodexDecodeOptions, CodexRecordDecoder } from './decode';
-import { type CodexEncodeOptions, CodexEncoder } from './encode';
+import { type CodexDecodeOptions, createCodexRecordDecoder } from './decode';
+import { type CodexEncodeOptions, createCodexEncoder } from './encode';
 import { CODEX_MAX_LINE_BYTES } from './wire';
 
 export { checkCodexEvents } from './check';
@@ -37,9 +37,9 @@ const codec = createCodec<CodexDecodeOptions, CodexEncodeOptions>({
       'jsonl',
       { ...options, maxLineBytes: options.maxLineBytes ?? CODEX_MAX_LINE_BYTES },
       sink,
-      new CodexRecordDecoder(options, sink),
+      createCodexRecordDecoder(options, sink),
     ),
-  createEncoder: (options, sink) => new CodexEncoder(options, sink),
+  createEncoder: (options, sink) => createCodexEncoder(options, sink),
 });
 
 /**

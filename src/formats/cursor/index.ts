@@ -1,7 +1,7 @@
 import { type Codec, createCheck, createCodec, lineChunkDecoder } from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
 import { checkCursorEvents } from './check';
-import { type CursorDecodeOptions, CursorRecordDecoder } from './decode';
+import { type CursorDecodeOptions, createCursorRecordDecoder } from './decode';
 import { type CursorEncodeOptions, CursorEncoder } from './encode';
 import { CURSOR_MAX_LINE_BYTES } from './wire';
 
@@ -30,7 +30,7 @@ const codec = createCodec<CursorDecodeOptions, CursorEncodeOptions>({
   format: 'cursor',
   createChunkDecoder: (options, sink) => {
     const lines = { ...options, maxLineBytes: options.maxLineBytes ?? CURSOR_MAX_LINE_BYTES };
-    return lineChunkDecoder('cursor', 'jsonl', lines, sink, new CursorRecordDecoder(options, sink));
+    return lineChunkDecoder('cursor', 'jsonl', lines, sink, createCursorRecordDecoder(options, sink));
   },
   createEncoder: (options, sink) => new CursorEncoder(options, sink),
 });

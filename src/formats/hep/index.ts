@@ -1,7 +1,7 @@
 import { type Codec, createCheck, createCodec, lineChunkDecoder } from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
 import { checkHepEvents } from './check';
-import { type HepDecodeOptions, HepRecordDecoder } from './decode';
+import { createHepRecordDecoder, type HepDecodeOptions } from './decode';
 import { type HepEncodeOptions, HepEncoder } from './encode';
 import { HEP } from './wire';
 
@@ -49,7 +49,7 @@ export interface HepCodec extends Codec<HepDecodeOptions, HepEncodeOptions> {
 const codec = createCodec<HepDecodeOptions, HepEncodeOptions>({
   format: HEP,
   createChunkDecoder: (options, sink) =>
-    lineChunkDecoder(HEP, 'jsonl', options, sink, new HepRecordDecoder(options, sink)),
+    lineChunkDecoder(HEP, 'jsonl', options, sink, createHepRecordDecoder(options, sink)),
   createEncoder: (options, sink) => new HepEncoder(options, sink),
 });
 

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import type { Detection } from '../../detect';
-import { isFiniteNumber, isInt, isObjectValue, schemaProblems } from '../../guards';
+import { isFiniteNumber, isInt, isObjectValue, type Shape, shape, shapeProblems } from '../../guards';
 import type { JsonObject } from '../../json';
 
 // Every byte rule of HEP v1 (docs/protocols/hep.md): the frames and their zod schemas (the source
@@ -12,92 +12,105 @@ import type { JsonObject } from '../../json';
 /** The format id. */
 export const HEP = 'hep' as const;
 
-const turnId = z.int();
+// Every zod call is marked pure: nothing at run time reads the schemas (the decoder checks with
+// the guards and words its reports with the shapes below), so an app that imports only the codec
+// bundles none of zod; an app that imports a schema gets it whole.
+const turnId = /* @__PURE__ */ z.int();
 
 /** `hep_header`: always the first line. */
-export const HepHeaderFrame = z.looseObject({
-  type: z.literal('hep_header'),
-  hep: z.string(),
-  fah: z.string(),
-  session: z.string(),
+export const HepHeaderFrame = /* @__PURE__ */ z.looseObject({
+  type: /* @__PURE__ */ z.literal('hep_header'),
+  hep: /* @__PURE__ */ z.string(),
+  fah: /* @__PURE__ */ z.string(),
+  session: /* @__PURE__ */ z.string(),
 });
 /** `agent_start`: the run began. */
-export const HepAgentStartFrame = z.looseObject({ type: z.literal('agent_start'), turn_id: turnId });
-/** `message_start`: an assistant message starts. */
-export const HepMessageStartFrame = z.looseObject({
-  type: z.literal('message_start'),
+export const HepAgentStartFrame = /* @__PURE__ */ z.looseObject({
+  type: /* @__PURE__ */ z.literal('agent_start'),
   turn_id: turnId,
-  role: z.literal('assistant'),
+});
+/** `message_start`: an assistant message starts. */
+export const HepMessageStartFrame = /* @__PURE__ */ z.looseObject({
+  type: /* @__PURE__ */ z.literal('message_start'),
+  turn_id: turnId,
+  role: /* @__PURE__ */ z.literal('assistant'),
 });
 /** `message_delta`: a chunk of assistant text. */
-export const HepMessageDeltaFrame = z.looseObject({
-  type: z.literal('message_delta'),
+export const HepMessageDeltaFrame = /* @__PURE__ */ z.looseObject({
+  type: /* @__PURE__ */ z.literal('message_delta'),
   turn_id: turnId,
-  delta: z.string(),
+  delta: /* @__PURE__ */ z.string(),
 });
 /** `tool_start`: a tool call starts. */
-export const HepToolStartFrame = z.looseObject({
-  type: z.literal('tool_start'),
+export const HepToolStartFrame = /* @__PURE__ */ z.looseObject({
+  type: /* @__PURE__ */ z.literal('tool_start'),
   turn_id: turnId,
-  id: z.string(),
-  name: z.string(),
-  args_summary: z.string(),
+  id: /* @__PURE__ */ z.string(),
+  name: /* @__PURE__ */ z.string(),
+  args_summary: /* @__PURE__ */ z.string(),
 });
 /** `tool_delta`: partial tool output. */
-export const HepToolDeltaFrame = z.looseObject({
-  type: z.literal('tool_delta'),
+export const HepToolDeltaFrame = /* @__PURE__ */ z.looseObject({
+  type: /* @__PURE__ */ z.literal('tool_delta'),
   turn_id: turnId,
-  id: z.string(),
-  update: z.string(),
+  id: /* @__PURE__ */ z.string(),
+  update: /* @__PURE__ */ z.string(),
 });
 /** `tool_liveness`: heartbeat or stuck-call follow-up. */
-export const HepToolLivenessFrame = z.looseObject({
-  type: z.literal('tool_liveness'),
+export const HepToolLivenessFrame = /* @__PURE__ */ z.looseObject({
+  type: /* @__PURE__ */ z.literal('tool_liveness'),
   turn_id: turnId,
-  id: z.string(),
-  name: z.string(),
-  action: z.string(),
-  elapsed_ms: z.int(),
-  output_bytes: z.optional(z.int()),
-  detail: z.optional(z.string()),
+  id: /* @__PURE__ */ z.string(),
+  name: /* @__PURE__ */ z.string(),
+  action: /* @__PURE__ */ z.string(),
+  elapsed_ms: /* @__PURE__ */ z.int(),
+  output_bytes: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.int()),
+  detail: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
 });
 /** One entry of `turn_done.tool_results`. */
-export const HepToolResult = z.looseObject({
-  id: z.string(),
-  name: z.string(),
-  ok: z.boolean(),
-  text: z.string(),
+export const HepToolResult = /* @__PURE__ */ z.looseObject({
+  id: /* @__PURE__ */ z.string(),
+  name: /* @__PURE__ */ z.string(),
+  ok: /* @__PURE__ */ z.boolean(),
+  text: /* @__PURE__ */ z.string(),
 });
 /** `turn_done.usage`. */
-export const HepUsage = z.looseObject({ input: z.int(), output: z.int(), cost: z.number() });
+export const HepUsage = /* @__PURE__ */ z.looseObject({
+  input: /* @__PURE__ */ z.int(),
+  output: /* @__PURE__ */ z.int(),
+  cost: /* @__PURE__ */ z.number(),
+});
 /** `turn_done`: terminal frame of a round that completed. */
-export const HepTurnDoneFrame = z.looseObject({
-  type: z.literal('turn_done'),
+export const HepTurnDoneFrame = /* @__PURE__ */ z.looseObject({
+  type: /* @__PURE__ */ z.literal('turn_done'),
   turn_id: turnId,
-  message: z.string(),
-  tool_results: z.array(HepToolResult),
+  message: /* @__PURE__ */ z.string(),
+  tool_results: /* @__PURE__ */ z.array(HepToolResult),
   usage: HepUsage,
-  stop_reason: z.string(),
+  stop_reason: /* @__PURE__ */ z.string(),
 });
 /** `turn_error`: terminal frame of a round that failed. */
-export const HepTurnErrorFrame = z.looseObject({
-  type: z.literal('turn_error'),
+export const HepTurnErrorFrame = /* @__PURE__ */ z.looseObject({
+  type: /* @__PURE__ */ z.literal('turn_error'),
   turn_id: turnId,
-  error: z.string(),
-  fatal: z.boolean(),
+  error: /* @__PURE__ */ z.string(),
+  fatal: /* @__PURE__ */ z.boolean(),
 });
 /** `cancelled`: the run was aborted. */
-export const HepCancelledFrame = z.looseObject({ type: z.literal('cancelled'), turn_id: turnId });
+export const HepCancelledFrame = /* @__PURE__ */ z.looseObject({
+  type: /* @__PURE__ */ z.literal('cancelled'),
+  turn_id: turnId,
+});
 /** `compaction_start`. */
-export const HepCompactionStartFrame = z.looseObject({
-  type: z.literal('compaction_start'),
+export const HepCompactionStartFrame = /* @__PURE__ */ z.looseObject({
+  type: /* @__PURE__ */ z.literal('compaction_start'),
   turn_id: turnId,
 });
 /** `compaction_end`. */
-export const HepCompactionEndFrame = z.looseObject({
-  type: z.literal('compaction_end'),
+export const HepCompactionEndFrame = /* @__PURE__ */ z.looseObject({
+  type: /* @__PURE__ */ z.literal('compaction_end'),
   turn_id: turnId,
-  tokens_freed: z.int(),
+  tokens_freed: /* @__PURE__ */ z.int(),
 });
 
 /** Every HEP v1 frame this library knows. */
@@ -117,21 +130,6 @@ export type HepFrame =
 
 /** The `type` of a known HEP frame. */
 export type HepFrameType = HepFrame['type'];
-
-const frameSchemas = {
-  hep_header: HepHeaderFrame,
-  agent_start: HepAgentStartFrame,
-  message_start: HepMessageStartFrame,
-  message_delta: HepMessageDeltaFrame,
-  tool_start: HepToolStartFrame,
-  tool_delta: HepToolDeltaFrame,
-  tool_liveness: HepToolLivenessFrame,
-  turn_done: HepTurnDoneFrame,
-  turn_error: HepTurnErrorFrame,
-  cancelled: HepCancelledFrame,
-  compaction_start: HepCompactionStartFrame,
-  compaction_end: HepCompactionEndFrame,
-} as const;
 
 /** Key order of every frame, as the reference writer emits it (HEP v1 facts, "Byte shape"). */
 export const HEP_KEY_ORDER: Readonly<Record<HepFrameType, readonly string[]>> = {
@@ -214,7 +212,7 @@ export interface HepHints {
 
 // Hand-written guards, one per frame, for records whose `type` already matched: each accepts
 // exactly what its schema accepts (test/hep/guards.test.ts holds every guard alone equal to its
-// schema with fast-check). zod runs only for a rejected frame, to write the report.
+// schema with fast-check). A rejected frame's report is written from its shape (HEP_SHAPES).
 
 function isToolResult(v: unknown): boolean {
   return (
@@ -281,12 +279,56 @@ export const HEP_GUARDS: Readonly<Record<HepFrameType, (r: JsonObject) => boolea
   compaction_end: (r) => isInt(r.turn_id) && isInt(r.tokens_freed),
 };
 
+const { string, int, number, boolean, literal, optional, array, object } = shape;
+const toolResult = object({ id: string, name: string, ok: boolean, text: string });
+
+/**
+ * Each frame's schema as a {@link Shape}, for the report of a frame its guard rejects: zod's
+ * report without zod (test/hep/guards.test.ts holds every report equal to its schema's).
+ */
+export const HEP_SHAPES: Readonly<Record<HepFrameType, Shape>> = {
+  hep_header: object({ type: literal('hep_header'), hep: string, fah: string, session: string }),
+  agent_start: object({ type: literal('agent_start'), turn_id: int }),
+  message_start: object({ type: literal('message_start'), turn_id: int, role: literal('assistant') }),
+  message_delta: object({ type: literal('message_delta'), turn_id: int, delta: string }),
+  tool_start: object({
+    type: literal('tool_start'),
+    turn_id: int,
+    id: string,
+    name: string,
+    args_summary: string,
+  }),
+  tool_delta: object({ type: literal('tool_delta'), turn_id: int, id: string, update: string }),
+  tool_liveness: object({
+    type: literal('tool_liveness'),
+    turn_id: int,
+    id: string,
+    name: string,
+    action: string,
+    elapsed_ms: int,
+    output_bytes: optional(int),
+    detail: optional(string),
+  }),
+  turn_done: object({
+    type: literal('turn_done'),
+    turn_id: int,
+    message: string,
+    tool_results: array(toolResult),
+    usage: object({ input: int, output: int, cost: number }),
+    stop_reason: string,
+  }),
+  turn_error: object({ type: literal('turn_error'), turn_id: int, error: string, fatal: boolean }),
+  cancelled: object({ type: literal('cancelled'), turn_id: int }),
+  compaction_start: object({ type: literal('compaction_start'), turn_id: int }),
+  compaction_end: object({ type: literal('compaction_end'), turn_id: int, tokens_freed: int }),
+};
+
 /** What the decoder needs of one frame type, found with one lookup per record. */
 export interface HepFrameSpec {
   /** The type, as the constant string (a `switch` on it compares pointers, not characters). */
   readonly type: HepFrameType;
-  /** The schema: the source of the frame's type, and its report when the guard rejects it. */
-  readonly schema: z.ZodMiniType;
+  /** The schema's checks as a shape: the frame's report when the guard rejects it. */
+  readonly report: Shape;
   /** The guard: the schema's check, written out. */
   readonly guard: (r: JsonObject) => boolean;
   /** The reference key order. */
@@ -294,9 +336,8 @@ export interface HepFrameSpec {
 }
 
 const specs = new Map<string, HepFrameSpec>();
-for (const [type, schema] of Object.entries(frameSchemas)) {
-  const t = type as HepFrameType;
-  specs.set(type, { type: t, schema: schema as z.ZodMiniType, guard: HEP_GUARDS[t], keys: HEP_KEY_ORDER[t] });
+for (const type of Object.keys(HEP_KEY_ORDER) as HepFrameType[]) {
+  specs.set(type, { type, report: HEP_SHAPES[type], guard: HEP_GUARDS[type], keys: HEP_KEY_ORDER[type] });
 }
 const spec = (type: HepFrameType): HepFrameSpec => specs.get(type)!;
 const MESSAGE_DELTA = spec('message_delta');
@@ -332,7 +373,7 @@ export function validateHepFrameSpec(spec: HepFrameSpec, record: JsonObject): st
   else if (spec === TOOL_DELTA) valid = isValidToolDelta(record);
   else valid = spec.guard(record);
   if (valid) return undefined;
-  return schemaProblems(spec.schema, record);
+  return shapeProblems(spec.report, record);
 }
 
 /** True when `type` names a HEP v1 frame this library knows. */
@@ -347,7 +388,7 @@ export function isHepFrameType(type: string): type is HepFrameType {
 export function validateHepFrame(type: HepFrameType, record: unknown): string | undefined {
   const s = specs.get(type)!;
   if (isObjectValue(record) && s.guard(record)) return undefined;
-  return schemaProblems(s.schema, record);
+  return shapeProblems(s.report, record);
 }
 
 /** The start of a `hep_header` line, recognised even when the line is cut. */

@@ -69,329 +69,419 @@ function isFailure(error: unknown): boolean {
 }
 
 /**
+ * The decoder's state between lines, built whole in one object literal ({@link newDecoder}): a
+ * literal's hidden class is held by its allocation site and outlives a full garbage collection,
+ * where a class instance's fields die with the last decoder and take the optimised code that
+ * embedded them along (docs/performance.md, "highbar decode", Round four).
+ */
+interface HighbarDecoder {
+  readonly sink: DiagnosticSink;
+  readonly report: LineReport;
+  readonly maxDepth: number;
+  runOpen: boolean;
+  // The current line.
+  text: string;
+  readonly at: LineAt;
+}
+
+function newDecoder(options: HighbarDecodeOptions, sink: DiagnosticSink): HighbarDecoder {
+  return {
+    sink,
+    report: lineReporter(sink, FORMAT),
+    maxDepth: resolveMaxDepth(options.maxDepth),
+    runOpen: false,
+    text: '',
+    at: { line: 0, offset: 0, hints: {}, out: [] },
+  };
+}
+
+/**
  * The highbar trace record decoder: one line → canonical events. A `tool` line becomes a
  * `tool.start` + `tool.end` pair (call id `hb-<line>`); a `turn` ends a run (`run.end`), and a
  * synthetic `run.start` opens each run before its first `tool` or `turn`; `hello` is a
  * `session.start`; `tools` is a `tools.declare`. Lines the contract skips are `info`
  * diagnostics plus `unknown` events; lines the contract calls errors are `error` diagnostics
- * (plus an `unknown` event when the line was JSON), never dropped without a trace.
+ * (plus an `unknown` event when the line was JSON), never dropped without a trace. A factory
+ * over one state literal and module functions, not a class: no decoder's shape is embedded in
+ * the per-line code.
  */
-export class HighbarRecordDecoder implements RecordDecoder {
-  private readonly sink: DiagnosticSink;
-  private readonly report: LineReport;
-  private readonly maxDepth: number;
-  private runOpen = false;
-  // The current line.
-  private text = '';
-  private readonly at: LineAt = { line: 0, offset: 0, hints: {}, out: [] };
-
-  /** Creates a decoder that reports to `sink`. */
-  constructor(options: HighbarDecodeOptions, sink: DiagnosticSink) {
-    this.sink = sink;
-    this.report = lineReporter(sink, FORMAT);
-    this.maxDepth = resolveMaxDepth(options.maxDepth);
-  }
-
-  line(text: string, line: number, offset: number, out: AgentEvent[], _bytes?: number): void {
-    if (highbarFastPath.enabled && this.canonicalTool(text, line, offset, out)) return;
-    // Long lines have their depth measured before JSON.parse sees them (a deep line costs
-    // JSON.parse time per level); shorter ones are parsed first and measured on the value, in
-    // the walk that looks for integers JSON.parse rounded. A line that fails either way gets its
-    // diagnostic from the checked parse.
-    let record: unknown;
-    let refused = text.length > DEPTH_PRECHECK_CHARS && isTooDeep(text, this.maxDepth);
-    let numbers = VALUE_PLAIN;
-    if (!refused) {
-      try {
-        record = JSON.parse(text);
-        numbers = valueCheck(record, 1, this.maxDepth);
-        if (numbers === VALUE_TOO_DEEP) refused = true;
-      } catch {
-        refused = true;
-      }
-    }
-    if (refused) {
-      if (text.trim().length === 0) {
-        this.report('invalid_json', 'warning', line, offset, 'a blank line (no record); skipped');
-        return;
-      }
-      const parsed = parseJsonLine(text, line, offset, this.maxDepth, FORMAT);
-      if (!parsed.ok) {
-        this.sink.report(parsed.diagnostic);
-        return;
-      }
-      record = parsed.value;
-      numbers = VALUE_UNSAFE; // not walked: let the text say
-    }
-    const at = this.begin(text, line, offset, out);
-    if (numbers === VALUE_UNSAFE) this.checkIntegers(text, line, offset);
-    if (!isJsonObject(record)) {
-      this.report('invalid_json', 'error', line, offset, 'not a JSON object; kept as an unknown event');
-      out.push(this.unknown(record, undefined, at));
-      return;
-    }
-    const v = record.v;
-    if (v === undefined || v === 0) {
-      this.v0(record, at);
-      return;
-    }
-    if (v !== HIGHBAR_VERSION) {
-      if (typeof v === 'number' && Number.isInteger(v) && v > HIGHBAR_VERSION) {
-        this.report(
-          'unsupported_version',
-          'error',
-          line,
-          offset,
-          `trace contract version ${v} is newer than this library reads (v${HIGHBAR_VERSION}); upgrade agentwire`,
-        );
-      } else {
-        this.report(
-          'invalid_record',
-          'error',
-          line,
-          offset,
-          `"v" is ${JSON.stringify(v)}, not a version number`,
-        );
-      }
-      out.push(this.unknown(record, record.type, at));
-      return;
-    }
-    const type = record.type;
-    if (!isHighbarRecordType(type)) {
-      const what =
-        type === undefined
-          ? 'a v1 record without "type"; skipped, as the contract says (highbar loses a tool call written without type)'
-          : `a record of type ${JSON.stringify(type)} highbar does not know; skipped, as the contract says`;
-      this.report('unknown_record', 'info', line, offset, `${what}; kept as an unknown event`);
-      out.push(this.unknown(record, type, at));
-      return;
-    }
-    const problem = passesHighbarGuard(type, record) ? undefined : validateHighbarRecord(type, record);
-    if (problem !== undefined) {
-      this.report('invalid_record', 'error', line, offset, `invalid ${type} record: ${problem}`);
-      out.push(this.unknown(record, type, at));
-      return;
-    }
-    this.v1(type, record, at);
-  }
-
-  // The shortcut for tool lines in the emitter's shape (readCanonicalTool): their events.
-  private canonicalTool(text: string, line: number, offset: number, out: AgentEvent[]): boolean {
-    const read = readCanonicalTool(text, this.maxDepth);
-    if (read === undefined) return false;
-    const at = this.begin(text, line, offset, out);
-    if (read.numbers === VALUE_UNSAFE) this.checkIntegers(text, line, offset);
-    const ts = this.timeOf(read.ts, 'ts', undefined, at);
-    const startedAt = this.timeOf(read.startedAt, 'started_at', ts, at);
-    const endedAt = this.timeOf(read.endedAt, 'ended_at', ts, at);
-    const hints = at.hints as Record<string, unknown>;
-    const provenance: Provenance = { format: FORMAT, line, offset, hints };
-    this.toolPair(read, { ts, startedAt, endedAt, context: read.context, provenance }, at);
-    return true;
-  }
-
-  // The line's state, for a line that makes events: the line itself is what the writer needs to
-  // give it back byte for byte: it decides there, when (and only if) the line is written, whether
-  // its own text is the line (docs/protocols/highbar.md, "Byte-exact"). Deciding here cost every
-  // line a walk of its text.
-  private begin(text: string, line: number, offset: number, out: AgentEvent[]): LineAt {
-    const at = this.at;
-    at.line = line;
-    at.offset = offset;
-    at.hints = { raw: text };
-    at.out = out;
-    this.text = text;
-    return at;
-  }
-
-  end(_out: AgentEvent[]): void {
+export function createHighbarRecordDecoder(
+  options: HighbarDecodeOptions,
+  sink: DiagnosticSink,
+): RecordDecoder {
+  const d = newDecoder(options, sink);
+  return {
+    line: (text, line, offset, out) => readLine(d, text, line, offset, out),
     // A run without its turn record stays open: highbar has no other end of a run.
-  }
+    end: () => {},
+  };
+}
 
-  // JSON.parse rounds integers past 2^53; the policy is to say so, never to round silently.
-  private checkIntegers(text: string, line: number, offset: number): void {
-    const message = unsafeNumberMessage(text);
-    if (message !== undefined) this.report('invalid_record', 'error', line, offset, message);
-  }
-
-  private unknown(record: unknown, type: unknown, at: LineAt): AgentEventOf<'unknown'> {
-    const { line, offset, hints } = at;
-    const e: AgentEventOf<'unknown'> = {
-      type: 'unknown',
-      record,
-      provenance: withHints(provenanceOf(FORMAT, line, offset), hints),
-    };
-    if (typeof type === 'string') e.recordType = type;
-    if (isJsonObject(record)) {
-      if (typeof record.ts === 'number') e.ts = record.ts * 1000;
-      // An invalid record still belongs to its test: keep the context for correlation.
-      if (isJsonObject(record.context)) e.context = record.context;
+function readLine(d: HighbarDecoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
+  if (highbarFastPath.enabled && canonicalTool(d, text, line, offset, out)) return;
+  // Long lines have their depth measured before JSON.parse sees them (a deep line costs
+  // JSON.parse time per level); shorter ones are parsed first and measured on the value, in
+  // the walk that looks for integers JSON.parse rounded. A line that fails either way gets its
+  // diagnostic from the checked parse.
+  let record: unknown;
+  let refused = text.length > DEPTH_PRECHECK_CHARS && isTooDeep(text, d.maxDepth);
+  let numbers = VALUE_PLAIN;
+  if (!refused) {
+    try {
+      record = JSON.parse(text);
+      numbers = valueCheck(record, 1, d.maxDepth);
+      if (numbers === VALUE_TOO_DEEP) refused = true;
+    } catch {
+      refused = true;
     }
-    return e;
   }
-
-  /** Seconds → ms for a time field, with the hint that gives the written value back. */
-  private time(
-    record: JsonObject,
-    key: 'ts' | 'started_at' | 'ended_at',
-    fallback: number | undefined,
-    at: LineAt,
-  ): number | undefined {
-    return this.timeOf(record[key], key, fallback, at);
-  }
-
-  /** {@link time} of a value already read. */
-  private timeOf(
-    value: unknown,
-    key: 'ts' | 'started_at' | 'ended_at',
-    fallback: number | undefined,
-    at: LineAt,
-  ): number | undefined {
-    const hints = at.hints;
-    if (value === undefined) {
-      (hints.absent ??= []).push(key);
-      return fallback;
-    }
-    if (typeof value !== 'number') {
-      const instead = fallback === undefined ? 'it is left out' : 'it falls back to ts';
-      this.report(
-        'invalid_record',
-        'warning',
-        at.line,
-        at.offset,
-        `${key} is ${JSON.stringify(value)}, not a number of seconds; ${instead}`,
-      );
-      (hints.invalid ??= {})[key] = value;
-      return fallback;
-    }
-    const ms = value * 1000;
-    // The writer prints ms / 1000; keep the value as written only when that does not give it
-    // back. (A Python writer's float; a line with an integer here keeps its `raw` form instead.)
-    // An integral value written as an integer (Python's `int`, not `1.0`; in the range where
-    // Python's `json.dumps` and `pyNumber` print integers) keeps that spelling: an edited event is
-    // written from the model, with the integer still an integer.
-    if (Number.isInteger(value) && Math.abs(value) < 1e16 && spelledAsInteger(this.text, key, value)) {
-      hints[key] = String(value);
-    } else if (ms / 1000 !== value) hints[key] = pyFloat(value);
-    return ms;
-  }
-
-  private openRun(ts: number | undefined, context: JsonObject | undefined, at: LineAt): void {
-    const { line, offset, out } = at;
-    if (this.runOpen) return;
-    this.runOpen = true;
-    const e: AgentEventOf<'run.start'> = {
-      type: 'run.start',
-      provenance: { format: FORMAT, line, offset, synthetic: true },
-    };
-    if (ts !== undefined) e.ts = ts;
-    if (context !== undefined) e.context = context;
-    out.push(e);
-  }
-
-  private v0(record: JsonObject, at: LineAt): void {
-    const { line, offset, hints, out } = at;
-    const problem = passesHighbarGuard('v0', record) ? undefined : validateHighbarRecord('v0', record);
-    if (problem !== undefined) {
-      this.report('invalid_record', 'error', line, offset, `invalid v0 tool call: ${problem}`);
-      out.push(this.unknown(record, undefined, at));
+  if (refused) {
+    if (text.trim().length === 0) {
+      d.report('invalid_json', 'warning', line, offset, 'a blank line (no record); skipped');
       return;
     }
-    hints.v0 = Object.keys(record);
-    let context: JsonObject | undefined;
-    for (const key of hints.v0) {
-      if (HIGHBAR_V0_FIELDS.indexOf(key) !== -1) continue;
-      setOwn((context ??= {}), key, record[key]);
+    const parsed = parseJsonLine(text, line, offset, d.maxDepth, FORMAT);
+    if (!parsed.ok) {
+      d.sink.report(parsed.diagnostic);
+      return;
     }
-    // v0 has no ts: the call's own times stand in for it.
-    const startedAt = this.time(record, 'started_at', undefined, at);
-    const endedAt = this.time(record, 'ended_at', undefined, at);
-    delete hints.absent; // the v0 key list already says which fields the line had
-    const provenance = withHints(provenanceOf(FORMAT, line, offset), hints);
-    this.toolPair(record, { ts: endedAt ?? startedAt, startedAt, endedAt, context, provenance }, at);
+    record = parsed.value;
+    numbers = VALUE_UNSAFE; // not walked: let the text say
   }
+  const at = begin(d, text, line, offset, out);
+  if (numbers === VALUE_UNSAFE) checkIntegers(d, text, line, offset);
+  if (!isJsonObject(record)) {
+    d.report('invalid_json', 'error', line, offset, 'not a JSON object; kept as an unknown event');
+    out.push(unknown(record, undefined, at));
+    return;
+  }
+  const v = record.v;
+  if (v === undefined || v === 0) {
+    v0(d, record, at);
+    return;
+  }
+  if (v !== HIGHBAR_VERSION) {
+    if (typeof v === 'number' && Number.isInteger(v) && v > HIGHBAR_VERSION) {
+      d.report(
+        'unsupported_version',
+        'error',
+        line,
+        offset,
+        `trace contract version ${v} is newer than this library reads (v${HIGHBAR_VERSION}); upgrade agentwire`,
+      );
+    } else {
+      d.report('invalid_record', 'error', line, offset, `"v" is ${JSON.stringify(v)}, not a version number`);
+    }
+    out.push(unknown(record, record.type, at));
+    return;
+  }
+  const type = record.type;
+  if (!isHighbarRecordType(type)) {
+    const what =
+      type === undefined
+        ? 'a v1 record without "type"; skipped, as the contract says (highbar loses a tool call written without type)'
+        : `a record of type ${JSON.stringify(type)} highbar does not know; skipped, as the contract says`;
+    d.report('unknown_record', 'info', line, offset, `${what}; kept as an unknown event`);
+    out.push(unknown(record, type, at));
+    return;
+  }
+  const problem = passesHighbarGuard(type, record) ? undefined : validateHighbarRecord(type, record);
+  if (problem !== undefined) {
+    d.report('invalid_record', 'error', line, offset, `invalid ${type} record: ${problem}`);
+    out.push(unknown(record, type, at));
+    return;
+  }
+  v1(d, type, record, at);
+}
 
-  private v1(type: HighbarRecordType, record: JsonObject, at: LineAt): void {
-    const { line, offset, hints, out } = at;
-    const ts = this.time(record, 'ts', undefined, at);
-    const context = record.context as JsonObject | undefined;
-    const rest = splitRecord(record, HIGHBAR_KEY_ORDER_BY_TYPE.get(type)!);
-    switch (type) {
-      case 'tool': {
-        const startedAt = this.time(record, 'started_at', ts, at);
-        const endedAt = this.time(record, 'ended_at', ts, at);
-        const provenance = withHints(provenanceOf(FORMAT, line, offset, rest), hints);
-        this.toolPair(record, { ts, startedAt, endedAt, context, provenance }, at);
-        return;
-      }
-      case 'turn': {
-        this.openRun(ts, context, at);
-        this.runOpen = false;
-        const e: AgentEventOf<'run.end'> = {
-          type: 'run.end',
-          status: 'completed',
-          provenance: withHints(provenanceOf(FORMAT, line, offset, rest), hints),
-        };
-        if (typeof record.message === 'string') e.input = record.message;
-        if (typeof record.response === 'string') e.answer = record.response;
-        stamp(e, ts, context);
-        out.push(e);
-        return;
-      }
-      case 'hello': {
-        // A new writer: a run the previous one left open will never get its turn record.
-        this.runOpen = false;
-        const e: AgentEventOf<'session.start'> = {
-          type: 'session.start',
-          provenance: withHints(provenanceOf(FORMAT, line, offset, rest), hints),
-        };
-        if (record.sdk !== undefined) e.producer = record.sdk as string;
-        if (record.pid !== undefined) e.pid = record.pid as number;
-        if (record.tools !== undefined) e.tools = record.tools as string[];
-        stamp(e, ts, context);
-        out.push(e);
-        return;
-      }
-      case 'tools': {
-        const e: AgentEventOf<'tools.declare'> = {
-          type: 'tools.declare',
-          tools: record.names as string[],
-          provenance: withHints(provenanceOf(FORMAT, line, offset, rest), hints),
-        };
-        stamp(e, ts, context);
-        out.push(e);
-        return;
-      }
-    }
-  }
+// The shortcut for tool lines in the emitter's shape (readCanonicalTool): their events.
+function canonicalTool(
+  d: HighbarDecoder,
+  text: string,
+  line: number,
+  offset: number,
+  out: AgentEvent[],
+): boolean {
+  const read = readCanonicalTool(text, d.maxDepth);
+  if (read === undefined) return false;
+  const at = begin(d, text, line, offset, out);
+  if (read.numbers === VALUE_UNSAFE) checkIntegers(d, text, line, offset);
+  // The three times are numbers here: each gives its milliseconds, never the fallback.
+  const ts = timeOf(d, read.ts, 'ts', undefined, at) as number;
+  const startedAt = timeOf(d, read.startedAt, 'started_at', ts, at) as number;
+  const endedAt = timeOf(d, read.endedAt, 'ended_at', ts, at) as number;
+  const hints = at.hints as Record<string, unknown>;
+  const provenance: Provenance = { format: FORMAT, line, offset, hints };
+  openRun(d, ts, read.context, at);
+  wholeToolPair(read, { ts, startedAt, endedAt, context: read.context, provenance }, at);
+  return true;
+}
 
-  private toolPair(record: ToolValues, pair: ToolPair, at: LineAt): void {
-    const { ts, startedAt, endedAt, context, provenance } = pair;
-    this.openRun(ts, context, at);
-    const call = `hb-${at.line}`;
-    const name = record.fn as string;
-    const start: AgentEventOf<'tool.start'> = { type: 'tool.start', call, name, provenance };
-    if (record.args !== undefined) start.args = record.args as JsonObject;
-    if (startedAt !== undefined) start.startedAt = startedAt;
-    stamp(start, ts, context);
-    const error = record.error;
-    const end: AgentEventOf<'tool.end'> = {
-      type: 'tool.end',
-      call,
-      name,
-      ok: !isFailure(error),
-      provenance,
-    };
-    if (Object.hasOwn(record, 'result')) {
-      end.result = record.result;
-      if (typeof record.result === 'string') end.text = record.result;
-    }
-    if (Object.hasOwn(record, 'error')) end.error = error;
-    if (startedAt !== undefined) end.startedAt = startedAt;
-    if (endedAt !== undefined) end.endedAt = endedAt;
-    stamp(end, ts, context);
-    at.out.push(start, end);
+// The line's state, for a line that makes events: the line itself is what the writer needs to
+// give it back byte for byte: it decides there, when (and only if) the line is written, whether
+// its own text is the line (docs/protocols/highbar.md, "Byte-exact"). Deciding here cost every
+// line a walk of its text.
+function begin(d: HighbarDecoder, text: string, line: number, offset: number, out: AgentEvent[]): LineAt {
+  const at = d.at;
+  at.line = line;
+  at.offset = offset;
+  at.hints = { raw: text };
+  at.out = out;
+  d.text = text;
+  return at;
+}
+
+// JSON.parse rounds integers past 2^53; the policy is to say so, never to round silently.
+function checkIntegers(d: HighbarDecoder, text: string, line: number, offset: number): void {
+  const message = unsafeNumberMessage(text);
+  if (message !== undefined) d.report('invalid_record', 'error', line, offset, message);
+}
+
+function unknown(record: unknown, type: unknown, at: LineAt): AgentEventOf<'unknown'> {
+  const { line, offset, hints } = at;
+  const e: AgentEventOf<'unknown'> = {
+    type: 'unknown',
+    record,
+    provenance: withHints(provenanceOf(FORMAT, line, offset), hints),
+  };
+  if (typeof type === 'string') e.recordType = type;
+  if (isJsonObject(record)) {
+    if (typeof record.ts === 'number') e.ts = record.ts * 1000;
+    // An invalid record still belongs to its test: keep the context for correlation.
+    if (isJsonObject(record.context)) e.context = record.context;
   }
+  return e;
+}
+
+/** Seconds → ms for a time field, with the hint that gives the written value back. */
+function time(
+  d: HighbarDecoder,
+  record: JsonObject,
+  key: 'ts' | 'started_at' | 'ended_at',
+  fallback: number | undefined,
+  at: LineAt,
+): number | undefined {
+  return timeOf(d, record[key], key, fallback, at);
+}
+
+/** {@link time} of a value already read. */
+function timeOf(
+  d: HighbarDecoder,
+  value: unknown,
+  key: 'ts' | 'started_at' | 'ended_at',
+  fallback: number | undefined,
+  at: LineAt,
+): number | undefined {
+  const hints = at.hints;
+  if (value === undefined) {
+    (hints.absent ??= []).push(key);
+    return fallback;
+  }
+  if (typeof value !== 'number') {
+    const instead = fallback === undefined ? 'it is left out' : 'it falls back to ts';
+    d.report(
+      'invalid_record',
+      'warning',
+      at.line,
+      at.offset,
+      `${key} is ${JSON.stringify(value)}, not a number of seconds; ${instead}`,
+    );
+    (hints.invalid ??= {})[key] = value;
+    return fallback;
+  }
+  const ms = value * 1000;
+  // The writer prints ms / 1000; keep the value as written only when that does not give it
+  // back. (A Python writer's float; a line with an integer here keeps its `raw` form instead.)
+  // An integral value written as an integer (Python's `int`, not `1.0`; in the range where
+  // Python's `json.dumps` and `pyNumber` print integers) keeps that spelling: an edited event is
+  // written from the model, with the integer still an integer.
+  if (Number.isInteger(value) && Math.abs(value) < 1e16 && spelledAsInteger(d.text, key, value)) {
+    hints[key] = String(value);
+  } else if (ms / 1000 !== value) hints[key] = pyFloat(value);
+  return ms;
+}
+
+function openRun(
+  d: HighbarDecoder,
+  ts: number | undefined,
+  context: JsonObject | undefined,
+  at: LineAt,
+): void {
+  const { line, offset, out } = at;
+  if (d.runOpen) return;
+  d.runOpen = true;
+  const e: AgentEventOf<'run.start'> = {
+    type: 'run.start',
+    provenance: { format: FORMAT, line, offset, synthetic: true },
+  };
+  if (ts !== undefined) e.ts = ts;
+  if (context !== undefined) e.context = context;
+  out.push(e);
+}
+
+function v0(d: HighbarDecoder, record: JsonObject, at: LineAt): void {
+  const { line, offset, hints, out } = at;
+  const problem = passesHighbarGuard('v0', record) ? undefined : validateHighbarRecord('v0', record);
+  if (problem !== undefined) {
+    d.report('invalid_record', 'error', line, offset, `invalid v0 tool call: ${problem}`);
+    out.push(unknown(record, undefined, at));
+    return;
+  }
+  hints.v0 = Object.keys(record);
+  let context: JsonObject | undefined;
+  for (const key of hints.v0) {
+    if (HIGHBAR_V0_FIELDS.indexOf(key) !== -1) continue;
+    setOwn((context ??= {}), key, record[key]);
+  }
+  // v0 has no ts: the call's own times stand in for it.
+  const startedAt = time(d, record, 'started_at', undefined, at);
+  const endedAt = time(d, record, 'ended_at', undefined, at);
+  delete hints.absent; // the v0 key list already says which fields the line had
+  const provenance = withHints(provenanceOf(FORMAT, line, offset), hints);
+  toolPair(d, record, { ts: endedAt ?? startedAt, startedAt, endedAt, context, provenance }, at);
+}
+
+function v1(d: HighbarDecoder, type: HighbarRecordType, record: JsonObject, at: LineAt): void {
+  const { line, offset, hints, out } = at;
+  const ts = time(d, record, 'ts', undefined, at);
+  const context = record.context as JsonObject | undefined;
+  const rest = splitRecord(record, HIGHBAR_KEY_ORDER_BY_TYPE.get(type)!);
+  switch (type) {
+    case 'tool': {
+      const startedAt = time(d, record, 'started_at', ts, at);
+      const endedAt = time(d, record, 'ended_at', ts, at);
+      const provenance = withHints(provenanceOf(FORMAT, line, offset, rest), hints);
+      toolPair(d, record, { ts, startedAt, endedAt, context, provenance }, at);
+      return;
+    }
+    case 'turn': {
+      openRun(d, ts, context, at);
+      d.runOpen = false;
+      const e: AgentEventOf<'run.end'> = {
+        type: 'run.end',
+        status: 'completed',
+        provenance: withHints(provenanceOf(FORMAT, line, offset, rest), hints),
+      };
+      if (typeof record.message === 'string') e.input = record.message;
+      if (typeof record.response === 'string') e.answer = record.response;
+      stamp(e, ts, context);
+      out.push(e);
+      return;
+    }
+    case 'hello': {
+      // A new writer: a run the previous one left open will never get its turn record.
+      d.runOpen = false;
+      const e: AgentEventOf<'session.start'> = {
+        type: 'session.start',
+        provenance: withHints(provenanceOf(FORMAT, line, offset, rest), hints),
+      };
+      if (record.sdk !== undefined) e.producer = record.sdk as string;
+      if (record.pid !== undefined) e.pid = record.pid as number;
+      if (record.tools !== undefined) e.tools = record.tools as string[];
+      stamp(e, ts, context);
+      out.push(e);
+      return;
+    }
+    case 'tools': {
+      const e: AgentEventOf<'tools.declare'> = {
+        type: 'tools.declare',
+        tools: record.names as string[],
+        provenance: withHints(provenanceOf(FORMAT, line, offset, rest), hints),
+      };
+      stamp(e, ts, context);
+      out.push(e);
+      return;
+    }
+  }
+}
+
+function toolPair(d: HighbarDecoder, record: ToolValues, pair: ToolPair, at: LineAt): void {
+  const { ts, startedAt, endedAt, context, provenance } = pair;
+  openRun(d, ts, context, at);
+  const call = `hb-${at.line}`;
+  const name = record.fn as string;
+  const start: AgentEventOf<'tool.start'> = { type: 'tool.start', call, name, provenance };
+  if (record.args !== undefined) start.args = record.args as JsonObject;
+  if (startedAt !== undefined) start.startedAt = startedAt;
+  stamp(start, ts, context);
+  const error = record.error;
+  const end: AgentEventOf<'tool.end'> = {
+    type: 'tool.end',
+    call,
+    name,
+    ok: !isFailure(error),
+    provenance,
+  };
+  if (Object.hasOwn(record, 'result')) {
+    end.result = record.result;
+    if (typeof record.result === 'string') end.text = record.result;
+  }
+  if (Object.hasOwn(record, 'error')) end.error = error;
+  if (startedAt !== undefined) end.startedAt = startedAt;
+  if (endedAt !== undefined) end.endedAt = endedAt;
+  stamp(end, ts, context);
+  at.out.push(start, end);
+}
+
+/**
+ * {@link toolPair} of a line {@link readCanonicalTool} read, whose values are all there (`fn` a
+ * string, `args` an object, `result` and `error` present, the three times numbers): each event
+ * built in one object literal with every field it has, in the order `toolPair` adds them. A
+ * literal's hidden class lives as long as its allocation site, where an event grown field by
+ * field gets transitioned classes that die in a full GC with the optimised code that embedded
+ * them (docs/performance.md, "highbar decode", Round four). test/highbar/canonical-tool.test.ts holds the two
+ * equal as JSON text (so key order too).
+ */
+function wholeToolPair(read: CanonicalTool, pair: ToolPair, at: LineAt): void {
+  const { provenance, context } = pair;
+  const ts = pair.ts as number;
+  const startedAt = pair.startedAt as number;
+  const endedAt = pair.endedAt as number;
+  const call = `hb-${at.line}`;
+  const name = read.fn as string;
+  const args = read.args as JsonObject;
+  const { result, error } = read;
+  const ok = !isFailure(error);
+  if (context === undefined) {
+    at.out.push(
+      { type: 'tool.start', call, name, provenance, args, startedAt, ts },
+      typeof result === 'string'
+        ? {
+            type: 'tool.end',
+            call,
+            name,
+            ok,
+            provenance,
+            result,
+            text: result,
+            error,
+            startedAt,
+            endedAt,
+            ts,
+          }
+        : { type: 'tool.end', call, name, ok, provenance, result, error, startedAt, endedAt, ts },
+    );
+    return;
+  }
+  at.out.push(
+    { type: 'tool.start', call, name, provenance, args, startedAt, ts, context },
+    typeof result === 'string'
+      ? {
+          type: 'tool.end',
+          call,
+          name,
+          ok,
+          provenance,
+          result,
+          text: result,
+          error,
+          startedAt,
+          endedAt,
+          ts,
+          context,
+        }
+      : { type: 'tool.end', call, name, ok, provenance, result, error, startedAt, endedAt, ts, context },
+  );
 }
 
 const VALUE_PLAIN = 0;

@@ -3,7 +3,7 @@ import type { Diagnostic } from '../../diagnostics';
 import type { AgentEvent } from '../../model';
 import { checkHighbarEvents } from './check';
 import { declaredTools, matchContext } from './declared';
-import { type HighbarDecodeOptions, HighbarRecordDecoder } from './decode';
+import { createHighbarRecordDecoder, type HighbarDecodeOptions } from './decode';
 import { type HighbarEncodeOptions, HighbarEncoder } from './encode';
 import { HIGHBAR } from './wire';
 
@@ -49,7 +49,7 @@ export interface HighbarCodec extends Codec<HighbarDecodeOptions, HighbarEncodeO
 const codec = createCodec<HighbarDecodeOptions, HighbarEncodeOptions>({
   format: HIGHBAR,
   createChunkDecoder: (options, sink) =>
-    lineChunkDecoder(HIGHBAR, 'jsonl', options, sink, new HighbarRecordDecoder(options, sink)),
+    lineChunkDecoder(HIGHBAR, 'jsonl', options, sink, createHighbarRecordDecoder(options, sink)),
   createEncoder: (options, sink) => new HighbarEncoder(options, sink),
 });
 

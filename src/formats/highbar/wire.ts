@@ -1,6 +1,13 @@
 import * as z from 'zod/mini';
 import type { Detection } from '../../detect';
-import { isOptionalString, isPlainRecord, isStringArray, schemaProblems } from '../../guards';
+import {
+  isOptionalString,
+  isPlainRecord,
+  isStringArray,
+  type Shape,
+  shape,
+  shapeProblems,
+} from '../../guards';
 import type { JsonObject } from '../../json';
 
 // Every byte rule of the highbar trace contract v1 (and the v0 tool call), docs/protocols/
@@ -14,45 +21,54 @@ import type { JsonObject } from '../../json';
 /** The format id. */
 export const HIGHBAR = 'highbar' as const;
 
-const context = z.optional(z.record(z.string(), z.unknown()));
+// Every zod call is marked pure: nothing at run time reads the schemas (the decoder checks with
+// the guard and words its reports with the shapes below), so an app that imports only the codec
+// bundles none of zod; an app that imports a schema gets it whole.
+const context = /* @__PURE__ */ z.optional(
+  /* @__PURE__ */ z.record(/* @__PURE__ */ z.string(), /* @__PURE__ */ z.unknown()),
+);
 
 /** `tool`: one tool call. */
-export const HighbarToolRecord = z.looseObject({
-  v: z.literal(1),
-  type: z.literal('tool'),
-  fn: z.string(),
-  args: z.optional(z.record(z.string(), z.unknown())),
+export const HighbarToolRecord = /* @__PURE__ */ z.looseObject({
+  v: /* @__PURE__ */ z.literal(1),
+  type: /* @__PURE__ */ z.literal('tool'),
+  fn: /* @__PURE__ */ z.string(),
+  args: /* @__PURE__ */ z.optional(
+    /* @__PURE__ */ z.record(/* @__PURE__ */ z.string(), /* @__PURE__ */ z.unknown()),
+  ),
   context,
 });
 /** `turn`: one message handled. */
-export const HighbarTurnRecord = z.looseObject({
-  v: z.literal(1),
-  type: z.literal('turn'),
-  message: z.optional(z.string()),
-  response: z.optional(z.string()),
+export const HighbarTurnRecord = /* @__PURE__ */ z.looseObject({
+  v: /* @__PURE__ */ z.literal(1),
+  type: /* @__PURE__ */ z.literal('turn'),
+  message: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+  response: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
   context,
 });
 /** `hello`: the writer started. */
-export const HighbarHelloRecord = z.looseObject({
-  v: z.literal(1),
-  type: z.literal('hello'),
-  sdk: z.optional(z.string()),
-  pid: z.optional(z.int()),
-  tools: z.optional(z.array(z.string())),
+export const HighbarHelloRecord = /* @__PURE__ */ z.looseObject({
+  v: /* @__PURE__ */ z.literal(1),
+  type: /* @__PURE__ */ z.literal('hello'),
+  sdk: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+  pid: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.int()),
+  tools: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.array(/* @__PURE__ */ z.string())),
   context,
 });
 /** `tools`: the tools the writer records. */
-export const HighbarToolsRecord = z.looseObject({
-  v: z.literal(1),
-  type: z.literal('tools'),
-  names: z.array(z.string()),
+export const HighbarToolsRecord = /* @__PURE__ */ z.looseObject({
+  v: /* @__PURE__ */ z.literal(1),
+  type: /* @__PURE__ */ z.literal('tools'),
+  names: /* @__PURE__ */ z.array(/* @__PURE__ */ z.string()),
   context,
 });
 /** A v0 line: a tool call without `v` (or with `"v": 0`); every other field is context. */
-export const HighbarV0Record = z.looseObject({
-  v: z.optional(z.literal(0)),
-  fn: z.string(),
-  args: z.optional(z.record(z.string(), z.unknown())),
+export const HighbarV0Record = /* @__PURE__ */ z.looseObject({
+  v: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.literal(0)),
+  fn: /* @__PURE__ */ z.string(),
+  args: /* @__PURE__ */ z.optional(
+    /* @__PURE__ */ z.record(/* @__PURE__ */ z.string(), /* @__PURE__ */ z.unknown()),
+  ),
 });
 
 /** Every v1 record type this library knows. */
@@ -180,14 +196,6 @@ export const HIGHBAR_TOOL_TEMPLATE = {
   context: ', "context": ',
 } as const;
 
-const SCHEMAS: Readonly<Record<HighbarRecordType | 'v0', z.ZodMiniType>> = {
-  tool: HighbarToolRecord,
-  turn: HighbarTurnRecord,
-  hello: HighbarHelloRecord,
-  tools: HighbarToolsRecord,
-  v0: HighbarV0Record,
-};
-
 /** True when `type` names a v1 record type this library knows. */
 export function isHighbarRecordType(type: unknown): type is HighbarRecordType {
   return type === 'tool' || type === 'turn' || type === 'hello' || type === 'tools';
@@ -195,8 +203,8 @@ export function isHighbarRecordType(type: unknown): type is HighbarRecordType {
 
 // The guard: the zod schemas' checks written out, for the decoder's hot path. It accepts exactly
 // what the schemas accept on JSON records (test/highbar/guard.test.ts holds them together on
-// generated records, near misses included, the guard called alone); zod runs only for a record
-// it rejects, to write the report.
+// generated records, near misses included, the guard called alone); the report of a record it
+// rejects is written from the record's shape (HIGHBAR_SHAPES).
 
 function optionalRecord(x: unknown): boolean {
   return x === undefined || isPlainRecord(x);
@@ -249,13 +257,41 @@ export function passesHighbarGuard(type: HighbarRecordType | 'v0', record: Recor
   }
 }
 
+const { string, int, literal, optional, array, record, object } = shape;
+const anyRecord = optional(record);
+
+/**
+ * Each record's schema as a {@link Shape}, for the report of a record the guard rejects: zod's
+ * report without zod (test/highbar/guard.test.ts holds every report equal to its schema's).
+ */
+export const HIGHBAR_SHAPES: Readonly<Record<HighbarRecordType | 'v0', Shape>> = {
+  tool: object({ v: literal(1), type: literal('tool'), fn: string, args: anyRecord, context: anyRecord }),
+  turn: object({
+    v: literal(1),
+    type: literal('turn'),
+    message: optional(string),
+    response: optional(string),
+    context: anyRecord,
+  }),
+  hello: object({
+    v: literal(1),
+    type: literal('hello'),
+    sdk: optional(string),
+    pid: optional(int),
+    tools: optional(array(string)),
+    context: anyRecord,
+  }),
+  tools: object({ v: literal(1), type: literal('tools'), names: array(string), context: anyRecord }),
+  v0: object({ v: optional(literal(0)), fn: string, args: anyRecord }),
+};
+
 /**
  * Validates a record of a known type (or a v0 line). Returns `undefined` when valid, else a short
  * description of the first problems (field path and what was expected).
  */
 export function validateHighbarRecord(type: HighbarRecordType | 'v0', record: unknown): string | undefined {
   if (isPlainRecord(record) && passesHighbarGuard(type, record)) return undefined;
-  return schemaProblems(SCHEMAS[type], record);
+  return shapeProblems(HIGHBAR_SHAPES[type], record);
 }
 
 /**

@@ -8,7 +8,9 @@ import {
   isOptionalString,
   isPlainRecord,
   isStringArray,
-  schemaProblems,
+  type Shape,
+  shape,
+  shapeProblems,
 } from '../../guards';
 import { isJsonObject, type JsonObject } from '../../json';
 
@@ -80,96 +82,136 @@ export const NH_EXTENSION_ENVELOPE: ReadonlySet<string> = new Set([
   'provenance',
 ]);
 
-const int = z.int();
+// Every zod call is marked pure: nothing at run time reads the schemas (the decoder checks with
+// the guards and words its reports with the shapes below), so an app that imports only the codec
+// bundles none of them; an app that imports a schema gets it whole.
+const int = /* @__PURE__ */ z.int();
 
 /** The envelope around every payload. */
-export const NhEnvelope = z.looseObject({
-  seq: z.int().check(z.minimum(0)),
-  ts: z.number(),
-  type: z.string(),
-  workspace_id: z.string(),
-  session_id: z.string(),
-  turn_id: z.nullable(z.string()),
-  payload: z.record(z.string(), z.unknown()),
+export const NhEnvelope = /* @__PURE__ */ z.looseObject({
+  seq: /* @__PURE__ */ z.int().check(/* @__PURE__ */ z.minimum(0)),
+  ts: /* @__PURE__ */ z.number(),
+  type: /* @__PURE__ */ z.string(),
+  workspace_id: /* @__PURE__ */ z.string(),
+  session_id: /* @__PURE__ */ z.string(),
+  turn_id: /* @__PURE__ */ z.nullable(/* @__PURE__ */ z.string()),
+  payload: /* @__PURE__ */ z.record(/* @__PURE__ */ z.string(), /* @__PURE__ */ z.unknown()),
 });
 
 /** Token totals in `done` and `hop`. */
-export const NhUsage = z.looseObject({ input_tokens: int, output_tokens: int, cost_usd: z.number() });
-
-/** One option of an approval card (ACP's permission option kinds). */
-export const NhApprovalOption = z.looseObject({ option_id: z.string(), label: z.string(), kind: z.string() });
-
-/** One option of a question. */
-export const NhQuestionOption = z.looseObject({ option_id: z.string(), label: z.string() });
-
-/** One question of `ask_user`. */
-export const NhQuestion = z.looseObject({
-  id: z.string(),
-  text: z.string(),
-  options: z.optional(z.array(NhQuestionOption)),
-  multiple: z.optional(z.boolean()),
+export const NhUsage = /* @__PURE__ */ z.looseObject({
+  input_tokens: int,
+  output_tokens: int,
+  cost_usd: /* @__PURE__ */ z.number(),
 });
 
-const runStatus = z.enum(['completed', 'failed', 'cancelled']);
+/** One option of an approval card (ACP's permission option kinds). */
+export const NhApprovalOption = /* @__PURE__ */ z.looseObject({
+  option_id: /* @__PURE__ */ z.string(),
+  label: /* @__PURE__ */ z.string(),
+  kind: /* @__PURE__ */ z.string(),
+});
+
+/** One option of a question. */
+export const NhQuestionOption = /* @__PURE__ */ z.looseObject({
+  option_id: /* @__PURE__ */ z.string(),
+  label: /* @__PURE__ */ z.string(),
+});
+
+/** One question of `ask_user`. */
+export const NhQuestion = /* @__PURE__ */ z.looseObject({
+  id: /* @__PURE__ */ z.string(),
+  text: /* @__PURE__ */ z.string(),
+  options: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.array(NhQuestionOption)),
+  multiple: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.boolean()),
+});
+
+const runStatus = /* @__PURE__ */ z.enum(['completed', 'failed', 'cancelled']);
 
 /** Payload schemas by event type. */
 export const NhPayloads = {
-  session_created: z.looseObject({
+  session_created: /* @__PURE__ */ z.looseObject({
     v: int,
-    actor: z.string(),
-    mode: z.string(),
-    title: z.optional(z.string()),
-    producer: z.optional(z.string()),
+    actor: /* @__PURE__ */ z.string(),
+    mode: /* @__PURE__ */ z.string(),
+    title: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+    producer: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
   }),
-  title: z.looseObject({ title: z.string() }),
-  turn_started: z.looseObject({ input: z.string() }),
-  token: z.looseObject({ hop: int, text: z.string() }),
-  progress: z.looseObject({ status: z.string(), detail: z.optional(z.string()) }),
-  tool_started: z.looseObject({
+  title: /* @__PURE__ */ z.looseObject({ title: /* @__PURE__ */ z.string() }),
+  turn_started: /* @__PURE__ */ z.looseObject({ input: /* @__PURE__ */ z.string() }),
+  token: /* @__PURE__ */ z.looseObject({ hop: int, text: /* @__PURE__ */ z.string() }),
+  progress: /* @__PURE__ */ z.looseObject({
+    status: /* @__PURE__ */ z.string(),
+    detail: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+  }),
+  tool_started: /* @__PURE__ */ z.looseObject({
     hop: int,
-    call_id: z.string(),
-    tool: z.string(),
-    args: z.record(z.string(), z.unknown()),
-    command: z.optional(z.string()),
-    args_summary: z.optional(z.string()),
+    call_id: /* @__PURE__ */ z.string(),
+    tool: /* @__PURE__ */ z.string(),
+    args: /* @__PURE__ */ z.record(/* @__PURE__ */ z.string(), /* @__PURE__ */ z.unknown()),
+    command: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+    args_summary: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
   }),
-  output: z.looseObject({ call_id: z.string(), stream: z.enum(['stdout', 'stderr']), text: z.string() }),
-  tool_result: z.looseObject({
+  output: /* @__PURE__ */ z.looseObject({
+    call_id: /* @__PURE__ */ z.string(),
+    stream: /* @__PURE__ */ z.enum(['stdout', 'stderr']),
+    text: /* @__PURE__ */ z.string(),
+  }),
+  tool_result: /* @__PURE__ */ z.looseObject({
     hop: int,
-    call_id: z.string(),
-    tool: z.string(),
-    status: z.enum(['ok', 'error', 'denied', 'cancelled']),
-    exit_code: z.nullable(int),
-    files_changed: z.array(z.string()),
-    output: z.optional(z.string()),
-    error: z.optional(z.string()),
+    call_id: /* @__PURE__ */ z.string(),
+    tool: /* @__PURE__ */ z.string(),
+    status: /* @__PURE__ */ z.enum(['ok', 'error', 'denied', 'cancelled']),
+    exit_code: /* @__PURE__ */ z.nullable(int),
+    files_changed: /* @__PURE__ */ z.array(/* @__PURE__ */ z.string()),
+    output: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+    error: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
   }),
-  approval_required: z.looseObject({
-    approval_id: z.string(),
-    call_id: z.optional(z.string()),
-    tool: z.string(),
-    title: z.string(),
-    effects: z.array(z.string()),
-    options: z.array(NhApprovalOption),
+  approval_required: /* @__PURE__ */ z.looseObject({
+    approval_id: /* @__PURE__ */ z.string(),
+    call_id: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+    tool: /* @__PURE__ */ z.string(),
+    title: /* @__PURE__ */ z.string(),
+    effects: /* @__PURE__ */ z.array(/* @__PURE__ */ z.string()),
+    options: /* @__PURE__ */ z.array(NhApprovalOption),
   }),
-  approval_resolved: z.looseObject({
-    approval_id: z.string(),
-    decision: z.string(),
-    by: z.string(),
-    option_id: z.optional(z.string()),
+  approval_resolved: /* @__PURE__ */ z.looseObject({
+    approval_id: /* @__PURE__ */ z.string(),
+    decision: /* @__PURE__ */ z.string(),
+    by: /* @__PURE__ */ z.string(),
+    option_id: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
   }),
-  ask_user: z.looseObject({ question_id: z.string(), questions: z.array(NhQuestion) }),
-  child_started: z.looseObject({ child_id: z.string(), name: z.optional(z.string()), task: z.string() }),
-  child_done: z.looseObject({ child_id: z.string(), status: runStatus, result: z.optional(z.string()) }),
-  compacted: z.looseObject({ tokens_freed: int }),
-  error: z.looseObject({ message: z.string(), recoverable: z.boolean(), code: z.optional(z.string()) }),
-  cancelled: z.looseObject({ by: z.string() }),
-  done: z.looseObject({ status: runStatus, stop_reason: z.string(), usage: NhUsage }),
-  hop: z.looseObject({
+  ask_user: /* @__PURE__ */ z.looseObject({
+    question_id: /* @__PURE__ */ z.string(),
+    questions: /* @__PURE__ */ z.array(NhQuestion),
+  }),
+  child_started: /* @__PURE__ */ z.looseObject({
+    child_id: /* @__PURE__ */ z.string(),
+    name: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+    task: /* @__PURE__ */ z.string(),
+  }),
+  child_done: /* @__PURE__ */ z.looseObject({
+    child_id: /* @__PURE__ */ z.string(),
+    status: runStatus,
+    result: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+  }),
+  compacted: /* @__PURE__ */ z.looseObject({ tokens_freed: int }),
+  error: /* @__PURE__ */ z.looseObject({
+    message: /* @__PURE__ */ z.string(),
+    recoverable: /* @__PURE__ */ z.boolean(),
+    code: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
+  }),
+  cancelled: /* @__PURE__ */ z.looseObject({ by: /* @__PURE__ */ z.string() }),
+  done: /* @__PURE__ */ z.looseObject({
+    status: runStatus,
+    stop_reason: /* @__PURE__ */ z.string(),
+    usage: NhUsage,
+  }),
+  hop: /* @__PURE__ */ z.looseObject({
     hop: int,
-    text: z.string(),
-    tool_calls: z.array(z.string()),
-    stop_reason: z.string(),
+    text: /* @__PURE__ */ z.string(),
+    tool_calls: /* @__PURE__ */ z.array(/* @__PURE__ */ z.string()),
+    stop_reason: /* @__PURE__ */ z.string(),
     usage: NhUsage,
   }),
 } as const;
@@ -291,11 +333,11 @@ export interface NhHints {
   extensionEvent?: unknown;
 }
 
-// Hand-written guards, tried before zod: one for the envelope and one per payload type. Each
-// accepts exactly what its schema accepts on JSON values (test/nativeharness/guards.test.ts
-// holds every guard alone equal to its schema with fast-check); zod runs only for a rejected
-// record, to write the report. zod's check of `payload: z.record(...)` would walk every payload
-// key with a propertyIsEnumerable call each; a parsed JSON object needs no walk.
+// Hand-written guards: one for the envelope and one per payload type. Each accepts exactly what
+// its schema accepts on JSON values (test/nativeharness/guards.test.ts holds every guard alone
+// equal to its schema with fast-check); a rejected record's report is written from its shape
+// (NH_ENVELOPE_SHAPE, NH_PAYLOAD_SHAPES). zod's check of `payload: z.record(...)` would walk
+// every payload key with a propertyIsEnumerable call each; a parsed JSON object needs no walk.
 
 /** The envelope's guard: true exactly when {@link NhEnvelope} accepts `r`. */
 export function isValidEnvelope(r: Record<string, unknown>): boolean {
@@ -415,12 +457,97 @@ export const NH_PAYLOAD_GUARDS: Readonly<Record<NhEventType, (p: JsonObject) => 
     isValidUsage(p.usage),
 };
 
+const { string, nonNegativeInt, number, boolean, record, literal, optional, nullable, array, object } = shape;
+const integer = shape.int;
+const usage = object({ input_tokens: integer, output_tokens: integer, cost_usd: number });
+const runStatusShape = literal('completed', 'failed', 'cancelled');
+
+/**
+ * {@link NhEnvelope} as a {@link Shape}, for the report of an envelope its guard rejects: zod's
+ * report without zod (test/nativeharness/guards.test.ts holds the two equal).
+ */
+export const NH_ENVELOPE_SHAPE: Shape = object({
+  seq: nonNegativeInt,
+  ts: number,
+  type: string,
+  workspace_id: string,
+  session_id: string,
+  turn_id: nullable(string),
+  payload: record,
+});
+
+/** {@link NhPayloads} as shapes, for the report of a payload its guard rejects (same test). */
+export const NH_PAYLOAD_SHAPES: Readonly<Record<NhEventType, Shape>> = {
+  session_created: object({
+    v: integer,
+    actor: string,
+    mode: string,
+    title: optional(string),
+    producer: optional(string),
+  }),
+  title: object({ title: string }),
+  turn_started: object({ input: string }),
+  token: object({ hop: integer, text: string }),
+  progress: object({ status: string, detail: optional(string) }),
+  tool_started: object({
+    hop: integer,
+    call_id: string,
+    tool: string,
+    args: record,
+    command: optional(string),
+    args_summary: optional(string),
+  }),
+  output: object({ call_id: string, stream: literal('stdout', 'stderr'), text: string }),
+  tool_result: object({
+    hop: integer,
+    call_id: string,
+    tool: string,
+    status: literal('ok', 'error', 'denied', 'cancelled'),
+    exit_code: nullable(integer),
+    files_changed: array(string),
+    output: optional(string),
+    error: optional(string),
+  }),
+  approval_required: object({
+    approval_id: string,
+    call_id: optional(string),
+    tool: string,
+    title: string,
+    effects: array(string),
+    options: array(object({ option_id: string, label: string, kind: string })),
+  }),
+  approval_resolved: object({
+    approval_id: string,
+    decision: string,
+    by: string,
+    option_id: optional(string),
+  }),
+  ask_user: object({
+    question_id: string,
+    questions: array(
+      object({
+        id: string,
+        text: string,
+        options: optional(array(object({ option_id: string, label: string }))),
+        multiple: optional(boolean),
+      }),
+    ),
+  }),
+  child_started: object({ child_id: string, name: optional(string), task: string }),
+  child_done: object({ child_id: string, status: runStatusShape, result: optional(string) }),
+  compacted: object({ tokens_freed: integer }),
+  error: object({ message: string, recoverable: boolean, code: optional(string) }),
+  cancelled: object({ by: string }),
+  done: object({ status: runStatusShape, stop_reason: string, usage }),
+  hop: object({ hop: integer, text: string, tool_calls: array(string), stop_reason: string, usage }),
+};
+
 /** What the decoder needs of one event type, found with one lookup per record. */
 export interface NhEventSpec {
   /** The type, as the constant string. */
   readonly type: NhEventType;
-  /** The payload schema: the source of the payload type, and its report when the guard rejects it. */
-  readonly schema: z.ZodMiniType;
+  /** The payload schema's checks as a shape: the payload's report when the guard rejects it. */
+  readonly report: Shape;
   /** The payload guard: the schema's check, written out. */
   readonly guard: (p: JsonObject) => boolean;
   /** The payload key order writers emit. */
@@ -449,11 +576,11 @@ const FLAT_TYPES: ReadonlySet<string> = new Set([
 ]);
 
 const specs = new Map<string, NhEventSpec>();
-for (const [type, schema] of Object.entries(NhPayloads)) {
-  const t = type as NhEventType;
+for (const t of NH_EVENT_TYPES) {
+  const type = t;
   specs.set(type, {
     type: t,
-    schema: schema as z.ZodMiniType,
+    report: NH_PAYLOAD_SHAPES[t],
     guard: NH_PAYLOAD_GUARDS[t],
     keys: NH_PAYLOAD_KEYS[t],
     flat: FLAT_TYPES.has(type),
@@ -487,7 +614,7 @@ export function nhEventSpec(type: string): NhEventSpec | undefined {
 /** Validates an envelope; `undefined` when valid, else a short description of the problems. */
 export function validateNhEnvelope(record: unknown): string | undefined {
   if (isJsonObject(record) && isValidEnvelope(record)) return undefined;
-  return schemaProblems(NhEnvelope as z.ZodMiniType, record);
+  return shapeProblems(NH_ENVELOPE_SHAPE, record);
 }
 
 /** Validates the payload of a known type; `undefined` when valid, else what is wrong. */
@@ -505,7 +632,7 @@ export function validateNhEventPayload(spec: NhEventSpec, p: unknown): string | 
     else valid = spec.guard(p);
     if (valid) return undefined;
   }
-  return schemaProblems(spec.schema, p, 'payload.');
+  return shapeProblems(spec.report, p, 'payload.');
 }
 
 // Leading bytes that do not decide the framing: whitespace, and the parts of one BOM.

@@ -1,0 +1,51 @@
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { hep } from '../../src/index';
+import { FUZZ_RUNS } from '../runs';
+
+// The HEP decoder builds `text.delta` and `tool.output` each in one object literal per shape (with
+// or without the session a header stamps) instead of adding `session` to a literal: the hidden
+// class of a literal outlives a full GC (docs/performance.md, "HEP `createDecoder`", Round four).
+// Goldens normalise top-level key order and every fixture has a header: these pin both shapes,
+// with their keys in the order the events always had.
+
+const HEADER = '{"type":"hep_header","hep":"v1","fah":"0.42.0","session":"s-1"}';
+
+const frame = fc.oneof(
+  fc.record({ turn: fc.nat(), delta: fc.string() }).map(({ turn, delta }) => ({
+    line: JSON.stringify({ type: 'message_delta', turn_id: turn, delta }),
+    event: { type: 'text.delta', text: delta, round: turn },
+  })),
+  fc.record({ turn: fc.nat(), id: fc.string(), update: fc.string() }).map(({ turn, id, update }) => ({
+    line: JSON.stringify({ type: 'tool_delta', turn_id: turn, id, update }),
+    event: { type: 'tool.output', call: id, text: update, round: turn },
+  })),
+);
+
+describe('HEP decoder: text.delta and tool.output built whole', () => {
+  test('with and without a session, the same fields in the same order', () => {
+    fc.assert(
+      fc.property(fc.array(frame, { minLength: 1, maxLength: 8 }), fc.boolean(), (frames, header) => {
+        const lines = frames.map((f) => f.line);
+        const text = `${(header ? [HEADER, ...lines] : lines).join('\n')}\n`;
+        const events = hep
+          .parse(text)
+          .events.filter((e) => e.type === 'text.delta' || e.type === 'tool.output');
+        expect(events.length).toBe(frames.length);
+        events.forEach((e, i) => {
+          const { provenance, ...rest } = e;
+          const expected: Record<string, unknown> = { ...frames[i]!.event };
+          const keys = [...Object.keys(expected), 'provenance'];
+          if (header) {
+            expected.session = 's-1';
+            keys.push('session');
+          }
+          expect(rest).toEqual(expected);
+          expect(Object.keys(e)).toEqual(keys);
+          expect(provenance?.line).toBe(i + (header ? 2 : 1));
+        });
+      }),
+      { numRuns: FUZZ_RUNS },
+    );
+  });
+});
