@@ -119,6 +119,37 @@ export function isPlainToolOutput(candidate: JsonObject): boolean {
   return typeof candidate.call === 'string' && typeof candidate.text === 'string';
 }
 
+/**
+ * The `call` and `text` of a carried tool output spelled exactly `{"call": string, "text": string}`
+ * (the writers' spelling, keys in that order, nothing else), or `undefined`. The UI decoders build
+ * such an output's event whole; anything else takes {@link eventFromCarried}.
+ */
+export function plainToolOutput(value: unknown): { call: string; text: string } | undefined {
+  if (!isJsonObject(value)) return undefined;
+  let n = 0;
+  for (const key in value) {
+    if ((n === 0 && key !== 'call') || (n === 1 && key !== 'text') || n === 2) return undefined;
+    n++;
+  }
+  const { call, text } = value;
+  return n === 2 && typeof call === 'string' && typeof text === 'string' ? { call, text } : undefined;
+}
+
+/**
+ * True for a call's metadata (the writers' `agentwire` object) that gives its `tool.start` an
+ * `argsSummary` and none of the other fields the UI decoders read from it (`kind`, `server`,
+ * `command`, `startedAt`): the spelling whose event those decoders build whole.
+ */
+export function isArgsSummaryOnly(meta: JsonObject): boolean {
+  return (
+    typeof meta.argsSummary === 'string' &&
+    typeof meta.kind !== 'string' &&
+    typeof meta.server !== 'string' &&
+    typeof meta.command !== 'string' &&
+    typeof meta.startedAt !== 'number'
+  );
+}
+
 /** Switch for the hand-written guard beside zod (tests turn it off to compare the two). */
 export const carriedGuard = { enabled: true };
 

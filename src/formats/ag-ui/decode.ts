@@ -1,5 +1,11 @@
 import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
-import { BEFORE_RUN, CARRY_PREFIX, eventFromCarried } from '../../framing/carry';
+import {
+  BEFORE_RUN,
+  CARRY_PREFIX,
+  eventFromCarried,
+  isArgsSummaryOnly,
+  plainToolOutput,
+} from '../../framing/carry';
 import type { FramedRecordDecoder, JsonFraming, JsonStreamDecodeOptions } from '../../framing/json-stream';
 import { missingString, str } from '../../guards';
 import {
@@ -109,523 +115,714 @@ const REQUIRED: Partial<Record<string, readonly string[]>> = {
  * whose events carry `lane`; `CUSTOM` named `agentwire.<type>` is that canonical event; the rest
  * (state, snapshots, activity, `RAW`, other `CUSTOM`) are `unknown` events kept whole.
  */
-export class AguiRecordDecoder implements FramedRecordDecoder {
-  private readonly sink: DiagnosticSink;
-  private readonly report: LineReport;
-  private readonly maxDepth: number;
-  private mode: JsonFraming = 'sse';
-  private session: string | undefined;
-  private run: string | undefined;
-  private runOpen = false;
-  private round = 0;
-  private stepOpen = false;
-  private stepText = '';
-  private readonly names = new Map<string, string>();
-  private readonly args = new Map<string, string>();
+export function createAguiRecordDecoder(
+  options: AguiDecodeOptions,
+  sink: DiagnosticSink,
+): FramedRecordDecoder {
+  const d = newDecoder(options, sink);
+  return {
+    framing: (framing) => setFraming(d, framing),
+    line: (text, line, offset, out) => readLine(d, text, line, offset, out),
+    end: (out) => endStream(d, out),
+  };
+}
+
+/**
+ * The decoder's state between records, built whole in one object literal ({@link newDecoder}): a
+ * literal's hidden class is held by its allocation site and outlives a full GC, where a class
+ * instance's fields (map transitions, held weakly) die with the last decoder and take the
+ * optimised code that embedded them along (docs/performance.md, "AG-UI and AI SDK codecs").
+ */
+interface Decoder {
+  readonly sink: DiagnosticSink;
+  readonly report: LineReport;
+  readonly maxDepth: number;
+  mode: JsonFraming;
+  session: string | undefined;
+  run: string | undefined;
+  runOpen: boolean;
+  round: number;
+  stepOpen: boolean;
+  stepText: string;
+  readonly names: Map<string, string>;
+  readonly args: Map<string, string>;
   /** Messages of another role than the assistant's: their records stay `unknown`. */
-  private readonly otherRoles = new Set<string>();
+  readonly otherRoles: Set<string>;
   /** What each interrupt asked: a question (else an approval). */
-  private readonly questions = new Set<string>();
+  readonly questions: Set<string>;
   /** Requests of this run already said as `CUSTOM` events (its interrupts repeat them). */
-  private readonly asked = new Set<string>();
+  readonly asked: Set<string>;
   /** Calls started and not ended yet, with their start (bounded: {@link MAX_OPEN_CALLS}). */
-  private readonly open = new Map<string, { start: AgentEventOf<'tool.start'>; fromEarlierRun: boolean }>();
+  readonly open: Map<string, { start: AgentEventOf<'tool.start'>; fromEarlierRun: boolean }>;
   /** Records with no event of their own, carried by the next event (`hints.before`). */
-  private before: string[] = [];
+  before: string[];
   /** Each open subagent's parent lane (`null`: the main agent). */
-  private readonly parents = new Map<string, string | null>();
+  readonly parents: Map<string, string | null>;
   /**
    * A run's opening events, held until a record that is not a carried event from before the run
    * (see `BEFORE_RUN`): those are read as coming first.
    */
-  private held: AgentEvent[] | undefined;
-  private lastChunkCall = '';
-  private lastLine = 1;
-  private lastOffset = 0;
-  private lastTs: number | undefined;
+  held: AgentEvent[] | undefined;
+  lastChunkCall: string;
+  lastLine: number;
+  lastOffset: number;
+  lastTs: number | undefined;
+}
 
-  /** Creates a decoder reporting to `sink`. */
-  constructor(options: AguiDecodeOptions, sink: DiagnosticSink) {
-    this.sink = sink;
-    this.report = lineReporter(sink, FORMAT);
-    this.maxDepth = resolveMaxDepth(options.maxDepth);
+function newDecoder(options: AguiDecodeOptions, sink: DiagnosticSink): Decoder {
+  return {
+    sink,
+    report: lineReporter(sink, FORMAT),
+    maxDepth: resolveMaxDepth(options.maxDepth),
+    mode: 'sse',
+    session: undefined,
+    run: undefined,
+    runOpen: false,
+    round: 0,
+    stepOpen: false,
+    stepText: '',
+    names: new Map(),
+    args: new Map(),
+    otherRoles: new Set(),
+    questions: new Set(),
+    asked: new Set(),
+    open: new Map(),
+    before: [],
+    parents: new Map(),
+    held: undefined,
+    lastChunkCall: '',
+    lastLine: 1,
+    lastOffset: 0,
+    lastTs: undefined,
+  };
+}
+
+function setFraming(d: Decoder, framing: JsonFraming): void {
+  d.mode = framing;
+}
+
+function readLine(d: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
+  // A text delta spelled as the writers spell it is read without parsing it whole (a flat
+  // record: no depth to measure); anything else is parsed and measured.
+  let value: unknown =
+    AGUI_DECODER_SHORTCUTS.enabled && d.maxDepth > 0
+      ? readDeltaRecord(text, AGUI_DELTA_HEAD, 'TEXT_MESSAGE_CONTENT', 'messageId', deltaRecord)
+      : undefined;
+  if (value === undefined) {
+    value = parseMeasuredRecord(text, line, offset, d.maxDepth, FORMAT, d.sink);
+    if (value === NOT_PARSED) return;
   }
-
-  framing(framing: JsonFraming): void {
-    this.mode = framing;
+  if (d.held !== undefined && !isEarly(value)) releaseHeld(d, out);
+  const hints: AguiHints = { raw: text, record: value, framing: d.mode };
+  const provenance: Provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
+  d.lastLine = line;
+  d.lastOffset = offset;
+  if (!isJsonObject(value)) {
+    d.report('invalid_json', 'error', line, offset, 'not a JSON object; kept as an unknown event');
+    out.push({ type: 'unknown', record: value, provenance });
+    return;
   }
+  const cx: Cx = { r: value, line, offset, provenance, framing: d.mode };
+  d.lastTs = typeof value.timestamp === 'number' ? value.timestamp : d.lastTs;
+  // The type as the module's literal: the checks and the switch below then match it by identity.
+  const type = aguiEventType(value.type);
+  const problem = type !== undefined ? missing(type, value) : undefined;
+  if (type === undefined || problem !== undefined) {
+    if (problem !== undefined)
+      d.report('invalid_record', 'error', line, offset, `invalid ${type} event: ${problem}`);
+    pushUnknown(d, cx, out);
+    return;
+  }
+  mapRecord(d, type, cx, out);
+}
 
-  line(text: string, line: number, offset: number, out: AgentEvent[]): void {
-    // A text delta spelled as the writers spell it is read without parsing it whole (a flat
-    // record: no depth to measure); anything else is parsed and measured.
-    let value: unknown =
-      AGUI_DECODER_SHORTCUTS.enabled && this.maxDepth > 0
-        ? readDeltaRecord(text, AGUI_DELTA_HEAD, 'TEXT_MESSAGE_CONTENT', 'messageId')
-        : undefined;
-    if (value === undefined) {
-      value = parseMeasuredRecord(text, line, offset, this.maxDepth, FORMAT, this.sink);
-      if (value === NOT_PARSED) return;
+function endStream(d: Decoder, out: AgentEvent[]): void {
+  releaseHeld(d, out);
+  if (d.before.length > 0) {
+    // Records no event followed: kept whole.
+    for (const raw of d.before) {
+      const record = JSON.parse(raw) as JsonObject;
+      const hints: AguiHints = { raw, record, framing: d.mode };
+      out.push({
+        type: 'unknown',
+        recordType: record.type as string,
+        record,
+        provenance: {
+          format: FORMAT,
+          line: d.lastLine,
+          offset: d.lastOffset,
+          hints: hints as Record<string, unknown>,
+        },
+      });
     }
-    if (this.held !== undefined && !isEarly(value)) this.release(out);
-    const hints: AguiHints = { raw: text, record: value, framing: this.mode };
-    const provenance: Provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
-    this.lastLine = line;
-    this.lastOffset = offset;
-    if (!isJsonObject(value)) {
-      this.report('invalid_json', 'error', line, offset, 'not a JSON object; kept as an unknown event');
-      out.push({ type: 'unknown', record: value, provenance });
-      return;
-    }
-    const cx: Cx = { r: value, line, offset, provenance, framing: this.mode };
-    this.lastTs = typeof value.timestamp === 'number' ? value.timestamp : this.lastTs;
-    // The type as the module's literal: the checks and the switch below then match it by identity.
-    const type = aguiEventType(value.type);
-    const problem = type !== undefined ? missing(type, value) : undefined;
-    if (type === undefined || problem !== undefined) {
-      if (problem !== undefined)
-        this.report('invalid_record', 'error', line, offset, `invalid ${type} event: ${problem}`);
-      this.unknown(cx, out);
-      return;
-    }
-    this.map(type, cx, out);
+    d.before = [];
   }
+  if (!d.runOpen) return;
+  d.runOpen = false;
+  const e = incompleteRunEnd(FORMAT, d.lastLine, d.lastOffset);
+  if (d.session !== undefined) e.session = d.session;
+  if (d.run !== undefined) e.run = d.run;
+  if (d.lastTs !== undefined) e.ts = d.lastTs;
+  out.push(e);
+}
 
-  end(out: AgentEvent[]): void {
-    this.release(out);
-    if (this.before.length > 0) {
-      // Records no event followed: kept whole.
-      for (const raw of this.before) {
-        const record = JSON.parse(raw) as JsonObject;
-        const hints: AguiHints = { raw, record, framing: this.mode };
-        out.push({
-          type: 'unknown',
-          recordType: record.type as string,
-          record,
-          provenance: {
-            format: FORMAT,
-            line: this.lastLine,
-            offset: this.lastOffset,
-            hints: hints as Record<string, unknown>,
-          },
-        });
-      }
-      this.before = [];
-    }
-    if (!this.runOpen) return;
-    this.runOpen = false;
-    const e = incompleteRunEnd(FORMAT, this.lastLine, this.lastOffset);
-    if (this.session !== undefined) e.session = this.session;
-    if (this.run !== undefined) e.run = this.run;
-    if (this.lastTs !== undefined) e.ts = this.lastTs;
-    out.push(e);
-  }
+/** Keeps a record that has no event of its own for the next event (false when full). */
+function keepRecord(d: Decoder, cx: Cx): boolean {
+  if (d.before.length >= MAX_BEFORE) return false;
+  d.before.push(cx.provenance.hints!.raw as string);
+  return true;
+}
 
-  /** Keeps a record that has no event of its own for the next event (false when full). */
-  private keep(cx: Cx): boolean {
-    if (this.before.length >= MAX_BEFORE) return false;
-    this.before.push(cx.provenance.hints!.raw as string);
-    return true;
-  }
+function releaseHeld(d: Decoder, out: AgentEvent[]): void {
+  if (d.held === undefined) return;
+  for (const e of d.held) out.push(e);
+  d.held = undefined;
+}
 
-  private release(out: AgentEvent[]): void {
-    if (this.held === undefined) return;
-    for (const e of this.held) out.push(e);
-    this.held = undefined;
-  }
-
-  private map(type: string, cx: Cx, out: AgentEvent[]): undefined {
-    const r = cx.r;
-    switch (type) {
-      case 'RUN_STARTED':
-        return this.runStarted(cx);
-      case 'RUN_FINISHED':
-      case 'RUN_ERROR':
-        return this.runEnded(type, cx, out);
-      case 'STEP_STARTED': {
-        // The number the writer put in the name reads back as itself (a round 0, or a round
-        // that came twice, stays so); other names count on from the last step.
-        this.round = roundOfStepName(r.stepName) ?? this.round + 1;
-        this.stepOpen = true;
-        return this.push(out, cx, { type: 'round.start' });
-      }
-      case 'STEP_FINISHED': {
-        const meta = metaOf(r);
-        if (meta?.closing === true && this.keep(cx)) {
-          // Closed by the run's end, not a round that ended: no event; the next one carries it.
-          this.stepOpen = false;
-          return;
-        }
-        const e: AgentEventOf<'round.end'> = { type: 'round.end', message: this.stepText };
-        if (meta !== undefined) {
-          if (typeof meta.stopReason === 'string') e.stopReason = meta.stopReason;
-          const usage = usageFromWire(meta.usage);
-          if (usage !== undefined) e.usage = usage;
-          if (typeof meta.costUsd === 'number') e.usage = { ...e.usage, costUsd: meta.costUsd };
-          if (typeof meta.model === 'string') e.model = meta.model;
-        }
-        this.push(out, cx, e);
-        this.stepOpen = false;
-        this.stepText = '';
+function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefined {
+  const r = cx.r;
+  switch (type) {
+    case 'RUN_STARTED':
+      return runStarted(d, cx);
+    case 'RUN_FINISHED':
+    case 'RUN_ERROR':
+      return runEnded(d, type, cx, out);
+    case 'STEP_STARTED': {
+      // The number the writer put in the name reads back as itself (a round 0, or a round
+      // that came twice, stays so); other names count on from the last step.
+      d.round = roundOfStepName(r.stepName) ?? d.round + 1;
+      const whole = wholeAt(d, r);
+      d.stepOpen = true;
+      if (whole) {
+        const { session, run, round, provenance } = envelope(d, cx);
+        out.push({ type: 'round.start', session, run, round, provenance });
         return;
       }
-      case 'TEXT_MESSAGE_START': {
-        const id = r.messageId as string;
-        if (r.role !== undefined && r.role !== 'assistant') {
-          this.otherRoles.add(id);
-          return this.unknown(cx, out);
-        }
-        return this.push(out, cx, { type: 'message.start', role: 'assistant', message: id });
+      return pushEvent(d, out, cx, { type: 'round.start' });
+    }
+    case 'STEP_FINISHED': {
+      const meta = metaOf(r);
+      if (meta?.closing === true && keepRecord(d, cx)) {
+        // Closed by the run's end, not a round that ended: no event; the next one carries it.
+        d.stepOpen = false;
+        return;
       }
-      case 'TEXT_MESSAGE_CONTENT':
-      case 'TEXT_MESSAGE_CHUNK': {
-        const id = str(r.messageId);
-        if (id !== undefined && this.otherRoles.has(id)) return this.unknown(cx, out);
-        if (type === 'TEXT_MESSAGE_CHUNK' && r.role !== undefined && r.role !== 'assistant') {
-          if (id !== undefined) this.otherRoles.add(id);
-          return this.unknown(cx, out);
-        }
-        const text = str(r.delta) ?? '';
-        if (typeof r.subagentRunId !== 'string') this.stepText += text;
-        const e: AgentEventOf<'text.delta'> = { type: 'text.delta', text };
-        if (id !== undefined) e.message = id;
-        return this.push(out, cx, e);
-      }
-      case 'TEXT_MESSAGE_END': {
-        const id = r.messageId as string;
-        if (this.otherRoles.delete(id)) return this.unknown(cx, out);
-        return this.push(out, cx, { type: 'message.end', message: id });
-      }
-      case 'TOOL_CALL_START': {
-        const call = r.toolCallId as string;
-        const name = r.toolCallName as string;
-        this.names.set(call, name);
-        this.args.set(call, '');
-        return this.push(out, cx, { type: 'tool.args.delta', call, name, text: '' });
-      }
-      case 'TOOL_CALL_ARGS':
-      case 'TOOL_CALL_CHUNK': {
-        const call = str(r.toolCallId) ?? this.lastChunkCall;
-        if (type === 'TOOL_CALL_CHUNK') this.lastChunkCall = call;
-        const text = str(r.delta) ?? '';
-        const sofar = this.args.get(call);
-        if (sofar !== undefined && sofar.length + text.length <= MAX_ARGS_CHARS)
-          this.args.set(call, sofar + text);
-        const e: AgentEventOf<'tool.args.delta'> = { type: 'tool.args.delta', call, text };
-        const name = str(r.toolCallName);
-        if (name !== undefined) {
-          e.name = name;
-          this.names.set(call, name);
-        }
-        return this.push(out, cx, e);
-      }
-      case 'TOOL_CALL_END':
-        return this.toolEnd(cx, out);
-      case 'TOOL_CALL_RESULT':
-        return this.toolResult(cx, out);
-      case 'REASONING_START':
-      case 'REASONING_MESSAGE_START':
-      case 'REASONING_MESSAGE_END':
-      case 'REASONING_END':
-      case 'REASONING_MESSAGE_CONTENT':
-      case 'REASONING_MESSAGE_CHUNK': {
-        const e: AgentEventOf<'reasoning.delta'> = { type: 'reasoning.delta', text: str(r.delta) ?? '' };
-        const id = str(r.messageId);
-        if (id !== undefined) e.message = id;
-        return this.push(out, cx, e);
-      }
-      case 'REASONING_ENCRYPTED_VALUE': {
-        const e: AgentEventOf<'reasoning.delta'> = {
-          type: 'reasoning.delta',
-          text: '',
-          message: r.entityId as string,
-        };
-        if (metaOf(r)?.signature === true) e.signature = r.encryptedValue as string;
-        else e.redacted = r.encryptedValue as string;
-        return this.push(out, cx, e);
-      }
-      case 'SUBAGENT_STARTED': {
-        if (metaOf(r)?.implied === true && this.keep(cx)) {
-          // Opened for a lane no child start said: no event; the next one carries it.
-          this.parents.set(r.subagentRunId as string, str(r.parentSubagentRunId) ?? null);
+      if (
+        meta !== undefined &&
+        wholeIn(d, r) &&
+        typeof meta.stopReason === 'string' &&
+        meta.model === undefined
+      ) {
+        let usage = usageFromWire(meta.usage);
+        if (typeof meta.costUsd === 'number') usage = { ...usage, costUsd: meta.costUsd };
+        if (usage !== undefined) {
+          const { session, run, round, provenance } = envelope(d, cx);
+          const message = d.stepText;
+          const stopReason = meta.stopReason;
+          out.push({ type: 'round.end', message, stopReason, usage, session, run, round, provenance });
+          d.stepOpen = false;
+          d.stepText = '';
           return;
         }
-        const e: AgentEventOf<'child.start'> = {
-          type: 'child.start',
-          child: r.subagentRunId as string,
-          name: r.name as string,
-        };
-        const task = str(r.description);
-        if (task !== undefined) e.task = task;
-        const call = str(r.parentToolCallId);
-        if (call !== undefined) e.call = call;
-        const meta = metaOf(r);
-        if (meta !== undefined) {
-          if (typeof meta.kind === 'string') e.kind = meta.kind;
-          if (typeof meta.background === 'boolean') e.background = meta.background;
-        }
-        this.parents.set(e.child, str(r.parentSubagentRunId) ?? null);
-        return this.push(out, cx, e, { lane: str(r.parentSubagentRunId) ?? null });
       }
-      case 'SUBAGENT_FINISHED':
-      case 'SUBAGENT_ERROR': {
-        if (type === 'SUBAGENT_FINISHED' && metaOf(r)?.closing === true && this.keep(cx)) {
-          // Closed by the run's end, not a child that ended: no event; the next one carries it.
-          this.parents.delete(r.subagentRunId as string);
-          return;
-        }
-        const outcome = isJsonObject(r.outcome) ? r.outcome.type : undefined;
-        const e: AgentEventOf<'child.end'> = {
-          type: 'child.end',
-          child: r.subagentRunId as string,
-          status: type === 'SUBAGENT_ERROR' ? 'failed' : outcome === 'suspended' ? 'incomplete' : 'completed',
-        };
-        const result = type === 'SUBAGENT_ERROR' ? str(r.message) : str(r.result);
-        if (result !== undefined) e.result = result;
-        const meta = metaOf(r);
-        const usage = meta !== undefined ? usageFromWire(meta.usage) : undefined;
+      const e: AgentEventOf<'round.end'> = { type: 'round.end', message: d.stepText };
+      if (meta !== undefined) {
+        if (typeof meta.stopReason === 'string') e.stopReason = meta.stopReason;
+        const usage = usageFromWire(meta.usage);
         if (usage !== undefined) e.usage = usage;
-        const parent = this.parents.get(e.child) ?? null;
-        this.parents.delete(e.child);
-        return this.push(out, cx, e, { lane: parent });
+        if (typeof meta.costUsd === 'number') e.usage = { ...e.usage, costUsd: meta.costUsd };
+        if (typeof meta.model === 'string') e.model = meta.model;
       }
-      case 'CUSTOM': {
-        const name = r.name as string;
-        if (name.startsWith(CARRY_PREFIX)) {
-          const e = eventFromCarried(name.slice(CARRY_PREFIX.length), r.value);
-          if (e?.type === 'approval.request') this.asked.add(e.approval);
-          else if (e?.type === 'question') this.asked.add(e.question);
-          if (e !== undefined) return this.push(out, cx, e, { early: this.held !== undefined });
-        }
-        this.release(out);
-        return this.unknown(cx, out);
+      pushEvent(d, out, cx, e);
+      d.stepOpen = false;
+      d.stepText = '';
+      return;
+    }
+    case 'TEXT_MESSAGE_START': {
+      const id = r.messageId as string;
+      if (r.role !== undefined && r.role !== 'assistant') {
+        d.otherRoles.add(id);
+        return pushUnknown(d, cx, out);
       }
-      case 'RAW': {
-        // A provider-native event passed through: the event is the record (its source aside).
-        const e: AgentEventOf<'unknown'> = { type: 'unknown', record: r.event };
-        const inner = isJsonObject(r.event) ? r.event.type : undefined;
-        e.recordType = typeof inner === 'string' ? inner : 'RAW';
-        return this.push(out, cx, e);
+      if (wholeIn(d, r)) {
+        const { session, run, round, provenance } = envelope(d, cx);
+        out.push({ type: 'message.start', role: 'assistant', message: id, session, run, round, provenance });
+        return;
       }
-      default:
-        return this.unknown(cx, out);
+      return pushEvent(d, out, cx, { type: 'message.start', role: 'assistant', message: id });
     }
-  }
-
-  private runStarted(cx: Cx): undefined {
-    const r = cx.r;
-    this.session = r.threadId as string;
-    this.runOpen = false;
-    const input = r.input;
-    // Held: carried events the writer put right after this record came before the run.
-    const held: AgentEvent[] = [];
-    this.held = held;
-    // The answers this run continues from come first: they were given before it started.
-    if (isJsonObject(input) && Array.isArray(input.resume)) {
-      for (const entry of input.resume) {
-        if (!isJsonObject(entry) || typeof entry.interruptId !== 'string') continue;
-        this.push(held, cx, this.resumeEvent(entry), { lane: null, part: true });
+    case 'TEXT_MESSAGE_CONTENT':
+    case 'TEXT_MESSAGE_CHUNK': {
+      const id = str(r.messageId);
+      if (id !== undefined && d.otherRoles.has(id)) return pushUnknown(d, cx, out);
+      if (type === 'TEXT_MESSAGE_CHUNK' && r.role !== undefined && r.role !== 'assistant') {
+        if (id !== undefined) d.otherRoles.add(id);
+        return pushUnknown(d, cx, out);
       }
-    }
-    this.run = r.runId as string;
-    this.runOpen = true;
-    this.asked.clear();
-    this.round = 0;
-    this.stepOpen = false;
-    this.stepText = '';
-    // Calls a previous run left open (an interrupt waits on them) continue in this one.
-    for (const start of this.open.values()) start.fromEarlierRun = true;
-    const e: AgentEventOf<'run.start'> = { type: 'run.start' };
-    const text = lastUserText(input);
-    if (text !== undefined) e.input = text;
-    this.push(held, cx, e);
-  }
-
-  private resumeEvent(entry: JsonObject): AgentEvent {
-    const id = entry.interruptId as string;
-    const payload = entry.payload;
-    if (this.questions.delete(id)) {
-      const answers = isJsonObject(payload) && isJsonObject(payload.answers) ? payload.answers : undefined;
-      return { type: 'question.answer', question: id, answers: answers ?? { answer: payload ?? null } };
-    }
-    let decision = entry.status === 'cancelled' ? 'cancel' : 'allow';
-    if (isJsonObject(payload)) {
-      if (typeof payload.decision === 'string') decision = payload.decision;
-      else if (payload.approved === false) decision = 'deny';
-    }
-    const e: AgentEventOf<'approval.resolve'> = { type: 'approval.resolve', approval: id, decision };
-    if (isJsonObject(payload) && typeof payload.option === 'string') e.option = payload.option;
-    return e;
-  }
-
-  private runEnded(type: string, cx: Cx, out: AgentEvent[]): undefined {
-    const r = cx.r;
-    const e: AgentEventOf<'run.end'> = { type: 'run.end', status: 'completed' };
-    if (type === 'RUN_ERROR') {
-      e.status = 'failed';
-      e.error = r.message as string;
-      if (typeof r.code === 'string') e.reason = r.code;
-    } else {
-      const outcome = isJsonObject(r.outcome) ? r.outcome : undefined;
-      if (outcome?.type === 'cancelled') e.status = 'cancelled';
-      else if (outcome?.type === 'interrupt' && Array.isArray(outcome.interrupts)) {
-        e.status = 'incomplete';
-        e.reason = 'interrupt';
-        for (const i of outcome.interrupts) {
-          if (!isJsonObject(i) || typeof i.id !== 'string') continue;
-          const asked = this.interruptEvent(i);
-          // A request this run already said (a CUSTOM event) is not asked twice.
-          if (this.asked.has(i.id)) continue;
-          this.push(out, cx, asked, { lane: str(i.subagentRunId) ?? null, part: true });
-          const ts = metaOf(i)?.ts;
-          if (typeof ts === 'number') asked.ts = ts;
-        }
+      const text = str(r.delta) ?? '';
+      if (typeof r.subagentRunId !== 'string') d.stepText += text;
+      if (id !== undefined && wholeIn(d, r)) {
+        const { session, run, round, provenance } = envelope(d, cx);
+        out.push({ type: 'text.delta', text, message: id, session, run, round, provenance });
+        return;
       }
-      if (typeof r.result === 'string') e.answer = r.result;
+      const e: AgentEventOf<'text.delta'> = { type: 'text.delta', text };
+      if (id !== undefined) e.message = id;
+      return pushEvent(d, out, cx, e);
     }
-    const usage = usageFromWire(r.usage);
-    if (usage !== undefined) e.usage = usage;
-    const meta = metaOf(r);
-    if (meta !== undefined) {
-      for (const k of ['reason', 'stopReason', 'input'] as const)
-        if (typeof meta[k] === 'string') e[k] = meta[k];
-      if (typeof meta.durationMs === 'number') e.durationMs = meta.durationMs;
-      if (meta.status === 'incomplete' && e.status === 'completed') e.status = 'incomplete';
-      if (typeof meta.costUsd === 'number') e.usage = { ...e.usage, costUsd: meta.costUsd };
-    }
-    this.push(out, cx, e);
-    this.runOpen = false;
-  }
-
-  private interruptEvent(i: JsonObject): AgentEvent {
-    const id = i.id as string;
-    const meta = metaOf(i);
-    if (i.reason !== AGUI_APPROVAL_REASON && (meta?.questions !== undefined || i.toolCallId === undefined)) {
-      this.questions.add(id);
-      const questions = Array.isArray(meta?.questions)
-        ? (meta.questions.filter((q) => isJsonObject(q) && typeof q.text === 'string') as QuestionItem[])
-        : [{ text: str(i.message) ?? (i.reason as string) }];
-      const e: AgentEventOf<'question'> = { type: 'question', question: id, questions };
-      if (typeof i.toolCallId === 'string') e.call = i.toolCallId;
-      return e;
-    }
-    const e: AgentEventOf<'approval.request'> = { type: 'approval.request', approval: id };
-    const call = str(i.toolCallId);
-    if (call !== undefined) {
-      e.call = call;
-      const name = this.names.get(call);
-      if (name !== undefined) e.tool = name;
-    }
-    const title = str(i.message);
-    if (title !== undefined) e.title = title;
-    if (meta !== undefined) {
-      if (typeof meta.tool === 'string') e.tool = meta.tool;
-      if (isJsonObject(meta.args)) e.args = meta.args;
-      if (Array.isArray(meta.effects)) e.effects = meta.effects.filter((x) => typeof x === 'string');
-      if (Array.isArray(meta.options)) e.options = meta.options as NonNullable<typeof e.options>;
-    }
-    return e;
-  }
-
-  private toolEnd(cx: Cx, out: AgentEvent[]): undefined {
-    const r = cx.r;
-    const call = r.toolCallId as string;
-    const e: AgentEventOf<'tool.start'> = { type: 'tool.start', call, name: this.names.get(call) ?? '' };
-    const text = this.args.get(call);
-    this.args.delete(call);
-    if (text !== undefined && text !== '') {
-      try {
-        const args: unknown = JSON.parse(text);
-        if (isJsonObject(args)) e.args = args;
-      } catch {
-        // arguments that are not JSON stay in the deltas that carried them
+    case 'TEXT_MESSAGE_END': {
+      const id = r.messageId as string;
+      if (d.otherRoles.delete(id)) return pushUnknown(d, cx, out);
+      if (wholeIn(d, r)) {
+        const { session, run, round, provenance } = envelope(d, cx);
+        out.push({ type: 'message.end', message: id, session, run, round, provenance });
+        return;
       }
+      return pushEvent(d, out, cx, { type: 'message.end', message: id });
     }
-    if (this.open.size < MAX_OPEN_CALLS) this.open.set(call, { start: e, fromEarlierRun: false });
-    const meta = metaOf(r);
-    if (meta !== undefined) {
-      for (const k of ['kind', 'server', 'argsSummary', 'command'] as const) {
-        if (typeof meta[k] === 'string') (e as Record<string, unknown>)[k] = meta[k];
+    case 'TOOL_CALL_START': {
+      const call = r.toolCallId as string;
+      const name = r.toolCallName as string;
+      d.names.set(call, name);
+      d.args.set(call, '');
+      if (wholeIn(d, r)) {
+        const { session, run, round, provenance } = envelope(d, cx);
+        out.push({ type: 'tool.args.delta', call, name, text: '', session, run, round, provenance });
+        return;
       }
-      if (typeof meta.startedAt === 'number') e.startedAt = meta.startedAt;
+      return pushEvent(d, out, cx, { type: 'tool.args.delta', call, name, text: '' });
     }
-    this.push(out, cx, e);
-  }
-
-  private toolResult(cx: Cx, out: AgentEvent[]): undefined {
-    const r = cx.r;
-    const call = r.toolCallId as string;
-    const open = this.open.get(call);
-    this.open.delete(call);
-    if (open?.fromEarlierRun) {
-      // The call began in an earlier run: this run says it again (derived) before its result.
-      const { provenance: _p, ...start } = open.start;
-      const again = { ...start } as AgentEventOf<'tool.start'>;
-      this.push(out, cx, again);
-      again.provenance = { format: FORMAT, line: cx.line, offset: cx.offset, synthetic: true };
+    case 'TOOL_CALL_ARGS':
+    case 'TOOL_CALL_CHUNK': {
+      const call = str(r.toolCallId) ?? d.lastChunkCall;
+      if (type === 'TOOL_CALL_CHUNK') d.lastChunkCall = call;
+      const text = str(r.delta) ?? '';
+      const sofar = d.args.get(call);
+      if (sofar !== undefined && sofar.length + text.length <= MAX_ARGS_CHARS) d.args.set(call, sofar + text);
+      const name = str(r.toolCallName);
+      if (name === undefined && wholeIn(d, r)) {
+        const { session, run, round, provenance } = envelope(d, cx);
+        out.push({ type: 'tool.args.delta', call, text, session, run, round, provenance });
+        return;
+      }
+      const e: AgentEventOf<'tool.args.delta'> = { type: 'tool.args.delta', call, text };
+      if (name !== undefined) {
+        e.name = name;
+        d.names.set(call, name);
+      }
+      return pushEvent(d, out, cx, e);
     }
-    const e: AgentEventOf<'tool.end'> = { type: 'tool.end', call, ok: true };
-    const name = this.names.get(call);
-    if (name !== undefined && name !== '') e.name = name;
-    const text = contentText(r.content);
-    if (text !== undefined) e.text = text;
-    const meta = metaOf(r);
-    if (meta !== undefined) {
-      if (meta.ok === false) e.ok = false;
-      if (meta.error !== undefined) e.error = meta.error;
-      if (meta.result !== undefined) e.result = meta.result;
-      if (typeof meta.exitCode === 'number') e.exitCode = meta.exitCode;
-      if (meta.denied === true) e.denied = true;
-      if (Array.isArray(meta.filesChanged))
-        e.filesChanged = meta.filesChanged.filter((f) => typeof f === 'string');
-      if (typeof meta.startedAt === 'number') e.startedAt = meta.startedAt;
-      if (typeof meta.endedAt === 'number') e.endedAt = meta.endedAt;
+    case 'TOOL_CALL_END':
+      return toolEnd(d, cx, out);
+    case 'TOOL_CALL_RESULT':
+      return toolResult(d, cx, out);
+    case 'REASONING_START':
+    case 'REASONING_MESSAGE_START':
+    case 'REASONING_MESSAGE_END':
+    case 'REASONING_END':
+    case 'REASONING_MESSAGE_CONTENT':
+    case 'REASONING_MESSAGE_CHUNK': {
+      const e: AgentEventOf<'reasoning.delta'> = { type: 'reasoning.delta', text: str(r.delta) ?? '' };
+      const id = str(r.messageId);
+      if (id !== undefined) e.message = id;
+      return pushEvent(d, out, cx, e);
     }
-    this.push(out, cx, e);
-  }
-
-  private unknown(cx: Cx, out: AgentEvent[]): undefined {
-    const e: AgentEventOf<'unknown'> = { type: 'unknown', record: cx.r };
-    if (typeof cx.r.type === 'string') e.recordType = cx.r.type;
-    this.push(out, cx, e);
-  }
-
-  /**
-   * Stamps the envelope (thread, run, round, time, lane) and the provenance, then appends.
-   * `at.lane` overrides the record's own `subagentRunId` (`null`: the main agent's), and
-   * `at.part` marks an event derived from part of a record another event writes.
-   */
-  private push(
-    out: AgentEvent[],
-    cx: Cx,
-    e: AgentEvent,
-    at?: { lane?: string | null; part?: boolean; early?: boolean },
-  ): undefined {
-    if (this.session !== undefined) e.session = this.session;
-    if (at?.early === true) (cx.provenance.hints as AguiHints).early = true;
-    else {
-      if (this.run !== undefined && (this.runOpen || e.type === 'run.end')) e.run = this.run;
-      if (this.stepOpen || e.type === 'round.start') e.round = this.round;
-    }
-    const ts = cx.r.timestamp;
-    if (typeof ts === 'number') e.ts = ts;
-    const lane =
-      at?.lane !== undefined ? at.lane : typeof cx.r.subagentRunId === 'string' ? cx.r.subagentRunId : null;
-    if (lane !== null) e.lane = lane;
-    if (this.before.length > 0 && at?.part !== true) {
-      (cx.provenance.hints as AguiHints).before = this.before;
-      this.before = [];
-    }
-    if (at?.part === true) {
-      const hints: AguiHints = { part: true, framing: cx.framing };
-      e.provenance = {
-        format: FORMAT,
-        line: cx.line,
-        offset: cx.offset,
-        hints: hints as Record<string, unknown>,
+    case 'REASONING_ENCRYPTED_VALUE': {
+      const e: AgentEventOf<'reasoning.delta'> = {
+        type: 'reasoning.delta',
+        text: '',
+        message: r.entityId as string,
       };
-    } else e.provenance = cx.provenance;
-    out.push(e);
+      if (metaOf(r)?.signature === true) e.signature = r.encryptedValue as string;
+      else e.redacted = r.encryptedValue as string;
+      return pushEvent(d, out, cx, e);
+    }
+    case 'SUBAGENT_STARTED': {
+      if (metaOf(r)?.implied === true && keepRecord(d, cx)) {
+        // Opened for a lane no child start said: no event; the next one carries it.
+        d.parents.set(r.subagentRunId as string, str(r.parentSubagentRunId) ?? null);
+        return;
+      }
+      const e: AgentEventOf<'child.start'> = {
+        type: 'child.start',
+        child: r.subagentRunId as string,
+        name: r.name as string,
+      };
+      const task = str(r.description);
+      if (task !== undefined) e.task = task;
+      const call = str(r.parentToolCallId);
+      if (call !== undefined) e.call = call;
+      const meta = metaOf(r);
+      if (meta !== undefined) {
+        if (typeof meta.kind === 'string') e.kind = meta.kind;
+        if (typeof meta.background === 'boolean') e.background = meta.background;
+      }
+      d.parents.set(e.child, str(r.parentSubagentRunId) ?? null);
+      return pushEvent(d, out, cx, e, { lane: str(r.parentSubagentRunId) ?? null });
+    }
+    case 'SUBAGENT_FINISHED':
+    case 'SUBAGENT_ERROR': {
+      if (type === 'SUBAGENT_FINISHED' && metaOf(r)?.closing === true && keepRecord(d, cx)) {
+        // Closed by the run's end, not a child that ended: no event; the next one carries it.
+        d.parents.delete(r.subagentRunId as string);
+        return;
+      }
+      const outcome = isJsonObject(r.outcome) ? r.outcome.type : undefined;
+      const e: AgentEventOf<'child.end'> = {
+        type: 'child.end',
+        child: r.subagentRunId as string,
+        status: type === 'SUBAGENT_ERROR' ? 'failed' : outcome === 'suspended' ? 'incomplete' : 'completed',
+      };
+      const result = type === 'SUBAGENT_ERROR' ? str(r.message) : str(r.result);
+      if (result !== undefined) e.result = result;
+      const meta = metaOf(r);
+      const usage = meta !== undefined ? usageFromWire(meta.usage) : undefined;
+      if (usage !== undefined) e.usage = usage;
+      const parent = d.parents.get(e.child) ?? null;
+      d.parents.delete(e.child);
+      return pushEvent(d, out, cx, e, { lane: parent });
+    }
+    case 'CUSTOM': {
+      const name = r.name as string;
+      if (name === CARRIED_OUTPUT && d.held === undefined && wholeIn(d, r)) {
+        const v = plainToolOutput(r.value);
+        if (v !== undefined) {
+          const { session, run, round, provenance } = envelope(d, cx);
+          out.push({ type: 'tool.output', call: v.call, text: v.text, session, run, round, provenance });
+          return;
+        }
+      }
+      if (name.startsWith(CARRY_PREFIX)) {
+        const e = eventFromCarried(name.slice(CARRY_PREFIX.length), r.value);
+        if (e?.type === 'approval.request') d.asked.add(e.approval);
+        else if (e?.type === 'question') d.asked.add(e.question);
+        if (e !== undefined) return pushEvent(d, out, cx, e, { early: d.held !== undefined });
+      }
+      releaseHeld(d, out);
+      return pushUnknown(d, cx, out);
+    }
+    case 'RAW': {
+      // A provider-native event passed through: the event is the record (its source aside).
+      const e: AgentEventOf<'unknown'> = { type: 'unknown', record: r.event };
+      const inner = isJsonObject(r.event) ? r.event.type : undefined;
+      e.recordType = typeof inner === 'string' ? inner : 'RAW';
+      return pushEvent(d, out, cx, e);
+    }
+    default:
+      return pushUnknown(d, cx, out);
   }
+}
+
+function runStarted(d: Decoder, cx: Cx): undefined {
+  const r = cx.r;
+  d.session = r.threadId as string;
+  d.runOpen = false;
+  const input = r.input;
+  // Held: carried events the writer put right after this record came before the run.
+  const held: AgentEvent[] = [];
+  d.held = held;
+  // The answers this run continues from come first: they were given before it started.
+  if (isJsonObject(input) && Array.isArray(input.resume)) {
+    for (const entry of input.resume) {
+      if (!isJsonObject(entry) || typeof entry.interruptId !== 'string') continue;
+      pushEvent(d, held, cx, resumeEvent(d, entry), { lane: null, part: true });
+    }
+  }
+  d.run = r.runId as string;
+  d.runOpen = true;
+  d.asked.clear();
+  d.round = 0;
+  d.stepOpen = false;
+  d.stepText = '';
+  // Calls a previous run left open (an interrupt waits on them) continue in this one.
+  for (const start of d.open.values()) start.fromEarlierRun = true;
+  const e: AgentEventOf<'run.start'> = { type: 'run.start' };
+  const text = lastUserText(input);
+  if (text !== undefined) e.input = text;
+  pushEvent(d, held, cx, e);
+}
+
+function resumeEvent(d: Decoder, entry: JsonObject): AgentEvent {
+  const id = entry.interruptId as string;
+  const payload = entry.payload;
+  if (d.questions.delete(id)) {
+    const answers = isJsonObject(payload) && isJsonObject(payload.answers) ? payload.answers : undefined;
+    return { type: 'question.answer', question: id, answers: answers ?? { answer: payload ?? null } };
+  }
+  let decision = entry.status === 'cancelled' ? 'cancel' : 'allow';
+  if (isJsonObject(payload)) {
+    if (typeof payload.decision === 'string') decision = payload.decision;
+    else if (payload.approved === false) decision = 'deny';
+  }
+  const e: AgentEventOf<'approval.resolve'> = { type: 'approval.resolve', approval: id, decision };
+  if (isJsonObject(payload) && typeof payload.option === 'string') e.option = payload.option;
+  return e;
+}
+
+function runEnded(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefined {
+  const r = cx.r;
+  const e: AgentEventOf<'run.end'> = { type: 'run.end', status: 'completed' };
+  if (type === 'RUN_ERROR') {
+    e.status = 'failed';
+    e.error = r.message as string;
+    if (typeof r.code === 'string') e.reason = r.code;
+  } else {
+    const outcome = isJsonObject(r.outcome) ? r.outcome : undefined;
+    if (outcome?.type === 'cancelled') e.status = 'cancelled';
+    else if (outcome?.type === 'interrupt' && Array.isArray(outcome.interrupts)) {
+      e.status = 'incomplete';
+      e.reason = 'interrupt';
+      for (const i of outcome.interrupts) {
+        if (!isJsonObject(i) || typeof i.id !== 'string') continue;
+        const asked = interruptEvent(d, i);
+        // A request this run already said (a CUSTOM event) is not asked twice.
+        if (d.asked.has(i.id)) continue;
+        pushEvent(d, out, cx, asked, { lane: str(i.subagentRunId) ?? null, part: true });
+        const ts = metaOf(i)?.ts;
+        if (typeof ts === 'number') asked.ts = ts;
+      }
+    }
+    if (typeof r.result === 'string') e.answer = r.result;
+  }
+  const usage = usageFromWire(r.usage);
+  if (usage !== undefined) e.usage = usage;
+  const meta = metaOf(r);
+  if (meta !== undefined) {
+    for (const k of ['reason', 'stopReason', 'input'] as const)
+      if (typeof meta[k] === 'string') e[k] = meta[k];
+    if (typeof meta.durationMs === 'number') e.durationMs = meta.durationMs;
+    if (meta.status === 'incomplete' && e.status === 'completed') e.status = 'incomplete';
+    if (typeof meta.costUsd === 'number') e.usage = { ...e.usage, costUsd: meta.costUsd };
+  }
+  pushEvent(d, out, cx, e);
+  d.runOpen = false;
+}
+
+function interruptEvent(d: Decoder, i: JsonObject): AgentEvent {
+  const id = i.id as string;
+  const meta = metaOf(i);
+  if (i.reason !== AGUI_APPROVAL_REASON && (meta?.questions !== undefined || i.toolCallId === undefined)) {
+    d.questions.add(id);
+    const questions = Array.isArray(meta?.questions)
+      ? (meta.questions.filter((q) => isJsonObject(q) && typeof q.text === 'string') as QuestionItem[])
+      : [{ text: str(i.message) ?? (i.reason as string) }];
+    const e: AgentEventOf<'question'> = { type: 'question', question: id, questions };
+    if (typeof i.toolCallId === 'string') e.call = i.toolCallId;
+    return e;
+  }
+  const e: AgentEventOf<'approval.request'> = { type: 'approval.request', approval: id };
+  const call = str(i.toolCallId);
+  if (call !== undefined) {
+    e.call = call;
+    const name = d.names.get(call);
+    if (name !== undefined) e.tool = name;
+  }
+  const title = str(i.message);
+  if (title !== undefined) e.title = title;
+  if (meta !== undefined) {
+    if (typeof meta.tool === 'string') e.tool = meta.tool;
+    if (isJsonObject(meta.args)) e.args = meta.args;
+    if (Array.isArray(meta.effects)) e.effects = meta.effects.filter((x) => typeof x === 'string');
+    if (Array.isArray(meta.options)) e.options = meta.options as NonNullable<typeof e.options>;
+  }
+  return e;
+}
+
+function toolEnd(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
+  const r = cx.r;
+  const call = r.toolCallId as string;
+  const name = d.names.get(call) ?? '';
+  const text = d.args.get(call);
+  d.args.delete(call);
+  let args: JsonObject | undefined;
+  if (text !== undefined && text !== '') {
+    try {
+      const value: unknown = JSON.parse(text);
+      if (isJsonObject(value)) args = value;
+    } catch {
+      // arguments that are not JSON stay in the deltas that carried them
+    }
+  }
+  const meta = metaOf(r);
+  if (args !== undefined && wholeIn(d, r) && (meta === undefined || isArgsSummaryOnly(meta))) {
+    const { session, run, round, provenance } = envelope(d, cx);
+    const start: AgentEventOf<'tool.start'> =
+      meta === undefined
+        ? { type: 'tool.start', call, name, args, session, run, round, provenance }
+        : {
+            type: 'tool.start',
+            call,
+            name,
+            args,
+            argsSummary: meta.argsSummary as string,
+            session,
+            run,
+            round,
+            provenance,
+          };
+    if (d.open.size < MAX_OPEN_CALLS) d.open.set(call, { start, fromEarlierRun: false });
+    out.push(start);
+    return;
+  }
+  const e: AgentEventOf<'tool.start'> = { type: 'tool.start', call, name };
+  if (args !== undefined) e.args = args;
+  if (d.open.size < MAX_OPEN_CALLS) d.open.set(call, { start: e, fromEarlierRun: false });
+  if (meta !== undefined) {
+    for (const k of ['kind', 'server', 'argsSummary', 'command'] as const) {
+      if (typeof meta[k] === 'string') (e as Record<string, unknown>)[k] = meta[k];
+    }
+    if (typeof meta.startedAt === 'number') e.startedAt = meta.startedAt;
+  }
+  pushEvent(d, out, cx, e);
+}
+
+function toolResult(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
+  const r = cx.r;
+  const call = r.toolCallId as string;
+  const open = d.open.get(call);
+  d.open.delete(call);
+  if (open?.fromEarlierRun) {
+    // The call began in an earlier run: this run says it again (derived) before its result.
+    const { provenance: _p, ...start } = open.start;
+    const again = { ...start } as AgentEventOf<'tool.start'>;
+    pushEvent(d, out, cx, again);
+    again.provenance = { format: FORMAT, line: cx.line, offset: cx.offset, synthetic: true };
+  }
+  const name = d.names.get(call);
+  const text = contentText(r.content);
+  const meta = metaOf(r);
+  if (
+    open?.fromEarlierRun !== true &&
+    name !== undefined &&
+    name !== '' &&
+    text !== undefined &&
+    wholeIn(d, r) &&
+    (meta === undefined || isOkOnly(meta))
+  ) {
+    const ok = meta?.ok !== false;
+    const { session, run, round, provenance } = envelope(d, cx);
+    out.push({ type: 'tool.end', call, ok, name, text, session, run, round, provenance });
+    return;
+  }
+  const e: AgentEventOf<'tool.end'> = { type: 'tool.end', call, ok: true };
+  if (name !== undefined && name !== '') e.name = name;
+  if (text !== undefined) e.text = text;
+  if (meta !== undefined) {
+    if (meta.ok === false) e.ok = false;
+    if (meta.error !== undefined) e.error = meta.error;
+    if (meta.result !== undefined) e.result = meta.result;
+    if (typeof meta.exitCode === 'number') e.exitCode = meta.exitCode;
+    if (meta.denied === true) e.denied = true;
+    if (Array.isArray(meta.filesChanged))
+      e.filesChanged = meta.filesChanged.filter((f) => typeof f === 'string');
+    if (typeof meta.startedAt === 'number') e.startedAt = meta.startedAt;
+    if (typeof meta.endedAt === 'number') e.endedAt = meta.endedAt;
+  }
+  pushEvent(d, out, cx, e);
+}
+
+/**
+ * Whether the frequent events are built whole, each in one object literal with its envelope
+ * (thread, run, round, provenance), instead of through {@link pushEvent}, which adds the envelope
+ * to a literal afterwards. Both give the same events; off, only the general path runs
+ * (test/ui/whole-events.test.ts holds them equal). A literal's hidden class outlives the full GC
+ * that kills a grown object's, and its stores are monomorphic (docs/performance.md).
+ */
+export const AGUI_WHOLE_EVENTS: { enabled: boolean } = { enabled: true };
+
+const CARRIED_OUTPUT = `${CARRY_PREFIX}tool.output`;
+
+/**
+ * Where {@link pushEvent} would stamp thread, run and round and nothing else, leaving the
+ * provenance as read: a record of the main agent, with no time, in an open step of an open run,
+ * with no records held before it. Whole literals are built only there.
+ */
+function wholeIn(d: Decoder, r: JsonObject): boolean {
+  return d.stepOpen && wholeAt(d, r);
+}
+
+/** {@link wholeIn} without the open step (a step's start opens it). */
+function wholeAt(d: Decoder, r: JsonObject): boolean {
+  return (
+    AGUI_WHOLE_EVENTS.enabled &&
+    d.runOpen &&
+    d.session !== undefined &&
+    d.run !== undefined &&
+    d.before.length === 0 &&
+    r.timestamp === undefined &&
+    r.subagentRunId === undefined
+  );
+}
+
+/** The envelope {@link pushEvent} stamps where {@link wholeIn} holds. */
+function envelope(
+  d: Decoder,
+  cx: Cx,
+): { session: string; run: string; round: number; provenance: Provenance } {
+  return { session: d.session as string, run: d.run as string, round: d.round, provenance: cx.provenance };
+}
+
+/** Metadata that gives a call's end at most its `ok` (see {@link toolResult}). */
+function isOkOnly(meta: JsonObject): boolean {
+  return (
+    meta.error === undefined &&
+    meta.result === undefined &&
+    typeof meta.exitCode !== 'number' &&
+    meta.denied !== true &&
+    !Array.isArray(meta.filesChanged) &&
+    typeof meta.startedAt !== 'number' &&
+    typeof meta.endedAt !== 'number'
+  );
+}
+
+function pushUnknown(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
+  const e: AgentEventOf<'unknown'> = { type: 'unknown', record: cx.r };
+  if (typeof cx.r.type === 'string') e.recordType = cx.r.type;
+  pushEvent(d, out, cx, e);
+}
+
+/**
+ * Stamps the envelope (thread, run, round, time, lane) and the provenance, then appends.
+ * `at.lane` overrides the record's own `subagentRunId` (`null`: the main agent's), and
+ * `at.part` marks an event derived from part of a record another event writes.
+ */
+function pushEvent(
+  d: Decoder,
+  out: AgentEvent[],
+  cx: Cx,
+  e: AgentEvent,
+  at?: { lane?: string | null; part?: boolean; early?: boolean },
+): undefined {
+  if (d.session !== undefined) e.session = d.session;
+  if (at?.early === true) (cx.provenance.hints as AguiHints).early = true;
+  else {
+    if (d.run !== undefined && (d.runOpen || e.type === 'run.end')) e.run = d.run;
+    if (d.stepOpen || e.type === 'round.start') e.round = d.round;
+  }
+  const ts = cx.r.timestamp;
+  if (typeof ts === 'number') e.ts = ts;
+  const lane =
+    at?.lane !== undefined ? at.lane : typeof cx.r.subagentRunId === 'string' ? cx.r.subagentRunId : null;
+  if (lane !== null) e.lane = lane;
+  if (d.before.length > 0 && at?.part !== true) {
+    (cx.provenance.hints as AguiHints).before = d.before;
+    d.before = [];
+  }
+  if (at?.part === true) {
+    const hints: AguiHints = { part: true, framing: cx.framing };
+    e.provenance = {
+      format: FORMAT,
+      line: cx.line,
+      offset: cx.offset,
+      hints: hints as Record<string, unknown>,
+    };
+  } else e.provenance = cx.provenance;
+  out.push(e);
+}
+
+/** A text delta record as `JSON.parse` gives it, in one literal ({@link readDeltaRecord}). */
+function deltaRecord(messageId: string, delta: unknown): JsonObject {
+  return { type: 'TEXT_MESSAGE_CONTENT', messageId, delta } as JsonObject;
 }
 
 /** A `CUSTOM` record carrying an event from before the run, on no child lane (see `BEFORE_RUN`). */

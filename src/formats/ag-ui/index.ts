@@ -2,7 +2,7 @@ import { type Codec, createCheck, createCodec } from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
 import { jsonStreamChunkDecoder } from '../../framing/json-stream';
 import { checkAguiEvents } from './check';
-import { type AguiDecodeOptions, AguiRecordDecoder } from './decode';
+import { type AguiDecodeOptions, createAguiRecordDecoder } from './decode';
 import { type AguiEncodeOptions, AguiEncoder } from './encode';
 
 export { checkAguiEvents } from './check';
@@ -28,7 +28,7 @@ export interface AguiCodec extends Codec<AguiDecodeOptions, AguiEncodeOptions> {
 const codec = createCodec<AguiDecodeOptions, AguiEncodeOptions>({
   format: 'ag-ui',
   createChunkDecoder: (options, sink) =>
-    jsonStreamChunkDecoder('ag-ui', options, sink, new AguiRecordDecoder(options, sink)),
+    jsonStreamChunkDecoder('ag-ui', options, sink, createAguiRecordDecoder(options, sink)),
   createEncoder: (options, sink) => new AguiEncoder(options, sink),
 });
 

@@ -1,5 +1,5 @@
 import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
-import { BEFORE_RUN, eventFromCarried } from '../../framing/carry';
+import { BEFORE_RUN, eventFromCarried, isArgsSummaryOnly, plainToolOutput } from '../../framing/carry';
 import type { FramedRecordDecoder, JsonFraming, JsonStreamDecodeOptions } from '../../framing/json-stream';
 import { missingString, str } from '../../guards';
 import {
@@ -75,344 +75,476 @@ const REQUIRED: Partial<Record<string, readonly string[]>> = {
  * chunks (`data-*`, sources, files, metadata) are `unknown` events kept whole. `[DONE]` is the
  * transport's end and yields nothing.
  */
-export class AiSdkRecordDecoder implements FramedRecordDecoder {
-  private readonly sink: DiagnosticSink;
-  private readonly report: LineReport;
-  private readonly maxDepth: number;
-  private mode: JsonFraming = 'sse';
-  private run: string | undefined;
-  private runOpen = false;
-  private failed: string | undefined;
-  private round = 0;
-  private stepOpen = false;
-  private stepText = '';
-  private readonly names = new Map<string, string>();
+export function createAiSdkRecordDecoder(
+  options: AiSdkDecodeOptions,
+  sink: DiagnosticSink,
+): FramedRecordDecoder {
+  const d = newDecoder(options, sink);
+  return {
+    framing: (framing) => setFraming(d, framing),
+    line: (text, line, offset, out) => readLine(d, text, line, offset, out),
+    end: (out) => endStream(d, out),
+  };
+}
+
+/**
+ * The decoder's state between chunks, built whole in one object literal ({@link newDecoder}): a
+ * literal's hidden class is held by its allocation site and outlives a full GC, where a class
+ * instance's fields (map transitions, held weakly) die with the last decoder and take the
+ * optimised code that embedded them along (docs/performance.md, "AG-UI and AI SDK codecs").
+ */
+interface Decoder {
+  readonly sink: DiagnosticSink;
+  readonly report: LineReport;
+  readonly maxDepth: number;
+  mode: JsonFraming;
+  run: string | undefined;
+  runOpen: boolean;
+  failed: string | undefined;
+  round: number;
+  stepOpen: boolean;
+  stepText: string;
+  readonly names: Map<string, string>;
   /**
    * A run's `start`, held until a chunk that is not a carried event from before the run (see
    * `BEFORE_RUN`): those are read as coming first.
    */
-  private held: AgentEvent | undefined;
+  held: AgentEvent | undefined;
   /** The message of the last non-fatal error this run said (a carried `error`). */
-  private saidError: string | undefined;
+  saidError: string | undefined;
   /** Chunks with no event of their own, carried by the next event (`hints.before`). */
-  private before: string[] = [];
-  private lastLine = 1;
-  private lastOffset = 0;
+  before: string[];
+  lastLine: number;
+  lastOffset: number;
+}
 
-  /** Creates a decoder reporting to `sink`. */
-  constructor(options: AiSdkDecodeOptions, sink: DiagnosticSink) {
-    this.sink = sink;
-    this.report = lineReporter(sink, FORMAT);
-    this.maxDepth = resolveMaxDepth(options.maxDepth);
+function newDecoder(options: AiSdkDecodeOptions, sink: DiagnosticSink): Decoder {
+  return {
+    sink,
+    report: lineReporter(sink, FORMAT),
+    maxDepth: resolveMaxDepth(options.maxDepth),
+    mode: 'sse',
+    run: undefined,
+    runOpen: false,
+    failed: undefined,
+    round: 0,
+    stepOpen: false,
+    stepText: '',
+    names: new Map(),
+    held: undefined,
+    saidError: undefined,
+    before: [],
+    lastLine: 1,
+    lastOffset: 0,
+  };
+}
+
+function setFraming(d: Decoder, framing: JsonFraming): void {
+  d.mode = framing;
+}
+
+function readLine(d: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
+  if (text === AISDK_DONE) return;
+  // A text delta spelled as the writers spell it is read without parsing it whole (a flat
+  // record: no depth to measure); anything else is parsed and measured.
+  let value: unknown =
+    AISDK_DECODER_SHORTCUTS.enabled && d.maxDepth > 0
+      ? readDeltaRecord(text, AISDK_DELTA_HEAD, 'text-delta', 'id', deltaRecord)
+      : undefined;
+  if (value === undefined) {
+    value = parseMeasuredRecord(text, line, offset, d.maxDepth, FORMAT, d.sink);
+    if (value === NOT_PARSED) return;
   }
-
-  framing(framing: JsonFraming): void {
-    this.mode = framing;
+  if (d.held !== undefined && !isEarly(value)) releaseHeld(d, out);
+  const hints: AiSdkHints = { raw: text, record: value, framing: d.mode };
+  const provenance: Provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
+  d.lastLine = line;
+  d.lastOffset = offset;
+  if (!isJsonObject(value)) {
+    d.report('invalid_json', 'error', line, offset, 'not a JSON object; kept as an unknown event');
+    out.push({ type: 'unknown', record: value, provenance });
+    return;
   }
+  const cx: Cx = { r: value, line, offset, provenance };
+  // The type as the module's literal: the checks and the switch below then match it by identity.
+  const type = aiSdkChunkType(value.type);
+  const problem = type !== undefined ? missing(type, value) : undefined;
+  if (type === undefined || problem !== undefined) {
+    if (problem !== undefined)
+      d.report('invalid_record', 'error', line, offset, `invalid ${type} chunk: ${problem}`);
+    pushUnknown(d, cx, out);
+    return;
+  }
+  mapRecord(d, type, cx, out);
+}
 
-  line(text: string, line: number, offset: number, out: AgentEvent[]): void {
-    if (text === AISDK_DONE) return;
-    // A text delta spelled as the writers spell it is read without parsing it whole (a flat
-    // record: no depth to measure); anything else is parsed and measured.
-    let value: unknown =
-      AISDK_DECODER_SHORTCUTS.enabled && this.maxDepth > 0
-        ? readDeltaRecord(text, AISDK_DELTA_HEAD, 'text-delta', 'id')
-        : undefined;
-    if (value === undefined) {
-      value = parseMeasuredRecord(text, line, offset, this.maxDepth, FORMAT, this.sink);
-      if (value === NOT_PARSED) return;
-    }
-    if (this.held !== undefined && !isEarly(value)) this.release(out);
-    const hints: AiSdkHints = { raw: text, record: value, framing: this.mode };
-    const provenance: Provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
-    this.lastLine = line;
-    this.lastOffset = offset;
-    if (!isJsonObject(value)) {
-      this.report('invalid_json', 'error', line, offset, 'not a JSON object; kept as an unknown event');
-      out.push({ type: 'unknown', record: value, provenance });
+function endStream(d: Decoder, out: AgentEvent[]): void {
+  releaseHeld(d, out);
+  // Chunks no event followed: kept whole.
+  for (const raw of d.before) {
+    const record = JSON.parse(raw) as JsonObject;
+    const hints: AiSdkHints = { raw, record, framing: d.mode };
+    const provenance: Provenance = { format: FORMAT, line: d.lastLine, offset: d.lastOffset };
+    provenance.hints = hints as Record<string, unknown>;
+    out.push({ type: 'unknown', recordType: record.type as string, record, provenance });
+  }
+  d.before = [];
+  if (!d.runOpen) return;
+  d.runOpen = false;
+  const e: AgentEventOf<'run.end'> = {
+    type: 'run.end',
+    status: d.failed !== undefined ? 'failed' : 'incomplete',
+    provenance: { format: FORMAT, line: d.lastLine, offset: d.lastOffset, synthetic: true },
+  };
+  if (d.failed !== undefined) e.error = d.failed;
+  if (d.run !== undefined) e.run = d.run;
+  out.push(e);
+}
+
+function releaseHeld(d: Decoder, out: AgentEvent[]): void {
+  if (d.held === undefined) return;
+  out.push(d.held);
+  d.held = undefined;
+}
+
+function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefined {
+  const r = cx.r;
+  switch (type) {
+    case 'start': {
+      d.run = str(r.messageId);
+      d.runOpen = true;
+      d.failed = undefined;
+      d.round = 0;
+      d.stepOpen = false;
+      d.saidError = undefined;
+      // Held: carried events the writer put right after this chunk came before the run.
+      const held: AgentEvent[] = [];
+      pushEvent(d, held, cx, { type: 'run.start' });
+      d.held = held[0];
       return;
     }
-    const cx: Cx = { r: value, line, offset, provenance };
-    // The type as the module's literal: the checks and the switch below then match it by identity.
-    const type = aiSdkChunkType(value.type);
-    const problem = type !== undefined ? missing(type, value) : undefined;
-    if (type === undefined || problem !== undefined) {
-      if (problem !== undefined)
-        this.report('invalid_record', 'error', line, offset, `invalid ${type} chunk: ${problem}`);
-      this.unknown(cx, out);
+    case 'finish':
+    case 'abort':
+      return finish(d, type, cx, out);
+    case 'start-step':
+      openRun(d, cx, out);
+      d.round++;
+      d.stepOpen = true;
+      d.stepText = '';
+      if (wholeIn(d)) {
+        const { run, round, provenance } = envelope(d, cx);
+        out.push({ type: 'round.start', run, round, provenance });
+        return;
+      }
+      return pushEvent(d, out, cx, { type: 'round.start' });
+    case 'finish-step': {
+      openRun(d, cx, out);
+      if (wholeIn(d)) {
+        const { run, round, provenance } = envelope(d, cx);
+        out.push({ type: 'round.end', message: d.stepText, run, round, provenance });
+      } else pushEvent(d, out, cx, { type: 'round.end', message: d.stepText });
+      d.stepOpen = false;
+      d.stepText = '';
       return;
     }
-    this.map(type, cx, out);
-  }
-
-  end(out: AgentEvent[]): void {
-    this.release(out);
-    // Chunks no event followed: kept whole.
-    for (const raw of this.before) {
-      const record = JSON.parse(raw) as JsonObject;
-      const hints: AiSdkHints = { raw, record, framing: this.mode };
-      const provenance: Provenance = { format: FORMAT, line: this.lastLine, offset: this.lastOffset };
-      provenance.hints = hints as Record<string, unknown>;
-      out.push({ type: 'unknown', recordType: record.type as string, record, provenance });
-    }
-    this.before = [];
-    if (!this.runOpen) return;
-    this.runOpen = false;
-    const e: AgentEventOf<'run.end'> = {
-      type: 'run.end',
-      status: this.failed !== undefined ? 'failed' : 'incomplete',
-      provenance: { format: FORMAT, line: this.lastLine, offset: this.lastOffset, synthetic: true },
-    };
-    if (this.failed !== undefined) e.error = this.failed;
-    if (this.run !== undefined) e.run = this.run;
-    out.push(e);
-  }
-
-  private release(out: AgentEvent[]): void {
-    if (this.held === undefined) return;
-    out.push(this.held);
-    this.held = undefined;
-  }
-
-  private map(type: string, cx: Cx, out: AgentEvent[]): undefined {
-    const r = cx.r;
-    switch (type) {
-      case 'start': {
-        this.run = str(r.messageId);
-        this.runOpen = true;
-        this.failed = undefined;
-        this.round = 0;
-        this.stepOpen = false;
-        this.saidError = undefined;
-        // Held: carried events the writer put right after this chunk came before the run.
-        const held: AgentEvent[] = [];
-        this.push(held, cx, { type: 'run.start' });
-        this.held = held[0];
-        return;
-      }
-      case 'finish':
-      case 'abort':
-        return this.finish(type, cx, out);
-      case 'start-step':
-        this.openRun(cx, out);
-        this.round++;
-        this.stepOpen = true;
-        this.stepText = '';
-        return this.push(out, cx, { type: 'round.start' });
-      case 'finish-step': {
-        this.openRun(cx, out);
-        this.push(out, cx, { type: 'round.end', message: this.stepText });
-        this.stepOpen = false;
-        this.stepText = '';
-        return;
-      }
-      case 'text-start':
-        this.openRun(cx, out);
-        return this.push(out, cx, { type: 'message.start', role: 'assistant', message: r.id as string });
-      case 'text-delta':
-        this.openRun(cx, out);
-        this.stepText += r.delta as string;
-        return this.push(out, cx, { type: 'text.delta', text: r.delta as string, message: r.id as string });
-      case 'text-end':
-        this.openRun(cx, out);
-        return this.push(out, cx, { type: 'message.end', message: r.id as string });
-      case 'reasoning-start':
-      case 'reasoning-delta':
-      case 'reasoning-end':
-        this.openRun(cx, out);
-        return this.push(out, cx, this.reasoning(r));
-      case 'tool-input-start': {
-        this.openRun(cx, out);
-        const call = r.toolCallId as string;
-        this.names.set(call, r.toolName as string);
-        return this.push(out, cx, { type: 'tool.args.delta', call, name: r.toolName as string, text: '' });
-      }
-      case 'tool-input-delta':
-        this.openRun(cx, out);
-        return this.push(out, cx, {
-          type: 'tool.args.delta',
-          call: r.toolCallId as string,
-          text: r.inputTextDelta as string,
+    case 'text-start':
+      openRun(d, cx, out);
+      if (wholeIn(d)) {
+        const { run, round, provenance } = envelope(d, cx);
+        out.push({
+          type: 'message.start',
+          role: 'assistant',
+          message: r.id as string,
+          run,
+          round,
+          provenance,
         });
-      case 'tool-input-available': {
-        this.openRun(cx, out);
-        const call = r.toolCallId as string;
-        this.names.set(call, r.toolName as string);
-        const e: AgentEventOf<'tool.start'> = { type: 'tool.start', call, name: r.toolName as string };
-        if (isJsonObject(r.input)) e.args = r.input;
-        const meta = metaOf(r.toolMetadata);
-        if (meta !== undefined) {
-          for (const k of ['kind', 'server', 'argsSummary', 'command'] as const)
-            if (typeof meta[k] === 'string') (e as Record<string, unknown>)[k] = meta[k];
-          if (typeof meta.startedAt === 'number') e.startedAt = meta.startedAt;
+        return;
+      }
+      return pushEvent(d, out, cx, { type: 'message.start', role: 'assistant', message: r.id as string });
+    case 'text-delta':
+      openRun(d, cx, out);
+      d.stepText += r.delta as string;
+      if (wholeIn(d)) {
+        const { run, round, provenance } = envelope(d, cx);
+        out.push({
+          type: 'text.delta',
+          text: r.delta as string,
+          message: r.id as string,
+          run,
+          round,
+          provenance,
+        });
+        return;
+      }
+      return pushEvent(d, out, cx, { type: 'text.delta', text: r.delta as string, message: r.id as string });
+    case 'text-end':
+      openRun(d, cx, out);
+      if (wholeIn(d)) {
+        const { run, round, provenance } = envelope(d, cx);
+        out.push({ type: 'message.end', message: r.id as string, run, round, provenance });
+        return;
+      }
+      return pushEvent(d, out, cx, { type: 'message.end', message: r.id as string });
+    case 'reasoning-start':
+    case 'reasoning-delta':
+    case 'reasoning-end':
+      openRun(d, cx, out);
+      return pushEvent(d, out, cx, reasoning(r));
+    case 'tool-input-start': {
+      openRun(d, cx, out);
+      const call = r.toolCallId as string;
+      d.names.set(call, r.toolName as string);
+      return pushEvent(d, out, cx, { type: 'tool.args.delta', call, name: r.toolName as string, text: '' });
+    }
+    case 'tool-input-delta':
+      openRun(d, cx, out);
+      return pushEvent(d, out, cx, {
+        type: 'tool.args.delta',
+        call: r.toolCallId as string,
+        text: r.inputTextDelta as string,
+      });
+    case 'tool-input-available': {
+      openRun(d, cx, out);
+      const call = r.toolCallId as string;
+      const name = r.toolName as string;
+      d.names.set(call, name);
+      const meta = metaOf(r.toolMetadata);
+      const args = r.input;
+      if (isJsonObject(args) && wholeIn(d) && (meta === undefined || isArgsSummaryOnly(meta))) {
+        const { run, round, provenance } = envelope(d, cx);
+        if (meta === undefined) out.push({ type: 'tool.start', call, name, args, run, round, provenance });
+        else {
+          const argsSummary = meta.argsSummary as string;
+          out.push({ type: 'tool.start', call, name, args, argsSummary, run, round, provenance });
         }
-        return this.push(out, cx, e);
+        return;
       }
-      case 'tool-input-error':
-      case 'tool-output-available':
-      case 'tool-output-error':
-      case 'tool-output-denied':
-        this.openRun(cx, out);
-        return this.toolEnd(type, cx, out);
-      case 'tool-approval-request': {
-        this.openRun(cx, out);
-        const call = r.toolCallId as string;
-        const e: AgentEventOf<'approval.request'> = {
-          type: 'approval.request',
-          approval: r.approvalId as string,
-          call,
-        };
-        const name = this.names.get(call);
-        if (name !== undefined) e.tool = name;
-        const reason = str(r.reason);
-        if (reason !== undefined) e.title = reason;
-        return this.push(out, cx, e);
+      const e: AgentEventOf<'tool.start'> = { type: 'tool.start', call, name };
+      if (isJsonObject(args)) e.args = args;
+      if (meta !== undefined) {
+        for (const k of ['kind', 'server', 'argsSummary', 'command'] as const)
+          if (typeof meta[k] === 'string') (e as Record<string, unknown>)[k] = meta[k];
+        if (typeof meta.startedAt === 'number') e.startedAt = meta.startedAt;
       }
-      case 'tool-approval-response': {
-        this.openRun(cx, out);
-        const e: AgentEventOf<'approval.resolve'> = {
-          type: 'approval.resolve',
-          approval: r.approvalId as string,
-          decision: r.approved === true ? 'allow' : 'deny',
-        };
-        return this.push(out, cx, e);
+      return pushEvent(d, out, cx, e);
+    }
+    case 'tool-input-error':
+    case 'tool-output-available':
+    case 'tool-output-error':
+    case 'tool-output-denied':
+      openRun(d, cx, out);
+      return toolEnd(d, type, cx, out);
+    case 'tool-approval-request': {
+      openRun(d, cx, out);
+      const call = r.toolCallId as string;
+      const e: AgentEventOf<'approval.request'> = {
+        type: 'approval.request',
+        approval: r.approvalId as string,
+        call,
+      };
+      const name = d.names.get(call);
+      if (name !== undefined) e.tool = name;
+      const reason = str(r.reason);
+      if (reason !== undefined) e.title = reason;
+      return pushEvent(d, out, cx, e);
+    }
+    case 'tool-approval-response': {
+      openRun(d, cx, out);
+      const e: AgentEventOf<'approval.resolve'> = {
+        type: 'approval.resolve',
+        approval: r.approvalId as string,
+        decision: r.approved === true ? 'allow' : 'deny',
+      };
+      return pushEvent(d, out, cx, e);
+    }
+    case 'error':
+      openRun(d, cx, out);
+      d.failed = r.errorText as string;
+      if (r.errorText === d.saidError && d.before.length < MAX_BEFORE) {
+        // The run's failure, restating an error this run already said: no second error event
+        // (the writer writes this chunk for a failed run's end); the next event carries it.
+        d.before.push(cx.provenance.hints!.raw as string);
+        return;
       }
-      case 'error':
-        this.openRun(cx, out);
-        this.failed = r.errorText as string;
-        if (r.errorText === this.saidError && this.before.length < MAX_BEFORE) {
-          // The run's failure, restating an error this run already said: no second error event
-          // (the writer writes this chunk for a failed run's end); the next event carries it.
-          this.before.push(cx.provenance.hints!.raw as string);
+      d.saidError = undefined;
+      return pushEvent(d, out, cx, { type: 'error', message: r.errorText as string, fatal: true });
+    default: {
+      if (type === CARRIED_OUTPUT && d.held === undefined && wholeIn(d)) {
+        const v = plainToolOutput(r.data);
+        if (v !== undefined) {
+          const { run, round, provenance } = envelope(d, cx);
+          out.push({ type: 'tool.output', call: v.call, text: v.text, run, round, provenance });
           return;
         }
-        this.saidError = undefined;
-        return this.push(out, cx, { type: 'error', message: r.errorText as string, fatal: true });
-      default: {
-        if (type.startsWith(AISDK_DATA_PREFIX)) {
-          const e = eventFromCarried(type.slice(AISDK_DATA_PREFIX.length), r.data);
-          if (e !== undefined && this.held !== undefined) {
-            (cx.provenance.hints as AiSdkHints).early = true;
-            e.provenance = cx.provenance;
-            out.push(e);
-            return;
-          }
-          if (e?.type === 'error') this.saidError = e.fatal ? undefined : e.message;
-          if (e !== undefined) return this.push(out, cx, e);
+      }
+      if (type.startsWith(AISDK_DATA_PREFIX)) {
+        const e = eventFromCarried(type.slice(AISDK_DATA_PREFIX.length), r.data);
+        if (e !== undefined && d.held !== undefined) {
+          (cx.provenance.hints as AiSdkHints).early = true;
+          e.provenance = cx.provenance;
+          out.push(e);
+          return;
         }
-        this.release(out);
-        return this.unknown(cx, out);
+        if (e?.type === 'error') d.saidError = e.fatal ? undefined : e.message;
+        if (e !== undefined) return pushEvent(d, out, cx, e);
       }
+      releaseHeld(d, out);
+      return pushUnknown(d, cx, out);
     }
   }
+}
 
-  private finish(type: string, cx: Cx, out: AgentEvent[]): undefined {
-    const r = cx.r;
-    this.openRun(cx, out);
-    const e: AgentEventOf<'run.end'> = { type: 'run.end', status: 'completed' };
-    if (type === 'abort') {
-      e.status = 'cancelled';
-      const reason = str(r.reason);
-      if (reason !== undefined) e.reason = reason;
-    } else {
-      const finishReason = str(r.finishReason);
-      if (finishReason !== undefined) e.stopReason = finishReason;
-      if (this.failed !== undefined || finishReason === 'error') {
-        e.status = 'failed';
-        if (this.failed !== undefined) e.error = this.failed;
-      }
-      const usage = usageFromMetadata(r.messageMetadata);
-      if (usage !== undefined) e.usage = usage;
-      const m = r.messageMetadata;
-      if (isJsonObject(m)) {
-        if (typeof m.durationMs === 'number') e.durationMs = m.durationMs;
-        if (typeof m.reason === 'string') e.reason = m.reason;
-      }
+function finish(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefined {
+  const r = cx.r;
+  openRun(d, cx, out);
+  const e: AgentEventOf<'run.end'> = { type: 'run.end', status: 'completed' };
+  if (type === 'abort') {
+    e.status = 'cancelled';
+    const reason = str(r.reason);
+    if (reason !== undefined) e.reason = reason;
+  } else {
+    const finishReason = str(r.finishReason);
+    if (finishReason !== undefined) e.stopReason = finishReason;
+    if (d.failed !== undefined || finishReason === 'error') {
+      e.status = 'failed';
+      if (d.failed !== undefined) e.error = d.failed;
     }
-    this.push(out, cx, e);
-    this.runOpen = false;
-    this.failed = undefined;
+    const usage = usageFromMetadata(r.messageMetadata);
+    if (usage !== undefined) e.usage = usage;
+    const m = r.messageMetadata;
+    if (isJsonObject(m)) {
+      if (typeof m.durationMs === 'number') e.durationMs = m.durationMs;
+      if (typeof m.reason === 'string') e.reason = m.reason;
+    }
   }
+  pushEvent(d, out, cx, e);
+  d.runOpen = false;
+  d.failed = undefined;
+}
 
-  private toolEnd(type: string, cx: Cx, out: AgentEvent[]): undefined {
-    const r = cx.r;
-    const call = r.toolCallId as string;
-    if (type === 'tool-output-available' && r.preliminary === true) {
-      const text = typeof r.output === 'string' ? r.output : JSON.stringify(r.output ?? null);
-      return this.push(out, cx, { type: 'tool.output', call, text });
-    }
-    if (type === 'tool-input-error' && !this.names.has(call)) {
-      // A call refused for its input never started: its start is implied by the refusal.
-      const start: AgentEventOf<'tool.start'> = { type: 'tool.start', call, name: r.toolName as string };
-      if (isJsonObject(r.input)) start.args = r.input;
-      this.push(out, cx, start);
-      start.provenance = { format: FORMAT, line: cx.line, offset: cx.offset, synthetic: true };
-    }
-    const e: AgentEventOf<'tool.end'> = { type: 'tool.end', call, ok: type === 'tool-output-available' };
-    const name = str(r.toolName) ?? this.names.get(call);
-    if (name !== undefined) e.name = name;
-    if (type === 'tool-output-available') {
-      if (typeof r.output === 'string') e.text = r.output;
-      else if (r.output !== undefined) e.result = r.output;
-    } else if (type === 'tool-output-denied') e.denied = true;
-    else e.error = r.errorText as string;
-    const meta = metaOf(r.toolMetadata);
-    if (meta !== undefined) {
-      if (typeof meta.text === 'string') e.text = meta.text;
-      if (meta.result !== undefined) e.result = meta.result;
-      if (meta.error !== undefined) e.error = meta.error;
-      if (typeof meta.exitCode === 'number') e.exitCode = meta.exitCode;
-      if (Array.isArray(meta.filesChanged))
-        e.filesChanged = meta.filesChanged.filter((f) => typeof f === 'string');
-      if (typeof meta.startedAt === 'number') e.startedAt = meta.startedAt;
-      if (typeof meta.endedAt === 'number') e.endedAt = meta.endedAt;
-    }
-    this.push(out, cx, e);
+function toolEnd(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefined {
+  const r = cx.r;
+  const call = r.toolCallId as string;
+  if (type === 'tool-output-available' && r.preliminary === true) {
+    const text = typeof r.output === 'string' ? r.output : JSON.stringify(r.output ?? null);
+    return pushEvent(d, out, cx, { type: 'tool.output', call, text });
   }
+  if (type === 'tool-input-error' && !d.names.has(call)) {
+    // A call refused for its input never started: its start is implied by the refusal.
+    const start: AgentEventOf<'tool.start'> = { type: 'tool.start', call, name: r.toolName as string };
+    if (isJsonObject(r.input)) start.args = r.input;
+    pushEvent(d, out, cx, start);
+    start.provenance = { format: FORMAT, line: cx.line, offset: cx.offset, synthetic: true };
+  }
+  const name = str(r.toolName) ?? d.names.get(call);
+  if (name !== undefined && r.toolMetadata === undefined && wholeIn(d)) {
+    const { run, round, provenance } = envelope(d, cx);
+    if (type === 'tool-output-available' && typeof r.output === 'string') {
+      out.push({ type: 'tool.end', call, ok: true, name, text: r.output, run, round, provenance });
+      return;
+    }
+    if (type === 'tool-output-error') {
+      const error = r.errorText as string;
+      out.push({ type: 'tool.end', call, ok: false, name, error, run, round, provenance });
+      return;
+    }
+  }
+  const e: AgentEventOf<'tool.end'> = { type: 'tool.end', call, ok: type === 'tool-output-available' };
+  if (name !== undefined) e.name = name;
+  if (type === 'tool-output-available') {
+    if (typeof r.output === 'string') e.text = r.output;
+    else if (r.output !== undefined) e.result = r.output;
+  } else if (type === 'tool-output-denied') e.denied = true;
+  else e.error = r.errorText as string;
+  const meta = metaOf(r.toolMetadata);
+  if (meta !== undefined) {
+    if (typeof meta.text === 'string') e.text = meta.text;
+    if (meta.result !== undefined) e.result = meta.result;
+    if (meta.error !== undefined) e.error = meta.error;
+    if (typeof meta.exitCode === 'number') e.exitCode = meta.exitCode;
+    if (Array.isArray(meta.filesChanged))
+      e.filesChanged = meta.filesChanged.filter((f) => typeof f === 'string');
+    if (typeof meta.startedAt === 'number') e.startedAt = meta.startedAt;
+    if (typeof meta.endedAt === 'number') e.endedAt = meta.endedAt;
+  }
+  pushEvent(d, out, cx, e);
+}
 
-  private reasoning(r: JsonObject): AgentEventOf<'reasoning.delta'> {
-    const e: AgentEventOf<'reasoning.delta'> = {
-      type: 'reasoning.delta',
-      text: str(r.delta) ?? '',
-      message: r.id as string,
-    };
-    const meta = metaOf(r.providerMetadata);
-    if (meta !== undefined) {
-      if (typeof meta.signature === 'string') e.signature = meta.signature;
-      if (typeof meta.redacted === 'string') e.redacted = meta.redacted;
-    }
-    return e;
+function reasoning(r: JsonObject): AgentEventOf<'reasoning.delta'> {
+  const e: AgentEventOf<'reasoning.delta'> = {
+    type: 'reasoning.delta',
+    text: str(r.delta) ?? '',
+    message: r.id as string,
+  };
+  const meta = metaOf(r.providerMetadata);
+  if (meta !== undefined) {
+    if (typeof meta.signature === 'string') e.signature = meta.signature;
+    if (typeof meta.redacted === 'string') e.redacted = meta.redacted;
   }
+  return e;
+}
 
-  /** A chunk of a run that has no `start`: the run opens there, implied. */
-  private openRun(cx: Cx, out: AgentEvent[]): undefined {
-    if (this.runOpen) return;
-    this.runOpen = true;
-    this.round = 0;
-    this.failed = undefined;
-    this.saidError = undefined;
-    out.push({
-      type: 'run.start',
-      provenance: { format: FORMAT, line: cx.line, offset: cx.offset, synthetic: true },
-    });
-  }
+/** A chunk of a run that has no `start`: the run opens there, implied. */
+function openRun(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
+  if (d.runOpen) return;
+  d.runOpen = true;
+  d.round = 0;
+  d.failed = undefined;
+  d.saidError = undefined;
+  out.push({
+    type: 'run.start',
+    provenance: { format: FORMAT, line: cx.line, offset: cx.offset, synthetic: true },
+  });
+}
 
-  private unknown(cx: Cx, out: AgentEvent[]): undefined {
-    const e: AgentEventOf<'unknown'> = { type: 'unknown', record: cx.r };
-    if (typeof cx.r.type === 'string') e.recordType = cx.r.type;
-    this.push(out, cx, e);
-  }
+/**
+ * Whether the frequent events are built whole, each in one object literal with its envelope
+ * (run, round, provenance), instead of through {@link pushEvent}, which adds the envelope to a
+ * literal afterwards. Both give the same events; off, only the general path runs
+ * (test/ui/whole-events.test.ts holds them equal). A literal's hidden class outlives the full GC
+ * that kills a grown object's, and its stores are monomorphic (docs/performance.md).
+ */
+export const AISDK_WHOLE_EVENTS: { enabled: boolean } = { enabled: true };
 
-  private push(out: AgentEvent[], cx: Cx, e: AgentEvent): undefined {
-    if (this.run !== undefined && (this.runOpen || e.type === 'run.end')) e.run = this.run;
-    if (this.stepOpen || e.type === 'round.start') e.round = this.round;
-    if (this.before.length > 0) {
-      (cx.provenance.hints as AiSdkHints).before = this.before;
-      this.before = [];
-    }
-    e.provenance = cx.provenance;
-    out.push(e);
+const CARRIED_OUTPUT = `${AISDK_DATA_PREFIX}tool.output`;
+
+/**
+ * Where {@link pushEvent} would stamp run and round and nothing else, leaving the provenance as
+ * read: an open step of an open run, with no chunks held before it. Whole literals are built
+ * only there.
+ */
+function wholeIn(d: Decoder): boolean {
+  return (
+    AISDK_WHOLE_EVENTS.enabled && d.stepOpen && d.runOpen && d.run !== undefined && d.before.length === 0
+  );
+}
+
+/** The envelope {@link pushEvent} stamps where {@link wholeIn} holds. */
+function envelope(d: Decoder, cx: Cx): { run: string; round: number; provenance: Provenance } {
+  return { run: d.run as string, round: d.round, provenance: cx.provenance };
+}
+
+function pushUnknown(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
+  const e: AgentEventOf<'unknown'> = { type: 'unknown', record: cx.r };
+  if (typeof cx.r.type === 'string') e.recordType = cx.r.type;
+  pushEvent(d, out, cx, e);
+}
+
+function pushEvent(d: Decoder, out: AgentEvent[], cx: Cx, e: AgentEvent): undefined {
+  if (d.run !== undefined && (d.runOpen || e.type === 'run.end')) e.run = d.run;
+  if (d.stepOpen || e.type === 'round.start') e.round = d.round;
+  if (d.before.length > 0) {
+    (cx.provenance.hints as AiSdkHints).before = d.before;
+    d.before = [];
   }
+  e.provenance = cx.provenance;
+  out.push(e);
+}
+
+/** A text delta chunk as `JSON.parse` gives it, in one literal ({@link readDeltaRecord}). */
+function deltaRecord(id: string, delta: unknown): JsonObject {
+  return { type: 'text-delta', id, delta } as JsonObject;
 }
 
 /** A `data-agentwire.<type>` part carrying an event from before the run (see `BEFORE_RUN`). */

@@ -2,7 +2,7 @@ import { type Codec, createCheck, createCodec, type EventSource } from '../../co
 import type { Diagnostic } from '../../diagnostics';
 import { jsonStreamChunkDecoder } from '../../framing/json-stream';
 import { checkAiSdkEvents } from './check';
-import { type AiSdkDecodeOptions, AiSdkRecordDecoder } from './decode';
+import { type AiSdkDecodeOptions, createAiSdkRecordDecoder } from './decode';
 import { type AiSdkEncodeOptions, AiSdkEncoder } from './encode';
 import { AISDK_HEADERS } from './wire';
 
@@ -36,7 +36,7 @@ export interface AiSdkCodec extends Codec<AiSdkDecodeOptions, AiSdkEncodeOptions
 const codec = createCodec<AiSdkDecodeOptions, AiSdkEncodeOptions>({
   format: 'ai-sdk',
   createChunkDecoder: (options, sink) =>
-    jsonStreamChunkDecoder('ai-sdk', options, sink, new AiSdkRecordDecoder(options, sink)),
+    jsonStreamChunkDecoder('ai-sdk', options, sink, createAiSdkRecordDecoder(options, sink)),
   createEncoder: (options, sink) => new AiSdkEncoder(options, sink),
 });
 
