@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, test } from 'vitest';
 import { AMP_WHOLE_EVENTS } from '../../src/formats/amp/decode';
-import { type AgentEvent, amp } from '../../src/index';
+import { amp } from '../../src/index';
 import { FUZZ_RUNS } from '../runs';
+import { type Decoded, decodeWith, expectSamePaths, type WholeEventsCase } from '../whole-events';
 
 // The Amp decoder builds its frequent events (text blocks, tool calls and results, a round's end,
 // a line's usage) whole, each in one literal, beside the general path that adds the envelope to
@@ -134,37 +135,14 @@ const stream = fc
   .tuple(fc.array(line, { minLength: 1, maxLength: 10 }), fc.boolean())
   .map(([lines, crlf]) => lines.join(crlf ? '\r\n' : '\n') + (crlf ? '\r\n' : '\n'));
 
-interface Decoded {
-  json: string;
-  diagnostics: string;
-  written: string;
-  events: AgentEvent[];
-}
-
-function decode(input: string, whole: boolean, cuts: number[] = []): Decoded {
-  AMP_WHOLE_EVENTS.enabled = whole;
-  const bytes = Buffer.from(input);
-  const d = amp.createDecoder();
-  const events: AgentEvent[] = [];
-  let at = 0;
-  for (const cut of [...cuts.map((c) => c % (bytes.length + 1)).sort((a, b) => a - b), bytes.length]) {
-    events.push(...d.push(bytes.subarray(at, Math.max(at, cut))));
-    at = Math.max(at, cut);
-  }
-  events.push(...d.end());
-  const diagnostics = JSON.stringify(amp.parse(input).diagnostics);
-  AMP_WHOLE_EVENTS.enabled = true;
+const CASE: WholeEventsCase = {
+  codec: amp,
+  whole: AMP_WHOLE_EVENTS,
   // A stream without a session id is written with a random one: that one is set aside.
-  const written = amp.stringify(events).replace(GENERATED, (m) => (m === SESSION ? m : 'T-generated'));
-  return { json: JSON.stringify(events), diagnostics, written, events };
-}
+  write: (events) => amp.stringify(events).replace(GENERATED, (m) => (m === SESSION ? m : 'T-generated')),
+};
 
-function ownUndefined(events: AgentEvent[]): string[] {
-  const found: string[] = [];
-  for (const e of events)
-    for (const [k, v] of Object.entries(e)) if (v === undefined) found.push(`${e.type}.${k}`);
-  return found;
-}
+const decode = (input: string, whole: boolean): Decoded => decodeWith(CASE, input, whole);
 
 describe('Amp decoder: whole events against the general path', () => {
   afterEach(() => {
@@ -174,12 +152,7 @@ describe('Amp decoder: whole events against the general path', () => {
   test('the same events, diagnostics and written bytes, chunked anywhere', () => {
     fc.assert(
       fc.property(stream, fc.array(fc.nat(), { maxLength: 4 }), (input, cuts) => {
-        const general = decode(input, false);
-        const whole = decode(input, true, cuts);
-        expect(whole.json).toBe(general.json);
-        expect(whole.diagnostics).toBe(general.diagnostics);
-        expect(whole.written).toBe(general.written);
-        expect(ownUndefined(whole.events)).toEqual([]);
+        expectSamePaths(CASE, input, cuts);
       }),
       { numRuns: FUZZ_RUNS * 2 },
     );

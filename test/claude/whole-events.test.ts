@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, test } from 'vitest';
 import { CLAUDE_WHOLE_EVENTS } from '../../src/formats/claude/decode';
-import { type AgentEvent, claude } from '../../src/index';
+import { claude } from '../../src/index';
 import { FUZZ_RUNS } from '../runs';
+import { type Decoded, decodeWith, expectSamePaths, type WholeEventsCase } from '../whole-events';
 
 // The Claude decoder builds its frequent events (text, thinking, tool calls and results, message
 // starts, a call's usage, a round's end, notices) whole, each in one literal with its envelope
@@ -235,46 +236,13 @@ const stream = fc
   )
   .map(([groups, crlf]) => groups.flat().join(crlf ? '\r\n' : '\n') + (crlf ? '\r\n' : '\n'));
 
-interface Decoded {
-  json: string;
-  diagnostics: string;
-  written: string;
-  events: AgentEvent[];
-}
+const CASE: WholeEventsCase = {
+  codec: claude,
+  whole: CLAUDE_WHOLE_EVENTS,
+  write: (events) => claude.stringify(events),
+};
 
-function decode(input: string, whole: boolean, cuts: number[] = []): Decoded {
-  CLAUDE_WHOLE_EVENTS.enabled = whole;
-  try {
-    const bytes = Buffer.from(input);
-    const d = claude.createDecoder();
-    const events: AgentEvent[] = [];
-    let at = 0;
-    for (const cut of [...cuts.map((c) => c % (bytes.length + 1)).sort((a, b) => a - b), bytes.length]) {
-      events.push(...d.push(bytes.subarray(at, Math.max(at, cut))));
-      at = Math.max(at, cut);
-    }
-    events.push(...d.end());
-    const diagnostics = JSON.stringify(claude.parse(input).diagnostics);
-    return { json: JSON.stringify(events), diagnostics, written: claude.stringify(events), events };
-  } finally {
-    CLAUDE_WHOLE_EVENTS.enabled = true;
-  }
-}
-
-// Own properties whose value is `undefined`, anywhere in the events (the public shape has none).
-function ownUndefined(value: unknown, path: string, found: string[]): void {
-  if (typeof value !== 'object' || value === null) return;
-  for (const [k, v] of Object.entries(value)) {
-    if (v === undefined) found.push(`${path}.${k}`);
-    else ownUndefined(v, `${path}.${k}`, found);
-  }
-}
-
-function undefinedFields(events: AgentEvent[]): string[] {
-  const found: string[] = [];
-  for (const e of events) ownUndefined(e, e.type, found);
-  return found;
-}
+const decode = (input: string, whole: boolean): Decoded => decodeWith(CASE, input, whole);
 
 describe('Claude decoder: whole events against the general path', () => {
   afterEach(() => {
@@ -284,12 +252,7 @@ describe('Claude decoder: whole events against the general path', () => {
   test('the same events, diagnostics and written bytes, chunked anywhere', () => {
     fc.assert(
       fc.property(stream, fc.array(fc.nat(), { maxLength: 4 }), (input, cuts) => {
-        const general = decode(input, false);
-        const whole = decode(input, true, cuts);
-        expect(whole.json).toBe(general.json);
-        expect(whole.diagnostics).toBe(general.diagnostics);
-        expect(whole.written).toBe(general.written);
-        expect(undefinedFields(whole.events)).toEqual([]);
+        expectSamePaths(CASE, input, cuts);
       }),
       { numRuns: FUZZ_RUNS * 2 },
     );

@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, test } from 'vitest';
 import { COPILOT_WHOLE_EVENTS } from '../../src/formats/copilot/decode';
-import { type AgentEvent, copilot } from '../../src/index';
+import { copilot } from '../../src/index';
 import { FUZZ_RUNS } from '../runs';
+import { type Decoded, decodeWith, expectSamePaths, type WholeEventsCase } from '../whole-events';
 
 // The Copilot decoder builds its frequent events (text deltas, tool calls and their output,
 // usage, a message's start and end, a turn's start and end) whole, each in one literal, beside
@@ -146,37 +147,16 @@ const stream = fc
   .tuple(fc.array(line, { minLength: 1, maxLength: 14 }), fc.boolean(), fc.nat({ max: 4 }))
   .map(([lines, crlf, open]) => `${[...(open > 0 ? OPEN : []), ...lines].join(crlf ? '\r\n' : '\n')}\n`);
 
-interface Decoded {
-  json: string;
-  diagnostics: string;
-  written: string;
-  events: AgentEvent[];
-}
+const CASE: WholeEventsCase = {
+  codec: copilot,
+  whole: COPILOT_WHOLE_EVENTS,
+  write: (events) => {
+    let n = 0;
+    return copilot.stringify(events, { idSource: () => `id-${++n}`, clock: () => 0 });
+  },
+};
 
-function decode(input: string, whole: boolean, cuts: number[] = []): Decoded {
-  COPILOT_WHOLE_EVENTS.enabled = whole;
-  const bytes = Buffer.from(input);
-  const d = copilot.createDecoder();
-  const events: AgentEvent[] = [];
-  let at = 0;
-  for (const cut of [...cuts.map((c) => c % (bytes.length + 1)).sort((a, b) => a - b), bytes.length]) {
-    events.push(...d.push(bytes.subarray(at, Math.max(at, cut))));
-    at = Math.max(at, cut);
-  }
-  events.push(...d.end());
-  const diagnostics = JSON.stringify(copilot.parse(input).diagnostics);
-  COPILOT_WHOLE_EVENTS.enabled = true;
-  let n = 0;
-  const written = copilot.stringify(events, { idSource: () => `id-${++n}`, clock: () => 0 });
-  return { json: JSON.stringify(events), diagnostics, written, events };
-}
-
-function ownUndefined(events: AgentEvent[]): string[] {
-  const found: string[] = [];
-  for (const e of events)
-    for (const [k, v] of Object.entries(e)) if (v === undefined) found.push(`${e.type}.${k}`);
-  return found;
-}
+const decode = (input: string, whole: boolean): Decoded => decodeWith(CASE, input, whole);
 
 describe('Copilot decoder: whole events against the general path', () => {
   afterEach(() => {
@@ -186,12 +166,7 @@ describe('Copilot decoder: whole events against the general path', () => {
   test('the same events, diagnostics and written bytes, chunked anywhere', () => {
     fc.assert(
       fc.property(stream, fc.array(fc.nat(), { maxLength: 4 }), (input, cuts) => {
-        const general = decode(input, false);
-        const whole = decode(input, true, cuts);
-        expect(whole.json).toBe(general.json);
-        expect(whole.diagnostics).toBe(general.diagnostics);
-        expect(whole.written).toBe(general.written);
-        expect(ownUndefined(whole.events)).toEqual([]);
+        expectSamePaths(CASE, input, cuts);
       }),
       { numRuns: FUZZ_RUNS * 2 },
     );

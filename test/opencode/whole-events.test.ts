@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, test } from 'vitest';
 import { OPENCODE_WHOLE_EVENTS } from '../../src/formats/opencode/decode';
-import { type AgentEvent, opencode } from '../../src/index';
+import { opencode } from '../../src/index';
 import { FUZZ_RUNS } from '../runs';
+import { type Decoded, decodeWith, expectSamePaths, type WholeEventsCase } from '../whole-events';
 
 // The OpenCode decoder builds its frequent events (a step's start and end with its usage, text
 // and reasoning, a finished call's start and end) whole, each in one literal, beside the general
@@ -136,38 +137,15 @@ const stream = fc
   .tuple(fc.array(line, { minLength: 1, maxLength: 10 }), fc.boolean())
   .map(([lines, crlf]) => lines.join(crlf ? '\r\n' : '\n') + (crlf ? '\r\n' : '\n'));
 
-interface Decoded {
-  json: string;
-  diagnostics: string;
-  written: string;
-  events: AgentEvent[];
-}
-
 const WRITE = { idSource: () => 'id', clock: () => 0 };
 
-function decode(input: string, whole: boolean, cuts: number[] = []): Decoded {
-  OPENCODE_WHOLE_EVENTS.enabled = whole;
-  const bytes = Buffer.from(input);
-  const d = opencode.createDecoder();
-  const events: AgentEvent[] = [];
-  let at = 0;
-  for (const cut of [...cuts.map((c) => c % (bytes.length + 1)).sort((a, b) => a - b), bytes.length]) {
-    events.push(...d.push(bytes.subarray(at, Math.max(at, cut))));
-    at = Math.max(at, cut);
-  }
-  events.push(...d.end());
-  const diagnostics = JSON.stringify(opencode.parse(input).diagnostics);
-  OPENCODE_WHOLE_EVENTS.enabled = true;
-  const written = opencode.stringify(events, WRITE);
-  return { json: JSON.stringify(events), diagnostics, written, events };
-}
+const CASE: WholeEventsCase = {
+  codec: opencode,
+  whole: OPENCODE_WHOLE_EVENTS,
+  write: (events) => opencode.stringify(events, WRITE),
+};
 
-function ownUndefined(events: AgentEvent[]): string[] {
-  const found: string[] = [];
-  for (const e of events)
-    for (const [k, v] of Object.entries(e)) if (v === undefined) found.push(`${e.type}.${k}`);
-  return found;
-}
+const decode = (input: string, whole: boolean): Decoded => decodeWith(CASE, input, whole);
 
 describe('OpenCode decoder: whole events against the general path', () => {
   afterEach(() => {
@@ -177,12 +155,7 @@ describe('OpenCode decoder: whole events against the general path', () => {
   test('the same events, diagnostics and written bytes, chunked anywhere', () => {
     fc.assert(
       fc.property(stream, fc.array(fc.nat(), { maxLength: 4 }), (input, cuts) => {
-        const general = decode(input, false);
-        const whole = decode(input, true, cuts);
-        expect(whole.json).toBe(general.json);
-        expect(whole.diagnostics).toBe(general.diagnostics);
-        expect(whole.written).toBe(general.written);
-        expect(ownUndefined(whole.events)).toEqual([]);
+        expectSamePaths(CASE, input, cuts);
       }),
       { numRuns: FUZZ_RUNS * 2 },
     );
