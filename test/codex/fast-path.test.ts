@@ -1,11 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { lineChunkDecoder } from '../../src/codec';
-import type { Diagnostic } from '../../src/diagnostics';
 import { CodexRecordDecoder } from '../../src/formats/codex/decode';
 import { type AgentEvent, codex } from '../../src/index';
 import { chunkAt } from '../golden';
 import { FUZZ_RUNS } from '../runs';
+import { type Decoded, decodeChunks, decodeLines } from './decode-runs';
 import { canonical, stream } from './lines';
 
 // The Codex decoder reads reasoning, agent message and command item lines spelled exactly as
@@ -16,33 +15,6 @@ import { canonical, stream } from './lines';
 // a key's text inside a value, cuts), on every depth bound and on every chunking.
 
 const RUNS = FUZZ_RUNS * 2;
-
-interface Decoded {
-  events: AgentEvent[];
-  diagnostics: Diagnostic[];
-}
-
-function decodeLines(lines: string[], shortcut: boolean, maxDepth?: number): Decoded {
-  const diagnostics: Diagnostic[] = [];
-  const options = maxDepth === undefined ? {} : { maxDepth };
-  const d = new CodexRecordDecoder(options, { report: (x) => diagnostics.push(x) }, shortcut);
-  const events: AgentEvent[] = [];
-  lines.forEach((l, i) => {
-    d.line(l, i + 1, i * 1000, events);
-  });
-  d.end(events);
-  return { events, diagnostics };
-}
-
-function decodeChunks(chunks: Uint8Array[], shortcut: boolean): Decoded {
-  const diagnostics: Diagnostic[] = [];
-  const sink = { report: (x: Diagnostic) => diagnostics.push(x) };
-  const d = lineChunkDecoder('codex', 'jsonl', {}, sink, new CodexRecordDecoder({}, sink, shortcut));
-  const events: AgentEvent[] = [];
-  for (const c of chunks) d.push(c, events);
-  d.end(events);
-  return { events, diagnostics };
-}
 
 // Equal as values and as written JSON (key order), and written back to the same bytes.
 function expectSame(fast: Decoded, general: Decoded): void {

@@ -1,11 +1,10 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, test } from 'vitest';
-import { lineChunkDecoder } from '../../src/codec';
-import type { Diagnostic } from '../../src/diagnostics';
-import { CODEX_WHOLE_EVENTS, CodexRecordDecoder } from '../../src/formats/codex/decode';
-import { type AgentEvent, codex } from '../../src/index';
+import { CODEX_WHOLE_EVENTS } from '../../src/formats/codex/decode';
+import { codex } from '../../src/index';
 import { chunkAt } from '../golden';
 import { FUZZ_RUNS } from '../runs';
+import { type Decoded, decodeChunks, decodeLines } from './decode-runs';
 
 // The shortcut maps the frequent canonical items in their usual state to events built whole
 // (`CODEX_WHOLE_EVENTS`, docs/performance.md "Codex decoder"). These properties hold the decoder
@@ -119,32 +118,6 @@ function benchShaped(thread: boolean): string[] {
     '{"type":"item.completed","item":{"id":"item_6","type":"agent_message","text":"c"}}',
     '{"type":"turn.completed","usage":{"input_tokens":5,"cached_input_tokens":0,"output_tokens":2}}',
   ];
-}
-
-interface Decoded {
-  events: AgentEvent[];
-  diagnostics: Diagnostic[];
-}
-
-function decodeLines(lines: string[], shortcut: boolean): Decoded {
-  const diagnostics: Diagnostic[] = [];
-  const d = new CodexRecordDecoder({}, { report: (x) => diagnostics.push(x) }, shortcut);
-  const events: AgentEvent[] = [];
-  lines.forEach((l, i) => {
-    d.line(l, i + 1, i * 1000, events);
-  });
-  d.end(events);
-  return { events, diagnostics };
-}
-
-function decodeChunks(chunks: Uint8Array[], shortcut: boolean): Decoded {
-  const diagnostics: Diagnostic[] = [];
-  const sink = { report: (x: Diagnostic) => diagnostics.push(x) };
-  const d = lineChunkDecoder('codex', 'jsonl', {}, sink, new CodexRecordDecoder({}, sink, shortcut));
-  const events: AgentEvent[] = [];
-  for (const c of chunks) d.push(c, events);
-  d.end(events);
-  return { events, diagnostics };
 }
 
 // Equal as values, as written JSON (key order, no own `undefined`) and as bytes written back.
