@@ -1,6 +1,10 @@
 import * as z from 'zod/mini';
 import { FORMATS } from './diagnostics';
 
+// Every canonical event type; defined beside the model's zod-free check (model-guard.ts), which a
+// test holds equal to these schemas.
+export { AGENT_EVENT_TYPES } from './model-guard';
+
 // The canonical event model. The zod schemas are the single source of the types (`z.infer`);
 // docs/model.md explains every event and how each format maps onto it.
 
@@ -537,11 +541,6 @@ export type RunStatus = z.infer<typeof RunStatusSchema>;
 export type Choice = z.infer<typeof OptionSchema>;
 /** One question to the user. */
 export type QuestionItem = z.infer<typeof QuestionItemSchema>;
-
-/** Every canonical event type, in the order docs/model.md lists them. */
-export const AGENT_EVENT_TYPES: readonly AgentEventType[] = AgentEventSchema.def.options.map(
-  (o) => o.shape.type.def.values[0],
-) as AgentEventType[];
 
 /**
  * Checks that `value` is a well-formed canonical event (for events built by hand or received

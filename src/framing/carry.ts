@@ -3,7 +3,8 @@
 
 import { isFiniteNumber, wordLookup } from '../guards';
 import { isJsonObject, type JsonObject, setOwn } from '../json';
-import { AGENT_EVENT_TYPES, type AgentEvent, type AgentEventType, type Usage, validateEvent } from '../model';
+import type { AgentEvent, AgentEventType, Usage } from '../model';
+import { AGENT_EVENT_TYPES, isAgentEvent } from '../model-guard';
 
 /** The prefix of the names under which agentwire carries a canonical event (`agentwire.plan`). */
 export const CARRY_PREFIX = 'agentwire.';
@@ -91,7 +92,7 @@ export function isAgentEventType(type: string): type is AgentEventType {
 /**
  * A carried `tool.output` (most of what a UI stream carries: every chunk of a call's output) that
  * its schema accepts, checked by hand: the call and text strings, a known stream, and nothing
- * else but the envelope's time and lane. Anything else is for zod to decide. Held to the schema
+ * else but the envelope's time and lane. Anything else is for the model's check to decide. Held to the schema
  * by a property (test/ui/carried-guard.test.ts).
  */
 export function isPlainToolOutput(candidate: JsonObject): boolean {
@@ -150,7 +151,7 @@ export function isArgsSummaryOnly(meta: JsonObject): boolean {
   );
 }
 
-/** Switch for the hand-written guard beside zod (tests turn it off to compare the two). */
+/** Switch for the hand-written guard beside the model's check (tests turn it off to compare the two). */
 export const carriedGuard = { enabled: true };
 
 /**
@@ -162,11 +163,10 @@ export function eventFromCarried(type: string, value: unknown): AgentEvent | und
   if (word === undefined || !isJsonObject(value) || 'provenance' in value) return undefined;
   const candidate: JsonObject = { type: word };
   for (const key of Object.keys(value)) if (key !== 'type') setOwn(candidate, key, value[key]);
-  // The frequent carried event is checked by hand; zod decides every other one.
+  // The frequent carried event is checked by hand; the model's check decides every other one.
   if (carriedGuard.enabled && word === 'tool.output' && isPlainToolOutput(candidate))
     return candidate as AgentEvent;
-  const checked = validateEvent(candidate);
-  return checked.success ? (candidate as AgentEvent) : undefined;
+  return isAgentEvent(candidate) ? (candidate as AgentEvent) : undefined;
 }
 
 /**

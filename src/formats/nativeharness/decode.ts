@@ -22,8 +22,8 @@ import {
   type Provenance,
   type QuestionItem,
   type Usage,
-  validateEvent,
 } from '../../model';
+import { isAgentEvent } from '../../model-guard';
 import { provenanceOf, splitRecord } from '../../record';
 import {
   NH,
@@ -358,7 +358,7 @@ export class NhEnvelopeDecoder {
     for (const key of Object.keys(inner)) {
       if (!NH_EXTENSION_ENVELOPE.has(key)) setOwn(e, key, inner[key]);
     }
-    if (!validateEvent(e).success) {
+    if (!isAgentEvent(e)) {
       this.report(
         'invalid_record',
         'warning',
@@ -402,7 +402,7 @@ export class NhEnvelopeDecoder {
       setOwn(target, key, extension[key]);
       added.push(key);
     }
-    if (added.length === 0 || validateEvent(e).success) return;
+    if (added.length === 0 || isAgentEvent(e)) return;
     for (const key of added) delete target[key];
     this.report(
       'invalid_record',
