@@ -9,11 +9,12 @@ const cliUsesLibrary: Plugin = {
   setup(build) {
     const entries: Record<string, string> = {
       './index': './index.js',
+      './engine': './engine.js',
       './node/index': './node.js',
       './redis/index': './redis.js',
       './otel/index': './otel.js',
     };
-    build.onResolve({ filter: /^\.\/(index|node\/index|redis\/index|otel\/index)$/ }, (args) =>
+    build.onResolve({ filter: /^\.\/(index|engine|node\/index|redis\/index|otel\/index)$/ }, (args) =>
       args.importer.endsWith('cli.ts') ? { path: entries[args.path]!, external: true } : undefined,
     );
   },
@@ -23,6 +24,8 @@ export default defineConfig([
   {
     entry: {
       index: 'src/index.ts',
+      // The CLI's own entry: the library without the zod schemas (src/engine.ts).
+      engine: 'src/engine.ts',
       hep: 'src/formats/hep/index.ts',
       highbar: 'src/formats/highbar/index.ts',
       nativeharness: 'src/formats/nativeharness/index.ts',

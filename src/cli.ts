@@ -38,7 +38,7 @@ const {
   detectFromStream,
   isAgentwireError,
   TimelineRenderer,
-} = await import('./index');
+} = await import('./engine');
 
 // What serving and following need (an HTTP server, session logs, Redis, the viewer) is loaded by
 // the commands that serve or follow: decode, convert and check start without it, smaller.

@@ -33,10 +33,11 @@ export { type CodexCodec, codex } from './formats/codex/index';
 export { type CopilotCodec, copilot } from './formats/copilot/index';
 export { type CursorCodec, cursor } from './formats/cursor/index';
 export { type GeminiCodec, gemini } from './formats/gemini/index';
-export { type HepCodec, hep } from './formats/hep/index';
-export { type HighbarCodec, highbar } from './formats/highbar/index';
+export { type HepCodec, hep } from './formats/hep/codec';
+export { type HighbarCodec, highbar } from './formats/highbar/codec';
 export { codecFor, codecs } from './formats/index';
-export { connect, type NativeharnessCodec, nativeharness } from './formats/nativeharness/index';
+export { connect } from './formats/nativeharness/client';
+export { type NativeharnessCodec, nativeharness } from './formats/nativeharness/codec';
 export { type OpencodeCodec, opencode } from './formats/opencode/index';
 export {
   DEFAULT_MAX_LINE_BYTES,

@@ -8,9 +8,9 @@ import { codex } from './codex/index';
 import { copilot } from './copilot/index';
 import { cursor } from './cursor/index';
 import { gemini } from './gemini/index';
-import { hep } from './hep/index';
-import { highbar } from './highbar/index';
-import { nativeharness } from './nativeharness/index';
+import { hep } from './hep/codec';
+import { highbar } from './highbar/codec';
+import { nativeharness } from './nativeharness/codec';
 import { opencode } from './opencode/index';
 
 /** Every codec by its format name (the formats this build of agentwire reads and writes). */

@@ -2,13 +2,10 @@ import fc from 'fast-check';
 import { describe, expect, test, vi } from 'vitest';
 import type * as z from 'zod/mini';
 import {
-  HEP_GUARDS,
-  HEP_KEY_ORDER,
   HepAgentStartFrame,
   HepCancelledFrame,
   HepCompactionEndFrame,
   HepCompactionStartFrame,
-  type HepFrameType,
   HepHeaderFrame,
   HepMessageDeltaFrame,
   HepMessageStartFrame,
@@ -17,6 +14,11 @@ import {
   HepToolStartFrame,
   HepTurnDoneFrame,
   HepTurnErrorFrame,
+} from '../../src/formats/hep/schema';
+import {
+  HEP_GUARDS,
+  HEP_KEY_ORDER,
+  type HepFrameType,
   hepFrameSpec,
   validateHepFrame,
   validateHepFrameSpec,

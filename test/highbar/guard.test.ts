@@ -3,11 +3,13 @@ import { describe, expect, test } from 'vitest';
 import type * as z from 'zod/mini';
 import {
   HighbarHelloRecord,
-  type HighbarRecordType,
   HighbarToolRecord,
   HighbarToolsRecord,
   HighbarTurnRecord,
   HighbarV0Record,
+} from '../../src/formats/highbar/schema';
+import {
+  type HighbarRecordType,
   passesHighbarGuard,
   validateHighbarRecord,
 } from '../../src/formats/highbar/wire';

@@ -29,14 +29,45 @@ const built = (f: string) => readFileSync(`dist/${f}`, 'utf8');
 test('dist/cli.js imports the library entry files; it holds no second copy', () => {
   expect(existsSync('dist/cli.js')).toBe(true);
   const cli = built('cli.js');
-  // The library is imported after the CLI sets its heap flags (a dynamic import).
-  expect(cli).toMatch(/import\("\.\/index\.js"\)/);
+  // The library is imported after the CLI sets its heap flags (a dynamic import), through its
+  // entry without the zod schemas (dist/engine.js: the same chunks as dist/index.js).
+  expect(cli).toMatch(/import\("\.\/engine\.js"\)/);
   // The serving modules are loaded by the commands that serve (a dynamic import).
   expect(cli).toMatch(/import\("\.\/node\.js"\)/);
   // Library code (the line splitter, a codec's writer) lives in the entries' chunks only.
   expect(cli).not.toContain('class LineSplitter');
   expect(cli).not.toContain('class HepEncoder');
   expect(statSync('dist/cli.js').size).toBeLessThan(64 * 1024);
+});
+
+/** Every module `dist/<file>` loads by static imports: the bare ones, and the built files. */
+function staticGraph(file: string): { bare: Set<string>; files: Set<string> } {
+  const files = new Set<string>();
+  const bare = new Set<string>();
+  const visit = (f: string) => {
+    if (files.has(f)) return;
+    files.add(f);
+    for (const m of built(f).matchAll(
+      /^(?:import|export)\s[^;]*?from\s*["']([^"']+)["']|^import\s*["']([^"']+)["']/gm,
+    )) {
+      const spec = (m[1] ?? m[2])!;
+      if (spec.startsWith('./')) visit(spec.slice(2));
+      else bare.add(spec);
+    }
+  };
+  visit(file);
+  return { bare, files };
+}
+
+test('the CLI loads no zod to read and write: its library entry is the index without the schemas', () => {
+  const engine = staticGraph('engine.js');
+  expect([...engine.bare].filter((m) => m.startsWith('zod'))).toEqual([]);
+  // The same library: every chunk the engine loads is one the public index loads too.
+  const index = staticGraph('index.js');
+  for (const f of engine.files) if (f !== 'engine.js') expect(index.files.has(f), f).toBe(true);
+  expect([...index.bare]).toContain('zod/mini');
+  // Nor does the CLI itself import zod or the public index before a command needs it.
+  expect(built('cli.js')).not.toMatch(/from\s*["']zod|import\("\.\/index\.js"\)/);
 });
 
 test('built files import Node built-ins with the node: prefix', () => {

@@ -1,13 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
+import { NhEnvelope, NhPayloads } from '../../src/formats/nativeharness/schema';
 import {
   isValidEnvelope,
   NH_ENVELOPE_KEYS,
   NH_PAYLOAD_GUARDS,
   NH_PAYLOAD_KEYS,
-  NhEnvelope,
   type NhEventType,
-  NhPayloads,
   validateNhEnvelope,
   validateNhPayload,
 } from '../../src/formats/nativeharness/wire';

@@ -1,4 +1,4 @@
-import * as z from 'zod/mini';
+import type * as z from 'zod/mini';
 import type { Detection } from '../../detect';
 import {
   isOptionalString,
@@ -9,6 +9,7 @@ import {
   shapeProblems,
 } from '../../guards';
 import type { JsonObject } from '../../json';
+import type { HighbarHelloRecord, HighbarToolRecord, HighbarToolsRecord, HighbarTurnRecord } from './schema';
 
 // Every byte rule of the highbar trace contract v1 (and the v0 tool call), docs/protocols/
 // highbar.md: the records and their zod schemas (the source of the wire types and of the
@@ -20,56 +21,6 @@ import type { JsonObject } from '../../json';
 
 /** The format id. */
 export const HIGHBAR = 'highbar' as const;
-
-// Every zod call is marked pure: nothing at run time reads the schemas (the decoder checks with
-// the guard and words its reports with the shapes below), so an app that imports only the codec
-// bundles none of zod; an app that imports a schema gets it whole.
-const context = /* @__PURE__ */ z.optional(
-  /* @__PURE__ */ z.record(/* @__PURE__ */ z.string(), /* @__PURE__ */ z.unknown()),
-);
-
-/** `tool`: one tool call. */
-export const HighbarToolRecord = /* @__PURE__ */ z.looseObject({
-  v: /* @__PURE__ */ z.literal(1),
-  type: /* @__PURE__ */ z.literal('tool'),
-  fn: /* @__PURE__ */ z.string(),
-  args: /* @__PURE__ */ z.optional(
-    /* @__PURE__ */ z.record(/* @__PURE__ */ z.string(), /* @__PURE__ */ z.unknown()),
-  ),
-  context,
-});
-/** `turn`: one message handled. */
-export const HighbarTurnRecord = /* @__PURE__ */ z.looseObject({
-  v: /* @__PURE__ */ z.literal(1),
-  type: /* @__PURE__ */ z.literal('turn'),
-  message: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
-  response: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
-  context,
-});
-/** `hello`: the writer started. */
-export const HighbarHelloRecord = /* @__PURE__ */ z.looseObject({
-  v: /* @__PURE__ */ z.literal(1),
-  type: /* @__PURE__ */ z.literal('hello'),
-  sdk: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.string()),
-  pid: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.int()),
-  tools: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.array(/* @__PURE__ */ z.string())),
-  context,
-});
-/** `tools`: the tools the writer records. */
-export const HighbarToolsRecord = /* @__PURE__ */ z.looseObject({
-  v: /* @__PURE__ */ z.literal(1),
-  type: /* @__PURE__ */ z.literal('tools'),
-  names: /* @__PURE__ */ z.array(/* @__PURE__ */ z.string()),
-  context,
-});
-/** A v0 line: a tool call without `v` (or with `"v": 0`); every other field is context. */
-export const HighbarV0Record = /* @__PURE__ */ z.looseObject({
-  v: /* @__PURE__ */ z.optional(/* @__PURE__ */ z.literal(0)),
-  fn: /* @__PURE__ */ z.string(),
-  args: /* @__PURE__ */ z.optional(
-    /* @__PURE__ */ z.record(/* @__PURE__ */ z.string(), /* @__PURE__ */ z.unknown()),
-  ),
-});
 
 /** Every v1 record type this library knows. */
 export type HighbarRecordType = 'tool' | 'turn' | 'hello' | 'tools';

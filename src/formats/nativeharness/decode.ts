@@ -15,14 +15,7 @@ import {
   setOwn,
   unsafeNumberMessage,
 } from '../../json';
-import {
-  type AgentEvent,
-  type AgentEventOf,
-  type Choice,
-  type Provenance,
-  type QuestionItem,
-  type Usage,
-} from '../../model';
+import type { AgentEvent, AgentEventOf, Choice, Provenance, QuestionItem, Usage } from '../../model';
 import { isAgentEvent } from '../../model-guard';
 import { provenanceOf, splitRecord } from '../../record';
 import {

@@ -1,10 +1,3 @@
-import { type Codec, createCheck, createCodec } from '../../codec';
-import type { Diagnostic } from '../../diagnostics';
-import { checkNativeharnessEvents } from './check';
-import { createNhChunkDecoder, type NhDecodeOptions } from './decode';
-import { type NhEncodeOptions, NhEncoder } from './encode';
-import { NH } from './wire';
-
 export {
   DEFAULT_MAX_EVENT_BYTES,
   formatSseEvent,
@@ -16,8 +9,17 @@ export {
 } from '../../framing/sse';
 export { checkNativeharnessEvents } from './check';
 export { type ConnectOptions, connect, type NhConnection } from './client';
+export { type NativeharnessCodec, nativeharness } from './codec';
 export type { NhDecodeOptions, SseOrigin } from './decode';
 export type { NhEncodeOptions } from './encode';
+export {
+  NhApprovalOption,
+  NhEnvelope,
+  NhPayloads,
+  NhQuestion,
+  NhQuestionOption,
+  NhUsage,
+} from './schema';
 export {
   isNhEventType,
   NH_ENVELOPE_KEYS,
@@ -25,49 +27,11 @@ export {
   NH_PAYLOAD_KEYS,
   NH_PROTOCOL_VERSION,
   NH_USAGE_KEYS,
-  NhApprovalOption,
-  NhEnvelope,
   type NhEnvelopeRecord,
   type NhEventType,
   type NhFraming,
   type NhHints,
   type NhPayload,
-  NhPayloads,
-  NhQuestion,
-  NhQuestionOption,
-  NhUsage,
   validateNhEnvelope,
   validateNhPayload,
 } from './wire';
-
-/** The nativeharness codec: options pick the framing (`framing`), detected when decoding. */
-export interface NativeharnessCodec extends Codec<NhDecodeOptions, NhEncodeOptions> {
-  /**
-   * Validates a whole stream or log: every decoder diagnostic (schema, seq order, bounds, SSE
-   * framing) plus the protocol's ordering rules ({@link checkNativeharnessEvents}). Empty means
-   * conforming.
-   */
-  check(input: string | Uint8Array, options?: NhDecodeOptions): Diagnostic[];
-}
-
-const codec = createCodec<NhDecodeOptions, NhEncodeOptions>({
-  format: NH,
-  createChunkDecoder: createNhChunkDecoder,
-  createEncoder: (options, sink) => new NhEncoder(options, sink),
-});
-
-/**
- * nativeharness — the session event envelope of a web harness: SSE (`/stream`), a JSON array
- * (`/events`) or JSON Lines (the persisted log). See docs/protocols/nativeharness.md.
- *
- * @example
- * ```ts
- * import { nativeharness } from 'agentwire/nativeharness';
- * const { events } = nativeharness.parse(sseText); // framing detected
- * const log = nativeharness.stringify(events, { framing: 'jsonl' });
- * ```
- */
-export const nativeharness: NativeharnessCodec = {
-  ...codec,
-  check: createCheck(codec, checkNativeharnessEvents),
-};

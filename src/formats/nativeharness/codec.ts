@@ -1,0 +1,41 @@
+// The nativeharness codec object (re-exported by index.ts). It lives apart from index.ts, which also
+// re-exports the wire records' zod schemas, so that the codec registry and the CLI, importing
+// this file, never load zod (docs/performance.md "The CLI against jq").
+import { type Codec, createCheck, createCodec } from '../../codec';
+import type { Diagnostic } from '../../diagnostics';
+import { checkNativeharnessEvents } from './check';
+import { createNhChunkDecoder, type NhDecodeOptions } from './decode';
+import { type NhEncodeOptions, NhEncoder } from './encode';
+import { NH } from './wire';
+
+/** The nativeharness codec: options pick the framing (`framing`), detected when decoding. */
+export interface NativeharnessCodec extends Codec<NhDecodeOptions, NhEncodeOptions> {
+  /**
+   * Validates a whole stream or log: every decoder diagnostic (schema, seq order, bounds, SSE
+   * framing) plus the protocol's ordering rules ({@link checkNativeharnessEvents}). Empty means
+   * conforming.
+   */
+  check(input: string | Uint8Array, options?: NhDecodeOptions): Diagnostic[];
+}
+
+const codec = createCodec<NhDecodeOptions, NhEncodeOptions>({
+  format: NH,
+  createChunkDecoder: createNhChunkDecoder,
+  createEncoder: (options, sink) => new NhEncoder(options, sink),
+});
+
+/**
+ * nativeharness — the session event envelope of a web harness: SSE (`/stream`), a JSON array
+ * (`/events`) or JSON Lines (the persisted log). See docs/protocols/nativeharness.md.
+ *
+ * @example
+ * ```ts
+ * import { nativeharness } from 'agentwire/nativeharness';
+ * const { events } = nativeharness.parse(sseText); // framing detected
+ * const log = nativeharness.stringify(events, { framing: 'jsonl' });
+ * ```
+ */
+export const nativeharness: NativeharnessCodec = {
+  ...codec,
+  check: createCheck(codec, checkNativeharnessEvents),
+};
