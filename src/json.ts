@@ -459,15 +459,6 @@ export function jsonString(text: string): string {
   return NEEDS_ESCAPE.test(text) ? JSON.stringify(text) : `"${text}"`;
 }
 
-/**
- * What `JSON.stringify(text)` writes between its quotes: `text` itself when nothing needs an
- * escape. Pieces escaped alone join into the escape of the joined text unless a surrogate pair
- * is split between two of them (the caller's to rule out).
- */
-export function jsonStringBody(text: string): string {
-  return NEEDS_ESCAPE.test(text) ? JSON.stringify(text).slice(1, -1) : text;
-}
-
 // A run of string characters that need no reading (no quote, backslash or control character).
 const PLAIN_RUN = /[^"\\\u0000-\u001f]*/y;
 

@@ -7,7 +7,6 @@ import {
   isJsonObject,
   type JsonObject,
   jsonString,
-  jsonStringBody,
   rawIfSame,
 } from '../../json';
 import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
@@ -75,30 +74,6 @@ export const AMP_JOIN_SHORTCUT: { enabled: boolean } = { enabled: true };
  */
 export const AMP_TEMPLATES: { enabled: boolean } = { enabled: true };
 
-/**
- * A text piece as JSON string content (what `JSON.stringify` writes between the quotes), or null
- * where joining escaped pieces could spell the joined text otherwise: a piece that is no string,
- * or that starts with a low or ends with a high surrogate (a pair split between two deltas is
- * written as it is, each half alone as an escape).
- */
-function escapedPiece(text: unknown): string | null {
-  if (typeof text !== 'string') return null;
-  const n = text.length;
-  if (n > 0) {
-    const first = text.charCodeAt(0);
-    const last = text.charCodeAt(n - 1);
-    if ((first >= 0xdc00 && first <= 0xdfff) || (last >= 0xd800 && last <= 0xdbff)) return null;
-  }
-  return jsonStringBody(text);
-}
-
-/** A joined block's escaped text after one more piece (null stays null). */
-function joinedPiece(escaped: string | null, text: unknown): string | null {
-  if (escaped === null) return null;
-  const piece = escapedPiece(text);
-  return piece === null ? null : escaped + piece;
-}
-
 /** A `user` or `assistant` line being gathered from the events of one record. */
 interface Pending {
   kind: 'user' | 'assistant';
@@ -135,11 +110,9 @@ interface Writer {
   // with its parent's, and each lane's message and results are written in their own order.
   readonly slots: Map<string, Slot>;
   readonly callOf: Map<string, string>;
-  // Text blocks built from another format's deltas, which the next delta extends, each with its
-  // text as JSON string content (escaped, no quotes) for the assistant template, or null where
-  // the template cannot hold it (`escapedPiece`). The block `joinTo` names has its current
-  // escaped text in `joinText` instead (stored here when the join ends: `settleJoin`).
-  readonly joinable: WeakMap<JsonObject, string | null>;
+  // Text blocks built from another format's deltas, which the next delta extends (each is the
+  // writer's own `{type, text}` literal: the assistant template spells it).
+  readonly joinable: WeakSet<JsonObject>;
   rounds: number;
   // The input and output the run's assistant lines carried (its result's total is the sum).
   lineInput: number;
@@ -151,7 +124,6 @@ interface Writer {
   // the general path's look at every lane (`joinDelta`). Cleared by any other event.
   joinTo: JsonObject | undefined;
   joinLane: string | undefined;
-  joinText: string | null;
 }
 
 function newWriter(options: AmpEncodeOptions, sink: DiagnosticSink): Writer {
@@ -161,14 +133,13 @@ function newWriter(options: AmpEncodeOptions, sink: DiagnosticSink): Writer {
     session: undefined,
     slots: new Map(),
     callOf: new Map(),
-    joinable: new WeakMap(),
+    joinable: new WeakSet(),
     rounds: 0,
     lineInput: 0,
     lineOutput: 0,
     before: '',
     joinTo: undefined,
     joinLane: undefined,
-    joinText: null,
   };
 }
 
@@ -187,10 +158,7 @@ export function createAmpEncoder(options: AmpEncodeOptions, sink: DiagnosticSink
 }
 
 function writeEvent(w: Writer, event: AgentEvent): string {
-  if (w.joinTo !== undefined) {
-    if (joinDelta(w, event)) return '';
-    settleJoin(w);
-  }
+  if (w.joinTo !== undefined && joinDelta(w, event)) return '';
   const carried = CARRIED[event.type];
   if (carried !== undefined) checkLoss(w.loss, event, carried);
   const p = event.provenance;
@@ -241,16 +209,14 @@ function dispatch(
         last.text = `${last.text as string}${event.text}`;
         w.joinTo = last;
         w.joinLane = event.lane;
-        w.joinText = joinedPiece(w.joinable.get(last) as string | null, event.text);
         return text;
       }
       const b = block(hints, { type: 'text', text: event.text });
       a.blocks.push(b);
       if (!own) {
+        w.joinable.add(b);
         w.joinTo = b;
         w.joinLane = event.lane;
-        w.joinText = escapedPiece(event.text);
-        w.joinable.set(b, null);
       }
       return text;
     }
@@ -348,7 +314,7 @@ function dispatch(
 }
 
 function endWrite(w: Writer): string {
-  settleJoin(w);
+  w.joinTo = undefined;
   return flush(w);
 }
 
@@ -356,7 +322,10 @@ function endWrite(w: Writer): string {
 // the general path would do (no other lane holds anything, this lane gathers no results, the
 // last block is the joinable text), without looking. The event is checked for losses still.
 function joinDelta(w: Writer, event: AgentEvent): boolean {
+  const to = w.joinTo;
+  w.joinTo = undefined;
   if (
+    to === undefined ||
     event.type !== 'text.delta' ||
     event.lane !== w.joinLane ||
     event.provenance?.format === FORMAT ||
@@ -364,20 +333,9 @@ function joinDelta(w: Writer, event: AgentEvent): boolean {
   )
     return false;
   checkLoss(w.loss, event, TEXT_CARRIED);
-  const to = w.joinTo as JsonObject;
   to.text = `${to.text as string}${event.text}`;
-  w.joinText = joinedPiece(w.joinText, event.text);
+  w.joinTo = to;
   return true;
-}
-
-// The join `joinTo` names is over: its escaped text goes where the general path and the
-// template look for it.
-function settleJoin(w: Writer): void {
-  const to = w.joinTo;
-  if (to === undefined) return;
-  w.joinable.set(to, w.joinText);
-  w.joinTo = undefined;
-  w.joinText = null;
 }
 
 function sessionOf(w: Writer, event: AgentEvent): string {
@@ -537,8 +495,8 @@ function flushAssistant(w: Writer, slot: Slot): string {
 
 /**
  * The assistant line of a message built from the model (no kept record), spelled from
- * templates (`AMP_ASSISTANT_LINE_HEAD` in wire.ts): a joined text block from its escaped text,
- * every other block and the usage by `JSON.stringify` alone; the bytes `JSON.stringify` of the
+ * templates (`AMP_ASSISTANT_LINE_HEAD` in wire.ts): a joined text block from its text, every
+ * other block and the usage by `JSON.stringify` alone; the bytes `JSON.stringify` of the
  * whole record gives (test/amp/writer-templates.test.ts). Undefined (nothing counted or
  * reported yet) when a field is of a type the template does not spell or a value throws: the
  * general path then writes the line, or names the field that cannot be written.
@@ -559,8 +517,12 @@ function assistantTemplate(w: Writer, a: Pending): string | undefined {
     for (let i = 0; i < blocks.length; i++) {
       const b = blocks[i] as JsonObject;
       if (i > 0) out += ',';
-      const escaped = b.type === 'text' ? w.joinable.get(b) : undefined;
-      out += typeof escaped === 'string' ? `${AMP_TEXT_BLOCK_HEAD}${escaped}"}` : JSON.stringify(b);
+      const t = b.text;
+      // A joined block is a rope of its deltas: JSON.stringify reads a flat string faster.
+      out +=
+        typeof t === 'string' && w.joinable.has(b)
+          ? `${AMP_TEXT_BLOCK_HEAD}${jsonString(t)}}`
+          : JSON.stringify(b);
     }
   } catch {
     return undefined;
@@ -569,7 +531,7 @@ function assistantTemplate(w: Writer, a: Pending): string | undefined {
   if (end !== undefined) {
     if (end.stopReason !== undefined) out += `,"stop_reason":${jsonString(end.stopReason)}`;
     if (u !== undefined) {
-      out += `,"usage":${JSON.stringify(usage(w, u, undefined))}`;
+      out += `,"usage":${usageText(w, u)}`;
       w.lineInput += u.input ?? 0;
       w.lineOutput += u.output ?? 0;
     }
@@ -577,8 +539,26 @@ function assistantTemplate(w: Writer, a: Pending): string | undefined {
   return `${out}},"parent_tool_use_id":${laneId === undefined ? 'null' : jsonString(laneId)},"session_id":${jsonString(session)}}\n`;
 }
 
-// Usage whose counts are numbers (or absent): its object is numbers only, which JSON.stringify
-// spells alone as it does inside the record.
+// `JSON.stringify(usage(w, u, undefined))` (the same checks and loss, in the same order), spelled
+// from the counts: the object `usage` grows from `{}` has hidden classes a full GC frees.
+function usageText(w: Writer, u: Usage): string {
+  const read = count(u.cacheRead, 'usage.cacheRead');
+  const write = count(u.cacheWrite, 'usage.cacheWrite');
+  const input = count(u.input, 'usage.input');
+  const output = count(u.output, 'usage.output');
+  let text = '';
+  if (input !== undefined) text += `,"input_tokens":${JSON.stringify(input - (read ?? 0) - (write ?? 0))}`;
+  if (write !== undefined) text += `,"cache_creation_input_tokens":${JSON.stringify(write)}`;
+  if (read !== undefined) text += `,"cache_read_input_tokens":${JSON.stringify(read)}`;
+  if (output !== undefined) text += `,"output_tokens":${JSON.stringify(output)}`;
+  if (u.costUsd !== undefined)
+    reportLoss(w.loss, { type: 'usage', usage: u }, 'usage.costUsd', `${FORMAT} reports no cost`);
+  return text === '' ? '{}' : `{${text.slice(1)}}`;
+}
+
+// Usage whose counts are numbers (or absent): `usageText` spells each count alone, which is what
+// JSON.stringify writes inside the record for anything but a value with a `toJSON` of its own
+// (it would see another key).
 function plainUsage(u: Usage): boolean {
   return (
     (u.input === undefined || typeof u.input === 'number') &&

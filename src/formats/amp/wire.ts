@@ -62,8 +62,8 @@ export const AMP_USAGE_KEYS: readonly string[] = [
  */
 export const AMP_ASSISTANT_LINE_HEAD =
   '{"type":"assistant","message":{"type":"message","role":"assistant","content":[';
-/** A text content block, up to its text's content (the writer's template). */
-export const AMP_TEXT_BLOCK_HEAD = '{"type":"text","text":"';
+/** A text content block, up to its text (the writer's template). */
+export const AMP_TEXT_BLOCK_HEAD = '{"type":"text","text":';
 /** Key order of `result`. */
 export const AMP_RESULT_KEYS: readonly string[] = [
   'type',
