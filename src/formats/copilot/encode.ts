@@ -448,20 +448,13 @@ function sessionStart(w: Writer, event: AgentEvent, tpl: JsonObject | undefined)
 // A round of another format's events opens a turn the first time one of its events comes.
 function lazyTurn(w: Writer, event: AgentEvent, own: boolean): string {
   if (own || w.turn !== undefined || event.lane !== undefined) return '';
-  return turnStart(
-    w,
-    { type: 'round.start', ...(event.round === undefined ? {} : { round: event.round }) },
-    undefined,
-    event.ts,
-  );
+  // One literal, whatever the event has (a field left undefined reads as absent; this event is
+  // never handed out): a shape built by spreading dies at a full GC with the code that read it.
+  const start = { type: 'round.start', round: event.round, ts: event.ts } as AgentEventOf<'round.start'>;
+  return turnStart(w, start, undefined);
 }
 
-function turnStart(
-  w: Writer,
-  event: AgentEventOf<'round.start'>,
-  tpl: JsonObject | undefined,
-  ts?: number,
-): string {
+function turnStart(w: Writer, event: AgentEventOf<'round.start'>, tpl: JsonObject | undefined): string {
   w.turnCount++;
   const turnId =
     event.round !== undefined
@@ -477,8 +470,7 @@ function turnStart(
     ['turnId', turnId],
     ['model', event.model],
   ]);
-  const e = ts !== undefined && event.ts === undefined ? { ...event, ts } : event;
-  return emit(w, { type: 'assistant.turn_start', data, event: e });
+  return emit(w, { type: 'assistant.turn_start', data, event });
 }
 
 function turnEnd(
@@ -494,9 +486,23 @@ function turnEnd(
     if (w.openMessage !== undefined)
       text += messageRecord(w, { type: 'message.end', ts: event.ts } as AgentEvent, undefined, w.openMessage);
     if (event.usage !== undefined && !w.usageInTurn && event.lane === undefined) {
-      const u: AgentEventOf<'usage'> = { type: 'usage', usage: { ...event.usage, scope: 'call' } };
-      if (event.model !== undefined) u.usage.model ??= event.model;
-      if (event.ts !== undefined) u.ts = event.ts;
+      // The fields usageRecord reads, in one literal (as the round start above).
+      const x = event.usage;
+      const u = {
+        type: 'usage',
+        usage: {
+          input: x.input,
+          output: x.output,
+          cacheRead: x.cacheRead,
+          cacheWrite: x.cacheWrite,
+          reasoning: x.reasoning,
+          costUsd: x.costUsd,
+          key: x.key,
+          model: event.model === undefined ? x.model : (x.model ?? event.model),
+          scope: 'call',
+        },
+        ts: event.ts,
+      } as AgentEventOf<'usage'>;
       text += usageRecord(w, u, undefined, false, undefined);
     }
   }
