@@ -292,6 +292,16 @@ function recordOf(w: Writer, event: AgentEvent): string {
       return text + lazyTurn(w, event, own) + emit(w, { type: 'tool.execution_start', data, event });
     }
     case 'tool.output': {
+      if (
+        tpl === undefined &&
+        w.templates &&
+        typeof event.call === 'string' &&
+        typeof event.text === 'string'
+      ) {
+        // `JSON.stringify` of `{toolCallId, partialOutput}`, spelled out.
+        const dataText = `{"toolCallId":${jsonString(event.call)},"partialOutput":${jsonString(event.text)}}`;
+        return text + emit(w, { type: 'tool.execution_partial_result', data: EMPTY, dataText, event });
+      }
       const data = dataWith(tpl, [
         ['toolCallId', event.call],
         ['partialOutput', event.text],
@@ -554,6 +564,16 @@ function messageRecord(
   const content = w.texts.get(id) ?? '';
   w.texts.delete(id);
   if (w.openMessage === id) w.openMessage = undefined;
+  if (tpl === undefined && w.templates && typeof id === 'string') {
+    // `JSON.stringify` of `{messageId, content, reasoningText?}`, spelled out. The content is a
+    // rope of the message's deltas: JSON.stringify of an object reads it slower than
+    // `jsonString` of it alone (docs/performance.md, "Copilot writer, round five").
+    const reasoning = w.reasoning === '' ? '' : `,"reasoningText":${jsonString(w.reasoning)}`;
+    const dataText = `{"messageId":${jsonString(id)},"content":${jsonString(content)}${reasoning}}`;
+    w.reasoning = '';
+    w.openReasoning = undefined;
+    return emit(w, { type: 'assistant.message', data: EMPTY, dataText, event });
+  }
   const data = dataWith(tpl, [
     ['messageId', id],
     ['content', content],
