@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, test } from 'vitest';
-import type { Diagnostic } from '../../src/diagnostics';
 import { AMP_JOIN_SHORTCUT, AMP_TEMPLATES } from '../../src/formats/amp/encode';
-import { type AgentEvent, amp } from '../../src/index';
+import type { AgentEvent } from '../../src/index';
 import { FUZZ_RUNS } from '../runs';
+import { type Written, writeAmp } from './write-events';
 
 // The Amp writer spells an assistant line built from the model (another format's events, or
 // events built by hand) from templates instead of `JSON.stringify` of the record
@@ -131,26 +131,13 @@ const event: fc.Arbitrary<AgentEvent> = fc
     return e as unknown as AgentEvent;
   });
 
-interface Written {
-  text: string;
-  diagnostics: Diagnostic[];
-}
-
 function write(events: AgentEvent[], templates: boolean, join: boolean): Written {
   AMP_TEMPLATES.enabled = templates;
   AMP_JOIN_SHORTCUT.enabled = join;
-  const diagnostics: Diagnostic[] = [];
-  const e = amp.createEncoder({ idSource: () => 'id-1', onDiagnostic: (d) => diagnostics.push(d) });
-  let text = '';
-  try {
-    for (const ev of events) text += `${e.write(ev)}|`;
-    text += e.end();
-  } catch (error) {
-    text += `threw ${String(error)}`;
-  }
+  const out = writeAmp(events, { idSource: () => 'id-1' });
   AMP_TEMPLATES.enabled = true;
   AMP_JOIN_SHORTCUT.enabled = true;
-  return { text, diagnostics };
+  return out;
 }
 
 // JSON copies would drop the `undefined`s and non-JSON values the streams hold on purpose: each
