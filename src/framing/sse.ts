@@ -236,7 +236,21 @@ function readLine(s: SseState, text: string, line: number, offset: number, bytes
   s.currentLine = line;
   s.currentOffset = offset;
   if (text.length === 0) {
-    endBlock(s);
+    // A blank line: the block ends (dispatched when it had data and was not discarded).
+    if (s.blockId !== undefined) s.last = s.blockId;
+    // WHATWG dispatch: only a block with data lines is an event. The parser never sees data
+    // lines, so it has nothing to dispatch; the id it may hold is never read.
+    if (!s.discarding && s.dataLines > 0) {
+      const data = s.data;
+      const event = s.eventType;
+      s.data = '';
+      s.dataLines = 0;
+      s.eventType = undefined;
+      dispatch(s, event, data);
+    }
+    // A block without data dispatches nothing and still clears its event type (WHATWG).
+    s.eventType = undefined;
+    clearBlock(s);
     return;
   }
   if (!s.inBlock) {
@@ -289,24 +303,6 @@ function readLine(s: SseState, text: string, line: number, offset: number, bytes
     }
   }
   s.parser.feed(`${text}\n`);
-}
-
-// A blank line: the block ends (dispatched when it had data and was not discarded).
-function endBlock(s: SseState): void {
-  if (s.blockId !== undefined) s.last = s.blockId;
-  // WHATWG dispatch: only a block with data lines is an event. The parser never sees data
-  // lines, so it has nothing to dispatch; the id it may hold is never read.
-  if (!s.discarding && s.dataLines > 0) {
-    const data = s.data;
-    const event = s.eventType;
-    s.data = '';
-    s.dataLines = 0;
-    s.eventType = undefined;
-    dispatch(s, event, data);
-  }
-  // A block without data dispatches nothing and still clears its event type (WHATWG).
-  s.eventType = undefined;
-  clearBlock(s);
 }
 
 function tooLarge(s: SseState, text: string): void {
