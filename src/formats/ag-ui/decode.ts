@@ -314,7 +314,12 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
         meta.model === undefined
       ) {
         let usage = usageFromWire(meta.usage);
-        if (typeof meta.costUsd === 'number') usage = { ...usage, costUsd: meta.costUsd };
+        // `usageFromWire` built this object: the cost goes on it (its key last, where the
+        // general path's spread puts it) instead of a copy by spread.
+        if (typeof meta.costUsd === 'number') {
+          if (usage === undefined) usage = { costUsd: meta.costUsd };
+          else usage.costUsd = meta.costUsd;
+        }
         if (usage !== undefined) {
           const { session, run, round, provenance } = envelope(d, cx);
           const message = d.stepText;
@@ -354,7 +359,8 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
     case 'TEXT_MESSAGE_CONTENT':
     case 'TEXT_MESSAGE_CHUNK': {
       const id = str(r.messageId);
-      if (id !== undefined && d.otherRoles.has(id)) return pushUnknown(d, cx, out);
+      // The set is empty in an assistant-only stream: no hash of the fresh id string then.
+      if (id !== undefined && d.otherRoles.size > 0 && d.otherRoles.has(id)) return pushUnknown(d, cx, out);
       if (type === 'TEXT_MESSAGE_CHUNK' && r.role !== undefined && r.role !== 'assistant') {
         if (id !== undefined) d.otherRoles.add(id);
         return pushUnknown(d, cx, out);
@@ -372,7 +378,7 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
     }
     case 'TEXT_MESSAGE_END': {
       const id = r.messageId as string;
-      if (d.otherRoles.delete(id)) return pushUnknown(d, cx, out);
+      if (d.otherRoles.size > 0 && d.otherRoles.delete(id)) return pushUnknown(d, cx, out);
       if (wholeIn(d, r)) {
         const { session, run, round, provenance } = envelope(d, cx);
         out.push({ type: 'message.end', message: id, session, run, round, provenance });
