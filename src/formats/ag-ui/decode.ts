@@ -208,6 +208,7 @@ function readLine(d: Decoder, text: string, line: number, offset: number, out: A
     AGUI_DECODER_SHORTCUTS.enabled && d.maxDepth > 0
       ? readDeltaRecord(text, AGUI_DELTA_HEAD, 'TEXT_MESSAGE_CONTENT', 'messageId', deltaRecord)
       : undefined;
+  const delta = value !== undefined;
   if (value === undefined) {
     value = parseMeasuredRecord(text, line, offset, d.maxDepth, FORMAT, d.sink);
     if (value === NOT_PARSED) return;
@@ -223,10 +224,13 @@ function readLine(d: Decoder, text: string, line: number, offset: number, out: A
     return;
   }
   const cx: Cx = { r: value, line, offset, provenance, framing: d.mode };
-  d.lastTs = typeof value.timestamp === 'number' ? value.timestamp : d.lastTs;
+  // A delta record read by the shortcut has its type, a string id and a string delta, and no
+  // time, by construction: no lookup, required-field check or time read for it (held by
+  // test/ui/delta-shortcut.test.ts, the shortcut on and off).
+  const type = delta ? 'TEXT_MESSAGE_CONTENT' : aguiEventType(value.type);
+  if (!delta) d.lastTs = typeof value.timestamp === 'number' ? value.timestamp : d.lastTs;
   // The type as the module's literal: the checks and the switch below then match it by identity.
-  const type = aguiEventType(value.type);
-  const problem = type !== undefined ? missing(type, value) : undefined;
+  const problem = type !== undefined && !delta ? missing(type, value) : undefined;
   if (type === undefined || problem !== undefined) {
     if (problem !== undefined)
       d.report('invalid_record', 'error', line, offset, `invalid ${type} event: ${problem}`);
