@@ -652,7 +652,7 @@ export function readDeltaRecord(
   const n = text.length;
   // The head and the delta key compared as slices: a line here is a slice of its chunk's text,
   // where `startsWith` costs more than the slice and one string compare (docs/performance.md,
-  // "SSE reader", round five).
+  // "AG-UI and AI SDK codecs", round five).
   if (n > DEPTH_PRECHECK_CHARS || text.slice(0, head.length) !== head) return undefined;
   const idStart = head.length;
   const idEnd = text.indexOf('"', idStart);

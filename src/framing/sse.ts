@@ -58,7 +58,7 @@ export interface SseReaderOptions {
  * with the line splitter's own literal inside it: a literal's hidden class is held by its
  * allocation site and outlives a full garbage collection, where a class instance's fields die
  * with the last reader and take the optimised per-line code that embedded them along
- * (docs/performance.md, "SSE reader").
+ * (docs/performance.md, "AG-UI and AI SDK codecs", round five).
  */
 interface SseState {
   readonly handler: SseHandler;
