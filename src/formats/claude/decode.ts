@@ -434,8 +434,12 @@ function notice(
  * follow them. Every line it reads is kept for the writer (see `ClaudeHints`).
  */
 export function createClaudeRecordDecoder(options: ClaudeDecodeOptions, sink: DiagnosticSink): RecordDecoder {
-  // State in one literal, the per-line work in module functions: the hidden classes they see are
-  // held by their allocation sites and outlive a full GC (docs/performance.md, "Claude decoder").
+  return newDecoder(options, sink);
+}
+
+// State in one literal, the per-line work in module functions: the hidden classes they see are
+// held by their allocation sites and outlive a full GC (docs/performance.md, "Claude decoder").
+function newDecoder(options: ClaudeDecodeOptions, sink: DiagnosticSink): StatefulDecoder {
   const d: DecoderState = {
     sink,
     report: lineReporter(sink, FORMAT),
@@ -455,9 +459,19 @@ export function createClaudeRecordDecoder(options: ClaudeDecodeOptions, sink: Di
   };
   // The same two functions for every decoder (not closures per decoder): the splitter's call
   // site sees one target and can inline it.
-  const decoder: StatefulDecoder = { d, line: lineOf, end: endOf };
-  return decoder;
+  return { d, line: lineOf, end: endOf };
 }
+
+// A literal gets its allocation site (whose boilerplate holds the literal's hidden class) only
+// once its function has feedback, after several calls; the first decoders' state is built by
+// transitions, whose maps die at a full GC once no decoder is alive, and the code compiled
+// against them is thrown away mid-stream (docs/performance.md, "Claude decoder", round five).
+/**
+ * One inert decoder state made at load, which holds those hidden classes: every decoder's state,
+ * before and after its literal has a boilerplate, has the same one. It reads no input and holds
+ * no data (exported so that no bundler drops it). Not part of the public API.
+ */
+export const CLAUDE_STATE_SHAPE: object = newDecoder({}, { report: () => undefined });
 
 interface StatefulDecoder extends RecordDecoder {
   readonly d: DecoderState;
@@ -947,7 +961,10 @@ function unknown(d: DecoderState, ctx: LineContext, recordType: string | undefin
 function ensureRun(d: DecoderState, ctx: LineContext): void {
   // A background subagent's lines between turns belong to its lane, not to a run of their own.
   if (d.runOpen || ctx.lane !== undefined) return;
-  emit(d, ctx, { type: 'run.start' }, true);
+  // Whole (with its session when there is one), as `emit` would stamp it.
+  if (!CLAUDE_WHOLE_EVENTS.enabled) emit(d, ctx, { type: 'run.start' }, true);
+  else if (d.session === undefined) pushed(ctx, { type: 'run.start', provenance: syntheticProvenance(ctx) });
+  else pushed(ctx, { type: 'run.start', session: d.session, provenance: syntheticProvenance(ctx) });
   d.runOpen = true;
   d.round = 0;
 }
