@@ -462,17 +462,6 @@ function newDecoder(options: ClaudeDecodeOptions, sink: DiagnosticSink): Statefu
   return { d, line: lineOf, end: endOf };
 }
 
-// A literal gets its allocation site (whose boilerplate holds the literal's hidden class) only
-// once its function has feedback, after several calls; the first decoders' state is built by
-// transitions, whose maps die at a full GC once no decoder is alive, and the code compiled
-// against them is thrown away mid-stream (docs/performance.md, "Claude decoder", round five).
-/**
- * One inert decoder state made at load, which holds those hidden classes: every decoder's state,
- * before and after its literal has a boilerplate, has the same one. It reads no input and holds
- * no data (exported so that no bundler drops it). Not part of the public API.
- */
-export const CLAUDE_STATE_SHAPE: object = newDecoder({}, { report: () => undefined });
-
 interface StatefulDecoder extends RecordDecoder {
   readonly d: DecoderState;
 }
