@@ -23,6 +23,7 @@ import {
   CODEX_ITEM_TYPE_HEADS,
   CODEX_PHASE_KEY,
   CODEX_RECORD_KEYS,
+  CODEX_TOP_LINES,
   CODEX_USAGE_FIELDS,
   CODEX_USAGE_KEYS,
   CODEX_WEB_SEARCH_TOOL,
@@ -150,7 +151,12 @@ function itemProblem(type: CodexItemType, i: JsonObject): string | undefined {
 
 /** What the decoder remembers of a tool item between its snapshots. */
 interface OpenCall {
-  /** What the start said (type and the fields a later snapshot must repeat to continue it). */
+  /** The item type of the start. */
+  type: CodexItemType;
+  /**
+   * The fields of the start a later snapshot must repeat to continue it (a command's text
+   * itself: comparing two strings read from two lines costs no concatenation).
+   */
   key: string;
   output: string;
 }
@@ -256,11 +262,23 @@ export class CodexRecordDecoder implements RecordDecoder {
   canonicalItem(text: string, line: number, offset: number, out: AgentEvent[]): boolean {
     return canonicalItem(this.d, text, line, offset, out);
   }
+
+  /** The run and thread line shortcut alone (as {@link canonicalItem}). */
+  canonicalTop(text: string, line: number, offset: number, out: AgentEvent[]): boolean {
+    return canonicalTop(this.d, text, line, offset, out);
+  }
 }
 function readLine(d: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
   d.lastLine = line;
   d.lastOffset = offset;
-  if (d.shortcut && !d.legacy && canonicalItem(d, text, line, offset, out)) return;
+  if (
+    d.shortcut &&
+    !d.legacy &&
+    (text.charCodeAt(9) === 105
+      ? canonicalItem(d, text, line, offset, out)
+      : canonicalTop(d, text, line, offset, out))
+  )
+    return;
   if (text.length === 0) {
     d.report('invalid_json', 'warning', line, offset, 'an empty line (codex writes none); skipped');
     return;
@@ -457,6 +475,12 @@ function turnCompleted(d: Decoder, ctx: Line, record: JsonObject): void {
     hints.raw = ctx.text;
     if (usageExtra !== undefined) hints.usageExtra = usageExtra;
   }
+  completeTurn(d, ctx, total, provenance);
+}
+
+// A turn's end with its running total read (either path): the run's own usage, its last round's
+// end and the run's end.
+function completeTurn(d: Decoder, ctx: Line, total: CodexUsageTotal, provenance: Provenance): void {
   const thread = d.thread ?? '';
   const previous = d.totals.get(thread);
   let usage = difference(total, previous);
@@ -644,6 +668,87 @@ function canonicalItem(d: Decoder, text: string, line: number, offset: number, o
 }
 
 /**
+ * The shortcut for the run and thread lines beside the general path: `turn.started`,
+ * `thread.started` with a thread id that needs no escape, and `turn.completed` with its usage
+ * counts in Codex's key order and in plain digits (`CODEX_TOP_LINES`, `CODEX_USAGE_KEYS` in
+ * wire.ts), read without `JSON.parse` of the record and mapped by the code the general path
+ * ends in. Any other spelling returns false having done nothing (the properties of
+ * test/codex/fast-path.test.ts hold the two paths equal).
+ */
+function canonicalTop(d: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): boolean {
+  // A long line is measured for depth before it is parsed; these lines nest one or two levels.
+  if (text.length > DEPTH_PRECHECK_CHARS && d.maxDepth < 2) return false;
+  if (text.charCodeAt(10) === 117) {
+    if (text === CODEX_TOP_LINES.turnStarted) {
+      wholeRunStart(d, line, offset, out);
+      return true;
+    }
+    return text.indexOf(CODEX_TOP_LINES.turnCompleted) === 0 && canonicalTurnEnd(d, text, line, offset, out);
+  }
+  if (text.indexOf(CODEX_TOP_LINES.threadStarted) !== 0) return false;
+  const r = d.reader;
+  r.text = text;
+  r.at = CODEX_TOP_LINES.threadStarted.length;
+  const thread = readPlain(r);
+  if (thread === undefined || !readLiteral(r, '}') || !atEnd(r)) return false;
+  if (d.runOpen) closeIncomplete(d, out, line, offset);
+  d.thread = thread;
+  out.push({ type: 'session.start', session: thread, provenance: { format: FORMAT, line, offset } });
+  return true;
+}
+
+// A turn's start (turnStarted's events, each in one literal).
+function wholeRunStart(d: Decoder, line: number, offset: number, out: AgentEvent[]): void {
+  if (d.runOpen) closeIncomplete(d, out, line, offset);
+  openRun(d);
+  const session = d.thread;
+  const provenance: Provenance = { format: FORMAT, line, offset };
+  out.push(
+    session === undefined ? { type: 'run.start', provenance } : { type: 'run.start', provenance, session },
+  );
+}
+
+// A `turn.completed` line whose usage holds only Codex's counts, in its order, in plain digits
+// (each at most 15: a safe integer): the total turnCompleted would read, then its events.
+function canonicalTurnEnd(
+  d: Decoder,
+  text: string,
+  line: number,
+  offset: number,
+  out: AgentEvent[],
+): boolean {
+  const total: CodexUsageTotal = {};
+  let at = CODEX_TOP_LINES.turnCompleted.length;
+  let next = 0;
+  for (;;) {
+    if (text.charCodeAt(at) !== 34) return false;
+    while (next < CODEX_USAGE_KEYS.length && text.indexOf(CODEX_USAGE_KEYS[next]!, at + 1) !== at + 1) next++;
+    if (next === CODEX_USAGE_KEYS.length) return false;
+    const key = CODEX_USAGE_KEYS[next]!;
+    at += key.length + 1;
+    if (text.charCodeAt(at) !== 34 || text.charCodeAt(at + 1) !== 58) return false;
+    const start = at + 2;
+    let i = start;
+    let value = 0;
+    for (let c = text.charCodeAt(i); c >= 48 && c <= 57; c = text.charCodeAt(++i))
+      value = value * 10 + c - 48;
+    const digits = i - start;
+    if (digits === 0 || digits > 15 || (digits > 1 && text.charCodeAt(start) === 48)) return false;
+    total[CODEX_USAGE_FIELDS[key]] = value;
+    next++;
+    if (text.charCodeAt(i) === 44) {
+      at = i + 1;
+      continue;
+    }
+    if (i !== text.length - 2 || text.charCodeAt(i) !== 125 || text.charCodeAt(i + 1) !== 125) return false;
+    break;
+  }
+  if (total.input === undefined || total.output === undefined) return false;
+  completeTurn(d, { text, line, offset, out }, total, { format: FORMAT, line, offset });
+  return true;
+}
+
+/**
  * Whether the shortcut maps the frequent canonical items in their usual state (a reasoning or
  * agent message completed whole, a command started empty, a command completed that a start
  * opened, whose status its exit code implies) to events built whole, each in one object literal
@@ -753,7 +858,7 @@ function wholeToolStart(
           session,
         },
   );
-  remember(d.calls, id, { key: `command_execution\u0000${command}`, output });
+  remember(d.calls, id, { type: 'command_execution', key: command, output });
   return true;
 }
 
@@ -771,7 +876,7 @@ function wholeToolEnd(
   const status = item.status;
   if (exitCode === null || !(status === 'failed' || (status === 'completed' && exitCode === 0))) return false;
   const command = item.command as string;
-  if (openCall(d, id, `command_execution\u0000${command}`) === undefined) return false;
+  if (openCall(d, id, 'command_execution', command) === undefined) return false;
   d.calls.delete(id);
   d.roundTools = true;
   const ok = status === 'completed';
@@ -946,24 +1051,30 @@ function itemError(d: Decoder, it: ItemLine): void {
 }
 
 // A tool item seen for the first time after its start: the start it implies (synthetic).
-function impliedStart(d: Decoder, it: ItemLine, start: AgentEventOf<'tool.start'>, key: string): void {
+function impliedStart(
+  d: Decoder,
+  it: ItemLine,
+  start: AgentEventOf<'tool.start'>,
+  type: CodexItemType,
+  key: string,
+): void {
   start.provenance = { format: FORMAT, line: it.line, offset: it.offset, synthetic: true };
   it.out.push(stamp(d, start));
-  remember(d.calls, it.id, { key, output: '' });
+  remember(d.calls, it.id, { type, key, output: '' });
 }
 
 // The open call a later snapshot continues: one with the same id that said the same things.
-function openCall(d: Decoder, id: string, key: string): OpenCall | undefined {
+function openCall(d: Decoder, id: string, type: CodexItemType, key: string): OpenCall | undefined {
   const open = d.calls.size === 0 ? undefined : d.calls.get(id);
-  return open !== undefined && open.key === key ? open : undefined;
+  return open !== undefined && open.type === type && open.key === key ? open : undefined;
 }
 
 function command(d: Decoder, it: ItemLine): void {
   const item = it.item;
   const command = item.command as string;
   const output = item.aggregated_output as string;
-  const key = `command_execution\u0000${command}`;
-  const open = openCall(d, it.id, key);
+  const key = command;
+  const open = openCall(d, it.id, 'command_execution', key);
   const start = (): AgentEventOf<'tool.start'> => ({
     type: 'tool.start',
     call: it.id,
@@ -979,10 +1090,10 @@ function command(d: Decoder, it: ItemLine): void {
     if (item.status !== 'in_progress' || item.exit_code !== null)
       e.provenance.hints = { ...e.provenance.hints, ...early(item) };
     it.out.push(stamp(d, e));
-    remember(d.calls, it.id, { key, output });
+    remember(d.calls, it.id, { type: 'command_execution', key, output });
     return;
   }
-  if (open === undefined) impliedStart(d, it, start(), key);
+  if (open === undefined) impliedStart(d, it, start(), 'command_execution', key);
   const call = open ?? d.calls.get(it.id)!;
   if (it.kind === 'item.updated') {
     const provenance = itemProvenance(it, 'item.updated');
@@ -1033,7 +1144,7 @@ function mcp(d: Decoder, it: ItemLine): void {
   const nonObjectArgs = (p: Provenance) => {
     if (!isJsonObject(args)) p.hints = { ...p.hints, args: args === undefined ? null : args };
   };
-  const key = `mcp_tool_call\u0000${item.server as string}\u0000${item.tool as string}\u0000${JSON.stringify(args)}`;
+  const key = `${item.server as string}\u0000${item.tool as string}\u0000${JSON.stringify(args)}`;
   if (it.kind === 'item.started') {
     const e = start();
     e.provenance = itemProvenance(it, 'item.started');
@@ -1043,16 +1154,16 @@ function mcp(d: Decoder, it: ItemLine): void {
     if ((item.result ?? null) !== null || (item.error ?? null) !== null)
       e.provenance.hints = { ...e.provenance.hints, early: { result: item.result, error: item.error } };
     it.out.push(stamp(d, e));
-    remember(d.calls, it.id, { key, output: '' });
+    remember(d.calls, it.id, { type: 'mcp_tool_call', key, output: '' });
     return;
   }
   if (it.kind === 'item.updated') {
     unknown(d, it, it.record);
     return;
   }
-  if (openCall(d, it.id, key) === undefined) {
+  if (openCall(d, it.id, 'mcp_tool_call', key) === undefined) {
     const s = start();
-    impliedStart(d, it, s, key);
+    impliedStart(d, it, s, 'mcp_tool_call', key);
     nonObjectArgs(s.provenance!);
   }
   d.calls.delete(it.id);
@@ -1115,11 +1226,11 @@ function webSearch(d: Decoder, it: ItemLine): void {
     start.provenance = withSearchId(itemProvenance(it, 'item.started'));
     if (fields.results !== undefined) start.args = fields;
     it.out.push(stamp(d, start));
-    remember(d.calls, call, { key: 'web_search', output: '' });
+    remember(d.calls, call, { type: 'web_search', key: '', output: '' });
     return;
   }
-  if (openCall(d, call, 'web_search') === undefined) {
-    impliedStart(d, { ...it, id: call }, start, 'web_search');
+  if (openCall(d, call, 'web_search', '') === undefined) {
+    impliedStart(d, { ...it, id: call }, start, 'web_search', '');
     withSearchId(start.provenance!);
   }
   d.calls.delete(call);
@@ -1149,14 +1260,15 @@ function collab(d: Decoder, it: ItemLine): void {
     const provenance = itemProvenance(it, 'item.started');
     if (status !== 'in_progress') provenance.hints = { ...provenance.hints, status };
     it.out.push(stamp(d, { type: 'tool.start', call: it.id, name, kind: 'agent', args: bag, provenance }));
-    remember(d.calls, it.id, { key: `collab\u0000${name}`, output: '' });
+    remember(d.calls, it.id, { type: 'collab_tool_call', key: name, output: '' });
   } else {
-    if (openCall(d, it.id, `collab\u0000${name}`) === undefined)
+    if (openCall(d, it.id, 'collab_tool_call', name) === undefined)
       impliedStart(
         d,
         it,
         { type: 'tool.start', call: it.id, name, kind: 'agent', args: bag },
-        `collab\u0000${name}`,
+        'collab_tool_call',
+        name,
       );
     d.calls.delete(it.id);
     const ok = status === 'completed';
