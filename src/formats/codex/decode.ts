@@ -189,7 +189,6 @@ interface Decoder {
   lastOffset: number;
   // The shortcut for canonical item lines (off: every line takes the general path, for tests).
   readonly shortcut: boolean;
-  readonly reader: Reader;
 }
 
 function newDecoder(options: CodexDecodeOptions, sink: DiagnosticSink, shortcut: boolean): Decoder {
@@ -212,7 +211,6 @@ function newDecoder(options: CodexDecodeOptions, sink: DiagnosticSink, shortcut:
     lastLine: 0,
     lastOffset: 0,
     shortcut,
-    reader: { text: '', at: 0 },
   };
 }
 
@@ -639,13 +637,11 @@ function canonicalItem(d: Decoder, text: string, line: number, offset: number, o
   if (text.length > DEPTH_PRECHECK_CHARS && d.maxDepth < 2) return false;
   const kind = itemKindOf(text);
   if (kind === undefined) return false;
-  const r = d.reader;
-  r.text = text;
-  r.at = CODEX_ITEM_HEADS[kind].length;
-  const id = readPlain(r);
+  cursor = CODEX_ITEM_HEADS[kind].length;
+  const id = readPlain(text);
   // A `\u` escape anywhere: the general path keeps the line as written.
   if (id === undefined || hasUnicodeEscape(text)) return false;
-  const item = readItem(r, id);
+  const item = readItem(text, id);
   if (item === undefined) return false;
   if (CODEX_WHOLE_EVENTS.enabled && wholeItem(d, kind, item, line, offset, out)) return true;
   mapItem(
@@ -686,11 +682,9 @@ function canonicalTop(d: Decoder, text: string, line: number, offset: number, ou
     return text.indexOf(CODEX_TOP_LINES.turnCompleted) === 0 && canonicalTurnEnd(d, text, line, offset, out);
   }
   if (text.indexOf(CODEX_TOP_LINES.threadStarted) !== 0) return false;
-  const r = d.reader;
-  r.text = text;
-  r.at = CODEX_TOP_LINES.threadStarted.length;
-  const thread = readPlain(r);
-  if (thread === undefined || !readLiteral(r, '}') || !atEnd(r)) return false;
+  cursor = CODEX_TOP_LINES.threadStarted.length;
+  const thread = readPlain(text);
+  if (thread === undefined || !readLiteral(text, '}') || !atEnd(text)) return false;
   if (d.runOpen) closeIncomplete(d, out, line, offset);
   d.thread = thread;
   out.push({ type: 'session.start', session: thread, provenance: { format: FORMAT, line, offset } });
@@ -1340,34 +1334,33 @@ function itemKindOf(text: string): CodexItemRecord | undefined {
 // starts, and inside one every quote is escaped, so a key written so is never text. The value
 // between is then parsed alone: when it is one JSON string, the line is what it looks like; the
 // long values (text, output) are not walked quote by quote.
-function readItem(r: Reader, id: string): JsonObject | undefined {
-  const text = r.text;
+function readItem(text: string, id: string): JsonObject | undefined {
   const n = text.length;
-  const c = text.charCodeAt(r.at + 9);
+  const c = text.charCodeAt(cursor + 9);
   if (c === 114 || c === 97) {
     const type = c === 114 ? 'reasoning' : 'agent_message';
-    if (!readLiteral(r, CODEX_ITEM_TYPE_HEADS[type]) || text.charCodeAt(n - 1) !== 125) return undefined;
+    if (!readLiteral(text, CODEX_ITEM_TYPE_HEADS[type]) || text.charCodeAt(n - 1) !== 125) return undefined;
     // The phase (a short word) is looked for near the end only; a longer one is left to the
     // general path (the text would then run into it and not parse as one string).
     const p = type === 'agent_message' ? text.indexOf(CODEX_PHASE_KEY, n - PHASE_SEARCH) : -1;
-    const value = readStringUntil(r, p === -1 ? n - 2 : p);
+    const value = readStringUntil(text, p === -1 ? n - 2 : p);
     if (value === undefined) return undefined;
-    if (p === -1) return readLiteral(r, '}}') ? { id, type, text: value } : undefined;
-    r.at += CODEX_PHASE_KEY.length;
-    const phase = readPlain(r);
-    return phase !== undefined && readLiteral(r, '}}') && atEnd(r)
+    if (p === -1) return readLiteral(text, '}}') ? { id, type, text: value } : undefined;
+    cursor += CODEX_PHASE_KEY.length;
+    const phase = readPlain(text);
+    return phase !== undefined && readLiteral(text, '}}') && atEnd(text)
       ? { id, type, text: value, phase }
       : undefined;
   }
-  if (c !== 99 || !readLiteral(r, CODEX_ITEM_TYPE_HEADS.command_execution)) return undefined;
-  const command = readStringUntil(r, text.indexOf(CODEX_COMMAND_KEYS.output, r.at));
-  if (command === undefined || !readLiteral(r, CODEX_COMMAND_KEYS.output)) return undefined;
-  const output = readStringUntil(r, text.lastIndexOf(CODEX_COMMAND_KEYS.exitCode));
-  if (output === undefined || !readLiteral(r, CODEX_COMMAND_KEYS.exitCode)) return undefined;
-  const exitCode = readExitCode(r);
-  if (exitCode === undefined || !readLiteral(r, CODEX_COMMAND_KEYS.status)) return undefined;
-  const status = readPlain(r);
-  if (status === undefined || !readLiteral(r, '}}') || !atEnd(r)) return undefined;
+  if (c !== 99 || !readLiteral(text, CODEX_ITEM_TYPE_HEADS.command_execution)) return undefined;
+  const command = readStringUntil(text, text.indexOf(CODEX_COMMAND_KEYS.output, cursor));
+  if (command === undefined || !readLiteral(text, CODEX_COMMAND_KEYS.output)) return undefined;
+  const output = readStringUntil(text, text.lastIndexOf(CODEX_COMMAND_KEYS.exitCode));
+  if (output === undefined || !readLiteral(text, CODEX_COMMAND_KEYS.exitCode)) return undefined;
+  const exitCode = readExitCode(text);
+  if (exitCode === undefined || !readLiteral(text, CODEX_COMMAND_KEYS.status)) return undefined;
+  const status = readPlain(text);
+  if (status === undefined || !readLiteral(text, '}}') || !atEnd(text)) return undefined;
   return {
     id,
     type: 'command_execution',
@@ -1381,29 +1374,28 @@ function readItem(r: Reader, id: string): JsonObject | undefined {
 // How far from the end of an agent message line its `phase` key is looked for.
 const PHASE_SEARCH = 64;
 
-/**
- * Reads a line spelled as Codex writes it, left to right from `at`: each read moves past what it
- * read, or gives false/undefined (and the line takes the general path).
- */
-interface Reader {
-  text: string;
-  at: number;
-}
+// The shortcut's reads take a line spelled as Codex writes it left to right from `cursor`: each
+// moves it past what it read, or gives false/undefined (and the line takes the general path). The
+// cursor is module state, not a field of a reader object: code that reads an object's field
+// embeds its hidden class, and a decoder's object literal has none that outlives a full GC
+// until its factory has run often enough to hold one (docs/performance.md, "Codex decoder",
+// round five). Every read is synchronous and a line is read from start to end by one call.
+let cursor = 0;
 
 /**
  * True (and moves past it) when `s` is written at the cursor. indexOf, not startsWith (see
  * itemKindOf); a miss searches on to the end of the line, and only a line that takes the
  * general path misses.
  */
-function readLiteral(r: Reader, s: string): boolean {
-  if (r.text.indexOf(s, r.at) !== r.at) return false;
-  r.at += s.length;
+function readLiteral(text: string, s: string): boolean {
+  if (text.indexOf(s, cursor) !== cursor) return false;
+  cursor += s.length;
   return true;
 }
 
 /** True at the end of the line. */
-function atEnd(r: Reader): boolean {
-  return r.at === r.text.length;
+function atEnd(text: string): boolean {
+  return cursor === text.length;
 }
 
 /**
@@ -1411,9 +1403,8 @@ function atEnd(r: Reader): boolean {
  * `end` -1 or before the cursor, no quote at either end, or more than one value); the cursor
  * then at `end`.
  */
-function readStringUntil(r: Reader, end: number): string | undefined {
-  const text = r.text;
-  const start = r.at;
+function readStringUntil(text: string, end: number): string | undefined {
+  const start = cursor;
   if (end - start < 2 || text.charCodeAt(start) !== 34 || text.charCodeAt(end - 1) !== 34) return undefined;
   let value: string;
   try {
@@ -1421,7 +1412,7 @@ function readStringUntil(r: Reader, end: number): string | undefined {
   } catch {
     return undefined;
   }
-  r.at = end;
+  cursor = end;
   return value;
 }
 
@@ -1430,14 +1421,13 @@ function readStringUntil(r: Reader, end: number): string | undefined {
  * none of its characters is a backslash or a control character (an id, a status word: what
  * `JSON.parse` gives is the text itself). Moves past the closing quote.
  */
-function readPlain(r: Reader): string | undefined {
-  const text = r.text;
-  const start = r.at;
+function readPlain(text: string): string | undefined {
+  const start = cursor;
   let i = start;
   // `>= 32` is false past the end (NaN) too.
   for (let c = text.charCodeAt(i); c !== 34; c = text.charCodeAt(++i))
     if (!(c >= 32) || c === 92) return undefined;
-  r.at = i + 1;
+  cursor = i + 1;
   return text.slice(start, i);
 }
 
@@ -1445,21 +1435,20 @@ function readPlain(r: Reader): string | undefined {
  * `null`, or an integer in plain digits (an optional minus, no leading zero, at most 15 digits:
  * always a safe integer, the number JSON.parse reads; `-0` is left to the general path).
  */
-function readExitCode(r: Reader): number | null | undefined {
-  const text = r.text;
-  if (text.charCodeAt(r.at) === 110 && text.indexOf('null', r.at) === r.at) {
-    r.at += 4;
+function readExitCode(text: string): number | null | undefined {
+  if (text.charCodeAt(cursor) === 110 && text.indexOf('null', cursor) === cursor) {
+    cursor += 4;
     return null;
   }
-  const negative = text.charCodeAt(r.at) === 45;
-  const start = negative ? r.at + 1 : r.at;
+  const negative = text.charCodeAt(cursor) === 45;
+  const start = negative ? cursor + 1 : cursor;
   let i = start;
   let value = 0;
   for (let c = text.charCodeAt(i); c >= 48 && c <= 57; c = text.charCodeAt(++i)) value = value * 10 + c - 48;
   const digits = i - start;
   if (digits === 0 || digits > 15 || (text.charCodeAt(start) === 48 && (digits > 1 || negative)))
     return undefined;
-  r.at = i;
+  cursor = i;
   return negative ? -value : value;
 }
 
