@@ -277,6 +277,11 @@ function readLine(d: Decoder, text: string, line: number, offset: number, out: A
       : canonicalTop(d, text, line, offset, out))
   )
     return;
+  generalLine(d, text, line, offset, out);
+}
+
+// A line the shortcut did not read: its record parsed whole, then mapped.
+function generalLine(d: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
   if (text.length === 0) {
     d.report('invalid_json', 'warning', line, offset, 'an empty line (codex writes none); skipped');
     return;
