@@ -84,6 +84,25 @@ export function carriedValue(event: AgentEvent): JsonObject {
   return value;
 }
 
+/**
+ * True when {@link carriedValue} of `event` is exactly `{"call": string, "text": string}`, keys in
+ * that order (a tool output as most streams have it): the writers spell that value without
+ * building it. Held to carriedValue by test/ui/writer-shortcuts.test.ts.
+ */
+export function carriesCallText(event: AgentEvent): boolean {
+  const keys = Object.keys(event);
+  let n = 0;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    if (NATIVE.has(key)) continue;
+    const v = (event as Record<string, unknown>)[key];
+    if (v === undefined) continue;
+    if (typeof v !== 'string' || n > 1 || key !== (n === 0 ? 'call' : 'text')) return false;
+    n++;
+  }
+  return n === 2;
+}
+
 const agentEventWord = wordLookup(AGENT_EVENT_TYPES);
 
 /** True when `type` names a canonical event type. */

@@ -5,6 +5,7 @@ import {
   BEFORE_RUN,
   CARRY_PREFIX,
   carriedValue,
+  carriesCallText,
   type HeldRecords,
   holdRecord,
   isZeroUsage,
@@ -167,6 +168,9 @@ interface Writer {
   fatal: string | undefined;
   /** The main agent's text in this run (what an answer equal to it repeats). */
   runText: string;
+  /** The message whose `TEXT_MESSAGE_CONTENT` head {@link openDelta} holds, and that head. */
+  deltaId: string | undefined;
+  deltaHead: string;
 }
 
 function newWriter(options: AguiEncodeOptions, sink: DiagnosticSink): Writer {
@@ -192,6 +196,8 @@ function newWriter(options: AguiEncodeOptions, sink: DiagnosticSink): Writer {
     early: newHeldRecords(MAX_WAITING),
     fatal: undefined,
     runText: '',
+    deltaId: undefined,
+    deltaHead: '',
   };
 }
 
@@ -243,7 +249,15 @@ function openDelta(w: Writer, event: AgentEventOf<'text.delta'>): string | undef
   if (!w.step.has('') || w.reasoning.has('')) return undefined;
   checkLoss(w.loss, event, TEXT_DELTA_CARRIED);
   w.runText += text;
-  return textContent(w, event, open);
+  // The record's head is the same for every delta of the message: spelled once.
+  if (open !== w.deltaId) {
+    w.deltaId = open;
+    w.deltaHead = `{"type":"TEXT_MESSAGE_CONTENT","messageId":${jsonString(open)},"delta":`;
+  }
+  let json = w.deltaHead + jsonString(text);
+  const ts = timestampOf(event.ts);
+  if (ts !== undefined) json += `,"timestamp":${ts}`;
+  return frameJson(framingOf(w), `${json}}`);
 }
 
 // ---- events read from AG-UI: their record, with the event's fields put back ----
@@ -410,6 +424,11 @@ function custom(w: Writer, event: AgentEvent): string {
   for (const k of ['workspace', 'seq'] as const)
     if (event[k] !== undefined)
       reportLoss(w.loss, event, `${event.type}.${k}`, `AG-UI has no place for ${k}`);
+  if (AGUI_WRITER_SHORTCUTS.enabled && event.type === 'tool.output' && carriesCallText(event)) {
+    // Most of what a stream carries: its value spelled, not built (strings need no check).
+    const head = `{"type":"CUSTOM","name":"${CARRY_PREFIX}tool.output","value":{"call":${jsonString(event.call)},"text":${jsonString(event.text)}}`;
+    return emitHead(w, event, 'CUSTOM', head);
+  }
   const value = carriedValue(event);
   for (const k of Object.keys(value)) assertEncodable(value[k], `${event.type}.${k}`, undefined, FORMAT);
   return emit(w, event, 'CUSTOM', { name: `${CARRY_PREFIX}${event.type}`, value });
@@ -452,6 +471,38 @@ function emit(
     json += `,"metadata":{${META_KEY_JSON}:${JSON.stringify(meta)}}`;
   }
   return frameJson(framingOf(w), `${json}}`);
+}
+
+/**
+ * {@link emit} for a record whose own fields the caller spelled: `head` is `{"type":"…"` and
+ * the fields, each string value written by `jsonString` (callers check that each is a string).
+ * The same bytes without a fields object and its `JSON.stringify`; only behind
+ * {@link AGUI_WRITER_SHORTCUTS}, held to emit by test/ui/writer-shortcuts.test.ts.
+ */
+function emitHead(
+  w: Writer,
+  event: AgentEvent | undefined,
+  type: string,
+  head: string,
+  meta?: JsonObject,
+): string {
+  let json = head;
+  if (event !== undefined) {
+    if (event.lane !== undefined) json += `,"subagentRunId":${jsonString(event.lane)}`;
+    const ts = timestampOf(event.ts);
+    if (ts !== undefined) json += `,"timestamp":${ts}`;
+  }
+  if (meta !== undefined && hasKeys(meta)) {
+    assertEncodable(meta, `${type}.metadata`, undefined, FORMAT);
+    json += `,"metadata":{${META_KEY_JSON}:${JSON.stringify(meta)}}`;
+  }
+  return frameJson(framingOf(w), `${json}}`);
+}
+
+/** True when `o` has an own enumerable key (`Object.keys(o).length > 0` without the array). */
+function hasKeys(o: JsonObject): boolean {
+  for (const _ in o) return true;
+  return false;
 }
 
 /** {@link emit}'s general path: the record built as an object, then `JSON.stringify`. */
@@ -631,6 +682,8 @@ function openStep(w: Writer, event: AgentEvent): string {
   w.steps++;
   const name = stepNameOf(event.round ?? w.steps);
   w.step.set(event.lane ?? '', name);
+  if (AGUI_WRITER_SHORTCUTS.enabled)
+    return emitHead(w, event, 'STEP_STARTED', `{"type":"STEP_STARTED","stepName":${jsonString(name)}`);
   return emit(w, event, 'STEP_STARTED', { stepName: name });
 }
 
@@ -643,12 +696,18 @@ function closeStep(w: Writer, lane: string | undefined, event?: AgentEvent, meta
   if (name === undefined) return '';
   w.step.delete(lane ?? '');
   const at = event ?? (lane === undefined ? undefined : ({ lane } as AgentEvent));
+  if (AGUI_WRITER_SHORTCUTS.enabled)
+    return emitHead(w, at, 'STEP_FINISHED', `{"type":"STEP_FINISHED","stepName":${jsonString(name)}`, meta);
   return emit(w, at, 'STEP_FINISHED', { stepName: name }, meta);
 }
 
 function openText(w: Writer, event: AgentEvent, id: string | undefined): string {
   const messageId = id ?? newId(w);
   w.text.set(event.lane ?? '', messageId);
+  if (AGUI_WRITER_SHORTCUTS.enabled && typeof messageId === 'string') {
+    const head = `{"type":"TEXT_MESSAGE_START","messageId":${jsonString(messageId)},"role":"assistant"`;
+    return emitHead(w, event, 'TEXT_MESSAGE_START', head);
+  }
   return emit(w, event, 'TEXT_MESSAGE_START', { messageId, role: 'assistant' });
 }
 
@@ -656,9 +715,10 @@ function closeText(w: Writer, lane: string | undefined, id?: string): string {
   const open = w.text.get(lane ?? '');
   if (open === undefined || (id !== undefined && id !== open)) return '';
   w.text.delete(lane ?? '');
-  return emit(w, lane === undefined ? undefined : ({ lane } as AgentEvent), 'TEXT_MESSAGE_END', {
-    messageId: open,
-  });
+  const at = lane === undefined ? undefined : ({ lane } as AgentEvent);
+  if (AGUI_WRITER_SHORTCUTS.enabled && typeof open === 'string')
+    return emitHead(w, at, 'TEXT_MESSAGE_END', `{"type":"TEXT_MESSAGE_END","messageId":${jsonString(open)}`);
+  return emit(w, at, 'TEXT_MESSAGE_END', { messageId: open });
 }
 
 function reasoningDelta(w: Writer, event: AgentEventOf<'reasoning.delta'>): string {
@@ -719,25 +779,47 @@ function closeLane(w: Writer, lane: string | undefined): string {
 function startCall(w: Writer, event: AgentEvent, call: string, name: string | undefined): string {
   const toolName = name ?? 'unknown';
   w.calls.set(call, toolName);
+  if (AGUI_WRITER_SHORTCUTS.enabled && typeof call === 'string' && typeof toolName === 'string') {
+    const head = `{"type":"TOOL_CALL_START","toolCallId":${jsonString(call)},"toolCallName":${jsonString(toolName)}`;
+    return emitHead(w, event, 'TOOL_CALL_START', head);
+  }
   const fields: JsonObject = { toolCallId: call, toolCallName: toolName };
   return emit(w, event, 'TOOL_CALL_START', fields);
 }
 
 function toolStart(w: Writer, event: AgentEventOf<'tool.start'>): string {
   let out = '';
-  if (!w.calls.has(event.call)) {
-    out += startCall(w, event, event.call, event.name);
+  const call = event.call;
+  const head = AGUI_WRITER_SHORTCUTS.enabled && typeof call === 'string';
+  if (!w.calls.has(call)) {
+    out += startCall(w, event, call, event.name);
     const args = event.args ?? (event.command !== undefined ? { command: event.command } : {});
     assertEncodable(args, 'tool.start.args', undefined, FORMAT);
-    out += emit(w, event, 'TOOL_CALL_ARGS', { toolCallId: event.call, delta: JSON.stringify(args) });
+    const delta = JSON.stringify(args);
+    out += head
+      ? emitHead(
+          w,
+          event,
+          'TOOL_CALL_ARGS',
+          `{"type":"TOOL_CALL_ARGS","toolCallId":${jsonString(call)},"delta":${jsonString(delta)}`,
+        )
+      : emit(w, event, 'TOOL_CALL_ARGS', { toolCallId: call, delta });
   }
-  w.calls.delete(event.call);
-  w.ended.add(event.call);
+  w.calls.delete(call);
+  w.ended.add(call);
+  // The metadata's fields named one by one (not a loop over their names: a keyed read of each).
   const meta: JsonObject = {};
-  for (const k of ['kind', 'server', 'argsSummary', 'command', 'startedAt'] as const) {
-    if (event[k] !== undefined) meta[k] = event[k];
-  }
-  return out + emit(w, event, 'TOOL_CALL_END', { toolCallId: event.call }, meta);
+  if (event.kind !== undefined) meta.kind = event.kind;
+  if (event.server !== undefined) meta.server = event.server;
+  if (event.argsSummary !== undefined) meta.argsSummary = event.argsSummary;
+  if (event.command !== undefined) meta.command = event.command;
+  if (event.startedAt !== undefined) meta.startedAt = event.startedAt;
+  if (head)
+    return (
+      out +
+      emitHead(w, event, 'TOOL_CALL_END', `{"type":"TOOL_CALL_END","toolCallId":${jsonString(call)}`, meta)
+    );
+  return out + emit(w, event, 'TOOL_CALL_END', { toolCallId: call }, meta);
 }
 
 function toolEnd(w: Writer, event: AgentEventOf<'tool.end'>): string {
@@ -748,19 +830,16 @@ function toolEnd(w: Writer, event: AgentEventOf<'tool.end'>): string {
     out += emit(w, event, 'TOOL_CALL_END', { toolCallId: event.call });
   }
   w.ended.delete(event.call);
+  // The metadata's fields named one by one (not a loop over their names: a keyed read of each).
   const meta: JsonObject = {};
   if (!event.ok) meta.ok = false;
-  for (const k of [
-    'error',
-    'result',
-    'exitCode',
-    'denied',
-    'filesChanged',
-    'startedAt',
-    'endedAt',
-  ] as const) {
-    if (event[k] !== undefined) meta[k] = event[k];
-  }
+  if (event.error !== undefined) meta.error = event.error;
+  if (event.result !== undefined) meta.result = event.result;
+  if (event.exitCode !== undefined) meta.exitCode = event.exitCode;
+  if (event.denied !== undefined) meta.denied = event.denied;
+  if (event.filesChanged !== undefined) meta.filesChanged = event.filesChanged;
+  if (event.startedAt !== undefined) meta.startedAt = event.startedAt;
+  if (event.endedAt !== undefined) meta.endedAt = event.endedAt;
   const content =
     event.text ??
     (typeof event.error === 'string'
@@ -768,15 +847,19 @@ function toolEnd(w: Writer, event: AgentEventOf<'tool.end'>): string {
       : event.result !== undefined
         ? JSON.stringify(event.result)
         : '');
+  const messageId = newId(w);
+  if (
+    AGUI_WRITER_SHORTCUTS.enabled &&
+    typeof messageId === 'string' &&
+    typeof event.call === 'string' &&
+    typeof content === 'string'
+  ) {
+    const head = `{"type":"TOOL_CALL_RESULT","messageId":${jsonString(messageId)},"toolCallId":${jsonString(event.call)},"content":${jsonString(content)},"role":"tool"`;
+    return out + emitHead(w, event, 'TOOL_CALL_RESULT', head, meta);
+  }
   return (
     out +
-    emit(
-      w,
-      event,
-      'TOOL_CALL_RESULT',
-      { messageId: newId(w), toolCallId: event.call, content, role: 'tool' },
-      meta,
-    )
+    emit(w, event, 'TOOL_CALL_RESULT', { messageId, toolCallId: event.call, content, role: 'tool' }, meta)
   );
 }
 
