@@ -4,6 +4,7 @@ import {
   afterHeld,
   BEFORE_RUN,
   carriedValue,
+  carriesCallText,
   type HeldRecords,
   holdRecord,
   isZeroUsage,
@@ -12,7 +13,7 @@ import {
 import { frameJson, type JsonFraming } from '../../framing/json-stream';
 import { decisionAllows } from '../../guards';
 import { assertEncodable, isJsonObject, type JsonObject, jsonString, rawIfSame } from '../../json';
-import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
+import { checkLoss, type LossState, newLoss, reportKeyLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { hintsFrom } from '../../record';
 import {
@@ -36,6 +37,9 @@ export interface AiSdkEncodeOptions extends EncodeOptions {
 }
 
 const FORMAT = 'ai-sdk' as const;
+const META_KEY_JSON = JSON.stringify(AISDK_META_KEY);
+const START_STEP = '{"type":"start-step"}';
+const FINISH_STEP = '{"type":"finish-step"}';
 
 /**
  * The switch of the writer's shortcuts (chunks written in pieces, text deltas of an open text
@@ -78,6 +82,9 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
 };
 
 const TEXT_DELTA_CARRIED = CARRIED['text.delta']!;
+const NO_SESSION = 'the UI message stream has no place for session';
+const NO_WORKSPACE = 'the UI message stream has no place for workspace';
+const NO_SEQ = 'the UI message stream has no place for seq';
 
 // Outside a run (one assistant message) these wait for the next one; everything else opens one.
 const WAITING = BEFORE_RUN;
@@ -89,9 +96,19 @@ function ownHints(event: AgentEvent): AiSdkHints | undefined {
 }
 
 function addUsage(total: Usage, u: Usage): void {
-  for (const k of ['input', 'output', 'cacheRead', 'cacheWrite', 'reasoning', 'costUsd'] as const) {
-    if (u[k] !== undefined) total[k] = (total[k] ?? 0) + u[k];
-  }
+  // Each field named (not a loop over their names: a keyed read and write of each).
+  if (u.input !== undefined) total.input = (total.input ?? 0) + u.input;
+  if (u.output !== undefined) total.output = (total.output ?? 0) + u.output;
+  if (u.cacheRead !== undefined) total.cacheRead = (total.cacheRead ?? 0) + u.cacheRead;
+  if (u.cacheWrite !== undefined) total.cacheWrite = (total.cacheWrite ?? 0) + u.cacheWrite;
+  if (u.reasoning !== undefined) total.reasoning = (total.reasoning ?? 0) + u.reasoning;
+  if (u.costUsd !== undefined) total.costUsd = (total.costUsd ?? 0) + u.costUsd;
+}
+
+/** `,"toolMetadata":{"agentwire":…}` of a chunk whose metadata has fields, else nothing. */
+function toolMetadataText(meta: JsonObject): string {
+  for (const _ in meta) return `,"toolMetadata":{${META_KEY_JSON}:${JSON.stringify(meta)}}`;
+  return '';
 }
 
 /**
@@ -145,6 +162,9 @@ interface Writer {
   waiting: AgentEvent[];
   /** Chunks of events read as before a run (`hints.early`): written after the next chunk. */
   readonly early: HeldRecords;
+  /** The text part whose `text-delta` head {@link openDelta} holds, and that head. */
+  deltaId: string | undefined;
+  deltaHead: string;
 }
 
 function newWriter(options: AiSdkEncodeOptions, sink: DiagnosticSink): Writer {
@@ -169,6 +189,8 @@ function newWriter(options: AiSdkEncodeOptions, sink: DiagnosticSink): Writer {
     decided: new Set(),
     waiting: [],
     early: newHeldRecords(MAX_WAITING),
+    deltaId: undefined,
+    deltaHead: '',
   };
 }
 
@@ -220,10 +242,12 @@ function openDelta(w: Writer, event: AgentEventOf<'text.delta'>): string | undef
   checkLoss(w.loss, event, TEXT_DELTA_CARRIED);
   w.nextText = undefined;
   w.wrote = true;
-  return frameJson(
-    framingOf(w),
-    `{"type":"text-delta","id":${jsonString(open)},"delta":${jsonString(text)}}`,
-  );
+  // The chunk's head is the same for every delta of the part: spelled once.
+  if (open !== w.deltaId) {
+    w.deltaId = open;
+    w.deltaHead = `{"type":"text-delta","id":${jsonString(open)},"delta":`;
+  }
+  return frameJson(framingOf(w), `${w.deltaHead}${jsonString(text)}}`);
 }
 
 // ---- chunks read from the AI SDK: their record, with the event's fields put back ----
@@ -381,9 +405,24 @@ function content(w: Writer, event: AgentEvent): string {
 
 function data(w: Writer, event: AgentEvent): string {
   // The message states its run and steps; a session, workspace or sequence number it cannot.
-  for (const k of ['session', 'workspace', 'seq'] as const)
-    if (event[k] !== undefined)
-      reportLoss(w.loss, event, `${event.type}.${k}`, `the UI message stream has no place for ${k}`);
+  // Named one by one, each loss once per event type without its name built again.
+  if (event.session !== undefined) reportKeyLoss(w.loss, event, 'session', NO_SESSION);
+  if (event.workspace !== undefined) reportKeyLoss(w.loss, event, 'workspace', NO_WORKSPACE);
+  if (event.seq !== undefined) reportKeyLoss(w.loss, event, 'seq', NO_SEQ);
+  if (
+    AISDK_WRITER_SHORTCUTS.enabled &&
+    event.type === 'tool.output' &&
+    event.lane === undefined &&
+    event.ts === undefined &&
+    carriesCallText(event)
+  ) {
+    // Most of what a stream carries: its value spelled, not built (strings need no check).
+    w.wrote = true;
+    return frameJson(
+      framingOf(w),
+      `{"type":"${AISDK_DATA_PREFIX}tool.output","data":{"call":${jsonString(event.call)},"text":${jsonString(event.text)}}}`,
+    );
+  }
   const value = carriedValue(event);
   if (event.lane !== undefined) value.lane = event.lane;
   if (event.ts !== undefined) value.ts = event.ts;
@@ -406,6 +445,16 @@ function emit(w: Writer, type: string, fields: JsonObject): string {
     framingOf(w),
     body.length > 2 ? `{"type":${jsonString(type)},${body.slice(1)}` : `{"type":${jsonString(type)}}`,
   );
+}
+
+/**
+ * A chunk its caller spelled whole (the same bytes {@link emit} gives for its fields, without the
+ * fields object): only behind {@link AISDK_WRITER_SHORTCUTS}, held to emit by
+ * test/ui/writer-shortcuts.test.ts.
+ */
+function chunk(w: Writer, json: string): string {
+  w.wrote = true;
+  return frameJson(framingOf(w), json);
 }
 
 function framingOf(w: Writer): JsonFraming {
@@ -464,6 +513,7 @@ function finish(w: Writer, event: AgentEventOf<'run.end'> | undefined): string {
 
 function openStep(w: Writer): string {
   w.stepOpen = true;
+  if (AISDK_WRITER_SHORTCUTS.enabled) return chunk(w, START_STEP);
   return emit(w, 'start-step', {});
 }
 
@@ -474,20 +524,26 @@ function ensureStep(w: Writer): string {
 function closeStep(w: Writer): string {
   if (!w.stepOpen) return '';
   w.stepOpen = false;
+  if (AISDK_WRITER_SHORTCUTS.enabled) return chunk(w, FINISH_STEP);
   return emit(w, 'finish-step', {});
 }
 
 // ---- text and reasoning parts ----
 
 function openText(w: Writer, id: string | undefined): string {
-  w.text = id ?? newId(w);
-  return emit(w, 'text-start', { id: w.text });
+  const text = id ?? newId(w);
+  w.text = text;
+  if (AISDK_WRITER_SHORTCUTS.enabled && typeof text === 'string')
+    return chunk(w, `{"type":"text-start","id":${jsonString(text)}}`);
+  return emit(w, 'text-start', { id: text });
 }
 
 function closeText(w: Writer): string {
   if (w.text === undefined) return '';
   const id = w.text;
   w.text = undefined;
+  if (AISDK_WRITER_SHORTCUTS.enabled && typeof id === 'string')
+    return chunk(w, `{"type":"text-end","id":${jsonString(id)}}`);
   return emit(w, 'text-end', { id });
 }
 
@@ -525,11 +581,24 @@ function closeParts(w: Writer): string {
 function toolInput(w: Writer, event: AgentEventOf<'tool.start'>): string {
   const input = event.args ?? (event.command !== undefined ? { command: event.command } : {});
   if (event.args !== undefined) assertEncodable(event.args, 'tool.start.args', undefined, FORMAT);
-  w.invocations.set(event.call, event.name);
-  w.inputs.add(event.call);
+  const call = event.call;
+  const name = event.name;
+  w.invocations.set(call, name);
+  w.inputs.add(call);
+  // The metadata's fields named one by one (not a loop over their names: a keyed read of each).
   const meta: JsonObject = {};
-  for (const k of ['kind', 'server', 'argsSummary', 'command', 'startedAt'] as const) {
-    if (event[k] !== undefined) meta[k] = event[k];
+  if (event.kind !== undefined) meta.kind = event.kind;
+  if (event.server !== undefined) meta.server = event.server;
+  if (event.argsSummary !== undefined) meta.argsSummary = event.argsSummary;
+  if (event.command !== undefined) meta.command = event.command;
+  if (event.startedAt !== undefined) meta.startedAt = event.startedAt;
+  if (AISDK_WRITER_SHORTCUTS.enabled && typeof call === 'string' && typeof name === 'string') {
+    const inputJson = JSON.stringify(input);
+    if (typeof inputJson === 'string')
+      return chunk(
+        w,
+        `{"type":"tool-input-available","toolCallId":${jsonString(call)},"toolName":${jsonString(name)},"input":${inputJson}${toolMetadataText(meta)}}`,
+      );
   }
   return emit(w, 'tool-input-available', {
     toolCallId: event.call,
@@ -549,9 +618,10 @@ function toolOutput(w: Writer, event: AgentEventOf<'tool.end'>): string {
   w.inputs.delete(event.call);
   for (const [approval, call] of w.approvalCall) if (call === event.call) w.decided.add(approval);
   const meta: JsonObject = {};
-  for (const k of ['exitCode', 'filesChanged', 'startedAt', 'endedAt'] as const) {
-    if (event[k] !== undefined) meta[k] = event[k];
-  }
+  if (event.exitCode !== undefined) meta.exitCode = event.exitCode;
+  if (event.filesChanged !== undefined) meta.filesChanged = event.filesChanged;
+  if (event.startedAt !== undefined) meta.startedAt = event.startedAt;
+  if (event.endedAt !== undefined) meta.endedAt = event.endedAt;
   const toolMetadata = (): JsonObject | undefined =>
     Object.keys(meta).length > 0 ? { [AISDK_META_KEY]: meta } : undefined;
   if (event.denied === true) {
@@ -569,6 +639,14 @@ function toolOutput(w: Writer, event: AgentEventOf<'tool.end'>): string {
     if (event.result !== undefined) meta.result = event.result;
     if (event.text !== undefined && event.text !== errorText) meta.text = event.text;
     if (event.error !== undefined && typeof event.error !== 'string') meta.error = event.error;
+    if (AISDK_WRITER_SHORTCUTS.enabled && typeof event.call === 'string' && typeof errorText === 'string')
+      return (
+        out +
+        chunk(
+          w,
+          `{"type":"tool-output-error","toolCallId":${jsonString(event.call)},"errorText":${jsonString(errorText)}${toolMetadataText(meta)}}`,
+        )
+      );
     return (
       out + emit(w, 'tool-output-error', { toolCallId: event.call, errorText, toolMetadata: toolMetadata() })
     );
@@ -578,6 +656,17 @@ function toolOutput(w: Writer, event: AgentEventOf<'tool.end'>): string {
     assertEncodable(event.result, 'tool.end.result', undefined, FORMAT);
     output = event.result;
     if (event.text !== undefined) meta.text = event.text;
+  }
+  if (AISDK_WRITER_SHORTCUTS.enabled && typeof event.call === 'string') {
+    const outputJson = typeof output === 'string' ? jsonString(output) : JSON.stringify(output);
+    if (typeof outputJson === 'string')
+      return (
+        out +
+        chunk(
+          w,
+          `{"type":"tool-output-available","toolCallId":${jsonString(event.call)},"output":${outputJson}${toolMetadataText(meta)}}`,
+        )
+      );
   }
   return (
     out + emit(w, 'tool-output-available', { toolCallId: event.call, output, toolMetadata: toolMetadata() })
