@@ -166,8 +166,13 @@ interface Writer {
   /** Records of events read as before a run (`hints.early`): written after the next record. */
   readonly early: HeldRecords;
   fatal: string | undefined;
-  /** The main agent's text in this run (what an answer equal to it repeats). */
-  runText: string;
+  /**
+   * The main agent's text in this run (what an answer equal to it repeats), in the pieces it came
+   * in, and its length: a list, not one string grown by `+=` (a rope of a cell per delta, all
+   * alive until the run ends, that every young-generation GC would copy).
+   */
+  runText: string[];
+  runTextLength: number;
   /** The message whose `TEXT_MESSAGE_CONTENT` head {@link openDelta} holds, and that head. */
   deltaId: string | undefined;
   deltaHead: string;
@@ -195,7 +200,8 @@ function newWriter(options: AguiEncodeOptions, sink: DiagnosticSink): Writer {
     waiting: [],
     early: newHeldRecords(MAX_WAITING),
     fatal: undefined,
-    runText: '',
+    runText: [],
+    runTextLength: 0,
     deltaId: undefined,
     deltaHead: '',
   };
@@ -248,7 +254,7 @@ function openDelta(w: Writer, event: AgentEventOf<'text.delta'>): string | undef
   if (open === undefined || (event.message !== undefined && event.message !== open)) return undefined;
   if (!w.step.has('') || w.reasoning.has('')) return undefined;
   checkLoss(w.loss, event, TEXT_DELTA_CARRIED);
-  w.runText += text;
+  addRunText(w, text);
   // The record's head is the same for every delta of the message: spelled once.
   if (open !== w.deltaId) {
     w.deltaId = open;
@@ -378,7 +384,7 @@ function content(w: Writer, event: AgentEvent): string {
         out += closeText(w, lane);
       if (!w.text.has(lane ?? '')) out += openText(w, event, event.message);
       if (event.text === '') return out;
-      if (lane === undefined) w.runText += event.text;
+      if (lane === undefined) addRunText(w, `${event.text}`);
       return out + textContent(w, event, w.text.get(lane ?? '')!);
     }
     case 'reasoning.delta':
@@ -526,6 +532,16 @@ function emitRecord(
   return frameJson(framingOf(w), JSON.stringify(r));
 }
 
+function addRunText(w: Writer, text: string): void {
+  w.runText.push(text);
+  w.runTextLength += text.length;
+}
+
+/** True when `answer` is the run's text (joined only when the lengths agree). */
+function isRunText(w: Writer, answer: unknown): boolean {
+  return typeof answer === 'string' && answer.length === w.runTextLength && answer === w.runText.join('');
+}
+
 function framingOf(w: Writer): JsonFraming {
   w.framing ??= 'sse';
   return w.framing;
@@ -540,7 +556,8 @@ function newId(w: Writer): string {
 function startRun(w: Writer, event: AgentEvent): string {
   w.runOpen = true;
   w.runs++;
-  w.runText = '';
+  w.runText = [];
+  w.runTextLength = 0;
   w.steps = 0;
   w.fatal = undefined;
   w.thread = event.session ?? w.thread ?? newId(w);
@@ -592,7 +609,7 @@ function finishRun(w: Writer, event: AgentEventOf<'run.end'> | undefined): strin
   }
   const fields: JsonObject = { threadId: w.thread!, runId: w.run! };
   // The answer is the run's text: written only when it says something the text does not.
-  if (event?.answer !== undefined && event.answer !== '' && event.answer !== w.runText)
+  if (event?.answer !== undefined && event.answer !== '' && !isRunText(w, event.answer))
     fields.result = event.answer;
   // A cancelled run asks for nothing (its requests were said where they happened).
   if (event?.status === 'cancelled') fields.outcome = { type: 'cancelled' };
