@@ -105,6 +105,15 @@ export function carriesCallText(event: AgentEvent): boolean {
 
 const agentEventWord = wordLookup(AGENT_EVENT_TYPES);
 
+/**
+ * The module's own literal of a canonical event type (`undefined` for any other value): an
+ * event's `type` read from JSON is a fresh string, and a keyed lookup with it internalises it
+ * first; the literal is looked up by identity ({@link wordLookup}).
+ */
+export function canonicalType(type: unknown): AgentEventType | undefined {
+  return agentEventWord(type);
+}
+
 /** True when `type` names a canonical event type. */
 export function isAgentEventType(type: string): type is AgentEventType {
   return agentEventWord(type) !== undefined;

@@ -3,6 +3,7 @@ import type { DiagnosticSink } from '../../diagnostics';
 import {
   afterHeld,
   BEFORE_RUN,
+  canonicalType,
   carriedValue,
   carriesCallText,
   type HeldRecords,
@@ -296,7 +297,9 @@ function foreign(w: Writer, event: AgentEvent): string {
     return '';
   }
   if (event.lane !== undefined) return ensureRun(w, event) + data(w, event);
-  const carried = CARRIED[event.type];
+  // The table looked up by the type's own literal (any other type as it is: the same answer).
+  const word = canonicalType(event.type);
+  const carried = word !== undefined ? CARRIED[word] : CARRIED[event.type];
   // Approvals are checked where they are written: as chunks, or whole in a data part.
   if (carried !== undefined && event.type !== 'approval.request' && event.type !== 'approval.resolve')
     checkLoss(w.loss, event, carried);
