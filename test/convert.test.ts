@@ -47,14 +47,12 @@ const EXT: Partial<Record<Format, string>> = {
 };
 
 /**
- * Round trips not yet stable (see the test that reads it): listed, not hidden. An Amp subagent's
- * lines through nativeharness (no lanes: the subagent's line joins the main round, whose end
- * then gets nativeharness's required stop reason and zero usage, which Amp writes back; one more
- * round trip and it holds). Tried and not kept: reading an Amp assistant line without stop_reason
- * and usage as continuing its round, which made this pair stable but four others unstable (it
- * joined lines the writer had split around a subagent's or a compaction's).
+ * Round trips not yet stable (see the test that reads it): listed, not hidden. None today. The last
+ * one, an Amp subagent's lines through nativeharness (no lanes), became stable once the Amp reader
+ * took an assistant line without stop_reason and usage, followed by nothing but tool results, as
+ * going on with its round (docs/protocols/amp.md).
  */
-const NOT_YET_STABLE: ReadonlySet<string> = new Set(['amp/subagent -> nativeharness']);
+const NOT_YET_STABLE: ReadonlySet<string> = new Set([]);
 
 function deterministic() {
   let n = 0;
@@ -107,8 +105,8 @@ describe.each(fixtures.map((f) => [`${f.format}/${f.name}`, f] as const))('conve
   });
 
   test.each(targets)('→ %s → back: a second round trip changes nothing more (conversion is stable)', (to) => {
-    // Every pair of formats, the UI protocols included; only the Amp and Copilot pairs listed in
-    // NOT_YET_STABLE are not held yet.
+    // Every pair of formats, the UI protocols included; only pairs listed in NOT_YET_STABLE are not
+    // held yet.
     if (NOT_YET_STABLE.has(`${fx.format}/${fx.name} -> ${to}`)) return;
     const once = convert(fx.bytes, { from: fx.format, to, ...deterministic() }).output;
     const back = convert(once, { from: to, to: fx.format, ...deterministic() }).output;

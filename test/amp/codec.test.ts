@@ -37,6 +37,28 @@ describe('amp decoder', () => {
     expect(types.indexOf('tool.end')).toBeLessThan(types.indexOf('round.end'));
   });
 
+  test('an assistant line without stop_reason and usage goes on with its round only across tool results', () => {
+    const prompt = `{"type":"user","message":{"role":"user","content":[{"type":"text","text":"go"}]},"parent_tool_use_id":null,"session_id":"${T}"}`;
+    const call = `{"type":"assistant","message":{"type":"message","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{}}]},"parent_tool_use_id":null,"session_id":"${T}"}`;
+    const res = `{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok","is_error":false}]},"parent_tool_use_id":null,"session_id":"${T}"}`;
+    const said = `{"type":"user","message":{"role":"user","content":[{"type":"text","text":"and?"}]},"parent_tool_use_id":null,"session_id":"${T}"}`;
+    const end = `{"type":"assistant","message":{"type":"message","role":"assistant","content":[{"type":"text","text":"done"}],"stop_reason":"end_turn","usage":{"input_tokens":3,"output_tokens":2}},"parent_tool_use_id":null,"session_id":"${T}"}`;
+    const result = `{"type":"result","subtype":"success","duration_ms":1,"is_error":false,"num_turns":1,"result":"done","session_id":"${T}"}`;
+    const rounds = (lines: string[]) =>
+      amp
+        .parse(`${[init, prompt, ...lines, result].join('\n')}\n`)
+        .events.filter((e) => e.type === 'round.end')
+        .map((e) => ({ round: e.round, message: e.message, stopReason: e.stopReason }));
+    // A writer split one round around tool results (a subagent's text once lanes were lost).
+    expect(rounds([call, res, end])).toEqual([{ round: 1, message: 'done', stopReason: 'end_turn' }]);
+    // A line written apart for another reason keeps its round: nothing between, or not only results.
+    expect(rounds([call, end])).toEqual([
+      { round: 1, message: '', stopReason: undefined },
+      { round: 2, message: 'done', stopReason: 'end_turn' },
+    ]);
+    expect(rounds([call, res, said, end])).toHaveLength(2);
+  });
+
   test('is_error makes the run failed whatever the subtype, and the result text is the error', () => {
     const line = `{"type":"result","subtype":"success","duration_ms":5,"is_error":true,"num_turns":1,"result":"API Error: 502","session_id":"${T}"}\n`;
     const end = amp.parse(init + '\n' + line).events.at(-1);

@@ -79,6 +79,9 @@ interface Line {
 /** Where an event of the line being read belongs: a subagent's lane, a main-lane round, or neither. */
 type Place = 'lane' | 'round' | 'none';
 
+/** What came between a main-lane assistant line and the next: nothing, only tool results, or else. */
+type RoundGap = 'none' | 'results' | 'other';
+
 /** The main-lane round an assistant line began, ended later by {@link closeRound}. */
 interface OpenRound {
   ctx: Line;
@@ -104,6 +107,8 @@ interface Decoder {
   round: number;
   runUsage: Usage | undefined;
   openRound: OpenRound | undefined;
+  /** What came since the open round's line (see {@link continuedRound}). */
+  roundGap: RoundGap;
   /** Calls still open: entries leave when their end arrives. */
   readonly toolNames: Map<string, string>;
   /** Lanes still open. */
@@ -123,6 +128,7 @@ function newDecoder(options: AmpDecodeOptions, sink: DiagnosticSink): Decoder {
     round: 0,
     runUsage: undefined,
     openRound: undefined,
+    roundGap: 'other',
     toolNames: new Map(),
     lanes: new Set(),
     lastLine: 0,
@@ -357,6 +363,7 @@ function map(d: Decoder, ctx: Line): string | undefined {
     unknown(d, ctx);
     return undefined;
   }
+  if (type !== 'assistant' && type !== 'user') d.roundGap = 'other';
   switch (type) {
     case 'assistant':
       return assistant(d, ctx);
@@ -385,9 +392,11 @@ function assistant(d: Decoder, ctx: Line): string | undefined {
   if (!isJsonObject(m) || !Array.isArray(m.content)) return 'an assistant line without message.content';
   openLane(d, ctx);
   const main = ctx.lane === undefined;
-  if (main) closeRound(d, ctx.out);
+  if (!main) d.roundGap = 'other';
+  const goesOn = main ? continuedRound(d) : undefined;
+  if (main && goesOn === undefined) closeRound(d, ctx.out);
   if (main && !d.runOpen) openRun(d, ctx, undefined, true);
-  if (main) d.round++;
+  if (main && goesOn === undefined) d.round++;
   const before = ctx.out.length;
   let text = '';
   for (const b of m.content) {
@@ -418,13 +427,32 @@ function assistant(d: Decoder, ctx: Line): string | undefined {
   // result, or the end of the stream (derived there from this line). Rounds are the main
   // agent's: a subagent's line reports its API call's usage in its lane instead.
   if (main) {
-    d.openRound = { ctx, message: text, stopReason, usage, round: d.round };
+    d.roundGap = 'none';
+    d.openRound = {
+      ctx,
+      message: goesOn === undefined ? text : goesOn.message + text,
+      stopReason,
+      usage,
+      round: d.round,
+    };
   } else if (usage !== undefined && ctx.out.length === before) {
     // A subagent's line with nothing else to say still needs an event (its line is written back
     // from it); otherwise its usage stays in the line (the run's total is the main agent's).
     push(d, ctx, { type: 'usage', usage: { ...usage, scope: 'call' } });
   }
   return undefined;
+}
+
+// The open round when the next main-lane assistant line goes on with it, else undefined: its line
+// reported neither a stop reason nor usage, and main-lane tool results and nothing else came since.
+// Amp writes both on every line; a line without them comes from a writer that split one round
+// where lanes were lost (a subagent's text after a tool result). Lines written apart for another
+// reason (a subagent's or another record's lines between, nothing between) keep their rounds.
+function continuedRound(d: Decoder): OpenRound | undefined {
+  const r = d.openRound;
+  return r !== undefined && d.roundGap === 'results' && r.stopReason === undefined && r.usage === undefined
+    ? r
+    : undefined;
 }
 
 // The round the last main-lane assistant line began ends here (derived, at that line's place).
@@ -456,6 +484,8 @@ function closeRound(d: Decoder, out: AgentEvent[]): void {
 }
 
 function user(d: Decoder, ctx: Line): string | undefined {
+  const gap = d.roundGap;
+  d.roundGap = 'other';
   const m = ctx.record.message;
   if (!isJsonObject(m)) return 'a user line without message';
   openLane(d, ctx);
@@ -490,6 +520,13 @@ function user(d: Decoder, ctx: Line): string | undefined {
   }
   // A line with nothing the model reads (an image, an empty message) is kept whole.
   if (!pushed) unknown(d, ctx);
+  if (
+    main &&
+    gap !== 'other' &&
+    blocks.length > 0 &&
+    blocks.every((b) => isJsonObject(b) && b.type === 'tool_result')
+  )
+    d.roundGap = 'results';
   return undefined;
 }
 
