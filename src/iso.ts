@@ -134,23 +134,42 @@ const MAX_TIME = 8.64e15;
  * two equal; docs/performance.md ("Gemini").
  */
 export class IsoWriter {
-  // `toISOString` of the last minute written, without its `ss.mmmZ`, and that minute's first ms.
-  private minute = '';
-  private minuteMs = Number.NaN;
+  private readonly c: IsoWriteClock = newIsoWriteClock();
 
   /** `formatTimestamp(ms)`. */
   write(ms: number): string {
-    const off = ms - this.minuteMs;
-    if (off >= 0 && off < 60000 && Number.isInteger(ms) && ms <= MAX_TIME) {
-      const second = Math.floor(off / 1000);
-      const milli = off - second * 1000;
-      return `${this.minute}${second < 10 ? '0' : ''}${second}.${milli < 10 ? '00' : milli < 100 ? '0' : ''}${milli}Z`;
-    }
-    const iso = formatTimestamp(ms);
-    if (iso !== '' && Number.isInteger(ms)) {
-      this.minuteMs = ms - (((ms % 60000) + 60000) % 60000);
-      this.minute = iso.slice(0, -7);
-    }
-    return iso;
+    return writeIsoAt(this.c, ms);
   }
+}
+
+/**
+ * The state of {@link IsoWriter} in one literal ({@link newIsoWriteClock}), for writers whose
+ * per-event code should read no class instance (a literal's hidden class outlives a full GC).
+ */
+export interface IsoWriteClock {
+  /** `toISOString` of the last minute written, without its `ss.mmmZ`. */
+  minute: string;
+  /** That minute's first ms. */
+  minuteMs: number;
+}
+
+/** A fresh {@link IsoWriteClock}. */
+export function newIsoWriteClock(): IsoWriteClock {
+  return { minute: '', minuteMs: Number.NaN };
+}
+
+/** `formatTimestamp(ms)`, remembering the minute in `c` ({@link IsoWriter.write}). */
+export function writeIsoAt(c: IsoWriteClock, ms: number): string {
+  const off = ms - c.minuteMs;
+  if (off >= 0 && off < 60000 && Number.isInteger(ms) && ms <= MAX_TIME) {
+    const second = Math.floor(off / 1000);
+    const milli = off - second * 1000;
+    return `${c.minute}${second < 10 ? '0' : ''}${second}.${milli < 10 ? '00' : milli < 100 ? '0' : ''}${milli}Z`;
+  }
+  const iso = formatTimestamp(ms);
+  if (iso !== '' && Number.isInteger(ms)) {
+    c.minuteMs = ms - (((ms % 60000) + 60000) % 60000);
+    c.minute = iso.slice(0, -7);
+  }
+  return iso;
 }

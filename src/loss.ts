@@ -68,6 +68,19 @@ export function reportLoss(s: LossState, event: AgentEvent, field: string, why: 
 }
 
 /**
+ * Reports `event`'s `key` as lost ({@link reportLoss} of the field `<type>.<key>`), once per event
+ * type; once reported, the field's name is not built again (a writer that says the same loss for
+ * every event of a type).
+ */
+export function reportKeyLoss(s: LossState, event: AgentEvent, key: string, why: string): void {
+  let known = s.seenByType.get(event.type);
+  if (known === undefined) s.seenByType.set(event.type, (known = new Set()));
+  if (known.has(key)) return;
+  known.add(key);
+  reportLoss(s, event, `${event.type}.${key}`, why);
+}
+
+/**
  * Reports what a writer cannot carry, as `loss` diagnostics naming the field and the event.
  * Each field is reported once per stream (the first event that had it), so a long conversion
  * cannot flood the handler; nothing is dropped without one report.

@@ -44,31 +44,34 @@ export const BEFORE_RUN: ReadonlySet<string> = new Set([
 /**
  * A writer's records of events its decoder read as before a run (see {@link BEFORE_RUN}): held
  * until the record after them (the run's opening one) is written, then written after it, so the
- * stream comes back as read. Bounded: past `max` held, a record is written where it stands.
+ * stream comes back as read. Bounded: past `max` held, a record is written where it stands. One
+ * literal ({@link newHeldRecords}) read by module functions, not a class: the writers that hold it
+ * keep no class instance in their per-event code (a literal's hidden class outlives a full GC;
+ * docs/performance.md, "AG-UI and AI SDK codecs").
  */
-export class HeldRecords {
-  private texts: string[] = [];
-  private readonly max: number;
+export interface HeldRecords {
+  texts: string[];
+  readonly max: number;
+}
 
-  /** Holds at most `max` records. */
-  constructor(max: number) {
-    this.max = max;
-  }
+/** Holds at most `max` records. */
+export function newHeldRecords(max: number): HeldRecords {
+  return { texts: [], max };
+}
 
-  /** Holds `text`; false when full (the caller writes it now). */
-  hold(text: string): boolean {
-    if (this.texts.length >= this.max) return false;
-    this.texts.push(text);
-    return true;
-  }
+/** Holds `text`; false when full (the caller writes it now). */
+export function holdRecord(h: HeldRecords, text: string): boolean {
+  if (h.texts.length >= h.max) return false;
+  h.texts.push(text);
+  return true;
+}
 
-  /** `text` followed by the records held, which are then let go. */
-  after(text: string): string {
-    if (this.texts.length === 0) return text;
-    const out = text + this.texts.join('');
-    this.texts = [];
-    return out;
-  }
+/** `text` followed by the records held, which are then let go. */
+export function afterHeld(h: HeldRecords, text: string): string {
+  if (h.texts.length === 0) return text;
+  const out = text + h.texts.join('');
+  h.texts = [];
+  return out;
 }
 
 /** The fields of `event` to carry: all but its type, provenance and the carrier's envelope. */
@@ -82,7 +85,35 @@ export function carriedValue(event: AgentEvent): JsonObject {
   return value;
 }
 
+/**
+ * True when {@link carriedValue} of `event` is exactly `{"call": string, "text": string}`, keys in
+ * that order (a tool output as most streams have it): the writers spell that value without
+ * building it. Held to carriedValue by test/ui/writer-shortcuts.test.ts.
+ */
+export function carriesCallText(event: AgentEvent): boolean {
+  const keys = Object.keys(event);
+  let n = 0;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    if (NATIVE.has(key)) continue;
+    const v = (event as Record<string, unknown>)[key];
+    if (v === undefined) continue;
+    if (typeof v !== 'string' || n > 1 || key !== (n === 0 ? 'call' : 'text')) return false;
+    n++;
+  }
+  return n === 2;
+}
+
 const agentEventWord = wordLookup(AGENT_EVENT_TYPES);
+
+/**
+ * The module's own literal of a canonical event type (`undefined` for any other value): an
+ * event's `type` read from JSON is a fresh string, and a keyed lookup with it internalises it
+ * first; the literal is looked up by identity ({@link wordLookup}).
+ */
+export function canonicalType(type: unknown): AgentEventType | undefined {
+  return agentEventWord(type);
+}
 
 /** True when `type` names a canonical event type. */
 export function isAgentEventType(type: string): type is AgentEventType {

@@ -53,7 +53,7 @@ const CR = 13;
  * take the optimised code that embedded them along, the per-chunk split of every format among it
  * (docs/performance.md, "HEP `createDecoder`", Round four).
  */
-interface SplitState {
+export interface SplitState {
   readonly mode: LineMode;
   readonly max: number;
   readonly format: Format | undefined;
@@ -70,7 +70,12 @@ interface SplitState {
   consumed: number;
 }
 
-function newSplitState(sink: LineSink, options: LineSplitterOptions): SplitState {
+/**
+ * A splitter's state, for readers that hold it in their own literal and drive it by
+ * {@link pushChunk} and {@link endInput} (the SSE reader): no {@link LineSplitter} instance, whose
+ * class shape would die at a full GC, in their per-chunk path.
+ */
+export function newSplitState(sink: LineSink, options: LineSplitterOptions): SplitState {
   const max = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   return {
     mode: options.mode ?? 'jsonl',
@@ -142,20 +147,25 @@ export class LineSplitter {
 
   /** Forgets everything: the held line, the line count, the offsets. For a file read anew. */
   reset(): void {
-    const s = this.s;
-    s.pendingLength = 0;
-    s.discarding = false;
-    s.discardedBytes = 0;
-    s.bomChecked = false;
-    s.bomPrefix = undefined;
-    s.skipLeadingLF = false;
-    s.lineNumber = 1;
-    s.lineStart = 0;
-    s.consumed = 0;
+    resetSplit(this.s);
   }
 }
 
-function pushChunk(s: SplitState, chunk: Uint8Array | string): void {
+/** {@link LineSplitter.reset} on a state from {@link newSplitState}. */
+export function resetSplit(s: SplitState): void {
+  s.pendingLength = 0;
+  s.discarding = false;
+  s.discardedBytes = 0;
+  s.bomChecked = false;
+  s.bomPrefix = undefined;
+  s.skipLeadingLF = false;
+  s.lineNumber = 1;
+  s.lineStart = 0;
+  s.consumed = 0;
+}
+
+/** {@link LineSplitter.push} on a state from {@link newSplitState}. */
+export function pushChunk(s: SplitState, chunk: Uint8Array | string): void {
   let bytes = typeof chunk === 'string' ? encodeUtf8(chunk) : chunk;
   if (bytes.length === 0) return;
   if (!s.bomChecked) {
@@ -168,7 +178,8 @@ function pushChunk(s: SplitState, chunk: Uint8Array | string): void {
   else pushSse(s, bytes);
 }
 
-function endInput(s: SplitState, incomplete: IncompleteLinePolicy): void {
+/** {@link LineSplitter.end} on a state from {@link newSplitState}. */
+export function endInput(s: SplitState, incomplete: IncompleteLinePolicy): void {
   if (s.bomPrefix !== undefined) {
     // Fewer than three bytes, all a BOM's prefix: that is content, not a BOM.
     const prefix = s.bomPrefix;

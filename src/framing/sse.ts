@@ -1,6 +1,14 @@
 import { createParser, type EventSourceParser, type ParseError } from 'eventsource-parser';
 import { AgentwireError, type Diagnostic, diagnosticAt, type Format } from '../diagnostics';
-import { LineSplitter } from './lines';
+import {
+  endInput,
+  type LineSink,
+  type LineSplitter,
+  newSplitState,
+  pushChunk,
+  resetSplit,
+  type SplitState,
+} from './lines';
 
 /** Default `maxEventBytes`: 4 MiB for all the lines of one SSE event together. */
 export const DEFAULT_MAX_EVENT_BYTES: number = 4 * 1024 * 1024;
@@ -46,6 +54,74 @@ export interface SseReaderOptions {
 }
 
 /**
+ * The reader's state between chunks, built whole in one object literal ({@link newSseState}),
+ * with the line splitter's own literal inside it: a literal's hidden class is held by its
+ * allocation site and outlives a full garbage collection, where a class instance's fields die
+ * with the last reader and take the optimised per-line code that embedded them along
+ * (docs/performance.md, "AG-UI and AI SDK codecs", round five).
+ */
+interface SseState {
+  readonly handler: SseHandler;
+  readonly split: SplitState;
+  readonly parser: EventSourceParser;
+  readonly maxEventBytes: number;
+  readonly format: Format | undefined;
+  last: string;
+  blockId: string | undefined;
+  blockLine: number;
+  blockOffset: number;
+  blockBytes: number;
+  inBlock: boolean;
+  discarding: boolean;
+  currentLine: number;
+  currentOffset: number;
+  // The block's `data` and `event` fields, kept here (the parser gets the other fields): feeding
+  // the parser every data line as its own string costs more than reading these two fields.
+  data: string;
+  dataLines: number;
+  eventType: string | undefined;
+}
+
+function newSseState(handler: SseHandler, options: SseReaderOptions): SseState {
+  const max = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
+  const lineOptions: { mode: 'sse'; maxLineBytes?: number; format?: Format } = { mode: 'sse' };
+  if (options.maxLineBytes !== undefined) lineOptions.maxLineBytes = options.maxLineBytes;
+  if (options.format !== undefined) lineOptions.format = options.format;
+  // The callbacks reach the state through this closure; `s` is assigned before any is called.
+  const sink: LineSink = {
+    line: (text, line, offset, bytes) => readLine(s, text, line, offset, bytes),
+    diagnostic: (d) => lineDiagnostic(s, d),
+  };
+  const parser = createParser({
+    onEvent: (e) => dispatch(s, e.event, e.data),
+    onRetry: (ms) => s.handler.retry?.(ms),
+    onComment: (text) => s.handler.comment?.(text),
+    onError: (error) => parseError(s, error),
+  });
+  const s: SseState = {
+    handler,
+    split: newSplitState(sink, lineOptions),
+    parser,
+    maxEventBytes: Number.isFinite(max) && max >= 0 ? Math.floor(max) : DEFAULT_MAX_EVENT_BYTES,
+    format: options.format,
+    last: options.lastEventId ?? '',
+    blockId: undefined,
+    blockLine: 0,
+    blockOffset: 0,
+    blockBytes: 0,
+    inBlock: false,
+    discarding: false,
+    currentLine: 0,
+    currentOffset: 0,
+    data: '',
+    dataLines: 0,
+    eventType: undefined,
+  };
+  resetParser(s);
+  return s;
+}
+
+/**
  * A WHATWG `text/event-stream` reader. Lines come from the shared {@link LineSplitter} (CR, LF,
  * CRLF; one BOM; bounded lines; UTF-8 across chunks); fields are parsed by `eventsource-parser`
  * fed one normalised line at a time. This class adds what that parser leaves to its caller or
@@ -54,70 +130,27 @@ export interface SseReaderOptions {
  * without data), and diagnostics with line numbers and byte offsets.
  */
 export class SseReader {
-  private readonly handler: SseHandler;
-  private readonly splitter: LineSplitter;
-  private readonly parser: EventSourceParser;
-  private readonly maxEventBytes: number;
-  private readonly format: Format | undefined;
-  private last: string;
-  private blockId: string | undefined;
-  private blockLine = 0;
-  private blockOffset = 0;
-  private blockBytes = 0;
-  private inBlock = false;
-  private discarding = false;
-  private currentLine = 0;
-  private currentOffset = 0;
-  // The block's `data` and `event` fields, kept here (the parser gets the other fields): feeding
-  // the parser every data line as its own string costs more than reading these two fields.
-  private data = '';
-  private dataLines = 0;
-  private eventType: string | undefined;
+  // The work is done by module functions on this literal: none of them reads the class's shape.
+  private readonly s: SseState;
 
   /** Creates a reader sending events and diagnostics to `handler`. */
   constructor(handler: SseHandler, options: SseReaderOptions = {}) {
-    this.handler = handler;
-    this.format = options.format;
-    this.last = options.lastEventId ?? '';
-    const max = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
-    this.maxEventBytes = Number.isFinite(max) && max >= 0 ? Math.floor(max) : DEFAULT_MAX_EVENT_BYTES;
-    const lineOptions: { mode: 'sse'; maxLineBytes?: number; format?: Format } = { mode: 'sse' };
-    if (options.maxLineBytes !== undefined) lineOptions.maxLineBytes = options.maxLineBytes;
-    if (options.format !== undefined) lineOptions.format = options.format;
-    this.splitter = new LineSplitter(
-      {
-        line: (text, line, offset, bytes) => this.line(text, line, offset, bytes),
-        diagnostic: (d) => {
-          // A line we could not read belongs to the event being read: that event is now
-          // incomplete, so it is discarded whole rather than dispatched without the line.
-          if (this.inBlock || d.code !== 'incomplete_line') this.startDiscarding();
-          this.handler.diagnostic(d);
-        },
-      },
-      lineOptions,
-    );
-    this.parser = createParser({
-      onEvent: (e) => this.dispatch(e.event, e.data),
-      onRetry: (ms) => this.handler.retry?.(ms),
-      onComment: (text) => this.handler.comment?.(text),
-      onError: (error) => this.parseError(error),
-    });
-    this.resetParser();
+    this.s = newSseState(handler, options);
   }
 
   /** The sticky last event id: what a reconnect sends as `Last-Event-ID`. */
   get lastEventId(): string {
-    return this.last;
+    return this.s.last;
   }
 
   /** Bytes taken in so far. */
   get bytesConsumed(): number {
-    return this.splitter.bytesConsumed;
+    return this.s.split.consumed;
   }
 
   /** Takes the next chunk. */
   push(chunk: Uint8Array | string): void {
-    this.splitter.push(chunk);
+    pushChunk(this.s.split, chunk);
   }
 
   /**
@@ -125,192 +158,205 @@ export class SseReader {
    * (severity `warning`); its id is not committed.
    */
   end(): void {
-    // An unterminated last line can only belong to an event that never got its blank line:
-    // it is not read (no spurious diagnostics for a line cut mid-character or mid-name).
-    this.splitter.end('hold');
-    const partial = this.splitter.pendingBytes > 0;
-    if ((this.inBlock && !this.discarding) || (partial && !this.inBlock)) {
-      const line = this.inBlock ? this.blockLine : this.splitter.nextLineNumber;
-      const offset = this.inBlock
-        ? this.blockOffset
-        : this.splitter.bytesConsumed - this.splitter.pendingBytes;
-      this.handler.diagnostic(
-        this.diag(
-          'incomplete_line',
-          'warning',
-          line,
-          offset,
-          'the input ended inside an event (no blank line after it); the event was not dispatched',
-        ),
-      );
+    endSse(this.s);
+  }
+}
+
+function endSse(s: SseState): void {
+  const split = s.split;
+  // An unterminated last line can only belong to an event that never got its blank line:
+  // it is not read (no spurious diagnostics for a line cut mid-character or mid-name).
+  endInput(split, 'hold');
+  const partial = split.pendingLength > 0;
+  if ((s.inBlock && !s.discarding) || (partial && !s.inBlock)) {
+    const line = s.inBlock ? s.blockLine : split.lineNumber;
+    const offset = s.inBlock ? s.blockOffset : split.consumed - split.pendingLength;
+    s.handler.diagnostic(
+      diag(
+        s,
+        'incomplete_line',
+        'warning',
+        line,
+        offset,
+        'the input ended inside an event (no blank line after it); the event was not dispatched',
+      ),
+    );
+  }
+  resetSplit(split);
+  clearBlock(s);
+  resetParser(s);
+}
+
+function lineDiagnostic(s: SseState, d: Diagnostic): void {
+  // A line we could not read belongs to the event being read: that event is now incomplete, so
+  // it is discarded whole rather than dispatched without the line.
+  if (s.inBlock || d.code !== 'incomplete_line') startDiscarding(s);
+  s.handler.diagnostic(d);
+}
+
+function dispatch(s: SseState, event: string | undefined, data: string): void {
+  s.handler.message({
+    id: s.blockId,
+    event,
+    data,
+    lastEventId: s.last,
+    line: s.blockLine,
+    offset: s.blockOffset,
+  });
+}
+
+function resetParser(s: SseState): void {
+  s.data = '';
+  s.dataLines = 0;
+  s.eventType = undefined;
+  s.parser.reset();
+  // eventsource-parser strips a BOM from its first chunk; the splitter already removed the one
+  // BOM the stream may have, so a second one must stay content (WHATWG).
+  s.parser.feed('');
+}
+
+function clearBlock(s: SseState): void {
+  s.inBlock = false;
+  s.discarding = false;
+  s.blockBytes = 0;
+  s.blockId = undefined;
+}
+
+function startDiscarding(s: SseState): void {
+  if (!s.inBlock) {
+    s.inBlock = true;
+    s.blockLine = s.split.lineNumber;
+    s.blockOffset = s.split.consumed;
+  }
+  s.discarding = true;
+  resetParser(s);
+}
+
+function readLine(s: SseState, text: string, line: number, offset: number, bytes: number): void {
+  s.currentLine = line;
+  s.currentOffset = offset;
+  if (text.length === 0) {
+    // A blank line: the block ends (dispatched when it had data and was not discarded).
+    if (s.blockId !== undefined) s.last = s.blockId;
+    // WHATWG dispatch: only a block with data lines is an event. The parser never sees data
+    // lines, so it has nothing to dispatch; the id it may hold is never read.
+    if (!s.discarding && s.dataLines > 0) {
+      const data = s.data;
+      const event = s.eventType;
+      s.data = '';
+      s.dataLines = 0;
+      s.eventType = undefined;
+      dispatch(s, event, data);
     }
-    this.splitter.reset();
-    this.clearBlock();
-    this.resetParser();
+    // A block without data dispatches nothing and still clears its event type (WHATWG).
+    s.eventType = undefined;
+    clearBlock(s);
+    return;
   }
-
-  private dispatch(event: string | undefined, data: string): void {
-    this.handler.message({
-      id: this.blockId,
-      event,
-      data,
-      lastEventId: this.last,
-      line: this.blockLine,
-      offset: this.blockOffset,
-    });
+  if (!s.inBlock) {
+    s.inBlock = true;
+    s.blockLine = line;
+    s.blockOffset = offset;
   }
-
-  private resetParser(): void {
-    this.data = '';
-    this.dataLines = 0;
-    this.eventType = undefined;
-    this.parser.reset();
-    // eventsource-parser strips a BOM from its first chunk; the splitter already removed the one
-    // BOM the stream may have, so a second one must stay content (WHATWG).
-    this.parser.feed('');
+  // The id is tracked here, not taken from the parser: WHATWG commits it also for a block
+  // without data, and for a block discarded as too large (a resume must not ask for it again).
+  let isId = false;
+  // Field names are matched by character codes: `startsWith` and slicing the name cost more
+  // than the rest of the line's handling.
+  const first = text.charCodeAt(0);
+  if (first === 105 && text.charCodeAt(1) === 100 && (text.length === 2 || text.charCodeAt(2) === 58)) {
+    isId = true;
+    const value = text.length === 2 ? '' : text.slice(text.charCodeAt(3) === 32 ? 4 : 3);
+    if (value.indexOf('\0') === -1) s.blockId = value;
   }
-
-  private clearBlock(): void {
-    this.inBlock = false;
-    this.discarding = false;
-    this.blockBytes = 0;
-    this.blockId = undefined;
+  if (s.discarding) {
+    // WHATWG applies `retry` as its line is read, like `id`: also in a block being discarded.
+    if (isRetryLine(text)) s.parser.feed(`${text}\n`);
+    return;
   }
-
-  private startDiscarding(): void {
-    if (!this.inBlock) {
-      this.inBlock = true;
-      this.blockLine = this.splitter.nextLineNumber;
-      this.blockOffset = this.splitter.bytesConsumed;
-    }
-    this.discarding = true;
-    this.resetParser();
+  s.blockBytes += bytes + 1;
+  if (s.blockBytes > s.maxEventBytes) {
+    tooLarge(s, text);
+    return;
   }
-
-  private line(text: string, line: number, offset: number, bytes: number): void {
-    this.currentLine = line;
-    this.currentOffset = offset;
-    if (text.length === 0) {
-      if (this.blockId !== undefined) this.last = this.blockId;
-      if (!this.discarding) {
-        // WHATWG dispatch: only a block with data lines is an event. The parser never sees data
-        // lines, so it has nothing to dispatch; the id it may hold is never read.
-        if (this.dataLines > 0) {
-          const data = this.data;
-          const event = this.eventType;
-          this.data = '';
-          this.dataLines = 0;
-          this.eventType = undefined;
-          this.dispatch(event, data);
-        }
-      }
-      // A block without data dispatches nothing and still clears its event type (WHATWG).
-      this.eventType = undefined;
-      this.clearBlock();
+  // The id is fully handled above, and the parser's own copy of it is never read: feeding the
+  // line would only cost a parser call per event.
+  if (isId) return;
+  if (first === 100 && text.charCodeAt(1) === 97 && text.charCodeAt(2) === 116 && text.charCodeAt(3) === 97) {
+    if (text.length === 4 || text.charCodeAt(4) === 58) {
+      const value = text.length === 4 ? '' : text.slice(text.charCodeAt(5) === 32 ? 6 : 5);
+      s.data = s.dataLines === 0 ? value : `${s.data}\n${value}`;
+      s.dataLines++;
       return;
     }
-    if (!this.inBlock) {
-      this.inBlock = true;
-      this.blockLine = line;
-      this.blockOffset = offset;
-    }
-    // The id is tracked here, not taken from the parser: WHATWG commits it also for a block
-    // without data, and for a block discarded as too large (a resume must not ask for it again).
-    let isId = false;
-    // Field names are matched by character codes: `startsWith` and slicing the name cost more
-    // than the rest of the line's handling.
-    const first = text.charCodeAt(0);
-    if (first === 105 && text.charCodeAt(1) === 100 && (text.length === 2 || text.charCodeAt(2) === 58)) {
-      isId = true;
-      const value = text.length === 2 ? '' : text.slice(text.charCodeAt(3) === 32 ? 4 : 3);
-      if (value.indexOf('\0') === -1) this.blockId = value;
-    }
-    if (this.discarding) {
-      // WHATWG applies `retry` as its line is read, like `id`: also in a block being discarded.
-      if (isRetryLine(text)) this.parser.feed(`${text}\n`);
+  } else if (
+    first === 101 &&
+    text.charCodeAt(1) === 118 &&
+    text.charCodeAt(2) === 101 &&
+    text.charCodeAt(3) === 110 &&
+    text.charCodeAt(4) === 116
+  ) {
+    if (text.length === 5 || text.charCodeAt(5) === 58) {
+      const value = text.length === 5 ? '' : text.slice(text.charCodeAt(6) === 32 ? 7 : 6);
+      s.eventType = value === '' ? undefined : value;
       return;
     }
-    this.blockBytes += bytes + 1;
-    if (this.blockBytes > this.maxEventBytes) {
-      this.handler.diagnostic(
-        this.diag(
-          'event_too_large',
-          'error',
-          this.blockLine,
-          this.blockOffset,
-          `event too large, (at least ${this.blockBytes} bytes so far) > maxEventBytes (${this.maxEventBytes}); the event was discarded`,
-        ),
-      );
-      this.discarding = true;
-      this.resetParser();
-      if (isRetryLine(text)) this.parser.feed(`${text}\n`);
-      return;
-    }
-    // The id is fully handled above, and the parser's own copy of it is never read: feeding the
-    // line would only cost a parser call per event.
-    if (isId) return;
-    if (
-      first === 100 &&
-      text.charCodeAt(1) === 97 &&
-      text.charCodeAt(2) === 116 &&
-      text.charCodeAt(3) === 97
-    ) {
-      if (text.length === 4 || text.charCodeAt(4) === 58) {
-        const value = text.length === 4 ? '' : text.slice(text.charCodeAt(5) === 32 ? 6 : 5);
-        this.data = this.dataLines === 0 ? value : `${this.data}\n${value}`;
-        this.dataLines++;
-        return;
-      }
-    } else if (
-      first === 101 &&
-      text.charCodeAt(1) === 118 &&
-      text.charCodeAt(2) === 101 &&
-      text.charCodeAt(3) === 110 &&
-      text.charCodeAt(4) === 116
-    ) {
-      if (text.length === 5 || text.charCodeAt(5) === 58) {
-        const value = text.length === 5 ? '' : text.slice(text.charCodeAt(6) === 32 ? 7 : 6);
-        this.eventType = value === '' ? undefined : value;
-        return;
-      }
-    }
-    this.parser.feed(`${text}\n`);
   }
+  s.parser.feed(`${text}\n`);
+}
 
-  private parseError(error: ParseError): void {
-    if (error.type === 'invalid-retry') {
-      this.handler.diagnostic(
-        this.diag(
-          'invalid_record',
-          'warning',
-          this.currentLine,
-          this.currentOffset,
-          `retry value ${JSON.stringify(error.value ?? '')} is not ASCII digits; ignored`,
-        ),
-      );
-    } else if (error.type === 'unknown-field') {
-      const field = error.field ?? '';
-      this.handler.diagnostic(
-        this.diag(
-          'unknown_record',
-          'info',
-          this.currentLine,
-          this.currentOffset,
-          `unknown SSE field ${JSON.stringify(field.length > 40 ? `${field.slice(0, 40)}…` : field)}; ignored`,
-        ),
-      );
-    }
-  }
+function tooLarge(s: SseState, text: string): void {
+  s.handler.diagnostic(
+    diag(
+      s,
+      'event_too_large',
+      'error',
+      s.blockLine,
+      s.blockOffset,
+      `event too large, (at least ${s.blockBytes} bytes so far) > maxEventBytes (${s.maxEventBytes}); the event was discarded`,
+    ),
+  );
+  s.discarding = true;
+  resetParser(s);
+  if (isRetryLine(text)) s.parser.feed(`${text}\n`);
+}
 
-  private diag(
-    code: Diagnostic['code'],
-    severity: Diagnostic['severity'],
-    line: number,
-    offset: number,
-    what: string,
-  ): Diagnostic {
-    return diagnosticAt(code, severity, line, offset, what, this.format);
+function parseError(s: SseState, error: ParseError): void {
+  if (error.type === 'invalid-retry') {
+    s.handler.diagnostic(
+      diag(
+        s,
+        'invalid_record',
+        'warning',
+        s.currentLine,
+        s.currentOffset,
+        `retry value ${JSON.stringify(error.value ?? '')} is not ASCII digits; ignored`,
+      ),
+    );
+  } else if (error.type === 'unknown-field') {
+    const field = error.field ?? '';
+    s.handler.diagnostic(
+      diag(
+        s,
+        'unknown_record',
+        'info',
+        s.currentLine,
+        s.currentOffset,
+        `unknown SSE field ${JSON.stringify(field.length > 40 ? `${field.slice(0, 40)}…` : field)}; ignored`,
+      ),
+    );
   }
+}
+
+function diag(
+  s: SseState,
+  code: Diagnostic['code'],
+  severity: Diagnostic['severity'],
+  line: number,
+  offset: number,
+  what: string,
+): Diagnostic {
+  return diagnosticAt(code, severity, line, offset, what, s.format);
 }
 
 // A `retry` field line (`retry`, or `retry:` and a value).

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, test } from 'vitest';
-import type { Diagnostic } from '../../src/diagnostics';
 import { AMP_JOIN_SHORTCUT } from '../../src/formats/amp/encode';
-import { type AgentEvent, amp } from '../../src/index';
+import type { AgentEvent } from '../../src/index';
 import { FUZZ_RUNS } from '../runs';
+import { type Written, writeAmp } from './write-events';
 
 // The Amp writer joins another format's text deltas into one text block. A delta that extends
 // the block the last event left (same lane, nothing else gathered since) takes a shortcut beside
@@ -75,19 +75,11 @@ const event: fc.Arbitrary<AgentEvent> = fc
     return e as unknown as AgentEvent;
   });
 
-function write(events: AgentEvent[], shortcut: boolean): { text: string; diagnostics: Diagnostic[] } {
+function write(events: AgentEvent[], shortcut: boolean): Written {
   AMP_JOIN_SHORTCUT.enabled = shortcut;
-  const diagnostics: Diagnostic[] = [];
-  const e = amp.createEncoder({ session: 'T-1', onDiagnostic: (d) => diagnostics.push(d) });
-  let text = '';
-  try {
-    for (const ev of events) text += `${e.write(ev)}|`;
-    text += e.end();
-  } catch (error) {
-    text += `threw ${String(error)}`;
-  }
+  const out = writeAmp(events, { session: 'T-1' });
   AMP_JOIN_SHORTCUT.enabled = true;
-  return { text, diagnostics };
+  return out;
 }
 
 describe('Amp writer: the text-join shortcut against the general path', () => {

@@ -5,7 +5,7 @@ import { type AgentEvent, codex } from '../../src/index';
 import { chunkAt } from '../golden';
 import { FUZZ_RUNS } from '../runs';
 import { type Decoded, decodeChunks, decodeLines } from './decode-runs';
-import { canonical, stream } from './lines';
+import { canonical, stream, top } from './lines';
 
 // The Codex decoder reads reasoning, agent message and command item lines spelled exactly as
 // Codex writes them without building their record (docs/performance.md, "Codex decoder"); every
@@ -68,6 +68,37 @@ describe('Codex decoder: the canonical item line shortcut', () => {
           !l.includes('\\u')
         )
           expect(ok).toBe(true);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  test('takes the shortcut for canonical run and thread lines', () => {
+    fc.assert(
+      fc.property(top, fc.constantFrom(undefined, 0, 1, 2), (l, maxDepth) => {
+        const d = new CodexRecordDecoder(maxDepth === undefined ? {} : { maxDepth }, {
+          report: () => {},
+        }) as unknown as {
+          canonicalTop(text: string, line: number, offset: number, out: AgentEvent[]): boolean;
+        };
+        const ok = d.canonicalTop(l, 1, 0, []);
+        // Refused only for a thread id that needs escapes, a count past 15 digits, usage without
+        // input or output, or a long line under a depth bound below 2.
+        const id = l.startsWith('{"type":"thread.started"')
+          ? (JSON.parse(l) as { thread_id: string }).thread_id
+          : '';
+        const usage = l.startsWith('{"type":"turn.completed"')
+          ? (JSON.parse(l) as { usage: Record<string, number> }).usage
+          : { input_tokens: 0, output_tokens: 0 };
+        if (
+          !/[\\\u0000-\u001f"]/.test(id) &&
+          !/\d{16}/.test(l) &&
+          usage.input_tokens !== undefined &&
+          usage.output_tokens !== undefined &&
+          (l.length <= 4096 || maxDepth === undefined || maxDepth >= 2)
+        )
+          expect(ok).toBe(true);
+        else expect(ok).toBe(false);
       }),
       { numRuns: RUNS },
     );

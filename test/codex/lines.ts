@@ -2,8 +2,9 @@ import fc from 'fast-check';
 import { text as keptText, odd } from '../kept-suite';
 
 // Codex exec lines for the fast-path properties (test/codex/fast-path.test.ts and
-// writer-fast-path.test.ts): reasoning, agent message and command item lines spelled as Codex
-// writes them, near misses of them, any of them cut, and the records around them.
+// writer-fast-path.test.ts): reasoning, agent message and command item lines and the run and
+// thread lines (`turn.started`, `thread.started`, `turn.completed`) spelled as Codex writes them,
+// near misses of them, any of them cut, and the records around them.
 
 const value = fc.oneof(
   keptText,
@@ -62,6 +63,95 @@ const command = fc
 /** A reasoning, agent message or command item line as Codex writes it. */
 export const canonical: fc.Arbitrary<string> = fc.oneof(reasoning, message, command);
 
+const USAGE_KEYS = [
+  'input_tokens',
+  'cached_input_tokens',
+  'cache_write_input_tokens',
+  'output_tokens',
+  'reasoning_output_tokens',
+];
+const count = fc.oneof(
+  fc.nat().map(String),
+  fc.constantFrom('0', '999999999999999', '9007199254740993', '1234567890123456'),
+);
+const usage = (keys: string[], counts: string[]) =>
+  `{"type":"turn.completed","usage":{${keys.map((k, i) => `"${k}":${counts[i % counts.length]}`).join(',')}}}`;
+const counts = fc.array(count, { minLength: 1, maxLength: 5 });
+// Mostly with the two counts a run's usage needs, sometimes any of Codex's keys.
+const turnEnd = fc.oneof(
+  {
+    weight: 3,
+    arbitrary: fc.tuple(fc.subarray(USAGE_KEYS), counts).map(([keys, c]) =>
+      usage(
+        USAGE_KEYS.filter((k) => keys.includes(k) || k === 'input_tokens' || k === 'output_tokens'),
+        c,
+      ),
+    ),
+  },
+  { weight: 1, arbitrary: fc.tuple(fc.subarray(USAGE_KEYS), counts).map(([keys, c]) => usage(keys, c)) },
+);
+/** A run or thread line as Codex writes it (`turn.started`, `thread.started`, `turn.completed`). */
+export const top: fc.Arbitrary<string> = fc.oneof(
+  fc.constant('{"type":"turn.started"}'),
+  id.map((i) => `{"type":"thread.started","thread_id":${q(i)}}`),
+  fc.string({ minLength: 4090, maxLength: 4200 }).map((i) => `{"type":"thread.started","thread_id":${q(i)}}`),
+  turnEnd,
+);
+// A run or thread line changed in one place.
+const topMiss = fc.oneof(
+  fc.constantFrom(
+    '{"type":"turn.started","x":1}',
+    '{"type": "turn.started"}',
+    '{"type":"turn.started"} ',
+    '{"type":"turn.started"}}',
+    '{"type":"turn.startedx"}',
+    '{"type":"thread.started"}',
+    '{"type":"thread.started","thread_id":1}',
+    '{"type":"thread.started","thread_id":"t","x":1}',
+    '{"type":"thread.started","thread_id":"t\\u0041"}',
+    '{"type":"thread.started","thread_id":"t","thread_id":"u"}',
+    '{"type":"turn.completed","usage":{}}',
+    '{"type":"turn.completed","usage":null}',
+    '{"type":"turn.completed","usage":{"input_tokens":1,"output_tokens":2},"x":1}',
+    '{"type":"turn.completed","usage":{"input_tokens":1,"input_tokens":3,"output_tokens":2}}',
+    '{"type":"turn.completed","usage":{"input_tokens_x":1,"output_tokens":2}}',
+    '{"type":"turn.completed","usage":{"input_tokens":1,"output_tokens":[2]}}',
+    '{"type":"turn.completed","usage":{"input_tokens":1,"output_tokens":{"a":2}}}',
+  ),
+  fc
+    .tuple(
+      fc.shuffledSubarray([...USAGE_KEYS, 'other_tokens']),
+      fc.array(
+        fc.oneof(
+          count,
+          fc.constantFrom('00', '01', '-1', '-0', '1.0', '1e3', '1E3', ' 1', '1 ', '"1"', 'null', 'true'),
+        ),
+        { minLength: 1, maxLength: 6 },
+      ),
+    )
+    .map(([keys, counts]) => usage(keys, counts)),
+  // Codex's keys in order, one count spelled otherwise
+  fc
+    .tuple(
+      fc.subarray(USAGE_KEYS, { minLength: 1 }),
+      counts,
+      fc.nat(),
+      fc.constantFrom('00', '01', '-1', '-0', '1.0', '1e3', ' 1', '1 ', '"1"', 'null', '1234567890123456'),
+    )
+    .map(([keys, counts, at, odd]) => {
+      const spelled = keys.map((_, i) => counts[i % counts.length]!);
+      spelled[at % keys.length] = odd;
+      return usage(keys, spelled);
+    }),
+  turnEnd.map((l) => l.replace('_tokens":', '_tokens :')),
+  turnEnd.map((l) => l.replace('_tokens":', '_tokens"x:')),
+  turnEnd.map((l) => l.replace('_tokens":', '_tokens" ')),
+  fc.tuple(top, fc.constantFrom(' ', '\r', 'x', '}', ',')).map(([l, c]) => `${l}${c}`),
+  top.map((l) => l.replace('{"type":', '{ "type":')),
+  top.map((l) => l.replace(/:\{/, ': {')),
+  top.map((l) => l.replace(/,"/, ', "')),
+);
+
 // A canonical line changed in one place.
 const nearMiss = fc.oneof(
   // a `\u` escape (or `\/`) where JSON.stringify would not write one
@@ -106,8 +196,10 @@ const nearMiss = fc.oneof(
 const line = fc.oneof(
   canonical,
   nearMiss,
+  top,
+  topMiss,
   fc
-    .tuple(fc.oneof(canonical, nearMiss), fc.nat(), fc.nat())
+    .tuple(fc.oneof(canonical, nearMiss, top, topMiss), fc.nat(), fc.nat())
     .map(([l, a, b]) => l.slice(0, a % (l.length + 1)) + l.slice((a % (l.length + 1)) + (b % 3))),
 );
 

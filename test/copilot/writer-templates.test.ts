@@ -242,6 +242,22 @@ describe('copilot writer: template writes', () => {
     );
   });
 
+  test('property: with an idSource that hands out numbers now and then, too', () => {
+    const odd = (): CopilotEncodeOptions => {
+      let n = 0;
+      return {
+        idSource: () => (++n % 2 === 0 ? (n as unknown as string) : `id-${n}`),
+        clock: () => 1767225600000,
+      };
+    };
+    fc.assert(
+      fc.property(fc.array(foreign, { maxLength: 12 }), (events) => {
+        expect(write(events, true, odd())).toEqual(write(events, false, odd()));
+      }),
+      { numRuns: FUZZ_RUNS },
+    );
+  });
+
   test('property: events decoded from Copilot, edited or not, are written the same', () => {
     fc.assert(
       fc.property(

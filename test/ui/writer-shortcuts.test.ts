@@ -3,6 +3,7 @@ import { describe, expect, test } from 'vitest';
 import { codecFor } from '../../src/formats';
 import { AGUI_WRITER_SHORTCUTS } from '../../src/formats/ag-ui/encode';
 import { AISDK_WRITER_SHORTCUTS } from '../../src/formats/ai-sdk/encode';
+import { carriedValue, carriesCallText } from '../../src/framing/carry';
 import { agui, aisdk, type Codec, type Diagnostic } from '../../src/index';
 import type { AgentEvent } from '../../src/model';
 import { listFixtures, loadFixture } from '../../src/node/fixtures';
@@ -67,7 +68,11 @@ const body: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
   {
     weight: 2,
     arbitrary: fc.record(
-      { type: fc.constant('message.start'), role: fc.constant('assistant'), message: maybe(id) },
+      {
+        type: fc.constant('message.start'),
+        role: fc.constant('assistant'),
+        message: maybe(fc.oneof(id, odd)),
+      },
       { requiredKeys: ['type', 'role'] },
     ),
   },
@@ -127,11 +132,35 @@ const body: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
           fc.dictionary(fc.string({ maxLength: 2 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 2 }),
         ),
         argsSummary: maybe(text),
+        kind: maybe(fc.constantFrom('shell', 'read')),
+        server: maybe(text),
+        command: maybe(fc.oneof(text, odd)),
+        startedAt: maybe(fc.integer()),
       },
       { requiredKeys: ['type', 'call', 'name'] },
     ),
   },
   { weight: 2, arbitrary: fc.record({ type: fc.constant('tool.output'), call: id, text }) },
+  // Near the carried output the writers spell (call then text, two strings): keys moved, an
+  // extra or missing key, other types.
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(
+        fc.record(
+          { call: fc.oneof(id, odd), text: fc.oneof(text, odd), stream: fc.constantFrom('stdout', 'stderr') },
+          { requiredKeys: [] },
+        ),
+        fc.boolean(),
+      )
+      .map(([o, reversed]) => {
+        const keys = Object.keys(o);
+        if (reversed) keys.reverse();
+        const e: Record<string, unknown> = { type: 'tool.output' };
+        for (const k of keys) e[k] = o[k as keyof typeof o];
+        return e;
+      }),
+  },
   {
     weight: 2,
     arbitrary: fc.record(
@@ -139,10 +168,14 @@ const body: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
         type: fc.constant('tool.end'),
         call: id,
         ok: fc.boolean(),
-        text: maybe(text),
+        text: maybe(fc.oneof({ weight: 4, arbitrary: text }, { weight: 1, arbitrary: odd })),
         error: maybe(odd),
         result: maybe(fc.jsonValue({ maxDepth: 2 })),
         exitCode: maybe(fc.integer()),
+        denied: maybe(fc.boolean()),
+        filesChanged: maybe(fc.array(text, { maxLength: 2 })),
+        startedAt: maybe(fc.integer()),
+        endedAt: maybe(fc.integer()),
       },
       { requiredKeys: ['type', 'call', 'ok'] },
     ),
@@ -228,6 +261,23 @@ function both(flag: { enabled: boolean }, run: () => Outcome): [Outcome, Outcome
     flag.enabled = was;
   }
 }
+
+test('carriesCallText says exactly when the carried value is {call, text}, two strings, in that order', () => {
+  fc.assert(
+    fc.property(event, (e) => {
+      const value = carriedValue(e);
+      const keys = Object.keys(value);
+      const expected =
+        keys.length === 2 &&
+        keys[0] === 'call' &&
+        keys[1] === 'text' &&
+        typeof value.call === 'string' &&
+        typeof value.text === 'string';
+      expect(carriesCallText(e)).toBe(expected);
+    }),
+    { numRuns: FUZZ_RUNS * 5 },
+  );
+});
 
 describe.each(CODECS)('%s writer shortcuts', (_name, codec, flag) => {
   test('random events: the same bytes, losses and refusals with and without them', () => {

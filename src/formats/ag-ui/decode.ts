@@ -208,6 +208,7 @@ function readLine(d: Decoder, text: string, line: number, offset: number, out: A
     AGUI_DECODER_SHORTCUTS.enabled && d.maxDepth > 0
       ? readDeltaRecord(text, AGUI_DELTA_HEAD, 'TEXT_MESSAGE_CONTENT', 'messageId', deltaRecord)
       : undefined;
+  const delta = value !== undefined;
   if (value === undefined) {
     value = parseMeasuredRecord(text, line, offset, d.maxDepth, FORMAT, d.sink);
     if (value === NOT_PARSED) return;
@@ -223,10 +224,13 @@ function readLine(d: Decoder, text: string, line: number, offset: number, out: A
     return;
   }
   const cx: Cx = { r: value, line, offset, provenance, framing: d.mode };
-  d.lastTs = typeof value.timestamp === 'number' ? value.timestamp : d.lastTs;
+  // A delta record read by the shortcut has its type, a string id and a string delta, and no
+  // time, by construction: no lookup, required-field check or time read for it (held by
+  // test/ui/delta-shortcut.test.ts, the shortcut on and off).
+  const type = delta ? 'TEXT_MESSAGE_CONTENT' : aguiEventType(value.type);
+  if (!delta) d.lastTs = typeof value.timestamp === 'number' ? value.timestamp : d.lastTs;
   // The type as the module's literal: the checks and the switch below then match it by identity.
-  const type = aguiEventType(value.type);
-  const problem = type !== undefined ? missing(type, value) : undefined;
+  const problem = type !== undefined && !delta ? missing(type, value) : undefined;
   if (type === undefined || problem !== undefined) {
     if (problem !== undefined)
       d.report('invalid_record', 'error', line, offset, `invalid ${type} event: ${problem}`);
@@ -314,7 +318,12 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
         meta.model === undefined
       ) {
         let usage = usageFromWire(meta.usage);
-        if (typeof meta.costUsd === 'number') usage = { ...usage, costUsd: meta.costUsd };
+        // `usageFromWire` built this object: the cost goes on it (its key last, where the
+        // general path's spread puts it) instead of a copy by spread.
+        if (typeof meta.costUsd === 'number') {
+          if (usage === undefined) usage = { costUsd: meta.costUsd };
+          else usage.costUsd = meta.costUsd;
+        }
         if (usage !== undefined) {
           const { session, run, round, provenance } = envelope(d, cx);
           const message = d.stepText;
@@ -354,7 +363,8 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
     case 'TEXT_MESSAGE_CONTENT':
     case 'TEXT_MESSAGE_CHUNK': {
       const id = str(r.messageId);
-      if (id !== undefined && d.otherRoles.has(id)) return pushUnknown(d, cx, out);
+      // The set is empty in an assistant-only stream: no hash of the fresh id string then.
+      if (id !== undefined && d.otherRoles.size > 0 && d.otherRoles.has(id)) return pushUnknown(d, cx, out);
       if (type === 'TEXT_MESSAGE_CHUNK' && r.role !== undefined && r.role !== 'assistant') {
         if (id !== undefined) d.otherRoles.add(id);
         return pushUnknown(d, cx, out);
@@ -372,7 +382,7 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
     }
     case 'TEXT_MESSAGE_END': {
       const id = r.messageId as string;
-      if (d.otherRoles.delete(id)) return pushUnknown(d, cx, out);
+      if (d.otherRoles.size > 0 && d.otherRoles.delete(id)) return pushUnknown(d, cx, out);
       if (wholeIn(d, r)) {
         const { session, run, round, provenance } = envelope(d, cx);
         out.push({ type: 'message.end', message: id, session, run, round, provenance });

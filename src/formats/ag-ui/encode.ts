@@ -1,10 +1,20 @@
 import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
-import { BEFORE_RUN, CARRY_PREFIX, carriedValue, HeldRecords, isZeroUsage } from '../../framing/carry';
+import {
+  afterHeld,
+  BEFORE_RUN,
+  CARRY_PREFIX,
+  carriedValue,
+  carriesCallText,
+  type HeldRecords,
+  holdRecord,
+  isZeroUsage,
+  newHeldRecords,
+} from '../../framing/carry';
 import { frameJson, type JsonFraming } from '../../framing/json-stream';
 import { decisionAllows } from '../../guards';
 import { assertEncodable, isJsonObject, type JsonObject, jsonString, rawIfSame } from '../../json';
-import { LossReporter } from '../../loss';
+import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { hintsFrom } from '../../record';
 import {
@@ -118,675 +128,805 @@ function timestampOf(ts: number | undefined): number | undefined {
  * events carry `subagentRunId`; what AG-UI has no slot for travels whole in a `CUSTOM` event
  * named `agentwire.<type>` (a foreign record in `RAW`).
  */
-export class AguiEncoder implements Encoder {
-  private readonly loss: LossReporter;
-  private readonly idSource: () => string;
-  private framing: JsonFraming | undefined;
-  private counter = 0;
-  private thread: string | undefined;
-  private run: string | undefined;
-  private runOpen = false;
-  private runs = 0;
+export function createAguiEncoder(options: AguiEncodeOptions, sink: DiagnosticSink): Encoder {
+  const w = newWriter(options, sink);
+  return {
+    write: (event) => writeEvent(w, event),
+    end: () => endWrite(w),
+  };
+}
+
+/**
+ * The writer's state, built in one literal by {@link newWriter} (a literal's hidden class outlives
+ * a full GC, a class instance's does not: docs/performance.md, "AG-UI and AI SDK codecs"); the
+ * writer's work is module functions taking it.
+ */
+interface Writer {
+  readonly loss: LossState;
+  readonly idSource: (() => string) | undefined;
+  framing: JsonFraming | undefined;
+  counter: number;
+  thread: string | undefined;
+  run: string | undefined;
+  runOpen: boolean;
+  runs: number;
   /** The open step of each lane (`''`: the main agent's). */
-  private readonly step = new Map<string, string>();
-  private steps = 0;
-  private readonly text = new Map<string, string>();
-  private readonly reasoning = new Map<string, string>();
+  readonly step: Map<string, string>;
+  steps: number;
+  readonly text: Map<string, string>;
+  readonly reasoning: Map<string, string>;
   /** Calls whose TOOL_CALL_START is written and TOOL_CALL_END not yet. */
-  private readonly calls = new Map<string, string>();
+  readonly calls: Map<string, string>;
   /** Calls whose arguments were written whole (TOOL_CALL_END). */
-  private readonly ended = new Set<string>();
-  private readonly subagents = new Set<string>();
-  private pending: Array<AgentEventOf<'approval.request'> | AgentEventOf<'question'>> = [];
-  private resume: JsonObject[] = [];
-  private waiting: AgentEvent[] = [];
+  readonly ended: Set<string>;
+  readonly subagents: Set<string>;
+  pending: Array<AgentEventOf<'approval.request'> | AgentEventOf<'question'>>;
+  resume: JsonObject[];
+  waiting: AgentEvent[];
   /** Records of events read as before a run (`hints.early`): written after the next record. */
-  private readonly early = new HeldRecords(MAX_WAITING);
-  private fatal: string | undefined;
-  /** The main agent's text in this run (what an answer equal to it repeats). */
-  private runText = '';
-
-  /** Creates a writer reporting losses to `sink`. */
-  constructor(options: AguiEncodeOptions, sink: DiagnosticSink) {
-    this.loss = new LossReporter(FORMAT, sink);
-    this.idSource = options.idSource ?? (() => `aw-${++this.counter}`);
-    this.framing = options.framing;
-  }
-
-  write(event: AgentEvent): string {
-    if (AGUI_WRITER_SHORTCUTS.enabled && event.type === 'text.delta') {
-      const text = this.openDelta(event);
-      if (text !== undefined) return this.early.after(text);
-    }
-    const hints = ownHints(event);
-    if (hints !== undefined) {
-      this.framing ??= hints.framing;
-      if (event.provenance?.synthetic || hints.part) return '';
-      const record = hints.record;
-      if (isJsonObject(record)) {
-        const text = this.own(event, record, hints);
-        // Read as before the run, written where it was: right after the run's opening record.
-        if (hints.early === true && this.early.hold(text)) return '';
-        return this.early.after(text);
-      }
-    } else if (event.provenance?.format === FORMAT && event.provenance.synthetic) return '';
-    return this.early.after(this.foreign(event));
-  }
-
-  end(): string {
-    let out = this.early.after('');
-    // A run still open when the events end was cut off: it stays open, as it was (AG-UI says
-    // nothing of a run whose producer stopped), unless it waits on requests (an interrupt) or
-    // failed. Events still waiting for a run are lost.
-    for (const e of this.waiting) this.loss.report(e, e.type, 'no AG-UI run follows to carry it');
-    this.waiting = [];
-    if (this.runOpen && this.fatal !== undefined) out += this.runError(undefined);
-    else if (this.runOpen && this.pending.length > 0) out += this.finishRun(undefined);
-    return out;
-  }
-
+  readonly early: HeldRecords;
+  fatal: string | undefined;
   /**
-   * Most of a stream from another format: a main-agent text delta of the message already open in
-   * the run's open step (no reasoning open) is the general path's `TEXT_MESSAGE_CONTENT` alone,
-   * written here without its dispatch. `undefined` for any other delta (the general path writes
-   * it). Held to the general path by test/ui/writer-shortcuts.test.ts.
+   * The main agent's text in this run (what an answer equal to it repeats), in the pieces it came
+   * in, and its length: a list, not one string grown by `+=` (a rope of a cell per delta, all
+   * alive until the run ends, that every young-generation GC would copy).
    */
-  private openDelta(event: AgentEventOf<'text.delta'>): string | undefined {
-    const p = event.provenance;
-    if ((p !== undefined && p.format === FORMAT) || event.lane !== undefined || !this.runOpen)
-      return undefined;
-    const text = event.text;
-    if (typeof text !== 'string' || text === '') return undefined;
-    const open = this.text.get('');
-    if (open === undefined || (event.message !== undefined && event.message !== open)) return undefined;
-    if (!this.step.has('') || this.reasoning.has('')) return undefined;
-    this.loss.check(event, TEXT_DELTA_CARRIED);
-    this.runText += text;
-    return this.textContent(event, open);
+  runText: string[];
+  runTextLength: number;
+  /** The message whose `TEXT_MESSAGE_CONTENT` head {@link openDelta} holds, and that head. */
+  deltaId: string | undefined;
+  deltaHead: string;
+}
+
+function newWriter(options: AguiEncodeOptions, sink: DiagnosticSink): Writer {
+  return {
+    loss: newLoss(FORMAT, sink),
+    idSource: options.idSource,
+    framing: options.framing,
+    counter: 0,
+    thread: undefined,
+    run: undefined,
+    runOpen: false,
+    runs: 0,
+    step: new Map(),
+    steps: 0,
+    text: new Map(),
+    reasoning: new Map(),
+    calls: new Map(),
+    ended: new Set(),
+    subagents: new Set(),
+    pending: [],
+    resume: [],
+    waiting: [],
+    early: newHeldRecords(MAX_WAITING),
+    fatal: undefined,
+    runText: [],
+    runTextLength: 0,
+    deltaId: undefined,
+    deltaHead: '',
+  };
+}
+
+function writeEvent(w: Writer, event: AgentEvent): string {
+  if (AGUI_WRITER_SHORTCUTS.enabled && event.type === 'text.delta') {
+    const text = openDelta(w, event);
+    if (text !== undefined) return afterHeld(w.early, text);
   }
-
-  // ---- events read from AG-UI: their record, with the event's fields put back ----
-
-  private own(event: AgentEvent, template: JsonObject, hints: AguiHints): string {
-    const r: JsonObject = { ...template };
-    const e = event as Record<string, unknown>;
-    const put = (key: string, value: unknown): void => {
-      if (value !== undefined) r[key] = value;
-    };
-    switch (event.type) {
-      case 'run.start':
-        this.runOpen = true;
-        put('threadId', event.session);
-        put('runId', event.run);
-        break;
-      case 'run.end':
-        this.runOpen = false;
-        if (r.type === 'RUN_ERROR') put('message', event.error);
-        else if (typeof event.answer === 'string') r.result = event.answer;
-        break;
-      case 'text.delta':
-      case 'reasoning.delta':
-        if ('delta' in r) r.delta = event.text;
-        break;
-      case 'tool.args.delta':
-        if (r.type === 'TOOL_CALL_ARGS') r.delta = event.text;
-        put('toolCallId', event.call);
-        break;
-      case 'tool.start':
-      case 'tool.end':
-        put('toolCallId', e.call);
-        if (event.type === 'tool.end' && event.text !== undefined && typeof r.content === 'string')
-          r.content = event.text;
-        break;
-      case 'child.start':
-      case 'child.end':
-        put('subagentRunId', e.child);
-        break;
-      default:
-        break;
+  const hints = ownHints(event);
+  if (hints !== undefined) {
+    w.framing ??= hints.framing;
+    if (event.provenance?.synthetic || hints.part) return '';
+    const record = hints.record;
+    if (isJsonObject(record)) {
+      const text = own(w, event, record, hints);
+      // Read as before the run, written where it was: right after the run's opening record.
+      if (hints.early === true && holdRecord(w.early, text)) return '';
+      return afterHeld(w.early, text);
     }
-    if ('timestamp' in r || event.ts !== undefined) put('timestamp', event.ts);
-    let out = '';
-    if (hints.before !== undefined) for (const raw of hints.before) out += frameJson(this.framingOf(), raw);
-    return out + frameJson(this.framingOf(), rawIfSame(hints.raw, JSON.stringify(r)));
+  } else if (event.provenance?.format === FORMAT && event.provenance.synthetic) return '';
+  return afterHeld(w.early, foreign(w, event));
+}
+
+function endWrite(w: Writer): string {
+  let out = afterHeld(w.early, '');
+  // A run still open when the events end was cut off: it stays open, as it was (AG-UI says
+  // nothing of a run whose producer stopped), unless it waits on requests (an interrupt) or
+  // failed. Events still waiting for a run are lost.
+  for (const e of w.waiting) reportLoss(w.loss, e, e.type, 'no AG-UI run follows to carry it');
+  w.waiting = [];
+  if (w.runOpen && w.fatal !== undefined) out += runError(w, undefined);
+  else if (w.runOpen && w.pending.length > 0) out += finishRun(w, undefined);
+  return out;
+}
+
+/**
+ * Most of a stream from another format: a main-agent text delta of the message already open in
+ * the run's open step (no reasoning open) is the general path's `TEXT_MESSAGE_CONTENT` alone,
+ * written here without its dispatch. `undefined` for any other delta (the general path writes
+ * it). Held to the general path by test/ui/writer-shortcuts.test.ts.
+ */
+function openDelta(w: Writer, event: AgentEventOf<'text.delta'>): string | undefined {
+  const p = event.provenance;
+  if ((p !== undefined && p.format === FORMAT) || event.lane !== undefined || !w.runOpen) return undefined;
+  const text = event.text;
+  if (typeof text !== 'string' || text === '') return undefined;
+  const open = w.text.get('');
+  if (open === undefined || (event.message !== undefined && event.message !== open)) return undefined;
+  if (!w.step.has('') || w.reasoning.has('')) return undefined;
+  checkLoss(w.loss, event, TEXT_DELTA_CARRIED);
+  addRunText(w, text);
+  // The record's head is the same for every delta of the message: spelled once.
+  if (open !== w.deltaId) {
+    w.deltaId = open;
+    w.deltaHead = `{"type":"TEXT_MESSAGE_CONTENT","messageId":${jsonString(open)},"delta":`;
   }
+  let json = w.deltaHead + jsonString(text);
+  const ts = timestampOf(event.ts);
+  if (ts !== undefined) json += `,"timestamp":${ts}`;
+  return frameJson(framingOf(w), `${json}}`);
+}
 
-  // ---- events from another format ----
+// ---- events read from AG-UI: their record, with the event's fields put back ----
 
-  private foreign(event: AgentEvent): string {
-    const carried = CARRIED[event.type];
-    if (carried !== undefined) this.loss.check(event, carried);
-    if (!this.runOpen && event.type !== 'run.start' && event.type !== 'run.end' && WAITING.has(event.type)) {
-      if (this.runs > 0 && (event.type === 'approval.resolve' || event.type === 'question.answer')) {
-        this.resume.push(this.resumeEntry(event));
-        return '';
-      }
-      if (this.waiting.length < MAX_WAITING) this.waiting.push(event);
-      else this.loss.report(event, event.type, 'too many events before a run');
+function own(w: Writer, event: AgentEvent, template: JsonObject, hints: AguiHints): string {
+  const r: JsonObject = { ...template };
+  const e = event as Record<string, unknown>;
+  const put = (key: string, value: unknown): void => {
+    if (value !== undefined) r[key] = value;
+  };
+  switch (event.type) {
+    case 'run.start':
+      w.runOpen = true;
+      put('threadId', event.session);
+      put('runId', event.run);
+      break;
+    case 'run.end':
+      w.runOpen = false;
+      if (r.type === 'RUN_ERROR') put('message', event.error);
+      else if (typeof event.answer === 'string') r.result = event.answer;
+      break;
+    case 'text.delta':
+    case 'reasoning.delta':
+      if ('delta' in r) r.delta = event.text;
+      break;
+    case 'tool.args.delta':
+      if (r.type === 'TOOL_CALL_ARGS') r.delta = event.text;
+      put('toolCallId', event.call);
+      break;
+    case 'tool.start':
+    case 'tool.end':
+      put('toolCallId', e.call);
+      if (event.type === 'tool.end' && event.text !== undefined && typeof r.content === 'string')
+        r.content = event.text;
+      break;
+    case 'child.start':
+    case 'child.end':
+      put('subagentRunId', e.child);
+      break;
+    default:
+      break;
+  }
+  if ('timestamp' in r || event.ts !== undefined) put('timestamp', event.ts);
+  let out = '';
+  if (hints.before !== undefined) for (const raw of hints.before) out += frameJson(framingOf(w), raw);
+  return out + frameJson(framingOf(w), rawIfSame(hints.raw, JSON.stringify(r)));
+}
+
+// ---- events from another format ----
+
+function foreign(w: Writer, event: AgentEvent): string {
+  const carried = CARRIED[event.type];
+  if (carried !== undefined) checkLoss(w.loss, event, carried);
+  if (!w.runOpen && event.type !== 'run.start' && event.type !== 'run.end' && WAITING.has(event.type)) {
+    if (w.runs > 0 && (event.type === 'approval.resolve' || event.type === 'question.answer')) {
+      w.resume.push(resumeEntry(event));
       return '';
     }
-    let out = '';
-    switch (event.type) {
-      case 'run.start':
-        if (this.runOpen) out += this.finishRun(undefined);
-        return out + this.startRun(event);
-      case 'run.end':
-        // A run the source never ended stays open (it came from no record), unless it waits on
-        // a request: that is an interrupt, and says so.
-        if (event.status === 'incomplete' && event.provenance?.synthetic && this.pending.length === 0)
-          return '';
-        if (!this.runOpen) {
-          if (event.status === 'incomplete') return '';
-          out += this.startRun(event);
-        }
-        return out + this.finishRun(event);
-      default:
-        break;
-    }
-    if (!this.runOpen) out += this.startRun(event);
-    return out + this.content(event);
+    if (w.waiting.length < MAX_WAITING) w.waiting.push(event);
+    else reportLoss(w.loss, event, event.type, 'too many events before a run');
+    return '';
   }
-
-  private content(event: AgentEvent): string {
-    let out = '';
-    const lane = event.lane;
-    if (lane !== undefined && !this.subagents.has(lane) && event.type !== 'child.start') {
-      out += this.openSubagent({ type: 'child.start', child: lane }, undefined, true);
-    }
-    switch (event.type) {
-      case 'round.start':
-        out += this.closeLane(lane) + this.closeStep(lane);
-        return out + this.openStep(event);
-      case 'round.end': {
-        out += this.closeLane(lane);
-        if (!this.step.has(lane ?? '')) out += this.openStep(event);
-        const meta: JsonObject = {};
-        if (event.stopReason !== undefined) meta.stopReason = event.stopReason;
-        const usage = usageOf(event.usage);
-        if (usage !== undefined) meta.usage = usage;
-        if (usage !== undefined && event.usage?.costUsd !== undefined) meta.costUsd = event.usage.costUsd;
-        else if (usage === undefined && event.usage !== undefined && !isZeroUsage(event.usage))
-          this.loss.report(event, 'round.end.usage', 'not whole token counts');
-        if (event.model !== undefined) meta.model = event.model;
-        return out + this.closeStep(lane, event, meta);
+  let out = '';
+  switch (event.type) {
+    case 'run.start':
+      if (w.runOpen) out += finishRun(w, undefined);
+      return out + startRun(w, event);
+    case 'run.end':
+      // A run the source never ended stays open (it came from no record), unless it waits on
+      // a request: that is an interrupt, and says so.
+      if (event.status === 'incomplete' && event.provenance?.synthetic && w.pending.length === 0) return '';
+      if (!w.runOpen) {
+        if (event.status === 'incomplete') return '';
+        out += startRun(w, event);
       }
-      case 'message.start':
-        // A new message ends what the lane was saying, its reasoning too.
-        out += this.ensureStep(event) + this.closeLane(lane);
-        return out + this.openText(event, event.message);
-      case 'message.end':
-        return out + this.closeText(lane, event.message);
-      case 'text.delta': {
-        if (event.text === '' && !this.text.has(lane ?? '')) return out;
-        out += this.ensureStep(event) + this.closeReasoning(lane);
-        const open = this.text.get(lane ?? '');
-        if (open !== undefined && event.message !== undefined && open !== event.message)
-          out += this.closeText(lane);
-        if (!this.text.has(lane ?? '')) out += this.openText(event, event.message);
-        if (event.text === '') return out;
-        if (lane === undefined) this.runText += event.text;
-        return out + this.textContent(event, this.text.get(lane ?? '')!);
-      }
-      case 'reasoning.delta':
-        return out + this.ensureStep(event) + this.reasoningDelta(event);
-      case 'tool.args.delta':
-        out += this.ensureStep(event) + this.closeLane(lane);
-        if (!this.calls.has(event.call)) out += this.startCall(event, event.call, event.name);
-        if (event.text === '') return out;
-        return out + this.emit(event, 'TOOL_CALL_ARGS', { toolCallId: event.call, delta: event.text });
-      case 'tool.start':
-        return out + this.ensureStep(event) + this.closeLane(lane) + this.toolStart(event);
-      case 'tool.end':
-        return out + this.toolEnd(event);
-      case 'approval.request':
-      case 'question':
-        // Said where it happens, and held: still open when the run ends, it is an interrupt.
-        if (this.pending.length < MAX_WAITING) this.pending.push(event);
-        return out + this.custom(event);
-      case 'approval.resolve':
-      case 'question.answer':
-        return out + this.decided(event);
-      case 'child.start':
-        return out + this.openSubagent(event, lane);
-      case 'child.end':
-        return out + this.closeSubagent(event);
-      case 'error':
-        if (event.fatal) {
-          this.fatal = event.message;
-          return out;
-        }
-        return out + this.custom(event);
-      case 'unknown':
-        return (
-          out +
-          this.emit(event, 'RAW', { event: event.record, source: event.provenance?.format ?? 'agentwire' })
-        );
-      default:
-        return out + this.custom(event);
+      return out + finishRun(w, event);
+    default:
+      break;
+  }
+  if (!w.runOpen) out += startRun(w, event);
+  return out + content(w, event);
+}
+
+function content(w: Writer, event: AgentEvent): string {
+  let out = '';
+  const lane = event.lane;
+  if (lane !== undefined && !w.subagents.has(lane) && event.type !== 'child.start') {
+    out += openSubagent(w, { type: 'child.start', child: lane }, undefined, true);
+  }
+  switch (event.type) {
+    case 'round.start':
+      out += closeLane(w, lane) + closeStep(w, lane);
+      return out + openStep(w, event);
+    case 'round.end': {
+      out += closeLane(w, lane);
+      if (!w.step.has(lane ?? '')) out += openStep(w, event);
+      const meta: JsonObject = {};
+      if (event.stopReason !== undefined) meta.stopReason = event.stopReason;
+      const usage = usageOf(event.usage);
+      if (usage !== undefined) meta.usage = usage;
+      if (usage !== undefined && event.usage?.costUsd !== undefined) meta.costUsd = event.usage.costUsd;
+      else if (usage === undefined && event.usage !== undefined && !isZeroUsage(event.usage))
+        reportLoss(w.loss, event, 'round.end.usage', 'not whole token counts');
+      if (event.model !== undefined) meta.model = event.model;
+      return out + closeStep(w, lane, event, meta);
     }
+    case 'message.start':
+      // A new message ends what the lane was saying, its reasoning too.
+      out += ensureStep(w, event) + closeLane(w, lane);
+      return out + openText(w, event, event.message);
+    case 'message.end':
+      return out + closeText(w, lane, event.message);
+    case 'text.delta': {
+      if (event.text === '' && !w.text.has(lane ?? '')) return out;
+      out += ensureStep(w, event) + closeReasoning(w, lane);
+      const open = w.text.get(lane ?? '');
+      if (open !== undefined && event.message !== undefined && open !== event.message)
+        out += closeText(w, lane);
+      if (!w.text.has(lane ?? '')) out += openText(w, event, event.message);
+      if (event.text === '') return out;
+      if (lane === undefined) addRunText(w, `${event.text}`);
+      return out + textContent(w, event, w.text.get(lane ?? '')!);
+    }
+    case 'reasoning.delta':
+      return out + ensureStep(w, event) + reasoningDelta(w, event);
+    case 'tool.args.delta':
+      out += ensureStep(w, event) + closeLane(w, lane);
+      if (!w.calls.has(event.call)) out += startCall(w, event, event.call, event.name);
+      if (event.text === '') return out;
+      return out + emit(w, event, 'TOOL_CALL_ARGS', { toolCallId: event.call, delta: event.text });
+    case 'tool.start':
+      return out + ensureStep(w, event) + closeLane(w, lane) + toolStart(w, event);
+    case 'tool.end':
+      return out + toolEnd(w, event);
+    case 'approval.request':
+    case 'question':
+      // Said where it happens, and held: still open when the run ends, it is an interrupt.
+      if (w.pending.length < MAX_WAITING) w.pending.push(event);
+      return out + custom(w, event);
+    case 'approval.resolve':
+    case 'question.answer':
+      return out + decided(w, event);
+    case 'child.start':
+      return out + openSubagent(w, event, lane);
+    case 'child.end':
+      return out + closeSubagent(w, event);
+    case 'error':
+      if (event.fatal) {
+        w.fatal = event.message;
+        return out;
+      }
+      return out + custom(w, event);
+    case 'unknown':
+      return (
+        out + emit(w, event, 'RAW', { event: event.record, source: event.provenance?.format ?? 'agentwire' })
+      );
+    default:
+      return out + custom(w, event);
   }
+}
 
-  private custom(event: AgentEvent): string {
-    // The stream states thread, run and step; a workspace or sequence number it cannot.
-    for (const k of ['workspace', 'seq'] as const)
-      if (event[k] !== undefined)
-        this.loss.report(event, `${event.type}.${k}`, `AG-UI has no place for ${k}`);
-    const value = carriedValue(event);
-    for (const k of Object.keys(value)) assertEncodable(value[k], `${event.type}.${k}`, undefined, FORMAT);
-    return this.emit(event, 'CUSTOM', { name: `${CARRY_PREFIX}${event.type}`, value });
+function custom(w: Writer, event: AgentEvent): string {
+  // The stream states thread, run and step; a workspace or sequence number it cannot.
+  for (const k of ['workspace', 'seq'] as const)
+    if (event[k] !== undefined)
+      reportLoss(w.loss, event, `${event.type}.${k}`, `AG-UI has no place for ${k}`);
+  if (AGUI_WRITER_SHORTCUTS.enabled && event.type === 'tool.output' && carriesCallText(event)) {
+    // Most of what a stream carries: its value spelled, not built (strings need no check).
+    const head = `{"type":"CUSTOM","name":"${CARRY_PREFIX}tool.output","value":{"call":${jsonString(event.call)},"text":${jsonString(event.text)}}`;
+    return emitHead(w, event, 'CUSTOM', head);
   }
+  const value = carriedValue(event);
+  for (const k of Object.keys(value)) assertEncodable(value[k], `${event.type}.${k}`, undefined, FORMAT);
+  return emit(w, event, 'CUSTOM', { name: `${CARRY_PREFIX}${event.type}`, value });
+}
 
-  /**
-   * `TEXT_MESSAGE_CONTENT`, most of a stream, spelled out: the same bytes as {@link emit} gives,
-   * without an object per record.
-   */
-  private textContent(event: AgentEventOf<'text.delta'>, id: string): string {
-    let json = `{"type":"TEXT_MESSAGE_CONTENT","messageId":${jsonString(id)},"delta":${jsonString(event.text)}`;
+/**
+ * `TEXT_MESSAGE_CONTENT`, most of a stream, spelled out: the same bytes as {@link emit} gives,
+ * without an object per record.
+ */
+function textContent(w: Writer, event: AgentEventOf<'text.delta'>, id: string): string {
+  let json = `{"type":"TEXT_MESSAGE_CONTENT","messageId":${jsonString(id)},"delta":${jsonString(event.text)}`;
+  if (event.lane !== undefined) json += `,"subagentRunId":${jsonString(event.lane)}`;
+  const ts = timestampOf(event.ts);
+  if (ts !== undefined) json += `,"timestamp":${ts}`;
+  return frameJson(framingOf(w), `${json}}`);
+}
+
+/** Writes one record: `type`, its own fields, then `subagentRunId`, `timestamp`, `metadata`. */
+function emit(
+  w: Writer,
+  event: AgentEvent | undefined,
+  type: string,
+  fields: JsonObject,
+  meta?: JsonObject,
+  runScoped = false,
+): string {
+  if (!AGUI_WRITER_SHORTCUTS.enabled) return emitRecord(w, event, type, fields, meta, runScoped);
+  // The record's text in pieces, without copying `fields` behind a `type` key: `JSON.stringify`
+  // drops undefined fields as the record would not have them, and slicing its braces off
+  // copies nothing. `type` is always one of this module's SCREAMING_SNAKE literals (nothing to
+  // escape). Held to emitRecord by test/ui/writer-shortcuts.test.ts.
+  const body = JSON.stringify(fields);
+  let json = body.length > 2 ? `{"type":"${type}",${body.slice(1, -1)}` : `{"type":"${type}"`;
+  if (!runScoped && event?.lane !== undefined && fields.subagentRunId === undefined)
+    json += `,"subagentRunId":${jsonString(event.lane)}`;
+  const ts = timestampOf(event?.ts);
+  if (ts !== undefined) json += `,"timestamp":${ts}`;
+  if (meta !== undefined && Object.keys(meta).length > 0) {
+    assertEncodable(meta, `${type}.metadata`, undefined, FORMAT);
+    json += `,"metadata":{${META_KEY_JSON}:${JSON.stringify(meta)}}`;
+  }
+  return frameJson(framingOf(w), `${json}}`);
+}
+
+/**
+ * {@link emit} for a record whose own fields the caller spelled: `head` is `{"type":"…"` and
+ * the fields, each string value written by `jsonString` (callers check that each is a string).
+ * The same bytes without a fields object and its `JSON.stringify`; only behind
+ * {@link AGUI_WRITER_SHORTCUTS}, held to emit by test/ui/writer-shortcuts.test.ts.
+ */
+function emitHead(
+  w: Writer,
+  event: AgentEvent | undefined,
+  type: string,
+  head: string,
+  meta?: JsonObject,
+): string {
+  let json = head;
+  if (event !== undefined) {
     if (event.lane !== undefined) json += `,"subagentRunId":${jsonString(event.lane)}`;
     const ts = timestampOf(event.ts);
     if (ts !== undefined) json += `,"timestamp":${ts}`;
-    return frameJson(this.framingOf(), `${json}}`);
   }
-
-  /** Writes one record: `type`, its own fields, then `subagentRunId`, `timestamp`, `metadata`. */
-  private emit(
-    event: AgentEvent | undefined,
-    type: string,
-    fields: JsonObject,
-    meta?: JsonObject,
-    runScoped = false,
-  ): string {
-    if (!AGUI_WRITER_SHORTCUTS.enabled) return this.emitRecord(event, type, fields, meta, runScoped);
-    // The record's text in pieces, without copying `fields` behind a `type` key: `JSON.stringify`
-    // drops undefined fields as the record would not have them, and slicing its braces off
-    // copies nothing. `type` is always one of this module's SCREAMING_SNAKE literals (nothing to
-    // escape). Held to emitRecord by test/ui/writer-shortcuts.test.ts.
-    const body = JSON.stringify(fields);
-    let json = body.length > 2 ? `{"type":"${type}",${body.slice(1, -1)}` : `{"type":"${type}"`;
-    if (!runScoped && event?.lane !== undefined && fields.subagentRunId === undefined)
-      json += `,"subagentRunId":${jsonString(event.lane)}`;
-    const ts = timestampOf(event?.ts);
-    if (ts !== undefined) json += `,"timestamp":${ts}`;
-    if (meta !== undefined && Object.keys(meta).length > 0) {
-      assertEncodable(meta, `${type}.metadata`, undefined, FORMAT);
-      json += `,"metadata":{${META_KEY_JSON}:${JSON.stringify(meta)}}`;
-    }
-    return frameJson(this.framingOf(), `${json}}`);
+  if (meta !== undefined && hasKeys(meta)) {
+    assertEncodable(meta, `${type}.metadata`, undefined, FORMAT);
+    json += `,"metadata":{${META_KEY_JSON}:${JSON.stringify(meta)}}`;
   }
+  return frameJson(framingOf(w), `${json}}`);
+}
 
-  /** {@link emit}'s general path: the record built as an object, then `JSON.stringify`. */
-  private emitRecord(
-    event: AgentEvent | undefined,
-    type: string,
-    fields: JsonObject,
-    meta: JsonObject | undefined,
-    runScoped: boolean,
-  ): string {
-    const r: JsonObject = { type };
-    for (const k of Object.keys(fields)) if (fields[k] !== undefined) r[k] = fields[k];
-    if (!runScoped && event?.lane !== undefined && !('subagentRunId' in r)) r.subagentRunId = event.lane;
-    const ts = timestampOf(event?.ts);
-    if (ts !== undefined) r.timestamp = ts;
-    if (meta !== undefined && Object.keys(meta).length > 0) {
-      assertEncodable(meta, `${type}.metadata`, undefined, FORMAT);
-      r.metadata = { [AGUI_META_KEY]: meta };
-    }
-    return frameJson(this.framingOf(), JSON.stringify(r));
+/** True when `o` has an own enumerable key (`Object.keys(o).length > 0` without the array). */
+function hasKeys(o: JsonObject): boolean {
+  for (const _ in o) return true;
+  return false;
+}
+
+/** {@link emit}'s general path: the record built as an object, then `JSON.stringify`. */
+function emitRecord(
+  w: Writer,
+  event: AgentEvent | undefined,
+  type: string,
+  fields: JsonObject,
+  meta: JsonObject | undefined,
+  runScoped: boolean,
+): string {
+  const r: JsonObject = { type };
+  for (const k of Object.keys(fields)) if (fields[k] !== undefined) r[k] = fields[k];
+  if (!runScoped && event?.lane !== undefined && !('subagentRunId' in r)) r.subagentRunId = event.lane;
+  const ts = timestampOf(event?.ts);
+  if (ts !== undefined) r.timestamp = ts;
+  if (meta !== undefined && Object.keys(meta).length > 0) {
+    assertEncodable(meta, `${type}.metadata`, undefined, FORMAT);
+    r.metadata = { [AGUI_META_KEY]: meta };
   }
+  return frameJson(framingOf(w), JSON.stringify(r));
+}
 
-  private framingOf(): JsonFraming {
-    this.framing ??= 'sse';
-    return this.framing;
+function addRunText(w: Writer, text: string): void {
+  w.runText.push(text);
+  w.runTextLength += text.length;
+}
+
+/** True when `answer` is the run's text (joined only when the lengths agree). */
+function isRunText(w: Writer, answer: unknown): boolean {
+  return typeof answer === 'string' && answer.length === w.runTextLength && answer === w.runText.join('');
+}
+
+function framingOf(w: Writer): JsonFraming {
+  w.framing ??= 'sse';
+  return w.framing;
+}
+
+function newId(w: Writer): string {
+  return w.idSource !== undefined ? w.idSource() : `aw-${++w.counter}`;
+}
+
+// ---- runs ----
+
+function startRun(w: Writer, event: AgentEvent): string {
+  w.runOpen = true;
+  w.runs++;
+  w.runText = [];
+  w.runTextLength = 0;
+  w.steps = 0;
+  w.fatal = undefined;
+  w.thread = event.session ?? w.thread ?? newId(w);
+  w.run = event.run !== undefined && event.run !== w.run ? event.run : newId(w);
+  const fields: JsonObject = { threadId: w.thread, runId: w.run };
+  const text = event.type === 'run.start' ? event.input : undefined;
+  if (text !== undefined || w.resume.length > 0) {
+    const input: JsonObject = { threadId: w.thread, runId: w.run, messages: [] };
+    if (text !== undefined) input.messages = [{ id: newId(w), role: 'user', content: text }];
+    if (w.resume.length > 0) input.resume = w.resume;
+    fields.input = input;
+    w.resume = [];
   }
+  let out = emit(w, event, 'RUN_STARTED', fields, undefined, true);
+  const waiting = w.waiting;
+  w.waiting = [];
+  for (const e of waiting) out += content(w, e);
+  return out;
+}
 
-  private newId(): string {
-    return this.idSource();
-  }
-
-  // ---- runs ----
-
-  private startRun(event: AgentEvent): string {
-    this.runOpen = true;
-    this.runs++;
-    this.runText = '';
-    this.steps = 0;
-    this.fatal = undefined;
-    this.thread = event.session ?? this.thread ?? this.newId();
-    this.run = event.run !== undefined && event.run !== this.run ? event.run : this.newId();
-    const fields: JsonObject = { threadId: this.thread, runId: this.run };
-    const text = event.type === 'run.start' ? event.input : undefined;
-    if (text !== undefined || this.resume.length > 0) {
-      const input: JsonObject = { threadId: this.thread, runId: this.run, messages: [] };
-      if (text !== undefined) input.messages = [{ id: this.newId(), role: 'user', content: text }];
-      if (this.resume.length > 0) input.resume = this.resume;
-      fields.input = input;
-      this.resume = [];
-    }
-    let out = this.emit(event, 'RUN_STARTED', fields, undefined, true);
-    const waiting = this.waiting;
-    this.waiting = [];
-    for (const e of waiting) out += this.content(e);
-    return out;
-  }
-
-  private closeAll(): string {
-    let out = '';
-    for (const lane of [...this.text.keys()]) out += this.closeText(lane === '' ? undefined : lane);
-    for (const lane of [...this.reasoning.keys()]) out += this.closeReasoning(lane === '' ? undefined : lane);
-    for (const [call] of this.calls) out += this.emit(undefined, 'TOOL_CALL_END', { toolCallId: call });
-    this.calls.clear();
-    // A step the run's end closes is no round that ended: it says so, and reads back as none.
-    for (const lane of [...this.step.keys()].reverse())
-      out += this.closeStep(lane === '' ? undefined : lane, undefined, { closing: true });
-    for (const child of [...this.subagents].reverse()) {
-      // Closed by the run's end, not a child that ended: it says so, and reads back as none.
-      out += this.emit(
-        undefined,
-        'SUBAGENT_FINISHED',
-        { subagentRunId: child, outcome: { type: 'success' } },
-        { closing: true },
-      );
-    }
-    this.subagents.clear();
-    return out;
-  }
-
-  private finishRun(event: AgentEventOf<'run.end'> | undefined): string {
-    let out = this.closeAll();
-    this.runOpen = false;
-    if (event?.status === 'failed' || (event === undefined && this.fatal !== undefined)) {
-      return out + this.runError(event);
-    }
-    const fields: JsonObject = { threadId: this.thread!, runId: this.run! };
-    // The answer is the run's text: written only when it says something the text does not.
-    if (event?.answer !== undefined && event.answer !== '' && event.answer !== this.runText)
-      fields.result = event.answer;
-    // A cancelled run asks for nothing (its requests were said where they happened).
-    if (event?.status === 'cancelled') fields.outcome = { type: 'cancelled' };
-    else if (this.pending.length > 0)
-      fields.outcome = { type: 'interrupt', interrupts: this.pending.map((p) => this.interrupt(p)) };
-    this.pending = [];
-    const usage = usageOf(event?.usage);
-    if (usage !== undefined) fields.usage = usage;
-    const meta = runMeta(event);
-    // A run that did not end (a new one begins, or its end says so) finishes, as AG-UI requires,
-    // and says it was not complete: it reads back as incomplete, never as a success.
-    if (fields.outcome === undefined && (event === undefined || event.status === 'incomplete'))
-      meta.status = 'incomplete';
-    out += this.emit(event, 'RUN_FINISHED', fields, meta, true);
-    return out;
-  }
-
-  private runError(event: AgentEventOf<'run.end'> | undefined): string {
-    this.runOpen = false;
-    const fields: JsonObject = { message: event?.error ?? this.fatal ?? event?.reason ?? 'the run failed' };
-    if (event?.reason !== undefined) fields.code = event.reason;
-    const usage = usageOf(event?.usage);
-    if (usage !== undefined) fields.usage = usage;
-    this.fatal = undefined;
-    this.pending = [];
-    const meta = runMeta(event);
-    delete meta.reason;
-    return this.emit(event, 'RUN_ERROR', fields, meta, true);
-  }
-
-  // ---- approvals and questions: interrupts, and the resume entries that answer them ----
-
-  private interrupt(p: AgentEventOf<'approval.request'> | AgentEventOf<'question'>): JsonObject {
-    const i: JsonObject = {};
-    if (p.lane !== undefined) i.subagentRunId = p.lane;
-    const meta: JsonObject = {};
-    if (p.type === 'approval.request') {
-      i.id = p.approval;
-      i.reason = AGUI_APPROVAL_REASON;
-      if (p.title !== undefined) i.message = p.title;
-      if (p.call !== undefined) i.toolCallId = p.call;
-      if (p.tool !== undefined) meta.tool = p.tool;
-      if (p.args !== undefined) meta.args = p.args;
-      if (p.effects !== undefined) meta.effects = p.effects;
-      if (p.options !== undefined) meta.options = p.options;
-    } else {
-      i.id = p.question;
-      i.reason = AGUI_QUESTION_REASON;
-      i.message = p.questions.map((q) => q.text).join('\n');
-      if (p.call !== undefined) i.toolCallId = p.call;
-      meta.questions = p.questions;
-    }
-    if (p.ts !== undefined) meta.ts = p.ts;
-    if (Object.keys(meta).length > 0) {
-      assertEncodable(meta, 'interrupt.metadata', undefined, FORMAT);
-      i.metadata = { [AGUI_META_KEY]: meta };
-    }
-    return i;
-  }
-
-  private resumeEntry(event: AgentEventOf<'approval.resolve'> | AgentEventOf<'question.answer'>): JsonObject {
-    if (event.type === 'question.answer') {
-      return { interruptId: event.question, status: 'resolved', payload: { answers: event.answers } };
-    }
-    const payload: JsonObject = { approved: decisionAllows(event.decision), decision: event.decision };
-    if (event.option !== undefined) payload.option = event.option;
-    return {
-      interruptId: event.approval,
-      status: event.decision === 'cancel' ? 'cancelled' : 'resolved',
-      payload,
-    };
-  }
-
-  /** A decision within the run: the request it answers is no longer pending. */
-  private decided(event: AgentEventOf<'approval.resolve'> | AgentEventOf<'question.answer'>): string {
-    const id = event.type === 'approval.resolve' ? event.approval : event.question;
-    this.pending = this.pending.filter(
-      (p) => (p.type === 'approval.request' ? p.approval : p.question) !== id,
+function closeAll(w: Writer): string {
+  let out = '';
+  for (const lane of [...w.text.keys()]) out += closeText(w, lane === '' ? undefined : lane);
+  for (const lane of [...w.reasoning.keys()]) out += closeReasoning(w, lane === '' ? undefined : lane);
+  for (const [call] of w.calls) out += emit(w, undefined, 'TOOL_CALL_END', { toolCallId: call });
+  w.calls.clear();
+  // A step the run's end closes is no round that ended: it says so, and reads back as none.
+  for (const lane of [...w.step.keys()].reverse())
+    out += closeStep(w, lane === '' ? undefined : lane, undefined, { closing: true });
+  for (const child of [...w.subagents].reverse()) {
+    // Closed by the run's end, not a child that ended: it says so, and reads back as none.
+    out += emit(
+      w,
+      undefined,
+      'SUBAGENT_FINISHED',
+      { subagentRunId: child, outcome: { type: 'success' } },
+      { closing: true },
     );
-    return this.custom(event);
   }
+  w.subagents.clear();
+  return out;
+}
 
-  // ---- steps, messages, reasoning ----
-
-  private openStep(event: AgentEvent): string {
-    this.steps++;
-    const name = stepNameOf(event.round ?? this.steps);
-    this.step.set(event.lane ?? '', name);
-    return this.emit(event, 'STEP_STARTED', { stepName: name });
+function finishRun(w: Writer, event: AgentEventOf<'run.end'> | undefined): string {
+  let out = closeAll(w);
+  w.runOpen = false;
+  if (event?.status === 'failed' || (event === undefined && w.fatal !== undefined)) {
+    return out + runError(w, event);
   }
+  const fields: JsonObject = { threadId: w.thread!, runId: w.run! };
+  // The answer is the run's text: written only when it says something the text does not.
+  if (event?.answer !== undefined && event.answer !== '' && !isRunText(w, event.answer))
+    fields.result = event.answer;
+  // A cancelled run asks for nothing (its requests were said where they happened).
+  if (event?.status === 'cancelled') fields.outcome = { type: 'cancelled' };
+  else if (w.pending.length > 0)
+    fields.outcome = { type: 'interrupt', interrupts: w.pending.map((p) => interrupt(p)) };
+  w.pending = [];
+  const usage = usageOf(event?.usage);
+  if (usage !== undefined) fields.usage = usage;
+  const meta = runMeta(event);
+  // A run that did not end (a new one begins, or its end says so) finishes, as AG-UI requires,
+  // and says it was not complete: it reads back as incomplete, never as a success.
+  if (fields.outcome === undefined && (event === undefined || event.status === 'incomplete'))
+    meta.status = 'incomplete';
+  out += emit(w, event, 'RUN_FINISHED', fields, meta, true);
+  return out;
+}
 
-  private ensureStep(event: AgentEvent): string {
-    return !this.step.has('') && event.lane === undefined ? this.openStep(event) : '';
+function runError(w: Writer, event: AgentEventOf<'run.end'> | undefined): string {
+  w.runOpen = false;
+  const fields: JsonObject = { message: event?.error ?? w.fatal ?? event?.reason ?? 'the run failed' };
+  if (event?.reason !== undefined) fields.code = event.reason;
+  const usage = usageOf(event?.usage);
+  if (usage !== undefined) fields.usage = usage;
+  w.fatal = undefined;
+  w.pending = [];
+  const meta = runMeta(event);
+  delete meta.reason;
+  return emit(w, event, 'RUN_ERROR', fields, meta, true);
+}
+
+// ---- approvals and questions: interrupts, and the resume entries that answer them ----
+
+function interrupt(p: AgentEventOf<'approval.request'> | AgentEventOf<'question'>): JsonObject {
+  const i: JsonObject = {};
+  if (p.lane !== undefined) i.subagentRunId = p.lane;
+  const meta: JsonObject = {};
+  if (p.type === 'approval.request') {
+    i.id = p.approval;
+    i.reason = AGUI_APPROVAL_REASON;
+    if (p.title !== undefined) i.message = p.title;
+    if (p.call !== undefined) i.toolCallId = p.call;
+    if (p.tool !== undefined) meta.tool = p.tool;
+    if (p.args !== undefined) meta.args = p.args;
+    if (p.effects !== undefined) meta.effects = p.effects;
+    if (p.options !== undefined) meta.options = p.options;
+  } else {
+    i.id = p.question;
+    i.reason = AGUI_QUESTION_REASON;
+    i.message = p.questions.map((q) => q.text).join('\n');
+    if (p.call !== undefined) i.toolCallId = p.call;
+    meta.questions = p.questions;
   }
-
-  private closeStep(lane: string | undefined, event?: AgentEvent, meta?: JsonObject): string {
-    const name = this.step.get(lane ?? '');
-    if (name === undefined) return '';
-    this.step.delete(lane ?? '');
-    const at = event ?? (lane === undefined ? undefined : ({ lane } as AgentEvent));
-    return this.emit(at, 'STEP_FINISHED', { stepName: name }, meta);
+  if (p.ts !== undefined) meta.ts = p.ts;
+  if (Object.keys(meta).length > 0) {
+    assertEncodable(meta, 'interrupt.metadata', undefined, FORMAT);
+    i.metadata = { [AGUI_META_KEY]: meta };
   }
+  return i;
+}
 
-  private openText(event: AgentEvent, id: string | undefined): string {
-    const messageId = id ?? this.newId();
-    this.text.set(event.lane ?? '', messageId);
-    return this.emit(event, 'TEXT_MESSAGE_START', { messageId, role: 'assistant' });
+function resumeEntry(event: AgentEventOf<'approval.resolve'> | AgentEventOf<'question.answer'>): JsonObject {
+  if (event.type === 'question.answer') {
+    return { interruptId: event.question, status: 'resolved', payload: { answers: event.answers } };
   }
+  const payload: JsonObject = { approved: decisionAllows(event.decision), decision: event.decision };
+  if (event.option !== undefined) payload.option = event.option;
+  return {
+    interruptId: event.approval,
+    status: event.decision === 'cancel' ? 'cancelled' : 'resolved',
+    payload,
+  };
+}
 
-  private closeText(lane: string | undefined, id?: string): string {
-    const open = this.text.get(lane ?? '');
-    if (open === undefined || (id !== undefined && id !== open)) return '';
-    this.text.delete(lane ?? '');
-    return this.emit(lane === undefined ? undefined : ({ lane } as AgentEvent), 'TEXT_MESSAGE_END', {
-      messageId: open,
+/** A decision within the run: the request it answers is no longer pending. */
+function decided(
+  w: Writer,
+  event: AgentEventOf<'approval.resolve'> | AgentEventOf<'question.answer'>,
+): string {
+  const id = event.type === 'approval.resolve' ? event.approval : event.question;
+  w.pending = w.pending.filter((p) => (p.type === 'approval.request' ? p.approval : p.question) !== id);
+  return custom(w, event);
+}
+
+// ---- steps, messages, reasoning ----
+
+function openStep(w: Writer, event: AgentEvent): string {
+  w.steps++;
+  const name = stepNameOf(event.round ?? w.steps);
+  w.step.set(event.lane ?? '', name);
+  if (AGUI_WRITER_SHORTCUTS.enabled)
+    return emitHead(w, event, 'STEP_STARTED', `{"type":"STEP_STARTED","stepName":${jsonString(name)}`);
+  return emit(w, event, 'STEP_STARTED', { stepName: name });
+}
+
+function ensureStep(w: Writer, event: AgentEvent): string {
+  return !w.step.has('') && event.lane === undefined ? openStep(w, event) : '';
+}
+
+function closeStep(w: Writer, lane: string | undefined, event?: AgentEvent, meta?: JsonObject): string {
+  const name = w.step.get(lane ?? '');
+  if (name === undefined) return '';
+  w.step.delete(lane ?? '');
+  const at = event ?? (lane === undefined ? undefined : ({ lane } as AgentEvent));
+  if (AGUI_WRITER_SHORTCUTS.enabled)
+    return emitHead(w, at, 'STEP_FINISHED', `{"type":"STEP_FINISHED","stepName":${jsonString(name)}`, meta);
+  return emit(w, at, 'STEP_FINISHED', { stepName: name }, meta);
+}
+
+function openText(w: Writer, event: AgentEvent, id: string | undefined): string {
+  const messageId = id ?? newId(w);
+  w.text.set(event.lane ?? '', messageId);
+  if (AGUI_WRITER_SHORTCUTS.enabled && typeof messageId === 'string') {
+    const head = `{"type":"TEXT_MESSAGE_START","messageId":${jsonString(messageId)},"role":"assistant"`;
+    return emitHead(w, event, 'TEXT_MESSAGE_START', head);
+  }
+  return emit(w, event, 'TEXT_MESSAGE_START', { messageId, role: 'assistant' });
+}
+
+function closeText(w: Writer, lane: string | undefined, id?: string): string {
+  const open = w.text.get(lane ?? '');
+  if (open === undefined || (id !== undefined && id !== open)) return '';
+  w.text.delete(lane ?? '');
+  const at = lane === undefined ? undefined : ({ lane } as AgentEvent);
+  if (AGUI_WRITER_SHORTCUTS.enabled && typeof open === 'string')
+    return emitHead(w, at, 'TEXT_MESSAGE_END', `{"type":"TEXT_MESSAGE_END","messageId":${jsonString(open)}`);
+  return emit(w, at, 'TEXT_MESSAGE_END', { messageId: open });
+}
+
+function reasoningDelta(w: Writer, event: AgentEventOf<'reasoning.delta'>): string {
+  const lane = event.lane;
+  let out = closeText(w, lane);
+  const open = w.reasoning.get(lane ?? '');
+  if (open !== undefined && event.message !== undefined && open !== event.message)
+    out += closeReasoning(w, lane);
+  if (event.text !== '') {
+    if (!w.reasoning.has(lane ?? '')) {
+      const id = event.message ?? newId(w);
+      w.reasoning.set(lane ?? '', id);
+      out += emit(w, event, 'REASONING_START', { messageId: id });
+      out += emit(w, event, 'REASONING_MESSAGE_START', { messageId: id, role: 'reasoning' });
+    }
+    out += emit(w, event, 'REASONING_MESSAGE_CONTENT', {
+      messageId: w.reasoning.get(lane ?? '')!,
+      delta: event.text,
     });
   }
-
-  private reasoningDelta(event: AgentEventOf<'reasoning.delta'>): string {
-    const lane = event.lane;
-    let out = this.closeText(lane);
-    const open = this.reasoning.get(lane ?? '');
-    if (open !== undefined && event.message !== undefined && open !== event.message)
-      out += this.closeReasoning(lane);
-    if (event.text !== '') {
-      if (!this.reasoning.has(lane ?? '')) {
-        const id = event.message ?? this.newId();
-        this.reasoning.set(lane ?? '', id);
-        out += this.emit(event, 'REASONING_START', { messageId: id });
-        out += this.emit(event, 'REASONING_MESSAGE_START', { messageId: id, role: 'reasoning' });
-      }
-      out += this.emit(event, 'REASONING_MESSAGE_CONTENT', {
-        messageId: this.reasoning.get(lane ?? '')!,
-        delta: event.text,
-      });
-    }
-    const opaque = event.redacted ?? event.signature;
-    if (opaque !== undefined) {
-      if (event.redacted !== undefined && event.signature !== undefined)
-        this.loss.report(event, 'reasoning.delta.signature', 'one encrypted value per reasoning block');
-      // A signature is not redacted content: it says which it is, so it reads back as itself.
-      out += this.emit(
-        event,
-        'REASONING_ENCRYPTED_VALUE',
-        {
-          subtype: 'message',
-          entityId: this.reasoning.get(lane ?? '') ?? event.message ?? this.newId(),
-          encryptedValue: opaque,
-        },
-        event.redacted === undefined ? { signature: true } : undefined,
-      );
-    }
-    return out;
-  }
-
-  private closeReasoning(lane: string | undefined): string {
-    const open = this.reasoning.get(lane ?? '');
-    if (open === undefined) return '';
-    this.reasoning.delete(lane ?? '');
-    const at = lane === undefined ? undefined : ({ lane } as AgentEvent);
-    return (
-      this.emit(at, 'REASONING_MESSAGE_END', { messageId: open }) +
-      this.emit(at, 'REASONING_END', { messageId: open })
+  const opaque = event.redacted ?? event.signature;
+  if (opaque !== undefined) {
+    if (event.redacted !== undefined && event.signature !== undefined)
+      reportLoss(w.loss, event, 'reasoning.delta.signature', 'one encrypted value per reasoning block');
+    // A signature is not redacted content: it says which it is, so it reads back as itself.
+    out += emit(
+      w,
+      event,
+      'REASONING_ENCRYPTED_VALUE',
+      {
+        subtype: 'message',
+        entityId: w.reasoning.get(lane ?? '') ?? event.message ?? newId(w),
+        encryptedValue: opaque,
+      },
+      event.redacted === undefined ? { signature: true } : undefined,
     );
   }
+  return out;
+}
 
-  private closeLane(lane: string | undefined): string {
-    return this.closeText(lane) + this.closeReasoning(lane);
+function closeReasoning(w: Writer, lane: string | undefined): string {
+  const open = w.reasoning.get(lane ?? '');
+  if (open === undefined) return '';
+  w.reasoning.delete(lane ?? '');
+  const at = lane === undefined ? undefined : ({ lane } as AgentEvent);
+  return (
+    emit(w, at, 'REASONING_MESSAGE_END', { messageId: open }) +
+    emit(w, at, 'REASONING_END', { messageId: open })
+  );
+}
+
+function closeLane(w: Writer, lane: string | undefined): string {
+  return closeText(w, lane) + closeReasoning(w, lane);
+}
+
+// ---- tool calls ----
+
+function startCall(w: Writer, event: AgentEvent, call: string, name: string | undefined): string {
+  const toolName = name ?? 'unknown';
+  w.calls.set(call, toolName);
+  if (AGUI_WRITER_SHORTCUTS.enabled && typeof call === 'string' && typeof toolName === 'string') {
+    const head = `{"type":"TOOL_CALL_START","toolCallId":${jsonString(call)},"toolCallName":${jsonString(toolName)}`;
+    return emitHead(w, event, 'TOOL_CALL_START', head);
   }
+  const fields: JsonObject = { toolCallId: call, toolCallName: toolName };
+  return emit(w, event, 'TOOL_CALL_START', fields);
+}
 
-  // ---- tool calls ----
-
-  private startCall(event: AgentEvent, call: string, name: string | undefined): string {
-    const toolName = name ?? 'unknown';
-    this.calls.set(call, toolName);
-    const fields: JsonObject = { toolCallId: call, toolCallName: toolName };
-    return this.emit(event, 'TOOL_CALL_START', fields);
+function toolStart(w: Writer, event: AgentEventOf<'tool.start'>): string {
+  let out = '';
+  const call = event.call;
+  const head = AGUI_WRITER_SHORTCUTS.enabled && typeof call === 'string';
+  if (!w.calls.has(call)) {
+    out += startCall(w, event, call, event.name);
+    const args = event.args ?? (event.command !== undefined ? { command: event.command } : {});
+    assertEncodable(args, 'tool.start.args', undefined, FORMAT);
+    const delta = JSON.stringify(args);
+    out += head
+      ? emitHead(
+          w,
+          event,
+          'TOOL_CALL_ARGS',
+          `{"type":"TOOL_CALL_ARGS","toolCallId":${jsonString(call)},"delta":${jsonString(delta)}`,
+        )
+      : emit(w, event, 'TOOL_CALL_ARGS', { toolCallId: call, delta });
   }
-
-  private toolStart(event: AgentEventOf<'tool.start'>): string {
-    let out = '';
-    if (!this.calls.has(event.call)) {
-      out += this.startCall(event, event.call, event.name);
-      const args = event.args ?? (event.command !== undefined ? { command: event.command } : {});
-      assertEncodable(args, 'tool.start.args', undefined, FORMAT);
-      out += this.emit(event, 'TOOL_CALL_ARGS', { toolCallId: event.call, delta: JSON.stringify(args) });
-    }
-    this.calls.delete(event.call);
-    this.ended.add(event.call);
-    const meta: JsonObject = {};
-    for (const k of ['kind', 'server', 'argsSummary', 'command', 'startedAt'] as const) {
-      if (event[k] !== undefined) meta[k] = event[k];
-    }
-    return out + this.emit(event, 'TOOL_CALL_END', { toolCallId: event.call }, meta);
-  }
-
-  private toolEnd(event: AgentEventOf<'tool.end'>): string {
-    let out = '';
-    if (!this.ended.has(event.call)) {
-      if (!this.calls.has(event.call)) out += this.startCall(event, event.call, event.name);
-      this.calls.delete(event.call);
-      out += this.emit(event, 'TOOL_CALL_END', { toolCallId: event.call });
-    }
-    this.ended.delete(event.call);
-    const meta: JsonObject = {};
-    if (!event.ok) meta.ok = false;
-    for (const k of [
-      'error',
-      'result',
-      'exitCode',
-      'denied',
-      'filesChanged',
-      'startedAt',
-      'endedAt',
-    ] as const) {
-      if (event[k] !== undefined) meta[k] = event[k];
-    }
-    const content =
-      event.text ??
-      (typeof event.error === 'string'
-        ? event.error
-        : event.result !== undefined
-          ? JSON.stringify(event.result)
-          : '');
+  w.calls.delete(call);
+  w.ended.add(call);
+  // The metadata's fields named one by one (not a loop over their names: a keyed read of each).
+  const meta: JsonObject = {};
+  if (event.kind !== undefined) meta.kind = event.kind;
+  if (event.server !== undefined) meta.server = event.server;
+  if (event.argsSummary !== undefined) meta.argsSummary = event.argsSummary;
+  if (event.command !== undefined) meta.command = event.command;
+  if (event.startedAt !== undefined) meta.startedAt = event.startedAt;
+  if (head)
     return (
       out +
-      this.emit(
-        event,
-        'TOOL_CALL_RESULT',
-        { messageId: this.newId(), toolCallId: event.call, content, role: 'tool' },
-        meta,
-      )
+      emitHead(w, event, 'TOOL_CALL_END', `{"type":"TOOL_CALL_END","toolCallId":${jsonString(call)}`, meta)
+    );
+  return out + emit(w, event, 'TOOL_CALL_END', { toolCallId: call }, meta);
+}
+
+function toolEnd(w: Writer, event: AgentEventOf<'tool.end'>): string {
+  let out = '';
+  if (!w.ended.has(event.call)) {
+    if (!w.calls.has(event.call)) out += startCall(w, event, event.call, event.name);
+    w.calls.delete(event.call);
+    out += emit(w, event, 'TOOL_CALL_END', { toolCallId: event.call });
+  }
+  w.ended.delete(event.call);
+  // The metadata's fields named one by one (not a loop over their names: a keyed read of each).
+  const meta: JsonObject = {};
+  if (!event.ok) meta.ok = false;
+  if (event.error !== undefined) meta.error = event.error;
+  if (event.result !== undefined) meta.result = event.result;
+  if (event.exitCode !== undefined) meta.exitCode = event.exitCode;
+  if (event.denied !== undefined) meta.denied = event.denied;
+  if (event.filesChanged !== undefined) meta.filesChanged = event.filesChanged;
+  if (event.startedAt !== undefined) meta.startedAt = event.startedAt;
+  if (event.endedAt !== undefined) meta.endedAt = event.endedAt;
+  const content =
+    event.text ??
+    (typeof event.error === 'string'
+      ? event.error
+      : event.result !== undefined
+        ? JSON.stringify(event.result)
+        : '');
+  const messageId = newId(w);
+  if (
+    AGUI_WRITER_SHORTCUTS.enabled &&
+    typeof messageId === 'string' &&
+    typeof event.call === 'string' &&
+    typeof content === 'string'
+  ) {
+    const head = `{"type":"TOOL_CALL_RESULT","messageId":${jsonString(messageId)},"toolCallId":${jsonString(event.call)},"content":${jsonString(content)},"role":"tool"`;
+    return out + emitHead(w, event, 'TOOL_CALL_RESULT', head, meta);
+  }
+  return (
+    out +
+    emit(w, event, 'TOOL_CALL_RESULT', { messageId, toolCallId: event.call, content, role: 'tool' }, meta)
+  );
+}
+
+// ---- subagents ----
+
+/**
+ * `SUBAGENT_STARTED`; `implied` when no `child.start` said it (a lane seen first, an end with no
+ * start): marked so, it reads back as no child start.
+ */
+function openSubagent(
+  w: Writer,
+  event: AgentEventOf<'child.start'>,
+  parent: string | undefined,
+  implied = false,
+): string {
+  if (w.subagents.has(event.child)) return '';
+  w.subagents.add(event.child);
+  const fields: JsonObject = { subagentRunId: event.child, name: event.name ?? event.kind ?? 'subagent' };
+  if (event.task !== undefined) fields.description = event.task;
+  if (parent !== undefined && w.subagents.has(parent)) fields.parentSubagentRunId = parent;
+  if (event.call !== undefined) fields.parentToolCallId = event.call;
+  const meta: JsonObject = {};
+  if (event.kind !== undefined) meta.kind = event.kind;
+  if (event.background !== undefined) meta.background = event.background;
+  if (implied) meta.implied = true;
+  const { lane: _lane, ...rest } = event;
+  return emit(w, rest as AgentEvent, 'SUBAGENT_STARTED', fields, meta);
+}
+
+function closeSubagent(w: Writer, event: AgentEventOf<'child.end'>): string {
+  let out = '';
+  if (!w.subagents.has(event.child))
+    out += openSubagent(w, { type: 'child.start', child: event.child }, event.lane, true);
+  out += closeLane(w, event.child) + closeStep(w, event.child);
+  w.subagents.delete(event.child);
+  const { lane: _lane, ...rest } = event;
+  const at = rest as AgentEvent;
+  const meta: JsonObject = {};
+  const usage = usageOf(event.usage);
+  if (usage !== undefined) meta.usage = usage;
+  if (event.status === 'failed') {
+    return (
+      out +
+      emit(w, at, 'SUBAGENT_ERROR', { subagentRunId: event.child, message: event.result ?? 'failed' }, meta)
     );
   }
-
-  // ---- subagents ----
-
-  /**
-   * `SUBAGENT_STARTED`; `implied` when no `child.start` said it (a lane seen first, an end with no
-   * start): marked so, it reads back as no child start.
-   */
-  private openSubagent(
-    event: AgentEventOf<'child.start'>,
-    parent: string | undefined,
-    implied = false,
-  ): string {
-    if (this.subagents.has(event.child)) return '';
-    this.subagents.add(event.child);
-    const fields: JsonObject = { subagentRunId: event.child, name: event.name ?? event.kind ?? 'subagent' };
-    if (event.task !== undefined) fields.description = event.task;
-    if (parent !== undefined && this.subagents.has(parent)) fields.parentSubagentRunId = parent;
-    if (event.call !== undefined) fields.parentToolCallId = event.call;
-    const meta: JsonObject = {};
-    if (event.kind !== undefined) meta.kind = event.kind;
-    if (event.background !== undefined) meta.background = event.background;
-    if (implied) meta.implied = true;
-    const { lane: _lane, ...rest } = event;
-    return this.emit(rest as AgentEvent, 'SUBAGENT_STARTED', fields, meta);
-  }
-
-  private closeSubagent(event: AgentEventOf<'child.end'>): string {
-    let out = '';
-    if (!this.subagents.has(event.child))
-      out += this.openSubagent({ type: 'child.start', child: event.child }, event.lane, true);
-    out += this.closeLane(event.child) + this.closeStep(event.child);
-    this.subagents.delete(event.child);
-    const { lane: _lane, ...rest } = event;
-    const at = rest as AgentEvent;
-    const meta: JsonObject = {};
-    const usage = usageOf(event.usage);
-    if (usage !== undefined) meta.usage = usage;
-    if (event.status === 'failed') {
-      return (
-        out +
-        this.emit(
-          at,
-          'SUBAGENT_ERROR',
-          { subagentRunId: event.child, message: event.result ?? 'failed' },
-          meta,
-        )
-      );
-    }
-    const fields: JsonObject = { subagentRunId: event.child };
-    if (event.result !== undefined) fields.result = event.result;
-    fields.outcome = event.status === 'incomplete' ? { type: 'suspended' } : { type: 'success' };
-    if (event.status === 'cancelled')
-      this.loss.report(event, 'child.end.status', 'a subagent is not cancelled in AG-UI');
-    return out + this.emit(at, 'SUBAGENT_FINISHED', fields, meta);
-  }
+  const fields: JsonObject = { subagentRunId: event.child };
+  if (event.result !== undefined) fields.result = event.result;
+  fields.outcome = event.status === 'incomplete' ? { type: 'suspended' } : { type: 'success' };
+  if (event.status === 'cancelled')
+    reportLoss(w.loss, event, 'child.end.status', 'a subagent is not cancelled in AG-UI');
+  return out + emit(w, at, 'SUBAGENT_FINISHED', fields, meta);
 }

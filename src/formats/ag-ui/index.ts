@@ -3,7 +3,7 @@ import type { Diagnostic } from '../../diagnostics';
 import { jsonStreamChunkDecoder } from '../../framing/json-stream';
 import { checkAguiEvents } from './check';
 import { type AguiDecodeOptions, createAguiRecordDecoder } from './decode';
-import { type AguiEncodeOptions, AguiEncoder } from './encode';
+import { type AguiEncodeOptions, createAguiEncoder } from './encode';
 
 export { checkAguiEvents } from './check';
 export type { AguiDecodeOptions } from './decode';
@@ -29,7 +29,7 @@ const codec = createCodec<AguiDecodeOptions, AguiEncodeOptions>({
   format: 'ag-ui',
   createChunkDecoder: (options, sink) =>
     jsonStreamChunkDecoder('ag-ui', options, sink, createAguiRecordDecoder(options, sink)),
-  createEncoder: (options, sink) => new AguiEncoder(options, sink),
+  createEncoder: (options, sink) => createAguiEncoder(options, sink),
 });
 
 /**

@@ -151,6 +151,7 @@ function readLine(d: Decoder, text: string, line: number, offset: number, out: A
     AISDK_DECODER_SHORTCUTS.enabled && d.maxDepth > 0
       ? readDeltaRecord(text, AISDK_DELTA_HEAD, 'text-delta', 'id', deltaRecord)
       : undefined;
+  const delta = value !== undefined;
   if (value === undefined) {
     value = parseMeasuredRecord(text, line, offset, d.maxDepth, FORMAT, d.sink);
     if (value === NOT_PARSED) return;
@@ -166,9 +167,12 @@ function readLine(d: Decoder, text: string, line: number, offset: number, out: A
     return;
   }
   const cx: Cx = { r: value, line, offset, provenance };
-  // The type as the module's literal: the checks and the switch below then match it by identity.
-  const type = aiSdkChunkType(value.type);
-  const problem = type !== undefined ? missing(type, value) : undefined;
+  // A delta record read by the shortcut has its type, a string id and a string delta by
+  // construction: no lookup or required-field check for it (held by
+  // test/ui/delta-shortcut.test.ts, the shortcut on and off). Any other type is the module's
+  // literal: the checks and the switch below then match it by identity.
+  const type = delta ? 'text-delta' : aiSdkChunkType(value.type);
+  const problem = type !== undefined && !delta ? missing(type, value) : undefined;
   if (type === undefined || problem !== undefined) {
     if (problem !== undefined)
       d.report('invalid_record', 'error', line, offset, `invalid ${type} chunk: ${problem}`);

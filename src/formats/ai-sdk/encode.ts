@@ -1,10 +1,20 @@
 import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
-import { BEFORE_RUN, carriedValue, HeldRecords, isZeroUsage } from '../../framing/carry';
+import {
+  afterHeld,
+  BEFORE_RUN,
+  canonicalType,
+  carriedValue,
+  carriesCallText,
+  type HeldRecords,
+  holdRecord,
+  isZeroUsage,
+  newHeldRecords,
+} from '../../framing/carry';
 import { frameJson, type JsonFraming } from '../../framing/json-stream';
 import { decisionAllows } from '../../guards';
 import { assertEncodable, isJsonObject, type JsonObject, jsonString, rawIfSame } from '../../json';
-import { LossReporter } from '../../loss';
+import { checkLoss, type LossState, newLoss, reportKeyLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { hintsFrom } from '../../record';
 import {
@@ -28,6 +38,9 @@ export interface AiSdkEncodeOptions extends EncodeOptions {
 }
 
 const FORMAT = 'ai-sdk' as const;
+const META_KEY_JSON = JSON.stringify(AISDK_META_KEY);
+const START_STEP = '{"type":"start-step"}';
+const FINISH_STEP = '{"type":"finish-step"}';
 
 /**
  * The switch of the writer's shortcuts (chunks written in pieces, text deltas of an open text
@@ -70,6 +83,9 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
 };
 
 const TEXT_DELTA_CARRIED = CARRIED['text.delta']!;
+const NO_SESSION = 'the UI message stream has no place for session';
+const NO_WORKSPACE = 'the UI message stream has no place for workspace';
+const NO_SEQ = 'the UI message stream has no place for seq';
 
 // Outside a run (one assistant message) these wait for the next one; everything else opens one.
 const WAITING = BEFORE_RUN;
@@ -81,9 +97,19 @@ function ownHints(event: AgentEvent): AiSdkHints | undefined {
 }
 
 function addUsage(total: Usage, u: Usage): void {
-  for (const k of ['input', 'output', 'cacheRead', 'cacheWrite', 'reasoning', 'costUsd'] as const) {
-    if (u[k] !== undefined) total[k] = (total[k] ?? 0) + u[k];
-  }
+  // Each field named (not a loop over their names: a keyed read and write of each).
+  if (u.input !== undefined) total.input = (total.input ?? 0) + u.input;
+  if (u.output !== undefined) total.output = (total.output ?? 0) + u.output;
+  if (u.cacheRead !== undefined) total.cacheRead = (total.cacheRead ?? 0) + u.cacheRead;
+  if (u.cacheWrite !== undefined) total.cacheWrite = (total.cacheWrite ?? 0) + u.cacheWrite;
+  if (u.reasoning !== undefined) total.reasoning = (total.reasoning ?? 0) + u.reasoning;
+  if (u.costUsd !== undefined) total.costUsd = (total.costUsd ?? 0) + u.costUsd;
+}
+
+/** `,"toolMetadata":{"agentwire":…}` of a chunk whose metadata has fields, else nothing. */
+function toolMetadataText(meta: JsonObject): string {
+  for (const _ in meta) return `,"toolMetadata":{${META_KEY_JSON}:${JSON.stringify(meta)}}`;
+  return '';
 }
 
 /**
@@ -97,450 +123,555 @@ function addUsage(total: Usage, u: Usage): void {
  * usage (or its rounds' summed) rides `finish`'s `messageMetadata`. What the stream has no chunk
  * for, and every event of a child lane, travels whole in a `data-agentwire.<type>` part.
  */
-export class AiSdkEncoder implements Encoder {
-  private readonly loss: LossReporter;
-  private readonly idSource: () => string;
-  private framing: JsonFraming | undefined;
-  private counter = 0;
-  private runOpen = false;
-  private stepOpen = false;
+export function createAiSdkEncoder(options: AiSdkEncodeOptions, sink: DiagnosticSink): Encoder {
+  const w = newWriter(options, sink);
+  return {
+    write: (event) => writeEvent(w, event),
+    end: () => endWrite(w),
+  };
+}
+
+/**
+ * The writer's state, built in one literal by {@link newWriter} (a literal's hidden class outlives
+ * a full GC, a class instance's does not: docs/performance.md, "AG-UI and AI SDK codecs"); the
+ * writer's work is module functions taking it.
+ */
+interface Writer {
+  readonly loss: LossState;
+  readonly idSource: (() => string) | undefined;
+  framing: JsonFraming | undefined;
+  counter: number;
+  runOpen: boolean;
+  stepOpen: boolean;
   /** A round the source opened (`round.start`) and has not ended. */
-  private roundOpen = false;
-  private text: string | undefined;
+  roundOpen: boolean;
+  text: string | undefined;
   /** The id a `message.start` gave the next text part. */
-  private nextText: string | undefined;
-  private reasoning: string | undefined;
-  private wrote = false;
-  private errorWritten = false;
-  private roundUsage: Usage | undefined;
+  nextText: string | undefined;
+  reasoning: string | undefined;
+  wrote: boolean;
+  errorWritten: boolean;
+  roundUsage: Usage | undefined;
   /** Calls with a tool invocation in the message, by id: their tool's name. */
-  private readonly invocations = new Map<string, string>();
+  readonly invocations: Map<string, string>;
   /** Calls whose input is written whole (`tool-input-available`). */
-  private readonly inputs = new Set<string>();
-  private readonly approvals = new Set<string>();
+  readonly inputs: Set<string>;
+  readonly approvals: Set<string>;
   /** Each approval's call, and the approvals whose call already has its output. */
-  private readonly approvalCall = new Map<string, string>();
-  private readonly decided = new Set<string>();
-  private waiting: AgentEvent[] = [];
+  readonly approvalCall: Map<string, string>;
+  readonly decided: Set<string>;
+  waiting: AgentEvent[];
   /** Chunks of events read as before a run (`hints.early`): written after the next chunk. */
-  private readonly early = new HeldRecords(MAX_WAITING);
+  readonly early: HeldRecords;
+  /** The text part whose `text-delta` head {@link openDelta} holds, and that head. */
+  deltaId: string | undefined;
+  deltaHead: string;
+}
 
-  /** Creates a writer reporting losses to `sink`. */
-  constructor(options: AiSdkEncodeOptions, sink: DiagnosticSink) {
-    this.loss = new LossReporter(FORMAT, sink);
-    this.idSource = options.idSource ?? (() => `aw-${++this.counter}`);
-    this.framing = options.framing;
+function newWriter(options: AiSdkEncodeOptions, sink: DiagnosticSink): Writer {
+  return {
+    loss: newLoss(FORMAT, sink),
+    idSource: options.idSource,
+    framing: options.framing,
+    counter: 0,
+    runOpen: false,
+    stepOpen: false,
+    roundOpen: false,
+    text: undefined,
+    nextText: undefined,
+    reasoning: undefined,
+    wrote: false,
+    errorWritten: false,
+    roundUsage: undefined,
+    invocations: new Map(),
+    inputs: new Set(),
+    approvals: new Set(),
+    approvalCall: new Map(),
+    decided: new Set(),
+    waiting: [],
+    early: newHeldRecords(MAX_WAITING),
+    deltaId: undefined,
+    deltaHead: '',
+  };
+}
+
+function newId(w: Writer): string {
+  return w.idSource !== undefined ? w.idSource() : `aw-${++w.counter}`;
+}
+
+function writeEvent(w: Writer, event: AgentEvent): string {
+  if (AISDK_WRITER_SHORTCUTS.enabled && event.type === 'text.delta') {
+    const text = openDelta(w, event);
+    if (text !== undefined) return afterHeld(w.early, text);
   }
-
-  write(event: AgentEvent): string {
-    if (AISDK_WRITER_SHORTCUTS.enabled && event.type === 'text.delta') {
-      const text = this.openDelta(event);
-      if (text !== undefined) return this.early.after(text);
+  const hints = ownHints(event);
+  if (hints !== undefined) {
+    w.framing ??= hints.framing;
+    if (event.provenance?.synthetic) return '';
+    if (isJsonObject(hints.record)) {
+      const text = own(w, event, hints.record, hints);
+      // Read as before the run, written where it was: right after the run's `start`.
+      if (hints.early === true && holdRecord(w.early, text)) return '';
+      return afterHeld(w.early, text);
     }
-    const hints = ownHints(event);
-    if (hints !== undefined) {
-      this.framing ??= hints.framing;
-      if (event.provenance?.synthetic) return '';
-      if (isJsonObject(hints.record)) {
-        const text = this.own(event, hints.record, hints);
-        // Read as before the run, written where it was: right after the run's `start`.
-        if (hints.early === true && this.early.hold(text)) return '';
-        return this.early.after(text);
+  } else if (event.provenance?.format === FORMAT && event.provenance.synthetic) return '';
+  return afterHeld(w.early, foreign(w, event));
+}
+
+function endWrite(w: Writer): string {
+  const out = afterHeld(w.early, '');
+  for (const e of w.waiting) reportLoss(w.loss, e, e.type, 'no message follows to carry it');
+  w.waiting = [];
+  // `[DONE]` closes a stream whose last run ended; one cut off mid-run stays as it was.
+  if (framingOf(w) !== 'sse' || !w.wrote || w.runOpen) return out;
+  return out + frameJson('sse', AISDK_DONE);
+}
+
+/**
+ * Most of a stream from another format: a main-agent text delta of the text part already open
+ * in the message's open step (no reasoning open) is the general path's `text-delta` alone,
+ * written here without its dispatch. `undefined` for any other delta (the general path writes
+ * it). Held to the general path by test/ui/writer-shortcuts.test.ts.
+ */
+function openDelta(w: Writer, event: AgentEventOf<'text.delta'>): string | undefined {
+  const p = event.provenance;
+  if ((p !== undefined && p.format === FORMAT) || event.lane !== undefined || !w.runOpen) return undefined;
+  const text = event.text;
+  const open = w.text;
+  if (typeof text !== 'string' || text === '' || open === undefined || !w.stepOpen) return undefined;
+  if ((event.message !== undefined && event.message !== open) || w.reasoning !== undefined) return undefined;
+  checkLoss(w.loss, event, TEXT_DELTA_CARRIED);
+  w.nextText = undefined;
+  w.wrote = true;
+  // The chunk's head is the same for every delta of the part: spelled once.
+  if (open !== w.deltaId) {
+    w.deltaId = open;
+    w.deltaHead = `{"type":"text-delta","id":${jsonString(open)},"delta":`;
+  }
+  return frameJson(framingOf(w), `${w.deltaHead}${jsonString(text)}}`);
+}
+
+// ---- chunks read from the AI SDK: their record, with the event's fields put back ----
+
+function own(w: Writer, event: AgentEvent, template: JsonObject, hints: AiSdkHints): string {
+  const r: JsonObject = { ...template };
+  switch (event.type) {
+    case 'run.start':
+      w.runOpen = true;
+      if (event.run !== undefined && 'messageId' in r) r.messageId = event.run;
+      break;
+    case 'run.end':
+      w.runOpen = false;
+      if (event.stopReason !== undefined && 'finishReason' in r) r.finishReason = event.stopReason;
+      break;
+    case 'text.delta':
+    case 'reasoning.delta':
+      if ('delta' in r) r.delta = event.text;
+      break;
+    case 'tool.args.delta':
+      if ('inputTextDelta' in r) r.inputTextDelta = event.text;
+      break;
+    case 'tool.end':
+      if (event.text !== undefined && typeof r.output === 'string') r.output = event.text;
+      if (typeof event.error === 'string' && typeof r.errorText === 'string') r.errorText = event.error;
+      break;
+    case 'error':
+      // An `error` chunk's text (a carried error's record has no such field).
+      if (r.type === 'error') r.errorText = event.message;
+      break;
+    default:
+      break;
+  }
+  w.wrote = true;
+  let out = '';
+  if (hints.before !== undefined) for (const raw of hints.before) out += frameJson(framingOf(w), raw);
+  return out + frameJson(framingOf(w), rawIfSame(hints.raw, JSON.stringify(r)));
+}
+
+// ---- events from another format ----
+
+function foreign(w: Writer, event: AgentEvent): string {
+  if (!w.runOpen && WAITING.has(event.type)) {
+    if (w.waiting.length < MAX_WAITING) w.waiting.push(event);
+    else reportLoss(w.loss, event, event.type, 'too many events before a run');
+    return '';
+  }
+  if (event.lane !== undefined) return ensureRun(w, event) + data(w, event);
+  // The table looked up by the type's own literal (any other type as it is: the same answer).
+  const word = canonicalType(event.type);
+  const carried = word !== undefined ? CARRIED[word] : CARRIED[event.type];
+  // Approvals are checked where they are written: as chunks, or whole in a data part.
+  if (carried !== undefined && event.type !== 'approval.request' && event.type !== 'approval.resolve')
+    checkLoss(w.loss, event, carried);
+  switch (event.type) {
+    case 'run.start': {
+      const out = w.runOpen ? finish(w, undefined) : '';
+      return out + start(w, event);
+    }
+    case 'run.end':
+      // A run the source never ended stays open: its end came from no record.
+      if (event.status === 'incomplete' && (!w.runOpen || event.provenance?.synthetic)) return '';
+      // Nor does a derived end while a round the source opened is still open: it was cut off.
+      if (event.provenance?.synthetic && w.roundOpen) return '';
+      return ensureRun(w, event) + finish(w, event);
+    default:
+      return ensureRun(w, event) + content(w, event);
+  }
+}
+
+function content(w: Writer, event: AgentEvent): string {
+  switch (event.type) {
+    case 'round.start':
+      w.roundOpen = true;
+      return closeParts(w) + closeStep(w) + openStep(w);
+    case 'round.end': {
+      w.roundOpen = false;
+      if (event.usage !== undefined) {
+        w.roundUsage ??= {};
+        addUsage(w.roundUsage, event.usage);
       }
-    } else if (event.provenance?.format === FORMAT && event.provenance.synthetic) return '';
-    return this.early.after(this.foreign(event));
-  }
-
-  end(): string {
-    const out = this.early.after('');
-    for (const e of this.waiting) this.loss.report(e, e.type, 'no message follows to carry it');
-    this.waiting = [];
-    // `[DONE]` closes a stream whose last run ended; one cut off mid-run stays as it was.
-    if (this.framingOf() !== 'sse' || !this.wrote || this.runOpen) return out;
-    return out + frameJson('sse', AISDK_DONE);
-  }
-
-  /**
-   * Most of a stream from another format: a main-agent text delta of the text part already open
-   * in the message's open step (no reasoning open) is the general path's `text-delta` alone,
-   * written here without its dispatch. `undefined` for any other delta (the general path writes
-   * it). Held to the general path by test/ui/writer-shortcuts.test.ts.
-   */
-  private openDelta(event: AgentEventOf<'text.delta'>): string | undefined {
-    const p = event.provenance;
-    if ((p !== undefined && p.format === FORMAT) || event.lane !== undefined || !this.runOpen)
-      return undefined;
-    const text = event.text;
-    const open = this.text;
-    if (typeof text !== 'string' || text === '' || open === undefined || !this.stepOpen) return undefined;
-    if ((event.message !== undefined && event.message !== open) || this.reasoning !== undefined)
-      return undefined;
-    this.loss.check(event, TEXT_DELTA_CARRIED);
-    this.nextText = undefined;
-    this.wrote = true;
-    return frameJson(
-      this.framingOf(),
-      `{"type":"text-delta","id":${jsonString(open)},"delta":${jsonString(text)}}`,
-    );
-  }
-
-  // ---- chunks read from the AI SDK: their record, with the event's fields put back ----
-
-  private own(event: AgentEvent, template: JsonObject, hints: AiSdkHints): string {
-    const r: JsonObject = { ...template };
-    switch (event.type) {
-      case 'run.start':
-        this.runOpen = true;
-        if (event.run !== undefined && 'messageId' in r) r.messageId = event.run;
-        break;
-      case 'run.end':
-        this.runOpen = false;
-        if (event.stopReason !== undefined && 'finishReason' in r) r.finishReason = event.stopReason;
-        break;
-      case 'text.delta':
-      case 'reasoning.delta':
-        if ('delta' in r) r.delta = event.text;
-        break;
-      case 'tool.args.delta':
-        if ('inputTextDelta' in r) r.inputTextDelta = event.text;
-        break;
-      case 'tool.end':
-        if (event.text !== undefined && typeof r.output === 'string') r.output = event.text;
-        if (typeof event.error === 'string' && typeof r.errorText === 'string') r.errorText = event.error;
-        break;
-      case 'error':
-        // An `error` chunk's text (a carried error's record has no such field).
-        if (r.type === 'error') r.errorText = event.message;
-        break;
-      default:
-        break;
+      return closeParts(w) + (w.stepOpen ? '' : openStep(w)) + closeStep(w);
     }
-    this.wrote = true;
-    let out = '';
-    if (hints.before !== undefined) for (const raw of hints.before) out += frameJson(this.framingOf(), raw);
-    return out + frameJson(this.framingOf(), rawIfSame(hints.raw, JSON.stringify(r)));
-  }
-
-  // ---- events from another format ----
-
-  private foreign(event: AgentEvent): string {
-    if (!this.runOpen && WAITING.has(event.type)) {
-      if (this.waiting.length < MAX_WAITING) this.waiting.push(event);
-      else this.loss.report(event, event.type, 'too many events before a run');
-      return '';
-    }
-    if (event.lane !== undefined) return this.ensureRun(event) + this.data(event);
-    const carried = CARRIED[event.type];
-    // Approvals are checked where they are written: as chunks, or whole in a data part.
-    if (carried !== undefined && event.type !== 'approval.request' && event.type !== 'approval.resolve')
-      this.loss.check(event, carried);
-    switch (event.type) {
-      case 'run.start': {
-        const out = this.runOpen ? this.finish(undefined) : '';
-        return out + this.start(event);
-      }
-      case 'run.end':
-        // A run the source never ended stays open: its end came from no record.
-        if (event.status === 'incomplete' && (!this.runOpen || event.provenance?.synthetic)) return '';
-        // Nor does a derived end while a round the source opened is still open: it was cut off.
-        if (event.provenance?.synthetic && this.roundOpen) return '';
-        return this.ensureRun(event) + this.finish(event);
-      default:
-        return this.ensureRun(event) + this.content(event);
-    }
-  }
-
-  private content(event: AgentEvent): string {
-    switch (event.type) {
-      case 'round.start':
-        this.roundOpen = true;
-        return this.closeParts() + this.closeStep() + this.openStep();
-      case 'round.end': {
-        this.roundOpen = false;
-        if (event.usage !== undefined) {
-          this.roundUsage ??= {};
-          addUsage(this.roundUsage, event.usage);
-        }
-        return this.closeParts() + (this.stepOpen ? '' : this.openStep()) + this.closeStep();
-      }
-      case 'message.start':
-        // The part opens with its first text: a message that says nothing leaves no empty part.
-        this.nextText = event.message;
-        return this.closeParts();
-      case 'message.end':
-        return this.text !== undefined && (event.message === undefined || event.message === this.text)
-          ? this.closeText()
-          : '';
-      case 'text.delta': {
-        if (event.text === '') return '';
-        let out = this.ensureStep() + this.closeReasoning();
-        if (this.text !== undefined && event.message !== undefined && event.message !== this.text)
-          out += this.closeText();
-        if (this.text === undefined) out += this.openText(event.message ?? this.nextText);
-        this.nextText = undefined;
-        // Most of a stream, spelled out: the same bytes as emit() gives, without an object.
-        this.wrote = true;
-        return (
-          out +
-          frameJson(
-            this.framingOf(),
-            `{"type":"text-delta","id":${jsonString(this.text!)},"delta":${jsonString(event.text)}}`,
-          )
-        );
-      }
-      case 'reasoning.delta':
-        return this.ensureStep() + this.reasoningDelta(event);
-      case 'tool.args.delta': {
-        let out = this.ensureStep() + this.closeParts();
-        if (!this.invocations.has(event.call)) {
-          const name = event.name ?? 'unknown';
-          this.invocations.set(event.call, name);
-          out += this.emit('tool-input-start', { toolCallId: event.call, toolName: name });
-        }
-        if (event.text === '') return out;
-        return out + this.emit('tool-input-delta', { toolCallId: event.call, inputTextDelta: event.text });
-      }
-      case 'tool.start':
-        return this.ensureStep() + this.closeParts() + this.toolInput(event);
-      case 'tool.end':
-        return this.ensureStep() + this.closeParts() + this.toolOutput(event);
-      case 'approval.request':
-        if (event.call === undefined || !this.invocations.has(event.call)) return this.data(event);
-        this.approvals.add(event.approval);
-        this.approvalCall.set(event.approval, event.call);
-        this.loss.check(event, CARRIED['approval.request']!);
-        return (
-          this.closeParts() +
-          this.emit('tool-approval-request', {
-            approvalId: event.approval,
-            toolCallId: event.call,
-            reason: event.title,
-          })
-        );
-      case 'approval.resolve':
-        // A decision after the call's output would take the part back from its outcome.
-        if (!this.approvals.has(event.approval) || this.decided.has(event.approval)) return this.data(event);
-        this.loss.check(event, CARRIED['approval.resolve']!);
-        return this.emit('tool-approval-response', {
-          approvalId: event.approval,
-          approved: decisionAllows(event.decision),
-        });
-      case 'cancel':
-        // The run stops here: its step ends before the cancellation is said.
-        return this.closeParts() + this.closeStep() + this.data(event);
-      case 'error':
-        if (!event.fatal) return this.data(event);
-        this.errorWritten = true;
-        return this.closeParts() + this.emit('error', { errorText: event.message });
-      default:
-        return this.data(event);
-    }
-  }
-
-  private data(event: AgentEvent): string {
-    // The message states its run and steps; a session, workspace or sequence number it cannot.
-    for (const k of ['session', 'workspace', 'seq'] as const)
-      if (event[k] !== undefined)
-        this.loss.report(event, `${event.type}.${k}`, `the UI message stream has no place for ${k}`);
-    const value = carriedValue(event);
-    if (event.lane !== undefined) value.lane = event.lane;
-    if (event.ts !== undefined) value.ts = event.ts;
-    for (const k of Object.keys(value)) assertEncodable(value[k], `${event.type}.${k}`, undefined, FORMAT);
-    return this.emit(`${AISDK_DATA_PREFIX}${event.type}`, { data: value });
-  }
-
-  private emit(type: string, fields: JsonObject): string {
-    this.wrote = true;
-    if (!AISDK_WRITER_SHORTCUTS.enabled) {
-      const r: JsonObject = { type };
-      for (const k of Object.keys(fields)) if (fields[k] !== undefined) r[k] = fields[k];
-      return frameJson(this.framingOf(), JSON.stringify(r));
-    }
-    // The chunk's text in pieces, without copying `fields` behind a `type` key: `JSON.stringify`
-    // drops undefined fields as the chunk would not have them, and slicing its braces off copies
-    // nothing. Held to the object above by test/ui/writer-shortcuts.test.ts.
-    const body = JSON.stringify(fields);
-    return frameJson(
-      this.framingOf(),
-      body.length > 2 ? `{"type":${jsonString(type)},${body.slice(1)}` : `{"type":${jsonString(type)}}`,
-    );
-  }
-
-  private framingOf(): JsonFraming {
-    this.framing ??= 'sse';
-    return this.framing;
-  }
-
-  // ---- the message: start, steps, finish ----
-
-  private ensureRun(event: AgentEvent): string {
-    return this.runOpen ? '' : this.start(event);
-  }
-
-  private start(event: AgentEvent): string {
-    this.runOpen = true;
-    this.stepOpen = false;
-    this.roundOpen = false;
-    this.errorWritten = false;
-    this.roundUsage = undefined;
-    this.invocations.clear();
-    this.inputs.clear();
-    this.approvals.clear();
-    this.approvalCall.clear();
-    this.decided.clear();
-    let out = this.emit('start', { messageId: event.run ?? this.idSource() });
-    const waiting = this.waiting;
-    this.waiting = [];
-    for (const e of waiting) out += e.lane !== undefined ? this.data(e) : this.content(e);
-    return out;
-  }
-
-  private finish(event: AgentEventOf<'run.end'> | undefined): string {
-    let out = this.closeParts() + this.closeStep();
-    this.runOpen = false;
-    if (event?.status === 'cancelled') {
-      for (const k of ['stopReason', 'usage', 'durationMs'] as const)
-        if (event[k] !== undefined)
-          this.loss.report(event, `run.end.${k}`, 'an abort chunk carries a reason only');
-      return out + this.emit('abort', { reason: event.reason });
-    }
-    const failed = event?.status === 'failed';
-    if (failed && !this.errorWritten)
-      out += this.emit('error', { errorText: event?.error ?? event?.reason ?? 'failed' });
-    if (event?.status === 'incomplete')
-      this.loss.report(event, 'run.end.status', 'the UI message stream has no incomplete finish');
-    const fields: JsonObject = {};
-    const reason = failed ? 'error' : finishReasonOf(event?.stopReason);
-    if (reason !== undefined) fields.finishReason = reason;
-    const usage = event?.usage ?? this.roundUsage;
-    const metadata: JsonObject = usage !== undefined && !isZeroUsage(usage) ? usageToMetadata(usage) : {};
-    if (event?.durationMs !== undefined) metadata.durationMs = event.durationMs;
-    if (event?.reason !== undefined) metadata.reason = event.reason;
-    if (Object.keys(metadata).length > 0) fields.messageMetadata = metadata;
-    return out + this.emit('finish', fields);
-  }
-
-  private openStep(): string {
-    this.stepOpen = true;
-    return this.emit('start-step', {});
-  }
-
-  private ensureStep(): string {
-    return this.stepOpen ? '' : this.openStep();
-  }
-
-  private closeStep(): string {
-    if (!this.stepOpen) return '';
-    this.stepOpen = false;
-    return this.emit('finish-step', {});
-  }
-
-  // ---- text and reasoning parts ----
-
-  private openText(id: string | undefined): string {
-    this.text = id ?? this.idSource();
-    return this.emit('text-start', { id: this.text });
-  }
-
-  private closeText(): string {
-    if (this.text === undefined) return '';
-    const id = this.text;
-    this.text = undefined;
-    return this.emit('text-end', { id });
-  }
-
-  private reasoningDelta(event: AgentEventOf<'reasoning.delta'>): string {
-    let out = this.closeText();
-    if (this.reasoning !== undefined && event.message !== undefined && event.message !== this.reasoning)
-      out += this.closeReasoning();
-    const opaque: JsonObject = {};
-    if (event.signature !== undefined) opaque.signature = event.signature;
-    if (event.redacted !== undefined) opaque.redacted = event.redacted;
-    const hasOpaque = Object.keys(opaque).length > 0;
-    if (event.text === '' && !hasOpaque) return out;
-    if (this.reasoning === undefined) {
-      this.reasoning = event.message ?? this.idSource();
-      out += this.emit('reasoning-start', { id: this.reasoning });
-    }
-    const fields: JsonObject = { id: this.reasoning, delta: event.text };
-    if (hasOpaque) fields.providerMetadata = { [AISDK_META_KEY]: opaque };
-    return out + this.emit('reasoning-delta', fields);
-  }
-
-  private closeReasoning(): string {
-    if (this.reasoning === undefined) return '';
-    const id = this.reasoning;
-    this.reasoning = undefined;
-    return this.emit('reasoning-end', { id });
-  }
-
-  private closeParts(): string {
-    return this.closeText() + this.closeReasoning();
-  }
-
-  // ---- tool calls ----
-
-  private toolInput(event: AgentEventOf<'tool.start'>): string {
-    const input = event.args ?? (event.command !== undefined ? { command: event.command } : {});
-    if (event.args !== undefined) assertEncodable(event.args, 'tool.start.args', undefined, FORMAT);
-    this.invocations.set(event.call, event.name);
-    this.inputs.add(event.call);
-    const meta: JsonObject = {};
-    for (const k of ['kind', 'server', 'argsSummary', 'command', 'startedAt'] as const) {
-      if (event[k] !== undefined) meta[k] = event[k];
-    }
-    return this.emit('tool-input-available', {
-      toolCallId: event.call,
-      toolName: event.name,
-      input,
-      toolMetadata: Object.keys(meta).length > 0 ? { [AISDK_META_KEY]: meta } : undefined,
-    });
-  }
-
-  private toolOutput(event: AgentEventOf<'tool.end'>): string {
-    let out = '';
-    if (!this.inputs.has(event.call)) {
-      // An output needs its invocation: a call whose start never came gets its input here.
-      const name = this.invocations.get(event.call) ?? event.name ?? 'unknown';
-      out += this.toolInput({ type: 'tool.start', call: event.call, name });
-    }
-    this.inputs.delete(event.call);
-    for (const [approval, call] of this.approvalCall) if (call === event.call) this.decided.add(approval);
-    const meta: JsonObject = {};
-    for (const k of ['exitCode', 'filesChanged', 'startedAt', 'endedAt'] as const) {
-      if (event[k] !== undefined) meta[k] = event[k];
-    }
-    const toolMetadata = (): JsonObject | undefined =>
-      Object.keys(meta).length > 0 ? { [AISDK_META_KEY]: meta } : undefined;
-    if (event.denied === true) {
-      if (event.error !== undefined) meta.error = event.error;
-      if (event.text !== undefined) meta.text = event.text;
-      if (Object.keys(meta).length > 0)
-        this.loss.report(event, 'tool.end.error', 'tool-output-denied has no text');
-      return out + this.emit('tool-output-denied', { toolCallId: event.call });
-    }
-    if (!event.ok) {
-      const errorText =
-        typeof event.error === 'string'
-          ? event.error
-          : (event.text ?? (event.error !== undefined ? JSON.stringify(event.error) : 'failed'));
-      if (event.result !== undefined) meta.result = event.result;
-      if (event.text !== undefined && event.text !== errorText) meta.text = event.text;
-      if (event.error !== undefined && typeof event.error !== 'string') meta.error = event.error;
+    case 'message.start':
+      // The part opens with its first text: a message that says nothing leaves no empty part.
+      w.nextText = event.message;
+      return closeParts(w);
+    case 'message.end':
+      return w.text !== undefined && (event.message === undefined || event.message === w.text)
+        ? closeText(w)
+        : '';
+    case 'text.delta': {
+      if (event.text === '') return '';
+      let out = ensureStep(w) + closeReasoning(w);
+      if (w.text !== undefined && event.message !== undefined && event.message !== w.text)
+        out += closeText(w);
+      if (w.text === undefined) out += openText(w, event.message ?? w.nextText);
+      w.nextText = undefined;
+      // Most of a stream, spelled out: the same bytes as emit() gives, without an object.
+      w.wrote = true;
       return (
         out +
-        this.emit('tool-output-error', { toolCallId: event.call, errorText, toolMetadata: toolMetadata() })
+        frameJson(
+          framingOf(w),
+          `{"type":"text-delta","id":${jsonString(w.text!)},"delta":${jsonString(event.text)}}`,
+        )
       );
     }
-    let output: unknown = event.text ?? null;
-    if (event.result !== undefined) {
-      assertEncodable(event.result, 'tool.end.result', undefined, FORMAT);
-      output = event.result;
-      if (event.text !== undefined) meta.text = event.text;
+    case 'reasoning.delta':
+      return ensureStep(w) + reasoningDelta(w, event);
+    case 'tool.args.delta': {
+      let out = ensureStep(w) + closeParts(w);
+      if (!w.invocations.has(event.call)) {
+        const name = event.name ?? 'unknown';
+        w.invocations.set(event.call, name);
+        out += emit(w, 'tool-input-start', { toolCallId: event.call, toolName: name });
+      }
+      if (event.text === '') return out;
+      return out + emit(w, 'tool-input-delta', { toolCallId: event.call, inputTextDelta: event.text });
     }
-    return (
-      out +
-      this.emit('tool-output-available', { toolCallId: event.call, output, toolMetadata: toolMetadata() })
+    case 'tool.start':
+      return ensureStep(w) + closeParts(w) + toolInput(w, event);
+    case 'tool.end':
+      return ensureStep(w) + closeParts(w) + toolOutput(w, event);
+    case 'approval.request':
+      if (event.call === undefined || !w.invocations.has(event.call)) return data(w, event);
+      w.approvals.add(event.approval);
+      w.approvalCall.set(event.approval, event.call);
+      checkLoss(w.loss, event, CARRIED['approval.request']!);
+      return (
+        closeParts(w) +
+        emit(w, 'tool-approval-request', {
+          approvalId: event.approval,
+          toolCallId: event.call,
+          reason: event.title,
+        })
+      );
+    case 'approval.resolve':
+      // A decision after the call's output would take the part back from its outcome.
+      if (!w.approvals.has(event.approval) || w.decided.has(event.approval)) return data(w, event);
+      checkLoss(w.loss, event, CARRIED['approval.resolve']!);
+      return emit(w, 'tool-approval-response', {
+        approvalId: event.approval,
+        approved: decisionAllows(event.decision),
+      });
+    case 'cancel':
+      // The run stops here: its step ends before the cancellation is said.
+      return closeParts(w) + closeStep(w) + data(w, event);
+    case 'error':
+      if (!event.fatal) return data(w, event);
+      w.errorWritten = true;
+      return closeParts(w) + emit(w, 'error', { errorText: event.message });
+    default:
+      return data(w, event);
+  }
+}
+
+function data(w: Writer, event: AgentEvent): string {
+  // The message states its run and steps; a session, workspace or sequence number it cannot.
+  // Named one by one, each loss once per event type without its name built again.
+  if (event.session !== undefined) reportKeyLoss(w.loss, event, 'session', NO_SESSION);
+  if (event.workspace !== undefined) reportKeyLoss(w.loss, event, 'workspace', NO_WORKSPACE);
+  if (event.seq !== undefined) reportKeyLoss(w.loss, event, 'seq', NO_SEQ);
+  if (
+    AISDK_WRITER_SHORTCUTS.enabled &&
+    event.type === 'tool.output' &&
+    event.lane === undefined &&
+    event.ts === undefined &&
+    carriesCallText(event)
+  ) {
+    // Most of what a stream carries: its value spelled, not built (strings need no check).
+    w.wrote = true;
+    return frameJson(
+      framingOf(w),
+      `{"type":"${AISDK_DATA_PREFIX}tool.output","data":{"call":${jsonString(event.call)},"text":${jsonString(event.text)}}}`,
     );
   }
+  const value = carriedValue(event);
+  if (event.lane !== undefined) value.lane = event.lane;
+  if (event.ts !== undefined) value.ts = event.ts;
+  for (const k of Object.keys(value)) assertEncodable(value[k], `${event.type}.${k}`, undefined, FORMAT);
+  return emit(w, `${AISDK_DATA_PREFIX}${event.type}`, { data: value });
+}
+
+function emit(w: Writer, type: string, fields: JsonObject): string {
+  w.wrote = true;
+  if (!AISDK_WRITER_SHORTCUTS.enabled) {
+    const r: JsonObject = { type };
+    for (const k of Object.keys(fields)) if (fields[k] !== undefined) r[k] = fields[k];
+    return frameJson(framingOf(w), JSON.stringify(r));
+  }
+  // The chunk's text in pieces, without copying `fields` behind a `type` key: `JSON.stringify`
+  // drops undefined fields as the chunk would not have them, and slicing its braces off copies
+  // nothing. Held to the object above by test/ui/writer-shortcuts.test.ts.
+  const body = JSON.stringify(fields);
+  return frameJson(
+    framingOf(w),
+    body.length > 2 ? `{"type":${jsonString(type)},${body.slice(1)}` : `{"type":${jsonString(type)}}`,
+  );
+}
+
+/**
+ * A chunk its caller spelled whole (the same bytes {@link emit} gives for its fields, without the
+ * fields object): only behind {@link AISDK_WRITER_SHORTCUTS}, held to emit by
+ * test/ui/writer-shortcuts.test.ts.
+ */
+function chunk(w: Writer, json: string): string {
+  w.wrote = true;
+  return frameJson(framingOf(w), json);
+}
+
+function framingOf(w: Writer): JsonFraming {
+  w.framing ??= 'sse';
+  return w.framing;
+}
+
+// ---- the message: start, steps, finish ----
+
+function ensureRun(w: Writer, event: AgentEvent): string {
+  return w.runOpen ? '' : start(w, event);
+}
+
+function start(w: Writer, event: AgentEvent): string {
+  w.runOpen = true;
+  w.stepOpen = false;
+  w.roundOpen = false;
+  w.errorWritten = false;
+  w.roundUsage = undefined;
+  w.invocations.clear();
+  w.inputs.clear();
+  w.approvals.clear();
+  w.approvalCall.clear();
+  w.decided.clear();
+  let out = emit(w, 'start', { messageId: event.run ?? newId(w) });
+  const waiting = w.waiting;
+  w.waiting = [];
+  for (const e of waiting) out += e.lane !== undefined ? data(w, e) : content(w, e);
+  return out;
+}
+
+function finish(w: Writer, event: AgentEventOf<'run.end'> | undefined): string {
+  let out = closeParts(w) + closeStep(w);
+  w.runOpen = false;
+  if (event?.status === 'cancelled') {
+    for (const k of ['stopReason', 'usage', 'durationMs'] as const)
+      if (event[k] !== undefined)
+        reportLoss(w.loss, event, `run.end.${k}`, 'an abort chunk carries a reason only');
+    return out + emit(w, 'abort', { reason: event.reason });
+  }
+  const failed = event?.status === 'failed';
+  if (failed && !w.errorWritten)
+    out += emit(w, 'error', { errorText: event?.error ?? event?.reason ?? 'failed' });
+  if (event?.status === 'incomplete')
+    reportLoss(w.loss, event, 'run.end.status', 'the UI message stream has no incomplete finish');
+  const fields: JsonObject = {};
+  const reason = failed ? 'error' : finishReasonOf(event?.stopReason);
+  if (reason !== undefined) fields.finishReason = reason;
+  const usage = event?.usage ?? w.roundUsage;
+  const metadata: JsonObject = usage !== undefined && !isZeroUsage(usage) ? usageToMetadata(usage) : {};
+  if (event?.durationMs !== undefined) metadata.durationMs = event.durationMs;
+  if (event?.reason !== undefined) metadata.reason = event.reason;
+  if (Object.keys(metadata).length > 0) fields.messageMetadata = metadata;
+  return out + emit(w, 'finish', fields);
+}
+
+function openStep(w: Writer): string {
+  w.stepOpen = true;
+  if (AISDK_WRITER_SHORTCUTS.enabled) return chunk(w, START_STEP);
+  return emit(w, 'start-step', {});
+}
+
+function ensureStep(w: Writer): string {
+  return w.stepOpen ? '' : openStep(w);
+}
+
+function closeStep(w: Writer): string {
+  if (!w.stepOpen) return '';
+  w.stepOpen = false;
+  if (AISDK_WRITER_SHORTCUTS.enabled) return chunk(w, FINISH_STEP);
+  return emit(w, 'finish-step', {});
+}
+
+// ---- text and reasoning parts ----
+
+function openText(w: Writer, id: string | undefined): string {
+  const text = id ?? newId(w);
+  w.text = text;
+  if (AISDK_WRITER_SHORTCUTS.enabled && typeof text === 'string')
+    return chunk(w, `{"type":"text-start","id":${jsonString(text)}}`);
+  return emit(w, 'text-start', { id: text });
+}
+
+function closeText(w: Writer): string {
+  if (w.text === undefined) return '';
+  const id = w.text;
+  w.text = undefined;
+  if (AISDK_WRITER_SHORTCUTS.enabled && typeof id === 'string')
+    return chunk(w, `{"type":"text-end","id":${jsonString(id)}}`);
+  return emit(w, 'text-end', { id });
+}
+
+function reasoningDelta(w: Writer, event: AgentEventOf<'reasoning.delta'>): string {
+  let out = closeText(w);
+  if (w.reasoning !== undefined && event.message !== undefined && event.message !== w.reasoning)
+    out += closeReasoning(w);
+  const opaque: JsonObject = {};
+  if (event.signature !== undefined) opaque.signature = event.signature;
+  if (event.redacted !== undefined) opaque.redacted = event.redacted;
+  const hasOpaque = Object.keys(opaque).length > 0;
+  if (event.text === '' && !hasOpaque) return out;
+  if (w.reasoning === undefined) {
+    w.reasoning = event.message ?? newId(w);
+    out += emit(w, 'reasoning-start', { id: w.reasoning });
+  }
+  const fields: JsonObject = { id: w.reasoning, delta: event.text };
+  if (hasOpaque) fields.providerMetadata = { [AISDK_META_KEY]: opaque };
+  return out + emit(w, 'reasoning-delta', fields);
+}
+
+function closeReasoning(w: Writer): string {
+  if (w.reasoning === undefined) return '';
+  const id = w.reasoning;
+  w.reasoning = undefined;
+  return emit(w, 'reasoning-end', { id });
+}
+
+function closeParts(w: Writer): string {
+  return closeText(w) + closeReasoning(w);
+}
+
+// ---- tool calls ----
+
+function toolInput(w: Writer, event: AgentEventOf<'tool.start'>): string {
+  const input = event.args ?? (event.command !== undefined ? { command: event.command } : {});
+  if (event.args !== undefined) assertEncodable(event.args, 'tool.start.args', undefined, FORMAT);
+  const call = event.call;
+  const name = event.name;
+  w.invocations.set(call, name);
+  w.inputs.add(call);
+  // The metadata's fields named one by one (not a loop over their names: a keyed read of each).
+  const meta: JsonObject = {};
+  if (event.kind !== undefined) meta.kind = event.kind;
+  if (event.server !== undefined) meta.server = event.server;
+  if (event.argsSummary !== undefined) meta.argsSummary = event.argsSummary;
+  if (event.command !== undefined) meta.command = event.command;
+  if (event.startedAt !== undefined) meta.startedAt = event.startedAt;
+  if (AISDK_WRITER_SHORTCUTS.enabled && typeof call === 'string' && typeof name === 'string') {
+    const inputJson = JSON.stringify(input);
+    if (typeof inputJson === 'string')
+      return chunk(
+        w,
+        `{"type":"tool-input-available","toolCallId":${jsonString(call)},"toolName":${jsonString(name)},"input":${inputJson}${toolMetadataText(meta)}}`,
+      );
+  }
+  return emit(w, 'tool-input-available', {
+    toolCallId: event.call,
+    toolName: event.name,
+    input,
+    toolMetadata: Object.keys(meta).length > 0 ? { [AISDK_META_KEY]: meta } : undefined,
+  });
+}
+
+function toolOutput(w: Writer, event: AgentEventOf<'tool.end'>): string {
+  let out = '';
+  if (!w.inputs.has(event.call)) {
+    // An output needs its invocation: a call whose start never came gets its input here.
+    const name = w.invocations.get(event.call) ?? event.name ?? 'unknown';
+    out += toolInput(w, { type: 'tool.start', call: event.call, name });
+  }
+  w.inputs.delete(event.call);
+  for (const [approval, call] of w.approvalCall) if (call === event.call) w.decided.add(approval);
+  const meta: JsonObject = {};
+  if (event.exitCode !== undefined) meta.exitCode = event.exitCode;
+  if (event.filesChanged !== undefined) meta.filesChanged = event.filesChanged;
+  if (event.startedAt !== undefined) meta.startedAt = event.startedAt;
+  if (event.endedAt !== undefined) meta.endedAt = event.endedAt;
+  const toolMetadata = (): JsonObject | undefined =>
+    Object.keys(meta).length > 0 ? { [AISDK_META_KEY]: meta } : undefined;
+  if (event.denied === true) {
+    if (event.error !== undefined) meta.error = event.error;
+    if (event.text !== undefined) meta.text = event.text;
+    if (Object.keys(meta).length > 0)
+      reportLoss(w.loss, event, 'tool.end.error', 'tool-output-denied has no text');
+    return out + emit(w, 'tool-output-denied', { toolCallId: event.call });
+  }
+  if (!event.ok) {
+    const errorText =
+      typeof event.error === 'string'
+        ? event.error
+        : (event.text ?? (event.error !== undefined ? JSON.stringify(event.error) : 'failed'));
+    if (event.result !== undefined) meta.result = event.result;
+    if (event.text !== undefined && event.text !== errorText) meta.text = event.text;
+    if (event.error !== undefined && typeof event.error !== 'string') meta.error = event.error;
+    if (AISDK_WRITER_SHORTCUTS.enabled && typeof event.call === 'string' && typeof errorText === 'string')
+      return (
+        out +
+        chunk(
+          w,
+          `{"type":"tool-output-error","toolCallId":${jsonString(event.call)},"errorText":${jsonString(errorText)}${toolMetadataText(meta)}}`,
+        )
+      );
+    return (
+      out + emit(w, 'tool-output-error', { toolCallId: event.call, errorText, toolMetadata: toolMetadata() })
+    );
+  }
+  let output: unknown = event.text ?? null;
+  if (event.result !== undefined) {
+    assertEncodable(event.result, 'tool.end.result', undefined, FORMAT);
+    output = event.result;
+    if (event.text !== undefined) meta.text = event.text;
+  }
+  if (AISDK_WRITER_SHORTCUTS.enabled && typeof event.call === 'string') {
+    const outputJson = typeof output === 'string' ? jsonString(output) : JSON.stringify(output);
+    if (typeof outputJson === 'string')
+      return (
+        out +
+        chunk(
+          w,
+          `{"type":"tool-output-available","toolCallId":${jsonString(event.call)},"output":${outputJson}${toolMetadataText(meta)}}`,
+        )
+      );
+  }
+  return (
+    out + emit(w, 'tool-output-available', { toolCallId: event.call, output, toolMetadata: toolMetadata() })
+  );
 }

@@ -3,7 +3,7 @@ import type { Diagnostic } from '../../diagnostics';
 import { jsonStreamChunkDecoder } from '../../framing/json-stream';
 import { checkAiSdkEvents } from './check';
 import { type AiSdkDecodeOptions, createAiSdkRecordDecoder } from './decode';
-import { type AiSdkEncodeOptions, AiSdkEncoder } from './encode';
+import { type AiSdkEncodeOptions, createAiSdkEncoder } from './encode';
 import { AISDK_HEADERS } from './wire';
 
 export { checkAiSdkEvents } from './check';
@@ -37,7 +37,7 @@ const codec = createCodec<AiSdkDecodeOptions, AiSdkEncodeOptions>({
   format: 'ai-sdk',
   createChunkDecoder: (options, sink) =>
     jsonStreamChunkDecoder('ai-sdk', options, sink, createAiSdkRecordDecoder(options, sink)),
-  createEncoder: (options, sink) => new AiSdkEncoder(options, sink),
+  createEncoder: (options, sink) => createAiSdkEncoder(options, sink),
 });
 
 function toResponse(

@@ -1,10 +1,25 @@
 import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
 import { randomId } from '../../ids';
-import { assertEncodable, encodeJson, isJsonObject, type JsonObject, rawIfSame } from '../../json';
-import { LossReporter } from '../../loss';
+import {
+  assertEncodable,
+  encodeJson,
+  isJsonObject,
+  type JsonObject,
+  jsonString,
+  rawIfSame,
+} from '../../json';
+import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
-import { AMP_SUCCESS, type AmpHints, isMappedAssistantBlock, isMappedUserBlock, mergeBlocks } from './wire';
+import {
+  AMP_ASSISTANT_LINE_HEAD,
+  AMP_SUCCESS,
+  AMP_TEXT_BLOCK_HEAD,
+  type AmpHints,
+  isMappedAssistantBlock,
+  isMappedUserBlock,
+  mergeBlocks,
+} from './wire';
 
 /** Options of the Amp writer. */
 export interface AmpEncodeOptions extends EncodeOptions {
@@ -52,6 +67,13 @@ const TEXT_CARRIED = CARRIED['text.delta'] as readonly string[];
  */
 export const AMP_JOIN_SHORTCUT: { enabled: boolean } = { enabled: true };
 
+/**
+ * Whether an assistant line built from the model (no kept record) is spelled from templates
+ * (`assistantTemplate`) instead of `JSON.stringify` of the record. Off, only the general path
+ * runs; the property test in test/amp/writer-templates.test.ts holds the two equal.
+ */
+export const AMP_TEMPLATES: { enabled: boolean } = { enabled: true };
+
 /** A `user` or `assistant` line being gathered from the events of one record. */
 interface Pending {
   kind: 'user' | 'assistant';
@@ -62,17 +84,63 @@ interface Pending {
   lane: string | undefined;
   session: string | undefined;
   /** For assistant lines: the round's end, which carries the stop reason and usage. */
-  end?: AgentEventOf<'round.end'>;
+  end: AgentEventOf<'round.end'> | undefined;
 }
 
 /** A lane's gathered lines: its assistant message and the tool results that follow it. */
 interface Slot {
-  assistant?: Pending | undefined;
-  results?: Pending | undefined;
+  assistant: Pending | undefined;
+  results: Pending | undefined;
   /** The lane's message was written before its round ended (another lane's lines came). */
-  early?: boolean;
+  early: boolean;
   /** Another format's call usage was written on its own line since the lane's last round. */
-  usageSaid?: boolean;
+  usageSaid: boolean;
+}
+
+/**
+ * The writer's state, built in one literal by {@link newWriter}, with its slots and pending lines
+ * literals too (a literal's hidden class outlives a full GC, a class instance's does not:
+ * docs/performance.md, "Amp writer, round five").
+ */
+interface Writer {
+  readonly options: AmpEncodeOptions;
+  readonly loss: LossState;
+  session: string | undefined;
+  // The lines being gathered, per lane ('' for the main agent): a subagent's lines interleave
+  // with its parent's, and each lane's message and results are written in their own order.
+  readonly slots: Map<string, Slot>;
+  readonly callOf: Map<string, string>;
+  // Text blocks built from another format's deltas, which the next delta extends (each is the
+  // writer's own `{type, text}` literal: the assistant template spells it).
+  readonly joinable: WeakSet<JsonObject>;
+  rounds: number;
+  // The input and output the run's assistant lines carried (its result's total is the sum).
+  lineInput: number;
+  lineOutput: number;
+  // Text a call made while gathering must put out before whatever the event writes.
+  before: string;
+  // The text block the last event (another format's text delta) left last in its lane's gathered
+  // message, with nothing else gathered anywhere: the next delta of that lane extends it without
+  // the general path's look at every lane (`joinDelta`). Cleared by any other event.
+  joinTo: JsonObject | undefined;
+  joinLane: string | undefined;
+}
+
+function newWriter(options: AmpEncodeOptions, sink: DiagnosticSink): Writer {
+  return {
+    options,
+    loss: newLoss(FORMAT, sink),
+    session: undefined,
+    slots: new Map(),
+    callOf: new Map(),
+    joinable: new WeakSet(),
+    rounds: 0,
+    lineInput: 0,
+    lineOutput: 0,
+    before: '',
+    joinTo: undefined,
+    joinLane: undefined,
+  };
 }
 
 /**
@@ -81,505 +149,575 @@ interface Slot {
  * message) are gathered and written as that line when the next line's events begin; lines read
  * from Amp come back byte for byte while their events are unchanged.
  */
-export class AmpEncoder implements Encoder {
-  private readonly options: AmpEncodeOptions;
-  private readonly loss: LossReporter;
-  private session: string | undefined;
-  // The lines being gathered, per lane ('' for the main agent): a subagent's lines interleave
-  // with its parent's, and each lane's message and results are written in their own order.
-  private readonly slots = new Map<string, Slot>();
-  private readonly callOf = new Map<string, string>();
-  // Text blocks built from another format's deltas, which the next delta extends.
-  private readonly joinable = new WeakSet<JsonObject>();
-  private rounds = 0;
-  // The input and output the run's assistant lines carried (its result's total is the sum).
-  private lineInput = 0;
-  private lineOutput = 0;
-  // Text a call made while gathering must put out before whatever the event writes.
-  private before = '';
-  // The text block the last event (another format's text delta) left last in its lane's gathered
-  // message, with nothing else gathered anywhere: the next delta of that lane extends it without
-  // the general path's look at every lane (`joinDelta`). Cleared by any other event.
-  private joinTo: JsonObject | undefined = undefined;
-  private joinLane: string | undefined = undefined;
+export function createAmpEncoder(options: AmpEncodeOptions, sink: DiagnosticSink): Encoder {
+  const w = newWriter(options, sink);
+  return {
+    write: (event) => writeEvent(w, event),
+    end: () => endWrite(w),
+  };
+}
 
-  /** Creates a writer reporting losses to `sink`. */
-  constructor(options: AmpEncodeOptions, sink: DiagnosticSink) {
-    this.options = options;
-    this.loss = new LossReporter(FORMAT, sink);
+function writeEvent(w: Writer, event: AgentEvent): string {
+  if (w.joinTo !== undefined && joinDelta(w, event)) return '';
+  const carried = CARRIED[event.type];
+  if (carried !== undefined) checkLoss(w.loss, event, carried);
+  const p = event.provenance;
+  const own = p !== undefined && p.format === FORMAT;
+  // Derived on reading (a run nobody announced, a subagent lane, a round's end after its tool
+  // results, a stream without result): the lines they came from are written by their own events.
+  if (own && p.synthetic === true) {
+    // A derived round end still closes the round being gathered (its lines are complete).
+    return event.type === 'round.end' ? flush(w) : '';
   }
+  const hints = own ? (p.hints as AmpHints | undefined) : undefined;
+  const line = own ? p.line : undefined;
+  const head = own ? flushOther(w, line) : '';
+  const text = dispatch(w, event, own, line, hints);
+  const out = head + w.before + text;
+  w.before = '';
+  return out;
+}
 
-  write(event: AgentEvent): string {
-    if (this.joinTo !== undefined && this.joinDelta(event)) return '';
-    const carried = CARRIED[event.type];
-    if (carried !== undefined) this.loss.check(event, carried);
-    const p = event.provenance;
-    const own = p?.format === FORMAT;
-    // Derived on reading (a run nobody announced, a subagent lane, a round's end after its tool
-    // results, a stream without result): the lines they came from are written by their own events.
-    if (own && p.synthetic === true) {
-      // A derived round end still closes the round being gathered (its lines are complete).
-      return event.type === 'round.end' ? this.flush() : '';
+function dispatch(
+  w: Writer,
+  event: AgentEvent,
+  own: boolean,
+  line: number | undefined,
+  hints: AmpHints | undefined,
+): string {
+  const text = '';
+  switch (event.type) {
+    case 'session.start':
+      return text + flush(w) + init(w, event, hints);
+    case 'run.start':
+      w.rounds = 0;
+      w.lineInput = 0;
+      w.lineOutput = 0;
+      if (event.input === undefined) return text;
+      return text + flush(w) + userText(w, event, event.input, hints);
+    case 'user.message':
+      if (own) {
+        pending(w, event, line, hints).blocks.push(block(hints, { type: 'text', text: event.text }));
+        return text;
+      }
+      return text + flush(w) + userText(w, event, event.text, undefined);
+    case 'text.delta': {
+      const a = pendingAssistant(w, event, line, hints);
+      const last = a.blocks[a.blocks.length - 1];
+      // Amp writes a message's text whole, one block: another format's deltas are joined.
+      if (!own && last !== undefined && last.type === 'text' && w.joinable.has(last)) {
+        last.text = `${last.text as string}${event.text}`;
+        w.joinTo = last;
+        w.joinLane = event.lane;
+        return text;
+      }
+      const b = block(hints, { type: 'text', text: event.text });
+      a.blocks.push(b);
+      if (!own) {
+        w.joinable.add(b);
+        w.joinTo = b;
+        w.joinLane = event.lane;
+      }
+      return text;
     }
-    const hints = own ? (p.hints as AmpHints | undefined) : undefined;
-    const line = own ? p.line : undefined;
-    const head = own ? this.flushOther(line) : '';
-    const text = this.dispatch(event, own, line, hints);
-    const out = head + this.before + text;
-    this.before = '';
-    return out;
-  }
-
-  private dispatch(
-    event: AgentEvent,
-    own: boolean,
-    line: number | undefined,
-    hints: AmpHints | undefined,
-  ): string {
-    const text = '';
-    switch (event.type) {
-      case 'session.start':
-        return text + this.flush() + this.init(event, hints);
-      case 'run.start':
-        this.rounds = 0;
-        this.lineInput = 0;
-        this.lineOutput = 0;
-        if (event.input === undefined) return text;
-        return text + this.flush() + this.userText(event, event.input, hints);
-      case 'user.message':
-        if (own) {
-          this.pending(event, line, hints).blocks.push(this.block(hints, { type: 'text', text: event.text }));
-          return text;
-        }
-        return text + this.flush() + this.userText(event, event.text, undefined);
-      case 'text.delta': {
-        const a = this.pendingAssistant(event, line, hints);
-        const last = a.blocks[a.blocks.length - 1];
-        // Amp writes a message's text whole, one block: another format's deltas are joined.
-        if (!own && last !== undefined && last.type === 'text' && this.joinable.has(last)) {
-          last.text = `${last.text as string}${event.text}`;
-          this.joinTo = last;
-          this.joinLane = event.lane;
-          return text;
-        }
-        const b = this.block(hints, { type: 'text', text: event.text });
-        a.blocks.push(b);
-        if (!own) {
-          this.joinable.add(b);
-          this.joinTo = b;
-          this.joinLane = event.lane;
-        }
-        return text;
+    case 'reasoning.delta': {
+      const b: JsonObject =
+        event.redacted !== undefined
+          ? { type: 'redacted_thinking', data: event.redacted }
+          : { type: 'thinking', thinking: event.text };
+      if (event.redacted === undefined && event.signature !== undefined) b.signature = event.signature;
+      pendingAssistant(w, event, line, hints).blocks.push(block(hints, b));
+      return text;
+    }
+    case 'tool.start': {
+      if (!own && event.args !== undefined) assertEncodable(event.args, 'tool.start.args', undefined, FORMAT);
+      const b: JsonObject = { type: 'tool_use', id: event.call, name: event.name, input: event.args ?? {} };
+      pendingAssistant(w, event, line, hints).blocks.push(block(hints, b));
+      return text;
+    }
+    case 'tool.end': {
+      const content =
+        event.text ??
+        (event.result === undefined || event.result === null
+          ? typeof event.error === 'string'
+            ? event.error
+            : ''
+          : json(event.result, 'tool.end.result'));
+      pending(w, event, line, hints).blocks.push(toolResult(hints, event.call, content, !event.ok));
+      return text;
+    }
+    case 'round.end': {
+      // Tool results gathered before a round's end are that round's: they follow its message.
+      const slot = lane(w, event, own);
+      if (slot.usageSaid) {
+        // A subagent round's usage sums its calls' usage, which had their lines: not said twice.
+        slot.usageSaid = false;
+        if (slot.assistant === undefined && event.lane !== undefined && !own)
+          return text + flushResults(slot);
       }
-      case 'reasoning.delta': {
-        const b: JsonObject =
-          event.redacted !== undefined
-            ? { type: 'redacted_thinking', data: event.redacted }
-            : { type: 'thinking', thinking: event.text };
-        if (event.redacted === undefined && event.signature !== undefined) b.signature = event.signature;
-        this.pendingAssistant(event, line, hints).blocks.push(this.block(hints, b));
-        return text;
+      if (slot.assistant === undefined && slot.early) {
+        slot.early = false;
+        if (event.usage !== undefined || event.stopReason !== undefined)
+          reportLoss(
+            w.loss,
+            event,
+            'round.end.usage',
+            `${FORMAT} wrote the round's message before its end (a subagent's lines came between): its usage and stop reason have no line left`,
+          );
+        return text + flushResults(slot);
       }
-      case 'tool.start': {
-        if (!own && event.args !== undefined)
-          assertEncodable(event.args, 'tool.start.args', undefined, FORMAT);
-        const b: JsonObject = { type: 'tool_use', id: event.call, name: event.name, input: event.args ?? {} };
-        this.pendingAssistant(event, line, hints).blocks.push(this.block(hints, b));
-        return text;
-      }
-      case 'tool.end': {
-        const content =
-          event.text ??
-          (event.result === undefined || event.result === null
-            ? typeof event.error === 'string'
-              ? event.error
-              : ''
-            : json(event.result, 'tool.end.result'));
-        this.pending(event, line, hints).blocks.push(this.toolResult(hints, event.call, content, !event.ok));
-        return text;
-      }
-      case 'round.end': {
-        // Tool results gathered before a round's end are that round's: they follow its message.
-        const slot = this.lane(event, own);
-        if (slot.usageSaid === true) {
-          // A subagent round's usage sums its calls' usage, which had their lines: not said twice.
-          slot.usageSaid = false;
-          if (slot.assistant === undefined && event.lane !== undefined && !own)
-            return text + this.flushResults(slot);
-        }
-        if (slot.assistant === undefined && slot.early === true) {
-          slot.early = false;
-          if (event.usage !== undefined || event.stopReason !== undefined)
-            this.loss.report(
-              event,
-              'round.end.usage',
-              `${FORMAT} wrote the round's message before its end (a subagent's lines came between): its usage and stop reason have no line left`,
-            );
-          return text + this.flushResults(slot);
-        }
-        slot.assistant ??= this.start('assistant', event, line, hints);
-        slot.assistant.end = event;
-        return text + this.flushSlot(slot);
-      }
-      case 'run.end':
-        return text + this.flush() + this.result(event, hints);
-      case 'unknown':
-        return text + this.flush() + this.unknown(event, own, hints);
-      case 'usage':
-        // A subagent line's call usage: the line it came from is written by its blocks.
-        if (own) return text;
-        // A subagent's call usage ends its message (a subagent has no rounds of its own).
-        if (event.lane !== undefined && event.usage.scope !== 'thread') {
-          const slot = this.lane(event, false);
-          if (slot.assistant !== undefined) {
-            // The reader keeps a subagent line's usage as an event only from a line that says
-            // nothing else: on the message's line it would stay in the line, lost when read back.
-            // A running count (`final: false`, said as a message starts) stays on the line.
-            let lines = text;
-            if (slot.assistant.blocks.length > 0 && event.usage.final !== false) {
-              lines += this.flushAssistant(slot);
-              slot.assistant = this.start('assistant', event, undefined, undefined);
-            }
-            slot.assistant.end = { type: 'round.end', message: '', usage: event.usage };
-            slot.usageSaid = true;
-            return lines + this.flushAssistant(slot);
+      slot.assistant ??= start(w, 'assistant', event, line, hints);
+      slot.assistant.end = event;
+      return text + flushSlot(w, slot);
+    }
+    case 'run.end':
+      return text + flush(w) + result(w, event, hints);
+    case 'unknown':
+      return text + flush(w) + unknown(w, event, own, hints);
+    case 'usage':
+      // A subagent line's call usage: the line it came from is written by its blocks.
+      if (own) return text;
+      // A subagent's call usage ends its message (a subagent has no rounds of its own).
+      if (event.lane !== undefined && event.usage.scope !== 'thread') {
+        const slot = lane(w, event, false);
+        if (slot.assistant !== undefined) {
+          // The reader keeps a subagent line's usage as an event only from a line that says
+          // nothing else: on the message's line it would stay in the line, lost when read back.
+          // A running count (`final: false`, said as a message starts) stays on the line.
+          let lines = text;
+          if (slot.assistant.blocks.length > 0 && event.usage.final !== false) {
+            lines += flushAssistant(w, slot);
+            slot.assistant = start(w, 'assistant', event, undefined, undefined);
           }
+          slot.assistant.end = { type: 'round.end', message: '', usage: event.usage };
+          slot.usageSaid = true;
+          return lines + flushAssistant(w, slot);
         }
-        this.loss.report(event, 'usage', `${FORMAT} has usage only on assistant lines (round.end.usage)`);
-        return text;
-      case 'message.start':
-      case 'message.end':
-        // Implied: an assistant line is one message.
-        return text;
-      case 'child.start':
-        // A lane another format names by its own id is written as the spawning call's (Amp's).
-        if (!own && event.call !== undefined) this.callOf.set(event.child, event.call);
-        return text;
-      case 'child.end':
-        // Amp has no record for them: a subagent's lines carry its lane as parent_tool_use_id.
-        return text;
-      default:
-        this.loss.report(event, event.type, `${FORMAT} has no record for ${event.type}`);
-        return text;
-    }
+      }
+      reportLoss(w.loss, event, 'usage', `${FORMAT} has usage only on assistant lines (round.end.usage)`);
+      return text;
+    case 'message.start':
+    case 'message.end':
+      // Implied: an assistant line is one message.
+      return text;
+    case 'child.start':
+      // A lane another format names by its own id is written as the spawning call's (Amp's).
+      if (!own && event.call !== undefined) w.callOf.set(event.child, event.call);
+      return text;
+    case 'child.end':
+      // Amp has no record for them: a subagent's lines carry its lane as parent_tool_use_id.
+      return text;
+    default:
+      reportLoss(w.loss, event, event.type, `${FORMAT} has no record for ${event.type}`);
+      return text;
   }
+}
 
-  end(): string {
-    this.joinTo = undefined;
-    return this.flush();
+function endWrite(w: Writer): string {
+  w.joinTo = undefined;
+  return flush(w);
+}
+
+// Another format's text delta right after one that left `joinTo` last in the same lane: what
+// the general path would do (no other lane holds anything, this lane gathers no results, the
+// last block is the joinable text), without looking. The event is checked for losses still.
+function joinDelta(w: Writer, event: AgentEvent): boolean {
+  const to = w.joinTo;
+  w.joinTo = undefined;
+  if (
+    to === undefined ||
+    event.type !== 'text.delta' ||
+    event.lane !== w.joinLane ||
+    event.provenance?.format === FORMAT ||
+    !AMP_JOIN_SHORTCUT.enabled
+  )
+    return false;
+  checkLoss(w.loss, event, TEXT_CARRIED);
+  to.text = `${to.text as string}${event.text}`;
+  w.joinTo = to;
+  return true;
+}
+
+function sessionOf(w: Writer, event: AgentEvent): string {
+  w.session = event.session ?? w.session ?? w.options.session ?? `T-${(w.options.idSource ?? randomId)()}`;
+  return w.session;
+}
+
+function slotOf(w: Writer, key: string | undefined): Slot {
+  const k = key ?? '';
+  let slot = w.slots.get(k);
+  if (slot === undefined) {
+    slot = { assistant: undefined, results: undefined, early: false, usageSaid: false };
+    w.slots.set(k, slot);
   }
+  return slot;
+}
 
-  // Another format's text delta right after one that left `joinTo` last in the same lane: what
-  // the general path would do (no other lane holds anything, this lane gathers no results, the
-  // last block is the joinable text), without looking. The event is checked for losses still.
-  private joinDelta(event: AgentEvent): boolean {
-    const to = this.joinTo;
-    this.joinTo = undefined;
-    if (
-      to === undefined ||
-      event.type !== 'text.delta' ||
-      event.lane !== this.joinLane ||
-      event.provenance?.format === FORMAT ||
-      !AMP_JOIN_SHORTCUT.enabled
-    )
-      return false;
-    this.loss.check(event, TEXT_CARRIED);
-    to.text = `${to.text as string}${event.text}`;
-    this.joinTo = to;
-    return true;
+// An event of this format from another line: the lines gathered so far are complete.
+function flushOther(w: Writer, line: number | undefined): string {
+  let text = '';
+  for (const slot of w.slots.values()) {
+    if (slot.assistant !== undefined && slot.assistant.line !== line) text += flushAssistant(w, slot);
+    if (slot.results !== undefined && slot.results.line !== line) text += flushResults(slot);
   }
+  return text;
+}
 
-  private sessionOf(event: AgentEvent): string {
-    this.session =
-      event.session ?? this.session ?? this.options.session ?? `T-${(this.options.idSource ?? randomId)()}`;
-    return this.session;
+function flushSlot(w: Writer, slot: Slot): string {
+  return flushAssistant(w, slot) + flushResults(slot);
+}
+
+function flush(w: Writer): string {
+  let text = '';
+  for (const slot of w.slots.values()) text += flushSlot(w, slot);
+  w.slots.clear();
+  return text;
+}
+
+/**
+ * The slot of an event's lane. Another format's events of one lane mean the other lanes' lines
+ * so far are complete (Amp writes a lane's lines where they happen): those are written first.
+ */
+function lane(w: Writer, event: AgentEvent, own: boolean): Slot {
+  const slot = slotOf(w, event.lane);
+  if (own) return slot;
+  for (const other of w.slots.values()) {
+    if (other === slot || (other.assistant === undefined && other.results === undefined)) continue;
+    if (other.assistant !== undefined) other.early = true;
+    w.before += flushSlot(w, other);
   }
+  return slot;
+}
 
-  private slot(lane: string | undefined): Slot {
-    const key = lane ?? '';
-    let slot = this.slots.get(key);
-    if (slot === undefined) this.slots.set(key, (slot = {}));
-    return slot;
+function pending(
+  w: Writer,
+  event: AgentEvent,
+  line: number | undefined,
+  hints: AmpHints | undefined,
+): Pending {
+  const slot = lane(w, event, line !== undefined);
+  slot.results ??= start(w, 'user', event, line, hints);
+  return slot.results;
+}
+
+// A new assistant message: tool results gathered before it answered the one before.
+function pendingAssistant(
+  w: Writer,
+  event: AgentEvent,
+  line: number | undefined,
+  hints: AmpHints | undefined,
+): Pending {
+  const slot = lane(w, event, line !== undefined);
+  // Another format without rounds (or with several messages a round): content after tool
+  // results is the next message, the one before is complete (its round's end, if one comes,
+  // lands on the last).
+  if (line === undefined && slot.assistant !== undefined && slot.results !== undefined) {
+    w.before += flushAssistant(w, slot);
   }
-
-  // An event of this format from another line: the lines gathered so far are complete.
-  private flushOther(line: number | undefined): string {
-    let text = '';
-    for (const slot of this.slots.values()) {
-      if (slot.assistant !== undefined && slot.assistant.line !== line) text += this.flushAssistant(slot);
-      if (slot.results !== undefined && slot.results.line !== line) text += this.flushResults(slot);
-    }
-    return text;
+  if (slot.assistant === undefined) {
+    slot.early = false;
+    w.before += flushResults(slot);
+    slot.assistant = start(w, 'assistant', event, line, hints);
   }
+  return slot.assistant;
+}
 
-  private flushSlot(slot: Slot): string {
-    return this.flushAssistant(slot) + this.flushResults(slot);
-  }
+function start(
+  w: Writer,
+  kind: Pending['kind'],
+  event: AgentEvent,
+  line: number | undefined,
+  hints: AmpHints | undefined,
+): Pending {
+  const l = event.lane === undefined ? undefined : (w.callOf.get(event.lane) ?? event.lane);
+  return { kind, blocks: [], line, hints, lane: l, session: sessionOf(w, event), end: undefined };
+}
 
-  private flush(): string {
-    let text = '';
-    for (const slot of this.slots.values()) text += this.flushSlot(slot);
-    this.slots.clear();
-    return text;
-  }
+/** A content block: the kept one with the model's fields set (its own others in place). */
+function block(hints: AmpHints | undefined, b: JsonObject): JsonObject {
+  const kept = hints?.block;
+  if (kept === undefined || kept.type !== b.type) return b;
+  const out: JsonObject = { ...kept };
+  for (const k of Object.keys(b)) out[k] = b[k];
+  return out;
+}
 
-  /**
-   * The slot of an event's lane. Another format's events of one lane mean the other lanes' lines
-   * so far are complete (Amp writes a lane's lines where they happen): those are written first.
-   */
-  private lane(event: AgentEvent, own: boolean): Slot {
-    const slot = this.slot(event.lane);
-    if (own) return slot;
-    for (const other of this.slots.values()) {
-      if (other === slot || (other.assistant === undefined && other.results === undefined)) continue;
-      if (other.assistant !== undefined) other.early = true;
-      this.before += this.flushSlot(other);
-    }
-    return slot;
-  }
-
-  private pending(event: AgentEvent, line: number | undefined, hints: AmpHints | undefined): Pending {
-    const slot = this.lane(event, line !== undefined);
-    slot.results ??= this.start('user', event, line, hints);
-    return slot.results;
-  }
-
-  // A new assistant message: tool results gathered before it answered the one before.
-  private pendingAssistant(
-    event: AgentEvent,
-    line: number | undefined,
-    hints: AmpHints | undefined,
-  ): Pending {
-    const slot = this.lane(event, line !== undefined);
-    // Another format without rounds (or with several messages a round): content after tool
-    // results is the next message, the one before is complete (its round's end, if one comes,
-    // lands on the last).
-    if (line === undefined && slot.assistant !== undefined && slot.results !== undefined) {
-      this.before += this.flushAssistant(slot);
-    }
-    if (slot.assistant === undefined) {
-      slot.early = false;
-      this.before += this.flushResults(slot);
-      slot.assistant = this.start('assistant', event, line, hints);
-    }
-    return slot.assistant;
-  }
-
-  private start(
-    kind: Pending['kind'],
-    event: AgentEvent,
-    line: number | undefined,
-    hints: AmpHints | undefined,
-  ): Pending {
-    const lane = event.lane === undefined ? undefined : (this.callOf.get(event.lane) ?? event.lane);
-    return { kind, blocks: [], line, hints, lane, session: this.sessionOf(event) };
-  }
-
-  /** A content block: the kept one with the model's fields set (its own others in place). */
-  private block(hints: AmpHints | undefined, b: JsonObject): JsonObject {
-    const kept = hints?.block;
-    if (kept === undefined || kept.type !== b.type) return b;
-    const out: JsonObject = { ...kept };
-    for (const k of Object.keys(b)) out[k] = b[k];
+function toolResult(
+  hints: AmpHints | undefined,
+  call: string,
+  content: string,
+  isError: boolean,
+): JsonObject {
+  const kept = hints?.block;
+  if (kept !== undefined && kept.type === 'tool_result') {
+    const out: JsonObject = { ...kept, tool_use_id: call };
+    // Content given as text blocks stays blocks while it says the same text.
+    const same =
+      typeof kept.content === 'string'
+        ? kept.content === content
+        : Array.isArray(kept.content) &&
+          kept.content.map((x) => (isJsonObject(x) && typeof x.text === 'string' ? x.text : '')).join('') ===
+            content;
+    if (!same) out.content = content;
+    if (kept.is_error !== undefined || isError) out.is_error = isError;
     return out;
   }
+  return { type: 'tool_result', tool_use_id: call, content, is_error: isError };
+}
 
-  private toolResult(
-    hints: AmpHints | undefined,
-    call: string,
-    content: string,
-    isError: boolean,
-  ): JsonObject {
-    const kept = hints?.block;
-    if (kept !== undefined && kept.type === 'tool_result') {
-      const out: JsonObject = { ...kept, tool_use_id: call };
-      // Content given as text blocks stays blocks while it says the same text.
-      const same =
-        typeof kept.content === 'string'
-          ? kept.content === content
-          : Array.isArray(kept.content) &&
-            kept.content
-              .map((x) => (isJsonObject(x) && typeof x.text === 'string' ? x.text : ''))
-              .join('') === content;
-      if (!same) out.content = content;
-      if (kept.is_error !== undefined || isError) out.is_error = isError;
-      return out;
-    }
-    return { type: 'tool_result', tool_use_id: call, content, is_error: isError };
+function flushAssistant(w: Writer, slot: Slot): string {
+  const a = slot.assistant;
+  if (a === undefined) return '';
+  slot.assistant = undefined;
+  if (a.lane === undefined) w.rounds++;
+  if (a.hints === undefined && AMP_TEMPLATES.enabled) {
+    const line = assistantTemplate(w, a);
+    if (line !== undefined) return line;
   }
+  const kept = isJsonObject(a.hints?.record?.message) ? (a.hints.record.message as JsonObject) : undefined;
+  const message: JsonObject = kept === undefined ? { type: 'message', role: 'assistant' } : { ...kept };
+  message.content = Array.isArray(kept?.content)
+    ? mergeBlocks(kept.content, a.blocks, isMappedAssistantBlock)
+    : a.blocks;
+  const end = a.end;
+  if (end !== undefined) {
+    if (end.stopReason !== undefined) message.stop_reason = end.stopReason;
+    else if (kept === undefined || kept.stop_reason !== null) delete message.stop_reason;
+    if (end.usage !== undefined) {
+      message.usage = usage(w, end.usage, isJsonObject(kept?.usage) ? kept.usage : undefined);
+      // The decoder totals every line of the run, its subagents' too.
+      w.lineInput += end.usage.input ?? 0;
+      w.lineOutput += end.usage.output ?? 0;
+    } else delete message.usage;
+  }
+  return line(a, 'assistant', message);
+}
 
-  private flushAssistant(slot: Slot): string {
-    const a = slot.assistant;
-    if (a === undefined) return '';
-    slot.assistant = undefined;
-    if (a.lane === undefined) this.rounds++;
-    const kept = isJsonObject(a.hints?.record?.message) ? (a.hints.record.message as JsonObject) : undefined;
-    const message: JsonObject = kept === undefined ? { type: 'message', role: 'assistant' } : { ...kept };
+/**
+ * The assistant line of a message built from the model (no kept record), spelled from
+ * templates (`AMP_ASSISTANT_LINE_HEAD` in wire.ts): a joined text block from its text, every
+ * other block and the usage by `JSON.stringify` alone; the bytes `JSON.stringify` of the
+ * whole record gives (test/amp/writer-templates.test.ts). Undefined (nothing counted or
+ * reported yet) when a field is of a type the template does not spell or a value throws: the
+ * general path then writes the line, or names the field that cannot be written.
+ */
+function assistantTemplate(w: Writer, a: Pending): string | undefined {
+  const session = a.session;
+  const laneId = a.lane;
+  if (typeof session !== 'string' || (laneId !== undefined && typeof laneId !== 'string')) return undefined;
+  const end = a.end;
+  const u = end?.usage;
+  if (end !== undefined) {
+    if (end.stopReason !== undefined && typeof end.stopReason !== 'string') return undefined;
+    if (u !== undefined && !plainUsage(u)) return undefined;
+  }
+  let out = AMP_ASSISTANT_LINE_HEAD;
+  try {
+    const blocks = a.blocks;
+    for (let i = 0; i < blocks.length; i++) {
+      const b = blocks[i] as JsonObject;
+      if (i > 0) out += ',';
+      const t = b.text;
+      // A joined block is a rope of its deltas: JSON.stringify reads a flat string faster.
+      out +=
+        typeof t === 'string' && w.joinable.has(b)
+          ? `${AMP_TEXT_BLOCK_HEAD}${jsonString(t)}}`
+          : JSON.stringify(b);
+    }
+  } catch {
+    return undefined;
+  }
+  out += ']';
+  if (end !== undefined) {
+    if (end.stopReason !== undefined) out += `,"stop_reason":${jsonString(end.stopReason)}`;
+    if (u !== undefined) {
+      out += `,"usage":${usageText(w, u)}`;
+      w.lineInput += u.input ?? 0;
+      w.lineOutput += u.output ?? 0;
+    }
+  }
+  return `${out}},"parent_tool_use_id":${laneId === undefined ? 'null' : jsonString(laneId)},"session_id":${jsonString(session)}}\n`;
+}
+
+// `JSON.stringify(usage(w, u, undefined))` (the same checks and loss, in the same order), spelled
+// from the counts: the object `usage` grows from `{}` has hidden classes a full GC frees.
+function usageText(w: Writer, u: Usage): string {
+  const read = count(u.cacheRead, 'usage.cacheRead');
+  const write = count(u.cacheWrite, 'usage.cacheWrite');
+  const input = count(u.input, 'usage.input');
+  const output = count(u.output, 'usage.output');
+  let text = '';
+  if (input !== undefined) text += `,"input_tokens":${JSON.stringify(input - (read ?? 0) - (write ?? 0))}`;
+  if (write !== undefined) text += `,"cache_creation_input_tokens":${JSON.stringify(write)}`;
+  if (read !== undefined) text += `,"cache_read_input_tokens":${JSON.stringify(read)}`;
+  if (output !== undefined) text += `,"output_tokens":${JSON.stringify(output)}`;
+  if (u.costUsd !== undefined)
+    reportLoss(w.loss, { type: 'usage', usage: u }, 'usage.costUsd', `${FORMAT} reports no cost`);
+  return text === '' ? '{}' : `{${text.slice(1)}}`;
+}
+
+// Usage whose counts are numbers (or absent): `usageText` spells each count alone, which is what
+// JSON.stringify writes inside the record for anything but a value with a `toJSON` of its own
+// (it would see another key).
+function plainUsage(u: Usage): boolean {
+  return (
+    (u.input === undefined || typeof u.input === 'number') &&
+    (u.output === undefined || typeof u.output === 'number') &&
+    (u.cacheRead === undefined || typeof u.cacheRead === 'number') &&
+    (u.cacheWrite === undefined || typeof u.cacheWrite === 'number')
+  );
+}
+
+function flushResults(slot: Slot): string {
+  const u = slot.results;
+  if (u === undefined) return '';
+  slot.results = undefined;
+  const kept = isJsonObject(u.hints?.record?.message) ? (u.hints.record.message as JsonObject) : undefined;
+  const message: JsonObject = kept === undefined ? { role: 'user' } : { ...kept };
+  // A prompt written as a plain string stays one while it is one text block.
+  const only = u.blocks.length === 1 ? u.blocks[0]! : undefined;
+  if (typeof kept?.content === 'string' && only?.type === 'text' && Object.keys(only).length === 2)
+    message.content = only.text;
+  else
     message.content = Array.isArray(kept?.content)
-      ? mergeBlocks(kept.content, a.blocks, isMappedAssistantBlock)
-      : a.blocks;
-    const end = a.end;
-    if (end !== undefined) {
-      if (end.stopReason !== undefined) message.stop_reason = end.stopReason;
-      else if (kept === undefined || kept.stop_reason !== null) delete message.stop_reason;
-      if (end.usage !== undefined) {
-        message.usage = this.usage(end.usage, isJsonObject(kept?.usage) ? kept.usage : undefined);
-        // The decoder totals every line of the run, its subagents' too.
-        this.lineInput += end.usage.input ?? 0;
-        this.lineOutput += end.usage.output ?? 0;
-      } else delete message.usage;
-    }
-    return this.line(a, 'assistant', message);
-  }
+      ? mergeBlocks(kept.content, u.blocks, isMappedUserBlock)
+      : u.blocks;
+  return line(u, 'user', message);
+}
 
-  private flushResults(slot: Slot): string {
-    const u = slot.results;
-    if (u === undefined) return '';
-    slot.results = undefined;
-    const kept = isJsonObject(u.hints?.record?.message) ? (u.hints.record.message as JsonObject) : undefined;
-    const message: JsonObject = kept === undefined ? { role: 'user' } : { ...kept };
-    // A prompt written as a plain string stays one while it is one text block.
-    const only = u.blocks.length === 1 ? u.blocks[0]! : undefined;
-    if (typeof kept?.content === 'string' && only?.type === 'text' && Object.keys(only).length === 2)
-      message.content = only.text;
-    else
-      message.content = Array.isArray(kept?.content)
-        ? mergeBlocks(kept.content, u.blocks, isMappedUserBlock)
-        : u.blocks;
-    return this.line(u, 'user', message);
+/** Writes a `user`/`assistant` line: the kept record with its message replaced. */
+function line(p: Pending, type: 'user' | 'assistant', message: JsonObject): string {
+  const kept = p.hints?.record;
+  let record: JsonObject;
+  if (kept !== undefined && kept.type === type) {
+    record = { ...kept, message };
+    if ('parent_tool_use_id' in kept || p.lane !== undefined) record.parent_tool_use_id = p.lane ?? null;
+    if ('session_id' in kept) record.session_id = p.session;
+  } else {
+    record = { type, message, parent_tool_use_id: p.lane ?? null, session_id: p.session };
   }
+  return out(record, p.hints);
+}
 
-  /** Writes a `user`/`assistant` line: the kept record with its message replaced. */
-  private line(pending: Pending, type: 'user' | 'assistant', message: JsonObject): string {
-    const kept = pending.hints?.record;
-    let record: JsonObject;
-    if (kept !== undefined && kept.type === type) {
-      record = { ...kept, message };
-      if ('parent_tool_use_id' in kept || pending.lane !== undefined)
-        record.parent_tool_use_id = pending.lane ?? null;
-      if ('session_id' in kept) record.session_id = pending.session;
-    } else {
-      record = { type, message, parent_tool_use_id: pending.lane ?? null, session_id: pending.session };
-    }
-    return this.out(record, pending.hints);
+function out(record: JsonObject, hints: AmpHints | undefined): string {
+  return `${rawIfSame(hints?.raw, json(record, String(record.type)))}\n`;
+}
+
+function usage(w: Writer, u: Usage, kept: JsonObject | undefined): JsonObject {
+  const read = count(u.cacheRead, 'usage.cacheRead');
+  const write = count(u.cacheWrite, 'usage.cacheWrite');
+  const input = count(u.input, 'usage.input');
+  const own: Array<[string, number | undefined]> = [
+    ['input_tokens', input === undefined ? undefined : input - (read ?? 0) - (write ?? 0)],
+    ['cache_creation_input_tokens', write],
+    ['cache_read_input_tokens', read],
+    ['output_tokens', count(u.output, 'usage.output')],
+  ];
+  const o: JsonObject = kept === undefined ? {} : { ...kept };
+  for (const [k, v] of own) {
+    if (v === undefined) delete o[k];
+    else o[k] = v;
   }
+  if (u.costUsd !== undefined)
+    reportLoss(w.loss, { type: 'usage', usage: u }, 'usage.costUsd', `${FORMAT} reports no cost`);
+  return o;
+}
 
-  private out(record: JsonObject, hints: AmpHints | undefined): string {
-    return `${rawIfSame(hints?.raw, json(record, String(record.type)))}\n`;
+function init(w: Writer, event: AgentEventOf<'session.start'>, hints: AmpHints | undefined): string {
+  const kept = hints?.record;
+  const session = sessionOf(w, event);
+  if (kept !== undefined && kept.type === 'system') {
+    const record: JsonObject = { ...kept, session_id: session };
+    if (event.cwd !== undefined) record.cwd = event.cwd;
+    if (event.tools !== undefined) record.tools = event.tools;
+    return out(record, hints);
   }
+  const record: JsonObject = {
+    type: 'system',
+    subtype: 'init',
+    cwd: event.cwd ?? '',
+    session_id: session,
+    tools: event.tools ?? [],
+    mcp_servers: [],
+  };
+  return out(record, undefined);
+}
 
-  private usage(u: Usage, kept: JsonObject | undefined): JsonObject {
-    const read = count(u.cacheRead, 'usage.cacheRead');
-    const write = count(u.cacheWrite, 'usage.cacheWrite');
-    const input = count(u.input, 'usage.input');
-    const own: Array<[string, number | undefined]> = [
-      ['input_tokens', input === undefined ? undefined : input - (read ?? 0) - (write ?? 0)],
-      ['cache_creation_input_tokens', write],
-      ['cache_read_input_tokens', read],
-      ['output_tokens', count(u.output, 'usage.output')],
-    ];
-    const out: JsonObject = kept === undefined ? {} : { ...kept };
-    for (const [k, v] of own) {
-      if (v === undefined) delete out[k];
-      else out[k] = v;
-    }
-    if (u.costUsd !== undefined)
-      this.loss.report({ type: 'usage', usage: u }, 'usage.costUsd', `${FORMAT} reports no cost`);
-    return out;
-  }
+function userText(w: Writer, event: AgentEvent, text: string, hints: AmpHints | undefined): string {
+  const p = start(w, 'user', event, undefined, hints);
+  const keptMessage = isJsonObject(hints?.record?.message) ? hints.record.message : undefined;
+  const keptBlock = Array.isArray(keptMessage?.content)
+    ? keptMessage.content.find((b) => isJsonObject(b) && b.type === 'text')
+    : undefined;
+  p.blocks.push(block(isJsonObject(keptBlock) ? { block: keptBlock } : undefined, { type: 'text', text }));
+  return flushResults({ results: p, assistant: undefined, early: false, usageSaid: false });
+}
 
-  private init(event: AgentEventOf<'session.start'>, hints: AmpHints | undefined): string {
-    const kept = hints?.record;
-    const session = this.sessionOf(event);
-    if (kept !== undefined && kept.type === 'system') {
-      const record: JsonObject = { ...kept, session_id: session };
-      if (event.cwd !== undefined) record.cwd = event.cwd;
-      if (event.tools !== undefined) record.tools = event.tools;
-      return this.out(record, hints);
-    }
-    const record: JsonObject = {
-      type: 'system',
-      subtype: 'init',
-      cwd: event.cwd ?? '',
-      session_id: session,
-      tools: event.tools ?? [],
-      mcp_servers: [],
-    };
-    return this.out(record, undefined);
-  }
-
-  private userText(event: AgentEvent, text: string, hints: AmpHints | undefined): string {
-    const pending = this.start('user', event, undefined, hints);
-    const keptMessage = isJsonObject(hints?.record?.message) ? hints.record.message : undefined;
-    const keptBlock = Array.isArray(keptMessage?.content)
-      ? keptMessage.content.find((b) => isJsonObject(b) && b.type === 'text')
-      : undefined;
-    pending.blocks.push(
-      this.block(isJsonObject(keptBlock) ? { block: keptBlock } : undefined, { type: 'text', text }),
+function result(w: Writer, event: AgentEventOf<'run.end'>, hints: AmpHints | undefined): string {
+  if (event.status === 'incomplete') return '';
+  if (event.status === 'cancelled')
+    reportLoss(
+      w.loss,
+      event,
+      'run.end.status',
+      `${FORMAT} has no cancelled result: written as an error result`,
     );
-    return this.flushResults({ results: pending });
+  const ok = event.status === 'completed';
+  const kept = hints?.record;
+  const record: JsonObject = kept !== undefined && kept.type === 'result' ? { ...kept } : {};
+  // Amp's own words only (`success`, `error_*`): another format's reason would read as another outcome.
+  const ampWord =
+    event.reason !== undefined &&
+    (kept?.subtype === event.reason ||
+      ((event.reason === AMP_SUCCESS) === ok && (ok || event.reason.startsWith('error'))));
+  if (event.reason !== undefined && !ampWord)
+    reportLoss(w.loss, event, 'run.end.reason', `${FORMAT} has only success and error_* subtypes`);
+  const subtype = ampWord ? event.reason : ok ? AMP_SUCCESS : 'error_during_execution';
+  const text = ok ? (event.answer ?? '') : (event.error ?? event.answer ?? '');
+  const set: Array<[string, unknown]> = [
+    ['type', 'result'],
+    ['subtype', subtype],
+    [
+      'duration_ms',
+      count(event.durationMs, 'run.end.durationMs') ?? (kept === undefined ? 0 : record.duration_ms),
+    ],
+    ['is_error', !ok],
+    ['num_turns', kept === undefined ? w.rounds : record.num_turns],
+  ];
+  // An error result the SDK spelled with `error` keeps it; the sample lines have `result`.
+  if (!ok && typeof record.error === 'string') set.push(['error', text]);
+  else set.push(['result', text]);
+  set.push(['session_id', sessionOf(w, event)]);
+  // A run's total that no assistant line carried (another format has usage per run only, or
+  // rounds without it): the SDK's optional `result.usage`.
+  const total = event.usage;
+  if (
+    kept === undefined &&
+    total !== undefined &&
+    w.lineInput === 0 &&
+    w.lineOutput === 0 &&
+    ((total.input ?? 0) !== 0 || (total.output ?? 0) !== 0)
+  )
+    set.push(['usage', usage(w, total, undefined)]);
+  for (const [k, v] of set) {
+    if (v === undefined) delete record[k];
+    else record[k] = v;
   }
+  w.rounds = 0;
+  w.lineInput = 0;
+  w.lineOutput = 0;
+  return out(record, hints);
+}
 
-  private result(event: AgentEventOf<'run.end'>, hints: AmpHints | undefined): string {
-    if (event.status === 'incomplete') return '';
-    if (event.status === 'cancelled')
-      this.loss.report(
-        event,
-        'run.end.status',
-        `${FORMAT} has no cancelled result: written as an error result`,
-      );
-    const ok = event.status === 'completed';
-    const kept = hints?.record;
-    const record: JsonObject = kept !== undefined && kept.type === 'result' ? { ...kept } : {};
-    // Amp's own words only (`success`, `error_*`): another format's reason would read as another outcome.
-    const ampWord =
-      event.reason !== undefined &&
-      (kept?.subtype === event.reason ||
-        ((event.reason === AMP_SUCCESS) === ok && (ok || event.reason.startsWith('error'))));
-    if (event.reason !== undefined && !ampWord)
-      this.loss.report(event, 'run.end.reason', `${FORMAT} has only success and error_* subtypes`);
-    const subtype = ampWord ? event.reason : ok ? AMP_SUCCESS : 'error_during_execution';
-    const text = ok ? (event.answer ?? '') : (event.error ?? event.answer ?? '');
-    const set: Array<[string, unknown]> = [
-      ['type', 'result'],
-      ['subtype', subtype],
-      [
-        'duration_ms',
-        count(event.durationMs, 'run.end.durationMs') ?? (kept === undefined ? 0 : record.duration_ms),
-      ],
-      ['is_error', !ok],
-      ['num_turns', kept === undefined ? this.rounds : record.num_turns],
-    ];
-    // An error result the SDK spelled with `error` keeps it; the sample lines have `result`.
-    if (!ok && typeof record.error === 'string') set.push(['error', text]);
-    else set.push(['result', text]);
-    set.push(['session_id', this.sessionOf(event)]);
-    // A run's total that no assistant line carried (another format has usage per run only, or
-    // rounds without it): the SDK's optional `result.usage`.
-    const total = event.usage;
-    if (
-      kept === undefined &&
-      total !== undefined &&
-      this.lineInput === 0 &&
-      this.lineOutput === 0 &&
-      ((total.input ?? 0) !== 0 || (total.output ?? 0) !== 0)
-    )
-      set.push(['usage', this.usage(total, undefined)]);
-    for (const [k, v] of set) {
-      if (v === undefined) delete record[k];
-      else record[k] = v;
-    }
-    this.rounds = 0;
-    this.lineInput = 0;
-    this.lineOutput = 0;
-    return this.out(record, hints);
+function unknown(
+  w: Writer,
+  event: AgentEventOf<'unknown'>,
+  own: boolean,
+  hints: AmpHints | undefined,
+): string {
+  if (!own || !isJsonObject(event.record)) {
+    reportLoss(w.loss, event, 'unknown', `${FORMAT} writes back only records read from ${FORMAT}`);
+    return '';
   }
-
-  private unknown(event: AgentEventOf<'unknown'>, own: boolean, hints: AmpHints | undefined): string {
-    if (!own || !isJsonObject(event.record)) {
-      this.loss.report(event, 'unknown', `${FORMAT} writes back only records read from ${FORMAT}`);
-      return '';
-    }
-    return this.out(event.record, hints);
-  }
+  return out(event.record, hints);
 }

@@ -2,7 +2,7 @@ import { type Codec, createCheck, createCodec, lineChunkDecoder } from '../../co
 import type { Diagnostic } from '../../diagnostics';
 import { checkAmpEvents } from './check';
 import { type AmpDecodeOptions, createAmpRecordDecoder } from './decode';
-import { type AmpEncodeOptions, AmpEncoder } from './encode';
+import { type AmpEncodeOptions, createAmpEncoder } from './encode';
 import { AMP_MAX_LINE_BYTES } from './wire';
 
 export { checkAmpEvents } from './check';
@@ -29,7 +29,7 @@ const codec = createCodec<AmpDecodeOptions, AmpEncodeOptions>({
       sink,
       createAmpRecordDecoder(options, sink),
     ),
-  createEncoder: (options, sink) => new AmpEncoder(options, sink),
+  createEncoder: (options, sink) => createAmpEncoder(options, sink),
 });
 
 /**

@@ -55,6 +55,15 @@ export const AMP_USAGE_KEYS: readonly string[] = [
   'max_tokens',
   'service_tier',
 ];
+/**
+ * The assistant line built from the model, up to its content blocks (`AMP_MESSAGE_LINE_KEYS`,
+ * then `AMP_ASSISTANT_MESSAGE_KEYS`): the writer's template, spelled as `JSON.stringify` spells
+ * the record.
+ */
+export const AMP_ASSISTANT_LINE_HEAD =
+  '{"type":"assistant","message":{"type":"message","role":"assistant","content":[';
+/** A text content block, up to its text (the writer's template). */
+export const AMP_TEXT_BLOCK_HEAD = '{"type":"text","text":';
 /** Key order of `result`. */
 export const AMP_RESULT_KEYS: readonly string[] = [
   'type',

@@ -14,9 +14,24 @@ import {
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance, QuestionItem, Usage } from '../../model';
 import {
+  readDigits,
+  readFixed,
+  readJsonTo,
+  readPlainOrNull,
+  readPlainString,
+  readStringTo,
+  type TextReader,
+  textReader,
+} from '../../text-reader';
+import {
   byModelFromClaude,
+  CLAUDE_ASSISTANT_TEXT,
   CLAUDE_CHECKED,
+  CLAUDE_ENVELOPE_TEXT,
   CLAUDE_FORMAT,
+  CLAUDE_THINKING_TOKENS_TEXT,
+  CLAUDE_USAGE_TEXT,
+  CLAUDE_USER_TEXT,
   type ClaudeHints,
   childStatus,
   contentBlocks,
@@ -48,7 +63,10 @@ interface MessageState {
   text: string;
   stopReason: string | undefined;
   model: string | undefined;
-  /** Usage objects already reported for this message id (copies are not reported again). */
+  /**
+   * Usage objects already reported for this message id (copies are not reported again); the
+   * canonical reader keeps the object's text instead (see {@link seenUsage}).
+   */
   usages: unknown[];
   /** Content blocks announced by `stream_event`s, by index; `streamed` once a delta arrived. */
   streamed: Map<number, StreamBlock> | undefined;
@@ -318,20 +336,25 @@ function messageStart(d: DecoderState, ctx: LineContext, message: string, model:
     });
 }
 
+/** A usage object's four counts, as read (any JSON value, or `undefined` when absent). */
+interface UsageCounts {
+  fresh: unknown;
+  cacheRead: unknown;
+  cacheWrite: unknown;
+  output: unknown;
+}
+
 // A call's usage with the four counts and no reasoning count, of a message with a model: whole.
 function wholeUsage(
   d: DecoderState,
   ctx: LineContext,
   m: MessageState,
-  raw: JsonObject,
+  counts: UsageCounts,
   final: boolean,
 ): boolean {
   const at = m.model === undefined ? GENERAL : placeOf(d, ctx);
-  if (at === GENERAL || raw.output_tokens_details !== undefined) return false;
-  const fresh = raw.input_tokens;
-  const cacheRead = raw.cache_read_input_tokens;
-  const cacheWrite = raw.cache_creation_input_tokens;
-  const output = raw.output_tokens;
+  if (at === GENERAL) return false;
+  const { fresh, cacheRead, cacheWrite, output } = counts;
   if (!finite(fresh) || !finite(cacheRead) || !finite(cacheWrite) || !finite(output)) return false;
   const usage: Usage = {
     input: fresh + cacheRead + cacheWrite,
@@ -411,8 +434,12 @@ function notice(
  * follow them. Every line it reads is kept for the writer (see `ClaudeHints`).
  */
 export function createClaudeRecordDecoder(options: ClaudeDecodeOptions, sink: DiagnosticSink): RecordDecoder {
-  // State in one literal, the per-line work in module functions: the hidden classes they see are
-  // held by their allocation sites and outlive a full GC (docs/performance.md, "Claude decoder").
+  return newDecoder(options, sink);
+}
+
+// State in one literal, the per-line work in module functions: the hidden classes they see are
+// held by their allocation sites and outlive a full GC (docs/performance.md, "Claude decoder").
+function newDecoder(options: ClaudeDecodeOptions, sink: DiagnosticSink): StatefulDecoder {
   const d: DecoderState = {
     sink,
     report: lineReporter(sink, FORMAT),
@@ -432,8 +459,7 @@ export function createClaudeRecordDecoder(options: ClaudeDecodeOptions, sink: Di
   };
   // The same two functions for every decoder (not closures per decoder): the splitter's call
   // site sees one target and can inline it.
-  const decoder: StatefulDecoder = { d, line: lineOf, end: endOf };
-  return decoder;
+  return { d, line: lineOf, end: endOf };
 }
 
 interface StatefulDecoder extends RecordDecoder {
@@ -455,6 +481,12 @@ function decodeLine(d: DecoderState, text: string, line: number, offset: number,
     d.pending.push(text);
     return;
   }
+  if (
+    CLAUDE_CANONICAL.enabled &&
+    d.maxDepth >= CANONICAL_MIN_DEPTH &&
+    canonicalLine(d, text, line, offset, out)
+  )
+    return;
   // Parsed first at any length: V8's JSON.parse is iterative (no stack to overflow), and a
   // tool result of several MB would cost a character scan if measured as text. The parsed
   // value is measured instead, one step per object or array (a long string is one step):
@@ -482,6 +514,307 @@ function decodeLine(d: DecoderState, text: string, line: number, offset: number,
   const ctx: LineContext = { record, text, line, offset, out, start: out.length, lane: laneOf(record) };
   dispatch(d, ctx);
   finishLine(d, ctx);
+}
+
+// ------------------------------------------------------------------------------------------
+// Canonical lines (docs/performance.md, "Claude decoder"): the frequent `assistant` (one
+// content block), `user` (one tool result) and `system/thinking_tokens` lines spelled exactly as
+// the CLI writes them (the fixed texts in wire.ts) are read piece by piece: the fixed text
+// compared in place, ids and words read while they need no escape, counts in plain digits, the
+// long strings and the free-form objects (`input`, `tool_use_result`) parsed alone, where they
+// end found from the fixed text after them. The values then go through the same mapping as the
+// general path's. Any other spelling returns false having changed nothing, and takes the general
+// path: test/claude/canonical.test.ts holds the two equal.
+
+/**
+ * Switch of the canonical-line reader. Off, every line takes the general path; test/claude/
+ * canonical.test.ts holds the two equal. Not part of the public API.
+ */
+export const CLAUDE_CANONICAL: { enabled: boolean } = { enabled: true };
+
+// The deepest a canonical line's fixed part nests (an assistant line's `caller` object); the
+// free-form values are measured alone against what is left of the bound.
+const CANONICAL_MIN_DEPTH = 5;
+
+// Where the values of a block-bearing line sit below the record: a block's fields, and the
+// `tool_use_result` beside the message.
+const BLOCK_DEPTH = 4;
+const RESULT_DEPTH = 1;
+
+// Records the canonical lines stand for in `LineContext.record` (no mapping reads it for them).
+const NO_RECORD: JsonObject = Object.freeze({}) as JsonObject;
+
+/** The content block of a canonical assistant line. */
+type BlockKind = 0 | 1 | 2;
+const TEXT_BLOCK: BlockKind = 0;
+const THINKING_BLOCK: BlockKind = 1;
+const TOOL_BLOCK: BlockKind = 2;
+
+/** A canonical `usage` object: its text (for {@link seenUsage}) and its four counts. */
+interface UsageRead extends UsageCounts {
+  text: string;
+}
+
+/** What a canonical assistant line holds. */
+interface AssistantRead {
+  model: string;
+  id: string;
+  kind: BlockKind;
+  /** The text, the thinking, or the call's id. */
+  first: string;
+  /** The signature, or the tool's name (`undefined` for a text block). */
+  second: string | undefined;
+  input: JsonObject | undefined;
+  stop: string | undefined;
+  usage: UsageRead;
+}
+
+/** The envelope of a canonical line. */
+interface EnvelopeRead {
+  lane: string | undefined;
+  session: string;
+}
+
+// Whether a value read from `length` characters nests deeper than `limit`. A value `n` deep
+// needs `2n` characters: a short one is not walked (the walk reads the parsed objects' hidden
+// classes, and code that read them is thrown away when they die at a full GC).
+function deeper(value: unknown, length: number, limit: number): boolean {
+  return length > 2 * limit && valueExceedsDepth(value, limit);
+}
+
+function canonicalLine(
+  d: DecoderState,
+  text: string,
+  line: number,
+  offset: number,
+  out: AgentEvent[],
+): boolean {
+  // `{"type":"` then the type's first letter.
+  switch (text.charCodeAt(9)) {
+    case 97:
+      return canonicalAssistant(d, text, line, offset, out);
+    case 117:
+      return canonicalUser(d, text, line, offset, out);
+    case 115:
+      return canonicalThinkingTokens(d, text, line, offset, out);
+    default:
+      return false;
+  }
+}
+
+function canonicalContext(
+  text: string,
+  line: number,
+  offset: number,
+  out: AgentEvent[],
+  lane: string | undefined,
+): LineContext {
+  return { record: NO_RECORD, text, line, offset, out, start: out.length, lane };
+}
+
+function canonicalAssistant(
+  d: DecoderState,
+  text: string,
+  line: number,
+  offset: number,
+  out: AgentEvent[],
+): boolean {
+  const r = textReader(text);
+  const a = readAssistantBody(r, d.maxDepth);
+  if (a === undefined) return false;
+  const env = readEnvelope(r, true);
+  if (env === undefined || !readFixed(r, '}') || r.at !== text.length) return false;
+  d.session = env.session;
+  const ctx = canonicalContext(text, line, offset, out, env.lane);
+  // As `assistant` does for a record with a message object, one block and no error.
+  ensureRun(d, ctx);
+  const m = messageFor(d, ctx, a.id, a.model);
+  if (a.stop !== undefined) m.stopReason = a.stop;
+  canonicalUsage(d, ctx, m, a.usage, a.stop !== undefined);
+  const streamed = nextStreamed(m);
+  if (a.kind === TEXT_BLOCK) {
+    if (!streamed) textBlock(d, ctx, m, a.first);
+  } else if (a.kind === THINKING_BLOCK) {
+    if (!streamed) thinking(d, ctx, a.first, m.id, a.second);
+  } else toolUse(d, ctx, a.first, a.second!, a.input);
+  finishLine(d, ctx);
+  return true;
+}
+
+// `{"type":"assistant","message":{…}`: everything up to the message's closing brace.
+function readAssistantBody(r: TextReader, maxDepth: number): AssistantRead | undefined {
+  const T = CLAUDE_ASSISTANT_TEXT;
+  if (!readFixed(r, T.head)) return undefined;
+  const model = readPlainString(r);
+  if (model === undefined || !readFixed(r, T.id)) return undefined;
+  const id = readPlainString(r);
+  if (id === undefined || !readFixed(r, T.content)) return undefined;
+  const text = r.text;
+  // The block ends at the first `}]` followed by a key: a value that holds one fails to parse.
+  const close = text.indexOf('}],"', r.at);
+  if (close === -1) return undefined;
+  let kind: BlockKind;
+  let first: string | undefined;
+  let second: string | undefined;
+  let input: JsonObject | undefined;
+  if (readFixed(r, T.text)) {
+    kind = TEXT_BLOCK;
+    first = readStringTo(r, close);
+  } else if (readFixed(r, T.thinking)) {
+    kind = THINKING_BLOCK;
+    const end = text.indexOf(T.signature, r.at);
+    first = end === -1 || end > close ? undefined : readStringTo(r, end);
+    if (first === undefined || !readFixed(r, T.signature)) return undefined;
+    second = readStringTo(r, close);
+    if (second === undefined) return undefined;
+  } else if (readFixed(r, T.toolUse)) {
+    kind = TOOL_BLOCK;
+    first = readPlainString(r);
+    if (first === undefined || !readFixed(r, T.name)) return undefined;
+    second = readPlainString(r);
+    if (second === undefined || !readFixed(r, T.input)) return undefined;
+    const end = text.startsWith(T.caller, close - T.caller.length) ? close - T.caller.length : close;
+    const from = r.at;
+    const value = readJsonTo(r, end);
+    if (!isJsonObject(value) || deeper(value, end - from, maxDepth - BLOCK_DEPTH)) return undefined;
+    input = value;
+    if (end !== close) r.at = close;
+  } else return undefined;
+  if (first === undefined || r.at !== close) return undefined;
+  r.at = close + 2;
+  readFixed(r, T.container);
+  if (!readFixed(r, T.stopReason)) return undefined;
+  const stop = readPlainOrNull(r);
+  if (stop === false || !readFixed(r, T.stopSequence)) return undefined;
+  readFixed(r, T.stopDetails);
+  if (!readFixed(r, T.usage)) return undefined;
+  const usage = readUsage(r);
+  if (usage === undefined) return undefined;
+  readFixed(r, T.transformations);
+  readFixed(r, T.tail);
+  if (!readFixed(r, '}')) return undefined;
+  return { model, id, kind, first, second, input, stop, usage };
+}
+
+// `{"input_tokens":N,…}` as the CLI writes it (CLAUDE_USAGE_TEXT): the four counts.
+function readUsage(r: TextReader): UsageRead | undefined {
+  const U = CLAUDE_USAGE_TEXT;
+  const start = r.at;
+  if (!readFixed(r, U.head)) return undefined;
+  const fresh = readDigits(r);
+  if (fresh === undefined || !readFixed(r, U.cacheWrite)) return undefined;
+  const cacheWrite = readDigits(r);
+  if (cacheWrite === undefined || !readFixed(r, U.cacheRead)) return undefined;
+  const cacheRead = readDigits(r);
+  if (cacheRead === undefined) return undefined;
+  if (readFixed(r, U.ephemeral5m)) {
+    if (readDigits(r) === undefined || !readFixed(r, U.ephemeral1h)) return undefined;
+    if (readDigits(r) === undefined || !readFixed(r, '}')) return undefined;
+  }
+  if (!readFixed(r, U.output)) return undefined;
+  const output = readDigits(r);
+  if (output === undefined) return undefined;
+  if (readFixed(r, U.tier) && readPlainString(r) === undefined) return undefined;
+  if (readFixed(r, U.geo) && readPlainString(r) === undefined) return undefined;
+  if (!readFixed(r, '}')) return undefined;
+  return { text: r.text.slice(start, r.at), fresh, cacheRead, cacheWrite, output };
+}
+
+// `,"parent_tool_use_id":…,"session_id":"…","uuid":"…"` and the optional ids after them.
+function readEnvelope(r: TextReader, request: boolean): EnvelopeRead | undefined {
+  const E = CLAUDE_ENVELOPE_TEXT;
+  let lane: string | undefined;
+  if (readFixed(r, E.lane)) {
+    const value = readPlainOrNull(r);
+    if (value === false) return undefined;
+    lane = value;
+  }
+  if (!readFixed(r, E.session)) return undefined;
+  const session = readPlainString(r);
+  if (session === undefined || !readFixed(r, E.uuid) || readPlainString(r) === undefined) return undefined;
+  if (readFixed(r, E.timestamp) && readPlainString(r) === undefined) return undefined;
+  if (request && readFixed(r, E.request) && readPlainString(r) === undefined) return undefined;
+  return { lane, session };
+}
+
+// The usage of a canonical line: as `usage` does with the object the text spells.
+function canonicalUsage(
+  d: DecoderState,
+  ctx: LineContext,
+  m: MessageState,
+  u: UsageRead,
+  final: boolean,
+): void {
+  if (seenUsage(m, undefined, u.text)) return;
+  m.usages.push(u.text);
+  if (wholeUsage(d, ctx, m, u, final)) return;
+  generalUsage(d, ctx, m, JSON.parse(u.text), final);
+}
+
+function canonicalUser(
+  d: DecoderState,
+  text: string,
+  line: number,
+  offset: number,
+  out: AgentEvent[],
+): boolean {
+  const U = CLAUDE_USER_TEXT;
+  const r = textReader(text);
+  if (!readFixed(r, U.head)) return false;
+  const call = readPlainString(r);
+  if (call === undefined || !readFixed(r, U.content)) return false;
+  // The content string ends before the last `}]}` followed by a key (searched from the end: the
+  // content is the long part of the line), after an `is_error` flag when there is one.
+  const close = text.lastIndexOf('}]},"');
+  let end = close;
+  let ok = true;
+  if (text.startsWith(',"is_error":false', close - 17)) end = close - 17;
+  else if (text.startsWith(',"is_error":true', close - 16)) {
+    end = close - 16;
+    ok = false;
+  }
+  const content = readStringTo(r, end);
+  if (content === undefined) return false;
+  r.at = close + U.close.length;
+  const env = readEnvelope(r, false);
+  if (env === undefined || !readFixed(r, U.result) || text.charCodeAt(text.length - 1) !== 125) return false;
+  const from = r.at;
+  const result = readJsonTo(r, text.length - 1);
+  if (result === undefined || deeper(result, text.length - 1 - from, d.maxDepth - RESULT_DEPTH)) return false;
+  d.session = env.session;
+  const ctx = canonicalContext(text, line, offset, out, env.lane);
+  // As `user` does for a record with one tool_result block.
+  ensureRun(d, ctx);
+  toolResult(d, ctx, { call, ok, text: content, result, denied: false });
+  finishLine(d, ctx);
+  return true;
+}
+
+function canonicalThinkingTokens(
+  d: DecoderState,
+  text: string,
+  line: number,
+  offset: number,
+  out: AgentEvent[],
+): boolean {
+  const T = CLAUDE_THINKING_TOKENS_TEXT;
+  const r = textReader(text);
+  if (!readFixed(r, T.head)) return false;
+  const tokens = readDigits(r);
+  if (tokens === undefined || !readFixed(r, T.delta)) return false;
+  const delta = readDigits(r);
+  if (delta === undefined || !readFixed(r, CLAUDE_ENVELOPE_TEXT.session)) return false;
+  const session = readPlainString(r);
+  if (session === undefined || !readFixed(r, CLAUDE_ENVELOPE_TEXT.uuid) || readPlainString(r) === undefined)
+    return false;
+  if (!readFixed(r, '}') || r.at !== text.length) return false;
+  d.session = session;
+  const ctx = canonicalContext(text, line, offset, out, undefined);
+  // As `system` does: the notice's data is the record beside its envelope.
+  const data = { subtype: 'thinking_tokens', estimated_tokens: tokens, estimated_tokens_delta: delta };
+  notice(d, ctx, 'thinking_tokens', undefined, data, undefined);
+  finishLine(d, ctx);
+  return true;
 }
 
 function endInput(d: DecoderState, out: AgentEvent[]): void {
@@ -530,17 +863,18 @@ function emit<E extends AgentEvent>(d: DecoderState, ctx: LineContext, event: E,
   if (ctx.lane !== undefined) event.lane = ctx.lane;
   else if (d.round > 0 && event.round === undefined && event.type !== 'run.start' && event.type !== 'run.end')
     event.round = d.round;
-  event.provenance = synthetic
-    ? { format: FORMAT, line: ctx.line, offset: ctx.offset, synthetic: true }
-    : { format: FORMAT, line: ctx.line, offset: ctx.offset };
+  // The provenance whole, as the whole events build it: a `hints` slot on the line's first event
+  // (`finishLine` fills it), so no store adds a key to a provenance later (a map that dies at a
+  // full GC, and `finishLine`'s code with it).
   const checked = synthetic ? undefined : CLAUDE_CHECKED[event.type];
-  if (checked !== undefined) {
+  if (checked === undefined) event.provenance = synthetic ? syntheticProvenance(ctx) : plainProvenance(ctx);
+  else {
     const said: Record<string, unknown> = {};
     for (const key of checked) {
       const value = (event as Record<string, unknown>)[key];
       if (value !== undefined) said[key] = value;
     }
-    event.provenance.hints = { said } satisfies ClaudeHints;
+    event.provenance = saidProvenance(ctx, said);
   }
   ctx.out.push(event);
   return event;
@@ -616,7 +950,10 @@ function unknown(d: DecoderState, ctx: LineContext, recordType: string | undefin
 function ensureRun(d: DecoderState, ctx: LineContext): void {
   // A background subagent's lines between turns belong to its lane, not to a run of their own.
   if (d.runOpen || ctx.lane !== undefined) return;
-  emit(d, ctx, { type: 'run.start' }, true);
+  // Whole (with its session when there is one), as `emit` would stamp it.
+  if (!CLAUDE_WHOLE_EVENTS.enabled) emit(d, ctx, { type: 'run.start' }, true);
+  else if (d.session === undefined) pushed(ctx, { type: 'run.start', provenance: syntheticProvenance(ctx) });
+  else pushed(ctx, { type: 'run.start', session: d.session, provenance: syntheticProvenance(ctx) });
   d.runOpen = true;
   d.round = 0;
 }
@@ -669,9 +1006,54 @@ function messageFor(d: DecoderState, ctx: LineContext, id: string, model: string
 // A message's usage, once per distinct figure: the per-line copies are not reported again.
 function usage(d: DecoderState, ctx: LineContext, m: MessageState, raw: unknown, final: boolean): void {
   if (!isJsonObject(raw)) return;
-  for (const seen of m.usages) if (sameJson(seen, raw)) return;
+  if (seenUsage(m, raw, undefined)) return;
   m.usages.push(raw);
-  if (wholeUsage(d, ctx, m, raw, final)) return;
+  if (
+    raw.output_tokens_details === undefined &&
+    wholeUsage(
+      d,
+      ctx,
+      m,
+      {
+        fresh: raw.input_tokens,
+        cacheRead: raw.cache_read_input_tokens,
+        cacheWrite: raw.cache_creation_input_tokens,
+        output: raw.output_tokens,
+      },
+      final,
+    )
+  )
+    return;
+  generalUsage(d, ctx, m, raw, final);
+}
+
+// A usage object, once seen: as an object (`raw`) or as the canonical text of one (`text`, the
+// canonical reader's). Two canonical texts say the same exactly when they are the same text
+// (one spelling per value); any other pair is compared as values.
+function seenUsage(m: MessageState, raw: JsonObject | undefined, text: string | undefined): boolean {
+  let value: unknown = raw;
+  for (const seen of m.usages) {
+    if (typeof seen === 'string') {
+      if (text !== undefined) {
+        if (seen === text) return true;
+        continue;
+      }
+      if (sameJson(JSON.parse(seen), value)) return true;
+      continue;
+    }
+    value ??= JSON.parse(text!);
+    if (sameJson(seen, value)) return true;
+  }
+  return false;
+}
+
+function generalUsage(
+  d: DecoderState,
+  ctx: LineContext,
+  m: MessageState,
+  raw: unknown,
+  final: boolean,
+): void {
   const usage: Usage | undefined = usageFromClaude(raw);
   if (usage === undefined) return;
   usage.scope = 'call';
@@ -909,13 +1291,12 @@ function block(
   i: number,
   count: number,
 ): void {
-  const streamed = m.streamed?.get(m.snapshotIndex++)?.streamed === true;
+  const streamed = nextStreamed(m);
   let e: AgentEvent | undefined;
   switch (b.type) {
     case 'text':
       if (streamed || typeof b.text !== 'string') return;
-      m.text += b.text;
-      e = textDelta(d, ctx, b.text, m.id);
+      e = textBlock(d, ctx, m, b.text);
       break;
     case 'thinking':
       if (streamed) return;
@@ -925,23 +1306,33 @@ function block(
       if (streamed) return;
       e = emit(d, ctx, { type: 'reasoning.delta', text: '', message: m.id, redacted: str(b.data) ?? '' });
       break;
-    case 'tool_use':
-      e = toolUse(d, ctx, b);
+    case 'tool_use': {
+      const call = str(b.id);
+      const name = str(b.name);
+      if (call === undefined || name === undefined) return;
+      e = toolUse(d, ctx, call, name, b.input);
       break;
+    }
     default:
       return;
   }
   if (e !== undefined) blockHint(e, i, count);
 }
 
-function toolUse(d: DecoderState, ctx: LineContext, b: JsonObject): AgentEvent | undefined {
-  const call = str(b.id);
-  const name = str(b.name);
-  if (call === undefined || name === undefined) return undefined;
+// Whether the message's next snapshot block was streamed already (and its events given).
+function nextStreamed(m: MessageState): boolean {
+  return m.streamed?.get(m.snapshotIndex++)?.streamed === true;
+}
+
+function textBlock(d: DecoderState, ctx: LineContext, m: MessageState, text: string): AgentEvent {
+  m.text += text;
+  return textDelta(d, ctx, text, m.id);
+}
+
+function toolUse(d: DecoderState, ctx: LineContext, call: string, name: string, input: unknown): AgentEvent {
   const question = name === 'AskUserQuestion';
   remember(d.calls, call, { name, lane: ctx.lane, question });
   const server = mcpServer(name);
-  const input = b.input;
   let e: AgentEvent | undefined;
   if (server === undefined && isJsonObject(input)) e = wholeToolStart(d, ctx, call, name, input);
   if (e === undefined) {
@@ -951,7 +1342,7 @@ function toolUse(d: DecoderState, ctx: LineContext, b: JsonObject): AgentEvent |
     e = emit(d, ctx, start);
   }
   if (question) {
-    emit(d, ctx, { type: 'question', question: call, questions: questionsOf(b.input), call });
+    emit(d, ctx, { type: 'question', question: call, questions: questionsOf(input), call });
   }
   return e;
 }
@@ -974,7 +1365,18 @@ function user(d: DecoderState, ctx: LineContext): void {
     const b = blocks[i]!;
     let e: AgentEvent | undefined;
     if (b.type === 'tool_result') {
-      e = toolResult(d, ctx, b, resultUsed ? undefined : r.tool_use_result);
+      const call = str(b.tool_use_id);
+      if (call !== undefined) {
+        const result = resultUsed ? undefined : r.tool_use_result;
+        const denied = deniedByMeta(r, call);
+        e = toolResult(d, ctx, {
+          call,
+          ok: b.is_error !== true,
+          text: toolResultText(b.content),
+          result,
+          denied,
+        });
+      }
       resultUsed = true;
     } else if (b.type === 'text' && typeof b.text === 'string') {
       e = userText(d, ctx, b.text, synthetic);
@@ -989,18 +1391,18 @@ function userText(d: DecoderState, ctx: LineContext, text: string, synthetic: bo
   return emit(d, ctx, e);
 }
 
-function toolResult(
-  d: DecoderState,
-  ctx: LineContext,
-  b: JsonObject,
-  result: unknown,
-): AgentEvent | undefined {
-  const call = str(b.tool_use_id);
-  if (call === undefined) return undefined;
+/** A `tool_result` block as read: its call, whether it failed, its text and the line's result. */
+interface ToolResult {
+  call: string;
+  ok: boolean;
+  text: string | undefined;
+  result: unknown;
+  denied: boolean;
+}
+
+function toolResult(d: DecoderState, ctx: LineContext, read: ToolResult): AgentEvent {
+  const { call, ok, text, result, denied } = read;
   const info = d.calls.get(call);
-  const ok = b.is_error !== true;
-  const text = toolResultText(b.content);
-  const denied = deniedByMeta(ctx.record, call);
   let event: AgentEvent | undefined;
   if (ok && !denied && info !== undefined && text !== undefined && result !== undefined)
     event = wholeToolEnd(d, ctx, call, info.name, text, result);

@@ -93,6 +93,71 @@ export const SYNTHETIC_MODEL = '<synthetic>';
 export const HEARTBEAT_MARK = '-heartbeat-';
 
 // ---------------------------------------------------------------------------------------------
+// Canonical lines: the frequent `assistant`, `user` and `system/thinking_tokens` lines spelled
+// exactly as the CLI writes them (`JSON.stringify` of its records, keys in its order), which the
+// decoder reads without parsing the whole record (docs/performance.md, "Claude decoder"). Each
+// string is the fixed text between two values; a line spelled any other way takes the general
+// path.
+
+/** The fixed text of a canonical `assistant` line, in line order. */
+export const CLAUDE_ASSISTANT_TEXT = {
+  head: '{"type":"assistant","message":{"model":',
+  id: ',"id":',
+  content: ',"type":"message","role":"assistant","content":[',
+  text: '{"type":"text","text":',
+  thinking: '{"type":"thinking","thinking":',
+  signature: ',"signature":',
+  toolUse: '{"type":"tool_use","id":',
+  name: ',"name":',
+  input: ',"input":',
+  caller: ',"caller":{"type":"direct"}',
+  container: ',"container":null',
+  stopReason: ',"stop_reason":',
+  stopSequence: ',"stop_sequence":null',
+  stopDetails: ',"stop_details":null',
+  usage: ',"usage":',
+  transformations: ',"input_transformations":[]',
+  tail: ',"diagnostics":null,"context_management":null',
+} as const;
+
+/** The fixed text of a canonical `usage` object (the two optional parts may be absent). */
+export const CLAUDE_USAGE_TEXT = {
+  head: '{"input_tokens":',
+  cacheWrite: ',"cache_creation_input_tokens":',
+  cacheRead: ',"cache_read_input_tokens":',
+  ephemeral5m: ',"cache_creation":{"ephemeral_5m_input_tokens":',
+  ephemeral1h: ',"ephemeral_1h_input_tokens":',
+  output: ',"output_tokens":',
+  tier: ',"service_tier":',
+  geo: ',"inference_geo":',
+} as const;
+
+/** The fixed text of a canonical `user` line holding one tool result. */
+export const CLAUDE_USER_TEXT = {
+  head: '{"type":"user","message":{"role":"user","content":[{"tool_use_id":',
+  content: ',"type":"tool_result","content":',
+  isError: ',"is_error":',
+  /** What follows the result's content string, up to the envelope. */
+  close: '}]}',
+  result: ',"tool_use_result":',
+} as const;
+
+/** The fixed text of a canonical `system/thinking_tokens` line. */
+export const CLAUDE_THINKING_TOKENS_TEXT = {
+  head: '{"type":"system","subtype":"thinking_tokens","estimated_tokens":',
+  delta: ',"estimated_tokens_delta":',
+} as const;
+
+/** The envelope after a canonical line's body: the lane, the session, the line's ids. */
+export const CLAUDE_ENVELOPE_TEXT = {
+  lane: ',"parent_tool_use_id":',
+  session: ',"session_id":',
+  uuid: ',"uuid":',
+  timestamp: ',"timestamp":',
+  request: ',"request_id":',
+} as const;
+
+// ---------------------------------------------------------------------------------------------
 // Envelope and content blocks (shared with Claude-shaped formats)
 
 /** The lane of a line: its `parent_tool_use_id` when it is a string (a subagent's line). */

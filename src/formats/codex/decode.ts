@@ -23,6 +23,7 @@ import {
   CODEX_ITEM_TYPE_HEADS,
   CODEX_PHASE_KEY,
   CODEX_RECORD_KEYS,
+  CODEX_TOP_LINES,
   CODEX_USAGE_FIELDS,
   CODEX_USAGE_KEYS,
   CODEX_WEB_SEARCH_TOOL,
@@ -150,7 +151,12 @@ function itemProblem(type: CodexItemType, i: JsonObject): string | undefined {
 
 /** What the decoder remembers of a tool item between its snapshots. */
 interface OpenCall {
-  /** What the start said (type and the fields a later snapshot must repeat to continue it). */
+  /** The item type of the start. */
+  type: CodexItemType;
+  /**
+   * The fields of the start a later snapshot must repeat to continue it (a command's text
+   * itself: comparing two strings read from two lines costs no concatenation).
+   */
   key: string;
   output: string;
 }
@@ -183,7 +189,6 @@ interface Decoder {
   lastOffset: number;
   // The shortcut for canonical item lines (off: every line takes the general path, for tests).
   readonly shortcut: boolean;
-  readonly reader: Reader;
 }
 
 function newDecoder(options: CodexDecodeOptions, sink: DiagnosticSink, shortcut: boolean): Decoder {
@@ -206,7 +211,6 @@ function newDecoder(options: CodexDecodeOptions, sink: DiagnosticSink, shortcut:
     lastLine: 0,
     lastOffset: 0,
     shortcut,
-    reader: { text: '', at: 0 },
   };
 }
 
@@ -256,11 +260,28 @@ export class CodexRecordDecoder implements RecordDecoder {
   canonicalItem(text: string, line: number, offset: number, out: AgentEvent[]): boolean {
     return canonicalItem(this.d, text, line, offset, out);
   }
+
+  /** The run and thread line shortcut alone (as {@link canonicalItem}). */
+  canonicalTop(text: string, line: number, offset: number, out: AgentEvent[]): boolean {
+    return canonicalTop(this.d, text, line, offset, out);
+  }
 }
 function readLine(d: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
   d.lastLine = line;
   d.lastOffset = offset;
-  if (d.shortcut && !d.legacy && canonicalItem(d, text, line, offset, out)) return;
+  if (
+    d.shortcut &&
+    !d.legacy &&
+    (text.charCodeAt(9) === 105
+      ? canonicalItem(d, text, line, offset, out)
+      : canonicalTop(d, text, line, offset, out))
+  )
+    return;
+  generalLine(d, text, line, offset, out);
+}
+
+// A line the shortcut did not read: its record parsed whole, then mapped.
+function generalLine(d: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
   if (text.length === 0) {
     d.report('invalid_json', 'warning', line, offset, 'an empty line (codex writes none); skipped');
     return;
@@ -457,6 +478,12 @@ function turnCompleted(d: Decoder, ctx: Line, record: JsonObject): void {
     hints.raw = ctx.text;
     if (usageExtra !== undefined) hints.usageExtra = usageExtra;
   }
+  completeTurn(d, ctx, total, provenance);
+}
+
+// A turn's end with its running total read (either path): the run's own usage, its last round's
+// end and the run's end.
+function completeTurn(d: Decoder, ctx: Line, total: CodexUsageTotal, provenance: Provenance): void {
   const thread = d.thread ?? '';
   const previous = d.totals.get(thread);
   let usage = difference(total, previous);
@@ -615,13 +642,11 @@ function canonicalItem(d: Decoder, text: string, line: number, offset: number, o
   if (text.length > DEPTH_PRECHECK_CHARS && d.maxDepth < 2) return false;
   const kind = itemKindOf(text);
   if (kind === undefined) return false;
-  const r = d.reader;
-  r.text = text;
-  r.at = CODEX_ITEM_HEADS[kind].length;
-  const id = readPlain(r);
+  cursor = CODEX_ITEM_HEADS[kind].length;
+  const id = readPlain(text);
   // A `\u` escape anywhere: the general path keeps the line as written.
   if (id === undefined || hasUnicodeEscape(text)) return false;
-  const item = readItem(r, id);
+  const item = readItem(text, id);
   if (item === undefined) return false;
   if (CODEX_WHOLE_EVENTS.enabled && wholeItem(d, kind, item, line, offset, out)) return true;
   mapItem(
@@ -640,6 +665,85 @@ function canonicalItem(d: Decoder, text: string, line: number, offset: number, o
     },
     item.type as 'reasoning' | 'agent_message' | 'command_execution',
   );
+  return true;
+}
+
+/**
+ * The shortcut for the run and thread lines beside the general path: `turn.started`,
+ * `thread.started` with a thread id that needs no escape, and `turn.completed` with its usage
+ * counts in Codex's key order and in plain digits (`CODEX_TOP_LINES`, `CODEX_USAGE_KEYS` in
+ * wire.ts), read without `JSON.parse` of the record and mapped by the code the general path
+ * ends in. Any other spelling returns false having done nothing (the properties of
+ * test/codex/fast-path.test.ts hold the two paths equal).
+ */
+function canonicalTop(d: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): boolean {
+  // A long line is measured for depth before it is parsed; these lines nest one or two levels.
+  if (text.length > DEPTH_PRECHECK_CHARS && d.maxDepth < 2) return false;
+  if (text.charCodeAt(10) === 117) {
+    if (text === CODEX_TOP_LINES.turnStarted) {
+      wholeRunStart(d, line, offset, out);
+      return true;
+    }
+    return text.indexOf(CODEX_TOP_LINES.turnCompleted) === 0 && canonicalTurnEnd(d, text, line, offset, out);
+  }
+  if (text.indexOf(CODEX_TOP_LINES.threadStarted) !== 0) return false;
+  cursor = CODEX_TOP_LINES.threadStarted.length;
+  const thread = readPlain(text);
+  if (thread === undefined || !readLiteral(text, '}') || !atEnd(text)) return false;
+  if (d.runOpen) closeIncomplete(d, out, line, offset);
+  d.thread = thread;
+  out.push({ type: 'session.start', session: thread, provenance: { format: FORMAT, line, offset } });
+  return true;
+}
+
+// A turn's start (turnStarted's events, each in one literal).
+function wholeRunStart(d: Decoder, line: number, offset: number, out: AgentEvent[]): void {
+  if (d.runOpen) closeIncomplete(d, out, line, offset);
+  openRun(d);
+  const session = d.thread;
+  const provenance: Provenance = { format: FORMAT, line, offset };
+  out.push(
+    session === undefined ? { type: 'run.start', provenance } : { type: 'run.start', provenance, session },
+  );
+}
+
+// A `turn.completed` line whose usage holds only Codex's counts, in its order, in plain digits
+// (each at most 15: a safe integer): the total turnCompleted would read, then its events.
+function canonicalTurnEnd(
+  d: Decoder,
+  text: string,
+  line: number,
+  offset: number,
+  out: AgentEvent[],
+): boolean {
+  const total: CodexUsageTotal = {};
+  let at = CODEX_TOP_LINES.turnCompleted.length;
+  let next = 0;
+  for (;;) {
+    if (text.charCodeAt(at) !== 34) return false;
+    while (next < CODEX_USAGE_KEYS.length && text.indexOf(CODEX_USAGE_KEYS[next]!, at + 1) !== at + 1) next++;
+    if (next === CODEX_USAGE_KEYS.length) return false;
+    const key = CODEX_USAGE_KEYS[next]!;
+    at += key.length + 1;
+    if (text.charCodeAt(at) !== 34 || text.charCodeAt(at + 1) !== 58) return false;
+    const start = at + 2;
+    let i = start;
+    let value = 0;
+    for (let c = text.charCodeAt(i); c >= 48 && c <= 57; c = text.charCodeAt(++i))
+      value = value * 10 + c - 48;
+    const digits = i - start;
+    if (digits === 0 || digits > 15 || (digits > 1 && text.charCodeAt(start) === 48)) return false;
+    total[CODEX_USAGE_FIELDS[key]] = value;
+    next++;
+    if (text.charCodeAt(i) === 44) {
+      at = i + 1;
+      continue;
+    }
+    if (i !== text.length - 2 || text.charCodeAt(i) !== 125 || text.charCodeAt(i + 1) !== 125) return false;
+    break;
+  }
+  if (total.input === undefined || total.output === undefined) return false;
+  completeTurn(d, { text, line, offset, out }, total, { format: FORMAT, line, offset });
   return true;
 }
 
@@ -753,7 +857,7 @@ function wholeToolStart(
           session,
         },
   );
-  remember(d.calls, id, { key: `command_execution\u0000${command}`, output });
+  remember(d.calls, id, { type: 'command_execution', key: command, output });
   return true;
 }
 
@@ -771,7 +875,7 @@ function wholeToolEnd(
   const status = item.status;
   if (exitCode === null || !(status === 'failed' || (status === 'completed' && exitCode === 0))) return false;
   const command = item.command as string;
-  if (openCall(d, id, `command_execution\u0000${command}`) === undefined) return false;
+  if (openCall(d, id, 'command_execution', command) === undefined) return false;
   d.calls.delete(id);
   d.roundTools = true;
   const ok = status === 'completed';
@@ -946,24 +1050,30 @@ function itemError(d: Decoder, it: ItemLine): void {
 }
 
 // A tool item seen for the first time after its start: the start it implies (synthetic).
-function impliedStart(d: Decoder, it: ItemLine, start: AgentEventOf<'tool.start'>, key: string): void {
+function impliedStart(
+  d: Decoder,
+  it: ItemLine,
+  start: AgentEventOf<'tool.start'>,
+  type: CodexItemType,
+  key: string,
+): void {
   start.provenance = { format: FORMAT, line: it.line, offset: it.offset, synthetic: true };
   it.out.push(stamp(d, start));
-  remember(d.calls, it.id, { key, output: '' });
+  remember(d.calls, it.id, { type, key, output: '' });
 }
 
 // The open call a later snapshot continues: one with the same id that said the same things.
-function openCall(d: Decoder, id: string, key: string): OpenCall | undefined {
+function openCall(d: Decoder, id: string, type: CodexItemType, key: string): OpenCall | undefined {
   const open = d.calls.size === 0 ? undefined : d.calls.get(id);
-  return open !== undefined && open.key === key ? open : undefined;
+  return open !== undefined && open.type === type && open.key === key ? open : undefined;
 }
 
 function command(d: Decoder, it: ItemLine): void {
   const item = it.item;
   const command = item.command as string;
   const output = item.aggregated_output as string;
-  const key = `command_execution\u0000${command}`;
-  const open = openCall(d, it.id, key);
+  const key = command;
+  const open = openCall(d, it.id, 'command_execution', key);
   const start = (): AgentEventOf<'tool.start'> => ({
     type: 'tool.start',
     call: it.id,
@@ -979,10 +1089,10 @@ function command(d: Decoder, it: ItemLine): void {
     if (item.status !== 'in_progress' || item.exit_code !== null)
       e.provenance.hints = { ...e.provenance.hints, ...early(item) };
     it.out.push(stamp(d, e));
-    remember(d.calls, it.id, { key, output });
+    remember(d.calls, it.id, { type: 'command_execution', key, output });
     return;
   }
-  if (open === undefined) impliedStart(d, it, start(), key);
+  if (open === undefined) impliedStart(d, it, start(), 'command_execution', key);
   const call = open ?? d.calls.get(it.id)!;
   if (it.kind === 'item.updated') {
     const provenance = itemProvenance(it, 'item.updated');
@@ -1033,7 +1143,7 @@ function mcp(d: Decoder, it: ItemLine): void {
   const nonObjectArgs = (p: Provenance) => {
     if (!isJsonObject(args)) p.hints = { ...p.hints, args: args === undefined ? null : args };
   };
-  const key = `mcp_tool_call\u0000${item.server as string}\u0000${item.tool as string}\u0000${JSON.stringify(args)}`;
+  const key = `${item.server as string}\u0000${item.tool as string}\u0000${JSON.stringify(args)}`;
   if (it.kind === 'item.started') {
     const e = start();
     e.provenance = itemProvenance(it, 'item.started');
@@ -1043,16 +1153,16 @@ function mcp(d: Decoder, it: ItemLine): void {
     if ((item.result ?? null) !== null || (item.error ?? null) !== null)
       e.provenance.hints = { ...e.provenance.hints, early: { result: item.result, error: item.error } };
     it.out.push(stamp(d, e));
-    remember(d.calls, it.id, { key, output: '' });
+    remember(d.calls, it.id, { type: 'mcp_tool_call', key, output: '' });
     return;
   }
   if (it.kind === 'item.updated') {
     unknown(d, it, it.record);
     return;
   }
-  if (openCall(d, it.id, key) === undefined) {
+  if (openCall(d, it.id, 'mcp_tool_call', key) === undefined) {
     const s = start();
-    impliedStart(d, it, s, key);
+    impliedStart(d, it, s, 'mcp_tool_call', key);
     nonObjectArgs(s.provenance!);
   }
   d.calls.delete(it.id);
@@ -1115,11 +1225,11 @@ function webSearch(d: Decoder, it: ItemLine): void {
     start.provenance = withSearchId(itemProvenance(it, 'item.started'));
     if (fields.results !== undefined) start.args = fields;
     it.out.push(stamp(d, start));
-    remember(d.calls, call, { key: 'web_search', output: '' });
+    remember(d.calls, call, { type: 'web_search', key: '', output: '' });
     return;
   }
-  if (openCall(d, call, 'web_search') === undefined) {
-    impliedStart(d, { ...it, id: call }, start, 'web_search');
+  if (openCall(d, call, 'web_search', '') === undefined) {
+    impliedStart(d, { ...it, id: call }, start, 'web_search', '');
     withSearchId(start.provenance!);
   }
   d.calls.delete(call);
@@ -1149,14 +1259,15 @@ function collab(d: Decoder, it: ItemLine): void {
     const provenance = itemProvenance(it, 'item.started');
     if (status !== 'in_progress') provenance.hints = { ...provenance.hints, status };
     it.out.push(stamp(d, { type: 'tool.start', call: it.id, name, kind: 'agent', args: bag, provenance }));
-    remember(d.calls, it.id, { key: `collab\u0000${name}`, output: '' });
+    remember(d.calls, it.id, { type: 'collab_tool_call', key: name, output: '' });
   } else {
-    if (openCall(d, it.id, `collab\u0000${name}`) === undefined)
+    if (openCall(d, it.id, 'collab_tool_call', name) === undefined)
       impliedStart(
         d,
         it,
         { type: 'tool.start', call: it.id, name, kind: 'agent', args: bag },
-        `collab\u0000${name}`,
+        'collab_tool_call',
+        name,
       );
     d.calls.delete(it.id);
     const ok = status === 'completed';
@@ -1228,34 +1339,33 @@ function itemKindOf(text: string): CodexItemRecord | undefined {
 // starts, and inside one every quote is escaped, so a key written so is never text. The value
 // between is then parsed alone: when it is one JSON string, the line is what it looks like; the
 // long values (text, output) are not walked quote by quote.
-function readItem(r: Reader, id: string): JsonObject | undefined {
-  const text = r.text;
+function readItem(text: string, id: string): JsonObject | undefined {
   const n = text.length;
-  const c = text.charCodeAt(r.at + 9);
+  const c = text.charCodeAt(cursor + 9);
   if (c === 114 || c === 97) {
     const type = c === 114 ? 'reasoning' : 'agent_message';
-    if (!readLiteral(r, CODEX_ITEM_TYPE_HEADS[type]) || text.charCodeAt(n - 1) !== 125) return undefined;
+    if (!readLiteral(text, CODEX_ITEM_TYPE_HEADS[type]) || text.charCodeAt(n - 1) !== 125) return undefined;
     // The phase (a short word) is looked for near the end only; a longer one is left to the
     // general path (the text would then run into it and not parse as one string).
     const p = type === 'agent_message' ? text.indexOf(CODEX_PHASE_KEY, n - PHASE_SEARCH) : -1;
-    const value = readStringUntil(r, p === -1 ? n - 2 : p);
+    const value = readStringUntil(text, p === -1 ? n - 2 : p);
     if (value === undefined) return undefined;
-    if (p === -1) return readLiteral(r, '}}') ? { id, type, text: value } : undefined;
-    r.at += CODEX_PHASE_KEY.length;
-    const phase = readPlain(r);
-    return phase !== undefined && readLiteral(r, '}}') && atEnd(r)
+    if (p === -1) return readLiteral(text, '}}') ? { id, type, text: value } : undefined;
+    cursor += CODEX_PHASE_KEY.length;
+    const phase = readPlain(text);
+    return phase !== undefined && readLiteral(text, '}}') && atEnd(text)
       ? { id, type, text: value, phase }
       : undefined;
   }
-  if (c !== 99 || !readLiteral(r, CODEX_ITEM_TYPE_HEADS.command_execution)) return undefined;
-  const command = readStringUntil(r, text.indexOf(CODEX_COMMAND_KEYS.output, r.at));
-  if (command === undefined || !readLiteral(r, CODEX_COMMAND_KEYS.output)) return undefined;
-  const output = readStringUntil(r, text.lastIndexOf(CODEX_COMMAND_KEYS.exitCode));
-  if (output === undefined || !readLiteral(r, CODEX_COMMAND_KEYS.exitCode)) return undefined;
-  const exitCode = readExitCode(r);
-  if (exitCode === undefined || !readLiteral(r, CODEX_COMMAND_KEYS.status)) return undefined;
-  const status = readPlain(r);
-  if (status === undefined || !readLiteral(r, '}}') || !atEnd(r)) return undefined;
+  if (c !== 99 || !readLiteral(text, CODEX_ITEM_TYPE_HEADS.command_execution)) return undefined;
+  const command = readStringUntil(text, text.indexOf(CODEX_COMMAND_KEYS.output, cursor));
+  if (command === undefined || !readLiteral(text, CODEX_COMMAND_KEYS.output)) return undefined;
+  const output = readStringUntil(text, text.lastIndexOf(CODEX_COMMAND_KEYS.exitCode));
+  if (output === undefined || !readLiteral(text, CODEX_COMMAND_KEYS.exitCode)) return undefined;
+  const exitCode = readExitCode(text);
+  if (exitCode === undefined || !readLiteral(text, CODEX_COMMAND_KEYS.status)) return undefined;
+  const status = readPlain(text);
+  if (status === undefined || !readLiteral(text, '}}') || !atEnd(text)) return undefined;
   return {
     id,
     type: 'command_execution',
@@ -1269,29 +1379,28 @@ function readItem(r: Reader, id: string): JsonObject | undefined {
 // How far from the end of an agent message line its `phase` key is looked for.
 const PHASE_SEARCH = 64;
 
-/**
- * Reads a line spelled as Codex writes it, left to right from `at`: each read moves past what it
- * read, or gives false/undefined (and the line takes the general path).
- */
-interface Reader {
-  text: string;
-  at: number;
-}
+// The shortcut's reads take a line spelled as Codex writes it left to right from `cursor`: each
+// moves it past what it read, or gives false/undefined (and the line takes the general path). The
+// cursor is module state, not a field of a reader object: code that reads an object's field
+// embeds its hidden class, and a decoder's object literal has none that outlives a full GC
+// until its factory has run often enough to hold one (docs/performance.md, "Codex decoder",
+// round five). Every read is synchronous and a line is read from start to end by one call.
+let cursor = 0;
 
 /**
  * True (and moves past it) when `s` is written at the cursor. indexOf, not startsWith (see
  * itemKindOf); a miss searches on to the end of the line, and only a line that takes the
  * general path misses.
  */
-function readLiteral(r: Reader, s: string): boolean {
-  if (r.text.indexOf(s, r.at) !== r.at) return false;
-  r.at += s.length;
+function readLiteral(text: string, s: string): boolean {
+  if (text.indexOf(s, cursor) !== cursor) return false;
+  cursor += s.length;
   return true;
 }
 
 /** True at the end of the line. */
-function atEnd(r: Reader): boolean {
-  return r.at === r.text.length;
+function atEnd(text: string): boolean {
+  return cursor === text.length;
 }
 
 /**
@@ -1299,9 +1408,8 @@ function atEnd(r: Reader): boolean {
  * `end` -1 or before the cursor, no quote at either end, or more than one value); the cursor
  * then at `end`.
  */
-function readStringUntil(r: Reader, end: number): string | undefined {
-  const text = r.text;
-  const start = r.at;
+function readStringUntil(text: string, end: number): string | undefined {
+  const start = cursor;
   if (end - start < 2 || text.charCodeAt(start) !== 34 || text.charCodeAt(end - 1) !== 34) return undefined;
   let value: string;
   try {
@@ -1309,7 +1417,7 @@ function readStringUntil(r: Reader, end: number): string | undefined {
   } catch {
     return undefined;
   }
-  r.at = end;
+  cursor = end;
   return value;
 }
 
@@ -1318,14 +1426,13 @@ function readStringUntil(r: Reader, end: number): string | undefined {
  * none of its characters is a backslash or a control character (an id, a status word: what
  * `JSON.parse` gives is the text itself). Moves past the closing quote.
  */
-function readPlain(r: Reader): string | undefined {
-  const text = r.text;
-  const start = r.at;
+function readPlain(text: string): string | undefined {
+  const start = cursor;
   let i = start;
   // `>= 32` is false past the end (NaN) too.
   for (let c = text.charCodeAt(i); c !== 34; c = text.charCodeAt(++i))
     if (!(c >= 32) || c === 92) return undefined;
-  r.at = i + 1;
+  cursor = i + 1;
   return text.slice(start, i);
 }
 
@@ -1333,21 +1440,20 @@ function readPlain(r: Reader): string | undefined {
  * `null`, or an integer in plain digits (an optional minus, no leading zero, at most 15 digits:
  * always a safe integer, the number JSON.parse reads; `-0` is left to the general path).
  */
-function readExitCode(r: Reader): number | null | undefined {
-  const text = r.text;
-  if (text.charCodeAt(r.at) === 110 && text.indexOf('null', r.at) === r.at) {
-    r.at += 4;
+function readExitCode(text: string): number | null | undefined {
+  if (text.charCodeAt(cursor) === 110 && text.indexOf('null', cursor) === cursor) {
+    cursor += 4;
     return null;
   }
-  const negative = text.charCodeAt(r.at) === 45;
-  const start = negative ? r.at + 1 : r.at;
+  const negative = text.charCodeAt(cursor) === 45;
+  const start = negative ? cursor + 1 : cursor;
   let i = start;
   let value = 0;
   for (let c = text.charCodeAt(i); c >= 48 && c <= 57; c = text.charCodeAt(++i)) value = value * 10 + c - 48;
   const digits = i - start;
   if (digits === 0 || digits > 15 || (text.charCodeAt(start) === 48 && (digits > 1 || negative)))
     return undefined;
-  r.at = i;
+  cursor = i;
   return negative ? -value : value;
 }
 

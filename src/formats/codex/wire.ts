@@ -113,6 +113,18 @@ export const CODEX_COMMAND_KEYS = {
   status: ',"status":"',
 } as const;
 
+/**
+ * The run and thread lines as Codex writes them (compact, `type` first): `turn.started` whole,
+ * and the heads of `thread.started` (up to the first character of the thread id) and
+ * `turn.completed` (up to the first usage key). The decoder reads lines spelled so without
+ * building their record (docs/performance.md, "Codex decoder").
+ */
+export const CODEX_TOP_LINES = {
+  turnStarted: '{"type":"turn.started"}',
+  threadStarted: '{"type":"thread.started","thread_id":"',
+  turnCompleted: '{"type":"turn.completed","usage":{',
+} as const;
+
 /** An agent message's optional `phase` key, as Codex writes it. */
 export const CODEX_PHASE_KEY = ',"phase":"';
 

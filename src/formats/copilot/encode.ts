@@ -1,7 +1,7 @@
 import type { EncodeOptions, Encoder } from '../../codec';
 import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
 import { randomId } from '../../ids';
-import { IsoWriter, parseTimestamp } from '../../iso';
+import { type IsoWriteClock, newIsoWriteClock, parseTimestamp, writeIsoAt } from '../../iso';
 import {
   assertEncodable,
   encodeJson,
@@ -11,7 +11,7 @@ import {
   rawIfSame,
   setOwn,
 } from '../../json';
-import { LossReporter } from '../../loss';
+import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { joinRecord } from '../../record';
 import {
@@ -93,630 +93,719 @@ interface Out {
 }
 
 /**
- * The Copilot session event writer: canonical events → one envelope per line. Events decoded
- * from Copilot come back byte for byte (their line is kept); events built by hand or converted
- * get SDK-ordered envelopes, ids from `idSource`, each `parentId` naming the record before it,
- * and the turns, messages and session start the format needs around them.
+ * The writer's state, built in one literal by {@link newWriter} (a literal's hidden class outlives
+ * a full GC, a class instance's does not: docs/performance.md, "Copilot writer, round five").
  */
-export class CopilotEncoder implements Encoder {
-  private readonly options: CopilotEncodeOptions;
-  private readonly loss: LossReporter;
-  private readonly iso = new IsoWriter();
-  private lastId: string | null = null;
-  private lastQuoted = 'null';
-  private lastTime = '';
-  private lastTimeQuoted = '""';
+interface Writer {
+  readonly options: CopilotEncodeOptions;
+  readonly loss: LossState;
+  readonly iso: IsoWriteClock;
+  lastId: string | null;
+  lastQuoted: string;
+  lastTime: string;
+  lastTimeQuoted: string;
   // The clock's or an event's ms of the last record written from the model, and it quoted.
-  private lastMs = Number.NaN;
-  private lastMsQuoted = '""';
+  lastMs: number;
+  lastMsQuoted: string;
   // Whether the frequent records built from the model are written from templates, and the
   // envelope's pieces known to need no escaping are quoted as they are (the property test turns
   // it off to hold both equal to `JSON.stringify`).
-  private readonly templates: boolean;
-  private wroteAny = false;
+  readonly templates: boolean;
+  wroteAny: boolean;
   // The type of the last record written (by an event, not kept as unknown).
-  private lastType: string | undefined;
+  lastType: string | undefined;
   // A foreign stream's first run start, held for one event: its session's start may follow it.
-  private held: AgentEvent | undefined;
-  private turn: string | undefined;
-  private turnCount = 0;
-  private usageInTurn = false;
+  held: AgentEvent | undefined;
+  turn: string | undefined;
+  turnCount: number;
+  usageInTurn: boolean;
   // The message of the last session.error written in the run (undefined: none yet).
-  private runError: string | undefined;
-  private openMessage: string | undefined;
-  private openReasoning: string | undefined;
+  runError: string | undefined;
+  openMessage: string | undefined;
+  openReasoning: string | undefined;
   // Text and reasoning of messages not yet ended, by message id (entries leave at their end).
-  private readonly texts = new Map<string, string>();
-  private reasoning = '';
-  private readonly children = new Map<string, { call: string; name: string | undefined }>();
+  readonly texts: Map<string, string>;
+  reasoning: string;
+  readonly children: Map<string, { call: string; name: string | undefined }>;
+}
+
+function newWriter(options: CopilotEncodeOptions, sink: DiagnosticSink, templates: boolean): Writer {
+  return {
+    options,
+    loss: newLoss(FORMAT, sink),
+    iso: newIsoWriteClock(),
+    lastId: null,
+    lastQuoted: 'null',
+    lastTime: '',
+    lastTimeQuoted: '""',
+    lastMs: Number.NaN,
+    lastMsQuoted: '""',
+    templates,
+    wroteAny: false,
+    lastType: undefined,
+    held: undefined,
+    turn: undefined,
+    turnCount: 0,
+    usageInTurn: false,
+    runError: undefined,
+    openMessage: undefined,
+    openReasoning: undefined,
+    texts: new Map(),
+    reasoning: '',
+    children: new Map(),
+  };
+}
+
+/**
+ * The Copilot session event writer: canonical events → one envelope per line. Events decoded
+ * from Copilot come back byte for byte (their line is kept); events built by hand or converted
+ * get SDK-ordered envelopes, ids from `idSource`, each `parentId` naming the record before it,
+ * and the turns, messages and session start the format needs around them. `templates` false
+ * writes every record's data with `JSON.stringify` (for the test that holds the template writes
+ * equal to it).
+ */
+export function createCopilotEncoder(
+  options: CopilotEncodeOptions,
+  sink: DiagnosticSink,
+  templates = true,
+): Encoder {
+  const w = newWriter(options, sink, templates);
+  return {
+    write: (event) => writeEvent(w, event),
+    end: () => endWrite(w),
+  };
+}
+
+/** {@link createCopilotEncoder} as a class (the writer-template test builds it). */
+export class CopilotEncoder implements Encoder {
+  private readonly w: Writer;
 
   /**
    * Creates a writer reporting losses to `sink`. `templates` false writes every record's data
    * with `JSON.stringify` (for the test that holds the template writes equal to it).
    */
   constructor(options: CopilotEncodeOptions, sink: DiagnosticSink, templates = true) {
-    this.options = options;
-    this.loss = new LossReporter(FORMAT, sink);
-    this.templates = templates;
+    this.w = newWriter(options, sink, templates);
   }
 
+  /** The lines of one event. */
   write(event: AgentEvent): string {
-    const held = this.held;
-    if (held !== undefined) {
-      this.held = undefined;
-      // The session's start came right after its first run's start (AG-UI and the AI SDK open
-      // with the run): written first, as Copilot writes a session, instead of a second one.
-      return event.type === 'session.start'
-        ? this.record(event) + this.record(held)
-        : this.record(held) + this.record(event);
-    }
-    if (!this.wroteAny && event.type === 'run.start' && event.provenance?.format !== FORMAT) {
-      this.held = event;
-      return '';
-    }
-    return this.record(event);
+    return writeEvent(this.w, event);
   }
 
-  /** The records of one event (after the held first run start, if any). */
-  private record(event: AgentEvent): string {
-    const carried = CARRIED[event.type];
-    if (carried !== undefined) this.loss.check(event, carried);
-    const p = event.provenance;
-    const own = p?.format === FORMAT;
-    if (own && p.synthetic === true) {
-      // Derived on reading (a message's text without deltas, a run end at shutdown): the record
-      // they came from is written by its own event; their text only feeds that record.
-      if (event.type === 'text.delta') this.addText(event.message ?? this.openMessage, event.text);
-      else if (event.type === 'reasoning.delta') this.reasoning += event.text;
-      return '';
-    }
-    const hints = own ? (p.hints as CopilotHints | undefined) : undefined;
-    const env = copilotEnvelope(hints?.record);
-    const tpl = env?.data;
-    let text = '';
-    if (!this.wroteAny && !own && event.type !== 'session.start') text += this.sessionStart(event, undefined);
-    switch (event.type) {
-      case 'session.start':
-        return text + this.sessionStart(event, tpl);
-      case 'session.title':
-        return (
-          text + this.emit({ type: 'session.title_changed', data: { ...tpl, title: event.title }, event })
-        );
-      case 'run.start':
-        this.runError = undefined;
-        if (event.input === undefined) return text;
-        return (
-          text + this.emit({ type: 'user.message', data: this.with(tpl, [['content', event.input]]), event })
-        );
-      case 'user.message':
-        return (
-          text + this.emit({ type: 'user.message', data: this.with(tpl, [['content', event.text]]), event })
-        );
-      case 'round.start':
-        return text + this.turnStart(event, tpl);
-      case 'round.end':
-        return text + this.turnEnd(event, tpl, own);
-      case 'message.start': {
-        const id = event.message ?? this.newId();
-        this.openMessage = id;
-        this.texts.set(id, '');
-        return (
-          text +
-          this.lazyTurn(event, own) +
-          this.emit({ type: 'assistant.message_start', data: this.with(tpl, [['messageId', id]]), event })
-        );
-      }
-      case 'text.delta': {
-        const head = this.lazyTurn(event, own);
-        const id = event.message ?? this.openMessage ?? (this.openMessage = this.newId());
-        this.addText(id, event.text);
-        if (tpl === undefined && this.templates && typeof event.text === 'string' && typeof id === 'string') {
-          // Most records of a stream: `JSON.stringify` of `{messageId, deltaContent}`, spelled out.
-          const dataText = `{"messageId":${jsonString(id)},"deltaContent":${jsonString(event.text)}}`;
-          return text + head + this.emit({ type: 'assistant.message_delta', data: EMPTY, dataText, event });
-        }
-        const data = this.with(tpl, [
-          ['messageId', id],
-          ['deltaContent', event.text],
-        ]);
-        return text + head + this.emit({ type: 'assistant.message_delta', data, event });
-      }
-      case 'reasoning.delta':
-        // Another format's empty delta (a reasoning block's start or end there) says nothing here.
-        if (!own && event.text === '' && event.redacted === undefined && event.signature === undefined)
-          return text;
-        return text + this.reasoningRecord(event, tpl, own);
-      case 'message.end':
-        return text + this.messageRecord(event, tpl, event.message);
-      case 'tool.start': {
-        const data = this.with(tpl, [
-          ['toolCallId', event.call],
-          ['toolName', event.name],
-          ['arguments', event.args ?? (tpl === undefined ? {} : tpl.arguments)],
-          ['mcpServerName', event.server],
-        ]);
-        if (!own && event.args !== undefined)
-          assertEncodable(event.args, 'tool.start.args', undefined, FORMAT);
-        return text + this.lazyTurn(event, own) + this.emit({ type: 'tool.execution_start', data, event });
-      }
-      case 'tool.output': {
-        const data = this.with(tpl, [
-          ['toolCallId', event.call],
-          ['partialOutput', event.text],
-        ]);
-        return text + this.emit({ type: 'tool.execution_partial_result', data, event });
-      }
-      case 'tool.end':
-        return text + this.toolEnd(event, tpl, own);
-      case 'usage':
-        return text + this.usageRecord(event, tpl, own, env);
-      case 'child.start':
-        return text + this.childStart(event, tpl);
-      case 'child.end':
-        return text + this.childEnd(event, tpl);
-      case 'run.end':
-        return text + this.runEnd(event, tpl);
-      case 'status':
-        if (event.status !== 'idle') {
-          this.loss.report(event, 'status', `${FORMAT} has no place for a status other than idle`);
-          return text;
-        }
-        return text + this.emit({ type: 'session.idle', data: { ...tpl }, event });
-      case 'error': {
-        // Another format's error derived from its run's end (a failed result): the run's end
-        // writes it (one session.error, not two, and the same one whichever came first).
-        if (!own && event.provenance?.synthetic === true && (event.fatal || event.message === this.runError))
-          return text;
-        this.runError = event.message;
-        const data = this.with(tpl, [
-          ['errorType', event.code ?? (tpl === undefined ? 'error' : tpl.errorType)],
-          ['message', event.message],
-        ]);
-        return text + this.emit({ type: 'session.error', data, event });
-      }
-      case 'cancel': {
-        const data = this.with(tpl, [
-          ['reason', event.by ?? (tpl === undefined ? 'user_initiated' : tpl.reason)],
-        ]);
-        return text + this.emit({ type: 'abort', data, event });
-      }
-      case 'compaction.start':
-        return (
-          text +
-          this.emit({
-            type: 'session.compaction_start',
-            data: this.with(tpl, [['trigger', event.trigger]]),
-            event,
-          })
-        );
-      case 'compaction.end': {
-        const data = this.with(tpl, [
-          ['success', tpl === undefined ? true : tpl.success],
-          ['trigger', event.trigger],
-          ['preCompactionTokens', count(event.tokensBefore, 'compaction.end.tokensBefore')],
-          ['postCompactionTokens', count(event.tokensAfter, 'compaction.end.tokensAfter')],
-          ['tokensRemoved', count(event.tokensFreed, 'compaction.end.tokensFreed')],
-        ]);
-        return text + this.emit({ type: 'session.compaction_complete', data, event });
-      }
-      case 'unknown':
-        return text + this.unknown(event, own);
-      default:
-        this.loss.report(event, event.type, `${FORMAT} has no event for ${event.type}`);
-        return text;
-    }
-  }
-
+  /** The lines still held at the end of the stream. */
   end(): string {
-    const held = this.held;
-    this.held = undefined;
-    return held === undefined ? '' : this.record(held);
+    return endWrite(this.w);
   }
+}
 
-  // Events of a burst share their timestamp: quoted once.
-  private quotedTime(timestamp: string): string {
-    if (timestamp !== this.lastTime) {
-      this.lastTime = timestamp;
-      this.lastTimeQuoted = jsonString(timestamp);
+function writeEvent(w: Writer, event: AgentEvent): string {
+  const held = w.held;
+  if (held !== undefined) {
+    w.held = undefined;
+    // The session's start came right after its first run's start (AG-UI and the AI SDK open
+    // with the run): written first, as Copilot writes a session, instead of a second one.
+    return event.type === 'session.start'
+      ? recordOf(w, event) + recordOf(w, held)
+      : recordOf(w, held) + recordOf(w, event);
+  }
+  if (!w.wroteAny && event.type === 'run.start' && event.provenance?.format !== FORMAT) {
+    w.held = event;
+    return '';
+  }
+  return recordOf(w, event);
+}
+
+/** The records of one event (after the held first run start, if any). */
+function recordOf(w: Writer, event: AgentEvent): string {
+  const carried = CARRIED[event.type];
+  if (carried !== undefined) checkLoss(w.loss, event, carried);
+  const p = event.provenance;
+  const own = p?.format === FORMAT;
+  if (own && p.synthetic === true) {
+    // Derived on reading (a message's text without deltas, a run end at shutdown): the record
+    // they came from is written by its own event; their text only feeds that record.
+    if (event.type === 'text.delta') addText(w, event.message ?? w.openMessage, event.text);
+    else if (event.type === 'reasoning.delta') w.reasoning += event.text;
+    return '';
+  }
+  const hints = own ? (p.hints as CopilotHints | undefined) : undefined;
+  const env = copilotEnvelope(hints?.record);
+  const tpl = env?.data;
+  let text = '';
+  if (!w.wroteAny && !own && event.type !== 'session.start') text += sessionStart(w, event, undefined);
+  switch (event.type) {
+    case 'session.start':
+      return text + sessionStart(w, event, tpl);
+    case 'session.title':
+      return text + emit(w, { type: 'session.title_changed', data: { ...tpl, title: event.title }, event });
+    case 'run.start':
+      w.runError = undefined;
+      if (event.input === undefined) return text;
+      return text + emit(w, { type: 'user.message', data: dataWith(tpl, [['content', event.input]]), event });
+    case 'user.message':
+      return text + emit(w, { type: 'user.message', data: dataWith(tpl, [['content', event.text]]), event });
+    case 'round.start':
+      return text + turnStart(w, event, tpl);
+    case 'round.end':
+      return text + turnEnd(w, event, tpl, own);
+    case 'message.start': {
+      const id = event.message ?? newId(w);
+      w.openMessage = id;
+      w.texts.set(id, '');
+      return (
+        text +
+        lazyTurn(w, event, own) +
+        emit(w, { type: 'assistant.message_start', data: dataWith(tpl, [['messageId', id]]), event })
+      );
     }
-    return this.lastTimeQuoted;
-  }
-
-  /**
-   * `timestamp` of a record written from the model, quoted: its event's `ts` (else the clock's
-   * time) as `toISOString` writes it. Records of a burst share their ms: written once.
-   */
-  private quotedAt(ts: number | undefined): string {
-    const ms = ts ?? (this.options.clock ?? Date.now)();
-    if (ms !== this.lastMs) {
-      // Digits, dashes, colons, a dot and letters: nothing to escape. (A time no timestamp can
-      // hold throws: NaN is never equal to the last ms.)
-      this.lastMsQuoted = `"${this.timestamp(ms)}"`;
-      this.lastMs = ms;
+    case 'text.delta': {
+      const head = lazyTurn(w, event, own);
+      const id = event.message ?? w.openMessage ?? (w.openMessage = newId(w));
+      addText(w, id, event.text);
+      if (tpl === undefined && w.templates && typeof event.text === 'string' && typeof id === 'string') {
+        // Most records of a stream: `JSON.stringify` of `{messageId, deltaContent}`, spelled out.
+        const dataText = `{"messageId":${jsonString(id)},"deltaContent":${jsonString(event.text)}}`;
+        return text + head + emit(w, { type: 'assistant.message_delta', data: EMPTY, dataText, event });
+      }
+      const data = dataWith(tpl, [
+        ['messageId', id],
+        ['deltaContent', event.text],
+      ]);
+      return text + head + emit(w, { type: 'assistant.message_delta', data, event });
     }
-    return this.lastMsQuoted;
-  }
-
-  /** `timestamp` of an event: its `ts` (else the clock's time) as `toISOString` writes it. */
-  private timestamp(ts: number | undefined): string {
-    const ms = ts ?? (this.options.clock ?? Date.now)();
-    const text = this.iso.write(ms);
-    if (text === '')
-      throw new AgentwireError({
-        code: 'unencodable',
-        severity: 'error',
-        message: `ts: ${ms} is no time a timestamp can hold`,
-        format: FORMAT,
-      });
-    return text;
-  }
-
-  private newId(): string {
-    return (this.options.idSource ?? randomId)();
-  }
-
-  /** The data for a record: the kept template (its other fields in place) with `set` applied. */
-  private with(tpl: JsonObject | undefined, set: Array<[string, unknown]>): JsonObject {
-    if (tpl === undefined) {
-      // Built fresh: only the fields that are set (a delete would slow the object down).
-      const d: JsonObject = {};
-      for (const [k, v] of set) if (v !== undefined) d[k] = v;
-      return d;
+    case 'reasoning.delta':
+      // Another format's empty delta (a reasoning block's start or end there) says nothing here.
+      if (!own && event.text === '' && event.redacted === undefined && event.signature === undefined)
+        return text;
+      return text + reasoningRecord(w, event, tpl, own);
+    case 'message.end':
+      return text + messageRecord(w, event, tpl, event.message);
+    case 'tool.start': {
+      const data = dataWith(tpl, [
+        ['toolCallId', event.call],
+        ['toolName', event.name],
+        ['arguments', event.args ?? (tpl === undefined ? {} : tpl.arguments)],
+        ['mcpServerName', event.server],
+      ]);
+      if (!own && event.args !== undefined) assertEncodable(event.args, 'tool.start.args', undefined, FORMAT);
+      return text + lazyTurn(w, event, own) + emit(w, { type: 'tool.execution_start', data, event });
     }
-    const d: JsonObject = { ...tpl };
-    for (const [k, v] of set) put(d, k, v);
+    case 'tool.output': {
+      if (
+        tpl === undefined &&
+        w.templates &&
+        typeof event.call === 'string' &&
+        typeof event.text === 'string'
+      ) {
+        // `JSON.stringify` of `{toolCallId, partialOutput}`, spelled out.
+        const dataText = `{"toolCallId":${jsonString(event.call)},"partialOutput":${jsonString(event.text)}}`;
+        return text + emit(w, { type: 'tool.execution_partial_result', data: EMPTY, dataText, event });
+      }
+      const data = dataWith(tpl, [
+        ['toolCallId', event.call],
+        ['partialOutput', event.text],
+      ]);
+      return text + emit(w, { type: 'tool.execution_partial_result', data, event });
+    }
+    case 'tool.end':
+      return text + toolEnd(w, event, tpl, own);
+    case 'usage':
+      return text + usageRecord(w, event, tpl, own, env);
+    case 'child.start':
+      return text + childStart(w, event, tpl);
+    case 'child.end':
+      return text + childEnd(w, event, tpl);
+    case 'run.end':
+      return text + runEnd(w, event, tpl);
+    case 'status':
+      if (event.status !== 'idle') {
+        reportLoss(w.loss, event, 'status', `${FORMAT} has no place for a status other than idle`);
+        return text;
+      }
+      return text + emit(w, { type: 'session.idle', data: { ...tpl }, event });
+    case 'error': {
+      // Another format's error derived from its run's end (a failed result): the run's end
+      // writes it (one session.error, not two, and the same one whichever came first).
+      if (!own && event.provenance?.synthetic === true && (event.fatal || event.message === w.runError))
+        return text;
+      w.runError = event.message;
+      const data = dataWith(tpl, [
+        ['errorType', event.code ?? (tpl === undefined ? 'error' : tpl.errorType)],
+        ['message', event.message],
+      ]);
+      return text + emit(w, { type: 'session.error', data, event });
+    }
+    case 'cancel': {
+      const data = dataWith(tpl, [
+        ['reason', event.by ?? (tpl === undefined ? 'user_initiated' : tpl.reason)],
+      ]);
+      return text + emit(w, { type: 'abort', data, event });
+    }
+    case 'compaction.start':
+      return (
+        text +
+        emit(w, {
+          type: 'session.compaction_start',
+          data: dataWith(tpl, [['trigger', event.trigger]]),
+          event,
+        })
+      );
+    case 'compaction.end': {
+      const data = dataWith(tpl, [
+        ['success', tpl === undefined ? true : tpl.success],
+        ['trigger', event.trigger],
+        ['preCompactionTokens', count(event.tokensBefore, 'compaction.end.tokensBefore')],
+        ['postCompactionTokens', count(event.tokensAfter, 'compaction.end.tokensAfter')],
+        ['tokensRemoved', count(event.tokensFreed, 'compaction.end.tokensFreed')],
+      ]);
+      return text + emit(w, { type: 'session.compaction_complete', data, event });
+    }
+    case 'unknown':
+      return text + unknownRecord(w, event, own);
+    default:
+      reportLoss(w.loss, event, event.type, `${FORMAT} has no event for ${event.type}`);
+      return text;
+  }
+}
+
+function endWrite(w: Writer): string {
+  const held = w.held;
+  w.held = undefined;
+  return held === undefined ? '' : recordOf(w, held);
+}
+
+// Events of a burst share their timestamp: quoted once.
+function quotedTime(w: Writer, timestamp: string): string {
+  if (timestamp !== w.lastTime) {
+    w.lastTime = timestamp;
+    w.lastTimeQuoted = jsonString(timestamp);
+  }
+  return w.lastTimeQuoted;
+}
+
+/**
+ * `timestamp` of a record written from the model, quoted: its event's `ts` (else the clock's
+ * time) as `toISOString` writes it. Records of a burst share their ms: written once.
+ */
+function quotedAt(w: Writer, ts: number | undefined): string {
+  const ms = ts ?? (w.options.clock ?? Date.now)();
+  if (ms !== w.lastMs) {
+    // Digits, dashes, colons, a dot and letters: nothing to escape. (A time no timestamp can
+    // hold throws: NaN is never equal to the last ms.)
+    w.lastMsQuoted = `"${timestampOf(w, ms)}"`;
+    w.lastMs = ms;
+  }
+  return w.lastMsQuoted;
+}
+
+/** `timestamp` of an event: its `ts` (else the clock's time) as `toISOString` writes it. */
+function timestampOf(w: Writer, ts: number | undefined): string {
+  const ms = ts ?? (w.options.clock ?? Date.now)();
+  const text = writeIsoAt(w.iso, ms);
+  if (text === '')
+    throw new AgentwireError({
+      code: 'unencodable',
+      severity: 'error',
+      message: `ts: ${ms} is no time a timestamp can hold`,
+      format: FORMAT,
+    });
+  return text;
+}
+
+function newId(w: Writer): string {
+  return (w.options.idSource ?? randomId)();
+}
+
+/** The data for a record: the kept template (its other fields in place) with `set` applied. */
+function dataWith(tpl: JsonObject | undefined, set: Array<[string, unknown]>): JsonObject {
+  if (tpl === undefined) {
+    // Built fresh: only the fields that are set (a delete would slow the object down).
+    const d: JsonObject = {};
+    for (const [k, v] of set) if (v !== undefined) d[k] = v;
     return d;
   }
+  const d: JsonObject = { ...tpl };
+  for (const [k, v] of set) put(d, k, v);
+  return d;
+}
 
-  private addText(id: string | undefined, text: string): void {
-    if (id === undefined) return;
-    this.texts.set(id, (this.texts.get(id) ?? '') + text);
+function addText(w: Writer, id: string | undefined, text: string): void {
+  if (id === undefined) return;
+  w.texts.set(id, (w.texts.get(id) ?? '') + text);
+}
+
+function sessionStart(w: Writer, event: AgentEvent, tpl: JsonObject | undefined): string {
+  const e = event.type === 'session.start' ? event : undefined;
+  const session = event.session ?? w.options.session ?? newId(w);
+  const protocol = e?.protocol;
+  const version = protocol !== undefined && /^\d+$/.test(protocol) ? Number(protocol) : 1;
+  const at = timestampOf(w, event.ts);
+  const set: Array<[string, unknown]> = [
+    ['sessionId', session],
+    ['version', tpl !== undefined && protocol === undefined ? tpl.version : version],
+    ['producer', e?.producer ?? (tpl === undefined ? (w.options.producer ?? 'agentwire') : tpl.producer)],
+  ];
+  if (tpl === undefined) set.push(['copilotVersion', w.options.copilotVersion ?? '0.0.0'], ['startTime', at]);
+  set.push(['selectedModel', e?.model ?? (tpl === undefined ? undefined : tpl.selectedModel)]);
+  const data = dataWith(tpl, set);
+  if (e?.cwd !== undefined)
+    data.context = isJsonObject(tpl?.context) ? { ...tpl.context, cwd: e.cwd } : { cwd: e.cwd };
+  const start: AgentEvent = e ?? { type: 'session.start', session };
+  return emit(w, { type: 'session.start', data, event: start });
+}
+
+// A round of another format's events opens a turn the first time one of its events comes.
+function lazyTurn(w: Writer, event: AgentEvent, own: boolean): string {
+  if (own || w.turn !== undefined || event.lane !== undefined) return '';
+  // One literal, whatever the event has (a field left undefined reads as absent; this event is
+  // never handed out): a shape built by spreading dies at a full GC with the code that read it.
+  const start = { type: 'round.start', round: event.round, ts: event.ts } as AgentEventOf<'round.start'>;
+  return turnStart(w, start, undefined);
+}
+
+function turnStart(w: Writer, event: AgentEventOf<'round.start'>, tpl: JsonObject | undefined): string {
+  w.turnCount++;
+  const turnId =
+    event.round !== undefined
+      ? String(event.round)
+      : tpl !== undefined
+        ? (tpl.turnId as string)
+        : String(w.turnCount - 1);
+  if (event.lane === undefined) {
+    w.turn = turnId;
+    w.usageInTurn = false;
   }
+  const data = dataWith(tpl, [
+    ['turnId', turnId],
+    ['model', event.model],
+  ]);
+  return emit(w, { type: 'assistant.turn_start', data, event });
+}
 
-  private sessionStart(event: AgentEvent, tpl: JsonObject | undefined): string {
-    const e = event.type === 'session.start' ? event : undefined;
-    const session = event.session ?? this.options.session ?? this.newId();
-    const protocol = e?.protocol;
-    const version = protocol !== undefined && /^\d+$/.test(protocol) ? Number(protocol) : 1;
-    const at = this.timestamp(event.ts);
-    const set: Array<[string, unknown]> = [
-      ['sessionId', session],
-      ['version', tpl !== undefined && protocol === undefined ? tpl.version : version],
-      [
-        'producer',
-        e?.producer ?? (tpl === undefined ? (this.options.producer ?? 'agentwire') : tpl.producer),
-      ],
-    ];
-    if (tpl === undefined)
-      set.push(['copilotVersion', this.options.copilotVersion ?? '0.0.0'], ['startTime', at]);
-    set.push(['selectedModel', e?.model ?? (tpl === undefined ? undefined : tpl.selectedModel)]);
-    const data = this.with(tpl, set);
-    if (e?.cwd !== undefined)
-      data.context = isJsonObject(tpl?.context) ? { ...tpl.context, cwd: e.cwd } : { cwd: e.cwd };
-    const start: AgentEvent = e ?? { type: 'session.start', session };
-    return this.emit({ type: 'session.start', data, event: start });
-  }
-
-  // A round of another format's events opens a turn the first time one of its events comes.
-  private lazyTurn(event: AgentEvent, own: boolean): string {
-    if (own || this.turn !== undefined || event.lane !== undefined) return '';
-    return this.turnStart(
-      { type: 'round.start', ...(event.round === undefined ? {} : { round: event.round }) },
-      undefined,
-      event.ts,
-    );
-  }
-
-  private turnStart(event: AgentEventOf<'round.start'>, tpl: JsonObject | undefined, ts?: number): string {
-    this.turnCount++;
-    const turnId =
-      event.round !== undefined
-        ? String(event.round)
-        : tpl !== undefined
-          ? (tpl.turnId as string)
-          : String(this.turnCount - 1);
-    if (event.lane === undefined) {
-      this.turn = turnId;
-      this.usageInTurn = false;
+function turnEnd(
+  w: Writer,
+  event: AgentEventOf<'round.end'>,
+  tpl: JsonObject | undefined,
+  own: boolean,
+): string {
+  let text = '';
+  if (!own) {
+    text += lazyTurn(w, event, own);
+    // Another format's round: its message and usage become the records Copilot has for them.
+    if (w.openMessage !== undefined)
+      text += messageRecord(w, { type: 'message.end', ts: event.ts } as AgentEvent, undefined, w.openMessage);
+    if (event.usage !== undefined && !w.usageInTurn && event.lane === undefined) {
+      // The fields usageRecord reads, in one literal (as the round start above).
+      const x = event.usage;
+      const u = {
+        type: 'usage',
+        usage: {
+          input: x.input,
+          output: x.output,
+          cacheRead: x.cacheRead,
+          cacheWrite: x.cacheWrite,
+          reasoning: x.reasoning,
+          costUsd: x.costUsd,
+          key: x.key,
+          model: event.model === undefined ? x.model : (x.model ?? event.model),
+          scope: 'call',
+        },
+        ts: event.ts,
+      } as AgentEventOf<'usage'>;
+      text += usageRecord(w, u, undefined, false, undefined);
     }
-    const data = this.with(tpl, [
-      ['turnId', turnId],
-      ['model', event.model],
-    ]);
-    const e = ts !== undefined && event.ts === undefined ? { ...event, ts } : event;
-    return this.emit({ type: 'assistant.turn_start', data, event: e });
   }
+  const turnId =
+    event.round !== undefined
+      ? String(event.round)
+      : tpl !== undefined
+        ? (tpl.turnId as string)
+        : (w.turn ?? String(w.turnCount));
+  const data = dataWith(tpl, [
+    ['turnId', turnId],
+    ['model', event.model],
+  ]);
+  if (event.lane === undefined) w.turn = undefined;
+  return text + emit(w, { type: 'assistant.turn_end', data, event });
+}
 
-  private turnEnd(event: AgentEventOf<'round.end'>, tpl: JsonObject | undefined, own: boolean): string {
-    let text = '';
-    if (!own) {
-      text += this.lazyTurn(event, own);
-      // Another format's round: its message and usage become the records Copilot has for them.
-      if (this.openMessage !== undefined)
-        text += this.messageRecord(
-          { type: 'message.end', ts: event.ts } as AgentEvent,
-          undefined,
-          this.openMessage,
-        );
-      if (event.usage !== undefined && !this.usageInTurn && event.lane === undefined) {
-        const u: AgentEventOf<'usage'> = { type: 'usage', usage: { ...event.usage, scope: 'call' } };
-        if (event.model !== undefined) u.usage.model ??= event.model;
-        if (event.ts !== undefined) u.ts = event.ts;
-        text += this.usageRecord(u, undefined, false, undefined);
-      }
-    }
-    const turnId =
-      event.round !== undefined
-        ? String(event.round)
-        : tpl !== undefined
-          ? (tpl.turnId as string)
-          : (this.turn ?? String(this.turnCount));
-    const data = this.with(tpl, [
-      ['turnId', turnId],
-      ['model', event.model],
-    ]);
-    if (event.lane === undefined) this.turn = undefined;
-    return text + this.emit({ type: 'assistant.turn_end', data, event });
-  }
-
-  private reasoningRecord(
-    event: AgentEventOf<'reasoning.delta'>,
-    tpl: JsonObject | undefined,
-    own: boolean,
-  ): string {
-    const head = this.lazyTurn(event, own);
-    const id = event.message ?? this.openReasoning ?? (this.openReasoning = this.newId());
-    this.reasoning += event.text;
-    const hints = own ? (event.provenance?.hints as CopilotHints | undefined) : undefined;
-    if (hints?.record?.type === 'assistant.reasoning') {
-      const data = this.with(tpl, [
-        ['reasoningId', id],
-        ['content', event.text],
-      ]);
-      return head + this.emit({ type: 'assistant.reasoning', data, event });
-    }
-    const data = this.with(tpl, [
+function reasoningRecord(
+  w: Writer,
+  event: AgentEventOf<'reasoning.delta'>,
+  tpl: JsonObject | undefined,
+  own: boolean,
+): string {
+  const head = lazyTurn(w, event, own);
+  const id = event.message ?? w.openReasoning ?? (w.openReasoning = newId(w));
+  w.reasoning += event.text;
+  const hints = own ? (event.provenance?.hints as CopilotHints | undefined) : undefined;
+  if (hints?.record?.type === 'assistant.reasoning') {
+    const data = dataWith(tpl, [
       ['reasoningId', id],
-      ['deltaContent', event.text],
+      ['content', event.text],
     ]);
-    return head + this.emit({ type: 'assistant.reasoning_delta', data, event });
+    return head + emit(w, { type: 'assistant.reasoning', data, event });
   }
+  const data = dataWith(tpl, [
+    ['reasoningId', id],
+    ['deltaContent', event.text],
+  ]);
+  return head + emit(w, { type: 'assistant.reasoning_delta', data, event });
+}
 
-  private messageRecord(event: AgentEvent, tpl: JsonObject | undefined, message: string | undefined): string {
-    const id = message ?? this.openMessage ?? this.newId();
-    const content = this.texts.get(id) ?? '';
-    this.texts.delete(id);
-    if (this.openMessage === id) this.openMessage = undefined;
-    const data = this.with(tpl, [
-      ['messageId', id],
-      ['content', content],
-    ]);
-    if (this.reasoning !== '') data.reasoningText = this.reasoning;
-    this.reasoning = '';
-    this.openReasoning = undefined;
-    return this.emit({ type: 'assistant.message', data, event });
+function messageRecord(
+  w: Writer,
+  event: AgentEvent,
+  tpl: JsonObject | undefined,
+  message: string | undefined,
+): string {
+  const id = message ?? w.openMessage ?? newId(w);
+  const content = w.texts.get(id) ?? '';
+  w.texts.delete(id);
+  if (w.openMessage === id) w.openMessage = undefined;
+  if (tpl === undefined && w.templates && typeof id === 'string') {
+    // `JSON.stringify` of `{messageId, content, reasoningText?}`, spelled out. The content is a
+    // rope of the message's deltas: JSON.stringify of an object reads it slower than
+    // `jsonString` of it alone (docs/performance.md, "Copilot writer, round five").
+    const reasoning = w.reasoning === '' ? '' : `,"reasoningText":${jsonString(w.reasoning)}`;
+    const dataText = `{"messageId":${jsonString(id)},"content":${jsonString(content)}${reasoning}}`;
+    w.reasoning = '';
+    w.openReasoning = undefined;
+    return emit(w, { type: 'assistant.message', data: EMPTY, dataText, event });
   }
+  const data = dataWith(tpl, [
+    ['messageId', id],
+    ['content', content],
+  ]);
+  if (w.reasoning !== '') data.reasoningText = w.reasoning;
+  w.reasoning = '';
+  w.openReasoning = undefined;
+  return emit(w, { type: 'assistant.message', data, event });
+}
 
-  private toolEnd(event: AgentEventOf<'tool.end'>, tpl: JsonObject | undefined, own: boolean): string {
-    const content =
-      event.text ??
-      (event.result === undefined || event.result === null
-        ? undefined
-        : json(event.result, 'tool.end.result'));
-    const keptResult = isJsonObject(tpl?.result) ? tpl.result : undefined;
-    const keptError = isJsonObject(tpl?.error) ? tpl.error : undefined;
-    const error =
-      event.error === undefined
-        ? undefined
-        : typeof event.error === 'string'
-          ? event.error
-          : json(event.error, 'tool.end.error');
-    const data = this.with(tpl, [
-      ['toolCallId', event.call],
-      ['success', event.ok],
-      ['result', content === undefined ? undefined : { ...keptResult, content }],
-      ['error', error === undefined ? undefined : { ...keptError, message: error }],
-    ]);
-    return this.lazyTurn(event, own) + this.emit({ type: 'tool.execution_complete', data, event });
-  }
+function toolEnd(
+  w: Writer,
+  event: AgentEventOf<'tool.end'>,
+  tpl: JsonObject | undefined,
+  own: boolean,
+): string {
+  const content =
+    event.text ??
+    (event.result === undefined || event.result === null ? undefined : json(event.result, 'tool.end.result'));
+  const keptResult = isJsonObject(tpl?.result) ? tpl.result : undefined;
+  const keptError = isJsonObject(tpl?.error) ? tpl.error : undefined;
+  const error =
+    event.error === undefined
+      ? undefined
+      : typeof event.error === 'string'
+        ? event.error
+        : json(event.error, 'tool.end.error');
+  const data = dataWith(tpl, [
+    ['toolCallId', event.call],
+    ['success', event.ok],
+    ['result', content === undefined ? undefined : { ...keptResult, content }],
+    ['error', error === undefined ? undefined : { ...keptError, message: error }],
+  ]);
+  return lazyTurn(w, event, own) + emit(w, { type: 'tool.execution_complete', data, event });
+}
 
-  private usageRecord(
-    event: AgentEventOf<'usage'>,
-    tpl: JsonObject | undefined,
-    own: boolean,
-    env: CopilotEnvelope | undefined,
-  ): string {
-    const u = event.usage;
-    if (u.costUsd !== undefined)
-      this.loss.report(
-        event,
-        'usage.costUsd',
-        `${FORMAT} has no cost in US dollars (its cost is a billing multiplier)`,
-      );
-    if (u.scope === 'thread') return this.shutdown(event, u, tpl);
-    if (event.lane === undefined) this.usageInTurn = true;
-    // The key is the API call id; a record without one was keyed by its own event id.
-    const key = u.key === undefined || u.key === env?.id ? undefined : u.key;
-    const data = this.with(tpl, [
-      // The schema requires a model; one the events do not name is left out, never invented.
-      ['model', u.model ?? (tpl === undefined ? undefined : tpl.model)],
-      ['inputTokens', count(u.input, 'usage.input')],
-      ['outputTokens', count(u.output, 'usage.output')],
-      ['cacheReadTokens', count(u.cacheRead, 'usage.cacheRead')],
-      ['cacheWriteTokens', count(u.cacheWrite, 'usage.cacheWrite')],
-      ['reasoningTokens', count(u.reasoning, 'usage.reasoning')],
-      ['apiCallId', key ?? (tpl === undefined ? undefined : tpl.apiCallId)],
-    ]);
-    return this.lazyTurn(event, own) + this.emit({ type: 'assistant.usage', data, event });
-  }
-
-  private shutdown(event: AgentEventOf<'usage'>, u: Usage, tpl: JsonObject | undefined): string {
-    const metrics: JsonObject = {};
-    const kept = isJsonObject(tpl?.modelMetrics) ? tpl.modelMetrics : undefined;
-    for (const model of Object.keys(u.byModel ?? {})) {
-      const m = u.byModel![model]!;
-      const was = isJsonObject(kept?.[model]) ? (kept[model] as JsonObject) : undefined;
-      const usage: JsonObject = isJsonObject(was?.usage) ? { ...was.usage } : {};
-      put(usage, 'inputTokens', count(m.input, 'usage.byModel.input') ?? 0);
-      put(usage, 'outputTokens', count(m.output, 'usage.byModel.output') ?? 0);
-      put(usage, 'cacheReadTokens', count(m.cacheRead, 'usage.byModel.cacheRead') ?? 0);
-      put(usage, 'cacheWriteTokens', count(m.cacheWrite, 'usage.byModel.cacheWrite') ?? 0);
-      put(usage, 'reasoningTokens', count(m.reasoning, 'usage.byModel.reasoning'));
-      const metric: JsonObject = was === undefined ? { requests: {} } : { ...was };
-      metric.usage = usage;
-      setOwn(metrics, model, metric);
-    }
-    const data = this.with(tpl, [['modelMetrics', metrics]]);
-    if (tpl === undefined) {
-      const fresh: JsonObject = {
-        shutdownType: 'routine',
-        totalApiDurationMs: 0,
-        sessionStartTime: event.ts ?? (this.options.clock ?? Date.now)(),
-        codeChanges: { linesAdded: 0, linesRemoved: 0, filesModified: [] },
-        modelMetrics: metrics,
-      };
-      return this.emit({ type: 'session.shutdown', data: fresh, event });
-    }
-    return this.emit({ type: 'session.shutdown', data, event });
-  }
-
-  private childStart(event: AgentEventOf<'child.start'>, tpl: JsonObject | undefined): string {
-    const call = event.call ?? event.child;
-    this.children.set(event.child, { call, name: event.name });
-    const name = event.name ?? (tpl === undefined ? 'agent' : tpl.agentName);
-    const data = this.with(tpl, [
-      ['toolCallId', call],
-      ['agentName', name],
-      ['agentDisplayName', tpl === undefined ? name : tpl.agentDisplayName],
-      ['agentDescription', event.task ?? (tpl === undefined ? '' : tpl.agentDescription)],
-    ]);
-    return this.emit({
-      type: 'subagent.started',
-      data,
+function usageRecord(
+  w: Writer,
+  event: AgentEventOf<'usage'>,
+  tpl: JsonObject | undefined,
+  own: boolean,
+  env: CopilotEnvelope | undefined,
+): string {
+  const u = event.usage;
+  if (u.costUsd !== undefined)
+    reportLoss(
+      w.loss,
       event,
-      agent: event.child === call ? undefined : event.child,
+      'usage.costUsd',
+      `${FORMAT} has no cost in US dollars (its cost is a billing multiplier)`,
+    );
+  if (u.scope === 'thread') return shutdown(w, event, u, tpl);
+  if (event.lane === undefined) w.usageInTurn = true;
+  // The key is the API call id; a record without one was keyed by its own event id.
+  const key = u.key === undefined || u.key === env?.id ? undefined : u.key;
+  const data = dataWith(tpl, [
+    // The schema requires a model; one the events do not name is left out, never invented.
+    ['model', u.model ?? (tpl === undefined ? undefined : tpl.model)],
+    ['inputTokens', count(u.input, 'usage.input')],
+    ['outputTokens', count(u.output, 'usage.output')],
+    ['cacheReadTokens', count(u.cacheRead, 'usage.cacheRead')],
+    ['cacheWriteTokens', count(u.cacheWrite, 'usage.cacheWrite')],
+    ['reasoningTokens', count(u.reasoning, 'usage.reasoning')],
+    ['apiCallId', key ?? (tpl === undefined ? undefined : tpl.apiCallId)],
+  ]);
+  return lazyTurn(w, event, own) + emit(w, { type: 'assistant.usage', data, event });
+}
+
+function shutdown(w: Writer, event: AgentEventOf<'usage'>, u: Usage, tpl: JsonObject | undefined): string {
+  const metrics: JsonObject = {};
+  const kept = isJsonObject(tpl?.modelMetrics) ? tpl.modelMetrics : undefined;
+  for (const model of Object.keys(u.byModel ?? {})) {
+    const m = u.byModel![model]!;
+    const was = isJsonObject(kept?.[model]) ? (kept[model] as JsonObject) : undefined;
+    const usage: JsonObject = isJsonObject(was?.usage) ? { ...was.usage } : {};
+    put(usage, 'inputTokens', count(m.input, 'usage.byModel.input') ?? 0);
+    put(usage, 'outputTokens', count(m.output, 'usage.byModel.output') ?? 0);
+    put(usage, 'cacheReadTokens', count(m.cacheRead, 'usage.byModel.cacheRead') ?? 0);
+    put(usage, 'cacheWriteTokens', count(m.cacheWrite, 'usage.byModel.cacheWrite') ?? 0);
+    put(usage, 'reasoningTokens', count(m.reasoning, 'usage.byModel.reasoning'));
+    const metric: JsonObject = was === undefined ? { requests: {} } : { ...was };
+    metric.usage = usage;
+    setOwn(metrics, model, metric);
+  }
+  const data = dataWith(tpl, [['modelMetrics', metrics]]);
+  if (tpl === undefined) {
+    const fresh: JsonObject = {
+      shutdownType: 'routine',
+      totalApiDurationMs: 0,
+      sessionStartTime: event.ts ?? (w.options.clock ?? Date.now)(),
+      codeChanges: { linesAdded: 0, linesRemoved: 0, filesModified: [] },
+      modelMetrics: metrics,
+    };
+    return emit(w, { type: 'session.shutdown', data: fresh, event });
+  }
+  return emit(w, { type: 'session.shutdown', data, event });
+}
+
+function childStart(w: Writer, event: AgentEventOf<'child.start'>, tpl: JsonObject | undefined): string {
+  const call = event.call ?? event.child;
+  w.children.set(event.child, { call, name: event.name });
+  const name = event.name ?? (tpl === undefined ? 'agent' : tpl.agentName);
+  const data = dataWith(tpl, [
+    ['toolCallId', call],
+    ['agentName', name],
+    ['agentDisplayName', tpl === undefined ? name : tpl.agentDisplayName],
+    ['agentDescription', event.task ?? (tpl === undefined ? '' : tpl.agentDescription)],
+  ]);
+  return emit(w, {
+    type: 'subagent.started',
+    data,
+    event,
+    agent: event.child === call ? undefined : event.child,
+  });
+}
+
+function childEnd(w: Writer, event: AgentEventOf<'child.end'>, tpl: JsonObject | undefined): string {
+  const started = w.children.get(event.child);
+  w.children.delete(event.child);
+  const call = started?.call ?? (tpl === undefined ? event.child : (tpl.toolCallId as string));
+  const name = started?.name ?? (tpl === undefined ? 'agent' : tpl.agentName);
+  const failed = event.status === 'failed' || event.status === 'incomplete';
+  const set: Array<[string, unknown]> = [
+    ['toolCallId', call],
+    ['agentName', tpl === undefined ? name : tpl.agentName],
+    ['agentDisplayName', tpl === undefined ? name : tpl.agentDisplayName],
+  ];
+  if (failed) set.push(['error', event.result ?? (tpl === undefined ? event.status : tpl.error)]);
+  else if (event.status === 'cancelled') set.push(['cancelled', true]);
+  else if (tpl !== undefined) set.push(['cancelled', tpl.cancelled === true ? undefined : tpl.cancelled]);
+  if (!failed && event.result !== undefined)
+    reportLoss(w.loss, event, 'child.end.result', `${FORMAT} has no result text for a completed subagent`);
+  const data = dataWith(tpl, set);
+  const agent = event.child === call ? undefined : event.child;
+  return emit(w, { type: failed ? 'subagent.failed' : 'subagent.completed', data, event, agent });
+}
+
+function runEnd(w: Writer, event: AgentEventOf<'run.end'>, tpl: JsonObject | undefined): string {
+  if (event.status === 'incomplete') return '';
+  // Right after a session.shutdown a completed run has ended already (a reader ends it there):
+  // a session.idle would read as one more run.
+  if (w.lastType === 'session.shutdown' && event.status === 'completed' && tpl === undefined) return '';
+  let text = '';
+  if (
+    event.status === 'failed' &&
+    tpl === undefined &&
+    (w.runError === undefined || (event.error !== undefined && event.error !== w.runError))
+  ) {
+    const message = event.error ?? event.reason ?? 'the run failed';
+    text += emit(w, {
+      type: 'session.error',
+      data: { errorType: 'error', message },
+      event: { ...event },
     });
   }
+  w.runError = undefined;
+  const data: JsonObject =
+    tpl !== undefined ? { ...tpl } : event.status === 'cancelled' ? { aborted: true } : {};
+  return text + emit(w, { type: 'session.idle', data, event });
+}
 
-  private childEnd(event: AgentEventOf<'child.end'>, tpl: JsonObject | undefined): string {
-    const started = this.children.get(event.child);
-    this.children.delete(event.child);
-    const call = started?.call ?? (tpl === undefined ? event.child : (tpl.toolCallId as string));
-    const name = started?.name ?? (tpl === undefined ? 'agent' : tpl.agentName);
-    const failed = event.status === 'failed' || event.status === 'incomplete';
-    const set: Array<[string, unknown]> = [
-      ['toolCallId', call],
-      ['agentName', tpl === undefined ? name : tpl.agentName],
-      ['agentDisplayName', tpl === undefined ? name : tpl.agentDisplayName],
-    ];
-    if (failed) set.push(['error', event.result ?? (tpl === undefined ? event.status : tpl.error)]);
-    else if (event.status === 'cancelled') set.push(['cancelled', true]);
-    else if (tpl !== undefined) set.push(['cancelled', tpl.cancelled === true ? undefined : tpl.cancelled]);
-    if (!failed && event.result !== undefined)
-      this.loss.report(event, 'child.end.result', `${FORMAT} has no result text for a completed subagent`);
-    const data = this.with(tpl, set);
-    const agent = event.child === call ? undefined : event.child;
-    return this.emit({ type: failed ? 'subagent.failed' : 'subagent.completed', data, event, agent });
+function unknownRecord(w: Writer, event: AgentEventOf<'unknown'>, own: boolean): string {
+  const r = event.record;
+  if (!own || !isJsonObject(r)) {
+    reportLoss(w.loss, event, 'unknown', `${FORMAT} writes back only records read from ${FORMAT}`);
+    return '';
   }
+  w.lastType = undefined;
+  if (typeof r.id === 'string') {
+    w.lastId = r.id;
+    w.lastQuoted = jsonString(r.id);
+  }
+  w.wroteAny = true;
+  return `${rawIfSame(event.provenance?.hints?.raw, json(r, 'unknown.record'))}\n`;
+}
 
-  private runEnd(event: AgentEventOf<'run.end'>, tpl: JsonObject | undefined): string {
-    if (event.status === 'incomplete') return '';
-    // Right after a session.shutdown a completed run has ended already (a reader ends it there):
-    // a session.idle would read as one more run.
-    if (this.lastType === 'session.shutdown' && event.status === 'completed' && tpl === undefined) return '';
-    let text = '';
-    if (
-      event.status === 'failed' &&
-      tpl === undefined &&
-      (this.runError === undefined || (event.error !== undefined && event.error !== this.runError))
-    ) {
-      const message = event.error ?? event.reason ?? 'the run failed';
-      text += this.emit({
-        type: 'session.error',
-        data: { errorType: 'error', message },
-        event: { ...event },
-      });
-    }
-    this.runError = undefined;
-    const data: JsonObject =
-      tpl !== undefined ? { ...tpl } : event.status === 'cancelled' ? { aborted: true } : {};
-    return text + this.emit({ type: 'session.idle', data, event });
-  }
+/** Writes one record's envelope around its data, in the order it came (or the SDK's). */
+function emit(w: Writer, o: Out): string {
+  const event = o.event;
+  const p = event.provenance;
+  const own = p?.format === FORMAT;
+  const hints = own ? (p.hints as CopilotHints | undefined) : undefined;
+  const env = copilotEnvelope(hints?.record);
+  const kept = env !== undefined && env.type === o.type ? env : undefined;
+  const id = kept !== undefined ? kept.id : newId(w);
+  const parentId = kept !== undefined ? kept.parentId : w.lastId;
+  const timeText =
+    kept !== undefined && (event.ts === undefined || parseTimestamp(kept.timestamp).ms === event.ts)
+      ? quotedTime(w, kept.timestamp)
+      : w.templates
+        ? quotedAt(w, event.ts)
+        : jsonString(timestampOf(w, event.ts));
+  const agent =
+    o.agent ?? (event.lane === undefined || o.type.startsWith('subagent.') ? undefined : event.lane);
+  const ephemeral =
+    kept !== undefined ? kept.ephemeral : COPILOT_EPHEMERAL_TYPES.has(o.type) ? true : undefined;
+  const data = o.dataText ?? json(o.data, `${event.type}`);
+  // An id of the default source (a UUID) has nothing to escape. The previous record's quoted id
+  // is this one's parentId: quoted once.
+  const quotedId =
+    w.templates && kept === undefined && w.options.idSource === undefined ? `"${id}"` : jsonString(id);
+  const quotedParent =
+    parentId === null ? 'null' : parentId === w.lastId ? w.lastQuoted : jsonString(parentId);
+  // Record types are plain words: nothing to escape.
+  const type = w.templates
+    ? `"type":"${o.type}","data":${data}`
+    : `"type":${jsonString(o.type)},"data":${data}`;
+  // COPILOT_ENVELOPE_KEYS, or COPILOT_DISK_KEYS for a record that came in the on-disk order.
+  const text0 =
+    kept?.layout === 'disk'
+      ? `{${type},"id":${quotedId},"timestamp":${timeText},"parentId":${quotedParent}`
+      : `{"id":${quotedId},"parentId":${quotedParent},"timestamp":${timeText},${type}`;
+  const tail =
+    (agent === undefined ? '' : `,"agentId":${jsonString(agent)}`) +
+    (ephemeral === undefined
+      ? ''
+      : ephemeral === true
+        ? ',"ephemeral":true'
+        : `,"ephemeral":${json(ephemeral, 'ephemeral')}`);
+  let text = `${text0}${tail}}`;
+  if (kept?.extra !== undefined) text = withExtra(text, kept.extra);
+  if (kept !== undefined && hints?.raw !== undefined) text = rawIfSame(hints.raw, text);
+  w.lastId = id;
+  w.lastQuoted = quotedId;
+  w.wroteAny = true;
+  w.lastType = o.type;
+  return `${text}\n`;
+}
 
-  private unknown(event: AgentEventOf<'unknown'>, own: boolean): string {
-    const r = event.record;
-    if (!own || !isJsonObject(r)) {
-      this.loss.report(event, 'unknown', `${FORMAT} writes back only records read from ${FORMAT}`);
-      return '';
-    }
-    this.lastType = undefined;
-    if (typeof r.id === 'string') {
-      this.lastId = r.id;
-      this.lastQuoted = jsonString(r.id);
-    }
-    this.wroteAny = true;
-    return `${rawIfSame(event.provenance?.hints?.raw, json(r, 'unknown.record'))}\n`;
-  }
-
-  /** Writes one record's envelope around its data, in the order it came (or the SDK's). */
-  private emit(o: Out): string {
-    const event = o.event;
-    const p = event.provenance;
-    const own = p?.format === FORMAT;
-    const hints = own ? (p.hints as CopilotHints | undefined) : undefined;
-    const env = copilotEnvelope(hints?.record);
-    const kept = env !== undefined && env.type === o.type ? env : undefined;
-    const id = kept !== undefined ? kept.id : this.newId();
-    const parentId = kept !== undefined ? kept.parentId : this.lastId;
-    const quotedTime =
-      kept !== undefined && (event.ts === undefined || parseTimestamp(kept.timestamp).ms === event.ts)
-        ? this.quotedTime(kept.timestamp)
-        : this.templates
-          ? this.quotedAt(event.ts)
-          : jsonString(this.timestamp(event.ts));
-    const agent =
-      o.agent ?? (event.lane === undefined || o.type.startsWith('subagent.') ? undefined : event.lane);
-    const ephemeral =
-      kept !== undefined ? kept.ephemeral : COPILOT_EPHEMERAL_TYPES.has(o.type) ? true : undefined;
-    const data = o.dataText ?? json(o.data, `${event.type}`);
-    // An id of the default source (a UUID) has nothing to escape. The previous record's quoted id
-    // is this one's parentId: quoted once.
-    const quotedId =
-      this.templates && kept === undefined && this.options.idSource === undefined
-        ? `"${id}"`
-        : jsonString(id);
-    const quotedParent =
-      parentId === null ? 'null' : parentId === this.lastId ? this.lastQuoted : jsonString(parentId);
-    // Record types are plain words: nothing to escape.
-    const type = this.templates
-      ? `"type":"${o.type}","data":${data}`
-      : `"type":${jsonString(o.type)},"data":${data}`;
-    // COPILOT_ENVELOPE_KEYS, or COPILOT_DISK_KEYS for a record that came in the on-disk order.
-    const text0 =
-      kept?.layout === 'disk'
-        ? `{${type},"id":${quotedId},"timestamp":${quotedTime},"parentId":${quotedParent}`
-        : `{"id":${quotedId},"parentId":${quotedParent},"timestamp":${quotedTime},${type}`;
-    const tail =
-      (agent === undefined ? '' : `,"agentId":${jsonString(agent)}`) +
-      (ephemeral === undefined
-        ? ''
-        : ephemeral === true
-          ? ',"ephemeral":true'
-          : `,"ephemeral":${json(ephemeral, 'ephemeral')}`);
-    let text = `${text0}${tail}}`;
-    if (kept?.extra !== undefined) text = this.withExtra(text, kept.extra);
-    if (kept !== undefined && hints?.raw !== undefined) text = rawIfSame(hints.raw, text);
-    this.lastId = id;
-    this.lastQuoted = quotedId;
-    this.wroteAny = true;
-    this.lastType = o.type;
-    return `${text}\n`;
-  }
-
-  // Envelope fields the model has no slot for, kept by the decoder: re-joined in place.
-  private withExtra(text: string, extra: Record<string, unknown>): string {
-    const record = JSON.parse(text) as JsonObject;
-    const pieces: Array<[string, string]> = Object.keys(record).map((k) => [k, JSON.stringify(record[k])]);
-    return joinRecord(pieces, { extra }, (v) => json(v, 'extra'), FORMAT);
-  }
+// Envelope fields the model has no slot for, kept by the decoder: re-joined in place.
+function withExtra(text: string, extra: Record<string, unknown>): string {
+  const record = JSON.parse(text) as JsonObject;
+  const pieces: Array<[string, string]> = Object.keys(record).map((k) => [k, JSON.stringify(record[k])]);
+  return joinRecord(pieces, { extra }, (v) => json(v, 'extra'), FORMAT);
 }

@@ -2,7 +2,7 @@ import { type Codec, createCheck, createCodec, lineChunkDecoder } from '../../co
 import type { Diagnostic } from '../../diagnostics';
 import { checkCopilotEvents } from './check';
 import { type CopilotDecodeOptions, createCopilotRecordDecoder } from './decode';
-import { type CopilotEncodeOptions, CopilotEncoder } from './encode';
+import { type CopilotEncodeOptions, createCopilotEncoder } from './encode';
 import { COPILOT_MAX_LINE_BYTES } from './wire';
 
 export { checkCopilotEvents } from './check';
@@ -35,7 +35,7 @@ const codec = createCodec<CopilotDecodeOptions, CopilotEncodeOptions>({
       sink,
       createCopilotRecordDecoder(options, sink),
     ),
-  createEncoder: (options, sink) => new CopilotEncoder(options, sink),
+  createEncoder: (options, sink) => createCopilotEncoder(options, sink),
 });
 
 /**

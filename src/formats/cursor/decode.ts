@@ -2,19 +2,36 @@ import type { DecodeOptions, RecordDecoder } from '../../codec';
 import { type DiagnosticSink, diagnosticAt } from '../../diagnostics';
 import { str } from '../../guards';
 import {
+  DEPTH_PRECHECK_CHARS,
   isJsonObject,
   type JsonObject,
   mayHoldUnsafeNumber,
   NOT_PARSED,
   parseRecordText,
+  readStringToken,
   refuseDeepValue,
   resolveMaxDepth,
   unsafeNumberMessage,
+  valueExceedsDepth,
 } from '../../json';
 import { copyJson } from '../../kept';
 import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
 import { incompleteRunEnd } from '../../record';
 import {
+  CURSOR_ASSISTANT_HEAD,
+  CURSOR_ASSISTANT_TEXT_END,
+  CURSOR_CALL_ID_KEY,
+  CURSOR_COMPLETED_AT_KEY,
+  CURSOR_MODEL_CALL_KEY,
+  CURSOR_SESSION_KEY,
+  CURSOR_SHELL_PAYLOAD_KEY,
+  CURSOR_STARTED_AT_KEY,
+  CURSOR_THINKING_COMPLETED_HEAD,
+  CURSOR_THINKING_DELTA_HEAD,
+  CURSOR_TIMESTAMP_KEY,
+  CURSOR_TOOL_CALL_FIELDS_HEAD,
+  CURSOR_TOOL_CALL_HEAD,
+  CURSOR_TOOL_CALL_KEY,
   type CursorHints,
   isCursorRecordType,
   msOf,
@@ -81,9 +98,8 @@ export function createCursorRecordDecoder(options: CursorDecodeOptions, sink: Di
 }
 
 /** The decoder's state between lines, built whole in one object literal ({@link newDecoder}). */
-interface Decoder {
+interface Decoder extends LineReader {
   readonly sink: DiagnosticSink;
-  readonly maxDepth: number;
   runOpen: boolean;
   session: string | undefined;
   /** Text of the assistant segment being streamed as deltas. */
@@ -107,13 +123,19 @@ function newDecoder(options: CursorDecodeOptions, sink: DiagnosticSink): Decoder
     lastLine: 1,
     lastOffset: 0,
     lastTs: undefined,
+    at: 0,
+    known: undefined,
   };
 }
 
 function readLine(d: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
-  const value = parseRecordText(text, line, offset, d.maxDepth, FORMAT, d.sink);
-  if (value === NOT_PARSED) return;
-  if (refuseDeepValue(text, value, line, offset, d.maxDepth, FORMAT, d.sink)) return;
+  // A canonical line's record is within the depth bound (its reader measured what can nest).
+  let value: unknown = cursorCanonicalLines.enabled ? readCanonicalLine(d, text) : undefined;
+  if (value === undefined) {
+    value = parseRecordText(text, line, offset, d.maxDepth, FORMAT, d.sink);
+    if (value === NOT_PARSED) return;
+    if (refuseDeepValue(text, value, line, offset, d.maxDepth, FORMAT, d.sink)) return;
+  }
   const hints: CursorHints = { raw: text, record: value };
   const provenance: Provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
   if (!isJsonObject(value)) {
@@ -268,6 +290,213 @@ function shortcut(
   d.lastTs = ts;
   out.push(e);
   return true;
+}
+
+/**
+ * Test hook: `enabled: false` parses every line with `JSON.parse`, so that
+ * test/cursor/canonical-lines.test.ts can hold the canonical-line reader equal to it.
+ */
+export const cursorCanonicalLines: { enabled: boolean } = { enabled: true };
+
+/**
+ * What the canonical-line reader keeps between reads: where the last read ended, and the session
+ * id last read (a line naming it again gets the same string, compared in place, not sliced).
+ */
+export interface LineReader {
+  /** The index just past what the last read took. */
+  at: number;
+  /** The session id last read whose text is itself (nothing escaped): found again in place. */
+  known: string | undefined;
+  /** The decoder's depth bound: a record nesting deeper is left to the general path. */
+  readonly maxDepth: number;
+}
+
+/**
+ * The record of a line in one of the shapes Cursor writes most (wire.ts: a `thinking` delta or
+ * completion, an `assistant` line of one text block, a `tool_call` line with its
+ * `model_call_id`), read without `JSON.parse` of the whole line: the fixed text compared in
+ * place, each string value read alone (sliced when it holds nothing to unescape), the integer
+ * read from its digits, the tool call's payload (free-form) parsed alone, the record built in one
+ * literal (its hidden class outlives a full GC; docs/performance.md, "Cursor decoder, round
+ * five"). The same keys in the same order with the same values as `JSON.parse(text)`, or
+ * `undefined` (having read nothing that matters) for any other spelling, which the caller
+ * parses: test/cursor/canonical-lines.test.ts holds the two equal.
+ */
+export function readCanonicalLine(r: LineReader, text: string): JsonObject | undefined {
+  // An assistant line's record nests four levels, and so does the least tool call.
+  if (r.maxDepth < CANONICAL_DEPTH || text.charCodeAt(text.length - 1) !== 125) return undefined;
+  // `{"type":"` is nine characters: the type word's first letters tell the shapes apart.
+  const c = text.charCodeAt(9);
+  if (c === 116) return text.charCodeAt(10) === 104 ? readThinking(r, text) : readToolCall(r, text);
+  return c === 97 ? readAssistant(r, text) : undefined;
+}
+
+// How deep the canonical records nest at least (an assistant line: record, message, content, block).
+const CANONICAL_DEPTH = 4;
+
+// `{"type":"thinking","subtype":"`: the subtype's first letter is at this index.
+const THINKING_SUBTYPE_AT = 30;
+
+function readThinking(r: LineReader, text: string): JsonObject | undefined {
+  if (text.charCodeAt(THINKING_SUBTYPE_AT) === 100) {
+    if (text.indexOf(CURSOR_THINKING_DELTA_HEAD) !== 0) return undefined;
+    const open = CURSOR_THINKING_DELTA_HEAD.length;
+    const key = text.indexOf(CURSOR_SESSION_KEY, open);
+    const value = key === -1 ? undefined : readStringToken(text, open, key - 1);
+    const session = value === undefined ? undefined : readSession(r, text, key + CURSOR_SESSION_KEY.length);
+    const ts = session === undefined ? undefined : readTimestamp(text, r.at);
+    return ts === undefined
+      ? undefined
+      : { type: 'thinking', subtype: 'delta', text: value, session_id: session, timestamp_ms: ts };
+  }
+  if (text.indexOf(CURSOR_THINKING_COMPLETED_HEAD) !== 0) return undefined;
+  const session = readSession(r, text, CURSOR_THINKING_COMPLETED_HEAD.length);
+  const ts = session === undefined ? undefined : readTimestamp(text, r.at);
+  return ts === undefined
+    ? undefined
+    : { type: 'thinking', subtype: 'completed', session_id: session, timestamp_ms: ts };
+}
+
+function readAssistant(r: LineReader, text: string): JsonObject | undefined {
+  if (text.indexOf(CURSOR_ASSISTANT_HEAD) !== 0) return undefined;
+  const open = CURSOR_ASSISTANT_HEAD.length;
+  const end = text.indexOf(CURSOR_ASSISTANT_TEXT_END, open);
+  const value = end === -1 ? undefined : readStringToken(text, open, end - 1);
+  const session =
+    value === undefined ? undefined : readSession(r, text, end + CURSOR_ASSISTANT_TEXT_END.length);
+  if (session === undefined) return undefined;
+  const message = { role: 'assistant', content: [{ type: 'text', text: value }] };
+  const at = r.at;
+  // The snapshot that ends a turn has neither a model call nor a time.
+  if (at === text.length - 1) return { type: 'assistant', message, session_id: session };
+  if (text.indexOf(CURSOR_MODEL_CALL_KEY, at) !== at) {
+    const ts = readTimestamp(text, at);
+    return ts === undefined
+      ? undefined
+      : { type: 'assistant', message, session_id: session, timestamp_ms: ts };
+  }
+  const id = readString(r, text, at + CURSOR_MODEL_CALL_KEY.length);
+  const ts = id === undefined ? undefined : readTimestamp(text, r.at);
+  return ts === undefined
+    ? undefined
+    : { type: 'assistant', message, session_id: session, model_call_id: id, timestamp_ms: ts };
+}
+
+// A tool call's payload is free-form: it is found between the fixed head and the fixed tail
+// (`,"model_call_id":"` outside a string is a key: inside one its quotes would be escaped) and
+// parsed alone. A line long enough to be measured for depth before parsing is left to the
+// general path, which measures it.
+function readToolCall(r: LineReader, text: string): JsonObject | undefined {
+  if (text.length > DEPTH_PRECHECK_CHARS || text.indexOf(CURSOR_TOOL_CALL_HEAD) !== 0) return undefined;
+  const head = CURSOR_TOOL_CALL_HEAD.length;
+  const subtype = text.charCodeAt(head) === 115 ? 'started' : 'completed';
+  const key = head + subtype.length;
+  if (text.indexOf(subtype, head) !== head || text.indexOf(CURSOR_CALL_ID_KEY, key) !== key) return undefined;
+  const call = readString(r, text, key + CURSOR_CALL_ID_KEY.length);
+  const start = r.at + CURSOR_TOOL_CALL_KEY.length;
+  if (call === undefined || text.indexOf(CURSOR_TOOL_CALL_KEY, r.at) !== r.at) return undefined;
+  const tail = text.lastIndexOf(CURSOR_MODEL_CALL_KEY);
+  if (tail <= start) return undefined;
+  const id = readString(r, text, tail + CURSOR_MODEL_CALL_KEY.length);
+  if (id === undefined || text.indexOf(CURSOR_SESSION_KEY, r.at) !== r.at) return undefined;
+  const session = readSession(r, text, r.at + CURSOR_SESSION_KEY.length);
+  const ts = session === undefined ? undefined : readTimestamp(text, r.at);
+  if (ts === undefined) return undefined;
+  const toolCall = readToolCallObject(r, text, start, tail);
+  if (toolCall === undefined) return undefined;
+  return {
+    type: 'tool_call',
+    subtype,
+    call_id: call,
+    tool_call: toolCall,
+    model_call_id: id,
+    session_id: session,
+    timestamp_ms: ts,
+  };
+}
+
+// The `tool_call` object of a line, `text[start..end)`: its payload parsed alone when the rest is
+// spelled as Cursor writes it (wire.ts), else the whole object parsed; undefined when it is not
+// JSON or nests deeper than the bound (the general path says why).
+function readToolCallObject(r: LineReader, text: string, start: number, end: number): JsonObject | undefined {
+  const fields = text.lastIndexOf(CURSOR_TOOL_CALL_FIELDS_HEAD, end);
+  if (fields > start && text.indexOf(CURSOR_SHELL_PAYLOAD_KEY, start) === start) {
+    const payload = parseObject(text, start + CURSOR_SHELL_PAYLOAD_KEY.length, fields + 1);
+    const id =
+      payload === undefined ? undefined : readString(r, text, fields + CURSOR_TOOL_CALL_FIELDS_HEAD.length);
+    const startedAt =
+      id === undefined || text.indexOf(CURSOR_STARTED_AT_KEY, r.at) !== r.at
+        ? undefined
+        : readString(r, text, r.at + CURSOR_STARTED_AT_KEY.length);
+    if (startedAt !== undefined && r.at === end - 1 && !valueExceedsDepth(payload, r.maxDepth - 2))
+      return {
+        shellToolCall: payload,
+        hookAdditionalContexts: [],
+        toolCallId: id,
+        startedAtMs: startedAt,
+      };
+    const completedAt =
+      startedAt === undefined || text.indexOf(CURSOR_COMPLETED_AT_KEY, r.at) !== r.at
+        ? undefined
+        : readString(r, text, r.at + CURSOR_COMPLETED_AT_KEY.length);
+    if (completedAt !== undefined && r.at === end - 1 && !valueExceedsDepth(payload, r.maxDepth - 2))
+      return {
+        shellToolCall: payload,
+        hookAdditionalContexts: [],
+        toolCallId: id,
+        startedAtMs: startedAt,
+        completedAtMs: completedAt,
+      };
+  }
+  const toolCall = parseObject(text, start, end);
+  return toolCall === undefined || valueExceedsDepth(toolCall, r.maxDepth - 1) ? undefined : toolCall;
+}
+
+// `text[start..end)` parsed, when it is one JSON object; else undefined.
+function parseObject(text: string, start: number, end: number): JsonObject | undefined {
+  if (end - start < 2 || text.charCodeAt(start) !== 123 || text.charCodeAt(end - 1) !== 125) return undefined;
+  try {
+    return JSON.parse(text.slice(start, end)) as JsonObject;
+  } catch {
+    return undefined;
+  }
+}
+
+// The session id whose opening quote is just before `at`: the one last read when the line
+// names it again, else read as any string. The reader then past its closing quote.
+function readSession(r: LineReader, text: string, at: number): string | undefined {
+  const known = r.known;
+  if (known !== undefined && text.indexOf(known, at) === at && text.charCodeAt(at + known.length) === 34) {
+    r.at = at + known.length + 1;
+    return known;
+  }
+  const value = readString(r, text, at);
+  // As long as its text: nothing in it was escaped, so the text says the id itself.
+  if (value !== undefined && value.length === r.at - 1 - at) r.known = value;
+  return value;
+}
+
+// The string whose opening quote is just before `at`, up to the next quote (one escaped there
+// is left to the general path); the reader then past its closing quote.
+function readString(r: LineReader, text: string, at: number): string | undefined {
+  const close = text.indexOf('"', at);
+  const value = close === -1 ? undefined : readStringToken(text, at - 1, close);
+  if (value !== undefined) r.at = close + 1;
+  return value;
+}
+
+// `,"timestamp_ms":` at `at`, then an integer in plain digits (no sign, no leading zero, at
+// most 15 digits: the number JSON.parse reads, exactly) that ends the record.
+function readTimestamp(text: string, at: number): number | undefined {
+  if (text.indexOf(CURSOR_TIMESTAMP_KEY, at) !== at) return undefined;
+  const start = at + CURSOR_TIMESTAMP_KEY.length;
+  let i = start;
+  let value = 0;
+  for (let c = text.charCodeAt(i); c >= 48 && c <= 57; c = text.charCodeAt(++i)) value = value * 10 + c - 48;
+  const digits = i - start;
+  if (i !== text.length - 1 || digits === 0 || digits > 15 || (digits > 1 && text.charCodeAt(start) === 48))
+    return undefined;
+  return value;
 }
 
 function endStream(d: Decoder, out: AgentEvent[]): void {

@@ -186,3 +186,37 @@ export function sniffCursor(record: JsonObject): Detection | undefined {
   }
   return undefined;
 }
+
+// The line shapes Cursor writes most, as the canonical-line reader of the decoder reads them
+// without `JSON.parse` of the whole line (docs/performance.md, "Cursor decoder, round five").
+// Every record is compact JSON in Cursor's key order; a line spelled any other way is parsed.
+
+/** The head of a `thinking/delta` line, up to the opening quote of its `text`. */
+export const CURSOR_THINKING_DELTA_HEAD = '{"type":"thinking","subtype":"delta","text":';
+/** The head of a `thinking/completed` line, up to the opening quote of its `session_id`. */
+export const CURSOR_THINKING_COMPLETED_HEAD = '{"type":"thinking","subtype":"completed","session_id":"';
+/** The head of an `assistant` line of one text block, up to the opening quote of the text. */
+export const CURSOR_ASSISTANT_HEAD =
+  '{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":';
+/** What closes an `assistant` line's text block, up to the opening quote of its `session_id`. */
+export const CURSOR_ASSISTANT_TEXT_END = '}]},"session_id":"';
+/** The head of a `tool_call` line, up to its subtype. */
+export const CURSOR_TOOL_CALL_HEAD = '{"type":"tool_call","subtype":"';
+/** After a `tool_call` line's subtype, up to the opening quote of its `call_id`. */
+export const CURSOR_CALL_ID_KEY = '","call_id":"';
+/** After a `tool_call` line's `call_id`, up to its `tool_call` object. */
+export const CURSOR_TOOL_CALL_KEY = ',"tool_call":';
+/** `session_id` after a string value, up to its opening quote. */
+export const CURSOR_SESSION_KEY = ',"session_id":"';
+/** `model_call_id` after a value, up to its opening quote. */
+export const CURSOR_MODEL_CALL_KEY = ',"model_call_id":"';
+/** `timestamp_ms` after a value, up to the number. */
+export const CURSOR_TIMESTAMP_KEY = ',"timestamp_ms":';
+/** A `tool_call` object's head when its payload is a shell call's, up to the payload object. */
+export const CURSOR_SHELL_PAYLOAD_KEY = '{"shellToolCall":';
+/** What follows a `tool_call` object's payload, up to the opening quote of its `toolCallId`. */
+export const CURSOR_TOOL_CALL_FIELDS_HEAD = '},"hookAdditionalContexts":[],"toolCallId":"';
+/** `startedAtMs` after the `toolCallId`, up to the opening quote of its digits. */
+export const CURSOR_STARTED_AT_KEY = ',"startedAtMs":"';
+/** `completedAtMs` after the `startedAtMs`, up to the opening quote of its digits. */
+export const CURSOR_COMPLETED_AT_KEY = ',"completedAtMs":"';

@@ -1,0 +1,106 @@
+// A cursor over one JSON line, for the canonical-line readers (docs/performance.md, "Claude
+// decoder"): a line spelled exactly as its writer spells it is read piece by piece, the fixed
+// text between its values compared in place and each value read alone, without parsing the whole
+// record. Every function either reads its piece and moves the cursor past it, or returns
+// `undefined`/`false` (the caller then gives the line to its general path). A reader that checks
+// every piece of a line in order, up to its end, has proved the line is the JSON text it expects,
+// so the values it read are the ones `JSON.parse` of the whole line holds.
+
+/** The line and the cursor (a literal: its hidden class outlives a full GC). */
+export interface TextReader {
+  readonly text: string;
+  at: number;
+}
+
+/** A reader at the start of `text`. */
+export function textReader(text: string): TextReader {
+  return { text, at: 0 };
+}
+
+/**
+ * True (the cursor moved past it) when `fixed` is the text at the cursor. Its last character is
+ * compared first, so that a missing optional key is told without a search; then `indexOf` from
+ * the cursor (`startsWith` with a position costs several times more in Node 20: docs/performance.md,
+ * "Claude decoder").
+ */
+export function readFixed(r: TextReader, fixed: string): boolean {
+  const at = r.at;
+  const last = fixed.length - 1;
+  if (r.text.charCodeAt(at + last) !== fixed.charCodeAt(last)) return false;
+  if (last > 0 && r.text.indexOf(fixed, at) !== at) return false;
+  r.at = at + last + 1;
+  return true;
+}
+
+/**
+ * A string whose opening quote is at the cursor and none of whose characters is a backslash (an
+ * id, a model, a timestamp): its end found by a native search, the token checked by `JSON.parse`
+ * (a raw control character is not JSON). The cursor then past the closing quote.
+ */
+export function readPlainString(r: TextReader): string | undefined {
+  const text = r.text;
+  const start = r.at;
+  if (text.charCodeAt(start) !== 34) return undefined;
+  const end = text.indexOf('"', start + 1) + 1;
+  if (end === 0) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text.slice(start, end));
+  } catch {
+    return undefined;
+  }
+  // With an escape in it, the token may not end at the first quote found: the general path reads it.
+  if ((value as string).length !== end - start - 2) return undefined;
+  r.at = end;
+  return value as string;
+}
+
+/** `null` (as `undefined`) or a plain string (see {@link readPlainString}); `false` otherwise. */
+export function readPlainOrNull(r: TextReader): string | undefined | false {
+  if (readFixed(r, 'null')) return undefined;
+  return readPlainString(r) ?? false;
+}
+
+/**
+ * A non-negative integer in plain digits at the cursor: no sign, no leading zero, no fraction or
+ * exponent, at most 15 digits (always a safe integer, the number `JSON.parse` reads). The cursor
+ * then past it.
+ */
+export function readDigits(r: TextReader): number | undefined {
+  const text = r.text;
+  const start = r.at;
+  let i = start;
+  let value = 0;
+  for (let c = text.charCodeAt(i); c >= 48 && c <= 57; c = text.charCodeAt(++i)) value = value * 10 + c - 48;
+  const digits = i - start;
+  if (digits === 0 || digits > 15 || (digits > 1 && text.charCodeAt(start) === 48)) return undefined;
+  r.at = i;
+  return value;
+}
+
+/**
+ * The text from the cursor to `end` parsed as one JSON value (`undefined` when it is not one, or
+ * `end` is before the cursor); the cursor then at `end`. Where a value ends is found by the caller
+ * from the fixed text after it: when the slice up to there parses, it was the whole value.
+ */
+export function readJsonTo(r: TextReader, end: number): unknown {
+  if (end <= r.at) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(r.text.slice(r.at, end));
+  } catch {
+    return undefined;
+  }
+  r.at = end;
+  return value;
+}
+
+/** {@link readJsonTo} when the value is a string; `undefined` otherwise (the cursor unmoved). */
+export function readStringTo(r: TextReader, end: number): string | undefined {
+  if (r.text.charCodeAt(r.at) !== 34 || r.text.charCodeAt(end - 1) !== 34) return undefined;
+  const at = r.at;
+  const value = readJsonTo(r, end);
+  if (typeof value === 'string') return value;
+  r.at = at;
+  return undefined;
+}

@@ -1,0 +1,316 @@
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import type { Diagnostic } from '../../src/diagnostics';
+import { cursorCanonicalLines, type LineReader, readCanonicalLine } from '../../src/formats/cursor/decode';
+import { cursor } from '../../src/index';
+import { valueExceedsDepth } from '../../src/json';
+import type { AgentEvent } from '../../src/model';
+import { text as anyText } from '../kept-suite';
+import { FUZZ_RUNS } from '../runs';
+import { expectSamePaths, type WholeEventsCase } from '../whole-events';
+
+// The Cursor decoder's canonical-line reader (src/formats/cursor/decode.ts `readCanonicalLine`)
+// held equal to `JSON.parse`: on Cursor's frequent lines as it writes them and on near misses of
+// them (keys moved, extra keys, spaces, numbers spelled otherwise, `\u` escapes, quotes and
+// backslashes in every string, the fixed text of the heads inside values, CRLF, lines cut short
+// or with a character changed, payloads nested near the depth bound), the record it reads, when
+// it reads one, is the one `JSON.parse` gives (same keys in the same order, same values), within
+// the bound; and the decoder gives the same events, diagnostics and written bytes with the reader
+// on or off, in any chunking.
+
+type Rec = Record<string, unknown>;
+
+/** Text with what JSON escapes, the heads' fixed text, and a marker spelled `\u00a7` later. */
+const text = fc.oneof(
+  anyText,
+  fc.constantFrom(
+    '',
+    'Hello',
+    'say "hi"',
+    'a\\b',
+    '§',
+    '}]},"session_id":"S',
+    '","session_id":"S","timestamp_ms":1}',
+    ',"model_call_id":"MC","session_id":"S","timestamp_ms":1}',
+    '},"hookAdditionalContexts":[],"toolCallId":"',
+  ),
+);
+/** Mostly `usual` (what Cursor writes), else `odd`. */
+function mostly<T>(usual: fc.Arbitrary<T>, odd: fc.Arbitrary<T>): fc.Arbitrary<T> {
+  return fc.oneof({ arbitrary: usual, weight: 4 }, { arbitrary: odd, weight: 1 });
+}
+// `a\\b` then `a\b` (a backspace, written `a\b`): a reader that kept an escaped id as plain
+// would find it again in the second.
+const session = mostly(fc.constant('S'), fc.constantFrom('S2', '', 'a"b', 'a\\b', 'a\b', '§'));
+const id = mostly(fc.constantFrom('tool_1', 'MC'), text);
+const stamp = mostly(
+  fc.integer({ min: 1786540600000, max: 1786540700000 }),
+  fc.constantFrom(0, 7, 1.5, -3, 1e21, 2 ** 53 + 2, 123456789012345, 1234567890123456),
+);
+const digits = mostly(fc.integer({ min: 1786540600000, max: 1786540700000 }).map(String), text);
+const depth = mostly(fc.constant(64), fc.integer({ min: 0, max: 9 }));
+
+/** A JSON value nested `n` levels (arrays in objects), for the depth bound. */
+const nested = fc.nat({ max: 9 }).map((n) => {
+  let v: unknown = 1;
+  for (let i = 0; i < n; i++) v = i % 2 === 0 ? [v] : { v };
+  return v;
+});
+const args = fc.record(
+  {
+    command: text,
+    workingDirectory: text,
+    timeout: stamp,
+    simpleCommands: fc.constant(['git']),
+    deep: nested,
+  },
+  { requiredKeys: ['command'] },
+);
+const payload = fc.record(
+  {
+    args,
+    result: fc.oneof(
+      fc.record({ success: fc.record({ exitCode: stamp, stdout: text, stderr: text }) }),
+      fc.record({ error: fc.record({ errorMessage: text }) }),
+    ),
+    description: text,
+  },
+  { requiredKeys: ['args'] },
+);
+
+const toolCall = fc
+  .record({
+    key: fc.constantFrom('shellToolCall', 'shellToolCall', 'editToolCall'),
+    payload: fc.oneof(
+      { arbitrary: payload, weight: 5 },
+      { arbitrary: fc.constantFrom('x', [], null), weight: 1 },
+    ),
+    hooks: fc.constantFrom([], [], ['x']),
+    id,
+    startedAtMs: digits,
+    completedAtMs: fc.option(digits, { nil: undefined }),
+  })
+  .map(({ key, payload, hooks, id, startedAtMs, completedAtMs }) =>
+    defined({ [key]: payload, hookAdditionalContexts: hooks, toolCallId: id, startedAtMs, completedAtMs }),
+  );
+
+/** The records Cursor writes most, in its key order (the reader's shapes), and their kin. */
+const record: fc.Arbitrary<Rec> = fc.oneof(
+  fc.record({
+    type: fc.constant('thinking'),
+    subtype: fc.constant('delta'),
+    text,
+    session_id: session,
+    timestamp_ms: stamp,
+  }),
+  fc.record({
+    type: fc.constant('thinking'),
+    subtype: fc.constant('completed'),
+    session_id: session,
+    timestamp_ms: stamp,
+  }),
+  fc
+    .record({
+      blocks: fc.array(text, { minLength: 1, maxLength: 2 }),
+      role: fc.constantFrom('assistant', 'assistant', 'user'),
+      session_id: session,
+      model_call_id: fc.option(id, { nil: undefined }),
+      timestamp_ms: fc.option(stamp, { nil: undefined }),
+    })
+    .map(({ blocks, role, ...rest }) =>
+      defined({
+        type: 'assistant',
+        message: { role, content: blocks.map((t) => ({ type: 'text', text: t })) },
+        ...rest,
+      }),
+    ),
+  fc
+    .record({
+      subtype: fc.constantFrom('started', 'completed', 'running'),
+      call_id: id,
+      tool_call: toolCall,
+      model_call_id: fc.option(id, { nil: undefined, freq: 5 }),
+      session_id: session,
+      timestamp_ms: stamp,
+    })
+    .map((r) => defined({ type: 'tool_call', ...r })),
+);
+
+/** The object without its `undefined` fields (absent keys). */
+function defined(o: Rec): Rec {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+}
+
+/** How a line is spelled: as Cursor writes it, or a near miss of that. */
+const spelling = fc.oneof(
+  { arbitrary: fc.constant({ kind: 'as written' as const, at: 0 }), weight: 6 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constantFrom(
+        'u-escape',
+        'keys reversed',
+        'extra key',
+        'space',
+        'ts .0',
+        'ts e0',
+        'ts leading zero',
+        'ts minus',
+        'ts 17 digits',
+        'crlf',
+        'cut',
+        'changed',
+      ),
+      at: fc.nat(),
+    }),
+    weight: 4,
+  },
+);
+
+function spell(r: Rec, how: { kind: string; at: number }): string {
+  const line = JSON.stringify(r);
+  const ts = /("timestamp_ms":)(\d+)\}$/;
+  switch (how.kind) {
+    case 'u-escape':
+      return line.replaceAll('§', '\\u00a7').replaceAll('S', '\\u0053');
+    case 'keys reversed':
+      return JSON.stringify(Object.fromEntries(Object.entries(r).reverse()));
+    case 'extra key':
+      return JSON.stringify({ ...r, extra: 1 });
+    case 'space': {
+      const i = how.at % line.length;
+      return `${line.slice(0, i)} ${line.slice(i)}`;
+    }
+    case 'ts .0':
+      return line.replace(ts, '$1$2.0}');
+    case 'ts e0':
+      return line.replace(ts, '$1$2e0}');
+    case 'ts leading zero':
+      return line.replace(ts, '$10$2}');
+    case 'ts minus':
+      return line.replace(ts, '$1-$2}');
+    case 'ts 17 digits':
+      // A digit-by-digit sum rounds these digits otherwise than JSON.parse.
+      return line.replace(ts, '$171481791153682067}');
+    case 'crlf':
+      return `${line}\r`;
+    case 'cut':
+      return line.slice(0, how.at % line.length);
+    case 'changed': {
+      const i = how.at % line.length;
+      return `${line.slice(0, i)}${['"', '\\', '}', 'x', ']'][how.at % 5]}${line.slice(i + 1)}`;
+    }
+    default:
+      return line;
+  }
+}
+
+const line = fc.tuple(record, spelling).map(([r, how]) => spell(r, how));
+
+/** `a` and `b` the same JSON value: the same keys in the same order, leaves `Object.is` equal. */
+function same(a: unknown, b: unknown): boolean {
+  if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null) return Object.is(a, b);
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  return (
+    ka.length === kb.length &&
+    ka.every((k, i) => k === kb[i] && same((a as Rec)[k], (b as Rec)[k])) &&
+    Object.getPrototypeOf(a) === Object.getPrototypeOf(b)
+  );
+}
+
+function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+const CASE: WholeEventsCase = {
+  codec: cursor,
+  whole: cursorCanonicalLines,
+  write: (events) => cursor.stringify(events),
+};
+
+const OPENING =
+  '{"type":"system","subtype":"init","apiKeySource":"login","cwd":"/tmp/wt","session_id":"S","model":"Auto","permissionMode":"default"}\n' +
+  '{"type":"user","message":{"role":"user","content":[{"type":"text","text":"go"}]},"session_id":"S"}\n';
+
+function decode(
+  input: string,
+  maxDepth: number,
+  canonical: boolean,
+): { json: string; diagnostics: Diagnostic[] } {
+  cursorCanonicalLines.enabled = canonical;
+  try {
+    const diagnostics: Diagnostic[] = [];
+    const d = cursor.createDecoder({ maxDepth, onDiagnostic: (x) => diagnostics.push(x) });
+    const events: AgentEvent[] = [...d.push(Buffer.from(input)), ...d.end()];
+    return { json: JSON.stringify(events), diagnostics };
+  } finally {
+    cursorCanonicalLines.enabled = true;
+  }
+}
+
+describe('Cursor decoder: the canonical-line reader beside JSON.parse', () => {
+  test('reads, when it reads a line, the record JSON.parse gives, within the depth bound', () => {
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 1, maxLength: 8 }), depth, (lines, maxDepth) => {
+        // One reader across the lines, as in a decoder: the session id it keeps carries over.
+        const r: LineReader = { at: 0, known: undefined, maxDepth };
+        for (const text of lines) {
+          const got = readCanonicalLine(r, text);
+          if (got === undefined) continue;
+          const want = parsed(text);
+          expect(same(got, want)).toBe(true);
+          expect(valueExceedsDepth(want, maxDepth)).toBe(false);
+        }
+      }),
+      { numRuns: FUZZ_RUNS * 10 },
+    );
+  });
+
+  test('gives the same events, diagnostics and written bytes as JSON.parse, in any chunking', () => {
+    fc.assert(
+      fc.property(
+        fc.array(line, { minLength: 1, maxLength: 10 }),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        (lines, cuts) => {
+          expectSamePaths(CASE, OPENING + lines.map((l) => `${l}\n`).join(''), cuts);
+        },
+      ),
+      { numRuns: FUZZ_RUNS * 3 },
+    );
+  });
+
+  test('refuses the lines too deep for the bound as JSON.parse does', () => {
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 1, maxLength: 6 }), depth, (lines, maxDepth) => {
+        const input = OPENING + lines.map((l) => `${l}\n`).join('');
+        const on = decode(input, maxDepth, true);
+        const off = decode(input, maxDepth, false);
+        expect(on.json).toBe(off.json);
+        expect(on.diagnostics).toEqual(off.diagnostics);
+      }),
+      { numRuns: FUZZ_RUNS * 3 },
+    );
+  });
+
+  test('takes the frequent lines (the properties are not vacuous)', () => {
+    const r: LineReader = { at: 0, known: undefined, maxDepth: 64 };
+    const lines = [
+      '{"type":"thinking","subtype":"delta","text":"Creating hi.txt","session_id":"S","timestamp_ms":1786540600505}',
+      '{"type":"thinking","subtype":"completed","session_id":"S","timestamp_ms":1786540600508}',
+      '{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"a \\"b\\"\\n"}]},"session_id":"S","model_call_id":"MC","timestamp_ms":1786540600509}',
+      '{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"x"}]},"session_id":"S","timestamp_ms":1786540600509}',
+      '{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"x"}]},"session_id":"S"}',
+      '{"type":"tool_call","subtype":"started","call_id":"tool_1","tool_call":{"shellToolCall":{"args":{"command":"ls"}},"hookAdditionalContexts":[],"toolCallId":"tool_1","startedAtMs":"1786540600880"},"model_call_id":"MC","session_id":"S","timestamp_ms":1786540600509}',
+      '{"type":"tool_call","subtype":"completed","call_id":"tool_1","tool_call":{"shellToolCall":{"args":{"command":"ls"},"result":{"success":{"exitCode":0}}},"hookAdditionalContexts":[],"toolCallId":"tool_1","startedAtMs":"1","completedAtMs":"2"},"model_call_id":"MC","session_id":"S","timestamp_ms":1786540608556}',
+      '{"type":"tool_call","subtype":"completed","call_id":"tool_1","tool_call":{"editToolCall":{"args":{"path":"/x"}},"hookAdditionalContexts":[],"toolCallId":"tool_1","startedAtMs":"1"},"model_call_id":"MC","session_id":"S","timestamp_ms":1786540608556}',
+    ];
+    for (const text of lines) expect(same(readCanonicalLine(r, text), JSON.parse(text))).toBe(true);
+    // The session id, once read, is found again in place.
+    expect(r.known).toBe('S');
+  });
+});
