@@ -62,6 +62,16 @@ export function readPlainOrNull(r: TextReader): string | undefined | false {
 }
 
 /**
+ * Whether the digits `text[start, end)` (found by the caller's scan) are a number `JSON.parse`
+ * reads exactly as their value: at least one, no leading zero, at most 15 (always a safe
+ * integer). The one spelling of that rule for every canonical-line reader.
+ */
+export function isPlainUint(text: string, start: number, end: number): boolean {
+  const digits = end - start;
+  return digits !== 0 && digits <= 15 && (digits === 1 || text.charCodeAt(start) !== 48);
+}
+
+/**
  * A non-negative integer in plain digits at the cursor: no sign, no leading zero, no fraction or
  * exponent, at most 15 digits (always a safe integer, the number `JSON.parse` reads). The cursor
  * then past it.
@@ -72,8 +82,7 @@ export function readDigits(r: TextReader): number | undefined {
   let i = start;
   let value = 0;
   for (let c = text.charCodeAt(i); c >= 48 && c <= 57; c = text.charCodeAt(++i)) value = value * 10 + c - 48;
-  const digits = i - start;
-  if (digits === 0 || digits > 15 || (digits > 1 && text.charCodeAt(start) === 48)) return undefined;
+  if (!isPlainUint(text, start, i)) return undefined;
   r.at = i;
   return value;
 }

@@ -14,6 +14,7 @@ import {
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance, RunStatus, Usage } from '../../model';
 import { hasExactKeys, incompleteRunEnd, type RecordRest, splitRecord } from '../../record';
+import { isPlainUint } from '../../text-reader';
 import {
   CODEX_AGENT_END,
   CODEX_COMMAND_KEYS,
@@ -731,8 +732,7 @@ function canonicalTurnEnd(
     let value = 0;
     for (let c = text.charCodeAt(i); c >= 48 && c <= 57; c = text.charCodeAt(++i))
       value = value * 10 + c - 48;
-    const digits = i - start;
-    if (digits === 0 || digits > 15 || (digits > 1 && text.charCodeAt(start) === 48)) return false;
+    if (!isPlainUint(text, start, i)) return false;
     total[CODEX_USAGE_FIELDS[key]] = value;
     next++;
     if (text.charCodeAt(i) === 44) {

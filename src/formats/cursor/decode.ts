@@ -17,6 +17,7 @@ import {
 import { copyJson } from '../../kept';
 import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
 import { incompleteRunEnd } from '../../record';
+import { isPlainUint } from '../../text-reader';
 import {
   CURSOR_ASSISTANT_HEAD,
   CURSOR_ASSISTANT_TEXT_END,
@@ -493,9 +494,7 @@ function readTimestamp(text: string, at: number): number | undefined {
   let i = start;
   let value = 0;
   for (let c = text.charCodeAt(i); c >= 48 && c <= 57; c = text.charCodeAt(++i)) value = value * 10 + c - 48;
-  const digits = i - start;
-  if (i !== text.length - 1 || digits === 0 || digits > 15 || (digits > 1 && text.charCodeAt(start) === 48))
-    return undefined;
+  if (i !== text.length - 1 || !isPlainUint(text, start, i)) return undefined;
   return value;
 }
 

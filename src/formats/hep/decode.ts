@@ -14,6 +14,7 @@ import {
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance, Usage } from '../../model';
 import { hasExactKeys, provenanceOf, type RecordRest, splitRecord } from '../../record';
+import { isPlainUint } from '../../text-reader';
 import { addUsage } from '../../usage';
 import {
   HEP,
@@ -490,10 +491,7 @@ function canonicalDelta(
   let round = 0;
   for (let c = text.charCodeAt(at); c >= 48 && c <= 57; c = text.charCodeAt(++at))
     round = round * 10 + c - 48;
-  const digits = at - HEP_DELTA_HEAD.length;
-  // At most 15 digits: always a safe integer, exactly the number JSON.parse reads.
-  if (digits === 0 || digits > 15 || (digits > 1 && text.charCodeAt(HEP_DELTA_HEAD.length) === 48))
-    return false;
+  if (!isPlainUint(text, HEP_DELTA_HEAD.length, at)) return false;
   if (text.indexOf(HEP_DELTA_KEY, at) !== at) return false;
   at += HEP_DELTA_KEY.length;
   // The delta must be one string token that ends right before the closing brace.
