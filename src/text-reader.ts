@@ -144,3 +144,19 @@ export function readString(r: TextReader): string | undefined {
 export function readJsonValue(r: TextReader): unknown {
   return readJsonTo(r, jsonTokenEnd(r.text, r.at));
 }
+
+/**
+ * `value`, read before from the token `text[start, end)`, when the same token text is at the
+ * cursor again (a record that repeats a value: a session id, a tool's output and its metadata
+ * copy): one native compare instead of reading it again. The same characters are the same token,
+ * ending at the same place. `undefined` (the cursor unmoved) otherwise.
+ */
+export function readAgain<T>(r: TextReader, start: number, end: number, value: T): T | undefined {
+  const at = r.at;
+  const text = r.text;
+  const length = end - start;
+  if (text.charCodeAt(at + length - 1) !== text.charCodeAt(end - 1)) return undefined;
+  if (text.slice(at, at + length) !== text.slice(start, end)) return undefined;
+  r.at = at + length;
+  return value;
+}

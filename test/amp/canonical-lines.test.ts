@@ -5,6 +5,7 @@ import { ampCanonicalLines, readAmpCanonicalLine } from '../../src/formats/amp/d
 import { amp } from '../../src/index';
 import { valueExceedsDepth } from '../../src/json';
 import type { AgentEvent } from '../../src/model';
+import { parsed, same, spell, spelling } from '../canonical-lines';
 import { text as anyText } from '../kept-suite';
 import { FUZZ_RUNS } from '../runs';
 import { expectSamePaths, type WholeEventsCase } from '../whole-events';
@@ -135,104 +136,7 @@ const record: fc.Arbitrary<Rec> = fc.oneof(
   }),
 );
 
-/** How a line is spelled: as Amp writes it, or a near miss of that. */
-const spelling = fc.oneof(
-  { arbitrary: fc.constant({ kind: 'as written' as const, at: 0, c: '' }), weight: 6 },
-  {
-    arbitrary: fc.record({
-      kind: fc.constantFrom(
-        'u-escape',
-        'keys reversed',
-        'message keys reversed',
-        'extra key',
-        'message extra key',
-        'space',
-        'number .0',
-        'number e0',
-        'number leading zero',
-        'number minus',
-        'number 17 digits',
-        'crlf',
-        'cut',
-        'inserted',
-        'removed',
-        'replaced',
-      ),
-      at: fc.nat(),
-      c: fc.constantFrom('"', '\\', '}', ']', '{', '[', ',', ':', 'x', '0', ' ', '\u0001', '\n', 'é'),
-    }),
-    weight: 5,
-  },
-);
-
-function spell(r: Rec, how: { kind: string; at: number; c: string }): string {
-  const line = JSON.stringify(r);
-  const n = /(_tokens":)(\d+)/;
-  const i = how.at % (line.length + 1);
-  switch (how.kind) {
-    case 'u-escape':
-      return line.replaceAll('§', '\\u00a7').replaceAll('S', '\\u0053');
-    case 'keys reversed':
-      return JSON.stringify(Object.fromEntries(Object.entries(r).reverse()));
-    case 'message keys reversed':
-      return JSON.stringify({
-        ...r,
-        message: Object.fromEntries(Object.entries(r.message as Rec).reverse()),
-      });
-    case 'extra key':
-      return JSON.stringify({ ...r, extra: 1 });
-    case 'message extra key':
-      return JSON.stringify({ ...r, message: { ...(r.message as Rec), model: 'm' } });
-    case 'space':
-      return `${line.slice(0, i)} ${line.slice(i)}`;
-    case 'number .0':
-      return line.replace(n, '$1$2.0');
-    case 'number e0':
-      return line.replace(n, '$1$2e0');
-    case 'number leading zero':
-      return line.replace(n, '$10$2');
-    case 'number minus':
-      return line.replace(n, '$1-$2');
-    case 'number 17 digits':
-      // A digit-by-digit sum rounds these digits otherwise than JSON.parse.
-      return line.replace(n, '$171481791153682067');
-    case 'crlf':
-      return `${line}\r`;
-    case 'cut':
-      return line.slice(0, i);
-    case 'inserted':
-      return `${line.slice(0, i)}${how.c}${line.slice(i)}`;
-    case 'removed':
-      return `${line.slice(0, i)}${line.slice(i + 1)}`;
-    case 'replaced':
-      return `${line.slice(0, i)}${how.c}${line.slice(i + 1)}`;
-    default:
-      return line;
-  }
-}
-
-const line = fc.tuple(record, spelling).map(([r, how]) => spell(r, how));
-
-/** `a` and `b` the same JSON value: the same keys in the same order, leaves `Object.is` equal. */
-function same(a: unknown, b: unknown): boolean {
-  if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null) return Object.is(a, b);
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  return (
-    ka.length === kb.length &&
-    ka.every((k, i) => k === kb[i] && same((a as Rec)[k], (b as Rec)[k])) &&
-    Object.getPrototypeOf(a) === Object.getPrototypeOf(b)
-  );
-}
-
-function parsed(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
+const line = fc.tuple(record, spelling).map(([r, how]) => spell(r, how, 'message', /(_tokens":)(\d+)/));
 
 const CASE: WholeEventsCase = {
   codec: amp,
