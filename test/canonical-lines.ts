@@ -31,6 +31,7 @@ export const spelling: fc.Arbitrary<Spelling> = fc.oneof(
         'number minus',
         'number 17 digits',
         'crlf',
+        'trailing',
         'cut',
         'inserted',
         'removed',
@@ -46,7 +47,7 @@ export const spelling: fc.Arbitrary<Spelling> = fc.oneof(
 /**
  * The line of `r` spelled `how`: `JSON.stringify` of it, or a near miss (keys moved at the top or
  * in the object under `inner`, an extra key, a space, `\u` escapes of `§` and `S`, the first
- * number after `number` spelled otherwise, CRLF, cut short, a character inserted, removed or
+ * number after `number` spelled otherwise, CRLF, text after the end, cut short, a character inserted, removed or
  * replaced).
  */
 export function spell(r: Rec, how: Spelling, inner: string, number: RegExp): string {
@@ -79,6 +80,9 @@ export function spell(r: Rec, how: Spelling, inner: string, number: RegExp): str
       return line.replace(number, '$171481791153682067');
     case 'crlf':
       return `${line}\r`;
+    case 'trailing':
+      // Still ending with a brace, as every canonical line does.
+      return `${line}${how.c}}`;
     case 'cut':
       return line.slice(0, i);
     case 'inserted':
