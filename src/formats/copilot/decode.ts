@@ -3,7 +3,6 @@ import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagno
 import { num, str } from '../../guards';
 import { type IsoClock, newIsoClock } from '../../iso';
 import {
-  DEPTH_PRECHECK_CHARS,
   isJsonObject,
   type JsonObject,
   mayHoldUnsafeNumber,
@@ -13,20 +12,10 @@ import {
   resolveMaxDepth,
   setOwn,
   unsafeNumberMessage,
-  valueExceedsDepth,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, ModelUsage, Provenance, RunStatus, Usage } from '../../model';
-import {
-  readDigits,
-  readFixed,
-  readJsonValue,
-  readString,
-  type TextReader,
-  textReader,
-} from '../../text-reader';
 import { addUsage } from '../../usage';
 import {
-  COPILOT_CANONICAL_TEXT,
   COPILOT_DELTA_HEAD,
   COPILOT_DELTA_LINE,
   type CopilotHints,
@@ -375,9 +364,6 @@ function canonicalDelta(
  * diagnostics, in the same order.
  */
 function parse(dec: Decoder, text: string, line: number, offset: number): JsonObject | undefined {
-  // A canonical line's record is within the depth bound (its reader measured what can nest).
-  const canonical = copilotCanonicalLines.enabled ? readCopilotCanonicalLine(text, dec.maxDepth) : undefined;
-  if (canonical !== undefined) return canonical;
   const value = parseMeasuredRecord(text, line, offset, dec.maxDepth, FORMAT, dec.sink);
   if (value === NOT_PARSED) return undefined;
   if (isJsonObject(value)) return value;
@@ -903,93 +889,4 @@ function shutdownUsage(d: JsonObject): Usage {
   Object.assign(u, total);
   u.byModel = byModel;
   return u;
-}
-
-// ------------------------------------------------------------------------------------------
-// The canonical-line reader
-
-/**
- * Test hook: `enabled: false` parses every line with `JSON.parse`, so that
- * test/copilot/canonical-lines.test.ts can hold the canonical-line reader equal to it.
- */
-export const copilotCanonicalLines: { enabled: boolean } = { enabled: true };
-
-// How deep a canonical record nests at least (record, data, a call's result): a tool's arguments
-// are measured alone against what is left of the bound.
-const CANONICAL_DEPTH = 3;
-const DATA_DEPTH = 2;
-
-/**
- * The record of a line spelled as the Copilot CLI writes it (wire.ts `COPILOT_CANONICAL_TEXT`:
- * the envelope, then the `data` of a turn's start or end, a message's start or whole text, a tool
- * call's start, partial output or end, or a call's usage), read without `JSON.parse` of the whole
- * line: the fixed text compared in place, each string read alone, the counts from their digits,
- * a tool's arguments (free-form) parsed alone, the record built in literals (their hidden
- * classes outlive a full GC; docs/performance.md, "Copilot decoder, round six"). The same keys
- * in the same order with the same values as `JSON.parse(text)`, within `maxDepth`, or
- * `undefined` for any other spelling, which the caller parses: test/copilot/canonical-lines.test.ts
- * holds the two equal.
- */
-export function readCopilotCanonicalLine(text: string, maxDepth: number): JsonObject | undefined {
-  if (maxDepth < CANONICAL_DEPTH || text.charCodeAt(text.length - 1) !== 125) return undefined;
-  const T = COPILOT_CANONICAL_TEXT;
-  const r = textReader(text);
-  const id = readFixed(r, T.head) ? readString(r) : undefined;
-  if (id === undefined || !readFixed(r, T.parent)) return undefined;
-  const parentId = readFixed(r, 'null') ? null : readString(r);
-  const timestamp = parentId !== undefined && readFixed(r, T.timestamp) ? readString(r) : undefined;
-  const type = timestamp !== undefined && readFixed(r, T.type) ? readString(r) : undefined;
-  const data = type !== undefined && readFixed(r, T.data) ? readData(r, maxDepth) : undefined;
-  if (data === undefined) return undefined;
-  if (r.at === text.length - 1) return { id, parentId, timestamp, type, data };
-  return readFixed(r, T.ephemeral) && r.at === text.length
-    ? { id, parentId, timestamp, type, data, ephemeral: true }
-    : undefined;
-}
-
-// The data object after its `{"`, up to and past its closing brace; told apart by its first key.
-function readData(r: TextReader, maxDepth: number): JsonObject | undefined {
-  const T = COPILOT_CANONICAL_TEXT;
-  if (readFixed(r, T.call)) return readCallData(r, maxDepth);
-  if (readFixed(r, T.message)) {
-    const messageId = readString(r);
-    if (messageId === undefined) return undefined;
-    if (readFixed(r, '}')) return { messageId };
-    const content = readFixed(r, T.content) ? readString(r) : undefined;
-    return content !== undefined && readFixed(r, '}') ? { messageId, content } : undefined;
-  }
-  if (readFixed(r, T.turn)) {
-    const turnId = readString(r);
-    return turnId !== undefined && readFixed(r, '}') ? { turnId } : undefined;
-  }
-  if (!readFixed(r, T.input)) return undefined;
-  const inputTokens = readDigits(r);
-  const outputTokens = inputTokens !== undefined && readFixed(r, T.output) ? readDigits(r) : undefined;
-  return outputTokens !== undefined && readFixed(r, '}') ? { inputTokens, outputTokens } : undefined;
-}
-
-function readCallData(r: TextReader, maxDepth: number): JsonObject | undefined {
-  const T = COPILOT_CANONICAL_TEXT;
-  const toolCallId = readString(r);
-  if (toolCallId === undefined) return undefined;
-  if (readFixed(r, T.partial)) {
-    const partialOutput = readString(r);
-    return partialOutput !== undefined && readFixed(r, '}') ? { toolCallId, partialOutput } : undefined;
-  }
-  if (readFixed(r, T.success)) {
-    const success = readFixed(r, 'true') ? true : readFixed(r, 'false') ? false : undefined;
-    const content = success !== undefined && readFixed(r, T.result) ? readString(r) : undefined;
-    return content !== undefined && readFixed(r, '}}')
-      ? { toolCallId, success, result: { content } }
-      : undefined;
-  }
-  const toolName = readFixed(r, T.toolName) ? readString(r) : undefined;
-  if (toolName === undefined || !readFixed(r, T.args)) return undefined;
-  const start = r.at;
-  const args = readJsonValue(r);
-  // A long value is left to the general path, which measures its text first.
-  if (args === undefined || r.at - start > DEPTH_PRECHECK_CHARS) return undefined;
-  return !valueExceedsDepth(args, maxDepth - DATA_DEPTH) && readFixed(r, '}')
-    ? { toolCallId, toolName, arguments: args }
-    : undefined;
 }

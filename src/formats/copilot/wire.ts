@@ -179,32 +179,6 @@ export const COPILOT_DELTA_LINE = {
 export const COPILOT_DELTA_HEAD: RegExp =
   /^\{"id":"([^"\\\u0000-\u001f]*)","parentId":(?:null|"([^"\\\u0000-\u001f]*)"),"timestamp":"([^"\\\u0000-\u001f]*)","type":"assistant\.message_delta","data":\{"messageId":"([^"\\\u0000-\u001f]*)","deltaContent":(?=")/;
 
-/**
- * The fixed text of the lines the decoder reads without parsing them whole (its canonical-line
- * reader, docs/performance.md "Copilot decoder, round six"): the envelope in the CLI's key order
- * and the `data` of the frequent events (a turn's start and end, a message's start and whole
- * text, a tool call's start, partial output and end, a call's usage), no space.
- */
-export const COPILOT_CANONICAL_TEXT = {
-  head: '{"id":',
-  parent: ',"parentId":',
-  timestamp: ',"timestamp":',
-  type: ',"type":',
-  data: ',"data":{"',
-  ephemeral: ',"ephemeral":true}',
-  turn: 'turnId":',
-  message: 'messageId":',
-  content: ',"content":',
-  call: 'toolCallId":',
-  toolName: ',"toolName":',
-  args: ',"arguments":',
-  partial: ',"partialOutput":',
-  success: ',"success":',
-  result: ',"result":{"content":',
-  input: 'inputTokens":',
-  output: ',"outputTokens":',
-} as const;
-
 /** The `data` of `session.shutdown.modelMetrics[model].usage`, in the writer's order. */
 export const COPILOT_METRIC_USAGE_KEYS: readonly string[] = [
   'inputTokens',
