@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { fstatSync, readFileSync, writeSync } from 'node:fs';
 import { appendFile, type FileHandle, open } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -8,7 +8,7 @@ import { runInNewContext } from 'node:vm';
 // The CLI imports the public entry points only: the build maps them to the library's own files
 // (tsup.config.ts), so dist/cli.js holds the command line and no second copy of the library.
 import type { AgentEvent, Codec, Diagnostic, Format } from './index';
-import { createAccessGuard, TOKEN_ENV } from './node/access';
+import { type AccessGuard, TOKEN_ENV } from './node/access';
 import type { SessionLog } from './node/index';
 
 // The young generation keeps its first size. V8 grows it (to 32 MiB) in any process that allocates
@@ -912,6 +912,8 @@ interface ServeContext extends CommandContext {
 
 // Starts the command and waits until it runs: one that cannot be started is an InputError.
 async function startCommand(command: string[]): Promise<ChildProcess> {
+  // node:child_process (and node:crypto, the serve guard's) load with the commands that need them.
+  const { spawn } = await import('node:child_process');
   const child = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     child.once('spawn', resolve);
@@ -1080,7 +1082,7 @@ function webFront({ values, port, workspace, session, page, lib }: WebFrontConte
   const stream = `/workspaces/${encodeURIComponent(workspace)}/sessions/${encodeURIComponent(session)}/stream`;
   const make = (actual: number) => {
     try {
-      return createAccessGuard({
+      return lib.createAccessGuard({
         port: actual,
         host,
         ...(token === undefined ? {} : { token }),
@@ -1092,7 +1094,7 @@ function webFront({ values, port, workspace, session, page, lib }: WebFrontConte
   };
   // Refused before listening: beyond loopback without a token.
   make(port);
-  let access: ReturnType<typeof createAccessGuard> | undefined;
+  let access: AccessGuard | undefined;
   let format: string | null = null;
   const viewer = lib.createViewerHandler({ stream, info: () => ({ format, workspace, session }) });
   return {
