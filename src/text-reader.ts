@@ -19,40 +19,40 @@ export function textReader(text: string): TextReader {
 
 /**
  * True (the cursor moved past it) when `fixed` is the text at the cursor. Its last character is
- * compared first, so that a missing optional key is told without a search; then `indexOf` from
- * the cursor (`startsWith` with a position costs several times more in Node 20: docs/performance.md,
- * "Claude decoder").
+ * compared first, so that a missing optional key is told without more work; then the slice of the
+ * line compared as a string (a slice and `===` cost less than `indexOf(fixed, at) === at`, whose
+ * search compares character by character, and `startsWith` with a position more still in Node 20:
+ * docs/performance.md, "Claude decoder", round six).
  */
 export function readFixed(r: TextReader, fixed: string): boolean {
   const at = r.at;
-  const last = fixed.length - 1;
-  if (r.text.charCodeAt(at + last) !== fixed.charCodeAt(last)) return false;
-  if (last > 0 && r.text.indexOf(fixed, at) !== at) return false;
-  r.at = at + last + 1;
+  const end = at + fixed.length;
+  if (r.text.charCodeAt(end - 1) !== fixed.charCodeAt(fixed.length - 1)) return false;
+  if (end - at > 1 && r.text.slice(at, end) !== fixed) return false;
+  r.at = end;
   return true;
 }
 
+// The characters a JSON string may hold unescaped, up to its closing quote: anything but a quote,
+// a backslash or a control character (RFC 8259). Sticky: it matches at `lastIndex` only.
+const PLAIN_STRING_REST = /[^"\\\u0000-\u001f]*"/y;
+
 /**
- * A string whose opening quote is at the cursor and none of whose characters is a backslash (an
- * id, a model, a timestamp): its end found by a native search, the token checked by `JSON.parse`
- * (a raw control character is not JSON). The cursor then past the closing quote.
+ * A string whose opening quote is at the cursor and none of whose characters needs an escape (an
+ * id, a model, a timestamp): read as the text between its quotes, checked by one sticky regular
+ * expression instead of `JSON.parse` of the token (docs/performance.md, "Claude decoder", round
+ * six). A backslash or a raw control character before the closing quote, or no closing quote:
+ * `undefined`. The cursor then past the closing quote.
  */
 export function readPlainString(r: TextReader): string | undefined {
   const text = r.text;
   const start = r.at;
   if (text.charCodeAt(start) !== 34) return undefined;
-  const end = text.indexOf('"', start + 1) + 1;
-  if (end === 0) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(text.slice(start, end));
-  } catch {
-    return undefined;
-  }
-  // With an escape in it, the token may not end at the first quote found: the general path reads it.
-  if ((value as string).length !== end - start - 2) return undefined;
+  PLAIN_STRING_REST.lastIndex = start + 1;
+  if (!PLAIN_STRING_REST.test(text)) return undefined;
+  const end = PLAIN_STRING_REST.lastIndex;
   r.at = end;
-  return value as string;
+  return text.slice(start + 1, end - 1);
 }
 
 /** `null` (as `undefined`) or a plain string (see {@link readPlainString}); `false` otherwise. */
