@@ -19,17 +19,16 @@ export function textReader(text: string): TextReader {
 
 /**
  * True (the cursor moved past it) when `fixed` is the text at the cursor. Its last character is
- * compared first, so that a missing optional key is told without more work; then the slice of the
- * line compared as a string (a slice and `===` cost less than `indexOf(fixed, at) === at`, whose
- * search compares character by character, and `startsWith` with a position more still in Node 20:
- * docs/performance.md, "Claude decoder", round six).
+ * compared first, so that a missing optional key is told without a search; then `indexOf` from
+ * the cursor (`startsWith` with a position costs several times more in Node 20: docs/performance.md,
+ * "Claude decoder").
  */
 export function readFixed(r: TextReader, fixed: string): boolean {
   const at = r.at;
-  const end = at + fixed.length;
-  if (r.text.charCodeAt(end - 1) !== fixed.charCodeAt(fixed.length - 1)) return false;
-  if (end - at > 1 && r.text.slice(at, end) !== fixed) return false;
-  r.at = end;
+  const last = fixed.length - 1;
+  if (r.text.charCodeAt(at + last) !== fixed.charCodeAt(last)) return false;
+  if (last > 0 && r.text.indexOf(fixed, at) !== at) return false;
+  r.at = at + last + 1;
   return true;
 }
 
@@ -38,21 +37,35 @@ export function readFixed(r: TextReader, fixed: string): boolean {
 const PLAIN_STRING_REST = /[^"\\\u0000-\u001f]*"/y;
 
 /**
- * A string whose opening quote is at the cursor and none of whose characters needs an escape (an
- * id, a model, a timestamp): read as the text between its quotes, checked by one sticky regular
- * expression instead of `JSON.parse` of the token (docs/performance.md, "Claude decoder", round
- * six). A backslash or a raw control character before the closing quote, or no closing quote:
- * `undefined`. The cursor then past the closing quote.
+ * True (the cursor then past its closing quote) when a string whose characters need no escape
+ * opens at the cursor (a line's uuid, a timestamp: a value checked, not kept): one sticky regular
+ * expression, not `JSON.parse` of the token (docs/performance.md, "Claude decoder", round six).
+ * False for a backslash or a raw control character before the closing quote, or no closing quote.
  */
-export function readPlainString(r: TextReader): string | undefined {
-  const text = r.text;
+export function skipPlainString(r: TextReader): boolean {
   const start = r.at;
-  if (text.charCodeAt(start) !== 34) return undefined;
+  if (r.text.charCodeAt(start) !== 34) return false;
   PLAIN_STRING_REST.lastIndex = start + 1;
-  if (!PLAIN_STRING_REST.test(text)) return undefined;
-  const end = PLAIN_STRING_REST.lastIndex;
-  r.at = end;
-  return text.slice(start + 1, end - 1);
+  if (!PLAIN_STRING_REST.test(r.text)) return false;
+  r.at = PLAIN_STRING_REST.lastIndex;
+  return true;
+}
+
+/**
+ * A string whose characters need no escape (an id, a model), at the cursor (see
+ * {@link skipPlainString}); the cursor then past its closing quote. When it is `known` (the
+ * session or message id the last line said), `known` itself; otherwise a string of its own from
+ * `JSON.parse` of the token, not a slice of the line, which would keep the whole chunk's text
+ * alive as long as an event holds the value.
+ */
+export function readPlainString(r: TextReader, known?: string): string | undefined {
+  const start = r.at;
+  if (!skipPlainString(r)) return undefined;
+  const text = r.text;
+  const end = r.at;
+  if (known !== undefined && known.length === end - start - 2 && text.slice(start + 1, end - 1) === known)
+    return known;
+  return JSON.parse(text.slice(start, end)) as string;
 }
 
 /** `null` (as `undefined`) or a plain string (see {@link readPlainString}); `false` otherwise. */

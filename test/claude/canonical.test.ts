@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, test } from 'vitest';
-import { CLAUDE_CANONICAL, CLAUDE_REPEATS } from '../../src/formats/claude/decode';
+import { CLAUDE_CANONICAL } from '../../src/formats/claude/decode';
 import { claude } from '../../src/index';
 import { FUZZ_RUNS } from '../runs';
 import { type Decoded, decodeWith, expectSamePaths, type WholeEventsCase } from '../whole-events';
@@ -289,8 +289,8 @@ const exchange = fc
     `{"type":"user","message":{"role":"user","content":[{"tool_use_id":${call},"type":"tool_result","content":${out}}]}${env.text},"tool_use_result":{"type":"text"}}`,
   ]);
 
-// A canonical line again, as it is or changed in one place: the pieces a line repeats (head,
-// tail, envelope) read once and compared whole next time (CLAUDE_REPEATS), against near misses.
+// A canonical line again, as it is or changed in one place: a line that repeats the last one's
+// ids, model, usage and envelope, and its near misses.
 const repeated = fc
   .tuple(canonical, fc.option(edit, { nil: undefined }), fc.option(edit, { nil: undefined }))
   .map(([l, e1, e2]) => [l, e1 === undefined ? l : e1(l), e2 === undefined ? l : e2(l)]);
@@ -320,28 +320,15 @@ const CASE: WholeEventsCase = {
 
 const decode = (input: string, on: boolean): Decoded => decodeWith(CASE, input, on);
 
-// The canonical reader with its repeated pieces compared whole (on) or read anew (off).
-const REPEATS_CASE: WholeEventsCase = { ...CASE, whole: CLAUDE_REPEATS };
-
 describe('Claude decoder: canonical lines against the general path', () => {
   afterEach(() => {
     CLAUDE_CANONICAL.enabled = true;
-    CLAUDE_REPEATS.enabled = true;
   });
 
   test('the same events, diagnostics and written bytes, chunked anywhere', () => {
     fc.assert(
       fc.property(stream, fc.array(fc.nat(), { maxLength: 4 }), (input, cuts) => {
         expectSamePaths(CASE, input, cuts);
-      }),
-      { numRuns: FUZZ_RUNS * 3 },
-    );
-  });
-
-  test('repeated pieces compared whole: the same as read anew, and as the general path', () => {
-    fc.assert(
-      fc.property(stream, fc.array(fc.nat(), { maxLength: 4 }), (input, cuts) => {
-        expectSamePaths(REPEATS_CASE, input, cuts);
       }),
       { numRuns: FUZZ_RUNS * 3 },
     );

@@ -20,6 +20,7 @@ import {
   readPlainOrNull,
   readPlainString,
   readStringTo,
+  skipPlainString,
   type TextReader,
   textReader,
 } from '../../text-reader';
@@ -151,11 +152,6 @@ interface DecoderState {
   pending: string[];
   lastLine: number;
   lastOffset: number;
-  /** The pieces of canonical lines last read, for {@link readRepeated} (`undefined` until read). */
-  seenHead: SeenPiece<HeadRead> | undefined;
-  seenTail: SeenPiece<TailRead> | undefined;
-  seenEnvelope: SeenPiece<EnvelopeRead> | undefined;
-  seenTokens: SeenPiece<EnvelopeRead> | undefined;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -461,10 +457,6 @@ function newDecoder(options: ClaudeDecodeOptions, sink: DiagnosticSink): Statefu
     pending: [],
     lastLine: 0,
     lastOffset: 0,
-    seenHead: undefined,
-    seenTail: undefined,
-    seenEnvelope: undefined,
-    seenTokens: undefined,
   };
   // The same two functions for every decoder (not closures per decoder): the splitter's call
   // site sees one target and can inline it.
@@ -541,12 +533,6 @@ function decodeLine(d: DecoderState, text: string, line: number, offset: number,
  */
 export const CLAUDE_CANONICAL: { enabled: boolean } = { enabled: true };
 
-/**
- * Switch of the canonical reader's repeated pieces ({@link readRepeated}). Off, every piece is
- * read anew; test/claude/canonical.test.ts holds the two equal. Not part of the public API.
- */
-export const CLAUDE_REPEATS: { enabled: boolean } = { enabled: true };
-
 // The deepest a canonical line's fixed part nests (an assistant line's `caller` object); the
 // free-form values are measured alone against what is left of the bound.
 const CANONICAL_MIN_DEPTH = 5;
@@ -565,77 +551,29 @@ const TEXT_BLOCK: BlockKind = 0;
 const THINKING_BLOCK: BlockKind = 1;
 const TOOL_BLOCK: BlockKind = 2;
 
-/**
- * A canonical `usage` object: its text (for {@link seenUsage}), its four counts, and where in the
- * line its output count ends (its last digit).
- */
+/** A canonical `usage` object: its text (for {@link seenUsage}) and its four counts. */
 interface UsageRead extends UsageCounts {
   text: string;
-  last: number;
 }
 
 /** What a canonical assistant line holds. */
 interface AssistantRead {
-  head: HeadRead;
+  model: string;
+  id: string;
   kind: BlockKind;
   /** The text, the thinking, or the call's id. */
   first: string;
   /** The signature, or the tool's name (`undefined` for a text block). */
   second: string | undefined;
   input: JsonObject | undefined;
-  tail: TailRead;
-}
-
-/** The envelope of a canonical line, up to its `uuid` (which changes on every line). */
-interface EnvelopeRead {
-  lane: string | undefined;
-  session: string;
-}
-
-/** An assistant line's head, up to its content: the message's model and id. */
-interface HeadRead {
-  model: string;
-  id: string;
-}
-
-/** An assistant message's fields after its content: the stop reason and the usage. */
-interface TailRead {
   stop: string | undefined;
   usage: UsageRead;
 }
 
-/**
- * A piece of a canonical line, read piece by piece before: its text, what it said, and where in
- * the text its last value ends (the character compared first, where two pieces differ most).
- */
-interface SeenPiece<T> {
-  text: string;
-  probe: number;
-  read: T;
-}
-
-// Repeated pieces (docs/performance.md, "Claude decoder", round six): the lines of a session
-// repeat their envelope, and the block lines of one message its head (model, id) and its tail
-// (stop reason, usage). A piece whose text is the text of the same piece read before says what
-// that one said (the same JSON text, at the same place in the record), so it is compared whole
-// instead of read again.
-
-// The piece `seen` when its text is at the cursor (the cursor then past it).
-function readRepeated<T>(r: TextReader, seen: SeenPiece<T> | undefined): T | undefined {
-  if (seen === undefined || !CLAUDE_REPEATS.enabled) return undefined;
-  const at = r.at;
-  const text = r.text;
-  const piece = seen.text;
-  const end = at + piece.length;
-  if (text.charCodeAt(at + seen.probe) !== piece.charCodeAt(seen.probe)) return undefined;
-  if (text.slice(at, end) !== piece) return undefined;
-  r.at = end;
-  return seen.read;
-}
-
-// What a piece read from `start` to the cursor said, to be compared whole next time.
-function seenPiece<T>(r: TextReader, start: number, probeEnd: number, read: T): SeenPiece<T> {
-  return { text: r.text.slice(start, r.at), probe: probeEnd - 1 - start, read };
+/** The envelope of a canonical line. */
+interface EnvelopeRead {
+  lane: string | undefined;
+  session: string;
 }
 
 // Whether a value read from `length` characters nests deeper than `limit`. A value `n` deep
@@ -683,18 +621,17 @@ function canonicalAssistant(
   out: AgentEvent[],
 ): boolean {
   const r = textReader(text);
-  const a = readAssistantBody(d, r);
+  const a = readAssistantBody(r, d.maxDepth, d.messages.get(''));
   if (a === undefined) return false;
-  const env = readEnvelope(d, r, true);
+  const env = readEnvelope(r, true, d.session);
   if (env === undefined || !readFixed(r, '}') || r.at !== text.length) return false;
   d.session = env.session;
   const ctx = canonicalContext(text, line, offset, out, env.lane);
   // As `assistant` does for a record with a message object, one block and no error.
   ensureRun(d, ctx);
-  const { head, tail } = a;
-  const m = messageFor(d, ctx, head.id, head.model);
-  if (tail.stop !== undefined) m.stopReason = tail.stop;
-  canonicalUsage(d, ctx, m, tail.usage, tail.stop !== undefined);
+  const m = messageFor(d, ctx, a.id, a.model);
+  if (a.stop !== undefined) m.stopReason = a.stop;
+  canonicalUsage(d, ctx, m, a.usage, a.stop !== undefined);
   const streamed = nextStreamed(m);
   if (a.kind === TEXT_BLOCK) {
     if (!streamed) textBlock(d, ctx, m, a.first);
@@ -706,10 +643,18 @@ function canonicalAssistant(
 }
 
 // `{"type":"assistant","message":{…}`: everything up to the message's closing brace.
-function readAssistantBody(d: DecoderState, r: TextReader): AssistantRead | undefined {
+// `main`: the main lane's open message, whose model and id the line most likely repeats.
+function readAssistantBody(
+  r: TextReader,
+  maxDepth: number,
+  main: MessageState | undefined,
+): AssistantRead | undefined {
   const T = CLAUDE_ASSISTANT_TEXT;
-  const head = readRepeated(r, d.seenHead) ?? readHead(d, r);
-  if (head === undefined) return undefined;
+  if (!readFixed(r, T.head)) return undefined;
+  const model = readPlainString(r, main?.model);
+  if (model === undefined || !readFixed(r, T.id)) return undefined;
+  const id = readPlainString(r, main?.id);
+  if (id === undefined || !readFixed(r, T.content)) return undefined;
   const text = r.text;
   // The block ends at the first `}]` followed by a key: a value that holds one fails to parse.
   const close = text.indexOf('}],"', r.at);
@@ -737,37 +682,12 @@ function readAssistantBody(d: DecoderState, r: TextReader): AssistantRead | unde
     const end = text.startsWith(T.caller, close - T.caller.length) ? close - T.caller.length : close;
     const from = r.at;
     const value = readJsonTo(r, end);
-    if (!isJsonObject(value) || deeper(value, end - from, d.maxDepth - BLOCK_DEPTH)) return undefined;
+    if (!isJsonObject(value) || deeper(value, end - from, maxDepth - BLOCK_DEPTH)) return undefined;
     input = value;
     if (end !== close) r.at = close;
   } else return undefined;
   if (first === undefined || r.at !== close) return undefined;
   r.at = close + 2;
-  const tail = readRepeated(r, d.seenTail) ?? readTail(d, r);
-  if (tail === undefined) return undefined;
-  return { head, kind, first, second, input, tail };
-}
-
-// `{"type":"assistant","message":{"model":…,"id":…,…,"content":[`, remembered whole.
-function readHead(d: DecoderState, r: TextReader): HeadRead | undefined {
-  const T = CLAUDE_ASSISTANT_TEXT;
-  const start = r.at;
-  if (!readFixed(r, T.head)) return undefined;
-  const model = readPlainString(r);
-  if (model === undefined || !readFixed(r, T.id)) return undefined;
-  const id = readPlainString(r);
-  if (id === undefined) return undefined;
-  const idLast = r.at - 2;
-  if (!readFixed(r, T.content)) return undefined;
-  const read: HeadRead = { model, id };
-  d.seenHead = seenPiece(r, start, idLast, read);
-  return read;
-}
-
-// The message's fields after its content, up to its closing brace, remembered whole.
-function readTail(d: DecoderState, r: TextReader): TailRead | undefined {
-  const T = CLAUDE_ASSISTANT_TEXT;
-  const start = r.at;
   readFixed(r, T.container);
   if (!readFixed(r, T.stopReason)) return undefined;
   const stop = readPlainOrNull(r);
@@ -779,9 +699,7 @@ function readTail(d: DecoderState, r: TextReader): TailRead | undefined {
   readFixed(r, T.transformations);
   readFixed(r, T.tail);
   if (!readFixed(r, '}')) return undefined;
-  const read: TailRead = { stop, usage };
-  d.seenTail = seenPiece(r, start, usage.last, read);
-  return read;
+  return { model, id, kind, first, second, input, stop, usage };
 }
 
 // `{"input_tokens":N,…}` as the CLI writes it (CLAUDE_USAGE_TEXT): the four counts.
@@ -802,57 +720,28 @@ function readUsage(r: TextReader): UsageRead | undefined {
   if (!readFixed(r, U.output)) return undefined;
   const output = readDigits(r);
   if (output === undefined) return undefined;
-  const last = r.at - 1;
-  if (readFixed(r, U.tier) && readPlainString(r) === undefined) return undefined;
-  if (readFixed(r, U.geo) && readPlainString(r) === undefined) return undefined;
+  if (readFixed(r, U.tier) && !skipPlainString(r)) return undefined;
+  if (readFixed(r, U.geo) && !skipPlainString(r)) return undefined;
   if (!readFixed(r, '}')) return undefined;
-  return { text: r.text.slice(start, r.at), fresh, cacheRead, cacheWrite, output, last };
+  return { text: r.text.slice(start, r.at), fresh, cacheRead, cacheWrite, output };
 }
 
-// `,"parent_tool_use_id":…,"session_id":"…","uuid":"…"` and the optional ids after them.
-function readEnvelope(d: DecoderState, r: TextReader, request: boolean): EnvelopeRead | undefined {
+// `,"parent_tool_use_id":…,"session_id":"…","uuid":"…"` and the optional ids after them (`known`:
+// the session the last line said).
+function readEnvelope(r: TextReader, request: boolean, known: string | undefined): EnvelopeRead | undefined {
   const E = CLAUDE_ENVELOPE_TEXT;
-  const env = readRepeated(r, d.seenEnvelope) ?? readLaneAndSession(d, r);
-  if (env === undefined || readPlainString(r) === undefined) return undefined;
-  if (readFixed(r, E.timestamp) && readPlainString(r) === undefined) return undefined;
-  if (request && readFixed(r, E.request) && readPlainString(r) === undefined) return undefined;
-  return env;
-}
-
-// `,"parent_tool_use_id":…,"session_id":"…","uuid":` (the lane optional), remembered whole.
-function readLaneAndSession(d: DecoderState, r: TextReader): EnvelopeRead | undefined {
-  const E = CLAUDE_ENVELOPE_TEXT;
-  const start = r.at;
   let lane: string | undefined;
-  let probe = -1;
   if (readFixed(r, E.lane)) {
     const value = readPlainOrNull(r);
     if (value === false) return undefined;
     lane = value;
-    probe = r.at - 1;
   }
   if (!readFixed(r, E.session)) return undefined;
-  const session = readPlainString(r);
-  if (session === undefined) return undefined;
-  if (probe === -1) probe = r.at - 2;
-  if (!readFixed(r, E.uuid)) return undefined;
-  const read: EnvelopeRead = { lane, session };
-  d.seenEnvelope = seenPiece(r, start, probe, read);
-  return read;
-}
-
-// A `thinking_tokens` line's `,"session_id":"…","uuid":`, remembered whole.
-function readSession(d: DecoderState, r: TextReader): EnvelopeRead | undefined {
-  const E = CLAUDE_ENVELOPE_TEXT;
-  const start = r.at;
-  if (!readFixed(r, E.session)) return undefined;
-  const session = readPlainString(r);
-  if (session === undefined) return undefined;
-  const probe = r.at - 2;
-  if (!readFixed(r, E.uuid)) return undefined;
-  const read: EnvelopeRead = { lane: undefined, session };
-  d.seenTokens = seenPiece(r, start, probe, read);
-  return read;
+  const session = readPlainString(r, known);
+  if (session === undefined || !readFixed(r, E.uuid) || !skipPlainString(r)) return undefined;
+  if (readFixed(r, E.timestamp) && !skipPlainString(r)) return undefined;
+  if (request && readFixed(r, E.request) && !skipPlainString(r)) return undefined;
+  return { lane, session };
 }
 
 // The usage of a canonical line: as `usage` does with the object the text spells.
@@ -894,7 +783,7 @@ function canonicalUser(
   const content = readStringTo(r, end);
   if (content === undefined) return false;
   r.at = close + U.close.length;
-  const env = readEnvelope(d, r, false);
+  const env = readEnvelope(r, false, d.session);
   if (env === undefined || !readFixed(r, U.result) || text.charCodeAt(text.length - 1) !== 125) return false;
   const from = r.at;
   const result = readJsonTo(r, text.length - 1);
@@ -921,11 +810,11 @@ function canonicalThinkingTokens(
   const tokens = readDigits(r);
   if (tokens === undefined || !readFixed(r, T.delta)) return false;
   const delta = readDigits(r);
-  if (delta === undefined) return false;
-  const env = readRepeated(r, d.seenTokens) ?? readSession(d, r);
-  if (env === undefined || readPlainString(r) === undefined) return false;
+  if (delta === undefined || !readFixed(r, CLAUDE_ENVELOPE_TEXT.session)) return false;
+  const session = readPlainString(r, d.session);
+  if (session === undefined || !readFixed(r, CLAUDE_ENVELOPE_TEXT.uuid) || !skipPlainString(r)) return false;
   if (!readFixed(r, '}') || r.at !== text.length) return false;
-  d.session = env.session;
+  d.session = session;
   const ctx = canonicalContext(text, line, offset, out, undefined);
   // As `system` does: the notice's data is the record beside its envelope.
   const data = { subtype: 'thinking_tokens', estimated_tokens: tokens, estimated_tokens_delta: delta };
