@@ -173,6 +173,8 @@ function writeEvent(w: Writer, event: AgentEvent): string {
   const line = own ? p.line : undefined;
   const head = own ? flushOther(w, line) : '';
   const text = dispatch(w, event, own, line, hints);
+  // Most events write nothing and flush nothing: no concatenation of empty strings then.
+  if (head === '' && w.before === '') return text;
   const out = head + w.before + text;
   w.before = '';
   return out;
@@ -380,7 +382,8 @@ function flush(w: Writer): string {
  */
 function lane(w: Writer, event: AgentEvent, own: boolean): Slot {
   const slot = slotOf(w, event.lane);
-  if (own) return slot;
+  // One slot is this lane's own: there is no other lane to look at (and no iterator to make).
+  if (own || w.slots.size === 1) return slot;
   for (const other of w.slots.values()) {
     if (other === slot || (other.assistant === undefined && other.results === undefined)) continue;
     if (other.assistant !== undefined) other.early = true;
@@ -518,10 +521,11 @@ function assistantTemplate(w: Writer, a: Pending): string | undefined {
       const b = blocks[i] as JsonObject;
       if (i > 0) out += ',';
       const t = b.text;
-      // A joined block is a rope of its deltas: JSON.stringify reads a flat string faster.
+      // A joined block is a rope of its deltas, spelled alone (`JSON.stringify` flattens it once;
+      // `jsonString`'s escape test would flatten it first, and most prose has a line break).
       out +=
         typeof t === 'string' && w.joinable.has(b)
-          ? `${AMP_TEXT_BLOCK_HEAD}${jsonString(t)}}`
+          ? `${AMP_TEXT_BLOCK_HEAD}${JSON.stringify(t)}}`
           : JSON.stringify(b);
     }
   } catch {
@@ -547,13 +551,22 @@ function usageText(w: Writer, u: Usage): string {
   const input = count(u.input, 'usage.input');
   const output = count(u.output, 'usage.output');
   let text = '';
-  if (input !== undefined) text += `,"input_tokens":${JSON.stringify(input - (read ?? 0) - (write ?? 0))}`;
-  if (write !== undefined) text += `,"cache_creation_input_tokens":${JSON.stringify(write)}`;
-  if (read !== undefined) text += `,"cache_read_input_tokens":${JSON.stringify(read)}`;
-  if (output !== undefined) text += `,"output_tokens":${JSON.stringify(output)}`;
-  if (u.costUsd !== undefined)
-    reportLoss(w.loss, { type: 'usage', usage: u }, 'usage.costUsd', `${FORMAT} reports no cost`);
+  if (input !== undefined) text += `,"input_tokens":${numberText(input - (read ?? 0) - (write ?? 0))}`;
+  if (write !== undefined) text += `,"cache_creation_input_tokens":${numberText(write)}`;
+  if (read !== undefined) text += `,"cache_read_input_tokens":${numberText(read)}`;
+  if (output !== undefined) text += `,"output_tokens":${numberText(output)}`;
+  // Reported once: the event the report names is built only the first time.
+  if (u.costUsd !== undefined && !w.loss.seen.has(COST_FIELD))
+    reportLoss(w.loss, { type: 'usage', usage: u }, COST_FIELD, `${FORMAT} reports no cost`);
   return text === '' ? '{}' : `{${text.slice(1)}}`;
+}
+
+const COST_FIELD = 'usage.costUsd';
+
+// `JSON.stringify` of a number: its shortest decimal spelling (the one `String` gives), `null`
+// when it is not finite (a difference of two finite counts can overflow).
+function numberText(n: number): string {
+  return Number.isFinite(n) ? `${n}` : 'null';
 }
 
 // Usage whose counts are numbers (or absent): `usageText` spells each count alone, which is what
