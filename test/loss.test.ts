@@ -62,7 +62,9 @@ describe('checkLoss: the in-place key compare against Object.keys', () => {
     repeat: fc.nat({ max: 3 }),
   });
 
-  function run(steps: Array<fc.Infer<typeof event>>, inPlace: boolean): string[] {
+  type Step = typeof event extends fc.Arbitrary<infer T> ? T : never;
+
+  function run(steps: Step[], inPlace: boolean): string[] {
     KEYS_IN_PLACE.enabled = inPlace;
     const out: string[] = [];
     const s = newLoss('amp', { report: (d) => out.push(`${d.field}|${d.message}`) });
