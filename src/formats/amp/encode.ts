@@ -150,11 +150,25 @@ function newWriter(options: AmpEncodeOptions, sink: DiagnosticSink): Writer {
  * from Amp come back byte for byte while their events are unchanged.
  */
 export function createAmpEncoder(options: AmpEncodeOptions, sink: DiagnosticSink): Encoder {
-  const w = newWriter(options, sink);
-  return {
-    write: (event) => writeEvent(w, event),
-    end: () => endWrite(w),
-  };
+  const encoder: AmpEncoder = { w: newWriter(options, sink), write: writeMethod, end: endMethod };
+  return encoder;
+}
+
+/**
+ * The encoder object: its state and the same two module functions for every encoder. A closure
+ * per encoder would be a new call target each time, and a caller's loop optimised around the last
+ * encoder's `write` is thrown away at the next one (docs/performance.md, "Amp writer, round six").
+ */
+interface AmpEncoder extends Encoder {
+  readonly w: Writer;
+}
+
+function writeMethod(this: AmpEncoder, event: AgentEvent): string {
+  return writeEvent(this.w, event);
+}
+
+function endMethod(this: AmpEncoder): string {
+  return endWrite(this.w);
 }
 
 function writeEvent(w: Writer, event: AgentEvent): string {
@@ -310,7 +324,9 @@ function dispatch(
       // Amp has no record for them: a subagent's lines carry its lane as parent_tool_use_id.
       return text;
     default:
-      reportLoss(w.loss, event, event.type, `${FORMAT} has no record for ${event.type}`);
+      // Reported once: the words are put together only the first time.
+      if (!w.loss.seen.has(event.type))
+        reportLoss(w.loss, event, event.type, `${FORMAT} has no record for ${event.type}`);
       return text;
   }
 }
