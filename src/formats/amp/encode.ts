@@ -15,6 +15,7 @@ import {
   AMP_ASSISTANT_LINE_HEAD,
   AMP_SUCCESS,
   AMP_TEXT_BLOCK_HEAD,
+  AMP_USER_LINE_HEAD,
   type AmpHints,
   isMappedAssistantBlock,
   isMappedUserBlock,
@@ -601,6 +602,10 @@ function flushResults(slot: Slot): string {
   const u = slot.results;
   if (u === undefined) return '';
   slot.results = undefined;
+  if (u.hints === undefined && AMP_TEMPLATES.enabled) {
+    const line = userTemplate(u);
+    if (line !== undefined) return line;
+  }
   const kept = isJsonObject(u.hints?.record?.message) ? (u.hints.record.message as JsonObject) : undefined;
   const message: JsonObject = kept === undefined ? { role: 'user' } : { ...kept };
   // A prompt written as a plain string stays one while it is one text block.
@@ -612,6 +617,40 @@ function flushResults(slot: Slot): string {
       ? mergeBlocks(kept.content, u.blocks, isMappedUserBlock)
       : u.blocks;
   return line(u, 'user', message);
+}
+
+/**
+ * The user line of tool results (or a prompt) built from the model (no kept record), spelled
+ * from its template (`AMP_USER_LINE_HEAD` in wire.ts) and `JSON.stringify` of each block alone:
+ * the bytes `JSON.stringify` of the whole record gives, without the record and message objects
+ * (test/amp/writer-templates.test.ts). Undefined when a field is of a type the template does not
+ * spell or a block is not spelled alone as inside the record: the general path writes the line
+ * then, or names the value that cannot be written.
+ */
+function userTemplate(u: Pending): string | undefined {
+  const session = u.session;
+  const laneId = u.lane;
+  if (typeof session !== 'string' || (laneId !== undefined && typeof laneId !== 'string')) return undefined;
+  let out = AMP_USER_LINE_HEAD;
+  const blocks = u.blocks;
+  for (let i = 0; i < blocks.length; i++) {
+    const b = blockText(blocks[i] as JsonObject);
+    if (b === undefined) return undefined;
+    out += i > 0 ? `,${b}` : b;
+  }
+  return `${out}]},"parent_tool_use_id":${laneId === undefined ? 'null' : jsonString(laneId)},"session_id":${jsonString(session)}}\n`;
+}
+
+// `JSON.stringify` of a content block alone, when that is how it is spelled inside the record:
+// not for a block with a `toJSON` of its own (inside the record it sees its index as the key;
+// without one, an object is always spelled), nor one that throws.
+function blockText(b: JsonObject): string | undefined {
+  if (b.toJSON !== undefined) return undefined;
+  try {
+    return JSON.stringify(b);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Writes a `user`/`assistant` line: the kept record with its message replaced. */
