@@ -62,6 +62,11 @@ export const AMP_USAGE_KEYS: readonly string[] = [
  */
 export const AMP_ASSISTANT_LINE_HEAD =
   '{"type":"assistant","message":{"type":"message","role":"assistant","content":[';
+/**
+ * The user line built from the model, up to its content blocks (`AMP_MESSAGE_LINE_KEYS`, then
+ * `role` and `content`): the writer's template, spelled as `JSON.stringify` spells the record.
+ */
+export const AMP_USER_LINE_HEAD = '{"type":"user","message":{"role":"user","content":[';
 /** A text content block, up to its text (the writer's template). */
 export const AMP_TEXT_BLOCK_HEAD = '{"type":"text","text":';
 /**
