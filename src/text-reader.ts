@@ -6,6 +6,8 @@
 // every piece of a line in order, up to its end, has proved the line is the JSON text it expects,
 // so the values it read are the ones `JSON.parse` of the whole line holds.
 
+import { jsonTokenEnd, plainRunEnd } from './json';
+
 /** The line and the cursor (a literal: its hidden class outlives a full GC). */
 export interface TextReader {
   readonly text: string;
@@ -125,4 +127,49 @@ export function readStringTo(r: TextReader, end: number): string | undefined {
   if (typeof value === 'string') return value;
   r.at = at;
   return undefined;
+}
+
+/**
+ * A string token at the cursor, whatever it holds (escapes, quotes, a text of many lines): the
+ * slice when nothing in it needs reading (one native scan to its closing quote), else the token
+ * found up to its first unescaped quote ({@link jsonTokenEnd}) and parsed alone. `undefined` (the
+ * cursor unmoved) when no string starts at the cursor or the token is not JSON (a raw control
+ * character, a bad escape). The cursor then past its closing quote.
+ */
+export function readString(r: TextReader): string | undefined {
+  const text = r.text;
+  const at = r.at;
+  if (text.charCodeAt(at) !== 34) return undefined;
+  const stop = plainRunEnd(text, at + 1);
+  if (text.charCodeAt(stop) === 34) {
+    r.at = stop + 1;
+    return text.slice(at + 1, stop);
+  }
+  // From its opening quote to its first unescaped one: a string token, or no JSON at all.
+  return readJsonTo(r, jsonTokenEnd(text, at)) as string | undefined;
+}
+
+/**
+ * The JSON value that starts at the cursor (a free-form value: a tool's arguments), found by
+ * {@link jsonTokenEnd} and parsed alone; `undefined` (the cursor unmoved) when none is there or
+ * it is not JSON. The cursor then past it.
+ */
+export function readJsonValue(r: TextReader): unknown {
+  return readJsonTo(r, jsonTokenEnd(r.text, r.at));
+}
+
+/**
+ * `value`, read before from the token `text[start, end)`, when the same token text is at the
+ * cursor again (a record that repeats a value: a session id, a tool's output and its metadata
+ * copy): one native compare instead of reading it again. The same characters are the same token,
+ * ending at the same place. `undefined` (the cursor unmoved) otherwise.
+ */
+export function readAgain<T>(r: TextReader, start: number, end: number, value: T): T | undefined {
+  const at = r.at;
+  const text = r.text;
+  const length = end - start;
+  if (text.charCodeAt(at + length - 1) !== text.charCodeAt(end - 1)) return undefined;
+  if (text.slice(at, at + length) !== text.slice(start, end)) return undefined;
+  r.at = at + length;
+  return value;
 }
