@@ -209,7 +209,9 @@ describe('Amp writer: the assistant-line template against the general path', () 
     ];
     const out = write(events(), true, true).text;
     expect(out).toBe(write(events(), false, true).text);
-    expect(out).toContain('"content":[{"type":"tool_result","tool_use_id":"c2","content":"x","is_error":true},{"type":"text","text":"key 1"}]');
+    expect(out).toContain(
+      '"content":[{"type":"tool_result","tool_use_id":"c2","content":"x","is_error":true},{"type":"text","text":"key 1"}]',
+    );
   });
 
   test('a pair split between two deltas, an escape, usage and a lane: spelled as JSON.stringify does', () => {
