@@ -2,37 +2,50 @@ import type { DiagnosticSink, Format } from './diagnostics';
 import type { AgentEvent } from './model';
 
 /**
- * The state of a loss reporter, in one literal ({@link newLoss}): what {@link LossReporter} holds,
- * for writers whose per-event code should read no class instance (a literal's hidden class
- * outlives a full GC; docs/performance.md, "Codex writer").
+ * The state of a loss reporter ({@link newLoss}): what {@link LossReporter} holds, for writers
+ * whose per-event code should read no class instance. An array of slots (the `LOSS_` indices),
+ * not a literal: an array's hidden class belongs to the realm and outlives every GC, where a
+ * literal's, made before its factory has an allocation site, dies with the last reporter and
+ * takes the per-event code that checked it along (docs/performance.md, "Codex writer").
  */
-export interface LossState {
-  readonly format: Format;
-  readonly sink: DiagnosticSink;
-  readonly seen: Set<string>;
+export type LossState = [
+  format: Format,
+  sink: DiagnosticSink,
+  seen: Set<string>,
   // Fields already reported, by event type: a field seen again costs a Set lookup, not the
   // field name built anew for every event of a long conversion.
-  readonly seenByType: Map<string, Set<string>>;
-  // Per event type, the last key list that left nothing to report (for the carried list given).
-  readonly cleanKeys: Map<string, { keys: string[]; carried: readonly string[] }>;
-  count: number;
-}
+  seenByType: Map<string, Set<string>>,
+  // Per event type, the last key list that left nothing to report, and the carried list it was
+  // checked against (two maps: no entry object, whose hidden class would die like the state's).
+  cleanKeys: Map<string, string[]>,
+  cleanCarried: Map<string, readonly string[]>,
+  count: number,
+];
+
+const FORMAT = 0;
+const SINK = 1;
+const SEEN = 2;
+const SEEN_BY_TYPE = 3;
+const CLEAN_KEYS = 4;
+const CLEAN_CARRIED = 5;
+const COUNT = 6;
 
 /** A loss reporter's state for writers of `format` reporting to `sink`. */
 export function newLoss(format: Format, sink: DiagnosticSink): LossState {
-  return { format, sink, seen: new Set(), seenByType: new Map(), cleanKeys: new Map(), count: 0 };
+  return [format, sink, new Set(), new Map(), new Map(), new Map(), 0];
 }
 
 /** Reports every field of `event` that is set and not in `carried` ({@link LossReporter.check}). */
 export function checkLoss(s: LossState, event: AgentEvent, carried: readonly string[]): void {
-  s.count++;
+  s[COUNT]++;
   // Events of a type mostly come with the same keys in the same order (one producer's object
   // literal): a key list seen before with nothing left to report needs no second look.
   const keys = Object.keys(event);
-  const clean = s.cleanKeys.get(event.type);
-  if (clean !== undefined && clean.carried === carried && sameKeys(keys, clean.keys)) return;
-  let known = s.seenByType.get(event.type);
-  if (known === undefined) s.seenByType.set(event.type, (known = new Set()));
+  const type = event.type;
+  const clean = s[CLEAN_KEYS].get(type);
+  if (clean !== undefined && s[CLEAN_CARRIED].get(type) === carried && sameKeys(keys, clean)) return;
+  let known = s[SEEN_BY_TYPE].get(type);
+  if (known === undefined) s[SEEN_BY_TYPE].set(type, (known = new Set()));
   let settled = true;
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
@@ -45,24 +58,27 @@ export function checkLoss(s: LossState, event: AgentEvent, carried: readonly str
       continue;
     }
     known.add(key);
-    reportLoss(s, event, `${event.type}.${key}`, `${s.format} has no place for ${key}`);
+    reportLoss(s, event, `${type}.${key}`, `${s[FORMAT]} has no place for ${key}`);
   }
-  if (settled) s.cleanKeys.set(event.type, { keys, carried });
+  if (settled) {
+    s[CLEAN_KEYS].set(type, keys);
+    s[CLEAN_CARRIED].set(type, carried);
+  }
 }
 
 /** Reports one loss, once per `field` ({@link LossReporter.report}). */
 export function reportLoss(s: LossState, event: AgentEvent, field: string, why: string): void {
-  if (s.seen.has(field)) return;
-  s.seen.add(field);
+  if (s[SEEN].has(field)) return;
+  s[SEEN].add(field);
   const where =
     event.provenance === undefined
-      ? `event ${s.count}`
+      ? `event ${s[COUNT]}`
       : `${event.provenance.format} line ${event.provenance.line}`;
-  s.sink.report({
+  s[SINK].report({
     code: 'loss',
     severity: 'warning',
     message: `${field} (${where}): ${why}; later events with this field are not reported again`,
-    format: s.format,
+    format: s[FORMAT],
     field,
   });
 }
@@ -73,8 +89,8 @@ export function reportLoss(s: LossState, event: AgentEvent, field: string, why: 
  * every event of a type).
  */
 export function reportKeyLoss(s: LossState, event: AgentEvent, key: string, why: string): void {
-  let known = s.seenByType.get(event.type);
-  if (known === undefined) s.seenByType.set(event.type, (known = new Set()));
+  let known = s[SEEN_BY_TYPE].get(event.type);
+  if (known === undefined) s[SEEN_BY_TYPE].set(event.type, (known = new Set()));
   if (known.has(key)) return;
   known.add(key);
   reportLoss(s, event, `${event.type}.${key}`, why);
