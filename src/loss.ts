@@ -15,10 +15,9 @@ export type LossState = [
   // Fields already reported, by event type: a field seen again costs a Set lookup, not the
   // field name built anew for every event of a long conversion.
   seenByType: Map<string, Set<string>>,
-  // Per event type, the last key list that left nothing to report, and the carried list it was
-  // checked against (two maps: no entry object, whose hidden class would die like the state's).
-  cleanKeys: Map<string, string[]>,
-  cleanCarried: Map<string, readonly string[]>,
+  // Per event type, the last key list that left nothing to report and the carried list it was
+  // checked against (a pair as an array, for the reason the state is one).
+  clean: Map<string, [keys: string[], carried: readonly string[]]>,
   count: number,
 ];
 
@@ -26,13 +25,12 @@ const FORMAT = 0;
 const SINK = 1;
 const SEEN = 2;
 const SEEN_BY_TYPE = 3;
-const CLEAN_KEYS = 4;
-const CLEAN_CARRIED = 5;
-const COUNT = 6;
+const CLEAN = 4;
+const COUNT = 5;
 
 /** A loss reporter's state for writers of `format` reporting to `sink`. */
 export function newLoss(format: Format, sink: DiagnosticSink): LossState {
-  return [format, sink, new Set(), new Map(), new Map(), new Map(), 0];
+  return [format, sink, new Set(), new Map(), new Map(), 0];
 }
 
 /** Reports every field of `event` that is set and not in `carried` ({@link LossReporter.check}). */
@@ -42,8 +40,8 @@ export function checkLoss(s: LossState, event: AgentEvent, carried: readonly str
   // literal): a key list seen before with nothing left to report needs no second look.
   const keys = Object.keys(event);
   const type = event.type;
-  const clean = s[CLEAN_KEYS].get(type);
-  if (clean !== undefined && s[CLEAN_CARRIED].get(type) === carried && sameKeys(keys, clean)) return;
+  const clean = s[CLEAN].get(type);
+  if (clean !== undefined && clean[1] === carried && sameKeys(keys, clean[0])) return;
   let known = s[SEEN_BY_TYPE].get(type);
   if (known === undefined) s[SEEN_BY_TYPE].set(type, (known = new Set()));
   let settled = true;
@@ -60,10 +58,7 @@ export function checkLoss(s: LossState, event: AgentEvent, carried: readonly str
     known.add(key);
     reportLoss(s, event, `${type}.${key}`, `${s[FORMAT]} has no place for ${key}`);
   }
-  if (settled) {
-    s[CLEAN_KEYS].set(type, keys);
-    s[CLEAN_CARRIED].set(type, carried);
-  }
+  if (settled) s[CLEAN].set(type, [keys, carried]);
 }
 
 /** Reports one loss, once per `field` ({@link LossReporter.report}). */

@@ -243,14 +243,16 @@ function deltaTemplate(
     return extra === undefined
       ? `${JSON.stringify({ type: 'item.completed', item: { id, type: 'reasoning', text } })}\n`
       : undefined;
-  let item: JsonObject = { id, type: 'agent_message', text };
-  if (extra !== undefined) {
+  let line: string;
+  if (extra === undefined)
+    line = JSON.stringify({ type: 'item.completed', item: { id, type: 'agent_message', text } });
+  else {
     const phase = extra.phase;
     if (typeof phase !== 'string' || !onlyKey(extra, 'phase')) return undefined;
-    item = { id, type: 'agent_message', text, phase };
+    line = JSON.stringify({ type: 'item.completed', item: { id, type: 'agent_message', text, phase } });
   }
   wroteText(w);
-  return `${JSON.stringify({ type: 'item.completed', item })}\n`;
+  return `${line}\n`;
 }
 
 function startTemplate(w: Writer, event: AgentEventOf<'tool.start'>): string | undefined {
