@@ -26,7 +26,6 @@ const FIELDS = [
   'exitCode',
   'denied',
   'session',
-  'usage',
   'status',
 ];
 
