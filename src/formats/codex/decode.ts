@@ -763,7 +763,79 @@ function canonicalTurnEnd(
     break;
   }
   if (total.input === undefined || total.output === undefined) return false;
+  if (CODEX_WHOLE_EVENTS.enabled && wholeTurnEnd(d, total, line, offset, out)) return true;
   completeTurn(d, { text, line, offset, out }, total, { format: FORMAT, line, offset });
+  return true;
+}
+
+// `completeTurn` for a total of Codex's five counts after a total of five no greater (or none):
+// the total, the usage, the provenance and both events each built in one literal, with what the
+// keyed stores of `completeTurn` and `stamp` would give in their order; false (having done
+// nothing) for any other total. test/codex/whole-events.test.ts holds the two equal.
+function wholeTurnEnd(
+  d: Decoder,
+  read: CodexUsageTotal,
+  line: number,
+  offset: number,
+  out: AgentEvent[],
+): boolean {
+  const { input, cacheRead, cacheWrite, output, reasoning } = read;
+  if (
+    input === undefined ||
+    cacheRead === undefined ||
+    cacheWrite === undefined ||
+    output === undefined ||
+    reasoning === undefined
+  )
+    return false;
+  const thread = d[THREAD] ?? '';
+  const p = d[TOTALS].get(thread);
+  if (
+    p !== undefined &&
+    (p.input === undefined ||
+      p.cacheRead === undefined ||
+      p.cacheWrite === undefined ||
+      p.output === undefined ||
+      p.reasoning === undefined ||
+      input < p.input ||
+      cacheRead < p.cacheRead ||
+      cacheWrite < p.cacheWrite ||
+      output < p.output ||
+      reasoning < p.reasoning)
+  )
+    return false;
+  const ui = p === undefined ? input : input - (p.input as number);
+  const ucr = p === undefined ? cacheRead : cacheRead - (p.cacheRead as number);
+  const ucw = p === undefined ? cacheWrite : cacheWrite - (p.cacheWrite as number);
+  const uo = p === undefined ? output : output - (p.output as number);
+  const ur = p === undefined ? reasoning : reasoning - (p.reasoning as number);
+  const usage: Usage = { input: ui, cacheRead: ucr, cacheWrite: ucw, output: uo, reasoning: ur };
+  const total: CodexUsageTotal = { input, cacheRead, cacheWrite, output, reasoning };
+  d[TOTALS].set(thread, total);
+  const copy: Usage = { input: ui, cacheRead: ucr, cacheWrite: ucw, output: uo, reasoning: ur };
+  const message = d[ROUND_TEXT] ?? '';
+  const roundProvenance: Provenance = { format: FORMAT, line, offset, synthetic: true };
+  const session = d[THREAD];
+  out.push(
+    session === undefined
+      ? { type: 'round.end', message, usage: copy, provenance: roundProvenance }
+      : { type: 'round.end', message, usage: copy, provenance: roundProvenance, session },
+  );
+  const provenance: Provenance = { format: FORMAT, line, offset, hints: { total } };
+  const answer = d[FINAL_ANSWER] ?? d[ANSWER];
+  if (answer === undefined)
+    out.push(
+      session === undefined
+        ? { type: 'run.end', status: 'completed', usage, provenance }
+        : { type: 'run.end', status: 'completed', usage, provenance, session },
+    );
+  else
+    out.push(
+      session === undefined
+        ? { type: 'run.end', status: 'completed', usage, provenance, answer }
+        : { type: 'run.end', status: 'completed', usage, provenance, answer, session },
+    );
+  closeRun(d);
   return true;
 }
 
