@@ -1,12 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import type { Diagnostic } from '../../src/diagnostics';
-import {
-  cursorCanonicalLines,
-  KNOWN,
-  type LineReader,
-  readCanonicalLine,
-} from '../../src/formats/cursor/decode';
+import { cursorCanonicalLines, type LineReader, readCanonicalLine } from '../../src/formats/cursor/decode';
 import { cursor } from '../../src/index';
 import { valueExceedsDepth } from '../../src/json';
 import type { AgentEvent } from '../../src/model';
@@ -263,7 +258,7 @@ describe('Cursor decoder: the canonical-line reader beside JSON.parse', () => {
     fc.assert(
       fc.property(fc.array(line, { minLength: 1, maxLength: 8 }), depth, (lines, maxDepth) => {
         // One reader across the lines, as in a decoder: the session id it keeps carries over.
-        const r: LineReader = [0, undefined, maxDepth];
+        const r: LineReader = { at: 0, known: undefined, maxDepth };
         for (const text of lines) {
           const got = readCanonicalLine(r, text);
           if (got === undefined) continue;
@@ -303,7 +298,7 @@ describe('Cursor decoder: the canonical-line reader beside JSON.parse', () => {
   });
 
   test('takes the frequent lines (the properties are not vacuous)', () => {
-    const r: LineReader = [0, undefined, 64];
+    const r: LineReader = { at: 0, known: undefined, maxDepth: 64 };
     const lines = [
       '{"type":"thinking","subtype":"delta","text":"Creating hi.txt","session_id":"S","timestamp_ms":1786540600505}',
       '{"type":"thinking","subtype":"completed","session_id":"S","timestamp_ms":1786540600508}',
@@ -316,6 +311,6 @@ describe('Cursor decoder: the canonical-line reader beside JSON.parse', () => {
     ];
     for (const text of lines) expect(same(readCanonicalLine(r, text), JSON.parse(text))).toBe(true);
     // The session id, once read, is found again in place.
-    expect(r[KNOWN]).toBe('S');
+    expect(r.known).toBe('S');
   });
 });

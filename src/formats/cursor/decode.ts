@@ -85,10 +85,10 @@ function contentText(message: unknown): string | undefined {
  * `execute`); `result` → `run.end` with its camelCase usage; `connection`/`retry` → `notice`.
  * A stream that ends inside a run ends it `incomplete`.
  *
- * A factory over one state array and module functions, not a class: a class instance's fields
- * (map transitions, held weakly) die with the last decoder at a full GC and take the optimised
- * code that embedded them along (docs/performance.md, "Cursor decoder, round four"), and so
- * does a literal's hidden class until its factory has an allocation site (round six).
+ * A factory over one state literal and module functions, not a class: a literal's hidden class
+ * is held by its allocation site and outlives a full GC, where a class instance's fields (map
+ * transitions, held weakly) die with the last decoder and take the optimised code that embedded
+ * them along (docs/performance.md, "Cursor decoder, round four").
  */
 export function createCursorRecordDecoder(options: CursorDecodeOptions, sink: DiagnosticSink): RecordDecoder {
   const d = newDecoder(options, sink);
@@ -98,50 +98,44 @@ export function createCursorRecordDecoder(options: CursorDecodeOptions, sink: Di
   };
 }
 
-/**
- * The decoder's state between lines ({@link newDecoder}): an array of slots, the reader's three
- * first (a {@link LineReader}). An array's hidden class belongs to the realm and outlives every
- * GC; a literal's, made before the factory has an allocation site, dies with the last decoder
- * and takes the optimised code that read it along (docs/performance.md, "Cursor decoder, round
- * six").
- */
-type Decoder = [
-  at: number,
-  known: string | undefined,
-  maxDepth: number,
-  sink: DiagnosticSink,
-  runOpen: boolean,
-  session: string | undefined,
-  // Text of the assistant segment being streamed as deltas.
-  segment: string,
-  // The segment a tool call just closed (its replay may land after the call).
-  closed: string,
+/** The decoder's state between lines, built whole in one object literal ({@link newDecoder}). */
+interface Decoder extends LineReader {
+  readonly sink: DiagnosticSink;
+  runOpen: boolean;
+  session: string | undefined;
+  /** Text of the assistant segment being streamed as deltas. */
+  segment: string;
+  /** The segment a tool call just closed (its replay may land after the call). */
+  closed: string;
   // Where the last line was, for the events the stream's end implies (no object per line).
-  lastLine: number,
-  lastOffset: number,
-  lastTs: number | undefined,
-];
-
-const SINK = 3;
-const RUN_OPEN = 4;
-const SESSION = 5;
-const SEGMENT = 6;
-const CLOSED = 7;
-const LAST_LINE = 8;
-const LAST_OFFSET = 9;
-const LAST_TS = 10;
+  lastLine: number;
+  lastOffset: number;
+  lastTs: number | undefined;
+}
 
 function newDecoder(options: CursorDecodeOptions, sink: DiagnosticSink): Decoder {
-  return [0, undefined, resolveMaxDepth(options.maxDepth), sink, false, undefined, '', '', 1, 0, undefined];
+  return {
+    sink,
+    maxDepth: resolveMaxDepth(options.maxDepth),
+    runOpen: false,
+    session: undefined,
+    segment: '',
+    closed: '',
+    lastLine: 1,
+    lastOffset: 0,
+    lastTs: undefined,
+    at: 0,
+    known: undefined,
+  };
 }
 
 function readLine(d: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
   // A canonical line's record is within the depth bound (its reader measured what can nest).
   let value: unknown = cursorCanonicalLines.enabled ? readCanonicalLine(d, text) : undefined;
   if (value === undefined) {
-    value = parseRecordText(text, line, offset, d[MAX_DEPTH], FORMAT, d[SINK]);
+    value = parseRecordText(text, line, offset, d.maxDepth, FORMAT, d.sink);
     if (value === NOT_PARSED) return;
-    if (refuseDeepValue(text, value, line, offset, d[MAX_DEPTH], FORMAT, d[SINK])) return;
+    if (refuseDeepValue(text, value, line, offset, d.maxDepth, FORMAT, d.sink)) return;
   }
   const hints: CursorHints = { raw: text, record: value };
   const provenance: Provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
@@ -150,14 +144,13 @@ function readLine(d: Decoder, text: string, line: number, offset: number, out: A
     out.push({ type: 'unknown', record: value, provenance });
     return;
   }
-  if (d[RUN_OPEN] && cursorDecodeShortcut.enabled && shortcut(d, value, provenance, line, offset, out))
-    return;
+  if (d.runOpen && cursorDecodeShortcut.enabled && shortcut(d, value, provenance, line, offset, out)) return;
   const cx: LineContext = { record: value, line, offset, provenance };
   const session = str(value.session_id);
-  if (session !== undefined) d[SESSION] = session;
-  d[LAST_LINE] = line;
-  d[LAST_OFFSET] = offset;
-  d[LAST_TS] = typeof value.timestamp_ms === 'number' ? value.timestamp_ms : undefined;
+  if (session !== undefined) d.session = session;
+  d.lastLine = line;
+  d.lastOffset = offset;
+  d.lastTs = typeof value.timestamp_ms === 'number' ? value.timestamp_ms : undefined;
   const type = value.type;
   const problem = isCursorRecordType(type) ? invalid(type, value) : 'unknown';
   if (problem !== undefined) {
@@ -210,14 +203,14 @@ function shortcut(
     const id = r.model_call_id;
     if (typeof id !== 'string') {
       // A token delta (timestamp_ms and no model_call_id).
-      d[SEGMENT] += text;
+      d.segment += text;
       e = { type: 'text.delta', text, provenance, session, ts };
-    } else if (text !== '' && (text === d[SEGMENT] || text === d[CLOSED])) {
-      if (text === d[SEGMENT]) d[SEGMENT] = '';
-      else d[CLOSED] = '';
+    } else if (text !== '' && (text === d.segment || text === d.closed)) {
+      if (text === d.segment) d.segment = '';
+      else d.closed = '';
       e = { type: 'message.end', provenance, message: id, session, ts };
     } else {
-      d[SEGMENT] = '';
+      d.segment = '';
       e = { type: 'text.delta', text, provenance, message: id, session, ts };
     }
   } else if (type === 'tool_call') {
@@ -236,9 +229,9 @@ function shortcut(
     if (!isJsonObject(args) || startedAt === undefined) return false;
     const name = toolNameOf(key);
     if (subtype === 'started') {
-      if (d[SEGMENT] !== '') {
-        d[CLOSED] = d[SEGMENT];
-        d[SEGMENT] = '';
+      if (d.segment !== '') {
+        d.closed = d.segment;
+        d.segment = '';
       }
       // Copies: an edit of the event must not edit the kept record (the writer compares them).
       const command = args.command;
@@ -292,10 +285,10 @@ function shortcut(
       };
     }
   } else return false;
-  d[SESSION] = session;
-  d[LAST_LINE] = line;
-  d[LAST_OFFSET] = offset;
-  d[LAST_TS] = ts;
+  d.session = session;
+  d.lastLine = line;
+  d.lastOffset = offset;
+  d.lastTs = ts;
   out.push(e);
   return true;
 }
@@ -312,19 +305,12 @@ export const cursorCanonicalLines: { enabled: boolean } = { enabled: true };
  */
 export interface LineReader {
   /** The index just past what the last read took. */
-  [AT]: number;
+  at: number;
   /** The session id last read whose text is itself (nothing escaped): found again in place. */
-  [KNOWN]: string | undefined;
+  known: string | undefined;
   /** The decoder's depth bound: a record nesting deeper is left to the general path. */
-  readonly [MAX_DEPTH]: number;
+  readonly maxDepth: number;
 }
-
-/** The slots of a {@link LineReader} (the first three of the decoder's state). */
-export const AT = 0;
-/** See {@link AT}. */
-export const KNOWN = 1;
-/** See {@link AT}. */
-export const MAX_DEPTH = 2;
 
 /**
  * The record of a line in one of the shapes Cursor writes most (wire.ts: a `thinking` delta or
@@ -339,7 +325,7 @@ export const MAX_DEPTH = 2;
  */
 export function readCanonicalLine(r: LineReader, text: string): JsonObject | undefined {
   // An assistant line's record nests four levels, and so does the least tool call.
-  if (r[MAX_DEPTH] < CANONICAL_DEPTH || text.charCodeAt(text.length - 1) !== 125) return undefined;
+  if (r.maxDepth < CANONICAL_DEPTH || text.charCodeAt(text.length - 1) !== 125) return undefined;
   // `{"type":"` is nine characters: the type word's first letters tell the shapes apart.
   const c = text.charCodeAt(9);
   if (c === 116) return text.charCodeAt(10) === 104 ? readThinking(r, text) : readToolCall(r, text);
@@ -359,14 +345,14 @@ function readThinking(r: LineReader, text: string): JsonObject | undefined {
     const key = text.indexOf(CURSOR_SESSION_KEY, open);
     const value = key === -1 ? undefined : readStringToken(text, open, key - 1);
     const session = value === undefined ? undefined : readSession(r, text, key + CURSOR_SESSION_KEY.length);
-    const ts = session === undefined ? undefined : readTimestamp(text, r[AT]);
+    const ts = session === undefined ? undefined : readTimestamp(text, r.at);
     return ts === undefined
       ? undefined
       : { type: 'thinking', subtype: 'delta', text: value, session_id: session, timestamp_ms: ts };
   }
   if (text.indexOf(CURSOR_THINKING_COMPLETED_HEAD) !== 0) return undefined;
   const session = readSession(r, text, CURSOR_THINKING_COMPLETED_HEAD.length);
-  const ts = session === undefined ? undefined : readTimestamp(text, r[AT]);
+  const ts = session === undefined ? undefined : readTimestamp(text, r.at);
   return ts === undefined
     ? undefined
     : { type: 'thinking', subtype: 'completed', session_id: session, timestamp_ms: ts };
@@ -381,7 +367,7 @@ function readAssistant(r: LineReader, text: string): JsonObject | undefined {
     value === undefined ? undefined : readSession(r, text, end + CURSOR_ASSISTANT_TEXT_END.length);
   if (session === undefined) return undefined;
   const message = { role: 'assistant', content: [{ type: 'text', text: value }] };
-  const at = r[AT];
+  const at = r.at;
   // The snapshot that ends a turn has neither a model call nor a time.
   if (at === text.length - 1) return { type: 'assistant', message, session_id: session };
   if (text.indexOf(CURSOR_MODEL_CALL_KEY, at) !== at) {
@@ -391,7 +377,7 @@ function readAssistant(r: LineReader, text: string): JsonObject | undefined {
       : { type: 'assistant', message, session_id: session, timestamp_ms: ts };
   }
   const id = readString(r, text, at + CURSOR_MODEL_CALL_KEY.length);
-  const ts = id === undefined ? undefined : readTimestamp(text, r[AT]);
+  const ts = id === undefined ? undefined : readTimestamp(text, r.at);
   return ts === undefined
     ? undefined
     : { type: 'assistant', message, session_id: session, model_call_id: id, timestamp_ms: ts };
@@ -408,14 +394,14 @@ function readToolCall(r: LineReader, text: string): JsonObject | undefined {
   const key = head + subtype.length;
   if (text.indexOf(subtype, head) !== head || text.indexOf(CURSOR_CALL_ID_KEY, key) !== key) return undefined;
   const call = readString(r, text, key + CURSOR_CALL_ID_KEY.length);
-  const start = r[AT] + CURSOR_TOOL_CALL_KEY.length;
-  if (call === undefined || text.indexOf(CURSOR_TOOL_CALL_KEY, r[AT]) !== r[AT]) return undefined;
+  const start = r.at + CURSOR_TOOL_CALL_KEY.length;
+  if (call === undefined || text.indexOf(CURSOR_TOOL_CALL_KEY, r.at) !== r.at) return undefined;
   const tail = text.lastIndexOf(CURSOR_MODEL_CALL_KEY);
   if (tail <= start) return undefined;
   const id = readString(r, text, tail + CURSOR_MODEL_CALL_KEY.length);
-  if (id === undefined || text.indexOf(CURSOR_SESSION_KEY, r[AT]) !== r[AT]) return undefined;
-  const session = readSession(r, text, r[AT] + CURSOR_SESSION_KEY.length);
-  const ts = session === undefined ? undefined : readTimestamp(text, r[AT]);
+  if (id === undefined || text.indexOf(CURSOR_SESSION_KEY, r.at) !== r.at) return undefined;
+  const session = readSession(r, text, r.at + CURSOR_SESSION_KEY.length);
+  const ts = session === undefined ? undefined : readTimestamp(text, r.at);
   if (ts === undefined) return undefined;
   const toolCall = readToolCallObject(r, text, start, tail);
   if (toolCall === undefined) return undefined;
@@ -440,10 +426,10 @@ function readToolCallObject(r: LineReader, text: string, start: number, end: num
     const id =
       payload === undefined ? undefined : readString(r, text, fields + CURSOR_TOOL_CALL_FIELDS_HEAD.length);
     const startedAt =
-      id === undefined || text.indexOf(CURSOR_STARTED_AT_KEY, r[AT]) !== r[AT]
+      id === undefined || text.indexOf(CURSOR_STARTED_AT_KEY, r.at) !== r.at
         ? undefined
-        : readString(r, text, r[AT] + CURSOR_STARTED_AT_KEY.length);
-    if (startedAt !== undefined && r[AT] === end - 1 && !valueExceedsDepth(payload, r[MAX_DEPTH] - 2))
+        : readString(r, text, r.at + CURSOR_STARTED_AT_KEY.length);
+    if (startedAt !== undefined && r.at === end - 1 && !valueExceedsDepth(payload, r.maxDepth - 2))
       return {
         shellToolCall: payload,
         hookAdditionalContexts: [],
@@ -451,10 +437,10 @@ function readToolCallObject(r: LineReader, text: string, start: number, end: num
         startedAtMs: startedAt,
       };
     const completedAt =
-      startedAt === undefined || text.indexOf(CURSOR_COMPLETED_AT_KEY, r[AT]) !== r[AT]
+      startedAt === undefined || text.indexOf(CURSOR_COMPLETED_AT_KEY, r.at) !== r.at
         ? undefined
-        : readString(r, text, r[AT] + CURSOR_COMPLETED_AT_KEY.length);
-    if (completedAt !== undefined && r[AT] === end - 1 && !valueExceedsDepth(payload, r[MAX_DEPTH] - 2))
+        : readString(r, text, r.at + CURSOR_COMPLETED_AT_KEY.length);
+    if (completedAt !== undefined && r.at === end - 1 && !valueExceedsDepth(payload, r.maxDepth - 2))
       return {
         shellToolCall: payload,
         hookAdditionalContexts: [],
@@ -464,7 +450,7 @@ function readToolCallObject(r: LineReader, text: string, start: number, end: num
       };
   }
   const toolCall = parseObject(text, start, end);
-  return toolCall === undefined || valueExceedsDepth(toolCall, r[MAX_DEPTH] - 1) ? undefined : toolCall;
+  return toolCall === undefined || valueExceedsDepth(toolCall, r.maxDepth - 1) ? undefined : toolCall;
 }
 
 // `text[start..end)` parsed, when it is one JSON object; else undefined.
@@ -480,14 +466,14 @@ function parseObject(text: string, start: number, end: number): JsonObject | und
 // The session id whose opening quote is just before `at`: the one last read when the line
 // names it again, else read as any string. The reader then past its closing quote.
 function readSession(r: LineReader, text: string, at: number): string | undefined {
-  const known = r[KNOWN];
+  const known = r.known;
   if (known !== undefined && text.indexOf(known, at) === at && text.charCodeAt(at + known.length) === 34) {
-    r[AT] = at + known.length + 1;
+    r.at = at + known.length + 1;
     return known;
   }
   const value = readString(r, text, at);
   // As long as its text: nothing in it was escaped, so the text says the id itself.
-  if (value !== undefined && value.length === r[AT] - 1 - at) r[KNOWN] = value;
+  if (value !== undefined && value.length === r.at - 1 - at) r.known = value;
   return value;
 }
 
@@ -496,7 +482,7 @@ function readSession(r: LineReader, text: string, at: number): string | undefine
 function readString(r: LineReader, text: string, at: number): string | undefined {
   const close = text.indexOf('"', at);
   const value = close === -1 ? undefined : readStringToken(text, at - 1, close);
-  if (value !== undefined) r[AT] = close + 1;
+  if (value !== undefined) r.at = close + 1;
   return value;
 }
 
@@ -513,11 +499,11 @@ function readTimestamp(text: string, at: number): number | undefined {
 }
 
 function endStream(d: Decoder, out: AgentEvent[]): void {
-  if (!d[RUN_OPEN]) return;
-  d[RUN_OPEN] = false;
-  const e = incompleteRunEnd(FORMAT, d[LAST_LINE], d[LAST_OFFSET]);
-  if (d[SESSION] !== undefined) e.session = d[SESSION];
-  if (d[LAST_TS] !== undefined) e.ts = d[LAST_TS];
+  if (!d.runOpen) return;
+  d.runOpen = false;
+  const e = incompleteRunEnd(FORMAT, d.lastLine, d.lastOffset);
+  if (d.session !== undefined) e.session = d.session;
+  if (d.lastTs !== undefined) e.ts = d.lastTs;
   out.push(e);
 }
 
@@ -538,10 +524,10 @@ function map(d: Decoder, type: string, cx: LineContext, out: AgentEvent[]): void
     }
     case 'user': {
       const text = contentText(r.message) ?? '';
-      if (!d[RUN_OPEN]) {
-        d[RUN_OPEN] = true;
-        d[SEGMENT] = '';
-        d[CLOSED] = '';
+      if (!d.runOpen) {
+        d.runOpen = true;
+        d.segment = '';
+        d.closed = '';
         const e: AgentEventOf<'run.start'> = { type: 'run.start', input: text, provenance: cx.provenance };
         stamp(e, cx);
         out.push(e);
@@ -574,7 +560,7 @@ function map(d: Decoder, type: string, cx: LineContext, out: AgentEvent[]): void
       return;
     case 'result': {
       openRun(d, cx, out);
-      d[RUN_OPEN] = false;
+      d.runOpen = false;
       const failed = r.is_error === true;
       const e: AgentEventOf<'run.end'> = {
         type: 'run.end',
@@ -612,17 +598,17 @@ function assistant(d: Decoder, cx: LineContext, out: AgentEvent[]): void {
   const message = str(r.model_call_id);
   // A token delta carries timestamp_ms and never model_call_id; anything else is a segment whole.
   const delta = 'timestamp_ms' in r && message === undefined;
-  if (!delta && text !== '' && (text === d[SEGMENT] || text === d[CLOSED])) {
-    if (text === d[SEGMENT]) d[SEGMENT] = '';
-    else d[CLOSED] = '';
+  if (!delta && text !== '' && (text === d.segment || text === d.closed)) {
+    if (text === d.segment) d.segment = '';
+    else d.closed = '';
     const e: AgentEventOf<'message.end'> = { type: 'message.end', provenance: cx.provenance };
     if (message !== undefined) e.message = message;
     stamp(e, cx);
     out.push(e);
     return;
   }
-  if (delta) d[SEGMENT] += text;
-  else d[SEGMENT] = '';
+  if (delta) d.segment += text;
+  else d.segment = '';
   const e: AgentEventOf<'text.delta'> = { type: 'text.delta', text, provenance: cx.provenance };
   if (message !== undefined) e.message = message;
   stamp(e, cx);
@@ -639,9 +625,9 @@ function tool(d: Decoder, cx: LineContext, out: AgentEvent[]): void {
   const startedAt = msOf(toolCall.startedAtMs);
   const args = isJsonObject(payload.args) ? payload.args : undefined;
   if (r.subtype === 'started') {
-    if (d[SEGMENT] !== '') {
-      d[CLOSED] = d[SEGMENT];
-      d[SEGMENT] = '';
+    if (d.segment !== '') {
+      d.closed = d.segment;
+      d.segment = '';
     }
     const e: AgentEventOf<'tool.start'> = { type: 'tool.start', call, name, provenance: cx.provenance };
     const kind = toolKindOf(key);
@@ -695,10 +681,10 @@ function tool(d: Decoder, cx: LineContext, out: AgentEvent[]): void {
 }
 
 function openRun(d: Decoder, cx: LineContext, out: AgentEvent[]): void {
-  if (d[RUN_OPEN]) return;
-  d[RUN_OPEN] = true;
-  d[SEGMENT] = '';
-  d[CLOSED] = '';
+  if (d.runOpen) return;
+  d.runOpen = true;
+  d.segment = '';
+  d.closed = '';
   const e: AgentEventOf<'run.start'> = {
     type: 'run.start',
     provenance: { format: FORMAT, line: cx.line, offset: cx.offset, synthetic: true },
@@ -726,7 +712,7 @@ function report(
   offset: number,
   what: string,
 ): void {
-  d[SINK].report(diagnosticAt(code, 'error', line, offset, what, FORMAT));
+  d.sink.report(diagnosticAt(code, 'error', line, offset, what, FORMAT));
 }
 
 /** Why a known record cannot be mapped (`unknown` for a subtype Cursor is not known to write). */
