@@ -737,7 +737,9 @@ function canonicalTurnEnd(
   offset: number,
   out: AgentEvent[],
 ): boolean {
-  const total: CodexUsageTotal = {};
+  // The counts by the index of their key in CODEX_USAGE_KEYS (an array: no keyed stores, whose
+  // transitioned hidden classes die at a full GC with the code that read them).
+  const counts: UsageCounts = [undefined, undefined, undefined, undefined, undefined];
   let at = CODEX_TOP_LINES.turnCompleted.length;
   let next = 0;
   for (;;) {
@@ -753,7 +755,7 @@ function canonicalTurnEnd(
     for (let c = text.charCodeAt(i); c >= 48 && c <= 57; c = text.charCodeAt(++i))
       value = value * 10 + c - 48;
     if (!isPlainUint(text, start, i)) return false;
-    total[CODEX_USAGE_FIELDS[key]] = value;
+    counts[next] = value;
     next++;
     if (text.charCodeAt(i) === 44) {
       at = i + 1;
@@ -762,11 +764,25 @@ function canonicalTurnEnd(
     if (i !== text.length - 2 || text.charCodeAt(i) !== 125 || text.charCodeAt(i + 1) !== 125) return false;
     break;
   }
-  if (total.input === undefined || total.output === undefined) return false;
-  if (CODEX_WHOLE_EVENTS.enabled && wholeTurnEnd(d, total, line, offset, out)) return true;
+  if (counts[0] === undefined || counts[3] === undefined) return false;
+  if (CODEX_WHOLE_EVENTS.enabled && wholeTurnEnd(d, counts, line, offset, out)) return true;
+  const total: CodexUsageTotal = {};
+  for (let i = 0; i < CODEX_USAGE_KEYS.length; i++) {
+    const value = counts[i];
+    if (value !== undefined) total[CODEX_USAGE_FIELDS[CODEX_USAGE_KEYS[i]!]] = value;
+  }
   completeTurn(d, { text, line, offset, out }, total, { format: FORMAT, line, offset });
   return true;
 }
+
+/** A `turn.completed` line's counts, in the order of CODEX_USAGE_KEYS. */
+type UsageCounts = [
+  input: number | undefined,
+  cacheRead: number | undefined,
+  cacheWrite: number | undefined,
+  output: number | undefined,
+  reasoning: number | undefined,
+];
 
 // `completeTurn` for a total of Codex's five counts after a total of five no greater (or none):
 // the total, the usage, the provenance and both events each built in one literal, with what the
@@ -774,12 +790,16 @@ function canonicalTurnEnd(
 // nothing) for any other total. test/codex/whole-events.test.ts holds the two equal.
 function wholeTurnEnd(
   d: Decoder,
-  read: CodexUsageTotal,
+  counts: UsageCounts,
   line: number,
   offset: number,
   out: AgentEvent[],
 ): boolean {
-  const { input, cacheRead, cacheWrite, output, reasoning } = read;
+  const input = counts[0];
+  const cacheRead = counts[1];
+  const cacheWrite = counts[2];
+  const output = counts[3];
+  const reasoning = counts[4];
   if (
     input === undefined ||
     cacheRead === undefined ||
