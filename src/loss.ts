@@ -2,67 +2,62 @@ import type { DiagnosticSink, Format } from './diagnostics';
 import type { AgentEvent } from './model';
 
 /**
- * The state of a loss reporter, in one literal ({@link newLoss}): what {@link LossReporter} holds,
- * for writers whose per-event code should read no class instance (a literal's hidden class
- * outlives a full GC; docs/performance.md, "Codex writer").
+ * The state of a loss reporter ({@link newLoss}): what {@link LossReporter} holds, for writers
+ * whose per-event code should read no class instance. An array of slots (the `LOSS_` indices),
+ * not a literal: an array's hidden class belongs to the realm and outlives every GC, where a
+ * literal's, made before its factory has an allocation site, dies with the last reporter and
+ * takes the per-event code that checked it along (docs/performance.md, "Codex writer").
  */
-export interface LossState {
-  readonly format: Format;
-  readonly sink: DiagnosticSink;
-  readonly seen: Set<string>;
+export type LossState = [
+  format: Format,
+  sink: DiagnosticSink,
+  seen: Set<string>,
   // Fields already reported, by event type: a field seen again costs a Set lookup, not the
   // field name built anew for every event of a long conversion.
-  readonly seenByType: Map<string, Set<string>>;
-  // Per event type, the last key list that left nothing to report (for the carried list given).
-  readonly cleanKeys: Map<string, CleanKeys>;
-  // The last event type looked up in `cleanKeys` and its entry: a writer's events mostly come in
+  seenByType: Map<string, Set<string>>,
+  // Per event type, the last key list that left nothing to report and the carried list it was
+  // checked against (a pair as an array, for the reason the state is one).
+  clean: Map<string, CleanKeys>,
+  // The last event type looked up in `clean` and its entry: a writer's events mostly come in
   // runs of one type (a message's deltas), which then skip the map.
-  lastType: string | undefined;
-  lastClean: CleanKeys | undefined;
-  count: number;
-}
+  lastType: string | undefined,
+  lastClean: CleanKeys | undefined,
+  count: number,
+];
 
-/** A key list that left nothing to report, for the carried list it was checked against. */
-interface CleanKeys {
-  readonly keys: string[];
-  readonly carried: readonly string[];
-}
+/** A key list that left nothing to report, and the carried list it was checked against. */
+type CleanKeys = [keys: string[], carried: readonly string[]];
+
+const FORMAT = 0;
+const SINK = 1;
+const SEEN = 2;
+const SEEN_BY_TYPE = 3;
+const CLEAN = 4;
+const LAST_TYPE = 5;
+const LAST_CLEAN = 6;
+const COUNT = 7;
 
 /** A loss reporter's state for writers of `format` reporting to `sink`. */
 export function newLoss(format: Format, sink: DiagnosticSink): LossState {
-  return {
-    format,
-    sink,
-    seen: new Set(),
-    seenByType: new Map(),
-    cleanKeys: new Map(),
-    lastType: undefined,
-    lastClean: undefined,
-    count: 0,
-  };
+  return [format, sink, new Set(), new Map(), new Map(), undefined, undefined, 0];
 }
 
 /** Reports every field of `event` that is set and not in `carried` ({@link LossReporter.check}). */
 export function checkLoss(s: LossState, event: AgentEvent, carried: readonly string[]): void {
-  s.count++;
+  s[COUNT]++;
   // Events of a type mostly come with the same keys in the same order (one producer's object
   // literal): a key list seen before with nothing left to report needs no second look.
   const type = event.type;
-  const clean = type === s.lastType ? s.lastClean : s.cleanKeys.get(type);
-  if (
-    clean !== undefined &&
-    clean.carried === carried &&
-    KEYS_IN_PLACE.enabled &&
-    keysInPlace(event, clean.keys)
-  ) {
-    s.lastType = type;
-    s.lastClean = clean;
+  const clean = type === s[LAST_TYPE] ? s[LAST_CLEAN] : s[CLEAN].get(type);
+  if (clean !== undefined && clean[1] === carried && KEYS_IN_PLACE.enabled && keysInPlace(event, clean[0])) {
+    s[LAST_TYPE] = type;
+    s[LAST_CLEAN] = clean;
     return;
   }
   const keys = Object.keys(event);
-  if (clean !== undefined && clean.carried === carried && sameKeys(keys, clean.keys)) return;
-  let known = s.seenByType.get(event.type);
-  if (known === undefined) s.seenByType.set(event.type, (known = new Set()));
+  if (clean !== undefined && clean[1] === carried && sameKeys(keys, clean[0])) return;
+  let known = s[SEEN_BY_TYPE].get(type);
+  if (known === undefined) s[SEEN_BY_TYPE].set(type, (known = new Set()));
   let settled = true;
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
@@ -75,29 +70,39 @@ export function checkLoss(s: LossState, event: AgentEvent, carried: readonly str
       continue;
     }
     known.add(key);
-    reportLoss(s, event, `${event.type}.${key}`, `${s.format} has no place for ${key}`);
+    reportLoss(s, event, `${type}.${key}`, `${s[FORMAT]} has no place for ${key}`);
   }
   if (settled) {
-    const entry: CleanKeys = { keys, carried };
-    s.cleanKeys.set(type, entry);
-    s.lastType = type;
-    s.lastClean = entry;
+    const entry: CleanKeys = [keys, carried];
+    s[CLEAN].set(type, entry);
+    s[LAST_TYPE] = type;
+    s[LAST_CLEAN] = entry;
   }
+}
+
+/** Whether `field` was reported already: a writer skips building a report's words then. */
+export function lossReported(s: LossState, field: string): boolean {
+  return s[SEEN].has(field);
+}
+
+/** How many events {@link checkLoss} has looked at (the event number a report names). */
+export function lossCount(s: LossState): number {
+  return s[COUNT];
 }
 
 /** Reports one loss, once per `field` ({@link LossReporter.report}). */
 export function reportLoss(s: LossState, event: AgentEvent, field: string, why: string): void {
-  if (s.seen.has(field)) return;
-  s.seen.add(field);
+  if (s[SEEN].has(field)) return;
+  s[SEEN].add(field);
   const where =
     event.provenance === undefined
-      ? `event ${s.count}`
+      ? `event ${s[COUNT]}`
       : `${event.provenance.format} line ${event.provenance.line}`;
-  s.sink.report({
+  s[SINK].report({
     code: 'loss',
     severity: 'warning',
     message: `${field} (${where}): ${why}; later events with this field are not reported again`,
-    format: s.format,
+    format: s[FORMAT],
     field,
   });
 }
@@ -108,8 +113,8 @@ export function reportLoss(s: LossState, event: AgentEvent, field: string, why: 
  * every event of a type).
  */
 export function reportKeyLoss(s: LossState, event: AgentEvent, key: string, why: string): void {
-  let known = s.seenByType.get(event.type);
-  if (known === undefined) s.seenByType.set(event.type, (known = new Set()));
+  let known = s[SEEN_BY_TYPE].get(event.type);
+  if (known === undefined) s[SEEN_BY_TYPE].set(event.type, (known = new Set()));
   if (known.has(key)) return;
   known.add(key);
   reportLoss(s, event, `${event.type}.${key}`, why);

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, test } from 'vitest';
 import type { Diagnostic } from '../src/diagnostics';
-import { checkLoss, KEYS_IN_PLACE, LossReporter, newLoss } from '../src/loss';
+import { checkLoss, KEYS_IN_PLACE, LossReporter, lossCount, newLoss } from '../src/loss';
 import type { AgentEvent } from '../src/model';
 import { FUZZ_RUNS } from './runs';
 
@@ -78,7 +78,7 @@ describe('checkLoss: the in-place key compare against Object.keys', () => {
       e.type = step.type;
       for (const [k, v] of step.keys) e[k] = v;
       for (let i = 0; i <= step.repeat; i++) checkLoss(s, e as unknown as AgentEvent, CARRIED[step.carried]!);
-      out.push(`count ${s.count}`);
+      out.push(`count ${lossCount(s)}`);
     }
     KEYS_IN_PLACE.enabled = true;
     return out;

@@ -69,6 +69,14 @@ const records = fc.constantFrom(
   ['{"type":"item.completed","item":{"id":"item_9","type":"file_change","changes":[],"status":"completed"}}'],
   ['{"type":"turn.failed","error":{"message":"boom"}}'],
 );
+// A turn's end with Codex's five counts (the whole turn end) or four; running totals that go up,
+// stay or go down (the general path reports the last).
+const count = fc.constantFrom(0, 1, 5, 9, 100, 12345);
+const turnEnd = fc
+  .tuple(count, count, count, count, count, fc.boolean())
+  .map(([a, b, c, d, e, five]) => [
+    `{"type":"turn.completed","usage":{"input_tokens":${a},"cached_input_tokens":${b},${five ? `"cache_write_input_tokens":${c},` : ''}"output_tokens":${d},"reasoning_output_tokens":${e}}}`,
+  ]);
 // A line changed in one place: the shortcut refuses it, or reads it as the general path does.
 const changed = (l: string, how: number): string => {
   switch (how) {
@@ -91,6 +99,7 @@ const group = fc
       { weight: 2, arbitrary: message },
       { weight: 3, arbitrary: command },
       { weight: 2, arbitrary: records },
+      { weight: 2, arbitrary: turnEnd },
     ),
     fc.nat({ max: 12 }),
   )
@@ -117,6 +126,11 @@ function benchShaped(thread: boolean): string[] {
     '{"type":"item.completed","item":{"id":"item_5","type":"agent_message","text":"b","phase":"final_answer"}}',
     '{"type":"item.completed","item":{"id":"item_6","type":"agent_message","text":"c"}}',
     '{"type":"turn.completed","usage":{"input_tokens":5,"cached_input_tokens":0,"output_tokens":2}}',
+    '{"type":"turn.started"}',
+    '{"type":"item.completed","item":{"id":"item_7","type":"agent_message","text":"d"}}',
+    '{"type":"turn.completed","usage":{"input_tokens":9,"cached_input_tokens":1,"cache_write_input_tokens":0,"output_tokens":4,"reasoning_output_tokens":2}}',
+    '{"type":"turn.started"}',
+    '{"type":"turn.completed","usage":{"input_tokens":19,"cached_input_tokens":3,"cache_write_input_tokens":1,"output_tokens":5,"reasoning_output_tokens":2}}',
   ];
 }
 

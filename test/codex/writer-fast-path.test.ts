@@ -15,7 +15,19 @@ import { stream } from './lines';
 type Loose = Record<string, unknown>;
 type Edit = (e: AgentEvent) => void;
 
-const FIELDS = ['text', 'message', 'call', 'name', 'kind', 'command', 'ok', 'exitCode', 'denied', 'session'];
+const FIELDS = [
+  'text',
+  'message',
+  'call',
+  'name',
+  'kind',
+  'command',
+  'ok',
+  'exitCode',
+  'denied',
+  'session',
+  'status',
+];
 
 // Edits of what the template reads beside the fields: the provenance.
 const provenanceEdits: Edit[] = [
@@ -42,6 +54,10 @@ const provenanceEdits: Edit[] = [
   },
   (e) => {
     if (e.provenance !== undefined) e.provenance.order = ['text', 'type', 'id'];
+  },
+  (e) => {
+    if (e.provenance?.hints !== undefined)
+      e.provenance.hints = { ...e.provenance.hints, usageExtra: { x: 1 } };
   },
   (e) => {
     if (e.provenance !== undefined) e.provenance.format = 'hep';

@@ -9,7 +9,7 @@ import {
   jsonString,
   rawIfSame,
 } from '../../json';
-import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
+import { checkLoss, type LossState, lossReported, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import {
   AMP_ASSISTANT_LINE_HEAD,
@@ -326,7 +326,7 @@ function dispatch(
       return text;
     default:
       // Reported once: the words are put together only the first time.
-      if (!w.loss.seen.has(event.type))
+      if (!lossReported(w.loss, event.type))
         reportLoss(w.loss, event, event.type, `${FORMAT} has no record for ${event.type}`);
       return text;
   }
@@ -573,7 +573,7 @@ function usageText(w: Writer, u: Usage): string {
   if (read !== undefined) text += `,"cache_read_input_tokens":${numberText(read)}`;
   if (output !== undefined) text += `,"output_tokens":${numberText(output)}`;
   // Reported once: the event the report names is built only the first time.
-  if (u.costUsd !== undefined && !w.loss.seen.has(COST_FIELD))
+  if (u.costUsd !== undefined && !lossReported(w.loss, COST_FIELD))
     reportLoss(w.loss, { type: 'usage', usage: u }, COST_FIELD, `${FORMAT} reports no cost`);
   return text === '' ? '{}' : `{${text.slice(1)}}`;
 }

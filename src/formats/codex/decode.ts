@@ -163,56 +163,76 @@ interface OpenCall {
 }
 
 /**
- * The decoder's state, built in one literal by {@link newDecoder}: a literal's hidden class is held
- * by its allocation site and outlives a full GC, where a class instance's (its fields are map
- * transitions, held weakly) dies with the last instance and takes the optimised code of every
- * function that read it along (docs/performance.md, "Codex decoder", round four).
+ * The decoder's state ({@link newDecoder}): an array of slots (the indices below). An array's
+ * hidden class belongs to the realm and outlives every GC; a literal's, made before the factory
+ * has an allocation site, dies with the last decoder and takes the optimised code of every
+ * function that read it along (docs/performance.md, "Codex decoder", round six; a class
+ * instance's fields die the same way: round four).
  */
-interface Decoder {
-  readonly sink: DiagnosticSink;
-  readonly report: LineReport;
-  readonly maxDepth: number;
-  thread: string | undefined;
-  readonly totals: Map<string, CodexUsageTotal>;
-  runOpen: boolean;
-  answer: string | undefined;
-  finalAnswer: string | undefined;
+type Decoder = [
+  sink: DiagnosticSink,
+  report: LineReport,
+  maxDepth: number,
+  thread: string | undefined,
+  totals: Map<string, CodexUsageTotal>,
+  runOpen: boolean,
+  answer: string | undefined,
+  finalAnswer: string | undefined,
   // The round in progress: a tool item has ended in it (so the next message opens another
   // round: one model response, then the calls it made), and its last message text.
-  roundTools: boolean;
-  roundText: string | undefined;
-  readonly texts: Map<string, string>;
-  readonly calls: Map<string, OpenCall>;
-  readonly children: Set<string>;
-  readonly ended: Set<string>;
-  legacy: boolean;
-  lastLine: number;
-  lastOffset: number;
+  roundTools: boolean,
+  roundText: string | undefined,
+  texts: Map<string, string>,
+  calls: Map<string, OpenCall>,
+  children: Set<string>,
+  ended: Set<string>,
+  legacy: boolean,
+  lastLine: number,
+  lastOffset: number,
   // The shortcut for canonical item lines (off: every line takes the general path, for tests).
-  readonly shortcut: boolean;
-}
+  shortcut: boolean,
+];
+
+const SINK = 0;
+const REPORT = 1;
+const MAX_DEPTH = 2;
+const THREAD = 3;
+const TOTALS = 4;
+const RUN_OPEN = 5;
+const ANSWER = 6;
+const FINAL_ANSWER = 7;
+const ROUND_TOOLS = 8;
+const ROUND_TEXT = 9;
+const TEXTS = 10;
+const CALLS = 11;
+const CHILDREN = 12;
+const ENDED = 13;
+const LEGACY = 14;
+const LAST_LINE = 15;
+const LAST_OFFSET = 16;
+const SHORTCUT = 17;
 
 function newDecoder(options: CodexDecodeOptions, sink: DiagnosticSink, shortcut: boolean): Decoder {
-  return {
+  return [
     sink,
-    report: lineReporter(sink, FORMAT),
-    maxDepth: resolveMaxDepth(options.maxDepth),
-    thread: undefined,
-    totals: new Map(),
-    runOpen: false,
-    answer: undefined,
-    finalAnswer: undefined,
-    roundTools: false,
-    roundText: undefined,
-    texts: new Map(),
-    calls: new Map(),
-    children: new Set(),
-    ended: new Set(),
-    legacy: false,
-    lastLine: 0,
-    lastOffset: 0,
+    lineReporter(sink, FORMAT),
+    resolveMaxDepth(options.maxDepth),
+    undefined,
+    new Map(),
+    false,
+    undefined,
+    undefined,
+    false,
+    undefined,
+    new Map(),
+    new Map(),
+    new Set(),
+    new Set(),
+    false,
+    0,
+    0,
     shortcut,
-  };
+  ];
 }
 
 /**
@@ -268,11 +288,11 @@ export class CodexRecordDecoder implements RecordDecoder {
   }
 }
 function readLine(d: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
-  d.lastLine = line;
-  d.lastOffset = offset;
+  d[LAST_LINE] = line;
+  d[LAST_OFFSET] = offset;
   if (
-    d.shortcut &&
-    !d.legacy &&
+    d[SHORTCUT] &&
+    !d[LEGACY] &&
     (text.charCodeAt(9) === 105
       ? canonicalItem(d, text, line, offset, out)
       : canonicalTop(d, text, line, offset, out))
@@ -284,26 +304,26 @@ function readLine(d: Decoder, text: string, line: number, offset: number, out: A
 // A line the shortcut did not read: its record parsed whole, then mapped.
 function generalLine(d: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
   if (text.length === 0) {
-    d.report('invalid_json', 'warning', line, offset, 'an empty line (codex writes none); skipped');
+    d[REPORT]('invalid_json', 'warning', line, offset, 'an empty line (codex writes none); skipped');
     return;
   }
-  const record = parseRecordText(text, line, offset, d.maxDepth, FORMAT, d.sink);
+  const record = parseRecordText(text, line, offset, d[MAX_DEPTH], FORMAT, d[SINK]);
   if (record === NOT_PARSED) return;
   const ctx: Line = { text, line, offset, out };
   if (!isJsonObject(record)) {
-    if (!refuseDeep(d, ctx, record)) d.report('invalid_json', 'error', line, offset, 'not a JSON object');
+    if (!refuseDeep(d, ctx, record)) d[REPORT]('invalid_json', 'error', line, offset, 'not a JSON object');
     return;
   }
-  if (d.legacy || isLegacyRecord(record)) {
-    if (!d.legacy)
-      d.report(
+  if (d[LEGACY] || isLegacyRecord(record)) {
+    if (!d[LEGACY])
+      d[REPORT](
         'unsupported_version',
         'error',
         line,
         offset,
         'the pre-2025-10 codex exec format (session.created, items with item_type) is not supported; its records are kept as unknown',
       );
-    d.legacy = true;
+    d[LEGACY] = true;
     unknown(d, ctx, record);
     return;
   }
@@ -337,20 +357,20 @@ function generalLine(d: Decoder, text: string, line: number, offset: number, out
 }
 
 function endStream(d: Decoder, out: AgentEvent[]): void {
-  if (d.runOpen) closeIncomplete(d, out, d.lastLine, d.lastOffset);
+  if (d[RUN_OPEN]) closeIncomplete(d, out, d[LAST_LINE], d[LAST_OFFSET]);
 }
 
 function refuseDeep(d: Decoder, ctx: Line, value: unknown): boolean {
-  return refuseDeepValue(ctx.text, value, ctx.line, ctx.offset, d.maxDepth, FORMAT, d.sink);
+  return refuseDeepValue(ctx.text, value, ctx.line, ctx.offset, d[MAX_DEPTH], FORMAT, d[SINK]);
 }
 
 function checkNumbers(d: Decoder, ctx: Line): void {
   const message = unsafeNumberMessage(ctx.text);
-  if (message !== undefined) d.report('invalid_record', 'error', ctx.line, ctx.offset, message);
+  if (message !== undefined) d[REPORT]('invalid_record', 'error', ctx.line, ctx.offset, message);
 }
 
 function stamp<E extends AgentEvent>(d: Decoder, event: E): E {
-  if (d.thread !== undefined) event.session = d.thread;
+  if (d[THREAD] !== undefined) event.session = d[THREAD];
   return event;
 }
 
@@ -370,7 +390,7 @@ function unknown(d: Decoder, ctx: Line, record: JsonObject, recordType?: string)
   const type = recordType ?? record.type;
   if (typeof type === 'string') e.recordType = type;
   else
-    d.report(
+    d[REPORT](
       'invalid_record',
       'warning',
       ctx.line,
@@ -381,7 +401,7 @@ function unknown(d: Decoder, ctx: Line, record: JsonObject, recordType?: string)
 }
 
 function invalid(d: Decoder, ctx: Line, record: JsonObject, what: string): void {
-  d.report('invalid_record', 'error', ctx.line, ctx.offset, `${what}; kept as unknown`);
+  d[REPORT]('invalid_record', 'error', ctx.line, ctx.offset, `${what}; kept as unknown`);
   unknown(d, ctx, record);
 }
 
@@ -411,32 +431,32 @@ function threadStarted(d: Decoder, ctx: Line, record: JsonObject): void {
   }
   const provenance = recordProvenance(d, ctx, record, 'thread.started');
   if (provenance === undefined) return;
-  if (d.runOpen) closeIncomplete(d, ctx.out, ctx.line, ctx.offset);
-  d.thread = record.thread_id;
-  ctx.out.push({ type: 'session.start', session: d.thread, provenance });
+  if (d[RUN_OPEN]) closeIncomplete(d, ctx.out, ctx.line, ctx.offset);
+  d[THREAD] = record.thread_id;
+  ctx.out.push({ type: 'session.start', session: d[THREAD], provenance });
 }
 
 function turnStarted(d: Decoder, ctx: Line, record: JsonObject): void {
   const provenance = recordProvenance(d, ctx, record, 'turn.started');
   if (provenance === undefined) return;
-  if (d.runOpen) closeIncomplete(d, ctx.out, ctx.line, ctx.offset);
+  if (d[RUN_OPEN]) closeIncomplete(d, ctx.out, ctx.line, ctx.offset);
   openRun(d);
   ctx.out.push(stamp(d, { type: 'run.start', provenance }));
 }
 
 function openRun(d: Decoder): void {
-  d.runOpen = true;
-  d.answer = undefined;
-  d.finalAnswer = undefined;
-  d.roundTools = false;
-  d.roundText = undefined;
-  d.texts.clear();
-  d.calls.clear();
+  d[RUN_OPEN] = true;
+  d[ANSWER] = undefined;
+  d[FINAL_ANSWER] = undefined;
+  d[ROUND_TOOLS] = false;
+  d[ROUND_TEXT] = undefined;
+  d[TEXTS].clear();
+  d[CALLS].clear();
 }
 
 function closeIncomplete(d: Decoder, out: AgentEvent[], line: number, offset: number): void {
   out.push(stamp(d, incompleteRunEnd(FORMAT, line, offset)));
-  d.runOpen = false;
+  d[RUN_OPEN] = false;
 }
 
 function turnCompleted(d: Decoder, ctx: Line, record: JsonObject): void {
@@ -485,11 +505,11 @@ function turnCompleted(d: Decoder, ctx: Line, record: JsonObject): void {
 // A turn's end with its running total read (either path): the run's own usage, its last round's
 // end and the run's end.
 function completeTurn(d: Decoder, ctx: Line, total: CodexUsageTotal, provenance: Provenance): void {
-  const thread = d.thread ?? '';
-  const previous = d.totals.get(thread);
+  const thread = d[THREAD] ?? '';
+  const previous = d[TOTALS].get(thread);
   let usage = difference(total, previous);
   if (usage === undefined) {
-    d.report(
+    d[REPORT](
       'order',
       'warning',
       ctx.line,
@@ -498,14 +518,14 @@ function completeTurn(d: Decoder, ctx: Line, total: CodexUsageTotal, provenance:
     );
     usage = { ...total };
   }
-  d.totals.set(thread, total);
+  d[TOTALS].set(thread, total);
   const hints = (provenance.hints ??= {}) as CodexHints;
   hints.total = total;
-  const message = d.finalAnswer ?? d.answer;
+  const message = d[FINAL_ANSWER] ?? d[ANSWER];
   ctx.out.push(
     stamp(d, {
       type: 'round.end',
-      message: d.roundText ?? '',
+      message: d[ROUND_TEXT] ?? '',
       usage: { ...usage },
       provenance: synthetic(ctx),
     }),
@@ -517,11 +537,11 @@ function completeTurn(d: Decoder, ctx: Line, total: CodexUsageTotal, provenance:
 }
 
 function closeRun(d: Decoder): void {
-  d.runOpen = false;
-  d.roundTools = false;
-  d.roundText = undefined;
-  d.texts.clear();
-  d.calls.clear();
+  d[RUN_OPEN] = false;
+  d[ROUND_TOOLS] = false;
+  d[ROUND_TEXT] = undefined;
+  d[TEXTS].clear();
+  d[CALLS].clear();
 }
 
 function turnFailed(d: Decoder, ctx: Line, record: JsonObject): void {
@@ -568,7 +588,7 @@ function errorEvent(
   provenance: Provenance,
 ): AgentEventOf<'error'> {
   const e: AgentEventOf<'error'> = { type: 'error', message, fatal, provenance };
-  if (message.charCodeAt(0) === 123 && !isTooDeep(message, d.maxDepth)) {
+  if (message.charCodeAt(0) === 123 && !isTooDeep(message, d[MAX_DEPTH])) {
     const data = parseEmbeddedError(message);
     if (data !== undefined) e.data = data;
   }
@@ -640,7 +660,7 @@ function itemRecord(d: Decoder, ctx: Line, kind: CodexItemRecord, record: JsonOb
  */
 function canonicalItem(d: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): boolean {
   // A long line is measured for depth before it is parsed; these lines nest two levels.
-  if (text.length > DEPTH_PRECHECK_CHARS && d.maxDepth < 2) return false;
+  if (text.length > DEPTH_PRECHECK_CHARS && d[MAX_DEPTH] < 2) return false;
   const kind = itemKindOf(text);
   if (kind === undefined) return false;
   cursor = CODEX_ITEM_HEADS[kind].length;
@@ -679,7 +699,7 @@ function canonicalItem(d: Decoder, text: string, line: number, offset: number, o
  */
 function canonicalTop(d: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): boolean {
   // A long line is measured for depth before it is parsed; these lines nest one or two levels.
-  if (text.length > DEPTH_PRECHECK_CHARS && d.maxDepth < 2) return false;
+  if (text.length > DEPTH_PRECHECK_CHARS && d[MAX_DEPTH] < 2) return false;
   if (text.charCodeAt(10) === 117) {
     if (text === CODEX_TOP_LINES.turnStarted) {
       wholeRunStart(d, line, offset, out);
@@ -691,17 +711,17 @@ function canonicalTop(d: Decoder, text: string, line: number, offset: number, ou
   cursor = CODEX_TOP_LINES.threadStarted.length;
   const thread = readPlain(text);
   if (thread === undefined || !readLiteral(text, '}') || !atEnd(text)) return false;
-  if (d.runOpen) closeIncomplete(d, out, line, offset);
-  d.thread = thread;
+  if (d[RUN_OPEN]) closeIncomplete(d, out, line, offset);
+  d[THREAD] = thread;
   out.push({ type: 'session.start', session: thread, provenance: { format: FORMAT, line, offset } });
   return true;
 }
 
 // A turn's start (turnStarted's events, each in one literal).
 function wholeRunStart(d: Decoder, line: number, offset: number, out: AgentEvent[]): void {
-  if (d.runOpen) closeIncomplete(d, out, line, offset);
+  if (d[RUN_OPEN]) closeIncomplete(d, out, line, offset);
   openRun(d);
-  const session = d.thread;
+  const session = d[THREAD];
   const provenance: Provenance = { format: FORMAT, line, offset };
   out.push(
     session === undefined ? { type: 'run.start', provenance } : { type: 'run.start', provenance, session },
@@ -717,7 +737,9 @@ function canonicalTurnEnd(
   offset: number,
   out: AgentEvent[],
 ): boolean {
-  const total: CodexUsageTotal = {};
+  // The counts by the index of their key in CODEX_USAGE_KEYS (an array: no keyed stores, whose
+  // transitioned hidden classes die at a full GC with the code that read them).
+  const counts: UsageCounts = [undefined, undefined, undefined, undefined, undefined];
   let at = CODEX_TOP_LINES.turnCompleted.length;
   let next = 0;
   for (;;) {
@@ -733,7 +755,7 @@ function canonicalTurnEnd(
     for (let c = text.charCodeAt(i); c >= 48 && c <= 57; c = text.charCodeAt(++i))
       value = value * 10 + c - 48;
     if (!isPlainUint(text, start, i)) return false;
-    total[CODEX_USAGE_FIELDS[key]] = value;
+    counts[next] = value;
     next++;
     if (text.charCodeAt(i) === 44) {
       at = i + 1;
@@ -742,8 +764,98 @@ function canonicalTurnEnd(
     if (i !== text.length - 2 || text.charCodeAt(i) !== 125 || text.charCodeAt(i + 1) !== 125) return false;
     break;
   }
-  if (total.input === undefined || total.output === undefined) return false;
+  if (counts[0] === undefined || counts[3] === undefined) return false;
+  if (CODEX_WHOLE_EVENTS.enabled && wholeTurnEnd(d, counts, line, offset, out)) return true;
+  const total: CodexUsageTotal = {};
+  for (let i = 0; i < CODEX_USAGE_KEYS.length; i++) {
+    const value = counts[i];
+    if (value !== undefined) total[CODEX_USAGE_FIELDS[CODEX_USAGE_KEYS[i]!]] = value;
+  }
   completeTurn(d, { text, line, offset, out }, total, { format: FORMAT, line, offset });
+  return true;
+}
+
+/** A `turn.completed` line's counts, in the order of CODEX_USAGE_KEYS. */
+type UsageCounts = [
+  input: number | undefined,
+  cacheRead: number | undefined,
+  cacheWrite: number | undefined,
+  output: number | undefined,
+  reasoning: number | undefined,
+];
+
+// `completeTurn` for a total of Codex's five counts after a total of five no greater (or none):
+// the total, the usage, the provenance and both events each built in one literal, with what the
+// keyed stores of `completeTurn` and `stamp` would give in their order; false (having done
+// nothing) for any other total. test/codex/whole-events.test.ts holds the two equal.
+function wholeTurnEnd(
+  d: Decoder,
+  counts: UsageCounts,
+  line: number,
+  offset: number,
+  out: AgentEvent[],
+): boolean {
+  const input = counts[0];
+  const cacheRead = counts[1];
+  const cacheWrite = counts[2];
+  const output = counts[3];
+  const reasoning = counts[4];
+  if (
+    input === undefined ||
+    cacheRead === undefined ||
+    cacheWrite === undefined ||
+    output === undefined ||
+    reasoning === undefined
+  )
+    return false;
+  const thread = d[THREAD] ?? '';
+  const p = d[TOTALS].get(thread);
+  if (
+    p !== undefined &&
+    (p.input === undefined ||
+      p.cacheRead === undefined ||
+      p.cacheWrite === undefined ||
+      p.output === undefined ||
+      p.reasoning === undefined ||
+      input < p.input ||
+      cacheRead < p.cacheRead ||
+      cacheWrite < p.cacheWrite ||
+      output < p.output ||
+      reasoning < p.reasoning)
+  )
+    return false;
+  const ui = p === undefined ? input : input - (p.input as number);
+  const ucr = p === undefined ? cacheRead : cacheRead - (p.cacheRead as number);
+  const ucw = p === undefined ? cacheWrite : cacheWrite - (p.cacheWrite as number);
+  const uo = p === undefined ? output : output - (p.output as number);
+  const ur = p === undefined ? reasoning : reasoning - (p.reasoning as number);
+  const usage: Usage = { input: ui, cacheRead: ucr, cacheWrite: ucw, output: uo, reasoning: ur };
+  const total: CodexUsageTotal = { input, cacheRead, cacheWrite, output, reasoning };
+  d[TOTALS].set(thread, total);
+  const copy: Usage = { input: ui, cacheRead: ucr, cacheWrite: ucw, output: uo, reasoning: ur };
+  const message = d[ROUND_TEXT] ?? '';
+  const roundProvenance: Provenance = { format: FORMAT, line, offset, synthetic: true };
+  const session = d[THREAD];
+  out.push(
+    session === undefined
+      ? { type: 'round.end', message, usage: copy, provenance: roundProvenance }
+      : { type: 'round.end', message, usage: copy, provenance: roundProvenance, session },
+  );
+  const provenance: Provenance = { format: FORMAT, line, offset, hints: { total } };
+  const answer = d[FINAL_ANSWER] ?? d[ANSWER];
+  if (answer === undefined)
+    out.push(
+      session === undefined
+        ? { type: 'run.end', status: 'completed', usage, provenance }
+        : { type: 'run.end', status: 'completed', usage, provenance, session },
+    );
+  else
+    out.push(
+      session === undefined
+        ? { type: 'run.end', status: 'completed', usage, provenance, answer }
+        : { type: 'run.end', status: 'completed', usage, provenance, answer, session },
+    );
+  closeRun(d);
   return true;
 }
 
@@ -776,19 +888,19 @@ function wholeItem(
       : kind === 'item.completed' && wholeToolEnd(d, item, id, line, offset, out);
   }
   // A snapshot of a text seen before is a delta of it: mapItem.
-  if (kind !== 'item.completed' || (d.texts.size !== 0 && d.texts.has(id))) return false;
+  if (kind !== 'item.completed' || (d[TEXTS].size !== 0 && d[TEXTS].has(id))) return false;
   const text = item.text as string;
-  const session = d.thread;
-  if (d.roundTools) {
-    const message = d.roundText ?? '';
+  const session = d[THREAD];
+  if (d[ROUND_TOOLS]) {
+    const message = d[ROUND_TEXT] ?? '';
     const provenance: Provenance = { format: FORMAT, line, offset, synthetic: true };
     out.push(
       session === undefined
         ? { type: 'round.end', message, provenance }
         : { type: 'round.end', message, provenance, session },
     );
-    d.roundTools = false;
-    d.roundText = undefined;
+    d[ROUND_TOOLS] = false;
+    d[ROUND_TEXT] = undefined;
   }
   if (item.type === 'reasoning') {
     const provenance: Provenance = { format: FORMAT, line, offset };
@@ -806,9 +918,9 @@ function wholeItem(
       : { type: 'message.start', role: 'assistant', message: id, provenance: opened, session },
   );
   const phase = item.phase;
-  d.answer = text;
-  d.roundText = text;
-  if (phase === 'final_answer') d.finalAnswer = text;
+  d[ANSWER] = text;
+  d[ROUND_TEXT] = text;
+  if (phase === 'final_answer') d[FINAL_ANSWER] = text;
   const provenance: Provenance =
     phase === undefined
       ? { format: FORMAT, line, offset }
@@ -834,7 +946,7 @@ function wholeToolStart(
   if (output !== '' || item.status !== 'in_progress' || item.exit_code !== null) return false;
   const command = item.command as string;
   const provenance: Provenance = { format: FORMAT, line, offset };
-  const session = d.thread;
+  const session = d[THREAD];
   out.push(
     session === undefined
       ? {
@@ -857,7 +969,7 @@ function wholeToolStart(
           session,
         },
   );
-  remember(d.calls, id, { type: 'command_execution', key: command, output });
+  remember(d[CALLS], id, { type: 'command_execution', key: command, output });
   return true;
 }
 
@@ -876,12 +988,12 @@ function wholeToolEnd(
   if (exitCode === null || !(status === 'failed' || (status === 'completed' && exitCode === 0))) return false;
   const command = item.command as string;
   if (openCall(d, id, 'command_execution', command) === undefined) return false;
-  d.calls.delete(id);
-  d.roundTools = true;
+  d[CALLS].delete(id);
+  d[ROUND_TOOLS] = true;
   const ok = status === 'completed';
   const text = item.aggregated_output as string;
   const provenance: Provenance = { format: FORMAT, line, offset };
-  const session = d.thread;
+  const session = d[THREAD];
   out.push(
     session === undefined
       ? {
@@ -960,15 +1072,15 @@ function remember<V>(map: Map<string, V>, id: string, value: V): void {
 
 // A snapshot's text as a delta: what it adds to the item's previous snapshot.
 function delta(d: Decoder, it: ItemLine, full: string, provenance: Provenance): string {
-  const previous = d.texts.size === 0 ? undefined : d.texts.get(it.id);
+  const previous = d[TEXTS].size === 0 ? undefined : d[TEXTS].get(it.id);
   let delta = full;
   if (previous !== undefined) {
     if (full.startsWith(previous)) delta = full.slice(previous.length);
     else (provenance.hints ??= {}).snapshot = true;
   }
   if (it.kind === 'item.completed') {
-    if (previous !== undefined) d.texts.delete(it.id);
-  } else remember(d.texts, it.id, full);
+    if (previous !== undefined) d[TEXTS].delete(it.id);
+  } else remember(d[TEXTS], it.id, full);
   return delta;
 }
 
@@ -976,7 +1088,7 @@ function message(d: Decoder, it: ItemLine, type: 'text.delta' | 'reasoning.delta
   const provenance = itemProvenance(it, 'item.completed');
   const full = it.item.text as string;
   const text = delta(d, it, full, provenance);
-  if (d.roundTools && text === full) nextRound(d, it);
+  if (d[ROUND_TOOLS] && text === full) nextRound(d, it);
   if (type === 'text.delta') {
     // A message's first snapshot opens it: formats that mark messages keep the boundary.
     if (provenance.hints?.snapshot !== true && text === full)
@@ -990,9 +1102,9 @@ function message(d: Decoder, it: ItemLine, type: 'text.delta' | 'reasoning.delta
       );
     const phase = it.item.phase;
     if (phase !== undefined) provenance.extra = { ...provenance.extra, phase };
-    d.answer = full;
-    d.roundText = full;
-    if (phase === 'final_answer') d.finalAnswer = full;
+    d[ANSWER] = full;
+    d[ROUND_TEXT] = full;
+    if (phase === 'final_answer') d[FINAL_ANSWER] = full;
   }
   it.out.push(stamp(d, { type, text, message: it.id, provenance }));
 }
@@ -1017,15 +1129,15 @@ function plan(d: Decoder, it: ItemLine, type: 'plan' | 'todo_list'): void {
 // Text after the calls of a round is the model's next response: the round before it ended
 // (its usage is unknown: Codex reports usage per turn, on the last round).
 function nextRound(d: Decoder, ctx: Line): void {
-  ctx.out.push(stamp(d, { type: 'round.end', message: d.roundText ?? '', provenance: synthetic(ctx) }));
-  d.roundTools = false;
-  d.roundText = undefined;
+  ctx.out.push(stamp(d, { type: 'round.end', message: d[ROUND_TEXT] ?? '', provenance: synthetic(ctx) }));
+  d[ROUND_TOOLS] = false;
+  d[ROUND_TEXT] = undefined;
 }
 
 function fileChange(d: Decoder, it: ItemLine): void {
   const provenance = itemProvenance(it, 'item.completed');
   const changes = it.item.changes as JsonObject[];
-  if (it.kind === 'item.completed') d.roundTools = true;
+  if (it.kind === 'item.completed') d[ROUND_TOOLS] = true;
   if (it.hints?.raw === undefined)
     for (const c of changes)
       if (!hasExactKeys(c, ['path', 'kind'])) {
@@ -1059,12 +1171,12 @@ function impliedStart(
 ): void {
   start.provenance = { format: FORMAT, line: it.line, offset: it.offset, synthetic: true };
   it.out.push(stamp(d, start));
-  remember(d.calls, it.id, { type, key, output: '' });
+  remember(d[CALLS], it.id, { type, key, output: '' });
 }
 
 // The open call a later snapshot continues: one with the same id that said the same things.
 function openCall(d: Decoder, id: string, type: CodexItemType, key: string): OpenCall | undefined {
-  const open = d.calls.size === 0 ? undefined : d.calls.get(id);
+  const open = d[CALLS].size === 0 ? undefined : d[CALLS].get(id);
   return open !== undefined && open.type === type && open.key === key ? open : undefined;
 }
 
@@ -1089,11 +1201,11 @@ function command(d: Decoder, it: ItemLine): void {
     if (item.status !== 'in_progress' || item.exit_code !== null)
       e.provenance.hints = { ...e.provenance.hints, ...early(item) };
     it.out.push(stamp(d, e));
-    remember(d.calls, it.id, { type: 'command_execution', key, output });
+    remember(d[CALLS], it.id, { type: 'command_execution', key, output });
     return;
   }
   if (open === undefined) impliedStart(d, it, start(), 'command_execution', key);
-  const call = open ?? d.calls.get(it.id)!;
+  const call = open ?? d[CALLS].get(it.id)!;
   if (it.kind === 'item.updated') {
     const provenance = itemProvenance(it, 'item.updated');
     let text = output;
@@ -1105,7 +1217,7 @@ function command(d: Decoder, it: ItemLine): void {
     it.out.push(stamp(d, { type: 'tool.output', call: it.id, text, provenance }));
     return;
   }
-  d.calls.delete(it.id);
+  d[CALLS].delete(it.id);
   const status = item.status as string;
   const exitCode = item.exit_code as number | null;
   const denied = status === 'declined';
@@ -1122,7 +1234,7 @@ function command(d: Decoder, it: ItemLine): void {
   };
   if (exitCode !== null) end.exitCode = exitCode;
   if (denied) end.denied = true;
-  d.roundTools = true;
+  d[ROUND_TOOLS] = true;
   if (status !== endStatus(ok, denied)) provenance.hints = { ...provenance.hints, status };
   it.out.push(stamp(d, end));
 }
@@ -1153,7 +1265,7 @@ function mcp(d: Decoder, it: ItemLine): void {
     if ((item.result ?? null) !== null || (item.error ?? null) !== null)
       e.provenance.hints = { ...e.provenance.hints, early: { result: item.result, error: item.error } };
     it.out.push(stamp(d, e));
-    remember(d.calls, it.id, { type: 'mcp_tool_call', key, output: '' });
+    remember(d[CALLS], it.id, { type: 'mcp_tool_call', key, output: '' });
     return;
   }
   if (it.kind === 'item.updated') {
@@ -1165,7 +1277,7 @@ function mcp(d: Decoder, it: ItemLine): void {
     impliedStart(d, it, s, 'mcp_tool_call', key);
     nonObjectArgs(s.provenance!);
   }
-  d.calls.delete(it.id);
+  d[CALLS].delete(it.id);
   const status = item.status as string;
   const ok = status === 'completed' && (item.error === null || item.error === undefined);
   const provenance = itemProvenance(it, 'item.completed');
@@ -1191,7 +1303,7 @@ function mcp(d: Decoder, it: ItemLine): void {
   const error = item.error;
   if (isJsonObject(error)) end.error = hasExactKeys(error, ['message']) ? error.message : error;
   if (status !== endStatus(ok, false)) provenance.hints = { ...provenance.hints, status };
-  d.roundTools = true;
+  d[ROUND_TOOLS] = true;
   it.out.push(stamp(d, end));
 }
 
@@ -1225,15 +1337,15 @@ function webSearch(d: Decoder, it: ItemLine): void {
     start.provenance = withSearchId(itemProvenance(it, 'item.started'));
     if (fields.results !== undefined) start.args = fields;
     it.out.push(stamp(d, start));
-    remember(d.calls, call, { type: 'web_search', key: '', output: '' });
+    remember(d[CALLS], call, { type: 'web_search', key: '', output: '' });
     return;
   }
   if (openCall(d, call, 'web_search', '') === undefined) {
     impliedStart(d, { ...it, id: call }, start, 'web_search', '');
     withSearchId(start.provenance!);
   }
-  d.calls.delete(call);
-  d.roundTools = true;
+  d[CALLS].delete(call);
+  d[ROUND_TOOLS] = true;
   it.out.push(
     stamp(d, {
       type: 'tool.end',
@@ -1259,7 +1371,7 @@ function collab(d: Decoder, it: ItemLine): void {
     const provenance = itemProvenance(it, 'item.started');
     if (status !== 'in_progress') provenance.hints = { ...provenance.hints, status };
     it.out.push(stamp(d, { type: 'tool.start', call: it.id, name, kind: 'agent', args: bag, provenance }));
-    remember(d.calls, it.id, { type: 'collab_tool_call', key: name, output: '' });
+    remember(d[CALLS], it.id, { type: 'collab_tool_call', key: name, output: '' });
   } else {
     if (openCall(d, it.id, 'collab_tool_call', name) === undefined)
       impliedStart(
@@ -1269,11 +1381,11 @@ function collab(d: Decoder, it: ItemLine): void {
         'collab_tool_call',
         name,
       );
-    d.calls.delete(it.id);
+    d[CALLS].delete(it.id);
     const ok = status === 'completed';
     const provenance = itemProvenance(it, 'item.completed');
     if (status !== endStatus(ok, false)) provenance.hints = { ...provenance.hints, status };
-    d.roundTools = true;
+    d[ROUND_TOOLS] = true;
     it.out.push(stamp(d, { type: 'tool.end', call: it.id, name, ok, result: bag, provenance }));
   }
   lanes(d, it, name, bag);
@@ -1285,9 +1397,9 @@ function lanes(d: Decoder, it: ItemLine, tool: string, bag: JsonObject): void {
   const receivers = Array.isArray(bag.receiver_thread_ids) ? bag.receiver_thread_ids : [];
   if (tool === 'spawn_agent') {
     for (const child of receivers) {
-      if (typeof child !== 'string' || d.children.has(child)) continue;
-      if (d.children.size >= MAX_OPEN_ITEMS) break;
-      d.children.add(child);
+      if (typeof child !== 'string' || d[CHILDREN].has(child)) continue;
+      if (d[CHILDREN].size >= MAX_OPEN_ITEMS) break;
+      d[CHILDREN].add(child);
       const e: AgentEventOf<'child.start'> = {
         type: 'child.start',
         child,
@@ -1303,10 +1415,10 @@ function lanes(d: Decoder, it: ItemLine, tool: string, bag: JsonObject): void {
   if (!isJsonObject(states)) return;
   for (const child of Object.keys(states)) {
     const state = states[child];
-    if (!isJsonObject(state) || !d.children.has(child) || d.ended.has(child)) continue;
+    if (!isJsonObject(state) || !d[CHILDREN].has(child) || d[ENDED].has(child)) continue;
     const status = typeof state.status === 'string' ? CODEX_AGENT_END[state.status] : undefined;
     if (status === undefined) continue;
-    d.ended.add(child);
+    d[ENDED].add(child);
     const e: AgentEventOf<'child.end'> = {
       type: 'child.end',
       child,

@@ -96,49 +96,71 @@ function fromCodex(event: AgentEvent): boolean {
   return event.provenance?.format === FORMAT;
 }
 
-/**
- * The writer's state, built in one literal by {@link newWriter} (a literal's hidden class outlives
- * a full GC, a class instance's does not: docs/performance.md, "Codex writer").
- */
-interface Writer {
-  readonly options: CodexEncodeOptions;
-  readonly loss: LossState;
-  thread: string;
-  readonly totals: Map<string, CodexUsageTotal>;
-  readonly texts: Map<string, string>;
-  readonly calls: Map<string, OpenCall>;
-  nextItem: number;
-  // Ids the turn's items already have (another format's call ids may look like item_N).
-  readonly used: Set<string>;
-  // Another format's text or reasoning, held until its message ends (Codex writes one item each).
-  pending:
-    | { type: 'agent_message' | 'reasoning'; text: string; message: string | undefined; grouped: boolean }
-    | undefined;
-  // A foreign message.start was seen: the deltas after it (until a boundary) are one message.
-  grouping: string | undefined | null;
-  textThisRound: boolean;
-  textThisRun: boolean;
-  roundUsage: Usage | undefined;
-  lastFatal: string | undefined;
+/** Another format's text or reasoning, held until its message ends (Codex writes one item each). */
+interface Pending {
+  type: 'agent_message' | 'reasoning';
+  text: string;
+  message: string | undefined;
+  grouped: boolean;
 }
 
+/**
+ * The writer's state ({@link newWriter}): an array of slots (the indices below), not a literal.
+ * An array's hidden class belongs to the realm and outlives every GC; a literal's, made before
+ * the factory has an allocation site, dies with the last writer and takes the per-event code
+ * that checked it along (docs/performance.md, "Codex writer", round six).
+ */
+type Writer = [
+  options: CodexEncodeOptions,
+  loss: LossState,
+  thread: string,
+  totals: Map<string, CodexUsageTotal>,
+  texts: Map<string, string>,
+  calls: Map<string, OpenCall>,
+  nextItem: number,
+  // Ids the turn's items already have (another format's call ids may look like item_N).
+  used: Set<string>,
+  pending: Pending | undefined,
+  // A foreign message.start was seen: the deltas after it (until a boundary) are one message.
+  grouping: string | undefined | null,
+  textThisRound: boolean,
+  textThisRun: boolean,
+  roundUsage: Usage | undefined,
+  lastFatal: string | undefined,
+];
+
+const OPTIONS = 0;
+const LOSS = 1;
+const THREAD = 2;
+const TOTALS = 3;
+const TEXTS = 4;
+const CALLS = 5;
+const NEXT_ITEM = 6;
+const USED = 7;
+const PENDING = 8;
+const GROUPING = 9;
+const TEXT_THIS_ROUND = 10;
+const TEXT_THIS_RUN = 11;
+const ROUND_USAGE = 12;
+const LAST_FATAL = 13;
+
 function newWriter(options: CodexEncodeOptions, sink: DiagnosticSink): Writer {
-  return {
+  return [
     options,
-    loss: newLoss(FORMAT, sink),
-    thread: '',
-    totals: new Map(),
-    texts: new Map(),
-    calls: new Map(),
-    nextItem: 0,
-    used: new Set(),
-    pending: undefined,
-    grouping: null,
-    textThisRound: false,
-    textThisRun: false,
-    roundUsage: undefined,
-    lastFatal: undefined,
-  };
+    newLoss(FORMAT, sink),
+    '',
+    new Map(),
+    new Map(),
+    new Map(),
+    0,
+    new Set(),
+    undefined,
+    null,
+    false,
+    false,
+    undefined,
+    undefined,
+  ];
 }
 
 /**
@@ -167,13 +189,13 @@ function writeEvent(w: Writer, event: AgentEvent): string {
     return '';
   }
   const carried = CARRIED[event.type];
-  if (carried !== undefined) checkLoss(w.loss, event, carried);
+  if (carried !== undefined) checkLoss(w[LOSS], event, carried);
   if (
     codex &&
     codexTemplates.enabled &&
     p.hints === undefined &&
     p.order === undefined &&
-    w.pending === undefined
+    w[PENDING] === undefined
   ) {
     const line = template(w, event, p.extra);
     if (line !== undefined) return line;
@@ -216,19 +238,21 @@ function deltaTemplate(
 ): string | undefined {
   const id = event.message;
   const text = event.text;
-  if (typeof id !== 'string' || typeof text !== 'string' || w.texts.size !== 0) return undefined;
+  if (typeof id !== 'string' || typeof text !== 'string' || w[TEXTS].size !== 0) return undefined;
   if (event.type === 'reasoning.delta')
     return extra === undefined
       ? `${JSON.stringify({ type: 'item.completed', item: { id, type: 'reasoning', text } })}\n`
       : undefined;
-  let item: JsonObject = { id, type: 'agent_message', text };
-  if (extra !== undefined) {
+  let line: string;
+  if (extra === undefined)
+    line = JSON.stringify({ type: 'item.completed', item: { id, type: 'agent_message', text } });
+  else {
     const phase = extra.phase;
     if (typeof phase !== 'string' || !onlyKey(extra, 'phase')) return undefined;
-    item = { id, type: 'agent_message', text, phase };
+    line = JSON.stringify({ type: 'item.completed', item: { id, type: 'agent_message', text, phase } });
   }
   wroteText(w);
-  return `${JSON.stringify({ type: 'item.completed', item })}\n`;
+  return `${line}\n`;
 }
 
 function startTemplate(w: Writer, event: AgentEventOf<'tool.start'>): string | undefined {
@@ -254,7 +278,7 @@ function startTemplate(w: Writer, event: AgentEventOf<'tool.start'>): string | u
 }
 
 function endTemplate(w: Writer, event: AgentEventOf<'tool.end'>): string | undefined {
-  const call = w.calls.get(event.call);
+  const call = w[CALLS].get(event.call);
   const output = event.text;
   const exitCode = event.exitCode;
   if (
@@ -264,7 +288,7 @@ function endTemplate(w: Writer, event: AgentEventOf<'tool.end'>): string | undef
     (exitCode !== undefined && !Number.isSafeInteger(exitCode))
   )
     return undefined;
-  w.calls.delete(event.call);
+  w[CALLS].delete(event.call);
   const item = {
     id: event.call,
     type: 'command_execution',
@@ -287,12 +311,12 @@ function recordLine(w: Writer, event: AgentEvent, codex: boolean): string {
     case 'session.start':
       return sessionStart(w, event);
     case 'run.start':
-      w.used.clear();
-      w.texts.clear();
-      w.textThisRun = false;
-      w.textThisRound = false;
-      w.roundUsage = undefined;
-      w.lastFatal = undefined;
+      w[USED].clear();
+      w[TEXTS].clear();
+      w[TEXT_THIS_RUN] = false;
+      w[TEXT_THIS_ROUND] = false;
+      w[ROUND_USAGE] = undefined;
+      w[LAST_FATAL] = undefined;
       return keptLine('{"type":"turn.started"}', event);
     case 'round.end':
       return roundEnd(w, event);
@@ -307,26 +331,26 @@ function recordLine(w: Writer, event: AgentEvent, codex: boolean): string {
     case 'unknown':
       return unknownLine(w, event);
     case 'message.start':
-      w.grouping = event.message;
+      w[GROUPING] = event.message;
       return '';
     case 'message.end':
       // An agent_message item is one message: its bounds are implied.
-      w.grouping = null;
+      w[GROUPING] = null;
       return '';
     default:
-      reportLoss(w.loss, event, event.type, `codex exec has no record for ${event.type} events`);
+      reportLoss(w[LOSS], event, event.type, `codex exec has no record for ${event.type} events`);
       return '';
   }
 }
 
 function allocate(w: Writer): string {
-  let id = `item_${w.nextItem++}`;
-  while (w.used.has(id)) id = `item_${w.nextItem++}`;
+  let id = `item_${w[NEXT_ITEM]++}`;
+  while (w[USED].has(id)) id = `item_${w[NEXT_ITEM]++}`;
   return id;
 }
 
 function use(w: Writer, id: string): void {
-  if (w.used.size < 4096) w.used.add(id);
+  if (w[USED].size < 4096) w[USED].add(id);
 }
 
 // The line as the decoder kept it while the event still says what it said; else `text`.
@@ -384,8 +408,8 @@ function itemLine(
 }
 
 function sessionStart(w: Writer, event: AgentEventOf<'session.start'>): string {
-  w.thread = event.session ?? (w.options.idSource ?? defaultThreadId)();
-  return topLine('thread.started', [['thread_id', jsonString(w.thread)]], event);
+  w[THREAD] = event.session ?? (w[OPTIONS].idSource ?? defaultThreadId)();
+  return topLine('thread.started', [['thread_id', jsonString(w[THREAD])]], event);
 }
 
 // --- text and reasoning -------------------------------------------------------------------
@@ -401,12 +425,12 @@ function textDelta(
     const kind = hints?.record ?? 'item.completed';
     const id = event.message;
     let text = event.text;
-    if (hints?.snapshot !== true && w.texts.size > 0) {
-      const before = w.texts.get(id);
+    if (hints?.snapshot !== true && w[TEXTS].size > 0) {
+      const before = w[TEXTS].get(id);
       if (before !== undefined) text = before + text;
     }
-    if (kind === 'item.completed') w.texts.delete(id);
-    else w.texts.set(id, text);
+    if (kind === 'item.completed') w[TEXTS].delete(id);
+    else w[TEXTS].set(id, text);
     if (type === 'agent_message') wroteText(w);
     const head = flush(w);
     return (
@@ -424,29 +448,29 @@ function textDelta(
   }
   // Deltas are one message while they say so: the same message id, or the message a
   // message.start opened. A delta on its own (a format without message bounds) is a message.
-  const p = w.pending;
+  const p = w[PENDING];
   let head = '';
   if (p !== undefined && !(p.type === type && p.grouped && p.message === event.message)) head = flush(w);
-  if (w.pending === undefined) {
+  if (w[PENDING] === undefined) {
     const grouped =
       event.message !== undefined ||
-      (type === 'agent_message' && w.grouping !== null && w.grouping === event.message);
-    w.pending = { type, text: '', message: event.message, grouped };
+      (type === 'agent_message' && w[GROUPING] !== null && w[GROUPING] === event.message);
+    w[PENDING] = { type, text: '', message: event.message, grouped };
   }
-  w.pending.text += event.text;
+  w[PENDING].text += event.text;
   return head;
 }
 
 function wroteText(w: Writer): void {
-  w.textThisRound = true;
-  w.textThisRun = true;
+  w[TEXT_THIS_ROUND] = true;
+  w[TEXT_THIS_RUN] = true;
 }
 
 function flush(w: Writer): string {
-  const p = w.pending;
-  if (p?.type === 'agent_message') w.grouping = null;
+  const p = w[PENDING];
+  if (p?.type === 'agent_message') w[GROUPING] = null;
   if (p === undefined) return '';
-  w.pending = undefined;
+  w[PENDING] = undefined;
   if (p.type === 'agent_message') wroteText(w);
   return agentItem(w, p.type, p.text);
 }
@@ -459,57 +483,61 @@ function agentItem(w: Writer, type: 'agent_message' | 'reasoning', text: string)
 
 function roundEnd(w: Writer, event: AgentEventOf<'round.end'>): string {
   let text = '';
-  if (!w.textThisRound && event.message !== '') {
+  if (!w[TEXT_THIS_ROUND] && event.message !== '') {
     wroteText(w);
     text = agentItem(w, 'agent_message', event.message);
   }
-  w.textThisRound = false;
-  if (event.usage !== undefined) w.roundUsage = addUsage(w.roundUsage, event.usage);
+  w[TEXT_THIS_ROUND] = false;
+  if (event.usage !== undefined) w[ROUND_USAGE] = addUsage(w[ROUND_USAGE], event.usage);
   return text;
 }
 
 function runEnd(w: Writer, event: AgentEventOf<'run.end'>, codex: boolean): string {
   const hints = hintsOf(event);
   let text = '';
-  if (!codex && !w.textThisRun && event.answer !== undefined && event.answer !== '') {
+  if (!codex && !w[TEXT_THIS_RUN] && event.answer !== undefined && event.answer !== '') {
     text = agentItem(w, 'agent_message', event.answer);
   }
   if (event.reason !== undefined && event.reason !== 'turn.failed')
-    reportLoss(w.loss, event, 'run.end.reason', 'codex has no place for the source terminal word');
-  w.textThisRun = false;
-  w.textThisRound = false;
-  if (event.status !== 'incomplete') w.texts.clear();
-  const roundUsage = w.roundUsage;
-  w.roundUsage = undefined;
+    reportLoss(w[LOSS], event, 'run.end.reason', 'codex has no place for the source terminal word');
+  w[TEXT_THIS_RUN] = false;
+  w[TEXT_THIS_ROUND] = false;
+  if (event.status !== 'incomplete') w[TEXTS].clear();
+  const roundUsage = w[ROUND_USAGE];
+  w[ROUND_USAGE] = undefined;
   switch (event.status) {
     case 'incomplete':
       return text;
     case 'completed': {
       const usage = event.usage ?? roundUsage ?? {};
       usageLoss(w, event, usage);
-      const previous = w.totals.get(w.thread);
+      const previous = w[TOTALS].get(w[THREAD]);
       const total =
         // the kept total while the run's usage is still its difference (or, after a total that
         // went down, the total itself)
         hints?.total !== undefined &&
-        (sameUsage(difference(hints.total, previous), usage) ||
-          sameUsage(difference(hints.total, undefined), usage))
+        (isDifference(hints.total, previous, usage) || isDifference(hints.total, undefined, usage))
           ? hints.total
           : runningTotal(previous, usage, codex);
-      w.totals.set(w.thread, total);
+      w[TOTALS].set(w[THREAD], total);
       return text + topLine('turn.completed', [['usage', usageText(total, hints?.usageExtra)]], event);
     }
     case 'cancelled':
-      reportLoss(w.loss, event, 'run.end.status', 'codex exec has no cancelled turn: written as turn.failed');
+      reportLoss(
+        w[LOSS],
+        event,
+        'run.end.status',
+        'codex exec has no cancelled turn: written as turn.failed',
+      );
       return text + turnFailed(w, event, event.error ?? 'cancelled');
     case 'failed':
-      return text + turnFailed(w, event, event.error ?? w.lastFatal ?? 'turn failed');
+      return text + turnFailed(w, event, event.error ?? w[LAST_FATAL] ?? 'turn failed');
   }
 }
 
 function turnFailed(w: Writer, event: AgentEventOf<'run.end'>, message: string): string {
   if (event.usage !== undefined)
-    reportLoss(w.loss, event, 'run.end.usage', 'a failed codex turn reports no usage');
+    reportLoss(w[LOSS], event, 'run.end.usage', 'a failed codex turn reports no usage');
   const errorExtra = hintsOf(event)?.errorExtra;
   const error =
     errorExtra === undefined
@@ -520,21 +548,21 @@ function turnFailed(w: Writer, event: AgentEventOf<'run.end'>, message: string):
 
 function usageLoss(w: Writer, event: AgentEvent, usage: Usage): void {
   if (usage.costUsd !== undefined)
-    reportLoss(w.loss, event, 'run.end.usage.costUsd', 'codex reports tokens only, never a cost');
+    reportLoss(w[LOSS], event, 'run.end.usage.costUsd', 'codex reports tokens only, never a cost');
   if (usage.model !== undefined || usage.byModel !== undefined)
-    reportLoss(w.loss, event, 'run.end.usage.model', 'codex names no model in its stream');
+    reportLoss(w[LOSS], event, 'run.end.usage.model', 'codex names no model in its stream');
 }
 
 function errorLine(w: Writer, event: AgentEventOf<'error'>, codex: boolean): string {
   if (!codex && event.data !== undefined)
     reportLoss(
-      w.loss,
+      w[LOSS],
       event,
       'error.data',
       'codex error messages are text (structured errors only as JSON text)',
     );
   if (event.fatal) {
-    w.lastFatal = event.message;
+    w[LAST_FATAL] = event.message;
     return topLine('error', [['message', jsonString(event.message)]], event);
   }
   const hints = hintsOf(event);
@@ -553,7 +581,7 @@ function errorLine(w: Writer, event: AgentEventOf<'error'>, codex: boolean): str
 function unknownLine(w: Writer, event: AgentEventOf<'unknown'>): string {
   if (!fromCodex(event)) {
     reportLoss(
-      w.loss,
+      w[LOSS],
       event,
       'unknown.record',
       `a ${event.provenance?.format ?? 'foreign'} record has no codex line`,
@@ -561,7 +589,7 @@ function unknownLine(w: Writer, event: AgentEventOf<'unknown'>): string {
     return '';
   }
   if (!isJsonObject(event.record)) {
-    reportLoss(w.loss, event, 'unknown.record', 'codex records are JSON objects');
+    reportLoss(w[LOSS], event, 'unknown.record', 'codex records are JSON objects');
     return '';
   }
   return keptLine(encodeValue(event.record), event);
@@ -583,7 +611,7 @@ function planLine(w: Writer, event: AgentEventOf<'plan'>): string {
       event,
     );
   }
-  if (event.text !== undefined) reportLoss(w.loss, event, 'plan.text', 'a codex todo_list has items only');
+  if (event.text !== undefined) reportLoss(w[LOSS], event, 'plan.text', 'a codex todo_list has items only');
   return itemLine(
     kind,
     [
@@ -601,7 +629,7 @@ function todoItems(w: Writer, event: AgentEvent, items: readonly PlanItem[]): st
     const item = items[i]!;
     if (item.status === 'in_progress')
       reportLoss(
-        w.loss,
+        w[LOSS],
         event,
         'plan.items.status',
         'a codex to-do entry is completed or not: in_progress is written as not completed',
@@ -653,16 +681,17 @@ function openCall(w: Writer, event: AgentEventOf<'tool.start'>): OpenCall {
   if (!fromCodex(event)) {
     if (kind === 'command' && event.command === undefined && argsCommand(event) === undefined)
       reportLoss(
-        w.loss,
+        w[LOSS],
         event,
         'tool.start.name',
         'a codex command has no tool name: the name is written as the command',
       );
     if (kind === 'mcp' && event.argsSummary !== undefined && event.args === undefined)
-      reportLoss(w.loss, event, 'tool.start.argsSummary', 'codex MCP calls carry arguments as an object');
+      reportLoss(w[LOSS], event, 'tool.start.argsSummary', 'codex MCP calls carry arguments as an object');
   }
-  if (w.calls.size >= 4096 && !w.calls.has(event.call)) w.calls.delete(w.calls.keys().next().value as string);
-  w.calls.set(event.call, call);
+  if (w[CALLS].size >= 4096 && !w[CALLS].has(event.call))
+    w[CALLS].delete(w[CALLS].keys().next().value as string);
+  w[CALLS].set(event.call, call);
   use(w, event.call);
   return call;
 }
@@ -673,10 +702,10 @@ function toolStart(w: Writer, event: AgentEventOf<'tool.start'>): string {
 }
 
 function toolOutput(w: Writer, event: AgentEventOf<'tool.output'>, codex: boolean): string {
-  let call = w.calls.get(event.call);
+  let call = w[CALLS].get(event.call);
   if (call === undefined) {
     call = { kind: 'command', name: CODEX_COMMAND_TOOL, command: '', server: '', args: {}, output: '' };
-    w.calls.set(event.call, call);
+    w[CALLS].set(event.call, call);
   }
   const hints = hintsOf(event);
   if (codex) {
@@ -687,7 +716,7 @@ function toolOutput(w: Writer, event: AgentEventOf<'tool.output'>, codex: boolea
     call.output += event.text.slice(0, MAX_HELD_OUTPUT - call.output.length);
   else
     reportLoss(
-      w.loss,
+      w[LOSS],
       event,
       'tool.output.text',
       'output past 1 MiB characters is not held for the command item',
@@ -696,8 +725,8 @@ function toolOutput(w: Writer, event: AgentEventOf<'tool.output'>, codex: boolea
 }
 
 function toolEnd(w: Writer, event: AgentEventOf<'tool.end'>): string {
-  let call = w.calls.get(event.call);
-  w.calls.delete(event.call);
+  let call = w[CALLS].get(event.call);
+  w[CALLS].delete(event.call);
   if (call === undefined) {
     call = {
       kind: 'mcp',
@@ -731,7 +760,7 @@ function toolItem(
         errorText(end.error) !== undefined
       )
         reportLoss(
-          w.loss,
+          w[LOSS],
           end,
           'tool.end.error',
           'a codex command has one output: the error text is not written',
@@ -882,23 +911,38 @@ function runningTotal(previous: CodexUsageTotal | undefined, usage: Usage, codex
   return total;
 }
 
-function difference(total: CodexUsageTotal, previous: CodexUsageTotal | undefined): Usage {
-  const usage: Usage = {};
-  for (const key of CODEX_USAGE_KEYS) {
-    const name = CODEX_USAGE_FIELDS[key];
-    const value = total[name];
-    if (value !== undefined) usage[name] = value - (previous?.[name] ?? 0);
-  }
-  return usage;
+// True when `usage` is what `total` adds to `previous` in each of Codex's counts: the total's
+// count less the previous one, and unset where the total has none. Named field by field, no
+// usage object built (the keyed loop it replaces: docs/performance.md, "Codex writer").
+function isDifference(total: CodexUsageTotal, previous: CodexUsageTotal | undefined, usage: Usage): boolean {
+  return (
+    isCountDifference(total.input, previous?.input, usage.input) &&
+    isCountDifference(total.cacheRead, previous?.cacheRead, usage.cacheRead) &&
+    isCountDifference(total.cacheWrite, previous?.cacheWrite, usage.cacheWrite) &&
+    isCountDifference(total.output, previous?.output, usage.output) &&
+    isCountDifference(total.reasoning, previous?.reasoning, usage.reasoning)
+  );
 }
 
-function sameUsage(a: Usage, b: Usage): boolean {
-  for (const key of ['input', 'output', 'cacheRead', 'cacheWrite', 'reasoning'] as const)
-    if (a[key] !== b[key]) return false;
-  return true;
+function isCountDifference(
+  total: number | undefined,
+  previous: number | undefined,
+  own: number | undefined,
+): boolean {
+  return total === undefined ? own === undefined : own === total - (previous ?? 0);
 }
 
 function usageText(total: CodexUsageTotal, extra: JsonObject | undefined): string {
+  if (extra === undefined && codexTemplates.enabled) {
+    // Codex's keys in its order (CODEX_USAGE_KEYS), each count the total has, spelled whole.
+    const text =
+      (total.input === undefined ? '' : `,"input_tokens":${total.input}`) +
+      (total.cacheRead === undefined ? '' : `,"cached_input_tokens":${total.cacheRead}`) +
+      (total.cacheWrite === undefined ? '' : `,"cache_write_input_tokens":${total.cacheWrite}`) +
+      (total.output === undefined ? '' : `,"output_tokens":${total.output}`) +
+      (total.reasoning === undefined ? '' : `,"reasoning_output_tokens":${total.reasoning}`);
+    return text === '' ? '{}' : `{${text.slice(1)}}`;
+  }
   const pieces: Array<[string, string]> = [];
   for (const key of CODEX_USAGE_KEYS) {
     const value = total[CODEX_USAGE_FIELDS[key]];
