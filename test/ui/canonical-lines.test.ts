@@ -228,7 +228,8 @@ function decode(
   flag.enabled = on;
   try {
     const diagnostics: Diagnostic[] = [];
-    const d = codec.createDecoder({ maxDepth, onDiagnostic: (x: Diagnostic) => diagnostics.push(x) });
+    const onDiagnostic = (x: Diagnostic) => diagnostics.push(x);
+    const d = codec.createDecoder(maxDepth === undefined ? { onDiagnostic } : { maxDepth, onDiagnostic });
     const events = [];
     let at = 0;
     for (const cut of [...cuts].sort((a, b) => a - b)) {
