@@ -1,14 +1,14 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { fstatSync, readFileSync, writeSync } from 'node:fs';
 import { appendFile, type FileHandle, open } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseArgs } from 'node:util';
-import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { getHeapSpaceStatistics, getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 // The CLI imports the public entry points only: the build maps them to the library's own files
 // (tsup.config.ts), so dist/cli.js holds the command line and no second copy of the library.
 import type { AgentEvent, Codec, Diagnostic, Format } from './index';
-import { createAccessGuard, TOKEN_ENV } from './node/access';
+import { type AccessGuard, TOKEN_ENV } from './node/access';
 import type { SessionLog } from './node/index';
 
 // The young generation keeps its first size. V8 grows it (to 32 MiB) in any process that allocates
@@ -21,24 +21,32 @@ setFlagsFromString('--semi-space-growth-factor=1');
 // The heap is looked at every HEAP_CHECK_EVERY bytes of input, and a full GC runs once it holds
 // HEAP_GROWTH_BUDGET more than the last full GC left: the peak stays flat whatever the file and
 // the formats, and a stream that promotes little is rarely collected (docs/performance.md "The
-// CLI against jq"). Node gives a running process the collector through a new context once
+// CLI against jq"). Large objects (a line, a tool's output and its JSON past the regular object
+// size) that are alive at a scavenge go straight to the large-object space, which only a full GC
+// frees: its own smaller budget, LARGE_OBJECT_BUDGET, keeps streams of large lines as low as the
+// rest without collecting more often the streams that have none. Node gives a running process the collector through a new context once
 // --expose-gc is set.
 setFlagsFromString('--expose-gc');
 const fullGc = runInNewContext('gc') as () => void;
 setFlagsFromString('--no-expose-gc');
-const HEAP_CHECK_EVERY = 1024 * 1024;
+const HEAP_CHECK_EVERY = 256 * 1024;
+const LARGE_OBJECT_BUDGET = 2 * 1024 * 1024;
 const HEAP_GROWTH_BUDGET = 8 * 1024 * 1024;
 const COLLECT_EVERY = 32 * 1024 * 1024;
 const {
   AGENT_EVENT_TYPES,
-  codecFor,
-  codecs,
-  convertStream,
-  detectFormat,
-  detectFromStream,
+  CODEC_FORMATS,
+  convertChunks,
   isAgentwireError,
+  loadCodec,
+  loadDetection,
   TimelineRenderer,
 } = await import('./engine');
+
+// The codec of a known format, loaded with its modules only (a command loads the codecs it runs).
+async function codecOf(format: Format): Promise<Codec> {
+  return (await loadCodec(format))!;
+}
 
 // What serving and following need (an HTTP server, session logs, Redis, the viewer) is loaded by
 // the commands that serve or follow: decode, convert and check start without it, smaller.
@@ -91,7 +99,7 @@ interface CommandSpec {
   notes?: string;
 }
 
-const formatList = (): string => Object.keys(codecs).join(', ');
+const formatList = (): string => CODEC_FORMATS.join(', ');
 
 // Writer framings by target format: the formats whose writer offers more than one.
 const FRAMINGS: Partial<Record<Format, readonly string[]>> = { nativeharness: ['sse', 'json', 'jsonl'] };
@@ -306,7 +314,7 @@ function version(): string {
 
 function checkFormat(name: string | undefined, option: string): Format | undefined {
   if (name === undefined) return undefined;
-  if (codecFor(name) === undefined) {
+  if (!CODEC_FORMATS.includes(name as Format)) {
     throw new UsageError(`${option}: unknown format ${JSON.stringify(name)} (known: ${formatList()})`);
   }
   return name as Format;
@@ -355,7 +363,9 @@ async function openInput(
   source: AsyncIterable<Uint8Array>,
   reporter: Reporter,
 ): Promise<Input | undefined> {
-  if (format !== undefined) return { codec: codecFor(format)!, chunks: source };
+  if (format !== undefined) return { codec: await codecOf(format), chunks: source };
+  // Loaded before the input is read from: a stream is not waited on while modules load.
+  const { detectFromStream } = await loadDetection();
   const it = source[Symbol.asyncIterator]();
   // The chunks read to detect are held for the replay: copies, since a file's chunks share one
   // buffer that the next read overwrites (readChunks).
@@ -385,7 +395,15 @@ async function openInput(
       yield r.value;
     }
   }
-  return { codec: codecFor(detection.format)!, chunks: replay() };
+  return { codec: await codecOf(detection.format), chunks: replay() };
+}
+
+// Loads what openInput will need (the codec, or detection) before a command is started: Node
+// discards the output of a child that exits before its stdout is read, so no module may load
+// between the start and the first read.
+async function preloadInput(format: Format | undefined): Promise<void> {
+  if (format !== undefined) await codecOf(format);
+  else await loadDetection();
 }
 
 // Opens a file for reading, or says why it cannot be (exit 66): checked before any output.
@@ -412,24 +430,40 @@ async function input(file: string | undefined): Promise<AsyncIterable<Uint8Array
   return collecting(file === undefined || file === '-' ? process.stdin : readChunks(await openFile(file)));
 }
 
-// The chunks as they come, with a full GC whenever the heap has grown by HEAP_GROWTH_BUDGET.
+// The chunks as they come, with a full GC whenever the heap has grown by HEAP_GROWTH_BUDGET, or
+// its large-object space by LARGE_OBJECT_BUDGET, or COLLECT_EVERY bytes were read.
 async function* collecting(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
   let read = 0;
   let since = 0;
   let live = getHeapStatistics().used_heap_size;
+  let liveLarge = largeObjectBytes();
   for await (const chunk of chunks) {
     read += chunk.length;
     if (read >= HEAP_CHECK_EVERY) {
       since += read;
       read = 0;
-      if (since >= COLLECT_EVERY || getHeapStatistics().used_heap_size - live > HEAP_GROWTH_BUDGET) {
+      if (
+        since >= COLLECT_EVERY ||
+        getHeapStatistics().used_heap_size - live > HEAP_GROWTH_BUDGET ||
+        largeObjectBytes() - liveLarge > LARGE_OBJECT_BUDGET
+      ) {
         since = 0;
         fullGc();
         live = getHeapStatistics().used_heap_size;
+        liveLarge = largeObjectBytes();
       }
     }
     yield chunk;
   }
+}
+
+// The bytes in V8's old large-object space: strings and arrays past the regular object size that
+// survived a scavenge. Only a full GC frees them.
+function largeObjectBytes(): number {
+  for (const space of getHeapSpaceStatistics()) {
+    if (space.space_name === 'large_object_space') return space.space_used_size;
+  }
+  return 0;
 }
 
 // The file in chunks read into one buffer, reused: each chunk is decoded before the next read.
@@ -631,6 +665,7 @@ async function streamOf(
   signal: AbortSignal,
 ): Promise<{ chunks: AsyncIterable<Uint8Array>; child?: ChildProcess }> {
   if (ctx.command !== undefined) {
+    await preloadInput(ctx.format);
     const child = await startCommand(ctx.command);
     return { chunks: child.stdout as AsyncIterable<Uint8Array>, child };
   }
@@ -724,14 +759,11 @@ async function convert({ values, file, format, options, reporter }: CommandConte
   };
   const opened = await openInput(format, await input(file), reporter);
   if (opened !== undefined) {
-    for await (const text of convertStream(opened.chunks, {
-      from: opened.codec.format,
-      to,
-      decode: options,
-      encode,
-      onDiagnostic,
-      batch: true,
-    })) {
+    const from = opened.codec.format;
+    const codecs = { source: opened.codec, target: await codecOf(to) };
+    const chunks = opened.chunks[Symbol.asyncIterator]();
+    const request = { from, to, decode: options, encode, onDiagnostic, batch: true };
+    for await (const text of convertChunks(chunks, request, codecs)) {
       await write(text);
     }
   }
@@ -781,7 +813,7 @@ async function check({ values, file, format, options, reporter }: CommandContext
   // Copied: a file's chunks share one buffer that the next read overwrites.
   for await (const c of await input(file)) parts.push(Uint8Array.prototype.slice.call(c));
   const bytes = Buffer.concat(parts);
-  const chosen = format ?? detectFormat(bytes)?.format;
+  const chosen = format ?? (await loadDetection()).detectFormat(bytes)?.format;
   let findings: Diagnostic[];
   if (chosen === undefined) {
     findings =
@@ -795,7 +827,7 @@ async function check({ values, file, format, options, reporter }: CommandContext
             },
           ];
   } else {
-    const codec = codecFor(chosen)!;
+    const codec = await codecOf(chosen);
     findings =
       'check' in codec && typeof codec.check === 'function'
         ? (codec.check as (i: Uint8Array, o: object) => Diagnostic[])(bytes, options)
@@ -880,6 +912,8 @@ interface ServeContext extends CommandContext {
 
 // Starts the command and waits until it runs: one that cannot be started is an InputError.
 async function startCommand(command: string[]): Promise<ChildProcess> {
+  // node:child_process (and node:crypto, the serve guard's) load with the commands that need them.
+  const { spawn } = await import('node:child_process');
   const child = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     child.once('spawn', resolve);
@@ -917,7 +951,7 @@ async function serve(ctx: ServeContext): Promise<number> {
     as === undefined
       ? undefined
       : new lib.ProtocolLog({
-          codec: codecFor(as)!,
+          codec: await codecOf(as),
           onDiagnostic: (d) => reporter.report(d),
           ...(logFile === undefined ? {} : { persist: (json: string) => appendFile(logFile, `${json}\n`) }),
         });
@@ -925,6 +959,7 @@ async function serve(ctx: ServeContext): Promise<number> {
   let child: ChildProcess | undefined;
   let chunks: AsyncIterable<Uint8Array> | undefined;
   if (ctx.command !== undefined) {
+    await preloadInput(ctx.format);
     child = await startCommand(ctx.command);
     chunks = child.stdout as AsyncIterable<Uint8Array>;
   } else if (!readOnly) chunks = await input(ctx.file);
@@ -1047,7 +1082,7 @@ function webFront({ values, port, workspace, session, page, lib }: WebFrontConte
   const stream = `/workspaces/${encodeURIComponent(workspace)}/sessions/${encodeURIComponent(session)}/stream`;
   const make = (actual: number) => {
     try {
-      return createAccessGuard({
+      return lib.createAccessGuard({
         port: actual,
         host,
         ...(token === undefined ? {} : { token }),
@@ -1059,7 +1094,7 @@ function webFront({ values, port, workspace, session, page, lib }: WebFrontConte
   };
   // Refused before listening: beyond loopback without a token.
   make(port);
-  let access: ReturnType<typeof createAccessGuard> | undefined;
+  let access: AccessGuard | undefined;
   let format: string | null = null;
   const viewer = lib.createViewerHandler({ stream, info: () => ({ format, workspace, session }) });
   return {

@@ -66,6 +66,18 @@ test('the CLI loads no zod to read and write: its library entry is the index wit
   const index = staticGraph('index.js');
   for (const f of engine.files) if (f !== 'engine.js') expect(index.files.has(f), f).toBe(true);
   expect([...index.bare]).toContain('zod/mini');
+  // What the engine loads on demand (each codec, detection) holds no zod either, and is the
+  // index's code: a stub that re-exports the index's chunks.
+  const lazy = [...built('engine.js').matchAll(/import\(["']\.\/([^"']+)["']\)/g)].map((m) => m[1]!);
+  expect(lazy.length).toBeGreaterThanOrEqual(13);
+  for (const file of lazy) {
+    const graph = staticGraph(file);
+    expect(
+      [...graph.bare].filter((m) => m.startsWith('zod')),
+      file,
+    ).toEqual([]);
+    for (const f of graph.files) if (f !== file) expect(index.files.has(f), `${file}: ${f}`).toBe(true);
+  }
   // Nor does the CLI itself import zod or the public index before a command needs it.
   expect(built('cli.js')).not.toMatch(/from\s*["']zod|import\("\.\/index\.js"\)/);
 });
