@@ -463,6 +463,19 @@ export function jsonString(text: string): string {
 const PLAIN_RUN = /[^"\\\u0000-\u001f]*/y;
 
 /**
+ * Where the run of string characters that need no reading (no quote, backslash or control
+ * character) that starts at `from` ends: the index of the first other character, or the end of
+ * `text`.
+ */
+export function plainRunEnd(text: string, from: number): number {
+  // A sticky regular expression reads the run natively (a charCodeAt loop over a sliced line
+  // costs as much as parsing it).
+  PLAIN_RUN.lastIndex = from;
+  PLAIN_RUN.test(text);
+  return PLAIN_RUN.lastIndex;
+}
+
+/**
  * The value of the JSON string token `text[open..close]` (both quotes included), read without
  * `JSON.parse` when it holds no quote, backslash or control character (the slice is the value),
  * else by `JSON.parse` of the token alone. `undefined` when those characters are not exactly one
@@ -473,11 +486,7 @@ const PLAIN_RUN = /[^"\\\u0000-\u001f]*/y;
  */
 export function readStringToken(text: string, open: number, close: number): string | undefined {
   if (close <= open || text.charCodeAt(open) !== 34 || text.charCodeAt(close) !== 34) return undefined;
-  // A sticky regular expression reads the run natively (a charCodeAt loop over a sliced line
-  // costs as much as parsing it).
-  PLAIN_RUN.lastIndex = open + 1;
-  PLAIN_RUN.test(text);
-  if (PLAIN_RUN.lastIndex === close) return text.slice(open + 1, close);
+  if (plainRunEnd(text, open + 1) === close) return text.slice(open + 1, close);
   if (!isStringToken(text, open, close)) return undefined;
   try {
     return JSON.parse(text.slice(open, close + 1)) as string;

@@ -6,6 +6,8 @@
 // every piece of a line in order, up to its end, has proved the line is the JSON text it expects,
 // so the values it read are the ones `JSON.parse` of the whole line holds.
 
+import { jsonTokenEnd, plainRunEnd } from './json';
+
 /** The line and the cursor (a literal: its hidden class outlives a full GC). */
 export interface TextReader {
   readonly text: string;
@@ -32,27 +34,40 @@ export function readFixed(r: TextReader, fixed: string): boolean {
   return true;
 }
 
+// The characters a JSON string may hold unescaped, up to its closing quote: anything but a quote,
+// a backslash or a control character (RFC 8259). Sticky: it matches at `lastIndex` only.
+const PLAIN_STRING_REST = /[^"\\\u0000-\u001f]*"/y;
+
 /**
- * A string whose opening quote is at the cursor and none of whose characters is a backslash (an
- * id, a model, a timestamp): its end found by a native search, the token checked by `JSON.parse`
- * (a raw control character is not JSON). The cursor then past the closing quote.
+ * True (the cursor then past its closing quote) when a string whose characters need no escape
+ * opens at the cursor (a line's uuid, a timestamp: a value checked, not kept): one sticky regular
+ * expression, not `JSON.parse` of the token (docs/performance.md, "Claude decoder", round six).
+ * False for a backslash or a raw control character before the closing quote, or no closing quote.
  */
-export function readPlainString(r: TextReader): string | undefined {
-  const text = r.text;
+export function skipPlainString(r: TextReader): boolean {
   const start = r.at;
-  if (text.charCodeAt(start) !== 34) return undefined;
-  const end = text.indexOf('"', start + 1) + 1;
-  if (end === 0) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(text.slice(start, end));
-  } catch {
-    return undefined;
-  }
-  // With an escape in it, the token may not end at the first quote found: the general path reads it.
-  if ((value as string).length !== end - start - 2) return undefined;
-  r.at = end;
-  return value as string;
+  if (r.text.charCodeAt(start) !== 34) return false;
+  PLAIN_STRING_REST.lastIndex = start + 1;
+  if (!PLAIN_STRING_REST.test(r.text)) return false;
+  r.at = PLAIN_STRING_REST.lastIndex;
+  return true;
+}
+
+/**
+ * A string whose characters need no escape (an id, a model), at the cursor (see
+ * {@link skipPlainString}); the cursor then past its closing quote. When it is `known` (the
+ * session or message id the last line said), `known` itself; otherwise a string of its own from
+ * `JSON.parse` of the token, not a slice of the line, which would keep the whole chunk's text
+ * alive as long as an event holds the value.
+ */
+export function readPlainString(r: TextReader, known?: string): string | undefined {
+  const start = r.at;
+  if (!skipPlainString(r)) return undefined;
+  const text = r.text;
+  const end = r.at;
+  if (known !== undefined && known.length === end - start - 2 && text.slice(start + 1, end - 1) === known)
+    return known;
+  return JSON.parse(text.slice(start, end)) as string;
 }
 
 /** `null` (as `undefined`) or a plain string (see {@link readPlainString}); `false` otherwise. */
@@ -112,4 +127,49 @@ export function readStringTo(r: TextReader, end: number): string | undefined {
   if (typeof value === 'string') return value;
   r.at = at;
   return undefined;
+}
+
+/**
+ * A string token at the cursor, whatever it holds (escapes, quotes, a text of many lines): the
+ * slice when nothing in it needs reading (one native scan to its closing quote), else the token
+ * found up to its first unescaped quote ({@link jsonTokenEnd}) and parsed alone. `undefined` (the
+ * cursor unmoved) when no string starts at the cursor or the token is not JSON (a raw control
+ * character, a bad escape). The cursor then past its closing quote.
+ */
+export function readString(r: TextReader): string | undefined {
+  const text = r.text;
+  const at = r.at;
+  if (text.charCodeAt(at) !== 34) return undefined;
+  const stop = plainRunEnd(text, at + 1);
+  if (text.charCodeAt(stop) === 34) {
+    r.at = stop + 1;
+    return text.slice(at + 1, stop);
+  }
+  // From its opening quote to its first unescaped one: a string token, or no JSON at all.
+  return readJsonTo(r, jsonTokenEnd(text, at)) as string | undefined;
+}
+
+/**
+ * The JSON value that starts at the cursor (a free-form value: a tool's arguments), found by
+ * {@link jsonTokenEnd} and parsed alone; `undefined` (the cursor unmoved) when none is there or
+ * it is not JSON. The cursor then past it.
+ */
+export function readJsonValue(r: TextReader): unknown {
+  return readJsonTo(r, jsonTokenEnd(r.text, r.at));
+}
+
+/**
+ * `value`, read before from the token `text[start, end)`, when the same token text is at the
+ * cursor again (a record that repeats a value: a session id, a tool's output and its metadata
+ * copy): one native compare instead of reading it again. The same characters are the same token,
+ * ending at the same place. `undefined` (the cursor unmoved) otherwise.
+ */
+export function readAgain<T>(r: TextReader, start: number, end: number, value: T): T | undefined {
+  const at = r.at;
+  const text = r.text;
+  const length = end - start;
+  if (text.charCodeAt(at + length - 1) !== text.charCodeAt(end - 1)) return undefined;
+  if (text.slice(at, at + length) !== text.slice(start, end)) return undefined;
+  r.at = at + length;
+  return value;
 }

@@ -1,7 +1,9 @@
-import { describe, expect, test } from 'vitest';
+import fc from 'fast-check';
+import { afterEach, describe, expect, test } from 'vitest';
 import type { Diagnostic } from '../src/diagnostics';
-import { LossReporter } from '../src/loss';
+import { checkLoss, KEYS_IN_PLACE, LossReporter, newLoss } from '../src/loss';
 import type { AgentEvent } from '../src/model';
+import { FUZZ_RUNS } from './runs';
 
 function reporter(): { loss: LossReporter; fields: () => (string | undefined)[] } {
   const seen: Diagnostic[] = [];
@@ -37,5 +39,57 @@ describe('LossReporter.check', () => {
     ]);
     loss.check({ type: 'tool.start', call: 'c', name: 'n', args: {} } as AgentEvent, ['call', 'name']);
     expect(fields()).toEqual(['tool.start.args']);
+  });
+});
+
+// checkLoss compares an event's keys with the last clean key list of its type in place (`for…in`)
+// before it takes `Object.keys` (docs/performance.md, "Amp writer, round six"). This property
+// holds the two equal on random runs of events: keys in any order, integer-like keys, keys unset,
+// inherited enumerable keys, carried lists that differ by identity only.
+describe('checkLoss: the in-place key compare against Object.keys', () => {
+  afterEach(() => {
+    KEYS_IN_PLACE.enabled = true;
+  });
+
+  const CARRIED = [['text'], ['text'], ['text', 'round'], []] as const;
+  const key = fc.constantFrom('text', 'round', 'session', 'lane', 'seq', '1', '0');
+  const value = fc.constantFrom<unknown>('a', 1, undefined, undefined, null);
+  const event = fc.record({
+    type: fc.constantFrom('text.delta', 'text.delta', 'text.delta', 'tool.start'),
+    keys: fc.array(fc.tuple(key, value), { maxLength: 5 }),
+    inherited: fc.array(fc.tuple(key, value), { maxLength: 2 }),
+    carried: fc.nat({ max: CARRIED.length - 1 }),
+    repeat: fc.nat({ max: 3 }),
+  });
+
+  type Step = typeof event extends fc.Arbitrary<infer T> ? T : never;
+
+  function run(steps: Step[], inPlace: boolean): string[] {
+    KEYS_IN_PLACE.enabled = inPlace;
+    const out: string[] = [];
+    const s = newLoss('amp', { report: (d) => out.push(`${d.field}|${d.message}`) });
+    for (const step of steps) {
+      const proto: Record<string, unknown> = {};
+      for (const [k, v] of step.inherited) proto[k] = v;
+      const e = Object.create(step.inherited.length > 0 ? proto : Object.prototype) as Record<
+        string,
+        unknown
+      >;
+      e.type = step.type;
+      for (const [k, v] of step.keys) e[k] = v;
+      for (let i = 0; i <= step.repeat; i++) checkLoss(s, e as unknown as AgentEvent, CARRIED[step.carried]!);
+      out.push(`count ${s.count}`);
+    }
+    KEYS_IN_PLACE.enabled = true;
+    return out;
+  }
+
+  test('the same reports, in the same order, with the same event numbers', () => {
+    fc.assert(
+      fc.property(fc.array(event, { maxLength: 25 }), (steps) => {
+        expect(run(steps, true)).toEqual(run(steps, false));
+      }),
+      { numRuns: FUZZ_RUNS * 5 },
+    );
   });
 });

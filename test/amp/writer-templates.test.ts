@@ -80,6 +80,8 @@ const event: fc.Arbitrary<AgentEvent> = fc
       'run.start',
       'run.end',
       'tool.output',
+      'user.message',
+      'run.start-input',
     ),
     fc.tuple(text, lane, format, fc.nat({ max: 3 })),
     fc.tuple(usage, stopReason, args, fc.constantFrom<unknown>('s-1', 's-1', 's"2', undefined)),
@@ -111,6 +113,10 @@ const event: fc.Arbitrary<AgentEvent> = fc
           return { type: 'run.start' };
         case 'run.end':
           return { type: 'run.end', status: 'completed', answer: t, usage: u };
+        case 'user.message':
+          return { type: 'user.message', text: t };
+        case 'run.start-input':
+          return { type: 'run.start', input: t };
         default:
           return { type: 'tool.output', call: 'c1', text: t };
       }
@@ -125,7 +131,17 @@ const event: fc.Arbitrary<AgentEvent> = fc
           ? { format: 'amp' }
           : {
               format: 'amp',
-              hints: { block: { type: line === 2 ? 'text' : 'tool_use', text: 'k', id: 'k', extra: 1 } },
+              hints: {
+                block:
+                  kind === 'tool.end' && line === 3
+                    ? {
+                        type: 'tool_result',
+                        tool_use_id: 'k',
+                        content: [{ type: 'text', text: 'k' }],
+                        extra: 1,
+                      }
+                    : { type: line === 2 ? 'text' : 'tool_use', text: 'k', id: 'k', extra: 1 },
+              },
             };
     else if (f !== undefined) e.provenance = { format: f, line, offset: line * 10 };
     return e as unknown as AgentEvent;
@@ -175,6 +191,27 @@ describe('Amp writer: the assistant-line template against the general path', () 
     const out = write(events(), true, true).text;
     expect(out).toBe(write(events(), false, true).text);
     expect(out).toContain('"output_tokens":"key output_tokens"');
+  });
+
+  test('a block with its own toJSON (which sees its index inside the record) takes the general path', () => {
+    const toJSON = (key: string) => ({ type: 'text', text: `key ${key}` });
+    const events = (): AgentEvent[] => [
+      { type: 'tool.end', call: 'c2', ok: false, text: 'x', session: 's' },
+      {
+        type: 'tool.end',
+        call: 'c1',
+        ok: true,
+        text: 'out',
+        session: 's',
+        provenance: { format: 'amp', hints: { block: { type: 'tool_result', toJSON } } },
+      } as unknown as AgentEvent,
+      { type: 'run.end', status: 'completed', session: 's' },
+    ];
+    const out = write(events(), true, true).text;
+    expect(out).toBe(write(events(), false, true).text);
+    expect(out).toContain(
+      '"content":[{"type":"tool_result","tool_use_id":"c2","content":"x","is_error":true},{"type":"text","text":"key 1"}]',
+    );
   });
 
   test('a pair split between two deltas, an escape, usage and a lane: spelled as JSON.stringify does', () => {

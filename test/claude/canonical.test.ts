@@ -289,12 +289,25 @@ const exchange = fc
     `{"type":"user","message":{"role":"user","content":[{"tool_use_id":${call},"type":"tool_result","content":${out}}]}${env.text},"tool_use_result":{"type":"text"}}`,
   ]);
 
+// A canonical line again, as it is or changed in one place: a line that repeats the last one's
+// ids, model, usage and envelope, and its near misses.
+const repeated = fc
+  .tuple(canonical, fc.option(edit, { nil: undefined }), fc.option(edit, { nil: undefined }))
+  .map(([l, e1, e2]) => [l, e1 === undefined ? l : e1(l), e2 === undefined ? l : e2(l)]);
+
 const stream = fc
   .tuple(
-    fc.array(fc.oneof({ weight: 4, arbitrary: line.map((x) => [x]) }, { weight: 1, arbitrary: exchange }), {
-      minLength: 1,
-      maxLength: 8,
-    }),
+    fc.array(
+      fc.oneof(
+        { weight: 4, arbitrary: line.map((x) => [x]) },
+        { weight: 1, arbitrary: exchange },
+        { weight: 2, arbitrary: repeated },
+      ),
+      {
+        minLength: 1,
+        maxLength: 8,
+      },
+    ),
     fc.boolean(),
   )
   .map(([groups, crlf]) => groups.flat().join(crlf ? '\r\n' : '\n') + (crlf ? '\r\n' : '\n'));

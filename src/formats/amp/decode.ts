@@ -2,16 +2,28 @@ import type { DecodeOptions, RecordDecoder } from '../../codec';
 import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
 import { num } from '../../guards';
 import {
+  DEPTH_PRECHECK_CHARS,
   isJsonObject,
   type JsonObject,
   mayHoldUnsafeNumber,
   parseObjectRecord,
   resolveMaxDepth,
   unsafeNumberMessage,
+  valueExceedsDepth,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance, RunStatus, Usage } from '../../model';
+import {
+  readDigits,
+  readFixed,
+  readJsonValue,
+  readString,
+  type TextReader,
+  textReader,
+} from '../../text-reader';
 import { addUsage } from '../../usage';
 import {
+  AMP_ASSISTANT_LINE_HEAD,
+  AMP_CANONICAL_TEXT,
   AMP_LEGACY_TYPES,
   AMP_SUCCESS,
   type AmpHints,
@@ -48,14 +60,12 @@ function lineUsage(u: JsonObject): Usage {
   const read = num(u.cache_read_input_tokens);
   const output = num(u.output_tokens);
   // All four given (what Amp writes): one literal, the same object the general path builds.
-  if (
-    AMP_WHOLE_EVENTS.enabled &&
-    input !== undefined &&
-    write !== undefined &&
-    read !== undefined &&
-    output !== undefined
-  )
-    return { input: input + write + read, output, cacheRead: read, cacheWrite: write };
+  if (AMP_WHOLE_EVENTS.enabled && input !== undefined && output !== undefined) {
+    if (write !== undefined && read !== undefined)
+      return { input: input + write + read, output, cacheRead: read, cacheWrite: write };
+    // Without the cache counts (what this codec's writer spells for a usage without them).
+    if (write === undefined && read === undefined) return { input: input + 0, output };
+  }
   const usage: Usage = {};
   if (input !== undefined || write !== undefined || read !== undefined)
     usage.input = (input ?? 0) + (write ?? 0) + (read ?? 0);
@@ -243,7 +253,10 @@ function pushToolEnd(d: Decoder, ctx: Line, t: ToolEnd, b: JsonObject): void {
 function readLine(d: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
   d.lastLine = line;
   d.lastOffset = offset;
-  const record = parseObjectRecord(text, line, offset, d.maxDepth, FORMAT, d.sink);
+  // A canonical line's record is within the depth bound (its reader measured what can nest).
+  const record =
+    (ampCanonicalLines.enabled ? readAmpCanonicalLine(text, d.maxDepth) : undefined) ??
+    parseObjectRecord(text, line, offset, d.maxDepth, FORMAT, d.sink);
   if (record === undefined) return;
   const ctx: Line = {
     record,
@@ -557,4 +570,178 @@ function result(d: Decoder, ctx: Line): string | undefined {
     ctx.out,
   );
   return undefined;
+}
+
+// ------------------------------------------------------------------------------------------
+// The canonical-line reader
+
+/**
+ * Test hook: `enabled: false` parses every line with `JSON.parse`, so that
+ * test/amp/canonical-lines.test.ts can hold the canonical-line reader equal to it.
+ */
+export const ampCanonicalLines: { enabled: boolean } = { enabled: true };
+
+// How deep a canonical record nests at least (record, message, content, block): a tool's input
+// is measured alone against what is left of the bound.
+const CANONICAL_DEPTH = 4;
+
+/**
+ * The record of an assistant or user line spelled as Amp writes it (wire.ts `AMP_CANONICAL_TEXT`:
+ * text, `tool_use` and `tool_result` blocks, the stop reason and the usage in their order), read
+ * without `JSON.parse` of the whole line: the fixed text compared in place, each string read
+ * alone (sliced when it holds nothing to unescape), the counts from their digits, a tool's input
+ * (free-form) parsed alone, the record built in literals (their hidden classes outlive a full GC;
+ * docs/performance.md, "Amp decoder, round six"). The same keys in the same order with the same
+ * values as `JSON.parse(text)`, within `maxDepth`, or `undefined` for any other spelling, which
+ * the caller parses: test/amp/canonical-lines.test.ts holds the two equal.
+ */
+export function readAmpCanonicalLine(text: string, maxDepth: number): JsonObject | undefined {
+  if (maxDepth < CANONICAL_DEPTH || text.charCodeAt(text.length - 1) !== 125) return undefined;
+  // `{"type":"` is nine characters: the type word's first letter tells the lines apart.
+  const c = text.charCodeAt(9);
+  if (c === 97) return readAssistantLine(textReader(text), maxDepth);
+  return c === 117 ? readUserLine(textReader(text), maxDepth) : undefined;
+}
+
+function readAssistantLine(r: TextReader, maxDepth: number): JsonObject | undefined {
+  const T = AMP_CANONICAL_TEXT;
+  if (!readFixed(r, AMP_ASSISTANT_LINE_HEAD)) return undefined;
+  const content = readBlocks(r, maxDepth);
+  if (content === undefined) return undefined;
+  let stop: string | undefined;
+  if (readFixed(r, T.stopReason)) {
+    stop = readString(r);
+    if (stop === undefined) return undefined;
+  }
+  let usage: JsonObject | undefined;
+  if (readFixed(r, T.usage)) {
+    usage = readUsage(r);
+    if (usage === undefined) return undefined;
+  }
+  const message =
+    stop === undefined
+      ? usage === undefined
+        ? { type: 'message', role: 'assistant', content }
+        : { type: 'message', role: 'assistant', content, usage }
+      : usage === undefined
+        ? { type: 'message', role: 'assistant', content, stop_reason: stop }
+        : { type: 'message', role: 'assistant', content, stop_reason: stop, usage };
+  const lane = readLane(r);
+  const session = lane === undefined ? undefined : readSession(r);
+  return session === undefined
+    ? undefined
+    : { type: 'assistant', message, parent_tool_use_id: lane, session_id: session };
+}
+
+function readUserLine(r: TextReader, maxDepth: number): JsonObject | undefined {
+  if (!readFixed(r, AMP_CANONICAL_TEXT.userHead)) return undefined;
+  const content = readBlocks(r, maxDepth);
+  const lane = content === undefined ? undefined : readLane(r);
+  const session = lane === undefined ? undefined : readSession(r);
+  return session === undefined
+    ? undefined
+    : { type: 'user', message: { role: 'user', content }, parent_tool_use_id: lane, session_id: session };
+}
+
+// `},"parent_tool_use_id":` then `null` or a string (the lane); `undefined` for anything else.
+function readLane(r: TextReader): string | null | undefined {
+  if (!readFixed(r, AMP_CANONICAL_TEXT.lane)) return undefined;
+  return readFixed(r, 'null') ? null : readString(r);
+}
+
+// `,"session_id":` then a string that ends the record, and the line.
+function readSession(r: TextReader): string | undefined {
+  if (!readFixed(r, AMP_CANONICAL_TEXT.session)) return undefined;
+  const session = readString(r);
+  return session !== undefined && r.at === r.text.length - 1 ? session : undefined;
+}
+
+// The content blocks after the list's `[`, up to and past its `]`.
+function readBlocks(r: TextReader, maxDepth: number): JsonObject[] | undefined {
+  const blocks: JsonObject[] = [];
+  if (readFixed(r, ']')) return blocks;
+  for (;;) {
+    const b = readBlock(r, maxDepth);
+    if (b === undefined) return undefined;
+    blocks.push(b);
+    if (readFixed(r, ']')) return blocks;
+    if (!readFixed(r, ',')) return undefined;
+  }
+}
+
+// `{"type":"t` starts every block read here: the letter after it tells text (`e`) from a tool's
+// call or result (`o`), and `tool_` is followed by `u` or `r`.
+const BLOCK_KIND_AT = 10;
+const TOOL_KIND_AT = 14;
+
+function readBlock(r: TextReader, maxDepth: number): JsonObject | undefined {
+  const T = AMP_CANONICAL_TEXT;
+  const at = r.at;
+  const text = r.text;
+  if (text.charCodeAt(at + BLOCK_KIND_AT) === 101) {
+    if (!readFixed(r, T.text)) return undefined;
+    const value = readString(r);
+    return value !== undefined && readFixed(r, '}') ? { type: 'text', text: value } : undefined;
+  }
+  const kind = text.charCodeAt(at + TOOL_KIND_AT);
+  if (kind === 117) {
+    if (!readFixed(r, T.toolUse)) return undefined;
+    const id = readString(r);
+    const name = id !== undefined && readFixed(r, T.name) ? readString(r) : undefined;
+    if (name === undefined || !readFixed(r, T.input)) return undefined;
+    const start = r.at;
+    const input = readJsonValue(r);
+    // A long input is left to the general path, which measures its text before parsing it.
+    if (input === undefined || r.at - start > DEPTH_PRECHECK_CHARS) return undefined;
+    if (valueExceedsDepth(input, maxDepth - CANONICAL_DEPTH) || !readFixed(r, '}')) return undefined;
+    return { type: 'tool_use', id, name, input };
+  }
+  if (kind !== 114 || !readFixed(r, T.toolResult)) return undefined;
+  const id = readString(r);
+  const content = id !== undefined && readFixed(r, T.content) ? readString(r) : undefined;
+  if (content === undefined) return undefined;
+  if (readFixed(r, '}')) return { type: 'tool_result', tool_use_id: id, content };
+  if (!readFixed(r, T.isError)) return undefined;
+  const isError = readFixed(r, 'true') ? true : readFixed(r, 'false') ? false : undefined;
+  return isError !== undefined && readFixed(r, '}')
+    ? { type: 'tool_result', tool_use_id: id, content, is_error: isError }
+    : undefined;
+}
+
+// The usage after `{"input_tokens":`: the two counts this codec's writer spells alone, or Amp's
+// four, with its `max_tokens` and `service_tier` or without, then the closing brace.
+function readUsage(r: TextReader): JsonObject | undefined {
+  const T = AMP_CANONICAL_TEXT;
+  const input = readDigits(r);
+  if (input === undefined) return undefined;
+  if (readFixed(r, T.output)) {
+    const output = readDigits(r);
+    return output !== undefined && readFixed(r, '}')
+      ? { input_tokens: input, output_tokens: output }
+      : undefined;
+  }
+  if (!readFixed(r, T.cacheWrite)) return undefined;
+  const write = readDigits(r);
+  const read = write !== undefined && readFixed(r, T.cacheRead) ? readDigits(r) : undefined;
+  const output = read !== undefined && readFixed(r, T.output) ? readDigits(r) : undefined;
+  if (output === undefined) return undefined;
+  if (readFixed(r, '}'))
+    return {
+      input_tokens: input,
+      cache_creation_input_tokens: write,
+      cache_read_input_tokens: read,
+      output_tokens: output,
+    };
+  const max = readFixed(r, T.maxTokens) ? readDigits(r) : undefined;
+  const tier = max !== undefined && readFixed(r, T.tier) ? readString(r) : undefined;
+  return tier !== undefined && readFixed(r, '}')
+    ? {
+        input_tokens: input,
+        cache_creation_input_tokens: write,
+        cache_read_input_tokens: read,
+        output_tokens: output,
+        max_tokens: max,
+        service_tier: tier,
+      }
+    : undefined;
 }

@@ -15,6 +15,7 @@ import {
   AMP_ASSISTANT_LINE_HEAD,
   AMP_SUCCESS,
   AMP_TEXT_BLOCK_HEAD,
+  AMP_USER_LINE_HEAD,
   type AmpHints,
   isMappedAssistantBlock,
   isMappedUserBlock,
@@ -150,11 +151,25 @@ function newWriter(options: AmpEncodeOptions, sink: DiagnosticSink): Writer {
  * from Amp come back byte for byte while their events are unchanged.
  */
 export function createAmpEncoder(options: AmpEncodeOptions, sink: DiagnosticSink): Encoder {
-  const w = newWriter(options, sink);
-  return {
-    write: (event) => writeEvent(w, event),
-    end: () => endWrite(w),
-  };
+  const encoder: AmpEncoder = { w: newWriter(options, sink), write: writeMethod, end: endMethod };
+  return encoder;
+}
+
+/**
+ * The encoder object: its state and the same two module functions for every encoder. A closure
+ * per encoder would be a new call target each time, and a caller's loop optimised around the last
+ * encoder's `write` is thrown away at the next one (docs/performance.md, "Amp writer, round six").
+ */
+interface AmpEncoder extends Encoder {
+  readonly w: Writer;
+}
+
+function writeMethod(this: AmpEncoder, event: AgentEvent): string {
+  return writeEvent(this.w, event);
+}
+
+function endMethod(this: AmpEncoder): string {
+  return endWrite(this.w);
 }
 
 function writeEvent(w: Writer, event: AgentEvent): string {
@@ -173,6 +188,8 @@ function writeEvent(w: Writer, event: AgentEvent): string {
   const line = own ? p.line : undefined;
   const head = own ? flushOther(w, line) : '';
   const text = dispatch(w, event, own, line, hints);
+  // Most events write nothing and flush nothing: no concatenation of empty strings then.
+  if (head === '' && w.before === '') return text;
   const out = head + w.before + text;
   w.before = '';
   return out;
@@ -308,7 +325,9 @@ function dispatch(
       // Amp has no record for them: a subagent's lines carry its lane as parent_tool_use_id.
       return text;
     default:
-      reportLoss(w.loss, event, event.type, `${FORMAT} has no record for ${event.type}`);
+      // Reported once: the words are put together only the first time.
+      if (!w.loss.seen.has(event.type))
+        reportLoss(w.loss, event, event.type, `${FORMAT} has no record for ${event.type}`);
       return text;
   }
 }
@@ -380,7 +399,8 @@ function flush(w: Writer): string {
  */
 function lane(w: Writer, event: AgentEvent, own: boolean): Slot {
   const slot = slotOf(w, event.lane);
-  if (own) return slot;
+  // One slot is this lane's own: there is no other lane to look at (and no iterator to make).
+  if (own || w.slots.size === 1) return slot;
   for (const other of w.slots.values()) {
     if (other === slot || (other.assistant === undefined && other.results === undefined)) continue;
     if (other.assistant !== undefined) other.early = true;
@@ -518,10 +538,11 @@ function assistantTemplate(w: Writer, a: Pending): string | undefined {
       const b = blocks[i] as JsonObject;
       if (i > 0) out += ',';
       const t = b.text;
-      // A joined block is a rope of its deltas: JSON.stringify reads a flat string faster.
+      // A joined block is a rope of its deltas, spelled alone (`JSON.stringify` flattens it once;
+      // `jsonString`'s escape test would flatten it first, and most prose has a line break).
       out +=
         typeof t === 'string' && w.joinable.has(b)
-          ? `${AMP_TEXT_BLOCK_HEAD}${jsonString(t)}}`
+          ? `${AMP_TEXT_BLOCK_HEAD}${JSON.stringify(t)}}`
           : JSON.stringify(b);
     }
   } catch {
@@ -547,13 +568,22 @@ function usageText(w: Writer, u: Usage): string {
   const input = count(u.input, 'usage.input');
   const output = count(u.output, 'usage.output');
   let text = '';
-  if (input !== undefined) text += `,"input_tokens":${JSON.stringify(input - (read ?? 0) - (write ?? 0))}`;
-  if (write !== undefined) text += `,"cache_creation_input_tokens":${JSON.stringify(write)}`;
-  if (read !== undefined) text += `,"cache_read_input_tokens":${JSON.stringify(read)}`;
-  if (output !== undefined) text += `,"output_tokens":${JSON.stringify(output)}`;
-  if (u.costUsd !== undefined)
-    reportLoss(w.loss, { type: 'usage', usage: u }, 'usage.costUsd', `${FORMAT} reports no cost`);
+  if (input !== undefined) text += `,"input_tokens":${numberText(input - (read ?? 0) - (write ?? 0))}`;
+  if (write !== undefined) text += `,"cache_creation_input_tokens":${numberText(write)}`;
+  if (read !== undefined) text += `,"cache_read_input_tokens":${numberText(read)}`;
+  if (output !== undefined) text += `,"output_tokens":${numberText(output)}`;
+  // Reported once: the event the report names is built only the first time.
+  if (u.costUsd !== undefined && !w.loss.seen.has(COST_FIELD))
+    reportLoss(w.loss, { type: 'usage', usage: u }, COST_FIELD, `${FORMAT} reports no cost`);
   return text === '' ? '{}' : `{${text.slice(1)}}`;
+}
+
+const COST_FIELD = 'usage.costUsd';
+
+// `JSON.stringify` of a number: its shortest decimal spelling (the one `String` gives), `null`
+// when it is not finite (a difference of two finite counts can overflow).
+function numberText(n: number): string {
+  return Number.isFinite(n) ? `${n}` : 'null';
 }
 
 // Usage whose counts are numbers (or absent): `usageText` spells each count alone, which is what
@@ -572,6 +602,10 @@ function flushResults(slot: Slot): string {
   const u = slot.results;
   if (u === undefined) return '';
   slot.results = undefined;
+  if (u.hints === undefined && AMP_TEMPLATES.enabled) {
+    const line = userTemplate(u);
+    if (line !== undefined) return line;
+  }
   const kept = isJsonObject(u.hints?.record?.message) ? (u.hints.record.message as JsonObject) : undefined;
   const message: JsonObject = kept === undefined ? { role: 'user' } : { ...kept };
   // A prompt written as a plain string stays one while it is one text block.
@@ -583,6 +617,40 @@ function flushResults(slot: Slot): string {
       ? mergeBlocks(kept.content, u.blocks, isMappedUserBlock)
       : u.blocks;
   return line(u, 'user', message);
+}
+
+/**
+ * The user line of tool results (or a prompt) built from the model (no kept record), spelled
+ * from its template (`AMP_USER_LINE_HEAD` in wire.ts) and `JSON.stringify` of each block alone:
+ * the bytes `JSON.stringify` of the whole record gives, without the record and message objects
+ * (test/amp/writer-templates.test.ts). Undefined when a field is of a type the template does not
+ * spell or a block is not spelled alone as inside the record: the general path writes the line
+ * then, or names the value that cannot be written.
+ */
+function userTemplate(u: Pending): string | undefined {
+  const session = u.session;
+  const laneId = u.lane;
+  if (typeof session !== 'string' || (laneId !== undefined && typeof laneId !== 'string')) return undefined;
+  let out = AMP_USER_LINE_HEAD;
+  const blocks = u.blocks;
+  for (let i = 0; i < blocks.length; i++) {
+    const b = blockText(blocks[i] as JsonObject);
+    if (b === undefined) return undefined;
+    out += i > 0 ? `,${b}` : b;
+  }
+  return `${out}]},"parent_tool_use_id":${laneId === undefined ? 'null' : jsonString(laneId)},"session_id":${jsonString(session)}}\n`;
+}
+
+// `JSON.stringify` of a content block alone, when that is how it is spelled inside the record:
+// not for a block with a `toJSON` of its own (inside the record it sees its index as the key;
+// without one, an object is always spelled), nor one that throws.
+function blockText(b: JsonObject): string | undefined {
+  if (b.toJSON !== undefined) return undefined;
+  try {
+    return JSON.stringify(b);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Writes a `user`/`assistant` line: the kept record with its message replaced. */

@@ -62,8 +62,40 @@ export const AMP_USAGE_KEYS: readonly string[] = [
  */
 export const AMP_ASSISTANT_LINE_HEAD =
   '{"type":"assistant","message":{"type":"message","role":"assistant","content":[';
+/**
+ * The user line built from the model, up to its content blocks (`AMP_MESSAGE_LINE_KEYS`, then
+ * `role` and `content`): the writer's template, spelled as `JSON.stringify` spells the record.
+ */
+export const AMP_USER_LINE_HEAD = '{"type":"user","message":{"role":"user","content":[';
 /** A text content block, up to its text (the writer's template). */
 export const AMP_TEXT_BLOCK_HEAD = '{"type":"text","text":';
+/**
+ * The fixed text of the lines the decoder reads without parsing them whole (its canonical-line
+ * reader, docs/performance.md "Amp decoder, round six"): assistant and user lines of text,
+ * `tool_use` and `tool_result` blocks, spelled as Amp and this codec's writer spell them
+ * (`AMP_MESSAGE_LINE_KEYS`, `AMP_ASSISTANT_MESSAGE_KEYS`, `AMP_USAGE_KEYS`,
+ * `AMP_TOOL_RESULT_KEYS`, no space). `head` is {@link AMP_ASSISTANT_LINE_HEAD}.
+ */
+export const AMP_CANONICAL_TEXT = {
+  userHead: '{"type":"user","message":{"role":"user","content":[',
+  text: AMP_TEXT_BLOCK_HEAD,
+  toolUse: '{"type":"tool_use","id":',
+  name: ',"name":',
+  input: ',"input":',
+  toolResult: '{"type":"tool_result","tool_use_id":',
+  content: ',"content":',
+  isError: ',"is_error":',
+  stopReason: ',"stop_reason":',
+  usage: ',"usage":{"input_tokens":',
+  cacheWrite: ',"cache_creation_input_tokens":',
+  cacheRead: ',"cache_read_input_tokens":',
+  output: ',"output_tokens":',
+  maxTokens: ',"max_tokens":',
+  tier: ',"service_tier":',
+  lane: '},"parent_tool_use_id":',
+  session: ',"session_id":',
+} as const;
+
 /** Key order of `result`. */
 export const AMP_RESULT_KEYS: readonly string[] = [
   'type',

@@ -20,6 +20,7 @@ import {
   readPlainOrNull,
   readPlainString,
   readStringTo,
+  skipPlainString,
   type TextReader,
   textReader,
 } from '../../text-reader';
@@ -620,9 +621,9 @@ function canonicalAssistant(
   out: AgentEvent[],
 ): boolean {
   const r = textReader(text);
-  const a = readAssistantBody(r, d.maxDepth);
+  const a = readAssistantBody(r, d.maxDepth, d.messages.get(''));
   if (a === undefined) return false;
-  const env = readEnvelope(r, true);
+  const env = readEnvelope(r, true, d.session);
   if (env === undefined || !readFixed(r, '}') || r.at !== text.length) return false;
   d.session = env.session;
   const ctx = canonicalContext(text, line, offset, out, env.lane);
@@ -642,12 +643,17 @@ function canonicalAssistant(
 }
 
 // `{"type":"assistant","message":{…}`: everything up to the message's closing brace.
-function readAssistantBody(r: TextReader, maxDepth: number): AssistantRead | undefined {
+// `main`: the main lane's open message, whose model and id the line most likely repeats.
+function readAssistantBody(
+  r: TextReader,
+  maxDepth: number,
+  main: MessageState | undefined,
+): AssistantRead | undefined {
   const T = CLAUDE_ASSISTANT_TEXT;
   if (!readFixed(r, T.head)) return undefined;
-  const model = readPlainString(r);
+  const model = readPlainString(r, main?.model);
   if (model === undefined || !readFixed(r, T.id)) return undefined;
-  const id = readPlainString(r);
+  const id = readPlainString(r, main?.id);
   if (id === undefined || !readFixed(r, T.content)) return undefined;
   const text = r.text;
   // The block ends at the first `}]` followed by a key: a value that holds one fails to parse.
@@ -714,14 +720,15 @@ function readUsage(r: TextReader): UsageRead | undefined {
   if (!readFixed(r, U.output)) return undefined;
   const output = readDigits(r);
   if (output === undefined) return undefined;
-  if (readFixed(r, U.tier) && readPlainString(r) === undefined) return undefined;
-  if (readFixed(r, U.geo) && readPlainString(r) === undefined) return undefined;
+  if (readFixed(r, U.tier) && !skipPlainString(r)) return undefined;
+  if (readFixed(r, U.geo) && !skipPlainString(r)) return undefined;
   if (!readFixed(r, '}')) return undefined;
   return { text: r.text.slice(start, r.at), fresh, cacheRead, cacheWrite, output };
 }
 
-// `,"parent_tool_use_id":…,"session_id":"…","uuid":"…"` and the optional ids after them.
-function readEnvelope(r: TextReader, request: boolean): EnvelopeRead | undefined {
+// `,"parent_tool_use_id":…,"session_id":"…","uuid":"…"` and the optional ids after them (`known`:
+// the session the last line said).
+function readEnvelope(r: TextReader, request: boolean, known: string | undefined): EnvelopeRead | undefined {
   const E = CLAUDE_ENVELOPE_TEXT;
   let lane: string | undefined;
   if (readFixed(r, E.lane)) {
@@ -730,10 +737,10 @@ function readEnvelope(r: TextReader, request: boolean): EnvelopeRead | undefined
     lane = value;
   }
   if (!readFixed(r, E.session)) return undefined;
-  const session = readPlainString(r);
-  if (session === undefined || !readFixed(r, E.uuid) || readPlainString(r) === undefined) return undefined;
-  if (readFixed(r, E.timestamp) && readPlainString(r) === undefined) return undefined;
-  if (request && readFixed(r, E.request) && readPlainString(r) === undefined) return undefined;
+  const session = readPlainString(r, known);
+  if (session === undefined || !readFixed(r, E.uuid) || !skipPlainString(r)) return undefined;
+  if (readFixed(r, E.timestamp) && !skipPlainString(r)) return undefined;
+  if (request && readFixed(r, E.request) && !skipPlainString(r)) return undefined;
   return { lane, session };
 }
 
@@ -776,7 +783,7 @@ function canonicalUser(
   const content = readStringTo(r, end);
   if (content === undefined) return false;
   r.at = close + U.close.length;
-  const env = readEnvelope(r, false);
+  const env = readEnvelope(r, false, d.session);
   if (env === undefined || !readFixed(r, U.result) || text.charCodeAt(text.length - 1) !== 125) return false;
   const from = r.at;
   const result = readJsonTo(r, text.length - 1);
@@ -804,9 +811,8 @@ function canonicalThinkingTokens(
   if (tokens === undefined || !readFixed(r, T.delta)) return false;
   const delta = readDigits(r);
   if (delta === undefined || !readFixed(r, CLAUDE_ENVELOPE_TEXT.session)) return false;
-  const session = readPlainString(r);
-  if (session === undefined || !readFixed(r, CLAUDE_ENVELOPE_TEXT.uuid) || readPlainString(r) === undefined)
-    return false;
+  const session = readPlainString(r, d.session);
+  if (session === undefined || !readFixed(r, CLAUDE_ENVELOPE_TEXT.uuid) || !skipPlainString(r)) return false;
   if (!readFixed(r, '}') || r.at !== text.length) return false;
   d.session = session;
   const ctx = canonicalContext(text, line, offset, out, undefined);

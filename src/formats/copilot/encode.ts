@@ -107,6 +107,10 @@ interface Writer {
   // The clock's or an event's ms of the last record written from the model, and it quoted.
   lastMs: number;
   lastMsQuoted: string;
+  // The message id the last delta written from a template named, and it quoted (a message's
+  // deltas come in a row).
+  lastMessage: string | undefined;
+  lastMessageQuoted: string;
   // Whether the frequent records built from the model are written from templates, and the
   // envelope's pieces known to need no escaping are quoted as they are (the property test turns
   // it off to hold both equal to `JSON.stringify`).
@@ -140,6 +144,8 @@ function newWriter(options: CopilotEncodeOptions, sink: DiagnosticSink, template
     lastTimeQuoted: '""',
     lastMs: Number.NaN,
     lastMsQuoted: '""',
+    lastMessage: undefined,
+    lastMessageQuoted: '""',
     templates,
     wroteAny: false,
     lastType: undefined,
@@ -169,11 +175,29 @@ export function createCopilotEncoder(
   sink: DiagnosticSink,
   templates = true,
 ): Encoder {
-  const w = newWriter(options, sink, templates);
-  return {
-    write: (event) => writeEvent(w, event),
-    end: () => endWrite(w),
+  const encoder: CopilotEncoderObject = {
+    w: newWriter(options, sink, templates),
+    write: writeMethod,
+    end: endMethod,
   };
+  return encoder;
+}
+
+/**
+ * The encoder object: its state and the same two module functions for every encoder. A closure
+ * per encoder would be a new call target each time, and a caller's loop optimised around the last
+ * encoder's `write` is thrown away at the next one (docs/performance.md, "Copilot writer, round six").
+ */
+interface CopilotEncoderObject extends Encoder {
+  readonly w: Writer;
+}
+
+function writeMethod(this: CopilotEncoderObject, event: AgentEvent): string {
+  return writeEvent(this.w, event);
+}
+
+function endMethod(this: CopilotEncoderObject): string {
+  return endWrite(this.w);
 }
 
 /** {@link createCopilotEncoder} as a class (the writer-template test builds it). */
@@ -265,7 +289,7 @@ function recordOf(w: Writer, event: AgentEvent): string {
       addText(w, id, event.text);
       if (tpl === undefined && w.templates && typeof event.text === 'string' && typeof id === 'string') {
         // Most records of a stream: `JSON.stringify` of `{messageId, deltaContent}`, spelled out.
-        const dataText = `{"messageId":${jsonString(id)},"deltaContent":${jsonString(event.text)}}`;
+        const dataText = `{"messageId":${quotedMessage(w, id)},"deltaContent":${jsonString(event.text)}}`;
         return text + head + emit(w, { type: 'assistant.message_delta', data: EMPTY, dataText, event });
       }
       const data = dataWith(tpl, [
@@ -373,6 +397,15 @@ function endWrite(w: Writer): string {
   const held = w.held;
   w.held = undefined;
   return held === undefined ? '' : recordOf(w, held);
+}
+
+// A message's deltas share its id: quoted once.
+function quotedMessage(w: Writer, id: string): string {
+  if (id !== w.lastMessage) {
+    w.lastMessage = id;
+    w.lastMessageQuoted = jsonString(id);
+  }
+  return w.lastMessageQuoted;
 }
 
 // Events of a burst share their timestamp: quoted once.

@@ -3,6 +3,7 @@ import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagno
 import { type LineEnds, lineEndAt } from '../../framing/line-ends';
 import { str } from '../../guards';
 import {
+  DEPTH_PRECHECK_CHARS,
   isJsonObject,
   type JsonObject,
   mayHoldUnsafeNumber,
@@ -11,11 +12,22 @@ import {
   refuseDeepText,
   resolveMaxDepth,
   unsafeNumberMessage,
+  valueExceedsDepth,
 } from '../../json';
 import { copyJson } from '../../kept';
 import type { AgentEvent, AgentEventOf, Provenance, RunStatus, Usage } from '../../model';
 import {
+  readAgain,
+  readDigits,
+  readFixed,
+  readJsonValue,
+  readString,
+  type TextReader,
+  textReader,
+} from '../../text-reader';
+import {
   isOpencodeRecordType,
+  OPENCODE_CANONICAL_TEXT,
   OPENCODE_STOP_REASON,
   type OpencodeHints,
   type OpencodeRecordType,
@@ -150,9 +162,15 @@ function readLine(
   out: AgentEvent[],
   bytes: number | undefined,
 ): void {
-  const value = parseRecordText(text, line, offset, d.maxDepth, FORMAT, d.sink);
-  if (value === NOT_PARSED) return;
-  if (refuseDeepText(text, line, offset, d.maxDepth, FORMAT, d.sink)) return;
+  // A canonical line's record is within the depth bound (its reader measured what can nest).
+  let value: unknown = opencodeCanonicalLines.enabled
+    ? readOpencodeCanonicalLine(text, d.maxDepth)
+    : undefined;
+  if (value === undefined) {
+    value = parseRecordText(text, line, offset, d.maxDepth, FORMAT, d.sink);
+    if (value === NOT_PARSED) return;
+    if (refuseDeepText(text, line, offset, d.maxDepth, FORMAT, d.sink)) return;
+  }
   const eol = d.ends === undefined ? undefined : lineEndAt(d.ends, offset, bytes ?? text.length);
   const hints: OpencodeHints =
     eol !== undefined && eol !== '\n' ? { raw: text, record: value, eol } : { raw: text, record: value };
@@ -645,4 +663,208 @@ function errorMessage(error: unknown): string {
   }
   if (typeof error === 'string') return error;
   return JSON.stringify(error) ?? 'error';
+}
+
+// ------------------------------------------------------------------------------------------
+// The canonical-line reader
+
+/**
+ * Test hook: `enabled: false` parses every line with `JSON.parse`, so that
+ * test/opencode/canonical-lines.test.ts can hold the canonical-line reader equal to it.
+ */
+export const opencodeCanonicalLines: { enabled: boolean } = { enabled: true };
+
+// How deep a canonical record nests at least (record, part, state or tokens, time or cache): a
+// tool's input and metadata are measured alone against what is left of the bound.
+const CANONICAL_DEPTH = 4;
+const STATE_DEPTH = 3;
+
+/** The envelope and the part's ids, read in order: what every canonical line begins with. */
+interface Head {
+  type: string;
+  timestamp: number;
+  session: string;
+  id: string;
+  message: string;
+}
+
+/**
+ * The record of a `step_start`, `text`, `tool_use` (completed or failed) or `step_finish` line
+ * spelled as OpenCode writes it (wire.ts `OPENCODE_CANONICAL_TEXT`), read without `JSON.parse` of
+ * the whole line: the fixed text compared in place, each string read alone (sliced when it holds
+ * nothing to unescape; a value the line repeats, the session id or a tool's output in its
+ * metadata, compared as text with the first), the integers from their digits, the cost and a
+ * tool's input and metadata (free-form) parsed alone, the record built in literals (their hidden
+ * classes outlive a full GC; docs/performance.md, "OpenCode decoder, round six"). The same keys in
+ * the same order with the same values as `JSON.parse(text)`, within `maxDepth`, or `undefined` for
+ * any other spelling, which the caller parses: test/opencode/canonical-lines.test.ts holds the two
+ * equal.
+ */
+export function readOpencodeCanonicalLine(text: string, maxDepth: number): JsonObject | undefined {
+  if (maxDepth < CANONICAL_DEPTH || text.charCodeAt(text.length - 1) !== 125) return undefined;
+  const r = textReader(text);
+  const head = readHead(r);
+  if (head === undefined) return undefined;
+  const T = OPENCODE_CANONICAL_TEXT;
+  let part: JsonObject | undefined;
+  switch (head.type) {
+    case 'step_start': {
+      const snapshot = readFixed(r, T.stepStart) ? readString(r) : undefined;
+      if (snapshot !== undefined && readFixed(r, '}'))
+        part = {
+          id: head.id,
+          sessionID: head.session,
+          messageID: head.message,
+          type: 'step-start',
+          snapshot,
+        };
+      break;
+    }
+    case 'text':
+      part = readTextPart(r, head);
+      break;
+    case 'tool_use':
+      part = readToolPart(r, head, maxDepth);
+      break;
+    case 'step_finish':
+      part = readFinishPart(r, head);
+      break;
+  }
+  return part !== undefined && r.at === text.length - 1
+    ? { type: head.type, timestamp: head.timestamp, sessionID: head.session, part }
+    : undefined;
+}
+
+// `{"type":"…","timestamp":N,"sessionID":"…","part":{"id":"…","sessionID":"…","messageID":"…","type":"`.
+function readHead(r: TextReader): Head | undefined {
+  const T = OPENCODE_CANONICAL_TEXT;
+  if (!readFixed(r, T.head)) return undefined;
+  const typeEnd = r.text.indexOf(T.timestamp, r.at);
+  if (typeEnd === -1) return undefined;
+  r.at--;
+  const type = readString(r);
+  if (type === undefined || r.at !== typeEnd + 1) return undefined;
+  r.at = typeEnd + T.timestamp.length;
+  const timestamp = readDigits(r);
+  if (timestamp === undefined || !readFixed(r, T.session)) return undefined;
+  const sessionAt = r.at;
+  const session = readString(r);
+  if (session === undefined || !readFixed(r, T.part)) return undefined;
+  const sessionEnd = r.at - T.part.length;
+  const id = readString(r);
+  if (id === undefined || !readFixed(r, T.partSession)) return undefined;
+  // The part's session is the record's, spelled again: compared as text.
+  if (readAgain(r, sessionAt, sessionEnd, session) === undefined || !readFixed(r, T.message))
+    return undefined;
+  const message = readString(r);
+  if (message === undefined || !readFixed(r, T.partType)) return undefined;
+  return { type, timestamp, session, id, message };
+}
+
+// `{"start":N,"end":N}` after its `,"time":{"start":`, and the part's closing brace.
+function readTime(r: TextReader): JsonObject | undefined {
+  const start = readDigits(r);
+  const end = start !== undefined && readFixed(r, OPENCODE_CANONICAL_TEXT.end) ? readDigits(r) : undefined;
+  return end !== undefined && readFixed(r, '}') ? { start, end } : undefined;
+}
+
+function readTextPart(r: TextReader, head: Head): JsonObject | undefined {
+  const T = OPENCODE_CANONICAL_TEXT;
+  const text = readFixed(r, T.text) ? readString(r) : undefined;
+  const time = text !== undefined && readFixed(r, T.time) ? readTime(r) : undefined;
+  return time !== undefined && readFixed(r, '}')
+    ? { id: head.id, sessionID: head.session, messageID: head.message, type: 'text', text, time }
+    : undefined;
+}
+
+function readFinishPart(r: TextReader, head: Head): JsonObject | undefined {
+  const T = OPENCODE_CANONICAL_TEXT;
+  const reason = readFixed(r, T.stepFinish) ? readString(r) : undefined;
+  const snapshot = reason !== undefined && readFixed(r, T.snapshot) ? readString(r) : undefined;
+  if (snapshot === undefined || !readFixed(r, T.cost)) return undefined;
+  const cost = readJsonValue(r);
+  if (typeof cost !== 'number' || !readFixed(r, T.tokens)) return undefined;
+  const input = readDigits(r);
+  const output = input !== undefined && readFixed(r, T.output) ? readDigits(r) : undefined;
+  const reasoning = output !== undefined && readFixed(r, T.reasoning) ? readDigits(r) : undefined;
+  const read = reasoning !== undefined && readFixed(r, T.cache) ? readDigits(r) : undefined;
+  const write = read !== undefined && readFixed(r, T.write) ? readDigits(r) : undefined;
+  if (write === undefined || !readFixed(r, '}}}')) return undefined;
+  return {
+    id: head.id,
+    sessionID: head.session,
+    messageID: head.message,
+    type: 'step-finish',
+    reason,
+    snapshot,
+    cost,
+    tokens: { input, output, reasoning, cache: { read, write } },
+  };
+}
+
+function readToolPart(r: TextReader, head: Head, maxDepth: number): JsonObject | undefined {
+  const T = OPENCODE_CANONICAL_TEXT;
+  const call = readFixed(r, T.tool) ? readString(r) : undefined;
+  const tool = call !== undefined && readFixed(r, T.toolName) ? readString(r) : undefined;
+  if (tool === undefined) return undefined;
+  const completed = readFixed(r, T.completed);
+  if (!completed && !readFixed(r, T.failed)) return undefined;
+  const input = readFree(r, maxDepth);
+  if (input === undefined) return undefined;
+  let state: JsonObject;
+  if (completed) {
+    if (!readFixed(r, T.output)) return undefined;
+    const outputAt = r.at;
+    const output = readString(r);
+    const outputEnd = r.at;
+    const title = output !== undefined && readFixed(r, T.title) ? readString(r) : undefined;
+    if (title === undefined || !readFixed(r, T.metadata)) return undefined;
+    const metadata = readMetadata(r, outputAt, outputEnd, output as string) ?? readFree(r, maxDepth);
+    const time = metadata !== undefined && readFixed(r, T.time) ? readTime(r) : undefined;
+    if (time === undefined) return undefined;
+    state = { status: 'completed', input, output, title, metadata, time };
+  } else {
+    const error = readFixed(r, T.error) ? (readString(r) ?? readFree(r, maxDepth)) : undefined;
+    const time = error !== undefined && readFixed(r, T.time) ? readTime(r) : undefined;
+    if (time === undefined) return undefined;
+    state = { status: 'error', input, error, time };
+  }
+  return readFixed(r, '}}')
+    ? {
+        id: head.id,
+        sessionID: head.session,
+        messageID: head.message,
+        type: 'tool',
+        callID: call,
+        tool,
+        state,
+      }
+    : undefined;
+}
+
+// A free-form value of a tool's state (its input, its metadata): parsed alone, within what is
+// left of the bound. A long one is left to the general path, which measures its text first.
+function readFree(r: TextReader, maxDepth: number): unknown {
+  const start = r.at;
+  const value = readJsonValue(r);
+  if (value === undefined || r.at - start > DEPTH_PRECHECK_CHARS) return undefined;
+  return valueExceedsDepth(value, maxDepth - STATE_DEPTH) ? undefined : value;
+}
+
+// The shell tool's metadata, `{"output":…,"exit":N,"description":…}`, its output the state's
+// (`text[outputAt, outputEnd)`, compared as text); undefined (the reader unmoved) otherwise.
+function readMetadata(
+  r: TextReader,
+  outputAt: number,
+  outputEnd: number,
+  output: string,
+): JsonObject | undefined {
+  const T = OPENCODE_CANONICAL_TEXT;
+  const at = r.at;
+  const same = readFixed(r, T.metadataOutput) && readAgain(r, outputAt, outputEnd, output) !== undefined;
+  const exit = same && readFixed(r, T.exit) ? readDigits(r) : undefined;
+  const description = exit !== undefined && readFixed(r, T.description) ? readString(r) : undefined;
+  if (description !== undefined && readFixed(r, '}')) return { output, exit, description };
+  r.at = at;
+  return undefined;
 }

@@ -34,6 +34,44 @@ export function isOpencodeRecordType(type: unknown): type is OpencodeRecordType 
  */
 export const OPENCODE_MAX_LINE_BYTES: number = 16 * 1024 * 1024;
 
+/**
+ * The fixed text of the lines the decoder reads without parsing them whole (its canonical-line
+ * reader, docs/performance.md "OpenCode decoder, round six"): `step_start`, `text`, `tool_use`
+ * (completed or failed) and `step_finish` lines as `emit` spells them, the envelope's keys
+ * first, then the part's (no space).
+ */
+export const OPENCODE_CANONICAL_TEXT = {
+  head: '{"type":"',
+  timestamp: '","timestamp":',
+  session: ',"sessionID":',
+  part: ',"part":{"id":',
+  partSession: ',"sessionID":',
+  message: ',"messageID":',
+  partType: ',"type":"',
+  stepStart: 'step-start","snapshot":',
+  text: 'text","text":',
+  time: ',"time":{"start":',
+  end: ',"end":',
+  stepFinish: 'step-finish","reason":',
+  snapshot: ',"snapshot":',
+  cost: ',"cost":',
+  tokens: ',"tokens":{"input":',
+  output: ',"output":',
+  reasoning: ',"reasoning":',
+  cache: ',"cache":{"read":',
+  write: ',"write":',
+  tool: 'tool","callID":',
+  toolName: ',"tool":',
+  completed: ',"state":{"status":"completed","input":',
+  failed: ',"state":{"status":"error","input":',
+  title: ',"title":',
+  metadata: ',"metadata":',
+  metadataOutput: '{"output":',
+  exit: ',"exit":',
+  description: ',"description":',
+  error: ',"error":',
+} as const;
+
 /** The part `type` each record type carries (`step_start` → `step-start`, …). */
 export const OPENCODE_PART_TYPE: Readonly<Record<string, string>> = {
   step_start: 'step-start',

@@ -1,0 +1,119 @@
+import fc from 'fast-check';
+
+// What the canonical-line reader properties of the CLI agents share (test/<format>/
+// canonical-lines.test.ts): the near misses of a line as its agent writes it, and the equality
+// a reader's record is held to against `JSON.parse` of the line.
+
+type Rec = Record<string, unknown>;
+
+/** How a line is spelled: as written, or a near miss of that (`at` and `c` pick where and what). */
+export interface Spelling {
+  kind: string;
+  at: number;
+  c: string;
+}
+
+/** Mostly as written, else one of the near misses {@link spell} knows. */
+export const spelling: fc.Arbitrary<Spelling> = fc.oneof(
+  { arbitrary: fc.constant({ kind: 'as written', at: 0, c: '' }), weight: 6 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constantFrom(
+        'u-escape',
+        'keys reversed',
+        'inner keys reversed',
+        'extra key',
+        'inner extra key',
+        'space',
+        'number .0',
+        'number e0',
+        'number leading zero',
+        'number minus',
+        'number 17 digits',
+        'crlf',
+        'trailing',
+        'cut',
+        'inserted',
+        'removed',
+        'replaced',
+      ),
+      at: fc.nat(),
+      c: fc.constantFrom('"', '\\', '}', ']', '{', '[', ',', ':', 'x', '0', ' ', '\u0001', '\n', 'é'),
+    }),
+    weight: 5,
+  },
+);
+
+/**
+ * The line of `r` spelled `how`: `JSON.stringify` of it, or a near miss (keys moved at the top or
+ * in the object under `inner`, an extra key, a space, `\u` escapes of `§` and `S`, the first
+ * number after `number` spelled otherwise, CRLF, text after the end, cut short, a character inserted, removed or
+ * replaced).
+ */
+export function spell(r: Rec, how: Spelling, inner: string, number: RegExp): string {
+  const line = JSON.stringify(r);
+  const i = how.at % (line.length + 1);
+  const o = r[inner] as Rec;
+  switch (how.kind) {
+    case 'u-escape':
+      return line.replaceAll('§', '\\u00a7').replaceAll('S', '\\u0053');
+    case 'keys reversed':
+      return JSON.stringify(Object.fromEntries(Object.entries(r).reverse()));
+    case 'inner keys reversed':
+      return JSON.stringify({ ...r, [inner]: Object.fromEntries(Object.entries(o).reverse()) });
+    case 'extra key':
+      return JSON.stringify({ ...r, extra: 1 });
+    case 'inner extra key':
+      return JSON.stringify({ ...r, [inner]: { ...o, model: 'm' } });
+    case 'space':
+      return `${line.slice(0, i)} ${line.slice(i)}`;
+    case 'number .0':
+      return line.replace(number, '$1$2.0');
+    case 'number e0':
+      return line.replace(number, '$1$2e0');
+    case 'number leading zero':
+      return line.replace(number, '$10$2');
+    case 'number minus':
+      return line.replace(number, '$1-$2');
+    case 'number 17 digits':
+      // A digit-by-digit sum rounds these digits otherwise than JSON.parse.
+      return line.replace(number, '$171481791153682067');
+    case 'crlf':
+      return `${line}\r`;
+    case 'trailing':
+      // Still ending with a brace, as every canonical line does.
+      return `${line}${how.c}}`;
+    case 'cut':
+      return line.slice(0, i);
+    case 'inserted':
+      return `${line.slice(0, i)}${how.c}${line.slice(i)}`;
+    case 'removed':
+      return `${line.slice(0, i)}${line.slice(i + 1)}`;
+    case 'replaced':
+      return `${line.slice(0, i)}${how.c}${line.slice(i + 1)}`;
+    default:
+      return line;
+  }
+}
+
+/** `a` and `b` the same JSON value: the same keys in the same order, leaves `Object.is` equal. */
+export function same(a: unknown, b: unknown): boolean {
+  if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null) return Object.is(a, b);
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  return (
+    ka.length === kb.length &&
+    ka.every((k, i) => k === kb[i] && same((a as Rec)[k], (b as Rec)[k])) &&
+    Object.getPrototypeOf(a) === Object.getPrototypeOf(b)
+  );
+}
+
+/** `JSON.parse(text)`, or `undefined` when it is no JSON. */
+export function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,226 @@
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import type { Diagnostic } from '../../src/diagnostics';
+import { opencodeCanonicalLines, readOpencodeCanonicalLine } from '../../src/formats/opencode/decode';
+import { opencode } from '../../src/index';
+import { valueExceedsDepth } from '../../src/json';
+import type { AgentEvent } from '../../src/model';
+import { parsed, same, spell, spelling } from '../canonical-lines';
+import { text as anyText } from '../kept-suite';
+import { FUZZ_RUNS } from '../runs';
+import { expectSamePaths, type WholeEventsCase } from '../whole-events';
+
+// The OpenCode decoder's canonical-line reader (src/formats/opencode/decode.ts
+// `readOpencodeCanonicalLine`) held equal to `JSON.parse`: on the `step_start`, `text`,
+// `tool_use` and `step_finish` lines OpenCode writes and on near misses of them (keys moved,
+// extra keys, spaces, numbers spelled otherwise, `\u` escapes, raw control characters, CRLF, a
+// character inserted, removed or replaced anywhere, the part's session or the metadata's output
+// not the repeat of the first, inputs nested near the depth bound), the record it reads, when it
+// reads one, is the one `JSON.parse` gives, within the bound; and the decoder gives the same
+// events, diagnostics and written bytes with the reader on or off, in any chunking.
+
+type Rec = Record<string, unknown>;
+
+const SESSION = 'ses_03YHwpseyJf9LwcmixiYfSb89i';
+
+const text = fc.oneof(
+  anyText,
+  fc.constantFrom('', 'say "hi"', 'a\\b', '§', 'x\u0001y', '","title":"', '"},"time":{"start":1,"end":2}}}}'),
+);
+function mostly<T>(usual: fc.Arbitrary<T>, odd: fc.Arbitrary<T>): fc.Arbitrary<T> {
+  return fc.oneof({ arbitrary: usual, weight: 4 }, { arbitrary: odd, weight: 1 });
+}
+const session = mostly(fc.constant(SESSION), fc.constantFrom('S', 'ses_child', 'a"b', '§'));
+const id = mostly(fc.constantFrom('prt_1', 'msg_1'), text);
+const int = mostly(
+  fc.integer({ min: 1767036059000, max: 1767036069000 }),
+  fc.constantFrom(0, 1.5, -3, 1e21, 2 ** 53 + 2),
+);
+const cost = mostly(
+  fc.double({ min: 0, max: 1, noNaN: true }),
+  fc.constantFrom<unknown>(0, -0.5, '0.1', null),
+);
+const depth = mostly(fc.constant(64), fc.integer({ min: 0, max: 9 }));
+
+const nested = fc.nat({ max: 8 }).map((n) => {
+  let v: unknown = 1;
+  for (let i = 0; i < n; i++) v = i % 2 === 0 ? [v] : { v };
+  return v;
+});
+const input = fc.oneof(
+  fc.record({ command: text, description: text }),
+  fc.record({ command: text, deep: nested }),
+  fc.constantFrom<unknown>('x', null, []),
+);
+
+function withPart(type: string, part: fc.Arbitrary<Rec>): fc.Arbitrary<Rec> {
+  return fc
+    .record({
+      timestamp: int,
+      sessionID: session,
+      id,
+      partSession: mostly(fc.constant(SESSION), session),
+      messageID: id,
+      part,
+    })
+    .map(({ timestamp, sessionID, id, partSession, messageID, part }) => ({
+      type,
+      timestamp,
+      sessionID,
+      part: { id, sessionID: partSession, messageID, ...part },
+    }));
+}
+
+const time = fc.record({ start: int, end: int });
+const record: fc.Arbitrary<Rec> = fc.oneof(
+  withPart('step_start', fc.record({ type: fc.constant('step-start'), snapshot: text })),
+  withPart('text', fc.record({ type: fc.constant('text'), text, time })),
+  withPart(
+    'tool_use',
+    fc
+      .record({
+        callID: id,
+        tool: mostly(fc.constant('bash'), text),
+        input,
+        output: text,
+        title: text,
+        exit: int,
+        description: text,
+        time,
+        same: fc.boolean(),
+        deep: nested,
+      })
+      .map(({ callID, tool, input, output, title, exit, description, time, same, deep }) => ({
+        type: 'tool',
+        callID,
+        tool,
+        state: {
+          status: 'completed',
+          input,
+          output,
+          title,
+          metadata: same ? { output, exit, description } : { output: `${output}!`, exit, deep },
+          time,
+        },
+      })),
+  ),
+  withPart(
+    'tool_use',
+    fc
+      .record({
+        callID: id,
+        tool: fc.constant('bash'),
+        state: fc.record({ status: fc.constant('error'), input, error: mostly(text, nested), time }),
+      })
+      .map((p) => ({ type: 'tool', ...p })),
+  ),
+  withPart(
+    'step_finish',
+    fc
+      .record({
+        reason: mostly(fc.constantFrom('stop', 'tool-calls'), text),
+        snapshot: text,
+        cost,
+        input: int,
+        output: int,
+        reasoning: int,
+        read: int,
+        write: int,
+      })
+      .map(({ reason, snapshot, cost, input, output, reasoning, read, write }) => ({
+        type: 'step-finish',
+        reason,
+        snapshot,
+        cost,
+        tokens: { input, output, reasoning, cache: { read, write } },
+      })),
+  ),
+);
+
+const line = fc
+  .tuple(record, spelling)
+  .map(([r, how]) => spell(r, how, 'part', /("(?:timestamp|input|start|read)":)(\d+)/));
+
+const CASE: WholeEventsCase = {
+  codec: opencode,
+  whole: opencodeCanonicalLines,
+  write: (events) => opencode.stringify(events),
+};
+
+function decode(
+  input: string,
+  maxDepth: number,
+  canonical: boolean,
+): { json: string; diagnostics: Diagnostic[] } {
+  opencodeCanonicalLines.enabled = canonical;
+  try {
+    const diagnostics: Diagnostic[] = [];
+    const d = opencode.createDecoder({ maxDepth, onDiagnostic: (x) => diagnostics.push(x) });
+    const events: AgentEvent[] = [...d.push(Buffer.from(input)), ...d.end()];
+    return { json: JSON.stringify(events), diagnostics };
+  } finally {
+    opencodeCanonicalLines.enabled = true;
+  }
+}
+
+describe('OpenCode decoder: the canonical-line reader beside JSON.parse', () => {
+  test('reads, when it reads a line, the record JSON.parse gives, within the depth bound', () => {
+    fc.assert(
+      fc.property(line, depth, (text, maxDepth) => {
+        const got = readOpencodeCanonicalLine(text, maxDepth);
+        if (got === undefined) return;
+        const want = parsed(text);
+        expect(same(got, want)).toBe(true);
+        expect(valueExceedsDepth(want, maxDepth)).toBe(false);
+      }),
+      { numRuns: FUZZ_RUNS * 25 },
+    );
+  });
+
+  test('gives the same events, diagnostics and written bytes as JSON.parse, in any chunking', () => {
+    fc.assert(
+      fc.property(
+        fc.array(line, { minLength: 1, maxLength: 10 }),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        (lines, cuts) => {
+          expectSamePaths(CASE, lines.map((l) => `${l}\n`).join(''), cuts);
+        },
+      ),
+      { numRuns: FUZZ_RUNS * 3 },
+    );
+  });
+
+  test('refuses the lines too deep for the bound as JSON.parse does', () => {
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 1, maxLength: 6 }), depth, (lines, maxDepth) => {
+        const input = lines.map((l) => `${l}\n`).join('');
+        const on = decode(input, maxDepth, true);
+        const off = decode(input, maxDepth, false);
+        expect(on.json).toBe(off.json);
+        expect(on.diagnostics).toEqual(off.diagnostics);
+      }),
+      { numRuns: FUZZ_RUNS * 3 },
+    );
+  });
+
+  test('takes the frequent lines (the properties are not vacuous)', () => {
+    const env = `"timestamp":1767036059931,"sessionID":"${SESSION}","part":{"id":"prt_1","sessionID":"${SESSION}","messageID":"msg_1",`;
+    const lines = [
+      `{"type":"step_start",${env}"type":"step-start","snapshot":"88Uj"}}`,
+      `{"type":"text",${env}"type":"text","text":"a \\"b\\"\\n","time":{"start":1767036059931,"end":1767036059931}}}`,
+      `{"type":"step_finish",${env}"type":"step-finish","reason":"stop","snapshot":"Gfw4","cost":0.0864763,"tokens":{"input":3188,"output":351,"reasoning":0,"cache":{"read":29652,"write":0}}}}`,
+      `{"type":"tool_use",${env}"type":"tool","callID":"BgF","tool":"bash","state":{"status":"completed","input":{"command":"ls","description":"list"},"output":"a\\nb \\"c\\"","title":"list","metadata":{"output":"a\\nb \\"c\\"","exit":0,"description":"list"},"time":{"start":1,"end":2}}}}`,
+      `{"type":"tool_use",${env}"type":"tool","callID":"BgF","tool":"bash","state":{"status":"completed","input":{},"output":"a","title":"","metadata":{"output":"b","exit":0},"time":{"start":1,"end":2}}}}`,
+      `{"type":"tool_use",${env}"type":"tool","callID":"BgF","tool":"bash","state":{"status":"error","input":{"command":"ls"},"error":"no \\"x\\"","time":{"start":1,"end":2}}}}`,
+    ];
+    for (const text of lines) expect(same(readOpencodeCanonicalLine(text, 64), JSON.parse(text))).toBe(true);
+    // The bound: a step's cache counts and a call's input and time nest four levels.
+    expect(readOpencodeCanonicalLine(lines[2]!, 4)).toBeDefined();
+    expect(readOpencodeCanonicalLine(lines[2]!, 3)).toBeUndefined();
+    expect(readOpencodeCanonicalLine(lines[3]!, 4)).toBeDefined();
+    expect(readOpencodeCanonicalLine(lines[3]!, 3)).toBeUndefined();
+    const deep = lines[3]!.replace('{"command":"ls"', '{"command":{"x":1}');
+    expect(readOpencodeCanonicalLine(deep, 4)).toBeUndefined();
+    expect(same(readOpencodeCanonicalLine(deep, 5), JSON.parse(deep))).toBe(true);
+  });
+});
