@@ -41,6 +41,13 @@ export interface LineSink {
   line(text: string, line: number, offset: number, bytes: number): void;
   /** A problem with a line (too long, not UTF-8, incomplete at the end). */
   diagnostic(diagnostic: Diagnostic): void;
+  /**
+   * Optional: a line (as {@link line} would get it) that an empty line follows in the same
+   * chunk, LF-terminated both. Returning true takes both lines (the empty one is then not
+   * delivered); false has them delivered one by one through {@link line}. The SSE reader reads a
+   * block of one `data:` line here without its per-line field machinery.
+   */
+  lineBeforeBlank?(text: string, line: number, offset: number, bytes: number): boolean;
 }
 
 const LF = 10;
@@ -58,6 +65,8 @@ export interface SplitState {
   readonly max: number;
   readonly format: Format | undefined;
   readonly sink: LineSink;
+  /** Whether the sink takes a line and the empty line after it at once ({@link LineSink.lineBeforeBlank}). */
+  readonly pairs: boolean;
   pending: Uint8Array;
   pendingLength: number;
   discarding: boolean;
@@ -82,6 +91,7 @@ export function newSplitState(sink: LineSink, options: LineSplitterOptions): Spl
     max: Number.isFinite(max) && max >= 0 ? Math.floor(max) : DEFAULT_MAX_LINE_BYTES,
     format: options.format,
     sink,
+    pairs: sink.lineBeforeBlank !== undefined,
     pending: new Uint8Array(0),
     pendingLength: 0,
     discarding: false,
@@ -320,6 +330,18 @@ function emitRegion(s: SplitState, bytes: Uint8Array, start: number, lastLF: num
       const line = text.slice(sStart, sLineEnd);
       if (mayBeInvalid && line.indexOf('\uFFFD') !== -1 && !isValidUtf8(bytes, bStart, bEnd)) {
         sink.diagnostic(invalidUtf8(s, offset));
+      } else if (
+        s.pairs &&
+        lf !== lastLF &&
+        (sEnd + 1 === text.length || text.charCodeAt(sEnd + 1) === 10) &&
+        takePair(s, line, offset, bEnd - bStart)
+      ) {
+        // The sink took this line and the empty one after it (its LF is the byte after this one's).
+        s.lineNumber++;
+        bStart = lf + 2;
+        sStart = sEnd + 2;
+        if (lf + 1 === lastLF) break;
+        continue;
       } else {
         sink.line(line, s.lineNumber, offset, bEnd - bStart);
       }
@@ -330,6 +352,15 @@ function emitRegion(s: SplitState, bytes: Uint8Array, start: number, lastLF: num
     if (lf === lastLF) break;
   }
   s.lineStart = base + bStart;
+}
+
+// Offers a line and the empty line after it to the sink, numbered as when the empty line is
+// delivered (what a sink that throws from it leaves); the count is put back when it declines.
+function takePair(s: SplitState, line: string, offset: number, bytes: number): boolean {
+  s.lineNumber++;
+  if (s.sink.lineBeforeBlank!(line, s.lineNumber - 1, offset, bytes)) return true;
+  s.lineNumber--;
+  return false;
 }
 
 function pushSse(s: SplitState, bytes: Uint8Array): void {

@@ -88,10 +88,16 @@ function newSseState(handler: SseHandler, options: SseReaderOptions): SseState {
   if (options.maxLineBytes !== undefined) lineOptions.maxLineBytes = options.maxLineBytes;
   if (options.format !== undefined) lineOptions.format = options.format;
   // The callbacks reach the state through this closure; `s` is assigned before any is called.
-  const sink: LineSink = {
-    line: (text, line, offset, bytes) => readLine(s, text, line, offset, bytes),
-    diagnostic: (d) => lineDiagnostic(s, d),
-  };
+  const sink: LineSink = SSE_DATA_BLOCKS.enabled
+    ? {
+        line: (text, line, offset, bytes) => readLine(s, text, line, offset, bytes),
+        diagnostic: (d) => lineDiagnostic(s, d),
+        lineBeforeBlank: (text, line, offset, bytes) => readDataBlock(s, text, line, offset, bytes),
+      }
+    : {
+        line: (text, line, offset, bytes) => readLine(s, text, line, offset, bytes),
+        diagnostic: (d) => lineDiagnostic(s, d),
+      };
   const parser = createParser({
     onEvent: (e) => dispatch(s, e.event, e.data),
     onRetry: (ms) => s.handler.retry?.(ms),
@@ -230,6 +236,44 @@ function startDiscarding(s: SseState): void {
   }
   s.discarding = true;
   resetParser(s);
+}
+
+/**
+ * The switch of the reader's fast path for a block of one `data:` line (the UI protocols' every
+ * event: `data: {json}`, then an empty line), read at once by {@link readDataBlock} instead of
+ * line by line. Read when a reader is made. Tests turn it off to hold the fast path to the
+ * general reader (test/framing/sse-blocks.test.ts); nothing else should.
+ */
+export const SSE_DATA_BLOCKS: { enabled: boolean } = { enabled: true };
+
+/**
+ * A `data:` line that an empty line follows, read as {@link readLine} reads the two lines, where
+ * no block is open (so no id, event type, data or size is held, and nothing is discarded) and the
+ * line fits the event bound: the event dispatched at once. False (nothing done) for anything
+ * else, which {@link readLine} then reads.
+ */
+function readDataBlock(s: SseState, text: string, line: number, offset: number, bytes: number): boolean {
+  if (
+    s.inBlock ||
+    bytes + 1 > s.maxEventBytes ||
+    text.charCodeAt(4) !== 58 ||
+    text.charCodeAt(0) !== 100 ||
+    text.charCodeAt(1) !== 97 ||
+    text.charCodeAt(2) !== 116 ||
+    text.charCodeAt(3) !== 97
+  )
+    return false;
+  // The state the two lines leave, the block open while its event is handled (as a handler that
+  // throws finds it), then closed. (The current line, read only for a line's field errors, is set
+  // by every line read after this.)
+  s.inBlock = true;
+  s.blockLine = line;
+  s.blockOffset = offset;
+  s.blockBytes = bytes + 1;
+  dispatch(s, undefined, text.slice(text.charCodeAt(5) === 32 ? 6 : 5));
+  s.inBlock = false;
+  s.blockBytes = 0;
+  return true;
 }
 
 function readLine(s: SseState, text: string, line: number, offset: number, bytes: number): void {

@@ -18,8 +18,10 @@ import {
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance, QuestionItem } from '../../model';
 import { incompleteRunEnd } from '../../record';
+import { readFixed, readPlainString, readStringTo, textReader } from '../../text-reader';
 import {
   AGUI_APPROVAL_REASON,
+  AGUI_CANONICAL,
   AGUI_DELTA_HEAD,
   type AguiHints,
   aguiEventType,
@@ -34,9 +36,9 @@ export interface AguiDecodeOptions extends JsonStreamDecodeOptions {}
 const FORMAT = 'ag-ui' as const;
 
 /**
- * The switch of the decoder's shortcut (text deltas read without parsing them whole). Tests turn
- * it off to hold the shortcut to the general path (test/ui/delta-shortcut.test.ts); nothing else
- * should.
+ * The switch of the decoder's shortcuts (text deltas, carried tool outputs and tool results read
+ * without parsing them whole). Tests turn it off to hold the shortcuts to the general path
+ * (test/ui/delta-shortcut.test.ts, test/ui/canonical-lines.test.ts); nothing else should.
  */
 export const AGUI_DECODER_SHORTCUTS: { enabled: boolean } = { enabled: true };
 
@@ -204,16 +206,18 @@ function setFraming(d: Decoder, framing: JsonFraming): void {
 function readLine(d: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
   // A text delta spelled as the writers spell it is read without parsing it whole (a flat
   // record: no depth to measure); anything else is parsed and measured.
-  let value: unknown =
-    AGUI_DECODER_SHORTCUTS.enabled && d.maxDepth > 0
-      ? readDeltaRecord(text, AGUI_DELTA_HEAD, 'TEXT_MESSAGE_CONTENT', 'messageId', deltaRecord)
-      : undefined;
-  const delta = value !== undefined;
+  let value: unknown;
+  if (AGUI_DECODER_SHORTCUTS.enabled && d.maxDepth > 0) {
+    value = readDeltaRecord(text, AGUI_DELTA_HEAD, 'TEXT_MESSAGE_CONTENT', 'messageId', deltaRecord);
+    if (value === undefined && d.maxDepth >= CANONICAL_DEPTH) value = readCanonical(text);
+  }
+  // A record read by a shortcut is one of the writers' spellings, never an early one.
+  const known = value !== undefined;
   if (value === undefined) {
     value = parseMeasuredRecord(text, line, offset, d.maxDepth, FORMAT, d.sink);
     if (value === NOT_PARSED) return;
   }
-  if (d.held !== undefined && !isEarly(value)) releaseHeld(d, out);
+  if (d.held !== undefined && (known || !isEarly(value))) releaseHeld(d, out);
   const hints: AguiHints = { raw: text, record: value, framing: d.mode };
   const provenance: Provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
   d.lastLine = line;
@@ -224,13 +228,14 @@ function readLine(d: Decoder, text: string, line: number, offset: number, out: A
     return;
   }
   const cx: Cx = { r: value, line, offset, provenance, framing: d.mode };
-  // A delta record read by the shortcut has its type, a string id and a string delta, and no
-  // time, by construction: no lookup, required-field check or time read for it (held by
-  // test/ui/delta-shortcut.test.ts, the shortcut on and off).
-  const type = delta ? 'TEXT_MESSAGE_CONTENT' : aguiEventType(value.type);
-  if (!delta) d.lastTs = typeof value.timestamp === 'number' ? value.timestamp : d.lastTs;
+  // A record read by a shortcut has its type (the module's literal), its required fields as
+  // strings, and no time, by construction: no lookup, required-field check or time read for it
+  // (held by test/ui/delta-shortcut.test.ts and test/ui/canonical-lines.test.ts, the shortcuts
+  // on and off).
+  const type = known ? (value.type as string) : aguiEventType(value.type);
+  if (!known) d.lastTs = typeof value.timestamp === 'number' ? value.timestamp : d.lastTs;
   // The type as the module's literal: the checks and the switch below then match it by identity.
-  const problem = type !== undefined && !delta ? missing(type, value) : undefined;
+  const problem = type !== undefined && !known ? missing(type, value) : undefined;
   if (type === undefined || problem !== undefined) {
     if (problem !== undefined)
       d.report('invalid_record', 'error', line, offset, `invalid ${type} event: ${problem}`);
@@ -828,6 +833,59 @@ function pushEvent(
     };
   } else e.provenance = cx.provenance;
   out.push(e);
+}
+
+/**
+ * The depth of the deepest record a shortcut reads (a failed result's metadata); below it every
+ * line takes the general path, which measures it.
+ */
+const CANONICAL_DEPTH = 3;
+
+/**
+ * A carried tool output or a tool result spelled exactly as the writer spells it, as the record
+ * `JSON.parse` gives (the same keys in the same order, in one literal), or `undefined` (the line
+ * then takes the general path). Every piece of the line is checked in order up to its end, so a
+ * line read here is the JSON text of that record; ids are plain strings (no escape), the long
+ * text is parsed alone.
+ */
+function readCanonical(text: string): JsonObject | undefined {
+  const L = AGUI_CANONICAL;
+  const n = text.length;
+  if (text.charCodeAt(n - 1) !== 125) return undefined;
+  if (text.slice(0, L.carriedHead.length) === L.carriedHead) {
+    const r = textReader(text);
+    r.at = L.carriedHead.length;
+    const call = readPlainString(r);
+    if (call === undefined || !readFixed(r, L.carriedText) || text.charCodeAt(n - 2) !== 125)
+      return undefined;
+    const output = readStringTo(r, n - 2);
+    if (output === undefined) return undefined;
+    return { type: 'CUSTOM', name: CARRIED_OUTPUT, value: { call, text: output } };
+  }
+  if (text.slice(0, L.resultHead.length) !== L.resultHead) return undefined;
+  const r = textReader(text);
+  r.at = L.resultHead.length;
+  const messageId = readPlainString(r);
+  if (messageId === undefined || !readFixed(r, L.resultCall)) return undefined;
+  const toolCallId = readPlainString(r);
+  if (toolCallId === undefined || !readFixed(r, L.resultContent)) return undefined;
+  // A failed call's result ends with its metadata (`}}}`); any other with the role (`"}`).
+  const failed = text.charCodeAt(n - 2) === 125;
+  const tail = failed ? L.resultFailedTail : L.resultTail;
+  const end = n - tail.length;
+  if (end <= r.at || text.slice(end) !== tail) return undefined;
+  const content = readStringTo(r, end);
+  if (content === undefined) return undefined;
+  return failed
+    ? {
+        type: 'TOOL_CALL_RESULT',
+        messageId,
+        toolCallId,
+        content,
+        role: 'tool',
+        metadata: { agentwire: { ok: false } },
+      }
+    : { type: 'TOOL_CALL_RESULT', messageId, toolCallId, content, role: 'tool' };
 }
 
 /** A text delta record as `JSON.parse` gives it, in one literal ({@link readDeltaRecord}). */

@@ -65,6 +65,23 @@ export const aguiEventType: (type: unknown) => AguiEventType | undefined = wordL
  */
 export const AGUI_DELTA_HEAD = '{"type":"TEXT_MESSAGE_CONTENT","messageId":"';
 
+/**
+ * The fixed text of the other frequent records as agentwire writes them, read by the decoder
+ * without parsing them whole (its canonical-line readers): a carried tool output
+ * (`{"type":"CUSTOM","name":"agentwire.tool.output","value":{"call":"…","text":"…"}}`) and a
+ * tool result (`{"type":"TOOL_CALL_RESULT","messageId":"…","toolCallId":"…","content":"…",
+ * "role":"tool"}`, or with the metadata of a failed call, `{"agentwire":{"ok":false}}`).
+ */
+export const AGUI_CANONICAL = {
+  carriedHead: '{"type":"CUSTOM","name":"agentwire.tool.output","value":{"call":',
+  carriedText: ',"text":',
+  resultHead: '{"type":"TOOL_CALL_RESULT","messageId":',
+  resultCall: ',"toolCallId":',
+  resultContent: ',"content":',
+  resultTail: ',"role":"tool"}',
+  resultFailedTail: ',"role":"tool","metadata":{"agentwire":{"ok":false}}}',
+} as const;
+
 /** The protocol version agentwire writes and reads (`PROTOCOL_VERSION` of `@ag-ui/core`). */
 export const AGUI_PROTOCOL_VERSION = '1.0';
 

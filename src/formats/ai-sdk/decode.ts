@@ -11,7 +11,9 @@ import {
   resolveMaxDepth,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
+import { readFixed, readPlainString, readStringTo, textReader } from '../../text-reader';
 import {
+  AISDK_CANONICAL,
   AISDK_DATA_PREFIX,
   AISDK_DELTA_HEAD,
   AISDK_DONE,
@@ -27,9 +29,10 @@ export interface AiSdkDecodeOptions extends JsonStreamDecodeOptions {}
 const FORMAT = 'ai-sdk' as const;
 
 /**
- * The switch of the decoder's shortcut (text deltas read without parsing them whole). Tests turn
- * it off to hold the shortcut to the general path (test/ui/delta-shortcut.test.ts); nothing else
- * should.
+ * The switch of the decoder's shortcuts (text deltas, carried tool outputs and a call's text
+ * output or error read without parsing them whole). Tests turn it off to hold the shortcuts to
+ * the general path (test/ui/delta-shortcut.test.ts, test/ui/canonical-lines.test.ts); nothing
+ * else should.
  */
 export const AISDK_DECODER_SHORTCUTS: { enabled: boolean } = { enabled: true };
 
@@ -147,16 +150,18 @@ function readLine(d: Decoder, text: string, line: number, offset: number, out: A
   if (text === AISDK_DONE) return;
   // A text delta spelled as the writers spell it is read without parsing it whole (a flat
   // record: no depth to measure); anything else is parsed and measured.
-  let value: unknown =
-    AISDK_DECODER_SHORTCUTS.enabled && d.maxDepth > 0
-      ? readDeltaRecord(text, AISDK_DELTA_HEAD, 'text-delta', 'id', deltaRecord)
-      : undefined;
-  const delta = value !== undefined;
+  let value: unknown;
+  if (AISDK_DECODER_SHORTCUTS.enabled && d.maxDepth > 0) {
+    value = readDeltaRecord(text, AISDK_DELTA_HEAD, 'text-delta', 'id', deltaRecord);
+    if (value === undefined && d.maxDepth >= CANONICAL_DEPTH) value = readCanonical(text);
+  }
+  // A record read by a shortcut is one of the writers' spellings, never an early one.
+  const known = value !== undefined;
   if (value === undefined) {
     value = parseMeasuredRecord(text, line, offset, d.maxDepth, FORMAT, d.sink);
     if (value === NOT_PARSED) return;
   }
-  if (d.held !== undefined && !isEarly(value)) releaseHeld(d, out);
+  if (d.held !== undefined && (known || !isEarly(value))) releaseHeld(d, out);
   const hints: AiSdkHints = { raw: text, record: value, framing: d.mode };
   const provenance: Provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
   d.lastLine = line;
@@ -167,12 +172,13 @@ function readLine(d: Decoder, text: string, line: number, offset: number, out: A
     return;
   }
   const cx: Cx = { r: value, line, offset, provenance };
-  // A delta record read by the shortcut has its type, a string id and a string delta by
-  // construction: no lookup or required-field check for it (held by
-  // test/ui/delta-shortcut.test.ts, the shortcut on and off). Any other type is the module's
-  // literal: the checks and the switch below then match it by identity.
-  const type = delta ? 'text-delta' : aiSdkChunkType(value.type);
-  const problem = type !== undefined && !delta ? missing(type, value) : undefined;
+  // A record read by a shortcut has its type (the module's literal) and its required fields as
+  // strings by construction: no lookup or required-field check for it (held by
+  // test/ui/delta-shortcut.test.ts and test/ui/canonical-lines.test.ts, the shortcuts on and
+  // off). Any other type is the module's literal: the checks and the switch below then match it
+  // by identity.
+  const type = known ? (value.type as string) : aiSdkChunkType(value.type);
+  const problem = type !== undefined && !known ? missing(type, value) : undefined;
   if (type === undefined || problem !== undefined) {
     if (problem !== undefined)
       d.report('invalid_record', 'error', line, offset, `invalid ${type} chunk: ${problem}`);
@@ -544,6 +550,42 @@ function pushEvent(d: Decoder, out: AgentEvent[], cx: Cx, e: AgentEvent): undefi
   }
   e.provenance = cx.provenance;
   out.push(e);
+}
+
+/** The depth of the deepest chunk a shortcut reads; below it every line takes the general path. */
+const CANONICAL_DEPTH = 2;
+
+/**
+ * A carried tool output, or a call's text output or error, spelled exactly as the writer spells
+ * it, as the chunk `JSON.parse` gives (the same keys in the same order, in one literal), or
+ * `undefined` (the line then takes the general path). Every piece of the line is checked in order
+ * up to its end, so a line read here is the JSON text of that chunk; the call id is a plain
+ * string (no escape), the long text is parsed alone.
+ */
+function readCanonical(text: string): JsonObject | undefined {
+  const L = AISDK_CANONICAL;
+  const n = text.length;
+  if (text.charCodeAt(n - 1) !== 125) return undefined;
+  const r = textReader(text);
+  if (text.slice(0, L.carriedHead.length) === L.carriedHead) {
+    r.at = L.carriedHead.length;
+    const call = readPlainString(r);
+    if (call === undefined || !readFixed(r, L.carriedText) || text.charCodeAt(n - 2) !== 125)
+      return undefined;
+    const output = readStringTo(r, n - 2);
+    if (output === undefined) return undefined;
+    return { type: CARRIED_OUTPUT, data: { call, text: output } };
+  }
+  const ok = text.slice(0, L.outputHead.length) === L.outputHead;
+  if (!ok && text.slice(0, L.errorHead.length) !== L.errorHead) return undefined;
+  r.at = ok ? L.outputHead.length : L.errorHead.length;
+  const toolCallId = readPlainString(r);
+  if (toolCallId === undefined || !readFixed(r, ok ? L.output : L.errorText)) return undefined;
+  const value = readStringTo(r, n - 1);
+  if (value === undefined) return undefined;
+  return ok
+    ? { type: 'tool-output-available', toolCallId, output: value }
+    : { type: 'tool-output-error', toolCallId, errorText: value };
 }
 
 /** A text delta chunk as `JSON.parse` gives it, in one literal ({@link readDeltaRecord}). */

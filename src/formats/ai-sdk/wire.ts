@@ -73,6 +73,22 @@ export function aiSdkChunkType(type: unknown): AiSdkChunkType | `data-${string}`
  */
 export const AISDK_DELTA_HEAD = '{"type":"text-delta","id":"';
 
+/**
+ * The fixed text of the other frequent chunks as agentwire writes them, read by the decoder
+ * without parsing them whole (its canonical-line readers): a carried tool output
+ * (`{"type":"data-agentwire.tool.output","data":{"call":"…","text":"…"}}`), a call's text output
+ * (`{"type":"tool-output-available","toolCallId":"…","output":"…"}`) and its error
+ * (`{"type":"tool-output-error","toolCallId":"…","errorText":"…"}`).
+ */
+export const AISDK_CANONICAL = {
+  carriedHead: '{"type":"data-agentwire.tool.output","data":{"call":',
+  carriedText: ',"text":',
+  outputHead: '{"type":"tool-output-available","toolCallId":',
+  output: ',"output":',
+  errorHead: '{"type":"tool-output-error","toolCallId":',
+  errorText: ',"errorText":',
+} as const;
+
 /** The SSE data of the stream's terminator: `data: [DONE]`. */
 export const AISDK_DONE = '[DONE]';
 
