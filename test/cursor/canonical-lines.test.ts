@@ -5,6 +5,7 @@ import { cursorCanonicalLines, type LineReader, readCanonicalLine } from '../../
 import { cursor } from '../../src/index';
 import { valueExceedsDepth } from '../../src/json';
 import type { AgentEvent } from '../../src/model';
+import { parsed, same } from '../canonical-lines';
 import { text as anyText } from '../kept-suite';
 import { FUZZ_RUNS } from '../runs';
 import { expectSamePaths, type WholeEventsCase } from '../whole-events';
@@ -205,27 +206,6 @@ function spell(r: Rec, how: { kind: string; at: number }): string {
 }
 
 const line = fc.tuple(record, spelling).map(([r, how]) => spell(r, how));
-
-/** `a` and `b` the same JSON value: the same keys in the same order, leaves `Object.is` equal. */
-function same(a: unknown, b: unknown): boolean {
-  if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null) return Object.is(a, b);
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  return (
-    ka.length === kb.length &&
-    ka.every((k, i) => k === kb[i] && same((a as Rec)[k], (b as Rec)[k])) &&
-    Object.getPrototypeOf(a) === Object.getPrototypeOf(b)
-  );
-}
-
-function parsed(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
 
 const CASE: WholeEventsCase = {
   codec: cursor,
