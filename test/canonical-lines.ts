@@ -1,8 +1,14 @@
 import fc from 'fast-check';
+import { expect, test } from 'vitest';
+import type { Diagnostic } from '../src/diagnostics';
+import type { AgentEvent } from '../src/model';
+import { FUZZ_RUNS } from './runs';
+import { expectSamePaths, type WholeEventsCase } from './whole-events';
 
 // What the canonical-line reader properties of the CLI agents share (test/<format>/
-// canonical-lines.test.ts): the near misses of a line as its agent writes it, and the equality
-// a reader's record is held to against `JSON.parse` of the line.
+// canonical-lines.test.ts): the near misses of a line as its agent writes it, the equality a
+// reader's record is held to against `JSON.parse` of the line, and the decoder-level properties
+// with the reader on or off.
 
 type Rec = Record<string, unknown>;
 
@@ -116,4 +122,64 @@ export function parsed(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** Mostly `usual` (what the agent writes), else `odd`. */
+export function mostly<T>(usual: fc.Arbitrary<T>, odd: fc.Arbitrary<T>): fc.Arbitrary<T> {
+  return fc.oneof({ arbitrary: usual, weight: 4 }, { arbitrary: odd, weight: 1 });
+}
+
+/** A depth bound: mostly the default, else one the lines' nested values reach. */
+export const depth: fc.Arbitrary<number> = mostly(fc.constant(64), fc.integer({ min: 0, max: 9 }));
+
+// The events (as JSON) and diagnostics of `input` decoded with the reader `c.whole` on or off.
+function decodeWith(
+  c: WholeEventsCase,
+  input: string,
+  maxDepth: number,
+  canonical: boolean,
+): { json: string; diagnostics: Diagnostic[] } {
+  c.whole.enabled = canonical;
+  try {
+    const diagnostics: Diagnostic[] = [];
+    const d = c.codec.createDecoder({ maxDepth, onDiagnostic: (x) => diagnostics.push(x) });
+    const events: AgentEvent[] = [...d.push(Buffer.from(input)), ...d.end()];
+    return { json: JSON.stringify(events), diagnostics };
+  } finally {
+    c.whole.enabled = true;
+  }
+}
+
+/**
+ * The decoder-level properties of a canonical-line reader (`c.whole` its switch), as tests of the
+ * enclosing `describe`: lines of `line` after `opening` give the same events, diagnostics and
+ * written bytes with the reader on or off in any chunking, and the same under a depth bound the
+ * lines' values reach.
+ */
+export function decoderProperties(c: WholeEventsCase, line: fc.Arbitrary<string>, opening = ''): void {
+  test('gives the same events, diagnostics and written bytes as JSON.parse, in any chunking', () => {
+    fc.assert(
+      fc.property(
+        fc.array(line, { minLength: 1, maxLength: 10 }),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        (lines, cuts) => {
+          expectSamePaths(c, opening + lines.map((l) => `${l}\n`).join(''), cuts);
+        },
+      ),
+      { numRuns: FUZZ_RUNS * 3 },
+    );
+  });
+
+  test('refuses the lines too deep for the bound as JSON.parse does', () => {
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 1, maxLength: 6 }), depth, (lines, maxDepth) => {
+        const input = opening + lines.map((l) => `${l}\n`).join('');
+        const on = decodeWith(c, input, maxDepth, true);
+        const off = decodeWith(c, input, maxDepth, false);
+        expect(on.json).toBe(off.json);
+        expect(on.diagnostics).toEqual(off.diagnostics);
+      }),
+      { numRuns: FUZZ_RUNS * 3 },
+    );
+  });
 }

@@ -1,14 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import type { Diagnostic } from '../../src/diagnostics';
 import { ampCanonicalLines, readAmpCanonicalLine } from '../../src/formats/amp/decode';
 import { amp } from '../../src/index';
 import { valueExceedsDepth } from '../../src/json';
-import type { AgentEvent } from '../../src/model';
-import { parsed, same, spell, spelling } from '../canonical-lines';
+import { decoderProperties, depth, mostly, parsed, same, spell, spelling } from '../canonical-lines';
 import { text as anyText } from '../kept-suite';
 import { FUZZ_RUNS } from '../runs';
-import { expectSamePaths, type WholeEventsCase } from '../whole-events';
+import type { WholeEventsCase } from '../whole-events';
 
 // The Amp decoder's canonical-line reader (src/formats/amp/decode.ts `readAmpCanonicalLine`) held
 // equal to `JSON.parse`: on the assistant and user lines Amp and this codec's writer spell (text,
@@ -39,15 +37,10 @@ const text = fc.oneof(
     '"}],"stop_reason":"x","usage":{"input_tokens":1,"output_tokens":2}}',
   ),
 );
-/** Mostly `usual` (what Amp writes), else `odd`. */
-function mostly<T>(usual: fc.Arbitrary<T>, odd: fc.Arbitrary<T>): fc.Arbitrary<T> {
-  return fc.oneof({ arbitrary: usual, weight: 4 }, { arbitrary: odd, weight: 1 });
-}
 const session = mostly(fc.constant(SESSION), fc.constantFrom('S', '', 'a"b', 'a\\b', '§'));
 const lane = mostly(fc.constant<string | null>(null), fc.constantFrom('toolu_1', 'a"b', '§'));
 const id = mostly(fc.constantFrom('toolu_1', 'call_2'), text);
 const count = mostly(fc.nat({ max: 100000 }), fc.constantFrom(1.5, -3, 1e21, 2 ** 53 + 2, 123456789012345));
-const depth = mostly(fc.constant(64), fc.integer({ min: 0, max: 9 }));
 
 /** A JSON value nested `n` levels (arrays in objects), for the depth bound. */
 const nested = fc.nat({ max: 8 }).map((n) => {
@@ -148,22 +141,6 @@ const OPENING =
   `{"type":"system","subtype":"init","cwd":"/w","session_id":"${SESSION}","tools":["Bash"],"mcp_servers":[]}\n` +
   `{"type":"user","message":{"role":"user","content":[{"type":"text","text":"go"}]},"parent_tool_use_id":null,"session_id":"${SESSION}"}\n`;
 
-function decode(
-  input: string,
-  maxDepth: number,
-  canonical: boolean,
-): { json: string; diagnostics: Diagnostic[] } {
-  ampCanonicalLines.enabled = canonical;
-  try {
-    const diagnostics: Diagnostic[] = [];
-    const d = amp.createDecoder({ maxDepth, onDiagnostic: (x) => diagnostics.push(x) });
-    const events: AgentEvent[] = [...d.push(Buffer.from(input)), ...d.end()];
-    return { json: JSON.stringify(events), diagnostics };
-  } finally {
-    ampCanonicalLines.enabled = true;
-  }
-}
-
 describe('Amp decoder: the canonical-line reader beside JSON.parse', () => {
   test('reads, when it reads a line, the record JSON.parse gives, within the depth bound', () => {
     fc.assert(
@@ -178,31 +155,7 @@ describe('Amp decoder: the canonical-line reader beside JSON.parse', () => {
     );
   });
 
-  test('gives the same events, diagnostics and written bytes as JSON.parse, in any chunking', () => {
-    fc.assert(
-      fc.property(
-        fc.array(line, { minLength: 1, maxLength: 10 }),
-        fc.array(fc.nat(), { maxLength: 6 }),
-        (lines, cuts) => {
-          expectSamePaths(CASE, OPENING + lines.map((l) => `${l}\n`).join(''), cuts);
-        },
-      ),
-      { numRuns: FUZZ_RUNS * 3 },
-    );
-  });
-
-  test('refuses the lines too deep for the bound as JSON.parse does', () => {
-    fc.assert(
-      fc.property(fc.array(line, { minLength: 1, maxLength: 6 }), depth, (lines, maxDepth) => {
-        const input = OPENING + lines.map((l) => `${l}\n`).join('');
-        const on = decode(input, maxDepth, true);
-        const off = decode(input, maxDepth, false);
-        expect(on.json).toBe(off.json);
-        expect(on.diagnostics).toEqual(off.diagnostics);
-      }),
-      { numRuns: FUZZ_RUNS * 3 },
-    );
-  });
+  decoderProperties(CASE, line, OPENING);
 
   test('takes the frequent lines (the properties are not vacuous)', () => {
     const lines = [

@@ -1,14 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import type { Diagnostic } from '../../src/diagnostics';
 import { cursorCanonicalLines, type LineReader, readCanonicalLine } from '../../src/formats/cursor/decode';
 import { cursor } from '../../src/index';
 import { valueExceedsDepth } from '../../src/json';
-import type { AgentEvent } from '../../src/model';
-import { parsed, same } from '../canonical-lines';
+import { decoderProperties, depth, mostly, parsed, same } from '../canonical-lines';
 import { text as anyText } from '../kept-suite';
 import { FUZZ_RUNS } from '../runs';
-import { expectSamePaths, type WholeEventsCase } from '../whole-events';
+import type { WholeEventsCase } from '../whole-events';
 
 // The Cursor decoder's canonical-line reader (src/formats/cursor/decode.ts `readCanonicalLine`)
 // held equal to `JSON.parse`: on Cursor's frequent lines as it writes them and on near misses of
@@ -36,10 +34,6 @@ const text = fc.oneof(
     '},"hookAdditionalContexts":[],"toolCallId":"',
   ),
 );
-/** Mostly `usual` (what Cursor writes), else `odd`. */
-function mostly<T>(usual: fc.Arbitrary<T>, odd: fc.Arbitrary<T>): fc.Arbitrary<T> {
-  return fc.oneof({ arbitrary: usual, weight: 4 }, { arbitrary: odd, weight: 1 });
-}
 // `a\\b` then `a\b` (a backspace, written `a\b`): a reader that kept an escaped id as plain
 // would find it again in the second.
 const session = mostly(fc.constant('S'), fc.constantFrom('S2', '', 'a"b', 'a\\b', 'a\b', '§'));
@@ -49,7 +43,6 @@ const stamp = mostly(
   fc.constantFrom(0, 7, 1.5, -3, 1e21, 2 ** 53 + 2, 123456789012345, 1234567890123456),
 );
 const digits = mostly(fc.integer({ min: 1786540600000, max: 1786540700000 }).map(String), text);
-const depth = mostly(fc.constant(64), fc.integer({ min: 0, max: 9 }));
 
 /** A JSON value nested `n` levels (arrays in objects), for the depth bound. */
 const nested = fc.nat({ max: 9 }).map((n) => {
@@ -217,22 +210,6 @@ const OPENING =
   '{"type":"system","subtype":"init","apiKeySource":"login","cwd":"/tmp/wt","session_id":"S","model":"Auto","permissionMode":"default"}\n' +
   '{"type":"user","message":{"role":"user","content":[{"type":"text","text":"go"}]},"session_id":"S"}\n';
 
-function decode(
-  input: string,
-  maxDepth: number,
-  canonical: boolean,
-): { json: string; diagnostics: Diagnostic[] } {
-  cursorCanonicalLines.enabled = canonical;
-  try {
-    const diagnostics: Diagnostic[] = [];
-    const d = cursor.createDecoder({ maxDepth, onDiagnostic: (x) => diagnostics.push(x) });
-    const events: AgentEvent[] = [...d.push(Buffer.from(input)), ...d.end()];
-    return { json: JSON.stringify(events), diagnostics };
-  } finally {
-    cursorCanonicalLines.enabled = true;
-  }
-}
-
 describe('Cursor decoder: the canonical-line reader beside JSON.parse', () => {
   test('reads, when it reads a line, the record JSON.parse gives, within the depth bound', () => {
     fc.assert(
@@ -251,31 +228,7 @@ describe('Cursor decoder: the canonical-line reader beside JSON.parse', () => {
     );
   });
 
-  test('gives the same events, diagnostics and written bytes as JSON.parse, in any chunking', () => {
-    fc.assert(
-      fc.property(
-        fc.array(line, { minLength: 1, maxLength: 10 }),
-        fc.array(fc.nat(), { maxLength: 6 }),
-        (lines, cuts) => {
-          expectSamePaths(CASE, OPENING + lines.map((l) => `${l}\n`).join(''), cuts);
-        },
-      ),
-      { numRuns: FUZZ_RUNS * 3 },
-    );
-  });
-
-  test('refuses the lines too deep for the bound as JSON.parse does', () => {
-    fc.assert(
-      fc.property(fc.array(line, { minLength: 1, maxLength: 6 }), depth, (lines, maxDepth) => {
-        const input = OPENING + lines.map((l) => `${l}\n`).join('');
-        const on = decode(input, maxDepth, true);
-        const off = decode(input, maxDepth, false);
-        expect(on.json).toBe(off.json);
-        expect(on.diagnostics).toEqual(off.diagnostics);
-      }),
-      { numRuns: FUZZ_RUNS * 3 },
-    );
-  });
+  decoderProperties(CASE, line, OPENING);
 
   test('takes the frequent lines (the properties are not vacuous)', () => {
     const r: LineReader = { at: 0, known: undefined, maxDepth: 64 };

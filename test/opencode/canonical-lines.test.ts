@@ -1,14 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import type { Diagnostic } from '../../src/diagnostics';
 import { opencodeCanonicalLines, readOpencodeCanonicalLine } from '../../src/formats/opencode/decode';
 import { opencode } from '../../src/index';
 import { valueExceedsDepth } from '../../src/json';
-import type { AgentEvent } from '../../src/model';
-import { parsed, same, spell, spelling } from '../canonical-lines';
+import { decoderProperties, depth, mostly, parsed, same, spell, spelling } from '../canonical-lines';
 import { text as anyText } from '../kept-suite';
 import { FUZZ_RUNS } from '../runs';
-import { expectSamePaths, type WholeEventsCase } from '../whole-events';
+import type { WholeEventsCase } from '../whole-events';
 
 // The OpenCode decoder's canonical-line reader (src/formats/opencode/decode.ts
 // `readOpencodeCanonicalLine`) held equal to `JSON.parse`: on the `step_start`, `text`,
@@ -27,9 +25,6 @@ const text = fc.oneof(
   anyText,
   fc.constantFrom('', 'say "hi"', 'a\\b', '§', 'x\u0001y', '","title":"', '"},"time":{"start":1,"end":2}}}}'),
 );
-function mostly<T>(usual: fc.Arbitrary<T>, odd: fc.Arbitrary<T>): fc.Arbitrary<T> {
-  return fc.oneof({ arbitrary: usual, weight: 4 }, { arbitrary: odd, weight: 1 });
-}
 const session = mostly(fc.constant(SESSION), fc.constantFrom('S', 'ses_child', 'a"b', '§'));
 const id = mostly(fc.constantFrom('prt_1', 'msg_1'), text);
 const int = mostly(
@@ -40,7 +35,6 @@ const cost = mostly(
   fc.double({ min: 0, max: 1, noNaN: true }),
   fc.constantFrom<unknown>(0, -0.5, '0.1', null),
 );
-const depth = mostly(fc.constant(64), fc.integer({ min: 0, max: 9 }));
 
 const nested = fc.nat({ max: 8 }).map((n) => {
   let v: unknown = 1;
@@ -147,22 +141,6 @@ const CASE: WholeEventsCase = {
   write: (events) => opencode.stringify(events),
 };
 
-function decode(
-  input: string,
-  maxDepth: number,
-  canonical: boolean,
-): { json: string; diagnostics: Diagnostic[] } {
-  opencodeCanonicalLines.enabled = canonical;
-  try {
-    const diagnostics: Diagnostic[] = [];
-    const d = opencode.createDecoder({ maxDepth, onDiagnostic: (x) => diagnostics.push(x) });
-    const events: AgentEvent[] = [...d.push(Buffer.from(input)), ...d.end()];
-    return { json: JSON.stringify(events), diagnostics };
-  } finally {
-    opencodeCanonicalLines.enabled = true;
-  }
-}
-
 describe('OpenCode decoder: the canonical-line reader beside JSON.parse', () => {
   test('reads, when it reads a line, the record JSON.parse gives, within the depth bound', () => {
     fc.assert(
@@ -177,31 +155,7 @@ describe('OpenCode decoder: the canonical-line reader beside JSON.parse', () => 
     );
   });
 
-  test('gives the same events, diagnostics and written bytes as JSON.parse, in any chunking', () => {
-    fc.assert(
-      fc.property(
-        fc.array(line, { minLength: 1, maxLength: 10 }),
-        fc.array(fc.nat(), { maxLength: 6 }),
-        (lines, cuts) => {
-          expectSamePaths(CASE, lines.map((l) => `${l}\n`).join(''), cuts);
-        },
-      ),
-      { numRuns: FUZZ_RUNS * 3 },
-    );
-  });
-
-  test('refuses the lines too deep for the bound as JSON.parse does', () => {
-    fc.assert(
-      fc.property(fc.array(line, { minLength: 1, maxLength: 6 }), depth, (lines, maxDepth) => {
-        const input = lines.map((l) => `${l}\n`).join('');
-        const on = decode(input, maxDepth, true);
-        const off = decode(input, maxDepth, false);
-        expect(on.json).toBe(off.json);
-        expect(on.diagnostics).toEqual(off.diagnostics);
-      }),
-      { numRuns: FUZZ_RUNS * 3 },
-    );
-  });
+  decoderProperties(CASE, line);
 
   test('takes the frequent lines (the properties are not vacuous)', () => {
     const env = `"timestamp":1767036059931,"sessionID":"${SESSION}","part":{"id":"prt_1","sessionID":"${SESSION}","messageID":"msg_1",`;
