@@ -120,6 +120,16 @@ export function reportKeyLoss(s: LossState, event: AgentEvent, key: string, why:
   reportLoss(s, event, `${event.type}.${key}`, why);
 }
 
+/** {@link LossReporter.foreignRecord} on a loss state. */
+export function reportForeignRecord(s: LossState, event: AgentEvent, what: string): void {
+  reportLoss(
+    s,
+    event,
+    'unknown.record',
+    `a ${event.provenance?.format ?? 'hand-built'} record has no ${what}`,
+  );
+}
+
 /**
  * Reports what a writer cannot carry, as `loss` diagnostics naming the field and the event.
  * Each field is reported once per stream (the first event that had it), so a long conversion
@@ -143,11 +153,7 @@ export class LossReporter {
    * has no `what` (`"Cursor line"`) in the format written.
    */
   foreignRecord(event: AgentEvent, what: string): void {
-    this.report(
-      event,
-      'unknown.record',
-      `a ${event.provenance?.format ?? 'hand-built'} record has no ${what}`,
-    );
+    reportForeignRecord(this.s, event, what);
   }
 
   /** Reports one loss (once per `field`). */

@@ -5,7 +5,7 @@ import { type Codec, createCheck, createCodec, lineChunkDecoder } from '../../co
 import type { Diagnostic } from '../../diagnostics';
 import { checkHepEvents } from './check';
 import { createHepRecordDecoder, type HepDecodeOptions } from './decode';
-import { type HepEncodeOptions, HepEncoder } from './encode';
+import { createHepEncoder, type HepEncodeOptions } from './encode';
 import { HEP } from './wire';
 
 /** The HEP v1 codec plus its stream checker. */
@@ -21,7 +21,7 @@ const codec = createCodec<HepDecodeOptions, HepEncodeOptions>({
   format: HEP,
   createChunkDecoder: (options, sink) =>
     lineChunkDecoder(HEP, 'jsonl', options, sink, createHepRecordDecoder(options, sink)),
-  createEncoder: (options, sink) => new HepEncoder(options, sink),
+  createEncoder: createHepEncoder,
 });
 
 /**
