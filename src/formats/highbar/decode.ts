@@ -47,14 +47,6 @@ interface ToolValues {
 
 const FORMAT = HIGHBAR;
 
-// The line being decoded, as one object (reused: nothing keeps it past the line).
-interface LineAt {
-  line: number;
-  offset: number;
-  hints: HighbarHints;
-  out: AgentEvent[];
-}
-
 // What a tool line's pair of events shares.
 interface ToolPair {
   ts: number | undefined;
@@ -69,30 +61,41 @@ function isFailure(error: unknown): boolean {
 }
 
 /**
- * The decoder's state between lines, built whole in one object literal ({@link newDecoder}): a
- * literal's hidden class is held by its allocation site and outlives a full garbage collection,
- * where a class instance's fields die with the last decoder and take the optimised code that
- * embedded them along (docs/performance.md, "highbar decode", Round four).
+ * The decoder's state between lines and the line being decoded: an array of named slots, not a
+ * class or a literal. An array's hidden class belongs to the realm and outlives every garbage
+ * collection, where a literal's (made before its factory has an allocation site) dies with the
+ * last decoder at the bench's forced GC and takes the optimised per-line code that embedded it
+ * along (docs/performance.md, "highbar decode", Round seven). The line slots are reused: nothing
+ * keeps them past the line.
  */
-interface HighbarDecoder {
-  readonly sink: DiagnosticSink;
-  readonly report: LineReport;
-  readonly maxDepth: number;
-  runOpen: boolean;
+type HighbarDecoder = [
+  sink: DiagnosticSink,
+  report: LineReport,
+  maxDepth: number,
+  runOpen: boolean,
   // The current line.
-  text: string;
-  readonly at: LineAt;
-}
+  text: string,
+  line: number,
+  offset: number,
+  hints: HighbarHints,
+  out: AgentEvent[],
+];
+
+// The decoder as the line being decoded (after `begin`): the same array.
+type LineAt = HighbarDecoder;
+
+const SINK = 0;
+const REPORT = 1;
+const MAX_DEPTH = 2;
+const RUN_OPEN = 3;
+const TEXT = 4;
+const LINE = 5;
+const OFFSET = 6;
+const HINTS = 7;
+const OUT = 8;
 
 function newDecoder(options: HighbarDecodeOptions, sink: DiagnosticSink): HighbarDecoder {
-  return {
-    sink,
-    report: lineReporter(sink, FORMAT),
-    maxDepth: resolveMaxDepth(options.maxDepth),
-    runOpen: false,
-    text: '',
-    at: { line: 0, offset: 0, hints: {}, out: [] },
-  };
+  return [sink, lineReporter(sink, FORMAT), resolveMaxDepth(options.maxDepth), false, '', 0, 0, {}, []];
 }
 
 /**
@@ -124,12 +127,12 @@ function readLine(d: HighbarDecoder, text: string, line: number, offset: number,
   // the walk that looks for integers JSON.parse rounded. A line that fails either way gets its
   // diagnostic from the checked parse.
   let record: unknown;
-  let refused = text.length > DEPTH_PRECHECK_CHARS && isTooDeep(text, d.maxDepth);
+  let refused = text.length > DEPTH_PRECHECK_CHARS && isTooDeep(text, d[MAX_DEPTH]);
   let numbers = VALUE_PLAIN;
   if (!refused) {
     try {
       record = JSON.parse(text);
-      numbers = valueCheck(record, 1, d.maxDepth);
+      numbers = valueCheck(record, 1, d[MAX_DEPTH]);
       if (numbers === VALUE_TOO_DEEP) refused = true;
     } catch {
       refused = true;
@@ -137,12 +140,12 @@ function readLine(d: HighbarDecoder, text: string, line: number, offset: number,
   }
   if (refused) {
     if (text.trim().length === 0) {
-      d.report('invalid_json', 'warning', line, offset, 'a blank line (no record); skipped');
+      d[REPORT]('invalid_json', 'warning', line, offset, 'a blank line (no record); skipped');
       return;
     }
-    const parsed = parseJsonLine(text, line, offset, d.maxDepth, FORMAT);
+    const parsed = parseJsonLine(text, line, offset, d[MAX_DEPTH], FORMAT);
     if (!parsed.ok) {
-      d.sink.report(parsed.diagnostic);
+      d[SINK].report(parsed.diagnostic);
       return;
     }
     record = parsed.value;
@@ -151,7 +154,7 @@ function readLine(d: HighbarDecoder, text: string, line: number, offset: number,
   const at = begin(d, text, line, offset, out);
   if (numbers === VALUE_UNSAFE) checkIntegers(d, text, line, offset);
   if (!isJsonObject(record)) {
-    d.report('invalid_json', 'error', line, offset, 'not a JSON object; kept as an unknown event');
+    d[REPORT]('invalid_json', 'error', line, offset, 'not a JSON object; kept as an unknown event');
     out.push(unknown(record, undefined, at));
     return;
   }
@@ -162,7 +165,7 @@ function readLine(d: HighbarDecoder, text: string, line: number, offset: number,
   }
   if (v !== HIGHBAR_VERSION) {
     if (typeof v === 'number' && Number.isInteger(v) && v > HIGHBAR_VERSION) {
-      d.report(
+      d[REPORT](
         'unsupported_version',
         'error',
         line,
@@ -170,7 +173,7 @@ function readLine(d: HighbarDecoder, text: string, line: number, offset: number,
         `trace contract version ${v} is newer than this library reads (v${HIGHBAR_VERSION}); upgrade agentwire`,
       );
     } else {
-      d.report('invalid_record', 'error', line, offset, `"v" is ${JSON.stringify(v)}, not a version number`);
+      d[REPORT]('invalid_record', 'error', line, offset, `"v" is ${JSON.stringify(v)}, not a version number`);
     }
     out.push(unknown(record, record.type, at));
     return;
@@ -181,13 +184,13 @@ function readLine(d: HighbarDecoder, text: string, line: number, offset: number,
       type === undefined
         ? 'a v1 record without "type"; skipped, as the contract says (highbar loses a tool call written without type)'
         : `a record of type ${JSON.stringify(type)} highbar does not know; skipped, as the contract says`;
-    d.report('unknown_record', 'info', line, offset, `${what}; kept as an unknown event`);
+    d[REPORT]('unknown_record', 'info', line, offset, `${what}; kept as an unknown event`);
     out.push(unknown(record, type, at));
     return;
   }
   const problem = passesHighbarGuard(type, record) ? undefined : validateHighbarRecord(type, record);
   if (problem !== undefined) {
-    d.report('invalid_record', 'error', line, offset, `invalid ${type} record: ${problem}`);
+    d[REPORT]('invalid_record', 'error', line, offset, `invalid ${type} record: ${problem}`);
     out.push(unknown(record, type, at));
     return;
   }
@@ -202,7 +205,7 @@ function canonicalTool(
   offset: number,
   out: AgentEvent[],
 ): boolean {
-  const read = readCanonicalTool(text, d.maxDepth);
+  const read = readCanonicalTool(text, d[MAX_DEPTH]);
   if (read === undefined) return false;
   const at = begin(d, text, line, offset, out);
   if (read.numbers === VALUE_UNSAFE) checkIntegers(d, text, line, offset);
@@ -210,7 +213,7 @@ function canonicalTool(
   const ts = timeOf(d, read.ts, 'ts', undefined, at) as number;
   const startedAt = timeOf(d, read.startedAt, 'started_at', ts, at) as number;
   const endedAt = timeOf(d, read.endedAt, 'ended_at', ts, at) as number;
-  const hints = at.hints as Record<string, unknown>;
+  const hints = at[HINTS] as Record<string, unknown>;
   const provenance: Provenance = { format: FORMAT, line, offset, hints };
   openRun(d, ts, read.context, at);
   wholeToolPair(read, { ts, startedAt, endedAt, context: read.context, provenance }, at);
@@ -222,23 +225,24 @@ function canonicalTool(
 // its own text is the line (docs/protocols/highbar.md, "Byte-exact"). Deciding here cost every
 // line a walk of its text.
 function begin(d: HighbarDecoder, text: string, line: number, offset: number, out: AgentEvent[]): LineAt {
-  const at = d.at;
-  at.line = line;
-  at.offset = offset;
-  at.hints = { raw: text };
-  at.out = out;
-  d.text = text;
-  return at;
+  d[LINE] = line;
+  d[OFFSET] = offset;
+  d[HINTS] = { raw: text };
+  d[OUT] = out;
+  d[TEXT] = text;
+  return d;
 }
 
 // JSON.parse rounds integers past 2^53; the policy is to say so, never to round silently.
 function checkIntegers(d: HighbarDecoder, text: string, line: number, offset: number): void {
   const message = unsafeNumberMessage(text);
-  if (message !== undefined) d.report('invalid_record', 'error', line, offset, message);
+  if (message !== undefined) d[REPORT]('invalid_record', 'error', line, offset, message);
 }
 
 function unknown(record: unknown, type: unknown, at: LineAt): AgentEventOf<'unknown'> {
-  const { line, offset, hints } = at;
+  const line = at[LINE];
+  const offset = at[OFFSET];
+  const hints = at[HINTS];
   const e: AgentEventOf<'unknown'> = {
     type: 'unknown',
     record,
@@ -272,18 +276,18 @@ function timeOf(
   fallback: number | undefined,
   at: LineAt,
 ): number | undefined {
-  const hints = at.hints;
+  const hints = at[HINTS];
   if (value === undefined) {
     (hints.absent ??= []).push(key);
     return fallback;
   }
   if (typeof value !== 'number') {
     const instead = fallback === undefined ? 'it is left out' : 'it falls back to ts';
-    d.report(
+    d[REPORT](
       'invalid_record',
       'warning',
-      at.line,
-      at.offset,
+      at[LINE],
+      at[OFFSET],
       `${key} is ${JSON.stringify(value)}, not a number of seconds; ${instead}`,
     );
     (hints.invalid ??= {})[key] = value;
@@ -295,7 +299,7 @@ function timeOf(
   // An integral value written as an integer (Python's `int`, not `1.0`; in the range where
   // Python's `json.dumps` and `pyNumber` print integers) keeps that spelling: an edited event is
   // written from the model, with the integer still an integer.
-  if (Number.isInteger(value) && Math.abs(value) < 1e16 && spelledAsInteger(d.text, key, value)) {
+  if (Number.isInteger(value) && Math.abs(value) < 1e16 && spelledAsInteger(d[TEXT], key, value)) {
     hints[key] = String(value);
   } else if (ms / 1000 !== value) hints[key] = pyFloat(value);
   return ms;
@@ -307,23 +311,34 @@ function openRun(
   context: JsonObject | undefined,
   at: LineAt,
 ): void {
-  const { line, offset, out } = at;
-  if (d.runOpen) return;
-  d.runOpen = true;
-  const e: AgentEventOf<'run.start'> = {
-    type: 'run.start',
-    provenance: { format: FORMAT, line, offset, synthetic: true },
-  };
-  if (ts !== undefined) e.ts = ts;
-  if (context !== undefined) e.context = context;
-  out.push(e);
+  const line = at[LINE];
+  const offset = at[OFFSET];
+  const out = at[OUT];
+  if (d[RUN_OPEN]) return;
+  d[RUN_OPEN] = true;
+  // Built whole, one literal per set of fields: a field added to a literal gets a transitioned
+  // hidden class that dies at a full GC with the per-line code it is inlined in (Round seven).
+  const type = 'run.start';
+  const provenance: Provenance = { format: FORMAT, line, offset, synthetic: true };
+  out.push(
+    ts === undefined
+      ? context === undefined
+        ? { type, provenance }
+        : { type, provenance, context }
+      : context === undefined
+        ? { type, provenance, ts }
+        : { type, provenance, ts, context },
+  );
 }
 
 function v0(d: HighbarDecoder, record: JsonObject, at: LineAt): void {
-  const { line, offset, hints, out } = at;
+  const line = at[LINE];
+  const offset = at[OFFSET];
+  const hints = at[HINTS];
+  const out = at[OUT];
   const problem = passesHighbarGuard('v0', record) ? undefined : validateHighbarRecord('v0', record);
   if (problem !== undefined) {
-    d.report('invalid_record', 'error', line, offset, `invalid v0 tool call: ${problem}`);
+    d[REPORT]('invalid_record', 'error', line, offset, `invalid v0 tool call: ${problem}`);
     out.push(unknown(record, undefined, at));
     return;
   }
@@ -342,7 +357,10 @@ function v0(d: HighbarDecoder, record: JsonObject, at: LineAt): void {
 }
 
 function v1(d: HighbarDecoder, type: HighbarRecordType, record: JsonObject, at: LineAt): void {
-  const { line, offset, hints, out } = at;
+  const line = at[LINE];
+  const offset = at[OFFSET];
+  const hints = at[HINTS];
+  const out = at[OUT];
   const ts = time(d, record, 'ts', undefined, at);
   const context = record.context as JsonObject | undefined;
   const rest = splitRecord(record, HIGHBAR_KEY_ORDER_BY_TYPE.get(type)!);
@@ -356,7 +374,7 @@ function v1(d: HighbarDecoder, type: HighbarRecordType, record: JsonObject, at: 
     }
     case 'turn': {
       openRun(d, ts, context, at);
-      d.runOpen = false;
+      d[RUN_OPEN] = false;
       const e: AgentEventOf<'run.end'> = {
         type: 'run.end',
         status: 'completed',
@@ -370,7 +388,7 @@ function v1(d: HighbarDecoder, type: HighbarRecordType, record: JsonObject, at: 
     }
     case 'hello': {
       // A new writer: a run the previous one left open will never get its turn record.
-      d.runOpen = false;
+      d[RUN_OPEN] = false;
       const e: AgentEventOf<'session.start'> = {
         type: 'session.start',
         provenance: withHints(provenanceOf(FORMAT, line, offset, rest), hints),
@@ -398,7 +416,7 @@ function v1(d: HighbarDecoder, type: HighbarRecordType, record: JsonObject, at: 
 function toolPair(d: HighbarDecoder, record: ToolValues, pair: ToolPair, at: LineAt): void {
   const { ts, startedAt, endedAt, context, provenance } = pair;
   openRun(d, ts, context, at);
-  const call = `hb-${at.line}`;
+  const call = `hb-${at[LINE]}`;
   const name = record.fn as string;
   const start: AgentEventOf<'tool.start'> = { type: 'tool.start', call, name, provenance };
   if (record.args !== undefined) start.args = record.args as JsonObject;
@@ -420,7 +438,7 @@ function toolPair(d: HighbarDecoder, record: ToolValues, pair: ToolPair, at: Lin
   if (startedAt !== undefined) end.startedAt = startedAt;
   if (endedAt !== undefined) end.endedAt = endedAt;
   stamp(end, ts, context);
-  at.out.push(start, end);
+  at[OUT].push(start, end);
 }
 
 /**
@@ -437,13 +455,13 @@ function wholeToolPair(read: CanonicalTool, pair: ToolPair, at: LineAt): void {
   const ts = pair.ts as number;
   const startedAt = pair.startedAt as number;
   const endedAt = pair.endedAt as number;
-  const call = `hb-${at.line}`;
+  const call = `hb-${at[LINE]}`;
   const name = read.fn as string;
   const args = read.args as JsonObject;
   const { result, error } = read;
   const ok = !isFailure(error);
   if (context === undefined) {
-    at.out.push(
+    at[OUT].push(
       { type: 'tool.start', call, name, provenance, args, startedAt, ts },
       typeof result === 'string'
         ? {
@@ -463,7 +481,7 @@ function wholeToolPair(read: CanonicalTool, pair: ToolPair, at: LineAt): void {
     );
     return;
   }
-  at.out.push(
+  at[OUT].push(
     { type: 'tool.start', call, name, provenance, args, startedAt, ts, context },
     typeof result === 'string'
       ? {
