@@ -67,61 +67,85 @@ function textDelta(
     : { type: 'text.delta', text, round, provenance, session };
 }
 
-// The frame being mapped and its line, as one object (reused: the mapping keeps none of it).
-// `rest`: fields beyond the reference ones (or another order); `nestedExact`: turn_done's tool
-// results and usage have exactly their own keys, in order.
-interface FrameAt {
-  text: string;
-  line: number;
-  offset: number;
-  out: AgentEvent[];
-  rest: RecordRest | undefined;
-  nestedExact: boolean;
-}
-
 /** Options of the HEP decoder. */
 export interface HepDecodeOptions extends DecodeOptions {}
 
 const FORMAT = HEP;
 
 /**
- * The decoder's state between lines, built whole in one object literal ({@link newDecoder}): a
- * literal's hidden class is held by its allocation site and outlives a full garbage collection,
- * where a class instance's fields die with the last decoder and take the optimised code that
- * embedded them along (docs/performance.md, "HEP `createDecoder`", Round four).
+ * The decoder's state between lines and the frame being mapped with its line: an array of named
+ * slots, not a class or a literal. An array's hidden class belongs to the realm and outlives
+ * every garbage collection, where a literal's (made before its factory has an allocation site)
+ * dies with the last decoder at a forced GC and takes the optimised per-line code that embedded
+ * it along (docs/performance.md, "HEP `createDecoder`", Round seven). The frame slots are reused:
+ * the mapping keeps none of them. `rest`: fields beyond the reference ones (or another order);
+ * `nestedExact`: turn_done's tool results and usage have exactly their own keys, in order.
  */
-interface HepDecoder {
-  readonly sink: DiagnosticSink;
-  readonly report: LineReport;
-  readonly maxDepth: number;
-  readonly live: boolean;
-  sawFirst: boolean;
-  session: string | undefined;
-  runOpen: boolean;
-  answer: string | undefined;
-  stopReason: string | undefined;
-  usage: Usage | undefined;
-  lastLine: number;
-  lastOffset: number;
-  readonly at: FrameAt;
-}
+type HepDecoder = [
+  sink: DiagnosticSink,
+  report: LineReport,
+  maxDepth: number,
+  live: boolean,
+  sawFirst: boolean,
+  session: string | undefined,
+  runOpen: boolean,
+  answer: string | undefined,
+  stopReason: string | undefined,
+  usage: Usage | undefined,
+  lastLine: number,
+  lastOffset: number,
+  // The frame being mapped.
+  text: string,
+  line: number,
+  offset: number,
+  out: AgentEvent[],
+  rest: RecordRest | undefined,
+  nestedExact: boolean,
+];
+
+// The decoder as the frame being mapped (after readLine fills the frame slots): the same array.
+type FrameAt = HepDecoder;
+
+const SINK = 0;
+const REPORT = 1;
+const MAX_DEPTH = 2;
+const LIVE = 3;
+const SAW_FIRST = 4;
+const SESSION = 5;
+const RUN_OPEN = 6;
+const ANSWER = 7;
+const STOP_REASON = 8;
+const USAGE = 9;
+const LAST_LINE = 10;
+const LAST_OFFSET = 11;
+const TEXT = 12;
+const LINE = 13;
+const OFFSET = 14;
+const OUT = 15;
+const REST = 16;
+const NESTED_EXACT = 17;
 
 function newDecoder(options: HepDecodeOptions, sink: DiagnosticSink): HepDecoder {
-  return {
+  return [
     sink,
-    report: lineReporter(sink, FORMAT),
-    maxDepth: resolveMaxDepth(options.maxDepth),
-    live: options.live === true,
-    sawFirst: false,
-    session: undefined,
-    runOpen: false,
-    answer: undefined,
-    stopReason: undefined,
-    usage: undefined,
-    lastLine: 0,
-    lastOffset: 0,
-    at: { text: '', line: 0, offset: 0, out: [], rest: undefined, nestedExact: false },
-  };
+    lineReporter(sink, FORMAT),
+    resolveMaxDepth(options.maxDepth),
+    options.live === true,
+    false,
+    undefined,
+    false,
+    undefined,
+    undefined,
+    undefined,
+    0,
+    0,
+    '',
+    0,
+    0,
+    [],
+    undefined,
+    false,
+  ];
 }
 
 /**
@@ -140,22 +164,22 @@ export function createHepRecordDecoder(options: HepDecodeOptions, sink: Diagnost
 }
 
 function readLine(d: HepDecoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
-  d.lastLine = line;
-  d.lastOffset = offset;
+  d[LAST_LINE] = line;
+  d[LAST_OFFSET] = offset;
   if (text.length === 0) {
-    d.report('invalid_json', 'warning', line, offset, 'an empty line (HEP has no blank lines); skipped');
+    d[REPORT]('invalid_json', 'warning', line, offset, 'an empty line (HEP has no blank lines); skipped');
     return;
   }
-  const first = !d.sawFirst;
-  d.sawFirst = true;
+  const first = !d[SAW_FIRST];
+  d[SAW_FIRST] = true;
   if (!first && canonicalDelta(d, text, line, offset, out)) return;
   // Short lines are measured only when their shape leaves room for depth (below), so a
   // well-formed frame never pays for the scan.
-  const record = parseRecordText(text, line, offset, d.maxDepth, FORMAT, d.sink);
+  const record = parseRecordText(text, line, offset, d[MAX_DEPTH], FORMAT, d[SINK]);
   if (record === NOT_PARSED) return;
   if (!isJsonObject(record)) {
     if (!refuseDeep(d, text, record, line, offset))
-      d.report('invalid_json', 'error', line, offset, 'not a JSON object');
+      d[REPORT]('invalid_json', 'error', line, offset, 'not a JSON object');
     return;
   }
   const type = record.type;
@@ -181,7 +205,7 @@ function readLine(d: HepDecoder, text: string, line: number, offset: number, out
     return;
   }
   if (first && type !== 'hep_header') {
-    d.report('order', 'error', line, offset, 'the first line is not a hep_header frame');
+    d[REPORT]('order', 'error', line, offset, 'the first line is not a hep_header frame');
   }
   if (spec === undefined) {
     const unknown: AgentEventOf<'unknown'> = {
@@ -191,7 +215,7 @@ function readLine(d: HepDecoder, text: string, line: number, offset: number, out
     };
     if (typeof type === 'string') unknown.recordType = type;
     else
-      d.report(
+      d[REPORT](
         'invalid_record',
         'warning',
         line,
@@ -206,43 +230,42 @@ function readLine(d: HepDecoder, text: string, line: number, offset: number, out
     return;
   }
   if (problem !== undefined) {
-    d.report('invalid_record', 'error', line, offset, `invalid ${spec.type} frame: ${problem}`);
+    d[REPORT]('invalid_record', 'error', line, offset, `invalid ${spec.type} frame: ${problem}`);
     return;
   }
-  const at = d.at;
-  at.text = text;
-  at.line = line;
-  at.offset = offset;
-  at.out = out;
-  at.rest = rest;
-  at.nestedExact = nestedExact;
-  map(d, spec, record, at);
+  d[TEXT] = text;
+  d[LINE] = line;
+  d[OFFSET] = offset;
+  d[OUT] = out;
+  d[REST] = rest;
+  d[NESTED_EXACT] = nestedExact;
+  map(d, spec, record, d);
 }
 
 function endStream(d: HepDecoder, out: AgentEvent[]): void {
-  completeRun(d, d.lastLine, d.lastOffset, out);
+  completeRun(d, d[LAST_LINE], d[LAST_OFFSET], out);
 }
 
 // The run's synthetic end after its last turn_done: at the end of the input, or (`live`) at a
 // round that ran no tool and did not stop for one.
 function completeRun(d: HepDecoder, line: number, offset: number, out: AgentEvent[]): void {
-  if (d.runOpen && d.answer !== undefined) {
+  if (d[RUN_OPEN] && d[ANSWER] !== undefined) {
     const end: AgentEventOf<'run.end'> = {
       type: 'run.end',
       status: 'completed',
-      answer: d.answer,
+      answer: d[ANSWER],
       provenance: { format: FORMAT, line, offset, synthetic: true },
     };
-    if (d.stopReason !== undefined) end.stopReason = d.stopReason;
-    if (d.usage !== undefined) end.usage = { ...d.usage }; // a copy: later rounds must not change an event already out
-    if (d.session !== undefined) end.session = d.session;
+    if (d[STOP_REASON] !== undefined) end.stopReason = d[STOP_REASON];
+    if (d[USAGE] !== undefined) end.usage = { ...d[USAGE] }; // a copy: later rounds must not change an event already out
+    if (d[SESSION] !== undefined) end.session = d[SESSION];
     out.push(end);
-    d.runOpen = false;
+    d[RUN_OPEN] = false;
   }
 }
 
 function stamp(d: HepDecoder, event: AgentEvent, record: JsonObject): void {
-  if (d.session !== undefined) event.session = d.session;
+  if (d[SESSION] !== undefined) event.session = d[SESSION];
   const turn = record.turn_id;
   if (typeof turn === 'number' && Number.isSafeInteger(turn)) event.round = turn;
 }
@@ -258,14 +281,19 @@ function endRun(
     status,
     provenance: { format: FORMAT, line: provenance.line, offset: provenance.offset, synthetic: true },
   };
-  if (d.usage !== undefined) end.usage = { ...d.usage }; // a copy: later rounds must not change an event already out
-  if (d.session !== undefined) end.session = d.session;
+  if (d[USAGE] !== undefined) end.usage = { ...d[USAGE] }; // a copy: later rounds must not change an event already out
+  if (d[SESSION] !== undefined) end.session = d[SESSION];
   out.push(end);
-  d.runOpen = false;
+  d[RUN_OPEN] = false;
 }
 
 function map(d: HepDecoder, spec: HepFrameSpec, r: JsonObject, at: FrameAt): void {
-  const { text, line, offset, out, rest, nestedExact } = at;
+  const text = at[TEXT];
+  const line = at[LINE];
+  const offset = at[OFFSET];
+  const out = at[OUT];
+  const rest = at[REST];
+  const nestedExact = at[NESTED_EXACT];
   // Unknown fields have no schema: check their numbers (rare path, only lines with extras).
   let checked = rest?.extra !== undefined;
   if (checked) checkNumbers(d, text, line, offset);
@@ -273,7 +301,7 @@ function map(d: HepDecoder, spec: HepFrameSpec, r: JsonObject, at: FrameAt): voi
     rest === undefined ? { format: FORMAT, line, offset } : provenanceOf(FORMAT, line, offset, rest);
   // Lines with fields of their own (at any level) may hold what the model cannot tell apart.
   if (checked || (spec.type === 'turn_done' && !nestedExact)) keepRaw(provenance, r, text);
-  const session = d.session;
+  const session = d[SESSION];
   switch (spec.type) {
     // The frequent frames first: each case label is a string comparison.
     case 'message_delta':
@@ -294,7 +322,7 @@ function map(d: HepDecoder, spec: HepFrameSpec, r: JsonObject, at: FrameAt): voi
     case 'hep_header': {
       const version = r.hep as string;
       if (!isHepV1(version)) {
-        d.report(
+        d[REPORT](
           'unsupported_version',
           'error',
           line,
@@ -302,10 +330,10 @@ function map(d: HepDecoder, spec: HepFrameSpec, r: JsonObject, at: FrameAt): voi
           `HEP version ${JSON.stringify(version)} is not supported (this library reads v1); upgrade agentwire`,
         );
       }
-      d.session = r.session as string;
+      d[SESSION] = r.session as string;
       out.push({
         type: 'session.start',
-        session: d.session,
+        session: d[SESSION],
         protocol: version,
         producer: r.fah as string,
         provenance,
@@ -313,40 +341,42 @@ function map(d: HepDecoder, spec: HepFrameSpec, r: JsonObject, at: FrameAt): voi
       return;
     }
     case 'agent_start': {
-      d.runOpen = true;
-      d.answer = undefined;
-      d.stopReason = undefined;
-      d.usage = undefined;
-      const e: AgentEventOf<'run.start'> = { type: 'run.start', round: r.turn_id as number, provenance };
-      if (session !== undefined) e.session = session;
-      out.push(e);
+      d[RUN_OPEN] = true;
+      d[ANSWER] = undefined;
+      d[STOP_REASON] = undefined;
+      d[USAGE] = undefined;
+      const type = 'run.start';
+      const round = r.turn_id as number;
+      out.push(session === undefined ? { type, round, provenance } : { type, round, provenance, session });
       return;
     }
     case 'message_start': {
-      const e: AgentEventOf<'message.start'> = {
-        type: 'message.start',
-        role: 'assistant',
-        round: r.turn_id as number,
-        provenance,
-      };
-      if (session !== undefined) e.session = session;
-      out.push(e);
+      const type = 'message.start';
+      const role = 'assistant';
+      const round = r.turn_id as number;
+      out.push(
+        session === undefined
+          ? { type, role, round, provenance }
+          : { type, role, round, provenance, session },
+      );
       return;
     }
     case 'tool_start': {
-      const summary = r.args_summary as string;
-      const e: AgentEventOf<'tool.start'> = {
-        type: 'tool.start',
-        call: r.id as string,
-        name: r.name as string,
-        argsSummary: summary,
-        round: r.turn_id as number,
-        provenance,
-      };
-      const args = fullArgs(d, summary);
-      if (args !== undefined) e.args = args;
-      if (session !== undefined) e.session = session;
-      out.push(e);
+      const type = 'tool.start';
+      const argsSummary = r.args_summary as string;
+      const call = r.id as string;
+      const name = r.name as string;
+      const round = r.turn_id as number;
+      const args = fullArgs(d, argsSummary);
+      out.push(
+        args === undefined
+          ? session === undefined
+            ? { type, call, name, argsSummary, round, provenance }
+            : { type, call, name, argsSummary, round, provenance, session }
+          : session === undefined
+            ? { type, call, name, argsSummary, round, provenance, args }
+            : { type, call, name, argsSummary, round, provenance, args, session },
+      );
       return;
     }
     case 'tool_liveness': {
@@ -369,23 +399,23 @@ function map(d: HepDecoder, spec: HepFrameSpec, r: JsonObject, at: FrameAt): voi
       const round = r.turn_id as number;
       for (const item of r.tool_results as JsonObject[]) {
         const rest = nestedExact ? undefined : splitRecord(item, HEP_TOOL_RESULT_KEYS);
-        const e: AgentEventOf<'tool.end'> = {
-          type: 'tool.end',
-          call: item.id as string,
-          name: item.name as string,
-          ok: item.ok as boolean,
-          text: item.text as string,
-          round,
-          provenance: { format: FORMAT, line, offset, synthetic: true },
-        };
+        const type = 'tool.end';
+        const call = item.id as string;
+        const name = item.name as string;
+        const ok = item.ok as boolean;
+        const itemText = item.text as string;
+        const p: Provenance = { format: FORMAT, line, offset, synthetic: true };
         if (rest?.extra !== undefined) {
-          e.provenance!.extra = rest.extra;
+          p.extra = rest.extra;
           if (!checked) checkNumbers(d, text, line, offset);
           checked = true;
         }
-        if (rest?.order !== undefined) e.provenance!.order = rest.order;
-        if (session !== undefined) e.session = session;
-        out.push(e);
+        if (rest?.order !== undefined) p.order = rest.order;
+        out.push(
+          session === undefined
+            ? { type, call, name, ok, text: itemText, round, provenance: p }
+            : { type, call, name, ok, text: itemText, round, provenance: p, session },
+        );
       }
       const u = r.usage as JsonObject;
       const usage: Usage = {
@@ -402,43 +432,40 @@ function map(d: HepDecoder, spec: HepFrameSpec, r: JsonObject, at: FrameAt): voi
         }
         if (usageRest.order !== undefined) hints.usageOrder = usageRest.order;
       }
-      const e: AgentEventOf<'round.end'> = {
-        type: 'round.end',
-        message: r.message as string,
-        stopReason: r.stop_reason as string,
-        usage,
-        round,
-        provenance,
-      };
-      if (session !== undefined) e.session = session;
-      out.push(e);
-      d.answer = e.message;
-      d.stopReason = e.stopReason;
+      const type = 'round.end';
+      const message = r.message as string;
+      const stopReason = r.stop_reason as string;
+      out.push(
+        session === undefined
+          ? { type, message, stopReason, usage, round, provenance }
+          : { type, message, stopReason, usage, round, provenance, session },
+      );
+      d[ANSWER] = message;
+      d[STOP_REASON] = stopReason;
       addRunUsage(d, usage);
       // Followed live, a round that ran no tool and did not stop for one ends the run: fa's
       // agent loop stops there (a finished input ends it at its end, where HEP says it ends).
-      if (d.live && e.stopReason !== 'toolUse' && (r.tool_results as JsonObject[]).length === 0)
+      if (d[LIVE] && stopReason !== 'toolUse' && (r.tool_results as JsonObject[]).length === 0)
         completeRun(d, line, offset, out);
       return;
     }
     case 'turn_error': {
       const fatal = r.fatal as boolean;
-      const e: AgentEventOf<'error'> = {
-        type: 'error',
-        message: r.error as string,
-        fatal,
-        round: r.turn_id as number,
-        provenance,
-      };
-      if (session !== undefined) e.session = session;
-      out.push(e);
+      const type = 'error';
+      const message = r.error as string;
+      const round = r.turn_id as number;
+      out.push(
+        session === undefined
+          ? { type, message, fatal, round, provenance }
+          : { type, message, fatal, round, provenance, session },
+      );
       if (fatal) endRun(d, 'failed', provenance, out);
       return;
     }
     case 'cancelled': {
-      const e: AgentEventOf<'cancel'> = { type: 'cancel', round: r.turn_id as number, provenance };
-      if (session !== undefined) e.session = session;
-      out.push(e);
+      const type = 'cancel';
+      const round = r.turn_id as number;
+      out.push(session === undefined ? { type, round, provenance } : { type, round, provenance, session });
       endRun(d, 'cancelled', provenance, out);
       return;
     }
@@ -502,22 +529,22 @@ function canonicalDelta(
   } catch {
     return false;
   }
-  out.push(textDelta(delta, round, { format: FORMAT, line, offset }, d.session));
+  out.push(textDelta(delta, round, { format: FORMAT, line, offset }, d[SESSION]));
   return true;
 }
 
 // Reports a line deeper than maxDepth, unless it was measured before it was parsed.
 function refuseDeep(d: HepDecoder, text: string, value: unknown, line: number, offset: number): boolean {
-  return refuseDeepValue(text, value, line, offset, d.maxDepth, FORMAT, d.sink);
+  return refuseDeepValue(text, value, line, offset, d[MAX_DEPTH], FORMAT, d[SINK]);
 }
 
 function checkNumbers(d: HepDecoder, text: string, line: number, offset: number): void {
   const message = unsafeNumberMessage(text);
-  if (message !== undefined) d.report('invalid_record', 'error', line, offset, message);
+  if (message !== undefined) d[REPORT]('invalid_record', 'error', line, offset, message);
 }
 
 function addRunUsage(d: HepDecoder, u: Usage): void {
-  const total = (d.usage ??= { input: 0, output: 0, costUsd: 0 });
+  const total = (d[USAGE] ??= { input: 0, output: 0, costUsd: 0 });
   addUsage(total, u);
 }
 
@@ -525,7 +552,7 @@ function addRunUsage(d: HepDecoder, u: Usage): void {
 // exactly that (not cut at the 4000-character bound, not a key=value summary).
 function fullArgs(d: HepDecoder, summary: string): Record<string, unknown> | undefined {
   if (summary.charCodeAt(0) !== 123 || summary.charCodeAt(summary.length - 1) !== 125) return undefined;
-  if (summary.length > 2 * d.maxDepth && exceedsDepth(summary, d.maxDepth)) return undefined;
+  if (summary.length > 2 * d[MAX_DEPTH] && exceedsDepth(summary, d[MAX_DEPTH])) return undefined;
   try {
     const value: unknown = JSON.parse(summary);
     if (isJsonObject(value) && JSON.stringify(value) === summary) return value;
