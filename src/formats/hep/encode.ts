@@ -131,8 +131,8 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
 
 // The writer's state: an array of named slots, not class fields or a literal. An array's hidden
 // class belongs to the realm and outlives every GC, so the per-event code that reads it is not
-// thrown away when the last writer dies (docs/performance.md, "HEP writer"); module functions on
-// it also leave nothing the minifier cannot rename.
+// thrown away when the last writer dies (docs/performance.md, "HEP writer, round seven");
+// module functions on it also leave nothing the minifier cannot rename.
 type Writer = [
   options: HepEncodeOptions,
   mode: 'summary' | 'full',

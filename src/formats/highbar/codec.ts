@@ -7,7 +7,7 @@ import type { AgentEvent } from '../../model';
 import { checkHighbarEvents } from './check';
 import { declaredTools, matchContext } from './declared';
 import { createHighbarRecordDecoder, type HighbarDecodeOptions } from './decode';
-import { type HighbarEncodeOptions, HighbarEncoder } from './encode';
+import { createHighbarEncoder, type HighbarEncodeOptions } from './encode';
 import { HIGHBAR } from './wire';
 
 /** The highbar trace codec plus declared tools and test correlation. */
@@ -31,7 +31,7 @@ const codec = createCodec<HighbarDecodeOptions, HighbarEncodeOptions>({
   format: HIGHBAR,
   createChunkDecoder: (options, sink) =>
     lineChunkDecoder(HIGHBAR, 'jsonl', options, sink, createHighbarRecordDecoder(options, sink)),
-  createEncoder: (options, sink) => new HighbarEncoder(options, sink),
+  createEncoder: createHighbarEncoder,
 });
 
 /**

@@ -1,7 +1,7 @@
 import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
 import { assertEncodable, isJsonObject, type JsonObject, rawIfSame } from '../../json';
-import { LossReporter } from '../../loss';
+import { checkLoss, type LossState, newLoss, reportForeignRecord, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
 import { joinPy, pyDumps, pyFloat, pyKey } from './pyjson';
 import { HIGHBAR, type HighbarHints, highbarToolLine } from './wire';
@@ -39,29 +39,37 @@ function isFailure(error: unknown): boolean {
 /**
  * One record's `"key": value` pairs. Without a key order to restore they are joined as they come
  * (no pair arrays); a line with its own key order collects them and {@link joinPy} sorts them.
+ * An array of named slots, not a class: an array's hidden class outlives the forced GC that
+ * collects a class's, with the per-event code that embedded it (docs/performance.md, "highbar
+ * writer, round seven").
  */
-class Fields {
-  /** The highbar provenance the record comes from (its extra fields, hints and key order). */
-  readonly provenance: Provenance | undefined;
-  private text = '';
-  private readonly pieces: Array<[string, string]> | undefined;
-  private readonly order: readonly string[] | undefined;
+type Fields = [
+  // The highbar provenance the record comes from (its extra fields, hints and key order).
+  provenance: Provenance | undefined,
+  text: string,
+  pieces: Array<[string, string]> | undefined,
+  order: readonly string[] | undefined,
+];
 
-  constructor(order: readonly string[] | undefined, provenance?: Provenance) {
-    this.provenance = provenance;
-    this.order = order;
-    if (order !== undefined) this.pieces = [];
-  }
+const F_PROVENANCE = 0;
+const F_TEXT = 1;
+const F_PIECES = 2;
+const F_ORDER = 3;
 
-  add(key: string, value: string): void {
-    if (this.pieces !== undefined) this.pieces.push([key, value]);
-    else if (this.text === '') this.text = keyText(key).first + value;
-    else this.text += keyText(key).next + value;
-  }
+function newFields(order: readonly string[] | undefined, provenance?: Provenance): Fields {
+  return [provenance, '', order !== undefined ? [] : undefined, order];
+}
 
-  join(): string {
-    return this.pieces !== undefined ? joinPy(this.pieces, this.order) : `{${this.text}}`;
-  }
+function add(f: Fields, key: string, value: string): void {
+  const pieces = f[F_PIECES];
+  if (pieces !== undefined) pieces.push([key, value]);
+  else if (f[F_TEXT] === '') f[F_TEXT] = keyText(key).first + value;
+  else f[F_TEXT] += keyText(key).next + value;
+}
+
+function join(f: Fields): string {
+  const pieces = f[F_PIECES];
+  return pieces !== undefined ? joinPy(pieces, f[F_ORDER]) : `{${f[F_TEXT]}}`;
 }
 
 interface KeyText {
@@ -99,276 +107,305 @@ function highbarProvenance(event: AgentEvent | undefined): Provenance | undefine
   return p !== undefined && p.format === HIGHBAR ? p : undefined;
 }
 
+// The writer's state: an array of named slots, not class fields, for the reason Fields is one.
+type Writer = [
+  loss: LossState,
+  clock: () => number,
+  starts: Map<string, AgentEventOf<'tool.start'>>,
+  runInput: string | undefined,
+  lastMs: number,
+  lastSeconds: string,
+];
+
+const LOSS = 0;
+const CLOCK = 1;
+const STARTS = 2;
+const RUN_INPUT = 3;
+const LAST_MS = 4;
+const LAST_SECONDS = 5;
+
 /**
  * The highbar trace writer: canonical events → contract lines, byte-exact in Python
  * `json.dumps` style with the contract's key order (`v`, `type`, `ts`, fields, `context`).
  * `tool.start` waits for its `tool.end` (by call id) and the pair becomes one `tool` record;
  * `run.end` is a `turn`; `session.start` a `hello`; `tools.declare` a `tools`; `run.start` writes
- * nothing (its `input` goes into the next `turn` that has none). Other events are `loss`es.
+ * nothing (its `input` goes into the next `turn` that has none). Other events are `loss`es,
+ * reported to `sink`.
  */
-export class HighbarEncoder implements Encoder {
-  private readonly loss: LossReporter;
-  private readonly clock: () => number;
-  private readonly starts = new Map<string, AgentEventOf<'tool.start'>>();
-  private runInput: string | undefined;
-  private lastMs = Number.NaN;
-  private lastSeconds = '';
+export function createHighbarEncoder(options: HighbarEncodeOptions, sink: DiagnosticSink): Encoder {
+  const w: Writer = [
+    newLoss(HIGHBAR, sink),
+    options.clock ?? options.now ?? Date.now,
+    new Map(),
+    undefined,
+    Number.NaN,
+    '',
+  ];
+  return {
+    write: (event) => writeEvent(w, event),
+    end: () => endWrite(w),
+  };
+}
 
-  /** Creates a writer reporting losses to `sink`. */
-  constructor(options: HighbarEncodeOptions, sink: DiagnosticSink) {
-    this.loss = new LossReporter(HIGHBAR, sink);
-    this.clock = options.clock ?? options.now ?? Date.now;
+function writeEvent(w: Writer, event: AgentEvent): string {
+  const carried = CARRIED[event.type];
+  if (carried === undefined) {
+    reportLoss(w[LOSS], event, event.type, 'highbar has no record for this event');
+    return '';
   }
-
-  write(event: AgentEvent): string {
-    const carried = CARRIED[event.type];
-    if (carried === undefined) {
-      this.loss.report(event, event.type, 'highbar has no record for this event');
+  if (event.type === 'tool.start' && event.args !== undefined) {
+    checkLoss(w[LOSS], event, CARRIED_TOOL_START_ARGS);
+  } else checkLoss(w[LOSS], event, carried);
+  switch (event.type) {
+    case 'session.start': {
+      const pieces = head(w, 'hello', event);
+      if (event.producer !== undefined) add(pieces, 'sdk', pyDumps(event.producer, 'producer'));
+      if (event.pid !== undefined) add(pieces, 'pid', pyDumps(event.pid, 'pid'));
+      if (event.tools !== undefined) add(pieces, 'tools', pyDumps(event.tools, 'tools'));
+      return finish(pieces, event.context);
+    }
+    case 'tools.declare': {
+      const pieces = head(w, 'tools', event);
+      add(pieces, 'names', pyDumps(event.tools, 'tools'));
+      return finish(pieces, event.context);
+    }
+    case 'run.start':
+      w[RUN_INPUT] = event.input;
       return '';
-    }
-    if (event.type === 'tool.start' && event.args !== undefined) {
-      this.loss.check(event, CARRIED_TOOL_START_ARGS);
-    } else this.loss.check(event, carried);
-    switch (event.type) {
-      case 'session.start': {
-        const pieces = this.head('hello', event);
-        if (event.producer !== undefined) pieces.add('sdk', pyDumps(event.producer, 'producer'));
-        if (event.pid !== undefined) pieces.add('pid', pyDumps(event.pid, 'pid'));
-        if (event.tools !== undefined) pieces.add('tools', pyDumps(event.tools, 'tools'));
-        return this.finish(pieces, event.context);
+    case 'run.end': {
+      // A run end implied by a stream that stopped (docs/model.md "Run outcome") came from no record.
+      if (event.status === 'incomplete' && event.provenance?.synthetic) return '';
+      if (event.status !== 'completed') {
+        reportLoss(
+          w[LOSS],
+          event,
+          'run.end.status',
+          'a turn record has no status (it is written either way)',
+        );
       }
-      case 'tools.declare': {
-        const pieces = this.head('tools', event);
-        pieces.add('names', pyDumps(event.tools, 'tools'));
-        return this.finish(pieces, event.context);
-      }
-      case 'run.start':
-        this.runInput = event.input;
-        return '';
-      case 'run.end': {
-        // A run end implied by a stream that stopped (docs/model.md "Run outcome") came from no record.
-        if (event.status === 'incomplete' && event.provenance?.synthetic) return '';
-        if (event.status !== 'completed') {
-          this.loss.report(event, 'run.end.status', 'a turn record has no status (it is written either way)');
-        }
-        // Calls still open when the run ends (cancelled, failed) are written before its turn.
-        const open = this.flushOpenCalls();
-        const pieces = this.head('turn', event);
-        const input = event.input ?? this.runInput;
-        this.runInput = undefined;
-        if (input !== undefined) pieces.add('message', pyDumps(input, 'input'));
-        if (event.answer !== undefined) pieces.add('response', pyDumps(event.answer, 'answer'));
-        return open + this.finish(pieces, event.context);
-      }
-      case 'tool.start':
-        this.starts.set(event.call, event);
-        return '';
-      case 'tool.end': {
-        const start = this.starts.get(event.call);
-        this.starts.delete(event.call);
-        return this.tool(start, event);
-      }
-      case 'unknown':
-        return this.unknown(event);
-      default:
-        return '';
+      // Calls still open when the run ends (cancelled, failed) are written before its turn.
+      const open = flushOpenCalls(w);
+      const pieces = head(w, 'turn', event);
+      const input = event.input ?? w[RUN_INPUT];
+      w[RUN_INPUT] = undefined;
+      if (input !== undefined) add(pieces, 'message', pyDumps(input, 'input'));
+      if (event.answer !== undefined) add(pieces, 'response', pyDumps(event.answer, 'answer'));
+      return open + finish(pieces, event.context);
     }
-  }
-
-  end(): string {
-    return this.flushOpenCalls();
-  }
-
-  private flushOpenCalls(): string {
-    let text = '';
-    for (const start of this.starts.values()) {
-      this.loss.report(start, 'tool.end', 'a tool call without an end is written with result null');
-      const end: AgentEventOf<'tool.end'> = {
-        type: 'tool.end',
-        call: start.call,
-        ok: true,
-        result: null,
-        error: null,
-      };
-      text += this.tool(start, end);
-    }
-    this.starts.clear();
-    return text;
-  }
-
-  /** `v`, `type`, `ts`: how every v1 record begins. */
-  private head(type: string, event: AgentEvent): Fields {
-    const p = highbarProvenance(event);
-    const pieces = new Fields(p?.order, p);
-    pieces.add('v', '1');
-    pieces.add('type', `"${type}"`);
-    const hints = p?.hints as HighbarHints | undefined;
-    const ts = this.time('ts', event.ts, undefined, hints, true);
-    if (ts !== undefined) pieces.add('ts', ts);
-    return pieces;
-  }
-
-  /**
-   * The seconds text for a time field: as written when the hint still holds, left out when the
-   * line had none and the model holds only the default, else `ms / 1000` as a Python float.
-   */
-  private time(
-    key: 'ts' | 'started_at' | 'ended_at',
-    ms: number | undefined,
-    fallback: number | undefined,
-    hints: HighbarHints | undefined,
-    clock: boolean,
-  ): string | undefined {
-    const invalid = hints?.invalid;
-    if (invalid !== undefined && Object.hasOwn(invalid, key) && ms === fallback) {
-      return pyDumps(invalid[key], key);
-    }
-    if (hints?.absent?.includes(key) && ms === fallback) return undefined;
-    if (ms === undefined) {
-      if (!clock) return undefined;
-      ms = this.clock();
-    }
-    const token = hints?.[key];
-    if (token !== undefined && Number(token) * 1000 === ms) return token;
-    if (!Number.isFinite(ms)) assertEncodable(ms, key, undefined, 'highbar'); // throws
-    // A record's times are mostly one value (ts = started_at = ended_at): print it once.
-    if (!Object.is(ms, this.lastMs)) {
-      this.lastMs = ms;
-      this.lastSeconds = pyFloat(ms / 1000);
-    }
-    return this.lastSeconds;
-  }
-
-  private finish(pieces: Fields, context: unknown): string {
-    if (context !== undefined) pieces.add('context', pyDumps(context, 'context'));
-    const p = pieces.provenance;
-    if (p?.extra !== undefined) {
-      for (const key of Object.keys(p.extra)) {
-        const value = p.extra[key];
-        if (value !== undefined) pieces.add(key, pyDumps(value, key));
-      }
-    }
-    return this.line(pieces.join(), p?.hints as HighbarHints | undefined);
-  }
-
-  /** The line, or the original line when it says the same thing in another writer's style. */
-  private line(text: string, hints: HighbarHints | undefined): string {
-    return `${rawIfSame(hints?.raw, text)}\n`;
-  }
-
-  private tool(start: AgentEventOf<'tool.start'> | undefined, end: AgentEventOf<'tool.end'>): string {
-    const name = start?.name ?? end.name;
-    if (name === undefined) {
-      this.loss.report(
-        end,
-        'tool.end.name',
-        'a tool record needs fn; a call whose name is unknown is not written',
-      );
+    case 'tool.start':
+      w[STARTS].set(event.call, event);
       return '';
+    case 'tool.end': {
+      const start = w[STARTS].get(event.call);
+      w[STARTS].delete(event.call);
+      return tool(w, start, event);
     }
-    const p = highbarProvenance(end) ?? highbarProvenance(start);
-    const hints = p?.hints as HighbarHints | undefined;
-    const args = start?.args;
-    const context = end.context ?? start?.context;
-    let error: unknown = end.error;
-    if (end.ok && isFailure(error)) {
-      this.loss.report(end, 'tool.end.error', 'ok is true, so the error is written as null');
-      error = null;
-    } else if (!end.ok && !isFailure(error)) {
-      error = end.text ?? 'failed';
-    }
-    const result = end.result !== undefined ? end.result : end.text;
-    const startedAt = end.startedAt ?? start?.startedAt;
-    const endedAt = end.endedAt;
+    case 'unknown':
+      return unknown(w, event);
+    default:
+      return '';
+  }
+}
 
-    if (hints?.v0 !== undefined) {
-      const pieces = new Fields(hints.v0);
-      if (hints.v0.includes('v')) pieces.add('v', '0');
-      pieces.add('fn', pyDumps(name, 'name'));
-      if (args !== undefined) pieces.add('args', pyDumps(args, 'args'));
-      if (result !== undefined) pieces.add('result', pyDumps(result, 'result'));
-      if (error !== undefined) pieces.add('error', pyDumps(error, 'error'));
-      const s = this.time('started_at', startedAt, undefined, hints, false);
-      if (s !== undefined) pieces.add('started_at', s);
-      const e = this.time('ended_at', endedAt, undefined, hints, false);
-      if (e !== undefined) pieces.add('ended_at', e);
-      if (isJsonObject(context)) {
-        for (const key of Object.keys(context)) {
-          const value = (context as JsonObject)[key];
-          if (value !== undefined) pieces.add(key, pyDumps(value, key));
-        }
+function endWrite(w: Writer): string {
+  return flushOpenCalls(w);
+}
+
+function flushOpenCalls(w: Writer): string {
+  let text = '';
+  for (const start of w[STARTS].values()) {
+    reportLoss(w[LOSS], start, 'tool.end', 'a tool call without an end is written with result null');
+    const end: AgentEventOf<'tool.end'> = {
+      type: 'tool.end',
+      call: start.call,
+      ok: true,
+      result: null,
+      error: null,
+    };
+    text += tool(w, start, end);
+  }
+  w[STARTS].clear();
+  return text;
+}
+
+/** `v`, `type`, `ts`: how every v1 record begins. */
+function head(w: Writer, type: string, event: AgentEvent): Fields {
+  const p = highbarProvenance(event);
+  const pieces = newFields(p?.order, p);
+  add(pieces, 'v', '1');
+  add(pieces, 'type', `"${type}"`);
+  const hints = p?.hints as HighbarHints | undefined;
+  const ts = time(w, 'ts', event.ts, undefined, hints, true);
+  if (ts !== undefined) add(pieces, 'ts', ts);
+  return pieces;
+}
+
+/**
+ * The seconds text for a time field: as written when the hint still holds, left out when the
+ * line had none and the model holds only the default, else `ms / 1000` as a Python float.
+ */
+function time(
+  w: Writer,
+  key: 'ts' | 'started_at' | 'ended_at',
+  ms: number | undefined,
+  fallback: number | undefined,
+  hints: HighbarHints | undefined,
+  clock: boolean,
+): string | undefined {
+  const invalid = hints?.invalid;
+  if (invalid !== undefined && Object.hasOwn(invalid, key) && ms === fallback) {
+    return pyDumps(invalid[key], key);
+  }
+  if (hints?.absent?.includes(key) && ms === fallback) return undefined;
+  if (ms === undefined) {
+    if (!clock) return undefined;
+    ms = w[CLOCK]();
+  }
+  const token = hints?.[key];
+  if (token !== undefined && Number(token) * 1000 === ms) return token;
+  if (!Number.isFinite(ms)) assertEncodable(ms, key, undefined, 'highbar'); // throws
+  // A record's times are mostly one value (ts = started_at = ended_at): print it once.
+  if (!Object.is(ms, w[LAST_MS])) {
+    w[LAST_MS] = ms;
+    w[LAST_SECONDS] = pyFloat(ms / 1000);
+  }
+  return w[LAST_SECONDS];
+}
+
+function finish(pieces: Fields, context: unknown): string {
+  if (context !== undefined) add(pieces, 'context', pyDumps(context, 'context'));
+  const p = pieces[F_PROVENANCE];
+  if (p?.extra !== undefined) {
+    for (const key of Object.keys(p.extra)) {
+      const value = p.extra[key];
+      if (value !== undefined) add(pieces, key, pyDumps(value, key));
+    }
+  }
+  return line(join(pieces), p?.hints as HighbarHints | undefined);
+}
+
+/** The line, or the original line when it says the same thing in another writer's style. */
+function line(text: string, hints: HighbarHints | undefined): string {
+  return `${rawIfSame(hints?.raw, text)}\n`;
+}
+
+function tool(
+  w: Writer,
+  start: AgentEventOf<'tool.start'> | undefined,
+  end: AgentEventOf<'tool.end'>,
+): string {
+  const name = start?.name ?? end.name;
+  if (name === undefined) {
+    reportLoss(
+      w[LOSS],
+      end,
+      'tool.end.name',
+      'a tool record needs fn; a call whose name is unknown is not written',
+    );
+    return '';
+  }
+  const p = highbarProvenance(end) ?? highbarProvenance(start);
+  const hints = p?.hints as HighbarHints | undefined;
+  const args = start?.args;
+  const context = end.context ?? start?.context;
+  let error: unknown = end.error;
+  if (end.ok && isFailure(error)) {
+    reportLoss(w[LOSS], end, 'tool.end.error', 'ok is true, so the error is written as null');
+    error = null;
+  } else if (!end.ok && !isFailure(error)) {
+    error = end.text ?? 'failed';
+  }
+  const result = end.result !== undefined ? end.result : end.text;
+  const startedAt = end.startedAt ?? start?.startedAt;
+  const endedAt = end.endedAt;
+
+  if (hints?.v0 !== undefined) {
+    const pieces = newFields(hints.v0);
+    if (hints.v0.includes('v')) add(pieces, 'v', '0');
+    add(pieces, 'fn', pyDumps(name, 'name'));
+    if (args !== undefined) add(pieces, 'args', pyDumps(args, 'args'));
+    if (result !== undefined) add(pieces, 'result', pyDumps(result, 'result'));
+    if (error !== undefined) add(pieces, 'error', pyDumps(error, 'error'));
+    const s = time(w, 'started_at', startedAt, undefined, hints, false);
+    if (s !== undefined) add(pieces, 'started_at', s);
+    const e = time(w, 'ended_at', endedAt, undefined, hints, false);
+    if (e !== undefined) add(pieces, 'ended_at', e);
+    if (isJsonObject(context)) {
+      for (const key of Object.keys(context)) {
+        const value = (context as JsonObject)[key];
+        if (value !== undefined) add(pieces, key, pyDumps(value, key));
       }
-      return this.line(pieces.join(), hints);
     }
+    return line(join(pieces), hints);
+  }
 
-    const ts = end.ts ?? start?.ts;
-    if (p === undefined)
-      return this.foreignTool({ name, args, result, error, ts, startedAt, endedAt, context });
-    const pieces = new Fields(p.order, p);
-    pieces.add('v', '1');
-    pieces.add('type', '"tool"');
-    const tsText = this.time('ts', ts, undefined, hints, true);
-    if (tsText !== undefined) pieces.add('ts', tsText);
-    // The record's ts is the default of its times; a hand-built event without ts gets the clock's.
-    // A ts that was not a number, written back as it came, is no default (the model has none).
-    const base =
-      ts ??
-      (tsText === undefined || (hints?.invalid !== undefined && Object.hasOwn(hints.invalid, 'ts'))
-        ? undefined
-        : Number(tsText) * 1000);
-    pieces.add('fn', pyDumps(name, 'name'));
-    if (args !== undefined) pieces.add('args', pyDumps(args, 'args'));
-    const resultText = result !== undefined ? pyDumps(result, 'result') : undefined;
-    if (resultText !== undefined) pieces.add('result', resultText);
+  const ts = end.ts ?? start?.ts;
+  if (p === undefined) return foreignTool(w, { name, args, result, error, ts, startedAt, endedAt, context });
+  const pieces = newFields(p.order, p);
+  add(pieces, 'v', '1');
+  add(pieces, 'type', '"tool"');
+  const tsText = time(w, 'ts', ts, undefined, hints, true);
+  if (tsText !== undefined) add(pieces, 'ts', tsText);
+  // The record's ts is the default of its times; a hand-built event without ts gets the clock's.
+  // A ts that was not a number, written back as it came, is no default (the model has none).
+  const base =
+    ts ??
+    (tsText === undefined || (hints?.invalid !== undefined && Object.hasOwn(hints.invalid, 'ts'))
+      ? undefined
+      : Number(tsText) * 1000);
+  add(pieces, 'fn', pyDumps(name, 'name'));
+  if (args !== undefined) add(pieces, 'args', pyDumps(args, 'args'));
+  const resultText = result !== undefined ? pyDumps(result, 'result') : undefined;
+  if (resultText !== undefined) add(pieces, 'result', resultText);
+  // A failed call's error is often its output text too: escape that text once.
+  if (error !== undefined) {
+    add(
+      pieces,
+      'error',
+      error === result && typeof error === 'string' ? resultText! : pyDumps(error, 'error'),
+    );
+  }
+  const s = time(w, 'started_at', startedAt ?? base, base, hints, false);
+  if (s !== undefined) add(pieces, 'started_at', s);
+  const e = time(w, 'ended_at', endedAt ?? base, base, hints, false);
+  if (e !== undefined) add(pieces, 'ended_at', e);
+  return finish(pieces, context);
+}
+
+/**
+ * A call from another format: the reference emitter's full shape (args, result and error
+ * always: {}, null, null when unknown) in the contract's key order, as one template. The same
+ * text as the field-by-field path, which lines from highbar (their order, extras, hints) take.
+ */
+function foreignTool(w: Writer, call: ToolCall): string {
+  const { name, args, result, error, ts, startedAt, endedAt, context } = call;
+  const tsText = time(w, 'ts', ts, undefined, undefined, true)!;
+  // The record's ts is the default of its times; a hand-built event without ts gets the clock's.
+  const base = ts ?? Number(tsText) * 1000;
+  const resultText = result !== undefined ? pyDumps(result, 'result') : 'null';
+  return highbarToolLine({
+    ts: tsText,
+    fn: pyDumps(name, 'name'),
+    args: args !== undefined ? pyDumps(args, 'args') : '{}',
+    result: resultText,
     // A failed call's error is often its output text too: escape that text once.
-    if (error !== undefined) {
-      pieces.add(
-        'error',
-        error === result && typeof error === 'string' ? resultText! : pyDumps(error, 'error'),
-      );
-    }
-    const s = this.time('started_at', startedAt ?? base, base, hints, false);
-    if (s !== undefined) pieces.add('started_at', s);
-    const e = this.time('ended_at', endedAt ?? base, base, hints, false);
-    if (e !== undefined) pieces.add('ended_at', e);
-    return this.finish(pieces, context);
-  }
+    error:
+      error === undefined
+        ? 'null'
+        : error === result && typeof error === 'string'
+          ? resultText
+          : pyDumps(error, 'error'),
+    startedAt: time(w, 'started_at', startedAt ?? base, base, undefined, false)!,
+    endedAt: time(w, 'ended_at', endedAt ?? base, base, undefined, false)!,
+    context: context === undefined ? undefined : pyDumps(context, 'context'),
+  });
+}
 
-  /**
-   * A call from another format: the reference emitter's full shape (args, result and error
-   * always: {}, null, null when unknown) in the contract's key order, as one template. The same
-   * text as the field-by-field path, which lines from highbar (their order, extras, hints) take.
-   */
-  private foreignTool(call: ToolCall): string {
-    const { name, args, result, error, ts, startedAt, endedAt, context } = call;
-    const tsText = this.time('ts', ts, undefined, undefined, true)!;
-    // The record's ts is the default of its times; a hand-built event without ts gets the clock's.
-    const base = ts ?? Number(tsText) * 1000;
-    const resultText = result !== undefined ? pyDumps(result, 'result') : 'null';
-    return highbarToolLine({
-      ts: tsText,
-      fn: pyDumps(name, 'name'),
-      args: args !== undefined ? pyDumps(args, 'args') : '{}',
-      result: resultText,
-      // A failed call's error is often its output text too: escape that text once.
-      error:
-        error === undefined
-          ? 'null'
-          : error === result && typeof error === 'string'
-            ? resultText
-            : pyDumps(error, 'error'),
-      startedAt: this.time('started_at', startedAt ?? base, base, undefined, false)!,
-      endedAt: this.time('ended_at', endedAt ?? base, base, undefined, false)!,
-      context: context === undefined ? undefined : pyDumps(context, 'context'),
-    });
+function unknown(w: Writer, event: AgentEventOf<'unknown'>): string {
+  const p = event.provenance;
+  if (p !== undefined && p.format !== HIGHBAR) {
+    reportForeignRecord(w[LOSS], event, 'highbar line');
+    return '';
   }
-
-  private unknown(event: AgentEventOf<'unknown'>): string {
-    const p = event.provenance;
-    if (p !== undefined && p.format !== HIGHBAR) {
-      this.loss.foreignRecord(event, 'highbar line');
-      return '';
-    }
-    return this.line(pyDumps(event.record, 'unknown.record'), p?.hints as HighbarHints | undefined);
-  }
+  return line(pyDumps(event.record, 'unknown.record'), p?.hints as HighbarHints | undefined);
 }
