@@ -488,10 +488,19 @@ function newDecoder(options: ClaudeDecodeOptions, sink: DiagnosticSink): RecordD
     0,
     0,
   ];
-  return {
-    line: (text, line, offset, out) => decodeLine(d, text, line, offset, out),
-    end: (out) => endInput(d, out),
-  };
+  // Bound module functions, not closures: a closure's optimised code is held by its feedback
+  // vector only weakly and dies with the last decoder at a full GC (then every decoder recompiles
+  // the whole line path it inlines); a module function keeps its code, and a bound function's
+  // hidden class is the realm's.
+  return { line: lineOf.bind(d), end: endOf.bind(d) };
+}
+
+function lineOf(this: DecoderState, text: string, line: number, offset: number, out: AgentEvent[]): void {
+  decodeLine(this, text, line, offset, out);
+}
+
+function endOf(this: DecoderState, out: AgentEvent[]): void {
+  endInput(this, out);
 }
 
 function decodeLine(d: DecoderState, text: string, line: number, offset: number, out: AgentEvent[]): void {
