@@ -264,14 +264,12 @@ const listMiss = fc.oneof(
     .tuple(listLine, fc.nat(), fc.nat())
     .map(([l, a, b]) => l.slice(0, a % (l.length + 1)) + l.slice((a % (l.length + 1)) + (b % 3))),
 );
-/** Streams of file change and todo list lines, near misses, and the lines of {@link stream}. */
-export const listStream: fc.Arbitrary<string[]> = fc
-  .array(
-    fc.oneof(
-      { weight: 3, arbitrary: listLine },
-      { weight: 3, arbitrary: listMiss },
-      { weight: 2, arbitrary: line },
-    ),
-    { maxLength: 8 },
-  )
-  .map((ls) => ls);
+/** Streams of file change and todo list lines, their near misses, and the lines {@link stream} draws. */
+export const listStream: fc.Arbitrary<string[]> = fc.array(
+  fc.oneof(
+    { weight: 3, arbitrary: listLine },
+    { weight: 3, arbitrary: listMiss },
+    { weight: 2, arbitrary: line },
+  ),
+  { maxLength: 8 },
+);
