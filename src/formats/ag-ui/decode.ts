@@ -130,115 +130,139 @@ export function createAguiRecordDecoder(
 }
 
 /**
- * The decoder's state between records, built whole in one object literal ({@link newDecoder}): a
- * literal's hidden class is held by its allocation site and outlives a full GC, where a class
- * instance's fields (map transitions, held weakly) die with the last decoder and take the
- * optimised code that embedded them along (docs/performance.md, "AG-UI and AI SDK codecs").
+ * The decoder's state between records ({@link newDecoder}): an array of slots (the indices below),
+ * not an object literal. An array's hidden class belongs to the realm and outlives every GC; a
+ * literal's died at some of the bench's forced collections and took the per-record code that
+ * embedded it along (docs/performance.md, "AG-UI and AI SDK codecs", round seven).
  */
-interface Decoder {
-  readonly sink: DiagnosticSink;
-  readonly report: LineReport;
-  readonly maxDepth: number;
-  mode: JsonFraming;
-  session: string | undefined;
-  run: string | undefined;
-  runOpen: boolean;
-  round: number;
-  stepOpen: boolean;
-  stepText: string;
-  readonly names: Map<string, string>;
-  readonly args: Map<string, string>;
+type Decoder = [
+  sink: DiagnosticSink,
+  report: LineReport,
+  maxDepth: number,
+  mode: JsonFraming,
+  session: string | undefined,
+  run: string | undefined,
+  runOpen: boolean,
+  round: number,
+  stepOpen: boolean,
+  stepText: string,
+  names: Map<string, string>,
+  args: Map<string, string>,
   /** Messages of another role than the assistant's: their records stay `unknown`. */
-  readonly otherRoles: Set<string>;
+  otherRoles: Set<string>,
   /** What each interrupt asked: a question (else an approval). */
-  readonly questions: Set<string>;
+  questions: Set<string>,
   /** Requests of this run already said as `CUSTOM` events (its interrupts repeat them). */
-  readonly asked: Set<string>;
+  asked: Set<string>,
   /** Calls started and not ended yet, with their start (bounded: {@link MAX_OPEN_CALLS}). */
-  readonly open: Map<string, { start: AgentEventOf<'tool.start'>; fromEarlierRun: boolean }>;
+  open: Map<string, { start: AgentEventOf<'tool.start'>; fromEarlierRun: boolean }>,
   /** Records with no event of their own, carried by the next event (`hints.before`). */
-  before: string[];
+  before: string[],
   /** Each open subagent's parent lane (`null`: the main agent). */
-  readonly parents: Map<string, string | null>;
+  parents: Map<string, string | null>,
   /**
    * A run's opening events, held until a record that is not a carried event from before the run
    * (see `BEFORE_RUN`): those are read as coming first.
    */
-  held: AgentEvent[] | undefined;
-  lastChunkCall: string;
-  lastLine: number;
-  lastOffset: number;
-  lastTs: number | undefined;
-}
+  held: AgentEvent[] | undefined,
+  lastChunkCall: string,
+  lastLine: number,
+  lastOffset: number,
+  lastTs: number | undefined,
+];
+
+const SINK = 0;
+const REPORT = 1;
+const MAX_DEPTH = 2;
+const MODE = 3;
+const SESSION = 4;
+const RUN = 5;
+const RUN_OPEN = 6;
+const ROUND = 7;
+const STEP_OPEN = 8;
+const STEP_TEXT = 9;
+const NAMES = 10;
+const ARGS = 11;
+const OTHER_ROLES = 12;
+const QUESTIONS = 13;
+const ASKED = 14;
+const OPEN = 15;
+const BEFORE = 16;
+const PARENTS = 17;
+const HELD = 18;
+const LAST_CHUNK_CALL = 19;
+const LAST_LINE = 20;
+const LAST_OFFSET = 21;
+const LAST_TS = 22;
 
 function newDecoder(options: AguiDecodeOptions, sink: DiagnosticSink): Decoder {
-  return {
+  return [
     sink,
-    report: lineReporter(sink, FORMAT),
-    maxDepth: resolveMaxDepth(options.maxDepth),
-    mode: 'sse',
-    session: undefined,
-    run: undefined,
-    runOpen: false,
-    round: 0,
-    stepOpen: false,
-    stepText: '',
-    names: new Map(),
-    args: new Map(),
-    otherRoles: new Set(),
-    questions: new Set(),
-    asked: new Set(),
-    open: new Map(),
-    before: [],
-    parents: new Map(),
-    held: undefined,
-    lastChunkCall: '',
-    lastLine: 1,
-    lastOffset: 0,
-    lastTs: undefined,
-  };
+    lineReporter(sink, FORMAT),
+    resolveMaxDepth(options.maxDepth),
+    'sse',
+    undefined,
+    undefined,
+    false,
+    0,
+    false,
+    '',
+    new Map(),
+    new Map(),
+    new Set(),
+    new Set(),
+    new Set(),
+    new Map(),
+    [],
+    new Map(),
+    undefined,
+    '',
+    1,
+    0,
+    undefined,
+  ];
 }
 
 function setFraming(d: Decoder, framing: JsonFraming): void {
-  d.mode = framing;
+  d[MODE] = framing;
 }
 
 function readLine(d: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
   // A text delta spelled as the writers spell it is read without parsing it whole (a flat
   // record: no depth to measure); anything else is parsed and measured.
   let value: unknown;
-  if (AGUI_DECODER_SHORTCUTS.enabled && d.maxDepth > 0) {
+  if (AGUI_DECODER_SHORTCUTS.enabled && d[MAX_DEPTH] > 0) {
     value = readDeltaRecord(text, AGUI_DELTA_HEAD, 'TEXT_MESSAGE_CONTENT', 'messageId', deltaRecord);
-    if (value === undefined && d.maxDepth >= CANONICAL_DEPTH) value = readCanonical(text);
+    if (value === undefined && d[MAX_DEPTH] >= CANONICAL_DEPTH) value = readCanonical(text);
   }
   // A record read by a shortcut is one of the writers' spellings, never an early one.
   const known = value !== undefined;
   if (value === undefined) {
-    value = parseMeasuredRecord(text, line, offset, d.maxDepth, FORMAT, d.sink);
+    value = parseMeasuredRecord(text, line, offset, d[MAX_DEPTH], FORMAT, d[SINK]);
     if (value === NOT_PARSED) return;
   }
-  if (d.held !== undefined && (known || !isEarly(value))) releaseHeld(d, out);
-  const hints: AguiHints = { raw: text, record: value, framing: d.mode };
+  if (d[HELD] !== undefined && (known || !isEarly(value))) releaseHeld(d, out);
+  const hints: AguiHints = { raw: text, record: value, framing: d[MODE] };
   const provenance: Provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
-  d.lastLine = line;
-  d.lastOffset = offset;
+  d[LAST_LINE] = line;
+  d[LAST_OFFSET] = offset;
   if (!isJsonObject(value)) {
-    d.report('invalid_json', 'error', line, offset, 'not a JSON object; kept as an unknown event');
+    d[REPORT]('invalid_json', 'error', line, offset, 'not a JSON object; kept as an unknown event');
     out.push({ type: 'unknown', record: value, provenance });
     return;
   }
-  const cx: Cx = { r: value, line, offset, provenance, framing: d.mode };
+  const cx: Cx = { r: value, line, offset, provenance, framing: d[MODE] };
   // A record read by a shortcut has its type (the module's literal), its required fields as
   // strings, and no time, by construction: no lookup, required-field check or time read for it
   // (held by test/ui/delta-shortcut.test.ts and test/ui/canonical-lines.test.ts, the shortcuts
   // on and off).
   const type = known ? (value.type as string) : aguiEventType(value.type);
-  if (!known) d.lastTs = typeof value.timestamp === 'number' ? value.timestamp : d.lastTs;
+  if (!known) d[LAST_TS] = typeof value.timestamp === 'number' ? value.timestamp : d[LAST_TS];
   // The type as the module's literal: the checks and the switch below then match it by identity.
   const problem = type !== undefined && !known ? missing(type, value) : undefined;
   if (type === undefined || problem !== undefined) {
     if (problem !== undefined)
-      d.report('invalid_record', 'error', line, offset, `invalid ${type} event: ${problem}`);
+      d[REPORT]('invalid_record', 'error', line, offset, `invalid ${type} event: ${problem}`);
     pushUnknown(d, cx, out);
     return;
   }
@@ -247,45 +271,45 @@ function readLine(d: Decoder, text: string, line: number, offset: number, out: A
 
 function endStream(d: Decoder, out: AgentEvent[]): void {
   releaseHeld(d, out);
-  if (d.before.length > 0) {
+  if (d[BEFORE].length > 0) {
     // Records no event followed: kept whole.
-    for (const raw of d.before) {
+    for (const raw of d[BEFORE]) {
       const record = JSON.parse(raw) as JsonObject;
-      const hints: AguiHints = { raw, record, framing: d.mode };
+      const hints: AguiHints = { raw, record, framing: d[MODE] };
       out.push({
         type: 'unknown',
         recordType: record.type as string,
         record,
         provenance: {
           format: FORMAT,
-          line: d.lastLine,
-          offset: d.lastOffset,
+          line: d[LAST_LINE],
+          offset: d[LAST_OFFSET],
           hints: hints as Record<string, unknown>,
         },
       });
     }
-    d.before = [];
+    d[BEFORE] = [];
   }
-  if (!d.runOpen) return;
-  d.runOpen = false;
-  const e = incompleteRunEnd(FORMAT, d.lastLine, d.lastOffset);
-  if (d.session !== undefined) e.session = d.session;
-  if (d.run !== undefined) e.run = d.run;
-  if (d.lastTs !== undefined) e.ts = d.lastTs;
+  if (!d[RUN_OPEN]) return;
+  d[RUN_OPEN] = false;
+  const e = incompleteRunEnd(FORMAT, d[LAST_LINE], d[LAST_OFFSET]);
+  if (d[SESSION] !== undefined) e.session = d[SESSION];
+  if (d[RUN] !== undefined) e.run = d[RUN];
+  if (d[LAST_TS] !== undefined) e.ts = d[LAST_TS];
   out.push(e);
 }
 
 /** Keeps a record that has no event of its own for the next event (false when full). */
 function keepRecord(d: Decoder, cx: Cx): boolean {
-  if (d.before.length >= MAX_BEFORE) return false;
-  d.before.push(cx.provenance.hints!.raw as string);
+  if (d[BEFORE].length >= MAX_BEFORE) return false;
+  d[BEFORE].push(cx.provenance.hints!.raw as string);
   return true;
 }
 
 function releaseHeld(d: Decoder, out: AgentEvent[]): void {
-  if (d.held === undefined) return;
-  for (const e of d.held) out.push(e);
-  d.held = undefined;
+  if (d[HELD] === undefined) return;
+  for (const e of d[HELD]) out.push(e);
+  d[HELD] = undefined;
 }
 
 function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefined {
@@ -299,9 +323,9 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
     case 'STEP_STARTED': {
       // The number the writer put in the name reads back as itself (a round 0, or a round
       // that came twice, stays so); other names count on from the last step.
-      d.round = roundOfStepName(r.stepName) ?? d.round + 1;
+      d[ROUND] = roundOfStepName(r.stepName) ?? d[ROUND] + 1;
       const whole = wholeAt(d, r);
-      d.stepOpen = true;
+      d[STEP_OPEN] = true;
       if (whole) {
         const { session, run, round, provenance } = envelope(d, cx);
         out.push({ type: 'round.start', session, run, round, provenance });
@@ -313,7 +337,7 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       const meta = metaOf(r);
       if (meta?.closing === true && keepRecord(d, cx)) {
         // Closed by the run's end, not a round that ended: no event; the next one carries it.
-        d.stepOpen = false;
+        d[STEP_OPEN] = false;
         return;
       }
       if (
@@ -331,15 +355,15 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
         }
         if (usage !== undefined) {
           const { session, run, round, provenance } = envelope(d, cx);
-          const message = d.stepText;
+          const message = d[STEP_TEXT];
           const stopReason = meta.stopReason;
           out.push({ type: 'round.end', message, stopReason, usage, session, run, round, provenance });
-          d.stepOpen = false;
-          d.stepText = '';
+          d[STEP_OPEN] = false;
+          d[STEP_TEXT] = '';
           return;
         }
       }
-      const e: AgentEventOf<'round.end'> = { type: 'round.end', message: d.stepText };
+      const e: AgentEventOf<'round.end'> = { type: 'round.end', message: d[STEP_TEXT] };
       if (meta !== undefined) {
         if (typeof meta.stopReason === 'string') e.stopReason = meta.stopReason;
         const usage = usageFromWire(meta.usage);
@@ -348,14 +372,14 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
         if (typeof meta.model === 'string') e.model = meta.model;
       }
       pushEvent(d, out, cx, e);
-      d.stepOpen = false;
-      d.stepText = '';
+      d[STEP_OPEN] = false;
+      d[STEP_TEXT] = '';
       return;
     }
     case 'TEXT_MESSAGE_START': {
       const id = r.messageId as string;
       if (r.role !== undefined && r.role !== 'assistant') {
-        d.otherRoles.add(id);
+        d[OTHER_ROLES].add(id);
         return pushUnknown(d, cx, out);
       }
       if (wholeIn(d, r)) {
@@ -369,13 +393,14 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
     case 'TEXT_MESSAGE_CHUNK': {
       const id = str(r.messageId);
       // The set is empty in an assistant-only stream: no hash of the fresh id string then.
-      if (id !== undefined && d.otherRoles.size > 0 && d.otherRoles.has(id)) return pushUnknown(d, cx, out);
+      if (id !== undefined && d[OTHER_ROLES].size > 0 && d[OTHER_ROLES].has(id))
+        return pushUnknown(d, cx, out);
       if (type === 'TEXT_MESSAGE_CHUNK' && r.role !== undefined && r.role !== 'assistant') {
-        if (id !== undefined) d.otherRoles.add(id);
+        if (id !== undefined) d[OTHER_ROLES].add(id);
         return pushUnknown(d, cx, out);
       }
       const text = str(r.delta) ?? '';
-      if (typeof r.subagentRunId !== 'string') d.stepText += text;
+      if (typeof r.subagentRunId !== 'string') d[STEP_TEXT] += text;
       if (id !== undefined && wholeIn(d, r)) {
         const { session, run, round, provenance } = envelope(d, cx);
         out.push({ type: 'text.delta', text, message: id, session, run, round, provenance });
@@ -387,7 +412,7 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
     }
     case 'TEXT_MESSAGE_END': {
       const id = r.messageId as string;
-      if (d.otherRoles.size > 0 && d.otherRoles.delete(id)) return pushUnknown(d, cx, out);
+      if (d[OTHER_ROLES].size > 0 && d[OTHER_ROLES].delete(id)) return pushUnknown(d, cx, out);
       if (wholeIn(d, r)) {
         const { session, run, round, provenance } = envelope(d, cx);
         out.push({ type: 'message.end', message: id, session, run, round, provenance });
@@ -398,8 +423,8 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
     case 'TOOL_CALL_START': {
       const call = r.toolCallId as string;
       const name = r.toolCallName as string;
-      d.names.set(call, name);
-      d.args.set(call, '');
+      d[NAMES].set(call, name);
+      d[ARGS].set(call, '');
       if (wholeIn(d, r)) {
         const { session, run, round, provenance } = envelope(d, cx);
         out.push({ type: 'tool.args.delta', call, name, text: '', session, run, round, provenance });
@@ -409,11 +434,12 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
     }
     case 'TOOL_CALL_ARGS':
     case 'TOOL_CALL_CHUNK': {
-      const call = str(r.toolCallId) ?? d.lastChunkCall;
-      if (type === 'TOOL_CALL_CHUNK') d.lastChunkCall = call;
+      const call = str(r.toolCallId) ?? d[LAST_CHUNK_CALL];
+      if (type === 'TOOL_CALL_CHUNK') d[LAST_CHUNK_CALL] = call;
       const text = str(r.delta) ?? '';
-      const sofar = d.args.get(call);
-      if (sofar !== undefined && sofar.length + text.length <= MAX_ARGS_CHARS) d.args.set(call, sofar + text);
+      const sofar = d[ARGS].get(call);
+      if (sofar !== undefined && sofar.length + text.length <= MAX_ARGS_CHARS)
+        d[ARGS].set(call, sofar + text);
       const name = str(r.toolCallName);
       if (name === undefined && wholeIn(d, r)) {
         const { session, run, round, provenance } = envelope(d, cx);
@@ -423,7 +449,7 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       const e: AgentEventOf<'tool.args.delta'> = { type: 'tool.args.delta', call, text };
       if (name !== undefined) {
         e.name = name;
-        d.names.set(call, name);
+        d[NAMES].set(call, name);
       }
       return pushEvent(d, out, cx, e);
     }
@@ -455,7 +481,7 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
     case 'SUBAGENT_STARTED': {
       if (metaOf(r)?.implied === true && keepRecord(d, cx)) {
         // Opened for a lane no child start said: no event; the next one carries it.
-        d.parents.set(r.subagentRunId as string, str(r.parentSubagentRunId) ?? null);
+        d[PARENTS].set(r.subagentRunId as string, str(r.parentSubagentRunId) ?? null);
         return;
       }
       const e: AgentEventOf<'child.start'> = {
@@ -472,14 +498,14 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
         if (typeof meta.kind === 'string') e.kind = meta.kind;
         if (typeof meta.background === 'boolean') e.background = meta.background;
       }
-      d.parents.set(e.child, str(r.parentSubagentRunId) ?? null);
+      d[PARENTS].set(e.child, str(r.parentSubagentRunId) ?? null);
       return pushEvent(d, out, cx, e, { lane: str(r.parentSubagentRunId) ?? null });
     }
     case 'SUBAGENT_FINISHED':
     case 'SUBAGENT_ERROR': {
       if (type === 'SUBAGENT_FINISHED' && metaOf(r)?.closing === true && keepRecord(d, cx)) {
         // Closed by the run's end, not a child that ended: no event; the next one carries it.
-        d.parents.delete(r.subagentRunId as string);
+        d[PARENTS].delete(r.subagentRunId as string);
         return;
       }
       const outcome = isJsonObject(r.outcome) ? r.outcome.type : undefined;
@@ -493,13 +519,13 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       const meta = metaOf(r);
       const usage = meta !== undefined ? usageFromWire(meta.usage) : undefined;
       if (usage !== undefined) e.usage = usage;
-      const parent = d.parents.get(e.child) ?? null;
-      d.parents.delete(e.child);
+      const parent = d[PARENTS].get(e.child) ?? null;
+      d[PARENTS].delete(e.child);
       return pushEvent(d, out, cx, e, { lane: parent });
     }
     case 'CUSTOM': {
       const name = r.name as string;
-      if (name === CARRIED_OUTPUT && d.held === undefined && wholeIn(d, r)) {
+      if (name === CARRIED_OUTPUT && d[HELD] === undefined && wholeIn(d, r)) {
         const v = plainToolOutput(r.value);
         if (v !== undefined) {
           const { session, run, round, provenance } = envelope(d, cx);
@@ -509,9 +535,9 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       }
       if (name.startsWith(CARRY_PREFIX)) {
         const e = eventFromCarried(name.slice(CARRY_PREFIX.length), r.value);
-        if (e?.type === 'approval.request') d.asked.add(e.approval);
-        else if (e?.type === 'question') d.asked.add(e.question);
-        if (e !== undefined) return pushEvent(d, out, cx, e, { early: d.held !== undefined });
+        if (e?.type === 'approval.request') d[ASKED].add(e.approval);
+        else if (e?.type === 'question') d[ASKED].add(e.question);
+        if (e !== undefined) return pushEvent(d, out, cx, e, { early: d[HELD] !== undefined });
       }
       releaseHeld(d, out);
       return pushUnknown(d, cx, out);
@@ -530,12 +556,12 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
 
 function runStarted(d: Decoder, cx: Cx): undefined {
   const r = cx.r;
-  d.session = r.threadId as string;
-  d.runOpen = false;
+  d[SESSION] = r.threadId as string;
+  d[RUN_OPEN] = false;
   const input = r.input;
   // Held: carried events the writer put right after this record came before the run.
   const held: AgentEvent[] = [];
-  d.held = held;
+  d[HELD] = held;
   // The answers this run continues from come first: they were given before it started.
   if (isJsonObject(input) && Array.isArray(input.resume)) {
     for (const entry of input.resume) {
@@ -543,14 +569,14 @@ function runStarted(d: Decoder, cx: Cx): undefined {
       pushEvent(d, held, cx, resumeEvent(d, entry), { lane: null, part: true });
     }
   }
-  d.run = r.runId as string;
-  d.runOpen = true;
-  d.asked.clear();
-  d.round = 0;
-  d.stepOpen = false;
-  d.stepText = '';
+  d[RUN] = r.runId as string;
+  d[RUN_OPEN] = true;
+  d[ASKED].clear();
+  d[ROUND] = 0;
+  d[STEP_OPEN] = false;
+  d[STEP_TEXT] = '';
   // Calls a previous run left open (an interrupt waits on them) continue in this one.
-  for (const start of d.open.values()) start.fromEarlierRun = true;
+  for (const start of d[OPEN].values()) start.fromEarlierRun = true;
   const e: AgentEventOf<'run.start'> = { type: 'run.start' };
   const text = lastUserText(input);
   if (text !== undefined) e.input = text;
@@ -560,7 +586,7 @@ function runStarted(d: Decoder, cx: Cx): undefined {
 function resumeEvent(d: Decoder, entry: JsonObject): AgentEvent {
   const id = entry.interruptId as string;
   const payload = entry.payload;
-  if (d.questions.delete(id)) {
+  if (d[QUESTIONS].delete(id)) {
     const answers = isJsonObject(payload) && isJsonObject(payload.answers) ? payload.answers : undefined;
     return { type: 'question.answer', question: id, answers: answers ?? { answer: payload ?? null } };
   }
@@ -591,7 +617,7 @@ function runEnded(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefine
         if (!isJsonObject(i) || typeof i.id !== 'string') continue;
         const asked = interruptEvent(d, i);
         // A request this run already said (a CUSTOM event) is not asked twice.
-        if (d.asked.has(i.id)) continue;
+        if (d[ASKED].has(i.id)) continue;
         pushEvent(d, out, cx, asked, { lane: str(i.subagentRunId) ?? null, part: true });
         const ts = metaOf(i)?.ts;
         if (typeof ts === 'number') asked.ts = ts;
@@ -610,14 +636,14 @@ function runEnded(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefine
     if (typeof meta.costUsd === 'number') e.usage = { ...e.usage, costUsd: meta.costUsd };
   }
   pushEvent(d, out, cx, e);
-  d.runOpen = false;
+  d[RUN_OPEN] = false;
 }
 
 function interruptEvent(d: Decoder, i: JsonObject): AgentEvent {
   const id = i.id as string;
   const meta = metaOf(i);
   if (i.reason !== AGUI_APPROVAL_REASON && (meta?.questions !== undefined || i.toolCallId === undefined)) {
-    d.questions.add(id);
+    d[QUESTIONS].add(id);
     const questions = Array.isArray(meta?.questions)
       ? (meta.questions.filter((q) => isJsonObject(q) && typeof q.text === 'string') as QuestionItem[])
       : [{ text: str(i.message) ?? (i.reason as string) }];
@@ -629,7 +655,7 @@ function interruptEvent(d: Decoder, i: JsonObject): AgentEvent {
   const call = str(i.toolCallId);
   if (call !== undefined) {
     e.call = call;
-    const name = d.names.get(call);
+    const name = d[NAMES].get(call);
     if (name !== undefined) e.tool = name;
   }
   const title = str(i.message);
@@ -646,9 +672,9 @@ function interruptEvent(d: Decoder, i: JsonObject): AgentEvent {
 function toolEnd(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
   const r = cx.r;
   const call = r.toolCallId as string;
-  const name = d.names.get(call) ?? '';
-  const text = d.args.get(call);
-  d.args.delete(call);
+  const name = d[NAMES].get(call) ?? '';
+  const text = d[ARGS].get(call);
+  d[ARGS].delete(call);
   let args: JsonObject | undefined;
   if (text !== undefined && text !== '') {
     try {
@@ -675,13 +701,13 @@ function toolEnd(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
             round,
             provenance,
           };
-    if (d.open.size < MAX_OPEN_CALLS) d.open.set(call, { start, fromEarlierRun: false });
+    if (d[OPEN].size < MAX_OPEN_CALLS) d[OPEN].set(call, { start, fromEarlierRun: false });
     out.push(start);
     return;
   }
   const e: AgentEventOf<'tool.start'> = { type: 'tool.start', call, name };
   if (args !== undefined) e.args = args;
-  if (d.open.size < MAX_OPEN_CALLS) d.open.set(call, { start: e, fromEarlierRun: false });
+  if (d[OPEN].size < MAX_OPEN_CALLS) d[OPEN].set(call, { start: e, fromEarlierRun: false });
   if (meta !== undefined) {
     for (const k of ['kind', 'server', 'argsSummary', 'command'] as const) {
       if (typeof meta[k] === 'string') (e as Record<string, unknown>)[k] = meta[k];
@@ -694,8 +720,8 @@ function toolEnd(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
 function toolResult(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
   const r = cx.r;
   const call = r.toolCallId as string;
-  const open = d.open.get(call);
-  d.open.delete(call);
+  const open = d[OPEN].get(call);
+  d[OPEN].delete(call);
   if (open?.fromEarlierRun) {
     // The call began in an earlier run: this run says it again (derived) before its result.
     const { provenance: _p, ...start } = open.start;
@@ -703,7 +729,7 @@ function toolResult(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
     pushEvent(d, out, cx, again);
     again.provenance = { format: FORMAT, line: cx.line, offset: cx.offset, synthetic: true };
   }
-  const name = d.names.get(call);
+  const name = d[NAMES].get(call);
   const text = contentText(r.content);
   const meta = metaOf(r);
   if (
@@ -753,17 +779,17 @@ const CARRIED_OUTPUT = `${CARRY_PREFIX}tool.output`;
  * with no records held before it. Whole literals are built only there.
  */
 function wholeIn(d: Decoder, r: JsonObject): boolean {
-  return d.stepOpen && wholeAt(d, r);
+  return d[STEP_OPEN] && wholeAt(d, r);
 }
 
 /** {@link wholeIn} without the open step (a step's start opens it). */
 function wholeAt(d: Decoder, r: JsonObject): boolean {
   return (
     AGUI_WHOLE_EVENTS.enabled &&
-    d.runOpen &&
-    d.session !== undefined &&
-    d.run !== undefined &&
-    d.before.length === 0 &&
+    d[RUN_OPEN] &&
+    d[SESSION] !== undefined &&
+    d[RUN] !== undefined &&
+    d[BEFORE].length === 0 &&
     r.timestamp === undefined &&
     r.subagentRunId === undefined
   );
@@ -774,7 +800,7 @@ function envelope(
   d: Decoder,
   cx: Cx,
 ): { session: string; run: string; round: number; provenance: Provenance } {
-  return { session: d.session as string, run: d.run as string, round: d.round, provenance: cx.provenance };
+  return { session: d[SESSION] as string, run: d[RUN] as string, round: d[ROUND], provenance: cx.provenance };
 }
 
 /** Metadata that gives a call's end at most its `ok` (see {@link toolResult}). */
@@ -808,20 +834,20 @@ function pushEvent(
   e: AgentEvent,
   at?: { lane?: string | null; part?: boolean; early?: boolean },
 ): undefined {
-  if (d.session !== undefined) e.session = d.session;
+  if (d[SESSION] !== undefined) e.session = d[SESSION];
   if (at?.early === true) (cx.provenance.hints as AguiHints).early = true;
   else {
-    if (d.run !== undefined && (d.runOpen || e.type === 'run.end')) e.run = d.run;
-    if (d.stepOpen || e.type === 'round.start') e.round = d.round;
+    if (d[RUN] !== undefined && (d[RUN_OPEN] || e.type === 'run.end')) e.run = d[RUN];
+    if (d[STEP_OPEN] || e.type === 'round.start') e.round = d[ROUND];
   }
   const ts = cx.r.timestamp;
   if (typeof ts === 'number') e.ts = ts;
   const lane =
     at?.lane !== undefined ? at.lane : typeof cx.r.subagentRunId === 'string' ? cx.r.subagentRunId : null;
   if (lane !== null) e.lane = lane;
-  if (d.before.length > 0 && at?.part !== true) {
-    (cx.provenance.hints as AguiHints).before = d.before;
-    d.before = [];
+  if (d[BEFORE].length > 0 && at?.part !== true) {
+    (cx.provenance.hints as AguiHints).before = d[BEFORE];
+    d[BEFORE] = [];
   }
   if (at?.part === true) {
     const hints: AguiHints = { part: true, framing: cx.framing };
