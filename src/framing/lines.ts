@@ -54,73 +54,55 @@ const LF = 10;
 const CR = 13;
 
 /**
- * The splitter's state between chunks ({@link newSplitState}): an array of slots (the indices
- * below), not an object literal. An array's hidden class belongs to the realm and outlives every
- * GC; the literal's died at the bench's forced collections and took the per-chunk split of every
- * format along (docs/performance.md, "AG-UI and AI SDK codecs", round seven).
+ * The splitter's state between chunks, built whole in one object literal ({@link newSplitState}):
+ * a literal's hidden class is held by its allocation site and outlives a full garbage collection,
+ * where a class instance's fields (map transitions, held weakly) die with the last instance and
+ * take the optimised code that embedded them along, the per-chunk split of every format among it
+ * (docs/performance.md, "HEP `createDecoder`", Round four).
  */
-export type SplitState = [
-  mode: LineMode,
-  max: number,
-  format: Format | undefined,
-  sink: LineSink,
+export interface SplitState {
+  readonly mode: LineMode;
+  readonly max: number;
+  readonly format: Format | undefined;
+  readonly sink: LineSink;
   /** Whether the sink takes a line and the empty line after it at once ({@link LineSink.lineBeforeBlank}). */
-  pairs: boolean,
-  pending: Uint8Array,
-  pendingLength: number,
-  discarding: boolean,
-  discardedBytes: number,
-  bomChecked: boolean,
-  bomPrefix: Uint8Array | undefined,
-  skipLeadingLF: boolean,
-  lineNumber: number,
-  lineStart: number,
-  consumed: number,
-];
-
-const MODE = 0;
-const MAX = 1;
-const FORMAT = 2;
-const SINK = 3;
-const PAIRS = 4;
-const PENDING = 5;
-/** Slot of {@link SplitState}: the held bytes of an unfinished line. */
-export const PENDING_LENGTH = 6;
-const DISCARDING = 7;
-const DISCARDED_BYTES = 8;
-const BOM_CHECKED = 9;
-const BOM_PREFIX = 10;
-const SKIP_LEADING_LF = 11;
-/** Slot of {@link SplitState}: the 1-based number of the line being read. */
-export const LINE_NUMBER = 12;
-const LINE_START = 13;
-/** Slot of {@link SplitState}: bytes taken in so far. */
-export const CONSUMED = 14;
+  readonly pairs: boolean;
+  pending: Uint8Array;
+  pendingLength: number;
+  discarding: boolean;
+  discardedBytes: number;
+  bomChecked: boolean;
+  bomPrefix: Uint8Array | undefined;
+  skipLeadingLF: boolean;
+  lineNumber: number;
+  lineStart: number;
+  consumed: number;
+}
 
 /**
- * A splitter's state, for readers that hold it in their own state and drive it by
+ * A splitter's state, for readers that hold it in their own literal and drive it by
  * {@link pushChunk} and {@link endInput} (the SSE reader): no {@link LineSplitter} instance, whose
  * class shape would die at a full GC, in their per-chunk path.
  */
 export function newSplitState(sink: LineSink, options: LineSplitterOptions): SplitState {
   const max = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
-  return [
-    options.mode ?? 'jsonl',
-    Number.isFinite(max) && max >= 0 ? Math.floor(max) : DEFAULT_MAX_LINE_BYTES,
-    options.format,
+  return {
+    mode: options.mode ?? 'jsonl',
+    max: Number.isFinite(max) && max >= 0 ? Math.floor(max) : DEFAULT_MAX_LINE_BYTES,
+    format: options.format,
     sink,
-    sink.lineBeforeBlank !== undefined,
-    new Uint8Array(0),
-    0,
-    false,
-    0,
-    false,
-    undefined,
-    false,
-    1,
-    0,
-    0,
-  ];
+    pairs: sink.lineBeforeBlank !== undefined,
+    pending: new Uint8Array(0),
+    pendingLength: 0,
+    discarding: false,
+    discardedBytes: 0,
+    bomChecked: false,
+    bomPrefix: undefined,
+    skipLeadingLF: false,
+    lineNumber: 1,
+    lineStart: 0,
+    consumed: 0,
+  };
 }
 
 /**
@@ -133,30 +115,30 @@ export class LineSplitter {
   readonly mode: LineMode;
   /** The byte bound on a line, terminator excluded. */
   readonly maxLineBytes: number;
-  // The work is done by module functions on this state: none of them reads the class's shape.
+  // The work is done by module functions on this literal: none of them reads the class's shape.
   private readonly s: SplitState;
 
   /** Creates a splitter that sends lines and diagnostics to `sink`. */
   constructor(sink: LineSink, options: LineSplitterOptions = {}) {
     const s = newSplitState(sink, options);
     this.s = s;
-    this.mode = s[MODE];
-    this.maxLineBytes = s[MAX];
+    this.mode = s.mode;
+    this.maxLineBytes = s.max;
   }
 
   /** Bytes taken in so far (the BOM included). */
   get bytesConsumed(): number {
-    return this.s[CONSUMED];
+    return this.s.consumed;
   }
 
   /** The number the next complete line will get. */
   get nextLineNumber(): number {
-    return this.s[LINE_NUMBER];
+    return this.s.lineNumber;
   }
 
   /** Bytes of the unfinished line held (0 while discarding an oversized one). */
   get pendingBytes(): number {
-    return this.s[PENDING_LENGTH];
+    return this.s.pendingLength;
   }
 
   /** Takes the next chunk. Strings are encoded as UTF-8 first. */
@@ -181,101 +163,101 @@ export class LineSplitter {
 
 /** {@link LineSplitter.reset} on a state from {@link newSplitState}. */
 export function resetSplit(s: SplitState): void {
-  s[PENDING_LENGTH] = 0;
-  s[DISCARDING] = false;
-  s[DISCARDED_BYTES] = 0;
-  s[BOM_CHECKED] = false;
-  s[BOM_PREFIX] = undefined;
-  s[SKIP_LEADING_LF] = false;
-  s[LINE_NUMBER] = 1;
-  s[LINE_START] = 0;
-  s[CONSUMED] = 0;
+  s.pendingLength = 0;
+  s.discarding = false;
+  s.discardedBytes = 0;
+  s.bomChecked = false;
+  s.bomPrefix = undefined;
+  s.skipLeadingLF = false;
+  s.lineNumber = 1;
+  s.lineStart = 0;
+  s.consumed = 0;
 }
 
 /** {@link LineSplitter.push} on a state from {@link newSplitState}. */
 export function pushChunk(s: SplitState, chunk: Uint8Array | string): void {
   let bytes = typeof chunk === 'string' ? encodeUtf8(chunk) : chunk;
   if (bytes.length === 0) return;
-  if (!s[BOM_CHECKED]) {
+  if (!s.bomChecked) {
     const rest = stripBom(s, bytes);
     if (rest === undefined) return;
     bytes = rest;
     if (bytes.length === 0) return;
   }
-  if (s[MODE] === 'jsonl') pushJsonl(s, bytes);
+  if (s.mode === 'jsonl') pushJsonl(s, bytes);
   else pushSse(s, bytes);
 }
 
 /** {@link LineSplitter.end} on a state from {@link newSplitState}. */
 export function endInput(s: SplitState, incomplete: IncompleteLinePolicy): void {
-  if (s[BOM_PREFIX] !== undefined) {
+  if (s.bomPrefix !== undefined) {
     // Fewer than three bytes, all a BOM's prefix: that is content, not a BOM.
-    const prefix = s[BOM_PREFIX];
-    s[BOM_PREFIX] = undefined;
-    s[BOM_CHECKED] = true;
-    s[CONSUMED] -= prefix.length;
-    if (s[MODE] === 'jsonl') pushJsonl(s, prefix);
+    const prefix = s.bomPrefix;
+    s.bomPrefix = undefined;
+    s.bomChecked = true;
+    s.consumed -= prefix.length;
+    if (s.mode === 'jsonl') pushJsonl(s, prefix);
     else pushSse(s, prefix);
   }
   if (incomplete === 'hold') return;
-  s[SKIP_LEADING_LF] = false;
-  if (s[DISCARDING]) {
-    s[DISCARDING] = false;
-    startNextLine(s, s[CONSUMED]);
+  s.skipLeadingLF = false;
+  if (s.discarding) {
+    s.discarding = false;
+    startNextLine(s, s.consumed);
     return;
   }
-  if (s[PENDING_LENGTH] === 0) return;
+  if (s.pendingLength === 0) return;
   if (incomplete === 'report') {
-    s[SINK].diagnostic(
+    s.sink.diagnostic(
       diag(
         s,
         'incomplete_line',
         'warning',
-        `the input ended inside a line (${s[PENDING_LENGTH]} bytes, no line terminator); the line was not used`,
+        `the input ended inside a line (${s.pendingLength} bytes, no line terminator); the line was not used`,
       ),
     );
-    s[PENDING_LENGTH] = 0;
-    startNextLine(s, s[CONSUMED]);
+    s.pendingLength = 0;
+    startNextLine(s, s.consumed);
     return;
   }
-  if (s[PENDING_LENGTH] > s[MAX]) {
+  if (s.pendingLength > s.max) {
     // Only the CR slack can get here: at the end of input that CR is content, not a terminator.
-    s[SINK].diagnostic(tooLong(s, s[LINE_START], s[PENDING_LENGTH], true));
-    s[PENDING_LENGTH] = 0;
-  } else emitPending(s, s[PENDING_LENGTH]);
-  startNextLine(s, s[CONSUMED]);
+    s.sink.diagnostic(tooLong(s, s.lineStart, s.pendingLength, true));
+    s.pendingLength = 0;
+  } else emitPending(s, s.pendingLength);
+  startNextLine(s, s.consumed);
 }
 
 function stripBom(s: SplitState, bytes: Uint8Array): Uint8Array | undefined {
   let all = bytes;
-  if (s[BOM_PREFIX] !== undefined) {
-    all = new Uint8Array(s[BOM_PREFIX].length + bytes.length);
-    all.set(s[BOM_PREFIX], 0);
-    all.set(bytes, s[BOM_PREFIX].length);
-    s[CONSUMED] -= s[BOM_PREFIX].length;
-    s[BOM_PREFIX] = undefined;
+  if (s.bomPrefix !== undefined) {
+    all = new Uint8Array(s.bomPrefix.length + bytes.length);
+    all.set(s.bomPrefix, 0);
+    all.set(bytes, s.bomPrefix.length);
+    s.consumed -= s.bomPrefix.length;
+    s.bomPrefix = undefined;
   }
   const n = Math.min(3, all.length);
   for (let i = 0; i < n; i++) {
     if (!isBomByte(all[i]!, i)) {
-      s[BOM_CHECKED] = true;
+      s.bomChecked = true;
       return all;
     }
   }
   if (all.length < 3) {
-    s[BOM_PREFIX] = all.slice();
-    s[CONSUMED] += all.length;
+    s.bomPrefix = all.slice();
+    s.consumed += all.length;
     return undefined;
   }
-  s[BOM_CHECKED] = true;
-  s[CONSUMED] += 3;
-  s[LINE_START] = 3;
+  s.bomChecked = true;
+  s.consumed += 3;
+  s.lineStart = 3;
   return all.subarray(3);
 }
 
 function pushJsonl(s: SplitState, bytes: Uint8Array): void {
-  const base = s[CONSUMED];
-  s[CONSUMED] += bytes.length;
+  const base = s.consumed;
+  s.consumed += bytes.length;
   splitOnLF(s, bytes, 0, base);
 }
 
@@ -284,17 +266,17 @@ function pushJsonl(s: SplitState, bytes: Uint8Array): void {
 // an LF belongs to the terminator (SSE never holds one: there CR ends a line by itself).
 function splitOnLF(s: SplitState, bytes: Uint8Array, pos: number, base: number): void {
   const n = bytes.length;
-  if (s[PENDING_LENGTH] > 0 || s[DISCARDING]) {
+  if (s.pendingLength > 0 || s.discarding) {
     const lf = bytes.indexOf(LF, pos);
     if (lf === -1) {
       appendPending(s, bytes, pos, n);
       return;
     }
     appendPending(s, bytes, pos, lf);
-    if (s[DISCARDING]) s[DISCARDING] = false;
+    if (s.discarding) s.discarding = false;
     else {
-      let end = s[PENDING_LENGTH];
-      if (end > 0 && s[PENDING][end - 1] === CR) end--;
+      let end = s.pendingLength;
+      if (end > 0 && s.pending[end - 1] === CR) end--;
       emitPending(s, end);
     }
     pos = lf + 1;
@@ -311,12 +293,12 @@ function splitOnLF(s: SplitState, bytes: Uint8Array, pos: number, base: number):
 // Decodes all complete lines of a chunk at once (one decode per chunk is the fast path), then
 // walks the LFs on the bytes for exact byte offsets and lengths.
 function emitRegion(s: SplitState, bytes: Uint8Array, start: number, lastLF: number, base: number): void {
-  const max = s[MAX];
+  const max = s.max;
   const text = decodeUtf8(bytes, start, lastLF);
   // Equal lengths mean no multi-byte sequence: string and byte indexes coincide.
   const sameIndex = text.length === lastLF - start;
   const mayBeInvalid = text.indexOf('\uFFFD') !== -1;
-  const sink = s[SINK];
+  const sink = s.sink;
   let bStart = start;
   let sStart = 0;
   for (;;) {
@@ -349,48 +331,48 @@ function emitRegion(s: SplitState, bytes: Uint8Array, start: number, lastLF: num
       if (mayBeInvalid && line.indexOf('\uFFFD') !== -1 && !isValidUtf8(bytes, bStart, bEnd)) {
         sink.diagnostic(invalidUtf8(s, offset));
       } else if (
-        s[PAIRS] &&
+        s.pairs &&
         lf !== lastLF &&
         (sEnd + 1 === text.length || text.charCodeAt(sEnd + 1) === 10) &&
         takePair(s, line, offset, bEnd - bStart)
       ) {
         // The sink took this line and the empty one after it (its LF is the byte after this one's).
-        s[LINE_NUMBER]++;
+        s.lineNumber++;
         bStart = lf + 2;
         sStart = sEnd + 2;
         if (lf + 1 === lastLF) break;
         continue;
       } else {
-        sink.line(line, s[LINE_NUMBER], offset, bEnd - bStart);
+        sink.line(line, s.lineNumber, offset, bEnd - bStart);
       }
     }
-    s[LINE_NUMBER]++;
+    s.lineNumber++;
     bStart = lf + 1;
     sStart = sEnd + 1;
     if (lf === lastLF) break;
   }
-  s[LINE_START] = base + bStart;
+  s.lineStart = base + bStart;
 }
 
 // Offers a line and the empty line after it to the sink, numbered as when the empty line is
 // delivered (what a sink that throws from it leaves); the count is put back when it declines.
 function takePair(s: SplitState, line: string, offset: number, bytes: number): boolean {
-  s[LINE_NUMBER]++;
-  if (s[SINK].lineBeforeBlank!(line, s[LINE_NUMBER] - 1, offset, bytes)) return true;
-  s[LINE_NUMBER]--;
+  s.lineNumber++;
+  if (s.sink.lineBeforeBlank!(line, s.lineNumber - 1, offset, bytes)) return true;
+  s.lineNumber--;
   return false;
 }
 
 function pushSse(s: SplitState, bytes: Uint8Array): void {
   const n = bytes.length;
-  const base = s[CONSUMED];
-  s[CONSUMED] += n;
+  const base = s.consumed;
+  s.consumed += n;
   let pos = 0;
-  if (s[SKIP_LEADING_LF]) {
-    s[SKIP_LEADING_LF] = false;
+  if (s.skipLeadingLF) {
+    s.skipLeadingLF = false;
     if (bytes[0] === LF) {
       pos = 1;
-      s[LINE_START] = base + 1;
+      s.lineStart = base + 1;
     }
   }
   // No CR in the chunk (the usual case): LF is the only terminator, so the JSONL fast path
@@ -409,20 +391,20 @@ function pushSse(s: SplitState, bytes: Uint8Array): void {
       appendPending(s, bytes, pos, n);
       return;
     }
-    if (s[PENDING_LENGTH] > 0 || s[DISCARDING]) {
+    if (s.pendingLength > 0 || s.discarding) {
       appendPending(s, bytes, pos, t);
-      if (s[DISCARDING]) s[DISCARDING] = false;
-      else emitPending(s, s[PENDING_LENGTH]);
+      if (s.discarding) s.discarding = false;
+      else emitPending(s, s.pendingLength);
     } else {
       const offset = base + pos;
-      if (t - pos > s[MAX]) s[SINK].diagnostic(tooLong(s, offset, t - pos, true));
+      if (t - pos > s.max) s.sink.diagnostic(tooLong(s, offset, t - pos, true));
       else emitBytes(s, bytes, pos, t, offset);
     }
     let next = t + 1;
     if (bytes[t] === CR) {
       if (next < n) {
         if (bytes[next] === LF) next++;
-      } else s[SKIP_LEADING_LF] = true;
+      } else s.skipLeadingLF = true;
     }
     pos = next;
     startNextLine(s, base + pos);
@@ -432,50 +414,50 @@ function pushSse(s: SplitState, bytes: Uint8Array): void {
 function emitBytes(s: SplitState, bytes: Uint8Array, start: number, end: number, offset: number): void {
   const text = decodeUtf8(bytes, start, end);
   if (text.indexOf('\uFFFD') !== -1 && !isValidUtf8(bytes, start, end)) {
-    s[SINK].diagnostic(invalidUtf8(s, offset));
+    s.sink.diagnostic(invalidUtf8(s, offset));
     return;
   }
-  s[SINK].line(text, s[LINE_NUMBER], offset, end - start);
+  s.sink.line(text, s.lineNumber, offset, end - start);
 }
 
 function emitPending(s: SplitState, end: number): void {
-  emitBytes(s, s[PENDING], 0, end, s[LINE_START]);
-  s[PENDING_LENGTH] = 0;
+  emitBytes(s, s.pending, 0, end, s.lineStart);
+  s.pendingLength = 0;
 }
 
 function startNextLine(s: SplitState, offset: number): void {
-  s[LINE_NUMBER]++;
-  s[LINE_START] = offset;
-  s[DISCARDED_BYTES] = 0;
+  s.lineNumber++;
+  s.lineStart = offset;
+  s.discardedBytes = 0;
 }
 
 function appendPending(s: SplitState, bytes: Uint8Array, start: number, end: number): void {
   const len = end - start;
   if (len === 0) return;
-  if (s[DISCARDING]) {
-    s[DISCARDED_BYTES] += len;
+  if (s.discarding) {
+    s.discardedBytes += len;
     return;
   }
-  const total = s[PENDING_LENGTH] + len;
+  const total = s.pendingLength + len;
   // One byte of slack: in JSONL a CR may end the held bytes and belong to the terminator.
-  if (total > s[MAX]) {
-    const lastIsCR = s[MODE] === 'jsonl' && total === s[MAX] + 1 && bytes[end - 1] === CR;
+  if (total > s.max) {
+    const lastIsCR = s.mode === 'jsonl' && total === s.max + 1 && bytes[end - 1] === CR;
     if (!lastIsCR) {
-      s[DISCARDING] = true;
-      s[DISCARDED_BYTES] = total;
-      s[PENDING_LENGTH] = 0;
-      s[SINK].diagnostic(tooLong(s, s[LINE_START], total, false));
+      s.discarding = true;
+      s.discardedBytes = total;
+      s.pendingLength = 0;
+      s.sink.diagnostic(tooLong(s, s.lineStart, total, false));
       return;
     }
   }
-  if (total > s[PENDING].length) {
-    const size = Math.min(Math.max(total, s[PENDING].length * 2, 256), s[MAX] + 1);
+  if (total > s.pending.length) {
+    const size = Math.min(Math.max(total, s.pending.length * 2, 256), s.max + 1);
     const grown = allocBytes(size);
-    grown.set(s[PENDING].subarray(0, s[PENDING_LENGTH]), 0);
-    s[PENDING] = grown;
+    grown.set(s.pending.subarray(0, s.pendingLength), 0);
+    s.pending = grown;
   }
-  s[PENDING].set(bytes.subarray(start, end), s[PENDING_LENGTH]);
-  s[PENDING_LENGTH] = total;
+  s.pending.set(bytes.subarray(start, end), s.pendingLength);
+  s.pendingLength = total;
 }
 
 function tooLong(s: SplitState, offset: number, bytes: number, whole: boolean): Diagnostic {
@@ -484,7 +466,7 @@ function tooLong(s: SplitState, offset: number, bytes: number, whole: boolean): 
     s,
     'line_too_long',
     'error',
-    `line too long, (${size}) > maxLineBytes (${s[MAX]}); the line was skipped`,
+    `line too long, (${size}) > maxLineBytes (${s.max}); the line was skipped`,
     offset,
   );
 }
@@ -498,7 +480,7 @@ function diag(
   code: Diagnostic['code'],
   severity: Diagnostic['severity'],
   what: string,
-  offset: number = s[LINE_START],
+  offset: number = s.lineStart,
 ): Diagnostic {
-  return diagnosticAt(code, severity, s[LINE_NUMBER], offset, what, s[FORMAT]);
+  return diagnosticAt(code, severity, s.lineNumber, offset, what, s.format);
 }

@@ -1,13 +1,10 @@
 import { createParser, type EventSourceParser, type ParseError } from 'eventsource-parser';
 import { AgentwireError, type Diagnostic, diagnosticAt, type Format } from '../diagnostics';
 import {
-  CONSUMED,
   endInput,
-  LINE_NUMBER,
   type LineSink,
   type LineSplitter,
   newSplitState,
-  PENDING_LENGTH,
   pushChunk,
   resetSplit,
   type SplitState,
@@ -57,51 +54,33 @@ export interface SseReaderOptions {
 }
 
 /**
- * The reader's state between chunks ({@link newSseState}), with the line splitter's own state
- * inside it: an array of slots (the indices below), not an object literal. An array's hidden
- * class belongs to the realm and outlives every GC; the literal's died at some of the bench's
- * forced collections and took the per-line code that embedded it along (docs/performance.md,
- * "AG-UI and AI SDK codecs", round seven).
+ * The reader's state between chunks, built whole in one object literal ({@link newSseState}),
+ * with the line splitter's own literal inside it: a literal's hidden class is held by its
+ * allocation site and outlives a full garbage collection, where a class instance's fields die
+ * with the last reader and take the optimised per-line code that embedded them along
+ * (docs/performance.md, "AG-UI and AI SDK codecs", round five).
  */
-type SseState = [
-  handler: SseHandler,
-  split: SplitState,
-  parser: EventSourceParser,
-  maxEventBytes: number,
-  format: Format | undefined,
-  last: string,
-  blockId: string | undefined,
-  blockLine: number,
-  blockOffset: number,
-  blockBytes: number,
-  inBlock: boolean,
-  discarding: boolean,
-  currentLine: number,
-  currentOffset: number,
+interface SseState {
+  readonly handler: SseHandler;
+  readonly split: SplitState;
+  readonly parser: EventSourceParser;
+  readonly maxEventBytes: number;
+  readonly format: Format | undefined;
+  last: string;
+  blockId: string | undefined;
+  blockLine: number;
+  blockOffset: number;
+  blockBytes: number;
+  inBlock: boolean;
+  discarding: boolean;
+  currentLine: number;
+  currentOffset: number;
   // The block's `data` and `event` fields, kept here (the parser gets the other fields): feeding
   // the parser every data line as its own string costs more than reading these two fields.
-  data: string,
-  dataLines: number,
-  eventType: string | undefined,
-];
-
-const HANDLER = 0;
-const SPLIT = 1;
-const PARSER = 2;
-const MAX_EVENT_BYTES = 3;
-const FORMAT = 4;
-const LAST = 5;
-const BLOCK_ID = 6;
-const BLOCK_LINE = 7;
-const BLOCK_OFFSET = 8;
-const BLOCK_BYTES = 9;
-const IN_BLOCK = 10;
-const DISCARDING = 11;
-const CURRENT_LINE = 12;
-const CURRENT_OFFSET = 13;
-const DATA = 14;
-const DATA_LINES = 15;
-const EVENT_TYPE = 16;
+  data: string;
+  dataLines: number;
+  eventType: string | undefined;
+}
 
 function newSseState(handler: SseHandler, options: SseReaderOptions): SseState {
   const max = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
@@ -121,29 +100,29 @@ function newSseState(handler: SseHandler, options: SseReaderOptions): SseState {
       };
   const parser = createParser({
     onEvent: (e) => dispatch(s, e.event, e.data),
-    onRetry: (ms) => s[HANDLER].retry?.(ms),
-    onComment: (text) => s[HANDLER].comment?.(text),
+    onRetry: (ms) => s.handler.retry?.(ms),
+    onComment: (text) => s.handler.comment?.(text),
     onError: (error) => parseError(s, error),
   });
-  const s: SseState = [
+  const s: SseState = {
     handler,
-    newSplitState(sink, lineOptions),
+    split: newSplitState(sink, lineOptions),
     parser,
-    Number.isFinite(max) && max >= 0 ? Math.floor(max) : DEFAULT_MAX_EVENT_BYTES,
-    options.format,
-    options.lastEventId ?? '',
-    undefined,
-    0,
-    0,
-    0,
-    false,
-    false,
-    0,
-    0,
-    '',
-    0,
-    undefined,
-  ];
+    maxEventBytes: Number.isFinite(max) && max >= 0 ? Math.floor(max) : DEFAULT_MAX_EVENT_BYTES,
+    format: options.format,
+    last: options.lastEventId ?? '',
+    blockId: undefined,
+    blockLine: 0,
+    blockOffset: 0,
+    blockBytes: 0,
+    inBlock: false,
+    discarding: false,
+    currentLine: 0,
+    currentOffset: 0,
+    data: '',
+    dataLines: 0,
+    eventType: undefined,
+  };
   resetParser(s);
   return s;
 }
@@ -157,7 +136,7 @@ function newSseState(handler: SseHandler, options: SseReaderOptions): SseState {
  * without data), and diagnostics with line numbers and byte offsets.
  */
 export class SseReader {
-  // The work is done by module functions on this state: none of them reads the class's shape.
+  // The work is done by module functions on this literal: none of them reads the class's shape.
   private readonly s: SseState;
 
   /** Creates a reader sending events and diagnostics to `handler`. */
@@ -167,17 +146,17 @@ export class SseReader {
 
   /** The sticky last event id: what a reconnect sends as `Last-Event-ID`. */
   get lastEventId(): string {
-    return this.s[LAST];
+    return this.s.last;
   }
 
   /** Bytes taken in so far. */
   get bytesConsumed(): number {
-    return this.s[SPLIT][CONSUMED];
+    return this.s.split.consumed;
   }
 
   /** Takes the next chunk. */
   push(chunk: Uint8Array | string): void {
-    pushChunk(this.s[SPLIT], chunk);
+    pushChunk(this.s.split, chunk);
   }
 
   /**
@@ -190,15 +169,15 @@ export class SseReader {
 }
 
 function endSse(s: SseState): void {
-  const split = s[SPLIT];
+  const split = s.split;
   // An unterminated last line can only belong to an event that never got its blank line:
   // it is not read (no spurious diagnostics for a line cut mid-character or mid-name).
   endInput(split, 'hold');
-  const partial = split[PENDING_LENGTH] > 0;
-  if ((s[IN_BLOCK] && !s[DISCARDING]) || (partial && !s[IN_BLOCK])) {
-    const line = s[IN_BLOCK] ? s[BLOCK_LINE] : split[LINE_NUMBER];
-    const offset = s[IN_BLOCK] ? s[BLOCK_OFFSET] : split[CONSUMED] - split[PENDING_LENGTH];
-    s[HANDLER].diagnostic(
+  const partial = split.pendingLength > 0;
+  if ((s.inBlock && !s.discarding) || (partial && !s.inBlock)) {
+    const line = s.inBlock ? s.blockLine : split.lineNumber;
+    const offset = s.inBlock ? s.blockOffset : split.consumed - split.pendingLength;
+    s.handler.diagnostic(
       diag(
         s,
         'incomplete_line',
@@ -217,45 +196,45 @@ function endSse(s: SseState): void {
 function lineDiagnostic(s: SseState, d: Diagnostic): void {
   // A line we could not read belongs to the event being read: that event is now incomplete, so
   // it is discarded whole rather than dispatched without the line.
-  if (s[IN_BLOCK] || d.code !== 'incomplete_line') startDiscarding(s);
-  s[HANDLER].diagnostic(d);
+  if (s.inBlock || d.code !== 'incomplete_line') startDiscarding(s);
+  s.handler.diagnostic(d);
 }
 
 function dispatch(s: SseState, event: string | undefined, data: string): void {
-  s[HANDLER].message({
-    id: s[BLOCK_ID],
+  s.handler.message({
+    id: s.blockId,
     event,
     data,
-    lastEventId: s[LAST],
-    line: s[BLOCK_LINE],
-    offset: s[BLOCK_OFFSET],
+    lastEventId: s.last,
+    line: s.blockLine,
+    offset: s.blockOffset,
   });
 }
 
 function resetParser(s: SseState): void {
-  s[DATA] = '';
-  s[DATA_LINES] = 0;
-  s[EVENT_TYPE] = undefined;
-  s[PARSER].reset();
+  s.data = '';
+  s.dataLines = 0;
+  s.eventType = undefined;
+  s.parser.reset();
   // eventsource-parser strips a BOM from its first chunk; the splitter already removed the one
   // BOM the stream may have, so a second one must stay content (WHATWG).
-  s[PARSER].feed('');
+  s.parser.feed('');
 }
 
 function clearBlock(s: SseState): void {
-  s[IN_BLOCK] = false;
-  s[DISCARDING] = false;
-  s[BLOCK_BYTES] = 0;
-  s[BLOCK_ID] = undefined;
+  s.inBlock = false;
+  s.discarding = false;
+  s.blockBytes = 0;
+  s.blockId = undefined;
 }
 
 function startDiscarding(s: SseState): void {
-  if (!s[IN_BLOCK]) {
-    s[IN_BLOCK] = true;
-    s[BLOCK_LINE] = s[SPLIT][LINE_NUMBER];
-    s[BLOCK_OFFSET] = s[SPLIT][CONSUMED];
+  if (!s.inBlock) {
+    s.inBlock = true;
+    s.blockLine = s.split.lineNumber;
+    s.blockOffset = s.split.consumed;
   }
-  s[DISCARDING] = true;
+  s.discarding = true;
   resetParser(s);
 }
 
@@ -275,8 +254,8 @@ export const SSE_DATA_BLOCKS: { enabled: boolean } = { enabled: true };
  */
 function readDataBlock(s: SseState, text: string, line: number, offset: number, bytes: number): boolean {
   if (
-    s[IN_BLOCK] ||
-    bytes + 1 > s[MAX_EVENT_BYTES] ||
+    s.inBlock ||
+    bytes + 1 > s.maxEventBytes ||
     text.charCodeAt(4) !== 58 ||
     text.charCodeAt(0) !== 100 ||
     text.charCodeAt(1) !== 97 ||
@@ -287,41 +266,41 @@ function readDataBlock(s: SseState, text: string, line: number, offset: number, 
   // The state the two lines leave, the block open while its event is handled (as a handler that
   // throws finds it), then closed. (The current line, read only for a line's field errors, is set
   // by every line read after this.)
-  s[IN_BLOCK] = true;
-  s[BLOCK_LINE] = line;
-  s[BLOCK_OFFSET] = offset;
-  s[BLOCK_BYTES] = bytes + 1;
+  s.inBlock = true;
+  s.blockLine = line;
+  s.blockOffset = offset;
+  s.blockBytes = bytes + 1;
   dispatch(s, undefined, text.slice(text.charCodeAt(5) === 32 ? 6 : 5));
-  s[IN_BLOCK] = false;
-  s[BLOCK_BYTES] = 0;
+  s.inBlock = false;
+  s.blockBytes = 0;
   return true;
 }
 
 function readLine(s: SseState, text: string, line: number, offset: number, bytes: number): void {
-  s[CURRENT_LINE] = line;
-  s[CURRENT_OFFSET] = offset;
+  s.currentLine = line;
+  s.currentOffset = offset;
   if (text.length === 0) {
     // A blank line: the block ends (dispatched when it had data and was not discarded).
-    if (s[BLOCK_ID] !== undefined) s[LAST] = s[BLOCK_ID];
+    if (s.blockId !== undefined) s.last = s.blockId;
     // WHATWG dispatch: only a block with data lines is an event. The parser never sees data
     // lines, so it has nothing to dispatch; the id it may hold is never read.
-    if (!s[DISCARDING] && s[DATA_LINES] > 0) {
-      const data = s[DATA];
-      const event = s[EVENT_TYPE];
-      s[DATA] = '';
-      s[DATA_LINES] = 0;
-      s[EVENT_TYPE] = undefined;
+    if (!s.discarding && s.dataLines > 0) {
+      const data = s.data;
+      const event = s.eventType;
+      s.data = '';
+      s.dataLines = 0;
+      s.eventType = undefined;
       dispatch(s, event, data);
     }
     // A block without data dispatches nothing and still clears its event type (WHATWG).
-    s[EVENT_TYPE] = undefined;
+    s.eventType = undefined;
     clearBlock(s);
     return;
   }
-  if (!s[IN_BLOCK]) {
-    s[IN_BLOCK] = true;
-    s[BLOCK_LINE] = line;
-    s[BLOCK_OFFSET] = offset;
+  if (!s.inBlock) {
+    s.inBlock = true;
+    s.blockLine = line;
+    s.blockOffset = offset;
   }
   // The id is tracked here, not taken from the parser: WHATWG commits it also for a block
   // without data, and for a block discarded as too large (a resume must not ask for it again).
@@ -332,15 +311,15 @@ function readLine(s: SseState, text: string, line: number, offset: number, bytes
   if (first === 105 && text.charCodeAt(1) === 100 && (text.length === 2 || text.charCodeAt(2) === 58)) {
     isId = true;
     const value = text.length === 2 ? '' : text.slice(text.charCodeAt(3) === 32 ? 4 : 3);
-    if (value.indexOf('\0') === -1) s[BLOCK_ID] = value;
+    if (value.indexOf('\0') === -1) s.blockId = value;
   }
-  if (s[DISCARDING]) {
+  if (s.discarding) {
     // WHATWG applies `retry` as its line is read, like `id`: also in a block being discarded.
-    if (isRetryLine(text)) s[PARSER].feed(`${text}\n`);
+    if (isRetryLine(text)) s.parser.feed(`${text}\n`);
     return;
   }
-  s[BLOCK_BYTES] += bytes + 1;
-  if (s[BLOCK_BYTES] > s[MAX_EVENT_BYTES]) {
+  s.blockBytes += bytes + 1;
+  if (s.blockBytes > s.maxEventBytes) {
     tooLarge(s, text);
     return;
   }
@@ -350,8 +329,8 @@ function readLine(s: SseState, text: string, line: number, offset: number, bytes
   if (first === 100 && text.charCodeAt(1) === 97 && text.charCodeAt(2) === 116 && text.charCodeAt(3) === 97) {
     if (text.length === 4 || text.charCodeAt(4) === 58) {
       const value = text.length === 4 ? '' : text.slice(text.charCodeAt(5) === 32 ? 6 : 5);
-      s[DATA] = s[DATA_LINES] === 0 ? value : `${s[DATA]}\n${value}`;
-      s[DATA_LINES]++;
+      s.data = s.dataLines === 0 ? value : `${s.data}\n${value}`;
+      s.dataLines++;
       return;
     }
   } else if (
@@ -363,50 +342,50 @@ function readLine(s: SseState, text: string, line: number, offset: number, bytes
   ) {
     if (text.length === 5 || text.charCodeAt(5) === 58) {
       const value = text.length === 5 ? '' : text.slice(text.charCodeAt(6) === 32 ? 7 : 6);
-      s[EVENT_TYPE] = value === '' ? undefined : value;
+      s.eventType = value === '' ? undefined : value;
       return;
     }
   }
-  s[PARSER].feed(`${text}\n`);
+  s.parser.feed(`${text}\n`);
 }
 
 function tooLarge(s: SseState, text: string): void {
-  s[HANDLER].diagnostic(
+  s.handler.diagnostic(
     diag(
       s,
       'event_too_large',
       'error',
-      s[BLOCK_LINE],
-      s[BLOCK_OFFSET],
-      `event too large, (at least ${s[BLOCK_BYTES]} bytes so far) > maxEventBytes (${s[MAX_EVENT_BYTES]}); the event was discarded`,
+      s.blockLine,
+      s.blockOffset,
+      `event too large, (at least ${s.blockBytes} bytes so far) > maxEventBytes (${s.maxEventBytes}); the event was discarded`,
     ),
   );
-  s[DISCARDING] = true;
+  s.discarding = true;
   resetParser(s);
-  if (isRetryLine(text)) s[PARSER].feed(`${text}\n`);
+  if (isRetryLine(text)) s.parser.feed(`${text}\n`);
 }
 
 function parseError(s: SseState, error: ParseError): void {
   if (error.type === 'invalid-retry') {
-    s[HANDLER].diagnostic(
+    s.handler.diagnostic(
       diag(
         s,
         'invalid_record',
         'warning',
-        s[CURRENT_LINE],
-        s[CURRENT_OFFSET],
+        s.currentLine,
+        s.currentOffset,
         `retry value ${JSON.stringify(error.value ?? '')} is not ASCII digits; ignored`,
       ),
     );
   } else if (error.type === 'unknown-field') {
     const field = error.field ?? '';
-    s[HANDLER].diagnostic(
+    s.handler.diagnostic(
       diag(
         s,
         'unknown_record',
         'info',
-        s[CURRENT_LINE],
-        s[CURRENT_OFFSET],
+        s.currentLine,
+        s.currentOffset,
         `unknown SSE field ${JSON.stringify(field.length > 40 ? `${field.slice(0, 40)}…` : field)}; ignored`,
       ),
     );
@@ -421,7 +400,7 @@ function diag(
   offset: number,
   what: string,
 ): Diagnostic {
-  return diagnosticAt(code, severity, line, offset, what, s[FORMAT]);
+  return diagnosticAt(code, severity, line, offset, what, s.format);
 }
 
 // A `retry` field line (`retry`, or `retry:` and a value).

@@ -130,139 +130,115 @@ export function createAguiRecordDecoder(
 }
 
 /**
- * The decoder's state between records ({@link newDecoder}): an array of slots (the indices below),
- * not an object literal. An array's hidden class belongs to the realm and outlives every GC; a
- * literal's died at some of the bench's forced collections and took the per-record code that
- * embedded it along (docs/performance.md, "AG-UI and AI SDK codecs", round seven).
+ * The decoder's state between records, built whole in one object literal ({@link newDecoder}): a
+ * literal's hidden class is held by its allocation site and outlives a full GC, where a class
+ * instance's fields (map transitions, held weakly) die with the last decoder and take the
+ * optimised code that embedded them along (docs/performance.md, "AG-UI and AI SDK codecs").
  */
-type Decoder = [
-  sink: DiagnosticSink,
-  report: LineReport,
-  maxDepth: number,
-  mode: JsonFraming,
-  session: string | undefined,
-  run: string | undefined,
-  runOpen: boolean,
-  round: number,
-  stepOpen: boolean,
-  stepText: string,
-  names: Map<string, string>,
-  args: Map<string, string>,
+interface Decoder {
+  readonly sink: DiagnosticSink;
+  readonly report: LineReport;
+  readonly maxDepth: number;
+  mode: JsonFraming;
+  session: string | undefined;
+  run: string | undefined;
+  runOpen: boolean;
+  round: number;
+  stepOpen: boolean;
+  stepText: string;
+  readonly names: Map<string, string>;
+  readonly args: Map<string, string>;
   /** Messages of another role than the assistant's: their records stay `unknown`. */
-  otherRoles: Set<string>,
+  readonly otherRoles: Set<string>;
   /** What each interrupt asked: a question (else an approval). */
-  questions: Set<string>,
+  readonly questions: Set<string>;
   /** Requests of this run already said as `CUSTOM` events (its interrupts repeat them). */
-  asked: Set<string>,
+  readonly asked: Set<string>;
   /** Calls started and not ended yet, with their start (bounded: {@link MAX_OPEN_CALLS}). */
-  open: Map<string, { start: AgentEventOf<'tool.start'>; fromEarlierRun: boolean }>,
+  readonly open: Map<string, { start: AgentEventOf<'tool.start'>; fromEarlierRun: boolean }>;
   /** Records with no event of their own, carried by the next event (`hints.before`). */
-  before: string[],
+  before: string[];
   /** Each open subagent's parent lane (`null`: the main agent). */
-  parents: Map<string, string | null>,
+  readonly parents: Map<string, string | null>;
   /**
    * A run's opening events, held until a record that is not a carried event from before the run
    * (see `BEFORE_RUN`): those are read as coming first.
    */
-  held: AgentEvent[] | undefined,
-  lastChunkCall: string,
-  lastLine: number,
-  lastOffset: number,
-  lastTs: number | undefined,
-];
-
-const SINK = 0;
-const REPORT = 1;
-const MAX_DEPTH = 2;
-const MODE = 3;
-const SESSION = 4;
-const RUN = 5;
-const RUN_OPEN = 6;
-const ROUND = 7;
-const STEP_OPEN = 8;
-const STEP_TEXT = 9;
-const NAMES = 10;
-const ARGS = 11;
-const OTHER_ROLES = 12;
-const QUESTIONS = 13;
-const ASKED = 14;
-const OPEN = 15;
-const BEFORE = 16;
-const PARENTS = 17;
-const HELD = 18;
-const LAST_CHUNK_CALL = 19;
-const LAST_LINE = 20;
-const LAST_OFFSET = 21;
-const LAST_TS = 22;
+  held: AgentEvent[] | undefined;
+  lastChunkCall: string;
+  lastLine: number;
+  lastOffset: number;
+  lastTs: number | undefined;
+}
 
 function newDecoder(options: AguiDecodeOptions, sink: DiagnosticSink): Decoder {
-  return [
+  return {
     sink,
-    lineReporter(sink, FORMAT),
-    resolveMaxDepth(options.maxDepth),
-    'sse',
-    undefined,
-    undefined,
-    false,
-    0,
-    false,
-    '',
-    new Map(),
-    new Map(),
-    new Set(),
-    new Set(),
-    new Set(),
-    new Map(),
-    [],
-    new Map(),
-    undefined,
-    '',
-    1,
-    0,
-    undefined,
-  ];
+    report: lineReporter(sink, FORMAT),
+    maxDepth: resolveMaxDepth(options.maxDepth),
+    mode: 'sse',
+    session: undefined,
+    run: undefined,
+    runOpen: false,
+    round: 0,
+    stepOpen: false,
+    stepText: '',
+    names: new Map(),
+    args: new Map(),
+    otherRoles: new Set(),
+    questions: new Set(),
+    asked: new Set(),
+    open: new Map(),
+    before: [],
+    parents: new Map(),
+    held: undefined,
+    lastChunkCall: '',
+    lastLine: 1,
+    lastOffset: 0,
+    lastTs: undefined,
+  };
 }
 
 function setFraming(d: Decoder, framing: JsonFraming): void {
-  d[MODE] = framing;
+  d.mode = framing;
 }
 
 function readLine(d: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
   // A text delta spelled as the writers spell it is read without parsing it whole (a flat
   // record: no depth to measure); anything else is parsed and measured.
   let value: unknown;
-  if (AGUI_DECODER_SHORTCUTS.enabled && d[MAX_DEPTH] > 0) {
+  if (AGUI_DECODER_SHORTCUTS.enabled && d.maxDepth > 0) {
     value = readDeltaRecord(text, AGUI_DELTA_HEAD, 'TEXT_MESSAGE_CONTENT', 'messageId', deltaRecord);
-    if (value === undefined && d[MAX_DEPTH] >= CANONICAL_DEPTH) value = readCanonical(text);
+    if (value === undefined && d.maxDepth >= CANONICAL_DEPTH) value = readCanonical(text);
   }
   // A record read by a shortcut is one of the writers' spellings, never an early one.
   const known = value !== undefined;
   if (value === undefined) {
-    value = parseMeasuredRecord(text, line, offset, d[MAX_DEPTH], FORMAT, d[SINK]);
+    value = parseMeasuredRecord(text, line, offset, d.maxDepth, FORMAT, d.sink);
     if (value === NOT_PARSED) return;
   }
-  if (d[HELD] !== undefined && (known || !isEarly(value))) releaseHeld(d, out);
-  const hints: AguiHints = { raw: text, record: value, framing: d[MODE] };
+  if (d.held !== undefined && (known || !isEarly(value))) releaseHeld(d, out);
+  const hints: AguiHints = { raw: text, record: value, framing: d.mode };
   const provenance: Provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
-  d[LAST_LINE] = line;
-  d[LAST_OFFSET] = offset;
+  d.lastLine = line;
+  d.lastOffset = offset;
   if (!isJsonObject(value)) {
-    d[REPORT]('invalid_json', 'error', line, offset, 'not a JSON object; kept as an unknown event');
+    d.report('invalid_json', 'error', line, offset, 'not a JSON object; kept as an unknown event');
     out.push({ type: 'unknown', record: value, provenance });
     return;
   }
-  const cx: Cx = { r: value, line, offset, provenance, framing: d[MODE] };
+  const cx: Cx = { r: value, line, offset, provenance, framing: d.mode };
   // A record read by a shortcut has its type (the module's literal), its required fields as
   // strings, and no time, by construction: no lookup, required-field check or time read for it
   // (held by test/ui/delta-shortcut.test.ts and test/ui/canonical-lines.test.ts, the shortcuts
   // on and off).
   const type = known ? (value.type as string) : aguiEventType(value.type);
-  if (!known) d[LAST_TS] = typeof value.timestamp === 'number' ? value.timestamp : d[LAST_TS];
+  if (!known) d.lastTs = typeof value.timestamp === 'number' ? value.timestamp : d.lastTs;
   // The type as the module's literal: the checks and the switch below then match it by identity.
   const problem = type !== undefined && !known ? missing(type, value) : undefined;
   if (type === undefined || problem !== undefined) {
     if (problem !== undefined)
-      d[REPORT]('invalid_record', 'error', line, offset, `invalid ${type} event: ${problem}`);
+      d.report('invalid_record', 'error', line, offset, `invalid ${type} event: ${problem}`);
     pushUnknown(d, cx, out);
     return;
   }
@@ -271,45 +247,45 @@ function readLine(d: Decoder, text: string, line: number, offset: number, out: A
 
 function endStream(d: Decoder, out: AgentEvent[]): void {
   releaseHeld(d, out);
-  if (d[BEFORE].length > 0) {
+  if (d.before.length > 0) {
     // Records no event followed: kept whole.
-    for (const raw of d[BEFORE]) {
+    for (const raw of d.before) {
       const record = JSON.parse(raw) as JsonObject;
-      const hints: AguiHints = { raw, record, framing: d[MODE] };
+      const hints: AguiHints = { raw, record, framing: d.mode };
       out.push({
         type: 'unknown',
         recordType: record.type as string,
         record,
         provenance: {
           format: FORMAT,
-          line: d[LAST_LINE],
-          offset: d[LAST_OFFSET],
+          line: d.lastLine,
+          offset: d.lastOffset,
           hints: hints as Record<string, unknown>,
         },
       });
     }
-    d[BEFORE] = [];
+    d.before = [];
   }
-  if (!d[RUN_OPEN]) return;
-  d[RUN_OPEN] = false;
-  const e = incompleteRunEnd(FORMAT, d[LAST_LINE], d[LAST_OFFSET]);
-  if (d[SESSION] !== undefined) e.session = d[SESSION];
-  if (d[RUN] !== undefined) e.run = d[RUN];
-  if (d[LAST_TS] !== undefined) e.ts = d[LAST_TS];
+  if (!d.runOpen) return;
+  d.runOpen = false;
+  const e = incompleteRunEnd(FORMAT, d.lastLine, d.lastOffset);
+  if (d.session !== undefined) e.session = d.session;
+  if (d.run !== undefined) e.run = d.run;
+  if (d.lastTs !== undefined) e.ts = d.lastTs;
   out.push(e);
 }
 
 /** Keeps a record that has no event of its own for the next event (false when full). */
 function keepRecord(d: Decoder, cx: Cx): boolean {
-  if (d[BEFORE].length >= MAX_BEFORE) return false;
-  d[BEFORE].push(cx.provenance.hints!.raw as string);
+  if (d.before.length >= MAX_BEFORE) return false;
+  d.before.push(cx.provenance.hints!.raw as string);
   return true;
 }
 
 function releaseHeld(d: Decoder, out: AgentEvent[]): void {
-  if (d[HELD] === undefined) return;
-  for (const e of d[HELD]) out.push(e);
-  d[HELD] = undefined;
+  if (d.held === undefined) return;
+  for (const e of d.held) out.push(e);
+  d.held = undefined;
 }
 
 function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefined {
@@ -323,9 +299,9 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
     case 'STEP_STARTED': {
       // The number the writer put in the name reads back as itself (a round 0, or a round
       // that came twice, stays so); other names count on from the last step.
-      d[ROUND] = roundOfStepName(r.stepName) ?? d[ROUND] + 1;
+      d.round = roundOfStepName(r.stepName) ?? d.round + 1;
       const whole = wholeAt(d, r);
-      d[STEP_OPEN] = true;
+      d.stepOpen = true;
       if (whole) {
         const { session, run, round, provenance } = envelope(d, cx);
         out.push({ type: 'round.start', session, run, round, provenance });
@@ -337,7 +313,7 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       const meta = metaOf(r);
       if (meta?.closing === true && keepRecord(d, cx)) {
         // Closed by the run's end, not a round that ended: no event; the next one carries it.
-        d[STEP_OPEN] = false;
+        d.stepOpen = false;
         return;
       }
       if (
@@ -355,15 +331,15 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
         }
         if (usage !== undefined) {
           const { session, run, round, provenance } = envelope(d, cx);
-          const message = d[STEP_TEXT];
+          const message = d.stepText;
           const stopReason = meta.stopReason;
           out.push({ type: 'round.end', message, stopReason, usage, session, run, round, provenance });
-          d[STEP_OPEN] = false;
-          d[STEP_TEXT] = '';
+          d.stepOpen = false;
+          d.stepText = '';
           return;
         }
       }
-      const e: AgentEventOf<'round.end'> = { type: 'round.end', message: d[STEP_TEXT] };
+      const e: AgentEventOf<'round.end'> = { type: 'round.end', message: d.stepText };
       if (meta !== undefined) {
         if (typeof meta.stopReason === 'string') e.stopReason = meta.stopReason;
         const usage = usageFromWire(meta.usage);
@@ -372,14 +348,14 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
         if (typeof meta.model === 'string') e.model = meta.model;
       }
       pushEvent(d, out, cx, e);
-      d[STEP_OPEN] = false;
-      d[STEP_TEXT] = '';
+      d.stepOpen = false;
+      d.stepText = '';
       return;
     }
     case 'TEXT_MESSAGE_START': {
       const id = r.messageId as string;
       if (r.role !== undefined && r.role !== 'assistant') {
-        d[OTHER_ROLES].add(id);
+        d.otherRoles.add(id);
         return pushUnknown(d, cx, out);
       }
       if (wholeIn(d, r)) {
@@ -393,14 +369,13 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
     case 'TEXT_MESSAGE_CHUNK': {
       const id = str(r.messageId);
       // The set is empty in an assistant-only stream: no hash of the fresh id string then.
-      if (id !== undefined && d[OTHER_ROLES].size > 0 && d[OTHER_ROLES].has(id))
-        return pushUnknown(d, cx, out);
+      if (id !== undefined && d.otherRoles.size > 0 && d.otherRoles.has(id)) return pushUnknown(d, cx, out);
       if (type === 'TEXT_MESSAGE_CHUNK' && r.role !== undefined && r.role !== 'assistant') {
-        if (id !== undefined) d[OTHER_ROLES].add(id);
+        if (id !== undefined) d.otherRoles.add(id);
         return pushUnknown(d, cx, out);
       }
       const text = str(r.delta) ?? '';
-      if (typeof r.subagentRunId !== 'string') d[STEP_TEXT] += text;
+      if (typeof r.subagentRunId !== 'string') d.stepText += text;
       if (id !== undefined && wholeIn(d, r)) {
         const { session, run, round, provenance } = envelope(d, cx);
         out.push({ type: 'text.delta', text, message: id, session, run, round, provenance });
@@ -412,7 +387,7 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
     }
     case 'TEXT_MESSAGE_END': {
       const id = r.messageId as string;
-      if (d[OTHER_ROLES].size > 0 && d[OTHER_ROLES].delete(id)) return pushUnknown(d, cx, out);
+      if (d.otherRoles.size > 0 && d.otherRoles.delete(id)) return pushUnknown(d, cx, out);
       if (wholeIn(d, r)) {
         const { session, run, round, provenance } = envelope(d, cx);
         out.push({ type: 'message.end', message: id, session, run, round, provenance });
@@ -423,8 +398,8 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
     case 'TOOL_CALL_START': {
       const call = r.toolCallId as string;
       const name = r.toolCallName as string;
-      d[NAMES].set(call, name);
-      d[ARGS].set(call, '');
+      d.names.set(call, name);
+      d.args.set(call, '');
       if (wholeIn(d, r)) {
         const { session, run, round, provenance } = envelope(d, cx);
         out.push({ type: 'tool.args.delta', call, name, text: '', session, run, round, provenance });
@@ -434,12 +409,11 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
     }
     case 'TOOL_CALL_ARGS':
     case 'TOOL_CALL_CHUNK': {
-      const call = str(r.toolCallId) ?? d[LAST_CHUNK_CALL];
-      if (type === 'TOOL_CALL_CHUNK') d[LAST_CHUNK_CALL] = call;
+      const call = str(r.toolCallId) ?? d.lastChunkCall;
+      if (type === 'TOOL_CALL_CHUNK') d.lastChunkCall = call;
       const text = str(r.delta) ?? '';
-      const sofar = d[ARGS].get(call);
-      if (sofar !== undefined && sofar.length + text.length <= MAX_ARGS_CHARS)
-        d[ARGS].set(call, sofar + text);
+      const sofar = d.args.get(call);
+      if (sofar !== undefined && sofar.length + text.length <= MAX_ARGS_CHARS) d.args.set(call, sofar + text);
       const name = str(r.toolCallName);
       if (name === undefined && wholeIn(d, r)) {
         const { session, run, round, provenance } = envelope(d, cx);
@@ -449,7 +423,7 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       const e: AgentEventOf<'tool.args.delta'> = { type: 'tool.args.delta', call, text };
       if (name !== undefined) {
         e.name = name;
-        d[NAMES].set(call, name);
+        d.names.set(call, name);
       }
       return pushEvent(d, out, cx, e);
     }
@@ -481,7 +455,7 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
     case 'SUBAGENT_STARTED': {
       if (metaOf(r)?.implied === true && keepRecord(d, cx)) {
         // Opened for a lane no child start said: no event; the next one carries it.
-        d[PARENTS].set(r.subagentRunId as string, str(r.parentSubagentRunId) ?? null);
+        d.parents.set(r.subagentRunId as string, str(r.parentSubagentRunId) ?? null);
         return;
       }
       const e: AgentEventOf<'child.start'> = {
@@ -498,14 +472,14 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
         if (typeof meta.kind === 'string') e.kind = meta.kind;
         if (typeof meta.background === 'boolean') e.background = meta.background;
       }
-      d[PARENTS].set(e.child, str(r.parentSubagentRunId) ?? null);
+      d.parents.set(e.child, str(r.parentSubagentRunId) ?? null);
       return pushEvent(d, out, cx, e, { lane: str(r.parentSubagentRunId) ?? null });
     }
     case 'SUBAGENT_FINISHED':
     case 'SUBAGENT_ERROR': {
       if (type === 'SUBAGENT_FINISHED' && metaOf(r)?.closing === true && keepRecord(d, cx)) {
         // Closed by the run's end, not a child that ended: no event; the next one carries it.
-        d[PARENTS].delete(r.subagentRunId as string);
+        d.parents.delete(r.subagentRunId as string);
         return;
       }
       const outcome = isJsonObject(r.outcome) ? r.outcome.type : undefined;
@@ -519,13 +493,13 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       const meta = metaOf(r);
       const usage = meta !== undefined ? usageFromWire(meta.usage) : undefined;
       if (usage !== undefined) e.usage = usage;
-      const parent = d[PARENTS].get(e.child) ?? null;
-      d[PARENTS].delete(e.child);
+      const parent = d.parents.get(e.child) ?? null;
+      d.parents.delete(e.child);
       return pushEvent(d, out, cx, e, { lane: parent });
     }
     case 'CUSTOM': {
       const name = r.name as string;
-      if (name === CARRIED_OUTPUT && d[HELD] === undefined && wholeIn(d, r)) {
+      if (name === CARRIED_OUTPUT && d.held === undefined && wholeIn(d, r)) {
         const v = plainToolOutput(r.value);
         if (v !== undefined) {
           const { session, run, round, provenance } = envelope(d, cx);
@@ -535,9 +509,9 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       }
       if (name.startsWith(CARRY_PREFIX)) {
         const e = eventFromCarried(name.slice(CARRY_PREFIX.length), r.value);
-        if (e?.type === 'approval.request') d[ASKED].add(e.approval);
-        else if (e?.type === 'question') d[ASKED].add(e.question);
-        if (e !== undefined) return pushEvent(d, out, cx, e, { early: d[HELD] !== undefined });
+        if (e?.type === 'approval.request') d.asked.add(e.approval);
+        else if (e?.type === 'question') d.asked.add(e.question);
+        if (e !== undefined) return pushEvent(d, out, cx, e, { early: d.held !== undefined });
       }
       releaseHeld(d, out);
       return pushUnknown(d, cx, out);
@@ -556,12 +530,12 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
 
 function runStarted(d: Decoder, cx: Cx): undefined {
   const r = cx.r;
-  d[SESSION] = r.threadId as string;
-  d[RUN_OPEN] = false;
+  d.session = r.threadId as string;
+  d.runOpen = false;
   const input = r.input;
   // Held: carried events the writer put right after this record came before the run.
   const held: AgentEvent[] = [];
-  d[HELD] = held;
+  d.held = held;
   // The answers this run continues from come first: they were given before it started.
   if (isJsonObject(input) && Array.isArray(input.resume)) {
     for (const entry of input.resume) {
@@ -569,14 +543,14 @@ function runStarted(d: Decoder, cx: Cx): undefined {
       pushEvent(d, held, cx, resumeEvent(d, entry), { lane: null, part: true });
     }
   }
-  d[RUN] = r.runId as string;
-  d[RUN_OPEN] = true;
-  d[ASKED].clear();
-  d[ROUND] = 0;
-  d[STEP_OPEN] = false;
-  d[STEP_TEXT] = '';
+  d.run = r.runId as string;
+  d.runOpen = true;
+  d.asked.clear();
+  d.round = 0;
+  d.stepOpen = false;
+  d.stepText = '';
   // Calls a previous run left open (an interrupt waits on them) continue in this one.
-  for (const start of d[OPEN].values()) start.fromEarlierRun = true;
+  for (const start of d.open.values()) start.fromEarlierRun = true;
   const e: AgentEventOf<'run.start'> = { type: 'run.start' };
   const text = lastUserText(input);
   if (text !== undefined) e.input = text;
@@ -586,7 +560,7 @@ function runStarted(d: Decoder, cx: Cx): undefined {
 function resumeEvent(d: Decoder, entry: JsonObject): AgentEvent {
   const id = entry.interruptId as string;
   const payload = entry.payload;
-  if (d[QUESTIONS].delete(id)) {
+  if (d.questions.delete(id)) {
     const answers = isJsonObject(payload) && isJsonObject(payload.answers) ? payload.answers : undefined;
     return { type: 'question.answer', question: id, answers: answers ?? { answer: payload ?? null } };
   }
@@ -617,7 +591,7 @@ function runEnded(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefine
         if (!isJsonObject(i) || typeof i.id !== 'string') continue;
         const asked = interruptEvent(d, i);
         // A request this run already said (a CUSTOM event) is not asked twice.
-        if (d[ASKED].has(i.id)) continue;
+        if (d.asked.has(i.id)) continue;
         pushEvent(d, out, cx, asked, { lane: str(i.subagentRunId) ?? null, part: true });
         const ts = metaOf(i)?.ts;
         if (typeof ts === 'number') asked.ts = ts;
@@ -636,14 +610,14 @@ function runEnded(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefine
     if (typeof meta.costUsd === 'number') e.usage = { ...e.usage, costUsd: meta.costUsd };
   }
   pushEvent(d, out, cx, e);
-  d[RUN_OPEN] = false;
+  d.runOpen = false;
 }
 
 function interruptEvent(d: Decoder, i: JsonObject): AgentEvent {
   const id = i.id as string;
   const meta = metaOf(i);
   if (i.reason !== AGUI_APPROVAL_REASON && (meta?.questions !== undefined || i.toolCallId === undefined)) {
-    d[QUESTIONS].add(id);
+    d.questions.add(id);
     const questions = Array.isArray(meta?.questions)
       ? (meta.questions.filter((q) => isJsonObject(q) && typeof q.text === 'string') as QuestionItem[])
       : [{ text: str(i.message) ?? (i.reason as string) }];
@@ -655,7 +629,7 @@ function interruptEvent(d: Decoder, i: JsonObject): AgentEvent {
   const call = str(i.toolCallId);
   if (call !== undefined) {
     e.call = call;
-    const name = d[NAMES].get(call);
+    const name = d.names.get(call);
     if (name !== undefined) e.tool = name;
   }
   const title = str(i.message);
@@ -672,9 +646,9 @@ function interruptEvent(d: Decoder, i: JsonObject): AgentEvent {
 function toolEnd(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
   const r = cx.r;
   const call = r.toolCallId as string;
-  const name = d[NAMES].get(call) ?? '';
-  const text = d[ARGS].get(call);
-  d[ARGS].delete(call);
+  const name = d.names.get(call) ?? '';
+  const text = d.args.get(call);
+  d.args.delete(call);
   let args: JsonObject | undefined;
   if (text !== undefined && text !== '') {
     try {
@@ -701,13 +675,13 @@ function toolEnd(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
             round,
             provenance,
           };
-    if (d[OPEN].size < MAX_OPEN_CALLS) d[OPEN].set(call, { start, fromEarlierRun: false });
+    if (d.open.size < MAX_OPEN_CALLS) d.open.set(call, { start, fromEarlierRun: false });
     out.push(start);
     return;
   }
   const e: AgentEventOf<'tool.start'> = { type: 'tool.start', call, name };
   if (args !== undefined) e.args = args;
-  if (d[OPEN].size < MAX_OPEN_CALLS) d[OPEN].set(call, { start: e, fromEarlierRun: false });
+  if (d.open.size < MAX_OPEN_CALLS) d.open.set(call, { start: e, fromEarlierRun: false });
   if (meta !== undefined) {
     for (const k of ['kind', 'server', 'argsSummary', 'command'] as const) {
       if (typeof meta[k] === 'string') (e as Record<string, unknown>)[k] = meta[k];
@@ -720,8 +694,8 @@ function toolEnd(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
 function toolResult(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
   const r = cx.r;
   const call = r.toolCallId as string;
-  const open = d[OPEN].get(call);
-  d[OPEN].delete(call);
+  const open = d.open.get(call);
+  d.open.delete(call);
   if (open?.fromEarlierRun) {
     // The call began in an earlier run: this run says it again (derived) before its result.
     const { provenance: _p, ...start } = open.start;
@@ -729,7 +703,7 @@ function toolResult(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
     pushEvent(d, out, cx, again);
     again.provenance = { format: FORMAT, line: cx.line, offset: cx.offset, synthetic: true };
   }
-  const name = d[NAMES].get(call);
+  const name = d.names.get(call);
   const text = contentText(r.content);
   const meta = metaOf(r);
   if (
@@ -779,17 +753,17 @@ const CARRIED_OUTPUT = `${CARRY_PREFIX}tool.output`;
  * with no records held before it. Whole literals are built only there.
  */
 function wholeIn(d: Decoder, r: JsonObject): boolean {
-  return d[STEP_OPEN] && wholeAt(d, r);
+  return d.stepOpen && wholeAt(d, r);
 }
 
 /** {@link wholeIn} without the open step (a step's start opens it). */
 function wholeAt(d: Decoder, r: JsonObject): boolean {
   return (
     AGUI_WHOLE_EVENTS.enabled &&
-    d[RUN_OPEN] &&
-    d[SESSION] !== undefined &&
-    d[RUN] !== undefined &&
-    d[BEFORE].length === 0 &&
+    d.runOpen &&
+    d.session !== undefined &&
+    d.run !== undefined &&
+    d.before.length === 0 &&
     r.timestamp === undefined &&
     r.subagentRunId === undefined
   );
@@ -800,7 +774,7 @@ function envelope(
   d: Decoder,
   cx: Cx,
 ): { session: string; run: string; round: number; provenance: Provenance } {
-  return { session: d[SESSION] as string, run: d[RUN] as string, round: d[ROUND], provenance: cx.provenance };
+  return { session: d.session as string, run: d.run as string, round: d.round, provenance: cx.provenance };
 }
 
 /** Metadata that gives a call's end at most its `ok` (see {@link toolResult}). */
@@ -834,20 +808,20 @@ function pushEvent(
   e: AgentEvent,
   at?: { lane?: string | null; part?: boolean; early?: boolean },
 ): undefined {
-  if (d[SESSION] !== undefined) e.session = d[SESSION];
+  if (d.session !== undefined) e.session = d.session;
   if (at?.early === true) (cx.provenance.hints as AguiHints).early = true;
   else {
-    if (d[RUN] !== undefined && (d[RUN_OPEN] || e.type === 'run.end')) e.run = d[RUN];
-    if (d[STEP_OPEN] || e.type === 'round.start') e.round = d[ROUND];
+    if (d.run !== undefined && (d.runOpen || e.type === 'run.end')) e.run = d.run;
+    if (d.stepOpen || e.type === 'round.start') e.round = d.round;
   }
   const ts = cx.r.timestamp;
   if (typeof ts === 'number') e.ts = ts;
   const lane =
     at?.lane !== undefined ? at.lane : typeof cx.r.subagentRunId === 'string' ? cx.r.subagentRunId : null;
   if (lane !== null) e.lane = lane;
-  if (d[BEFORE].length > 0 && at?.part !== true) {
-    (cx.provenance.hints as AguiHints).before = d[BEFORE];
-    d[BEFORE] = [];
+  if (d.before.length > 0 && at?.part !== true) {
+    (cx.provenance.hints as AguiHints).before = d.before;
+    d.before = [];
   }
   if (at?.part === true) {
     const hints: AguiHints = { part: true, framing: cx.framing };

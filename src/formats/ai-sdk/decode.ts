@@ -91,76 +91,59 @@ export function createAiSdkRecordDecoder(
 }
 
 /**
- * The decoder's state between chunks ({@link newDecoder}): an array of slots (the indices below),
- * not an object literal. An array's hidden class belongs to the realm and outlives every GC; a
- * literal's died at some of the bench's forced collections and took the per-record code that
- * embedded it along (docs/performance.md, "AG-UI and AI SDK codecs", round seven).
+ * The decoder's state between chunks, built whole in one object literal ({@link newDecoder}): a
+ * literal's hidden class is held by its allocation site and outlives a full GC, where a class
+ * instance's fields (map transitions, held weakly) die with the last decoder and take the
+ * optimised code that embedded them along (docs/performance.md, "AG-UI and AI SDK codecs").
  */
-type Decoder = [
-  sink: DiagnosticSink,
-  report: LineReport,
-  maxDepth: number,
-  mode: JsonFraming,
-  run: string | undefined,
-  runOpen: boolean,
-  failed: string | undefined,
-  round: number,
-  stepOpen: boolean,
-  stepText: string,
-  names: Map<string, string>,
+interface Decoder {
+  readonly sink: DiagnosticSink;
+  readonly report: LineReport;
+  readonly maxDepth: number;
+  mode: JsonFraming;
+  run: string | undefined;
+  runOpen: boolean;
+  failed: string | undefined;
+  round: number;
+  stepOpen: boolean;
+  stepText: string;
+  readonly names: Map<string, string>;
   /**
    * A run's `start`, held until a chunk that is not a carried event from before the run (see
    * `BEFORE_RUN`): those are read as coming first.
    */
-  held: AgentEvent | undefined,
+  held: AgentEvent | undefined;
   /** The message of the last non-fatal error this run said (a carried `error`). */
-  saidError: string | undefined,
+  saidError: string | undefined;
   /** Chunks with no event of their own, carried by the next event (`hints.before`). */
-  before: string[],
-  lastLine: number,
-  lastOffset: number,
-];
-
-const SINK = 0;
-const REPORT = 1;
-const MAX_DEPTH = 2;
-const MODE = 3;
-const RUN = 4;
-const RUN_OPEN = 5;
-const FAILED = 6;
-const ROUND = 7;
-const STEP_OPEN = 8;
-const STEP_TEXT = 9;
-const NAMES = 10;
-const HELD = 11;
-const SAID_ERROR = 12;
-const BEFORE = 13;
-const LAST_LINE = 14;
-const LAST_OFFSET = 15;
+  before: string[];
+  lastLine: number;
+  lastOffset: number;
+}
 
 function newDecoder(options: AiSdkDecodeOptions, sink: DiagnosticSink): Decoder {
-  return [
+  return {
     sink,
-    lineReporter(sink, FORMAT),
-    resolveMaxDepth(options.maxDepth),
-    'sse',
-    undefined,
-    false,
-    undefined,
-    0,
-    false,
-    '',
-    new Map(),
-    undefined,
-    undefined,
-    [],
-    1,
-    0,
-  ];
+    report: lineReporter(sink, FORMAT),
+    maxDepth: resolveMaxDepth(options.maxDepth),
+    mode: 'sse',
+    run: undefined,
+    runOpen: false,
+    failed: undefined,
+    round: 0,
+    stepOpen: false,
+    stepText: '',
+    names: new Map(),
+    held: undefined,
+    saidError: undefined,
+    before: [],
+    lastLine: 1,
+    lastOffset: 0,
+  };
 }
 
 function setFraming(d: Decoder, framing: JsonFraming): void {
-  d[MODE] = framing;
+  d.mode = framing;
 }
 
 function readLine(d: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
@@ -168,23 +151,23 @@ function readLine(d: Decoder, text: string, line: number, offset: number, out: A
   // A text delta spelled as the writers spell it is read without parsing it whole (a flat
   // record: no depth to measure); anything else is parsed and measured.
   let value: unknown;
-  if (AISDK_DECODER_SHORTCUTS.enabled && d[MAX_DEPTH] > 0) {
+  if (AISDK_DECODER_SHORTCUTS.enabled && d.maxDepth > 0) {
     value = readDeltaRecord(text, AISDK_DELTA_HEAD, 'text-delta', 'id', deltaRecord);
-    if (value === undefined && d[MAX_DEPTH] >= CANONICAL_DEPTH) value = readCanonical(text);
+    if (value === undefined && d.maxDepth >= CANONICAL_DEPTH) value = readCanonical(text);
   }
   // A record read by a shortcut is one of the writers' spellings, never an early one.
   const known = value !== undefined;
   if (value === undefined) {
-    value = parseMeasuredRecord(text, line, offset, d[MAX_DEPTH], FORMAT, d[SINK]);
+    value = parseMeasuredRecord(text, line, offset, d.maxDepth, FORMAT, d.sink);
     if (value === NOT_PARSED) return;
   }
-  if (d[HELD] !== undefined && (known || !isEarly(value))) releaseHeld(d, out);
-  const hints: AiSdkHints = { raw: text, record: value, framing: d[MODE] };
+  if (d.held !== undefined && (known || !isEarly(value))) releaseHeld(d, out);
+  const hints: AiSdkHints = { raw: text, record: value, framing: d.mode };
   const provenance: Provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
-  d[LAST_LINE] = line;
-  d[LAST_OFFSET] = offset;
+  d.lastLine = line;
+  d.lastOffset = offset;
   if (!isJsonObject(value)) {
-    d[REPORT]('invalid_json', 'error', line, offset, 'not a JSON object; kept as an unknown event');
+    d.report('invalid_json', 'error', line, offset, 'not a JSON object; kept as an unknown event');
     out.push({ type: 'unknown', record: value, provenance });
     return;
   }
@@ -198,7 +181,7 @@ function readLine(d: Decoder, text: string, line: number, offset: number, out: A
   const problem = type !== undefined && !known ? missing(type, value) : undefined;
   if (type === undefined || problem !== undefined) {
     if (problem !== undefined)
-      d[REPORT]('invalid_record', 'error', line, offset, `invalid ${type} chunk: ${problem}`);
+      d.report('invalid_record', 'error', line, offset, `invalid ${type} chunk: ${problem}`);
     pushUnknown(d, cx, out);
     return;
   }
@@ -208,46 +191,46 @@ function readLine(d: Decoder, text: string, line: number, offset: number, out: A
 function endStream(d: Decoder, out: AgentEvent[]): void {
   releaseHeld(d, out);
   // Chunks no event followed: kept whole.
-  for (const raw of d[BEFORE]) {
+  for (const raw of d.before) {
     const record = JSON.parse(raw) as JsonObject;
-    const hints: AiSdkHints = { raw, record, framing: d[MODE] };
-    const provenance: Provenance = { format: FORMAT, line: d[LAST_LINE], offset: d[LAST_OFFSET] };
+    const hints: AiSdkHints = { raw, record, framing: d.mode };
+    const provenance: Provenance = { format: FORMAT, line: d.lastLine, offset: d.lastOffset };
     provenance.hints = hints as Record<string, unknown>;
     out.push({ type: 'unknown', recordType: record.type as string, record, provenance });
   }
-  d[BEFORE] = [];
-  if (!d[RUN_OPEN]) return;
-  d[RUN_OPEN] = false;
+  d.before = [];
+  if (!d.runOpen) return;
+  d.runOpen = false;
   const e: AgentEventOf<'run.end'> = {
     type: 'run.end',
-    status: d[FAILED] !== undefined ? 'failed' : 'incomplete',
-    provenance: { format: FORMAT, line: d[LAST_LINE], offset: d[LAST_OFFSET], synthetic: true },
+    status: d.failed !== undefined ? 'failed' : 'incomplete',
+    provenance: { format: FORMAT, line: d.lastLine, offset: d.lastOffset, synthetic: true },
   };
-  if (d[FAILED] !== undefined) e.error = d[FAILED];
-  if (d[RUN] !== undefined) e.run = d[RUN];
+  if (d.failed !== undefined) e.error = d.failed;
+  if (d.run !== undefined) e.run = d.run;
   out.push(e);
 }
 
 function releaseHeld(d: Decoder, out: AgentEvent[]): void {
-  if (d[HELD] === undefined) return;
-  out.push(d[HELD]);
-  d[HELD] = undefined;
+  if (d.held === undefined) return;
+  out.push(d.held);
+  d.held = undefined;
 }
 
 function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefined {
   const r = cx.r;
   switch (type) {
     case 'start': {
-      d[RUN] = str(r.messageId);
-      d[RUN_OPEN] = true;
-      d[FAILED] = undefined;
-      d[ROUND] = 0;
-      d[STEP_OPEN] = false;
-      d[SAID_ERROR] = undefined;
+      d.run = str(r.messageId);
+      d.runOpen = true;
+      d.failed = undefined;
+      d.round = 0;
+      d.stepOpen = false;
+      d.saidError = undefined;
       // Held: carried events the writer put right after this chunk came before the run.
       const held: AgentEvent[] = [];
       pushEvent(d, held, cx, { type: 'run.start' });
-      d[HELD] = held[0];
+      d.held = held[0];
       return;
     }
     case 'finish':
@@ -255,9 +238,9 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       return finish(d, type, cx, out);
     case 'start-step':
       openRun(d, cx, out);
-      d[ROUND]++;
-      d[STEP_OPEN] = true;
-      d[STEP_TEXT] = '';
+      d.round++;
+      d.stepOpen = true;
+      d.stepText = '';
       if (wholeIn(d)) {
         const { run, round, provenance } = envelope(d, cx);
         out.push({ type: 'round.start', run, round, provenance });
@@ -268,10 +251,10 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       openRun(d, cx, out);
       if (wholeIn(d)) {
         const { run, round, provenance } = envelope(d, cx);
-        out.push({ type: 'round.end', message: d[STEP_TEXT], run, round, provenance });
-      } else pushEvent(d, out, cx, { type: 'round.end', message: d[STEP_TEXT] });
-      d[STEP_OPEN] = false;
-      d[STEP_TEXT] = '';
+        out.push({ type: 'round.end', message: d.stepText, run, round, provenance });
+      } else pushEvent(d, out, cx, { type: 'round.end', message: d.stepText });
+      d.stepOpen = false;
+      d.stepText = '';
       return;
     }
     case 'text-start':
@@ -291,7 +274,7 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       return pushEvent(d, out, cx, { type: 'message.start', role: 'assistant', message: r.id as string });
     case 'text-delta':
       openRun(d, cx, out);
-      d[STEP_TEXT] += r.delta as string;
+      d.stepText += r.delta as string;
       if (wholeIn(d)) {
         const { run, round, provenance } = envelope(d, cx);
         out.push({
@@ -321,7 +304,7 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
     case 'tool-input-start': {
       openRun(d, cx, out);
       const call = r.toolCallId as string;
-      d[NAMES].set(call, r.toolName as string);
+      d.names.set(call, r.toolName as string);
       return pushEvent(d, out, cx, { type: 'tool.args.delta', call, name: r.toolName as string, text: '' });
     }
     case 'tool-input-delta':
@@ -335,7 +318,7 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       openRun(d, cx, out);
       const call = r.toolCallId as string;
       const name = r.toolName as string;
-      d[NAMES].set(call, name);
+      d.names.set(call, name);
       const meta = metaOf(r.toolMetadata);
       const args = r.input;
       if (isJsonObject(args) && wholeIn(d) && (meta === undefined || isArgsSummaryOnly(meta))) {
@@ -370,7 +353,7 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
         approval: r.approvalId as string,
         call,
       };
-      const name = d[NAMES].get(call);
+      const name = d.names.get(call);
       if (name !== undefined) e.tool = name;
       const reason = str(r.reason);
       if (reason !== undefined) e.title = reason;
@@ -387,17 +370,17 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
     }
     case 'error':
       openRun(d, cx, out);
-      d[FAILED] = r.errorText as string;
-      if (r.errorText === d[SAID_ERROR] && d[BEFORE].length < MAX_BEFORE) {
+      d.failed = r.errorText as string;
+      if (r.errorText === d.saidError && d.before.length < MAX_BEFORE) {
         // The run's failure, restating an error this run already said: no second error event
         // (the writer writes this chunk for a failed run's end); the next event carries it.
-        d[BEFORE].push(cx.provenance.hints!.raw as string);
+        d.before.push(cx.provenance.hints!.raw as string);
         return;
       }
-      d[SAID_ERROR] = undefined;
+      d.saidError = undefined;
       return pushEvent(d, out, cx, { type: 'error', message: r.errorText as string, fatal: true });
     default: {
-      if (type === CARRIED_OUTPUT && d[HELD] === undefined && wholeIn(d)) {
+      if (type === CARRIED_OUTPUT && d.held === undefined && wholeIn(d)) {
         const v = plainToolOutput(r.data);
         if (v !== undefined) {
           const { run, round, provenance } = envelope(d, cx);
@@ -407,13 +390,13 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       }
       if (type.startsWith(AISDK_DATA_PREFIX)) {
         const e = eventFromCarried(type.slice(AISDK_DATA_PREFIX.length), r.data);
-        if (e !== undefined && d[HELD] !== undefined) {
+        if (e !== undefined && d.held !== undefined) {
           (cx.provenance.hints as AiSdkHints).early = true;
           e.provenance = cx.provenance;
           out.push(e);
           return;
         }
-        if (e?.type === 'error') d[SAID_ERROR] = e.fatal ? undefined : e.message;
+        if (e?.type === 'error') d.saidError = e.fatal ? undefined : e.message;
         if (e !== undefined) return pushEvent(d, out, cx, e);
       }
       releaseHeld(d, out);
@@ -433,9 +416,9 @@ function finish(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefined 
   } else {
     const finishReason = str(r.finishReason);
     if (finishReason !== undefined) e.stopReason = finishReason;
-    if (d[FAILED] !== undefined || finishReason === 'error') {
+    if (d.failed !== undefined || finishReason === 'error') {
       e.status = 'failed';
-      if (d[FAILED] !== undefined) e.error = d[FAILED];
+      if (d.failed !== undefined) e.error = d.failed;
     }
     const usage = usageFromMetadata(r.messageMetadata);
     if (usage !== undefined) e.usage = usage;
@@ -446,8 +429,8 @@ function finish(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefined 
     }
   }
   pushEvent(d, out, cx, e);
-  d[RUN_OPEN] = false;
-  d[FAILED] = undefined;
+  d.runOpen = false;
+  d.failed = undefined;
 }
 
 function toolEnd(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefined {
@@ -457,14 +440,14 @@ function toolEnd(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefined
     const text = typeof r.output === 'string' ? r.output : JSON.stringify(r.output ?? null);
     return pushEvent(d, out, cx, { type: 'tool.output', call, text });
   }
-  if (type === 'tool-input-error' && !d[NAMES].has(call)) {
+  if (type === 'tool-input-error' && !d.names.has(call)) {
     // A call refused for its input never started: its start is implied by the refusal.
     const start: AgentEventOf<'tool.start'> = { type: 'tool.start', call, name: r.toolName as string };
     if (isJsonObject(r.input)) start.args = r.input;
     pushEvent(d, out, cx, start);
     start.provenance = { format: FORMAT, line: cx.line, offset: cx.offset, synthetic: true };
   }
-  const name = str(r.toolName) ?? d[NAMES].get(call);
+  const name = str(r.toolName) ?? d.names.get(call);
   if (name !== undefined && r.toolMetadata === undefined && wholeIn(d)) {
     const { run, round, provenance } = envelope(d, cx);
     if (type === 'tool-output-available' && typeof r.output === 'string') {
@@ -514,11 +497,11 @@ function reasoning(r: JsonObject): AgentEventOf<'reasoning.delta'> {
 
 /** A chunk of a run that has no `start`: the run opens there, implied. */
 function openRun(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
-  if (d[RUN_OPEN]) return;
-  d[RUN_OPEN] = true;
-  d[ROUND] = 0;
-  d[FAILED] = undefined;
-  d[SAID_ERROR] = undefined;
+  if (d.runOpen) return;
+  d.runOpen = true;
+  d.round = 0;
+  d.failed = undefined;
+  d.saidError = undefined;
   out.push({
     type: 'run.start',
     provenance: { format: FORMAT, line: cx.line, offset: cx.offset, synthetic: true },
@@ -543,17 +526,13 @@ const CARRIED_OUTPUT = `${AISDK_DATA_PREFIX}tool.output`;
  */
 function wholeIn(d: Decoder): boolean {
   return (
-    AISDK_WHOLE_EVENTS.enabled &&
-    d[STEP_OPEN] &&
-    d[RUN_OPEN] &&
-    d[RUN] !== undefined &&
-    d[BEFORE].length === 0
+    AISDK_WHOLE_EVENTS.enabled && d.stepOpen && d.runOpen && d.run !== undefined && d.before.length === 0
   );
 }
 
 /** The envelope {@link pushEvent} stamps where {@link wholeIn} holds. */
 function envelope(d: Decoder, cx: Cx): { run: string; round: number; provenance: Provenance } {
-  return { run: d[RUN] as string, round: d[ROUND], provenance: cx.provenance };
+  return { run: d.run as string, round: d.round, provenance: cx.provenance };
 }
 
 function pushUnknown(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
@@ -563,11 +542,11 @@ function pushUnknown(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
 }
 
 function pushEvent(d: Decoder, out: AgentEvent[], cx: Cx, e: AgentEvent): undefined {
-  if (d[RUN] !== undefined && (d[RUN_OPEN] || e.type === 'run.end')) e.run = d[RUN];
-  if (d[STEP_OPEN] || e.type === 'round.start') e.round = d[ROUND];
-  if (d[BEFORE].length > 0) {
-    (cx.provenance.hints as AiSdkHints).before = d[BEFORE];
-    d[BEFORE] = [];
+  if (d.run !== undefined && (d.runOpen || e.type === 'run.end')) e.run = d.run;
+  if (d.stepOpen || e.type === 'round.start') e.round = d.round;
+  if (d.before.length > 0) {
+    (cx.provenance.hints as AiSdkHints).before = d.before;
+    d.before = [];
   }
   e.provenance = cx.provenance;
   out.push(e);
