@@ -394,7 +394,8 @@ function joinDelta(w: Writer, event: AgentEvent): boolean {
 }
 
 function sessionOf(w: Writer, event: AgentEvent): string {
-  w[SESSION] = event.session ?? w[SESSION] ?? w[OPTIONS].session ?? `T-${(w[OPTIONS].idSource ?? randomId)()}`;
+  w[SESSION] =
+    event.session ?? w[SESSION] ?? w[OPTIONS].session ?? `T-${(w[OPTIONS].idSource ?? randomId)()}`;
   return w[SESSION];
 }
 
@@ -412,7 +413,8 @@ function slotOf(w: Writer, key: string | undefined): Slot {
 function flushOther(w: Writer, line: number | undefined): string {
   let text = '';
   for (const slot of w[SLOTS].values()) {
-    if (slot[SLOT_ASSISTANT] !== undefined && slot[SLOT_ASSISTANT].line !== line) text += flushAssistant(w, slot);
+    if (slot[SLOT_ASSISTANT] !== undefined && slot[SLOT_ASSISTANT].line !== line)
+      text += flushAssistant(w, slot);
     if (slot[SLOT_RESULTS] !== undefined && slot[SLOT_RESULTS].line !== line) text += flushResults(slot);
   }
   return text;
@@ -438,7 +440,8 @@ function lane(w: Writer, event: AgentEvent, own: boolean): Slot {
   // One slot is this lane's own: there is no other lane to look at (and no iterator to make).
   if (own || w[SLOTS].size === 1) return slot;
   for (const other of w[SLOTS].values()) {
-    if (other === slot || (other[SLOT_ASSISTANT] === undefined && other[SLOT_RESULTS] === undefined)) continue;
+    if (other === slot || (other[SLOT_ASSISTANT] === undefined && other[SLOT_RESULTS] === undefined))
+      continue;
     if (other[SLOT_ASSISTANT] !== undefined) other[SLOT_EARLY] = true;
     w[BEFORE] += flushSlot(w, other);
   }
