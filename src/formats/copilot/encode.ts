@@ -653,13 +653,35 @@ function toolEnd(
       : typeof event.error === 'string'
         ? event.error
         : json(event.error, 'tool.end.error');
-  const data = dataWith(tpl, [
-    ['toolCallId', event.call],
-    ['success', event.ok],
-    ['result', content === undefined ? undefined : { ...keptResult, content }],
-    ['error', error === undefined ? undefined : { ...keptError, message: error }],
-  ]);
+  const data =
+    (tpl === undefined && w[TEMPLATES] ? toolEndData(event.call, event.ok, content, error) : undefined) ??
+    dataWith(tpl, [
+      ['toolCallId', event.call],
+      ['success', event.ok],
+      ['result', content === undefined ? undefined : { ...keptResult, content }],
+      ['error', error === undefined ? undefined : { ...keptError, message: error }],
+    ]);
   return lazyTurn(w, event, own) + emit(w, { type: 'tool.execution_complete', data, event });
+}
+
+// The data `dataWith` builds for a tool's end written from the model (no kept record), as one
+// literal per shape: an object grown from `{}` has hidden classes a full GC frees, and the code
+// that read them with it (docs/performance.md, "Copilot writer, round seven"). Undefined when
+// the call or the outcome is unset (`dataWith` leaves such a key out).
+function toolEndData(
+  call: string | undefined,
+  ok: boolean | undefined,
+  content: string | undefined,
+  error: string | undefined,
+): JsonObject | undefined {
+  if (call === undefined || ok === undefined) return undefined;
+  if (error === undefined)
+    return content === undefined
+      ? { toolCallId: call, success: ok }
+      : { toolCallId: call, success: ok, result: { content } };
+  return content === undefined
+    ? { toolCallId: call, success: ok, error: { message: error } }
+    : { toolCallId: call, success: ok, result: { content }, error: { message: error } };
 }
 
 function usageRecord(
