@@ -6,8 +6,11 @@ import { type AgentEvent, amp, copilot } from '../../src/index';
 // full GC (docs/performance.md, "Amp writer, round seven"). A named field added to the instance
 // would bring back a hidden class the GC frees between encoders: this catches it.
 
-// Timestamped: the Copilot writer reads the clock for events without one.
+// Timestamped, and the clock fixed: the Copilot writer reads the clock for records without an
+// event's time (its shutdown record at the end), and two encoders compared byte for byte must not
+// straddle a millisecond.
 const ts = 1767225600000;
+const options = { idSource: () => 'id', clock: () => ts };
 const events: AgentEvent[] = [
   { type: 'run.start', ts },
   { type: 'message.start', role: 'assistant', ts },
@@ -21,7 +24,7 @@ describe.each([
   ['copilot', copilot],
 ] as const)('%s encoder', (_, codec) => {
   test('has no named own property, before and after writing', () => {
-    const e = codec.createEncoder({ idSource: () => 'id' });
+    const e = codec.createEncoder(options);
     expect(Object.getOwnPropertyNames(e)).toEqual(['0']);
     for (const ev of events) e.write(ev);
     e.end();
@@ -30,10 +33,10 @@ describe.each([
   });
 
   test('writes through a method taken from one encoder and called on another', () => {
-    const a = codec.createEncoder({ idSource: () => 'id' });
-    const b = codec.createEncoder({ idSource: () => 'id' });
+    const a = codec.createEncoder(options);
+    const b = codec.createEncoder(options);
     const viaA = events.map((ev) => a.write.call(b, ev)).join('');
-    const c = codec.createEncoder({ idSource: () => 'id' });
+    const c = codec.createEncoder(options);
     expect(viaA + b.end()).toBe(events.map((ev) => c.write(ev)).join('') + c.end());
   });
 });
