@@ -131,7 +131,7 @@ describe('Cursor decoder: session and run events built whole', () => {
     );
   });
 
-  test('takes the records as Cursor writes them (the property is not vacuous)', () => {
+  test('the records as Cursor writes them: their events with keys in the general path order', () => {
     const lines = [
       {
         type: 'system',
