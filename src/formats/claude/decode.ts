@@ -134,25 +134,47 @@ function questionsOf(input: unknown): QuestionItem[] {
   return out;
 }
 
-/** The decoder's state, built whole in one literal by {@link createClaudeRecordDecoder}. */
-interface DecoderState {
-  sink: DiagnosticSink;
-  report: LineReport;
-  maxDepth: number;
-  session: string | undefined;
-  sessionStarted: boolean;
-  runOpen: boolean;
-  round: number;
-  messages: Map<string, MessageState>;
-  calls: Map<string, CallInfo>;
-  approvals: Map<string, string>;
-  tasks: Map<string, { child: string; lane: string | undefined }>;
-  compacting: boolean;
+/**
+ * The decoder's state ({@link newDecoder}): an array of slots (the indices below). An array's
+ * hidden class belongs to the realm and outlives every GC; a literal's, made before the factory
+ * has an allocation site (it runs once per decoder), dies with the last decoder and takes the
+ * optimised code of every function that read it along (docs/performance.md, "Claude decoder",
+ * round seven; the Codex decoder's round six).
+ */
+type DecoderState = [
+  sink: DiagnosticSink,
+  report: LineReport,
+  maxDepth: number,
+  session: string | undefined,
+  sessionStarted: boolean,
+  runOpen: boolean,
+  round: number,
+  messages: Map<string, MessageState>,
+  calls: Map<string, CallInfo>,
+  approvals: Map<string, string>,
+  tasks: Map<string, { child: string; lane: string | undefined }>,
+  compacting: boolean,
   // Lines that gave no event (written back before the next line that does).
-  pending: string[];
-  lastLine: number;
-  lastOffset: number;
-}
+  pending: string[],
+  lastLine: number,
+  lastOffset: number,
+];
+
+const SINK = 0;
+const REPORT = 1;
+const MAX_DEPTH = 2;
+const SESSION = 3;
+const SESSION_STARTED = 4;
+const RUN_OPEN = 5;
+const ROUND = 6;
+const MESSAGES = 7;
+const CALLS = 8;
+const APPROVALS = 9;
+const TASKS = 10;
+const COMPACTING = 11;
+const PENDING = 12;
+const LAST_LINE = 13;
+const LAST_OFFSET = 14;
 
 // ---------------------------------------------------------------------------------------------
 // Whole events (docs/performance.md, "Claude decoder"): the frequent events built in one literal
@@ -175,9 +197,9 @@ const IN_LANE: Place = 2;
 // The envelope `emit` would add: the session (the whole literals need one), then the lane or,
 // on the main lane once a round is open, the round.
 function placeOf(d: DecoderState, ctx: LineContext): Place {
-  if (!CLAUDE_WHOLE_EVENTS.enabled || d.session === undefined) return GENERAL;
+  if (!CLAUDE_WHOLE_EVENTS.enabled || d[SESSION] === undefined) return GENERAL;
   if (ctx.lane !== undefined) return IN_LANE;
-  return d.round > 0 ? IN_ROUND : GENERAL;
+  return d[ROUND] > 0 ? IN_ROUND : GENERAL;
 }
 
 // The provenance of a checked event: `hints.said` from the start, as `emit` gives it.
@@ -223,9 +245,9 @@ function textDelta(d: DecoderState, ctx: LineContext, text: string, message: str
   const at = placeOf(d, ctx);
   if (at === GENERAL) return emit(d, ctx, { type: 'text.delta', text, message });
   const provenance = saidProvenance(ctx, { text });
-  const session = d.session!;
+  const session = d[SESSION]!;
   if (at === IN_ROUND)
-    return pushed(ctx, { type: 'text.delta', text, message, session, round: d.round, provenance });
+    return pushed(ctx, { type: 'text.delta', text, message, session, round: d[ROUND], provenance });
   return pushed(ctx, { type: 'text.delta', text, message, session, lane: ctx.lane!, provenance });
 }
 
@@ -242,9 +264,9 @@ function thinking(
     if (signature !== undefined) r.signature = signature;
     return emit(d, ctx, r);
   }
-  const session = d.session!;
+  const session = d[SESSION]!;
   const lane = ctx.lane!;
-  const round = d.round;
+  const round = d[ROUND];
   if (signature === undefined) {
     const provenance = saidProvenance(ctx, { text });
     if (at === IN_ROUND)
@@ -268,9 +290,9 @@ function wholeToolStart(
   const at = placeOf(d, ctx);
   if (at === GENERAL) return undefined;
   const provenance = saidProvenance(ctx, { name, args });
-  const session = d.session!;
+  const session = d[SESSION]!;
   if (at === IN_ROUND)
-    return pushed(ctx, { type: 'tool.start', call, name, args, session, round: d.round, provenance });
+    return pushed(ctx, { type: 'tool.start', call, name, args, session, round: d[ROUND], provenance });
   return pushed(ctx, { type: 'tool.start', call, name, args, session, lane: ctx.lane!, provenance });
 }
 
@@ -286,7 +308,7 @@ function wholeToolEnd(
   const at = placeOf(d, ctx);
   if (at === GENERAL) return undefined;
   const provenance = saidProvenance(ctx, { ok: true, text });
-  const session = d.session!;
+  const session = d[SESSION]!;
   if (at === IN_ROUND)
     return pushed(ctx, {
       type: 'tool.end',
@@ -296,7 +318,7 @@ function wholeToolEnd(
       text,
       result,
       session,
-      round: d.round,
+      round: d[ROUND],
       provenance,
     });
   return pushed(ctx, {
@@ -321,10 +343,18 @@ function messageStart(d: DecoderState, ctx: LineContext, message: string, model:
     return;
   }
   const provenance = plainProvenance(ctx);
-  const session = d.session!;
+  const session = d[SESSION]!;
   const role = 'assistant';
   if (at === IN_ROUND)
-    pushed(ctx, { type: 'message.start', role, message, model: model!, session, round: d.round, provenance });
+    pushed(ctx, {
+      type: 'message.start',
+      role,
+      message,
+      model: model!,
+      session,
+      round: d[ROUND],
+      provenance,
+    });
   else
     pushed(ctx, {
       type: 'message.start',
@@ -368,8 +398,8 @@ function wholeUsage(
     model: m.model!,
   };
   const provenance = plainProvenance(ctx);
-  const session = d.session!;
-  if (at === IN_ROUND) pushed(ctx, { type: 'usage', usage, session, round: d.round, provenance });
+  const session = d[SESSION]!;
+  if (at === IN_ROUND) pushed(ctx, { type: 'usage', usage, session, round: d[ROUND], provenance });
   else pushed(ctx, { type: 'usage', usage, session, lane: ctx.lane!, provenance });
   return true;
 }
@@ -382,13 +412,13 @@ function finite(v: unknown): v is number {
 function wholeRoundEnd(d: DecoderState, ctx: LineContext, m: MessageState): boolean {
   if (
     !CLAUDE_WHOLE_EVENTS.enabled ||
-    d.session === undefined ||
+    d[SESSION] === undefined ||
     ctx.lane !== undefined ||
     m.model === undefined
   )
     return false;
   const provenance = syntheticProvenance(ctx);
-  const session = d.session;
+  const session = d[SESSION];
   const { text: message, round, model, stopReason } = m;
   if (stopReason === undefined)
     pushed(ctx, { type: 'round.end', message, round, model, session, provenance });
@@ -414,15 +444,15 @@ function notice(
     return;
   }
   const provenance = plainProvenance(ctx);
-  const session = d.session!;
+  const session = d[SESSION]!;
   const type = 'notice';
   if (severity === undefined) {
-    if (at === IN_ROUND) pushed(ctx, { type, kind, data, session, round: d.round, provenance });
+    if (at === IN_ROUND) pushed(ctx, { type, kind, data, session, round: d[ROUND], provenance });
     else pushed(ctx, { type, kind, data, session, lane: ctx.lane!, provenance });
     return;
   }
   if (at === IN_ROUND)
-    pushed(ctx, { type, kind, severity, data, message: message!, session, round: d.round, provenance });
+    pushed(ctx, { type, kind, severity, data, message: message!, session, round: d[ROUND], provenance });
   else pushed(ctx, { type, kind, severity, data, message: message!, session, lane: ctx.lane!, provenance });
 }
 
@@ -438,53 +468,51 @@ export function createClaudeRecordDecoder(options: ClaudeDecodeOptions, sink: Di
   return newDecoder(options, sink);
 }
 
-// State in one literal, the per-line work in module functions: the hidden classes they see are
-// held by their allocation sites and outlive a full GC (docs/performance.md, "Claude decoder").
-function newDecoder(options: ClaudeDecodeOptions, sink: DiagnosticSink): StatefulDecoder {
-  const d: DecoderState = {
+// State in an array of slots, the per-line work in module functions: no hidden class they see
+// dies at a full GC (docs/performance.md, "Claude decoder").
+function newDecoder(options: ClaudeDecodeOptions, sink: DiagnosticSink): RecordDecoder {
+  const d: DecoderState = [
     sink,
-    report: lineReporter(sink, FORMAT),
-    maxDepth: resolveMaxDepth(options.maxDepth),
-    session: undefined,
-    sessionStarted: false,
-    runOpen: false,
-    round: 0,
-    messages: new Map(),
-    calls: new Map(),
-    approvals: new Map(),
-    tasks: new Map(),
-    compacting: false,
-    pending: [],
-    lastLine: 0,
-    lastOffset: 0,
-  };
-  // The same two functions for every decoder (not closures per decoder): the splitter's call
-  // site sees one target and can inline it.
-  return { d, line: lineOf, end: endOf };
+    lineReporter(sink, FORMAT),
+    resolveMaxDepth(options.maxDepth),
+    undefined,
+    false,
+    false,
+    0,
+    new Map(),
+    new Map(),
+    new Map(),
+    new Map(),
+    false,
+    [],
+    0,
+    0,
+  ];
+  // Bound module functions, not closures: a closure's optimised code is held by its feedback
+  // vector only weakly and dies with the last decoder at a full GC (then every decoder recompiles
+  // the whole line path it inlines); a module function keeps its code, and a bound function's
+  // hidden class is the realm's.
+  return { line: lineOf.bind(d), end: endOf.bind(d) };
 }
 
-interface StatefulDecoder extends RecordDecoder {
-  readonly d: DecoderState;
+function lineOf(this: DecoderState, text: string, line: number, offset: number, out: AgentEvent[]): void {
+  decodeLine(this, text, line, offset, out);
 }
 
-function lineOf(this: StatefulDecoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
-  decodeLine(this.d, text, line, offset, out);
-}
-
-function endOf(this: StatefulDecoder, out: AgentEvent[]): void {
-  endInput(this.d, out);
+function endOf(this: DecoderState, out: AgentEvent[]): void {
+  endInput(this, out);
 }
 
 function decodeLine(d: DecoderState, text: string, line: number, offset: number, out: AgentEvent[]): void {
-  d.lastLine = line;
-  d.lastOffset = offset;
+  d[LAST_LINE] = line;
+  d[LAST_OFFSET] = offset;
   if (text.length === 0) {
-    d.pending.push(text);
+    d[PENDING].push(text);
     return;
   }
   if (
     CLAUDE_CANONICAL.enabled &&
-    d.maxDepth >= CANONICAL_MIN_DEPTH &&
+    d[MAX_DEPTH] >= CANONICAL_MIN_DEPTH &&
     canonicalLine(d, text, line, offset, out)
   )
     return;
@@ -496,22 +524,22 @@ function decodeLine(d: DecoderState, text: string, line: number, offset: number,
   try {
     record = JSON.parse(text);
   } catch {
-    const parsed = parseJsonLine(text, line, offset, d.maxDepth, FORMAT);
-    if (!parsed.ok) d.sink.report(parsed.diagnostic);
-    d.pending.push(text);
+    const parsed = parseJsonLine(text, line, offset, d[MAX_DEPTH], FORMAT);
+    if (!parsed.ok) d[SINK].report(parsed.diagnostic);
+    d[PENDING].push(text);
     return;
   }
-  if (valueExceedsDepth(record, d.maxDepth)) {
-    d.sink.report(nestingTooDeep(line, offset, d.maxDepth, FORMAT));
-    d.pending.push(text);
+  if (valueExceedsDepth(record, d[MAX_DEPTH])) {
+    d[SINK].report(nestingTooDeep(line, offset, d[MAX_DEPTH], FORMAT));
+    d[PENDING].push(text);
     return;
   }
   if (!isJsonObject(record)) {
-    d.report('invalid_json', 'error', line, offset, 'not a JSON object');
-    d.pending.push(text);
+    d[REPORT]('invalid_json', 'error', line, offset, 'not a JSON object');
+    d[PENDING].push(text);
     return;
   }
-  if (typeof record.session_id === 'string') d.session = record.session_id;
+  if (typeof record.session_id === 'string') d[SESSION] = record.session_id;
   const ctx: LineContext = { record, text, line, offset, out, start: out.length, lane: laneOf(record) };
   dispatch(d, ctx);
   finishLine(d, ctx);
@@ -621,11 +649,11 @@ function canonicalAssistant(
   out: AgentEvent[],
 ): boolean {
   const r = textReader(text);
-  const a = readAssistantBody(r, d.maxDepth, d.messages.get(''));
+  const a = readAssistantBody(r, d[MAX_DEPTH], d[MESSAGES].get(''));
   if (a === undefined) return false;
-  const env = readEnvelope(r, true, d.session);
+  const env = readEnvelope(r, true, d[SESSION]);
   if (env === undefined || !readFixed(r, '}') || r.at !== text.length) return false;
-  d.session = env.session;
+  d[SESSION] = env.session;
   const ctx = canonicalContext(text, line, offset, out, env.lane);
   // As `assistant` does for a record with a message object, one block and no error.
   ensureRun(d, ctx);
@@ -783,12 +811,13 @@ function canonicalUser(
   const content = readStringTo(r, end);
   if (content === undefined) return false;
   r.at = close + U.close.length;
-  const env = readEnvelope(r, false, d.session);
+  const env = readEnvelope(r, false, d[SESSION]);
   if (env === undefined || !readFixed(r, U.result) || text.charCodeAt(text.length - 1) !== 125) return false;
   const from = r.at;
   const result = readJsonTo(r, text.length - 1);
-  if (result === undefined || deeper(result, text.length - 1 - from, d.maxDepth - RESULT_DEPTH)) return false;
-  d.session = env.session;
+  if (result === undefined || deeper(result, text.length - 1 - from, d[MAX_DEPTH] - RESULT_DEPTH))
+    return false;
+  d[SESSION] = env.session;
   const ctx = canonicalContext(text, line, offset, out, env.lane);
   // As `user` does for a record with one tool_result block.
   ensureRun(d, ctx);
@@ -811,10 +840,10 @@ function canonicalThinkingTokens(
   if (tokens === undefined || !readFixed(r, T.delta)) return false;
   const delta = readDigits(r);
   if (delta === undefined || !readFixed(r, CLAUDE_ENVELOPE_TEXT.session)) return false;
-  const session = readPlainString(r, d.session);
+  const session = readPlainString(r, d[SESSION]);
   if (session === undefined || !readFixed(r, CLAUDE_ENVELOPE_TEXT.uuid) || !skipPlainString(r)) return false;
   if (!readFixed(r, '}') || r.at !== text.length) return false;
-  d.session = session;
+  d[SESSION] = session;
   const ctx = canonicalContext(text, line, offset, out, undefined);
   // As `system` does: the notice's data is the record beside its envelope.
   const data = { subtype: 'thinking_tokens', estimated_tokens: tokens, estimated_tokens_delta: delta };
@@ -824,15 +853,15 @@ function canonicalThinkingTokens(
 }
 
 function endInput(d: DecoderState, out: AgentEvent[]): void {
-  if (!d.runOpen) return;
+  if (!d[RUN_OPEN]) return;
   const end = runEnd(d, { status: 'incomplete' });
-  end.provenance = { format: FORMAT, line: d.lastLine, offset: d.lastOffset, synthetic: true };
-  if (d.pending.length > 0) {
-    end.provenance.hints = { before: d.pending } satisfies ClaudeHints;
-    d.pending = [];
+  end.provenance = { format: FORMAT, line: d[LAST_LINE], offset: d[LAST_OFFSET], synthetic: true };
+  if (d[PENDING].length > 0) {
+    end.provenance.hints = { before: d[PENDING] } satisfies ClaudeHints;
+    d[PENDING] = [];
   }
   out.push(end);
-  d.runOpen = false;
+  d[RUN_OPEN] = false;
 }
 
 // ------------------------------------------------------------------------------------------
@@ -842,33 +871,38 @@ function endInput(d: DecoderState, out: AgentEvent[]): void {
 function finishLine(d: DecoderState, ctx: LineContext): void {
   const count = ctx.out.length - ctx.start;
   if (count === 0) {
-    d.pending.push(ctx.text);
+    d[PENDING].push(ctx.text);
     return;
   }
   const owner = ctx.out[ctx.start]!;
   const provenance = owner.provenance!;
   const old = provenance.hints as ClaudeHints | undefined;
   if (CLAUDE_WHOLE_EVENTS.enabled && old?.block === undefined) {
-    const before = d.pending.length > 0 ? d.pending : undefined;
-    if (before !== undefined) d.pending = [];
+    const before = d[PENDING].length > 0 ? d[PENDING] : undefined;
+    if (before !== undefined) d[PENDING] = [];
     provenance.hints = ownerHints(old?.said, ctx.text, count, before) as Record<string, unknown>;
     return;
   }
   const hints = (provenance.hints ??= {}) as ClaudeHints;
   hints.raw = ctx.text;
   if (count > 1) hints.n = count;
-  if (d.pending.length > 0) {
-    hints.before = d.pending;
-    d.pending = [];
+  if (d[PENDING].length > 0) {
+    hints.before = d[PENDING];
+    d[PENDING] = [];
   }
 }
 
 // Stamps the envelope and provenance and appends the event.
 function emit<E extends AgentEvent>(d: DecoderState, ctx: LineContext, event: E, synthetic = false): E {
-  if (d.session !== undefined) event.session = d.session;
+  if (d[SESSION] !== undefined) event.session = d[SESSION];
   if (ctx.lane !== undefined) event.lane = ctx.lane;
-  else if (d.round > 0 && event.round === undefined && event.type !== 'run.start' && event.type !== 'run.end')
-    event.round = d.round;
+  else if (
+    d[ROUND] > 0 &&
+    event.round === undefined &&
+    event.type !== 'run.start' &&
+    event.type !== 'run.end'
+  )
+    event.round = d[ROUND];
   // The provenance whole, as the whole events build it: a `hints` slot on the line's first event
   // (`finishLine` fills it), so no store adds a key to a provenance later (a map that dies at a
   // full GC, and `finishLine`'s code with it).
@@ -936,7 +970,7 @@ function dispatch(d: DecoderState, ctx: LineContext): void {
 
 function unknown(d: DecoderState, ctx: LineContext, recordType: string | undefined): void {
   if (recordType === undefined)
-    d.report(
+    d[REPORT](
       'invalid_record',
       'warning',
       ctx.line,
@@ -944,7 +978,7 @@ function unknown(d: DecoderState, ctx: LineContext, recordType: string | undefin
       'a record without a string "type"; kept as unknown',
     );
   const problem = unsafeNumberMessage(ctx.text);
-  if (problem !== undefined) d.report('invalid_record', 'warning', ctx.line, ctx.offset, problem);
+  if (problem !== undefined) d[REPORT]('invalid_record', 'warning', ctx.line, ctx.offset, problem);
   const e: AgentEventOf<'unknown'> = { type: 'unknown', record: ctx.record };
   if (recordType !== undefined) e.recordType = recordType;
   emit(d, ctx, e);
@@ -955,26 +989,26 @@ function unknown(d: DecoderState, ctx: LineContext, recordType: string | undefin
 
 function ensureRun(d: DecoderState, ctx: LineContext): void {
   // A background subagent's lines between turns belong to its lane, not to a run of their own.
-  if (d.runOpen || ctx.lane !== undefined) return;
+  if (d[RUN_OPEN] || ctx.lane !== undefined) return;
   // Whole (with its session when there is one), as `emit` would stamp it.
   if (!CLAUDE_WHOLE_EVENTS.enabled) emit(d, ctx, { type: 'run.start' }, true);
-  else if (d.session === undefined) pushed(ctx, { type: 'run.start', provenance: syntheticProvenance(ctx) });
-  else pushed(ctx, { type: 'run.start', session: d.session, provenance: syntheticProvenance(ctx) });
-  d.runOpen = true;
-  d.round = 0;
+  else if (d[SESSION] === undefined) pushed(ctx, { type: 'run.start', provenance: syntheticProvenance(ctx) });
+  else pushed(ctx, { type: 'run.start', session: d[SESSION], provenance: syntheticProvenance(ctx) });
+  d[RUN_OPEN] = true;
+  d[ROUND] = 0;
 }
 
 function runEnd(d: DecoderState, fields: Omit<AgentEventOf<'run.end'>, 'type'>): AgentEventOf<'run.end'> {
   const e: AgentEventOf<'run.end'> = { type: 'run.end', ...fields };
-  if (d.session !== undefined) e.session = d.session;
+  if (d[SESSION] !== undefined) e.session = d[SESSION];
   return e;
 }
 
 // Closes every open message: the main one ends its round (when the run goes on normally).
 function closeMessages(d: DecoderState, ctx: LineContext, endsRound: boolean): void {
-  const main = d.messages.get('');
+  const main = d[MESSAGES].get('');
   if (main !== undefined && endsRound) endRound(d, ctx, main);
-  d.messages.clear();
+  d[MESSAGES].clear();
 }
 
 function endRound(d: DecoderState, ctx: LineContext, m: MessageState): void {
@@ -988,14 +1022,14 @@ function endRound(d: DecoderState, ctx: LineContext, m: MessageState): void {
 // The open message of a lane with this id, or a new one (ending the lane's previous round).
 function messageFor(d: DecoderState, ctx: LineContext, id: string, model: string | undefined): MessageState {
   const key = ctx.lane ?? '';
-  const current = d.messages.get(key);
+  const current = d[MESSAGES].get(key);
   if (current !== undefined && current.id === id) return current;
   if (current !== undefined && ctx.lane === undefined) endRound(d, ctx, current);
-  if (ctx.lane === undefined) d.round++;
+  if (ctx.lane === undefined) d[ROUND]++;
   const m: MessageState = {
     id,
     lane: ctx.lane,
-    round: d.round,
+    round: d[ROUND],
     text: '',
     stopReason: undefined,
     model,
@@ -1004,7 +1038,7 @@ function messageFor(d: DecoderState, ctx: LineContext, id: string, model: string
     startUsage: undefined,
     snapshotIndex: 0,
   };
-  remember(d.messages, key, m);
+  remember(d[MESSAGES], key, m);
   messageStart(d, ctx, id, model);
   return m;
 }
@@ -1133,14 +1167,14 @@ function system(d: DecoderState, ctx: LineContext): void {
 
 function init(d: DecoderState, ctx: LineContext): void {
   const r = ctx.record;
-  if (d.runOpen) {
+  if (d[RUN_OPEN]) {
     // A new turn without the previous one's result: that run never said how it ended.
     closeMessages(d, ctx, false);
     emit(d, ctx, runEnd(d, { status: 'incomplete' }), true);
-    d.runOpen = false;
+    d[RUN_OPEN] = false;
   }
-  if (!d.sessionStarted) {
-    d.sessionStarted = true;
+  if (!d[SESSION_STARTED]) {
+    d[SESSION_STARTED] = true;
     const e: AgentEventOf<'session.start'> = { type: 'session.start' };
     const version = str(r.claude_code_version);
     if (version !== undefined) e.producer = version;
@@ -1167,10 +1201,10 @@ function taskStarted(d: DecoderState, ctx: LineContext): void {
   }
   // A task a subagent started belongs to that subagent's lane.
   if (r.owned_by_subagent === true && call !== undefined) {
-    const lane = d.calls.get(call)?.lane;
+    const lane = d[CALLS].get(call)?.lane;
     if (lane !== undefined) ctx.lane = lane;
   }
-  if (taskId !== undefined) remember(d.tasks, taskId, { child, lane: ctx.lane });
+  if (taskId !== undefined) remember(d[TASKS], taskId, { child, lane: ctx.lane });
   const e: AgentEventOf<'child.start'> = { type: 'child.start', child };
   const name = str(r.subagent_type);
   if (name !== undefined) e.name = name;
@@ -1186,7 +1220,7 @@ function taskStarted(d: DecoderState, ctx: LineContext): void {
 function task(d: DecoderState, ctx: LineContext): void {
   const r = ctx.record;
   const taskId = str(r.task_id);
-  const known = taskId === undefined ? undefined : d.tasks.get(taskId);
+  const known = taskId === undefined ? undefined : d[TASKS].get(taskId);
   const child = known?.child ?? str(r.tool_use_id) ?? taskId;
   if (child === undefined) {
     unknown(d, ctx, `system/${String(r.subtype)}`);
@@ -1202,7 +1236,7 @@ function task(d: DecoderState, ctx: LineContext): void {
     const summary = str(r.summary);
     if (summary !== undefined) e.result = summary;
     emit(d, ctx, e);
-    if (taskId !== undefined) d.tasks.delete(taskId);
+    if (taskId !== undefined) d[TASKS].delete(taskId);
     return;
   }
   const e: AgentEventOf<'child.progress'> = { type: 'child.progress', child };
@@ -1220,12 +1254,12 @@ function task(d: DecoderState, ctx: LineContext): void {
 function compactBoundary(d: DecoderState, ctx: LineContext): void {
   const meta = isJsonObject(ctx.record.compact_metadata) ? ctx.record.compact_metadata : {};
   const trigger = str(meta.trigger);
-  if (!d.compacting) {
+  if (!d[COMPACTING]) {
     const start: AgentEventOf<'compaction.start'> = { type: 'compaction.start' };
     if (trigger !== undefined) start.trigger = trigger;
     emit(d, ctx, start, true);
   }
-  d.compacting = false;
+  d[COMPACTING] = false;
   const e: AgentEventOf<'compaction.end'> = { type: 'compaction.end' };
   if (trigger !== undefined) e.trigger = trigger;
   const before = typeof meta.pre_tokens === 'number' ? meta.pre_tokens : undefined;
@@ -1239,7 +1273,7 @@ function compactBoundary(d: DecoderState, ctx: LineContext): void {
 function status(d: DecoderState, ctx: LineContext): void {
   const status = ctx.record.status;
   if (status === 'compacting') {
-    d.compacting = true;
+    d[COMPACTING] = true;
     emit(d, ctx, { type: 'compaction.start' });
     return;
   }
@@ -1255,7 +1289,7 @@ function messageOf(d: DecoderState, ctx: LineContext, kind: 'assistant' | 'user'
   const msg = ctx.record.message;
   if (!isJsonObject(msg)) {
     const what = `${kind === 'user' ? 'a' : 'an'} ${kind} record without a message object; kept as unknown`;
-    d.report('invalid_record', 'warning', ctx.line, ctx.offset, what);
+    d[REPORT]('invalid_record', 'warning', ctx.line, ctx.offset, what);
     unknown(d, ctx, kind);
     return undefined;
   }
@@ -1274,10 +1308,10 @@ function assistant(d: DecoderState, ctx: LineContext): void {
     for (const b of blocks) if (typeof b.text === 'string') text += b.text;
     // It is the outcome of an API call of its own: the main agent's open round ends first.
     if (ctx.lane === undefined) {
-      const main = d.messages.get('');
+      const main = d[MESSAGES].get('');
       if (main !== undefined) endRound(d, ctx, main);
-      d.messages.delete('');
-      d.round++;
+      d[MESSAGES].delete('');
+      d[ROUND]++;
     }
     emit(d, ctx, { type: 'error', message: text, fatal: false, code: r.error });
     return;
@@ -1337,7 +1371,7 @@ function textBlock(d: DecoderState, ctx: LineContext, m: MessageState, text: str
 
 function toolUse(d: DecoderState, ctx: LineContext, call: string, name: string, input: unknown): AgentEvent {
   const question = name === 'AskUserQuestion';
-  remember(d.calls, call, { name, lane: ctx.lane, question });
+  remember(d[CALLS], call, { name, lane: ctx.lane, question });
   const server = mcpServer(name);
   let e: AgentEvent | undefined;
   if (server === undefined && isJsonObject(input)) e = wholeToolStart(d, ctx, call, name, input);
@@ -1408,7 +1442,7 @@ interface ToolResult {
 
 function toolResult(d: DecoderState, ctx: LineContext, read: ToolResult): AgentEvent {
   const { call, ok, text, result, denied } = read;
-  const info = d.calls.get(call);
+  const info = d[CALLS].get(call);
   let event: AgentEvent | undefined;
   if (ok && !denied && info !== undefined && text !== undefined && result !== undefined)
     event = wholeToolEnd(d, ctx, call, info.name, text, result);
@@ -1422,9 +1456,9 @@ function toolResult(d: DecoderState, ctx: LineContext, read: ToolResult): AgentE
     if (denied) e.denied = true;
     event = emit(d, ctx, e);
   }
-  const approval = d.approvals.get(call);
+  const approval = d[APPROVALS].get(call);
   if (approval !== undefined) {
-    d.approvals.delete(call);
+    d[APPROVALS].delete(call);
     emit(d, ctx, { type: 'approval.resolve', approval, decision: denied ? 'deny' : 'allow' }, true);
   }
   if (info?.question === true && isJsonObject(result) && isJsonObject(result.answers)) {
@@ -1468,8 +1502,8 @@ function result(d: DecoderState, ctx: LineContext): void {
   if (byModel !== undefined) usage.byModel = byModel;
   if (Object.keys(usage).length > 0) e.usage = usage;
   emit(d, ctx, e);
-  d.runOpen = false;
-  d.round = 0;
+  d[RUN_OPEN] = false;
+  d[ROUND] = 0;
 }
 
 // ------------------------------------------------------------------------------------------
@@ -1482,7 +1516,7 @@ function streamEvent(d: DecoderState, ctx: LineContext): void {
     return;
   }
   ensureRun(d, ctx);
-  const current = d.messages.get(ctx.lane ?? '');
+  const current = d[MESSAGES].get(ctx.lane ?? '');
   switch (ev.type) {
     case 'message_start': {
       const msg = isJsonObject(ev.message) ? ev.message : {};
@@ -1631,8 +1665,8 @@ function controlRequest(d: DecoderState, ctx: LineContext): void {
   const call = str(req.tool_use_id);
   if (call !== undefined) {
     e.call = call;
-    remember(d.approvals, call, id);
-    const lane = d.calls.get(call)?.lane;
+    remember(d[APPROVALS], call, id);
+    const lane = d[CALLS].get(call)?.lane;
     if (lane !== undefined) ctx.lane = lane;
   }
   const tool = str(req.tool_name);
