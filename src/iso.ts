@@ -143,33 +143,38 @@ export class IsoWriter {
 }
 
 /**
- * The state of {@link IsoWriter} in one literal ({@link newIsoWriteClock}), for writers whose
- * per-event code should read no class instance (a literal's hidden class outlives a full GC).
+ * The state of {@link IsoWriter} ({@link newIsoWriteClock}), for writers whose per-event code
+ * should read no class instance: an array (its hidden class is the realm's and outlives every
+ * GC; a literal's, made once per writer, does not: docs/performance.md, "Copilot writer, round
+ * seven").
  */
-export interface IsoWriteClock {
+export type IsoWriteClock = [
   /** `toISOString` of the last minute written, without its `ss.mmmZ`. */
-  minute: string;
+  minute: string,
   /** That minute's first ms. */
-  minuteMs: number;
-}
+  minuteMs: number,
+];
+
+const MINUTE = 0;
+const MINUTE_MS = 1;
 
 /** A fresh {@link IsoWriteClock}. */
 export function newIsoWriteClock(): IsoWriteClock {
-  return { minute: '', minuteMs: Number.NaN };
+  return ['', Number.NaN];
 }
 
 /** `formatTimestamp(ms)`, remembering the minute in `c` ({@link IsoWriter.write}). */
 export function writeIsoAt(c: IsoWriteClock, ms: number): string {
-  const off = ms - c.minuteMs;
+  const off = ms - c[MINUTE_MS];
   if (off >= 0 && off < 60000 && Number.isInteger(ms) && ms <= MAX_TIME) {
     const second = Math.floor(off / 1000);
     const milli = off - second * 1000;
-    return `${c.minute}${second < 10 ? '0' : ''}${second}.${milli < 10 ? '00' : milli < 100 ? '0' : ''}${milli}Z`;
+    return `${c[MINUTE]}${second < 10 ? '0' : ''}${second}.${milli < 10 ? '00' : milli < 100 ? '0' : ''}${milli}Z`;
   }
   const iso = formatTimestamp(ms);
   if (iso !== '' && Number.isInteger(ms)) {
-    c.minuteMs = ms - (((ms % 60000) + 60000) % 60000);
-    c.minute = iso.slice(0, -7);
+    c[MINUTE_MS] = ms - (((ms % 60000) + 60000) % 60000);
+    c[MINUTE] = iso.slice(0, -7);
   }
   return iso;
 }

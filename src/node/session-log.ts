@@ -1,5 +1,5 @@
 import { createDiagnosticSink, type DiagnosticHandler } from '../diagnostics';
-import { type NhEncodeOptions, NhEncoder } from '../formats/nativeharness/encode';
+import { createNhEncoder, type NhEncodeOptions } from '../formats/nativeharness/encode';
 import type { AgentEvent } from '../model';
 
 /** One persisted envelope: its seq, type and compact JSON text. */
@@ -105,7 +105,7 @@ export function createEntryEncoder(options: EntryEncoderOptions): (event: AgentE
   };
   if (options.clock !== undefined) encodeOptions.clock = options.clock;
   if (options.extensions === true) encodeOptions.extensions = true;
-  const encoder = new NhEncoder(encodeOptions, createDiagnosticSink(false, options.onDiagnostic));
+  const encoder = createNhEncoder(encodeOptions, createDiagnosticSink(false, options.onDiagnostic));
   return (event) => {
     const entries: NhLogEntry[] = [];
     for (const json of encoder.write({ ...event, workspace, session }).split('\n')) {

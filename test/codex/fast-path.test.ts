@@ -5,7 +5,7 @@ import { type AgentEvent, codex } from '../../src/index';
 import { chunkAt } from '../golden';
 import { FUZZ_RUNS } from '../runs';
 import { type Decoded, decodeChunks, decodeLines } from './decode-runs';
-import { canonical, stream, top } from './lines';
+import { canonical, listLine, listStream, stream, top } from './lines';
 
 // The Codex decoder reads reasoning, agent message and command item lines spelled exactly as
 // Codex writes them without building their record (docs/performance.md, "Codex decoder"); every
@@ -112,6 +112,50 @@ describe('Codex decoder: the canonical item line shortcut', () => {
         expectSame(decodeChunks(chunkAt(bytes, cuts), true), general);
       }),
       { numRuns: FUZZ_RUNS },
+    );
+  });
+
+  test('decodes file change and todo list lines as the general path does, at every depth bound and chunking', () => {
+    fc.assert(
+      fc.property(
+        listStream,
+        fc.constantFrom(undefined, 0, 1, 2, 3, 4, 5),
+        fc.array(fc.nat(), { maxLength: 4 }),
+        (lines, maxDepth, cuts) => {
+          expectSame(decodeLines(lines, true, maxDepth), decodeLines(lines, false, maxDepth));
+          const bytes = new TextEncoder().encode(lines.map((l) => `${l}\n`).join(''));
+          expectSame(decodeChunks(chunkAt(bytes, cuts), true), decodeChunks([bytes], false));
+        },
+      ),
+      { numRuns: RUNS },
+    );
+  });
+
+  test('takes the shortcut for canonical file change and todo list lines', () => {
+    fc.assert(
+      fc.property(listLine, fc.constantFrom(undefined, 3, 4), (l, maxDepth) => {
+        const d = new CodexRecordDecoder(maxDepth === undefined ? {} : { maxDepth }, {
+          report: () => {},
+        }) as unknown as {
+          canonicalItem(text: string, line: number, offset: number, out: AgentEvent[]): boolean;
+        };
+        const ok = d.canonicalItem(l, 1, 0, []);
+        // Refused only for `\u`, a short string that needs escapes (the id, a kind or status
+        // word), or a long line under a depth bound below 4.
+        const item = (JSON.parse(l) as { item: Record<string, unknown> }).item;
+        const plain = (v: unknown) => typeof v !== 'string' || !/[\\\u0000-\u001f"]/.test(v);
+        const kinds = ((item.changes ?? []) as Array<{ kind: string }>).every((c) => plain(c.kind));
+        if (
+          plain(item.id) &&
+          plain(item.status) &&
+          kinds &&
+          !l.includes('\\u') &&
+          (l.length <= 4096 || maxDepth === undefined || maxDepth >= 4)
+        )
+          expect(ok).toBe(true);
+        else expect(ok).toBe(false);
+      }),
+      { numRuns: RUNS },
     );
   });
 });

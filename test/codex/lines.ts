@@ -217,3 +217,59 @@ export const stream: fc.Arbitrary<string[]> = fc.array(
     maxLength: 8,
   },
 );
+
+// File change and todo list item lines (their lists read entry by entry) and near misses.
+const path = fc.oneof(value, fc.constantFrom('src/a.ts', '","kind":"add"}', '\\",'));
+const changeEntry = fc
+  .tuple(path, fc.oneof(fc.constantFrom('add', 'delete', 'update'), word))
+  .map(([p, k]) => `{"path":${q(p)},"kind":${q(k)}}`);
+const todoEntry = fc
+  .tuple(fc.oneof(value, fc.constantFrom('","completed":true}', 'x"}]}}')), fc.boolean())
+  .map(([t, c]) => `{"text":${q(t)},"completed":${c}}`);
+const fileChange = fc
+  .tuple(kind, id, fc.array(changeEntry, { maxLength: 3 }), word)
+  .map(
+    ([k, i, cs, s]) =>
+      `{"type":"${k}","item":{"id":${q(i)},"type":"file_change","changes":[${cs.join(',')}],"status":${q(s)}}}`,
+  );
+const todoList = fc
+  .tuple(kind, id, fc.array(todoEntry, { maxLength: 3 }))
+  .map(([k, i, ts]) => `{"type":"${k}","item":{"id":${q(i)},"type":"todo_list","items":[${ts.join(',')}]}}`);
+/** A file change or todo list item line as Codex writes it. */
+export const listLine: fc.Arbitrary<string> = fc.oneof(fileChange, todoList);
+const listMiss = fc.oneof(
+  fc
+    .tuple(listLine, fc.constantFrom('\\u0041', '\\/', '\\u00e9'))
+    .map(([l, esc]) => l.replace(/("path":"|"text":")/, `$1${esc}`)),
+  listLine.map((l) => l.replace('{"path":', '{"kind":"add","path":')),
+  listLine.map((l) => l.replace(/"kind":("[^"]*")\}/, '"kind":$1,"x":1}')),
+  listLine.map((l) => l.replace(/"completed":(true|false)\}/, '"completed":$1,"x":1}')),
+  listLine.map((l) => l.replace('"completed":true', '"completed":1')),
+  listLine.map((l) => l.replace('"completed":false', '"completed":null')),
+  listLine.map((l) => l.replace('"completed":', '"completed" :')),
+  listLine.map((l) => l.replace(/"path":"/, '"path":1,"_":"')),
+  listLine.map((l) => l.replace(/"kind":"/, '"kind":"\\n')),
+  listLine.map((l) => l.replace('},{', '}, {')),
+  listLine.map((l) => l.replace('},{', '},,{')),
+  listLine.map((l) => l.replace('}],', '},],')),
+  listLine.map((l) => l.replace('}]}}', '},]}}')),
+  listLine.map((l) => l.replace('[]', '[ ]')),
+  listLine.map((l) => l.replace(',"status":', ',"status":"x","status":')),
+  listLine.map((l) => l.replace(',"status":"', ',"x":[1],"status":"')),
+  listLine.map((l) => l.replace(/\]\}\}$/, '],"status":"completed"}}')),
+  listLine.map((l) => l.replace(/,"status":"[^"]*"\}\}$/, '}}')),
+  listLine.map((l) => l.replace(/\}\}$/, ',"x":1}}')),
+  fc.tuple(listLine, fc.constantFrom('\r', 'x', '}', ' ')).map(([l, c]) => `${l}${c}`),
+  fc
+    .tuple(listLine, fc.nat(), fc.nat())
+    .map(([l, a, b]) => l.slice(0, a % (l.length + 1)) + l.slice((a % (l.length + 1)) + (b % 3))),
+);
+/** Streams of file change and todo list lines, their near misses, and the lines {@link stream} draws. */
+export const listStream: fc.Arbitrary<string[]> = fc.array(
+  fc.oneof(
+    { weight: 3, arbitrary: listLine },
+    { weight: 3, arbitrary: listMiss },
+    { weight: 2, arbitrary: line },
+  ),
+  { maxLength: 8 },
+);

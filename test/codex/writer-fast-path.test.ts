@@ -139,3 +139,84 @@ describe('Codex writer: the template writes', () => {
     expect(templated).toBeGreaterThan(0);
   });
 });
+
+// File change lines as Codex writes them and near misses: the changes' keys moved, added or
+// missing, values of other types, escapes; the status missing or another word.
+const change = fc.oneof(
+  fc
+    .tuple(fc.string({ maxLength: 6 }), fc.constantFrom('add', 'delete', 'update'))
+    .map(([path, kind]) => JSON.stringify({ path, kind })),
+  fc.constantFrom(
+    '{"kind":"add","path":"a.ts"}',
+    '{"path":"a.ts"}',
+    '{"path":"a.ts","kind":"add","move_path":"b.ts"}',
+    '{"path":1,"kind":"add"}',
+    '{"path":"a.ts","kind":null}',
+    '{"path":"\\u00e9\\/x","kind":"update"}',
+    '"a.ts"',
+    '[]',
+    'null',
+  ),
+);
+const fileLine = fc
+  .tuple(
+    fc.constantFrom('item.completed', 'item.started', 'item.updated'),
+    fc.constantFrom('"item_3"', '"\\u0069d"', '3'),
+    fc.array(change, { maxLength: 3 }),
+    fc.constantFrom(
+      ',"status":"completed"',
+      ',"status":"failed"',
+      '',
+      ',"status":1',
+      ',"x":true,"status":"completed"',
+    ),
+  )
+  .map(
+    ([record, id, changes, status]) =>
+      `{"type":"${record}","item":{"id":${id},"type":"file_change","changes":[${changes.join(',')}]${status}}}`,
+  );
+
+describe('Codex writer: the file change template', () => {
+  test('gives the bytes the general path gives, for any edit of any event, copied or not', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fileLine, fileLine, ...[stream.map((l) => l.join('\n'))]), { maxLength: 6 }),
+        fc.array(fc.tuple(fc.nat(), fc.oneof(edit, edits(['changes', 'call']))), { maxLength: 6 }),
+        fc.boolean(),
+        (lines, changes, copy) => {
+          const decoded = codex.parse(lines.map((l) => `${l}\n`).join('')).events;
+          const events: AgentEvent[] = copy ? JSON.parse(JSON.stringify(decoded)) : decoded;
+          if (events.length > 0) for (const [at, change] of changes) change(events[at % events.length]!);
+          expect(write(events, true)).toBe(write(events, false));
+        },
+      ),
+      { numRuns: FUZZ_RUNS * 3 },
+    );
+  });
+
+  test('changes of other shapes give the bytes the general path gives', () => {
+    const base = codex.parse(
+      '{"type":"item.completed","item":{"id":"item_3","type":"file_change","changes":[{"path":"a","kind":"add"}],"status":"completed"}}\n',
+    ).events;
+    const holey: unknown[] = [{ path: 'a', kind: 'add' }];
+    holey[2] = { path: 'b', kind: 'add' };
+    const shapes: unknown[] = [
+      holey,
+      [Object.assign(Object.create({ inherited: 1 }), { path: 'a', kind: 'add' })],
+      [Object.defineProperty({ path: 'a', kind: 'add' }, 'hidden', { value: 1 })],
+      [{ path: 'a', kind: 'add', toJSON: () => 'x' }],
+      [{ path: 'a', kind: 'add', extra: undefined }],
+      [{ path: 'a', kind: 'add', n: Number.NaN }],
+      [{ path: '\ud800', kind: 'add' }],
+      [{ path: 'a', kind: Number.NaN }],
+      [{ path: 'a', kind: () => 1 }],
+      [{ path: 'a', kind: { deep: [1] } }],
+      { 0: { path: 'a', kind: 'add' }, length: 1 },
+      [],
+    ];
+    for (const changes of shapes) {
+      const events = base.map((e) => (e.type === 'file.change' ? { ...e, changes } : e)) as AgentEvent[];
+      expect(write(events, true), String(changes)).toBe(write(events, false));
+    }
+  });
+});

@@ -88,60 +88,90 @@ interface Pending {
   end: AgentEventOf<'round.end'> | undefined;
 }
 
-/** A lane's gathered lines: its assistant message and the tool results that follow it. */
-interface Slot {
-  assistant: Pending | undefined;
-  results: Pending | undefined;
-  /** The lane's message was written before its round ended (another lane's lines came). */
-  early: boolean;
-  /** Another format's call usage was written on its own line since the lane's last round. */
-  usageSaid: boolean;
+/**
+ * A lane's gathered lines: its assistant message and the tool results that follow it. An array
+ * of slots (the `SLOT_` indices), not a literal: a lane's slot is made once or twice a stream, so
+ * its factory has no allocation site for the first several encoders, and a literal's hidden
+ * class would die at a full GC with the code that read it (as the writer's state, below).
+ */
+type Slot = [
+  assistant: Pending | undefined,
+  results: Pending | undefined,
+  // The lane's message was written before its round ended (another lane's lines came).
+  early: boolean,
+  // Another format's call usage was written on its own line since the lane's last round.
+  usageSaid: boolean,
+];
+
+const SLOT_ASSISTANT = 0;
+const SLOT_RESULTS = 1;
+const SLOT_EARLY = 2;
+const SLOT_USAGE_SAID = 3;
+
+function newSlot(results: Pending | undefined): Slot {
+  return [undefined, results, false, false];
 }
 
 /**
- * The writer's state, built in one literal by {@link newWriter}, with its slots and pending lines
- * literals too (a literal's hidden class outlives a full GC, a class instance's does not:
- * docs/performance.md, "Amp writer, round five").
+ * The writer's state ({@link newWriter}): an array of slots (the indices below), not a literal.
+ * An array's hidden class belongs to the realm and outlives every GC; a literal's, made before
+ * the factory has an allocation site (a factory called once per encoder gets one only after
+ * several encoders), dies with the last writer at a full GC and takes the per-event code that
+ * read it along (docs/performance.md, "Amp writer, round seven"). Its slots and pending lines are
+ * literals made many times per stream, whose allocation sites hold their hidden classes.
  */
-interface Writer {
-  readonly options: AmpEncodeOptions;
-  readonly loss: LossState;
-  session: string | undefined;
+type Writer = [
+  options: AmpEncodeOptions,
+  loss: LossState,
+  session: string | undefined,
   // The lines being gathered, per lane ('' for the main agent): a subagent's lines interleave
   // with its parent's, and each lane's message and results are written in their own order.
-  readonly slots: Map<string, Slot>;
-  readonly callOf: Map<string, string>;
+  slots: Map<string, Slot>,
+  callOf: Map<string, string>,
   // Text blocks built from another format's deltas, which the next delta extends (each is the
   // writer's own `{type, text}` literal: the assistant template spells it).
-  readonly joinable: WeakSet<JsonObject>;
-  rounds: number;
+  joinable: WeakSet<JsonObject>,
+  rounds: number,
   // The input and output the run's assistant lines carried (its result's total is the sum).
-  lineInput: number;
-  lineOutput: number;
+  lineInput: number,
+  lineOutput: number,
   // Text a call made while gathering must put out before whatever the event writes.
-  before: string;
+  before: string,
   // The text block the last event (another format's text delta) left last in its lane's gathered
   // message, with nothing else gathered anywhere: the next delta of that lane extends it without
   // the general path's look at every lane (`joinDelta`). Cleared by any other event.
-  joinTo: JsonObject | undefined;
-  joinLane: string | undefined;
-}
+  joinTo: JsonObject | undefined,
+  joinLane: string | undefined,
+];
+
+const OPTIONS = 0;
+const LOSS = 1;
+const SESSION = 2;
+const SLOTS = 3;
+const CALL_OF = 4;
+const JOINABLE = 5;
+const ROUNDS = 6;
+const LINE_INPUT = 7;
+const LINE_OUTPUT = 8;
+const BEFORE = 9;
+const JOIN_TO = 10;
+const JOIN_LANE = 11;
 
 function newWriter(options: AmpEncodeOptions, sink: DiagnosticSink): Writer {
-  return {
+  return [
     options,
-    loss: newLoss(FORMAT, sink),
-    session: undefined,
-    slots: new Map(),
-    callOf: new Map(),
-    joinable: new WeakSet(),
-    rounds: 0,
-    lineInput: 0,
-    lineOutput: 0,
-    before: '',
-    joinTo: undefined,
-    joinLane: undefined,
-  };
+    newLoss(FORMAT, sink),
+    undefined,
+    new Map(),
+    new Map(),
+    new WeakSet(),
+    0,
+    0,
+    0,
+    '',
+    undefined,
+    undefined,
+  ];
 }
 
 /**
@@ -151,31 +181,37 @@ function newWriter(options: AmpEncodeOptions, sink: DiagnosticSink): Writer {
  * from Amp come back byte for byte while their events are unchanged.
  */
 export function createAmpEncoder(options: AmpEncodeOptions, sink: DiagnosticSink): Encoder {
-  const encoder: AmpEncoder = { w: newWriter(options, sink), write: writeMethod, end: endMethod };
-  return encoder;
+  return new AmpEncoder(newWriter(options, sink));
 }
 
 /**
- * The encoder object: its state and the same two module functions for every encoder. A closure
- * per encoder would be a new call target each time, and a caller's loop optimised around the last
- * encoder's `write` is thrown away at the next one (docs/performance.md, "Amp writer, round six").
+ * The encoder: the writer's state in its element 0, `write` and `end` on the prototype. With no
+ * named property of its own, every encoder has the class's initial hidden class, which the class
+ * holds: a caller's loop optimised around one encoder's `write` keeps its code at the next
+ * encoder and across a full GC (a literal `{w, write, end}` made once per encoder had a hidden
+ * class the GC freed between encoders; a closure per encoder is a new call target each time:
+ * docs/performance.md, "Amp writer, round six" and "round seven").
  */
-interface AmpEncoder extends Encoder {
-  readonly w: Writer;
-}
+class AmpEncoder implements Encoder {
+  declare readonly 0: Writer;
 
-function writeMethod(this: AmpEncoder, event: AgentEvent): string {
-  return writeEvent(this.w, event);
-}
+  constructor(w: Writer) {
+    (this as { 0: Writer })[0] = w;
+  }
 
-function endMethod(this: AmpEncoder): string {
-  return endWrite(this.w);
+  write(event: AgentEvent): string {
+    return writeEvent(this[0], event);
+  }
+
+  end(): string {
+    return endWrite(this[0]);
+  }
 }
 
 function writeEvent(w: Writer, event: AgentEvent): string {
-  if (w.joinTo !== undefined && joinDelta(w, event)) return '';
+  if (w[JOIN_TO] !== undefined && joinDelta(w, event)) return '';
   const carried = CARRIED[event.type];
-  if (carried !== undefined) checkLoss(w.loss, event, carried);
+  if (carried !== undefined) checkLoss(w[LOSS], event, carried);
   const p = event.provenance;
   const own = p !== undefined && p.format === FORMAT;
   // Derived on reading (a run nobody announced, a subagent lane, a round's end after its tool
@@ -189,9 +225,9 @@ function writeEvent(w: Writer, event: AgentEvent): string {
   const head = own ? flushOther(w, line) : '';
   const text = dispatch(w, event, own, line, hints);
   // Most events write nothing and flush nothing: no concatenation of empty strings then.
-  if (head === '' && w.before === '') return text;
-  const out = head + w.before + text;
-  w.before = '';
+  if (head === '' && w[BEFORE] === '') return text;
+  const out = head + w[BEFORE] + text;
+  w[BEFORE] = '';
   return out;
 }
 
@@ -207,9 +243,9 @@ function dispatch(
     case 'session.start':
       return text + flush(w) + init(w, event, hints);
     case 'run.start':
-      w.rounds = 0;
-      w.lineInput = 0;
-      w.lineOutput = 0;
+      w[ROUNDS] = 0;
+      w[LINE_INPUT] = 0;
+      w[LINE_OUTPUT] = 0;
       if (event.input === undefined) return text;
       return text + flush(w) + userText(w, event, event.input, hints);
     case 'user.message':
@@ -222,18 +258,18 @@ function dispatch(
       const a = pendingAssistant(w, event, line, hints);
       const last = a.blocks[a.blocks.length - 1];
       // Amp writes a message's text whole, one block: another format's deltas are joined.
-      if (!own && last !== undefined && last.type === 'text' && w.joinable.has(last)) {
+      if (!own && last !== undefined && last.type === 'text' && w[JOINABLE].has(last)) {
         last.text = `${last.text as string}${event.text}`;
-        w.joinTo = last;
-        w.joinLane = event.lane;
+        w[JOIN_TO] = last;
+        w[JOIN_LANE] = event.lane;
         return text;
       }
       const b = block(hints, { type: 'text', text: event.text });
       a.blocks.push(b);
       if (!own) {
-        w.joinable.add(b);
-        w.joinTo = b;
-        w.joinLane = event.lane;
+        w[JOINABLE].add(b);
+        w[JOIN_TO] = b;
+        w[JOIN_LANE] = event.lane;
       }
       return text;
     }
@@ -266,25 +302,25 @@ function dispatch(
     case 'round.end': {
       // Tool results gathered before a round's end are that round's: they follow its message.
       const slot = lane(w, event, own);
-      if (slot.usageSaid) {
+      if (slot[SLOT_USAGE_SAID]) {
         // A subagent round's usage sums its calls' usage, which had their lines: not said twice.
-        slot.usageSaid = false;
-        if (slot.assistant === undefined && event.lane !== undefined && !own)
+        slot[SLOT_USAGE_SAID] = false;
+        if (slot[SLOT_ASSISTANT] === undefined && event.lane !== undefined && !own)
           return text + flushResults(slot);
       }
-      if (slot.assistant === undefined && slot.early) {
-        slot.early = false;
+      if (slot[SLOT_ASSISTANT] === undefined && slot[SLOT_EARLY]) {
+        slot[SLOT_EARLY] = false;
         if (event.usage !== undefined || event.stopReason !== undefined)
           reportLoss(
-            w.loss,
+            w[LOSS],
             event,
             'round.end.usage',
             `${FORMAT} wrote the round's message before its end (a subagent's lines came between): its usage and stop reason have no line left`,
           );
         return text + flushResults(slot);
       }
-      slot.assistant ??= start(w, 'assistant', event, line, hints);
-      slot.assistant.end = event;
+      slot[SLOT_ASSISTANT] ??= start(w, 'assistant', event, line, hints);
+      slot[SLOT_ASSISTANT].end = event;
       return text + flushSlot(w, slot);
     }
     case 'run.end':
@@ -297,21 +333,21 @@ function dispatch(
       // A subagent's call usage ends its message (a subagent has no rounds of its own).
       if (event.lane !== undefined && event.usage.scope !== 'thread') {
         const slot = lane(w, event, false);
-        if (slot.assistant !== undefined) {
+        if (slot[SLOT_ASSISTANT] !== undefined) {
           // The reader keeps a subagent line's usage as an event only from a line that says
           // nothing else: on the message's line it would stay in the line, lost when read back.
           // A running count (`final: false`, said as a message starts) stays on the line.
           let lines = text;
-          if (slot.assistant.blocks.length > 0 && event.usage.final !== false) {
+          if (slot[SLOT_ASSISTANT].blocks.length > 0 && event.usage.final !== false) {
             lines += flushAssistant(w, slot);
-            slot.assistant = start(w, 'assistant', event, undefined, undefined);
+            slot[SLOT_ASSISTANT] = start(w, 'assistant', event, undefined, undefined);
           }
-          slot.assistant.end = { type: 'round.end', message: '', usage: event.usage };
-          slot.usageSaid = true;
+          slot[SLOT_ASSISTANT].end = { type: 'round.end', message: '', usage: event.usage };
+          slot[SLOT_USAGE_SAID] = true;
           return lines + flushAssistant(w, slot);
         }
       }
-      reportLoss(w.loss, event, 'usage', `${FORMAT} has usage only on assistant lines (round.end.usage)`);
+      reportLoss(w[LOSS], event, 'usage', `${FORMAT} has usage only on assistant lines (round.end.usage)`);
       return text;
     case 'message.start':
     case 'message.end':
@@ -319,21 +355,21 @@ function dispatch(
       return text;
     case 'child.start':
       // A lane another format names by its own id is written as the spawning call's (Amp's).
-      if (!own && event.call !== undefined) w.callOf.set(event.child, event.call);
+      if (!own && event.call !== undefined) w[CALL_OF].set(event.child, event.call);
       return text;
     case 'child.end':
       // Amp has no record for them: a subagent's lines carry its lane as parent_tool_use_id.
       return text;
     default:
       // Reported once: the words are put together only the first time.
-      if (!lossReported(w.loss, event.type))
-        reportLoss(w.loss, event, event.type, `${FORMAT} has no record for ${event.type}`);
+      if (!lossReported(w[LOSS], event.type))
+        reportLoss(w[LOSS], event, event.type, `${FORMAT} has no record for ${event.type}`);
       return text;
   }
 }
 
 function endWrite(w: Writer): string {
-  w.joinTo = undefined;
+  w[JOIN_TO] = undefined;
   return flush(w);
 }
 
@@ -341,33 +377,34 @@ function endWrite(w: Writer): string {
 // the general path would do (no other lane holds anything, this lane gathers no results, the
 // last block is the joinable text), without looking. The event is checked for losses still.
 function joinDelta(w: Writer, event: AgentEvent): boolean {
-  const to = w.joinTo;
-  w.joinTo = undefined;
+  const to = w[JOIN_TO];
+  w[JOIN_TO] = undefined;
   if (
     to === undefined ||
     event.type !== 'text.delta' ||
-    event.lane !== w.joinLane ||
+    event.lane !== w[JOIN_LANE] ||
     event.provenance?.format === FORMAT ||
     !AMP_JOIN_SHORTCUT.enabled
   )
     return false;
-  checkLoss(w.loss, event, TEXT_CARRIED);
+  checkLoss(w[LOSS], event, TEXT_CARRIED);
   to.text = `${to.text as string}${event.text}`;
-  w.joinTo = to;
+  w[JOIN_TO] = to;
   return true;
 }
 
 function sessionOf(w: Writer, event: AgentEvent): string {
-  w.session = event.session ?? w.session ?? w.options.session ?? `T-${(w.options.idSource ?? randomId)()}`;
-  return w.session;
+  w[SESSION] =
+    event.session ?? w[SESSION] ?? w[OPTIONS].session ?? `T-${(w[OPTIONS].idSource ?? randomId)()}`;
+  return w[SESSION];
 }
 
 function slotOf(w: Writer, key: string | undefined): Slot {
   const k = key ?? '';
-  let slot = w.slots.get(k);
+  let slot = w[SLOTS].get(k);
   if (slot === undefined) {
-    slot = { assistant: undefined, results: undefined, early: false, usageSaid: false };
-    w.slots.set(k, slot);
+    slot = newSlot(undefined);
+    w[SLOTS].set(k, slot);
   }
   return slot;
 }
@@ -375,9 +412,10 @@ function slotOf(w: Writer, key: string | undefined): Slot {
 // An event of this format from another line: the lines gathered so far are complete.
 function flushOther(w: Writer, line: number | undefined): string {
   let text = '';
-  for (const slot of w.slots.values()) {
-    if (slot.assistant !== undefined && slot.assistant.line !== line) text += flushAssistant(w, slot);
-    if (slot.results !== undefined && slot.results.line !== line) text += flushResults(slot);
+  for (const slot of w[SLOTS].values()) {
+    if (slot[SLOT_ASSISTANT] !== undefined && slot[SLOT_ASSISTANT].line !== line)
+      text += flushAssistant(w, slot);
+    if (slot[SLOT_RESULTS] !== undefined && slot[SLOT_RESULTS].line !== line) text += flushResults(slot);
   }
   return text;
 }
@@ -388,8 +426,8 @@ function flushSlot(w: Writer, slot: Slot): string {
 
 function flush(w: Writer): string {
   let text = '';
-  for (const slot of w.slots.values()) text += flushSlot(w, slot);
-  w.slots.clear();
+  for (const slot of w[SLOTS].values()) text += flushSlot(w, slot);
+  w[SLOTS].clear();
   return text;
 }
 
@@ -400,11 +438,12 @@ function flush(w: Writer): string {
 function lane(w: Writer, event: AgentEvent, own: boolean): Slot {
   const slot = slotOf(w, event.lane);
   // One slot is this lane's own: there is no other lane to look at (and no iterator to make).
-  if (own || w.slots.size === 1) return slot;
-  for (const other of w.slots.values()) {
-    if (other === slot || (other.assistant === undefined && other.results === undefined)) continue;
-    if (other.assistant !== undefined) other.early = true;
-    w.before += flushSlot(w, other);
+  if (own || w[SLOTS].size === 1) return slot;
+  for (const other of w[SLOTS].values()) {
+    if (other === slot || (other[SLOT_ASSISTANT] === undefined && other[SLOT_RESULTS] === undefined))
+      continue;
+    if (other[SLOT_ASSISTANT] !== undefined) other[SLOT_EARLY] = true;
+    w[BEFORE] += flushSlot(w, other);
   }
   return slot;
 }
@@ -416,8 +455,8 @@ function pending(
   hints: AmpHints | undefined,
 ): Pending {
   const slot = lane(w, event, line !== undefined);
-  slot.results ??= start(w, 'user', event, line, hints);
-  return slot.results;
+  slot[SLOT_RESULTS] ??= start(w, 'user', event, line, hints);
+  return slot[SLOT_RESULTS];
 }
 
 // A new assistant message: tool results gathered before it answered the one before.
@@ -431,15 +470,15 @@ function pendingAssistant(
   // Another format without rounds (or with several messages a round): content after tool
   // results is the next message, the one before is complete (its round's end, if one comes,
   // lands on the last).
-  if (line === undefined && slot.assistant !== undefined && slot.results !== undefined) {
-    w.before += flushAssistant(w, slot);
+  if (line === undefined && slot[SLOT_ASSISTANT] !== undefined && slot[SLOT_RESULTS] !== undefined) {
+    w[BEFORE] += flushAssistant(w, slot);
   }
-  if (slot.assistant === undefined) {
-    slot.early = false;
-    w.before += flushResults(slot);
-    slot.assistant = start(w, 'assistant', event, line, hints);
+  if (slot[SLOT_ASSISTANT] === undefined) {
+    slot[SLOT_EARLY] = false;
+    w[BEFORE] += flushResults(slot);
+    slot[SLOT_ASSISTANT] = start(w, 'assistant', event, line, hints);
   }
-  return slot.assistant;
+  return slot[SLOT_ASSISTANT];
 }
 
 function start(
@@ -449,7 +488,7 @@ function start(
   line: number | undefined,
   hints: AmpHints | undefined,
 ): Pending {
-  const l = event.lane === undefined ? undefined : (w.callOf.get(event.lane) ?? event.lane);
+  const l = event.lane === undefined ? undefined : (w[CALL_OF].get(event.lane) ?? event.lane);
   return { kind, blocks: [], line, hints, lane: l, session: sessionOf(w, event), end: undefined };
 }
 
@@ -486,10 +525,10 @@ function toolResult(
 }
 
 function flushAssistant(w: Writer, slot: Slot): string {
-  const a = slot.assistant;
+  const a = slot[SLOT_ASSISTANT];
   if (a === undefined) return '';
-  slot.assistant = undefined;
-  if (a.lane === undefined) w.rounds++;
+  slot[SLOT_ASSISTANT] = undefined;
+  if (a.lane === undefined) w[ROUNDS]++;
   if (a.hints === undefined && AMP_TEMPLATES.enabled) {
     const line = assistantTemplate(w, a);
     if (line !== undefined) return line;
@@ -506,8 +545,8 @@ function flushAssistant(w: Writer, slot: Slot): string {
     if (end.usage !== undefined) {
       message.usage = usage(w, end.usage, isJsonObject(kept?.usage) ? kept.usage : undefined);
       // The decoder totals every line of the run, its subagents' too.
-      w.lineInput += end.usage.input ?? 0;
-      w.lineOutput += end.usage.output ?? 0;
+      w[LINE_INPUT] += end.usage.input ?? 0;
+      w[LINE_OUTPUT] += end.usage.output ?? 0;
     } else delete message.usage;
   }
   return line(a, 'assistant', message);
@@ -541,7 +580,7 @@ function assistantTemplate(w: Writer, a: Pending): string | undefined {
       // A joined block is a rope of its deltas, spelled alone (`JSON.stringify` flattens it once;
       // `jsonString`'s escape test would flatten it first, and most prose has a line break).
       out +=
-        typeof t === 'string' && w.joinable.has(b)
+        typeof t === 'string' && w[JOINABLE].has(b)
           ? `${AMP_TEXT_BLOCK_HEAD}${JSON.stringify(t)}}`
           : JSON.stringify(b);
     }
@@ -553,8 +592,8 @@ function assistantTemplate(w: Writer, a: Pending): string | undefined {
     if (end.stopReason !== undefined) out += `,"stop_reason":${jsonString(end.stopReason)}`;
     if (u !== undefined) {
       out += `,"usage":${usageText(w, u)}`;
-      w.lineInput += u.input ?? 0;
-      w.lineOutput += u.output ?? 0;
+      w[LINE_INPUT] += u.input ?? 0;
+      w[LINE_OUTPUT] += u.output ?? 0;
     }
   }
   return `${out}},"parent_tool_use_id":${laneId === undefined ? 'null' : jsonString(laneId)},"session_id":${jsonString(session)}}\n`;
@@ -573,8 +612,8 @@ function usageText(w: Writer, u: Usage): string {
   if (read !== undefined) text += `,"cache_read_input_tokens":${numberText(read)}`;
   if (output !== undefined) text += `,"output_tokens":${numberText(output)}`;
   // Reported once: the event the report names is built only the first time.
-  if (u.costUsd !== undefined && !lossReported(w.loss, COST_FIELD))
-    reportLoss(w.loss, { type: 'usage', usage: u }, COST_FIELD, `${FORMAT} reports no cost`);
+  if (u.costUsd !== undefined && !lossReported(w[LOSS], COST_FIELD))
+    reportLoss(w[LOSS], { type: 'usage', usage: u }, COST_FIELD, `${FORMAT} reports no cost`);
   return text === '' ? '{}' : `{${text.slice(1)}}`;
 }
 
@@ -599,9 +638,9 @@ function plainUsage(u: Usage): boolean {
 }
 
 function flushResults(slot: Slot): string {
-  const u = slot.results;
+  const u = slot[SLOT_RESULTS];
   if (u === undefined) return '';
-  slot.results = undefined;
+  slot[SLOT_RESULTS] = undefined;
   if (u.hints === undefined && AMP_TEMPLATES.enabled) {
     const line = userTemplate(u);
     if (line !== undefined) return line;
@@ -687,7 +726,7 @@ function usage(w: Writer, u: Usage, kept: JsonObject | undefined): JsonObject {
     else o[k] = v;
   }
   if (u.costUsd !== undefined)
-    reportLoss(w.loss, { type: 'usage', usage: u }, 'usage.costUsd', `${FORMAT} reports no cost`);
+    reportLoss(w[LOSS], { type: 'usage', usage: u }, 'usage.costUsd', `${FORMAT} reports no cost`);
   return o;
 }
 
@@ -718,14 +757,14 @@ function userText(w: Writer, event: AgentEvent, text: string, hints: AmpHints | 
     ? keptMessage.content.find((b) => isJsonObject(b) && b.type === 'text')
     : undefined;
   p.blocks.push(block(isJsonObject(keptBlock) ? { block: keptBlock } : undefined, { type: 'text', text }));
-  return flushResults({ results: p, assistant: undefined, early: false, usageSaid: false });
+  return flushResults(newSlot(p));
 }
 
 function result(w: Writer, event: AgentEventOf<'run.end'>, hints: AmpHints | undefined): string {
   if (event.status === 'incomplete') return '';
   if (event.status === 'cancelled')
     reportLoss(
-      w.loss,
+      w[LOSS],
       event,
       'run.end.status',
       `${FORMAT} has no cancelled result: written as an error result`,
@@ -739,7 +778,7 @@ function result(w: Writer, event: AgentEventOf<'run.end'>, hints: AmpHints | und
     (kept?.subtype === event.reason ||
       ((event.reason === AMP_SUCCESS) === ok && (ok || event.reason.startsWith('error'))));
   if (event.reason !== undefined && !ampWord)
-    reportLoss(w.loss, event, 'run.end.reason', `${FORMAT} has only success and error_* subtypes`);
+    reportLoss(w[LOSS], event, 'run.end.reason', `${FORMAT} has only success and error_* subtypes`);
   const subtype = ampWord ? event.reason : ok ? AMP_SUCCESS : 'error_during_execution';
   const text = ok ? (event.answer ?? '') : (event.error ?? event.answer ?? '');
   const set: Array<[string, unknown]> = [
@@ -750,7 +789,7 @@ function result(w: Writer, event: AgentEventOf<'run.end'>, hints: AmpHints | und
       count(event.durationMs, 'run.end.durationMs') ?? (kept === undefined ? 0 : record.duration_ms),
     ],
     ['is_error', !ok],
-    ['num_turns', kept === undefined ? w.rounds : record.num_turns],
+    ['num_turns', kept === undefined ? w[ROUNDS] : record.num_turns],
   ];
   // An error result the SDK spelled with `error` keeps it; the sample lines have `result`.
   if (!ok && typeof record.error === 'string') set.push(['error', text]);
@@ -762,8 +801,8 @@ function result(w: Writer, event: AgentEventOf<'run.end'>, hints: AmpHints | und
   if (
     kept === undefined &&
     total !== undefined &&
-    w.lineInput === 0 &&
-    w.lineOutput === 0 &&
+    w[LINE_INPUT] === 0 &&
+    w[LINE_OUTPUT] === 0 &&
     ((total.input ?? 0) !== 0 || (total.output ?? 0) !== 0)
   )
     set.push(['usage', usage(w, total, undefined)]);
@@ -771,9 +810,9 @@ function result(w: Writer, event: AgentEventOf<'run.end'>, hints: AmpHints | und
     if (v === undefined) delete record[k];
     else record[k] = v;
   }
-  w.rounds = 0;
-  w.lineInput = 0;
-  w.lineOutput = 0;
+  w[ROUNDS] = 0;
+  w[LINE_INPUT] = 0;
+  w[LINE_OUTPUT] = 0;
   return out(record, hints);
 }
 
@@ -784,7 +823,7 @@ function unknown(
   hints: AmpHints | undefined,
 ): string {
   if (!own || !isJsonObject(event.record)) {
-    reportLoss(w.loss, event, 'unknown', `${FORMAT} writes back only records read from ${FORMAT}`);
+    reportLoss(w[LOSS], event, 'unknown', `${FORMAT} writes back only records read from ${FORMAT}`);
     return '';
   }
   return out(event.record, hints);

@@ -22,6 +22,7 @@ import {
   CODEX_ITEM_HEADS,
   CODEX_ITEM_KEYS,
   CODEX_ITEM_TYPE_HEADS,
+  CODEX_LIST_KEYS,
   CODEX_PHASE_KEY,
   CODEX_RECORD_KEYS,
   CODEX_TOP_LINES,
@@ -667,9 +668,17 @@ function canonicalItem(d: Decoder, text: string, line: number, offset: number, o
   const id = readPlain(text);
   // A `\u` escape anywhere: the general path keeps the line as written.
   if (id === undefined || hasUnicodeEscape(text)) return false;
-  const item = readItem(text, id);
+  // A file change or a todo list nests two levels more than the other items.
+  const item = readItem(text, id, text.length > DEPTH_PRECHECK_CHARS && d[MAX_DEPTH] < 4);
   if (item === undefined) return false;
-  if (CODEX_WHOLE_EVENTS.enabled && wholeItem(d, kind, item, line, offset, out)) return true;
+  const type = item.type as 'reasoning' | 'agent_message' | 'command_execution' | 'file_change' | 'todo_list';
+  if (
+    CODEX_WHOLE_EVENTS.enabled &&
+    type !== 'file_change' &&
+    type !== 'todo_list' &&
+    wholeItem(d, kind, item, line, offset, out)
+  )
+    return true;
   mapItem(
     d,
     {
@@ -684,7 +693,7 @@ function canonicalItem(d: Decoder, text: string, line: number, offset: number, o
       rest: undefined,
       hints: undefined,
     },
-    item.type as 'reasoning' | 'agent_message' | 'command_execution',
+    type,
   );
   return true;
 }
@@ -1451,9 +1460,11 @@ function itemKindOf(text: string): CodexItemRecord | undefined {
 // starts, and inside one every quote is escaped, so a key written so is never text. The value
 // between is then parsed alone: when it is one JSON string, the line is what it looks like; the
 // long values (text, output) are not walked quote by quote.
-function readItem(text: string, id: string): JsonObject | undefined {
+function readItem(text: string, id: string, deep: boolean): JsonObject | undefined {
   const n = text.length;
   const c = text.charCodeAt(cursor + 9);
+  if (c === 102) return deep ? undefined : readFileChange(text, id);
+  if (c === 116) return deep ? undefined : readTodoList(text, id);
   if (c === 114 || c === 97) {
     const type = c === 114 ? 'reasoning' : 'agent_message';
     if (!readLiteral(text, CODEX_ITEM_TYPE_HEADS[type]) || text.charCodeAt(n - 1) !== 125) return undefined;
@@ -1486,6 +1497,47 @@ function readItem(text: string, id: string): JsonObject | undefined {
     exit_code: exitCode,
     status,
   };
+}
+
+// A file change item from after its id, its changes `{"path":…,"kind":"…"}` each (the path
+// found from the key after it, as readItem finds its values), the status last; else undefined.
+function readFileChange(text: string, id: string): JsonObject | undefined {
+  if (!readLiteral(text, CODEX_ITEM_TYPE_HEADS.file_change)) return undefined;
+  const changes: Array<{ path: string; kind: string }> = [];
+  if (text.charCodeAt(cursor) !== 93)
+    for (;;) {
+      if (!readLiteral(text, CODEX_LIST_KEYS.path)) return undefined;
+      const path = readStringUntil(text, text.indexOf(CODEX_LIST_KEYS.kind, cursor));
+      if (path === undefined || !readLiteral(text, CODEX_LIST_KEYS.kind)) return undefined;
+      const kind = readPlain(text);
+      if (kind === undefined || !readLiteral(text, '}')) return undefined;
+      changes.push({ path, kind });
+      if (text.charCodeAt(cursor) !== 44) break;
+      cursor++;
+    }
+  if (!readLiteral(text, CODEX_LIST_KEYS.status)) return undefined;
+  const status = readPlain(text);
+  if (status === undefined || !readLiteral(text, '}}') || !atEnd(text)) return undefined;
+  return { id, type: 'file_change', changes, status };
+}
+
+// A todo list item from after its id, its entries `{"text":…,"completed":true|false}` each, the
+// list last; else undefined.
+function readTodoList(text: string, id: string): JsonObject | undefined {
+  if (!readLiteral(text, CODEX_ITEM_TYPE_HEADS.todo_list)) return undefined;
+  const items: Array<{ text: string; completed: boolean }> = [];
+  if (text.charCodeAt(cursor) !== 93)
+    for (;;) {
+      if (!readLiteral(text, CODEX_LIST_KEYS.text)) return undefined;
+      const entry = readStringUntil(text, text.indexOf(CODEX_LIST_KEYS.completed, cursor));
+      if (entry === undefined || !readLiteral(text, CODEX_LIST_KEYS.completed)) return undefined;
+      const completed = readLiteral(text, 'true}') ? true : readLiteral(text, 'false}') ? false : undefined;
+      if (completed === undefined) return undefined;
+      items.push({ text: entry, completed });
+      if (text.charCodeAt(cursor) !== 44) break;
+      cursor++;
+    }
+  return readLiteral(text, CODEX_LIST_KEYS.end) && atEnd(text) ? { id, type: 'todo_list', items } : undefined;
 }
 
 // How far from the end of an agent message line its `phase` key is looked for.

@@ -226,6 +226,8 @@ function template(w: Writer, event: AgentEvent, extra: JsonObject | undefined): 
       return extra === undefined ? startTemplate(w, event) : undefined;
     case 'tool.end':
       return extra === undefined ? endTemplate(w, event) : undefined;
+    case 'file.change':
+      return extra === undefined ? fileTemplate(event) : undefined;
     default:
       return undefined;
   }
@@ -298,6 +300,35 @@ function endTemplate(w: Writer, event: AgentEventOf<'tool.end'>): string | undef
     status: event.denied ? 'declined' : event.ok ? 'completed' : 'failed',
   };
   return `${JSON.stringify({ type: 'item.completed', item })}\n`;
+}
+
+// A file change with its own id whose changes are Codex's `{path, kind}` strings: the line
+// `fileChange` spells, with no `encodeValue` walk of the changes (they are checked here).
+function fileTemplate(event: AgentEventOf<'file.change'>): string | undefined {
+  const id = event.call;
+  const status = event.status ?? 'completed';
+  const changes = event.changes;
+  if (typeof id !== 'string' || typeof status !== 'string' || !isPathKindList(changes)) return undefined;
+  return `${JSON.stringify({ type: 'item.completed', item: { id, type: 'file_change', changes, status } })}\n`;
+}
+
+// True when `changes` is an array of objects whose enumerable keys are `path` and `kind`, both
+// strings: what `JSON.stringify` writes as `assertEncodable` lets it, with nothing to refuse.
+function isPathKindList(changes: unknown): boolean {
+  if (!Array.isArray(changes)) return false;
+  for (let i = 0; i < changes.length; i++) {
+    const c: unknown = changes[i];
+    if (typeof c !== 'object' || c === null) return false;
+    const { path, kind } = c as { path?: unknown; kind?: unknown };
+    if (typeof path !== 'string' || typeof kind !== 'string') return false;
+    let keys = 0;
+    for (const k in c) {
+      if (k !== 'path' && k !== 'kind') return false;
+      keys++;
+    }
+    if (keys !== 2) return false;
+  }
+  return true;
 }
 
 function recordLine(w: Writer, event: AgentEvent, codex: boolean): string {

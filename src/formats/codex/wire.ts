@@ -104,6 +104,21 @@ export const CODEX_ITEM_TYPE_HEADS = {
   reasoning: ',"type":"reasoning","text":',
   agent_message: ',"type":"agent_message","text":',
   command_execution: ',"type":"command_execution","command":',
+  file_change: ',"type":"file_change","changes":[',
+  todo_list: ',"type":"todo_list","items":[',
+} as const;
+
+/**
+ * The keys around the values of a file change's `changes` and of a todo list's `items`, and the
+ * end of their list, as Codex writes them (an entry's first key opens it).
+ */
+export const CODEX_LIST_KEYS = {
+  path: '{"path":',
+  kind: ',"kind":"',
+  text: '{"text":',
+  completed: ',"completed":',
+  status: '],"status":"',
+  end: ']}}',
 } as const;
 
 /** The keys between a command item's values, as Codex writes them. */

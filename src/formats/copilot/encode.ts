@@ -93,73 +93,101 @@ interface Out {
 }
 
 /**
- * The writer's state, built in one literal by {@link newWriter} (a literal's hidden class outlives
- * a full GC, a class instance's does not: docs/performance.md, "Copilot writer, round five").
+ * The writer's state ({@link newWriter}): an array of slots (the indices below), not a literal.
+ * An array's hidden class belongs to the realm and outlives every GC; a literal's, made before
+ * the factory has an allocation site (it runs once per encoder), dies with the last writer at a
+ * full GC and takes the per-event code that read it along (docs/performance.md, "Copilot writer,
+ * round seven").
  */
-interface Writer {
-  readonly options: CopilotEncodeOptions;
-  readonly loss: LossState;
-  readonly iso: IsoWriteClock;
-  lastId: string | null;
-  lastQuoted: string;
-  lastTime: string;
-  lastTimeQuoted: string;
+type Writer = [
+  options: CopilotEncodeOptions,
+  loss: LossState,
+  iso: IsoWriteClock,
+  lastId: string | null,
+  lastQuoted: string,
+  lastTime: string,
+  lastTimeQuoted: string,
   // The clock's or an event's ms of the last record written from the model, and it quoted.
-  lastMs: number;
-  lastMsQuoted: string;
+  lastMs: number,
+  lastMsQuoted: string,
   // The message id the last delta written from a template named, and it quoted (a message's
   // deltas come in a row).
-  lastMessage: string | undefined;
-  lastMessageQuoted: string;
+  lastMessage: string | undefined,
+  lastMessageQuoted: string,
   // Whether the frequent records built from the model are written from templates, and the
   // envelope's pieces known to need no escaping are quoted as they are (the property test turns
   // it off to hold both equal to `JSON.stringify`).
-  readonly templates: boolean;
-  wroteAny: boolean;
+  templates: boolean,
+  wroteAny: boolean,
   // The type of the last record written (by an event, not kept as unknown).
-  lastType: string | undefined;
+  lastType: string | undefined,
   // A foreign stream's first run start, held for one event: its session's start may follow it.
-  held: AgentEvent | undefined;
-  turn: string | undefined;
-  turnCount: number;
-  usageInTurn: boolean;
+  held: AgentEvent | undefined,
+  turn: string | undefined,
+  turnCount: number,
+  usageInTurn: boolean,
   // The message of the last session.error written in the run (undefined: none yet).
-  runError: string | undefined;
-  openMessage: string | undefined;
-  openReasoning: string | undefined;
+  runError: string | undefined,
+  openMessage: string | undefined,
+  openReasoning: string | undefined,
   // Text and reasoning of messages not yet ended, by message id (entries leave at their end).
-  readonly texts: Map<string, string>;
-  reasoning: string;
-  readonly children: Map<string, { call: string; name: string | undefined }>;
-}
+  texts: Map<string, string>,
+  reasoning: string,
+  children: Map<string, { call: string; name: string | undefined }>,
+];
+
+const OPTIONS = 0;
+const LOSS = 1;
+const ISO = 2;
+const LAST_ID = 3;
+const LAST_QUOTED = 4;
+const LAST_TIME = 5;
+const LAST_TIME_QUOTED = 6;
+const LAST_MS = 7;
+const LAST_MS_QUOTED = 8;
+const LAST_MESSAGE = 9;
+const LAST_MESSAGE_QUOTED = 10;
+const TEMPLATES = 11;
+const WROTE_ANY = 12;
+const LAST_TYPE = 13;
+const HELD = 14;
+const TURN = 15;
+const TURN_COUNT = 16;
+const USAGE_IN_TURN = 17;
+const RUN_ERROR = 18;
+const OPEN_MESSAGE = 19;
+const OPEN_REASONING = 20;
+const TEXTS = 21;
+const REASONING = 22;
+const CHILDREN = 23;
 
 function newWriter(options: CopilotEncodeOptions, sink: DiagnosticSink, templates: boolean): Writer {
-  return {
+  return [
     options,
-    loss: newLoss(FORMAT, sink),
-    iso: newIsoWriteClock(),
-    lastId: null,
-    lastQuoted: 'null',
-    lastTime: '',
-    lastTimeQuoted: '""',
-    lastMs: Number.NaN,
-    lastMsQuoted: '""',
-    lastMessage: undefined,
-    lastMessageQuoted: '""',
+    newLoss(FORMAT, sink),
+    newIsoWriteClock(),
+    null,
+    'null',
+    '',
+    '""',
+    Number.NaN,
+    '""',
+    undefined,
+    '""',
     templates,
-    wroteAny: false,
-    lastType: undefined,
-    held: undefined,
-    turn: undefined,
-    turnCount: 0,
-    usageInTurn: false,
-    runError: undefined,
-    openMessage: undefined,
-    openReasoning: undefined,
-    texts: new Map(),
-    reasoning: '',
-    children: new Map(),
-  };
+    false,
+    undefined,
+    undefined,
+    undefined,
+    0,
+    false,
+    undefined,
+    undefined,
+    undefined,
+    new Map(),
+    '',
+    new Map(),
+  ];
 }
 
 /**
@@ -175,66 +203,51 @@ export function createCopilotEncoder(
   sink: DiagnosticSink,
   templates = true,
 ): Encoder {
-  const encoder: CopilotEncoderObject = {
-    w: newWriter(options, sink, templates),
-    write: writeMethod,
-    end: endMethod,
-  };
-  return encoder;
+  return new CopilotEncoder(options, sink, templates);
 }
 
 /**
- * The encoder object: its state and the same two module functions for every encoder. A closure
- * per encoder would be a new call target each time, and a caller's loop optimised around the last
- * encoder's `write` is thrown away at the next one (docs/performance.md, "Copilot writer, round six").
+ * The encoder ({@link createCopilotEncoder}; the writer-template test builds it): the writer's
+ * state in its element 0, `write` and `end` on the prototype. With no named property of its own,
+ * every encoder has the class's initial hidden class, which the class holds: a caller's loop
+ * optimised around one encoder's `write` keeps its code at the next encoder and across a full GC
+ * (a literal made once per encoder had a hidden class a full GC freed; a closure per encoder is
+ * a new call target each time: docs/performance.md, "Copilot writer, round seven").
  */
-interface CopilotEncoderObject extends Encoder {
-  readonly w: Writer;
-}
-
-function writeMethod(this: CopilotEncoderObject, event: AgentEvent): string {
-  return writeEvent(this.w, event);
-}
-
-function endMethod(this: CopilotEncoderObject): string {
-  return endWrite(this.w);
-}
-
-/** {@link createCopilotEncoder} as a class (the writer-template test builds it). */
 export class CopilotEncoder implements Encoder {
-  private readonly w: Writer;
+  declare private readonly 0: Writer;
 
   /**
    * Creates a writer reporting losses to `sink`. `templates` false writes every record's data
    * with `JSON.stringify` (for the test that holds the template writes equal to it).
    */
   constructor(options: CopilotEncodeOptions, sink: DiagnosticSink, templates = true) {
-    this.w = newWriter(options, sink, templates);
+    (this as unknown as { 0: Writer })[0] = newWriter(options, sink, templates);
   }
 
   /** The lines of one event. */
   write(event: AgentEvent): string {
-    return writeEvent(this.w, event);
+    return writeEvent(this[0], event);
   }
 
   /** The lines still held at the end of the stream. */
   end(): string {
-    return endWrite(this.w);
+    return endWrite(this[0]);
   }
 }
 
 function writeEvent(w: Writer, event: AgentEvent): string {
-  const held = w.held;
+  const held = w[HELD];
   if (held !== undefined) {
-    w.held = undefined;
+    w[HELD] = undefined;
     // The session's start came right after its first run's start (AG-UI and the AI SDK open
     // with the run): written first, as Copilot writes a session, instead of a second one.
     return event.type === 'session.start'
       ? recordOf(w, event) + recordOf(w, held)
       : recordOf(w, held) + recordOf(w, event);
   }
-  if (!w.wroteAny && event.type === 'run.start' && event.provenance?.format !== FORMAT) {
-    w.held = event;
+  if (!w[WROTE_ANY] && event.type === 'run.start' && event.provenance?.format !== FORMAT) {
+    w[HELD] = event;
     return '';
   }
   return recordOf(w, event);
@@ -243,28 +256,28 @@ function writeEvent(w: Writer, event: AgentEvent): string {
 /** The records of one event (after the held first run start, if any). */
 function recordOf(w: Writer, event: AgentEvent): string {
   const carried = CARRIED[event.type];
-  if (carried !== undefined) checkLoss(w.loss, event, carried);
+  if (carried !== undefined) checkLoss(w[LOSS], event, carried);
   const p = event.provenance;
   const own = p?.format === FORMAT;
   if (own && p.synthetic === true) {
     // Derived on reading (a message's text without deltas, a run end at shutdown): the record
     // they came from is written by its own event; their text only feeds that record.
-    if (event.type === 'text.delta') addText(w, event.message ?? w.openMessage, event.text);
-    else if (event.type === 'reasoning.delta') w.reasoning += event.text;
+    if (event.type === 'text.delta') addText(w, event.message ?? w[OPEN_MESSAGE], event.text);
+    else if (event.type === 'reasoning.delta') w[REASONING] += event.text;
     return '';
   }
   const hints = own ? (p.hints as CopilotHints | undefined) : undefined;
   const env = copilotEnvelope(hints?.record);
   const tpl = env?.data;
   let text = '';
-  if (!w.wroteAny && !own && event.type !== 'session.start') text += sessionStart(w, event, undefined);
+  if (!w[WROTE_ANY] && !own && event.type !== 'session.start') text += sessionStart(w, event, undefined);
   switch (event.type) {
     case 'session.start':
       return text + sessionStart(w, event, tpl);
     case 'session.title':
       return text + emit(w, { type: 'session.title_changed', data: { ...tpl, title: event.title }, event });
     case 'run.start':
-      w.runError = undefined;
+      w[RUN_ERROR] = undefined;
       if (event.input === undefined) return text;
       return text + emit(w, { type: 'user.message', data: dataWith(tpl, [['content', event.input]]), event });
     case 'user.message':
@@ -275,8 +288,8 @@ function recordOf(w: Writer, event: AgentEvent): string {
       return text + turnEnd(w, event, tpl, own);
     case 'message.start': {
       const id = event.message ?? newId(w);
-      w.openMessage = id;
-      w.texts.set(id, '');
+      w[OPEN_MESSAGE] = id;
+      w[TEXTS].set(id, '');
       return (
         text +
         lazyTurn(w, event, own) +
@@ -285,9 +298,9 @@ function recordOf(w: Writer, event: AgentEvent): string {
     }
     case 'text.delta': {
       const head = lazyTurn(w, event, own);
-      const id = event.message ?? w.openMessage ?? (w.openMessage = newId(w));
+      const id = event.message ?? w[OPEN_MESSAGE] ?? (w[OPEN_MESSAGE] = newId(w));
       addText(w, id, event.text);
-      if (tpl === undefined && w.templates && typeof event.text === 'string' && typeof id === 'string') {
+      if (tpl === undefined && w[TEMPLATES] && typeof event.text === 'string' && typeof id === 'string') {
         // Most records of a stream: `JSON.stringify` of `{messageId, deltaContent}`, spelled out.
         const dataText = `{"messageId":${quotedMessage(w, id)},"deltaContent":${jsonString(event.text)}}`;
         return text + head + emit(w, { type: 'assistant.message_delta', data: EMPTY, dataText, event });
@@ -318,7 +331,7 @@ function recordOf(w: Writer, event: AgentEvent): string {
     case 'tool.output': {
       if (
         tpl === undefined &&
-        w.templates &&
+        w[TEMPLATES] &&
         typeof event.call === 'string' &&
         typeof event.text === 'string'
       ) {
@@ -344,16 +357,16 @@ function recordOf(w: Writer, event: AgentEvent): string {
       return text + runEnd(w, event, tpl);
     case 'status':
       if (event.status !== 'idle') {
-        reportLoss(w.loss, event, 'status', `${FORMAT} has no place for a status other than idle`);
+        reportLoss(w[LOSS], event, 'status', `${FORMAT} has no place for a status other than idle`);
         return text;
       }
       return text + emit(w, { type: 'session.idle', data: { ...tpl }, event });
     case 'error': {
       // Another format's error derived from its run's end (a failed result): the run's end
       // writes it (one session.error, not two, and the same one whichever came first).
-      if (!own && event.provenance?.synthetic === true && (event.fatal || event.message === w.runError))
+      if (!own && event.provenance?.synthetic === true && (event.fatal || event.message === w[RUN_ERROR]))
         return text;
-      w.runError = event.message;
+      w[RUN_ERROR] = event.message;
       const data = dataWith(tpl, [
         ['errorType', event.code ?? (tpl === undefined ? 'error' : tpl.errorType)],
         ['message', event.message],
@@ -388,33 +401,33 @@ function recordOf(w: Writer, event: AgentEvent): string {
     case 'unknown':
       return text + unknownRecord(w, event, own);
     default:
-      reportLoss(w.loss, event, event.type, `${FORMAT} has no event for ${event.type}`);
+      reportLoss(w[LOSS], event, event.type, `${FORMAT} has no event for ${event.type}`);
       return text;
   }
 }
 
 function endWrite(w: Writer): string {
-  const held = w.held;
-  w.held = undefined;
+  const held = w[HELD];
+  w[HELD] = undefined;
   return held === undefined ? '' : recordOf(w, held);
 }
 
 // A message's deltas share its id: quoted once.
 function quotedMessage(w: Writer, id: string): string {
-  if (id !== w.lastMessage) {
-    w.lastMessage = id;
-    w.lastMessageQuoted = jsonString(id);
+  if (id !== w[LAST_MESSAGE]) {
+    w[LAST_MESSAGE] = id;
+    w[LAST_MESSAGE_QUOTED] = jsonString(id);
   }
-  return w.lastMessageQuoted;
+  return w[LAST_MESSAGE_QUOTED];
 }
 
 // Events of a burst share their timestamp: quoted once.
 function quotedTime(w: Writer, timestamp: string): string {
-  if (timestamp !== w.lastTime) {
-    w.lastTime = timestamp;
-    w.lastTimeQuoted = jsonString(timestamp);
+  if (timestamp !== w[LAST_TIME]) {
+    w[LAST_TIME] = timestamp;
+    w[LAST_TIME_QUOTED] = jsonString(timestamp);
   }
-  return w.lastTimeQuoted;
+  return w[LAST_TIME_QUOTED];
 }
 
 /**
@@ -422,20 +435,20 @@ function quotedTime(w: Writer, timestamp: string): string {
  * time) as `toISOString` writes it. Records of a burst share their ms: written once.
  */
 function quotedAt(w: Writer, ts: number | undefined): string {
-  const ms = ts ?? (w.options.clock ?? Date.now)();
-  if (ms !== w.lastMs) {
+  const ms = ts ?? (w[OPTIONS].clock ?? Date.now)();
+  if (ms !== w[LAST_MS]) {
     // Digits, dashes, colons, a dot and letters: nothing to escape. (A time no timestamp can
     // hold throws: NaN is never equal to the last ms.)
-    w.lastMsQuoted = `"${timestampOf(w, ms)}"`;
-    w.lastMs = ms;
+    w[LAST_MS_QUOTED] = `"${timestampOf(w, ms)}"`;
+    w[LAST_MS] = ms;
   }
-  return w.lastMsQuoted;
+  return w[LAST_MS_QUOTED];
 }
 
 /** `timestamp` of an event: its `ts` (else the clock's time) as `toISOString` writes it. */
 function timestampOf(w: Writer, ts: number | undefined): string {
-  const ms = ts ?? (w.options.clock ?? Date.now)();
-  const text = writeIsoAt(w.iso, ms);
+  const ms = ts ?? (w[OPTIONS].clock ?? Date.now)();
+  const text = writeIsoAt(w[ISO], ms);
   if (text === '')
     throw new AgentwireError({
       code: 'unencodable',
@@ -447,7 +460,7 @@ function timestampOf(w: Writer, ts: number | undefined): string {
 }
 
 function newId(w: Writer): string {
-  return (w.options.idSource ?? randomId)();
+  return (w[OPTIONS].idSource ?? randomId)();
 }
 
 /** The data for a record: the kept template (its other fields in place) with `set` applied. */
@@ -465,21 +478,22 @@ function dataWith(tpl: JsonObject | undefined, set: Array<[string, unknown]>): J
 
 function addText(w: Writer, id: string | undefined, text: string): void {
   if (id === undefined) return;
-  w.texts.set(id, (w.texts.get(id) ?? '') + text);
+  w[TEXTS].set(id, (w[TEXTS].get(id) ?? '') + text);
 }
 
 function sessionStart(w: Writer, event: AgentEvent, tpl: JsonObject | undefined): string {
   const e = event.type === 'session.start' ? event : undefined;
-  const session = event.session ?? w.options.session ?? newId(w);
+  const session = event.session ?? w[OPTIONS].session ?? newId(w);
   const protocol = e?.protocol;
   const version = protocol !== undefined && /^\d+$/.test(protocol) ? Number(protocol) : 1;
   const at = timestampOf(w, event.ts);
   const set: Array<[string, unknown]> = [
     ['sessionId', session],
     ['version', tpl !== undefined && protocol === undefined ? tpl.version : version],
-    ['producer', e?.producer ?? (tpl === undefined ? (w.options.producer ?? 'agentwire') : tpl.producer)],
+    ['producer', e?.producer ?? (tpl === undefined ? (w[OPTIONS].producer ?? 'agentwire') : tpl.producer)],
   ];
-  if (tpl === undefined) set.push(['copilotVersion', w.options.copilotVersion ?? '0.0.0'], ['startTime', at]);
+  if (tpl === undefined)
+    set.push(['copilotVersion', w[OPTIONS].copilotVersion ?? '0.0.0'], ['startTime', at]);
   set.push(['selectedModel', e?.model ?? (tpl === undefined ? undefined : tpl.selectedModel)]);
   const data = dataWith(tpl, set);
   if (e?.cwd !== undefined)
@@ -490,7 +504,7 @@ function sessionStart(w: Writer, event: AgentEvent, tpl: JsonObject | undefined)
 
 // A round of another format's events opens a turn the first time one of its events comes.
 function lazyTurn(w: Writer, event: AgentEvent, own: boolean): string {
-  if (own || w.turn !== undefined || event.lane !== undefined) return '';
+  if (own || w[TURN] !== undefined || event.lane !== undefined) return '';
   // One literal, whatever the event has (a field left undefined reads as absent; this event is
   // never handed out): a shape built by spreading dies at a full GC with the code that read it.
   const start = { type: 'round.start', round: event.round, ts: event.ts } as AgentEventOf<'round.start'>;
@@ -498,16 +512,16 @@ function lazyTurn(w: Writer, event: AgentEvent, own: boolean): string {
 }
 
 function turnStart(w: Writer, event: AgentEventOf<'round.start'>, tpl: JsonObject | undefined): string {
-  w.turnCount++;
+  w[TURN_COUNT]++;
   const turnId =
     event.round !== undefined
       ? String(event.round)
       : tpl !== undefined
         ? (tpl.turnId as string)
-        : String(w.turnCount - 1);
+        : String(w[TURN_COUNT] - 1);
   if (event.lane === undefined) {
-    w.turn = turnId;
-    w.usageInTurn = false;
+    w[TURN] = turnId;
+    w[USAGE_IN_TURN] = false;
   }
   const data = dataWith(tpl, [
     ['turnId', turnId],
@@ -526,9 +540,14 @@ function turnEnd(
   if (!own) {
     text += lazyTurn(w, event, own);
     // Another format's round: its message and usage become the records Copilot has for them.
-    if (w.openMessage !== undefined)
-      text += messageRecord(w, { type: 'message.end', ts: event.ts } as AgentEvent, undefined, w.openMessage);
-    if (event.usage !== undefined && !w.usageInTurn && event.lane === undefined) {
+    if (w[OPEN_MESSAGE] !== undefined)
+      text += messageRecord(
+        w,
+        { type: 'message.end', ts: event.ts } as AgentEvent,
+        undefined,
+        w[OPEN_MESSAGE],
+      );
+    if (event.usage !== undefined && !w[USAGE_IN_TURN] && event.lane === undefined) {
       // The fields usageRecord reads, in one literal (as the round start above).
       const x = event.usage;
       const u = {
@@ -554,12 +573,12 @@ function turnEnd(
       ? String(event.round)
       : tpl !== undefined
         ? (tpl.turnId as string)
-        : (w.turn ?? String(w.turnCount));
+        : (w[TURN] ?? String(w[TURN_COUNT]));
   const data = dataWith(tpl, [
     ['turnId', turnId],
     ['model', event.model],
   ]);
-  if (event.lane === undefined) w.turn = undefined;
+  if (event.lane === undefined) w[TURN] = undefined;
   return text + emit(w, { type: 'assistant.turn_end', data, event });
 }
 
@@ -570,8 +589,8 @@ function reasoningRecord(
   own: boolean,
 ): string {
   const head = lazyTurn(w, event, own);
-  const id = event.message ?? w.openReasoning ?? (w.openReasoning = newId(w));
-  w.reasoning += event.text;
+  const id = event.message ?? w[OPEN_REASONING] ?? (w[OPEN_REASONING] = newId(w));
+  w[REASONING] += event.text;
   const hints = own ? (event.provenance?.hints as CopilotHints | undefined) : undefined;
   if (hints?.record?.type === 'assistant.reasoning') {
     const data = dataWith(tpl, [
@@ -593,27 +612,27 @@ function messageRecord(
   tpl: JsonObject | undefined,
   message: string | undefined,
 ): string {
-  const id = message ?? w.openMessage ?? newId(w);
-  const content = w.texts.get(id) ?? '';
-  w.texts.delete(id);
-  if (w.openMessage === id) w.openMessage = undefined;
-  if (tpl === undefined && w.templates && typeof id === 'string') {
+  const id = message ?? w[OPEN_MESSAGE] ?? newId(w);
+  const content = w[TEXTS].get(id) ?? '';
+  w[TEXTS].delete(id);
+  if (w[OPEN_MESSAGE] === id) w[OPEN_MESSAGE] = undefined;
+  if (tpl === undefined && w[TEMPLATES] && typeof id === 'string') {
     // `JSON.stringify` of `{messageId, content, reasoningText?}`, spelled out. The content is a
     // rope of the message's deltas: JSON.stringify of an object reads it slower than
     // `jsonString` of it alone (docs/performance.md, "Copilot writer, round five").
-    const reasoning = w.reasoning === '' ? '' : `,"reasoningText":${jsonString(w.reasoning)}`;
+    const reasoning = w[REASONING] === '' ? '' : `,"reasoningText":${jsonString(w[REASONING])}`;
     const dataText = `{"messageId":${jsonString(id)},"content":${jsonString(content)}${reasoning}}`;
-    w.reasoning = '';
-    w.openReasoning = undefined;
+    w[REASONING] = '';
+    w[OPEN_REASONING] = undefined;
     return emit(w, { type: 'assistant.message', data: EMPTY, dataText, event });
   }
   const data = dataWith(tpl, [
     ['messageId', id],
     ['content', content],
   ]);
-  if (w.reasoning !== '') data.reasoningText = w.reasoning;
-  w.reasoning = '';
-  w.openReasoning = undefined;
+  if (w[REASONING] !== '') data.reasoningText = w[REASONING];
+  w[REASONING] = '';
+  w[OPEN_REASONING] = undefined;
   return emit(w, { type: 'assistant.message', data, event });
 }
 
@@ -634,13 +653,35 @@ function toolEnd(
       : typeof event.error === 'string'
         ? event.error
         : json(event.error, 'tool.end.error');
-  const data = dataWith(tpl, [
-    ['toolCallId', event.call],
-    ['success', event.ok],
-    ['result', content === undefined ? undefined : { ...keptResult, content }],
-    ['error', error === undefined ? undefined : { ...keptError, message: error }],
-  ]);
+  const data =
+    (tpl === undefined && w[TEMPLATES] ? toolEndData(event.call, event.ok, content, error) : undefined) ??
+    dataWith(tpl, [
+      ['toolCallId', event.call],
+      ['success', event.ok],
+      ['result', content === undefined ? undefined : { ...keptResult, content }],
+      ['error', error === undefined ? undefined : { ...keptError, message: error }],
+    ]);
   return lazyTurn(w, event, own) + emit(w, { type: 'tool.execution_complete', data, event });
+}
+
+// The data `dataWith` builds for a tool's end written from the model (no kept record), as one
+// literal per shape: an object grown from `{}` has hidden classes a full GC frees, and the code
+// that read them with it (docs/performance.md, "Copilot writer, round seven"). Undefined when
+// the call or the outcome is unset (`dataWith` leaves such a key out).
+function toolEndData(
+  call: string | undefined,
+  ok: boolean | undefined,
+  content: string | undefined,
+  error: string | undefined,
+): JsonObject | undefined {
+  if (call === undefined || ok === undefined) return undefined;
+  if (error === undefined)
+    return content === undefined
+      ? { toolCallId: call, success: ok }
+      : { toolCallId: call, success: ok, result: { content } };
+  return content === undefined
+    ? { toolCallId: call, success: ok, error: { message: error } }
+    : { toolCallId: call, success: ok, result: { content }, error: { message: error } };
 }
 
 function usageRecord(
@@ -653,13 +694,13 @@ function usageRecord(
   const u = event.usage;
   if (u.costUsd !== undefined)
     reportLoss(
-      w.loss,
+      w[LOSS],
       event,
       'usage.costUsd',
       `${FORMAT} has no cost in US dollars (its cost is a billing multiplier)`,
     );
   if (u.scope === 'thread') return shutdown(w, event, u, tpl);
-  if (event.lane === undefined) w.usageInTurn = true;
+  if (event.lane === undefined) w[USAGE_IN_TURN] = true;
   // The key is the API call id; a record without one was keyed by its own event id.
   const key = u.key === undefined || u.key === env?.id ? undefined : u.key;
   const data = dataWith(tpl, [
@@ -696,7 +737,7 @@ function shutdown(w: Writer, event: AgentEventOf<'usage'>, u: Usage, tpl: JsonOb
     const fresh: JsonObject = {
       shutdownType: 'routine',
       totalApiDurationMs: 0,
-      sessionStartTime: event.ts ?? (w.options.clock ?? Date.now)(),
+      sessionStartTime: event.ts ?? (w[OPTIONS].clock ?? Date.now)(),
       codeChanges: { linesAdded: 0, linesRemoved: 0, filesModified: [] },
       modelMetrics: metrics,
     };
@@ -707,7 +748,7 @@ function shutdown(w: Writer, event: AgentEventOf<'usage'>, u: Usage, tpl: JsonOb
 
 function childStart(w: Writer, event: AgentEventOf<'child.start'>, tpl: JsonObject | undefined): string {
   const call = event.call ?? event.child;
-  w.children.set(event.child, { call, name: event.name });
+  w[CHILDREN].set(event.child, { call, name: event.name });
   const name = event.name ?? (tpl === undefined ? 'agent' : tpl.agentName);
   const data = dataWith(tpl, [
     ['toolCallId', call],
@@ -724,8 +765,8 @@ function childStart(w: Writer, event: AgentEventOf<'child.start'>, tpl: JsonObje
 }
 
 function childEnd(w: Writer, event: AgentEventOf<'child.end'>, tpl: JsonObject | undefined): string {
-  const started = w.children.get(event.child);
-  w.children.delete(event.child);
+  const started = w[CHILDREN].get(event.child);
+  w[CHILDREN].delete(event.child);
   const call = started?.call ?? (tpl === undefined ? event.child : (tpl.toolCallId as string));
   const name = started?.name ?? (tpl === undefined ? 'agent' : tpl.agentName);
   const failed = event.status === 'failed' || event.status === 'incomplete';
@@ -738,7 +779,7 @@ function childEnd(w: Writer, event: AgentEventOf<'child.end'>, tpl: JsonObject |
   else if (event.status === 'cancelled') set.push(['cancelled', true]);
   else if (tpl !== undefined) set.push(['cancelled', tpl.cancelled === true ? undefined : tpl.cancelled]);
   if (!failed && event.result !== undefined)
-    reportLoss(w.loss, event, 'child.end.result', `${FORMAT} has no result text for a completed subagent`);
+    reportLoss(w[LOSS], event, 'child.end.result', `${FORMAT} has no result text for a completed subagent`);
   const data = dataWith(tpl, set);
   const agent = event.child === call ? undefined : event.child;
   return emit(w, { type: failed ? 'subagent.failed' : 'subagent.completed', data, event, agent });
@@ -748,12 +789,12 @@ function runEnd(w: Writer, event: AgentEventOf<'run.end'>, tpl: JsonObject | und
   if (event.status === 'incomplete') return '';
   // Right after a session.shutdown a completed run has ended already (a reader ends it there):
   // a session.idle would read as one more run.
-  if (w.lastType === 'session.shutdown' && event.status === 'completed' && tpl === undefined) return '';
+  if (w[LAST_TYPE] === 'session.shutdown' && event.status === 'completed' && tpl === undefined) return '';
   let text = '';
   if (
     event.status === 'failed' &&
     tpl === undefined &&
-    (w.runError === undefined || (event.error !== undefined && event.error !== w.runError))
+    (w[RUN_ERROR] === undefined || (event.error !== undefined && event.error !== w[RUN_ERROR]))
   ) {
     const message = event.error ?? event.reason ?? 'the run failed';
     text += emit(w, {
@@ -762,7 +803,7 @@ function runEnd(w: Writer, event: AgentEventOf<'run.end'>, tpl: JsonObject | und
       event: { ...event },
     });
   }
-  w.runError = undefined;
+  w[RUN_ERROR] = undefined;
   const data: JsonObject =
     tpl !== undefined ? { ...tpl } : event.status === 'cancelled' ? { aborted: true } : {};
   return text + emit(w, { type: 'session.idle', data, event });
@@ -771,15 +812,15 @@ function runEnd(w: Writer, event: AgentEventOf<'run.end'>, tpl: JsonObject | und
 function unknownRecord(w: Writer, event: AgentEventOf<'unknown'>, own: boolean): string {
   const r = event.record;
   if (!own || !isJsonObject(r)) {
-    reportLoss(w.loss, event, 'unknown', `${FORMAT} writes back only records read from ${FORMAT}`);
+    reportLoss(w[LOSS], event, 'unknown', `${FORMAT} writes back only records read from ${FORMAT}`);
     return '';
   }
-  w.lastType = undefined;
+  w[LAST_TYPE] = undefined;
   if (typeof r.id === 'string') {
-    w.lastId = r.id;
-    w.lastQuoted = jsonString(r.id);
+    w[LAST_ID] = r.id;
+    w[LAST_QUOTED] = jsonString(r.id);
   }
-  w.wroteAny = true;
+  w[WROTE_ANY] = true;
   return `${rawIfSame(event.provenance?.hints?.raw, json(r, 'unknown.record'))}\n`;
 }
 
@@ -792,11 +833,11 @@ function emit(w: Writer, o: Out): string {
   const env = copilotEnvelope(hints?.record);
   const kept = env !== undefined && env.type === o.type ? env : undefined;
   const id = kept !== undefined ? kept.id : newId(w);
-  const parentId = kept !== undefined ? kept.parentId : w.lastId;
+  const parentId = kept !== undefined ? kept.parentId : w[LAST_ID];
   const timeText =
     kept !== undefined && (event.ts === undefined || parseTimestamp(kept.timestamp).ms === event.ts)
       ? quotedTime(w, kept.timestamp)
-      : w.templates
+      : w[TEMPLATES]
         ? quotedAt(w, event.ts)
         : jsonString(timestampOf(w, event.ts));
   const agent =
@@ -807,11 +848,11 @@ function emit(w: Writer, o: Out): string {
   // An id of the default source (a UUID) has nothing to escape. The previous record's quoted id
   // is this one's parentId: quoted once.
   const quotedId =
-    w.templates && kept === undefined && w.options.idSource === undefined ? `"${id}"` : jsonString(id);
+    w[TEMPLATES] && kept === undefined && w[OPTIONS].idSource === undefined ? `"${id}"` : jsonString(id);
   const quotedParent =
-    parentId === null ? 'null' : parentId === w.lastId ? w.lastQuoted : jsonString(parentId);
+    parentId === null ? 'null' : parentId === w[LAST_ID] ? w[LAST_QUOTED] : jsonString(parentId);
   // Record types are plain words: nothing to escape.
-  const type = w.templates
+  const type = w[TEMPLATES]
     ? `"type":"${o.type}","data":${data}`
     : `"type":${jsonString(o.type)},"data":${data}`;
   // COPILOT_ENVELOPE_KEYS, or COPILOT_DISK_KEYS for a record that came in the on-disk order.
@@ -829,10 +870,10 @@ function emit(w: Writer, o: Out): string {
   let text = `${text0}${tail}}`;
   if (kept?.extra !== undefined) text = withExtra(text, kept.extra);
   if (kept !== undefined && hints?.raw !== undefined) text = rawIfSame(hints.raw, text);
-  w.lastId = id;
-  w.lastQuoted = quotedId;
-  w.wroteAny = true;
-  w.lastType = o.type;
+  w[LAST_ID] = id;
+  w[LAST_QUOTED] = quotedId;
+  w[WROTE_ANY] = true;
+  w[LAST_TYPE] = o.type;
   return `${text}\n`;
 }
 

@@ -5,7 +5,7 @@ import { type Codec, createCheck, createCodec } from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
 import { checkNativeharnessEvents } from './check';
 import { createNhChunkDecoder, type NhDecodeOptions } from './decode';
-import { type NhEncodeOptions, NhEncoder } from './encode';
+import { createNhEncoder, type NhEncodeOptions } from './encode';
 import { NH } from './wire';
 
 /** The nativeharness codec: options pick the framing (`framing`), detected when decoding. */
@@ -21,7 +21,7 @@ export interface NativeharnessCodec extends Codec<NhDecodeOptions, NhEncodeOptio
 const codec = createCodec<NhDecodeOptions, NhEncodeOptions>({
   format: NH,
   createChunkDecoder: createNhChunkDecoder,
-  createEncoder: (options, sink) => new NhEncoder(options, sink),
+  createEncoder: createNhEncoder,
 });
 
 /**

@@ -1,0 +1,39 @@
+import { describe, expect, test } from 'vitest';
+import { type AgentEvent, amp, copilot } from '../../src/index';
+
+// The Amp and Copilot encoders keep their state in element 0 of a class instance with no named
+// property of its own, so every encoder has the class's initial hidden class, which outlives a
+// full GC (docs/performance.md, "Amp writer, round seven"). A named field added to the instance
+// would bring back a hidden class the GC frees between encoders: this catches it.
+
+// Timestamped: the Copilot writer reads the clock for events without one.
+const ts = 1767225600000;
+const events: AgentEvent[] = [
+  { type: 'run.start', ts },
+  { type: 'message.start', role: 'assistant', ts },
+  { type: 'text.delta', text: 'hi', ts },
+  { type: 'round.end', message: 'hi', ts },
+  { type: 'run.end', status: 'completed', answer: 'hi', ts },
+];
+
+describe.each([
+  ['amp', amp],
+  ['copilot', copilot],
+] as const)('%s encoder', (_, codec) => {
+  test('has no named own property, before and after writing', () => {
+    const e = codec.createEncoder({ idSource: () => 'id' });
+    expect(Object.getOwnPropertyNames(e)).toEqual(['0']);
+    for (const ev of events) e.write(ev);
+    e.end();
+    expect(Object.getOwnPropertyNames(e)).toEqual(['0']);
+    expect(Object.getPrototypeOf(e)).toBe(Object.getPrototypeOf(codec.createEncoder()));
+  });
+
+  test('writes through a method taken from one encoder and called on another', () => {
+    const a = codec.createEncoder({ idSource: () => 'id' });
+    const b = codec.createEncoder({ idSource: () => 'id' });
+    const viaA = events.map((ev) => a.write.call(b, ev)).join('');
+    const c = codec.createEncoder({ idSource: () => 'id' });
+    expect(viaA + b.end()).toBe(events.map((ev) => c.write(ev)).join('') + c.end());
+  });
+});
