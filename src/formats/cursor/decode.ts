@@ -91,11 +91,23 @@ function contentText(message: unknown): string | undefined {
  * them along (docs/performance.md, "Cursor decoder, round four").
  */
 export function createCursorRecordDecoder(options: CursorDecodeOptions, sink: DiagnosticSink): RecordDecoder {
-  const d = newDecoder(options, sink);
-  return {
-    line: (text, line, offset, out) => readLine(d, text, line, offset, out),
-    end: (out) => endStream(d, out),
-  };
+  // The same two functions for every decoder, not closures per decoder (docs/performance.md,
+  // "Cursor decoder, round seven").
+  const decoder: StatefulDecoder = { d: newDecoder(options, sink), line: lineOf, end: endOf };
+  return decoder;
+}
+
+/** A record decoder over its state literal. */
+interface StatefulDecoder extends RecordDecoder {
+  readonly d: Decoder;
+}
+
+function lineOf(this: StatefulDecoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
+  readLine(this.d, text, line, offset, out);
+}
+
+function endOf(this: StatefulDecoder, out: AgentEvent[]): void {
+  endStream(this.d, out);
 }
 
 /** The decoder's state between lines, built whole in one object literal ({@link newDecoder}). */
@@ -511,6 +523,7 @@ function map(d: Decoder, type: string, cx: LineContext, out: AgentEvent[]): void
   const r = cx.record;
   switch (type) {
     case 'system': {
+      if (cursorDecodeShortcut.enabled && wholeSessionStart(cx, out)) return;
       const e: AgentEventOf<'session.start'> = { type: 'session.start', provenance: cx.provenance };
       const model = str(r.model);
       if (model !== undefined) e.model = model;
@@ -528,6 +541,15 @@ function map(d: Decoder, type: string, cx: LineContext, out: AgentEvent[]): void
         d.runOpen = true;
         d.segment = '';
         d.closed = '';
+        const session = r.session_id;
+        if (
+          cursorDecodeShortcut.enabled &&
+          typeof session === 'string' &&
+          typeof r.timestamp_ms !== 'number'
+        ) {
+          out.push({ type: 'run.start', input: text, provenance: cx.provenance, session });
+          return;
+        }
         const e: AgentEventOf<'run.start'> = { type: 'run.start', input: text, provenance: cx.provenance };
         stamp(e, cx);
         out.push(e);
@@ -561,6 +583,7 @@ function map(d: Decoder, type: string, cx: LineContext, out: AgentEvent[]): void
     case 'result': {
       openRun(d, cx, out);
       d.runOpen = false;
+      if (cursorDecodeShortcut.enabled && wholeRunEnd(cx, out)) return;
       const failed = r.is_error === true;
       const e: AgentEventOf<'run.end'> = {
         type: 'run.end',
@@ -590,6 +613,68 @@ function map(d: Decoder, type: string, cx: LineContext, out: AgentEvent[]): void
       out.push(e);
     }
   }
+}
+
+// The events of the records that open and close a session and a run, as Cursor writes them
+// (`system/init` with its model, directory and mode; a `result` that succeeded, with its
+// duration, answer and four counts; each with a session id and no time), built whole in one
+// literal each, in the general path's key order (what `stamp` would add after the fields): a
+// literal's hidden class outlives the forced GC where one grown by `stamp` dies with the last
+// event (docs/performance.md, "Cursor decoder, round seven"). False, nothing done, for any other
+// record, which the general path maps.
+function wholeSessionStart(cx: LineContext, out: AgentEvent[]): boolean {
+  const r = cx.record;
+  const { model, cwd, permissionMode: mode, session_id: session } = r;
+  if (
+    typeof model !== 'string' ||
+    typeof cwd !== 'string' ||
+    typeof mode !== 'string' ||
+    typeof session !== 'string' ||
+    typeof r.timestamp_ms === 'number'
+  )
+    return false;
+  out.push({ type: 'session.start', provenance: cx.provenance, model, cwd, mode, session });
+  return true;
+}
+
+function wholeRunEnd(cx: LineContext, out: AgentEvent[]): boolean {
+  const r = cx.record;
+  const { subtype: reason, duration_ms: durationMs, result: answer, usage: u, session_id: session } = r;
+  if (
+    r.is_error === true ||
+    typeof reason !== 'string' ||
+    typeof durationMs !== 'number' ||
+    typeof answer !== 'string' ||
+    typeof session !== 'string' ||
+    typeof r.timestamp_ms === 'number' ||
+    !isJsonObject(u)
+  )
+    return false;
+  const {
+    inputTokens: input,
+    outputTokens: output,
+    cacheReadTokens: cacheRead,
+    cacheWriteTokens: cacheWrite,
+  } = u;
+  if (
+    typeof input !== 'number' ||
+    typeof output !== 'number' ||
+    typeof cacheRead !== 'number' ||
+    typeof cacheWrite !== 'number'
+  )
+    return false;
+  const usage = { input, output, cacheRead, cacheWrite };
+  out.push({
+    type: 'run.end',
+    status: 'completed',
+    provenance: cx.provenance,
+    reason,
+    durationMs,
+    answer,
+    usage,
+    session,
+  });
+  return true;
 }
 
 function assistant(d: Decoder, cx: LineContext, out: AgentEvent[]): void {
