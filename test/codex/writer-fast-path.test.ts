@@ -79,6 +79,21 @@ function write(events: AgentEvent[], templates: boolean): string {
   }
 }
 
+/**
+ * The property both stream tests check: the lines decoded (as they are, or as JSON copies), any
+ * edits applied, and the writer with templates gives the general path's bytes.
+ */
+function sameBytesEdited(
+  lines: string[],
+  changes: Array<[number, (e: AgentEvent) => void]>,
+  copy: boolean,
+): void {
+  const decoded = codex.parse(lines.map((l) => `${l}\n`).join('')).events;
+  const events: AgentEvent[] = copy ? JSON.parse(JSON.stringify(decoded)) : decoded;
+  if (events.length > 0) for (const [at, change] of changes) change(events[at % events.length]!);
+  expect(write(events, true)).toBe(write(events, false));
+}
+
 describe('Codex writer: the template writes', () => {
   test('gives the bytes the general path gives, for any edit of any event, copied or not', () => {
     fc.assert(
@@ -86,12 +101,7 @@ describe('Codex writer: the template writes', () => {
         stream,
         fc.array(fc.tuple(fc.nat(), edit), { maxLength: 6 }),
         fc.boolean(),
-        (lines, changes, copy) => {
-          const decoded = codex.parse(lines.map((l) => `${l}\n`).join('')).events;
-          const events: AgentEvent[] = copy ? JSON.parse(JSON.stringify(decoded)) : decoded;
-          if (events.length > 0) for (const [at, change] of changes) change(events[at % events.length]!);
-          expect(write(events, true)).toBe(write(events, false));
-        },
+        sameBytesEdited,
       ),
       { numRuns: FUZZ_RUNS * 3 },
     );
@@ -183,12 +193,7 @@ describe('Codex writer: the file change template', () => {
         fc.array(fc.oneof(fileLine, fileLine, ...[stream.map((l) => l.join('\n'))]), { maxLength: 6 }),
         fc.array(fc.tuple(fc.nat(), fc.oneof(edit, edits(['changes', 'call']))), { maxLength: 6 }),
         fc.boolean(),
-        (lines, changes, copy) => {
-          const decoded = codex.parse(lines.map((l) => `${l}\n`).join('')).events;
-          const events: AgentEvent[] = copy ? JSON.parse(JSON.stringify(decoded)) : decoded;
-          if (events.length > 0) for (const [at, change] of changes) change(events[at % events.length]!);
-          expect(write(events, true)).toBe(write(events, false));
-        },
+        sameBytesEdited,
       ),
       { numRuns: FUZZ_RUNS * 3 },
     );
