@@ -2,8 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { AGUI_DECODER_SHORTCUTS } from '../../src/formats/ag-ui/decode';
 import { AISDK_DECODER_SHORTCUTS } from '../../src/formats/ai-sdk/decode';
-import { agui, aisdk, type Codec, type Diagnostic } from '../../src/index';
+import { agui, aisdk, type Codec } from '../../src/index';
 import { FUZZ_RUNS } from '../runs';
+import { decodeSwitched } from './decode-switch';
 
 // The UI decoders read their frequent long records (a carried tool output; AG-UI's tool result,
 // the AI SDK's text output and error) spelled as the writers spell them without parsing them
@@ -216,37 +217,6 @@ const CASES = [
   },
 ];
 
-function decode(
-  codec: Codec,
-  flag: { enabled: boolean },
-  on: boolean,
-  bytes: Uint8Array,
-  cuts: number[],
-  maxDepth: number | undefined,
-) {
-  const was = flag.enabled;
-  flag.enabled = on;
-  try {
-    const diagnostics: Diagnostic[] = [];
-    const onDiagnostic = (x: Diagnostic) => diagnostics.push(x);
-    const d = codec.createDecoder(maxDepth === undefined ? { onDiagnostic } : { maxDepth, onDiagnostic });
-    const events = [];
-    let at = 0;
-    for (const cut of [...cuts].sort((a, b) => a - b)) {
-      const to = cut % (bytes.length + 1);
-      if (to < at) continue;
-      events.push(...d.push(bytes.subarray(at, to)));
-      at = to;
-    }
-    events.push(...d.push(bytes.subarray(at)), ...d.end());
-    // Own `undefined` fields show in this text, unlike in JSON.stringify's.
-    const json = JSON.stringify(events, (_k, v) => (v === undefined ? '<undefined>' : v));
-    return { json, diagnostics, written: codec.stringify(events) };
-  } finally {
-    flag.enabled = was;
-  }
-}
-
 describe.each(CASES)('$name decoder: canonical-line readers and the general path', (c) => {
   test('give the same events, diagnostics and written bytes, in both framings, LF and CRLF, every chunking', () => {
     const body = fc.array(
@@ -269,8 +239,8 @@ describe.each(CASES)('$name decoder: canonical-line readers and the general path
             ? lines.map((l) => `data: ${l}${eol}${eol}`).join('')
             : lines.map((l) => l + eol).join('');
           const bytes = new TextEncoder().encode(wire);
-          const fast = decode(c.codec, c.flag, true, bytes, cuts, maxDepth);
-          expect(fast).toEqual(decode(c.codec, c.flag, false, bytes, cuts, maxDepth));
+          const fast = decodeSwitched(c.codec, c.flag, true, bytes, cuts, maxDepth);
+          expect(fast).toEqual(decodeSwitched(c.codec, c.flag, false, bytes, cuts, maxDepth));
         },
       ),
       { numRuns: FUZZ_RUNS * 4 },
@@ -291,8 +261,8 @@ describe.each(CASES)('$name decoder: canonical-line readers and the general path
         ]) {
       const wire = [...c.opening, line].map((l) => `data: ${l}\n\n`).join('');
       const bytes = new TextEncoder().encode(wire);
-      const fast = decode(c.codec, c.flag, true, bytes, [], undefined);
-      expect(fast).toEqual(decode(c.codec, c.flag, false, bytes, [], undefined));
+      const fast = decodeSwitched(c.codec, c.flag, true, bytes, [], undefined);
+      expect(fast).toEqual(decodeSwitched(c.codec, c.flag, false, bytes, [], undefined));
       expect(fast.diagnostics).toEqual([]);
       expect(fast.json).toContain(`"record":${JSON.stringify(JSON.parse(line))}`);
       expect(fast.written).toBe(wire);

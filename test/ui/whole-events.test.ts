@@ -3,9 +3,10 @@ import { describe, expect, test } from 'vitest';
 import { codecFor } from '../../src/formats';
 import { AGUI_DECODER_SHORTCUTS, AGUI_WHOLE_EVENTS } from '../../src/formats/ag-ui/decode';
 import { AISDK_DECODER_SHORTCUTS, AISDK_WHOLE_EVENTS } from '../../src/formats/ai-sdk/decode';
-import { agui, aisdk, type Codec, type Diagnostic } from '../../src/index';
+import { agui, aisdk, type Codec } from '../../src/index';
 import { listFixtures, loadFixture } from '../../src/node/fixtures';
 import { FUZZ_RUNS } from '../runs';
+import { decodeSwitched } from './decode-switch';
 
 // The UI decoders build their frequent events (text deltas, message and step bounds, a call's
 // argument chunks, start and end, a carried tool output, a step's end) whole, each in one literal
@@ -343,29 +344,6 @@ const stream = (record: fc.Arbitrary<Row>, group: fc.Arbitrary<Row[]>, opening: 
     )
     .map(([open, groups]) => (open ? [...opening, ...groups.flat()] : groups.flat()));
 
-function decode(codec: Codec, flag: { enabled: boolean }, on: boolean, bytes: Uint8Array, cuts: number[]) {
-  const was = flag.enabled;
-  flag.enabled = on;
-  try {
-    const diagnostics: Diagnostic[] = [];
-    const d = codec.createDecoder({ onDiagnostic: (x: Diagnostic) => diagnostics.push(x) });
-    const events = [];
-    let at = 0;
-    for (const cut of [...cuts].sort((a, b) => a - b)) {
-      const to = cut % (bytes.length + 1);
-      if (to < at) continue;
-      events.push(...d.push(bytes.subarray(at, to)));
-      at = to;
-    }
-    events.push(...d.push(bytes.subarray(at)), ...d.end());
-    // Own `undefined` fields show in this text, unlike in JSON.stringify's.
-    const json = JSON.stringify(events, (_k, v) => (v === undefined ? '<undefined>' : v));
-    return { json, diagnostics, written: codec.stringify(events) };
-  } finally {
-    flag.enabled = was;
-  }
-}
-
 const CASES: Array<{
   name: string;
   codec: Codec;
@@ -412,10 +390,10 @@ describe.each(CASES)(
             const lines = rows.map((r) => JSON.stringify(r));
             const wire = sse ? lines.map((l) => `data: ${l}\n\n`).join('') : `${lines.join('\n')}\n`;
             const bytes = new TextEncoder().encode(wire);
-            const whole = decode(codec, flag, true, bytes, cuts);
-            expect(whole).toEqual(decode(codec, flag, false, bytes, cuts));
+            const whole = decodeSwitched(codec, flag, true, bytes, cuts);
+            expect(whole).toEqual(decodeSwitched(codec, flag, false, bytes, cuts));
             // The delta shortcut's record (in the hints) has JSON.parse's keys in JSON.parse's order.
-            expect(whole).toEqual(decode(codec, shortcut, false, bytes, cuts));
+            expect(whole).toEqual(decodeSwitched(codec, shortcut, false, bytes, cuts));
           },
         ),
         { numRuns: FUZZ_RUNS * 3 },
@@ -429,7 +407,9 @@ describe.each(CASES)(
           f.format === codec.format
             ? fixture.bytes
             : new TextEncoder().encode(codec.stringify(codecFor(f.format)!.parse(fixture.bytes).events));
-        expect(decode(codec, flag, true, bytes, [])).toEqual(decode(codec, flag, false, bytes, []));
+        expect(decodeSwitched(codec, flag, true, bytes, [])).toEqual(
+          decodeSwitched(codec, flag, false, bytes, []),
+        );
       }
     });
   },
