@@ -16,6 +16,7 @@ import {
 } from '../../json';
 import { copyJson } from '../../kept';
 import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
+import { HintedProvenance, KeptLineHints } from '../../plain';
 import { incompleteRunEnd } from '../../record';
 import { isPlainUint } from '../../text-reader';
 import {
@@ -149,8 +150,9 @@ function readLine(d: Decoder, text: string, line: number, offset: number, out: A
     if (value === NOT_PARSED) return;
     if (refuseDeepValue(text, value, line, offset, d.maxDepth, FORMAT, d.sink)) return;
   }
-  const hints: CursorHints = { raw: text, record: value };
-  const provenance: Provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
+  // Constructors, not literals: see src/plain.ts.
+  const hints: CursorHints = new KeptLineHints(text, value);
+  const provenance: Provenance = new HintedProvenance(FORMAT, line, offset, hints as Record<string, unknown>);
   if (!isJsonObject(value)) {
     report(d, 'invalid_json', line, offset, 'not a JSON object; kept as an unknown event');
     out.push({ type: 'unknown', record: value, provenance });

@@ -1,0 +1,78 @@
+import type { Format } from './diagnostics';
+import type { Provenance } from './model';
+
+/**
+ * Plain objects made by a constructor: what a decoder builds for every line and returns from
+ * `push`.
+ *
+ * Why not an object literal: V8 gives every object literal an allocation site, and when one
+ * young-generation GC finds most of a site's recent objects alive it may decide to allocate all
+ * later objects of that site in the old generation ("pretenuring"). A decoder's output array holds
+ * the events of a whole chunk until `push` returns, so a GC that lands inside a `push` while the
+ * decoder still runs unoptimised (the first lines, or after a deopt) sees them all alive, and the
+ * decision, once taken, holds for the life of the process. From then on every string and record
+ * those old objects point to survives the young-generation GCs until the next full GC: the decoder
+ * runs at a fraction of its speed, in the bench and in a supervisor alike (docs/performance.md,
+ * "Round eight"). Objects made by `new` have no allocation site. The constructor's `prototype` is
+ * `Object.prototype`, so what it makes is indistinguishable from a literal: same prototype, same
+ * `constructor`, own enumerable keys in the order the constructor assigns them.
+ *
+ * @param init - Assigns every field, always in the same order (one hidden class per constructor).
+ * @returns A constructor whose instances are plain objects.
+ */
+export function plain<T extends object, A extends unknown[]>(
+  init: (this: T, ...args: A) => void,
+): new (
+  ...args: A
+) => T {
+  init.prototype = Object.prototype;
+  return init as unknown as new (
+    ...args: A
+  ) => T;
+}
+
+/** `{ format, line, offset }`: a line's provenance with nothing kept for the writer. */
+export const LineProvenance: new (format: Format, line: number, offset: number) => Provenance = plain(
+  function (this: Provenance, format: Format, line: number, offset: number) {
+    this.format = format;
+    this.line = line;
+    this.offset = offset;
+  },
+);
+
+/** `{ format, line, offset, hints }`: a line's provenance with what its writer needs. */
+export const HintedProvenance: new (
+  format: Format,
+  line: number,
+  offset: number,
+  hints: Record<string, unknown>,
+) => Provenance = plain(function (
+  this: Provenance,
+  format: Format,
+  line: number,
+  offset: number,
+  hints: Record<string, unknown>,
+) {
+  this.format = format;
+  this.line = line;
+  this.offset = offset;
+  this.hints = hints;
+});
+
+/** The hints of a line kept as written: its text and the record it parses to. */
+export interface KeptLine {
+  /** The line as written. */
+  raw: string;
+  /** The record `raw` parses to. */
+  record: unknown;
+}
+
+/** `{ raw, record }`: the hints of a line a writer puts back as written while its event is unchanged. */
+export const KeptLineHints: new (raw: string, record: unknown) => KeptLine = plain(function (
+  this: KeptLine,
+  raw: string,
+  record: unknown,
+) {
+  this.raw = raw;
+  this.record = record;
+});
