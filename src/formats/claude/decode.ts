@@ -13,6 +13,7 @@ import {
   valueExceedsDepth,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance, QuestionItem, Usage } from '../../model';
+import { HintedProvenance, LineProvenance, plain } from '../../plain';
 import {
   readDigits,
   readFixed,
@@ -182,6 +183,489 @@ const LAST_OFFSET = 14;
 // a literal afterwards. A literal's hidden class is held by its allocation site and outlives a
 // full GC; the added fields' transitions do not, and code that embedded them is thrown away.
 
+// The objects of a line's events (events, provenance, hints, usage) are made by constructors,
+// not literals: a literal's allocation site can be pretenured, and then every line's objects and
+// what they hold live in the old generation (src/plain.ts). One constructor per shape, the keys
+// in the order the literals had.
+
+/** `{ format, line, offset, synthetic: true }`. */
+const SyntheticProvenance = plain(function (this: Provenance, line: number, offset: number) {
+  this.format = FORMAT;
+  this.line = line;
+  this.offset = offset;
+  this.synthetic = true;
+});
+
+/** `{ format, line, offset, synthetic: true, hints }` (the line's first event: `finishLine` sets the hints). */
+const SyntheticHintedProvenance = plain(function (this: Provenance, line: number, offset: number) {
+  this.format = FORMAT;
+  this.line = line;
+  this.offset = offset;
+  this.synthetic = true;
+  this.hints = undefined as never;
+});
+
+/** `{ said }`: the hints of an event with checked fields, until `finishLine`. */
+const SaidHints = plain(function (this: ClaudeHints, said: Record<string, unknown>) {
+  this.said = said;
+});
+
+/** `{ text }`: what a delta said. */
+const TextSaid = plain(function (this: { text: string }, text: string) {
+  this.text = text;
+});
+
+/** `{ text, signature }`: what a signed thinking block said. */
+const SignedSaid = plain(function (
+  this: { text: string; signature: string },
+  text: string,
+  signature: string,
+) {
+  this.text = text;
+  this.signature = signature;
+});
+
+/** `{ name, args }`: what a tool call said. */
+const CallSaid = plain(function (this: { name: string; args: JsonObject }, name: string, args: JsonObject) {
+  this.name = name;
+  this.args = args;
+});
+
+/** `{ ok: true, text }`: what a successful tool result said. */
+const ResultSaid = plain(function (this: { ok: boolean; text: string }, text: string) {
+  this.ok = true;
+  this.text = text;
+});
+
+// The line's first event's hints (`ownerHints`): `said` when there is one, the line, how many
+// events it gave when more than one, the lines before it that gave none.
+const RawHints = plain(function (this: ClaudeHints, raw: string) {
+  this.raw = raw;
+});
+const RawBeforeHints = plain(function (this: ClaudeHints, raw: string, before: string[]) {
+  this.raw = raw;
+  this.before = before;
+});
+const RawCountHints = plain(function (this: ClaudeHints, raw: string, n: number) {
+  this.raw = raw;
+  this.n = n;
+});
+const RawCountBeforeHints = plain(function (this: ClaudeHints, raw: string, n: number, before: string[]) {
+  this.raw = raw;
+  this.n = n;
+  this.before = before;
+});
+const SaidRawHints = plain(function (this: ClaudeHints, said: Record<string, unknown>, raw: string) {
+  this.said = said;
+  this.raw = raw;
+});
+const SaidRawBeforeHints = plain(function (
+  this: ClaudeHints,
+  said: Record<string, unknown>,
+  raw: string,
+  before: string[],
+) {
+  this.said = said;
+  this.raw = raw;
+  this.before = before;
+});
+const SaidRawCountHints = plain(function (
+  this: ClaudeHints,
+  said: Record<string, unknown>,
+  raw: string,
+  n: number,
+) {
+  this.said = said;
+  this.raw = raw;
+  this.n = n;
+});
+const SaidRawCountBeforeHints = plain(function (
+  this: ClaudeHints,
+  said: Record<string, unknown>,
+  raw: string,
+  n: number,
+  before: string[],
+) {
+  this.said = said;
+  this.raw = raw;
+  this.n = n;
+  this.before = before;
+});
+
+// The whole events, one constructor per shape: `…InRound` on the main lane once a round is open,
+// `…InLane` in a subagent's lane (`placeOf`).
+const TextInRound = plain(function (
+  this: AgentEventOf<'text.delta'>,
+  text: string,
+  message: string,
+  session: string,
+  round: number,
+  provenance: Provenance,
+) {
+  this.type = 'text.delta';
+  this.text = text;
+  this.message = message;
+  this.session = session;
+  this.round = round;
+  this.provenance = provenance;
+});
+const TextInLane = plain(function (
+  this: AgentEventOf<'text.delta'>,
+  text: string,
+  message: string,
+  session: string,
+  lane: string,
+  provenance: Provenance,
+) {
+  this.type = 'text.delta';
+  this.text = text;
+  this.message = message;
+  this.session = session;
+  this.lane = lane;
+  this.provenance = provenance;
+});
+const ThinkingInRound = plain(function (
+  this: AgentEventOf<'reasoning.delta'>,
+  text: string,
+  message: string,
+  session: string,
+  round: number,
+  provenance: Provenance,
+) {
+  this.type = 'reasoning.delta';
+  this.text = text;
+  this.message = message;
+  this.session = session;
+  this.round = round;
+  this.provenance = provenance;
+});
+const ThinkingInLane = plain(function (
+  this: AgentEventOf<'reasoning.delta'>,
+  text: string,
+  message: string,
+  session: string,
+  lane: string,
+  provenance: Provenance,
+) {
+  this.type = 'reasoning.delta';
+  this.text = text;
+  this.message = message;
+  this.session = session;
+  this.lane = lane;
+  this.provenance = provenance;
+});
+const SignedThinkingInRound = plain(function (
+  this: AgentEventOf<'reasoning.delta'>,
+  text: string,
+  message: string,
+  signature: string,
+  session: string,
+  round: number,
+  provenance: Provenance,
+) {
+  this.type = 'reasoning.delta';
+  this.text = text;
+  this.message = message;
+  this.signature = signature;
+  this.session = session;
+  this.round = round;
+  this.provenance = provenance;
+});
+const SignedThinkingInLane = plain(function (
+  this: AgentEventOf<'reasoning.delta'>,
+  text: string,
+  message: string,
+  signature: string,
+  session: string,
+  lane: string,
+  provenance: Provenance,
+) {
+  this.type = 'reasoning.delta';
+  this.text = text;
+  this.message = message;
+  this.signature = signature;
+  this.session = session;
+  this.lane = lane;
+  this.provenance = provenance;
+});
+const ToolStartInRound = plain(function (
+  this: AgentEventOf<'tool.start'>,
+  call: string,
+  name: string,
+  args: JsonObject,
+  session: string,
+  round: number,
+  provenance: Provenance,
+) {
+  this.type = 'tool.start';
+  this.call = call;
+  this.name = name;
+  this.args = args;
+  this.session = session;
+  this.round = round;
+  this.provenance = provenance;
+});
+const ToolStartInLane = plain(function (
+  this: AgentEventOf<'tool.start'>,
+  call: string,
+  name: string,
+  args: JsonObject,
+  session: string,
+  lane: string,
+  provenance: Provenance,
+) {
+  this.type = 'tool.start';
+  this.call = call;
+  this.name = name;
+  this.args = args;
+  this.session = session;
+  this.lane = lane;
+  this.provenance = provenance;
+});
+const ToolEndInRound = plain(function (
+  this: AgentEventOf<'tool.end'>,
+  call: string,
+  name: string,
+  text: string,
+  result: unknown,
+  session: string,
+  round: number,
+  provenance: Provenance,
+) {
+  this.type = 'tool.end';
+  this.call = call;
+  this.ok = true;
+  this.name = name;
+  this.text = text;
+  this.result = result;
+  this.session = session;
+  this.round = round;
+  this.provenance = provenance;
+});
+const ToolEndInLane = plain(function (
+  this: AgentEventOf<'tool.end'>,
+  call: string,
+  name: string,
+  text: string,
+  result: unknown,
+  session: string,
+  lane: string,
+  provenance: Provenance,
+) {
+  this.type = 'tool.end';
+  this.call = call;
+  this.ok = true;
+  this.name = name;
+  this.text = text;
+  this.result = result;
+  this.session = session;
+  this.lane = lane;
+  this.provenance = provenance;
+});
+const MessageStartInRound = plain(function (
+  this: AgentEventOf<'message.start'>,
+  message: string,
+  model: string,
+  session: string,
+  round: number,
+  provenance: Provenance,
+) {
+  this.type = 'message.start';
+  this.role = 'assistant';
+  this.message = message;
+  this.model = model;
+  this.session = session;
+  this.round = round;
+  this.provenance = provenance;
+});
+const MessageStartInLane = plain(function (
+  this: AgentEventOf<'message.start'>,
+  message: string,
+  model: string,
+  session: string,
+  lane: string,
+  provenance: Provenance,
+) {
+  this.type = 'message.start';
+  this.role = 'assistant';
+  this.message = message;
+  this.model = model;
+  this.session = session;
+  this.lane = lane;
+  this.provenance = provenance;
+});
+const UsageInRound = plain(function (
+  this: AgentEventOf<'usage'>,
+  usage: Usage,
+  session: string,
+  round: number,
+  provenance: Provenance,
+) {
+  this.type = 'usage';
+  this.usage = usage;
+  this.session = session;
+  this.round = round;
+  this.provenance = provenance;
+});
+const UsageInLane = plain(function (
+  this: AgentEventOf<'usage'>,
+  usage: Usage,
+  session: string,
+  lane: string,
+  provenance: Provenance,
+) {
+  this.type = 'usage';
+  this.usage = usage;
+  this.session = session;
+  this.lane = lane;
+  this.provenance = provenance;
+});
+const NoticeInRound = plain(function (
+  this: AgentEventOf<'notice'>,
+  kind: string,
+  data: Record<string, unknown>,
+  session: string,
+  round: number,
+  provenance: Provenance,
+) {
+  this.type = 'notice';
+  this.kind = kind;
+  this.data = data;
+  this.session = session;
+  this.round = round;
+  this.provenance = provenance;
+});
+const NoticeInLane = plain(function (
+  this: AgentEventOf<'notice'>,
+  kind: string,
+  data: Record<string, unknown>,
+  session: string,
+  lane: string,
+  provenance: Provenance,
+) {
+  this.type = 'notice';
+  this.kind = kind;
+  this.data = data;
+  this.session = session;
+  this.lane = lane;
+  this.provenance = provenance;
+});
+const SaidNoticeInRound = plain(function (
+  this: AgentEventOf<'notice'>,
+  kind: string,
+  severity: 'info' | 'warning',
+  data: Record<string, unknown>,
+  message: string,
+  session: string,
+  round: number,
+  provenance: Provenance,
+) {
+  this.type = 'notice';
+  this.kind = kind;
+  this.severity = severity;
+  this.data = data;
+  this.message = message;
+  this.session = session;
+  this.round = round;
+  this.provenance = provenance;
+});
+const SaidNoticeInLane = plain(function (
+  this: AgentEventOf<'notice'>,
+  kind: string,
+  severity: 'info' | 'warning',
+  data: Record<string, unknown>,
+  message: string,
+  session: string,
+  lane: string,
+  provenance: Provenance,
+) {
+  this.type = 'notice';
+  this.kind = kind;
+  this.severity = severity;
+  this.data = data;
+  this.message = message;
+  this.session = session;
+  this.lane = lane;
+  this.provenance = provenance;
+});
+const RoundEnd = plain(function (
+  this: AgentEventOf<'round.end'>,
+  message: string,
+  round: number,
+  model: string,
+  session: string,
+  provenance: Provenance,
+) {
+  this.type = 'round.end';
+  this.message = message;
+  this.round = round;
+  this.model = model;
+  this.session = session;
+  this.provenance = provenance;
+});
+const StoppedRoundEnd = plain(function (
+  this: AgentEventOf<'round.end'>,
+  message: string,
+  round: number,
+  stopReason: string,
+  model: string,
+  session: string,
+  provenance: Provenance,
+) {
+  this.type = 'round.end';
+  this.message = message;
+  this.round = round;
+  this.stopReason = stopReason;
+  this.model = model;
+  this.session = session;
+  this.provenance = provenance;
+});
+const RunStart = plain(function (this: AgentEventOf<'run.start'>, provenance: Provenance) {
+  this.type = 'run.start';
+  this.provenance = provenance;
+});
+const SessionRunStart = plain(function (
+  this: AgentEventOf<'run.start'>,
+  session: string,
+  provenance: Provenance,
+) {
+  this.type = 'run.start';
+  this.session = session;
+  this.provenance = provenance;
+});
+
+/** A call's usage as `wholeUsage` gives it: the counts (`input` their sum), then what the call was. */
+const CallUsage = plain(function (
+  this: Usage,
+  fresh: number,
+  output: number,
+  cacheRead: number,
+  cacheWrite: number,
+  final: boolean,
+  key: string,
+  model: string,
+) {
+  this.input = fresh + cacheRead + cacheWrite;
+  this.output = output;
+  this.cacheRead = cacheRead;
+  this.cacheWrite = cacheWrite;
+  this.scope = 'call';
+  this.final = final;
+  this.key = key;
+  this.model = model;
+});
+
+/** `system/thinking_tokens`' data as the canonical reader reads it (the record beside its envelope). */
+const ThinkingTokensData = plain(function (
+  this: { subtype: string; estimated_tokens: number; estimated_tokens_delta: number },
+  tokens: number,
+  delta: number,
+) {
+  this.subtype = 'thinking_tokens';
+  this.estimated_tokens = tokens;
+  this.estimated_tokens_delta = delta;
+});
+
 /**
  * Switch of the whole-event literals. Off, only the general path runs; test/claude/whole-events
  * .test.ts holds the two equal. Not part of the public API.
@@ -204,21 +688,20 @@ function placeOf(d: DecoderState, ctx: LineContext): Place {
 
 // The provenance of a checked event: `hints.said` from the start, as `emit` gives it.
 function saidProvenance(ctx: LineContext, said: Record<string, unknown>): Provenance {
-  return { format: FORMAT, line: ctx.line, offset: ctx.offset, hints: { said } };
+  return new HintedProvenance(FORMAT, ctx.line, ctx.offset, new SaidHints(said) as Record<string, unknown>);
 }
 
 // The provenance of an event without checked fields. The line's first event gets its `hints`
 // slot now (the value comes in `finishLine`, always), so the key is not added later.
 function plainProvenance(ctx: LineContext): Provenance {
   if (ctx.out.length === ctx.start)
-    return { format: FORMAT, line: ctx.line, offset: ctx.offset, hints: undefined as never };
-  return { format: FORMAT, line: ctx.line, offset: ctx.offset };
+    return new HintedProvenance(FORMAT, ctx.line, ctx.offset, undefined as never);
+  return new LineProvenance(FORMAT, ctx.line, ctx.offset);
 }
 
 function syntheticProvenance(ctx: LineContext): Provenance {
-  if (ctx.out.length === ctx.start)
-    return { format: FORMAT, line: ctx.line, offset: ctx.offset, synthetic: true, hints: undefined as never };
-  return { format: FORMAT, line: ctx.line, offset: ctx.offset, synthetic: true };
+  if (ctx.out.length === ctx.start) return new SyntheticHintedProvenance(ctx.line, ctx.offset);
+  return new SyntheticProvenance(ctx.line, ctx.offset);
 }
 
 // The line's first event's hints, whole: `said`, then what `finishLine` adds (same key order).
@@ -229,11 +712,15 @@ function ownerHints(
   before: string[] | undefined,
 ): ClaudeHints {
   if (said === undefined) {
-    if (n > 1) return before === undefined ? { raw, n } : { raw, n, before };
-    return before === undefined ? { raw } : { raw, before };
+    if (n > 1)
+      return before === undefined ? new RawCountHints(raw, n) : new RawCountBeforeHints(raw, n, before);
+    return before === undefined ? new RawHints(raw) : new RawBeforeHints(raw, before);
   }
-  if (n > 1) return before === undefined ? { said, raw, n } : { said, raw, n, before };
-  return before === undefined ? { said, raw } : { said, raw, before };
+  if (n > 1)
+    return before === undefined
+      ? new SaidRawCountHints(said, raw, n)
+      : new SaidRawCountBeforeHints(said, raw, n, before);
+  return before === undefined ? new SaidRawHints(said, raw) : new SaidRawBeforeHints(said, raw, before);
 }
 
 function pushed<E extends AgentEvent>(ctx: LineContext, e: E): E {
@@ -244,11 +731,10 @@ function pushed<E extends AgentEvent>(ctx: LineContext, e: E): E {
 function textDelta(d: DecoderState, ctx: LineContext, text: string, message: string): AgentEvent {
   const at = placeOf(d, ctx);
   if (at === GENERAL) return emit(d, ctx, { type: 'text.delta', text, message });
-  const provenance = saidProvenance(ctx, { text });
+  const provenance = saidProvenance(ctx, new TextSaid(text));
   const session = d[SESSION]!;
-  if (at === IN_ROUND)
-    return pushed(ctx, { type: 'text.delta', text, message, session, round: d[ROUND], provenance });
-  return pushed(ctx, { type: 'text.delta', text, message, session, lane: ctx.lane!, provenance });
+  if (at === IN_ROUND) return pushed(ctx, new TextInRound(text, message, session, d[ROUND], provenance));
+  return pushed(ctx, new TextInLane(text, message, session, ctx.lane!, provenance));
 }
 
 function thinking(
@@ -268,15 +754,14 @@ function thinking(
   const lane = ctx.lane!;
   const round = d[ROUND];
   if (signature === undefined) {
-    const provenance = saidProvenance(ctx, { text });
-    if (at === IN_ROUND)
-      return pushed(ctx, { type: 'reasoning.delta', text, message, session, round, provenance });
-    return pushed(ctx, { type: 'reasoning.delta', text, message, session, lane, provenance });
+    const provenance = saidProvenance(ctx, new TextSaid(text));
+    if (at === IN_ROUND) return pushed(ctx, new ThinkingInRound(text, message, session, round, provenance));
+    return pushed(ctx, new ThinkingInLane(text, message, session, lane, provenance));
   }
-  const provenance = saidProvenance(ctx, { text, signature });
+  const provenance = saidProvenance(ctx, new SignedSaid(text, signature));
   if (at === IN_ROUND)
-    return pushed(ctx, { type: 'reasoning.delta', text, message, signature, session, round, provenance });
-  return pushed(ctx, { type: 'reasoning.delta', text, message, signature, session, lane, provenance });
+    return pushed(ctx, new SignedThinkingInRound(text, message, signature, session, round, provenance));
+  return pushed(ctx, new SignedThinkingInLane(text, message, signature, session, lane, provenance));
 }
 
 // A tool call with arguments and no MCP server (the usual one); anything else, the general path.
@@ -289,11 +774,11 @@ function wholeToolStart(
 ): AgentEvent | undefined {
   const at = placeOf(d, ctx);
   if (at === GENERAL) return undefined;
-  const provenance = saidProvenance(ctx, { name, args });
+  const provenance = saidProvenance(ctx, new CallSaid(name, args));
   const session = d[SESSION]!;
   if (at === IN_ROUND)
-    return pushed(ctx, { type: 'tool.start', call, name, args, session, round: d[ROUND], provenance });
-  return pushed(ctx, { type: 'tool.start', call, name, args, session, lane: ctx.lane!, provenance });
+    return pushed(ctx, new ToolStartInRound(call, name, args, session, d[ROUND], provenance));
+  return pushed(ctx, new ToolStartInLane(call, name, args, session, ctx.lane!, provenance));
 }
 
 // A call's successful result with its name, text and `tool_use_result` (the usual one).
@@ -307,31 +792,11 @@ function wholeToolEnd(
 ): AgentEvent | undefined {
   const at = placeOf(d, ctx);
   if (at === GENERAL) return undefined;
-  const provenance = saidProvenance(ctx, { ok: true, text });
+  const provenance = saidProvenance(ctx, new ResultSaid(text));
   const session = d[SESSION]!;
   if (at === IN_ROUND)
-    return pushed(ctx, {
-      type: 'tool.end',
-      call,
-      ok: true,
-      name,
-      text,
-      result,
-      session,
-      round: d[ROUND],
-      provenance,
-    });
-  return pushed(ctx, {
-    type: 'tool.end',
-    call,
-    ok: true,
-    name,
-    text,
-    result,
-    session,
-    lane: ctx.lane!,
-    provenance,
-  });
+    return pushed(ctx, new ToolEndInRound(call, name, text, result, session, d[ROUND], provenance));
+  return pushed(ctx, new ToolEndInLane(call, name, text, result, session, ctx.lane!, provenance));
 }
 
 function messageStart(d: DecoderState, ctx: LineContext, message: string, model: string | undefined): void {
@@ -344,27 +809,8 @@ function messageStart(d: DecoderState, ctx: LineContext, message: string, model:
   }
   const provenance = plainProvenance(ctx);
   const session = d[SESSION]!;
-  const role = 'assistant';
-  if (at === IN_ROUND)
-    pushed(ctx, {
-      type: 'message.start',
-      role,
-      message,
-      model: model!,
-      session,
-      round: d[ROUND],
-      provenance,
-    });
-  else
-    pushed(ctx, {
-      type: 'message.start',
-      role,
-      message,
-      model: model!,
-      session,
-      lane: ctx.lane!,
-      provenance,
-    });
+  if (at === IN_ROUND) pushed(ctx, new MessageStartInRound(message, model!, session, d[ROUND], provenance));
+  else pushed(ctx, new MessageStartInLane(message, model!, session, ctx.lane!, provenance));
 }
 
 /** A usage object's four counts, as read (any JSON value, or `undefined` when absent). */
@@ -387,20 +833,11 @@ function wholeUsage(
   if (at === GENERAL) return false;
   const { fresh, cacheRead, cacheWrite, output } = counts;
   if (!finite(fresh) || !finite(cacheRead) || !finite(cacheWrite) || !finite(output)) return false;
-  const usage: Usage = {
-    input: fresh + cacheRead + cacheWrite,
-    output,
-    cacheRead,
-    cacheWrite,
-    scope: 'call',
-    final,
-    key: m.id,
-    model: m.model!,
-  };
+  const usage = new CallUsage(fresh, output, cacheRead, cacheWrite, final, m.id, m.model!);
   const provenance = plainProvenance(ctx);
   const session = d[SESSION]!;
-  if (at === IN_ROUND) pushed(ctx, { type: 'usage', usage, session, round: d[ROUND], provenance });
-  else pushed(ctx, { type: 'usage', usage, session, lane: ctx.lane!, provenance });
+  if (at === IN_ROUND) pushed(ctx, new UsageInRound(usage, session, d[ROUND], provenance));
+  else pushed(ctx, new UsageInLane(usage, session, ctx.lane!, provenance));
   return true;
 }
 
@@ -420,9 +857,8 @@ function wholeRoundEnd(d: DecoderState, ctx: LineContext, m: MessageState): bool
   const provenance = syntheticProvenance(ctx);
   const session = d[SESSION];
   const { text: message, round, model, stopReason } = m;
-  if (stopReason === undefined)
-    pushed(ctx, { type: 'round.end', message, round, model, session, provenance });
-  else pushed(ctx, { type: 'round.end', message, round, stopReason, model, session, provenance });
+  if (stopReason === undefined) pushed(ctx, new RoundEnd(message, round, model, session, provenance));
+  else pushed(ctx, new StoppedRoundEnd(message, round, stopReason, model, session, provenance));
   return true;
 }
 
@@ -445,15 +881,14 @@ function notice(
   }
   const provenance = plainProvenance(ctx);
   const session = d[SESSION]!;
-  const type = 'notice';
   if (severity === undefined) {
-    if (at === IN_ROUND) pushed(ctx, { type, kind, data, session, round: d[ROUND], provenance });
-    else pushed(ctx, { type, kind, data, session, lane: ctx.lane!, provenance });
+    if (at === IN_ROUND) pushed(ctx, new NoticeInRound(kind, data, session, d[ROUND], provenance));
+    else pushed(ctx, new NoticeInLane(kind, data, session, ctx.lane!, provenance));
     return;
   }
   if (at === IN_ROUND)
-    pushed(ctx, { type, kind, severity, data, message: message!, session, round: d[ROUND], provenance });
-  else pushed(ctx, { type, kind, severity, data, message: message!, session, lane: ctx.lane!, provenance });
+    pushed(ctx, new SaidNoticeInRound(kind, severity, data, message!, session, d[ROUND], provenance));
+  else pushed(ctx, new SaidNoticeInLane(kind, severity, data, message!, session, ctx.lane!, provenance));
 }
 
 /**
@@ -846,7 +1281,7 @@ function canonicalThinkingTokens(
   d[SESSION] = session;
   const ctx = canonicalContext(text, line, offset, out, undefined);
   // As `system` does: the notice's data is the record beside its envelope.
-  const data = { subtype: 'thinking_tokens', estimated_tokens: tokens, estimated_tokens_delta: delta };
+  const data = new ThinkingTokensData(tokens, delta);
   notice(d, ctx, 'thinking_tokens', undefined, data, undefined);
   finishLine(d, ctx);
   return true;
@@ -992,8 +1427,8 @@ function ensureRun(d: DecoderState, ctx: LineContext): void {
   if (d[RUN_OPEN] || ctx.lane !== undefined) return;
   // Whole (with its session when there is one), as `emit` would stamp it.
   if (!CLAUDE_WHOLE_EVENTS.enabled) emit(d, ctx, { type: 'run.start' }, true);
-  else if (d[SESSION] === undefined) pushed(ctx, { type: 'run.start', provenance: syntheticProvenance(ctx) });
-  else pushed(ctx, { type: 'run.start', session: d[SESSION], provenance: syntheticProvenance(ctx) });
+  else if (d[SESSION] === undefined) pushed(ctx, new RunStart(syntheticProvenance(ctx)));
+  else pushed(ctx, new SessionRunStart(d[SESSION], syntheticProvenance(ctx)));
   d[RUN_OPEN] = true;
   d[ROUND] = 0;
 }

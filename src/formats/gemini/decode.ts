@@ -13,6 +13,7 @@ import {
   unsafeNumberMessage,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, ModelUsage, Provenance, Usage } from '../../model';
+import { HintedProvenance, LineProvenance, plain } from '../../plain';
 import { incompleteRunEnd, provenanceOf, type RecordRest, splitRecord } from '../../record';
 import {
   GEMINI_KEY_ORDER,
@@ -181,12 +182,8 @@ export class GeminiRecordDecoder implements RecordDecoder {
     const ts = this.clock.read(text.slice(DELTA_HEAD.length, DELTA_TIME_END));
     if (Number.isNaN(ts)) return false;
     if (!this.runOpen) this.openRun({ line, offset }, ts, out);
-    out.push({
-      type: 'text.delta',
-      text: content,
-      provenance: { format: FORMAT, line, offset, hints: { raw: text } },
-      ts,
-    });
+    const hints = new RawHints(text) as Record<string, unknown>;
+    out.push(new DeltaEvent(content, new HintedProvenance(FORMAT, line, offset, hints), ts));
     return true;
   }
 
@@ -280,11 +277,11 @@ export class GeminiRecordDecoder implements RecordDecoder {
   /** The provenance of a record's event: extra fields, key order and the writer's hints. */
   private provenance(ctx: LineContext, rest: RecordRest | undefined, hints: GeminiHints): Provenance {
     hints.raw = ctx.text;
-    const p: Provenance = { format: FORMAT, line: ctx.line, offset: ctx.offset };
-    if (rest !== undefined) {
-      if (rest.extra !== undefined) p.extra = rest.extra;
-      if (rest.order !== undefined) p.order = rest.order;
-    }
+    if (rest === undefined || (rest.extra === undefined && rest.order === undefined))
+      return new HintedProvenance(FORMAT, ctx.line, ctx.offset, hints as Record<string, unknown>);
+    const p = new LineProvenance(FORMAT, ctx.line, ctx.offset);
+    if (rest.extra !== undefined) p.extra = rest.extra;
+    if (rest.order !== undefined) p.order = rest.order;
     p.hints = hints as Record<string, unknown>;
     return p;
   }
@@ -313,7 +310,7 @@ export class GeminiRecordDecoder implements RecordDecoder {
     r: JsonObject,
     rest: RecordRest | undefined,
   ): void {
-    const hints: GeminiHints = {};
+    const hints: GeminiHints = new LineHints();
     const out = ctx.out;
     switch (type) {
       case 'init': {
@@ -321,12 +318,11 @@ export class GeminiRecordDecoder implements RecordDecoder {
         this.endSession(out);
         this.sawInit = true;
         this.hadRun = false;
-        const e: AgentEventOf<'session.start'> = {
-          type: 'session.start',
-          session: r.session_id as string,
-          model: r.model as string,
-          provenance: this.provenance(ctx, rest, hints),
-        };
+        const e = new SessionStart(
+          r.session_id as string,
+          r.model as string,
+          this.provenance(ctx, rest, hints),
+        );
         this.stamp(e, r, hints);
         out.push(e);
         return;
@@ -334,26 +330,17 @@ export class GeminiRecordDecoder implements RecordDecoder {
       case 'message': {
         if (r.role === 'user') {
           const e: AgentEventOf<'run.start'> | AgentEventOf<'user.message'> = this.runOpen
-            ? {
-                type: 'user.message',
-                text: r.content as string,
-                provenance: this.provenance(ctx, rest, hints),
-              }
-            : {
-                type: 'run.start',
-                input: r.content as string,
-                provenance: this.provenance(ctx, rest, hints),
-              };
+            ? new UserMessage(r.content as string, this.provenance(ctx, rest, hints))
+            : new InputRunStart(r.content as string, this.provenance(ctx, rest, hints));
           this.stamp(e, r, hints);
           if (!this.runOpen) this.startRun();
           out.push(e);
           return;
         }
-        const e: AgentEventOf<'text.delta'> = {
-          type: 'text.delta',
-          text: r.content as string,
-          provenance: this.provenance(ctx, rest, hints),
-        };
+        const e: AgentEventOf<'text.delta'> = new TextDelta(
+          r.content as string,
+          this.provenance(ctx, rest, hints),
+        );
         if (r.delta !== true) hints.whole = true;
         this.stamp(e, r, hints);
         this.ensureRun(ctx, e.ts);
@@ -363,13 +350,7 @@ export class GeminiRecordDecoder implements RecordDecoder {
       case 'tool_use': {
         const call = r.tool_id as string;
         const name = r.tool_name as string;
-        const e: AgentEventOf<'tool.start'> = {
-          type: 'tool.start',
-          call,
-          name,
-          args: r.parameters as JsonObject,
-          provenance: this.provenance(ctx, rest, hints),
-        };
+        const e = new ToolStart(call, name, r.parameters as JsonObject, this.provenance(ctx, rest, hints));
         this.stamp(e, r, hints);
         this.ensureRun(ctx, e.ts);
         this.remember(call, name);
@@ -378,12 +359,7 @@ export class GeminiRecordDecoder implements RecordDecoder {
       }
       case 'tool_result': {
         const call = r.tool_id as string;
-        const e: AgentEventOf<'tool.end'> = {
-          type: 'tool.end',
-          call,
-          ok: r.status === 'success',
-          provenance: this.provenance(ctx, rest, hints),
-        };
+        const e = new ToolEnd(call, r.status === 'success', this.provenance(ctx, rest, hints));
         const name = this.calls.get(call);
         if (name !== undefined) {
           e.name = name;
@@ -407,16 +383,10 @@ export class GeminiRecordDecoder implements RecordDecoder {
         const message = r.message as string;
         let e: AgentEventOf<'notice'> | AgentEventOf<'error'>;
         if (severity === 'warning') {
-          e = {
-            type: 'notice',
-            kind: GEMINI_WARNING_NOTICE,
-            message,
-            severity: 'warning',
-            provenance: this.provenance(ctx, rest, hints),
-          };
+          e = new WarningNotice(message, this.provenance(ctx, rest, hints));
         } else {
           if (severity !== 'error') hints.severity = severity;
-          e = { type: 'error', message, fatal: false, provenance: this.provenance(ctx, rest, hints) };
+          e = new RunError(message, this.provenance(ctx, rest, hints));
           this.runError ??= message;
         }
         this.stamp(e, r, hints);
@@ -433,12 +403,8 @@ export class GeminiRecordDecoder implements RecordDecoder {
   private result(ctx: LineContext, r: JsonObject, rest: RecordRest | undefined, hints: GeminiHints): void {
     const out = ctx.out;
     const status = r.status as 'success' | 'error';
-    const e: AgentEventOf<'run.end'> = {
-      type: 'run.end',
-      status: status === 'success' && this.runError === undefined ? 'completed' : 'failed',
-      reason: status,
-      provenance: this.provenance(ctx, rest, hints),
-    };
+    const completed = status === 'success' && this.runError === undefined;
+    const e = new RunEnd(completed ? 'completed' : 'failed', status, this.provenance(ctx, rest, hints));
     this.stamp(e, r, hints);
     this.ensureRun(ctx, e.ts);
     const error = r.error as { type: string; message: string } | undefined;
@@ -510,6 +476,123 @@ export class GeminiRecordDecoder implements RecordDecoder {
 }
 
 const NOT_JSON: unique symbol = Symbol('not json');
+
+// A line's events, provenance and hints are made by constructors, not literals: a literal's
+// allocation site can be pretenured, and then every line's objects and what they hold live in the
+// old generation (src/plain.ts). The keys in the order the literals had; what the literals got
+// later (`ts`, a result's `name`, the hints' keys) is still added later.
+
+/** `{ raw }`: the hints of a delta read by the shortcut. */
+const RawHints = plain(function (this: GeminiHints, raw: string) {
+  this.raw = raw;
+});
+
+/** `{}`: a record's hints, its keys added as the record is read. */
+const LineHints = plain(function (this: GeminiHints) {});
+
+/** `{ type: 'text.delta', text, provenance, ts }`: a delta read by the shortcut. */
+const DeltaEvent = plain(function (
+  this: AgentEventOf<'text.delta'>,
+  text: string,
+  provenance: Provenance,
+  ts: number,
+) {
+  this.type = 'text.delta';
+  this.text = text;
+  this.provenance = provenance;
+  this.ts = ts;
+});
+
+const TextDelta = plain(function (this: AgentEventOf<'text.delta'>, text: string, provenance: Provenance) {
+  this.type = 'text.delta';
+  this.text = text;
+  this.provenance = provenance;
+});
+
+const SessionStart = plain(function (
+  this: AgentEventOf<'session.start'>,
+  session: string,
+  model: string,
+  provenance: Provenance,
+) {
+  this.type = 'session.start';
+  this.session = session;
+  this.model = model;
+  this.provenance = provenance;
+});
+
+const UserMessage = plain(function (
+  this: AgentEventOf<'user.message'>,
+  text: string,
+  provenance: Provenance,
+) {
+  this.type = 'user.message';
+  this.text = text;
+  this.provenance = provenance;
+});
+
+const InputRunStart = plain(function (
+  this: AgentEventOf<'run.start'>,
+  input: string,
+  provenance: Provenance,
+) {
+  this.type = 'run.start';
+  this.input = input;
+  this.provenance = provenance;
+});
+
+const ToolStart = plain(function (
+  this: AgentEventOf<'tool.start'>,
+  call: string,
+  name: string,
+  args: JsonObject,
+  provenance: Provenance,
+) {
+  this.type = 'tool.start';
+  this.call = call;
+  this.name = name;
+  this.args = args;
+  this.provenance = provenance;
+});
+
+const ToolEnd = plain(function (
+  this: AgentEventOf<'tool.end'>,
+  call: string,
+  ok: boolean,
+  provenance: Provenance,
+) {
+  this.type = 'tool.end';
+  this.call = call;
+  this.ok = ok;
+  this.provenance = provenance;
+});
+
+const WarningNotice = plain(function (this: AgentEventOf<'notice'>, message: string, provenance: Provenance) {
+  this.type = 'notice';
+  this.kind = GEMINI_WARNING_NOTICE;
+  this.message = message;
+  this.severity = 'warning';
+  this.provenance = provenance;
+});
+
+const RunError = plain(function (this: AgentEventOf<'error'>, message: string, provenance: Provenance) {
+  this.type = 'error';
+  this.message = message;
+  this.fatal = false;
+  this.provenance = provenance;
+});
+
+const RunEnd = plain(function (
+  this: AgentEventOf<'run.end'>,
+  status: 'completed' | 'failed',
+  reason: string,
+  provenance: Provenance,
+) {
+  this.type = 'run.end';
+  this.status = status;
+  this.reason = reason;
+  this.provenance = provenance;
+});
 
 // An assistant delta as Gemini CLI writes it: head, 24-character timestamp, role, content, tail.
 const DELTA_HEAD = '{"type":"message","timestamp":"';
