@@ -1,5 +1,4 @@
 import type { Format } from './diagnostics';
-import type { JsonFraming } from './framing/json-stream';
 import type { Provenance } from './model';
 
 /**
@@ -77,17 +76,3 @@ export const KeptLineHints: new (raw: string, record: unknown) => KeptLine = pla
   this.raw = raw;
   this.record = record;
 });
-
-/** The hints of a line of a framed stream (SSE or JSON Lines) kept as written. */
-export interface KeptFramedLine extends KeptLine {
-  /** The framing of the stream the line came in. */
-  framing: JsonFraming;
-}
-
-/** `{ raw, record, framing }`: {@link KeptLineHints} and the framing of the stream (the UI protocols). */
-export const KeptFramedLineHints: new (raw: string, record: unknown, framing: JsonFraming) => KeptFramedLine =
-  plain(function (this: KeptFramedLine, raw: string, record: unknown, framing: JsonFraming) {
-    this.raw = raw;
-    this.record = record;
-    this.framing = framing;
-  });

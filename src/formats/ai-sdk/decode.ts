@@ -11,7 +11,6 @@ import {
   resolveMaxDepth,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
-import { HintedProvenance, KeptFramedLineHints, plain } from '../../plain';
 import { readFixed, readPlainString, readStringTo, textReader } from '../../text-reader';
 import {
   AISDK_CANONICAL,
@@ -163,9 +162,8 @@ function readLine(d: Decoder, text: string, line: number, offset: number, out: A
     if (value === NOT_PARSED) return;
   }
   if (d.held !== undefined && (known || !isEarly(value))) releaseHeld(d, out);
-  // Constructors, not literals: see src/plain.ts.
-  const hints: AiSdkHints = new KeptFramedLineHints(text, value, d.mode);
-  const provenance: Provenance = new HintedProvenance(FORMAT, line, offset, hints as Record<string, unknown>);
+  const hints: AiSdkHints = { raw: text, record: value, framing: d.mode };
+  const provenance: Provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
   d.lastLine = line;
   d.lastOffset = offset;
   if (!isJsonObject(value)) {
@@ -244,14 +242,17 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       d.stepOpen = true;
       d.stepText = '';
       if (wholeIn(d)) {
-        out.push(new WholeRoundStart(d, cx));
+        const { run, round, provenance } = envelope(d, cx);
+        out.push({ type: 'round.start', run, round, provenance });
         return;
       }
       return pushEvent(d, out, cx, { type: 'round.start' });
     case 'finish-step': {
       openRun(d, cx, out);
-      if (wholeIn(d)) out.push(new WholeRoundEnd(d.stepText, d, cx));
-      else pushEvent(d, out, cx, { type: 'round.end', message: d.stepText });
+      if (wholeIn(d)) {
+        const { run, round, provenance } = envelope(d, cx);
+        out.push({ type: 'round.end', message: d.stepText, run, round, provenance });
+      } else pushEvent(d, out, cx, { type: 'round.end', message: d.stepText });
       d.stepOpen = false;
       d.stepText = '';
       return;
@@ -259,7 +260,15 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
     case 'text-start':
       openRun(d, cx, out);
       if (wholeIn(d)) {
-        out.push(new WholeMessageStart(r.id as string, d, cx));
+        const { run, round, provenance } = envelope(d, cx);
+        out.push({
+          type: 'message.start',
+          role: 'assistant',
+          message: r.id as string,
+          run,
+          round,
+          provenance,
+        });
         return;
       }
       return pushEvent(d, out, cx, { type: 'message.start', role: 'assistant', message: r.id as string });
@@ -267,14 +276,23 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       openRun(d, cx, out);
       d.stepText += r.delta as string;
       if (wholeIn(d)) {
-        out.push(new WholeTextDelta(r.delta as string, r.id as string, d, cx));
+        const { run, round, provenance } = envelope(d, cx);
+        out.push({
+          type: 'text.delta',
+          text: r.delta as string,
+          message: r.id as string,
+          run,
+          round,
+          provenance,
+        });
         return;
       }
       return pushEvent(d, out, cx, { type: 'text.delta', text: r.delta as string, message: r.id as string });
     case 'text-end':
       openRun(d, cx, out);
       if (wholeIn(d)) {
-        out.push(new WholeMessageEnd(r.id as string, d, cx));
+        const { run, round, provenance } = envelope(d, cx);
+        out.push({ type: 'message.end', message: r.id as string, run, round, provenance });
         return;
       }
       return pushEvent(d, out, cx, { type: 'message.end', message: r.id as string });
@@ -304,8 +322,12 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       const meta = metaOf(r.toolMetadata);
       const args = r.input;
       if (isJsonObject(args) && wholeIn(d) && (meta === undefined || isArgsSummaryOnly(meta))) {
-        if (meta === undefined) out.push(new WholeToolStart(call, name, args, d, cx));
-        else out.push(new WholeSummedToolStart(call, name, args, meta.argsSummary as string, d, cx));
+        const { run, round, provenance } = envelope(d, cx);
+        if (meta === undefined) out.push({ type: 'tool.start', call, name, args, run, round, provenance });
+        else {
+          const argsSummary = meta.argsSummary as string;
+          out.push({ type: 'tool.start', call, name, args, argsSummary, run, round, provenance });
+        }
         return;
       }
       const e: AgentEventOf<'tool.start'> = { type: 'tool.start', call, name };
@@ -361,7 +383,8 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       if (type === CARRIED_OUTPUT && d.held === undefined && wholeIn(d)) {
         const v = plainToolOutput(r.data);
         if (v !== undefined) {
-          out.push(new WholeToolOutput(v.call, v.text, d, cx));
+          const { run, round, provenance } = envelope(d, cx);
+          out.push({ type: 'tool.output', call: v.call, text: v.text, run, round, provenance });
           return;
         }
       }
@@ -426,12 +449,14 @@ function toolEnd(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefined
   }
   const name = str(r.toolName) ?? d.names.get(call);
   if (name !== undefined && r.toolMetadata === undefined && wholeIn(d)) {
+    const { run, round, provenance } = envelope(d, cx);
     if (type === 'tool-output-available' && typeof r.output === 'string') {
-      out.push(new WholeToolEnd(call, name, r.output, d, cx));
+      out.push({ type: 'tool.end', call, ok: true, name, text: r.output, run, round, provenance });
       return;
     }
     if (type === 'tool-output-error') {
-      out.push(new WholeFailedToolEnd(call, name, r.errorText as string, d, cx));
+      const error = r.errorText as string;
+      out.push({ type: 'tool.end', call, ok: false, name, error, run, round, provenance });
       return;
     }
   }
@@ -505,168 +530,10 @@ function wholeIn(d: Decoder): boolean {
   );
 }
 
-/*
- * The events built whole where {@link wholeIn} holds, each by a constructor rather than a literal
- * (src/plain.ts: a literal's allocation site can be pretenured, and the events of a chunk are all
- * alive until `push` returns). Each takes the decoder and the line's context and stamps the
- * envelope {@link pushEvent} would (run, round, provenance) after the event's own keys, in the
- * order of the literals they replace. The stores are written out in each: a shared helper would
- * see every event's shape.
- */
-
-/** `round.start` with its envelope. */
-const WholeRoundStart = plain(function (this: AgentEventOf<'round.start'>, d: Decoder, cx: Cx) {
-  this.type = 'round.start';
-  this.run = d.run as string;
-  this.round = d.round;
-  this.provenance = cx.provenance;
-});
-
-/** `round.end` with the step's text and its envelope. */
-const WholeRoundEnd = plain(function (this: AgentEventOf<'round.end'>, message: string, d: Decoder, cx: Cx) {
-  this.type = 'round.end';
-  this.message = message;
-  this.run = d.run as string;
-  this.round = d.round;
-  this.provenance = cx.provenance;
-});
-
-/** `message.start` of the assistant with its envelope. */
-const WholeMessageStart = plain(function (
-  this: AgentEventOf<'message.start'>,
-  message: string,
-  d: Decoder,
-  cx: Cx,
-) {
-  this.type = 'message.start';
-  this.role = 'assistant';
-  this.message = message;
-  this.run = d.run as string;
-  this.round = d.round;
-  this.provenance = cx.provenance;
-});
-
-/** `text.delta` of a message with its envelope. */
-const WholeTextDelta = plain(function (
-  this: AgentEventOf<'text.delta'>,
-  text: string,
-  message: string,
-  d: Decoder,
-  cx: Cx,
-) {
-  this.type = 'text.delta';
-  this.text = text;
-  this.message = message;
-  this.run = d.run as string;
-  this.round = d.round;
-  this.provenance = cx.provenance;
-});
-
-/** `message.end` with its envelope. */
-const WholeMessageEnd = plain(function (
-  this: AgentEventOf<'message.end'>,
-  message: string,
-  d: Decoder,
-  cx: Cx,
-) {
-  this.type = 'message.end';
-  this.message = message;
-  this.run = d.run as string;
-  this.round = d.round;
-  this.provenance = cx.provenance;
-});
-
-/** `tool.start` with its arguments and its envelope. */
-const WholeToolStart = plain(function (
-  this: AgentEventOf<'tool.start'>,
-  call: string,
-  name: string,
-  args: JsonObject,
-  d: Decoder,
-  cx: Cx,
-) {
-  this.type = 'tool.start';
-  this.call = call;
-  this.name = name;
-  this.args = args;
-  this.run = d.run as string;
-  this.round = d.round;
-  this.provenance = cx.provenance;
-});
-
-/** `tool.start` with its arguments, their summary and its envelope. */
-const WholeSummedToolStart = plain(function (
-  this: AgentEventOf<'tool.start'>,
-  call: string,
-  name: string,
-  args: JsonObject,
-  argsSummary: string,
-  d: Decoder,
-  cx: Cx,
-) {
-  this.type = 'tool.start';
-  this.call = call;
-  this.name = name;
-  this.args = args;
-  this.argsSummary = argsSummary;
-  this.run = d.run as string;
-  this.round = d.round;
-  this.provenance = cx.provenance;
-});
-
-/** A call's text output (`tool.end`, ok) with its envelope. */
-const WholeToolEnd = plain(function (
-  this: AgentEventOf<'tool.end'>,
-  call: string,
-  name: string,
-  text: string,
-  d: Decoder,
-  cx: Cx,
-) {
-  this.type = 'tool.end';
-  this.call = call;
-  this.ok = true;
-  this.name = name;
-  this.text = text;
-  this.run = d.run as string;
-  this.round = d.round;
-  this.provenance = cx.provenance;
-});
-
-/** A call's error (`tool.end`, not ok) with its envelope. */
-const WholeFailedToolEnd = plain(function (
-  this: AgentEventOf<'tool.end'>,
-  call: string,
-  name: string,
-  error: string,
-  d: Decoder,
-  cx: Cx,
-) {
-  this.type = 'tool.end';
-  this.call = call;
-  this.ok = false;
-  this.name = name;
-  this.error = error;
-  this.run = d.run as string;
-  this.round = d.round;
-  this.provenance = cx.provenance;
-});
-
-/** `tool.output` with its envelope. */
-const WholeToolOutput = plain(function (
-  this: AgentEventOf<'tool.output'>,
-  call: string,
-  text: string,
-  d: Decoder,
-  cx: Cx,
-) {
-  this.type = 'tool.output';
-  this.call = call;
-  this.text = text;
-  this.run = d.run as string;
-  this.round = d.round;
-  this.provenance = cx.provenance;
-});
+/** The envelope {@link pushEvent} stamps where {@link wholeIn} holds. */
+function envelope(d: Decoder, cx: Cx): { run: string; round: number; provenance: Provenance } {
+  return { run: d.run as string, round: d.round, provenance: cx.provenance };
+}
 
 function pushUnknown(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
   const e: AgentEventOf<'unknown'> = { type: 'unknown', record: cx.r };
@@ -707,7 +574,7 @@ function readCanonical(text: string): JsonObject | undefined {
       return undefined;
     const output = readStringTo(r, n - 2);
     if (output === undefined) return undefined;
-    return new CarriedOutputRecord(new CarriedOutputValue(call, output));
+    return { type: CARRIED_OUTPUT, data: { call, text: output } };
   }
   const ok = text.slice(0, L.outputHead.length) === L.outputHead;
   if (!ok && text.slice(0, L.errorHead.length) !== L.errorHead) return undefined;
@@ -716,46 +583,14 @@ function readCanonical(text: string): JsonObject | undefined {
   if (toolCallId === undefined || !readFixed(r, ok ? L.output : L.errorText)) return undefined;
   const value = readStringTo(r, n - 1);
   if (value === undefined) return undefined;
-  return ok ? new OutputRecord(toolCallId, value) : new ErrorRecord(toolCallId, value);
+  return ok
+    ? { type: 'tool-output-available', toolCallId, output: value }
+    : { type: 'tool-output-error', toolCallId, errorText: value };
 }
 
-/*
- * The chunks the shortcuts read, as `JSON.parse` gives them (the same keys in the same order),
- * each made by a constructor rather than a literal: they stay in `hints.record`, alive with their
- * events (src/plain.ts).
- */
-
-const DeltaRecord = plain(function (this: JsonObject, id: string, delta: unknown) {
-  this.type = 'text-delta';
-  this.id = id;
-  this.delta = delta;
-});
-
-const CarriedOutputValue = plain(function (this: JsonObject, call: string, text: string) {
-  this.call = call;
-  this.text = text;
-});
-
-const CarriedOutputRecord = plain(function (this: JsonObject, data: JsonObject) {
-  this.type = CARRIED_OUTPUT;
-  this.data = data;
-});
-
-const OutputRecord = plain(function (this: JsonObject, toolCallId: string, output: string) {
-  this.type = 'tool-output-available';
-  this.toolCallId = toolCallId;
-  this.output = output;
-});
-
-const ErrorRecord = plain(function (this: JsonObject, toolCallId: string, errorText: string) {
-  this.type = 'tool-output-error';
-  this.toolCallId = toolCallId;
-  this.errorText = errorText;
-});
-
-/** A text delta chunk ({@link readDeltaRecord}). */
+/** A text delta chunk as `JSON.parse` gives it, in one literal ({@link readDeltaRecord}). */
 function deltaRecord(id: string, delta: unknown): JsonObject {
-  return new DeltaRecord(id, delta);
+  return { type: 'text-delta', id, delta } as JsonObject;
 }
 
 /** A `data-agentwire.<type>` part carrying an event from before the run (see `BEFORE_RUN`). */

@@ -17,7 +17,6 @@ import {
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Choice, Provenance, QuestionItem, Usage } from '../../model';
 import { isAgentEvent } from '../../model-guard';
-import { LineProvenance, plain } from '../../plain';
 import { provenanceOf, splitRecord } from '../../record';
 import {
   NH,
@@ -85,46 +84,6 @@ interface EnvelopeFacts {
   provenance: Provenance;
   hints: NhHints;
 }
-
-/*
- * What the decoder makes for every envelope and returns from `push`, made by constructors rather
- * than literals: a literal's allocation site can be pretenured while the events of a chunk are
- * all alive until `push` returns (src/plain.ts). Keys in the order of the literals they replace.
- */
-
-/** The envelope part of an event (`type`, `seq`, `ts`, `workspace`, `session`); the rest is added after. */
-const EventHead = plain(function (this: JsonObject, type: string, f: EnvelopeFacts) {
-  this.type = type;
-  this.seq = f.seq;
-  this.ts = f.ts;
-  this.workspace = f.workspace;
-  this.session = f.session;
-});
-
-/** The usual token: `text.delta` of a turn and a hop, whole. */
-const TokenDelta = plain(function (this: AgentEventOf<'text.delta'>, text: string, f: EnvelopeFacts) {
-  this.type = 'text.delta';
-  this.seq = f.seq;
-  this.ts = f.ts;
-  this.workspace = f.workspace;
-  this.session = f.session;
-  this.run = f.turn as string;
-  this.round = f.round as number;
-  this.text = text;
-  this.provenance = f.provenance;
-});
-
-/** Canonical usage from the wire's (its three fields, always). */
-const WireUsage = plain(function (this: Usage, u: JsonObject) {
-  this.input = u.input_tokens as number;
-  this.output = u.output_tokens as number;
-  this.costUsd = u.cost_usd as number;
-});
-
-/** Hints with nothing in them yet: each is added when an event needs it, as on an empty literal. */
-const NoHints = plain(function (this: NhHints) {
-  // No field.
-});
 
 /** One record's JSON text, where it came from, and where its events go. */
 export interface NhRecordSource {
@@ -263,7 +222,7 @@ export class NhEnvelopeDecoder {
 
     const provenance: Provenance =
       envelopeRest === undefined
-        ? new LineProvenance(FORMAT, line, offset)
+        ? { format: FORMAT, line, offset }
         : provenanceOf(FORMAT, line, offset, envelopeRest);
     // Values no schema checks (tool args, unknown records and fields) may hold numbers JSON.parse
     // rounds or overflows: say so rather than let them change silently (off the hot path).
@@ -276,7 +235,7 @@ export class NhEnvelopeDecoder {
     let hints = this.scratchHints;
     // Left over by an event that returned (or threw) early: start from a fresh one.
     for (const _ in hints) {
-      hints = this.scratchHints = new NoHints();
+      hints = this.scratchHints = {};
       break;
     }
     if (sse !== undefined) {
@@ -365,7 +324,7 @@ export class NhEnvelopeDecoder {
     if (extension !== undefined) this.mergeExtension(e, extension, line, offset);
     for (const _ in hints) {
       provenance.hints = hints as Record<string, unknown>;
-      this.scratchHints = new NoHints();
+      this.scratchHints = {};
       break;
     }
     out.push(e);
@@ -470,7 +429,13 @@ export class NhEnvelopeDecoder {
   // The envelope part of an event, built property by property (no object spread: a spread in the
   // middle of a literal takes V8's slow generic path, and this runs once per event).
   private head<T extends AgentEvent['type']>(type: T, f: EnvelopeFacts): AgentEventOf<T> {
-    const e = new EventHead(type, f) as unknown as AgentEventOf<T>;
+    const e = {
+      type,
+      seq: f.seq,
+      ts: f.ts,
+      workspace: f.workspace,
+      session: f.session,
+    } as unknown as AgentEventOf<T>;
     if (f.turn !== null) e.run = f.turn;
     if (f.round !== undefined) e.round = f.round;
     return e;
@@ -483,7 +448,7 @@ export class NhEnvelopeDecoder {
   }
 
   private map(type: NhEventType, p: JsonObject, f: EnvelopeFacts, out: AgentEvent[]): AgentEvent {
-    const { session, turn, provenance, hints } = f;
+    const { seq, ts, workspace, session, turn, round, provenance, hints } = f;
     switch (type) {
       case 'session_created': {
         const e = this.head('session.start', f);
@@ -527,7 +492,9 @@ export class NhEnvelopeDecoder {
         this.delivered += text.length;
         // The usual token in one literal: head() and then four fields added one by one cost a
         // property store each and a growing out-of-object property array per event.
-        if (turn !== null && f.round !== undefined) return new TokenDelta(text, f);
+        if (turn !== null && round !== undefined) {
+          return { type: 'text.delta', seq, ts, workspace, session, run: turn, round, text, provenance };
+        }
         const e = this.head('text.delta', f);
         e.text = text;
         e.provenance = provenance;
@@ -692,7 +659,11 @@ export class NhEnvelopeDecoder {
 
   private usage(u: JsonObject, hints: NhHints): Usage {
     this.keepRaw(hints, 'rawUsage', u, [u], NH_USAGE_KEYS);
-    return new WireUsage(u);
+    return {
+      input: u.input_tokens as number,
+      output: u.output_tokens as number,
+      costUsd: u.cost_usd as number,
+    };
   }
 
   // Nested wire objects with unknown keys or another key order are kept whole in the hints, so
