@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -16,7 +16,12 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function run(args: string[], input?: string | Buffer) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { input, encoding: 'utf8', timeout: 20_000 });
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    input,
+    encoding: 'utf8',
+    timeout: 20_000,
+    maxBuffer: 1 << 30,
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -128,6 +133,56 @@ describe('agentwire CLI', () => {
     expect(code).toBe(0);
     expect(err).toBe('');
   });
+
+  // A named regular file and standard input redirected from one are read with readSync, a FIFO
+  // and a pipe through the thread pool: the same bytes out of each, past several of the file
+  // reader's turns of the event loop (one per MiB) and its 16 KiB chunks.
+  test('a file, stdin from a file, a pipe and a FIFO give the same output', async () => {
+    const file = join(dir, 'paths.jsonl');
+    writeFileSync(file, readFileSync('fixtures/hep/tool-then-text.jsonl', 'utf8').repeat(2500));
+    expect(readFileSync(file).length).toBeGreaterThan(3 * 1024 * 1024);
+    const args = ['decode', '--format', 'hep'];
+    const named = run([...args, file]);
+    expect(named.code).toBe(0);
+    expect(named.stdout.split('\n').length).toBeGreaterThan(30_000);
+    const fd = openSync(file, 'r');
+    let redirected: ReturnType<typeof spawnSync>;
+    try {
+      redirected = spawnSync(process.execPath, [CLI, ...args, '-'], {
+        stdio: [fd, 'pipe', 'pipe'],
+        encoding: 'utf8',
+        maxBuffer: 1 << 30,
+      });
+    } finally {
+      closeSync(fd);
+    }
+    const piped = run([...args, '-'], readFileSync(file));
+    const fifo = join(dir, 'paths.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const child = spawn(process.execPath, [CLI, ...args, fifo], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+    });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      err += d;
+    });
+    const writer = spawn('sh', ['-c', 'cat "$1" > "$2"', 'sh', file, fifo], { stdio: 'ignore' });
+    const [code] = await Promise.all([
+      new Promise<number | null>((r) => child.once('close', (c) => r(c))),
+      new Promise((r) => writer.once('close', r)),
+    ]);
+    for (const other of [
+      { code: redirected.status, stdout: redirected.stdout, stderr: redirected.stderr },
+      piped,
+      { code, stdout: out, stderr: err },
+    ]) {
+      expect(other.code).toBe(named.code);
+      expect(other.stderr).toBe(named.stderr);
+      expect(other.stdout === named.stdout).toBe(true);
+    }
+  }, 60_000);
 
   test('view --follow follows a growing file like tail -f', async () => {
     const file = join(dir, 'follow.jsonl');
