@@ -16,6 +16,12 @@ export type JsonFraming = 'sse' | 'jsonl';
 export interface JsonStreamDecodeOptions extends DecodeOptions {
   /** Most bytes of one SSE event, all its lines together. Default 4 MiB. */
   maxEventBytes?: number;
+  /**
+   * The framing, when the caller knows it (an SSE endpoint, a `.jsonl` file). Absent: decided by
+   * the first byte that is not white space (`{` or `[`: JSON Lines, anything else SSE), so a
+   * stream whose first line is damaged can be taken for the other framing.
+   */
+  framing?: JsonFraming;
 }
 
 /** Receives one event's JSON text, with the framing it came in. */
@@ -47,8 +53,8 @@ function decide(chunk: Uint8Array | string): JsonFraming | undefined {
 /**
  * A chunk decoder for a stream of JSON events in either framing: SSE through the shared
  * {@link SseReader} (each dispatched event's `data` is one record), JSON Lines through the shared
- * line splitter. The framing is decided by the first byte that is not white space (`{` or `[`:
- * JSON Lines). Line numbers and offsets are the input's, so diagnostics point at the bytes.
+ * line splitter. The framing is `options.framing`, or else decided by the first byte that is not
+ * white space (`{` or `[`: JSON Lines). Line numbers and offsets are the input's, so diagnostics point at the bytes.
  */
 export function jsonStreamChunkDecoder(
   format: Format,
@@ -99,6 +105,8 @@ export function jsonStreamChunkDecoder(
       },
     };
   };
+
+  if (options.framing !== undefined) start(options.framing);
 
   const flushHeld = (): void => {
     const chunks = held;

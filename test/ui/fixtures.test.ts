@@ -75,6 +75,28 @@ describe.each(CODECS)('%s fixtures', (format, codec) => {
       expect(strip(again.events)).toEqual(strip(parsed.events));
     });
 
+    // The framing named by the caller wins over the first byte: a damaged first line (which would
+    // make a stream starting with `{` look like JSON Lines, or one starting with `"` like SSE)
+    // costs that line only.
+    test('framing given: the same events, and a damaged first line costs only itself', () => {
+      const framing = sse ? 'sse' : 'jsonl';
+      const strip = (es: typeof parsed.events) =>
+        es.map((e) => {
+          const { provenance: _p, ...rest } = e;
+          return rest;
+        });
+      expect(codec.parse(bytes, { framing } as object)).toEqual(parsed);
+      for (const junk of sse ? ['{oops\n\n', '[1]\n\n'] : ['"x"\n', 'data: {}\n']) {
+        const damaged = codec.parse(junk + text, { framing } as object);
+        expect(strip(damaged.events.filter((e) => e.provenance!.line > 1 + (sse ? 1 : 0)))).toEqual(
+          strip(parsed.events),
+        );
+        expect(damaged.diagnostics.filter((d) => d.line === 1).length).toBeGreaterThan(0);
+        // Without the option the first byte decides, and the damaged line takes the stream with it.
+        expect(codec.parse(junk + text).events.length).toBeLessThan(parsed.events.length);
+      }
+    });
+
     test('string input and byte input decode alike; detected as its format', () => {
       expect(codec.parse(text)).toEqual(parsed);
       expect(detectFormat(bytes)?.format).toBe(format);
