@@ -1,5 +1,12 @@
-import type { Codec, DecodeOptions, EncodeOptions } from './codec';
-import { AgentwireError, type Diagnostic, type DiagnosticHandler, type Format } from './diagnostics';
+import type { Codec, DecodeOptions, EncodeOptions, Encoder } from './codec';
+import {
+  AgentwireError,
+  type Diagnostic,
+  type DiagnosticHandler,
+  diagnosticAtEvent,
+  type Format,
+  isAgentwireError,
+} from './diagnostics';
 import type { AgentEvent } from './model';
 
 // The streaming conversion with its codecs passed in: no registry and no detection imported, so
@@ -65,6 +72,36 @@ export function encodeOptionsFor(
   return base as EncodeOptions;
 }
 
+/**
+ * One event through a conversion's writer. A writer refuses an event it cannot write as given
+ * (a nativeharness `seq` that does not increase: the decoder kept a replayed envelope with an
+ * `order` error) by throwing AgentwireError; a conversion reports that as an error at the event's
+ * input line and goes on with the next event, unless the decoder runs strict.
+ */
+export function writeOrReport(
+  encoder: Encoder,
+  event: AgentEvent,
+  to: Format,
+  handler: DiagnosticHandler,
+  strict: boolean,
+): string {
+  try {
+    return encoder.write(event);
+  } catch (error) {
+    if (strict || !isAgentwireError(error)) throw error;
+    handler(
+      diagnosticAtEvent(
+        error.code,
+        'error',
+        event,
+        `${event.type} not written: ${error.diagnostic.message}`,
+        to,
+      ),
+    );
+    return '';
+  }
+}
+
 /** The two codecs of a conversion. */
 export interface ConvertCodecs {
   source: Codec;
@@ -87,15 +124,18 @@ export async function* convertChunks(
   const encoderCodec = codecs.target;
   const decoder = decoderCodec.createDecoder({ ...options.decode, onDiagnostic: handler });
   const encoder = encoderCodec.createEncoder(encodeOptionsFor(from, options, handler));
+  const to = options.to;
+  const strict = options.decode?.strict === true;
   const emit = options.batch
     ? function* (events: AgentEvent[]) {
         let text = '';
-        for (let i = 0; i < events.length; i++) text += encoder.write(events[i]!);
+        for (let i = 0; i < events.length; i++)
+          text += writeOrReport(encoder, events[i]!, to, handler, strict);
         if (text !== '') yield text;
       }
     : function* (events: AgentEvent[]) {
         for (const e of events) {
-          const text = encoder.write(e);
+          const text = writeOrReport(encoder, e, to, handler, strict);
           if (text !== '') yield text;
         }
       };

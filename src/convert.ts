@@ -1,5 +1,5 @@
 import { type ChunkSource, toAsyncIterator } from './codec';
-import { type ConvertOptions, convertChunks, encodeOptionsFor, usage } from './convert-stream';
+import { type ConvertOptions, convertChunks, encodeOptionsFor, usage, writeOrReport } from './convert-stream';
 import { detectFormat } from './detect';
 import { detectFromStream } from './detect-stream';
 import type { Diagnostic, Format } from './diagnostics';
@@ -33,7 +33,11 @@ export function convert(input: string | Uint8Array, options: ConvertOptions): Co
     options.onDiagnostic?.(d);
   };
   const { events } = source.parse(input, { ...options.decode, onDiagnostic: handler });
-  const output = target.stringify(events, encodeOptionsFor(from, options, handler));
+  const encoder = target.createEncoder(encodeOptionsFor(from, options, handler));
+  const strict = options.decode?.strict === true;
+  let output = '';
+  for (const event of events) output += writeOrReport(encoder, event, options.to, handler, strict);
+  output += encoder.end();
   return { output, diagnostics, from };
 }
 

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { codecFor } from '../src/formats';
 import {
@@ -124,6 +125,41 @@ describe('convert: options and errors', () => {
 
   test('undetectable input is an AgentwireError', () => {
     expect(() => convert('hello', { to: 'hep' })).toThrow(/cannot detect/);
+  });
+
+  // The decoder keeps a replayed envelope (same seq) with an `order` error; the writer cannot
+  // write a seq that does not increase. The conversion reports that event at its input line and
+  // writes every other one: it never stops at a bad event.
+  test('an event the writer refuses is an error at its line; the rest is written', async () => {
+    const lines = readFileSync('fixtures/nativeharness/error.jsonl', 'utf8').trimEnd().split('\n');
+    const replayed = [...lines.slice(0, 3), lines[2]!, ...lines.slice(3)].join('\n');
+    const clean = convert(lines.join('\n'), {
+      from: 'nativeharness',
+      to: 'nativeharness',
+      encode: { framing: 'jsonl' },
+    });
+    const r = convert(replayed, { from: 'nativeharness', to: 'nativeharness', encode: { framing: 'jsonl' } });
+    expect(r.output).toBe(clean.output);
+    expect(r.diagnostics.map((d) => `${d.code} ${d.severity} ${d.line}`)).toEqual([
+      'order error 4',
+      'unencodable error 4',
+    ]);
+    expect(r.diagnostics[1]!.message).toMatch(/^line 4 \(byte \d+\): error not written: .*seq must increase/);
+    const streamed: Diagnostic[] = [];
+    let text = '';
+    for await (const piece of convertStream([replayed], {
+      from: 'nativeharness',
+      to: 'nativeharness',
+      encode: { framing: 'jsonl' },
+      onDiagnostic: (d) => streamed.push(d),
+    }))
+      text += piece;
+    expect(text).toBe(clean.output);
+    expect(streamed).toEqual(r.diagnostics);
+    // strict: the first error throws, the decoder's or the writer's
+    expect(() =>
+      convert(replayed, { from: 'nativeharness', to: 'nativeharness', decode: { strict: true } }),
+    ).toThrow(/seq/);
   });
 
   test('every diagnostic also reaches onDiagnostic, in order', () => {

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Codec, EncodeOptions, Encoder } from '../codec';
+import { writeOrReport } from '../convert-stream';
 import type { DiagnosticHandler, Format } from '../diagnostics';
 import { AISDK_HEADERS } from '../formats/ai-sdk/wire';
 import type { AgentEvent } from '../model';
@@ -62,7 +63,9 @@ export class ProtocolLog {
   append(events: Iterable<AgentEvent>): Promise<ProtocolLogEntry[]> {
     const run = async (): Promise<ProtocolLogEntry[]> => {
       let text = '';
-      for (const event of events) text += this.encoder.write(event);
+      // An event the writer refuses is reported at its input line; the stream goes on.
+      const report: DiagnosticHandler = (d) => this.options.onDiagnostic?.(d);
+      for (const event of events) text += writeOrReport(this.encoder, event, this.format, report, false);
       return this.store(text);
     };
     const result = this.tail.then(run);

@@ -1,3 +1,4 @@
+import { writeOrReport } from '../convert-stream';
 import { createDiagnosticSink, type DiagnosticHandler } from '../diagnostics';
 import { createNhEncoder, type NhEncodeOptions } from '../formats/nativeharness/encode';
 import type { AgentEvent } from '../model';
@@ -106,9 +107,13 @@ export function createEntryEncoder(options: EntryEncoderOptions): (event: AgentE
   if (options.clock !== undefined) encodeOptions.clock = options.clock;
   if (options.extensions === true) encodeOptions.extensions = true;
   const encoder = createNhEncoder(encodeOptions, createDiagnosticSink(false, options.onDiagnostic));
+  const report: DiagnosticHandler = (d) => options.onDiagnostic?.(d);
   return (event) => {
     const entries: NhLogEntry[] = [];
-    for (const json of encoder.write({ ...event, workspace, session }).split('\n')) {
+    // An event the writer refuses (a replayed envelope whose seq the log already has) is reported
+    // at its input line and left out; the session goes on.
+    const text = writeOrReport(encoder, { ...event, workspace, session }, 'nativeharness', report, false);
+    for (const json of text.split('\n')) {
       if (json === '') continue;
       const r = JSON.parse(json) as { seq: number; type: string };
       entries.push({ seq: r.seq, type: r.type, json });

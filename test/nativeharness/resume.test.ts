@@ -175,4 +175,22 @@ describe('resume over a real node:http server', () => {
     await done;
     expect(seen).toEqual([1]);
   });
+
+  // A nativeharness input with a replayed envelope: the decoder keeps it (with an `order` error),
+  // and the log, which has that seq already, reports it at its line and leaves it out; the rest of
+  // the batch and later appends are stored.
+  test('an event whose seq the log already has is reported at its line and left out', async () => {
+    const diagnostics: Diagnostic[] = [];
+    const l = new NhSessionLog({ clock: () => 1, onDiagnostic: (d) => diagnostics.push(d) });
+    const at = (line: number) => ({ format: 'nativeharness' as const, line, offset: line * 100 });
+    const written = await l.append('w', 's', [
+      { type: 'session.start', seq: 1, provenance: at(1) },
+      { type: 'text.delta', text: 'a', seq: 2, provenance: at(2) },
+      { type: 'text.delta', text: 'a', seq: 2, provenance: at(3) },
+      { type: 'text.delta', text: 'b', seq: 3, provenance: at(4) },
+    ]);
+    expect(written.map((e) => e.seq)).toEqual([1, 2, 3]);
+    expect(diagnostics.map((d) => `${d.code} ${d.severity} ${d.line}`)).toEqual(['unencodable error 3']);
+    expect((await l.append('w', 's', [{ type: 'text.delta', text: 'c' }])).map((e) => e.seq)).toEqual([4]);
+  });
 });
