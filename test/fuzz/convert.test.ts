@@ -4,7 +4,9 @@ import { expect, test } from 'vitest';
 import type { Codec } from '../../src/codec';
 import { convert } from '../../src/convert';
 import type { Diagnostic } from '../../src/diagnostics';
+import { isAgentwireError } from '../../src/diagnostics';
 import { codecs } from '../../src/formats/index';
+import type { AgentEvent } from '../../src/model';
 import { FUZZ_RUNS } from '../runs';
 
 // Damaged input through every conversion: any fixture of any format, with bytes flipped,
@@ -69,6 +71,41 @@ test('damaged fixtures: check() and a conversion to every format never throw', (
           if (d.code !== 'loss') expect(d.line, d.message).toBeGreaterThanOrEqual(1);
         }
         target.parse(r.output);
+      }
+    }),
+    { numRuns: Math.max(20, Math.floor(FUZZ_RUNS / 2)) },
+  );
+});
+
+// Every event every decoder makes from the fixtures, with its provenance, without it, or without
+// its seq and ts too: writers are handed any of them in any order and any mix of formats (what a
+// supervisor's own code may pass on). No writer throws but by its documented rule (nativeharness
+// refuses a seq that does not increase), and each output reads back in its format.
+const POOL: AgentEvent[] = fixtures.flatMap((f) => f.codec.parse(Uint8Array.from(f.bytes)).events);
+
+function variant(event: AgentEvent, how: number): AgentEvent {
+  if (how === 0) return event;
+  const { provenance: _p, ...rest } = event;
+  if (how === 1) return rest as AgentEvent;
+  const { seq: _s, ts: _t, ...bare } = rest;
+  return bare as AgentEvent;
+}
+
+test('events of every decoder in any order and mix: every writer writes them, its output reads back', () => {
+  const pick = fc.tuple(fc.nat({ max: POOL.length - 1 }), fc.nat({ max: 2 }));
+  fc.assert(
+    fc.property(fc.array(pick, { maxLength: 40 }), (picks) => {
+      const events = picks.map(([i, how]) => variant(POOL[i]!, how));
+      for (const target of FORMATS) {
+        let output: string;
+        try {
+          output = target.stringify(events, { onDiagnostic: () => {} });
+        } catch (error) {
+          expect(isAgentwireError(error) && target.format === 'nativeharness', String(error)).toBe(true);
+          expect((error as Error).message).toMatch(/seq must increase strictly/);
+          continue;
+        }
+        target.parse(output);
       }
     }),
     { numRuns: Math.max(20, Math.floor(FUZZ_RUNS / 2)) },
