@@ -168,6 +168,28 @@ describe('fuzz: arbitrary bytes', () => {
       );
     });
 
+    // What a follower of a growing file sets: a last line without its end held (or reported) and
+    // a run still going at the end of the input.
+    test(`${t.name}: the follower's options (live, incompleteLine hold and report) keep the same promises`, () => {
+      fc.assert(
+        fc.property(
+          hostileBytes,
+          cuts,
+          fc.constantFrom('hold', 'report', 'deliver'),
+          fc.boolean(),
+          (bytes, at, incompleteLine, live) => {
+            const extra = { incompleteLine, live };
+            const whole = run(t, [bytes], extra);
+            assertPlaces(whole, bytes.length);
+            const chunked = run(t, chunkAt(bytes, at), extra);
+            expect(chunked.events).toEqual(whole.events);
+            expect(chunked.diagnostics).toEqual(whole.diagnostics);
+          },
+        ),
+        { numRuns: HEAVY },
+      );
+    });
+
     test(`${t.name}: strict mode throws nothing but AgentwireError`, () => {
       fc.assert(
         fc.property(hostileBytes, cuts, (bytes, at) => {
