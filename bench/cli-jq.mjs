@@ -189,18 +189,6 @@ function median(xs) {
   return s[Math.floor(s.length / 2)];
 }
 
-async function row(argv) {
-  const runs = [];
-  for (let i = 0; i < RUNS; i++) runs.push(await measure(argv));
-  return {
-    wall: median(runs.map((r) => r.wall)),
-    cpu: median(runs.map((r) => r.cpu)),
-    rss: Math.max(...runs.map((r) => r.rss)),
-    code: runs.at(-1).code,
-    stderr: runs.at(-1).stderr,
-  };
-}
-
 const jqVersion = spawnSync(JQ, ['--version'], { encoding: 'utf8' }).stdout?.trim() ?? 'missing';
 const dir = mkdtempSync(join(String(flag('dir', tmpdir())), 'agentwire-cli-jq-'));
 const cleanup = () => rmSync(dir, { recursive: true, force: true });
@@ -212,7 +200,7 @@ process.once('SIGINT', () => {
 const table = [];
 console.log(
   `agentwire CLI against ${jqVersion}, ${MB} MiB per format, node ${process.version}, ` +
-    `${RUNS} run(s) each (median wall, max RSS); RSS from ${TIME ?? '/proc VmHWM polling'}`,
+    `${RUNS} run(s) each, interleaved (median wall, max RSS); RSS from ${TIME ?? '/proc VmHWM polling'}`,
 );
 try {
   for (const format of FORMATS) {
@@ -220,6 +208,9 @@ try {
     const file = join(dir, `${format}.${ext}`);
     const t0 = performance.now();
     const size = await generate(format, file, MB);
+    // The file's pages are written back before anything is timed: the kernel's writeback of a
+    // freshly written GiB would otherwise share the machine with the first commands.
+    spawnSync('sync');
     console.log(
       `\n${format}: ${(size / MiB).toFixed(0)} MiB generated in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
     );
@@ -232,12 +223,30 @@ try {
         `agentwire convert --to ${to}`,
         [process.execPath, CLI, 'convert', '--quiet', '--from', format, '--to', to, file],
       ]);
-    let jq;
-    for (const [name, argv] of commands) {
-      const r = await row(argv);
-      if (name.startsWith('jq')) jq = r;
-      const ratio = jq === undefined || name.startsWith('jq') ? undefined : jq.wall / r.wall;
-      const cpuRatio = jq === undefined || name.startsWith('jq') ? undefined : jq.cpu / r.cpu;
+    // Runs are interleaved (run r of every command, then run r + 1), so a drift of the machine
+    // over the minutes a GiB takes is shared by jq and agentwire; each ratio is the median of the
+    // per-run ratios against jq's run in the same round, as in bench/run.mjs.
+    const samples = commands.map(() => []);
+    for (let i = 0; i < RUNS; i++) {
+      for (let c = 0; c < commands.length; c++) samples[c].push(await measure(commands[c][1]));
+    }
+    const jqAt = commands.findIndex(([name]) => name.startsWith('jq'));
+    const perRun = (c, key) =>
+      jqAt === -1 || c === jqAt
+        ? undefined
+        : median(samples[c].map((r, i) => samples[jqAt][i][key] / r[key]));
+    for (let c = 0; c < commands.length; c++) {
+      const name = commands[c][0];
+      const runs = samples[c];
+      const r = {
+        wall: median(runs.map((x) => x.wall)),
+        cpu: median(runs.map((x) => x.cpu)),
+        rss: Math.max(...runs.map((x) => x.rss)),
+        code: runs.at(-1).code,
+        stderr: runs.at(-1).stderr,
+      };
+      const ratio = perRun(c, 'wall');
+      const cpuRatio = perRun(c, 'cpu');
       const line = {
         format,
         mib: size / MiB,
@@ -276,7 +285,7 @@ function verdict(r) {
 
 const lines = [
   `- ${new Date().toISOString()}, node ${process.version}, ${jqVersion}, ${cpus()[0]?.model ?? 'cpu'} ×${cpus().length}`,
-  `- \`node bench/cli-jq.mjs --mb ${MB} --formats ${FORMATS.join(',')} --runs ${RUNS}\`; peak RSS from ${TIME === undefined ? '/proc VmHWM' : '`/usr/bin/time` (wait4)'}`,
+  `- \`node bench/cli-jq.mjs --mb ${MB} --formats ${FORMATS.join(',')} --runs ${RUNS}\`; runs interleaved, medians (ratios: of the per-run ratios); peak RSS from ${TIME === undefined ? '/proc VmHWM' : '`/usr/bin/time` (wait4)'}`,
   '',
   '| format | MiB | command | wall s | CPU s | peak RSS MiB | × jq (wall) | × jq (CPU) | target (decode ≥ 3 ×, convert ≥ 2 ×, ≤ 64 MiB) |',
   '|---|---:|---|---:|---:|---:|---:|---:|---|',

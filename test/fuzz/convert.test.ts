@@ -1,12 +1,16 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
 import type { Codec } from '../../src/codec';
 import { convert } from '../../src/convert';
+import { detectFormat } from '../../src/detect';
 import type { Diagnostic } from '../../src/diagnostics';
 import { isAgentwireError } from '../../src/diagnostics';
 import { codecs } from '../../src/formats/index';
 import type { AgentEvent } from '../../src/model';
+import { EventTracer } from '../../src/otel/index';
+import { TimelineRenderer } from '../../src/view';
 import { FUZZ_RUNS } from '../runs';
 
 // Damaged input through every conversion: any fixture of any format, with bytes flipped,
@@ -108,6 +112,43 @@ test('events of every decoder in any order and mix: every writer writes them, it
         target.parse(output);
       }
     }),
+    { numRuns: Math.max(20, Math.floor(FUZZ_RUNS / 2)) },
+  );
+});
+
+// The other consumers of events and bytes: the terminal timeline (colour and not), the OpenTelemetry
+// tracer (with content captured) and format detection take the same mixes and damaged bytes
+// without throwing.
+test('the timeline, the tracer and detection take any mix of events and damaged bytes', () => {
+  const pick = fc.tuple(fc.nat({ max: POOL.length - 1 }), fc.nat({ max: 2 }));
+  fc.assert(
+    fc.property(
+      fc.array(pick, { maxLength: 60 }),
+      fc.constantFrom(...fixtures),
+      fc.array(edit, { maxLength: 4 }),
+      (picks, fixture, edits) => {
+        const events = picks.map(([i, how]) => variant(POOL[i]!, how));
+        for (const color of [true, false]) {
+          const timeline = new TimelineRenderer({ color });
+          for (const e of events) timeline.render(e);
+          timeline.end();
+        }
+        const provider = new TracerProvider({
+          spanProcessors: [new SimpleSpanProcessor({ exporter: new InMemorySpanExporter() })],
+        });
+        const tracer = new EventTracer({
+          tracer: provider.getTracer('fuzz'),
+          captureContent: true,
+          clock: () => 1,
+        });
+        for (const e of events) tracer.push(e);
+        tracer.end();
+        expect(tracer.openSpans).toBe(0);
+        const bytes = damage(fixture.bytes, edits);
+        detectFormat(bytes);
+        detectFormat(Buffer.from(bytes).toString('latin1'));
+      },
+    ),
     { numRuns: Math.max(20, Math.floor(FUZZ_RUNS / 2)) },
   );
 });
