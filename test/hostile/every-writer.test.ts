@@ -2,25 +2,13 @@ import { describe, expect, test } from 'vitest';
 import type { Codec } from '../../src/codec';
 import { codecs } from '../../src/formats/index';
 import type { AgentEvent } from '../../src/model';
+import { HOSTILE } from './helpers';
 
-// Every format's writer handed hostile text (the strings of writers.test.ts): the text of the
+// Every format's writer handed hostile text (HOSTILE in helpers.ts, as writers.test.ts): the text of the
 // text deltas, a tool's command and its result come back exactly through the same format's
 // decoder, and the output holds no lone surrogate and no raw control character but the line
 // ends its framing writes. writers.test.ts goes field by field for HEP, highbar and
 // nativeharness; this holds the same promise for every codec, on the fields all of them carry.
-
-const HOSTILE: Record<string, string> = {
-  'C0 controls and DEL': '\0\x01\x07\b\t\v\f\x1b\x1f\x7f',
-  'CR, LF, CRLF': 'a\rb\nc\r\nd',
-  'SSE field injection': '\r\nevent: x\r\nid: 666\n\ndata: {}\n\n',
-  'lone high surrogate': 'a\uD800b',
-  'lone low surrogate': 'a\uDFFFb',
-  'reversed pair': '\uDC00\uD800',
-  'U+2028 and U+2029': 'a\u2028b\u2029c',
-  'quotes and backslashes': '"\\"\\\\u0000\'',
-  'BOM and U+FFFD': '\uFEFF\uFFFD',
-  'astral and combining': '😀e\u0301',
-};
 
 const events = (s: string): AgentEvent[] => [
   { type: 'session.start', session: 'sess', protocol: 'v1' },

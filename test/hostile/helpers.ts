@@ -120,3 +120,18 @@ export function prototypeIsClean(): boolean {
  */
 export const bugTest: typeof test.fails =
   process.env.SHOW_BUGS === '1' ? (test as typeof test.fails) : test.fails;
+
+/** Text that breaks careless writers: every writer must give each back exactly (writers.test.ts, every-writer.test.ts). */
+export const HOSTILE: Record<string, string> = {
+  'C0 controls and DEL': '\0\x01\x07\b\t\v\f\x1b\x1f\x7f',
+  'CR, LF, CRLF': 'a\rb\nc\r\nd',
+  'SSE field injection': '\r\nevent: x\r\nid: 666\n\ndata: {}\n\n',
+  'lone high surrogate': 'a\uD800b',
+  'lone low surrogate': 'a\uDFFFb',
+  'reversed pair': '\uDC00\uD800',
+  'U+2028 and U+2029': 'a\u2028b\u2029c',
+  '</script> and a comment': '</script><script>alert(1)</script><!--',
+  'quotes and backslashes': '"\\"\\\\u0000\'',
+  'BOM and U+FFFD': '\uFEFF\uFFFD',
+  'astral and combining': '😀e\u0301',
+};

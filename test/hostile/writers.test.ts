@@ -5,26 +5,12 @@ import { hep } from '../../src/formats/hep/index';
 import { highbar } from '../../src/formats/highbar/index';
 import { nativeharness } from '../../src/formats/nativeharness/index';
 import type { AgentEvent, AgentEventOf } from '../../src/model';
-import { bugTest } from './helpers';
+import { bugTest, HOSTILE } from './helpers';
 
 // Writers handed hostile values: every string field with control characters, lone surrogates,
 // U+2028/U+2029, markup and SSE field syntax must come back exactly through the decoder (the
 // library never escapes or sanitises text); values JSON cannot hold are refused with
 // AgentwireError `unencodable`, never a TypeError, never written altered.
-
-const HOSTILE: Record<string, string> = {
-  'C0 controls and DEL': '\0\x01\x07\b\t\v\f\x1b\x1f\x7f',
-  'CR, LF, CRLF': 'a\rb\nc\r\nd',
-  'SSE field injection': '\r\nevent: x\r\nid: 666\n\ndata: {}\n\n',
-  'lone high surrogate': 'a\uD800b',
-  'lone low surrogate': 'a\uDFFFb',
-  'reversed pair': '\uDC00\uD800',
-  'U+2028 and U+2029': 'a\u2028b\u2029c',
-  '</script> and a comment': '</script><script>alert(1)</script><!--',
-  'quotes and backslashes': '"\\"\\\\u0000\'',
-  'BOM and U+FFFD': '\uFEFF\uFFFD',
-  'astral and combining': '😀e\u0301',
-};
 
 function wellFormedOutput(text: string): void {
   // Lone surrogates are escaped, never raw (String.prototype.isWellFormed is ES2024; the lib is ES2022).
