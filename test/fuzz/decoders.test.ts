@@ -547,6 +547,36 @@ describe('fuzz: mutated fixtures', () => {
   });
 });
 
+describe('fuzz: tight bounds', () => {
+  // Every fixture under line, depth and event bounds down to zero: the same events and diagnostics
+  // in any chunking, every diagnostic placed. A line or SSE event past its bound is reported as
+  // soon as it crosses it, so its message gives the whole size when the line arrived in one chunk
+  // and "at least N bytes so far" otherwise: only that wording may differ.
+  const wording = (ds: Diagnostic[]) =>
+    ds.map((d) => (d.code === 'line_too_long' || d.code === 'event_too_large' ? { ...d, message: '' } : d));
+  test('maxLineBytes, maxDepth, maxEventBytes near zero: chunking-independent, placed', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...ALL),
+        fc.integer({ min: 0, max: 400 }),
+        fc.integer({ min: 0, max: 4 }),
+        fc.integer({ min: 0, max: 600 }),
+        cuts,
+        (fixture, maxLineBytes, maxDepth, maxEventBytes, at) => {
+          const bytes = enc.encode(fixture.text);
+          const bounds = { maxLineBytes, maxDepth, maxEventBytes };
+          const whole = run(fixture.target, [bytes], bounds);
+          assertPlaces(whole, bytes.length);
+          const chunked = run(fixture.target, chunkAt(bytes, at), bounds);
+          expect(chunked.events).toEqual(whole.events);
+          expect(wording(chunked.diagnostics)).toEqual(wording(whole.diagnostics));
+        },
+      ),
+      { numRuns: HEAVY },
+    );
+  });
+});
+
 describe('fuzz: writers round trip hostile strings', () => {
   const text = fc.oneof(
     fc.string({ unit: 'binary', maxLength: 40 }),
