@@ -72,32 +72,29 @@ export function encodeOptionsFor(
   return base as EncodeOptions;
 }
 
+/** Where a conversion's writer reports an event it refuses, and whether it throws instead. */
+export interface RefusalContext {
+  /** The target format (the diagnostic's `format`). */
+  to: Format;
+  /** Receives the refusal as an `error` diagnostic. */
+  report: DiagnosticHandler;
+  /** Throw the writer's error instead (the decoder's `strict`). */
+  strict: boolean;
+}
+
 /**
  * One event through a conversion's writer. A writer refuses an event it cannot write as given
  * (a nativeharness `seq` that does not increase: the decoder kept a replayed envelope with an
  * `order` error) by throwing AgentwireError; a conversion reports that as an error at the event's
- * input line and goes on with the next event, unless the decoder runs strict.
+ * input line and goes on with the next event, unless it runs strict.
  */
-export function writeOrReport(
-  encoder: Encoder,
-  event: AgentEvent,
-  to: Format,
-  handler: DiagnosticHandler,
-  strict: boolean,
-): string {
+export function writeOrReport(encoder: Encoder, event: AgentEvent, ctx: RefusalContext): string {
   try {
     return encoder.write(event);
   } catch (error) {
-    if (strict || !isAgentwireError(error)) throw error;
-    handler(
-      diagnosticAtEvent(
-        error.code,
-        'error',
-        event,
-        `${event.type} not written: ${error.diagnostic.message}`,
-        to,
-      ),
-    );
+    if (ctx.strict || !isAgentwireError(error)) throw error;
+    const what = `${event.type} not written: ${error.diagnostic.message}`;
+    ctx.report(diagnosticAtEvent(error.code, 'error', event, what, ctx.to));
     return '';
   }
 }
@@ -124,18 +121,20 @@ export async function* convertChunks(
   const encoderCodec = codecs.target;
   const decoder = decoderCodec.createDecoder({ ...options.decode, onDiagnostic: handler });
   const encoder = encoderCodec.createEncoder(encodeOptionsFor(from, options, handler));
-  const to = options.to;
-  const strict = options.decode?.strict === true;
+  const refusal: RefusalContext = {
+    to: options.to,
+    report: handler,
+    strict: options.decode?.strict === true,
+  };
   const emit = options.batch
     ? function* (events: AgentEvent[]) {
         let text = '';
-        for (let i = 0; i < events.length; i++)
-          text += writeOrReport(encoder, events[i]!, to, handler, strict);
+        for (let i = 0; i < events.length; i++) text += writeOrReport(encoder, events[i]!, refusal);
         if (text !== '') yield text;
       }
     : function* (events: AgentEvent[]) {
         for (const e of events) {
-          const text = writeOrReport(encoder, e, to, handler, strict);
+          const text = writeOrReport(encoder, e, refusal);
           if (text !== '') yield text;
         }
       };

@@ -34,9 +34,9 @@ export function convert(input: string | Uint8Array, options: ConvertOptions): Co
   };
   const { events } = source.parse(input, { ...options.decode, onDiagnostic: handler });
   const encoder = target.createEncoder(encodeOptionsFor(from, options, handler));
-  const strict = options.decode?.strict === true;
+  const refusal = { to: options.to, report: handler, strict: options.decode?.strict === true };
   let output = '';
-  for (const event of events) output += writeOrReport(encoder, event, options.to, handler, strict);
+  for (const event of events) output += writeOrReport(encoder, event, refusal);
   output += encoder.end();
   return { output, diagnostics, from };
 }

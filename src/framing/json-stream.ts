@@ -54,7 +54,8 @@ function decide(chunk: Uint8Array | string): JsonFraming | undefined {
  * A chunk decoder for a stream of JSON events in either framing: SSE through the shared
  * {@link SseReader} (each dispatched event's `data` is one record), JSON Lines through the shared
  * line splitter. The framing is `options.framing`, or else decided by the first byte that is not
- * white space (`{` or `[`: JSON Lines). Line numbers and offsets are the input's, so diagnostics point at the bytes.
+ * white space (`{` or `[`: JSON Lines). Line numbers and offsets are the input's, so diagnostics
+ * point at the bytes.
  */
 export function jsonStreamChunkDecoder(
   format: Format,

@@ -65,7 +65,8 @@ export class ProtocolLog {
       let text = '';
       // An event the writer refuses is reported at its input line; the stream goes on.
       const report: DiagnosticHandler = (d) => this.options.onDiagnostic?.(d);
-      for (const event of events) text += writeOrReport(this.encoder, event, this.format, report, false);
+      const refusal = { to: this.format, report, strict: false };
+      for (const event of events) text += writeOrReport(this.encoder, event, refusal);
       return this.store(text);
     };
     const result = this.tail.then(run);

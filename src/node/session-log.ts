@@ -1,5 +1,5 @@
 import { writeOrReport } from '../convert-stream';
-import { createDiagnosticSink, type DiagnosticHandler } from '../diagnostics';
+import { createDiagnosticSink, type Diagnostic, type DiagnosticHandler } from '../diagnostics';
 import { createNhEncoder, type NhEncodeOptions } from '../formats/nativeharness/encode';
 import type { AgentEvent } from '../model';
 
@@ -107,12 +107,16 @@ export function createEntryEncoder(options: EntryEncoderOptions): (event: AgentE
   if (options.clock !== undefined) encodeOptions.clock = options.clock;
   if (options.extensions === true) encodeOptions.extensions = true;
   const encoder = createNhEncoder(encodeOptions, createDiagnosticSink(false, options.onDiagnostic));
-  const report: DiagnosticHandler = (d) => options.onDiagnostic?.(d);
+  const refusal = {
+    to: 'nativeharness' as const,
+    report: (d: Diagnostic) => options.onDiagnostic?.(d),
+    strict: false,
+  };
   return (event) => {
     const entries: NhLogEntry[] = [];
     // An event the writer refuses (a replayed envelope whose seq the log already has) is reported
     // at its input line and left out; the session goes on.
-    const text = writeOrReport(encoder, { ...event, workspace, session }, 'nativeharness', report, false);
+    const text = writeOrReport(encoder, { ...event, workspace, session }, refusal);
     for (const json of text.split('\n')) {
       if (json === '') continue;
       const r = JSON.parse(json) as { seq: number; type: string };
