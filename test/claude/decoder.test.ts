@@ -79,4 +79,25 @@ describe('claude decoder', () => {
     expect(diagnostics.map((d) => d.code)).toEqual(['invalid_json']);
     expect(claude.stringify(events)).toBe(text);
   });
+
+  // With --include-partial-messages each block streams, then its snapshot line follows; snapshots
+  // are matched to streamed blocks by position. A text or thinking snapshot that came twice must
+  // give no event of its own and must not shift the later snapshots onto the wrong blocks (it did:
+  // the next block's text came a second time). Its line is still written back.
+  test('partial messages: a repeated text or thinking snapshot gives the same events', () => {
+    const text = loadFixture('claude', 'partial-messages').text;
+    const lines = text.split('\n');
+    const plain = (events: AgentEvent[]) => events.map(({ provenance: _p, ...rest }) => rest);
+    const original = plain(claude.parse(text).events);
+    let repeated = 0;
+    for (let i = 0; i < lines.length; i++) {
+      if (!/^\{"type":"assistant".*"content":\[\{"type":"(text|thinking)"/.test(lines[i]!)) continue;
+      const twice = [...lines.slice(0, i + 1), ...lines.slice(i)].join('\n');
+      const parsed = claude.parse(twice);
+      expect(plain(parsed.events), `line ${i + 1} twice`).toEqual(original);
+      expect(claude.stringify(parsed.events)).toBe(twice);
+      repeated++;
+    }
+    expect(repeated).toBeGreaterThanOrEqual(3);
+  });
 });

@@ -1095,7 +1095,9 @@ function canonicalAssistant(
   const m = messageFor(d, ctx, a.id, a.model);
   if (a.stop !== undefined) m.stopReason = a.stop;
   canonicalUsage(d, ctx, m, a.usage, a.stop !== undefined);
-  const streamed = nextStreamed(m);
+  const streamed =
+    m.streamed !== undefined &&
+    nextStreamed(m, a.kind === TEXT_BLOCK ? 'text' : a.kind === THINKING_BLOCK ? 'thinking' : 'tool_use');
   if (a.kind === TEXT_BLOCK) {
     if (!streamed) textBlock(d, ctx, m, a.first);
   } else if (a.kind === THINKING_BLOCK) {
@@ -1766,7 +1768,7 @@ function block(
   i: number,
   count: number,
 ): void {
-  const streamed = nextStreamed(m);
+  const streamed = m.streamed !== undefined && nextStreamed(m, typeof b.type === 'string' ? b.type : '');
   let e: AgentEvent | undefined;
   switch (b.type) {
     case 'text':
@@ -1795,8 +1797,21 @@ function block(
 }
 
 // Whether the message's next snapshot block was streamed already (and its events given).
-function nextStreamed(m: MessageState): boolean {
-  return m.streamed?.get(m.snapshotIndex++)?.streamed === true;
+// Snapshot lines come in block order, one block each, so they are matched to the streamed blocks
+// by position. A snapshot line that came twice would take the next block's place and make every
+// later block's text come again: a snapshot whose type is not that of the next streamed block (or
+// that has none) but is that of the block before, which was streamed, is that block's repeat. It
+// gives no event (its line is kept for the writer like any line without one) and takes no place.
+// (Called only once the message has streamed blocks.)
+function nextStreamed(m: MessageState, type: string): boolean {
+  const blocks = m.streamed!;
+  const next = blocks.get(m.snapshotIndex);
+  if (next?.type !== type && m.snapshotIndex > 0) {
+    const before = blocks.get(m.snapshotIndex - 1);
+    if (before !== undefined && before.type === type && before.streamed) return true;
+  }
+  m.snapshotIndex++;
+  return next?.streamed === true;
 }
 
 function textBlock(d: DecoderState, ctx: LineContext, m: MessageState, text: string): AgentEvent {
