@@ -406,19 +406,26 @@ async function preloadInput(format: Format | undefined): Promise<void> {
   else await loadDetection();
 }
 
+/** A file opened for reading, and whether it is a regular file (read with `readSync`). */
+interface OpenedFile {
+  handle: FileHandle;
+  regular: boolean;
+}
+
 // Opens a file for reading, or says why it cannot be (exit 66): checked before any output.
-async function openFile(file: string): Promise<FileHandle> {
+async function openFile(file: string): Promise<OpenedFile> {
   let handle: FileHandle;
   try {
     handle = await open(file, 'r');
   } catch (error) {
     throw new InputError(`${file}: cannot open: ${(error as Error).message}`);
   }
-  if ((await handle.stat()).isDirectory()) {
+  const stat = await handle.stat();
+  if (stat.isDirectory()) {
     await handle.close();
     throw new InputError(`${file}: is a directory, not a stream`);
   }
-  return handle;
+  return { handle, regular: stat.isFile() };
 }
 
 // The size of a file's chunks. What one chunk makes (its events, its output) is alive until its
@@ -478,9 +485,9 @@ function largeObjectBytes(): number {
 }
 
 // The file in chunks read into one buffer, reused: each chunk is decoded before the next read.
-async function* readChunks(handle: FileHandle): AsyncGenerator<Uint8Array> {
+async function* readChunks({ handle, regular }: OpenedFile): AsyncGenerator<Uint8Array> {
   try {
-    if ((await handle.stat()).isFile()) {
+    if (regular) {
       yield* readFd(handle.fd);
       return;
     }
@@ -901,7 +908,7 @@ async function view({ values, file, format, options, reporter }: CommandContext)
     if (file === undefined || file === '-') throw new UsageError('view: --follow needs a file');
     // A file that does not exist yet is waited for; a directory is refused at once.
     try {
-      await (await openFile(file)).close();
+      await (await openFile(file)).handle.close();
     } catch (error) {
       if (/is a directory/.test((error as Error).message)) throw error;
     }

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Codec, EncodeOptions, Encoder } from '../codec';
-import { writeOrReport } from '../convert-stream';
+import { type RefusalContext, writeOrReport } from '../convert-stream';
 import type { DiagnosticHandler, Format } from '../diagnostics';
 import { AISDK_HEADERS } from '../formats/ai-sdk/wire';
 import type { AgentEvent } from '../model';
@@ -38,6 +38,7 @@ export interface ProtocolLogOptions {
 export class ProtocolLog {
   private readonly options: ProtocolLogOptions;
   private readonly encoder: Encoder;
+  private readonly refusal: RefusalContext;
   private readonly listeners = new Set<(entry: ProtocolLogEntry | undefined) => void>();
   private tail: Promise<unknown> = Promise.resolve();
   private seq = 0;
@@ -57,16 +58,15 @@ export class ProtocolLog {
     const encode: EncodeOptions & Record<string, unknown> = { ...options.encode, framing: 'jsonl' };
     if (options.onDiagnostic !== undefined) encode.onDiagnostic = options.onDiagnostic;
     this.encoder = options.codec.createEncoder(encode);
+    // An event the writer refuses is reported at its input line; the stream goes on.
+    this.refusal = { to: this.format, report: (d) => options.onDiagnostic?.(d), strict: false };
   }
 
   /** Writes `events`, persists each record, then emits it. Resolves to the records written. */
   append(events: Iterable<AgentEvent>): Promise<ProtocolLogEntry[]> {
     const run = async (): Promise<ProtocolLogEntry[]> => {
       let text = '';
-      // An event the writer refuses is reported at its input line; the stream goes on.
-      const report: DiagnosticHandler = (d) => this.options.onDiagnostic?.(d);
-      const refusal = { to: this.format, report, strict: false };
-      for (const event of events) text += writeOrReport(this.encoder, event, refusal);
+      for (const event of events) text += writeOrReport(this.encoder, event, this.refusal);
       return this.store(text);
     };
     const result = this.tail.then(run);
