@@ -122,7 +122,17 @@ const COMMANDS: Record<CommandName, CommandSpec> = {
   decode: {
     synopsis: 'agentwire decode [options] [file|-]',
     summary: 'print the canonical events, one JSON object per line',
-    options: { format: FORMAT, 'max-line-bytes': MAX_LINE, lenient: LENIENT, quiet: QUIET, help: HELP },
+    options: {
+      format: FORMAT,
+      'max-line-bytes': MAX_LINE,
+      hints: {
+        type: 'boolean',
+        help: "keep provenance.hints (the writer's private facts, often the whole input line)",
+      },
+      lenient: LENIENT,
+      quiet: QUIET,
+      help: HELP,
+    },
   },
   convert: {
     synopsis: 'agentwire convert --to F [options] [file|-]',
@@ -566,6 +576,21 @@ function jsonLines(events: readonly AgentEvent[]): string {
   return text;
 }
 
+// The same without `provenance.hints`: what a format's writer keeps to give its bytes back (for
+// most agent formats the whole input line), which no reader of the printed events can use. The
+// events are this command's own and die here, so the key is set to undefined (JSON.stringify
+// leaves it out) rather than each provenance copied.
+function jsonLinesWithoutHints(events: readonly AgentEvent[]): string {
+  let text = '';
+  for (let i = 0; i < events.length; i++) {
+    const event = events[i]!;
+    const provenance = event.provenance;
+    if (provenance?.hints !== undefined) (provenance as { hints?: unknown }).hints = undefined;
+    text += `${JSON.stringify(event)}\n`;
+  }
+  return text;
+}
+
 interface Parsed {
   values: Record<string, string | boolean | undefined>;
   file: string | undefined;
@@ -686,8 +711,9 @@ async function main(all: string[]): Promise<number> {
       if (opened !== undefined) {
         // One write per input chunk, not per event: the events of a chunk are one string.
         const decoder = opened.codec.createDecoder({ ...options, onDiagnostic });
-        for await (const chunk of opened.chunks) await write(jsonLines(decoder.push(chunk)));
-        await write(jsonLines(decoder.end()));
+        const lines = values.hints === true ? jsonLines : jsonLinesWithoutHints;
+        for await (const chunk of opened.chunks) await write(lines(decoder.push(chunk)));
+        await write(lines(decoder.end()));
       }
       return reporter.code();
     }

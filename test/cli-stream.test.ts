@@ -160,7 +160,7 @@ describe('chunks held past the next read are copies', () => {
   test('decode detects the format across several reads and prints what the library reads', () => {
     const { path, bytes } = longFirstLine();
     expect(bytes.indexOf(10)).toBeGreaterThan(3 * 16 * 1024);
-    const r = cli(['decode', path], 'pipe');
+    const r = cli(['decode', '--hints', path], 'pipe');
     expect(r.stderr).toBe('');
     const expected = codecFor('claude')!.parse(bytes).events;
     expect(r.stdout).toBe(expected.map((e) => `${JSON.stringify(e)}\n`).join(''));

@@ -3,7 +3,8 @@ import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, wri
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type AgentEvent, connect, hep } from '../src/index';
+import { type AgentEvent, codecFor, connect, hep } from '../src/index';
+import { listFixtures } from '../src/node/fixtures';
 
 // The CLI, run as a user runs it: the built binary, real pipes, files and exit codes.
 const CLI = resolve('dist/cli.js');
@@ -59,6 +60,32 @@ describe('agentwire CLI', () => {
       .map((l) => JSON.parse(l) as AgentEvent);
     expect(events).toEqual(hep.parse(readFileSync('fixtures/hep/single-round.jsonl')).events);
   });
+
+  // The writer's private facts (for most agent formats the whole input line) are left out unless
+  // asked for; everything else is the library's event, key for key, for every fixture.
+  test('decode prints the events without provenance.hints, and with them under --hints', () => {
+    let withHints = 0;
+    for (const { format, name, path } of listFixtures()) {
+      const bytes = readFileSync(path);
+      const events = codecFor(format)!.parse(bytes).events;
+      const full = events.map((e) => `${JSON.stringify(e)}\n`).join('');
+      const args = ['decode', '--format', format, '--lenient'];
+      expect(run([...args, '--hints', path]).stdout, `${format}/${name}`).toBe(full);
+      const lean = events
+        .map((e) => {
+          if (e.provenance?.hints === undefined) return `${JSON.stringify(e)}\n`;
+          withHints++;
+          const { hints: _, ...provenance } = e.provenance;
+          return `${JSON.stringify({ ...e, provenance })}\n`;
+        })
+        .join('');
+      const printed = run([...args, path]).stdout;
+      expect(printed, `${format}/${name}`).toBe(lean);
+      expect(printed).not.toContain('"hints":');
+    }
+    // The test means something: most agent formats leave hints.
+    expect(withHints).toBeGreaterThan(100);
+  }, 120_000);
 
   test('convert from stdin through a pipe, format detected', () => {
     const input = readFileSync('fixtures/highbar/contract-examples.jsonl');
