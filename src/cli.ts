@@ -578,15 +578,21 @@ function jsonLines(events: readonly AgentEvent[]): string {
 
 // The same without `provenance.hints`: what a format's writer keeps to give its bytes back (for
 // most agent formats the whole input line), which no reader of the printed events can use. The
-// events are this command's own and die here, so the key is set to undefined (JSON.stringify
-// leaves it out) rather than each provenance copied.
+// key is set to undefined for the stringify (which leaves it out) and put back after it, rather
+// than each provenance copied: a decoder may still hold a provenance it made (one shared by the
+// events of a line, or one it adds to) and must find it as it left it.
 function jsonLinesWithoutHints(events: readonly AgentEvent[]): string {
   let text = '';
   for (let i = 0; i < events.length; i++) {
     const event = events[i]!;
-    const provenance = event.provenance;
-    if (provenance?.hints !== undefined) (provenance as { hints?: unknown }).hints = undefined;
-    text += `${JSON.stringify(event)}\n`;
+    const provenance = event.provenance as { hints?: unknown } | undefined;
+    const hints = provenance?.hints;
+    if (hints === undefined) text += `${JSON.stringify(event)}\n`;
+    else {
+      provenance!.hints = undefined;
+      text += `${JSON.stringify(event)}\n`;
+      provenance!.hints = hints;
+    }
   }
   return text;
 }
