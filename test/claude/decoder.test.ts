@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { type AgentEvent, claude } from '../../src/index';
-import { loadFixture } from '../../src/node/fixtures';
+import { listFixtures, loadFixture } from '../../src/node/fixtures';
 
 // A 2 MB tool result on one line, generated here (deterministic) rather than committed.
 function bigResultStream(): string {
@@ -92,12 +92,50 @@ describe('claude decoder', () => {
     let repeated = 0;
     for (let i = 0; i < lines.length; i++) {
       if (!/^\{"type":"assistant".*"content":\[\{"type":"(text|thinking)"/.test(lines[i]!)) continue;
+      // Right after itself (a line read twice, told by the line before: an order warning), and
+      // after the line that follows it (told by the streamed block's type).
       const twice = [...lines.slice(0, i + 1), ...lines.slice(i)].join('\n');
       const parsed = claude.parse(twice);
       expect(plain(parsed.events), `line ${i + 1} twice`).toEqual(original);
+      expect(parsed.diagnostics.map((d) => `${d.code} ${d.line}`)).toEqual([`order ${i + 2}`]);
       expect(claude.stringify(parsed.events)).toBe(twice);
+      if (i + 2 < lines.length && lines[i + 1] !== '') {
+        const later = [...lines.slice(0, i + 2), lines[i]!, ...lines.slice(i + 2)].join('\n');
+        const again = claude.parse(later);
+        expect(plain(again.events), `line ${i + 1} again after line ${i + 2}`).toEqual(original);
+        expect(again.diagnostics).toEqual([]);
+        expect(claude.stringify(again.events)).toBe(later);
+      }
       repeated++;
     }
     expect(repeated).toBeGreaterThanOrEqual(3);
+  });
+
+  // Claude Code gives every record a uuid of its own: a line equal to the one before it is one
+  // record read twice. It gives no event (before, its text or tool call came twice), one order
+  // warning at the copy, and is written back where it was; every fixture, every line with a uuid.
+  test('a line read twice (the same uuid) is read once, with an order warning', () => {
+    const plain = (events: AgentEvent[]) => events.map(({ provenance: _p, ...rest }) => rest);
+    let lines = 0;
+    for (const { name } of listFixtures('claude')) {
+      const text = loadFixture('claude', name).text;
+      const original = claude.parse(text);
+      const all = text.split('\n');
+      for (let i = 0; i < all.length; i++) {
+        if (!all[i]!.includes('"uuid":"')) continue;
+        const twice = [...all.slice(0, i + 1), ...all.slice(i)].join('\n');
+        const parsed = claude.parse(twice);
+        expect(plain(parsed.events), `${name} line ${i + 1}`).toEqual(plain(original.events));
+        const extra = parsed.diagnostics.filter(
+          (d) => !original.diagnostics.some((o) => o.message === d.message),
+        );
+        expect(extra.map((d) => `${d.code} ${d.severity} ${d.line}`)).toEqual([`order warning ${i + 2}`]);
+        // The copy is kept for the writer while a later line gives an event to carry it.
+        if (parsed.events.some((e) => (e.provenance?.line ?? 0) > i + 2 && e.provenance?.synthetic !== true))
+          expect(claude.stringify(parsed.events), `${name} line ${i + 1}`).toBe(twice);
+        lines++;
+      }
+    }
+    expect(lines).toBeGreaterThan(40);
   });
 });

@@ -408,13 +408,9 @@ function meaning(events: AgentEvent[]): unknown[] {
     // Amp numbers rounds by counting assistant lines, and both agent formats total a round's and
     // a run's text and usage from their lines: a duplicated line shifts those derived values.
     // A round's message and a run's answer are every text of the round or run: a duplicated
-    // text line doubles them (Claude Code, the UI protocols), and the UI protocols count rounds
-    // by their step records, so a duplicated step renumbers the rest.
-    if (e.provenance?.format === 'claude' && (e.type === 'round.end' || e.type === 'run.end')) {
-      const r = rest as Record<string, unknown>;
-      delete r.message;
-      delete r.answer;
-    }
+    // text line doubles them (the UI protocols; Claude Code reads a line equal to the one before
+    // it once), and the UI protocols count rounds by their step records, so a duplicated step
+    // renumbers the rest.
     if (
       e.provenance?.format === 'amp' ||
       e.provenance?.format === 'copilot' ||

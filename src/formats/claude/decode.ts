@@ -159,6 +159,8 @@ type DecoderState = [
   pending: string[],
   lastLine: number,
   lastOffset: number,
+  // The line before this one, to tell a line read twice (`decodeLine`).
+  previous: string,
 ];
 
 const SINK = 0;
@@ -176,6 +178,7 @@ const COMPACTING = 11;
 const PENDING = 12;
 const LAST_LINE = 13;
 const LAST_OFFSET = 14;
+const PREVIOUS = 15;
 
 // ---------------------------------------------------------------------------------------------
 // Whole events (docs/performance.md, "Claude decoder"): the frequent events built in one literal
@@ -922,6 +925,7 @@ function newDecoder(options: ClaudeDecodeOptions, sink: DiagnosticSink): RecordD
     [],
     0,
     0,
+    '',
   ];
   // Bound module functions, not closures: a closure's optimised code is held by its feedback
   // vector only weakly and dies with the last decoder at a full GC (then every decoder recompiles
@@ -945,6 +949,22 @@ function decodeLine(d: DecoderState, text: string, line: number, offset: number,
     d[PENDING].push(text);
     return;
   }
+  // A line equal to the one before it, uuid and all, is one record read twice (a tail that read a
+  // line again, a relay that repeated one): Claude Code gives every record a uuid of its own, so it
+  // is never a second record, and reading it again would give its text (or tool call) twice. It
+  // gives no event and is kept for the writer. Only the line before is compared: one line held.
+  if (text === d[PREVIOUS] && text.includes('"uuid":"')) {
+    d[REPORT](
+      'order',
+      'warning',
+      line,
+      offset,
+      'this line repeats the line before it (the same uuid): read once',
+    );
+    d[PENDING].push(text);
+    return;
+  }
+  d[PREVIOUS] = text;
   if (
     CLAUDE_CANONICAL.enabled &&
     d[MAX_DEPTH] >= CANONICAL_MIN_DEPTH &&
