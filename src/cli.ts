@@ -37,9 +37,11 @@ const {
   AGENT_EVENT_TYPES,
   CODEC_FORMATS,
   convertChunks,
+  diagnosticAt,
   isAgentwireError,
   loadCodec,
   loadDetection,
+  neutralizeControls,
   TimelineRenderer,
 } = await import('./engine');
 
@@ -356,9 +358,11 @@ class Reporter {
   }
 }
 
+// One line per diagnostic, safe for a terminal: a message quotes input (a parser's excerpt of a
+// bad line), and input may hold escape sequences; they and line breaks are shown, not executed.
 function describe(d: Diagnostic, source: string): string {
   const where = d.line === undefined ? '' : `${d.line}:${d.offset ?? 0}:`;
-  return `${source}:${where} ${d.severity} ${d.code}: ${d.message}`;
+  return neutralizeControls(`${source}:${where} ${d.severity} ${d.code}: ${d.message}`).replace(/\n/g, '\\n');
 }
 
 interface Input {
@@ -375,7 +379,7 @@ async function openInput(
 ): Promise<Input | undefined> {
   if (format !== undefined) return { codec: await codecOf(format), chunks: source };
   // Loaded before the input is read from: a stream is not waited on while modules load.
-  const { detectFromStream } = await loadDetection();
+  const { detectFromStream, firstContent } = await loadDetection();
   const it = source[Symbol.asyncIterator]();
   // The chunks read to detect are held for the replay: copies, since a file's chunks share one
   // buffer that the next read overwrites (readChunks).
@@ -387,13 +391,8 @@ async function openInput(
   };
   const { detection, head } = await detectFromStream(copying);
   if (detection === undefined) {
-    if (head.some((c) => c.length > 0)) {
-      reporter.report({
-        code: 'invalid_record',
-        severity: 'error',
-        message: `cannot tell the input's format from its first line (known: ${formatList()}); pass --format`,
-      });
-    }
+    const at = firstContent(Buffer.concat(head as Uint8Array[]));
+    if (at !== undefined) reporter.report(undetected(at));
     await it.return?.();
     return undefined;
   }
@@ -406,6 +405,15 @@ async function openInput(
     }
   }
   return { codec: await codecOf(detection.format), chunks: replay() };
+}
+
+// An input of no chunks.
+async function* nothing(): AsyncGenerator<Uint8Array> {}
+
+// An input whose format cannot be told: an error at its first line with content.
+function undetected(at: { line: number; offset: number }): Diagnostic {
+  const what = `cannot tell the input's format from its first line (known: ${formatList()}); pass --format`;
+  return diagnosticAt('invalid_record', 'error', at.line, at.offset, what, undefined);
 }
 
 // Loads what openInput will need (the codec, or detection) before a command is started: Node
@@ -649,7 +657,11 @@ function parseError(name: CommandName, error: Error & { code?: string }): string
       return `${name}: unknown option ${option}${hint}; ${name} takes ${known}`;
     }
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
-      return `${name}: option ${option} ${/argument missing/.test(error.message) ? 'needs a value' : 'takes no value'}`;
+      if (/argument missing/.test(error.message)) return `${name}: option ${option} needs a value`;
+      // `--to -q`: the next word looks like an option, so it is not taken as the value.
+      if (/ambiguous/.test(error.message))
+        return `${name}: option ${option} needs a value (one that starts with "-" is written ${option}=-…)`;
+      return `${name}: option ${option} takes no value`;
     default:
       return `${name}: ${error.message}`;
   }
@@ -709,6 +721,7 @@ async function main(all: string[]): Promise<number> {
     json: values.json === true,
     lenient: values.lenient === true,
   });
+  codeSoFar = () => reporter.code();
   const onDiagnostic = (d: Diagnostic) => reporter.report(d);
   const ctx: ServeContext = { values, file, command, format, options, reporter, source: named };
   switch (first) {
@@ -834,7 +847,12 @@ async function convert({ values, file, format, options, reporter }: CommandConte
     if (d.code === 'loss' && values.json !== true) losses.add(d);
     else reporter.report(d);
   };
-  const opened = await openInput(format, await input(file), reporter);
+  const before = reporter.errors;
+  let opened = await openInput(format, await input(file), reporter);
+  // An empty input (nothing, or a BOM and white space) is a stream of no events: written as the
+  // target writes one (`[]` as a JSON array), as it is with --from.
+  if (opened === undefined && reporter.errors === before)
+    opened = { codec: await codecOf(to), chunks: nothing() };
   if (opened !== undefined) {
     const from = opened.codec.format;
     const codecs = { source: opened.codec, target: await codecOf(to) };
@@ -844,7 +862,8 @@ async function convert({ values, file, format, options, reporter }: CommandConte
       await write(text);
     }
   }
-  if (values.quiet !== true) process.stderr.write(losses.text(to));
+  // Field names come from the input (a record's own keys): shown, never executed.
+  if (values.quiet !== true) process.stderr.write(neutralizeControls(losses.text(to)));
   return reporter.code();
 }
 
@@ -890,19 +909,12 @@ async function check({ values, file, format, options, reporter }: CommandContext
   // Copied: a file's chunks share one buffer that the next read overwrites.
   for await (const c of await input(file)) parts.push(Uint8Array.prototype.slice.call(c));
   const bytes = Buffer.concat(parts);
-  const chosen = format ?? (await loadDetection()).detectFormat(bytes)?.format;
+  const detection = await loadDetection();
+  const chosen = format ?? detection.detectFormat(bytes)?.format;
   let findings: Diagnostic[];
   if (chosen === undefined) {
-    findings =
-      bytes.length === 0
-        ? []
-        : [
-            {
-              code: 'invalid_record',
-              severity: 'error',
-              message: `cannot tell the input's format from its first line (known: ${formatList()}); pass --format`,
-            },
-          ];
+    const at = detection.firstContent(bytes);
+    findings = at === undefined ? [] : [undetected(at)];
   } else {
     const codec = await codecOf(chosen);
     findings =
@@ -910,6 +922,7 @@ async function check({ values, file, format, options, reporter }: CommandContext
         ? (codec.check as (i: Uint8Array, o: object) => Diagnostic[])(bytes, options)
         : codec.parse(bytes, options).diagnostics;
   }
+  codeSoFar = () => (reporter.errors + (values.strict ? reporter.warnings : 0) === 0 ? 0 : 1);
   for (const d of findings) {
     if (d.severity === 'error') reporter.errors++;
     else if (d.severity === 'warning') reporter.warnings++;
@@ -1223,8 +1236,13 @@ function openSessionLog(
   return { log, ready: async () => {}, quit: async () => {} };
 }
 
+// The exit code should the reader of standard output go away (EPIPE): what the command would
+// return for the diagnostics seen so far (set once its reporter exists).
+let codeSoFar: () => number = () => 0;
+
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-  if (error.code === 'EPIPE') process.exit(0);
+  // Quietly, but never 0 after an error diagnostic (`check … | head -1` of a failing stream).
+  if (error.code === 'EPIPE') process.exit(codeSoFar());
   throw error;
 });
 
@@ -1233,7 +1251,8 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    const message = error instanceof Error ? error.message : String(error);
+    // Messages may quote input (a file name, a strict-mode diagnostic): shown, never executed.
+    const message = neutralizeControls(error instanceof Error ? error.message : String(error));
     if (error instanceof UsageError) {
       process.stderr.write(`agentwire: ${message} (see agentwire --help)\n`);
       process.exitCode = 64;

@@ -430,6 +430,38 @@ export function createCodec<D extends DecodeOptions, E extends EncodeOptions>(
 }
 
 /**
+ * A format's rules with the rule every stream shares added: a run its decoder had to end itself
+ * (a synthetic `run.end` of status `incomplete`: the input ended, or the next run began, before
+ * the run's `terminal` record) is a warning at that event, so `check` never calls such a stream
+ * clean (`--strict` fails it). For the formats whose own rules do not say it already.
+ */
+export function withIncompleteRuns(
+  rules: (events: readonly AgentEvent[]) => Diagnostic[],
+  format: Format,
+  terminal: string,
+): (events: readonly AgentEvent[]) => Diagnostic[] {
+  return (events) => {
+    const out = rules(events);
+    for (const e of events) {
+      if (e.type !== 'run.end' || e.status !== 'incomplete') continue;
+      const p = e.provenance;
+      if (p?.synthetic !== true || p.format !== format) continue;
+      out.push(
+        diagnosticAt(
+          'order',
+          'warning',
+          p.line,
+          p.offset,
+          `the run ends without ${terminal}: it is incomplete`,
+          format,
+        ),
+      );
+    }
+    return out;
+  };
+}
+
+/**
  * Builds a codec's `check`: every diagnostic the decoder finds (strict off, so all are seen)
  * plus the format's own rules over the decoded events, in line order.
  */

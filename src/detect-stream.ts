@@ -31,6 +31,25 @@ export async function detectFromStream(
   return { detection: sample.length === 0 ? undefined : detectFormat(sample), head };
 }
 
+/**
+ * Where the first line with content starts (1-based line, byte offset), past a UTF-8 BOM and
+ * blank lines; undefined when `bytes` hold nothing else (an input of only a BOM and white space
+ * is empty, as an empty one is). Names the line an undetectable input's diagnostic is about.
+ */
+export function firstContent(bytes: Uint8Array): { line: number; offset: number } | undefined {
+  let i = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  let line = 1;
+  let start = 0;
+  for (; i < bytes.length; i++) {
+    const b = bytes[i]!;
+    if (b === 10 || (b === 13 && bytes[i + 1] !== 10)) {
+      line++;
+      start = i + 1;
+    } else if (b !== 32 && b !== 9 && b !== 13) return { line, offset: start };
+  }
+  return undefined;
+}
+
 // A complete line that starts with `{` or `[` has arrived: no later line can change the verdict.
 function hasJsonLine(bytes: Uint8Array): boolean {
   let start = true;

@@ -28,14 +28,20 @@ export interface Detection {
 /** How many bytes of the input detection looks at. */
 export const DETECT_BYTES = 64 * 1024;
 
+// The first line with content. A line ends at LF, CRLF or a lone CR (SSE allows all three; a
+// JSON line cannot hold a raw CR, so a CR ends one too).
+const LINE_END = /\r\n?|\n/g;
+
 function firstLine(text: string): string {
   let start = 0;
   while (start < text.length) {
-    let end = text.indexOf('\n', start);
-    if (end === -1) end = text.length;
+    LINE_END.lastIndex = start;
+    const m = LINE_END.exec(text);
+    const end = m === null ? text.length : m.index;
+    const next = m === null ? text.length : m.index + m[0].length;
     const line = text.slice(start, end).trim();
     if (line !== '') return line;
-    start = end + 1;
+    start = next;
   }
   return '';
 }

@@ -6,10 +6,10 @@
 // start-up memory (docs/performance.md "The CLI against jq"). It shares its chunks with every
 // other entry: one copy of the library (test/issue-15/package.test.ts holds both).
 export { convertChunks } from './convert-stream';
-export { isAgentwireError } from './diagnostics';
+export { diagnosticAt, isAgentwireError } from './diagnostics';
 export { CODEC_FORMATS, loadCodec } from './formats/load';
 export { AGENT_EVENT_TYPES } from './model-guard';
-export { TimelineRenderer } from './view';
+export { neutralizeControls, TimelineRenderer } from './view';
 
 /** Detection (every format's sniffing rule), loaded by the commands that detect. */
 export const loadDetection = () => import('./detect-stream');

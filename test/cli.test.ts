@@ -85,7 +85,76 @@ describe('agentwire CLI', () => {
     }
     // The test means something: most agent formats leave hints.
     expect(withHints).toBeGreaterThan(100);
-  }, 120_000);
+  }, 600_000);
+
+  // Round ten's CLI findings, each as a user meets it.
+  test('check: a run without its terminal record is a warning, and fails --strict', () => {
+    const path = join(dir, 'no-result.jsonl');
+    writeFileSync(path, readFileSync('fixtures/claude/tools.jsonl', 'utf8').split('\n')[0]!.concat('\n'));
+    const r = run(['check', path]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(
+      'warning order: line 1 (byte 0): the run ends without its result record: it is incomplete',
+    );
+    expect(run(['check', '--strict', path]).code).toBe(1);
+  });
+
+  test('diagnostics never print the control characters of the input raw', () => {
+    const lines = readFileSync('fixtures/hep/single-round.jsonl', 'utf8').split('\n');
+    lines.splice(2, 0, 'x\u001b]0;pwned\u0007\u001b[2J');
+    const path = join(dir, 'escapes.jsonl');
+    writeFileSync(path, lines.join('\n'));
+    for (const args of [['check'], ['decode'], ['convert', '--to', 'claude'], ['view']]) {
+      const r = run([...args, path]);
+      expect(r.code, args[0]).toBe(1);
+      expect(r.stdout + r.stderr, args[0]).not.toMatch(/[\u001b\u0007]/);
+      expect(r.stdout + r.stderr, args[0]).toContain('\\x1b]0;pwned\\x07');
+    }
+  });
+
+  test('an input of only a BOM is empty; one that cannot be told is an error at its line', () => {
+    const bom = join(dir, 'bom.txt');
+    writeFileSync(bom, Buffer.from([0xef, 0xbb, 0xbf, 10]));
+    expect(run(['check', bom])).toMatchObject({ code: 0 });
+    expect(run(['convert', '--to', 'nativeharness', '--framing', 'json', bom])).toMatchObject({
+      code: 0,
+      stdout: '[]\n',
+    });
+    const bad = join(dir, 'undetectable.txt');
+    writeFileSync(bad, '\n\n  {oops\n');
+    const r = run(['check', '--json', bad]);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout.trim())).toMatchObject({ code: 'invalid_record', line: 3, offset: 2 });
+  });
+
+  test('SSE with CR line ends is detected as the protocol it is', () => {
+    for (const [fixture, format] of [
+      ['fixtures/ag-ui/tool-call.sse', 'ag-ui'],
+      ['fixtures/ai-sdk/chat.sse', 'ai-sdk'],
+    ] as const) {
+      const path = join(dir, `cr-${format}.sse`);
+      writeFileSync(path, readFileSync(fixture, 'utf8').replace(/\n/g, '\r'));
+      const r = run(['check', path]);
+      expect(r.stdout, format).toBe('');
+      expect(r.code, format).toBe(0);
+      expect(run(['decode', path]).stdout).toContain(`"format":"${format}"`);
+    }
+  });
+
+  test('an option value that starts with "-" is explained', () => {
+    const r = run(['convert', '--to', '-q', 'x']);
+    expect(r.code).toBe(64);
+    expect(r.stderr).toContain('option --to needs a value');
+  });
+
+  test('a closed pipe ends the command quietly, with the exit code of what it saw', () => {
+    const path = join(dir, 'bad-lines.jsonl');
+    writeFileSync(path, Array.from({ length: 50_000 }, (_, i) => `not json ${i}`).join('\n'));
+    const script = `node ${CLI} check --format hep ${path} | head -1 >/dev/null; echo \${PIPESTATUS[0]}`;
+    const bash = spawnSync('bash', ['-c', script], { encoding: 'utf8' });
+    expect(bash.stderr).toBe('');
+    expect(bash.stdout.trim()).toBe('1');
+  });
 
   test('convert from stdin through a pipe, format detected', () => {
     const input = readFileSync('fixtures/highbar/contract-examples.jsonl');

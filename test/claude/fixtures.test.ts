@@ -27,8 +27,18 @@ describe.each(fixtures)('fixture %s', (name) => {
     expect(claude.stringify(copy)).toBe(text);
   });
 
-  test('conforms: check() reports nothing', () => {
-    expect(claude.check(bytes)).toEqual([]);
+  // A run without its result is incomplete, never clean: one warning where the decoder ended it.
+  test('conforms: check() reports nothing (a missing result: one incomplete-run warning)', () => {
+    const ended = parsed.events.filter(
+      (e) => e.type === 'run.end' && e.status === 'incomplete' && e.provenance?.synthetic === true,
+    );
+    expect(ended.length > 0).toBe(name === 'missing-result.jsonl');
+    expect(claude.check(bytes).map((d) => `${d.severity} ${d.code} ${d.message}`)).toEqual(
+      ended.map(
+        ({ provenance: p }) =>
+          `warning order line ${p!.line} (byte ${p!.offset}): the run ends without its result record: it is incomplete`,
+      ),
+    );
   });
 
   test('string input and byte input decode alike', () => {

@@ -1,4 +1,4 @@
-import { type Codec, createCheck, createCodec } from '../../codec';
+import { type Codec, createCheck, createCodec, withIncompleteRuns } from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
 import { jsonStreamChunkDecoder } from '../../framing/json-stream';
 import { checkAguiEvents } from './check';
@@ -48,5 +48,5 @@ const codec = createCodec<AguiDecodeOptions, AguiEncodeOptions>({
  */
 export const agui: AguiCodec = {
   ...codec,
-  check: createCheck(codec, checkAguiEvents),
+  check: createCheck(codec, withIncompleteRuns(checkAguiEvents, 'ag-ui', 'RUN_FINISHED or RUN_ERROR')),
 };

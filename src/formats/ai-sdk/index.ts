@@ -1,4 +1,4 @@
-import { type Codec, createCheck, createCodec, type EventSource } from '../../codec';
+import { type Codec, createCheck, createCodec, type EventSource, withIncompleteRuns } from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
 import { jsonStreamChunkDecoder } from '../../framing/json-stream';
 import { checkAiSdkEvents } from './check';
@@ -76,6 +76,9 @@ function toResponse(
  */
 export const aisdk: AiSdkCodec = {
   ...codec,
-  check: createCheck(codec, checkAiSdkEvents),
+  check: createCheck(
+    codec,
+    withIncompleteRuns(checkAiSdkEvents, 'ai-sdk', 'its finish (or error, abort) chunk'),
+  ),
   toResponse,
 };

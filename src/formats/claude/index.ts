@@ -1,4 +1,4 @@
-import { type Codec, createCheck, createCodec, lineChunkDecoder } from '../../codec';
+import { type Codec, createCheck, createCodec, lineChunkDecoder, withIncompleteRuns } from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
 import { checkClaudeEvents } from './check';
 import { type ClaudeDecodeOptions, createClaudeRecordDecoder } from './decode';
@@ -45,5 +45,5 @@ const codec = createCodec<ClaudeDecodeOptions, ClaudeEncodeOptions>({
  */
 export const claude: ClaudeCodec = {
   ...codec,
-  check: createCheck(codec, checkClaudeEvents),
+  check: createCheck(codec, withIncompleteRuns(checkClaudeEvents, 'claude', 'its result record')),
 };

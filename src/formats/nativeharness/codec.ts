@@ -1,7 +1,7 @@
 // The nativeharness codec object (re-exported by index.ts). It lives apart from index.ts, which also
 // re-exports the wire records' zod schemas, so that the codec registry and the CLI, importing
 // this file, never load zod (docs/performance.md "The CLI against jq").
-import { type Codec, createCheck, createCodec } from '../../codec';
+import { type Codec, createCheck, createCodec, withIncompleteRuns } from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
 import { checkNativeharnessEvents } from './check';
 import { createNhChunkDecoder, type NhDecodeOptions } from './decode';
@@ -37,5 +37,5 @@ const codec = createCodec<NhDecodeOptions, NhEncodeOptions>({
  */
 export const nativeharness: NativeharnessCodec = {
   ...codec,
-  check: createCheck(codec, checkNativeharnessEvents),
+  check: createCheck(codec, withIncompleteRuns(checkNativeharnessEvents, 'nativeharness', 'its done event')),
 };
