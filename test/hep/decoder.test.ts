@@ -16,7 +16,7 @@ describe('HEP decoder: bad input is reported and the stream goes on', () => {
       ['invalid_record', 'error', 4, 69],
     ]);
     expect(diagnostics[2]!.message).toMatch(/^line 4 \(byte 69\): invalid message_delta frame: turn_id/);
-    expect(events.map((e) => e.type)).toEqual(['session.start', 'run.start']);
+    expect(events.map((e) => e.type)).toEqual(['session.start', 'run.start', 'run.end']);
   });
 
   test('the first line must be hep_header', () => {
@@ -52,7 +52,7 @@ describe('HEP decoder: bad input is reported and the stream goes on', () => {
     const deep = `{"type":"x","a":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
     const { events, diagnostics } = hep.parse(`${HEADER}${deep}\n{"type":"agent_start","turn_id":1}\n`);
     expect(codes(diagnostics)).toEqual([['nesting_too_deep', 'error', 2, 57]]);
-    expect(events.map((e) => e.type)).toEqual(['session.start', 'run.start']);
+    expect(events.map((e) => e.type)).toEqual(['session.start', 'run.start', 'run.end']);
   });
 
   test('__proto__ stays data: no prototype is polluted, the key survives a round trip', () => {
@@ -72,7 +72,7 @@ describe('HEP decoder: bad input is reported and the stream goes on', () => {
       maxLineBytes: 1000,
     });
     expect(codes(diagnostics)).toEqual([['line_too_long', 'error', 2, 57]]);
-    expect(events.map((e) => e.type)).toEqual(['session.start', 'run.start']);
+    expect(events.map((e) => e.type)).toEqual(['session.start', 'run.start', 'run.end']);
   });
 
   test('unknown frames become unknown events; unknown fields are kept in provenance', () => {
@@ -83,12 +83,13 @@ describe('HEP decoder: bad input is reported and the stream goes on', () => {
   test('an empty line is skipped with an info, not an event', () => {
     const { events, diagnostics } = hep.parse(`${HEADER}\n{"type":"agent_start","turn_id":1}\n`);
     expect(codes(diagnostics)).toEqual([['invalid_json', 'info', 2, 57]]);
-    expect(events).toHaveLength(2);
+    // header, agent_start, and the run.end(incomplete) the open run gets at the end
+    expect(events).toHaveLength(3);
   });
 
   test('a partial last line: delivered by default, reported with incompleteLine "report"', () => {
     const text = `${HEADER}{"type":"agent_start","turn_id":1}`;
-    expect(hep.parse(text).events).toHaveLength(2);
+    expect(hep.parse(text).events).toHaveLength(3); // + run.end(incomplete): the run is open
     const reported = hep.parse(text, { incompleteLine: 'report' });
     expect(reported.events).toHaveLength(1);
     expect(codes(reported.diagnostics)).toEqual([['incomplete_line', 'warning', 2, 57]]);

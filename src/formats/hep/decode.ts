@@ -101,6 +101,9 @@ type HepDecoder = [
   out: AgentEvent[],
   rest: RecordRest | undefined,
   nestedExact: boolean,
+  // A frame of a round came after the last terminal frame: the input ending now ends the run
+  // incomplete, not completed (compaction and unknown frames open no round).
+  roundOpen: boolean,
 ];
 
 // The decoder as the frame being mapped (after readLine fills the frame slots): the same array.
@@ -124,6 +127,7 @@ const OFFSET = 14;
 const OUT = 15;
 const REST = 16;
 const NESTED_EXACT = 17;
+const ROUND_OPEN = 18;
 
 function newDecoder(options: HepDecodeOptions, sink: DiagnosticSink): HepDecoder {
   return [
@@ -144,6 +148,7 @@ function newDecoder(options: HepDecodeOptions, sink: DiagnosticSink): HepDecoder
     0,
     [],
     undefined,
+    false,
     false,
   ];
 }
@@ -242,8 +247,13 @@ function readLine(d: HepDecoder, text: string, line: number, offset: number, out
   map(d, spec, record, d);
 }
 
+// The input ended: a run whose last round ended with turn_done completed; a run still open
+// otherwise (a round without its terminal frame, or no round at all: the process died or is still
+// running) ends incomplete, never completed (docs/model.md, "Run outcome").
 function endStream(d: HepDecoder, out: AgentEvent[]): void {
-  completeRun(d, d[LAST_LINE], d[LAST_OFFSET], out);
+  if (!d[RUN_OPEN]) return;
+  if (d[ANSWER] !== undefined && !d[ROUND_OPEN]) completeRun(d, d[LAST_LINE], d[LAST_OFFSET], out);
+  else endRun(d, 'incomplete', d[LAST_LINE], d[LAST_OFFSET], out);
 }
 
 // The run's synthetic end after its last turn_done: at the end of the input, or (`live`) at a
@@ -270,16 +280,20 @@ function stamp(d: HepDecoder, event: AgentEvent, record: JsonObject): void {
   if (typeof turn === 'number' && Number.isSafeInteger(turn)) event.round = turn;
 }
 
+// A synthetic run.end at `line`: after a fatal turn_error or cancelled, or (incomplete) at the
+// end of an input that left the run open. The usage is the total of the rounds that ended.
 function endRun(
   d: HepDecoder,
-  status: 'failed' | 'cancelled',
-  provenance: Provenance,
+  status: 'failed' | 'cancelled' | 'incomplete',
+  line: number,
+  offset: number,
   out: AgentEvent[],
 ): void {
+  d[ROUND_OPEN] = false;
   const end: AgentEventOf<'run.end'> = {
     type: 'run.end',
     status,
-    provenance: { format: FORMAT, line: provenance.line, offset: provenance.offset, synthetic: true },
+    provenance: { format: FORMAT, line, offset, synthetic: true },
   };
   if (d[USAGE] !== undefined) end.usage = { ...d[USAGE] }; // a copy: later rounds must not change an event already out
   if (d[SESSION] !== undefined) end.session = d[SESSION];
@@ -305,6 +319,7 @@ function map(d: HepDecoder, spec: HepFrameSpec, r: JsonObject, at: FrameAt): voi
   switch (spec.type) {
     // The frequent frames first: each case label is a string comparison.
     case 'message_delta':
+      d[ROUND_OPEN] = true;
       out.push(textDelta(r.delta as string, r.turn_id as number, provenance, session));
       return;
     case 'tool_delta': {
@@ -312,6 +327,7 @@ function map(d: HepDecoder, spec: HepFrameSpec, r: JsonObject, at: FrameAt): voi
       const call = r.id as string;
       const update = r.update as string;
       const round = r.turn_id as number;
+      d[ROUND_OPEN] = true;
       out.push(
         session === undefined
           ? { type: 'tool.output', call, text: update, round, provenance }
@@ -342,6 +358,7 @@ function map(d: HepDecoder, spec: HepFrameSpec, r: JsonObject, at: FrameAt): voi
     }
     case 'agent_start': {
       d[RUN_OPEN] = true;
+      d[ROUND_OPEN] = false;
       d[ANSWER] = undefined;
       d[STOP_REASON] = undefined;
       d[USAGE] = undefined;
@@ -351,6 +368,7 @@ function map(d: HepDecoder, spec: HepFrameSpec, r: JsonObject, at: FrameAt): voi
       return;
     }
     case 'message_start': {
+      d[ROUND_OPEN] = true;
       const type = 'message.start';
       const role = 'assistant';
       const round = r.turn_id as number;
@@ -362,6 +380,7 @@ function map(d: HepDecoder, spec: HepFrameSpec, r: JsonObject, at: FrameAt): voi
       return;
     }
     case 'tool_start': {
+      d[ROUND_OPEN] = true;
       const type = 'tool.start';
       const argsSummary = r.args_summary as string;
       const call = r.id as string;
@@ -380,6 +399,7 @@ function map(d: HepDecoder, spec: HepFrameSpec, r: JsonObject, at: FrameAt): voi
       return;
     }
     case 'tool_liveness': {
+      d[ROUND_OPEN] = true;
       const e: AgentEventOf<'tool.liveness'> = {
         type: 'tool.liveness',
         call: r.id as string,
@@ -442,6 +462,7 @@ function map(d: HepDecoder, spec: HepFrameSpec, r: JsonObject, at: FrameAt): voi
       );
       d[ANSWER] = message;
       d[STOP_REASON] = stopReason;
+      d[ROUND_OPEN] = false;
       addRunUsage(d, usage);
       // Followed live, a round that ran no tool and did not stop for one ends the run: fa's
       // agent loop stops there (a finished input ends it at its end, where HEP says it ends).
@@ -459,14 +480,15 @@ function map(d: HepDecoder, spec: HepFrameSpec, r: JsonObject, at: FrameAt): voi
           ? { type, message, fatal, round, provenance }
           : { type, message, fatal, round, provenance, session },
       );
-      if (fatal) endRun(d, 'failed', provenance, out);
+      d[ROUND_OPEN] = false;
+      if (fatal) endRun(d, 'failed', line, offset, out);
       return;
     }
     case 'cancelled': {
       const type = 'cancel';
       const round = r.turn_id as number;
       out.push(session === undefined ? { type, round, provenance } : { type, round, provenance, session });
-      endRun(d, 'cancelled', provenance, out);
+      endRun(d, 'cancelled', line, offset, out);
       return;
     }
     case 'compaction_start': {
@@ -529,6 +551,7 @@ function canonicalDelta(
   } catch {
     return false;
   }
+  d[ROUND_OPEN] = true;
   out.push(textDelta(delta, round, { format: FORMAT, line, offset }, d[SESSION]));
   return true;
 }

@@ -11,8 +11,9 @@ import {
   rawIfSame,
 } from '../../json';
 import { checkLoss, type LossState, newLoss, reportForeignRecord, reportLoss } from '../../loss';
-import type { AgentEvent, AgentEventOf } from '../../model';
+import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { joinRecord } from '../../record';
+import { addUsage } from '../../usage';
 import {
   HEP,
   HEP_FULL_ARGS_CAP,
@@ -114,7 +115,7 @@ const encodeValue = (value: unknown): string => JSON.stringify(value);
 const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
   'session.start': ['session', 'producer', 'protocol'],
   'run.start': ['round', 'session'],
-  'run.end': ['session', 'status', 'answer', 'stopReason', 'usage'],
+  'run.end': ['session', 'status', 'answer', 'stopReason', 'usage', 'error'],
   'message.start': ['round', 'session', 'role'],
   'text.delta': ['round', 'session', 'text'],
   'tool.start': ['round', 'session', 'call', 'name', 'args', 'argsSummary'],
@@ -151,7 +152,18 @@ type Writer = [
   roundWritten: boolean,
   // A message_start was written in the round now open (for `messageStarts: 'each-round'`).
   messageOpen: boolean,
+  // This run wrote a turn_done: a HEP reader ends it completed when the stream ends there.
+  doneWritten: boolean,
+  // What this run's turn_dones carried from round.end usage (undefined: no round carried any);
+  // a HEP reader totals the run from them, so run.end checks its usage against this.
+  roundsUsage: RoundsUsage | undefined,
+  // A recoverable error's turn_error, held for one event: when the run then fails, it is the
+  // error that ended the run, written fatal (HEP's spelling of a failed run).
+  heldError: [event: AgentEventOf<'error'>, turn: number] | undefined,
 ];
+
+/** The figures HEP's `turn_done.usage` holds, summed over a run's rounds. */
+type RoundsUsage = { input: number; output: number; costUsd: number };
 
 const OPTIONS = 0;
 const MODE = 1;
@@ -168,6 +180,9 @@ const HELD_CHARS = 11;
 const OUTPUTS = 12;
 const ROUND_WRITTEN = 13;
 const MESSAGE_OPEN = 14;
+const DONE_WRITTEN = 15;
+const ROUNDS_USAGE = 16;
+const HELD_ERROR = 17;
 
 /**
  * The HEP v1 writer: canonical events → frames, byte-exact to the reference `HepWriter`
@@ -191,16 +206,17 @@ export function createHepEncoder(options: HepEncodeOptions, sink: DiagnosticSink
     new Map(),
     false,
     false,
+    false,
+    undefined,
+    undefined,
   ];
   return {
-    write: (event) => writeEvent(w, event),
-    end: () => endWrite(w),
+    write: (event) => (w[HELD_ERROR] === undefined ? writeEvent(w, event) : afterHeldError(w, event)),
+    end: () => heldErrorFrame(w, false) + endWrite(w),
   };
 }
 
 function writeEvent(w: Writer, event: AgentEvent): string {
-  // A run that ended without its terminal record has none to write (docs/model.md "Run outcome").
-  if (event.type === 'run.end' && event.status === 'incomplete' && event.provenance?.synthetic) return '';
   const carried = CARRIED[event.type];
   if (carried !== undefined) checkLoss(w[LOSS], event, carried);
   switch (event.type) {
@@ -337,19 +353,12 @@ function writeEvent(w: Writer, event: AgentEvent): string {
       const text = ensureHeader(w, event) + flushResultsAsLoss(w, event) + impliedMessageStart(w, event);
       const id = turnId(w, event);
       closeRound(w);
-      if (event.fatal) w[RUN_ENDED] = true;
-      return (
-        text +
-        frame(
-          'turn_error',
-          [
-            ['turn_id', String(id)],
-            ['error', str(event.message, 'error.message')],
-            ['fatal', event.fatal ? 'true' : 'false'],
-          ],
-          event,
-        )
-      );
+      if (!event.fatal) {
+        w[HELD_ERROR] = [event, id];
+        return text;
+      }
+      w[RUN_ENDED] = true;
+      return text + turnError(event, id, true);
     }
     case 'cancel': {
       const text = ensureHeader(w, event) + flushResultsAsLoss(w, event);
@@ -392,41 +401,8 @@ function writeEvent(w: Writer, event: AgentEvent): string {
         )
       );
     }
-    case 'run.end': {
-      // A run already ended by cancelled or a fatal turn_error gets no second terminal frame;
-      // results that came after it have no place.
-      if (w[RUN_ENDED]) {
-        w[RUN_ENDED] = false;
-        return flushResultsAsLoss(w, event);
-      }
-      // HEP ends a run by ending the process; a round still open gets its terminal frame.
-      if (!w[ROUND_WRITTEN] && w[RESULTS].length === 0) return '';
-      const text = ensureHeader(w, event);
-      if (event.status === 'cancelled') {
-        const id = turnId(w, event);
-        w[RESULTS] = [];
-        closeRound(w);
-        return text + frame('cancelled', [['turn_id', String(id)]], undefined);
-      }
-      if (event.status === 'failed') {
-        const id = turnId(w, event);
-        w[RESULTS] = [];
-        closeRound(w);
-        return (
-          text +
-          frame(
-            'turn_error',
-            [
-              ['turn_id', String(id)],
-              ['error', '"run failed"'],
-              ['fatal', 'true'],
-            ],
-            undefined,
-          )
-        );
-      }
-      return text + turnDone(w, undefined, event.answer ?? '', event.stopReason, undefined);
-    }
+    case 'run.end':
+      return runEnd(w, event);
     case 'unknown':
       return ensureHeader(w, event) + unknownRecord(w, event);
     default:
@@ -434,6 +410,179 @@ function writeEvent(w: Writer, event: AgentEvent): string {
       return '';
   }
 }
+
+function turnError(event: AgentEventOf<'error'>, id: number, fatal: boolean): string {
+  return frame(
+    'turn_error',
+    [
+      ['turn_id', String(id)],
+      ['error', str(event.message, 'error.message')],
+      ['fatal', fatal ? 'true' : 'false'],
+    ],
+    event,
+  );
+}
+
+// The held recoverable error's turn_error (fatal when the run failed right after it).
+function heldErrorFrame(w: Writer, fatal: boolean): string {
+  const held = w[HELD_ERROR];
+  if (held === undefined) return '';
+  w[HELD_ERROR] = undefined;
+  if (fatal) w[RUN_ENDED] = true;
+  return turnError(held[0], held[1], fatal);
+}
+
+// The event after a recoverable error: a run.end(failed) makes it the error that ended the run
+// (formats such as Claude report a failed run as an error message, then a failed result).
+function afterHeldError(w: Writer, event: AgentEvent): string {
+  const fatal = event.type === 'run.end' && event.status === 'failed';
+  return heldErrorFrame(w, fatal) + writeEvent(w, event);
+}
+
+// HEP ends a run by ending the process: the run's last frame says how (hep.md, "Writing").
+function runEnd(w: Writer, event: AgentEventOf<'run.end'>): string {
+  if (event.error !== undefined && event.status !== 'failed') {
+    reportLoss(
+      w[LOSS],
+      event,
+      'run.end.error',
+      'HEP writes a run error only as the turn_error of a failed run',
+    );
+  }
+  const text = runEndFrames(w, event);
+  w[DONE_WRITTEN] = false;
+  w[ROUNDS_USAGE] = undefined;
+  return text;
+}
+
+function runEndFrames(w: Writer, event: AgentEventOf<'run.end'>): string {
+  // A run already ended by cancelled or a fatal turn_error gets no second terminal frame;
+  // results that came after it have no place.
+  if (w[RUN_ENDED]) {
+    w[RUN_ENDED] = false;
+    runUsage(w, event, false);
+    return flushResultsAsLoss(w, event);
+  }
+  // A round with frames (or held results) still waits for its terminal frame.
+  const open = w[ROUND_WRITTEN] || w[RESULTS].length > 0;
+  switch (event.status) {
+    case 'incomplete':
+      return incompleteEnd(w, event);
+    case 'cancelled': {
+      runUsage(w, event, false);
+      const text = ensureHeader(w, event) + flushResultsAsLoss(w, event);
+      // After a round that ended, the cancel is a round of its own (the next id).
+      const id = open ? turnId(w, event) : nextTurn(w);
+      closeRound(w);
+      return text + frame('cancelled', [['turn_id', String(id)]], undefined);
+    }
+    case 'failed': {
+      runUsage(w, event, false);
+      let text = ensureHeader(w, event) + flushResultsAsLoss(w, event);
+      const id = open ? turnId(w, event) : nextTurn(w);
+      text += messageStartAt(w, id);
+      closeRound(w);
+      return (
+        text +
+        frame(
+          'turn_error',
+          [
+            ['turn_id', String(id)],
+            ['error', str(event.error ?? 'run failed', 'run.end.error')],
+            ['fatal', 'true'],
+          ],
+          undefined,
+        )
+      );
+    }
+    default: {
+      // Completed: a run whose last round ended with turn_done reads back completed as it is. A
+      // round still open gets its turn_done, and a run with none gets one, or a HEP reader
+      // would end it incomplete.
+      if (!open && w[DONE_WRITTEN]) {
+        runUsage(w, event, false);
+        return '';
+      }
+      const usage = runUsage(w, event, true);
+      return (
+        ensureHeader(w, event) + turnDone(w, undefined, event.answer ?? '', event.stopReason, usage, event)
+      );
+    }
+  }
+}
+
+// A run the source never ended (docs/model.md, "Run outcome"). HEP has no frame for that: a HEP
+// stream that ends without a terminal frame reads back incomplete, so none is written (never an
+// invented turn_done) and held results are a loss. A run whose last round already ended with a
+// turn_done reads back completed: that is a loss too (also when only held results followed it,
+// where a frame of the round may have been written: the report errs on the safe side).
+function incompleteEnd(w: Writer, event: AgentEventOf<'run.end'>): string {
+  runUsage(w, event, false);
+  const held = w[RESULTS].length > 0;
+  if (held) {
+    reportLoss(
+      w[LOSS],
+      event,
+      'tool.end',
+      `${w[RESULTS].length} tool result(s) of a round the run never ended have no place in HEP (only turn_done carries tool_results)`,
+    );
+    w[RESULTS] = [];
+    w[HELD_CHARS] = 0;
+  }
+  if (w[DONE_WRITTEN] && (!w[ROUND_WRITTEN] || held)) {
+    reportLoss(
+      w[LOSS],
+      event,
+      'run.end.status',
+      'HEP has no frame for an incomplete run, and its last round ended with a turn_done: a HEP reader ends the run completed',
+    );
+  }
+  // The round stays open: events after it (a later run, which HEP continues as more rounds) go on
+  // in it, as a stream with no end would.
+  return '';
+}
+
+// The run's total (run.end.usage) against what a HEP reader totals: the sum of the run's
+// turn_done usage. When no round carried usage (formats that report it per run only: Gemini,
+// Cursor, AG-UI, AI SDK) and a turn_done is being written for the run's end, the total goes on it
+// (returned); a total HEP would read back otherwise (zero, or another sum) is a loss, never
+// silently zeroed. What HEP's usage cannot hold (cache counts, reasoning) is a loss as well.
+function runUsage(w: Writer, event: AgentEventOf<'run.end'>, onLastDone: boolean): Usage | undefined {
+  const total = event.usage;
+  if (total === undefined) return undefined;
+  const rounds = w[ROUNDS_USAGE];
+  if (rounds === undefined && onLastDone) return total;
+  usageLoss(w, event, total, 'run.end.usage');
+  const input = rounds?.input ?? 0;
+  const output = rounds?.output ?? 0;
+  const cost = rounds?.costUsd ?? 0;
+  if (
+    (total.input ?? 0) !== input ||
+    (total.output ?? 0) !== output ||
+    (total.costUsd !== undefined && total.costUsd !== cost)
+  ) {
+    reportLoss(
+      w[LOSS],
+      event,
+      'run.end.usage',
+      rounds === undefined
+        ? "HEP carries usage on turn_done only, and the run's rounds carried none: its total has no place"
+        : "HEP totals a run from its turn_done usage, and the run's total differs from its rounds' sum",
+    );
+  }
+  return undefined;
+}
+
+// Usage figures HEP's `{input, output, cost}` has no place for. `field` names the event's usage.
+function usageLoss(w: Writer, event: AgentEvent, usage: Usage, field: string): void {
+  if (usage.cacheRead !== undefined) reportLoss(w[LOSS], event, `${field}.cacheRead`, USAGE_LOSS);
+  if (usage.cacheWrite !== undefined) reportLoss(w[LOSS], event, `${field}.cacheWrite`, USAGE_LOSS);
+  if (usage.reasoning !== undefined) reportLoss(w[LOSS], event, `${field}.reasoning`, USAGE_LOSS);
+  if (usage.model !== undefined) reportLoss(w[LOSS], event, `${field}.model`, USAGE_LOSS);
+  if (usage.byModel !== undefined) reportLoss(w[LOSS], event, `${field}.byModel`, USAGE_LOSS);
+}
+
+const USAGE_LOSS = 'HEP usage holds input, output and cost only';
 
 function endWrite(w: Writer): string {
   // Only buffered tool results force a terminal frame: an open round without them is a stream
@@ -484,14 +633,27 @@ function turnId(w: Writer, event: AgentEvent): number {
   return w[OPEN_TURN_ID];
 }
 
+// The next id for a round the writer opens itself (a run's end after its last round ended).
+function nextTurn(w: Writer): number {
+  w[ROUND_WRITTEN] = true;
+  w[OPEN_TURN_ID] ??= w[NEXT_TURN_ID]++;
+  return w[OPEN_TURN_ID];
+}
+
 // The message_start a round from another format lacks (`messageStarts: 'each-round'`).
 function impliedMessageStart(w: Writer, event: AgentEvent): string {
+  if (w[MESSAGE_OPEN] || w[OPTIONS].messageStarts !== 'each-round') return '';
+  return messageStartAt(w, turnId(w, event));
+}
+
+// impliedMessageStart for round `id`.
+function messageStartAt(w: Writer, id: number): string {
   if (w[MESSAGE_OPEN] || w[OPTIONS].messageStarts !== 'each-round') return '';
   w[MESSAGE_OPEN] = true;
   return frame(
     'message_start',
     [
-      ['turn_id', String(turnId(w, event))],
+      ['turn_id', String(id)],
       ['role', '"assistant"'],
     ],
     undefined,
@@ -604,17 +766,22 @@ function toolResult(w: Writer, event: AgentEventOf<'tool.end'>): string {
   return joinRecord(pieces, restOf(event), encodeValue, 'hep');
 }
 
+// `runEnd`: the run.end whose total `usage` is (written on the run's last turn_done).
 function turnDone(
   w: Writer,
   event: AgentEventOf<'round.end'> | undefined,
   message: string,
   stopReason: string | undefined,
-  usage: { input?: number; output?: number; costUsd?: number } | undefined,
+  usage: Usage | undefined,
+  runEnd?: AgentEventOf<'run.end'>,
 ): string {
   const id = event === undefined ? (w[OPEN_TURN_ID] ??= w[NEXT_TURN_ID]++) : turnId(w, event);
   const results = `[${w[RESULTS].join(',')}]`;
   w[RESULTS] = [];
   closeRound(w);
+  w[DONE_WRITTEN] = true;
+  if (usage !== undefined)
+    roundUsage(w, event ?? runEnd!, usage, event === undefined ? 'run.end.usage' : 'round.end.usage');
   const hints = hintsOf(event);
   const usagePieces: Array<[string, string]> = [
     ['input', formatInteger(usage?.input ?? 0, 'usage.input')],
@@ -643,6 +810,16 @@ function turnDone(
     ],
     event,
   );
+}
+
+// What a turn_done's usage adds to the run's total as a HEP reader sums it (rare path: per round).
+function roundUsage(w: Writer, event: AgentEvent, usage: Usage, field: string): void {
+  usageLoss(w, event, usage, field);
+  addUsage((w[ROUNDS_USAGE] ??= { input: 0, output: 0, costUsd: 0 }), {
+    input: usage.input ?? 0,
+    output: usage.output ?? 0,
+    costUsd: usage.costUsd ?? 0,
+  });
 }
 
 // A terminal error or cancel ends the round without tool_results: say what is dropped.
