@@ -66,7 +66,8 @@ describe('decoding per the contract', () => {
     const { events } = line(
       `{"v": 1, "type": "tool", "ts": 10.5, "fn": "f", "args": {"a": 1}, "result": "ok", "error": null, "started_at": 10.25, "ended_at": 10.5, ${ctx}}`,
     );
-    expect(events.map((e) => e.type)).toEqual(['run.start', 'tool.start', 'tool.end']);
+    // No turn record: the input's end closes the run, incomplete (model.md "Run outcome").
+    expect(events.map((e) => e.type)).toEqual(['run.start', 'tool.start', 'tool.end', 'run.end']);
     const [, start, end] = events as [AgentEvent, AgentEventOf<'tool.start'>, AgentEventOf<'tool.end'>];
     expect(start).toMatchObject({ call: 'hb-1', name: 'f', args: { a: 1 }, startedAt: 10250, ts: 10500 });
     expect(end).toMatchObject({
@@ -161,7 +162,7 @@ describe('decoding per the contract', () => {
     const { events } = line(
       '{"fn": "f", "args": {}, "result": 1, "error": null, "started_at": 3.5, "ended_at": 4.5, "conversation_id": 7, "test": "t"}',
     );
-    expect(events.map((e) => e.type)).toEqual(['run.start', 'tool.start', 'tool.end']);
+    expect(events.map((e) => e.type)).toEqual(['run.start', 'tool.start', 'tool.end', 'run.end']);
     expect(events[2]).toMatchObject({ ok: true, result: 1, startedAt: 3500, endedAt: 4500, ts: 4500 });
     expect(events[2]!.context).toEqual({ conversation_id: 7, test: 't' });
   });

@@ -12,7 +12,7 @@ import {
   unsafeNumberMessage,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
-import { provenanceOf, splitRecord } from '../../record';
+import { incompleteRunEnd, provenanceOf, splitRecord } from '../../record';
 import { pyFloat } from './pyjson';
 import {
   HIGHBAR,
@@ -79,6 +79,8 @@ type HighbarDecoder = [
   offset: number,
   hints: HighbarHints,
   out: AgentEvent[],
+  // The open run's context (its first record's), for the synthetic end of a run left open.
+  runContext: JsonObject | undefined,
 ];
 
 // The decoder as the line being decoded (after `begin`): the same array.
@@ -93,9 +95,21 @@ const LINE = 5;
 const OFFSET = 6;
 const HINTS = 7;
 const OUT = 8;
+const RUN_CONTEXT = 9;
 
 function newDecoder(options: HighbarDecodeOptions, sink: DiagnosticSink): HighbarDecoder {
-  return [sink, lineReporter(sink, FORMAT), resolveMaxDepth(options.maxDepth), false, '', 0, 0, {}, []];
+  return [
+    sink,
+    lineReporter(sink, FORMAT),
+    resolveMaxDepth(options.maxDepth),
+    false,
+    '',
+    0,
+    0,
+    {},
+    [],
+    undefined,
+  ];
 }
 
 /**
@@ -115,9 +129,21 @@ export function createHighbarRecordDecoder(
   const d = newDecoder(options, sink);
   return {
     line: (text, line, offset, out) => readLine(d, text, line, offset, out),
-    // A run without its turn record stays open: highbar has no other end of a run.
-    end: () => {},
+    // Called only when the input ended (never while a file is tailed: `incompleteLine: 'hold'`).
+    end: (out) => endRun(d, d[LINE], d[OFFSET], out),
   };
+}
+
+// A run without its `turn` record (the input ended, or a new writer's `hello` came) ends with a
+// synthetic run.end of status incomplete (docs/model.md "Run outcome"); writers skip it.
+function endRun(d: HighbarDecoder, line: number, offset: number, out: AgentEvent[]): void {
+  if (!d[RUN_OPEN]) return;
+  d[RUN_OPEN] = false;
+  const e = incompleteRunEnd(FORMAT, line, offset);
+  const context = d[RUN_CONTEXT];
+  if (context !== undefined) e.context = context;
+  d[RUN_CONTEXT] = undefined;
+  out.push(e);
 }
 
 function readLine(d: HighbarDecoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
@@ -316,6 +342,7 @@ function openRun(
   const out = at[OUT];
   if (d[RUN_OPEN]) return;
   d[RUN_OPEN] = true;
+  d[RUN_CONTEXT] = context;
   // Built whole, one literal per set of fields: a field added to a literal gets a transitioned
   // hidden class that dies at a full GC with the per-line code it is inlined in (Round seven).
   const type = 'run.start';
@@ -375,6 +402,7 @@ function v1(d: HighbarDecoder, type: HighbarRecordType, record: JsonObject, at: 
     case 'turn': {
       openRun(d, ts, context, at);
       d[RUN_OPEN] = false;
+      d[RUN_CONTEXT] = undefined;
       const e: AgentEventOf<'run.end'> = {
         type: 'run.end',
         status: 'completed',
@@ -388,7 +416,7 @@ function v1(d: HighbarDecoder, type: HighbarRecordType, record: JsonObject, at: 
     }
     case 'hello': {
       // A new writer: a run the previous one left open will never get its turn record.
-      d[RUN_OPEN] = false;
+      endRun(d, line, offset, out);
       const e: AgentEventOf<'session.start'> = {
         type: 'session.start',
         provenance: withHints(provenanceOf(FORMAT, line, offset, rest), hints),

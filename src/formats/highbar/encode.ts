@@ -313,7 +313,10 @@ function tool(
     reportLoss(w[LOSS], end, 'tool.end.error', 'ok is true, so the error is written as null');
     error = null;
   } else if (!end.ok && !isFailure(error)) {
-    error = end.text ?? 'failed';
+    // The error must say failure when read back (absent, null, false and "" read as ok): the
+    // call's text when it has one, else what happened.
+    error =
+      typeof end.text === 'string' && end.text !== '' ? end.text : end.denied === true ? 'denied' : 'failed';
   }
   const result = end.result !== undefined ? end.result : end.text;
   const startedAt = end.startedAt ?? start?.startedAt;

@@ -17,7 +17,7 @@ import {
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Choice, Provenance, QuestionItem, Usage } from '../../model';
 import { isAgentEvent } from '../../model-guard';
-import { provenanceOf, splitRecord } from '../../record';
+import { incompleteRunEnd, provenanceOf, splitRecord } from '../../record';
 import {
   NH,
   NH_ABSENT_DEFAULTS,
@@ -85,6 +85,13 @@ interface EnvelopeFacts {
   hints: NhHints;
 }
 
+// A turn whose `turn_started` was read and whose `done` was not (yet).
+interface OpenTurn {
+  session: string;
+  workspace: string;
+  turn: string;
+}
+
 /** One record's JSON text, where it came from, and where its events go. */
 export interface NhRecordSource {
   text: string;
@@ -137,11 +144,34 @@ export class NhEnvelopeDecoder {
   private tokenTurn = '';
   private tokenHop: unknown;
   private delivered = 0;
+  // Turns started and not done, by session and turn id: what `end` closes as incomplete. Touched
+  // by turn_started and done only, never by the per-token path.
+  private readonly openTurns = new Map<string, OpenTurn>();
 
   /** Creates a mapper that reports to `sink`. */
   constructor(sink: DiagnosticSink) {
     this.sink = sink;
     this.report = lineReporter(sink, FORMAT);
+  }
+
+  /**
+   * The input ended: every turn still open (a `turn_started` without its `done`: the server died
+   * or the log was cut) ends with a synthetic `run.end` of status `incomplete` (docs/model.md,
+   * "Run outcome"), which the writer skips. Only a decoder that reads a whole input calls this; a
+   * live connection (`connect`) never does, since its turn may still be running.
+   */
+  end(out: AgentEvent[]): void {
+    if (this.openTurns.size === 0) return;
+    const { line, offset } = this.facts.provenance;
+    for (const open of this.openTurns.values()) {
+      const e = incompleteRunEnd(FORMAT, line, offset);
+      e.workspace = open.workspace;
+      e.session = open.session;
+      e.run = open.turn;
+      e.ts = this.facts.ts;
+      out.push(e);
+    }
+    this.openTurns.clear();
   }
 
   /** One record's JSON text, with where it came from and where its events go. */
@@ -476,6 +506,7 @@ export class NhEnvelopeDecoder {
         return e;
       }
       case 'turn_started': {
+        if (turn !== null) this.openTurns.set(`${session}\u0000${turn}`, { session, workspace, turn });
         const e = this.head('run.start', f);
         e.input = p.input as string;
         e.provenance = provenance;
@@ -623,6 +654,7 @@ export class NhEnvelopeDecoder {
         return e;
       }
       case 'done': {
+        if (turn !== null) this.openTurns.delete(`${session}\u0000${turn}`);
         const e = this.head('run.end', f);
         e.status = p.status as 'completed' | 'failed' | 'cancelled';
         e.stopReason = p.stop_reason as string;
@@ -709,7 +741,9 @@ export class NhJsonlRecordDecoder implements RecordDecoder {
     this.envelopes.text({ text, line, offset, maxDepth: this.maxDepth, out, sse: undefined });
   }
 
-  end(_out: AgentEvent[]): void {}
+  end(out: AgentEvent[]): void {
+    this.envelopes.end(out);
+  }
 }
 
 /** Handles SSE messages: envelopes, the `gap` signal, and whatever else a server sends. */
@@ -794,7 +828,10 @@ function framedDecoder(framing: NhFraming, options: NhDecodeOptions, sink: Diagn
       },
       end(out) {
         target = out;
-        if (options.incompleteLine !== 'hold') reader.end();
+        if (options.incompleteLine !== 'hold') {
+          reader.end();
+          envelopes.end(out);
+        }
       },
     };
   }
@@ -807,7 +844,10 @@ function framedDecoder(framing: NhFraming, options: NhDecodeOptions, sink: Diagn
     },
     end(out) {
       target.out = out;
-      if (options.incompleteLine !== 'hold') reader.end();
+      if (options.incompleteLine !== 'hold') {
+        reader.end();
+        envelopes.end(out);
+      }
     },
   };
 }

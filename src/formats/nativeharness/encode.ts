@@ -204,6 +204,9 @@ type Writer = [
   idsSession: unknown,
   idsTurn: unknown,
   idsText: string,
+  // The usage of the hops written in the open turn, summed: the turn's total when its run.end
+  // has none (docs/model.md "Usage": the run total is the sum of its rounds).
+  hopUsage: Usage | undefined,
 ];
 
 const OPTIONS = 0;
@@ -224,6 +227,7 @@ const IDS_WORKSPACE = 14;
 const IDS_SESSION = 15;
 const IDS_TURN = 16;
 const IDS_TEXT = 17;
+const HOP_USAGE = 18;
 
 function newWriter(options: NhEncodeOptions, sink: DiagnosticSink): Writer {
   return [
@@ -245,6 +249,7 @@ function newWriter(options: NhEncodeOptions, sink: DiagnosticSink): Writer {
     undefined,
     undefined,
     '',
+    undefined,
   ];
 }
 
@@ -335,6 +340,7 @@ function writeOne(w: Writer, event: AgentEvent): string {
   // left without `done`, which is how a nativeharness log says it.
   if (event.type === 'run.end' && event.status === 'incomplete') {
     w[TURN] = undefined;
+    w[HOP_USAGE] = undefined;
     return '';
   }
   const carried = CARRIED[event.type];
@@ -398,6 +404,7 @@ function writeOne(w: Writer, event: AgentEvent): string {
       w[TURN] = event.run ?? (w[OPTIONS].idSource ?? defaultId)();
       if (event.round === undefined) w[HOP] = 1;
       w[CALLS] = [];
+      w[HOP_USAGE] = undefined;
       type = 'turn_started';
       pieces = [['input', str(event.input ?? '', 'run.start.input')]];
       break;
@@ -566,9 +573,18 @@ function writeOne(w: Writer, event: AgentEvent): string {
       break;
     case 'child.end':
       type = 'child_done';
+      // child_done has no `incomplete` (a child cut off, or still suspended): as `done`, the
+      // nearest word it has, reported.
+      if (event.status === 'incomplete')
+        reportLoss(
+          w[LOSS],
+          event,
+          'child.end.status',
+          'child_done has no incomplete status: written as failed',
+        );
       pieces = [
         ['child_id', str(event.child, 'child.end.child')],
-        ['status', str(event.status, 'child.end.status')],
+        ['status', str(event.status === 'incomplete' ? 'failed' : event.status, 'child.end.status')],
       ];
       if (event.result !== undefined) pieces.push(['result', str(event.result, 'child.end.result')]);
       break;
@@ -608,8 +624,9 @@ function writeOne(w: Writer, event: AgentEvent): string {
             'run.end.stopReason',
           ),
         ],
-        ['usage', usageText(event.usage, hints.rawUsage)],
+        ['usage', usageText(w, event, turnUsage(event.usage, w[HOP_USAGE]), hints.rawUsage)],
       ];
+      w[HOP_USAGE] = undefined;
       break;
     case 'round.end': {
       type = 'hop';
@@ -619,8 +636,10 @@ function writeOne(w: Writer, event: AgentEvent): string {
         ['text', str(event.message, 'round.end.message')],
         ['tool_calls', strings(calls, 'round.end.toolCalls')],
         ['stop_reason', str(event.stopReason ?? 'stop', 'round.end.stopReason')],
-        ['usage', usageText(event.usage, hints.rawUsage)],
+        ['usage', usageText(w, event, event.usage, hints.rawUsage)],
       ];
+      if (event.usage !== undefined && event.usage.final !== false)
+        w[HOP_USAGE] = addUsage(w[HOP_USAGE], event.usage);
       break;
     }
     case 'unknown':
@@ -661,8 +680,23 @@ function endWrite(w: Writer): string {
   return w[WRITTEN] === 0 ? '[]\n' : '\n]\n';
 }
 
-function usageText(usage: Usage | undefined, raw: unknown): string {
+// Token counts the wire usage has no key for (`input` and `output` include them).
+const USAGE_PARTS = ['cacheRead', 'cacheWrite', 'reasoning'] as const;
+
+function usageText(w: Writer, event: AgentEvent, usage: Usage | undefined, raw: unknown): string {
   if (raw !== undefined) return json(raw, 'usage');
+  if (usage !== undefined) {
+    for (const key of USAGE_PARTS) {
+      if (usage[key] !== undefined) {
+        reportLoss(
+          w[LOSS],
+          event,
+          `${event.type}.usage.${key}`,
+          `usage has input_tokens, output_tokens and cost_usd only: ${key} is not written (it stays counted in ${key === 'reasoning' ? 'output' : 'input'}_tokens)`,
+        );
+      }
+    }
+  }
   return joinRecord(
     [
       ['input_tokens', formatInteger(usage?.input ?? 0, 'usage.input', FORMAT)],
@@ -673,6 +707,28 @@ function usageText(usage: Usage | undefined, raw: unknown): string {
     encodeValue,
     FORMAT,
   );
+}
+
+// The turn's total for `done`: the run.end's own, its missing counts (or all of it, when it has
+// none) the sum of the hops written. A cost no figure had stays absent.
+function turnUsage(total: Usage | undefined, hops: Usage | undefined): Usage | undefined {
+  if (hops === undefined) return total;
+  if (total === undefined) return hops;
+  if (total.input !== undefined && total.output !== undefined && total.costUsd !== undefined) return total;
+  const u: Usage = { ...total };
+  if (u.input === undefined && hops.input !== undefined) u.input = hops.input;
+  if (u.output === undefined && hops.output !== undefined) u.output = hops.output;
+  if (u.costUsd === undefined && hops.costUsd !== undefined) u.costUsd = hops.costUsd;
+  return u;
+}
+
+// `sum` plus one hop's counts and cost (a field no hop had stays absent).
+function addUsage(sum: Usage | undefined, u: Usage): Usage {
+  const out: Usage = sum === undefined ? {} : sum;
+  if (u.input !== undefined) out.input = (out.input ?? 0) + u.input;
+  if (u.output !== undefined) out.output = (out.output ?? 0) + u.output;
+  if (u.costUsd !== undefined) out.costUsd = (out.costUsd ?? 0) + u.costUsd;
+  return out;
 }
 
 function nextSeq(w: Writer, seq: number | undefined, type: string): number {
