@@ -53,7 +53,10 @@ const EXT: Partial<Record<Format, string>> = {
  * took an assistant line without stop_reason and usage, followed by nothing but tool results, as
  * going on with its round (docs/protocols/amp.md).
  */
-const NOT_YET_STABLE: ReadonlySet<string> = new Set([]);
+// highbar's contract examples end with a run that has no `turn`: HEP holds a round's tool results
+// for its `turn_done`, so the open round's result is lost (a `loss`), and each trip back through
+// highbar's one-record tools loses one more (round ten: decoders now end such runs incomplete).
+const NOT_YET_STABLE: ReadonlySet<string> = new Set(['highbar/contract-examples -> hep']);
 
 function deterministic() {
   let n = 0;
@@ -85,11 +88,13 @@ describe.each(fixtures.map((f) => [`${f.format}/${f.name}`, f] as const))('conve
     expect(decoded.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
     // A run the source never ended (no terminal record) stays unended: writers invent no end.
     const incomplete = fx.expected.events.some((e) => e.type === 'run.end' && e.status === 'incomplete');
-    const ended = (d: Diagnostic) => !(incomplete && /has no terminal frame/.test(d.message));
+    // Its checker then says so (a warning, or HEP's error), and says nothing else.
+    const ended = (d: Diagnostic) =>
+      !(incomplete && /has no terminal frame|it is incomplete/.test(d.message) && d.code === 'order');
     if (to === 'hep') expect(hep.check(output).filter(ended)).toEqual([]);
-    if (to === 'nativeharness') expect(nativeharness.check(output)).toEqual([]);
+    if (to === 'nativeharness') expect(nativeharness.check(output).filter(ended)).toEqual([]);
     if (to === 'highbar') expect(highbar.check(output).filter((d) => d.severity === 'error')).toEqual([]);
-    if (to === 'claude') expect(claude.check(output)).toEqual([]);
+    if (to === 'claude') expect(claude.check(output).filter(ended)).toEqual([]);
     if (to === 'opencode') expect(opencode.check(output).filter((d) => d.severity === 'error')).toEqual([]);
     if (to === 'cursor') expect(cursor.check(output).filter((d) => d.severity === 'error')).toEqual([]);
     if (to === 'gemini') expect(gemini.check(output).filter((d) => d.severity === 'error')).toEqual([]);
