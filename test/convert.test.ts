@@ -100,6 +100,14 @@ describe.each(fixtures.map((f) => [`${f.format}/${f.name}`, f] as const))('conve
     if (to === 'gemini') expect(gemini.check(output).filter((d) => d.severity === 'error')).toEqual([]);
   });
 
+  // A conversion's output converted on to Claude passes claude.check too: the hops in between can
+  // make runs Claude then writes as one system/init and one result each, empty ones included.
+  test.each(targets.filter((f) => f !== 'claude'))('→ %s → claude: the output passes claude.check', (to) => {
+    const once = convert(fx.bytes, { from: fx.format, to, ...deterministic() }).output;
+    const { output } = convert(once, { from: to, to: 'claude', ...deterministic() });
+    expect(claude.check(output)).toEqual([]);
+  });
+
   test.each(targets)('→ %s: convertStream gives the same bytes, at any chunking', async (to) => {
     const whole = convert(fx.bytes, { from: fx.format, to, ...deterministic() }).output;
     const chunks = Array.from({ length: Math.ceil(fx.bytes.length / 13) }, (_, i) =>

@@ -1,12 +1,17 @@
 import { type Diagnostic, diagnosticAt } from '../../diagnostics';
+import { isJsonObject } from '../../json';
 import type { AgentEvent } from '../../model';
+import type { AguiHints } from './wire';
 
 /**
  * Checks decoded AG-UI events against the protocol's ordering rules (what `@ag-ui/client`'s
  * `verifyEvents` enforces), beyond each event's own fields (which the decoder reports): a run
  * opens before anything else and nothing but a new run follows its end; a message, a reasoning
  * message, a tool call and a step are opened before they are continued or closed and closed
- * before the run ends. Returns `order` diagnostics naming lines.
+ * before the run ends. The order judged is the wire's: a carried event the decoder reads as before
+ * its run (`hints.early`) stands after the run's `RUN_STARTED`, and a step the run's end closed
+ * (a record carried by the next event, `hints.before`) is finished. Returns `order` diagnostics
+ * naming lines.
  */
 export function checkAguiEvents(events: readonly AgentEvent[]): Diagnostic[] {
   const out: Diagnostic[] = [];
@@ -18,12 +23,19 @@ export function checkAguiEvents(events: readonly AgentEvent[]): Diagnostic[] {
     const p = e.provenance;
     if (p === undefined || p.synthetic) continue;
     const at = (what: string) => out.push(diagnosticAt('order', 'error', p.line, p.offset, what, 'ag-ui'));
+    const hints = p.hints as Pick<AguiHints, 'part' | 'early' | 'before'> | undefined;
+    // Records with no event of their own ride this event (`hints.before`): a step the run's
+    // end closed (`metadata.agentwire.closing`) is finished there, before this event.
+    if (hints?.before !== undefined) steps = Math.max(0, steps - stepsFinished(hints.before));
     if (e.type === 'run.start') {
       if (run === 'open') at('RUN_STARTED while a run is still active');
       run = 'open';
       continue;
     }
-    if ((p.hints as { part?: boolean } | undefined)?.part) continue;
+    // A carried event read as before its run (`hints.early`: a session start, a notice, …) sits
+    // right after the run's `RUN_STARTED` on the wire, inside the run: the decoder gives it
+    // first, as it came, but the order to check is the wire's.
+    if (hints?.part === true || hints?.early === true) continue;
     if (run !== 'open') {
       at(run === 'none' ? 'the first event must be RUN_STARTED' : 'an event after the run finished');
       run = 'open';
@@ -72,4 +84,14 @@ export function checkAguiEvents(events: readonly AgentEvent[]): Diagnostic[] {
     }
   }
   return out;
+}
+
+/** How many of `records` (JSON texts as read) are `STEP_FINISHED` events. */
+function stepsFinished(records: readonly string[]): number {
+  let n = 0;
+  for (const raw of records) {
+    const r: unknown = JSON.parse(raw);
+    if (isJsonObject(r) && r.type === 'STEP_FINISHED') n++;
+  }
+  return n;
 }

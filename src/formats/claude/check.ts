@@ -5,8 +5,10 @@ import { CLAUDE_FORMAT } from './wire';
 /**
  * Checks decoded Claude events against the stream's own rules, beyond each line's (which the
  * decoder reports): `system/init` comes before the first turn; every `tool_use` is answered by a
- * `tool_result` before its run's `result`; one `result` per run; the lines of one message
- * (`message.id`) repeat one usage figure. Returns `order` diagnostics naming lines.
+ * `tool_result` before its run's `result`; one `result` per run (a `system/init` starts a new
+ * run, as the decoder reads it: a `result` right after another one, with no init nor turn between,
+ * is a second one); the lines of one message (`message.id`) repeat one usage figure. Returns
+ * `order` diagnostics naming lines.
  */
 export function checkClaudeEvents(events: readonly AgentEvent[]): Diagnostic[] {
   const out: Diagnostic[] = [];
@@ -17,6 +19,10 @@ export function checkClaudeEvents(events: readonly AgentEvent[]): Diagnostic[] {
   let reportedInit = false;
   const open = new Map<string, AgentEvent>();
   let contentSinceResult = true;
+  // The line that opened the current run: the decoder opens one at a `system/init` or at the
+  // first turn line after a `result`, and only a `result` with neither before it opens its own
+  // run on its own line (`result` directly after `result`: a second result for one run).
+  let runLine: number | undefined;
   const partials = new Map<string, number>();
   for (const e of events) {
     if (e.provenance !== undefined && e.provenance.format !== CLAUDE_FORMAT) continue;
@@ -35,7 +41,8 @@ export function checkClaudeEvents(events: readonly AgentEvent[]): Diagnostic[] {
       default:
         break;
     }
-    if (e.type === 'tool.start') open.set(e.call, e);
+    if (e.type === 'run.start') runLine = e.provenance?.line;
+    else if (e.type === 'tool.start') open.set(e.call, e);
     else if (e.type === 'tool.end') open.delete(e.call);
     else if (e.type === 'usage' && e.usage.final === false && e.usage.key !== undefined) {
       const n = (partials.get(e.usage.key) ?? 0) + 1;
@@ -46,12 +53,14 @@ export function checkClaudeEvents(events: readonly AgentEvent[]): Diagnostic[] {
         open.clear();
         continue;
       }
-      if (!contentSinceResult) at(e, 'error', 'a second result for one run');
+      if (!contentSinceResult && runLine === e.provenance?.line)
+        at(e, 'error', 'a second result for one run');
       for (const [call, start] of open)
         at(start, 'error', `tool_use ${JSON.stringify(call)} has no tool_result before its run's result`);
       open.clear();
       partials.clear();
       contentSinceResult = false;
+      runLine = undefined;
       continue;
     }
     if (e.provenance?.synthetic !== true && e.type !== 'notice' && e.type !== 'unknown')
