@@ -317,7 +317,9 @@ function own(w: Writer, event: AgentEvent, template: JsonObject, hints: AguiHint
 function foreign(w: Writer, event: AgentEvent): string {
   const carried = CARRIED[event.type];
   if (carried !== undefined) checkLoss(w.loss, event, carried);
-  if (!w.runOpen && event.type !== 'run.start' && event.type !== 'run.end' && WAITING.has(event.type)) {
+  // Outside a run every event waits for the next `RUN_STARTED` (AG-UI has no event outside a
+  // run, and a made-up run would read back as one the source never had).
+  if (!w.runOpen && event.type !== 'run.start' && event.type !== 'run.end') {
     if (w.runs > 0 && (event.type === 'approval.resolve' || event.type === 'question.answer')) {
       w.resume.push(resumeEntry(event));
       return '';

@@ -199,7 +199,12 @@ function endStream(d: Decoder, out: AgentEvent[]): void {
     out.push({ type: 'unknown', recordType: record.type as string, record, provenance });
   }
   d.before = [];
-  if (!d.runOpen) return;
+  if (d.runOpen) cutRun(d, out);
+}
+
+/** The open run's derived end: `incomplete`, or `failed` after an `error` chunk. */
+function cutRun(d: Decoder, out: AgentEvent[]): void {
+  releaseHeld(d, out);
   d.runOpen = false;
   const e: AgentEventOf<'run.end'> = {
     type: 'run.end',
@@ -221,6 +226,8 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
   const r = cx.r;
   switch (type) {
     case 'start': {
+      // A message still open was cut off: the new one does not say it ended (never completed).
+      if (d.runOpen) cutRun(d, out);
       d.run = str(r.messageId);
       d.runOpen = true;
       d.failed = undefined;

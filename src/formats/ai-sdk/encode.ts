@@ -142,6 +142,8 @@ interface Writer {
   framing: JsonFraming | undefined;
   counter: number;
   runOpen: boolean;
+  /** The last message was left open (its run ended `incomplete`): the stream ends cut off. */
+  cutOff: boolean;
   stepOpen: boolean;
   /** A round the source opened (`round.start`) and has not ended. */
   roundOpen: boolean;
@@ -175,6 +177,7 @@ function newWriter(options: AiSdkEncodeOptions, sink: DiagnosticSink): Writer {
     framing: options.framing,
     counter: 0,
     runOpen: false,
+    cutOff: false,
     stepOpen: false,
     roundOpen: false,
     text: undefined,
@@ -223,7 +226,7 @@ function endWrite(w: Writer): string {
   for (const e of w.waiting) reportLoss(w.loss, e, e.type, 'no message follows to carry it');
   w.waiting = [];
   // `[DONE]` closes a stream whose last run ended; one cut off mid-run stays as it was.
-  if (framingOf(w) !== 'sse' || !w.wrote || w.runOpen) return out;
+  if (framingOf(w) !== 'sse' || !w.wrote || w.runOpen || w.cutOff) return out;
   return out + frameJson('sse', AISDK_DONE);
 }
 
@@ -291,7 +294,9 @@ function own(w: Writer, event: AgentEvent, template: JsonObject, hints: AiSdkHin
 // ---- events from another format ----
 
 function foreign(w: Writer, event: AgentEvent): string {
-  if (!w.runOpen && WAITING.has(event.type)) {
+  // Outside a message nothing opens one but a run: what comes before a run waits for its `start`
+  // (a made-up message would read back as a run the source never had).
+  if (!w.runOpen && event.type !== 'run.start' && event.type !== 'run.end') {
     if (w.waiting.length < MAX_WAITING) w.waiting.push(event);
     else reportLoss(w.loss, event, event.type, 'too many events before a run');
     return '';
@@ -304,13 +309,13 @@ function foreign(w: Writer, event: AgentEvent): string {
   if (carried !== undefined && event.type !== 'approval.request' && event.type !== 'approval.resolve')
     checkLoss(w.loss, event, carried);
   switch (event.type) {
-    case 'run.start': {
-      const out = w.runOpen ? finish(w, undefined) : '';
-      return out + start(w, event);
-    }
+    case 'run.start':
+      // A run still open was never ended: its message stays open (read back as cut off), never
+      // finished as if it had completed.
+      return start(w, event);
     case 'run.end':
       // A run the source never ended stays open: its end came from no record.
-      if (event.status === 'incomplete' && (!w.runOpen || event.provenance?.synthetic)) return '';
+      if (event.status === 'incomplete') return cut(w, event);
       // Nor does a derived end while a round the source opened is still open: it was cut off.
       if (event.provenance?.synthetic && w.roundOpen) return '';
       return ensureRun(w, event) + finish(w, event);
@@ -471,8 +476,28 @@ function ensureRun(w: Writer, event: AgentEvent): string {
   return w.runOpen ? '' : start(w, event);
 }
 
+/**
+ * A run that ended without its end (`incomplete`): its message is left as it was, open, and
+ * reads back as cut off; what its end says besides is lost.
+ */
+function cut(w: Writer, event: AgentEventOf<'run.end'>): string {
+  if (!w.runOpen) return '';
+  w.runOpen = false;
+  w.cutOff = true;
+  if (event.provenance?.synthetic) return '';
+  for (const k of ['stopReason', 'usage', 'durationMs', 'reason', 'error', 'answer'] as const)
+    if (event[k] !== undefined)
+      reportLoss(w.loss, event, `run.end.${k}`, 'a message left open has no finish to carry it');
+  return '';
+}
+
 function start(w: Writer, event: AgentEvent): string {
   w.runOpen = true;
+  w.cutOff = false;
+  // Parts and a step of a message cut off stay open there: the new message has none.
+  w.text = undefined;
+  w.reasoning = undefined;
+  w.nextText = undefined;
   w.stepOpen = false;
   w.roundOpen = false;
   w.errorWritten = false;
@@ -501,8 +526,6 @@ function finish(w: Writer, event: AgentEventOf<'run.end'> | undefined): string {
   const failed = event?.status === 'failed';
   if (failed && !w.errorWritten)
     out += emit(w, 'error', { errorText: event?.error ?? event?.reason ?? 'failed' });
-  if (event?.status === 'incomplete')
-    reportLoss(w.loss, event, 'run.end.status', 'the UI message stream has no incomplete finish');
   const fields: JsonObject = {};
   const reason = failed ? 'error' : finishReasonOf(event?.stopReason);
   if (reason !== undefined) fields.finishReason = reason;

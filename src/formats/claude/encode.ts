@@ -59,6 +59,18 @@ const CARRIED: Readonly<Partial<Record<AgentEvent['type'], readonly string[]>>> 
   error: [...ENVELOPE, 'message', 'code', 'fatal'],
 };
 
+// Events whose lines a Claude reader takes outside a run as they are (no `init` before them):
+// written where they stand. Everything else outside a run waits for the next one.
+const OUTSIDE_RUN: ReadonlySet<string> = new Set([
+  'session.start',
+  'status',
+  'notice',
+  'compaction.start',
+  'compaction.end',
+]);
+/** Most events kept waiting for a run; more are reported lost. */
+const MAX_HELD = 1024;
+
 type Block = JsonObject & { type: string };
 
 /** An assistant message being assembled from events: one line per block when it is written. */
@@ -68,6 +80,8 @@ interface Message {
   lane: string | undefined;
   blocks: Block[];
   usage?: JsonObject;
+  /** The usage written on its lines, as the model says it (summed into the run's `result`). */
+  said?: Usage;
   stop: string | null;
   done: boolean;
 }
@@ -216,6 +230,12 @@ export class ClaudeEncoder implements Encoder {
   private readonly unanswered = new Map<string, string | undefined>();
   private readonly args = new Map<string, string>();
   private readonly outputs = new Map<string, string>();
+  /** Between a `run.start` and its `run.end`: what comes outside a run waits in `held`. */
+  private inRun = false;
+  /** Events outside a run that would open one (an `assistant` line needs an `init`): they wait. */
+  private held: AgentEvent[] = [];
+  /** The run's main-agent messages: their usage is the `result`'s when the run's end has none. */
+  private runMessages: Message[] = [];
 
   /** Creates a writer that reports losses to `sink`. */
   constructor(options: ClaudeEncodeOptions, sink: DiagnosticSink) {
@@ -247,6 +267,7 @@ export class ClaudeEncoder implements Encoder {
       }
       if (p.synthetic === true) {
         // Derived events write nothing; an incomplete end carries the stream's last lines.
+        if (event.type === 'run.end') this.inRun = false;
         let out = this.flushGroup();
         if (hints?.before !== undefined) for (const l of hints.before) out += `${l}\n`;
         return out;
@@ -256,6 +277,9 @@ export class ClaudeEncoder implements Encoder {
   }
 
   end(): string {
+    // No run follows to carry them: Claude has no line for them outside a run.
+    for (const e of this.held) this.loss.report(e, e.type, 'no run follows to carry it');
+    this.held = [];
     for (const u of this.usageAhead.values())
       this.loss.report(u, 'usage', 'no assistant message it names followed');
     this.usageAhead.clear();
@@ -290,7 +314,11 @@ export class ClaudeEncoder implements Encoder {
     if (e.type === 'session.start' || e.type === 'run.start') {
       this.initWritten = true;
       this.needInit = false;
-    } else if (e.type === 'run.end') this.needInit = true;
+      if (e.type === 'run.start') this.inRun = true;
+    } else if (e.type === 'run.end') {
+      this.needInit = true;
+      this.inRun = false;
+    }
   }
 
   // ------------------------------------------------------------------------------------------
@@ -393,9 +421,13 @@ export class ClaudeEncoder implements Encoder {
     const ahead = this.usageAhead.get(key);
     if (ahead !== undefined && ahead.usage.key === m.id) {
       m.usage = usageToClaude(ahead.usage);
+      m.said = ahead.usage;
       this.usageAhead.delete(key);
     }
-    if (e.lane === undefined) this.rounds++;
+    if (e.lane === undefined) {
+      this.rounds++;
+      this.runMessages.push(m);
+    }
     return m;
   }
 
@@ -407,13 +439,54 @@ export class ClaudeEncoder implements Encoder {
   }
 
   private model(event: AgentEvent): string {
+    if (event.type === 'run.start' && this.inRun) this.cutRun();
+    if (!this.inRun && !OUTSIDE_RUN.has(event.type)) return this.outsideRun(event);
+    this.modelEvent(event);
+    return this.drain();
+  }
+
+  private modelEvent(event: AgentEvent): void {
     const carried = CARRIED[event.type];
     if (carried === undefined) {
       this.loss.report(event, event.type, 'claude has no record for it');
-      return this.drain();
+      return;
     }
     this.loss.check(event, carried);
     this.record(event);
+  }
+
+  /**
+   * An event outside any run whose line would open one (a Claude reader takes an `init` and
+   * what follows it for a run): it waits for the next run's start, so that no run is made up. A
+   * run's end with no start before it ends the events that waited: they were its run.
+   */
+  private outsideRun(event: AgentEvent): string {
+    if (event.type === 'run.start') {
+      this.inRun = true;
+      this.runMessages = [];
+      this.modelEvent(event);
+      return this.releaseHeld();
+    }
+    if (event.type === 'run.end') {
+      let out = '';
+      if (this.held.length > 0) {
+        this.inRun = true;
+        this.runMessages = [];
+        out = this.releaseHeld();
+      }
+      this.modelEvent(event);
+      this.inRun = false;
+      return out + this.drain();
+    }
+    if (this.held.length < MAX_HELD) this.held.push(event);
+    else this.loss.report(event, event.type, 'too many events outside a run');
+    return '';
+  }
+
+  private releaseHeld(): string {
+    const held = this.held;
+    this.held = [];
+    for (const e of held) this.modelEvent(e);
     return this.drain();
   }
 
@@ -496,9 +569,10 @@ export class ClaudeEncoder implements Encoder {
       case 'usage': {
         const m = this.open.get(event.lane ?? '');
         const key = event.usage.key;
-        if (event.usage.scope === 'call' && m !== undefined && m.usage === undefined)
+        if (event.usage.scope === 'call' && m !== undefined && m.usage === undefined) {
           m.usage = usageToClaude(event.usage);
-        else if (event.usage.scope === 'call' && key !== undefined && (m === undefined || m.id !== key)) {
+          m.said = event.usage;
+        } else if (event.usage.scope === 'call' && key !== undefined && (m === undefined || m.id !== key)) {
           // Said before the message it names began (a stream that orders them so): it waits.
           const ahead = this.usageAhead.get(event.lane ?? '');
           if (ahead !== undefined)
@@ -756,16 +830,37 @@ export class ClaudeEncoder implements Encoder {
       return;
     }
     if (m.blocks.length === 0 && e.message !== '') m.blocks.push({ type: 'text', text: e.message });
-    if (e.usage !== undefined) m.usage = usageToClaude(e.usage);
+    if (e.usage !== undefined) {
+      m.usage = usageToClaude(e.usage);
+      m.said = e.usage;
+    }
     if (e.stopReason !== undefined) m.stop = e.stopReason;
     if (e.model !== undefined) m.model = e.model;
     this.closeLane(e.lane);
   }
 
-  private runEnd(e: AgentEventOf<'run.end'>): void {
+  /**
+   * Ends a run without its terminal record (what the source said: it was cut off). The next run
+   * is a run of its own (its own `init`), not more of this one, and this run's calls stay
+   * unanswered, as they were.
+   */
+  private cutRun(): void {
     for (const m of this.open.values()) m.done = true;
     this.open.clear();
-    if (e.status === 'incomplete') return; // no terminal record: what the source said
+    this.inRun = false;
+    this.needInit = true;
+    this.unanswered.clear();
+    this.runMessages = [];
+  }
+
+  private runEnd(e: AgentEventOf<'run.end'>): void {
+    if (e.status === 'incomplete') {
+      this.cutRun();
+      return;
+    }
+    for (const m of this.open.values()) m.done = true;
+    this.open.clear();
+    this.inRun = false;
     this.ensureInit(e);
     // Claude answers every tool_use before its result; a call cut short is interrupted.
     for (const [call, lane] of this.unanswered) {
@@ -789,7 +884,9 @@ export class ClaudeEncoder implements Encoder {
       subtype = 'success'; // the model-not-found shape: is_error says it failed
       terminal = reason;
     } else subtype = 'error_during_execution';
-    const usage: Usage = e.usage ?? {};
+    // The run's total, or (when its end has none) the sum of what its lines said.
+    const usage: Usage = e.usage ?? this.writtenUsage();
+    this.runMessages = [];
     const record: JsonObject = {
       type: 'result',
       subtype,
@@ -805,6 +902,13 @@ export class ClaudeEncoder implements Encoder {
       total_cost_usd: usage.costUsd ?? 0,
       usage: usageToClaude(usage),
     });
+    // A result always states a cost: 0 for a source that has none says what it does not know.
+    if (usage.costUsd === undefined)
+      this.loss.report(
+        e,
+        'run.end.usage.costUsd',
+        'claude writes total_cost_usd always: 0 for a cost not known',
+      );
     if (usage.byModel !== undefined) record.modelUsage = byModelToClaude(usage.byModel);
     record.permission_denials = [];
     if (terminal !== undefined) record.terminal_reason = terminal;
@@ -813,4 +917,21 @@ export class ClaudeEncoder implements Encoder {
     this.push(record);
     this.needInit = true;
   }
+
+  /** The usage the run's main-agent lines carry, summed: what a reader totals for the run. */
+  private writtenUsage(): Usage {
+    const total: Usage = {};
+    for (const m of this.runMessages) if (m.said !== undefined) addUsage(total, m.said);
+    return total;
+  }
+}
+
+function addUsage(total: Usage, u: Usage): void {
+  // Each field named: what usageToClaude and the result's cost read.
+  if (u.input !== undefined) total.input = (total.input ?? 0) + u.input;
+  if (u.output !== undefined) total.output = (total.output ?? 0) + u.output;
+  if (u.cacheRead !== undefined) total.cacheRead = (total.cacheRead ?? 0) + u.cacheRead;
+  if (u.cacheWrite !== undefined) total.cacheWrite = (total.cacheWrite ?? 0) + u.cacheWrite;
+  if (u.reasoning !== undefined) total.reasoning = (total.reasoning ?? 0) + u.reasoning;
+  if (u.costUsd !== undefined) total.costUsd = (total.costUsd ?? 0) + u.costUsd;
 }

@@ -31,6 +31,8 @@ export interface GeminiEncodeOptions extends EncodeOptions {
 }
 
 const FORMAT = 'gemini' as const;
+/** Most events kept waiting for a run; more are reported lost. */
+const MAX_OUTSIDE = 1024;
 
 // Fields each event type carries into Gemini stream-json; anything else set is a `loss`. The
 // session id is written once, in `init`: every event of the session has it there.
@@ -88,9 +90,20 @@ export class GeminiEncoder implements Encoder {
   // `result.error` says it once (another format's error + failed end would otherwise come back
   // as two records, and grow by one on every round trip). Said at another time than the end, the
   // error's line stays: its time is something the result's cannot say.
-  private held: { line: string; message: string; ts: number | undefined } | undefined;
+  private held: { event: AgentEventOf<'error'>; message: string; ts: number | undefined } | undefined;
   private toolCalls = 0;
   private readonly isoWriter = new IsoWriter();
+  /** Between a run's start and its end (any event's): what comes outside a run waits. */
+  private inRun = false;
+  /** An error record of severity `error` was written in the run (Gemini then reads it failed). */
+  private saidFailed = false;
+  /** A non-fatal error of another format was written in the run as an error record. */
+  private foreignError = false;
+  /**
+   * Events of another format outside any run: Gemini reads every record but `init` as part of a
+   * run (one with no user message gets a derived start), so they wait for the next run's start.
+   */
+  private outside: AgentEvent[] = [];
 
   /** Creates a writer reporting losses to `sink`. */
   constructor(options: GeminiEncodeOptions, sink: DiagnosticSink) {
@@ -100,6 +113,37 @@ export class GeminiEncoder implements Encoder {
   }
 
   write(event: AgentEvent): string {
+    const type = event.type;
+    if (type === 'run.start' || type === 'run.end') return this.runEdge(event);
+    if (!this.inRun && type !== 'session.start' && event.provenance?.format !== FORMAT) {
+      if (this.outside.length < MAX_OUTSIDE) this.outside.push(event);
+      else this.loss.report(event, type, 'too many events outside a run');
+      return '';
+    }
+    return this.writeHeld(event);
+  }
+
+  /**
+   * A run's start, then the events that waited for it; a run's end (one with no start before
+   * it ends the events that waited: they were its run).
+   */
+  private runEdge(event: AgentEvent): string {
+    let out = '';
+    if (event.type === 'run.start') {
+      out = this.writeHeld(event);
+      this.inRun = true;
+    } else if (!this.inRun && this.outside.length > 0) this.inRun = true;
+    const outside = this.outside;
+    this.outside = [];
+    for (const e of outside) out += this.writeHeld(e);
+    if (event.type === 'run.end') {
+      out += this.writeHeld(event);
+      this.inRun = false;
+    }
+    return out;
+  }
+
+  private writeHeld(event: AgentEvent): string {
     const held = this.held;
     if (held === undefined) return this.writeOne(event);
     this.held = undefined;
@@ -108,7 +152,11 @@ export class GeminiEncoder implements Encoder {
       event.status === 'failed' &&
       event.error === held.message &&
       event.ts === held.ts;
-    return (repeated ? '' : held.line) + this.writeOne(event);
+    if (repeated) return this.writeOne(event);
+    // Said as an error record: one of another format then marks its run (see `result`).
+    const line = this.error(held.event, 'error', held.message, undefined);
+    this.foreignError = true;
+    return line + this.writeOne(event);
   }
 
   private writeOne(event: AgentEvent): string {
@@ -128,6 +176,8 @@ export class GeminiEncoder implements Encoder {
       case 'run.start':
         this.fatal = undefined;
         this.toolCalls = 0;
+        this.saidFailed = false;
+        this.foreignError = false;
         return event.input === undefined ? '' : this.userMessage(event, event.input, hints);
       case 'user.message':
         return this.userMessage(event, event.text, hints);
@@ -148,7 +198,7 @@ export class GeminiEncoder implements Encoder {
           this.loss.report(event, 'error.code', 'a Gemini error record has no code');
         if (hints === undefined) {
           this.held = {
-            line: this.error(event, 'error', event.message, hints),
+            event,
             message: event.message,
             ts: event.ts,
           };
@@ -173,7 +223,11 @@ export class GeminiEncoder implements Encoder {
   end(): string {
     const held = this.held;
     this.held = undefined;
-    return held === undefined ? '' : held.line;
+    // No run follows to carry them: a Gemini record outside a run would read back as one.
+    for (const e of this.outside) this.loss.report(e, e.type, 'no run follows to carry it');
+    this.outside = [];
+    // A run with no result reads back incomplete whatever its error records say.
+    return held === undefined ? '' : this.error(held.event, 'error', held.message, undefined);
   }
 
   private stillText(event: AgentEvent, text: string): boolean {
@@ -303,6 +357,7 @@ export class GeminiEncoder implements Encoder {
     hints: GeminiHints | undefined,
   ): string {
     const written = hints?.severity ?? severity;
+    if (written !== 'warning') this.saidFailed = true;
     return this.record(
       'error',
       event,
@@ -336,8 +391,26 @@ export class GeminiEncoder implements Encoder {
     if (event.answer !== undefined) {
       this.loss.report(event, 'run.end.answer', 'Gemini streams the answer as messages only');
     }
+    if (event.status === 'cancelled')
+      this.loss.report(
+        event,
+        'run.end.status',
+        'a Gemini result has no cancelled status: written as an error',
+      );
+    const saidFailed = this.saidFailed;
+    this.saidFailed = false;
+    const foreignError = this.foreignError;
+    this.foreignError = false;
+    // Gemini reads a success after an error record as failed: a run that completed says so only
+    // as a loss (its error is kept, which a warning would not keep as an error).
+    if (event.status === 'completed' && foreignError)
+      this.loss.report(event, 'run.end.status', 'after a Gemini error record a success reads back as failed');
     let fields: string;
-    if (event.status === 'completed' || (event.status === 'failed' && event.reason === 'success')) {
+    // `success` after an error record is Gemini's failed run; without one it would read as done.
+    if (
+      event.status === 'completed' ||
+      (event.status === 'failed' && event.reason === 'success' && saidFailed)
+    ) {
       fields = ',"status":"success"';
     } else {
       const type = fatal?.code ?? GEMINI_RUN_ERROR_TYPE;
