@@ -97,9 +97,10 @@ describe('OpenCode writer: the run total', () => {
     ['cursor', 'tools.jsonl'],
   ] as const)('fixture %s/%s keeps its run total, cost not invented', (from, file) => {
     const text = readFileSync(`fixtures/${from}/${file}`, 'utf8');
-    const total = codecFor(from)
-      .parse(text)
-      .events.find((e) => e.type === 'run.end')?.usage;
+    const end = codecFor(from)
+      ?.parse(text)
+      .events.find((e) => e.type === 'run.end');
+    const total = end?.type === 'run.end' ? end.usage : undefined;
     if (total === undefined) throw new Error(`${from}/${file} has no run total`);
     expect(total.input).toBeGreaterThan(0);
     const back = stepsTotal(convert(text, { from, to: 'opencode' }).output);
