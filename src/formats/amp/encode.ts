@@ -544,9 +544,11 @@ function flushAssistant(w: Writer, slot: Slot): string {
     else if (kept === undefined || kept.stop_reason !== null) delete message.stop_reason;
     if (end.usage !== undefined) {
       message.usage = usage(w, end.usage, isJsonObject(kept?.usage) ? kept.usage : undefined);
-      // The decoder totals every line of the run, its subagents' too.
-      w[LINE_INPUT] += end.usage.input ?? 0;
-      w[LINE_OUTPUT] += end.usage.output ?? 0;
+      // The decoder totals the run's main-lane lines (a subagent's usage is its own).
+      if (a.lane === undefined) {
+        w[LINE_INPUT] += end.usage.input ?? 0;
+        w[LINE_OUTPUT] += end.usage.output ?? 0;
+      }
     } else delete message.usage;
   }
   return line(a, 'assistant', message);
@@ -592,8 +594,10 @@ function assistantTemplate(w: Writer, a: Pending): string | undefined {
     if (end.stopReason !== undefined) out += `,"stop_reason":${jsonString(end.stopReason)}`;
     if (u !== undefined) {
       out += `,"usage":${usageText(w, u)}`;
-      w[LINE_INPUT] += u.input ?? 0;
-      w[LINE_OUTPUT] += u.output ?? 0;
+      if (laneId === undefined) {
+        w[LINE_INPUT] += u.input ?? 0;
+        w[LINE_OUTPUT] += u.output ?? 0;
+      }
     }
   }
   return `${out}},"parent_tool_use_id":${laneId === undefined ? 'null' : jsonString(laneId)},"session_id":${jsonString(session)}}\n`;
@@ -614,10 +618,15 @@ function usageText(w: Writer, u: Usage): string {
   // Reported once: the event the report names is built only the first time.
   if (u.costUsd !== undefined && !lossReported(w[LOSS], COST_FIELD))
     reportLoss(w[LOSS], { type: 'usage', usage: u }, COST_FIELD, `${FORMAT} reports no cost`);
+  if (u.reasoning !== undefined && !lossReported(w[LOSS], REASONING_FIELD))
+    reportLoss(w[LOSS], { type: 'usage', usage: u }, REASONING_FIELD, REASONING_WHY);
   return text === '' ? '{}' : `{${text.slice(1)}}`;
 }
 
 const COST_FIELD = 'usage.costUsd';
+// Claude's usage, which Amp writes, counts reasoning inside `output_tokens` with no field of its own.
+const REASONING_FIELD = 'usage.reasoning';
+const REASONING_WHY = `${FORMAT} has no reasoning count (it stays in output_tokens)`;
 
 // `JSON.stringify` of a number: its shortest decimal spelling (the one `String` gives), `null`
 // when it is not finite (a difference of two finite counts can overflow).
@@ -727,6 +736,8 @@ function usage(w: Writer, u: Usage, kept: JsonObject | undefined): JsonObject {
   }
   if (u.costUsd !== undefined)
     reportLoss(w[LOSS], { type: 'usage', usage: u }, 'usage.costUsd', `${FORMAT} reports no cost`);
+  if (u.reasoning !== undefined)
+    reportLoss(w[LOSS], { type: 'usage', usage: u }, REASONING_FIELD, REASONING_WHY);
   return o;
 }
 
@@ -795,15 +806,14 @@ function result(w: Writer, event: AgentEventOf<'run.end'>, hints: AmpHints | und
   if (!ok && typeof record.error === 'string') set.push(['error', text]);
   else set.push(['result', text]);
   set.push(['session_id', sessionOf(w, event)]);
-  // A run's total that no assistant line carried (another format has usage per run only, or
-  // rounds without it): the SDK's optional `result.usage`.
+  // A run's total that the main lane's assistant lines do not add up to (another format has
+  // usage per run only, or rounds without it): the SDK's optional `result.usage`, which the
+  // decoder takes instead of the lines' sum.
   const total = event.usage;
   if (
     kept === undefined &&
     total !== undefined &&
-    w[LINE_INPUT] === 0 &&
-    w[LINE_OUTPUT] === 0 &&
-    ((total.input ?? 0) !== 0 || (total.output ?? 0) !== 0)
+    ((total.input ?? 0) !== w[LINE_INPUT] || (total.output ?? 0) !== w[LINE_OUTPUT])
   )
     set.push(['usage', usage(w, total, undefined)]);
   for (const [k, v] of set) {

@@ -3,8 +3,9 @@ import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
 import { assertEncodable, isJsonObject, type JsonObject, rawIfSame } from '../../json';
 import { isStableJson, keptRecord, sameAsKept } from '../../kept';
 import { LossReporter } from '../../loss';
-import type { AgentEvent, AgentEventOf } from '../../model';
+import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { hintsFrom } from '../../record';
+import { addUsage } from '../../usage';
 import {
   CURSOR_KEY_FOR_KIND,
   CURSOR_TOOL_KEY_SUFFIX,
@@ -101,9 +102,26 @@ function sameCall(
   if (t.call_id !== (end?.call ?? start?.call)) return false;
   if (start?.args !== undefined && !sameAsKept(start.args, p0.args)) return false;
   if (end !== undefined && (end.result === undefined || !sameAsKept(end.result, p0.result))) return false;
+  // The kept result says the kept outcome: an edited `ok`/`denied` rebuilds the line.
+  if (end !== undefined && !saysOutcome(p0.result, end)) return false;
   const startedAt = end?.startedAt ?? start?.startedAt;
   if (startedAt !== undefined && msOf(tc0.startedAtMs) !== startedAt) return false;
   return end?.endedAt === undefined || msOf(tc0.completedAtMs) === end.endedAt;
+}
+
+/** A result spelled as one of Cursor's outcome wrappers (`success`, `error`, `failure`, `rejected`). */
+function isCursorWrapper(r: unknown): r is JsonObject {
+  return isJsonObject(r) && ('success' in r || 'error' in r || 'failure' in r || 'rejected' in r);
+}
+
+/**
+ * Whether the decoder reads the call's `ok` and `denied` back from `r` as the event has them:
+ * `ok` when `r.success` is an object, `denied` when it is not and `r.rejected` is there.
+ */
+function saysOutcome(r: unknown, end: AgentEventOf<'tool.end'>): boolean {
+  const ok = isJsonObject(r) && isJsonObject(r.success);
+  const denied = !ok && isJsonObject(r) && r.rejected !== undefined;
+  return ok === end.ok && denied === (end.denied === true);
 }
 
 function textMessage(role: string, text: string, t: JsonObject | undefined): JsonObject {
@@ -136,6 +154,8 @@ export class CursorEncoder implements Encoder {
   private readonly starts = new Map<string, AgentEventOf<'tool.start'>>();
   private thinking: AgentEvent | undefined;
   private runText = '';
+  // The sum of the run's round.end usage: the run total of a source that has none of its own.
+  private roundUsage: Usage | undefined;
   private counter = 0;
 
   /** Creates a writer reporting losses to `sink`. */
@@ -153,6 +173,9 @@ export class CursorEncoder implements Encoder {
     if (this.thinking !== undefined && event.type !== 'reasoning.delta') out += this.closeThinking();
     const carried = CARRIED[event.type];
     if (carried === undefined) {
+      // A round has no record, but its usage counts towards the run's `result.usage`.
+      if (event.type === 'round.end' && event.usage !== undefined)
+        this.roundUsage = addUsage(this.roundUsage ?? {}, event.usage);
       this.loss.report(event, event.type, 'Cursor has no record for this event');
       return out;
     }
@@ -175,6 +198,7 @@ export class CursorEncoder implements Encoder {
         return out + this.line(this.init(event, t), hints);
       case 'run.start':
         this.runText = '';
+        this.roundUsage = undefined;
         if (!own && event.input === undefined) return out;
         return out + this.line(this.user(event, event.input ?? '', t), hints);
       case 'user.message':
@@ -233,6 +257,7 @@ export class CursorEncoder implements Encoder {
       case 'run.start':
       case 'run.end':
         this.runText = '';
+        this.roundUsage = undefined;
         break;
       case 'reasoning.delta':
         this.thinking = undefined;
@@ -407,26 +432,37 @@ export class CursorEncoder implements Encoder {
   }
 
   private toolResult(end: AgentEventOf<'tool.end'>, key: string, p0: JsonObject | undefined): unknown {
-    if (end.result !== undefined && (p0 !== undefined || isJsonObject(end.result))) {
-      const r = end.result;
-      // A result that already says success or failure is written as it is.
-      if (isJsonObject(r) && ('success' in r || 'error' in r || 'failure' in r || 'rejected' in r)) return r;
-      if (p0 !== undefined) return r;
+    const r = end.result;
+    // The decoder reads `ok` and `denied` from this slot, so a result is written as it is only when
+    // it says what the event says (a read line's own result always does): another format's result
+    // of `{error: …}` on a call that succeeded is data, not Cursor's failure wrapper.
+    let nested = false;
+    if (r !== undefined && (p0 !== undefined || isJsonObject(r))) {
+      if (saysOutcome(r, end)) {
+        if (p0 !== undefined || isCursorWrapper(r)) return r;
+      } else nested = isCursorWrapper(r) || p0 !== undefined;
     }
-    if (end.denied)
-      return { rejected: { reason: typeof end.error === 'string' ? end.error : (end.text ?? '') } };
+    // Otherwise the wrapper comes from `ok` / `denied`; a result that disagreed with them goes
+    // inside it, under `result` (read back as part of the call's result, like any foreign result).
+    if (end.denied) {
+      const rejected: JsonObject = { reason: typeof end.error === 'string' ? end.error : (end.text ?? '') };
+      if (nested) rejected.result = r!;
+      return { rejected };
+    }
     if (end.ok) {
       const success: JsonObject = {};
       if (key === 'shellToolCall') {
         if (end.exitCode !== undefined) success.exitCode = end.exitCode;
         success.stdout = end.text ?? '';
       } else if (end.text !== undefined) success.message = end.text;
-      else if (end.result !== undefined) success.result = end.result;
+      else if (r !== undefined) success.result = r;
+      if (nested) success.result = r!;
       return { success };
     }
     const error = end.error ?? end.text ?? 'failed';
     const failure: JsonObject = { errorMessage: typeof error === 'string' ? error : JSON.stringify(error) };
     if (end.exitCode !== undefined) failure.exitCode = end.exitCode;
+    if (nested) failure.result = r!;
     return { error: failure };
   }
 
@@ -434,6 +470,8 @@ export class CursorEncoder implements Encoder {
     const failed = event.status === 'failed';
     const text = failed ? (event.error ?? event.answer) : (event.answer ?? this.runText);
     this.runText = '';
+    const rounds = this.roundUsage;
+    this.roundUsage = undefined;
     if (t !== undefined) {
       const r = this.envelope('result', event, t);
       if (event.reason !== undefined) r.subtype = event.reason;
@@ -455,8 +493,19 @@ export class CursorEncoder implements Encoder {
       result: text ?? '',
       session_id: event.session ?? this.sessionId(),
     };
-    if (event.usage !== undefined) r.usage = usageToWire(event.usage);
+    // The run's total, else the sum of its rounds (a source with usage per round only).
+    const usage = event.usage ?? rounds;
+    if (usage !== undefined) r.usage = this.usageWire(event, usage);
     return r;
+  }
+
+  /** `result.usage` of another format's total; what Cursor has no field for is a loss. */
+  private usageWire(event: AgentEvent, usage: Usage): JsonObject {
+    if (usage.costUsd !== undefined)
+      this.loss.report(event, 'usage.costUsd', 'Cursor reports tokens only, never a cost');
+    if (usage.reasoning !== undefined)
+      this.loss.report(event, 'usage.reasoning', 'Cursor has no reasoning count (it stays in outputTokens)');
+    return usageToWire(usage);
   }
 
   /**

@@ -3,8 +3,9 @@ import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
 import { assertEncodable, isJsonObject, type JsonObject, rawIfSame } from '../../json';
 import { isStableJson, keptRecord, sameAsKept } from '../../kept';
 import { LossReporter } from '../../loss';
-import type { AgentEvent, AgentEventOf } from '../../model';
+import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { hintsFrom } from '../../record';
+import { addUsage, type UsageFigures } from '../../usage';
 import {
   OPENCODE_DONE_REASON,
   OPENCODE_MESSAGE_PREFIX,
@@ -44,11 +45,23 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
   'tool.end': [...ENV, 'call', 'name', 'ok', 'text', 'error', 'exitCode', 'startedAt', 'endedAt'],
   'round.end': [...ENV, 'message', 'stopReason', 'usage'],
   error: [...ENV, 'message', 'fatal', 'code', 'data'],
-  'run.end': ['session', 'ts', 'lane', 'status', 'error'],
+  // `usage`: OpenCode has no run total; the writer puts it on the run's steps or reports the loss.
+  'run.end': ['session', 'ts', 'lane', 'status', 'error', 'usage'],
   unknown: [...ENV, 'record', 'recordType'],
 };
 // With args, a summary says nothing more; a command is the bash tool's `command` argument.
 const CARRIED_TOOL_START_ARGS: readonly string[] = [...CARRIED['tool.start']!, 'argsSummary'];
+
+const FIGURES: readonly UsageFigures[] = ['input', 'output', 'cacheRead', 'cacheWrite', 'reasoning'];
+
+/**
+ * Whether the steps' `sum` reads back as the run's `total`: the same counts (OpenCode writes an
+ * absent count as 0) and, when the total has a cost, the same cost.
+ */
+function sameFigures(sum: Usage | undefined, total: Usage): boolean {
+  for (const k of FIGURES) if ((sum?.[k] ?? 0) !== (total[k] ?? 0)) return false;
+  return total.costUsd === undefined || sum?.costUsd === total.costUsd;
+}
 
 /** A lane's step as written: whether a step_start is open and its message id. */
 interface Step {
@@ -184,6 +197,11 @@ export class OpencodeEncoder implements Encoder {
   private readonly steps = new Map<string, Step>();
   private pending: PendingText | undefined;
   private wroteError = false;
+  // Another format's main-lane round.end without usage, its step_finish not yet written: when
+  // the next event is the run's end, the run's total goes on it (OpenCode has no run total).
+  private held: AgentEventOf<'round.end'> | undefined;
+  // The sum of the usage written on another format's step_finish records in this run.
+  private runUsage: Usage | undefined;
   private counter = 0;
 
   /** Creates a writer reporting losses to `sink`. */
@@ -202,6 +220,7 @@ export class OpencodeEncoder implements Encoder {
       this.session = event.session;
     }
     let out = '';
+    if (this.held !== undefined && (own || event.type !== 'run.end')) out += this.flushHeld(undefined);
     if (
       this.pending !== undefined &&
       !(event.type === this.pending.type && !own && event.lane === this.pending.first.lane)
@@ -258,6 +277,16 @@ export class OpencodeEncoder implements Encoder {
       case 'round.end':
         return out + this.roundEnd(event, own, hints);
       case 'error':
+        // Every OpenCode error record fails the run (its decoder reads `done` after one as
+        // failed): a warning the run went on from has no record.
+        if (!event.fatal) {
+          this.loss.report(
+            event,
+            'error.fatal',
+            'OpenCode has no non-fatal error: the warning is not written',
+          );
+          return out;
+        }
         this.wroteError = true;
         return out + this.line(this.error(event, template(hints)), hints);
       case 'run.end':
@@ -274,7 +303,8 @@ export class OpencodeEncoder implements Encoder {
   }
 
   end(): string {
-    let out = this.flushText();
+    let out = this.flushHeld(undefined);
+    out += this.flushText();
     out += this.flushCalls();
     return out;
   }
@@ -444,7 +474,12 @@ export class OpencodeEncoder implements Encoder {
     return r;
   }
 
-  private roundEnd(event: AgentEventOf<'round.end'>, own: boolean, hints: OpencodeHints | undefined): string {
+  private roundEnd(
+    event: AgentEventOf<'round.end'>,
+    own: boolean,
+    hints: OpencodeHints | undefined,
+    mayHold = true,
+  ): string {
     let out = '';
     const step = this.stepOf(event.lane);
     if (!own) {
@@ -461,16 +496,37 @@ export class OpencodeEncoder implements Encoder {
     if (own) {
       const kept = this.kept(event, hints);
       if (kept !== undefined) return out + kept;
+    } else if (event.usage === undefined && event.lane === undefined && mayHold) {
+      // The run's end may come next with the run's total for it.
+      this.held = event;
+      return out;
     }
+    return out + this.stepFinish(event, own, hints, event.usage);
+  }
+
+  /** The held round.end's step_finish, with `usage` (the run's total) when given. */
+  private flushHeld(usage: Usage | undefined): string {
+    const held = this.held;
+    if (held === undefined) return '';
+    this.held = undefined;
+    return this.stepFinish(held, false, undefined, usage);
+  }
+
+  private stepFinish(
+    event: AgentEventOf<'round.end'>,
+    own: boolean,
+    hints: OpencodeHints | undefined,
+    usage: Usage | undefined,
+  ): string {
     const t = template(hints);
     const r = this.envelope('step_finish', event, t);
     const p = this.part('step_finish', event, t);
     if (event.stopReason !== undefined) p.reason = event.stopReason;
     else if (t === undefined) p.reason = OPENCODE_STOP_REASON;
-    const usage = event.usage;
+    if (!own && usage !== undefined) this.runUsage = addUsage(this.runUsage ?? {}, usage);
     if (usage !== undefined || t === undefined) {
+      // No cost is known: none is written (a `cost: 0` would read back as a cost of zero).
       if (usage?.costUsd !== undefined) p.cost = usage.costUsd;
-      else if (t === undefined) p.cost = 0;
       const wire = tokensToWire(usage);
       const tokens = isJsonObject(p.tokens) ? { ...p.tokens } : {};
       tokens.input = wire.input;
@@ -482,7 +538,7 @@ export class OpencodeEncoder implements Encoder {
       p.tokens = tokens;
     }
     r.part = p;
-    return out + this.line(r, hints);
+    return this.line(r, hints);
   }
 
   private error(event: AgentEventOf<'error'>, t: JsonObject | undefined): JsonObject {
@@ -495,14 +551,34 @@ export class OpencodeEncoder implements Encoder {
   }
 
   private runEnd(event: AgentEventOf<'run.end'>, own: boolean, hints: OpencodeHints | undefined): string {
-    let out = this.flushCalls();
+    // Calls that never ended open a step of their own after the held one.
+    let out = this.starts.size > 0 ? this.flushHeld(undefined) : '';
+    out += this.flushCalls();
+    // OpenCode has no run total: a consumer sums the steps. When the run's steps carried no
+    // usage, the total goes on its last step_finish, so that the sum is the run's total.
+    const total = own ? undefined : event.usage;
+    const place = total !== undefined && this.runUsage === undefined ? total : undefined;
+    const onHeld = place !== undefined && this.held !== undefined;
+    // Else the main step still open, which closeSteps closes (a run that ended; own runs have none).
+    const onMain =
+      place !== undefined && !onHeld && event.status !== 'incomplete' && this.steps.get('')?.open === true;
+    const placed = onHeld || onMain;
+    out += this.flushHeld(place);
+    const runUsage = this.runUsage;
+    this.runUsage = undefined;
+    if (total !== undefined && !placed && !sameFigures(runUsage, total))
+      this.loss.report(
+        event,
+        'run.end.usage',
+        "OpenCode has no run total, and the run's steps do not add up to it",
+      );
     if (!own && event.status === 'incomplete') {
       // A run that did not end has no done record.
       this.wroteError = false;
       return out;
     }
     if (!own) {
-      out += this.closeSteps(event);
+      out += this.closeSteps(event, onMain ? place : undefined);
       if (event.reason !== undefined)
         this.loss.report(event, 'run.end.reason', 'done.reason is always "idle"');
       if (event.status === 'failed' && !this.wroteError) {
@@ -532,7 +608,7 @@ export class OpencodeEncoder implements Encoder {
    * Steps a foreign run left open get their step_finish (OpenCode closes every step it starts):
    * reason `error` for a failed run, `other` for a cancelled one, else `stop`; no usage known.
    */
-  private closeSteps(event: AgentEventOf<'run.end'>): string {
+  private closeSteps(event: AgentEventOf<'run.end'>, total: Usage | undefined): string {
     let out = '';
     for (const [lane, step] of this.steps) {
       if (!step.open) continue;
@@ -544,7 +620,9 @@ export class OpencodeEncoder implements Encoder {
       };
       if (lane !== '') end.lane = lane;
       if (event.ts !== undefined) end.ts = event.ts;
-      out += this.roundEnd(end, false, undefined);
+      // The main step carries the run's total when no step of the run carried usage.
+      if (lane === '' && total !== undefined) end.usage = total;
+      out += this.roundEnd(end, false, undefined, false);
     }
     return out;
   }
