@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { fstatSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { fstatSync, readFileSync, readSync, type Stats, statSync, writeSync } from 'node:fs';
 import { appendFile, type FileHandle, open } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseArgs } from 'node:util';
@@ -951,12 +951,18 @@ async function view({ values, file, format, options, reporter }: CommandContext)
   const onDiagnostic = (d: Diagnostic) => reporter.report(d);
   if (values.follow) {
     if (file === undefined || file === '-') throw new UsageError('view: --follow needs a file');
-    // A file that does not exist yet is waited for; a directory is refused at once.
+    // A file that does not exist yet is waited for; a directory, a FIFO or a device is refused at
+    // once. Looked at, not opened: opening a FIFO waits for its writer, and closing it at once
+    // would end the writer with SIGPIPE (a FIFO is read to its end without --follow).
+    let kind: Stats | undefined;
     try {
-      await (await openFile(file)).handle.close();
-    } catch (error) {
-      if (/is a directory/.test((error as Error).message)) throw error;
+      kind = statSync(file);
+    } catch {
+      kind = undefined;
     }
+    if (kind?.isDirectory()) await openFile(file);
+    if (kind !== undefined && !kind.isFile())
+      throw new InputError(`${file}: --follow follows a regular file; read a FIFO or a device without it`);
     const controller = new AbortController();
     process.once('SIGINT', () => controller.abort());
     process.once('SIGTERM', () => controller.abort());

@@ -426,7 +426,14 @@ describe('hostile input: JSON layer, through the codecs', () => {
     const run = c.fails === true ? bugTest : test;
     run(c.name, () => {
       const out = decode(c.codec, c.chunks, c.options ?? {});
-      expect({ shape: shape(out.events), diagnostics: at(out.diagnostics) }).toEqual({
+      // These inputs end with their run open: since round ten the decoders end it with a synthetic
+      // run.end of status incomplete (test/hep/run-outcome.test.ts, test/highbar/run-outcome.test.ts).
+      const last = out.events.at(-1);
+      const open =
+        last?.type === 'run.end' && last.status === 'incomplete' && last.provenance?.synthetic === true;
+      if (open) expect(out.events.some((e) => e.type === 'run.start')).toBe(true);
+      const events = open ? out.events.slice(0, -1) : out.events;
+      expect({ shape: shape(events), diagnostics: at(out.diagnostics) }).toEqual({
         shape: c.shape,
         diagnostics: c.diagnostics,
       });
@@ -478,7 +485,8 @@ describe('hostile input: JSON layer, directly', () => {
     expect(shape(out.events)).toEqual([]);
     expect(out.diagnostics.map((d) => d.code)).toEqual(['nesting_too_deep']);
     const within = decode(highbar, [HB_TOOL(`{"a":${deepArrays(900)}}`)], { maxDepth: 1_000_000 });
-    expect(shape(within.events)).toEqual(['run.start@1', 'tool.start@1', 'tool.end@1']);
+    // The trace ends without its turn: the run ends incomplete (round ten).
+    expect(shape(within.events)).toEqual(['run.start@1', 'tool.start@1', 'tool.end@1', 'run.end@1']);
   });
 
   test('strict mode: warnings pass, the first error throws AgentwireError with its place', () => {

@@ -3,6 +3,7 @@ import type { DiagnosticSink } from '../../diagnostics';
 import { assertEncodable, isJsonObject, type JsonObject, sameJson } from '../../json';
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
+import { addUsage } from '../../usage';
 import {
   byModelToClaude,
   CLAUDE_CHECKED,
@@ -921,17 +922,8 @@ export class ClaudeEncoder implements Encoder {
   /** The usage the run's main-agent lines carry, summed: what a reader totals for the run. */
   private writtenUsage(): Usage {
     const total: Usage = {};
+    // Exact decimal sums (src/usage.ts): a cost such as 0.054201000000000006 added as written.
     for (const m of this.runMessages) if (m.said !== undefined) addUsage(total, m.said);
     return total;
   }
-}
-
-function addUsage(total: Usage, u: Usage): void {
-  // Each field named: what usageToClaude and the result's cost read.
-  if (u.input !== undefined) total.input = (total.input ?? 0) + u.input;
-  if (u.output !== undefined) total.output = (total.output ?? 0) + u.output;
-  if (u.cacheRead !== undefined) total.cacheRead = (total.cacheRead ?? 0) + u.cacheRead;
-  if (u.cacheWrite !== undefined) total.cacheWrite = (total.cacheWrite ?? 0) + u.cacheWrite;
-  if (u.reasoning !== undefined) total.reasoning = (total.reasoning ?? 0) + u.reasoning;
-  if (u.costUsd !== undefined) total.costUsd = (total.costUsd ?? 0) + u.costUsd;
 }

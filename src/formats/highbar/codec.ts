@@ -1,7 +1,7 @@
 // The highbar codec object (re-exported by index.ts). It lives apart from index.ts, which also
 // re-exports the wire records' zod schemas, so that the codec registry and the CLI, importing
 // this file, never load zod (docs/performance.md "The CLI against jq").
-import { type Codec, createCheck, createCodec, lineChunkDecoder, withIncompleteRuns } from '../../codec';
+import { type Codec, createCheck, createCodec, lineChunkDecoder } from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
 import type { AgentEvent } from '../../model';
 import { checkHighbarEvents } from './check';
@@ -50,5 +50,5 @@ export const highbar: HighbarCodec = {
   ...codec,
   declaredTools,
   matchContext,
-  check: createCheck(codec, withIncompleteRuns(checkHighbarEvents, 'highbar', 'its turn record')),
+  check: createCheck(codec, checkHighbarEvents),
 };
