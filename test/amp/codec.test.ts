@@ -61,7 +61,7 @@ describe('amp decoder', () => {
 
   test('is_error makes the run failed whatever the subtype, and the result text is the error', () => {
     const line = `{"type":"result","subtype":"success","duration_ms":5,"is_error":true,"num_turns":1,"result":"API Error: 502","session_id":"${T}"}\n`;
-    const end = amp.parse(init + '\n' + line).events.at(-1);
+    const end = amp.parse(`${init}\n${line}`).events.at(-1);
     expect(end).toMatchObject({
       type: 'run.end',
       status: 'failed',

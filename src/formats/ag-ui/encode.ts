@@ -2,7 +2,6 @@ import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
 import {
   afterHeld,
-  BEFORE_RUN,
   CARRY_PREFIX,
   carriedValue,
   carriesCallText,
@@ -87,8 +86,7 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
 const TEXT_DELTA_CARRIED = CARRIED['text.delta']!;
 
 // Outside a run AG-UI has no place for an event (a stream opens with RUN_STARTED and a finished
-// run takes nothing more): these wait for the next run. Everything else opens one.
-const WAITING = BEFORE_RUN;
+// run takes nothing more): every such event waits for the next run.
 /** Most events kept waiting for a run; more are reported lost. */
 const MAX_WAITING = 1024;
 

@@ -2,7 +2,6 @@ import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
 import {
   afterHeld,
-  BEFORE_RUN,
   canonicalType,
   carriedValue,
   carriesCallText,
@@ -87,8 +86,7 @@ const NO_SESSION = 'the UI message stream has no place for session';
 const NO_WORKSPACE = 'the UI message stream has no place for workspace';
 const NO_SEQ = 'the UI message stream has no place for seq';
 
-// Outside a run (one assistant message) these wait for the next one; everything else opens one.
-const WAITING = BEFORE_RUN;
+// Outside a run (one assistant message) every event waits for the next one.
 /** Most events kept waiting for a run; more are reported lost. */
 const MAX_WAITING = 1024;
 
