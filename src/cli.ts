@@ -441,9 +441,13 @@ async function openFile(file: string): Promise<OpenedFile> {
   const stat = await handle.stat();
   if (stat.isDirectory()) {
     await handle.close();
-    throw new InputError(`${file}: is a directory, not a stream`);
+    throw directoryError(file);
   }
   return { handle, regular: stat.isFile() };
+}
+
+function directoryError(file: string): InputError {
+  return new InputError(`${file}: is a directory, not a stream`);
 }
 
 // The size of a file's chunks. What one chunk makes (its events, its output) is alive until its
@@ -909,11 +913,12 @@ async function check({ values, file, format, options, reporter }: CommandContext
   // Copied: a file's chunks share one buffer that the next read overwrites.
   for await (const c of await input(file)) parts.push(Uint8Array.prototype.slice.call(c));
   const bytes = Buffer.concat(parts);
-  const detection = await loadDetection();
-  const chosen = format ?? detection.detectFormat(bytes)?.format;
+  // Detection is loaded only when the format is not given.
+  const detection = format === undefined ? await loadDetection() : undefined;
+  const chosen = format ?? detection!.detectFormat(bytes)?.format;
   let findings: Diagnostic[];
   if (chosen === undefined) {
-    const at = detection.firstContent(bytes);
+    const at = detection!.firstContent(bytes);
     findings = at === undefined ? [] : [undetected(at)];
   } else {
     const codec = await codecOf(chosen);
@@ -922,22 +927,23 @@ async function check({ values, file, format, options, reporter }: CommandContext
         ? (codec.check as (i: Uint8Array, o: object) => Diagnostic[])(bytes, options)
         : codec.parse(bytes, options).diagnostics;
   }
-  codeSoFar = () => (reporter.errors + (values.strict ? reporter.warnings : 0) === 0 ? 0 : 1);
+  // What fails the check: errors, and warnings with --strict (so far, should the output close).
+  const failing = () => reporter.errors + (values.strict ? reporter.warnings : 0);
+  codeSoFar = () => (failing() === 0 ? 0 : 1);
   for (const d of findings) {
     if (d.severity === 'error') reporter.errors++;
     else if (d.severity === 'warning') reporter.warnings++;
     await write(values.json ? `${JSON.stringify(d)}\n` : `${describe(d, source(file))}\n`);
   }
-  const failing = reporter.errors + (values.strict ? reporter.warnings : 0);
   if (!values.json) {
     const counts = `${reporter.errors} error(s), ${reporter.warnings} warning(s)`;
     process.stderr.write(
-      failing === 0
+      failing() === 0
         ? `ok: ${reporter.errors + reporter.warnings === 0 ? 'no findings' : counts}${!values.strict && reporter.warnings > 0 ? ' (warnings fail with --strict)' : ''}\n`
         : `failed: ${counts}${values.strict ? ' (--strict)' : ''}\n`,
     );
   }
-  return failing === 0 ? 0 : 1;
+  return codeSoFar();
 }
 
 function source(file: string | undefined): string {
@@ -960,7 +966,7 @@ async function view({ values, file, format, options, reporter }: CommandContext)
     } catch {
       kind = undefined;
     }
-    if (kind?.isDirectory()) await openFile(file);
+    if (kind?.isDirectory()) throw directoryError(file);
     if (kind !== undefined && !kind.isFile())
       throw new InputError(`${file}: --follow follows a regular file; read a FIFO or a device without it`);
     const controller = new AbortController();

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import type { Format } from '../../src/diagnostics';
+import { FORMATS, type Format } from '../../src/diagnostics';
 import { claude, convert, highbar } from '../../src/index';
 import { captures } from '../agent-suite';
 
@@ -69,19 +69,8 @@ const AGENTS: Array<[string, Format]> = [
   ['gemini-cli', 'gemini'],
   ['opencode', 'opencode'],
 ];
-const HOPS: Format[] = [
-  'hep',
-  'highbar',
-  'nativeharness',
-  'codex',
-  'gemini',
-  'opencode',
-  'cursor',
-  'amp',
-  'copilot',
-  'ag-ui',
-  'ai-sdk',
-];
+// Every other format, as the library lists them.
+const HOPS: Format[] = FORMATS.filter((f) => f !== 'claude');
 
 describe.each(
   AGENTS.flatMap(([agent, format]) =>
