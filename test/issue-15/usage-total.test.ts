@@ -3,7 +3,7 @@ import { expect, test } from 'vitest';
 import { convert } from '../../src/convert';
 import { hep } from '../../src/formats/hep/index';
 import { loadFixture } from '../../src/node/fixtures';
-import { addExact, addUsage } from '../../src/usage';
+import { addDecimal, addExact, addUsage } from '../../src/usage';
 import { TimelineRenderer } from '../../src/view';
 
 // Issue #15 item 7: usage totals are exact decimal sums, written as such.
@@ -34,6 +34,26 @@ test('any figures with up to 8 decimal places total to the decimal sum, whatever
         expect([...figures].reverse().reduce(addExact, 0)).toBe(exact);
       },
     ),
+  );
+});
+
+test('the fast path of addExact gives the double of the general path, for any two numbers', () => {
+  const figure = fc.oneof(
+    fc.double({ noNaN: false }),
+    fc
+      .oneof(fc.integer({ min: -1e12, max: 1e12 }), fc.maxSafeInteger())
+      .chain((n) => fc.integer({ min: 0, max: 24 }).map((p) => n / 10 ** p)),
+    fc.constantFrom(0.30000000000000004, 9007199254740991, 0.1, 1e21, 1e-7, -0, 123456789.12345678),
+  );
+  fc.assert(
+    fc.property(figure, figure, (a, b) => {
+      const fast = addExact(a, b);
+      const general = addDecimal(a, b);
+      // -0 and 0 are one figure; NaN stays NaN.
+      const same = fast === general || (Number.isNaN(fast) && Number.isNaN(general));
+      expect(same, `${a} + ${b}: ${fast} against ${general}`).toBe(true);
+    }),
+    { numRuns: 5000 },
   );
 });
 
