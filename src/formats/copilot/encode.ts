@@ -148,6 +148,9 @@ type Writer = [
   keys: Set<string>,
   // Partial snapshots (`final: false`) waiting for their key's final figure, by key.
   pending: Map<string, AgentEvent>,
+  // The session another format's events named before anything was written (AG-UI's run start
+  // names its thread): the session.start written at the first record names it.
+  session: string | undefined,
 ];
 
 /** The token figures a Copilot reader sums a run's assistant.usage into. */
@@ -183,6 +186,7 @@ const RUN_OPEN = 24;
 const RUN_SUM = 25;
 const KEYS = 26;
 const PENDING = 27;
+const SESSION = 28;
 
 function newWriter(options: CopilotEncodeOptions, sink: DiagnosticSink, templates: boolean): Writer {
   return [
@@ -214,6 +218,7 @@ function newWriter(options: CopilotEncodeOptions, sink: DiagnosticSink, template
     undefined,
     new Set(),
     new Map(),
+    undefined,
   ];
 }
 
@@ -300,9 +305,21 @@ function recordOf(w: Writer, event: AgentEvent): string {
   const env = copilotEnvelope(hints?.record);
   const tpl = env?.data;
   let text = '';
-  if (!w[WROTE_ANY] && !own && event.type !== 'session.start') text += sessionStart(w, event, undefined);
+  if (!w[WROTE_ANY] && !own && event.session !== undefined) w[SESSION] ??= event.session;
   switch (event.type) {
     case 'session.start':
+      // Copilot's stream is one session: a reader takes a second session.start for a broken
+      // stream (copilot.check: "session.start is not the first event"). Another format's
+      // second start (a resumed session, a second writer) is a loss.
+      if (!own && w[WROTE_ANY]) {
+        reportLoss(
+          w[LOSS],
+          event,
+          'session.start',
+          `${FORMAT} has one session.start, the stream's first record`,
+        );
+        return text;
+      }
       return text + sessionStart(w, event, tpl);
     case 'session.title':
       return text + emit(w, { type: 'session.title_changed', data: { ...tpl, title: event.title }, event });
@@ -325,6 +342,8 @@ function recordOf(w: Writer, event: AgentEvent): string {
       const id = event.message ?? newId(w);
       w[OPEN_MESSAGE] = id;
       w[TEXTS].set(id, '');
+      // A new message of a lane: its earlier message's snapshots are all that will come.
+      if (!own && w[PENDING].size !== 0) text += writeSnapshots(w, event.lane);
       return (
         text +
         lazyTurn(w, event, own) +
@@ -381,13 +400,16 @@ function recordOf(w: Writer, event: AgentEvent): string {
       return text + emit(w, { type: 'tool.execution_partial_result', data, event });
     }
     case 'tool.end':
+      // A tool's result: the call that asked for it is over, its lane's figures final.
+      if (!own && w[PENDING].size !== 0) text += writeSnapshots(w, event.lane);
       return text + toolEnd(w, event, tpl, own);
     case 'usage':
       return text + usageRecord(w, event, tpl, own, env);
     case 'child.start':
       return text + childStart(w, event, tpl);
     case 'child.end':
-      return text + childEnd(w, event, tpl);
+      // The subagent's figures no final one replaced go before its end (see writeSnapshots).
+      return text + (own ? '' : childSnapshots(w, event.child)) + childEnd(w, event, tpl);
     case 'run.end':
       return text + runEnd(w, event, tpl);
     case 'status':
@@ -447,7 +469,7 @@ function endWrite(w: Writer): string {
   w[HELD] = undefined;
   const text =
     held === undefined ? '' : held.type === 'error' ? releaseError(w, held, undefined) : recordOf(w, held);
-  snapshotsLost(w);
+  snapshotsLost(w, null);
   return text;
 }
 
@@ -467,30 +489,62 @@ function closeRun(w: Writer): void {
 
 /**
  * Partial snapshots no final figure of their key replaced (Claude without partial messages
- * gives no other): each key's last is written as its call's figure, once, at the round's or
- * the run's end (what the run's total has beyond them follows at the run's end). A loss all the
- * same: the figure may fall short of the call's, and Copilot cannot say so.
+ * gives no other): each key's last is written as its call's figure, once, at the end of its
+ * lane's round, of its subagent or of the run (what the run's total has beyond them follows at
+ * the run's end). A lane's are written before its subagent ends: after it, a reader (Claude's
+ * writer) has no message of that lane left to give them to. `lane` `null`: every lane's. A loss
+ * all the same: the figure may fall short of the call's, and Copilot cannot say so.
  */
-function writeSnapshots(w: Writer): string {
+function writeSnapshots(w: Writer, lane: string | undefined | null): string {
   const pending = w[PENDING];
   if (pending.size === 0) return '';
   let text = '';
   for (const [key, event] of pending) {
+    if (lane !== null && event.lane !== lane) continue;
+    pending.delete(key);
     snapshotLost(w, event);
     w[KEYS].add(key);
     text += figureRecord(w, event, (event as AgentEventOf<'usage'>).usage, undefined, undefined, '');
   }
-  pending.clear();
   return text;
 }
 
-/** Snapshots left at the stream's end, outside any run: nothing to count them to. */
-function snapshotsLost(w: Writer): void {
+/**
+ * A subagent ends: the snapshots of its lane go before its end. Its lane is not always its id
+ * (a Claude stream written from Copilot names the lane by agent id, the child by its call), so
+ * every subagent lane goes but those of subagents still running.
+ */
+function childSnapshots(w: Writer, child: string): string {
+  const pending = w[PENDING];
+  if (pending.size === 0) return '';
+  const running = w[CHILDREN];
+  let text = '';
+  for (const event of pending.values()) {
+    const lane = event.lane;
+    if (lane === undefined || isRunning(running, lane, child)) continue;
+    text += writeSnapshots(w, lane);
+  }
+  return text;
+}
+
+/** Whether `lane` is (by its id or its call's) a running subagent other than `ending`. */
+function isRunning(running: Writer[typeof CHILDREN], lane: string, ending: string): boolean {
+  for (const [id, c] of running) if (id !== ending && (id === lane || c.call === lane)) return true;
+  return false;
+}
+
+/**
+ * Snapshots a figure of their round replaces (`lane` `undefined`: the main agent's), or left at
+ * the stream's end outside any run (`null`: every lane's) with nothing to count them to.
+ */
+function snapshotsLost(w: Writer, lane: string | undefined | null): void {
   const pending = w[PENDING];
   if (pending.size === 0) return;
-  const [first] = pending.values();
-  pending.clear();
-  snapshotLost(w, first!);
+  for (const [key, event] of pending) {
+    if (lane !== null && event.lane !== lane) continue;
+    pending.delete(key);
+    snapshotLost(w, event);
+  }
 }
 
 function snapshotLost(w: Writer, event: AgentEvent): void {
@@ -629,7 +683,7 @@ function addText(w: Writer, id: string | undefined, text: string): void {
 
 function sessionStart(w: Writer, event: AgentEvent, tpl: JsonObject | undefined): string {
   const e = event.type === 'session.start' ? event : undefined;
-  const session = event.session ?? w[OPTIONS].session ?? newId(w);
+  const session = event.session ?? w[SESSION] ?? w[OPTIONS].session ?? newId(w);
   const protocol = e?.protocol;
   const version = protocol !== undefined && /^\d+$/.test(protocol) ? Number(protocol) : 1;
   const at = timestampOf(w, event.ts);
@@ -697,9 +751,10 @@ function turnEnd(
         w[OPEN_MESSAGE],
       );
     // The round's own figure, when it has one and no call's came, else its calls' snapshots.
-    if (event.usage === undefined || w[USAGE_IN_TURN] || event.lane !== undefined) text += writeSnapshots(w);
+    if (event.usage === undefined || w[USAGE_IN_TURN] || event.lane !== undefined)
+      text += writeSnapshots(w, event.lane);
     else {
-      snapshotsLost(w);
+      snapshotsLost(w, undefined);
       // The fields usageRecord reads, in one literal (as the round start above).
       const x = event.usage;
       const u = {
@@ -1057,7 +1112,7 @@ function childEnd(w: Writer, event: AgentEventOf<'child.end'>, tpl: JsonObject |
 
 function runEnd(w: Writer, event: AgentEventOf<'run.end'>, tpl: JsonObject | undefined): string {
   const own = event.provenance?.format === FORMAT;
-  const snapshots = own ? '' : writeSnapshots(w);
+  const snapshots = own ? '' : writeSnapshots(w, null);
   if (event.status === 'incomplete') {
     closeRun(w);
     return snapshots;
@@ -1110,6 +1165,11 @@ function emit(w: Writer, o: Out): string {
   const event = o.event;
   const p = event.provenance;
   const own = p?.format === FORMAT;
+  // Another format's first record: a session's start goes first, as Copilot writes a session.
+  // Here, not at the first event: events that write nothing (a banner line's notice) before
+  // the source's own session start must not make it a second one.
+  if (!w[WROTE_ANY] && !own && o.type !== 'session.start')
+    return sessionStart(w, event, undefined) + emit(w, o);
   const hints = own ? (p.hints as CopilotHints | undefined) : undefined;
   const env = copilotEnvelope(hints?.record);
   const kept = env !== undefined && env.type === o.type ? env : undefined;
