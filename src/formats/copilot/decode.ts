@@ -63,6 +63,7 @@ function envelopeProblem(r: JsonObject): string | undefined {
 const REQUIRED: Partial<Record<string, ReadonlyArray<readonly [string, 'string' | 'boolean' | 'object']>>> = {
   'session.start': [['sessionId', 'string']],
   'session.error': [['message', 'string']],
+  'session.warning': [['message', 'string']],
   'session.title_changed': [['title', 'string']],
   'user.message': [['content', 'string']],
   'assistant.turn_start': [['turnId', 'string']],
@@ -776,11 +777,20 @@ function map(dec: Decoder, ctx: Line): void {
       return;
     }
     case 'session.error': {
-      // An error before anything else of a run belongs to the run it fails.
+      // An error before anything else of a run belongs to the run it fails: the main agent's
+      // error is fatal (its run ends failed at the session.idle); a non-fatal one is a
+      // session.warning.
       if (main && !dec.runOpen) openRun(dec, ctx, undefined, true);
-      const e: Emit = { type: 'error', message: d.message, fatal: false };
+      const e: Emit = { type: 'error', message: d.message, fatal: main };
       if (typeof d.errorType === 'string') e.code = d.errorType;
       if (main && dec.runOpen) dec.runError = d.message as string;
+      push(dec, ctx, e);
+      return;
+    }
+    case 'session.warning': {
+      // A problem the session went on from: an error that fails nothing (and opens no run).
+      const e: Emit = { type: 'error', message: d.message, fatal: false };
+      if (typeof d.warningType === 'string') e.code = d.warningType;
       push(dec, ctx, e);
       return;
     }

@@ -14,6 +14,7 @@ import {
 import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { joinRecord } from '../../record';
+import { addExact } from '../../usage';
 import {
   COPILOT_EPHEMERAL_TYPES,
   type CopilotEnvelope,
@@ -122,6 +123,7 @@ type Writer = [
   // The type of the last record written (by an event, not kept as unknown).
   lastType: string | undefined,
   // A foreign stream's first run start, held for one event: its session's start may follow it.
+  // Or another format's non-fatal error, held for one event: the failed run's end may follow it.
   held: AgentEvent | undefined,
   turn: string | undefined,
   turnCount: number,
@@ -134,7 +136,27 @@ type Writer = [
   texts: Map<string, string>,
   reasoning: string,
   children: Map<string, { call: string; name: string | undefined }>,
+  // Whether a reader of what is written so far has a run open (a user.message, a turn or a run
+  // start opened one; a session.idle or a shutdown ended it): a record that would open one
+  // outside a run is a run the source never had.
+  runOpen: boolean,
+  // The token figures of the main agent's assistant.usage written in the open run: what a reader
+  // totals the run to (the run end writes what its total has beyond them).
+  runSum: RunSum | undefined,
+  // Keys of the figures written in the open run: a figure with a key written already is the same
+  // figure (docs/model.md), never written twice.
+  keys: Set<string>,
+  // Partial snapshots (`final: false`) waiting for their key's final figure, by key.
+  pending: Map<string, AgentEvent>,
+  // The session another format's events named before anything was written (AG-UI's run start
+  // names its thread): the session.start written at the first record names it.
+  session: string | undefined,
 ];
+
+/** The token figures a Copilot reader sums a run's assistant.usage into. */
+type RunSum = Partial<Record<RunFigure, number>>;
+type RunFigure = 'input' | 'output' | 'cacheRead' | 'cacheWrite' | 'reasoning';
+const RUN_FIGURES: readonly RunFigure[] = ['input', 'output', 'cacheRead', 'cacheWrite', 'reasoning'];
 
 const OPTIONS = 0;
 const LOSS = 1;
@@ -160,6 +182,11 @@ const OPEN_REASONING = 20;
 const TEXTS = 21;
 const REASONING = 22;
 const CHILDREN = 23;
+const RUN_OPEN = 24;
+const RUN_SUM = 25;
+const KEYS = 26;
+const PENDING = 27;
+const SESSION = 28;
 
 function newWriter(options: CopilotEncodeOptions, sink: DiagnosticSink, templates: boolean): Writer {
   return [
@@ -187,6 +214,11 @@ function newWriter(options: CopilotEncodeOptions, sink: DiagnosticSink, template
     new Map(),
     '',
     new Map(),
+    false,
+    undefined,
+    new Set(),
+    new Map(),
+    undefined,
   ];
 }
 
@@ -240,6 +272,7 @@ function writeEvent(w: Writer, event: AgentEvent): string {
   const held = w[HELD];
   if (held !== undefined) {
     w[HELD] = undefined;
+    if (held.type === 'error') return releaseError(w, held, event) + writeEvent(w, event);
     // The session's start came right after its first run's start (AG-UI and the AI SDK open
     // with the run): written first, as Copilot writes a session, instead of a second one.
     return event.type === 'session.start'
@@ -264,25 +297,44 @@ function recordOf(w: Writer, event: AgentEvent): string {
     // they came from is written by its own event; their text only feeds that record.
     if (event.type === 'text.delta') addText(w, event.message ?? w[OPEN_MESSAGE], event.text);
     else if (event.type === 'reasoning.delta') w[REASONING] += event.text;
+    else if (event.type === 'run.start') openRun(w);
+    else if (event.type === 'run.end') closeRun(w);
     return '';
   }
   const hints = own ? (p.hints as CopilotHints | undefined) : undefined;
   const env = copilotEnvelope(hints?.record);
   const tpl = env?.data;
   let text = '';
-  if (!w[WROTE_ANY] && !own && event.type !== 'session.start') text += sessionStart(w, event, undefined);
+  if (!w[WROTE_ANY] && !own && event.session !== undefined) w[SESSION] ??= event.session;
   switch (event.type) {
     case 'session.start':
+      // Copilot's stream is one session: a reader takes a second session.start for a broken
+      // stream (copilot.check: "session.start is not the first event"). Another format's
+      // second start (a resumed session, a second writer) is a loss.
+      if (!own && w[WROTE_ANY]) {
+        reportLoss(
+          w[LOSS],
+          event,
+          'session.start',
+          `${FORMAT} has one session.start, the stream's first record`,
+        );
+        return text;
+      }
       return text + sessionStart(w, event, tpl);
     case 'session.title':
       return text + emit(w, { type: 'session.title_changed', data: { ...tpl, title: event.title }, event });
     case 'run.start':
       w[RUN_ERROR] = undefined;
+      openRun(w);
       if (event.input === undefined) return text;
       return text + emit(w, { type: 'user.message', data: dataWith(tpl, [['content', event.input]]), event });
     case 'user.message':
+      // Outside a run a reader takes the message for a run's start.
+      if (event.lane === undefined && !w[RUN_OPEN]) openRun(w);
       return text + emit(w, { type: 'user.message', data: dataWith(tpl, [['content', event.text]]), event });
     case 'round.start':
+      // A reader opens a run at a turn's start when none is open.
+      if (event.lane === undefined && !w[RUN_OPEN]) openRun(w);
       return text + turnStart(w, event, tpl);
     case 'round.end':
       return text + turnEnd(w, event, tpl, own);
@@ -290,6 +342,8 @@ function recordOf(w: Writer, event: AgentEvent): string {
       const id = event.message ?? newId(w);
       w[OPEN_MESSAGE] = id;
       w[TEXTS].set(id, '');
+      // A new message of a lane: its earlier message's snapshots are all that will come.
+      if (!own && w[PENDING].size !== 0) text += writeSnapshots(w, event.lane);
       return (
         text +
         lazyTurn(w, event, own) +
@@ -346,13 +400,16 @@ function recordOf(w: Writer, event: AgentEvent): string {
       return text + emit(w, { type: 'tool.execution_partial_result', data, event });
     }
     case 'tool.end':
+      // A tool's result: the call that asked for it is over, its lane's figures final.
+      if (!own && w[PENDING].size !== 0) text += writeSnapshots(w, event.lane);
       return text + toolEnd(w, event, tpl, own);
     case 'usage':
       return text + usageRecord(w, event, tpl, own, env);
     case 'child.start':
       return text + childStart(w, event, tpl);
     case 'child.end':
-      return text + childEnd(w, event, tpl);
+      // The subagent's figures no final one replaced go before its end (see writeSnapshots).
+      return text + (own ? '' : childSnapshots(w, event.child)) + childEnd(w, event, tpl);
     case 'run.end':
       return text + runEnd(w, event, tpl);
     case 'status':
@@ -360,19 +417,20 @@ function recordOf(w: Writer, event: AgentEvent): string {
         reportLoss(w[LOSS], event, 'status', `${FORMAT} has no place for a status other than idle`);
         return text;
       }
-      return text + emit(w, { type: 'session.idle', data: { ...tpl }, event });
-    case 'error': {
-      // Another format's error derived from its run's end (a failed result): the run's end
-      // writes it (one session.error, not two, and the same one whichever came first).
-      if (!own && event.provenance?.synthetic === true && (event.fatal || event.message === w[RUN_ERROR]))
+      // The main agent's session.idle ends its run (outside one, it ends an empty run a reader
+      // makes up): only a subagent's idle is a notice (Claude says idle inside a run).
+      if (event.lane === undefined) {
+        reportLoss(
+          w[LOSS],
+          event,
+          'status.idle',
+          `${FORMAT} has no idle notice for the main agent (its session.idle ends the run)`,
+        );
         return text;
-      w[RUN_ERROR] = event.message;
-      const data = dataWith(tpl, [
-        ['errorType', event.code ?? (tpl === undefined ? 'error' : tpl.errorType)],
-        ['message', event.message],
-      ]);
-      return text + emit(w, { type: 'session.error', data, event });
-    }
+      }
+      return text + emit(w, { type: 'session.idle', data: { ...tpl }, event });
+    case 'error':
+      return text + errorRecord(w, event, tpl, own, env);
     case 'cancel': {
       const data = dataWith(tpl, [
         ['reason', event.by ?? (tpl === undefined ? 'user_initiated' : tpl.reason)],
@@ -409,7 +467,149 @@ function recordOf(w: Writer, event: AgentEvent): string {
 function endWrite(w: Writer): string {
   const held = w[HELD];
   w[HELD] = undefined;
-  return held === undefined ? '' : recordOf(w, held);
+  const text =
+    held === undefined ? '' : held.type === 'error' ? releaseError(w, held, undefined) : recordOf(w, held);
+  snapshotsLost(w, null);
+  return text;
+}
+
+/** A run starts (as a reader sees it): its figures are counted afresh. */
+function openRun(w: Writer): void {
+  w[RUN_OPEN] = true;
+  w[RUN_SUM] = undefined;
+  w[KEYS].clear();
+}
+
+/** A run ends (as a reader sees it): keys never repeat across runs, so they go. */
+function closeRun(w: Writer): void {
+  w[RUN_OPEN] = false;
+  w[RUN_SUM] = undefined;
+  w[KEYS].clear();
+}
+
+/**
+ * Partial snapshots no final figure of their key replaced (Claude without partial messages
+ * gives no other): each key's last is written as its call's figure, once, at the end of its
+ * lane's round, of its subagent or of the run (what the run's total has beyond them follows at
+ * the run's end). A lane's are written before its subagent ends: after it, a reader (Claude's
+ * writer) has no message of that lane left to give them to. `lane` `null`: every lane's. A loss
+ * all the same: the figure may fall short of the call's, and Copilot cannot say so.
+ */
+function writeSnapshots(w: Writer, lane: string | undefined | null): string {
+  const pending = w[PENDING];
+  if (pending.size === 0) return '';
+  let text = '';
+  for (const [key, event] of pending) {
+    if (lane !== null && event.lane !== lane) continue;
+    pending.delete(key);
+    snapshotLost(w, event);
+    w[KEYS].add(key);
+    text += figureRecord(w, event, (event as AgentEventOf<'usage'>).usage, undefined, undefined, '');
+  }
+  return text;
+}
+
+/**
+ * A subagent ends: the snapshots of its lane go before its end. Its lane is not always its id
+ * (a Claude stream written from Copilot names the lane by agent id, the child by its call), so
+ * every subagent lane goes but those of subagents still running.
+ */
+function childSnapshots(w: Writer, child: string): string {
+  const pending = w[PENDING];
+  if (pending.size === 0) return '';
+  const running = w[CHILDREN];
+  let text = '';
+  for (const event of pending.values()) {
+    const lane = event.lane;
+    if (lane === undefined || isRunning(running, lane, child)) continue;
+    text += writeSnapshots(w, lane);
+  }
+  return text;
+}
+
+/** Whether `lane` is (by its id or its call's) a running subagent other than `ending`. */
+function isRunning(running: Writer[typeof CHILDREN], lane: string, ending: string): boolean {
+  for (const [id, c] of running) if (id !== ending && (id === lane || c.call === lane)) return true;
+  return false;
+}
+
+/**
+ * Snapshots a figure of their round replaces (`lane` `undefined`: the main agent's), or left at
+ * the stream's end outside any run (`null`: every lane's) with nothing to count them to.
+ */
+function snapshotsLost(w: Writer, lane: string | undefined | null): void {
+  const pending = w[PENDING];
+  if (pending.size === 0) return;
+  for (const [key, event] of pending) {
+    if (lane !== null && event.lane !== lane) continue;
+    pending.delete(key);
+    snapshotLost(w, event);
+  }
+}
+
+function snapshotLost(w: Writer, event: AgentEvent): void {
+  reportLoss(
+    w[LOSS],
+    event,
+    'usage.final',
+    `${FORMAT} has no partial usage snapshot (final: false): its assistant.usage is a call's final figure`,
+  );
+}
+
+/**
+ * An error: a fatal one is a session.error (a reader fails the run with it); a non-fatal one a
+ * session.warning, which fails nothing and opens no run; one read from Copilot goes back as the
+ * record it came from.
+ */
+function errorRecord(
+  w: Writer,
+  event: AgentEventOf<'error'>,
+  tpl: JsonObject | undefined,
+  own: boolean,
+  env: CopilotEnvelope | undefined,
+): string {
+  // Another format's error derived from its run's end (a failed result): the run's end
+  // writes it (one session.error, not two, and the same one whichever came first).
+  if (!own && event.provenance?.synthetic === true && (event.fatal || event.message === w[RUN_ERROR]))
+    return '';
+  if (!own && !event.fatal) {
+    // Whether it is the error the run fails with (Claude says it, then the failed result) or one
+    // the run went on from, the next event says.
+    w[HELD] = event;
+    return '';
+  }
+  // A fatal error outside a run stays a session.error: it opens the run it fails, as Copilot's
+  // own do (the failed run's end follows it).
+  return own && env?.type === 'session.warning' ? warningRecord(w, event, tpl) : sessionError(w, event, tpl);
+}
+
+/**
+ * A held non-fatal error: the session.error of the failed run's end right after it (with its
+ * message, or none), else a session.warning.
+ */
+function releaseError(w: Writer, held: AgentEventOf<'error'>, next: AgentEvent | undefined): string {
+  const fails =
+    next?.type === 'run.end' &&
+    next.status === 'failed' &&
+    (next.error === undefined || next.error === held.message);
+  return fails ? sessionError(w, held, undefined) : warningRecord(w, held, undefined);
+}
+
+function warningRecord(w: Writer, event: AgentEventOf<'error'>, tpl: JsonObject | undefined): string {
+  const data = dataWith(tpl, [
+    ['warningType', event.code ?? (tpl === undefined ? 'error' : tpl.warningType)],
+    ['message', event.message],
+  ]);
+  return emit(w, { type: 'session.warning', data, event });
+}
+
+function sessionError(w: Writer, event: AgentEventOf<'error'>, tpl: JsonObject | undefined): string {
+  w[RUN_ERROR] = event.message;
+  const data = dataWith(tpl, [
+    ['errorType', event.code ?? (tpl === undefined ? 'error' : tpl.errorType)],
+    ['message', event.message],
+  ]);
+  return emit(w, { type: 'session.error', data, event });
 }
 
 // A message's deltas share its id: quoted once.
@@ -483,7 +683,7 @@ function addText(w: Writer, id: string | undefined, text: string): void {
 
 function sessionStart(w: Writer, event: AgentEvent, tpl: JsonObject | undefined): string {
   const e = event.type === 'session.start' ? event : undefined;
-  const session = event.session ?? w[OPTIONS].session ?? newId(w);
+  const session = event.session ?? w[SESSION] ?? w[OPTIONS].session ?? newId(w);
   const protocol = e?.protocol;
   const version = protocol !== undefined && /^\d+$/.test(protocol) ? Number(protocol) : 1;
   const at = timestampOf(w, event.ts);
@@ -502,9 +702,11 @@ function sessionStart(w: Writer, event: AgentEvent, tpl: JsonObject | undefined)
   return emit(w, { type: 'session.start', data, event: start });
 }
 
-// A round of another format's events opens a turn the first time one of its events comes.
+// A round of another format's events opens a turn the first time one of its events comes. Not
+// outside a run: a reader opens a run at a turn's start, one the source never had; the records
+// go out without a turn (a reader opens no run for them).
 function lazyTurn(w: Writer, event: AgentEvent, own: boolean): string {
-  if (own || w[TURN] !== undefined || event.lane !== undefined) return '';
+  if (own || w[TURN] !== undefined || event.lane !== undefined || !w[RUN_OPEN]) return '';
   // One literal, whatever the event has (a field left undefined reads as absent; this event is
   // never handed out): a shape built by spreading dies at a full GC with the code that read it.
   const start = { type: 'round.start', round: event.round, ts: event.ts } as AgentEventOf<'round.start'>;
@@ -540,6 +742,7 @@ function turnEnd(
   if (!own) {
     text += lazyTurn(w, event, own);
     // Another format's round: its message and usage become the records Copilot has for them.
+    if (event.usage?.costUsd !== undefined) costLost(w, event);
     if (w[OPEN_MESSAGE] !== undefined)
       text += messageRecord(
         w,
@@ -547,7 +750,11 @@ function turnEnd(
         undefined,
         w[OPEN_MESSAGE],
       );
-    if (event.usage !== undefined && !w[USAGE_IN_TURN] && event.lane === undefined) {
+    // The round's own figure, when it has one and no call's came, else its calls' snapshots.
+    if (event.usage === undefined || w[USAGE_IN_TURN] || event.lane !== undefined)
+      text += writeSnapshots(w, event.lane);
+    else {
+      snapshotsLost(w, undefined);
       // The fields usageRecord reads, in one literal (as the round start above).
       const x = event.usage;
       const u = {
@@ -578,7 +785,14 @@ function turnEnd(
     ['turnId', turnId],
     ['model', event.model],
   ]);
-  if (event.lane === undefined) w[TURN] = undefined;
+  if (event.lane === undefined) {
+    if (!own && w[TURN] === undefined) {
+      // No turn open (the round came outside a run): a turn's end alone is not Copilot's.
+      reportLoss(w[LOSS], event, 'round.end', `${FORMAT} has no turn outside a run (a turn opens one)`);
+      return text;
+    }
+    w[TURN] = undefined;
+  }
   return text + emit(w, { type: 'assistant.turn_end', data, event });
 }
 
@@ -692,15 +906,27 @@ function usageRecord(
   env: CopilotEnvelope | undefined,
 ): string {
   const u = event.usage;
-  if (u.costUsd !== undefined)
-    reportLoss(
-      w[LOSS],
-      event,
-      'usage.costUsd',
-      `${FORMAT} has no cost in US dollars (its cost is a billing multiplier)`,
-    );
+  if (u.costUsd !== undefined) costLost(w, event);
   if (u.scope === 'thread') return shutdown(w, event, u, tpl);
-  if (event.lane === undefined) w[USAGE_IN_TURN] = true;
+  if (!own && !isNewFigure(w, event, u)) return '';
+  // A figure of no round (a run's total, a session's) opens no turn: a reader counts it to the
+  // run all the same, and to no round.
+  return figureRecord(w, event, u, tpl, env, event.round === undefined ? '' : lazyTurn(w, event, own));
+}
+
+/** One figure as an assistant.usage, counted into the run as a reader counts it. */
+function figureRecord(
+  w: Writer,
+  event: AgentEvent,
+  u: Usage,
+  tpl: JsonObject | undefined,
+  env: CopilotEnvelope | undefined,
+  head: string,
+): string {
+  if (event.lane === undefined) {
+    w[USAGE_IN_TURN] = true;
+    if (w[RUN_OPEN]) w[RUN_SUM] = addFigures(w[RUN_SUM], u);
+  }
   // The key is the API call id; a record without one was keyed by its own event id.
   const key = u.key === undefined || u.key === env?.id ? undefined : u.key;
   const data = dataWith(tpl, [
@@ -713,10 +939,109 @@ function usageRecord(
     ['reasoningTokens', count(u.reasoning, 'usage.reasoning')],
     ['apiCallId', key ?? (tpl === undefined ? undefined : tpl.apiCallId)],
   ]);
-  return lazyTurn(w, event, own) + emit(w, { type: 'assistant.usage', data, event });
+  return head + emit(w, { type: 'assistant.usage', data, event });
+}
+
+function costLost(w: Writer, event: AgentEvent): void {
+  reportLoss(
+    w[LOSS],
+    event,
+    'usage.costUsd',
+    `${FORMAT} has no cost in US dollars (its cost is a billing multiplier)`,
+  );
+}
+
+/**
+ * Whether another format's figure is one to write: a call's final figure whose key has not
+ * been written (figures with the same key are one figure). A partial snapshot (`final: false`)
+ * waits for its key's final figure (a loss at the run's end when none came).
+ */
+function isNewFigure(w: Writer, event: AgentEventOf<'usage'>, u: Usage): boolean {
+  const key = u.key;
+  if (u.final === false) {
+    // Without a key no final figure can replace it.
+    if (key === undefined) snapshotLost(w, event);
+    else if (!w[KEYS].has(key)) w[PENDING].set(key, event);
+    return false;
+  }
+  if (key === undefined) return true;
+  if (w[KEYS].has(key)) return false;
+  w[KEYS].add(key);
+  w[PENDING].delete(key);
+  return true;
+}
+
+/** `sum` plus the token figures of `u` (what a reader adds a run's calls up to). */
+function addFigures(sum: RunSum | undefined, u: Usage): RunSum {
+  const total: RunSum = sum ?? {};
+  for (const f of RUN_FIGURES) {
+    const n = u[f];
+    if (n !== undefined) total[f] = addExact(total[f] ?? 0, n);
+  }
+  return total;
+}
+
+/**
+ * The run's total beyond the figures written in it, for a reader that totals the run from its
+ * calls: `undefined` when they say it all already, `'less'` when they add up to more than the
+ * total in some figure (no record can take that back).
+ */
+function runRemainder(w: Writer, total: Usage): RunSum | 'less' | undefined {
+  const sum = w[RUN_SUM];
+  let rest: RunSum | undefined;
+  for (const f of RUN_FIGURES) {
+    const n = total[f];
+    if (n === undefined) continue;
+    const had = sum?.[f];
+    if (had !== undefined && had === n) continue;
+    const d = had === undefined ? n : addExact(n, -had);
+    if (d < 0) return 'less';
+    (rest ??= {})[f] = d;
+  }
+  return rest;
+}
+
+/**
+ * A run's total (`run.end.usage`), kept: Copilot holds it only as the sum of the run's calls,
+ * so what it has beyond the figures written goes out as one more assistant.usage (all of it
+ * when the source gave no per-call figures). `write` false: the run has ended for a reader
+ * already (at a shutdown), and what remains is a loss.
+ */
+function runTotal(w: Writer, event: AgentEventOf<'run.end'>, write: boolean): string {
+  const total = event.usage;
+  if (total === undefined) return '';
+  if (total.costUsd !== undefined) costLost(w, event);
+  const models = total.byModel === undefined ? [] : Object.keys(total.byModel);
+  if (models.length > 1)
+    reportLoss(w[LOSS], event, 'run.end.usage.byModel', `${FORMAT} has no run total by model`);
+  const rest = runRemainder(w, total);
+  if (rest === undefined) return '';
+  if (rest === 'less' || !write) {
+    reportLoss(
+      w[LOSS],
+      event,
+      'run.end.usage',
+      rest === 'less'
+        ? `${FORMAT} totals a run from its assistant.usage records, which add up to more than this total`
+        : `${FORMAT} totals a run from its assistant.usage records; the run ended at the shutdown before this total`,
+    );
+    return '';
+  }
+  const data = dataWith(undefined, [
+    ['model', total.model ?? (models.length === 1 ? models[0] : undefined)],
+    ['inputTokens', count(rest.input, 'run.end.usage.input')],
+    ['outputTokens', count(rest.output, 'run.end.usage.output')],
+    ['cacheReadTokens', count(rest.cacheRead, 'run.end.usage.cacheRead')],
+    ['cacheWriteTokens', count(rest.cacheWrite, 'run.end.usage.cacheWrite')],
+    ['reasoningTokens', count(rest.reasoning, 'run.end.usage.reasoning')],
+  ]);
+  w[RUN_SUM] = addFigures(w[RUN_SUM], rest);
+  return emit(w, { type: 'assistant.usage', data, event });
 }
 
 function shutdown(w: Writer, event: AgentEventOf<'usage'>, u: Usage, tpl: JsonObject | undefined): string {
+  // A reader ends the open run at the shutdown (its run end after it writes nothing).
+  w[RUN_OPEN] = false;
   const metrics: JsonObject = {};
   const kept = isJsonObject(tpl?.modelMetrics) ? tpl.modelMetrics : undefined;
   for (const model of Object.keys(u.byModel ?? {})) {
@@ -786,11 +1111,21 @@ function childEnd(w: Writer, event: AgentEventOf<'child.end'>, tpl: JsonObject |
 }
 
 function runEnd(w: Writer, event: AgentEventOf<'run.end'>, tpl: JsonObject | undefined): string {
-  if (event.status === 'incomplete') return '';
+  const own = event.provenance?.format === FORMAT;
+  const snapshots = own ? '' : writeSnapshots(w, null);
+  if (event.status === 'incomplete') {
+    closeRun(w);
+    return snapshots;
+  }
   // Right after a session.shutdown a completed run has ended already (a reader ends it there):
   // a session.idle would read as one more run.
-  if (w[LAST_TYPE] === 'session.shutdown' && event.status === 'completed' && tpl === undefined) return '';
-  let text = '';
+  if (w[LAST_TYPE] === 'session.shutdown' && event.status === 'completed' && tpl === undefined) {
+    if (!own) runTotal(w, event, false);
+    closeRun(w);
+    return snapshots;
+  }
+  // Read from Copilot, the run's total is the sum of its calls, written already.
+  let text = own ? '' : snapshots + runTotal(w, event, true);
   if (
     event.status === 'failed' &&
     tpl === undefined &&
@@ -804,6 +1139,7 @@ function runEnd(w: Writer, event: AgentEventOf<'run.end'>, tpl: JsonObject | und
     });
   }
   w[RUN_ERROR] = undefined;
+  closeRun(w);
   const data: JsonObject =
     tpl !== undefined ? { ...tpl } : event.status === 'cancelled' ? { aborted: true } : {};
   return text + emit(w, { type: 'session.idle', data, event });
@@ -829,6 +1165,11 @@ function emit(w: Writer, o: Out): string {
   const event = o.event;
   const p = event.provenance;
   const own = p?.format === FORMAT;
+  // Another format's first record: a session's start goes first, as Copilot writes a session.
+  // Here, not at the first event: events that write nothing (a banner line's notice) before
+  // the source's own session start must not make it a second one.
+  if (!w[WROTE_ANY] && !own && o.type !== 'session.start')
+    return sessionStart(w, event, undefined) + emit(w, o);
   const hints = own ? (p.hints as CopilotHints | undefined) : undefined;
   const env = copilotEnvelope(hints?.record);
   const kept = env !== undefined && env.type === o.type ? env : undefined;

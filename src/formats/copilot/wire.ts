@@ -43,6 +43,7 @@ export const COPILOT_RECORD_TYPES = [
   'session.start',
   'session.idle',
   'session.error',
+  'session.warning',
   'session.shutdown',
   'session.title_changed',
   'session.compaction_start',
@@ -103,6 +104,7 @@ export const COPILOT_DATA_KEYS: Readonly<Record<CopilotRecordType, readonly stri
   ],
   'session.idle': ['aborted'],
   'session.error': ['errorType', 'message', 'statusCode'],
+  'session.warning': ['warningType', 'message'],
   'session.shutdown': [
     'shutdownType',
     'errorReason',
