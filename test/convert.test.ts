@@ -53,15 +53,9 @@ const EXT: Partial<Record<Format, string>> = {
  * took an assistant line without stop_reason and usage, followed by nothing but tool results, as
  * going on with its round (docs/protocols/amp.md).
  */
-// highbar's contract examples end with a run that has no `turn`: HEP holds a round's tool results
-// for its `turn_done`, so the open round's result is lost (a `loss`), and each trip back through
-// highbar's one-record tools loses one more (round ten: decoders now end such runs incomplete).
 // amp/subagent -> copilot: Amp now writes a run total its lines do not add up to, and the Copilot
 // writer still writes every usage figure of a key (snapshots too) as one more call (round ten: open).
-const NOT_YET_STABLE: ReadonlySet<string> = new Set([
-  'highbar/contract-examples -> hep',
-  'amp/subagent -> copilot',
-]);
+const NOT_YET_STABLE: ReadonlySet<string> = new Set(['amp/subagent -> copilot']);
 
 function deterministic() {
   let n = 0;
