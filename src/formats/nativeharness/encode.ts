@@ -209,6 +209,9 @@ type Writer = [
   // the turn's total when its run.end has none (docs/model.md "Usage": the run total is the sum
   // of its rounds).
   hopUsage: Usage[] | undefined,
+  // conform: calls of an earlier turn that had not ended when it did (a background task whose
+  // result lands in a later turn): their result has no tool_result (see `lateResult`).
+  stale: Set<string> | undefined,
 ];
 
 const OPTIONS = 0;
@@ -230,6 +233,9 @@ const IDS_SESSION = 15;
 const IDS_TURN = 16;
 const IDS_TEXT = 17;
 const HOP_USAGE = 18;
+const STALE = 19;
+/** Most calls remembered as ended with their turn; past it the oldest are forgotten. */
+const MAX_STALE = 4096;
 
 function newWriter(options: NhEncodeOptions, sink: DiagnosticSink): Writer {
   return [
@@ -251,6 +257,7 @@ function newWriter(options: NhEncodeOptions, sink: DiagnosticSink): Writer {
     undefined,
     undefined,
     '',
+    undefined,
     undefined,
   ];
 }
@@ -311,8 +318,14 @@ function writeEvent(w: Writer, event: AgentEvent): string {
     prefix = writeOne(w, start);
   }
   if (event.type === 'tool.start') w[OPEN].set(event.call, event);
-  else if (event.type === 'tool.end') w[OPEN].delete(event.call);
-  else if (event.type === 'run.end') {
+  else if (event.type === 'tool.end') {
+    if (!w[OPEN].delete(event.call) && w[STALE]?.delete(event.call) === true)
+      return prefix + lateResult(w, event);
+  } else if (event.type === 'run.start') {
+    // Calls still open are those of a turn left without done (incomplete): that turn is over.
+    for (const call of w[OPEN].keys()) stale(w, call);
+    w[OPEN].clear();
+  } else if (event.type === 'run.end') {
     for (const start of w[OPEN].values()) {
       const end: AgentEventOf<'tool.end'> = {
         type: 'tool.end',
@@ -324,10 +337,31 @@ function writeEvent(w: Writer, event: AgentEvent): string {
       if (start.round !== undefined) end.round = start.round;
       if (event.ts !== undefined) end.ts = event.ts;
       prefix += writeOne(w, end);
+      stale(w, start.call);
     }
     w[OPEN].clear();
   }
   return prefix + writeOne(w, event);
+}
+
+// Remembers a call whose turn ended before it did (conform).
+function stale(w: Writer, call: string): void {
+  const set = (w[STALE] ??= new Set());
+  if (set.size >= MAX_STALE) set.delete(set.values().next().value!);
+  set.add(call);
+}
+
+// The result of a call of an earlier turn (a background task's, landing in a later turn): a
+// tool_result belongs to its call's turn, while the call runs, and that turn is over. Written
+// in the current turn it would answer a call that is not running there: a loss instead.
+function lateResult(w: Writer, event: AgentEventOf<'tool.end'>): string {
+  reportLoss(
+    w[LOSS],
+    event,
+    'tool.end',
+    'the result of a call whose turn had already ended (a background task): a tool_result answers a running call of its own turn only',
+  );
+  return '';
 }
 
 function hopPiece(w: Writer): [string, string] {
