@@ -53,10 +53,7 @@ const EXT: Partial<Record<Format, string>> = {
  * took an assistant line without stop_reason and usage, followed by nothing but tool results, as
  * going on with its round (docs/protocols/amp.md).
  */
-// highbar's contract examples end with a run that has no `turn`: HEP holds a round's tool results
-// for its `turn_done`, so the open round's result is lost (a `loss`), and each trip back through
-// highbar's one-record tools loses one more (round ten: decoders now end such runs incomplete).
-const NOT_YET_STABLE: ReadonlySet<string> = new Set(['highbar/contract-examples -> hep']);
+const NOT_YET_STABLE: ReadonlySet<string> = new Set<string>([]);
 
 function deterministic() {
   let n = 0;

@@ -115,3 +115,28 @@ describe('Cursor writer: the run total', () => {
     expect(runEnd(output)?.usage?.input).toBe(44202);
   });
 });
+
+describe('Cursor writer: counts the source did not know (round eleven, #19)', () => {
+  test('absent cache counts are written 0 (Cursor always has them) and each is a loss', () => {
+    const { text, lost } = write([
+      { type: 'run.start' },
+      { type: 'run.end', status: 'completed', usage: { input: 10, output: 2 } },
+    ]);
+    expect(text).toContain(
+      '"usage":{"inputTokens":10,"outputTokens":2,"cacheReadTokens":0,"cacheWriteTokens":0}',
+    );
+    expect(lost).toEqual(expect.arrayContaining(['usage.cacheRead', 'usage.cacheWrite']));
+    expect(lost).not.toContain('usage.input');
+  });
+  test('known cache counts: no loss', () => {
+    const { lost } = write([
+      { type: 'run.start' },
+      {
+        type: 'run.end',
+        status: 'completed',
+        usage: { input: 10, output: 2, cacheRead: 8, cacheWrite: 0 },
+      },
+    ]);
+    expect(lost.filter((f) => f?.startsWith('usage.'))).toEqual([]);
+  });
+});

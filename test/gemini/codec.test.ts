@@ -218,6 +218,98 @@ describe('writing', () => {
     ]);
   });
 
+  const runs = (text: string) =>
+    gemini.parse(text).events.flatMap((e) => (e.type === 'run.end' ? [e.status] : []));
+
+  test('a cut-off run then another run: an init between them, so they read back as two runs', () => {
+    const clock = () => Date.parse(T);
+    const out = gemini.stringify(
+      [
+        { type: 'session.start', session: 's1', model: 'auto' },
+        { type: 'run.start', input: 'one' },
+        { type: 'text.delta', text: 'a' },
+        { type: 'run.end', status: 'incomplete' },
+        { type: 'run.start', input: 'two' },
+        { type: 'text.delta', text: 'b' },
+        { type: 'run.end', status: 'completed' },
+      ],
+      { clock },
+    );
+    expect(out.split('\n').filter((l) => l.includes('"type":"init"'))).toEqual([init, init]);
+    expect(runs(out)).toEqual(['incomplete', 'completed']);
+    // A run with no end before the next start is cut off too.
+    const noEnd = gemini.stringify(
+      [
+        { type: 'run.start', input: 'one' },
+        { type: 'run.start', input: 'two' },
+        { type: 'run.end', status: 'completed' },
+      ],
+      { clock, idSource: () => 's1' },
+    );
+    expect(runs(noEnd)).toEqual(['incomplete', 'completed']);
+    // Written again, the two runs stay two runs and the same bytes.
+    expect(gemini.stringify(gemini.parse(out).events)).toBe(out);
+  });
+
+  test('a Claude stream of two cut-off runs (system/init each) reads back as two incomplete Gemini runs', () => {
+    const claudeInit =
+      '{"type":"system","subtype":"init","cwd":"/r","session_id":"s1","tools":[],"model":"claude-sonnet-4-5","permissionMode":"default","uuid":"u0"}';
+    const msg = (id: string, t: string) =>
+      `{"type":"assistant","message":{"model":"claude-sonnet-4-5","id":"${id}","type":"message","role":"assistant","content":[{"type":"text","text":"${t}"}],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":3,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":4}},"parent_tool_use_id":null,"session_id":"s1","uuid":"u${id}"}`;
+    const text = lines(claudeInit, msg('m1', 'first'), claudeInit, msg('m2', 'second'));
+    const out = convert(text, { from: 'claude', to: 'gemini', clock: () => 0 }).output;
+    expect(runs(out)).toEqual(['incomplete', 'incomplete']);
+    const deltas = gemini.parse(out).events.filter((e) => e.type === 'text.delta');
+    expect(deltas.map((e) => (e as { text: string }).text)).toEqual(['first', 'second']);
+  });
+
+  test('a non-fatal error of another format: a warning in a run that completes, an error record in one that fails', () => {
+    const losses: Diagnostic[] = [];
+    const out = gemini.stringify(
+      [
+        { type: 'run.start', input: 'x' },
+        { type: 'error', message: 'overloaded; retrying', fatal: false },
+        { type: 'text.delta', text: 'done' },
+        { type: 'run.end', status: 'completed' },
+        { type: 'run.start', input: 'y' },
+        { type: 'error', message: 'overloaded; retrying', fatal: false },
+        { type: 'text.delta', text: 'no' },
+        { type: 'run.end', status: 'failed', error: 'boom' },
+      ],
+      { clock: () => Date.parse(T), idSource: () => 's1', onDiagnostic: (d) => losses.push(d) },
+    );
+    const records = out.split('\n').filter((l) => l.includes('"type":"error"'));
+    expect(records).toEqual([
+      `{"type":"error","timestamp":"${T}","severity":"warning","message":"overloaded; retrying"}`,
+      `{"type":"error","timestamp":"${T}","severity":"error","message":"overloaded; retrying"}`,
+    ]);
+    expect(runs(out)).toEqual(['completed', 'failed']);
+    // The completed run's status is kept; the error reads back as a warning notice: that is the loss.
+    expect(losses.filter((d) => d.code === 'loss').map((d) => d.field)).toEqual(['error']);
+    const back = gemini.parse(out).events;
+    expect(back.find((e) => e.type === 'notice')).toMatchObject({ message: 'overloaded; retrying' });
+    expect(gemini.stringify(back)).toBe(out);
+  });
+
+  test('a non-fatal error first: the init still comes first; a cut-off run keeps it an error record', () => {
+    const out = gemini.stringify(
+      [
+        { type: 'run.start' },
+        { type: 'error', message: 'hiccup', fatal: false },
+        { type: 'text.delta', text: 'ok' },
+      ],
+      { clock: () => Date.parse(T), idSource: () => 's1' },
+    );
+    expect(out).toBe(
+      lines(
+        `{"type":"init","timestamp":"${T}","session_id":"s1","model":"unknown"}`,
+        `{"type":"error","timestamp":"${T}","severity":"error","message":"hiccup"}`,
+        `{"type":"message","timestamp":"${T}","role":"assistant","content":"ok","delta":true}`,
+      ),
+    );
+    expect(runs(out)).toEqual(['incomplete']);
+  });
+
   test('converted to HEP and back, a Gemini stream keeps its text, calls and outcome', () => {
     const text = lines(
       init,

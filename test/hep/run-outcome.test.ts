@@ -86,16 +86,32 @@ describe('HEP writer: a run.end keeps its status', () => {
     expect(losses).toEqual([]);
   });
 
-  test('incomplete after a turn_done, which HEP reads as completed: a loss; held results: a loss', () => {
+  test('incomplete after a turn_done, which HEP reads as completed: a loss', () => {
     expect(write([...round, { type: 'run.end', status: 'incomplete' }]).losses).toEqual(['run.end.status']);
-    const held = write([
+  });
+
+  test('incomplete with held results: their turn_done, then an open round; kept, still incomplete, stable', () => {
+    const events: AgentEvent[] = [
       { type: 'run.start' },
       { type: 'tool.start', call: 'c', name: 'n' },
-      { type: 'tool.end', call: 'c', ok: true, text: 'r' },
+      { type: 'tool.end', call: 'c', name: 'n', ok: true, text: 'r' },
       { type: 'run.end', status: 'incomplete' },
-    ]);
-    expect(held.text).not.toContain('turn_done');
-    expect(held.losses).toEqual(['tool.end']);
+    ];
+    const held = write(events);
+    expect(held.losses).toEqual([]);
+    expect(held.text).toContain('"tool_results":[{"id":"c","name":"n","ok":true,"text":"r"}]');
+    expect(held.text).toContain(
+      '"stop_reason":"toolUse"}\n{"type":"message_start","turn_id":2,"role":"assistant"}\n',
+    );
+    const back = hep.parse(held.text).events;
+    expect(ends(held.text)).toEqual(['incomplete']);
+    expect(back.filter((e) => e.type === 'tool.end')).toMatchObject([{ call: 'c', ok: true, text: 'r' }]);
+    // Written again, the same frames.
+    expect(hep.stringify(back)).toBe(held.text);
+    // After a round that ended, the held results still read back and the run stays incomplete.
+    const after = write([...round, ...events.slice(1)]);
+    expect(ends(after.text)).toEqual(['incomplete']);
+    expect(after.losses).toEqual([]);
   });
 
   test('a recoverable error the run then fails on is written fatal (stable through Claude and back)', () => {

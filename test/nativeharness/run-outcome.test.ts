@@ -127,6 +127,16 @@ describe("done's usage (bug 6) and the counts the wire has no key for (bug 10)",
     expect(doneUsage(text)).toEqual({ input: 80, output: 7, costUsd: 0.003 });
   });
 
+  test('the hops are summed exactly in decimal: costs 0.1 and 0.2 make done cost_usd 0.3', () => {
+    const { text } = write([
+      ...rounds({ input: 1, output: 1, costUsd: 0.1 }, { input: 1, output: 1, costUsd: 0.2 }),
+      { type: 'run.end', status: 'completed' },
+    ]);
+    expect(text).toContain('"type":"done"');
+    expect(text).toMatch(/"usage":\{"input_tokens":2,"output_tokens":2,"cost_usd":0\.3\}/);
+    expect(doneUsage(text)).toEqual({ input: 2, output: 2, costUsd: 0.3 });
+  });
+
   test("the run.end's own usage wins; its missing counts come from the hops", () => {
     const { text } = write([
       ...rounds({ input: 50, output: 2 }, { input: 30, output: 5 }),

@@ -109,3 +109,26 @@ describe('OpenCode writer: the run total', () => {
     expect(back.costUsd).toBe(total.costUsd);
   });
 });
+
+describe('OpenCode writer: a round without usage (round eleven, #19)', () => {
+  test('is written with the zero tokens step_finish requires, and the invented zeros are a loss', () => {
+    const { text, lost } = write([
+      { type: 'run.start' },
+      { type: 'text.delta', text: 'a' },
+      { type: 'round.end', message: 'a' },
+      { type: 'text.delta', text: 'b' },
+      { type: 'round.end', message: 'b', usage: { input: 5, output: 1 } },
+      { type: 'run.end', status: 'completed' },
+    ]);
+    expect(text).toContain('"tokens":{"input":0,"output":0,"reasoning":0,"cache":{"read":0,"write":0}}');
+    expect(lost.filter((f) => f === 'round.end.usage')).toEqual(['round.end.usage']);
+  });
+  test('a round with usage: no loss', () => {
+    const { lost } = write([
+      { type: 'run.start' },
+      { type: 'round.end', message: 'b', usage: { input: 5, output: 1 } },
+      { type: 'run.end', status: 'completed' },
+    ]);
+    expect(lost).not.toContain('round.end.usage');
+  });
+});

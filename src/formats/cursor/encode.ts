@@ -16,6 +16,9 @@ import {
   usageToWire,
 } from './wire';
 
+/** The usage counts `result.usage` always has (`usageToWire`). */
+const WIRE_COUNTS = ['input', 'output', 'cacheRead', 'cacheWrite'] as const;
+
 /** Options of the Cursor writer. */
 export interface CursorEncodeOptions extends EncodeOptions {
   /** Makes the session id events do not have. Default: a counter. */
@@ -505,6 +508,15 @@ export class CursorEncoder implements Encoder {
       this.loss.report(event, 'usage.costUsd', 'Cursor reports tokens only, never a cost');
     if (usage.reasoning !== undefined)
       this.loss.report(event, 'usage.reasoning', 'Cursor has no reasoning count (it stays in outputTokens)');
+    // Cursor writes all four counts (every capture has them): one the source did not know is
+    // written 0, which reads back as a count of zero.
+    for (const key of WIRE_COUNTS)
+      if (usage[key] === undefined)
+        this.loss.report(
+          event,
+          `usage.${key}`,
+          `Cursor's usage has every count: an unknown ${key} is written 0`,
+        );
     return usageToWire(usage);
   }
 

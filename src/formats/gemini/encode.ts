@@ -33,6 +33,8 @@ export interface GeminiEncodeOptions extends EncodeOptions {
 const FORMAT = 'gemini' as const;
 /** Most events kept waiting for a run; more are reported lost. */
 const MAX_OUTSIDE = 1024;
+/** Most lines a run's output waits for its outcome (see `pending`); past it they go as errors. */
+const MAX_PENDING = 4096;
 
 // Fields each event type carries into Gemini stream-json; anything else set is a `loss`. The
 // session id is written once, in `init`: every event of the session has it there.
@@ -100,6 +102,20 @@ export class GeminiEncoder implements Encoder {
   /** A non-fatal error of another format was written in the run as an error record. */
   private foreignError = false;
   /**
+   * The run's output from a foreign non-fatal error on, waiting for the run's end: its lines and
+   * the errors, whose severity the outcome decides. In a run that completes such an error is
+   * Gemini's warning (an error record reads the run back failed); in one that fails it stays an
+   * error record. Only runs with such an error wait: the others stream line by line.
+   */
+  private pending: Array<string | AgentEventOf<'error'>> | undefined;
+  /** The last run ended incomplete (no `result`): the next run needs an `init` of its own. */
+  private openEnded = false;
+  /** A run started since the last `init` (one written after it already ends it for Gemini). */
+  private runSinceInit = false;
+  /** The session id and model of the last `init` written, for the one a run after a cut-off run needs. */
+  private session: string | undefined;
+  private model: string | undefined;
+  /**
    * Events of another format outside any run: Gemini reads every record but `init` as part of a
    * run (one with no user message gets a derived start), so they wait for the next run's start.
    */
@@ -130,8 +146,12 @@ export class GeminiEncoder implements Encoder {
   private runEdge(event: AgentEvent): string {
     let out = '';
     if (event.type === 'run.start') {
-      out = this.writeHeld(event);
+      // Gemini ends a run with its `result` or a new `init`; without either a cut-off run and
+      // the next read back as one run (the next user message a `user.message` of the first).
+      if ((this.openEnded || this.inRun) && this.runSinceInit && this.wroteRecord) out = this.reinit(event);
+      out += this.writeHeld(event);
       this.inRun = true;
+      this.runSinceInit = true;
     } else if (!this.inRun && this.outside.length > 0) this.inRun = true;
     const outside = this.outside;
     this.outside = [];
@@ -139,24 +159,84 @@ export class GeminiEncoder implements Encoder {
     if (event.type === 'run.end') {
       out += this.writeHeld(event);
       this.inRun = false;
+      this.openEnded = event.status === 'incomplete';
     }
+    return out;
+  }
+
+  /** An `init` repeating the last one's session, ending the cut-off run before `event`'s. */
+  private reinit(event: AgentEvent): string {
+    let out = this.settle(false);
+    this.openEnded = false;
+    const start: AgentEventOf<'session.start'> = { type: 'session.start' };
+    if (this.session !== undefined) start.session = this.session;
+    if (this.model !== undefined) start.model = this.model;
+    if (event.ts !== undefined) start.ts = event.ts;
+    out += this.init(start, undefined);
     return out;
   }
 
   private writeHeld(event: AgentEvent): string {
     const held = this.held;
-    if (held === undefined) return this.writeOne(event);
-    this.held = undefined;
-    const repeated =
-      event.type === 'run.end' &&
-      event.status === 'failed' &&
-      event.error === held.message &&
-      event.ts === held.ts;
-    if (repeated) return this.writeOne(event);
-    // Said as an error record: one of another format then marks its run (see `result`).
-    const line = this.error(held.event, 'error', held.message, undefined);
-    this.foreignError = true;
-    return line + this.writeOne(event);
+    if (held !== undefined) {
+      this.held = undefined;
+      const repeated =
+        event.type === 'run.end' &&
+        event.status === 'failed' &&
+        event.error === held.message &&
+        event.ts === held.ts;
+      if (!repeated) this.hold(held.event);
+    }
+    const pending = this.pending;
+    if (pending === undefined) return this.writeOne(event);
+    const line = this.writeOne(event);
+    if (line !== '') pending.push(line);
+    if (event.type === 'run.end') return this.settle(event.status === 'completed');
+    // Too long a wait: said as error records now (a run that then completes is a loss there).
+    if (pending.length > MAX_PENDING) return this.settle(false);
+    return '';
+  }
+
+  /**
+   * A foreign non-fatal error waits for its run's outcome (see `pending`), with its time fixed
+   * now and the stream's `init` written before it when it is the first record.
+   */
+  private hold(event: AgentEventOf<'error'>): void {
+    const fixed = event.ts === undefined ? { ...event, ts: this.clock() } : event;
+    const pending = (this.pending ??= []);
+    if (!this.wroteRecord) {
+      this.wroteRecord = true;
+      pending.push(this.init({ type: 'session.start' }, undefined));
+    }
+    pending.push(fixed);
+    // A failed run's `success` result needs its error record (see `result`).
+    this.saidFailed = true;
+  }
+
+  /**
+   * The waiting output, each foreign error a warning when its run `completed` (a `loss`: it reads
+   * back as a warning notice) and an error record otherwise.
+   */
+  private settle(completed: boolean): string {
+    const pending = this.pending;
+    if (pending === undefined) return '';
+    this.pending = undefined;
+    let out = '';
+    for (const part of pending) {
+      if (typeof part === 'string') out += part;
+      else if (completed) {
+        this.loss.report(
+          part,
+          'error',
+          'a non-fatal error in a run that completes is a Gemini warning (an error record fails the run)',
+        );
+        out += this.error(part, 'warning', part.message, undefined);
+      } else {
+        out += this.error(part, 'error', part.message, undefined);
+        this.foreignError = true;
+      }
+    }
+    return out;
   }
 
   private writeOne(event: AgentEvent): string {
@@ -227,7 +307,8 @@ export class GeminiEncoder implements Encoder {
     for (const e of this.outside) this.loss.report(e, e.type, 'no run follows to carry it');
     this.outside = [];
     // A run with no result reads back incomplete whatever its error records say.
-    return held === undefined ? '' : this.error(held.event, 'error', held.message, undefined);
+    const out = this.settle(false);
+    return held === undefined ? out : out + this.error(held.event, 'error', held.message, undefined);
   }
 
   private stillText(event: AgentEvent, text: string): boolean {
@@ -310,6 +391,10 @@ export class GeminiEncoder implements Encoder {
     const model = event.model ?? GEMINI_UNKNOWN_MODEL;
     const fields = `,"session_id":${jsonString(session)},"model":${jsonString(model)}`;
     if (!this.wroteRecord) this.wroteRecord = true;
+    this.session = session;
+    this.model = model;
+    this.openEnded = false;
+    this.runSinceInit = false;
     return this.record('init', event, hints, fields, false);
   }
 

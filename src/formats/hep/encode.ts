@@ -512,24 +512,28 @@ function runEndFrames(w: Writer, event: AgentEventOf<'run.end'>): string {
 }
 
 // A run the source never ended (docs/model.md, "Run outcome"). HEP has no frame for that: a HEP
-// stream that ends without a terminal frame reads back incomplete, so none is written (never an
-// invented turn_done) and held results are a loss. A run whose last round already ended with a
-// turn_done reads back completed: that is a loss too (also when only held results followed it,
-// where a frame of the round may have been written: the report errs on the safe side).
+// stream that ends without a terminal frame reads back incomplete, so no terminal frame ends the
+// run. Held results, which only turn_done carries, end their round with one (`toolUse`: the model
+// goes on after its tools), and a message_start opens the next round, left open: the results are
+// kept and the run still reads back incomplete, the same on every round trip. A run whose last
+// round already ended with a turn_done and nothing after reads back completed: a loss.
 function incompleteEnd(w: Writer, event: AgentEventOf<'run.end'>): string {
   runUsage(w, event, false);
-  const held = w[RESULTS].length > 0;
-  if (held) {
-    reportLoss(
-      w[LOSS],
-      event,
-      'tool.end',
-      `${w[RESULTS].length} tool result(s) of a round the run never ended have no place in HEP (only turn_done carries tool_results)`,
+  if (w[RESULTS].length > 0) {
+    let text = ensureHeader(w, event) + turnDone(w, undefined, '', 'toolUse', undefined);
+    const id = nextTurn(w);
+    text += frame(
+      'message_start',
+      [
+        ['turn_id', String(id)],
+        ['role', '"assistant"'],
+      ],
+      undefined,
     );
-    w[RESULTS] = [];
-    w[HELD_CHARS] = 0;
+    w[MESSAGE_OPEN] = true;
+    return text;
   }
-  if (w[DONE_WRITTEN] && (!w[ROUND_WRITTEN] || held)) {
+  if (w[DONE_WRITTEN] && !w[ROUND_WRITTEN]) {
     reportLoss(
       w[LOSS],
       event,

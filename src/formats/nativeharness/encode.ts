@@ -12,6 +12,7 @@ import {
 import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { joinRecord, quoteKey } from '../../record';
+import { addUsage } from '../../usage';
 import {
   NH,
   NH_DEFAULTED_FIELDS,
@@ -204,9 +205,13 @@ type Writer = [
   idsSession: unknown,
   idsTurn: unknown,
   idsText: string,
-  // The usage of the hops written in the open turn, summed: the turn's total when its run.end
-  // has none (docs/model.md "Usage": the run total is the sum of its rounds).
-  hopUsage: Usage | undefined,
+  // The usage of the hops written in the open turn, summed at its `done` (exactly, in decimal):
+  // the turn's total when its run.end has none (docs/model.md "Usage": the run total is the sum
+  // of its rounds).
+  hopUsage: Usage[] | undefined,
+  // conform: calls of an earlier turn that had not ended when it did (a background task whose
+  // result lands in a later turn): their result has no tool_result (see `lateResult`).
+  stale: Set<string> | undefined,
 ];
 
 const OPTIONS = 0;
@@ -228,6 +233,9 @@ const IDS_SESSION = 15;
 const IDS_TURN = 16;
 const IDS_TEXT = 17;
 const HOP_USAGE = 18;
+const STALE = 19;
+/** Most calls remembered as ended with their turn; past it the oldest are forgotten. */
+const MAX_STALE = 4096;
 
 function newWriter(options: NhEncodeOptions, sink: DiagnosticSink): Writer {
   return [
@@ -249,6 +257,7 @@ function newWriter(options: NhEncodeOptions, sink: DiagnosticSink): Writer {
     undefined,
     undefined,
     '',
+    undefined,
     undefined,
   ];
 }
@@ -309,8 +318,14 @@ function writeEvent(w: Writer, event: AgentEvent): string {
     prefix = writeOne(w, start);
   }
   if (event.type === 'tool.start') w[OPEN].set(event.call, event);
-  else if (event.type === 'tool.end') w[OPEN].delete(event.call);
-  else if (event.type === 'run.end') {
+  else if (event.type === 'tool.end') {
+    if (!w[OPEN].delete(event.call) && w[STALE]?.delete(event.call) === true)
+      return prefix + lateResult(w, event);
+  } else if (event.type === 'run.start') {
+    // Calls still open are those of a turn left without done (incomplete): that turn is over.
+    for (const call of w[OPEN].keys()) stale(w, call);
+    w[OPEN].clear();
+  } else if (event.type === 'run.end') {
     for (const start of w[OPEN].values()) {
       const end: AgentEventOf<'tool.end'> = {
         type: 'tool.end',
@@ -322,10 +337,31 @@ function writeEvent(w: Writer, event: AgentEvent): string {
       if (start.round !== undefined) end.round = start.round;
       if (event.ts !== undefined) end.ts = event.ts;
       prefix += writeOne(w, end);
+      stale(w, start.call);
     }
     w[OPEN].clear();
   }
   return prefix + writeOne(w, event);
+}
+
+// Remembers a call whose turn ended before it did (conform).
+function stale(w: Writer, call: string): void {
+  const set = (w[STALE] ??= new Set());
+  if (set.size >= MAX_STALE) set.delete(set.values().next().value!);
+  set.add(call);
+}
+
+// The result of a call of an earlier turn (a background task's, landing in a later turn): a
+// tool_result belongs to its call's turn, while the call runs, and that turn is over. Written
+// in the current turn it would answer a call that is not running there: a loss instead.
+function lateResult(w: Writer, event: AgentEventOf<'tool.end'>): string {
+  reportLoss(
+    w[LOSS],
+    event,
+    'tool.end',
+    'the result of a call whose turn had already ended (a background task): a tool_result answers a running call of its own turn only',
+  );
+  return '';
 }
 
 function hopPiece(w: Writer): [string, string] {
@@ -624,7 +660,7 @@ function writeOne(w: Writer, event: AgentEvent): string {
             'run.end.stopReason',
           ),
         ],
-        ['usage', usageText(w, event, turnUsage(event.usage, w[HOP_USAGE]), hints.rawUsage)],
+        ['usage', usageText(w, event, turnUsage(event.usage, hopTotal(w[HOP_USAGE])), hints.rawUsage)],
       ];
       w[HOP_USAGE] = undefined;
       break;
@@ -638,8 +674,7 @@ function writeOne(w: Writer, event: AgentEvent): string {
         ['stop_reason', str(event.stopReason ?? 'stop', 'round.end.stopReason')],
         ['usage', usageText(w, event, event.usage, hints.rawUsage)],
       ];
-      if (event.usage !== undefined && event.usage.final !== false)
-        w[HOP_USAGE] = addUsage(w[HOP_USAGE], event.usage);
+      if (event.usage !== undefined && event.usage.final !== false) (w[HOP_USAGE] ??= []).push(event.usage);
       break;
     }
     case 'unknown':
@@ -722,13 +757,20 @@ function turnUsage(total: Usage | undefined, hops: Usage | undefined): Usage | u
   return u;
 }
 
-// `sum` plus one hop's counts and cost (a field no hop had stays absent).
-function addUsage(sum: Usage | undefined, u: Usage): Usage {
-  const out: Usage = sum === undefined ? {} : sum;
-  if (u.input !== undefined) out.input = (out.input ?? 0) + u.input;
-  if (u.output !== undefined) out.output = (out.output ?? 0) + u.output;
-  if (u.costUsd !== undefined) out.costUsd = (out.costUsd ?? 0) + u.costUsd;
-  return out;
+// The hops' counts and cost summed (a field no hop had stays absent), exactly in decimal
+// (costs 0.1 + 0.2 are 0.3): at the turn's `done` only, never per event.
+function hopTotal(hops: Usage[] | undefined): Usage | undefined {
+  if (hops === undefined) return undefined;
+  const sum: Usage = {};
+  for (const u of hops) {
+    // The three figures the wire has (cache and reasoning counts were reported on their hop).
+    const figures: Usage = {};
+    if (u.input !== undefined) figures.input = u.input;
+    if (u.output !== undefined) figures.output = u.output;
+    if (u.costUsd !== undefined) figures.costUsd = u.costUsd;
+    addUsage(sum, figures);
+  }
+  return sum;
 }
 
 function nextSeq(w: Writer, seq: number | undefined, type: string): number {

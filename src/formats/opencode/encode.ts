@@ -524,6 +524,14 @@ export class OpencodeEncoder implements Encoder {
     if (event.stopReason !== undefined) p.reason = event.stopReason;
     else if (t === undefined) p.reason = OPENCODE_STOP_REASON;
     if (!own && usage !== undefined) this.runUsage = addUsage(this.runUsage ?? {}, usage);
+    if (usage === undefined && t === undefined)
+      // OpenCode's step-finish requires its token counts (only `total` is optional): zeros stand
+      // for counts the round never had, and read back as zero.
+      this.loss.report(
+        event,
+        'round.end.usage',
+        'a step_finish requires tokens: a round without usage is written with zero tokens',
+      );
     if (usage !== undefined || t === undefined) {
       // No cost is known: none is written (a `cost: 0` would read back as a cost of zero).
       if (usage?.costUsd !== undefined) p.cost = usage.costUsd;
