@@ -460,7 +460,8 @@ export function runRules(rules: EventRules, events: Iterable<AgentEvent>): Diagn
  * A push checker: feed chunks, get the diagnostics they revealed, synchronously: the decoder's
  * (schema, JSON, bounds) and the format's rules' (ordering), as they are found. A rule may report
  * an earlier line at a later event (a call never answered is found at its run's end), so the
- * diagnostics come in the order they are found, not always in line order; memory stays bounded.
+ * diagnostics come in the order they are found, not always in line order (those of one chunk are
+ * in line order); memory stays bounded.
  */
 export interface Checker {
   /** Takes the next chunk (bytes or text) and returns the diagnostics it revealed. */
@@ -476,7 +477,8 @@ export interface CheckingCodec<
 > extends Codec<D, E> {
   /**
    * Validates a whole input: every decoder diagnostic plus the format's own rules, sorted by
-   * line. Empty means conforming. Built on {@link CheckingCodec.createChecker}.
+   * line. Empty means conforming. The same path as {@link CheckingCodec.createChecker} (one
+   * push decoder feeding the rules), over the whole input at once.
    */
   check(input: string | Uint8Array, options?: D): Diagnostic[];
   /**
