@@ -7,7 +7,7 @@ import { getHeapSpaceStatistics, getHeapStatistics, setFlagsFromString } from 'n
 import { runInNewContext } from 'node:vm';
 // The CLI imports the public entry points only: the build maps them to the library's own files
 // (tsup.config.ts), so dist/cli.js holds the command line and no second copy of the library.
-import type { AgentEvent, Codec, Diagnostic, Format } from './index';
+import type { AgentEvent, Checker, CheckingCodec, Codec, DecodeOptions, Diagnostic, Format } from './index';
 import { type AccessGuard, TOKEN_ENV } from './node/access';
 import type { SessionLog } from './node/index';
 
@@ -190,7 +190,7 @@ const COMMANDS: Record<CommandName, CommandSpec> = {
       help: HELP,
     },
     notes:
-      'Every finding is printed. Errors fail (exit 1); warnings are shown and fail only with --strict;\ninfo never fails.',
+      "Every finding is printed as it is found, in bounded memory. Errors fail (exit 1); warnings\nare shown and fail only with --strict; info never fails. A finding a rule can only make later\n(a tool call never answered, found at its run's end) comes after later lines' findings.",
   },
   serve: {
     synopsis: 'agentwire serve [options] [file|-|-- command args…]',
@@ -376,6 +376,7 @@ async function openInput(
   format: Format | undefined,
   source: AsyncIterable<Uint8Array>,
   reporter: Reporter,
+  undetectedTo: (d: Diagnostic) => void = (d) => reporter.report(d),
 ): Promise<Input | undefined> {
   if (format !== undefined) return { codec: await codecOf(format), chunks: source };
   // Loaded before the input is read from: a stream is not waited on while modules load.
@@ -392,7 +393,7 @@ async function openInput(
   const { detection, head } = await detectFromStream(copying);
   if (detection === undefined) {
     const at = firstContent(Buffer.concat(head as Uint8Array[]));
-    if (at !== undefined) reporter.report(undetected(at));
+    if (at !== undefined) undetectedTo(undetected(at));
     await it.return?.();
     return undefined;
   }
@@ -909,31 +910,33 @@ function splitField(field: string): [string, string] {
 }
 
 async function check({ values, file, format, options, reporter }: CommandContext): Promise<number> {
-  const parts: Uint8Array[] = [];
-  // Copied: a file's chunks share one buffer that the next read overwrites.
-  for await (const c of await input(file)) parts.push(Uint8Array.prototype.slice.call(c));
-  const bytes = Buffer.concat(parts);
-  // Detection is loaded only when the format is not given.
-  const detection = format === undefined ? await loadDetection() : undefined;
-  const chosen = format ?? detection!.detectFormat(bytes)?.format;
-  let findings: Diagnostic[];
-  if (chosen === undefined) {
-    const at = detection!.firstContent(bytes);
-    findings = at === undefined ? [] : [undetected(at)];
-  } else {
-    const codec = await codecOf(chosen);
-    findings =
-      'check' in codec && typeof codec.check === 'function'
-        ? (codec.check as (i: Uint8Array, o: object) => Diagnostic[])(bytes, options)
-        : codec.parse(bytes, options).diagnostics;
-  }
   // What fails the check: errors, and warnings with --strict (so far, should the output close).
   const failing = () => reporter.errors + (values.strict ? reporter.warnings : 0);
   codeSoFar = () => (failing() === 0 ? 0 : 1);
-  for (const d of findings) {
-    if (d.severity === 'error') reporter.errors++;
-    else if (d.severity === 'warning') reporter.warnings++;
-    await write(values.json ? `${JSON.stringify(d)}\n` : `${describe(d, source(file))}\n`);
+  const named = source(file);
+  // Printed as found, one write per batch: memory stays bounded whatever the input's length
+  // (a rule may report an earlier line at a later event, so lines are not always in order).
+  const print = async (findings: readonly Diagnostic[]): Promise<void> => {
+    if (findings.length === 0) return;
+    let text = '';
+    for (const d of findings) {
+      if (d.severity === 'error') reporter.errors++;
+      else if (d.severity === 'warning') reporter.warnings++;
+      text += values.json ? `${JSON.stringify(d)}\n` : `${describe(d, named)}\n`;
+    }
+    await write(text);
+  };
+  // Detection (loaded only when the format is not given) reads the first chunks; an input whose
+  // format cannot be told is a finding like any other, printed here.
+  let undetectedFinding: Diagnostic | undefined;
+  const opened = await openInput(format, await input(file), reporter, (d) => {
+    undetectedFinding = d;
+  });
+  if (undetectedFinding !== undefined) await print([undetectedFinding]);
+  if (opened !== undefined) {
+    const checker = checkerOf(opened.codec, options);
+    for await (const chunk of opened.chunks) await print(checker.push(chunk));
+    await print(checker.end());
   }
   if (!values.json) {
     const counts = `${reporter.errors} error(s), ${reporter.warnings} warning(s)`;
@@ -944,6 +947,29 @@ async function check({ values, file, format, options, reporter }: CommandContext
     );
   }
   return codeSoFar();
+}
+
+// The codec's push checker; a codec without rules is checked by its decoder's diagnostics alone.
+function checkerOf(codec: Codec, options: DecodeOptions): Checker {
+  if ('createChecker' in codec && typeof codec.createChecker === 'function')
+    return (codec as CheckingCodec).createChecker(options);
+  let found: Diagnostic[] = [];
+  const decoder = codec.createDecoder({ ...options, onDiagnostic: (d) => found.push(d) });
+  const take = () => {
+    const out = found;
+    found = [];
+    return out;
+  };
+  return {
+    push(chunk) {
+      decoder.push(chunk);
+      return take();
+    },
+    end() {
+      decoder.end();
+      return take();
+    },
+  };
 }
 
 function source(file: string | undefined): string {

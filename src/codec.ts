@@ -430,49 +430,201 @@ export function createCodec<D extends DecodeOptions, E extends EncodeOptions>(
 }
 
 /**
+ * A format's rules, fed one decoded event at a time: each call returns the diagnostics it found
+ * (most return none). What a checker keeps is bounded by what is open (tools, runs, messages,
+ * steps), never by the stream's length, so checking a stream of any size takes bounded memory.
+ */
+export interface EventChecker {
+  /** Takes the next event and returns the diagnostics it revealed. */
+  push(event: AgentEvent): Diagnostic[];
+  /** The events ended: returns what only the end reveals (a call never answered, …). */
+  end(): Diagnostic[];
+}
+
+/** Makes a fresh {@link EventChecker}: one per stream checked. */
+export type EventRules = () => EventChecker;
+
+/**
+ * Runs a batch form of rules over a whole event list through its incremental form: what the
+ * exported `check<Format>Events(events)` functions are.
+ */
+export function runRules(rules: EventRules, events: Iterable<AgentEvent>): Diagnostic[] {
+  const checker = rules();
+  const out: Diagnostic[] = [];
+  for (const e of events) for (const d of checker.push(e)) out.push(d);
+  for (const d of checker.end()) out.push(d);
+  return out;
+}
+
+/**
+ * A push checker: feed chunks, get the diagnostics they revealed, synchronously: the decoder's
+ * (schema, JSON, bounds) and the format's rules' (ordering), as they are found. A rule may report
+ * an earlier line at a later event (a call never answered is found at its run's end), so the
+ * diagnostics come in the order they are found, not always in line order (those of one chunk are
+ * in line order); memory stays bounded.
+ */
+export interface Checker {
+  /** Takes the next chunk (bytes or text) and returns the diagnostics it revealed. */
+  push(chunk: Uint8Array | string): Diagnostic[];
+  /** Ends the input and returns the last diagnostics. */
+  end(): Diagnostic[];
+}
+
+/** What a codec with rules adds to {@link Codec}: checking, whole or streamed. */
+export interface CheckingCodec<
+  D extends DecodeOptions = DecodeOptions,
+  E extends EncodeOptions = EncodeOptions,
+> extends Codec<D, E> {
+  /**
+   * Validates a whole input: every decoder diagnostic plus the format's own rules, sorted by
+   * line. Empty means conforming. The same path as {@link CheckingCodec.createChecker} (one
+   * push decoder feeding the rules), over the whole input at once.
+   */
+  check(input: string | Uint8Array, options?: D): Diagnostic[];
+  /**
+   * A push checker ({@link Checker}): the same diagnostics as {@link CheckingCodec.check}, as they
+   * are found, in bounded memory (strict mode is off: every diagnostic is seen).
+   */
+  createChecker(options?: D): Checker;
+  /**
+   * A Web `TransformStream` from chunks to diagnostics, one diagnostic per read, as they are
+   * found ({@link CheckingCodec.createChecker}).
+   */
+  checkerStream(options?: D): TransformStream<Uint8Array | string, Diagnostic>;
+}
+
+/**
  * A format's rules with the rule every stream shares added: a run its decoder had to end itself
  * (a synthetic `run.end` of status `incomplete`: the input ended, or the next run began, before
  * the run's `terminal` record) is a warning at that event, so `check` never calls such a stream
  * clean (`--strict` fails it). For the formats whose own rules do not say it already.
  */
-export function withIncompleteRuns(
-  rules: (events: readonly AgentEvent[]) => Diagnostic[],
-  format: Format,
-  terminal: string,
-): (events: readonly AgentEvent[]) => Diagnostic[] {
-  return (events) => {
-    const out = rules(events);
-    for (const e of events) {
-      if (e.type !== 'run.end' || e.status !== 'incomplete') continue;
-      const p = e.provenance;
-      if (p?.synthetic !== true || p.format !== format) continue;
-      out.push(
-        diagnosticAt(
+export function withIncompleteRuns(rules: EventRules, format: Format, terminal: string): EventRules {
+  return () => {
+    const inner = rules();
+    return {
+      push(e) {
+        const found = inner.push(e);
+        if (e.type !== 'run.end' || e.status !== 'incomplete') return found;
+        const p = e.provenance;
+        if (p?.synthetic !== true || p.format !== format) return found;
+        const warning = diagnosticAt(
           'order',
           'warning',
           p.line,
           p.offset,
           `the run ends without ${terminal}: it is incomplete`,
           format,
-        ),
-      );
-    }
-    return out;
+        );
+        return found.length === 0 ? [warning] : [...found, warning];
+      },
+      end: () => inner.end(),
+    };
   };
 }
 
+/** Where a diagnostic came from: the decoder, or the format's rules. */
+type CheckSink = (d: Diagnostic) => void;
+
+// The one path of `check`, `createChecker` and `checkerStream`: the codec's push decoder (strict
+// off) feeding the rules event by event; each diagnostic goes to its source's sink at once.
+function runChecker<D extends DecodeOptions>(
+  codec: Pick<Codec<D>, 'createDecoder'>,
+  rules: EventRules,
+  options: D,
+  decoded: CheckSink,
+  ruled: CheckSink,
+): { push(chunk: Uint8Array | string): void; end(): void } {
+  const handler = options.onDiagnostic;
+  const decoder = codec.createDecoder({
+    ...options,
+    strict: false,
+    onDiagnostic: (d: Diagnostic) => {
+      decoded(d);
+      handler?.(d);
+    },
+  });
+  const checker = rules();
+  const judge = (events: AgentEvent[]) => {
+    for (let i = 0; i < events.length; i++) {
+      const found = checker.push(events[i]!);
+      for (let j = 0; j < found.length; j++) ruled(found[j]!);
+    }
+  };
+  return {
+    push: (chunk) => judge(decoder.push(chunk)),
+    end() {
+      judge(decoder.end());
+      for (const d of checker.end()) ruled(d);
+    },
+  };
+}
+
+const byLine = (a: Diagnostic, b: Diagnostic) =>
+  (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER);
+
 /**
- * Builds a codec's `check`: every diagnostic the decoder finds (strict off, so all are seen)
- * plus the format's own rules over the decoded events, in line order.
+ * Builds a codec's checking members ({@link CheckingCodec}) from its rules: `check` (every
+ * diagnostic the decoder finds, strict off so all are seen, plus the rules', in line order),
+ * `createChecker` and `checkerStream` (the same, as found).
  */
-export function createCheck<D extends DecodeOptions>(
-  codec: Pick<Codec<D>, 'parse'>,
-  rules: (events: readonly AgentEvent[]) => Diagnostic[],
-): (input: string | Uint8Array, options?: D) => Diagnostic[] {
-  return (input, options = {} as D) => {
-    const { events, diagnostics } = codec.parse(input, { ...options, strict: false });
-    const all = [...diagnostics, ...rules(events)];
-    all.sort((a, b) => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER));
-    return all;
+export function createCheckers<D extends DecodeOptions>(
+  codec: Pick<Codec<D>, 'createDecoder'>,
+  rules: EventRules,
+): Pick<CheckingCodec<D>, 'check' | 'createChecker' | 'checkerStream'> {
+  const createChecker = (options: D = {} as D): Checker => {
+    let out: Diagnostic[] = [];
+    const add = (d: Diagnostic) => out.push(d);
+    const run = runChecker(codec, rules, options, add, add);
+    const take = () => {
+      const found = out;
+      out = [];
+      // In line order within one chunk's findings (the decoder's come before the rules' of the
+      // same chunk): bounded by what one chunk reveals.
+      if (found.length > 1) found.sort(byLine);
+      return found;
+    };
+    return {
+      push(chunk) {
+        run.push(chunk);
+        return take();
+      },
+      end() {
+        run.end();
+        return take();
+      },
+    };
+  };
+  return {
+    check(input, options = {} as D) {
+      // The decoder's diagnostics before the rules' on one line, each in the order found (the
+      // sort is stable): the order `check` has always had.
+      const decoded: Diagnostic[] = [];
+      const ruled: Diagnostic[] = [];
+      const run = runChecker(
+        codec,
+        rules,
+        options,
+        (d) => decoded.push(d),
+        (d) => ruled.push(d),
+      );
+      run.push(input);
+      run.end();
+      const all = decoded.concat(ruled);
+      all.sort(byLine);
+      return all;
+    },
+    createChecker,
+    checkerStream(options) {
+      const checker = createChecker(options);
+      return new TransformStream<Uint8Array | string, Diagnostic>({
+        transform(chunk, controller) {
+          for (const d of checker.push(chunk)) controller.enqueue(d);
+        },
+        flush(controller) {
+          for (const d of checker.end()) controller.enqueue(d);
+        },
+      });
+    },
   };
 }

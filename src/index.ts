@@ -4,6 +4,8 @@
 // codecs are built from (createCodec, lineChunkDecoder, the record decoders) is not exported.
 export { boundSummary, boundText, isBounded } from './bounds';
 export type {
+  Checker,
+  CheckingCodec,
   ChunkSource,
   Codec,
   DecodeOptions,

@@ -1,3 +1,4 @@
+import { type EventChecker, runRules } from '../../codec';
 import { type Diagnostic, diagnosticAt } from '../../diagnostics';
 import { isJsonObject } from '../../json';
 import type { AgentEvent } from '../../model';
@@ -14,14 +15,22 @@ import type { AguiHints } from './wire';
  * naming lines.
  */
 export function checkAguiEvents(events: readonly AgentEvent[]): Diagnostic[] {
-  const out: Diagnostic[] = [];
+  return runRules(aguiRules, events);
+}
+
+/**
+ * The rules of {@link checkAguiEvents}, one event at a time: what it keeps is the open messages,
+ * tool calls and the count of open steps of the current run.
+ */
+export function aguiRules(): EventChecker {
   let run: 'none' | 'open' | 'ended' = 'none';
   const text = new Set<string>();
   const calls = new Set<string>();
   let steps = 0;
-  for (const e of events) {
+  const push = (e: AgentEvent): Diagnostic[] => {
+    const out: Diagnostic[] = [];
     const p = e.provenance;
-    if (p === undefined || p.synthetic) continue;
+    if (p === undefined || p.synthetic) return out;
     const at = (what: string) => out.push(diagnosticAt('order', 'error', p.line, p.offset, what, 'ag-ui'));
     const hints = p.hints as Pick<AguiHints, 'part' | 'early' | 'before'> | undefined;
     // Records with no event of their own ride this event (`hints.before`): a step the run's
@@ -30,12 +39,12 @@ export function checkAguiEvents(events: readonly AgentEvent[]): Diagnostic[] {
     if (e.type === 'run.start') {
       if (run === 'open') at('RUN_STARTED while a run is still active');
       run = 'open';
-      continue;
+      return out;
     }
     // A carried event read as before its run (`hints.early`: a session start, a notice, …) sits
     // right after the run's `RUN_STARTED` on the wire, inside the run: the decoder gives it
     // first, as it came, but the order to check is the wire's.
-    if (hints?.part === true || hints?.early === true) continue;
+    if (hints?.part === true || hints?.early === true) return out;
     if (run !== 'open') {
       at(run === 'none' ? 'the first event must be RUN_STARTED' : 'an event after the run finished');
       run = 'open';
@@ -82,8 +91,9 @@ export function checkAguiEvents(events: readonly AgentEvent[]): Diagnostic[] {
       default:
         break;
     }
-  }
-  return out;
+    return out;
+  };
+  return { push, end: () => [] };
 }
 
 /** How many of `records` (JSON texts as read) are `STEP_FINISHED` events. */

@@ -1,7 +1,7 @@
-import { type Codec, createCheck, createCodec, withIncompleteRuns } from '../../codec';
+import { type CheckingCodec, createCheckers, createCodec, withIncompleteRuns } from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
 import { jsonStreamChunkDecoder } from '../../framing/json-stream';
-import { checkAguiEvents } from './check';
+import { aguiRules } from './check';
 import { type AguiDecodeOptions, createAguiRecordDecoder } from './decode';
 import { type AguiEncodeOptions, createAguiEncoder } from './encode';
 
@@ -17,7 +17,7 @@ export {
 } from './wire';
 
 /** The AG-UI codec plus its stream checker. */
-export interface AguiCodec extends Codec<AguiDecodeOptions, AguiEncodeOptions> {
+export interface AguiCodec extends CheckingCodec<AguiDecodeOptions, AguiEncodeOptions> {
   /**
    * Validates a whole AG-UI stream: every decoder diagnostic plus the protocol's ordering rules
    * ({@link checkAguiEvents}). Empty means conforming.
@@ -48,5 +48,5 @@ const codec = createCodec<AguiDecodeOptions, AguiEncodeOptions>({
  */
 export const agui: AguiCodec = {
   ...codec,
-  check: createCheck(codec, withIncompleteRuns(checkAguiEvents, 'ag-ui', 'RUN_FINISHED or RUN_ERROR')),
+  ...createCheckers(codec, withIncompleteRuns(aguiRules, 'ag-ui', 'RUN_FINISHED or RUN_ERROR')),
 };

@@ -1,5 +1,7 @@
+import { type EventChecker, runRules } from '../../codec';
 import { type Diagnostic, diagnosticAt } from '../../diagnostics';
 import type { AgentEvent } from '../../model';
+import { RecentSet } from '../../recent';
 
 type Record_ = { type?: string; id?: string; toolCallId?: string };
 
@@ -16,19 +18,29 @@ function recordOf(e: AgentEvent): Record_ | undefined {
  * Returns `order` diagnostics naming lines.
  */
 export function checkAiSdkEvents(events: readonly AgentEvent[]): Diagnostic[] {
-  const out: Diagnostic[] = [];
+  return runRules(aiSdkRules, events);
+}
+
+/**
+ * The rules of {@link checkAiSdkEvents}, one event at a time: what it keeps is the open parts and
+ * the calls of the current message (a `start` chunk clears them).
+ */
+export function aiSdkRules(): EventChecker {
   const text = new Set<string>();
   const reasoning = new Set<string>();
   const inputs = new Set<string>();
-  const calls = new Set<string>();
-  for (const e of events) {
+  // Every call of the message, not only the open ones (an output may come late): the last
+  // RECENT_LIMIT, so a message of any length is checked in bounded memory.
+  const calls = new RecentSet<string>();
+  const push = (e: AgentEvent): Diagnostic[] => {
+    const out: Diagnostic[] = [];
     const p = e.provenance;
-    if (p === undefined) continue;
+    if (p === undefined) return out;
     const at = (what: string) => out.push(diagnosticAt('order', 'error', p.line, p.offset, what, 'ai-sdk'));
     if (p.synthetic) {
       if (e.type === 'run.start')
         out.push(diagnosticAt('order', 'warning', p.line, p.offset, 'a run without a start chunk', 'ai-sdk'));
-      continue;
+      return out;
     }
     const r = recordOf(e);
     const id = r?.id ?? '';
@@ -67,7 +79,7 @@ export function checkAiSdkEvents(events: readonly AgentEvent[]): Diagnostic[] {
       case 'tool-output-error':
       case 'tool-output-denied':
       case 'tool-approval-request':
-        if (!calls.has(call))
+        if (!calls.has(call) && !calls.forgot)
           at(`${r.type} for call ${JSON.stringify(call)}, which the message does not have`);
         break;
       case 'start':
@@ -79,6 +91,7 @@ export function checkAiSdkEvents(events: readonly AgentEvent[]): Diagnostic[] {
       default:
         break;
     }
-  }
-  return out;
+    return out;
+  };
+  return { push, end: () => [] };
 }

@@ -1,7 +1,13 @@
-import { type Codec, createCheck, createCodec, type EventSource, withIncompleteRuns } from '../../codec';
+import {
+  type CheckingCodec,
+  createCheckers,
+  createCodec,
+  type EventSource,
+  withIncompleteRuns,
+} from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
 import { jsonStreamChunkDecoder } from '../../framing/json-stream';
-import { checkAiSdkEvents } from './check';
+import { aiSdkRules } from './check';
 import { type AiSdkDecodeOptions, createAiSdkRecordDecoder } from './decode';
 import { type AiSdkEncodeOptions, createAiSdkEncoder } from './encode';
 import { AISDK_HEADERS } from './wire';
@@ -20,7 +26,7 @@ export {
 } from './wire';
 
 /** The AI SDK UI message stream codec plus its stream checker and a `Response` helper. */
-export interface AiSdkCodec extends Codec<AiSdkDecodeOptions, AiSdkEncodeOptions> {
+export interface AiSdkCodec extends CheckingCodec<AiSdkDecodeOptions, AiSdkEncodeOptions> {
   /**
    * Validates a whole UI message stream: every decoder diagnostic plus what the `ai` package's
    * reader requires ({@link checkAiSdkEvents}). Empty means conforming.
@@ -76,9 +82,6 @@ function toResponse(
  */
 export const aisdk: AiSdkCodec = {
   ...codec,
-  check: createCheck(
-    codec,
-    withIncompleteRuns(checkAiSdkEvents, 'ai-sdk', 'its finish (or error, abort) chunk'),
-  ),
+  ...createCheckers(codec, withIncompleteRuns(aiSdkRules, 'ai-sdk', 'its finish (or error, abort) chunk')),
   toResponse,
 };

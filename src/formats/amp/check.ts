@@ -1,3 +1,4 @@
+import { type EventChecker, runRules } from '../../codec';
 import { type Diagnostic, diagnosticAtEvent } from '../../diagnostics';
 import type { AgentEvent } from '../../model';
 
@@ -7,7 +8,15 @@ import type { AgentEvent } from '../../model';
  * line, every call answered, and each run closed by a `result`. Returns `order` diagnostics.
  */
 export function checkAmpEvents(events: readonly AgentEvent[]): Diagnostic[] {
-  const out: Diagnostic[] = [];
+  return runRules(ampRules, events);
+}
+
+/**
+ * The rules of {@link checkAmpEvents}, one event at a time: what it keeps is the open calls, the
+ * thread id and the last event (where unanswered calls are reported at the end).
+ */
+export function ampRules(): EventChecker {
+  let out: Diagnostic[] = [];
   const at = (e: AgentEvent, severity: Diagnostic['severity'], what: string) =>
     out.push(diagnosticAtEvent('order', severity, e, what, 'amp'));
   const calls = new Set<string>();
@@ -15,20 +24,21 @@ export function checkAmpEvents(events: readonly AgentEvent[]): Diagnostic[] {
   let first = true;
   let last: AgentEvent | undefined;
   let lastLine = 0;
-  for (const e of events) {
+  const push = (e: AgentEvent): Diagnostic[] => {
+    out = [];
     const p = e.provenance;
-    if (p?.format !== 'amp') continue;
+    if (p?.format !== 'amp') return out;
     if (p.synthetic === true) {
       if (e.type === 'run.end' && e.status === 'incomplete')
         at(e, 'warning', 'the stream ends inside a run: no result line closed it');
-      continue;
+      return out;
     }
     last = e;
     if (e.type === 'tool.start') calls.add(e.call);
     if (e.type === 'tool.end' && !calls.delete(e.call))
       at(e, 'warning', `tool_result for ${JSON.stringify(e.call)}, which no earlier tool_use began`);
     // The rest is about lines: looked at once, on a line's first event.
-    if (p.line === lastLine) continue;
+    if (p.line === lastLine) return out;
     lastLine = p.line;
     if (first && e.type !== 'session.start' && e.type !== 'unknown')
       at(e, 'warning', 'the stream does not begin with system/init');
@@ -42,8 +52,14 @@ export function checkAmpEvents(events: readonly AgentEvent[]): Diagnostic[] {
         );
       session ??= e.session;
     }
-  }
-  if (last !== undefined)
-    for (const call of calls) at(last, 'warning', `tool_use ${JSON.stringify(call)} never got a tool_result`);
-  return out;
+    return out;
+  };
+  const end = (): Diagnostic[] => {
+    out = [];
+    if (last !== undefined)
+      for (const call of calls)
+        at(last, 'warning', `tool_use ${JSON.stringify(call)} never got a tool_result`);
+    return out;
+  };
+  return { push, end };
 }

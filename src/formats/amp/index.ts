@@ -1,6 +1,6 @@
-import { type Codec, createCheck, createCodec, lineChunkDecoder } from '../../codec';
+import { type CheckingCodec, createCheckers, createCodec, lineChunkDecoder } from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
-import { checkAmpEvents } from './check';
+import { ampRules } from './check';
 import { type AmpDecodeOptions, createAmpRecordDecoder } from './decode';
 import { type AmpEncodeOptions, createAmpEncoder } from './encode';
 import { AMP_MAX_LINE_BYTES } from './wire';
@@ -11,7 +11,7 @@ export type { AmpEncodeOptions } from './encode';
 export { AMP_MAX_LINE_BYTES, AMP_RECORD_TYPES, type AmpHints, type AmpRecordType } from './wire';
 
 /** The Amp stream-json codec plus its stream checker. */
-export interface AmpCodec extends Codec<AmpDecodeOptions, AmpEncodeOptions> {
+export interface AmpCodec extends CheckingCodec<AmpDecodeOptions, AmpEncodeOptions> {
   /**
    * Validates a whole Amp stream: every decoder diagnostic plus stream-json's ordering promises
    * ({@link checkAmpEvents}). Empty means conforming.
@@ -46,5 +46,5 @@ const codec = createCodec<AmpDecodeOptions, AmpEncodeOptions>({
  */
 export const amp: AmpCodec = {
   ...codec,
-  check: createCheck(codec, checkAmpEvents),
+  ...createCheckers(codec, ampRules),
 };

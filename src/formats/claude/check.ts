@@ -1,3 +1,4 @@
+import { type EventChecker, runRules } from '../../codec';
 import { type Diagnostic, diagnosticAtEvent } from '../../diagnostics';
 import type { AgentEvent } from '../../model';
 import { CLAUDE_FORMAT } from './wire';
@@ -11,7 +12,15 @@ import { CLAUDE_FORMAT } from './wire';
  * `order` diagnostics naming lines.
  */
 export function checkClaudeEvents(events: readonly AgentEvent[]): Diagnostic[] {
-  const out: Diagnostic[] = [];
+  return runRules(claudeRules, events);
+}
+
+/**
+ * The rules of {@link checkClaudeEvents}, one event at a time: what it keeps is the run's open
+ * calls and the usage keys of its messages (a `result` clears both).
+ */
+export function claudeRules(): EventChecker {
+  let out: Diagnostic[] = [];
   const at = (e: AgentEvent, severity: Diagnostic['severity'], what: string): void => {
     out.push(diagnosticAtEvent('order', severity, e, what, CLAUDE_FORMAT));
   };
@@ -24,12 +33,13 @@ export function checkClaudeEvents(events: readonly AgentEvent[]): Diagnostic[] {
   // run on its own line (`result` directly after `result`: a second result for one run).
   let runLine: number | undefined;
   const partials = new Map<string, number>();
-  for (const e of events) {
-    if (e.provenance !== undefined && e.provenance.format !== CLAUDE_FORMAT) continue;
+  const push = (e: AgentEvent): Diagnostic[] => {
+    out = [];
+    if (e.provenance !== undefined && e.provenance.format !== CLAUDE_FORMAT) return out;
     switch (e.type) {
       case 'session.start':
         sawInit = true;
-        continue;
+        return out;
       case 'message.start':
       case 'user.message':
       case 'tool.end':
@@ -51,7 +61,7 @@ export function checkClaudeEvents(events: readonly AgentEvent[]): Diagnostic[] {
     } else if (e.type === 'run.end') {
       if (e.provenance?.synthetic === true) {
         open.clear();
-        continue;
+        return out;
       }
       if (!contentSinceResult && runLine === e.provenance?.line)
         at(e, 'error', 'a second result for one run');
@@ -61,10 +71,11 @@ export function checkClaudeEvents(events: readonly AgentEvent[]): Diagnostic[] {
       partials.clear();
       contentSinceResult = false;
       runLine = undefined;
-      continue;
+      return out;
     }
     if (e.provenance?.synthetic !== true && e.type !== 'notice' && e.type !== 'unknown')
       contentSinceResult = true;
-  }
-  return out;
+    return out;
+  };
+  return { push, end: () => [] };
 }

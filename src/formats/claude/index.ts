@@ -1,6 +1,12 @@
-import { type Codec, createCheck, createCodec, lineChunkDecoder, withIncompleteRuns } from '../../codec';
+import {
+  type CheckingCodec,
+  createCheckers,
+  createCodec,
+  lineChunkDecoder,
+  withIncompleteRuns,
+} from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
-import { checkClaudeEvents } from './check';
+import { claudeRules } from './check';
 import { type ClaudeDecodeOptions, createClaudeRecordDecoder } from './decode';
 import { type ClaudeEncodeOptions, ClaudeEncoder } from './encode';
 import { CLAUDE_FORMAT, CLAUDE_MAX_LINE_BYTES } from './wire';
@@ -11,7 +17,7 @@ export type { ClaudeEncodeOptions } from './encode';
 export { CLAUDE_MAX_LINE_BYTES, type ClaudeHints } from './wire';
 
 /** The Claude Code stream-json codec plus its stream checker. */
-export interface ClaudeCodec extends Codec<ClaudeDecodeOptions, ClaudeEncodeOptions> {
+export interface ClaudeCodec extends CheckingCodec<ClaudeDecodeOptions, ClaudeEncodeOptions> {
   /**
    * Validates a whole stream: every decoder diagnostic plus the stream's rules
    * ({@link checkClaudeEvents}). Empty means conforming.
@@ -45,5 +51,5 @@ const codec = createCodec<ClaudeDecodeOptions, ClaudeEncodeOptions>({
  */
 export const claude: ClaudeCodec = {
   ...codec,
-  check: createCheck(codec, withIncompleteRuns(checkClaudeEvents, 'claude', 'its result record')),
+  ...createCheckers(codec, withIncompleteRuns(claudeRules, 'claude', 'its result record')),
 };

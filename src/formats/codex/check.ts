@@ -1,3 +1,4 @@
+import { type EventChecker, runRules } from '../../codec';
 import { type Diagnostic, diagnosticAtEvent } from '../../diagnostics';
 import type { AgentEvent } from '../../model';
 
@@ -9,14 +10,23 @@ import type { AgentEvent } from '../../model';
  * Returns `order` diagnostics naming lines.
  */
 export function checkCodexEvents(events: readonly AgentEvent[]): Diagnostic[] {
-  const out: Diagnostic[] = [];
+  return runRules(codexRules, events);
+}
+
+/**
+ * The rules of {@link checkCodexEvents}, one event at a time: what it keeps is the open turn and
+ * its open items.
+ */
+export function codexRules(): EventChecker {
+  let out: Diagnostic[] = [];
   const at = (e: AgentEvent, severity: Diagnostic['severity'], what: string): void => {
     out.push(diagnosticAtEvent('order', severity, e, what, 'codex'));
   };
   let turn: AgentEvent | undefined;
   const open = new Map<string, AgentEvent>();
-  for (const e of events) {
-    if (e.provenance !== undefined && e.provenance.format !== 'codex') continue;
+  const push = (e: AgentEvent): Diagnostic[] => {
+    out = [];
+    if (e.provenance !== undefined && e.provenance.format !== 'codex') return out;
     switch (e.type) {
       case 'run.start':
         turn = e;
@@ -48,6 +58,7 @@ export function checkCodexEvents(events: readonly AgentEvent[]): Diagnostic[] {
         open.delete(e.call);
         break;
     }
-  }
-  return out;
+    return out;
+  };
+  return { push, end: () => [] };
 }

@@ -1,6 +1,6 @@
-import { type Codec, createCheck, createCodec, lineChunkDecoder } from '../../codec';
+import { type CheckingCodec, createCheckers, createCodec, lineChunkDecoder } from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
-import { checkCodexEvents } from './check';
+import { codexRules } from './check';
 import { type CodexDecodeOptions, createCodexRecordDecoder } from './decode';
 import { type CodexEncodeOptions, createCodexEncoder } from './encode';
 import { CODEX_MAX_LINE_BYTES } from './wire';
@@ -20,7 +20,7 @@ export {
 } from './wire';
 
 /** The Codex `exec --json` codec plus its stream checker. */
-export interface CodexCodec extends Codec<CodexDecodeOptions, CodexEncodeOptions> {
+export interface CodexCodec extends CheckingCodec<CodexDecodeOptions, CodexEncodeOptions> {
   /**
    * Validates a whole Codex stream: every decoder diagnostic plus what `codex exec` guarantees
    * (every turn ends in `turn.completed` or `turn.failed`; items that start, complete). Empty
@@ -56,5 +56,5 @@ const codec = createCodec<CodexDecodeOptions, CodexEncodeOptions>({
  */
 export const codex: CodexCodec = {
   ...codec,
-  check: createCheck(codec, checkCodexEvents),
+  ...createCheckers(codec, codexRules),
 };

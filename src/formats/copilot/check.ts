@@ -1,6 +1,8 @@
+import { type EventChecker, runRules } from '../../codec';
 import { type Diagnostic, diagnosticAtEvent } from '../../diagnostics';
 import { isJsonObject } from '../../json';
 import type { AgentEvent } from '../../model';
+import { RecentSet } from '../../recent';
 import { type CopilotHints, copilotEnvelope } from './wire';
 
 /**
@@ -10,22 +12,33 @@ import { type CopilotHints, copilotEnvelope } from './wire';
  * `session.idle` (or the session's `session.shutdown`). Returns `order` diagnostics by line.
  */
 export function checkCopilotEvents(events: readonly AgentEvent[]): Diagnostic[] {
-  const out: Diagnostic[] = [];
+  return runRules(copilotRules, events);
+}
+
+/**
+ * The rules of {@link checkCopilotEvents}, one event at a time: what it keeps is the open turns,
+ * tool executions and subagents, and the ids of the last `RECENT_LIMIT` (65,536) events: a duplicate
+ * id or a `parentId` is judged against those (the bounded form of "every earlier event"; once
+ * an id was forgotten, a `parentId` not among them is not reported, since it may name one).
+ */
+export function copilotRules(): EventChecker {
+  let out: Diagnostic[] = [];
   const at = (e: AgentEvent, severity: Diagnostic['severity'], what: string) =>
     out.push(diagnosticAtEvent('order', severity, e, what, 'copilot'));
-  const ids = new Set<string>();
+  const ids = new RecentSet<string>();
   const tools = new Set<string>();
   const subagents = new Set<string>();
   const turns = new Set<string>();
   let records = 0;
   let last: AgentEvent | undefined;
-  for (const e of events) {
+  const push = (e: AgentEvent): Diagnostic[] => {
+    out = [];
     const p = e.provenance;
-    if (p?.format !== 'copilot') continue;
+    if (p?.format !== 'copilot') return out;
     if (p.synthetic === true) {
       if (e.type === 'run.end' && e.status === 'incomplete')
         at(e, 'warning', 'a run ends incomplete: no session.idle closed it');
-      continue;
+      return out;
     }
     last = e;
     const h = (p.hints ?? {}) as CopilotHints;
@@ -40,7 +53,7 @@ export function checkCopilotEvents(events: readonly AgentEvent[]): Diagnostic[] 
       if (ids.has(id)) at(e, 'error', `event id ${JSON.stringify(id)} was used before`);
       ids.add(id);
     }
-    if (typeof parent === 'string' && !ids.has(parent))
+    if (typeof parent === 'string' && !ids.has(parent) && !ids.forgot)
       at(e, 'warning', `parentId ${JSON.stringify(parent)} names no earlier event`);
     if (type === 'session.start' && records > 1) at(e, 'error', 'session.start is not the first event');
     const d = env?.data ?? {};
@@ -77,11 +90,16 @@ export function checkCopilotEvents(events: readonly AgentEvent[]): Diagnostic[] 
           at(e, 'warning', `subagent of tool call ${JSON.stringify(call)} ends but never started`);
         break;
     }
-  }
-  if (last !== undefined) {
-    for (const call of tools) at(last, 'warning', `tool call ${JSON.stringify(call)} never completed`);
-    for (const call of subagents)
-      at(last, 'warning', `subagent of tool call ${JSON.stringify(call)} never ended`);
-  }
-  return out;
+    return out;
+  };
+  const end = (): Diagnostic[] => {
+    out = [];
+    if (last !== undefined) {
+      for (const call of tools) at(last, 'warning', `tool call ${JSON.stringify(call)} never completed`);
+      for (const call of subagents)
+        at(last, 'warning', `subagent of tool call ${JSON.stringify(call)} never ended`);
+    }
+    return out;
+  };
+  return { push, end };
 }

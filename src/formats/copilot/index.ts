@@ -1,6 +1,6 @@
-import { type Codec, createCheck, createCodec, lineChunkDecoder } from '../../codec';
+import { type CheckingCodec, createCheckers, createCodec, lineChunkDecoder } from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
-import { checkCopilotEvents } from './check';
+import { copilotRules } from './check';
 import { type CopilotDecodeOptions, createCopilotRecordDecoder } from './decode';
 import { type CopilotEncodeOptions, createCopilotEncoder } from './encode';
 import { COPILOT_MAX_LINE_BYTES } from './wire';
@@ -17,7 +17,7 @@ export {
 } from './wire';
 
 /** The Copilot session event codec plus its stream checker. */
-export interface CopilotCodec extends Codec<CopilotDecodeOptions, CopilotEncodeOptions> {
+export interface CopilotCodec extends CheckingCodec<CopilotDecodeOptions, CopilotEncodeOptions> {
   /**
    * Validates a whole Copilot event stream: every decoder diagnostic plus the schema's ordering
    * promises ({@link checkCopilotEvents}). Empty means conforming.
@@ -52,5 +52,5 @@ const codec = createCodec<CopilotDecodeOptions, CopilotEncodeOptions>({
  */
 export const copilot: CopilotCodec = {
   ...codec,
-  check: createCheck(codec, checkCopilotEvents),
+  ...createCheckers(codec, copilotRules),
 };

@@ -1,3 +1,4 @@
+import { type EventChecker, runRules } from '../../codec';
 import { type Diagnostic, diagnosticAt } from '../../diagnostics';
 import type { AgentEvent } from '../../model';
 
@@ -9,11 +10,21 @@ import type { AgentEvent } from '../../model';
  * diagnostics naming lines.
  */
 export function checkCursorEvents(events: readonly AgentEvent[]): Diagnostic[] {
-  const out: Diagnostic[] = [];
+  const out = runRules(cursorRules, events);
+  out.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+  return out;
+}
+
+/**
+ * The rules of {@link checkCursorEvents}, one event at a time: what it keeps is the open calls.
+ * The calls never completed are found at the end (in line order there).
+ */
+export function cursorRules(): EventChecker {
   const open = new Map<string, AgentEvent>();
-  for (const e of events) {
+  const push = (e: AgentEvent): Diagnostic[] => {
+    const out: Diagnostic[] = [];
     const p = e.provenance;
-    if (p === undefined) continue;
+    if (p === undefined) return out;
     if (e.type === 'tool.start') open.set(e.call, e);
     else if (e.type === 'tool.end') {
       if (!open.delete(e.call))
@@ -21,12 +32,18 @@ export function checkCursorEvents(events: readonly AgentEvent[]): Diagnostic[] {
     } else if (e.type === 'run.end' && p.synthetic && e.status === 'incomplete') {
       out.push(at(e, 'the stream ends without a result record: the run is incomplete'));
     }
-  }
-  for (const e of open.values()) {
-    out.push(at(e, `tool_call/started for ${JSON.stringify((e as { call: string }).call)} never completed`));
-  }
-  out.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
-  return out;
+    return out;
+  };
+  const end = (): Diagnostic[] => {
+    const out: Diagnostic[] = [];
+    for (const e of open.values()) {
+      out.push(
+        at(e, `tool_call/started for ${JSON.stringify((e as { call: string }).call)} never completed`),
+      );
+    }
+    return out;
+  };
+  return { push, end };
 }
 
 function at(e: AgentEvent, what: string): Diagnostic {

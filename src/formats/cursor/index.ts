@@ -1,6 +1,6 @@
-import { type Codec, createCheck, createCodec, lineChunkDecoder } from '../../codec';
+import { type CheckingCodec, createCheckers, createCodec, lineChunkDecoder } from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
-import { checkCursorEvents } from './check';
+import { cursorRules } from './check';
 import { type CursorDecodeOptions, createCursorRecordDecoder } from './decode';
 import { type CursorEncodeOptions, CursorEncoder } from './encode';
 import { CURSOR_MAX_LINE_BYTES } from './wire';
@@ -18,7 +18,7 @@ export {
 } from './wire';
 
 /** The Cursor agent codec plus its stream checker. */
-export interface CursorCodec extends Codec<CursorDecodeOptions, CursorEncodeOptions> {
+export interface CursorCodec extends CheckingCodec<CursorDecodeOptions, CursorEncodeOptions> {
   /**
    * Validates a whole `cursor-agent --output-format stream-json` stream: every decoder
    * diagnostic plus what a consumer relies on ({@link checkCursorEvents}). Empty means conforming.
@@ -49,5 +49,5 @@ const codec = createCodec<CursorDecodeOptions, CursorEncodeOptions>({
  */
 export const cursor: CursorCodec = {
   ...codec,
-  check: createCheck(codec, checkCursorEvents),
+  ...createCheckers(codec, cursorRules),
 };

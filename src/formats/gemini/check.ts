@@ -1,3 +1,4 @@
+import { type EventChecker, runRules } from '../../codec';
 import { type Diagnostic, diagnosticAt } from '../../diagnostics';
 import type { AgentEvent } from '../../model';
 import { GEMINI_STDOUT_NOTICE, type GeminiHints } from './wire';
@@ -10,7 +11,15 @@ import { GEMINI_STDOUT_NOTICE, type GeminiHints } from './wire';
  * one did not finish). Returns `order` (and `invalid_record`) diagnostics naming lines.
  */
 export function checkGeminiEvents(events: readonly AgentEvent[]): Diagnostic[] {
-  const out: Diagnostic[] = [];
+  return runRules(geminiRules, events);
+}
+
+/**
+ * The rules of {@link checkGeminiEvents}, one event at a time: what it keeps is the run's open
+ * calls and a few flags.
+ */
+export function geminiRules(): EventChecker {
+  let out: Diagnostic[] = [];
   const at = (
     e: AgentEvent,
     severity: Diagnostic['severity'],
@@ -25,9 +34,10 @@ export function checkGeminiEvents(events: readonly AgentEvent[]): Diagnostic[] {
   let sawInit = false;
   let ended = false;
   const open = new Map<string, AgentEvent>();
-  for (const e of events) {
+  const push = (e: AgentEvent): Diagnostic[] => {
+    out = [];
     const p = e.provenance;
-    if (p === undefined) continue;
+    if (p === undefined) return out;
     const hints = p.hints as GeminiHints | undefined;
     if (p.synthetic === true) {
       if (e.type === 'run.end' && e.status === 'incomplete') {
@@ -37,10 +47,10 @@ export function checkGeminiEvents(events: readonly AgentEvent[]): Diagnostic[] {
           'the stream ends without a result record: the run did not finish (killed, or failed before it could say so)',
         );
       }
-      continue;
+      return out;
     }
-    if (e.type === 'notice' && e.kind === GEMINI_STDOUT_NOTICE && hints?.text !== undefined) continue;
-    if (e.type === 'unknown') continue; // the decoder reported it
+    if (e.type === 'notice' && e.kind === GEMINI_STDOUT_NOTICE && hints?.text !== undefined) return out;
+    if (e.type === 'unknown') return out; // the decoder reported it
     if (e.type === 'session.start') {
       if (sawRecord) at(e, 'warning', 'init is not the first record: a second process or a cut stream');
       sawInit = true;
@@ -74,6 +84,7 @@ export function checkGeminiEvents(events: readonly AgentEvent[]): Diagnostic[] {
       open.clear();
       ended = true;
     }
-  }
-  return out;
+    return out;
+  };
+  return { push, end: () => [] };
 }

@@ -1,6 +1,6 @@
-import { type Codec, createCheck, createCodec, lineChunkDecoder } from '../../codec';
+import { type CheckingCodec, createCheckers, createCodec, lineChunkDecoder } from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
-import { checkGeminiEvents } from './check';
+import { geminiRules } from './check';
 import { type GeminiDecodeOptions, GeminiRecordDecoder } from './decode';
 import { type GeminiEncodeOptions, GeminiEncoder } from './encode';
 import { GEMINI_MAX_LINE_BYTES } from './wire';
@@ -19,7 +19,7 @@ export {
 } from './wire';
 
 /** The Gemini CLI stream-json codec plus its stream checker. */
-export interface GeminiCodec extends Codec<GeminiDecodeOptions, GeminiEncodeOptions> {
+export interface GeminiCodec extends CheckingCodec<GeminiDecodeOptions, GeminiEncodeOptions> {
   /**
    * Validates a whole Gemini stream: every decoder diagnostic plus the stream's own rules
    * ({@link checkGeminiEvents}). Empty means conforming.
@@ -55,5 +55,5 @@ const codec = createCodec<GeminiDecodeOptions, GeminiEncodeOptions>({
  */
 export const gemini: GeminiCodec = {
   ...codec,
-  check: createCheck(codec, checkGeminiEvents),
+  ...createCheckers(codec, geminiRules),
 };

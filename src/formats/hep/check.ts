@@ -1,6 +1,8 @@
 import { isBounded } from '../../bounds';
+import { type EventChecker, runRules } from '../../codec';
 import { type Diagnostic, diagnosticAtEvent } from '../../diagnostics';
 import type { AgentEvent } from '../../model';
+import { RecentSet } from '../../recent';
 import { HEP as FORMAT, HEP_FULL_ARGS_CAP, HEP_SUMMARY_ARGS_CAP, HEP_TOOL_RESULT_TEXT_CAP } from './wire';
 
 /**
@@ -8,7 +10,18 @@ import { HEP as FORMAT, HEP_FULL_ARGS_CAP, HEP_SUMMARY_ARGS_CAP, HEP_TOOL_RESULT
  * and `bounds` diagnostics (codes `order` / `invalid_record`), each naming its line.
  */
 export function checkHepEvents(events: readonly AgentEvent[]): Diagnostic[] {
-  const out: Diagnostic[] = [];
+  return runRules(hepRules, events);
+}
+
+/**
+ * The rules of {@link checkHepEvents}, one event at a time: what it keeps is the open round and
+ * compaction, and the last `RECENT_LIMIT` (65,536) ended rounds and started tool calls: a frame
+ * of an ended round and a call no `tool_start` began are judged against those (the bounded form
+ * of "every earlier round / call"; once a call was forgotten, one not among them is not reported,
+ * since it may be one of those).
+ */
+export function hepRules(): EventChecker {
+  let out: Diagnostic[] = [];
   const at = (
     e: AgentEvent,
     severity: Diagnostic['severity'],
@@ -22,30 +35,33 @@ export function checkHepEvents(events: readonly AgentEvent[]): Diagnostic[] {
   let agentStarts = 0;
   let open: number | undefined; // the round whose frames are arriving
   let openHasFrames = false; // other than compaction frames, which may legally end a stream
-  const terminated = new Set<number>();
+  const terminated = new RecentSet<number>();
   let lastRound = 0;
   let compaction: number | undefined;
-  const started = new Set<string>();
+  const started = new RecentSet<string>();
   let last: AgentEvent | undefined;
+  // A call no tool_start began: certain only while no started call was forgotten.
+  const unstarted = (call: string) => !started.has(call) && !started.forgot;
 
-  for (const e of events) {
-    if (e.provenance?.synthetic && e.type === 'run.end') continue;
-    if (e.provenance?.format !== undefined && e.provenance.format !== 'hep') continue;
+  const push = (e: AgentEvent): Diagnostic[] => {
+    out = [];
+    if (e.provenance?.synthetic && e.type === 'run.end') return out;
+    if (e.provenance?.format !== undefined && e.provenance.format !== 'hep') return out;
     last = e;
     if (e.type === 'session.start') {
       if (sawAny) at(e, 'error', 'hep_header is not the first line');
       if (sawHeader) at(e, 'error', 'a second hep_header');
       sawHeader = true;
       sawAny = true;
-      continue;
+      return out;
     }
     // (a missing header on line 1 is the decoder's own finding, not repeated here)
     sawAny = true;
-    if (e.type === 'unknown') continue;
+    if (e.type === 'unknown') return out;
     const round = e.round;
-    if (round === undefined) continue;
+    if (round === undefined) return out;
     if (e.type === 'tool.end' && e.provenance?.synthetic) {
-      if (!started.has(e.call))
+      if (unstarted(e.call))
         at(e, 'warning', `turn_done reports tool call ${JSON.stringify(e.call)} that no tool_start began`);
       if (
         e.text !== undefined &&
@@ -59,7 +75,7 @@ export function checkHepEvents(events: readonly AgentEvent[]): Diagnostic[] {
           'invalid_record',
         );
       }
-      continue;
+      return out;
     }
     if (terminated.has(round)) {
       const what =
@@ -67,7 +83,7 @@ export function checkHepEvents(events: readonly AgentEvent[]): Diagnostic[] {
           ? 'a second terminal frame'
           : 'a frame';
       at(e, 'error', `${what} for turn_id ${round}, whose round already ended`);
-      continue;
+      return out;
     }
     if (open !== undefined && round !== open) {
       if (compaction === undefined)
@@ -113,7 +129,7 @@ export function checkHepEvents(events: readonly AgentEvent[]): Diagnostic[] {
         break;
       case 'tool.output':
       case 'tool.liveness':
-        if (!started.has(e.call))
+        if (unstarted(e.call))
           at(
             e,
             'warning',
@@ -131,13 +147,19 @@ export function checkHepEvents(events: readonly AgentEvent[]): Diagnostic[] {
         openHasFrames = false;
         break;
     }
-  }
-  if (!sawHeader && !sawAny) {
-    out.push(diagnosticAtEvent('order', 'error', undefined, 'the stream is empty: no hep_header', FORMAT));
-  }
-  if (compaction !== undefined && last) at(last, 'error', `compaction in turn_id ${compaction} never ended`);
-  if (open !== undefined && openHasFrames && last && compaction === undefined) {
-    at(last, 'error', `round ${open} has no terminal frame (turn_done, turn_error or cancelled)`);
-  }
-  return out;
+    return out;
+  };
+  const end = (): Diagnostic[] => {
+    out = [];
+    if (!sawHeader && !sawAny) {
+      out.push(diagnosticAtEvent('order', 'error', undefined, 'the stream is empty: no hep_header', FORMAT));
+    }
+    if (compaction !== undefined && last)
+      at(last, 'error', `compaction in turn_id ${compaction} never ended`);
+    if (open !== undefined && openHasFrames && last && compaction === undefined) {
+      at(last, 'error', `round ${open} has no terminal frame (turn_done, turn_error or cancelled)`);
+    }
+    return out;
+  };
+  return { push, end };
 }

@@ -1,15 +1,15 @@
 // The HEP v1 codec object (re-exported by index.ts). It lives apart from index.ts, which also
 // re-exports the wire records' zod schemas, so that the codec registry and the CLI, importing
 // this file, never load zod (docs/performance.md "The CLI against jq").
-import { type Codec, createCheck, createCodec, lineChunkDecoder } from '../../codec';
+import { type CheckingCodec, createCheckers, createCodec, lineChunkDecoder } from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
-import { checkHepEvents } from './check';
+import { hepRules } from './check';
 import { createHepRecordDecoder, type HepDecodeOptions } from './decode';
 import { createHepEncoder, type HepEncodeOptions } from './encode';
 import { HEP } from './wire';
 
 /** The HEP v1 codec plus its stream checker. */
-export interface HepCodec extends Codec<HepDecodeOptions, HepEncodeOptions> {
+export interface HepCodec extends CheckingCodec<HepDecodeOptions, HepEncodeOptions> {
   /**
    * Validates a whole HEP stream: every decoder diagnostic (schema, JSON, bounds on lines) plus
    * violations of HEP's ordering guarantees (`order`) and writer bounds. Empty means conforming.
@@ -36,5 +36,5 @@ const codec = createCodec<HepDecodeOptions, HepEncodeOptions>({
  */
 export const hep: HepCodec = {
   ...codec,
-  check: createCheck(codec, checkHepEvents),
+  ...createCheckers(codec, hepRules),
 };

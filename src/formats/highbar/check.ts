@@ -1,3 +1,4 @@
+import { type EventChecker, runRules } from '../../codec';
 import { type Diagnostic, diagnosticAtEvent } from '../../diagnostics';
 import type { AgentEvent } from '../../model';
 import { HIGHBAR as FORMAT } from './wire';
@@ -10,7 +11,15 @@ import { HIGHBAR as FORMAT } from './wire';
  * belongs to no test. Returns `order` diagnostics naming lines.
  */
 export function checkHighbarEvents(events: readonly AgentEvent[]): Diagnostic[] {
-  const out: Diagnostic[] = [];
+  return runRules(highbarRules, events);
+}
+
+/**
+ * The rules of {@link checkHighbarEvents}, one event at a time: what it keeps is a few flags, a
+ * count and two events (the first, the first tool record without a test).
+ */
+export function highbarRules(): EventChecker {
+  let out: Diagnostic[] = [];
   const at = (e: AgentEvent | undefined, severity: Diagnostic['severity'], message: string): void => {
     out.push(diagnosticAtEvent('order', severity, e, message, FORMAT));
   };
@@ -19,8 +28,9 @@ export function checkHighbarEvents(events: readonly AgentEvent[]): Diagnostic[] 
   let v1 = false;
   let declared = 0;
   let untested: AgentEvent | undefined;
-  for (const e of events) {
-    if (e.provenance?.synthetic) continue;
+  const push = (e: AgentEvent): Diagnostic[] => {
+    out = [];
+    if (e.provenance?.synthetic) return out;
     first ??= e;
     const isV0 = (e.provenance?.hints as { v0?: unknown } | undefined)?.v0 !== undefined;
     if (!isV0 && e.type !== 'unknown') v1 = true;
@@ -37,27 +47,36 @@ export function checkHighbarEvents(events: readonly AgentEvent[]): Diagnostic[] 
     ) {
       untested ??= e;
     }
+    return out;
+  };
+  const end = (): Diagnostic[] => {
+    out = [];
+    report();
+    return out;
+  };
+  return { push, end };
+
+  function report(): void {
+    if (first !== undefined && v1 && !sawHello) {
+      at(
+        first,
+        'warning',
+        'no hello record: when highbar starts the agent it waits 2 s for one, then stops with exit code 2',
+      );
+    }
+    if (sawHello && declared === 0) {
+      at(
+        undefined,
+        'warning',
+        'the writer declares no tools (hello.tools or a tools record): highbar warns, and guardrails on tools cannot be checked',
+      );
+    }
+    if (untested !== undefined) {
+      at(
+        untested,
+        'info',
+        'a tool record without context.test: it belongs to no test (the X-Highbar-Test header was not copied)',
+      );
+    }
   }
-  if (first !== undefined && v1 && !sawHello) {
-    at(
-      first,
-      'warning',
-      'no hello record: when highbar starts the agent it waits 2 s for one, then stops with exit code 2',
-    );
-  }
-  if (sawHello && declared === 0) {
-    at(
-      undefined,
-      'warning',
-      'the writer declares no tools (hello.tools or a tools record): highbar warns, and guardrails on tools cannot be checked',
-    );
-  }
-  if (untested !== undefined) {
-    at(
-      untested,
-      'info',
-      'a tool record without context.test: it belongs to no test (the X-Highbar-Test header was not copied)',
-    );
-  }
-  return out;
 }

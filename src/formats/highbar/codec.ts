@@ -1,17 +1,17 @@
 // The highbar codec object (re-exported by index.ts). It lives apart from index.ts, which also
 // re-exports the wire records' zod schemas, so that the codec registry and the CLI, importing
 // this file, never load zod (docs/performance.md "The CLI against jq").
-import { type Codec, createCheck, createCodec, lineChunkDecoder } from '../../codec';
+import { type CheckingCodec, createCheckers, createCodec, lineChunkDecoder } from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
 import type { AgentEvent } from '../../model';
-import { checkHighbarEvents } from './check';
+import { highbarRules } from './check';
 import { declaredTools, matchContext } from './declared';
 import { createHighbarRecordDecoder, type HighbarDecodeOptions } from './decode';
 import { createHighbarEncoder, type HighbarEncodeOptions } from './encode';
 import { HIGHBAR } from './wire';
 
 /** The highbar trace codec plus declared tools and test correlation. */
-export interface HighbarCodec extends Codec<HighbarDecodeOptions, HighbarEncodeOptions> {
+export interface HighbarCodec extends CheckingCodec<HighbarDecodeOptions, HighbarEncodeOptions> {
   /** The tools a trace declares, as highbar computes them (see {@link declaredTools}). */
   declaredTools(events: Iterable<AgentEvent>): string[];
   /**
@@ -50,5 +50,5 @@ export const highbar: HighbarCodec = {
   ...codec,
   declaredTools,
   matchContext,
-  check: createCheck(codec, checkHighbarEvents),
+  ...createCheckers(codec, highbarRules),
 };

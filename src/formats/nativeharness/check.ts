@@ -1,9 +1,10 @@
+import { type EventChecker, runRules } from '../../codec';
 import { type Diagnostic, diagnosticAtEvent } from '../../diagnostics';
 import type { AgentEvent } from '../../model';
+import { RecentSet } from '../../recent';
 import { NH as FORMAT } from './wire';
 
 interface TurnState {
-  done: boolean;
   hop: number;
   tools: Map<string, 'started' | 'ended'>;
   approvals: Map<string, 'required' | 'resolved'>;
@@ -18,42 +19,55 @@ interface TurnState {
  * and every schema are the decoder's own findings. Returns `order` diagnostics naming lines.
  */
 export function checkNativeharnessEvents(events: readonly AgentEvent[]): Diagnostic[] {
-  const out: Diagnostic[] = [];
+  return runRules(nativeharnessRules, events);
+}
+
+/**
+ * The rules of {@link checkNativeharnessEvents}, one event at a time: what it keeps is the open
+ * turns (with their calls and approvals), the open children, and the ids of the last
+ * `RECENT_LIMIT` (65,536) turns that ended: an event of a turn after its `done` is judged against
+ * those (the bounded form of "every earlier turn"; a turn's calls are dropped at its `done`).
+ */
+export function nativeharnessRules(): EventChecker {
+  let out: Diagnostic[] = [];
   const at = (e: AgentEvent, severity: Diagnostic['severity'], message: string): void => {
     out.push(diagnosticAtEvent('order', severity, e, message, FORMAT));
   };
   const turns = new Map<string, TurnState>();
+  const done = new RecentSet<string>();
   const children = new Set<string>();
   let sawSession = false;
   let first = true;
 
-  for (const e of events) {
-    if (e.provenance?.synthetic || e.type === 'unknown') continue;
+  const push = (e: AgentEvent): Diagnostic[] => {
+    out = [];
+    if (e.provenance?.synthetic || e.type === 'unknown') return out;
     if (first && e.type !== 'session.start') at(e, 'error', 'the log does not start with session_created');
     first = false;
     if (e.type === 'session.start') {
       if (sawSession) at(e, 'error', 'a second session_created in one session');
       sawSession = true;
-      continue;
+      return out;
     }
     const run = e.run;
     if (e.type === 'run.start') {
-      if (run === undefined) continue;
-      if (turns.has(run))
+      if (run === undefined) return out;
+      if (turns.has(run) || done.has(run))
         at(e, 'error', `turn_started for turn ${JSON.stringify(run)}, which already started`);
-      turns.set(run, { done: false, hop: 0, tools: new Map(), approvals: new Map() });
-      continue;
+      done.delete(run);
+      turns.set(run, { hop: 0, tools: new Map(), approvals: new Map() });
+      return out;
     }
-    if (run === undefined) continue; // session-level events
+    if (run === undefined) return out; // session-level events
     const turn = turns.get(run);
     if (turn === undefined) {
+      if (done.has(run)) {
+        at(e, 'error', `an event of turn ${JSON.stringify(run)} after its done`);
+        return out;
+      }
       at(e, 'error', `an event of turn ${JSON.stringify(run)} before its turn_started`);
-      turns.set(run, { done: false, hop: 0, tools: new Map(), approvals: new Map() });
-      continue;
-    }
-    if (turn.done) {
-      at(e, 'error', `an event of turn ${JSON.stringify(run)} after its done`);
-      continue;
+      turns.set(run, { hop: 0, tools: new Map(), approvals: new Map() });
+      return out;
     }
     // Only events whose payload carries `hop` (others take the turn's last hop from the decoder).
     const carriesHop =
@@ -95,7 +109,9 @@ export function checkNativeharnessEvents(events: readonly AgentEvent[]): Diagnos
           at(e, 'error', `child_done for ${JSON.stringify(e.child)} without child_started`);
         break;
       case 'run.end': {
-        turn.done = true;
+        // Done: only that it is done is kept (an event after it is an error).
+        turns.delete(run);
+        done.add(run);
         for (const [call, state] of turn.tools) {
           if (state === 'started')
             at(e, 'warning', `done while call ${JSON.stringify(call)} has no tool_result`);
@@ -107,6 +123,7 @@ export function checkNativeharnessEvents(events: readonly AgentEvent[]): Diagnos
         break;
       }
     }
-  }
-  return out;
+    return out;
+  };
+  return { push, end: () => [] };
 }

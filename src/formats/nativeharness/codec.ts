@@ -1,15 +1,15 @@
 // The nativeharness codec object (re-exported by index.ts). It lives apart from index.ts, which also
 // re-exports the wire records' zod schemas, so that the codec registry and the CLI, importing
 // this file, never load zod (docs/performance.md "The CLI against jq").
-import { type Codec, createCheck, createCodec, withIncompleteRuns } from '../../codec';
+import { type CheckingCodec, createCheckers, createCodec, withIncompleteRuns } from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
-import { checkNativeharnessEvents } from './check';
+import { nativeharnessRules } from './check';
 import { createNhChunkDecoder, type NhDecodeOptions } from './decode';
 import { createNhEncoder, type NhEncodeOptions } from './encode';
 import { NH } from './wire';
 
 /** The nativeharness codec: options pick the framing (`framing`), detected when decoding. */
-export interface NativeharnessCodec extends Codec<NhDecodeOptions, NhEncodeOptions> {
+export interface NativeharnessCodec extends CheckingCodec<NhDecodeOptions, NhEncodeOptions> {
   /**
    * Validates a whole stream or log: every decoder diagnostic (schema, seq order, bounds, SSE
    * framing) plus the protocol's ordering rules ({@link checkNativeharnessEvents}). Empty means
@@ -37,5 +37,5 @@ const codec = createCodec<NhDecodeOptions, NhEncodeOptions>({
  */
 export const nativeharness: NativeharnessCodec = {
   ...codec,
-  check: createCheck(codec, withIncompleteRuns(checkNativeharnessEvents, 'nativeharness', 'its done event')),
+  ...createCheckers(codec, withIncompleteRuns(nativeharnessRules, 'nativeharness', 'its done event')),
 };

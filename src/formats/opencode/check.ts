@@ -1,3 +1,4 @@
+import { type EventChecker, runRules } from '../../codec';
 import { type Diagnostic, diagnosticAt } from '../../diagnostics';
 import type { AgentEvent } from '../../model';
 
@@ -9,11 +10,19 @@ import type { AgentEvent } from '../../model';
  * (`completed` or `error`). Returns `order` diagnostics naming lines.
  */
 export function checkOpencodeEvents(events: readonly AgentEvent[]): Diagnostic[] {
-  const out: Diagnostic[] = [];
+  return runRules(opencodeRules, events);
+}
+
+/**
+ * The rules of {@link checkOpencodeEvents}, one event at a time: what it keeps is the open step
+ * of each session.
+ */
+export function opencodeRules(): EventChecker {
   const open = new Map<string, AgentEvent>();
-  for (const e of events) {
+  const push = (e: AgentEvent): Diagnostic[] => {
+    const out: Diagnostic[] = [];
     const p = e.provenance;
-    if (p === undefined) continue;
+    if (p === undefined) return out;
     const lane = e.lane ?? '';
     if (e.type === 'round.start') {
       const before = open.get(lane);
@@ -44,9 +53,14 @@ export function checkOpencodeEvents(events: readonly AgentEvent[]): Diagnostic[]
         ),
       );
     }
-  }
-  for (const e of open.values()) out.push(at(e, 'warning', 'a step_start without its step_finish'));
-  return out;
+    return out;
+  };
+  const end = (): Diagnostic[] => {
+    const out: Diagnostic[] = [];
+    for (const e of open.values()) out.push(at(e, 'warning', 'a step_start without its step_finish'));
+    return out;
+  };
+  return { push, end };
 }
 
 function at(e: AgentEvent, severity: Diagnostic['severity'], what: string): Diagnostic {

@@ -1,7 +1,7 @@
-import { type Codec, createCheck, createCodec, lineChunkDecoder } from '../../codec';
+import { type CheckingCodec, createCheckers, createCodec, lineChunkDecoder } from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
 import { newLineEnds, withLineEnds } from '../../framing/line-ends';
-import { checkOpencodeEvents } from './check';
+import { opencodeRules } from './check';
 import { createOpencodeRecordDecoder, type OpencodeDecodeOptions } from './decode';
 import { type OpencodeEncodeOptions, OpencodeEncoder } from './encode';
 import { OPENCODE_MAX_LINE_BYTES } from './wire';
@@ -19,7 +19,7 @@ export {
 } from './wire';
 
 /** The OpenCode codec plus its stream checker. */
-export interface OpencodeCodec extends Codec<OpencodeDecodeOptions, OpencodeEncodeOptions> {
+export interface OpencodeCodec extends CheckingCodec<OpencodeDecodeOptions, OpencodeEncodeOptions> {
   /**
    * Validates a whole `opencode run --format json` stream: every decoder diagnostic plus what a
    * consumer relies on ({@link checkOpencodeEvents}). Empty means conforming.
@@ -52,5 +52,5 @@ const codec = createCodec<OpencodeDecodeOptions, OpencodeEncodeOptions>({
  */
 export const opencode: OpencodeCodec = {
   ...codec,
-  check: createCheck(codec, checkOpencodeEvents),
+  ...createCheckers(codec, opencodeRules),
 };
