@@ -12,7 +12,7 @@ import {
 import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { joinRecord, quoteKey } from '../../record';
-import { addUsage } from '../../usage';
+import { addExact } from '../../usage';
 import {
   NH,
   NH_DEFAULTED_FIELDS,
@@ -205,10 +205,10 @@ type Writer = [
   idsSession: unknown,
   idsTurn: unknown,
   idsText: string,
-  // The usage of the hops written in the open turn, summed at its `done` (exactly, in decimal):
-  // the turn's total when its run.end has none (docs/model.md "Usage": the run total is the sum
-  // of its rounds).
-  hopUsage: Usage[] | undefined,
+  // The usage of the hops written in the open turn, summed exactly in decimal (costs 0.1 + 0.2
+  // are 0.3): the turn's total when its run.end has none (docs/model.md "Usage": the run total is
+  // the sum of its rounds). A running sum, so a turn of any length holds one record.
+  hopUsage: Usage | undefined,
   // conform: calls of an earlier turn that had not ended when it did (a background task whose
   // result lands in a later turn): their result has no tool_result (see `lateResult`).
   stale: Set<string> | undefined,
@@ -660,7 +660,7 @@ function writeOne(w: Writer, event: AgentEvent): string {
             'run.end.stopReason',
           ),
         ],
-        ['usage', usageText(w, event, turnUsage(event.usage, hopTotal(w[HOP_USAGE])), hints.rawUsage)],
+        ['usage', usageText(w, event, turnUsage(event.usage, w[HOP_USAGE]), hints.rawUsage)],
       ];
       w[HOP_USAGE] = undefined;
       break;
@@ -674,7 +674,8 @@ function writeOne(w: Writer, event: AgentEvent): string {
         ['stop_reason', str(event.stopReason ?? 'stop', 'round.end.stopReason')],
         ['usage', usageText(w, event, event.usage, hints.rawUsage)],
       ];
-      if (event.usage !== undefined && event.usage.final !== false) (w[HOP_USAGE] ??= []).push(event.usage);
+      if (event.usage !== undefined && event.usage.final !== false)
+        w[HOP_USAGE] = addHop(w[HOP_USAGE], event.usage);
       break;
     }
     case 'unknown':
@@ -757,20 +758,14 @@ function turnUsage(total: Usage | undefined, hops: Usage | undefined): Usage | u
   return u;
 }
 
-// The hops' counts and cost summed (a field no hop had stays absent), exactly in decimal
-// (costs 0.1 + 0.2 are 0.3): at the turn's `done` only, never per event.
-function hopTotal(hops: Usage[] | undefined): Usage | undefined {
-  if (hops === undefined) return undefined;
-  const sum: Usage = {};
-  for (const u of hops) {
-    // The three figures the wire has (cache and reasoning counts were reported on their hop).
-    const figures: Usage = {};
-    if (u.input !== undefined) figures.input = u.input;
-    if (u.output !== undefined) figures.output = u.output;
-    if (u.costUsd !== undefined) figures.costUsd = u.costUsd;
-    addUsage(sum, figures);
-  }
-  return sum;
+// `sum` plus one hop's counts and cost, exactly (a field no hop had stays absent). The three
+// figures the wire has: cache and reasoning counts were reported on their hop.
+function addHop(sum: Usage | undefined, u: Usage): Usage {
+  const out: Usage = sum === undefined ? {} : sum;
+  if (u.input !== undefined) out.input = addExact(out.input ?? 0, u.input);
+  if (u.output !== undefined) out.output = addExact(out.output ?? 0, u.output);
+  if (u.costUsd !== undefined) out.costUsd = addExact(out.costUsd ?? 0, u.costUsd);
+  return out;
 }
 
 function nextSeq(w: Writer, seq: number | undefined, type: string): number {
