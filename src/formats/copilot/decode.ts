@@ -597,12 +597,20 @@ function map(dec: Decoder, ctx: Line): void {
     case 'user.message': {
       // `idle` delivery starts a run of its own: the one before ended, though the on-disk log
       // keeps no (ephemeral) session.idle to say so. Without a delivery, between turns, likewise.
+      // A run whose turn is still open (turn_start, no turn_end) was cut off, not completed:
+      // incomplete, as a shutdown inside a turn ends it.
       if (
         main &&
         dec.runOpen &&
         (d.delivery === 'idle' || (d.delivery === undefined && dec.round === undefined && !dec.turnOpen))
       )
-        endRun(dec, 'completed', syntheticAt(ctx.line, ctx.offset), ctx.out, ctx.ts);
+        endRun(
+          dec,
+          dec.turnOpen ? 'incomplete' : 'completed',
+          syntheticAt(ctx.line, ctx.offset),
+          ctx.out,
+          ctx.ts,
+        );
       if (main && !dec.runOpen) openRun(dec, ctx, d.content as string, false);
       else push(dec, ctx, { type: 'user.message', text: d.content });
       return;

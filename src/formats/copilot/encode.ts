@@ -151,6 +151,13 @@ type Writer = [
   // The session another format's events named before anything was written (AG-UI's run start
   // names its thread): the session.start written at the first record names it.
   session: string | undefined,
+  // The lane of the open message (undefined: the main agent's): a round's end that writes the
+  // message writes it in its lane, with its agentId.
+  openLane: string | undefined,
+  // Another format's run that ended incomplete (Copilot has no record to say so: a reader ends a
+  // run incomplete only where the stream ends inside it). A run after it would read as its
+  // continuation or end it completed: its status is then a loss, reported at that run's start.
+  incompleteRun: AgentEvent | undefined,
 ];
 
 /** The token figures a Copilot reader sums a run's assistant.usage into. */
@@ -187,6 +194,8 @@ const RUN_SUM = 25;
 const KEYS = 26;
 const PENDING = 27;
 const SESSION = 28;
+const OPEN_LANE = 29;
+const INCOMPLETE_RUN = 30;
 
 function newWriter(options: CopilotEncodeOptions, sink: DiagnosticSink, templates: boolean): Writer {
   return [
@@ -218,6 +227,8 @@ function newWriter(options: CopilotEncodeOptions, sink: DiagnosticSink, template
     undefined,
     new Set(),
     new Map(),
+    undefined,
+    undefined,
     undefined,
   ];
 }
@@ -325,6 +336,7 @@ function recordOf(w: Writer, event: AgentEvent): string {
       return text + emit(w, { type: 'session.title_changed', data: { ...tpl, title: event.title }, event });
     case 'run.start':
       w[RUN_ERROR] = undefined;
+      if (w[INCOMPLETE_RUN] !== undefined) return text + afterIncomplete(w, event);
       openRun(w);
       if (event.input === undefined) return text;
       return text + emit(w, { type: 'user.message', data: dataWith(tpl, [['content', event.input]]), event });
@@ -341,6 +353,7 @@ function recordOf(w: Writer, event: AgentEvent): string {
     case 'message.start': {
       const id = event.message ?? newId(w);
       w[OPEN_MESSAGE] = id;
+      w[OPEN_LANE] = event.lane;
       w[TEXTS].set(id, '');
       // A new message of a lane: its earlier message's snapshots are all that will come.
       if (!own && w[PENDING].size !== 0) text += writeSnapshots(w, event.lane);
@@ -352,7 +365,7 @@ function recordOf(w: Writer, event: AgentEvent): string {
     }
     case 'text.delta': {
       const head = lazyTurn(w, event, own);
-      const id = event.message ?? w[OPEN_MESSAGE] ?? (w[OPEN_MESSAGE] = newId(w));
+      const id = event.message ?? w[OPEN_MESSAGE] ?? openMessage(w, event.lane);
       addText(w, id, event.text);
       if (tpl === undefined && w[TEMPLATES] && typeof event.text === 'string' && typeof id === 'string') {
         // Most records of a stream: `JSON.stringify` of `{messageId, deltaContent}`, spelled out.
@@ -743,10 +756,12 @@ function turnEnd(
     text += lazyTurn(w, event, own);
     // Another format's round: its message and usage become the records Copilot has for them.
     if (event.usage?.costUsd !== undefined) costLost(w, event);
+    // The open message may be a subagent's (its lane's message.end never came): written in its
+    // lane, with its agentId, not as the main agent's.
     if (w[OPEN_MESSAGE] !== undefined)
       text += messageRecord(
         w,
-        { type: 'message.end', ts: event.ts } as AgentEvent,
+        { type: 'message.end', ts: event.ts, lane: w[OPEN_LANE] } as AgentEvent,
         undefined,
         w[OPEN_MESSAGE],
       );
@@ -820,6 +835,12 @@ function reasoningRecord(
   return head + emit(w, { type: 'assistant.reasoning_delta', data, event });
 }
 
+/** A message opened by a delta with no message.start (and no id): its id and lane. */
+function openMessage(w: Writer, lane: string | undefined): string {
+  w[OPEN_LANE] = lane;
+  return (w[OPEN_MESSAGE] = newId(w));
+}
+
 function messageRecord(
   w: Writer,
   event: AgentEvent,
@@ -861,12 +882,7 @@ function toolEnd(
     (event.result === undefined || event.result === null ? undefined : json(event.result, 'tool.end.result'));
   const keptResult = isJsonObject(tpl?.result) ? tpl.result : undefined;
   const keptError = isJsonObject(tpl?.error) ? tpl.error : undefined;
-  const error =
-    event.error === undefined
-      ? undefined
-      : typeof event.error === 'string'
-        ? event.error
-        : json(event.error, 'tool.end.error');
+  const error = toolError(w, event, own);
   const data =
     (tpl === undefined && w[TEMPLATES] ? toolEndData(event.call, event.ok, content, error) : undefined) ??
     dataWith(tpl, [
@@ -876,6 +892,22 @@ function toolEnd(
       ['error', error === undefined ? undefined : { ...keptError, message: error }],
     ]);
   return lazyTurn(w, event, own) + emit(w, { type: 'tool.execution_complete', data, event });
+}
+
+/**
+ * A tool end's error message, if it has one to write. A null error is none (highbar writes
+ * `"error": null` on every successful call; `json(null)` would make it the message "null"). A
+ * successful call of another format with an error: Copilot writes an error only on a failed
+ * execution, so that error is a `loss`, not a record a reader takes for a failure's.
+ */
+function toolError(w: Writer, event: AgentEventOf<'tool.end'>, own: boolean): string | undefined {
+  const e = event.error;
+  if (e === undefined || e === null) return undefined;
+  if (event.ok === true && !own) {
+    reportLoss(w[LOSS], event, 'tool.end.error', `${FORMAT} writes an error only on a failed tool execution`);
+    return undefined;
+  }
+  return typeof e === 'string' ? e : json(e, 'tool.end.error');
 }
 
 // The data `dataWith` builds for a tool's end written from the model (no kept record), as one
@@ -1110,10 +1142,39 @@ function childEnd(w: Writer, event: AgentEventOf<'child.end'>, tpl: JsonObject |
   return emit(w, { type: failed ? 'subagent.failed' : 'subagent.completed', data, event, agent });
 }
 
+/**
+ * Another format's run starts after one that ended incomplete. Its turn still open (the round
+ * never ended), its input goes out with `delivery: "idle"`: a reader ends a run whose turn is
+ * open there as incomplete, and opens this one. Otherwise Copilot has no record to say the run
+ * before was incomplete (a reader would take this run's records for its continuation, or end
+ * it completed at the input): a loss on its status.
+ */
+function afterIncomplete(w: Writer, event: AgentEventOf<'run.start'>): string {
+  const ended = w[INCOMPLETE_RUN] as AgentEvent;
+  w[INCOMPLETE_RUN] = undefined;
+  openRun(w);
+  if (w[TURN] !== undefined && event.input !== undefined) {
+    // The reader ends the open turn with the run.
+    w[TURN] = undefined;
+    w[USAGE_IN_TURN] = false;
+    return emit(w, { type: 'user.message', data: { content: event.input, delivery: 'idle' }, event });
+  }
+  reportLoss(
+    w[LOSS],
+    ended,
+    'run.end.status',
+    `${FORMAT} has no record for an incomplete run whose turn ended: a reader takes the next run's records for its continuation or ends it completed`,
+  );
+  return event.input === undefined
+    ? ''
+    : emit(w, { type: 'user.message', data: { content: event.input }, event });
+}
+
 function runEnd(w: Writer, event: AgentEventOf<'run.end'>, tpl: JsonObject | undefined): string {
   const own = event.provenance?.format === FORMAT;
   const snapshots = own ? '' : writeSnapshots(w, null);
   if (event.status === 'incomplete') {
+    if (!own) w[INCOMPLETE_RUN] = event;
     closeRun(w);
     return snapshots;
   }

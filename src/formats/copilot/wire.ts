@@ -123,7 +123,7 @@ export const COPILOT_DATA_KEYS: Readonly<Record<CopilotRecordType, readonly stri
     'postCompactionTokens',
     'tokensRemoved',
   ],
-  'user.message': ['content'],
+  'user.message': ['content', 'delivery'],
   'assistant.turn_start': ['turnId', 'model'],
   'assistant.turn_end': ['turnId', 'model'],
   'assistant.message_start': ['messageId'],
