@@ -7,7 +7,7 @@ import { getHeapSpaceStatistics, getHeapStatistics, setFlagsFromString } from 'n
 import { runInNewContext } from 'node:vm';
 // The CLI imports the public entry points only: the build maps them to the library's own files
 // (tsup.config.ts), so dist/cli.js holds the command line and no second copy of the library.
-import type { AgentEvent, Checker, CheckingCodec, Codec, DecodeOptions, Diagnostic, Format } from './index';
+import type { AgentEvent, CheckingCodec, Diagnostic, Format } from './index';
 import { type AccessGuard, TOKEN_ENV } from './node/access';
 import type { SessionLog } from './node/index';
 
@@ -46,7 +46,7 @@ const {
 } = await import('./engine');
 
 // The codec of a known format, loaded with its modules only (a command loads the codecs it runs).
-async function codecOf(format: Format): Promise<Codec> {
+async function codecOf(format: Format): Promise<CheckingCodec> {
   return (await loadCodec(format))!;
 }
 
@@ -366,7 +366,7 @@ function describe(d: Diagnostic, source: string): string {
 }
 
 interface Input {
-  codec: Codec;
+  codec: CheckingCodec;
   chunks: AsyncIterable<Uint8Array>;
 }
 
@@ -934,7 +934,7 @@ async function check({ values, file, format, options, reporter }: CommandContext
   });
   if (undetectedFinding !== undefined) await print([undetectedFinding]);
   if (opened !== undefined) {
-    const checker = checkerOf(opened.codec, options);
+    const checker = opened.codec.createChecker(options);
     for await (const chunk of opened.chunks) await print(checker.push(chunk));
     await print(checker.end());
   }
@@ -947,29 +947,6 @@ async function check({ values, file, format, options, reporter }: CommandContext
     );
   }
   return codeSoFar();
-}
-
-// The codec's push checker; a codec without rules is checked by its decoder's diagnostics alone.
-function checkerOf(codec: Codec, options: DecodeOptions): Checker {
-  if ('createChecker' in codec && typeof codec.createChecker === 'function')
-    return (codec as CheckingCodec).createChecker(options);
-  let found: Diagnostic[] = [];
-  const decoder = codec.createDecoder({ ...options, onDiagnostic: (d) => found.push(d) });
-  const take = () => {
-    const out = found;
-    found = [];
-    return out;
-  };
-  return {
-    push(chunk) {
-      decoder.push(chunk);
-      return take();
-    },
-    end() {
-      decoder.end();
-      return take();
-    },
-  };
 }
 
 function source(file: string | undefined): string {

@@ -1,11 +1,11 @@
-import type { Codec } from '../codec';
+import type { CheckingCodec } from '../codec';
 import type { Format } from '../diagnostics';
 
 // The codecs by format, each module loaded on first use: what the command line runs on, so a
 // command loads and compiles only the codecs it runs (docs/performance.md "The CLI against jq").
 // The same formats in the same order, and the same objects, as `codecs` (src/formats/index.ts):
 // test/engine.test.ts holds both. A new format adds its line here too.
-const LOADERS: Readonly<Partial<Record<Format, () => Promise<Codec>>>> = {
+const LOADERS: Readonly<Partial<Record<Format, () => Promise<CheckingCodec>>>> = {
   hep: async () => (await import('./hep/codec')).hep,
   highbar: async () => (await import('./highbar/codec')).highbar,
   nativeharness: async () => (await import('./nativeharness/codec')).nativeharness,
@@ -24,6 +24,6 @@ const LOADERS: Readonly<Partial<Record<Format, () => Promise<Codec>>>> = {
 export const CODEC_FORMATS: readonly Format[] = Object.keys(LOADERS) as Format[];
 
 /** Loads the codec of `format` (its modules only); `undefined` when this build has none. */
-export async function loadCodec(format: string): Promise<Codec | undefined> {
+export async function loadCodec(format: string): Promise<CheckingCodec | undefined> {
   return Object.hasOwn(LOADERS, format) ? LOADERS[format as Format]!() : undefined;
 }
