@@ -248,18 +248,7 @@ function writeEvent(w: Writer, event: AgentEvent): string {
       return text;
     }
     case 'message.start':
-      w[MESSAGE_OPEN] = true;
-      return (
-        ensureHeader(w, event) +
-        frame(
-          'message_start',
-          [
-            ['turn_id', String(turnId(w, event))],
-            ['role', '"assistant"'],
-          ],
-          event,
-        )
-      );
+      return ensureHeader(w, event) + messageStart(w, turnId(w, event), event);
     case 'text.delta': {
       const head = ensureHeader(w, event) + impliedMessageStart(w, event);
       const turn = String(turnId(w, event));
@@ -520,18 +509,8 @@ function runEndFrames(w: Writer, event: AgentEventOf<'run.end'>): string {
 function incompleteEnd(w: Writer, event: AgentEventOf<'run.end'>): string {
   runUsage(w, event, false);
   if (w[RESULTS].length > 0) {
-    let text = ensureHeader(w, event) + turnDone(w, undefined, '', 'toolUse', undefined);
-    const id = nextTurn(w);
-    text += frame(
-      'message_start',
-      [
-        ['turn_id', String(id)],
-        ['role', '"assistant"'],
-      ],
-      undefined,
-    );
-    w[MESSAGE_OPEN] = true;
-    return text;
+    const text = ensureHeader(w, event) + turnDone(w, undefined, '', 'toolUse', undefined);
+    return text + messageStart(w, nextTurn(w), undefined);
   }
   if (w[DONE_WRITTEN] && !w[ROUND_WRITTEN]) {
     reportLoss(
@@ -653,6 +632,11 @@ function impliedMessageStart(w: Writer, event: AgentEvent): string {
 // impliedMessageStart for round `id`.
 function messageStartAt(w: Writer, id: number): string {
   if (w[MESSAGE_OPEN] || w[OPTIONS].messageStarts !== 'each-round') return '';
+  return messageStart(w, id, undefined);
+}
+
+// The message_start frame of round `id`, which opens the round's message.
+function messageStart(w: Writer, id: number, event: AgentEvent | undefined): string {
   w[MESSAGE_OPEN] = true;
   return frame(
     'message_start',
@@ -660,7 +644,7 @@ function messageStartAt(w: Writer, id: number): string {
       ['turn_id', String(id)],
       ['role', '"assistant"'],
     ],
-    undefined,
+    event,
   );
 }
 
