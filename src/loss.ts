@@ -160,6 +160,11 @@ export class LossReporter {
   report(event: AgentEvent, field: string, why: string): void {
     reportLoss(this.s, event, field, why);
   }
+
+  /** The state behind this reporter, for the function helpers that take one (`run-span.ts`). */
+  get state(): LossState {
+    return this.s;
+  }
 }
 
 /**

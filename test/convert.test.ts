@@ -48,12 +48,18 @@ const EXT: Partial<Record<Format, string>> = {
 };
 
 /**
- * Round trips not yet stable (see the test that reads it): listed, not hidden. None today. The last
- * one, an Amp subagent's lines through nativeharness (no lanes), became stable once the Amp reader
- * took an assistant line without stop_reason and usage, followed by nothing but tool results, as
- * going on with its round (docs/protocols/amp.md).
+ * Round trips not yet stable (see the test that reads it): listed, not hidden.
+ *
+ * - `copilot/error -> hep`: the fixture's second run is an `abort` and a `session.idle` with
+ *   nothing announcing it, so the Copilot reader opens that run at the idle, after the cancel.
+ *   Through HEP, the first run's open (empty) message then ends as a round outside any run; the
+ *   Copilot writer opens no turn outside a run (a reader would make a run of it), so the second
+ *   hop writes that empty message and zero usage where the fourth has none. Two runs with their
+ *   outcomes come back every time (test/runs-kept.test.ts); only those two empty records differ.
+ *   (Stable until round twelve only because the writer kept the ended run's turn open and wrote
+ *   the message into the next run, the bug that dropped a highbar run on its way to Copilot.)
  */
-const NOT_YET_STABLE: ReadonlySet<string> = new Set<string>([]);
+const NOT_YET_STABLE: ReadonlySet<string> = new Set<string>(['copilot/error -> hep']);
 
 function deterministic() {
   let n = 0;

@@ -613,8 +613,17 @@ function finishRun(w: Writer, event: AgentEventOf<'run.end'> | undefined): strin
     fields.result = event.answer;
   // A cancelled run asks for nothing (its requests were said where they happened).
   if (event?.status === 'cancelled') fields.outcome = { type: 'cancelled' };
-  else if (w.pending.length > 0)
+  else if (w.pending.length > 0) {
     fields.outcome = { type: 'interrupt', interrupts: w.pending.map((p) => interrupt(p)) };
+    // AG-UI: an interrupted run is never a success (it reads back incomplete, waiting).
+    if (event?.status === 'completed')
+      reportLoss(
+        w.loss,
+        event,
+        'run.end.status',
+        'a request still open when a run ends is an interrupt, and an interrupted run is not completed',
+      );
+  }
   w.pending = [];
   const usage = usageOf(event?.usage);
   if (usage !== undefined) fields.usage = usage;

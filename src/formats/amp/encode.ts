@@ -11,6 +11,7 @@ import {
 } from '../../json';
 import { checkLoss, type LossState, lossReported, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
+import { isForeignRunEdge, newRunSpan, type RunSpan, spanRunEnd, spanRunStart } from '../../run-span';
 import {
   AMP_ASSISTANT_LINE_HEAD,
   AMP_SUCCESS,
@@ -142,6 +143,8 @@ type Writer = [
   // the general path's look at every lane (`joinDelta`). Cleared by any other event.
   joinTo: JsonObject | undefined,
   joinLane: string | undefined,
+  // Another format's runs: Amp says one was cut off only where the stream ends.
+  span: RunSpan,
 ];
 
 const OPTIONS = 0;
@@ -156,6 +159,7 @@ const LINE_OUTPUT = 8;
 const BEFORE = 9;
 const JOIN_TO = 10;
 const JOIN_LANE = 11;
+const SPAN = 12;
 
 function newWriter(options: AmpEncodeOptions, sink: DiagnosticSink): Writer {
   return [
@@ -171,6 +175,7 @@ function newWriter(options: AmpEncodeOptions, sink: DiagnosticSink): Writer {
     '',
     undefined,
     undefined,
+    newRunSpan(),
   ];
 }
 
@@ -200,7 +205,17 @@ class AmpEncoder implements Encoder {
   }
 
   write(event: AgentEvent): string {
-    return writeEvent(this[0], event);
+    const w = this[0];
+    if (!isForeignRunEdge(event, FORMAT)) {
+      const text = writeEvent(w, event);
+      if (text !== '') w[SPAN].wrote = true;
+      return text;
+    }
+    if (event.type === 'run.start') spanRunStart(w[SPAN], w[LOSS], FORMAT);
+    const text = writeEvent(w, event);
+    if (text !== '') w[SPAN].wrote = true;
+    if (event.type === 'run.end') spanRunEnd(w[SPAN], w[LOSS], event, FORMAT);
+    return text;
   }
 
   end(): string {

@@ -14,6 +14,7 @@ import {
 import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { joinRecord } from '../../record';
+import { isForeignRunEdge, newRunSpan, type RunSpan, spanRunEnd, spanRunStart } from '../../run-span';
 import { addExact } from '../../usage';
 import {
   COPILOT_EPHEMERAL_TYPES,
@@ -158,6 +159,9 @@ type Writer = [
   // run incomplete only where the stream ends inside it). A run after it would read as its
   // continuation or end it completed: its status is then a loss, reported at that run's start.
   incompleteRun: AgentEvent | undefined,
+  // Another format's runs: whether the open one wrote a byte (one cut off having written
+  // nothing reads back as no run at all).
+  span: RunSpan,
 ];
 
 /** The token figures a Copilot reader sums a run's assistant.usage into. */
@@ -196,6 +200,7 @@ const PENDING = 27;
 const SESSION = 28;
 const OPEN_LANE = 29;
 const INCOMPLETE_RUN = 30;
+const SPAN = 31;
 
 function newWriter(options: CopilotEncodeOptions, sink: DiagnosticSink, templates: boolean): Writer {
   return [
@@ -230,6 +235,7 @@ function newWriter(options: CopilotEncodeOptions, sink: DiagnosticSink, template
     undefined,
     undefined,
     undefined,
+    newRunSpan(),
   ];
 }
 
@@ -270,7 +276,22 @@ export class CopilotEncoder implements Encoder {
 
   /** The lines of one event. */
   write(event: AgentEvent): string {
-    return writeEvent(this[0], event);
+    const w = this[0];
+    const span = w[SPAN];
+    if (!isForeignRunEdge(event, FORMAT)) {
+      const text = writeEvent(w, event);
+      if (text !== '') span.wrote = true;
+      return text;
+    }
+    if (event.type === 'run.start') spanRunStart(span, w[LOSS], FORMAT);
+    const text = writeEvent(w, event);
+    if (text !== '') span.wrote = true;
+    if (event.type === 'run.end') {
+      spanRunEnd(span, w[LOSS], event, FORMAT);
+      // Copilot can say a cut-off run before another one itself (afterIncomplete).
+      span.cut = undefined;
+    }
+    return text;
   }
 
   /** The lines still held at the end of the stream. */
@@ -309,7 +330,7 @@ function recordOf(w: Writer, event: AgentEvent): string {
     if (event.type === 'text.delta') addText(w, event.message ?? w[OPEN_MESSAGE], event.text);
     else if (event.type === 'reasoning.delta') w[REASONING] += event.text;
     else if (event.type === 'run.start') openRun(w);
-    else if (event.type === 'run.end') closeRun(w);
+    else if (event.type === 'run.end') endRunAndTurn(w);
     return '';
   }
   const hints = own ? (p.hints as CopilotHints | undefined) : undefined;
@@ -498,6 +519,17 @@ function closeRun(w: Writer): void {
   w[RUN_OPEN] = false;
   w[RUN_SUM] = undefined;
   w[KEYS].clear();
+}
+
+/**
+ * A run ends at a record a reader ends its turn at too (session.idle, session.shutdown): the
+ * next run's first record opens a turn of its own, or the reader would take that run's records
+ * for the ended one's (and drop the run).
+ */
+function endRunAndTurn(w: Writer): void {
+  closeRun(w);
+  w[TURN] = undefined;
+  w[USAGE_IN_TURN] = false;
 }
 
 /**
@@ -1182,7 +1214,7 @@ function runEnd(w: Writer, event: AgentEventOf<'run.end'>, tpl: JsonObject | und
   // a session.idle would read as one more run.
   if (w[LAST_TYPE] === 'session.shutdown' && event.status === 'completed' && tpl === undefined) {
     if (!own) runTotal(w, event, false);
-    closeRun(w);
+    endRunAndTurn(w);
     return snapshots;
   }
   // Read from Copilot, the run's total is the sum of its calls, written already.
@@ -1200,7 +1232,7 @@ function runEnd(w: Writer, event: AgentEventOf<'run.end'>, tpl: JsonObject | und
     });
   }
   w[RUN_ERROR] = undefined;
-  closeRun(w);
+  endRunAndTurn(w);
   const data: JsonObject =
     tpl !== undefined ? { ...tpl } : event.status === 'cancelled' ? { aborted: true } : {};
   return text + emit(w, { type: 'session.idle', data, event });

@@ -5,6 +5,7 @@ import { isStableJson, keptRecord, sameAsKept } from '../../kept';
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { hintsFrom } from '../../record';
+import { isForeignRunEdge, newRunSpan, spanRunEnd, spanRunStart } from '../../run-span';
 import { addUsage } from '../../usage';
 import {
   CURSOR_KEY_FOR_KIND,
@@ -160,6 +161,8 @@ export class CursorEncoder implements Encoder {
   // The sum of the run's round.end usage: the run total of a source that has none of its own.
   private roundUsage: Usage | undefined;
   private counter = 0;
+  // Another format's runs: Cursor says one was cut off only where the stream ends.
+  private readonly span = newRunSpan();
 
   /** Creates a writer reporting losses to `sink`. */
   constructor(options: CursorEncodeOptions, sink: DiagnosticSink) {
@@ -168,6 +171,19 @@ export class CursorEncoder implements Encoder {
   }
 
   write(event: AgentEvent): string {
+    if (!isForeignRunEdge(event, FORMAT)) {
+      const text = this.writeEvent(event);
+      if (text !== '') this.span.wrote = true;
+      return text;
+    }
+    if (event.type === 'run.start') spanRunStart(this.span, this.loss.state, FORMAT);
+    const text = this.writeEvent(event);
+    if (text !== '') this.span.wrote = true;
+    if (event.type === 'run.end') spanRunEnd(this.span, this.loss.state, event, FORMAT);
+    return text;
+  }
+
+  private writeEvent(event: AgentEvent): string {
     const hints = ownHints(event);
     const own = event.provenance?.format === FORMAT;
     if (own && event.provenance?.synthetic) return '';

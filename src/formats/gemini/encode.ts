@@ -252,6 +252,21 @@ export class GeminiEncoder implements Encoder {
       return this.emit(hints.text, event, false);
     switch (event.type) {
       case 'session.start':
+        // Gemini reads an init with no run after it as a run cut off (an auth failure): another
+        // format's second session start before any run would read back as one more run.
+        if (
+          hints === undefined &&
+          this.wroteRecord &&
+          !this.runSinceInit &&
+          event.provenance?.format !== FORMAT
+        ) {
+          this.loss.report(
+            event,
+            'session.start',
+            'an init with no run after it reads back as a run cut off: a second session start before any run has no record',
+          );
+          return '';
+        }
         return this.init(event, hints);
       case 'run.start':
         this.fatal = undefined;

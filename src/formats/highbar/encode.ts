@@ -3,6 +3,7 @@ import type { DiagnosticSink } from '../../diagnostics';
 import { assertEncodable, isJsonObject, type JsonObject, rawIfSame } from '../../json';
 import { checkLoss, type LossState, newLoss, reportForeignRecord, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
+import { isForeignRunEdge, newRunSpan, type RunSpan, spanRunEnd, spanRunStart } from '../../run-span';
 import { joinPy, pyDumps, pyFloat, pyKey } from './pyjson';
 import { HIGHBAR, type HighbarHints, highbarToolLine } from './wire';
 
@@ -115,6 +116,9 @@ type Writer = [
   runInput: string | undefined,
   lastMs: number,
   lastSeconds: string,
+  // Another format's runs: a run a stream cut off has no turn record, so it ends only where the
+  // trace ends.
+  span: RunSpan,
 ];
 
 const LOSS = 0;
@@ -123,6 +127,7 @@ const STARTS = 2;
 const RUN_INPUT = 3;
 const LAST_MS = 4;
 const LAST_SECONDS = 5;
+const SPAN = 6;
 
 /**
  * The highbar trace writer: canonical events → contract lines, byte-exact in Python
@@ -140,11 +145,30 @@ export function createHighbarEncoder(options: HighbarEncodeOptions, sink: Diagno
     undefined,
     Number.NaN,
     '',
+    newRunSpan(),
   ];
   return {
-    write: (event) => writeEvent(w, event),
+    write: (event) => writeFollowed(w, event),
     end: () => endWrite(w),
   };
+}
+
+/** {@link writeEvent}, with another format's runs followed for what a trace cannot say of them. */
+function writeFollowed(w: Writer, event: AgentEvent): string {
+  const span = w[SPAN];
+  if (!isForeignRunEdge(event, HIGHBAR)) {
+    const text = writeEvent(w, event);
+    if (text !== '') span.wrote = true;
+    return text;
+  }
+  if (event.type === 'run.start') spanRunStart(span, w[LOSS], HIGHBAR);
+  const text = writeEvent(w, event);
+  if (event.type !== 'run.end') {
+    if (text !== '') span.wrote = true;
+  } else if (text === '') spanRunEnd(span, w[LOSS], event, HIGHBAR);
+  // A turn record ends the run on reading, whatever its status said (a loss said there).
+  else span.wrote = false;
+  return text;
 }
 
 function writeEvent(w: Writer, event: AgentEvent): string {

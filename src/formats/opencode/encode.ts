@@ -5,6 +5,7 @@ import { isStableJson, keptRecord, sameAsKept } from '../../kept';
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { hintsFrom } from '../../record';
+import { isForeignRunEdge, newRunSpan, spanRunEnd, spanRunStart } from '../../run-span';
 import { addUsage, type UsageFigures } from '../../usage';
 import {
   OPENCODE_DONE_REASON,
@@ -203,6 +204,8 @@ export class OpencodeEncoder implements Encoder {
   // The sum of the usage written on another format's step_finish records in this run.
   private runUsage: Usage | undefined;
   private counter = 0;
+  // Another format's runs: OpenCode says one was cut off only where the stream ends.
+  private readonly span = newRunSpan();
 
   /** Creates a writer reporting losses to `sink`. */
   constructor(options: OpencodeEncodeOptions, sink: DiagnosticSink) {
@@ -213,6 +216,19 @@ export class OpencodeEncoder implements Encoder {
   }
 
   write(event: AgentEvent): string {
+    if (!isForeignRunEdge(event, FORMAT)) {
+      const text = this.writeEvent(event);
+      if (text !== '') this.span.wrote = true;
+      return text;
+    }
+    if (event.type === 'run.start') spanRunStart(this.span, this.loss.state, FORMAT);
+    const text = this.writeEvent(event);
+    if (text !== '') this.span.wrote = true;
+    if (event.type === 'run.end') spanRunEnd(this.span, this.loss.state, event, FORMAT);
+    return text;
+  }
+
+  private writeEvent(event: AgentEvent): string {
     const hints = ownHints(event);
     const own = event.provenance?.format === FORMAT;
     if (own && event.provenance?.synthetic) return '';

@@ -1,0 +1,78 @@
+import { type LossState, reportLoss } from './loss';
+import type { AgentEvent, AgentEventOf } from './model';
+
+/**
+ * Another format's main-lane runs as seen by a writer whose format can only say a run was cut
+ * off where the stream ends (Cursor, Amp, OpenCode: a run ends at its terminal record, else at
+ * the end of the input). Two things then have no record, and are said as losses here, the same
+ * way for every such writer:
+ *
+ * - a run that ended incomplete and is followed by another: a reader takes the next run's
+ *   records for the cut-off run's continuation (one run where there were two);
+ * - a run that ended incomplete having written nothing (no input, no record): a reader sees no
+ *   run at all.
+ *
+ * test/runs-kept.test.ts holds every writer to this: a run the reader does not give back, or
+ * gives back with another status, comes with a `loss` on `run.start`, `run.end` or
+ * `run.end.status`.
+ */
+export type RunSpan = {
+  /** The main-lane run end that said incomplete, while no run has started since. */
+  cut: AgentEventOf<'run.end'> | undefined;
+  /** Whether the open run has written a byte (its input, any record). */
+  wrote: boolean;
+};
+
+/** A span before any run. */
+export function newRunSpan(): RunSpan {
+  return { cut: undefined, wrote: false };
+}
+
+/** Another format's main-lane run starts: a cut-off run before it merges into it on reading. */
+export function spanRunStart(span: RunSpan, loss: LossState, format: string): void {
+  const cut = span.cut;
+  span.cut = undefined;
+  span.wrote = false;
+  if (cut === undefined) return;
+  reportLoss(
+    loss,
+    cut,
+    'run.end.status',
+    `${format} says a run was cut off only where the stream ends: the next run's records read back as this run's`,
+  );
+}
+
+/**
+ * Another format's main-lane run ends (after its own output was counted in `wrote`). An
+ * incomplete one that wrote nothing is gone on reading; one that wrote is held until the next
+ * run's start (or the stream's end, where it reads back incomplete, as it was).
+ */
+export function spanRunEnd(
+  span: RunSpan,
+  loss: LossState,
+  event: AgentEventOf<'run.end'>,
+  format: string,
+): void {
+  const wrote = span.wrote;
+  span.wrote = false;
+  if (event.status !== 'incomplete') return;
+  if (wrote) {
+    span.cut = event;
+    return;
+  }
+  reportLoss(
+    loss,
+    event,
+    'run.start',
+    `${format} has no record for a run that wrote nothing (no input, no event it carries) and never ended`,
+  );
+}
+
+/** Whether `event` is another format's main-lane run edge, the events a {@link RunSpan} follows. */
+export function isForeignRunEdge(event: AgentEvent, format: string): boolean {
+  return (
+    (event.type === 'run.start' || event.type === 'run.end') &&
+    event.lane === undefined &&
+    event.provenance?.format !== format
+  );
+}
