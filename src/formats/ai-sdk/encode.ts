@@ -16,6 +16,7 @@ import { assertEncodable, isJsonObject, type JsonObject, jsonString, rawIfSame }
 import { checkLoss, type LossState, newLoss, reportKeyLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { hintsFrom } from '../../record';
+import { addUsage } from '../../usage';
 import {
   AISDK_DATA_PREFIX,
   AISDK_DONE,
@@ -92,16 +93,6 @@ const MAX_WAITING = 1024;
 
 function ownHints(event: AgentEvent): AiSdkHints | undefined {
   return hintsFrom<AiSdkHints>(event, FORMAT);
-}
-
-function addUsage(total: Usage, u: Usage): void {
-  // Each field named (not a loop over their names: a keyed read and write of each).
-  if (u.input !== undefined) total.input = (total.input ?? 0) + u.input;
-  if (u.output !== undefined) total.output = (total.output ?? 0) + u.output;
-  if (u.cacheRead !== undefined) total.cacheRead = (total.cacheRead ?? 0) + u.cacheRead;
-  if (u.cacheWrite !== undefined) total.cacheWrite = (total.cacheWrite ?? 0) + u.cacheWrite;
-  if (u.reasoning !== undefined) total.reasoning = (total.reasoning ?? 0) + u.reasoning;
-  if (u.costUsd !== undefined) total.costUsd = (total.costUsd ?? 0) + u.costUsd;
 }
 
 /** `,"toolMetadata":{"agentwire":…}` of a chunk whose metadata has fields, else nothing. */
