@@ -7,6 +7,7 @@ import {
   type Format,
 } from './diagnostics';
 import { type IncompleteLinePolicy, type LineMode, LineSplitter } from './framing/lines';
+import { asChunk } from './framing/utf8';
 import type { AgentEvent } from './model';
 
 /** Options every decoder takes. */
@@ -41,8 +42,12 @@ export interface EncodeOptions {
 
 /** A push decoder: feed chunks, get the events they complete, synchronously. */
 export interface Decoder {
-  /** Takes the next chunk (bytes or text) and returns the events it completed. */
-  push(chunk: Uint8Array | string): AgentEvent[];
+  /**
+   * Takes the next chunk and returns the events it completed. A chunk is text or bytes: a
+   * `Uint8Array` (a Node `Buffer`), or an `ArrayBuffer` or any view of one, read in place. Any
+   * other value throws a `TypeError` (a programming error, not bad input).
+   */
+  push(chunk: Uint8Array | ArrayBuffer | ArrayBufferView | string): AgentEvent[];
   /** Ends the input and returns the last events. */
   end(): AgentEvent[];
 }
@@ -326,7 +331,10 @@ export function createCodec<D extends DecodeOptions, E extends EncodeOptions>(
     return {
       push(chunk) {
         const out: AgentEvent[] = [];
-        chunkDecoder.push(chunk, out);
+        chunkDecoder.push(
+          typeof chunk === 'string' || chunk instanceof Uint8Array ? chunk : asChunk(chunk),
+          out,
+        );
         return out;
       },
       end() {
@@ -465,7 +473,7 @@ export function runRules(rules: EventRules, events: Iterable<AgentEvent>): Diagn
  */
 export interface Checker {
   /** Takes the next chunk (bytes or text) and returns the diagnostics it revealed. */
-  push(chunk: Uint8Array | string): Diagnostic[];
+  push(chunk: Uint8Array | ArrayBuffer | ArrayBufferView | string): Diagnostic[];
   /** Ends the input and returns the last diagnostics. */
   end(): Diagnostic[];
 }
@@ -534,7 +542,7 @@ function runChecker<D extends DecodeOptions>(
   options: D,
   decoded: CheckSink,
   ruled: CheckSink,
-): { push(chunk: Uint8Array | string): void; end(): void } {
+): { push(chunk: Uint8Array | ArrayBuffer | ArrayBufferView | string): void; end(): void } {
   const handler = options.onDiagnostic;
   const decoder = codec.createDecoder({
     ...options,

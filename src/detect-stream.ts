@@ -1,4 +1,5 @@
 import { DETECT_BYTES, type Detection, detectFormat } from './detect';
+import { asChunk } from './framing/utf8';
 
 /**
  * Reads chunks from `iterator` until the format can be told: a complete first non-blank line
@@ -15,8 +16,9 @@ export async function detectFromStream(
   for (;;) {
     const r = await iterator.next();
     if (r.done) break;
-    head.push(r.value);
-    const bytes = typeof r.value === 'string' ? encoder.encode(r.value) : r.value;
+    const chunk = asChunk(r.value);
+    head.push(chunk);
+    const bytes = typeof chunk === 'string' ? encoder.encode(chunk) : chunk;
     const joined = new Uint8Array(Math.min(sample.length + bytes.length, DETECT_BYTES));
     joined.set(sample.subarray(0, joined.length), 0);
     if (joined.length > sample.length)

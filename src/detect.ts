@@ -12,6 +12,7 @@ import { sniffHighbar } from './formats/highbar/wire';
 import { sniffNativeharness } from './formats/nativeharness/wire';
 import { sniffOpencode } from './formats/opencode/wire';
 import { stripBom } from './framing/bom';
+import { asChunk } from './framing/utf8';
 import { isJsonObject, type JsonObject } from './json';
 
 /** What {@link detectFormat} found. */
@@ -114,10 +115,13 @@ const RANK: Readonly<Record<Detection['confidence'], number>> = { certain: 0, li
  * {@link DETECT_BYTES} only. `undefined` when nothing fits. The most confident rule wins; among
  * equally confident ones, the first in {@link SNIFFERS}.
  */
-export function detectFormat(input: string | Uint8Array): Detection | undefined {
+export function detectFormat(
+  input: string | Uint8Array | ArrayBuffer | ArrayBufferView,
+): Detection | undefined {
   let text: string;
-  if (typeof input === 'string') text = input.slice(0, DETECT_BYTES);
-  else text = new TextDecoder('utf-8', { fatal: false }).decode(input.subarray(0, DETECT_BYTES));
+  const chunk = asChunk(input);
+  if (typeof chunk === 'string') text = chunk.slice(0, DETECT_BYTES);
+  else text = new TextDecoder('utf-8', { fatal: false }).decode(chunk.subarray(0, DETECT_BYTES));
   text = stripBom(text);
   const line = firstLine(text);
   if (line === '') return undefined;

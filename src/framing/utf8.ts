@@ -71,3 +71,22 @@ export function isValidUtf8(bytes: Uint8Array, start: number, end: number): bool
 export function encodeUtf8(text: string): Uint8Array {
   return encoder.encode(text);
 }
+
+/**
+ * A chunk as the framing reads it: a string or a `Uint8Array` as given; any other binary a caller
+ * may hold (an `ArrayBuffer`, a `DataView`, another typed array, a `Uint8Array` of another realm)
+ * as a `Uint8Array` view of the same bytes, never a copy. Anything else is a programming error,
+ * thrown at once as a `TypeError` that says what a chunk may be (read on, it would fail deep in
+ * the splitter with a message that names none of this).
+ */
+export function asChunk(chunk: unknown): Uint8Array | string {
+  if (typeof chunk === 'string' || chunk instanceof Uint8Array) return chunk;
+  if (ArrayBuffer.isView(chunk)) return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  if (chunk instanceof ArrayBuffer) return new Uint8Array(chunk);
+  if (typeof SharedArrayBuffer !== 'undefined' && chunk instanceof SharedArrayBuffer)
+    return new Uint8Array(chunk);
+  const what = chunk === null ? 'null' : Array.isArray(chunk) ? 'an array' : typeof chunk;
+  throw new TypeError(
+    `agentwire: a chunk is a string, a Uint8Array, an ArrayBuffer or a view of one, not ${what}`,
+  );
+}

@@ -8,9 +8,9 @@ test('ai-sdk writer: round costs sum exactly into finish', () => {
   const events: AgentEvent[] = [
     { type: 'run.start', input: 'q' },
     { type: 'round.start' },
-    { type: 'round.end', usage: { input: 1, output: 1, costUsd: 0.1 } },
+    { type: 'round.end', message: '', usage: { input: 1, output: 1, costUsd: 0.1 } },
     { type: 'round.start' },
-    { type: 'round.end', usage: { input: 2, output: 2, costUsd: 0.2 } },
+    { type: 'round.end', message: '', usage: { input: 2, output: 2, costUsd: 0.2 } },
     { type: 'run.end', status: 'completed' },
   ];
   const enc = aisdk.createEncoder({ framing: 'jsonl' } as Parameters<typeof aisdk.createEncoder>[0]);
