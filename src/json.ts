@@ -519,6 +519,17 @@ function notANumber(value: unknown, field: string, format: Format | undefined): 
   return unencodable(`${field}: ${what}`, format);
 }
 
+/**
+ * Refuses a number field JSON cannot hold as a number: anything but a finite number (NaN and the
+ * infinities, which `JSON.stringify` turns into `null` and a template would spell as no JSON at
+ * all; a string or a BigInt where a number belongs).
+ */
+export function assertFiniteNumber(n: unknown, field: string, format?: Format): void {
+  if (typeof n !== 'number') throw notANumber(n, field, format);
+  if (!Number.isFinite(n))
+    throw unencodable(`${field}: ${n} is not a finite number; JSON cannot hold it`, format);
+}
+
 /** Writes an integer field, refusing what JSON cannot carry exactly. */
 export function formatInteger(n: number, field: string, format?: Format): string {
   if (typeof n !== 'number') throw notANumber(n, field, format);

@@ -3,6 +3,9 @@
 // A run's total must read as the person adding the figures expects, so sums here are exact in
 // decimal and rounded to the nearest double once.
 
+import type { Format } from './diagnostics';
+import { assertFiniteNumber } from './json';
+
 const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/;
 
 // `n` as an exact decimal `digits / 10^scale`, from its shortest round-trip spelling (what the
@@ -114,4 +117,22 @@ export function addUsage<T extends Partial<Record<UsageFigures, number>>>(
     if (value !== undefined) t[key] = addExact(t[key] ?? 0, value);
   }
   return total;
+}
+
+/**
+ * Refuses a usage whose figures JSON cannot hold as numbers (each present one must be a finite
+ * number): an `AgentwireError` (`unencodable`) naming `<field>.<figure>`, as every writer refuses
+ * what it cannot write. A writer that sums or spells figures itself calls it first: `NaN` spelled
+ * in a template is no JSON, and through `JSON.stringify` it would silently become `null`.
+ */
+export function assertUsageFigures(
+  usage: Partial<Record<UsageFigures, unknown>>,
+  field: string,
+  format: Format,
+): void {
+  for (const key of FIGURES) {
+    const value = usage[key];
+    if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value)))
+      assertFiniteNumber(value, `${field}.${key}`, format);
+  }
 }

@@ -16,7 +16,7 @@ import { assertEncodable, isJsonObject, type JsonObject, jsonString, rawIfSame }
 import { checkLoss, type LossState, newLoss, reportKeyLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { hintsFrom } from '../../record';
-import { addUsage } from '../../usage';
+import { addUsage, assertUsageFigures } from '../../usage';
 import {
   AISDK_DATA_PREFIX,
   AISDK_DONE,
@@ -519,6 +519,8 @@ function finish(w: Writer, event: AgentEventOf<'run.end'> | undefined): string {
   const reason = failed ? 'error' : finishReasonOf(event?.stopReason);
   if (reason !== undefined) fields.finishReason = reason;
   const usage = event?.usage ?? w.roundUsage;
+  // JSON.stringify would write a NaN figure as null: refused, as every writer refuses it.
+  if (usage !== undefined) assertUsageFigures(usage, 'run.end.usage', FORMAT);
   const metadata: JsonObject = usage !== undefined && !isZeroUsage(usage) ? usageToMetadata(usage) : {};
   if (event?.durationMs !== undefined) metadata.durationMs = event.durationMs;
   if (event?.reason !== undefined) metadata.reason = event.reason;

@@ -4,7 +4,7 @@ import { assertEncodable, isJsonObject, type JsonObject, jsonString, rawIfSame }
 import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, PlanItem, Usage } from '../../model';
 import { hintsFrom, joinRecord } from '../../record';
-import { addUsage as addUsageFigures } from '../../usage';
+import { addUsage as addUsageFigures, assertUsageFigures } from '../../usage';
 import {
   CODEX_COMMAND_TOOL,
   CODEX_USAGE_FIELDS,
@@ -541,6 +541,8 @@ function runEnd(w: Writer, event: AgentEventOf<'run.end'>, codex: boolean): stri
       return text;
     case 'completed': {
       const usage = event.usage ?? roundUsage ?? {};
+      // Its counts are spelled into the line (usageText): a NaN there would be no JSON.
+      assertUsageFigures(usage, 'run.end.usage', FORMAT);
       usageLoss(w, event, usage);
       const previous = w[TOTALS].get(w[THREAD]);
       const total =

@@ -6,7 +6,7 @@ import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { hintsFrom } from '../../record';
 import { isForeignRunEdge, newRunSpan, spanRunEnd, spanRunStart } from '../../run-span';
-import { addUsage } from '../../usage';
+import { addUsage, assertUsageFigures } from '../../usage';
 import {
   CURSOR_KEY_FOR_KIND,
   CURSOR_TOOL_KEY_SUFFIX,
@@ -497,8 +497,10 @@ export class CursorEncoder implements Encoder {
       if (event.durationMs !== undefined) r.duration_ms = event.durationMs;
       r.is_error = failed;
       if (text !== undefined) r.result = text;
-      if (event.usage !== undefined)
+      if (event.usage !== undefined) {
+        assertUsageFigures(event.usage, 'run.end.usage', FORMAT);
         r.usage = { ...(isJsonObject(t.usage) ? t.usage : {}), ...usageToWire(event.usage) };
+      }
       return r;
     }
     if (event.status === 'cancelled')
@@ -520,6 +522,8 @@ export class CursorEncoder implements Encoder {
 
   /** `result.usage` of another format's total; what Cursor has no field for is a loss. */
   private usageWire(event: AgentEvent, usage: Usage): JsonObject {
+    // JSON.stringify would write a NaN count as null: refused, as every writer refuses it.
+    assertUsageFigures(usage, 'run.end.usage', FORMAT);
     if (usage.costUsd !== undefined)
       this.loss.report(event, 'usage.costUsd', 'Cursor reports tokens only, never a cost');
     if (usage.reasoning !== undefined)

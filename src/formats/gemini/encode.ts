@@ -4,6 +4,7 @@ import { assertEncodable, isJsonObject, type JsonObject, jsonString, rawIfSame, 
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf, ModelUsage, Provenance, Usage } from '../../model';
 import { hintsFrom, joinRecord } from '../../record';
+import { assertUsageFigures } from '../../usage';
 import {
   GEMINI_KEY_ORDER,
   GEMINI_RUN_ERROR_TYPE,
@@ -615,6 +616,8 @@ function statsOf(
   encoder: GeminiEncoder,
 ): JsonObject | undefined {
   const usage = event.usage;
+  // JSON.stringify would write a NaN count as null: refused, as every writer refuses it.
+  if (usage !== undefined) assertUsageFigures(usage, 'run.end.usage', FORMAT);
   if (usage !== undefined) encoder.reportUsageLoss(event, usage);
   const written = hints?.stats;
   if (usage === undefined && written === undefined) {

@@ -6,7 +6,7 @@ import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { hintsFrom } from '../../record';
 import { isForeignRunEdge, newRunSpan, spanRunEnd, spanRunStart } from '../../run-span';
-import { addUsage, type UsageFigures } from '../../usage';
+import { addUsage, assertUsageFigures, type UsageFigures } from '../../usage';
 import {
   OPENCODE_DONE_REASON,
   OPENCODE_MESSAGE_PREFIX,
@@ -539,6 +539,8 @@ export class OpencodeEncoder implements Encoder {
     const p = this.part('step_finish', event, t);
     if (event.stopReason !== undefined) p.reason = event.stopReason;
     else if (t === undefined) p.reason = OPENCODE_STOP_REASON;
+    // JSON.stringify would write a NaN count or cost as null: refused, as every writer refuses it.
+    if (usage !== undefined) assertUsageFigures(usage, `${event.type}.usage`, FORMAT);
     if (!own && usage !== undefined) this.runUsage = addUsage(this.runUsage ?? {}, usage);
     if (usage === undefined && t === undefined)
       // OpenCode's step-finish requires its token counts (only `total` is optional): zeros stand
