@@ -58,3 +58,34 @@ describe.each(Object.entries(codecs))('%s writer', (_format, codec) => {
     }
   });
 });
+
+// The same for times: an event's `ts` JSON cannot hold is refused or left out, never spelled
+// as "NaN" or "Infinity" (Cursor writes its tool times as strings, where `String(NaN)` is valid
+// JSON and no time).
+describe.each(Object.entries(codecs))('%s writer, times', (_format, codec) => {
+  test.each([
+    ['NaN', Number.NaN],
+    ['Infinity', Number.POSITIVE_INFINITY],
+  ])('ts %s on every event: refused or left out', (_name, ts) => {
+    const encoder = (codec as Codec).createEncoder({ onDiagnostic: () => {} });
+    let out = '';
+    try {
+      for (const e of events('round', { input: 1, output: 1 }))
+        out += encoder.write({ ...e, ts } as AgentEvent);
+      for (const e of [
+        { type: 'tool.start', call: 'c', name: 'n', args: {}, ts },
+        { type: 'tool.end', call: 'c', name: 'n', ok: true, text: 'r', ts },
+      ] as AgentEvent[])
+        out += encoder.write(e);
+      out += encoder.end();
+    } catch (error) {
+      expect(error).toBeInstanceOf(AgentwireError);
+      expect((error as AgentwireError).code).toBe('unencodable');
+    }
+    expect(out).not.toMatch(/NaN|Infinity|Invalid Date/);
+    for (const line of out.split(/\r?\n/)) {
+      const text = line.startsWith('data: ') ? line.slice(6) : line;
+      if (text.startsWith('{')) expect(() => JSON.parse(text)).not.toThrow();
+    }
+  });
+});

@@ -1,6 +1,6 @@
 import type { EncodeOptions, Encoder } from '../../codec';
 import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
-import { assertEncodable, isJsonObject, type JsonObject, rawIfSame } from '../../json';
+import { assertEncodable, assertFiniteNumber, isJsonObject, type JsonObject, rawIfSame } from '../../json';
 import { isStableJson, keptRecord, sameAsKept } from '../../kept';
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
@@ -27,6 +27,13 @@ export interface CursorEncodeOptions extends EncodeOptions {
 }
 
 const FORMAT = 'cursor' as const;
+
+// A time in milliseconds as Cursor spells it (a string); one JSON cannot hold as a number (NaN,
+// an infinity) is refused as any unwritable value is.
+function msText(ms: number, field: string): string {
+  assertFiniteNumber(ms, field, FORMAT);
+  return String(ms);
+}
 const ENV = ['session', 'ts'];
 
 // Fields each event type carries into Cursor records; the rest are `loss`es.
@@ -427,10 +434,13 @@ export class CursorEncoder implements Encoder {
     tool[key] = payload;
     if (tc0 === undefined) tool.toolCallId = call;
     const startedAt = end?.startedAt ?? start?.startedAt ?? (tc0 === undefined ? event.ts : undefined);
-    if (startedAt !== undefined && msOf(tc0?.startedAtMs) !== startedAt) tool.startedAtMs = String(startedAt);
+    // Cursor spells these times as strings of whole milliseconds: `String(NaN)` would be "NaN".
+    if (startedAt !== undefined && msOf(tc0?.startedAtMs) !== startedAt)
+      tool.startedAtMs = msText(startedAt, 'tool.start.ts');
     if (end !== undefined) {
       const endedAt = end.endedAt ?? (tc0 === undefined ? end.ts : undefined);
-      if (endedAt !== undefined && msOf(tc0?.completedAtMs) !== endedAt) tool.completedAtMs = String(endedAt);
+      if (endedAt !== undefined && msOf(tc0?.completedAtMs) !== endedAt)
+        tool.completedAtMs = msText(endedAt, 'tool.end.ts');
     }
     if (t !== undefined) {
       const r = this.envelope('tool_call', event, t);
