@@ -28,8 +28,12 @@ export function newRunSpan(): RunSpan {
   return { cut: undefined, wrote: false };
 }
 
-/** Another format's main-lane run starts: a cut-off run before it merges into it on reading. */
-export function spanRunStart(span: RunSpan, loss: LossState, format: string): void {
+/**
+ * Before a writer writes `event`: another format's main-lane run start ends the span of the run
+ * before it (a cut-off one merges into this one on reading: a loss).
+ */
+export function spanBefore(span: RunSpan, loss: LossState, event: AgentEvent, format: string): void {
+  if (event.type !== 'run.start' || event.lane !== undefined || event.provenance?.format === format) return;
   const cut = span.cut;
   span.cut = undefined;
   span.wrote = false;
@@ -43,16 +47,21 @@ export function spanRunStart(span: RunSpan, loss: LossState, format: string): vo
 }
 
 /**
- * Another format's main-lane run ends (after its own output was counted in `wrote`). An
- * incomplete one that wrote nothing is gone on reading; one that wrote is held until the next
- * run's start (or the stream's end, where it reads back incomplete, as it was).
+ * After a writer wrote `text` for `event`: a byte written counts for the open run; another
+ * format's main-lane run end that said incomplete is then held until the next run's start (or
+ * the stream's end, where it reads back incomplete, as it was), or, having written nothing, is
+ * gone on reading (a loss). A writer whose run end wrote a record that ends the run on reading
+ * clears `span.cut` after this.
  */
-export function spanRunEnd(
+export function spanAfter(
   span: RunSpan,
   loss: LossState,
-  event: AgentEventOf<'run.end'>,
+  event: AgentEvent,
+  text: string,
   format: string,
 ): void {
+  if (text !== '') span.wrote = true;
+  if (event.type !== 'run.end' || event.lane !== undefined || event.provenance?.format === format) return;
   const wrote = span.wrote;
   span.wrote = false;
   if (event.status !== 'incomplete') return;
@@ -65,14 +74,5 @@ export function spanRunEnd(
     event,
     'run.start',
     `${format} has no record for a run that wrote nothing (no input, no event it carries) and never ended`,
-  );
-}
-
-/** Whether `event` is another format's main-lane run edge, the events a {@link RunSpan} follows. */
-export function isForeignRunEdge(event: AgentEvent, format: string): boolean {
-  return (
-    (event.type === 'run.start' || event.type === 'run.end') &&
-    event.lane === undefined &&
-    event.provenance?.format !== format
   );
 }

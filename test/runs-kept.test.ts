@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { codecFor } from '../src/formats';
+import { codecFor, codecs } from '../src/formats';
 import type { AgentEvent, Codec, Diagnostic, Format } from '../src/index';
 import { convert } from '../src/index';
 import { listFixtures, loadFixture } from '../src/node/fixtures';
@@ -12,20 +12,7 @@ import { listFixtures, loadFixture } from '../src/node/fixtures';
 // runs can overlap (nativeharness) says a run was cut off where its stream ends, after the runs
 // that ended.
 
-const FORMATS: Format[] = [
-  'hep',
-  'highbar',
-  'nativeharness',
-  'claude',
-  'codex',
-  'gemini',
-  'opencode',
-  'cursor',
-  'amp',
-  'copilot',
-  'ag-ui',
-  'ai-sdk',
-];
+const FORMATS = Object.keys(codecs) as Format[];
 const RUN_FIELDS = new Set(['run.start', 'run.end', 'run.end.status']);
 const T = 1767225600000;
 

@@ -11,7 +11,7 @@ import {
 } from '../../json';
 import { checkLoss, type LossState, lossReported, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
-import { isForeignRunEdge, newRunSpan, type RunSpan, spanRunEnd, spanRunStart } from '../../run-span';
+import { newRunSpan, type RunSpan, spanAfter, spanBefore } from '../../run-span';
 import {
   AMP_ASSISTANT_LINE_HEAD,
   AMP_SUCCESS,
@@ -206,15 +206,9 @@ class AmpEncoder implements Encoder {
 
   write(event: AgentEvent): string {
     const w = this[0];
-    if (!isForeignRunEdge(event, FORMAT)) {
-      const text = writeEvent(w, event);
-      if (text !== '') w[SPAN].wrote = true;
-      return text;
-    }
-    if (event.type === 'run.start') spanRunStart(w[SPAN], w[LOSS], FORMAT);
+    spanBefore(w[SPAN], w[LOSS], event, FORMAT);
     const text = writeEvent(w, event);
-    if (text !== '') w[SPAN].wrote = true;
-    if (event.type === 'run.end') spanRunEnd(w[SPAN], w[LOSS], event, FORMAT);
+    spanAfter(w[SPAN], w[LOSS], event, text, FORMAT);
     return text;
   }
 

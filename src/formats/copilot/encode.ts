@@ -14,7 +14,7 @@ import {
 import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { joinRecord } from '../../record';
-import { isForeignRunEdge, newRunSpan, type RunSpan, spanRunEnd, spanRunStart } from '../../run-span';
+import { newRunSpan, type RunSpan, spanAfter, spanBefore } from '../../run-span';
 import { addExact } from '../../usage';
 import {
   COPILOT_EPHEMERAL_TYPES,
@@ -277,20 +277,12 @@ export class CopilotEncoder implements Encoder {
   /** The lines of one event. */
   write(event: AgentEvent): string {
     const w = this[0];
-    const span = w[SPAN];
-    if (!isForeignRunEdge(event, FORMAT)) {
-      const text = writeEvent(w, event);
-      if (text !== '') span.wrote = true;
-      return text;
-    }
-    if (event.type === 'run.start') spanRunStart(span, w[LOSS], FORMAT);
+    spanBefore(w[SPAN], w[LOSS], event, FORMAT);
     const text = writeEvent(w, event);
-    if (text !== '') span.wrote = true;
-    if (event.type === 'run.end') {
-      spanRunEnd(span, w[LOSS], event, FORMAT);
-      // Copilot can say a cut-off run before another one itself (afterIncomplete).
-      span.cut = undefined;
-    }
+    spanAfter(w[SPAN], w[LOSS], event, text, FORMAT);
+    // Copilot says a cut-off run before another one itself (afterIncomplete): only an empty
+    // one is the span's to report.
+    w[SPAN].cut = undefined;
     return text;
   }
 

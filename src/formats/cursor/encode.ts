@@ -5,7 +5,7 @@ import { isStableJson, keptRecord, sameAsKept } from '../../kept';
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { hintsFrom } from '../../record';
-import { isForeignRunEdge, newRunSpan, spanRunEnd, spanRunStart } from '../../run-span';
+import { newRunSpan, spanAfter, spanBefore } from '../../run-span';
 import { addUsage, assertUsageFigures } from '../../usage';
 import {
   CURSOR_KEY_FOR_KIND,
@@ -178,15 +178,9 @@ export class CursorEncoder implements Encoder {
   }
 
   write(event: AgentEvent): string {
-    if (!isForeignRunEdge(event, FORMAT)) {
-      const text = this.writeEvent(event);
-      if (text !== '') this.span.wrote = true;
-      return text;
-    }
-    if (event.type === 'run.start') spanRunStart(this.span, this.loss.state, FORMAT);
+    spanBefore(this.span, this.loss.state, event, FORMAT);
     const text = this.writeEvent(event);
-    if (text !== '') this.span.wrote = true;
-    if (event.type === 'run.end') spanRunEnd(this.span, this.loss.state, event, FORMAT);
+    spanAfter(this.span, this.loss.state, event, text, FORMAT);
     return text;
   }
 

@@ -3,7 +3,7 @@ import type { DiagnosticSink } from '../../diagnostics';
 import { assertEncodable, isJsonObject, type JsonObject, rawIfSame } from '../../json';
 import { checkLoss, type LossState, newLoss, reportForeignRecord, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
-import { isForeignRunEdge, newRunSpan, type RunSpan, spanRunEnd, spanRunStart } from '../../run-span';
+import { newRunSpan, type RunSpan, spanAfter, spanBefore } from '../../run-span';
 import { joinPy, pyDumps, pyFloat, pyKey } from './pyjson';
 import { HIGHBAR, type HighbarHints, highbarToolLine } from './wire';
 
@@ -155,19 +155,11 @@ export function createHighbarEncoder(options: HighbarEncodeOptions, sink: Diagno
 
 /** {@link writeEvent}, with another format's runs followed for what a trace cannot say of them. */
 function writeFollowed(w: Writer, event: AgentEvent): string {
-  const span = w[SPAN];
-  if (!isForeignRunEdge(event, HIGHBAR)) {
-    const text = writeEvent(w, event);
-    if (text !== '') span.wrote = true;
-    return text;
-  }
-  if (event.type === 'run.start') spanRunStart(span, w[LOSS], HIGHBAR);
+  spanBefore(w[SPAN], w[LOSS], event, HIGHBAR);
   const text = writeEvent(w, event);
-  if (event.type !== 'run.end') {
-    if (text !== '') span.wrote = true;
-  } else if (text === '') spanRunEnd(span, w[LOSS], event, HIGHBAR);
+  spanAfter(w[SPAN], w[LOSS], event, text, HIGHBAR);
   // A turn record ends the run on reading, whatever its status said (a loss said there).
-  else span.wrote = false;
+  if (event.type === 'run.end' && text !== '') w[SPAN].cut = undefined;
   return text;
 }
 
