@@ -225,3 +225,93 @@ describe('Codex writer: the file change template', () => {
     }
   });
 });
+
+// Commands started and ended as decoded Codex events, the ids reused and crossed: the start's
+// template spells the item's head (id and command) and keeps it for the end's template; a call
+// opened another way (hints on its start, a synthetic start, output first) has none kept.
+const text = fc.oneof(
+  fc.string({ unit: 'binary', maxLength: 12 }), // astral characters and lone surrogates
+  fc.constantFrom('', 'plain', 'a "quoted"\nline\\', '\u0000\u001f\u007f', '\ud800', 'é'),
+);
+// A number too, as an edited event may have (the general path writes it as a number).
+const callId = fc.constantFrom('item_1', 'item_2', 'it"em', '\udc00', 7 as unknown as string);
+const at = { format: 'codex' as const, line: 1, offset: 0 };
+const commandEvent = fc.oneof(
+  fc.tuple(callId, text, fc.boolean()).map(
+    ([call, command, hinted]): AgentEvent => ({
+      type: 'tool.start',
+      call,
+      name: 'command_execution',
+      kind: 'execute',
+      args: { command },
+      command,
+      provenance: hinted ? { ...at, hints: { exitCode: 2 } } : { ...at },
+    }),
+  ),
+  callId.map(
+    (call): AgentEvent => ({
+      type: 'tool.start',
+      call,
+      name: 'command_execution',
+      kind: 'execute',
+      args: { command: 'synthetic' },
+      command: 'synthetic',
+      provenance: { ...at, synthetic: true },
+    }),
+  ),
+  fc
+    .tuple(callId, text, fc.boolean(), fc.constantFrom(undefined, 0, 1, -1, -0, 2 ** 53 - 1, 2 ** 53, 0.5))
+    .map(([call, output, ok, exitCode]): AgentEvent => {
+      const e: AgentEvent = {
+        type: 'tool.end',
+        call,
+        name: 'command_execution',
+        ok,
+        text: output,
+        provenance: { ...at },
+      };
+      if (exitCode !== undefined) e.exitCode = exitCode;
+      return e;
+    }),
+  fc
+    .tuple(callId, text)
+    .map(
+      ([call, output]): AgentEvent => ({ type: 'tool.output', call, text: output, provenance: { ...at } }),
+    ),
+  fc
+    .tuple(
+      fc.constantFrom('item_1', 'item_9'),
+      text,
+      fc.boolean(),
+      fc.constantFrom(undefined, 'commentary', 'x"y'),
+    )
+    .map(
+      ([message, body, reasoning, phase]): AgentEvent =>
+        reasoning
+          ? { type: 'reasoning.delta', message, text: body, provenance: { ...at } }
+          : {
+              type: 'text.delta',
+              message,
+              text: body,
+              provenance: phase === undefined ? { ...at } : { ...at, extra: { phase } },
+            },
+    ),
+);
+
+describe('Codex writer: the command template keeps its head', () => {
+  test('starts and ends of commands, ids reused, give the bytes the general path gives', () => {
+    fc.assert(
+      fc.property(
+        fc.array(commandEvent, { maxLength: 12 }),
+        fc.array(fc.tuple(fc.nat(), edit), { maxLength: 3 }),
+        fc.boolean(),
+        (events, changes, copy) => {
+          const list: AgentEvent[] = copy ? JSON.parse(JSON.stringify(events)) : structuredClone(events);
+          if (list.length > 0) for (const [i, change] of changes) change(list[i % list.length]!);
+          expect(write(list, true)).toBe(write(list, false));
+        },
+      ),
+      { numRuns: FUZZ_RUNS * 5 },
+    );
+  });
+});

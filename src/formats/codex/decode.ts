@@ -666,8 +666,10 @@ function canonicalItem(d: Decoder, text: string, line: number, offset: number, o
   if (kind === undefined) return false;
   cursor = CODEX_ITEM_HEADS[kind].length;
   const id = readPlain(text);
-  // A `\u` escape anywhere: the general path keeps the line as written.
-  if (id === undefined || hasUnicodeEscape(text)) return false;
+  // A `\u` escape anywhere sends the line to the general path, which keeps it as written:
+  // readStringUntil looks for one in the values (every other character the reads accept is
+  // fixed text or needs no escape).
+  if (id === undefined) return false;
   // A file change or a todo list nests two levels more than the other items.
   const item = readItem(text, id, text.length > DEPTH_PRECHECK_CHARS && d[MAX_DEPTH] < 4);
   if (item === undefined) return false;
@@ -1481,10 +1483,11 @@ function readItem(text: string, id: string, deep: boolean): JsonObject | undefin
       : undefined;
   }
   if (c !== 99 || !readLiteral(text, CODEX_ITEM_TYPE_HEADS.command_execution)) return undefined;
-  const command = readStringUntil(text, text.indexOf(CODEX_COMMAND_KEYS.output, cursor));
-  if (command === undefined || !readLiteral(text, CODEX_COMMAND_KEYS.output)) return undefined;
-  const output = readStringUntil(text, text.lastIndexOf(CODEX_COMMAND_KEYS.exitCode));
-  if (output === undefined || !readLiteral(text, CODEX_COMMAND_KEYS.exitCode)) return undefined;
+  const { output: outputKey, exitCode: exitCodeKey } = CODEX_COMMAND_KEYS;
+  const command = readStringBefore(text, outputKey, text.indexOf(outputKey, cursor));
+  if (command === undefined) return undefined;
+  const output = readStringBefore(text, exitCodeKey, text.lastIndexOf(exitCodeKey));
+  if (output === undefined) return undefined;
   const exitCode = readExitCode(text);
   if (exitCode === undefined || !readLiteral(text, CODEX_COMMAND_KEYS.status)) return undefined;
   const status = readPlain(text);
@@ -1507,8 +1510,8 @@ function readFileChange(text: string, id: string): JsonObject | undefined {
   if (text.charCodeAt(cursor) !== 93)
     for (;;) {
       if (!readLiteral(text, CODEX_LIST_KEYS.path)) return undefined;
-      const path = readStringUntil(text, text.indexOf(CODEX_LIST_KEYS.kind, cursor));
-      if (path === undefined || !readLiteral(text, CODEX_LIST_KEYS.kind)) return undefined;
+      const path = readStringBefore(text, CODEX_LIST_KEYS.kind, text.indexOf(CODEX_LIST_KEYS.kind, cursor));
+      if (path === undefined) return undefined;
       const kind = readPlain(text);
       if (kind === undefined || !readLiteral(text, '}')) return undefined;
       changes.push({ path, kind });
@@ -1529,8 +1532,9 @@ function readTodoList(text: string, id: string): JsonObject | undefined {
   if (text.charCodeAt(cursor) !== 93)
     for (;;) {
       if (!readLiteral(text, CODEX_LIST_KEYS.text)) return undefined;
-      const entry = readStringUntil(text, text.indexOf(CODEX_LIST_KEYS.completed, cursor));
-      if (entry === undefined || !readLiteral(text, CODEX_LIST_KEYS.completed)) return undefined;
+      const { completed: key } = CODEX_LIST_KEYS;
+      const entry = readStringBefore(text, key, text.indexOf(key, cursor));
+      if (entry === undefined) return undefined;
       const completed = readLiteral(text, 'true}') ? true : readLiteral(text, 'false}') ? false : undefined;
       if (completed === undefined) return undefined;
       items.push({ text: entry, completed });
@@ -1575,13 +1579,29 @@ function atEnd(text: string): boolean {
 function readStringUntil(text: string, end: number): string | undefined {
   const start = cursor;
   if (end - start < 2 || text.charCodeAt(start) !== 34 || text.charCodeAt(end - 1) !== 34) return undefined;
+  const token = text.slice(start, end);
   let value: string;
   try {
-    value = JSON.parse(text.slice(start, end)) as string;
+    value = JSON.parse(token) as string;
   } catch {
     return undefined;
   }
+  // A `\u` in the token: the line takes the general path. Every escape makes the value shorter
+  // than the token's inside, so a value that is not has no backslash to look for (the line-wide
+  // search this replaces: docs/performance.md, "Codex decoder", round twelve).
+  if (value.length !== end - start - 2 && token.indexOf('\\u') !== -1) return undefined;
   cursor = end;
+  return value;
+}
+
+/**
+ * The string value from the cursor up to `at`, where the caller found `key` (-1: not found), as
+ * readStringUntil reads it, and the cursor moved past the key (no second look at it); undefined
+ * when the text before it is not one string.
+ */
+function readStringBefore(text: string, key: string, at: number): string | undefined {
+  const value = readStringUntil(text, at);
+  if (value !== undefined) cursor += key.length;
   return value;
 }
 

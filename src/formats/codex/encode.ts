@@ -6,10 +6,13 @@ import type { AgentEvent, AgentEventOf, PlanItem, Usage } from '../../model';
 import { hintsFrom, joinRecord } from '../../record';
 import { addUsage as addUsageFigures, assertUsageFigures } from '../../usage';
 import {
+  CODEX_COMMAND_KEYS,
   CODEX_COMMAND_TOOL,
+  CODEX_ITEM_TYPE_HEADS,
   CODEX_USAGE_FIELDS,
   CODEX_USAGE_KEYS,
   CODEX_WEB_SEARCH_TOOL,
+  CODEX_WRITE_HEADS,
   type CodexHints,
   type CodexItemRecord,
   type CodexUsageTotal,
@@ -66,6 +69,11 @@ interface OpenCall {
   server: string;
   args: unknown;
   output: string;
+  /**
+   * A command's item as written up to its command value (`{"id":…,"type":"command_execution",
+   * "command":…`), spelled by the start's template for the end's: '' until then.
+   */
+  head: string;
 }
 
 // Foreign output held for a command's aggregated_output: at most this many characters.
@@ -188,8 +196,6 @@ function writeEvent(w: Writer, event: AgentEvent): string {
     if (event.type === 'tool.start') openCall(w, event);
     return '';
   }
-  const carried = CARRIED[event.type];
-  if (carried !== undefined) checkLoss(w[LOSS], event, carried);
   if (
     codex &&
     codexTemplates.enabled &&
@@ -197,9 +203,12 @@ function writeEvent(w: Writer, event: AgentEvent): string {
     p.order === undefined &&
     w[PENDING] === undefined
   ) {
+    // The template checks the event's losses itself once it writes it (one dispatch on the type).
     const line = template(w, event, p.extra);
     if (line !== undefined) return line;
   }
+  const carried = CARRIED[event.type];
+  if (carried !== undefined) checkLoss(w[LOSS], event, carried);
   if (event.type === 'text.delta' || event.type === 'reasoning.delta') return textDelta(w, event, codex);
   const head = flush(w);
   return head + recordLine(w, event, codex);
@@ -209,106 +218,127 @@ function endWrite(w: Writer): string {
   return flush(w);
 }
 
+// The carried fields of the event types the templates write (the CARRIED entries themselves: the
+// loss check knows a clean key list by them).
+const CARRIED_TEXT = CARRIED['text.delta']!;
+const CARRIED_REASONING = CARRIED['reasoning.delta']!;
+const CARRIED_START = CARRIED['tool.start']!;
+const CARRIED_END = CARRIED['tool.end']!;
+const CARRIED_FILE = CARRIED['file.change']!;
+
 /**
  * The template writes beside the general path: the frequent item lines of events decoded from
  * Codex that kept nothing of their line (no hints, no fields of their own but a message's
- * `phase`, no key order), written as one `JSON.stringify` of the record the general path spells
- * piece by piece (its cost: docs/performance.md, "Codex writer"). Undefined, having changed
- * nothing, for any other event or state (a held message, earlier snapshots): the general path
- * writes it. test/codex/writer-fast-path.test.ts holds the two equal.
+ * `phase`, no key order), spelled from the wire's fixed text and each value's `JSON.stringify`
+ * (`jsonString`), the bytes `JSON.stringify` gives the record the general path spells piece by
+ * piece, without building the record (its cost: docs/performance.md, "Codex writer"); a command's
+ * item head, spelled for its start, is kept for its end. Undefined, having changed nothing (the
+ * loss check included), for any other event or state (a held message, earlier snapshots): the
+ * general path writes it. test/codex/writer-fast-path.test.ts holds the two equal.
  */
 function template(w: Writer, event: AgentEvent, extra: JsonObject | undefined): string | undefined {
   switch (event.type) {
-    case 'text.delta':
-    case 'reasoning.delta':
-      return deltaTemplate(w, event, extra);
-    case 'tool.start':
-      return extra === undefined ? startTemplate(w, event) : undefined;
     case 'tool.end':
       return extra === undefined ? endTemplate(w, event) : undefined;
+    case 'tool.start':
+      return extra === undefined ? startTemplate(w, event) : undefined;
+    case 'reasoning.delta':
+      return extra === undefined ? reasoningTemplate(w, event) : undefined;
+    case 'text.delta':
+      return messageTemplate(w, event, extra);
     case 'file.change':
-      return extra === undefined ? fileTemplate(event) : undefined;
+      return extra === undefined ? fileTemplate(w, event) : undefined;
     default:
       return undefined;
   }
 }
 
-function deltaTemplate(
+function reasoningTemplate(w: Writer, event: AgentEventOf<'reasoning.delta'>): string | undefined {
+  const id = event.message;
+  const text = event.text;
+  if (typeof id !== 'string' || typeof text !== 'string' || w[TEXTS].size !== 0) return undefined;
+  checkLoss(w[LOSS], event, CARRIED_REASONING);
+  return `${CODEX_WRITE_HEADS['item.completed']}${CODEX_WRITE_HEADS.id}${jsonString(id)}${CODEX_ITEM_TYPE_HEADS.reasoning}${jsonString(text)}}}\n`;
+}
+
+function messageTemplate(
   w: Writer,
-  event: AgentEventOf<'text.delta'> | AgentEventOf<'reasoning.delta'>,
+  event: AgentEventOf<'text.delta'>,
   extra: JsonObject | undefined,
 ): string | undefined {
   const id = event.message;
   const text = event.text;
   if (typeof id !== 'string' || typeof text !== 'string' || w[TEXTS].size !== 0) return undefined;
-  if (event.type === 'reasoning.delta')
-    return extra === undefined
-      ? `${JSON.stringify({ type: 'item.completed', item: { id, type: 'reasoning', text } })}\n`
-      : undefined;
-  let line: string;
-  if (extra === undefined)
-    line = JSON.stringify({ type: 'item.completed', item: { id, type: 'agent_message', text } });
-  else {
-    const phase = extra.phase;
-    if (typeof phase !== 'string' || !onlyKey(extra, 'phase')) return undefined;
-    line = JSON.stringify({ type: 'item.completed', item: { id, type: 'agent_message', text, phase } });
+  let phase = '';
+  if (extra !== undefined) {
+    const value = extra.phase;
+    if (typeof value !== 'string' || !onlyKey(extra, 'phase')) return undefined;
+    phase = `${CODEX_WRITE_HEADS.phase}${jsonString(value)}`;
   }
+  checkLoss(w[LOSS], event, CARRIED_TEXT);
   wroteText(w);
-  return `${line}\n`;
+  return `${CODEX_WRITE_HEADS['item.completed']}${CODEX_WRITE_HEADS.id}${jsonString(id)}${CODEX_ITEM_TYPE_HEADS.agent_message}${jsonString(text)}${phase}}}\n`;
 }
 
 function startTemplate(w: Writer, event: AgentEventOf<'tool.start'>): string | undefined {
   const command = event.command;
+  const id = event.call;
   // A Codex command (what `classify` says of an event from Codex named and kinded so).
   if (
     typeof command !== 'string' ||
-    typeof event.call !== 'string' ||
+    typeof id !== 'string' ||
     event.name !== CODEX_COMMAND_TOOL ||
     event.kind !== 'execute'
   )
     return undefined;
-  openCall(w, event);
-  const item = {
-    id: event.call,
-    type: 'command_execution',
+  checkLoss(w[LOSS], event, CARRIED_START);
+  const head = commandHead(id, command);
+  // What openCall remembers of a Codex command without hints.
+  remember(w, id, {
+    kind: 'command',
+    name: CODEX_COMMAND_TOOL,
     command,
-    aggregated_output: '',
-    exit_code: null,
-    status: 'in_progress',
-  };
-  return `${JSON.stringify({ type: 'item.started', item })}\n`;
+    server: event.server ?? '',
+    args: event.args ?? {},
+    output: '',
+    head,
+  });
+  return `${CODEX_WRITE_HEADS['item.started']}${head}${CODEX_WRITE_HEADS.commandStarted}`;
+}
+
+// A command item up to its command value.
+function commandHead(id: string, command: string): string {
+  return `${CODEX_WRITE_HEADS.id}${jsonString(id)}${CODEX_ITEM_TYPE_HEADS.command_execution}${jsonString(command)}`;
 }
 
 function endTemplate(w: Writer, event: AgentEventOf<'tool.end'>): string | undefined {
-  const call = w[CALLS].get(event.call);
+  const id = event.call;
+  const call = w[CALLS].get(id);
   const output = event.text;
   const exitCode = event.exitCode;
   if (
     call?.kind !== 'command' ||
+    typeof id !== 'string' ||
     typeof call.command !== 'string' ||
     typeof output !== 'string' ||
     (exitCode !== undefined && !Number.isSafeInteger(exitCode))
   )
     return undefined;
-  w[CALLS].delete(event.call);
-  const item = {
-    id: event.call,
-    type: 'command_execution',
-    command: call.command,
-    aggregated_output: output,
-    exit_code: exitCode ?? null,
-    status: event.denied ? 'declined' : event.ok ? 'completed' : 'failed',
-  };
-  return `${JSON.stringify({ type: 'item.completed', item })}\n`;
+  checkLoss(w[LOSS], event, CARRIED_END);
+  w[CALLS].delete(id);
+  const head = call.head !== '' ? call.head : commandHead(id, call.command);
+  // `String` of a safe integer is its JSON (`-0` too: both say 0).
+  return `${CODEX_WRITE_HEADS['item.completed']}${head}${CODEX_COMMAND_KEYS.output}${jsonString(output)}${CODEX_COMMAND_KEYS.exitCode}${exitCode === undefined ? 'null' : String(exitCode)}${CODEX_COMMAND_KEYS.status}${event.denied ? 'declined' : event.ok ? 'completed' : 'failed'}"}}\n`;
 }
 
 // A file change with its own id whose changes are Codex's `{path, kind}` strings: the line
 // `fileChange` spells, with no `encodeValue` walk of the changes (they are checked here).
-function fileTemplate(event: AgentEventOf<'file.change'>): string | undefined {
+function fileTemplate(w: Writer, event: AgentEventOf<'file.change'>): string | undefined {
   const id = event.call;
   const status = event.status ?? 'completed';
   const changes = event.changes;
   if (typeof id !== 'string' || typeof status !== 'string' || !isPathKindList(changes)) return undefined;
+  checkLoss(w[LOSS], event, CARRIED_FILE);
   return `${JSON.stringify({ type: 'item.completed', item: { id, type: 'file_change', changes, status } })}\n`;
 }
 
@@ -710,6 +740,7 @@ function openCall(w: Writer, event: AgentEventOf<'tool.start'>): OpenCall {
     server: event.server ?? '',
     args: hints !== undefined && 'args' in hints ? hints.args : (event.args ?? {}),
     output: hints?.output ?? '',
+    head: '',
   };
   if (!fromCodex(event)) {
     if (kind === 'command' && event.command === undefined && argsCommand(event) === undefined)
@@ -722,11 +753,15 @@ function openCall(w: Writer, event: AgentEventOf<'tool.start'>): OpenCall {
     if (kind === 'mcp' && event.argsSummary !== undefined && event.args === undefined)
       reportLoss(w[LOSS], event, 'tool.start.argsSummary', 'codex MCP calls carry arguments as an object');
   }
-  if (w[CALLS].size >= 4096 && !w[CALLS].has(event.call))
-    w[CALLS].delete(w[CALLS].keys().next().value as string);
-  w[CALLS].set(event.call, call);
-  use(w, event.call);
+  remember(w, event.call, call);
   return call;
+}
+
+// An open call kept until its end (the oldest dropped past 4096), its id used.
+function remember(w: Writer, id: string, call: OpenCall): void {
+  if (w[CALLS].size >= 4096 && !w[CALLS].has(id)) w[CALLS].delete(w[CALLS].keys().next().value as string);
+  w[CALLS].set(id, call);
+  use(w, id);
 }
 
 function toolStart(w: Writer, event: AgentEventOf<'tool.start'>): string {
@@ -737,7 +772,15 @@ function toolStart(w: Writer, event: AgentEventOf<'tool.start'>): string {
 function toolOutput(w: Writer, event: AgentEventOf<'tool.output'>, codex: boolean): string {
   let call = w[CALLS].get(event.call);
   if (call === undefined) {
-    call = { kind: 'command', name: CODEX_COMMAND_TOOL, command: '', server: '', args: {}, output: '' };
+    call = {
+      kind: 'command',
+      name: CODEX_COMMAND_TOOL,
+      command: '',
+      server: '',
+      args: {},
+      output: '',
+      head: '',
+    };
     w[CALLS].set(event.call, call);
   }
   const hints = hintsOf(event);
@@ -768,6 +811,7 @@ function toolEnd(w: Writer, event: AgentEventOf<'tool.end'>): string {
       server: '',
       args: {},
       output: '',
+      head: '',
     };
   }
   return toolItem(w, 'item.completed', event.call, call, event, event);

@@ -143,6 +143,19 @@ export const CODEX_TOP_LINES = {
 /** An agent message's optional `phase` key, as Codex writes it. */
 export const CODEX_PHASE_KEY = ',"phase":"';
 
+/**
+ * The item lines as the writer spells them from templates (the bytes `JSON.stringify` gives a
+ * record in Codex's key order): each item record up to its item object, the id's key, and what
+ * follows a started command's command (no output, no exit code, in progress) with the line end.
+ */
+export const CODEX_WRITE_HEADS = {
+  'item.completed': '{"type":"item.completed","item":',
+  'item.started': '{"type":"item.started","item":',
+  id: '{"id":',
+  commandStarted: ',"aggregated_output":"","exit_code":null,"status":"in_progress"}}\n',
+  phase: ',"phase":',
+} as const;
+
 /** `turn.completed.usage` keys in Codex's order (the last two are newer and may be absent). */
 export const CODEX_USAGE_KEYS = [
   'input_tokens',
