@@ -296,6 +296,7 @@ describe('writing', () => {
     expect(losses.map((d) => d.field)).toEqual([
       'text.delta',
       'tool.start.round',
+      'tool.start.call',
       'run.end.usage',
       'run.end.status',
       'tool.end',

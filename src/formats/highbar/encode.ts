@@ -31,6 +31,8 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
 };
 
 // tool.start with args: its argsSummary is carried too (args say it all).
+// The call id a highbar reader gives a call (docs/protocols/highbar.md).
+const HB_CALL = /^hb-\d+$/;
 const CARRIED_TOOL_START_ARGS: readonly string[] = [...CARRIED['tool.start']!, 'argsSummary'];
 
 function isFailure(error: unknown): boolean {
@@ -209,6 +211,14 @@ function writeEvent(w: Writer, event: AgentEvent): string {
       return open + finish(pieces, event.context);
     }
     case 'tool.start':
+      // A reader names each call after its line (`hb-<line>`): another format's id is not kept.
+      if (event.provenance?.format !== HIGHBAR && !HB_CALL.test(event.call))
+        reportLoss(
+          w[LOSS],
+          event,
+          'tool.start.call',
+          'highbar has no call ids: a reader names each call hb-<line>',
+        );
       w[STARTS].set(event.call, event);
       return '';
     case 'tool.end': {
