@@ -278,9 +278,17 @@ function readLine(d: Decoder, text: string, line: number, offset: number, out: A
   d[LAST_LINE] = line;
   d[LAST_OFFSET] = offset;
   // A canonical line's record is within the depth bound (its reader measured what can nest).
-  const record =
-    (ampCanonicalLines.enabled ? readAmpCanonicalLine(text, d[MAX_DEPTH]) : undefined) ??
-    parseObjectRecord(text, line, offset, d[MAX_DEPTH], FORMAT, d[SINK]);
+  const canonical = ampCanonicalLines.enabled ? readAmpCanonicalLine(text, d[MAX_DEPTH]) : undefined;
+  if (canonical !== undefined) {
+    canonicalLine(d, canonical, text, line, offset, out);
+    return;
+  }
+  parsedLine(d, text, line, offset, out);
+}
+
+/** Any other line: parsed whole, then mapped by its type (`map`). */
+function parsedLine(d: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
+  const record = parseObjectRecord(text, line, offset, d[MAX_DEPTH], FORMAT, d[SINK]);
   if (record === undefined) return;
   const ctx: Line = {
     record,
@@ -292,6 +300,34 @@ function readLine(d: Decoder, text: string, line: number, offset: number, out: A
   };
   if (typeof record.session_id === 'string') d[SESSION] = record.session_id;
   const problem = map(d, ctx);
+  if (problem !== undefined) {
+    d[REPORT]('invalid_record', 'error', line, offset, `${problem}; kept as unknown`);
+    unknown(d, ctx);
+  }
+}
+
+/**
+ * A line the canonical-line reader read (an assistant or user record, built by its literals): what
+ * {@link readLine} does with a parsed record, its fields read at sites of their own and the record
+ * handed to `assistant`/`user` without `map`'s look at its type. A parsed record (the `system` and
+ * `result` lines) gets a hidden class `JSON.parse` makes anew after a full GC; read at the same
+ * sites as the canonical records, it deoptimised the whole per-line path once a run
+ * (docs/performance.md, "Amp decoder, round twelve"). The decoder properties of
+ * test/amp/canonical-lines.test.ts hold this path equal to `map`'s (the reader off).
+ */
+function canonicalLine(
+  d: Decoder,
+  record: JsonObject,
+  text: string,
+  line: number,
+  offset: number,
+  out: AgentEvent[],
+): void {
+  const lane = record.parent_tool_use_id;
+  const ctx: Line = { record, text, line, offset, lane: typeof lane === 'string' ? lane : undefined, out };
+  d[SESSION] = record.session_id as string;
+  // After a legacy record every line is kept as unknown: `map` says so.
+  const problem = d[LEGACY] ? map(d, ctx) : record.type === 'assistant' ? assistant(d, ctx) : user(d, ctx);
   if (problem !== undefined) {
     d[REPORT]('invalid_record', 'error', line, offset, `${problem}; kept as unknown`);
     unknown(d, ctx);
