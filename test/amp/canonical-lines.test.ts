@@ -157,6 +157,23 @@ describe('Amp decoder: the canonical-line reader beside JSON.parse', () => {
 
   decoderProperties(CASE, line, OPENING);
 
+  test('after a legacy record, a canonical line is kept as unknown, as with the reader off', () => {
+    const text =
+      `{"type":"initial","threadID":"T-00000000-0000-0000-0000-000000000000"}\n` +
+      `{"type":"user","message":{"role":"user","content":[{"type":"text","text":"go"}]},"parent_tool_use_id":null,"session_id":"${SESSION}"}\n`;
+    const read = (on: boolean) => {
+      ampCanonicalLines.enabled = on;
+      try {
+        return amp.parse(text);
+      } finally {
+        ampCanonicalLines.enabled = true;
+      }
+    };
+    const general = read(false);
+    expect(read(true)).toEqual(general);
+    expect(general.events.map((e) => e.type)).toEqual(['unknown', 'unknown']);
+  });
+
   test('takes the frequent lines (the properties are not vacuous)', () => {
     const lines = [
       `{"type":"assistant","message":{"type":"message","role":"assistant","content":[{"type":"text","text":"a \\"b\\"\\n"},{"type":"tool_use","id":"call_1","name":"read","input":{}}],"stop_reason":"toolUse","usage":{"input_tokens":8372,"output_tokens":457}},"parent_tool_use_id":null,"session_id":"s-bench-1"}`,

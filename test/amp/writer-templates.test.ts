@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, test } from 'vitest';
-import { AMP_JOIN_SHORTCUT, AMP_TEMPLATES } from '../../src/formats/amp/encode';
+import { AMP_JOIN_SHORTCUT, AMP_QUIET_SHORTCUT, AMP_TEMPLATES } from '../../src/formats/amp/encode';
 import type { AgentEvent } from '../../src/index';
 import { FUZZ_RUNS } from '../runs';
 import { type Written, writeAmp } from './write-events';
@@ -77,6 +77,7 @@ const event: fc.Arbitrary<AgentEvent> = fc
       'usage',
       'child.start',
       'message.start',
+      'message.start-extra',
       'run.start',
       'run.end',
       'tool.output',
@@ -109,6 +110,8 @@ const event: fc.Arbitrary<AgentEvent> = fc
           return { type: 'child.start', child: 'call_2', call: 'toolu_9', name: 'Task' };
         case 'message.start':
           return { type: 'message.start', role: 'assistant' };
+        case 'message.start-extra':
+          return { type: 'message.start', role: 'assistant', message: 'm1' };
         case 'run.start':
           return { type: 'run.start' };
         case 'run.end':
@@ -147,12 +150,14 @@ const event: fc.Arbitrary<AgentEvent> = fc
     return e as unknown as AgentEvent;
   });
 
-function write(events: AgentEvent[], templates: boolean, join: boolean): Written {
+function write(events: AgentEvent[], templates: boolean, join: boolean, quiet = true): Written {
   AMP_TEMPLATES.enabled = templates;
   AMP_JOIN_SHORTCUT.enabled = join;
+  AMP_QUIET_SHORTCUT.enabled = quiet;
   const out = writeAmp(events, { idSource: () => 'id-1' });
   AMP_TEMPLATES.enabled = true;
   AMP_JOIN_SHORTCUT.enabled = true;
+  AMP_QUIET_SHORTCUT.enabled = true;
   return out;
 }
 
@@ -164,6 +169,7 @@ describe('Amp writer: the assistant-line template against the general path', () 
   afterEach(() => {
     AMP_TEMPLATES.enabled = true;
     AMP_JOIN_SHORTCUT.enabled = true;
+    AMP_QUIET_SHORTCUT.enabled = true;
   });
 
   test('the same bytes after every event, the same losses and errors', () => {
@@ -174,6 +180,27 @@ describe('Amp writer: the assistant-line template against the general path', () 
         expect(template.text).toBe(general.text);
         expect(template.diagnostics).toEqual(general.diagnostics);
       }),
+      { numRuns: FUZZ_RUNS * 5 },
+    );
+  });
+
+  // Another format's `message.start` and `tool.output` skip the general path's lookups and
+  // dispatch (`quietEvent`, docs/performance.md "Amp writer, round twelve"): the same bytes after
+  // every event and the same losses (said once, at the same event) with the shortcut on and off,
+  // with templates and the join on and off, among Amp events, hand-built ones and lanes.
+  test('quiet events: the shortcut writes what the general path writes', () => {
+    fc.assert(
+      fc.property(
+        fc.array(event, { maxLength: 30 }),
+        fc.boolean(),
+        fc.boolean(),
+        (events, templates, join) => {
+          const general = write(copy(events), templates, join, false);
+          const quiet = write(copy(events), templates, join, true);
+          expect(quiet.text).toBe(general.text);
+          expect(quiet.diagnostics).toEqual(general.diagnostics);
+        },
+      ),
       { numRuns: FUZZ_RUNS * 5 },
     );
   });

@@ -102,48 +102,64 @@ interface OpenRound {
 }
 
 /**
- * The decoder's state between lines, built whole in one object literal ({@link newDecoder}): a
- * literal's hidden class is held by its allocation site and outlives a full GC, where a class
- * instance's fields (map transitions, held weakly) die with the last decoder and take the
- * optimised code that embedded them along (docs/performance.md, "Amp and Copilot").
+ * The decoder's state between lines ({@link newDecoder}): an array of slots (the indices below),
+ * not a literal. A literal made once per decoder gets no allocation site until its factory has run
+ * several times, so its hidden class dies with the last decoder at a full GC and takes the
+ * optimised per-line code that embedded it along; an array's hidden class is the realm's and
+ * outlives every GC (docs/performance.md, "Amp decoder, round twelve"; the Claude decoder's state).
  */
-interface Decoder {
-  readonly sink: DiagnosticSink;
-  readonly report: LineReport;
-  readonly maxDepth: number;
-  session: string | undefined;
-  legacy: boolean;
-  runOpen: boolean;
-  round: number;
-  runUsage: Usage | undefined;
-  openRound: OpenRound | undefined;
-  /** What came since the open round's line (see {@link continuedRound}). */
-  roundGap: RoundGap;
-  /** Calls still open: entries leave when their end arrives. */
-  readonly toolNames: Map<string, string>;
-  /** Lanes still open. */
-  readonly lanes: Set<string>;
-  lastLine: number;
-  lastOffset: number;
-}
+type Decoder = [
+  sink: DiagnosticSink,
+  report: LineReport,
+  maxDepth: number,
+  session: string | undefined,
+  legacy: boolean,
+  runOpen: boolean,
+  round: number,
+  runUsage: Usage | undefined,
+  openRound: OpenRound | undefined,
+  // What came since the open round's line (see `continuedRound`).
+  roundGap: RoundGap,
+  // Calls still open: entries leave when their end arrives.
+  toolNames: Map<string, string>,
+  // Lanes still open.
+  lanes: Set<string>,
+  lastLine: number,
+  lastOffset: number,
+];
+
+const SINK = 0;
+const REPORT = 1;
+const MAX_DEPTH = 2;
+const SESSION = 3;
+const LEGACY = 4;
+const RUN_OPEN = 5;
+const ROUND = 6;
+const RUN_USAGE = 7;
+const OPEN_ROUND = 8;
+const ROUND_GAP = 9;
+const TOOL_NAMES = 10;
+const LANES = 11;
+const LAST_LINE = 12;
+const LAST_OFFSET = 13;
 
 function newDecoder(options: AmpDecodeOptions, sink: DiagnosticSink): Decoder {
-  return {
+  return [
     sink,
-    report: lineReporter(sink, FORMAT),
-    maxDepth: resolveMaxDepth(options.maxDepth),
-    session: undefined,
-    legacy: false,
-    runOpen: false,
-    round: 0,
-    runUsage: undefined,
-    openRound: undefined,
-    roundGap: 'other',
-    toolNames: new Map(),
-    lanes: new Set(),
-    lastLine: 0,
-    lastOffset: 0,
-  };
+    lineReporter(sink, FORMAT),
+    resolveMaxDepth(options.maxDepth),
+    undefined,
+    false,
+    false,
+    0,
+    undefined,
+    undefined,
+    'other',
+    new Map(),
+    new Set(),
+    0,
+    0,
+  ];
 }
 
 /**
@@ -155,10 +171,18 @@ function newDecoder(options: AmpDecodeOptions, sink: DiagnosticSink): Decoder {
  */
 export function createAmpRecordDecoder(options: AmpDecodeOptions, sink: DiagnosticSink): RecordDecoder {
   const d = newDecoder(options, sink);
-  return {
-    line: (text, line, offset, out) => readLine(d, text, line, offset, out),
-    end: (out) => endStream(d, out),
-  };
+  // Bound module functions, not closures: a closure made per decoder is a new call target for
+  // the line splitter each time and its optimised code dies with the last decoder at a full GC;
+  // a bound function's hidden class is the realm's (as the Claude decoder's).
+  return { line: lineOf.bind(d), end: endOf.bind(d) };
+}
+
+function lineOf(this: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
+  readLine(this, text, line, offset, out);
+}
+
+function endOf(this: Decoder, out: AgentEvent[]): void {
+  endStream(this, out);
 }
 
 /**
@@ -173,9 +197,9 @@ export const AMP_WHOLE_EVENTS: { enabled: boolean } = { enabled: true };
 // Where `push` would put a kept-line event: its lane, its run's round, or neither. Whole events
 // are built only for a known session (every Amp line has one), else they take the general path.
 function placeOf(d: Decoder, ctx: Line): Place {
-  if (!AMP_WHOLE_EVENTS.enabled || d.session === undefined) return 'none';
+  if (!AMP_WHOLE_EVENTS.enabled || d[SESSION] === undefined) return 'none';
   if (ctx.lane !== undefined) return 'lane';
-  return d.runOpen && d.round > 0 ? 'round' : 'none';
+  return d[RUN_OPEN] && d[ROUND] > 0 ? 'round' : 'none';
 }
 
 function keptAt(ctx: Line, block: JsonObject): Provenance {
@@ -193,11 +217,11 @@ function pushText(d: Decoder, ctx: Line, text: string, b: JsonObject): void {
     push(d, ctx, { type: 'text.delta', text }, b);
     return;
   }
-  const session = d.session as string;
+  const session = d[SESSION] as string;
   const provenance = keptAt(ctx, b);
   ctx.out.push(
     place === 'round'
-      ? { type: 'text.delta', text, session, round: d.round, provenance }
+      ? { type: 'text.delta', text, session, round: d[ROUND], provenance }
       : { type: 'text.delta', text, session, lane: ctx.lane as string, provenance },
   );
 }
@@ -211,11 +235,11 @@ function pushToolStart(d: Decoder, ctx: Line, call: string, name: string, b: Jso
     push(d, ctx, e, b);
     return;
   }
-  const session = d.session as string;
+  const session = d[SESSION] as string;
   const provenance = keptAt(ctx, b);
   ctx.out.push(
     place === 'round'
-      ? { type: 'tool.start', call, name, args, session, round: d.round, provenance }
+      ? { type: 'tool.start', call, name, args, session, round: d[ROUND], provenance }
       : { type: 'tool.start', call, name, args, session, lane: ctx.lane as string, provenance },
   );
 }
@@ -238,11 +262,11 @@ function pushToolEnd(d: Decoder, ctx: Line, t: ToolEnd, b: JsonObject): void {
     push(d, ctx, e, b);
     return;
   }
-  const session = d.session as string;
+  const session = d[SESSION] as string;
   const provenance = keptAt(ctx, b);
   ctx.out.push(
     place === 'round'
-      ? { type: 'tool.end', call, ok, name, text, session, round: d.round, provenance }
+      ? { type: 'tool.end', call, ok, name, text, session, round: d[ROUND], provenance }
       : { type: 'tool.end', call, ok, name, text, session, lane: ctx.lane as string, provenance },
   );
 }
@@ -251,12 +275,20 @@ function pushToolEnd(d: Decoder, ctx: Line, t: ToolEnd, b: JsonObject): void {
 // Lines
 
 function readLine(d: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
-  d.lastLine = line;
-  d.lastOffset = offset;
+  d[LAST_LINE] = line;
+  d[LAST_OFFSET] = offset;
   // A canonical line's record is within the depth bound (its reader measured what can nest).
-  const record =
-    (ampCanonicalLines.enabled ? readAmpCanonicalLine(text, d.maxDepth) : undefined) ??
-    parseObjectRecord(text, line, offset, d.maxDepth, FORMAT, d.sink);
+  const canonical = ampCanonicalLines.enabled ? readAmpCanonicalLine(text, d[MAX_DEPTH]) : undefined;
+  if (canonical !== undefined) {
+    canonicalLine(d, canonical, text, line, offset, out);
+    return;
+  }
+  parsedLine(d, text, line, offset, out);
+}
+
+/** Any other line: parsed whole, then mapped by its type (`map`). */
+function parsedLine(d: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
+  const record = parseObjectRecord(text, line, offset, d[MAX_DEPTH], FORMAT, d[SINK]);
   if (record === undefined) return;
   const ctx: Line = {
     record,
@@ -266,10 +298,38 @@ function readLine(d: Decoder, text: string, line: number, offset: number, out: A
     lane: typeof record.parent_tool_use_id === 'string' ? record.parent_tool_use_id : undefined,
     out,
   };
-  if (typeof record.session_id === 'string') d.session = record.session_id;
+  if (typeof record.session_id === 'string') d[SESSION] = record.session_id;
   const problem = map(d, ctx);
   if (problem !== undefined) {
-    d.report('invalid_record', 'error', line, offset, `${problem}; kept as unknown`);
+    d[REPORT]('invalid_record', 'error', line, offset, `${problem}; kept as unknown`);
+    unknown(d, ctx);
+  }
+}
+
+/**
+ * A line the canonical-line reader read (an assistant or user record, built by its literals): what
+ * {@link readLine} does with a parsed record, its fields read at sites of their own and the record
+ * handed to `assistant`/`user` without `map`'s look at its type. A parsed record (the `system` and
+ * `result` lines) gets a hidden class `JSON.parse` makes anew after a full GC; read at the same
+ * sites as the canonical records, it deoptimised the whole per-line path once a run
+ * (docs/performance.md, "Amp decoder, round twelve"). The decoder properties of
+ * test/amp/canonical-lines.test.ts hold this path equal to `map`'s (the reader off).
+ */
+function canonicalLine(
+  d: Decoder,
+  record: JsonObject,
+  text: string,
+  line: number,
+  offset: number,
+  out: AgentEvent[],
+): void {
+  const lane = record.parent_tool_use_id;
+  const ctx: Line = { record, text, line, offset, lane: typeof lane === 'string' ? lane : undefined, out };
+  d[SESSION] = record.session_id as string;
+  // After a legacy record every line is kept as unknown: `map` says so.
+  const problem = d[LEGACY] ? map(d, ctx) : record.type === 'assistant' ? assistant(d, ctx) : user(d, ctx);
+  if (problem !== undefined) {
+    d[REPORT]('invalid_record', 'error', line, offset, `${problem}; kept as unknown`);
     unknown(d, ctx);
   }
 }
@@ -277,15 +337,15 @@ function readLine(d: Decoder, text: string, line: number, offset: number, out: A
 function endStream(d: Decoder, out: AgentEvent[]): void {
   // The last round ends with the stream (its line's usage and text, derived).
   closeRound(d, out);
-  if (!d.runOpen) return;
-  endRun(d, { type: 'run.end', status: 'incomplete' }, syntheticAt(d.lastLine, d.lastOffset), out);
+  if (!d[RUN_OPEN]) return;
+  endRun(d, { type: 'run.end', status: 'incomplete' }, syntheticAt(d[LAST_LINE], d[LAST_OFFSET]), out);
 }
 
 /** A kept record with a number `JSON.parse` could not hold exactly: reported (no schema reads it). */
 function checkNumbers(d: Decoder, record: JsonObject, text: string, line: number, offset: number): void {
   if (!mayHoldUnsafeNumber(record)) return;
   const message = unsafeNumberMessage(text);
-  if (message !== undefined) d.report('invalid_record', 'error', line, offset, message);
+  if (message !== undefined) d[REPORT]('invalid_record', 'error', line, offset, message);
 }
 
 function syntheticAt(line: number, offset: number): Provenance {
@@ -294,18 +354,18 @@ function syntheticAt(line: number, offset: number): Provenance {
 
 function push(d: Decoder, ctx: Line, e: Emit, block?: JsonObject, synthetic = false): void {
   const event = e as unknown as AgentEvent;
-  if (d.session !== undefined) event.session = d.session;
+  if (d[SESSION] !== undefined) event.session = d[SESSION];
   if (ctx.lane !== undefined && !synthetic) event.lane = ctx.lane;
   else if (e.round !== undefined) {
     // already stamped (a round's end derived later)
   } else if (
     ctx.lane === undefined &&
-    d.runOpen &&
-    d.round > 0 &&
+    d[RUN_OPEN] &&
+    d[ROUND] > 0 &&
     e.type !== 'run.start' &&
     e.type !== 'run.end'
   )
-    event.round = d.round;
+    event.round = d[ROUND];
   if (synthetic) {
     event.provenance = syntheticAt(ctx.line, ctx.offset);
   } else {
@@ -333,50 +393,50 @@ function unknown(d: Decoder, ctx: Line): void {
 // A subagent's first line opens its lane (derived: Amp marks lanes only by parent_tool_use_id).
 function openLane(d: Decoder, ctx: Line): void {
   const lane = ctx.lane;
-  if (lane === undefined || d.lanes.has(lane)) return;
-  d.lanes.add(lane);
+  if (lane === undefined || d[LANES].has(lane)) return;
+  d[LANES].add(lane);
   const e: Emit = { type: 'child.start', child: lane, call: lane };
-  const name = d.toolNames.get(lane);
+  const name = d[TOOL_NAMES].get(lane);
   if (name !== undefined) e.name = name;
   push(d, ctx, e, undefined, true);
 }
 
 function openRun(d: Decoder, ctx: Line, input: string | undefined, synthetic: boolean): void {
-  d.runOpen = true;
-  d.round = 0;
-  d.runUsage = undefined;
+  d[RUN_OPEN] = true;
+  d[ROUND] = 0;
+  d[RUN_USAGE] = undefined;
   const e: Emit = { type: 'run.start' };
   if (input !== undefined) e.input = input;
   push(d, ctx, e, undefined, synthetic);
 }
 
 function endRun(d: Decoder, e: AgentEventOf<'run.end'>, provenance: Provenance, out: AgentEvent[]): void {
-  if (d.runUsage !== undefined) e.usage = d.runUsage;
-  if (d.session !== undefined) e.session = d.session;
+  if (d[RUN_USAGE] !== undefined) e.usage = d[RUN_USAGE];
+  if (d[SESSION] !== undefined) e.session = d[SESSION];
   e.provenance = provenance;
   out.push(e);
-  d.runOpen = false;
-  d.round = 0;
+  d[RUN_OPEN] = false;
+  d[ROUND] = 0;
 }
 
 /** Maps one record; returns what is wrong with it when it cannot be mapped. */
 function map(d: Decoder, ctx: Line): string | undefined {
   const r = ctx.record;
   const type = r.type;
-  if (d.legacy || (typeof type === 'string' && AMP_LEGACY_TYPES.includes(type))) {
-    if (!d.legacy)
-      d.report(
+  if (d[LEGACY] || (typeof type === 'string' && AMP_LEGACY_TYPES.includes(type))) {
+    if (!d[LEGACY])
+      d[REPORT](
         'unsupported_version',
         'error',
         ctx.line,
         ctx.offset,
         `the legacy Amp output (${JSON.stringify(type)} records, before stream-json) is not read; its lines are kept as unknown`,
       );
-    d.legacy = true;
+    d[LEGACY] = true;
     unknown(d, ctx);
     return undefined;
   }
-  if (type !== 'assistant' && type !== 'user') d.roundGap = 'other';
+  if (type !== 'assistant' && type !== 'user') d[ROUND_GAP] = 'other';
   switch (type) {
     case 'assistant':
       return assistant(d, ctx);
@@ -405,11 +465,11 @@ function assistant(d: Decoder, ctx: Line): string | undefined {
   if (!isJsonObject(m) || !Array.isArray(m.content)) return 'an assistant line without message.content';
   openLane(d, ctx);
   const main = ctx.lane === undefined;
-  if (!main) d.roundGap = 'other';
+  if (!main) d[ROUND_GAP] = 'other';
   const goesOn = main ? continuedRound(d) : undefined;
   if (main && goesOn === undefined) closeRound(d, ctx.out);
-  if (main && !d.runOpen) openRun(d, ctx, undefined, true);
-  if (main && goesOn === undefined) d.round++;
+  if (main && !d[RUN_OPEN]) openRun(d, ctx, undefined, true);
+  if (main && goesOn === undefined) d[ROUND]++;
   const before = ctx.out.length;
   let text = '';
   for (const b of m.content) {
@@ -429,24 +489,24 @@ function assistant(d: Decoder, ctx: Line): string | undefined {
       push(d, ctx, { type: 'reasoning.delta', text: '', redacted: b.data }, b);
     } else {
       const call = b.id as string;
-      d.toolNames.set(call, b.name as string);
+      d[TOOL_NAMES].set(call, b.name as string);
       pushToolStart(d, ctx, call, b.name as string, b);
     }
   }
   const stopReason = typeof m.stop_reason === 'string' ? m.stop_reason : undefined;
   const usage = isJsonObject(m.usage) ? lineUsage(m.usage) : undefined;
-  if (usage !== undefined && main && d.runOpen) d.runUsage = addUsage(d.runUsage ?? {}, usage);
+  if (usage !== undefined && main && d[RUN_OPEN]) d[RUN_USAGE] = addUsage(d[RUN_USAGE] ?? {}, usage);
   // A main-lane round ends once its tool results are in: at the next assistant line, the
   // result, or the end of the stream (derived there from this line). Rounds are the main
   // agent's: a subagent's line reports its API call's usage in its lane instead.
   if (main) {
-    d.roundGap = 'none';
-    d.openRound = {
+    d[ROUND_GAP] = 'none';
+    d[OPEN_ROUND] = {
       ctx,
       message: goesOn === undefined ? text : goesOn.message + text,
       stopReason,
       usage,
-      round: d.round,
+      round: d[ROUND],
     };
   } else if (usage !== undefined && ctx.out.length === before) {
     // A subagent's line with nothing else to say still needs an event (its line is written back
@@ -462,19 +522,19 @@ function assistant(d: Decoder, ctx: Line): string | undefined {
 // where lanes were lost (a subagent's text after a tool result). Lines written apart for another
 // reason (a subagent's or another record's lines between, nothing between) keep their rounds.
 function continuedRound(d: Decoder): OpenRound | undefined {
-  const r = d.openRound;
-  return r !== undefined && d.roundGap === 'results' && r.stopReason === undefined && r.usage === undefined
+  const r = d[OPEN_ROUND];
+  return r !== undefined && d[ROUND_GAP] === 'results' && r.stopReason === undefined && r.usage === undefined
     ? r
     : undefined;
 }
 
 // The round the last main-lane assistant line began ends here (derived, at that line's place).
 function closeRound(d: Decoder, out: AgentEvent[]): void {
-  const r = d.openRound;
+  const r = d[OPEN_ROUND];
   if (r === undefined) return;
-  d.openRound = undefined;
+  d[OPEN_ROUND] = undefined;
   const { message, stopReason, usage, round } = r;
-  const session = d.session;
+  const session = d[SESSION];
   // Pushed where the events of the line being read go (the round's own line is long gone).
   if (AMP_WHOLE_EVENTS.enabled && session !== undefined && stopReason !== undefined && usage !== undefined) {
     out.push({
@@ -497,8 +557,8 @@ function closeRound(d: Decoder, out: AgentEvent[]): void {
 }
 
 function user(d: Decoder, ctx: Line): string | undefined {
-  const gap = d.roundGap;
-  d.roundGap = 'other';
+  const gap = d[ROUND_GAP];
+  d[ROUND_GAP] = 'other';
   const m = ctx.record.message;
   if (!isJsonObject(m)) return 'a user line without message';
   openLane(d, ctx);
@@ -510,17 +570,17 @@ function user(d: Decoder, ctx: Line): string | undefined {
   for (const b of blocks) {
     if (!isMappedUserBlock(b)) continue;
     if (b.type === 'text') {
-      if (main && !d.runOpen) openRun(d, ctx, b.text as string, false);
+      if (main && !d[RUN_OPEN]) openRun(d, ctx, b.text as string, false);
       else push(d, ctx, { type: 'user.message', text: b.text }, typeof content === 'string' ? undefined : b);
       pushed = true;
     } else {
       const call = b.tool_use_id as string;
-      const name = d.toolNames.get(call);
-      d.toolNames.delete(call);
+      const name = d[TOOL_NAMES].get(call);
+      d[TOOL_NAMES].delete(call);
       const text = resultText(b.content);
       pushToolEnd(d, ctx, { call, ok: b.is_error !== true, name, text }, b);
       pushed = true;
-      if (d.lanes.delete(call)) {
+      if (d[LANES].delete(call)) {
         const end: Emit = {
           type: 'child.end',
           child: call,
@@ -539,7 +599,7 @@ function user(d: Decoder, ctx: Line): string | undefined {
     blocks.length > 0 &&
     blocks.every((b) => isJsonObject(b) && b.type === 'tool_result')
   )
-    d.roundGap = 'results';
+    d[ROUND_GAP] = 'results';
   return undefined;
 }
 
@@ -547,7 +607,7 @@ function result(d: Decoder, ctx: Line): string | undefined {
   const r = ctx.record;
   if (typeof r.subtype !== 'string') return 'a result without a string "subtype"';
   closeRound(d, ctx.out);
-  if (!d.runOpen) openRun(d, ctx, undefined, true);
+  if (!d[RUN_OPEN]) openRun(d, ctx, undefined, true);
   // is_error decides; an `error_*` subtype fails the run even without it.
   const failed = r.is_error === true || (r.subtype !== AMP_SUCCESS && r.subtype.startsWith('error'));
   const status: RunStatus = failed ? 'failed' : 'completed';
@@ -561,7 +621,7 @@ function result(d: Decoder, ctx: Line): string | undefined {
     if (error !== undefined) e.error = error;
   } else if (text !== undefined) e.answer = text;
   // The SDK's optional total (written when no assistant line carried usage) replaces the sum.
-  if (isJsonObject(r.usage)) d.runUsage = lineUsage(r.usage);
+  if (isJsonObject(r.usage)) d[RUN_USAGE] = lineUsage(r.usage);
   const hints: AmpHints = { raw: ctx.text, record: r };
   endRun(
     d,

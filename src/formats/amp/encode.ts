@@ -61,6 +61,7 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
 };
 
 const TEXT_CARRIED = CARRIED['text.delta'] as readonly string[];
+const MESSAGE_START_CARRIED = CARRIED['message.start'] as readonly string[];
 
 /**
  * Whether another format's text deltas that extend the text block the last delta left are
@@ -76,6 +77,14 @@ export const AMP_JOIN_SHORTCUT: { enabled: boolean } = { enabled: true };
  */
 export const AMP_TEMPLATES: { enabled: boolean } = { enabled: true };
 
+/**
+ * Whether another format's events that write nothing here (`message.start`, implied by an
+ * assistant line, and `tool.output`, which Amp has no record for) skip the general path's lookups
+ * and dispatch (`quietEvent`). Off, only the general path runs; the property test in
+ * test/amp/writer-templates.test.ts ("quiet events") holds the two equal.
+ */
+export const AMP_QUIET_SHORTCUT: { enabled: boolean } = { enabled: true };
+
 /** A `user` or `assistant` line being gathered from the events of one record. */
 interface Pending {
   kind: 'user' | 'assistant';
@@ -87,6 +96,13 @@ interface Pending {
   session: string | undefined;
   /** For assistant lines: the round's end, which carries the stop reason and usage. */
   end: AgentEventOf<'round.end'> | undefined;
+  /**
+   * The text block built last from another format's deltas (the writer's own `{type, text}`
+   * literal), which the next delta extends while it is the last block. A field of the line, not a
+   * `WeakSet` of such blocks: blocks are only ever appended, so the last one made is the only one
+   * that can be last, and the test is a compare, not a weak-table lookup (whose table a GC walks).
+   */
+  joinable: JsonObject | undefined;
 }
 
 /**
@@ -129,9 +145,6 @@ type Writer = [
   // with its parent's, and each lane's message and results are written in their own order.
   slots: Map<string, Slot>,
   callOf: Map<string, string>,
-  // Text blocks built from another format's deltas, which the next delta extends (each is the
-  // writer's own `{type, text}` literal: the assistant template spells it).
-  joinable: WeakSet<JsonObject>,
   rounds: number,
   // The input and output the run's assistant lines carried (its result's total is the sum).
   lineInput: number,
@@ -143,6 +156,9 @@ type Writer = [
   // the general path's look at every lane (`joinDelta`). Cleared by any other event.
   joinTo: JsonObject | undefined,
   joinLane: string | undefined,
+  // The end of the last main-lane line built from the model (`lineTail`) and the session it names.
+  tailSession: string | undefined,
+  tail: string,
   // Another format's runs: Amp says one was cut off only where the stream ends.
   span: RunSpan,
 ];
@@ -152,14 +168,15 @@ const LOSS = 1;
 const SESSION = 2;
 const SLOTS = 3;
 const CALL_OF = 4;
-const JOINABLE = 5;
-const ROUNDS = 6;
-const LINE_INPUT = 7;
-const LINE_OUTPUT = 8;
-const BEFORE = 9;
-const JOIN_TO = 10;
-const JOIN_LANE = 11;
-const SPAN = 12;
+const ROUNDS = 5;
+const LINE_INPUT = 6;
+const LINE_OUTPUT = 7;
+const BEFORE = 8;
+const JOIN_TO = 9;
+const JOIN_LANE = 10;
+const TAIL_SESSION = 11;
+const TAIL = 12;
+const SPAN = 13;
 
 function newWriter(options: AmpEncodeOptions, sink: DiagnosticSink): Writer {
   return [
@@ -168,13 +185,14 @@ function newWriter(options: AmpEncodeOptions, sink: DiagnosticSink): Writer {
     undefined,
     new Map(),
     new Map(),
-    new WeakSet(),
     0,
     0,
     0,
     '',
     undefined,
     undefined,
+    undefined,
+    '',
     newRunSpan(),
   ];
 }
@@ -218,10 +236,16 @@ class AmpEncoder implements Encoder {
 }
 
 function writeEvent(w: Writer, event: AgentEvent): string {
-  if (w[JOIN_TO] !== undefined && joinDelta(w, event)) return '';
+  const p = event.provenance;
+  // Another format's event (or one built by hand): a text delta that extends the block the last
+  // one left, or an event that writes nothing here, takes its shortcut. The provenance is read
+  // once for both (an Amp event ends any join).
+  if (p?.format !== FORMAT) {
+    if (w[JOIN_TO] !== undefined && joinDelta(w, event)) return '';
+    if (AMP_QUIET_SHORTCUT.enabled && w[BEFORE] === '' && quietEvent(w, event)) return '';
+  } else w[JOIN_TO] = undefined;
   const carried = CARRIED[event.type];
   if (carried !== undefined) checkLoss(w[LOSS], event, carried);
-  const p = event.provenance;
   const own = p !== undefined && p.format === FORMAT;
   // Derived on reading (a run nobody announced, a subagent lane, a round's end after its tool
   // results, a stream without result): the lines they came from are written by their own events.
@@ -267,19 +291,21 @@ function dispatch(
       const a = pendingAssistant(w, event, line, hints);
       const last = a.blocks[a.blocks.length - 1];
       // Amp writes a message's text whole, one block: another format's deltas are joined.
-      if (!own && last !== undefined && last.type === 'text' && w[JOINABLE].has(last)) {
+      if (!own && last !== undefined && last === a.joinable) {
         last.text = `${last.text as string}${event.text}`;
         w[JOIN_TO] = last;
         w[JOIN_LANE] = event.lane;
         return text;
       }
-      const b = block(hints, { type: 'text', text: event.text });
-      a.blocks.push(b);
-      if (!own) {
-        w[JOINABLE].add(b);
-        w[JOIN_TO] = b;
-        w[JOIN_LANE] = event.lane;
+      if (own) {
+        a.blocks.push(block(hints, { type: 'text', text: event.text }));
+        return text;
       }
+      const b: JsonObject = { type: 'text', text: event.text as string };
+      a.blocks.push(b);
+      a.joinable = b;
+      w[JOIN_TO] = b;
+      w[JOIN_LANE] = event.lane;
       return text;
     }
     case 'reasoning.delta': {
@@ -315,7 +341,7 @@ function dispatch(
         // A subagent round's usage sums its calls' usage, which had their lines: not said twice.
         slot[SLOT_USAGE_SAID] = false;
         if (slot[SLOT_ASSISTANT] === undefined && event.lane !== undefined && !own)
-          return text + flushResults(slot);
+          return text + flushResults(w, slot);
       }
       if (slot[SLOT_ASSISTANT] === undefined && slot[SLOT_EARLY]) {
         slot[SLOT_EARLY] = false;
@@ -326,7 +352,7 @@ function dispatch(
             'round.end.usage',
             `${FORMAT} wrote the round's message before its end (a subagent's lines came between): its usage and stop reason have no line left`,
           );
-        return text + flushResults(slot);
+        return text + flushResults(w, slot);
       }
       slot[SLOT_ASSISTANT] ??= start(w, 'assistant', event, line, hints);
       slot[SLOT_ASSISTANT].end = event;
@@ -377,6 +403,24 @@ function dispatch(
   }
 }
 
+// Another format's `message.start` or `tool.output` with nothing held to put out (the caller
+// checked both): what the general path does for them (the loss check, or the loss said once; no
+// line, no flush), without the lookup of the carried fields and the dispatch. The type's length
+// is compared first: a decoder's `JSON.parse` leaves these two words uninternalised, and every
+// compare of such a string with a constant reads its characters.
+function quietEvent(w: Writer, event: AgentEvent): boolean {
+  const type = event.type;
+  // (A hand-built event without a type has no length: it takes the general path.)
+  const n = (type as string | undefined)?.length;
+  if (n === 13 && type === 'message.start') {
+    checkLoss(w[LOSS], event, MESSAGE_START_CARRIED);
+    return true;
+  }
+  if (n !== 11 || type !== 'tool.output') return false;
+  if (!lossReported(w[LOSS], type)) reportLoss(w[LOSS], event, type, `${FORMAT} has no record for ${type}`);
+  return true;
+}
+
 function endWrite(w: Writer): string {
   w[JOIN_TO] = undefined;
   return flush(w);
@@ -388,11 +432,11 @@ function endWrite(w: Writer): string {
 function joinDelta(w: Writer, event: AgentEvent): boolean {
   const to = w[JOIN_TO];
   w[JOIN_TO] = undefined;
+  // Another format's event (the caller checked the provenance).
   if (
     to === undefined ||
     event.type !== 'text.delta' ||
     event.lane !== w[JOIN_LANE] ||
-    event.provenance?.format === FORMAT ||
     !AMP_JOIN_SHORTCUT.enabled
   )
     return false;
@@ -424,13 +468,13 @@ function flushOther(w: Writer, line: number | undefined): string {
   for (const slot of w[SLOTS].values()) {
     if (slot[SLOT_ASSISTANT] !== undefined && slot[SLOT_ASSISTANT].line !== line)
       text += flushAssistant(w, slot);
-    if (slot[SLOT_RESULTS] !== undefined && slot[SLOT_RESULTS].line !== line) text += flushResults(slot);
+    if (slot[SLOT_RESULTS] !== undefined && slot[SLOT_RESULTS].line !== line) text += flushResults(w, slot);
   }
   return text;
 }
 
 function flushSlot(w: Writer, slot: Slot): string {
-  return flushAssistant(w, slot) + flushResults(slot);
+  return flushAssistant(w, slot) + flushResults(w, slot);
 }
 
 function flush(w: Writer): string {
@@ -484,7 +528,7 @@ function pendingAssistant(
   }
   if (slot[SLOT_ASSISTANT] === undefined) {
     slot[SLOT_EARLY] = false;
-    w[BEFORE] += flushResults(slot);
+    w[BEFORE] += flushResults(w, slot);
     slot[SLOT_ASSISTANT] = start(w, 'assistant', event, line, hints);
   }
   return slot[SLOT_ASSISTANT];
@@ -498,7 +542,16 @@ function start(
   hints: AmpHints | undefined,
 ): Pending {
   const l = event.lane === undefined ? undefined : (w[CALL_OF].get(event.lane) ?? event.lane);
-  return { kind, blocks: [], line, hints, lane: l, session: sessionOf(w, event), end: undefined };
+  return {
+    kind,
+    blocks: [],
+    line,
+    hints,
+    lane: l,
+    session: sessionOf(w, event),
+    end: undefined,
+    joinable: undefined,
+  };
 }
 
 /** A content block: the kept one with the model's fields set (its own others in place). */
@@ -591,7 +644,7 @@ function assistantTemplate(w: Writer, a: Pending): string | undefined {
       // A joined block is a rope of its deltas, spelled alone (`JSON.stringify` flattens it once;
       // `jsonString`'s escape test would flatten it first, and most prose has a line break).
       out +=
-        typeof t === 'string' && w[JOINABLE].has(b)
+        typeof t === 'string' && b === a.joinable
           ? `${AMP_TEXT_BLOCK_HEAD}${JSON.stringify(t)}}`
           : JSON.stringify(b);
     }
@@ -609,7 +662,7 @@ function assistantTemplate(w: Writer, a: Pending): string | undefined {
       }
     }
   }
-  return `${out}},"parent_tool_use_id":${laneId === undefined ? 'null' : jsonString(laneId)},"session_id":${jsonString(session)}}\n`;
+  return `${out}}${lineTail(w, laneId, session)}`;
 }
 
 // `JSON.stringify(usage(w, u, undefined))` (the same checks and loss, in the same order), spelled
@@ -619,17 +672,29 @@ function usageText(w: Writer, u: Usage): string {
   const write = count(u.cacheWrite, 'usage.cacheWrite');
   const input = count(u.input, 'usage.input');
   const output = count(u.output, 'usage.output');
-  let text = '';
-  if (input !== undefined) text += `,"input_tokens":${numberText(input - (read ?? 0) - (write ?? 0))}`;
-  if (write !== undefined) text += `,"cache_creation_input_tokens":${numberText(write)}`;
-  if (read !== undefined) text += `,"cache_read_input_tokens":${numberText(read)}`;
-  if (output !== undefined) text += `,"output_tokens":${numberText(output)}`;
+  // Each count after the separator the one before left (no leading comma cut off afterwards: a
+  // slice of the joined pieces would flatten them first).
+  let text = '{';
+  let sep = '';
+  if (input !== undefined) {
+    text += `"input_tokens":${numberText(input - (read ?? 0) - (write ?? 0))}`;
+    sep = ',';
+  }
+  if (write !== undefined) {
+    text += `${sep}"cache_creation_input_tokens":${numberText(write)}`;
+    sep = ',';
+  }
+  if (read !== undefined) {
+    text += `${sep}"cache_read_input_tokens":${numberText(read)}`;
+    sep = ',';
+  }
+  if (output !== undefined) text += `${sep}"output_tokens":${numberText(output)}`;
   // Reported once: the event the report names is built only the first time.
   if (u.costUsd !== undefined && !lossReported(w[LOSS], COST_FIELD))
     reportLoss(w[LOSS], { type: 'usage', usage: u }, COST_FIELD, `${FORMAT} reports no cost`);
   if (u.reasoning !== undefined && !lossReported(w[LOSS], REASONING_FIELD))
     reportLoss(w[LOSS], { type: 'usage', usage: u }, REASONING_FIELD, REASONING_WHY);
-  return text === '' ? '{}' : `{${text.slice(1)}}`;
+  return `${text}}`;
 }
 
 const COST_FIELD = 'usage.costUsd';
@@ -655,12 +720,12 @@ function plainUsage(u: Usage): boolean {
   );
 }
 
-function flushResults(slot: Slot): string {
+function flushResults(w: Writer, slot: Slot): string {
   const u = slot[SLOT_RESULTS];
   if (u === undefined) return '';
   slot[SLOT_RESULTS] = undefined;
   if (u.hints === undefined && AMP_TEMPLATES.enabled) {
-    const line = userTemplate(u);
+    const line = userTemplate(w, u);
     if (line !== undefined) return line;
   }
   const kept = isJsonObject(u.hints?.record?.message) ? (u.hints.record.message as JsonObject) : undefined;
@@ -684,7 +749,7 @@ function flushResults(slot: Slot): string {
  * spell or a block is not spelled alone as inside the record: the general path writes the line
  * then, or names the value that cannot be written.
  */
-function userTemplate(u: Pending): string | undefined {
+function userTemplate(w: Writer, u: Pending): string | undefined {
   const session = u.session;
   const laneId = u.lane;
   if (typeof session !== 'string' || (laneId !== undefined && typeof laneId !== 'string')) return undefined;
@@ -695,7 +760,21 @@ function userTemplate(u: Pending): string | undefined {
     if (b === undefined) return undefined;
     out += i > 0 ? `,${b}` : b;
   }
-  return `${out}]},"parent_tool_use_id":${laneId === undefined ? 'null' : jsonString(laneId)},"session_id":${jsonString(session)}}\n`;
+  return `${out}]}${lineTail(w, laneId, session)}`;
+}
+
+// The end of a line built from the model after its message (`AMP_MESSAGE_LINE_KEYS`): the lane,
+// the session, the brace and the line feed. A main-lane line of the session the last one named
+// (every line of a run, mostly) reuses that line's end instead of testing the session for escapes
+// and joining the pieces again.
+function lineTail(w: Writer, laneId: string | undefined, session: string): string {
+  if (laneId === undefined && session === w[TAIL_SESSION]) return w[TAIL];
+  const tail = `,"parent_tool_use_id":${laneId === undefined ? 'null' : jsonString(laneId)},"session_id":${jsonString(session)}}\n`;
+  if (laneId === undefined) {
+    w[TAIL_SESSION] = session;
+    w[TAIL] = tail;
+  }
+  return tail;
 }
 
 // `JSON.stringify` of a content block alone, when that is how it is spelled inside the record:
@@ -777,7 +856,7 @@ function userText(w: Writer, event: AgentEvent, text: string, hints: AmpHints | 
     ? keptMessage.content.find((b) => isJsonObject(b) && b.type === 'text')
     : undefined;
   p.blocks.push(block(isJsonObject(keptBlock) ? { block: keptBlock } : undefined, { type: 'text', text }));
-  return flushResults(newSlot(p));
+  return flushResults(w, newSlot(p));
 }
 
 function result(w: Writer, event: AgentEventOf<'run.end'>, hints: AmpHints | undefined): string {
