@@ -1,5 +1,6 @@
 import { createParser, type EventSourceParser, type ParseError } from 'eventsource-parser';
 import { AgentwireError, type Diagnostic, diagnosticAt, type Format } from '../diagnostics';
+import { UNSET, type Writable } from '../plain';
 import {
   endInput,
   type LineSink,
@@ -105,9 +106,9 @@ function newSseState(handler: SseHandler, options: SseReaderOptions): SseState {
     onError: (error) => parseError(s, error),
   });
   const s: SseState = {
-    handler,
-    split: newSplitState(sink, lineOptions),
-    parser,
+    handler: UNSET,
+    split: UNSET,
+    parser: UNSET,
     maxEventBytes: Number.isFinite(max) && max >= 0 ? Math.floor(max) : DEFAULT_MAX_EVENT_BYTES,
     format: options.format,
     last: options.lastEventId ?? '',
@@ -123,9 +124,16 @@ function newSseState(handler: SseHandler, options: SseReaderOptions): SseState {
     dataLines: 0,
     eventType: undefined,
   };
+  // The object fields set after the literal, first `undefined`: no per-line code depends on
+  // their hidden classes (src/plain.ts, `UNSET`).
+  const w = s as Writable<SseState>;
+  w.handler = handler;
+  w.split = newSplitState(sink, lineOptions);
+  w.parser = parser;
   resetParser(s);
   return s;
 }
+
 
 /**
  * A WHATWG `text/event-stream` reader. Lines come from the shared {@link LineSplitter} (CR, LF,

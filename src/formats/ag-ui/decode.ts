@@ -17,6 +17,7 @@ import {
   resolveMaxDepth,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance, QuestionItem } from '../../model';
+import { UNSET, type Writable } from '../../plain';
 import { incompleteRunEnd } from '../../record';
 import { readFixed, readPlainString, readStringTo, textReader } from '../../text-reader';
 import {
@@ -172,9 +173,9 @@ interface Decoder {
 }
 
 function newDecoder(options: AguiDecodeOptions, sink: DiagnosticSink): Decoder {
-  return {
-    sink,
-    report: lineReporter(sink, FORMAT),
+  const d: Decoder = {
+    sink: UNSET,
+    report: UNSET,
     maxDepth: resolveMaxDepth(options.maxDepth),
     mode: 'sse',
     session: undefined,
@@ -183,20 +184,33 @@ function newDecoder(options: AguiDecodeOptions, sink: DiagnosticSink): Decoder {
     round: 0,
     stepOpen: false,
     stepText: '',
-    names: new Map(),
-    args: new Map(),
-    otherRoles: new Set(),
-    questions: new Set(),
-    asked: new Set(),
-    open: new Map(),
+    names: UNSET,
+    args: UNSET,
+    otherRoles: UNSET,
+    questions: UNSET,
+    asked: UNSET,
+    open: UNSET,
     before: [],
-    parents: new Map(),
+    parents: UNSET,
     held: undefined,
     lastChunkCall: '',
     lastLine: 1,
     lastOffset: 0,
     lastTs: undefined,
   };
+  // The object fields set after the literal, first `undefined`: no per-line code depends on
+  // their hidden classes (src/plain.ts, `UNSET`).
+  const w = d as Writable<Decoder>;
+  w.sink = sink;
+  w.report = lineReporter(sink, FORMAT);
+  w.names = new Map();
+  w.args = new Map();
+  w.otherRoles = new Set();
+  w.questions = new Set();
+  w.asked = new Set();
+  w.open = new Map();
+  w.parents = new Map();
+  return d;
 }
 
 function setFraming(d: Decoder, framing: JsonFraming): void {

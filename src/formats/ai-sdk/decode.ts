@@ -11,6 +11,7 @@ import {
   resolveMaxDepth,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
+import { UNSET, type Writable } from '../../plain';
 import { readFixed, readPlainString, readStringTo, textReader } from '../../text-reader';
 import {
   AISDK_CANONICAL,
@@ -122,9 +123,9 @@ interface Decoder {
 }
 
 function newDecoder(options: AiSdkDecodeOptions, sink: DiagnosticSink): Decoder {
-  return {
-    sink,
-    report: lineReporter(sink, FORMAT),
+  const d: Decoder = {
+    sink: UNSET,
+    report: UNSET,
     maxDepth: resolveMaxDepth(options.maxDepth),
     mode: 'sse',
     run: undefined,
@@ -133,13 +134,20 @@ function newDecoder(options: AiSdkDecodeOptions, sink: DiagnosticSink): Decoder 
     round: 0,
     stepOpen: false,
     stepText: '',
-    names: new Map(),
+    names: UNSET,
     held: undefined,
     saidError: undefined,
     before: [],
     lastLine: 1,
     lastOffset: 0,
   };
+  // The object fields set after the literal, first `undefined`: no per-line code depends on
+  // their hidden classes (src/plain.ts, `UNSET`).
+  const w = d as Writable<Decoder>;
+  w.sink = sink;
+  w.report = lineReporter(sink, FORMAT);
+  w.names = new Map();
+  return d;
 }
 
 function setFraming(d: Decoder, framing: JsonFraming): void {
