@@ -1,7 +1,7 @@
 import { type Diagnostic, diagnosticAt, type Format } from '../diagnostics';
+import { UNSET, type Writable } from '../plain';
 import { isBomByte } from './bom';
 import { allocBytes, decodeUtf8, encodeUtf8, isValidUtf8 } from './utf8';
-import { UNSET, type Writable } from '../plain';
 
 /** Default `maxLineBytes`: 1 MiB. */
 export const DEFAULT_MAX_LINE_BYTES: number = 1024 * 1024;

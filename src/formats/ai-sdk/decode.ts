@@ -83,12 +83,25 @@ export function createAiSdkRecordDecoder(
   options: AiSdkDecodeOptions,
   sink: DiagnosticSink,
 ): FramedRecordDecoder {
-  const d = newDecoder(options, sink);
-  return {
-    framing: (framing) => setFraming(d, framing),
-    line: (text, line, offset, out) => readLine(d, text, line, offset, out),
-    end: (out) => endStream(d, out),
-  };
+  return new RecordDecoderOf(newDecoder(options, sink));
+}
+
+/**
+ * The record decoder over one state: a class, not a literal of closures made per decoder, so the
+ * framing's optimised per-record code that inlines `line` holds for the next decoder too
+ * (docs/performance.md, "AG-UI and AI SDK codecs", round twelve).
+ */
+class RecordDecoderOf implements FramedRecordDecoder {
+  constructor(private readonly d: Decoder) {}
+  framing(framing: JsonFraming): void {
+    setFraming(this.d, framing);
+  }
+  line(text: string, line: number, offset: number, out: AgentEvent[]): void {
+    readLine(this.d, text, line, offset, out);
+  }
+  end(out: AgentEvent[]): void {
+    endStream(this.d, out);
+  }
 }
 
 /**
