@@ -76,3 +76,20 @@ export const KeptLineHints: new (raw: string, record: unknown) => KeptLine = pla
   this.raw = raw;
   this.record = record;
 });
+
+/**
+ * The first value of a state literal's object field that is set right after the literal
+ * ({@link Writable}): `undefined`, so the field's type is "any" from the start.
+ *
+ * Why: V8 gives a field whose first value is an object that object's hidden class as its type,
+ * and the optimised per-line code that reads the field depends on it. A decoder's state literal
+ * is made once per stream, so after a full GC its hidden class is often new, and the next
+ * stream's literal (made from the boilerplate V8 keeps by then) widens the field's type, which
+ * throws away all that code at the start of the stream (`--trace-deopt`: "code dependencies";
+ * docs/performance.md, "AG-UI and AI SDK codecs", round twelve). A field that held `undefined`
+ * first is never narrowed, so nothing depends on it.
+ */
+export const UNSET: never = undefined as never;
+
+/** `T` with its `readonly` fields writable: for setting a literal's {@link UNSET} fields once. */
+export type Writable<T> = { -readonly [K in keyof T]: T[K] };

@@ -4,10 +4,10 @@
 // text to the format's record decoder; the writer frames each record in the chosen framing.
 
 import { BlankLines, type ChunkDecoder, type DecodeOptions, isBlankLine, type RecordDecoder } from '../codec';
-import type { DiagnosticSink, Format } from '../diagnostics';
+import type { Diagnostic, DiagnosticSink, Format } from '../diagnostics';
 import type { AgentEvent } from '../model';
 import { LineSplitter } from './lines';
-import { formatSseJsonEvent, SseReader } from './sse';
+import { formatSseJsonEvent, type SseHandler, type SseMessage, SseReader } from './sse';
 
 /** How a UI protocol stream is framed: server-sent events or JSON Lines. */
 export type JsonFraming = 'sse' | 'jsonl';
@@ -63,7 +63,9 @@ export function jsonStreamChunkDecoder(
   sink: DiagnosticSink,
   records: FramedRecordDecoder,
 ): ChunkDecoder {
-  let out: AgentEvent[] = [];
+  // The events of the current `push` go to `to.out`: one object the SSE handler reads, made
+  // by a class like the handler (see {@link SseRecords}).
+  const to = new SseRecords(records, sink);
   let held: Array<Uint8Array | string> = [];
   let heldBytes = 0;
   let reader: { push(chunk: Uint8Array | string): void; end(): void } | undefined;
@@ -74,13 +76,7 @@ export function jsonStreamChunkDecoder(
       const sseOptions: { format: Format; maxLineBytes?: number; maxEventBytes?: number } = { format };
       if (options.maxLineBytes !== undefined) sseOptions.maxLineBytes = options.maxLineBytes;
       if (options.maxEventBytes !== undefined) sseOptions.maxEventBytes = options.maxEventBytes;
-      const sse = new SseReader(
-        {
-          message: (m) => records.line(m.data, m.line, m.offset, out),
-          diagnostic: (d) => sink.report(d),
-        },
-        sseOptions,
-      );
+      const sse = new SseReader(to, sseOptions);
       reader = { push: (c) => sse.push(c), end: () => sse.end() };
       return;
     }
@@ -91,7 +87,7 @@ export function jsonStreamChunkDecoder(
         line: (text, line, offset, bytes) => {
           // The one rule for blank lines of every JSON Lines format (src/codec.ts).
           if (text.length === 0 || (text.charCodeAt(0) <= 32 && isBlankLine(text))) blanks.skip(line, offset);
-          else records.line(text, line, offset, out, bytes);
+          else records.line(text, line, offset, to.out, bytes);
         },
         diagnostic: (d) => sink.report(d),
       },
@@ -118,7 +114,7 @@ export function jsonStreamChunkDecoder(
 
   return {
     push(chunk, target) {
-      out = target;
+      to.out = target;
       if (reader === undefined) {
         held.push(chunk);
         heldBytes += chunk.length;
@@ -131,7 +127,7 @@ export function jsonStreamChunkDecoder(
       reader.push(chunk);
     },
     end(target) {
-      out = target;
+      to.out = target;
       if (reader === undefined) {
         start('sse');
         flushHeld();
@@ -140,6 +136,27 @@ export function jsonStreamChunkDecoder(
       if (options.incompleteLine !== 'hold') records.end(target);
     },
   };
+}
+
+/**
+ * The SSE reader's handler of a JSON event stream: each event's data is one record, its events
+ * appended to `out` (the current `push`'s array). A class, not a literal of closures made per
+ * decoder: its methods are the same functions for every decoder, so the reader's optimised
+ * per-event code that inlines them holds for the next decoder too (docs/performance.md, "AG-UI
+ * and AI SDK codecs", round twelve).
+ */
+class SseRecords implements SseHandler {
+  out: AgentEvent[] = [];
+  constructor(
+    private readonly records: FramedRecordDecoder,
+    private readonly sink: DiagnosticSink,
+  ) {}
+  message(m: SseMessage): void {
+    this.records.line(m.data, m.line, m.offset, this.out);
+  }
+  diagnostic(d: Diagnostic): void {
+    this.sink.report(d);
+  }
 }
 
 /** One record's JSON text in a framing: `data: {json}\n\n` (SSE) or `{json}\n` (JSON Lines). */

@@ -1,4 +1,5 @@
 import { type Diagnostic, diagnosticAt, type Format } from '../diagnostics';
+import { UNSET, type Writable } from '../plain';
 import { isBomByte } from './bom';
 import { allocBytes, decodeUtf8, encodeUtf8, isValidUtf8 } from './utf8';
 
@@ -86,13 +87,13 @@ export interface SplitState {
  */
 export function newSplitState(sink: LineSink, options: LineSplitterOptions): SplitState {
   const max = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
-  return {
+  const s: SplitState = {
     mode: options.mode ?? 'jsonl',
     max: Number.isFinite(max) && max >= 0 ? Math.floor(max) : DEFAULT_MAX_LINE_BYTES,
     format: options.format,
-    sink,
+    sink: UNSET,
     pairs: sink.lineBeforeBlank !== undefined,
-    pending: new Uint8Array(0),
+    pending: UNSET,
     pendingLength: 0,
     discarding: false,
     discardedBytes: 0,
@@ -103,6 +104,12 @@ export function newSplitState(sink: LineSink, options: LineSplitterOptions): Spl
     lineStart: 0,
     consumed: 0,
   };
+  // The object fields set after the literal, first `undefined`: no per-line code depends on
+  // their hidden classes (src/plain.ts, `UNSET`).
+  const w = s as Writable<SplitState>;
+  w.sink = sink;
+  w.pending = new Uint8Array(0);
+  return s;
 }
 
 /**

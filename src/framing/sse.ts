@@ -1,5 +1,6 @@
 import { createParser, type EventSourceParser, type ParseError } from 'eventsource-parser';
 import { AgentwireError, type Diagnostic, diagnosticAt, type Format } from '../diagnostics';
+import { UNSET, type Writable } from '../plain';
 import {
   endInput,
   type LineSink,
@@ -87,17 +88,12 @@ function newSseState(handler: SseHandler, options: SseReaderOptions): SseState {
   const lineOptions: { mode: 'sse'; maxLineBytes?: number; format?: Format } = { mode: 'sse' };
   if (options.maxLineBytes !== undefined) lineOptions.maxLineBytes = options.maxLineBytes;
   if (options.format !== undefined) lineOptions.format = options.format;
-  // The callbacks reach the state through this closure; `s` is assigned before any is called.
-  const sink: LineSink = SSE_DATA_BLOCKS.enabled
-    ? {
-        line: (text, line, offset, bytes) => readLine(s, text, line, offset, bytes),
-        diagnostic: (d) => lineDiagnostic(s, d),
-        lineBeforeBlank: (text, line, offset, bytes) => readDataBlock(s, text, line, offset, bytes),
-      }
-    : {
-        line: (text, line, offset, bytes) => readLine(s, text, line, offset, bytes),
-        diagnostic: (d) => lineDiagnostic(s, d),
-      };
+  // The sink reaches the state through its `s` field, set below before any line is read. Its
+  // methods are the same functions for every reader, not closures made per reader: the optimised
+  // per-line code that inlines the sink's calls then holds for the next reader too, where a
+  // closure of the last reader made it bail out at every new stream ("wrong call target";
+  // docs/performance.md, "AG-UI and AI SDK codecs", round twelve).
+  const sink = SSE_DATA_BLOCKS.enabled ? new SseBlockSink() : new SseLineSink();
   const parser = createParser({
     onEvent: (e) => dispatch(s, e.event, e.data),
     onRetry: (ms) => s.handler.retry?.(ms),
@@ -105,9 +101,9 @@ function newSseState(handler: SseHandler, options: SseReaderOptions): SseState {
     onError: (error) => parseError(s, error),
   });
   const s: SseState = {
-    handler,
-    split: newSplitState(sink, lineOptions),
-    parser,
+    handler: UNSET,
+    split: UNSET,
+    parser: UNSET,
     maxEventBytes: Number.isFinite(max) && max >= 0 ? Math.floor(max) : DEFAULT_MAX_EVENT_BYTES,
     format: options.format,
     last: options.lastEventId ?? '',
@@ -123,8 +119,33 @@ function newSseState(handler: SseHandler, options: SseReaderOptions): SseState {
     dataLines: 0,
     eventType: undefined,
   };
+  // The object fields set after the literal, first `undefined`: no per-line code depends on
+  // their hidden classes (src/plain.ts, `UNSET`).
+  const w = s as Writable<SseState>;
+  w.handler = handler;
+  w.split = newSplitState(sink, lineOptions);
+  w.parser = parser;
+  sink.s = s;
   resetParser(s);
   return s;
+}
+
+/** The splitter's sink of a reader: each line read by {@link readLine}. */
+class SseLineSink implements LineSink {
+  s: SseState | undefined = undefined;
+  line(text: string, line: number, offset: number, bytes: number): void {
+    readLine(this.s!, text, line, offset, bytes);
+  }
+  diagnostic(d: Diagnostic): void {
+    lineDiagnostic(this.s!, d);
+  }
+}
+
+/** {@link SseLineSink} with the one-line block fast path ({@link readDataBlock}). */
+class SseBlockSink extends SseLineSink {
+  lineBeforeBlank(text: string, line: number, offset: number, bytes: number): boolean {
+    return readDataBlock(this.s!, text, line, offset, bytes);
+  }
 }
 
 /**

@@ -60,6 +60,63 @@ function aguiLines(): fc.Arbitrary<string> {
           : `{"type":"TOOL_CALL_RESULT","messageId":${j(a)},"toolCallId":${j(b)},"content":${j(t)},"role":"tool"}`,
       ),
     );
+  // The short records of a step, a message and a call (round twelve).
+  const short = fc
+    .tuple(str, str, str)
+    .chain(([a, b, t]) =>
+      fc.constantFrom(
+        `{"type":"STEP_STARTED","stepName":${j(a)}}`,
+        `{"type":"TEXT_MESSAGE_START","messageId":${j(a)},"role":"assistant"}`,
+        `{"type":"TEXT_MESSAGE_END","messageId":${j(a)}}`,
+        `{"type":"TOOL_CALL_START","toolCallId":${j(a)},"toolCallName":${j(b)}}`,
+        `{"type":"TOOL_CALL_ARGS","toolCallId":${j(a)},"delta":${j(t)}}`,
+        `{"type":"TOOL_CALL_END","toolCallId":${j(a)}}`,
+        `{"type":"TOOL_CALL_END","toolCallId":${j(a)},"metadata":{"agentwire":{"argsSummary":${j(t)}}}}`,
+      ),
+    );
+  const shortHandmade = fc
+    .tuple(raw, raw, raw)
+    .chain(([a, b, t]) =>
+      fc.constantFrom(
+        `{"type":"STEP_STARTED","stepName":"${a}"}`,
+        `{"type":"TEXT_MESSAGE_START","messageId":"${a}","role":"assistant"}`,
+        `{"type":"TEXT_MESSAGE_END","messageId":"${a}"}`,
+        `{"type":"TOOL_CALL_START","toolCallId":"${a}","toolCallName":"${b}"}`,
+        `{"type":"TOOL_CALL_ARGS","toolCallId":"${a}","delta":"${t}"}`,
+        `{"type":"TOOL_CALL_END","toolCallId":"${a}","metadata":{"agentwire":{"argsSummary":"${t}"}}}`,
+      ),
+    );
+  const shortRespelled = fc
+    .tuple(str, str, str)
+    .chain(([a, b, t]) =>
+      fc.constantFrom(
+        `{"type":"STEP_STARTED","stepName":${j(a)},"timestamp":5}`,
+        `{"type":"STEP_STARTED","stepName":5}`,
+        `{"type":"STEP_STARTED" ,"stepName":${j(a)}}`,
+        `{"type":"STEP_FINISHED","stepName":${j(a)}}`,
+        `{"type":"TEXT_MESSAGE_START","messageId":${j(a)}}`,
+        `{"type":"TEXT_MESSAGE_START","messageId":${j(a)},"role":"user"}`,
+        `{"type":"TEXT_MESSAGE_START","messageId":${j(a)},"role":"assistant","subagentRunId":"k1"}`,
+        `{"type":"TEXT_MESSAGE_START","role":"assistant","messageId":${j(a)}}`,
+        `{"type":"TEXT_MESSAGE_END","messageId":${j(a)},"messageId":${j(b)}}`,
+        `{"type":"TEXT_MESSAGE_END","messageId":"\\u0061${a.replace(/["\\\u0000-\u001f]/g, '')}"}`,
+        `{"type":"TEXT_MESSAGE_CHUNK","messageId":${j(a)},"delta":${j(t)}}`,
+        `{"type":"TOOL_CALL_START","toolCallId":${j(a)},"toolCallName":${j(b)},"parentMessageId":"m1"}`,
+        `{"type":"TOOL_CALL_START","toolCallName":${j(b)},"toolCallId":${j(a)}}`,
+        `{"type":"TOOL_CALL_START","toolCallId":${j(a)}${j(b)}}`,
+        `{"type":"TOOL_CALL_ARGS","toolCallId":${j(a)},"delta":5}`,
+        `{"type":"TOOL_CALL_ARGS","toolCallId":${j(a)},"delta":${j(t)},"timestamp":1}`,
+        `{"type":"TOOL_CALL_ARGS","toolCallId":${j(a)},"delta":"${'w'.repeat(4100)}"}`,
+        `{"type":"TOOL_CALL_CHUNK","toolCallId":${j(a)},"delta":${j(t)}}`,
+        `{"type":"TOOL_CALL_END","toolCallId":${j(a)},"metadata":{"agentwire":{"argsSummary":${j(t)},"kind":"read"}}}`,
+        `{"type":"TOOL_CALL_END","toolCallId":${j(a)},"metadata":{"agentwire":{"argsSummary":5}}}`,
+        `{"type":"TOOL_CALL_END","toolCallId":${j(a)},"metadata":{"agentwire":{"command":${j(t)}}}}`,
+        `{"type":"TOOL_CALL_END","toolCallId":${j(a)},"metadata":{"agentwire":{"argsSummary":${j(t)}}},"subagentRunId":"k1"}`,
+        `{"type":"TOOL_CALL_END","toolCallId":${j(a)},"metadata":{"other":{"argsSummary":${j(t)}}}}`,
+        `{"type":"TOOL_CALL_END","toolCallId":${j(a)},"metadata":{"agentwire":{"argsSummary":${j(t)}}}}}`,
+        `{"type":"TOOL_CALL_END","toolCallId":5}`,
+      ),
+    );
   const handmade = fc
     .tuple(raw, raw, raw)
     .chain(([a, b, t]) =>
@@ -99,7 +156,7 @@ function aguiLines(): fc.Arbitrary<string> {
         `{"type":"TOOL_CALL_RESULT","messageId":${j(a)},"toolCallId":${j(b)},"content":"${'y'.repeat(4100)}","role":"tool"}`,
       ),
     );
-  return edits(fc.oneof(canonical, handmade), respelled);
+  return edits(fc.oneof(canonical, handmade, short, shortHandmade), fc.oneof(respelled, shortRespelled));
 }
 
 /** Every spelling the AI SDK reader takes, then the near ones. */
@@ -173,6 +230,7 @@ function edits(lines: fc.Arbitrary<string>, respelled: fc.Arbitrary<string>): fc
       `${line.slice(0, -1)}]`,
       `${line.slice(0, -2)}}`,
       `${line.slice(0, -3)}}}`,
+      `${line.slice(0, -3)}x}}`,
     ),
   );
   return fc.oneof(
@@ -253,6 +311,12 @@ describe.each(CASES)('$name decoder: canonical-line readers and the general path
           '{"type":"CUSTOM","name":"agentwire.tool.output","value":{"call":"c1","text":"a \\"b\\"\\nc"}}',
           '{"type":"TOOL_CALL_RESULT","messageId":"m9","toolCallId":"c1","content":"ok","role":"tool"}',
           '{"type":"TOOL_CALL_RESULT","messageId":"m9","toolCallId":"c1","content":"no","role":"tool","metadata":{"agentwire":{"ok":false}}}',
+          '{"type":"TEXT_MESSAGE_START","messageId":"m2","role":"assistant"}',
+          '{"type":"TEXT_MESSAGE_END","messageId":"m2"}',
+          '{"type":"TOOL_CALL_START","toolCallId":"c2","toolCallName":"read"}',
+          '{"type":"TOOL_CALL_ARGS","toolCallId":"c2","delta":"{\\"path\\":\\"a\\"}"}',
+          '{"type":"TOOL_CALL_END","toolCallId":"c2","metadata":{"agentwire":{"argsSummary":"path=\\"a\\""}}}',
+          '{"type":"STEP_STARTED","stepName":"round 2"}',
         ]
       : [
           '{"type":"data-agentwire.tool.output","data":{"call":"c1","text":"a \\"b\\"\\nc"}}',

@@ -17,6 +17,7 @@ import {
   resolveMaxDepth,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance, QuestionItem } from '../../model';
+import { UNSET, type Writable } from '../../plain';
 import { incompleteRunEnd } from '../../record';
 import { readFixed, readPlainString, readStringTo, textReader } from '../../text-reader';
 import {
@@ -121,12 +122,25 @@ export function createAguiRecordDecoder(
   options: AguiDecodeOptions,
   sink: DiagnosticSink,
 ): FramedRecordDecoder {
-  const d = newDecoder(options, sink);
-  return {
-    framing: (framing) => setFraming(d, framing),
-    line: (text, line, offset, out) => readLine(d, text, line, offset, out),
-    end: (out) => endStream(d, out),
-  };
+  return new RecordDecoderOf(newDecoder(options, sink));
+}
+
+/**
+ * The record decoder over one state: a class, not a literal of closures made per decoder, so the
+ * framing's optimised per-record code that inlines `line` holds for the next decoder too
+ * (docs/performance.md, "AG-UI and AI SDK codecs", round twelve).
+ */
+class RecordDecoderOf implements FramedRecordDecoder {
+  constructor(private readonly d: Decoder) {}
+  framing(framing: JsonFraming): void {
+    setFraming(this.d, framing);
+  }
+  line(text: string, line: number, offset: number, out: AgentEvent[]): void {
+    readLine(this.d, text, line, offset, out);
+  }
+  end(out: AgentEvent[]): void {
+    endStream(this.d, out);
+  }
 }
 
 /**
@@ -172,9 +186,9 @@ interface Decoder {
 }
 
 function newDecoder(options: AguiDecodeOptions, sink: DiagnosticSink): Decoder {
-  return {
-    sink,
-    report: lineReporter(sink, FORMAT),
+  const d: Decoder = {
+    sink: UNSET,
+    report: UNSET,
     maxDepth: resolveMaxDepth(options.maxDepth),
     mode: 'sse',
     session: undefined,
@@ -183,20 +197,33 @@ function newDecoder(options: AguiDecodeOptions, sink: DiagnosticSink): Decoder {
     round: 0,
     stepOpen: false,
     stepText: '',
-    names: new Map(),
-    args: new Map(),
-    otherRoles: new Set(),
-    questions: new Set(),
-    asked: new Set(),
-    open: new Map(),
+    names: UNSET,
+    args: UNSET,
+    otherRoles: UNSET,
+    questions: UNSET,
+    asked: UNSET,
+    open: UNSET,
     before: [],
-    parents: new Map(),
+    parents: UNSET,
     held: undefined,
     lastChunkCall: '',
     lastLine: 1,
     lastOffset: 0,
     lastTs: undefined,
   };
+  // The object fields set after the literal, first `undefined`: no per-line code depends on
+  // their hidden classes (src/plain.ts, `UNSET`).
+  const w = d as Writable<Decoder>;
+  w.sink = sink;
+  w.report = lineReporter(sink, FORMAT);
+  w.names = new Map();
+  w.args = new Map();
+  w.otherRoles = new Set();
+  w.questions = new Set();
+  w.asked = new Set();
+  w.open = new Map();
+  w.parents = new Map();
+  return d;
 }
 
 function setFraming(d: Decoder, framing: JsonFraming): void {
@@ -862,7 +889,7 @@ function readCanonical(text: string): JsonObject | undefined {
     if (output === undefined) return undefined;
     return { type: 'CUSTOM', name: CARRIED_OUTPUT, value: { call, text: output } };
   }
-  if (text.slice(0, L.resultHead.length) !== L.resultHead) return undefined;
+  if (text.slice(0, L.resultHead.length) !== L.resultHead) return readShort(text);
   const r = textReader(text);
   r.at = L.resultHead.length;
   const messageId = readPlainString(r);
@@ -886,6 +913,73 @@ function readCanonical(text: string): JsonObject | undefined {
         metadata: { agentwire: { ok: false } },
       }
     : { type: 'TOOL_CALL_RESULT', messageId, toolCallId, content, role: 'tool' };
+}
+
+/**
+ * The short records of a step, a message or a call spelled exactly as the writer spells them
+ * (`AGUI_CANONICAL`), as the record `JSON.parse` gives (the same keys in the same order, in one
+ * literal per shape), or `undefined` (the line then takes the general path). Every piece is
+ * checked in order up to the line's end; ids are plain strings (no escape), a call's argument
+ * chunk and summary are parsed alone. The frequent records' hidden classes are then the module's
+ * literals', which outlive a full GC, where `JSON.parse`'s die with the last record
+ * (docs/performance.md, "AG-UI and AI SDK codecs", round twelve). Held to the general path by
+ * test/ui/canonical-lines.test.ts.
+ */
+function readShort(text: string): JsonObject | undefined {
+  const L = AGUI_CANONICAL;
+  const n = text.length;
+  // `{"type":"` then the type: its first letters pick the one head to compare.
+  const c9 = text.charCodeAt(9);
+  if (c9 === 83) {
+    if (text.slice(0, L.stepStartHead.length) !== L.stepStartHead) return undefined;
+    const r = textReader(text);
+    r.at = L.stepStartHead.length;
+    const stepName = readPlainString(r);
+    if (stepName === undefined || r.at !== n - 1) return undefined;
+    return { type: 'STEP_STARTED', stepName };
+  }
+  if (c9 !== 84) return undefined;
+  const r = textReader(text);
+  if (text.charCodeAt(10) === 69) {
+    if (text.slice(0, L.messageStartHead.length) === L.messageStartHead) {
+      r.at = L.messageStartHead.length;
+      const messageId = readPlainString(r);
+      if (messageId === undefined || !readFixed(r, L.messageStartTail) || r.at !== n) return undefined;
+      return { type: 'TEXT_MESSAGE_START', messageId, role: 'assistant' };
+    }
+    if (text.slice(0, L.messageEndHead.length) !== L.messageEndHead) return undefined;
+    r.at = L.messageEndHead.length;
+    const messageId = readPlainString(r);
+    if (messageId === undefined || r.at !== n - 1) return undefined;
+    return { type: 'TEXT_MESSAGE_END', messageId };
+  }
+  if (text.slice(0, L.callArgsHead.length) === L.callArgsHead) {
+    r.at = L.callArgsHead.length;
+    const toolCallId = readPlainString(r);
+    if (toolCallId === undefined || !readFixed(r, L.callArgsDelta)) return undefined;
+    const delta = readStringTo(r, n - 1);
+    if (delta === undefined) return undefined;
+    return { type: 'TOOL_CALL_ARGS', toolCallId, delta };
+  }
+  if (text.slice(0, L.callStartHead.length) === L.callStartHead) {
+    r.at = L.callStartHead.length;
+    const toolCallId = readPlainString(r);
+    if (toolCallId === undefined || !readFixed(r, L.callStartName)) return undefined;
+    const toolCallName = readPlainString(r);
+    if (toolCallName === undefined || r.at !== n - 1) return undefined;
+    return { type: 'TOOL_CALL_START', toolCallId, toolCallName };
+  }
+  if (text.slice(0, L.callEndHead.length) !== L.callEndHead) return undefined;
+  r.at = L.callEndHead.length;
+  const toolCallId = readPlainString(r);
+  if (toolCallId === undefined) return undefined;
+  if (r.at === n - 1) return { type: 'TOOL_CALL_END', toolCallId };
+  // The summary's object, its metadata and the record close together: `…"}}}`.
+  if (!readFixed(r, L.callEndSummary) || text.charCodeAt(n - 2) !== 125 || text.charCodeAt(n - 3) !== 125)
+    return undefined;
+  const argsSummary = readStringTo(r, n - 3);
+  if (argsSummary === undefined) return undefined;
+  return { type: 'TOOL_CALL_END', toolCallId, metadata: { agentwire: { argsSummary } } };
 }
 
 /** A text delta record as `JSON.parse` gives it, in one literal ({@link readDeltaRecord}). */

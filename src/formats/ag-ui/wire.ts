@@ -70,7 +70,13 @@ export const AGUI_DELTA_HEAD = '{"type":"TEXT_MESSAGE_CONTENT","messageId":"';
  * without parsing them whole (its canonical-line readers): a carried tool output
  * (`{"type":"CUSTOM","name":"agentwire.tool.output","value":{"call":"…","text":"…"}}`) and a
  * tool result (`{"type":"TOOL_CALL_RESULT","messageId":"…","toolCallId":"…","content":"…",
- * "role":"tool"}`, or with the metadata of a failed call, `{"agentwire":{"ok":false}}`).
+ * "role":"tool"}`, or with the metadata of a failed call, `{"agentwire":{"ok":false}}`); and the
+ * short records of a step, a message and a call: `{"type":"STEP_STARTED","stepName":"…"}`,
+ * `{"type":"TEXT_MESSAGE_START","messageId":"…","role":"assistant"}`,
+ * `{"type":"TEXT_MESSAGE_END","messageId":"…"}`,
+ * `{"type":"TOOL_CALL_START","toolCallId":"…","toolCallName":"…"}`,
+ * `{"type":"TOOL_CALL_ARGS","toolCallId":"…","delta":"…"}` and `{"type":"TOOL_CALL_END",
+ * "toolCallId":"…"}`, bare or with the metadata `{"agentwire":{"argsSummary":"…"}}`.
  */
 export const AGUI_CANONICAL = {
   carriedHead: '{"type":"CUSTOM","name":"agentwire.tool.output","value":{"call":',
@@ -80,6 +86,16 @@ export const AGUI_CANONICAL = {
   resultContent: ',"content":',
   resultTail: ',"role":"tool"}',
   resultFailedTail: ',"role":"tool","metadata":{"agentwire":{"ok":false}}}',
+  stepStartHead: '{"type":"STEP_STARTED","stepName":',
+  messageStartHead: '{"type":"TEXT_MESSAGE_START","messageId":',
+  messageStartTail: ',"role":"assistant"}',
+  messageEndHead: '{"type":"TEXT_MESSAGE_END","messageId":',
+  callStartHead: '{"type":"TOOL_CALL_START","toolCallId":',
+  callStartName: ',"toolCallName":',
+  callArgsHead: '{"type":"TOOL_CALL_ARGS","toolCallId":',
+  callArgsDelta: ',"delta":',
+  callEndHead: '{"type":"TOOL_CALL_END","toolCallId":',
+  callEndSummary: ',"metadata":{"agentwire":{"argsSummary":',
 } as const;
 
 /** The protocol version agentwire writes and reads (`PROTOCOL_VERSION` of `@ag-ui/core`). */

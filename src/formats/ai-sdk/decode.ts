@@ -11,6 +11,7 @@ import {
   resolveMaxDepth,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
+import { UNSET, type Writable } from '../../plain';
 import { readFixed, readPlainString, readStringTo, textReader } from '../../text-reader';
 import {
   AISDK_CANONICAL,
@@ -82,12 +83,25 @@ export function createAiSdkRecordDecoder(
   options: AiSdkDecodeOptions,
   sink: DiagnosticSink,
 ): FramedRecordDecoder {
-  const d = newDecoder(options, sink);
-  return {
-    framing: (framing) => setFraming(d, framing),
-    line: (text, line, offset, out) => readLine(d, text, line, offset, out),
-    end: (out) => endStream(d, out),
-  };
+  return new RecordDecoderOf(newDecoder(options, sink));
+}
+
+/**
+ * The record decoder over one state: a class, not a literal of closures made per decoder, so the
+ * framing's optimised per-record code that inlines `line` holds for the next decoder too
+ * (docs/performance.md, "AG-UI and AI SDK codecs", round twelve).
+ */
+class RecordDecoderOf implements FramedRecordDecoder {
+  constructor(private readonly d: Decoder) {}
+  framing(framing: JsonFraming): void {
+    setFraming(this.d, framing);
+  }
+  line(text: string, line: number, offset: number, out: AgentEvent[]): void {
+    readLine(this.d, text, line, offset, out);
+  }
+  end(out: AgentEvent[]): void {
+    endStream(this.d, out);
+  }
 }
 
 /**
@@ -122,9 +136,9 @@ interface Decoder {
 }
 
 function newDecoder(options: AiSdkDecodeOptions, sink: DiagnosticSink): Decoder {
-  return {
-    sink,
-    report: lineReporter(sink, FORMAT),
+  const d: Decoder = {
+    sink: UNSET,
+    report: UNSET,
     maxDepth: resolveMaxDepth(options.maxDepth),
     mode: 'sse',
     run: undefined,
@@ -133,13 +147,20 @@ function newDecoder(options: AiSdkDecodeOptions, sink: DiagnosticSink): Decoder 
     round: 0,
     stepOpen: false,
     stepText: '',
-    names: new Map(),
+    names: UNSET,
     held: undefined,
     saidError: undefined,
     before: [],
     lastLine: 1,
     lastOffset: 0,
   };
+  // The object fields set after the literal, first `undefined`: no per-line code depends on
+  // their hidden classes (src/plain.ts, `UNSET`).
+  const w = d as Writable<Decoder>;
+  w.sink = sink;
+  w.report = lineReporter(sink, FORMAT);
+  w.names = new Map();
+  return d;
 }
 
 function setFraming(d: Decoder, framing: JsonFraming): void {
