@@ -121,6 +121,8 @@ type Writer = [
   // Another format's runs: a run a stream cut off has no turn record, so it ends only where the
   // trace ends.
   span: RunSpan,
+  // Whether another format's call id was reported lost (once per stream).
+  callSaid: boolean,
 ];
 
 const LOSS = 0;
@@ -130,6 +132,7 @@ const RUN_INPUT = 3;
 const LAST_MS = 4;
 const LAST_SECONDS = 5;
 const SPAN = 6;
+const CALL_SAID = 7;
 
 /**
  * The highbar trace writer: canonical events → contract lines, byte-exact in Python
@@ -148,21 +151,12 @@ export function createHighbarEncoder(options: HighbarEncodeOptions, sink: Diagno
     Number.NaN,
     '',
     newRunSpan(),
+    false,
   ];
   return {
-    write: (event) => writeFollowed(w, event),
+    write: (event) => writeEvent(w, event),
     end: () => endWrite(w),
   };
-}
-
-/** {@link writeEvent}, with another format's runs followed for what a trace cannot say of them. */
-function writeFollowed(w: Writer, event: AgentEvent): string {
-  spanBefore(w[SPAN], w[LOSS], event, HIGHBAR);
-  const text = writeEvent(w, event);
-  spanAfter(w[SPAN], w[LOSS], event, text, HIGHBAR);
-  // A turn record ends the run on reading, whatever its status said (a loss said there).
-  if (event.type === 'run.end' && text !== '') w[SPAN].cut = undefined;
-  return text;
 }
 
 function writeEvent(w: Writer, event: AgentEvent): string {
@@ -175,7 +169,11 @@ function writeEvent(w: Writer, event: AgentEvent): string {
     checkLoss(w[LOSS], event, CARRIED_TOOL_START_ARGS);
   } else checkLoss(w[LOSS], event, carried);
   switch (event.type) {
+    // Another format's runs are followed for what a trace cannot say of them (run-span.ts): the
+    // records that count as the open run's output set `wrote` here, in the switch, not in a
+    // wrapper around it (a call level that cost the writer ~5 %: docs/performance.md).
     case 'session.start': {
+      w[SPAN].wrote = true;
       const pieces = head(w, 'hello', event);
       if (event.producer !== undefined) add(pieces, 'sdk', pyDumps(event.producer, 'producer'));
       if (event.pid !== undefined) add(pieces, 'pid', pyDumps(event.pid, 'pid'));
@@ -183,54 +181,67 @@ function writeEvent(w: Writer, event: AgentEvent): string {
       return finish(pieces, event.context);
     }
     case 'tools.declare': {
+      w[SPAN].wrote = true;
       const pieces = head(w, 'tools', event);
       add(pieces, 'names', pyDumps(event.tools, 'tools'));
       return finish(pieces, event.context);
     }
     case 'run.start':
+      spanBefore(w[SPAN], w[LOSS], event, HIGHBAR);
       w[RUN_INPUT] = event.input;
       return '';
     case 'run.end': {
-      // A run end implied by a stream that stopped (docs/model.md "Run outcome") came from no record.
-      if (event.status === 'incomplete' && event.provenance?.synthetic) return '';
-      if (event.status !== 'completed') {
-        reportLoss(
-          w[LOSS],
-          event,
-          'run.end.status',
-          'a turn record has no status (it is written either way)',
-        );
-      }
-      // Calls still open when the run ends (cancelled, failed) are written before its turn.
-      const open = flushOpenCalls(w);
-      const pieces = head(w, 'turn', event);
-      const input = event.input ?? w[RUN_INPUT];
-      w[RUN_INPUT] = undefined;
-      if (input !== undefined) add(pieces, 'message', pyDumps(input, 'input'));
-      if (event.answer !== undefined) add(pieces, 'response', pyDumps(event.answer, 'answer'));
-      return open + finish(pieces, event.context);
+      const text = turn(w, event);
+      spanAfter(w[SPAN], w[LOSS], event, text, HIGHBAR);
+      // A turn record ends the run on reading, whatever its status said (a loss said there).
+      if (text !== '') w[SPAN].cut = undefined;
+      return text;
     }
     case 'tool.start':
       // A reader names each call after its line (`hb-<line>`): another format's id is not kept.
-      if (event.provenance?.format !== HIGHBAR && !HB_CALL.test(event.call))
+      // Said once: the test is not repeated for every call after.
+      if (!w[CALL_SAID] && event.provenance?.format !== HIGHBAR && !HB_CALL.test(event.call)) {
+        w[CALL_SAID] = true;
         reportLoss(
           w[LOSS],
           event,
           'tool.start.call',
           'highbar has no call ids: a reader names each call hb-<line>',
         );
+      }
       w[STARTS].set(event.call, event);
       return '';
     case 'tool.end': {
+      w[SPAN].wrote = true;
       const start = w[STARTS].get(event.call);
       w[STARTS].delete(event.call);
       return tool(w, start, event);
     }
-    case 'unknown':
-      return unknown(w, event);
+    case 'unknown': {
+      const text = unknown(w, event);
+      if (text !== '') w[SPAN].wrote = true;
+      return text;
+    }
     default:
       return '';
   }
+}
+
+/** The `turn` record of a run's end (none for an end a stopped stream implied). */
+function turn(w: Writer, event: AgentEventOf<'run.end'>): string {
+  // A run end implied by a stream that stopped (docs/model.md "Run outcome") came from no record.
+  if (event.status === 'incomplete' && event.provenance?.synthetic) return '';
+  if (event.status !== 'completed') {
+    reportLoss(w[LOSS], event, 'run.end.status', 'a turn record has no status (it is written either way)');
+  }
+  // Calls still open when the run ends (cancelled, failed) are written before its turn.
+  const open = flushOpenCalls(w);
+  const pieces = head(w, 'turn', event);
+  const input = event.input ?? w[RUN_INPUT];
+  w[RUN_INPUT] = undefined;
+  if (input !== undefined) add(pieces, 'message', pyDumps(input, 'input'));
+  if (event.answer !== undefined) add(pieces, 'response', pyDumps(event.answer, 'answer'));
+  return open + finish(pieces, event.context);
 }
 
 function endWrite(w: Writer): string {
