@@ -331,10 +331,7 @@ export function createCodec<D extends DecodeOptions, E extends EncodeOptions>(
     return {
       push(chunk) {
         const out: AgentEvent[] = [];
-        chunkDecoder.push(
-          typeof chunk === 'string' || chunk instanceof Uint8Array ? chunk : asChunk(chunk),
-          out,
-        );
+        chunkDecoder.push(asChunk(chunk), out);
         return out;
       },
       end() {

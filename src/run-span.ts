@@ -1,38 +1,44 @@
+import type { Format } from './diagnostics';
 import { type LossState, reportLoss } from './loss';
 import type { AgentEvent, AgentEventOf } from './model';
 
 /**
  * Another format's main-lane runs as seen by a writer whose format can only say a run was cut
- * off where the stream ends (Cursor, Amp, OpenCode: a run ends at its terminal record, else at
- * the end of the input). Two things then have no record, and are said as losses here, the same
- * way for every such writer:
+ * off where the stream ends (Cursor, Amp, OpenCode, highbar: a run ends at its terminal record,
+ * else at the end of the input). Two things then have no record, and are said as losses here,
+ * the same way for every such writer:
  *
  * - a run that ended incomplete and is followed by another: a reader takes the next run's
  *   records for the cut-off run's continuation (one run where there were two);
  * - a run that ended incomplete having written nothing (no input, no record): a reader sees no
  *   run at all.
  *
+ * A format with a record of its own for the first (Copilot: its open turn and an `idle`
+ * delivery) follows only the second (`newRunSpan(false)`).
+ *
  * test/runs-kept.test.ts holds every writer to this: a run the reader does not give back, or
  * gives back with another status, comes with a `loss` on `run.start`, `run.end` or
  * `run.end.status`.
  */
 export type RunSpan = {
+  /** Whether a cut-off run followed by another merges with it on reading (see above). */
+  readonly merges: boolean;
   /** The main-lane run end that said incomplete, while no run has started since. */
   cut: AgentEventOf<'run.end'> | undefined;
   /** Whether the open run has written a byte (its input, any record). */
   wrote: boolean;
 };
 
-/** A span before any run. */
-export function newRunSpan(): RunSpan {
-  return { cut: undefined, wrote: false };
+/** A span before any run; `merges` false for a format that says a cut-off run itself. */
+export function newRunSpan(merges = true): RunSpan {
+  return { merges, cut: undefined, wrote: false };
 }
 
 /**
  * Before a writer writes `event`: another format's main-lane run start ends the span of the run
  * before it (a cut-off one merges into this one on reading: a loss).
  */
-export function spanBefore(span: RunSpan, loss: LossState, event: AgentEvent, format: string): void {
+export function spanBefore(span: RunSpan, loss: LossState, event: AgentEvent, format: Format): void {
   if (event.type !== 'run.start' || event.lane !== undefined || event.provenance?.format === format) return;
   const cut = span.cut;
   span.cut = undefined;
@@ -58,7 +64,7 @@ export function spanAfter(
   loss: LossState,
   event: AgentEvent,
   text: string,
-  format: string,
+  format: Format,
 ): void {
   if (text !== '') span.wrote = true;
   if (event.type !== 'run.end' || event.lane !== undefined || event.provenance?.format === format) return;
@@ -66,7 +72,7 @@ export function spanAfter(
   span.wrote = false;
   if (event.status !== 'incomplete') return;
   if (wrote) {
-    span.cut = event;
+    if (span.merges) span.cut = event;
     return;
   }
   reportLoss(

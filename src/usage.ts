@@ -132,6 +132,7 @@ export function assertUsageFigures(
 ): void {
   for (const key of FIGURES) {
     const value = usage[key];
+    // The test before the call: the field's name is built only for a figure that fails it.
     if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value)))
       assertFiniteNumber(value, `${field}.${key}`, format);
   }

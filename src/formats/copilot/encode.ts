@@ -235,7 +235,9 @@ function newWriter(options: CopilotEncodeOptions, sink: DiagnosticSink, template
     undefined,
     undefined,
     undefined,
-    newRunSpan(),
+    // Copilot says a cut-off run before another itself (afterIncomplete): only an empty one is
+    // the span's to report.
+    newRunSpan(false),
   ];
 }
 
@@ -280,9 +282,6 @@ export class CopilotEncoder implements Encoder {
     spanBefore(w[SPAN], w[LOSS], event, FORMAT);
     const text = writeEvent(w, event);
     spanAfter(w[SPAN], w[LOSS], event, text, FORMAT);
-    // Copilot says a cut-off run before another one itself (afterIncomplete): only an empty
-    // one is the span's to report.
-    w[SPAN].cut = undefined;
     return text;
   }
 

@@ -31,9 +31,10 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
 };
 
 // tool.start with args: its argsSummary is carried too (args say it all).
+const CARRIED_TOOL_START_ARGS: readonly string[] = [...CARRIED['tool.start']!, 'argsSummary'];
+
 // The call id a highbar reader gives a call (docs/protocols/highbar.md).
 const HB_CALL = /^hb-\d+$/;
-const CARRIED_TOOL_START_ARGS: readonly string[] = [...CARRIED['tool.start']!, 'argsSummary'];
 
 function isFailure(error: unknown): boolean {
   return !(error === undefined || error === null || error === false || error === '');
