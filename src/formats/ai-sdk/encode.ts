@@ -473,11 +473,22 @@ function cut(w: Writer, event: AgentEventOf<'run.end'>): string {
   if (!w.runOpen) return '';
   w.runOpen = false;
   w.cutOff = true;
+  // The rounds' usage is the source's own, even when the end itself was made up by a reader.
+  roundUsageLoss(w, event, "a message left open has no finish to carry its rounds' usage");
   if (event.provenance?.synthetic) return '';
   for (const k of ['stopReason', 'usage', 'durationMs', 'reason', 'error', 'answer'] as const)
     if (event[k] !== undefined)
       reportLoss(w.loss, event, `run.end.${k}`, 'a message left open has no finish to carry it');
   return '';
+}
+
+// A run without a finish (cut off or aborted) whose rounds stated usage and whose end did not
+// (or whose end a reader made up, its usage the rounds' sum): the sum the finish would have
+// carried is lost.
+function roundUsageLoss(w: Writer, event: AgentEventOf<'run.end'>, why: string): void {
+  const ownUsage = event.usage !== undefined && event.provenance?.synthetic !== true;
+  if (!ownUsage && w.roundUsage !== undefined && !isZeroUsage(w.roundUsage))
+    reportLoss(w.loss, event, 'round.end.usage', why);
 }
 
 function start(w: Writer, event: AgentEvent): string {
@@ -510,6 +521,7 @@ function finish(w: Writer, event: AgentEventOf<'run.end'> | undefined): string {
     for (const k of ['stopReason', 'usage', 'durationMs'] as const)
       if (event[k] !== undefined)
         reportLoss(w.loss, event, `run.end.${k}`, 'an abort chunk carries a reason only');
+    roundUsageLoss(w, event, 'an abort chunk carries a reason only');
     return out + emit(w, 'abort', { reason: event.reason });
   }
   const failed = event?.status === 'failed';

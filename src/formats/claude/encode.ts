@@ -856,6 +856,14 @@ export class ClaudeEncoder implements Encoder {
 
   private runEnd(e: AgentEventOf<'run.end'>): void {
     if (e.status === 'incomplete') {
+      // Tokens stay on the assistant lines; the cost is said only by the result a cut run lacks.
+      const cost = e.usage?.costUsd ?? this.writtenUsage().costUsd;
+      if (cost !== undefined && cost !== 0)
+        this.loss.report(
+          e,
+          'run.end.usage.costUsd',
+          'claude states a cost only on the result a run cut off has not',
+        );
       this.cutRun();
       return;
     }

@@ -568,6 +568,10 @@ function runEnd(w: Writer, event: AgentEventOf<'run.end'>, codex: boolean): stri
   w[ROUND_USAGE] = undefined;
   switch (event.status) {
     case 'incomplete':
+      if (event.usage !== undefined)
+        reportLoss(w[LOSS], event, 'run.end.usage', 'a codex turn cut off reports no usage');
+      else if (roundUsage !== undefined)
+        reportLoss(w[LOSS], event, 'round.end.usage', 'a codex turn cut off reports no usage');
       return text;
     case 'completed': {
       const usage = event.usage ?? roundUsage ?? {};
@@ -592,15 +596,22 @@ function runEnd(w: Writer, event: AgentEventOf<'run.end'>, codex: boolean): stri
         'run.end.status',
         'codex exec has no cancelled turn: written as turn.failed',
       );
-      return text + turnFailed(w, event, event.error ?? 'cancelled');
+      return text + turnFailed(w, event, event.error ?? 'cancelled', roundUsage);
     case 'failed':
-      return text + turnFailed(w, event, event.error ?? w[LAST_FATAL] ?? 'turn failed');
+      return text + turnFailed(w, event, event.error ?? w[LAST_FATAL] ?? 'turn failed', roundUsage);
   }
 }
 
-function turnFailed(w: Writer, event: AgentEventOf<'run.end'>, message: string): string {
+function turnFailed(
+  w: Writer,
+  event: AgentEventOf<'run.end'>,
+  message: string,
+  roundUsage: Usage | undefined,
+): string {
   if (event.usage !== undefined)
     reportLoss(w[LOSS], event, 'run.end.usage', 'a failed codex turn reports no usage');
+  else if (roundUsage !== undefined)
+    reportLoss(w[LOSS], event, 'round.end.usage', 'a failed codex turn reports no usage');
   const errorExtra = hintsOf(event)?.errorExtra;
   const error =
     errorExtra === undefined
