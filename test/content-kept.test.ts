@@ -46,6 +46,23 @@ function lost(diagnostics: readonly Diagnostic[], ...fields: string[]): boolean 
   );
 }
 
+function expectKept(want: Content, got: Content, diagnostics: readonly Diagnostic[]): void {
+  if (!lost(diagnostics, 'text.delta', 'text.delta.text')) {
+    // The answer as the run's text, where the input had none.
+    const text = want.text === '' && got.text === want.answers ? '' : got.text;
+    expect(text, 'text').toBe(want.text);
+  }
+  if (!lost(diagnostics, 'reasoning.delta', 'reasoning.delta.text'))
+    expect(got.reasoning, 'reasoning').toBe(want.reasoning);
+  if (!lost(diagnostics, 'tool.start', 'tool.end', 'tool.end.ok')) {
+    expect(got.starts, 'calls').toBe(want.starts);
+    expect(got.ok, 'calls that succeeded').toBe(want.ok);
+    const unanswered = want.starts - want.ok - want.failed;
+    expect(got.failed, 'calls that failed').toBeGreaterThanOrEqual(want.failed);
+    expect(got.failed, 'calls that failed').toBeLessThanOrEqual(want.failed + Math.max(0, unanswered));
+  }
+}
+
 const fixtures = listFixtures().filter((f) => !f.name.includes('.'));
 
 describe.each(fixtures.map((f) => [`${f.format}/${f.name}`, f] as const))('content of %s', (_label, info) => {
@@ -55,20 +72,85 @@ describe.each(fixtures.map((f) => [`${f.format}/${f.name}`, f] as const))('conte
     const r = convert(fx.bytes, { from: fx.format, to, clock: () => T });
     const back = (codecFor(to) as Codec).parse(r.output);
     expect(back.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-    const got = content(back.events);
-    if (!lost(r.diagnostics, 'text.delta', 'text.delta.text')) {
-      // The answer as the run's text, where the input had none.
-      const text = want.text === '' && got.text === want.answers ? '' : got.text;
-      expect(text, 'text').toBe(want.text);
-    }
-    if (!lost(r.diagnostics, 'reasoning.delta', 'reasoning.delta.text'))
-      expect(got.reasoning, 'reasoning').toBe(want.reasoning);
-    if (!lost(r.diagnostics, 'tool.start', 'tool.end', 'tool.end.ok')) {
-      expect(got.starts, 'calls').toBe(want.starts);
-      expect(got.ok, 'calls that succeeded').toBe(want.ok);
-      const unanswered = want.starts - want.ok - want.failed;
-      expect(got.failed, 'calls that failed').toBeGreaterThanOrEqual(want.failed);
-      expect(got.failed, 'calls that failed').toBeLessThanOrEqual(want.failed + Math.max(0, unanswered));
-    }
+    expectKept(want, content(back.events), r.diagnostics);
+  });
+});
+
+const session = { type: 'session.start', session: 's1', ts: T } as AgentEvent;
+const start = { type: 'run.start', input: 'go', ts: T + 1 } as AgentEvent;
+const end = (status = 'completed'): AgentEvent => ({ type: 'run.end', status, ts: T + 9 }) as AgentEvent;
+const say = (text: string, message = 'm1'): AgentEvent[] => [
+  { type: 'message.start', role: 'assistant', message, ts: T + 2 },
+  { type: 'text.delta', message, text, ts: T + 2 },
+  { type: 'message.end', message, ts: T + 3 },
+];
+const callStart = (call: string, name = 'Bash'): AgentEvent =>
+  ({ type: 'tool.start', call, name, args: { command: `echo ${call}` }, ts: T + 4 }) as AgentEvent;
+const callEnd = (call: string, ok: boolean, name = 'Bash'): AgentEvent =>
+  ({ type: 'tool.end', call, name, ok, result: ok ? 'done' : 'exit 1', ts: T + 5 }) as AgentEvent;
+
+const CASES: Record<string, AgentEvent[]> = {
+  'text in many pieces, non-ASCII and escapes': [
+    session,
+    start,
+    { type: 'message.start', role: 'assistant', message: 'm1', ts: T + 2 },
+    ...['Hé', 'llo, ', '世界 ', '😀', ' "quoted"\n', 'tab\there', ' \\ back', '\u2028sep'].map(
+      (text) => ({ type: 'text.delta', message: 'm1', text, ts: T + 2 }) as AgentEvent,
+    ),
+    { type: 'message.end', message: 'm1', ts: T + 3 },
+    end(),
+  ],
+  'reasoning, then text': [
+    session,
+    start,
+    { type: 'reasoning.delta', text: 'Let me think: ', ts: T + 2 },
+    { type: 'reasoning.delta', text: 'two steps.', ts: T + 2 },
+    ...say('Done.'),
+    end(),
+  ] as AgentEvent[],
+  'a call that fails, then one that succeeds': [
+    session,
+    start,
+    callStart('c1'),
+    callEnd('c1', false),
+    callStart('c2'),
+    callEnd('c2', true),
+    ...say('ok'),
+    end(),
+  ],
+  'two calls in parallel': [
+    session,
+    start,
+    callStart('c1'),
+    callStart('c2', 'Read'),
+    callEnd('c2', true, 'Read'),
+    callEnd('c1', true),
+    ...say('both'),
+    end(),
+  ],
+  'a call never answered, the run cut off': [
+    session,
+    start,
+    ...say('trying'),
+    callStart('c1'),
+    end('incomplete'),
+  ],
+  'text over two messages of one run': [session, start, ...say('first. '), ...say('second.', 'm2'), end()],
+};
+
+describe.each(Object.entries(CASES))('content of %s', (_name, events) => {
+  const want = content(events);
+  test.each(FORMATS)('→ %s: kept, or its loss reported', (to) => {
+    const diagnostics: Diagnostic[] = [];
+    const encoder = (codecFor(to) as Codec).createEncoder({
+      clock: () => T,
+      onDiagnostic: (d: Diagnostic) => diagnostics.push(d),
+    } as Parameters<Codec['createEncoder']>[0]);
+    let output = '';
+    for (const e of events) output += encoder.write(e);
+    output += encoder.end();
+    const back = (codecFor(to) as Codec).parse(output);
+    expect(back.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    expectKept(want, content(back.events), diagnostics);
   });
 });
