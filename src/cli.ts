@@ -38,6 +38,7 @@ const {
   CODEC_FORMATS,
   convertChunks,
   diagnosticAt,
+  emptyStream,
   isAgentwireError,
   loadCodec,
   loadDetection,
@@ -933,6 +934,8 @@ async function check({ values, file, format, options, reporter }: CommandContext
     undetectedFinding = d;
   });
   if (undetectedFinding !== undefined) await print([undetectedFinding]);
+  // Nothing to detect a format from: the stream is empty, whatever its format would have been.
+  else if (opened === undefined) await print([emptyStream(undefined)]);
   if (opened !== undefined) {
     const checker = opened.codec.createChecker(options);
     for await (const chunk of opened.chunks) await print(checker.push(chunk));

@@ -4,6 +4,7 @@ import {
   type DiagnosticHandler,
   type DiagnosticSink,
   diagnosticAt,
+  emptyStream,
   type Format,
 } from './diagnostics';
 import { type IncompleteLinePolicy, type LineMode, LineSplitter } from './framing/lines';
@@ -534,23 +535,29 @@ type CheckSink = (d: Diagnostic) => void;
 // The one path of `check`, `createChecker` and `checkerStream`: the codec's push decoder (strict
 // off) feeding the rules event by event; each diagnostic goes to its source's sink at once.
 function runChecker<D extends DecodeOptions>(
-  codec: Pick<Codec<D>, 'createDecoder'>,
+  codec: Pick<Codec<D>, 'createDecoder' | 'format'>,
   rules: EventRules,
   options: D,
   decoded: CheckSink,
   ruled: CheckSink,
 ): { push(chunk: Uint8Array | ArrayBuffer | ArrayBufferView | string): void; end(): void } {
   const handler = options.onDiagnostic;
+  // Anything seen: an event of a record, or a warning or error of the decoder or the rules (blank
+  // lines, an info each, are not a record). A stream without any is empty (`emptyStream`).
+  let seen = false;
   const decoder = codec.createDecoder({
     ...options,
     strict: false,
     onDiagnostic: (d: Diagnostic) => {
+      if (d.severity !== 'info') seen = true;
       decoded(d);
       handler?.(d);
     },
   });
   const checker = rules();
   const judge = (events: AgentEvent[]) => {
+    // A notice is a line that is no record (a banner Gemini CLI prints before its init).
+    if (!seen) for (let i = 0; i < events.length; i++) if (events[i]!.type !== 'notice') seen = true;
     for (let i = 0; i < events.length; i++) {
       const found = checker.push(events[i]!);
       for (let j = 0; j < found.length; j++) ruled(found[j]!);
@@ -560,7 +567,9 @@ function runChecker<D extends DecodeOptions>(
     push: (chunk) => judge(decoder.push(chunk)),
     end() {
       judge(decoder.end());
-      for (const d of checker.end()) ruled(d);
+      const found = checker.end();
+      for (const d of found) ruled(d);
+      if (!seen && found.length === 0) ruled(emptyStream(codec.format));
     },
   };
 }
@@ -574,7 +583,7 @@ const byLine = (a: Diagnostic, b: Diagnostic) =>
  * `createChecker` and `checkerStream` (the same, as found).
  */
 export function createCheckers<D extends DecodeOptions>(
-  codec: Pick<Codec<D>, 'createDecoder'>,
+  codec: Pick<Codec<D>, 'createDecoder' | 'format'>,
   rules: EventRules,
 ): Pick<CheckingCodec<D>, 'check' | 'createChecker' | 'checkerStream'> {
   const createChecker = (options: D = {} as D): Checker => {

@@ -162,6 +162,23 @@ export function diagnosticAt(
   return d;
 }
 
+/**
+ * What `check` says of a stream without a single record (no bytes, blank lines only, or lines
+ * that are no record, such as the banners Gemini CLI prints before its init): a warning at its
+ * start. An agent that wrote nothing ended without its terminal record as surely
+ * as one cut off mid-run, so such a stream is never called clean (`--strict` fails it).
+ */
+export function emptyStream(format: Format | undefined): Diagnostic {
+  return diagnosticAt(
+    'order',
+    'warning',
+    1,
+    0,
+    'the stream has no records, so no run started or ended',
+    format,
+  );
+}
+
 /** Where a decoder reports a line's diagnostic: `(code, severity, line, offset, what)`. */
 export type LineReport = (
   code: DiagnosticCode,

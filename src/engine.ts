@@ -6,7 +6,7 @@
 // start-up memory (docs/performance.md "The CLI against jq"). It shares its chunks with every
 // other entry: one copy of the library (test/issue-15/package.test.ts holds both).
 export { convertChunks } from './convert-stream';
-export { diagnosticAt, isAgentwireError } from './diagnostics';
+export { diagnosticAt, emptyStream, isAgentwireError } from './diagnostics';
 export { CODEC_FORMATS, loadCodec } from './formats/load';
 export { AGENT_EVENT_TYPES } from './model-guard';
 export { neutralizeControls, TimelineRenderer } from './view';

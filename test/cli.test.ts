@@ -99,6 +99,23 @@ describe('agentwire CLI', () => {
     expect(run(['check', '--strict', path]).code).toBe(1);
   });
 
+  test('check: an empty stream is a warning, with or without --format, and fails --strict', () => {
+    const empty = 'warning order: line 1 (byte 0): the stream has no records, so no run started or ended';
+    for (const args of [
+      ['check', '-'],
+      ['check', '--format', 'claude', '-'],
+      ['check', '--format', 'ag-ui', '-'],
+    ]) {
+      for (const input of ['', '\n\n']) {
+        const r = run(args, input);
+        expect(r.code, `${args.join(' ')} of ${JSON.stringify(input)}`).toBe(0);
+        expect(r.stdout).toContain(empty);
+        expect(r.stderr).toContain('1 warning(s)');
+        expect(run([...args.slice(0, -1), '--strict', '-'], input).code).toBe(1);
+      }
+    }
+  });
+
   test('diagnostics never print the control characters of the input raw', () => {
     const lines = readFileSync('fixtures/hep/single-round.jsonl', 'utf8').split('\n');
     lines.splice(2, 0, 'x\u001b]0;pwned\u0007\u001b[2J');

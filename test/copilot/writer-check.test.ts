@@ -5,7 +5,8 @@ import { listFixtures, loadFixture } from '../../src/node/fixtures';
 // Every fixture of every format (each framing), converted to Copilot, is a stream copilot.check
 // finds no error in: one session.start and first (a source's events before its session's start,
 // or a second start, made a second one), turns started once and ended once. The warnings it may
-// give say what the source itself said: a run it never ended, a tool call it never ended.
+// give say what the source itself said: a run it never ended, a tool call it never ended, no
+// record written at all.
 
 /** The source's runs ended incomplete and its tool calls with no end, by call id. */
 function unended(events: readonly AgentEvent[]): { incomplete: boolean; calls: Set<string> } {
@@ -19,9 +20,11 @@ function unended(events: readonly AgentEvent[]): { incomplete: boolean; calls: S
 }
 
 /** Whether a warning says only what the source said too. */
-function explained(d: Diagnostic, source: ReturnType<typeof unended>): boolean {
+function explained(d: Diagnostic, source: ReturnType<typeof unended>, output: string): boolean {
   if (d.severity !== 'warning' || d.code !== 'order') return false;
   if (/a run ends incomplete/.test(d.message)) return source.incomplete;
+  // Nothing of the source writes a Copilot record (Amp's legacy shape, kept as unknown records).
+  if (/the stream has no records/.test(d.message)) return output === '';
   const call = /tool call "([^"]*)" never completed/.exec(d.message)?.[1];
   return call !== undefined && source.calls.has(call);
 }
@@ -37,7 +40,7 @@ describe('copilot writer: every fixture converted passes copilot.check', () => {
     const fx = loadFixture(info.format, info.name);
     const { output } = convert(fx.bytes, { from: info.format, to: 'copilot' });
     const source = unended(fx.expected.events);
-    expect(copilot.check(output).filter((d) => !explained(d, source))).toEqual([]);
+    expect(copilot.check(output).filter((d) => !explained(d, source, output))).toEqual([]);
   });
 });
 
