@@ -5,7 +5,8 @@ import { convert } from '../src/index';
 import { listFixtures, loadFixture } from '../src/node/fixtures';
 
 // What a person reads of a run is never dropped or invented by a conversion without a `loss`
-// saying so: for every fixture and every target format, the main agent's text and reasoning
+// saying so: for every fixture and every target format, what the person asked (each run's
+// message, wherever the format puts it), the main agent's text and reasoning
 // read back from the output are the input's, character for character, and its tool calls are
 // the input's in number and outcome. Allowed, because the formats require them: a run's `answer`
 // written as its text by a format that has no other place for it (Codex's agent_message), and a
@@ -16,6 +17,8 @@ const FORMATS = Object.keys(codecs) as Format[];
 const T = 1767225600000;
 
 interface Content {
+  /** What the person asked, each distinct message once (a run's input, or a user message). */
+  asked: string;
   text: string;
   reasoning: string;
   answers: string;
@@ -25,18 +28,24 @@ interface Content {
 }
 
 function content(events: readonly AgentEvent[]): Content {
-  const c: Content = { text: '', reasoning: '', answers: '', starts: 0, ok: 0, failed: 0 };
+  const asked = new Set<string>();
+  const c: Content = { asked: '', text: '', reasoning: '', answers: '', starts: 0, ok: 0, failed: 0 };
   for (const e of events) {
     if (e.lane !== undefined) continue;
-    if (e.type === 'text.delta') c.text += e.text;
+    // highbar knows a run's message only at its end (its turn record); Claude Code echoes it as
+    // a user line.
+    if ((e.type === 'run.start' || e.type === 'run.end') && e.input) asked.add(e.input);
+    if (e.type === 'run.end' && e.answer !== undefined) c.answers += e.answer;
+    if (e.type === 'user.message' && e.text !== '') asked.add(e.text);
+    else if (e.type === 'text.delta') c.text += e.text;
     else if (e.type === 'reasoning.delta') c.reasoning += e.text;
-    else if (e.type === 'run.end' && e.answer !== undefined) c.answers += e.answer;
     else if (e.type === 'tool.start') c.starts++;
     else if (e.type === 'tool.end') {
       if (e.ok) c.ok++;
       else c.failed++;
     }
   }
+  c.asked = [...asked].sort().join('\n');
   return c;
 }
 
@@ -47,6 +56,10 @@ function lost(diagnostics: readonly Diagnostic[], ...fields: string[]): boolean 
 }
 
 function expectKept(want: Content, got: Content, diagnostics: readonly Diagnostic[]): void {
+  if (
+    !lost(diagnostics, 'run.start', 'run.start.input', 'run.end.input', 'user.message', 'user.message.text')
+  )
+    expect(got.asked, 'what was asked').toBe(want.asked);
   if (!lost(diagnostics, 'text.delta', 'text.delta.text')) {
     // The answer as the run's text, where the input had none.
     const text = want.text === '' && got.text === want.answers ? '' : got.text;

@@ -230,8 +230,20 @@ function writeEvent(w: Writer, event: AgentEvent): string {
 
 /** The `turn` record of a run's end (none for an end a stopped stream implied). */
 function turn(w: Writer, event: AgentEventOf<'run.end'>): string {
-  // A run end implied by a stream that stopped (docs/model.md "Run outcome") came from no record.
-  if (event.status === 'incomplete' && event.provenance?.synthetic) return '';
+  // A run end implied by a stream that stopped (docs/model.md "Run outcome") came from no record;
+  // the run's message, which only a turn record carries, is lost with it.
+  if (event.status === 'incomplete' && event.provenance?.synthetic) {
+    const input = w[RUN_INPUT];
+    w[RUN_INPUT] = undefined;
+    if (input !== undefined)
+      reportLoss(
+        w[LOSS],
+        event,
+        'run.start.input',
+        'only a turn record carries the message: a run cut off has none',
+      );
+    return '';
+  }
   if (event.status !== 'completed') {
     reportLoss(w[LOSS], event, 'run.end.status', 'a turn record has no status (it is written either way)');
   }
