@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest';
-import { codecFor, codecs } from '../src/formats';
-import type { AgentEvent, Codec, Diagnostic, Format } from '../src/index';
+import type { AgentEvent, Diagnostic } from '../src/index';
 import { convert } from '../src/index';
-import { listFixtures, loadFixture } from '../src/node/fixtures';
+import { loadFixture } from '../src/node/fixtures';
+import { FIXTURES, FORMATS, readBack, T, writeEvents } from './write-through';
 
 // No run is dropped, invented or given another outcome by a conversion without a `loss` saying
 // so: for every fixture and every target format, and for hand-built runs that stress the edges
@@ -12,9 +12,7 @@ import { listFixtures, loadFixture } from '../src/node/fixtures';
 // runs can overlap (nativeharness) says a run was cut off where its stream ends, after the runs
 // that ended.
 
-const FORMATS = Object.keys(codecs) as Format[];
 const RUN_FIELDS = new Set(['run.start', 'run.end', 'run.end.status']);
-const T = 1767225600000;
 
 function outcomes(events: readonly AgentEvent[]): string {
   return events
@@ -28,15 +26,7 @@ function runLoss(diagnostics: readonly Diagnostic[]): boolean {
   return diagnostics.some((d) => d.code === 'loss' && RUN_FIELDS.has(d.field ?? ''));
 }
 
-function readBack(to: Format, output: string): readonly AgentEvent[] {
-  const back = (codecFor(to) as Codec).parse(output);
-  expect(back.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-  return back.events;
-}
-
-const fixtures = listFixtures().filter((f) => !f.name.includes('.'));
-
-describe.each(fixtures.map((f) => [`${f.format}/${f.name}`, f] as const))('runs of %s', (_label, info) => {
+describe.each(FIXTURES.map((f) => [`${f.format}/${f.name}`, f] as const))('runs of %s', (_label, info) => {
   const fx = loadFixture(info.format, info.name);
   test.each(FORMATS.filter((f) => f !== fx.format))('→ %s: kept, or their loss reported', (to) => {
     const r = convert(fx.bytes, { from: fx.format, to, clock: () => T });
@@ -125,14 +115,7 @@ const CASES: Record<string, AgentEvent[]> = {
 
 describe.each(Object.entries(CASES))('runs of %s', (_name, events) => {
   test.each(FORMATS)('→ %s: kept, or their loss reported', (to) => {
-    const diagnostics: Diagnostic[] = [];
-    const encoder = (codecFor(to) as Codec).createEncoder({
-      clock: () => T,
-      onDiagnostic: (d: Diagnostic) => diagnostics.push(d),
-    } as Parameters<Codec['createEncoder']>[0]);
-    let output = '';
-    for (const e of events) output += encoder.write(e);
-    output += encoder.end();
+    const { output, diagnostics } = writeEvents(to, events);
     if (runLoss(diagnostics)) return;
     expect(outcomes(readBack(to, output))).toBe(outcomes(events));
   });

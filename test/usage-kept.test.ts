@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'vitest';
-import { codecFor, codecs } from '../src/formats';
-import type { AgentEvent, Codec, Diagnostic, Format, Usage } from '../src/index';
+import type { AgentEvent, Diagnostic, Usage } from '../src/index';
 import { convert } from '../src/index';
-import { listFixtures, loadFixture } from '../src/node/fixtures';
+import { loadFixture } from '../src/node/fixtures';
 import { addUsage } from '../src/usage';
+import { FIXTURES, FORMATS, readBack, T, writeEvents } from './write-through';
 
 // Usage is never lost, invented or double counted by a conversion without a `loss` saying so:
 // for every fixture and every target format, and for hand-built runs that stress the rules of
@@ -13,9 +13,7 @@ import { addUsage } from '../src/usage';
 // that covers the figure. A run's total is taken as a consumer takes it: the run.end usage, else
 // the sum of its rounds', else its usage events deduped by key.
 
-const FORMATS = Object.keys(codecs) as Format[];
 const FIGS = ['input', 'output', 'cacheRead', 'cacheWrite', 'reasoning', 'costUsd'] as const;
-const T = 1767225600000;
 
 type Totals = Partial<Record<(typeof FIGS)[number], number>>;
 
@@ -88,15 +86,12 @@ function expectKept(want: Totals[], got: Totals[], losses: string[]): void {
   expect(`${bad.join('; ')} (losses: ${losses.join(', ')})`).toBe(` (losses: ${losses.join(', ')})`);
 }
 
-const fixtures = listFixtures().filter((f) => !f.name.includes('.'));
-
-describe.each(fixtures.map((f) => [`${f.format}/${f.name}`, f] as const))('usage of %s', (_label, info) => {
+describe.each(FIXTURES.map((f) => [`${f.format}/${f.name}`, f] as const))('usage of %s', (_label, info) => {
   const fx = loadFixture(info.format, info.name);
   test.each(FORMATS.filter((f) => f !== fx.format))('→ %s', (to) => {
     const r = convert(fx.bytes, { from: fx.format, to, clock: () => T });
-    const back = (codecFor(to) as Codec).parse(r.output).events;
     const want = totals(fx.expected.events);
-    const got = totals(back);
+    const got = totals(readBack(to, r.output));
     expectKept(want, got, usageLoss(r.diagnostics));
   });
 });
@@ -172,16 +167,7 @@ const CASES: Record<string, AgentEvent[]> = {
 
 describe.each(Object.entries(CASES))('usage of %s', (_name, events) => {
   test.each(FORMATS)('→ %s', (to) => {
-    const diagnostics: Diagnostic[] = [];
-    const encoder = (codecFor(to) as Codec).createEncoder({
-      clock: () => T,
-      onDiagnostic: (d: Diagnostic) => diagnostics.push(d),
-    } as Parameters<Codec['createEncoder']>[0]);
-    let output = '';
-    for (const e of events) output += encoder.write(e);
-    output += encoder.end();
-    const back = (codecFor(to) as Codec).parse(output);
-    expect(back.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-    expectKept(totals(events), totals(back.events), usageLoss(diagnostics));
+    const { output, diagnostics } = writeEvents(to, events);
+    expectKept(totals(events), totals(readBack(to, output)), usageLoss(diagnostics));
   });
 });
