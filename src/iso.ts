@@ -56,7 +56,7 @@ export function exactIsoMs(s: string): number {
  * class is the realm's and outlives every GC; a literal made once per decoder has no allocation
  * site yet, its hidden class (and its `minuteMs` field, a small integer made a double by the first
  * timestamp) dies with the last decoder at a full GC and takes the optimised decoders that read it
- * along (docs/performance.md, "Copilot decoder, round thirteen").
+ * along (docs/performance.md, "Copilot codec, round thirteen").
  */
 export type IsoClock = [
   /** `YYYY-MM-DDTHH:MM:` of the last timestamp read; `''` before the first. */

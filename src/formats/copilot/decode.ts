@@ -132,7 +132,7 @@ interface Line {
  * several times, so its hidden class (and its fields' tracked types) die with the last decoder at a
  * full GC and take the optimised per-line code that embedded them along; an array's hidden class is
  * the realm's and outlives every GC (docs/performance.md, "Amp decoder, round twelve", "Copilot
- * decoder, round thirteen").
+ * codec, round thirteen").
  */
 type Decoder = [
   sink: DiagnosticSink,
@@ -245,7 +245,7 @@ export function createCopilotRecordDecoder(
  * has the class's initial hidden class, which the class holds: the splitter's call site sees one
  * map and one target at every decoder and across a full GC (a literal made once per decoder has a
  * hidden class a full GC frees; a closure or bound function per decoder is a new call target each
- * time: docs/performance.md, "Copilot writer, round seven", "Copilot decoder, round thirteen").
+ * time: docs/performance.md, "Copilot writer, round seven", "Copilot codec, round thirteen").
  */
 export class CopilotRecordDecoder implements RecordDecoder {
   declare private readonly 0: Decoder;

@@ -290,7 +290,7 @@ export class CopilotEncoder implements Encoder {
     // Another format's runs are followed for what Copilot cannot say of them (run-span.ts): only a
     // run's start and end call into it; for every other event all it does is note that the open
     // run wrote a byte, done here (two calls per event were a measurable share of the writer:
-    // docs/performance.md, "Copilot writer, round thirteen").
+    // docs/performance.md, "Copilot codec, round thirteen").
     // Off, both calls are made for every event, the general path (the property test in
     // test/copilot/writer-span.test.ts holds the two equal).
     if (!COPILOT_SPAN_INLINE.enabled) {
