@@ -52,18 +52,25 @@ export function exactIsoMs(s: string): number {
 
 /**
  * What {@link readIso} remembers between timestamps: `YYYY-MM-DDTHH:MM:` of the last one read,
- * and that minute's first ms. One object literal ({@link newIsoClock}): its hidden class outlives
- * a full GC, where a class instance's fields die with the last instance and take the optimised
- * decoders that read them along (docs/performance.md, "Amp and Copilot").
+ * and that minute's first ms. An array ({@link newIsoClock}), as {@link IsoWriteClock}: its hidden
+ * class is the realm's and outlives every GC; a literal made once per decoder has no allocation
+ * site yet, its hidden class (and its `minuteMs` field, a small integer made a double by the first
+ * timestamp) dies with the last decoder at a full GC and takes the optimised decoders that read it
+ * along (docs/performance.md, "Copilot codec, round thirteen").
  */
-export interface IsoClock {
-  minute: string;
-  minuteMs: number;
-}
+export type IsoClock = [
+  /** `YYYY-MM-DDTHH:MM:` of the last timestamp read; `''` before the first. */
+  minute: string,
+  /** That minute's first ms. */
+  minuteMs: number,
+];
+
+const READ_MINUTE = 0;
+const READ_MINUTE_MS = 1;
 
 /** A fresh {@link IsoClock}: no minute seen yet. */
 export function newIsoClock(): IsoClock {
-  return { minute: '', minuteMs: 0 };
+  return ['', 0];
 }
 
 /**
@@ -76,19 +83,19 @@ export function readIso(clock: IsoClock, s: string): number {
     s.length === ISO_LENGTH &&
     // indexOf, not startsWith: V8 runs startsWith several times slower (docs/performance.md,
     // "Gemini CLI stream-json"); a miss searches on through the 24 characters only.
-    s.indexOf(clock.minute) === 0 &&
+    s.indexOf(clock[READ_MINUTE]) === 0 &&
     s.charCodeAt(19) === 46 &&
     s.charCodeAt(23) === 90 &&
-    clock.minute !== ''
+    clock[READ_MINUTE] !== ''
   ) {
     const second = digits(s, 17, 2);
     const ms = digits(s, 20, 3);
-    if (second >= 0 && second <= 59 && ms >= 0) return clock.minuteMs + second * 1000 + ms;
+    if (second >= 0 && second <= 59 && ms >= 0) return clock[READ_MINUTE_MS] + second * 1000 + ms;
   }
   const ms = exactIsoMs(s);
   if (!Number.isNaN(ms)) {
-    clock.minute = s.slice(0, 17);
-    clock.minuteMs = ms - digits(s, 17, 2) * 1000 - digits(s, 20, 3);
+    clock[READ_MINUTE] = s.slice(0, 17);
+    clock[READ_MINUTE_MS] = ms - digits(s, 17, 2) * 1000 - digits(s, 20, 3);
   }
   return ms;
 }

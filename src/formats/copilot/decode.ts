@@ -127,73 +127,101 @@ interface Line {
 }
 
 /**
- * The decoder's state between lines, built whole in one object literal ({@link newDecoder}): a
- * literal's hidden class is held by its allocation site and outlives a full GC, where a class
- * instance's fields (map transitions, held weakly) die with the last decoder and take the
- * optimised code that embedded them along (docs/performance.md, "Amp and Copilot").
+ * The decoder's state between lines ({@link newDecoder}): an array of slots (the indices below),
+ * not a literal. A literal made once per decoder gets no allocation site until its factory has run
+ * several times, so its hidden class (and its fields' tracked types) die with the last decoder at a
+ * full GC and take the optimised per-line code that embedded them along; an array's hidden class is
+ * the realm's and outlives every GC (docs/performance.md, "Amp decoder, round twelve", "Copilot
+ * codec, round thirteen").
  */
-interface Decoder {
-  readonly sink: DiagnosticSink;
-  readonly report: LineReport;
-  readonly maxDepth: number;
-  session: string | undefined;
-  runOpen: boolean;
-  turnOpen: boolean;
-  runError: string | undefined;
-  runCancelled: boolean;
-  answer: string | undefined;
-  runUsage: Usage | undefined;
-  round: number | undefined;
-  roundText: string;
-  roundUsage: Usage | undefined;
+type Decoder = [
+  sink: DiagnosticSink,
+  report: LineReport,
+  maxDepth: number,
+  session: string | undefined,
+  runOpen: boolean,
+  turnOpen: boolean,
+  runError: string | undefined,
+  runCancelled: boolean,
+  answer: string | undefined,
+  runUsage: Usage | undefined,
+  round: number | undefined,
+  roundText: string,
+  roundUsage: Usage | undefined,
   // Open state keyed by ids: entries leave when their end arrives, so memory follows what is open.
-  readonly streamedMessages: Set<string>;
+  streamedMessages: Set<string>,
   // The message last marked streamed (in `streamedMessages` while set): a message's deltas come
   // in a row, and a compare costs less than hashing its id into the set again.
-  lastStreamed: string | undefined;
-  readonly streamedReasoning: Set<string>;
-  reasoningSinceMessage: boolean;
-  readonly toolNames: Map<string, string>;
-  readonly childByCall: Map<string, string>;
-  readonly laneUsage: Map<string, Usage>;
-  lastLine: number;
-  lastOffset: number;
-  lastTs: number | undefined;
-  readonly clock: IsoClock;
+  lastStreamed: string | undefined,
+  streamedReasoning: Set<string>,
+  reasoningSinceMessage: boolean,
+  toolNames: Map<string, string>,
+  childByCall: Map<string, string>,
+  laneUsage: Map<string, Usage>,
+  lastLine: number,
+  lastOffset: number,
+  lastTs: number | undefined,
+  clock: IsoClock,
   // Whether canonical message_delta lines take the shortcut (the property test turns it off).
-  readonly shortcut: boolean;
-}
+  shortcut: boolean,
+];
+
+const SINK = 0;
+const REPORT = 1;
+const MAX_DEPTH = 2;
+const SESSION = 3;
+const RUN_OPEN = 4;
+const TURN_OPEN = 5;
+const RUN_ERROR = 6;
+const RUN_CANCELLED = 7;
+const ANSWER = 8;
+const RUN_USAGE = 9;
+const ROUND = 10;
+const ROUND_TEXT = 11;
+const ROUND_USAGE = 12;
+const STREAMED_MESSAGES = 13;
+const LAST_STREAMED = 14;
+const STREAMED_REASONING = 15;
+const REASONING_SINCE_MESSAGE = 16;
+const TOOL_NAMES = 17;
+const CHILD_BY_CALL = 18;
+const LANE_USAGE = 19;
+const LAST_LINE = 20;
+const LAST_OFFSET = 21;
+const LAST_TS = 22;
+const CLOCK = 23;
+const SHORTCUT = 24;
 
 function newDecoder(options: CopilotDecodeOptions, sink: DiagnosticSink, shortcut: boolean): Decoder {
   const maxDepth = resolveMaxDepth(options.maxDepth);
-  return {
+  return [
     sink,
-    report: lineReporter(sink, FORMAT),
+    lineReporter(sink, FORMAT),
     maxDepth,
-    session: undefined,
-    runOpen: false,
-    turnOpen: false,
-    runError: undefined,
-    runCancelled: false,
-    answer: undefined,
-    runUsage: undefined,
-    round: undefined,
-    roundText: '',
-    roundUsage: undefined,
-    streamedMessages: new Set(),
-    lastStreamed: undefined,
-    streamedReasoning: new Set(),
-    reasoningSinceMessage: false,
-    toolNames: new Map(),
-    childByCall: new Map(),
-    laneUsage: new Map(),
-    lastLine: 0,
-    lastOffset: 0,
-    lastTs: undefined,
-    clock: newIsoClock(),
+    undefined,
+    false,
+    false,
+    undefined,
+    false,
+    undefined,
+    undefined,
+    undefined,
+    '',
+    undefined,
+    new Set(),
+    undefined,
+    new Set(),
+    false,
+    new Map(),
+    new Map(),
+    new Map(),
+    0,
+    0,
+    undefined,
+    newIsoClock(),
     // The record nests two levels (the envelope, its data): a smaller bound refuses it.
-    shortcut: shortcut && maxDepth >= 2,
-  };
+    shortcut && maxDepth >= 2,
+  ];
 }
 
 /**
@@ -208,58 +236,49 @@ export function createCopilotRecordDecoder(
   sink: DiagnosticSink,
   shortcut = true,
 ): RecordDecoder {
-  // The same two functions for every decoder (not closures per decoder): the splitter's call
-  // site sees one target and can inline it.
-  const decoder: StatefulDecoder = { dec: newDecoder(options, sink, shortcut), line: lineOf, end: endOf };
-  return decoder;
+  return new CopilotRecordDecoder(options, sink, shortcut);
 }
 
-/** A record decoder over its state literal. */
-interface StatefulDecoder extends RecordDecoder {
-  readonly dec: Decoder;
-}
-
-function lineOf(this: StatefulDecoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
-  readLine(this.dec, text, line, offset, out);
-}
-
-function endOf(this: StatefulDecoder, out: AgentEvent[]): void {
-  endStream(this.dec, out);
-}
-
-/** {@link createCopilotRecordDecoder} as a class (its state in one literal all the same). */
+/**
+ * The decoder ({@link createCopilotRecordDecoder}; the shortcut test builds it): the state in its
+ * element 0, `line` and `end` on the prototype. With no named property of its own, every decoder
+ * has the class's initial hidden class, which the class holds: the splitter's call site sees one
+ * map and one target at every decoder and across a full GC (a literal made once per decoder has a
+ * hidden class a full GC frees; a closure or bound function per decoder is a new call target each
+ * time: docs/performance.md, "Copilot writer, round seven", "Copilot codec, round thirteen").
+ */
 export class CopilotRecordDecoder implements RecordDecoder {
-  private readonly dec: Decoder;
+  declare private readonly 0: Decoder;
 
   /**
    * Creates a decoder that reports to `sink`. `shortcut` false reads every line by the general
    * path (for the test that holds the message_delta shortcut equal to it).
    */
   constructor(options: CopilotDecodeOptions, sink: DiagnosticSink, shortcut = true) {
-    this.dec = newDecoder(options, sink, shortcut);
+    (this as unknown as { 0: Decoder })[0] = newDecoder(options, sink, shortcut);
   }
 
   /** One line: its events onto `out`. */
   line(text: string, line: number, offset: number, out: AgentEvent[]): void {
-    readLine(this.dec, text, line, offset, out);
+    readLine(this[0], text, line, offset, out);
   }
 
   /** The input ended: a run still open ends incomplete. */
   end(out: AgentEvent[]): void {
-    endStream(this.dec, out);
+    endStream(this[0], out);
   }
 }
 
 function readLine(dec: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
-  dec.lastLine = line;
-  dec.lastOffset = offset;
-  if (dec.shortcut && canonicalDelta(dec, text, line, offset, out)) return;
+  dec[LAST_LINE] = line;
+  dec[LAST_OFFSET] = offset;
+  if (dec[SHORTCUT] && canonicalDelta(dec, text, line, offset, out)) return;
   const record = parse(dec, text, line, offset);
   if (record === undefined) return;
   const type = record.type;
   const problem = envelopeProblem(record);
   if (typeof type !== 'string' || problem !== undefined) {
-    dec.report(
+    dec[REPORT](
       'invalid_record',
       'error',
       line,
@@ -273,7 +292,7 @@ function readLine(dec: Decoder, text: string, line: number, offset: number, out:
   }
   const data = record.data as JsonObject;
   const agent = str(record.agentId);
-  const parsedTs = copilotTimestampAt(dec.clock, record.timestamp as string);
+  const parsedTs = copilotTimestampAt(dec[CLOCK], record.timestamp as string);
   const ctx: Line = {
     record,
     data,
@@ -286,14 +305,14 @@ function readLine(dec: Decoder, text: string, line: number, offset: number, out:
     out,
     primaryDone: false,
   };
-  if (ctx.ts !== undefined) dec.lastTs = ctx.ts;
+  if (ctx.ts !== undefined) dec[LAST_TS] = ctx.ts;
   if (!isCopilotRecordType(type)) {
     unknown(dec, record, type, text, line, offset, out, ctx);
     return;
   }
   const bad = dataProblem(type, data);
   if (bad !== undefined) {
-    dec.report('invalid_record', 'error', line, offset, `invalid ${type} event: ${bad}; kept as unknown`);
+    dec[REPORT]('invalid_record', 'error', line, offset, `invalid ${type} event: ${bad}; kept as unknown`);
     unknown(dec, record, type, text, line, offset, out, ctx);
     return;
   }
@@ -337,13 +356,13 @@ function canonicalDelta(
   const record: JsonObject = ephemeral
     ? { id, parentId, timestamp, type: 'assistant.message_delta', data, ephemeral: true }
     : { id, parentId, timestamp, type: 'assistant.message_delta', data };
-  const ts = copilotTimestampAt(dec.clock, timestamp);
-  if (ts !== undefined) dec.lastTs = ts;
+  const ts = copilotTimestampAt(dec[CLOCK], timestamp);
+  if (ts !== undefined) dec[LAST_TS] = ts;
   markStreamed(dec, message);
   // As `push` builds it for a record without agentId or parentToolCallId: no lane.
   const hints: CopilotHints = { raw: text, record };
-  const session = dec.session;
-  const round = dec.round;
+  const session = dec[SESSION];
+  const round = dec[ROUND];
   if (COPILOT_WHOLE_EVENTS.enabled && session !== undefined && ts !== undefined && round !== undefined) {
     const provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
     out.push({ type: 'text.delta', text: delta, message, session, ts, round, provenance });
@@ -365,28 +384,29 @@ function canonicalDelta(
  * diagnostics, in the same order.
  */
 function parse(dec: Decoder, text: string, line: number, offset: number): JsonObject | undefined {
-  const value = parseMeasuredRecord(text, line, offset, dec.maxDepth, FORMAT, dec.sink);
+  const value = parseMeasuredRecord(text, line, offset, dec[MAX_DEPTH], FORMAT, dec[SINK]);
   if (value === NOT_PARSED) return undefined;
   if (isJsonObject(value)) return value;
-  dec.report('invalid_json', 'error', line, offset, 'not a JSON object');
+  dec[REPORT]('invalid_json', 'error', line, offset, 'not a JSON object');
   return undefined;
 }
 
 function markStreamed(dec: Decoder, message: string): void {
-  if (message === dec.lastStreamed) return;
-  dec.streamedMessages.add(message);
-  dec.lastStreamed = message;
+  if (message === dec[LAST_STREAMED]) return;
+  dec[STREAMED_MESSAGES].add(message);
+  dec[LAST_STREAMED] = message;
 }
 
 function endStream(dec: Decoder, out: AgentEvent[]): void {
-  if (dec.runOpen) endRun(dec, 'incomplete', syntheticAt(dec.lastLine, dec.lastOffset), out, dec.lastTs);
+  if (dec[RUN_OPEN])
+    endRun(dec, 'incomplete', syntheticAt(dec[LAST_LINE], dec[LAST_OFFSET]), out, dec[LAST_TS]);
 }
 
 /** A kept record with a number `JSON.parse` could not hold exactly: reported (no schema reads it). */
 function checkNumbers(dec: Decoder, record: JsonObject, text: string, line: number, offset: number): void {
   if (!mayHoldUnsafeNumber(record)) return;
   const message = unsafeNumberMessage(text);
-  if (message !== undefined) dec.report('invalid_record', 'error', line, offset, message);
+  if (message !== undefined) dec[REPORT]('invalid_record', 'error', line, offset, message);
 }
 
 function syntheticAt(line: number, offset: number): Provenance {
@@ -426,9 +446,9 @@ interface Envelope {
  * (nothing changed) sends the event through {@link push}.
  */
 function wholeEnvelope(dec: Decoder, ctx: Line): Envelope | undefined {
-  const session = dec.session;
+  const session = dec[SESSION];
   const ts = ctx.ts;
-  const round = dec.round;
+  const round = dec[ROUND];
   if (
     !COPILOT_WHOLE_EVENTS.enabled ||
     session === undefined ||
@@ -444,10 +464,10 @@ function wholeEnvelope(dec: Decoder, ctx: Line): Envelope | undefined {
 
 function push(dec: Decoder, ctx: Line, e: Emit, synthetic = false): void {
   const event = e as unknown as AgentEvent;
-  if (dec.session !== undefined) event.session = dec.session;
+  if (dec[SESSION] !== undefined) event.session = dec[SESSION];
   if (ctx.ts !== undefined) event.ts = ctx.ts;
-  if (dec.round !== undefined && event.type !== 'run.start' && event.type !== 'run.end')
-    event.round = dec.round;
+  if (dec[ROUND] !== undefined && event.type !== 'run.start' && event.type !== 'run.end')
+    event.round = dec[ROUND];
   const lane = laneOf(dec, ctx);
   if (lane !== undefined && e.type !== 'child.start' && e.type !== 'child.end') event.lane = lane;
   event.provenance = provenance(ctx, synthetic || ctx.primaryDone);
@@ -459,7 +479,7 @@ function laneOf(dec: Decoder, ctx: Line): string | undefined {
   if (ctx.agent !== undefined) return ctx.agent;
   // The deprecated parentToolCallId names the spawning call: its child, when one was started.
   const parent = str(ctx.data.parentToolCallId);
-  return parent === undefined ? undefined : dec.childByCall.get(parent);
+  return parent === undefined ? undefined : dec[CHILD_BY_CALL].get(parent);
 }
 
 function unknown(
@@ -479,18 +499,18 @@ function unknown(
     provenance: { format: FORMAT, line, offset, hints: { raw: text } },
   };
   if (type !== undefined) e.recordType = type;
-  if (dec.session !== undefined) e.session = dec.session;
+  if (dec[SESSION] !== undefined) e.session = dec[SESSION];
   if (ctx?.ts !== undefined) e.ts = ctx.ts;
   if (ctx?.agent !== undefined) e.lane = ctx.agent;
   out.push(e);
 }
 
 function openRun(dec: Decoder, ctx: Line, input: string | undefined, synthetic: boolean): void {
-  dec.runOpen = true;
-  dec.runError = undefined;
-  dec.runCancelled = false;
-  dec.answer = undefined;
-  dec.runUsage = undefined;
+  dec[RUN_OPEN] = true;
+  dec[RUN_ERROR] = undefined;
+  dec[RUN_CANCELLED] = false;
+  dec[ANSWER] = undefined;
+  dec[RUN_USAGE] = undefined;
   const e: Emit = { type: 'run.start' };
   if (input !== undefined) e.input = input;
   push(dec, ctx, e, synthetic);
@@ -504,16 +524,16 @@ function endRun(
   ts: number | undefined,
 ): void {
   const e: AgentEventOf<'run.end'> = { type: 'run.end', status };
-  if (dec.answer !== undefined) e.answer = dec.answer;
-  if (dec.runUsage !== undefined) e.usage = dec.runUsage;
-  if (dec.runError !== undefined && status === 'failed') e.error = dec.runError;
-  if (dec.session !== undefined) e.session = dec.session;
+  if (dec[ANSWER] !== undefined) e.answer = dec[ANSWER];
+  if (dec[RUN_USAGE] !== undefined) e.usage = dec[RUN_USAGE];
+  if (dec[RUN_ERROR] !== undefined && status === 'failed') e.error = dec[RUN_ERROR];
+  if (dec[SESSION] !== undefined) e.session = dec[SESSION];
   if (ts !== undefined) e.ts = ts;
   e.provenance = provenance;
   out.push(e);
-  dec.runOpen = false;
-  dec.turnOpen = false;
-  dec.round = undefined;
+  dec[RUN_OPEN] = false;
+  dec[TURN_OPEN] = false;
+  dec[ROUND] = undefined;
 }
 
 function map(dec: Decoder, ctx: Line): void {
@@ -543,8 +563,8 @@ function map(dec: Decoder, ctx: Line): void {
     }
     case 'assistant.reasoning_delta': {
       const id = d.reasoningId as string;
-      dec.streamedReasoning.add(id);
-      dec.reasoningSinceMessage = true;
+      dec[STREAMED_REASONING].add(id);
+      dec[REASONING_SINCE_MESSAGE] = true;
       push(dec, ctx, { type: 'reasoning.delta', text: d.deltaContent, message: id });
       return;
     }
@@ -571,9 +591,9 @@ function map(dec: Decoder, ctx: Line): void {
       const u = callUsage(d, ctx);
       // A round's and a run's usage are the main agent's own calls (the run's total is the sum of its
       // rounds); a subagent's calls stay usage events in its lane.
-      if (main) dec.roundUsage = addUsage(dec.roundUsage ?? {}, u);
-      else dec.laneUsage.set(ctx.agent!, addUsage(dec.laneUsage.get(ctx.agent!) ?? {}, u));
-      if (main && dec.runOpen) dec.runUsage = addUsage(dec.runUsage ?? {}, u);
+      if (main) dec[ROUND_USAGE] = addUsage(dec[ROUND_USAGE] ?? {}, u);
+      else dec[LANE_USAGE].set(ctx.agent!, addUsage(dec[LANE_USAGE].get(ctx.agent!) ?? {}, u));
+      if (main && dec[RUN_OPEN]) dec[RUN_USAGE] = addUsage(dec[RUN_USAGE] ?? {}, u);
       const w = wholeEnvelope(dec, ctx);
       if (w !== undefined) {
         const { session, ts, round, provenance } = w;
@@ -584,7 +604,7 @@ function map(dec: Decoder, ctx: Line): void {
       return;
     }
     case 'session.start': {
-      dec.session = d.sessionId as string;
+      dec[SESSION] = d.sessionId as string;
       const e: Emit = { type: 'session.start' };
       if (typeof d.producer === 'string') e.producer = d.producer;
       if (typeof d.version === 'number') e.protocol = String(d.version);
@@ -601,28 +621,28 @@ function map(dec: Decoder, ctx: Line): void {
       // incomplete, as a shutdown inside a turn ends it.
       if (
         main &&
-        dec.runOpen &&
-        (d.delivery === 'idle' || (d.delivery === undefined && dec.round === undefined && !dec.turnOpen))
+        dec[RUN_OPEN] &&
+        (d.delivery === 'idle' || (d.delivery === undefined && dec[ROUND] === undefined && !dec[TURN_OPEN]))
       )
         endRun(
           dec,
-          dec.turnOpen ? 'incomplete' : 'completed',
+          dec[TURN_OPEN] ? 'incomplete' : 'completed',
           syntheticAt(ctx.line, ctx.offset),
           ctx.out,
           ctx.ts,
         );
-      if (main && !dec.runOpen) openRun(dec, ctx, d.content as string, false);
+      if (main && !dec[RUN_OPEN]) openRun(dec, ctx, d.content as string, false);
       else push(dec, ctx, { type: 'user.message', text: d.content });
       return;
     }
     case 'assistant.turn_start': {
-      if (main && !dec.runOpen) openRun(dec, ctx, undefined, true);
+      if (main && !dec[RUN_OPEN]) openRun(dec, ctx, undefined, true);
       const turn = d.turnId as string;
       if (main) {
-        dec.turnOpen = true;
-        dec.round = /^(?:0|[1-9]\d{0,14})$/.test(turn) ? Number(turn) : undefined;
-        dec.roundText = '';
-        dec.roundUsage = undefined;
+        dec[TURN_OPEN] = true;
+        dec[ROUND] = /^(?:0|[1-9]\d{0,14})$/.test(turn) ? Number(turn) : undefined;
+        dec[ROUND_TEXT] = '';
+        dec[ROUND_USAGE] = undefined;
       }
       const w = typeof d.model === 'string' ? undefined : wholeEnvelope(dec, ctx);
       if (w !== undefined) {
@@ -637,24 +657,24 @@ function map(dec: Decoder, ctx: Line): void {
     }
     case 'assistant.turn_end': {
       const w =
-        main && typeof d.model !== 'string' && dec.roundUsage !== undefined
+        main && typeof d.model !== 'string' && dec[ROUND_USAGE] !== undefined
           ? wholeEnvelope(dec, ctx)
           : undefined;
       if (w !== undefined) {
         const { session, ts, round, provenance } = w;
-        const usage = dec.roundUsage as Usage;
-        ctx.out.push({ type: 'round.end', message: dec.roundText, usage, session, ts, round, provenance });
+        const usage = dec[ROUND_USAGE] as Usage;
+        ctx.out.push({ type: 'round.end', message: dec[ROUND_TEXT], usage, session, ts, round, provenance });
         endTurn(dec);
         return;
       }
-      const e: Emit = { type: 'round.end', message: main ? dec.roundText : '' };
+      const e: Emit = { type: 'round.end', message: main ? dec[ROUND_TEXT] : '' };
       if (typeof d.model === 'string') e.model = d.model;
-      if (main && dec.roundUsage !== undefined) e.usage = dec.roundUsage;
+      if (main && dec[ROUND_USAGE] !== undefined) e.usage = dec[ROUND_USAGE];
       // A subagent's turn carries its own calls' usage (its calls' events are in its lane).
-      const laneUsage = main ? undefined : dec.laneUsage.get(ctx.agent!);
+      const laneUsage = main ? undefined : dec[LANE_USAGE].get(ctx.agent!);
       if (laneUsage !== undefined) {
         e.usage = laneUsage;
-        dec.laneUsage.delete(ctx.agent!);
+        dec[LANE_USAGE].delete(ctx.agent!);
       }
       push(dec, ctx, e);
       if (main) endTurn(dec);
@@ -676,19 +696,19 @@ function map(dec: Decoder, ctx: Line): void {
       return;
     case 'assistant.reasoning': {
       const id = d.reasoningId as string;
-      if (dec.streamedReasoning.delete(id)) {
+      if (dec[STREAMED_REASONING].delete(id)) {
         // Its text already came as deltas: a second copy would be counted twice.
         unknown(dec, ctx.record, ctx.type, ctx.text, ctx.line, ctx.offset, ctx.out, ctx);
         return;
       }
-      dec.reasoningSinceMessage = true;
+      dec[REASONING_SINCE_MESSAGE] = true;
       push(dec, ctx, { type: 'reasoning.delta', text: d.content, message: id });
       return;
     }
     case 'tool.execution_start': {
       const call = d.toolCallId as string;
       const name = d.toolName as string;
-      dec.toolNames.set(call, name);
+      dec[TOOL_NAMES].set(call, name);
       const args = d.arguments;
       const w = isJsonObject(args) && d.mcpServerName === undefined ? wholeEnvelope(dec, ctx) : undefined;
       if (w !== undefined) {
@@ -713,7 +733,7 @@ function map(dec: Decoder, ctx: Line): void {
     }
     case 'tool.execution_complete': {
       const call = d.toolCallId as string;
-      const name = dec.toolNames.get(call);
+      const name = dec[TOOL_NAMES].get(call);
       const content = isJsonObject(d.result) ? str(d.result.content) : undefined;
       const w =
         name !== undefined && content !== undefined && d.error === undefined
@@ -721,7 +741,7 @@ function map(dec: Decoder, ctx: Line): void {
           : undefined;
       if (w !== undefined) {
         const { session, ts, round, provenance } = w;
-        dec.toolNames.delete(call);
+        dec[TOOL_NAMES].delete(call);
         const ok = d.success as boolean;
         ctx.out.push({
           type: 'tool.end',
@@ -739,7 +759,7 @@ function map(dec: Decoder, ctx: Line): void {
       const e: Emit = { type: 'tool.end', call, ok: d.success };
       if (name !== undefined) {
         e.name = name;
-        dec.toolNames.delete(call);
+        dec[TOOL_NAMES].delete(call);
       }
       if (content !== undefined) e.text = content;
       const error = isJsonObject(d.error) ? str(d.error.message) : undefined;
@@ -750,7 +770,7 @@ function map(dec: Decoder, ctx: Line): void {
     case 'subagent.started': {
       const call = d.toolCallId as string;
       const child = ctx.agent ?? call;
-      dec.childByCall.set(call, child);
+      dec[CHILD_BY_CALL].set(call, child);
       const e: Emit = { type: 'child.start', child, call };
       if (typeof d.agentName === 'string') e.name = d.agentName;
       if (typeof d.agentDescription === 'string') e.task = d.agentDescription;
@@ -760,8 +780,8 @@ function map(dec: Decoder, ctx: Line): void {
     case 'subagent.completed':
     case 'subagent.failed': {
       const call = d.toolCallId as string;
-      const child = ctx.agent ?? dec.childByCall.get(call) ?? call;
-      dec.childByCall.delete(call);
+      const child = ctx.agent ?? dec[CHILD_BY_CALL].get(call) ?? call;
+      dec[CHILD_BY_CALL].delete(call);
       const failed = ctx.type === 'subagent.failed';
       const e: Emit = {
         type: 'child.end',
@@ -778,9 +798,9 @@ function map(dec: Decoder, ctx: Line): void {
         return;
       }
       // A run nothing announced (no user.message, no turn) still ends here.
-      if (!dec.runOpen) openRun(dec, ctx, undefined, true);
-      const aborted = d.aborted === true || dec.runCancelled;
-      const status: RunStatus = aborted ? 'cancelled' : dec.runError !== undefined ? 'failed' : 'completed';
+      if (!dec[RUN_OPEN]) openRun(dec, ctx, undefined, true);
+      const aborted = d.aborted === true || dec[RUN_CANCELLED];
+      const status: RunStatus = aborted ? 'cancelled' : dec[RUN_ERROR] !== undefined ? 'failed' : 'completed';
       endRun(dec, status, provenance(ctx), ctx.out, ctx.ts);
       return;
     }
@@ -788,10 +808,10 @@ function map(dec: Decoder, ctx: Line): void {
       // An error before anything else of a run belongs to the run it fails: the main agent's
       // error is fatal (its run ends failed at the session.idle); a non-fatal one is a
       // session.warning.
-      if (main && !dec.runOpen) openRun(dec, ctx, undefined, true);
+      if (main && !dec[RUN_OPEN]) openRun(dec, ctx, undefined, true);
       const e: Emit = { type: 'error', message: d.message, fatal: main };
       if (typeof d.errorType === 'string') e.code = d.errorType;
-      if (main && dec.runOpen) dec.runError = d.message as string;
+      if (main && dec[RUN_OPEN]) dec[RUN_ERROR] = d.message as string;
       push(dec, ctx, e);
       return;
     }
@@ -804,19 +824,19 @@ function map(dec: Decoder, ctx: Line): void {
     }
     case 'abort': {
       // Like an error, an abort before anything else of a run belongs to the run it cancels.
-      if (main && !dec.runOpen) openRun(dec, ctx, undefined, true);
+      if (main && !dec[RUN_OPEN]) openRun(dec, ctx, undefined, true);
       const e: Emit = { type: 'cancel' };
       if (typeof d.reason === 'string') e.by = d.reason;
-      if (main) dec.runCancelled = true;
+      if (main) dec[RUN_CANCELLED] = true;
       push(dec, ctx, e);
       return;
     }
     case 'session.shutdown': {
       push(dec, ctx, { type: 'usage', usage: shutdownUsage(d) });
-      if (dec.runOpen) {
-        if (d.shutdownType === 'error' && typeof d.errorReason === 'string') dec.runError = d.errorReason;
+      if (dec[RUN_OPEN]) {
+        if (d.shutdownType === 'error' && typeof d.errorReason === 'string') dec[RUN_ERROR] = d.errorReason;
         const status: RunStatus =
-          d.shutdownType === 'error' ? 'failed' : dec.turnOpen ? 'incomplete' : 'completed';
+          d.shutdownType === 'error' ? 'failed' : dec[TURN_OPEN] ? 'incomplete' : 'completed';
         endRun(dec, status, syntheticAt(ctx.line, ctx.offset), ctx.out, ctx.ts);
       }
       return;
@@ -844,10 +864,10 @@ function map(dec: Decoder, ctx: Line): void {
 
 /** A main-lane turn ended: no round until the next begins. */
 function endTurn(dec: Decoder): void {
-  dec.turnOpen = false;
-  dec.round = undefined;
-  dec.roundText = '';
-  dec.roundUsage = undefined;
+  dec[TURN_OPEN] = false;
+  dec[ROUND] = undefined;
+  dec[ROUND_TEXT] = '';
+  dec[ROUND_USAGE] = undefined;
 }
 
 // assistant.message: the whole message. Its text and reasoning are events of their own only
@@ -857,13 +877,13 @@ function message(dec: Decoder, ctx: Line, main: boolean): void {
   const d = ctx.data;
   const id = d.messageId as string;
   const content = d.content as string;
-  const streamed = dec.streamedMessages.delete(id);
-  if (id === dec.lastStreamed) dec.lastStreamed = undefined;
+  const streamed = dec[STREAMED_MESSAGES].delete(id);
+  if (id === dec[LAST_STREAMED]) dec[LAST_STREAMED] = undefined;
   const derived: Emit[] = [];
   const reasoning = str(d.reasoningText);
-  if (reasoning !== undefined && reasoning !== '' && !dec.reasoningSinceMessage)
+  if (reasoning !== undefined && reasoning !== '' && !dec[REASONING_SINCE_MESSAGE])
     derived.push({ type: 'reasoning.delta', text: reasoning, message: id });
-  dec.reasoningSinceMessage = false;
+  dec[REASONING_SINCE_MESSAGE] = false;
   if (!streamed && content !== '') derived.push({ type: 'text.delta', text: content, message: id });
   // The primary event first (it carries the record), then what it implies.
   const w = wholeEnvelope(dec, ctx);
@@ -878,8 +898,8 @@ function message(dec: Decoder, ctx: Line, main: boolean): void {
   for (const e of derived) push(dec, ctx, e, true);
   ctx.out.push(end);
   if (main && content !== '') {
-    dec.roundText += content;
-    dec.answer = content;
+    dec[ROUND_TEXT] += content;
+    dec[ANSWER] = content;
   }
 }
 

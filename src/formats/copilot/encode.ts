@@ -258,6 +258,14 @@ export function createCopilotEncoder(
 }
 
 /**
+ * Whether `write` calls into run-span.ts only for a run's start and end (and notes a byte written
+ * itself for every other event) instead of calling `spanBefore` and `spanAfter` around every
+ * event. The two give the same bytes and losses; off, the general path runs (the property test in
+ * test/copilot/writer-span.test.ts holds them equal).
+ */
+export const COPILOT_SPAN_INLINE: { enabled: boolean } = { enabled: true };
+
+/**
  * The encoder ({@link createCopilotEncoder}; the writer-template test builds it): the writer's
  * state in its element 0, `write` and `end` on the prototype. With no named property of its own,
  * every encoder has the class's initial hidden class, which the class holds: a caller's loop
@@ -279,9 +287,23 @@ export class CopilotEncoder implements Encoder {
   /** The lines of one event. */
   write(event: AgentEvent): string {
     const w = this[0];
-    spanBefore(w[SPAN], w[LOSS], event, FORMAT);
+    // Another format's runs are followed for what Copilot cannot say of them (run-span.ts): only a
+    // run's start and end call into it; for every other event all it does is note that the open
+    // run wrote a byte, done here (two calls per event were a measurable share of the writer:
+    // docs/performance.md, "Copilot codec, round thirteen").
+    // Off, both calls are made for every event, the general path (the property test in
+    // test/copilot/writer-span.test.ts holds the two equal).
+    if (!COPILOT_SPAN_INLINE.enabled) {
+      spanBefore(w[SPAN], w[LOSS], event, FORMAT);
+      const text = writeEvent(w, event);
+      spanAfter(w[SPAN], w[LOSS], event, text, FORMAT);
+      return text;
+    }
+    const type = event.type;
+    if (type === 'run.start') spanBefore(w[SPAN], w[LOSS], event, FORMAT);
     const text = writeEvent(w, event);
-    spanAfter(w[SPAN], w[LOSS], event, text, FORMAT);
+    if (type === 'run.end') spanAfter(w[SPAN], w[LOSS], event, text, FORMAT);
+    else if (text !== '') w[SPAN].wrote = true;
     return text;
   }
 
