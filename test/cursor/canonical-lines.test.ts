@@ -211,6 +211,38 @@ const OPENING =
   '{"type":"user","message":{"role":"user","content":[{"type":"text","text":"go"}]},"session_id":"S"}\n';
 
 describe('Cursor decoder: the canonical-line reader beside JSON.parse', () => {
+  // Found by the property below (seed -314282463): the shell payload's shortcut checked where the
+  // `tool_call` object's last string ended, not that a `}` closed the object there.
+  test.each(['started', 'completed'])(
+    'a %s shell call whose object is not closed by } is not read',
+    (subtype) => {
+      const toolCall: Rec = {
+        shellToolCall: { args: { command: 'ls' }, description: 'd' },
+        hookAdditionalContexts: [],
+        toolCallId: 'MC',
+        startedAtMs: '1786540600000',
+      };
+      if (subtype === 'completed') toolCall.completedAtMs = '1786540600001';
+      const good = JSON.stringify({
+        type: 'tool_call',
+        subtype,
+        call_id: 'MC',
+        tool_call: toolCall,
+        model_call_id: 'tool_1',
+        session_id: 'S',
+        timestamp_ms: 1786540600000,
+      });
+      const close = good.indexOf(',"model_call_id"') - 1;
+      expect(same(readCanonicalLine({ at: 0, known: undefined, maxDepth: 64 }, good), parsed(good))).toBe(
+        true,
+      );
+      for (const c of [']', '"', 'x', ' ']) {
+        const bad = `${good.slice(0, close)}${c}${good.slice(close + 1)}`;
+        expect(readCanonicalLine({ at: 0, known: undefined, maxDepth: 64 }, bad), bad).toBeUndefined();
+      }
+    },
+  );
+
   test('reads, when it reads a line, the record JSON.parse gives, within the depth bound', () => {
     fc.assert(
       fc.property(fc.array(line, { minLength: 1, maxLength: 8 }), depth, (lines, maxDepth) => {

@@ -435,7 +435,13 @@ function readToolCall(r: LineReader, text: string): JsonObject | undefined {
 // JSON or nests deeper than the bound (the general path says why).
 function readToolCallObject(r: LineReader, text: string, start: number, end: number): JsonObject | undefined {
   const fields = text.lastIndexOf(CURSOR_TOOL_CALL_FIELDS_HEAD, end);
-  if (fields > start && text.indexOf(CURSOR_SHELL_PAYLOAD_KEY, start) === start) {
+  // The object closes just before the tail: checked once here, since the reads below only say
+  // where the last string ends (a `]` or a stray quote there is no JSON).
+  if (
+    fields > start &&
+    text.charCodeAt(end - 1) === 125 &&
+    text.indexOf(CURSOR_SHELL_PAYLOAD_KEY, start) === start
+  ) {
     const payload = parseObject(text, start + CURSOR_SHELL_PAYLOAD_KEY.length, fields + 1);
     const id =
       payload === undefined ? undefined : readString(r, text, fields + CURSOR_TOOL_CALL_FIELDS_HEAD.length);
