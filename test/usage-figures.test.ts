@@ -89,3 +89,71 @@ describe.each(Object.entries(codecs))('%s writer, times', (_format, codec) => {
     }
   });
 });
+
+// And every other number of the model an event may carry (a round, a seq, a pid, durations,
+// times, an exit code, byte and token counts): refused or left out, never written as `"NaN"`,
+// `round NaN` or `null`. Copilot and AG-UI spelled a NaN round into a turn id and a step name;
+// the AI SDK writer let JSON.stringify write a NaN duration, time or exit code as null.
+const T = 1767225600000;
+const EVERY_NUMBER = [
+  { type: 'session.start', session: 's', ts: T, pid: 12 },
+  { type: 'run.start', input: 'go', ts: T },
+  { type: 'round.start', ts: T, round: 1 },
+  { type: 'text.delta', text: 'hi', ts: T, round: 1 },
+  { type: 'tool.start', call: 'c', name: 'Bash', args: { command: 'ls' }, ts: T, startedAt: T, round: 1 },
+  { type: 'tool.progress', call: 'c', elapsedMs: 5, outputBytes: 3, ts: T },
+  {
+    type: 'tool.end',
+    call: 'c',
+    name: 'Bash',
+    ok: true,
+    result: 'x',
+    exitCode: 0,
+    startedAt: T,
+    endedAt: T + 1,
+    ts: T,
+    round: 1,
+  },
+  { type: 'compaction.end', tokensBefore: 10, tokensAfter: 5, tokensFreed: 5, ts: T },
+  { type: 'round.end', message: 'hi', ts: T, round: 1 },
+  { type: 'run.end', status: 'completed', durationMs: 10, ts: T, seq: 9 },
+] as unknown as AgentEvent[];
+const NUMBER_FIELDS = [
+  'round',
+  'seq',
+  'pid',
+  'durationMs',
+  'startedAt',
+  'endedAt',
+  'exitCode',
+  'elapsedMs',
+  'outputBytes',
+  'tokensBefore',
+  'tokensAfter',
+  'tokensFreed',
+];
+
+describe.each(Object.entries(codecs))('%s writer, every other number', (_format, codec) => {
+  test.each(NUMBER_FIELDS.flatMap((f) => [[f, Number.NaN] as const, [f, Number.POSITIVE_INFINITY] as const]))(
+    '%s = %s: refused or left out',
+    (field, bad) => {
+      const encoder = (codec as Codec).createEncoder({ onDiagnostic: () => {} });
+      let out = '';
+      try {
+        for (const e of EVERY_NUMBER)
+          out += encoder.write((field in e ? { ...e, [field]: bad } : e) as AgentEvent);
+        out += encoder.end();
+      } catch (error) {
+        expect(error).toBeInstanceOf(AgentwireError);
+        expect((error as AgentwireError).code).toBe('unencodable');
+        return;
+      }
+      expect(out).not.toMatch(/NaN|Infinity/);
+      expect(out).not.toMatch(new RegExp(`"${field}":null`));
+      for (const line of out.split(/\r?\n/)) {
+        const text = line.startsWith('data: ') ? line.slice(6) : line;
+        if (text.startsWith('{')) expect(() => JSON.parse(text)).not.toThrow();
+      }
+    },
+  );
+});

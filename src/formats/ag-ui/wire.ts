@@ -5,7 +5,7 @@
 import type { Detection } from '../../detect';
 import type { JsonFraming } from '../../framing/json-stream';
 import { wordLookup } from '../../guards';
-import { isJsonObject, type JsonObject } from '../../json';
+import { assertFiniteNumber, isJsonObject, type JsonObject } from '../../json';
 import type { Usage } from '../../model';
 
 /** Every event type AG-UI 1.0 defines. */
@@ -115,6 +115,8 @@ export const AGUI_QUESTION_REASON = 'user_input';
 
 /** The `stepName` agentwire writes for a round: `round N`. */
 export function stepNameOf(round: number): string {
+  // `round NaN` would be valid JSON and no round: refused, as writers refuse what they cannot write.
+  if (!Number.isFinite(round)) assertFiniteNumber(round, 'round', 'ag-ui');
   return `round ${round}`;
 }
 

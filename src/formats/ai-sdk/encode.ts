@@ -12,7 +12,14 @@ import {
 } from '../../framing/carry';
 import { frameJson, type JsonFraming } from '../../framing/json-stream';
 import { decisionAllows } from '../../guards';
-import { assertEncodable, isJsonObject, type JsonObject, jsonString, rawIfSame } from '../../json';
+import {
+  assertEncodable,
+  assertFiniteNumber,
+  isJsonObject,
+  type JsonObject,
+  jsonString,
+  rawIfSame,
+} from '../../json';
 import { checkLoss, type LossState, newLoss, reportKeyLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { hintsFrom } from '../../record';
@@ -534,7 +541,7 @@ function finish(w: Writer, event: AgentEventOf<'run.end'> | undefined): string {
   // JSON.stringify would write a NaN figure as null: refused, as every writer refuses it.
   if (usage !== undefined) assertUsageFigures(usage, 'run.end.usage', FORMAT);
   const metadata: JsonObject = usage !== undefined && !isZeroUsage(usage) ? usageToMetadata(usage) : {};
-  if (event?.durationMs !== undefined) metadata.durationMs = event.durationMs;
+  if (event?.durationMs !== undefined) metadata.durationMs = finite(event.durationMs, 'run.end.durationMs');
   if (event?.reason !== undefined) metadata.reason = event.reason;
   if (Object.keys(metadata).length > 0) fields.messageMetadata = metadata;
   return out + emit(w, 'finish', fields);
@@ -620,7 +627,7 @@ function toolInput(w: Writer, event: AgentEventOf<'tool.start'>): string {
   if (event.server !== undefined) meta.server = event.server;
   if (event.argsSummary !== undefined) meta.argsSummary = event.argsSummary;
   if (event.command !== undefined) meta.command = event.command;
-  if (event.startedAt !== undefined) meta.startedAt = event.startedAt;
+  if (event.startedAt !== undefined) meta.startedAt = finite(event.startedAt, 'tool.start.startedAt');
   if (AISDK_WRITER_SHORTCUTS.enabled && typeof call === 'string' && typeof name === 'string') {
     const inputJson = JSON.stringify(input);
     if (typeof inputJson === 'string')
@@ -637,6 +644,13 @@ function toolInput(w: Writer, event: AgentEventOf<'tool.start'>): string {
   });
 }
 
+// A number of the metadata, which JSON.stringify would write as null were it NaN or infinite:
+// refused, as every writer refuses what it cannot write.
+function finite(n: number, field: string): number {
+  if (!Number.isFinite(n)) assertFiniteNumber(n, field, FORMAT);
+  return n;
+}
+
 function toolOutput(w: Writer, event: AgentEventOf<'tool.end'>): string {
   let out = '';
   if (!w.inputs.has(event.call)) {
@@ -647,10 +661,10 @@ function toolOutput(w: Writer, event: AgentEventOf<'tool.end'>): string {
   w.inputs.delete(event.call);
   for (const [approval, call] of w.approvalCall) if (call === event.call) w.decided.add(approval);
   const meta: JsonObject = {};
-  if (event.exitCode !== undefined) meta.exitCode = event.exitCode;
+  if (event.exitCode !== undefined) meta.exitCode = finite(event.exitCode, 'tool.end.exitCode');
   if (event.filesChanged !== undefined) meta.filesChanged = event.filesChanged;
-  if (event.startedAt !== undefined) meta.startedAt = event.startedAt;
-  if (event.endedAt !== undefined) meta.endedAt = event.endedAt;
+  if (event.startedAt !== undefined) meta.startedAt = finite(event.startedAt, 'tool.end.startedAt');
+  if (event.endedAt !== undefined) meta.endedAt = finite(event.endedAt, 'tool.end.endedAt');
   const toolMetadata = (): JsonObject | undefined =>
     Object.keys(meta).length > 0 ? { [AISDK_META_KEY]: meta } : undefined;
   if (event.denied === true) {

@@ -4,6 +4,7 @@ import { randomId } from '../../ids';
 import { type IsoWriteClock, newIsoWriteClock, parseTimestamp, writeIsoAt } from '../../iso';
 import {
   assertEncodable,
+  assertFiniteNumber,
   encodeJson,
   isJsonObject,
   type JsonObject,
@@ -771,11 +772,17 @@ function lazyTurn(w: Writer, event: AgentEvent, own: boolean): string {
   return turnStart(w, start, undefined);
 }
 
+// A round's number as a turn id: `String(NaN)` would be valid JSON and no number, so refused.
+function roundText(round: number): string {
+  if (!Number.isFinite(round)) assertFiniteNumber(round, 'round', FORMAT);
+  return String(round);
+}
+
 function turnStart(w: Writer, event: AgentEventOf<'round.start'>, tpl: JsonObject | undefined): string {
   w[TURN_COUNT]++;
   const turnId =
     event.round !== undefined
-      ? String(event.round)
+      ? roundText(event.round)
       : tpl !== undefined
         ? (tpl.turnId as string)
         : String(w[TURN_COUNT] - 1);
@@ -837,7 +844,7 @@ function turnEnd(
   }
   const turnId =
     event.round !== undefined
-      ? String(event.round)
+      ? roundText(event.round)
       : tpl !== undefined
         ? (tpl.turnId as string)
         : (w[TURN] ?? String(w[TURN_COUNT]));
