@@ -755,6 +755,14 @@ export class ClaudeEncoder implements Encoder {
     this.ensureInit(e);
     const record: JsonObject = { type: 'system' };
     if (e.type === 'child.start') {
+      // A task's lane is read from the lane of the call that spawned it: without a call, one
+      // started by a subagent reads back as the main agent's.
+      if (e.lane !== undefined && e.call === undefined)
+        this.loss.report(
+          e,
+          'child.start.lane',
+          'claude places a task by the call that spawned it, and this one names none',
+        );
       record.subtype = 'task_started';
       record.task_id = e.child;
       record.tool_use_id = e.call ?? e.child;

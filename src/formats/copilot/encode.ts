@@ -1156,6 +1156,15 @@ function shutdown(w: Writer, event: AgentEventOf<'usage'>, u: Usage, tpl: JsonOb
 }
 
 function childStart(w: Writer, event: AgentEventOf<'child.start'>, tpl: JsonObject | undefined): string {
+  // A subagent's records carry its own agentId, never its parent's: one that another subagent
+  // started reads back as the main agent's.
+  if (event.lane !== undefined)
+    reportLoss(
+      w[LOSS],
+      event,
+      'child.start.lane',
+      `${FORMAT} names no parent of a subagent but the main agent`,
+    );
   const call = event.call ?? event.child;
   w[CHILDREN].set(event.child, { call, name: event.name });
   const name = event.name ?? (tpl === undefined ? 'agent' : tpl.agentName);
