@@ -8,7 +8,7 @@ import { FIXTURES, FORMATS, readBack, T, writeEvents } from './write-through';
 // saying so: for every fixture and every target format, what the person asked (each run's
 // message, wherever the format puts it), the main agent's text and reasoning
 // read back from the output are the input's, character for character, and its tool calls are
-// the input's in number and outcome. Allowed, because the formats require them: a run's `answer`
+// the input's in number and outcome, and so are the subagents it started. Allowed, because the formats require them: a run's `answer`
 // written as its text by a format that has no other place for it (Codex's agent_message), and a
 // call the input left unanswered answered as interrupted (`ok: false`) by a format that answers
 // every call (Claude Code, nativeharness).
@@ -22,11 +22,23 @@ interface Content {
   starts: number;
   ok: number;
   failed: number;
+  /** The subagents the main agent started, and how each ended, sorted. */
+  children: string;
 }
 
 function content(events: readonly AgentEvent[]): Content {
   const asked = new Set<string>();
-  const c: Content = { asked: '', text: '', reasoning: '', answers: '', starts: 0, ok: 0, failed: 0 };
+  const children: string[] = [];
+  const c: Content = {
+    asked: '',
+    text: '',
+    reasoning: '',
+    answers: '',
+    starts: 0,
+    ok: 0,
+    failed: 0,
+    children: '',
+  };
   for (const e of events) {
     if (e.lane !== undefined) continue;
     // highbar knows a run's message only at its end (its turn record); Claude Code echoes it as
@@ -40,9 +52,11 @@ function content(events: readonly AgentEvent[]): Content {
     else if (e.type === 'tool.end') {
       if (e.ok) c.ok++;
       else c.failed++;
-    }
+    } else if (e.type === 'child.start') children.push('start');
+    else if (e.type === 'child.end') children.push(`end ${e.status}`);
   }
   c.asked = [...asked].sort().join('\n');
+  c.children = children.sort().join(', ');
   return c;
 }
 
@@ -71,6 +85,8 @@ function expectKept(want: Content, got: Content, diagnostics: readonly Diagnosti
     expect(got.failed, 'calls that failed').toBeGreaterThanOrEqual(want.failed);
     expect(got.failed, 'calls that failed').toBeLessThanOrEqual(want.failed + Math.max(0, unanswered));
   }
+  if (!lost(diagnostics, 'child.start', 'child.end', 'child.end.status'))
+    expect(got.children, 'subagents').toBe(want.children);
 }
 
 describe.each(FIXTURES.map((f) => [`${f.format}/${f.name}`, f] as const))('content of %s', (_label, info) => {
@@ -94,6 +110,19 @@ const callStart = (call: string, name = 'Bash'): AgentEvent =>
   ({ type: 'tool.start', call, name, args: { command: `echo ${call}` }, ts: T + 4 }) as AgentEvent;
 const callEnd = (call: string, ok: boolean, name = 'Bash'): AgentEvent =>
   ({ type: 'tool.end', call, name, ok, result: ok ? 'done' : 'exit 1', ts: T + 5 }) as AgentEvent;
+
+const task = (call: string): AgentEvent =>
+  ({ type: 'tool.start', call, name: 'Task', args: { prompt: 'look' }, ts: T + 2 }) as AgentEvent;
+const child = (id: string, call: string): AgentEvent =>
+  ({ type: 'child.start', child: id, call, name: 'helper', task: 'look', ts: T + 3 }) as AgentEvent;
+const childEnd = (id: string, status = 'completed'): AgentEvent =>
+  ({ type: 'child.end', child: id, status, result: 'found', ts: T + 5 }) as AgentEvent;
+const inLane = (lane: string): AgentEvent[] =>
+  [
+    { type: 'round.start', lane, ts: T + 4 },
+    { type: 'text.delta', lane, text: 'looking', ts: T + 4 },
+    { type: 'round.end', lane, message: 'looking', ts: T + 4 },
+  ] as AgentEvent[];
 
 const CASES: Record<string, AgentEvent[]> = {
   'text in many pieces, non-ASCII and escapes': [
@@ -140,6 +169,67 @@ const CASES: Record<string, AgentEvent[]> = {
     ...say('trying'),
     callStart('c1'),
     end('incomplete'),
+  ],
+  'a subagent with lines of its own': [
+    session,
+    start,
+    task('t1'),
+    child('t1', 't1'),
+    ...inLane('t1'),
+    childEnd('t1'),
+    callEnd('t1', true, 'Task'),
+    end(),
+  ],
+  'a subagent without lines of its own': [
+    session,
+    start,
+    task('t1'),
+    child('t1', 't1'),
+    childEnd('t1'),
+    callEnd('t1', true, 'Task'),
+    end(),
+  ],
+  'a subagent that failed': [
+    session,
+    start,
+    task('t1'),
+    child('t1', 't1'),
+    ...inLane('t1'),
+    childEnd('t1', 'failed'),
+    callEnd('t1', false, 'Task'),
+    end(),
+  ],
+  'a subagent that failed, its call answered as a success': [
+    session,
+    start,
+    task('t1'),
+    child('t1', 't1'),
+    ...inLane('t1'),
+    childEnd('t1', 'failed'),
+    callEnd('t1', true, 'Task'),
+    end(),
+  ],
+  'a background subagent: its call answered before its lines': [
+    session,
+    start,
+    task('t1'),
+    child('t1', 't1'),
+    callEnd('t1', true, 'Task'),
+    ...inLane('t1'),
+    childEnd('t1'),
+    end(),
+  ],
+  'a subagent named apart from its call, and one it started': [
+    session,
+    start,
+    task('t1'),
+    child('kid', 't1'),
+    ...inLane('kid'),
+    { type: 'child.start', child: 'grandkid', lane: 'kid', name: 'helper', ts: T + 4 } as AgentEvent,
+    { type: 'child.end', child: 'grandkid', lane: 'kid', status: 'completed', ts: T + 4 } as AgentEvent,
+    childEnd('kid'),
+    callEnd('t1', true, 'Task'),
+    end(),
   ],
   'text over two messages of one run': [session, start, ...say('first. '), ...say('second.', 'm2'), end()],
 };

@@ -161,6 +161,10 @@ type Writer = [
   tail: string,
   // Another format's runs: Amp says one was cut off only where the stream ends.
   span: RunSpan,
+  // The lanes that have had a line (made with their first gathered slot), and another format's
+  // subagents followed: a reader knows a subagent only by its lines (see `Children`).
+  laneLines: Set<string> | undefined,
+  children: Children | undefined,
 ];
 
 const OPTIONS = 0;
@@ -177,6 +181,26 @@ const JOIN_LANE = 10;
 const TAIL_SESSION = 11;
 const TAIL = 12;
 const SPAN = 13;
+const LANE_LINES = 14;
+const CHILDREN = 15;
+
+/**
+ * Another format's subagents, as a reader will see them: Amp has no record for a subagent's
+ * start or end. A reader opens one at its first line (`parent_tool_use_id` its spawning call)
+ * and ends it at that call's `tool_result`, failed when `is_error`. So a subagent without a line
+ * of its own is not read back at all, one whose call was answered before its first line (a
+ * background subagent) never ends, and one whose end says otherwise than its call's answer
+ * reads back with the answer's status: each a `loss`.
+ */
+interface Children {
+  /** The subagent each spawning call started, until the call's answer. */
+  byCall: Map<string, string>;
+  /**
+   * Per subagent: its spawning call, its end once it came, the status its call's answer gives,
+   * and whether that answer came before its first line.
+   */
+  state: Map<string, { call: string; end?: AgentEventOf<'child.end'>; read?: string; early?: boolean }>;
+}
 
 function newWriter(options: AmpEncodeOptions, sink: DiagnosticSink): Writer {
   return [
@@ -194,6 +218,8 @@ function newWriter(options: AmpEncodeOptions, sink: DiagnosticSink): Writer {
     undefined,
     '',
     newRunSpan(),
+    undefined,
+    undefined,
   ];
 }
 
@@ -324,6 +350,7 @@ function dispatch(
       return text;
     }
     case 'tool.end': {
+      if (!own && w[CHILDREN] !== undefined) callAnswered(w, w[CHILDREN], event);
       const content =
         event.text ??
         (event.result === undefined || event.result === null
@@ -390,10 +417,14 @@ function dispatch(
       return text;
     case 'child.start':
       // A lane another format names by its own id is written as the spawning call's (Amp's).
-      if (!own && event.call !== undefined) w[CALL_OF].set(event.child, event.call);
+      if (!own) {
+        if (event.call !== undefined) w[CALL_OF].set(event.child, event.call);
+        followChild(w, event);
+      }
       return text;
     case 'child.end':
       // Amp has no record for them: a subagent's lines carry its lane as parent_tool_use_id.
+      if (!own) childEnded(w, event);
       return text;
     default:
       // Reported once: the words are put together only the first time.
@@ -423,7 +454,83 @@ function quietEvent(w: Writer, event: AgentEvent): boolean {
 
 function endWrite(w: Writer): string {
   w[JOIN_TO] = undefined;
+  // A subagent whose end came and whose call was never answered: a reader never ends it.
+  for (const c of w[CHILDREN]?.state.values() ?? [])
+    if (c.end !== undefined && c.read === undefined)
+      reportLoss(
+        w[LOSS],
+        c.end,
+        'child.end',
+        `${FORMAT} ends a subagent at its call's answer, and its call has none`,
+      );
   return flush(w);
+}
+
+// Another format's subagent starts (see `Children`).
+function followChild(w: Writer, event: AgentEventOf<'child.start'>): void {
+  const children = (w[CHILDREN] ??= { byCall: new Map(), state: new Map() });
+  const call = event.call ?? event.child;
+  children.byCall.set(call, event.child);
+  children.state.set(event.child, { call });
+}
+
+// The answer to a call that started a subagent: where a reader ends it, with the answer's status.
+function callAnswered(w: Writer, children: Children, event: AgentEventOf<'tool.end'>): void {
+  const child = children.byCall.get(event.call);
+  if (child === undefined) return;
+  children.byCall.delete(event.call);
+  const c = children.state.get(child);
+  // (Already said to be lost: it ended without a line.)
+  if (c === undefined) return;
+  // No line of the subagent yet: its lines, when they come, open a lane nothing ends.
+  if (!w[LANE_LINES]?.has(child)) {
+    c.early = true;
+    return;
+  }
+  c.read = event.ok ? 'completed' : 'failed';
+  if (c.end !== undefined) {
+    children.state.delete(child);
+    if (c.end.status !== c.read) statusLoss(w, c.end);
+  }
+}
+
+// Another format's subagent ends: what a reader will make of it (see `Children`).
+function childEnded(w: Writer, event: AgentEventOf<'child.end'>): void {
+  const c = w[CHILDREN]?.state.get(event.child);
+  if (!w[LANE_LINES]?.has(event.child)) {
+    w[CHILDREN]?.state.delete(event.child);
+    reportLoss(
+      w[LOSS],
+      event,
+      'child.start',
+      `${FORMAT} knows a subagent only by its lines (their parent_tool_use_id), and this one has none`,
+    );
+    return;
+  }
+  if (c === undefined) return;
+  if (c.early) {
+    w[CHILDREN]!.state.delete(event.child);
+    reportLoss(
+      w[LOSS],
+      event,
+      'child.end',
+      `${FORMAT} ends a subagent at its call's answer, which came before its lines`,
+    );
+    return;
+  }
+  c.end = event;
+  if (c.read === undefined) return;
+  w[CHILDREN]!.state.delete(event.child);
+  if (event.status !== c.read) statusLoss(w, event);
+}
+
+function statusLoss(w: Writer, end: AgentEventOf<'child.end'>): void {
+  reportLoss(
+    w[LOSS],
+    end,
+    'child.end.status',
+    `${FORMAT} reads a subagent's status from its call's answer (is_error), which says otherwise`,
+  );
 }
 
 // Another format's text delta right after one that left `joinTo` last in the same lane: what
@@ -458,6 +565,7 @@ function slotOf(w: Writer, key: string | undefined): Slot {
   if (slot === undefined) {
     slot = newSlot(undefined);
     w[SLOTS].set(k, slot);
+    if (key !== undefined) (w[LANE_LINES] ??= new Set()).add(key);
   }
   return slot;
 }
