@@ -275,8 +275,8 @@ function readLine(d: Decoder, text: string, line: number, offset: number, out: A
 /**
  * A generally parsed record's `timestamp` when it is a number. Read by `Reflect.get`, a load
  * with no feedback: a named load here sees only the few record shapes the shortcuts leave to
- * `JSON.parse` and is compiled with their maps, so each stream's first records (its run's
- * start, before any of them) deoptimised `readLine` ("wrong map") in every run.
+ * `JSON.parse` and is compiled with their maps, so the shapes a stream has only at its start
+ * (the run's opening records) deoptimised `readLine` ("wrong map") at the start of every stream.
  */
 function timestampOf(value: JsonObject): number | undefined {
   const ts: unknown = Reflect.get(value, 'timestamp');
