@@ -312,8 +312,11 @@ function unencodable(message: string, format: Format | undefined): AgentwireErro
   return new AgentwireError(d);
 }
 
-// A value assertEncodable accepts as it is: a string, a boolean, null, undefined, a finite number.
-function isPlainPrimitive(v: unknown): boolean {
+/**
+ * A value {@link assertEncodable} accepts as it is: a string, a boolean, null, undefined, a
+ * finite number.
+ */
+export function isPlainPrimitive(v: unknown): boolean {
   switch (typeof v) {
     case 'string':
     case 'boolean':
@@ -326,8 +329,8 @@ function isPlainPrimitive(v: unknown): boolean {
   }
 }
 
-// A non-array object without `toJSON` whose own enumerable values are all plain primitives.
-function isFlatOfPrimitives(v: unknown): boolean {
+/** A non-array object without `toJSON` whose own enumerable values are all plain primitives. */
+export function isFlatOfPrimitives(v: unknown): boolean {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
   if (typeof (v as { toJSON?: unknown }).toJSON === 'function') return false;
   for (const k of Object.keys(v)) if (!isPlainPrimitive((v as JsonObject)[k])) return false;

@@ -321,3 +321,63 @@ describe.each(CODECS)('%s writer shortcuts', (_name, codec, flag) => {
     }
   });
 });
+
+// AG-UI's round end: its metadata (stop reason, the usage array, cost, model) skips
+// assertEncodable's walk when every value taken from the event is a plain primitive
+// (`roundMetaPlain`); anything else must be refused, or passed, exactly as the walk does.
+const oddValue = fc.oneof(
+  odd,
+  fc.constantFrom<unknown>(Number.NaN, Number.POSITIVE_INFINITY, -0, 1.5, 2 ** 60, 10n, [], {}),
+  fc.constantFrom<unknown>([1, Number.NaN], { a: { b: Number.NEGATIVE_INFINITY } }, new Date(0), () => 1),
+  fc.jsonValue({ maxDepth: 2 }),
+);
+const roundUsage = fc.record(
+  {
+    input: fc.oneof(fc.nat(), oddValue),
+    output: fc.oneof(fc.nat(), oddValue),
+    reasoning: fc.oneof(fc.nat(), oddValue),
+    cacheRead: fc.nat(),
+    costUsd: fc.oneof(fc.double({ min: 0, max: 1, noNaN: true }), oddValue),
+    model: fc.oneof(text, oddValue),
+    byModel: fc.dictionary(
+      fc.constantFrom('m1', 'm2', 'a"b'),
+      fc.record({ input: fc.oneof(fc.nat(), oddValue), output: fc.nat() }, { requiredKeys: [] }),
+      { maxKeys: 2 },
+    ),
+  },
+  { requiredKeys: [] },
+);
+const roundEnd = fc
+  .tuple(
+    fc.record(
+      {
+        stopReason: fc.oneof(text, oddValue),
+        usage: roundUsage,
+        model: fc.oneof(text, oddValue),
+        message: text,
+      },
+      { requiredKeys: [] },
+    ),
+    envelope,
+    fc.boolean(),
+  )
+  .map(
+    ([b, env, withEnv]) => ({ type: 'round.end', ...b, ...(withEnv ? env : {}) }) as unknown as AgentEvent,
+  );
+
+test('ag-ui round ends: the same bytes, losses and refusals with and without the shortcuts', () => {
+  fc.assert(
+    fc.property(
+      fc.array(fc.oneof({ weight: 3, arbitrary: roundEnd }, { weight: 2, arbitrary: event }), {
+        maxLength: 8,
+      }),
+      fc.constantFrom('sse', 'jsonl'),
+      (events, framing) => {
+        const list: AgentEvent[] = [{ type: 'run.start' }, { type: 'round.start' }, ...events];
+        const [on, off] = both(AGUI_WRITER_SHORTCUTS, () => write(agui, list, framing));
+        expect(on).toEqual(off);
+      },
+    ),
+    { numRuns: FUZZ_RUNS * 5 },
+  );
+});

@@ -260,7 +260,7 @@ function readLine(d: Decoder, text: string, line: number, offset: number, out: A
   // (held by test/ui/delta-shortcut.test.ts and test/ui/canonical-lines.test.ts, the shortcuts
   // on and off).
   const type = known ? (value.type as string) : aguiEventType(value.type);
-  if (!known) d.lastTs = typeof value.timestamp === 'number' ? value.timestamp : d.lastTs;
+  if (!known) d.lastTs = timestampOf(value) ?? d.lastTs;
   // The type as the module's literal: the checks and the switch below then match it by identity.
   const problem = type !== undefined && !known ? missing(type, value) : undefined;
   if (type === undefined || problem !== undefined) {
@@ -270,6 +270,17 @@ function readLine(d: Decoder, text: string, line: number, offset: number, out: A
     return;
   }
   mapRecord(d, type, cx, out);
+}
+
+/**
+ * A generally parsed record's `timestamp` when it is a number. Read by `Reflect.get`, a load
+ * with no feedback: a named load here sees only the few record shapes the shortcuts leave to
+ * `JSON.parse` and is compiled with their maps, so the shapes a stream has only at its start
+ * (the run's opening records) deoptimised `readLine` ("wrong map") at the start of every stream.
+ */
+function timestampOf(value: JsonObject): number | undefined {
+  const ts: unknown = Reflect.get(value, 'timestamp');
+  return typeof ts === 'number' ? ts : undefined;
 }
 
 function endStream(d: Decoder, out: AgentEvent[]): void {

@@ -12,7 +12,15 @@ import {
 } from '../../framing/carry';
 import { frameJson, type JsonFraming } from '../../framing/json-stream';
 import { decisionAllows } from '../../guards';
-import { assertEncodable, isJsonObject, type JsonObject, jsonString, rawIfSame } from '../../json';
+import {
+  assertEncodable,
+  isFlatOfPrimitives,
+  isJsonObject,
+  isPlainPrimitive,
+  type JsonObject,
+  jsonString,
+  rawIfSame,
+} from '../../json';
 import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { hintsFrom } from '../../record';
@@ -165,11 +173,15 @@ interface Writer {
   readonly early: HeldRecords;
   fatal: string | undefined;
   /**
-   * The main agent's text in this run (what an answer equal to it repeats), in the pieces it came
-   * in, and its length: a list, not one string grown by `+=` (a rope of a cell per delta, all
-   * alive until the run ends, that every young-generation GC would copy).
+   * The main agent's text in this run (what an answer equal to it repeats) and its length: the
+   * text of each of its messages that ended, joined when the message ends, then the pieces of
+   * the open message as they came ({@link messageText}). Not one string grown by `+=` (a rope of
+   * a cell per delta, all alive until the run ends, that every young-generation GC would copy),
+   * nor one list of every delta's text (one entry per delta alive until the run ends).
    */
   runText: string[];
+  /** The pieces of the main agent's open message, after everything in {@link runText}. */
+  messageText: string[];
   runTextLength: number;
   /** The message whose `TEXT_MESSAGE_CONTENT` head {@link openDelta} holds, and that head. */
   deltaId: string | undefined;
@@ -199,6 +211,7 @@ function newWriter(options: AguiEncodeOptions, sink: DiagnosticSink): Writer {
     early: newHeldRecords(MAX_WAITING),
     fatal: undefined,
     runText: [],
+    messageText: [],
     runTextLength: 0,
     deltaId: undefined,
     deltaHead: '',
@@ -368,7 +381,7 @@ function content(w: Writer, event: AgentEvent): string {
       else if (usage === undefined && event.usage !== undefined && !isZeroUsage(event.usage))
         reportLoss(w.loss, event, 'round.end.usage', 'not whole token counts');
       if (event.model !== undefined) meta.model = event.model;
-      return out + closeStep(w, lane, event, meta);
+      return out + closeStep(w, lane, event, meta, roundMetaPlain(meta, usage));
     }
     case 'message.start':
       // A new message ends what the lane was saying, its reasoning too.
@@ -483,7 +496,8 @@ function emit(
  * {@link emit} for a record whose own fields the caller spelled: `head` is `{"type":"…"` and
  * the fields, each string value written by `jsonString` (callers check that each is a string).
  * The same bytes without a fields object and its `JSON.stringify`; only behind
- * {@link AGUI_WRITER_SHORTCUTS}, held to emit by test/ui/writer-shortcuts.test.ts.
+ * {@link AGUI_WRITER_SHORTCUTS}, held to emit by test/ui/writer-shortcuts.test.ts. `plainMeta`:
+ * the caller checked that `meta` needs no encodability walk.
  */
 function emitHead(
   w: Writer,
@@ -491,6 +505,7 @@ function emitHead(
   type: string,
   head: string,
   meta?: JsonObject,
+  plainMeta = false,
 ): string {
   let json = head;
   if (event !== undefined) {
@@ -499,7 +514,7 @@ function emitHead(
     if (ts !== undefined) json += `,"timestamp":${ts}`;
   }
   if (meta !== undefined && hasKeys(meta)) {
-    assertEncodable(meta, `${type}.metadata`, undefined, FORMAT);
+    if (!plainMeta) assertEncodable(meta, `${type}.metadata`, undefined, FORMAT);
     json += `,"metadata":{${META_KEY_JSON}:${JSON.stringify(meta)}}`;
   }
   return frameJson(framingOf(w), `${json}}`);
@@ -533,13 +548,24 @@ function emitRecord(
 }
 
 function addRunText(w: Writer, text: string): void {
-  w.runText.push(text);
+  w.messageText.push(text);
   w.runTextLength += text.length;
+}
+
+/** The main agent's message ended: its pieces become one entry of the run's text. */
+function settleMessageText(w: Writer): void {
+  if (w.messageText.length === 0) return;
+  w.runText.push(w.messageText.join(''));
+  w.messageText = [];
 }
 
 /** True when `answer` is the run's text (joined only when the lengths agree). */
 function isRunText(w: Writer, answer: unknown): boolean {
-  return typeof answer === 'string' && answer.length === w.runTextLength && answer === w.runText.join('');
+  return (
+    typeof answer === 'string' &&
+    answer.length === w.runTextLength &&
+    answer === w.runText.join('') + w.messageText.join('')
+  );
 }
 
 function framingOf(w: Writer): JsonFraming {
@@ -557,6 +583,7 @@ function startRun(w: Writer, event: AgentEvent): string {
   w.runOpen = true;
   w.runs++;
   w.runText = [];
+  w.messageText = [];
   w.runTextLength = 0;
   w.steps = 0;
   w.fatal = undefined;
@@ -717,14 +744,38 @@ function ensureStep(w: Writer, event: AgentEvent): string {
   return !w.step.has('') && event.lane === undefined ? openStep(w, event) : '';
 }
 
-function closeStep(w: Writer, lane: string | undefined, event?: AgentEvent, meta?: JsonObject): string {
+/** `STEP_FINISHED`; `plain` when `meta` needs no encodability walk ({@link roundMetaPlain}). */
+function closeStep(
+  w: Writer,
+  lane: string | undefined,
+  event?: AgentEvent,
+  meta?: JsonObject,
+  plain = false,
+): string {
   const name = w.step.get(lane ?? '');
   if (name === undefined) return '';
   w.step.delete(lane ?? '');
   const at = event ?? (lane === undefined ? undefined : ({ lane } as AgentEvent));
-  if (AGUI_WRITER_SHORTCUTS.enabled)
-    return emitHead(w, at, 'STEP_FINISHED', `{"type":"STEP_FINISHED","stepName":${jsonString(name)}`, meta);
+  if (AGUI_WRITER_SHORTCUTS.enabled) {
+    const head = `{"type":"STEP_FINISHED","stepName":${jsonString(name)}`;
+    return emitHead(w, at, 'STEP_FINISHED', head, meta, plain);
+  }
   return emit(w, at, 'STEP_FINISHED', { stepName: name }, meta);
+}
+
+/**
+ * True when a round end's metadata (`stopReason`, `usage`, `costUsd`, `model`) can skip
+ * `assertEncodable`'s walk: its values are plain primitives, and each entry of `usage` (fresh
+ * objects from `usageToWire`, none in it twice, so no cycle and no shared object) is flat of
+ * plain primitives; the walk passes exactly such a value (two levels, far within any depth
+ * bound). Anything else takes the walk, which words the refusal. The walk is the costliest
+ * part of a round end's record. Held to it by test/ui/writer-shortcuts.test.ts.
+ */
+function roundMetaPlain(meta: JsonObject, usage: JsonObject[] | undefined): boolean {
+  if (!isPlainPrimitive(meta.stopReason) || !isPlainPrimitive(meta.costUsd) || !isPlainPrimitive(meta.model))
+    return false;
+  if (usage !== undefined) for (const entry of usage) if (!isFlatOfPrimitives(entry)) return false;
+  return true;
 }
 
 function openText(w: Writer, event: AgentEvent, id: string | undefined): string {
@@ -741,6 +792,7 @@ function closeText(w: Writer, lane: string | undefined, id?: string): string {
   const open = w.text.get(lane ?? '');
   if (open === undefined || (id !== undefined && id !== open)) return '';
   w.text.delete(lane ?? '');
+  if (lane === undefined) settleMessageText(w);
   const at = lane === undefined ? undefined : ({ lane } as AgentEvent);
   if (AGUI_WRITER_SHORTCUTS.enabled && typeof open === 'string')
     return emitHead(w, at, 'TEXT_MESSAGE_END', `{"type":"TEXT_MESSAGE_END","messageId":${jsonString(open)}`);
