@@ -242,9 +242,9 @@ function writeEvent(w: Writer, event: AgentEvent): string {
     if (AMP_QUIET_SHORTCUT.enabled && w[BEFORE] === '' && quietEvent(w, event)) return '';
   } else w[JOIN_TO] = undefined;
   const own = p !== undefined && p.format === FORMAT;
-  // Another format's runs are followed here (run-span.ts), not in a wrapper around this function
-  // (a call level per event: docs/performance.md, "Amp writer, round thirteen"); a run's start
-  // before this event's own losses are said, as the run before it ends there.
+  // Another format's runs are followed here (run-span.ts), as the highbar writer does, not in a
+  // wrapper around this function (docs/performance.md, "Amp writer, round thirteen"); a run's
+  // start before this event's own losses are said, as the run before it ends there.
   if (!own) spanBefore(w[SPAN], w[LOSS], event, FORMAT);
   const carried = CARRIED[event.type];
   if (carried !== undefined) checkLoss(w[LOSS], event, carried);
