@@ -169,6 +169,22 @@ describe('amp writer', () => {
       expect.objectContaining({ code: 'unencodable' }),
     );
   });
+
+  // The writer follows another format's runs inside its own event path (src/run-span.ts): a line
+  // an Amp event writes inside such a run counts for it (the run wrote something, no loss).
+  test("another format's cut-off run that an Amp event wrote a line for is no lost run", () => {
+    const losses: string[] = [];
+    const record = { type: 'system', subtype: 'status', session_id: T };
+    amp.stringify(
+      [
+        { type: 'run.start', session: T },
+        { type: 'unknown', record, provenance: { format: 'amp', line: 1, offset: 0 } },
+        { type: 'run.end', status: 'incomplete', session: T },
+      ],
+      { onDiagnostic: (d) => losses.push(d.field ?? '') },
+    );
+    expect(losses).toEqual([]);
+  });
 });
 
 describe('amp detection', () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { cursorCanonicalLines, type LineReader, readCanonicalLine } from '../../src/formats/cursor/decode';
+import { cursorCanonicalLines, newLineReader, readCanonicalLine } from '../../src/formats/cursor/decode';
 import { cursor } from '../../src/index';
 import { valueExceedsDepth } from '../../src/json';
 import { decoderProperties, depth, mostly, parsed, same } from '../canonical-lines';
@@ -247,7 +247,7 @@ describe('Cursor decoder: the canonical-line reader beside JSON.parse', () => {
     fc.assert(
       fc.property(fc.array(line, { minLength: 1, maxLength: 8 }), depth, (lines, maxDepth) => {
         // One reader across the lines, as in a decoder: the session id it keeps carries over.
-        const r: LineReader = { at: 0, known: undefined, maxDepth };
+        const r = newLineReader(maxDepth);
         for (const text of lines) {
           const got = readCanonicalLine(r, text);
           if (got === undefined) continue;
@@ -263,7 +263,7 @@ describe('Cursor decoder: the canonical-line reader beside JSON.parse', () => {
   decoderProperties(CASE, line, OPENING);
 
   test('takes the frequent lines (the properties are not vacuous)', () => {
-    const r: LineReader = { at: 0, known: undefined, maxDepth: 64 };
+    const r = newLineReader(64);
     const lines = [
       '{"type":"thinking","subtype":"delta","text":"Creating hi.txt","session_id":"S","timestamp_ms":1786540600505}',
       '{"type":"thinking","subtype":"completed","session_id":"S","timestamp_ms":1786540600508}',
@@ -276,6 +276,6 @@ describe('Cursor decoder: the canonical-line reader beside JSON.parse', () => {
     ];
     for (const text of lines) expect(same(readCanonicalLine(r, text), JSON.parse(text))).toBe(true);
     // The session id, once read, is found again in place.
-    expect(r.known).toBe('S');
+    expect(r[1]).toBe('S');
   });
 });

@@ -249,11 +249,7 @@ class AmpEncoder implements Encoder {
   }
 
   write(event: AgentEvent): string {
-    const w = this[0];
-    spanBefore(w[SPAN], w[LOSS], event, FORMAT);
-    const text = writeEvent(w, event);
-    spanAfter(w[SPAN], w[LOSS], event, text, FORMAT);
-    return text;
+    return writeEvent(this[0], event);
   }
 
   end(): string {
@@ -265,29 +261,45 @@ function writeEvent(w: Writer, event: AgentEvent): string {
   const p = event.provenance;
   // Another format's event (or one built by hand): a text delta that extends the block the last
   // one left, or an event that writes nothing here, takes its shortcut. The provenance is read
-  // once for both (an Amp event ends any join).
+  // once for both (an Amp event ends any join). Neither is a run's start or end, and neither
+  // writes a byte: another format's runs (run-span.ts) are not concerned.
   if (p?.format !== FORMAT) {
     if (w[JOIN_TO] !== undefined && joinDelta(w, event)) return '';
     if (AMP_QUIET_SHORTCUT.enabled && w[BEFORE] === '' && quietEvent(w, event)) return '';
   } else w[JOIN_TO] = undefined;
+  const own = p !== undefined && p.format === FORMAT;
+  // Another format's runs are followed here (run-span.ts), as the highbar writer does, not in a
+  // wrapper around this function (docs/performance.md, "Amp writer, round thirteen"); a run's
+  // start before this event's own losses are said, as the run before it ends there.
+  if (!own) spanBefore(w[SPAN], w[LOSS], event, FORMAT);
   const carried = CARRIED[event.type];
   if (carried !== undefined) checkLoss(w[LOSS], event, carried);
-  const own = p !== undefined && p.format === FORMAT;
   // Derived on reading (a run nobody announced, a subagent lane, a round's end after its tool
   // results, a stream without result): the lines they came from are written by their own events.
   if (own && p.synthetic === true) {
     // A derived round end still closes the round being gathered (its lines are complete).
-    return event.type === 'round.end' ? flush(w) : '';
+    return event.type === 'round.end' ? wrote(w, flush(w)) : '';
   }
   const hints = own ? (p.hints as AmpHints | undefined) : undefined;
   const line = own ? p.line : undefined;
   const head = own ? flushOther(w, line) : '';
   const text = dispatch(w, event, own, line, hints);
   // Most events write nothing and flush nothing: no concatenation of empty strings then.
-  if (head === '' && w[BEFORE] === '') return text;
-  const out = head + w[BEFORE] + text;
-  w[BEFORE] = '';
+  let out = text;
+  if (head !== '' || w[BEFORE] !== '') {
+    out = head + w[BEFORE] + text;
+    w[BEFORE] = '';
+  }
+  if (own) return wrote(w, out);
+  spanAfter(w[SPAN], w[LOSS], event, out, FORMAT);
   return out;
+}
+
+// A byte written counts for the open run (run-span.ts `spanAfter`, for an event that is not
+// another format's run end).
+function wrote(w: Writer, text: string): string {
+  if (text !== '') w[SPAN].wrote = true;
+  return text;
 }
 
 function dispatch(

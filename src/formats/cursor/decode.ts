@@ -86,71 +86,100 @@ function contentText(message: unknown): string | undefined {
  * `execute`); `result` → `run.end` with its camelCase usage; `connection`/`retry` → `notice`.
  * A stream that ends inside a run ends it `incomplete`.
  *
- * A factory over one state literal and module functions, not a class: a literal's hidden class
- * is held by its allocation site and outlives a full GC, where a class instance's fields (map
- * transitions, held weakly) die with the last decoder and take the optimised code that embedded
- * them along (docs/performance.md, "Cursor decoder, round four").
+ * A factory over module functions and the decoder's state in an array of slots (see `Decoder`).
  */
 export function createCursorRecordDecoder(options: CursorDecodeOptions, sink: DiagnosticSink): RecordDecoder {
-  // The same two functions for every decoder, not closures per decoder (docs/performance.md,
-  // "Cursor decoder, round seven").
-  const decoder: StatefulDecoder = { d: newDecoder(options, sink), line: lineOf, end: endOf };
-  return decoder;
+  const d = newDecoder(options, sink);
+  // Bound module functions, not closures: a closure made per decoder is a new call target for
+  // the line splitter each time; a bound function's hidden class is the realm's (as the Amp and
+  // Claude decoders have them).
+  return { line: lineOf.bind(d), end: endOf.bind(d) };
 }
 
-/** A record decoder over its state literal. */
-interface StatefulDecoder extends RecordDecoder {
-  readonly d: Decoder;
+function lineOf(this: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
+  readLine(this, text, line, offset, out);
 }
 
-function lineOf(this: StatefulDecoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
-  readLine(this.d, text, line, offset, out);
+function endOf(this: Decoder, out: AgentEvent[]): void {
+  endStream(this, out);
 }
 
-function endOf(this: StatefulDecoder, out: AgentEvent[]): void {
-  endStream(this.d, out);
-}
-
-/** The decoder's state between lines, built whole in one object literal ({@link newDecoder}). */
-interface Decoder extends LineReader {
-  readonly sink: DiagnosticSink;
-  runOpen: boolean;
-  session: string | undefined;
-  /** Text of the assistant segment being streamed as deltas. */
-  segment: string;
-  /** The segment a tool call just closed (its replay may land after the call). */
-  closed: string;
+/**
+ * The decoder's state between lines ({@link newDecoder}): an array of slots (the indices below),
+ * the canonical-line reader's three first, not a literal. A literal made once per decoder gets no
+ * allocation site until its factory has run several times, so its hidden class dies with the last
+ * decoder at a full GC and takes the optimised per-line code that embedded it along; an array's
+ * hidden class is the realm's and outlives every GC (docs/performance.md, "Cursor decoder, round
+ * thirteen"; the Amp decoder's state).
+ */
+type Decoder = [
+  at: number,
+  known: string | undefined,
+  maxDepth: number,
+  sink: DiagnosticSink,
+  runOpen: boolean,
+  session: string | undefined,
+  // Text of the assistant segment being streamed as deltas.
+  segment: string,
+  // The segment a tool call just closed (its replay may land after the call).
+  closed: string,
   // Where the last line was, for the events the stream's end implies (no object per line).
-  lastLine: number;
-  lastOffset: number;
-  lastTs: number | undefined;
-}
+  lastLine: number,
+  lastOffset: number,
+  lastTs: number | undefined,
+];
+
+const AT = 0;
+const KNOWN = 1;
+const MAX_DEPTH = 2;
+const SINK = 3;
+const RUN_OPEN = 4;
+const SESSION = 5;
+const SEGMENT = 6;
+const CLOSED = 7;
+const LAST_LINE = 8;
+const LAST_OFFSET = 9;
+const LAST_TS = 10;
 
 function newDecoder(options: CursorDecodeOptions, sink: DiagnosticSink): Decoder {
-  return {
-    sink,
-    maxDepth: resolveMaxDepth(options.maxDepth),
-    runOpen: false,
-    session: undefined,
-    segment: '',
-    closed: '',
-    lastLine: 1,
-    lastOffset: 0,
-    lastTs: undefined,
-    at: 0,
-    known: undefined,
-  };
+  return [0, undefined, resolveMaxDepth(options.maxDepth), sink, false, undefined, '', '', 1, 0, undefined];
 }
 
 function readLine(d: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
   // A canonical line's record is within the depth bound (its reader measured what can nest).
-  let value: unknown = cursorCanonicalLines.enabled ? readCanonicalLine(d, text) : undefined;
-  if (value === undefined) {
-    value = parseRecordText(text, line, offset, d.maxDepth, FORMAT, d.sink);
-    if (value === NOT_PARSED) return;
-    if (refuseDeepValue(text, value, line, offset, d.maxDepth, FORMAT, d.sink)) return;
-  }
+  const canonical = cursorCanonicalLines.enabled ? readCanonicalLine(d, text) : undefined;
+  if (canonical !== undefined) canonicalLine(d, canonical, text, line, offset, out);
+  else parsedLine(d, text, line, offset, out);
+}
+
+// A line the canonical reader read: its record is one of the reader's literals, whose hidden
+// classes outlive a full GC. The shortcut reads it at sites no line `JSON.parse` read reaches:
+// such a record's hidden class dies at a full GC, and with it the optimised code of every line
+// that had seen it (docs/performance.md, "Cursor decoder, round thirteen"). Both paths are held
+// to the general one by test/cursor/decode-shortcut.test.ts (the shortcut on and off) and
+// test/cursor/canonical-lines.test.ts (the reader on and off).
+function canonicalLine(
+  d: Decoder,
+  record: JsonObject,
+  text: string,
+  line: number,
+  offset: number,
+  out: AgentEvent[],
+): void {
   // Constructors, not literals: see src/plain.ts.
+  const hints: CursorHints = new KeptLineHints(text, record);
+  const provenance: Provenance = new HintedProvenance(FORMAT, line, offset, hints as Record<string, unknown>);
+  if (d[RUN_OPEN] && cursorDecodeShortcut.enabled && shortcut(d, record, provenance, line, offset, out))
+    return;
+  general(d, record, text, provenance, line, offset, out);
+}
+
+// A line `JSON.parse` read. Only the record types the shortcut takes are shown to it (the others,
+// which it would turn down, are most of these lines: `system`, `user`, `result`).
+function parsedLine(d: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
+  const value = parseRecordText(text, line, offset, d[MAX_DEPTH], FORMAT, d[SINK]);
+  if (value === NOT_PARSED) return;
+  if (refuseDeepValue(text, value, line, offset, d[MAX_DEPTH], FORMAT, d[SINK])) return;
   const hints: CursorHints = new KeptLineHints(text, value);
   const provenance: Provenance = new HintedProvenance(FORMAT, line, offset, hints as Record<string, unknown>);
   if (!isJsonObject(value)) {
@@ -158,13 +187,33 @@ function readLine(d: Decoder, text: string, line: number, offset: number, out: A
     out.push({ type: 'unknown', record: value, provenance });
     return;
   }
-  if (d.runOpen && cursorDecodeShortcut.enabled && shortcut(d, value, provenance, line, offset, out)) return;
+  const type = value.type;
+  if (
+    d[RUN_OPEN] &&
+    cursorDecodeShortcut.enabled &&
+    (type === 'thinking' || type === 'assistant' || type === 'tool_call') &&
+    shortcut(d, value, provenance, line, offset, out)
+  )
+    return;
+  general(d, value, text, provenance, line, offset, out);
+}
+
+// The general path of a record (the shortcut's, when it took none).
+function general(
+  d: Decoder,
+  value: JsonObject,
+  text: string,
+  provenance: Provenance,
+  line: number,
+  offset: number,
+  out: AgentEvent[],
+): void {
   const cx: LineContext = { record: value, line, offset, provenance };
   const session = str(value.session_id);
-  if (session !== undefined) d.session = session;
-  d.lastLine = line;
-  d.lastOffset = offset;
-  d.lastTs = typeof value.timestamp_ms === 'number' ? value.timestamp_ms : undefined;
+  if (session !== undefined) d[SESSION] = session;
+  d[LAST_LINE] = line;
+  d[LAST_OFFSET] = offset;
+  d[LAST_TS] = typeof value.timestamp_ms === 'number' ? value.timestamp_ms : undefined;
   const type = value.type;
   const problem = isCursorRecordType(type) ? invalid(type, value) : 'unknown';
   if (problem !== undefined) {
@@ -217,14 +266,14 @@ function shortcut(
     const id = r.model_call_id;
     if (typeof id !== 'string') {
       // A token delta (timestamp_ms and no model_call_id).
-      d.segment += text;
+      d[SEGMENT] += text;
       e = { type: 'text.delta', text, provenance, session, ts };
-    } else if (text !== '' && (text === d.segment || text === d.closed)) {
-      if (text === d.segment) d.segment = '';
-      else d.closed = '';
+    } else if (text !== '' && (text === d[SEGMENT] || text === d[CLOSED])) {
+      if (text === d[SEGMENT]) d[SEGMENT] = '';
+      else d[CLOSED] = '';
       e = { type: 'message.end', provenance, message: id, session, ts };
     } else {
-      d.segment = '';
+      d[SEGMENT] = '';
       e = { type: 'text.delta', text, provenance, message: id, session, ts };
     }
   } else if (type === 'tool_call') {
@@ -243,9 +292,9 @@ function shortcut(
     if (!isJsonObject(args) || startedAt === undefined) return false;
     const name = toolNameOf(key);
     if (subtype === 'started') {
-      if (d.segment !== '') {
-        d.closed = d.segment;
-        d.segment = '';
+      if (d[SEGMENT] !== '') {
+        d[CLOSED] = d[SEGMENT];
+        d[SEGMENT] = '';
       }
       // Copies: an edit of the event must not edit the kept record (the writer compares them).
       const command = args.command;
@@ -299,10 +348,10 @@ function shortcut(
       };
     }
   } else return false;
-  d.session = session;
-  d.lastLine = line;
-  d.lastOffset = offset;
-  d.lastTs = ts;
+  d[SESSION] = session;
+  d[LAST_LINE] = line;
+  d[LAST_OFFSET] = offset;
+  d[LAST_TS] = ts;
   out.push(e);
   return true;
 }
@@ -314,16 +363,16 @@ function shortcut(
 export const cursorCanonicalLines: { enabled: boolean } = { enabled: true };
 
 /**
- * What the canonical-line reader keeps between reads: where the last read ended, and the session
- * id last read (a line naming it again gets the same string, compared in place, not sliced).
+ * What the canonical-line reader keeps between reads, the first three slots of the decoder's
+ * state: where the last read ended, the session id last read whose text is itself (nothing
+ * escaped: a line naming it again gets the same string, compared in place, not sliced), and the
+ * decoder's depth bound (a record nesting deeper is left to the general path).
  */
-export interface LineReader {
-  /** The index just past what the last read took. */
-  at: number;
-  /** The session id last read whose text is itself (nothing escaped): found again in place. */
-  known: string | undefined;
-  /** The decoder's depth bound: a record nesting deeper is left to the general path. */
-  readonly maxDepth: number;
+export type LineReader = [at: number, known: string | undefined, maxDepth: number, ...state: unknown[]];
+
+/** A reader alone (for tests): nothing read yet. */
+export function newLineReader(maxDepth: number): LineReader {
+  return [0, undefined, maxDepth];
 }
 
 /**
@@ -339,7 +388,7 @@ export interface LineReader {
  */
 export function readCanonicalLine(r: LineReader, text: string): JsonObject | undefined {
   // An assistant line's record nests four levels, and so does the least tool call.
-  if (r.maxDepth < CANONICAL_DEPTH || text.charCodeAt(text.length - 1) !== 125) return undefined;
+  if (r[MAX_DEPTH] < CANONICAL_DEPTH || text.charCodeAt(text.length - 1) !== 125) return undefined;
   // `{"type":"` is nine characters: the type word's first letters tell the shapes apart.
   const c = text.charCodeAt(9);
   if (c === 116) return text.charCodeAt(10) === 104 ? readThinking(r, text) : readToolCall(r, text);
@@ -359,14 +408,14 @@ function readThinking(r: LineReader, text: string): JsonObject | undefined {
     const key = text.indexOf(CURSOR_SESSION_KEY, open);
     const value = key === -1 ? undefined : readStringToken(text, open, key - 1);
     const session = value === undefined ? undefined : readSession(r, text, key + CURSOR_SESSION_KEY.length);
-    const ts = session === undefined ? undefined : readTimestamp(text, r.at);
+    const ts = session === undefined ? undefined : readTimestamp(text, r[AT]);
     return ts === undefined
       ? undefined
       : { type: 'thinking', subtype: 'delta', text: value, session_id: session, timestamp_ms: ts };
   }
   if (text.indexOf(CURSOR_THINKING_COMPLETED_HEAD) !== 0) return undefined;
   const session = readSession(r, text, CURSOR_THINKING_COMPLETED_HEAD.length);
-  const ts = session === undefined ? undefined : readTimestamp(text, r.at);
+  const ts = session === undefined ? undefined : readTimestamp(text, r[AT]);
   return ts === undefined
     ? undefined
     : { type: 'thinking', subtype: 'completed', session_id: session, timestamp_ms: ts };
@@ -381,7 +430,7 @@ function readAssistant(r: LineReader, text: string): JsonObject | undefined {
     value === undefined ? undefined : readSession(r, text, end + CURSOR_ASSISTANT_TEXT_END.length);
   if (session === undefined) return undefined;
   const message = { role: 'assistant', content: [{ type: 'text', text: value }] };
-  const at = r.at;
+  const at = r[AT];
   // The snapshot that ends a turn has neither a model call nor a time.
   if (at === text.length - 1) return { type: 'assistant', message, session_id: session };
   if (text.indexOf(CURSOR_MODEL_CALL_KEY, at) !== at) {
@@ -391,7 +440,7 @@ function readAssistant(r: LineReader, text: string): JsonObject | undefined {
       : { type: 'assistant', message, session_id: session, timestamp_ms: ts };
   }
   const id = readString(r, text, at + CURSOR_MODEL_CALL_KEY.length);
-  const ts = id === undefined ? undefined : readTimestamp(text, r.at);
+  const ts = id === undefined ? undefined : readTimestamp(text, r[AT]);
   return ts === undefined
     ? undefined
     : { type: 'assistant', message, session_id: session, model_call_id: id, timestamp_ms: ts };
@@ -408,14 +457,14 @@ function readToolCall(r: LineReader, text: string): JsonObject | undefined {
   const key = head + subtype.length;
   if (text.indexOf(subtype, head) !== head || text.indexOf(CURSOR_CALL_ID_KEY, key) !== key) return undefined;
   const call = readString(r, text, key + CURSOR_CALL_ID_KEY.length);
-  const start = r.at + CURSOR_TOOL_CALL_KEY.length;
-  if (call === undefined || text.indexOf(CURSOR_TOOL_CALL_KEY, r.at) !== r.at) return undefined;
+  const start = r[AT] + CURSOR_TOOL_CALL_KEY.length;
+  if (call === undefined || text.indexOf(CURSOR_TOOL_CALL_KEY, r[AT]) !== r[AT]) return undefined;
   const tail = text.lastIndexOf(CURSOR_MODEL_CALL_KEY);
   if (tail <= start) return undefined;
   const id = readString(r, text, tail + CURSOR_MODEL_CALL_KEY.length);
-  if (id === undefined || text.indexOf(CURSOR_SESSION_KEY, r.at) !== r.at) return undefined;
-  const session = readSession(r, text, r.at + CURSOR_SESSION_KEY.length);
-  const ts = session === undefined ? undefined : readTimestamp(text, r.at);
+  if (id === undefined || text.indexOf(CURSOR_SESSION_KEY, r[AT]) !== r[AT]) return undefined;
+  const session = readSession(r, text, r[AT] + CURSOR_SESSION_KEY.length);
+  const ts = session === undefined ? undefined : readTimestamp(text, r[AT]);
   if (ts === undefined) return undefined;
   const toolCall = readToolCallObject(r, text, start, tail);
   if (toolCall === undefined) return undefined;
@@ -446,10 +495,10 @@ function readToolCallObject(r: LineReader, text: string, start: number, end: num
     const id =
       payload === undefined ? undefined : readString(r, text, fields + CURSOR_TOOL_CALL_FIELDS_HEAD.length);
     const startedAt =
-      id === undefined || text.indexOf(CURSOR_STARTED_AT_KEY, r.at) !== r.at
+      id === undefined || text.indexOf(CURSOR_STARTED_AT_KEY, r[AT]) !== r[AT]
         ? undefined
-        : readString(r, text, r.at + CURSOR_STARTED_AT_KEY.length);
-    if (startedAt !== undefined && r.at === end - 1 && !valueExceedsDepth(payload, r.maxDepth - 2))
+        : readString(r, text, r[AT] + CURSOR_STARTED_AT_KEY.length);
+    if (startedAt !== undefined && r[AT] === end - 1 && !valueExceedsDepth(payload, r[MAX_DEPTH] - 2))
       return {
         shellToolCall: payload,
         hookAdditionalContexts: [],
@@ -457,10 +506,10 @@ function readToolCallObject(r: LineReader, text: string, start: number, end: num
         startedAtMs: startedAt,
       };
     const completedAt =
-      startedAt === undefined || text.indexOf(CURSOR_COMPLETED_AT_KEY, r.at) !== r.at
+      startedAt === undefined || text.indexOf(CURSOR_COMPLETED_AT_KEY, r[AT]) !== r[AT]
         ? undefined
-        : readString(r, text, r.at + CURSOR_COMPLETED_AT_KEY.length);
-    if (completedAt !== undefined && r.at === end - 1 && !valueExceedsDepth(payload, r.maxDepth - 2))
+        : readString(r, text, r[AT] + CURSOR_COMPLETED_AT_KEY.length);
+    if (completedAt !== undefined && r[AT] === end - 1 && !valueExceedsDepth(payload, r[MAX_DEPTH] - 2))
       return {
         shellToolCall: payload,
         hookAdditionalContexts: [],
@@ -470,7 +519,7 @@ function readToolCallObject(r: LineReader, text: string, start: number, end: num
       };
   }
   const toolCall = parseObject(text, start, end);
-  return toolCall === undefined || valueExceedsDepth(toolCall, r.maxDepth - 1) ? undefined : toolCall;
+  return toolCall === undefined || valueExceedsDepth(toolCall, r[MAX_DEPTH] - 1) ? undefined : toolCall;
 }
 
 // `text[start..end)` parsed, when it is one JSON object; else undefined.
@@ -486,14 +535,14 @@ function parseObject(text: string, start: number, end: number): JsonObject | und
 // The session id whose opening quote is just before `at`: the one last read when the line
 // names it again, else read as any string. The reader then past its closing quote.
 function readSession(r: LineReader, text: string, at: number): string | undefined {
-  const known = r.known;
+  const known = r[KNOWN];
   if (known !== undefined && text.indexOf(known, at) === at && text.charCodeAt(at + known.length) === 34) {
-    r.at = at + known.length + 1;
+    r[AT] = at + known.length + 1;
     return known;
   }
   const value = readString(r, text, at);
   // As long as its text: nothing in it was escaped, so the text says the id itself.
-  if (value !== undefined && value.length === r.at - 1 - at) r.known = value;
+  if (value !== undefined && value.length === r[AT] - 1 - at) r[KNOWN] = value;
   return value;
 }
 
@@ -502,7 +551,7 @@ function readSession(r: LineReader, text: string, at: number): string | undefine
 function readString(r: LineReader, text: string, at: number): string | undefined {
   const close = text.indexOf('"', at);
   const value = close === -1 ? undefined : readStringToken(text, at - 1, close);
-  if (value !== undefined) r.at = close + 1;
+  if (value !== undefined) r[AT] = close + 1;
   return value;
 }
 
@@ -519,11 +568,11 @@ function readTimestamp(text: string, at: number): number | undefined {
 }
 
 function endStream(d: Decoder, out: AgentEvent[]): void {
-  if (!d.runOpen) return;
-  d.runOpen = false;
-  const e = incompleteRunEnd(FORMAT, d.lastLine, d.lastOffset);
-  if (d.session !== undefined) e.session = d.session;
-  if (d.lastTs !== undefined) e.ts = d.lastTs;
+  if (!d[RUN_OPEN]) return;
+  d[RUN_OPEN] = false;
+  const e = incompleteRunEnd(FORMAT, d[LAST_LINE], d[LAST_OFFSET]);
+  if (d[SESSION] !== undefined) e.session = d[SESSION];
+  if (d[LAST_TS] !== undefined) e.ts = d[LAST_TS];
   out.push(e);
 }
 
@@ -545,10 +594,10 @@ function map(d: Decoder, type: string, cx: LineContext, out: AgentEvent[]): void
     }
     case 'user': {
       const text = contentText(r.message) ?? '';
-      if (!d.runOpen) {
-        d.runOpen = true;
-        d.segment = '';
-        d.closed = '';
+      if (!d[RUN_OPEN]) {
+        d[RUN_OPEN] = true;
+        d[SEGMENT] = '';
+        d[CLOSED] = '';
         const session = r.session_id;
         if (
           cursorDecodeShortcut.enabled &&
@@ -590,7 +639,7 @@ function map(d: Decoder, type: string, cx: LineContext, out: AgentEvent[]): void
       return;
     case 'result': {
       openRun(d, cx, out);
-      d.runOpen = false;
+      d[RUN_OPEN] = false;
       if (cursorDecodeShortcut.enabled && wholeRunEnd(cx, out)) return;
       const failed = r.is_error === true;
       const e: AgentEventOf<'run.end'> = {
@@ -691,17 +740,17 @@ function assistant(d: Decoder, cx: LineContext, out: AgentEvent[]): void {
   const message = str(r.model_call_id);
   // A token delta carries timestamp_ms and never model_call_id; anything else is a segment whole.
   const delta = 'timestamp_ms' in r && message === undefined;
-  if (!delta && text !== '' && (text === d.segment || text === d.closed)) {
-    if (text === d.segment) d.segment = '';
-    else d.closed = '';
+  if (!delta && text !== '' && (text === d[SEGMENT] || text === d[CLOSED])) {
+    if (text === d[SEGMENT]) d[SEGMENT] = '';
+    else d[CLOSED] = '';
     const e: AgentEventOf<'message.end'> = { type: 'message.end', provenance: cx.provenance };
     if (message !== undefined) e.message = message;
     stamp(e, cx);
     out.push(e);
     return;
   }
-  if (delta) d.segment += text;
-  else d.segment = '';
+  if (delta) d[SEGMENT] += text;
+  else d[SEGMENT] = '';
   const e: AgentEventOf<'text.delta'> = { type: 'text.delta', text, provenance: cx.provenance };
   if (message !== undefined) e.message = message;
   stamp(e, cx);
@@ -718,9 +767,9 @@ function tool(d: Decoder, cx: LineContext, out: AgentEvent[]): void {
   const startedAt = msOf(toolCall.startedAtMs);
   const args = isJsonObject(payload.args) ? payload.args : undefined;
   if (r.subtype === 'started') {
-    if (d.segment !== '') {
-      d.closed = d.segment;
-      d.segment = '';
+    if (d[SEGMENT] !== '') {
+      d[CLOSED] = d[SEGMENT];
+      d[SEGMENT] = '';
     }
     const e: AgentEventOf<'tool.start'> = { type: 'tool.start', call, name, provenance: cx.provenance };
     const kind = toolKindOf(key);
@@ -774,10 +823,10 @@ function tool(d: Decoder, cx: LineContext, out: AgentEvent[]): void {
 }
 
 function openRun(d: Decoder, cx: LineContext, out: AgentEvent[]): void {
-  if (d.runOpen) return;
-  d.runOpen = true;
-  d.segment = '';
-  d.closed = '';
+  if (d[RUN_OPEN]) return;
+  d[RUN_OPEN] = true;
+  d[SEGMENT] = '';
+  d[CLOSED] = '';
   const e: AgentEventOf<'run.start'> = {
     type: 'run.start',
     provenance: { format: FORMAT, line: cx.line, offset: cx.offset, synthetic: true },
@@ -805,7 +854,7 @@ function report(
   offset: number,
   what: string,
 ): void {
-  d.sink.report(diagnosticAt(code, 'error', line, offset, what, FORMAT));
+  d[SINK].report(diagnosticAt(code, 'error', line, offset, what, FORMAT));
 }
 
 /** Why a known record cannot be mapped (`unknown` for a subtype Cursor is not known to write). */
