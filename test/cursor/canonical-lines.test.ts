@@ -233,12 +233,10 @@ describe('Cursor decoder: the canonical-line reader beside JSON.parse', () => {
         timestamp_ms: 1786540600000,
       });
       const close = good.indexOf(',"model_call_id"') - 1;
-      expect(same(readCanonicalLine({ at: 0, known: undefined, maxDepth: 64 }, good), parsed(good))).toBe(
-        true,
-      );
+      expect(same(readCanonicalLine(newLineReader(64), good), parsed(good))).toBe(true);
       for (const c of [']', '"', 'x', ' ']) {
         const bad = `${good.slice(0, close)}${c}${good.slice(close + 1)}`;
-        expect(readCanonicalLine({ at: 0, known: undefined, maxDepth: 64 }, bad), bad).toBeUndefined();
+        expect(readCanonicalLine(newLineReader(64), bad), bad).toBeUndefined();
       }
     },
   );
