@@ -116,7 +116,7 @@ export const AGUI_QUESTION_REASON = 'user_input';
 /** The `stepName` agentwire writes for a round: `round N`. */
 export function stepNameOf(round: number): string {
   // `round NaN` would be valid JSON and no round: refused, as writers refuse what they cannot write.
-  if (!Number.isFinite(round)) assertFiniteNumber(round, 'round', 'ag-ui');
+  assertFiniteNumber(round, 'round', 'ag-ui');
   return `round ${round}`;
 }
 

@@ -647,7 +647,7 @@ function toolInput(w: Writer, event: AgentEventOf<'tool.start'>): string {
 // A number of the metadata, which JSON.stringify would write as null were it NaN or infinite:
 // refused, as every writer refuses what it cannot write.
 function finite(n: number, field: string): number {
-  if (!Number.isFinite(n)) assertFiniteNumber(n, field, FORMAT);
+  assertFiniteNumber(n, field, FORMAT);
   return n;
 }
 

@@ -196,10 +196,10 @@ interface Children {
   /** The subagent each spawning call started, until the call's answer. */
   byCall: Map<string, string>;
   /**
-   * Per subagent: its spawning call, its end once it came, the status its call's answer gives,
-   * and whether that answer came before its first line.
+   * Per subagent: its end once it came, the status its call's answer gives, and whether that
+   * answer came before its first line.
    */
-  state: Map<string, { call: string; end?: AgentEventOf<'child.end'>; read?: string; early?: boolean }>;
+  state: Map<string, { end?: AgentEventOf<'child.end'>; read?: string; early?: boolean }>;
 }
 
 function newWriter(options: AmpEncodeOptions, sink: DiagnosticSink): Writer {
@@ -481,9 +481,8 @@ function endWrite(w: Writer): string {
 // Another format's subagent starts (see `Children`).
 function followChild(w: Writer, event: AgentEventOf<'child.start'>): void {
   const children = (w[CHILDREN] ??= { byCall: new Map(), state: new Map() });
-  const call = event.call ?? event.child;
-  children.byCall.set(call, event.child);
-  children.state.set(event.child, { call });
+  children.byCall.set(event.call ?? event.child, event.child);
+  children.state.set(event.child, {});
 }
 
 // The answer to a call that started a subagent: where a reader ends it, with the answer's status.

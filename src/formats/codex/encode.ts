@@ -568,10 +568,7 @@ function runEnd(w: Writer, event: AgentEventOf<'run.end'>, codex: boolean): stri
   w[ROUND_USAGE] = undefined;
   switch (event.status) {
     case 'incomplete':
-      if (event.usage !== undefined)
-        reportLoss(w[LOSS], event, 'run.end.usage', 'a codex turn cut off reports no usage');
-      else if (roundUsage !== undefined)
-        reportLoss(w[LOSS], event, 'round.end.usage', 'a codex turn cut off reports no usage');
+      unwrittenUsage(w, event, roundUsage, 'a codex turn cut off reports no usage');
       return text;
     case 'completed': {
       const usage = event.usage ?? roundUsage ?? {};
@@ -596,22 +593,29 @@ function runEnd(w: Writer, event: AgentEventOf<'run.end'>, codex: boolean): stri
         'run.end.status',
         'codex exec has no cancelled turn: written as turn.failed',
       );
-      return text + turnFailed(w, event, event.error ?? 'cancelled', roundUsage);
+      unwrittenUsage(w, event, roundUsage, FAILED_NO_USAGE);
+      return text + turnFailed(event, event.error ?? 'cancelled');
     case 'failed':
-      return text + turnFailed(w, event, event.error ?? w[LAST_FATAL] ?? 'turn failed', roundUsage);
+      unwrittenUsage(w, event, roundUsage, FAILED_NO_USAGE);
+      return text + turnFailed(event, event.error ?? w[LAST_FATAL] ?? 'turn failed');
   }
 }
 
-function turnFailed(
+const FAILED_NO_USAGE = 'a failed codex turn reports no usage';
+
+// A turn that ends without `turn.completed`, the only record with usage: the run's usage, or the
+// rounds' usage that would have been summed into it, is lost.
+function unwrittenUsage(
   w: Writer,
   event: AgentEventOf<'run.end'>,
-  message: string,
   roundUsage: Usage | undefined,
-): string {
-  if (event.usage !== undefined)
-    reportLoss(w[LOSS], event, 'run.end.usage', 'a failed codex turn reports no usage');
-  else if (roundUsage !== undefined)
-    reportLoss(w[LOSS], event, 'round.end.usage', 'a failed codex turn reports no usage');
+  why: string,
+): void {
+  if (event.usage !== undefined) reportLoss(w[LOSS], event, 'run.end.usage', why);
+  else if (roundUsage !== undefined) reportLoss(w[LOSS], event, 'round.end.usage', why);
+}
+
+function turnFailed(event: AgentEventOf<'run.end'>, message: string): string {
   const errorExtra = hintsOf(event)?.errorExtra;
   const error =
     errorExtra === undefined

@@ -774,7 +774,7 @@ function lazyTurn(w: Writer, event: AgentEvent, own: boolean): string {
 
 // A round's number as a turn id: `String(NaN)` would be valid JSON and no number, so refused.
 function roundText(round: number): string {
-  if (!Number.isFinite(round)) assertFiniteNumber(round, 'round', FORMAT);
+  assertFiniteNumber(round, 'round', FORMAT);
   return String(round);
 }
 

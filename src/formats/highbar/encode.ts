@@ -1,7 +1,14 @@
 import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
 import { assertEncodable, isJsonObject, type JsonObject, rawIfSame } from '../../json';
-import { checkLoss, type LossState, newLoss, reportForeignRecord, reportLoss } from '../../loss';
+import {
+  checkLoss,
+  type LossState,
+  lossReported,
+  newLoss,
+  reportForeignRecord,
+  reportLoss,
+} from '../../loss';
 import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
 import { newRunSpan, type RunSpan, spanAfter, spanBefore } from '../../run-span';
 import { joinPy, pyDumps, pyFloat, pyKey } from './pyjson';
@@ -122,8 +129,6 @@ type Writer = [
   // Another format's runs: a run a stream cut off has no turn record, so it ends only where the
   // trace ends.
   span: RunSpan,
-  // Whether another format's call id was reported lost (once per stream).
-  callSaid: boolean,
 ];
 
 const LOSS = 0;
@@ -133,7 +138,6 @@ const RUN_INPUT = 3;
 const LAST_MS = 4;
 const LAST_SECONDS = 5;
 const SPAN = 6;
-const CALL_SAID = 7;
 
 /**
  * The highbar trace writer: canonical events → contract lines, byte-exact in Python
@@ -152,7 +156,6 @@ export function createHighbarEncoder(options: HighbarEncodeOptions, sink: Diagno
     Number.NaN,
     '',
     newRunSpan(),
-    false,
   ];
   return {
     write: (event) => writeEvent(w, event),
@@ -201,15 +204,17 @@ function writeEvent(w: Writer, event: AgentEvent): string {
     case 'tool.start':
       // A reader names each call after its line (`hb-<line>`): another format's id is not kept.
       // Said once: the test is not repeated for every call after.
-      if (!w[CALL_SAID] && event.provenance?.format !== HIGHBAR && !HB_CALL.test(event.call)) {
-        w[CALL_SAID] = true;
+      if (
+        !lossReported(w[LOSS], 'tool.start.call') &&
+        event.provenance?.format !== HIGHBAR &&
+        !HB_CALL.test(event.call)
+      )
         reportLoss(
           w[LOSS],
           event,
           'tool.start.call',
           'highbar has no call ids: a reader names each call hb-<line>',
         );
-      }
       w[STARTS].set(event.call, event);
       return '';
     case 'tool.end': {
@@ -230,12 +235,12 @@ function writeEvent(w: Writer, event: AgentEvent): string {
 
 /** The `turn` record of a run's end (none for an end a stopped stream implied). */
 function turn(w: Writer, event: AgentEventOf<'run.end'>): string {
+  const runInput = w[RUN_INPUT];
+  w[RUN_INPUT] = undefined;
   // A run end implied by a stream that stopped (docs/model.md "Run outcome") came from no record;
   // the run's message, which only a turn record carries, is lost with it.
   if (event.status === 'incomplete' && event.provenance?.synthetic) {
-    const input = w[RUN_INPUT];
-    w[RUN_INPUT] = undefined;
-    if (input !== undefined)
+    if (runInput !== undefined)
       reportLoss(
         w[LOSS],
         event,
@@ -250,8 +255,7 @@ function turn(w: Writer, event: AgentEventOf<'run.end'>): string {
   // Calls still open when the run ends (cancelled, failed) are written before its turn.
   const open = flushOpenCalls(w);
   const pieces = head(w, 'turn', event);
-  const input = event.input ?? w[RUN_INPUT];
-  w[RUN_INPUT] = undefined;
+  const input = event.input ?? runInput;
   if (input !== undefined) add(pieces, 'message', pyDumps(input, 'input'));
   if (event.answer !== undefined) add(pieces, 'response', pyDumps(event.answer, 'answer'));
   return open + finish(pieces, event.context);
