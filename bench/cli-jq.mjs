@@ -62,6 +62,8 @@ const ALL = [
   'opencode',
   'cursor',
   'gemini',
+  'amp',
+  'copilot',
   'ag-ui',
   'ai-sdk',
 ];

@@ -132,3 +132,17 @@ describe('OpenCode writer: a round without usage (round eleven, #19)', () => {
     expect(lost).not.toContain('round.end.usage');
   });
 });
+
+describe('OpenCode writer: a round end without its message (an event built by hand off the model)', () => {
+  test('writes no text part, so what it writes reads back without error', () => {
+    const roundEnd = { type: 'round.end', round: 1 } as unknown as AgentEvent;
+    const { text } = write([
+      { type: 'run.start', round: 1 },
+      roundEnd,
+      { type: 'run.end', status: 'completed' },
+    ]);
+    const back = opencode.parse(text);
+    expect(back.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    expect(back.events.some((e) => e.type === 'text.delta')).toBe(false);
+  });
+});

@@ -8,6 +8,7 @@ import {
   byModelToClaude,
   CLAUDE_CHECKED,
   CLAUDE_FORMAT,
+  CLAUDE_MAX_HELD_OUTPUT,
   type ClaudeHints,
   RESULT_SUBTYPES,
   SYNTHETIC_MODEL,
@@ -525,7 +526,7 @@ export class ClaudeEncoder implements Encoder {
         this.args.set(event.call, (this.args.get(event.call) ?? '') + event.text);
         return;
       case 'tool.output':
-        this.outputs.set(event.call, (this.outputs.get(event.call) ?? '') + event.text);
+        this.output(event);
         return;
       case 'tool.liveness': {
         this.liveness(event);
@@ -662,6 +663,22 @@ export class ClaudeEncoder implements Encoder {
       if (e[field] !== undefined)
         this.loss.report(e, `tool.start.${field}`, `claude has no place for ${field}`);
     m.blocks.push({ type: 'tool_use', id: e.call, name: e.name, input: isJsonObject(input) ? input : {} });
+  }
+
+  // Held for the call's tool_result, up to CLAUDE_MAX_HELD_OUTPUT characters.
+  private output(e: AgentEventOf<'tool.output'>): void {
+    const held = this.outputs.get(e.call) ?? '';
+    if (held.length + e.text.length <= CLAUDE_MAX_HELD_OUTPUT) {
+      this.outputs.set(e.call, held + e.text);
+      return;
+    }
+    if (held.length < CLAUDE_MAX_HELD_OUTPUT)
+      this.outputs.set(e.call, held + e.text.slice(0, CLAUDE_MAX_HELD_OUTPUT - held.length));
+    this.loss.report(
+      e,
+      'tool.output.text',
+      `streamed output past ${CLAUDE_MAX_HELD_OUTPUT} characters is not held for the tool result`,
+    );
   }
 
   private liveness(e: AgentEventOf<'tool.liveness'>): void {

@@ -18,6 +18,14 @@ export const CLAUDE_FORMAT = 'claude' as const;
  */
 export const CLAUDE_MAX_LINE_BYTES: number = 16 * 1024 * 1024;
 
+/**
+ * Most characters of a call's streamed output (`tool.output` of another format) the writer holds
+ * for the call's `tool_result` when its end carries no text of its own: 1 Mi characters. Past it
+ * the rest is a `loss`, so a command that never stops printing cannot grow the writer without
+ * bound (docs/limits.md).
+ */
+export const CLAUDE_MAX_HELD_OUTPUT: number = 1024 * 1024;
+
 /** `system` subtypes this codec maps; any other subtype is kept as an `unknown` event. */
 export const CLAUDE_SYSTEM_SUBTYPES = [
   'init',

@@ -494,7 +494,9 @@ export class OpencodeEncoder implements Encoder {
     const step = this.stepOf(event.lane);
     if (!own) {
       out += this.openStep(event, false);
-      if (!step.wroteText && event.message !== '') {
+      // A message that is not a string (an event built by hand against the model) writes no part:
+      // a text part without text is a record no reader takes.
+      if (!step.wroteText && typeof event.message === 'string' && event.message !== '') {
         const text: AgentEventOf<'text.delta'> = { type: 'text.delta', text: event.message };
         if (event.ts !== undefined) text.ts = event.ts;
         if (event.lane !== undefined) text.lane = event.lane;
