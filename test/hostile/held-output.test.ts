@@ -2,7 +2,9 @@ import { describe, expect, test } from 'vitest';
 import type { Codec } from '../../src/codec';
 import type { Diagnostic } from '../../src/diagnostics';
 import { CLAUDE_MAX_HELD_OUTPUT } from '../../src/formats/claude/wire';
+import { CODEX_MAX_HELD_TEXT } from '../../src/formats/codex/wire';
 import { codecs } from '../../src/formats/index';
+import { OPENCODE_MAX_HELD_TEXT } from '../../src/formats/opencode/wire';
 import type { AgentEvent } from '../../src/model';
 
 // A command that never stops printing: its streamed output (`tool.output`) must not grow a writer
@@ -63,4 +65,67 @@ test('under the cap, the Claude writer gives the whole streamed output as the re
   const text = codecs.claude!.stringify(list, { onDiagnostic: () => {} });
   const end = codecs.claude!.parse(text).events.find((e) => e.type === 'tool.end');
   expect(end?.type === 'tool.end' && end.text).toBe(PIECE.repeat(4));
+});
+
+// Line and SSE event bounds that a 3 Mi-character line fits in.
+const LARGE = { maxLineBytes: 64 * 1024 * 1024, maxEventBytes: 64 * 1024 * 1024 };
+
+// One message of 3 Mi characters in deltas, from a format other than Codex.
+function longMessage(): AgentEvent[] {
+  const list: AgentEvent[] = [
+    { type: 'session.start', session: 's', protocol: 'v1' },
+    { type: 'run.start', round: 1, input: 'go' },
+    { type: 'message.start', role: 'assistant', round: 1, message: 'm1' },
+  ];
+  for (let i = 0; i < PIECES; i++) list.push({ type: 'text.delta', text: PIECE, round: 1, message: 'm1' });
+  list.push({ type: 'round.end', round: 1, message: PIECE.repeat(PIECES) });
+  list.push({ type: 'run.end', status: 'completed' });
+  return list;
+}
+
+describe.each(all.map((c) => [c.format, c] as const))('%s writer, one long message', (_format, codec) => {
+  test('its text reads back whole', () => {
+    const text = codec.stringify(longMessage(), { onDiagnostic: () => {} });
+    // HEP's turn_done and nativeharness's done repeat the round's message: a line past the
+    // readers' default 1 MiB line bound (docs/limits.md).
+    const back = codec.parse(text, LARGE);
+    expect(back.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    if (codec.format === 'highbar') return; // no record for text: a loss (every-writer.test.ts)
+    const deltas = back.events.flatMap((e) =>
+      e.type === 'text.delta' && e.lane === undefined ? [e.text] : [],
+    );
+    expect(deltas.join('')).toBe(PIECE.repeat(PIECES));
+  });
+});
+
+test('the Codex writer writes a message past CODEX_MAX_HELD_TEXT as several items, once reported', () => {
+  const diagnostics: Diagnostic[] = [];
+  const text = codecs.codex!.stringify(longMessage(), {
+    onDiagnostic: (d: Diagnostic) => diagnostics.push(d),
+  });
+  const items = text
+    .split('\n')
+    .filter((l) => l.includes('"agent_message"'))
+    .map((l) => (JSON.parse(l) as { item: { text: string } }).item.text);
+  expect(items.length).toBe(3);
+  for (const t of items) expect(t.length).toBeLessThanOrEqual(CODEX_MAX_HELD_TEXT);
+  expect(items.join('')).toBe(PIECE.repeat(PIECES));
+  expect(diagnostics.filter((d) => d.code === 'loss' && d.field === 'text.delta.message')).toHaveLength(1);
+});
+
+test('the OpenCode writer writes a message past OPENCODE_MAX_HELD_TEXT as several parts of one step, read back as one message', () => {
+  const diagnostics: Diagnostic[] = [];
+  const text = codecs.opencode!.stringify(longMessage(), {
+    onDiagnostic: (d: Diagnostic) => diagnostics.push(d),
+  });
+  const parts = text
+    .split('\n')
+    .filter((l) => l.startsWith('{"type":"text"'))
+    .map((l) => (JSON.parse(l) as { part: { text: string } }).part.text);
+  expect(parts.length).toBe(3);
+  for (const t of parts) expect(t.length).toBeLessThanOrEqual(OPENCODE_MAX_HELD_TEXT);
+  const back = codecs.opencode!.parse(text, { maxLineBytes: 64 * 1024 * 1024 });
+  const end = back.events.find((e) => e.type === 'round.end');
+  expect(end?.type === 'round.end' && end.message).toBe(PIECE.repeat(PIECES));
+  expect(diagnostics.filter((d) => d.field === 'text.delta.message')).toEqual([]);
 });

@@ -9,6 +9,7 @@ import {
   CODEX_COMMAND_KEYS,
   CODEX_COMMAND_TOOL,
   CODEX_ITEM_TYPE_HEADS,
+  CODEX_MAX_HELD_TEXT,
   CODEX_USAGE_FIELDS,
   CODEX_USAGE_KEYS,
   CODEX_WEB_SEARCH_TOOL,
@@ -76,9 +77,6 @@ interface OpenCall {
   head: string;
 }
 
-// Foreign output held for a command's aggregated_output: at most this many characters.
-const MAX_HELD_OUTPUT = 1024 * 1024;
-
 function defaultThreadId(): string {
   const c = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
   if (c?.randomUUID !== undefined) return c.randomUUID();
@@ -110,6 +108,8 @@ interface Pending {
   text: string;
   message: string | undefined;
   grouped: boolean;
+  /** Part of the text was already written as an item (CODEX_MAX_HELD_TEXT). */
+  split?: boolean;
 }
 
 /**
@@ -518,8 +518,22 @@ function textDelta(
       (type === 'agent_message' && w[GROUPING] !== null && w[GROUPING] === event.message);
     w[PENDING] = { type, text: '', message: event.message, grouped };
   }
-  w[PENDING].text += event.text;
-  return head;
+  const p2 = w[PENDING];
+  p2.text += event.text;
+  if (p2.text.length < CODEX_MAX_HELD_TEXT) return head;
+  // Past the cap the text so far becomes an item of its own and the message goes on in the
+  // next: text kept, memory bounded, but a reader takes the last item as the round's message.
+  reportLoss(
+    w[LOSS],
+    event,
+    `${event.type}.message`,
+    `a message past ${CODEX_MAX_HELD_TEXT} characters is written as several ${type} items; a reader takes the last as the whole message`,
+  );
+  if (type === 'agent_message') wroteText(w);
+  const text = p2.text;
+  p2.text = '';
+  p2.split = true;
+  return head + agentItem(w, type, text);
 }
 
 function wroteText(w: Writer): void {
@@ -532,6 +546,8 @@ function flush(w: Writer): string {
   if (p?.type === 'agent_message') w[GROUPING] = null;
   if (p === undefined) return '';
   w[PENDING] = undefined;
+  // A split message that ended right at a cut: its text is all written.
+  if (p.split === true && p.text === '') return '';
   if (p.type === 'agent_message') wroteText(w);
   return agentItem(w, p.type, p.text);
 }
@@ -803,8 +819,8 @@ function toolOutput(w: Writer, event: AgentEventOf<'tool.output'>, codex: boolea
     call.output = hints?.snapshot === true ? event.text : call.output + event.text;
     return toolItem(w, 'item.updated', event.call, call, event, undefined);
   }
-  if (call.output.length < MAX_HELD_OUTPUT)
-    call.output += event.text.slice(0, MAX_HELD_OUTPUT - call.output.length);
+  if (call.output.length < CODEX_MAX_HELD_TEXT)
+    call.output += event.text.slice(0, CODEX_MAX_HELD_TEXT - call.output.length);
   else
     reportLoss(
       w[LOSS],

@@ -9,6 +9,15 @@ import type { PlanItem } from '../../model';
 /** The default `maxLineBytes` of the Codex decoder: 16 MiB (Codex's own stdout lines reach 8 MiB). */
 export const CODEX_MAX_LINE_BYTES: number = 16 * 1024 * 1024;
 
+/**
+ * Most characters the writer holds for one item it builds from another format's deltas: a
+ * command's `aggregated_output` (past it: a `loss`, the rest not held) and an `agent_message` or
+ * `reasoning` text (past it: the text so far is written as its own item and the message goes on
+ * in the next one, a `loss` on `text.delta.message`). 1 Mi characters: far above any real
+ * message, and it keeps a converted runaway stream's memory bounded (docs/limits.md).
+ */
+export const CODEX_MAX_HELD_TEXT: number = 1024 * 1024;
+
 /** Top-level record types (`ThreadEvent.type`) the codec maps. */
 export const CODEX_EVENT_TYPES = [
   'thread.started',

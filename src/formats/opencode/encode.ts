@@ -9,6 +9,7 @@ import { newRunSpan, spanAfter, spanBefore } from '../../run-span';
 import { addUsage, assertUsageFigures, type UsageFigures } from '../../usage';
 import {
   OPENCODE_DONE_REASON,
+  OPENCODE_MAX_HELD_TEXT,
   OPENCODE_MESSAGE_PREFIX,
   OPENCODE_PART_PREFIX,
   OPENCODE_PART_TYPE,
@@ -268,6 +269,8 @@ export class OpencodeEncoder implements Encoder {
         }
         if (this.pending === undefined) this.pending = { type: event.type, text: '', first: event };
         this.pending.text += event.text;
+        // A part of its own past the cap: the step's parts read back as one message.
+        if (this.pending.text.length >= OPENCODE_MAX_HELD_TEXT) out += this.flushText();
         return out;
       case 'tool.start':
         this.starts.set(event.call, event);

@@ -35,6 +35,14 @@ export function isOpencodeRecordType(type: unknown): type is OpencodeRecordType 
 export const OPENCODE_MAX_LINE_BYTES: number = 16 * 1024 * 1024;
 
 /**
+ * Most characters of another format's text or reasoning deltas the writer joins into one part:
+ * 1 Mi. Past it the part is written and the deltas go on in the next part of the same step,
+ * which a reader joins back (a step's message is its text parts together), so a converted
+ * runaway message holds bounded memory and loses nothing (docs/limits.md).
+ */
+export const OPENCODE_MAX_HELD_TEXT: number = 1024 * 1024;
+
+/**
  * The fixed text of the lines the decoder reads without parsing them whole (its canonical-line
  * reader, docs/performance.md "OpenCode decoder, round six"): `step_start`, `text`, `tool_use`
  * (completed or failed) and `step_finish` lines as `emit` spells them, the envelope's keys
