@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import type { Codec } from '../../src/codec';
 import type { Diagnostic } from '../../src/diagnostics';
-import { CLAUDE_MAX_HELD_OUTPUT } from '../../src/formats/claude/wire';
+import { CLAUDE_MAX_HELD_OUTPUT, CLAUDE_MAX_HELD_TEXT } from '../../src/formats/claude/wire';
 import { CODEX_MAX_HELD_TEXT } from '../../src/formats/codex/wire';
 import { codecs } from '../../src/formats/index';
 import { OPENCODE_MAX_HELD_TEXT } from '../../src/formats/opencode/wire';
@@ -128,4 +128,59 @@ test('the OpenCode writer writes a message past OPENCODE_MAX_HELD_TEXT as severa
   const end = back.events.find((e) => e.type === 'round.end');
   expect(end?.type === 'round.end' && end.message).toBe(PIECE.repeat(PIECES));
   expect(diagnostics.filter((d) => d.field === 'text.delta.message')).toEqual([]);
+});
+
+describe('the Claude writer, a message past CLAUDE_MAX_HELD_TEXT', () => {
+  const run = (extra: AgentEvent[]): AgentEvent[] => {
+    const list = longMessage().slice(0, -2);
+    list.push(...extra);
+    list.push(
+      {
+        type: 'round.end',
+        round: 1,
+        message: PIECE.repeat(PIECES),
+        stopReason: 'end_turn',
+        usage: { input: 5, output: 7 },
+      },
+      { type: 'run.end', status: 'completed', answer: 'done' },
+    );
+    return list;
+  };
+
+  test('writes its text as blocks of the same message as it goes, read back as one message', () => {
+    const text = codecs.claude!.stringify(run([]), { onDiagnostic: () => {} });
+    const lines = text.split('\n').filter((l) => l.startsWith('{"type":"assistant"'));
+    const blocks = lines.map(
+      (l) => JSON.parse(l) as { message: { id: string; content: [{ text: string }] } },
+    );
+    expect(blocks.length).toBeGreaterThanOrEqual(3);
+    for (const b of blocks)
+      expect(b.message.content[0].text.length).toBeLessThanOrEqual(CLAUDE_MAX_HELD_TEXT);
+    expect(new Set(blocks.map((b) => b.message.id)).size).toBe(1);
+    const back = codecs.claude!.parse(text, LARGE);
+    expect(back.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    const end = back.events.find((e) => e.type === 'round.end');
+    expect(end?.type === 'round.end' && [end.message === PIECE.repeat(PIECES), end.stopReason]).toEqual([
+      true,
+      'end_turn',
+    ]);
+    const runEnd = back.events.find((e) => e.type === 'run.end');
+    expect(runEnd?.type === 'run.end' && runEnd.usage).toMatchObject({ input: 5, output: 7 });
+  });
+
+  test('a tool call after the cut: no empty text line, the call in order', () => {
+    const text = codecs.claude!.stringify(
+      run([{ type: 'tool.start', call: 'c1', name: 'bash', args: { command: 'ls' }, round: 1 }]),
+      { onDiagnostic: () => {} },
+    );
+    expect(text).not.toContain('"content":[{"type":"text","text":""}]');
+    const back = codecs.claude!.parse(text, LARGE);
+    const kinds = back.events.flatMap((e) =>
+      e.type === 'text.delta' || e.type === 'tool.start' ? [e.type] : [],
+    );
+    expect(kinds.at(-1)).toBe('tool.start');
+    expect(back.events.flatMap((e) => (e.type === 'text.delta' ? [e.text] : [])).join('')).toBe(
+      PIECE.repeat(PIECES),
+    );
+  });
 });

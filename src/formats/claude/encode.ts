@@ -9,6 +9,7 @@ import {
   CLAUDE_CHECKED,
   CLAUDE_FORMAT,
   CLAUDE_MAX_HELD_OUTPUT,
+  CLAUDE_MAX_HELD_TEXT,
   type ClaudeHints,
   RESULT_SUBTYPES,
   SYNTHETIC_MODEL,
@@ -86,6 +87,8 @@ interface Message {
   said?: Usage;
   stop: string | null;
   done: boolean;
+  /** Some of its blocks were written before it ended (CLAUDE_MAX_HELD_TEXT). */
+  ahead?: boolean;
 }
 
 /** The events one line gave, waiting for the last of them (see `ClaudeHints`). */
@@ -365,6 +368,8 @@ export class ClaudeEncoder implements Encoder {
   private messageText(m: Message): string {
     let out = '';
     for (const block of m.blocks) {
+      // The empty block a message written ahead goes on in, when other blocks followed it.
+      if (m.ahead === true && m.blocks.length > 1 && block.type === 'text' && block.text === '') continue;
       const record: JsonObject = {
         type: 'assistant',
         message: {
@@ -628,6 +633,17 @@ export class ClaudeEncoder implements Encoder {
     const last = m.blocks[m.blocks.length - 1];
     if (last?.type === 'text') last.text = (last.text as string) + e.text;
     else m.blocks.push({ type: 'text', text: e.text });
+    if ((m.blocks[m.blocks.length - 1]!.text as string).length >= CLAUDE_MAX_HELD_TEXT) this.writeAhead(m);
+  }
+
+  // A message whose text passed CLAUDE_MAX_HELD_TEXT: its blocks so far become its first lines,
+  // in its place in the queue (written at once when nothing before it waits), and it goes on in
+  // an empty text block, which its last line carries with the stop reason if nothing follows.
+  private writeAhead(m: Message): void {
+    const lines = this.messageText(m);
+    m.blocks = [{ type: 'text', text: '' }];
+    m.ahead = true;
+    this.queue.splice(this.queue.indexOf(m), 0, lines.slice(0, -1));
   }
 
   private reasoning(e: AgentEventOf<'reasoning.delta'>): void {
