@@ -1,6 +1,8 @@
 import { describe, expect, test } from 'vitest';
 import type { Codec } from '../../src/codec';
 import type { Diagnostic } from '../../src/diagnostics';
+import { AMP_JOIN_SHORTCUT } from '../../src/formats/amp/encode';
+import { AMP_MAX_HELD_TEXT } from '../../src/formats/amp/wire';
 import { CLAUDE_MAX_HELD_OUTPUT, CLAUDE_MAX_HELD_TEXT } from '../../src/formats/claude/wire';
 import { CODEX_MAX_HELD_TEXT } from '../../src/formats/codex/wire';
 import { codecs } from '../../src/formats/index';
@@ -183,4 +185,25 @@ describe('the Claude writer, a message past CLAUDE_MAX_HELD_TEXT', () => {
       PIECE.repeat(PIECES),
     );
   });
+});
+
+test('the Amp writer writes a message past AMP_MAX_HELD_TEXT as several assistant lines, once reported', () => {
+  const diagnostics: Diagnostic[] = [];
+  const text = codecs.amp!.stringify(longMessage(), { onDiagnostic: (d: Diagnostic) => diagnostics.push(d) });
+  const lines = text
+    .split('\n')
+    .filter((l) => l.startsWith('{"type":"assistant"'))
+    .map((l) => (JSON.parse(l) as { message: { content: Array<{ text: string }> } }).message.content);
+  expect(lines.length).toBe(3);
+  for (const content of lines)
+    for (const b of content) expect(b.text.length).toBeLessThanOrEqual(AMP_MAX_HELD_TEXT);
+  expect(lines.flatMap((c) => c.map((b) => b.text)).join('')).toBe(PIECE.repeat(PIECES));
+  expect(diagnostics.filter((d) => d.code === 'loss' && d.field === 'text.delta.message')).toHaveLength(1);
+  // The join shortcut leaves the cut to the general path: the same bytes without it.
+  AMP_JOIN_SHORTCUT.enabled = false;
+  try {
+    expect(codecs.amp!.stringify(longMessage(), { onDiagnostic: () => {} })).toBe(text);
+  } finally {
+    AMP_JOIN_SHORTCUT.enabled = true;
+  }
 });

@@ -14,6 +14,7 @@ import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { newRunSpan, type RunSpan, spanAfter, spanBefore } from '../../run-span';
 import {
   AMP_ASSISTANT_LINE_HEAD,
+  AMP_MAX_HELD_TEXT,
   AMP_SUCCESS,
   AMP_TEXT_BLOCK_HEAD,
   AMP_USER_LINE_HEAD,
@@ -309,7 +310,7 @@ function dispatch(
   line: number | undefined,
   hints: AmpHints | undefined,
 ): string {
-  const text = '';
+  let text = '';
   switch (event.type) {
     case 'session.start':
       return text + flush(w) + init(w, event, hints);
@@ -326,8 +327,19 @@ function dispatch(
       }
       return text + flush(w) + userText(w, event, event.text, undefined);
     case 'text.delta': {
-      const a = pendingAssistant(w, event, line, hints);
-      const last = a.blocks[a.blocks.length - 1];
+      let a = pendingAssistant(w, event, line, hints);
+      let last = a.blocks[a.blocks.length - 1];
+      // Held text at the cap: the line so far is written before this delta starts the next.
+      if (
+        !own &&
+        last !== undefined &&
+        last === a.joinable &&
+        (last.text as string).length >= AMP_MAX_HELD_TEXT
+      ) {
+        text += cutAssistant(w, event);
+        a = pendingAssistant(w, event, line, hints);
+        last = undefined;
+      }
       // Amp writes a message's text whole, one block: another format's deltas are joined.
       if (!own && last !== undefined && last === a.joinable) {
         last.text = `${last.text as string}${event.text}`;
@@ -555,13 +567,28 @@ function joinDelta(w: Writer, event: AgentEvent): boolean {
     to === undefined ||
     event.type !== 'text.delta' ||
     event.lane !== w[JOIN_LANE] ||
-    !AMP_JOIN_SHORTCUT.enabled
+    !AMP_JOIN_SHORTCUT.enabled ||
+    // Held text at the cap cuts the line: the general path's work.
+    (to.text as string).length >= AMP_MAX_HELD_TEXT
   )
     return false;
   checkLoss(w[LOSS], event, TEXT_CARRIED);
   to.text = `${to.text as string}${event.text}`;
   w[JOIN_TO] = to;
   return true;
+}
+
+// Another format's text held at AMP_MAX_HELD_TEXT: the lane's assistant line so far is written,
+// and the text goes on in the next line (a reader's next round).
+function cutAssistant(w: Writer, event: AgentEventOf<'text.delta'>): string {
+  reportLoss(
+    w[LOSS],
+    event,
+    'text.delta.message',
+    `a message past ${AMP_MAX_HELD_TEXT} characters is written as several assistant lines; a reader takes each for a round`,
+  );
+  w[JOIN_TO] = undefined;
+  return flushAssistant(w, w[SLOTS].get(event.lane ?? '')!);
 }
 
 function sessionOf(w: Writer, event: AgentEvent): string {

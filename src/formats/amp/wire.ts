@@ -9,6 +9,14 @@ import type { JsonObject } from '../../json';
 /** Default `maxLineBytes` of the Amp decoder: a tool result inside one line can be large. */
 export const AMP_MAX_LINE_BYTES: number = 16 * 1024 * 1024;
 
+/**
+ * Most characters of one text block the writer joins from another format's deltas: 1 Mi. Past
+ * it the assistant line gathered so far is written and the text goes on in the next line,
+ * which a reader takes for another round (a `loss` on `text.delta.message`), so a converted
+ * runaway message holds bounded memory (docs/limits.md).
+ */
+export const AMP_MAX_HELD_TEXT: number = 1024 * 1024;
+
 /** The record types of the stream-json output (`type`; `system` has `subtype: init`). */
 export const AMP_RECORD_TYPES = ['system', 'user', 'assistant', 'result'] as const;
 
