@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { codecFor } from '../../src/formats';
 import { AGUI_DECODER_SHORTCUTS, AGUI_WHOLE_EVENTS } from '../../src/formats/ag-ui/decode';
+import { usageFromWire, wholeRoundUsage } from '../../src/formats/ag-ui/wire';
 import { AISDK_DECODER_SHORTCUTS, AISDK_WHOLE_EVENTS } from '../../src/formats/ai-sdk/decode';
 import { agui, aisdk, type Codec } from '../../src/index';
 import { listFixtures, loadFixture } from '../../src/node/fixtures';
@@ -49,8 +50,27 @@ const meta = (fields: fc.Arbitrary<Row>) =>
     .map((m) => ({ agentwire: m }) as Row)
     .chain((m) => fc.constantFrom<Row | undefined>(m, m, undefined));
 
+// The one-entry usage a round end's whole path builds in one literal (`wholeRoundUsage`), and
+// every near one the general path must read instead.
 const usage = fc.constantFrom<unknown>(
   [{ inputTokens: 10, outputTokens: 2, totalTokens: 12 }],
+  [{ inputTokens: 10, outputTokens: 2 }],
+  [{ outputTokens: 2, inputTokens: 10 }],
+  [{ inputTokens: 10, outputTokens: 2, reasoningTokens: 1 }],
+  [{ inputTokens: 10, outputTokens: 2, reasoningTokens: null }],
+  [{ inputTokens: 10, outputTokens: 2, cachedInputTokens: 3 }],
+  [{ inputTokens: 10, outputTokens: 2, cacheWriteInputTokens: 4 }],
+  [{ inputTokens: 10, outputTokens: 2, model: 'm1' }],
+  [{ inputTokens: -1, outputTokens: 2 }],
+  [{ inputTokens: 1.5, outputTokens: 2 }],
+  [{ inputTokens: 10, outputTokens: '2' }],
+  [{ inputTokens: 2 ** 53, outputTokens: 2 }],
+  [
+    { inputTokens: 10, outputTokens: 2 },
+    { inputTokens: 1, outputTokens: 1 },
+  ],
+  [5],
+  [null],
   [{ inputTokens: 1 }],
   [],
   'x',
@@ -414,3 +434,55 @@ describe.each(CASES)(
     });
   },
 );
+
+// A round end's usage built whole (`wholeRoundUsage`) is the general path's (`usageFromWire`, the
+// cost set last when it is a number) wherever it gives one: the same keys in the same order, the
+// same values. The entries are drawn from every key `usageFromWire` reads, with counts of every
+// kind, so each of the whole path's tests meets a usage it must turn down.
+test('a round end’s usage whole is the one usageFromWire gives, with the cost last', () => {
+  const count = fc.constantFrom<unknown>(0, 1, 10, 2.5, -1, 2 ** 53, '3', null, undefined);
+  const valid = fc.constantFrom<unknown>(0, 1, 10);
+  // An entry of input, output and total tokens, then at most one more key (or a count changed).
+  const entry = fc.oneof(
+    fc
+      .tuple(
+        valid,
+        valid,
+        fc.option(
+          fc.constantFrom(
+            'reasoningTokens',
+            'cachedInputTokens',
+            'cacheWriteInputTokens',
+            'model',
+            'inputTokens',
+            'outputTokens',
+          ),
+        ),
+        fc.oneof(count, fc.constant<unknown>('m1')),
+      )
+      .map(([i, o, key, v]) => {
+        const e: Row = { inputTokens: i, outputTokens: o, totalTokens: 1 };
+        if (key !== null) e[key] = v;
+        return e;
+      }),
+    fc.constantFrom<unknown>(5, null, 'x', []),
+  );
+  const usage = fc.oneof(
+    { weight: 4, arbitrary: entry.map((e) => [e]) },
+    { weight: 1, arbitrary: fc.array(entry, { maxLength: 3 }) },
+    { weight: 1, arbitrary: fc.constantFrom<unknown>(undefined, 'x', {}) },
+  );
+  const cost = fc.constantFrom<unknown>(undefined, 0, 0.5, -1, '0.5', null);
+  fc.assert(
+    fc.property(usage, cost, (u, c) => {
+      const whole = wholeRoundUsage(u, c);
+      if (whole === undefined) return;
+      const general = usageFromWire(u);
+      expect(general).toBeDefined();
+      if (typeof c === 'number') general!.costUsd = c;
+      expect(JSON.stringify(whole)).toBe(JSON.stringify(general));
+      expect(Object.keys(whole)).toEqual(Object.keys(general!));
+    }),
+    { numRuns: FUZZ_RUNS * 10 },
+  );
+});

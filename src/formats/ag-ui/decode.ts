@@ -16,10 +16,16 @@ import {
   readDeltaRecord,
   resolveMaxDepth,
 } from '../../json';
-import type { AgentEvent, AgentEventOf, Provenance, QuestionItem } from '../../model';
-import { UNSET, type Writable } from '../../plain';
+import type { AgentEvent, AgentEventOf, Provenance, QuestionItem, Usage } from '../../model';
 import { incompleteRunEnd } from '../../record';
-import { readFixed, readPlainString, readStringTo, textReader } from '../../text-reader';
+import {
+  readDigits,
+  readFixed,
+  readJsonTo,
+  readPlainString,
+  readStringTo,
+  textReader,
+} from '../../text-reader';
 import {
   AGUI_APPROVAL_REASON,
   AGUI_CANONICAL,
@@ -29,6 +35,7 @@ import {
   metaOf,
   roundOfStepName,
   usageFromWire,
+  wholeRoundUsage,
 } from './wire';
 
 /** Options of the AG-UI decoder. */
@@ -143,129 +150,167 @@ class RecordDecoderOf implements FramedRecordDecoder {
   }
 }
 
-/**
- * The decoder's state between records, built whole in one object literal ({@link newDecoder}): a
- * literal's hidden class is held by its allocation site and outlives a full GC, where a class
- * instance's fields (map transitions, held weakly) die with the last decoder and take the
- * optimised code that embedded them along (docs/performance.md, "AG-UI and AI SDK codecs").
- */
-interface Decoder {
-  readonly sink: DiagnosticSink;
-  readonly report: LineReport;
-  readonly maxDepth: number;
-  mode: JsonFraming;
-  session: string | undefined;
-  run: string | undefined;
-  runOpen: boolean;
-  round: number;
-  stepOpen: boolean;
-  stepText: string;
-  readonly names: Map<string, string>;
-  readonly args: Map<string, string>;
-  /** Messages of another role than the assistant's: their records stay `unknown`. */
-  readonly otherRoles: Set<string>;
-  /** What each interrupt asked: a question (else an approval). */
-  readonly questions: Set<string>;
-  /** Requests of this run already said as `CUSTOM` events (its interrupts repeat them). */
-  readonly asked: Set<string>;
-  /** Calls started and not ended yet, with their start (bounded: {@link MAX_OPEN_CALLS}). */
-  readonly open: Map<string, { start: AgentEventOf<'tool.start'>; fromEarlierRun: boolean }>;
-  /** Records with no event of their own, carried by the next event (`hints.before`). */
-  before: string[];
-  /** Each open subagent's parent lane (`null`: the main agent). */
-  readonly parents: Map<string, string | null>;
-  /**
-   * A run's opening events, held until a record that is not a carried event from before the run
-   * (see `BEFORE_RUN`): those are read as coming first.
-   */
-  held: AgentEvent[] | undefined;
-  lastChunkCall: string;
-  lastLine: number;
-  lastOffset: number;
-  lastTs: number | undefined;
+/** A call started and not ended yet. */
+interface OpenCall {
+  start: AgentEventOf<'tool.start'>;
+  fromEarlierRun: boolean;
 }
 
+/**
+ * The decoder's state between records ({@link newDecoder}): an array of slots (the indices below),
+ * not a literal. A literal made once per decoder gets no allocation site until its factory has
+ * run several times, so its hidden class dies with the last decoder at a full GC and takes the
+ * optimised per-record code that embedded it along (`readLine`, `mapRecord`, `wholeAt`…); an
+ * array's hidden class is the realm's and outlives every GC (docs/performance.md, "AG-UI and AI
+ * SDK codecs", round fourteen; the Cursor and Amp decoders' state).
+ */
+type Decoder = [
+  sink: DiagnosticSink,
+  report: LineReport,
+  maxDepth: number,
+  mode: JsonFraming,
+  session: string | undefined,
+  run: string | undefined,
+  runOpen: boolean,
+  round: number,
+  stepOpen: boolean,
+  stepText: string,
+  names: Map<string, string>,
+  args: Map<string, string>,
+  // Messages of another role than the assistant's: their records stay `unknown`.
+  otherRoles: Set<string>,
+  // What each interrupt asked: a question (else an approval).
+  questions: Set<string>,
+  // Requests of this run already said as `CUSTOM` events (its interrupts repeat them).
+  asked: Set<string>,
+  // Calls started and not ended yet, with their start (bounded: `MAX_OPEN_CALLS`).
+  open: Map<string, OpenCall>,
+  // Records with no event of their own, carried by the next event (`hints.before`).
+  before: string[],
+  // Each open subagent's parent lane (`null`: the main agent).
+  parents: Map<string, string | null>,
+  // A run's opening events, held until a record that is not a carried event from before the run
+  // (see `BEFORE_RUN`): those are read as coming first.
+  held: AgentEvent[] | undefined,
+  lastChunkCall: string,
+  lastLine: number,
+  lastOffset: number,
+  lastTs: number | undefined,
+];
+
+const SINK = 0;
+const REPORT = 1;
+const MAX_DEPTH = 2;
+const MODE = 3;
+const SESSION = 4;
+const RUN = 5;
+const RUN_OPEN = 6;
+const ROUND = 7;
+const STEP_OPEN = 8;
+const STEP_TEXT = 9;
+const NAMES = 10;
+const ARGS = 11;
+const OTHER_ROLES = 12;
+const QUESTIONS = 13;
+const ASKED = 14;
+const OPEN = 15;
+const BEFORE = 16;
+const PARENTS = 17;
+const HELD = 18;
+const LAST_CHUNK_CALL = 19;
+const LAST_LINE = 20;
+const LAST_OFFSET = 21;
+const LAST_TS = 22;
+
 function newDecoder(options: AguiDecodeOptions, sink: DiagnosticSink): Decoder {
-  const d: Decoder = {
-    sink: UNSET,
-    report: UNSET,
-    maxDepth: resolveMaxDepth(options.maxDepth),
-    mode: 'sse',
-    session: undefined,
-    run: undefined,
-    runOpen: false,
-    round: 0,
-    stepOpen: false,
-    stepText: '',
-    names: UNSET,
-    args: UNSET,
-    otherRoles: UNSET,
-    questions: UNSET,
-    asked: UNSET,
-    open: UNSET,
-    before: [],
-    parents: UNSET,
-    held: undefined,
-    lastChunkCall: '',
-    lastLine: 1,
-    lastOffset: 0,
-    lastTs: undefined,
-  };
-  // The object fields set after the literal, first `undefined`: no per-line code depends on
-  // their hidden classes (src/plain.ts, `UNSET`).
-  const w = d as Writable<Decoder>;
-  w.sink = sink;
-  w.report = lineReporter(sink, FORMAT);
-  w.names = new Map();
-  w.args = new Map();
-  w.otherRoles = new Set();
-  w.questions = new Set();
-  w.asked = new Set();
-  w.open = new Map();
-  w.parents = new Map();
-  return d;
+  return [
+    sink,
+    lineReporter(sink, FORMAT),
+    resolveMaxDepth(options.maxDepth),
+    'sse',
+    undefined,
+    undefined,
+    false,
+    0,
+    false,
+    '',
+    new Map(),
+    new Map(),
+    new Set(),
+    new Set(),
+    new Set(),
+    new Map(),
+    [],
+    new Map(),
+    undefined,
+    '',
+    1,
+    0,
+    undefined,
+  ];
 }
 
 function setFraming(d: Decoder, framing: JsonFraming): void {
-  d.mode = framing;
+  d[MODE] = framing;
 }
 
 function readLine(d: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
-  // A text delta spelled as the writers spell it is read without parsing it whole (a flat
-  // record: no depth to measure); anything else is parsed and measured.
-  let value: unknown;
-  if (AGUI_DECODER_SHORTCUTS.enabled && d.maxDepth > 0) {
+  // A record spelled as the writers spell it is read without parsing it whole (the reader
+  // measured what can nest); anything else is parsed and measured.
+  let value: JsonObject | undefined;
+  if (AGUI_DECODER_SHORTCUTS.enabled && d[MAX_DEPTH] > 0) {
     value = readDeltaRecord(text, AGUI_DELTA_HEAD, 'TEXT_MESSAGE_CONTENT', 'messageId', deltaRecord);
-    if (value === undefined && d.maxDepth >= CANONICAL_DEPTH) value = readCanonical(text);
+    if (value === undefined && d[MAX_DEPTH] >= CANONICAL_DEPTH) value = readCanonical(text, d[MAX_DEPTH]);
   }
-  // A record read by a shortcut is one of the writers' spellings, never an early one.
-  const known = value !== undefined;
-  if (value === undefined) {
-    value = parseMeasuredRecord(text, line, offset, d.maxDepth, FORMAT, d.sink);
-    if (value === NOT_PARSED) return;
-  }
-  if (d.held !== undefined && (known || !isEarly(value))) releaseHeld(d, out);
-  const hints: AguiHints = { raw: text, record: value, framing: d.mode };
+  if (value !== undefined) knownLine(d, value, text, line, offset, out);
+  else parsedLine(d, text, line, offset, out);
+}
+
+// A record a shortcut read: one of the module's literals, whose hidden classes outlive a full GC.
+// It is read at sites no parsed record reaches: a `JSON.parse` record's hidden class dies at a
+// full GC, and with it the optimised code of every site that had seen it (docs/performance.md,
+// "AG-UI and AI SDK codecs", round fourteen). It has its type (the module's literal), its required
+// fields as strings, and no time by construction, and it is never an early one: no lookup,
+// required-field, time or early check for it (held by test/ui/delta-shortcut.test.ts and
+// test/ui/canonical-lines.test.ts, the shortcuts on and off).
+function knownLine(
+  d: Decoder,
+  value: JsonObject,
+  text: string,
+  line: number,
+  offset: number,
+  out: AgentEvent[],
+): void {
+  if (d[HELD] !== undefined) releaseHeld(d, out);
+  const hints: AguiHints = { raw: text, record: value, framing: d[MODE] };
   const provenance: Provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
-  d.lastLine = line;
-  d.lastOffset = offset;
+  d[LAST_LINE] = line;
+  d[LAST_OFFSET] = offset;
+  mapRecord(d, value.type as string, { r: value, line, offset, provenance, framing: d[MODE] }, out);
+}
+
+// A record `JSON.parse` read.
+function parsedLine(d: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
+  const value = parseMeasuredRecord(text, line, offset, d[MAX_DEPTH], FORMAT, d[SINK]);
+  if (value === NOT_PARSED) return;
+  if (d[HELD] !== undefined && !isEarly(value)) releaseHeld(d, out);
+  const hints: AguiHints = { raw: text, record: value, framing: d[MODE] };
+  const provenance: Provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
+  d[LAST_LINE] = line;
+  d[LAST_OFFSET] = offset;
   if (!isJsonObject(value)) {
-    d.report('invalid_json', 'error', line, offset, 'not a JSON object; kept as an unknown event');
+    d[REPORT]('invalid_json', 'error', line, offset, 'not a JSON object; kept as an unknown event');
     out.push({ type: 'unknown', record: value, provenance });
     return;
   }
-  const cx: Cx = { r: value, line, offset, provenance, framing: d.mode };
-  // A record read by a shortcut has its type (the module's literal), its required fields as
-  // strings, and no time, by construction: no lookup, required-field check or time read for it
-  // (held by test/ui/delta-shortcut.test.ts and test/ui/canonical-lines.test.ts, the shortcuts
-  // on and off).
-  const type = known ? (value.type as string) : aguiEventType(value.type);
-  if (!known) d.lastTs = timestampOf(value) ?? d.lastTs;
+  const cx: Cx = { r: value, line, offset, provenance, framing: d[MODE] };
   // The type as the module's literal: the checks and the switch below then match it by identity.
-  const problem = type !== undefined && !known ? missing(type, value) : undefined;
+  const type = aguiEventType(value.type);
+  d[LAST_TS] = timestampOf(value) ?? d[LAST_TS];
+  const problem = type !== undefined ? missing(type, value) : undefined;
   if (type === undefined || problem !== undefined) {
     if (problem !== undefined)
-      d.report('invalid_record', 'error', line, offset, `invalid ${type} event: ${problem}`);
+      d[REPORT]('invalid_record', 'error', line, offset, `invalid ${type} event: ${problem}`);
     pushUnknown(d, cx, out);
     return;
   }
@@ -285,45 +330,45 @@ function timestampOf(value: JsonObject): number | undefined {
 
 function endStream(d: Decoder, out: AgentEvent[]): void {
   releaseHeld(d, out);
-  if (d.before.length > 0) {
+  if (d[BEFORE].length > 0) {
     // Records no event followed: kept whole.
-    for (const raw of d.before) {
+    for (const raw of d[BEFORE]) {
       const record = JSON.parse(raw) as JsonObject;
-      const hints: AguiHints = { raw, record, framing: d.mode };
+      const hints: AguiHints = { raw, record, framing: d[MODE] };
       out.push({
         type: 'unknown',
         recordType: record.type as string,
         record,
         provenance: {
           format: FORMAT,
-          line: d.lastLine,
-          offset: d.lastOffset,
+          line: d[LAST_LINE],
+          offset: d[LAST_OFFSET],
           hints: hints as Record<string, unknown>,
         },
       });
     }
-    d.before = [];
+    d[BEFORE] = [];
   }
-  if (!d.runOpen) return;
-  d.runOpen = false;
-  const e = incompleteRunEnd(FORMAT, d.lastLine, d.lastOffset);
-  if (d.session !== undefined) e.session = d.session;
-  if (d.run !== undefined) e.run = d.run;
-  if (d.lastTs !== undefined) e.ts = d.lastTs;
+  if (!d[RUN_OPEN]) return;
+  d[RUN_OPEN] = false;
+  const e = incompleteRunEnd(FORMAT, d[LAST_LINE], d[LAST_OFFSET]);
+  if (d[SESSION] !== undefined) e.session = d[SESSION];
+  if (d[RUN] !== undefined) e.run = d[RUN];
+  if (d[LAST_TS] !== undefined) e.ts = d[LAST_TS];
   out.push(e);
 }
 
 /** Keeps a record that has no event of its own for the next event (false when full). */
 function keepRecord(d: Decoder, cx: Cx): boolean {
-  if (d.before.length >= MAX_BEFORE) return false;
-  d.before.push(cx.provenance.hints!.raw as string);
+  if (d[BEFORE].length >= MAX_BEFORE) return false;
+  d[BEFORE].push(cx.provenance.hints!.raw as string);
   return true;
 }
 
 function releaseHeld(d: Decoder, out: AgentEvent[]): void {
-  if (d.held === undefined) return;
-  for (const e of d.held) out.push(e);
-  d.held = undefined;
+  if (d[HELD] === undefined) return;
+  for (const e of d[HELD]) out.push(e);
+  d[HELD] = undefined;
 }
 
 function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefined {
@@ -337,9 +382,9 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
     case 'STEP_STARTED': {
       // The number the writer put in the name reads back as itself (a round 0, or a round
       // that came twice, stays so); other names count on from the last step.
-      d.round = roundOfStepName(r.stepName) ?? d.round + 1;
+      d[ROUND] = roundOfStepName(r.stepName) ?? d[ROUND] + 1;
       const whole = wholeAt(d, r);
-      d.stepOpen = true;
+      d[STEP_OPEN] = true;
       if (whole) {
         const { session, run, round, provenance } = envelope(d, cx);
         out.push({ type: 'round.start', session, run, round, provenance });
@@ -351,7 +396,7 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       const meta = metaOf(r);
       if (meta?.closing === true && keepRecord(d, cx)) {
         // Closed by the run's end, not a round that ended: no event; the next one carries it.
-        d.stepOpen = false;
+        d[STEP_OPEN] = false;
         return;
       }
       if (
@@ -360,24 +405,18 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
         typeof meta.stopReason === 'string' &&
         meta.model === undefined
       ) {
-        let usage = usageFromWire(meta.usage);
-        // `usageFromWire` built this object: the cost goes on it (its key last, where the
-        // general path's spread puts it) instead of a copy by spread.
-        if (typeof meta.costUsd === 'number') {
-          if (usage === undefined) usage = { costUsd: meta.costUsd };
-          else usage.costUsd = meta.costUsd;
-        }
+        const usage = roundEndUsage(meta);
         if (usage !== undefined) {
           const { session, run, round, provenance } = envelope(d, cx);
-          const message = d.stepText;
+          const message = d[STEP_TEXT];
           const stopReason = meta.stopReason;
           out.push({ type: 'round.end', message, stopReason, usage, session, run, round, provenance });
-          d.stepOpen = false;
-          d.stepText = '';
+          d[STEP_OPEN] = false;
+          d[STEP_TEXT] = '';
           return;
         }
       }
-      const e: AgentEventOf<'round.end'> = { type: 'round.end', message: d.stepText };
+      const e: AgentEventOf<'round.end'> = { type: 'round.end', message: d[STEP_TEXT] };
       if (meta !== undefined) {
         if (typeof meta.stopReason === 'string') e.stopReason = meta.stopReason;
         const usage = usageFromWire(meta.usage);
@@ -386,14 +425,14 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
         if (typeof meta.model === 'string') e.model = meta.model;
       }
       pushEvent(d, out, cx, e);
-      d.stepOpen = false;
-      d.stepText = '';
+      d[STEP_OPEN] = false;
+      d[STEP_TEXT] = '';
       return;
     }
     case 'TEXT_MESSAGE_START': {
       const id = r.messageId as string;
       if (r.role !== undefined && r.role !== 'assistant') {
-        d.otherRoles.add(id);
+        d[OTHER_ROLES].add(id);
         return pushUnknown(d, cx, out);
       }
       if (wholeIn(d, r)) {
@@ -407,13 +446,14 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
     case 'TEXT_MESSAGE_CHUNK': {
       const id = str(r.messageId);
       // The set is empty in an assistant-only stream: no hash of the fresh id string then.
-      if (id !== undefined && d.otherRoles.size > 0 && d.otherRoles.has(id)) return pushUnknown(d, cx, out);
+      if (id !== undefined && d[OTHER_ROLES].size > 0 && d[OTHER_ROLES].has(id))
+        return pushUnknown(d, cx, out);
       if (type === 'TEXT_MESSAGE_CHUNK' && r.role !== undefined && r.role !== 'assistant') {
-        if (id !== undefined) d.otherRoles.add(id);
+        if (id !== undefined) d[OTHER_ROLES].add(id);
         return pushUnknown(d, cx, out);
       }
       const text = str(r.delta) ?? '';
-      if (typeof r.subagentRunId !== 'string') d.stepText += text;
+      if (typeof r.subagentRunId !== 'string') d[STEP_TEXT] += text;
       if (id !== undefined && wholeIn(d, r)) {
         const { session, run, round, provenance } = envelope(d, cx);
         out.push({ type: 'text.delta', text, message: id, session, run, round, provenance });
@@ -425,7 +465,7 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
     }
     case 'TEXT_MESSAGE_END': {
       const id = r.messageId as string;
-      if (d.otherRoles.size > 0 && d.otherRoles.delete(id)) return pushUnknown(d, cx, out);
+      if (d[OTHER_ROLES].size > 0 && d[OTHER_ROLES].delete(id)) return pushUnknown(d, cx, out);
       if (wholeIn(d, r)) {
         const { session, run, round, provenance } = envelope(d, cx);
         out.push({ type: 'message.end', message: id, session, run, round, provenance });
@@ -436,8 +476,8 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
     case 'TOOL_CALL_START': {
       const call = r.toolCallId as string;
       const name = r.toolCallName as string;
-      d.names.set(call, name);
-      d.args.set(call, '');
+      d[NAMES].set(call, name);
+      d[ARGS].set(call, '');
       if (wholeIn(d, r)) {
         const { session, run, round, provenance } = envelope(d, cx);
         out.push({ type: 'tool.args.delta', call, name, text: '', session, run, round, provenance });
@@ -447,11 +487,12 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
     }
     case 'TOOL_CALL_ARGS':
     case 'TOOL_CALL_CHUNK': {
-      const call = str(r.toolCallId) ?? d.lastChunkCall;
-      if (type === 'TOOL_CALL_CHUNK') d.lastChunkCall = call;
+      const call = str(r.toolCallId) ?? d[LAST_CHUNK_CALL];
+      if (type === 'TOOL_CALL_CHUNK') d[LAST_CHUNK_CALL] = call;
       const text = str(r.delta) ?? '';
-      const sofar = d.args.get(call);
-      if (sofar !== undefined && sofar.length + text.length <= MAX_ARGS_CHARS) d.args.set(call, sofar + text);
+      const sofar = d[ARGS].get(call);
+      if (sofar !== undefined && sofar.length + text.length <= MAX_ARGS_CHARS)
+        d[ARGS].set(call, sofar + text);
       const name = str(r.toolCallName);
       if (name === undefined && wholeIn(d, r)) {
         const { session, run, round, provenance } = envelope(d, cx);
@@ -461,7 +502,7 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       const e: AgentEventOf<'tool.args.delta'> = { type: 'tool.args.delta', call, text };
       if (name !== undefined) {
         e.name = name;
-        d.names.set(call, name);
+        d[NAMES].set(call, name);
       }
       return pushEvent(d, out, cx, e);
     }
@@ -493,7 +534,7 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
     case 'SUBAGENT_STARTED': {
       if (metaOf(r)?.implied === true && keepRecord(d, cx)) {
         // Opened for a lane no child start said: no event; the next one carries it.
-        d.parents.set(r.subagentRunId as string, str(r.parentSubagentRunId) ?? null);
+        d[PARENTS].set(r.subagentRunId as string, str(r.parentSubagentRunId) ?? null);
         return;
       }
       const e: AgentEventOf<'child.start'> = {
@@ -510,14 +551,14 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
         if (typeof meta.kind === 'string') e.kind = meta.kind;
         if (typeof meta.background === 'boolean') e.background = meta.background;
       }
-      d.parents.set(e.child, str(r.parentSubagentRunId) ?? null);
+      d[PARENTS].set(e.child, str(r.parentSubagentRunId) ?? null);
       return pushEvent(d, out, cx, e, { lane: str(r.parentSubagentRunId) ?? null });
     }
     case 'SUBAGENT_FINISHED':
     case 'SUBAGENT_ERROR': {
       if (type === 'SUBAGENT_FINISHED' && metaOf(r)?.closing === true && keepRecord(d, cx)) {
         // Closed by the run's end, not a child that ended: no event; the next one carries it.
-        d.parents.delete(r.subagentRunId as string);
+        d[PARENTS].delete(r.subagentRunId as string);
         return;
       }
       const outcome = isJsonObject(r.outcome) ? r.outcome.type : undefined;
@@ -531,13 +572,16 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       const meta = metaOf(r);
       const usage = meta !== undefined ? usageFromWire(meta.usage) : undefined;
       if (usage !== undefined) e.usage = usage;
-      const parent = d.parents.get(e.child) ?? null;
-      d.parents.delete(e.child);
+      const parent = d[PARENTS].get(e.child) ?? null;
+      d[PARENTS].delete(e.child);
       return pushEvent(d, out, cx, e, { lane: parent });
     }
     case 'CUSTOM': {
-      const name = r.name as string;
-      if (name === CARRIED_OUTPUT && d.held === undefined && wholeIn(d, r)) {
+      // Read by `Reflect.get`, a load with no feedback: the carried session start, a parsed
+      // record at every stream's start, would otherwise put its hidden class, which dies at a
+      // full GC, into `mapRecord`'s optimised code (see `timestampOf`).
+      const name = Reflect.get(r, 'name') as string;
+      if (name === CARRIED_OUTPUT && d[HELD] === undefined && wholeIn(d, r)) {
         const v = plainToolOutput(r.value);
         if (v !== undefined) {
           const { session, run, round, provenance } = envelope(d, cx);
@@ -545,14 +589,7 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
           return;
         }
       }
-      if (name.startsWith(CARRY_PREFIX)) {
-        const e = eventFromCarried(name.slice(CARRY_PREFIX.length), r.value);
-        if (e?.type === 'approval.request') d.asked.add(e.approval);
-        else if (e?.type === 'question') d.asked.add(e.question);
-        if (e !== undefined) return pushEvent(d, out, cx, e, { early: d.held !== undefined });
-      }
-      releaseHeld(d, out);
-      return pushUnknown(d, cx, out);
+      return custom(d, name, cx, out);
     }
     case 'RAW': {
       // A provider-native event passed through: the event is the record (its source aside).
@@ -566,14 +603,32 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
   }
 }
 
+// The records a stream has once (its start, a carried session start, its end) are read in
+// functions of their own, called rarely enough that the optimising compiler does not inline them
+// into `mapRecord`: their `JSON.parse` hidden classes die at a full GC, and code that had
+// embedded them would be thrown away with them (docs/performance.md, "AG-UI and AI SDK codecs",
+// round fourteen).
+
+/** A `CUSTOM` record: a carried canonical event (`agentwire.<type>`), else kept whole. */
+function custom(d: Decoder, name: string, cx: Cx, out: AgentEvent[]): undefined {
+  if (name.startsWith(CARRY_PREFIX)) {
+    const e = eventFromCarried(name.slice(CARRY_PREFIX.length), cx.r.value);
+    if (e?.type === 'approval.request') d[ASKED].add(e.approval);
+    else if (e?.type === 'question') d[ASKED].add(e.question);
+    if (e !== undefined) return pushEvent(d, out, cx, e, { early: d[HELD] !== undefined });
+  }
+  releaseHeld(d, out);
+  return pushUnknown(d, cx, out);
+}
+
 function runStarted(d: Decoder, cx: Cx): undefined {
   const r = cx.r;
-  d.session = r.threadId as string;
-  d.runOpen = false;
+  d[SESSION] = r.threadId as string;
+  d[RUN_OPEN] = false;
   const input = r.input;
   // Held: carried events the writer put right after this record came before the run.
   const held: AgentEvent[] = [];
-  d.held = held;
+  d[HELD] = held;
   // The answers this run continues from come first: they were given before it started.
   if (isJsonObject(input) && Array.isArray(input.resume)) {
     for (const entry of input.resume) {
@@ -581,14 +636,14 @@ function runStarted(d: Decoder, cx: Cx): undefined {
       pushEvent(d, held, cx, resumeEvent(d, entry), { lane: null, part: true });
     }
   }
-  d.run = r.runId as string;
-  d.runOpen = true;
-  d.asked.clear();
-  d.round = 0;
-  d.stepOpen = false;
-  d.stepText = '';
+  d[RUN] = r.runId as string;
+  d[RUN_OPEN] = true;
+  d[ASKED].clear();
+  d[ROUND] = 0;
+  d[STEP_OPEN] = false;
+  d[STEP_TEXT] = '';
   // Calls a previous run left open (an interrupt waits on them) continue in this one.
-  for (const start of d.open.values()) start.fromEarlierRun = true;
+  for (const start of d[OPEN].values()) start.fromEarlierRun = true;
   const e: AgentEventOf<'run.start'> = { type: 'run.start' };
   const text = lastUserText(input);
   if (text !== undefined) e.input = text;
@@ -598,7 +653,7 @@ function runStarted(d: Decoder, cx: Cx): undefined {
 function resumeEvent(d: Decoder, entry: JsonObject): AgentEvent {
   const id = entry.interruptId as string;
   const payload = entry.payload;
-  if (d.questions.delete(id)) {
+  if (d[QUESTIONS].delete(id)) {
     const answers = isJsonObject(payload) && isJsonObject(payload.answers) ? payload.answers : undefined;
     return { type: 'question.answer', question: id, answers: answers ?? { answer: payload ?? null } };
   }
@@ -629,7 +684,7 @@ function runEnded(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefine
         if (!isJsonObject(i) || typeof i.id !== 'string') continue;
         const asked = interruptEvent(d, i);
         // A request this run already said (a CUSTOM event) is not asked twice.
-        if (d.asked.has(i.id)) continue;
+        if (d[ASKED].has(i.id)) continue;
         pushEvent(d, out, cx, asked, { lane: str(i.subagentRunId) ?? null, part: true });
         const ts = metaOf(i)?.ts;
         if (typeof ts === 'number') asked.ts = ts;
@@ -648,14 +703,14 @@ function runEnded(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefine
     if (typeof meta.costUsd === 'number') e.usage = { ...e.usage, costUsd: meta.costUsd };
   }
   pushEvent(d, out, cx, e);
-  d.runOpen = false;
+  d[RUN_OPEN] = false;
 }
 
 function interruptEvent(d: Decoder, i: JsonObject): AgentEvent {
   const id = i.id as string;
   const meta = metaOf(i);
   if (i.reason !== AGUI_APPROVAL_REASON && (meta?.questions !== undefined || i.toolCallId === undefined)) {
-    d.questions.add(id);
+    d[QUESTIONS].add(id);
     const questions = Array.isArray(meta?.questions)
       ? (meta.questions.filter((q) => isJsonObject(q) && typeof q.text === 'string') as QuestionItem[])
       : [{ text: str(i.message) ?? (i.reason as string) }];
@@ -667,7 +722,7 @@ function interruptEvent(d: Decoder, i: JsonObject): AgentEvent {
   const call = str(i.toolCallId);
   if (call !== undefined) {
     e.call = call;
-    const name = d.names.get(call);
+    const name = d[NAMES].get(call);
     if (name !== undefined) e.tool = name;
   }
   const title = str(i.message);
@@ -684,9 +739,9 @@ function interruptEvent(d: Decoder, i: JsonObject): AgentEvent {
 function toolEnd(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
   const r = cx.r;
   const call = r.toolCallId as string;
-  const name = d.names.get(call) ?? '';
-  const text = d.args.get(call);
-  d.args.delete(call);
+  const name = d[NAMES].get(call) ?? '';
+  const text = d[ARGS].get(call);
+  d[ARGS].delete(call);
   let args: JsonObject | undefined;
   if (text !== undefined && text !== '') {
     try {
@@ -713,13 +768,13 @@ function toolEnd(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
             round,
             provenance,
           };
-    if (d.open.size < MAX_OPEN_CALLS) d.open.set(call, { start, fromEarlierRun: false });
+    if (d[OPEN].size < MAX_OPEN_CALLS) d[OPEN].set(call, { start, fromEarlierRun: false });
     out.push(start);
     return;
   }
   const e: AgentEventOf<'tool.start'> = { type: 'tool.start', call, name };
   if (args !== undefined) e.args = args;
-  if (d.open.size < MAX_OPEN_CALLS) d.open.set(call, { start: e, fromEarlierRun: false });
+  if (d[OPEN].size < MAX_OPEN_CALLS) d[OPEN].set(call, { start: e, fromEarlierRun: false });
   if (meta !== undefined) {
     for (const k of ['kind', 'server', 'argsSummary', 'command'] as const) {
       if (typeof meta[k] === 'string') (e as Record<string, unknown>)[k] = meta[k];
@@ -732,8 +787,8 @@ function toolEnd(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
 function toolResult(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
   const r = cx.r;
   const call = r.toolCallId as string;
-  const open = d.open.get(call);
-  d.open.delete(call);
+  const open = d[OPEN].get(call);
+  d[OPEN].delete(call);
   if (open?.fromEarlierRun) {
     // The call began in an earlier run: this run says it again (derived) before its result.
     const { provenance: _p, ...start } = open.start;
@@ -741,7 +796,7 @@ function toolResult(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
     pushEvent(d, out, cx, again);
     again.provenance = { format: FORMAT, line: cx.line, offset: cx.offset, synthetic: true };
   }
-  const name = d.names.get(call);
+  const name = d[NAMES].get(call);
   const text = contentText(r.content);
   const meta = metaOf(r);
   if (
@@ -791,17 +846,17 @@ const CARRIED_OUTPUT = `${CARRY_PREFIX}tool.output`;
  * with no records held before it. Whole literals are built only there.
  */
 function wholeIn(d: Decoder, r: JsonObject): boolean {
-  return d.stepOpen && wholeAt(d, r);
+  return d[STEP_OPEN] && wholeAt(d, r);
 }
 
 /** {@link wholeIn} without the open step (a step's start opens it). */
 function wholeAt(d: Decoder, r: JsonObject): boolean {
   return (
     AGUI_WHOLE_EVENTS.enabled &&
-    d.runOpen &&
-    d.session !== undefined &&
-    d.run !== undefined &&
-    d.before.length === 0 &&
+    d[RUN_OPEN] &&
+    d[SESSION] !== undefined &&
+    d[RUN] !== undefined &&
+    d[BEFORE].length === 0 &&
     r.timestamp === undefined &&
     r.subagentRunId === undefined
   );
@@ -812,7 +867,20 @@ function envelope(
   d: Decoder,
   cx: Cx,
 ): { session: string; run: string; round: number; provenance: Provenance } {
-  return { session: d.session as string, run: d.run as string, round: d.round, provenance: cx.provenance };
+  return { session: d[SESSION] as string, run: d[RUN] as string, round: d[ROUND], provenance: cx.provenance };
+}
+
+/** A round end's usage with its cost, as the general path gives it, for a whole `round.end`. */
+function roundEndUsage(meta: JsonObject): Usage | undefined {
+  const whole = wholeRoundUsage(meta.usage, meta.costUsd);
+  if (whole !== undefined) return whole;
+  const usage = usageFromWire(meta.usage);
+  if (typeof meta.costUsd !== 'number') return usage;
+  // `usageFromWire` built this object: the cost goes on it (its key last, where the general
+  // path's spread puts it) instead of a copy by spread.
+  if (usage === undefined) return { costUsd: meta.costUsd };
+  usage.costUsd = meta.costUsd;
+  return usage;
 }
 
 /** Metadata that gives a call's end at most its `ok` (see {@link toolResult}). */
@@ -846,20 +914,20 @@ function pushEvent(
   e: AgentEvent,
   at?: { lane?: string | null; part?: boolean; early?: boolean },
 ): undefined {
-  if (d.session !== undefined) e.session = d.session;
+  if (d[SESSION] !== undefined) e.session = d[SESSION];
   if (at?.early === true) (cx.provenance.hints as AguiHints).early = true;
   else {
-    if (d.run !== undefined && (d.runOpen || e.type === 'run.end')) e.run = d.run;
-    if (d.stepOpen || e.type === 'round.start') e.round = d.round;
+    if (d[RUN] !== undefined && (d[RUN_OPEN] || e.type === 'run.end')) e.run = d[RUN];
+    if (d[STEP_OPEN] || e.type === 'round.start') e.round = d[ROUND];
   }
   const ts = cx.r.timestamp;
   if (typeof ts === 'number') e.ts = ts;
   const lane =
     at?.lane !== undefined ? at.lane : typeof cx.r.subagentRunId === 'string' ? cx.r.subagentRunId : null;
   if (lane !== null) e.lane = lane;
-  if (d.before.length > 0 && at?.part !== true) {
-    (cx.provenance.hints as AguiHints).before = d.before;
-    d.before = [];
+  if (d[BEFORE].length > 0 && at?.part !== true) {
+    (cx.provenance.hints as AguiHints).before = d[BEFORE];
+    d[BEFORE] = [];
   }
   if (at?.part === true) {
     const hints: AguiHints = { part: true, framing: cx.framing };
@@ -886,7 +954,7 @@ const CANONICAL_DEPTH = 3;
  * line read here is the JSON text of that record; ids are plain strings (no escape), the long
  * text is parsed alone.
  */
-function readCanonical(text: string): JsonObject | undefined {
+function readCanonical(text: string, maxDepth: number): JsonObject | undefined {
   const L = AGUI_CANONICAL;
   const n = text.length;
   if (text.charCodeAt(n - 1) !== 125) return undefined;
@@ -900,7 +968,7 @@ function readCanonical(text: string): JsonObject | undefined {
     if (output === undefined) return undefined;
     return { type: 'CUSTOM', name: CARRIED_OUTPUT, value: { call, text: output } };
   }
-  if (text.slice(0, L.resultHead.length) !== L.resultHead) return readShort(text);
+  if (text.slice(0, L.resultHead.length) !== L.resultHead) return readShort(text, maxDepth);
   const r = textReader(text);
   r.at = L.resultHead.length;
   const messageId = readPlainString(r);
@@ -936,12 +1004,13 @@ function readCanonical(text: string): JsonObject | undefined {
  * (docs/performance.md, "AG-UI and AI SDK codecs", round twelve). Held to the general path by
  * test/ui/canonical-lines.test.ts.
  */
-function readShort(text: string): JsonObject | undefined {
+function readShort(text: string, maxDepth: number): JsonObject | undefined {
   const L = AGUI_CANONICAL;
   const n = text.length;
   // `{"type":"` then the type: its first letters pick the one head to compare.
   const c9 = text.charCodeAt(9);
   if (c9 === 83) {
+    if (text.charCodeAt(14) === 70) return readStepEnd(text, maxDepth);
     if (text.slice(0, L.stepStartHead.length) !== L.stepStartHead) return undefined;
     const r = textReader(text);
     r.at = L.stepStartHead.length;
@@ -992,6 +1061,48 @@ function readShort(text: string): JsonObject | undefined {
   if (argsSummary === undefined) return undefined;
   return { type: 'TOOL_CALL_END', toolCallId, metadata: { agentwire: { argsSummary } } };
 }
+
+/**
+ * A round's end spelled exactly as the writer spells it for a round with a stop reason and one
+ * usage entry of input, output and total tokens, with or without its cost (`AGUI_CANONICAL`), as
+ * the record `JSON.parse` gives (the same keys in the same order, in one literal per shape), or
+ * `undefined` (the line then takes the general path). Every piece is checked in order up to the
+ * line's end; the name and the stop reason are plain strings, the counts plain digits (the
+ * numbers `JSON.parse` reads), the cost a number parsed alone. Held to the general path by
+ * test/ui/canonical-lines.test.ts.
+ */
+function readStepEnd(text: string, maxDepth: number): JsonObject | undefined {
+  const L = AGUI_CANONICAL;
+  const n = text.length;
+  // The usage entry is the record's fifth level.
+  if (maxDepth < STEP_END_DEPTH || text.slice(0, L.stepEndHead.length) !== L.stepEndHead) return undefined;
+  const r = textReader(text);
+  r.at = L.stepEndHead.length;
+  const stepName = readPlainString(r);
+  if (stepName === undefined || !readFixed(r, L.stepEndReason)) return undefined;
+  const stopReason = readPlainString(r);
+  if (stopReason === undefined || !readFixed(r, L.stepEndInput)) return undefined;
+  const inputTokens = readDigits(r);
+  if (inputTokens === undefined || !readFixed(r, L.stepEndOutput)) return undefined;
+  const outputTokens = readDigits(r);
+  if (outputTokens === undefined || !readFixed(r, L.stepEndTotal)) return undefined;
+  const totalTokens = readDigits(r);
+  if (totalTokens === undefined || !readFixed(r, L.stepEndUsageEnd)) return undefined;
+  // The metadata, its `agentwire` object and the record close together: `…}}}`.
+  if (text.charCodeAt(n - 2) !== 125 || text.charCodeAt(n - 3) !== 125) return undefined;
+  if (r.at === n - 3) {
+    const usage = [{ inputTokens, outputTokens, totalTokens }];
+    return { type: 'STEP_FINISHED', stepName, metadata: { agentwire: { stopReason, usage } } };
+  }
+  if (!readFixed(r, L.stepEndCost)) return undefined;
+  const costUsd = readJsonTo(r, n - 3);
+  if (typeof costUsd !== 'number') return undefined;
+  const usage = [{ inputTokens, outputTokens, totalTokens }];
+  return { type: 'STEP_FINISHED', stepName, metadata: { agentwire: { stopReason, usage, costUsd } } };
+}
+
+/** The depth of a round's end with its usage (`metadata.agentwire.usage[0]`). */
+const STEP_END_DEPTH = 5;
 
 /** A text delta record as `JSON.parse` gives it, in one literal ({@link readDeltaRecord}). */
 function deltaRecord(messageId: string, delta: unknown): JsonObject {

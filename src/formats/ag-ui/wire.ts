@@ -76,7 +76,10 @@ export const AGUI_DELTA_HEAD = '{"type":"TEXT_MESSAGE_CONTENT","messageId":"';
  * `{"type":"TEXT_MESSAGE_END","messageId":"…"}`,
  * `{"type":"TOOL_CALL_START","toolCallId":"…","toolCallName":"…"}`,
  * `{"type":"TOOL_CALL_ARGS","toolCallId":"…","delta":"…"}` and `{"type":"TOOL_CALL_END",
- * "toolCallId":"…"}`, bare or with the metadata `{"agentwire":{"argsSummary":"…"}}`.
+ * "toolCallId":"…"}`, bare or with the metadata `{"agentwire":{"argsSummary":"…"}}`; a round's
+ * end with its stop reason, one usage entry of input, output and total tokens, and its cost or
+ * none (`{"type":"STEP_FINISHED","stepName":"…","metadata":{"agentwire":{"stopReason":"…",
+ * "usage":[{"inputTokens":1,"outputTokens":2,"totalTokens":3}],"costUsd":0.5}}}`).
  */
 export const AGUI_CANONICAL = {
   carriedHead: '{"type":"CUSTOM","name":"agentwire.tool.output","value":{"call":',
@@ -96,6 +99,13 @@ export const AGUI_CANONICAL = {
   callArgsDelta: ',"delta":',
   callEndHead: '{"type":"TOOL_CALL_END","toolCallId":',
   callEndSummary: ',"metadata":{"agentwire":{"argsSummary":',
+  stepEndHead: '{"type":"STEP_FINISHED","stepName":',
+  stepEndReason: ',"metadata":{"agentwire":{"stopReason":',
+  stepEndInput: ',"usage":[{"inputTokens":',
+  stepEndOutput: ',"outputTokens":',
+  stepEndTotal: ',"totalTokens":',
+  stepEndUsageEnd: '}]',
+  stepEndCost: ',"costUsd":',
 } as const;
 
 /** The protocol version agentwire writes and reads (`PROTOCOL_VERSION` of `@ag-ui/core`). */
@@ -164,6 +174,32 @@ function count(v: unknown): number | undefined {
 function add(u: Usage, key: 'input' | 'output' | 'reasoning' | 'cacheRead' | 'cacheWrite', v: unknown): void {
   const n = count(v);
   if (n !== undefined) u[key] = (u[key] ?? 0) + n;
+}
+
+/**
+ * A round's usage when its `usage` array is one entry of input and output tokens (a total or
+ * nothing else) and its cost, if any, a number: {@link usageFromWire}'s object with the cost last
+ * (where the decoder puts it), built whole in one literal. `usageFromWire` builds it field by
+ * field, and those fields' hidden classes die at a full GC with the optimised code that stored
+ * into them (docs/performance.md, "AG-UI and AI SDK codecs", round fourteen). Undefined
+ * otherwise: the general path reads it (test/ui/whole-events.test.ts holds the two equal).
+ */
+export function wholeRoundUsage(usage: unknown, cost: unknown): Usage | undefined {
+  if (!Array.isArray(usage) || usage.length !== 1) return undefined;
+  const entry: unknown = usage[0];
+  if (!isJsonObject(entry)) return undefined;
+  const input = count(entry.inputTokens);
+  const output = count(entry.outputTokens);
+  if (
+    input === undefined ||
+    output === undefined ||
+    entry.reasoningTokens !== undefined ||
+    entry.cachedInputTokens !== undefined ||
+    entry.cacheWriteInputTokens !== undefined ||
+    entry.model !== undefined
+  )
+    return undefined;
+  return typeof cost === 'number' ? { input, output, costUsd: cost } : { input, output };
 }
 
 /**

@@ -5,14 +5,15 @@ import { missingString, str } from '../../guards';
 import {
   isJsonObject,
   type JsonObject,
+  jsonTokenEnd,
   NOT_PARSED,
   parseMeasuredRecord,
   readDeltaRecord,
   resolveMaxDepth,
+  valueExceedsDepth,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
-import { UNSET, type Writable } from '../../plain';
-import { readFixed, readPlainString, readStringTo, textReader } from '../../text-reader';
+import { readFixed, readJsonTo, readPlainString, readStringTo, textReader } from '../../text-reader';
 import {
   AISDK_CANONICAL,
   AISDK_DATA_PREFIX,
@@ -105,104 +106,135 @@ class RecordDecoderOf implements FramedRecordDecoder {
 }
 
 /**
- * The decoder's state between chunks, built whole in one object literal ({@link newDecoder}): a
- * literal's hidden class is held by its allocation site and outlives a full GC, where a class
- * instance's fields (map transitions, held weakly) die with the last decoder and take the
- * optimised code that embedded them along (docs/performance.md, "AG-UI and AI SDK codecs").
+ * The decoder's state between chunks ({@link newDecoder}): an array of slots (the indices below),
+ * not a literal. A literal made once per decoder gets no allocation site until its factory has
+ * run several times, so its hidden class dies with the last decoder at a full GC and takes the
+ * optimised per-chunk code that embedded it along (`readLine`, `mapRecord`, `wholeIn`…); an
+ * array's hidden class is the realm's and outlives every GC (docs/performance.md, "AG-UI and AI
+ * SDK codecs", round fourteen; the Cursor and Amp decoders' state).
  */
-interface Decoder {
-  readonly sink: DiagnosticSink;
-  readonly report: LineReport;
-  readonly maxDepth: number;
-  mode: JsonFraming;
-  run: string | undefined;
-  runOpen: boolean;
-  failed: string | undefined;
-  round: number;
-  stepOpen: boolean;
-  stepText: string;
-  readonly names: Map<string, string>;
-  /**
-   * A run's `start`, held until a chunk that is not a carried event from before the run (see
-   * `BEFORE_RUN`): those are read as coming first.
-   */
-  held: AgentEvent | undefined;
-  /** The message of the last non-fatal error this run said (a carried `error`). */
-  saidError: string | undefined;
-  /** Chunks with no event of their own, carried by the next event (`hints.before`). */
-  before: string[];
-  lastLine: number;
-  lastOffset: number;
-}
+type Decoder = [
+  sink: DiagnosticSink,
+  report: LineReport,
+  maxDepth: number,
+  mode: JsonFraming,
+  run: string | undefined,
+  runOpen: boolean,
+  failed: string | undefined,
+  round: number,
+  stepOpen: boolean,
+  stepText: string,
+  names: Map<string, string>,
+  // A run's `start`, held until a chunk that is not a carried event from before the run (see
+  // `BEFORE_RUN`): those are read as coming first.
+  held: AgentEvent | undefined,
+  // The message of the last non-fatal error this run said (a carried `error`).
+  saidError: string | undefined,
+  // Chunks with no event of their own, carried by the next event (`hints.before`).
+  before: string[],
+  lastLine: number,
+  lastOffset: number,
+];
+
+const SINK = 0;
+const REPORT = 1;
+const MAX_DEPTH = 2;
+const MODE = 3;
+const RUN = 4;
+const RUN_OPEN = 5;
+const FAILED = 6;
+const ROUND = 7;
+const STEP_OPEN = 8;
+const STEP_TEXT = 9;
+const NAMES = 10;
+const HELD = 11;
+const SAID_ERROR = 12;
+const BEFORE = 13;
+const LAST_LINE = 14;
+const LAST_OFFSET = 15;
 
 function newDecoder(options: AiSdkDecodeOptions, sink: DiagnosticSink): Decoder {
-  const d: Decoder = {
-    sink: UNSET,
-    report: UNSET,
-    maxDepth: resolveMaxDepth(options.maxDepth),
-    mode: 'sse',
-    run: undefined,
-    runOpen: false,
-    failed: undefined,
-    round: 0,
-    stepOpen: false,
-    stepText: '',
-    names: UNSET,
-    held: undefined,
-    saidError: undefined,
-    before: [],
-    lastLine: 1,
-    lastOffset: 0,
-  };
-  // The object fields set after the literal, first `undefined`: no per-line code depends on
-  // their hidden classes (src/plain.ts, `UNSET`).
-  const w = d as Writable<Decoder>;
-  w.sink = sink;
-  w.report = lineReporter(sink, FORMAT);
-  w.names = new Map();
-  return d;
+  return [
+    sink,
+    lineReporter(sink, FORMAT),
+    resolveMaxDepth(options.maxDepth),
+    'sse',
+    undefined,
+    false,
+    undefined,
+    0,
+    false,
+    '',
+    new Map(),
+    undefined,
+    undefined,
+    [],
+    1,
+    0,
+  ];
 }
 
 function setFraming(d: Decoder, framing: JsonFraming): void {
-  d.mode = framing;
+  d[MODE] = framing;
 }
 
 function readLine(d: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
   if (text === AISDK_DONE) return;
-  // A text delta spelled as the writers spell it is read without parsing it whole (a flat
-  // record: no depth to measure); anything else is parsed and measured.
-  let value: unknown;
-  if (AISDK_DECODER_SHORTCUTS.enabled && d.maxDepth > 0) {
+  // A chunk spelled as the writers spell it is read without parsing it whole (the reader
+  // measured what can nest); anything else is parsed and measured.
+  let value: JsonObject | undefined;
+  if (AISDK_DECODER_SHORTCUTS.enabled && d[MAX_DEPTH] > 0) {
     value = readDeltaRecord(text, AISDK_DELTA_HEAD, 'text-delta', 'id', deltaRecord);
-    if (value === undefined && d.maxDepth >= CANONICAL_DEPTH) value = readCanonical(text);
+    if (value === undefined && d[MAX_DEPTH] >= CANONICAL_DEPTH) value = readCanonical(text, d[MAX_DEPTH]);
   }
-  // A record read by a shortcut is one of the writers' spellings, never an early one.
-  const known = value !== undefined;
-  if (value === undefined) {
-    value = parseMeasuredRecord(text, line, offset, d.maxDepth, FORMAT, d.sink);
-    if (value === NOT_PARSED) return;
-  }
-  if (d.held !== undefined && (known || !isEarly(value))) releaseHeld(d, out);
-  const hints: AiSdkHints = { raw: text, record: value, framing: d.mode };
+  if (value !== undefined) knownLine(d, value, text, line, offset, out);
+  else parsedLine(d, text, line, offset, out);
+}
+
+// A chunk a shortcut read: one of the module's literals, whose hidden classes outlive a full GC.
+// It is read at sites no parsed chunk reaches: a `JSON.parse` chunk's hidden class dies at a full
+// GC, and with it the optimised code of every site that had seen it (docs/performance.md, "AG-UI
+// and AI SDK codecs", round fourteen). It has its type (the module's literal) and its required
+// fields as strings by construction, and it is never an early one: no lookup, required-field or
+// early check for it (held by test/ui/delta-shortcut.test.ts and test/ui/canonical-lines.test.ts,
+// the shortcuts on and off).
+function knownLine(
+  d: Decoder,
+  value: JsonObject,
+  text: string,
+  line: number,
+  offset: number,
+  out: AgentEvent[],
+): void {
+  if (d[HELD] !== undefined) releaseHeld(d, out);
+  const hints: AiSdkHints = { raw: text, record: value, framing: d[MODE] };
   const provenance: Provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
-  d.lastLine = line;
-  d.lastOffset = offset;
+  d[LAST_LINE] = line;
+  d[LAST_OFFSET] = offset;
+  mapRecord(d, value.type as string, { r: value, line, offset, provenance }, out);
+}
+
+// A chunk `JSON.parse` read.
+function parsedLine(d: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
+  const value = parseMeasuredRecord(text, line, offset, d[MAX_DEPTH], FORMAT, d[SINK]);
+  if (value === NOT_PARSED) return;
+  if (d[HELD] !== undefined && !isEarly(value)) releaseHeld(d, out);
+  const hints: AiSdkHints = { raw: text, record: value, framing: d[MODE] };
+  const provenance: Provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
+  d[LAST_LINE] = line;
+  d[LAST_OFFSET] = offset;
   if (!isJsonObject(value)) {
-    d.report('invalid_json', 'error', line, offset, 'not a JSON object; kept as an unknown event');
+    d[REPORT]('invalid_json', 'error', line, offset, 'not a JSON object; kept as an unknown event');
     out.push({ type: 'unknown', record: value, provenance });
     return;
   }
   const cx: Cx = { r: value, line, offset, provenance };
-  // A record read by a shortcut has its type (the module's literal) and its required fields as
-  // strings by construction: no lookup or required-field check for it (held by
-  // test/ui/delta-shortcut.test.ts and test/ui/canonical-lines.test.ts, the shortcuts on and
-  // off). Any other type is the module's literal: the checks and the switch below then match it
-  // by identity.
-  const type = known ? (value.type as string) : aiSdkChunkType(value.type);
-  const problem = type !== undefined && !known ? missing(type, value) : undefined;
+  // The type as the module's literal: the checks and the switch below then match it by identity.
+  const type = aiSdkChunkType(value.type);
+  const problem = type !== undefined ? missing(type, value) : undefined;
   if (type === undefined || problem !== undefined) {
     if (problem !== undefined)
-      d.report('invalid_record', 'error', line, offset, `invalid ${type} chunk: ${problem}`);
+      d[REPORT]('invalid_record', 'error', line, offset, `invalid ${type} chunk: ${problem}`);
     pushUnknown(d, cx, out);
     return;
   }
@@ -212,63 +244,50 @@ function readLine(d: Decoder, text: string, line: number, offset: number, out: A
 function endStream(d: Decoder, out: AgentEvent[]): void {
   releaseHeld(d, out);
   // Chunks no event followed: kept whole.
-  for (const raw of d.before) {
+  for (const raw of d[BEFORE]) {
     const record = JSON.parse(raw) as JsonObject;
-    const hints: AiSdkHints = { raw, record, framing: d.mode };
-    const provenance: Provenance = { format: FORMAT, line: d.lastLine, offset: d.lastOffset };
+    const hints: AiSdkHints = { raw, record, framing: d[MODE] };
+    const provenance: Provenance = { format: FORMAT, line: d[LAST_LINE], offset: d[LAST_OFFSET] };
     provenance.hints = hints as Record<string, unknown>;
     out.push({ type: 'unknown', recordType: record.type as string, record, provenance });
   }
-  d.before = [];
-  if (d.runOpen) cutRun(d, out);
+  d[BEFORE] = [];
+  if (d[RUN_OPEN]) cutRun(d, out);
 }
 
 /** The open run's derived end: `incomplete`, or `failed` after an `error` chunk. */
 function cutRun(d: Decoder, out: AgentEvent[]): void {
   releaseHeld(d, out);
-  d.runOpen = false;
+  d[RUN_OPEN] = false;
   const e: AgentEventOf<'run.end'> = {
     type: 'run.end',
-    status: d.failed !== undefined ? 'failed' : 'incomplete',
-    provenance: { format: FORMAT, line: d.lastLine, offset: d.lastOffset, synthetic: true },
+    status: d[FAILED] !== undefined ? 'failed' : 'incomplete',
+    provenance: { format: FORMAT, line: d[LAST_LINE], offset: d[LAST_OFFSET], synthetic: true },
   };
-  if (d.failed !== undefined) e.error = d.failed;
-  if (d.run !== undefined) e.run = d.run;
+  if (d[FAILED] !== undefined) e.error = d[FAILED];
+  if (d[RUN] !== undefined) e.run = d[RUN];
   out.push(e);
 }
 
 function releaseHeld(d: Decoder, out: AgentEvent[]): void {
-  if (d.held === undefined) return;
-  out.push(d.held);
-  d.held = undefined;
+  if (d[HELD] === undefined) return;
+  out.push(d[HELD]);
+  d[HELD] = undefined;
 }
 
 function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefined {
   const r = cx.r;
   switch (type) {
-    case 'start': {
-      // A message still open was cut off: the new one does not say it ended (never completed).
-      if (d.runOpen) cutRun(d, out);
-      d.run = str(r.messageId);
-      d.runOpen = true;
-      d.failed = undefined;
-      d.round = 0;
-      d.stepOpen = false;
-      d.saidError = undefined;
-      // Held: carried events the writer put right after this chunk came before the run.
-      const held: AgentEvent[] = [];
-      pushEvent(d, held, cx, { type: 'run.start' });
-      d.held = held[0];
-      return;
-    }
+    case 'start':
+      return runStart(d, cx, out);
     case 'finish':
     case 'abort':
       return finish(d, type, cx, out);
     case 'start-step':
       openRun(d, cx, out);
-      d.round++;
-      d.stepOpen = true;
-      d.stepText = '';
+      d[ROUND]++;
+      d[STEP_OPEN] = true;
+      d[STEP_TEXT] = '';
       if (wholeIn(d)) {
         const { run, round, provenance } = envelope(d, cx);
         out.push({ type: 'round.start', run, round, provenance });
@@ -279,10 +298,10 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       openRun(d, cx, out);
       if (wholeIn(d)) {
         const { run, round, provenance } = envelope(d, cx);
-        out.push({ type: 'round.end', message: d.stepText, run, round, provenance });
-      } else pushEvent(d, out, cx, { type: 'round.end', message: d.stepText });
-      d.stepOpen = false;
-      d.stepText = '';
+        out.push({ type: 'round.end', message: d[STEP_TEXT], run, round, provenance });
+      } else pushEvent(d, out, cx, { type: 'round.end', message: d[STEP_TEXT] });
+      d[STEP_OPEN] = false;
+      d[STEP_TEXT] = '';
       return;
     }
     case 'text-start':
@@ -302,7 +321,7 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       return pushEvent(d, out, cx, { type: 'message.start', role: 'assistant', message: r.id as string });
     case 'text-delta':
       openRun(d, cx, out);
-      d.stepText += r.delta as string;
+      d[STEP_TEXT] += r.delta as string;
       if (wholeIn(d)) {
         const { run, round, provenance } = envelope(d, cx);
         out.push({
@@ -332,7 +351,7 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
     case 'tool-input-start': {
       openRun(d, cx, out);
       const call = r.toolCallId as string;
-      d.names.set(call, r.toolName as string);
+      d[NAMES].set(call, r.toolName as string);
       return pushEvent(d, out, cx, { type: 'tool.args.delta', call, name: r.toolName as string, text: '' });
     }
     case 'tool-input-delta':
@@ -346,7 +365,7 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       openRun(d, cx, out);
       const call = r.toolCallId as string;
       const name = r.toolName as string;
-      d.names.set(call, name);
+      d[NAMES].set(call, name);
       const meta = metaOf(r.toolMetadata);
       const args = r.input;
       if (isJsonObject(args) && wholeIn(d) && (meta === undefined || isArgsSummaryOnly(meta))) {
@@ -381,7 +400,7 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
         approval: r.approvalId as string,
         call,
       };
-      const name = d.names.get(call);
+      const name = d[NAMES].get(call);
       if (name !== undefined) e.tool = name;
       const reason = str(r.reason);
       if (reason !== undefined) e.title = reason;
@@ -398,17 +417,17 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
     }
     case 'error':
       openRun(d, cx, out);
-      d.failed = r.errorText as string;
-      if (r.errorText === d.saidError && d.before.length < MAX_BEFORE) {
+      d[FAILED] = r.errorText as string;
+      if (r.errorText === d[SAID_ERROR] && d[BEFORE].length < MAX_BEFORE) {
         // The run's failure, restating an error this run already said: no second error event
         // (the writer writes this chunk for a failed run's end); the next event carries it.
-        d.before.push(cx.provenance.hints!.raw as string);
+        d[BEFORE].push(cx.provenance.hints!.raw as string);
         return;
       }
-      d.saidError = undefined;
+      d[SAID_ERROR] = undefined;
       return pushEvent(d, out, cx, { type: 'error', message: r.errorText as string, fatal: true });
     default: {
-      if (type === CARRIED_OUTPUT && d.held === undefined && wholeIn(d)) {
+      if (type === CARRIED_OUTPUT && d[HELD] === undefined && wholeIn(d)) {
         const v = plainToolOutput(r.data);
         if (v !== undefined) {
           const { run, round, provenance } = envelope(d, cx);
@@ -416,21 +435,47 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
           return;
         }
       }
-      if (type.startsWith(AISDK_DATA_PREFIX)) {
-        const e = eventFromCarried(type.slice(AISDK_DATA_PREFIX.length), r.data);
-        if (e !== undefined && d.held !== undefined) {
-          (cx.provenance.hints as AiSdkHints).early = true;
-          e.provenance = cx.provenance;
-          out.push(e);
-          return;
-        }
-        if (e?.type === 'error') d.saidError = e.fatal ? undefined : e.message;
-        if (e !== undefined) return pushEvent(d, out, cx, e);
-      }
-      releaseHeld(d, out);
-      return pushUnknown(d, cx, out);
+      return carried(d, type, cx, out);
     }
   }
+}
+
+// The records a stream has once (its start, a carried session start) are read in functions of
+// their own, called rarely enough that the optimising compiler does not inline them into
+// `mapRecord`: their `JSON.parse` hidden classes die at a full GC, and code that had embedded
+// them would be thrown away with them (docs/performance.md, "AG-UI and AI SDK codecs", round
+// fourteen).
+
+function runStart(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
+  // A message still open was cut off: the new one does not say it ended (never completed).
+  if (d[RUN_OPEN]) cutRun(d, out);
+  d[RUN] = str(cx.r.messageId);
+  d[RUN_OPEN] = true;
+  d[FAILED] = undefined;
+  d[ROUND] = 0;
+  d[STEP_OPEN] = false;
+  d[SAID_ERROR] = undefined;
+  // Held: carried events the writer put right after this chunk came before the run.
+  const held: AgentEvent[] = [];
+  pushEvent(d, held, cx, { type: 'run.start' });
+  d[HELD] = held[0];
+}
+
+/** A `data-*` part: a carried canonical event (`data-agentwire.<type>`), else kept whole. */
+function carried(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefined {
+  if (type.startsWith(AISDK_DATA_PREFIX)) {
+    const e = eventFromCarried(type.slice(AISDK_DATA_PREFIX.length), cx.r.data);
+    if (e !== undefined && d[HELD] !== undefined) {
+      (cx.provenance.hints as AiSdkHints).early = true;
+      e.provenance = cx.provenance;
+      out.push(e);
+      return;
+    }
+    if (e?.type === 'error') d[SAID_ERROR] = e.fatal ? undefined : e.message;
+    if (e !== undefined) return pushEvent(d, out, cx, e);
+  }
+  releaseHeld(d, out);
+  return pushUnknown(d, cx, out);
 }
 
 function finish(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefined {
@@ -444,9 +489,9 @@ function finish(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefined 
   } else {
     const finishReason = str(r.finishReason);
     if (finishReason !== undefined) e.stopReason = finishReason;
-    if (d.failed !== undefined || finishReason === 'error') {
+    if (d[FAILED] !== undefined || finishReason === 'error') {
       e.status = 'failed';
-      if (d.failed !== undefined) e.error = d.failed;
+      if (d[FAILED] !== undefined) e.error = d[FAILED];
     }
     const usage = usageFromMetadata(r.messageMetadata);
     if (usage !== undefined) e.usage = usage;
@@ -457,8 +502,8 @@ function finish(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefined 
     }
   }
   pushEvent(d, out, cx, e);
-  d.runOpen = false;
-  d.failed = undefined;
+  d[RUN_OPEN] = false;
+  d[FAILED] = undefined;
 }
 
 function toolEnd(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefined {
@@ -468,14 +513,14 @@ function toolEnd(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefined
     const text = typeof r.output === 'string' ? r.output : JSON.stringify(r.output ?? null);
     return pushEvent(d, out, cx, { type: 'tool.output', call, text });
   }
-  if (type === 'tool-input-error' && !d.names.has(call)) {
+  if (type === 'tool-input-error' && !d[NAMES].has(call)) {
     // A call refused for its input never started: its start is implied by the refusal.
     const start: AgentEventOf<'tool.start'> = { type: 'tool.start', call, name: r.toolName as string };
     if (isJsonObject(r.input)) start.args = r.input;
     pushEvent(d, out, cx, start);
     start.provenance = { format: FORMAT, line: cx.line, offset: cx.offset, synthetic: true };
   }
-  const name = str(r.toolName) ?? d.names.get(call);
+  const name = str(r.toolName) ?? d[NAMES].get(call);
   if (name !== undefined && r.toolMetadata === undefined && wholeIn(d)) {
     const { run, round, provenance } = envelope(d, cx);
     if (type === 'tool-output-available' && typeof r.output === 'string') {
@@ -525,11 +570,11 @@ function reasoning(r: JsonObject): AgentEventOf<'reasoning.delta'> {
 
 /** A chunk of a run that has no `start`: the run opens there, implied. */
 function openRun(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
-  if (d.runOpen) return;
-  d.runOpen = true;
-  d.round = 0;
-  d.failed = undefined;
-  d.saidError = undefined;
+  if (d[RUN_OPEN]) return;
+  d[RUN_OPEN] = true;
+  d[ROUND] = 0;
+  d[FAILED] = undefined;
+  d[SAID_ERROR] = undefined;
   out.push({
     type: 'run.start',
     provenance: { format: FORMAT, line: cx.line, offset: cx.offset, synthetic: true },
@@ -554,13 +599,17 @@ const CARRIED_OUTPUT = `${AISDK_DATA_PREFIX}tool.output`;
  */
 function wholeIn(d: Decoder): boolean {
   return (
-    AISDK_WHOLE_EVENTS.enabled && d.stepOpen && d.runOpen && d.run !== undefined && d.before.length === 0
+    AISDK_WHOLE_EVENTS.enabled &&
+    d[STEP_OPEN] &&
+    d[RUN_OPEN] &&
+    d[RUN] !== undefined &&
+    d[BEFORE].length === 0
   );
 }
 
 /** The envelope {@link pushEvent} stamps where {@link wholeIn} holds. */
 function envelope(d: Decoder, cx: Cx): { run: string; round: number; provenance: Provenance } {
-  return { run: d.run as string, round: d.round, provenance: cx.provenance };
+  return { run: d[RUN] as string, round: d[ROUND], provenance: cx.provenance };
 }
 
 function pushUnknown(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
@@ -570,11 +619,11 @@ function pushUnknown(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
 }
 
 function pushEvent(d: Decoder, out: AgentEvent[], cx: Cx, e: AgentEvent): undefined {
-  if (d.run !== undefined && (d.runOpen || e.type === 'run.end')) e.run = d.run;
-  if (d.stepOpen || e.type === 'round.start') e.round = d.round;
-  if (d.before.length > 0) {
-    (cx.provenance.hints as AiSdkHints).before = d.before;
-    d.before = [];
+  if (d[RUN] !== undefined && (d[RUN_OPEN] || e.type === 'run.end')) e.run = d[RUN];
+  if (d[STEP_OPEN] || e.type === 'round.start') e.round = d[ROUND];
+  if (d[BEFORE].length > 0) {
+    (cx.provenance.hints as AiSdkHints).before = d[BEFORE];
+    d[BEFORE] = [];
   }
   e.provenance = cx.provenance;
   out.push(e);
@@ -590,7 +639,7 @@ const CANONICAL_DEPTH = 2;
  * up to its end, so a line read here is the JSON text of that chunk; the call id is a plain
  * string (no escape), the long text is parsed alone.
  */
-function readCanonical(text: string): JsonObject | undefined {
+function readCanonical(text: string, maxDepth: number): JsonObject | undefined {
   const L = AISDK_CANONICAL;
   const n = text.length;
   if (text.charCodeAt(n - 1) !== 125) return undefined;
@@ -605,7 +654,7 @@ function readCanonical(text: string): JsonObject | undefined {
     return { type: CARRIED_OUTPUT, data: { call, text: output } };
   }
   const ok = text.slice(0, L.outputHead.length) === L.outputHead;
-  if (!ok && text.slice(0, L.errorHead.length) !== L.errorHead) return undefined;
+  if (!ok && text.slice(0, L.errorHead.length) !== L.errorHead) return readShort(text, maxDepth);
   r.at = ok ? L.outputHead.length : L.errorHead.length;
   const toolCallId = readPlainString(r);
   if (toolCallId === undefined || !readFixed(r, ok ? L.output : L.errorText)) return undefined;
@@ -615,6 +664,68 @@ function readCanonical(text: string): JsonObject | undefined {
     ? { type: 'tool-output-available', toolCallId, output: value }
     : { type: 'tool-output-error', toolCallId, errorText: value };
 }
+
+/**
+ * The short chunks of a step and a text part, and a call's input whole, spelled exactly as the
+ * writer spells them (`AISDK_CANONICAL`), as the chunk `JSON.parse` gives (the same keys in the
+ * same order, in one literal per shape), or `undefined` (the line then takes the general path).
+ * Every piece is checked in order up to the line's end; ids and names are plain strings (no
+ * escape), the input and the summary are parsed alone and the input's depth measured as the
+ * general path measures the chunk's. The frequent chunks' hidden classes are then the module's
+ * literals', which outlive a full GC, where `JSON.parse`'s die with the last chunk and take the
+ * optimised code that saw them along (docs/performance.md, "AG-UI and AI SDK codecs", round
+ * fourteen). Held to the general path by test/ui/canonical-lines.test.ts.
+ */
+function readShort(text: string, maxDepth: number): JsonObject | undefined {
+  const L = AISDK_CANONICAL;
+  if (text === L.startStep) return { type: 'start-step' };
+  if (text === L.finishStep) return { type: 'finish-step' };
+  const n = text.length;
+  const r = textReader(text);
+  if (text.slice(0, L.textStartHead.length) === L.textStartHead) {
+    r.at = L.textStartHead.length;
+    const id = readPlainString(r);
+    if (id === undefined || r.at !== n - 1) return undefined;
+    return { type: 'text-start', id };
+  }
+  if (text.slice(0, L.textEndHead.length) === L.textEndHead) {
+    r.at = L.textEndHead.length;
+    const id = readPlainString(r);
+    if (id === undefined || r.at !== n - 1) return undefined;
+    return { type: 'text-end', id };
+  }
+  if (text.slice(0, L.inputHead.length) !== L.inputHead) return undefined;
+  r.at = L.inputHead.length;
+  const toolCallId = readPlainString(r);
+  if (toolCallId === undefined || !readFixed(r, L.inputName)) return undefined;
+  const toolName = readPlainString(r);
+  if (toolName === undefined || !readFixed(r, L.input) || text.charCodeAt(r.at) !== 123) return undefined;
+  // The input object ends at its matching brace; parsed alone, it is the one the chunk holds,
+  // one level below it.
+  const input = readJsonTo(r, jsonTokenEnd(text, r.at));
+  if (!isJsonObject(input) || valueExceedsDepth(input, maxDepth - 1)) return undefined;
+  if (r.at === n - 1) return { type: 'tool-input-available', toolCallId, toolName, input };
+  // The summary's object, the metadata and the chunk close together: `…"}}}`.
+  if (
+    maxDepth < SUMMARY_DEPTH ||
+    !readFixed(r, L.inputSummary) ||
+    text.charCodeAt(n - 2) !== 125 ||
+    text.charCodeAt(n - 3) !== 125
+  )
+    return undefined;
+  const argsSummary = readStringTo(r, n - 3);
+  if (argsSummary === undefined) return undefined;
+  return {
+    type: 'tool-input-available',
+    toolCallId,
+    toolName,
+    input,
+    toolMetadata: { agentwire: { argsSummary } },
+  };
+}
+
+/** The depth of a call's input chunk with its summary (`toolMetadata.agentwire`). */
+const SUMMARY_DEPTH = 3;
 
 /** A text delta chunk as `JSON.parse` gives it, in one literal ({@link readDeltaRecord}). */
 function deltaRecord(id: string, delta: unknown): JsonObject {

@@ -78,7 +78,11 @@ export const AISDK_DELTA_HEAD = '{"type":"text-delta","id":"';
  * without parsing them whole (its canonical-line readers): a carried tool output
  * (`{"type":"data-agentwire.tool.output","data":{"call":"…","text":"…"}}`), a call's text output
  * (`{"type":"tool-output-available","toolCallId":"…","output":"…"}`) and its error
- * (`{"type":"tool-output-error","toolCallId":"…","errorText":"…"}`).
+ * (`{"type":"tool-output-error","toolCallId":"…","errorText":"…"}`); the short chunks of a step
+ * and a text part (`{"type":"start-step"}`, `{"type":"finish-step"}`,
+ * `{"type":"text-start","id":"…"}`, `{"type":"text-end","id":"…"}`) and a call's input whole
+ * (`{"type":"tool-input-available","toolCallId":"…","toolName":"…","input":{…}}`, bare or with
+ * `,"toolMetadata":{"agentwire":{"argsSummary":"…"}}` before its last brace).
  */
 export const AISDK_CANONICAL = {
   carriedHead: '{"type":"data-agentwire.tool.output","data":{"call":',
@@ -87,6 +91,14 @@ export const AISDK_CANONICAL = {
   output: ',"output":',
   errorHead: '{"type":"tool-output-error","toolCallId":',
   errorText: ',"errorText":',
+  startStep: '{"type":"start-step"}',
+  finishStep: '{"type":"finish-step"}',
+  textStartHead: '{"type":"text-start","id":',
+  textEndHead: '{"type":"text-end","id":',
+  inputHead: '{"type":"tool-input-available","toolCallId":',
+  inputName: ',"toolName":',
+  input: ',"input":',
+  inputSummary: ',"toolMetadata":{"agentwire":{"argsSummary":',
 } as const;
 
 /** The SSE data of the stream's terminator: `data: [DONE]`. */
