@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import type { Diagnostic } from '../../src/diagnostics';
-import { LineSplitter, type LineSink } from '../../src/framing/lines';
+import { type LineSink, LineSplitter } from '../../src/framing/lines';
 import { type SseHandler, type SseMessage, SseReader } from '../../src/framing/sse';
 
 // The splitter and the SSE reader reach their sink or handler through functions held in their
@@ -60,6 +60,12 @@ describe('receivers with `this`', () => {
     const r = new SseReader(h, { lastEventId: '0' });
     r.push('id: 1\nevent: x\ndata: one\n\n: ping\nretry: 50\ndata: two\n\nbogus\n\n');
     r.end();
-    expect(h.seen).toEqual(['1/x/one/1/1@0', ': ping', 'retry 50', 'undefined/undefined/two/1/5@26', '!unknown_record']);
+    expect(h.seen).toEqual([
+      '1/x/one/1/1@0',
+      ': ping',
+      'retry 50',
+      'undefined/undefined/two/1/5@26',
+      '!unknown_record',
+    ]);
   });
 });
