@@ -6,8 +6,8 @@
 import { BlankLines, type ChunkDecoder, type DecodeOptions, isBlankLine, type RecordDecoder } from '../codec';
 import type { Diagnostic, DiagnosticSink, Format } from '../diagnostics';
 import type { AgentEvent } from '../model';
-import { LineSplitter } from './lines';
-import { formatSseJsonEvent, type SseHandler, type SseMessage, SseReader } from './sse';
+import { endInput, newSplitState, pushChunk, type SplitState } from './lines';
+import { endSse, formatSseJsonEvent, newSseState, perStream, pushSse, type SseState } from './sse';
 
 /** How a UI protocol stream is framed: server-sent events or JSON Lines. */
 export type JsonFraming = 'sse' | 'jsonl';
@@ -63,12 +63,12 @@ export function jsonStreamChunkDecoder(
   sink: DiagnosticSink,
   records: FramedRecordDecoder,
 ): ChunkDecoder {
-  // The events of the current `push` go to `to.out`: one object the SSE handler reads, made
-  // by a class like the handler (see {@link SseRecords}).
-  const to = new SseRecords(records, sink);
+  // The events of the current `push` go to `to[OUT]`.
+  const to: Records = [records, sink, new BlankLines(format, sink), []];
   let held: Array<Uint8Array | string> = [];
   let heldBytes = 0;
-  let reader: { push(chunk: Uint8Array | string): void; end(): void } | undefined;
+  let sse: SseState | undefined;
+  let lines: SplitState | undefined;
 
   const start = (framing: JsonFraming): void => {
     records.framing(framing);
@@ -76,31 +76,18 @@ export function jsonStreamChunkDecoder(
       const sseOptions: { format: Format; maxLineBytes?: number; maxEventBytes?: number } = { format };
       if (options.maxLineBytes !== undefined) sseOptions.maxLineBytes = options.maxLineBytes;
       if (options.maxEventBytes !== undefined) sseOptions.maxEventBytes = options.maxEventBytes;
-      const sse = new SseReader(to, sseOptions);
-      reader = { push: (c) => sse.push(c), end: () => sse.end() };
+      // The reader's diagnostics (a rare path) go to the sink through the handler; events to
+      // `eventRecord`.
+      sse = newSseState({ diagnostic: (d) => sink.report(d) }, perStream(eventRecord), to, sseOptions);
       return;
     }
     const lineOptions: { mode: 'jsonl'; format: Format; maxLineBytes?: number } = { mode: 'jsonl', format };
     if (options.maxLineBytes !== undefined) lineOptions.maxLineBytes = options.maxLineBytes;
-    const splitter = new LineSplitter(
-      {
-        line: (text, line, offset, bytes) => {
-          // The one rule for blank lines of every JSON Lines format (src/codec.ts).
-          if (text.length === 0 || (text.charCodeAt(0) <= 32 && isBlankLine(text))) blanks.skip(line, offset);
-          else records.line(text, line, offset, to.out, bytes);
-        },
-        diagnostic: (d) => sink.report(d),
-      },
-      lineOptions,
-    );
-    const blanks = new BlankLines(format, sink);
-    reader = {
-      push: (c) => splitter.push(c),
-      end: () => {
-        splitter.end(options.incompleteLine ?? 'deliver');
-        blanks.end();
-      },
-    };
+    lines = newSplitState(to, perStream(lineRecord), undefined, lineDiagnostic, lineOptions);
+  };
+  const push = (chunk: Uint8Array | string): void => {
+    if (sse !== undefined) pushSse(sse, chunk);
+    else pushChunk(lines!, chunk);
   };
 
   if (options.framing !== undefined) start(options.framing);
@@ -109,13 +96,13 @@ export function jsonStreamChunkDecoder(
     const chunks = held;
     held = [];
     heldBytes = 0;
-    for (const c of chunks) reader!.push(c);
+    for (const c of chunks) push(c);
   };
 
   return {
     push(chunk, target) {
-      to.out = target;
-      if (reader === undefined) {
+      to[OUT] = target;
+      if (sse === undefined && lines === undefined) {
         held.push(chunk);
         heldBytes += chunk.length;
         const framing = decide(chunk) ?? (heldBytes > UNDECIDED_LIMIT ? 'sse' : undefined);
@@ -124,39 +111,62 @@ export function jsonStreamChunkDecoder(
         flushHeld();
         return;
       }
-      reader.push(chunk);
+      push(chunk);
     },
     end(target) {
-      to.out = target;
-      if (reader === undefined) {
+      to[OUT] = target;
+      if (sse === undefined && lines === undefined) {
         start('sse');
         flushHeld();
       }
-      reader!.end();
+      if (sse !== undefined) endSse(sse);
+      else {
+        endInput(lines!, options.incompleteLine ?? 'deliver');
+        to[BLANKS].end();
+      }
       if (options.incompleteLine !== 'hold') records.end(target);
     },
   };
 }
 
 /**
- * The SSE reader's handler of a JSON event stream: each event's data is one record, its events
- * appended to `out` (the current `push`'s array). A class, not a literal of closures made per
- * decoder: its methods are the same functions for every decoder, so the reader's optimised
- * per-event code that inlines them holds for the next decoder too (docs/performance.md, "AG-UI
- * and AI SDK codecs", round twelve).
+ * What a decoder of a JSON event stream reads with, in either framing: its record decoder, its
+ * diagnostic sink, the blank lines of JSON Lines, and the current `push`'s output array. Slots of
+ * an array, read by the module functions the SSE reader and the splitter call with it
+ * ({@link eventRecord}, {@link lineRecord}), each bound anew per decoder ({@link perStream}): the
+ * framing's optimised code calls them without inlining them, so it embeds nothing of the record
+ * decoder's, whose hidden classes may die at a full GC (docs/performance.md, "The framing's state
+ * in slots", round fourteen).
  */
-class SseRecords implements SseHandler {
-  out: AgentEvent[] = [];
-  constructor(
-    private readonly records: FramedRecordDecoder,
-    private readonly sink: DiagnosticSink,
-  ) {}
-  message(m: SseMessage): void {
-    this.records.line(m.data, m.line, m.offset, this.out);
-  }
-  diagnostic(d: Diagnostic): void {
-    this.sink.report(d);
-  }
+type Records = [records: FramedRecordDecoder, sink: DiagnosticSink, blanks: BlankLines, out: AgentEvent[]];
+
+const RECORDS = 0;
+const SINK = 1;
+const BLANKS = 2;
+const OUT = 3;
+
+// Each SSE event's data is one record.
+function eventRecord(
+  to: Records,
+  _id: string | undefined,
+  _event: string | undefined,
+  data: string,
+  _lastEventId: string,
+  line: number,
+  offset: number,
+): void {
+  to[RECORDS].line(data, line, offset, to[OUT]);
+}
+
+// A JSON Lines line is one record; blank lines follow the one rule of every JSON Lines format
+// (src/codec.ts).
+function lineRecord(to: Records, text: string, line: number, offset: number, bytes: number): void {
+  if (text.length === 0 || (text.charCodeAt(0) <= 32 && isBlankLine(text))) to[BLANKS].skip(line, offset);
+  else to[RECORDS].line(text, line, offset, to[OUT], bytes);
+}
+
+function lineDiagnostic(to: Records, d: Diagnostic): void {
+  to[SINK].report(d);
 }
 
 /** One record's JSON text in a framing: `data: {json}\n\n` (SSE) or `{json}\n` (JSON Lines). */

@@ -1,5 +1,4 @@
 import { type Diagnostic, diagnosticAt, type Format } from '../diagnostics';
-import { UNSET, type Writable } from '../plain';
 import { isBomByte } from './bom';
 import { allocBytes, decodeUtf8, encodeUtf8, isValidUtf8 } from './utf8';
 
@@ -54,62 +53,115 @@ export interface LineSink {
 const LF = 10;
 const CR = 13;
 
-/**
- * The splitter's state between chunks, built whole in one object literal ({@link newSplitState}):
- * a literal's hidden class is held by its allocation site and outlives a full garbage collection,
- * where a class instance's fields (map transitions, held weakly) die with the last instance and
- * take the optimised code that embedded them along, the per-chunk split of every format among it
- * (docs/performance.md, "HEP `createDecoder`", Round four).
- */
-export interface SplitState {
-  readonly mode: LineMode;
-  readonly max: number;
-  readonly format: Format | undefined;
-  readonly sink: LineSink;
-  /** Whether the sink takes a line and the empty line after it at once ({@link LineSink.lineBeforeBlank}). */
-  readonly pairs: boolean;
-  pending: Uint8Array;
-  pendingLength: number;
-  discarding: boolean;
-  discardedBytes: number;
-  bomChecked: boolean;
-  bomPrefix: Uint8Array | undefined;
-  skipLeadingLF: boolean;
-  lineNumber: number;
-  lineStart: number;
-  consumed: number;
-}
+/** What a splitter calls with each line: a {@link LineSink}'s `line`, its receiver first. */
+export type LineFn<T> = (target: T, text: string, line: number, offset: number, bytes: number) => void;
+/** A {@link LineSink}'s `lineBeforeBlank`, its receiver first. */
+export type PairFn<T> = (target: T, text: string, line: number, offset: number, bytes: number) => boolean;
+/** A {@link LineSink}'s `diagnostic`, its receiver first. */
+export type DiagnosticFn<T> = (target: T, diagnostic: Diagnostic) => void;
 
 /**
- * A splitter's state, for readers that hold it in their own literal and drive it by
- * {@link pushChunk} and {@link endInput} (the SSE reader): no {@link LineSplitter} instance, whose
- * class shape would die at a full GC, in their per-chunk path.
+ * The splitter's state between chunks: one array of named slots ({@link newSplitState}). An
+ * array's hidden class belongs to the realm, so the optimised per-chunk code that checks it lives
+ * through a full garbage collection; an object literal's class (until its allocation site has a
+ * boilerplate, which the first splitters of a process are made without) or a class instance's
+ * fields (map transitions, held weakly) die with the last splitter at a full GC and take that
+ * code along (docs/performance.md, "The framing's state in slots", round fourteen).
+ *
+ * The receiver of the lines is reached through three functions held in slots, called with the
+ * receiver first: the module functions of the reader that owns the splitter (the SSE reader's,
+ * on its own slots: nothing of theirs dies at a GC either), or for a {@link LineSink} the
+ * adaptors that call its methods ({@link sinkLine}), one function for every sink.
  */
-export function newSplitState(sink: LineSink, options: LineSplitterOptions): SplitState {
+export type SplitState = [
+  mode: LineMode,
+  max: number,
+  format: Format | undefined,
+  // biome-ignore lint/suspicious/noExplicitAny: the receiver's type is the three functions' own.
+  target: any,
+  onLine: LineFn<never>,
+  // Set when the receiver takes a line and the empty line after it at once ({@link LineSink.lineBeforeBlank}).
+  onPair: PairFn<never> | undefined,
+  onDiagnostic: DiagnosticFn<never>,
+  pending: Uint8Array,
+  pendingLength: number,
+  discarding: boolean,
+  discardedBytes: number,
+  bomChecked: boolean,
+  bomPrefix: Uint8Array | undefined,
+  skipLeadingLF: boolean,
+  lineNumber: number,
+  lineStart: number,
+  consumed: number,
+];
+
+const MODE = 0;
+const MAX = 1;
+const FORMAT = 2;
+const TARGET = 3;
+const ON_LINE = 4;
+const ON_PAIR = 5;
+const ON_DIAGNOSTIC = 6;
+const PENDING = 7;
+/** Slot of a {@link SplitState}: bytes of the unfinished line held. */
+export const PENDING_LENGTH = 8;
+const DISCARDING = 9;
+const DISCARDED_BYTES = 10;
+const BOM_CHECKED = 11;
+const BOM_PREFIX = 12;
+const SKIP_LEADING_LF = 13;
+/** Slot of a {@link SplitState}: the number the next complete line will get. */
+export const LINE_NUMBER = 14;
+const LINE_START = 15;
+/** Slot of a {@link SplitState}: bytes taken in so far (the BOM included). */
+export const CONSUMED = 16;
+
+/**
+ * A splitter's state that sends each line to `onLine(target, …)`, for readers that drive it by
+ * {@link pushChunk} and {@link endInput} (the SSE reader, with module functions on its own state).
+ */
+export function newSplitState<T>(
+  target: T,
+  onLine: LineFn<T>,
+  onPair: PairFn<T> | undefined,
+  onDiagnostic: DiagnosticFn<T>,
+  options: LineSplitterOptions,
+): SplitState {
   const max = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
-  const s: SplitState = {
-    mode: options.mode ?? 'jsonl',
-    max: Number.isFinite(max) && max >= 0 ? Math.floor(max) : DEFAULT_MAX_LINE_BYTES,
-    format: options.format,
-    sink: UNSET,
-    pairs: sink.lineBeforeBlank !== undefined,
-    pending: UNSET,
-    pendingLength: 0,
-    discarding: false,
-    discardedBytes: 0,
-    bomChecked: false,
-    bomPrefix: undefined,
-    skipLeadingLF: false,
-    lineNumber: 1,
-    lineStart: 0,
-    consumed: 0,
-  };
-  // The object fields set after the literal, first `undefined`: no per-line code depends on
-  // their hidden classes (src/plain.ts, `UNSET`).
-  const w = s as Writable<SplitState>;
-  w.sink = sink;
-  w.pending = new Uint8Array(0);
-  return s;
+  return [
+    options.mode ?? 'jsonl',
+    Number.isFinite(max) && max >= 0 ? Math.floor(max) : DEFAULT_MAX_LINE_BYTES,
+    options.format,
+    target,
+    onLine as LineFn<never>,
+    onPair as PairFn<never> | undefined,
+    onDiagnostic as DiagnosticFn<never>,
+    new Uint8Array(0),
+    0,
+    false,
+    0,
+    false,
+    undefined,
+    false,
+    1,
+    0,
+    0,
+  ];
+}
+
+// A LineSink's methods as the splitter calls them: the same function for every sink, so the
+// splitter's call site keeps one target and inlines it (a function per sink would make it bail
+// out at each new stream, then call generically).
+function sinkLine(sink: LineSink, text: string, line: number, offset: number, bytes: number): void {
+  sink.line(text, line, offset, bytes);
+}
+
+function sinkPair(sink: LineSink, text: string, line: number, offset: number, bytes: number): boolean {
+  return sink.lineBeforeBlank!(text, line, offset, bytes);
+}
+
+function sinkDiagnostic(sink: LineSink, diagnostic: Diagnostic): void {
+  sink.diagnostic(diagnostic);
 }
 
 /**
@@ -122,30 +174,36 @@ export class LineSplitter {
   readonly mode: LineMode;
   /** The byte bound on a line, terminator excluded. */
   readonly maxLineBytes: number;
-  // The work is done by module functions on this literal: none of them reads the class's shape.
+  // The work is done by module functions on these slots: none of them reads the class's shape.
   private readonly s: SplitState;
 
   /** Creates a splitter that sends lines and diagnostics to `sink`. */
   constructor(sink: LineSink, options: LineSplitterOptions = {}) {
-    const s = newSplitState(sink, options);
+    const s = newSplitState(
+      sink,
+      sinkLine,
+      sink.lineBeforeBlank === undefined ? undefined : sinkPair,
+      sinkDiagnostic,
+      options,
+    );
     this.s = s;
-    this.mode = s.mode;
-    this.maxLineBytes = s.max;
+    this.mode = s[MODE];
+    this.maxLineBytes = s[MAX];
   }
 
   /** Bytes taken in so far (the BOM included). */
   get bytesConsumed(): number {
-    return this.s.consumed;
+    return this.s[CONSUMED];
   }
 
   /** The number the next complete line will get. */
   get nextLineNumber(): number {
-    return this.s.lineNumber;
+    return this.s[LINE_NUMBER];
   }
 
   /** Bytes of the unfinished line held (0 while discarding an oversized one). */
   get pendingBytes(): number {
-    return this.s.pendingLength;
+    return this.s[PENDING_LENGTH];
   }
 
   /** Takes the next chunk. Strings are encoded as UTF-8 first. */
@@ -170,101 +228,102 @@ export class LineSplitter {
 
 /** {@link LineSplitter.reset} on a state from {@link newSplitState}. */
 export function resetSplit(s: SplitState): void {
-  s.pendingLength = 0;
-  s.discarding = false;
-  s.discardedBytes = 0;
-  s.bomChecked = false;
-  s.bomPrefix = undefined;
-  s.skipLeadingLF = false;
-  s.lineNumber = 1;
-  s.lineStart = 0;
-  s.consumed = 0;
+  s[PENDING_LENGTH] = 0;
+  s[DISCARDING] = false;
+  s[DISCARDED_BYTES] = 0;
+  s[BOM_CHECKED] = false;
+  s[BOM_PREFIX] = undefined;
+  s[SKIP_LEADING_LF] = false;
+  s[LINE_NUMBER] = 1;
+  s[LINE_START] = 0;
+  s[CONSUMED] = 0;
 }
 
 /** {@link LineSplitter.push} on a state from {@link newSplitState}. */
 export function pushChunk(s: SplitState, chunk: Uint8Array | string): void {
   let bytes = typeof chunk === 'string' ? encodeUtf8(chunk) : chunk;
   if (bytes.length === 0) return;
-  if (!s.bomChecked) {
+  if (!s[BOM_CHECKED]) {
     const rest = stripBom(s, bytes);
     if (rest === undefined) return;
     bytes = rest;
     if (bytes.length === 0) return;
   }
-  if (s.mode === 'jsonl') pushJsonl(s, bytes);
+  if (s[MODE] === 'jsonl') pushJsonl(s, bytes);
   else pushSse(s, bytes);
 }
 
 /** {@link LineSplitter.end} on a state from {@link newSplitState}. */
 export function endInput(s: SplitState, incomplete: IncompleteLinePolicy): void {
-  if (s.bomPrefix !== undefined) {
+  if (s[BOM_PREFIX] !== undefined) {
     // Fewer than three bytes, all a BOM's prefix: that is content, not a BOM.
-    const prefix = s.bomPrefix;
-    s.bomPrefix = undefined;
-    s.bomChecked = true;
-    s.consumed -= prefix.length;
-    if (s.mode === 'jsonl') pushJsonl(s, prefix);
+    const prefix = s[BOM_PREFIX];
+    s[BOM_PREFIX] = undefined;
+    s[BOM_CHECKED] = true;
+    s[CONSUMED] -= prefix.length;
+    if (s[MODE] === 'jsonl') pushJsonl(s, prefix);
     else pushSse(s, prefix);
   }
   if (incomplete === 'hold') return;
-  s.skipLeadingLF = false;
-  if (s.discarding) {
-    s.discarding = false;
-    startNextLine(s, s.consumed);
+  s[SKIP_LEADING_LF] = false;
+  if (s[DISCARDING]) {
+    s[DISCARDING] = false;
+    startNextLine(s, s[CONSUMED]);
     return;
   }
-  if (s.pendingLength === 0) return;
+  if (s[PENDING_LENGTH] === 0) return;
   if (incomplete === 'report') {
-    s.sink.diagnostic(
+    report(
+      s,
       diag(
         s,
         'incomplete_line',
         'warning',
-        `the input ended inside a line (${s.pendingLength} bytes, no line terminator); the line was not used`,
+        `the input ended inside a line (${s[PENDING_LENGTH]} bytes, no line terminator); the line was not used`,
       ),
     );
-    s.pendingLength = 0;
-    startNextLine(s, s.consumed);
+    s[PENDING_LENGTH] = 0;
+    startNextLine(s, s[CONSUMED]);
     return;
   }
-  if (s.pendingLength > s.max) {
+  if (s[PENDING_LENGTH] > s[MAX]) {
     // Only the CR slack can get here: at the end of input that CR is content, not a terminator.
-    s.sink.diagnostic(tooLong(s, s.lineStart, s.pendingLength, true));
-    s.pendingLength = 0;
-  } else emitPending(s, s.pendingLength);
-  startNextLine(s, s.consumed);
+    report(s, tooLong(s, s[LINE_START], s[PENDING_LENGTH], true));
+    s[PENDING_LENGTH] = 0;
+  } else emitPending(s, s[PENDING_LENGTH]);
+  startNextLine(s, s[CONSUMED]);
 }
 
 function stripBom(s: SplitState, bytes: Uint8Array): Uint8Array | undefined {
   let all = bytes;
-  if (s.bomPrefix !== undefined) {
-    all = new Uint8Array(s.bomPrefix.length + bytes.length);
-    all.set(s.bomPrefix, 0);
-    all.set(bytes, s.bomPrefix.length);
-    s.consumed -= s.bomPrefix.length;
-    s.bomPrefix = undefined;
+  if (s[BOM_PREFIX] !== undefined) {
+    all = new Uint8Array(s[BOM_PREFIX].length + bytes.length);
+    all.set(s[BOM_PREFIX], 0);
+    all.set(bytes, s[BOM_PREFIX].length);
+    s[CONSUMED] -= s[BOM_PREFIX].length;
+    s[BOM_PREFIX] = undefined;
   }
   const n = Math.min(3, all.length);
   for (let i = 0; i < n; i++) {
     if (!isBomByte(all[i]!, i)) {
-      s.bomChecked = true;
+      s[BOM_CHECKED] = true;
       return all;
     }
   }
   if (all.length < 3) {
-    s.bomPrefix = all.slice();
-    s.consumed += all.length;
+    s[BOM_PREFIX] = all.slice();
+    s[CONSUMED] += all.length;
     return undefined;
   }
-  s.bomChecked = true;
-  s.consumed += 3;
-  s.lineStart = 3;
+  s[BOM_CHECKED] = true;
+  s[CONSUMED] += 3;
+  s[LINE_START] = 3;
   return all.subarray(3);
 }
 
 function pushJsonl(s: SplitState, bytes: Uint8Array): void {
-  const base = s.consumed;
-  s.consumed += bytes.length;
+  const base = s[CONSUMED];
+  s[CONSUMED] += bytes.length;
   splitOnLF(s, bytes, 0, base);
 }
 
@@ -273,17 +332,17 @@ function pushJsonl(s: SplitState, bytes: Uint8Array): void {
 // an LF belongs to the terminator (SSE never holds one: there CR ends a line by itself).
 function splitOnLF(s: SplitState, bytes: Uint8Array, pos: number, base: number): void {
   const n = bytes.length;
-  if (s.pendingLength > 0 || s.discarding) {
+  if (s[PENDING_LENGTH] > 0 || s[DISCARDING]) {
     const lf = bytes.indexOf(LF, pos);
     if (lf === -1) {
       appendPending(s, bytes, pos, n);
       return;
     }
     appendPending(s, bytes, pos, lf);
-    if (s.discarding) s.discarding = false;
+    if (s[DISCARDING]) s[DISCARDING] = false;
     else {
-      let end = s.pendingLength;
-      if (end > 0 && s.pending[end - 1] === CR) end--;
+      let end = s[PENDING_LENGTH];
+      if (end > 0 && s[PENDING][end - 1] === CR) end--;
       emitPending(s, end);
     }
     pos = lf + 1;
@@ -300,12 +359,13 @@ function splitOnLF(s: SplitState, bytes: Uint8Array, pos: number, base: number):
 // Decodes all complete lines of a chunk at once (one decode per chunk is the fast path), then
 // walks the LFs on the bytes for exact byte offsets and lengths.
 function emitRegion(s: SplitState, bytes: Uint8Array, start: number, lastLF: number, base: number): void {
-  const max = s.max;
+  const max = s[MAX];
   const text = decodeUtf8(bytes, start, lastLF);
   // Equal lengths mean no multi-byte sequence: string and byte indexes coincide.
   const sameIndex = text.length === lastLF - start;
   const mayBeInvalid = text.indexOf('\uFFFD') !== -1;
-  const sink = s.sink;
+  const onLine = s[ON_LINE];
+  const target = s[TARGET];
   let bStart = start;
   let sStart = 0;
   for (;;) {
@@ -332,54 +392,54 @@ function emitRegion(s: SplitState, bytes: Uint8Array, start: number, lastLF: num
     }
     const offset = base + bStart;
     if (bEnd - bStart > max) {
-      sink.diagnostic(tooLong(s, offset, bEnd - bStart, true));
+      report(s, tooLong(s, offset, bEnd - bStart, true));
     } else {
       const line = text.slice(sStart, sLineEnd);
       if (mayBeInvalid && line.indexOf('\uFFFD') !== -1 && !isValidUtf8(bytes, bStart, bEnd)) {
-        sink.diagnostic(invalidUtf8(s, offset));
+        report(s, invalidUtf8(s, offset));
       } else if (
-        s.pairs &&
+        s[ON_PAIR] !== undefined &&
         lf !== lastLF &&
         (sEnd + 1 === text.length || text.charCodeAt(sEnd + 1) === 10) &&
         takePair(s, line, offset, bEnd - bStart)
       ) {
         // The sink took this line and the empty one after it (its LF is the byte after this one's).
-        s.lineNumber++;
+        s[LINE_NUMBER]++;
         bStart = lf + 2;
         sStart = sEnd + 2;
         if (lf + 1 === lastLF) break;
         continue;
       } else {
-        sink.line(line, s.lineNumber, offset, bEnd - bStart);
+        onLine(target as never, line, s[LINE_NUMBER], offset, bEnd - bStart);
       }
     }
-    s.lineNumber++;
+    s[LINE_NUMBER]++;
     bStart = lf + 1;
     sStart = sEnd + 1;
     if (lf === lastLF) break;
   }
-  s.lineStart = base + bStart;
+  s[LINE_START] = base + bStart;
 }
 
 // Offers a line and the empty line after it to the sink, numbered as when the empty line is
 // delivered (what a sink that throws from it leaves); the count is put back when it declines.
 function takePair(s: SplitState, line: string, offset: number, bytes: number): boolean {
-  s.lineNumber++;
-  if (s.sink.lineBeforeBlank!(line, s.lineNumber - 1, offset, bytes)) return true;
-  s.lineNumber--;
+  s[LINE_NUMBER]++;
+  if (s[ON_PAIR]!(s[TARGET] as never, line, s[LINE_NUMBER] - 1, offset, bytes)) return true;
+  s[LINE_NUMBER]--;
   return false;
 }
 
 function pushSse(s: SplitState, bytes: Uint8Array): void {
   const n = bytes.length;
-  const base = s.consumed;
-  s.consumed += n;
+  const base = s[CONSUMED];
+  s[CONSUMED] += n;
   let pos = 0;
-  if (s.skipLeadingLF) {
-    s.skipLeadingLF = false;
+  if (s[SKIP_LEADING_LF]) {
+    s[SKIP_LEADING_LF] = false;
     if (bytes[0] === LF) {
       pos = 1;
-      s.lineStart = base + 1;
+      s[LINE_START] = base + 1;
     }
   }
   // No CR in the chunk (the usual case): LF is the only terminator, so the JSONL fast path
@@ -398,20 +458,20 @@ function pushSse(s: SplitState, bytes: Uint8Array): void {
       appendPending(s, bytes, pos, n);
       return;
     }
-    if (s.pendingLength > 0 || s.discarding) {
+    if (s[PENDING_LENGTH] > 0 || s[DISCARDING]) {
       appendPending(s, bytes, pos, t);
-      if (s.discarding) s.discarding = false;
-      else emitPending(s, s.pendingLength);
+      if (s[DISCARDING]) s[DISCARDING] = false;
+      else emitPending(s, s[PENDING_LENGTH]);
     } else {
       const offset = base + pos;
-      if (t - pos > s.max) s.sink.diagnostic(tooLong(s, offset, t - pos, true));
+      if (t - pos > s[MAX]) report(s, tooLong(s, offset, t - pos, true));
       else emitBytes(s, bytes, pos, t, offset);
     }
     let next = t + 1;
     if (bytes[t] === CR) {
       if (next < n) {
         if (bytes[next] === LF) next++;
-      } else s.skipLeadingLF = true;
+      } else s[SKIP_LEADING_LF] = true;
     }
     pos = next;
     startNextLine(s, base + pos);
@@ -421,50 +481,54 @@ function pushSse(s: SplitState, bytes: Uint8Array): void {
 function emitBytes(s: SplitState, bytes: Uint8Array, start: number, end: number, offset: number): void {
   const text = decodeUtf8(bytes, start, end);
   if (text.indexOf('\uFFFD') !== -1 && !isValidUtf8(bytes, start, end)) {
-    s.sink.diagnostic(invalidUtf8(s, offset));
+    report(s, invalidUtf8(s, offset));
     return;
   }
-  s.sink.line(text, s.lineNumber, offset, end - start);
+  s[ON_LINE](s[TARGET] as never, text, s[LINE_NUMBER], offset, end - start);
 }
 
 function emitPending(s: SplitState, end: number): void {
-  emitBytes(s, s.pending, 0, end, s.lineStart);
-  s.pendingLength = 0;
+  emitBytes(s, s[PENDING], 0, end, s[LINE_START]);
+  s[PENDING_LENGTH] = 0;
 }
 
 function startNextLine(s: SplitState, offset: number): void {
-  s.lineNumber++;
-  s.lineStart = offset;
-  s.discardedBytes = 0;
+  s[LINE_NUMBER]++;
+  s[LINE_START] = offset;
+  s[DISCARDED_BYTES] = 0;
 }
 
 function appendPending(s: SplitState, bytes: Uint8Array, start: number, end: number): void {
   const len = end - start;
   if (len === 0) return;
-  if (s.discarding) {
-    s.discardedBytes += len;
+  if (s[DISCARDING]) {
+    s[DISCARDED_BYTES] += len;
     return;
   }
-  const total = s.pendingLength + len;
+  const total = s[PENDING_LENGTH] + len;
   // One byte of slack: in JSONL a CR may end the held bytes and belong to the terminator.
-  if (total > s.max) {
-    const lastIsCR = s.mode === 'jsonl' && total === s.max + 1 && bytes[end - 1] === CR;
+  if (total > s[MAX]) {
+    const lastIsCR = s[MODE] === 'jsonl' && total === s[MAX] + 1 && bytes[end - 1] === CR;
     if (!lastIsCR) {
-      s.discarding = true;
-      s.discardedBytes = total;
-      s.pendingLength = 0;
-      s.sink.diagnostic(tooLong(s, s.lineStart, total, false));
+      s[DISCARDING] = true;
+      s[DISCARDED_BYTES] = total;
+      s[PENDING_LENGTH] = 0;
+      report(s, tooLong(s, s[LINE_START], total, false));
       return;
     }
   }
-  if (total > s.pending.length) {
-    const size = Math.min(Math.max(total, s.pending.length * 2, 256), s.max + 1);
+  if (total > s[PENDING].length) {
+    const size = Math.min(Math.max(total, s[PENDING].length * 2, 256), s[MAX] + 1);
     const grown = allocBytes(size);
-    grown.set(s.pending.subarray(0, s.pendingLength), 0);
-    s.pending = grown;
+    grown.set(s[PENDING].subarray(0, s[PENDING_LENGTH]), 0);
+    s[PENDING] = grown;
   }
-  s.pending.set(bytes.subarray(start, end), s.pendingLength);
-  s.pendingLength = total;
+  s[PENDING].set(bytes.subarray(start, end), s[PENDING_LENGTH]);
+  s[PENDING_LENGTH] = total;
+}
+
+function report(s: SplitState, diagnostic: Diagnostic): void {
+  s[ON_DIAGNOSTIC](s[TARGET] as never, diagnostic);
 }
 
 function tooLong(s: SplitState, offset: number, bytes: number, whole: boolean): Diagnostic {
@@ -473,7 +537,7 @@ function tooLong(s: SplitState, offset: number, bytes: number, whole: boolean): 
     s,
     'line_too_long',
     'error',
-    `line too long, (${size}) > maxLineBytes (${s.max}); the line was skipped`,
+    `line too long, (${size}) > maxLineBytes (${s[MAX]}); the line was skipped`,
     offset,
   );
 }
@@ -487,7 +551,7 @@ function diag(
   code: Diagnostic['code'],
   severity: Diagnostic['severity'],
   what: string,
-  offset: number = s.lineStart,
+  offset: number = s[LINE_START],
 ): Diagnostic {
-  return diagnosticAt(code, severity, s.lineNumber, offset, what, s.format);
+  return diagnosticAt(code, severity, s[LINE_NUMBER], offset, what, s[FORMAT]);
 }

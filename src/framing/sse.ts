@@ -1,11 +1,12 @@
 import { createParser, type EventSourceParser, type ParseError } from 'eventsource-parser';
 import { AgentwireError, type Diagnostic, diagnosticAt, type Format } from '../diagnostics';
-import { UNSET, type Writable } from '../plain';
 import {
+  CONSUMED,
   endInput,
-  type LineSink,
+  LINE_NUMBER,
   type LineSplitter,
   newSplitState,
+  PENDING_LENGTH,
   pushChunk,
   resetSplit,
   type SplitState,
@@ -55,97 +56,158 @@ export interface SseReaderOptions {
 }
 
 /**
- * The reader's state between chunks, built whole in one object literal ({@link newSseState}),
- * with the line splitter's own literal inside it: a literal's hidden class is held by its
- * allocation site and outlives a full garbage collection, where a class instance's fields die
- * with the last reader and take the optimised per-line code that embedded them along
- * (docs/performance.md, "AG-UI and AI SDK codecs", round five).
+ * What a reader calls with each event, its receiver first: the fields of an {@link SseMessage}
+ * (a reader of JSON records needs no message object).
  */
-interface SseState {
-  readonly handler: SseHandler;
-  readonly split: SplitState;
-  readonly parser: EventSourceParser;
-  readonly maxEventBytes: number;
-  readonly format: Format | undefined;
-  last: string;
-  blockId: string | undefined;
-  blockLine: number;
-  blockOffset: number;
-  blockBytes: number;
-  inBlock: boolean;
-  discarding: boolean;
-  currentLine: number;
-  currentOffset: number;
+export type SseEventFn<T> = (
+  target: T,
+  id: string | undefined,
+  event: string | undefined,
+  data: string,
+  lastEventId: string,
+  line: number,
+  offset: number,
+) => void;
+
+/**
+ * The reader's state between chunks: one array of named slots ({@link newSseState}), the line
+ * splitter's own slots inside it, for the reason {@link SplitState} gives: an array's hidden class
+ * belongs to the realm and outlives a full garbage collection, where an object literal made before
+ * its allocation site had a boilerplate, or a class instance's fields, die with the last reader
+ * and take the optimised per-line code along. The splitter calls the reader's module functions on
+ * these slots ({@link readLine}, {@link readDataBlock}, {@link lineDiagnostic}) and each event
+ * goes to `onEvent(eventTarget, …)`: no sink, handler or message object made per stream is on the
+ * per-line path (docs/performance.md, "The framing's state in slots", round fourteen).
+ */
+export type SseState = [
+  // Diagnostics, `retry` and comments: rare, read through the handler's methods.
+  handler: Omit<SseHandler, 'message'>,
+  onEvent: SseEventFn<never>,
+  // biome-ignore lint/suspicious/noExplicitAny: the receiver's type is `onEvent`'s own.
+  eventTarget: any,
+  split: SplitState,
+  parser: EventSourceParser,
+  maxEventBytes: number,
+  format: Format | undefined,
+  last: string,
+  blockId: string | undefined,
+  blockLine: number,
+  blockOffset: number,
+  blockBytes: number,
+  inBlock: boolean,
+  discarding: boolean,
+  currentLine: number,
+  currentOffset: number,
   // The block's `data` and `event` fields, kept here (the parser gets the other fields): feeding
   // the parser every data line as its own string costs more than reading these two fields.
-  data: string;
-  dataLines: number;
-  eventType: string | undefined;
-}
+  data: string,
+  dataLines: number,
+  eventType: string | undefined,
+];
 
-function newSseState(handler: SseHandler, options: SseReaderOptions): SseState {
+const HANDLER = 0;
+const ON_EVENT = 1;
+const EVENT_TARGET = 2;
+const SPLIT = 3;
+const PARSER = 4;
+const MAX_EVENT_BYTES = 5;
+const FORMAT = 6;
+const LAST = 7;
+const BLOCK_ID = 8;
+const BLOCK_LINE = 9;
+const BLOCK_OFFSET = 10;
+const BLOCK_BYTES = 11;
+const IN_BLOCK = 12;
+const DISCARDING = 13;
+const CURRENT_LINE = 14;
+const CURRENT_OFFSET = 15;
+const DATA = 16;
+const DATA_LINES = 17;
+const EVENT_TYPE = 18;
+
+/**
+ * A reader's state that sends each event to `onEvent(eventTarget, …)` and the rest to `handler`,
+ * driven by {@link pushSse} and {@link endSse}. {@link SseReader} is this with a handler's
+ * `message` as `onEvent`.
+ *
+ * `onEvent` is where the reader's code ends and its caller's begins: pass a function made for this
+ * reader ({@link perStream}). The reader's call site then sees a new target with every stream and
+ * calls it without inlining it, so its optimised code embeds none of the caller's objects, whose
+ * hidden classes (a class instance's fields, a record decoder's state) may die at a full GC and
+ * would take the reader's code along with them. One plain call per event is what that costs.
+ */
+export function newSseState<T>(
+  handler: Omit<SseHandler, 'message'>,
+  onEvent: SseEventFn<T>,
+  eventTarget: T,
+  options: SseReaderOptions,
+): SseState {
   const max = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
   const lineOptions: { mode: 'sse'; maxLineBytes?: number; format?: Format } = { mode: 'sse' };
   if (options.maxLineBytes !== undefined) lineOptions.maxLineBytes = options.maxLineBytes;
   if (options.format !== undefined) lineOptions.format = options.format;
-  // The sink reaches the state through its `s` field, set below before any line is read. Its
-  // methods are the same functions for every reader, not closures made per reader: the optimised
-  // per-line code that inlines the sink's calls then holds for the next reader too, where a
-  // closure of the last reader made it bail out at every new stream ("wrong call target";
-  // docs/performance.md, "AG-UI and AI SDK codecs", round twelve).
-  const sink = SSE_DATA_BLOCKS.enabled ? new SseBlockSink() : new SseLineSink();
-  const parser = createParser({
-    onEvent: (e) => dispatch(s, e.event, e.data),
-    onRetry: (ms) => s.handler.retry?.(ms),
-    onComment: (text) => s.handler.comment?.(text),
-    onError: (error) => parseError(s, error),
-  });
-  const s: SseState = {
-    handler: UNSET,
-    split: UNSET,
-    parser: UNSET,
-    maxEventBytes: Number.isFinite(max) && max >= 0 ? Math.floor(max) : DEFAULT_MAX_EVENT_BYTES,
-    format: options.format,
-    last: options.lastEventId ?? '',
-    blockId: undefined,
-    blockLine: 0,
-    blockOffset: 0,
-    blockBytes: 0,
-    inBlock: false,
-    discarding: false,
-    currentLine: 0,
-    currentOffset: 0,
-    data: '',
-    dataLines: 0,
-    eventType: undefined,
-  };
-  // The object fields set after the literal, first `undefined`: no per-line code depends on
-  // their hidden classes (src/plain.ts, `UNSET`).
-  const w = s as Writable<SseState>;
-  w.handler = handler;
-  w.split = newSplitState(sink, lineOptions);
-  w.parser = parser;
-  sink.s = s;
+  const s: SseState = [
+    handler,
+    onEvent as SseEventFn<never>,
+    eventTarget,
+    // The splitter is made below: its lines go to this state.
+    undefined as unknown as SplitState,
+    createParser({
+      onEvent: (e) => dispatch(s, e.event, e.data),
+      onRetry: (ms) => s[HANDLER].retry?.(ms),
+      onComment: (text) => s[HANDLER].comment?.(text),
+      onError: (error) => parseError(s, error),
+    }),
+    Number.isFinite(max) && max >= 0 ? Math.floor(max) : DEFAULT_MAX_EVENT_BYTES,
+    options.format,
+    options.lastEventId ?? '',
+    undefined,
+    0,
+    0,
+    0,
+    false,
+    false,
+    0,
+    0,
+    '',
+    0,
+    undefined,
+  ];
+  s[SPLIT] = newSplitState(
+    s,
+    readLine,
+    SSE_DATA_BLOCKS.enabled ? readDataBlock : undefined,
+    lineDiagnostic,
+    lineOptions,
+  );
   resetParser(s);
   return s;
 }
 
-/** The splitter's sink of a reader: each line read by {@link readLine}. */
-class SseLineSink implements LineSink {
-  s: SseState | undefined = undefined;
-  line(text: string, line: number, offset: number, bytes: number): void {
-    readLine(this.s!, text, line, offset, bytes);
-  }
-  diagnostic(d: Diagnostic): void {
-    lineDiagnostic(this.s!, d);
-  }
+// A handler's `message` as the reader calls it (one function for every handler).
+function handlerMessage(
+  handler: SseHandler,
+  id: string | undefined,
+  event: string | undefined,
+  data: string,
+  lastEventId: string,
+  line: number,
+  offset: number,
+): void {
+  handler.message({ id, event, data, lastEventId, line, offset });
 }
 
-/** {@link SseLineSink} with the one-line block fast path ({@link readDataBlock}). */
-class SseBlockSink extends SseLineSink {
-  lineBeforeBlank(text: string, line: number, offset: number, bytes: number): boolean {
-    return readDataBlock(this.s!, text, line, offset, bytes);
-  }
+/**
+ * A function that calls `f`, made anew for each stream: what a reader's call site that must not
+ * inline its caller's code is given ({@link newSseState}).
+ */
+export function perStream<F extends (...args: never[]) => unknown>(f: F): F {
+  return f.bind(undefined) as F;
+}
+
+/** {@link SseReader.push} on a state from {@link newSseState}. */
+export function pushSse(s: SseState, chunk: Uint8Array | string): void {
+  pushChunk(s[SPLIT], chunk);
 }
 
 /**
@@ -157,27 +219,27 @@ class SseBlockSink extends SseLineSink {
  * without data), and diagnostics with line numbers and byte offsets.
  */
 export class SseReader {
-  // The work is done by module functions on this literal: none of them reads the class's shape.
+  // The work is done by module functions on these slots: none of them reads the class's shape.
   private readonly s: SseState;
 
   /** Creates a reader sending events and diagnostics to `handler`. */
   constructor(handler: SseHandler, options: SseReaderOptions = {}) {
-    this.s = newSseState(handler, options);
+    this.s = newSseState(handler, perStream(handlerMessage), handler, options);
   }
 
   /** The sticky last event id: what a reconnect sends as `Last-Event-ID`. */
   get lastEventId(): string {
-    return this.s.last;
+    return this.s[LAST];
   }
 
   /** Bytes taken in so far. */
   get bytesConsumed(): number {
-    return this.s.split.consumed;
+    return this.s[SPLIT][CONSUMED];
   }
 
   /** Takes the next chunk. */
   push(chunk: Uint8Array | string): void {
-    pushChunk(this.s.split, chunk);
+    pushSse(this.s, chunk);
   }
 
   /**
@@ -189,16 +251,17 @@ export class SseReader {
   }
 }
 
-function endSse(s: SseState): void {
-  const split = s.split;
+/** {@link SseReader.end} on a state from {@link newSseState}. */
+export function endSse(s: SseState): void {
+  const split = s[SPLIT];
   // An unterminated last line can only belong to an event that never got its blank line:
   // it is not read (no spurious diagnostics for a line cut mid-character or mid-name).
   endInput(split, 'hold');
-  const partial = split.pendingLength > 0;
-  if ((s.inBlock && !s.discarding) || (partial && !s.inBlock)) {
-    const line = s.inBlock ? s.blockLine : split.lineNumber;
-    const offset = s.inBlock ? s.blockOffset : split.consumed - split.pendingLength;
-    s.handler.diagnostic(
+  const partial = split[PENDING_LENGTH] > 0;
+  if ((s[IN_BLOCK] && !s[DISCARDING]) || (partial && !s[IN_BLOCK])) {
+    const line = s[IN_BLOCK] ? s[BLOCK_LINE] : split[LINE_NUMBER];
+    const offset = s[IN_BLOCK] ? s[BLOCK_OFFSET] : split[CONSUMED] - split[PENDING_LENGTH];
+    s[HANDLER].diagnostic(
       diag(
         s,
         'incomplete_line',
@@ -217,45 +280,38 @@ function endSse(s: SseState): void {
 function lineDiagnostic(s: SseState, d: Diagnostic): void {
   // A line we could not read belongs to the event being read: that event is now incomplete, so
   // it is discarded whole rather than dispatched without the line.
-  if (s.inBlock || d.code !== 'incomplete_line') startDiscarding(s);
-  s.handler.diagnostic(d);
+  if (s[IN_BLOCK] || d.code !== 'incomplete_line') startDiscarding(s);
+  s[HANDLER].diagnostic(d);
 }
 
 function dispatch(s: SseState, event: string | undefined, data: string): void {
-  s.handler.message({
-    id: s.blockId,
-    event,
-    data,
-    lastEventId: s.last,
-    line: s.blockLine,
-    offset: s.blockOffset,
-  });
+  s[ON_EVENT](s[EVENT_TARGET] as never, s[BLOCK_ID], event, data, s[LAST], s[BLOCK_LINE], s[BLOCK_OFFSET]);
 }
 
 function resetParser(s: SseState): void {
-  s.data = '';
-  s.dataLines = 0;
-  s.eventType = undefined;
-  s.parser.reset();
+  s[DATA] = '';
+  s[DATA_LINES] = 0;
+  s[EVENT_TYPE] = undefined;
+  s[PARSER].reset();
   // eventsource-parser strips a BOM from its first chunk; the splitter already removed the one
   // BOM the stream may have, so a second one must stay content (WHATWG).
-  s.parser.feed('');
+  s[PARSER].feed('');
 }
 
 function clearBlock(s: SseState): void {
-  s.inBlock = false;
-  s.discarding = false;
-  s.blockBytes = 0;
-  s.blockId = undefined;
+  s[IN_BLOCK] = false;
+  s[DISCARDING] = false;
+  s[BLOCK_BYTES] = 0;
+  s[BLOCK_ID] = undefined;
 }
 
 function startDiscarding(s: SseState): void {
-  if (!s.inBlock) {
-    s.inBlock = true;
-    s.blockLine = s.split.lineNumber;
-    s.blockOffset = s.split.consumed;
+  if (!s[IN_BLOCK]) {
+    s[IN_BLOCK] = true;
+    s[BLOCK_LINE] = s[SPLIT][LINE_NUMBER];
+    s[BLOCK_OFFSET] = s[SPLIT][CONSUMED];
   }
-  s.discarding = true;
+  s[DISCARDING] = true;
   resetParser(s);
 }
 
@@ -275,8 +331,8 @@ export const SSE_DATA_BLOCKS: { enabled: boolean } = { enabled: true };
  */
 function readDataBlock(s: SseState, text: string, line: number, offset: number, bytes: number): boolean {
   if (
-    s.inBlock ||
-    bytes + 1 > s.maxEventBytes ||
+    s[IN_BLOCK] ||
+    bytes + 1 > s[MAX_EVENT_BYTES] ||
     text.charCodeAt(4) !== 58 ||
     text.charCodeAt(0) !== 100 ||
     text.charCodeAt(1) !== 97 ||
@@ -287,41 +343,41 @@ function readDataBlock(s: SseState, text: string, line: number, offset: number, 
   // The state the two lines leave, the block open while its event is handled (as a handler that
   // throws finds it), then closed. (The current line, read only for a line's field errors, is set
   // by every line read after this.)
-  s.inBlock = true;
-  s.blockLine = line;
-  s.blockOffset = offset;
-  s.blockBytes = bytes + 1;
+  s[IN_BLOCK] = true;
+  s[BLOCK_LINE] = line;
+  s[BLOCK_OFFSET] = offset;
+  s[BLOCK_BYTES] = bytes + 1;
   dispatch(s, undefined, text.slice(text.charCodeAt(5) === 32 ? 6 : 5));
-  s.inBlock = false;
-  s.blockBytes = 0;
+  s[IN_BLOCK] = false;
+  s[BLOCK_BYTES] = 0;
   return true;
 }
 
 function readLine(s: SseState, text: string, line: number, offset: number, bytes: number): void {
-  s.currentLine = line;
-  s.currentOffset = offset;
+  s[CURRENT_LINE] = line;
+  s[CURRENT_OFFSET] = offset;
   if (text.length === 0) {
     // A blank line: the block ends (dispatched when it had data and was not discarded).
-    if (s.blockId !== undefined) s.last = s.blockId;
+    if (s[BLOCK_ID] !== undefined) s[LAST] = s[BLOCK_ID];
     // WHATWG dispatch: only a block with data lines is an event. The parser never sees data
     // lines, so it has nothing to dispatch; the id it may hold is never read.
-    if (!s.discarding && s.dataLines > 0) {
-      const data = s.data;
-      const event = s.eventType;
-      s.data = '';
-      s.dataLines = 0;
-      s.eventType = undefined;
+    if (!s[DISCARDING] && s[DATA_LINES] > 0) {
+      const data = s[DATA];
+      const event = s[EVENT_TYPE];
+      s[DATA] = '';
+      s[DATA_LINES] = 0;
+      s[EVENT_TYPE] = undefined;
       dispatch(s, event, data);
     }
     // A block without data dispatches nothing and still clears its event type (WHATWG).
-    s.eventType = undefined;
+    s[EVENT_TYPE] = undefined;
     clearBlock(s);
     return;
   }
-  if (!s.inBlock) {
-    s.inBlock = true;
-    s.blockLine = line;
-    s.blockOffset = offset;
+  if (!s[IN_BLOCK]) {
+    s[IN_BLOCK] = true;
+    s[BLOCK_LINE] = line;
+    s[BLOCK_OFFSET] = offset;
   }
   // The id is tracked here, not taken from the parser: WHATWG commits it also for a block
   // without data, and for a block discarded as too large (a resume must not ask for it again).
@@ -332,15 +388,15 @@ function readLine(s: SseState, text: string, line: number, offset: number, bytes
   if (first === 105 && text.charCodeAt(1) === 100 && (text.length === 2 || text.charCodeAt(2) === 58)) {
     isId = true;
     const value = text.length === 2 ? '' : text.slice(text.charCodeAt(3) === 32 ? 4 : 3);
-    if (value.indexOf('\0') === -1) s.blockId = value;
+    if (value.indexOf('\0') === -1) s[BLOCK_ID] = value;
   }
-  if (s.discarding) {
+  if (s[DISCARDING]) {
     // WHATWG applies `retry` as its line is read, like `id`: also in a block being discarded.
-    if (isRetryLine(text)) s.parser.feed(`${text}\n`);
+    if (isRetryLine(text)) s[PARSER].feed(`${text}\n`);
     return;
   }
-  s.blockBytes += bytes + 1;
-  if (s.blockBytes > s.maxEventBytes) {
+  s[BLOCK_BYTES] += bytes + 1;
+  if (s[BLOCK_BYTES] > s[MAX_EVENT_BYTES]) {
     tooLarge(s, text);
     return;
   }
@@ -350,8 +406,8 @@ function readLine(s: SseState, text: string, line: number, offset: number, bytes
   if (first === 100 && text.charCodeAt(1) === 97 && text.charCodeAt(2) === 116 && text.charCodeAt(3) === 97) {
     if (text.length === 4 || text.charCodeAt(4) === 58) {
       const value = text.length === 4 ? '' : text.slice(text.charCodeAt(5) === 32 ? 6 : 5);
-      s.data = s.dataLines === 0 ? value : `${s.data}\n${value}`;
-      s.dataLines++;
+      s[DATA] = s[DATA_LINES] === 0 ? value : `${s[DATA]}\n${value}`;
+      s[DATA_LINES]++;
       return;
     }
   } else if (
@@ -363,50 +419,50 @@ function readLine(s: SseState, text: string, line: number, offset: number, bytes
   ) {
     if (text.length === 5 || text.charCodeAt(5) === 58) {
       const value = text.length === 5 ? '' : text.slice(text.charCodeAt(6) === 32 ? 7 : 6);
-      s.eventType = value === '' ? undefined : value;
+      s[EVENT_TYPE] = value === '' ? undefined : value;
       return;
     }
   }
-  s.parser.feed(`${text}\n`);
+  s[PARSER].feed(`${text}\n`);
 }
 
 function tooLarge(s: SseState, text: string): void {
-  s.handler.diagnostic(
+  s[HANDLER].diagnostic(
     diag(
       s,
       'event_too_large',
       'error',
-      s.blockLine,
-      s.blockOffset,
-      `event too large, (at least ${s.blockBytes} bytes so far) > maxEventBytes (${s.maxEventBytes}); the event was discarded`,
+      s[BLOCK_LINE],
+      s[BLOCK_OFFSET],
+      `event too large, (at least ${s[BLOCK_BYTES]} bytes so far) > maxEventBytes (${s[MAX_EVENT_BYTES]}); the event was discarded`,
     ),
   );
-  s.discarding = true;
+  s[DISCARDING] = true;
   resetParser(s);
-  if (isRetryLine(text)) s.parser.feed(`${text}\n`);
+  if (isRetryLine(text)) s[PARSER].feed(`${text}\n`);
 }
 
 function parseError(s: SseState, error: ParseError): void {
   if (error.type === 'invalid-retry') {
-    s.handler.diagnostic(
+    s[HANDLER].diagnostic(
       diag(
         s,
         'invalid_record',
         'warning',
-        s.currentLine,
-        s.currentOffset,
+        s[CURRENT_LINE],
+        s[CURRENT_OFFSET],
         `retry value ${JSON.stringify(error.value ?? '')} is not ASCII digits; ignored`,
       ),
     );
   } else if (error.type === 'unknown-field') {
     const field = error.field ?? '';
-    s.handler.diagnostic(
+    s[HANDLER].diagnostic(
       diag(
         s,
         'unknown_record',
         'info',
-        s.currentLine,
-        s.currentOffset,
+        s[CURRENT_LINE],
+        s[CURRENT_OFFSET],
         `unknown SSE field ${JSON.stringify(field.length > 40 ? `${field.slice(0, 40)}…` : field)}; ignored`,
       ),
     );
@@ -421,7 +477,7 @@ function diag(
   offset: number,
   what: string,
 ): Diagnostic {
-  return diagnosticAt(code, severity, line, offset, what, s.format);
+  return diagnosticAt(code, severity, line, offset, what, s[FORMAT]);
 }
 
 // A `retry` field line (`retry`, or `retry:` and a value).
