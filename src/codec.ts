@@ -7,7 +7,13 @@ import {
   emptyStream,
   type Format,
 } from './diagnostics';
-import { type IncompleteLinePolicy, type LineMode, LineSplitter } from './framing/lines';
+import {
+  endInput,
+  type IncompleteLinePolicy,
+  type LineMode,
+  newSplitState,
+  pushChunk,
+} from './framing/lines';
 import { asChunk } from './framing/utf8';
 import type { AgentEvent } from './model';
 
@@ -137,9 +143,38 @@ export interface FormatSpec<D extends DecodeOptions, E extends EncodeOptions> {
   createEncoder(options: E, sink: DiagnosticSink): Encoder;
 }
 
+// A line format's chunk decoder state, in slots: the splitter reaches it through the module
+// functions below, the same for every decoder, so the splitter's call site keeps one target
+// across streams (a closure made per decoder is a new target with each one, and the optimised
+// code that inlined the last one is dropped; docs/performance.md, "The framing's state in
+// slots", round fourteen).
+type LineDecoderState = [out: AgentEvent[], records: RecordDecoder, blanks: BlankLines, sink: DiagnosticSink];
+const LD_OUT = 0;
+const LD_RECORDS = 1;
+const LD_BLANKS = 2;
+const LD_SINK = 3;
+
+// JSON Lines: blank lines skipped here (SSE blank lines end events, and a format may keep them).
+function recordOrBlank(d: LineDecoderState, text: string, line: number, offset: number, bytes: number): void {
+  // One compare for the common line: a record starts with `{`, above every blank.
+  if (text.length === 0 || (text.charCodeAt(0) <= 32 && isBlankLine(text))) {
+    d[LD_BLANKS].skip(line, offset);
+    return;
+  }
+  d[LD_RECORDS].line(text, line, offset, d[LD_OUT], bytes);
+}
+
+function everyLine(d: LineDecoderState, text: string, line: number, offset: number, bytes: number): void {
+  d[LD_RECORDS].line(text, line, offset, d[LD_OUT], bytes);
+}
+
+function lineDiagnostic(d: LineDecoderState, diagnostic: Diagnostic): void {
+  d[LD_SINK].report(diagnostic);
+}
+
 /**
- * Builds the chunk decoder of a line-based format: the shared {@link LineSplitter} (with its
- * bounds) in front of the format's record decoder.
+ * Builds the chunk decoder of a line-based format: the shared line splitter (with its bounds) in
+ * front of the format's record decoder.
  */
 export function lineChunkDecoder(
   format: Format,
@@ -148,38 +183,26 @@ export function lineChunkDecoder(
   sink: DiagnosticSink,
   records: RecordDecoder,
 ): ChunkDecoder {
-  let out: AgentEvent[] = [];
   const lineOptions: { mode: LineMode; format: Format; maxLineBytes?: number } = { mode, format };
   if (options.maxLineBytes !== undefined) lineOptions.maxLineBytes = options.maxLineBytes;
-  const blanks = new BlankLines(format, sink);
-  const splitter = new LineSplitter(
-    {
-      // SSE blank lines end events: only JSON Lines formats skip them here.
-      line:
-        mode === 'jsonl' && records.keepsBlankLines !== true
-          ? (text, line, offset, bytes) => {
-              // One compare for the common line: a record starts with `{`, above every blank.
-              if (text.length === 0 || (text.charCodeAt(0) <= 32 && isBlankLine(text))) {
-                blanks.skip(line, offset);
-                return;
-              }
-              records.line(text, line, offset, out, bytes);
-            }
-          : (text, line, offset, bytes) => records.line(text, line, offset, out, bytes),
-      diagnostic: (d) => sink.report(d),
-    },
+  const d: LineDecoderState = [[], records, new BlankLines(format, sink), sink];
+  const split = newSplitState(
+    d,
+    mode === 'jsonl' && records.keepsBlankLines !== true ? recordOrBlank : everyLine,
+    undefined,
+    lineDiagnostic,
     lineOptions,
   );
   return {
     push(chunk, target) {
-      out = target;
-      splitter.push(chunk);
+      d[LD_OUT] = target;
+      pushChunk(split, chunk);
     },
     end(target) {
-      out = target;
-      splitter.end(options.incompleteLine ?? 'deliver');
+      d[LD_OUT] = target;
+      endInput(split, options.incompleteLine ?? 'deliver');
       if (options.incompleteLine !== 'hold') {
-        blanks.end();
+        d[LD_BLANKS].end();
         records.end(target);
       }
     },
