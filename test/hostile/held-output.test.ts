@@ -32,10 +32,28 @@ function events(): AgentEvent[] {
 
 const all = Object.values(codecs).filter((c): c is Codec => c !== undefined);
 
+// What a writer writes for `list`, and the diagnostics it reports.
+function write(codec: Codec, list: AgentEvent[]): { text: string; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = [];
+  const text = codec.stringify(list, { onDiagnostic: (d: Diagnostic) => diagnostics.push(d) });
+  return { text, diagnostics };
+}
+
+// The losses reported on `field`.
+const lossesOn = (diagnostics: Diagnostic[], field: string) =>
+  diagnostics.filter((d) => d.code === 'loss' && d.field === field);
+
+// The written lines that start with `head`, parsed.
+function records<T>(text: string, head: string): T[] {
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith(head))
+    .map((l) => JSON.parse(l) as T);
+}
+
 describe.each(all.map((c) => [c.format, c] as const))('%s writer, endless tool output', (_format, codec) => {
   test('streams it, or holds a bounded part and reports the rest', () => {
-    const diagnostics: Diagnostic[] = [];
-    const text = codec.stringify(events(), { onDiagnostic: (d: Diagnostic) => diagnostics.push(d) });
+    const { text, diagnostics } = write(codec, events());
     const back = codec.parse(text);
     expect(back.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
     const total = PIECE.length * PIECES;
@@ -54,12 +72,11 @@ describe.each(all.map((c) => [c.format, c] as const))('%s writer, endless tool o
 });
 
 test('the Claude writer holds the first CLAUDE_MAX_HELD_OUTPUT characters for the result, once reported', () => {
-  const diagnostics: Diagnostic[] = [];
-  const text = codecs.claude!.stringify(events(), { onDiagnostic: (d: Diagnostic) => diagnostics.push(d) });
+  const { text, diagnostics } = write(codecs.claude!, events());
   const back = codecs.claude!.parse(text);
   const end = back.events.find((e) => e.type === 'tool.end');
   expect(end?.type === 'tool.end' && end.text).toBe(PIECE.repeat(PIECES).slice(0, CLAUDE_MAX_HELD_OUTPUT));
-  expect(diagnostics.filter((d) => d.code === 'loss' && d.field === 'tool.output.text')).toHaveLength(1);
+  expect(lossesOn(diagnostics, 'tool.output.text')).toHaveLength(1);
 });
 
 test('under the cap, the Claude writer gives the whole streamed output as the result', () => {
@@ -101,32 +118,37 @@ describe.each(all.map((c) => [c.format, c] as const))('%s writer, one long messa
 });
 
 test('the Codex writer writes a message past CODEX_MAX_HELD_TEXT as several items, once reported', () => {
-  const diagnostics: Diagnostic[] = [];
-  const text = codecs.codex!.stringify(longMessage(), {
-    onDiagnostic: (d: Diagnostic) => diagnostics.push(d),
-  });
-  const items = text
-    .split('\n')
-    .filter((l) => l.includes('"agent_message"'))
-    .map((l) => (JSON.parse(l) as { item: { text: string } }).item.text);
+  const { text, diagnostics } = write(codecs.codex!, longMessage());
+  const items = records<{ item: { type: string; text: string } }>(text, '{"type":"item.completed"')
+    .filter((r) => r.item.type === 'agent_message')
+    .map((r) => r.item.text);
   expect(items.length).toBe(3);
   for (const t of items) expect(t.length).toBeLessThanOrEqual(CODEX_MAX_HELD_TEXT);
   expect(items.join('')).toBe(PIECE.repeat(PIECES));
-  expect(diagnostics.filter((d) => d.code === 'loss' && d.field === 'text.delta.message')).toHaveLength(1);
+  expect(lossesOn(diagnostics, 'text.delta.message')).toHaveLength(1);
+});
+
+test("the Codex writer reports the part of a command's output the cap cuts, the crossing delta included", () => {
+  const { text, diagnostics } = write(codecs.codex!, [
+    { type: 'run.start', round: 1, input: 'go' },
+    { type: 'tool.start', call: 'c1', name: 'bash', kind: 'execute', command: 'yes', args: {}, round: 1 },
+    { type: 'tool.output', call: 'c1', text: 'y'.repeat(CODEX_MAX_HELD_TEXT - 10), round: 1 },
+    { type: 'tool.output', call: 'c1', text: 'z'.repeat(100), round: 1 },
+    { type: 'tool.end', call: 'c1', name: 'bash', ok: true, round: 1 },
+    { type: 'round.end', round: 1, message: '' },
+    { type: 'run.end', status: 'completed' },
+  ]);
+  const [item] = records<{ item: { aggregated_output: string } }>(text, '{"type":"item.completed"');
+  expect(item?.item.aggregated_output).toBe(`${'y'.repeat(CODEX_MAX_HELD_TEXT - 10)}${'z'.repeat(10)}`);
+  expect(lossesOn(diagnostics, 'tool.output.text')).toHaveLength(1);
 });
 
 test('the OpenCode writer writes a message past OPENCODE_MAX_HELD_TEXT as several parts of one step, read back as one message', () => {
-  const diagnostics: Diagnostic[] = [];
-  const text = codecs.opencode!.stringify(longMessage(), {
-    onDiagnostic: (d: Diagnostic) => diagnostics.push(d),
-  });
-  const parts = text
-    .split('\n')
-    .filter((l) => l.startsWith('{"type":"text"'))
-    .map((l) => (JSON.parse(l) as { part: { text: string } }).part.text);
+  const { text, diagnostics } = write(codecs.opencode!, longMessage());
+  const parts = records<{ part: { text: string } }>(text, '{"type":"text"').map((r) => r.part.text);
   expect(parts.length).toBe(3);
   for (const t of parts) expect(t.length).toBeLessThanOrEqual(OPENCODE_MAX_HELD_TEXT);
-  const back = codecs.opencode!.parse(text, { maxLineBytes: 64 * 1024 * 1024 });
+  const back = codecs.opencode!.parse(text, LARGE);
   const end = back.events.find((e) => e.type === 'round.end');
   expect(end?.type === 'round.end' && end.message).toBe(PIECE.repeat(PIECES));
   expect(diagnostics.filter((d) => d.field === 'text.delta.message')).toEqual([]);
@@ -151,9 +173,9 @@ describe('the Claude writer, a message past CLAUDE_MAX_HELD_TEXT', () => {
 
   test('writes its text as blocks of the same message as it goes, read back as one message', () => {
     const text = codecs.claude!.stringify(run([]), { onDiagnostic: () => {} });
-    const lines = text.split('\n').filter((l) => l.startsWith('{"type":"assistant"'));
-    const blocks = lines.map(
-      (l) => JSON.parse(l) as { message: { id: string; content: [{ text: string }] } },
+    const blocks = records<{ message: { id: string; content: [{ text: string }] } }>(
+      text,
+      '{"type":"assistant"',
     );
     expect(blocks.length).toBeGreaterThanOrEqual(3);
     for (const b of blocks)
@@ -188,17 +210,15 @@ describe('the Claude writer, a message past CLAUDE_MAX_HELD_TEXT', () => {
 });
 
 test('the Amp writer writes a message past AMP_MAX_HELD_TEXT as several assistant lines, once reported', () => {
-  const diagnostics: Diagnostic[] = [];
-  const text = codecs.amp!.stringify(longMessage(), { onDiagnostic: (d: Diagnostic) => diagnostics.push(d) });
-  const lines = text
-    .split('\n')
-    .filter((l) => l.startsWith('{"type":"assistant"'))
-    .map((l) => (JSON.parse(l) as { message: { content: Array<{ text: string }> } }).message.content);
+  const { text, diagnostics } = write(codecs.amp!, longMessage());
+  const lines = records<{ message: { content: Array<{ text: string }> } }>(text, '{"type":"assistant"').map(
+    (r) => r.message.content,
+  );
   expect(lines.length).toBe(3);
   for (const content of lines)
     for (const b of content) expect(b.text.length).toBeLessThanOrEqual(AMP_MAX_HELD_TEXT);
   expect(lines.flatMap((c) => c.map((b) => b.text)).join('')).toBe(PIECE.repeat(PIECES));
-  expect(diagnostics.filter((d) => d.code === 'loss' && d.field === 'text.delta.message')).toHaveLength(1);
+  expect(lossesOn(diagnostics, 'text.delta.message')).toHaveLength(1);
   // The join shortcut leaves the cut to the general path: the same bytes without it.
   AMP_JOIN_SHORTCUT.enabled = false;
   try {

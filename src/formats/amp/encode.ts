@@ -588,7 +588,7 @@ function cutAssistant(w: Writer, event: AgentEventOf<'text.delta'>): string {
     `a message past ${AMP_MAX_HELD_TEXT} characters is written as several assistant lines; a reader takes each for a round`,
   );
   w[JOIN_TO] = undefined;
-  return flushAssistant(w, w[SLOTS].get(event.lane ?? '')!);
+  return flushAssistant(w, slotOf(w, event.lane));
 }
 
 function sessionOf(w: Writer, event: AgentEvent): string {

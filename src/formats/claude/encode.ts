@@ -681,20 +681,18 @@ export class ClaudeEncoder implements Encoder {
     m.blocks.push({ type: 'tool_use', id: e.call, name: e.name, input: isJsonObject(input) ? input : {} });
   }
 
-  // Held for the call's tool_result, up to CLAUDE_MAX_HELD_OUTPUT characters.
+  // Held for the call's tool_result up to CLAUDE_MAX_HELD_OUTPUT characters (as the Codex
+  // writer holds a command's output); what does not fit is a loss.
   private output(e: AgentEventOf<'tool.output'>): void {
     const held = this.outputs.get(e.call) ?? '';
-    if (held.length + e.text.length <= CLAUDE_MAX_HELD_OUTPUT) {
-      this.outputs.set(e.call, held + e.text);
-      return;
-    }
-    if (held.length < CLAUDE_MAX_HELD_OUTPUT)
-      this.outputs.set(e.call, held + e.text.slice(0, CLAUDE_MAX_HELD_OUTPUT - held.length));
-    this.loss.report(
-      e,
-      'tool.output.text',
-      `streamed output past ${CLAUDE_MAX_HELD_OUTPUT} characters is not held for the tool result`,
-    );
+    const room = CLAUDE_MAX_HELD_OUTPUT - held.length;
+    if (room > 0) this.outputs.set(e.call, held + (e.text.length <= room ? e.text : e.text.slice(0, room)));
+    if (e.text.length > room)
+      this.loss.report(
+        e,
+        'tool.output.text',
+        `streamed output past ${CLAUDE_MAX_HELD_OUTPUT} characters is not held for the tool result`,
+      );
   }
 
   private liveness(e: AgentEventOf<'tool.liveness'>): void {

@@ -518,9 +518,9 @@ function textDelta(
       (type === 'agent_message' && w[GROUPING] !== null && w[GROUPING] === event.message);
     w[PENDING] = { type, text: '', message: event.message, grouped };
   }
-  const p2 = w[PENDING];
-  p2.text += event.text;
-  if (p2.text.length < CODEX_MAX_HELD_TEXT) return head;
+  const pending = w[PENDING];
+  pending.text += event.text;
+  if (pending.text.length < CODEX_MAX_HELD_TEXT) return head;
   // Past the cap the text so far becomes an item of its own and the message goes on in the
   // next: text kept, memory bounded, but a reader takes the last item as the round's message.
   reportLoss(
@@ -530,9 +530,9 @@ function textDelta(
     `a message past ${CODEX_MAX_HELD_TEXT} characters is written as several ${type} items; a reader takes the last as the whole message`,
   );
   if (type === 'agent_message') wroteText(w);
-  const text = p2.text;
-  p2.text = '';
-  p2.split = true;
+  const text = pending.text;
+  pending.text = '';
+  pending.split = true;
   return head + agentItem(w, type, text);
 }
 
@@ -819,9 +819,10 @@ function toolOutput(w: Writer, event: AgentEventOf<'tool.output'>, codex: boolea
     call.output = hints?.snapshot === true ? event.text : call.output + event.text;
     return toolItem(w, 'item.updated', event.call, call, event, undefined);
   }
-  if (call.output.length < CODEX_MAX_HELD_TEXT)
-    call.output += event.text.slice(0, CODEX_MAX_HELD_TEXT - call.output.length);
-  else
+  // Held up to the cap; what does not fit, the delta that crosses it included, is a loss.
+  const room = CODEX_MAX_HELD_TEXT - call.output.length;
+  if (room > 0) call.output += event.text.length <= room ? event.text : event.text.slice(0, room);
+  if (event.text.length > room)
     reportLoss(
       w[LOSS],
       event,
