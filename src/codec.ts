@@ -148,14 +148,37 @@ export interface FormatSpec<D extends DecodeOptions, E extends EncodeOptions> {
 // across streams (a closure made per decoder is a new target with each one, and the optimised
 // code that inlined the last one is dropped; docs/performance.md, "The framing's state in
 // slots", round fourteen).
-type LineDecoderState = [out: AgentEvent[], records: RecordDecoder, blanks: BlankLines, sink: DiagnosticSink];
-const LD_OUT = 0;
-const LD_RECORDS = 1;
-const LD_BLANKS = 2;
+
+/**
+ * A line format's chunk decoder state: the current `push`'s output, the record decoder, the
+ * blank lines skipped and the diagnostic sink. The JSON stream reader of the UI protocols
+ * (src/framing/json-stream.ts) drives its JSON Lines on the same slots.
+ */
+export type LineDecoderState = [
+  out: AgentEvent[],
+  records: RecordDecoder,
+  blanks: BlankLines,
+  sink: DiagnosticSink,
+];
+/** Slot of a {@link LineDecoderState}: where the current `push` puts its events. */
+export const LD_OUT = 0;
+/** Slot of a {@link LineDecoderState}: the format's record decoder. */
+export const LD_RECORDS = 1;
+/** Slot of a {@link LineDecoderState}: the blank lines skipped. */
+export const LD_BLANKS = 2;
 const LD_SINK = 3;
 
-// JSON Lines: blank lines skipped here (SSE blank lines end events, and a format may keep them).
-function recordOrBlank(d: LineDecoderState, text: string, line: number, offset: number, bytes: number): void {
+/**
+ * A JSON Lines line of a {@link LineDecoderState}: a record, or a blank line skipped (SSE blank
+ * lines end events, and a format may keep them).
+ */
+export function recordOrBlank(
+  d: LineDecoderState,
+  text: string,
+  line: number,
+  offset: number,
+  bytes: number,
+): void {
   // One compare for the common line: a record starts with `{`, above every blank.
   if (text.length === 0 || (text.charCodeAt(0) <= 32 && isBlankLine(text))) {
     d[LD_BLANKS].skip(line, offset);
@@ -168,7 +191,8 @@ function everyLine(d: LineDecoderState, text: string, line: number, offset: numb
   d[LD_RECORDS].line(text, line, offset, d[LD_OUT], bytes);
 }
 
-function lineDiagnostic(d: LineDecoderState, diagnostic: Diagnostic): void {
+/** A line splitter's diagnostic for a {@link LineDecoderState}: to its sink. */
+export function lineDiagnostic(d: LineDecoderState, diagnostic: Diagnostic): void {
   d[LD_SINK].report(diagnostic);
 }
 

@@ -3,9 +3,19 @@
 // tells the two apart from the first byte that is not white space and feeds each event's JSON
 // text to the format's record decoder; the writer frames each record in the chosen framing.
 
-import { BlankLines, type ChunkDecoder, type DecodeOptions, isBlankLine, type RecordDecoder } from '../codec';
-import type { Diagnostic, DiagnosticSink, Format } from '../diagnostics';
-import type { AgentEvent } from '../model';
+import {
+  BlankLines,
+  type ChunkDecoder,
+  type DecodeOptions,
+  LD_BLANKS,
+  LD_OUT,
+  LD_RECORDS,
+  type LineDecoderState,
+  lineDiagnostic,
+  type RecordDecoder,
+  recordOrBlank,
+} from '../codec';
+import type { DiagnosticSink, Format } from '../diagnostics';
 import { endInput, newSplitState, pushChunk, type SplitState } from './lines';
 import { endSse, formatSseJsonEvent, newSseState, perStream, pushSse, type SseState } from './sse';
 
@@ -63,8 +73,8 @@ export function jsonStreamChunkDecoder(
   sink: DiagnosticSink,
   records: FramedRecordDecoder,
 ): ChunkDecoder {
-  // The events of the current `push` go to `to[OUT]`.
-  const to: Records = [records, sink, new BlankLines(format, sink), []];
+  // The events of the current `push` go to `to[LD_OUT]`.
+  const to: LineDecoderState = [[], records, new BlankLines(format, sink), sink];
   let held: Array<Uint8Array | string> = [];
   let heldBytes = 0;
   let sse: SseState | undefined;
@@ -83,7 +93,7 @@ export function jsonStreamChunkDecoder(
     }
     const lineOptions: { mode: 'jsonl'; format: Format; maxLineBytes?: number } = { mode: 'jsonl', format };
     if (options.maxLineBytes !== undefined) lineOptions.maxLineBytes = options.maxLineBytes;
-    lines = newSplitState(to, perStream(lineRecord), undefined, lineDiagnostic, lineOptions);
+    lines = newSplitState(to, perStream(recordOrBlank), undefined, lineDiagnostic, lineOptions);
   };
   const push = (chunk: Uint8Array | string): void => {
     if (sse !== undefined) pushSse(sse, chunk);
@@ -101,7 +111,7 @@ export function jsonStreamChunkDecoder(
 
   return {
     push(chunk, target) {
-      to[OUT] = target;
+      to[LD_OUT] = target;
       if (sse === undefined && lines === undefined) {
         held.push(chunk);
         heldBytes += chunk.length;
@@ -114,7 +124,7 @@ export function jsonStreamChunkDecoder(
       push(chunk);
     },
     end(target) {
-      to[OUT] = target;
+      to[LD_OUT] = target;
       if (sse === undefined && lines === undefined) {
         start('sse');
         flushHeld();
@@ -122,32 +132,26 @@ export function jsonStreamChunkDecoder(
       if (sse !== undefined) endSse(sse);
       else {
         endInput(lines!, options.incompleteLine ?? 'deliver');
-        to[BLANKS].end();
+        to[LD_BLANKS].end();
       }
       if (options.incompleteLine !== 'hold') records.end(target);
     },
   };
 }
 
-/**
- * What a decoder of a JSON event stream reads with, in either framing: its record decoder, its
- * diagnostic sink, the blank lines of JSON Lines, and the current `push`'s output array. Slots of
- * an array, read by the module functions the SSE reader and the splitter call with it
- * ({@link eventRecord}, {@link lineRecord}), each bound anew per decoder ({@link perStream}): the
- * framing's optimised code calls them without inlining them, so it embeds nothing of the record
- * decoder's, whose hidden classes may die at a full GC (docs/performance.md, "The framing's state
- * in slots", round fourteen).
+/*
+ * What a decoder of a JSON event stream reads with, in either framing, is a
+ * {@link LineDecoderState} (src/codec.ts): its record decoder, its diagnostic sink, the blank lines
+ * of JSON Lines, and the current `push`'s output array. The SSE reader and the splitter call
+ * {@link eventRecord} and codec.ts's {@link recordOrBlank} with it, each bound anew per decoder
+ * ({@link perStream}): the framing's optimised code calls them without inlining them, so it embeds
+ * nothing of the record decoder's, whose hidden classes may die at a full GC (docs/performance.md,
+ * "The framing's state in slots", round fourteen).
  */
-type Records = [records: FramedRecordDecoder, sink: DiagnosticSink, blanks: BlankLines, out: AgentEvent[]];
-
-const RECORDS = 0;
-const SINK = 1;
-const BLANKS = 2;
-const OUT = 3;
 
 // Each SSE event's data is one record.
 function eventRecord(
-  to: Records,
+  to: LineDecoderState,
   _id: string | undefined,
   _event: string | undefined,
   data: string,
@@ -155,18 +159,7 @@ function eventRecord(
   line: number,
   offset: number,
 ): void {
-  to[RECORDS].line(data, line, offset, to[OUT]);
-}
-
-// A JSON Lines line is one record; blank lines follow the one rule of every JSON Lines format
-// (src/codec.ts).
-function lineRecord(to: Records, text: string, line: number, offset: number, bytes: number): void {
-  if (text.length === 0 || (text.charCodeAt(0) <= 32 && isBlankLine(text))) to[BLANKS].skip(line, offset);
-  else to[RECORDS].line(text, line, offset, to[OUT], bytes);
-}
-
-function lineDiagnostic(to: Records, d: Diagnostic): void {
-  to[SINK].report(d);
+  to[LD_RECORDS].line(data, line, offset, to[LD_OUT]);
 }
 
 /** One record's JSON text in a framing: `data: {json}\n\n` (SSE) or `{json}\n` (JSON Lines). */
