@@ -1,10 +1,13 @@
 import { describe, expect, test } from 'vitest';
 import type { Codec } from '../../src/codec';
 import type { Diagnostic } from '../../src/diagnostics';
+import { AGUI_MAX_HELD_TEXT } from '../../src/formats/ag-ui/wire';
 import { AMP_JOIN_SHORTCUT } from '../../src/formats/amp/encode';
 import { AMP_MAX_HELD_TEXT } from '../../src/formats/amp/wire';
 import { CLAUDE_MAX_HELD_OUTPUT, CLAUDE_MAX_HELD_TEXT } from '../../src/formats/claude/wire';
 import { CODEX_MAX_HELD_TEXT } from '../../src/formats/codex/wire';
+import { COPILOT_MAX_HELD_TEXT } from '../../src/formats/copilot/wire';
+import { CURSOR_MAX_HELD_TEXT } from '../../src/formats/cursor/wire';
 import { codecs } from '../../src/formats/index';
 import { OPENCODE_MAX_HELD_TEXT } from '../../src/formats/opencode/wire';
 import type { AgentEvent } from '../../src/model';
@@ -226,4 +229,111 @@ test('the Amp writer writes a message past AMP_MAX_HELD_TEXT as several assistan
   } finally {
     AMP_JOIN_SHORTCUT.enabled = true;
   }
+});
+
+// One message of 3 Mi characters of reasoning, then 3 Mi of text, in deltas; neither the round's
+// end nor the run's carries the text again. Whatever a writer repeats of it in a closing record
+// (a message's final copy, a run's result) it must have held: no writer holds more than its
+// 1 Mi-character cap, so no line it writes is longer than that and its envelope.
+function longThought(answer?: string): AgentEvent[] {
+  const list: AgentEvent[] = [
+    { type: 'session.start', session: 's', protocol: 'v1' },
+    { type: 'run.start', round: 1, input: 'go' },
+    { type: 'message.start', role: 'assistant', round: 1, message: 'm1' },
+  ];
+  for (let i = 0; i < PIECES; i++)
+    list.push({ type: 'reasoning.delta', text: PIECE, round: 1, message: 'm1' });
+  for (let i = 0; i < PIECES; i++) list.push({ type: 'text.delta', text: PIECE, round: 1, message: 'm1' });
+  list.push({ type: 'message.end', round: 1, message: 'm1' });
+  list.push({ type: 'round.end', round: 1, message: '' });
+  list.push({ type: 'run.end', status: 'completed', ...(answer === undefined ? {} : { answer }) });
+  return list;
+}
+
+const HELD_LINE = 1024 * 1024 + 4096;
+
+describe.each(all.map((c) => [c.format, c] as const))(
+  '%s writer, long reasoning and text',
+  (_format, codec) => {
+    test('no line past the held-text cap; text and reasoning read back whole', () => {
+      const { text, diagnostics } = write(codec, longThought());
+      for (const line of text.split('\n')) expect(line.length).toBeLessThanOrEqual(HELD_LINE);
+      const back = codec.parse(text, LARGE);
+      expect(back.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+      if (codec.format === 'highbar') return; // no record for text: a loss (every-writer.test.ts)
+      const joined = (type: string) =>
+        back.events.flatMap((e) => (e.type === type && 'text' in e ? [e.text] : [])).join('');
+      expect(joined('text.delta')).toBe(PIECE.repeat(PIECES));
+      if (lossesOn(diagnostics, 'reasoning.delta').length === 0)
+        expect(joined('reasoning.delta')).toBe(PIECE.repeat(PIECES));
+    });
+  },
+);
+
+test('the Copilot writer writes a message past COPILOT_MAX_HELD_TEXT as several messages, once reported', () => {
+  const { text, diagnostics } = write(codecs.copilot!, longThought());
+  const messages = records<{
+    type: string;
+    data: { messageId: string; content: string; reasoningText?: string };
+  }>(text, '{"id"').filter((r) => r.type === 'assistant.message');
+  expect(messages.length).toBe(3);
+  for (const m of messages) expect(m.data.content.length).toBeLessThanOrEqual(COPILOT_MAX_HELD_TEXT);
+  expect(messages.map((m) => m.data.content).join('')).toBe(PIECE.repeat(PIECES));
+  expect(new Set(messages.map((m) => m.data.messageId)).size).toBe(3);
+  // The reasoning past the cap is not repeated: its deltas carry it.
+  expect(messages.map((m) => m.data.reasoningText)).toEqual([undefined, undefined, undefined]);
+  expect(lossesOn(diagnostics, 'text.delta.message')).toHaveLength(1);
+  const back = codecs.copilot!.parse(text, LARGE);
+  expect(back.events.filter((e) => e.type === 'message.end')).toHaveLength(3);
+});
+
+// `list` with only the first `n` deltas of each kind: a message well under the caps.
+const firstDeltas = (list: AgentEvent[], n: number): AgentEvent[] =>
+  list.filter(
+    (e, i, xs) =>
+      (e.type !== 'text.delta' && e.type !== 'reasoning.delta') ||
+      xs.slice(0, i).filter((x) => x.type === e.type).length < n,
+  );
+
+test('under the cap, the Copilot writer repeats the message and its reasoning whole', () => {
+  const small = firstDeltas(longThought(), 4);
+  const { text, diagnostics } = write(codecs.copilot!, small);
+  const [m, ...rest] = records<{ type: string; data: { content: string; reasoningText?: string } }>(
+    text,
+    '{"id"',
+  ).filter((r) => r.type === 'assistant.message');
+  expect(rest).toEqual([]);
+  expect([m?.data.content, m?.data.reasoningText]).toEqual([PIECE.repeat(4), PIECE.repeat(4)]);
+  expect(lossesOn(diagnostics, 'text.delta.message')).toEqual([]);
+});
+
+test("the Cursor writer's result repeats the run's text up to CURSOR_MAX_HELD_TEXT, then is empty and reported", () => {
+  const { text, diagnostics } = write(codecs.cursor!, longThought());
+  const [result] = records<{ result: string }>(text, '{"type":"result"');
+  expect(result?.result).toBe('');
+  expect(lossesOn(diagnostics, 'run.end.answer')).toHaveLength(1);
+  // Under the cap: the run's text, nothing reported.
+  const under = firstDeltas(longThought(), 4);
+  const small = write(codecs.cursor!, under);
+  expect(records<{ result: string }>(small.text, '{"type":"result"')[0]?.result).toBe(PIECE.repeat(4));
+  expect(PIECE.length * 4).toBeLessThan(CURSOR_MAX_HELD_TEXT);
+  expect(lossesOn(small.diagnostics, 'run.end.answer')).toEqual([]);
+});
+
+test("the AG-UI writer writes an answer past AGUI_MAX_HELD_TEXT as the run's result, not proved a repeat", () => {
+  const whole = PIECE.repeat(PIECES);
+  expect(whole.length).toBeGreaterThan(AGUI_MAX_HELD_TEXT);
+  const { text, diagnostics } = write(codecs['ag-ui']!, longThought(whole));
+  const [finished] = text
+    .split('\n')
+    .filter((l) => l.startsWith('data: {"type":"RUN_FINISHED"'))
+    .map((l) => JSON.parse(l.slice(6)) as { result?: string });
+  expect(finished?.result).toBe(whole);
+  expect(diagnostics.filter((d) => d.code === 'loss' && d.field?.startsWith('run.end'))).toEqual([]);
+  const back = codecs['ag-ui']!.parse(text, LARGE);
+  const end = back.events.find((e) => e.type === 'run.end');
+  expect(end?.type === 'run.end' && end.answer === whole).toBe(true);
+  // Under the cap an answer that is the run's text is not repeated.
+  const under = firstDeltas(longThought(PIECE.repeat(4)), 4);
+  expect(write(codecs['ag-ui']!, under).text).not.toContain('"result"');
 });

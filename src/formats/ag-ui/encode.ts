@@ -26,6 +26,7 @@ import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { hintsFrom } from '../../record';
 import {
   AGUI_APPROVAL_REASON,
+  AGUI_MAX_HELD_TEXT,
   AGUI_META_KEY,
   AGUI_QUESTION_REASON,
   type AguiHints,
@@ -177,7 +178,8 @@ interface Writer {
    * text of each of its messages that ended, joined when the message ends, then the pieces of
    * the open message as they came ({@link messageText}). Not one string grown by `+=` (a rope of
    * a cell per delta, all alive until the run ends, that every young-generation GC would copy),
-   * nor one list of every delta's text (one entry per delta alive until the run ends).
+   * nor one list of every delta's text (one entry per delta alive until the run ends). Past
+   * AGUI_MAX_HELD_TEXT characters nothing is held: the length alone goes on counting.
    */
   runText: string[];
   /** The pieces of the main agent's open message, after everything in {@link runText}. */
@@ -548,8 +550,15 @@ function emitRecord(
 }
 
 function addRunText(w: Writer, text: string): void {
-  w.messageText.push(text);
-  w.runTextLength += text.length;
+  const length = w.runTextLength + text.length;
+  w.runTextLength = length;
+  if (length <= AGUI_MAX_HELD_TEXT) {
+    w.messageText.push(text);
+    return;
+  }
+  // Past the cap an answer can no longer be proved to be the run's text: it is written.
+  if (w.runText.length !== 0) w.runText = [];
+  if (w.messageText.length !== 0) w.messageText = [];
 }
 
 /** The main agent's message ended: its pieces become one entry of the run's text. */
@@ -564,6 +573,7 @@ function isRunText(w: Writer, answer: unknown): boolean {
   return (
     typeof answer === 'string' &&
     answer.length === w.runTextLength &&
+    w.runTextLength <= AGUI_MAX_HELD_TEXT &&
     answer === w.runText.join('') + w.messageText.join('')
   );
 }

@@ -118,6 +118,14 @@ export const AGUI_PROTOCOL_VERSION = '1.0';
  */
 export const AGUI_META_KEY = 'agentwire';
 
+/**
+ * Most characters of a run's text the writer holds to tell whether the run's answer only repeats
+ * it (then `RUN_FINISHED` carries no `result`). Past it nothing is held and an answer is written
+ * as `result` whatever it says: more bytes, nothing lost. 1 Mi characters: far above any real
+ * run, and it keeps a converted runaway stream's memory bounded (docs/limits.md).
+ */
+export const AGUI_MAX_HELD_TEXT: number = 1024 * 1024;
+
 /** The interrupt `reason` agentwire writes for an approval. */
 export const AGUI_APPROVAL_REASON = 'human_approval';
 /** The interrupt `reason` agentwire writes for questions to the user. */

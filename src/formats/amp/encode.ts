@@ -104,6 +104,12 @@ interface Pending {
    * that can be last, and the test is a compare, not a weak-table lookup (whose table a GC walks).
    */
   joinable: JsonObject | undefined;
+  /**
+   * Characters of another format's reasoning and text blocks the line holds, counted as each
+   * block is added (the joinable block's growth has its own cap): past AMP_MAX_HELD_TEXT the
+   * line is written before the next block.
+   */
+  held: number;
 }
 
 /**
@@ -351,7 +357,12 @@ function dispatch(
         a.blocks.push(block(hints, { type: 'text', text: event.text }));
         return text;
       }
+      if (a.held >= AMP_MAX_HELD_TEXT) {
+        text += cutAssistant(w, event);
+        a = pendingAssistant(w, event, line, hints);
+      }
       const b: JsonObject = { type: 'text', text: event.text as string };
+      a.held += event.text.length;
       a.blocks.push(b);
       a.joinable = b;
       w[JOIN_TO] = b;
@@ -364,7 +375,15 @@ function dispatch(
           ? { type: 'redacted_thinking', data: event.redacted }
           : { type: 'thinking', thinking: event.text };
       if (event.redacted === undefined && event.signature !== undefined) b.signature = event.signature;
-      pendingAssistant(w, event, line, hints).blocks.push(block(hints, b));
+      let a = pendingAssistant(w, event, line, hints);
+      if (!own) {
+        if (a.held >= AMP_MAX_HELD_TEXT) {
+          text += cutAssistant(w, event);
+          a = pendingAssistant(w, event, line, hints);
+        }
+        a.held += (event.redacted ?? event.text).length;
+      }
+      a.blocks.push(block(hints, b));
       return text;
     }
     case 'tool.start': {
@@ -580,11 +599,11 @@ function joinDelta(w: Writer, event: AgentEvent): boolean {
 
 // Another format's text held at AMP_MAX_HELD_TEXT: the lane's assistant line so far is written,
 // and the text goes on in the next line (a reader's next round).
-function cutAssistant(w: Writer, event: AgentEventOf<'text.delta'>): string {
+function cutAssistant(w: Writer, event: AgentEventOf<'text.delta' | 'reasoning.delta'>): string {
   reportLoss(
     w[LOSS],
     event,
-    'text.delta.message',
+    `${event.type}.message`,
     `a message past ${AMP_MAX_HELD_TEXT} characters is written as several assistant lines; a reader takes each for a round`,
   );
   w[JOIN_TO] = undefined;
@@ -697,6 +716,7 @@ function start(
     session: sessionOf(w, event),
     end: undefined,
     joinable: undefined,
+    held: 0,
   };
 }
 

@@ -89,6 +89,8 @@ interface Message {
   done: boolean;
   /** Some of its blocks were written before it ended (CLAUDE_MAX_HELD_TEXT). */
   ahead?: boolean;
+  /** Characters of text and thinking its blocks hold (CLAUDE_MAX_HELD_TEXT). */
+  held?: number;
 }
 
 /** The events one line gave, waiting for the last of them (see `ClaudeHints`). */
@@ -633,7 +635,13 @@ export class ClaudeEncoder implements Encoder {
     const last = m.blocks[m.blocks.length - 1];
     if (last?.type === 'text') last.text = (last.text as string) + e.text;
     else m.blocks.push({ type: 'text', text: e.text });
-    if ((m.blocks[m.blocks.length - 1]!.text as string).length >= CLAUDE_MAX_HELD_TEXT) this.writeAhead(m);
+    this.hold(m, e.text.length);
+  }
+
+  // Text and thinking alike count towards the cap: a message of many blocks is held whole too.
+  private hold(m: Message, length: number): void {
+    m.held = (m.held ?? 0) + length;
+    if (m.held >= CLAUDE_MAX_HELD_TEXT) this.writeAhead(m);
   }
 
   // A message whose text passed CLAUDE_MAX_HELD_TEXT: its blocks so far become its first lines,
@@ -643,6 +651,7 @@ export class ClaudeEncoder implements Encoder {
     const lines = this.messageText(m);
     m.blocks = [{ type: 'text', text: '' }];
     m.ahead = true;
+    m.held = 0;
     this.queue.splice(this.queue.indexOf(m), 0, lines.slice(0, -1));
   }
 
@@ -650,6 +659,7 @@ export class ClaudeEncoder implements Encoder {
     const m = this.message(e, e.message);
     if (e.redacted !== undefined) {
       m.blocks.push({ type: 'redacted_thinking', data: e.redacted });
+      this.hold(m, e.redacted.length);
       return;
     }
     const last = m.blocks[m.blocks.length - 1];
@@ -657,6 +667,7 @@ export class ClaudeEncoder implements Encoder {
       last.thinking = (last.thinking as string) + e.text;
       if (e.signature !== undefined) last.signature = e.signature;
     } else m.blocks.push({ type: 'thinking', thinking: e.text, signature: e.signature ?? '' });
+    this.hold(m, e.text.length);
   }
 
   private toolStart(e: AgentEventOf<'tool.start'>): void {

@@ -27,10 +27,11 @@ export const CLAUDE_MAX_LINE_BYTES: number = 16 * 1024 * 1024;
 export const CLAUDE_MAX_HELD_OUTPUT: number = 1024 * 1024;
 
 /**
- * Most characters of one text block the writer holds while another format's message goes on:
- * 1 Mi. Past it the message's blocks so far are written as its lines (`stop_reason` null, as
- * Claude Code writes a message's lines before its last), and the text goes on in a new block of
- * the same message, which a reader joins back by the message id (docs/limits.md).
+ * Most characters of text and thinking the writer holds in one message's blocks while another
+ * format's message goes on: 1 Mi. Past it the message's blocks so far are written as its lines
+ * (`stop_reason` null, as Claude Code writes a message's lines before its last), and the message
+ * goes on in new blocks of the same message, which a reader joins back by the message id
+ * (docs/limits.md).
  */
 export const CLAUDE_MAX_HELD_TEXT: number = 1024 * 1024;
 

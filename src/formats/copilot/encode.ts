@@ -19,6 +19,7 @@ import { newRunSpan, type RunSpan, spanAfter, spanBefore } from '../../run-span'
 import { addExact } from '../../usage';
 import {
   COPILOT_EPHEMERAL_TYPES,
+  COPILOT_MAX_HELD_TEXT,
   type CopilotEnvelope,
   type CopilotHints,
   type CopilotRecordType,
@@ -163,6 +164,11 @@ type Writer = [
   // Another format's runs: whether the open one wrote a byte (one cut off having written
   // nothing reads back as no run at all).
   span: RunSpan,
+  // Messages cut at COPILOT_MAX_HELD_TEXT: the id the rest of a message's text goes on under, by
+  // the id its events name (empty but for a message past the cap).
+  renamed: Map<string, string>,
+  // The reasoning since the last message went past COPILOT_MAX_HELD_TEXT: not held any more.
+  reasoningCut: boolean,
 ];
 
 /** The token figures a Copilot reader sums a run's assistant.usage into. */
@@ -202,6 +208,8 @@ const SESSION = 28;
 const OPEN_LANE = 29;
 const INCOMPLETE_RUN = 30;
 const SPAN = 31;
+const RENAMED = 32;
+const REASONING_CUT = 33;
 
 function newWriter(options: CopilotEncodeOptions, sink: DiagnosticSink, templates: boolean): Writer {
   return [
@@ -239,6 +247,8 @@ function newWriter(options: CopilotEncodeOptions, sink: DiagnosticSink, template
     // Copilot says a cut-off run before another itself (afterIncomplete): only an empty one is
     // the span's to report.
     newRunSpan(false),
+    new Map(),
+    false,
   ];
 }
 
@@ -342,7 +352,7 @@ function recordOf(w: Writer, event: AgentEvent): string {
     // Derived on reading (a message's text without deltas, a run end at shutdown): the record
     // they came from is written by its own event; their text only feeds that record.
     if (event.type === 'text.delta') addText(w, event.message ?? w[OPEN_MESSAGE], event.text);
-    else if (event.type === 'reasoning.delta') w[REASONING] += event.text;
+    else if (event.type === 'reasoning.delta') holdReasoning(w, event.text);
     else if (event.type === 'run.start') openRun(w);
     else if (event.type === 'run.end') endRunAndTurn(w);
     return '';
@@ -399,9 +409,16 @@ function recordOf(w: Writer, event: AgentEvent): string {
       );
     }
     case 'text.delta': {
-      const head = lazyTurn(w, event, own);
-      const id = event.message ?? w[OPEN_MESSAGE] ?? openMessage(w, event.lane);
-      addText(w, id, event.text);
+      let head = lazyTurn(w, event, own);
+      const named = event.message ?? w[OPEN_MESSAGE] ?? openMessage(w, event.lane);
+      let id = w[RENAMED].size === 0 ? named : (w[RENAMED].get(named) ?? named);
+      let sofar = w[TEXTS].get(id) ?? '';
+      if (sofar.length + event.text.length > COPILOT_MAX_HELD_TEXT && sofar !== '') {
+        head += cutMessage(w, event, named);
+        id = w[RENAMED].get(named)!;
+        sofar = '';
+      }
+      w[TEXTS].set(id, sofar + event.text);
       if (tpl === undefined && w[TEMPLATES] && typeof event.text === 'string' && typeof id === 'string') {
         // Most records of a stream: `JSON.stringify` of `{messageId, deltaContent}`, spelled out.
         const dataText = `{"messageId":${quotedMessage(w, id)},"deltaContent":${jsonString(event.text)}}`;
@@ -735,9 +752,45 @@ function dataWith(tpl: JsonObject | undefined, set: Array<[string, unknown]>): J
   return d;
 }
 
-function addText(w: Writer, id: string | undefined, text: string): void {
-  if (id === undefined) return;
+function addText(w: Writer, named: string | undefined, text: string): void {
+  if (named === undefined) return;
+  const id = w[RENAMED].size === 0 ? named : (w[RENAMED].get(named) ?? named);
   w[TEXTS].set(id, (w[TEXTS].get(id) ?? '') + text);
+}
+
+/**
+ * A message whose held text would pass COPILOT_MAX_HELD_TEXT: the text so far is written as an
+ * `assistant.message` of its own and the message goes on under a new id (`renamed`). Memory stays
+ * bounded and no text is lost, but a reader takes each for a message, and the last for the answer.
+ */
+function cutMessage(w: Writer, event: AgentEventOf<'text.delta'>, named: string): string {
+  reportLoss(
+    w[LOSS],
+    event,
+    'text.delta.message',
+    `a message past ${COPILOT_MAX_HELD_TEXT} characters is written as several assistant.message records; a reader takes each for a message`,
+  );
+  const open = w[OPEN_MESSAGE];
+  let out = messageRecord(w, event, undefined, named);
+  const next = newId(w);
+  w[RENAMED].set(named, next);
+  // Still open: a round's end that closes it names it as its events do.
+  if (open === named) w[OPEN_MESSAGE] = named;
+  out += emit(w, { type: 'assistant.message_start', data: { messageId: next }, event });
+  return out;
+}
+
+/** Reasoning held for the next message's `reasoningText`, up to COPILOT_MAX_HELD_TEXT. */
+function holdReasoning(w: Writer, text: string): void {
+  if (w[REASONING_CUT]) return;
+  if (w[REASONING].length + text.length <= COPILOT_MAX_HELD_TEXT) {
+    w[REASONING] += text;
+    return;
+  }
+  // Past the cap the message carries no reasoningText: its reasoning deltas said it all (a
+  // reader takes reasoningText only for a message without them).
+  w[REASONING] = '';
+  w[REASONING_CUT] = true;
 }
 
 function sessionStart(w: Writer, event: AgentEvent, tpl: JsonObject | undefined): string {
@@ -871,7 +924,7 @@ function reasoningRecord(
 ): string {
   const head = lazyTurn(w, event, own);
   const id = event.message ?? w[OPEN_REASONING] ?? (w[OPEN_REASONING] = newId(w));
-  w[REASONING] += event.text;
+  holdReasoning(w, event.text);
   const hints = own ? (event.provenance?.hints as CopilotHints | undefined) : undefined;
   if (hints?.record?.type === 'assistant.reasoning') {
     const data = dataWith(tpl, [
@@ -899,10 +952,16 @@ function messageRecord(
   tpl: JsonObject | undefined,
   message: string | undefined,
 ): string {
-  const id = message ?? w[OPEN_MESSAGE] ?? newId(w);
+  const named = message ?? w[OPEN_MESSAGE] ?? newId(w);
+  let id = named;
+  if (w[RENAMED].size !== 0) {
+    id = w[RENAMED].get(named) ?? named;
+    w[RENAMED].delete(named);
+  }
   const content = w[TEXTS].get(id) ?? '';
   w[TEXTS].delete(id);
-  if (w[OPEN_MESSAGE] === id) w[OPEN_MESSAGE] = undefined;
+  if (w[OPEN_MESSAGE] === named) w[OPEN_MESSAGE] = undefined;
+  w[REASONING_CUT] = false;
   if (tpl === undefined && w[TEMPLATES] && typeof id === 'string') {
     // `JSON.stringify` of `{messageId, content, reasoningText?}`, spelled out. The content is a
     // rope of the message's deltas: JSON.stringify of an object reads it slower than

@@ -7,6 +7,16 @@ import type { Detection } from '../../detect';
 import { type IsoClock, type IsoReader, readIso } from '../../iso';
 import type { JsonObject } from '../../json';
 
+/**
+ * Most characters the writer holds of one message for its `assistant.message` (which repeats the
+ * deltas' text), and of the reasoning for its `reasoningText`. Past it a message's text so far is
+ * written as an `assistant.message` of its own and the rest goes on under a new message id (a
+ * `loss` on `text.delta.message`: a reader takes each for a message); reasoning past it is not
+ * repeated (its deltas carry it). 1 Mi characters: far above any real message, and it keeps a
+ * converted runaway stream's memory bounded (docs/limits.md).
+ */
+export const COPILOT_MAX_HELD_TEXT: number = 1024 * 1024;
+
 /** Default `maxLineBytes` of the Copilot decoder: a tool result inside one event can be large. */
 export const COPILOT_MAX_LINE_BYTES: number = 16 * 1024 * 1024;
 

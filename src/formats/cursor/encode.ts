@@ -9,6 +9,7 @@ import { newRunSpan, spanAfter, spanBefore } from '../../run-span';
 import { addUsage, assertUsageFigures } from '../../usage';
 import {
   CURSOR_KEY_FOR_KIND,
+  CURSOR_MAX_HELD_TEXT,
   CURSOR_TOOL_KEY_SUFFIX,
   CURSOR_TOOL_KINDS,
   type CursorHints,
@@ -165,6 +166,8 @@ export class CursorEncoder implements Encoder {
   private readonly starts = new Map<string, AgentEventOf<'tool.start'>>();
   private thinking: AgentEvent | undefined;
   private runText = '';
+  // The run's text went past CURSOR_MAX_HELD_TEXT: not held any more (see `result`).
+  private runTextCut = false;
   // The sum of the run's round.end usage: the run total of a source that has none of its own.
   private roundUsage: Usage | undefined;
   private counter = 0;
@@ -218,6 +221,7 @@ export class CursorEncoder implements Encoder {
         return out + this.line(this.init(event, t), hints);
       case 'run.start':
         this.runText = '';
+        this.runTextCut = false;
         this.roundUsage = undefined;
         if (!own && event.input === undefined) return out;
         return out + this.line(this.user(event, event.input ?? '', t), hints);
@@ -230,7 +234,7 @@ export class CursorEncoder implements Encoder {
         return out + this.line(this.thought(event, completed, t), hints);
       }
       case 'text.delta':
-        this.runText += event.text;
+        this.holdRunText(event.text);
         return out + this.line(this.assistant(event, event.text, t), hints);
       case 'message.end': {
         const text = t !== undefined ? this.snapshotText(t) : undefined;
@@ -277,13 +281,14 @@ export class CursorEncoder implements Encoder {
       case 'run.start':
       case 'run.end':
         this.runText = '';
+        this.runTextCut = false;
         this.roundUsage = undefined;
         break;
       case 'reasoning.delta':
         this.thinking = undefined;
         break;
       case 'text.delta':
-        this.runText += event.text;
+        this.holdRunText(event.text);
         break;
       case 'tool.start':
         this.starts.set(event.call, event);
@@ -292,6 +297,17 @@ export class CursorEncoder implements Encoder {
         this.starts.delete(event.call);
         break;
     }
+  }
+
+  /** The run's text, held for the `result` of a run end without an answer, up to the cap. */
+  private holdRunText(text: string): void {
+    if (this.runTextCut) return;
+    if (this.runText.length + text.length <= CURSOR_MAX_HELD_TEXT) {
+      this.runText += text;
+      return;
+    }
+    this.runText = '';
+    this.runTextCut = true;
   }
 
   private sessionId(): string {
@@ -492,7 +508,14 @@ export class CursorEncoder implements Encoder {
   private result(event: AgentEventOf<'run.end'>, t: JsonObject | undefined): JsonObject {
     const failed = event.status === 'failed';
     const text = failed ? (event.error ?? event.answer) : (event.answer ?? this.runText);
+    if (!failed && event.answer === undefined && this.runTextCut)
+      this.loss.report(
+        event,
+        'run.end.answer',
+        `Cursor's result repeats the run's text; past ${CURSOR_MAX_HELD_TEXT} characters it is not held, and the result is empty`,
+      );
     this.runText = '';
+    this.runTextCut = false;
     const rounds = this.roundUsage;
     this.roundUsage = undefined;
     if (t !== undefined) {

@@ -30,6 +30,15 @@ export function isCursorRecordType(type: unknown): type is CursorRecordType {
 /** Default `maxLineBytes` for Cursor: a completed shell call carries its output twice. */
 export const CURSOR_MAX_LINE_BYTES: number = 16 * 1024 * 1024;
 
+/**
+ * Most characters of a run's text the writer holds for the `result` of another format's run end
+ * without an answer (Cursor's `result` repeats the run's assistant text). Past it the result is
+ * empty, a `loss` on `run.end.answer`; the assistant records carry the text whole. 1 Mi
+ * characters: far above any real run, and it keeps a converted runaway stream's memory bounded
+ * (docs/limits.md).
+ */
+export const CURSOR_MAX_HELD_TEXT: number = 1024 * 1024;
+
 /** The suffix of every tool payload key: `shellToolCall` is the `shell` tool. */
 export const CURSOR_TOOL_KEY_SUFFIX = 'ToolCall';
 
