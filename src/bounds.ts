@@ -27,3 +27,29 @@ export function isBounded(text: string, cap: number): boolean {
   const m = MARKER.exec(text);
   return m !== null && m.index === cap;
 }
+
+/**
+ * Most characters of a round's text a decoder holds to repeat it as `round.end.message` (formats
+ * whose round end does not carry the text itself: it is joined from the round's deltas). 4 Mi:
+ * four times the longest message a model writes today, and it keeps a runaway round's memory
+ * bounded (docs/limits.md). Counted in UTF-16 code units.
+ */
+export const MAX_ROUND_TEXT: number = 4 * 1024 * 1024;
+
+/**
+ * `held` with `text` appended, up to {@link MAX_ROUND_TEXT} characters: past it the rest is not
+ * held (the `text.delta` events carry it all). The caller reports the cut once, where
+ * {@link reachesRoundCap} says so.
+ */
+export function holdRoundText(held: string, text: string): string {
+  if (held.length + text.length < MAX_ROUND_TEXT) return held + text;
+  return held.length >= MAX_ROUND_TEXT ? held : held + text.slice(0, MAX_ROUND_TEXT - held.length);
+}
+
+/** True when appending `text` to `held` reaches {@link MAX_ROUND_TEXT}: the one place to report it. */
+export function reachesRoundCap(held: string, text: string): boolean {
+  return held.length < MAX_ROUND_TEXT && held.length + text.length >= MAX_ROUND_TEXT;
+}
+
+/** What the `text_too_long` warning says. */
+export const ROUND_CAP_MESSAGE = `the round's text reached ${MAX_ROUND_TEXT} characters: its round.end.message holds the first ${MAX_ROUND_TEXT}, its text.delta events all of it`;

@@ -17,6 +17,8 @@
  * - `gap`: events between a resume cursor and the live stream are no longer available.
  * - `rotated`: a tailed file shrank or was replaced and is read again from its start.
  * - `connection`: a network source failed (HTTP status, refused connection, gave up retrying).
+ * - `text_too_long`: a round's text reached `MAX_ROUND_TEXT` characters; its `round.end.message`
+ *   holds the first of them (its `text.delta` events carry it all).
  */
 export type DiagnosticCode =
   | 'line_too_long'
@@ -33,7 +35,8 @@ export type DiagnosticCode =
   | 'unencodable'
   | 'gap'
   | 'rotated'
-  | 'connection';
+  | 'connection'
+  | 'text_too_long';
 
 /** How bad a diagnostic is. Only `error` makes strict mode throw. */
 export type Severity = 'error' | 'warning' | 'info';

@@ -1,3 +1,4 @@
+import { holdRoundText, ROUND_CAP_MESSAGE, reachesRoundCap } from '../../bounds';
 import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
 import {
   BEFORE_RUN,
@@ -453,7 +454,11 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
         return pushUnknown(d, cx, out);
       }
       const text = str(r.delta) ?? '';
-      if (typeof r.subagentRunId !== 'string') d[STEP_TEXT] += text;
+      if (typeof r.subagentRunId !== 'string') {
+        if (reachesRoundCap(d[STEP_TEXT], text))
+          d[REPORT]('text_too_long', 'warning', cx.line, cx.offset, ROUND_CAP_MESSAGE);
+        d[STEP_TEXT] = holdRoundText(d[STEP_TEXT], text);
+      }
       if (id !== undefined && wholeIn(d, r)) {
         const { session, run, round, provenance } = envelope(d, cx);
         out.push({ type: 'text.delta', text, message: id, session, run, round, provenance });

@@ -1,3 +1,4 @@
+import { holdRoundText, ROUND_CAP_MESSAGE, reachesRoundCap } from '../../bounds';
 import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
 import { BEFORE_RUN, eventFromCarried, isArgsSummaryOnly, plainToolOutput } from '../../framing/carry';
 import type { FramedRecordDecoder, JsonFraming, JsonStreamDecodeOptions } from '../../framing/json-stream';
@@ -321,7 +322,9 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       return pushEvent(d, out, cx, { type: 'message.start', role: 'assistant', message: r.id as string });
     case 'text-delta':
       openRun(d, cx, out);
-      d[STEP_TEXT] += r.delta as string;
+      if (reachesRoundCap(d[STEP_TEXT], r.delta as string))
+        d[REPORT]('text_too_long', 'warning', cx.line, cx.offset, ROUND_CAP_MESSAGE);
+      d[STEP_TEXT] = holdRoundText(d[STEP_TEXT], r.delta as string);
       if (wholeIn(d)) {
         const { run, round, provenance } = envelope(d, cx);
         out.push({

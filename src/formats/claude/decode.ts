@@ -1,3 +1,4 @@
+import { holdRoundText, ROUND_CAP_MESSAGE, reachesRoundCap } from '../../bounds';
 import type { DecodeOptions, RecordDecoder } from '../../codec';
 import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
 import { str } from '../../guards';
@@ -1835,8 +1836,15 @@ function nextStreamed(m: MessageState, type: string): boolean {
 }
 
 function textBlock(d: DecoderState, ctx: LineContext, m: MessageState, text: string): AgentEvent {
-  m.text += text;
+  holdText(d, ctx, m, text);
   return textDelta(d, ctx, text, m.id);
+}
+
+// The message's text for its round's end, held up to MAX_ROUND_TEXT (reported where it is reached).
+function holdText(d: DecoderState, ctx: LineContext, m: MessageState, text: string): void {
+  if (reachesRoundCap(m.text, text))
+    d[REPORT]('text_too_long', 'warning', ctx.line, ctx.offset, ROUND_CAP_MESSAGE);
+  m.text = holdRoundText(m.text, text);
 }
 
 function toolUse(d: DecoderState, ctx: LineContext, call: string, name: string, input: unknown): AgentEvent {
@@ -2043,7 +2051,7 @@ function streamBlockStart(
     if (name !== undefined) block.name = name;
   } else if (cb.type === 'text' && typeof cb.text === 'string' && cb.text !== '') {
     block.streamed = true;
-    m.text += cb.text;
+    holdText(d, ctx, m, cb.text);
     emit(d, ctx, { type: 'text.delta', text: cb.text, message: m.id });
   } else if (cb.type === 'redacted_thinking') {
     block.streamed = true;
@@ -2063,7 +2071,7 @@ function streamDelta(d: DecoderState, ctx: LineContext, m: MessageState | undefi
     case 'text_delta':
       if (typeof delta.text !== 'string') return;
       block.streamed = true;
-      m.text += delta.text;
+      holdText(d, ctx, m, delta.text);
       emit(d, ctx, { type: 'text.delta', text: delta.text, message: m.id });
       return;
     case 'thinking_delta':
