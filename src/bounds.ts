@@ -39,7 +39,8 @@ export const MAX_ROUND_TEXT: number = 4 * 1024 * 1024;
 /**
  * `held` with `text` appended, up to {@link MAX_ROUND_TEXT} characters: past it the rest is not
  * held (the `text.delta` events carry it all). The caller reports the cut once, where
- * {@link reachesRoundCap} says so.
+ * {@link reachesRoundCap} says so. A hot path may append itself while the sum stays under the cap
+ * and call this only past it: the same string either way.
  */
 export function holdRoundText(held: string, text: string): string {
   if (held.length + text.length < MAX_ROUND_TEXT) return held + text;
