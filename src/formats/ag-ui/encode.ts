@@ -23,6 +23,7 @@ import {
 } from '../../json';
 import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
+import { UNSET, type Writable } from '../../plain';
 import { hintsFrom } from '../../record';
 import {
   AGUI_APPROVAL_REASON,
@@ -190,8 +191,13 @@ interface Writer {
 }
 
 function newWriter(options: AguiEncodeOptions, sink: DiagnosticSink): Writer {
-  return {
-    loss: newLoss(FORMAT, sink),
+  // Every object field is set after the literal ({@link UNSET}), so its type is "any" from the
+  // start: given the first writer's objects' hidden classes (the first writer after a full GC
+  // makes its lists and held records without a boilerplate, the next from one), the next writer
+  // would widen the fields' types and throw away the code compiled on the first
+  // (`--trace-deopt`: "code dependencies" at every stream's start, in the bench's timed runs).
+  const w: Writable<Writer> = {
+    loss: UNSET,
     idSource: options.idSource,
     framing: options.framing,
     counter: 0,
@@ -199,24 +205,38 @@ function newWriter(options: AguiEncodeOptions, sink: DiagnosticSink): Writer {
     run: undefined,
     runOpen: false,
     runs: 0,
-    step: new Map(),
+    step: UNSET,
     steps: 0,
-    text: new Map(),
-    reasoning: new Map(),
-    calls: new Map(),
-    ended: new Set(),
-    subagents: new Set(),
-    pending: [],
-    resume: [],
-    waiting: [],
-    early: newHeldRecords(MAX_WAITING),
+    text: UNSET,
+    reasoning: UNSET,
+    calls: UNSET,
+    ended: UNSET,
+    subagents: UNSET,
+    pending: UNSET,
+    resume: UNSET,
+    waiting: UNSET,
+    early: UNSET,
     fatal: undefined,
-    runText: [],
-    messageText: [],
+    runText: UNSET,
+    messageText: UNSET,
     runTextLength: 0,
     deltaId: undefined,
     deltaHead: '',
   };
+  w.step = new Map();
+  w.text = new Map();
+  w.reasoning = new Map();
+  w.calls = new Map();
+  w.ended = new Set();
+  w.subagents = new Set();
+  w.loss = newLoss(FORMAT, sink);
+  w.pending = [];
+  w.resume = [];
+  w.waiting = [];
+  w.early = newHeldRecords(MAX_WAITING);
+  w.runText = [];
+  w.messageText = [];
+  return w;
 }
 
 function writeEvent(w: Writer, event: AgentEvent): string {
