@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { codecFor } from '../../src/formats';
 import { AGUI_WRITER_SHORTCUTS } from '../../src/formats/ag-ui/encode';
+import { usageEntryJson, usageToWire } from '../../src/formats/ag-ui/wire';
 import { AISDK_WRITER_SHORTCUTS } from '../../src/formats/ai-sdk/encode';
 import { carriedValue, carriesCallText } from '../../src/framing/carry';
 import { agui, aisdk, type Codec, type Diagnostic } from '../../src/index';
@@ -232,12 +233,17 @@ interface Outcome {
   error?: string;
 }
 
-function write(codec: Codec, events: readonly AgentEvent[], framing: 'sse' | 'jsonl' | undefined): Outcome {
+function write(
+  codec: Codec,
+  events: readonly AgentEvent[],
+  framing: 'sse' | 'jsonl' | undefined,
+  idSource?: () => string,
+): Outcome {
   const diagnostics: Diagnostic[] = [];
   let n = 0;
   const e = codec.createEncoder({
     onDiagnostic: (d: Diagnostic) => diagnostics.push(d),
-    idSource: () => `id-${++n}`,
+    idSource: idSource ?? (() => `id-${++n}`),
     ...(framing === undefined ? {} : { framing }),
   } as object);
   let text = '';
@@ -378,6 +384,100 @@ test('ag-ui round ends: the same bytes, losses and refusals with and without the
         expect(on).toEqual(off);
       },
     ),
+    { numRuns: FUZZ_RUNS * 5 },
+  );
+});
+
+// AG-UI's call starts and results: their metadata spelled (`callMetaJson`, the results' `ok`)
+// when every value is a string, a finite number or absent; anything else takes the object and
+// the walk, which refuses what cannot be written. Values here are drawn from the odd ones too.
+const callStart = fc
+  .tuple(
+    fc.record(
+      {
+        call: id,
+        name: text,
+        argsSummary: fc.oneof(text, oddValue),
+        kind: fc.oneof(text, oddValue),
+        server: fc.oneof(text, oddValue),
+        command: fc.oneof(text, oddValue),
+        startedAt: fc.oneof(fc.integer(), fc.double(), oddValue),
+      },
+      { requiredKeys: ['call'] },
+    ),
+    envelope,
+    fc.boolean(),
+  )
+  .map(
+    ([b, env, withEnv]) => ({ type: 'tool.start', ...b, ...(withEnv ? env : {}) }) as unknown as AgentEvent,
+  );
+const callEnd = fc
+  .tuple(
+    fc.record(
+      {
+        call: fc.oneof(id, oddValue),
+        ok: fc.oneof(fc.boolean(), oddValue),
+        // Not the odd values: a BigInt text with an unwritable metadata value is refused by both
+        // paths, each naming what it met first (the general emit stringifies the fields first).
+        text: fc.oneof(text, odd),
+        error: oddValue,
+        endedAt: fc.oneof(fc.integer(), oddValue),
+      },
+      { requiredKeys: ['call', 'ok'] },
+    ),
+    envelope,
+    fc.boolean(),
+  )
+  .map(([b, env, withEnv]) => ({ type: 'tool.end', ...b, ...(withEnv ? env : {}) }) as unknown as AgentEvent);
+
+test('ag-ui call starts and results: the same bytes, losses and refusals with and without the shortcuts', () => {
+  fc.assert(
+    fc.property(
+      fc.array(
+        fc.oneof(
+          { weight: 3, arbitrary: callStart },
+          { weight: 3, arbitrary: callEnd },
+          { weight: 2, arbitrary: event },
+        ),
+        { maxLength: 8 },
+      ),
+      fc.constantFrom('sse', 'jsonl'),
+      fc.boolean(),
+      (events, framing, ids) => {
+        // An id source that gives other values than strings too: the result's message id is checked.
+        let n = 0;
+        const idSource = ids ? () => (n++ % 3 === 2 ? (n as unknown as string) : `i${n}`) : undefined;
+        const list: AgentEvent[] = [{ type: 'run.start' }, { type: 'round.start' }, ...events];
+        const [on, off] = both(AGUI_WRITER_SHORTCUTS, () => {
+          n = 0;
+          return write(agui, list, framing, idSource);
+        });
+        expect(on).toEqual(off);
+      },
+    ),
+    { numRuns: FUZZ_RUNS * 5 },
+  );
+});
+
+test('usageEntryJson is JSON.stringify(usageToWire(u)) or nothing, and spells every plain one-entry usage', () => {
+  fc.assert(
+    fc.property(roundUsage, fc.boolean(), (u, plainOnly) => {
+      const usage = plainOnly
+        ? { input: u.input, output: u.output, reasoning: u.reasoning, cacheRead: u.cacheRead }
+        : u;
+      const spelled = usageEntryJson(usage as never);
+      if (spelled !== undefined) expect(spelled).toBe(JSON.stringify(usageToWire(usage as never)));
+      const plain = (v: unknown) =>
+        v === undefined || (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0);
+      const expected =
+        (usage as { byModel?: unknown }).byModel === undefined &&
+        ['input', 'output', 'reasoning', 'cacheRead'].every((k) =>
+          plain((usage as Record<string, unknown>)[k]),
+        ) &&
+        ((usage as { model?: unknown }).model === undefined ||
+          typeof (usage as { model?: unknown }).model === 'string');
+      expect(spelled !== undefined).toBe(expected);
+    }),
     { numRuns: FUZZ_RUNS * 5 },
   );
 });

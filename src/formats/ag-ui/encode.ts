@@ -23,6 +23,7 @@ import {
 } from '../../json';
 import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
+import { UNSET, type Writable } from '../../plain';
 import { hintsFrom } from '../../record';
 import {
   AGUI_APPROVAL_REASON,
@@ -31,6 +32,7 @@ import {
   AGUI_QUESTION_REASON,
   type AguiHints,
   stepNameOf,
+  usageEntryJson,
   usageToWire,
 } from './wire';
 
@@ -191,8 +193,13 @@ interface Writer {
 }
 
 function newWriter(options: AguiEncodeOptions, sink: DiagnosticSink): Writer {
-  return {
-    loss: newLoss(FORMAT, sink),
+  // Every object field is set after the literal ({@link UNSET}), so its type is "any" from the
+  // start: given the first writer's objects' hidden classes (the first writer after a full GC
+  // makes its lists and held records without a boilerplate, the next from one), the next writer
+  // would widen the fields' types and throw away the code compiled on the first
+  // (`--trace-deopt`: "code dependencies" at every stream's start, in the bench's timed runs).
+  const w: Writable<Writer> = {
+    loss: UNSET,
     idSource: options.idSource,
     framing: options.framing,
     counter: 0,
@@ -200,24 +207,38 @@ function newWriter(options: AguiEncodeOptions, sink: DiagnosticSink): Writer {
     run: undefined,
     runOpen: false,
     runs: 0,
-    step: new Map(),
+    step: UNSET,
     steps: 0,
-    text: new Map(),
-    reasoning: new Map(),
-    calls: new Map(),
-    ended: new Set(),
-    subagents: new Set(),
-    pending: [],
-    resume: [],
-    waiting: [],
-    early: newHeldRecords(MAX_WAITING),
+    text: UNSET,
+    reasoning: UNSET,
+    calls: UNSET,
+    ended: UNSET,
+    subagents: UNSET,
+    pending: UNSET,
+    resume: UNSET,
+    waiting: UNSET,
+    early: UNSET,
     fatal: undefined,
-    runText: [],
-    messageText: [],
+    runText: UNSET,
+    messageText: UNSET,
     runTextLength: 0,
     deltaId: undefined,
     deltaHead: '',
   };
+  w.step = new Map();
+  w.text = new Map();
+  w.reasoning = new Map();
+  w.calls = new Map();
+  w.ended = new Set();
+  w.subagents = new Set();
+  w.loss = newLoss(FORMAT, sink);
+  w.pending = [];
+  w.resume = [];
+  w.waiting = [];
+  w.early = newHeldRecords(MAX_WAITING);
+  w.runText = [];
+  w.messageText = [];
+  return w;
 }
 
 function writeEvent(w: Writer, event: AgentEvent): string {
@@ -375,6 +396,10 @@ function content(w: Writer, event: AgentEvent): string {
     case 'round.end': {
       out += closeLane(w, lane);
       if (!w.step.has(lane ?? '')) out += openStep(w, event);
+      if (AGUI_WRITER_SHORTCUTS.enabled) {
+        const spelled = roundMetaJson(event);
+        if (spelled !== undefined) return out + closeStep(w, lane, event, spelled);
+      }
       const meta: JsonObject = {};
       if (event.stopReason !== undefined) meta.stopReason = event.stopReason;
       const usage = usageOf(event.usage);
@@ -499,14 +524,15 @@ function emit(
  * the fields, each string value written by `jsonString` (callers check that each is a string).
  * The same bytes without a fields object and its `JSON.stringify`; only behind
  * {@link AGUI_WRITER_SHORTCUTS}, held to emit by test/ui/writer-shortcuts.test.ts. `plainMeta`:
- * the caller checked that `meta` needs no encodability walk.
+ * the caller checked that `meta` needs no encodability walk. `meta` as a string: the metadata
+ * spelled by the caller (the text inside `metadata.agentwire`'s braces, `''` for none).
  */
 function emitHead(
   w: Writer,
   event: AgentEvent | undefined,
   type: string,
   head: string,
-  meta?: JsonObject,
+  meta?: JsonObject | string,
   plainMeta = false,
 ): string {
   let json = head;
@@ -515,7 +541,10 @@ function emitHead(
     const ts = timestampOf(event.ts);
     if (ts !== undefined) json += `,"timestamp":${ts}`;
   }
-  if (meta !== undefined && hasKeys(meta)) {
+  // A string is the metadata spelled by the caller: the text inside its braces, `''` for none.
+  if (typeof meta === 'string') {
+    if (meta !== '') json += `,"metadata":{${META_KEY_JSON}:{${meta}}}`;
+  } else if (meta !== undefined && hasKeys(meta)) {
     if (!plainMeta) assertEncodable(meta, `${type}.metadata`, undefined, FORMAT);
     json += `,"metadata":{${META_KEY_JSON}:${JSON.stringify(meta)}}`;
   }
@@ -759,7 +788,7 @@ function closeStep(
   w: Writer,
   lane: string | undefined,
   event?: AgentEvent,
-  meta?: JsonObject,
+  meta?: JsonObject | string,
   plain = false,
 ): string {
   const name = w.step.get(lane ?? '');
@@ -770,7 +799,34 @@ function closeStep(
     const head = `{"type":"STEP_FINISHED","stepName":${jsonString(name)}`;
     return emitHead(w, at, 'STEP_FINISHED', head, meta, plain);
   }
-  return emit(w, at, 'STEP_FINISHED', { stepName: name }, meta);
+  return emit(w, at, 'STEP_FINISHED', { stepName: name }, meta as JsonObject | undefined);
+}
+
+/**
+ * A round end's metadata (`stopReason`, `usage`, `costUsd`, `model`, as the general path builds
+ * it) spelled as the text inside `metadata.agentwire`'s braces, when every value is a string,
+ * a finite number or absent and the usage is one plain entry ({@link usageEntryJson}); `''` when
+ * there is none. `undefined` for anything else: the general path builds the object, walks it
+ * and reports what does not fit. Spelled, a round end makes no object whose hidden class dies
+ * at a full GC (with the code that built it), and no walk. Held to the general path by
+ * test/ui/writer-shortcuts.test.ts.
+ */
+function roundMetaJson(event: AgentEventOf<'round.end'>): string | undefined {
+  const stop = event.stopReason;
+  const model = event.model;
+  if ((stop !== undefined && typeof stop !== 'string') || (model !== undefined && typeof model !== 'string'))
+    return undefined;
+  let json = stop === undefined ? '' : `,"stopReason":${jsonString(stop)}`;
+  const usage = event.usage;
+  if (usage !== undefined && !isZeroUsage(usage)) {
+    const entry = usageEntryJson(usage);
+    const cost = usage.costUsd;
+    if (entry === undefined || (cost !== undefined && !Number.isFinite(cost))) return undefined;
+    json += `,"usage":${entry}`;
+    if (cost !== undefined) json += `,"costUsd":${cost}`;
+  }
+  if (model !== undefined) json += `,"model":${jsonString(model)}`;
+  return json === '' ? '' : json.slice(1);
 }
 
 /**
@@ -895,6 +951,20 @@ function toolStart(w: Writer, event: AgentEventOf<'tool.start'>): string {
   }
   w.calls.delete(call);
   w.ended.add(call);
+  if (head) {
+    const spelled = callMetaJson(event);
+    if (spelled !== undefined)
+      return (
+        out +
+        emitHead(
+          w,
+          event,
+          'TOOL_CALL_END',
+          `{"type":"TOOL_CALL_END","toolCallId":${jsonString(call)}`,
+          spelled,
+        )
+      );
+  }
   // The metadata's fields named one by one (not a loop over their names: a keyed read of each).
   const meta: JsonObject = {};
   if (event.kind !== undefined) meta.kind = event.kind;
@@ -910,6 +980,32 @@ function toolStart(w: Writer, event: AgentEventOf<'tool.start'>): string {
   return out + emit(w, event, 'TOOL_CALL_END', { toolCallId: call }, meta);
 }
 
+/**
+ * A call start's metadata (`kind`, `server`, `argsSummary`, `command`, `startedAt`, as
+ * {@link toolStart} builds it) spelled as the text inside `metadata.agentwire`'s braces when each
+ * is a string (`startedAt` a finite number) or absent; `''` for none, `undefined` for anything
+ * else (the object path). No object per call, so none whose hidden class dies at a full GC.
+ * Held to the object path by test/ui/writer-shortcuts.test.ts.
+ */
+function callMetaJson(event: AgentEventOf<'tool.start'>): string | undefined {
+  const { kind, server, argsSummary, command, startedAt } = event;
+  if (
+    (kind !== undefined && typeof kind !== 'string') ||
+    (server !== undefined && typeof server !== 'string') ||
+    (argsSummary !== undefined && typeof argsSummary !== 'string') ||
+    (command !== undefined && typeof command !== 'string') ||
+    (startedAt !== undefined && !Number.isFinite(startedAt))
+  )
+    return undefined;
+  let json = '';
+  if (kind !== undefined) json += `,"kind":${jsonString(kind)}`;
+  if (server !== undefined) json += `,"server":${jsonString(server)}`;
+  if (argsSummary !== undefined) json += `,"argsSummary":${jsonString(argsSummary)}`;
+  if (command !== undefined) json += `,"command":${jsonString(command)}`;
+  if (startedAt !== undefined) json += `,"startedAt":${startedAt}`;
+  return json === '' ? '' : json.slice(1);
+}
+
 function toolEnd(w: Writer, event: AgentEventOf<'tool.end'>): string {
   let out = '';
   if (!w.ended.has(event.call)) {
@@ -918,6 +1014,27 @@ function toolEnd(w: Writer, event: AgentEventOf<'tool.end'>): string {
     out += emit(w, event, 'TOOL_CALL_END', { toolCallId: event.call });
   }
   w.ended.delete(event.call);
+  if (
+    AGUI_WRITER_SHORTCUTS.enabled &&
+    event.error === undefined &&
+    event.result === undefined &&
+    event.exitCode === undefined &&
+    event.denied === undefined &&
+    event.filesChanged === undefined &&
+    event.startedAt === undefined &&
+    event.endedAt === undefined &&
+    typeof event.text === 'string' &&
+    typeof event.call === 'string'
+  ) {
+    // Most results: the text and at most a failure said; the metadata spelled, no object.
+    const messageId = newId(w);
+    if (typeof messageId === 'string') {
+      const head = `{"type":"TOOL_CALL_RESULT","messageId":${jsonString(messageId)},"toolCallId":${jsonString(event.call)},"content":${jsonString(event.text)},"role":"tool"`;
+      return out + emitHead(w, event, 'TOOL_CALL_RESULT', head, event.ok ? '' : '"ok":false');
+    }
+    const fields: JsonObject = { messageId, toolCallId: event.call, content: event.text, role: 'tool' };
+    return out + emit(w, event, 'TOOL_CALL_RESULT', fields, event.ok ? undefined : { ok: false });
+  }
   // The metadata's fields named one by one (not a loop over their names: a keyed read of each).
   const meta: JsonObject = {};
   if (!event.ok) meta.ok = false;

@@ -5,7 +5,7 @@
 import type { Detection } from '../../detect';
 import type { JsonFraming } from '../../framing/json-stream';
 import { wordLookup } from '../../guards';
-import { assertFiniteNumber, isJsonObject, type JsonObject } from '../../json';
+import { assertFiniteNumber, isJsonObject, type JsonObject, jsonString } from '../../json';
 import type { Usage } from '../../model';
 
 /** Every event type AG-UI 1.0 defines. */
@@ -253,6 +253,42 @@ function tokenUsage(u: Usage, model: string | undefined): JsonObject {
   if (u.cacheRead !== undefined) t.cachedInputTokens = u.cacheRead;
   if (u.cacheWrite !== undefined) t.cacheWriteInputTokens = u.cacheWrite;
   return t;
+}
+
+/**
+ * The JSON text of {@link usageToWire}'s array when it is one entry of plain values (no
+ * `byModel`; a string `model` or none; every count whole and non-negative), spelled without the
+ * entry object: a writer's round end is frequent, and the entry grown field by field has hidden
+ * classes that die at each full GC with the code that built them. `undefined` for anything else
+ * (the caller builds the array). Held to `JSON.stringify(usageToWire(usage))` by
+ * test/ui/writer-shortcuts.test.ts.
+ */
+export function usageEntryJson(u: Usage): string | undefined {
+  const model = u.model;
+  if (u.byModel !== undefined || (model !== undefined && typeof model !== 'string')) return undefined;
+  const input = u.input;
+  const output = u.output;
+  const reasoning = u.reasoning;
+  const cacheRead = u.cacheRead;
+  const cacheWrite = u.cacheWrite;
+  if (
+    (input !== undefined && count(input) === undefined) ||
+    (output !== undefined && count(output) === undefined) ||
+    (reasoning !== undefined && count(reasoning) === undefined) ||
+    (cacheRead !== undefined && count(cacheRead) === undefined) ||
+    (cacheWrite !== undefined && count(cacheWrite) === undefined)
+  )
+    return undefined;
+  // tokenUsage's keys in its order; a finite number's JSON is its string.
+  let json = '';
+  if (model !== undefined) json += `,"model":${jsonString(model)}`;
+  if (input !== undefined) json += `,"inputTokens":${input}`;
+  if (output !== undefined) json += `,"outputTokens":${output}`;
+  if (input !== undefined && output !== undefined) json += `,"totalTokens":${input + output}`;
+  if (reasoning !== undefined) json += `,"reasoningTokens":${reasoning}`;
+  if (cacheRead !== undefined) json += `,"cachedInputTokens":${cacheRead}`;
+  if (cacheWrite !== undefined) json += `,"cacheWriteInputTokens":${cacheWrite}`;
+  return json === '' ? '[{}]' : `[{${json.slice(1)}}]`;
 }
 
 /** Only whole, non-negative token counts fit `TokenUsage`: a usage with anything else has no array. */
