@@ -16,7 +16,6 @@ import {
 } from '../../json';
 import { copyJson } from '../../kept';
 import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
-import { HintedProvenance, KeptLineHints } from '../../plain';
 import { incompleteRunEnd } from '../../record';
 import { isPlainUint } from '../../text-reader';
 import {
@@ -166,9 +165,13 @@ function canonicalLine(
   offset: number,
   out: AgentEvent[],
 ): void {
-  // Constructors, not literals: see src/plain.ts.
-  const hints: CursorHints = new KeptLineHints(text, record);
-  const provenance: Provenance = new HintedProvenance(FORMAT, line, offset, hints as Record<string, unknown>);
+  // Literals, not src/plain.ts's constructors: a constructor's instance hidden class is a chain of
+  // transitions a full GC frees when no instance is alive, and every function that built or read
+  // one (this one, `parsedLine`, `readLine`, `lineOf`) was thrown away with it; a literal's
+  // boilerplate holds its hidden class (docs/performance.md, "Cursor decoder, round fifteen",
+  // which also measures the pretenuring round eight chose the constructors against).
+  const hints: CursorHints = { raw: text, record };
+  const provenance: Provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
   if (d[RUN_OPEN] && cursorDecodeShortcut.enabled && shortcut(d, record, provenance, line, offset, out))
     return;
   general(d, record, text, provenance, line, offset, out);
@@ -180,8 +183,9 @@ function parsedLine(d: Decoder, text: string, line: number, offset: number, out:
   const value = parseRecordText(text, line, offset, d[MAX_DEPTH], FORMAT, d[SINK]);
   if (value === NOT_PARSED) return;
   if (refuseDeepValue(text, value, line, offset, d[MAX_DEPTH], FORMAT, d[SINK])) return;
-  const hints: CursorHints = new KeptLineHints(text, value);
-  const provenance: Provenance = new HintedProvenance(FORMAT, line, offset, hints as Record<string, unknown>);
+  // Literals, as in `canonicalLine`.
+  const hints: CursorHints = { raw: text, record: value };
+  const provenance: Provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
   if (!isJsonObject(value)) {
     report(d, 'invalid_json', line, offset, 'not a JSON object; kept as an unknown event');
     out.push({ type: 'unknown', record: value, provenance });
