@@ -15,7 +15,7 @@ import {
   unsafeNumberMessage,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, ModelUsage, Provenance, RunStatus, Usage } from '../../model';
-import { addUsage } from '../../usage';
+import { addExact, addUsage } from '../../usage';
 import {
   COPILOT_DELTA_HEAD,
   COPILOT_DELTA_LINE,
@@ -592,9 +592,9 @@ function map(dec: Decoder, ctx: Line): void {
       const u = callUsage(d, ctx);
       // A round's and a run's usage are the main agent's own calls (the run's total is the sum of its
       // rounds); a subagent's calls stay usage events in its lane.
-      if (main) dec[ROUND_USAGE] = addUsage(dec[ROUND_USAGE] ?? {}, u);
+      if (main) dec[ROUND_USAGE] = sumUsage(dec[ROUND_USAGE], u);
       else dec[LANE_USAGE].set(ctx.agent!, addUsage(dec[LANE_USAGE].get(ctx.agent!) ?? {}, u));
-      if (main && dec[RUN_OPEN]) dec[RUN_USAGE] = addUsage(dec[RUN_USAGE] ?? {}, u);
+      if (main && dec[RUN_OPEN]) dec[RUN_USAGE] = sumUsage(dec[RUN_USAGE], u);
       const w = wholeEnvelope(dec, ctx);
       if (w !== undefined) {
         const { session, ts, round, provenance } = w;
@@ -602,38 +602,6 @@ function map(dec: Decoder, ctx: Line): void {
         return;
       }
       push(dec, ctx, { type: 'usage', usage: u });
-      return;
-    }
-    case 'session.start': {
-      dec[SESSION] = d.sessionId as string;
-      const e: Emit = { type: 'session.start' };
-      if (typeof d.producer === 'string') e.producer = d.producer;
-      if (typeof d.version === 'number') e.protocol = String(d.version);
-      if (typeof d.selectedModel === 'string') e.model = d.selectedModel;
-      const cwd = isJsonObject(d.context) ? str(d.context.cwd) : undefined;
-      if (cwd !== undefined) e.cwd = cwd;
-      push(dec, ctx, e);
-      return;
-    }
-    case 'user.message': {
-      // `idle` delivery starts a run of its own: the one before ended, though the on-disk log
-      // keeps no (ephemeral) session.idle to say so. Without a delivery, between turns, likewise.
-      // A run whose turn is still open (turn_start, no turn_end) was cut off, not completed:
-      // incomplete, as a shutdown inside a turn ends it.
-      if (
-        main &&
-        dec[RUN_OPEN] &&
-        (d.delivery === 'idle' || (d.delivery === undefined && dec[ROUND] === undefined && !dec[TURN_OPEN]))
-      )
-        endRun(
-          dec,
-          dec[TURN_OPEN] ? 'incomplete' : 'completed',
-          syntheticAt(ctx.line, ctx.offset),
-          ctx.out,
-          ctx.ts,
-        );
-      if (main && !dec[RUN_OPEN]) openRun(dec, ctx, d.content as string, false);
-      else push(dec, ctx, { type: 'user.message', text: d.content });
       return;
     }
     case 'assistant.turn_start': {
@@ -766,6 +734,51 @@ function map(dec: Decoder, ctx: Line): void {
       const error = isJsonObject(d.error) ? str(d.error.message) : undefined;
       if (error !== undefined) e.error = error;
       push(dec, ctx, e);
+      return;
+    }
+    default:
+      mapOnce(dec, ctx, main);
+  }
+}
+
+// The records a stream has once or rarely (its session, its runs, subagents, errors) are mapped
+// in a function of their own, called rarely enough that the optimising compiler does not inline
+// it into `map`: the events they grow field by field have hidden classes a full GC frees, and
+// code that had embedded them would be thrown away with them (docs/performance.md, "Copilot
+// decoder, round fifteen").
+function mapOnce(dec: Decoder, ctx: Line, main: boolean): void {
+  const d = ctx.data;
+  switch (ctx.type as CopilotRecordType) {
+    case 'session.start': {
+      dec[SESSION] = d.sessionId as string;
+      const e: Emit = { type: 'session.start' };
+      if (typeof d.producer === 'string') e.producer = d.producer;
+      if (typeof d.version === 'number') e.protocol = String(d.version);
+      if (typeof d.selectedModel === 'string') e.model = d.selectedModel;
+      const cwd = isJsonObject(d.context) ? str(d.context.cwd) : undefined;
+      if (cwd !== undefined) e.cwd = cwd;
+      push(dec, ctx, e);
+      return;
+    }
+    case 'user.message': {
+      // `idle` delivery starts a run of its own: the one before ended, though the on-disk log
+      // keeps no (ephemeral) session.idle to say so. Without a delivery, between turns, likewise.
+      // A run whose turn is still open (turn_start, no turn_end) was cut off, not completed:
+      // incomplete, as a shutdown inside a turn ends it.
+      if (
+        main &&
+        dec[RUN_OPEN] &&
+        (d.delivery === 'idle' || (d.delivery === undefined && dec[ROUND] === undefined && !dec[TURN_OPEN]))
+      )
+        endRun(
+          dec,
+          dec[TURN_OPEN] ? 'incomplete' : 'completed',
+          syntheticAt(ctx.line, ctx.offset),
+          ctx.out,
+          ctx.ts,
+        );
+      if (main && !dec[RUN_OPEN]) openRun(dec, ctx, d.content as string, false);
+      else push(dec, ctx, { type: 'user.message', text: d.content });
       return;
     }
     case 'subagent.started': {
@@ -907,11 +920,52 @@ function message(dec: Decoder, ctx: Line, main: boolean): void {
 }
 
 function callUsage(d: JsonObject, ctx: Line): Usage {
+  // The frequent call (input and output counts, no other count) built whole, in the general
+  // path's key order: a usage grown from `{}` has hidden classes a full GC frees, and the
+  // optimised code of every function that read one goes with them (docs/performance.md, "Copilot
+  // decoder, round fifteen"). test/copilot/whole-events.test.ts holds the two equal.
+  const input = d.inputTokens;
+  const output = d.outputTokens;
+  if (
+    COPILOT_WHOLE_EVENTS.enabled &&
+    typeof input === 'number' &&
+    typeof output === 'number' &&
+    typeof d.cacheReadTokens !== 'number' &&
+    typeof d.cacheWriteTokens !== 'number' &&
+    typeof d.reasoningTokens !== 'number'
+  ) {
+    const key = str(d.apiCallId) ?? (ctx.record.id as string);
+    const model = d.model;
+    return typeof model === 'string'
+      ? { input, output, scope: 'call', key, model }
+      : { input, output, scope: 'call', key };
+  }
   const u: Usage = tokenCounts(d);
   u.scope = 'call';
   u.key = str(d.apiCallId) ?? (ctx.record.id as string);
   if (typeof d.model === 'string') u.model = d.model;
   return u;
+}
+
+/**
+ * `addUsage(total ?? {}, u)`, the first total of a call's input and output counts alone built
+ * whole (`addUsage` grows `{}`: hidden classes a full GC frees, with the optimised code of the
+ * functions that read them); the same figures in the same order. Later calls add in place.
+ * test/copilot/whole-events.test.ts holds the two equal.
+ */
+function sumUsage(total: Usage | undefined, u: Usage): Usage {
+  if (total !== undefined) return addUsage(total, u);
+  const input = u.input;
+  const output = u.output;
+  return COPILOT_WHOLE_EVENTS.enabled &&
+    input !== undefined &&
+    output !== undefined &&
+    u.cacheRead === undefined &&
+    u.cacheWrite === undefined &&
+    u.reasoning === undefined &&
+    u.costUsd === undefined
+    ? { input: addExact(0, input), output: addExact(0, output) }
+    : addUsage({}, u);
 }
 
 function shutdownUsage(d: JsonObject): Usage {

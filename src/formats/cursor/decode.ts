@@ -16,7 +16,6 @@ import {
 } from '../../json';
 import { copyJson } from '../../kept';
 import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
-import { HintedProvenance, KeptLineHints } from '../../plain';
 import { incompleteRunEnd } from '../../record';
 import { isPlainUint } from '../../text-reader';
 import {
@@ -166,12 +165,49 @@ function canonicalLine(
   offset: number,
   out: AgentEvent[],
 ): void {
-  // Constructors, not literals: see src/plain.ts.
-  const hints: CursorHints = new KeptLineHints(text, record);
-  const provenance: Provenance = new HintedProvenance(FORMAT, line, offset, hints as Record<string, unknown>);
+  const hints = keptLine(text, record);
+  const provenance = hintedProvenance(line, offset, hints);
   if (d[RUN_OPEN] && cursorDecodeShortcut.enabled && shortcut(d, record, provenance, line, offset, out))
     return;
   general(d, record, text, provenance, line, offset, out);
+}
+
+// The line's hints and provenance: copies of these templates (`{ ...template }`, then its fields
+// set), neither literals nor src/plain.ts's constructors. A constructor's instance hidden class is
+// a chain of transitions a full GC frees when no instance is alive, and every function that built
+// or read one (`canonicalLine`, `parsedLine`, `readLine`, `lineOf`) was thrown away with it; a
+// literal keeps its hidden class but has an allocation site, which V8 switched to the old
+// generation in the bench (the pretenuring of src/plain.ts). A copy has the template's hidden
+// class, which the template holds for the life of the module, and no allocation site. The
+// templates' fields start `undefined` so that no field is tracked as a small integer or a string
+// only (a later value of another kind would change the hidden class). The same plain objects,
+// keys in the same order (docs/performance.md, "Cursor decoder, round fifteen").
+const KEPT_LINE: CursorHints = { raw: undefined as unknown as string, record: undefined };
+const HINTED_PROVENANCE: {
+  format: typeof FORMAT;
+  line: number;
+  offset: number;
+  hints: Record<string, unknown>;
+} = {
+  format: FORMAT,
+  line: undefined as unknown as number,
+  offset: undefined as unknown as number,
+  hints: undefined as unknown as Record<string, unknown>,
+};
+
+function keptLine(raw: string, record: unknown): CursorHints {
+  const h = { ...KEPT_LINE };
+  h.raw = raw;
+  h.record = record;
+  return h;
+}
+
+function hintedProvenance(line: number, offset: number, hints: CursorHints): Provenance {
+  const p = { ...HINTED_PROVENANCE };
+  p.line = line;
+  p.offset = offset;
+  p.hints = hints as Record<string, unknown>;
+  return p;
 }
 
 // A line `JSON.parse` read. Only the record types the shortcut takes are shown to it (the others,
@@ -180,8 +216,8 @@ function parsedLine(d: Decoder, text: string, line: number, offset: number, out:
   const value = parseRecordText(text, line, offset, d[MAX_DEPTH], FORMAT, d[SINK]);
   if (value === NOT_PARSED) return;
   if (refuseDeepValue(text, value, line, offset, d[MAX_DEPTH], FORMAT, d[SINK])) return;
-  const hints: CursorHints = new KeptLineHints(text, value);
-  const provenance: Provenance = new HintedProvenance(FORMAT, line, offset, hints as Record<string, unknown>);
+  const hints = keptLine(text, value);
+  const provenance = hintedProvenance(line, offset, hints);
   if (!isJsonObject(value)) {
     report(d, 'invalid_json', line, offset, 'not a JSON object; kept as an unknown event');
     out.push({ type: 'unknown', record: value, provenance });
