@@ -1,6 +1,6 @@
 import type { EncodeOptions, Encoder } from '../../codec';
 import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
-import { randomId } from '../../ids';
+import { newUuidRun, nextUuid, type UuidRun } from '../../ids';
 import { type IsoWriteClock, newIsoWriteClock, parseTimestamp, writeIsoAt } from '../../iso';
 import {
   assertEncodable,
@@ -169,6 +169,8 @@ type Writer = [
   renamed: Map<string, string>,
   // The reasoning since the last message went past COPILOT_MAX_HELD_TEXT: not held any more.
   reasoningCut: boolean,
+  // The default ids (no idSource): a run of random UUIDs (ids.ts `nextUuid`).
+  ids: UuidRun,
 ];
 
 /** The token figures a Copilot reader sums a run's assistant.usage into. */
@@ -210,6 +212,7 @@ const INCOMPLETE_RUN = 30;
 const SPAN = 31;
 const RENAMED = 32;
 const REASONING_CUT = 33;
+const IDS = 34;
 
 function newWriter(options: CopilotEncodeOptions, sink: DiagnosticSink, templates: boolean): Writer {
   return [
@@ -249,6 +252,7 @@ function newWriter(options: CopilotEncodeOptions, sink: DiagnosticSink, template
     newRunSpan(false),
     new Map(),
     false,
+    newUuidRun(),
   ];
 }
 
@@ -736,7 +740,8 @@ function timestampOf(w: Writer, ts: number | undefined): string {
 }
 
 function newId(w: Writer): string {
-  return (w[OPTIONS].idSource ?? randomId)();
+  const source = w[OPTIONS].idSource;
+  return source === undefined ? nextUuid(w[IDS]) : source();
 }
 
 /** The data for a record: the kept template (its other fields in place) with `set` applied. */
