@@ -28,7 +28,10 @@ import {
 
 /** Options of the Copilot writer. */
 export interface CopilotEncodeOptions extends EncodeOptions {
-  /** Makes event, session and message ids when the events have none. Default `crypto.randomUUID()`. */
+  /**
+   * Makes event, session and message ids when the events have none. Default: random UUIDs, one
+   * `crypto.randomUUID()` per 256 ids (the run's ids counted in its last two hex digits).
+   */
   idSource?: () => string;
   /** `timestamp` for events without `ts`, ms since the epoch. Default `Date.now`. */
   clock?: () => number;
