@@ -1,6 +1,6 @@
 import type { EncodeOptions, Encoder } from '../../codec';
 import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
-import { randomId } from '../../ids';
+import { newUuidRun, nextUuid, type UuidRun } from '../../ids';
 import { type IsoWriteClock, newIsoWriteClock, parseTimestamp, writeIsoAt } from '../../iso';
 import {
   assertEncodable,
@@ -28,7 +28,10 @@ import {
 
 /** Options of the Copilot writer. */
 export interface CopilotEncodeOptions extends EncodeOptions {
-  /** Makes event, session and message ids when the events have none. Default `crypto.randomUUID()`. */
+  /**
+   * Makes event, session and message ids when the events have none. Default: random UUIDs, one
+   * `crypto.randomUUID()` per 256 ids (the run's ids counted in its last two hex digits).
+   */
   idSource?: () => string;
   /** `timestamp` for events without `ts`, ms since the epoch. Default `Date.now`. */
   clock?: () => number;
@@ -169,6 +172,8 @@ type Writer = [
   renamed: Map<string, string>,
   // The reasoning since the last message went past COPILOT_MAX_HELD_TEXT: not held any more.
   reasoningCut: boolean,
+  // The default ids (no idSource): a run of random UUIDs (ids.ts `nextUuid`).
+  ids: UuidRun,
 ];
 
 /** The token figures a Copilot reader sums a run's assistant.usage into. */
@@ -210,6 +215,7 @@ const INCOMPLETE_RUN = 30;
 const SPAN = 31;
 const RENAMED = 32;
 const REASONING_CUT = 33;
+const IDS = 34;
 
 function newWriter(options: CopilotEncodeOptions, sink: DiagnosticSink, templates: boolean): Writer {
   return [
@@ -249,6 +255,7 @@ function newWriter(options: CopilotEncodeOptions, sink: DiagnosticSink, template
     newRunSpan(false),
     new Map(),
     false,
+    newUuidRun(),
   ];
 }
 
@@ -736,7 +743,8 @@ function timestampOf(w: Writer, ts: number | undefined): string {
 }
 
 function newId(w: Writer): string {
-  return (w[OPTIONS].idSource ?? randomId)();
+  const source = w[OPTIONS].idSource;
+  return source === undefined ? nextUuid(w[IDS]) : source();
 }
 
 /** The data for a record: the kept template (its other fields in place) with `set` applied. */
