@@ -44,33 +44,34 @@ export const BEFORE_RUN: ReadonlySet<string> = new Set([
 /**
  * A writer's records of events its decoder read as before a run (see {@link BEFORE_RUN}): held
  * until the record after them (the run's opening one) is written, then written after it, so the
- * stream comes back as read. Bounded: past `max` held, a record is written where it stands. One
- * literal ({@link newHeldRecords}) read by module functions, not a class: the writers that hold it
- * keep no class instance in their per-event code (a literal's hidden class outlives a full GC;
- * docs/performance.md, "AG-UI and AI SDK codecs").
+ * stream comes back as read. Bounded: past `max` held, a record is written where it stands. Two
+ * slots ({@link newHeldRecords}) read by module functions, not a literal nor a class: an array's
+ * hidden class belongs to the realm and outlives a full GC, a literal's dies with its last object
+ * and takes the writer code that read it along (docs/performance.md, "AG-UI writer", round
+ * fifteen).
  */
-export interface HeldRecords {
-  texts: string[];
-  readonly max: number;
-}
+export type HeldRecords = [texts: string[], max: number];
+
+const HELD_TEXTS = 0;
+const HELD_MAX = 1;
 
 /** Holds at most `max` records. */
 export function newHeldRecords(max: number): HeldRecords {
-  return { texts: [], max };
+  return [[], max];
 }
 
 /** Holds `text`; false when full (the caller writes it now). */
 export function holdRecord(h: HeldRecords, text: string): boolean {
-  if (h.texts.length >= h.max) return false;
-  h.texts.push(text);
+  if (h[HELD_TEXTS].length >= h[HELD_MAX]) return false;
+  h[HELD_TEXTS].push(text);
   return true;
 }
 
 /** `text` followed by the records held, which are then let go. */
 export function afterHeld(h: HeldRecords, text: string): string {
-  if (h.texts.length === 0) return text;
-  const out = text + h.texts.join('');
-  h.texts = [];
+  if (h[HELD_TEXTS].length === 0) return text;
+  const out = text + h[HELD_TEXTS].join('');
+  h[HELD_TEXTS] = [];
   return out;
 }
 

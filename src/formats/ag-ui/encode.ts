@@ -23,7 +23,6 @@ import {
 } from '../../json';
 import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
-import { UNSET, type Writable } from '../../plain';
 import { hintsFrom } from '../../record';
 import {
   AGUI_APPROVAL_REASON,
@@ -146,130 +145,139 @@ export function createAguiEncoder(options: AguiEncodeOptions, sink: DiagnosticSi
 }
 
 /**
- * The writer's state, built in one literal by {@link newWriter} (a literal's hidden class outlives
- * a full GC, a class instance's does not: docs/performance.md, "AG-UI and AI SDK codecs"); the
- * writer's work is module functions taking it.
+ * The writer's state ({@link newWriter}): an array of slots (the indices below), not a literal.
+ * An array's hidden class belongs to the realm and outlives every full GC; a literal's dies with
+ * the last writer, and every function that read the state is then compiled again inside the next
+ * stream (docs/performance.md, "AG-UI writer", round fifteen). The writer's work is module
+ * functions taking it.
  */
-interface Writer {
-  readonly loss: LossState;
-  readonly idSource: (() => string) | undefined;
-  framing: JsonFraming | undefined;
-  counter: number;
-  thread: string | undefined;
-  run: string | undefined;
-  runOpen: boolean;
-  runs: number;
+type Writer = [
+  loss: LossState,
+  idSource: (() => string) | undefined,
+  framing: JsonFraming | undefined,
+  counter: number,
+  thread: string | undefined,
+  run: string | undefined,
+  runOpen: boolean,
+  runs: number,
   /** The open step of each lane (`''`: the main agent's). */
-  readonly step: Map<string, string>;
-  steps: number;
-  readonly text: Map<string, string>;
-  readonly reasoning: Map<string, string>;
+  step: Map<string, string>,
+  steps: number,
+  text: Map<string, string>,
+  reasoning: Map<string, string>,
   /** Calls whose TOOL_CALL_START is written and TOOL_CALL_END not yet. */
-  readonly calls: Map<string, string>;
+  calls: Map<string, string>,
   /** Calls whose arguments were written whole (TOOL_CALL_END). */
-  readonly ended: Set<string>;
-  readonly subagents: Set<string>;
-  pending: Array<AgentEventOf<'approval.request'> | AgentEventOf<'question'>>;
-  resume: JsonObject[];
-  waiting: AgentEvent[];
+  ended: Set<string>,
+  subagents: Set<string>,
+  pending: Array<AgentEventOf<'approval.request'> | AgentEventOf<'question'>>,
+  resume: JsonObject[],
+  waiting: AgentEvent[],
   /** Records of events read as before a run (`hints.early`): written after the next record. */
-  readonly early: HeldRecords;
-  fatal: string | undefined;
+  early: HeldRecords,
+  fatal: string | undefined,
   /**
    * The main agent's text in this run (what an answer equal to it repeats) and its length: the
    * text of each of its messages that ended, joined when the message ends, then the pieces of
-   * the open message as they came ({@link messageText}). Not one string grown by `+=` (a rope of
-   * a cell per delta, all alive until the run ends, that every young-generation GC would copy),
-   * nor one list of every delta's text (one entry per delta alive until the run ends). Past
-   * AGUI_MAX_HELD_TEXT characters nothing is held: the length alone goes on counting.
+   * the open message as they came ({@link MESSAGE_TEXT}). Not one string grown by `+=` (a rope
+   * of a cell per delta, all alive until the run ends, that every young-generation GC would
+   * copy), nor one list of every delta's text (one entry per delta alive until the run ends).
+   * Past AGUI_MAX_HELD_TEXT characters nothing is held: the length alone goes on counting.
    */
-  runText: string[];
-  /** The pieces of the main agent's open message, after everything in {@link runText}. */
-  messageText: string[];
-  runTextLength: number;
+  runText: string[],
+  /** The pieces of the main agent's open message, after everything in {@link RUN_TEXT}. */
+  messageText: string[],
+  runTextLength: number,
   /** The message whose `TEXT_MESSAGE_CONTENT` head {@link openDelta} holds, and that head. */
-  deltaId: string | undefined;
-  deltaHead: string;
-}
+  deltaId: string | undefined,
+  deltaHead: string,
+];
+
+const LOSS = 0;
+const ID_SOURCE = 1;
+const FRAMING = 2;
+const COUNTER = 3;
+const THREAD = 4;
+const RUN = 5;
+const RUN_OPEN = 6;
+const RUNS = 7;
+const STEP = 8;
+const STEPS = 9;
+const TEXT = 10;
+const REASONING = 11;
+const CALLS = 12;
+const ENDED = 13;
+const SUBAGENTS = 14;
+const PENDING = 15;
+const RESUME = 16;
+const WAITING = 17;
+const EARLY = 18;
+const FATAL = 19;
+const RUN_TEXT = 20;
+const MESSAGE_TEXT = 21;
+const RUN_TEXT_LENGTH = 22;
+const DELTA_ID = 23;
+const DELTA_HEAD = 24;
 
 function newWriter(options: AguiEncodeOptions, sink: DiagnosticSink): Writer {
-  // Every object field is set after the literal ({@link UNSET}), so its type is "any" from the
-  // start: given the first writer's objects' hidden classes (the first writer after a full GC
-  // makes its lists and held records without a boilerplate, the next from one), the next writer
-  // would widen the fields' types and throw away the code compiled on the first
-  // (`--trace-deopt`: "code dependencies" at every stream's start, in the bench's timed runs).
-  const w: Writable<Writer> = {
-    loss: UNSET,
-    idSource: options.idSource,
-    framing: options.framing,
-    counter: 0,
-    thread: undefined,
-    run: undefined,
-    runOpen: false,
-    runs: 0,
-    step: UNSET,
-    steps: 0,
-    text: UNSET,
-    reasoning: UNSET,
-    calls: UNSET,
-    ended: UNSET,
-    subagents: UNSET,
-    pending: UNSET,
-    resume: UNSET,
-    waiting: UNSET,
-    early: UNSET,
-    fatal: undefined,
-    runText: UNSET,
-    messageText: UNSET,
-    runTextLength: 0,
-    deltaId: undefined,
-    deltaHead: '',
-  };
-  w.step = new Map();
-  w.text = new Map();
-  w.reasoning = new Map();
-  w.calls = new Map();
-  w.ended = new Set();
-  w.subagents = new Set();
-  w.loss = newLoss(FORMAT, sink);
-  w.pending = [];
-  w.resume = [];
-  w.waiting = [];
-  w.early = newHeldRecords(MAX_WAITING);
-  w.runText = [];
-  w.messageText = [];
-  return w;
+  return [
+    newLoss(FORMAT, sink),
+    options.idSource,
+    options.framing,
+    0,
+    undefined,
+    undefined,
+    false,
+    0,
+    new Map(),
+    0,
+    new Map(),
+    new Map(),
+    new Map(),
+    new Set(),
+    new Set(),
+    [],
+    [],
+    [],
+    newHeldRecords(MAX_WAITING),
+    undefined,
+    [],
+    [],
+    0,
+    undefined,
+    '',
+  ];
 }
 
 function writeEvent(w: Writer, event: AgentEvent): string {
   if (AGUI_WRITER_SHORTCUTS.enabled && event.type === 'text.delta') {
     const text = openDelta(w, event);
-    if (text !== undefined) return afterHeld(w.early, text);
+    if (text !== undefined) return afterHeld(w[EARLY], text);
   }
   const hints = ownHints(event);
   if (hints !== undefined) {
-    w.framing ??= hints.framing;
+    w[FRAMING] ??= hints.framing;
     if (event.provenance?.synthetic || hints.part) return '';
     const record = hints.record;
     if (isJsonObject(record)) {
       const text = own(w, event, record, hints);
       // Read as before the run, written where it was: right after the run's opening record.
-      if (hints.early === true && holdRecord(w.early, text)) return '';
-      return afterHeld(w.early, text);
+      if (hints.early === true && holdRecord(w[EARLY], text)) return '';
+      return afterHeld(w[EARLY], text);
     }
   } else if (event.provenance?.format === FORMAT && event.provenance.synthetic) return '';
-  return afterHeld(w.early, foreign(w, event));
+  return afterHeld(w[EARLY], foreign(w, event));
 }
 
 function endWrite(w: Writer): string {
-  let out = afterHeld(w.early, '');
+  let out = afterHeld(w[EARLY], '');
   // A run still open when the events end was cut off: it stays open, as it was (AG-UI says
   // nothing of a run whose producer stopped), unless it waits on requests (an interrupt) or
   // failed. Events still waiting for a run are lost.
-  for (const e of w.waiting) reportLoss(w.loss, e, e.type, 'no AG-UI run follows to carry it');
-  w.waiting = [];
-  if (w.runOpen && w.fatal !== undefined) out += runError(w, undefined);
-  else if (w.runOpen && w.pending.length > 0) out += finishRun(w, undefined);
+  for (const e of w[WAITING]) reportLoss(w[LOSS], e, e.type, 'no AG-UI run follows to carry it');
+  w[WAITING] = [];
+  if (w[RUN_OPEN] && w[FATAL] !== undefined) out += runError(w, undefined);
+  else if (w[RUN_OPEN] && w[PENDING].length > 0) out += finishRun(w, undefined);
   return out;
 }
 
@@ -281,20 +289,20 @@ function endWrite(w: Writer): string {
  */
 function openDelta(w: Writer, event: AgentEventOf<'text.delta'>): string | undefined {
   const p = event.provenance;
-  if ((p !== undefined && p.format === FORMAT) || event.lane !== undefined || !w.runOpen) return undefined;
+  if ((p !== undefined && p.format === FORMAT) || event.lane !== undefined || !w[RUN_OPEN]) return undefined;
   const text = event.text;
   if (typeof text !== 'string' || text === '') return undefined;
-  const open = w.text.get('');
+  const open = w[TEXT].get('');
   if (open === undefined || (event.message !== undefined && event.message !== open)) return undefined;
-  if (!w.step.has('') || w.reasoning.has('')) return undefined;
-  checkLoss(w.loss, event, TEXT_DELTA_CARRIED);
+  if (!w[STEP].has('') || w[REASONING].has('')) return undefined;
+  checkLoss(w[LOSS], event, TEXT_DELTA_CARRIED);
   addRunText(w, text);
   // The record's head is the same for every delta of the message: spelled once.
-  if (open !== w.deltaId) {
-    w.deltaId = open;
-    w.deltaHead = `{"type":"TEXT_MESSAGE_CONTENT","messageId":${jsonString(open)},"delta":`;
+  if (open !== w[DELTA_ID]) {
+    w[DELTA_ID] = open;
+    w[DELTA_HEAD] = `{"type":"TEXT_MESSAGE_CONTENT","messageId":${jsonString(open)},"delta":`;
   }
-  let json = w.deltaHead + jsonString(text);
+  let json = w[DELTA_HEAD] + jsonString(text);
   const ts = timestampOf(event.ts);
   if (ts !== undefined) json += `,"timestamp":${ts}`;
   return frameJson(framingOf(w), `${json}}`);
@@ -310,12 +318,12 @@ function own(w: Writer, event: AgentEvent, template: JsonObject, hints: AguiHint
   };
   switch (event.type) {
     case 'run.start':
-      w.runOpen = true;
+      w[RUN_OPEN] = true;
       put('threadId', event.session);
       put('runId', event.run);
       break;
     case 'run.end':
-      w.runOpen = false;
+      w[RUN_OPEN] = false;
       if (r.type === 'RUN_ERROR') put('message', event.error);
       else if (typeof event.answer === 'string') r.result = event.answer;
       break;
@@ -350,28 +358,28 @@ function own(w: Writer, event: AgentEvent, template: JsonObject, hints: AguiHint
 
 function foreign(w: Writer, event: AgentEvent): string {
   const carried = CARRIED[event.type];
-  if (carried !== undefined) checkLoss(w.loss, event, carried);
+  if (carried !== undefined) checkLoss(w[LOSS], event, carried);
   // Outside a run every event waits for the next `RUN_STARTED` (AG-UI has no event outside a
   // run, and a made-up run would read back as one the source never had).
-  if (!w.runOpen && event.type !== 'run.start' && event.type !== 'run.end') {
-    if (w.runs > 0 && (event.type === 'approval.resolve' || event.type === 'question.answer')) {
-      w.resume.push(resumeEntry(event));
+  if (!w[RUN_OPEN] && event.type !== 'run.start' && event.type !== 'run.end') {
+    if (w[RUNS] > 0 && (event.type === 'approval.resolve' || event.type === 'question.answer')) {
+      w[RESUME].push(resumeEntry(event));
       return '';
     }
-    if (w.waiting.length < MAX_WAITING) w.waiting.push(event);
-    else reportLoss(w.loss, event, event.type, 'too many events before a run');
+    if (w[WAITING].length < MAX_WAITING) w[WAITING].push(event);
+    else reportLoss(w[LOSS], event, event.type, 'too many events before a run');
     return '';
   }
   let out = '';
   switch (event.type) {
     case 'run.start':
-      if (w.runOpen) out += finishRun(w, undefined);
+      if (w[RUN_OPEN]) out += finishRun(w, undefined);
       return out + startRun(w, event);
     case 'run.end':
       // A run the source never ended stays open (it came from no record), unless it waits on
       // a request: that is an interrupt, and says so.
-      if (event.status === 'incomplete' && event.provenance?.synthetic && w.pending.length === 0) return '';
-      if (!w.runOpen) {
+      if (event.status === 'incomplete' && event.provenance?.synthetic && w[PENDING].length === 0) return '';
+      if (!w[RUN_OPEN]) {
         if (event.status === 'incomplete') return '';
         out += startRun(w, event);
       }
@@ -379,14 +387,14 @@ function foreign(w: Writer, event: AgentEvent): string {
     default:
       break;
   }
-  if (!w.runOpen) out += startRun(w, event);
+  if (!w[RUN_OPEN]) out += startRun(w, event);
   return out + content(w, event);
 }
 
 function content(w: Writer, event: AgentEvent): string {
   let out = '';
   const lane = event.lane;
-  if (lane !== undefined && !w.subagents.has(lane) && event.type !== 'child.start') {
+  if (lane !== undefined && !w[SUBAGENTS].has(lane) && event.type !== 'child.start') {
     out += openSubagent(w, { type: 'child.start', child: lane }, undefined, true);
   }
   switch (event.type) {
@@ -395,7 +403,7 @@ function content(w: Writer, event: AgentEvent): string {
       return out + openStep(w, event);
     case 'round.end': {
       out += closeLane(w, lane);
-      if (!w.step.has(lane ?? '')) out += openStep(w, event);
+      if (!w[STEP].has(lane ?? '')) out += openStep(w, event);
       if (AGUI_WRITER_SHORTCUTS.enabled) {
         const spelled = roundMetaJson(event);
         if (spelled !== undefined) return out + closeStep(w, lane, event, spelled);
@@ -406,7 +414,7 @@ function content(w: Writer, event: AgentEvent): string {
       if (usage !== undefined) meta.usage = usage;
       if (usage !== undefined && event.usage?.costUsd !== undefined) meta.costUsd = event.usage.costUsd;
       else if (usage === undefined && event.usage !== undefined && !isZeroUsage(event.usage))
-        reportLoss(w.loss, event, 'round.end.usage', 'not whole token counts');
+        reportLoss(w[LOSS], event, 'round.end.usage', 'not whole token counts');
       if (event.model !== undefined) meta.model = event.model;
       return out + closeStep(w, lane, event, meta, roundMetaPlain(meta, usage));
     }
@@ -417,21 +425,21 @@ function content(w: Writer, event: AgentEvent): string {
     case 'message.end':
       return out + closeText(w, lane, event.message);
     case 'text.delta': {
-      if (event.text === '' && !w.text.has(lane ?? '')) return out;
+      if (event.text === '' && !w[TEXT].has(lane ?? '')) return out;
       out += ensureStep(w, event) + closeReasoning(w, lane);
-      const open = w.text.get(lane ?? '');
+      const open = w[TEXT].get(lane ?? '');
       if (open !== undefined && event.message !== undefined && open !== event.message)
         out += closeText(w, lane);
-      if (!w.text.has(lane ?? '')) out += openText(w, event, event.message);
+      if (!w[TEXT].has(lane ?? '')) out += openText(w, event, event.message);
       if (event.text === '') return out;
       if (lane === undefined) addRunText(w, `${event.text}`);
-      return out + textContent(w, event, w.text.get(lane ?? '')!);
+      return out + textContent(w, event, w[TEXT].get(lane ?? '')!);
     }
     case 'reasoning.delta':
       return out + ensureStep(w, event) + reasoningDelta(w, event);
     case 'tool.args.delta':
       out += ensureStep(w, event) + closeLane(w, lane);
-      if (!w.calls.has(event.call)) out += startCall(w, event, event.call, event.name);
+      if (!w[CALLS].has(event.call)) out += startCall(w, event, event.call, event.name);
       if (event.text === '') return out;
       return out + emit(w, event, 'TOOL_CALL_ARGS', { toolCallId: event.call, delta: event.text });
     case 'tool.start':
@@ -441,7 +449,7 @@ function content(w: Writer, event: AgentEvent): string {
     case 'approval.request':
     case 'question':
       // Said where it happens, and held: still open when the run ends, it is an interrupt.
-      if (w.pending.length < MAX_WAITING) w.pending.push(event);
+      if (w[PENDING].length < MAX_WAITING) w[PENDING].push(event);
       return out + custom(w, event);
     case 'approval.resolve':
     case 'question.answer':
@@ -452,7 +460,7 @@ function content(w: Writer, event: AgentEvent): string {
       return out + closeSubagent(w, event);
     case 'error':
       if (event.fatal) {
-        w.fatal = event.message;
+        w[FATAL] = event.message;
         return out;
       }
       return out + custom(w, event);
@@ -469,7 +477,7 @@ function custom(w: Writer, event: AgentEvent): string {
   // The stream states thread, run and step; a workspace or sequence number it cannot.
   for (const k of ['workspace', 'seq'] as const)
     if (event[k] !== undefined)
-      reportLoss(w.loss, event, `${event.type}.${k}`, `AG-UI has no place for ${k}`);
+      reportLoss(w[LOSS], event, `${event.type}.${k}`, `AG-UI has no place for ${k}`);
   if (AGUI_WRITER_SHORTCUTS.enabled && event.type === 'tool.output' && carriesCallText(event)) {
     // Most of what a stream carries: its value spelled, not built (strings need no check).
     const head = `{"type":"CUSTOM","name":"${CARRY_PREFIX}tool.output","value":{"call":${jsonString(event.call)},"text":${jsonString(event.text)}}`;
@@ -579,81 +587,81 @@ function emitRecord(
 }
 
 function addRunText(w: Writer, text: string): void {
-  const length = w.runTextLength + text.length;
-  w.runTextLength = length;
+  const length = w[RUN_TEXT_LENGTH] + text.length;
+  w[RUN_TEXT_LENGTH] = length;
   if (length <= AGUI_MAX_HELD_TEXT) {
-    w.messageText.push(text);
+    w[MESSAGE_TEXT].push(text);
     return;
   }
   // Past the cap an answer can no longer be proved to be the run's text: it is written.
-  if (w.runText.length !== 0) w.runText = [];
-  if (w.messageText.length !== 0) w.messageText = [];
+  if (w[RUN_TEXT].length !== 0) w[RUN_TEXT] = [];
+  if (w[MESSAGE_TEXT].length !== 0) w[MESSAGE_TEXT] = [];
 }
 
 /** The main agent's message ended: its pieces become one entry of the run's text. */
 function settleMessageText(w: Writer): void {
-  if (w.messageText.length === 0) return;
-  w.runText.push(w.messageText.join(''));
-  w.messageText = [];
+  if (w[MESSAGE_TEXT].length === 0) return;
+  w[RUN_TEXT].push(w[MESSAGE_TEXT].join(''));
+  w[MESSAGE_TEXT] = [];
 }
 
 /** True when `answer` is the run's text (joined only when the lengths agree). */
 function isRunText(w: Writer, answer: unknown): boolean {
   return (
     typeof answer === 'string' &&
-    answer.length === w.runTextLength &&
-    w.runTextLength <= AGUI_MAX_HELD_TEXT &&
-    answer === w.runText.join('') + w.messageText.join('')
+    answer.length === w[RUN_TEXT_LENGTH] &&
+    w[RUN_TEXT_LENGTH] <= AGUI_MAX_HELD_TEXT &&
+    answer === w[RUN_TEXT].join('') + w[MESSAGE_TEXT].join('')
   );
 }
 
 function framingOf(w: Writer): JsonFraming {
-  w.framing ??= 'sse';
-  return w.framing;
+  w[FRAMING] ??= 'sse';
+  return w[FRAMING];
 }
 
 function newId(w: Writer): string {
-  return w.idSource !== undefined ? w.idSource() : `aw-${++w.counter}`;
+  return w[ID_SOURCE] !== undefined ? w[ID_SOURCE]() : `aw-${++w[COUNTER]}`;
 }
 
 // ---- runs ----
 
 function startRun(w: Writer, event: AgentEvent): string {
-  w.runOpen = true;
-  w.runs++;
-  w.runText = [];
-  w.messageText = [];
-  w.runTextLength = 0;
-  w.steps = 0;
-  w.fatal = undefined;
-  w.thread = event.session ?? w.thread ?? newId(w);
-  w.run = event.run !== undefined && event.run !== w.run ? event.run : newId(w);
-  const fields: JsonObject = { threadId: w.thread, runId: w.run };
+  w[RUN_OPEN] = true;
+  w[RUNS]++;
+  w[RUN_TEXT] = [];
+  w[MESSAGE_TEXT] = [];
+  w[RUN_TEXT_LENGTH] = 0;
+  w[STEPS] = 0;
+  w[FATAL] = undefined;
+  w[THREAD] = event.session ?? w[THREAD] ?? newId(w);
+  w[RUN] = event.run !== undefined && event.run !== w[RUN] ? event.run : newId(w);
+  const fields: JsonObject = { threadId: w[THREAD], runId: w[RUN] };
   const text = event.type === 'run.start' ? event.input : undefined;
-  if (text !== undefined || w.resume.length > 0) {
-    const input: JsonObject = { threadId: w.thread, runId: w.run, messages: [] };
+  if (text !== undefined || w[RESUME].length > 0) {
+    const input: JsonObject = { threadId: w[THREAD], runId: w[RUN], messages: [] };
     if (text !== undefined) input.messages = [{ id: newId(w), role: 'user', content: text }];
-    if (w.resume.length > 0) input.resume = w.resume;
+    if (w[RESUME].length > 0) input.resume = w[RESUME];
     fields.input = input;
-    w.resume = [];
+    w[RESUME] = [];
   }
   let out = emit(w, event, 'RUN_STARTED', fields, undefined, true);
-  const waiting = w.waiting;
-  w.waiting = [];
+  const waiting = w[WAITING];
+  w[WAITING] = [];
   for (const e of waiting) out += content(w, e);
   return out;
 }
 
 function closeAll(w: Writer): string {
   let out = '';
-  for (const lane of [...w.text.keys()]) out += closeText(w, lane === '' ? undefined : lane);
-  for (const lane of [...w.reasoning.keys()]) out += closeReasoning(w, lane === '' ? undefined : lane);
-  for (const [call] of w.calls) out += emit(w, undefined, 'TOOL_CALL_END', { toolCallId: call });
-  w.calls.clear();
+  for (const lane of [...w[TEXT].keys()]) out += closeText(w, lane === '' ? undefined : lane);
+  for (const lane of [...w[REASONING].keys()]) out += closeReasoning(w, lane === '' ? undefined : lane);
+  for (const [call] of w[CALLS]) out += emit(w, undefined, 'TOOL_CALL_END', { toolCallId: call });
+  w[CALLS].clear();
   // A step the run's end closes is no round that ended: it says so, and reads back as none.
-  for (const lane of [...w.step.keys()].reverse())
+  for (const lane of [...w[STEP].keys()].reverse())
     out += closeStep(w, lane === '' ? undefined : lane, undefined, { closing: true });
-  for (const child of [...w.subagents].reverse()) {
+  for (const child of [...w[SUBAGENTS]].reverse()) {
     // Closed by the run's end, not a child that ended: it says so, and reads back as none.
     out += emit(
       w,
@@ -663,34 +671,34 @@ function closeAll(w: Writer): string {
       { closing: true },
     );
   }
-  w.subagents.clear();
+  w[SUBAGENTS].clear();
   return out;
 }
 
 function finishRun(w: Writer, event: AgentEventOf<'run.end'> | undefined): string {
   let out = closeAll(w);
-  w.runOpen = false;
-  if (event?.status === 'failed' || (event === undefined && w.fatal !== undefined)) {
+  w[RUN_OPEN] = false;
+  if (event?.status === 'failed' || (event === undefined && w[FATAL] !== undefined)) {
     return out + runError(w, event);
   }
-  const fields: JsonObject = { threadId: w.thread!, runId: w.run! };
+  const fields: JsonObject = { threadId: w[THREAD]!, runId: w[RUN]! };
   // The answer is the run's text: written only when it says something the text does not.
   if (event?.answer !== undefined && event.answer !== '' && !isRunText(w, event.answer))
     fields.result = event.answer;
   // A cancelled run asks for nothing (its requests were said where they happened).
   if (event?.status === 'cancelled') fields.outcome = { type: 'cancelled' };
-  else if (w.pending.length > 0) {
-    fields.outcome = { type: 'interrupt', interrupts: w.pending.map((p) => interrupt(p)) };
+  else if (w[PENDING].length > 0) {
+    fields.outcome = { type: 'interrupt', interrupts: w[PENDING].map((p) => interrupt(p)) };
     // AG-UI: an interrupted run is never a success (it reads back incomplete, waiting).
     if (event?.status === 'completed')
       reportLoss(
-        w.loss,
+        w[LOSS],
         event,
         'run.end.status',
         'a request still open when a run ends is an interrupt, and an interrupted run is not completed',
       );
   }
-  w.pending = [];
+  w[PENDING] = [];
   const usage = usageOf(event?.usage);
   if (usage !== undefined) fields.usage = usage;
   const meta = runMeta(event);
@@ -703,13 +711,13 @@ function finishRun(w: Writer, event: AgentEventOf<'run.end'> | undefined): strin
 }
 
 function runError(w: Writer, event: AgentEventOf<'run.end'> | undefined): string {
-  w.runOpen = false;
-  const fields: JsonObject = { message: event?.error ?? w.fatal ?? event?.reason ?? 'the run failed' };
+  w[RUN_OPEN] = false;
+  const fields: JsonObject = { message: event?.error ?? w[FATAL] ?? event?.reason ?? 'the run failed' };
   if (event?.reason !== undefined) fields.code = event.reason;
   const usage = usageOf(event?.usage);
   if (usage !== undefined) fields.usage = usage;
-  w.fatal = undefined;
-  w.pending = [];
+  w[FATAL] = undefined;
+  w[PENDING] = [];
   const meta = runMeta(event);
   delete meta.reason;
   return emit(w, event, 'RUN_ERROR', fields, meta, true);
@@ -764,23 +772,23 @@ function decided(
   event: AgentEventOf<'approval.resolve'> | AgentEventOf<'question.answer'>,
 ): string {
   const id = event.type === 'approval.resolve' ? event.approval : event.question;
-  w.pending = w.pending.filter((p) => (p.type === 'approval.request' ? p.approval : p.question) !== id);
+  w[PENDING] = w[PENDING].filter((p) => (p.type === 'approval.request' ? p.approval : p.question) !== id);
   return custom(w, event);
 }
 
 // ---- steps, messages, reasoning ----
 
 function openStep(w: Writer, event: AgentEvent): string {
-  w.steps++;
-  const name = stepNameOf(event.round ?? w.steps);
-  w.step.set(event.lane ?? '', name);
+  w[STEPS]++;
+  const name = stepNameOf(event.round ?? w[STEPS]);
+  w[STEP].set(event.lane ?? '', name);
   if (AGUI_WRITER_SHORTCUTS.enabled)
     return emitHead(w, event, 'STEP_STARTED', `{"type":"STEP_STARTED","stepName":${jsonString(name)}`);
   return emit(w, event, 'STEP_STARTED', { stepName: name });
 }
 
 function ensureStep(w: Writer, event: AgentEvent): string {
-  return !w.step.has('') && event.lane === undefined ? openStep(w, event) : '';
+  return !w[STEP].has('') && event.lane === undefined ? openStep(w, event) : '';
 }
 
 /** `STEP_FINISHED`; `plain` when `meta` needs no encodability walk ({@link roundMetaPlain}). */
@@ -791,9 +799,9 @@ function closeStep(
   meta?: JsonObject | string,
   plain = false,
 ): string {
-  const name = w.step.get(lane ?? '');
+  const name = w[STEP].get(lane ?? '');
   if (name === undefined) return '';
-  w.step.delete(lane ?? '');
+  w[STEP].delete(lane ?? '');
   const at = event ?? (lane === undefined ? undefined : ({ lane } as AgentEvent));
   if (AGUI_WRITER_SHORTCUTS.enabled) {
     const head = `{"type":"STEP_FINISHED","stepName":${jsonString(name)}`;
@@ -846,7 +854,7 @@ function roundMetaPlain(meta: JsonObject, usage: JsonObject[] | undefined): bool
 
 function openText(w: Writer, event: AgentEvent, id: string | undefined): string {
   const messageId = id ?? newId(w);
-  w.text.set(event.lane ?? '', messageId);
+  w[TEXT].set(event.lane ?? '', messageId);
   if (AGUI_WRITER_SHORTCUTS.enabled && typeof messageId === 'string') {
     const head = `{"type":"TEXT_MESSAGE_START","messageId":${jsonString(messageId)},"role":"assistant"`;
     return emitHead(w, event, 'TEXT_MESSAGE_START', head);
@@ -855,9 +863,9 @@ function openText(w: Writer, event: AgentEvent, id: string | undefined): string 
 }
 
 function closeText(w: Writer, lane: string | undefined, id?: string): string {
-  const open = w.text.get(lane ?? '');
+  const open = w[TEXT].get(lane ?? '');
   if (open === undefined || (id !== undefined && id !== open)) return '';
-  w.text.delete(lane ?? '');
+  w[TEXT].delete(lane ?? '');
   if (lane === undefined) settleMessageText(w);
   const at = lane === undefined ? undefined : ({ lane } as AgentEvent);
   if (AGUI_WRITER_SHORTCUTS.enabled && typeof open === 'string')
@@ -868,25 +876,25 @@ function closeText(w: Writer, lane: string | undefined, id?: string): string {
 function reasoningDelta(w: Writer, event: AgentEventOf<'reasoning.delta'>): string {
   const lane = event.lane;
   let out = closeText(w, lane);
-  const open = w.reasoning.get(lane ?? '');
+  const open = w[REASONING].get(lane ?? '');
   if (open !== undefined && event.message !== undefined && open !== event.message)
     out += closeReasoning(w, lane);
   if (event.text !== '') {
-    if (!w.reasoning.has(lane ?? '')) {
+    if (!w[REASONING].has(lane ?? '')) {
       const id = event.message ?? newId(w);
-      w.reasoning.set(lane ?? '', id);
+      w[REASONING].set(lane ?? '', id);
       out += emit(w, event, 'REASONING_START', { messageId: id });
       out += emit(w, event, 'REASONING_MESSAGE_START', { messageId: id, role: 'reasoning' });
     }
     out += emit(w, event, 'REASONING_MESSAGE_CONTENT', {
-      messageId: w.reasoning.get(lane ?? '')!,
+      messageId: w[REASONING].get(lane ?? '')!,
       delta: event.text,
     });
   }
   const opaque = event.redacted ?? event.signature;
   if (opaque !== undefined) {
     if (event.redacted !== undefined && event.signature !== undefined)
-      reportLoss(w.loss, event, 'reasoning.delta.signature', 'one encrypted value per reasoning block');
+      reportLoss(w[LOSS], event, 'reasoning.delta.signature', 'one encrypted value per reasoning block');
     // A signature is not redacted content: it says which it is, so it reads back as itself.
     out += emit(
       w,
@@ -894,7 +902,7 @@ function reasoningDelta(w: Writer, event: AgentEventOf<'reasoning.delta'>): stri
       'REASONING_ENCRYPTED_VALUE',
       {
         subtype: 'message',
-        entityId: w.reasoning.get(lane ?? '') ?? event.message ?? newId(w),
+        entityId: w[REASONING].get(lane ?? '') ?? event.message ?? newId(w),
         encryptedValue: opaque,
       },
       event.redacted === undefined ? { signature: true } : undefined,
@@ -904,9 +912,9 @@ function reasoningDelta(w: Writer, event: AgentEventOf<'reasoning.delta'>): stri
 }
 
 function closeReasoning(w: Writer, lane: string | undefined): string {
-  const open = w.reasoning.get(lane ?? '');
+  const open = w[REASONING].get(lane ?? '');
   if (open === undefined) return '';
-  w.reasoning.delete(lane ?? '');
+  w[REASONING].delete(lane ?? '');
   const at = lane === undefined ? undefined : ({ lane } as AgentEvent);
   return (
     emit(w, at, 'REASONING_MESSAGE_END', { messageId: open }) +
@@ -922,7 +930,7 @@ function closeLane(w: Writer, lane: string | undefined): string {
 
 function startCall(w: Writer, event: AgentEvent, call: string, name: string | undefined): string {
   const toolName = name ?? 'unknown';
-  w.calls.set(call, toolName);
+  w[CALLS].set(call, toolName);
   if (AGUI_WRITER_SHORTCUTS.enabled && typeof call === 'string' && typeof toolName === 'string') {
     const head = `{"type":"TOOL_CALL_START","toolCallId":${jsonString(call)},"toolCallName":${jsonString(toolName)}`;
     return emitHead(w, event, 'TOOL_CALL_START', head);
@@ -935,7 +943,7 @@ function toolStart(w: Writer, event: AgentEventOf<'tool.start'>): string {
   let out = '';
   const call = event.call;
   const head = AGUI_WRITER_SHORTCUTS.enabled && typeof call === 'string';
-  if (!w.calls.has(call)) {
+  if (!w[CALLS].has(call)) {
     out += startCall(w, event, call, event.name);
     const args = event.args ?? (event.command !== undefined ? { command: event.command } : {});
     assertEncodable(args, 'tool.start.args', undefined, FORMAT);
@@ -949,8 +957,8 @@ function toolStart(w: Writer, event: AgentEventOf<'tool.start'>): string {
         )
       : emit(w, event, 'TOOL_CALL_ARGS', { toolCallId: call, delta });
   }
-  w.calls.delete(call);
-  w.ended.add(call);
+  w[CALLS].delete(call);
+  w[ENDED].add(call);
   if (head) {
     const spelled = callMetaJson(event);
     if (spelled !== undefined)
@@ -1008,12 +1016,12 @@ function callMetaJson(event: AgentEventOf<'tool.start'>): string | undefined {
 
 function toolEnd(w: Writer, event: AgentEventOf<'tool.end'>): string {
   let out = '';
-  if (!w.ended.has(event.call)) {
-    if (!w.calls.has(event.call)) out += startCall(w, event, event.call, event.name);
-    w.calls.delete(event.call);
+  if (!w[ENDED].has(event.call)) {
+    if (!w[CALLS].has(event.call)) out += startCall(w, event, event.call, event.name);
+    w[CALLS].delete(event.call);
     out += emit(w, event, 'TOOL_CALL_END', { toolCallId: event.call });
   }
-  w.ended.delete(event.call);
+  w[ENDED].delete(event.call);
   if (
     AGUI_WRITER_SHORTCUTS.enabled &&
     event.error === undefined &&
@@ -1080,11 +1088,11 @@ function openSubagent(
   parent: string | undefined,
   implied = false,
 ): string {
-  if (w.subagents.has(event.child)) return '';
-  w.subagents.add(event.child);
+  if (w[SUBAGENTS].has(event.child)) return '';
+  w[SUBAGENTS].add(event.child);
   const fields: JsonObject = { subagentRunId: event.child, name: event.name ?? event.kind ?? 'subagent' };
   if (event.task !== undefined) fields.description = event.task;
-  if (parent !== undefined && w.subagents.has(parent)) fields.parentSubagentRunId = parent;
+  if (parent !== undefined && w[SUBAGENTS].has(parent)) fields.parentSubagentRunId = parent;
   if (event.call !== undefined) fields.parentToolCallId = event.call;
   const meta: JsonObject = {};
   if (event.kind !== undefined) meta.kind = event.kind;
@@ -1096,10 +1104,10 @@ function openSubagent(
 
 function closeSubagent(w: Writer, event: AgentEventOf<'child.end'>): string {
   let out = '';
-  if (!w.subagents.has(event.child))
+  if (!w[SUBAGENTS].has(event.child))
     out += openSubagent(w, { type: 'child.start', child: event.child }, event.lane, true);
   out += closeLane(w, event.child) + closeStep(w, event.child);
-  w.subagents.delete(event.child);
+  w[SUBAGENTS].delete(event.child);
   const { lane: _lane, ...rest } = event;
   const at = rest as AgentEvent;
   const meta: JsonObject = {};
@@ -1115,6 +1123,6 @@ function closeSubagent(w: Writer, event: AgentEventOf<'child.end'>): string {
   if (event.result !== undefined) fields.result = event.result;
   fields.outcome = event.status === 'incomplete' ? { type: 'suspended' } : { type: 'success' };
   if (event.status === 'cancelled')
-    reportLoss(w.loss, event, 'child.end.status', 'a subagent is not cancelled in AG-UI');
+    reportLoss(w[LOSS], event, 'child.end.status', 'a subagent is not cancelled in AG-UI');
   return out + emit(w, at, 'SUBAGENT_FINISHED', fields, meta);
 }
