@@ -1,3 +1,5 @@
+import type { LineReport } from './diagnostics';
+
 // Text bounds writers apply (HEP's, and any format that adopts them). Counted in UTF-16 code
 // units (JavaScript `.length`), as the HEP reference counts them.
 
@@ -38,19 +40,25 @@ export const MAX_ROUND_TEXT: number = 4 * 1024 * 1024;
 
 /**
  * `held` with `text` appended, up to {@link MAX_ROUND_TEXT} characters: past it the rest is not
- * held (the `text.delta` events carry it all). The caller reports the cut once, where
- * {@link reachesRoundCap} says so. A hot path may append itself while the sum stays under the cap
- * and call this only past it: the same string either way.
+ * held (the `text.delta` events carry it all), and the append that reaches the cap reports one
+ * `text_too_long` warning at `line`/`offset`. A hot path may append itself while the sum stays
+ * under the cap and call this only past it: the same string either way.
  */
-export function holdRoundText(held: string, text: string): string {
+export function appendRoundText(
+  held: string,
+  text: string,
+  report: LineReport,
+  line: number,
+  offset: number,
+): string {
   if (held.length + text.length < MAX_ROUND_TEXT) return held + text;
-  return held.length >= MAX_ROUND_TEXT ? held : held + text.slice(0, MAX_ROUND_TEXT - held.length);
+  if (held.length >= MAX_ROUND_TEXT) return held;
+  report(
+    'text_too_long',
+    'warning',
+    line,
+    offset,
+    `the round's text reached ${MAX_ROUND_TEXT} characters: its round.end.message holds the first ${MAX_ROUND_TEXT}, its text.delta events all of it`,
+  );
+  return held + text.slice(0, MAX_ROUND_TEXT - held.length);
 }
-
-/** True when appending `text` to `held` reaches {@link MAX_ROUND_TEXT}: the one place to report it. */
-export function reachesRoundCap(held: string, text: string): boolean {
-  return held.length < MAX_ROUND_TEXT && held.length + text.length >= MAX_ROUND_TEXT;
-}
-
-/** What the `text_too_long` warning says. */
-export const ROUND_CAP_MESSAGE = `the round's text reached ${MAX_ROUND_TEXT} characters: its round.end.message holds the first ${MAX_ROUND_TEXT}, its text.delta events all of it`;

@@ -1,4 +1,4 @@
-import { holdRoundText, MAX_ROUND_TEXT, ROUND_CAP_MESSAGE, reachesRoundCap } from '../../bounds';
+import { appendRoundText, MAX_ROUND_TEXT } from '../../bounds';
 import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
 import {
   BEFORE_RUN,
@@ -457,7 +457,7 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       if (typeof r.subagentRunId !== 'string') {
         const held = d[STEP_TEXT];
         if (held.length + text.length < MAX_ROUND_TEXT) d[STEP_TEXT] = held + text;
-        else d[STEP_TEXT] = capStepText(d, cx, held, text);
+        else d[STEP_TEXT] = appendRoundText(held, text, d[REPORT], cx.line, cx.offset);
       }
       if (id !== undefined && wholeIn(d, r)) {
         const { session, run, round, provenance } = envelope(d, cx);
@@ -1129,11 +1129,4 @@ function isEarly(r: unknown): boolean {
 function missing(type: string, r: JsonObject): string | undefined {
   const fields = REQUIRED[type];
   return fields === undefined ? undefined : missingString(r, fields);
-}
-
-// The step's text past MAX_ROUND_TEXT (holdRoundText), reported where the cap is reached.
-function capStepText(d: Decoder, cx: Cx, held: string, text: string): string {
-  if (reachesRoundCap(held, text))
-    d[REPORT]('text_too_long', 'warning', cx.line, cx.offset, ROUND_CAP_MESSAGE);
-  return holdRoundText(held, text);
 }

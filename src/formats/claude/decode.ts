@@ -1,4 +1,4 @@
-import { holdRoundText, ROUND_CAP_MESSAGE, reachesRoundCap } from '../../bounds';
+import { appendRoundText } from '../../bounds';
 import type { DecodeOptions, RecordDecoder } from '../../codec';
 import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
 import { str } from '../../guards';
@@ -1840,11 +1840,9 @@ function textBlock(d: DecoderState, ctx: LineContext, m: MessageState, text: str
   return textDelta(d, ctx, text, m.id);
 }
 
-// The message's text for its round's end, held up to MAX_ROUND_TEXT (reported where it is reached).
+// The message's text for its round's end, held up to MAX_ROUND_TEXT (bounds.ts).
 function holdText(d: DecoderState, ctx: LineContext, m: MessageState, text: string): void {
-  if (reachesRoundCap(m.text, text))
-    d[REPORT]('text_too_long', 'warning', ctx.line, ctx.offset, ROUND_CAP_MESSAGE);
-  m.text = holdRoundText(m.text, text);
+  m.text = appendRoundText(m.text, text, d[REPORT], ctx.line, ctx.offset);
 }
 
 function toolUse(d: DecoderState, ctx: LineContext, call: string, name: string, input: unknown): AgentEvent {

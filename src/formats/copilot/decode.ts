@@ -1,4 +1,4 @@
-import { holdRoundText, ROUND_CAP_MESSAGE, reachesRoundCap } from '../../bounds';
+import { appendRoundText } from '../../bounds';
 import type { DecodeOptions, RecordDecoder } from '../../codec';
 import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
 import { num, str } from '../../guards';
@@ -912,9 +912,7 @@ function message(dec: Decoder, ctx: Line, main: boolean): void {
   for (const e of derived) push(dec, ctx, e, true);
   ctx.out.push(end);
   if (main && content !== '') {
-    if (reachesRoundCap(dec[ROUND_TEXT], content))
-      dec[REPORT]('text_too_long', 'warning', ctx.line, ctx.offset, ROUND_CAP_MESSAGE);
-    dec[ROUND_TEXT] = holdRoundText(dec[ROUND_TEXT], content);
+    dec[ROUND_TEXT] = appendRoundText(dec[ROUND_TEXT], content, dec[REPORT], ctx.line, ctx.offset);
     dec[ANSWER] = content;
   }
 }

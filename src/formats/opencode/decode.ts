@@ -1,4 +1,4 @@
-import { holdRoundText, ROUND_CAP_MESSAGE, reachesRoundCap } from '../../bounds';
+import { appendRoundText } from '../../bounds';
 import type { DecodeOptions, RecordDecoder } from '../../codec';
 import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
 import { type LineEnds, lineEndAt } from '../../framing/line-ends';
@@ -300,11 +300,7 @@ function map(
     case 'text':
     case 'reasoning': {
       const text = part!.text as string;
-      if (type === 'text') {
-        if (reachesRoundCap(lane.text, text))
-          d.report('text_too_long', 'warning', cx.line, cx.offset, ROUND_CAP_MESSAGE);
-        lane.text = holdRoundText(lane.text, text);
-      }
+      if (type === 'text') lane.text = appendRoundText(lane.text, text, d.report, cx.line, cx.offset);
       const message = str(part!.messageID);
       if (message !== undefined && wholeEnvelope(cx, lane)) {
         const session = cx.record.sessionID as string;
