@@ -418,7 +418,7 @@ function recordOf(w: Writer, event: AgentEvent): string {
     case 'text.delta': {
       let head = lazyTurn(w, event, own);
       const named = event.message ?? w[OPEN_MESSAGE] ?? openMessage(w, event.lane);
-      let id = w[RENAMED].size === 0 ? named : (w[RENAMED].get(named) ?? named);
+      let id = writtenId(w, named);
       let sofar = w[TEXTS].get(id) ?? '';
       if (sofar.length + event.text.length > COPILOT_MAX_HELD_TEXT && sofar !== '') {
         head += cutMessage(w, event, named);
@@ -762,8 +762,13 @@ function dataWith(tpl: JsonObject | undefined, set: Array<[string, unknown]>): J
 
 function addText(w: Writer, named: string | undefined, text: string): void {
   if (named === undefined) return;
-  const id = w[RENAMED].size === 0 ? named : (w[RENAMED].get(named) ?? named);
+  const id = writtenId(w, named);
   w[TEXTS].set(id, (w[TEXTS].get(id) ?? '') + text);
+}
+
+/** The id a message's records are written under: the id its events name, unless it was cut. */
+function writtenId(w: Writer, named: string): string {
+  return w[RENAMED].size === 0 ? named : (w[RENAMED].get(named) ?? named);
 }
 
 /**
@@ -961,11 +966,8 @@ function messageRecord(
   message: string | undefined,
 ): string {
   const named = message ?? w[OPEN_MESSAGE] ?? newId(w);
-  let id = named;
-  if (w[RENAMED].size !== 0) {
-    id = w[RENAMED].get(named) ?? named;
-    w[RENAMED].delete(named);
-  }
+  const id = writtenId(w, named);
+  if (w[RENAMED].size !== 0) w[RENAMED].delete(named);
   const content = w[TEXTS].get(id) ?? '';
   w[TEXTS].delete(id);
   if (w[OPEN_MESSAGE] === named) w[OPEN_MESSAGE] = undefined;
