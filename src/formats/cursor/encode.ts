@@ -165,9 +165,9 @@ export class CursorEncoder implements Encoder {
   private session: string | undefined;
   private readonly starts = new Map<string, AgentEventOf<'tool.start'>>();
   private thinking: AgentEvent | undefined;
-  private runText = '';
-  // The run's text went past CURSOR_MAX_HELD_TEXT: not held any more (see `result`).
-  private runTextCut = false;
+  // The run's text, for the `result` of a run end without an answer; undefined once it went past
+  // CURSOR_MAX_HELD_TEXT (not held any more: see `result`).
+  private runText: string | undefined = '';
   // The sum of the run's round.end usage: the run total of a source that has none of its own.
   private roundUsage: Usage | undefined;
   private counter = 0;
@@ -221,7 +221,6 @@ export class CursorEncoder implements Encoder {
         return out + this.line(this.init(event, t), hints);
       case 'run.start':
         this.runText = '';
-        this.runTextCut = false;
         this.roundUsage = undefined;
         if (!own && event.input === undefined) return out;
         return out + this.line(this.user(event, event.input ?? '', t), hints);
@@ -281,7 +280,6 @@ export class CursorEncoder implements Encoder {
       case 'run.start':
       case 'run.end':
         this.runText = '';
-        this.runTextCut = false;
         this.roundUsage = undefined;
         break;
       case 'reasoning.delta':
@@ -301,13 +299,9 @@ export class CursorEncoder implements Encoder {
 
   /** The run's text, held for the `result` of a run end without an answer, up to the cap. */
   private holdRunText(text: string): void {
-    if (this.runTextCut) return;
-    if (this.runText.length + text.length <= CURSOR_MAX_HELD_TEXT) {
-      this.runText += text;
-      return;
-    }
-    this.runText = '';
-    this.runTextCut = true;
+    if (this.runText === undefined) return;
+    this.runText =
+      this.runText.length + text.length <= CURSOR_MAX_HELD_TEXT ? this.runText + text : undefined;
   }
 
   private sessionId(): string {
@@ -507,15 +501,14 @@ export class CursorEncoder implements Encoder {
 
   private result(event: AgentEventOf<'run.end'>, t: JsonObject | undefined): JsonObject {
     const failed = event.status === 'failed';
-    const text = failed ? (event.error ?? event.answer) : (event.answer ?? this.runText);
-    if (!failed && event.answer === undefined && this.runTextCut)
+    const text = failed ? (event.error ?? event.answer) : (event.answer ?? this.runText ?? '');
+    if (!failed && event.answer === undefined && this.runText === undefined)
       this.loss.report(
         event,
         'run.end.answer',
         `Cursor's result repeats the run's text; past ${CURSOR_MAX_HELD_TEXT} characters it is not held, and the result is empty`,
       );
     this.runText = '';
-    this.runTextCut = false;
     const rounds = this.roundUsage;
     this.roundUsage = undefined;
     if (t !== undefined) {
@@ -615,7 +608,7 @@ export class CursorEncoder implements Encoder {
         return sameEnvelope(event, t, true) && sameCall(start, event, t);
       case 'run.end': {
         const failed = event.status === 'failed';
-        const text = failed ? (event.error ?? event.answer) : (event.answer ?? this.runText);
+        const text = failed ? (event.error ?? event.answer) : (event.answer ?? this.runText ?? '');
         if (!sameEnvelope(event, t, false) || t.is_error !== failed) return false;
         if (event.reason !== undefined && t.subtype !== event.reason) return false;
         if (event.durationMs !== undefined && t.duration_ms !== event.durationMs) return false;
