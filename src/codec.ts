@@ -234,6 +234,78 @@ export function lineChunkDecoder(
 }
 
 /**
+ * A record decoder as slots: its state and the module functions that read one line of it and its
+ * end, each with the state first. {@link slotsChunkDecoder} calls them from the line splitter; its
+ * optimised code, which inlines `line`, then checks only arrays, whose hidden class is the
+ * realm's. A {@link RecordDecoder} object is reached through its own hidden class, which a full
+ * garbage collection that finds no decoder alive frees (a literal made before its factory has an
+ * allocation site, as the first decoders of a process are), and the per-line code that embedded
+ * it is thrown away and compiled again (docs/performance.md, "highbar decode", round sixteen).
+ */
+export type RecordSlots<S> = [
+  state: S,
+  line: (state: S, text: string, line: number, offset: number, out: AgentEvent[]) => void,
+  end: (state: S, out: AgentEvent[]) => void,
+];
+
+// The state of a slots chunk decoder: LineDecoderState's slots, the record decoder as slots.
+type SlotsDecoderState = [
+  out: AgentEvent[],
+  records: RecordSlots<never>,
+  blanks: BlankLines,
+  sink: DiagnosticSink,
+];
+
+function slotsRecordOrBlank(d: SlotsDecoderState, text: string, line: number, offset: number): void {
+  // As recordOrBlank: one compare for the common line.
+  if (text.length === 0 || (text.charCodeAt(0) <= 32 && isBlankLine(text))) {
+    d[LD_BLANKS].skip(line, offset);
+    return;
+  }
+  const records = d[LD_RECORDS];
+  records[1](records[0], text, line, offset, d[LD_OUT]);
+}
+
+function slotsDiagnostic(d: SlotsDecoderState, diagnostic: Diagnostic): void {
+  d[LD_SINK].report(diagnostic);
+}
+
+/**
+ * {@link lineChunkDecoder} of a JSON Lines format (blank lines skipped) whose record decoder is
+ * {@link RecordSlots}: the same splitter, bounds, blank-line rule and end.
+ */
+export function slotsChunkDecoder<S>(
+  format: Format,
+  options: DecodeOptions,
+  sink: DiagnosticSink,
+  records: RecordSlots<S>,
+): ChunkDecoder {
+  const lineOptions: { mode: LineMode; format: Format; maxLineBytes?: number } = { mode: 'jsonl', format };
+  if (options.maxLineBytes !== undefined) lineOptions.maxLineBytes = options.maxLineBytes;
+  const d: SlotsDecoderState = [
+    [],
+    records as unknown as RecordSlots<never>,
+    new BlankLines(format, sink),
+    sink,
+  ];
+  const split = newSplitState(d, slotsRecordOrBlank, undefined, slotsDiagnostic, lineOptions);
+  return {
+    push(chunk, target) {
+      d[LD_OUT] = target;
+      pushChunk(split, chunk);
+    },
+    end(target) {
+      d[LD_OUT] = target;
+      endInput(split, options.incompleteLine ?? 'deliver');
+      if (options.incompleteLine !== 'hold') {
+        d[LD_BLANKS].end();
+        records[2](records[0], target);
+      }
+    },
+  };
+}
+
+/**
  * True for a line of JSON whitespace only (space, tab, CR; LF cannot be inside a line): no record,
  * whatever the format. Empty lines included.
  */

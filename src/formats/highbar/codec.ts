@@ -1,12 +1,12 @@
 // The highbar codec object (re-exported by index.ts). It lives apart from index.ts, which also
 // re-exports the wire records' zod schemas, so that the codec registry and the CLI, importing
 // this file, never load zod (docs/performance.md "The CLI against jq").
-import { type CheckingCodec, createCheckers, createCodec, lineChunkDecoder } from '../../codec';
+import { type CheckingCodec, createCheckers, createCodec, slotsChunkDecoder } from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
 import type { AgentEvent } from '../../model';
 import { highbarRules } from './check';
 import { declaredTools, matchContext } from './declared';
-import { createHighbarRecordDecoder, type HighbarDecodeOptions } from './decode';
+import { type HighbarDecodeOptions, highbarRecordSlots } from './decode';
 import { createHighbarEncoder, type HighbarEncodeOptions } from './encode';
 import { HIGHBAR } from './wire';
 
@@ -30,7 +30,7 @@ export interface HighbarCodec extends CheckingCodec<HighbarDecodeOptions, Highba
 const codec = createCodec<HighbarDecodeOptions, HighbarEncodeOptions>({
   format: HIGHBAR,
   createChunkDecoder: (options, sink) =>
-    lineChunkDecoder(HIGHBAR, 'jsonl', options, sink, createHighbarRecordDecoder(options, sink)),
+    slotsChunkDecoder(HIGHBAR, options, sink, highbarRecordSlots(options, sink)),
   createEncoder: createHighbarEncoder,
 });
 

@@ -1,4 +1,4 @@
-import type { DecodeOptions, RecordDecoder } from '../../codec';
+import type { DecodeOptions, RecordDecoder, RecordSlots } from '../../codec';
 import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
 import {
   DEPTH_PRECHECK_CHARS,
@@ -132,6 +132,23 @@ export function createHighbarRecordDecoder(
     // Called only when the input ended (never while a file is tailed: `incompleteLine: 'hold'`).
     end: (out) => endRun(d, d[LINE], d[OFFSET], out),
   };
+}
+
+/**
+ * {@link createHighbarRecordDecoder} as slots (the codec's decoder): the state and the module
+ * functions over it, so that the line splitter's optimised code, which inlines `readLine`'s call,
+ * checks no hidden class a garbage collection can free (src/codec.ts, `RecordSlots`).
+ */
+export function highbarRecordSlots(
+  options: HighbarDecodeOptions,
+  sink: DiagnosticSink,
+): RecordSlots<HighbarDecoder> {
+  return [newDecoder(options, sink), readLine, endOfInput];
+}
+
+// Called only when the input ended (never while a file is tailed: `incompleteLine: 'hold'`).
+function endOfInput(d: HighbarDecoder, out: AgentEvent[]): void {
+  endRun(d, d[LINE], d[OFFSET], out);
 }
 
 // A run without its `turn` record (the input ended, or a new writer's `hello` came) ends with a
