@@ -1066,37 +1066,36 @@ const DATA_DEPTH = 2;
 export function readCopilotCanonicalLine(text: string, maxDepth: number): JsonObject | undefined {
   if (maxDepth < CANONICAL_DEPTH || text.charCodeAt(text.length - 1) !== 125) return undefined;
   const r = textReader(text);
-  const id = readFixed(r, '{"id":') ? readString(r) : undefined;
+  const id = keyString(r, '{"id":');
   if (id === undefined || !readFixed(r, ',"parentId":')) return undefined;
   const parentId = readFixed(r, 'null') ? null : readString(r);
-  if (parentId === undefined || !readFixed(r, ',"timestamp":')) return undefined;
-  const timestamp = readString(r);
+  const timestamp = parentId === undefined ? undefined : keyString(r, ',"timestamp":');
   if (timestamp === undefined || !readFixed(r, ',"type":"')) return undefined;
   // The type's name up to the next quote: one of the names below only when it needs no escape.
   const close = text.indexOf('"', r.at);
-  if (close === -1) return undefined;
   const name = text.slice(r.at, close);
   r.at = close + 1;
+  if (close === -1 || !readFixed(r, ',"data":{"')) return undefined;
   let type: CopilotRecordType;
   let data: JsonObject | undefined;
   switch (name) {
     case 'assistant.turn_start':
     case 'assistant.turn_end': {
       type = name === 'assistant.turn_start' ? 'assistant.turn_start' : 'assistant.turn_end';
-      const turnId = readFixed(r, ',"data":{"turnId":') ? readString(r) : undefined;
+      const turnId = keyString(r, 'turnId":');
       data = turnId !== undefined && readFixed(r, '}') ? { turnId } : undefined;
       break;
     }
-    case 'assistant.message_start': {
-      type = 'assistant.message_start';
-      const messageId = readFixed(r, ',"data":{"messageId":') ? readString(r) : undefined;
-      data = messageId !== undefined && readFixed(r, '}') ? { messageId } : undefined;
-      break;
-    }
+    case 'assistant.message_start':
     case 'assistant.message': {
+      const messageId = keyString(r, 'messageId":');
+      if (name === 'assistant.message_start') {
+        type = 'assistant.message_start';
+        data = messageId !== undefined && readFixed(r, '}') ? { messageId } : undefined;
+        break;
+      }
       type = 'assistant.message';
-      const messageId = readFixed(r, ',"data":{"messageId":') ? readString(r) : undefined;
-      const content = messageId !== undefined && readFixed(r, ',"content":') ? readString(r) : undefined;
+      const content = messageId === undefined ? undefined : keyString(r, ',"content":');
       data = content !== undefined && readFixed(r, '}') ? { messageId, content } : undefined;
       break;
     }
@@ -1106,25 +1105,19 @@ export function readCopilotCanonicalLine(text: string, maxDepth: number): JsonOb
       break;
     case 'tool.execution_partial_result': {
       type = 'tool.execution_partial_result';
-      const toolCallId = readFixed(r, ',"data":{"toolCallId":') ? readString(r) : undefined;
-      const partialOutput =
-        toolCallId !== undefined && readFixed(r, ',"partialOutput":') ? readString(r) : undefined;
+      const toolCallId = keyString(r, 'toolCallId":');
+      const partialOutput = toolCallId === undefined ? undefined : keyString(r, ',"partialOutput":');
       data = partialOutput !== undefined && readFixed(r, '}') ? { toolCallId, partialOutput } : undefined;
       break;
     }
     case 'tool.execution_complete': {
       type = 'tool.execution_complete';
-      const toolCallId = readFixed(r, ',"data":{"toolCallId":') ? readString(r) : undefined;
+      const toolCallId = keyString(r, 'toolCallId":');
       const success =
         toolCallId === undefined || !readFixed(r, ',"success":')
           ? undefined
-          : readFixed(r, 'true')
-            ? true
-            : readFixed(r, 'false')
-              ? false
-              : undefined;
-      const content =
-        success !== undefined && readFixed(r, ',"result":{"content":') ? readString(r) : undefined;
+          : readFixed(r, 'true') || (readFixed(r, 'false') ? false : undefined);
+      const content = success === undefined ? undefined : keyString(r, ',"result":{"content":');
       data =
         content !== undefined && readFixed(r, '}}')
           ? { toolCallId, success, result: { content } }
@@ -1133,7 +1126,7 @@ export function readCopilotCanonicalLine(text: string, maxDepth: number): JsonOb
     }
     case 'assistant.usage': {
       type = 'assistant.usage';
-      const inputTokens = readFixed(r, ',"data":{"inputTokens":') ? readDigits(r) : undefined;
+      const inputTokens = readFixed(r, 'inputTokens":') ? readDigits(r) : undefined;
       const outputTokens =
         inputTokens !== undefined && readFixed(r, ',"outputTokens":') ? readDigits(r) : undefined;
       data = outputTokens !== undefined && readFixed(r, '}') ? { inputTokens, outputTokens } : undefined;
@@ -1149,11 +1142,16 @@ export function readCopilotCanonicalLine(text: string, maxDepth: number): JsonOb
     : undefined;
 }
 
+// The string after the fixed text `key` (a key and its colon), the cursor then past it.
+function keyString(r: TextReader, key: string): string | undefined {
+  return readFixed(r, key) ? readString(r) : undefined;
+}
+
 // A tool call's start: its id, its name, its arguments (any JSON value, parsed alone and measured
 // against the bound; a long one is left to `JSON.parse`, which measures the line's text first).
 function readToolStart(r: TextReader, maxDepth: number): JsonObject | undefined {
-  const toolCallId = readFixed(r, ',"data":{"toolCallId":') ? readString(r) : undefined;
-  const toolName = toolCallId !== undefined && readFixed(r, ',"toolName":') ? readString(r) : undefined;
+  const toolCallId = keyString(r, 'toolCallId":');
+  const toolName = toolCallId === undefined ? undefined : keyString(r, ',"toolName":');
   if (toolName === undefined || !readFixed(r, ',"arguments":')) return undefined;
   const start = r.at;
   const args = readJsonValue(r);
