@@ -4,6 +4,7 @@ import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagno
 import { num, str } from '../../guards';
 import { type IsoClock, newIsoClock } from '../../iso';
 import {
+  DEPTH_PRECHECK_CHARS,
   isJsonObject,
   type JsonObject,
   mayHoldUnsafeNumber,
@@ -13,8 +14,17 @@ import {
   resolveMaxDepth,
   setOwn,
   unsafeNumberMessage,
+  valueExceedsDepth,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, ModelUsage, Provenance, RunStatus, Usage } from '../../model';
+import {
+  readDigits,
+  readFixed,
+  readJsonValue,
+  readString,
+  type TextReader,
+  textReader,
+} from '../../text-reader';
 import { addExact, addUsage } from '../../usage';
 import {
   COPILOT_DELTA_HEAD,
@@ -274,6 +284,46 @@ function readLine(dec: Decoder, text: string, line: number, offset: number, out:
   dec[LAST_LINE] = line;
   dec[LAST_OFFSET] = offset;
   if (dec[SHORTCUT] && canonicalDelta(dec, text, line, offset, out)) return;
+  const canonical = copilotCanonicalLines.enabled
+    ? readCopilotCanonicalLine(text, dec[MAX_DEPTH])
+    : undefined;
+  if (canonical !== undefined) canonicalLine(dec, canonical, text, line, offset, out);
+  else parsedLine(dec, text, line, offset, out);
+}
+
+// A line the canonical reader read: its record and data are the reader's literals, whose hidden
+// classes outlive a full GC, and they are read here and in `map` at sites no `JSON.parse` record
+// reaches (a parsed record's hidden class dies at a full GC when no record is alive, and takes
+// the optimised code of every function that read one along: docs/performance.md, "Copilot
+// decoder, round sixteen"). The reader took only the types below with the data each requires,
+// so the envelope and `dataProblem` checks of `parsedLine` hold by construction.
+function canonicalLine(
+  dec: Decoder,
+  record: JsonObject,
+  text: string,
+  line: number,
+  offset: number,
+  out: AgentEvent[],
+): void {
+  const ts = copilotTimestampAt(dec[CLOCK], record.timestamp as string);
+  const ctx: Line = {
+    record,
+    data: record.data as JsonObject,
+    type: record.type as string,
+    text,
+    line,
+    offset,
+    agent: undefined,
+    ts,
+    out,
+    primaryDone: false,
+  };
+  if (ts !== undefined) dec[LAST_TS] = ts;
+  map(dec, ctx);
+}
+
+// A line `JSON.parse` read (the general path: every line when the canonical reader is off).
+function parsedLine(dec: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
   const record = parse(dec, text, line, offset);
   if (record === undefined) return;
   const type = record.type;
@@ -456,7 +506,11 @@ function wholeEnvelope(dec: Decoder, ctx: Line): Envelope | undefined {
     ts === undefined ||
     round === undefined ||
     ctx.primaryDone ||
-    laneOf(dec, ctx) !== undefined
+    ctx.agent !== undefined ||
+    // A record naming a spawning call may be in a child's lane: left to `push`, which gives the
+    // same event when it is not. Read here, not by `laneOf`, which `push` also calls with the
+    // records `JSON.parse` made (see `canonicalLine`).
+    ctx.data.parentToolCallId !== undefined
   )
     return undefined;
   ctx.primaryDone = true;
@@ -982,4 +1036,127 @@ function shutdownUsage(d: JsonObject): Usage {
   Object.assign(u, total);
   u.byModel = byModel;
   return u;
+}
+
+/**
+ * Test hook: `enabled: false` reads every line but the `message_delta` shortcut's with
+ * `JSON.parse`, so that test/copilot/canonical-lines.test.ts can hold the canonical-line reader
+ * equal to it.
+ */
+export const copilotCanonicalLines: { enabled: boolean } = { enabled: true };
+
+// How deep every canonical record may nest (the envelope, its data, a call's result): a smaller
+// bound leaves the line to `JSON.parse`, which reports it. A tool's arguments are measured alone
+// against what the envelope and its data leave of the bound.
+const CANONICAL_DEPTH = 3;
+const DATA_DEPTH = 2;
+
+/**
+ * The record of a line spelled as the Copilot CLI (and this library's writer) writes the frequent
+ * records (the envelope in its key order, `"ephemeral":true` or nothing after `data`, no space;
+ * the `data` of a turn's start or end, a message's start or whole text, a tool call's start,
+ * partial output or end, a call's input and output counts, each in the CLI's key order), read
+ * without `JSON.parse` of the line: the fixed text compared in place, each string read alone, the
+ * counts from their digits, a tool's arguments parsed alone, the record built in literals (whose
+ * hidden classes outlive a full GC: docs/performance.md, "Copilot decoder, round sixteen"). The
+ * same keys in the same order with the same values as `JSON.parse(text)`, within `maxDepth`, or
+ * `undefined` for any other line, which the caller parses: test/copilot/canonical-lines.test.ts
+ * holds the two equal.
+ */
+export function readCopilotCanonicalLine(text: string, maxDepth: number): JsonObject | undefined {
+  if (maxDepth < CANONICAL_DEPTH || text.charCodeAt(text.length - 1) !== 125) return undefined;
+  const r = textReader(text);
+  const id = keyString(r, '{"id":');
+  if (id === undefined || !readFixed(r, ',"parentId":')) return undefined;
+  const parentId = readFixed(r, 'null') ? null : readString(r);
+  const timestamp = parentId === undefined ? undefined : keyString(r, ',"timestamp":');
+  if (timestamp === undefined || !readFixed(r, ',"type":"')) return undefined;
+  // The type's name up to the next quote: one of the names below only when it needs no escape.
+  const close = text.indexOf('"', r.at);
+  const name = text.slice(r.at, close);
+  r.at = close + 1;
+  if (close === -1 || !readFixed(r, ',"data":{"')) return undefined;
+  let type: CopilotRecordType;
+  let data: JsonObject | undefined;
+  switch (name) {
+    case 'assistant.turn_start':
+    case 'assistant.turn_end': {
+      type = name === 'assistant.turn_start' ? 'assistant.turn_start' : 'assistant.turn_end';
+      const turnId = keyString(r, 'turnId":');
+      data = turnId !== undefined && readFixed(r, '}') ? { turnId } : undefined;
+      break;
+    }
+    case 'assistant.message_start':
+    case 'assistant.message': {
+      const messageId = keyString(r, 'messageId":');
+      if (name === 'assistant.message_start') {
+        type = 'assistant.message_start';
+        data = messageId !== undefined && readFixed(r, '}') ? { messageId } : undefined;
+        break;
+      }
+      type = 'assistant.message';
+      const content = messageId === undefined ? undefined : keyString(r, ',"content":');
+      data = content !== undefined && readFixed(r, '}') ? { messageId, content } : undefined;
+      break;
+    }
+    case 'tool.execution_start':
+      type = 'tool.execution_start';
+      data = readToolStart(r, maxDepth);
+      break;
+    case 'tool.execution_partial_result': {
+      type = 'tool.execution_partial_result';
+      const toolCallId = keyString(r, 'toolCallId":');
+      const partialOutput = toolCallId === undefined ? undefined : keyString(r, ',"partialOutput":');
+      data = partialOutput !== undefined && readFixed(r, '}') ? { toolCallId, partialOutput } : undefined;
+      break;
+    }
+    case 'tool.execution_complete': {
+      type = 'tool.execution_complete';
+      const toolCallId = keyString(r, 'toolCallId":');
+      const success =
+        toolCallId === undefined || !readFixed(r, ',"success":')
+          ? undefined
+          : readFixed(r, 'true') || (readFixed(r, 'false') ? false : undefined);
+      const content = success === undefined ? undefined : keyString(r, ',"result":{"content":');
+      data =
+        content !== undefined && readFixed(r, '}}')
+          ? { toolCallId, success, result: { content } }
+          : undefined;
+      break;
+    }
+    case 'assistant.usage': {
+      type = 'assistant.usage';
+      const inputTokens = readFixed(r, 'inputTokens":') ? readDigits(r) : undefined;
+      const outputTokens =
+        inputTokens !== undefined && readFixed(r, ',"outputTokens":') ? readDigits(r) : undefined;
+      data = outputTokens !== undefined && readFixed(r, '}') ? { inputTokens, outputTokens } : undefined;
+      break;
+    }
+    default:
+      return undefined;
+  }
+  if (data === undefined) return undefined;
+  if (r.at === text.length - 1) return { id, parentId, timestamp, type, data };
+  return readFixed(r, ',"ephemeral":true}') && r.at === text.length
+    ? { id, parentId, timestamp, type, data, ephemeral: true }
+    : undefined;
+}
+
+// The string after the fixed text `key` (a key and its colon), the cursor then past it.
+function keyString(r: TextReader, key: string): string | undefined {
+  return readFixed(r, key) ? readString(r) : undefined;
+}
+
+// A tool call's start: its id, its name, its arguments (any JSON value, parsed alone and measured
+// against the bound; a long one is left to `JSON.parse`, which measures the line's text first).
+function readToolStart(r: TextReader, maxDepth: number): JsonObject | undefined {
+  const toolCallId = keyString(r, 'toolCallId":');
+  const toolName = toolCallId === undefined ? undefined : keyString(r, ',"toolName":');
+  if (toolName === undefined || !readFixed(r, ',"arguments":')) return undefined;
+  const start = r.at;
+  const args = readJsonValue(r);
+  if (args === undefined || r.at - start > DEPTH_PRECHECK_CHARS) return undefined;
+  return !valueExceedsDepth(args, maxDepth - DATA_DEPTH) && readFixed(r, '}')
+    ? { toolCallId, toolName, arguments: args }
+    : undefined;
 }
