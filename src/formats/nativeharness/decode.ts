@@ -1,7 +1,16 @@
 import { type ChunkDecoder, type DecodeOptions, lineChunkDecoder, type RecordDecoder } from '../../codec';
-import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
+import { type DiagnosticCode, type DiagnosticSink, diagnosticAt, type Severity } from '../../diagnostics';
 import { JsonArrayReader } from '../../framing/json-array';
-import { DEFAULT_MAX_EVENT_BYTES, type SseMessage, SseReader } from '../../framing/sse';
+import {
+  DEFAULT_MAX_EVENT_BYTES,
+  endSse,
+  newSseState,
+  perStream,
+  pushSse,
+  type SseHandler,
+  type SseMessage,
+  type SseReaderOptions,
+} from '../../framing/sse';
 import {
   DEFAULT_MAX_DEPTH,
   isJsonObject,
@@ -119,39 +128,88 @@ export interface SseOrigin {
  * part of a `hop`'s text not yet delivered by `token` events is delivered before its
  * `round.end` (so a replay, which has no tokens, still yields the text).
  */
-export class NhEnvelopeDecoder {
-  private readonly sink: DiagnosticSink;
-  /** Reports a diagnostic at a place. */
-  readonly report: LineReport;
-  private readonly lastSeq = new Map<string, number>();
-  private seqSession: string | undefined;
-  private seqLast: number | undefined;
+/**
+ * The envelope decoder's state: an array of named slots (the indices below) in element 0 of the
+ * {@link NhEnvelopeDecoder}, which has no named property of its own. A class instance's fields are
+ * hidden classes a full GC frees with the last decoder, and every method that read them was
+ * thrown away and compiled again inside the next stream; an array's hidden class is the realm's
+ * and the instance keeps its class's initial one (docs/performance.md, "nativeharness decoder",
+ * round sixteen).
+ */
+type EnvelopeState = [
+  sink: DiagnosticSink,
+  lastSeq: Map<string, number>,
+  seqSession: string | undefined,
+  seqLast: number | undefined,
   // Most events have no hints: one empty object is reused until an event keeps it.
-  private scratchHints: NhHints = {};
-  private readonly facts: EnvelopeFacts = {
-    seq: 0,
-    ts: 0,
-    workspace: '',
-    session: '',
-    turn: null,
-    round: undefined,
-    provenance: { format: FORMAT, line: 0, offset: 0 },
-    hints: {},
-  };
-  private hopTurn: string | undefined;
-  private hop: number | undefined;
-  private tokenSession: string | undefined;
-  private tokenTurn = '';
-  private tokenHop: unknown;
-  private delivered = 0;
+  scratchHints: NhHints,
+  facts: EnvelopeFacts,
+  hopTurn: string | undefined,
+  hop: number | undefined,
+  tokenSession: string | undefined,
+  tokenTurn: string,
+  tokenHop: unknown,
+  delivered: number,
   // Turns started and not done, by session and turn id: what `end` closes as incomplete. Touched
   // by turn_started and done only, never by the per-token path.
-  private readonly openTurns = new Map<string, OpenTurn>();
+  openTurns: Map<string, OpenTurn>,
+];
+
+const SINK = 0;
+const LAST_SEQ = 1;
+const SEQ_SESSION = 2;
+const SEQ_LAST = 3;
+const SCRATCH_HINTS = 4;
+const FACTS = 5;
+const HOP_TURN = 6;
+const HOP = 7;
+const TOKEN_SESSION = 8;
+const TOKEN_TURN = 9;
+const TOKEN_HOP = 10;
+const DELIVERED = 11;
+const OPEN_TURNS = 12;
+
+/**
+ * Maps nativeharness envelopes to canonical events. Framing-independent: the SSE, JSON array
+ * and JSON Lines readers all hand it parsed records. Stateful where the protocol is: `seq` must
+ * increase per session, `hop` is remembered per turn for events that do not carry it, and the
+ * part of a `hop`'s text not yet delivered by `token` events is delivered before its
+ * `round.end` (so a replay, which has no tokens, still yields the text).
+ */
+export class NhEnvelopeDecoder {
+  declare private readonly 0: EnvelopeState;
 
   /** Creates a mapper that reports to `sink`. */
   constructor(sink: DiagnosticSink) {
-    this.sink = sink;
-    this.report = lineReporter(sink, FORMAT);
+    (this as unknown as { 0: EnvelopeState })[0] = [
+      sink,
+      new Map(),
+      undefined,
+      undefined,
+      {},
+      {
+        seq: 0,
+        ts: 0,
+        workspace: '',
+        session: '',
+        turn: null,
+        round: undefined,
+        provenance: { format: FORMAT, line: 0, offset: 0 },
+        hints: {},
+      },
+      undefined,
+      undefined,
+      undefined,
+      '',
+      undefined,
+      0,
+      new Map(),
+    ];
+  }
+
+  /** Reports a diagnostic at a place. */
+  report(code: DiagnosticCode, severity: Severity, line: number, offset: number, what: string): void {
+    this[0][SINK].report(diagnosticAt(code, severity, line, offset, what, FORMAT));
   }
 
   /**
@@ -161,17 +219,17 @@ export class NhEnvelopeDecoder {
    * live connection (`connect`) never does, since its turn may still be running.
    */
   end(out: AgentEvent[]): void {
-    if (this.openTurns.size === 0) return;
-    const { line, offset } = this.facts.provenance;
-    for (const open of this.openTurns.values()) {
+    if (this[0][OPEN_TURNS].size === 0) return;
+    const { line, offset } = this[0][FACTS].provenance;
+    for (const open of this[0][OPEN_TURNS].values()) {
       const e = incompleteRunEnd(FORMAT, line, offset);
       e.workspace = open.workspace;
       e.session = open.session;
       e.run = open.turn;
-      e.ts = this.facts.ts;
+      e.ts = this[0][FACTS].ts;
       out.push(e);
     }
-    this.openTurns.clear();
+    this[0][OPEN_TURNS].clear();
   }
 
   /** One record's JSON text, with where it came from and where its events go. */
@@ -184,7 +242,7 @@ export class NhEnvelopeDecoder {
       source.offset,
       source.maxDepth,
       FORMAT,
-      this.sink,
+      this[0][SINK],
     );
     if (value === NOT_PARSED) return;
     this.record(value, source);
@@ -231,13 +289,13 @@ export class NhEnvelopeDecoder {
     const session = value.session_id as string;
     // One session per stream is the rule: a one-entry cache in front of the map.
     let last: number | undefined;
-    if (session === this.seqSession) last = this.seqLast;
+    if (session === this[0][SEQ_SESSION]) last = this[0][SEQ_LAST];
     else {
-      if (this.seqSession !== undefined && this.seqLast !== undefined) {
-        this.lastSeq.set(this.seqSession, this.seqLast);
+      if (this[0][SEQ_SESSION] !== undefined && this[0][SEQ_LAST] !== undefined) {
+        this[0][LAST_SEQ].set(this[0][SEQ_SESSION], this[0][SEQ_LAST]);
       }
-      last = this.lastSeq.get(session);
-      this.seqSession = session;
+      last = this[0][LAST_SEQ].get(session);
+      this[0][SEQ_SESSION] = session;
     }
     if (last !== undefined && seq <= last) {
       this.report(
@@ -248,7 +306,7 @@ export class NhEnvelopeDecoder {
         `seq ${seq} is not above the previous seq ${last} of session ${JSON.stringify(session)}`,
       );
     }
-    this.seqLast = last === undefined ? seq : Math.max(last, seq);
+    this[0][SEQ_LAST] = last === undefined ? seq : Math.max(last, seq);
 
     const provenance: Provenance =
       envelopeRest === undefined
@@ -262,10 +320,10 @@ export class NhEnvelopeDecoder {
         spec === undefined ||
         (spec.type === 'tool_started' && mayHoldUnsafeNumber(payload.args)));
     if (scanned) this.checkNumbers(text, line, offset);
-    let hints = this.scratchHints;
+    let hints = this[0][SCRATCH_HINTS];
     // Left over by an event that returned (or threw) early: start from a fresh one.
     for (const _ in hints) {
-      hints = this.scratchHints = {};
+      hints = this[0][SCRATCH_HINTS] = {};
       break;
     }
     if (sse !== undefined) {
@@ -340,7 +398,7 @@ export class NhEnvelopeDecoder {
       if (rest.extra !== undefined) hints.payloadExtra = rest.extra;
       if (rest.order !== undefined) hints.payloadOrder = rest.order;
     }
-    const facts = this.facts;
+    const facts = this[0][FACTS];
     facts.seq = seq;
     facts.ts = ts;
     facts.workspace = workspace;
@@ -354,7 +412,7 @@ export class NhEnvelopeDecoder {
     if (extension !== undefined) this.mergeExtension(e, extension, line, offset);
     for (const _ in hints) {
       provenance.hints = hints as Record<string, unknown>;
-      this.scratchHints = {};
+      this[0][SCRATCH_HINTS] = {};
       break;
     }
     out.push(e);
@@ -395,7 +453,7 @@ export class NhEnvelopeDecoder {
     if (turn === null) hints.turnNull = true;
     hints.extensionEvent = inner;
     provenance.hints = hints as Record<string, unknown>;
-    this.scratchHints = {};
+    this[0][SCRATCH_HINTS] = {};
     event.provenance = provenance;
     return event;
   }
@@ -438,7 +496,7 @@ export class NhEnvelopeDecoder {
 
   // Reports a record deeper than maxDepth, unless its text was measured before it was parsed.
   private refuseDeep(value: unknown, s: NhRecordSource): boolean {
-    return refuseDeepValue(s.text, value, s.line, s.offset, s.maxDepth, FORMAT, this.sink);
+    return refuseDeepValue(s.text, value, s.line, s.offset, s.maxDepth, FORMAT, this[0][SINK]);
   }
 
   // Reports the first number JSON.parse cannot keep exactly.
@@ -449,11 +507,11 @@ export class NhEnvelopeDecoder {
 
   private roundOf(turn: string | null, hop: unknown): number | undefined {
     if (typeof hop === 'number') {
-      this.hopTurn = turn ?? undefined;
-      this.hop = hop;
+      this[0][HOP_TURN] = turn ?? undefined;
+      this[0][HOP] = hop;
       return hop;
     }
-    return turn !== null && turn === this.hopTurn ? this.hop : undefined;
+    return turn !== null && turn === this[0][HOP_TURN] ? this[0][HOP] : undefined;
   }
 
   // The envelope part of an event, built property by property (no object spread: a spread in the
@@ -474,7 +532,9 @@ export class NhEnvelopeDecoder {
   // Whether a token run (session, turn, hop) is the one whose delivered length is counted.
   private sameTokenRun(session: string, turn: string | null, hop: unknown): boolean {
     // The hop as it came (a validated integer): comparing numbers, not a string made per token.
-    return this.tokenHop === hop && this.tokenSession === session && this.tokenTurn === (turn ?? '');
+    return (
+      this[0][TOKEN_HOP] === hop && this[0][TOKEN_SESSION] === session && this[0][TOKEN_TURN] === (turn ?? '')
+    );
   }
 
   private map(type: NhEventType, p: JsonObject, f: EnvelopeFacts, out: AgentEvent[]): AgentEvent {
@@ -506,7 +566,7 @@ export class NhEnvelopeDecoder {
         return e;
       }
       case 'turn_started': {
-        if (turn !== null) this.openTurns.set(`${session}\u0000${turn}`, { session, workspace, turn });
+        if (turn !== null) this[0][OPEN_TURNS].set(`${session}\u0000${turn}`, { session, workspace, turn });
         const e = this.head('run.start', f);
         e.input = p.input as string;
         e.provenance = provenance;
@@ -514,13 +574,13 @@ export class NhEnvelopeDecoder {
       }
       case 'token': {
         if (!this.sameTokenRun(session, turn, p.hop)) {
-          this.tokenSession = session;
-          this.tokenTurn = turn ?? '';
-          this.tokenHop = p.hop;
-          this.delivered = 0;
+          this[0][TOKEN_SESSION] = session;
+          this[0][TOKEN_TURN] = turn ?? '';
+          this[0][TOKEN_HOP] = p.hop;
+          this[0][DELIVERED] = 0;
         }
         const text = p.text as string;
-        this.delivered += text.length;
+        this[0][DELIVERED] += text.length;
         // The usual token in one literal: head() and then four fields added one by one cost a
         // property store each and a growing out-of-object property array per event.
         if (turn !== null && round !== undefined) {
@@ -654,7 +714,7 @@ export class NhEnvelopeDecoder {
         return e;
       }
       case 'done': {
-        if (turn !== null) this.openTurns.delete(`${session}\u0000${turn}`);
+        if (turn !== null) this[0][OPEN_TURNS].delete(`${session}\u0000${turn}`);
         const e = this.head('run.end', f);
         e.status = p.status as 'completed' | 'failed' | 'cancelled';
         e.stopReason = p.stop_reason as string;
@@ -664,9 +724,9 @@ export class NhEnvelopeDecoder {
       }
       case 'hop': {
         const text = p.text as string;
-        const seen = this.sameTokenRun(session, turn, p.hop) ? this.delivered : 0;
-        this.tokenSession = undefined;
-        this.delivered = 0;
+        const seen = this.sameTokenRun(session, turn, p.hop) ? this[0][DELIVERED] : 0;
+        this[0][TOKEN_SESSION] = undefined;
+        this[0][DELIVERED] = 0;
         if (seen < text.length) {
           const d = this.head('text.delta', f);
           d.text = text.slice(seen);
@@ -748,61 +808,72 @@ export class NhJsonlRecordDecoder implements RecordDecoder {
 
 /** Handles SSE messages: envelopes, the `gap` signal, and whatever else a server sends. */
 export class NhSseMessageDecoder {
-  private readonly envelopes: NhEnvelopeDecoder;
-  private readonly maxDepth: number;
+  // The envelope decoder and the depth bound in elements 0 and 1: no named property, so every
+  // instance keeps the class's initial hidden class across a full GC (see EnvelopeState).
+  declare private readonly 0: NhEnvelopeDecoder;
+  declare private readonly 1: number;
 
   /** Creates an SSE message decoder over `envelopes`. */
   constructor(envelopes: NhEnvelopeDecoder, maxDepth: number = DEFAULT_MAX_DEPTH) {
-    this.envelopes = envelopes;
-    this.maxDepth = maxDepth;
+    const self = this as unknown as { 0: NhEnvelopeDecoder; 1: number };
+    self[0] = envelopes;
+    self[1] = maxDepth;
   }
 
   /** One dispatched SSE event. */
   message(m: SseMessage, out: AgentEvent[]): void {
-    if (m.event === 'gap') {
-      let detail = m.data;
-      const parsed = parseJsonLine(m.data, m.line, m.offset, this.maxDepth, FORMAT);
-      if (parsed.ok && isJsonObject(parsed.value)) {
-        const { after, next } = parsed.value;
-        detail = `events after seq ${String(after)} are no longer available; the stream resumes at seq ${String(next)}`;
-      }
-      this.envelopes.report('gap', 'warning', m.line, m.offset, `the server signalled a gap: ${detail}`);
-      return;
-    }
-    this.envelopes.text({
-      text: m.data,
-      line: m.line,
-      offset: m.offset,
-      maxDepth: this.maxDepth,
-      out,
-      sse: m,
-    });
+    sseMessage(this[0], this[1], m.id, m.event, m.data, m.line, m.offset, out);
   }
 }
 
-/** Creates the SSE reader + envelope mapping of one stream. */
-export function nhSseDecoder(
-  options: NhDecodeOptions,
+function sseMessage(
   envelopes: NhEnvelopeDecoder,
-  sink: DiagnosticSink,
-  target: { out: AgentEvent[] },
-  extra?: { lastEventId?: string; retry?: (ms: number) => void },
-): SseReader {
-  const messages = new NhSseMessageDecoder(envelopes, resolveMaxDepth(options.maxDepth));
-  const readerOptions: ConstructorParameters<typeof SseReader>[1] = {
-    format: FORMAT,
-    maxEventBytes: options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES,
-  };
-  if (options.maxLineBytes !== undefined) readerOptions.maxLineBytes = options.maxLineBytes;
-  if (extra?.lastEventId !== undefined) readerOptions.lastEventId = extra.lastEventId;
-  return new SseReader(
-    {
-      message: (m) => messages.message(m, target.out),
-      diagnostic: (d) => sink.report(d),
-      retry: (ms) => extra?.retry?.(ms),
-    },
-    readerOptions,
-  );
+  maxDepth: number,
+  id: string | undefined,
+  event: string | undefined,
+  data: string,
+  line: number,
+  offset: number,
+  out: AgentEvent[],
+): void {
+  if (event === 'gap') {
+    let detail = data;
+    const parsed = parseJsonLine(data, line, offset, maxDepth, FORMAT);
+    if (parsed.ok && isJsonObject(parsed.value)) {
+      const { after, next } = parsed.value;
+      detail = `events after seq ${String(after)} are no longer available; the stream resumes at seq ${String(next)}`;
+    }
+    envelopes.report('gap', 'warning', line, offset, `the server signalled a gap: ${detail}`);
+    return;
+  }
+  envelopes.text({ text: data, line, offset, maxDepth, out, sse: { id, event } });
+}
+
+/**
+ * What the SSE reader of one decoded stream sends its events to: the envelope decoder, the depth
+ * bound, and the array the current chunk's events go to. Slots, for the reason EnvelopeState
+ * gives.
+ */
+type SseTarget = [envelopes: NhEnvelopeDecoder, maxDepth: number, out: AgentEvent[]];
+
+// One dispatched SSE event of a decoded stream, read as NhSseMessageDecoder reads a message
+// (without the message object).
+function sseEvent(
+  t: SseTarget,
+  id: string | undefined,
+  event: string | undefined,
+  data: string,
+  _lastEventId: string,
+  line: number,
+  offset: number,
+): void {
+  sseMessage(t[0], t[1], id, event, data, line, offset, t[2]);
+}
+
+// The SSE reader's diagnostics and `retry` fields: the sink's report, and nothing (a decoder of
+// a whole input does not reconnect).
+function sseHandler(sink: DiagnosticSink): Omit<SseHandler, 'message'> {
+  return { diagnostic: (d) => sink.report(d) };
 }
 
 function framedDecoder(framing: NhFraming, options: NhDecodeOptions, sink: DiagnosticSink): ChunkDecoder {
@@ -835,17 +906,23 @@ function framedDecoder(framing: NhFraming, options: NhDecodeOptions, sink: Diagn
       },
     };
   }
-  const target: { out: AgentEvent[] } = { out: [] };
-  const reader = nhSseDecoder(options, envelopes, sink, target);
+  const readerOptions: SseReaderOptions = {
+    format: FORMAT,
+    maxEventBytes: options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES,
+  };
+  if (options.maxLineBytes !== undefined) readerOptions.maxLineBytes = options.maxLineBytes;
+  const target: SseTarget = [envelopes, maxDepth, []];
+  // perStream: the reader's call of sseEvent does not inline the envelope decoder (newSseState).
+  const reader = newSseState(sseHandler(sink), perStream(sseEvent), target, readerOptions);
   return {
     push(chunk, out) {
-      target.out = out;
-      reader.push(chunk);
+      target[2] = out;
+      pushSse(reader, chunk);
     },
     end(out) {
-      target.out = out;
+      target[2] = out;
       if (options.incompleteLine !== 'hold') {
-        reader.end();
+        endSse(reader);
         envelopes.end(out);
       }
     },

@@ -207,8 +207,11 @@ type Writer = [
   idsText: string,
   // The usage of the hops written in the open turn, summed exactly in decimal (costs 0.1 + 0.2
   // are 0.3): the turn's total when its run.end has none (docs/model.md "Usage": the run total is
-  // the sum of its rounds). A running sum, so a turn of any length holds one record.
-  hopUsage: Usage | undefined,
+  // the sum of its rounds). A running sum per figure (undefined: no hop had it), held in slots:
+  // a usage object grown key by key has hidden classes a full GC frees between streams.
+  hopInput: number | undefined,
+  hopOutput: number | undefined,
+  hopCost: number | undefined,
   // conform: calls of an earlier turn that had not ended when it did (a background task whose
   // result lands in a later turn): their result has no tool_result (see `lateResult`).
   stale: Set<string> | undefined,
@@ -232,8 +235,10 @@ const IDS_WORKSPACE = 14;
 const IDS_SESSION = 15;
 const IDS_TURN = 16;
 const IDS_TEXT = 17;
-const HOP_USAGE = 18;
-const STALE = 19;
+const HOP_INPUT = 18;
+const HOP_OUTPUT = 19;
+const HOP_COST = 20;
+const STALE = 21;
 /** Most calls remembered as ended with their turn; past it the oldest are forgotten. */
 const MAX_STALE = 4096;
 
@@ -259,6 +264,8 @@ function newWriter(options: NhEncodeOptions, sink: DiagnosticSink): Writer {
     '',
     undefined,
     undefined,
+    undefined,
+    undefined,
   ];
 }
 
@@ -268,24 +275,32 @@ function newWriter(options: NhEncodeOptions, sink: DiagnosticSink): Writer {
  * this format (synthetic events are skipped, unknown keys and key orders restored).
  */
 export function createNhEncoder(options: NhEncodeOptions, sink: DiagnosticSink): Encoder {
-  const encoder: NhEncoder = { w: newWriter(options, sink), write: writeMethod, end: endMethod };
-  return encoder;
+  return new NhEncoder(newWriter(options, sink));
 }
 
 /**
- * The encoder object: its state and the same two module functions for every encoder (a closure
- * per encoder would be a new call target for every caller's loop each time).
+ * The encoder: the writer's state in its element 0, `write` and `end` on the prototype (as the
+ * Amp writer's). With no named property of its own, every encoder has the class's initial hidden
+ * class, which the class holds: a caller's loop optimised around one encoder's `write` keeps its
+ * code at the next encoder and across a full GC. A literal `{w, write, end}` made per encoder had
+ * a hidden class the GC freed with the last encoder, and took `write` and the caller's loop with
+ * it (docs/performance.md, "nativeharness writer", round sixteen); a closure per encoder is a new
+ * call target each time.
  */
-interface NhEncoder extends Encoder {
-  readonly w: Writer;
-}
+class NhEncoder implements Encoder {
+  declare readonly 0: Writer;
 
-function writeMethod(this: NhEncoder, event: AgentEvent): string {
-  return writeEvent(this.w, event);
-}
+  constructor(w: Writer) {
+    (this as { 0: Writer })[0] = w;
+  }
 
-function endMethod(this: NhEncoder): string {
-  return endWrite(this.w);
+  write(event: AgentEvent): string {
+    return writeEvent(this[0], event);
+  }
+
+  end(): string {
+    return endWrite(this[0]);
+  }
 }
 
 function writeEvent(w: Writer, event: AgentEvent): string {
@@ -376,7 +391,7 @@ function writeOne(w: Writer, event: AgentEvent): string {
   // left without `done`, which is how a nativeharness log says it.
   if (event.type === 'run.end' && event.status === 'incomplete') {
     w[TURN] = undefined;
-    w[HOP_USAGE] = undefined;
+    clearHops(w);
     return '';
   }
   const carried = CARRIED[event.type];
@@ -440,7 +455,7 @@ function writeOne(w: Writer, event: AgentEvent): string {
       w[TURN] = event.run ?? (w[OPTIONS].idSource ?? defaultId)();
       if (event.round === undefined) w[HOP] = 1;
       w[CALLS] = [];
-      w[HOP_USAGE] = undefined;
+      clearHops(w);
       type = 'turn_started';
       pieces = [['input', str(event.input ?? '', 'run.start.input')]];
       break;
@@ -660,9 +675,9 @@ function writeOne(w: Writer, event: AgentEvent): string {
             'run.end.stopReason',
           ),
         ],
-        ['usage', usageText(w, event, turnUsage(event.usage, w[HOP_USAGE]), hints.rawUsage)],
+        ['usage', turnUsageText(w, event, hints.rawUsage)],
       ];
-      w[HOP_USAGE] = undefined;
+      clearHops(w);
       break;
     case 'round.end': {
       type = 'hop';
@@ -674,8 +689,7 @@ function writeOne(w: Writer, event: AgentEvent): string {
         ['stop_reason', str(event.stopReason ?? 'stop', 'round.end.stopReason')],
         ['usage', usageText(w, event, event.usage, hints.rawUsage)],
       ];
-      if (event.usage !== undefined && event.usage.final !== false)
-        w[HOP_USAGE] = addHop(w[HOP_USAGE], event.usage);
+      if (event.usage !== undefined && event.usage.final !== false) addHop(w, event.usage);
       break;
     }
     case 'unknown':
@@ -721,23 +735,29 @@ const USAGE_PARTS = ['cacheRead', 'cacheWrite', 'reasoning'] as const;
 
 function usageText(w: Writer, event: AgentEvent, usage: Usage | undefined, raw: unknown): string {
   if (raw !== undefined) return json(raw, 'usage');
-  if (usage !== undefined) {
-    for (const key of USAGE_PARTS) {
-      if (usage[key] !== undefined) {
-        reportLoss(
-          w[LOSS],
-          event,
-          `${event.type}.usage.${key}`,
-          `usage has input_tokens, output_tokens and cost_usd only: ${key} is not written (it stays counted in ${key === 'reasoning' ? 'output' : 'input'}_tokens)`,
-        );
-      }
+  if (usage !== undefined) reportUsageParts(w, event, usage);
+  return usageFigures(usage?.input ?? 0, usage?.output ?? 0, usage?.costUsd ?? 0);
+}
+
+function reportUsageParts(w: Writer, event: AgentEvent, usage: Usage): void {
+  for (const key of USAGE_PARTS) {
+    if (usage[key] !== undefined) {
+      reportLoss(
+        w[LOSS],
+        event,
+        `${event.type}.usage.${key}`,
+        `usage has input_tokens, output_tokens and cost_usd only: ${key} is not written (it stays counted in ${key === 'reasoning' ? 'output' : 'input'}_tokens)`,
+      );
     }
   }
+}
+
+function usageFigures(input: number, output: number, costUsd: number): string {
   return joinRecord(
     [
-      ['input_tokens', formatInteger(usage?.input ?? 0, 'usage.input', FORMAT)],
-      ['output_tokens', formatInteger(usage?.output ?? 0, 'usage.output', FORMAT)],
-      ['cost_usd', num(usage?.costUsd ?? 0, 'usage.costUsd')],
+      ['input_tokens', formatInteger(input, 'usage.input', FORMAT)],
+      ['output_tokens', formatInteger(output, 'usage.output', FORMAT)],
+      ['cost_usd', num(costUsd, 'usage.costUsd')],
     ],
     undefined,
     encodeValue,
@@ -745,27 +765,31 @@ function usageText(w: Writer, event: AgentEvent, usage: Usage | undefined, raw: 
   );
 }
 
-// The turn's total for `done`: the run.end's own, its missing counts (or all of it, when it has
-// none) the sum of the hops written. A cost no figure had stays absent.
-function turnUsage(total: Usage | undefined, hops: Usage | undefined): Usage | undefined {
-  if (hops === undefined) return total;
-  if (total === undefined) return hops;
-  if (total.input !== undefined && total.output !== undefined && total.costUsd !== undefined) return total;
-  const u: Usage = { ...total };
-  if (u.input === undefined && hops.input !== undefined) u.input = hops.input;
-  if (u.output === undefined && hops.output !== undefined) u.output = hops.output;
-  if (u.costUsd === undefined && hops.costUsd !== undefined) u.costUsd = hops.costUsd;
-  return u;
+// `done`'s usage: the run.end's own figures, each one it lacks (all three, when it has no usage)
+// the sum of the hops written. A figure neither has is written as 0.
+function turnUsageText(w: Writer, event: AgentEventOf<'run.end'>, raw: unknown): string {
+  if (raw !== undefined) return json(raw, 'usage');
+  const total = event.usage;
+  if (total !== undefined) reportUsageParts(w, event, total);
+  const input = total !== undefined && total.input !== undefined ? total.input : w[HOP_INPUT];
+  const output = total !== undefined && total.output !== undefined ? total.output : w[HOP_OUTPUT];
+  const cost = total !== undefined && total.costUsd !== undefined ? total.costUsd : w[HOP_COST];
+  return usageFigures(input ?? 0, output ?? 0, cost ?? 0);
 }
 
-// `sum` plus one hop's counts and cost, exactly (a field no hop had stays absent). The three
-// figures the wire has: cache and reasoning counts were reported on their hop.
-function addHop(sum: Usage | undefined, u: Usage): Usage {
-  const out: Usage = sum === undefined ? {} : sum;
-  if (u.input !== undefined) out.input = addExact(out.input ?? 0, u.input);
-  if (u.output !== undefined) out.output = addExact(out.output ?? 0, u.output);
-  if (u.costUsd !== undefined) out.costUsd = addExact(out.costUsd ?? 0, u.costUsd);
-  return out;
+// Adds one hop's counts and cost to the turn's sums, exactly (a figure no hop had stays
+// undefined). The three figures the wire has: cache and reasoning counts were reported on their
+// hop.
+function addHop(w: Writer, u: Usage): void {
+  if (u.input !== undefined) w[HOP_INPUT] = addExact(w[HOP_INPUT] ?? 0, u.input);
+  if (u.output !== undefined) w[HOP_OUTPUT] = addExact(w[HOP_OUTPUT] ?? 0, u.output);
+  if (u.costUsd !== undefined) w[HOP_COST] = addExact(w[HOP_COST] ?? 0, u.costUsd);
+}
+
+function clearHops(w: Writer): void {
+  w[HOP_INPUT] = undefined;
+  w[HOP_OUTPUT] = undefined;
+  w[HOP_COST] = undefined;
 }
 
 function nextSeq(w: Writer, seq: number | undefined, type: string): number {

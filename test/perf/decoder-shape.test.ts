@@ -1,0 +1,50 @@
+import { expect, test } from 'vitest';
+import { createDiagnosticSink } from '../../src/diagnostics';
+import { NhEnvelopeDecoder, NhSseMessageDecoder } from '../../src/formats/nativeharness/decode';
+import { nativeharness } from '../../src/index';
+
+// The nativeharness envelope decoder and SSE message decoder keep their state in elements of a
+// class instance with no named property of its own, so every instance has the class's initial
+// hidden class, which outlives a full GC (docs/performance.md, "nativeharness decoder", round
+// sixteen). A named field added to either would bring back a hidden class the GC frees between
+// streams, and the per-event code that read it: this catches it.
+
+const stream = [
+  'id: 1\nevent: session_created\ndata: {"seq":1,"ts":1,"type":"session_created","workspace_id":"w","session_id":"s","turn_id":null,"payload":{"v":1,"actor":"user","mode":"default"}}\n\n',
+  'id: 2\nevent: turn_started\ndata: {"seq":2,"ts":2,"type":"turn_started","workspace_id":"w","session_id":"s","turn_id":"t","payload":{"input":"hi"}}\n\n',
+  'id: 3\nevent: token\ndata: {"seq":3,"ts":3,"type":"token","workspace_id":"w","session_id":"s","turn_id":"t","payload":{"hop":1,"text":"yo"}}\n\n',
+  'event: gap\ndata: {"after":3,"next":5}\n\n',
+].join('');
+
+test('the envelope and SSE message decoders have no named own property, before and after decoding', () => {
+  const sink = createDiagnosticSink(false, () => {});
+  const envelopes = new NhEnvelopeDecoder(sink);
+  const messages = new NhSseMessageDecoder(envelopes);
+  expect(Object.getOwnPropertyNames(envelopes)).toEqual(['0']);
+  expect(Object.getOwnPropertyNames(messages)).toEqual(['0', '1']);
+  const out: unknown[] = [];
+  envelopes.text({
+    text: '{"seq":1,"ts":1,"type":"title","workspace_id":"w","session_id":"s","turn_id":null,"payload":{"title":"x"}}',
+    line: 1,
+    offset: 0,
+    maxDepth: 64,
+    out: out as never,
+    sse: undefined,
+  });
+  envelopes.end(out as never);
+  expect(out.length).toBe(1);
+  expect(Object.getOwnPropertyNames(envelopes)).toEqual(['0']);
+  expect(Object.getOwnPropertyNames(messages)).toEqual(['0', '1']);
+});
+
+test('an SSE stream decodes the same in one chunk and byte by byte (the per-stream event function)', () => {
+  const whole = nativeharness.parse(stream);
+  const d = nativeharness.createDecoder();
+  const events = [];
+  const bytes = Buffer.from(stream);
+  for (let i = 0; i < bytes.length; i++) events.push(...d.push(bytes.subarray(i, i + 1)));
+  events.push(...d.end());
+  expect(JSON.stringify(events)).toBe(JSON.stringify(whole.events));
+  expect(whole.events.length).toBe(4);
+  expect(whole.diagnostics.map((x) => x.code)).toContain('gap');
+});
