@@ -13,6 +13,7 @@ import {
   type LineMode,
   newSplitState,
   pushChunk,
+  type SplitState,
 } from './framing/lines';
 import { asChunk } from './framing/utf8';
 import type { AgentEvent } from './model';
@@ -207,16 +208,39 @@ export function lineChunkDecoder(
   sink: DiagnosticSink,
   records: RecordDecoder,
 ): ChunkDecoder {
-  const lineOptions: { mode: LineMode; format: Format; maxLineBytes?: number } = { mode, format };
-  if (options.maxLineBytes !== undefined) lineOptions.maxLineBytes = options.maxLineBytes;
   const d: LineDecoderState = [[], records, new BlankLines(format, sink), sink];
   const split = newSplitState(
     d,
     mode === 'jsonl' && records.keepsBlankLines !== true ? recordOrBlank : everyLine,
     undefined,
     lineDiagnostic,
-    lineOptions,
+    splitOptions(format, mode, options),
   );
+  return splitChunkDecoder(d, split, options, (target) => records.end(target));
+}
+
+// The line splitter's options of a decoder: its mode, its format and the line bound it sets (a
+// bound left out takes the splitter's default).
+function splitOptions(
+  format: Format,
+  mode: LineMode,
+  options: DecodeOptions,
+): { mode: LineMode; format: Format; maxLineBytes?: number } {
+  const lineOptions: { mode: LineMode; format: Format; maxLineBytes?: number } = { mode, format };
+  if (options.maxLineBytes !== undefined) lineOptions.maxLineBytes = options.maxLineBytes;
+  return lineOptions;
+}
+
+// The chunk decoder over `split`, whose lines go to `d` (a LineDecoderState or SlotsDecoderState:
+// the current output in LD_OUT, the blank lines in LD_BLANKS): each call hands `d` its output
+// array; the end, unless the input is held for more, ends the blank-line count and then the
+// records (`endRecords`).
+function splitChunkDecoder(
+  d: LineDecoderState | SlotsDecoderState,
+  split: SplitState,
+  options: DecodeOptions,
+  endRecords: (target: AgentEvent[]) => void,
+): ChunkDecoder {
   return {
     push(chunk, target) {
       d[LD_OUT] = target;
@@ -227,7 +251,7 @@ export function lineChunkDecoder(
       endInput(split, options.incompleteLine ?? 'deliver');
       if (options.incompleteLine !== 'hold') {
         d[LD_BLANKS].end();
-        records.end(target);
+        endRecords(target);
       }
     },
   };
@@ -280,29 +304,20 @@ export function slotsChunkDecoder<S>(
   sink: DiagnosticSink,
   records: RecordSlots<S>,
 ): ChunkDecoder {
-  const lineOptions: { mode: LineMode; format: Format; maxLineBytes?: number } = { mode: 'jsonl', format };
-  if (options.maxLineBytes !== undefined) lineOptions.maxLineBytes = options.maxLineBytes;
   const d: SlotsDecoderState = [
     [],
     records as unknown as RecordSlots<never>,
     new BlankLines(format, sink),
     sink,
   ];
-  const split = newSplitState(d, slotsRecordOrBlank, undefined, slotsDiagnostic, lineOptions);
-  return {
-    push(chunk, target) {
-      d[LD_OUT] = target;
-      pushChunk(split, chunk);
-    },
-    end(target) {
-      d[LD_OUT] = target;
-      endInput(split, options.incompleteLine ?? 'deliver');
-      if (options.incompleteLine !== 'hold') {
-        d[LD_BLANKS].end();
-        records[2](records[0], target);
-      }
-    },
-  };
+  const split = newSplitState(
+    d,
+    slotsRecordOrBlank,
+    undefined,
+    slotsDiagnostic,
+    splitOptions(format, 'jsonl', options),
+  );
+  return splitChunkDecoder(d, split, options, (target) => records[2](records[0], target));
 }
 
 /**
