@@ -129,8 +129,7 @@ export function createHighbarRecordDecoder(
   const d = newDecoder(options, sink);
   return {
     line: (text, line, offset, out) => readLine(d, text, line, offset, out),
-    // Called only when the input ended (never while a file is tailed: `incompleteLine: 'hold'`).
-    end: (out) => endRun(d, d[LINE], d[OFFSET], out),
+    end: (out) => endOfInput(d, out),
   };
 }
 
