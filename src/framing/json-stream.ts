@@ -17,7 +17,15 @@ import {
 } from '../codec';
 import type { DiagnosticSink, Format } from '../diagnostics';
 import { endInput, newSplitState, pushChunk, type SplitState } from './lines';
-import { endSse, formatSseJsonEvent, newSseState, perStream, pushSse, type SseState } from './sse';
+import {
+  endSse,
+  formatSseJsonEvent,
+  newSseState,
+  perStream,
+  pushSse,
+  type SseState,
+  sseReaderOptions,
+} from './sse';
 
 /** How a UI protocol stream is framed: server-sent events or JSON Lines. */
 export type JsonFraming = 'sse' | 'jsonl';
@@ -83,12 +91,14 @@ export function jsonStreamChunkDecoder(
   const start = (framing: JsonFraming): void => {
     records.framing(framing);
     if (framing === 'sse') {
-      const sseOptions: { format: Format; maxLineBytes?: number; maxEventBytes?: number } = { format };
-      if (options.maxLineBytes !== undefined) sseOptions.maxLineBytes = options.maxLineBytes;
-      if (options.maxEventBytes !== undefined) sseOptions.maxEventBytes = options.maxEventBytes;
       // The reader's diagnostics (a rare path) go to the sink through the handler; events to
       // `eventRecord`.
-      sse = newSseState({ diagnostic: (d) => sink.report(d) }, perStream(eventRecord), to, sseOptions);
+      sse = newSseState(
+        { diagnostic: (d) => sink.report(d) },
+        perStream(eventRecord),
+        to,
+        sseReaderOptions(format, options),
+      );
       return;
     }
     const lineOptions: { mode: 'jsonl'; format: Format; maxLineBytes?: number } = { mode: 'jsonl', format };

@@ -56,6 +56,22 @@ export interface SseReaderOptions {
 }
 
 /**
+ * The {@link SseReaderOptions} of a decoder's or a client's options: the format, the bounds they
+ * set (a bound left out takes the reader's default) and the id a resumed connection starts from.
+ */
+export function sseReaderOptions(
+  format: Format,
+  options: { maxLineBytes?: number; maxEventBytes?: number },
+  lastEventId?: string,
+): SseReaderOptions {
+  const o: SseReaderOptions = { format };
+  if (options.maxLineBytes !== undefined) o.maxLineBytes = options.maxLineBytes;
+  if (options.maxEventBytes !== undefined) o.maxEventBytes = options.maxEventBytes;
+  if (lastEventId !== undefined) o.lastEventId = lastEventId;
+  return o;
+}
+
+/**
  * What a reader calls with each event, its receiver first: the fields of an {@link SseMessage}
  * (a reader of JSON records needs no message object).
  */

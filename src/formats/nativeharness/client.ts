@@ -1,5 +1,5 @@
 import { createDiagnosticSink, type Diagnostic, type DiagnosticHandler } from '../../diagnostics';
-import { DEFAULT_MAX_EVENT_BYTES, SseReader } from '../../framing/sse';
+import { SseReader, sseReaderOptions } from '../../framing/sse';
 import { resolveMaxDepth } from '../../json';
 import type { AgentEvent } from '../../model';
 import { NhEnvelopeDecoder, NhSseMessageDecoder } from './decode';
@@ -167,12 +167,6 @@ async function* run(
         } else {
           const out: AgentEvent[] = [];
           const marks: Array<string | undefined> = [];
-          const readerOptions: ConstructorParameters<typeof SseReader>[1] = {
-            format: 'nativeharness',
-            lastEventId: state.lastEventId,
-            maxEventBytes: options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES,
-          };
-          if (options.maxLineBytes !== undefined) readerOptions.maxLineBytes = options.maxLineBytes;
           const sse = new SseReader(
             {
               message: (m) => {
@@ -201,7 +195,7 @@ async function* run(
                 retry = clamp(ms);
               },
             },
-            readerOptions,
+            sseReaderOptions('nativeharness', options, state.lastEventId),
           );
           const body = response.body.getReader();
           try {

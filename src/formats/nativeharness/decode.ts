@@ -9,7 +9,7 @@ import {
   pushSse,
   type SseHandler,
   type SseMessage,
-  type SseReaderOptions,
+  sseReaderOptions,
 } from '../../framing/sse';
 import {
   DEFAULT_MAX_DEPTH,
@@ -121,13 +121,6 @@ export interface SseOrigin {
   event: string | undefined;
 }
 
-/**
- * Maps nativeharness envelopes to canonical events. Framing-independent: the SSE, JSON array
- * and JSON Lines readers all hand it parsed records. Stateful where the protocol is: `seq` must
- * increase per session, `hop` is remembered per turn for events that do not carry it, and the
- * part of a `hop`'s text not yet delivered by `token` events is delivered before its
- * `round.end` (so a replay, which has no tokens, still yields the text).
- */
 /**
  * The envelope decoder's state: an array of named slots (the indices below) in element 0 of the
  * {@link NhEnvelopeDecoder}, which has no named property of its own. A class instance's fields are
@@ -906,14 +899,14 @@ function framedDecoder(framing: NhFraming, options: NhDecodeOptions, sink: Diagn
       },
     };
   }
-  const readerOptions: SseReaderOptions = {
-    format: FORMAT,
-    maxEventBytes: options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES,
-  };
-  if (options.maxLineBytes !== undefined) readerOptions.maxLineBytes = options.maxLineBytes;
   const target: SseTarget = [envelopes, maxDepth, []];
   // perStream: the reader's call of sseEvent does not inline the envelope decoder (newSseState).
-  const reader = newSseState(sseHandler(sink), perStream(sseEvent), target, readerOptions);
+  const reader = newSseState(
+    sseHandler(sink),
+    perStream(sseEvent),
+    target,
+    sseReaderOptions(FORMAT, options),
+  );
   return {
     push(chunk, out) {
       target[2] = out;
