@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
 import type { Diagnostic } from '../src/diagnostics';
+import { valueExceedsDepth } from '../src/json';
 import type { AgentEvent } from '../src/model';
 import { FUZZ_RUNS } from './runs';
 import { expectSamePaths, type WholeEventsCase } from './whole-events';
@@ -148,6 +149,29 @@ function decodeWith(
   } finally {
     c.whole.enabled = true;
   }
+}
+
+/**
+ * The line-level property of a canonical-line reader that keeps no state between lines (`read`),
+ * as a test of the enclosing `describe`: a line it reads gives the record `JSON.parse` gives, the
+ * same keys in the same order, within the depth bound.
+ */
+export function readerProperty(
+  read: (text: string, maxDepth: number) => unknown,
+  line: fc.Arbitrary<string>,
+): void {
+  test('reads, when it reads a line, the record JSON.parse gives, within the depth bound', () => {
+    fc.assert(
+      fc.property(line, depth, (text, maxDepth) => {
+        const got = read(text, maxDepth);
+        if (got === undefined) return;
+        const want = parsed(text);
+        expect(same(got, want)).toBe(true);
+        expect(valueExceedsDepth(want, maxDepth)).toBe(false);
+      }),
+      { numRuns: FUZZ_RUNS * 25 },
+    );
+  });
 }
 
 /**

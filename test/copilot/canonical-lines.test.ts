@@ -2,10 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { copilotCanonicalLines, readCopilotCanonicalLine } from '../../src/formats/copilot/decode';
 import { copilot } from '../../src/index';
-import { valueExceedsDepth } from '../../src/json';
-import { decoderProperties, depth, mostly, parsed, same, spell, spelling } from '../canonical-lines';
+import { decoderProperties, mostly, readerProperty, same, spell, spelling } from '../canonical-lines';
 import { text as anyText } from '../kept-suite';
-import { FUZZ_RUNS } from '../runs';
 import type { WholeEventsCase } from '../whole-events';
 
 // The Copilot decoder's canonical-line reader (src/formats/copilot/decode.ts
@@ -125,18 +123,7 @@ const OPENING =
   '{"id":"0153acfb-7ecc-49ee-88ba-50ae11ad8bdd","parentId":null,"timestamp":"2026-12-02T04:58:30.934Z","type":"session.start","data":{"sessionId":"s-bench-1","version":1,"producer":"0.42.0","copilotVersion":"0.0.0","startTime":"2026-12-02T04:58:30.927Z"}}\n';
 
 describe('Copilot decoder: the canonical-line reader beside JSON.parse', () => {
-  test('reads, when it reads a line, the record JSON.parse gives, within the depth bound', () => {
-    fc.assert(
-      fc.property(line, depth, (text, maxDepth) => {
-        const got = readCopilotCanonicalLine(text, maxDepth);
-        if (got === undefined) return;
-        const want = parsed(text);
-        expect(same(got, want)).toBe(true);
-        expect(valueExceedsDepth(want, maxDepth)).toBe(false);
-      }),
-      { numRuns: FUZZ_RUNS * 25 },
-    );
-  });
+  readerProperty(readCopilotCanonicalLine, line);
 
   decoderProperties(CASE, line, OPENING);
 

@@ -2,10 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { opencodeCanonicalLines, readOpencodeCanonicalLine } from '../../src/formats/opencode/decode';
 import { opencode } from '../../src/index';
-import { valueExceedsDepth } from '../../src/json';
-import { decoderProperties, depth, mostly, parsed, same, spell, spelling } from '../canonical-lines';
+import { decoderProperties, mostly, readerProperty, same, spell, spelling } from '../canonical-lines';
 import { text as anyText } from '../kept-suite';
-import { FUZZ_RUNS } from '../runs';
 import type { WholeEventsCase } from '../whole-events';
 
 // The OpenCode decoder's canonical-line reader (src/formats/opencode/decode.ts
@@ -142,18 +140,7 @@ const CASE: WholeEventsCase = {
 };
 
 describe('OpenCode decoder: the canonical-line reader beside JSON.parse', () => {
-  test('reads, when it reads a line, the record JSON.parse gives, within the depth bound', () => {
-    fc.assert(
-      fc.property(line, depth, (text, maxDepth) => {
-        const got = readOpencodeCanonicalLine(text, maxDepth);
-        if (got === undefined) return;
-        const want = parsed(text);
-        expect(same(got, want)).toBe(true);
-        expect(valueExceedsDepth(want, maxDepth)).toBe(false);
-      }),
-      { numRuns: FUZZ_RUNS * 25 },
-    );
-  });
+  readerProperty(readOpencodeCanonicalLine, line);
 
   decoderProperties(CASE, line);
 
