@@ -59,24 +59,6 @@ export const HintedProvenance: new (
   this.hints = hints;
 });
 
-/** The hints of a line kept as written: its text and the record it parses to. */
-export interface KeptLine {
-  /** The line as written. */
-  raw: string;
-  /** The record `raw` parses to. */
-  record: unknown;
-}
-
-/** `{ raw, record }`: the hints of a line a writer puts back as written while its event is unchanged. */
-export const KeptLineHints: new (raw: string, record: unknown) => KeptLine = plain(function (
-  this: KeptLine,
-  raw: string,
-  record: unknown,
-) {
-  this.raw = raw;
-  this.record = record;
-});
-
 /**
  * The first value of a state literal's object field that is set right after the literal
  * ({@link Writable}): `undefined`, so the field's type is "any" from the start.

@@ -3,13 +3,13 @@ import { describe, expect, test } from 'vitest';
 import { FORMATS } from '../src/diagnostics';
 import { validateEvent } from '../src/model';
 import { isAgentEvent } from '../src/model-guard';
-import { HintedProvenance, KeptLineHints, LineProvenance, plain } from '../src/plain';
+import { HintedProvenance, LineProvenance, plain } from '../src/plain';
 
 // What src/plain.ts promises: its objects are the literals they replace in every way a caller
 // can see (prototype, constructor, own keys and their order, JSON, the model's checks).
 describe('plain constructors', () => {
   test('an instance has the prototype, constructor and keys of the literal it replaces', () => {
-    const p = new HintedProvenance('cursor', 3, 120, new KeptLineHints('{"a":1}', { a: 1 }) as never);
+    const p = new HintedProvenance('cursor', 3, 120, { raw: '{"a":1}', record: { a: 1 } });
     const literal = { format: 'cursor', line: 3, offset: 120, hints: { raw: '{"a":1}', record: { a: 1 } } };
     expect(Object.getPrototypeOf(p)).toBe(Object.prototype);
     expect(p.constructor).toBe(Object);
@@ -30,7 +30,7 @@ describe('plain constructors', () => {
         fc.boolean(),
         (format, line, offset, raw, hinted) => {
           const provenance = hinted
-            ? new HintedProvenance(format, line, offset, new KeptLineHints(raw, null) as never)
+            ? new HintedProvenance(format, line, offset, { raw, record: null })
             : new LineProvenance(format, line, offset);
           const event = { type: 'unknown', record: null, provenance };
           expect(validateEvent(event).success).toBe(true);
