@@ -177,11 +177,12 @@ function canonicalLine(
 // a chain of transitions a full GC frees when no instance is alive, and every function that built
 // or read one (`canonicalLine`, `parsedLine`, `readLine`, `lineOf`) was thrown away with it; a
 // literal keeps its hidden class but has an allocation site, which V8 switched to the old
-// generation in the bench (the pretenuring of src/plain.ts). A copy has the template's hidden
-// class, which the template holds for the life of the module, and no allocation site. The
-// templates' fields start `undefined` so that no field is tracked as a small integer or a string
-// only (a later value of another kind would change the hidden class). The same plain objects,
-// keys in the same order (docs/performance.md, "Cursor decoder, round fifteen").
+// generation in the bench (the pretenuring of src/plain.ts). A copy has no allocation site. It
+// does not take the template's hidden class, though (`%HaveSameMap` is false, and the first
+// copies' class differs from the later ones': docs/performance.md, "highbar decode, round
+// sixteen"), so why the copies won their A/B ("Cursor decoder, round fifteen") is measured, not
+// traced. The templates' fields start `undefined` so that no field is tracked as a small integer
+// or a string only. The same plain objects, keys in the same order.
 const KEPT_LINE: CursorHints = { raw: undefined as unknown as string, record: undefined };
 const HINTED_PROVENANCE: {
   format: typeof FORMAT;
