@@ -103,7 +103,9 @@ export function edits(fields: readonly string[]): fc.Arbitrary<Edit> {
   const usage =
     (change: (u: Record<string, number | undefined>) => void): Edit =>
     (e) => {
-      if ('usage' in e && e.usage !== undefined) change(e.usage as Record<string, number | undefined>);
+      // (A usage another edit replaced with a value of another type is left as it is.)
+      if ('usage' in e && typeof e.usage === 'object' && e.usage !== null)
+        change(e.usage as Record<string, number | undefined>);
     };
   const structural: Edit[] = [
     (e) => {

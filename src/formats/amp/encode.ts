@@ -9,6 +9,7 @@ import {
   jsonString,
   rawIfSame,
 } from '../../json';
+import { isStableJson, keptRecord, sameAsKept } from '../../kept';
 import { checkLoss, type LossState, lossReported, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { newRunSpan, type RunSpan, spanAfter, spanBefore } from '../../run-span';
@@ -85,6 +86,15 @@ export const AMP_TEMPLATES: { enabled: boolean } = { enabled: true };
  * test/amp/writer-templates.test.ts ("quiet events") holds the two equal.
  */
 export const AMP_QUIET_SHORTCUT: { enabled: boolean } = { enabled: true };
+
+/**
+ * Whether a `user` or `assistant` line gathered from this format's events is written as the
+ * decoder kept it (`hints.raw`) when the record the general path would rebuild says what the
+ * kept record says (`keptAssistant`, `keptResults`), without rebuilding and stringifying it.
+ * Off, only the general path runs; test/amp/kept-lines.test.ts holds the two equal
+ * (docs/performance.md, "Kept lines" and "Amp writer, round seventeen").
+ */
+export const AMP_KEPT_LINES: { enabled: boolean } = { enabled: true };
 
 /** A `user` or `assistant` line being gathered from the events of one record. */
 interface Pending {
@@ -172,6 +182,10 @@ type Writer = [
   // subagents followed: a reader knows a subagent only by its lines (see `Children`).
   laneLines: Set<string> | undefined,
   children: Children | undefined,
+  // The session the last kept main-lane line was checked against, and the end such a line has
+  // (`keptNullLane`).
+  keptSession: string | undefined,
+  keptTail: string,
 ];
 
 const OPTIONS = 0;
@@ -190,6 +204,8 @@ const TAIL = 12;
 const SPAN = 13;
 const LANE_LINES = 14;
 const CHILDREN = 15;
+const KEPT_SESSION = 16;
+const KEPT_TAIL = 17;
 
 /**
  * Another format's subagents, as a reader will see them: Amp has no record for a subagent's
@@ -227,6 +243,8 @@ function newWriter(options: AmpEncodeOptions, sink: DiagnosticSink): Writer {
     newRunSpan(),
     undefined,
     undefined,
+    undefined,
+    '',
   ];
 }
 
@@ -757,8 +775,13 @@ function flushAssistant(w: Writer, slot: Slot): string {
   if (a === undefined) return '';
   slot[SLOT_ASSISTANT] = undefined;
   if (a.lane === undefined) w[ROUNDS]++;
-  if (a.hints === undefined && AMP_TEMPLATES.enabled) {
-    const line = assistantTemplate(w, a);
+  if (a.hints === undefined) {
+    if (AMP_TEMPLATES.enabled) {
+      const line = assistantTemplate(w, a);
+      if (line !== undefined) return line;
+    }
+  } else if (AMP_KEPT_LINES.enabled) {
+    const line = keptAssistant(w, a);
     if (line !== undefined) return line;
   }
   const kept = isJsonObject(a.hints?.record?.message) ? (a.hints.record.message as JsonObject) : undefined;
@@ -890,8 +913,13 @@ function flushResults(w: Writer, slot: Slot): string {
   const u = slot[SLOT_RESULTS];
   if (u === undefined) return '';
   slot[SLOT_RESULTS] = undefined;
-  if (u.hints === undefined && AMP_TEMPLATES.enabled) {
-    const line = userTemplate(w, u);
+  if (u.hints === undefined) {
+    if (AMP_TEMPLATES.enabled) {
+      const line = userTemplate(w, u);
+      if (line !== undefined) return line;
+    }
+  } else if (AMP_KEPT_LINES.enabled) {
+    const line = keptResults(w, u);
     if (line !== undefined) return line;
   }
   const kept = isJsonObject(u.hints?.record?.message) ? (u.hints.record.message as JsonObject) : undefined;
@@ -953,6 +981,160 @@ function blockText(b: JsonObject): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The kept assistant line, when the record `flushAssistant` would rebuild from it says what it
+ * says (key order aside, as `rawIfSame` sees it): the mapped blocks the events built, the stop
+ * reason and usage of the round's end, the lane and the session each hold the kept value, and
+ * every kept value the rebuild copies is stable JSON (src/kept.ts). Then the general path would
+ * stringify that record and give the line back. The same side effects (the run's line totals);
+ * undefined, with none, for anything else (a usage with a loss to say, a count it would refuse).
+ */
+function keptAssistant(w: Writer, a: Pending): string | undefined {
+  const t = keptRecord(a.hints);
+  if (t === undefined || t.type !== 'assistant') return undefined;
+  const m = t.message;
+  if (
+    !isJsonObject(m) ||
+    !Array.isArray(m.content) ||
+    !sameBlocks(m.content, a.blocks, isMappedAssistantBlock)
+  )
+    return undefined;
+  const end = a.end;
+  const u = end?.usage;
+  if (end === undefined) {
+    if (!stableBeside(m, 'content', 'content', 'content')) return undefined;
+  } else {
+    // The general path sets the end's stop reason and usage, or deletes the kept ones (a
+    // `null` stop reason it keeps is refused: after a JSON copy it may have been a number).
+    if (end.stopReason !== undefined ? !sameAsKept(end.stopReason, m.stop_reason) : 'stop_reason' in m)
+      return undefined;
+    if (u !== undefined ? !sameUsage(u, m.usage) : 'usage' in m) return undefined;
+    if (!stableBeside(m, 'content', 'stop_reason', 'usage')) return undefined;
+  }
+  const raw = keptEnvelope(w, a, t);
+  if (raw === undefined) return undefined;
+  if (u !== undefined && a.lane === undefined) {
+    w[LINE_INPUT] += u.input ?? 0;
+    w[LINE_OUTPUT] += u.output ?? 0;
+  }
+  return `${raw}\n`;
+}
+
+/** The kept user line (tool results or a prompt), as {@link keptAssistant} for `flushResults`. */
+function keptResults(w: Writer, u: Pending): string | undefined {
+  const t = keptRecord(u.hints);
+  if (t === undefined || t.type !== 'user') return undefined;
+  const m = t.message;
+  if (!isJsonObject(m)) return undefined;
+  const c = m.content;
+  if (typeof c === 'string') {
+    // A prompt written as a plain string: one text block of the same text.
+    const only = u.blocks.length === 1 ? u.blocks[0]! : undefined;
+    if (only?.type !== 'text' || Object.keys(only).length !== 2 || !sameAsKept(only.text, c))
+      return undefined;
+  } else if (!Array.isArray(c) || !sameBlocks(c, u.blocks, isMappedUserBlock)) return undefined;
+  if (!stableBeside(m, 'content', 'content', 'content')) return undefined;
+  const raw = keptEnvelope(w, u, t);
+  return raw === undefined ? undefined : `${raw}\n`;
+}
+
+// `mergeBlocks(kept, built, mapped)` says what `kept` says: each mapped kept block the next one
+// built, as many built as mapped, the others stable.
+function sameBlocks(
+  kept: readonly unknown[],
+  built: readonly JsonObject[],
+  mapped: (b: unknown) => boolean,
+): boolean {
+  let j = 0;
+  for (let i = 0; i < kept.length; i++) {
+    const b = kept[i];
+    if (!mapped(b)) {
+      if (!isStableJson(b)) return false;
+    } else if (j >= built.length || !sameAsKept(built[j++], b)) return false;
+  }
+  return j === built.length;
+}
+
+// `usage(w, u, kept)` says what `kept` says, with no loss to report and no count to refuse.
+function sameUsage(u: Usage, kept: unknown): boolean {
+  // (A usage that is no object: the general path's error, not a refusal here.)
+  if (typeof u !== 'object' || u === null || !isJsonObject(kept)) return false;
+  if (u.costUsd !== undefined || u.reasoning !== undefined) return false;
+  const { input, output, cacheRead: read, cacheWrite: write } = u;
+  if (!finiteOrUnset(input) || !finiteOrUnset(output) || !finiteOrUnset(read) || !finiteOrUnset(write))
+    return false;
+  if (
+    !sameCount(kept, 'input_tokens', input === undefined ? undefined : input - (read ?? 0) - (write ?? 0)) ||
+    !sameCount(kept, 'cache_creation_input_tokens', write) ||
+    !sameCount(kept, 'cache_read_input_tokens', read) ||
+    !sameCount(kept, 'output_tokens', output)
+  )
+    return false;
+  for (const k in kept)
+    if (Object.hasOwn(kept, k) && !USAGE_SET.has(k) && !isStableJson(kept[k])) return false;
+  return true;
+}
+
+const USAGE_SET: ReadonlySet<string> = new Set([
+  'input_tokens',
+  'cache_creation_input_tokens',
+  'cache_read_input_tokens',
+  'output_tokens',
+]);
+
+function finiteOrUnset(n: unknown): boolean {
+  return n === undefined || (typeof n === 'number' && Number.isFinite(n));
+}
+
+// A count the general path sets (or deletes when unset) holds the kept value.
+function sameCount(kept: JsonObject, key: string, n: number | undefined): boolean {
+  return n === undefined ? !(key in kept) : kept[key] === n;
+}
+
+// Every own value of `o` but the three keys named (checked apart) is stable JSON.
+function stableBeside(o: JsonObject, a: string, b: string, c: string): boolean {
+  for (const k in o)
+    if (Object.hasOwn(o, k) && k !== a && k !== b && k !== c && !isStableJson(o[k])) return false;
+  return true;
+}
+
+/**
+ * The kept line, when `line` would rebuild the kept record's envelope as it is: the lane and the
+ * session it sets hold the kept values, and the rest is stable JSON. A kept `null` lane is taken
+ * only when the line ends with it and the session (`keptNullLane`): after a JSON copy a `null` may
+ * have been a number the line spells otherwise.
+ */
+function keptEnvelope(w: Writer, p: Pending, t: JsonObject): string | undefined {
+  const raw = (p.hints as AmpHints).raw as string;
+  if (p.lane !== undefined) {
+    if (!sameAsKept(p.lane, t.parent_tool_use_id)) return undefined;
+  } else if ('parent_tool_use_id' in t && !keptNullLane(w, raw, t)) return undefined;
+  if ('session_id' in t && !sameAsKept(p.session, t.session_id)) return undefined;
+  for (const k in t)
+    if (
+      Object.hasOwn(t, k) &&
+      k !== 'message' &&
+      k !== 'parent_tool_use_id' &&
+      k !== 'session_id' &&
+      !isStableJson(t[k])
+    )
+      return undefined;
+  return raw;
+}
+
+// The kept record's lane is `null` and the line says so: it ends with `"parent_tool_use_id":null`
+// then its session (a string), as Amp writes every main-lane line. Outside any string there (each
+// quote of the end unescaped), those are the record's last two members, which `JSON.parse` reads.
+function keptNullLane(w: Writer, raw: string, t: JsonObject): boolean {
+  const session = t.session_id;
+  if (t.parent_tool_use_id !== null || typeof session !== 'string') return false;
+  if (session !== w[KEPT_SESSION]) {
+    w[KEPT_SESSION] = session;
+    w[KEPT_TAIL] = `,"parent_tool_use_id":null,"session_id":${jsonString(session)}}`;
+  }
+  return raw.endsWith(w[KEPT_TAIL]);
 }
 
 /** Writes a `user`/`assistant` line: the kept record with its message replaced. */
