@@ -329,7 +329,7 @@ describe('Amp writer: kept lines', () => {
   });
 
   test('decoded events take it as they come; it trusts the kept record to be what the line parses to', () => {
-    trustsKeptRecord(amp, AMP_KEPT_LINES, toolLines.split('\n')[1]! + '\n', 'tool.end', (r) => {
+    trustsKeptRecord(amp, AMP_KEPT_LINES, `${toolLines.split('\n')[1]!}\n`, 'tool.end', (r) => {
       (r.message as Record<string, unknown>).extra = 'edited';
     });
   });
