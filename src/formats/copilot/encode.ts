@@ -12,6 +12,7 @@ import {
   rawIfSame,
   setOwn,
 } from '../../json';
+import { isStableJson, sameAsKept } from '../../kept';
 import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { joinRecord } from '../../record';
@@ -23,6 +24,7 @@ import {
   type CopilotEnvelope,
   type CopilotHints,
   type CopilotRecordType,
+  copilotData,
   copilotEnvelope,
 } from './wire';
 
@@ -112,8 +114,9 @@ type Writer = [
   iso: IsoWriteClock,
   lastId: string | null,
   lastQuoted: string,
-  lastTime: string,
-  lastTimeQuoted: string,
+  // The last kept timestamp the kept-line fast path read, and its ms (a burst shares one).
+  keptTime: string,
+  keptMs: number,
   // The clock's or an event's ms of the last record written from the model, and it quoted.
   lastMs: number,
   lastMsQuoted: string,
@@ -186,8 +189,8 @@ const LOSS = 1;
 const ISO = 2;
 const LAST_ID = 3;
 const LAST_QUOTED = 4;
-const LAST_TIME = 5;
-const LAST_TIME_QUOTED = 6;
+const KEPT_TIME = 5;
+const KEPT_MS = 6;
 const LAST_MS = 7;
 const LAST_MS_QUOTED = 8;
 const LAST_MESSAGE = 9;
@@ -225,7 +228,7 @@ function newWriter(options: CopilotEncodeOptions, sink: DiagnosticSink, template
     null,
     'null',
     '',
-    '""',
+    Number.NaN,
     Number.NaN,
     '""',
     undefined,
@@ -364,9 +367,8 @@ function recordOf(w: Writer, event: AgentEvent): string {
     else if (event.type === 'run.end') endRunAndTurn(w);
     return '';
   }
-  const hints = own ? (p.hints as CopilotHints | undefined) : undefined;
-  const env = copilotEnvelope(hints?.record);
-  const tpl = env?.data;
+  const record = own ? (p.hints as CopilotHints | undefined)?.record : undefined;
+  const tpl = copilotData(record);
   let text = '';
   if (!w[WROTE_ANY] && !own && event.session !== undefined) w[SESSION] ??= event.session;
   switch (event.type) {
@@ -410,9 +412,7 @@ function recordOf(w: Writer, event: AgentEvent): string {
       // A new message of a lane: its earlier message's snapshots are all that will come.
       if (!own && w[PENDING].size !== 0) text += writeSnapshots(w, event.lane);
       return (
-        text +
-        lazyTurn(w, event, own) +
-        emit(w, { type: 'assistant.message_start', data: dataWith(tpl, [['messageId', id]]), event })
+        text + lazyTurn(w, event, own) + kept(w, 'assistant.message_start', event, tpl, [['messageId', id]])
       );
     }
     case 'text.delta': {
@@ -431,11 +431,11 @@ function recordOf(w: Writer, event: AgentEvent): string {
         const dataText = `{"messageId":${quotedMessage(w, id)},"deltaContent":${jsonString(event.text)}}`;
         return text + head + emit(w, { type: 'assistant.message_delta', data: EMPTY, dataText, event });
       }
-      const data = dataWith(tpl, [
+      const set: Array<[string, unknown]> = [
         ['messageId', id],
         ['deltaContent', event.text],
-      ]);
-      return text + head + emit(w, { type: 'assistant.message_delta', data, event });
+      ];
+      return text + head + kept(w, 'assistant.message_delta', event, tpl, set);
     }
     case 'reasoning.delta':
       // Another format's empty delta (a reasoning block's start or end there) says nothing here.
@@ -445,14 +445,14 @@ function recordOf(w: Writer, event: AgentEvent): string {
     case 'message.end':
       return text + messageRecord(w, event, tpl, event.message);
     case 'tool.start': {
-      const data = dataWith(tpl, [
+      const set: Array<[string, unknown]> = [
         ['toolCallId', event.call],
         ['toolName', event.name],
         ['arguments', event.args ?? (tpl === undefined ? {} : tpl.arguments)],
         ['mcpServerName', event.server],
-      ]);
+      ];
       if (!own && event.args !== undefined) assertEncodable(event.args, 'tool.start.args', undefined, FORMAT);
-      return text + lazyTurn(w, event, own) + emit(w, { type: 'tool.execution_start', data, event });
+      return text + lazyTurn(w, event, own) + kept(w, 'tool.execution_start', event, tpl, set);
     }
     case 'tool.output': {
       if (
@@ -465,18 +465,18 @@ function recordOf(w: Writer, event: AgentEvent): string {
         const dataText = `{"toolCallId":${jsonString(event.call)},"partialOutput":${jsonString(event.text)}}`;
         return text + emit(w, { type: 'tool.execution_partial_result', data: EMPTY, dataText, event });
       }
-      const data = dataWith(tpl, [
+      const set: Array<[string, unknown]> = [
         ['toolCallId', event.call],
         ['partialOutput', event.text],
-      ]);
-      return text + emit(w, { type: 'tool.execution_partial_result', data, event });
+      ];
+      return text + kept(w, 'tool.execution_partial_result', event, tpl, set);
     }
     case 'tool.end':
       // A tool's result: the call that asked for it is over, its lane's figures final.
       if (!own && w[PENDING].size !== 0) text += writeSnapshots(w, event.lane);
       return text + toolEnd(w, event, tpl, own);
     case 'usage':
-      return text + usageRecord(w, event, tpl, own, env);
+      return text + usageRecord(w, event, tpl, own, copilotEnvelope(record));
     case 'child.start':
       return text + childStart(w, event, tpl);
     case 'child.end':
@@ -502,7 +502,7 @@ function recordOf(w: Writer, event: AgentEvent): string {
       }
       return text + emit(w, { type: 'session.idle', data: { ...tpl }, event });
     case 'error':
-      return text + errorRecord(w, event, tpl, own, env);
+      return text + errorRecord(w, event, tpl, own, copilotEnvelope(record));
     case 'cancel': {
       const data = dataWith(tpl, [
         ['reason', event.by ?? (tpl === undefined ? 'user_initiated' : tpl.reason)],
@@ -704,15 +704,6 @@ function quotedMessage(w: Writer, id: string): string {
   return w[LAST_MESSAGE_QUOTED];
 }
 
-// Events of a burst share their timestamp: quoted once.
-function quotedTime(w: Writer, timestamp: string): string {
-  if (timestamp !== w[LAST_TIME]) {
-    w[LAST_TIME] = timestamp;
-    w[LAST_TIME_QUOTED] = jsonString(timestamp);
-  }
-  return w[LAST_TIME_QUOTED];
-}
-
 /**
  * `timestamp` of a record written from the model, quoted: its event's `ts` (else the clock's
  * time) as `toISOString` writes it. Records of a burst share their ms: written once.
@@ -856,11 +847,10 @@ function turnStart(w: Writer, event: AgentEventOf<'round.start'>, tpl: JsonObjec
     w[TURN] = turnId;
     w[USAGE_IN_TURN] = false;
   }
-  const data = dataWith(tpl, [
+  return kept(w, 'assistant.turn_start', event, tpl, [
     ['turnId', turnId],
     ['model', event.model],
   ]);
-  return emit(w, { type: 'assistant.turn_start', data, event });
 }
 
 function turnEnd(
@@ -914,10 +904,10 @@ function turnEnd(
       : tpl !== undefined
         ? (tpl.turnId as string)
         : (w[TURN] ?? String(w[TURN_COUNT]));
-  const data = dataWith(tpl, [
+  const set: Array<[string, unknown]> = [
     ['turnId', turnId],
     ['model', event.model],
-  ]);
+  ];
   if (event.lane === undefined) {
     if (!own && w[TURN] === undefined) {
       // No turn open (the round came outside a run): a turn's end alone is not Copilot's.
@@ -926,7 +916,7 @@ function turnEnd(
     }
     w[TURN] = undefined;
   }
-  return text + emit(w, { type: 'assistant.turn_end', data, event });
+  return text + kept(w, 'assistant.turn_end', event, tpl, set);
 }
 
 function reasoningRecord(
@@ -982,14 +972,15 @@ function messageRecord(
     w[OPEN_REASONING] = undefined;
     return emit(w, { type: 'assistant.message', data: EMPTY, dataText, event });
   }
-  const data = dataWith(tpl, [
+  const set: Array<[string, unknown]> = [
     ['messageId', id],
     ['content', content],
-  ]);
-  if (w[REASONING] !== '') data.reasoningText = w[REASONING];
+  ];
+  // Set after the template's fields (where it has one, in its place).
+  if (w[REASONING] !== '') set.push(['reasoningText', w[REASONING]]);
   w[REASONING] = '';
   w[OPEN_REASONING] = undefined;
-  return emit(w, { type: 'assistant.message', data, event });
+  return kept(w, 'assistant.message', event, tpl, set);
 }
 
 function toolEnd(
@@ -1005,14 +996,18 @@ function toolEnd(
   const keptError = isJsonObject(tpl?.error) ? tpl.error : undefined;
   const error = toolError(w, event, own);
   const data =
-    (tpl === undefined && w[TEMPLATES] ? toolEndData(event.call, event.ok, content, error) : undefined) ??
-    dataWith(tpl, [
-      ['toolCallId', event.call],
-      ['success', event.ok],
-      ['result', content === undefined ? undefined : { ...keptResult, content }],
-      ['error', error === undefined ? undefined : { ...keptError, message: error }],
-    ]);
-  return lazyTurn(w, event, own) + emit(w, { type: 'tool.execution_complete', data, event });
+    tpl === undefined && w[TEMPLATES] ? toolEndData(event.call, event.ok, content, error) : undefined;
+  return (
+    lazyTurn(w, event, own) +
+    (data !== undefined
+      ? emit(w, { type: 'tool.execution_complete', data, event })
+      : kept(w, 'tool.execution_complete', event, tpl, [
+          ['toolCallId', event.call],
+          ['success', event.ok],
+          ['result', content === undefined ? undefined : { ...keptResult, content }],
+          ['error', error === undefined ? undefined : { ...keptError, message: error }],
+        ]))
+  );
 }
 
 /**
@@ -1082,7 +1077,7 @@ function figureRecord(
   }
   // The key is the API call id; a record without one was keyed by its own event id.
   const key = u.key === undefined || u.key === env?.id ? undefined : u.key;
-  const data = dataWith(tpl, [
+  const set: Array<[string, unknown]> = [
     // The schema requires a model; one the events do not name is left out, never invented.
     ['model', u.model ?? (tpl === undefined ? undefined : tpl.model)],
     ['inputTokens', count(u.input, 'usage.input')],
@@ -1091,8 +1086,8 @@ function figureRecord(
     ['cacheWriteTokens', count(u.cacheWrite, 'usage.cacheWrite')],
     ['reasoningTokens', count(u.reasoning, 'usage.reasoning')],
     ['apiCallId', key ?? (tpl === undefined ? undefined : tpl.apiCallId)],
-  ]);
-  return head + emit(w, { type: 'assistant.usage', data, event });
+  ];
+  return head + kept(w, 'assistant.usage', event, tpl, set);
 }
 
 function costLost(w: Writer, event: AgentEvent): void {
@@ -1368,7 +1363,7 @@ function emit(w: Writer, o: Out): string {
   const parentId = kept !== undefined ? kept.parentId : w[LAST_ID];
   const timeText =
     kept !== undefined && (event.ts === undefined || parseTimestamp(kept.timestamp).ms === event.ts)
-      ? quotedTime(w, kept.timestamp)
+      ? jsonString(kept.timestamp)
       : w[TEMPLATES]
         ? quotedAt(w, event.ts)
         : jsonString(timestampOf(w, event.ts));
@@ -1382,7 +1377,11 @@ function emit(w: Writer, o: Out): string {
   const quotedId =
     w[TEMPLATES] && kept === undefined && w[OPTIONS].idSource === undefined ? `"${id}"` : jsonString(id);
   const quotedParent =
-    parentId === null ? 'null' : parentId === w[LAST_ID] ? w[LAST_QUOTED] : jsonString(parentId);
+    parentId === null
+      ? 'null'
+      : parentId === w[LAST_ID]
+        ? w[LAST_QUOTED] || jsonString(parentId)
+        : jsonString(parentId);
   // Record types are plain words: nothing to escape.
   const type = w[TEMPLATES]
     ? `"type":"${o.type}","data":${data}`
@@ -1407,6 +1406,82 @@ function emit(w: Writer, o: Out): string {
   w[WROTE_ANY] = true;
   w[LAST_TYPE] = o.type;
   return `${text}\n`;
+}
+
+/**
+ * Whether an event read from Copilot that still says what its kept record says is written as
+ * the kept line without rebuilding the record ({@link kept}). Off, the general path runs
+ * (test/copilot/writer-kept.test.ts holds the two equal).
+ */
+export const COPILOT_KEPT_LINES: { enabled: boolean } = { enabled: true };
+
+/**
+ * One record of the main agent's or a lane's (no subagent record: its agentId is not the lane):
+ * `dataWith(tpl, set)` written by `emit`, or the kept line when that would give it back
+ * ({@link isKept}).
+ */
+function kept(
+  w: Writer,
+  type: CopilotRecordType,
+  event: AgentEvent,
+  tpl: JsonObject | undefined,
+  set: Array<[string, unknown]>,
+): string {
+  if (tpl === undefined || !COPILOT_KEPT_LINES.enabled || !isKept(w, type, event, tpl, set))
+    return emit(w, { type, data: dataWith(tpl, set), event });
+  const r = event.provenance!.hints!.record as JsonObject;
+  w[LAST_ID] = r.id as string;
+  // Quoted when a record written from the model names it as its parent (`emit`).
+  w[LAST_QUOTED] = '';
+  w[WROTE_ANY] = true;
+  w[LAST_TYPE] = type;
+  return `${event.provenance!.hints!.raw}\n`;
+}
+
+/**
+ * The fast path: whether `emit` would give the kept line of an event read from Copilot back.
+ * `dataWith` would rebuild the kept data (each value it puts back `sameAsKept` the kept one:
+ * nothing is put back that the data does not hold); `emit` would write the record type, the
+ * kept id, parent and timestamp (the event's `ts` is its time), the event's lane as its
+ * `agentId`, the kept `ephemeral` and envelope fields of its own; every value is one
+ * `JSON.stringify` gives back as it is (src/kept.ts). So its text would be JSON that says what
+ * the line says, and `rawIfSame` would give the line back. It trusts the hints as the decoder
+ * left them: `record` is what `raw` parses to.
+ */
+function isKept(
+  w: Writer,
+  type: CopilotRecordType,
+  event: AgentEvent,
+  tpl: JsonObject,
+  set: Array<[string, unknown]>,
+): boolean {
+  // `tpl` is the data of the kept record (`copilotData`): its type, id and timestamp are strings.
+  const hints = event.provenance?.hints as CopilotHints;
+  const r = hints.record as JsonObject;
+  const lane = event.lane;
+  if (
+    typeof hints.raw !== 'string' ||
+    r.type !== type ||
+    typeof r.parentId !== 'string' ||
+    Array.isArray(tpl) ||
+    lane !== r.agentId ||
+    (lane !== undefined && typeof lane !== 'string')
+  )
+    return false;
+  for (let i = 0; i < set.length; i++) {
+    const [k, v] = set[i]!;
+    if (!sameAsKept(v, tpl[k])) return false;
+  }
+  const ts = event.ts;
+  if (ts !== undefined) {
+    const time = r.timestamp as string;
+    if (time !== w[KEPT_TIME]) {
+      w[KEPT_MS] = parseTimestamp(time).ms;
+      w[KEPT_TIME] = time;
+    }
+    if (w[KEPT_MS] !== ts) return false;
+  }
+  return isStableJson(r);
 }
 
 // Envelope fields the model has no slot for, kept by the decoder: re-joined in place.

@@ -256,6 +256,16 @@ export function copilotEnvelope(r: JsonObject | undefined): CopilotEnvelope | un
 }
 
 /**
+ * `copilotEnvelope(r)?.data` without building the envelope: the writer reads a kept record's
+ * `data` for every event decoded from Copilot, and its envelope only where it writes one.
+ */
+export function copilotData(r: JsonObject | undefined): JsonObject | undefined {
+  if (r === undefined || typeof r.type !== 'string' || typeof r.id !== 'string') return undefined;
+  if (typeof r.timestamp !== 'string' || typeof r.data !== 'object' || r.data === null) return undefined;
+  return r.data as JsonObject;
+}
+
+/**
  * The rule `detectFormat` applies: a session event envelope (`id`, `parentId`, `timestamp`, a
  * dotted `type`, an object `data`) is Copilot; a `session.start` whose data names `copilotVersion`
  * or `producer` is certain. Nothing else here looks like it (Claude-style records have no `data`).
