@@ -185,6 +185,7 @@ describe('Copilot writer: the kept-line fast path', () => {
       'model',
       'round',
       'session',
+      'usage',
     ],
     fastPath: COPILOT_KEPT_LINES,
     adopt: (e) => {
