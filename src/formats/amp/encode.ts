@@ -1112,16 +1112,7 @@ function keptEnvelope(w: Writer, p: Pending, t: JsonObject): string | undefined 
     if (!sameAsKept(p.lane, t.parent_tool_use_id)) return undefined;
   } else if ('parent_tool_use_id' in t && !keptNullLane(w, raw, t)) return undefined;
   if ('session_id' in t && !sameAsKept(p.session, t.session_id)) return undefined;
-  for (const k in t)
-    if (
-      Object.hasOwn(t, k) &&
-      k !== 'message' &&
-      k !== 'parent_tool_use_id' &&
-      k !== 'session_id' &&
-      !isStableJson(t[k])
-    )
-      return undefined;
-  return raw;
+  return stableBeside(t, 'message', 'parent_tool_use_id', 'session_id') ? raw : undefined;
 }
 
 // The kept record's lane is `null` and the line says so: it ends with `"parent_tool_use_id":null`

@@ -232,10 +232,23 @@ export interface CopilotEnvelope {
 
 const ENVELOPE = new Set(COPILOT_ENVELOPE_KEYS);
 
+// A kept record with a valid envelope: a string type, id and timestamp, and an object `data`.
+function isEnvelope(
+  r: JsonObject | undefined,
+): r is JsonObject & { type: string; id: string; timestamp: string; data: JsonObject } {
+  return (
+    r !== undefined &&
+    typeof r.type === 'string' &&
+    typeof r.id === 'string' &&
+    typeof r.timestamp === 'string' &&
+    typeof r.data === 'object' &&
+    r.data !== null
+  );
+}
+
 /** The envelope of a record the decoder kept, or `undefined` when it is not a valid one. */
 export function copilotEnvelope(r: JsonObject | undefined): CopilotEnvelope | undefined {
-  if (r === undefined || typeof r.type !== 'string' || typeof r.id !== 'string') return undefined;
-  if (typeof r.timestamp !== 'string' || typeof r.data !== 'object' || r.data === null) return undefined;
+  if (!isEnvelope(r)) return undefined;
   const keys = Object.keys(r);
   let extra: JsonObject | undefined;
   for (const k of keys) {
@@ -245,7 +258,7 @@ export function copilotEnvelope(r: JsonObject | undefined): CopilotEnvelope | un
   }
   return {
     type: r.type,
-    data: r.data as JsonObject,
+    data: r.data,
     id: r.id,
     parentId: typeof r.parentId === 'string' ? r.parentId : null,
     timestamp: r.timestamp,
@@ -260,9 +273,7 @@ export function copilotEnvelope(r: JsonObject | undefined): CopilotEnvelope | un
  * `data` for every event decoded from Copilot, and its envelope only where it writes one.
  */
 export function copilotData(r: JsonObject | undefined): JsonObject | undefined {
-  if (r === undefined || typeof r.type !== 'string' || typeof r.id !== 'string') return undefined;
-  if (typeof r.timestamp !== 'string' || typeof r.data !== 'object' || r.data === null) return undefined;
-  return r.data as JsonObject;
+  return isEnvelope(r) ? r.data : undefined;
 }
 
 /**
