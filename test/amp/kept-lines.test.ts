@@ -328,6 +328,31 @@ describe('Amp writer: kept lines', () => {
     expect(amp.stringify(copy)).toBe(toolLines);
   });
 
+  test("a tool's arguments edited in place, then replaced by an equal copy, are written as edited", () => {
+    // The decoder gives the event a copy of the kept input: an in-place edit cannot reach the
+    // kept record, so the kept line (which still says the old input) is not proved equal.
+    const session = '"session_id":"T-4f2e6a90-1c3b-4d5e-8f7a-0b1c2d3e4f5a"';
+    const lines =
+      `{"type":"assistant","message":{"type":"message","role":"assistant","content":[{"type":"tool_use","id":"toolu_01","name":"Bash","input":{"command":"ls"}}],"stop_reason":"end_turn"},"parent_tool_use_id":null,${session}}\n` +
+      `{"type":"result","subtype":"success","duration_ms":0,"is_error":false,"num_turns":1,"result":"",${session}}\n`;
+    const { events } = amp.parse(lines);
+    // Unedited, the line comes back through the kept-line path.
+    expect(amp.stringify(events)).toBe(lines);
+    const start = events.find((e) => e.type === 'tool.start') as AgentEvent & {
+      args: Record<string, unknown>;
+    };
+    start.args.command = 'edited';
+    start.args = { ...start.args };
+    const kept = amp.stringify(events);
+    AMP_KEPT_LINES.enabled = false;
+    try {
+      expect(kept).toBe(amp.stringify(events));
+    } finally {
+      AMP_KEPT_LINES.enabled = true;
+    }
+    expect(kept).toContain('"command":"edited"');
+  });
+
   test('decoded events take it as they come; it trusts the kept record to be what the line parses to', () => {
     trustsKeptRecord(amp, AMP_KEPT_LINES, `${toolLines.split('\n')[1]!}\n`, 'tool.end', (r) => {
       (r.message as Record<string, unknown>).extra = 'edited';

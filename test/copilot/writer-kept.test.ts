@@ -330,4 +330,25 @@ describe('Copilot writer: the kept-line fast path', () => {
     }
     expect(copilot.stringify(events)).toBe(stream);
   });
+
+  test("a tool's arguments edited in place, then replaced by an equal copy, are written as edited", () => {
+    // The decoder gives the event a copy of the kept arguments: an in-place edit cannot reach the
+    // kept record, so the kept line (which still says the old arguments) is not proved equal.
+    const line =
+      '{"type":"tool.execution_start","data":{"toolCallId":"c1","toolName":"bash","arguments":{"command":"ls"}},"id":"e1","timestamp":"2026-01-15T10:00:00.000Z","parentId":"e0"}\n';
+    const { events } = copilot.parse(line);
+    const start = events.find((e) => e.type === 'tool.start') as AgentEvent & {
+      args: Record<string, unknown>;
+    };
+    start.args.command = 'edited';
+    start.args = { ...start.args };
+    const kept = copilot.stringify(events);
+    COPILOT_KEPT_LINES.enabled = false;
+    try {
+      expect(kept).toBe(copilot.stringify(events));
+    } finally {
+      COPILOT_KEPT_LINES.enabled = true;
+    }
+    expect(kept).toContain('"command":"edited"');
+  });
 });

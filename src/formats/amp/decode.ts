@@ -11,6 +11,7 @@ import {
   unsafeNumberMessage,
   valueExceedsDepth,
 } from '../../json';
+import { copyJson } from '../../kept';
 import type { AgentEvent, AgentEventOf, Provenance, RunStatus, Usage } from '../../model';
 import {
   readDigits,
@@ -227,7 +228,11 @@ function pushText(d: Decoder, ctx: Line, text: string, b: JsonObject): void {
 }
 
 function pushToolStart(d: Decoder, ctx: Line, call: string, name: string, b: JsonObject): void {
-  const args = b.input;
+  // The event gets a copy of the kept block's input: the writer's kept-line check trusts that the
+  // kept record is what its line says, and an in-place edit of an object the event shared with it
+  // would change the kept record too (src/kept.ts, `copyJson`).
+  const input = b.input;
+  const args = isJsonObject(input) ? copyJson(input) : input;
   const place = placeOf(d, ctx);
   if (place === 'none' || !isJsonObject(args)) {
     const e: Emit = { type: 'tool.start', call, name };

@@ -16,6 +16,7 @@ import {
   unsafeNumberMessage,
   valueExceedsDepth,
 } from '../../json';
+import { copyJson } from '../../kept';
 import type { AgentEvent, AgentEventOf, ModelUsage, Provenance, RunStatus, Usage } from '../../model';
 import {
   readDigits,
@@ -732,7 +733,10 @@ function map(dec: Decoder, ctx: Line): void {
       const call = d.toolCallId as string;
       const name = d.toolName as string;
       dec[TOOL_NAMES].set(call, name);
-      const args = d.arguments;
+      // The event gets a copy of the kept arguments: the writer's kept-line check trusts that the
+      // kept record is what its line says, and an in-place edit of an object the event shared
+      // with it would change the kept record too (src/kept.ts, `copyJson`).
+      const args = isJsonObject(d.arguments) ? copyJson(d.arguments) : d.arguments;
       const w = isJsonObject(args) && d.mcpServerName === undefined ? wholeEnvelope(dec, ctx) : undefined;
       if (w !== undefined) {
         const { session, ts, round, provenance } = w;
@@ -749,7 +753,7 @@ function map(dec: Decoder, ctx: Line): void {
         return;
       }
       const e: Emit = { type: 'tool.start', call, name: d.toolName };
-      if (isJsonObject(d.arguments)) e.args = d.arguments;
+      if (isJsonObject(args)) e.args = args;
       if (typeof d.mcpServerName === 'string') e.server = d.mcpServerName;
       push(dec, ctx, e);
       return;
