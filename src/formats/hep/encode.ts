@@ -57,6 +57,16 @@ export interface HepEncodeOptions extends EncodeOptions {
   messageStarts?: 'as-events' | 'each-round';
 }
 
+/**
+ * Whether the frames a round writes besides its deltas (`message_start`, `tool_start`, a tool
+ * result, `turn_done` and its usage) are spelled from one template each when the event has no
+ * fields of its own or kept line to restore, instead of from pieces joined by `frame` and
+ * `joinRecord`. Off, only the general path runs; the property test in
+ * test/hep/writer-templates.test.ts holds the two equal (docs/performance.md, "HEP writer, round
+ * eighteen").
+ */
+export const HEP_TEMPLATES: { enabled: boolean } = { enabled: true };
+
 // What the HEP decoder left for this writer (wire.ts, HepHints), for events decoded from HEP.
 function hintsOf(event: AgentEvent | undefined): HepHints | undefined {
   const p = event?.provenance;
@@ -111,8 +121,10 @@ function str(value: unknown, field: string): string {
 
 const encodeValue = (value: unknown): string => JSON.stringify(value);
 
-// Fields each event type carries into HEP; anything else present is reported as a loss.
-const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
+// Fields each event type carries into HEP; anything else present is reported as a loss. Each
+// case of writeEvent names its own list: a load by a constant key, where a load keyed by the
+// event's type looked the name up for every event.
+const CARRIED = {
   'session.start': ['session', 'producer', 'protocol'],
   'run.start': ['round', 'session'],
   'run.end': ['session', 'status', 'answer', 'stopReason', 'usage', 'error'],
@@ -128,7 +140,7 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
   'compaction.start': ['round', 'session'],
   'compaction.end': ['round', 'session', 'tokensFreed'],
   unknown: ['round', 'session', 'record', 'recordType'],
-};
+} satisfies Partial<Record<AgentEvent['type'], readonly string[]>>;
 
 // The writer's state: an array of named slots, not class fields or a literal. An array's hidden
 // class belongs to the realm and outlives every GC, so the per-event code that reads it is not
@@ -210,17 +222,39 @@ export function createHepEncoder(options: HepEncodeOptions, sink: DiagnosticSink
     undefined,
     undefined,
   ];
-  return {
-    write: (event) => (w[HELD_ERROR] === undefined ? writeEvent(w, event) : afterHeldError(w, event)),
-    end: () => heldErrorFrame(w, false) + endWrite(w),
-  };
+  return new HepEncoder(w);
+}
+
+/**
+ * The encoder: the writer's state in its element 0, `write` and `end` on the prototype (as the
+ * Amp and nativeharness writers'). With no named property of its own, every encoder has the
+ * class's initial hidden class, which the class holds: a caller's loop optimised around one
+ * encoder's `write` keeps its code at the next encoder and across a full GC. A literal
+ * `{write, end}` of closures made per encoder had a hidden class the GC freed with the last
+ * encoder, and took the caller's loop with it (docs/performance.md, "HEP writer, round eighteen").
+ */
+class HepEncoder implements Encoder {
+  declare readonly 0: Writer;
+
+  constructor(w: Writer) {
+    (this as { 0: Writer })[0] = w;
+  }
+
+  write(event: AgentEvent): string {
+    const w = this[0];
+    return w[HELD_ERROR] === undefined ? writeEvent(w, event) : afterHeldError(w, event);
+  }
+
+  end(): string {
+    const w = this[0];
+    return heldErrorFrame(w, false) + endWrite(w);
+  }
 }
 
 function writeEvent(w: Writer, event: AgentEvent): string {
-  const carried = CARRIED[event.type];
-  if (carried !== undefined) checkLoss(w[LOSS], event, carried);
   switch (event.type) {
     case 'session.start':
+      checkLoss(w[LOSS], event, CARRIED['session.start']);
       if (w[HEADER_WRITTEN]) {
         reportLoss(
           w[LOSS],
@@ -232,6 +266,7 @@ function writeEvent(w: Writer, event: AgentEvent): string {
       }
       return header(w, event);
     case 'run.start': {
+      checkLoss(w[LOSS], event, CARRIED['run.start']);
       let text = ensureHeader(w, event);
       if (w[AGENT_START_EMITTED]) {
         reportLoss(
@@ -248,62 +283,16 @@ function writeEvent(w: Writer, event: AgentEvent): string {
       return text;
     }
     case 'message.start':
+      checkLoss(w[LOSS], event, CARRIED['message.start']);
       return ensureHeader(w, event) + messageStart(w, turnId(w, event), event);
-    case 'text.delta': {
-      const head = ensureHeader(w, event) + impliedMessageStart(w, event);
-      const turn = String(turnId(w, event));
-      const delta = str(event.text, 'text.delta.text');
-      if (plain(event)) return head + hepMessageDeltaLine(turn, delta);
-      return (
-        head +
-        frame(
-          'message_delta',
-          [
-            ['turn_id', turn],
-            ['delta', delta],
-          ],
-          event,
-        )
-      );
-    }
+    case 'text.delta':
+      return textDelta(w, event);
     case 'tool.start':
-      return (
-        ensureHeader(w, event) +
-        impliedMessageStart(w, event) +
-        frame(
-          'tool_start',
-          [
-            ['turn_id', String(turnId(w, event))],
-            ['id', str(event.call, 'tool.start.call')],
-            ['name', str(event.name, 'tool.start.name')],
-            ['args_summary', jsonString(argsSummary(w, event))],
-          ],
-          event,
-        )
-      );
+      return toolStart(w, event);
     case 'tool.output':
-      if (event.text === '') return '';
-      collectOutput(w, event.call, event.text);
-      {
-        const head = ensureHeader(w, event);
-        const turn = String(turnId(w, event));
-        const id = str(event.call, 'tool.output.call');
-        const update = str(event.text, 'tool.output.text');
-        if (plain(event)) return head + hepToolDeltaLine(turn, id, update);
-        return (
-          head +
-          frame(
-            'tool_delta',
-            [
-              ['turn_id', turn],
-              ['id', id],
-              ['update', update],
-            ],
-            event,
-          )
-        );
-      }
+      return toolOutput(w, event);
     case 'tool.liveness': {
+      checkLoss(w[LOSS], event, CARRIED['tool.liveness']);
       const pieces: Array<[string, string]> = [
         ['turn_id', String(turnId(w, event))],
         ['id', str(event.call, 'tool.liveness.call')],
@@ -319,20 +308,13 @@ function writeEvent(w: Writer, event: AgentEvent): string {
       }
       return ensureHeader(w, event) + frame('tool_liveness', pieces, event);
     }
-    case 'tool.end': {
-      const text = ensureHeader(w, event);
-      turnId(w, event);
-      const result = toolResult(w, event);
-      w[RESULTS].push(result);
-      w[HELD_CHARS] += result.length;
-      if (w[HELD_CHARS] > HEP_MAX_HELD_RESULT_CHARS && (w[ALLOCATE] || typeof event.round !== 'number')) {
-        return text + cutRound(w, event);
-      }
-      return text;
-    }
+    case 'tool.end':
+      return toolEnd(w, event);
     case 'round.end':
+      checkLoss(w[LOSS], event, CARRIED['round.end']);
       return ensureHeader(w, event) + turnDone(w, event, event.message, event.stopReason, event.usage);
     case 'error': {
+      checkLoss(w[LOSS], event, CARRIED.error);
       if (!event.fatal && w[OPEN_TURN_ID] === undefined && event.round === undefined) {
         // A recoverable error outside any round has no HEP frame.
         reportLoss(w[LOSS], event, 'error', 'HEP has no frame for a recoverable error outside a round');
@@ -350,6 +332,7 @@ function writeEvent(w: Writer, event: AgentEvent): string {
       return text + turnError(event, id, true);
     }
     case 'cancel': {
+      checkLoss(w[LOSS], event, CARRIED.cancel);
       const text = ensureHeader(w, event) + flushResultsAsLoss(w, event);
       const id = turnId(w, event);
       closeRound(w);
@@ -357,6 +340,7 @@ function writeEvent(w: Writer, event: AgentEvent): string {
       return text + frame('cancelled', [['turn_id', String(id)]], event);
     }
     case 'compaction.start': {
+      checkLoss(w[LOSS], event, CARRIED['compaction.start']);
       const text = ensureHeader(w, event);
       const id =
         w[ALLOCATE] || event.round === undefined
@@ -366,6 +350,7 @@ function writeEvent(w: Writer, event: AgentEvent): string {
       return text + frame('compaction_start', [['turn_id', String(id)]], event);
     }
     case 'compaction.end': {
+      checkLoss(w[LOSS], event, CARRIED['compaction.end']);
       let text = ensureHeader(w, event);
       if (!w[COMPACTING]) {
         // HEP brackets every compaction: an end from a format without starts gets its start.
@@ -391,13 +376,99 @@ function writeEvent(w: Writer, event: AgentEvent): string {
       );
     }
     case 'run.end':
+      checkLoss(w[LOSS], event, CARRIED['run.end']);
       return runEnd(w, event);
     case 'unknown':
+      checkLoss(w[LOSS], event, CARRIED.unknown);
       return ensureHeader(w, event) + unknownRecord(w, event);
     default:
       reportLoss(w[LOSS], event, event.type, `HEP has no frame for ${event.type} events`);
       return '';
   }
+}
+
+function toolStart(w: Writer, event: AgentEventOf<'tool.start'>): string {
+  checkLoss(w[LOSS], event, CARRIED['tool.start']);
+  const head = ensureHeader(w, event) + impliedMessageStart(w, event);
+  const turn = String(turnId(w, event));
+  const id = str(event.call, 'tool.start.call');
+  const name = str(event.name, 'tool.start.name');
+  const summary = jsonString(argsSummary(w, event));
+  if (HEP_TEMPLATES.enabled && plain(event)) {
+    return `${head}{"type":"tool_start","turn_id":${turn},"id":${id},"name":${name},"args_summary":${summary}}\n`;
+  }
+  return (
+    head +
+    frame(
+      'tool_start',
+      [
+        ['turn_id', turn],
+        ['id', id],
+        ['name', name],
+        ['args_summary', summary],
+      ],
+      event,
+    )
+  );
+}
+
+function toolOutput(w: Writer, event: AgentEventOf<'tool.output'>): string {
+  checkLoss(w[LOSS], event, CARRIED['tool.output']);
+  if (event.text === '') return '';
+  collectOutput(w, event.call, event.text);
+  {
+    const head = ensureHeader(w, event);
+    const turn = String(turnId(w, event));
+    const id = str(event.call, 'tool.output.call');
+    const update = str(event.text, 'tool.output.text');
+    if (plain(event)) return head + hepToolDeltaLine(turn, id, update);
+    return (
+      head +
+      frame(
+        'tool_delta',
+        [
+          ['turn_id', turn],
+          ['id', id],
+          ['update', update],
+        ],
+        event,
+      )
+    );
+  }
+}
+
+function toolEnd(w: Writer, event: AgentEventOf<'tool.end'>): string {
+  checkLoss(w[LOSS], event, CARRIED['tool.end']);
+  const text = ensureHeader(w, event);
+  turnId(w, event);
+  const result = toolResult(w, event);
+  w[RESULTS].push(result);
+  w[HELD_CHARS] += result.length;
+  if (w[HELD_CHARS] > HEP_MAX_HELD_RESULT_CHARS && (w[ALLOCATE] || typeof event.round !== 'number')) {
+    return text + cutRound(w, event);
+  }
+  return text;
+}
+
+// The most frequent event, in a function of its own: small enough to be optimised (and inlined
+// into the dispatch) on its own, apart from the switch over every type.
+function textDelta(w: Writer, event: AgentEventOf<'text.delta'>): string {
+  checkLoss(w[LOSS], event, CARRIED['text.delta']);
+  const head = ensureHeader(w, event) + impliedMessageStart(w, event);
+  const turn = String(turnId(w, event));
+  const delta = str(event.text, 'text.delta.text');
+  if (plain(event)) return head + hepMessageDeltaLine(turn, delta);
+  return (
+    head +
+    frame(
+      'message_delta',
+      [
+        ['turn_id', turn],
+        ['delta', delta],
+      ],
+      event,
+    )
+  );
 }
 
 function turnError(event: AgentEventOf<'error'>, id: number, fatal: boolean): string {
@@ -638,6 +709,8 @@ function messageStartAt(w: Writer, id: number): string {
 // The message_start frame of round `id`, which opens the round's message.
 function messageStart(w: Writer, id: number, event: AgentEvent | undefined): string {
   w[MESSAGE_OPEN] = true;
+  if (HEP_TEMPLATES.enabled && (event === undefined || plain(event)))
+    return `{"type":"message_start","turn_id":${id},"role":"assistant"}\n`;
   return frame(
     'message_start',
     [
@@ -745,13 +818,21 @@ function toolResult(w: Writer, event: AgentEventOf<'tool.end'>): string {
       'HEP tool results carry one text; the error text was not written',
     );
   }
+  const id = str(event.call, 'tool.end.call');
+  const name = str(event.name ?? '', 'tool.end.name');
+  const ok = event.ok ? 'true' : 'false';
+  const body = str(boundText(text, HEP_TOOL_RESULT_TEXT_CAP), 'tool.end.text');
+  const rest = restOf(event);
+  // No fields of its own: the record joinRecord builds from these pieces, as one template.
+  if (HEP_TEMPLATES.enabled && rest === undefined)
+    return `{"id":${id},"name":${name},"ok":${ok},"text":${body}}`;
   const pieces: Array<[string, string]> = [
-    ['id', str(event.call, 'tool.end.call')],
-    ['name', str(event.name ?? '', 'tool.end.name')],
-    ['ok', event.ok ? 'true' : 'false'],
-    ['text', str(boundText(text, HEP_TOOL_RESULT_TEXT_CAP), 'tool.end.text')],
+    ['id', id],
+    ['name', name],
+    ['ok', ok],
+    ['text', body],
   ];
-  return joinRecord(pieces, restOf(event), encodeValue, 'hep');
+  return joinRecord(pieces, rest, encodeValue, 'hep');
 }
 
 // `runEnd`: the run.end whose total `usage` is (written on the run's last turn_done).
@@ -764,40 +845,59 @@ function turnDone(
   runEnd?: AgentEventOf<'run.end'>,
 ): string {
   const id = event === undefined ? (w[OPEN_TURN_ID] ??= w[NEXT_TURN_ID]++) : turnId(w, event);
-  const results = `[${w[RESULTS].join(',')}]`;
+  const results = toolResults(w[RESULTS]);
   w[RESULTS] = [];
   closeRound(w);
   w[DONE_WRITTEN] = true;
   if (usage !== undefined)
     roundUsage(w, event ?? runEnd!, usage, event === undefined ? 'run.end.usage' : 'round.end.usage');
   const hints = hintsOf(event);
-  const usagePieces: Array<[string, string]> = [
-    ['input', formatInteger(usage?.input ?? 0, 'usage.input')],
-    ['output', formatInteger(usage?.output ?? 0, 'usage.output')],
-    ['cost', formatDouble(usage?.costUsd ?? 0, 'usage.costUsd', 'hep')],
-  ];
-  const usageText = joinRecord(
-    usagePieces,
-    hints === undefined
-      ? undefined
-      : {
-          extra: hints.usageExtra,
-          order: hints.usageOrder,
-        },
-    encodeValue,
-    'hep',
-  );
+  const input = formatInteger(usage?.input ?? 0, 'usage.input');
+  const output = formatInteger(usage?.output ?? 0, 'usage.output');
+  const cost = formatDouble(usage?.costUsd ?? 0, 'usage.costUsd', 'hep');
+  const usageText =
+    HEP_TEMPLATES.enabled &&
+    (hints === undefined || (hints.usageExtra === undefined && hints.usageOrder === undefined))
+      ? // The record joinRecord builds from these pieces with no fields of its own, as one template.
+        `{"input":${input},"output":${output},"cost":${cost}}`
+      : joinRecord(
+          [
+            ['input', input],
+            ['output', output],
+            ['cost', cost],
+          ],
+          hints === undefined ? undefined : { extra: hints.usageExtra, order: hints.usageOrder },
+          encodeValue,
+          'hep',
+        );
+  const turn = formatInteger(id, 'turn_id');
+  const text = str(message, 'round.end.message');
+  const stop = str(stopReason ?? 'stop', 'round.end.stopReason');
+  // The common frame (a round.end from another format, or one with no fields of its own or kept
+  // line): what frame() builds from these pieces, as one template.
+  if (HEP_TEMPLATES.enabled && (event === undefined || plain(event))) {
+    return `{"type":"turn_done","turn_id":${turn},"message":${text},"tool_results":${results},"usage":${usageText},"stop_reason":${stop}}\n`;
+  }
   return frame(
     'turn_done',
     [
-      ['turn_id', formatInteger(id, 'turn_id')],
-      ['message', str(message, 'round.end.message')],
+      ['turn_id', turn],
+      ['message', text],
       ['tool_results', results],
       ['usage', usageText],
-      ['stop_reason', str(stopReason ?? 'stop', 'round.end.stopReason')],
+      ['stop_reason', stop],
     ],
     event,
   );
+}
+
+// The tool_results array text. Concatenated, not joined: join copies every result into one flat
+// string, which the caller's line is copied from again when it is written out.
+function toolResults(results: string[]): string {
+  if (results.length === 0) return '[]';
+  let text = `[${results[0]}`;
+  for (let i = 1; i < results.length; i++) text += `,${results[i]}`;
+  return `${text}]`;
 }
 
 // What a turn_done's usage adds to the run's total as a HEP reader sums it (rare path: per round).
