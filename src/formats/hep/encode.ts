@@ -387,6 +387,8 @@ function writeEvent(w: Writer, event: AgentEvent): string {
   }
 }
 
+// The frequent events (a round's deltas, its tools), each in a function of its own: small enough
+// to be optimised, and inlined into the dispatch, apart from the switch over every type.
 function toolStart(w: Writer, event: AgentEventOf<'tool.start'>): string {
   checkLoss(w[LOSS], event, CARRIED['tool.start']);
   const head = ensureHeader(w, event) + impliedMessageStart(w, event);
@@ -416,25 +418,23 @@ function toolOutput(w: Writer, event: AgentEventOf<'tool.output'>): string {
   checkLoss(w[LOSS], event, CARRIED['tool.output']);
   if (event.text === '') return '';
   collectOutput(w, event.call, event.text);
-  {
-    const head = ensureHeader(w, event);
-    const turn = String(turnId(w, event));
-    const id = str(event.call, 'tool.output.call');
-    const update = str(event.text, 'tool.output.text');
-    if (plain(event)) return head + hepToolDeltaLine(turn, id, update);
-    return (
-      head +
-      frame(
-        'tool_delta',
-        [
-          ['turn_id', turn],
-          ['id', id],
-          ['update', update],
-        ],
-        event,
-      )
-    );
-  }
+  const head = ensureHeader(w, event);
+  const turn = String(turnId(w, event));
+  const id = str(event.call, 'tool.output.call');
+  const update = str(event.text, 'tool.output.text');
+  if (plain(event)) return head + hepToolDeltaLine(turn, id, update);
+  return (
+    head +
+    frame(
+      'tool_delta',
+      [
+        ['turn_id', turn],
+        ['id', id],
+        ['update', update],
+      ],
+      event,
+    )
+  );
 }
 
 function toolEnd(w: Writer, event: AgentEventOf<'tool.end'>): string {
@@ -450,8 +450,6 @@ function toolEnd(w: Writer, event: AgentEventOf<'tool.end'>): string {
   return text;
 }
 
-// The most frequent event, in a function of its own: small enough to be optimised (and inlined
-// into the dispatch) on its own, apart from the switch over every type.
 function textDelta(w: Writer, event: AgentEventOf<'text.delta'>): string {
   checkLoss(w[LOSS], event, CARRIED['text.delta']);
   const head = ensureHeader(w, event) + impliedMessageStart(w, event);
