@@ -14,7 +14,7 @@ import {
 } from '../../json';
 import type { AgentEvent, AgentEventOf, ModelUsage, Provenance, Usage } from '../../model';
 import { HintedProvenance, LineProvenance, plain } from '../../plain';
-import { incompleteRunEnd, provenanceOf, type RecordRest, splitRecord } from '../../record';
+import { hasExactKeys, incompleteRunEnd, provenanceOf, type RecordRest, splitRecord } from '../../record';
 import {
   GEMINI_KEY_ORDER,
   GEMINI_STDOUT_NOTICE,
@@ -182,7 +182,7 @@ export class GeminiRecordDecoder implements RecordDecoder {
     const ts = this.clock.read(text.slice(DELTA_HEAD.length, DELTA_TIME_END));
     if (Number.isNaN(ts)) return false;
     if (!this.runOpen) this.openRun({ line, offset }, ts, out);
-    const hints = new RawHints(text) as Record<string, unknown>;
+    const hints = new RawHints(text, content, ts) as Record<string, unknown>;
     out.push(new DeltaEvent(content, new HintedProvenance(FORMAT, line, offset, hints), ts));
     return true;
   }
@@ -343,6 +343,12 @@ export class GeminiRecordDecoder implements RecordDecoder {
         );
         if (r.delta !== true) hints.whole = true;
         this.stamp(e, r, hints);
+        // The writer's kept-line check compares the event with these: the line comes back as it
+        // is while they match. A `delta: false` is not written back (an absent `delta` is).
+        if (rest === undefined && r.delta !== false && e.ts !== undefined && hints.timestamp === undefined) {
+          hints.content = e.text;
+          hints.ms = e.ts;
+        }
         this.ensureRun(ctx, e.ts);
         out.push(e);
         return;
@@ -373,7 +379,14 @@ export class GeminiRecordDecoder implements RecordDecoder {
           if (error.type !== GEMINI_TOOL_ERROR_TYPE) hints.errorType = error.type;
         }
         this.stamp(e, r, hints);
-        if (e.ts !== undefined) e.endedAt = e.ts;
+        if (e.ts !== undefined) {
+          e.endedAt = e.ts;
+          // The writer's kept-line check compares the event with the record (see `keep`).
+          if (rest === undefined && hints.timestamp === undefined && keep(r)) {
+            hints.record = r;
+            hints.ms = e.ts;
+          }
+        }
         this.ensureRun(ctx, e.ts);
         out.push(e);
         return;
@@ -482,9 +495,11 @@ const NOT_JSON: unique symbol = Symbol('not json');
 // old generation (src/plain.ts). The keys in the order the literals had; what the literals got
 // later (`ts`, a result's `name`, the hints' keys) is still added later.
 
-/** `{ raw }`: the hints of a delta read by the shortcut. */
-const RawHints = plain(function (this: GeminiHints, raw: string) {
+/** `{ raw, content, ms }`: the hints of a delta read by the shortcut. */
+const RawHints = plain(function (this: GeminiHints, raw: string, content: string, ms: number) {
   this.raw = raw;
+  this.content = content;
+  this.ms = ms;
 });
 
 /** `{}`: a record's hints, its keys added as the record is read. */
@@ -614,6 +629,20 @@ const SHALLOW: Readonly<Record<GeminiRecordType, boolean>> = {
   error: true,
   result: false,
 };
+
+const ERROR_KEYS: readonly string[] = ['type', 'message'];
+
+/**
+ * Whether a `tool_result` record (valid, its own keys only) is one the writer writes back from
+ * its event alone: it has an `output` (else the writer would write one from a result) and its
+ * `error`, if any, holds only `type` and `message` (the writer writes no other key).
+ */
+function keep(r: JsonObject): boolean {
+  const error = r.error;
+  return (
+    typeof r.output === 'string' && (error === undefined || hasExactKeys(error as JsonObject, ERROR_KEYS))
+  );
+}
 
 /** Canonical counts of a Gemini token record (`stats` or one of `stats.models`). */
 function countsOf(s: JsonObject): ModelUsage {

@@ -61,6 +61,31 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
 const USAGE_CARRIED: readonly string[] = ['input', 'output', 'cacheRead', 'byModel', 'scope'];
 const MODEL_USAGE_CARRIED: readonly string[] = ['input', 'output', 'cacheRead'];
 
+/**
+ * The kept-line fast path (`keptLine`): a line the Gemini decoder read is written back as it
+ * is, without building it, while its event says what the decoder kept of it. Off, only the
+ * general path runs; test/gemini/writer-kept.test.ts holds the two equal (docs/performance.md,
+ * "Kept lines").
+ */
+export const GEMINI_KEPT_LINES: { enabled: boolean } = { enabled: true };
+
+/**
+ * Whether the general path would write `hints.raw` for `event`, once its own fields are known to
+ * be the kept ones: the time is the kept one (the decoder keeps `ms` only for a `timestamp` that
+ * ISO printing gives back) and the provenance has not been given extra fields since (the decoder
+ * keeps values only for a line of its own keys). The built line would then say what the kept line
+ * says, in whatever key order, and `rawIfSame` would give the kept line back.
+ */
+function keptLine(event: AgentEvent, hints: GeminiHints): boolean {
+  return (
+    GEMINI_KEPT_LINES.enabled &&
+    event.ts === hints.ms &&
+    event.ts !== undefined &&
+    typeof hints.raw === 'string' &&
+    event.provenance!.extra === undefined
+  );
+}
+
 function geminiHints(event: AgentEvent): GeminiHints | undefined {
   return hintsFrom<GeminiHints>(event, FORMAT);
 }
@@ -419,6 +444,9 @@ export class GeminiEncoder implements Encoder {
   }
 
   private textDelta(event: AgentEventOf<'text.delta'>, hints: GeminiHints | undefined): string {
+    const kept = hints?.content;
+    if (kept !== undefined && kept === event.text && keptLine(event, hints!))
+      return this.emit(hints!.raw!, event, true);
     const delta = hints?.whole === true ? '' : ',"delta":true';
     return this.record(
       'message',
@@ -439,6 +467,9 @@ export class GeminiEncoder implements Encoder {
   }
 
   private toolResult(event: AgentEventOf<'tool.end'>, hints: GeminiHints | undefined): string {
+    const r = hints?.record;
+    if (r !== undefined && sameResult(event, r) && keptLine(event, hints!))
+      return this.emit(hints!.raw!, event, true);
     let fields = `,"tool_id":${jsonString(event.call)},"status":"${event.ok ? 'success' : 'error'}"`;
     let output = event.text;
     if (output === undefined && event.result !== undefined) {
@@ -562,6 +593,22 @@ export class GeminiEncoder implements Encoder {
     assertEncodable(event.record, 'unknown.record', undefined, FORMAT);
     return this.emit(rawIfSame(hints?.raw, JSON.stringify(event.record)), event, false);
   }
+}
+
+/**
+ * Whether `event` says what the kept `tool_result` record `r` says, as the general path writes it:
+ * the call, the status, the output, and the error's message (`r`'s error type is the hints'
+ * `errorType`, which the general path writes too); without an error the call succeeded (a failed
+ * call without one is written with one).
+ */
+function sameResult(event: AgentEventOf<'tool.end'>, r: JsonObject): boolean {
+  const error = r.error as { message: string } | undefined;
+  return (
+    event.call === r.tool_id &&
+    event.ok === (r.status === 'success') &&
+    event.text === r.output &&
+    (error === undefined ? event.ok && event.error === undefined : event.error === error.message)
+  );
 }
 
 /** `tool_result.error` as JSON text, or `undefined` when the call has none. */
