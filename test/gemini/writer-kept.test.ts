@@ -337,6 +337,36 @@ describe('Gemini writer: kept lines', () => {
     expect(gemini.stringify(JSON.parse(JSON.stringify(events)))).toBe(input);
   });
 
+  test('every event given the hints of every line, at their time, a field deleted or not, gives the bytes the general path gives', () => {
+    const input = [
+      '{"type":"init","timestamp":"2026-03-19T10:14:27.962Z","session_id":"s","model":"auto"}',
+      '{"type":"message","timestamp":"2026-03-19T10:14:27.999Z","role":"user","content":"go"}',
+      '{"type":"message","timestamp":"2026-03-19T10:14:29.203Z","role":"assistant","content":"a","delta":true}',
+      '{"type":"message","timestamp":"2026-03-19T10:14:29.204Z","role":"assistant","content":"whole"}',
+      '{"type":"tool_use","timestamp":"2026-03-19T10:14:29.258Z","tool_name":"x","tool_id":"c1","parameters":{"a":1}}',
+      '{"type":"tool_result","timestamp":"2026-03-19T10:14:29.300Z","tool_id":"c1","status":"success","output":"o"}',
+      '{"type":"tool_result","timestamp":"2026-03-19T10:14:29.301Z","tool_id":"c1","status":"error","output":"o","error":{"type":"E","message":"m"}}',
+      '{"type":"error","timestamp":"2026-03-19T10:14:29.400Z","severity":"warning","message":"w"}',
+      '{"type":"result","timestamp":"2026-03-19T10:14:30.000Z","status":"success"}',
+      '',
+    ].join('\n');
+    const count = gemini.parse(input).events.length;
+    for (let i = 0; i < count; i++)
+      for (let j = 0; j < count; j++) {
+        const keys = Object.keys(gemini.parse(input).events[i]!).filter((k) => k !== 'type');
+        for (const drop of [undefined, ...keys]) {
+          const events = gemini.parse(input).events;
+          const e = events[i]!;
+          const hints = events[j]!.provenance?.hints;
+          if (hints === undefined || e.provenance === undefined) continue;
+          e.provenance.hints = hints;
+          if (typeof hints.ms === 'number') e.ts = hints.ms;
+          if (drop !== undefined) delete (e as unknown as Rec)[drop];
+          expect(writeGemini(events, true), `${i} ${j} ${drop}`).toEqual(writeGemini(events, false));
+        }
+      }
+  });
+
   test('it trusts the kept values to be what the line says', () => {
     // An edit of the event and of its kept values alike is not seen: the old line is written.
     const input =
