@@ -190,14 +190,10 @@ const provenanceChange: fc.Arbitrary<Change> = fc.constantFrom<Change>(
     delete e.provenance;
   },
   // the hints of another line given to this event (as the decoder left them: a mix of two lines'
-  // hints is an edit of the hints, which the fast path trusts not to happen), or its kept time dropped
+  // hints is an edit of the hints, which the fast path trusts not to happen)
   (e, events) => {
     const hints = nextHints(e, events);
     if (e.provenance !== undefined && hints !== undefined) e.provenance.hints = hints;
-  },
-  (e) => {
-    const h = e.provenance?.hints;
-    if (h !== undefined) e.provenance!.hints = { ...h, ms: undefined };
   },
 );
 // An event's fields put back as equal copies, or given the kept record's own objects and edited.
@@ -327,9 +323,9 @@ describe('Gemini writer: kept lines', () => {
       '',
     ].join('\n');
     const { events } = gemini.parse(input);
-    // The kept values are there for the delta, the whole message and the tool's result.
-    expect(events.filter((e) => e.provenance?.hints?.ms !== undefined).map((e) => e.type)).toEqual([
-      'text.delta',
+    // The kept values are there for the delta and the tool's result.
+    const kept = (e: AgentEvent) => e.provenance?.hints?.content ?? e.provenance?.hints?.record;
+    expect(events.filter((e) => kept(e) !== undefined).map((e) => e.type)).toEqual([
       'text.delta',
       'tool.end',
     ]);
@@ -360,10 +356,31 @@ describe('Gemini writer: kept lines', () => {
           const hints = events[j]!.provenance?.hints;
           if (hints === undefined || e.provenance === undefined) continue;
           e.provenance.hints = hints;
-          if (typeof hints.ms === 'number') e.ts = hints.ms;
+          const ts = events[j]!.ts;
+          if (ts !== undefined) e.ts = ts;
           if (drop !== undefined) delete (e as unknown as Rec)[drop];
           expect(writeGemini(events, true), `${i} ${j} ${drop}`).toEqual(writeGemini(events, false));
         }
+      }
+  });
+
+  test("a kept line's time moved by any digit, in the minute read before or after it, gives the bytes the general path gives", () => {
+    // The first line sets the minute the writer reads in place; the others are read in it, the
+    // last in the next minute with the first's minute in its content.
+    const times = ['10:14:00.000', '10:14:01.001', '10:14:59.999', '10:15:00.000'];
+    const input = times
+      .map(
+        (t, i) =>
+          `{"type":"message","timestamp":"2026-03-19T${t}Z","role":"assistant","content":"${i === 3 ? '2026-03-19T10:14:' : 'a'}","delta":true}\n`,
+      )
+      .join('');
+    const steps = [1, 10, 100, 1000, 10000, 60000];
+    for (let i = 0; i < times.length; i++)
+      for (const step of [...steps, ...steps.map((x) => -x), 59000, -59000, 59999, -59999]) {
+        const events = gemini.parse(input).events;
+        const e = events.filter((x) => x.type === 'text.delta')[i]!;
+        e.ts! += step;
+        expect(writeGemini(events, true), `${i} ${step}`).toEqual(writeGemini(events, false));
       }
   });
 

@@ -104,20 +104,17 @@ export interface GeminiHints {
   /** `result.stats` as written: the writer patches the model's figures into it. */
   stats?: JsonObject;
   /**
-   * An assistant `message`'s `content` as read, kept for the writer's kept-line check (with
-   * `ms`): set only when the line says nothing the writer would not write back from its event
-   * (its own keys, `delta` `true` or absent, a `timestamp` in `toISOString`'s form).
+   * The `content` of an assistant delta read by the decoder's shortcut (a line spelled exactly as
+   * Gemini CLI writes it), kept for the writer's kept-line check.
    */
   content?: string;
   /**
-   * A `tool_result` record as parsed, kept for the writer's kept-line check (with `ms`): set
-   * only when the record says nothing the writer would not write back from its event (its own
-   * keys, an `output`, an `error` of `type` and `message` only, a `timestamp` in
-   * `toISOString`'s form). No object of it is the event's.
+   * A `tool_result` record as parsed, kept for the writer's kept-line check: set only when the
+   * record says nothing the writer would not write back from its event (its own keys, an
+   * `output`, an `error` of `type` and `message` only, a `timestamp` in `toISOString`'s form).
+   * No object of it is the event's.
    */
   record?: JsonObject;
-  /** The time `timestamp` read as, beside `content` or `record`. */
-  ms?: number;
 }
 
 /** `tool_result.error` and `result.error`: `{ type, message }`. */
