@@ -14,7 +14,7 @@ import {
 } from '../../json';
 import type { AgentEvent, AgentEventOf, ModelUsage, Provenance, Usage } from '../../model';
 import { HintedProvenance, LineProvenance, plain } from '../../plain';
-import { incompleteRunEnd, provenanceOf, type RecordRest, splitRecord } from '../../record';
+import { hasExactKeys, incompleteRunEnd, provenanceOf, type RecordRest, splitRecord } from '../../record';
 import {
   GEMINI_KEY_ORDER,
   GEMINI_STDOUT_NOTICE,
@@ -156,18 +156,7 @@ export class GeminiRecordDecoder implements RecordDecoder {
     // A long line is measured for depth before it is parsed (an object: one level), and refused
     // under a bound of one level: the general path says so.
     if (n > DEPTH_PRECHECK_CHARS && this.maxDepth < 1) return false;
-    // indexOf at a position, not startsWith/endsWith: V8 runs those several times slower
-    // (docs/performance.md, "Gemini CLI stream-json"). The type's first letter, which tells a
-    // message from the records beside it (`tool_use`, `tool_result`…), is compared first.
-    if (
-      n < DELTA_MIN ||
-      text.charCodeAt(9) !== 109 ||
-      text.indexOf(DELTA_HEAD) !== 0 ||
-      text.indexOf(DELTA_MID, DELTA_TIME_END) !== DELTA_TIME_END ||
-      text.indexOf(DELTA_TAIL, n - DELTA_TAIL.length) !== n - DELTA_TAIL.length
-    ) {
-      return false;
-    }
+    if (!deltaShaped(text)) return false;
     let content = text.slice(DELTA_CONTENT, n - DELTA_TAIL.length);
     if (NEEDS_PARSE.test(content)) {
       // Escapes: the content alone is parsed as one JSON string (no object, no keys). When the
@@ -182,7 +171,7 @@ export class GeminiRecordDecoder implements RecordDecoder {
     const ts = this.clock.read(text.slice(DELTA_HEAD.length, DELTA_TIME_END));
     if (Number.isNaN(ts)) return false;
     if (!this.runOpen) this.openRun({ line, offset }, ts, out);
-    const hints = new RawHints(text) as Record<string, unknown>;
+    const hints = new RawHints(text, content) as Record<string, unknown>;
     out.push(new DeltaEvent(content, new HintedProvenance(FORMAT, line, offset, hints), ts));
     return true;
   }
@@ -343,6 +332,15 @@ export class GeminiRecordDecoder implements RecordDecoder {
         );
         if (r.delta !== true) hints.whole = true;
         this.stamp(e, r, hints);
+        // What the shortcut keeps of a line it reads (a line it left here, or one read with the
+        // shortcut off): the same events either way.
+        if (
+          e.ts !== undefined &&
+          rest === undefined &&
+          hints.timestamp === undefined &&
+          deltaShaped(ctx.text)
+        )
+          hints.content = e.text;
         this.ensureRun(ctx, e.ts);
         out.push(e);
         return;
@@ -373,7 +371,11 @@ export class GeminiRecordDecoder implements RecordDecoder {
           if (error.type !== GEMINI_TOOL_ERROR_TYPE) hints.errorType = error.type;
         }
         this.stamp(e, r, hints);
-        if (e.ts !== undefined) e.endedAt = e.ts;
+        if (e.ts !== undefined) {
+          e.endedAt = e.ts;
+          // The writer's kept-line check compares the event with the record (see `keep`).
+          if (rest === undefined && hints.timestamp === undefined && keep(r)) hints.record = r;
+        }
         this.ensureRun(ctx, e.ts);
         out.push(e);
         return;
@@ -482,9 +484,10 @@ const NOT_JSON: unique symbol = Symbol('not json');
 // old generation (src/plain.ts). The keys in the order the literals had; what the literals got
 // later (`ts`, a result's `name`, the hints' keys) is still added later.
 
-/** `{ raw }`: the hints of a delta read by the shortcut. */
-const RawHints = plain(function (this: GeminiHints, raw: string) {
+/** `{ raw, content }`: the hints of a delta read by the shortcut. */
+const RawHints = plain(function (this: GeminiHints, raw: string, content: string) {
   this.raw = raw;
+  this.content = content;
 });
 
 /** `{}`: a record's hints, its keys added as the record is read. */
@@ -601,6 +604,24 @@ const DELTA_MID = '","role":"assistant","content":"';
 const DELTA_CONTENT = DELTA_TIME_END + DELTA_MID.length;
 const DELTA_TAIL = '","delta":true}';
 const DELTA_MIN = DELTA_CONTENT + DELTA_TAIL.length;
+/**
+ * Whether `text` is spelled as Gemini CLI writes an assistant delta: head, 24 characters of time,
+ * role, content, tail (the content and the time are not looked at).
+ */
+function deltaShaped(text: string): boolean {
+  const n = text.length;
+  // indexOf at a position, not startsWith/endsWith: V8 runs those several times slower
+  // (docs/performance.md, "Gemini CLI stream-json"). The type's first letter, which tells a
+  // message from the records beside it (`tool_use`, `tool_result`…), is compared first.
+  return (
+    n >= DELTA_MIN &&
+    text.charCodeAt(9) === 109 &&
+    text.indexOf(DELTA_HEAD) === 0 &&
+    text.indexOf(DELTA_MID, DELTA_TIME_END) === DELTA_TIME_END &&
+    text.indexOf(DELTA_TAIL, n - DELTA_TAIL.length) === n - DELTA_TAIL.length
+  );
+}
+
 // Content with a quote, a backslash or a control character is read by JSON.parse (as a string).
 const NEEDS_PARSE = /["\\\u0000-\u001f]/;
 
@@ -614,6 +635,20 @@ const SHALLOW: Readonly<Record<GeminiRecordType, boolean>> = {
   error: true,
   result: false,
 };
+
+const ERROR_KEYS: readonly string[] = ['type', 'message'];
+
+/**
+ * Whether a `tool_result` record (valid, its own keys only) is one the writer writes back from
+ * its event alone: it has an `output` (else the writer would write one from a result) and its
+ * `error`, if any, holds only `type` and `message` (the writer writes no other key).
+ */
+function keep(r: JsonObject): boolean {
+  const error = r.error;
+  return (
+    typeof r.output === 'string' && (error === undefined || hasExactKeys(error as JsonObject, ERROR_KEYS))
+  );
+}
 
 /** Canonical counts of a Gemini token record (`stats` or one of `stats.models`). */
 function countsOf(s: JsonObject): ModelUsage {

@@ -1,5 +1,6 @@
 import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
+import { type IsoClock, newIsoClock, readIso } from '../../iso';
 import { assertEncodable, isJsonObject, type JsonObject, jsonString, rawIfSame, setOwn } from '../../json';
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf, ModelUsage, Provenance, Usage } from '../../model';
@@ -61,6 +62,48 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
 const USAGE_CARRIED: readonly string[] = ['input', 'output', 'cacheRead', 'byModel', 'scope'];
 const MODEL_USAGE_CARRIED: readonly string[] = ['input', 'output', 'cacheRead'];
 
+/**
+ * The kept-line fast path (`keptLine`): a line the Gemini decoder read is written back as it
+ * is, without building it, while its event says what the decoder kept of it. Off, only the
+ * general path runs; test/gemini/writer-kept.test.ts holds the two equal (docs/performance.md,
+ * "Kept lines").
+ */
+export const GEMINI_KEPT_LINES: { enabled: boolean } = { enabled: true };
+
+/**
+ * Whether the general path would write the kept line for `event`, once its own fields are known
+ * to be the kept ones: the line's `timestamp` (`time`; the decoder keeps values only for one in
+ * `toISOString`'s form) is the event's time, and the provenance has not been given extra fields
+ * since (the decoder keeps values only for a line of its own keys). The built line would then say
+ * what the kept line says, in whatever key order, and `rawIfSame` would give the kept line back.
+ */
+function keptLine(event: AgentEvent, time: unknown, at: number, clock: IsoClock): boolean {
+  return (
+    GEMINI_KEPT_LINES.enabled &&
+    event.provenance!.extra === undefined &&
+    typeof time === 'string' &&
+    keptMs(clock, time, at) === event.ts
+  );
+}
+
+/**
+ * The time of the timestamp at `at` in `s`, which the decoder left there in `toISOString`'s form
+ * (it keeps values only for such a line). In the minute of the last one it is read in place, its
+ * seconds and milliseconds only; else by {@link readIso}, which remembers the new minute.
+ */
+function keptMs(clock: IsoClock, s: string, at: number): number {
+  const minute = clock[0];
+  if (minute !== '' && s.indexOf(minute, at) === at) {
+    const c = (i: number) => s.charCodeAt(at + i) - 48;
+    return clock[1] + (c(17) * 10 + c(18)) * 1000 + c(20) * 100 + c(21) * 10 + c(22);
+  }
+  return readIso(clock, s.slice(at, at + 24));
+}
+
+// Where a delta read by the decoder's shortcut has its timestamp (the line is spelled exactly as
+// Gemini CLI writes it): after `{"type":"message","timestamp":"`, 24 characters.
+const DELTA_TIME = 31;
+
 function geminiHints(event: AgentEvent): GeminiHints | undefined {
   return hintsFrom<GeminiHints>(event, FORMAT);
 }
@@ -96,6 +139,8 @@ export class GeminiEncoder implements Encoder {
   private held: { event: AgentEventOf<'error'>; message: string; ts: number | undefined } | undefined;
   private toolCalls = 0;
   private readonly isoWriter = new IsoWriter();
+  /** Reads the kept lines' timestamps (`keptLine`). */
+  private readonly isoClock: IsoClock = newIsoClock();
   /** Between a run's start and its end (any event's): what comes outside a run waits. */
   private inRun = false;
   /** An error record of severity `error` was written in the run (Gemini then reads it failed). */
@@ -419,6 +464,12 @@ export class GeminiEncoder implements Encoder {
   }
 
   private textDelta(event: AgentEventOf<'text.delta'>, hints: GeminiHints | undefined): string {
+    const kept = hints?.content;
+    if (kept !== undefined && kept === event.text) {
+      const raw = hints!.raw;
+      if (typeof raw === 'string' && keptLine(event, raw, DELTA_TIME, this.isoClock))
+        return this.emit(raw, event, true);
+    }
     const delta = hints?.whole === true ? '' : ',"delta":true';
     return this.record(
       'message',
@@ -439,6 +490,12 @@ export class GeminiEncoder implements Encoder {
   }
 
   private toolResult(event: AgentEventOf<'tool.end'>, hints: GeminiHints | undefined): string {
+    const r = hints?.record;
+    if (r !== undefined && sameResult(event, r)) {
+      const raw = hints!.raw;
+      if (typeof raw === 'string' && keptLine(event, r.timestamp, 0, this.isoClock))
+        return this.emit(raw, event, true);
+    }
     let fields = `,"tool_id":${jsonString(event.call)},"status":"${event.ok ? 'success' : 'error'}"`;
     let output = event.text;
     if (output === undefined && event.result !== undefined) {
@@ -562,6 +619,22 @@ export class GeminiEncoder implements Encoder {
     assertEncodable(event.record, 'unknown.record', undefined, FORMAT);
     return this.emit(rawIfSame(hints?.raw, JSON.stringify(event.record)), event, false);
   }
+}
+
+/**
+ * Whether `event` says what the kept `tool_result` record `r` says, as the general path writes it:
+ * the call, the status, the output, and the error's message (`r`'s error type is the hints'
+ * `errorType`, which the general path writes too); without an error the call succeeded (a failed
+ * call without one is written with one).
+ */
+function sameResult(event: AgentEventOf<'tool.end'>, r: JsonObject): boolean {
+  const error = r.error as { message: string } | undefined;
+  return (
+    event.call === r.tool_id &&
+    event.ok === (r.status === 'success') &&
+    event.text === r.output &&
+    (error === undefined ? event.ok && event.error === undefined : event.error === error.message)
+  );
 }
 
 /** `tool_result.error` as JSON text, or `undefined` when the call has none. */

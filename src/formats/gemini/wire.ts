@@ -103,6 +103,18 @@ export interface GeminiHints {
   severity?: string;
   /** `result.stats` as written: the writer patches the model's figures into it. */
   stats?: JsonObject;
+  /**
+   * The `content` of an assistant delta read by the decoder's shortcut (a line spelled exactly as
+   * Gemini CLI writes it), kept for the writer's kept-line check.
+   */
+  content?: string;
+  /**
+   * A `tool_result` record as parsed, kept for the writer's kept-line check: set only when the
+   * record says nothing the writer would not write back from its event (its own keys, an
+   * `output`, an `error` of `type` and `message` only, a `timestamp` in `toISOString`'s form).
+   * No object of it is the event's.
+   */
+  record?: JsonObject;
 }
 
 /** `tool_result.error` and `result.error`: `{ type, message }`. */
