@@ -1,9 +1,10 @@
 // Usage: node --expose-gc --allow-natives-syntax --min-semi-space-size=16 bench/pretenure-trap.mjs <abs dist/index.js> opencode|cursor|amp|copilot
-// (a diagnosis tool, round eighteen: docs/performance.md "OpenCode and Cursor decoders, round eighteen").
+// (a diagnosis tool, round eighteen: docs/performance.md "OpenCode and Cursor decoders, round eighteen"); the trap is a race with the GC: run it a few times.
 // Sets the pretenuring trap on purpose: decode with the last chunks' events held, scavenge when
 // most recent objects are alive, then probe which fresh objects are born in the old generation.
-import { generateOpencode, generateCursor } from './agents.mjs';
+import { generateCursor, generateOpencode } from './agents.mjs';
 import { chunk, generateHep } from './corpus.mjs';
+
 const lib = await import(process.argv[2]);
 const key = process.argv[3] ?? 'opencode';
 const codec = lib[key];
@@ -15,7 +16,8 @@ const viaHep = (mb) => {
   for (const ev of d.end()) text += e.write(ev);
   return { buffer: Buffer.from(text + e.end()) };
 };
-const gen = key === 'cursor' ? generateCursor : key === 'opencode' ? generateOpencode : ({ mb }) => viaHep(mb);
+const gen =
+  key === 'cursor' ? generateCursor : key === 'opencode' ? generateOpencode : ({ mb }) => viaHep(mb);
 const { buffer } = gen({ mb: 4 });
 const chunks = chunk(buffer, 64 * 1024);
 const held = [];
@@ -27,7 +29,9 @@ for (let i = 0; i < (process.env.NOTRAP ? 0 : chunks.length); i++) {
 }
 held.length = 0;
 gc();
-const young = (o) => (o !== null && typeof o === 'object' ? (%InYoungGeneration(o) ? 'y' : 'O') : '-');
+// V8's natives syntax is not JavaScript a linter parses: the probe is compiled from text (needs --allow-natives-syntax).
+const inYoung = new Function('o', 'return %InYoungGeneration(o)');
+const young = (o) => (o !== null && typeof o === 'object' ? (inYoung(o) ? 'y' : 'O') : '-');
 const seen = new Map();
 const note = (k, o) => {
   const v = young(o);
@@ -57,11 +61,43 @@ if (process.env.TIMED) {
   const { buffer: big } = gen({ mb: 20 });
   const cs = chunk(big, 64 * 1024);
   const warm = cs.slice(0, 32);
-  const bare = (xs) => { for (const c of xs) { const t = c.latin1Slice(0, c.length); let s = 0; for (;;) { const e = t.indexOf('\n', s); if (e === -1) break; try { JSON.parse(t.slice(s, e)); } catch {} s = e + 1; } } };
-  const dec = (xs) => { const x = codec.createDecoder(); for (const c of xs) x.push(c); x.end(); };
-  const cpu = (f) => { gc(); f(warm); const c0 = process.cpuUsage(); f(cs); const u = process.cpuUsage(c0); return (u.user + u.system) / 1000; };
+  const bare = (xs) => {
+    for (const c of xs) {
+      const t = c.latin1Slice(0, c.length);
+      let s = 0;
+      for (;;) {
+        const e = t.indexOf('\n', s);
+        if (e === -1) break;
+        try {
+          JSON.parse(t.slice(s, e));
+        } catch {}
+        s = e + 1;
+      }
+    }
+  };
+  const dec = (xs) => {
+    const x = codec.createDecoder();
+    for (const c of xs) x.push(c);
+    x.end();
+  };
+  const cpu = (f) => {
+    gc();
+    f(warm);
+    const c0 = process.cpuUsage();
+    f(cs);
+    const u = process.cpuUsage(c0);
+    return (u.user + u.system) / 1000;
+  };
   const rs = [];
-  for (let i = 0; i < 5; i++) { const b = cpu(bare); const t = cpu(dec); rs.push(`${b.toFixed(0)}/${t.toFixed(0)}`); }
+  for (let i = 0; i < 5; i++) {
+    const b = cpu(bare);
+    const t = cpu(dec);
+    rs.push(`${b.toFixed(0)}/${t.toFixed(0)}`);
+  }
   console.log('  bare/decoder cpu ms per run:', rs.join(' '));
 }
-console.log(key, process.argv[2].includes('base') ? 'base' : 'branch', [...seen].map(([k, s]) => `${k}:${s.O ? `OLD ${s.O}/${s.O + s.y}` : 'young'}`).join('  '));
+console.log(
+  key,
+  process.argv[2].includes('base') ? 'base' : 'branch',
+  [...seen].map(([k, s]) => `${k}:${s.O ? `OLD ${s.O}/${s.O + s.y}` : 'young'}`).join('  '),
+);
