@@ -322,9 +322,8 @@ export function slotsChunkDecoder<S>(
 
 /**
  * True for a line of JSON whitespace only (space, tab, CR; LF cannot be inside a line): no record,
- * whatever the format. Empty lines included.
+ * whatever the format. Empty lines included; what {@link BlankLines} skips.
  */
-/** True for an empty or whitespace-only line (what {@link BlankLines} skips). */
 export function isBlankLine(text: string): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
