@@ -20,7 +20,10 @@ import type { AgentEvent } from './model';
 
 /** Options every decoder takes. */
 export interface DecodeOptions {
-  /** Most bytes in one line, terminator excluded. Default 1 MiB (`DEFAULT_MAX_LINE_BYTES`). */
+  /**
+   * Most bytes in one line, terminator excluded. Default 1 MiB (`DEFAULT_MAX_LINE_BYTES`); 16 MiB
+   * for the CLI agent codecs. A value that is not a finite number `>= 0` takes the default.
+   */
   maxLineBytes?: number;
   /** Deepest JSON nesting accepted in one record. Default 64 (`DEFAULT_MAX_DEPTH`). */
   maxDepth?: number;
@@ -453,6 +456,47 @@ function batchedEvents(
     },
   };
   return iterator;
+}
+
+/**
+ * `options` with the line bound of a format that sets its own: `maxLineBytes` as given when it is
+ * a bound (finite, not negative), else `fallback`. A bound that is not one takes the format's
+ * default, not the splitter's smaller one, so a bad option never refuses records the format writes.
+ */
+export function withLineBound<D extends DecodeOptions>(options: D, fallback: number): D {
+  const max = options.maxLineBytes;
+  if (max !== undefined && Number.isFinite(max) && max >= 0) return options;
+  return { ...options, maxLineBytes: fallback };
+}
+
+/** What {@link createLineCodec} builds a JSON Lines codec from. */
+export interface LineCodecSpec<D extends DecodeOptions, E extends EncodeOptions> {
+  format: Format;
+  /** The format's line bound when the options set none ({@link withLineBound}). */
+  maxLineBytes: number;
+  createRecordDecoder(options: D, sink: DiagnosticSink): RecordDecoder;
+  createEncoder(options: E, sink: DiagnosticSink): Encoder;
+}
+
+/**
+ * {@link createCodec} of a JSON Lines format: the shared line splitter with the format's own line
+ * bound ({@link withLineBound}) in front of its record decoder, blank lines skipped.
+ */
+export function createLineCodec<D extends DecodeOptions, E extends EncodeOptions>(
+  spec: LineCodecSpec<D, E>,
+): Codec<D, E> {
+  return createCodec<D, E>({
+    format: spec.format,
+    createChunkDecoder: (options, sink) =>
+      lineChunkDecoder(
+        spec.format,
+        'jsonl',
+        withLineBound(options, spec.maxLineBytes),
+        sink,
+        spec.createRecordDecoder(options, sink),
+      ),
+    createEncoder: spec.createEncoder,
+  });
 }
 
 /** Assembles the public codec from a format's decoder and encoder factories. */

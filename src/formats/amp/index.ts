@@ -1,4 +1,4 @@
-import { type CheckingCodec, createCheckers, createCodec, lineChunkDecoder } from '../../codec';
+import { type CheckingCodec, createCheckers, createLineCodec } from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
 import { ampRules } from './check';
 import { type AmpDecodeOptions, createAmpRecordDecoder } from './decode';
@@ -19,16 +19,10 @@ export interface AmpCodec extends CheckingCodec<AmpDecodeOptions, AmpEncodeOptio
   check(input: string | Uint8Array, options?: AmpDecodeOptions): Diagnostic[];
 }
 
-const codec = createCodec<AmpDecodeOptions, AmpEncodeOptions>({
+const codec = createLineCodec<AmpDecodeOptions, AmpEncodeOptions>({
   format: 'amp',
-  createChunkDecoder: (options, sink) =>
-    lineChunkDecoder(
-      'amp',
-      'jsonl',
-      { ...options, maxLineBytes: options.maxLineBytes ?? AMP_MAX_LINE_BYTES },
-      sink,
-      createAmpRecordDecoder(options, sink),
-    ),
+  maxLineBytes: AMP_MAX_LINE_BYTES,
+  createRecordDecoder: createAmpRecordDecoder,
   createEncoder: (options, sink) => createAmpEncoder(options, sink),
 });
 

@@ -1,10 +1,4 @@
-import {
-  type CheckingCodec,
-  createCheckers,
-  createCodec,
-  lineChunkDecoder,
-  withIncompleteRuns,
-} from '../../codec';
+import { type CheckingCodec, createCheckers, createLineCodec, withIncompleteRuns } from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
 import { claudeRules } from './check';
 import { type ClaudeDecodeOptions, createClaudeRecordDecoder } from './decode';
@@ -25,16 +19,10 @@ export interface ClaudeCodec extends CheckingCodec<ClaudeDecodeOptions, ClaudeEn
   check(input: string | Uint8Array, options?: ClaudeDecodeOptions): Diagnostic[];
 }
 
-const codec = createCodec<ClaudeDecodeOptions, ClaudeEncodeOptions>({
+const codec = createLineCodec<ClaudeDecodeOptions, ClaudeEncodeOptions>({
   format: CLAUDE_FORMAT,
-  createChunkDecoder: (options, sink) =>
-    lineChunkDecoder(
-      CLAUDE_FORMAT,
-      'jsonl',
-      { ...options, maxLineBytes: options.maxLineBytes ?? CLAUDE_MAX_LINE_BYTES },
-      sink,
-      createClaudeRecordDecoder(options, sink),
-    ),
+  maxLineBytes: CLAUDE_MAX_LINE_BYTES,
+  createRecordDecoder: createClaudeRecordDecoder,
   createEncoder: (options, sink) => new ClaudeEncoder(options, sink),
 });
 

@@ -1,4 +1,4 @@
-import { type CheckingCodec, createCheckers, createCodec, lineChunkDecoder } from '../../codec';
+import { type CheckingCodec, createCheckers, createLineCodec } from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
 import { codexRules } from './check';
 import { type CodexDecodeOptions, createCodexRecordDecoder } from './decode';
@@ -29,16 +29,10 @@ export interface CodexCodec extends CheckingCodec<CodexDecodeOptions, CodexEncod
   check(input: string | Uint8Array, options?: CodexDecodeOptions): Diagnostic[];
 }
 
-const codec = createCodec<CodexDecodeOptions, CodexEncodeOptions>({
+const codec = createLineCodec<CodexDecodeOptions, CodexEncodeOptions>({
   format: 'codex',
-  createChunkDecoder: (options, sink) =>
-    lineChunkDecoder(
-      'codex',
-      'jsonl',
-      { ...options, maxLineBytes: options.maxLineBytes ?? CODEX_MAX_LINE_BYTES },
-      sink,
-      createCodexRecordDecoder(options, sink),
-    ),
+  maxLineBytes: CODEX_MAX_LINE_BYTES,
+  createRecordDecoder: createCodexRecordDecoder,
   createEncoder: (options, sink) => createCodexEncoder(options, sink),
 });
 

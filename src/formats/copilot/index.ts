@@ -1,4 +1,4 @@
-import { type CheckingCodec, createCheckers, createCodec, lineChunkDecoder } from '../../codec';
+import { type CheckingCodec, createCheckers, createLineCodec } from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
 import { copilotRules } from './check';
 import { type CopilotDecodeOptions, createCopilotRecordDecoder } from './decode';
@@ -25,16 +25,10 @@ export interface CopilotCodec extends CheckingCodec<CopilotDecodeOptions, Copilo
   check(input: string | Uint8Array, options?: CopilotDecodeOptions): Diagnostic[];
 }
 
-const codec = createCodec<CopilotDecodeOptions, CopilotEncodeOptions>({
+const codec = createLineCodec<CopilotDecodeOptions, CopilotEncodeOptions>({
   format: 'copilot',
-  createChunkDecoder: (options, sink) =>
-    lineChunkDecoder(
-      'copilot',
-      'jsonl',
-      { ...options, maxLineBytes: options.maxLineBytes ?? COPILOT_MAX_LINE_BYTES },
-      sink,
-      createCopilotRecordDecoder(options, sink),
-    ),
+  maxLineBytes: COPILOT_MAX_LINE_BYTES,
+  createRecordDecoder: createCopilotRecordDecoder,
   createEncoder: (options, sink) => createCopilotEncoder(options, sink),
 });
 

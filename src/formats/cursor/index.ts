@@ -1,4 +1,4 @@
-import { type CheckingCodec, createCheckers, createCodec, lineChunkDecoder } from '../../codec';
+import { type CheckingCodec, createCheckers, createLineCodec } from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
 import { cursorRules } from './check';
 import { type CursorDecodeOptions, createCursorRecordDecoder } from './decode';
@@ -26,12 +26,10 @@ export interface CursorCodec extends CheckingCodec<CursorDecodeOptions, CursorEn
   check(input: string | Uint8Array, options?: CursorDecodeOptions): Diagnostic[];
 }
 
-const codec = createCodec<CursorDecodeOptions, CursorEncodeOptions>({
+const codec = createLineCodec<CursorDecodeOptions, CursorEncodeOptions>({
   format: 'cursor',
-  createChunkDecoder: (options, sink) => {
-    const lines = { ...options, maxLineBytes: options.maxLineBytes ?? CURSOR_MAX_LINE_BYTES };
-    return lineChunkDecoder('cursor', 'jsonl', lines, sink, createCursorRecordDecoder(options, sink));
-  },
+  maxLineBytes: CURSOR_MAX_LINE_BYTES,
+  createRecordDecoder: createCursorRecordDecoder,
   createEncoder: (options, sink) => new CursorEncoder(options, sink),
 });
 

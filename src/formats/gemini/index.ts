@@ -1,4 +1,4 @@
-import { type CheckingCodec, createCheckers, createCodec, lineChunkDecoder } from '../../codec';
+import { type CheckingCodec, createCheckers, createLineCodec } from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
 import { geminiRules } from './check';
 import { type GeminiDecodeOptions, GeminiRecordDecoder } from './decode';
@@ -27,17 +27,10 @@ export interface GeminiCodec extends CheckingCodec<GeminiDecodeOptions, GeminiEn
   check(input: string | Uint8Array, options?: GeminiDecodeOptions): Diagnostic[];
 }
 
-// 16 MiB unless the caller says otherwise (a value that is no bound falls back to it too).
-function lineBound(options: GeminiDecodeOptions): GeminiDecodeOptions {
-  const max = options.maxLineBytes;
-  if (max !== undefined && Number.isFinite(max) && max >= 0) return options;
-  return { ...options, maxLineBytes: GEMINI_MAX_LINE_BYTES };
-}
-
-const codec = createCodec<GeminiDecodeOptions, GeminiEncodeOptions>({
+const codec = createLineCodec<GeminiDecodeOptions, GeminiEncodeOptions>({
   format: 'gemini',
-  createChunkDecoder: (options, sink) =>
-    lineChunkDecoder('gemini', 'jsonl', lineBound(options), sink, new GeminiRecordDecoder(options, sink)),
+  maxLineBytes: GEMINI_MAX_LINE_BYTES,
+  createRecordDecoder: (options, sink) => new GeminiRecordDecoder(options, sink),
   createEncoder: (options, sink) => new GeminiEncoder(options, sink),
 });
 

@@ -1,4 +1,10 @@
-import { type CheckingCodec, createCheckers, createCodec, lineChunkDecoder } from '../../codec';
+import {
+  type CheckingCodec,
+  createCheckers,
+  createCodec,
+  lineChunkDecoder,
+  withLineBound,
+} from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
 import { newLineEnds, withLineEnds } from '../../framing/line-ends';
 import { opencodeRules } from './check';
@@ -31,7 +37,7 @@ const codec = createCodec<OpencodeDecodeOptions, OpencodeEncodeOptions>({
   format: 'opencode',
   createChunkDecoder: (options, sink) => {
     const ends = newLineEnds();
-    const lines = { ...options, maxLineBytes: options.maxLineBytes ?? OPENCODE_MAX_LINE_BYTES };
+    const lines = withLineBound(options, OPENCODE_MAX_LINE_BYTES);
     const records = createOpencodeRecordDecoder(options, sink, ends);
     return withLineEnds(lineChunkDecoder('opencode', 'jsonl', lines, sink, records), ends);
   },
