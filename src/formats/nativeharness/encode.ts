@@ -20,6 +20,7 @@ import {
   NH_EXTENSION_ENVELOPE,
   NH_EXTENSION_KEY,
   NH_EXTENSION_TYPE,
+  NH_MAX_HOP_CALLS,
   type NhFraming,
   type NhHints,
   nhEnvelopeText,
@@ -359,6 +360,19 @@ function writeEvent(w: Writer, event: AgentEvent): string {
   return prefix + writeOne(w, event);
 }
 
+// The calls of the hop `event` ends, as the writer saw them start: at most NH_MAX_HOP_CALLS.
+function hopCalls(w: Writer, event: AgentEventOf<'round.end'>): string[] {
+  const calls = w[CALLS];
+  if (calls.length <= NH_MAX_HOP_CALLS) return calls;
+  reportLoss(
+    w[LOSS],
+    event,
+    'round.end.toolCalls',
+    `the hop started more than ${NH_MAX_HOP_CALLS} tool calls: its tool_calls list the first ${NH_MAX_HOP_CALLS}`,
+  );
+  return calls.slice(0, NH_MAX_HOP_CALLS);
+}
+
 // Remembers a call whose turn ended before it did (conform).
 function stale(w: Writer, call: string): void {
   const set = (w[STALE] ??= new Set());
@@ -475,7 +489,8 @@ function writeOne(w: Writer, event: AgentEvent): string {
       pieces = [['status', '"compacting"']];
       break;
     case 'tool.start':
-      w[CALLS].push(event.call);
+      // One past the bound is kept, so the hop's end can tell a full list from a cut one.
+      if (w[CALLS].length <= NH_MAX_HOP_CALLS) w[CALLS].push(event.call);
       type = 'tool_started';
       pieces = [
         hopPiece(w),
@@ -681,7 +696,7 @@ function writeOne(w: Writer, event: AgentEvent): string {
       break;
     case 'round.end': {
       type = 'hop';
-      const calls = Array.isArray(hints.toolCalls) ? (hints.toolCalls as string[]) : w[CALLS];
+      const calls = Array.isArray(hints.toolCalls) ? (hints.toolCalls as string[]) : hopCalls(w, event);
       pieces = [
         hopPiece(w),
         ['text', str(event.message, 'round.end.message')],

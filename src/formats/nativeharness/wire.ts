@@ -508,6 +508,14 @@ const BLANK = new Set([0x20, 0x09, 0x0d, 0x0a]);
 /** Past this many blank leading bytes, the framing defaults to SSE (blank lines are SSE). */
 export const NH_FRAMING_DETECT_LIMIT = 64 * 1024;
 
+/**
+ * Most tool calls a writer remembers for one hop's `tool_calls` when the events do not say them
+ * (a `round.end` without the decoder's `toolCalls` hint): the calls since the hop began. A stream
+ * with no hops (highbar's traces: one run, calls only) would otherwise make the list grow with
+ * the input. Past it, a hop record lists the first ones and the writer reports the loss.
+ */
+export const NH_MAX_HOP_CALLS = 16_384;
+
 /** The framing a first non-blank character shows: `[` a JSON array, `{` JSON Lines, else SSE. */
 function framingOf(c: number): NhFraming {
   return c === 0x5b ? 'json' : c === 0x7b ? 'jsonl' : 'sse';
