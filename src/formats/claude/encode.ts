@@ -73,6 +73,14 @@ const OUTSIDE_RUN: ReadonlySet<string> = new Set([
 ]);
 /** Most events kept waiting for a run; more are reported lost. */
 const MAX_HELD = 1024;
+/** Most call names remembered (the oldest forgotten first): a run of calls would grow them. */
+const MAX_CALL_NAMES = 10_000;
+/** What a `tool_use` block counts towards CLAUDE_MAX_HELD_TEXT (its input is not measured). */
+const TOOL_USE_HELD = 128;
+
+function isEmptyText(block: Block): boolean {
+  return block.type === 'text' && block.text === '';
+}
 
 type Block = JsonObject & { type: string };
 
@@ -243,6 +251,8 @@ export class ClaudeEncoder implements Encoder {
   private held: AgentEvent[] = [];
   /** The run's main-agent messages: their usage is the `result`'s when the run's end has none. */
   private runMessages: Message[] = [];
+  /** Characters of records queued behind a message that has not ended (CLAUDE_MAX_HELD_TEXT). */
+  private behind = 0;
 
   /** Creates a writer that reports losses to `sink`. */
   constructor(options: ClaudeEncodeOptions, sink: DiagnosticSink) {
@@ -350,7 +360,36 @@ export class ClaudeEncoder implements Encoder {
 
   private push(record: JsonObject): void {
     assertEncodable(record, 'record', 1000, FORMAT);
-    this.queue.push(JSON.stringify(record));
+    const text = JSON.stringify(record);
+    this.queue.push(text);
+    // Counted whenever something waits before it (within one event that may be lines the event
+    // itself queued: the count runs ahead, which only cuts sooner).
+    if (this.queue.length > 1) {
+      this.behind += text.length;
+      if (this.behind >= CLAUDE_MAX_HELD_TEXT) this.cutQueue();
+    }
+  }
+
+  // The records queued behind messages that have not ended passed CLAUDE_MAX_HELD_TEXT: a round
+  // whose end does not come while its calls' results pile up (a highbar trace has no rounds at
+  // all, so its one message would hold the whole run). Each such message writes its blocks so far
+  // ahead, in its place, and goes on at the end of the queue: what waited behind it is written,
+  // and its later blocks follow the results they came after. A Claude reader joins the message's
+  // lines by id, as for a message written ahead (writeAhead).
+  private cutQueue(): void {
+    this.behind = 0;
+    const open: Message[] = [];
+    const queue: Array<string | Message> = [];
+    for (const item of this.queue) {
+      if (typeof item === 'string' || item.done) {
+        queue.push(item);
+        continue;
+      }
+      const lines = this.takeAhead(item);
+      if (lines !== '') queue.push(lines.slice(0, -1));
+      open.push(item);
+    }
+    if (open.length > 0) this.queue = queue.concat(open);
   }
 
   // The queue's ready prefix as text: records, and messages that are done.
@@ -363,7 +402,13 @@ export class ClaudeEncoder implements Encoder {
       else if (item.done) out += this.messageText(item);
       else break;
     }
-    this.queue = i === this.queue.length ? [] : this.queue.slice(i);
+    // Nothing ready (a message before everything has not ended): the queue stays as it is, not
+    // copied once per event while it waits.
+    if (i === 0) return out;
+    if (i === this.queue.length) {
+      this.queue = [];
+      this.behind = 0;
+    } else this.queue = this.queue.slice(i);
     return out;
   }
 
@@ -648,11 +693,20 @@ export class ClaudeEncoder implements Encoder {
   // in its place in the queue (written at once when nothing before it waits), and it goes on in
   // an empty text block, which its last line carries with the stop reason if nothing follows.
   private writeAhead(m: Message): void {
-    const lines = this.messageText(m);
+    const lines = this.takeAhead(m);
+    if (lines !== '') this.queue.splice(this.queue.indexOf(m), 0, lines.slice(0, -1));
+  }
+
+  // The lines of `m`'s blocks so far ('' when it has none but the empty block it went on in), and
+  // `m` left to go on in an empty text block.
+  private takeAhead(m: Message): string {
+    const fresh =
+      m.blocks.length === 0 || (m.ahead === true && m.blocks.length === 1 && isEmptyText(m.blocks[0]!));
+    const lines = fresh ? '' : this.messageText(m);
     m.blocks = [{ type: 'text', text: '' }];
     m.ahead = true;
     m.held = 0;
-    this.queue.splice(this.queue.indexOf(m), 0, lines.slice(0, -1));
+    return lines;
   }
 
   private reasoning(e: AgentEventOf<'reasoning.delta'>): void {
@@ -673,6 +727,8 @@ export class ClaudeEncoder implements Encoder {
   private toolStart(e: AgentEventOf<'tool.start'>): void {
     const m = this.message(e);
     this.calls.set(e.call, e.name);
+    // Names are looked up for the calls a question or a liveness report names: recent ones.
+    if (this.calls.size > MAX_CALL_NAMES) this.calls.delete(this.calls.keys().next().value!);
     this.unanswered.set(e.call, e.lane);
     let input: unknown = e.args;
     const streamed = this.args.get(e.call);
@@ -690,6 +746,9 @@ export class ClaudeEncoder implements Encoder {
       if (e[field] !== undefined)
         this.loss.report(e, `tool.start.${field}`, `claude has no place for ${field}`);
     m.blocks.push({ type: 'tool_use', id: e.call, name: e.name, input: isJsonObject(input) ? input : {} });
+    // A block of its own counts towards the cap too (its input unmeasured): a message of many
+    // calls is not held whole.
+    this.hold(m, TOOL_USE_HELD);
   }
 
   // Held for the call's tool_result up to CLAUDE_MAX_HELD_OUTPUT characters (as the Codex
