@@ -192,10 +192,10 @@ const PREVIOUS = 15;
 // had. Not literals: a literal's allocation site can be pretenured, and then every line's objects
 // and what they hold live in the old generation (src/plain.ts). Not constructors either: the
 // fields a constructor adds are map transitions held weakly, so a full GC that finds no event
-// alive frees the hidden classes, and every function compiled against them is thrown away; a
-// copy has no allocation site, and its hidden class is the one the copy site's feedback keeps
-// for the template's, which outlives the GC (docs/performance.md, "Claude decoder", round
-// nineteen). The templates' fields start `UNSET` (src/plain.ts), constant ones at their value.
+// alive frees the hidden classes, and every function compiled against them is thrown away. A
+// copy has no allocation site, and its hidden class outlives the GC (`--trace-deopt` marks no
+// function of the decoder at it: docs/performance.md, "Claude decoder", round nineteen). The
+// templates' fields start `UNSET` (src/plain.ts), constant ones at their value.
 
 /** `{ format, line, offset }`. */
 const LINE_PROVENANCE: Provenance = { format: FORMAT, line: UNSET, offset: UNSET };
