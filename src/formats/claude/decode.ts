@@ -14,7 +14,7 @@ import {
   valueExceedsDepth,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance, QuestionItem, Usage } from '../../model';
-import { HintedProvenance, LineProvenance, plain } from '../../plain';
+import { UNSET } from '../../plain';
 import {
   readDigits,
   readFixed,
@@ -187,247 +187,379 @@ const PREVIOUS = 15;
 // a literal afterwards. A literal's hidden class is held by its allocation site and outlives a
 // full GC; the added fields' transitions do not, and code that embedded them is thrown away.
 
-// The objects of a line's events (events, provenance, hints, usage) are made by constructors,
-// not literals: a literal's allocation site can be pretenured, and then every line's objects and
-// what they hold live in the old generation (src/plain.ts). One constructor per shape, the keys
-// in the order the literals had.
+// The objects of a line's events (events, provenance, hints, usage) are spread copies of module
+// templates, then their fields set, one template per shape, the keys in the order the literals
+// had. Not literals: a literal's allocation site can be pretenured, and then every line's objects
+// and what they hold live in the old generation (src/plain.ts). Not constructors either: the
+// fields a constructor adds are map transitions held weakly, so a full GC that finds no event
+// alive frees the hidden classes, and every function compiled against them is thrown away. A
+// copy has no allocation site, and its hidden class outlives the GC (`--trace-deopt` marks no
+// function of the decoder at it: docs/performance.md, "Claude decoder", round nineteen). The
+// templates' fields start `UNSET` (src/plain.ts), constant ones at their value.
+
+/** `{ format, line, offset }`. */
+const LINE_PROVENANCE: Provenance = { format: FORMAT, line: UNSET, offset: UNSET };
+function newLineProvenance(line: number, offset: number): Provenance {
+  const o = { ...LINE_PROVENANCE };
+  o.line = line;
+  o.offset = offset;
+  return o;
+}
+
+/** `{ format, line, offset, hints }`. */
+const HINTED_PROVENANCE: Provenance = { format: FORMAT, line: UNSET, offset: UNSET, hints: UNSET };
+function newHintedProvenance(line: number, offset: number, hints: Record<string, unknown>): Provenance {
+  const o = { ...HINTED_PROVENANCE };
+  o.line = line;
+  o.offset = offset;
+  o.hints = hints;
+  return o;
+}
 
 /** `{ format, line, offset, synthetic: true }`. */
-const SyntheticProvenance = plain(function (this: Provenance, line: number, offset: number) {
-  this.format = FORMAT;
-  this.line = line;
-  this.offset = offset;
-  this.synthetic = true;
-});
+const SYNTHETIC_PROVENANCE: Provenance = { format: FORMAT, line: UNSET, offset: UNSET, synthetic: true };
+function newSyntheticProvenance(line: number, offset: number): Provenance {
+  const o = { ...SYNTHETIC_PROVENANCE };
+  o.line = line;
+  o.offset = offset;
+  return o;
+}
 
 /** `{ format, line, offset, synthetic: true, hints }` (the line's first event: `finishLine` sets the hints). */
-const SyntheticHintedProvenance = plain(function (this: Provenance, line: number, offset: number) {
-  this.format = FORMAT;
-  this.line = line;
-  this.offset = offset;
-  this.synthetic = true;
-  this.hints = undefined as never;
-});
+const SYNTHETIC_HINTED_PROVENANCE: Provenance = {
+  format: FORMAT,
+  line: UNSET,
+  offset: UNSET,
+  synthetic: true,
+  hints: UNSET,
+};
+function newSyntheticHintedProvenance(line: number, offset: number): Provenance {
+  const o = { ...SYNTHETIC_HINTED_PROVENANCE };
+  o.line = line;
+  o.offset = offset;
+  return o;
+}
 
 /** `{ said }`: the hints of an event with checked fields, until `finishLine`. */
-const SaidHints = plain(function (this: ClaudeHints, said: Record<string, unknown>) {
-  this.said = said;
-});
+const SAID_HINTS: ClaudeHints = { said: UNSET };
+function newSaidHints(said: Record<string, unknown>): ClaudeHints {
+  const o = { ...SAID_HINTS };
+  o.said = said;
+  return o;
+}
 
 /** `{ text }`: what a delta said. */
-const TextSaid = plain(function (this: { text: string }, text: string) {
-  this.text = text;
-});
+const TEXT_SAID: { text: string } = { text: UNSET };
+function newTextSaid(text: string): { text: string } {
+  const o = { ...TEXT_SAID };
+  o.text = text;
+  return o;
+}
 
 /** `{ text, signature }`: what a signed thinking block said. */
-const SignedSaid = plain(function (
-  this: { text: string; signature: string },
-  text: string,
-  signature: string,
-) {
-  this.text = text;
-  this.signature = signature;
-});
+const SIGNED_SAID: { text: string; signature: string } = { text: UNSET, signature: UNSET };
+function newSignedSaid(text: string, signature: string): { text: string; signature: string } {
+  const o = { ...SIGNED_SAID };
+  o.text = text;
+  o.signature = signature;
+  return o;
+}
 
 /** `{ name, args }`: what a tool call said. */
-const CallSaid = plain(function (this: { name: string; args: JsonObject }, name: string, args: JsonObject) {
-  this.name = name;
-  this.args = args;
-});
+const CALL_SAID: { name: string; args: JsonObject } = { name: UNSET, args: UNSET };
+function newCallSaid(name: string, args: JsonObject): { name: string; args: JsonObject } {
+  const o = { ...CALL_SAID };
+  o.name = name;
+  o.args = args;
+  return o;
+}
 
 /** `{ ok: true, text }`: what a successful tool result said. */
-const ResultSaid = plain(function (this: { ok: boolean; text: string }, text: string) {
-  this.ok = true;
-  this.text = text;
-});
+const RESULT_SAID: { ok: boolean; text: string } = { ok: true, text: UNSET };
+function newResultSaid(text: string): { ok: boolean; text: string } {
+  const o = { ...RESULT_SAID };
+  o.text = text;
+  return o;
+}
 
 // The line's first event's hints (`ownerHints`): `said` when there is one, the line, how many
 // events it gave when more than one, the lines before it that gave none.
-const RawHints = plain(function (this: ClaudeHints, raw: string) {
-  this.raw = raw;
-});
-const RawBeforeHints = plain(function (this: ClaudeHints, raw: string, before: string[]) {
-  this.raw = raw;
-  this.before = before;
-});
-const RawCountHints = plain(function (this: ClaudeHints, raw: string, n: number) {
-  this.raw = raw;
-  this.n = n;
-});
-const RawCountBeforeHints = plain(function (this: ClaudeHints, raw: string, n: number, before: string[]) {
-  this.raw = raw;
-  this.n = n;
-  this.before = before;
-});
-const SaidRawHints = plain(function (this: ClaudeHints, said: Record<string, unknown>, raw: string) {
-  this.said = said;
-  this.raw = raw;
-});
-const SaidRawBeforeHints = plain(function (
-  this: ClaudeHints,
-  said: Record<string, unknown>,
-  raw: string,
-  before: string[],
-) {
-  this.said = said;
-  this.raw = raw;
-  this.before = before;
-});
-const SaidRawCountHints = plain(function (
-  this: ClaudeHints,
+const RAW_HINTS: ClaudeHints = { raw: UNSET };
+function newRawHints(raw: string): ClaudeHints {
+  const o = { ...RAW_HINTS };
+  o.raw = raw;
+  return o;
+}
+const RAW_BEFORE_HINTS: ClaudeHints = { raw: UNSET, before: UNSET };
+function newRawBeforeHints(raw: string, before: string[]): ClaudeHints {
+  const o = { ...RAW_BEFORE_HINTS };
+  o.raw = raw;
+  o.before = before;
+  return o;
+}
+const RAW_COUNT_HINTS: ClaudeHints = { raw: UNSET, n: UNSET };
+function newRawCountHints(raw: string, n: number): ClaudeHints {
+  const o = { ...RAW_COUNT_HINTS };
+  o.raw = raw;
+  o.n = n;
+  return o;
+}
+const RAW_COUNT_BEFORE_HINTS: ClaudeHints = { raw: UNSET, n: UNSET, before: UNSET };
+function newRawCountBeforeHints(raw: string, n: number, before: string[]): ClaudeHints {
+  const o = { ...RAW_COUNT_BEFORE_HINTS };
+  o.raw = raw;
+  o.n = n;
+  o.before = before;
+  return o;
+}
+const SAID_RAW_HINTS: ClaudeHints = { said: UNSET, raw: UNSET };
+function newSaidRawHints(said: Record<string, unknown>, raw: string): ClaudeHints {
+  const o = { ...SAID_RAW_HINTS };
+  o.said = said;
+  o.raw = raw;
+  return o;
+}
+const SAID_RAW_BEFORE_HINTS: ClaudeHints = { said: UNSET, raw: UNSET, before: UNSET };
+function newSaidRawBeforeHints(said: Record<string, unknown>, raw: string, before: string[]): ClaudeHints {
+  const o = { ...SAID_RAW_BEFORE_HINTS };
+  o.said = said;
+  o.raw = raw;
+  o.before = before;
+  return o;
+}
+const SAID_RAW_COUNT_HINTS: ClaudeHints = { said: UNSET, raw: UNSET, n: UNSET };
+function newSaidRawCountHints(said: Record<string, unknown>, raw: string, n: number): ClaudeHints {
+  const o = { ...SAID_RAW_COUNT_HINTS };
+  o.said = said;
+  o.raw = raw;
+  o.n = n;
+  return o;
+}
+const SAID_RAW_COUNT_BEFORE_HINTS: ClaudeHints = { said: UNSET, raw: UNSET, n: UNSET, before: UNSET };
+function newSaidRawCountBeforeHints(
   said: Record<string, unknown>,
   raw: string,
   n: number,
-) {
-  this.said = said;
-  this.raw = raw;
-  this.n = n;
-});
-const SaidRawCountBeforeHints = plain(function (
-  this: ClaudeHints,
-  said: Record<string, unknown>,
-  raw: string,
-  n: number,
   before: string[],
-) {
-  this.said = said;
-  this.raw = raw;
-  this.n = n;
-  this.before = before;
-});
+): ClaudeHints {
+  const o = { ...SAID_RAW_COUNT_BEFORE_HINTS };
+  o.said = said;
+  o.raw = raw;
+  o.n = n;
+  o.before = before;
+  return o;
+}
 
-// The whole events, one constructor per shape: `…InRound` on the main lane once a round is open,
+// The whole events, one template per shape: `…InRound` on the main lane once a round is open,
 // `…InLane` in a subagent's lane (`placeOf`).
-const TextInRound = plain(function (
-  this: AgentEventOf<'text.delta'>,
+const TEXT_IN_ROUND: AgentEventOf<'text.delta'> = {
+  type: 'text.delta',
+  text: UNSET,
+  message: UNSET,
+  session: UNSET,
+  round: UNSET,
+  provenance: UNSET,
+};
+function newTextInRound(
   text: string,
   message: string,
   session: string,
   round: number,
   provenance: Provenance,
-) {
-  this.type = 'text.delta';
-  this.text = text;
-  this.message = message;
-  this.session = session;
-  this.round = round;
-  this.provenance = provenance;
-});
-const TextInLane = plain(function (
-  this: AgentEventOf<'text.delta'>,
+): AgentEventOf<'text.delta'> {
+  const o = { ...TEXT_IN_ROUND };
+  o.text = text;
+  o.message = message;
+  o.session = session;
+  o.round = round;
+  o.provenance = provenance;
+  return o;
+}
+const TEXT_IN_LANE: AgentEventOf<'text.delta'> = {
+  type: 'text.delta',
+  text: UNSET,
+  message: UNSET,
+  session: UNSET,
+  lane: UNSET,
+  provenance: UNSET,
+};
+function newTextInLane(
   text: string,
   message: string,
   session: string,
   lane: string,
   provenance: Provenance,
-) {
-  this.type = 'text.delta';
-  this.text = text;
-  this.message = message;
-  this.session = session;
-  this.lane = lane;
-  this.provenance = provenance;
-});
-const ThinkingInRound = plain(function (
-  this: AgentEventOf<'reasoning.delta'>,
+): AgentEventOf<'text.delta'> {
+  const o = { ...TEXT_IN_LANE };
+  o.text = text;
+  o.message = message;
+  o.session = session;
+  o.lane = lane;
+  o.provenance = provenance;
+  return o;
+}
+const THINKING_IN_ROUND: AgentEventOf<'reasoning.delta'> = {
+  type: 'reasoning.delta',
+  text: UNSET,
+  message: UNSET,
+  session: UNSET,
+  round: UNSET,
+  provenance: UNSET,
+};
+function newThinkingInRound(
   text: string,
   message: string,
   session: string,
   round: number,
   provenance: Provenance,
-) {
-  this.type = 'reasoning.delta';
-  this.text = text;
-  this.message = message;
-  this.session = session;
-  this.round = round;
-  this.provenance = provenance;
-});
-const ThinkingInLane = plain(function (
-  this: AgentEventOf<'reasoning.delta'>,
+): AgentEventOf<'reasoning.delta'> {
+  const o = { ...THINKING_IN_ROUND };
+  o.text = text;
+  o.message = message;
+  o.session = session;
+  o.round = round;
+  o.provenance = provenance;
+  return o;
+}
+const THINKING_IN_LANE: AgentEventOf<'reasoning.delta'> = {
+  type: 'reasoning.delta',
+  text: UNSET,
+  message: UNSET,
+  session: UNSET,
+  lane: UNSET,
+  provenance: UNSET,
+};
+function newThinkingInLane(
   text: string,
   message: string,
   session: string,
   lane: string,
   provenance: Provenance,
-) {
-  this.type = 'reasoning.delta';
-  this.text = text;
-  this.message = message;
-  this.session = session;
-  this.lane = lane;
-  this.provenance = provenance;
-});
-const SignedThinkingInRound = plain(function (
-  this: AgentEventOf<'reasoning.delta'>,
+): AgentEventOf<'reasoning.delta'> {
+  const o = { ...THINKING_IN_LANE };
+  o.text = text;
+  o.message = message;
+  o.session = session;
+  o.lane = lane;
+  o.provenance = provenance;
+  return o;
+}
+const SIGNED_THINKING_IN_ROUND: AgentEventOf<'reasoning.delta'> = {
+  type: 'reasoning.delta',
+  text: UNSET,
+  message: UNSET,
+  signature: UNSET,
+  session: UNSET,
+  round: UNSET,
+  provenance: UNSET,
+};
+function newSignedThinkingInRound(
   text: string,
   message: string,
   signature: string,
   session: string,
   round: number,
   provenance: Provenance,
-) {
-  this.type = 'reasoning.delta';
-  this.text = text;
-  this.message = message;
-  this.signature = signature;
-  this.session = session;
-  this.round = round;
-  this.provenance = provenance;
-});
-const SignedThinkingInLane = plain(function (
-  this: AgentEventOf<'reasoning.delta'>,
+): AgentEventOf<'reasoning.delta'> {
+  const o = { ...SIGNED_THINKING_IN_ROUND };
+  o.text = text;
+  o.message = message;
+  o.signature = signature;
+  o.session = session;
+  o.round = round;
+  o.provenance = provenance;
+  return o;
+}
+const SIGNED_THINKING_IN_LANE: AgentEventOf<'reasoning.delta'> = {
+  type: 'reasoning.delta',
+  text: UNSET,
+  message: UNSET,
+  signature: UNSET,
+  session: UNSET,
+  lane: UNSET,
+  provenance: UNSET,
+};
+function newSignedThinkingInLane(
   text: string,
   message: string,
   signature: string,
   session: string,
   lane: string,
   provenance: Provenance,
-) {
-  this.type = 'reasoning.delta';
-  this.text = text;
-  this.message = message;
-  this.signature = signature;
-  this.session = session;
-  this.lane = lane;
-  this.provenance = provenance;
-});
-const ToolStartInRound = plain(function (
-  this: AgentEventOf<'tool.start'>,
+): AgentEventOf<'reasoning.delta'> {
+  const o = { ...SIGNED_THINKING_IN_LANE };
+  o.text = text;
+  o.message = message;
+  o.signature = signature;
+  o.session = session;
+  o.lane = lane;
+  o.provenance = provenance;
+  return o;
+}
+const TOOL_START_IN_ROUND: AgentEventOf<'tool.start'> = {
+  type: 'tool.start',
+  call: UNSET,
+  name: UNSET,
+  args: UNSET,
+  session: UNSET,
+  round: UNSET,
+  provenance: UNSET,
+};
+function newToolStartInRound(
   call: string,
   name: string,
   args: JsonObject,
   session: string,
   round: number,
   provenance: Provenance,
-) {
-  this.type = 'tool.start';
-  this.call = call;
-  this.name = name;
-  this.args = args;
-  this.session = session;
-  this.round = round;
-  this.provenance = provenance;
-});
-const ToolStartInLane = plain(function (
-  this: AgentEventOf<'tool.start'>,
+): AgentEventOf<'tool.start'> {
+  const o = { ...TOOL_START_IN_ROUND };
+  o.call = call;
+  o.name = name;
+  o.args = args;
+  o.session = session;
+  o.round = round;
+  o.provenance = provenance;
+  return o;
+}
+const TOOL_START_IN_LANE: AgentEventOf<'tool.start'> = {
+  type: 'tool.start',
+  call: UNSET,
+  name: UNSET,
+  args: UNSET,
+  session: UNSET,
+  lane: UNSET,
+  provenance: UNSET,
+};
+function newToolStartInLane(
   call: string,
   name: string,
   args: JsonObject,
   session: string,
   lane: string,
   provenance: Provenance,
-) {
-  this.type = 'tool.start';
-  this.call = call;
-  this.name = name;
-  this.args = args;
-  this.session = session;
-  this.lane = lane;
-  this.provenance = provenance;
-});
-const ToolEndInRound = plain(function (
-  this: AgentEventOf<'tool.end'>,
+): AgentEventOf<'tool.start'> {
+  const o = { ...TOOL_START_IN_LANE };
+  o.call = call;
+  o.name = name;
+  o.args = args;
+  o.session = session;
+  o.lane = lane;
+  o.provenance = provenance;
+  return o;
+}
+const TOOL_END_IN_ROUND: AgentEventOf<'tool.end'> = {
+  type: 'tool.end',
+  call: UNSET,
+  ok: true,
+  name: UNSET,
+  text: UNSET,
+  result: UNSET,
+  session: UNSET,
+  round: UNSET,
+  provenance: UNSET,
+};
+function newToolEndInRound(
   call: string,
   name: string,
   text: string,
@@ -435,19 +567,29 @@ const ToolEndInRound = plain(function (
   session: string,
   round: number,
   provenance: Provenance,
-) {
-  this.type = 'tool.end';
-  this.call = call;
-  this.ok = true;
-  this.name = name;
-  this.text = text;
-  this.result = result;
-  this.session = session;
-  this.round = round;
-  this.provenance = provenance;
-});
-const ToolEndInLane = plain(function (
-  this: AgentEventOf<'tool.end'>,
+): AgentEventOf<'tool.end'> {
+  const o = { ...TOOL_END_IN_ROUND };
+  o.call = call;
+  o.name = name;
+  o.text = text;
+  o.result = result;
+  o.session = session;
+  o.round = round;
+  o.provenance = provenance;
+  return o;
+}
+const TOOL_END_IN_LANE: AgentEventOf<'tool.end'> = {
+  type: 'tool.end',
+  call: UNSET,
+  ok: true,
+  name: UNSET,
+  text: UNSET,
+  result: UNSET,
+  session: UNSET,
+  lane: UNSET,
+  provenance: UNSET,
+};
+function newToolEndInLane(
   call: string,
   name: string,
   text: string,
@@ -455,107 +597,162 @@ const ToolEndInLane = plain(function (
   session: string,
   lane: string,
   provenance: Provenance,
-) {
-  this.type = 'tool.end';
-  this.call = call;
-  this.ok = true;
-  this.name = name;
-  this.text = text;
-  this.result = result;
-  this.session = session;
-  this.lane = lane;
-  this.provenance = provenance;
-});
-const MessageStartInRound = plain(function (
-  this: AgentEventOf<'message.start'>,
+): AgentEventOf<'tool.end'> {
+  const o = { ...TOOL_END_IN_LANE };
+  o.call = call;
+  o.name = name;
+  o.text = text;
+  o.result = result;
+  o.session = session;
+  o.lane = lane;
+  o.provenance = provenance;
+  return o;
+}
+const MESSAGE_START_IN_ROUND: AgentEventOf<'message.start'> = {
+  type: 'message.start',
+  role: 'assistant',
+  message: UNSET,
+  model: UNSET,
+  session: UNSET,
+  round: UNSET,
+  provenance: UNSET,
+};
+function newMessageStartInRound(
   message: string,
   model: string,
   session: string,
   round: number,
   provenance: Provenance,
-) {
-  this.type = 'message.start';
-  this.role = 'assistant';
-  this.message = message;
-  this.model = model;
-  this.session = session;
-  this.round = round;
-  this.provenance = provenance;
-});
-const MessageStartInLane = plain(function (
-  this: AgentEventOf<'message.start'>,
+): AgentEventOf<'message.start'> {
+  const o = { ...MESSAGE_START_IN_ROUND };
+  o.message = message;
+  o.model = model;
+  o.session = session;
+  o.round = round;
+  o.provenance = provenance;
+  return o;
+}
+const MESSAGE_START_IN_LANE: AgentEventOf<'message.start'> = {
+  type: 'message.start',
+  role: 'assistant',
+  message: UNSET,
+  model: UNSET,
+  session: UNSET,
+  lane: UNSET,
+  provenance: UNSET,
+};
+function newMessageStartInLane(
   message: string,
   model: string,
   session: string,
   lane: string,
   provenance: Provenance,
-) {
-  this.type = 'message.start';
-  this.role = 'assistant';
-  this.message = message;
-  this.model = model;
-  this.session = session;
-  this.lane = lane;
-  this.provenance = provenance;
-});
-const UsageInRound = plain(function (
-  this: AgentEventOf<'usage'>,
+): AgentEventOf<'message.start'> {
+  const o = { ...MESSAGE_START_IN_LANE };
+  o.message = message;
+  o.model = model;
+  o.session = session;
+  o.lane = lane;
+  o.provenance = provenance;
+  return o;
+}
+const USAGE_IN_ROUND: AgentEventOf<'usage'> = {
+  type: 'usage',
+  usage: UNSET,
+  session: UNSET,
+  round: UNSET,
+  provenance: UNSET,
+};
+function newUsageInRound(
   usage: Usage,
   session: string,
   round: number,
   provenance: Provenance,
-) {
-  this.type = 'usage';
-  this.usage = usage;
-  this.session = session;
-  this.round = round;
-  this.provenance = provenance;
-});
-const UsageInLane = plain(function (
-  this: AgentEventOf<'usage'>,
+): AgentEventOf<'usage'> {
+  const o = { ...USAGE_IN_ROUND };
+  o.usage = usage;
+  o.session = session;
+  o.round = round;
+  o.provenance = provenance;
+  return o;
+}
+const USAGE_IN_LANE: AgentEventOf<'usage'> = {
+  type: 'usage',
+  usage: UNSET,
+  session: UNSET,
+  lane: UNSET,
+  provenance: UNSET,
+};
+function newUsageInLane(
   usage: Usage,
   session: string,
   lane: string,
   provenance: Provenance,
-) {
-  this.type = 'usage';
-  this.usage = usage;
-  this.session = session;
-  this.lane = lane;
-  this.provenance = provenance;
-});
-const NoticeInRound = plain(function (
-  this: AgentEventOf<'notice'>,
+): AgentEventOf<'usage'> {
+  const o = { ...USAGE_IN_LANE };
+  o.usage = usage;
+  o.session = session;
+  o.lane = lane;
+  o.provenance = provenance;
+  return o;
+}
+const NOTICE_IN_ROUND: AgentEventOf<'notice'> = {
+  type: 'notice',
+  kind: UNSET,
+  data: UNSET,
+  session: UNSET,
+  round: UNSET,
+  provenance: UNSET,
+};
+function newNoticeInRound(
   kind: string,
   data: Record<string, unknown>,
   session: string,
   round: number,
   provenance: Provenance,
-) {
-  this.type = 'notice';
-  this.kind = kind;
-  this.data = data;
-  this.session = session;
-  this.round = round;
-  this.provenance = provenance;
-});
-const NoticeInLane = plain(function (
-  this: AgentEventOf<'notice'>,
+): AgentEventOf<'notice'> {
+  const o = { ...NOTICE_IN_ROUND };
+  o.kind = kind;
+  o.data = data;
+  o.session = session;
+  o.round = round;
+  o.provenance = provenance;
+  return o;
+}
+const NOTICE_IN_LANE: AgentEventOf<'notice'> = {
+  type: 'notice',
+  kind: UNSET,
+  data: UNSET,
+  session: UNSET,
+  lane: UNSET,
+  provenance: UNSET,
+};
+function newNoticeInLane(
   kind: string,
   data: Record<string, unknown>,
   session: string,
   lane: string,
   provenance: Provenance,
-) {
-  this.type = 'notice';
-  this.kind = kind;
-  this.data = data;
-  this.session = session;
-  this.lane = lane;
-  this.provenance = provenance;
-});
-const SaidNoticeInRound = plain(function (
-  this: AgentEventOf<'notice'>,
+): AgentEventOf<'notice'> {
+  const o = { ...NOTICE_IN_LANE };
+  o.kind = kind;
+  o.data = data;
+  o.session = session;
+  o.lane = lane;
+  o.provenance = provenance;
+  return o;
+}
+const SAID_NOTICE_IN_ROUND: AgentEventOf<'notice'> = {
+  type: 'notice',
+  kind: UNSET,
+  severity: UNSET,
+  data: UNSET,
+  message: UNSET,
+  session: UNSET,
+  round: UNSET,
+  provenance: UNSET,
+};
+function newSaidNoticeInRound(
   kind: string,
   severity: 'info' | 'warning',
   data: Record<string, unknown>,
@@ -563,18 +760,28 @@ const SaidNoticeInRound = plain(function (
   session: string,
   round: number,
   provenance: Provenance,
-) {
-  this.type = 'notice';
-  this.kind = kind;
-  this.severity = severity;
-  this.data = data;
-  this.message = message;
-  this.session = session;
-  this.round = round;
-  this.provenance = provenance;
-});
-const SaidNoticeInLane = plain(function (
-  this: AgentEventOf<'notice'>,
+): AgentEventOf<'notice'> {
+  const o = { ...SAID_NOTICE_IN_ROUND };
+  o.kind = kind;
+  o.severity = severity;
+  o.data = data;
+  o.message = message;
+  o.session = session;
+  o.round = round;
+  o.provenance = provenance;
+  return o;
+}
+const SAID_NOTICE_IN_LANE: AgentEventOf<'notice'> = {
+  type: 'notice',
+  kind: UNSET,
+  severity: UNSET,
+  data: UNSET,
+  message: UNSET,
+  session: UNSET,
+  lane: UNSET,
+  provenance: UNSET,
+};
+function newSaidNoticeInLane(
   kind: string,
   severity: 'info' | 'warning',
   data: Record<string, unknown>,
@@ -582,65 +789,92 @@ const SaidNoticeInLane = plain(function (
   session: string,
   lane: string,
   provenance: Provenance,
-) {
-  this.type = 'notice';
-  this.kind = kind;
-  this.severity = severity;
-  this.data = data;
-  this.message = message;
-  this.session = session;
-  this.lane = lane;
-  this.provenance = provenance;
-});
-const RoundEnd = plain(function (
-  this: AgentEventOf<'round.end'>,
+): AgentEventOf<'notice'> {
+  const o = { ...SAID_NOTICE_IN_LANE };
+  o.kind = kind;
+  o.severity = severity;
+  o.data = data;
+  o.message = message;
+  o.session = session;
+  o.lane = lane;
+  o.provenance = provenance;
+  return o;
+}
+const ROUND_END: AgentEventOf<'round.end'> = {
+  type: 'round.end',
+  message: UNSET,
+  round: UNSET,
+  model: UNSET,
+  session: UNSET,
+  provenance: UNSET,
+};
+function newRoundEnd(
   message: string,
   round: number,
   model: string,
   session: string,
   provenance: Provenance,
-) {
-  this.type = 'round.end';
-  this.message = message;
-  this.round = round;
-  this.model = model;
-  this.session = session;
-  this.provenance = provenance;
-});
-const StoppedRoundEnd = plain(function (
-  this: AgentEventOf<'round.end'>,
+): AgentEventOf<'round.end'> {
+  const o = { ...ROUND_END };
+  o.message = message;
+  o.round = round;
+  o.model = model;
+  o.session = session;
+  o.provenance = provenance;
+  return o;
+}
+const STOPPED_ROUND_END: AgentEventOf<'round.end'> = {
+  type: 'round.end',
+  message: UNSET,
+  round: UNSET,
+  stopReason: UNSET,
+  model: UNSET,
+  session: UNSET,
+  provenance: UNSET,
+};
+function newStoppedRoundEnd(
   message: string,
   round: number,
   stopReason: string,
   model: string,
   session: string,
   provenance: Provenance,
-) {
-  this.type = 'round.end';
-  this.message = message;
-  this.round = round;
-  this.stopReason = stopReason;
-  this.model = model;
-  this.session = session;
-  this.provenance = provenance;
-});
-const RunStart = plain(function (this: AgentEventOf<'run.start'>, provenance: Provenance) {
-  this.type = 'run.start';
-  this.provenance = provenance;
-});
-const SessionRunStart = plain(function (
-  this: AgentEventOf<'run.start'>,
-  session: string,
-  provenance: Provenance,
-) {
-  this.type = 'run.start';
-  this.session = session;
-  this.provenance = provenance;
-});
+): AgentEventOf<'round.end'> {
+  const o = { ...STOPPED_ROUND_END };
+  o.message = message;
+  o.round = round;
+  o.stopReason = stopReason;
+  o.model = model;
+  o.session = session;
+  o.provenance = provenance;
+  return o;
+}
+const RUN_START: AgentEventOf<'run.start'> = { type: 'run.start', provenance: UNSET };
+function newRunStart(provenance: Provenance): AgentEventOf<'run.start'> {
+  const o = { ...RUN_START };
+  o.provenance = provenance;
+  return o;
+}
+const SESSION_RUN_START: AgentEventOf<'run.start'> = { type: 'run.start', session: UNSET, provenance: UNSET };
+function newSessionRunStart(session: string, provenance: Provenance): AgentEventOf<'run.start'> {
+  const o = { ...SESSION_RUN_START };
+  o.session = session;
+  o.provenance = provenance;
+  return o;
+}
 
 /** A call's usage as `wholeUsage` gives it: the counts (`input` their sum), then what the call was. */
-const CallUsage = plain(function (
-  this: Usage,
+const CALL_USAGE: Usage = {
+  input: UNSET,
+  output: UNSET,
+  cacheRead: UNSET,
+  cacheWrite: UNSET,
+  scope: 'call',
+  final: UNSET,
+  key: UNSET,
+  model: UNSET,
+};
+function newCallUsage(
   fresh: number,
   output: number,
   cacheRead: number,
@@ -648,27 +882,33 @@ const CallUsage = plain(function (
   final: boolean,
   key: string,
   model: string,
-) {
-  this.input = fresh + cacheRead + cacheWrite;
-  this.output = output;
-  this.cacheRead = cacheRead;
-  this.cacheWrite = cacheWrite;
-  this.scope = 'call';
-  this.final = final;
-  this.key = key;
-  this.model = model;
-});
+): Usage {
+  const o = { ...CALL_USAGE };
+  o.input = fresh + cacheRead + cacheWrite;
+  o.output = output;
+  o.cacheRead = cacheRead;
+  o.cacheWrite = cacheWrite;
+  o.final = final;
+  o.key = key;
+  o.model = model;
+  return o;
+}
 
 /** `system/thinking_tokens`' data as the canonical reader reads it (the record beside its envelope). */
-const ThinkingTokensData = plain(function (
-  this: { subtype: string; estimated_tokens: number; estimated_tokens_delta: number },
+const THINKING_TOKENS_DATA: { subtype: string; estimated_tokens: number; estimated_tokens_delta: number } = {
+  subtype: 'thinking_tokens',
+  estimated_tokens: UNSET,
+  estimated_tokens_delta: UNSET,
+};
+function newThinkingTokensData(
   tokens: number,
   delta: number,
-) {
-  this.subtype = 'thinking_tokens';
-  this.estimated_tokens = tokens;
-  this.estimated_tokens_delta = delta;
-});
+): { subtype: string; estimated_tokens: number; estimated_tokens_delta: number } {
+  const o = { ...THINKING_TOKENS_DATA };
+  o.estimated_tokens = tokens;
+  o.estimated_tokens_delta = delta;
+  return o;
+}
 
 /**
  * Switch of the whole-event literals. Off, only the general path runs; test/claude/whole-events
@@ -692,20 +932,19 @@ function placeOf(d: DecoderState, ctx: LineContext): Place {
 
 // The provenance of a checked event: `hints.said` from the start, as `emit` gives it.
 function saidProvenance(ctx: LineContext, said: Record<string, unknown>): Provenance {
-  return new HintedProvenance(FORMAT, ctx.line, ctx.offset, new SaidHints(said) as Record<string, unknown>);
+  return newHintedProvenance(ctx.line, ctx.offset, newSaidHints(said) as Record<string, unknown>);
 }
 
 // The provenance of an event without checked fields. The line's first event gets its `hints`
 // slot now (the value comes in `finishLine`, always), so the key is not added later.
 function plainProvenance(ctx: LineContext): Provenance {
-  if (ctx.out.length === ctx.start)
-    return new HintedProvenance(FORMAT, ctx.line, ctx.offset, undefined as never);
-  return new LineProvenance(FORMAT, ctx.line, ctx.offset);
+  if (ctx.out.length === ctx.start) return newHintedProvenance(ctx.line, ctx.offset, UNSET);
+  return newLineProvenance(ctx.line, ctx.offset);
 }
 
 function syntheticProvenance(ctx: LineContext): Provenance {
-  if (ctx.out.length === ctx.start) return new SyntheticHintedProvenance(ctx.line, ctx.offset);
-  return new SyntheticProvenance(ctx.line, ctx.offset);
+  if (ctx.out.length === ctx.start) return newSyntheticHintedProvenance(ctx.line, ctx.offset);
+  return newSyntheticProvenance(ctx.line, ctx.offset);
 }
 
 // The line's first event's hints, whole: `said`, then what `finishLine` adds (same key order).
@@ -717,14 +956,14 @@ function ownerHints(
 ): ClaudeHints {
   if (said === undefined) {
     if (n > 1)
-      return before === undefined ? new RawCountHints(raw, n) : new RawCountBeforeHints(raw, n, before);
-    return before === undefined ? new RawHints(raw) : new RawBeforeHints(raw, before);
+      return before === undefined ? newRawCountHints(raw, n) : newRawCountBeforeHints(raw, n, before);
+    return before === undefined ? newRawHints(raw) : newRawBeforeHints(raw, before);
   }
   if (n > 1)
     return before === undefined
-      ? new SaidRawCountHints(said, raw, n)
-      : new SaidRawCountBeforeHints(said, raw, n, before);
-  return before === undefined ? new SaidRawHints(said, raw) : new SaidRawBeforeHints(said, raw, before);
+      ? newSaidRawCountHints(said, raw, n)
+      : newSaidRawCountBeforeHints(said, raw, n, before);
+  return before === undefined ? newSaidRawHints(said, raw) : newSaidRawBeforeHints(said, raw, before);
 }
 
 function pushed<E extends AgentEvent>(ctx: LineContext, e: E): E {
@@ -735,10 +974,10 @@ function pushed<E extends AgentEvent>(ctx: LineContext, e: E): E {
 function textDelta(d: DecoderState, ctx: LineContext, text: string, message: string): AgentEvent {
   const at = placeOf(d, ctx);
   if (at === GENERAL) return emit(d, ctx, { type: 'text.delta', text, message });
-  const provenance = saidProvenance(ctx, new TextSaid(text));
+  const provenance = saidProvenance(ctx, newTextSaid(text));
   const session = d[SESSION]!;
-  if (at === IN_ROUND) return pushed(ctx, new TextInRound(text, message, session, d[ROUND], provenance));
-  return pushed(ctx, new TextInLane(text, message, session, ctx.lane!, provenance));
+  if (at === IN_ROUND) return pushed(ctx, newTextInRound(text, message, session, d[ROUND], provenance));
+  return pushed(ctx, newTextInLane(text, message, session, ctx.lane!, provenance));
 }
 
 function thinking(
@@ -758,14 +997,14 @@ function thinking(
   const lane = ctx.lane!;
   const round = d[ROUND];
   if (signature === undefined) {
-    const provenance = saidProvenance(ctx, new TextSaid(text));
-    if (at === IN_ROUND) return pushed(ctx, new ThinkingInRound(text, message, session, round, provenance));
-    return pushed(ctx, new ThinkingInLane(text, message, session, lane, provenance));
+    const provenance = saidProvenance(ctx, newTextSaid(text));
+    if (at === IN_ROUND) return pushed(ctx, newThinkingInRound(text, message, session, round, provenance));
+    return pushed(ctx, newThinkingInLane(text, message, session, lane, provenance));
   }
-  const provenance = saidProvenance(ctx, new SignedSaid(text, signature));
+  const provenance = saidProvenance(ctx, newSignedSaid(text, signature));
   if (at === IN_ROUND)
-    return pushed(ctx, new SignedThinkingInRound(text, message, signature, session, round, provenance));
-  return pushed(ctx, new SignedThinkingInLane(text, message, signature, session, lane, provenance));
+    return pushed(ctx, newSignedThinkingInRound(text, message, signature, session, round, provenance));
+  return pushed(ctx, newSignedThinkingInLane(text, message, signature, session, lane, provenance));
 }
 
 // A tool call with arguments and no MCP server (the usual one); anything else, the general path.
@@ -778,11 +1017,11 @@ function wholeToolStart(
 ): AgentEvent | undefined {
   const at = placeOf(d, ctx);
   if (at === GENERAL) return undefined;
-  const provenance = saidProvenance(ctx, new CallSaid(name, args));
+  const provenance = saidProvenance(ctx, newCallSaid(name, args));
   const session = d[SESSION]!;
   if (at === IN_ROUND)
-    return pushed(ctx, new ToolStartInRound(call, name, args, session, d[ROUND], provenance));
-  return pushed(ctx, new ToolStartInLane(call, name, args, session, ctx.lane!, provenance));
+    return pushed(ctx, newToolStartInRound(call, name, args, session, d[ROUND], provenance));
+  return pushed(ctx, newToolStartInLane(call, name, args, session, ctx.lane!, provenance));
 }
 
 // A call's successful result with its name, text and `tool_use_result` (the usual one).
@@ -796,11 +1035,11 @@ function wholeToolEnd(
 ): AgentEvent | undefined {
   const at = placeOf(d, ctx);
   if (at === GENERAL) return undefined;
-  const provenance = saidProvenance(ctx, new ResultSaid(text));
+  const provenance = saidProvenance(ctx, newResultSaid(text));
   const session = d[SESSION]!;
   if (at === IN_ROUND)
-    return pushed(ctx, new ToolEndInRound(call, name, text, result, session, d[ROUND], provenance));
-  return pushed(ctx, new ToolEndInLane(call, name, text, result, session, ctx.lane!, provenance));
+    return pushed(ctx, newToolEndInRound(call, name, text, result, session, d[ROUND], provenance));
+  return pushed(ctx, newToolEndInLane(call, name, text, result, session, ctx.lane!, provenance));
 }
 
 function messageStart(d: DecoderState, ctx: LineContext, message: string, model: string | undefined): void {
@@ -813,8 +1052,8 @@ function messageStart(d: DecoderState, ctx: LineContext, message: string, model:
   }
   const provenance = plainProvenance(ctx);
   const session = d[SESSION]!;
-  if (at === IN_ROUND) pushed(ctx, new MessageStartInRound(message, model!, session, d[ROUND], provenance));
-  else pushed(ctx, new MessageStartInLane(message, model!, session, ctx.lane!, provenance));
+  if (at === IN_ROUND) pushed(ctx, newMessageStartInRound(message, model!, session, d[ROUND], provenance));
+  else pushed(ctx, newMessageStartInLane(message, model!, session, ctx.lane!, provenance));
 }
 
 /** A usage object's four counts, as read (any JSON value, or `undefined` when absent). */
@@ -837,11 +1076,11 @@ function wholeUsage(
   if (at === GENERAL) return false;
   const { fresh, cacheRead, cacheWrite, output } = counts;
   if (!finite(fresh) || !finite(cacheRead) || !finite(cacheWrite) || !finite(output)) return false;
-  const usage = new CallUsage(fresh, output, cacheRead, cacheWrite, final, m.id, m.model!);
+  const usage = newCallUsage(fresh, output, cacheRead, cacheWrite, final, m.id, m.model!);
   const provenance = plainProvenance(ctx);
   const session = d[SESSION]!;
-  if (at === IN_ROUND) pushed(ctx, new UsageInRound(usage, session, d[ROUND], provenance));
-  else pushed(ctx, new UsageInLane(usage, session, ctx.lane!, provenance));
+  if (at === IN_ROUND) pushed(ctx, newUsageInRound(usage, session, d[ROUND], provenance));
+  else pushed(ctx, newUsageInLane(usage, session, ctx.lane!, provenance));
   return true;
 }
 
@@ -861,8 +1100,8 @@ function wholeRoundEnd(d: DecoderState, ctx: LineContext, m: MessageState): bool
   const provenance = syntheticProvenance(ctx);
   const session = d[SESSION];
   const { text: message, round, model, stopReason } = m;
-  if (stopReason === undefined) pushed(ctx, new RoundEnd(message, round, model, session, provenance));
-  else pushed(ctx, new StoppedRoundEnd(message, round, stopReason, model, session, provenance));
+  if (stopReason === undefined) pushed(ctx, newRoundEnd(message, round, model, session, provenance));
+  else pushed(ctx, newStoppedRoundEnd(message, round, stopReason, model, session, provenance));
   return true;
 }
 
@@ -886,13 +1125,13 @@ function notice(
   const provenance = plainProvenance(ctx);
   const session = d[SESSION]!;
   if (severity === undefined) {
-    if (at === IN_ROUND) pushed(ctx, new NoticeInRound(kind, data, session, d[ROUND], provenance));
-    else pushed(ctx, new NoticeInLane(kind, data, session, ctx.lane!, provenance));
+    if (at === IN_ROUND) pushed(ctx, newNoticeInRound(kind, data, session, d[ROUND], provenance));
+    else pushed(ctx, newNoticeInLane(kind, data, session, ctx.lane!, provenance));
     return;
   }
   if (at === IN_ROUND)
-    pushed(ctx, new SaidNoticeInRound(kind, severity, data, message!, session, d[ROUND], provenance));
-  else pushed(ctx, new SaidNoticeInLane(kind, severity, data, message!, session, ctx.lane!, provenance));
+    pushed(ctx, newSaidNoticeInRound(kind, severity, data, message!, session, d[ROUND], provenance));
+  else pushed(ctx, newSaidNoticeInLane(kind, severity, data, message!, session, ctx.lane!, provenance));
 }
 
 /**
@@ -1304,7 +1543,7 @@ function canonicalThinkingTokens(
   d[SESSION] = session;
   const ctx = canonicalContext(text, line, offset, out, undefined);
   // As `system` does: the notice's data is the record beside its envelope.
-  const data = new ThinkingTokensData(tokens, delta);
+  const data = newThinkingTokensData(tokens, delta);
   notice(d, ctx, 'thinking_tokens', undefined, data, undefined);
   finishLine(d, ctx);
   return true;
@@ -1450,8 +1689,8 @@ function ensureRun(d: DecoderState, ctx: LineContext): void {
   if (d[RUN_OPEN] || ctx.lane !== undefined) return;
   // Whole (with its session when there is one), as `emit` would stamp it.
   if (!CLAUDE_WHOLE_EVENTS.enabled) emit(d, ctx, { type: 'run.start' }, true);
-  else if (d[SESSION] === undefined) pushed(ctx, new RunStart(syntheticProvenance(ctx)));
-  else pushed(ctx, new SessionRunStart(d[SESSION], syntheticProvenance(ctx)));
+  else if (d[SESSION] === undefined) pushed(ctx, newRunStart(syntheticProvenance(ctx)));
+  else pushed(ctx, newSessionRunStart(d[SESSION], syntheticProvenance(ctx)));
   d[RUN_OPEN] = true;
   d[ROUND] = 0;
 }
