@@ -342,12 +342,12 @@ export const SSE_DATA_BLOCKS: { enabled: boolean } = { enabled: true };
 /**
  * A `data:` line that an empty line follows, read as {@link readLine} reads the two lines, where
  * no block is open (so no id, event type, data or size is held, and nothing is discarded) and the
- * line fits the event bound: the event dispatched at once. False (nothing done) for anything
- * else, which {@link readLine} then reads.
+ * line fits the event bound: the event dispatched at once; in an open block, see
+ * {@link readLastData}. False (nothing done) for anything else, which {@link readLine} then reads.
  */
 function readDataBlock(s: SseState, text: string, line: number, offset: number, bytes: number): boolean {
+  if (s[IN_BLOCK]) return s[DATA_LINES] === 0 && !s[DISCARDING] && readLastData(s, text, bytes);
   if (
-    s[IN_BLOCK] ||
     bytes + 1 > s[MAX_EVENT_BYTES] ||
     text.charCodeAt(4) !== 58 ||
     text.charCodeAt(0) !== 100 ||
@@ -366,6 +366,33 @@ function readDataBlock(s: SseState, text: string, line: number, offset: number, 
   dispatch(s, undefined, text.slice(text.charCodeAt(5) === 32 ? 6 : 5));
   s[IN_BLOCK] = false;
   s[BLOCK_BYTES] = 0;
+  return true;
+}
+
+/**
+ * The same for a block already open (its `id` and `event` lines read: nativeharness sends every
+ * event so) that has no data yet and is not discarded: its one `data:` line and the empty line
+ * after it read as {@link readLine} reads them, the event dispatched at once. False (nothing
+ * done) for anything else.
+ */
+function readLastData(s: SseState, text: string, bytes: number): boolean {
+  if (
+    s[BLOCK_BYTES] + bytes + 1 > s[MAX_EVENT_BYTES] ||
+    text.charCodeAt(4) !== 58 ||
+    text.charCodeAt(0) !== 100 ||
+    text.charCodeAt(1) !== 97 ||
+    text.charCodeAt(2) !== 116 ||
+    text.charCodeAt(3) !== 97
+  )
+    return false;
+  // The state the two lines leave while the event is handled (as a handler that throws finds
+  // it): the id committed, the event type taken, then the block closed.
+  s[BLOCK_BYTES] += bytes + 1;
+  if (s[BLOCK_ID] !== undefined) s[LAST] = s[BLOCK_ID];
+  const event = s[EVENT_TYPE];
+  s[EVENT_TYPE] = undefined;
+  dispatch(s, event, text.slice(text.charCodeAt(5) === 32 ? 6 : 5));
+  clearBlock(s);
   return true;
 }
 

@@ -4,7 +4,8 @@ import { SSE_DATA_BLOCKS, SseReader, type SseReaderOptions } from '../../src/fra
 import { FUZZ_RUNS } from '../runs';
 
 // The SSE reader reads a block of one `data:` line and the empty line after it at once (the
-// splitter hands it the pair; docs/performance.md, "AG-UI and AI SDK codecs", round six). With
+// splitter hands it the pair; docs/performance.md, "AG-UI and AI SDK codecs", round six), and the
+// same pair at the end of a block whose `id` and `event` lines were read (nativeharness). With
 // the switch off it reads every line through its field machinery. This property holds the two
 // equal on random streams of every field and its near misses (ids with and without NUL, event
 // types, retry values, comments, unknown fields, `data` without colon or space, multi-line data,
@@ -26,9 +27,20 @@ const field = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom(': keepalive', ':', 'other: field', '\ufeffdata: x') },
   { weight: 1, arbitrary: fc.constantFrom('data: '.padEnd(90, 'x'), `data: ${'y'.repeat(300)}`) },
 );
-// Mostly canonical blocks (`data: …` then an empty line), then anything.
+// Mostly canonical blocks (`data: …` then an empty line; nativeharness's `id`, `event`, then
+// one `data:` line), then anything.
 const block = fc.oneof(
   { weight: 4, arbitrary: field.map((f) => [f, '']) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(
+        fc.constantFrom('id: 7', 'id:8', 'id', 'id: \u0000', ''),
+        fc.constantFrom('event: message', 'event: token', 'event:', ''),
+        field,
+      )
+      .map(([id, event, data]) => [...[id, event].filter((l) => l !== ''), data, '']),
+  },
   { weight: 3, arbitrary: fc.array(field, { minLength: 1, maxLength: 4 }).map((fs) => [...fs, '']) },
   { weight: 1, arbitrary: fc.constantFrom([''], ['', ''], ['data: cut']) },
 );

@@ -13,12 +13,14 @@ import {
 } from '../../framing/sse';
 import {
   DEFAULT_MAX_DEPTH,
+  DEPTH_PRECHECK_CHARS,
   isJsonObject,
   type JsonObject,
   mayHoldUnsafeNumber,
   NOT_PARSED,
   parseJsonLine,
   parseRecordText,
+  readStringToken,
   refuseDeepValue,
   resolveMaxDepth,
   setOwn,
@@ -27,6 +29,7 @@ import {
 import type { AgentEvent, AgentEventOf, Choice, Provenance, QuestionItem, Usage } from '../../model';
 import { isAgentEvent } from '../../model-guard';
 import { incompleteRunEnd, provenanceOf, splitRecord } from '../../record';
+import { readDigits, readFixed, readPlainString, type TextReader, textReader } from '../../text-reader';
 import {
   NH,
   NH_ABSENT_DEFAULTS,
@@ -81,19 +84,6 @@ export interface NhDecodeOptions extends DecodeOptions {
 
 const FORMAT = NH;
 
-// One envelope's facts, read once and handed to the mapping as one object (reused: the mapping
-// keeps none of it) instead of a list of positional arguments.
-interface EnvelopeFacts {
-  seq: number;
-  ts: number;
-  workspace: string;
-  session: string;
-  turn: string | null;
-  round: number | undefined;
-  provenance: Provenance;
-  hints: NhHints;
-}
-
 // A turn whose `turn_started` was read and whose `done` was not (yet).
 interface OpenTurn {
   session: string;
@@ -136,7 +126,11 @@ type EnvelopeState = [
   seqLast: number | undefined,
   // Most events have no hints: one empty object is reused until an event keeps it.
   scratchHints: NhHints,
-  facts: EnvelopeFacts,
+  // The last envelope's facts, read once and handed to the mapping in these slots (the mapping
+  // keeps none of them): `seq` here, the rest from FACT_TS on. Slots, not an object: a reused
+  // object's fields change representation when first set (a ts is no small integer), and the map
+  // that makes dies at a full GC with the last decoder, taking every function that read it along.
+  seq: number,
   hopTurn: string | undefined,
   hop: number | undefined,
   tokenSession: string | undefined,
@@ -146,6 +140,21 @@ type EnvelopeState = [
   // Turns started and not done, by session and turn id: what `end` closes as incomplete. Touched
   // by turn_started and done only, never by the per-token path.
   openTurns: Map<string, OpenTurn>,
+  // The last token envelope's text from after `ts` to the start of its text
+  // (`,"type":"token","workspace_id":…,"payload":{"hop":…,"text":`), and the ids and hop it
+  // says: every token of a hop has the same ({@link NhEnvelopeDecoder.token}). Empty: none yet.
+  tokenMid: string,
+  midWorkspace: string,
+  midSession: string,
+  midTurn: string,
+  midHop: number,
+  ts: number,
+  workspace: string,
+  session: string,
+  turn: string | null,
+  round: number | undefined,
+  provenance: Provenance,
+  hints: NhHints,
 ];
 
 const SINK = 0;
@@ -153,7 +162,7 @@ const LAST_SEQ = 1;
 const SEQ_SESSION = 2;
 const SEQ_LAST = 3;
 const SCRATCH_HINTS = 4;
-const FACTS = 5;
+const FACT_SEQ = 5;
 const HOP_TURN = 6;
 const HOP = 7;
 const TOKEN_SESSION = 8;
@@ -161,6 +170,18 @@ const TOKEN_TURN = 9;
 const TOKEN_HOP = 10;
 const DELIVERED = 11;
 const OPEN_TURNS = 12;
+const TOKEN_MID = 13;
+const MID_WORKSPACE = 14;
+const MID_SESSION = 15;
+const MID_TURN = 16;
+const MID_HOP = 17;
+const FACT_TS = 18;
+const FACT_WORKSPACE = 19;
+const FACT_SESSION = 20;
+const FACT_TURN = 21;
+const FACT_ROUND = 22;
+const FACT_PROVENANCE = 23;
+const FACT_HINTS = 24;
 
 /**
  * Maps nativeharness envelopes to canonical events. Framing-independent: the SSE, JSON array
@@ -180,16 +201,7 @@ export class NhEnvelopeDecoder {
       undefined,
       undefined,
       {},
-      {
-        seq: 0,
-        ts: 0,
-        workspace: '',
-        session: '',
-        turn: null,
-        round: undefined,
-        provenance: { format: FORMAT, line: 0, offset: 0 },
-        hints: {},
-      },
+      0,
       undefined,
       undefined,
       undefined,
@@ -197,6 +209,18 @@ export class NhEnvelopeDecoder {
       undefined,
       0,
       new Map(),
+      '',
+      '',
+      '',
+      '',
+      0,
+      0,
+      '',
+      '',
+      null,
+      undefined,
+      { format: FORMAT, line: 0, offset: 0 },
+      {},
     ];
   }
 
@@ -213,13 +237,13 @@ export class NhEnvelopeDecoder {
    */
   end(out: AgentEvent[]): void {
     if (this[0][OPEN_TURNS].size === 0) return;
-    const { line, offset } = this[0][FACTS].provenance;
+    const { line, offset } = this[0][FACT_PROVENANCE];
     for (const open of this[0][OPEN_TURNS].values()) {
       const e = incompleteRunEnd(FORMAT, line, offset);
       e.workspace = open.workspace;
       e.session = open.session;
       e.run = open.turn;
-      e.ts = this[0][FACTS].ts;
+      e.ts = this[0][FACT_TS];
       out.push(e);
     }
     this[0][OPEN_TURNS].clear();
@@ -280,26 +304,7 @@ export class NhEnvelopeDecoder {
     const payload = value.payload as JsonObject;
     const seq = value.seq as number;
     const session = value.session_id as string;
-    // One session per stream is the rule: a one-entry cache in front of the map.
-    let last: number | undefined;
-    if (session === this[0][SEQ_SESSION]) last = this[0][SEQ_LAST];
-    else {
-      if (this[0][SEQ_SESSION] !== undefined && this[0][SEQ_LAST] !== undefined) {
-        this[0][LAST_SEQ].set(this[0][SEQ_SESSION], this[0][SEQ_LAST]);
-      }
-      last = this[0][LAST_SEQ].get(session);
-      this[0][SEQ_SESSION] = session;
-    }
-    if (last !== undefined && seq <= last) {
-      this.report(
-        'order',
-        'error',
-        line,
-        offset,
-        `seq ${seq} is not above the previous seq ${last} of session ${JSON.stringify(session)}`,
-      );
-    }
-    this[0][SEQ_LAST] = last === undefined ? seq : Math.max(last, seq);
+    this.order(session, seq, line, offset);
 
     const provenance: Provenance =
       envelopeRest === undefined
@@ -391,16 +396,16 @@ export class NhEnvelopeDecoder {
       if (rest.extra !== undefined) hints.payloadExtra = rest.extra;
       if (rest.order !== undefined) hints.payloadOrder = rest.order;
     }
-    const facts = this[0][FACTS];
-    facts.seq = seq;
-    facts.ts = ts;
-    facts.workspace = workspace;
-    facts.session = session;
-    facts.turn = turn;
-    facts.round = this.roundOf(turn, payload.hop);
-    facts.provenance = provenance;
-    facts.hints = hints;
-    const e = this.map(spec.type, payload, facts, out);
+    const f = this[0];
+    f[FACT_SEQ] = seq;
+    f[FACT_TS] = ts;
+    f[FACT_WORKSPACE] = workspace;
+    f[FACT_SESSION] = session;
+    f[FACT_TURN] = turn;
+    f[FACT_ROUND] = this.roundOf(turn, payload.hop);
+    f[FACT_PROVENANCE] = provenance;
+    f[FACT_HINTS] = hints;
+    const e = this.map(spec.type, payload, out);
     const extension = rest?.extra?.[NH_EXTENSION_KEY];
     if (extension !== undefined) this.mergeExtension(e, extension, line, offset);
     for (const _ in hints) {
@@ -409,6 +414,120 @@ export class NhEnvelopeDecoder {
       break;
     }
     out.push(e);
+  }
+
+  // `seq` must increase per session: reported when it does not, and remembered.
+  private order(session: string, seq: number, line: number, offset: number): void {
+    // One session per stream is the rule: a one-entry cache in front of the map.
+    let last: number | undefined;
+    if (session === this[0][SEQ_SESSION]) last = this[0][SEQ_LAST];
+    else {
+      if (this[0][SEQ_SESSION] !== undefined && this[0][SEQ_LAST] !== undefined) {
+        this[0][LAST_SEQ].set(this[0][SEQ_SESSION], this[0][SEQ_LAST]);
+      }
+      last = this[0][LAST_SEQ].get(session);
+      this[0][SEQ_SESSION] = session;
+    }
+    if (last !== undefined && seq <= last) {
+      this.report(
+        'order',
+        'error',
+        line,
+        offset,
+        `seq ${seq} is not above the previous seq ${last} of session ${JSON.stringify(session)}`,
+      );
+    }
+    this[0][SEQ_LAST] = last === undefined ? seq : Math.max(last, seq);
+  }
+
+  /**
+   * A `token` envelope spelled as the writers spell it (the envelope and the payload in their key
+   * order, no space, `seq`, `ts` and `hop` in plain digits, a turn id), in a block whose SSE id is
+   * the `seq` (`id` undefined: a JSON Lines record, which has none), read without `JSON.parse` of
+   * the record: the fixed text compared in place, the ids compared with the last event's, the
+   * text read alone. What {@link record} does with the same envelope, without its checks and key
+   * walks (the spelling proves them); false, having done nothing, for any other text, which the
+   * caller then parses. test/nativeharness/canonical-token.test.ts holds the two paths equal.
+   */
+  token(text: string, id: string | undefined, line: number, offset: number, out: AgentEvent[]): boolean {
+    const n = text.length;
+    // A longer record is measured for depth before it is parsed: left to the general path.
+    if (n > DEPTH_PRECHECK_CHARS || text.charCodeAt(n - 1) !== 125 || text.charCodeAt(n - 2) !== 125)
+      return false;
+    const r = textReader(text);
+    if (!readFixed(r, '{"seq":')) return false;
+    const seq = readDigits(r);
+    if (seq === undefined || (id !== undefined && !isDecimalOf(id, seq)) || !readFixed(r, ',"ts":'))
+      return false;
+    const ts = readDigits(r);
+    if (ts === undefined) return false;
+    // The ids and the hop: one compare with the last token's text for them, else read one by one.
+    const mid = this[0][TOKEN_MID];
+    if (mid.length !== 0 && text.slice(r.at, r.at + mid.length) === mid) r.at += mid.length;
+    else if (!this.tokenMid(r)) return false;
+    // The text: one string token up to the closing braces.
+    const delta = readStringToken(text, r.at, n - 3);
+    if (delta === undefined) return false;
+    const workspace = this[0][MID_WORKSPACE];
+    const session = this[0][MID_SESSION];
+    const turn = this[0][MID_TURN];
+    const hop = this[0][MID_HOP];
+    this.order(session, seq, line, offset);
+    const provenance: Provenance = { format: FORMAT, line, offset };
+    const f = this[0];
+    f[FACT_SEQ] = seq;
+    f[FACT_TS] = ts;
+    f[FACT_WORKSPACE] = workspace;
+    f[FACT_SESSION] = session;
+    f[FACT_TURN] = turn;
+    // What roundOf does with a hop.
+    f[HOP_TURN] = turn;
+    f[HOP] = hop;
+    f[FACT_ROUND] = hop;
+    f[FACT_PROVENANCE] = provenance;
+    f[FACT_HINTS] = f[SCRATCH_HINTS];
+    if (!this.sameTokenRun(session, turn, hop)) {
+      this[0][TOKEN_SESSION] = session;
+      this[0][TOKEN_TURN] = turn;
+      this[0][TOKEN_HOP] = hop;
+      this[0][DELIVERED] = 0;
+    }
+    this[0][DELIVERED] += delta.length;
+    out.push({
+      type: 'text.delta',
+      seq,
+      ts,
+      workspace,
+      session,
+      run: turn,
+      round: hop,
+      text: delta,
+      provenance,
+    });
+    return true;
+  }
+
+  // A token envelope's ids and hop, read one by one from the cursor (after `ts`) to its text's
+  // opening quote, and remembered with their spelling for the next token (a plain string is its
+  // own JSON text between quotes, a hop read by readDigits its own digits).
+  private tokenMid(r: TextReader): boolean {
+    const f = this[0];
+    if (!readFixed(r, ',"type":"token","workspace_id":')) return false;
+    const workspace = readPlainString(r, f[FACT_WORKSPACE]);
+    if (workspace === undefined || !readFixed(r, ',"session_id":')) return false;
+    const session = readPlainString(r, f[FACT_SESSION]);
+    if (session === undefined || !readFixed(r, ',"turn_id":')) return false;
+    const turn = readPlainString(r, f[FACT_TURN] ?? undefined);
+    if (turn === undefined || !readFixed(r, ',"payload":{"hop":')) return false;
+    const hop = readDigits(r);
+    if (hop === undefined || !readFixed(r, ',"text":')) return false;
+    this[0][TOKEN_MID] =
+      `,"type":"token","workspace_id":"${workspace}","session_id":"${session}","turn_id":"${turn}","payload":{"hop":${hop},"text":`;
+    this[0][MID_WORKSPACE] = workspace;
+    this[0][MID_SESSION] = session;
+    this[0][MID_TURN] = turn;
+    this[0][MID_HOP] = hop;
+    return true;
   }
 
   // An `agentwire_event` envelope (docs/protocols/nativeharness.md "agentwire extension") as the
@@ -509,16 +628,19 @@ export class NhEnvelopeDecoder {
 
   // The envelope part of an event, built property by property (no object spread: a spread in the
   // middle of a literal takes V8's slow generic path, and this runs once per event).
-  private head<T extends AgentEvent['type']>(type: T, f: EnvelopeFacts): AgentEventOf<T> {
+  private head<T extends AgentEvent['type']>(type: T): AgentEventOf<T> {
+    const f = this[0];
     const e = {
       type,
-      seq: f.seq,
-      ts: f.ts,
-      workspace: f.workspace,
-      session: f.session,
+      seq: f[FACT_SEQ],
+      ts: f[FACT_TS],
+      workspace: f[FACT_WORKSPACE],
+      session: f[FACT_SESSION],
     } as unknown as AgentEventOf<T>;
-    if (f.turn !== null) e.run = f.turn;
-    if (f.round !== undefined) e.round = f.round;
+    const turn = f[FACT_TURN];
+    const round = f[FACT_ROUND];
+    if (turn !== null) e.run = turn;
+    if (round !== undefined) e.round = round;
     return e;
   }
 
@@ -530,11 +652,19 @@ export class NhEnvelopeDecoder {
     );
   }
 
-  private map(type: NhEventType, p: JsonObject, f: EnvelopeFacts, out: AgentEvent[]): AgentEvent {
-    const { seq, ts, workspace, session, turn, round, provenance, hints } = f;
+  private map(type: NhEventType, p: JsonObject, out: AgentEvent[]): AgentEvent {
+    const f = this[0];
+    const seq = f[FACT_SEQ];
+    const ts = f[FACT_TS];
+    const workspace = f[FACT_WORKSPACE];
+    const session = f[FACT_SESSION];
+    const turn = f[FACT_TURN];
+    const round = f[FACT_ROUND];
+    const provenance = f[FACT_PROVENANCE];
+    const hints = f[FACT_HINTS];
     switch (type) {
       case 'session_created': {
-        const e = this.head('session.start', f);
+        const e = this.head('session.start');
         e.protocol = String(p.v);
         e.actor = p.actor as string;
         e.mode = p.mode as string;
@@ -553,14 +683,14 @@ export class NhEnvelopeDecoder {
         return e;
       }
       case 'title': {
-        const e = this.head('session.title', f);
+        const e = this.head('session.title');
         e.title = p.title as string;
         e.provenance = provenance;
         return e;
       }
       case 'turn_started': {
         if (turn !== null) this[0][OPEN_TURNS].set(`${session}\u0000${turn}`, { session, workspace, turn });
-        const e = this.head('run.start', f);
+        const e = this.head('run.start');
         e.input = p.input as string;
         e.provenance = provenance;
         return e;
@@ -579,20 +709,20 @@ export class NhEnvelopeDecoder {
         if (turn !== null && round !== undefined) {
           return { type: 'text.delta', seq, ts, workspace, session, run: turn, round, text, provenance };
         }
-        const e = this.head('text.delta', f);
+        const e = this.head('text.delta');
         e.text = text;
         e.provenance = provenance;
         return e;
       }
       case 'progress': {
-        const e = this.head('status', f);
+        const e = this.head('status');
         e.status = p.status as string;
         e.provenance = provenance;
         if (p.detail !== undefined) e.detail = p.detail as string;
         return e;
       }
       case 'tool_started': {
-        const e = this.head('tool.start', f);
+        const e = this.head('tool.start');
         e.call = p.call_id as string;
         e.name = p.tool as string;
         e.args = p.args as Record<string, unknown>;
@@ -602,7 +732,7 @@ export class NhEnvelopeDecoder {
         return e;
       }
       case 'output': {
-        const e = this.head('tool.output', f);
+        const e = this.head('tool.output');
         e.call = p.call_id as string;
         e.stream = p.stream as 'stdout' | 'stderr';
         e.text = p.text as string;
@@ -611,7 +741,7 @@ export class NhEnvelopeDecoder {
       }
       case 'tool_result': {
         const status = p.status as string;
-        const e = this.head('tool.end', f);
+        const e = this.head('tool.end');
         e.call = p.call_id as string;
         e.name = p.tool as string;
         e.ok = status === 'ok';
@@ -626,7 +756,7 @@ export class NhEnvelopeDecoder {
       case 'approval_required': {
         const options = p.options as JsonObject[];
         this.keepRaw(hints, 'rawOptions', options, options, NH_APPROVAL_OPTION_KEYS);
-        const e = this.head('approval.request', f);
+        const e = this.head('approval.request');
         e.approval = p.approval_id as string;
         e.tool = p.tool as string;
         e.title = p.title as string;
@@ -641,7 +771,7 @@ export class NhEnvelopeDecoder {
         return e;
       }
       case 'approval_resolved': {
-        const e = this.head('approval.resolve', f);
+        const e = this.head('approval.resolve');
         e.approval = p.approval_id as string;
         e.decision = p.decision as string;
         e.by = p.by as string;
@@ -664,14 +794,14 @@ export class NhEnvelopeDecoder {
           return item;
         });
         if (!exact) hints.rawQuestions = raw;
-        const e = this.head('question', f);
+        const e = this.head('question');
         e.question = p.question_id as string;
         e.questions = questions;
         e.provenance = provenance;
         return e;
       }
       case 'child_started': {
-        const e = this.head('child.start', f);
+        const e = this.head('child.start');
         e.child = p.child_id as string;
         e.task = p.task as string;
         e.provenance = provenance;
@@ -679,7 +809,7 @@ export class NhEnvelopeDecoder {
         return e;
       }
       case 'child_done': {
-        const e = this.head('child.end', f);
+        const e = this.head('child.end');
         e.child = p.child_id as string;
         e.status = p.status as 'completed' | 'failed' | 'cancelled';
         e.provenance = provenance;
@@ -687,13 +817,13 @@ export class NhEnvelopeDecoder {
         return e;
       }
       case 'compacted': {
-        const e = this.head('compaction.end', f);
+        const e = this.head('compaction.end');
         e.tokensFreed = p.tokens_freed as number;
         e.provenance = provenance;
         return e;
       }
       case 'error': {
-        const e = this.head('error', f);
+        const e = this.head('error');
         e.message = p.message as string;
         e.fatal = !(p.recoverable as boolean);
         e.provenance = provenance;
@@ -701,14 +831,14 @@ export class NhEnvelopeDecoder {
         return e;
       }
       case 'cancelled': {
-        const e = this.head('cancel', f);
+        const e = this.head('cancel');
         e.by = p.by as string;
         e.provenance = provenance;
         return e;
       }
       case 'done': {
         if (turn !== null) this[0][OPEN_TURNS].delete(`${session}\u0000${turn}`);
-        const e = this.head('run.end', f);
+        const e = this.head('run.end');
         e.status = p.status as 'completed' | 'failed' | 'cancelled';
         e.stopReason = p.stop_reason as string;
         e.usage = this.usage(p.usage as JsonObject, hints);
@@ -721,7 +851,7 @@ export class NhEnvelopeDecoder {
         this[0][TOKEN_SESSION] = undefined;
         this[0][DELIVERED] = 0;
         if (seen < text.length) {
-          const d = this.head('text.delta', f);
+          const d = this.head('text.delta');
           d.text = text.slice(seen);
           d.provenance = {
             format: FORMAT,
@@ -732,7 +862,7 @@ export class NhEnvelopeDecoder {
           out.push(d);
         }
         hints.toolCalls = p.tool_calls;
-        const e = this.head('round.end', f);
+        const e = this.head('round.end');
         e.message = text;
         e.stopReason = p.stop_reason as string;
         e.usage = this.usage(p.usage as JsonObject, hints);
@@ -791,6 +921,7 @@ export class NhJsonlRecordDecoder implements RecordDecoder {
       );
       return;
     }
+    if (nhCanonicalTokens.enabled && this.envelopes.token(text, undefined, line, offset, out)) return;
     this.envelopes.text({ text, line, offset, maxDepth: this.maxDepth, out, sse: undefined });
   }
 
@@ -839,8 +970,21 @@ function sseMessage(
     envelopes.report('gap', 'warning', line, offset, `the server signalled a gap: ${detail}`);
     return;
   }
+  if (
+    event === 'token' &&
+    id !== undefined &&
+    nhCanonicalTokens.enabled &&
+    envelopes.token(data, id, line, offset, out)
+  )
+    return;
   envelopes.text({ text: data, line, offset, maxDepth, out, sse: { id, event } });
 }
+
+/**
+ * Test hook: `enabled: false` reads every envelope with `JSON.parse`, so that
+ * test/nativeharness/canonical-token.test.ts can hold {@link NhEnvelopeDecoder.token} equal to it.
+ */
+export const nhCanonicalTokens: { enabled: boolean } = { enabled: true };
 
 /**
  * What the SSE reader of one decoded stream sends its events to: the envelope decoder, the depth
