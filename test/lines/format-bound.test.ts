@@ -5,7 +5,8 @@ import { amp, claude, codex, copilot, cursor, gemini, opencode } from '../../src
 // (`withLineBound` in src/codec.ts) for what an option that is not a bound means.
 const CODECS = { amp, claude, codex, copilot, cursor, gemini, opencode };
 const long = `{"type":"x","pad":"${'a'.repeat(2_000_000)}"}\n`;
-const tooLong = (diagnostics: Array<{ code: string }>) => diagnostics.filter((d) => d.code === 'line_too_long');
+const tooLong = (diagnostics: Array<{ code: string }>) =>
+  diagnostics.filter((d) => d.code === 'line_too_long');
 
 describe.each(Object.entries(CODECS))('%s: the line bound', (_name, codec) => {
   test('a 2 MB line is read by default', () => {
