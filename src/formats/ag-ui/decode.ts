@@ -1,3 +1,4 @@
+import { setBounded } from '../../bounded';
 import { appendRoundText, MAX_ROUND_TEXT } from '../../bounds';
 import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
 import {
@@ -481,7 +482,7 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
     case 'TOOL_CALL_START': {
       const call = r.toolCallId as string;
       const name = r.toolCallName as string;
-      d[NAMES].set(call, name);
+      setBounded(d[NAMES], call, name);
       d[ARGS].set(call, '');
       if (wholeIn(d, r)) {
         const { session, run, round, provenance } = envelope(d, cx);
@@ -507,7 +508,7 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       const e: AgentEventOf<'tool.args.delta'> = { type: 'tool.args.delta', call, text };
       if (name !== undefined) {
         e.name = name;
-        d[NAMES].set(call, name);
+        setBounded(d[NAMES], call, name);
       }
       return pushEvent(d, out, cx, e);
     }

@@ -1,3 +1,4 @@
+import { setBounded } from '../../bounded';
 import { appendRoundText, MAX_ROUND_TEXT } from '../../bounds';
 import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
 import { BEFORE_RUN, eventFromCarried, isArgsSummaryOnly, plainToolOutput } from '../../framing/carry';
@@ -357,7 +358,7 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
     case 'tool-input-start': {
       openRun(d, cx, out);
       const call = r.toolCallId as string;
-      d[NAMES].set(call, r.toolName as string);
+      setBounded(d[NAMES], call, r.toolName as string);
       return pushEvent(d, out, cx, { type: 'tool.args.delta', call, name: r.toolName as string, text: '' });
     }
     case 'tool-input-delta':
@@ -371,7 +372,7 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       openRun(d, cx, out);
       const call = r.toolCallId as string;
       const name = r.toolName as string;
-      d[NAMES].set(call, name);
+      setBounded(d[NAMES], call, name);
       const meta = metaOf(r.toolMetadata);
       const args = r.input;
       if (isJsonObject(args) && wholeIn(d) && (meta === undefined || isArgsSummaryOnly(meta))) {

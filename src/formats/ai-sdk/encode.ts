@@ -1,3 +1,4 @@
+import { setBounded } from '../../bounded';
 import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
 import {
@@ -364,7 +365,7 @@ function content(w: Writer, event: AgentEvent): string {
       let out = ensureStep(w) + closeParts(w);
       if (!w.invocations.has(event.call)) {
         const name = event.name ?? 'unknown';
-        w.invocations.set(event.call, name);
+        setBounded(w.invocations, event.call, name);
         out += emit(w, 'tool-input-start', { toolCallId: event.call, toolName: name });
       }
       if (event.text === '') return out;
@@ -619,7 +620,7 @@ function toolInput(w: Writer, event: AgentEventOf<'tool.start'>): string {
   if (event.args !== undefined) assertEncodable(event.args, 'tool.start.args', undefined, FORMAT);
   const call = event.call;
   const name = event.name;
-  w.invocations.set(call, name);
+  setBounded(w.invocations, call, name);
   w.inputs.add(call);
   // The metadata's fields named one by one (not a loop over their names: a keyed read of each).
   const meta: JsonObject = {};

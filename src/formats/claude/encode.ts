@@ -1,3 +1,4 @@
+import { setBounded } from '../../bounded';
 import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
 import { assertEncodable, isJsonObject, type JsonObject, sameJson } from '../../json';
@@ -73,8 +74,6 @@ const OUTSIDE_RUN: ReadonlySet<string> = new Set([
 ]);
 /** Most events kept waiting for a run; more are reported lost. */
 const MAX_HELD = 1024;
-/** Most call names remembered (the oldest forgotten first): a run of calls would grow them. */
-const MAX_CALL_NAMES = 10_000;
 /** What a `tool_use` block counts towards CLAUDE_MAX_HELD_TEXT (its input is not measured). */
 const TOOL_USE_HELD = 128;
 
@@ -726,9 +725,8 @@ export class ClaudeEncoder implements Encoder {
 
   private toolStart(e: AgentEventOf<'tool.start'>): void {
     const m = this.message(e);
-    this.calls.set(e.call, e.name);
     // Names are looked up for the calls a question or a liveness report names: recent ones.
-    if (this.calls.size > MAX_CALL_NAMES) this.calls.delete(this.calls.keys().next().value!);
+    setBounded(this.calls, e.call, e.name);
     this.unanswered.set(e.call, e.lane);
     let input: unknown = e.args;
     const streamed = this.args.get(e.call);

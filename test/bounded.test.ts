@@ -1,0 +1,37 @@
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { MAX_REMEMBERED_IDS, setBounded } from '../src/bounded';
+
+describe('setBounded', () => {
+  test('keeps the newest `max` keys, the oldest forgotten first', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 30 }), { maxLength: 200 }),
+        fc.integer({ min: 1, max: 10 }),
+        (keys, max) => {
+          const map = new Map<number, number>();
+          // The model: insertion order of first appearance, a key set again keeps its place.
+          const order: number[] = [];
+          for (const [i, k] of keys.entries()) {
+            setBounded(map, k, i, max);
+            if (!order.includes(k)) {
+              if (order.length >= max) order.shift();
+              order.push(k);
+            }
+            expect(map.size).toBeLessThanOrEqual(max);
+            expect([...map.keys()]).toEqual(order);
+            expect(map.get(k)).toBe(i);
+          }
+        },
+      ),
+    );
+  });
+
+  test('the default bound', () => {
+    const map = new Map<string, number>();
+    for (let i = 0; i < MAX_REMEMBERED_IDS + 5; i++) setBounded(map, `c${i}`, i);
+    expect(map.size).toBe(MAX_REMEMBERED_IDS);
+    expect(map.has('c0')).toBe(false);
+    expect(map.has(`c${MAX_REMEMBERED_IDS + 4}`)).toBe(true);
+  });
+});
