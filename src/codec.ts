@@ -10,6 +10,7 @@ import {
 import {
   endInput,
   type IncompleteLinePolicy,
+  isLineBound,
   type LineMode,
   newSplitState,
   pushChunk,
@@ -464,9 +465,7 @@ function batchedEvents(
  * default, not the splitter's smaller one, so a bad option never refuses records the format writes.
  */
 export function withLineBound<D extends DecodeOptions>(options: D, fallback: number): D {
-  const max = options.maxLineBytes;
-  if (max !== undefined && Number.isFinite(max) && max >= 0) return options;
-  return { ...options, maxLineBytes: fallback };
+  return isLineBound(options.maxLineBytes) ? options : { ...options, maxLineBytes: fallback };
 }
 
 /** What {@link createLineCodec} builds a JSON Lines codec from. */

@@ -116,6 +116,11 @@ const LINE_START = 15;
 /** Slot of a {@link SplitState}: bytes taken in so far (the BOM included). */
 export const CONSUMED = 16;
 
+/** True for a `maxLineBytes` that is a bound (a finite number `>= 0`); any other value takes a default. */
+export function isLineBound(max: number | undefined): max is number {
+  return max !== undefined && Number.isFinite(max) && max >= 0;
+}
+
 /**
  * A splitter's state that sends each line to `onLine(target, …)`, for readers that drive it by
  * {@link pushChunk} and {@link endInput} (the SSE reader, with module functions on its own state).
@@ -127,10 +132,10 @@ export function newSplitState<T>(
   onDiagnostic: DiagnosticFn<T>,
   options: LineSplitterOptions,
 ): SplitState {
-  const max = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  const max = options.maxLineBytes;
   return [
     options.mode ?? 'jsonl',
-    Number.isFinite(max) && max >= 0 ? Math.floor(max) : DEFAULT_MAX_LINE_BYTES,
+    isLineBound(max) ? Math.floor(max) : DEFAULT_MAX_LINE_BYTES,
     options.format,
     target,
     onLine as LineFn<never>,

@@ -1,3 +1,4 @@
+import { setBounded } from '../../bounded';
 import { appendRoundText } from '../../bounds';
 import type { DecodeOptions, RecordDecoder } from '../../codec';
 import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
@@ -101,11 +102,6 @@ interface LineContext {
   out: AgentEvent[];
   start: number;
   lane: string | undefined;
-}
-
-function remember<K, V>(map: Map<K, V>, key: K, value: V): void {
-  if (map.size >= MAX_REMEMBERED && !map.has(key)) map.delete(map.keys().next().value as K);
-  map.set(key, value);
 }
 
 // The record's fields beside its envelope, for a notice's `data` (plain stores: a
@@ -1735,7 +1731,7 @@ function messageFor(d: DecoderState, ctx: LineContext, id: string, model: string
     startUsage: undefined,
     snapshotIndex: 0,
   };
-  remember(d[MESSAGES], key, m);
+  setBounded(d[MESSAGES], key, m, MAX_REMEMBERED);
   messageStart(d, ctx, id, model);
   return m;
 }
@@ -1901,7 +1897,7 @@ function taskStarted(d: DecoderState, ctx: LineContext): void {
     const lane = d[CALLS].get(call)?.lane;
     if (lane !== undefined) ctx.lane = lane;
   }
-  if (taskId !== undefined) remember(d[TASKS], taskId, { child, lane: ctx.lane });
+  if (taskId !== undefined) setBounded(d[TASKS], taskId, { child, lane: ctx.lane }, MAX_REMEMBERED);
   const e: AgentEventOf<'child.start'> = { type: 'child.start', child };
   const name = str(r.subagent_type);
   if (name !== undefined) e.name = name;
@@ -2086,7 +2082,7 @@ function holdText(d: DecoderState, ctx: LineContext, m: MessageState, text: stri
 
 function toolUse(d: DecoderState, ctx: LineContext, call: string, name: string, input: unknown): AgentEvent {
   const question = name === 'AskUserQuestion';
-  remember(d[CALLS], call, { name, lane: ctx.lane, question });
+  setBounded(d[CALLS], call, { name, lane: ctx.lane, question }, MAX_REMEMBERED);
   const server = mcpServer(name);
   let e: AgentEvent | undefined;
   if (server === undefined && isJsonObject(input)) e = wholeToolStart(d, ctx, call, name, input);
@@ -2380,7 +2376,7 @@ function controlRequest(d: DecoderState, ctx: LineContext): void {
   const call = str(req.tool_use_id);
   if (call !== undefined) {
     e.call = call;
-    remember(d[APPROVALS], call, id);
+    setBounded(d[APPROVALS], call, id, MAX_REMEMBERED);
     const lane = d[CALLS].get(call)?.lane;
     if (lane !== undefined) ctx.lane = lane;
   }

@@ -1,3 +1,4 @@
+import { setBounded } from '../../bounded';
 import type { DecodeOptions, RecordDecoder } from '../../codec';
 import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
 import {
@@ -980,7 +981,7 @@ function wholeToolStart(
           session,
         },
   );
-  remember(d[CALLS], id, { type: 'command_execution', key: command, output });
+  setBounded(d[CALLS], id, { type: 'command_execution', key: command, output }, MAX_OPEN_ITEMS);
   return true;
 }
 
@@ -1076,11 +1077,6 @@ function itemProvenance(it: ItemLine, natural: CodexItemRecord): Provenance {
   return p;
 }
 
-function remember<V>(map: Map<string, V>, id: string, value: V): void {
-  if (map.size >= MAX_OPEN_ITEMS && !map.has(id)) map.delete(map.keys().next().value as string);
-  map.set(id, value);
-}
-
 // A snapshot's text as a delta: what it adds to the item's previous snapshot.
 function delta(d: Decoder, it: ItemLine, full: string, provenance: Provenance): string {
   const previous = d[TEXTS].size === 0 ? undefined : d[TEXTS].get(it.id);
@@ -1091,7 +1087,7 @@ function delta(d: Decoder, it: ItemLine, full: string, provenance: Provenance): 
   }
   if (it.kind === 'item.completed') {
     if (previous !== undefined) d[TEXTS].delete(it.id);
-  } else remember(d[TEXTS], it.id, full);
+  } else setBounded(d[TEXTS], it.id, full, MAX_OPEN_ITEMS);
   return delta;
 }
 
@@ -1182,7 +1178,7 @@ function impliedStart(
 ): void {
   start.provenance = { format: FORMAT, line: it.line, offset: it.offset, synthetic: true };
   it.out.push(stamp(d, start));
-  remember(d[CALLS], it.id, { type, key, output: '' });
+  setBounded(d[CALLS], it.id, { type, key, output: '' }, MAX_OPEN_ITEMS);
 }
 
 // The open call a later snapshot continues: one with the same id that said the same things.
@@ -1212,7 +1208,7 @@ function command(d: Decoder, it: ItemLine): void {
     if (item.status !== 'in_progress' || item.exit_code !== null)
       e.provenance.hints = { ...e.provenance.hints, ...early(item) };
     it.out.push(stamp(d, e));
-    remember(d[CALLS], it.id, { type: 'command_execution', key, output });
+    setBounded(d[CALLS], it.id, { type: 'command_execution', key, output }, MAX_OPEN_ITEMS);
     return;
   }
   if (open === undefined) impliedStart(d, it, start(), 'command_execution', key);
@@ -1276,7 +1272,7 @@ function mcp(d: Decoder, it: ItemLine): void {
     if ((item.result ?? null) !== null || (item.error ?? null) !== null)
       e.provenance.hints = { ...e.provenance.hints, early: { result: item.result, error: item.error } };
     it.out.push(stamp(d, e));
-    remember(d[CALLS], it.id, { type: 'mcp_tool_call', key, output: '' });
+    setBounded(d[CALLS], it.id, { type: 'mcp_tool_call', key, output: '' }, MAX_OPEN_ITEMS);
     return;
   }
   if (it.kind === 'item.updated') {
@@ -1348,7 +1344,7 @@ function webSearch(d: Decoder, it: ItemLine): void {
     start.provenance = withSearchId(itemProvenance(it, 'item.started'));
     if (fields.results !== undefined) start.args = fields;
     it.out.push(stamp(d, start));
-    remember(d[CALLS], call, { type: 'web_search', key: '', output: '' });
+    setBounded(d[CALLS], call, { type: 'web_search', key: '', output: '' }, MAX_OPEN_ITEMS);
     return;
   }
   if (openCall(d, call, 'web_search', '') === undefined) {
@@ -1382,7 +1378,7 @@ function collab(d: Decoder, it: ItemLine): void {
     const provenance = itemProvenance(it, 'item.started');
     if (status !== 'in_progress') provenance.hints = { ...provenance.hints, status };
     it.out.push(stamp(d, { type: 'tool.start', call: it.id, name, kind: 'agent', args: bag, provenance }));
-    remember(d[CALLS], it.id, { type: 'collab_tool_call', key: name, output: '' });
+    setBounded(d[CALLS], it.id, { type: 'collab_tool_call', key: name, output: '' }, MAX_OPEN_ITEMS);
   } else {
     if (openCall(d, it.id, 'collab_tool_call', name) === undefined)
       impliedStart(
