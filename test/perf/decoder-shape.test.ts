@@ -1,5 +1,6 @@
 import { expect, test } from 'vitest';
 import { createDiagnosticSink } from '../../src/diagnostics';
+import { CodexRecordDecoder, createCodexRecordDecoder } from '../../src/formats/codex/decode';
 import { NhEnvelopeDecoder, NhSseMessageDecoder } from '../../src/formats/nativeharness/decode';
 import { nativeharness } from '../../src/index';
 
@@ -47,4 +48,22 @@ test('an SSE stream decodes the same in one chunk and byte by byte (the per-stre
   expect(JSON.stringify(events)).toBe(JSON.stringify(whole.events));
   expect(whole.events.length).toBe(4);
   expect(whole.diagnostics.map((x) => x.code)).toContain('gap');
+});
+
+// The Codex record decoder keeps its state in element 0 of a class instance, `line` and `end` on
+// the prototype: one call target for the line splitter across streams, and a hidden class that
+// outlives a full GC (docs/performance.md, "Codex decoder", round twenty).
+test('the Codex record decoder has no named own property, before and after decoding', () => {
+  const sink = createDiagnosticSink(false, () => {});
+  const a = createCodexRecordDecoder({}, sink);
+  const b = createCodexRecordDecoder({}, sink);
+  expect(a).toBeInstanceOf(CodexRecordDecoder);
+  expect(Object.getOwnPropertyNames(a)).toEqual(['0']);
+  expect(a.line).toBe(b.line);
+  const out: unknown[] = [];
+  a.line('{"type":"thread.started","thread_id":"t"}', 1, 0, out as never);
+  a.line('{"type":"turn.started"}', 2, 41, out as never);
+  a.end(out as never);
+  expect(out.length).toBe(3);
+  expect(Object.getOwnPropertyNames(a)).toEqual(['0']);
 });

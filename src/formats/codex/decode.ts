@@ -250,43 +250,46 @@ export function createCodexRecordDecoder(
   sink: DiagnosticSink,
   shortcut = true,
 ): RecordDecoder {
-  const d = newDecoder(options, sink, shortcut);
-  return {
-    line: (text, line, offset, out) => readLine(d, text, line, offset, out),
-    end: (out) => endStream(d, out),
-  };
+  return new CodexRecordDecoder(options, sink, shortcut);
 }
 
-/** {@link createCodexRecordDecoder} as a class, with its shortcut reachable (for tests). */
+/**
+ * The record decoder: the state in its element 0, `line` and `end` on the prototype (the Amp
+ * writer's encoder shape). With no named property of its own, every decoder has the class's
+ * initial hidden class, which the class holds, and one `line` for every decoder: the splitter's
+ * call site keeps its target and its optimised code across decoders and full GCs. A literal of
+ * two closures made per decoder was a new call target with each decoder (docs/performance.md,
+ * "Codex decoder", round twenty). Its shortcuts are reachable for tests.
+ */
 export class CodexRecordDecoder implements RecordDecoder {
-  private readonly d: Decoder;
+  declare private readonly 0: Decoder;
 
   /**
    * Creates a decoder that reports to `sink`. `shortcut` false turns off the reading of
    * canonical item lines without building their record (tests hold the two paths equal).
    */
   constructor(options: CodexDecodeOptions, sink: DiagnosticSink, shortcut = true) {
-    this.d = newDecoder(options, sink, shortcut);
+    (this as unknown as { 0: Decoder })[0] = newDecoder(options, sink, shortcut);
   }
 
   /** Decodes one line (see {@link RecordDecoder}). */
   line(text: string, line: number, offset: number, out: AgentEvent[]): void {
-    readLine(this.d, text, line, offset, out);
+    readLine(this[0], text, line, offset, out);
   }
 
   /** Ends the stream (see {@link RecordDecoder}). */
   end(out: AgentEvent[]): void {
-    endStream(this.d, out);
+    endStream(this[0], out);
   }
 
   /** The shortcut alone: true when it read the line, false (having done nothing) when it did not. */
   canonicalItem(text: string, line: number, offset: number, out: AgentEvent[]): boolean {
-    return canonicalItem(this.d, text, line, offset, out);
+    return canonicalItem(this[0], text, line, offset, out);
   }
 
   /** The run and thread line shortcut alone (as {@link canonicalItem}). */
   canonicalTop(text: string, line: number, offset: number, out: AgentEvent[]): boolean {
-    return canonicalTop(this.d, text, line, offset, out);
+    return canonicalTop(this[0], text, line, offset, out);
   }
 }
 function readLine(d: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
@@ -1068,11 +1071,20 @@ function mapItem(d: Decoder, it: ItemLine, type: CodexItemType): void {
 // The record event's provenance: the item's own fields and key order, the hints, and which
 // record it was when that is not `natural`.
 function itemProvenance(it: ItemLine, natural: CodexItemRecord): Provenance {
-  const p: Provenance = { format: FORMAT, line: it.line, offset: it.offset };
-  if (it.rest?.extra !== undefined) p.extra = it.rest.extra;
-  if (it.rest?.order !== undefined) p.order = it.rest.order;
   let hints = it.hints;
-  if (it.kind !== natural) hints = { ...hints, record: it.kind };
+  // The record hint alone is a literal (a spread of nothing is a key added to an empty object).
+  if (it.kind !== natural) hints = hints === undefined ? { record: it.kind } : { ...hints, record: it.kind };
+  const rest = it.rest;
+  if (rest === undefined || (rest.extra === undefined && rest.order === undefined))
+    // Each shape one literal, in the key order of the stores below: a key added to a made object
+    // is a hidden class the forced GC frees when no such provenance is alive, and the code that
+    // made it goes with it (docs/performance.md, "Codex decoder", round twenty).
+    return hints === undefined
+      ? { format: FORMAT, line: it.line, offset: it.offset }
+      : { format: FORMAT, line: it.line, offset: it.offset, hints };
+  const p: Provenance = { format: FORMAT, line: it.line, offset: it.offset };
+  if (rest.extra !== undefined) p.extra = rest.extra;
+  if (rest.order !== undefined) p.order = rest.order;
   if (hints !== undefined) p.hints = hints;
   return p;
 }
@@ -1116,12 +1128,12 @@ function message(d: Decoder, it: ItemLine, type: 'text.delta' | 'reasoning.delta
   it.out.push(stamp(d, { type, text, message: it.id, provenance }));
 }
 
+// The plan and file change events are built whole, the thread in the literal where `stamp` would
+// add it (the same keys in the same order): a key added to a made object is a hidden class the
+// forced GC frees when no such event is alive, and the code that built it goes with it
+// (docs/performance.md, "Codex decoder", round twenty).
 function plan(d: Decoder, it: ItemLine, type: 'plan' | 'todo_list'): void {
   const provenance = itemProvenance(it, 'item.completed');
-  const e: AgentEventOf<'plan'> =
-    type === 'plan'
-      ? { type: 'plan', plan: it.id, items: [], text: it.item.text as string, provenance }
-      : { type: 'plan', plan: it.id, items: todoToPlan(it.item.items as JsonObject[]), provenance };
   if (type === 'todo_list' && it.hints?.raw === undefined) {
     // Todo entries with fields of their own are kept as written.
     for (const t of it.item.items as JsonObject[])
@@ -1130,7 +1142,23 @@ function plan(d: Decoder, it: ItemLine, type: 'plan' | 'todo_list'): void {
         break;
       }
   }
-  it.out.push(stamp(d, e));
+  const session = d[THREAD];
+  const id = it.id;
+  let e: AgentEventOf<'plan'>;
+  if (type === 'plan') {
+    const text = it.item.text as string;
+    e =
+      session === undefined
+        ? { type: 'plan', plan: id, items: [], text, provenance }
+        : { type: 'plan', plan: id, items: [], text, provenance, session };
+  } else {
+    const items = todoToPlan(it.item.items as JsonObject[]);
+    e =
+      session === undefined
+        ? { type: 'plan', plan: id, items, provenance }
+        : { type: 'plan', plan: id, items, provenance, session };
+  }
+  it.out.push(e);
 }
 
 // Text after the calls of a round is the model's next response: the round before it ended
@@ -1151,14 +1179,14 @@ function fileChange(d: Decoder, it: ItemLine): void {
         provenance.hints = { ...provenance.hints, raw: it.text };
         break;
       }
+  const session = d[THREAD];
+  const call = it.id;
+  const list = changes as Array<{ path: string; kind: string }>;
+  const status = it.item.status as string;
   it.out.push(
-    stamp(d, {
-      type: 'file.change',
-      call: it.id,
-      changes: changes as Array<{ path: string; kind: string }>,
-      status: it.item.status as string,
-      provenance,
-    }),
+    session === undefined
+      ? { type: 'file.change', call, changes: list, status, provenance }
+      : { type: 'file.change', call, changes: list, status, provenance, session },
   );
 }
 
