@@ -1,12 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { copyJson } from '../src/kept';
+import { copyJson, copyJsonBySpread } from '../src/kept';
 
 // What src/kept.ts's `copyJson` promises the decoders that give an event a copy of a kept record's
 // object (the Amp, Copilot, OpenCode and Cursor decoders): the value's own keys in order, a
 // `__proto__` key as data, leaves as they are, and no object or array shared with the source, so
-// that an edit of the event never edits the kept record. A faster copy (round twenty tried a
-// spread) must keep these.
+// that an edit of the event never edits the kept record. `copyJsonBySpread` (the Cursor
+// decoder's copy since round twenty) is held to `copyJson` on every parsed JSON value and
+// to the same promises.
 
 // Equal in everything a caller can see: prototype, array-ness and length, own keys in order
 // (`__proto__` an own data key), leaves by `Object.is`; and no container shared with `source`.
@@ -54,12 +55,15 @@ const textArb: fc.Arbitrary<string> = fc.letrec((tie) => ({
   ),
 })).text;
 
-describe('copyJson', () => {
+describe.each([
+  ['copyJson', copyJson],
+  ['copyJsonBySpread', copyJsonBySpread],
+] as const)('%s', (_, copy) => {
   test('a copy equal to the value, sharing no object or array with it, for any parsed JSON value', () => {
     fc.assert(
       fc.property(textArb, (text) => {
         const source: unknown = JSON.parse(text);
-        expectSameCopy(copyJson(source), source, source);
+        expectSameCopy(copy(source), source, source);
       }),
       { numRuns: 2000 },
     );
@@ -67,18 +71,18 @@ describe('copyJson', () => {
 
   test('a `__proto__` key is copied as an own data key, the copy an Object.prototype object', () => {
     const source = JSON.parse('{"a":1,"__proto__":{"polluted":true},"b":[{"__proto__":[1]}],"2":"two"}');
-    const copy = copyJson(source);
-    expectSameCopy(copy, source, source);
-    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
-    expect(Object.keys(copy)).toEqual(['2', 'a', '__proto__', 'b']);
+    const c = copy(source);
+    expectSameCopy(c, source, source);
+    expect(Object.getPrototypeOf(c)).toBe(Object.prototype);
+    expect(Object.keys(c)).toEqual(['2', 'a', '__proto__', 'b']);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
   test('an edit of the copy edits nothing in the source', () => {
     const source = JSON.parse('{"args":{"command":"ls","list":[{"x":1}]},"n":1}');
-    const copy = copyJson(source);
-    copy.args.list[0].x = 2;
-    copy.args.command = 'rm';
+    const c = copy(source);
+    c.args.list[0].x = 2;
+    c.args.command = 'rm';
     expect(source).toEqual({ args: { command: 'ls', list: [{ x: 1 }] }, n: 1 });
   });
 
@@ -87,12 +91,22 @@ describe('copyJson', () => {
     proto.injected = { evil: true };
     try {
       const source = JSON.parse('{"a":{"b":1}}');
-      const copy = copyJson(source);
-      expect(Object.hasOwn(copy, 'injected')).toBe(false);
-      expect(Object.keys(copy)).toEqual(['a']);
-      expectSameCopy(copy, source, source);
+      const c = copy(source);
+      expect(Object.hasOwn(c, 'injected')).toBe(false);
+      expect(Object.keys(c)).toEqual(['a']);
+      expectSameCopy(c, source, source);
     } finally {
       delete proto.injected;
     }
   });
+});
+
+test('copyJsonBySpread: the same copy as copyJson, for any parsed JSON value', () => {
+  fc.assert(
+    fc.property(textArb, (text) => {
+      const source: unknown = JSON.parse(text);
+      expectSameCopy(copyJsonBySpread(source), copyJson(source), source);
+    }),
+    { numRuns: 2000 },
+  );
 });
