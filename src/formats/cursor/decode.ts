@@ -14,7 +14,7 @@ import {
   unsafeNumberMessage,
   valueExceedsDepth,
 } from '../../json';
-import { copyJson } from '../../kept';
+import { copyJsonBySpread } from '../../kept';
 import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
 import { incompleteRunEnd } from '../../record';
 import { isPlainUint } from '../../text-reader';
@@ -343,7 +343,7 @@ function shortcut(
               name,
               provenance,
               kind,
-              args: copyJson(args),
+              args: copyJsonBySpread(args),
               command,
               startedAt,
               session,
@@ -355,7 +355,7 @@ function shortcut(
               name,
               provenance,
               kind,
-              args: copyJson(args),
+              args: copyJsonBySpread(args),
               startedAt,
               session,
               ts,
@@ -375,7 +375,7 @@ function shortcut(
         name,
         ok: true,
         provenance,
-        result: copyJson(result),
+        result: copyJsonBySpread(result),
         text,
         exitCode,
         startedAt,
@@ -813,7 +813,7 @@ function tool(d: Decoder, cx: LineContext, out: AgentEvent[]): void {
     if (kind !== undefined) e.kind = kind;
     if (args !== undefined) {
       // Copies: an edit of the event must not edit the kept record (the writer compares them).
-      e.args = copyJson(args);
+      e.args = copyJsonBySpread(args);
       if (kind === 'execute' && typeof args.command === 'string') e.command = args.command;
     }
     if (startedAt !== undefined) e.startedAt = startedAt;
@@ -829,7 +829,7 @@ function tool(d: Decoder, cx: LineContext, out: AgentEvent[]): void {
     provenance: cx.provenance,
   };
   const result = payload.result;
-  if (result !== undefined) e.result = copyJson(result);
+  if (result !== undefined) e.result = copyJsonBySpread(result);
   if (isJsonObject(result)) {
     const success = result.success;
     if (isJsonObject(success)) {
