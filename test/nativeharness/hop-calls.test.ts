@@ -15,6 +15,16 @@ function calls(n: number): AgentEvent[] {
   return out;
 }
 
+// One run with one hop of `n` calls.
+function oneHop(n: number): AgentEvent[] {
+  return [
+    { type: 'run.start', input: 'go' },
+    ...calls(n),
+    { type: 'round.end', message: '' },
+    { type: 'run.end', status: 'completed' },
+  ];
+}
+
 function write(events: AgentEvent[]): { records: Array<Record<string, unknown>>; losses: Diagnostic[] } {
   const losses: Diagnostic[] = [];
   let n = 0;
@@ -41,12 +51,7 @@ function hop(records: Array<Record<string, unknown>>): Record<string, unknown> {
 
 describe('the hop record’s tool_calls, bounded (nativeharness writer)', () => {
   test.each([1, 3, MAX])('a hop of %i calls lists them all, no loss', (n) => {
-    const { records, losses } = write([
-      { type: 'run.start', input: 'go' },
-      ...calls(n),
-      { type: 'round.end', message: '' },
-      { type: 'run.end', status: 'completed' },
-    ]);
+    const { records, losses } = write(oneHop(n));
     const listed = hop(records).tool_calls as string[];
     expect(listed).toHaveLength(n);
     expect(listed.at(-1)).toBe(`c${n - 1}`);
@@ -56,12 +61,7 @@ describe('the hop record’s tool_calls, bounded (nativeharness writer)', () => 
   test.each([MAX + 1, MAX + 2, 2 * MAX])(
     'a hop of %i calls lists the first 16384 and reports the loss',
     (n) => {
-      const { records, losses } = write([
-        { type: 'run.start', input: 'go' },
-        ...calls(n),
-        { type: 'round.end', message: '' },
-        { type: 'run.end', status: 'completed' },
-      ]);
+      const { records, losses } = write(oneHop(n));
       const listed = hop(records).tool_calls as string[];
       expect(listed).toHaveLength(MAX);
       expect(listed[0]).toBe('c0');
