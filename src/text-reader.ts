@@ -70,6 +70,30 @@ export function readPlainString(r: TextReader, known?: string): string | undefin
   return JSON.parse(text.slice(start, end)) as string;
 }
 
+/**
+ * Most characters of a plain string {@link readIdString} takes as a slice of the line: V8 copies
+ * a substring shorter than its sliced strings' least length (`SlicedString::kMinLength`, 13), so
+ * such a slice holds nothing of the line; a longer one would point into the chunk's whole text.
+ */
+const COPIED_SLICE_CHARS = 12;
+
+/**
+ * {@link readPlainString} for the short strings a line repeats (an id, a name, a stop reason): a
+ * string of at most `COPIED_SLICE_CHARS` characters is the slice between its quotes (it holds no
+ * escape, so the slice is its value, and a slice that short is a copy), which costs a fraction of
+ * `JSON.parse` of the token, whose fixed cost per call is most of a short token's reading
+ * (docs/performance.md, "AG-UI and AI SDK decoders", round twenty). Longer ones are parsed as
+ * {@link readPlainString} parses them.
+ */
+export function readIdString(r: TextReader): string | undefined {
+  const start = r.at;
+  if (!skipPlainString(r)) return undefined;
+  const end = r.at;
+  return end - start - 2 <= COPIED_SLICE_CHARS
+    ? r.text.slice(start + 1, end - 1)
+    : (JSON.parse(r.text.slice(start, end)) as string);
+}
+
 /** `null` (as `undefined`) or a plain string (see {@link readPlainString}); `false` otherwise. */
 export function readPlainOrNull(r: TextReader): string | undefined | false {
   if (readFixed(r, 'null')) return undefined;

@@ -459,6 +459,39 @@ test('ag-ui call starts and results: the same bytes, losses and refusals with an
   );
 });
 
+// The AI SDK's call starts: the input chunk of a call with no metadata but a string summary is
+// spelled without a metadata object; every other one (odd values included) takes the object.
+test('ai-sdk call starts: the same bytes, losses and refusals with and without the shortcuts', () => {
+  fc.assert(
+    fc.property(
+      fc.array(
+        fc.oneof(
+          { weight: 3, arbitrary: callStart },
+          // No metadata but the summary, of any value: the case spelled, and its near misses.
+          {
+            weight: 3,
+            arbitrary: fc
+              .record(
+                { call: id, name: text, argsSummary: fc.oneof(text, oddValue) },
+                { requiredKeys: ['call', 'name'] },
+              )
+              .map((b) => ({ type: 'tool.start', ...b }) as unknown as AgentEvent),
+          },
+          { weight: 1, arbitrary: event },
+        ),
+        { maxLength: 8 },
+      ),
+      fc.constantFrom('sse', 'jsonl'),
+      (events, framing) => {
+        const list: AgentEvent[] = [{ type: 'run.start' }, { type: 'round.start' }, ...events];
+        const [on, off] = both(AISDK_WRITER_SHORTCUTS, () => write(aisdk, list, framing));
+        expect(on).toEqual(off);
+      },
+    ),
+    { numRuns: FUZZ_RUNS * 5 },
+  );
+});
+
 test('usageEntryJson is JSON.stringify(usageToWire(u)) or nothing, and spells every plain one-entry usage', () => {
   fc.assert(
     fc.property(roundUsage, fc.boolean(), (u, plainOnly) => {

@@ -129,101 +129,128 @@ export function createAiSdkEncoder(options: AiSdkEncodeOptions, sink: Diagnostic
 }
 
 /**
- * The writer's state, built in one literal by {@link newWriter} (a literal's hidden class outlives
- * a full GC, a class instance's does not: docs/performance.md, "AG-UI and AI SDK codecs"); the
- * writer's work is module functions taking it.
+ * The writer's state ({@link newWriter}): an array of slots (the indices below), not a literal.
+ * A literal made once per writer has no allocation site to hold its hidden class until its
+ * factory has run several times, so the class dies with the last writer at a full GC and every
+ * function that read the state is compiled again inside the next stream; an array's hidden class
+ * belongs to the realm and outlives every GC (docs/performance.md, "AG-UI writer", round fifteen;
+ * "AG-UI and AI SDK decoders", round twenty). The writer's work is module functions taking it.
  */
-interface Writer {
-  readonly loss: LossState;
-  readonly idSource: (() => string) | undefined;
-  framing: JsonFraming | undefined;
-  counter: number;
-  runOpen: boolean;
+type Writer = [
+  loss: LossState,
+  idSource: (() => string) | undefined,
+  framing: JsonFraming | undefined,
+  counter: number,
+  runOpen: boolean,
   /** The last message was left open (its run ended `incomplete`): the stream ends cut off. */
-  cutOff: boolean;
-  stepOpen: boolean;
+  cutOff: boolean,
+  stepOpen: boolean,
   /** A round the source opened (`round.start`) and has not ended. */
-  roundOpen: boolean;
-  text: string | undefined;
+  roundOpen: boolean,
+  text: string | undefined,
   /** The id a `message.start` gave the next text part. */
-  nextText: string | undefined;
-  reasoning: string | undefined;
-  wrote: boolean;
-  errorWritten: boolean;
-  roundUsage: Usage | undefined;
+  nextText: string | undefined,
+  reasoning: string | undefined,
+  wrote: boolean,
+  errorWritten: boolean,
+  roundUsage: Usage | undefined,
   /** Calls with a tool invocation in the message, by id: their tool's name. */
-  readonly invocations: Map<string, string>;
+  invocations: Map<string, string>,
   /** Calls whose input is written whole (`tool-input-available`). */
-  readonly inputs: Set<string>;
-  readonly approvals: Set<string>;
+  inputs: Set<string>,
+  approvals: Set<string>,
   /** Each approval's call, and the approvals whose call already has its output. */
-  readonly approvalCall: Map<string, string>;
-  readonly decided: Set<string>;
-  waiting: AgentEvent[];
+  approvalCall: Map<string, string>,
+  decided: Set<string>,
+  waiting: AgentEvent[],
   /** Chunks of events read as before a run (`hints.early`): written after the next chunk. */
-  readonly early: HeldRecords;
+  early: HeldRecords,
   /** The text part whose `text-delta` head {@link openDelta} holds, and that head. */
-  deltaId: string | undefined;
-  deltaHead: string;
-}
+  deltaId: string | undefined,
+  deltaHead: string,
+];
+
+const LOSS = 0;
+const ID_SOURCE = 1;
+const FRAMING = 2;
+const COUNTER = 3;
+const RUN_OPEN = 4;
+const CUT_OFF = 5;
+const STEP_OPEN = 6;
+const ROUND_OPEN = 7;
+const TEXT = 8;
+const NEXT_TEXT = 9;
+const REASONING = 10;
+const WROTE = 11;
+const ERROR_WRITTEN = 12;
+const ROUND_USAGE = 13;
+const INVOCATIONS = 14;
+const INPUTS = 15;
+const APPROVALS = 16;
+const APPROVAL_CALL = 17;
+const DECIDED = 18;
+const WAITING = 19;
+const EARLY = 20;
+const DELTA_ID = 21;
+const DELTA_HEAD = 22;
 
 function newWriter(options: AiSdkEncodeOptions, sink: DiagnosticSink): Writer {
-  return {
-    loss: newLoss(FORMAT, sink),
-    idSource: options.idSource,
-    framing: options.framing,
-    counter: 0,
-    runOpen: false,
-    cutOff: false,
-    stepOpen: false,
-    roundOpen: false,
-    text: undefined,
-    nextText: undefined,
-    reasoning: undefined,
-    wrote: false,
-    errorWritten: false,
-    roundUsage: undefined,
-    invocations: new Map(),
-    inputs: new Set(),
-    approvals: new Set(),
-    approvalCall: new Map(),
-    decided: new Set(),
-    waiting: [],
-    early: newHeldRecords(MAX_WAITING),
-    deltaId: undefined,
-    deltaHead: '',
-  };
+  return [
+    newLoss(FORMAT, sink),
+    options.idSource,
+    options.framing,
+    0,
+    false,
+    false,
+    false,
+    false,
+    undefined,
+    undefined,
+    undefined,
+    false,
+    false,
+    undefined,
+    new Map(),
+    new Set(),
+    new Set(),
+    new Map(),
+    new Set(),
+    [],
+    newHeldRecords(MAX_WAITING),
+    undefined,
+    '',
+  ];
 }
 
 function newId(w: Writer): string {
-  return w.idSource !== undefined ? w.idSource() : `aw-${++w.counter}`;
+  return w[ID_SOURCE] !== undefined ? w[ID_SOURCE]() : `aw-${++w[COUNTER]}`;
 }
 
 function writeEvent(w: Writer, event: AgentEvent): string {
   if (AISDK_WRITER_SHORTCUTS.enabled && event.type === 'text.delta') {
     const text = openDelta(w, event);
-    if (text !== undefined) return afterHeld(w.early, text);
+    if (text !== undefined) return afterHeld(w[EARLY], text);
   }
   const hints = ownHints(event);
   if (hints !== undefined) {
-    w.framing ??= hints.framing;
+    w[FRAMING] ??= hints.framing;
     if (event.provenance?.synthetic) return '';
     if (isJsonObject(hints.record)) {
       const text = own(w, event, hints.record, hints);
       // Read as before the run, written where it was: right after the run's `start`.
-      if (hints.early === true && holdRecord(w.early, text)) return '';
-      return afterHeld(w.early, text);
+      if (hints.early === true && holdRecord(w[EARLY], text)) return '';
+      return afterHeld(w[EARLY], text);
     }
   } else if (event.provenance?.format === FORMAT && event.provenance.synthetic) return '';
-  return afterHeld(w.early, foreign(w, event));
+  return afterHeld(w[EARLY], foreign(w, event));
 }
 
 function endWrite(w: Writer): string {
-  const out = afterHeld(w.early, '');
-  for (const e of w.waiting) reportLoss(w.loss, e, e.type, 'no message follows to carry it');
-  w.waiting = [];
+  const out = afterHeld(w[EARLY], '');
+  for (const e of w[WAITING]) reportLoss(w[LOSS], e, e.type, 'no message follows to carry it');
+  w[WAITING] = [];
   // `[DONE]` closes a stream whose last run ended; one cut off mid-run stays as it was.
-  if (framingOf(w) !== 'sse' || !w.wrote || w.runOpen || w.cutOff) return out;
+  if (framingOf(w) !== 'sse' || !w[WROTE] || w[RUN_OPEN] || w[CUT_OFF]) return out;
   return out + frameJson('sse', AISDK_DONE);
 }
 
@@ -235,20 +262,20 @@ function endWrite(w: Writer): string {
  */
 function openDelta(w: Writer, event: AgentEventOf<'text.delta'>): string | undefined {
   const p = event.provenance;
-  if ((p !== undefined && p.format === FORMAT) || event.lane !== undefined || !w.runOpen) return undefined;
+  if ((p !== undefined && p.format === FORMAT) || event.lane !== undefined || !w[RUN_OPEN]) return undefined;
   const text = event.text;
-  const open = w.text;
-  if (typeof text !== 'string' || text === '' || open === undefined || !w.stepOpen) return undefined;
-  if ((event.message !== undefined && event.message !== open) || w.reasoning !== undefined) return undefined;
-  checkLoss(w.loss, event, TEXT_DELTA_CARRIED);
-  w.nextText = undefined;
-  w.wrote = true;
+  const open = w[TEXT];
+  if (typeof text !== 'string' || text === '' || open === undefined || !w[STEP_OPEN]) return undefined;
+  if ((event.message !== undefined && event.message !== open) || w[REASONING] !== undefined) return undefined;
+  checkLoss(w[LOSS], event, TEXT_DELTA_CARRIED);
+  w[NEXT_TEXT] = undefined;
+  w[WROTE] = true;
   // The chunk's head is the same for every delta of the part: spelled once.
-  if (open !== w.deltaId) {
-    w.deltaId = open;
-    w.deltaHead = `{"type":"text-delta","id":${jsonString(open)},"delta":`;
+  if (open !== w[DELTA_ID]) {
+    w[DELTA_ID] = open;
+    w[DELTA_HEAD] = `{"type":"text-delta","id":${jsonString(open)},"delta":`;
   }
-  return frameJson(framingOf(w), `${w.deltaHead}${jsonString(text)}}`);
+  return frameJson(framingOf(w), `${w[DELTA_HEAD]}${jsonString(text)}}`);
 }
 
 // ---- chunks read from the AI SDK: their record, with the event's fields put back ----
@@ -257,11 +284,11 @@ function own(w: Writer, event: AgentEvent, template: JsonObject, hints: AiSdkHin
   const r: JsonObject = { ...template };
   switch (event.type) {
     case 'run.start':
-      w.runOpen = true;
+      w[RUN_OPEN] = true;
       if (event.run !== undefined && 'messageId' in r) r.messageId = event.run;
       break;
     case 'run.end':
-      w.runOpen = false;
+      w[RUN_OPEN] = false;
       if (event.stopReason !== undefined && 'finishReason' in r) r.finishReason = event.stopReason;
       break;
     case 'text.delta':
@@ -282,7 +309,7 @@ function own(w: Writer, event: AgentEvent, template: JsonObject, hints: AiSdkHin
     default:
       break;
   }
-  w.wrote = true;
+  w[WROTE] = true;
   let out = '';
   if (hints.before !== undefined) for (const raw of hints.before) out += frameJson(framingOf(w), raw);
   return out + frameJson(framingOf(w), rawIfSame(hints.raw, JSON.stringify(r)));
@@ -293,9 +320,9 @@ function own(w: Writer, event: AgentEvent, template: JsonObject, hints: AiSdkHin
 function foreign(w: Writer, event: AgentEvent): string {
   // Outside a message nothing opens one but a run: what comes before a run waits for its `start`
   // (a made-up message would read back as a run the source never had).
-  if (!w.runOpen && event.type !== 'run.start' && event.type !== 'run.end') {
-    if (w.waiting.length < MAX_WAITING) w.waiting.push(event);
-    else reportLoss(w.loss, event, event.type, 'too many events before a run');
+  if (!w[RUN_OPEN] && event.type !== 'run.start' && event.type !== 'run.end') {
+    if (w[WAITING].length < MAX_WAITING) w[WAITING].push(event);
+    else reportLoss(w[LOSS], event, event.type, 'too many events before a run');
     return '';
   }
   if (event.lane !== undefined) return ensureRun(w, event) + data(w, event);
@@ -304,7 +331,7 @@ function foreign(w: Writer, event: AgentEvent): string {
   const carried = word !== undefined ? CARRIED[word] : CARRIED[event.type];
   // Approvals are checked where they are written: as chunks, or whole in a data part.
   if (carried !== undefined && event.type !== 'approval.request' && event.type !== 'approval.resolve')
-    checkLoss(w.loss, event, carried);
+    checkLoss(w[LOSS], event, carried);
   switch (event.type) {
     case 'run.start':
       // A run still open was never ended: its message stays open (read back as cut off), never
@@ -314,7 +341,7 @@ function foreign(w: Writer, event: AgentEvent): string {
       // A run the source never ended stays open: its end came from no record.
       if (event.status === 'incomplete') return cut(w, event);
       // Nor does a derived end while a round the source opened is still open: it was cut off.
-      if (event.provenance?.synthetic && w.roundOpen) return '';
+      if (event.provenance?.synthetic && w[ROUND_OPEN]) return '';
       return ensureRun(w, event) + finish(w, event);
     default:
       return ensureRun(w, event) + content(w, event);
@@ -324,38 +351,38 @@ function foreign(w: Writer, event: AgentEvent): string {
 function content(w: Writer, event: AgentEvent): string {
   switch (event.type) {
     case 'round.start':
-      w.roundOpen = true;
+      w[ROUND_OPEN] = true;
       return closeParts(w) + closeStep(w) + openStep(w);
     case 'round.end': {
-      w.roundOpen = false;
+      w[ROUND_OPEN] = false;
       if (event.usage !== undefined) {
-        w.roundUsage ??= {};
-        addUsage(w.roundUsage, event.usage);
+        w[ROUND_USAGE] ??= {};
+        addUsage(w[ROUND_USAGE], event.usage);
       }
-      return closeParts(w) + (w.stepOpen ? '' : openStep(w)) + closeStep(w);
+      return closeParts(w) + (w[STEP_OPEN] ? '' : openStep(w)) + closeStep(w);
     }
     case 'message.start':
       // The part opens with its first text: a message that says nothing leaves no empty part.
-      w.nextText = event.message;
+      w[NEXT_TEXT] = event.message;
       return closeParts(w);
     case 'message.end':
-      return w.text !== undefined && (event.message === undefined || event.message === w.text)
+      return w[TEXT] !== undefined && (event.message === undefined || event.message === w[TEXT])
         ? closeText(w)
         : '';
     case 'text.delta': {
       if (event.text === '') return '';
       let out = ensureStep(w) + closeReasoning(w);
-      if (w.text !== undefined && event.message !== undefined && event.message !== w.text)
+      if (w[TEXT] !== undefined && event.message !== undefined && event.message !== w[TEXT])
         out += closeText(w);
-      if (w.text === undefined) out += openText(w, event.message ?? w.nextText);
-      w.nextText = undefined;
+      if (w[TEXT] === undefined) out += openText(w, event.message ?? w[NEXT_TEXT]);
+      w[NEXT_TEXT] = undefined;
       // Most of a stream, spelled out: the same bytes as emit() gives, without an object.
-      w.wrote = true;
+      w[WROTE] = true;
       return (
         out +
         frameJson(
           framingOf(w),
-          `{"type":"text-delta","id":${jsonString(w.text!)},"delta":${jsonString(event.text)}}`,
+          `{"type":"text-delta","id":${jsonString(w[TEXT]!)},"delta":${jsonString(event.text)}}`,
         )
       );
     }
@@ -363,9 +390,9 @@ function content(w: Writer, event: AgentEvent): string {
       return ensureStep(w) + reasoningDelta(w, event);
     case 'tool.args.delta': {
       let out = ensureStep(w) + closeParts(w);
-      if (!w.invocations.has(event.call)) {
+      if (!w[INVOCATIONS].has(event.call)) {
         const name = event.name ?? 'unknown';
-        setBounded(w.invocations, event.call, name);
+        setBounded(w[INVOCATIONS], event.call, name);
         out += emit(w, 'tool-input-start', { toolCallId: event.call, toolName: name });
       }
       if (event.text === '') return out;
@@ -376,10 +403,10 @@ function content(w: Writer, event: AgentEvent): string {
     case 'tool.end':
       return ensureStep(w) + closeParts(w) + toolOutput(w, event);
     case 'approval.request':
-      if (event.call === undefined || !w.invocations.has(event.call)) return data(w, event);
-      w.approvals.add(event.approval);
-      w.approvalCall.set(event.approval, event.call);
-      checkLoss(w.loss, event, CARRIED['approval.request']!);
+      if (event.call === undefined || !w[INVOCATIONS].has(event.call)) return data(w, event);
+      w[APPROVALS].add(event.approval);
+      w[APPROVAL_CALL].set(event.approval, event.call);
+      checkLoss(w[LOSS], event, CARRIED['approval.request']!);
       return (
         closeParts(w) +
         emit(w, 'tool-approval-request', {
@@ -390,8 +417,8 @@ function content(w: Writer, event: AgentEvent): string {
       );
     case 'approval.resolve':
       // A decision after the call's output would take the part back from its outcome.
-      if (!w.approvals.has(event.approval) || w.decided.has(event.approval)) return data(w, event);
-      checkLoss(w.loss, event, CARRIED['approval.resolve']!);
+      if (!w[APPROVALS].has(event.approval) || w[DECIDED].has(event.approval)) return data(w, event);
+      checkLoss(w[LOSS], event, CARRIED['approval.resolve']!);
       return emit(w, 'tool-approval-response', {
         approvalId: event.approval,
         approved: decisionAllows(event.decision),
@@ -401,7 +428,7 @@ function content(w: Writer, event: AgentEvent): string {
       return closeParts(w) + closeStep(w) + data(w, event);
     case 'error':
       if (!event.fatal) return data(w, event);
-      w.errorWritten = true;
+      w[ERROR_WRITTEN] = true;
       return closeParts(w) + emit(w, 'error', { errorText: event.message });
     default:
       return data(w, event);
@@ -411,9 +438,9 @@ function content(w: Writer, event: AgentEvent): string {
 function data(w: Writer, event: AgentEvent): string {
   // The message states its run and steps; a session, workspace or sequence number it cannot.
   // Named one by one, each loss once per event type without its name built again.
-  if (event.session !== undefined) reportKeyLoss(w.loss, event, 'session', NO_SESSION);
-  if (event.workspace !== undefined) reportKeyLoss(w.loss, event, 'workspace', NO_WORKSPACE);
-  if (event.seq !== undefined) reportKeyLoss(w.loss, event, 'seq', NO_SEQ);
+  if (event.session !== undefined) reportKeyLoss(w[LOSS], event, 'session', NO_SESSION);
+  if (event.workspace !== undefined) reportKeyLoss(w[LOSS], event, 'workspace', NO_WORKSPACE);
+  if (event.seq !== undefined) reportKeyLoss(w[LOSS], event, 'seq', NO_SEQ);
   if (
     AISDK_WRITER_SHORTCUTS.enabled &&
     event.type === 'tool.output' &&
@@ -422,7 +449,7 @@ function data(w: Writer, event: AgentEvent): string {
     carriesCallText(event)
   ) {
     // Most of what a stream carries: its value spelled, not built (strings need no check).
-    w.wrote = true;
+    w[WROTE] = true;
     return frameJson(
       framingOf(w),
       `{"type":"${AISDK_DATA_PREFIX}tool.output","data":{"call":${jsonString(event.call)},"text":${jsonString(event.text)}}}`,
@@ -436,7 +463,7 @@ function data(w: Writer, event: AgentEvent): string {
 }
 
 function emit(w: Writer, type: string, fields: JsonObject): string {
-  w.wrote = true;
+  w[WROTE] = true;
   if (!AISDK_WRITER_SHORTCUTS.enabled) {
     const r: JsonObject = { type };
     for (const k of Object.keys(fields)) if (fields[k] !== undefined) r[k] = fields[k];
@@ -458,19 +485,19 @@ function emit(w: Writer, type: string, fields: JsonObject): string {
  * test/ui/writer-shortcuts.test.ts.
  */
 function chunk(w: Writer, json: string): string {
-  w.wrote = true;
+  w[WROTE] = true;
   return frameJson(framingOf(w), json);
 }
 
 function framingOf(w: Writer): JsonFraming {
-  w.framing ??= 'sse';
-  return w.framing;
+  w[FRAMING] ??= 'sse';
+  return w[FRAMING];
 }
 
 // ---- the message: start, steps, finish ----
 
 function ensureRun(w: Writer, event: AgentEvent): string {
-  return w.runOpen ? '' : start(w, event);
+  return w[RUN_OPEN] ? '' : start(w, event);
 }
 
 /**
@@ -478,15 +505,15 @@ function ensureRun(w: Writer, event: AgentEvent): string {
  * reads back as cut off; what its end says besides is lost.
  */
 function cut(w: Writer, event: AgentEventOf<'run.end'>): string {
-  if (!w.runOpen) return '';
-  w.runOpen = false;
-  w.cutOff = true;
+  if (!w[RUN_OPEN]) return '';
+  w[RUN_OPEN] = false;
+  w[CUT_OFF] = true;
   // The rounds' usage is the source's own, even when the end itself was made up by a reader.
   roundUsageLoss(w, event, "a message left open has no finish to carry its rounds' usage");
   if (event.provenance?.synthetic) return '';
   for (const k of ['stopReason', 'usage', 'durationMs', 'reason', 'error', 'answer'] as const)
     if (event[k] !== undefined)
-      reportLoss(w.loss, event, `run.end.${k}`, 'a message left open has no finish to carry it');
+      reportLoss(w[LOSS], event, `run.end.${k}`, 'a message left open has no finish to carry it');
   return '';
 }
 
@@ -495,50 +522,50 @@ function cut(w: Writer, event: AgentEventOf<'run.end'>): string {
 // carried is lost.
 function roundUsageLoss(w: Writer, event: AgentEventOf<'run.end'>, why: string): void {
   const ownUsage = event.usage !== undefined && event.provenance?.synthetic !== true;
-  if (!ownUsage && w.roundUsage !== undefined && !isZeroUsage(w.roundUsage))
-    reportLoss(w.loss, event, 'round.end.usage', why);
+  if (!ownUsage && w[ROUND_USAGE] !== undefined && !isZeroUsage(w[ROUND_USAGE]))
+    reportLoss(w[LOSS], event, 'round.end.usage', why);
 }
 
 function start(w: Writer, event: AgentEvent): string {
-  w.runOpen = true;
-  w.cutOff = false;
+  w[RUN_OPEN] = true;
+  w[CUT_OFF] = false;
   // Parts and a step of a message cut off stay open there: the new message has none.
-  w.text = undefined;
-  w.reasoning = undefined;
-  w.nextText = undefined;
-  w.stepOpen = false;
-  w.roundOpen = false;
-  w.errorWritten = false;
-  w.roundUsage = undefined;
-  w.invocations.clear();
-  w.inputs.clear();
-  w.approvals.clear();
-  w.approvalCall.clear();
-  w.decided.clear();
+  w[TEXT] = undefined;
+  w[REASONING] = undefined;
+  w[NEXT_TEXT] = undefined;
+  w[STEP_OPEN] = false;
+  w[ROUND_OPEN] = false;
+  w[ERROR_WRITTEN] = false;
+  w[ROUND_USAGE] = undefined;
+  w[INVOCATIONS].clear();
+  w[INPUTS].clear();
+  w[APPROVALS].clear();
+  w[APPROVAL_CALL].clear();
+  w[DECIDED].clear();
   let out = emit(w, 'start', { messageId: event.run ?? newId(w) });
-  const waiting = w.waiting;
-  w.waiting = [];
+  const waiting = w[WAITING];
+  w[WAITING] = [];
   for (const e of waiting) out += e.lane !== undefined ? data(w, e) : content(w, e);
   return out;
 }
 
 function finish(w: Writer, event: AgentEventOf<'run.end'> | undefined): string {
   let out = closeParts(w) + closeStep(w);
-  w.runOpen = false;
+  w[RUN_OPEN] = false;
   if (event?.status === 'cancelled') {
     for (const k of ['stopReason', 'usage', 'durationMs'] as const)
       if (event[k] !== undefined)
-        reportLoss(w.loss, event, `run.end.${k}`, 'an abort chunk carries a reason only');
+        reportLoss(w[LOSS], event, `run.end.${k}`, 'an abort chunk carries a reason only');
     roundUsageLoss(w, event, 'an abort chunk carries a reason only');
     return out + emit(w, 'abort', { reason: event.reason });
   }
   const failed = event?.status === 'failed';
-  if (failed && !w.errorWritten)
+  if (failed && !w[ERROR_WRITTEN])
     out += emit(w, 'error', { errorText: event?.error ?? event?.reason ?? 'failed' });
   const fields: JsonObject = {};
   const reason = failed ? 'error' : finishReasonOf(event?.stopReason);
   if (reason !== undefined) fields.finishReason = reason;
-  const usage = event?.usage ?? w.roundUsage;
+  const usage = event?.usage ?? w[ROUND_USAGE];
   // JSON.stringify would write a NaN figure as null: refused, as every writer refuses it.
   if (usage !== undefined) assertUsageFigures(usage, 'run.end.usage', FORMAT);
   const metadata: JsonObject = usage !== undefined && !isZeroUsage(usage) ? usageToMetadata(usage) : {};
@@ -549,18 +576,18 @@ function finish(w: Writer, event: AgentEventOf<'run.end'> | undefined): string {
 }
 
 function openStep(w: Writer): string {
-  w.stepOpen = true;
+  w[STEP_OPEN] = true;
   if (AISDK_WRITER_SHORTCUTS.enabled) return chunk(w, START_STEP);
   return emit(w, 'start-step', {});
 }
 
 function ensureStep(w: Writer): string {
-  return w.stepOpen ? '' : openStep(w);
+  return w[STEP_OPEN] ? '' : openStep(w);
 }
 
 function closeStep(w: Writer): string {
-  if (!w.stepOpen) return '';
-  w.stepOpen = false;
+  if (!w[STEP_OPEN]) return '';
+  w[STEP_OPEN] = false;
   if (AISDK_WRITER_SHORTCUTS.enabled) return chunk(w, FINISH_STEP);
   return emit(w, 'finish-step', {});
 }
@@ -569,16 +596,16 @@ function closeStep(w: Writer): string {
 
 function openText(w: Writer, id: string | undefined): string {
   const text = id ?? newId(w);
-  w.text = text;
+  w[TEXT] = text;
   if (AISDK_WRITER_SHORTCUTS.enabled && typeof text === 'string')
     return chunk(w, `{"type":"text-start","id":${jsonString(text)}}`);
   return emit(w, 'text-start', { id: text });
 }
 
 function closeText(w: Writer): string {
-  if (w.text === undefined) return '';
-  const id = w.text;
-  w.text = undefined;
+  if (w[TEXT] === undefined) return '';
+  const id = w[TEXT];
+  w[TEXT] = undefined;
   if (AISDK_WRITER_SHORTCUTS.enabled && typeof id === 'string')
     return chunk(w, `{"type":"text-end","id":${jsonString(id)}}`);
   return emit(w, 'text-end', { id });
@@ -586,26 +613,26 @@ function closeText(w: Writer): string {
 
 function reasoningDelta(w: Writer, event: AgentEventOf<'reasoning.delta'>): string {
   let out = closeText(w);
-  if (w.reasoning !== undefined && event.message !== undefined && event.message !== w.reasoning)
+  if (w[REASONING] !== undefined && event.message !== undefined && event.message !== w[REASONING])
     out += closeReasoning(w);
   const opaque: JsonObject = {};
   if (event.signature !== undefined) opaque.signature = event.signature;
   if (event.redacted !== undefined) opaque.redacted = event.redacted;
   const hasOpaque = Object.keys(opaque).length > 0;
   if (event.text === '' && !hasOpaque) return out;
-  if (w.reasoning === undefined) {
-    w.reasoning = event.message ?? newId(w);
-    out += emit(w, 'reasoning-start', { id: w.reasoning });
+  if (w[REASONING] === undefined) {
+    w[REASONING] = event.message ?? newId(w);
+    out += emit(w, 'reasoning-start', { id: w[REASONING] });
   }
-  const fields: JsonObject = { id: w.reasoning, delta: event.text };
+  const fields: JsonObject = { id: w[REASONING], delta: event.text };
   if (hasOpaque) fields.providerMetadata = { [AISDK_META_KEY]: opaque };
   return out + emit(w, 'reasoning-delta', fields);
 }
 
 function closeReasoning(w: Writer): string {
-  if (w.reasoning === undefined) return '';
-  const id = w.reasoning;
-  w.reasoning = undefined;
+  if (w[REASONING] === undefined) return '';
+  const id = w[REASONING];
+  w[REASONING] = undefined;
   return emit(w, 'reasoning-end', { id });
 }
 
@@ -620,8 +647,30 @@ function toolInput(w: Writer, event: AgentEventOf<'tool.start'>): string {
   if (event.args !== undefined) assertEncodable(event.args, 'tool.start.args', undefined, FORMAT);
   const call = event.call;
   const name = event.name;
-  setBounded(w.invocations, call, name);
-  w.inputs.add(call);
+  setBounded(w[INVOCATIONS], call, name);
+  w[INPUTS].add(call);
+  // The frequent call (no metadata but a string summary) spelled without a metadata object: one
+  // built field by field grows through transition maps that die at a full GC with the last such
+  // object, and take this function's optimised code along (docs/performance.md, "AG-UI and AI SDK
+  // decoders", round twenty).
+  const summary = event.argsSummary;
+  if (
+    AISDK_WRITER_SHORTCUTS.enabled &&
+    typeof call === 'string' &&
+    typeof name === 'string' &&
+    (summary === undefined || typeof summary === 'string') &&
+    event.kind === undefined &&
+    event.server === undefined &&
+    event.command === undefined &&
+    event.startedAt === undefined
+  ) {
+    const inputJson = JSON.stringify(input);
+    if (typeof inputJson === 'string')
+      return chunk(
+        w,
+        `{"type":"tool-input-available","toolCallId":${jsonString(call)},"toolName":${jsonString(name)},"input":${inputJson}${summary === undefined ? '' : `,"toolMetadata":{${META_KEY_JSON}:{"argsSummary":${jsonString(summary)}}}`}}`,
+      );
+  }
   // The metadata's fields named one by one (not a loop over their names: a keyed read of each).
   const meta: JsonObject = {};
   if (event.kind !== undefined) meta.kind = event.kind;
@@ -654,13 +703,13 @@ function finite(n: number, field: string): number {
 
 function toolOutput(w: Writer, event: AgentEventOf<'tool.end'>): string {
   let out = '';
-  if (!w.inputs.has(event.call)) {
+  if (!w[INPUTS].has(event.call)) {
     // An output needs its invocation: a call whose start never came gets its input here.
-    const name = w.invocations.get(event.call) ?? event.name ?? 'unknown';
+    const name = w[INVOCATIONS].get(event.call) ?? event.name ?? 'unknown';
     out += toolInput(w, { type: 'tool.start', call: event.call, name });
   }
-  w.inputs.delete(event.call);
-  for (const [approval, call] of w.approvalCall) if (call === event.call) w.decided.add(approval);
+  w[INPUTS].delete(event.call);
+  for (const [approval, call] of w[APPROVAL_CALL]) if (call === event.call) w[DECIDED].add(approval);
   const meta: JsonObject = {};
   if (event.exitCode !== undefined) meta.exitCode = finite(event.exitCode, 'tool.end.exitCode');
   if (event.filesChanged !== undefined) meta.filesChanged = event.filesChanged;
@@ -672,7 +721,7 @@ function toolOutput(w: Writer, event: AgentEventOf<'tool.end'>): string {
     if (event.error !== undefined) meta.error = event.error;
     if (event.text !== undefined) meta.text = event.text;
     if (Object.keys(meta).length > 0)
-      reportLoss(w.loss, event, 'tool.end.error', 'tool-output-denied has no text');
+      reportLoss(w[LOSS], event, 'tool.end.error', 'tool-output-denied has no text');
     return out + emit(w, 'tool-output-denied', { toolCallId: event.call });
   }
   if (!event.ok) {
