@@ -649,49 +649,52 @@ function toolInput(w: Writer, event: AgentEventOf<'tool.start'>): string {
   const name = event.name;
   setBounded(w[INVOCATIONS], call, name);
   w[INPUTS].add(call);
-  // The frequent call (no metadata but a string summary) spelled without a metadata object: one
-  // built field by field grows through transition maps that die at a full GC with the last such
-  // object, and take this function's optimised code along (docs/performance.md, "AG-UI and AI SDK
-  // decoders", round twenty).
+  // The frequent call (no metadata but a string summary) gets no metadata object: one built field
+  // by field grows through transition maps that die at a full GC with the last such object, and
+  // take this function's optimised code along (docs/performance.md, "AG-UI and AI SDK decoders",
+  // round twenty).
   const summary = event.argsSummary;
-  if (
-    AISDK_WRITER_SHORTCUTS.enabled &&
-    typeof call === 'string' &&
-    typeof name === 'string' &&
+  const meta =
     (summary === undefined || typeof summary === 'string') &&
     event.kind === undefined &&
     event.server === undefined &&
     event.command === undefined &&
     event.startedAt === undefined
-  ) {
+      ? undefined
+      : toolMetadata(event);
+  if (AISDK_WRITER_SHORTCUTS.enabled && typeof call === 'string' && typeof name === 'string') {
     const inputJson = JSON.stringify(input);
-    if (typeof inputJson === 'string')
+    if (typeof inputJson === 'string') {
+      const metaText =
+        meta !== undefined
+          ? toolMetadataText(meta)
+          : summary === undefined
+            ? ''
+            : `,"toolMetadata":{${META_KEY_JSON}:{"argsSummary":${jsonString(summary)}}}`;
       return chunk(
         w,
-        `{"type":"tool-input-available","toolCallId":${jsonString(call)},"toolName":${jsonString(name)},"input":${inputJson}${summary === undefined ? '' : `,"toolMetadata":{${META_KEY_JSON}:{"argsSummary":${jsonString(summary)}}}`}}`,
+        `{"type":"tool-input-available","toolCallId":${jsonString(call)},"toolName":${jsonString(name)},"input":${inputJson}${metaText}}`,
       );
+    }
   }
-  // The metadata's fields named one by one (not a loop over their names: a keyed read of each).
+  const m = meta ?? toolMetadata(event);
+  return emit(w, 'tool-input-available', {
+    toolCallId: event.call,
+    toolName: event.name,
+    input,
+    toolMetadata: Object.keys(m).length > 0 ? { [AISDK_META_KEY]: m } : undefined,
+  });
+}
+
+// The metadata's fields named one by one (not a loop over their names: a keyed read of each).
+function toolMetadata(event: AgentEventOf<'tool.start'>): JsonObject {
   const meta: JsonObject = {};
   if (event.kind !== undefined) meta.kind = event.kind;
   if (event.server !== undefined) meta.server = event.server;
   if (event.argsSummary !== undefined) meta.argsSummary = event.argsSummary;
   if (event.command !== undefined) meta.command = event.command;
   if (event.startedAt !== undefined) meta.startedAt = finite(event.startedAt, 'tool.start.startedAt');
-  if (AISDK_WRITER_SHORTCUTS.enabled && typeof call === 'string' && typeof name === 'string') {
-    const inputJson = JSON.stringify(input);
-    if (typeof inputJson === 'string')
-      return chunk(
-        w,
-        `{"type":"tool-input-available","toolCallId":${jsonString(call)},"toolName":${jsonString(name)},"input":${inputJson}${toolMetadataText(meta)}}`,
-      );
-  }
-  return emit(w, 'tool-input-available', {
-    toolCallId: event.call,
-    toolName: event.name,
-    input,
-    toolMetadata: Object.keys(meta).length > 0 ? { [AISDK_META_KEY]: meta } : undefined,
-  });
+  return meta;
 }
 
 // A number of the metadata, which JSON.stringify would write as null were it NaN or infinite:
