@@ -54,9 +54,20 @@ export function skipPlainString(r: TextReader): boolean {
 }
 
 /**
+ * Most characters of a plain string {@link readPlainString} takes as a slice of the line: V8 copies
+ * a substring shorter than its sliced strings' least length (`SlicedString::kMinLength`, 13), so
+ * such a slice holds nothing of the line; a longer one would point into the chunk's whole text.
+ */
+const COPIED_SLICE_CHARS = 12;
+
+/**
  * A string whose characters need no escape (an id, a model), at the cursor (see
  * {@link skipPlainString}); the cursor then past its closing quote. When it is `known` (the
- * session or message id the last line said), `known` itself; otherwise a string of its own from
+ * session or message id the last line said), `known` itself. Otherwise a string of its own: one
+ * of at most `COPIED_SLICE_CHARS` characters is the slice between its quotes (it holds no escape,
+ * so the slice is its value, and a slice that short is a copy), which costs a fraction of
+ * `JSON.parse` of the token, whose fixed cost per call is most of a short token's reading
+ * (docs/performance.md, "AG-UI and AI SDK decoders", round twenty); a longer one comes from
  * `JSON.parse` of the token, not a slice of the line, which would keep the whole chunk's text
  * alive as long as an event holds the value.
  */
@@ -65,33 +76,12 @@ export function readPlainString(r: TextReader, known?: string): string | undefin
   if (!skipPlainString(r)) return undefined;
   const text = r.text;
   const end = r.at;
-  if (known !== undefined && known.length === end - start - 2 && text.slice(start + 1, end - 1) === known)
+  const length = end - start - 2;
+  if (known !== undefined && known.length === length && text.slice(start + 1, end - 1) === known)
     return known;
-  return JSON.parse(text.slice(start, end)) as string;
-}
-
-/**
- * Most characters of a plain string {@link readIdString} takes as a slice of the line: V8 copies
- * a substring shorter than its sliced strings' least length (`SlicedString::kMinLength`, 13), so
- * such a slice holds nothing of the line; a longer one would point into the chunk's whole text.
- */
-const COPIED_SLICE_CHARS = 12;
-
-/**
- * {@link readPlainString} for the short strings a line repeats (an id, a name, a stop reason): a
- * string of at most `COPIED_SLICE_CHARS` characters is the slice between its quotes (it holds no
- * escape, so the slice is its value, and a slice that short is a copy), which costs a fraction of
- * `JSON.parse` of the token, whose fixed cost per call is most of a short token's reading
- * (docs/performance.md, "AG-UI and AI SDK decoders", round twenty). Longer ones are parsed as
- * {@link readPlainString} parses them.
- */
-export function readIdString(r: TextReader): string | undefined {
-  const start = r.at;
-  if (!skipPlainString(r)) return undefined;
-  const end = r.at;
-  return end - start - 2 <= COPIED_SLICE_CHARS
-    ? r.text.slice(start + 1, end - 1)
-    : (JSON.parse(r.text.slice(start, end)) as string);
+  return length <= COPIED_SLICE_CHARS
+    ? text.slice(start + 1, end - 1)
+    : (JSON.parse(text.slice(start, end)) as string);
 }
 
 /** `null` (as `undefined`) or a plain string (see {@link readPlainString}); `false` otherwise. */

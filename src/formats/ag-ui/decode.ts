@@ -20,7 +20,14 @@ import {
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance, QuestionItem, Usage } from '../../model';
 import { incompleteRunEnd } from '../../record';
-import { readDigits, readFixed, readIdString, readJsonTo, readStringTo, textReader } from '../../text-reader';
+import {
+  readDigits,
+  readFixed,
+  readJsonTo,
+  readPlainString,
+  readStringTo,
+  textReader,
+} from '../../text-reader';
 import {
   AGUI_APPROVAL_REASON,
   AGUI_CANONICAL,
@@ -960,7 +967,7 @@ function readCanonical(text: string, maxDepth: number): JsonObject | undefined {
   if (text.slice(0, L.carriedHead.length) === L.carriedHead) {
     const r = textReader(text);
     r.at = L.carriedHead.length;
-    const call = readIdString(r);
+    const call = readPlainString(r);
     if (call === undefined || !readFixed(r, L.carriedText) || text.charCodeAt(n - 2) !== 125)
       return undefined;
     const output = readStringTo(r, n - 2);
@@ -970,9 +977,9 @@ function readCanonical(text: string, maxDepth: number): JsonObject | undefined {
   if (text.slice(0, L.resultHead.length) !== L.resultHead) return readShort(text, maxDepth);
   const r = textReader(text);
   r.at = L.resultHead.length;
-  const messageId = readIdString(r);
+  const messageId = readPlainString(r);
   if (messageId === undefined || !readFixed(r, L.resultCall)) return undefined;
-  const toolCallId = readIdString(r);
+  const toolCallId = readPlainString(r);
   if (toolCallId === undefined || !readFixed(r, L.resultContent)) return undefined;
   // A failed call's result ends with its metadata (`}}}`); any other with the role (`"}`).
   const failed = text.charCodeAt(n - 2) === 125;
@@ -1013,7 +1020,7 @@ function readShort(text: string, maxDepth: number): JsonObject | undefined {
     if (text.slice(0, L.stepStartHead.length) !== L.stepStartHead) return undefined;
     const r = textReader(text);
     r.at = L.stepStartHead.length;
-    const stepName = readIdString(r);
+    const stepName = readPlainString(r);
     if (stepName === undefined || r.at !== n - 1) return undefined;
     return { type: 'STEP_STARTED', stepName };
   }
@@ -1022,19 +1029,19 @@ function readShort(text: string, maxDepth: number): JsonObject | undefined {
   if (text.charCodeAt(10) === 69) {
     if (text.slice(0, L.messageStartHead.length) === L.messageStartHead) {
       r.at = L.messageStartHead.length;
-      const messageId = readIdString(r);
+      const messageId = readPlainString(r);
       if (messageId === undefined || !readFixed(r, L.messageStartTail) || r.at !== n) return undefined;
       return { type: 'TEXT_MESSAGE_START', messageId, role: 'assistant' };
     }
     if (text.slice(0, L.messageEndHead.length) !== L.messageEndHead) return undefined;
     r.at = L.messageEndHead.length;
-    const messageId = readIdString(r);
+    const messageId = readPlainString(r);
     if (messageId === undefined || r.at !== n - 1) return undefined;
     return { type: 'TEXT_MESSAGE_END', messageId };
   }
   if (text.slice(0, L.callArgsHead.length) === L.callArgsHead) {
     r.at = L.callArgsHead.length;
-    const toolCallId = readIdString(r);
+    const toolCallId = readPlainString(r);
     if (toolCallId === undefined || !readFixed(r, L.callArgsDelta)) return undefined;
     const delta = readStringTo(r, n - 1);
     if (delta === undefined) return undefined;
@@ -1042,15 +1049,15 @@ function readShort(text: string, maxDepth: number): JsonObject | undefined {
   }
   if (text.slice(0, L.callStartHead.length) === L.callStartHead) {
     r.at = L.callStartHead.length;
-    const toolCallId = readIdString(r);
+    const toolCallId = readPlainString(r);
     if (toolCallId === undefined || !readFixed(r, L.callStartName)) return undefined;
-    const toolCallName = readIdString(r);
+    const toolCallName = readPlainString(r);
     if (toolCallName === undefined || r.at !== n - 1) return undefined;
     return { type: 'TOOL_CALL_START', toolCallId, toolCallName };
   }
   if (text.slice(0, L.callEndHead.length) !== L.callEndHead) return undefined;
   r.at = L.callEndHead.length;
-  const toolCallId = readIdString(r);
+  const toolCallId = readPlainString(r);
   if (toolCallId === undefined) return undefined;
   if (r.at === n - 1) return { type: 'TOOL_CALL_END', toolCallId };
   // The summary's object, its metadata and the record close together: `…"}}}`.
@@ -1077,9 +1084,9 @@ function readStepEnd(text: string, maxDepth: number): JsonObject | undefined {
   if (maxDepth < STEP_END_DEPTH || text.slice(0, L.stepEndHead.length) !== L.stepEndHead) return undefined;
   const r = textReader(text);
   r.at = L.stepEndHead.length;
-  const stepName = readIdString(r);
+  const stepName = readPlainString(r);
   if (stepName === undefined || !readFixed(r, L.stepEndReason)) return undefined;
-  const stopReason = readIdString(r);
+  const stopReason = readPlainString(r);
   if (stopReason === undefined || !readFixed(r, L.stepEndInput)) return undefined;
   const inputTokens = readDigits(r);
   if (inputTokens === undefined || !readFixed(r, L.stepEndOutput)) return undefined;

@@ -15,7 +15,7 @@ import {
   valueExceedsDepth,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
-import { readFixed, readIdString, readJsonTo, readStringTo, textReader } from '../../text-reader';
+import { readFixed, readJsonTo, readPlainString, readStringTo, textReader } from '../../text-reader';
 import {
   AISDK_CANONICAL,
   AISDK_DATA_PREFIX,
@@ -653,7 +653,7 @@ function readCanonical(text: string, maxDepth: number): JsonObject | undefined {
   const r = textReader(text);
   if (text.slice(0, L.carriedHead.length) === L.carriedHead) {
     r.at = L.carriedHead.length;
-    const call = readIdString(r);
+    const call = readPlainString(r);
     if (call === undefined || !readFixed(r, L.carriedText) || text.charCodeAt(n - 2) !== 125)
       return undefined;
     const output = readStringTo(r, n - 2);
@@ -663,7 +663,7 @@ function readCanonical(text: string, maxDepth: number): JsonObject | undefined {
   const ok = text.slice(0, L.outputHead.length) === L.outputHead;
   if (!ok && text.slice(0, L.errorHead.length) !== L.errorHead) return readShort(text, maxDepth);
   r.at = ok ? L.outputHead.length : L.errorHead.length;
-  const toolCallId = readIdString(r);
+  const toolCallId = readPlainString(r);
   if (toolCallId === undefined || !readFixed(r, ok ? L.output : L.errorText)) return undefined;
   const value = readStringTo(r, n - 1);
   if (value === undefined) return undefined;
@@ -691,21 +691,21 @@ function readShort(text: string, maxDepth: number): JsonObject | undefined {
   const r = textReader(text);
   if (text.slice(0, L.textStartHead.length) === L.textStartHead) {
     r.at = L.textStartHead.length;
-    const id = readIdString(r);
+    const id = readPlainString(r);
     if (id === undefined || r.at !== n - 1) return undefined;
     return { type: 'text-start', id };
   }
   if (text.slice(0, L.textEndHead.length) === L.textEndHead) {
     r.at = L.textEndHead.length;
-    const id = readIdString(r);
+    const id = readPlainString(r);
     if (id === undefined || r.at !== n - 1) return undefined;
     return { type: 'text-end', id };
   }
   if (text.slice(0, L.inputHead.length) !== L.inputHead) return undefined;
   r.at = L.inputHead.length;
-  const toolCallId = readIdString(r);
+  const toolCallId = readPlainString(r);
   if (toolCallId === undefined || !readFixed(r, L.inputName)) return undefined;
-  const toolName = readIdString(r);
+  const toolName = readPlainString(r);
   if (toolName === undefined || !readFixed(r, L.input) || text.charCodeAt(r.at) !== 123) return undefined;
   // The input object ends at its matching brace; parsed alone, it is the one the chunk holds,
   // one level below it.
