@@ -11,6 +11,9 @@
 // only the pipelines whose names contain one of these, plus the baseline), --lib path
 // (the built library, default ../dist/index.js), --out path (default docs/benchmarks.md,
 // `-` to skip writing).
+// Environment: BENCH_CPU=1 prints each row's CPU-time ratios and per-run CPU and wall times
+// (`CPURATIO` lines); BENCH_TRACE=1 prints `>>>`/`<<<` markers around each timed run (to cut a
+// `--trace-opt --trace-deopt` log into runs).
 
 import { isAscii } from 'node:buffer';
 import { spawnSync } from 'node:child_process';
@@ -450,6 +453,9 @@ async function scenario({ id, title, bytes, chunks, pipelines: all, baseline, pe
   console.log(`\n## ${title}  (${(bytes / MB).toFixed(1)} MB, ${chunks.length} chunks, ${RUNS} runs)`);
   const warmList = warmUp(chunks);
   const times = new Map(pipelines.map((p) => [p.name, []]));
+  // CPU time (user + system) of each timed run, printed with BENCH_CPU=1: a loaded host stretches
+  // wall time, not the process's own CPU time, so these ratios say more when the cores are shared.
+  const cpuTimes = new Map(pipelines.map((p) => [p.name, []]));
   const counts = new Map();
   for (let r = 0; r < RUNS; r++) {
     const order = pipelines.map((_, i) => pipelines[(i + r) % pipelines.length]);
@@ -459,15 +465,20 @@ async function scenario({ id, title, bytes, chunks, pipelines: all, baseline, pe
       // that. A short warm-up on the first ~2 MB puts every pipeline back in its steady state.
       gc();
       await (p.warm ? p.warm() : p.run(warmList));
-      if (process.env.BENCH_TRACE) console.log(`>>> ${p.name}`);
+      if (process.env.BENCH_TRACE) console.log(`>>> ${p.name} run ${r}`);
+      const c0 = process.cpuUsage();
       const t0 = performance.now();
       const n = await p.run(chunks);
       const t = performance.now() - t0;
+      const c = process.cpuUsage(c0);
+      if (process.env.BENCH_TRACE) console.log(`<<< ${p.name} run ${r}`);
       times.get(p.name).push(t);
+      cpuTimes.get(p.name).push((c.user + c.system) / 1000);
       counts.set(p.name, n);
     }
   }
   const base = times.get(baseline);
+  if (process.env.BENCH_CPU) cpuReport(id, baseline, pipelines, times, cpuTimes);
   const peerTimes = peer === undefined ? undefined : times.get(peer);
   for (const p of pipelines) {
     const ts = times.get(p.name);
@@ -495,6 +506,28 @@ async function scenario({ id, title, bytes, chunks, pipelines: all, baseline, pe
       `${p.name.padEnd(58)} ${row.mbps.toFixed(0).padStart(6)} MB/s ${(row.eps / 1e6).toFixed(2).padStart(6)} M ev/s  ` +
         `×bare ${ratioText(vsBase, target)}${vsPeer === undefined ? '' : `  ×${peer} ${ratioText(vsPeer, target)}`}` +
         `${target === undefined ? '' : `  target ${targetText(target, peer)} ${pass ? 'PASS' : 'FAIL'}`}`,
+    );
+  }
+}
+
+/**
+ * With BENCH_CPU=1, one `CPURATIO` line per pipeline: the median of the per-run ratios of the
+ * baseline's CPU time to the pipeline's (as the printed ratios are of wall time), then each run's
+ * CPU and wall milliseconds, the pipeline's and the baseline's: whether a row's loss is uniform
+ * over its runs or one slow run, and whether the load or the process made it.
+ */
+function cpuReport(id, baseline, pipelines, times, cpuTimes) {
+  const ms = (xs) => xs.map((x) => x.toFixed(0)).join(' ');
+  const cb = cpuTimes.get(baseline);
+  const wb = times.get(baseline);
+  for (const p of pipelines) {
+    if (p.name === baseline) continue;
+    const cs = cpuTimes.get(p.name);
+    const ws = times.get(p.name);
+    const cpu = median(cs.map((x, i) => cb[i] / x)).toFixed(3);
+    const wall = median(ws.map((x, i) => wb[i] / x)).toFixed(3);
+    console.log(
+      `CPURATIO ${id} ${p.name} ${cpu} wallratio ${wall} cpu ${ms(cs)} bare ${ms(cb)} wall ${ms(ws)} barewall ${ms(wb)}`,
     );
   }
 }
