@@ -274,15 +274,7 @@ class AmpEncoder implements Encoder {
   }
 
   write(event: AgentEvent): string {
-    const w = this[0];
-    // Another format's text delta that extends the block the last one left (most events of a
-    // conversion) is joined here, before the call into the general path: this method stays
-    // small enough for a caller's loop to take in whole, and a recompile of it is cheap.
-    // `joinDelta` clears the join when it does not take the delta, so `writeEvent` never sees
-    // one left from another format's event. test/amp/writer-join.test.ts holds it to the
-    // general path (AMP_JOIN_SHORTCUT off).
-    if (w[JOIN_TO] !== undefined && event.provenance?.format !== FORMAT && joinDelta(w, event)) return '';
-    return writeEvent(w, event);
+    return writeEvent(this[0], event);
   }
 
   end(): string {
@@ -292,12 +284,12 @@ class AmpEncoder implements Encoder {
 
 function writeEvent(w: Writer, event: AgentEvent): string {
   const p = event.provenance;
-  // Another format's event (or one built by hand) that writes nothing here takes its shortcut
-  // (a text delta that extends the block the last one left took `joinDelta` in `write`, which
-  // left no join behind when it did not take it). An Amp event ends any join. Neither shortcut
-  // is a run's start or end, and neither writes a byte: another format's runs (run-span.ts) are
-  // not concerned.
+  // Another format's event (or one built by hand): a text delta that extends the block the last
+  // one left, or an event that writes nothing here, takes its shortcut. The provenance is read
+  // once for both (an Amp event ends any join). Neither is a run's start or end, and neither
+  // writes a byte: another format's runs (run-span.ts) are not concerned.
   if (p?.format !== FORMAT) {
+    if (w[JOIN_TO] !== undefined && joinDelta(w, event)) return '';
     if (AMP_QUIET_SHORTCUT.enabled && w[BEFORE] === '' && quietEvent(w, event)) return '';
   } else w[JOIN_TO] = undefined;
   const own = p !== undefined && p.format === FORMAT;
