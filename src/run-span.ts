@@ -29,15 +29,17 @@ export type RunSpan = [
   wrote: boolean,
 ];
 
-/**
- * The slots of a {@link RunSpan}. An array, not a literal: a writer makes one span per stream, so
- * a literal's allocation site comes only after several writers, and until then each span's
- * hidden class is one a full GC frees with the last writer, taking along the writers' optimised
- * code that read a span (docs/performance.md, "Amp writer fed HEP events, round twenty-one").
- * An array's hidden class belongs to the realm.
- */
+// A span is an array, not a literal: a writer makes one span per stream, so a literal's
+// allocation site comes only after several writers, and until then each span's hidden class is
+// one a full GC frees with the last writer, taking along the writers' optimised code that read a
+// span (docs/performance.md, "Amp writer fed HEP events, round twenty-one"). An array's hidden
+// class belongs to the realm.
+
+/** The slot of a {@link RunSpan} that says whether a cut-off run merges with the next. */
 export const SPAN_MERGES = 0;
+/** The slot of a {@link RunSpan} that holds the main-lane run end that said incomplete. */
 export const SPAN_CUT = 1;
+/** The slot of a {@link RunSpan} that says whether the open run has written a byte. */
 export const SPAN_WROTE = 2;
 
 /** A span before any run; `merges` false for a format that says a cut-off run itself. */
