@@ -20,18 +20,31 @@ import type { AgentEvent, AgentEventOf } from './model';
  * gives back with another status, comes with a `loss` on `run.start`, `run.end` or
  * `run.end.status`.
  */
-export type RunSpan = {
-  /** Whether a cut-off run followed by another merges with it on reading (see above). */
-  readonly merges: boolean;
-  /** The main-lane run end that said incomplete, while no run has started since. */
-  cut: AgentEventOf<'run.end'> | undefined;
-  /** Whether the open run has written a byte (its input, any record). */
-  wrote: boolean;
-};
+export type RunSpan = [
+  // Whether a cut-off run followed by another merges with it on reading (see above).
+  merges: boolean,
+  // The main-lane run end that said incomplete, while no run has started since.
+  cut: AgentEventOf<'run.end'> | undefined,
+  // Whether the open run has written a byte (its input, any record).
+  wrote: boolean,
+];
+
+// A span is an array, not a literal: a writer makes one span per stream, so a literal's
+// allocation site comes only after several writers, and until then each span's hidden class is
+// one a full GC frees with the last writer, taking along the writers' optimised code that read a
+// span (docs/performance.md, "Amp writer fed HEP events, round twenty-one"). An array's hidden
+// class belongs to the realm.
+
+/** The slot of a {@link RunSpan} that says whether a cut-off run merges with the next. */
+export const SPAN_MERGES = 0;
+/** The slot of a {@link RunSpan} that holds the main-lane run end that said incomplete. */
+export const SPAN_CUT = 1;
+/** The slot of a {@link RunSpan} that says whether the open run has written a byte. */
+export const SPAN_WROTE = 2;
 
 /** A span before any run; `merges` false for a format that says a cut-off run itself. */
 export function newRunSpan(merges = true): RunSpan {
-  return { merges, cut: undefined, wrote: false };
+  return [merges, undefined, false];
 }
 
 /**
@@ -40,9 +53,9 @@ export function newRunSpan(merges = true): RunSpan {
  */
 export function spanBefore(span: RunSpan, loss: LossState, event: AgentEvent, format: Format): void {
   if (event.type !== 'run.start' || event.lane !== undefined || event.provenance?.format === format) return;
-  const cut = span.cut;
-  span.cut = undefined;
-  span.wrote = false;
+  const cut = span[SPAN_CUT];
+  span[SPAN_CUT] = undefined;
+  span[SPAN_WROTE] = false;
   if (cut === undefined) return;
   reportLoss(
     loss,
@@ -57,7 +70,7 @@ export function spanBefore(span: RunSpan, loss: LossState, event: AgentEvent, fo
  * format's main-lane run end that said incomplete is then held until the next run's start (or
  * the stream's end, where it reads back incomplete, as it was), or, having written nothing, is
  * gone on reading (a loss). A writer whose run end wrote a record that ends the run on reading
- * clears `span.cut` after this.
+ * clears the span's `SPAN_CUT` after this.
  */
 export function spanAfter(
   span: RunSpan,
@@ -66,13 +79,13 @@ export function spanAfter(
   text: string,
   format: Format,
 ): void {
-  if (text !== '') span.wrote = true;
+  if (text !== '') span[SPAN_WROTE] = true;
   if (event.type !== 'run.end' || event.lane !== undefined || event.provenance?.format === format) return;
-  const wrote = span.wrote;
-  span.wrote = false;
+  const wrote = span[SPAN_WROTE];
+  span[SPAN_WROTE] = false;
   if (event.status !== 'incomplete') return;
   if (wrote) {
-    if (span.merges) span.cut = event;
+    if (span[SPAN_MERGES]) span[SPAN_CUT] = event;
     return;
   }
   reportLoss(

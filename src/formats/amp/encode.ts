@@ -12,7 +12,7 @@ import {
 import { isStableJson, keptRecord, sameAsKept } from '../../kept';
 import { checkLoss, type LossState, lossReported, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
-import { newRunSpan, type RunSpan, spanAfter, spanBefore } from '../../run-span';
+import { newRunSpan, type RunSpan, SPAN_WROTE, spanAfter, spanBefore } from '../../run-span';
 import {
   AMP_ASSISTANT_LINE_HEAD,
   AMP_MAX_HELD_TEXT,
@@ -323,7 +323,7 @@ function writeEvent(w: Writer, event: AgentEvent): string {
 // A byte written counts for the open run (run-span.ts `spanAfter`, for an event that is not
 // another format's run end).
 function wrote(w: Writer, text: string): string {
-  if (text !== '') w[SPAN].wrote = true;
+  if (text !== '') w[SPAN][SPAN_WROTE] = true;
   return text;
 }
 

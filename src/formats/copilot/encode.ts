@@ -16,7 +16,7 @@ import { isStableJson, sameAsKept } from '../../kept';
 import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { joinRecord } from '../../record';
-import { newRunSpan, type RunSpan, spanAfter, spanBefore } from '../../run-span';
+import { newRunSpan, type RunSpan, SPAN_WROTE, spanAfter, spanBefore } from '../../run-span';
 import { addExact } from '../../usage';
 import {
   COPILOT_EPHEMERAL_TYPES,
@@ -324,7 +324,7 @@ export class CopilotEncoder implements Encoder {
     if (type === 'run.start') spanBefore(w[SPAN], w[LOSS], event, FORMAT);
     const text = writeEvent(w, event);
     if (type === 'run.end') spanAfter(w[SPAN], w[LOSS], event, text, FORMAT);
-    else if (text !== '') w[SPAN].wrote = true;
+    else if (text !== '') w[SPAN][SPAN_WROTE] = true;
     return text;
   }
 

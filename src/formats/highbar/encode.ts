@@ -10,7 +10,7 @@ import {
   reportLoss,
 } from '../../loss';
 import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
-import { newRunSpan, type RunSpan, spanAfter, spanBefore } from '../../run-span';
+import { newRunSpan, type RunSpan, SPAN_CUT, SPAN_WROTE, spanAfter, spanBefore } from '../../run-span';
 import { joinPy, pyDumps, pyFloat, pyKey } from './pyjson';
 import { HIGHBAR, type HighbarHints, highbarToolLine } from './wire';
 
@@ -177,7 +177,7 @@ function writeEvent(w: Writer, event: AgentEvent): string {
     // records that count as the open run's output set `wrote` here, in the switch, not in a
     // wrapper around it (a call level that cost the writer ~5 %: docs/performance.md).
     case 'session.start': {
-      w[SPAN].wrote = true;
+      w[SPAN][SPAN_WROTE] = true;
       const pieces = head(w, 'hello', event);
       if (event.producer !== undefined) add(pieces, 'sdk', pyDumps(event.producer, 'producer'));
       if (event.pid !== undefined) add(pieces, 'pid', pyDumps(event.pid, 'pid'));
@@ -185,7 +185,7 @@ function writeEvent(w: Writer, event: AgentEvent): string {
       return finish(pieces, event.context);
     }
     case 'tools.declare': {
-      w[SPAN].wrote = true;
+      w[SPAN][SPAN_WROTE] = true;
       const pieces = head(w, 'tools', event);
       add(pieces, 'names', pyDumps(event.tools, 'tools'));
       return finish(pieces, event.context);
@@ -198,7 +198,7 @@ function writeEvent(w: Writer, event: AgentEvent): string {
       const text = turn(w, event);
       spanAfter(w[SPAN], w[LOSS], event, text, HIGHBAR);
       // A turn record ends the run on reading, whatever its status said (a loss said there).
-      if (text !== '') w[SPAN].cut = undefined;
+      if (text !== '') w[SPAN][SPAN_CUT] = undefined;
       return text;
     }
     case 'tool.start':
@@ -218,14 +218,14 @@ function writeEvent(w: Writer, event: AgentEvent): string {
       w[STARTS].set(event.call, event);
       return '';
     case 'tool.end': {
-      w[SPAN].wrote = true;
+      w[SPAN][SPAN_WROTE] = true;
       const start = w[STARTS].get(event.call);
       w[STARTS].delete(event.call);
       return tool(w, start, event);
     }
     case 'unknown': {
       const text = unknown(w, event);
-      if (text !== '') w[SPAN].wrote = true;
+      if (text !== '') w[SPAN][SPAN_WROTE] = true;
       return text;
     }
     default:
