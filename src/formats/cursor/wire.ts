@@ -148,12 +148,17 @@ export function usageToWire(usage: Usage): JsonObject {
 export function msOf(value: unknown): number | undefined {
   if (typeof value === 'number') return value;
   if (typeof value !== 'string' || value.length === 0 || value.length > 16) return undefined;
-  // 1 to 16 ASCII digits (a regular expression test cost more than the rest of the field).
+  // 1 to 16 ASCII digits (a regular expression test cost more than the rest of the field), summed
+  // as they are read instead of `Number`'s string-to-number conversion: the sum of the first 15 is
+  // exact (below 2^53), ten times it is even and below 2^54, so exact too, and the last digit's
+  // addition is the one rounding, to nearest even, as `Number` rounds the decimal text.
+  let n = 0;
   for (let i = 0; i < value.length; i++) {
     const c = value.charCodeAt(i);
     if (c < 48 || c > 57) return undefined;
+    n = n * 10 + c - 48;
   }
-  return Number(value);
+  return n;
 }
 
 // The init field set Cursor writes, which Claude's init (tools, mcp_servers, uuid, …) never matches.
