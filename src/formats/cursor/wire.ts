@@ -234,3 +234,13 @@ export const CURSOR_TOOL_CALL_FIELDS_HEAD = '},"hookAdditionalContexts":[],"tool
 export const CURSOR_STARTED_AT_KEY = ',"startedAtMs":"';
 /** `completedAtMs` after the `startedAtMs`, up to the opening quote of its digits. */
 export const CURSOR_COMPLETED_AT_KEY = ',"completedAtMs":"';
+/** The head of a `system/init` line, up to the opening quote of its `apiKeySource`. */
+export const CURSOR_INIT_HEAD = '{"type":"system","subtype":"init","apiKeySource":"';
+/** `cwd` after the `apiKeySource`, up to its opening quote. */
+export const CURSOR_CWD_KEY = ',"cwd":"';
+/** `model` after the init's `session_id`, up to its opening quote. */
+export const CURSOR_MODEL_KEY = ',"model":"';
+/** `permissionMode` after the `model`, up to its opening quote. */
+export const CURSOR_PERMISSION_MODE_KEY = ',"permissionMode":"';
+/** The head of a `user` line of one text block, up to the opening quote of the text. */
+export const CURSOR_USER_HEAD = '{"type":"user","message":{"role":"user","content":[{"type":"text","text":';
