@@ -118,6 +118,50 @@ const record: fc.Arbitrary<Rec> = fc.oneof(
         ...rest,
       }),
     ),
+  fc.record(
+    {
+      type: fc.constant('system'),
+      subtype: mostly(fc.constant('init'), text),
+      apiKeySource: mostly(fc.constant('login'), text),
+      cwd: text,
+      session_id: session,
+      model: mostly(fc.constant('Auto'), text),
+      permissionMode: mostly(fc.constant('default'), text),
+    },
+    { requiredKeys: ['type', 'subtype', 'apiKeySource', 'cwd', 'session_id', 'model'] },
+  ),
+  fc
+    .record({
+      blocks: fc.array(text, { minLength: 1, maxLength: 2 }),
+      role: fc.constantFrom('user', 'user', 'assistant'),
+      session_id: session,
+      timestamp_ms: fc.option(stamp, { nil: undefined, freq: 4 }),
+    })
+    .map(({ blocks, role, ...rest }) =>
+      defined({
+        type: 'user',
+        message: { role, content: blocks.map((t) => ({ type: 'text', text: t })) },
+        ...rest,
+      }),
+    ),
+  fc.record({
+    type: fc.constant('result'),
+    subtype: mostly(fc.constant('success'), text),
+    duration_ms: stamp,
+    duration_api_ms: stamp,
+    is_error: mostly(fc.boolean(), fc.constantFrom<unknown>(null, 'false', 0, 'abc', 12345)),
+    result: text,
+    session_id: session,
+    request_id: mostly(fc.constant('REQ'), text),
+    usage: mostly(
+      fc.record({ inputTokens: stamp, outputTokens: stamp, cacheReadTokens: stamp, cacheWriteTokens: stamp }),
+      fc.oneof(
+        fc.record({ inputTokens: stamp, outputTokens: stamp }),
+        fc.record({ input: stamp, output: stamp, cacheRead: stamp, cacheWrite: stamp }),
+        fc.constantFrom<unknown>(null, [], {}),
+      ),
+    ),
+  }),
   fc
     .record({
       subtype: fc.constantFrom('started', 'completed', 'running'),
@@ -162,7 +206,8 @@ const spelling = fc.oneof(
 
 function spell(r: Rec, how: { kind: string; at: number }): string {
   const line = JSON.stringify(r);
-  const ts = /("timestamp_ms":)(\d+)\}$/;
+  // The time, or a result's duration or first count: the first of them on the line.
+  const ts = /("(?:timestamp_ms|duration_ms|inputTokens)":)(\d+)/;
   switch (how.kind) {
     case 'u-escape':
       return line.replaceAll('§', '\\u00a7').replaceAll('S', '\\u0053');
@@ -175,16 +220,16 @@ function spell(r: Rec, how: { kind: string; at: number }): string {
       return `${line.slice(0, i)} ${line.slice(i)}`;
     }
     case 'ts .0':
-      return line.replace(ts, '$1$2.0}');
+      return line.replace(ts, '$1$2.0');
     case 'ts e0':
-      return line.replace(ts, '$1$2e0}');
+      return line.replace(ts, '$1$2e0');
     case 'ts leading zero':
-      return line.replace(ts, '$10$2}');
+      return line.replace(ts, '$10$2');
     case 'ts minus':
-      return line.replace(ts, '$1-$2}');
+      return line.replace(ts, '$1-$2');
     case 'ts 17 digits':
       // A digit-by-digit sum rounds these digits otherwise than JSON.parse.
-      return line.replace(ts, '$171481791153682067}');
+      return line.replace(ts, '$171481791153682067');
     case 'crlf':
       return `${line}\r`;
     case 'cut':
@@ -271,6 +316,8 @@ describe('Cursor decoder: the canonical-line reader beside JSON.parse', () => {
       '{"type":"tool_call","subtype":"started","call_id":"tool_1","tool_call":{"shellToolCall":{"args":{"command":"ls"}},"hookAdditionalContexts":[],"toolCallId":"tool_1","startedAtMs":"1786540600880"},"model_call_id":"MC","session_id":"S","timestamp_ms":1786540600509}',
       '{"type":"tool_call","subtype":"completed","call_id":"tool_1","tool_call":{"shellToolCall":{"args":{"command":"ls"},"result":{"success":{"exitCode":0}}},"hookAdditionalContexts":[],"toolCallId":"tool_1","startedAtMs":"1","completedAtMs":"2"},"model_call_id":"MC","session_id":"S","timestamp_ms":1786540608556}',
       '{"type":"tool_call","subtype":"completed","call_id":"tool_1","tool_call":{"editToolCall":{"args":{"path":"/x"}},"hookAdditionalContexts":[],"toolCallId":"tool_1","startedAtMs":"1"},"model_call_id":"MC","session_id":"S","timestamp_ms":1786540608556}',
+      '{"type":"system","subtype":"init","apiKeySource":"login","cwd":"/tmp/wt","session_id":"S","model":"Auto","permissionMode":"default"}',
+      '{"type":"user","message":{"role":"user","content":[{"type":"text","text":"go \\"x\\"\\n"}]},"session_id":"S"}',
     ];
     for (const text of lines) expect(same(readCanonicalLine(r, text), JSON.parse(text))).toBe(true);
     // The session id, once read, is found again in place.

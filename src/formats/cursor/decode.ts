@@ -23,7 +23,11 @@ import {
   CURSOR_ASSISTANT_TEXT_END,
   CURSOR_CALL_ID_KEY,
   CURSOR_COMPLETED_AT_KEY,
+  CURSOR_CWD_KEY,
+  CURSOR_INIT_HEAD,
   CURSOR_MODEL_CALL_KEY,
+  CURSOR_MODEL_KEY,
+  CURSOR_PERMISSION_MODE_KEY,
   CURSOR_SESSION_KEY,
   CURSOR_SHELL_PAYLOAD_KEY,
   CURSOR_STARTED_AT_KEY,
@@ -33,6 +37,7 @@ import {
   CURSOR_TOOL_CALL_FIELDS_HEAD,
   CURSOR_TOOL_CALL_HEAD,
   CURSOR_TOOL_CALL_KEY,
+  CURSOR_USER_HEAD,
   type CursorHints,
   isCursorRecordType,
   msOf,
@@ -147,8 +152,13 @@ function newDecoder(options: CursorDecodeOptions, sink: DiagnosticSink): Decoder
 function readLine(d: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
   // A canonical line's record is within the depth bound (its reader measured what can nest).
   const canonical = cursorCanonicalLines.enabled ? readCanonicalLine(d, text) : undefined;
-  if (canonical !== undefined) canonicalLine(d, canonical, text, line, offset, out);
-  else parsedLine(d, text, line, offset, out);
+  if (canonical === undefined) parsedLine(d, text, line, offset, out);
+  else if (isRunLine(text)) canonicalLine(d, canonical, text, line, offset, out);
+  else {
+    // A session's or run's own line: the shortcut would turn it down (it has no time).
+    const hints = keptLine(text, canonical);
+    general(d, canonical, text, hintedProvenance(line, offset, hints), line, offset, out);
+  }
 }
 
 // A line the canonical reader read: its record is one of the reader's literals, whose hidden
@@ -415,7 +425,8 @@ export function newLineReader(maxDepth: number): LineReader {
 /**
  * The record of a line in one of the shapes Cursor writes most (wire.ts: a `thinking` delta or
  * completion, an `assistant` line of one text block, a `tool_call` line with its
- * `model_call_id`), read without `JSON.parse` of the whole line: the fixed text compared in
+ * `model_call_id`, a `system/init` line, a `user` prompt of one text block), read without
+ * `JSON.parse` of the whole line: the fixed text compared in
  * place, each string value read alone (sliced when it holds nothing to unescape), the integer
  * read from its digits, the tool call's payload (free-form) parsed alone, the record built in one
  * literal (its hidden class outlives a full GC; docs/performance.md, "Cursor decoder, round
@@ -429,7 +440,69 @@ export function readCanonicalLine(r: LineReader, text: string): JsonObject | und
   // `{"type":"` is nine characters: the type word's first letters tell the shapes apart.
   const c = text.charCodeAt(9);
   if (c === 116) return text.charCodeAt(10) === 104 ? readThinking(r, text) : readToolCall(r, text);
-  return c === 97 ? readAssistant(r, text) : undefined;
+  if (c === 97) return readAssistant(r, text);
+  if (c === 115) return readInit(r, text);
+  return c === 117 ? readUser(r, text) : undefined;
+}
+
+/**
+ * Whether a line the canonical reader read is one of a run's (`thinking`, `assistant`,
+ * `tool_call`), which the shortcut may take, rather than a session's or run's own (`system/init`,
+ * the `user` prompt: the reader takes them without `timestamp_ms` only, and the shortcut turns
+ * such a record down unread).
+ */
+function isRunLine(text: string): boolean {
+  const c = text.charCodeAt(9);
+  return c === 116 || c === 97;
+}
+
+// `{"type":"system","subtype":"init",…}` with its five strings, as Cursor writes it.
+function readInit(r: LineReader, text: string): JsonObject | undefined {
+  if (text.indexOf(CURSOR_INIT_HEAD) !== 0) return undefined;
+  const apiKeySource = readString(r, text, CURSOR_INIT_HEAD.length);
+  const cwd = apiKeySource === undefined ? undefined : readAfter(r, text, CURSOR_CWD_KEY);
+  const session =
+    cwd === undefined || text.indexOf(CURSOR_SESSION_KEY, r[AT]) !== r[AT]
+      ? undefined
+      : readSession(r, text, r[AT] + CURSOR_SESSION_KEY.length);
+  const model = session === undefined ? undefined : readAfter(r, text, CURSOR_MODEL_KEY);
+  const mode = model === undefined ? undefined : readAfter(r, text, CURSOR_PERMISSION_MODE_KEY);
+  return mode === undefined || r[AT] !== text.length - 1
+    ? undefined
+    : {
+        type: 'system',
+        subtype: 'init',
+        apiKeySource,
+        cwd,
+        session_id: session,
+        model,
+        permissionMode: mode,
+      };
+}
+
+// `{"type":"user","message":{"role":"user","content":[{"type":"text","text":…}]},"session_id":…}`:
+// the prompt (an assistant line's spelling, with the user's role).
+function readUser(r: LineReader, text: string): JsonObject | undefined {
+  if (text.indexOf(CURSOR_USER_HEAD) !== 0) return undefined;
+  const open = CURSOR_USER_HEAD.length;
+  const end = text.indexOf(CURSOR_ASSISTANT_TEXT_END, open);
+  const value = end === -1 ? undefined : readStringToken(text, open, end - 1);
+  const session =
+    value === undefined ? undefined : readSession(r, text, end + CURSOR_ASSISTANT_TEXT_END.length);
+  return session === undefined || r[AT] !== text.length - 1
+    ? undefined
+    : {
+        type: 'user',
+        message: { role: 'user', content: [{ type: 'text', text: value }] },
+        session_id: session,
+      };
+}
+
+// `key` (which ends with a string's opening quote) at the reader, then that string; the reader
+// then past its closing quote.
+function readAfter(r: LineReader, text: string, key: string): string | undefined {
+  const at = r[AT];
+  return text.indexOf(key, at) === at ? readString(r, text, at + key.length) : undefined;
 }
 
 // How deep the canonical records nest at least (an assistant line: record, message, content, block).

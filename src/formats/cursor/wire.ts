@@ -148,12 +148,17 @@ export function usageToWire(usage: Usage): JsonObject {
 export function msOf(value: unknown): number | undefined {
   if (typeof value === 'number') return value;
   if (typeof value !== 'string' || value.length === 0 || value.length > 16) return undefined;
-  // 1 to 16 ASCII digits (a regular expression test cost more than the rest of the field).
+  // 1 to 16 ASCII digits (a regular expression test cost more than the rest of the field), summed
+  // as they are read instead of `Number`'s string-to-number conversion: the sum of the first 15 is
+  // exact (below 2^53), ten times it is even and below 2^54, so exact too, and the last digit's
+  // addition is the one rounding, to nearest even, as `Number` rounds the decimal text.
+  let n = 0;
   for (let i = 0; i < value.length; i++) {
     const c = value.charCodeAt(i);
     if (c < 48 || c > 57) return undefined;
+    n = n * 10 + c - 48;
   }
-  return Number(value);
+  return n;
 }
 
 // The init field set Cursor writes, which Claude's init (tools, mcp_servers, uuid, …) never matches.
@@ -229,3 +234,13 @@ export const CURSOR_TOOL_CALL_FIELDS_HEAD = '},"hookAdditionalContexts":[],"tool
 export const CURSOR_STARTED_AT_KEY = ',"startedAtMs":"';
 /** `completedAtMs` after the `startedAtMs`, up to the opening quote of its digits. */
 export const CURSOR_COMPLETED_AT_KEY = ',"completedAtMs":"';
+/** The head of a `system/init` line, up to the opening quote of its `apiKeySource`. */
+export const CURSOR_INIT_HEAD = '{"type":"system","subtype":"init","apiKeySource":"';
+/** `cwd` after the `apiKeySource`, up to its opening quote. */
+export const CURSOR_CWD_KEY = ',"cwd":"';
+/** `model` after the init's `session_id`, up to its opening quote. */
+export const CURSOR_MODEL_KEY = ',"model":"';
+/** `permissionMode` after the `model`, up to its opening quote. */
+export const CURSOR_PERMISSION_MODE_KEY = ',"permissionMode":"';
+/** The head of a `user` line of one text block, up to the opening quote of the text. */
+export const CURSOR_USER_HEAD = '{"type":"user","message":{"role":"user","content":[{"type":"text","text":';
