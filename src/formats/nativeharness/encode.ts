@@ -121,6 +121,8 @@ function num(value: number, field: string): string {
 }
 
 function strings(value: readonly string[], field: string): string {
+  // Most lists here are empty (a hop without calls, a result without changed files).
+  if (value.length === 0) return '[]';
   return `[${value.map((v, i) => str(v, `${field}[${i}]`)).join(',')}]`;
 }
 
@@ -130,6 +132,13 @@ function json(value: unknown, field: string): string {
 }
 
 const ENVELOPE = ['seq', 'ts', 'workspace', 'session', 'run', 'round'];
+
+/**
+ * Whether the `hop`, `tool_started` and `tool_result` payloads without extra keys or another key
+ * order are spelled from one template each instead of pieces joined by `joinRecord` (the same
+ * text: test/nativeharness/writer-templates.test.ts turns this off to hold the two equal).
+ */
+export const NH_TEMPLATES: { enabled: boolean } = { enabled: true };
 
 // Read-only stand-in for events without hints (one object, not one per event).
 const NO_HINTS: Readonly<NhHints> = Object.freeze({});
@@ -444,54 +453,33 @@ function writeOne(w: Writer, event: AgentEvent): string {
   // as one string: what joinRecord gives for the same pieces, without the piece arrays.
   const plain =
     hints.payloadExtra === undefined && hints.payloadOrder === undefined && extension === undefined;
+  const template = plain && NH_TEMPLATES.enabled;
   let type: string;
   let pieces: Array<[string, string]> = [];
   let direct: string | undefined;
   switch (event.type) {
-    case 'session.start': {
-      const v = nhProtocolVersion(event.protocol, own);
-      type = 'session_created';
-      pieces = [
-        ['v', formatInteger(v, 'session.start.protocol', FORMAT)],
-        ['actor', str(event.actor ?? 'user', 'session.start.actor')],
-        ['mode', str(event.mode ?? 'default', 'session.start.mode')],
-      ];
-      if (event.title !== undefined) pieces.push(['title', str(event.title, 'session.start.title')]);
-      if (event.producer !== undefined)
-        pieces.push(['producer', str(event.producer, 'session.start.producer')]);
-      break;
-    }
-    case 'session.title':
-      type = 'title';
-      pieces = [['title', str(event.title, 'session.title.title')]];
-      break;
-    case 'run.start':
-      w[TURN] = event.run ?? (w[OPTIONS].idSource ?? defaultId)();
-      if (event.round === undefined) w[HOP] = 1;
-      w[CALLS] = [];
-      clearHops(w);
-      type = 'turn_started';
-      pieces = [['input', str(event.input ?? '', 'run.start.input')]];
-      break;
     case 'text.delta':
       type = 'token';
       if (plain) {
         direct = nhTokenPayload(formatInteger(w[HOP], 'round', FORMAT), str(event.text, 'text.delta.text'));
       } else pieces = [hopPiece(w), ['text', str(event.text, 'text.delta.text')]];
       break;
-    case 'status':
-      type = 'progress';
-      pieces = [['status', str(event.status, 'status.status')]];
-      if (event.detail !== undefined) pieces.push(['detail', str(event.detail, 'status.detail')]);
-      break;
-    case 'compaction.start':
-      type = 'progress';
-      pieces = [['status', '"compacting"']];
-      break;
     case 'tool.start':
       // One past the bound is kept, so the hop's end can tell a full list from a cut one.
       if (w[CALLS].length <= NH_MAX_HOP_CALLS) w[CALLS].push(event.call);
       type = 'tool_started';
+      if (template) {
+        // The pieces below in their order, as one text (each value checked in the same order).
+        direct = `{"hop":${formatInteger(w[HOP], 'round', FORMAT)},"call_id":${str(event.call, 'tool.start.call')},"tool":${str(event.name, 'tool.start.name')},"args":${event.args === undefined || event.args === null ? '{}' : json(event.args, 'tool.start.args')}`;
+        if (event.command !== undefined) direct += `,"command":${str(event.command, 'tool.start.command')}`;
+        if (
+          event.argsSummary !== undefined &&
+          (own || event.args === undefined || event.argsSummary !== JSON.stringify(event.args))
+        )
+          direct += `,"args_summary":${str(event.argsSummary, 'tool.start.argsSummary')}`;
+        direct += '}';
+        break;
+      }
       pieces = [
         hopPiece(w),
         ['call_id', str(event.call, 'tool.start.call')],
@@ -525,17 +513,24 @@ function writeOne(w: Writer, event: AgentEvent): string {
     case 'tool.end': {
       type = 'tool_result';
       const status = typeof hints.status === 'string' ? hints.status : event.ok ? 'ok' : 'error';
-      pieces = [
-        hopPiece(w),
-        ['call_id', str(event.call, 'tool.end.call')],
-        ['tool', str(event.name ?? '', 'tool.end.name')],
-        ['status', str(status, 'tool.end.ok')],
-        [
-          'exit_code',
-          event.exitCode === undefined ? 'null' : formatInteger(event.exitCode, 'tool.end.exitCode', FORMAT),
-        ],
-        ['files_changed', strings(event.filesChanged ?? [], 'tool.end.filesChanged')],
-      ];
+      if (template) {
+        // The pieces below in their order, as one text (each value checked in the same order).
+        direct = `{"hop":${formatInteger(w[HOP], 'round', FORMAT)},"call_id":${str(event.call, 'tool.end.call')},"tool":${str(event.name ?? '', 'tool.end.name')},"status":${str(status, 'tool.end.ok')},"exit_code":${event.exitCode === undefined ? 'null' : formatInteger(event.exitCode, 'tool.end.exitCode', FORMAT)},"files_changed":${strings(event.filesChanged ?? [], 'tool.end.filesChanged')}`;
+      } else {
+        pieces = [
+          hopPiece(w),
+          ['call_id', str(event.call, 'tool.end.call')],
+          ['tool', str(event.name ?? '', 'tool.end.name')],
+          ['status', str(status, 'tool.end.ok')],
+          [
+            'exit_code',
+            event.exitCode === undefined
+              ? 'null'
+              : formatInteger(event.exitCode, 'tool.end.exitCode', FORMAT),
+          ],
+          ['files_changed', strings(event.filesChanged ?? [], 'tool.end.filesChanged')],
+        ];
+      }
       let output = event.text;
       if (output === undefined && event.result !== undefined) {
         output = typeof event.result === 'string' ? event.result : json(event.result, 'tool.end.result');
@@ -547,6 +542,15 @@ function writeOne(w: Writer, event: AgentEvent): string {
           'tool_result carries one output text; the JSON result was not written',
         );
       }
+      if (direct !== undefined) {
+        if (output !== undefined) direct += `,"output":${str(output, 'tool.end.text')}`;
+        if (event.error !== undefined && event.error !== null) {
+          const error = typeof event.error === 'string' ? event.error : json(event.error, 'tool.end.error');
+          direct += `,"error":${str(error, 'tool.end.error')}`;
+        }
+        direct += '}';
+        break;
+      }
       if (output !== undefined) pieces.push(['output', str(output, 'tool.end.text')]);
       if (event.error !== undefined && event.error !== null) {
         const error = typeof event.error === 'string' ? event.error : json(event.error, 'tool.end.error');
@@ -554,6 +558,81 @@ function writeOne(w: Writer, event: AgentEvent): string {
       }
       break;
     }
+    case 'round.end': {
+      type = 'hop';
+      const calls = Array.isArray(hints.toolCalls) ? (hints.toolCalls as string[]) : hopCalls(w, event);
+      if (template) {
+        // The pieces below in their order, as one text (each value checked in the same order).
+        direct = `{"hop":${formatInteger(w[HOP], 'round', FORMAT)},"text":${str(event.message, 'round.end.message')},"tool_calls":${strings(calls, 'round.end.toolCalls')},"stop_reason":${str(event.stopReason ?? 'stop', 'round.end.stopReason')},"usage":${usageText(w, event, event.usage, hints.rawUsage)}}`;
+      } else {
+        pieces = [
+          hopPiece(w),
+          ['text', str(event.message, 'round.end.message')],
+          ['tool_calls', strings(calls, 'round.end.toolCalls')],
+          ['stop_reason', str(event.stopReason ?? 'stop', 'round.end.stopReason')],
+          ['usage', usageText(w, event, event.usage, hints.rawUsage)],
+        ];
+      }
+      if (event.usage !== undefined && event.usage.final !== false) addHop(w, event.usage);
+      break;
+    }
+    case 'message.start':
+    case 'round.start':
+      // Implied by the first token / tool call of a hop.
+      return '';
+    default:
+      // The rare types, apart: the frequent ones' code (compiled again whenever its feedback
+      // changes) holds only what they use.
+      return writeRare(w, event, own, hints, extension);
+  }
+  return finish(w, event, type, pieces, direct, extension, hints, own);
+}
+
+// The event types other than the frequent ones of `writeOne` (which passes what it read).
+function writeRare(
+  w: Writer,
+  event: AgentEvent,
+  own: boolean,
+  hints: Readonly<NhHints>,
+  extension: JsonObject | undefined,
+): string {
+  let type: string;
+  let pieces: Array<[string, string]> = [];
+  switch (event.type) {
+    case 'session.start': {
+      const v = nhProtocolVersion(event.protocol, own);
+      type = 'session_created';
+      pieces = [
+        ['v', formatInteger(v, 'session.start.protocol', FORMAT)],
+        ['actor', str(event.actor ?? 'user', 'session.start.actor')],
+        ['mode', str(event.mode ?? 'default', 'session.start.mode')],
+      ];
+      if (event.title !== undefined) pieces.push(['title', str(event.title, 'session.start.title')]);
+      if (event.producer !== undefined)
+        pieces.push(['producer', str(event.producer, 'session.start.producer')]);
+      break;
+    }
+    case 'session.title':
+      type = 'title';
+      pieces = [['title', str(event.title, 'session.title.title')]];
+      break;
+    case 'run.start':
+      w[TURN] = event.run ?? (w[OPTIONS].idSource ?? defaultId)();
+      if (event.round === undefined) w[HOP] = 1;
+      w[CALLS] = [];
+      clearHops(w);
+      type = 'turn_started';
+      pieces = [['input', str(event.input ?? '', 'run.start.input')]];
+      break;
+    case 'status':
+      type = 'progress';
+      pieces = [['status', str(event.status, 'status.status')]];
+      if (event.detail !== undefined) pieces.push(['detail', str(event.detail, 'status.detail')]);
+      break;
+    case 'compaction.start':
+      type = 'progress';
+      pieces = [['status', '"compacting"']];
+      break;
     case 'approval.request': {
       type = 'approval_required';
       pieces = [['approval_id', str(event.approval, 'approval.request.approval')]];
@@ -694,30 +773,26 @@ function writeOne(w: Writer, event: AgentEvent): string {
       ];
       clearHops(w);
       break;
-    case 'round.end': {
-      type = 'hop';
-      const calls = Array.isArray(hints.toolCalls) ? (hints.toolCalls as string[]) : hopCalls(w, event);
-      pieces = [
-        hopPiece(w),
-        ['text', str(event.message, 'round.end.message')],
-        ['tool_calls', strings(calls, 'round.end.toolCalls')],
-        ['stop_reason', str(event.stopReason ?? 'stop', 'round.end.stopReason')],
-        ['usage', usageText(w, event, event.usage, hints.rawUsage)],
-      ];
-      if (event.usage !== undefined && event.usage.final !== false) addHop(w, event.usage);
-      break;
-    }
     case 'unknown':
       return unknownRecord(w, event);
-    case 'message.start':
-    case 'round.start':
-      // Implied by the first token / tool call of a hop.
-      return '';
     default:
       reportLoss(w[LOSS], event, event.type, `nativeharness has no event for ${event.type}`);
       return '';
   }
+  return finish(w, event, type, pieces, undefined, extension, hints, own);
+}
 
+// The envelope and framing around a payload: `direct` when spelled whole, else the pieces.
+function finish(
+  w: Writer,
+  event: AgentEvent,
+  type: string,
+  pieces: Array<[string, string]>,
+  direct: string | undefined,
+  extension: JsonObject | undefined,
+  hints: Readonly<NhHints>,
+  own: boolean,
+): string {
   const sessionLevel = type === 'session_created' || type === 'title';
   const turn = event.run ?? (sessionLevel || hints.turnNull === true ? undefined : w[TURN]);
   const payload =
@@ -731,13 +806,14 @@ function writeOne(w: Writer, event: AgentEvent): string {
       encodeValue,
       FORMAT,
     );
-  const envelope = writeEnvelope(w, event, type, turn, payload, own);
+  const text = writeEnvelope(w, event, type, turn, payload, own);
   if (event.type === 'run.end') w[TURN] = undefined;
   if (event.type === 'round.end') {
     w[CALLS] = [];
     if (event.round === undefined) w[HOP]++;
   }
-  return frame(w, envelope.seq, type, envelope.text, hints, true);
+  // writeEnvelope took the envelope's seq as the last one.
+  return frame(w, w[LAST_SEQ]!, type, text, hints, true);
 }
 
 function endWrite(w: Writer): string {
@@ -767,17 +843,9 @@ function reportUsageParts(w: Writer, event: AgentEvent, usage: Usage): void {
   }
 }
 
+// What `joinRecord` gives for these three pieces (no extra keys, no other order), as one text.
 function usageFigures(input: number, output: number, costUsd: number): string {
-  return joinRecord(
-    [
-      ['input_tokens', formatInteger(input, 'usage.input', FORMAT)],
-      ['output_tokens', formatInteger(output, 'usage.output', FORMAT)],
-      ['cost_usd', num(costUsd, 'usage.costUsd')],
-    ],
-    undefined,
-    encodeValue,
-    FORMAT,
-  );
+  return `{"input_tokens":${formatInteger(input, 'usage.input', FORMAT)},"output_tokens":${formatInteger(output, 'usage.output', FORMAT)},"cost_usd":${num(costUsd, 'usage.costUsd')}}`;
 }
 
 // `done`'s usage: the run.end's own figures, each one it lacks (all three, when it has no usage)
@@ -820,6 +888,7 @@ function nextSeq(w: Writer, seq: number | undefined, type: string): number {
   return seq;
 }
 
+// The envelope's text; its seq is then `w[LAST_SEQ]` (no `{seq, text}` object per event).
 function writeEnvelope(
   w: Writer,
   event: AgentEvent,
@@ -827,7 +896,7 @@ function writeEnvelope(
   turn: string | undefined,
   payload: string,
   own: boolean,
-): { seq: number; text: string } {
+): string {
   const seq = nextSeq(w, event.seq, event.type);
   const ts = event.ts ?? (w[OPTIONS].clock ?? Date.now)();
   const workspace = event.workspace ?? w[WORKSPACE] ?? w[OPTIONS].workspace ?? 'default';
@@ -840,16 +909,9 @@ function writeEnvelope(
     // give for these pieces without extra keys or another order).
     const t = event.type;
     const tsText = timeText(w, ts, t);
-    const text = nhEnvelopeText(
-      seq,
-      tsText,
-      quoteKey(type),
-      envelopeIds(w, workspace, session, turn, t),
-      payload,
-    );
-    return { seq, text };
+    return nhEnvelopeText(seq, tsText, quoteKey(type), envelopeIds(w, workspace, session, turn, t), payload);
   }
-  const text = joinRecord(
+  return joinRecord(
     [
       ['seq', String(seq)],
       ['ts', num(ts, `${event.type}.ts`)],
@@ -863,7 +925,6 @@ function writeEnvelope(
     encodeValue,
     FORMAT,
   );
-  return { seq, text };
 }
 
 // Events of one burst share their ms (a clock's, mostly): print it once.
@@ -886,15 +947,8 @@ function extensionEvent(w: Writer, event: AgentEvent, hints: Readonly<Record<str
   const kept = hints.extensionEvent;
   const payload = `{"event":${json(kept !== undefined && sameJson(kept, inner) ? kept : inner, `${event.type}`)}}`;
   const turn = event.run ?? (hints.turnNull === true ? undefined : w[TURN]);
-  const envelope = writeEnvelope(
-    w,
-    event,
-    NH_EXTENSION_TYPE,
-    turn,
-    payload,
-    event.provenance?.format === FORMAT,
-  );
-  return frame(w, envelope.seq, NH_EXTENSION_TYPE, envelope.text, hints, true);
+  const text = writeEnvelope(w, event, NH_EXTENSION_TYPE, turn, payload, event.provenance?.format === FORMAT);
+  return frame(w, w[LAST_SEQ]!, NH_EXTENSION_TYPE, text, hints, true);
 }
 
 function unknownRecord(w: Writer, event: AgentEvent & { type: 'unknown' }): string {

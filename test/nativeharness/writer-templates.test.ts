@@ -1,0 +1,212 @@
+import fc from 'fast-check';
+import { afterEach, describe, expect, test } from 'vitest';
+import { NH_TEMPLATES } from '../../src/formats/nativeharness/encode';
+import { type AgentEvent, type Diagnostic, nativeharness } from '../../src/index';
+import { FUZZ_RUNS } from '../runs';
+
+// The nativeharness writer spells the `hop`, `tool_started` and `tool_result` payloads from one
+// template each when the payload has no extra keys or other key order to restore
+// (docs/performance.md, "nativeharness writer, round twenty-one"). This property holds the
+// templates equal to the general path (`joinRecord` over pieces) on random event streams: the
+// same bytes after every event, the same diagnostics, the same error when a value cannot be
+// written.
+
+const text = fc.oneof(
+  { weight: 24, arbitrary: fc.string({ maxLength: 6 }) },
+  {
+    weight: 12,
+    arbitrary: fc.string({ unit: fc.constantFrom('"', '\\', '\n', '\u0001', 'é', 'a', '😀'), maxLength: 4 }),
+  },
+  { weight: 2, arbitrary: fc.constantFrom<unknown>('\ud83d', '\u2028') },
+  // what no envelope can hold: the write throws, with the same error on both paths
+  { weight: 1, arbitrary: fc.constantFrom<unknown>(7, null, undefined) },
+);
+const count = fc.oneof(
+  { weight: 30, arbitrary: fc.integer({ min: 0, max: 2 ** 40 }) },
+  { weight: 3, arbitrary: fc.constantFrom<unknown>(undefined, -0) },
+  { weight: 1, arbitrary: fc.constantFrom<unknown>(1.5, 2 ** 53, Number.NaN, '12') },
+);
+const cost = fc.oneof(
+  {
+    weight: 12,
+    arbitrary: fc.constantFrom<unknown>(undefined, 0, -0, 3, 0.0123, 1e-7, 0.037570000000000006),
+  },
+  { weight: 12, arbitrary: fc.double({ min: 0, max: 10, noNaN: true }) },
+  { weight: 1, arbitrary: fc.constantFrom<unknown>(Number.POSITIVE_INFINITY, 'x') },
+);
+const usage = fc.record(
+  { input: count, output: count, costUsd: cost, cacheRead: fc.constantFrom<unknown>(undefined, 5) },
+  { requiredKeys: [] },
+);
+const args = fc.constantFrom<unknown>(
+  undefined,
+  null,
+  {},
+  { cmd: 'ls' },
+  { n: 1, deep: { x: [1, 'a'] } },
+  [1],
+  'x',
+);
+const files = fc.constantFrom<unknown>(undefined, [], ['a.ts'], ['a.ts', 'b "c".ts'], [3], 'x');
+const exitCode = fc.constantFrom<unknown>(undefined, null, 0, 1, 127, 1.5, Number.NaN);
+const error = fc.constantFrom<unknown>(undefined, null, 'boom', { code: 'E' }, 5);
+// Provenance: none, another format's, this format's with nothing of its own, or with hints
+// (extra payload keys, another key order, a kept status, tool call list or raw usage).
+const provenance = fc.constantFrom<unknown>(
+  undefined,
+  undefined,
+  { format: 'hep', line: 3, offset: 9 },
+  { format: 'nativeharness', line: 1, offset: 0 },
+  { format: 'nativeharness', line: 2, offset: 5, hints: {} },
+  { format: 'nativeharness', line: 2, offset: 5, hints: { payloadExtra: { x: 1, y: 'z' } } },
+  { format: 'nativeharness', line: 2, offset: 5, hints: { payloadOrder: ['text', 'hop', 'call_id'] } },
+  { format: 'nativeharness', line: 2, offset: 5, hints: { status: 'cancelled' } },
+  { format: 'nativeharness', line: 2, offset: 5, hints: { toolCalls: ['k1', 'k"2'] } },
+  { format: 'nativeharness', line: 2, offset: 5, hints: { rawUsage: { input_tokens: 1, other: 2 } } },
+  { format: 'nativeharness', line: 2, offset: 5, hints: { turnNull: true } },
+);
+const round = fc.constantFrom<unknown>(undefined, 1, 1, 2, 3);
+
+const event: fc.Arbitrary<AgentEvent> = fc
+  .tuple(
+    fc.constantFrom(
+      'text.delta',
+      'tool.start',
+      'tool.start',
+      'tool.output',
+      'tool.end',
+      'tool.end',
+      'tool.end-result',
+      'round.end',
+      'round.end',
+      'run.end',
+      'run.start',
+      'message.start',
+    ),
+    fc.tuple(text, text, fc.constantFrom<unknown>('c1', 'c1', 'c2', 'c"3', 4), fc.boolean()),
+    fc.tuple(usage, fc.constantFrom<unknown>(undefined, 'stop', 'toolUse', 'x"\n', 3), provenance, round),
+    fc.tuple(args, files, exitCode, error, fc.constantFrom<unknown>(undefined, 'ls -la', 'x\n"y"', 9)),
+    fc.constantFrom<unknown>(undefined, { cmd: 'ls' }, '{"cmd":"ls"}', 'cmd=ls', 3),
+  )
+  .map(([kind, [t, t2, call, ok], [u, stop, p, r], [a, f, x, err, command], summary]) => {
+    const e: Record<string, unknown> = (() => {
+      switch (kind) {
+        case 'text.delta':
+          return { type: 'text.delta', text: t };
+        case 'tool.start': {
+          const s: Record<string, unknown> = { type: 'tool.start', call, name: t2, args: a, command };
+          // a summary that is the arguments' compact JSON, another one, or none
+          s.argsSummary =
+            summary === undefined ? undefined : typeof summary === 'object' ? JSON.stringify(a) : summary;
+          return s;
+        }
+        case 'tool.output':
+          return { type: 'tool.output', call, text: t, stream: ok ? undefined : 'stderr' };
+        case 'tool.end':
+          return { type: 'tool.end', call, name: t2, ok, text: t, exitCode: x, filesChanged: f, error: err };
+        case 'tool.end-result':
+          return { type: 'tool.end', call, ok, result: ok ? { n: t } : t, text: ok ? undefined : t2 };
+        case 'round.end':
+          return { type: 'round.end', message: t, stopReason: stop, usage: ok ? u : undefined };
+        case 'run.end':
+          return { type: 'run.end', status: ok ? 'completed' : 'failed', usage: u };
+        case 'run.start':
+          return { type: 'run.start', run: 't1' };
+        default:
+          return { type: 'message.start', role: 'assistant' };
+      }
+    })();
+    for (const key of Object.keys(e)) if (e[key] === undefined) delete e[key];
+    if (r !== undefined) e.round = r;
+    if (p !== undefined) e.provenance = structuredClone(p);
+    return e as unknown as AgentEvent;
+  });
+
+interface Written {
+  text: string;
+  diagnostics: Diagnostic[];
+}
+
+// The text of every event followed by `|`, then the end, or `threw …` where a write threw.
+function write(events: AgentEvent[], templates: boolean, options: object): Written {
+  NH_TEMPLATES.enabled = templates;
+  const diagnostics: Diagnostic[] = [];
+  let t = 0;
+  const e = nativeharness.createEncoder({
+    session: 's1',
+    clock: () => 1700000000000 + t++,
+    idSource: () => 'id',
+    ...options,
+    onDiagnostic: (d) => diagnostics.push(d),
+  });
+  let out = '';
+  try {
+    for (const ev of events) out += `${e.write(ev)}|`;
+    out += e.end();
+  } catch (error) {
+    out += `threw ${String(error)}`;
+  } finally {
+    NH_TEMPLATES.enabled = true;
+  }
+  return { text: out, diagnostics };
+}
+
+const options = fc.record({
+  framing: fc.constantFrom<'sse' | 'json' | 'jsonl'>('sse', 'jsonl'),
+  extensions: fc.boolean(),
+  conform: fc.boolean(),
+});
+
+describe('nativeharness writer: the payload templates against the general path', () => {
+  afterEach(() => {
+    NH_TEMPLATES.enabled = true;
+  });
+
+  test('the same bytes after every event, the same losses and errors', () => {
+    fc.assert(
+      fc.property(fc.array(event, { maxLength: 24 }), options, (events, opts) => {
+        const general = write(structuredClone(events), false, opts);
+        const template = write(structuredClone(events), true, opts);
+        expect(template.text).toBe(general.text);
+        expect(template.diagnostics).toEqual(general.diagnostics);
+      }),
+      { numRuns: FUZZ_RUNS * 5 },
+    );
+  });
+
+  test('the templates are the payloads the reference writes', () => {
+    const out = write(
+      [
+        { type: 'run.start', run: 't1' },
+        { type: 'tool.start', call: 'c1', name: 'bash', argsSummary: 'cmd="ls"', round: 1 },
+        { type: 'tool.start', call: 'c2', name: 'edit', args: { p: 'a' }, command: 'ed', round: 1 },
+        { type: 'tool.end', call: 'c1', name: 'bash', ok: true, text: 'a\n"b"', exitCode: 0, round: 1 },
+        { type: 'tool.end', call: 'c2', ok: false, error: 'no', filesChanged: ['a'], round: 1 },
+        {
+          type: 'round.end',
+          message: 'done',
+          usage: { input: 3, output: 4, costUsd: 0.5 },
+          stopReason: 'toolUse',
+          round: 1,
+        },
+      ],
+      true,
+      { framing: 'jsonl' },
+    ).text;
+    const payloads = out
+      .split('|')
+      .slice(1, -1)
+      .map((line) => JSON.stringify(JSON.parse(line).payload));
+    expect(payloads).toEqual([
+      '{"hop":1,"call_id":"c1","tool":"bash","args":{},"args_summary":"cmd=\\"ls\\""}',
+      '{"hop":1,"call_id":"c2","tool":"edit","args":{"p":"a"},"command":"ed"}',
+      '{"hop":1,"call_id":"c1","tool":"bash","status":"ok","exit_code":0,"files_changed":[],"output":"a\\n\\"b\\""}',
+      '{"hop":1,"call_id":"c2","tool":"","status":"error","exit_code":null,"files_changed":["a"],"error":"no"}',
+      '{"hop":1,"text":"done","tool_calls":["c1","c2"],"stop_reason":"toolUse","usage":{"input_tokens":3,"output_tokens":4,"cost_usd":0.5}}',
+    ]);
+    // and as written: the payload's text is the template's, byte for byte
+    expect(out).toContain(
+      '"payload":{"hop":1,"text":"done","tool_calls":["c1","c2"],"stop_reason":"toolUse","usage":{"input_tokens":3,"output_tokens":4,"cost_usd":0.5}}}',
+    );
+  });
+});
