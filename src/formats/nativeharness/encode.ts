@@ -585,7 +585,7 @@ function writeOne(w: Writer, event: AgentEvent): string {
       // changes) holds only what they use.
       return writeRare(w, event, own, hints, extension);
   }
-  return finish(w, event, type, pieces, direct, extension, hints, own);
+  return finish(w, event, type, direct ?? piecesText(pieces, extension, hints), hints, own);
 }
 
 // The event types other than the frequent ones of `writeOne` (which passes what it read).
@@ -779,33 +779,37 @@ function writeRare(
       reportLoss(w[LOSS], event, event.type, `nativeharness has no event for ${event.type}`);
       return '';
   }
-  return finish(w, event, type, pieces, undefined, extension, hints, own);
+  return finish(w, event, type, piecesText(pieces, extension, hints), hints, own);
 }
 
-// The envelope and framing around a payload: `direct` when spelled whole, else the pieces.
+// A payload's pieces joined, with the extension or the extra keys and key order the hints kept.
+function piecesText(
+  pieces: Array<[string, string]>,
+  extension: JsonObject | undefined,
+  hints: Readonly<NhHints>,
+): string {
+  return joinRecord(
+    pieces,
+    {
+      extra: extension !== undefined ? { [NH_EXTENSION_KEY]: extension } : hints.payloadExtra,
+      order: hints.payloadOrder,
+    },
+    encodeValue,
+    FORMAT,
+  );
+}
+
+// The envelope and framing around a payload's text.
 function finish(
   w: Writer,
   event: AgentEvent,
   type: string,
-  pieces: Array<[string, string]>,
-  direct: string | undefined,
-  extension: JsonObject | undefined,
+  payload: string,
   hints: Readonly<NhHints>,
   own: boolean,
 ): string {
   const sessionLevel = type === 'session_created' || type === 'title';
   const turn = event.run ?? (sessionLevel || hints.turnNull === true ? undefined : w[TURN]);
-  const payload =
-    direct ??
-    joinRecord(
-      pieces,
-      {
-        extra: extension !== undefined ? { [NH_EXTENSION_KEY]: extension } : hints.payloadExtra,
-        order: hints.payloadOrder,
-      },
-      encodeValue,
-      FORMAT,
-    );
   const text = writeEnvelope(w, event, type, turn, payload, own);
   if (event.type === 'run.end') w[TURN] = undefined;
   if (event.type === 'round.end') {
