@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, test } from 'vitest';
 import { HEP_TEMPLATES } from '../../src/formats/hep/encode';
-import { type AgentEvent, type Diagnostic, hep } from '../../src/index';
+import { type AgentEvent, hep } from '../../src/index';
 import { FUZZ_RUNS } from '../runs';
+import { text, usage, type Written, writeSwitched } from '../writer-values';
 
 // The HEP writer spells `message_start`, `tool_start`, a tool result, `turn_done` and its usage
 // from one template each when the event has no fields of its own or kept line to restore
@@ -10,33 +11,6 @@ import { FUZZ_RUNS } from '../runs';
 // to the general path (`frame` and `joinRecord` over pieces) on random event streams: the same
 // bytes after every event, the same diagnostics, the same error when a value cannot be written.
 
-const text = fc.oneof(
-  { weight: 24, arbitrary: fc.string({ maxLength: 6 }) },
-  {
-    weight: 12,
-    arbitrary: fc.string({ unit: fc.constantFrom('"', '\\', '\n', '\u0001', 'é', 'a', '😀'), maxLength: 4 }),
-  },
-  { weight: 2, arbitrary: fc.constantFrom<unknown>('\ud83d', '\u2028') },
-  // what no frame can hold: the write throws, with the same error on both paths
-  { weight: 1, arbitrary: fc.constantFrom<unknown>(7, null, undefined) },
-);
-const count = fc.oneof(
-  { weight: 30, arbitrary: fc.integer({ min: 0, max: 2 ** 40 }) },
-  { weight: 3, arbitrary: fc.constantFrom<unknown>(undefined, -0) },
-  { weight: 1, arbitrary: fc.constantFrom<unknown>(1.5, 2 ** 53, Number.NaN, '12') },
-);
-const cost = fc.oneof(
-  {
-    weight: 12,
-    arbitrary: fc.constantFrom<unknown>(undefined, 0, -0, 3, 0.0123, 1e-7, 0.037570000000000006),
-  },
-  { weight: 12, arbitrary: fc.double({ min: 0, max: 10, noNaN: true }) },
-  { weight: 1, arbitrary: fc.constantFrom<unknown>(Number.POSITIVE_INFINITY, 'x') },
-);
-const usage = fc.record(
-  { input: count, output: count, costUsd: cost, cacheRead: fc.constantFrom<unknown>(undefined, 5) },
-  { requiredKeys: [] },
-);
 // Provenance: none, another format's, HEP's with nothing of its own, or HEP's with fields of its
 // own, an original key order, hints (an empty hints object, usage fields, a kept line).
 const provenance = fc.constantFrom<unknown>(
@@ -116,31 +90,14 @@ const event: fc.Arbitrary<AgentEvent> = fc
     return e as unknown as AgentEvent;
   });
 
-interface Written {
-  text: string;
-  diagnostics: Diagnostic[];
-}
-
 // The text of every event followed by `|`, then the end, or `threw …` where a write threw.
 function write(events: AgentEvent[], templates: boolean, options: object): Written {
-  HEP_TEMPLATES.enabled = templates;
-  const diagnostics: Diagnostic[] = [];
-  const e = hep.createEncoder({
-    session: 's1',
-    producer: '1.0.0',
-    ...options,
-    onDiagnostic: (d) => diagnostics.push(d),
-  });
-  let text = '';
-  try {
-    for (const ev of events) text += `${e.write(ev)}|`;
-    text += e.end();
-  } catch (error) {
-    text += `threw ${String(error)}`;
-  } finally {
-    HEP_TEMPLATES.enabled = true;
-  }
-  return { text, diagnostics };
+  return writeSwitched(
+    HEP_TEMPLATES,
+    templates,
+    (onDiagnostic) => hep.createEncoder({ session: 's1', producer: '1.0.0', ...options, onDiagnostic }),
+    events,
+  );
 }
 
 const options = fc.record({

@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, test } from 'vitest';
 import { NH_TEMPLATES } from '../../src/formats/nativeharness/encode';
-import { type AgentEvent, type Diagnostic, nativeharness } from '../../src/index';
+import { type AgentEvent, nativeharness } from '../../src/index';
 import { FUZZ_RUNS } from '../runs';
+import { text, usage, type Written, writeSwitched } from '../writer-values';
 
 // The nativeharness writer spells the `hop`, `tool_started` and `tool_result` payloads from one
 // template each when the payload has no extra keys or other key order to restore
@@ -11,33 +12,6 @@ import { FUZZ_RUNS } from '../runs';
 // same bytes after every event, the same diagnostics, the same error when a value cannot be
 // written.
 
-const text = fc.oneof(
-  { weight: 24, arbitrary: fc.string({ maxLength: 6 }) },
-  {
-    weight: 12,
-    arbitrary: fc.string({ unit: fc.constantFrom('"', '\\', '\n', '\u0001', 'é', 'a', '😀'), maxLength: 4 }),
-  },
-  { weight: 2, arbitrary: fc.constantFrom<unknown>('\ud83d', '\u2028') },
-  // what no envelope can hold: the write throws, with the same error on both paths
-  { weight: 1, arbitrary: fc.constantFrom<unknown>(7, null, undefined) },
-);
-const count = fc.oneof(
-  { weight: 30, arbitrary: fc.integer({ min: 0, max: 2 ** 40 }) },
-  { weight: 3, arbitrary: fc.constantFrom<unknown>(undefined, -0) },
-  { weight: 1, arbitrary: fc.constantFrom<unknown>(1.5, 2 ** 53, Number.NaN, '12') },
-);
-const cost = fc.oneof(
-  {
-    weight: 12,
-    arbitrary: fc.constantFrom<unknown>(undefined, 0, -0, 3, 0.0123, 1e-7, 0.037570000000000006),
-  },
-  { weight: 12, arbitrary: fc.double({ min: 0, max: 10, noNaN: true }) },
-  { weight: 1, arbitrary: fc.constantFrom<unknown>(Number.POSITIVE_INFINITY, 'x') },
-);
-const usage = fc.record(
-  { input: count, output: count, costUsd: cost, cacheRead: fc.constantFrom<unknown>(undefined, 5) },
-  { requiredKeys: [] },
-);
 const args = fc.constantFrom<unknown>(
   undefined,
   null,
@@ -122,33 +96,22 @@ const event: fc.Arbitrary<AgentEvent> = fc
     return e as unknown as AgentEvent;
   });
 
-interface Written {
-  text: string;
-  diagnostics: Diagnostic[];
-}
-
 // The text of every event followed by `|`, then the end, or `threw …` where a write threw.
 function write(events: AgentEvent[], templates: boolean, options: object): Written {
-  NH_TEMPLATES.enabled = templates;
-  const diagnostics: Diagnostic[] = [];
   let t = 0;
-  const e = nativeharness.createEncoder({
-    session: 's1',
-    clock: () => 1700000000000 + t++,
-    idSource: () => 'id',
-    ...options,
-    onDiagnostic: (d) => diagnostics.push(d),
-  });
-  let out = '';
-  try {
-    for (const ev of events) out += `${e.write(ev)}|`;
-    out += e.end();
-  } catch (error) {
-    out += `threw ${String(error)}`;
-  } finally {
-    NH_TEMPLATES.enabled = true;
-  }
-  return { text: out, diagnostics };
+  return writeSwitched(
+    NH_TEMPLATES,
+    templates,
+    (onDiagnostic) =>
+      nativeharness.createEncoder({
+        session: 's1',
+        clock: () => 1700000000000 + t++,
+        idSource: () => 'id',
+        ...options,
+        onDiagnostic,
+      }),
+    events,
+  );
 }
 
 const options = fc.record({
