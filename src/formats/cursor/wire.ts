@@ -156,7 +156,8 @@ export function msOf(value: unknown): number | undefined {
   for (let i = 0; i < value.length; i++) {
     const c = value.charCodeAt(i);
     if (c < 48 || c > 57) return undefined;
-    n = n * 10 + c - 48;
+    // The digit's value first: `n * 10 + c - 48` would round at `+ c` and again at `- 48`.
+    n = n * 10 + (c - 48);
   }
   return n;
 }
