@@ -143,6 +143,48 @@ export function detectFormat(
   if (best !== undefined) return best;
   // Gemini CLI prints banners before its first record: its rule is the last resort, over the
   // whole window when the first line is not JSON.
-  if (!parsed) return sniffGemini(text);
+  if (!parsed) return sniffGemini(text) ?? afterBanner(text);
   return record === undefined ? undefined : sniffGemini(line);
 }
+
+/**
+ * Any other format after lines that are not JSON (a wrapper's warning, a log's `#` comments,
+ * `npx` noise before the agent's first record): the rules read the first line of the window
+ * that is a JSON object, among its first {@link BANNER_LINES}. At most `likely`, since the first
+ * line was not the format's; the decoder reports the lines before it.
+ */
+function afterBanner(text: string): Detection | undefined {
+  let start = 0;
+  for (let n = 0; n < BANNER_LINES && start < text.length; n++) {
+    LINE_END.lastIndex = start;
+    const m = LINE_END.exec(text);
+    const end = m === null ? text.length : m.index;
+    const line = text.slice(start, end).trim();
+    start = m === null ? text.length : m.index + m[0].length;
+    if (!line.startsWith('{')) continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      // A JSON-looking line that is not JSON (or cut by the window): nothing to go by.
+      return undefined;
+    }
+    if (!isJsonObject(value)) return undefined;
+    let best: Detection | undefined;
+    for (const sniff of SNIFFERS) {
+      const found = sniff(line, value);
+      if (found !== undefined && (best === undefined || RANK[found.confidence] < RANK[best.confidence]))
+        best = found;
+    }
+    if (best === undefined) return undefined;
+    return {
+      ...best,
+      confidence: best.confidence === 'certain' ? 'likely' : best.confidence,
+      reason: `${best.reason} after lines that are not JSON`,
+    };
+  }
+  return undefined;
+}
+
+// How many lines {@link afterBanner} looks through (Gemini's rule looks as far).
+const BANNER_LINES = 64;

@@ -25,6 +25,34 @@ describe('detectFormat', () => {
     expect(detectFormat(input)).toBeUndefined();
   });
 
+  // A log's `#` comments, a wrapper's warning, `npx` noise: the first JSON object line decides,
+  // never as certain as a first line would.
+  test.each([
+    ['# Codex 0.157.1 capture\n# scrubbed\n{"type":"thread.started","thread_id":"t"}\n', 'codex', 'likely'],
+    [
+      'Loaded cached credentials.\r\n{"type":"system","subtype":"init","session_id":"s","tools":[]}\r\n',
+      'claude',
+      'likely',
+    ],
+    ['npm warn exec x\n\n{"type":"hep_header","hep":"v1","fah":"1","session":"s"}\n', 'hep', 'likely'],
+  ])('%j → %s (%s) after lines that are not JSON', (input, format, confidence) => {
+    const found = detectFormat(input);
+    expect(found).toMatchObject({ format, confidence });
+    expect(found?.reason).toMatch(/after lines that are not JSON$/);
+    expect(detectFormat(new TextEncoder().encode(input))).toEqual(found);
+  });
+
+  test.each([
+    // No rule knows the object: unknown, not a guess.
+    'warning\n{"a":1}\n',
+    // The first object-looking line is not JSON: nothing to go by, even with a known record after it.
+    'warning\n{"type": \n{"type":"thread.started","thread_id":"t"}\n',
+    // Past the lines looked through.
+    `${'noise\n'.repeat(64)}{"type":"thread.started","thread_id":"t"}\n`,
+  ])('%j → undefined after lines that are not JSON', (input) => {
+    expect(detectFormat(input)).toBeUndefined();
+  });
+
   test('a first line longer than the detection window still detects a HEP header', () => {
     const line = `{"type":"hep_header","hep":"v1","fah":"1","session":"${'s'.repeat(70_000)}"}`;
     expect(detectFormat(line)).toMatchObject({ format: 'hep' });
