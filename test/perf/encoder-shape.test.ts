@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import { type AgentEvent, amp, copilot, hep, nativeharness } from '../../src/index';
+import { type AgentEvent, amp, codex, copilot, hep, nativeharness } from '../../src/index';
 
-// The Amp, Copilot, nativeharness and HEP encoders keep their state in element 0 of a class instance with no named
+// The Amp, Codex, Copilot, nativeharness and HEP encoders keep their state in element 0 of a class instance with no named
 // property of its own, so every encoder has the class's initial hidden class, which outlives a
 // full GC (docs/performance.md, "Amp writer, round seven"). A named field added to the instance
 // would bring back a hidden class the GC frees between encoders: this catches it.
@@ -21,6 +21,7 @@ const events: AgentEvent[] = [
 
 describe.each([
   ['amp', amp],
+  ['codex', codex],
   ['copilot', copilot],
   ['nativeharness', nativeharness],
   ['hep', hep],

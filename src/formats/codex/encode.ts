@@ -179,11 +179,30 @@ function newWriter(options: CodexEncodeOptions, sink: DiagnosticSink): Writer {
  * run's end as `turn.completed` with the thread's new running total. Losses go to `sink`.
  */
 export function createCodexEncoder(options: CodexEncodeOptions, sink: DiagnosticSink): Encoder {
-  const w = newWriter(options, sink);
-  return {
-    write: (event) => writeEvent(w, event),
-    end: () => endWrite(w),
-  };
+  return new CodexEncoder(newWriter(options, sink));
+}
+
+/**
+ * The encoder: the writer's state in its element 0, `write` and `end` on the prototype (the Amp
+ * writer's shape). A literal of two closures per encoder gave a caller's loop a new `write` call
+ * target with every encoder, and the code that inlined the last one was marked at the next full
+ * GC and compiled again inside the next run (docs/performance.md, "Codex writer and decoder,
+ * round twenty").
+ */
+class CodexEncoder implements Encoder {
+  declare readonly 0: Writer;
+
+  constructor(w: Writer) {
+    (this as { 0: Writer })[0] = w;
+  }
+
+  write(event: AgentEvent): string {
+    return writeEvent(this[0], event);
+  }
+
+  end(): string {
+    return endWrite(this[0]);
+  }
 }
 
 function writeEvent(w: Writer, event: AgentEvent): string {
