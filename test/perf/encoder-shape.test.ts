@@ -1,7 +1,17 @@
 import { describe, expect, test } from 'vitest';
-import { type AgentEvent, amp, codex, copilot, hep, nativeharness } from '../../src/index';
+import {
+  type AgentEvent,
+  agui,
+  aisdk,
+  amp,
+  codex,
+  copilot,
+  hep,
+  highbar,
+  nativeharness,
+} from '../../src/index';
 
-// The Amp, Codex, Copilot, nativeharness and HEP encoders keep their state in element 0 of a class instance with no named
+// The Amp, Codex, Copilot, nativeharness, HEP, highbar, AG-UI and AI SDK encoders keep their state in element 0 of a class instance with no named
 // property of its own, so every encoder has the class's initial hidden class, which outlives a
 // full GC (docs/performance.md, "Amp writer, round seven"). A named field added to the instance
 // would bring back a hidden class the GC frees between encoders: this catches it.
@@ -25,6 +35,9 @@ describe.each([
   ['copilot', copilot],
   ['nativeharness', nativeharness],
   ['hep', hep],
+  ['highbar', highbar],
+  ['agui', agui],
+  ['aisdk', aisdk],
 ] as const)('%s encoder', (_, codec) => {
   test('has no named own property, before and after writing', () => {
     const e = codec.createEncoder(options);
