@@ -1,6 +1,8 @@
 import { expect, test } from 'vitest';
 import { createDiagnosticSink } from '../../src/diagnostics';
+import { createAmpRecordDecoder } from '../../src/formats/amp/decode';
 import { CodexRecordDecoder, createCodexRecordDecoder } from '../../src/formats/codex/decode';
+import { createCursorRecordDecoder } from '../../src/formats/cursor/decode';
 import { NhEnvelopeDecoder, NhSseMessageDecoder } from '../../src/formats/nativeharness/decode';
 import { nativeharness } from '../../src/index';
 
@@ -67,3 +69,33 @@ test('the Codex record decoder has no named own property, before and after decod
   expect(out.length).toBe(3);
   expect(Object.getOwnPropertyNames(a)).toEqual(['0']);
 });
+
+// The Amp and Cursor record decoders likewise (round twenty-two): they were literals of
+// two functions bound per decoder, a new call target for the line splitter with every stream.
+test.each([
+  [
+    'amp',
+    createAmpRecordDecoder,
+    '{"type":"system","subtype":"init","session_id":"T-1","cwd":"/w","tools":[],"mcp_servers":[]}',
+  ],
+  [
+    'cursor',
+    createCursorRecordDecoder,
+    '{"type":"system","subtype":"init","apiKeySource":"login","cwd":"/w","session_id":"s","model":"Auto","permissionMode":"default"}',
+  ],
+] as const)(
+  'the %s record decoder has no named own property and one line for every decoder',
+  (_, create, first) => {
+    const sink = createDiagnosticSink(false, () => {});
+    const a = create({}, sink);
+    const b = create({}, sink);
+    expect(Object.getOwnPropertyNames(a)).toEqual(['0']);
+    expect(a.line).toBe(b.line);
+    expect(a.end).toBe(b.end);
+    const out: unknown[] = [];
+    a.line(first, 1, 0, out as never);
+    a.end(out as never);
+    expect(out.length).toBeGreaterThan(0);
+    expect(Object.getOwnPropertyNames(a)).toEqual(['0']);
+  },
+);

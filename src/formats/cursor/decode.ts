@@ -93,19 +93,30 @@ function contentText(message: unknown): string | undefined {
  * A factory over module functions and the decoder's state in an array of slots (see `Decoder`).
  */
 export function createCursorRecordDecoder(options: CursorDecodeOptions, sink: DiagnosticSink): RecordDecoder {
-  const d = newDecoder(options, sink);
-  // Bound module functions, not closures: a closure made per decoder is a new call target for
-  // the line splitter each time; a bound function's hidden class is the realm's (as the Amp and
-  // Claude decoders have them).
-  return { line: lineOf.bind(d), end: endOf.bind(d) };
+  return new CursorRecordDecoder(newDecoder(options, sink));
 }
 
-function lineOf(this: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
-  readLine(this, text, line, offset, out);
-}
+/**
+ * The record decoder: the state in its element 0, `line` and `end` on the prototype (the Codex
+ * record decoder's shape). One `line` for every decoder, so the line splitter's call site keeps
+ * its target, and the code that inlined it, from one stream to the next; a bound function made
+ * per decoder was a new call target each time ("wrong call target" at every new stream:
+ * docs/performance.md, "Record decoders as classes", round twenty-two).
+ */
+class CursorRecordDecoder implements RecordDecoder {
+  declare readonly 0: Decoder;
 
-function endOf(this: Decoder, out: AgentEvent[]): void {
-  endStream(this, out);
+  constructor(d: Decoder) {
+    (this as { 0: Decoder })[0] = d;
+  }
+
+  line(text: string, line: number, offset: number, out: AgentEvent[]): void {
+    readLine(this[0], text, line, offset, out);
+  }
+
+  end(out: AgentEvent[]): void {
+    endStream(this[0], out);
+  }
 }
 
 /**
