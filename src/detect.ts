@@ -134,17 +134,24 @@ export function detectFormat(
     // A first line cut by the 64 KiB window, or not JSON: the rules look at its text.
     parsed = false;
   }
+  const best = bestRule(line, record);
+  if (best !== undefined) return best;
+  // Gemini CLI prints banners before its first record: its rule is the last resort, over the
+  // whole window when the first line is not JSON.
+  if (!parsed) return sniffGemini(text) ?? afterBanner(text);
+  return record === undefined ? undefined : sniffGemini(line);
+}
+
+// What the most confident rule says of a line (and its object); the first in SNIFFERS among
+// equally confident ones.
+function bestRule(line: string, record: JsonObject | undefined): Detection | undefined {
   let best: Detection | undefined;
   for (const sniff of SNIFFERS) {
     const found = sniff(line, record);
     if (found !== undefined && (best === undefined || RANK[found.confidence] < RANK[best.confidence]))
       best = found;
   }
-  if (best !== undefined) return best;
-  // Gemini CLI prints banners before its first record: its rule is the last resort, over the
-  // whole window when the first line is not JSON.
-  if (!parsed) return sniffGemini(text) ?? afterBanner(text);
-  return record === undefined ? undefined : sniffGemini(line);
+  return best;
 }
 
 /**
@@ -170,12 +177,7 @@ function afterBanner(text: string): Detection | undefined {
       return undefined;
     }
     if (!isJsonObject(value)) return undefined;
-    let best: Detection | undefined;
-    for (const sniff of SNIFFERS) {
-      const found = sniff(line, value);
-      if (found !== undefined && (best === undefined || RANK[found.confidence] < RANK[best.confidence]))
-        best = found;
-    }
+    const best = bestRule(line, value);
     if (best === undefined) return undefined;
     return {
       ...best,

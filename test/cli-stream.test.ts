@@ -166,6 +166,27 @@ describe('chunks held past the next read are copies', () => {
     expect(r.stdout).toBe(expected.map((e) => `${JSON.stringify(e)}\n`).join(''));
   });
 
+  test('decode detects the format past comment lines, reports each of them, and decodes the rest', () => {
+    const body = readFileSync('fixtures/codex/collab.jsonl', 'utf8');
+    const path = join(dir, 'commented.jsonl');
+    writeFileSync(path, `# a capture's note\n# scrubbed\n${body}`);
+    const r = cli(['decode', path], 'pipe');
+    // The two comment lines are bad input (exit 1, one diagnostic each), not a format error.
+    expect(r.status).toBe(1);
+    expect(r.stderr).not.toMatch(/cannot tell/);
+    expect(r.stderr).toMatch(/invalid_json: line 1 \(byte 0\)/);
+    expect(r.stderr).toMatch(/invalid_json: line 2 \(byte 19\)/);
+    expect(r.stderr.match(/invalid_json/g)?.length).toBe(2);
+    const expected = codecFor('codex')!.parse(body).events.map(({ provenance: _p, ...e }) => e);
+    const got = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((e) => e.type !== 'unknown')
+      .map(({ provenance: _p, ...e }) => e);
+    expect(got).toEqual(expected);
+  });
+
   test('check reads a file of many reads whole', () => {
     const { path } = longFirstLine();
     const r = cli(['check', path], 'pipe');
