@@ -177,7 +177,9 @@ describe('chunks held past the next read are copies', () => {
     expect(r.stderr).toMatch(/invalid_json: line 1 \(byte 0\)/);
     expect(r.stderr).toMatch(/invalid_json: line 2 \(byte 19\)/);
     expect(r.stderr.match(/invalid_json/g)?.length).toBe(2);
-    const expected = codecFor('codex')!.parse(body).events.map(({ provenance: _p, ...e }) => e);
+    const expected = codecFor('codex')!
+      .parse(body)
+      .events.map(({ provenance: _p, ...e }) => e);
     const got = r.stdout
       .trim()
       .split('\n')
