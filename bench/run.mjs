@@ -658,14 +658,8 @@ const OTHER_FORMATS = [
  * `JSON.stringify` of the same records, as the OpenCode, Cursor and Claude writer rows are.
  */
 async function roundTripWriter(f, codec, wire, records) {
-  const d = setup[f.key].createDecoder();
-  const events = [];
-  const keep = (xs) => {
-    for (const ev of JSON.parse(JSON.stringify(xs))) events.push(ev);
-  };
+  const events = detachedEvents(f.key, Buffer.from(wire));
   let text = '';
-  for (const c of chunk(Buffer.from(wire), 64 * KiB)) keep(d.push(c));
-  keep(d.end());
   {
     const e = setup[f.key].createEncoder();
     for (const ev of events) text += e.write(ev);
@@ -725,15 +719,16 @@ function otherFormatCorpus(key, buffer) {
 }
 
 /**
- * The canonical events of a HEP corpus, held for the writer benchmarks, as `JSON.parse` copies of
- * the decoder's events (the same data, plain JSON values). Holding millions of events straight
- * from the decoder makes V8 pretenure the decoder's object literals (allocation-site
- * pretenuring: they "survive"), and every later decode in this process then allocates its
- * short-lived events in the old generation (measured: hep.createDecoder 0.36–0.41 × bare instead
- * of 0.69–0.74, in the same process). Here each decoded batch dies young.
+ * The canonical events the set-up's decoder of format `key` reads from `buffer` (64 KiB chunks),
+ * held for the writer benchmarks as `JSON.parse` copies (the same data, plain JSON values); with
+ * `types`, only the events of those types. Holding millions of events straight from a decoder
+ * makes V8 pretenure the decoder's object literals (allocation-site pretenuring: they
+ * "survive"), and every later decode in this process then allocates its short-lived events in
+ * the old generation (measured: hep.createDecoder 0.36–0.41 × bare instead of 0.69–0.74, in the
+ * same process). Here each decoded batch dies young, and the decoder is the set-up's instance.
  */
-function detachedEvents(buffer, types) {
-  const d = setup.hep.createDecoder();
+function detachedEvents(key, buffer, types) {
+  const d = setup[key].createDecoder();
   const out = [];
   const keep = (events) => {
     for (const ev of JSON.parse(JSON.stringify(events)))
@@ -1022,12 +1017,7 @@ for (const f of [
     .slice(0, -1)
     .split('\n')
     .map((l) => JSON.parse(l));
-  const events = [];
-  {
-    const d = setup[f.key].createDecoder();
-    for (const c of chunk(small, 64 * KiB)) events.push(...JSON.parse(JSON.stringify(d.push(c))));
-    events.push(...JSON.parse(JSON.stringify(d.end())));
-  }
+  const events = detachedEvents(f.key, small);
   const list = [
     {
       name: `JSON.stringify(${f.key} record) + "\\n"`,
@@ -1086,7 +1076,7 @@ for (const key of ['agui', 'aisdk']) {
     targets: { [`${key}.createDecoder().push`]: { bare: 0.85 } },
   });
   const w = generateHep({ mb: Math.min(MB_ARG, 25), variant: 'ascii' });
-  const events = detachedEvents(w.buffer);
+  const events = detachedEvents('hep', w.buffer);
   const text = otherFormatCorpus(key, w.buffer).toString('utf8');
   const records = [];
   for (const l of text.split('\n')) if (l.startsWith('data: {')) records.push(JSON.parse(l.slice(6)));
@@ -1124,7 +1114,7 @@ for (const key of ['agui', 'aisdk']) {
 {
   // Writers: the frames of a (smaller) corpus as canonical events and as parsed wire objects.
   const w = generateHep({ mb: Math.min(MB_ARG, 25), variant: 'ascii' });
-  const events = detachedEvents(w.buffer);
+  const events = detachedEvents('hep', w.buffer);
   const text = w.buffer.toString('utf8');
   const frames = text
     .slice(0, -1)
@@ -1179,7 +1169,7 @@ for (const key of ['agui', 'aisdk']) {
         if (l.startsWith('data: ')) records.push(JSON.parse(l.slice(6)));
       } else if (l !== '') records.push(JSON.parse(l));
     }
-    const input = f.writes === undefined ? events : detachedEvents(source, f.writes);
+    const input = f.writes === undefined ? events : detachedEvents('hep', source, f.writes);
     const sourceEvents = f.writes === undefined ? events.length : undefined;
     const list = [
       {
@@ -1246,11 +1236,7 @@ if (
       .slice(0, -1)
       .split('\n')
       .map((l) => JSON.parse(l));
-    const events = [];
-    const d = setup.codex.createDecoder();
-    for (const piece of chunk(small, 64 * KiB))
-      for (const ev of JSON.parse(JSON.stringify(d.push(piece)))) events.push(ev);
-    for (const ev of JSON.parse(JSON.stringify(d.end()))) events.push(ev);
+    const events = detachedEvents('codex', small);
     const list = [
       {
         name: 'JSON.stringify(codex record) + "\\n"',
@@ -1408,13 +1394,7 @@ if (
     .slice(0, -1)
     .split('\n')
     .map((l) => JSON.parse(l));
-  const decoded = [];
-  {
-    const d = setup.gemini.createDecoder();
-    for (const c of chunk(wire, 64 * KiB))
-      for (const ev of JSON.parse(JSON.stringify(d.push(c)))) decoded.push(ev);
-    for (const ev of JSON.parse(JSON.stringify(d.end()))) decoded.push(ev);
-  }
+  const decoded = detachedEvents('gemini', wire);
   const bare = decoded.map(({ provenance: _p, ...rest }) => rest);
   const encode = (list) => {
     const e = g.createEncoder({ idSource: () => 's', clock: () => 0 });
