@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import type { AgentEvent, Diagnostic, Encoder } from '../src/index';
 
-// What the writer-template properties (HEP, nativeharness) share: the values their random events
-// carry, and one harness that writes a stream with a shortcut switch on or off.
+// What the writer properties share: the values their random events carry (HEP, nativeharness),
+// and the harness that writes a stream, with a shortcut switch on or off (HEP, nativeharness, Amp).
 
 /** A text: short strings, escapes and non-ASCII, lone surrogates, and values no writer can hold. */
 export const text = fc.oneof(
@@ -46,17 +46,13 @@ export interface Written {
 }
 
 /**
- * `events` through the encoder `create` makes, with `shortcut.enabled` set to `on` for the
- * stream and back to `true` after it: the text of every event followed by `|`, then the end, or
- * `threw …` where a write threw.
+ * `events` through the encoder `create` makes: the text of every event followed by `|`, then the
+ * end, or `threw …` where a write threw; and the diagnostics it reported.
  */
-export function writeSwitched(
-  shortcut: { enabled: boolean },
-  on: boolean,
+export function writeStream(
   create: (onDiagnostic: (d: Diagnostic) => void) => Encoder,
   events: readonly AgentEvent[],
 ): Written {
-  shortcut.enabled = on;
   const diagnostics: Diagnostic[] = [];
   const e = create((d) => diagnostics.push(d));
   let text = '';
@@ -65,8 +61,21 @@ export function writeSwitched(
     text += e.end();
   } catch (error) {
     text += `threw ${String(error)}`;
+  }
+  return { text, diagnostics };
+}
+
+/** {@link writeStream} with `shortcut.enabled` set to `on` for the stream and back to `true` after it. */
+export function writeSwitched(
+  shortcut: { enabled: boolean },
+  on: boolean,
+  create: (onDiagnostic: (d: Diagnostic) => void) => Encoder,
+  events: readonly AgentEvent[],
+): Written {
+  shortcut.enabled = on;
+  try {
+    return writeStream(create, events);
   } finally {
     shortcut.enabled = true;
   }
-  return { text, diagnostics };
 }

@@ -1,12 +1,8 @@
 import type { EncodeOptions } from '../../src/codec';
-import type { Diagnostic } from '../../src/diagnostics';
 import { type AgentEvent, amp } from '../../src/index';
+import { type Written, writeStream } from '../writer-values';
 
-/** What the Amp writer wrote for a stream: the text after every event (`|`-separated), and its diagnostics. */
-export interface Written {
-  text: string;
-  diagnostics: Diagnostic[];
-}
+export type { Written } from '../writer-values';
 
 /**
  * Writes `events` with a fresh Amp writer: the text of every event followed by `|`, then the
@@ -16,14 +12,5 @@ export function writeAmp(
   events: AgentEvent[],
   options: EncodeOptions & { session?: string; idSource?: () => string },
 ): Written {
-  const diagnostics: Diagnostic[] = [];
-  const e = amp.createEncoder({ ...options, onDiagnostic: (d) => diagnostics.push(d) });
-  let text = '';
-  try {
-    for (const ev of events) text += `${e.write(ev)}|`;
-    text += e.end();
-  } catch (error) {
-    text += `threw ${String(error)}`;
-  }
-  return { text, diagnostics };
+  return writeStream((onDiagnostic) => amp.createEncoder({ ...options, onDiagnostic }), events);
 }
