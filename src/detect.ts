@@ -29,21 +29,24 @@ export interface Detection {
 /** How many bytes of the input detection looks at. */
 export const DETECT_BYTES = 64 * 1024;
 
-// The first line with content. A line ends at LF, CRLF or a lone CR (SSE allows all three; a
-// JSON line cannot hold a raw CR, so a CR ends one too).
+// A line ends at LF, CRLF or a lone CR (SSE allows all three; a JSON line cannot hold a raw CR,
+// so a CR ends one too).
 const LINE_END = /\r\n?|\n/g;
 
-function firstLine(text: string): string {
+// The lines of `text`, trimmed, blank ones included.
+function* linesOf(text: string): Generator<string> {
   let start = 0;
   while (start < text.length) {
     LINE_END.lastIndex = start;
     const m = LINE_END.exec(text);
-    const end = m === null ? text.length : m.index;
-    const next = m === null ? text.length : m.index + m[0].length;
-    const line = text.slice(start, end).trim();
-    if (line !== '') return line;
-    start = next;
+    yield text.slice(start, m === null ? text.length : m.index).trim();
+    start = m === null ? text.length : m.index + m[0].length;
   }
+}
+
+// The first line with content.
+function firstLine(text: string): string {
+  for (const line of linesOf(text)) if (line !== '') return line;
   return '';
 }
 
@@ -161,13 +164,9 @@ function bestRule(line: string, record: JsonObject | undefined): Detection | und
  * line was not the format's; the decoder reports the lines before it.
  */
 function afterBanner(text: string): Detection | undefined {
-  let start = 0;
-  for (let n = 0; n < BANNER_LINES && start < text.length; n++) {
-    LINE_END.lastIndex = start;
-    const m = LINE_END.exec(text);
-    const end = m === null ? text.length : m.index;
-    const line = text.slice(start, end).trim();
-    start = m === null ? text.length : m.index + m[0].length;
+  let n = 0;
+  for (const line of linesOf(text)) {
+    if (n++ === BANNER_LINES) break;
     if (!line.startsWith('{')) continue;
     let value: unknown;
     try {
