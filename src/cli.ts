@@ -346,11 +346,11 @@ class Reporter {
     if (d.severity === 'error') this.errors++;
     else if (d.severity === 'warning') this.warnings++;
     if (this.options.json) {
-      process.stderr.write(`${JSON.stringify(d)}\n`);
+      say(`${JSON.stringify(d)}\n`);
       return;
     }
     if (this.options.quiet && d.severity !== 'error') return;
-    process.stderr.write(`${describe(d, this.source)}\n`);
+    say(`${describe(d, this.source)}\n`);
   }
 
   /** The exit code by the one rule: 1 when an error was reported, unless --lenient. */
@@ -549,12 +549,15 @@ async function* readFd(fd: number): AsyncGenerator<Uint8Array> {
   }
 }
 
-// Writes respecting back-pressure; a closed pipe (EPIPE) ends the process quietly. Standard output
-// to a file (or /dev/null) is written straight from the string: Node's stream for a file makes a
-// Buffer of every piece first, garbage that lives until a full GC.
+// Writes respecting back-pressure, standard error's too (see `say`); a closed pipe (EPIPE) ends
+// the process quietly. The diagnostics a chunk gave are written before its output, as they arose.
+// Standard output to a file (or /dev/null) is written straight from the string: Node's stream for
+// a file makes a Buffer of every piece first, garbage that lives until a full GC.
 function write(text: string): Promise<void> | undefined {
+  flushSaid();
+  if (stderrDrained !== undefined) return stderrDrained.then(() => write(text));
   if (text === '') return undefined;
-  if (stdoutIsFile()) {
+  if (isFile(1)) {
     writeAll(1, text);
     return undefined;
   }
@@ -562,17 +565,69 @@ function write(text: string): Promise<void> | undefined {
   return new Promise((resolve) => process.stdout.once('drain', resolve));
 }
 
-let toFile: boolean | undefined;
-function stdoutIsFile(): boolean {
-  if (toFile === undefined) {
-    try {
-      const stat = fstatSync(1);
-      toFile = process.stdout.isTTY !== true && (stat.isFile() || stat.isCharacterDevice());
-    } catch {
-      toFile = false;
-    }
+// What goes to standard error, gathered and written once per input chunk (by `write`) or at the
+// end of the current task: one write per diagnostic was a system call per bad line, most of what
+// a stream of bad lines cost. Standard error to a pipe is asynchronous in Node: a reader that
+// falls behind (or never reads) would have every diagnostic held in memory, so `write` waits for
+// it to drain, as it does for standard output.
+let said = '';
+let sayScheduled = false;
+let stderrDrained: Promise<void> | undefined;
+let releaseStderr: (() => void) | undefined;
+let stderrGone = false;
+
+// Standard error written out; a promise while its reader is behind (commands that do not `write`).
+function stderrReady(): Promise<void> | undefined {
+  flushSaid();
+  return stderrDrained;
+}
+
+function say(text: string): void {
+  said += text;
+  if (!sayScheduled) {
+    sayScheduled = true;
+    queueMicrotask(flushSaid);
   }
-  return toFile;
+}
+
+function flushSaid(): void {
+  sayScheduled = false;
+  if (said === '' || stderrGone) {
+    said = '';
+    return;
+  }
+  const text = said;
+  said = '';
+  if (isFile(2)) {
+    writeAll(2, text);
+    return;
+  }
+  if (process.stderr.write(text) || stderrDrained !== undefined) return;
+  stderrDrained = new Promise((resolve) => {
+    releaseStderr = () => {
+      stderrDrained = undefined;
+      releaseStderr = undefined;
+      resolve();
+    };
+    process.stderr.once('drain', releaseStderr);
+  });
+}
+
+// Whether fd 1 or 2 is a file or a character device (/dev/null): written with writeSync.
+const toFile: Array<boolean | undefined> = [];
+function isFile(fd: 1 | 2): boolean {
+  let file = toFile[fd];
+  if (file === undefined) {
+    const stream = fd === 1 ? process.stdout : process.stderr;
+    try {
+      const stat = fstatSync(fd);
+      file = stream.isTTY !== true && (stat.isFile() || stat.isCharacterDevice());
+    } catch {
+      file = false;
+    }
+    toFile[fd] = file;
+  }
+  return file;
 }
 
 function writeAll(fd: number, text: string): void {
@@ -688,7 +743,7 @@ const str = (v: string | boolean | undefined): string | undefined => (typeof v =
 async function main(all: string[]): Promise<number> {
   const [first, ...rest] = all;
   if (first === undefined) {
-    process.stderr.write(usage());
+    say(usage());
     return 64;
   }
   if (first === '--version' || first === '-v') {
@@ -812,15 +867,16 @@ async function otel(ctx: ServeContext): Promise<number> {
   const onSignal = () => {
     controller.abort();
     child?.kill('SIGTERM');
-    void stop().then(() => process.exit(reporter.code()));
+    void stop().then(() => {
+      flushSaid();
+      process.exit(reporter.code());
+    });
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   if (values.quiet !== true) {
     const to = typeof values.endpoint === 'string' ? values.endpoint : 'the default OTLP endpoint';
-    process.stderr.write(
-      `agentwire otel: ${ctx.source} (${opened.codec.format}) → ${to}; Ctrl-C flushes and ends\n`,
-    );
+    say(`agentwire otel: ${ctx.source} (${opened.codec.format}) → ${to}; Ctrl-C flushes and ends\n`);
   }
   const onDiagnostic = (d: Diagnostic) => reporter.report(d);
   const decodeOptions = {
@@ -828,7 +884,11 @@ async function otel(ctx: ServeContext): Promise<number> {
     onDiagnostic,
     ...(values.follow ? { incompleteLine: 'hold' as const } : {}),
   };
-  for await (const event of opened.codec.decode(opened.chunks, decodeOptions)) tracer.push(event);
+  for await (const event of opened.codec.decode(opened.chunks, decodeOptions)) {
+    tracer.push(event);
+    const ready = stderrReady();
+    if (ready !== undefined) await ready;
+  }
   await stop();
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
@@ -869,7 +929,7 @@ async function convert({ values, file, format, options, reporter }: CommandConte
     }
   }
   // Field names come from the input (a record's own keys): shown, never executed.
-  if (values.quiet !== true) process.stderr.write(neutralizeControls(losses.text(to)));
+  if (values.quiet !== true) say(neutralizeControls(losses.text(to)));
   return reporter.code();
 }
 
@@ -943,7 +1003,7 @@ async function check({ values, file, format, options, reporter }: CommandContext
   }
   if (!values.json) {
     const counts = `${reporter.errors} error(s), ${reporter.warnings} warning(s)`;
-    process.stderr.write(
+    say(
       failing() === 0
         ? `ok: ${reporter.errors + reporter.warnings === 0 ? 'no findings' : counts}${!values.strict && reporter.warnings > 0 ? ' (warnings fail with --strict)' : ''}\n`
         : `failed: ${counts}${values.strict ? ' (--strict)' : ''}\n`,
@@ -1092,7 +1152,7 @@ async function serve(ctx: ServeContext): Promise<number> {
       ? lib.createProtocolHandler({ log: ui, path: /\/stream$/ })
       : lib.createSseHandler({
           log,
-          onError: (error) => process.stderr.write(`agentwire: ${error.message}\n`),
+          onError: (error) => say(`agentwire: ${error.message}\n`),
         });
   // The session exists from the start, so a reader (the viewer) that comes before the first
   // event waits for it instead of getting 404 (a Redis log: the appender's first event makes it).
@@ -1125,14 +1185,11 @@ async function serve(ctx: ServeContext): Promise<number> {
   web.listening(actual);
   const origin = `http://${web.host.includes(':') ? `[${web.host}]` : web.host}:${actual}`;
   const base = `${origin}/workspaces/${encodeURIComponent(workspace)}/sessions/${encodeURIComponent(session)}`;
-  process.stderr.write(
-    `agentwire: serving ${base}/stream${ui === undefined ? ` (and ${base}/events)` : ` as ${as}`}\n`,
-  );
+  say(`agentwire: serving ${base}/stream${ui === undefined ? ` (and ${base}/events)` : ` as ${as}`}\n`);
   // The viewer reads agentwire's own envelopes; a stream served --as a UI protocol is for that UI.
   if (ui === undefined) {
-    process.stderr.write(`agentwire: viewer at ${origin}/${web.token === undefined ? '' : '?token=…'}\n`);
-    if (web.token !== undefined)
-      process.stderr.write('agentwire: open the viewer once with ?token=<your token>\n');
+    say(`agentwire: viewer at ${origin}/${web.token === undefined ? '' : '?token=…'}\n`);
+    if (web.token !== undefined) say('agentwire: open the viewer once with ?token=<your token>\n');
   }
 
   const stop = new Promise<void>((resolve) => {
@@ -1148,18 +1205,19 @@ async function serve(ctx: ServeContext): Promise<number> {
       const decoder = opened.codec.createDecoder({ ...ctx.options, onDiagnostic });
       const append = (events: AgentEvent[]) =>
         ui !== undefined ? ui.append(events) : log.append(workspace, session, events);
-      for await (const chunk of opened.chunks) await append(decoder.push(chunk));
+      for await (const chunk of opened.chunks) {
+        await append(decoder.push(chunk));
+        await stderrReady();
+      }
       await append(decoder.end());
     }
     await (ui !== undefined ? ui.close() : log.close(workspace, session));
     const how = exited === undefined ? 'input ended' : `input ended: ${source} exited (${await exited})`;
-    process.stderr.write(
-      `agentwire: ${how}; the session is complete; still serving ${base}/stream (Ctrl-C to stop)\n`,
-    );
+    say(`agentwire: ${how}; the session is complete; still serving ${base}/stream (Ctrl-C to stop)\n`);
   })();
   feed.catch((error: unknown) => {
     reporter.errors++;
-    process.stderr.write(`agentwire: ${source}: ${error instanceof Error ? error.message : String(error)}\n`);
+    say(`agentwire: ${source}: ${error instanceof Error ? error.message : String(error)}\n`);
   });
   await stop;
   child?.kill();
@@ -1237,7 +1295,7 @@ function openSessionLog(
       url,
       onDiagnostic,
       extensions: true,
-      onError: (error) => process.stderr.write(`agentwire: redis: ${error.message}\n`),
+      onError: (error) => say(`agentwire: redis: ${error.message}\n`),
       ...(retain === undefined ? {} : { maxLen: retain }),
     });
     return { log, ready: () => log.connect(), quit: () => log.quit() };
@@ -1260,8 +1318,20 @@ let codeSoFar: () => number = () => 0;
 
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   // Quietly, but never 0 after an error diagnostic (`check … | head -1` of a failing stream).
-  if (error.code === 'EPIPE') process.exit(codeSoFar());
+  if (error.code === 'EPIPE') {
+    flushSaid();
+    process.exit(codeSoFar());
+  }
   throw error;
+});
+
+// Standard error closed by its reader: the command goes on (its output and exit code still
+// say what it found), what it would say is dropped, and nothing waits for a drain that will
+// not come.
+process.stderr.on('error', () => {
+  stderrGone = true;
+  said = '';
+  releaseStderr?.();
 });
 
 main(process.argv.slice(2)).then(
@@ -1272,20 +1342,20 @@ main(process.argv.slice(2)).then(
     // Messages may quote input (a file name, a strict-mode diagnostic): shown, never executed.
     const message = neutralizeControls(error instanceof Error ? error.message : String(error));
     if (error instanceof UsageError) {
-      process.stderr.write(`agentwire: ${message} (see agentwire --help)\n`);
+      say(`agentwire: ${message} (see agentwire --help)\n`);
       process.exitCode = 64;
     } else if (error instanceof InputError) {
-      process.stderr.write(`agentwire: ${message}\n`);
+      say(`agentwire: ${message}\n`);
       process.exitCode = 66;
     } else if (error instanceof ListenError) {
-      process.stderr.write(`agentwire: ${message}\n`);
+      say(`agentwire: ${message}\n`);
       process.exitCode = 69;
     } else if (isAgentwireError(error)) {
       // A value the target format cannot hold (a writer's `unencodable`), or strict mode.
-      process.stderr.write(`agentwire: ${error.diagnostic.severity} ${error.code}: ${message}\n`);
+      say(`agentwire: ${error.diagnostic.severity} ${error.code}: ${message}\n`);
       process.exitCode = 1;
     } else {
-      process.stderr.write(`agentwire: internal error: ${message}\n`);
+      say(`agentwire: internal error: ${message}\n`);
       process.exitCode = 70;
     }
   },

@@ -179,17 +179,38 @@ export function parseJsonLine(
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (error) {
-    // Newer V8 (Chromium) appends "(line 1 column N)" to the position; dropped so a diagnostic
-    // reads the same in every engine.
-    const detail = (error instanceof Error ? error.message : String(error)).replace(
-      / \(line \d+ column \d+\)$/,
-      '',
-    );
-    return {
-      ok: false,
-      diagnostic: diagnosticAt('invalid_json', 'error', line, offset, `not valid JSON (${detail})`, format),
-    };
+    return { ok: false, diagnostic: invalidJson(error, line, offset, format) };
   }
+}
+
+/**
+ * The diagnostic for a line `JSON.parse` refused with `error`, built from that error: the same
+ * one {@link parseJsonLine} gives (`nesting_too_deep` when the line is also deeper than
+ * `maxDepth`, else `invalid_json` with the parser's reason), without parsing the line again. A
+ * second parse costs a second exception, the most of what a bad line costs.
+ */
+export function refusedJson(
+  text: string,
+  error: unknown,
+  line: number,
+  offset: number,
+  maxDepth: number,
+  format: Format,
+): Diagnostic {
+  maxDepth = resolveMaxDepth(maxDepth);
+  return isTooDeep(text, maxDepth)
+    ? nestingTooDeep(line, offset, maxDepth, format)
+    : invalidJson(error, line, offset, format);
+}
+
+function invalidJson(error: unknown, line: number, offset: number, format: Format): Diagnostic {
+  // Newer V8 (Chromium) appends "(line 1 column N)" to the position; dropped so a diagnostic
+  // reads the same in every engine.
+  const detail = (error instanceof Error ? error.message : String(error)).replace(
+    / \(line \d+ column \d+\)$/,
+    '',
+  );
+  return diagnosticAt('invalid_json', 'error', line, offset, `not valid JSON (${detail})`, format);
 }
 
 /** What {@link parseRecordText} returns for a line it refused (the diagnostic is reported). */
@@ -213,8 +234,9 @@ export function parseRecordText(
   if (!(text.length > DEPTH_PRECHECK_CHARS && isTooDeep(text, maxDepth))) {
     try {
       return JSON.parse(text);
-    } catch {
-      // parseJsonLine below builds the diagnostic
+    } catch (error) {
+      sink.report(refusedJson(text, error, line, offset, maxDepth, format));
+      return NOT_PARSED;
     }
   }
   const parsed = parseJsonLine(text, line, offset, maxDepth, format);

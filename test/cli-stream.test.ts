@@ -141,6 +141,56 @@ describe.runIf(process.platform === 'linux')('a reader that does not read holds 
   }, 120_000);
 });
 
+// /proc/<pid>/stat: user + system CPU time so far, in clock ticks.
+function cpuTicks(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+describe.runIf(process.platform === 'linux')(
+  'a reader of standard error that does not read holds the CLI back',
+  () => {
+    test('300,000 bad lines: the diagnostics wait for their reader instead of piling up in memory', async () => {
+      // Each bad line is a diagnostic of about 120 bytes (36 MB). Node writes standard error to a
+      // pipe asynchronously: written without waiting, every one was held (with its write request)
+      // in the CLI's memory while the reader was behind; 3 million of them reached 850 MiB.
+      const lines = 300_000;
+      const path = join(dir, 'stall-err.jsonl');
+      writeFileSync(path, 'x\n'.repeat(lines));
+      const child = spawn(process.execPath, [CLI, 'decode', '--format', 'hep', path], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      child.stderr.pause();
+      // Until the CLI stops working (its CPU time stands still for half a second): waiting for the
+      // reader, or (as it was) done with the whole input and holding every diagnostic. Its peak
+      // memory grows in steps, so a pause in the peak says nothing.
+      let last = -1;
+      let still = 0;
+      for (let i = 0; i < 600 && still < 5; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        const now = cpuTicks(child.pid!);
+        still = now === last ? still + 1 : 0;
+        last = now;
+      }
+      const stalled = peakMiB(child.pid!);
+      let text = '';
+      child.stderr.setEncoding('utf8');
+      child.stderr.on('data', (c: string) => {
+        text += c;
+      });
+      child.stderr.resume();
+      const code = await new Promise((r) => child.once('close', r));
+      expect(code).toBe(1);
+      const said = text.split('\n').filter((l) => l !== '');
+      expect(said.length).toBe(lines);
+      expect(said[lines - 1]).toBe(
+        `${path}:${lines}:${2 * (lines - 1)}: error invalid_json: line ${lines} (byte ${2 * (lines - 1)}): not valid JSON (Unexpected token 'x', "x" is not valid JSON)`,
+      );
+      expect(stalled).toBeLessThan(90);
+    }, 120_000);
+  },
+);
+
 // The CLI's chunks share one buffer: whatever holds a chunk past the next read (the lines read to
 // detect the format, `check` reading all of it) must hold a copy.
 describe('chunks held past the next read are copies', () => {

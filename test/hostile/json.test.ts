@@ -1,10 +1,11 @@
+import fc from 'fast-check';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import type { Codec } from '../../src/codec';
 import { AgentwireError } from '../../src/diagnostics';
 import { hep } from '../../src/formats/hep/index';
 import { highbar } from '../../src/formats/highbar/index';
 import { nativeharness } from '../../src/formats/nativeharness/index';
-import { exceedsDepth, parseJsonLine } from '../../src/json';
+import { exceedsDepth, NOT_PARSED, parseJsonLine, parseRecordText, refusedJson } from '../../src/json';
 import type { AgentEvent, AgentEventOf } from '../../src/model';
 import {
   at,
@@ -456,6 +457,39 @@ describe('hostile input: JSON layer, directly', () => {
     const r = parseJsonLine(deepArrays(100_000), 7, 99, 64, 'hep');
     expect(parse).not.toHaveBeenCalled();
     expect(r.ok ? [] : at([r.diagnostic])).toEqual([['nesting_too_deep', 7, 99]]);
+  });
+
+  // A refused line's diagnostic is built from the error JSON.parse already threw (a second parse
+  // cost a second exception, most of a bad line's cost): held equal to the checked parse.
+  test('refusedJson and parseRecordText say what parseJsonLine says, from the first parse', () => {
+    const garbage = fc.oneof(
+      fc.string(),
+      fc.string({ unit: fc.constantFrom('[', ']', '{', '}', '"', ':', ',', 'x', '1', ' ') }),
+      fc.tuple(fc.integer({ min: 1, max: 200 }), fc.string()).map(([n, tail]) => `${'['.repeat(n)}${tail}`),
+      fc.json().map((j) => j.slice(0, -1)),
+    );
+    fc.assert(
+      fc.property(garbage, fc.integer({ min: 1, max: 100 }), (text, maxDepth) => {
+        let thrown: unknown;
+        try {
+          JSON.parse(text);
+        } catch (error) {
+          thrown = error;
+        }
+        // What parseRecordText does with text JSON.parse reads (short deep values are measured by
+        // the decoders after it) is not the question here.
+        fc.pre(thrown !== undefined);
+        const checked = parseJsonLine(text, 3, 17, maxDepth, 'claude');
+        expect(checked.ok).toBe(false);
+        if (checked.ok) return;
+        expect(refusedJson(text, thrown, 3, 17, maxDepth, 'claude')).toEqual(checked.diagnostic);
+        const reported: unknown[] = [];
+        const value = parseRecordText(text, 3, 17, maxDepth, 'claude', { report: (d) => reported.push(d) });
+        expect(value).toBe(NOT_PARSED);
+        expect(reported).toEqual([checked.diagnostic]);
+      }),
+      { numRuns: 3000 },
+    );
   });
 
   test('the depth scan is iterative: 2 million brackets do not overflow the stack', () => {

@@ -7,7 +7,7 @@ import {
   isJsonObject,
   type JsonObject,
   nestingTooDeep,
-  parseJsonLine,
+  refusedJson,
   resolveMaxDepth,
   sameJson,
   setOwn,
@@ -1214,9 +1214,8 @@ function decodeLine(d: DecoderState, text: string, line: number, offset: number,
   let record: unknown;
   try {
     record = JSON.parse(text);
-  } catch {
-    const parsed = parseJsonLine(text, line, offset, d[MAX_DEPTH], FORMAT);
-    if (!parsed.ok) d[SINK].report(parsed.diagnostic);
+  } catch (error) {
+    d[SINK].report(refusedJson(text, error, line, offset, d[MAX_DEPTH], FORMAT));
     d[PENDING].push(text);
     return;
   }
