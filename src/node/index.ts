@@ -41,6 +41,7 @@ export {
   createSseHandler,
   NhSessionLog,
   type NhSessionLogOptions,
+  SSE_CLIENT_AHEAD_BYTES,
   type SseHandlerOptions,
 } from './sse-server';
 export { type TailCheckpoint, type TailItem, type TailTraceOptions, type TraceTail, tailTrace } from './tail';

@@ -4,6 +4,8 @@ import { type RefusalContext, writeOrReport } from '../convert-stream';
 import type { DiagnosticHandler, Format } from '../diagnostics';
 import { AISDK_HEADERS } from '../formats/ai-sdk/wire';
 import type { AgentEvent } from '../model';
+import { firstAfter } from './session-log';
+import { SSE_CLIENT_AHEAD_BYTES } from './sse-server';
 
 /** One persisted record of a UI protocol stream: its sequence number and JSON text. */
 export interface ProtocolLogEntry {
@@ -161,21 +163,40 @@ export function createProtocolHandler(
       return true;
     }
     res.writeHead(200, headers);
-    let text = '';
-    for (const e of log.entries) if (e.seq > after) text += block(e);
-    if (text !== '') res.write(text);
-    if (log.closed) {
-      res.end();
-      return true;
-    }
+    // The records after the client's cursor, while its socket takes more: past
+    // SSE_CLIENT_AHEAD_BYTES unsent it waits for the socket to drain and goes on from the last
+    // record sent, so a client that reads slower than the log grows is not written ahead of its
+    // reading (what it has not read waits in the log).
+    const client = { sent: after, waiting: false, stopped: false };
+    const pump = (): void => {
+      client.waiting = false;
+      if (client.stopped) return;
+      const entries = log.entries;
+      for (let i = firstAfter(entries, client.sent); i < entries.length; i++) {
+        client.sent = entries[i]!.seq;
+        if (!res.write(block(entries[i]!)) && res.writableLength >= SSE_CLIENT_AHEAD_BYTES) {
+          client.waiting = true;
+          res.once('drain', pump);
+          return;
+        }
+      }
+      if (log.closed) res.end();
+    };
+    pump();
+    if (log.closed) return true;
     // Subscribed in the same tick as the backlog was read: no record can fall in between.
-    const unsubscribe = log.subscribe((entry) => {
-      if (entry === undefined) res.end();
-      else res.write(block(entry));
+    const unsubscribe = log.subscribe(() => {
+      if (!client.waiting) pump();
     });
     const beat = options.heartbeatMs ?? 15_000;
-    const timer = beat > 0 ? setInterval(() => res.write(': keepalive\n\n'), beat) : undefined;
+    const timer =
+      beat > 0
+        ? setInterval(() => {
+            if (!res.writableNeedDrain) res.write(': keepalive\n\n');
+          }, beat)
+        : undefined;
     const stop = (): void => {
+      client.stopped = true;
       unsubscribe();
       if (timer !== undefined) clearInterval(timer);
     };

@@ -32,8 +32,13 @@ export interface SessionSnapshot {
 
 /** Receives a followed session's entries, in `seq` order, each once. */
 export interface SessionFollower {
-  /** The next stored entry. */
-  entry(entry: NhLogEntry): void;
+  /**
+   * The next stored entry. Returning `false` stops the delivery at once, as calling the function
+   * `follow` returned would (which a follower cannot do while `follow` is still delivering the
+   * entries it had stored): a reader that cannot take more stops there and follows again from
+   * its last entry later. Any other value, or none, goes on.
+   */
+  entry(entry: NhLogEntry): unknown;
   /** The session was closed: no entry follows. */
   end(): void;
   /**
@@ -124,4 +129,20 @@ export function createEntryEncoder(options: EntryEncoderOptions): (event: AgentE
     }
     return entries;
   };
+}
+
+/**
+ * The index of the first entry whose `seq` is above `after`, in entries stored in `seq` order:
+ * by bisection, so a reader that stops and goes on from its cursor (a slow SSE client) costs
+ * what it reads, not the whole log each time.
+ */
+export function firstAfter(entries: readonly { seq: number }[], after: number): number {
+  let lo = 0;
+  let hi = entries.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (entries[mid]!.seq <= after) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

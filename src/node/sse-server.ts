@@ -7,6 +7,7 @@ import { DEFAULT_MAX_DEPTH, isJsonObject, parseJsonLine } from '../json';
 import type { AgentEvent } from '../model';
 import {
   createEntryEncoder,
+  firstAfter,
   type NhLogEntry,
   type SessionFollower,
   type SessionLog,
@@ -205,20 +206,31 @@ export class NhSessionLog implements SessionLog {
       return () => {};
     }
     let cursor = after;
-    const deliver = (entry: NhLogEntry): void => {
-      if (entry.seq <= cursor) return;
-      cursor = entry.seq;
-      follower.entry(entry);
+    let stopped = false;
+    // False once the follower said it takes no more.
+    const deliver = (entry: NhLogEntry): boolean => {
+      if (entry.seq > cursor) {
+        cursor = entry.seq;
+        stopped = follower.entry(entry) === false;
+      }
+      return !stopped;
     };
-    for (const entry of s.entries) deliver(entry);
+    // Entries are stored in seq order: the first one after the cursor is found by bisection, so
+    // a follower that stops and follows again (a slow SSE client) costs what it reads, not the
+    // whole log each time.
+    const entries = s.entries;
+    for (let i = firstAfter(entries, after); i < entries.length; i++)
+      if (!deliver(entries[i]!)) return () => {};
     if (s.closed) {
       follower.end();
       return () => {};
     }
-    return this.subscribe(workspace, session, (entry) => {
+    const unsubscribe = this.subscribe(workspace, session, (entry) => {
+      if (stopped) return;
       if (entry === undefined) follower.end();
-      else deliver(entry);
+      else if (!deliver(entry)) unsubscribe();
     });
+    return unsubscribe;
   }
 
   private store(s: SessionState, entry: NhLogEntry): void {
@@ -230,6 +242,67 @@ export class NhSessionLog implements SessionLog {
     }
     for (const listener of s.listeners) listener(entry);
   }
+}
+
+// One SSE client of a followed session: the last seq written to it, and how to stop following.
+interface Following {
+  stopped: boolean;
+  sent: number;
+  halt: () => void;
+}
+
+interface FollowContext {
+  log: SessionLog;
+  res: ServerResponse;
+  report: (error: unknown) => void;
+  workspace: string;
+  session: string;
+  client: Following;
+  follow: () => void;
+}
+
+/**
+ * Bytes of SSE the server writes ahead of a client that reads slower than its session grows
+ * (`createSseHandler`): past them it stops following the log for that client until the socket
+ * drains, then follows again from the last entry sent. A log on Redis opens its follow again
+ * then, so the bound is well above a socket's 16 KiB high-water mark.
+ */
+export const SSE_CLIENT_AHEAD_BYTES = 1024 * 1024;
+
+// Follows the log from the client's last seq until the socket holds SSE_CLIENT_AHEAD_BYTES,
+// then stops (the `drain` calls `follow` again). A follower is live until then:
+// the log may go on delivering (a catch-up loop) after it was told to stop, and what it hands
+// over then is the next follow's to send.
+function followLog(c: FollowContext): void {
+  const { client, res } = c;
+  if (client.stopped) return;
+  let live = true;
+  let unfollow: (() => void) | undefined;
+  const halt = (): void => {
+    live = false;
+    unfollow?.();
+  };
+  const follower: SessionFollower = {
+    entry: (entry) => {
+      if (!live || client.stopped) return false;
+      client.sent = entry.seq;
+      if (res.write(sseBlock(entry)) || res.writableLength < SSE_CLIENT_AHEAD_BYTES) return true;
+      halt();
+      res.once('drain', c.follow);
+      return false;
+    },
+    end: () => {
+      if (live) res.end();
+    },
+    error: (error) => {
+      if (!live) return;
+      c.report(error);
+      res.end();
+    },
+  };
+  unfollow = c.log.follow(c.workspace, c.session, client.sent, follower);
+  if (!live || client.stopped) unfollow();
+  else client.halt = halt;
 }
 
 /** Options of {@link createSseHandler}. */
@@ -350,28 +423,29 @@ export function createSseHandler(
     let text = options.retryMs !== undefined ? `retry: ${Math.max(0, Math.floor(options.retryMs))}\n\n` : '';
     if (gap !== undefined) text += formatSseEvent({ event: 'gap', data: JSON.stringify(gap) });
     for (const e of s.entries) text += sseBlock(e);
-    if (text !== '') res.write(text);
+    const ahead = text !== '' && !res.write(text);
     if (s.closed) {
       res.end();
       return true;
     }
-    // The log delivers every entry after the snapshot's last one, however late it is called.
-    let stopped = false;
-    const unfollow = log.follow(workspace, session, s.last, {
-      entry: (entry) => {
-        if (!stopped) res.write(sseBlock(entry));
-      },
-      end: () => res.end(),
-      error: (error) => {
-        report(error);
-        res.end();
-      },
-    });
+    // The log delivers every entry after a cursor, however late it is called: a client that
+    // reads slower than the session grows is followed only while its socket takes more, and
+    // again from the last entry sent once the socket has drained. What it has not read waits in
+    // the log (bounded by retention), never in a per-client buffer.
+    const client: Following = { stopped: false, sent: s.last, halt: () => {} };
+    const follow = (): void => followLog({ log, res, report, workspace, session, client, follow });
+    if (ahead) res.once('drain', follow);
+    else follow();
     const beat = options.heartbeatMs ?? 15_000;
-    const timer = beat > 0 ? setInterval(() => res.write(': keepalive\n\n'), beat) : undefined;
+    const timer =
+      beat > 0
+        ? setInterval(() => {
+            if (!res.writableNeedDrain) res.write(': keepalive\n\n');
+          }, beat)
+        : undefined;
     const stop = (): void => {
-      stopped = true;
-      unfollow();
+      client.stopped = true;
+      client.halt();
       if (timer !== undefined) clearInterval(timer);
     };
     res.on('close', stop);

@@ -436,7 +436,10 @@ export class RedisSessionLog implements SessionLog {
     }
     if (r.seq <= l.after) return;
     l.after = r.seq;
-    l.follower.entry(r.entry!);
+    if (l.follower.entry(r.entry!) === false) {
+      l.done = true;
+      this.drop(tail, l);
+    }
   }
 
   private gapError(tail: Tail, l: Listener): RedisLogError {
