@@ -179,7 +179,7 @@ export function parseJsonLine(
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (error) {
-    return { ok: false, diagnostic: invalidJson(error, line, offset, format) };
+    return { ok: false, diagnostic: refusedJson(text, error, line, offset, maxDepth, format) };
   }
 }
 
@@ -198,12 +198,7 @@ export function refusedJson(
   format: Format,
 ): Diagnostic {
   maxDepth = resolveMaxDepth(maxDepth);
-  return isTooDeep(text, maxDepth)
-    ? nestingTooDeep(line, offset, maxDepth, format)
-    : invalidJson(error, line, offset, format);
-}
-
-function invalidJson(error: unknown, line: number, offset: number, format: Format): Diagnostic {
+  if (isTooDeep(text, maxDepth)) return nestingTooDeep(line, offset, maxDepth, format);
   // Newer V8 (Chromium) appends "(line 1 column N)" to the position; dropped so a diagnostic
   // reads the same in every engine.
   const detail = (error instanceof Error ? error.message : String(error)).replace(
