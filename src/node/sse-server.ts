@@ -269,6 +269,28 @@ interface FollowContext {
  */
 export const SSE_CLIENT_AHEAD_BYTES = 1024 * 1024;
 
+interface SnapshotContext {
+  res: ServerResponse;
+  client: Following;
+  entries: readonly NhLogEntry[];
+  next: () => void;
+}
+
+// Writes the snapshot's entries from `from` on, waiting for the socket to drain whenever it holds
+// SSE_CLIENT_AHEAD_BYTES, then calls `next`: a client that connects to a long session and reads
+// slowly is not handed the whole session at once.
+function sendSnapshot(c: SnapshotContext, from: number): void {
+  const { res, entries } = c;
+  for (let i = from; i < entries.length; i++) {
+    if (c.client.stopped) return;
+    if (!res.write(sseBlock(entries[i]!)) && res.writableLength >= SSE_CLIENT_AHEAD_BYTES) {
+      res.once('drain', () => sendSnapshot(c, i + 1));
+      return;
+    }
+  }
+  if (!c.client.stopped) c.next();
+}
+
 // Follows the log from the client's last seq until the socket holds SSE_CLIENT_AHEAD_BYTES,
 // then stops (the `drain` calls `follow` again). A follower is live until then:
 // the log may go on delivering (a catch-up loop) after it was told to stop, and what it hands
@@ -422,20 +444,19 @@ export function createSseHandler(
     });
     let text = options.retryMs !== undefined ? `retry: ${Math.max(0, Math.floor(options.retryMs))}\n\n` : '';
     if (gap !== undefined) text += formatSseEvent({ event: 'gap', data: JSON.stringify(gap) });
-    for (const e of s.entries) text += sseBlock(e);
-    const ahead = text !== '' && !res.write(text);
+    if (text !== '') res.write(text);
+    // The snapshot as the client's socket takes it, then (unless the session is closed) the log
+    // from the snapshot's last entry: the log delivers every entry after a cursor, however late
+    // it is called. A client that reads slower than the session grows is followed only while its
+    // socket takes more, and again from the last entry sent once the socket has drained. What it
+    // has not read waits in the log (bounded by retention), never in a buffer per client.
+    const client: Following = { stopped: false, sent: s.last, halt: () => {} };
     if (s.closed) {
-      res.end();
+      sendSnapshot({ res, client, entries: s.entries, next: () => res.end() }, 0);
       return true;
     }
-    // The log delivers every entry after a cursor, however late it is called: a client that
-    // reads slower than the session grows is followed only while its socket takes more, and
-    // again from the last entry sent once the socket has drained. What it has not read waits in
-    // the log (bounded by retention), never in a per-client buffer.
-    const client: Following = { stopped: false, sent: s.last, halt: () => {} };
     const follow = (): void => followLog({ log, res, report, workspace, session, client, follow });
-    if (ahead) res.once('drain', follow);
-    else follow();
+    sendSnapshot({ res, client, entries: s.entries, next: follow }, 0);
     const beat = options.heartbeatMs ?? 15_000;
     const timer =
       beat > 0

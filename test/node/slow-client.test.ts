@@ -103,6 +103,30 @@ describe('a client that does not read', () => {
     expect(texts).toEqual(Array.from({ length: 2000 }, (_, i) => i));
   }, 60_000);
 
+  test.each([
+    ['live', false],
+    ['closed', true],
+  ])(
+    'connecting to a %s session of 32 MB: the snapshot is sent as the client reads it',
+    async (_label, closed) => {
+      const log = new NhSessionLog({ clock: () => 1_767_225_600_000 });
+      await log.append(WS, 's3', [{ type: 'run.start', ts: 1_767_225_600_000 } as AgentEvent]);
+      for (let i = 0; i < 20; i++) await log.append(WS, 's3', deltas(i * 100, 100, 16 * 1024));
+      if (closed) await log.close(WS, 's3');
+      const { port, held } = await serve(log);
+      const client = stalledClient(port, `/workspaces/${WS}/sessions/s3/stream`);
+      await until(() => held() > 0);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(held()).toBeLessThan(SSE_CLIENT_AHEAD_BYTES + 32 * 1024);
+      if (!closed) await log.close(WS, 's3');
+      client.socket.resume();
+      await client.closed;
+      const ids = [...client.text().matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
+      expect(ids).toEqual((await log.read(WS, 's3', 0))!.entries.map((e) => e.seq));
+    },
+    60_000,
+  );
+
   test('a client that reads keeps up: the same entries as a snapshot read', async () => {
     const log = new NhSessionLog({ clock: () => 1_767_225_600_000 });
     await log.append(WS, 's2', [{ type: 'run.start', ts: 1_767_225_600_000 } as AgentEvent]);
