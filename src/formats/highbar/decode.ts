@@ -7,7 +7,6 @@ import {
   type JsonObject,
   jsonTokenEnd,
   parseJsonLine,
-  refusedJson,
   resolveMaxDepth,
   setOwn,
   unsafeNumberMessage,
@@ -177,15 +176,15 @@ function readLine(d: HighbarDecoder, text: string, line: number, offset: number,
       record = JSON.parse(text);
       numbers = valueCheck(record, 1, d[MAX_DEPTH]);
       if (numbers === VALUE_TOO_DEEP) refused = true;
-    } catch (error) {
-      // The diagnostic from JSON.parse's own error: parsing again would cost another one.
-      if (text.trim().length === 0)
-        d[REPORT]('invalid_json', 'warning', line, offset, 'a blank line (no record); skipped');
-      else d[SINK].report(refusedJson(text, error, line, offset, d[MAX_DEPTH], FORMAT));
-      return;
+    } catch {
+      refused = true;
     }
   }
   if (refused) {
+    if (text.trim().length === 0) {
+      d[REPORT]('invalid_json', 'warning', line, offset, 'a blank line (no record); skipped');
+      return;
+    }
     const parsed = parseJsonLine(text, line, offset, d[MAX_DEPTH], FORMAT);
     if (!parsed.ok) {
       d[SINK].report(parsed.diagnostic);
