@@ -5,7 +5,7 @@ import type { DiagnosticHandler, Format } from '../diagnostics';
 import { AISDK_HEADERS } from '../formats/ai-sdk/wire';
 import type { AgentEvent } from '../model';
 import { firstAfter } from './session-log';
-import { SSE_CLIENT_AHEAD_BYTES } from './sse-server';
+import { keepalive, SSE_CLIENT_AHEAD_BYTES } from './sse-server';
 
 /** One persisted record of a UI protocol stream: its sequence number and JSON text. */
 export interface ProtocolLogEntry {
@@ -188,13 +188,7 @@ export function createProtocolHandler(
     const unsubscribe = log.subscribe(() => {
       if (!client.waiting) pump();
     });
-    const beat = options.heartbeatMs ?? 15_000;
-    const timer =
-      beat > 0
-        ? setInterval(() => {
-            if (!res.writableNeedDrain) res.write(': keepalive\n\n');
-          }, beat)
-        : undefined;
+    const timer = keepalive(res, options.heartbeatMs);
     const stop = (): void => {
       client.stopped = true;
       unsubscribe();

@@ -269,6 +269,17 @@ interface FollowContext {
  */
 export const SSE_CLIENT_AHEAD_BYTES = 1024 * 1024;
 
+/**
+ * The heartbeat of an SSE response: a `: keepalive` comment every `beatMs` (default 15 000; 0:
+ * none), left out while the client's socket is still full. The timer to clear at the end.
+ */
+export function keepalive(res: ServerResponse, beatMs = 15_000): ReturnType<typeof setInterval> | undefined {
+  if (beatMs <= 0) return undefined;
+  return setInterval(() => {
+    if (!res.writableNeedDrain) res.write(': keepalive\n\n');
+  }, beatMs);
+}
+
 interface SnapshotContext {
   res: ServerResponse;
   client: Following;
@@ -457,13 +468,7 @@ export function createSseHandler(
     }
     const follow = (): void => followLog({ log, res, report, workspace, session, client, follow });
     sendSnapshot({ res, client, entries: s.entries, next: follow }, 0);
-    const beat = options.heartbeatMs ?? 15_000;
-    const timer =
-      beat > 0
-        ? setInterval(() => {
-            if (!res.writableNeedDrain) res.write(': keepalive\n\n');
-          }, beat)
-        : undefined;
+    const timer = keepalive(res, options.heartbeatMs);
     const stop = (): void => {
       client.stopped = true;
       client.halt();
