@@ -74,7 +74,7 @@ const EXIT_CODES: ReadonlyArray<[number, string]> = [
   [66, 'the input cannot be opened: no such file, a directory, no permission, a command that cannot start'],
   [
     69,
-    'serve cannot listen on the port (in use, or not allowed), or cannot reach its --redis; otel: the OpenTelemetry packages are missing',
+    'serve cannot listen on the port (in use, or not allowed), or cannot reach its --redis; otel: the OpenTelemetry packages are missing, or the collector did not take some spans',
   ],
   [70, 'internal error (a bug in agentwire: please report it)'],
 ];
@@ -276,7 +276,8 @@ const COMMANDS: Record<CommandName, CommandSpec> = {
       'Spans follow the GenAI semantic conventions (docs/otel.md). They are sent in batches and flushed',
       'when the input ends, and on Ctrl-C (SIGINT) or SIGTERM; spans still open then are ended as',
       'incomplete. Needs the optional packages @opentelemetry/api, @opentelemetry/sdk-trace,',
-      '@opentelemetry/resources and @opentelemetry/exporter-trace-otlp-http (exit 69 without them).',
+      '@opentelemetry/resources and @opentelemetry/exporter-trace-otlp-http (exit 69 without them). A collector',
+      'that cannot be reached or refuses a batch is said once on stderr, and the command exits 69.',
     ].join('\n'),
   },
 };
@@ -834,12 +835,24 @@ async function otel(ctx: ServeContext): Promise<number> {
   // Loaded here, not at start: every other command runs without the optional OpenTelemetry API.
   let tracing: Awaited<ReturnType<ServerModules['createOtlpTracing']>>;
   let EventTracer: typeof import('./otel/index').EventTracer;
+  const to = typeof values.endpoint === 'string' ? values.endpoint : 'the default OTLP endpoint';
+  // A collector that cannot be reached or refuses the spans: said once as it happens, counted,
+  // and the command ends with exit 69 (the spans of those batches are lost).
+  const failed = { batches: 0, first: '' };
+  const exportFailed = (error: Error): void => {
+    if (failed.batches++ > 0) return;
+    failed.first = error.message;
+    say(
+      `agentwire otel: cannot export spans to ${neutralizeControls(to)}: ${neutralizeControls(error.message)}\n`,
+    );
+  };
   try {
     const { createOtlpTracing } = await import('./node/index');
     ({ EventTracer } = await import('./otel/index'));
     tracing = await createOtlpTracing({
       ...(typeof values.endpoint === 'string' ? { endpoint: values.endpoint } : {}),
       serviceName: str(values['service-name']) ?? 'agentwire',
+      onExportError: exportFailed,
     });
   } catch (error) {
     throw new UnavailableError((error as Error).message);
@@ -847,9 +860,17 @@ async function otel(ctx: ServeContext): Promise<number> {
   const controller = new AbortController();
   const { chunks, child } = await streamOf(ctx, controller.signal);
   const opened = await openInput(ctx.format, chunks, reporter);
+  const shutdown = (): Promise<void> => tracing.shutdown().catch(exportFailed);
+  // Exit 69 once a batch was lost, whatever the input said.
+  const outcome = (): number => {
+    if (failed.batches === 0) return reporter.code();
+    throw new UnavailableError(
+      `otel: ${failed.batches} batch(es) of spans could not be exported to ${to} (${failed.first}); those spans are lost`,
+    );
+  };
   if (opened === undefined) {
-    await tracing.shutdown();
-    return reporter.code();
+    await shutdown();
+    return outcome();
   }
   const tracer = new EventTracer({
     tracer: tracing.tracer,
@@ -860,7 +881,7 @@ async function otel(ctx: ServeContext): Promise<number> {
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       tracer.end();
-      await tracing.shutdown();
+      await shutdown();
     })();
     return stopping;
   };
@@ -868,14 +889,18 @@ async function otel(ctx: ServeContext): Promise<number> {
     controller.abort();
     child?.kill('SIGTERM');
     void stop().then(() => {
+      let code = reporter.code();
+      if (failed.batches > 0) {
+        say(`agentwire: ${failed.batches} batch(es) of spans could not be exported; those spans are lost\n`);
+        code = 69;
+      }
       flushSaid();
-      process.exit(reporter.code());
+      process.exit(code);
     });
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   if (values.quiet !== true) {
-    const to = typeof values.endpoint === 'string' ? values.endpoint : 'the default OTLP endpoint';
     say(`agentwire otel: ${ctx.source} (${opened.codec.format}) → ${to}; Ctrl-C flushes and ends\n`);
   }
   const onDiagnostic = (d: Diagnostic) => reporter.report(d);
@@ -892,7 +917,7 @@ async function otel(ctx: ServeContext): Promise<number> {
   await stop();
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
-  return reporter.code();
+  return outcome();
 }
 
 async function convert({ values, file, format, options, reporter }: CommandContext): Promise<number> {

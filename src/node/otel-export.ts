@@ -1,6 +1,7 @@
 // OTLP/HTTP export for `agentwire otel`: the official OpenTelemetry SDK and exporter, loaded only
 // when asked for (optional peer dependencies), so the library itself never needs them.
 import type { Tracer } from '@opentelemetry/api';
+import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import type { Format } from '../diagnostics';
 
 /** Options of {@link createOtlpTracing}. */
@@ -17,6 +18,13 @@ export interface OtlpTracingOptions {
   headers?: Record<string, string>;
   /** The input format, recorded as `agentwire.format` on the resource. */
   format?: Format;
+  /**
+   * Called for each batch of spans the collector did not take (unreachable, refused, an HTTP
+   * error): those spans are lost. Without it a failed batch is left to OpenTelemetry's global
+   * error handler (silent unless a diag logger is set); `shutdown` and `flush` still reject for
+   * the last one.
+   */
+  onExportError?: (error: Error) => void;
 }
 
 /** A tracer exporting over OTLP/HTTP in batches, and how to flush and stop it. */
@@ -54,7 +62,22 @@ export async function createOtlpTracing(options: OtlpTracingOptions = {}): Promi
   const exporterOptions: { url?: string; headers?: Record<string, string> } = {};
   if (options.endpoint !== undefined) exporterOptions.url = tracesUrl(options.endpoint);
   if (options.headers !== undefined) exporterOptions.headers = options.headers;
-  const exporter = new otlp.OTLPTraceExporter(exporterOptions);
+  const otlpExporter = new otlp.OTLPTraceExporter(exporterOptions);
+  const onError = options.onExportError;
+  // The batch processor's exporter, with each failed batch reported as it fails (0: SUCCESS).
+  const exporter: SpanExporter =
+    onError === undefined
+      ? otlpExporter
+      : {
+          export: (spans, done) =>
+            otlpExporter.export(spans, (result) => {
+              if (result.code !== 0)
+                onError(result.error ?? new Error('the collector did not take the spans'));
+              done(result);
+            }),
+          shutdown: () => otlpExporter.shutdown(),
+          forceFlush: () => otlpExporter.forceFlush(),
+        };
   const attributes: Record<string, string> = { 'service.name': options.serviceName ?? 'agentwire' };
   if (options.format !== undefined) attributes['agentwire.format'] = options.format;
   const provider = new sdk.TracerProvider({

@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
 import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, test } from 'vitest';
@@ -75,6 +77,22 @@ test('--follow: SIGINT flushes, and the open run is ended as incomplete', async 
   expect(attr(runs[0]!, 'agentwire.run.status')).toBe('incomplete');
   const tool = receiver.spans.find((s) => attr(s, 'gen_ai.operation.name') === 'execute_tool');
   expect(attr(tool!, 'agentwire.tool.status')).toBe('incomplete');
+}, 20_000);
+
+test('a collector that cannot be reached: said once on stderr, exit 69, never "internal error"', async () => {
+  // A port nothing listens on: taken, then given back.
+  const free = createServer();
+  await new Promise<void>((resolve) => free.listen(0, '127.0.0.1', resolve));
+  const port = (free.address() as AddressInfo).port;
+  await new Promise((resolve) => free.close(resolve));
+  const run = cli(['fixtures/hep/tool-then-text.jsonl', '--endpoint', `http://127.0.0.1:${port}`]);
+  expect(await run.done).toBe(69);
+  const said = run.stderr();
+  expect(said).not.toMatch(/internal error/);
+  expect(said.match(/cannot export spans to/g)?.length).toBe(1);
+  expect(said).toMatch(
+    /batch\(es\) of spans could not be exported to http:\/\/127\.0\.0\.1:\d+ \(.*ECONNREFUSED.*\); those spans are lost/,
+  );
 }, 20_000);
 
 test('an input that cannot be opened exits 66 and sends nothing', async () => {
