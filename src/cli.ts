@@ -77,11 +77,17 @@ const EXIT_CODES: ReadonlyArray<[number, string]> = [
     'serve cannot listen on the port (in use, or not allowed), or cannot reach its --redis; otel: the OpenTelemetry packages are missing, or the collector did not take some spans',
   ],
   [70, 'internal error (a bug in agentwire: please report it)'],
+  [
+    74,
+    'the output cannot be written (no space left on the device, an I/O error); a reader that went away: quietly, the code so far',
+  ],
 ];
 
 class UsageError extends Error {}
 /** An input that cannot be opened (exit 66). */
 class InputError extends Error {}
+/** Standard output cannot be written (exit 74); a closed pipe is not this (quiet, see EPIPE). */
+class OutputError extends Error {}
 class ListenError extends Error {}
 /** A service the command needs is missing (exit 69). */
 class UnavailableError extends ListenError {}
@@ -631,12 +637,32 @@ function isFile(fd: 1 | 2): boolean {
   return file;
 }
 
-function writeAll(fd: number, text: string): void {
-  const written = writeSync(fd, text);
-  // Written whole: ASCII (the common case) needs no byte count.
-  if (written === text.length || written === Buffer.byteLength(text)) return;
-  const bytes = Buffer.from(text);
-  for (let done = written; done < bytes.length; ) done += writeSync(fd, bytes, done);
+// A write to a file that fails: standard error is given up (what it would say is dropped, as
+// for a closed pipe), standard output ends the command (exit 74), quietly for EPIPE.
+function writeAll(fd: 1 | 2, text: string): void {
+  try {
+    const written = writeSync(fd, text);
+    // Written whole: ASCII (the common case) needs no byte count.
+    if (written === text.length || written === Buffer.byteLength(text)) return;
+    const bytes = Buffer.from(text);
+    for (let done = written; done < bytes.length; ) done += writeSync(fd, bytes, done);
+  } catch (error) {
+    if (fd === 2) {
+      stderrGone = true;
+      return;
+    }
+    outputFailed(error as NodeJS.ErrnoException);
+  }
+}
+
+// Standard output failed: a reader that went away (EPIPE) ends the command quietly with the code
+// so far; anything else (no space left, an I/O error) with a message and exit 74.
+function outputFailed(error: NodeJS.ErrnoException): never {
+  if (error.code === 'EPIPE') {
+    flushSaid();
+    process.exit(codeSoFar());
+  }
+  throw new OutputError(`cannot write the output: ${error.message}`);
 }
 
 // The events as JSON Lines, one string.
@@ -1343,11 +1369,10 @@ let codeSoFar: () => number = () => 0;
 
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   // Quietly, but never 0 after an error diagnostic (`check … | head -1` of a failing stream).
-  if (error.code === 'EPIPE') {
-    flushSaid();
-    process.exit(codeSoFar());
-  }
-  throw error;
+  if (error.code === 'EPIPE') outputFailed(error);
+  say(`agentwire: cannot write the output: ${neutralizeControls(error.message)}\n`);
+  flushSaid();
+  process.exit(74);
 });
 
 // Standard error closed by its reader: the command goes on (its output and exit code still
@@ -1372,6 +1397,9 @@ main(process.argv.slice(2)).then(
     } else if (error instanceof InputError) {
       say(`agentwire: ${message}\n`);
       process.exitCode = 66;
+    } else if (error instanceof OutputError) {
+      say(`agentwire: ${message}\n`);
+      process.exitCode = 74;
     } else if (error instanceof ListenError) {
       say(`agentwire: ${message}\n`);
       process.exitCode = 69;

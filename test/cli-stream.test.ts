@@ -191,6 +191,53 @@ describe.runIf(process.platform === 'linux')(
   },
 );
 
+describe.runIf(existsSync('/dev/full'))('an output that cannot be written', () => {
+  // /dev/full: every write fails with ENOSPC, as on a full disk. Not a bug in agentwire (it was
+  // exit 70, "internal error"), and not a closed reader (EPIPE stays quiet).
+  test.each([
+    ['decode', 'fixtures/hep/tool-then-text.jsonl'],
+    ['convert', '--to', 'hep', 'fixtures/claude/tools.jsonl'],
+    ['view', 'fixtures/claude/tools.jsonl'],
+  ])('%s to a full device: exit 74 and what failed', (...args) => {
+    const out = openSync('/dev/full', 'w');
+    try {
+      const r = spawnSync(process.execPath, [CLI, ...args], {
+        stdio: ['ignore', out, 'pipe'],
+        encoding: 'utf8',
+      });
+      expect(r.status).toBe(74);
+      expect(r.stderr).toMatch(/^agentwire: cannot write the output: ENOSPC/m);
+      expect(r.stderr).not.toMatch(/internal error/);
+    } finally {
+      closeSync(out);
+    }
+  });
+
+  test('diagnostics to a full device are given up: the events are all written, the exit code says the errors', () => {
+    const err = openSync('/dev/full', 'w');
+    try {
+      const path = join(dir, 'bad-and-good.jsonl');
+      const good = readFileSync('fixtures/hep/tool-then-text.jsonl', 'utf8');
+      writeFileSync(path, `${good}x\n`.repeat(200));
+      const r = spawnSync(process.execPath, [CLI, 'decode', '--format', 'hep', path], {
+        stdio: ['ignore', 'pipe', err],
+        encoding: 'utf8',
+        maxBuffer: 64 * 1024 * 1024,
+      });
+      expect(r.status).toBe(1);
+      const quiet = spawnSync(process.execPath, [CLI, 'decode', '--format', 'hep', path], {
+        stdio: ['ignore', 'pipe', 'ignore'],
+        encoding: 'utf8',
+        maxBuffer: 64 * 1024 * 1024,
+      });
+      expect(quiet.stdout.length).toBeGreaterThan(100_000);
+      expect(r.stdout).toBe(quiet.stdout);
+    } finally {
+      closeSync(err);
+    }
+  });
+});
+
 // The CLI's chunks share one buffer: whatever holds a chunk past the next read (the lines read to
 // detect the format, `check` reading all of it) must hold a copy.
 describe('chunks held past the next read are copies', () => {
