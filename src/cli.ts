@@ -71,7 +71,10 @@ const EXIT_CODES: ReadonlyArray<[number, string]> = [
   [0, 'done; the input had no error diagnostics (check: no errors, and no warnings with --strict)'],
   [1, 'the input had error diagnostics (check: errors, or warnings with --strict); --lenient: 0'],
   [64, 'usage error: unknown command or option, an option of another command, a bad value'],
-  [66, 'the input cannot be opened: no such file, a directory, no permission, a command that cannot start'],
+  [
+    66,
+    'the input cannot be opened or read: no such file, a directory, no permission, an I/O error, a command that cannot start',
+  ],
   [
     69,
     'serve cannot listen on the port (in use, or not allowed), or cannot reach its --redis; otel: the OpenTelemetry packages are missing, or the collector did not take some spans',
@@ -465,10 +468,10 @@ function directoryError(file: string): InputError {
 const FILE_CHUNK = 16 * 1024;
 
 async function input(file: string | undefined): Promise<AsyncIterable<Uint8Array>> {
-  if (file !== undefined && file !== '-') return collecting(readChunks(await openFile(file)));
+  if (file !== undefined && file !== '-') return collecting(readChunks(await openFile(file)), file);
   // Standard input redirected from a file (`< file`) is read like a named file; a pipe or a
   // terminal through Node's stream.
-  return collecting(isRegularFile(0) ? readFd(0) : process.stdin);
+  return collecting(isRegularFile(0) ? readFd(0) : process.stdin, '<stdin>');
 }
 
 function isRegularFile(fd: number): boolean {
@@ -481,28 +484,37 @@ function isRegularFile(fd: number): boolean {
 
 // The chunks as they come, with a full GC whenever the heap has grown by HEAP_GROWTH_BUDGET, or
 // its large-object space by LARGE_OBJECT_BUDGET, or COLLECT_EVERY bytes were read.
-async function* collecting(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+// A read that fails (EIO: a bad disk, /proc/self/mem) is an input that cannot be read (exit 66),
+// not a bug in agentwire.
+async function* collecting(chunks: AsyncIterable<Uint8Array>, name: string): AsyncGenerator<Uint8Array> {
   let read = 0;
   let since = 0;
   let live = getHeapStatistics().used_heap_size;
   let liveLarge = largeObjectBytes();
-  for await (const chunk of chunks) {
-    read += chunk.length;
-    if (read >= HEAP_CHECK_EVERY) {
-      since += read;
-      read = 0;
-      if (
-        since >= COLLECT_EVERY ||
-        getHeapStatistics().used_heap_size - live > HEAP_GROWTH_BUDGET ||
-        largeObjectBytes() - liveLarge > LARGE_OBJECT_BUDGET
-      ) {
-        since = 0;
-        fullGc();
-        live = getHeapStatistics().used_heap_size;
-        liveLarge = largeObjectBytes();
+  try {
+    for await (const chunk of chunks) {
+      read += chunk.length;
+      if (read >= HEAP_CHECK_EVERY) {
+        since += read;
+        read = 0;
+        if (
+          since >= COLLECT_EVERY ||
+          getHeapStatistics().used_heap_size - live > HEAP_GROWTH_BUDGET ||
+          largeObjectBytes() - liveLarge > LARGE_OBJECT_BUDGET
+        ) {
+          since = 0;
+          fullGc();
+          live = getHeapStatistics().used_heap_size;
+          liveLarge = largeObjectBytes();
+        }
       }
+      yield chunk;
     }
-    yield chunk;
+  } catch (error) {
+    // Only the source's errors reach here: a consumer that stops returns, it does not throw.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (typeof code !== 'string' || isAgentwireError(error)) throw error;
+    throw new InputError(`${name}: cannot read: ${(error as Error).message}`);
   }
 }
 

@@ -191,6 +191,15 @@ describe.runIf(process.platform === 'linux')(
   },
 );
 
+test.runIf(existsSync('/proc/self/mem'))('an input whose read fails (EIO) exits 66 and says so', () => {
+  // Reading /proc/self/mem at offset 0 fails with EIO: it was exit 70, "internal error".
+  const r = spawnSync(process.execPath, [CLI, 'decode', '--format', 'hep', '/proc/self/mem'], {
+    encoding: 'utf8',
+  });
+  expect(r.status).toBe(66);
+  expect(r.stderr).toMatch(/^agentwire: \/proc\/self\/mem: cannot read: EIO/m);
+});
+
 describe.runIf(existsSync('/dev/full'))('an output that cannot be written', () => {
   // /dev/full: every write fails with ENOSPC, as on a full disk. Not a bug in agentwire (it was
   // exit 70, "internal error"), and not a closed reader (EPIPE stays quiet).
