@@ -874,6 +874,10 @@ async function otel(ctx: ServeContext): Promise<number> {
   let tracing: Awaited<ReturnType<ServerModules['createOtlpTracing']>>;
   let EventTracer: typeof import('./otel/index').EventTracer;
   const to = typeof values.endpoint === 'string' ? values.endpoint : 'the default OTLP endpoint';
+  if (typeof values.endpoint === 'string' && !/^https?:$/.test(urlProtocol(values.endpoint)))
+    throw new UsageError(
+      `otel: --endpoint takes an http:// or https:// URL, not ${JSON.stringify(values.endpoint)}`,
+    );
   // A collector that cannot be reached or refuses the spans: said once as it happens, counted,
   // and the command ends with exit 69 (the spans of those batches are lost).
   const failed = { batches: 0, first: '' };
@@ -956,6 +960,15 @@ async function otel(ctx: ServeContext): Promise<number> {
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
   return outcome();
+}
+
+// The scheme of a URL (`http:`), or '' when the text is not a URL.
+function urlProtocol(text: string): string {
+  try {
+    return new URL(text).protocol;
+  } catch {
+    return '';
+  }
 }
 
 async function convert({ values, file, format, options, reporter }: CommandContext): Promise<number> {

@@ -95,6 +95,15 @@ test('a collector that cannot be reached: said once on stderr, exit 69, never "i
   );
 }, 20_000);
 
+test('an --endpoint that is not an http(s) URL is a usage error (64)', async () => {
+  for (const endpoint of ['notaurl', 'ftp://127.0.0.1/x']) {
+    const run = cli(['fixtures/hep/tool-then-text.jsonl', '--endpoint', endpoint]);
+    expect(await run.done).toBe(64);
+    expect(run.stderr()).toMatch(/--endpoint takes an http:\/\/ or https:\/\/ URL/);
+  }
+  expect(receiver.spans).toEqual([]);
+});
+
 test('an input that cannot be opened exits 66 and sends nothing', async () => {
   const run = cli([join(dir, 'nosuch.jsonl'), '--endpoint', receiver.url]);
   expect(await run.done).toBe(66);
