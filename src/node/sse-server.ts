@@ -284,8 +284,13 @@ interface SnapshotContext {
   res: ServerResponse;
   client: Following;
   entries: readonly NhLogEntry[];
+  /** The text of entry `i`: an SSE block, or an element of the `/events` array. */
+  block: (entry: NhLogEntry, i: number) => string;
   next: () => void;
 }
+
+// An element of the `/events` array: `[\n` before the first, `,\n` before the others.
+const arrayElement = (e: NhLogEntry, i: number): string => `${i === 0 ? '[\n' : ',\n'}${e.json}`;
 
 // Writes the snapshot's entries from `from` on, waiting for the socket to drain whenever it holds
 // SSE_CLIENT_AHEAD_BYTES, then calls `next`: a client that connects to a long session and reads
@@ -294,7 +299,7 @@ function sendSnapshot(c: SnapshotContext, from: number): void {
   const { res, entries } = c;
   for (let i = from; i < entries.length; i++) {
     if (c.client.stopped) return;
-    if (!res.write(sseBlock(entries[i]!)) && res.writableLength >= SSE_CLIENT_AHEAD_BYTES) {
+    if (!res.write(c.block(entries[i]!, i)) && res.writableLength >= SSE_CLIENT_AHEAD_BYTES) {
       res.once('drain', () => sendSnapshot(c, i + 1));
       return;
     }
@@ -436,9 +441,18 @@ export function createSseHandler(
         sendJson(res, 410, { error: 'gap', ...gap });
         return true;
       }
-      const lines = s.entries.map((e) => e.json);
       res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
-      res.end(lines.length === 0 ? '[]\n' : `[\n${lines.join(',\n')}\n]\n`);
+      if (s.entries.length === 0) {
+        res.end('[]\n');
+        return true;
+      }
+      // As the client's socket takes it, like the stream's snapshot.
+      const reader: Following = { stopped: false, sent: 0, halt: () => {} };
+      res.on('close', () => {
+        reader.stopped = true;
+      });
+      const next = () => res.end('\n]\n');
+      sendSnapshot({ res, client: reader, entries: s.entries, block: arrayElement, next }, 0);
       return true;
     }
 
@@ -463,11 +477,11 @@ export function createSseHandler(
     // has not read waits in the log (bounded by retention), never in a buffer per client.
     const client: Following = { stopped: false, sent: s.last, halt: () => {} };
     if (s.closed) {
-      sendSnapshot({ res, client, entries: s.entries, next: () => res.end() }, 0);
+      sendSnapshot({ res, client, entries: s.entries, block: sseBlock, next: () => res.end() }, 0);
       return true;
     }
     const follow = (): void => followLog({ log, res, report, workspace, session, client, follow });
-    sendSnapshot({ res, client, entries: s.entries, next: follow }, 0);
+    sendSnapshot({ res, client, entries: s.entries, block: sseBlock, next: follow }, 0);
     const timer = keepalive(res, options.heartbeatMs);
     const stop = (): void => {
       client.stopped = true;

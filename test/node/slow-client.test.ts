@@ -1,4 +1,4 @@
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer, get, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
 import { agui } from '../../src/formats/ag-ui/index';
@@ -34,6 +34,13 @@ function serve(log: NhSessionLog | ProtocolLog): Promise<{ port: number; held: (
       held = Math.max(held, res.writableLength);
       return ok;
     }) as typeof res.write;
+    // A last piece written by end() is held the same way.
+    const end = res.end.bind(res) as (chunk?: string) => ServerResponse;
+    res.end = ((chunk?: string) => {
+      const r = end(chunk);
+      held = Math.max(held, res.writableLength);
+      return r;
+    }) as typeof res.end;
     void handler(req, res);
   });
   return new Promise((resolve) =>
@@ -126,6 +133,29 @@ describe('a client that does not read', () => {
     },
     60_000,
   );
+
+  test('/events of a 32 MB session to a client that reads nothing: the same bound, the same array', async () => {
+    const log = new NhSessionLog({ clock: () => 1_767_225_600_000 });
+    await log.append(WS, 's4', [{ type: 'run.start', ts: 1_767_225_600_000 } as AgentEvent]);
+    for (let i = 0; i < 20; i++) await log.append(WS, 's4', deltas(i * 100, 100, 16 * 1024));
+    await log.close(WS, 's4');
+    const { port, held } = await serve(log);
+    const response = await new Promise<IncomingMessage>((resolve) =>
+      get(`http://127.0.0.1:${port}/workspaces/${WS}/sessions/s4/events`, resolve),
+    );
+    response.pause();
+    await until(() => held() > 0);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(held()).toBeLessThan(SSE_CLIENT_AHEAD_BYTES + 32 * 1024);
+    const chunks: Buffer[] = [];
+    response.on('data', (c: Buffer) => chunks.push(c));
+    response.resume();
+    await new Promise((r) => response.once('end', r));
+    const body = Buffer.concat(chunks).toString('utf8');
+    const entries = (await log.read(WS, 's4', 0))!.entries;
+    // Byte for byte what one string of the whole array was.
+    expect(body).toBe(`[\n${entries.map((e) => e.json).join(',\n')}\n]\n`);
+  }, 60_000);
 
   test('a client that reads keeps up: the same entries as a snapshot read', async () => {
     const log = new NhSessionLog({ clock: () => 1_767_225_600_000 });
