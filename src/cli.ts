@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { fstatSync, readFileSync, readSync, type Stats, statSync, writeSync } from 'node:fs';
+import { appendFileSync, fstatSync, readFileSync, readSync, type Stats, statSync, writeSync } from 'node:fs';
 import { appendFile, type FileHandle, open } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseArgs } from 'node:util';
@@ -1197,7 +1197,7 @@ async function serve(ctx: ServeContext): Promise<number> {
       : new lib.ProtocolLog({
           codec: await codecOf(as),
           onDiagnostic: (d) => reporter.report(d),
-          ...(logFile === undefined ? {} : { persist: (json: string) => appendFile(logFile, `${json}\n`) }),
+          ...(logFile === undefined ? {} : { persist: logWriter(logFile) }),
         });
   // The input is opened (or the command started) before anything is served.
   let child: ChildProcess | undefined;
@@ -1293,7 +1293,8 @@ async function serve(ctx: ServeContext): Promise<number> {
   })();
   feed.catch((error: unknown) => {
     reporter.errors++;
-    say(`agentwire: ${source}: ${error instanceof Error ? error.message : String(error)}\n`);
+    const message = error instanceof Error ? error.message : String(error);
+    say(`agentwire: ${error instanceof LogFileError ? '' : `${source}: `}${message}\n`);
   });
   await stop;
   child?.kill();
@@ -1377,15 +1378,35 @@ function openSessionLog(
     return { log, ready: () => log.connect(), quit: () => log.quit() };
   }
   if (values['read-only'] === true) throw new UsageError('serve: --read-only needs --redis');
+  const persistLine = logFile === undefined ? undefined : logWriter(logFile);
   const log = new lib.NhSessionLog({
     onDiagnostic,
     extensions: true,
     ...(retain === undefined ? {} : { retain }),
-    ...(logFile === undefined
+    ...(persistLine === undefined
       ? {}
-      : { persist: (_w: string, _s: string, json: string) => appendFile(logFile, `${json}\n`) }),
+      : { persist: (_w: string, _s: string, json: string) => persistLine(json) }),
   });
   return { log, ready: async () => {}, quit: async () => {} };
+}
+
+/** `serve --log FILE` could not append (exit 74 at start; later, the feed stops with it). */
+class LogFileError extends Error {}
+
+// Appends each persisted line to `serve --log FILE`. The file is opened for appending once first,
+// so a path that cannot be written (no such directory, no permission, a directory) ends the
+// command before anything is served, not at its first event; a later failure (no space left)
+// names the file.
+function logWriter(file: string): (json: string) => Promise<void> {
+  try {
+    appendFileSync(file, '');
+  } catch (error) {
+    throw new OutputError(`serve: --log ${file}: cannot be written: ${(error as Error).message}`);
+  }
+  return (json) =>
+    appendFile(file, `${json}\n`).catch((error: Error) => {
+      throw new LogFileError(`serve: --log ${file}: ${error.message}`);
+    });
 }
 
 // The exit code should the reader of standard output go away (EPIPE): what the command would

@@ -200,6 +200,20 @@ test.runIf(existsSync('/proc/self/mem'))('an input whose read fails (EIO) exits 
   expect(r.stderr).toMatch(/^agentwire: \/proc\/self\/mem: cannot read: EIO/m);
 });
 
+test('serve --log to a path that cannot be written: exit 74 before anything is served', () => {
+  // It served, and failed at the first event with the input's name on the message.
+  for (const log of [join(dir, 'no-such-dir', 'x.jsonl'), dir]) {
+    const r = spawnSync(
+      process.execPath,
+      [CLI, 'serve', '--port', '0', '--log', log, 'fixtures/hep/tool-then-text.jsonl'],
+      { encoding: 'utf8', timeout: 10_000 },
+    );
+    expect(r.status, log).toBe(74);
+    expect(r.stderr).toContain(`agentwire: serve: --log ${log}: cannot be written:`);
+    expect(r.stderr).not.toMatch(/serving http/);
+  }
+});
+
 describe.runIf(existsSync('/dev/full'))('an output that cannot be written', () => {
   // /dev/full: every write fails with ENOSPC, as on a full disk. Not a bug in agentwire (it was
   // exit 70, "internal error"), and not a closed reader (EPIPE stays quiet).
