@@ -82,7 +82,7 @@ const EXIT_CODES: ReadonlyArray<[number, string]> = [
   [70, 'internal error (a bug in agentwire: please report it)'],
   [
     74,
-    'the output cannot be written (no space left on the device, an I/O error); a reader that went away: quietly, the code so far',
+    'the output cannot be written (no space left on the device, an I/O error; serve: its --log file); a reader that went away: quietly, the code so far',
   ],
 ];
 
