@@ -179,7 +179,8 @@ export function parseJsonLine(
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (error) {
-    return { ok: false, diagnostic: refusedJson(text, error, line, offset, maxDepth, format) };
+    // Not too deep: measured above.
+    return { ok: false, diagnostic: invalidJson(error, line, offset, format) };
   }
 }
 
@@ -198,7 +199,13 @@ export function refusedJson(
   format: Format,
 ): Diagnostic {
   maxDepth = resolveMaxDepth(maxDepth);
-  if (isTooDeep(text, maxDepth)) return nestingTooDeep(line, offset, maxDepth, format);
+  return isTooDeep(text, maxDepth)
+    ? nestingTooDeep(line, offset, maxDepth, format)
+    : invalidJson(error, line, offset, format);
+}
+
+// The `invalid_json` diagnostic of JSON.parse's `error`.
+function invalidJson(error: unknown, line: number, offset: number, format: Format): Diagnostic {
   // Newer V8 (Chromium) appends "(line 1 column N)" to the position; dropped so a diagnostic
   // reads the same in every engine.
   const detail = (error instanceof Error ? error.message : String(error)).replace(
