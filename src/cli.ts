@@ -1189,15 +1189,14 @@ async function serve(ctx: ServeContext): Promise<number> {
     throw new UsageError('serve: --as takes ag-ui or ai-sdk');
   if (as !== undefined && (values.redis !== undefined || readOnly))
     throw new UsageError('serve: --as serves from memory (not with --redis)');
-  const { log, ready, quit } = openSessionLog(values, (d) => reporter.report(d), lib);
-  const logFile = str(values.log);
+  const { log, ready, quit, persistLine } = openSessionLog(values, (d) => reporter.report(d), lib);
   const ui =
     as === undefined
       ? undefined
       : new lib.ProtocolLog({
           codec: await codecOf(as),
           onDiagnostic: (d) => reporter.report(d),
-          ...(logFile === undefined ? {} : { persist: logWriter(logFile) }),
+          ...(persistLine === undefined ? {} : { persist: persistLine }),
         });
   // The input is opened (or the command started) before anything is served.
   let child: ChildProcess | undefined;
@@ -1359,7 +1358,13 @@ function openSessionLog(
   values: Parsed['values'],
   onDiagnostic: (d: Diagnostic) => void,
   lib: ServerModules,
-): { log: SessionLog; ready: () => Promise<void>; quit: () => Promise<void> } {
+): {
+  log: SessionLog;
+  ready: () => Promise<void>;
+  quit: () => Promise<void>;
+  /** Appends a line to `--log FILE` (checked once here): the session log's, or `--as`'s. */
+  persistLine?: (json: string) => Promise<void>;
+} {
   const raw = str(values.retain);
   const retain = raw === undefined ? undefined : Number(raw);
   if (retain !== undefined && !(Number.isSafeInteger(retain) && retain > 0))
@@ -1387,7 +1392,12 @@ function openSessionLog(
       ? {}
       : { persist: (_w: string, _s: string, json: string) => persistLine(json) }),
   });
-  return { log, ready: async () => {}, quit: async () => {} };
+  return {
+    log,
+    ready: async () => {},
+    quit: async () => {},
+    ...(persistLine === undefined ? {} : { persistLine }),
+  };
 }
 
 /** `serve --log FILE` could not append (exit 74 at start; later, the feed stops with it). */
