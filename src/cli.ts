@@ -903,12 +903,12 @@ async function otel(ctx: ServeContext): Promise<number> {
   const { chunks, child } = await streamOf(ctx, controller.signal);
   const opened = await openInput(ctx.format, chunks, reporter);
   const shutdown = (): Promise<void> => tracing.shutdown().catch(exportFailed);
+  const lost = (): string =>
+    `otel: ${failed.batches} batch(es) of spans could not be exported to ${to} (${failed.first}); those spans are lost`;
   // Exit 69 once a batch was lost, whatever the input said.
   const outcome = (): number => {
     if (failed.batches === 0) return reporter.code();
-    throw new UnavailableError(
-      `otel: ${failed.batches} batch(es) of spans could not be exported to ${to} (${failed.first}); those spans are lost`,
-    );
+    throw new UnavailableError(lost());
   };
   if (opened === undefined) {
     await shutdown();
@@ -933,7 +933,7 @@ async function otel(ctx: ServeContext): Promise<number> {
     void stop().then(() => {
       let code = reporter.code();
       if (failed.batches > 0) {
-        say(`agentwire: ${failed.batches} batch(es) of spans could not be exported; those spans are lost\n`);
+        say(`agentwire: ${neutralizeControls(lost())}\n`);
         code = 69;
       }
       flushSaid();
