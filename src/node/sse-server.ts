@@ -282,7 +282,8 @@ export function keepalive(res: ServerResponse, beatMs = 15_000): ReturnType<type
 
 interface SnapshotContext {
   res: ServerResponse;
-  client: Following;
+  /** Set when the client went away: nothing more is written. */
+  client: { readonly stopped: boolean };
   entries: readonly NhLogEntry[];
   /** The text of entry `i`: an SSE block, or an element of the `/events` array. */
   block: (entry: NhLogEntry, i: number) => string;
@@ -447,7 +448,7 @@ export function createSseHandler(
         return true;
       }
       // As the client's socket takes it, like the stream's snapshot.
-      const reader: Following = { stopped: false, sent: 0, halt: () => {} };
+      const reader = { stopped: false };
       res.on('close', () => {
         reader.stopped = true;
       });
