@@ -99,7 +99,7 @@ beforeAll(async () => {
   await page.addScriptTag({ content: bundle.outputFiles[0]!.text });
   await page.addScriptTag({ content: `window.exercise = ${exercise.toString()};` });
 });
-afterAll(() => browser.close());
+afterAll(() => browser?.close());
 
 describe('the core entries in Chromium', () => {
   it('has no Node built-in in the bundle and exposes the same API', async () => {

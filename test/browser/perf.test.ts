@@ -79,7 +79,7 @@ let browser: Browser;
 beforeAll(async () => {
   browser = await launch();
 });
-afterAll(() => browser.close());
+afterAll(() => browser?.close());
 
 describe('the viewer on a long run', () => {
   it(`draws ${TOTAL} events without holding the page, with a bounded page`, async () => {

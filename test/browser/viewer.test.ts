@@ -16,7 +16,7 @@ let browser: Browser;
 beforeAll(async () => {
   browser = await launch();
 });
-afterAll(() => browser.close());
+afterAll(() => browser?.close());
 
 const events = (page: Page) => page.evaluate(() => Number(document.body.dataset.events ?? 0));
 
