@@ -24,6 +24,8 @@ export default defineConfig([
   {
     entry: {
       index: 'src/index.ts',
+      // Every codec and conversion by format id (src/all.ts): the `agentwire` entry bundles none.
+      all: 'src/all.ts',
       // The CLI's own entry: the library without the zod schemas (src/engine.ts).
       engine: 'src/engine.ts',
       hep: 'src/formats/hep/index.ts',

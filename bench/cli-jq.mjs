@@ -51,7 +51,7 @@ const MB = Number(flag('mb', 1024));
 const RUNS = Math.max(1, Number(flag('runs', 1)));
 const JQ = String(flag('jq', '/usr/bin/jq'));
 const CLI = resolve(here, '../dist/cli.js');
-const LIB = resolve(here, '../dist/index.js');
+const LIB = resolve(here, '../dist/all.js');
 const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
 const ALL = [
   'hep',

@@ -1,4 +1,4 @@
-// Usage: node --expose-gc --allow-natives-syntax --min-semi-space-size=16 bench/pretenure-trap.mjs <abs dist/index.js> opencode|cursor|amp|copilot
+// Usage: node --expose-gc --allow-natives-syntax --min-semi-space-size=16 bench/pretenure-trap.mjs <abs dist/all.js> opencode|cursor|amp|copilot
 // (a diagnosis tool, round eighteen: docs/performance.md "OpenCode and Cursor decoders, round eighteen"); the trap is a race with the GC: run it a few times.
 // Sets the pretenuring trap on purpose: decode with the last chunks' events held, scavenge when
 // most recent objects are alive, then probe which fresh objects are born in the old generation.

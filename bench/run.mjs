@@ -9,7 +9,7 @@
 // Flags: --mb N (corpus size, default 100), --runs N (default 7, at least 5 is the rule),
 // --only a,b (scenario ids, `scaling` among them), --pipes x,y (keep
 // only the pipelines whose names contain one of these, plus the baseline), --lib path
-// (the built library, default ../dist/index.js), --out path (default docs/benchmarks.md,
+// (the built library, default ../dist/all.js), --out path (default docs/benchmarks.md,
 // `-` to skip writing).
 // Environment: BENCH_CPU=1 prints each row's CPU-time ratios and per-run CPU and wall times
 // (`CPURATIO` lines); BENCH_TRACE=1 prints `>>>`/`<<<` markers around each timed run (to cut a
@@ -43,7 +43,7 @@ function flag(name, fallback) {
 const MB_ARG = Number(flag('mb', 100));
 const RUNS = Math.max(5, Number(flag('runs', 7)));
 const ONLY = flag('only', '') === '' ? undefined : String(flag('only', '')).split(',');
-const LIB = resolve(here, String(flag('lib', '../dist/index.js')));
+const LIB = resolve(here, String(flag('lib', '../dist/all.js')));
 const PIPES = flag('pipes', '') === '' ? undefined : String(flag('pipes', '')).split(',');
 const OUT = String(flag('out', resolve(here, '../docs/benchmarks.md')));
 

@@ -73,7 +73,7 @@ function report(name, m, limit, target) {
   const over = m.gzipped > limit;
   if (over) failed++;
   console.log(
-    `${name.padEnd(26)} ${kb(m.minified).padStart(9)} ${kb(m.gzipped).padStart(9)} ${kb(limit).padStart(9)} ${kb(target).padStart(9)}${over ? '  OVER THE LIMIT' : ''}`,
+    `${name.padEnd(26)} ${kb(m.minified).padStart(9)} ${kb(m.gzipped).padStart(9)} ${kb(limit).padStart(9)} ${(target === null ? '-' : kb(target)).padStart(9)}${over ? '  OVER THE LIMIT' : ''}`,
   );
   if (why) {
     const top = [...m.inputs].sort((a, b) => b[1] - a[1]).slice(0, 12);
@@ -98,7 +98,8 @@ for (const entry of entries) {
   }
   const limit =
     budget.limits[entry.subpath] ?? (entry.subpath === '.' ? budget.limits['.'] : budget.formatDefault);
-  const target = entry.subpath === '.' ? budget.targets['.'] : budget.targets.format;
+  // `null`: no target (agentwire/all bundles every codec by design).
+  const target = entry.subpath in budget.targets ? budget.targets[entry.subpath] : budget.targets.format;
   report(name, m, limit, target);
   const codec = entry.subpath.slice(2).replaceAll('-', '');
   if (entry.subpath !== '.' && m.exports.includes(codec)) {

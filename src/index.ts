@@ -1,7 +1,11 @@
-// agentwire: every format, the canonical model, conversion, checking and viewing. Browser-safe;
-// Node-only parts are in `agentwire/node` and `agentwire/fixtures`. Every export is named: the
-// README's API list says the same (test/api.test.ts holds the two together); the plumbing the
-// codecs are built from (createCodec, lineChunkDecoder, the record decoders) is not exported.
+// agentwire: the canonical model, diagnostics, detection, the line splitter and the timeline.
+// Browser-safe and small (scripts/size-budget.json holds it under issue #16's 30 KB): no codec is
+// bundled here. Each format is its own entry (`agentwire/hep`, `agentwire/claude`, ...), and
+// `agentwire/all` adds every codec, `convert` between any two, `codecFor` and `codecs` (which need
+// every format). Node-only parts are in `agentwire/node` and `agentwire/fixtures`. Every export is
+// named: the README's API list says the same (test/api.test.ts holds the two together); the
+// plumbing the codecs are built from (createCodec, lineChunkDecoder, the record decoders) is not
+// exported.
 export { boundSummary, boundText, isBounded } from './bounds';
 export type {
   Checker,
@@ -15,8 +19,8 @@ export type {
   EventSource,
   ParseResult,
 } from './codec';
-export { type ConvertOptions, type ConvertResult, convert, convertStream, detectFromStream } from './convert';
 export { DETECT_BYTES, type Detection, detectFormat } from './detect';
+export { detectFromStream } from './detect-stream';
 export {
   AgentwireError,
   type Diagnostic,
@@ -27,20 +31,6 @@ export {
   isAgentwireError,
   type Severity,
 } from './diagnostics';
-export { type AguiCodec, agui } from './formats/ag-ui/index';
-export { type AiSdkCodec, aisdk } from './formats/ai-sdk/index';
-export { type AmpCodec, amp } from './formats/amp/index';
-export { type ClaudeCodec, claude } from './formats/claude/index';
-export { type CodexCodec, codex } from './formats/codex/index';
-export { type CopilotCodec, copilot } from './formats/copilot/index';
-export { type CursorCodec, cursor } from './formats/cursor/index';
-export { type GeminiCodec, gemini } from './formats/gemini/index';
-export { type HepCodec, hep } from './formats/hep/codec';
-export { type HighbarCodec, highbar } from './formats/highbar/codec';
-export { codecFor, codecs } from './formats/index';
-export { connect } from './formats/nativeharness/client';
-export { type NativeharnessCodec, nativeharness } from './formats/nativeharness/codec';
-export { type OpencodeCodec, opencode } from './formats/opencode/index';
 export {
   DEFAULT_MAX_LINE_BYTES,
   type IncompleteLinePolicy,

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
+import type { CheckingCodec, Diagnostic } from '../src/all';
 import { codecs } from '../src/formats';
-import type { CheckingCodec, Diagnostic } from '../src/index';
 import { listFixtures, loadFixture } from '../src/node/fixtures';
 
 // A stream without a single record is never called clean: `check`, `createChecker` and

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
+import { type CheckingCodec, detectFormat } from '../src/all';
 import { codecs } from '../src/formats';
-import { type CheckingCodec, detectFormat } from '../src/index';
 import { listFixtures, loadFixture } from '../src/node/fixtures';
 
 // A chunk is text or bytes in any binary a caller holds: a Uint8Array (a Buffer), an ArrayBuffer,

@@ -3,7 +3,7 @@ import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, wri
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { codecFor, convert, convertStream } from '../src/index';
+import { codecFor, convert, convertStream } from '../src/all';
 import { listFixtures, loadFixture } from '../src/node/fixtures';
 
 // Issue #24, the CLI against jq: what makes `decode` and `convert` fast and small must not change

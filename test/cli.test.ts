@@ -3,7 +3,7 @@ import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, wri
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type AgentEvent, codecFor, connect, hep } from '../src/index';
+import { type AgentEvent, codecFor, connect, hep } from '../src/all';
 import { listFixtures } from '../src/node/fixtures';
 
 // The CLI, run as a user runs it: the built binary, real pipes, files and exit codes.

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import type { AgentEvent, Diagnostic } from '../src/index';
-import { agui, aisdk, claude, gemini } from '../src/index';
+import type { AgentEvent, Diagnostic } from '../src/all';
+import { agui, aisdk, claude, gemini } from '../src/all';
 
 type Codec = typeof claude | typeof gemini | typeof agui | typeof aisdk;
 const statuses = (c: Codec, text: string): string[] =>

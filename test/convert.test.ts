@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { codecFor } from '../src/formats';
 import {
   type Codec,
   claude,
@@ -14,7 +13,8 @@ import {
   highbar,
   nativeharness,
   opencode,
-} from '../src/index';
+} from '../src/all';
+import { codecFor } from '../src/formats';
 import { listFixtures, loadFixture } from '../src/node/fixtures';
 import { expectGolden, expectGoldenText } from './golden';
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { detectFormat } from '../src/index';
+import { detectFormat } from '../src/all';
 
 describe('detectFormat', () => {
   test.each([
@@ -19,6 +19,18 @@ describe('detectFormat', () => {
   ])('%j → %s (%s)', (input, format, confidence) => {
     expect(detectFormat(input)).toMatchObject({ format, confidence });
     expect(detectFormat(new TextEncoder().encode(input))).toMatchObject({ format, confidence });
+  });
+
+  // The reason names the record type with its article: "an agent_start frame", not "a agent_start".
+  test.each([
+    ['{"type":"agent_start","turn_id":1}\n', 'an agent_start frame'],
+    ['{"type":"message_delta","turn_id":1,"delta":"x"}\n', 'a message_delta frame'],
+    [
+      '{"type":"error","timestamp":"2026-01-01T00:00:00.000Z","severity":"error","message":"m"}\n',
+      'an error record',
+    ],
+  ])('%j: the reason is %j', (input, reason) => {
+    expect(detectFormat(input)?.reason).toBe(reason);
   });
 
   test.each(['', '\n\n', 'hello world', '42', '{"a":1}'])('%j → undefined', (input) => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test, vi } from 'vitest';
+import { copilot } from '../src/all';
 import { newUuidRun, nextUuid } from '../src/ids';
-import { copilot } from '../src/index';
 
 // The default ids of a writer that makes one per record (Copilot): one `crypto.randomUUID()` per
 // 256 ids, the run's ids counted in its last two hex digits (docs/performance.md, "Copilot

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { type AgentEvent, codecFor, type Diagnostic, type Format } from '../src/index';
+import { type AgentEvent, codecFor, type Diagnostic, type Format } from '../src/all';
 
 // Holds docs/mapping.md true: every cell naming a wire field must carry the value through
 // encode → decode unchanged, and every "—" cell must give a `loss` diagnostic when the field is set.

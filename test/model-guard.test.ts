@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { AGENT_EVENT_TYPES, AgentEventSchema, validateEvent } from '../src/index';
+import { AGENT_EVENT_TYPES, AgentEventSchema, validateEvent } from '../src/all';
 import { EVENT_CHECKS, isAgentEvent, type ModelCheck, type ModelFields } from '../src/model-guard';
 import { FUZZ_RUNS } from './runs';
 

@@ -15,6 +15,7 @@ const ENTRY_SOURCES: Record<string, string> = {
   node: 'node/index',
   fixtures: 'node/fixtures',
   otel: 'otel/index',
+  all: 'all',
 };
 
 // The printed value each console.log states: the `// …` lines right after it, else the `// …`

@@ -12,7 +12,7 @@ import {
   type ParseResult,
   type ToolEndSchema,
   type Usage,
-} from '../src/index';
+} from '../src/all';
 
 // Type tests: checked by vitest's typecheck mode (`vitest run` with `typecheck` on: tsc reads
 // these files and each failing assertion fails its test), and by `npm run typecheck`.

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
+import { type AgentEvent, AgentwireError, type Codec, type Usage } from '../src/all';
 import { codecs } from '../src/formats';
-import { type AgentEvent, AgentwireError, type Codec, type Usage } from '../src/index';
 
 // A usage figure JSON cannot hold (NaN, ±Infinity) never reaches the output: no writer spells it
 // into a line that is then no JSON, nor lets JSON.stringify turn it into `null` (a count that

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import type { AgentEvent, Diagnostic, Usage } from '../src/index';
-import { convert } from '../src/index';
+import type { AgentEvent, Diagnostic, Usage } from '../src/all';
+import { convert } from '../src/all';
 import { loadFixture } from '../src/node/fixtures';
 import { addUsage } from '../src/usage';
 import { FIXTURES, FORMATS, readBack, T, writeEvents } from './write-through';

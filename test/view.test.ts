@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { hep } from '../src/index';
+import { hep } from '../src/all';
 import { neutralizeControls, TimelineRenderer } from '../src/view';
 import { expectGoldenText } from './golden';
 

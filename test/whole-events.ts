@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { AgentEvent, Codec } from '../src/index';
+import type { AgentEvent, Codec } from '../src/all';
 
 // What the whole-event properties share (test/<format>/whole-events.test.ts): a decoder with its
 // whole-event literals switched on or off, pushed in the chunks the property drew, and the checks

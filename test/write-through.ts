@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
+import type { AgentEvent, Codec, Diagnostic, Format } from '../src/all';
 import { codecFor, codecs } from '../src/formats';
-import type { AgentEvent, Codec, Diagnostic, Format } from '../src/index';
 import { listFixtures } from '../src/node/fixtures';
 
 // What the "kept" tests (runs-kept, usage-kept, content-kept) share: every format as a target,

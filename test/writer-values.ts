@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { AgentEvent, Diagnostic, Encoder } from '../src/index';
+import type { AgentEvent, Diagnostic, Encoder } from '../src/all';
 
 // What the writer properties share: the values their random events carry (HEP, nativeharness),
 // and the harness that writes a stream, with a shortcut switch on or off (HEP, nativeharness, Amp).

@@ -605,7 +605,7 @@ export interface TraceSummary {
  * @example
  * ```ts
  * import { trace } from '@opentelemetry/api';
- * import { hep } from 'agentwire';
+ * import { hep } from 'agentwire/hep';
  * import { traceEvents } from 'agentwire/otel';
  * await traceEvents(hep.decode(child.stdout), { tracer: trace.getTracer('agentwire') });
  * ```

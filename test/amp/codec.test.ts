@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
+import { type AgentEvent, amp, detectFormat, isAgentwireError } from '../../src/all';
 import { AMP_MAX_LINE_BYTES } from '../../src/formats/amp/index';
-import { type AgentEvent, amp, detectFormat, isAgentwireError } from '../../src/index';
 import { loadFixture } from '../../src/node/fixtures';
 import { fixtureSuite } from '../agent-suite';
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { type AgentEvent, amp, convert, type Diagnostic } from '../../src/index';
+import { type AgentEvent, amp, convert, type Diagnostic } from '../../src/all';
 
 // Round ten (#19): the Amp writer against another format's usage.
 const write = (events: AgentEvent[]) => {

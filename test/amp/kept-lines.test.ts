@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
+import { amp } from '../../src/all';
 import { AMP_KEPT_LINES } from '../../src/formats/amp/encode';
-import { amp } from '../../src/index';
 import type { AgentEvent } from '../../src/model';
 import { edits, keptLineSuite, num, odd, text, trustsKeptRecord, value } from '../kept-suite';
 import { FUZZ_RUNS } from '../runs';

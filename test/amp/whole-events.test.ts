@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, test } from 'vitest';
+import { amp } from '../../src/all';
 import { AMP_WHOLE_EVENTS } from '../../src/formats/amp/decode';
-import { amp } from '../../src/index';
 import { FUZZ_RUNS } from '../runs';
 import { type Decoded, decodeWith, expectSamePaths, type WholeEventsCase } from '../whole-events';
 

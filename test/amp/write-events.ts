@@ -1,5 +1,5 @@
+import { type AgentEvent, amp } from '../../src/all';
 import type { EncodeOptions } from '../../src/codec';
-import { type AgentEvent, amp } from '../../src/index';
 import { type Written, writeStream } from '../writer-values';
 
 export type { Written } from '../writer-values';

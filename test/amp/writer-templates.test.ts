@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, test } from 'vitest';
+import type { AgentEvent } from '../../src/all';
 import { AMP_JOIN_SHORTCUT, AMP_QUIET_SHORTCUT, AMP_TEMPLATES } from '../../src/formats/amp/encode';
-import type { AgentEvent } from '../../src/index';
 import { FUZZ_RUNS } from '../runs';
 import { type Written, writeAmp } from './write-events';
 

@@ -1,7 +1,7 @@
 import { build } from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as agentwire from '../../src/index';
+import * as agentwire from '../../src/all';
 import { listFixtures, loadFixture } from '../../src/node/fixtures';
 import { launch, ROOT } from './harness';
 
@@ -83,7 +83,7 @@ let page: Page;
 beforeAll(async () => {
   const [bundle, b] = await Promise.all([
     build({
-      entryPoints: [`${ROOT}/src/index.ts`],
+      entryPoints: [`${ROOT}/src/all.ts`],
       bundle: true,
       write: false,
       format: 'iife',

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
-import { claude, detectFormat } from '../../src/index';
+import { claude, detectFormat } from '../../src/all';
 
 // The real captures in ../shared/captures/claude-code/ (reference data, never copied here).
 const dir = fileURLToPath(new URL('../../../shared/captures/claude-code/', import.meta.url));

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
+import { claude, convert, highbar } from '../../src/all';
 import { FORMATS, type Format } from '../../src/diagnostics';
-import { claude, convert, highbar } from '../../src/index';
 import { captures } from '../agent-suite';
 
 // claude.check's runs are the decoder's: a system/init starts a new one, a result ends one, and a

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { type AgentEvent, claude } from '../../src/index';
+import { type AgentEvent, claude } from '../../src/all';
 import { listFixtures, loadFixture } from '../../src/node/fixtures';
 
 // A 2 MB tool result on one line, generated here (deterministic) rather than committed.

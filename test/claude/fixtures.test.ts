@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { type AgentEvent, claude } from '../../src/index';
+import { type AgentEvent, claude } from '../../src/all';
 import { expectGolden, expectSameAtAnyChunking } from '../golden';
 
 const dir = 'fixtures/claude';

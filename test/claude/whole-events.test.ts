@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, test } from 'vitest';
+import { claude } from '../../src/all';
 import { CLAUDE_WHOLE_EVENTS } from '../../src/formats/claude/decode';
-import { claude } from '../../src/index';
 import { FUZZ_RUNS } from '../runs';
 import { type Decoded, decodeWith, expectSamePaths, type WholeEventsCase } from '../whole-events';
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { type AgentEvent, claude, type Diagnostic } from '../../src/index';
+import { type AgentEvent, claude, type Diagnostic } from '../../src/all';
 
 // Round nineteen: another format's round whose end does not come while its calls' results pile up
 // (a highbar trace has no rounds at all) was held whole by the Claude writer: a 1 GiB highbar

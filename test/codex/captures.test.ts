@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
-import { type AgentEvent, codex, detectFormat } from '../../src/index';
+import { type AgentEvent, codex, detectFormat } from '../../src/all';
 
 // The real `codex exec --json` captures in ../shared/captures/codex (reference data, read at run
 // time, never copied here). Three carry the capture authors' `#` comment lines, which are not

@@ -1,7 +1,7 @@
+import type { AgentEvent } from '../../src/all';
 import { lineChunkDecoder } from '../../src/codec';
 import type { Diagnostic } from '../../src/diagnostics';
 import { CodexRecordDecoder } from '../../src/formats/codex/decode';
-import type { AgentEvent } from '../../src/index';
 
 // The Codex decoder run with its line shortcut on or off, for the properties that hold the
 // shortcut (test/codex/fast-path.test.ts) and the whole events (test/codex/whole-events.test.ts)

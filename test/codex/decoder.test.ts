@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
+import { type AgentEvent, codex, detectFormat, isAgentwireError } from '../../src/all';
 import { CODEX_MAX_LINE_BYTES } from '../../src/formats/codex/index';
 import { scanItemIds } from '../../src/formats/codex/wire';
-import { type AgentEvent, codex, detectFormat, isAgentwireError } from '../../src/index';
 
 const lines = (...l: string[]) => `${l.join('\n')}\n`;
 const types = (events: AgentEvent[]) => events.map((e) => e.type);

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
+import { type AgentEvent, codex } from '../../src/all';
 import { CodexRecordDecoder } from '../../src/formats/codex/decode';
-import { type AgentEvent, codex } from '../../src/index';
 import { chunkAt } from '../golden';
 import { FUZZ_RUNS } from '../runs';
 import { type Decoded, decodeChunks, decodeLines } from './decode-runs';

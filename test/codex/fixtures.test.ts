@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { codex, validateEvent } from '../../src/index';
+import { codex, validateEvent } from '../../src/all';
 import { expectGolden, expectSameAtAnyChunking } from '../golden';
 
 const dir = 'fixtures/codex';

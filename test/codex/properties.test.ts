@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { type AgentEvent, codex, convert, hep, nativeharness, validateEvent } from '../../src/index';
+import { type AgentEvent, codex, convert, hep, nativeharness, validateEvent } from '../../src/all';
 import { chunkAt } from '../golden';
 import { FUZZ_RUNS } from '../runs';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, test } from 'vitest';
+import { codex } from '../../src/all';
 import { CODEX_WHOLE_EVENTS } from '../../src/formats/codex/decode';
-import { codex } from '../../src/index';
 import { chunkAt } from '../golden';
 import { FUZZ_RUNS } from '../runs';
 import { type Decoded, decodeChunks, decodeLines } from './decode-runs';

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
+import { type AgentEvent, codex } from '../../src/all';
 import { codexTemplates } from '../../src/formats/codex/encode';
-import { type AgentEvent, codex } from '../../src/index';
 import { edits } from '../kept-suite';
 import { FUZZ_RUNS } from '../runs';
 import { stream } from './lines';

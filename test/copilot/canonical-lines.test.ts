@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
+import { copilot } from '../../src/all';
 import { copilotCanonicalLines, readCopilotCanonicalLine } from '../../src/formats/copilot/decode';
-import { copilot } from '../../src/index';
 import { decoderProperties, mostly, readerProperty, same, spell, spelling } from '../canonical-lines';
 import { text as anyText } from '../kept-suite';
 import type { WholeEventsCase } from '../whole-events';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
+import { type AgentEvent, copilot, detectFormat } from '../../src/all';
 import { COPILOT_MAX_LINE_BYTES, copilotEnvelope, copilotTimestampMs } from '../../src/formats/copilot/wire';
-import { type AgentEvent, copilot, detectFormat } from '../../src/index';
 import { IsoReader } from '../../src/iso';
 import type { JsonObject } from '../../src/json';
 import { loadFixture } from '../../src/node/fixtures';

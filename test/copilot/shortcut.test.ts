@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, test, vi } from 'vitest';
+import { type AgentEvent, copilot } from '../../src/all';
 import { lineChunkDecoder } from '../../src/codec';
 import type { Diagnostic } from '../../src/diagnostics';
 import { CopilotRecordDecoder } from '../../src/formats/copilot/decode';
-import { type AgentEvent, copilot } from '../../src/index';
 import { chunkAt } from '../golden';
 import { FUZZ_RUNS } from '../runs';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, test } from 'vitest';
+import { copilot } from '../../src/all';
 import { COPILOT_WHOLE_EVENTS } from '../../src/formats/copilot/decode';
-import { copilot } from '../../src/index';
 import { FUZZ_RUNS } from '../runs';
 import { type Decoded, decodeWith, expectSamePaths, type WholeEventsCase } from '../whole-events';
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { type AgentEvent, convert, copilot, type Diagnostic } from '../../src/index';
+import { type AgentEvent, convert, copilot, type Diagnostic } from '../../src/all';
 import { listFixtures, loadFixture } from '../../src/node/fixtures';
 
 // Every fixture of every format (each framing), converted to Copilot, is a stream copilot.check

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
+import { type AgentEvent, copilot } from '../../src/all';
 import { COPILOT_KEPT_LINES } from '../../src/formats/copilot/encode';
-import { type AgentEvent, copilot } from '../../src/index';
 import { keptLineSuite, num, odd, text, trustsKeptRecord, value } from '../kept-suite';
 import { FUZZ_RUNS } from '../runs';
 

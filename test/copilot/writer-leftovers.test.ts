@@ -1,6 +1,6 @@
 import { expect, test } from 'vitest';
+import { type AgentEvent, convert, copilot } from '../../src/all';
 import type { Diagnostic } from '../../src/diagnostics';
-import { type AgentEvent, convert, copilot } from '../../src/index';
 import { loadFixture } from '../../src/node/fixtures';
 
 // Round eleven's Copilot writer leftovers (#19), each read back through the decoder.

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { afterEach, expect, test } from 'vitest';
+import type { AgentEvent } from '../../src/all';
 import type { Diagnostic } from '../../src/diagnostics';
 import { COPILOT_SPAN_INLINE, CopilotEncoder } from '../../src/formats/copilot/encode';
-import type { AgentEvent } from '../../src/index';
 import { FUZZ_RUNS } from '../runs';
 
 // The writer follows another format's runs (src/run-span.ts) by calling into it only for a run's

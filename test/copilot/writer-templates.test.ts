@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, test, vi } from 'vitest';
+import { type AgentEvent, copilot } from '../../src/all';
 import type { Diagnostic } from '../../src/diagnostics';
 import { type CopilotEncodeOptions, CopilotEncoder } from '../../src/formats/copilot/encode';
-import { type AgentEvent, copilot } from '../../src/index';
 import { FUZZ_RUNS } from '../runs';
 
 // The Copilot writer writes the frequent records built from the model from templates (an

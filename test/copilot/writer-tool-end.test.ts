@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
+import type { AgentEvent } from '../../src/all';
 import type { Diagnostic } from '../../src/diagnostics';
 import { CopilotEncoder } from '../../src/formats/copilot/encode';
-import type { AgentEvent } from '../../src/index';
 import { FUZZ_RUNS } from '../runs';
 
 // A tool's end written from the model is built as one literal per shape (`toolEndData`) when

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
+import { type AgentEvent, codecFor, convert, copilot, type Format, type Usage } from '../../src/all';
 import type { Diagnostic } from '../../src/diagnostics';
-import { type AgentEvent, codecFor, convert, copilot, type Format, type Usage } from '../../src/index';
 import { listFixtures, loadFixture } from '../../src/node/fixtures';
 
 // The Copilot writer and another format's usage, errors and idle notices (issue #19): a reader

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
+import { cursor } from '../../src/all';
 import { cursorCanonicalLines, newLineReader, readCanonicalLine } from '../../src/formats/cursor/decode';
-import { cursor } from '../../src/index';
 import { valueExceedsDepth } from '../../src/json';
 import { decoderProperties, depth, mostly, parsed, same } from '../canonical-lines';
 import { text as anyText } from '../kept-suite';

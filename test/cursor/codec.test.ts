@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { type AgentEvent, type AgentEventOf, cursor, detectFormat } from '../../src/index';
+import { type AgentEvent, type AgentEventOf, cursor, detectFormat } from '../../src/all';
 import { captureSuite, captures, fixtureSuite } from '../agent-suite';
 
 captureSuite(cursor, 'cursor', 'cursor');

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
+import { cursor } from '../../src/all';
 import type { Diagnostic } from '../../src/diagnostics';
 import { cursorDecodeShortcut } from '../../src/formats/cursor/decode';
-import { cursor } from '../../src/index';
 import type { AgentEvent } from '../../src/model';
 import { chunkAt } from '../golden';
 import { num, text, value } from '../kept-suite';

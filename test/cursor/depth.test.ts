@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { cursor } from '../../src/index';
+import { cursor } from '../../src/all';
 import { exceedsDepth } from '../../src/json';
 import { FUZZ_RUNS } from '../runs';
 

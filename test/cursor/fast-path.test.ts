@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
+import { cursor } from '../../src/all';
 import { cursorFastPath } from '../../src/formats/cursor/encode';
-import { cursor } from '../../src/index';
 import { keptLineSuite, num, odd, text, trustsKeptRecord, value } from '../kept-suite';
 
 // The Cursor writer's kept-line fast path (src/formats/cursor/encode.ts `kept`) held equal to the

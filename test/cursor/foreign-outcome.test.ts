@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { type AgentEvent, convert, cursor, type Diagnostic } from '../../src/index';
+import { type AgentEvent, convert, cursor, type Diagnostic } from '../../src/all';
 
 // Round ten (#19): the Cursor writer against another format's tool outcome and usage.
 const ends = (text: string) =>

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
-import { type AgentEvent, detectFormat, gemini } from '../../src/index';
+import { type AgentEvent, detectFormat, gemini } from '../../src/all';
 
 // The official Gemini CLI snapshots in ../shared/captures/gemini-cli (reference data, read at run
 // time, never copied here). They hold the test harness's placeholders `"<TIMESTAMP>"` (a string)

@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { GeminiRecordDecoder } from '../../src/formats/gemini/decode';
 import {
   type AgentEvent,
   convert,
@@ -8,7 +7,8 @@ import {
   detectFormat,
   gemini,
   isAgentwireError,
-} from '../../src/index';
+} from '../../src/all';
+import { GeminiRecordDecoder } from '../../src/formats/gemini/decode';
 import { chunkAt } from '../golden';
 import { FUZZ_RUNS } from '../runs';
 

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
+import type { AgentEvent } from '../../src/all';
 import type { Diagnostic } from '../../src/diagnostics';
 import { GeminiRecordDecoder } from '../../src/formats/gemini/decode';
-import type { AgentEvent } from '../../src/index';
 import { FUZZ_RUNS } from '../runs';
 
 // The delta shortcut (src/formats/gemini/decode.ts `delta`) at every depth bound: a line longer

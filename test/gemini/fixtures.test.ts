@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { detectFormat, gemini } from '../../src/index';
+import { detectFormat, gemini } from '../../src/all';
 import { expectGolden, expectSameAtAnyChunking } from '../golden';
 
 const dir = 'fixtures/gemini';

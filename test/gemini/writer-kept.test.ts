@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
+import { type AgentEvent, gemini } from '../../src/all';
 import type { Diagnostic } from '../../src/diagnostics';
 import { GEMINI_KEPT_LINES } from '../../src/formats/gemini/encode';
-import { type AgentEvent, gemini } from '../../src/index';
 import { edits, keptLineSuite, text, value } from '../kept-suite';
 import { FUZZ_RUNS } from '../runs';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, test, vi } from 'vitest';
+import { hep } from '../../src/all';
 import type { Diagnostic } from '../../src/diagnostics';
-import { hep } from '../../src/index';
 import { FUZZ_RUNS } from '../runs';
 
 // The HEP decoder reads a `message_delta` spelled exactly as the reference writer spells it

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { type AgentEvent, hep } from '../../src/index';
+import { type AgentEvent, hep } from '../../src/all';
 
 const H = '{"type":"hep_header","hep":"v1","fah":"1","session":"s"}';
 const done = (id: number) =>

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { describe, expect, test } from 'vitest';
-import { type AgentEvent, AgentwireError, type Diagnostic, hep } from '../../src/index';
+import { type AgentEvent, AgentwireError, type Diagnostic, hep } from '../../src/all';
 
 const HEADER = '{"type":"hep_header","hep":"v1","fah":"1","session":"s"}\n';
 

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { hep } from '../../src/index';
+import { hep } from '../../src/all';
 import { expectGolden, expectSameAtAnyChunking } from '../golden';
 
 const dir = 'fixtures/hep';

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { type AgentEvent, convert, type Diagnostic, hep } from '../../src/index';
+import { type AgentEvent, convert, type Diagnostic, hep } from '../../src/all';
 
 // Issue #16: a run's outcome and total survive HEP (round ten, bugs 2, 6, 9, 10).
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { hep } from '../../src/index';
+import { hep } from '../../src/all';
 import { FUZZ_RUNS } from '../runs';
 
 // The HEP decoder builds `text.delta` and `tool.output` each in one object literal per shape (with

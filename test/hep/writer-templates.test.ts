@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, test } from 'vitest';
+import { type AgentEvent, hep } from '../../src/all';
 import { HEP_TEMPLATES } from '../../src/formats/hep/encode';
-import { type AgentEvent, hep } from '../../src/index';
 import { FUZZ_RUNS } from '../runs';
 import { text, usage, type Written, writeSwitched } from '../writer-values';
 

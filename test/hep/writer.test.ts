@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
+import { type AgentEvent, AgentwireError, type Diagnostic, hep, isAgentwireError } from '../../src/all';
 import { HEP_MAX_HELD_RESULT_CHARS, hepArgsSummary } from '../../src/formats/hep/index';
-import { type AgentEvent, AgentwireError, type Diagnostic, hep, isAgentwireError } from '../../src/index';
 
 const write = (events: AgentEvent[], options: Parameters<typeof hep.stringify>[1] = {}) =>
   hep.stringify(events, { session: 's1', producer: '1.0.0', ...options });

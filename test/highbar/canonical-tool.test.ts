@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, test, vi } from 'vitest';
+import { highbar } from '../../src/all';
 import type { Diagnostic } from '../../src/diagnostics';
 import { highbarFastPath } from '../../src/formats/highbar/decode';
 import {
@@ -7,7 +8,6 @@ import {
   highbarToolLine,
   HIGHBAR_TOOL_TEMPLATE as T,
 } from '../../src/formats/highbar/wire';
-import { highbar } from '../../src/index';
 import { chunkAt } from '../golden';
 import { FUZZ_RUNS } from '../runs';
 import { anyValue, double, pyRepr, spell, text } from '../spelling';

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { highbar } from '../../src/index';
+import { highbar } from '../../src/all';
 import { loadFixture } from '../../src/node/fixtures';
 
 const findings = (text: string) => highbar.check(text).map((d) => `${d.severity} ${d.code}@${d.line ?? '-'}`);

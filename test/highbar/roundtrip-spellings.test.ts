@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { type AgentEvent, type Diagnostic, highbar } from '../../src/index';
+import { type AgentEvent, type Diagnostic, highbar } from '../../src/all';
 import { chunkAt } from '../golden';
 import { FUZZ_RUNS as RUNS } from '../runs';
 import {

@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
+import { highbar } from '../../src/all';
 import { createCodec, lineChunkDecoder } from '../../src/codec';
 import type { Diagnostic } from '../../src/diagnostics';
 import { createHighbarRecordDecoder, type HighbarDecodeOptions } from '../../src/formats/highbar/decode';
 import { createHighbarEncoder } from '../../src/formats/highbar/encode';
 import { HIGHBAR, highbarToolLine } from '../../src/formats/highbar/wire';
-import { highbar } from '../../src/index';
 import { chunkAt } from '../golden';
 import { FUZZ_RUNS } from '../runs';
 

@@ -30,7 +30,7 @@ test('dist/cli.js imports the library entry files; it holds no second copy', () 
   expect(existsSync('dist/cli.js')).toBe(true);
   const cli = built('cli.js');
   // The library is imported after the CLI sets its heap flags (a dynamic import), through its
-  // entry without the zod schemas (dist/engine.js: the same chunks as dist/index.js).
+  // entry without the zod schemas (dist/engine.js: the same chunks as dist/all.js).
   expect(cli).toMatch(/import\("\.\/engine\.js"\)/);
   // The serving modules are loaded by the commands that serve (a dynamic import).
   expect(cli).toMatch(/import\("\.\/node\.js"\)/);
@@ -59,11 +59,11 @@ function staticGraph(file: string): { bare: Set<string>; files: Set<string> } {
   return { bare, files };
 }
 
-test('the CLI loads no zod to read and write: its library entry is the index without the schemas', () => {
+test('the CLI loads no zod to read and write: its library entry is agentwire/all without the schemas', () => {
   const engine = staticGraph('engine.js');
   expect([...engine.bare].filter((m) => m.startsWith('zod'))).toEqual([]);
-  // The same library: every chunk the engine loads is one the public index loads too.
-  const index = staticGraph('index.js');
+  // The same library: every chunk the engine loads is one the public `agentwire/all` loads too.
+  const index = staticGraph('all.js');
   for (const f of engine.files) if (f !== 'engine.js') expect(index.files.has(f), f).toBe(true);
   expect([...index.bare]).toContain('zod/mini');
   // What the engine loads on demand (each codec, detection) holds no zod either, and is the

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { amp, claude, codex, copilot, cursor, gemini, opencode } from '../../src/index';
+import { amp, claude, codex, copilot, cursor, gemini, opencode } from '../../src/all';
 
 // The agent formats bound a line at their own 16 MiB, not the splitter's 1 MiB: one rule
 // (`withLineBound` in src/codec.ts) for what an option that is not a bound means.

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
+import { type AgentEvent, nativeharness } from '../../src/all';
 import type { Diagnostic } from '../../src/diagnostics';
 import { NhEnvelopeDecoder, nhCanonicalTokens } from '../../src/formats/nativeharness/decode';
-import { type AgentEvent, nativeharness } from '../../src/index';
 import { depth, mostly, spell, spelling } from '../canonical-lines';
 import { text as anyText } from '../kept-suite';
 import { FUZZ_RUNS } from '../runs';

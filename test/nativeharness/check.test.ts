@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { nativeharness } from '../../src/index';
+import { nativeharness } from '../../src/all';
 import { listFixtures, loadFixture } from '../../src/node/fixtures';
 
 const env = (seq: number, type: string, turn: string | null, payload: string) =>

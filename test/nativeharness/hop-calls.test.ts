@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { type AgentEvent, type Diagnostic, nativeharness } from '../../src/index';
+import { type AgentEvent, type Diagnostic, nativeharness } from '../../src/all';
 
 // Round nineteen: the writer keeps the calls of the hop in progress for the hop record's
 // `tool_calls`. A stream with no hops (highbar's traces: one run, calls only) made that list grow

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
-import { type AgentEvent, convert, type Diagnostic, nativeharness } from '../../src/index';
+import { type AgentEvent, convert, type Diagnostic, nativeharness } from '../../src/all';
 
 // Issue #16, round eleven: a call's result that lands after its turn ended (a background Task's
 // subagent call in Claude Code) has no tool_result: it answers a running call of its own turn only.

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { type Diagnostic, nativeharness } from '../../src/index';
+import { type Diagnostic, nativeharness } from '../../src/all';
 import { FUZZ_RUNS as RUNS } from '../runs';
 import {
   anyValue,

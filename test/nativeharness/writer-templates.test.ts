@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, test } from 'vitest';
+import { type AgentEvent, nativeharness } from '../../src/all';
 import { NH_TEMPLATES } from '../../src/formats/nativeharness/encode';
-import { type AgentEvent, nativeharness } from '../../src/index';
 import { FUZZ_RUNS } from '../runs';
 import { text, usage, type Written, writeSwitched } from '../writer-values';
 

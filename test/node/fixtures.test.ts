@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { codecFor } from '../../src/index';
+import { codecFor } from '../../src/all';
 import { listFixtures, loadFixture } from '../../src/node/fixtures';
 import { expectGolden } from '../golden';
 

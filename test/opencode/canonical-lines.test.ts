@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
+import { opencode } from '../../src/all';
 import { opencodeCanonicalLines, readOpencodeCanonicalLine } from '../../src/formats/opencode/decode';
-import { opencode } from '../../src/index';
 import { decoderProperties, mostly, readerProperty, same, spell, spelling } from '../canonical-lines';
 import { text as anyText } from '../kept-suite';
 import type { WholeEventsCase } from '../whole-events';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { type AgentEvent, type AgentEventOf, opencode } from '../../src/index';
+import { type AgentEvent, type AgentEventOf, opencode } from '../../src/all';
 import { captureSuite, captures, decodeChunks, fixtureSuite, withoutRaw } from '../agent-suite';
 import { chunkAt } from '../golden';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
+import { opencode } from '../../src/all';
 import { opencodeFastPath } from '../../src/formats/opencode/encode';
-import { opencode } from '../../src/index';
 import { keptLineSuite, num, odd, text, trustsKeptRecord, value } from '../kept-suite';
 
 // The OpenCode writer's kept-line fast path (src/formats/opencode/encode.ts `kept`) held equal to

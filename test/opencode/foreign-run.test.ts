@@ -8,7 +8,7 @@ import {
   type Diagnostic,
   opencode,
   type Usage,
-} from '../../src/index';
+} from '../../src/all';
 
 // Round ten (#19): the OpenCode writer against another format's non-fatal errors and run totals.
 const write = (events: AgentEvent[]) => {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, test } from 'vitest';
+import { opencode } from '../../src/all';
 import { OPENCODE_WHOLE_EVENTS } from '../../src/formats/opencode/decode';
-import { opencode } from '../../src/index';
 import { FUZZ_RUNS } from '../runs';
 import { type Decoded, decodeWith, expectSamePaths, type WholeEventsCase } from '../whole-events';
 

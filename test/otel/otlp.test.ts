@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect, test } from 'vitest';
-import { hep } from '../../src/index';
+import { hep } from '../../src/all';
 import { loadFixture } from '../../src/node/fixtures';
 import { createOtlpTracing, tracesUrl } from '../../src/node/otel-export';
 import { traceEvents } from '../../src/otel/index';

@@ -6,7 +6,7 @@ import {
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import { describe, expect, test } from 'vitest';
-import { type AgentEvent, codecFor, type Format } from '../../src/index';
+import { type AgentEvent, codecFor, type Format } from '../../src/all';
 import { listFixtures, loadFixture } from '../../src/node/fixtures';
 import { EventTracer, traceEvents } from '../../src/otel/index';
 

@@ -1,10 +1,10 @@
 import { expect, test } from 'vitest';
+import { nativeharness } from '../../src/all';
 import { createDiagnosticSink } from '../../src/diagnostics';
 import { createAmpRecordDecoder } from '../../src/formats/amp/decode';
 import { CodexRecordDecoder, createCodexRecordDecoder } from '../../src/formats/codex/decode';
 import { createCursorRecordDecoder } from '../../src/formats/cursor/decode';
 import { NhEnvelopeDecoder, NhSseMessageDecoder } from '../../src/formats/nativeharness/decode';
-import { nativeharness } from '../../src/index';
 
 // The nativeharness envelope decoder and SSE message decoder keep their state in elements of a
 // class instance with no named property of its own, so every instance has the class's initial

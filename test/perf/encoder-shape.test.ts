@@ -9,7 +9,7 @@ import {
   hep,
   highbar,
   nativeharness,
-} from '../../src/index';
+} from '../../src/all';
 
 // The Amp, Codex, Copilot, nativeharness, HEP, highbar, AG-UI and AI SDK encoders keep their state in element 0 of a class instance with no named
 // property of its own, so every encoder has the class's initial hidden class, which outlives a

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
+import { agui, aisdk } from '../../src/all';
 import { carriedGuard, eventFromCarried, isPlainToolOutput } from '../../src/framing/carry';
-import { agui, aisdk } from '../../src/index';
 import { type JsonObject, setOwn } from '../../src/json';
 import { validateEvent } from '../../src/model';
 import { FUZZ_RUNS } from '../runs';

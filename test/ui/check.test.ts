@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
+import { agui, convert, highbar } from '../../src/all';
 import { codecFor } from '../../src/formats';
-import { agui, convert, highbar } from '../../src/index';
 import { listFixtures } from '../../src/node/fixtures';
 
 // agui.check judges the order of the records as they stand on the wire. The decoder reads a

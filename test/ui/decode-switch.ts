@@ -1,4 +1,4 @@
-import type { Codec, Diagnostic } from '../../src/index';
+import type { Codec, Diagnostic } from '../../src/all';
 
 /**
  * Decodes `bytes` cut at `cuts` (each taken modulo the length plus one, in order) with a decoder

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
+import { agui, aisdk, type Codec, type Diagnostic } from '../../src/all';
 import { AGUI_DECODER_SHORTCUTS } from '../../src/formats/ag-ui/decode';
 import { AGUI_DELTA_HEAD } from '../../src/formats/ag-ui/wire';
 import { AISDK_DECODER_SHORTCUTS } from '../../src/formats/ai-sdk/decode';
 import { AISDK_DELTA_HEAD } from '../../src/formats/ai-sdk/wire';
-import { agui, aisdk, type Codec, type Diagnostic } from '../../src/index';
 import { readDeltaRecord } from '../../src/json';
 import { FUZZ_RUNS } from '../runs';
 

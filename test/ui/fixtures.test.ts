@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
+import { agui, aisdk } from '../../src/all';
 import type { Codec } from '../../src/codec';
 import { detectFormat } from '../../src/detect';
 import type { Diagnostic, Format } from '../../src/diagnostics';
-import { agui, aisdk } from '../../src/index';
 import { decodeChunks, withoutRaw } from '../agent-suite';
 import { chunkAt, expectGolden } from '../golden';
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { agui } from '../../src/index';
+import { agui } from '../../src/all';
 
 // AG-UI text messages of another role than the assistant's stay `unknown` records, start, content
 // and end, while the assistant's messages around them map: the decoder's `otherRoles` set (read

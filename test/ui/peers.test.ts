@@ -17,8 +17,8 @@ import {
 import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai/test';
 import { from, lastValueFrom, toArray } from 'rxjs';
 import { describe, expect, test } from 'vitest';
+import { type AgentEvent, agui, aisdk, convert, hep } from '../../src/all';
 import { codecFor } from '../../src/formats';
-import { type AgentEvent, agui, aisdk, convert, hep } from '../../src/index';
 import { listFixtures } from '../../src/node/fixtures';
 
 // Proof with the peers' own code: what agentwire writes is what AG-UI's schemas and verifier and

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
+import { agui } from '../../src/all';
 import { AGUI_WRITER_SHORTCUTS } from '../../src/formats/ag-ui/encode';
-import { agui } from '../../src/index';
 import type { AgentEvent } from '../../src/model';
 import { FUZZ_RUNS } from '../runs';
 

@@ -6,7 +6,7 @@ import { verifyEvents } from '@ag-ui/client';
 import { parseJsonEventStream, readUIMessageStream, type UIMessageChunk, uiMessageChunkSchema } from 'ai';
 import { from, lastValueFrom, toArray } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { agui, aisdk } from '../../src/index';
+import { agui, aisdk } from '../../src/all';
 
 // `agentwire serve --as ag-ui|ai-sdk`: a running agent (any input format) served to a UI
 // protocol's client, persisted before it is emitted, resumable after the last id seen.

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
+import { agui, aisdk, claude } from '../../src/all';
 import type { Codec } from '../../src/codec';
 import type { Format } from '../../src/diagnostics';
-import { agui, aisdk, claude } from '../../src/index';
 import type { AgentEvent } from '../../src/model';
 
 // The rules that make a conversion through a UI protocol stable (a second round trip changes

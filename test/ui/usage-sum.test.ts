@@ -1,6 +1,6 @@
 import { expect, test } from 'vitest';
+import type { AgentEvent } from '../../src/all';
 import { aisdk } from '../../src/formats/ai-sdk';
-import type { AgentEvent } from '../../src/index';
 
 // The run's usage on `finish` is its rounds' summed when the run says none: summed exactly (the
 // decimal a source wrote, as every run total in agentwire), never with float drift.

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
+import { agui, aisdk, type Codec } from '../../src/all';
 import { codecFor } from '../../src/formats';
 import { AGUI_DECODER_SHORTCUTS, AGUI_WHOLE_EVENTS } from '../../src/formats/ag-ui/decode';
 import { usageFromWire, wholeRoundUsage } from '../../src/formats/ag-ui/wire';
 import { AISDK_DECODER_SHORTCUTS, AISDK_WHOLE_EVENTS } from '../../src/formats/ai-sdk/decode';
-import { agui, aisdk, type Codec } from '../../src/index';
 import { listFixtures, loadFixture } from '../../src/node/fixtures';
 import { FUZZ_RUNS } from '../runs';
 import { decodeSwitched } from './decode-switch';

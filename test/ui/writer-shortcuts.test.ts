@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
+import { agui, aisdk, type Codec, type Diagnostic } from '../../src/all';
 import { codecFor } from '../../src/formats';
 import { AGUI_WRITER_SHORTCUTS } from '../../src/formats/ag-ui/encode';
 import { usageEntryJson, usageToWire } from '../../src/formats/ag-ui/wire';
 import { AISDK_WRITER_SHORTCUTS } from '../../src/formats/ai-sdk/encode';
 import { carriedValue, carriesCallText } from '../../src/framing/carry';
-import { agui, aisdk, type Codec, type Diagnostic } from '../../src/index';
 import type { AgentEvent } from '../../src/model';
 import { listFixtures, loadFixture } from '../../src/node/fixtures';
 import { FUZZ_RUNS } from '../runs';

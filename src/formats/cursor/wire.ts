@@ -6,6 +6,7 @@ import type { Detection } from '../../detect';
 import { num } from '../../guards';
 import { isJsonObject, type JsonObject } from '../../json';
 import type { ToolKind, Usage } from '../../model';
+import { aOr } from '../../words';
 
 /** The record types Cursor writes (with their subtypes, where they have them). */
 export const CURSOR_RECORD_TYPES = [
@@ -191,7 +192,7 @@ export function sniffCursor(record: JsonObject): Detection | undefined {
       : undefined;
   }
   if ((type === 'thinking' || type === 'tool_call') && typeof record.subtype === 'string') {
-    return { format: 'cursor', confidence: 'certain', reason: `a ${type}/${record.subtype} record` };
+    return { format: 'cursor', confidence: 'certain', reason: `${aOr(`${type}/${record.subtype}`)} record` };
   }
   if (type === 'result' && isJsonObject(record.usage) && 'inputTokens' in record.usage) {
     return { format: 'cursor', confidence: 'likely', reason: 'a result with camelCase usage' };

@@ -1,5 +1,6 @@
 import type { Detection } from '../../detect';
 import { isJsonObject, type JsonObject } from '../../json';
+import { aOr } from '../../words';
 
 // Timestamps as `toISOString` writes them: shared by the formats that write ISO 8601 (src/iso.ts).
 export { exactIsoMs, formatTimestamp, IsoReader, IsoWriter, parseTimestamp } from '../../iso';
@@ -184,7 +185,7 @@ export function sniffGemini(text: string): Detection | undefined {
       r = JSON.parse(line);
     } catch {
       // cut by the detection window: the start is Gemini's
-      return { format: 'gemini', confidence: 'likely', reason: `a ${m[1]} record` };
+      return { format: 'gemini', confidence: 'likely', reason: `${aOr(m[1]!)} record` };
     }
     if (!isJsonObject(r) || typeof r.timestamp !== 'string') return undefined;
     const type = m[1] as GeminiRecordType;
@@ -192,7 +193,7 @@ export function sniffGemini(text: string): Detection | undefined {
     const banner = n > 0 ? ' after lines that are not JSON' : '';
     return type === 'init'
       ? { format: 'gemini', confidence: 'certain', reason: `init with session_id and model${banner}` }
-      : { format: 'gemini', confidence: 'likely', reason: `a ${type} record${banner}` };
+      : { format: 'gemini', confidence: 'likely', reason: `${aOr(type)} record${banner}` };
   }
   return undefined;
 }

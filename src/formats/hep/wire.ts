@@ -2,6 +2,7 @@ import type * as z from 'zod/mini';
 import type { Detection } from '../../detect';
 import { isFiniteNumber, isInt, isObjectValue, type Shape, shape, shapeProblems } from '../../guards';
 import type { JsonObject } from '../../json';
+import { aOr } from '../../words';
 import type {
   HepAgentStartFrame,
   HepCancelledFrame,
@@ -322,7 +323,7 @@ export function sniffHep(line: string, record: JsonObject | undefined): Detectio
   const type = record.type;
   if (type === 'hep_header') return { format: HEP, confidence: 'certain', reason: 'hep_header first' };
   if (typeof type === 'string' && isHepFrameType(type) && 'turn_id' in record) {
-    return { format: HEP, confidence: 'likely', reason: `a ${type} frame` };
+    return { format: HEP, confidence: 'likely', reason: `${aOr(type)} frame` };
   }
   return undefined;
 }

@@ -8,6 +8,7 @@ import type { LineEnd } from '../../framing/line-ends';
 import { num } from '../../guards';
 import { isJsonObject, type JsonObject } from '../../json';
 import type { Usage } from '../../model';
+import { aOr } from '../../words';
 
 /** The record types `opencode run --format json` writes. */
 export const OPENCODE_RECORD_TYPES = [
@@ -179,7 +180,7 @@ export function sniffOpencode(record: JsonObject): Detection | undefined {
   if (typeof record.sessionID !== 'string' || typeof record.type !== 'string') return undefined;
   if (typeof record.timestamp !== 'number') return undefined;
   if (isOpencodeRecordType(record.type)) {
-    return { format: 'opencode', confidence: 'certain', reason: `a ${record.type} record with sessionID` };
+    return { format: 'opencode', confidence: 'certain', reason: `${aOr(record.type)} record with sessionID` };
   }
   if (isJsonObject(record.part)) {
     return { format: 'opencode', confidence: 'likely', reason: 'a part record with sessionID' };

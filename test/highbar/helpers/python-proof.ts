@@ -1,6 +1,6 @@
+import { type AgentEvent, highbar } from '../../../src/all';
 import { pyDumps, pyFloat, pyKey } from '../../../src/formats/highbar/pyjson';
 import { HIGHBAR_TIME_FIELDS, HIGHBAR_V0_TIME_FIELDS } from '../../../src/formats/highbar/wire';
-import { type AgentEvent, highbar } from '../../../src/index';
 
 // The eager proof the highbar decoder used to run on every line, kept here as the oracle of the
 // lazy one: a line needs no keeping when it is exactly Python's `json.dumps` text of its record,

@@ -1,0 +1,123 @@
+// agentwire/all: everything `agentwire` exports, plus every codec, `convert` and `convertStream`
+// between any two formats, `codecs` and `codecFor` (a codec by format id), and the nativeharness
+// client. These need every format's code, so they are not in the small `agentwire` entry; an app
+// that knows its formats imports them from their own entries (`agentwire/hep`, ...) instead.
+// The `agentwire` entry's exports, named again (test/api.test.ts: no entry re-exports a whole module).
+
+export { type ConvertOptions, type ConvertResult, convert, convertStream } from './convert';
+export { type AguiCodec, agui } from './formats/ag-ui/index';
+export { type AiSdkCodec, aisdk } from './formats/ai-sdk/index';
+export { type AmpCodec, amp } from './formats/amp/index';
+export { type ClaudeCodec, claude } from './formats/claude/index';
+export { type CodexCodec, codex } from './formats/codex/index';
+export { type CopilotCodec, copilot } from './formats/copilot/index';
+export { type CursorCodec, cursor } from './formats/cursor/index';
+export { type GeminiCodec, gemini } from './formats/gemini/index';
+export { type HepCodec, hep } from './formats/hep/codec';
+export { type HighbarCodec, highbar } from './formats/highbar/codec';
+export { codecFor, codecs } from './formats/index';
+export { connect } from './formats/nativeharness/client';
+export { type NativeharnessCodec, nativeharness } from './formats/nativeharness/codec';
+export { type OpencodeCodec, opencode } from './formats/opencode/index';
+export {
+  AGENT_EVENT_TYPES,
+  type AgentEvent,
+  type AgentEventOf,
+  AgentEventSchema,
+  type AgentEventType,
+  AgentwireError,
+  ApprovalRequestSchema,
+  ApprovalResolveSchema,
+  addExact,
+  addUsage,
+  boundSummary,
+  boundText,
+  CancelSchema,
+  type Checker,
+  type CheckingCodec,
+  ChildEndSchema,
+  ChildProgressSchema,
+  ChildStartSchema,
+  type Choice,
+  type ChunkSource,
+  type Codec,
+  CompactionEndSchema,
+  CompactionStartSchema,
+  DEFAULT_MAX_DEPTH,
+  DEFAULT_MAX_LINE_BYTES,
+  DEPTH_PRECHECK_CHARS,
+  DETECT_BYTES,
+  type DecodeOptions,
+  type Decoder,
+  type Detection,
+  type Diagnostic,
+  type DiagnosticCode,
+  type DiagnosticHandler,
+  detectFormat,
+  detectFromStream,
+  type EncodeOptions,
+  type Encoder,
+  ErrorEventSchema,
+  type EventSource,
+  type FileChangeItem,
+  FileChangeItemSchema,
+  FileChangeSchema,
+  FORMATS,
+  type Format,
+  type IncompleteLinePolicy,
+  isAgentwireError,
+  isBounded,
+  type LineMode,
+  type LineSink,
+  LineSplitter,
+  type LineSplitterOptions,
+  MAX_DEPTH_CEILING,
+  MessageEndSchema,
+  MessageStartSchema,
+  type ModelUsage,
+  ModelUsageSchema,
+  NoticeSchema,
+  neutralizeControls,
+  OptionSchema,
+  type ParseResult,
+  type PlanItem,
+  PlanItemSchema,
+  PlanSchema,
+  type Provenance,
+  ProvenanceSchema,
+  QuestionAnswerSchema,
+  type QuestionItem,
+  QuestionItemSchema,
+  QuestionSchema,
+  ReasoningDeltaSchema,
+  RoundEndSchema,
+  RoundStartSchema,
+  RunEndSchema,
+  RunStartSchema,
+  type RunStatus,
+  RunStatusSchema,
+  SessionStartSchema,
+  SessionTitleSchema,
+  type Severity,
+  StatusSchema,
+  TextDeltaSchema,
+  type TimelineOptions,
+  TimelineRenderer,
+  ToolArgsDeltaSchema,
+  ToolEndSchema,
+  type ToolKind,
+  ToolKindSchema,
+  ToolLivenessSchema,
+  ToolOutputSchema,
+  ToolStartSchema,
+  ToolsDeclareSchema,
+  UnknownEventSchema,
+  type Usage,
+  UsageEventSchema,
+  type UsageFigures,
+  UsageSchema,
+  type UsageScope,
+  UsageScopeSchema,
+  UserMessageSchema,
+  validateEvent,
+} from './index';
