@@ -206,7 +206,7 @@ test('serve --log to a path that cannot be written: exit 74 before anything is s
     const r = spawnSync(
       process.execPath,
       [CLI, 'serve', '--port', '0', '--log', log, 'fixtures/hep/tool-then-text.jsonl'],
-      { encoding: 'utf8', timeout: 10_000 },
+      { encoding: 'utf8', timeout: 30_000 },
     );
     expect(r.status, log).toBe(74);
     expect(r.stderr).toContain(`agentwire: serve: --log ${log}: cannot be written:`);

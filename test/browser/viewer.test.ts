@@ -232,7 +232,7 @@ describe('the viewer', () => {
           .filter((e) => e.type !== 'message.start' && e.type !== 'round.start');
         if (visible.length > 0) {
           await page.waitForFunction((n) => Number(document.body.dataset.events ?? 0) > n, seen, {
-            timeout: 10_000,
+            timeout: 30_000,
           });
           seen = await events(page);
         }
