@@ -2,7 +2,7 @@
 // between any two formats, `codecs` and `codecFor` (a codec by format id), and the nativeharness
 // client. These need every format's code, so they are not in the small `agentwire` entry; an app
 // that knows its formats imports them from their own entries (`agentwire/hep`, ...) instead.
-export { type ConvertOptions, type ConvertResult, convert, convertStream } from './convert';
+export { convert, convertStream } from './convert';
 export { type AguiCodec, agui } from './formats/ag-ui/index';
 export { type AiSdkCodec, aisdk } from './formats/ai-sdk/index';
 export { type AmpCodec, amp } from './formats/amp/index';

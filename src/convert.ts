@@ -1,20 +1,12 @@
 import { type ChunkSource, toAsyncIterator } from './codec';
-import { type ConvertOptions, convertChunks, encodeOptionsFor, usage, writeOrReport } from './convert-stream';
+import { type ConvertOptions, convertChunks, usage } from './convert-stream';
+import { type ConvertResult, convertWith } from './convert-with';
 import { detectFormat } from './detect';
 import { detectFromStream } from './detect-stream';
-import type { Diagnostic, Format } from './diagnostics';
 import { codecFor } from './formats/index';
 
 export type { ConvertOptions } from './convert-stream';
-
-/** What {@link convert} returns. */
-export interface ConvertResult {
-  output: string;
-  /** Decoder diagnostics and `loss` reports, in the order they arose. */
-  diagnostics: Diagnostic[];
-  /** The input format (as given or detected). */
-  from: Format;
-}
+export type { ConvertResult } from './convert-with';
 
 /**
  * Converts a whole input from one format to another: decode → canonical events → encode. What
@@ -27,18 +19,7 @@ export function convert(input: string | Uint8Array, options: ConvertOptions): Co
   const target = codecFor(options.to);
   if (source === undefined) throw usage(`no codec for ${from}`);
   if (target === undefined) throw usage(`no codec for ${options.to}`);
-  const diagnostics: Diagnostic[] = [];
-  const handler = (d: Diagnostic) => {
-    diagnostics.push(d);
-    options.onDiagnostic?.(d);
-  };
-  const { events } = source.parse(input, { ...options.decode, onDiagnostic: handler });
-  const encoder = target.createEncoder(encodeOptionsFor(from, options, handler));
-  const refusal = { to: options.to, report: handler, strict: options.decode?.strict === true };
-  let output = '';
-  for (const event of events) output += writeOrReport(encoder, event, refusal);
-  output += encoder.end();
-  return { output, diagnostics, from };
+  return convertWith(input, { ...options, from: source, to: target });
 }
 
 /**

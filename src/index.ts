@@ -1,4 +1,5 @@
-// agentwire: the canonical model, diagnostics, detection, the line splitter and the timeline.
+// agentwire: the canonical model, diagnostics, detection, conversion with the codecs passed in
+// (`convertWith`), the line splitter and the timeline.
 // Browser-safe and small (scripts/size-budget.json holds it under issue #16's 30 KB): no codec is
 // bundled here. Each format is its own entry (`agentwire/hep`, `agentwire/claude`, ...), and
 // `agentwire/all` adds every codec, `convert` between any two, `codecFor` and `codecs` (which need
@@ -19,6 +20,13 @@ export type {
   EventSource,
   ParseResult,
 } from './codec';
+export type { ConvertOptions } from './convert-stream';
+export {
+  type ConvertResult,
+  type ConvertWithOptions,
+  convertStreamWith,
+  convertWith,
+} from './convert-with';
 export { DETECT_BYTES, type Detection, detectFormat } from './detect';
 export { detectFromStream } from './detect-stream';
 export {

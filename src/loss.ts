@@ -1,5 +1,6 @@
 import type { DiagnosticSink, Format } from './diagnostics';
 import type { AgentEvent } from './model';
+import { aOr } from './words';
 
 /**
  * The state of a loss reporter ({@link newLoss}): what {@link LossReporter} holds, for writers
@@ -126,7 +127,7 @@ export function reportForeignRecord(s: LossState, event: AgentEvent, what: strin
     s,
     event,
     'unknown.record',
-    `a ${event.provenance?.format ?? 'hand-built'} record has no ${what}`,
+    `${aOr(event.provenance?.format ?? 'hand-built')} record has no ${what}`,
   );
 }
 

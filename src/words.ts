@@ -1,9 +1,10 @@
 /**
- * `a x` or `an x`, for the record types detection names in its reasons (`an agent_start frame`,
- * `a user/… record`). By the first letter, which is right for every record type of the formats
- * (`usage` and `user` take `a`).
+ * `a x` or `an x`, for the record types, event types and format ids messages name (`an
+ * agent_start frame`, `an opencode record`, `a user/… record`). By the spelling, which is right for
+ * every such word of the formats: a vowel but `u` takes `an`, and so does `un…` (`an unknown
+ * event`); `usage`, `user` and `unicode` take `a`.
  * @internal
  */
 export function aOr(word: string): string {
-  return `${/^[aeio]/i.test(word) ? 'an' : 'a'} ${word}`;
+  return `${/^(?:[aeio]|un(?!i))/i.test(word) ? 'an' : 'a'} ${word}`;
 }

@@ -5,6 +5,7 @@ import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, PlanItem, Usage } from '../../model';
 import { hintsFrom, joinRecord } from '../../record';
 import { addUsage as addUsageFigures, assertUsageFigures } from '../../usage';
+import { aOr } from '../../words';
 import {
   CODEX_COMMAND_KEYS,
   CODEX_COMMAND_TOOL,
@@ -697,7 +698,7 @@ function unknownLine(w: Writer, event: AgentEventOf<'unknown'>): string {
       w[LOSS],
       event,
       'unknown.record',
-      `a ${event.provenance?.format ?? 'foreign'} record has no codex line`,
+      `${aOr(event.provenance?.format ?? 'foreign')} record has no codex line`,
     );
     return '';
   }

@@ -1,6 +1,7 @@
 import { type EventChecker, runRules } from '../../codec';
 import { type Diagnostic, diagnosticAt } from '../../diagnostics';
 import type { AgentEvent } from '../../model';
+import { aOr } from '../../words';
 import { GEMINI_STDOUT_NOTICE, type GeminiHints } from './wire';
 
 /**
@@ -60,7 +61,7 @@ export function geminiRules(): EventChecker {
       at(e, 'warning', 'the stream does not start with init');
     }
     if (ended && e.type !== 'session.start')
-      at(e, 'warning', `a ${e.type} event after result: result ends the run`);
+      at(e, 'warning', `${aOr(e.type)} event after result: result ends the run`);
     sawRecord = true;
     if (hints?.timestamp !== undefined) {
       at(
