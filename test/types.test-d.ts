@@ -8,6 +8,7 @@ import {
   type Decoder,
   type Diagnostic,
   type DiagnosticCode,
+  type Format,
   hep,
   type ParseResult,
   type ToolEndSchema,
@@ -56,5 +57,16 @@ describe('codec signatures', () => {
   test('AgentwireError carries a diagnostic and a literal type tag', () => {
     expectTypeOf<AgentwireError['type']>().toEqualTypeOf<'AgentwireError'>();
     expectTypeOf<AgentwireError['diagnostic']>().toEqualTypeOf<Diagnostic>();
+  });
+});
+
+describe('convertWith takes codecs, convert takes format ids', () => {
+  test('from and to', async () => {
+    const { convert, convertWith, agui } = await import('../src/all');
+    expectTypeOf(convertWith('', { from: hep, to: agui }).from).toEqualTypeOf<Format>();
+    // @ts-expect-error: a format id is convert's; convertWith wants the codec
+    convertWith('', { from: 'hep', to: agui });
+    // @ts-expect-error: and convert wants the id
+    convert('', { from: hep, to: 'ag-ui' });
   });
 });
