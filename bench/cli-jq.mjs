@@ -3,7 +3,7 @@
 // ≥ 2 × faster than `jq -c .`, peak RSS ≤ 64 MiB whatever the file size.
 //
 // Usage: npm run build && node bench/cli-jq.mjs [--mb 1024] [--formats hep,codex] [--runs 1]
-//          [--jq /usr/bin/jq] [--dir /tmp]
+//          [--jq /usr/bin/jq] [--dir /tmp] [--out docs/benchmarks.md | -]
 // Each format's file is generated (seeded, the generators of bench/corpus.mjs and
 // bench/agents.mjs; highbar and the SSE formats are the HEP corpus re-encoded) and streamed to a
 // temporary folder, measured, and deleted before the next one is made: one file on disk at a time.
@@ -300,8 +300,9 @@ console.log(`\n${lines.join('\n')}`);
 
 // --out FILE: the table goes into FILE's "CLI against jq" section, between its markers (added at
 // the end the first time); `npm run bench` keeps that section when it rewrites docs/benchmarks.md.
+// `--out -` prints only, as run.mjs's does (it wrote a file named `-`).
 const OUT = flag('out', undefined);
-if (typeof OUT === 'string') {
+if (typeof OUT === 'string' && OUT !== '-') {
   const [START, END] = [CLI_START, CLI_END];
   const old = existsSync(OUT) ? readFileSync(OUT, 'utf8') : '';
   const i = old.indexOf(START);
