@@ -5,7 +5,7 @@ import type { DiagnosticHandler, Format } from '../diagnostics';
 import { AISDK_HEADERS } from '../formats/ai-sdk/wire';
 import type { AgentEvent } from '../model';
 import { firstAfter } from './session-log';
-import { keepalive, SSE_CLIENT_AHEAD_BYTES } from './sse-server';
+import { keepalive, sendMore } from './sse-server';
 
 /** One persisted record of a UI protocol stream: its sequence number and JSON text. */
 export interface ProtocolLogEntry {
@@ -174,7 +174,7 @@ export function createProtocolHandler(
       const entries = log.entries;
       for (let i = firstAfter(entries, client.sent); i < entries.length; i++) {
         client.sent = entries[i]!.seq;
-        if (!res.write(block(entries[i]!)) && res.writableLength >= SSE_CLIENT_AHEAD_BYTES) {
+        if (!sendMore(res, block(entries[i]!))) {
           client.waiting = true;
           res.once('drain', pump);
           return;

@@ -270,6 +270,14 @@ interface FollowContext {
 export const SSE_CLIENT_AHEAD_BYTES = 1024 * 1024;
 
 /**
+ * Writes `text` to an SSE client; true while the client may be sent more: its socket took the
+ * text, or holds less than {@link SSE_CLIENT_AHEAD_BYTES} unsent. False: wait for `drain`.
+ */
+export function sendMore(res: ServerResponse, text: string): boolean {
+  return res.write(text) || res.writableLength < SSE_CLIENT_AHEAD_BYTES;
+}
+
+/**
  * The heartbeat of an SSE response: a `: keepalive` comment every `beatMs` (default 15 000; 0:
  * none), left out while the client's socket is still full. The timer to clear at the end.
  */
@@ -300,7 +308,7 @@ function sendSnapshot(c: SnapshotContext, from: number): void {
   const { res, entries } = c;
   for (let i = from; i < entries.length; i++) {
     if (c.client.stopped) return;
-    if (!res.write(c.block(entries[i]!, i)) && res.writableLength >= SSE_CLIENT_AHEAD_BYTES) {
+    if (!sendMore(res, c.block(entries[i]!, i))) {
       res.once('drain', () => sendSnapshot(c, i + 1));
       return;
     }
@@ -325,7 +333,7 @@ function followLog(c: FollowContext): void {
     entry: (entry) => {
       if (!live || client.stopped) return false;
       client.sent = entry.seq;
-      if (res.write(sseBlock(entry)) || res.writableLength < SSE_CLIENT_AHEAD_BYTES) return true;
+      if (sendMore(res, sseBlock(entry))) return true;
       halt();
       res.once('drain', c.follow);
       return false;
