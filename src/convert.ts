@@ -1,8 +1,9 @@
 import { type ChunkSource, toAsyncIterator } from './codec';
-import { type ConvertOptions, convertChunks, usage } from './convert-stream';
+import { type ConvertCodecs, type ConvertOptions, convertChunks, usage } from './convert-stream';
 import { type ConvertResult, convertWith } from './convert-with';
 import { detectFormat } from './detect';
 import { detectFromStream } from './detect-stream';
+import type { Format } from './diagnostics';
 import { codecFor } from './formats/index';
 
 export type { ConvertOptions } from './convert-stream';
@@ -15,10 +16,7 @@ export type { ConvertResult } from './convert-with';
 export function convert(input: string | Uint8Array, options: ConvertOptions): ConvertResult {
   const from = options.from ?? detectFormat(input)?.format;
   if (from === undefined) throw usage('cannot detect the input format; pass options.from');
-  const source = codecFor(from);
-  const target = codecFor(options.to);
-  if (source === undefined) throw usage(`no codec for ${from}`);
-  if (target === undefined) throw usage(`no codec for ${options.to}`);
+  const { source, target } = codecsFor(from, options.to);
   return convertWith(input, { ...options, from: source, to: target });
 }
 
@@ -37,11 +35,17 @@ export async function* convertStream(source: ChunkSource, options: ConvertOption
     from = detected.detection?.format;
     if (from === undefined) throw usage('cannot detect the input format; pass options.from');
   }
-  const decoderCodec = codecFor(from);
-  const encoderCodec = codecFor(options.to);
-  if (decoderCodec === undefined) throw usage(`no codec for ${from}`);
-  if (encoderCodec === undefined) throw usage(`no codec for ${options.to}`);
-  yield* convertChunks(iterator, { ...options, from }, { source: decoderCodec, target: encoderCodec }, head);
+  yield* convertChunks(iterator, { ...options, from }, codecsFor(from, options.to), head);
+}
+
+// The two codecs of a conversion by format id, from the registry (a usage error for an id it
+// does not have).
+function codecsFor(from: Format, to: Format): ConvertCodecs {
+  const source = codecFor(from);
+  const target = codecFor(to);
+  if (source === undefined) throw usage(`no codec for ${from}`);
+  if (target === undefined) throw usage(`no codec for ${to}`);
+  return { source, target };
 }
 
 export { detectFromStream } from './detect-stream';
