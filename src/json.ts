@@ -224,6 +224,7 @@ export const NOT_PARSED: unique symbol = Symbol('not parsed');
  * measured before `JSON.parse` sees it. Shorter text is parsed at once; the decoder then calls
  * {@link refuseDeepValue} where the record's shape leaves room for depth. Returns the value or
  * {@link NOT_PARSED}; never throws. The common case costs one `JSON.parse` and no allocation.
+ * `maxDepth` is a resolved bound ({@link resolveMaxDepth}), as every decoder keeps it.
  */
 export function parseRecordText(
   text: string,
@@ -241,8 +242,8 @@ export function parseRecordText(
       return NOT_PARSED;
     }
   }
-  const parsed = parseJsonLine(text, line, offset, maxDepth, format);
-  if (!parsed.ok) sink.report(parsed.diagnostic);
+  // Measured too deep already: report it without parsing or measuring again.
+  sink.report(nestingTooDeep(line, offset, maxDepth, format));
   return NOT_PARSED;
 }
 
