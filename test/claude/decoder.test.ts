@@ -51,6 +51,31 @@ describe('claude decoder', () => {
     expect(events.find((e) => e.type === 'error')).toMatchObject({ code: 'model_not_found' });
   });
 
+  // Claude Code 2.1.220 wrote a context-exhausted resume as a clean success whose terminal_reason
+  // alone said it failed (FORMATS.md §1.2): the terminal reason decides when is_error does not.
+  test.each([
+    ['prompt_too_long', 'failed'],
+    ['max_turns', 'failed'],
+    ['budget_exhausted', 'failed'],
+    ['aborted_tools', 'cancelled'],
+    ['aborted_streaming', 'cancelled'],
+    ['tool_deferred', 'completed'],
+    ['completed', 'completed'],
+  ])('a success result with is_error false and terminal_reason %s is %s', (terminal, status) => {
+    const text = [
+      '{"type":"system","subtype":"init","cwd":"/r","session_id":"s","tools":[],"mcp_servers":[],"model":"m","permissionMode":"default","uuid":"u1"}',
+      `{"type":"result","subtype":"success","is_error":false,"duration_ms":1,"duration_api_ms":1,"num_turns":1,"result":"Prompt is too long","stop_reason":"stop_sequence","session_id":"s","total_cost_usd":0,"usage":{"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":0},"terminal_reason":"${terminal}","uuid":"u2"}`,
+      '',
+    ].join('\n');
+    const { events, diagnostics } = claude.parse(text);
+    expect(diagnostics).toEqual([]);
+    const end = events.find((e) => e.type === 'run.end');
+    expect(end).toMatchObject({ status, reason: terminal });
+    expect(end?.type === 'run.end' && end.error).toBe(status === 'failed' ? 'Prompt is too long' : undefined);
+    expect(claude.stringify(events)).toBe(text);
+    expect(claude.stringify(JSON.parse(JSON.stringify(events)) as AgentEvent[])).toBe(text);
+  });
+
   test('no result at the end: a synthetic incomplete run end, never completed', () => {
     const { events } = claude.parse(loadFixture('claude', 'missing-result').bytes);
     expect(events.at(-1)).toMatchObject({

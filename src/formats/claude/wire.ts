@@ -317,8 +317,33 @@ export const RESULT_SUBTYPES = [
 ] as const;
 
 /**
+ * `terminal_reason`s (the SDK's `TerminalReason`: why the query loop stopped) that say the run
+ * did not do its work, whatever `is_error` says: Claude Code 2.1.220 wrote a context-exhausted
+ * resume as `subtype:"success", is_error:false, terminal_reason:"prompt_too_long"` (FORMATS.md
+ * §1.2; `@anthropic-ai/claude-agent-sdk` `sdk.d.ts` `TerminalReason`, read, not copied). The
+ * others (`completed`, `tool_deferred`, `hook_stopped`, `stop_hook_prevented`,
+ * `background_requested`) end a run that did what it was let do.
+ */
+export const FAILED_TERMINAL_REASONS: readonly string[] = [
+  'blocking_limit',
+  'rapid_refill_breaker',
+  'prompt_too_long',
+  'image_error',
+  'model_error',
+  'api_error',
+  'malformed_tool_use_exhausted',
+  'max_turns',
+  'budget_exhausted',
+  'structured_output_retry_exhausted',
+  'tool_deferred_unavailable',
+  'turn_setup_failed',
+];
+
+/**
  * A `result`'s outcome. `is_error` is read on its own (model-not-found is `subtype:"success"`
- * with `is_error:true`); `error_during_execution` without `is_error` is an interrupted run.
+ * with `is_error:true`); `error_during_execution` without `is_error` is an interrupted run, and
+ * so is a `success` whose `terminal_reason` is `aborted_streaming`/`aborted_tools`; a `success`
+ * whose `terminal_reason` is one of {@link FAILED_TERMINAL_REASONS} failed, never `completed`.
  * `reason` is the subtype when it is an error subtype, else `terminal_reason` when present.
  */
 export function resultOutcome(record: JsonObject): {
@@ -331,7 +356,13 @@ export function resultOutcome(record: JsonObject): {
     record.is_error === true
       ? 'failed'
       : subtype === undefined || subtype === 'success'
-        ? 'completed'
+        ? terminal === undefined
+          ? 'completed'
+          : FAILED_TERMINAL_REASONS.includes(terminal)
+            ? 'failed'
+            : terminal.startsWith('aborted_')
+              ? 'cancelled'
+              : 'completed'
         : subtype === 'error_during_execution'
           ? 'cancelled'
           : 'failed';
