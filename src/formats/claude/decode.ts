@@ -33,6 +33,7 @@ import {
   CLAUDE_CHECKED,
   CLAUDE_ENVELOPE_TEXT,
   CLAUDE_FORMAT,
+  CLAUDE_NOTICE_SUBTYPES,
   CLAUDE_THINKING_TOKENS_TEXT,
   CLAUDE_USAGE_TEXT,
   CLAUDE_USER_TEXT,
@@ -1850,6 +1851,25 @@ function system(d: DecoderState, ctx: LineContext): void {
       status(d, ctx);
       return;
     }
+    // What a supervisor has to see, each a notice of its subtype's name with its text
+    // (CLAUDE_NOTICE_SUBTYPES): a tool call denied without asking, a refusal, a failed mirror; an
+    // informational line (`level: warning` warns), a notification, a slash command's output.
+    case 'permission_denied':
+    case 'model_refusal_fallback':
+    case 'model_refusal_no_fallback':
+    case 'mirror_error':
+    case 'informational':
+    case 'notification':
+    case 'local_command_output':
+      notice(
+        d,
+        ctx,
+        r.subtype,
+        CLAUDE_NOTICE_SUBTYPES[r.subtype] ?? (r.level === 'warning' ? 'warning' : 'info'),
+        dataOf(r),
+        str(r.message ?? r.content ?? r.text ?? r.error),
+      );
+      return;
     default: {
       unknown(d, ctx, typeof r.subtype === 'string' ? `system/${r.subtype}` : 'system');
       return;

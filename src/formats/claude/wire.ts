@@ -50,7 +50,31 @@ export const CLAUDE_SYSTEM_SUBTYPES = [
   'compact_boundary',
   'status',
   'api_retry',
+  'permission_denied',
+  'model_refusal_fallback',
+  'model_refusal_no_fallback',
+  'mirror_error',
+  'informational',
+  'notification',
+  'local_command_output',
 ] as const;
+
+/**
+ * The `system` subtypes read as a `notice` whose `kind` is the subtype and whose `message` is
+ * the record's text (`message`, `content`, `text` or `error`, whichever it has), with the
+ * severity of those that always warn; the others (`informational`, `notification`,
+ * `local_command_output`) are `info`, or `warning` for `level: "warning"`. Source:
+ * `@anthropic-ai/claude-agent-sdk` `sdk.d.ts` (`SDKPermissionDeniedMessage`,
+ * `SDKModelRefusalFallbackMessage`, `SDKModelRefusalNoFallbackMessage`, `SDKMirrorErrorMessage`,
+ * `SDKInformationalMessage`, `SDKNotificationMessage`, `SDKLocalCommandOutputMessage`; read, not
+ * copied; FORMATS.md §1.1).
+ */
+export const CLAUDE_NOTICE_SUBTYPES: Readonly<Record<string, 'warning'>> = {
+  permission_denied: 'warning',
+  model_refusal_fallback: 'warning',
+  model_refusal_no_fallback: 'warning',
+  mirror_error: 'warning',
+};
 
 /** Top-level `type`s this codec maps (`system` per {@link CLAUDE_SYSTEM_SUBTYPES}). */
 export const CLAUDE_RECORD_TYPES = [
