@@ -1851,26 +1851,14 @@ function system(d: DecoderState, ctx: LineContext): void {
       status(d, ctx);
       return;
     }
-    // What a supervisor has to see, each a notice of its subtype's name with its text
-    // (CLAUDE_NOTICE_SUBTYPES): a tool call denied without asking, a refusal, a failed mirror; an
-    // informational line (`level: warning` warns), a notification, a slash command's output.
-    case 'permission_denied':
-    case 'model_refusal_fallback':
-    case 'model_refusal_no_fallback':
-    case 'mirror_error':
-    case 'informational':
-    case 'notification':
-    case 'local_command_output':
-      notice(
-        d,
-        ctx,
-        r.subtype,
-        CLAUDE_NOTICE_SUBTYPES[r.subtype] ?? (r.level === 'warning' ? 'warning' : 'info'),
-        dataOf(r),
-        str(r.message ?? r.content ?? r.text ?? r.error),
-      );
-      return;
     default: {
+      // What a supervisor has to see (CLAUDE_NOTICE_SUBTYPES): a notice of its subtype's name
+      // with its text; an `info` one warns at `level: "warning"`.
+      if (typeof r.subtype === 'string' && Object.hasOwn(CLAUDE_NOTICE_SUBTYPES, r.subtype)) {
+        const severity = r.level === 'warning' ? 'warning' : CLAUDE_NOTICE_SUBTYPES[r.subtype]!;
+        notice(d, ctx, r.subtype, severity, dataOf(r), str(r.message ?? r.content ?? r.text ?? r.error));
+        return;
+      }
       unknown(d, ctx, typeof r.subtype === 'string' ? `system/${r.subtype}` : 'system');
       return;
     }

@@ -61,19 +61,22 @@ export const CLAUDE_SYSTEM_SUBTYPES = [
 
 /**
  * The `system` subtypes read as a `notice` whose `kind` is the subtype and whose `message` is
- * the record's text (`message`, `content`, `text` or `error`, whichever it has), with the
- * severity of those that always warn; the others (`informational`, `notification`,
- * `local_command_output`) are `info`, or `warning` for `level: "warning"`. Source:
- * `@anthropic-ai/claude-agent-sdk` `sdk.d.ts` (`SDKPermissionDeniedMessage`,
- * `SDKModelRefusalFallbackMessage`, `SDKModelRefusalNoFallbackMessage`, `SDKMirrorErrorMessage`,
- * `SDKInformationalMessage`, `SDKNotificationMessage`, `SDKLocalCommandOutputMessage`; read, not
- * copied; FORMATS.md §1.1).
+ * the record's text (`message`, `content`, `text` or `error`, whichever it has), each with its
+ * severity: a call denied without a prompt, a model refusal and a failed session mirror warn;
+ * an informational line, a notification and a slash command's output inform (a `level:
+ * "warning"` warns). Source: `@anthropic-ai/claude-agent-sdk` `sdk.d.ts`
+ * (`SDKPermissionDeniedMessage`, `SDKModelRefusalFallbackMessage`,
+ * `SDKModelRefusalNoFallbackMessage`, `SDKMirrorErrorMessage`, `SDKInformationalMessage`,
+ * `SDKNotificationMessage`, `SDKLocalCommandOutputMessage`; read, not copied; FORMATS.md §1.1).
  */
-export const CLAUDE_NOTICE_SUBTYPES: Readonly<Record<string, 'warning'>> = {
+export const CLAUDE_NOTICE_SUBTYPES: Readonly<Record<string, 'warning' | 'info'>> = {
   permission_denied: 'warning',
   model_refusal_fallback: 'warning',
   model_refusal_no_fallback: 'warning',
   mirror_error: 'warning',
+  informational: 'info',
+  notification: 'info',
+  local_command_output: 'info',
 };
 
 /** Top-level `type`s this codec maps (`system` per {@link CLAUDE_SYSTEM_SUBTYPES}). */
