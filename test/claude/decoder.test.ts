@@ -51,6 +51,65 @@ describe('claude decoder', () => {
     expect(events.find((e) => e.type === 'error')).toMatchObject({ code: 'model_not_found' });
   });
 
+  // Claude Code 2.1.220 wrote a context-exhausted resume as a clean success whose terminal_reason
+  // alone said it failed (FORMATS.md §1.2): the terminal reason decides when is_error does not.
+  test.each([
+    ['prompt_too_long', 'failed'],
+    ['max_turns', 'failed'],
+    ['budget_exhausted', 'failed'],
+    ['aborted_tools', 'cancelled'],
+    ['aborted_streaming', 'cancelled'],
+    ['tool_deferred', 'completed'],
+    ['completed', 'completed'],
+  ])('a success result with is_error false and terminal_reason %s is %s', (terminal, status) => {
+    const text = [
+      '{"type":"system","subtype":"init","cwd":"/r","session_id":"s","tools":[],"mcp_servers":[],"model":"m","permissionMode":"default","uuid":"u1"}',
+      `{"type":"result","subtype":"success","is_error":false,"duration_ms":1,"duration_api_ms":1,"num_turns":1,"result":"Prompt is too long","stop_reason":"stop_sequence","session_id":"s","total_cost_usd":0,"usage":{"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":0},"terminal_reason":"${terminal}","uuid":"u2"}`,
+      '',
+    ].join('\n');
+    const { events, diagnostics } = claude.parse(text);
+    expect(diagnostics).toEqual([]);
+    const end = events.find((e) => e.type === 'run.end');
+    expect(end).toMatchObject({ status, reason: terminal });
+    expect(end?.type === 'run.end' && end.error).toBe(status === 'failed' ? 'Prompt is too long' : undefined);
+    expect(claude.stringify(events)).toBe(text);
+    expect(claude.stringify(JSON.parse(JSON.stringify(events)) as AgentEvent[])).toBe(text);
+  });
+
+  // Record shapes from the SDK's sdk.d.ts (SDKPermissionDeniedMessage, SDKInformationalMessage, …).
+  test('system records a supervisor must see are notices of their subtype, with their text', () => {
+    const env = ',"uuid":"u","session_id":"s"}';
+    const text = [
+      '{"type":"system","subtype":"init","cwd":"/r","session_id":"s","tools":["Bash"],"mcp_servers":[],"model":"m","permissionMode":"dontAsk","uuid":"u1"}',
+      `{"type":"system","subtype":"permission_denied","tool_name":"Bash","tool_use_id":"toolu_1","decision_reason_type":"mode","decision_reason":"dontAsk","message":"Permission to use Bash has been denied."${env}`,
+      `{"type":"system","subtype":"informational","content":"Context low","level":"warning","prevent_continuation":false${env}`,
+      `{"type":"system","subtype":"informational","content":"Tip","level":"suggestion"${env}`,
+      `{"type":"system","subtype":"notification","key":"k","text":"Update available","priority":"low"${env}`,
+      `{"type":"system","subtype":"model_refusal_fallback","trigger":"refusal","direction":"retry","original_model":"a","fallback_model":"b","request_id":null,"content":"Retrying with b"${env}`,
+      `{"type":"system","subtype":"model_refusal_no_fallback","original_model":"a","request_id":"req_1","content":"The model declined."${env}`,
+      `{"type":"system","subtype":"mirror_error","error":"write failed","key":{"projectKey":"p","sessionId":"s"}${env}`,
+      `{"type":"system","subtype":"local_command_output","content":"Total cost: $0.00"${env}`,
+      '',
+    ].join('\n');
+    const { events, diagnostics } = claude.parse(text);
+    expect(diagnostics).toEqual([]);
+    const notices = events.filter((e) => e.type === 'notice');
+    expect(notices.map((e) => e.type === 'notice' && [e.kind, e.severity, e.message])).toEqual([
+      ['permission_denied', 'warning', 'Permission to use Bash has been denied.'],
+      ['informational', 'warning', 'Context low'],
+      ['informational', 'info', 'Tip'],
+      ['notification', 'info', 'Update available'],
+      ['model_refusal_fallback', 'warning', 'Retrying with b'],
+      ['model_refusal_no_fallback', 'warning', 'The model declined.'],
+      ['mirror_error', 'warning', 'write failed'],
+      ['local_command_output', 'info', 'Total cost: $0.00'],
+    ]);
+    expect(notices[0]).toMatchObject({ data: { tool_use_id: 'toolu_1', decision_reason: 'dontAsk' } });
+    expect(events.some((e) => e.type === 'unknown')).toBe(false);
+    expect(claude.stringify(events)).toBe(text);
+    expect(claude.stringify(JSON.parse(JSON.stringify(events)) as AgentEvent[])).toBe(text);
+  });
+
   test('no result at the end: a synthetic incomplete run end, never completed', () => {
     const { events } = claude.parse(loadFixture('claude', 'missing-result').bytes);
     expect(events.at(-1)).toMatchObject({

@@ -155,6 +155,30 @@ describe('the Codex decoder', () => {
     expect(scanItemIds(line, line.indexOf('"item":') + 7)).toEqual(['item_2', 'ws_1']);
   });
 
+  // Newer exec writes a collab agent whose turn was stopped as `interrupted`
+  // (openai/codex:codex-rs/exec/src/event_processor_with_jsonl_output.rs): its lane ends, cancelled.
+  test('a collab agent state interrupted ends its child lane as cancelled', () => {
+    const spawn =
+      '{"id":"item_0","type":"collab_tool_call","tool":"spawn_agent","sender_thread_id":"t1","receiver_thread_ids":["t2"],"prompt":"look","agents_states":{"t2":{"status":"running","message":null}},"status":"completed"}';
+    const wait =
+      '{"id":"item_1","type":"collab_tool_call","tool":"wait","sender_thread_id":"t1","receiver_thread_ids":["t2"],"prompt":null,"agents_states":{"t2":{"status":"interrupted","message":"stopped"}},"status":"completed"}';
+    const input = lines(
+      '{"type":"thread.started","thread_id":"t1"}',
+      '{"type":"turn.started"}',
+      `{"type":"item.completed","item":${spawn}}`,
+      `{"type":"item.completed","item":${wait}}`,
+      '{"type":"turn.completed","usage":{"input_tokens":1,"cached_input_tokens":0,"output_tokens":1}}',
+    );
+    const { events, diagnostics } = codex.parse(input);
+    expect(diagnostics).toEqual([]);
+    const children = events.filter((e) => e.type === 'child.start' || e.type === 'child.end');
+    expect(children).toMatchObject([
+      { type: 'child.start', child: 't2', call: 'item_0', task: 'look' },
+      { type: 'child.end', child: 't2', status: 'cancelled', result: 'stopped' },
+    ]);
+    expect(codex.stringify(events)).toBe(input);
+  });
+
   test('a provider error with JSON inside its message: kept as text, parsed into data', () => {
     const { events } = codex.parse(
       lines('{"type":"error","message":"{\\"error\\":{\\"type\\":\\"overloaded\\"},\\"status\\":529}"}'),

@@ -71,7 +71,7 @@ const item = fc.oneof(
     agents_states: fc.dictionary(
       fc.constantFrom('t1', 't2'),
       fc.record({
-        status: fc.constantFrom('running', 'completed', 'errored', 'shutdown'),
+        status: fc.constantFrom('running', 'completed', 'errored', 'shutdown', 'interrupted'),
         message: fc.option(text),
       }),
     ),

@@ -33,6 +33,7 @@ import {
   CLAUDE_CHECKED,
   CLAUDE_ENVELOPE_TEXT,
   CLAUDE_FORMAT,
+  CLAUDE_NOTICE_SUBTYPES,
   CLAUDE_THINKING_TOKENS_TEXT,
   CLAUDE_USAGE_TEXT,
   CLAUDE_USER_TEXT,
@@ -1851,6 +1852,13 @@ function system(d: DecoderState, ctx: LineContext): void {
       return;
     }
     default: {
+      // What a supervisor has to see (CLAUDE_NOTICE_SUBTYPES): a notice of its subtype's name
+      // with its text; an `info` one warns at `level: "warning"`.
+      if (typeof r.subtype === 'string' && Object.hasOwn(CLAUDE_NOTICE_SUBTYPES, r.subtype)) {
+        const severity = r.level === 'warning' ? 'warning' : CLAUDE_NOTICE_SUBTYPES[r.subtype]!;
+        notice(d, ctx, r.subtype, severity, dataOf(r), str(r.message ?? r.content ?? r.text ?? r.error));
+        return;
+      }
       unknown(d, ctx, typeof r.subtype === 'string' ? `system/${r.subtype}` : 'system');
       return;
     }

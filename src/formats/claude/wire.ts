@@ -50,7 +50,34 @@ export const CLAUDE_SYSTEM_SUBTYPES = [
   'compact_boundary',
   'status',
   'api_retry',
+  'permission_denied',
+  'model_refusal_fallback',
+  'model_refusal_no_fallback',
+  'mirror_error',
+  'informational',
+  'notification',
+  'local_command_output',
 ] as const;
+
+/**
+ * The `system` subtypes read as a `notice` whose `kind` is the subtype and whose `message` is
+ * the record's text (`message`, `content`, `text` or `error`, whichever it has), each with its
+ * severity: a call denied without a prompt, a model refusal and a failed session mirror warn;
+ * an informational line, a notification and a slash command's output inform (a `level:
+ * "warning"` warns). Source: `@anthropic-ai/claude-agent-sdk` `sdk.d.ts`
+ * (`SDKPermissionDeniedMessage`, `SDKModelRefusalFallbackMessage`,
+ * `SDKModelRefusalNoFallbackMessage`, `SDKMirrorErrorMessage`, `SDKInformationalMessage`,
+ * `SDKNotificationMessage`, `SDKLocalCommandOutputMessage`; read, not copied; FORMATS.md §1.1).
+ */
+export const CLAUDE_NOTICE_SUBTYPES: Readonly<Record<string, 'warning' | 'info'>> = {
+  permission_denied: 'warning',
+  model_refusal_fallback: 'warning',
+  model_refusal_no_fallback: 'warning',
+  mirror_error: 'warning',
+  informational: 'info',
+  notification: 'info',
+  local_command_output: 'info',
+};
 
 /** Top-level `type`s this codec maps (`system` per {@link CLAUDE_SYSTEM_SUBTYPES}). */
 export const CLAUDE_RECORD_TYPES = [
@@ -317,8 +344,33 @@ export const RESULT_SUBTYPES = [
 ] as const;
 
 /**
+ * `terminal_reason`s (the SDK's `TerminalReason`: why the query loop stopped) that say the run
+ * did not do its work, whatever `is_error` says: Claude Code 2.1.220 wrote a context-exhausted
+ * resume as `subtype:"success", is_error:false, terminal_reason:"prompt_too_long"` (FORMATS.md
+ * §1.2; `@anthropic-ai/claude-agent-sdk` `sdk.d.ts` `TerminalReason`, read, not copied). The
+ * others (`completed`, `tool_deferred`, `hook_stopped`, `stop_hook_prevented`,
+ * `background_requested`) end a run that did what it was let do.
+ */
+export const FAILED_TERMINAL_REASONS: readonly string[] = [
+  'blocking_limit',
+  'rapid_refill_breaker',
+  'prompt_too_long',
+  'image_error',
+  'model_error',
+  'api_error',
+  'malformed_tool_use_exhausted',
+  'max_turns',
+  'budget_exhausted',
+  'structured_output_retry_exhausted',
+  'tool_deferred_unavailable',
+  'turn_setup_failed',
+];
+
+/**
  * A `result`'s outcome. `is_error` is read on its own (model-not-found is `subtype:"success"`
- * with `is_error:true`); `error_during_execution` without `is_error` is an interrupted run.
+ * with `is_error:true`); `error_during_execution` without `is_error` is an interrupted run, and
+ * so is a `success` whose `terminal_reason` is `aborted_streaming`/`aborted_tools`; a `success`
+ * whose `terminal_reason` is one of {@link FAILED_TERMINAL_REASONS} failed, never `completed`.
  * `reason` is the subtype when it is an error subtype, else `terminal_reason` when present.
  */
 export function resultOutcome(record: JsonObject): {
@@ -331,7 +383,13 @@ export function resultOutcome(record: JsonObject): {
     record.is_error === true
       ? 'failed'
       : subtype === undefined || subtype === 'success'
-        ? 'completed'
+        ? terminal === undefined
+          ? 'completed'
+          : FAILED_TERMINAL_REASONS.includes(terminal)
+            ? 'failed'
+            : terminal.startsWith('aborted_')
+              ? 'cancelled'
+              : 'completed'
         : subtype === 'error_during_execution'
           ? 'cancelled'
           : 'failed';

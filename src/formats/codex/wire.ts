@@ -200,11 +200,16 @@ export const CODEX_COMMAND_TOOL = 'command_execution';
 /** The name tool events of a `web_search` item carry. */
 export const CODEX_WEB_SEARCH_TOOL = 'web_search';
 
-/** How a collab agent's last state maps onto a child's end (`running`/`pending_init`: not ended). */
+/**
+ * How a collab agent's last state maps onto a child's end (`running`/`pending_init`: not ended).
+ * `interrupted` is newer (`CollabAgentStatus::Interrupted`, mapped from the app-server's in
+ * openai/codex:codex-rs/exec/src/event_processor_with_jsonl_output.rs): its turn was stopped.
+ */
 export const CODEX_AGENT_END: Readonly<Record<string, 'completed' | 'failed' | 'cancelled'>> = {
   completed: 'completed',
   errored: 'failed',
   shutdown: 'cancelled',
+  interrupted: 'cancelled',
   not_found: 'failed',
 };
 
