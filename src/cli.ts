@@ -124,7 +124,7 @@ const FORMAT: OptionSpec = {
 const MAX_LINE: OptionSpec = {
   type: 'string',
   value: 'N',
-  help: "longest line accepted, in bytes (default: the format's own, 1048576 for most)",
+  help: 'longest line accepted, in bytes (default: 16777216 for claude, codex, gemini, opencode, cursor, amp, copilot; 1048576 for the others)',
 };
 const LENIENT: OptionSpec = { type: 'boolean', help: 'exit 0 even when the input had error diagnostics' };
 const QUIET: OptionSpec = { type: 'boolean', short: 'q', help: 'print error diagnostics only' };

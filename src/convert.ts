@@ -11,7 +11,8 @@ export type { ConvertResult } from './convert-with';
 
 /**
  * Converts a whole input from one format to another: decode → canonical events → encode. What
- * the target cannot hold is reported as `loss` diagnostics; nothing is dropped silently.
+ * the target cannot hold is reported as `loss` diagnostics; nothing is dropped silently. Throws
+ * `AgentwireError` when `from` is not given and cannot be detected.
  */
 export function convert(input: string | Uint8Array, options: ConvertOptions): ConvertResult {
   const from = options.from ?? detectFormat(input)?.format;
@@ -23,7 +24,9 @@ export function convert(input: string | Uint8Array, options: ConvertOptions): Co
 /**
  * Converts a stream: chunks in, text out, one piece per event that produced any (so a pipe from a
  * running agent is converted line by line), or with `batch: true` one piece per input chunk that
- * produced any. `from` is required or detected from the first chunk.
+ * produced any. `from`, when not given, is detected from the stream's first line (chunks are read
+ * until it is complete, up to `DETECT_BYTES`); the generator throws `AgentwireError`
+ * when it cannot be.
  */
 export async function* convertStream(source: ChunkSource, options: ConvertOptions): AsyncGenerator<string> {
   const iterator = toAsyncIterator(source);

@@ -20,7 +20,10 @@ export interface Detection {
   format: Format;
   /** `certain`: a marker only that format has; `likely`: fits the format's shape; `guess`: a weak hint. */
   confidence: 'certain' | 'likely' | 'guess';
-  /** For nativeharness: which framing the input uses. */
+  /**
+   * Which framing the input uses, when its first line tells: nativeharness (`sse`, `json` or
+   * `jsonl`), AG-UI and the AI SDK (`sse` for a `data:` line).
+   */
   framing?: 'sse' | 'json' | 'jsonl';
   /** Why, in a few words. */
   reason: string;
@@ -116,7 +119,9 @@ const RANK: Readonly<Record<Detection['confidence'], number>> = { certain: 0, li
 /**
  * Says which format `input` is in, from its first line (or first SSE block). Looks at the first
  * {@link DETECT_BYTES} only. `undefined` when nothing fits. The most confident rule wins; among
- * equally confident ones, the first in {@link SNIFFERS}.
+ * equally confident ones, the first listed. When the first line is not JSON and no rule reads its
+ * text (a banner, a log's `#` comments), the first JSON object line among the first 64 lines
+ * decides, at most `likely`.
  */
 export function detectFormat(
   input: string | Uint8Array | ArrayBuffer | ArrayBufferView,

@@ -3,7 +3,7 @@ import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, wri
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { type AgentEvent, codecFor, connect, hep } from '../src/all';
+import { type AgentEvent, codecFor, codecs, connect, type Format, hep } from '../src/all';
 import { listFixtures } from '../src/node/fixtures';
 
 // The CLI, run as a user runs it: the built binary, real pipes, files and exit codes.
@@ -34,6 +34,22 @@ describe('agentwire CLI', () => {
     expect(help.code).toBe(0);
     for (const cmd of ['decode', 'convert', 'view', 'serve', 'check'])
       expect(help.stdout).toContain(`agentwire ${cmd}`);
+  });
+
+  test("--max-line-bytes help states each format's own default", () => {
+    const help = run(['decode', '--help']).stdout;
+    const m = /--max-line-bytes N .*\(default: 16777216 for ([a-z, -]+); 1048576 for the others\)/.exec(help);
+    expect(m).not.toBeNull();
+    const large = new Set(m![1]!.split(', '));
+    // One JSON Lines line just over 1 MiB: too long exactly for the formats whose default is 1 MiB.
+    const line = `{"x":"${'x'.repeat(1024 * 1024)}"}\n`;
+    for (const format of Object.keys(codecs) as Format[]) {
+      const { diagnostics } = codecFor(format)!.parse(line);
+      expect(
+        diagnostics.some((d) => d.code === 'line_too_long'),
+        format,
+      ).toBe(!large.has(format));
+    }
   });
 
   test('bad arguments: a one-line error and exit 64', () => {
