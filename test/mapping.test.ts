@@ -149,6 +149,7 @@ function scenario(format: Format): AgentEvent[] {
         { id: 'o1', label: 'Allow', kind: 'allow_once' },
         { id: 'o2', label: 'Deny', kind: 'reject_once' },
       ],
+      ...cliOnly(format, [{ args: { command: 'npm test' } }])[0],
     },
     {
       type: 'approval.resolve',
@@ -165,7 +166,11 @@ function scenario(format: Format): AgentEvent[] {
       questions: [
         { id: 'q1', text: 'Which branch?', options: [{ id: 'a', label: 'main' }], multiple: false },
       ],
+      ...cliOnly(format, [{ call: 'call-2' }])[0],
     },
+    ...cliOnly<AgentEvent>(format, [
+      { type: 'question.answer', ...env(1, 15), question: 'q-1', answers: { q1: 'main' } },
+    ]),
     { type: 'child.start', ...env(1, 16), child: 'c-1', name: 'reviewer', task: 'review' },
     { type: 'child.end', ...env(1, 17), child: 'c-1', status: 'completed', result: 'LGTM' },
     { type: 'compaction.start', ...env(1, 18) },
@@ -295,6 +300,7 @@ function splitKey(key: string): [string, string | undefined] {
     'tool.end',
     'approval.request',
     'approval.resolve',
+    'question.answer',
     'child.start',
     'child.end',
     'compaction.start',

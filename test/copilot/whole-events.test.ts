@@ -27,6 +27,7 @@ const maybe = <T>(a: fc.Arbitrary<T>) =>
 const count = fc.oneof(fc.nat({ max: 50000 }), fc.constantFrom(0.5, -1));
 const call = fc.constantFrom('call_1', 'call_2');
 const message = fc.constantFrom('m-1', 'm-2');
+const request = fc.constantFrom('p-1', 'p-2');
 const timestamp = fc.oneof(
   { weight: 8, arbitrary: fc.constantFrom('2026-01-01T00:00:01.000Z', '2026-01-01T00:01:02.345Z') },
   { weight: 1, arbitrary: fc.constantFrom('not a date', '2026-01-15T10:00:00Z') },
@@ -110,6 +111,42 @@ const data: fc.Arbitrary<Data> = fc.oneof(
   },
   fc.record({ toolCallId: call, agentName: text }).map((d): Data => ['subagent.started', d]),
   fc.record({ toolCallId: call }).map((d): Data => ['subagent.completed', d]),
+  fc
+    .record({
+      requestId: maybe(request),
+      permissionRequest: maybe(
+        fc.record(
+          {
+            kind: fc.constantFrom('shell', 'mcp', 'custom-tool'),
+            toolCallId: maybe(call),
+            toolName: maybe(text),
+            intention: maybe(text),
+            args: maybe(fc.record({ path: text }, { requiredKeys: [] })),
+          },
+          { requiredKeys: ['kind'] },
+        ),
+      ),
+    })
+    .map((d): Data => ['permission.requested', defined(d)]),
+  fc
+    .record({
+      requestId: maybe(request),
+      result: maybe(
+        fc.record({ kind: maybe(fc.constantFrom('approved', 'denied-by-rules', 'cancelled', 'toString')) }),
+      ),
+    })
+    .map((d): Data => ['permission.completed', defined(d)]),
+  fc
+    .record({
+      requestId: maybe(request),
+      question: maybe(text),
+      choices: fc.option(fc.array(maybe(text), { maxLength: 3 }), { nil: undefined }),
+      toolCallId: fc.option(call, { nil: undefined }),
+    })
+    .map((d): Data => ['user_input.requested', defined(d)]),
+  fc
+    .record({ requestId: maybe(request), answer: fc.option(text, { nil: undefined }) })
+    .map((d): Data => ['user_input.completed', defined(d)]),
   fc.constant<Data>(['session.idle', {}]),
   fc.constant<Data>(['session.error', { message: 'boom', errorType: 'x' }]),
   fc.constant<Data>(['session.unknown_kind', { n: 1 }]),

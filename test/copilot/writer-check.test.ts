@@ -6,17 +6,29 @@ import { listFixtures, loadFixture } from '../../src/node/fixtures';
 // finds no error in: one session.start and first (a source's events before its session's start,
 // or a second start, made a second one), turns started once and ended once. The warnings it may
 // give say what the source itself said: a run it never ended, a tool call it never ended, no
-// record written at all.
+// record written at all, an approval or a question it never resolved.
 
-/** The source's runs ended incomplete and its tool calls with no end, by call id. */
-function unended(events: readonly AgentEvent[]): { incomplete: boolean; calls: Set<string> } {
+/**
+ * The source's runs ended incomplete, its tool calls with no end, by call id, and its approvals
+ * and questions never resolved, by their id.
+ */
+function unended(events: readonly AgentEvent[]): {
+  incomplete: boolean;
+  calls: Set<string>;
+  asks: Set<string>;
+} {
   const calls = new Set<string>();
+  const asks = new Set<string>();
   for (const e of events) {
     if (e.type === 'tool.start') calls.add(e.call);
     else if (e.type === 'tool.end') calls.delete(e.call);
+    else if (e.type === 'approval.request') asks.add(e.approval);
+    else if (e.type === 'approval.resolve') asks.delete(e.approval);
+    else if (e.type === 'question') asks.add(e.question);
+    else if (e.type === 'question.answer') asks.delete(e.question);
   }
   const incomplete = events.some((e) => e.type === 'run.end' && e.status === 'incomplete');
-  return { incomplete, calls };
+  return { incomplete, calls, asks };
 }
 
 /** Whether a warning says only what the source said too. */
@@ -25,6 +37,8 @@ function explained(d: Diagnostic, source: ReturnType<typeof unended>, output: st
   if (/a run ends incomplete/.test(d.message)) return source.incomplete;
   // Nothing of the source writes a Copilot record (Amp's legacy shape, kept as unknown records).
   if (/the stream has no records/.test(d.message)) return output === '';
+  const ask = /(?:permission|user input) request "([^"]*)" never completed/.exec(d.message)?.[1];
+  if (ask !== undefined) return source.asks.has(ask);
   const call = /tool call "([^"]*)" never completed/.exec(d.message)?.[1];
   return call !== undefined && source.calls.has(call);
 }

@@ -113,6 +113,52 @@ const record: fc.Arbitrary<[string, Data]> = fc.oneof(
   ]),
   fc.constant<[string, Data]>(['session.idle', {}]),
   text.map((t): [string, Data] => ['user.message', { content: t }]),
+  fc
+    .record({
+      id: fc.constantFrom('p1', 'p2'),
+      kind: fc.constantFrom('shell', 'url', 'mcp', 'custom-tool'),
+      c: maybe(call),
+      name: maybe(text),
+      title: maybe(text),
+      target: maybe(text),
+      args: maybe(args),
+    })
+    .map(({ id, kind, c, name, title, target, args }): [string, Data] => [
+      'permission.requested',
+      {
+        requestId: id,
+        permissionRequest: data({
+          kind,
+          toolCallId: c,
+          toolName: name,
+          intention: title,
+          fullCommandText: target,
+          args,
+        }),
+      },
+    ]),
+  fc
+    .record({
+      id: fc.constantFrom('p1', 'p2'),
+      kind: fc.constantFrom('approved', 'approved-for-session', 'denied-interactively-by-user', 'cancelled'),
+      c: maybe(call),
+    })
+    .map(({ id, kind, c }): [string, Data] => [
+      'permission.completed',
+      data({ requestId: id, toolCallId: c, result: { kind } }),
+    ]),
+  fc
+    .record({ id: fc.constantFrom('u1', 'u2'), q: text, choices: maybe(fc.array(text, { maxLength: 3 })) })
+    .map(({ id, q, choices }): [string, Data] => [
+      'user_input.requested',
+      data({ requestId: id, question: q, choices, allowFreeform: true }),
+    ]),
+  fc
+    .record({ id: fc.constantFrom('u1', 'u2'), answer: maybe(text) })
+    .map(({ id, answer }): [string, Data] => [
+      'user_input.completed',
+      data({ requestId: id, answer, wasFreeform: false }),
+    ]),
 );
 
 const line = fc
@@ -186,6 +232,14 @@ describe('Copilot writer: the kept-line fast path', () => {
       'round',
       'session',
       'usage',
+      'approval',
+      'title',
+      'effects',
+      'decision',
+      'by',
+      'question',
+      'questions',
+      'answers',
     ],
     fastPath: COPILOT_KEPT_LINES,
     adopt: (e) => {

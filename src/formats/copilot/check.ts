@@ -5,11 +5,15 @@ import type { AgentEvent } from '../../model';
 import { RecentSet } from '../../recent';
 import { type CopilotHints, copilotEnvelope } from './wire';
 
+// What a request is called, by its record type's first letter.
+const ASKED: Record<string, string> = { p: 'permission request', u: 'user input request' };
+
 /**
  * Checks decoded Copilot events against what the session event schema promises: unique event
  * ids, each `parentId` naming an earlier event, `session.start` first, turns opened before they
- * end, tool executions and subagents completed only after they started, and a run that reaches
- * `session.idle` (or the session's `session.shutdown`). Returns `order` diagnostics by line.
+ * end, tool executions, subagents, permission and user input requests completed only after they
+ * began, and a run that reaches `session.idle` (or the session's `session.shutdown`). Returns
+ * `order` diagnostics by line.
  */
 export function checkCopilotEvents(events: readonly AgentEvent[]): Diagnostic[] {
   return runRules(copilotRules, events);
@@ -17,7 +21,7 @@ export function checkCopilotEvents(events: readonly AgentEvent[]): Diagnostic[] 
 
 /**
  * The rules of {@link checkCopilotEvents}, one event at a time: what it keeps is the open turns,
- * tool executions and subagents, and the ids of the last `RECENT_LIMIT` (65,536) events: a duplicate
+ * tool executions, subagents and requests, and the ids of the last `RECENT_LIMIT` (65,536) events: a duplicate
  * id or a `parentId` is judged against those (the bounded form of "every earlier event"; once
  * an id was forgotten, a `parentId` not among them is not reported, since it may name one).
  */
@@ -29,6 +33,8 @@ export function copilotRules(): EventChecker {
   const tools = new Set<string>();
   const subagents = new Set<string>();
   const turns = new Set<string>();
+  // Open permission and user input requests, by request id (`p` or `u` first: the two are apart).
+  const asks = new Set<string>();
   let records = 0;
   let last: AgentEvent | undefined;
   const push = (e: AgentEvent): Diagnostic[] => {
@@ -89,6 +95,19 @@ export function copilotRules(): EventChecker {
         if (call !== undefined && !subagents.delete(call))
           at(e, 'warning', `subagent of tool call ${JSON.stringify(call)} ends but never started`);
         break;
+      case 'permission.requested':
+      case 'user_input.requested':
+        if (typeof d.requestId === 'string') asks.add(type[0] + d.requestId);
+        break;
+      case 'permission.completed':
+      case 'user_input.completed':
+        if (typeof d.requestId === 'string' && !asks.delete(type[0] + d.requestId))
+          at(
+            e,
+            'warning',
+            `${ASKED[type[0]!]} ${JSON.stringify(d.requestId)} completes but was never requested`,
+          );
+        break;
     }
     return out;
   };
@@ -98,6 +117,8 @@ export function copilotRules(): EventChecker {
       for (const call of tools) at(last, 'warning', `tool call ${JSON.stringify(call)} never completed`);
       for (const call of subagents)
         at(last, 'warning', `subagent of tool call ${JSON.stringify(call)} never ended`);
+      for (const ask of asks)
+        at(last, 'warning', `${ASKED[ask[0]!]} ${JSON.stringify(ask.slice(1))} never completed`);
     }
     return out;
   };

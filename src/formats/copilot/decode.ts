@@ -17,7 +17,15 @@ import {
   valueExceedsDepth,
 } from '../../json';
 import { copyJson } from '../../kept';
-import type { AgentEvent, AgentEventOf, ModelUsage, Provenance, RunStatus, Usage } from '../../model';
+import type {
+  AgentEvent,
+  AgentEventOf,
+  ModelUsage,
+  Provenance,
+  QuestionItem,
+  RunStatus,
+  Usage,
+} from '../../model';
 import {
   readDigits,
   readFixed,
@@ -30,8 +38,12 @@ import { addExact, addUsage } from '../../usage';
 import {
   COPILOT_DELTA_HEAD,
   COPILOT_DELTA_LINE,
+  COPILOT_DENIED_BY,
+  COPILOT_PERMISSION_SLOTS,
   type CopilotHints,
   type CopilotRecordType,
+  copilotDecision,
+  copilotSlot,
   copilotTimestampAt,
   isCopilotRecordType,
 } from './wire';
@@ -112,6 +124,19 @@ const REQUIRED: Partial<Record<string, ReadonlyArray<readonly [string, 'string' 
   'subagent.started': [['toolCallId', 'string']],
   'subagent.completed': [['toolCallId', 'string']],
   'subagent.failed': [['toolCallId', 'string']],
+  'permission.requested': [
+    ['requestId', 'string'],
+    ['permissionRequest', 'object'],
+  ],
+  'permission.completed': [
+    ['requestId', 'string'],
+    ['result', 'object'],
+  ],
+  'user_input.requested': [
+    ['requestId', 'string'],
+    ['question', 'string'],
+  ],
+  'user_input.completed': [['requestId', 'string']],
 };
 
 function dataProblem(type: string, data: JsonObject): string | undefined {
@@ -916,6 +941,46 @@ function mapOnce(dec: Decoder, ctx: Line, main: boolean): void {
     case 'session.title_changed':
       push(dec, ctx, { type: 'session.title', title: d.title });
       return;
+    case 'permission.requested':
+      push(dec, ctx, approvalRequest(d));
+      return;
+    case 'permission.completed': {
+      const kind = (d.result as JsonObject).kind;
+      if (typeof kind !== 'string') {
+        dec[REPORT](
+          'invalid_record',
+          'error',
+          ctx.line,
+          ctx.offset,
+          `invalid ${ctx.type} event: data.result.kind is not a string; kept as unknown`,
+        );
+        unknown(dec, ctx.record, ctx.type, ctx.text, ctx.line, ctx.offset, ctx.out, ctx);
+        return;
+      }
+      const e: Emit = { type: 'approval.resolve', approval: d.requestId, decision: copilotDecision(kind) };
+      // (`str`: a kind named like a property of every object names no one.)
+      const by = str(COPILOT_DENIED_BY[kind]);
+      if (by !== undefined) e.by = by;
+      push(dec, ctx, e);
+      return;
+    }
+    case 'user_input.requested': {
+      // One question a request, its id the request's (answers are keyed by it); its choices are
+      // the text the user picks, each its own id.
+      const q: QuestionItem = { id: d.requestId as string, text: d.question as string };
+      if (Array.isArray(d.choices))
+        q.options = d.choices.filter((c) => typeof c === 'string').map((c) => ({ id: c, label: c }));
+      const e: Emit = { type: 'question', question: d.requestId, questions: [q] };
+      if (typeof d.toolCallId === 'string') e.call = d.toolCallId;
+      push(dec, ctx, e);
+      return;
+    }
+    case 'user_input.completed': {
+      const answers: JsonObject = {};
+      if (d.answer !== undefined) setOwn(answers, d.requestId as string, d.answer);
+      push(dec, ctx, { type: 'question.answer', question: d.requestId, answers });
+      return;
+    }
     case 'session.compaction_start': {
       const e: Emit = { type: 'compaction.start' };
       if (typeof d.trigger === 'string') e.trigger = d.trigger;
@@ -932,6 +997,25 @@ function mapOnce(dec: Decoder, ctx: Line, main: boolean): void {
       return;
     }
   }
+}
+
+// permission.requested: what its request says, read from the keys each kind keeps it in. The
+// arguments are a copy (see `tool.execution_start`).
+function approvalRequest(d: JsonObject): Emit {
+  const pr = d.permissionRequest as JsonObject;
+  const S = COPILOT_PERMISSION_SLOTS;
+  const e: Emit = { type: 'approval.request', approval: d.requestId };
+  const call = copilotSlot(pr, S.call);
+  if (call !== undefined) e.call = pr[call];
+  const tool = copilotSlot(pr, S.tool);
+  if (tool !== undefined) e.tool = pr[tool];
+  const title = copilotSlot(pr, S.title);
+  if (title !== undefined) e.title = pr[title];
+  const args = copilotSlot(pr, S.args, true);
+  if (args !== undefined) e.args = copyJson(pr[args]);
+  const effect = copilotSlot(pr, S.effects);
+  if (effect !== undefined) e.effects = [pr[effect]];
+  return e;
 }
 
 /** A main-lane turn ended: no round until the next begins. */

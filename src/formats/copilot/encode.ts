@@ -1,5 +1,6 @@
 import type { EncodeOptions, Encoder } from '../../codec';
 import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
+import { decisionAllows, str } from '../../guards';
 import { newUuidRun, nextUuid, type UuidRun } from '../../ids';
 import { type IsoWriteClock, newIsoWriteClock, parseTimestamp, writeIsoAt } from '../../iso';
 import {
@@ -10,6 +11,7 @@ import {
   type JsonObject,
   jsonString,
   rawIfSame,
+  sameJson,
   setOwn,
 } from '../../json';
 import { isStableJson, sameAsKept } from '../../kept';
@@ -19,13 +21,17 @@ import { joinRecord } from '../../record';
 import { newRunSpan, type RunSpan, SPAN_WROTE, spanAfter, spanBefore } from '../../run-span';
 import { addExact } from '../../usage';
 import {
+  COPILOT_DENIED_BY,
   COPILOT_EPHEMERAL_TYPES,
   COPILOT_MAX_HELD_TEXT,
+  COPILOT_PERMISSION_SLOTS,
   type CopilotEnvelope,
   type CopilotHints,
   type CopilotRecordType,
   copilotData,
+  copilotDecision,
   copilotEnvelope,
+  copilotSlot,
 } from './wire';
 
 /** Options of the Copilot writer. */
@@ -79,6 +85,10 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
   'compaction.end': [...ENV, 'tokensFreed', 'trigger', 'tokensBefore', 'tokensAfter'],
   error: [...ENV, 'message', 'fatal', 'code'],
   cancel: [...ENV, 'by'],
+  'approval.request': [...ENV, 'approval', 'call', 'tool', 'title', 'args', 'effects'],
+  'approval.resolve': [...ENV, 'approval', 'decision', 'by'],
+  question: [...ENV, 'question', 'questions', 'call'],
+  'question.answer': [...ENV, 'question', 'answers'],
   unknown: [...ENV, 'record', 'recordType'],
 };
 
@@ -528,6 +538,14 @@ function recordOf(w: Writer, event: AgentEvent): string {
       ]);
       return text + emit(w, { type: 'session.compaction_complete', data, event });
     }
+    case 'approval.request':
+      return text + permissionRequested(w, event, tpl);
+    case 'approval.resolve':
+      return text + permissionCompleted(w, event, tpl);
+    case 'question':
+      return text + inputRequested(w, event, tpl);
+    case 'question.answer':
+      return text + inputCompleted(w, event, tpl);
     case 'unknown':
       return text + unknownRecord(w, event, own);
     default:
@@ -1265,6 +1283,172 @@ function childEnd(w: Writer, event: AgentEventOf<'child.end'>, tpl: JsonObject |
   const data = dataWith(tpl, set);
   const agent = event.child === call ? undefined : event.child;
   return emit(w, { type: failed ? 'subagent.failed' : 'subagent.completed', data, event, agent });
+}
+
+/**
+ * An approval asked: a `permission.requested`. One read from Copilot keeps its request, each field
+ * written back where it was read from (COPILOT_PERMISSION_SLOTS); another format's asks as a
+ * `custom-tool` (the kind any tool asks with, its name and description required), which has no
+ * place for what the action would do.
+ */
+function permissionRequested(
+  w: Writer,
+  event: AgentEventOf<'approval.request'>,
+  tpl: JsonObject | undefined,
+): string {
+  const prior = tpl !== undefined && isJsonObject(tpl.permissionRequest) ? tpl.permissionRequest : undefined;
+  let pr: JsonObject;
+  if (prior === undefined) {
+    if (event.effects !== undefined) requestLoss(w, event, 'effects', 'custom-tool');
+    pr = dataWith(undefined, [
+      ['kind', 'custom-tool'],
+      ['toolCallId', event.call],
+      ['toolName', event.tool ?? ''],
+      ['toolDescription', event.title ?? ''],
+      ['args', event.args],
+    ]);
+  } else {
+    pr = { ...prior };
+    const S = COPILOT_PERMISSION_SLOTS;
+    slotPut(w, event, pr, 'call', S.call, event.call);
+    slotPut(w, event, pr, 'tool', S.tool, event.tool);
+    slotPut(w, event, pr, 'title', S.title, event.title);
+    slotPut(w, event, pr, 'args', S.args, event.args);
+    slotPut(w, event, pr, 'effects', S.effects, event.effects?.join('\n'));
+  }
+  const data = dataWith(tpl, [
+    ['requestId', event.approval],
+    ['permissionRequest', pr],
+  ]);
+  return emit(w, { type: 'permission.requested', data, event });
+}
+
+// A field written to the key of the kept request the reader took it from; one it has none for is
+// a loss (undefined deletes that key: the event says the request has none).
+function slotPut(
+  w: Writer,
+  event: AgentEventOf<'approval.request'>,
+  pr: JsonObject,
+  field: string,
+  keys: readonly string[],
+  value: unknown,
+): void {
+  const key = copilotSlot(pr, keys, field === 'args');
+  if (key !== undefined) put(pr, key, value);
+  else if (value !== undefined) requestLoss(w, event, field, String(pr.kind));
+}
+
+function requestLoss(w: Writer, event: AgentEvent, field: string, kind: string): void {
+  reportLoss(
+    w[LOSS],
+    event,
+    `approval.request.${field}`,
+    `${FORMAT} has no place for ${field} in a ${kind} permission request`,
+  );
+}
+
+/**
+ * An approval decided: a `permission.completed`. The kept result stays while it says what the
+ * event says (its kind says more: for the session, for the location, the rules that denied);
+ * otherwise the result kind of the decision and who took it.
+ */
+function permissionCompleted(
+  w: Writer,
+  event: AgentEventOf<'approval.resolve'>,
+  tpl: JsonObject | undefined,
+): string {
+  const prior = tpl !== undefined && isJsonObject(tpl.result) ? tpl.result : undefined;
+  const kind = prior?.kind;
+  const result =
+    typeof kind === 'string' &&
+    copilotDecision(kind) === event.decision &&
+    str(COPILOT_DENIED_BY[kind]) === event.by
+      ? prior
+      : resultOf(w, event);
+  const data = dataWith(tpl, [
+    ['requestId', event.approval],
+    ['result', result],
+  ]);
+  return emit(w, { type: 'permission.completed', data, event });
+}
+
+// The result of another format's decision. Copilot says who denied (the user, rules, a hook),
+// never who approved or cancelled; a denial by another party reads back as one by rules.
+function resultOf(w: Writer, event: AgentEventOf<'approval.resolve'>): JsonObject {
+  const { decision, by } = event;
+  const allows = decisionAllows(decision);
+  if (allows || decision === 'cancel') {
+    if (by !== undefined)
+      reportLoss(w[LOSS], event, 'approval.resolve.by', `${FORMAT} names no one who approved or cancelled`);
+    return { kind: allows ? 'approved' : 'cancelled' };
+  }
+  if (by === 'hook') return { kind: 'denied-by-permission-request-hook' };
+  if (by === undefined || by === 'user') return { kind: 'denied-interactively-by-user' };
+  if (by !== 'policy')
+    reportLoss(
+      w[LOSS],
+      event,
+      'approval.resolve.by',
+      `${FORMAT} says a denial is the user's, a hook's or by rules`,
+    );
+  return { kind: 'denied-by-rules', rules: [] };
+}
+
+/**
+ * A question: a `user_input.requested`, which asks one question, its choices the text the user
+ * picks (one of them, or free text). More questions, several answers or choices whose ids are
+ * not their text are a loss; the first question is asked.
+ */
+function inputRequested(w: Writer, event: AgentEventOf<'question'>, tpl: JsonObject | undefined): string {
+  const q = event.questions[0];
+  if (q === undefined) {
+    reportLoss(w[LOSS], event, 'question', `${FORMAT} asks no request without a question`);
+    return '';
+  }
+  if (event.questions.length > 1 || q.multiple === true || q.options?.some((o) => o.id !== o.label) === true)
+    reportLoss(
+      w[LOSS],
+      event,
+      'question.questions',
+      `${FORMAT} asks one question a request, its choices by their text, one answer`,
+    );
+  const choices = tpl?.choices;
+  const data = dataWith(tpl, [
+    ['requestId', event.question],
+    ['question', q.text],
+    [
+      'choices',
+      asRead(
+        choices,
+        Array.isArray(choices) ? choices.filter((c) => typeof c === 'string') : undefined,
+        q.options?.map((o) => o.label),
+      ),
+    ],
+    ['toolCallId', asRead(tpl?.toolCallId, str(tpl?.toolCallId), event.call)],
+  ]);
+  return emit(w, { type: 'user_input.requested', data, event });
+}
+
+// A kept field's value while the event says what the reader read from it (`read`: nothing of a
+// value of another type, the texts of a list), else the event's.
+function asRead(kept: unknown, read: unknown, value: unknown): unknown {
+  return sameJson(read, value) ? kept : value;
+}
+
+/** An answer: a `user_input.completed`, which has one (the only question's). */
+function inputCompleted(
+  w: Writer,
+  event: AgentEventOf<'question.answer'>,
+  tpl: JsonObject | undefined,
+): string {
+  const answers = Object.values(event.answers);
+  if (answers.length > 1)
+    reportLoss(w[LOSS], event, 'question.answer.answers', `${FORMAT} answers a request with one answer`);
+  const data = dataWith(tpl, [
+    ['requestId', event.question],
+    ['answer', answers[0]],
+  ]);
+  return emit(w, { type: 'user_input.completed', data, event });
 }
 
 /**

@@ -2,10 +2,14 @@
 // github/copilot-sdk:nodejs/src/generated/session-events.ts (generated from
 // session-events.schema.json); docs/protocols/copilot.md cites the rest. No real capture was
 // available: the rules below are the schema's, and the writer's key orders are documented choices.
+// Approvals and questions: its `PermissionRequestedData` (`PermissionRequest*` by kind),
+// `PermissionCompletedData` (`PermissionResult`: `PermissionApproved*`, `PermissionCancelled`,
+// `PermissionDenied*`), `UserInputRequestedData` and `UserInputCompletedData` (both always
+// ephemeral), read at github/copilot-sdk 01396124b646ec00b4380a67112d78d071df776f.
 
 import type { Detection } from '../../detect';
 import { type IsoClock, type IsoReader, readIso } from '../../iso';
-import type { JsonObject } from '../../json';
+import { isJsonObject, type JsonObject } from '../../json';
 
 /**
  * Most characters the writer holds of one message for its `assistant.message` (which repeats the
@@ -74,6 +78,10 @@ export const COPILOT_RECORD_TYPES = [
   'subagent.completed',
   'subagent.failed',
   'abort',
+  'permission.requested',
+  'permission.completed',
+  'user_input.requested',
+  'user_input.completed',
 ] as const;
 
 /** A record type this codec maps. */
@@ -95,6 +103,8 @@ export const COPILOT_EPHEMERAL_TYPES: ReadonlySet<string> = new Set([
   'assistant.reasoning_delta',
   'assistant.usage',
   'tool.execution_partial_result',
+  'user_input.requested',
+  'user_input.completed',
 ]);
 
 /**
@@ -157,7 +167,62 @@ export const COPILOT_DATA_KEYS: Readonly<Record<CopilotRecordType, readonly stri
   'subagent.completed': ['toolCallId', 'agentName', 'agentDisplayName', 'cancelled'],
   'subagent.failed': ['toolCallId', 'agentName', 'agentDisplayName', 'error'],
   abort: ['reason'],
+  'permission.requested': ['requestId', 'permissionRequest'],
+  'permission.completed': ['requestId', 'result'],
+  'user_input.requested': ['requestId', 'question', 'choices', 'toolCallId'],
+  'user_input.completed': ['requestId', 'answer'],
 };
+
+/**
+ * Where `permission.requested.data.permissionRequest` (one shape per `kind`: `shell`, `write`,
+ * `read`, `mcp`, `url`, `memory`, `custom-tool`, `hook`, …; session-events.ts
+ * `PermissionRequest*`) keeps what an `approval.request` says: each model field is read from the
+ * first of its keys the request has ({@link copilotSlot}; the kinds share none of them) and
+ * written back there. One built from another format's request is a `custom-tool` one, the kind
+ * any tool asks with (`toolCallId`, `toolName`, `toolDescription`, `args`: no place for effects).
+ */
+export const COPILOT_PERMISSION_SLOTS = {
+  tool: ['toolName'],
+  title: ['intention', 'toolTitle', 'hookMessage', 'description', 'toolDescription'],
+  args: ['toolArgs', 'args'],
+  effects: ['fullCommandText', 'fileName', 'path', 'url', 'fact'],
+  call: ['toolCallId'],
+} as const;
+
+/**
+ * The key of `keys` a permission request keeps a model field in: the first it has with a value of
+ * the field's type (an object for `args`, else a string), `undefined` when it has none.
+ */
+export function copilotSlot(pr: JsonObject, keys: readonly string[], object = false): string | undefined {
+  for (const k of keys) {
+    const v = pr[k];
+    if (object ? isJsonObject(v) : typeof v === 'string') return k;
+  }
+  return undefined;
+}
+
+/**
+ * Who decided a `permission.completed` whose `result.kind` is a denial (session-events.ts
+ * `PermissionDenied*`); an approval or a cancellation names no one.
+ */
+export const COPILOT_DENIED_BY: Readonly<Record<string, string>> = {
+  'denied-interactively-by-user': 'user',
+  'denied-by-rules': 'policy',
+  'denied-by-content-exclusion-policy': 'policy',
+  'denied-no-approval-rule-and-could-not-request-from-user': 'policy',
+  'denied-by-permission-request-hook': 'hook',
+};
+
+/**
+ * The model's `approval.resolve.decision` for a `permission.completed` `result.kind`: the
+ * `approved*` kinds allow, the `denied-*` ones deny, `cancelled` cancels; another kind is kept as
+ * the format's own word.
+ */
+export function copilotDecision(kind: string): string {
+  if (kind.startsWith('approved')) return 'allow';
+  if (kind.startsWith('denied')) return 'deny';
+  return kind === 'cancelled' ? 'cancel' : kind;
+}
 
 /**
  * An `assistant.message_delta` line in the SDK's envelope order, as the writer writes it for an
