@@ -275,6 +275,7 @@ const line = fc.oneof(
     arbitrary: fc.constantFrom(
       `{"type":"system","subtype":"init","cwd":"/w","session_id":"${SESSION}","tools":["Read"],"model":"m"}`,
       `{"type":"result","subtype":"success","is_error":false,"duration_ms":5,"result":"done","session_id":"${SESSION}"}`,
+      `{"type":"system","subtype":"session_state_changed","state":"requires_action","uuid":"u","session_id":"${SESSION}"}`,
       '',
       'not json',
     ),

@@ -182,6 +182,15 @@ const line: fc.Arbitrary<string> = fc.oneof(
       }),
   },
   {
+    // A status whose hint (`state`) the line's owner hints must keep on both paths.
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.constantFrom<unknown>('idle', 'running', 'requires_action', 7), session)
+      .map(([state, s]) =>
+        JSON.stringify(envelope({ type: 'system', subtype: 'session_state_changed', state }, undefined, s)),
+      ),
+  },
+  {
     weight: 1,
     arbitrary: fc
       .tuple(fc.constantFrom('success', 'error_during_execution'), fc.boolean(), text, session)

@@ -34,6 +34,7 @@ import {
   CLAUDE_ENVELOPE_TEXT,
   CLAUDE_FORMAT,
   CLAUDE_NOTICE_SUBTYPES,
+  CLAUDE_SESSION_STATE,
   CLAUDE_THINKING_TOKENS_TEXT,
   CLAUDE_USAGE_TEXT,
   CLAUDE_USER_TEXT,
@@ -1570,7 +1571,8 @@ function finishLine(d: DecoderState, ctx: LineContext): void {
   const owner = ctx.out[ctx.start]!;
   const provenance = owner.provenance!;
   const old = provenance.hints as ClaudeHints | undefined;
-  if (CLAUDE_WHOLE_EVENTS.enabled && old?.block === undefined) {
+  // Hints an event set itself (`block`, `state`) are kept: the general path adds to them.
+  if (CLAUDE_WHOLE_EVENTS.enabled && old?.block === undefined && old?.state === undefined) {
     const before = d[PENDING].length > 0 ? d[PENDING] : undefined;
     if (before !== undefined) d[PENDING] = [];
     provenance.hints = ownerHints(old?.said, ctx.text, count, before) as Record<string, unknown>;
@@ -1851,6 +1853,10 @@ function system(d: DecoderState, ctx: LineContext): void {
       status(d, ctx);
       return;
     }
+    case CLAUDE_SESSION_STATE: {
+      sessionState(d, ctx);
+      return;
+    }
     default: {
       // What a supervisor has to see (CLAUDE_NOTICE_SUBTYPES): a notice of its subtype's name
       // with its text; an `info` one warns at `level: "warning"`.
@@ -1978,6 +1984,20 @@ function status(d: DecoderState, ctx: LineContext): void {
     return;
   }
   emit(d, ctx, { type: 'status', status: typeof status === 'string' ? status : 'idle' });
+}
+
+// The session's state is a status too; the hint says which record it came from, so that the
+// writer rebuilds that record and not a `system/status` (a state has no `null` to fall back to:
+// without a string it stays unknown).
+function sessionState(d: DecoderState, ctx: LineContext): void {
+  const state = ctx.record.state;
+  if (typeof state !== 'string') {
+    unknown(d, ctx, `system/${CLAUDE_SESSION_STATE}`);
+    return;
+  }
+  const e: AgentEventOf<'status'> = { type: 'status', status: state };
+  // The line's only event, so its owner: `finishLine` adds the line to these hints.
+  emit(d, ctx, e).provenance!.hints = { state: true } satisfies ClaudeHints;
 }
 
 // ------------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import {
   CLAUDE_FORMAT,
   CLAUDE_MAX_HELD_OUTPUT,
   CLAUDE_MAX_HELD_TEXT,
+  CLAUDE_SESSION_STATE,
   type ClaudeHints,
   RESULT_SUBTYPES,
   SYNTHETIC_MODEL,
@@ -606,15 +607,26 @@ export class ClaudeEncoder implements Encoder {
         this.push(record);
         return;
       }
-      case 'status':
+      case 'status': {
+        const p = event.provenance;
         this.push(
-          this.envelope(
-            event,
-            { type: 'system', subtype: 'status', status: event.status === 'idle' ? null : event.status },
-            false,
-          ),
+          p?.format === FORMAT && (p.hints as ClaudeHints | undefined)?.state
+            ? // Read from the session's state (its line not kept): that record again, in its order.
+              {
+                type: 'system',
+                subtype: CLAUDE_SESSION_STATE,
+                state: event.status,
+                uuid: this.id(),
+                session_id: this.sessionId(event),
+              }
+            : this.envelope(
+                event,
+                { type: 'system', subtype: 'status', status: event.status === 'idle' ? null : event.status },
+                false,
+              ),
         );
         return;
+      }
       case 'notice': {
         this.notice(event);
         return;

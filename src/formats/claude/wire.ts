@@ -49,6 +49,7 @@ export const CLAUDE_SYSTEM_SUBTYPES = [
   'background_tasks_changed',
   'compact_boundary',
   'status',
+  'session_state_changed',
   'api_retry',
   'permission_denied',
   'model_refusal_fallback',
@@ -106,7 +107,10 @@ export const CLAUDE_RECORD_TYPES = [
  *
  * - `said`: those fields ({@link CLAUDE_CHECKED}) as decoded — an edited event is written by
  *   patching the line's record, not by putting the line back;
- * - `block`: the index of its content block in `message.content`, when the line has several.
+ * - `block`: the index of its content block in `message.content`, when the line has several;
+ * - `state`: on a `status` read from a `system/session_state_changed` line, so that rebuilt
+ *   without its line it is written back as that record, not as the `system/status` any other
+ *   status becomes ({@link CLAUDE_SESSION_STATE}).
  */
 export interface ClaudeHints {
   raw?: string;
@@ -114,6 +118,7 @@ export interface ClaudeHints {
   before?: string[];
   said?: Record<string, unknown>;
   block?: number;
+  state?: true;
 }
 
 /**
@@ -129,6 +134,15 @@ export const CLAUDE_CHECKED: Readonly<Partial<Record<AgentEventType, readonly st
   'run.end': ['status', 'answer'],
   error: ['message'],
 };
+
+/**
+ * `system/session_state_changed`: the session's state (`idle` | `running` | `requires_action`;
+ * `idle` is the SDK's turn-over signal), read as a `status` of that state, as `system/status` is,
+ * and rebuilt in the SDK's key order (`type, subtype, state, uuid, session_id`). Source:
+ * `@anthropic-ai/claude-agent-sdk` `sdk.d.ts` (`SDKSessionStateChangedMessage`; read, not copied;
+ * FORMATS.md §1.1: in the union, not seen in captures).
+ */
+export const CLAUDE_SESSION_STATE = 'session_state_changed' as const;
 
 /** `assistant.message.model` of lines the CLI wrote itself (errors, local commands). */
 export const SYNTHETIC_MODEL = '<synthetic>';
