@@ -485,7 +485,13 @@ function itemLine(
           encodeValue,
           FORMAT,
         );
-  return keptLine(text, event);
+  const line = keptLine(text, event);
+  // A web_search item spells `id` twice (the item's, then the search's: `skipExtra`), and
+  // JSON.parse keeps the second only, so the comparison cannot see the first: the kept line is
+  // put back only if it spells the item's id (the call's) as the event now says it.
+  if (skipExtra !== undefined && line !== `${text}\n` && !line.includes(`"item":{"id":${pieces[0]![1]},`))
+    return `${text}\n`;
+  return line;
 }
 
 function sessionStart(w: Writer, event: AgentEventOf<'session.start'>): string {

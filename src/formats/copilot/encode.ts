@@ -1496,10 +1496,15 @@ function runEnd(w: Writer, event: AgentEventOf<'run.end'>, tpl: JsonObject | und
   }
   // Read from Copilot, the run's total is the sum of its calls, written already.
   let text = own ? '' : snapshots + runTotal(w, event, true);
+  // A failed run's error is said by a session.error before its idle: written here unless the one
+  // written in the run said it already (read from Copilot, the line's template says the rest; an
+  // edited error that differs from the one written still needs its own).
+  const errorDiffers = event.error !== undefined && event.error !== w[RUN_ERROR];
   if (
     event.status === 'failed' &&
-    tpl === undefined &&
-    (w[RUN_ERROR] === undefined || (event.error !== undefined && event.error !== w[RUN_ERROR]))
+    (tpl === undefined
+      ? w[RUN_ERROR] === undefined || errorDiffers
+      : w[RUN_ERROR] !== undefined && errorDiffers)
   ) {
     const message = event.error ?? event.reason ?? 'the run failed';
     text += emit(w, {

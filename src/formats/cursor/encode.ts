@@ -227,7 +227,8 @@ export class CursorEncoder implements Encoder {
       case 'user.message':
         return out + this.line(this.user(event, event.text, t), hints);
       case 'reasoning.delta': {
-        const completed = own ? t?.subtype === 'completed' : false;
+        // A `thinking/completed` line reads as an empty delta: given text, it is a delta again.
+        const completed = own ? t?.subtype === 'completed' && event.text === '' : false;
         if (!own && event.text === '') return out;
         this.thinking = completed ? undefined : own ? undefined : event;
         return out + this.line(this.thought(event, completed, t), hints);
@@ -258,7 +259,10 @@ export class CursorEncoder implements Encoder {
           this.loss.report(event, 'notice', 'Cursor has no record for a notice from another format');
           return out;
         }
-        return out + this.line(this.envelope(event.kind, event, t), hints);
+        // The kind is the record's type: a notice of another kind is not its line any more.
+        return (
+          out + this.line(this.envelope(event.kind, event, t?.type === event.kind ? t : undefined), hints)
+        );
       case 'unknown':
         if (!own) {
           this.loss.foreignRecord(event, 'Cursor line');
@@ -595,7 +599,10 @@ export class CursorEncoder implements Encoder {
       case 'user.message':
         return sameEnvelope(event, t, false) && sameMessage(event.text, t);
       case 'reasoning.delta':
-        return sameEnvelope(event, t, true) && (t.subtype === 'completed' || t.text === event.text);
+        return (
+          sameEnvelope(event, t, true) &&
+          (t.subtype === 'completed' ? event.text === '' : t.text === event.text)
+        );
       case 'text.delta':
         return (
           sameEnvelope(event, t, true) &&
@@ -621,7 +628,8 @@ export class CursorEncoder implements Encoder {
         return true;
       }
       case 'notice':
-        return sameEnvelope(event, t, false);
+        // The notice's kind is its record's type (`connection`, …).
+        return sameEnvelope(event, t, false) && t.type === event.kind;
       default:
         return false;
     }
