@@ -451,7 +451,7 @@ export function createSseHandler(
         return true;
       }
       res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
-      if (s.entries.length === 0) {
+      if (s.entries.length === 0 || req.method === 'HEAD') {
         res.end('[]\n');
         return true;
       }
@@ -476,6 +476,15 @@ export function createSseHandler(
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
     });
+    // HEAD: the headers only. Left open, the response would follow the log for a client that
+    // reads no body, with its headers unsent (Node sends them with the first body byte).
+    if (req.method === 'HEAD') {
+      res.end();
+      return true;
+    }
+    // At once, not with the first event: a client resuming at the end of a live session would
+    // otherwise wait for the next event or keepalive to learn that it is connected.
+    res.flushHeaders();
     let text = options.retryMs !== undefined ? `retry: ${Math.max(0, Math.floor(options.retryMs))}\n\n` : '';
     if (gap !== undefined) text += formatSseEvent({ event: 'gap', data: JSON.stringify(gap) });
     if (text !== '') res.write(text);
