@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 
 // The stream layout (docs/scaling.md): one stream per session; an event is the entry `<seq>-0`
-// with the fields `t` (its type) and `j` (the envelope's compact JSON); closing the session adds
-// the marker entry `<last seq>-1` with the field `end`. Both scripts touch only their one key, so
+// with the fields `t` (its type) and `j` (the envelope's compact JSON), and `p` (the seq stored
+// before it) when that is not `seq - 1`: a source's own seqs may have holes (a replayed log
+// without its transient events), which readers must not take for trimmed entries. Closing the
+// session adds the marker entry `<last seq>-1` with the field `end`. Both scripts touch only their one key, so
 // they run unchanged on Redis Cluster.
 
 /** A Lua script and its SHA-1, for `EVALSHA` with an `EVAL` fallback after a server restart. */
@@ -47,7 +49,11 @@ for i = 4, #ARGV, 3 do
   local id = ARGV[i] .. '-0'
   if seq > lastSeq then
     if closed ~= 0 then return redis.error_reply('AGENTWIRE_CLOSED the session is closed') end
-    redis.call('XADD', key, id, 't', ARGV[i + 1], 'j', ARGV[i + 2])
+    if seq == lastSeq + 1 then
+      redis.call('XADD', key, id, 't', ARGV[i + 1], 'j', ARGV[i + 2])
+    else
+      redis.call('XADD', key, id, 't', ARGV[i + 1], 'j', ARGV[i + 2], 'p', string.format('%d', lastSeq))
+    end
     lastSeq = seq
     stored = stored + 1
   else
@@ -69,14 +75,19 @@ return {stored, duplicates, string.format('%d', lastSeq)}
 /**
  * Reads at one instant what a reader needs. KEYS[1] the stream; ARGV[1] the cursor seq, ARGV[2]
  * most entries. Replies nil for a stream that does not exist, else `{last generated id, first
- * entry id or '', entries after the cursor}`.
+ * entry id or '', entries after the cursor, the first entry's \`p\` or ''}`.
  */
 export const READ = script(`${LAST}
 local key = KEYS[1]
 if redis.call('EXISTS', key) == 0 then return false end
 local lastSeq, sub, first = last(key)
-local firstId = ''
-if first then firstId = first[1] end
+local firstId, firstPrev = '', ''
+if first then
+  firstId = first[1]
+  for i = 1, #first[2], 2 do
+    if first[2][i] == 'p' then firstPrev = first[2][i + 1] end
+  end
+end
 local entries = redis.call('XRANGE', key, '(' .. ARGV[1] .. '-0', '+', 'COUNT', ARGV[2])
-return {string.format('%d-%d', lastSeq, sub), firstId, entries}
+return {string.format('%d-%d', lastSeq, sub), firstId, entries, firstPrev}
 `);

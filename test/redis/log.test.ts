@@ -213,6 +213,36 @@ describe('RedisSessionLog', () => {
     expect(f.seqs).toEqual([]);
   });
 
+  test("a source's own seqs with holes (a replayed log without its tokens) are not a gap; a trim across one is", async () => {
+    const log = open();
+    // What `serve --redis` stores from a persisted nativeharness log: the envelopes keep their seqs.
+    const seqs = [1, 2, 3, 5, 6, 9, 10, 11, 14, 15];
+    const events = makeEvents(6).map((e, i) => ({ ...e, seq: seqs[i]! }));
+    const f = collect();
+    log.follow('w', 'holes', 0, f.follower);
+    for (const e of events) await log.append('w', 'holes', [e]);
+    await log.close('w', 'holes');
+    expect(await f.done).toBeUndefined();
+    expect(f.seqs).toEqual(seqs);
+    const all = await log.read('w', 'holes', 0);
+    expect(all?.gap).toBeUndefined();
+    expect(all?.entries.map((e) => e.seq)).toEqual(seqs);
+    // A log that starts past seq 1 (the tail of a longer one) has lost nothing either.
+    await log.append('w', 'tail', events.slice(5));
+    expect((await log.read('w', 'tail', 0))?.gap).toBeUndefined();
+    // Trimmed up to 6: a reader that had 6 has missed nothing, one that had only 3 has.
+    expect(await log.trim('w', 'holes', 9)).toBe(5);
+    expect((await log.read('w', 'holes', 6))?.gap).toBeUndefined();
+    expect((await log.read('w', 'holes', 3))?.gap).toEqual({ after: 3, next: 9 });
+    const late = collect();
+    log.follow('w', 'holes', 3, late.follower);
+    expect(await late.done).toMatchObject({ code: 'gap' });
+    const caughtUp = collect();
+    log.follow('w', 'holes', 6, caughtUp.follower);
+    expect(await caughtUp.done).toBeUndefined();
+    expect(caughtUp.seqs).toEqual([9, 10, 11, 14, 15]);
+  });
+
   test('followers that join behind the shared reader catch up, each entry once, in order', async () => {
     const log = open({ batchSize: 7 });
     await log.append('w', 'late', makeEvents(30));
