@@ -455,13 +455,38 @@ export function createSseHandler(
         res.end('[]\n');
         return true;
       }
-      // As the client's socket takes it, like the stream's snapshot.
+      // As the client's socket takes it, like the stream's snapshot, a page at a time: a log may
+      // read an open session one page at a time (RedisSessionLog), so the array goes on from
+      // the page's last seq until a read finds nothing more. A later page that cannot be read,
+      // or whose entries were trimmed meanwhile, cuts the response off (the client sees an
+      // unfinished array, never one with a hole).
       const reader = { stopped: false };
       res.on('close', () => {
         reader.stopped = true;
       });
-      const next = () => res.end('\n]\n');
-      sendSnapshot({ res, client: reader, entries: s.entries, block: arrayElement, next }, 0);
+      let written = 0;
+      const page = (p: SessionSnapshot): void => {
+        const from = written;
+        written += p.entries.length;
+        const next = (): void => {
+          if (p.closed) res.end('\n]\n');
+          else log.read(workspace, session, p.last).then(more, cut);
+        };
+        const block = (e: NhLogEntry, i: number): string => arrayElement(e, from + i);
+        sendSnapshot({ res, client: reader, entries: p.entries, block, next }, 0);
+      };
+      const cut = (error: unknown): void => {
+        report(error);
+        res.destroy();
+      };
+      const more = (p: SessionSnapshot | undefined): void => {
+        if (reader.stopped) return;
+        if (p?.gap !== undefined)
+          cut(new Error(`${session}: entries after ${p.gap.after} were trimmed while /events was written`));
+        else if (p === undefined || p.entries.length === 0) res.end('\n]\n');
+        else page(p);
+      };
+      page(s);
       return true;
     }
 

@@ -243,6 +243,18 @@ describe('RedisSessionLog', () => {
     expect(caughtUp.seqs).toEqual([9, 10, 11, 14, 15]);
   });
 
+  test('/events of an open session is every stored entry, not the first read page', async () => {
+    const log = open({ batchSize: 7 });
+    const base = await serve(log);
+    await log.append('w', 'paged', makeEvents(30));
+    const url = `${base}/workspaces/w/sessions/paged/events`;
+    const all = (await (await fetch(url)).json()) as Array<{ seq: number }>;
+    expect(all.map((e) => e.seq)).toEqual(Array.from({ length: 34 }, (_, i) => i + 1));
+    const after = (await (await fetch(`${url}?after=20`)).json()) as Array<{ seq: number }>;
+    expect(after.map((e) => e.seq)).toEqual(Array.from({ length: 14 }, (_, i) => i + 21));
+    expect(await (await fetch(`${url}?after=34`)).json()).toEqual([]);
+  });
+
   test('followers that join behind the shared reader catch up, each entry once, in order', async () => {
     const log = open({ batchSize: 7 });
     await log.append('w', 'late', makeEvents(30));
