@@ -44,6 +44,8 @@ const queue: AgentEvent[] = [];
 let head = 0;
 let scheduled = false;
 let drained: (() => void) | undefined;
+// The server answered 204: the session is finished, every event of it is in the queue.
+let finished = false;
 
 function schedule(): void {
   if (scheduled) return;
@@ -63,6 +65,7 @@ function draw(): void {
   if (head === queue.length) {
     queue.length = 0;
     head = 0;
+    if (finished) viewer.sessionEnded();
   }
   viewer.touch();
   viewer.flush();
@@ -84,6 +87,8 @@ const tracked: typeof fetch = async (input, init) => {
   const response = await fetch(input, init);
   if (response.status === 204) {
     viewer.setConnection('ended');
+    finished = true;
+    schedule();
     return response;
   }
   const type = response.headers.get('content-type') ?? '';

@@ -126,6 +126,18 @@ export class Viewer {
     this.header.gap.dataset.gap = 'true';
   }
 
+  /**
+   * The server said the session is finished (`204`: no event will come). A run still open then
+   * ended without its end record (the agent died, its output was cut): it shows `incomplete`,
+   * as a reader of the cut log sees it, never `running` on a session that is over.
+   */
+  sessionEnded(): void {
+    const run = this.run;
+    if (run === undefined || run.end !== undefined) return;
+    const end: AgentEventOf<'run.end'> = { type: 'run.end', status: 'incomplete' };
+    this.runEnd(end, this.placeOf(end));
+  }
+
   /** Events handled so far. */
   get eventCount(): number {
     return this.events;

@@ -210,6 +210,28 @@ describe('the viewer', () => {
     }
   });
 
+  it('shows a run whose session ended without its end record as incomplete, never running', async () => {
+    // The agent died mid-call: the stream stops before Claude's result; serve closes the session.
+    const served = await serve(['fixtures/claude/missing-result.jsonl']);
+    const page = await browser.newPage();
+    try {
+      await page.goto(served.origin);
+      await ended(page);
+      await page.waitForFunction(
+        () => document.querySelector('.row.run .state')?.textContent === 'incomplete',
+        null,
+        { timeout: 20_000 },
+      );
+      expect(await page.evaluate(() => document.querySelector('.row.run')?.className)).toContain(
+        'status-incomplete',
+      );
+      expect(await page.locator('.run-end').textContent()).toContain('run 1 incomplete');
+    } finally {
+      await page.close();
+      await served.stop();
+    }
+  });
+
   it('shows events as they are appended, and after a server restart the same picture, nothing twice', async () => {
     const lines = readFileSync('fixtures/codex/collab.jsonl', 'utf8')
       .split('\n')
