@@ -1220,7 +1220,9 @@ async function serve(ctx: ServeContext): Promise<number> {
     await ready();
   } catch (error) {
     child?.kill();
-    throw new ListenError(`serve: cannot reach Redis at ${str(values.redis)}: ${(error as Error).message}`);
+    throw new ListenError(
+      `serve: cannot reach Redis at ${withoutPassword(str(values.redis) ?? '')}: ${(error as Error).message}`,
+    );
   }
   const handler =
     ui !== undefined
@@ -1301,6 +1303,19 @@ async function serve(ctx: ServeContext): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   await quit();
   return reporter.code();
+}
+
+// A Redis URL as it may be printed: its password (`redis://:secret@host`) would end up in logs.
+function withoutPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password === '') return url;
+    parsed.password = '***';
+    return parsed.href;
+  } catch {
+    // Not a URL: said as given only when it cannot hold a password at all.
+    return url.includes('@') ? '(the --redis URL)' : url;
+  }
 }
 
 // The browser side of serve: the access gate (Host, token, CORS) in front of every route, then

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import Redis from 'ioredis';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { freePort, startRedis } from './redis-server.mjs';
 
@@ -38,6 +39,28 @@ describe('agentwire serve --redis', () => {
     expect(r.stderr).toContain('cannot reach Redis');
     expect(r.stderr).toContain('ECONNREFUSED');
     expect(r.stderr).not.toContain('agentwire: serving');
+  });
+
+  test('a refused password is reported without the password', async () => {
+    const redis = await startRedis();
+    try {
+      const admin = new Redis(redis.url);
+      await admin.call('CONFIG', 'SET', 'requirepass', 'the-right-one');
+      admin.disconnect();
+      const r = run([
+        'serve',
+        '--redis',
+        `redis://:hunter2@127.0.0.1:${redis.port}/0`,
+        '--read-only',
+        '--port',
+        '0',
+      ]);
+      expect(r.code).toBe(69);
+      expect(r.stderr).toContain(`cannot reach Redis at redis://:***@127.0.0.1:${redis.port}/0`);
+      expect(r.stderr).not.toContain('hunter2');
+    } finally {
+      await redis.stop();
+    }
   });
 
   test('one serve appends a file to Redis, another serves it read-only: the same stream from both', async () => {
