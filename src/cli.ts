@@ -1269,26 +1269,49 @@ async function serve(ctx: ServeContext): Promise<number> {
     if (web.token !== undefined) say('agentwire: open the viewer once with ?token=<your token>\n');
   }
 
+  let stopping = false;
   const stop = new Promise<void>((resolve) => {
-    const end = () => resolve();
+    const end = () => {
+      stopping = true;
+      resolve();
+    };
     process.once('SIGINT', end);
     process.once('SIGTERM', end);
   });
+  // --redis: Redis away for longer than the log's retry window does not end the feed (the
+  // session would stay open for ever, the rest of the input unread). A failed append's entries
+  // stay queued in the log's writer, so it is tried again with nothing new, window after
+  // window, until Redis takes them or serve stops; meanwhile nothing more is read from the
+  // input (the agent waits on its output). The writer is primed first (an empty append reads
+  // the stored seq), so every later append's events are queued before Redis is asked.
+  const stored = async <T>(first: () => Promise<T>, again: () => Promise<T>): Promise<T> => {
+    for (let attempt = first; ; attempt = again) {
+      try {
+        return await attempt();
+      } catch (error) {
+        if (stopping || !(error instanceof lib.RedisLogError) || error.code !== 'unavailable') throw error;
+        say(`agentwire: redis: ${error.message}; the input waits until Redis is back\n`);
+      }
+    }
+  };
   const feed = (async () => {
     if (chunks === undefined) return;
     const opened = await openInput(ctx.format, chunks, reporter);
     if (opened !== undefined) {
       detected = opened.codec.format;
       const decoder = opened.codec.createDecoder({ ...ctx.options, onDiagnostic });
+      const empty = () => log.append(workspace, session, []);
+      if (ui === undefined) await stored(empty, empty);
       const append = (events: AgentEvent[]) =>
-        ui !== undefined ? ui.append(events) : log.append(workspace, session, events);
+        ui !== undefined ? ui.append(events) : stored(() => log.append(workspace, session, events), empty);
       for await (const chunk of opened.chunks) {
         await append(decoder.push(chunk));
         await stderrReady();
       }
       await append(decoder.end());
     }
-    await (ui !== undefined ? ui.close() : log.close(workspace, session));
+    const close = () => log.close(workspace, session);
+    await (ui !== undefined ? ui.close() : stored(close, close));
     const how = exited === undefined ? 'input ended' : `input ended: ${source} exited (${await exited})`;
     say(`agentwire: ${how}; the session is complete; still serving ${base}/stream (Ctrl-C to stop)\n`);
   })();
