@@ -409,6 +409,13 @@ export function createSseHandler(
     const url = new URL(req.url ?? '/', 'http://localhost');
     const match = ROUTE.exec(url.pathname);
     if (match === null || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
+    // A client that goes away while the log is read (a slow Redis, a slow `authorize`) is not
+    // served afterwards: its `close` came before the stream's own listeners, which would never
+    // hear of it (a follower, a keepalive timer, and on Redis a blocking connection, for ever).
+    let gone = false;
+    res.once('close', () => {
+      gone = true;
+    });
     let workspace: string;
     let session: string;
     try {
@@ -439,6 +446,7 @@ export function createSseHandler(
       sendJson(res, 503, { error: 'unavailable' });
       return true;
     }
+    if (gone) return true;
     if (s === undefined) {
       sendJson(res, 404, { error: 'not_found' });
       return true;

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Redis from 'ioredis';
 import { createClient } from 'redis';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest';
 import { connect } from '../../src/formats/nativeharness/index';
 import type { NhLogEntry, SessionFollower } from '../../src/node/session-log';
 import { createSseHandler } from '../../src/node/sse-server';
@@ -253,6 +253,43 @@ describe('RedisSessionLog', () => {
     const after = (await (await fetch(`${url}?after=20`)).json()) as Array<{ seq: number }>;
     expect(after.map((e) => e.seq)).toEqual(Array.from({ length: 14 }, (_, i) => i + 21));
     expect(await (await fetch(`${url}?after=34`)).json()).toEqual([]);
+  });
+
+  test('SSE clients that give up while Redis is slow leave no follower and no connection behind', async () => {
+    const log = open();
+    const base = await serve(log);
+    await log.append('w', 'gave-up', makeEvents(1));
+    const admin = createClient({ url: redis.url, RESP: 2 });
+    admin.on('error', () => {});
+    await admin.connect();
+    onTestFinished(() => admin.destroy());
+    const connections = async () =>
+      String(await admin.sendCommand(['CLIENT', 'LIST']))
+        .trim()
+        .split('\n').length;
+    const before = await connections();
+    redis.pause();
+    try {
+      // Each client gives up before its read is answered.
+      const attempts = Array.from({ length: 5 }, () =>
+        fetch(`${base}/workspaces/w/sessions/gave-up/stream`, { signal: AbortSignal.timeout(300) }).then(
+          () => 'answered',
+          () => 'gave up',
+        ),
+      );
+      expect(await Promise.all(attempts)).toEqual(Array(5).fill('gave up'));
+    } finally {
+      redis.resume();
+    }
+    // Answered after the five reads on the same connection: the handlers have had theirs.
+    await log.read('w', 'gave-up', 0);
+    await new Promise((r) => setTimeout(r, 50));
+    expect((log as unknown as { tails: Map<string, unknown> }).tails.size).toBe(0);
+    // Nor a blocking connection opened for them (it would come a moment later).
+    const deadline = Date.now() + 2000;
+    while (Date.now() < deadline && (await connections()) === before)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(await connections()).toBe(before);
   });
 
   test('followers that join behind the shared reader catch up, each entry once, in order', async () => {
