@@ -1228,11 +1228,11 @@ async function serve(ctx: ServeContext): Promise<number> {
     ui !== undefined
       ? lib.createProtocolHandler({ log: ui, path: /\/stream$/ })
       : lib.createSseHandler({
-          log,
+          log: servedFromStart(log, workspace, session),
           onError: (error) => say(`agentwire: ${error.message}\n`),
         });
   // The session exists from the start, so a reader (the viewer) that comes before the first
-  // event waits for it instead of getting 404 (a Redis log: the appender's first event makes it).
+  // event waits for it instead of getting 404 (a Redis log: servedFromStart).
   if (ui === undefined && str(values.redis) === undefined) await log.append(workspace, session, []);
   let detected: string | null = ctx.format ?? null;
   const server = lib.createServer((req, res) => {
@@ -1339,6 +1339,21 @@ function withoutPassword(url: string): string {
     // Not a URL: said as given only when it cannot hold a password at all.
     return url.includes('@') ? '(the --redis URL)' : url;
   }
+}
+
+// The session serve serves exists from the start, also on Redis, where the appender's first
+// event makes the stream: a reader that comes before it (the viewer opened at once, a
+// --read-only server's clients before the agent's first output) waits for it, as in memory,
+// instead of a 404 that EventSource and connect() do not retry. Other sessions answer as stored.
+function servedFromStart(log: SessionLog, workspace: string, session: string): SessionLog {
+  return {
+    append: (w, s, events) => log.append(w, s, events),
+    close: (w, s) => log.close(w, s),
+    follow: (w, s, after, follower) => log.follow(w, s, after, follower),
+    read: async (w, s, after) =>
+      (await log.read(w, s, after)) ??
+      (w === workspace && s === session ? { entries: [], closed: false, last: after } : undefined),
+  };
 }
 
 // The browser side of serve: the access gate (Host, token, CORS) in front of every route, then
