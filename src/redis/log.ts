@@ -69,10 +69,17 @@ interface RawEntry {
   entry: NhLogEntry | undefined;
 }
 
+// An entry to write, with the seq its writer wrote before it (stored as `p` when not seq - 1).
+interface Queued extends NhLogEntry {
+  prev: number;
+}
+
 interface Writer {
   encode: ((event: AgentEvent) => NhLogEntry[]) | undefined;
+  /** The seq of the last entry encoded (or stored, for a writer that has encoded nothing yet). */
+  last: number;
   /** Entries encoded but not yet acknowledged by Redis, written before anything newer. */
-  pending: NhLogEntry[];
+  pending: Queued[];
   /** The session's appends and close, one after another (sessions do not wait for each other). */
   queue: Promise<unknown>;
 }
@@ -261,7 +268,7 @@ export class RedisSessionLog implements SessionLog {
   private serial<T>(key: string, run: (w: Writer) => Promise<T>): Promise<T> {
     let w = this.writers.get(key);
     if (w === undefined) {
-      w = { encode: undefined, pending: [], queue: Promise.resolve() };
+      w = { encode: undefined, last: 0, pending: [], queue: Promise.resolve() };
       this.writers.set(key, w);
     }
     const writer = w;
@@ -278,7 +285,7 @@ export class RedisSessionLog implements SessionLog {
       const batch = w.pending.slice(0, this.batch);
       const closing = close && batch.length === w.pending.length;
       const args = [trim, how, closing ? '1' : '0'];
-      for (const e of batch) args.push(String(e.seq), e.type, e.json);
+      for (const e of batch) args.push(String(e.seq), e.type, e.json, String(e.prev));
       let reply: unknown;
       try {
         reply = await this.retrying('append', () => this.evalScript(APPEND, key, args));
@@ -306,6 +313,7 @@ export class RedisSessionLog implements SessionLog {
       if (w.encode === undefined) {
         // The session's stored last seq (0 for a new one): a new writer continues after it.
         const last = await this.flush(key, w, false);
+        w.last = last;
         w.encode = createEntryEncoder({
           workspace,
           session,
@@ -317,7 +325,10 @@ export class RedisSessionLog implements SessionLog {
       }
       const written: NhLogEntry[] = [];
       for (const event of events) written.push(...w.encode(event));
-      w.pending.push(...written);
+      for (const e of written) {
+        w.pending.push({ ...e, prev: w.last });
+        w.last = e.seq;
+      }
       await this.flush(key, w, false);
       return written;
     });

@@ -241,6 +241,15 @@ describe('RedisSessionLog', () => {
     log.follow('w', 'holes', 6, caughtUp.follower);
     expect(await caughtUp.done).toBeUndefined();
     expect(caughtUp.seqs).toEqual([9, 10, 11, 14, 15]);
+    // A stream deleted under its live writer is not a hole of the source: a reader from the
+    // start is told that entries are gone.
+    await log.append('w', 'deleted', makeEvents(2));
+    const c = createClient({ url: redis.url, RESP: 2 });
+    await c.connect();
+    await c.sendCommand(['DEL', log.key('w', 'deleted')]);
+    c.destroy();
+    await log.append('w', 'deleted', [{ type: 'text.delta', round: 1, text: 'more' }]);
+    expect((await log.read('w', 'deleted', 0))?.gap).toEqual({ after: 0, next: 7 });
   });
 
   test('/events of an open session is every stored entry, not the first read page', async () => {
