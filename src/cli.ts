@@ -1220,17 +1220,19 @@ async function serve(ctx: ServeContext): Promise<number> {
     await ready();
   } catch (error) {
     child?.kill();
-    throw new ListenError(`serve: cannot reach Redis at ${str(values.redis)}: ${(error as Error).message}`);
+    throw new ListenError(
+      `serve: cannot reach Redis at ${withoutPassword(str(values.redis) ?? '')}: ${(error as Error).message}`,
+    );
   }
   const handler =
     ui !== undefined
       ? lib.createProtocolHandler({ log: ui, path: /\/stream$/ })
       : lib.createSseHandler({
-          log,
+          log: servedFromStart(log, workspace, session),
           onError: (error) => say(`agentwire: ${error.message}\n`),
         });
   // The session exists from the start, so a reader (the viewer) that comes before the first
-  // event waits for it instead of getting 404 (a Redis log: the appender's first event makes it).
+  // event waits for it instead of getting 404 (a Redis log: servedFromStart).
   if (ui === undefined && str(values.redis) === undefined) await log.append(workspace, session, []);
   let detected: string | null = ctx.format ?? null;
   const server = lib.createServer((req, res) => {
@@ -1267,26 +1269,49 @@ async function serve(ctx: ServeContext): Promise<number> {
     if (web.token !== undefined) say('agentwire: open the viewer once with ?token=<your token>\n');
   }
 
+  let stopping = false;
   const stop = new Promise<void>((resolve) => {
-    const end = () => resolve();
+    const end = () => {
+      stopping = true;
+      resolve();
+    };
     process.once('SIGINT', end);
     process.once('SIGTERM', end);
   });
+  // --redis: Redis away for longer than the log's retry window does not end the feed (the
+  // session would stay open for ever, the rest of the input unread). A failed append's entries
+  // stay queued in the log's writer, so it is tried again with nothing new, window after
+  // window, until Redis takes them or serve stops; meanwhile nothing more is read from the
+  // input (the agent waits on its output). The writer is primed first (an empty append reads
+  // the stored seq), so every later append's events are queued before Redis is asked.
+  const stored = async <T>(first: () => Promise<T>, again: () => Promise<T>): Promise<T> => {
+    for (let attempt = first; ; attempt = again) {
+      try {
+        return await attempt();
+      } catch (error) {
+        if (stopping || !(error instanceof lib.RedisLogError) || error.code !== 'unavailable') throw error;
+        say(`agentwire: redis: ${error.message}; the input waits until Redis is back\n`);
+      }
+    }
+  };
   const feed = (async () => {
     if (chunks === undefined) return;
     const opened = await openInput(ctx.format, chunks, reporter);
     if (opened !== undefined) {
       detected = opened.codec.format;
       const decoder = opened.codec.createDecoder({ ...ctx.options, onDiagnostic });
+      const empty = () => log.append(workspace, session, []);
+      if (ui === undefined) await stored(empty, empty);
       const append = (events: AgentEvent[]) =>
-        ui !== undefined ? ui.append(events) : log.append(workspace, session, events);
+        ui !== undefined ? ui.append(events) : stored(() => log.append(workspace, session, events), empty);
       for await (const chunk of opened.chunks) {
         await append(decoder.push(chunk));
         await stderrReady();
       }
       await append(decoder.end());
     }
-    await (ui !== undefined ? ui.close() : log.close(workspace, session));
+    const close = () => log.close(workspace, session);
+    await (ui !== undefined ? ui.close() : stored(close, close));
     const how = exited === undefined ? 'input ended' : `input ended: ${source} exited (${await exited})`;
     say(`agentwire: ${how}; the session is complete; still serving ${base}/stream (Ctrl-C to stop)\n`);
   })();
@@ -1301,6 +1326,34 @@ async function serve(ctx: ServeContext): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   await quit();
   return reporter.code();
+}
+
+// A Redis URL as it may be printed: its password (`redis://:secret@host`) would end up in logs.
+function withoutPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password === '') return url;
+    parsed.password = '***';
+    return parsed.href;
+  } catch {
+    // Not a URL: said as given only when it cannot hold a password at all.
+    return url.includes('@') ? '(the --redis URL)' : url;
+  }
+}
+
+// The session serve serves exists from the start, also on Redis, where the appender's first
+// event makes the stream: a reader that comes before it (the viewer opened at once, a
+// --read-only server's clients before the agent's first output) waits for it, as in memory,
+// instead of a 404 that EventSource and connect() do not retry. Other sessions answer as stored.
+function servedFromStart(log: SessionLog, workspace: string, session: string): SessionLog {
+  return {
+    append: (w, s, events) => log.append(w, s, events),
+    close: (w, s) => log.close(w, s),
+    follow: (w, s, after, follower) => log.follow(w, s, after, follower),
+    read: async (w, s, after) =>
+      (await log.read(w, s, after)) ??
+      (w === workspace && s === session ? { entries: [], closed: false, last: after } : undefined),
+  };
 }
 
 // The browser side of serve: the access gate (Host, token, CORS) in front of every route, then

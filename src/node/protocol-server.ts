@@ -163,6 +163,9 @@ export function createProtocolHandler(
       return true;
     }
     res.writeHead(200, headers);
+    // At once, not with the first record: a client resuming at the end of a live log would
+    // otherwise wait for the next record or keepalive to learn that it is connected.
+    res.flushHeaders();
     // The records after the client's cursor, while its socket takes more: past
     // SSE_CLIENT_AHEAD_BYTES unsent it waits for the socket to drain and goes on from the last
     // record sent, so a client that reads slower than the log grows is not written ahead of its

@@ -71,7 +71,8 @@ export interface SessionLog {
   close(workspace: string, session: string): Promise<void>;
   /**
    * Reads the entries after `after` (a seq; 0 for all), with the gap signal when the cursor is
-   * older than what is kept. `undefined` when the session does not exist.
+   * older than what is kept. `undefined` when the session does not exist. Of a session that is
+   * not closed, a log may return the first entries only (a page): readers go on from `last`.
    */
   read(workspace: string, session: string, after: number): Promise<SessionSnapshot | undefined>;
   /**

@@ -409,6 +409,13 @@ export function createSseHandler(
     const url = new URL(req.url ?? '/', 'http://localhost');
     const match = ROUTE.exec(url.pathname);
     if (match === null || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
+    // A client that goes away while the log is read (a slow Redis, a slow `authorize`) is not
+    // served afterwards: its `close` came before the stream's own listeners, which would never
+    // hear of it (a follower, a keepalive timer, and on Redis a blocking connection, for ever).
+    let gone = false;
+    res.once('close', () => {
+      gone = true;
+    });
     let workspace: string;
     let session: string;
     try {
@@ -439,6 +446,7 @@ export function createSseHandler(
       sendJson(res, 503, { error: 'unavailable' });
       return true;
     }
+    if (gone) return true;
     if (s === undefined) {
       sendJson(res, 404, { error: 'not_found' });
       return true;
@@ -451,17 +459,42 @@ export function createSseHandler(
         return true;
       }
       res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
-      if (s.entries.length === 0) {
+      if (s.entries.length === 0 || req.method === 'HEAD') {
         res.end('[]\n');
         return true;
       }
-      // As the client's socket takes it, like the stream's snapshot.
+      // As the client's socket takes it, like the stream's snapshot, a page at a time: a log may
+      // read an open session one page at a time (RedisSessionLog), so the array goes on from
+      // the page's last seq until a read finds nothing more. A later page that cannot be read,
+      // or whose entries were trimmed meanwhile, cuts the response off (the client sees an
+      // unfinished array, never one with a hole).
       const reader = { stopped: false };
       res.on('close', () => {
         reader.stopped = true;
       });
-      const next = () => res.end('\n]\n');
-      sendSnapshot({ res, client: reader, entries: s.entries, block: arrayElement, next }, 0);
+      let written = 0;
+      const page = (p: SessionSnapshot): void => {
+        const from = written;
+        written += p.entries.length;
+        const next = (): void => {
+          if (p.closed) res.end('\n]\n');
+          else log.read(workspace, session, p.last).then(more, cut);
+        };
+        const block = (e: NhLogEntry, i: number): string => arrayElement(e, from + i);
+        sendSnapshot({ res, client: reader, entries: p.entries, block, next }, 0);
+      };
+      const cut = (error: unknown): void => {
+        report(error);
+        res.destroy();
+      };
+      const more = (p: SessionSnapshot | undefined): void => {
+        if (reader.stopped) return;
+        if (p?.gap !== undefined)
+          cut(new Error(`${session}: entries after ${p.gap.after} were trimmed while /events was written`));
+        else if (p === undefined || p.entries.length === 0) res.end('\n]\n');
+        else page(p);
+      };
+      page(s);
       return true;
     }
 
@@ -476,6 +509,15 @@ export function createSseHandler(
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
     });
+    // HEAD: the headers only. Left open, the response would follow the log for a client that
+    // reads no body, with its headers unsent (Node sends them with the first body byte).
+    if (req.method === 'HEAD') {
+      res.end();
+      return true;
+    }
+    // At once, not with the first event: a client resuming at the end of a live session would
+    // otherwise wait for the next event or keepalive to learn that it is connected.
+    res.flushHeaders();
     let text = options.retryMs !== undefined ? `retry: ${Math.max(0, Math.floor(options.retryMs))}\n\n` : '';
     if (gap !== undefined) text += formatSseEvent({ event: 'gap', data: JSON.stringify(gap) });
     if (text !== '') res.write(text);

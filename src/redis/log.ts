@@ -63,14 +63,23 @@ export class RedisLogError extends Error {
 interface RawEntry {
   id: string;
   seq: number;
+  /** The seq stored before this entry: a reader that has not seen it missed trimmed entries. */
+  prev: number;
   end: boolean;
   entry: NhLogEntry | undefined;
 }
 
+// An entry to write, with the seq its writer wrote before it (stored as `p` when not seq - 1).
+interface Queued extends NhLogEntry {
+  prev: number;
+}
+
 interface Writer {
   encode: ((event: AgentEvent) => NhLogEntry[]) | undefined;
+  /** The seq of the last entry encoded (or stored, for a writer that has encoded nothing yet). */
+  last: number;
   /** Entries encoded but not yet acknowledged by Redis, written before anything newer. */
-  pending: NhLogEntry[];
+  pending: Queued[];
   /** The session's appends and close, one after another (sessions do not wait for each other). */
   queue: Promise<unknown>;
 }
@@ -129,14 +138,16 @@ function parseId(id: string): [number, number] {
 function rawEntry(raw: unknown): RawEntry {
   const [id, fields] = raw as [string, string[]];
   const [seq, sub] = parseId(String(id));
-  if (sub === 1) return { id, seq, end: true, entry: undefined };
+  if (sub === 1) return { id, seq, prev: seq, end: true, entry: undefined };
   let type = '';
   let json = '';
+  let prev = seq - 1;
   for (let i = 0; i + 1 < fields.length; i += 2) {
     if (fields[i] === 't') type = String(fields[i + 1]);
     else if (fields[i] === 'j') json = String(fields[i + 1]);
+    else if (fields[i] === 'p') prev = Number(fields[i + 1]);
   }
-  return { id, seq, end: false, entry: { seq, type, json } };
+  return { id, seq, prev, end: false, entry: { seq, type, json } };
 }
 
 // The entries of the one stream an XREAD asked for, in any reply shape: RESP2 arrays
@@ -257,7 +268,7 @@ export class RedisSessionLog implements SessionLog {
   private serial<T>(key: string, run: (w: Writer) => Promise<T>): Promise<T> {
     let w = this.writers.get(key);
     if (w === undefined) {
-      w = { encode: undefined, pending: [], queue: Promise.resolve() };
+      w = { encode: undefined, last: 0, pending: [], queue: Promise.resolve() };
       this.writers.set(key, w);
     }
     const writer = w;
@@ -274,7 +285,7 @@ export class RedisSessionLog implements SessionLog {
       const batch = w.pending.slice(0, this.batch);
       const closing = close && batch.length === w.pending.length;
       const args = [trim, how, closing ? '1' : '0'];
-      for (const e of batch) args.push(String(e.seq), e.type, e.json);
+      for (const e of batch) args.push(String(e.seq), e.type, e.json, String(e.prev));
       let reply: unknown;
       try {
         reply = await this.retrying('append', () => this.evalScript(APPEND, key, args));
@@ -302,6 +313,7 @@ export class RedisSessionLog implements SessionLog {
       if (w.encode === undefined) {
         // The session's stored last seq (0 for a new one): a new writer continues after it.
         const last = await this.flush(key, w, false);
+        w.last = last;
         w.encode = createEntryEncoder({
           workspace,
           session,
@@ -313,7 +325,10 @@ export class RedisSessionLog implements SessionLog {
       }
       const written: NhLogEntry[] = [];
       for (const event of events) written.push(...w.encode(event));
-      w.pending.push(...written);
+      for (const e of written) {
+        w.pending.push({ ...e, prev: w.last });
+        w.last = e.seq;
+      }
       await this.flush(key, w, false);
       return written;
     });
@@ -348,16 +363,19 @@ export class RedisSessionLog implements SessionLog {
     const key = this.key(workspace, session);
     const reply = (await this.retrying('read', () =>
       this.evalScript(READ, key, [String(after), String(this.batch)]),
-    )) as [string, string, unknown[]] | null;
+    )) as [string, string, unknown[], string] | null;
     if (reply === null || reply === undefined) return undefined;
     const [lastSeq, lastSub] = parseId(reply[0]);
+    // What retention removed: everything up to the seq stored before the first entry kept.
     let dropped = lastSeq;
+    let next = lastSeq + 1;
     if (reply[1] !== '') {
       const [seq, sub] = parseId(reply[1]);
-      dropped = sub === 1 ? seq : seq - 1;
+      dropped = sub === 1 ? seq : reply[3] ? Number(reply[3]) : seq - 1;
+      next = sub === 1 ? seq + 1 : seq;
     }
     const snapshot: SessionSnapshot = { entries: [], closed: lastSub === 1, last: Math.max(after, dropped) };
-    if (dropped > 0 && after < dropped) snapshot.gap = { after, next: dropped + 1 };
+    if (dropped > 0 && after < dropped) snapshot.gap = { after, next };
     let page = reply[2];
     for (;;) {
       let id = '';
@@ -416,15 +434,15 @@ export class RedisSessionLog implements SessionLog {
     void tail.connection?.close();
   }
 
-  // Hands one entry to a listener: in order, each once; a hole means entries were trimmed away.
+  // Hands one entry to a listener: in order, each once; an entry stored after one the listener
+  // has not had means entries were trimmed away.
   private deliver(tail: Tail, l: Listener, r: RawEntry): void {
     if (l.done) return;
     if (l.buffer !== undefined) {
       l.buffer.push(r);
       return;
     }
-    const hole = r.end ? r.seq > l.after : r.seq > l.after + 1;
-    if (hole) {
+    if (r.prev > l.after) {
       this.fail(tail, l, this.gapError(tail, l));
       return;
     }

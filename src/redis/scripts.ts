@@ -1,8 +1,12 @@
 import { createHash } from 'node:crypto';
 
 // The stream layout (docs/scaling.md): one stream per session; an event is the entry `<seq>-0`
-// with the fields `t` (its type) and `j` (the envelope's compact JSON); closing the session adds
-// the marker entry `<last seq>-1` with the field `end`. Both scripts touch only their one key, so
+// with the fields `t` (its type) and `j` (the envelope's compact JSON), and `p` (the seq its
+// writer wrote before it) when that is not `seq - 1`: a source's own seqs may have holes (a
+// replayed log without its transient events), which readers must not take for trimmed entries.
+// It is the writer's word, not the stream's last entry, so a stream deleted under a live writer
+// still shows readers what it lost. Closing the
+// session adds the marker entry `<last seq>-1` with the field `end`. Both scripts touch only their one key, so
 // they run unchanged on Redis Cluster.
 
 /** A Lua script and its SHA-1, for `EVALSHA` with an `EVAL` fallback after a server restart. */
@@ -31,8 +35,8 @@ end
 
 /**
  * Appends envelopes idempotently. KEYS[1] the stream; ARGV[1] `MAXLEN` bound (`0`: none),
- * ARGV[2] `=` or `~`, ARGV[3] `1` to close after the events, then one (seq, type, json) triple
- * per event. A seq at or below the stream's last one is a retried append: skipped when the
+ * ARGV[2] `=` or `~`, ARGV[3] `1` to close after the events, then one (seq, type, json, seq
+ * written before it) quadruple per event. A seq at or below the stream's last one is a retried append: skipped when the
  * stored entry holds the same JSON (or was trimmed away), an `AGENTWIRE_CONFLICT` error when it
  * holds another event (a second writer). Any append to a closed session (the close marker
  * written) is an `AGENTWIRE_CLOSED` error; closing again is not. Replies `{stored, duplicates, last seq}`.
@@ -42,12 +46,16 @@ local key = KEYS[1]
 local lastSeq, closed = last(key)
 if ARGV[3] ~= '1' and closed ~= 0 then return redis.error_reply('AGENTWIRE_CLOSED the session is closed') end
 local stored, duplicates = 0, 0
-for i = 4, #ARGV, 3 do
+for i = 4, #ARGV, 4 do
   local seq = tonumber(ARGV[i])
   local id = ARGV[i] .. '-0'
   if seq > lastSeq then
     if closed ~= 0 then return redis.error_reply('AGENTWIRE_CLOSED the session is closed') end
-    redis.call('XADD', key, id, 't', ARGV[i + 1], 'j', ARGV[i + 2])
+    if tonumber(ARGV[i + 3]) == seq - 1 then
+      redis.call('XADD', key, id, 't', ARGV[i + 1], 'j', ARGV[i + 2])
+    else
+      redis.call('XADD', key, id, 't', ARGV[i + 1], 'j', ARGV[i + 2], 'p', ARGV[i + 3])
+    end
     lastSeq = seq
     stored = stored + 1
   else
@@ -69,14 +77,19 @@ return {stored, duplicates, string.format('%d', lastSeq)}
 /**
  * Reads at one instant what a reader needs. KEYS[1] the stream; ARGV[1] the cursor seq, ARGV[2]
  * most entries. Replies nil for a stream that does not exist, else `{last generated id, first
- * entry id or '', entries after the cursor}`.
+ * entry id or '', entries after the cursor, the first entry's \`p\` or ''}`.
  */
 export const READ = script(`${LAST}
 local key = KEYS[1]
 if redis.call('EXISTS', key) == 0 then return false end
 local lastSeq, sub, first = last(key)
-local firstId = ''
-if first then firstId = first[1] end
+local firstId, firstPrev = '', ''
+if first then
+  firstId = first[1]
+  for i = 1, #first[2], 2 do
+    if first[2][i] == 'p' then firstPrev = first[2][i + 1] end
+  end
+end
 local entries = redis.call('XRANGE', key, '(' .. ARGV[1] .. '-0', '+', 'COUNT', ARGV[2])
-return {string.format('%d-%d', lastSeq, sub), firstId, entries}
+return {string.format('%d-%d', lastSeq, sub), firstId, entries, firstPrev}
 `);

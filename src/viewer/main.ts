@@ -15,6 +15,12 @@ const FRAME_BUDGET_MS = 8;
 const HIGH_WATER = 5000;
 /** Most bytes of the stream decoded between two pauses for the page. */
 const SLICE_BYTES = 16_384;
+/**
+ * Most bytes of one SSE line and event the page reads. connect()'s defaults (1 MiB, 4 MiB) are
+ * below what serve writes for a line of the agents it reads (16 MiB: a tool's whole output),
+ * and an event past them never reaches the page (its tool would show running for ever).
+ */
+const MAX_EVENT_BYTES = 64 * 1024 * 1024;
 
 let lastYield = 0;
 // Lets the page draw and answer input: a task boundary (scheduler.yield where there is one).
@@ -44,6 +50,8 @@ const queue: AgentEvent[] = [];
 let head = 0;
 let scheduled = false;
 let drained: (() => void) | undefined;
+// The server answered 204: the session is finished, every event of it is in the queue.
+let finished = false;
 
 function schedule(): void {
   if (scheduled) return;
@@ -63,6 +71,7 @@ function draw(): void {
   if (head === queue.length) {
     queue.length = 0;
     head = 0;
+    if (finished) viewer.sessionEnded();
   }
   viewer.touch();
   viewer.flush();
@@ -84,6 +93,8 @@ const tracked: typeof fetch = async (input, init) => {
   const response = await fetch(input, init);
   if (response.status === 204) {
     viewer.setConnection('ended');
+    finished = true;
+    schedule();
     return response;
   }
   const type = response.headers.get('content-type') ?? '';
@@ -146,9 +157,13 @@ async function main(): Promise<void> {
     fetch: tracked,
     retryMs: 500,
     maxRetryMs: 5000,
+    maxLineBytes: MAX_EVENT_BYTES,
+    maxEventBytes: MAX_EVENT_BYTES,
     onDiagnostic: (d) => {
       if (d.code === 'gap') viewer.setGap(d.message);
       else if (d.code === 'connection') viewer.setConnection('error', d.message);
+      // Larger still: the event is skipped, and the page says so.
+      else if (d.code === 'line_too_long' || d.code === 'event_too_large') viewer.setSkipped(d.message);
     },
   });
   for await (const event of connection) {

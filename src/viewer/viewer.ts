@@ -42,6 +42,7 @@ export class Viewer {
     format: el('span', 'format', 'format: …'),
     conn: el('span', 'conn', 'connecting'),
     gap: el('span', 'gap'),
+    skipped: el('span', 'gap'),
     totals: el('div', 'totals'),
     status: el('div', 'status-line'),
   };
@@ -76,7 +77,7 @@ export class Viewer {
     this.root = root;
     const top = el('header', 'top');
     const line = el('div', 'top-line');
-    put(line, this.header.title, this.header.format, this.header.conn, this.header.gap);
+    put(line, this.header.title, this.header.format, this.header.conn, this.header.gap, this.header.skipped);
     put(top, line, this.header.meta, this.header.totals);
     this.header.conn.dataset.state = 'connecting';
     this.header.conn.setAttribute('role', 'status');
@@ -124,6 +125,23 @@ export class Viewer {
   setGap(message: string): void {
     setText(this.header.gap, `gap: ${message}`);
     this.header.gap.dataset.gap = 'true';
+  }
+
+  /**
+   * The server said the session is finished (`204`: no event will come). A run still open then
+   * ended without its end record (the agent died, its output was cut): it shows `incomplete`,
+   * as a reader of the cut log sees it, never `running` on a session that is over.
+   */
+  sessionEnded(): void {
+    const run = this.run;
+    if (run === undefined || run.end !== undefined) return;
+    const end: AgentEventOf<'run.end'> = { type: 'run.end', status: 'incomplete' };
+    this.runEnd(end, this.placeOf(end));
+  }
+
+  /** Shows that an event was too large for the page and skipped. */
+  setSkipped(message: string): void {
+    setText(this.header.skipped, `skipped: ${message}`);
   }
 
   /** Events handled so far. */

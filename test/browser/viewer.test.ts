@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -207,6 +207,66 @@ describe('the viewer', () => {
     } finally {
       await page.close();
       await served.stop();
+    }
+  });
+
+  it('shows a run whose session ended without its end record as incomplete, never running', async () => {
+    // The agent died mid-call: the stream stops before Claude's result; serve closes the session.
+    const served = await serve(['fixtures/claude/missing-result.jsonl']);
+    const page = await browser.newPage();
+    try {
+      await page.goto(served.origin);
+      await ended(page);
+      await page.waitForFunction(
+        () => document.querySelector('.row.run .state')?.textContent === 'incomplete',
+        null,
+        { timeout: 20_000 },
+      );
+      expect(await page.evaluate(() => document.querySelector('.row.run')?.className)).toContain(
+        'status-incomplete',
+      );
+      expect(await page.locator('.run-end').textContent()).toContain('run 1 incomplete');
+    } finally {
+      await page.close();
+      await served.stop();
+    }
+  });
+
+  it("reads an event as large as serve writes: a tool's 3 MB output ends its card", async () => {
+    // Claude's lines may be 16 MiB: serve writes them whole, past connect()'s default 1 MiB line.
+    const big = 'y'.repeat(3 * 1024 * 1024);
+    const lines = readFileSync('fixtures/claude/tools.jsonl', 'utf8')
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => {
+        const r = JSON.parse(l);
+        const result = r.message?.content?.find?.((c: { type?: string }) => c.type === 'tool_result');
+        if (result !== undefined && typeof result.content === 'string' && result.is_error !== true)
+          result.content = big;
+        return JSON.stringify(r);
+      });
+    const file = join(tmpdir(), `agentwire-big-${process.pid}.jsonl`);
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const served = await serve(['--format', 'claude', file]);
+    const page = await browser.newPage();
+    try {
+      await page.goto(served.origin);
+      await ended(page);
+      await page.waitForFunction(() => document.querySelectorAll('.row.tool').length === 3, null, {
+        timeout: 20_000,
+      });
+      const states = await page.evaluate(() =>
+        [...document.querySelectorAll('.row.tool .state')].map((s) => s.textContent),
+      );
+      expect(states).not.toContain('running');
+      expect(await page.evaluate(() => document.body.textContent)).toContain('yyyyyyyyyy');
+      expect(await page.evaluate(() => document.querySelector('header')?.textContent)).not.toContain(
+        'skipped',
+      );
+    } finally {
+      await page.close();
+      await served.stop();
+      rmSync(file, { force: true });
     }
   });
 

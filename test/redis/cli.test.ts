@@ -1,7 +1,11 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import Redis from 'ioredis';
 import { beforeAll, describe, expect, test } from 'vitest';
+import type { Diagnostic } from '../../src/diagnostics';
+import { connect } from '../../src/formats/nativeharness/index';
+import type { AgentEvent } from '../../src/model';
 import { freePort, startRedis } from './redis-server.mjs';
 
 // `agentwire serve --redis`: the flags' rules, as a user meets them. The multi-process runs are
@@ -38,6 +42,68 @@ describe('agentwire serve --redis', () => {
     expect(r.stderr).toContain('cannot reach Redis');
     expect(r.stderr).toContain('ECONNREFUSED');
     expect(r.stderr).not.toContain('agentwire: serving');
+  });
+
+  test('a refused password is reported without the password', async () => {
+    const redis = await startRedis();
+    try {
+      const admin = new Redis(redis.url);
+      await admin.call('CONFIG', 'SET', 'requirepass', 'the-right-one');
+      admin.disconnect();
+      const r = run([
+        'serve',
+        '--redis',
+        `redis://:hunter2@127.0.0.1:${redis.port}/0`,
+        '--read-only',
+        '--port',
+        '0',
+      ]);
+      expect(r.code).toBe(69);
+      expect(r.stderr).toContain(`cannot reach Redis at redis://:***@127.0.0.1:${redis.port}/0`);
+      expect(r.stderr).not.toContain('hunter2');
+    } finally {
+      await redis.stop();
+    }
+  });
+
+  test('a reader that comes before the first event waits for it (no 404 it would not retry)', async () => {
+    const redis = await startRedis();
+    const child = spawn(
+      process.execPath,
+      [CLI, 'serve', '--redis', redis.url, '--port', '0', '--format', 'hep', '-'],
+      { stdio: ['pipe', 'ignore', 'pipe'] },
+    );
+    try {
+      let err = '';
+      const base = await new Promise<string>((resolveBase, reject) => {
+        child.stderr!.on('data', (chunk: Buffer) => {
+          err += chunk.toString();
+          const m = /serving (http:\/\/\S+)\/stream/.exec(err);
+          if (m) resolveBase(m[1]!);
+        });
+        child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${err}`)));
+      });
+      // Nothing appended yet: the stream key does not exist in Redis.
+      expect(await (await fetch(`${base}/events`)).json()).toEqual([]);
+      const diagnostics: Diagnostic[] = [];
+      const got: AgentEvent[] = [];
+      const reading = (async () => {
+        for await (const e of connect(`${base}/stream`, { onDiagnostic: (d) => diagnostics.push(d) }))
+          got.push(e);
+      })();
+      const early = await fetch(`${base}/stream`, { signal: AbortSignal.timeout(20_000) });
+      expect(early.status).toBe(200);
+      await early.body?.cancel();
+      child.stdin!.end(readFileSync('fixtures/hep/tool-then-text.jsonl'));
+      await reading;
+      expect(diagnostics).toEqual([]);
+      const whole = await (await fetch(`${base}/events`)).json();
+      expect(got.map((e) => e.seq)).toEqual(whole.map((e: { seq: number }) => e.seq));
+      expect(got.at(-1)?.type).toBe('run.end');
+    } finally {
+      child.kill('SIGKILL');
+      await redis.stop();
+    }
   });
 
   test('one serve appends a file to Redis, another serves it read-only: the same stream from both', async () => {

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createClient } from 'redis';
@@ -161,6 +161,45 @@ describe('several processes on one Redis', () => {
     expect(hits[0]! + hits[1]!).toBeGreaterThanOrEqual(21);
     for (const s of servers) s.child.kill('SIGKILL');
   }, 60_000);
+
+  test('serve --redis: Redis away past the retry window does not end the feed; the input waits, then all of it is stored', async () => {
+    const lines = readFileSync(new URL('fixtures/nativeharness/cancelled.jsonl', root), 'utf8')
+      .trim()
+      .split('\n');
+    const port = await freePort();
+    const args = [cli, 'serve', '--redis', redis.url, '--port', String(port), '--format', 'nativeharness'];
+    const child = track(spawn(process.execPath, [...args, '--workspace', 'w', '--session', 'away', '-']));
+    let err = '';
+    child.stdout?.resume();
+    child.stderr?.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+    });
+    try {
+      await until(() => err.includes('agentwire: serving'), 'serve to listen');
+      child.stdin!.write(`${lines.slice(0, 3).join('\n')}\n`);
+      const key = 'agentwire:w:away';
+      const deadline = Date.now() + 15_000;
+      while ((await stored(redis.url, key).catch(() => ({ seqs: [] }))).seqs.length < 3) {
+        if (Date.now() > deadline) throw new Error(`the first lines were not stored: ${err}`);
+        await sleep(50);
+      }
+      await redis.kill('SIGKILL');
+      child.stdin!.write(`${lines[3]}\n`);
+      // serve's log gives up an append after 30 s (retryForMs): the feed must not end there.
+      await until(() => err.includes('Redis unreachable for 30000 ms'), 'the retry window to pass', 60_000);
+      await redis.restart();
+      child.stdin!.end(`${lines.slice(4).join('\n')}\n`);
+      await until(() => err.includes('the session is complete'), `the session to close: ${err}`, 30_000);
+      expect((await stored(redis.url, key)).seqs).toEqual([1, 2, 3, 4, 5, 6, 7]);
+      const c = createClient({ url: redis.url, RESP: 2 });
+      await c.connect();
+      const last = (await c.sendCommand(['XREVRANGE', key, '+', '-', 'COUNT', '1'])) as Array<[string]>;
+      c.destroy();
+      expect(last[0]![0]).toBe('7-1');
+    } finally {
+      child.kill('SIGTERM');
+    }
+  }, 120_000);
 
   test('Redis killed (SIGKILL, AOF always) and restarted mid-stream: nothing acknowledged is lost', async () => {
     const errors: Error[] = [];

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Redis from 'ioredis';
 import { createClient } from 'redis';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest';
 import { connect } from '../../src/formats/nativeharness/index';
 import type { NhLogEntry, SessionFollower } from '../../src/node/session-log';
 import { createSseHandler } from '../../src/node/sse-server';
@@ -211,6 +211,94 @@ describe('RedisSessionLog', () => {
     expect(error).toBeInstanceOf(RedisLogError);
     expect((error as RedisLogError).code).toBe('gap');
     expect(f.seqs).toEqual([]);
+  });
+
+  test("a source's own seqs with holes (a replayed log without its tokens) are not a gap; a trim across one is", async () => {
+    const log = open();
+    // What `serve --redis` stores from a persisted nativeharness log: the envelopes keep their seqs.
+    const seqs = [1, 2, 3, 5, 6, 9, 10, 11, 14, 15];
+    const events = makeEvents(6).map((e, i) => ({ ...e, seq: seqs[i]! }));
+    const f = collect();
+    log.follow('w', 'holes', 0, f.follower);
+    for (const e of events) await log.append('w', 'holes', [e]);
+    await log.close('w', 'holes');
+    expect(await f.done).toBeUndefined();
+    expect(f.seqs).toEqual(seqs);
+    const all = await log.read('w', 'holes', 0);
+    expect(all?.gap).toBeUndefined();
+    expect(all?.entries.map((e) => e.seq)).toEqual(seqs);
+    // A log that starts past seq 1 (the tail of a longer one) has lost nothing either.
+    await log.append('w', 'tail', events.slice(5));
+    expect((await log.read('w', 'tail', 0))?.gap).toBeUndefined();
+    // Trimmed up to 6: a reader that had 6 has missed nothing, one that had only 3 has.
+    expect(await log.trim('w', 'holes', 9)).toBe(5);
+    expect((await log.read('w', 'holes', 6))?.gap).toBeUndefined();
+    expect((await log.read('w', 'holes', 3))?.gap).toEqual({ after: 3, next: 9 });
+    const late = collect();
+    log.follow('w', 'holes', 3, late.follower);
+    expect(await late.done).toMatchObject({ code: 'gap' });
+    const caughtUp = collect();
+    log.follow('w', 'holes', 6, caughtUp.follower);
+    expect(await caughtUp.done).toBeUndefined();
+    expect(caughtUp.seqs).toEqual([9, 10, 11, 14, 15]);
+    // A stream deleted under its live writer is not a hole of the source: a reader from the
+    // start is told that entries are gone.
+    await log.append('w', 'deleted', makeEvents(2));
+    const c = createClient({ url: redis.url, RESP: 2 });
+    await c.connect();
+    await c.sendCommand(['DEL', log.key('w', 'deleted')]);
+    c.destroy();
+    await log.append('w', 'deleted', [{ type: 'text.delta', round: 1, text: 'more' }]);
+    expect((await log.read('w', 'deleted', 0))?.gap).toEqual({ after: 0, next: 7 });
+  });
+
+  test('/events of an open session is every stored entry, not the first read page', async () => {
+    const log = open({ batchSize: 7 });
+    const base = await serve(log);
+    await log.append('w', 'paged', makeEvents(30));
+    const url = `${base}/workspaces/w/sessions/paged/events`;
+    const all = (await (await fetch(url)).json()) as Array<{ seq: number }>;
+    expect(all.map((e) => e.seq)).toEqual(Array.from({ length: 34 }, (_, i) => i + 1));
+    const after = (await (await fetch(`${url}?after=20`)).json()) as Array<{ seq: number }>;
+    expect(after.map((e) => e.seq)).toEqual(Array.from({ length: 14 }, (_, i) => i + 21));
+    expect(await (await fetch(`${url}?after=34`)).json()).toEqual([]);
+  });
+
+  test('SSE clients that give up while Redis is slow leave no follower and no connection behind', async () => {
+    const log = open();
+    const base = await serve(log);
+    await log.append('w', 'gave-up', makeEvents(1));
+    const admin = createClient({ url: redis.url, RESP: 2 });
+    admin.on('error', () => {});
+    await admin.connect();
+    onTestFinished(() => admin.destroy());
+    const connections = async () =>
+      String(await admin.sendCommand(['CLIENT', 'LIST']))
+        .trim()
+        .split('\n').length;
+    const before = await connections();
+    redis.pause();
+    try {
+      // Each client gives up before its read is answered.
+      const attempts = Array.from({ length: 5 }, () =>
+        fetch(`${base}/workspaces/w/sessions/gave-up/stream`, { signal: AbortSignal.timeout(300) }).then(
+          () => 'answered',
+          () => 'gave up',
+        ),
+      );
+      expect(await Promise.all(attempts)).toEqual(Array(5).fill('gave up'));
+    } finally {
+      redis.resume();
+    }
+    // Answered after the five reads on the same connection: the handlers have had theirs.
+    await log.read('w', 'gave-up', 0);
+    await new Promise((r) => setTimeout(r, 50));
+    expect((log as unknown as { tails: Map<string, unknown> }).tails.size).toBe(0);
+    // Nor a blocking connection opened for them (it would come a moment later).
+    const deadline = Date.now() + 2000;
+    while (Date.now() < deadline && (await connections()) === before)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(await connections()).toBe(before);
   });
 
   test('followers that join behind the shared reader catch up, each entry once, in order', async () => {

@@ -5,6 +5,8 @@ export interface TestRedis {
   dir: string;
   kill(signal?: NodeJS.Signals): Promise<void>;
   restart(): Promise<void>;
+  pause(): void;
+  resume(): void;
   stop(): Promise<void>;
 }
 /** A free TCP port on 127.0.0.1. */

@@ -162,6 +162,10 @@ async function startOn(port, options) {
     dir,
     /** Kills the server (SIGKILL by default: nothing flushed that was not already); SIGTERM shuts it down. */
     kill: (signal = 'SIGKILL') => halt(signal),
+    /** Freezes the server (SIGSTOP): its connections stay open, nothing is answered (a Redis that is slow). */
+    pause: () => process.kill(pid, 'SIGSTOP'),
+    /** Lets a paused server go on (SIGCONT). */
+    resume: () => process.kill(pid, 'SIGCONT'),
     /** Starts it again on the same port and directory (the AOF is replayed). */
     restart: async () => {
       // Bounded: the port may be busy for a moment after the kill.
