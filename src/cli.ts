@@ -1423,12 +1423,17 @@ function logWriter(file: string): (json: string) => Promise<void> {
 // return for the diagnostics seen so far (set once its reporter exists).
 let codeSoFar: () => number = () => 0;
 
+// Standard output failing asynchronously (a pipe or a terminal): the same as a write to a file
+// that fails, told by the same words; quietly for EPIPE, but never 0 after an error diagnostic
+// (`check … | head -1` of a failing stream).
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-  // Quietly, but never 0 after an error diagnostic (`check … | head -1` of a failing stream).
-  if (error.code === 'EPIPE') outputFailed(error);
-  say(`agentwire: cannot write the output: ${neutralizeControls(error.message)}\n`);
+  try {
+    outputFailed(error);
+  } catch (failed) {
+    process.exitCode = failure(failed);
+  }
   flushSaid();
-  process.exit(74);
+  process.exit();
 });
 
 // Standard error closed by its reader: the command goes on (its output and exit code still
@@ -1440,32 +1445,40 @@ process.stderr.on('error', () => {
   releaseStderr?.();
 });
 
+// What ended a command: said on standard error, and its exit code.
+function failure(error: unknown): number {
+  // Messages may quote input (a file name, a strict-mode diagnostic): shown, never executed.
+  const message = neutralizeControls(error instanceof Error ? error.message : String(error));
+  if (error instanceof UsageError) {
+    say(`agentwire: ${message} (see agentwire --help)\n`);
+    return 64;
+  }
+  if (error instanceof InputError) {
+    say(`agentwire: ${message}\n`);
+    return 66;
+  }
+  if (error instanceof OutputError) {
+    say(`agentwire: ${message}\n`);
+    return 74;
+  }
+  if (error instanceof ListenError) {
+    say(`agentwire: ${message}\n`);
+    return 69;
+  }
+  if (isAgentwireError(error)) {
+    // A value the target format cannot hold (a writer's `unencodable`), or strict mode.
+    say(`agentwire: ${error.diagnostic.severity} ${error.code}: ${message}\n`);
+    return 1;
+  }
+  say(`agentwire: internal error: ${message}\n`);
+  return 70;
+}
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
   },
   (error: unknown) => {
-    // Messages may quote input (a file name, a strict-mode diagnostic): shown, never executed.
-    const message = neutralizeControls(error instanceof Error ? error.message : String(error));
-    if (error instanceof UsageError) {
-      say(`agentwire: ${message} (see agentwire --help)\n`);
-      process.exitCode = 64;
-    } else if (error instanceof InputError) {
-      say(`agentwire: ${message}\n`);
-      process.exitCode = 66;
-    } else if (error instanceof OutputError) {
-      say(`agentwire: ${message}\n`);
-      process.exitCode = 74;
-    } else if (error instanceof ListenError) {
-      say(`agentwire: ${message}\n`);
-      process.exitCode = 69;
-    } else if (isAgentwireError(error)) {
-      // A value the target format cannot hold (a writer's `unencodable`), or strict mode.
-      say(`agentwire: ${error.diagnostic.severity} ${error.code}: ${message}\n`);
-      process.exitCode = 1;
-    } else {
-      say(`agentwire: internal error: ${message}\n`);
-      process.exitCode = 70;
-    }
+    process.exitCode = failure(error);
   },
 );
