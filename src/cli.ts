@@ -962,6 +962,15 @@ async function otel(ctx: ServeContext): Promise<number> {
   return outcome();
 }
 
+// The origin of a URL (`http://localhost:3000`), or '' when the text is not a URL.
+function urlOrigin(text: string): string {
+  try {
+    return new URL(text).origin;
+  } catch {
+    return '';
+  }
+}
+
 // The scheme of a URL (`http:`), or '' when the text is not a URL.
 function urlProtocol(text: string): string {
   try {
@@ -1321,6 +1330,12 @@ function webFront({ values, port, workspace, session, page, lib }: WebFrontConte
   const given = str(values.token) ?? process.env[TOKEN_ENV];
   const token = given === undefined || given === '' ? undefined : given;
   const cors = str(values.cors);
+  // A browser's Origin is compared as given: '*', a path or a trailing slash would never match,
+  // and every cross-origin request would be refused with nothing said.
+  if (cors !== undefined && urlOrigin(cors) !== cors)
+    throw new UsageError(
+      `serve: --cors takes one origin, scheme://host[:port] (no path, no "*"), not ${JSON.stringify(cors)}`,
+    );
   const stream = `/workspaces/${encodeURIComponent(workspace)}/sessions/${encodeURIComponent(session)}/stream`;
   const make = (actual: number) => {
     try {
