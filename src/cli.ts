@@ -1217,6 +1217,9 @@ async function serve(ctx: ServeContext): Promise<number> {
   if (port === undefined || port > 65535) throw new UsageError('serve: --port takes 0 to 65535');
   const workspace = str(values.workspace) ?? 'local';
   const session = str(values.session) ?? 'live';
+  // An empty id makes a URL (`/workspaces//sessions/…`) that no route answers: served, never read.
+  if (workspace === '' || session === '')
+    throw new UsageError(`serve: --${workspace === '' ? 'workspace' : 'session'} takes a non-empty id`);
   // Refused before anything else: listening beyond loopback without a token.
   const lib = await serverModules();
   const web = webFront({ values, port, workspace, session, page: values.as === undefined, lib });

@@ -93,6 +93,13 @@ describe('numbers are whole numbers written in digits', () => {
   });
 });
 
+// The URL it printed (`/workspaces//sessions/live/stream`) answered 404.
+test.each([['--workspace'], ['--session']])('serve %s "": exit 64, not a URL that answers 404', (option) => {
+  const r = run(['serve', '--port', '0', option, '', HEP]);
+  expect(r.code).toBe(64);
+  expect(r.stderr).toBe(`agentwire: serve: ${option} takes a non-empty id (see agentwire --help)\n`);
+});
+
 describe('inputs that are not a stream', () => {
   test('standard input that is a directory: exit 66, not an empty stream', () => {
     const fd = openSync(dir, 'r');
