@@ -343,6 +343,18 @@ function checkFormat(name: string | undefined, option: string): Format | undefin
   return name as Format;
 }
 
+// The input format: --format, or convert's --from (the same option, named to pair with --to).
+// Both, naming different formats, contradict each other: neither is silently dropped.
+function inputFormat(values: Parsed['values']): Format | undefined {
+  const from = str(values.from);
+  const given = str(values.format);
+  if (from !== undefined && given !== undefined && from !== given)
+    throw new UsageError(
+      `convert: --from ${JSON.stringify(from)} and --format ${JSON.stringify(given)} disagree (they are the same option); give one`,
+    );
+  return from === undefined ? checkFormat(given, '--format') : checkFormat(from, '--from');
+}
+
 /** Counts what a command reported, prints diagnostics, and gives the exit code. */
 class Reporter {
   errors = 0;
@@ -458,6 +470,23 @@ async function openFile(file: string): Promise<OpenedFile> {
   return { handle, regular: stat.isFile() };
 }
 
+// A file --follow follows (parse made sure one was named): one that does not exist yet is waited
+// for; a directory, a FIFO or a device is refused at once. Looked at, not opened: opening a FIFO
+// waits for its writer, and closing it at once would end the writer with SIGPIPE (a FIFO is read
+// to its end without --follow).
+function followTarget(file: string): string {
+  let kind: Stats | undefined;
+  try {
+    kind = statSync(file);
+  } catch {
+    kind = undefined;
+  }
+  if (kind?.isDirectory()) throw directoryError(file);
+  if (kind !== undefined && !kind.isFile())
+    throw new InputError(`${file}: --follow follows a regular file; read a FIFO or a device without it`);
+  return file;
+}
+
 function directoryError(file: string): InputError {
   return new InputError(`${file}: is a directory, not a stream`);
 }
@@ -470,15 +499,17 @@ const FILE_CHUNK = 16 * 1024;
 async function input(file: string | undefined): Promise<AsyncIterable<Uint8Array>> {
   if (file !== undefined && file !== '-') return collecting(readChunks(await openFile(file)), file);
   // Standard input redirected from a file (`< file`) is read like a named file; a pipe or a
-  // terminal through Node's stream.
-  return collecting(isRegularFile(0) ? readFd(0) : process.stdin, '<stdin>');
+  // terminal through Node's stream, which reads a directory (`< dir`) as an empty stream.
+  const kind = stdinKind();
+  if (kind?.isDirectory()) throw directoryError('<stdin>');
+  return collecting(kind?.isFile() ? readFd(0) : process.stdin, '<stdin>');
 }
 
-function isRegularFile(fd: number): boolean {
+function stdinKind(): Stats | undefined {
   try {
-    return fstatSync(fd).isFile();
+    return fstatSync(0);
   } catch {
-    return false;
+    return undefined;
   }
 }
 
@@ -738,7 +769,12 @@ function parse(name: CommandName, args: string[]): Parsed {
       throw new UsageError(`${name}: only serve and otel run a command (after --)`);
     if (command.length === 0) throw new UsageError(`${name}: -- needs a command to run`);
     if (file !== undefined) throw new UsageError(`${name}: takes a file or a command, not both`);
-  }
+    if (values.follow) throw new UsageError(`${name}: --follow follows a file, not a command`);
+  } else if (values.follow && (file === undefined || file === '-'))
+    throw new UsageError(`${name}: --follow needs a file`);
+  // What only the browser viewer uses, given without it, would be dropped without a word.
+  if (name === 'view' && values.port !== undefined && values.web !== true)
+    throw new UsageError('view: --port is for --web');
   return { values, file, command };
 }
 
@@ -770,11 +806,17 @@ function parseError(name: CommandName, error: Error & { code?: string }): string
 function maxLineBytes(values: Parsed['values']): { maxLineBytes?: number } {
   const raw = values['max-line-bytes'];
   if (raw === undefined) return {};
-  const n = Number(raw);
-  if (!(typeof raw === 'string' && /^\d+$/.test(raw) && Number.isSafeInteger(n) && n > 0)) {
-    throw new UsageError('--max-line-bytes takes a positive integer');
-  }
+  const n = wholeNumber(raw);
+  if (n === undefined || n === 0) throw new UsageError('--max-line-bytes takes a positive integer');
   return { maxLineBytes: n };
+}
+
+// An option's number, in decimal digits only: Number() takes '' as 0 (`--port "$PORT"` with PORT
+// unset would be any free port), '0x10' as 16, ' 80' as 80, '1e3' as 1000.
+function wholeNumber(raw: string | boolean | undefined): number | undefined {
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw)) return undefined;
+  const n = Number(raw);
+  return Number.isSafeInteger(n) ? n : undefined;
 }
 
 const str = (v: string | boolean | undefined): string | undefined => (typeof v === 'string' ? v : undefined);
@@ -812,7 +854,7 @@ async function main(all: string[]): Promise<number> {
     await write(commandHelp(first));
     return 0;
   }
-  const format = checkFormat(str(values.from) ?? str(values.format), values.from ? '--from' : '--format');
+  const format = inputFormat(values);
   const options = maxLineBytes(values);
   // Messages name the file, or the command whose output is read (never `<stdin>` for it).
   const named = command === undefined ? source(file) : command[0]!;
@@ -860,9 +902,8 @@ async function streamOf(
     return { chunks: child.stdout as AsyncIterable<Uint8Array>, child };
   }
   if (ctx.values.follow) {
-    if (ctx.file === undefined || ctx.file === '-') throw new UsageError('--follow needs a file');
     const { followFile } = await import('./node/index');
-    return { chunks: followFile(ctx.file, { signal }) };
+    return { chunks: followFile(followTarget(ctx.file!), { signal }) };
   }
   return { chunks: await input(ctx.file) };
 }
@@ -960,6 +1001,15 @@ async function otel(ctx: ServeContext): Promise<number> {
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
   return outcome();
+}
+
+// The origin of a URL (`http://localhost:3000`), or '' when the text is not a URL.
+function urlOrigin(text: string): string {
+  try {
+    return new URL(text).origin;
+  } catch {
+    return '';
+  }
 }
 
 // The scheme of a URL (`http:`), or '' when the text is not a URL.
@@ -1098,24 +1148,15 @@ async function view({ values, file, format, options, reporter }: CommandContext)
   });
   const onDiagnostic = (d: Diagnostic) => reporter.report(d);
   if (values.follow) {
-    if (file === undefined || file === '-') throw new UsageError('view: --follow needs a file');
-    // A file that does not exist yet is waited for; a directory, a FIFO or a device is refused at
-    // once. Looked at, not opened: opening a FIFO waits for its writer, and closing it at once
-    // would end the writer with SIGPIPE (a FIFO is read to its end without --follow).
-    let kind: Stats | undefined;
-    try {
-      kind = statSync(file);
-    } catch {
-      kind = undefined;
-    }
-    if (kind?.isDirectory()) throw directoryError(file);
-    if (kind !== undefined && !kind.isFile())
-      throw new InputError(`${file}: --follow follows a regular file; read a FIFO or a device without it`);
     const controller = new AbortController();
     process.once('SIGINT', () => controller.abort());
     process.once('SIGTERM', () => controller.abort());
     const { followFile } = await import('./node/index');
-    const opened = await openInput(format, followFile(file, { signal: controller.signal }), reporter);
+    const opened = await openInput(
+      format,
+      followFile(followTarget(file!), { signal: controller.signal }),
+      reporter,
+    );
     if (opened === undefined) return reporter.code();
     // Following never ends the input: a line still being written waits for its newline.
     const decoder = opened.codec.createDecoder({
@@ -1172,11 +1213,13 @@ async function startCommand(command: string[]): Promise<ChildProcess> {
 // log (and the --log file), then serves it as nativeharness SSE until SIGINT/SIGTERM.
 async function serve(ctx: ServeContext): Promise<number> {
   const { values, reporter, source } = ctx;
-  const port = values.port === undefined ? 4700 : Number(values.port);
-  if (!(typeof values.port !== 'boolean' && Number.isInteger(port) && port >= 0 && port <= 65535))
-    throw new UsageError('serve: --port takes 0 to 65535');
+  const port = values.port === undefined ? 4700 : wholeNumber(values.port);
+  if (port === undefined || port > 65535) throw new UsageError('serve: --port takes 0 to 65535');
   const workspace = str(values.workspace) ?? 'local';
   const session = str(values.session) ?? 'live';
+  // An empty id makes a URL (`/workspaces//sessions/…`) that no route answers: served, never read.
+  if (workspace === '' || session === '')
+    throw new UsageError(`serve: --${workspace === '' ? 'workspace' : 'session'} takes a non-empty id`);
   // Refused before anything else: listening beyond loopback without a token.
   const lib = await serverModules();
   const web = webFront({ values, port, workspace, session, page: values.as === undefined, lib });
@@ -1198,14 +1241,12 @@ async function serve(ctx: ServeContext): Promise<number> {
           onDiagnostic: (d) => reporter.report(d),
           ...(persistLine === undefined ? {} : { persist: persistLine }),
         });
-  // The input is opened (or the command started) before anything is served.
+  // The input is opened (or the command started) before anything is served; `view --web --follow`
+  // follows its file as `view --follow` does.
   let child: ChildProcess | undefined;
   let chunks: AsyncIterable<Uint8Array> | undefined;
-  if (ctx.command !== undefined) {
-    await preloadInput(ctx.format);
-    child = await startCommand(ctx.command);
-    chunks = child.stdout as AsyncIterable<Uint8Array>;
-  } else if (!readOnly) chunks = await input(ctx.file);
+  // (Never aborted: serve's end exits the process, which ends a follow too.)
+  if (!readOnly) ({ chunks, child } = await streamOf(ctx, new AbortController().signal));
   const exited =
     child === undefined
       ? undefined
@@ -1299,7 +1340,9 @@ async function serve(ctx: ServeContext): Promise<number> {
     const opened = await openInput(ctx.format, chunks, reporter);
     if (opened !== undefined) {
       detected = opened.codec.format;
-      const decoder = opened.codec.createDecoder({ ...ctx.options, onDiagnostic });
+      // A followed file never ends: a line still being written waits for its newline.
+      const following = ctx.values.follow ? { incompleteLine: 'hold' as const, live: true } : {};
+      const decoder = opened.codec.createDecoder({ ...ctx.options, onDiagnostic, ...following });
       const empty = () => log.append(workspace, session, []);
       if (ui === undefined) await stored(empty, empty);
       const append = (events: AgentEvent[]) =>
@@ -1325,7 +1368,11 @@ async function serve(ctx: ServeContext): Promise<number> {
   server.closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));
   await quit();
-  return reporter.code();
+  // The input may still be open (a pipe whose writer goes on, a command that ignores SIGTERM),
+  // and a read of it keeps the process alive: the signal ends serve now, not then. (Not a FIFO
+  // named as the file: its read blocks a thread-pool thread, which Node joins before exiting.)
+  flushSaid();
+  process.exit(reporter.code());
 }
 
 // A Redis URL as it may be printed: its password (`redis://:secret@host`) would end up in logs.
@@ -1374,6 +1421,12 @@ function webFront({ values, port, workspace, session, page, lib }: WebFrontConte
   const given = str(values.token) ?? process.env[TOKEN_ENV];
   const token = given === undefined || given === '' ? undefined : given;
   const cors = str(values.cors);
+  // A browser's Origin is compared as given: '*', a path or a trailing slash would never match,
+  // and every cross-origin request would be refused with nothing said.
+  if (cors !== undefined && urlOrigin(cors) !== cors)
+    throw new UsageError(
+      `serve: --cors takes one origin, scheme://host[:port] (no path, no "*"), not ${JSON.stringify(cors)}`,
+    );
   const stream = `/workspaces/${encodeURIComponent(workspace)}/sessions/${encodeURIComponent(session)}/stream`;
   const make = (actual: number) => {
     try {
@@ -1419,8 +1472,8 @@ function openSessionLog(
   persistLine?: (json: string) => Promise<void>;
 } {
   const raw = str(values.retain);
-  const retain = raw === undefined ? undefined : Number(raw);
-  if (retain !== undefined && !(Number.isSafeInteger(retain) && retain > 0))
+  const retain = raw === undefined ? undefined : wholeNumber(raw);
+  if (raw !== undefined && (retain === undefined || retain === 0))
     throw new UsageError('serve: --retain takes a positive integer');
   const url = str(values.redis);
   const logFile = str(values.log);
@@ -1476,12 +1529,17 @@ function logWriter(file: string): (json: string) => Promise<void> {
 // return for the diagnostics seen so far (set once its reporter exists).
 let codeSoFar: () => number = () => 0;
 
+// Standard output failing asynchronously (a pipe or a terminal): the same as a write to a file
+// that fails, told by the same words; quietly for EPIPE, but never 0 after an error diagnostic
+// (`check … | head -1` of a failing stream).
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-  // Quietly, but never 0 after an error diagnostic (`check … | head -1` of a failing stream).
-  if (error.code === 'EPIPE') outputFailed(error);
-  say(`agentwire: cannot write the output: ${neutralizeControls(error.message)}\n`);
+  try {
+    outputFailed(error);
+  } catch (failed) {
+    process.exitCode = failure(failed);
+  }
   flushSaid();
-  process.exit(74);
+  process.exit();
 });
 
 // Standard error closed by its reader: the command goes on (its output and exit code still
@@ -1493,32 +1551,40 @@ process.stderr.on('error', () => {
   releaseStderr?.();
 });
 
+// What ended a command: said on standard error, and its exit code.
+function failure(error: unknown): number {
+  // Messages may quote input (a file name, a strict-mode diagnostic): shown, never executed.
+  const message = neutralizeControls(error instanceof Error ? error.message : String(error));
+  if (error instanceof UsageError) {
+    say(`agentwire: ${message} (see agentwire --help)\n`);
+    return 64;
+  }
+  if (error instanceof InputError) {
+    say(`agentwire: ${message}\n`);
+    return 66;
+  }
+  if (error instanceof OutputError) {
+    say(`agentwire: ${message}\n`);
+    return 74;
+  }
+  if (error instanceof ListenError) {
+    say(`agentwire: ${message}\n`);
+    return 69;
+  }
+  if (isAgentwireError(error)) {
+    // A value the target format cannot hold (a writer's `unencodable`), or strict mode.
+    say(`agentwire: ${error.diagnostic.severity} ${error.code}: ${message}\n`);
+    return 1;
+  }
+  say(`agentwire: internal error: ${message}\n`);
+  return 70;
+}
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
   },
   (error: unknown) => {
-    // Messages may quote input (a file name, a strict-mode diagnostic): shown, never executed.
-    const message = neutralizeControls(error instanceof Error ? error.message : String(error));
-    if (error instanceof UsageError) {
-      say(`agentwire: ${message} (see agentwire --help)\n`);
-      process.exitCode = 64;
-    } else if (error instanceof InputError) {
-      say(`agentwire: ${message}\n`);
-      process.exitCode = 66;
-    } else if (error instanceof OutputError) {
-      say(`agentwire: ${message}\n`);
-      process.exitCode = 74;
-    } else if (error instanceof ListenError) {
-      say(`agentwire: ${message}\n`);
-      process.exitCode = 69;
-    } else if (isAgentwireError(error)) {
-      // A value the target format cannot hold (a writer's `unencodable`), or strict mode.
-      say(`agentwire: ${error.diagnostic.severity} ${error.code}: ${message}\n`);
-      process.exitCode = 1;
-    } else {
-      say(`agentwire: internal error: ${message}\n`);
-      process.exitCode = 70;
-    }
+    process.exitCode = failure(error);
   },
 );

@@ -156,8 +156,9 @@ export function createAccessGuard(options: AccessGuardOptions): AccessGuard {
         return 'answered';
       }
       response.writeHead(204, {
-        'access-control-allow-methods': 'GET, HEAD',
-        'access-control-allow-headers': 'Authorization, Last-Event-ID, Cache-Control, Accept',
+        // POST with a JSON body: how useChat and AG-UI's HttpAgent call `serve --as`'s stream.
+        'access-control-allow-methods': 'GET, HEAD, POST',
+        'access-control-allow-headers': 'Authorization, Last-Event-ID, Cache-Control, Accept, Content-Type',
         'access-control-max-age': '600',
       });
       response.end();

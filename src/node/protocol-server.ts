@@ -197,8 +197,9 @@ export function createProtocolHandler(
       unsubscribe();
       if (timer !== undefined) clearInterval(timer);
     };
+    // The response's close, not the request's: a POST's request closes once its body is read
+    // (useChat's, AG-UI's), and stopping then left the client with the backlog and no end.
     res.on('close', stop);
-    req.on('close', stop);
     return true;
   };
 }

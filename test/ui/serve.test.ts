@@ -91,6 +91,38 @@ describe('agentwire serve --as', () => {
     await lastValueFrom(from(records as never[]).pipe(verifyEvents(false), toArray()));
   });
 
+  // A live session (the agent still running): the POST's request closes once its body is read,
+  // and the stream used to stop there, serving the backlog and never the rest nor its end.
+  test.each([['ai-sdk'], ['ag-ui']])(
+    '%s: a POST during a live run gets what comes later, then the end',
+    async (as) => {
+      const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--as', as, '--quiet', '-'], {
+        stdio: ['pipe', 'ignore', 'pipe'],
+      });
+      children.push(child);
+      let err = '';
+      child.stderr.on('data', (d: Buffer) => {
+        err += d.toString();
+      });
+      const lines = readFileSync('fixtures/hep/tool-then-text.jsonl', 'utf8').split('\n');
+      child.stdin.write(`${lines.slice(0, 3).join('\n')}\n`);
+      const deadline = Date.now() + 15_000;
+      while (!err.includes('serving')) {
+        if (Date.now() > deadline) throw new Error(`timed out: ${err}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const url = /(http:\/\/127\.0\.0\.1:\d+\/\S+\/stream)/.exec(err)![1]!;
+      const response = await fetch(url, { method: 'POST', body: '{}', signal: AbortSignal.timeout(15_000) });
+      expect(response.status).toBe(200);
+      child.stdin.end(lines.slice(3).join('\n'));
+      const body = await response.text();
+      const codec = as === 'ai-sdk' ? aisdk : agui;
+      const served = codec.parse(body).events;
+      expect(served.map((e) => (e.type === 'text.delta' ? e.text : '')).join('')).toContain('Fixed `sum`');
+      expect(served.at(-1)).toMatchObject({ type: 'run.end', status: 'completed' });
+    },
+  );
+
   test('--as takes ag-ui or ai-sdk only (exit 64)', () => {
     const r = spawnSync(process.execPath, [CLI, 'serve', '--as', 'hep', 'x'], { encoding: 'utf8' });
     expect(r.status).toBe(64);
