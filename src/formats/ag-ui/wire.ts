@@ -332,3 +332,36 @@ export function sniffAgui(record: JsonObject): Detection | undefined {
     reason: `an AG-UI ${record.type} event`,
   };
 }
+
+/** Text of a tool result's `content`: the string, or its text parts joined. */
+export function contentText(content: unknown): string | undefined {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return undefined;
+  let text = '';
+  for (const part of content) if (isJsonObject(part) && typeof part.text === 'string') text += part.text;
+  return text;
+}
+
+/** The content of the last user message of a `RunAgentInput`, when it is text. */
+export function lastUserText(input: unknown): string | undefined {
+  if (!isJsonObject(input) || !Array.isArray(input.messages)) return undefined;
+  for (let i = input.messages.length - 1; i >= 0; i--) {
+    const m = input.messages[i];
+    if (isJsonObject(m) && m.role === 'user') return contentText(m.content);
+  }
+  return undefined;
+}
+
+/**
+ * `input` with the content of its last user message (one added at the end when it has none) made
+ * `text`: where a run start's edited input goes back into its kept `RunAgentInput`. Copies what
+ * it changes (the kept record's objects are never changed).
+ */
+export function withLastUserText(input: JsonObject, text: string, id: () => string): JsonObject {
+  const messages = Array.isArray(input.messages) ? input.messages.slice() : [];
+  let i = messages.length - 1;
+  while (i >= 0 && !(isJsonObject(messages[i]) && (messages[i] as JsonObject).role === 'user')) i--;
+  if (i < 0) messages.push({ id: id(), role: 'user', content: text });
+  else messages[i] = { ...(messages[i] as JsonObject), content: text };
+  return { ...input, messages };
+}
