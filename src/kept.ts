@@ -154,6 +154,11 @@ export function copyJsonBySpread<T>(value: T): T {
   return out as T;
 }
 
+/** `r[key] = value` unless `value` is `undefined`: an event field put back into its kept record. */
+export function putDefined(r: JsonObject, key: string, value: unknown): void {
+  if (value !== undefined) r[key] = value;
+}
+
 /**
  * Puts `value` at `r[field].agentwire[key]` of a record a writer rebuilds from a kept one, unless
  * it says the same already: an edited event field the record keeps in its metadata reaches the
@@ -169,4 +174,12 @@ export function putKeptMeta(r: JsonObject, field: string, key: string, value: un
     ...(isJsonObject(outer) ? outer : {}),
     agentwire: { ...(isJsonObject(meta) ? meta : {}), [key]: value } as JsonObject,
   };
+}
+
+/** The fields of a call's start both UI writers keep in its record's metadata. */
+export const CALL_START_META = ['kind', 'server', 'argsSummary', 'command', 'startedAt'] as const;
+
+/** {@link putKeptMeta} of each of `keys` of `event`. */
+export function putKeptMetas(r: JsonObject, field: string, event: object, keys: readonly string[]): void {
+  for (const key of keys) putKeptMeta(r, field, key, (event as Record<string, unknown>)[key]);
 }

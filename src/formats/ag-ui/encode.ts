@@ -23,18 +23,17 @@ import {
   jsonString,
   rawIfSame,
 } from '../../json';
-import { putKeptMeta } from '../../kept';
+import { CALL_START_META, putDefined, putKeptMeta, putKeptMetas } from '../../kept';
 import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { hintsFrom } from '../../record';
+import { contentText, lastUserText } from './decode';
 import {
   AGUI_APPROVAL_REASON,
   AGUI_MAX_HELD_TEXT,
   AGUI_META_KEY,
   AGUI_QUESTION_REASON,
   type AguiHints,
-  contentText,
-  lastUserText,
   metaOf,
   stepNameOf,
   usageEntryJson,
@@ -101,6 +100,16 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
 };
 
 const TEXT_DELTA_CARRIED = CARRIED['text.delta']!;
+/** The fields of a call's end its result keeps in its metadata (besides `ok`). */
+const CALL_END_META = [
+  'error',
+  'result',
+  'exitCode',
+  'denied',
+  'filesChanged',
+  'startedAt',
+  'endedAt',
+] as const;
 
 // Outside a run AG-UI has no place for an event (a stream opens with RUN_STARTED and a finished
 // run takes nothing more): every such event waits for the next run.
@@ -355,21 +364,18 @@ function openDelta(w: Writer, event: AgentEventOf<'text.delta'>): string | undef
  */
 function own(w: Writer, event: AgentEvent, template: JsonObject, hints: AguiHints): string {
   const r: JsonObject = { ...template };
-  const put = (key: string, value: unknown): void => {
-    if (value !== undefined) r[key] = value;
-  };
   if (event.type === 'run.start') w[RUN_OPEN] = true;
   else if (event.type === 'run.end') w[RUN_OPEN] = false;
   let after = '';
   if (r.type === 'CUSTOM' && typeof r.name === 'string' && r.name.startsWith(CARRY_PREFIX))
     r.value = carriedInto(r.value, event);
   else {
-    const back = putBack(w, event, r, put);
+    const back = putBack(w, event, r);
     if (back === undefined) return beforeOf(w, hints) + foreign(w, event);
     after = back;
   }
-  if (event.type !== 'child.start' && event.type !== 'child.end') put('subagentRunId', event.lane);
-  if ('timestamp' in r || event.ts !== undefined) put('timestamp', event.ts);
+  if (event.type !== 'child.start' && event.type !== 'child.end') putDefined(r, 'subagentRunId', event.lane);
+  if ('timestamp' in r || event.ts !== undefined) putDefined(r, 'timestamp', event.ts);
   return beforeOf(w, hints) + frameJson(framingOf(w), rawIfSame(hints.raw, JSON.stringify(r))) + after;
 }
 
@@ -384,45 +390,40 @@ function beforeOf(w: Writer, hints: AguiHints): string {
  * Puts the event's fields back into `r` (a copy of its kept record), by type: what follows the
  * record (`''` for nothing), or `undefined` when an edit has no place in it.
  */
-function putBack(
-  w: Writer,
-  event: AgentEvent,
-  r: JsonObject,
-  put: (key: string, value: unknown) => void,
-): string | undefined {
+function putBack(w: Writer, event: AgentEvent, r: JsonObject): string | undefined {
   switch (event.type) {
     case 'run.start':
-      put('threadId', event.session);
-      put('runId', event.run);
+      putDefined(r, 'threadId', event.session);
+      putDefined(r, 'runId', event.run);
       if (event.input !== undefined && lastUserText(r.input) !== event.input) {
         const input = isJsonObject(r.input) ? r.input : { threadId: r.threadId!, runId: r.runId! };
         r.input = withLastUserText(input, event.input, () => newId(w));
       }
       return '';
     case 'run.end':
-      runEndBack(event, r, put);
+      runEndBack(event, r);
       return '';
     case 'message.start':
     case 'message.end':
-      put('messageId', event.message);
+      putDefined(r, 'messageId', event.message);
       return '';
     case 'text.delta':
       if ('delta' in r) r.delta = event.text;
-      put('messageId', event.message);
+      putDefined(r, 'messageId', event.message);
       return '';
     case 'reasoning.delta':
-      return reasoningBack(w, event, r, put);
+      return reasoningBack(w, event, r);
     case 'tool.args.delta':
-      return argsBack(w, event, r, put);
+      return argsBack(w, event, r);
     case 'tool.start':
     case 'tool.end':
-      return callBack(w, event, r, put);
+      return callBack(w, event, r);
     case 'child.start':
-      put('subagentRunId', event.child);
-      put('name', event.name);
-      put('description', event.task);
-      put('parentToolCallId', event.call);
-      put('parentSubagentRunId', event.lane);
+      putDefined(r, 'subagentRunId', event.child);
+      putDefined(r, 'name', event.name);
+      putDefined(r, 'description', event.task);
+      putDefined(r, 'parentToolCallId', event.call);
+      putDefined(r, 'parentSubagentRunId', event.lane);
       putKeptMeta(r, 'metadata', 'kind', event.kind);
       putKeptMeta(r, 'metadata', 'background', event.background);
       setBounded(w[KEPT_PARENTS], event.child, event.lane);
@@ -431,8 +432,8 @@ function putBack(
       const parents = w[KEPT_PARENTS];
       if (parents.has(event.child) && parents.get(event.child) !== event.lane) return undefined;
       parents.delete(event.child);
-      put('subagentRunId', event.child);
-      put(r.type === 'SUBAGENT_ERROR' ? 'message' : 'result', event.result);
+      putDefined(r, 'subagentRunId', event.child);
+      putDefined(r, r.type === 'SUBAGENT_ERROR' ? 'message' : 'result', event.result);
       return '';
     }
     default:
@@ -441,14 +442,10 @@ function putBack(
 }
 
 /** A run's end: its error and code, or its answer, and what its metadata says. */
-function runEndBack(
-  event: AgentEventOf<'run.end'>,
-  r: JsonObject,
-  put: (key: string, value: unknown) => void,
-): void {
+function runEndBack(event: AgentEventOf<'run.end'>, r: JsonObject): void {
   if (r.type === 'RUN_ERROR') {
-    put('message', event.error);
-    put('code', event.reason);
+    putDefined(r, 'message', event.error);
+    putDefined(r, 'code', event.reason);
   } else {
     if (typeof event.answer === 'string') r.result = event.answer;
     // An interrupt outcome reads as the reason `interrupt` unless the metadata says another.
@@ -464,16 +461,11 @@ function runEndBack(
 }
 
 /** A reasoning record; text given to a marker with none follows it as its content. */
-function reasoningBack(
-  w: Writer,
-  event: AgentEventOf<'reasoning.delta'>,
-  r: JsonObject,
-  put: (key: string, value: unknown) => void,
-): string {
+function reasoningBack(w: Writer, event: AgentEventOf<'reasoning.delta'>, r: JsonObject): string {
   if (r.type === 'REASONING_ENCRYPTED_VALUE') {
-    put('entityId', event.message);
-    put('encryptedValue', metaOf(r)?.signature === true ? event.signature : event.redacted);
-  } else put('messageId', event.message);
+    putDefined(r, 'entityId', event.message);
+    putDefined(r, 'encryptedValue', metaOf(r)?.signature === true ? event.signature : event.redacted);
+  } else putDefined(r, 'messageId', event.message);
   if ('delta' in r || (r.type === 'REASONING_MESSAGE_CHUNK' && event.text !== '')) r.delta = event.text;
   else if (event.text !== '') {
     const messageId = event.message ?? (r.messageId as string | undefined) ?? newId(w);
@@ -483,14 +475,9 @@ function reasoningBack(
 }
 
 /** A call's start or arguments; arguments given to its start follow it. */
-function argsBack(
-  w: Writer,
-  event: AgentEventOf<'tool.args.delta'>,
-  r: JsonObject,
-  put: (key: string, value: unknown) => void,
-): string {
-  put('toolCallId', event.call);
-  put('toolCallName', event.name);
+function argsBack(w: Writer, event: AgentEventOf<'tool.args.delta'>, r: JsonObject): string {
+  putDefined(r, 'toolCallId', event.call);
+  putDefined(r, 'toolCallName', event.name);
   if (event.name !== undefined) setBounded(w[KEPT_NAMES], event.call, event.name);
   if (r.type !== 'TOOL_CALL_START') {
     if ('delta' in r || event.text !== '') r.delta = event.text;
@@ -505,7 +492,6 @@ function callBack(
   w: Writer,
   event: AgentEventOf<'tool.start'> | AgentEventOf<'tool.end'>,
   r: JsonObject,
-  put: (key: string, value: unknown) => void,
 ): string | undefined {
   const names = w[KEPT_NAMES];
   if (names.has(event.call)) {
@@ -513,24 +499,14 @@ function callBack(
     // A start reads `''` for no name, a result none.
     if ((event.type === 'tool.start' ? name : name || undefined) !== event.name) return undefined;
   }
-  put('toolCallId', event.call);
+  putDefined(r, 'toolCallId', event.call);
   if (event.type === 'tool.start') {
-    putKeptMeta(r, 'metadata', 'kind', event.kind);
-    putKeptMeta(r, 'metadata', 'server', event.server);
-    putKeptMeta(r, 'metadata', 'argsSummary', event.argsSummary);
-    putKeptMeta(r, 'metadata', 'command', event.command);
-    putKeptMeta(r, 'metadata', 'startedAt', event.startedAt);
+    putKeptMetas(r, 'metadata', event, CALL_START_META);
     return '';
   }
   if (event.text !== undefined && contentText(r.content) !== event.text) r.content = event.text;
   if (event.ok !== (metaOf(r)?.ok !== false)) putKeptMeta(r, 'metadata', 'ok', event.ok);
-  putKeptMeta(r, 'metadata', 'error', event.error);
-  putKeptMeta(r, 'metadata', 'result', event.result);
-  putKeptMeta(r, 'metadata', 'exitCode', event.exitCode);
-  putKeptMeta(r, 'metadata', 'denied', event.denied);
-  putKeptMeta(r, 'metadata', 'filesChanged', event.filesChanged);
-  putKeptMeta(r, 'metadata', 'startedAt', event.startedAt);
-  putKeptMeta(r, 'metadata', 'endedAt', event.endedAt);
+  putKeptMetas(r, 'metadata', event, CALL_END_META);
   return '';
 }
 

@@ -23,7 +23,7 @@ import {
   rawIfSame,
   sameJson,
 } from '../../json';
-import { putKeptMeta } from '../../kept';
+import { CALL_START_META, putDefined, putKeptMeta, putKeptMetas } from '../../kept';
 import { checkLoss, type LossState, newLoss, reportKeyLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { hintsFrom } from '../../record';
@@ -362,25 +362,22 @@ function putBack(w: Writer, event: AgentEvent, r: JsonObject): string | undefine
     r.data = value;
     return '';
   }
-  const put = (key: string, value: unknown): void => {
-    if (value !== undefined) r[key] = value;
-  };
   switch (event.type) {
     case 'run.start':
       if (event.run !== undefined && 'messageId' in r) r.messageId = event.run;
       return '';
     case 'run.end':
-      return runEndBack(w, event, r, put);
+      return runEndBack(w, event, r);
     case 'message.start':
     case 'message.end':
-      put('id', event.message);
+      putDefined(r, 'id', event.message);
       return '';
     case 'text.delta':
-      put('id', event.message);
+      putDefined(r, 'id', event.message);
       if ('delta' in r) r.delta = event.text;
       return '';
     case 'reasoning.delta':
-      put('id', event.message);
+      putDefined(r, 'id', event.message);
       putKeptMeta(r, 'providerMetadata', 'signature', event.signature);
       putKeptMeta(r, 'providerMetadata', 'redacted', event.redacted);
       if ('delta' in r) r.delta = event.text;
@@ -388,42 +385,38 @@ function putBack(w: Writer, event: AgentEvent, r: JsonObject): string | undefine
         return emit(w, 'reasoning-delta', { id: event.message ?? r.id, delta: event.text });
       return '';
     case 'tool.args.delta':
-      put('toolCallId', event.call);
+      putDefined(r, 'toolCallId', event.call);
       if (r.type !== 'tool-input-start') {
         if ('inputTextDelta' in r) r.inputTextDelta = event.text;
         return '';
       }
-      put('toolName', event.name);
+      putDefined(r, 'toolName', event.name);
       if (event.name !== undefined) setBounded(w[KEPT_NAMES], event.call, event.name);
       if (event.text === '') return '';
       return emit(w, 'tool-input-delta', { toolCallId: event.call, inputTextDelta: event.text });
     case 'tool.start':
-      put('toolCallId', event.call);
-      put('toolName', event.name);
-      put('input', event.args);
+      putDefined(r, 'toolCallId', event.call);
+      putDefined(r, 'toolName', event.name);
+      putDefined(r, 'input', event.args);
       setBounded(w[KEPT_NAMES], event.call, event.name);
-      putKeptMeta(r, 'toolMetadata', 'kind', event.kind);
-      putKeptMeta(r, 'toolMetadata', 'server', event.server);
-      putKeptMeta(r, 'toolMetadata', 'argsSummary', event.argsSummary);
-      putKeptMeta(r, 'toolMetadata', 'command', event.command);
-      putKeptMeta(r, 'toolMetadata', 'startedAt', event.startedAt);
+      putKeptMetas(r, 'toolMetadata', event, CALL_START_META);
       return '';
     case 'tool.output':
-      put('toolCallId', event.call);
+      putDefined(r, 'toolCallId', event.call);
       if (typeof r.output === 'string' || JSON.stringify(r.output ?? null) !== event.text)
         r.output = event.text;
       return '';
     case 'tool.end':
-      return toolEndBack(w, event, r, put);
+      return toolEndBack(w, event, r);
     case 'approval.request':
       if (event.call !== undefined && changedName(w, event.call, event.tool)) return undefined;
-      put('approvalId', event.approval);
-      put('toolCallId', event.call);
-      put('reason', event.title);
+      putDefined(r, 'approvalId', event.approval);
+      putDefined(r, 'toolCallId', event.call);
+      putDefined(r, 'reason', event.title);
       return '';
     case 'approval.resolve':
       if (event.decision !== (r.approved === true ? 'allow' : 'deny')) return undefined;
-      put('approvalId', event.approval);
+      putDefined(r, 'approvalId', event.approval);
       return '';
     case 'error':
       // An `error` chunk's text (a carried error's record has no such field).
@@ -447,14 +440,9 @@ function changedName(w: Writer, call: string, name: string | undefined): boolean
 }
 
 /** A run's end: its finish reason and metadata, or its abort's reason. */
-function runEndBack(
-  w: Writer,
-  event: AgentEventOf<'run.end'>,
-  r: JsonObject,
-  put: (key: string, value: unknown) => void,
-): string | undefined {
+function runEndBack(w: Writer, event: AgentEventOf<'run.end'>, r: JsonObject): string | undefined {
   if (r.type === 'abort') {
-    put('reason', event.reason);
+    putDefined(r, 'reason', event.reason);
     return '';
   }
   // The failure the finish reads is the last `error` chunk's: the finish has no place for it.
@@ -474,20 +462,15 @@ function runEndBack(
 }
 
 /** A call's output: its name only where the chunk has one, its outcome by the chunk's type. */
-function toolEndBack(
-  w: Writer,
-  event: AgentEventOf<'tool.end'>,
-  r: JsonObject,
-  put: (key: string, value: unknown) => void,
-): string | undefined {
+function toolEndBack(w: Writer, event: AgentEventOf<'tool.end'>, r: JsonObject): string | undefined {
   if (
     event.ok !== (r.type === 'tool-output-available') ||
     (event.denied === true) !== (r.type === 'tool-output-denied')
   )
     return undefined;
-  if ('toolName' in r) put('toolName', event.name);
+  if ('toolName' in r) putDefined(r, 'toolName', event.name);
   else if (changedName(w, event.call, event.name)) return undefined;
-  put('toolCallId', event.call);
+  putDefined(r, 'toolCallId', event.call);
   const meta = metaOf(r.toolMetadata);
   if (event.text !== undefined && typeof r.output === 'string' && meta?.text === undefined)
     r.output = event.text;
@@ -497,7 +480,7 @@ function toolEndBack(
   else putKeptMeta(r, 'toolMetadata', 'error', event.error);
   // An output that is not text is the call's result, unless the metadata says another.
   if (r.type === 'tool-output-available' && typeof r.output !== 'string' && meta?.result === undefined)
-    put('output', event.result);
+    putDefined(r, 'output', event.result);
   else putKeptMeta(r, 'toolMetadata', 'result', event.result);
   putKeptMeta(r, 'toolMetadata', 'exitCode', event.exitCode);
   putKeptMeta(r, 'toolMetadata', 'filesChanged', event.filesChanged);
