@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonObject } from './json';
+import { isJsonObject, type JsonObject, sameJson } from './json';
 
 // What the writers' kept-line fast paths need to prove that a line the decoder kept is still
 // what the general path would write: the kept record holds only values `JSON.stringify` gives
@@ -152,4 +152,34 @@ export function copyJsonBySpread<T>(value: T): T {
     if (typeof v === 'object' && v !== null && Object.hasOwn(out, key)) out[key] = copyJsonBySpread(v);
   }
   return out as T;
+}
+
+/** `r[key] = value` unless `value` is `undefined`: an event field put back into its kept record. */
+export function putDefined(r: JsonObject, key: string, value: unknown): void {
+  if (value !== undefined) r[key] = value;
+}
+
+/**
+ * Puts `value` at `r[field].agentwire[key]` of a record a writer rebuilds from a kept one, unless
+ * it says the same already: an edited event field the record keeps in its metadata reaches the
+ * line (`rawIfSame` then writes the record, not the kept line). The objects on the way are the
+ * kept record's: copied, never changed. `undefined` puts nothing (the field was not edited in).
+ */
+export function putKeptMeta(r: JsonObject, field: string, key: string, value: unknown): void {
+  if (value === undefined) return;
+  const outer = r[field];
+  const meta = isJsonObject(outer) ? outer.agentwire : undefined;
+  if (isJsonObject(meta) && sameJson(meta[key], value)) return;
+  r[field] = {
+    ...(isJsonObject(outer) ? outer : {}),
+    agentwire: { ...(isJsonObject(meta) ? meta : {}), [key]: value } as JsonObject,
+  };
+}
+
+/** The fields of a call's start both UI writers keep in its record's metadata. */
+export const CALL_START_META = ['kind', 'server', 'argsSummary', 'command', 'startedAt'] as const;
+
+/** {@link putKeptMeta} of each of `keys` of `event`. */
+export function putKeptMetas(r: JsonObject, field: string, event: object, keys: readonly string[]): void {
+  for (const key of keys) putKeptMeta(r, field, key, (event as Record<string, unknown>)[key]);
 }

@@ -77,3 +77,19 @@ let total = 0;
 test('the fields tried are many (HEP and nativeharness keep no line; the others do)', () => {
   expect(total).toBeGreaterThan(400);
 });
+
+// Not only text: a boolean edited on an event that kept its line reaches the output too. A
+// call's result edited to a failure (`ok: false`) reads back as one from both writers.
+describe.each(['ag-ui', 'ai-sdk'] as const)('%s: an edited boolean', (format) => {
+  test('a tool end edited to ok: false reads back failed', () => {
+    const fixture = format === 'ag-ui' ? 'tool-call' : 'chat';
+    const codec = codecFor(format)!;
+    const { events } = codec.parse(loadFixture(format, fixture).bytes);
+    const i = events.findIndex((e) => e.type === 'tool.end' && e.ok && keptLine(e));
+    expect(i).toBeGreaterThanOrEqual(0);
+    const edited = events.map((e, j) => (j === i ? ({ ...e, ok: false } as AgentEvent) : e));
+    const again = codec.parse(codec.stringify(edited, { onDiagnostic() {} } as never)).events;
+    const ends = again.filter((e) => e.type === 'tool.end');
+    expect(ends.map((e) => e.ok)).toContain(false);
+  });
+});

@@ -87,6 +87,14 @@ export function carriedValue(event: AgentEvent): JsonObject {
 }
 
 /**
+ * A kept carried value with `event`'s fields put back: an edited field reaches the record, the
+ * value's other keys stay where they were (a value that says the same is the kept line again).
+ */
+export function carriedInto(value: unknown, event: AgentEvent): JsonObject {
+  return { ...(isJsonObject(value) ? value : {}), ...carriedValue(event) };
+}
+
+/**
  * True when {@link carriedValue} of `event` is exactly `{"call": string, "text": string}`, keys in
  * that order (a tool output as most streams have it): the writers spell that value without
  * building it. Held to carriedValue by test/ui/writer-shortcuts.test.ts.

@@ -70,7 +70,7 @@ interface Cx {
 }
 
 /** Text of a tool result's `content`: the string, or its text parts joined. */
-function contentText(content: unknown): string | undefined {
+export function contentText(content: unknown): string | undefined {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return undefined;
   let text = '';
@@ -79,7 +79,7 @@ function contentText(content: unknown): string | undefined {
 }
 
 /** The content of the last user message of a `RunAgentInput`, when it is text. */
-function lastUserText(input: unknown): string | undefined {
+export function lastUserText(input: unknown): string | undefined {
   if (!isJsonObject(input) || !Array.isArray(input.messages)) return undefined;
   for (let i = input.messages.length - 1; i >= 0; i--) {
     const m = input.messages[i];

@@ -1,8 +1,10 @@
+import { setBounded } from '../../bounded';
 import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
 import {
   afterHeld,
   CARRY_PREFIX,
+  carriedInto,
   carriedValue,
   carriesCallText,
   type HeldRecords,
@@ -21,18 +23,22 @@ import {
   jsonString,
   rawIfSame,
 } from '../../json';
+import { CALL_START_META, putDefined, putKeptMeta, putKeptMetas } from '../../kept';
 import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { hintsFrom } from '../../record';
+import { contentText, lastUserText } from './decode';
 import {
   AGUI_APPROVAL_REASON,
   AGUI_MAX_HELD_TEXT,
   AGUI_META_KEY,
   AGUI_QUESTION_REASON,
   type AguiHints,
+  metaOf,
   stepNameOf,
   usageEntryJson,
   usageToWire,
+  withLastUserText,
 } from './wire';
 
 /** Options of the AG-UI writer. */
@@ -94,6 +100,16 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
 };
 
 const TEXT_DELTA_CARRIED = CARRIED['text.delta']!;
+/** The fields of a call's end its result keeps in its metadata (besides `ok`). */
+const CALL_END_META = [
+  'error',
+  'result',
+  'exitCode',
+  'denied',
+  'filesChanged',
+  'startedAt',
+  'endedAt',
+] as const;
 
 // Outside a run AG-UI has no place for an event (a stream opens with RUN_STARTED and a finished
 // run takes nothing more): every such event waits for the next run.
@@ -209,6 +225,13 @@ type Writer = [
   /** The message whose `TEXT_MESSAGE_CONTENT` head {@link openDelta} holds, and that head. */
   deltaId: string | undefined,
   deltaHead: string,
+  /**
+   * The tool name of each call whose start this writer wrote from a kept record, and the parent
+   * lane of each child it did: what the decoder gave a later record's event that has no place
+   * for it (a call's end its name, a child's end its lane), to tell an edit of it.
+   */
+  keptNames: Map<string, string>,
+  keptParents: Map<string, string | undefined>,
 ];
 
 const LOSS = 0;
@@ -236,6 +259,8 @@ const MESSAGE_TEXT = 21;
 const RUN_TEXT_LENGTH = 22;
 const DELTA_ID = 23;
 const DELTA_HEAD = 24;
+const KEPT_NAMES = 25;
+const KEPT_PARENTS = 26;
 
 function newWriter(options: AguiEncodeOptions, sink: DiagnosticSink): Writer {
   return [
@@ -264,6 +289,8 @@ function newWriter(options: AguiEncodeOptions, sink: DiagnosticSink): Writer {
     0,
     undefined,
     '',
+    new Map(),
+    new Map(),
   ];
 }
 
@@ -328,48 +355,159 @@ function openDelta(w: Writer, event: AgentEventOf<'text.delta'>): string | undef
 
 // ---- events read from AG-UI: their record, with the event's fields put back ----
 
+/**
+ * An event read from AG-UI: its kept record with every field of the event the general path
+ * writes put back where the decoder read it, written as it came while it says the same
+ * (`rawIfSame`). An edit the record has a place for is so written; text given to an event of a
+ * start marker (`""` as read) follows the record as its content; an edit the record has no place
+ * for (a call's name on its end, a child's parent lane on its end) is written by the general path.
+ */
 function own(w: Writer, event: AgentEvent, template: JsonObject, hints: AguiHints): string {
   const r: JsonObject = { ...template };
-  const e = event as Record<string, unknown>;
-  const put = (key: string, value: unknown): void => {
-    if (value !== undefined) r[key] = value;
-  };
-  switch (event.type) {
-    case 'run.start':
-      w[RUN_OPEN] = true;
-      put('threadId', event.session);
-      put('runId', event.run);
-      break;
-    case 'run.end':
-      w[RUN_OPEN] = false;
-      if (r.type === 'RUN_ERROR') put('message', event.error);
-      else if (typeof event.answer === 'string') r.result = event.answer;
-      break;
-    case 'text.delta':
-    case 'reasoning.delta':
-      if ('delta' in r) r.delta = event.text;
-      break;
-    case 'tool.args.delta':
-      if (r.type === 'TOOL_CALL_ARGS') r.delta = event.text;
-      put('toolCallId', event.call);
-      break;
-    case 'tool.start':
-    case 'tool.end':
-      put('toolCallId', e.call);
-      if (event.type === 'tool.end' && event.text !== undefined && typeof r.content === 'string')
-        r.content = event.text;
-      break;
-    case 'child.start':
-    case 'child.end':
-      put('subagentRunId', e.child);
-      break;
-    default:
-      break;
+  if (event.type === 'run.start') w[RUN_OPEN] = true;
+  else if (event.type === 'run.end') w[RUN_OPEN] = false;
+  let after = '';
+  if (r.type === 'CUSTOM' && typeof r.name === 'string' && r.name.startsWith(CARRY_PREFIX))
+    r.value = carriedInto(r.value, event);
+  else {
+    const back = putBack(w, event, r);
+    if (back === undefined) return beforeOf(w, hints) + foreign(w, event);
+    after = back;
   }
-  if ('timestamp' in r || event.ts !== undefined) put('timestamp', event.ts);
+  if (event.type !== 'child.start' && event.type !== 'child.end') putDefined(r, 'subagentRunId', event.lane);
+  if ('timestamp' in r || event.ts !== undefined) putDefined(r, 'timestamp', event.ts);
+  return beforeOf(w, hints) + frameJson(framingOf(w), rawIfSame(hints.raw, JSON.stringify(r))) + after;
+}
+
+/** The records with no event of their own that the event carries, framed. */
+function beforeOf(w: Writer, hints: AguiHints): string {
   let out = '';
   if (hints.before !== undefined) for (const raw of hints.before) out += frameJson(framingOf(w), raw);
-  return out + frameJson(framingOf(w), rawIfSame(hints.raw, JSON.stringify(r)));
+  return out;
+}
+
+/**
+ * Puts the event's fields back into `r` (a copy of its kept record), by type: what follows the
+ * record (`''` for nothing), or `undefined` when an edit has no place in it.
+ */
+function putBack(w: Writer, event: AgentEvent, r: JsonObject): string | undefined {
+  switch (event.type) {
+    case 'run.start':
+      putDefined(r, 'threadId', event.session);
+      putDefined(r, 'runId', event.run);
+      if (event.input !== undefined && lastUserText(r.input) !== event.input) {
+        const input = isJsonObject(r.input) ? r.input : { threadId: r.threadId!, runId: r.runId! };
+        r.input = withLastUserText(input, event.input, () => newId(w));
+      }
+      return '';
+    case 'run.end':
+      runEndBack(event, r);
+      return '';
+    case 'message.start':
+    case 'message.end':
+      putDefined(r, 'messageId', event.message);
+      return '';
+    case 'text.delta':
+      if ('delta' in r) r.delta = event.text;
+      putDefined(r, 'messageId', event.message);
+      return '';
+    case 'reasoning.delta':
+      return reasoningBack(w, event, r);
+    case 'tool.args.delta':
+      return argsBack(w, event, r);
+    case 'tool.start':
+    case 'tool.end':
+      return callBack(w, event, r);
+    case 'child.start':
+      putDefined(r, 'subagentRunId', event.child);
+      putDefined(r, 'name', event.name);
+      putDefined(r, 'description', event.task);
+      putDefined(r, 'parentToolCallId', event.call);
+      putDefined(r, 'parentSubagentRunId', event.lane);
+      putKeptMeta(r, 'metadata', 'kind', event.kind);
+      putKeptMeta(r, 'metadata', 'background', event.background);
+      setBounded(w[KEPT_PARENTS], event.child, event.lane);
+      return '';
+    case 'child.end': {
+      const parents = w[KEPT_PARENTS];
+      if (parents.has(event.child) && parents.get(event.child) !== event.lane) return undefined;
+      parents.delete(event.child);
+      putDefined(r, 'subagentRunId', event.child);
+      putDefined(r, r.type === 'SUBAGENT_ERROR' ? 'message' : 'result', event.result);
+      return '';
+    }
+    default:
+      return '';
+  }
+}
+
+/** A run's end: its error and code, or its answer, and what its metadata says. */
+function runEndBack(event: AgentEventOf<'run.end'>, r: JsonObject): void {
+  if (r.type === 'RUN_ERROR') {
+    putDefined(r, 'message', event.error);
+    putDefined(r, 'code', event.reason);
+  } else {
+    if (typeof event.answer === 'string') r.result = event.answer;
+    // An interrupt outcome reads as the reason `interrupt` unless the metadata says another.
+    const meta = metaOf(r);
+    const outcome = isJsonObject(r.outcome) ? r.outcome.type : undefined;
+    const kept =
+      typeof meta?.reason === 'string' ? meta.reason : outcome === 'interrupt' ? 'interrupt' : undefined;
+    if (event.reason !== kept) putKeptMeta(r, 'metadata', 'reason', event.reason);
+  }
+  putKeptMeta(r, 'metadata', 'stopReason', event.stopReason);
+  putKeptMeta(r, 'metadata', 'input', event.input);
+  putKeptMeta(r, 'metadata', 'durationMs', event.durationMs);
+}
+
+/** A reasoning record; text given to a marker with none follows it as its content. */
+function reasoningBack(w: Writer, event: AgentEventOf<'reasoning.delta'>, r: JsonObject): string {
+  if (r.type === 'REASONING_ENCRYPTED_VALUE') {
+    putDefined(r, 'entityId', event.message);
+    putDefined(r, 'encryptedValue', metaOf(r)?.signature === true ? event.signature : event.redacted);
+  } else putDefined(r, 'messageId', event.message);
+  if ('delta' in r || (r.type === 'REASONING_MESSAGE_CHUNK' && event.text !== '')) r.delta = event.text;
+  else if (event.text !== '') {
+    const messageId = event.message ?? (r.messageId as string | undefined) ?? newId(w);
+    return emit(w, event, 'REASONING_MESSAGE_CONTENT', { messageId, delta: event.text });
+  }
+  return '';
+}
+
+/** A call's start or arguments; arguments given to its start follow it. */
+function argsBack(w: Writer, event: AgentEventOf<'tool.args.delta'>, r: JsonObject): string {
+  putDefined(r, 'toolCallId', event.call);
+  putDefined(r, 'toolCallName', event.name);
+  if (event.name !== undefined) setBounded(w[KEPT_NAMES], event.call, event.name);
+  if (r.type !== 'TOOL_CALL_START') {
+    if ('delta' in r || event.text !== '') r.delta = event.text;
+    return '';
+  }
+  if (event.text === '') return '';
+  return emit(w, event, 'TOOL_CALL_ARGS', { toolCallId: event.call, delta: event.text });
+}
+
+/** A call's end or result: its name has no place there (the decoder had it from its start). */
+function callBack(
+  w: Writer,
+  event: AgentEventOf<'tool.start'> | AgentEventOf<'tool.end'>,
+  r: JsonObject,
+): string | undefined {
+  const names = w[KEPT_NAMES];
+  if (names.has(event.call)) {
+    const name = names.get(event.call)!;
+    // A start reads `''` for no name, a result none.
+    if ((event.type === 'tool.start' ? name : name || undefined) !== event.name) return undefined;
+  }
+  putDefined(r, 'toolCallId', event.call);
+  if (event.type === 'tool.start') {
+    putKeptMetas(r, 'metadata', event, CALL_START_META);
+    return '';
+  }
+  if (event.text !== undefined && contentText(r.content) !== event.text) r.content = event.text;
+  if (event.ok !== (metaOf(r)?.ok !== false)) putKeptMeta(r, 'metadata', 'ok', event.ok);
+  putKeptMetas(r, 'metadata', event, CALL_END_META);
+  return '';
 }
 
 // ---- events from another format ----

@@ -332,3 +332,17 @@ export function sniffAgui(record: JsonObject): Detection | undefined {
     reason: `an AG-UI ${record.type} event`,
   };
 }
+
+/**
+ * `input` with the content of its last user message (one added at the end when it has none) made
+ * `text`: where a run start's edited input goes back into its kept `RunAgentInput`. Copies what
+ * it changes (the kept record's objects are never changed).
+ */
+export function withLastUserText(input: JsonObject, text: string, id: () => string): JsonObject {
+  const messages = Array.isArray(input.messages) ? input.messages.slice() : [];
+  let i = messages.length - 1;
+  while (i >= 0 && !(isJsonObject(messages[i]) && (messages[i] as JsonObject).role === 'user')) i--;
+  if (i < 0) messages.push({ id: id(), role: 'user', content: text });
+  else messages[i] = { ...(messages[i] as JsonObject), content: text };
+  return { ...input, messages };
+}

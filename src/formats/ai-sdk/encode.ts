@@ -4,6 +4,7 @@ import type { DiagnosticSink } from '../../diagnostics';
 import {
   afterHeld,
   canonicalType,
+  carriedInto,
   carriedValue,
   carriesCallText,
   type HeldRecords,
@@ -20,7 +21,9 @@ import {
   type JsonObject,
   jsonString,
   rawIfSame,
+  sameJson,
 } from '../../json';
+import { CALL_START_META, putDefined, putKeptMeta, putKeptMetas } from '../../kept';
 import { checkLoss, type LossState, newLoss, reportKeyLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { hintsFrom } from '../../record';
@@ -31,6 +34,7 @@ import {
   AISDK_META_KEY,
   type AiSdkHints,
   finishReasonOf,
+  metaOf,
   usageToMetadata,
 } from './wire';
 
@@ -186,6 +190,14 @@ type Writer = [
   /** The text part whose `text-delta` head {@link openDelta} holds, and that head. */
   deltaId: string | undefined,
   deltaHead: string,
+  /**
+   * The tool name of each call whose start this writer wrote from a kept chunk, and the text of
+   * the last `error` chunk of the run it so wrote: what the decoder gave a later chunk's event
+   * that has no place for it (a call's output or approval its name, a run's finish its error),
+   * to tell an edit of it.
+   */
+  keptNames: Map<string, string>,
+  keptFailure: string | undefined,
 ];
 
 const LOSS = 0;
@@ -211,6 +223,8 @@ const WAITING = 19;
 const EARLY = 20;
 const DELTA_ID = 21;
 const DELTA_HEAD = 22;
+const KEPT_NAMES = 23;
+const KEPT_FAILURE = 24;
 
 function newWriter(options: AiSdkEncodeOptions, sink: DiagnosticSink): Writer {
   return [
@@ -237,6 +251,8 @@ function newWriter(options: AiSdkEncodeOptions, sink: DiagnosticSink): Writer {
     newHeldRecords(MAX_WAITING),
     undefined,
     '',
+    new Map(),
+    undefined,
   ];
 }
 
@@ -298,39 +314,179 @@ function openDelta(w: Writer, event: AgentEventOf<'text.delta'>): string | undef
 
 // ---- chunks read from the AI SDK: their record, with the event's fields put back ----
 
+/**
+ * An event read from the AI SDK: its kept chunk with every field of the event the general path
+ * writes put back where the decoder read it, written as it came while it says the same
+ * (`rawIfSame`). An edit the chunk has a place for is so written; text given to an event of a
+ * start chunk (`""` as read) follows the chunk as its delta; an edit the chunk has no place for
+ * (a call's name on its output, a decision neither allow nor deny, a run's failure on its finish)
+ * is written by the general path.
+ */
 function own(w: Writer, event: AgentEvent, template: JsonObject, hints: AiSdkHints): string {
+  if (hints.before !== undefined) keepFailure(w, hints.before);
   const r: JsonObject = { ...template };
-  switch (event.type) {
-    case 'run.start':
-      w[RUN_OPEN] = true;
-      if (event.run !== undefined && 'messageId' in r) r.messageId = event.run;
-      break;
-    case 'run.end':
-      w[RUN_OPEN] = false;
-      if (event.stopReason !== undefined && 'finishReason' in r) r.finishReason = event.stopReason;
-      break;
-    case 'text.delta':
-    case 'reasoning.delta':
-      if ('delta' in r) r.delta = event.text;
-      break;
-    case 'tool.args.delta':
-      if ('inputTextDelta' in r) r.inputTextDelta = event.text;
-      break;
-    case 'tool.end':
-      if (event.text !== undefined && typeof r.output === 'string') r.output = event.text;
-      if (typeof event.error === 'string' && typeof r.errorText === 'string') r.errorText = event.error;
-      break;
-    case 'error':
-      // An `error` chunk's text (a carried error's record has no such field).
-      if (r.type === 'error') r.errorText = event.message;
-      break;
-    default:
-      break;
-  }
+  const after = putBack(w, event, r);
+  if (after === undefined) return beforeOf(w, hints) + foreign(w, event);
+  if (event.type === 'run.start') w[RUN_OPEN] = true;
+  else if (event.type === 'run.end') w[RUN_OPEN] = false;
+  if (event.type === 'run.start' || event.type === 'run.end') w[KEPT_FAILURE] = undefined;
   w[WROTE] = true;
+  return beforeOf(w, hints) + frameJson(framingOf(w), rawIfSame(hints.raw, JSON.stringify(r))) + after;
+}
+
+/** The chunks with no event of their own that the event carries, framed. */
+function beforeOf(w: Writer, hints: AiSdkHints): string {
   let out = '';
   if (hints.before !== undefined) for (const raw of hints.before) out += frameJson(framingOf(w), raw);
-  return out + frameJson(framingOf(w), rawIfSame(hints.raw, JSON.stringify(r)));
+  return out;
+}
+
+/** A run's failure an `error` chunk carried by a later event said (its restated error). */
+function keepFailure(w: Writer, before: readonly string[]): void {
+  for (const raw of before) {
+    if (!raw.startsWith('{"type":"error"')) continue;
+    const r: unknown = JSON.parse(raw);
+    if (isJsonObject(r) && typeof r.errorText === 'string') w[KEPT_FAILURE] = r.errorText;
+  }
+}
+
+/**
+ * Puts the event's fields back into `r` (a copy of its kept chunk), by type: what follows the
+ * chunk (`''` for nothing), or `undefined` when an edit has no place in it.
+ */
+function putBack(w: Writer, event: AgentEvent, r: JsonObject): string | undefined {
+  if (event.type !== 'unknown' && typeof r.type === 'string' && r.type.startsWith(AISDK_DATA_PREFIX)) {
+    const value = carriedInto(r.data, event);
+    if (event.lane !== undefined) value.lane = event.lane;
+    if (event.ts !== undefined) value.ts = event.ts;
+    r.data = value;
+    return '';
+  }
+  switch (event.type) {
+    case 'run.start':
+      if (event.run !== undefined && 'messageId' in r) r.messageId = event.run;
+      return '';
+    case 'run.end':
+      return runEndBack(w, event, r);
+    case 'message.start':
+    case 'message.end':
+      putDefined(r, 'id', event.message);
+      return '';
+    case 'text.delta':
+      putDefined(r, 'id', event.message);
+      if ('delta' in r) r.delta = event.text;
+      return '';
+    case 'reasoning.delta':
+      putDefined(r, 'id', event.message);
+      putKeptMeta(r, 'providerMetadata', 'signature', event.signature);
+      putKeptMeta(r, 'providerMetadata', 'redacted', event.redacted);
+      if ('delta' in r) r.delta = event.text;
+      else if (event.text !== '')
+        return emit(w, 'reasoning-delta', { id: event.message ?? r.id, delta: event.text });
+      return '';
+    case 'tool.args.delta':
+      putDefined(r, 'toolCallId', event.call);
+      if (r.type !== 'tool-input-start') {
+        if ('inputTextDelta' in r) r.inputTextDelta = event.text;
+        return '';
+      }
+      putDefined(r, 'toolName', event.name);
+      if (event.name !== undefined) setBounded(w[KEPT_NAMES], event.call, event.name);
+      if (event.text === '') return '';
+      return emit(w, 'tool-input-delta', { toolCallId: event.call, inputTextDelta: event.text });
+    case 'tool.start':
+      putDefined(r, 'toolCallId', event.call);
+      putDefined(r, 'toolName', event.name);
+      putDefined(r, 'input', event.args);
+      setBounded(w[KEPT_NAMES], event.call, event.name);
+      putKeptMetas(r, 'toolMetadata', event, CALL_START_META);
+      return '';
+    case 'tool.output':
+      putDefined(r, 'toolCallId', event.call);
+      if (typeof r.output === 'string' || JSON.stringify(r.output ?? null) !== event.text)
+        r.output = event.text;
+      return '';
+    case 'tool.end':
+      return toolEndBack(w, event, r);
+    case 'approval.request':
+      if (event.call !== undefined && changedName(w, event.call, event.tool)) return undefined;
+      putDefined(r, 'approvalId', event.approval);
+      putDefined(r, 'toolCallId', event.call);
+      putDefined(r, 'reason', event.title);
+      return '';
+    case 'approval.resolve':
+      if (event.decision !== (r.approved === true ? 'allow' : 'deny')) return undefined;
+      putDefined(r, 'approvalId', event.approval);
+      return '';
+    case 'error':
+      // An `error` chunk's text (a carried error's record has no such field).
+      if (r.type === 'error') {
+        r.errorText = event.message;
+        w[KEPT_FAILURE] = event.message;
+      }
+      return '';
+    case 'unknown':
+      // A chunk read as no event is the event's record: a changed one, or type, is written whole.
+      return event.recordType === r.type && sameJson(event.record, r) ? '' : undefined;
+    default:
+      return '';
+  }
+}
+
+/** True when `name` is not the name the kept chunks gave `call` (when they gave one). */
+function changedName(w: Writer, call: string, name: string | undefined): boolean {
+  const names = w[KEPT_NAMES];
+  return names.has(call) && names.get(call) !== name;
+}
+
+/** A run's end: its finish reason and metadata, or its abort's reason. */
+function runEndBack(w: Writer, event: AgentEventOf<'run.end'>, r: JsonObject): string | undefined {
+  if (r.type === 'abort') {
+    putDefined(r, 'reason', event.reason);
+    return '';
+  }
+  // The failure the finish reads is the last `error` chunk's: the finish has no place for it.
+  if (event.error !== w[KEPT_FAILURE]) return undefined;
+  if (event.stopReason !== undefined && 'finishReason' in r) r.finishReason = event.stopReason;
+  const m = isJsonObject(r.messageMetadata) ? r.messageMetadata : undefined;
+  if (
+    (event.reason !== undefined && m?.reason !== event.reason) ||
+    (event.durationMs !== undefined && m?.durationMs !== event.durationMs)
+  ) {
+    const meta: JsonObject = { ...m };
+    if (event.reason !== undefined) meta.reason = event.reason;
+    if (event.durationMs !== undefined) meta.durationMs = event.durationMs;
+    r.messageMetadata = meta;
+  }
+  return '';
+}
+
+/** A call's output: its name only where the chunk has one, its outcome by the chunk's type. */
+function toolEndBack(w: Writer, event: AgentEventOf<'tool.end'>, r: JsonObject): string | undefined {
+  if (
+    event.ok !== (r.type === 'tool-output-available') ||
+    (event.denied === true) !== (r.type === 'tool-output-denied')
+  )
+    return undefined;
+  if ('toolName' in r) putDefined(r, 'toolName', event.name);
+  else if (changedName(w, event.call, event.name)) return undefined;
+  putDefined(r, 'toolCallId', event.call);
+  const meta = metaOf(r.toolMetadata);
+  if (event.text !== undefined && typeof r.output === 'string' && meta?.text === undefined)
+    r.output = event.text;
+  else putKeptMeta(r, 'toolMetadata', 'text', event.text);
+  if (typeof event.error === 'string' && typeof r.errorText === 'string' && meta?.error === undefined)
+    r.errorText = event.error;
+  else putKeptMeta(r, 'toolMetadata', 'error', event.error);
+  // An output that is not text is the call's result, unless the metadata says another.
+  if (r.type === 'tool-output-available' && typeof r.output !== 'string' && meta?.result === undefined)
+    putDefined(r, 'output', event.result);
+  else putKeptMeta(r, 'toolMetadata', 'result', event.result);
+  putKeptMeta(r, 'toolMetadata', 'exitCode', event.exitCode);
+  putKeptMeta(r, 'toolMetadata', 'filesChanged', event.filesChanged);
+  putKeptMeta(r, 'toolMetadata', 'startedAt', event.startedAt);
+  putKeptMeta(r, 'toolMetadata', 'endedAt', event.endedAt);
+  return '';
 }
 
 // ---- events from another format ----
