@@ -111,6 +111,8 @@ interface Group {
   events: AgentEvent[];
   /** `raw` parsed, when a value was not found in it as spelled (see `onLine`). */
   record?: JsonObject | undefined;
+  /** The line's `session_id` (`null`: it has none), read once for all its events. */
+  session?: string | null;
 }
 
 function defaultId(): string {
@@ -156,6 +158,33 @@ function onLine(group: Group, value: string, part: boolean): boolean {
   return group.record !== undefined && holds(group.record, value, part);
 }
 
+// A JSON string's body: what `lineSession` reads after `"session_id":"`.
+const STRING_BODY = /((?:[^"\\]|\\.)*)"/y;
+
+// The line's `session_id`, read once per line and from its end: the CLI writes it after the
+// message, so a search from the start would read the whole content for every event of the line
+// (the writer's cost, docs/performance.md). A nested `"session_id":"` (a structured tool result
+// after it) may be read instead: the value then differs and `onLine` decides, as for any field.
+function lineSession(group: Group): string | null {
+  if (group.session !== undefined) return group.session;
+  const key = '"session_id":"';
+  const at = group.raw.lastIndexOf(key);
+  let session: string | null = null;
+  if (at >= 0) {
+    STRING_BODY.lastIndex = at + key.length;
+    const m = STRING_BODY.exec(group.raw);
+    if (m !== null) {
+      try {
+        session = JSON.parse(`"${m[1]}"`) as string;
+      } catch {
+        session = null;
+      }
+    }
+  }
+  group.session = session;
+  return session;
+}
+
 function parseRecord(raw: string): JsonObject | undefined {
   try {
     const record: unknown = JSON.parse(raw);
@@ -184,8 +213,12 @@ function editOf(event: AgentEvent, group: Group): Edit {
   const fields = event as Record<string, unknown>;
   for (const key in fields) {
     if (key === 'type' || key === 'provenance' || checked?.includes(key) || skip?.includes(key)) continue;
-    // A line without a session of its own is in the one an earlier line said.
-    if (key === 'session' && !group.raw.includes('"session_id"')) continue;
+    if (key === 'session') {
+      // A line without a session of its own is in the one an earlier line said; one with it says
+      // it for every event of the line (read once, from the end: see `lineSession`).
+      const own = lineSession(group);
+      if (own === null || fields[key] === own) continue;
+    }
     // A message the line names no id for is ''.
     if (key === 'message' && fields[key] === '') continue;
     const value = fields[key];
@@ -251,6 +284,7 @@ function patch(record: JsonObject, event: AgentEvent): void {
       b.content = Array.isArray(b.content) ? [{ type: 'text', text: event.text ?? '' }] : (event.text ?? '');
       if (!event.ok) b.is_error = true;
       else if ('is_error' in b) b.is_error = false;
+      outputAgain(record, event);
       return;
     }
     case 'user.message':
@@ -281,6 +315,20 @@ function groupEdit(group: Group): Edit {
     if (x === 'patch') edit = x;
   }
   return edit;
+}
+
+// The CLI says a tool's output twice: in the tool_result block and at the top level
+// (`tool_use_result`: the text, `Error: <text>`, or a structured copy such as Bash's stdout or a
+// Read's file). A changed output must not stay in the second place (a redacted secret would
+// come back): a string is rewritten around the new text, a structured copy is left out.
+function outputAgain(record: JsonObject, event: AgentEventOf<'tool.end'>): void {
+  const again = record.tool_use_result;
+  const before = (event.provenance?.hints as ClaudeHints | undefined)?.said?.text;
+  const text = event.text ?? '';
+  if (again === undefined || text === before) return;
+  if (typeof again === 'string' && typeof before === 'string' && again.endsWith(before))
+    record.tool_use_result = again.slice(0, again.length - before.length) + text;
+  else delete record.tool_use_result;
 }
 
 function groupText(group: Group, edit: Edit): string {
