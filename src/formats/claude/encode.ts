@@ -109,6 +109,10 @@ interface Group {
   line: number;
   offset: number;
   events: AgentEvent[];
+  /** `raw` parsed, when a value was not found in it as spelled (see `onLine`). */
+  record?: JsonObject | undefined;
+  /** The line's `session_id` (`null`: it has none), read once for all its events. */
+  session?: string | null;
 }
 
 function defaultId(): string {
@@ -118,12 +122,113 @@ function defaultId(): string {
 // ---------------------------------------------------------------------------------------------
 // Putting a line back: as written while its events say the same, patched where they do not
 
-function edited(event: AgentEvent): boolean {
-  const keys = CLAUDE_CHECKED[event.type];
-  if (keys === undefined || event.provenance?.synthetic === true) return false;
-  const said = (event.provenance?.hints as ClaudeHints | undefined)?.said ?? {};
-  for (const key of keys) if (!sameJson((event as Record<string, unknown>)[key], said[key])) return true;
+/** What writing a kept line takes: nothing (as written), a patch, or the event rebuilt. */
+type Edit = 'none' | 'patch' | 'rebuild';
+
+// String fields an event does not read as written from its own line (from an earlier line, or
+// mapped from a value the line spells otherwise): not looked for in it.
+// An edit of one of these is still put back as the line says (test/edits-kept.known.json).
+const NOT_ON_LINE: Readonly<Partial<Record<AgentEvent['type'], readonly string[]>>> = {
+  'tool.end': ['name', 'error'],
+  'tool.args.delta': ['call', 'name'],
+  'tool.liveness': ['action'],
+  'text.delta': ['message'],
+  'reasoning.delta': ['message'],
+  'message.end': ['message'],
+  'approval.request': ['session'],
+  'child.start': ['kind', 'lane'],
+  'child.progress': ['child'],
+  'child.end': ['lane'],
+  notice: ['kind', 'severity'],
+  status: ['status'],
+  unknown: ['recordType', 'session'],
+};
+// String fields read as part of a string of the line (an error's text inside its tags).
+const PART_OF_LINE: Readonly<Partial<Record<AgentEvent['type'], readonly string[]>>> = {
+  'tool.start': ['server'],
+};
+
+// Whether a field's value is one the line says: the JSON string looked for in the line (cheap,
+// exact for the CLI's own spelling), then, only when missing, in the parsed record (a line spelled
+// otherwise: `\u` or `\/` escapes). A value the line does not hold was edited.
+function onLine(group: Group, value: string, part: boolean): boolean {
+  const json = JSON.stringify(value);
+  if (group.raw.includes(part ? json.slice(1, -1) : json)) return true;
+  group.record ??= parseRecord(group.raw);
+  return group.record !== undefined && holds(group.record, value, part);
+}
+
+// A JSON string's body: what `lineSession` reads after `"session_id":"`.
+const STRING_BODY = /((?:[^"\\]|\\.)*)"/y;
+
+// The line's `session_id`, read once per line and from its end: the CLI writes it after the
+// message, so a search from the start would read the whole content for every event of the line
+// (the writer's cost, docs/performance.md). A nested `"session_id":"` (a structured tool result
+// after it) may be read instead: the value then differs and `onLine` decides, as for any field.
+function lineSession(group: Group): string | null {
+  if (group.session !== undefined) return group.session;
+  const key = '"session_id":"';
+  const at = group.raw.lastIndexOf(key);
+  let session: string | null = null;
+  if (at >= 0) {
+    STRING_BODY.lastIndex = at + key.length;
+    const m = STRING_BODY.exec(group.raw);
+    if (m !== null) {
+      try {
+        session = JSON.parse(`"${m[1]}"`) as string;
+      } catch {
+        session = null;
+      }
+    }
+  }
+  group.session = session;
+  return session;
+}
+
+function parseRecord(raw: string): JsonObject | undefined {
+  try {
+    const record: unknown = JSON.parse(raw);
+    return isJsonObject(record) ? record : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function holds(value: unknown, text: string, part: boolean): boolean {
+  if (value === text || (part && typeof value === 'string' && value.includes(text))) return true;
+  if (typeof value !== 'object' || value === null) return false;
+  for (const v of Array.isArray(value) ? value : Object.values(value)) if (holds(v, text, part)) return true;
   return false;
+}
+
+// Checked fields (CLAUDE_CHECKED) are compared with what the decoder said and patched into the
+// record; every other string field of the event is looked for in its line, and one the line does
+// not say makes the event rebuilt from the model (a stale line put back would drop the edit). The
+// check runs at write time, on the writer's side: the decoder allocates nothing more per event
+// (its bench row has little margin; the writer's, putting lines back, has a large one).
+function editOf(event: AgentEvent, group: Group): Edit {
+  if (event.provenance?.synthetic === true) return 'none';
+  const checked = CLAUDE_CHECKED[event.type];
+  const skip = NOT_ON_LINE[event.type];
+  const fields = event as Record<string, unknown>;
+  for (const key in fields) {
+    if (key === 'type' || key === 'provenance' || checked?.includes(key) || skip?.includes(key)) continue;
+    if (key === 'session') {
+      // A line without a session of its own is in the one an earlier line said; one with it says
+      // it for every event of the line (read once, from the end: see `lineSession`).
+      const own = lineSession(group);
+      if (own === null || fields[key] === own) continue;
+    }
+    // A message the line names no id for is ''.
+    if (key === 'message' && fields[key] === '') continue;
+    const value = fields[key];
+    if (typeof value === 'string' && !onLine(group, value, PART_OF_LINE[event.type]?.includes(key) === true))
+      return 'rebuild';
+  }
+  if (checked === undefined) return 'none';
+  const said = (event.provenance?.hints as ClaudeHints | undefined)?.said ?? {};
+  for (const key of checked) if (!sameJson(fields[key], said[key])) return 'patch';
+  return 'none';
 }
 
 function blockAt(
@@ -179,6 +284,7 @@ function patch(record: JsonObject, event: AgentEvent): void {
       b.content = Array.isArray(b.content) ? [{ type: 'text', text: event.text ?? '' }] : (event.text ?? '');
       if (!event.ok) b.is_error = true;
       else if ('is_error' in b) b.is_error = false;
+      outputAgain(record, event);
       return;
     }
     case 'user.message':
@@ -200,18 +306,38 @@ function patch(record: JsonObject, event: AgentEvent): void {
   }
 }
 
-function groupText(group: Group): string {
+// The worst edit among a line's events: one rebuilt rebuilds the line.
+function groupEdit(group: Group): Edit {
+  let edit: Edit = 'none';
+  for (const e of group.events) {
+    const x = editOf(e, group);
+    if (x === 'rebuild') return x;
+    if (x === 'patch') edit = x;
+  }
+  return edit;
+}
+
+// The CLI says a tool's output twice: in the tool_result block and at the top level
+// (`tool_use_result`: the text, `Error: <text>`, or a structured copy such as Bash's stdout or a
+// Read's file). A changed output must not stay in the second place (a redacted secret would
+// come back): a string is rewritten around the new text, a structured copy is left out.
+function outputAgain(record: JsonObject, event: AgentEventOf<'tool.end'>): void {
+  const again = record.tool_use_result;
+  const before = (event.provenance?.hints as ClaudeHints | undefined)?.said?.text;
+  const text = event.text ?? '';
+  if (again === undefined || text === before) return;
+  if (typeof again === 'string' && typeof before === 'string' && again.endsWith(before))
+    record.tool_use_result = again.slice(0, again.length - before.length) + text;
+  else delete record.tool_use_result;
+}
+
+function groupText(group: Group, edit: Edit): string {
   let text = '';
   if (group.before !== undefined) for (const l of group.before) text += `${l}\n`;
-  if (!group.events.some(edited)) return `${text}${group.raw}\n`;
-  let record: unknown;
-  try {
-    record = JSON.parse(group.raw);
-  } catch {
-    return `${text}${group.raw}\n`;
-  }
-  if (!isJsonObject(record)) return `${text}${group.raw}\n`;
-  for (const e of group.events) if (edited(e)) patch(record, e);
+  if (edit === 'none') return `${text}${group.raw}\n`;
+  const record = parseRecord(group.raw);
+  if (record === undefined) return `${text}${group.raw}\n`;
+  for (const e of group.events) if (editOf(e, group) === 'patch') patch(record, e);
   assertEncodable(record, 'record', 1000, FORMAT);
   return `${text}${JSON.stringify(record)}\n`;
 }
@@ -321,8 +447,19 @@ export class ClaudeEncoder implements Encoder {
       this.open.clear();
       out = this.drain();
     }
+    const edit = groupEdit(g);
+    if (edit === 'rebuild') return out + this.rebuild(g);
     for (const e of g.events) this.follow(e);
-    return out + groupText(g);
+    return out + groupText(g, edit);
+  }
+
+  // A line one of whose events says what the line does not (and no patch can write): its events
+  // are written from the model, as events without a kept line are, after the lines before it.
+  private rebuild(g: Group): string {
+    let out = '';
+    if (g.before !== undefined) for (const l of g.before) out += `${l}\n`;
+    for (const e of g.events) out += this.model(e);
+    return out;
   }
 
   // Keeps the model writer's picture of the stream right when lines pass through as written.
