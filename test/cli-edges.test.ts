@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type AgentEvent, connect } from '../src/all';
+import { waitFor } from './wait';
 
 // The command line at its edges, as a careless user or a supervisor meets it: options given
 // oddly, inputs that are not files, signals while the input is still open.
@@ -237,11 +238,3 @@ test.each([['ai-sdk'], ['ag-ui']])(
     }
   },
 );
-
-async function waitFor(condition: () => boolean, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

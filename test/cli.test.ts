@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type AgentEvent, codecFor, codecs, connect, type Format, hep } from '../src/all';
 import { listFixtures } from '../src/node/fixtures';
+import { waitFor } from './wait';
 
 // The CLI, run as a user runs it: the built binary, real pipes, files and exit codes.
 const CLI = resolve('dist/cli.js');
@@ -400,11 +401,3 @@ describe('agentwire serve', () => {
     }
   });
 });
-
-async function waitFor(condition: () => boolean, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

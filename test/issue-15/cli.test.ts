@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { codecs } from '../../src/formats';
+import { waitFor } from '../wait';
 
 // Issue #15 items 1–6: the command line as a script sees it — exit codes by one rule for every
 // command, per-command help and options, loss summaries, serve on bad input, view --follow.
@@ -196,11 +197,3 @@ test('item 6: view --follow on a HEP file prints "run completed" at the end of t
     child.kill('SIGINT');
   }
 });
-
-async function waitFor(condition: () => boolean, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
