@@ -41,35 +41,54 @@ function keptLine(e: AgentEvent): boolean {
 
 const fixtures = listFixtures();
 
+type FixtureInfo = (typeof fixtures)[number];
+
+interface TextField {
+  /** The event's index in the fixture. */
+  i: number;
+  event: AgentEvent;
+  key: string;
+  value: string;
+}
+
+// A fixture's events, each text field of every event that kept its line, and a writer of the
+// events with the one at `i` replaced (by the fixture's own codec, in its framing; losses and
+// the like ignored).
+function keptTextFields(info: FixtureInfo) {
+  const fx = loadFixture(info.format, info.name);
+  const codec = codecFor(fx.format)!;
+  const framing = info.path.endsWith('.sse')
+    ? {}
+    : { framing: info.path.endsWith('.json') ? 'json' : 'jsonl' };
+  const { events } = codec.parse(fx.bytes);
+  const fields: TextField[] = [];
+  events.forEach((event, i) => {
+    if (!keptLine(event)) return;
+    for (const [key, value] of Object.entries(event))
+      if (key !== 'type' && key !== 'provenance' && typeof value === 'string')
+        fields.push({ i, event, key, value });
+  });
+  const write = (i: number, event: AgentEvent): string => {
+    const edited = [...events];
+    edited[i] = event;
+    return codec.stringify(edited, { ...framing, onDiagnostic() {} } as never);
+  };
+  return { fields, write };
+}
+
 describe.each(fixtures.map((f) => [`${f.format}/${f.path.split('/').pop()}`, f] as const))(
   '%s',
   (_label, info) => {
     test('an edited text field is written wherever the event without its kept line writes it', () => {
-      const fx = loadFixture(info.format, info.name);
-      const codec = codecFor(fx.format)!;
-      const framing = info.path.endsWith('.sse')
-        ? {}
-        : { framing: info.path.endsWith('.json') ? 'json' : 'jsonl' };
-      const { events } = codec.parse(fx.bytes);
+      const { fields, write } = keptTextFields(info);
       const dropped: string[] = [];
-      let tried = 0;
-      events.forEach((e, i) => {
-        if (!keptLine(e)) return;
-        for (const [key, value] of Object.entries(e)) {
-          if (key === 'type' || key === 'provenance' || typeof value !== 'string') continue;
-          const write = (event: AgentEvent) => {
-            const edited = [...events];
-            edited[i] = { ...event, [key]: MARK } as AgentEvent;
-            return codec.stringify(edited, { ...framing, onDiagnostic() {} } as never);
-          };
-          tried++;
-          if (write(withoutKeptLine(e)).includes(MARK) && !write(e).includes(MARK)) {
-            dropped.push(`#${i} ${e.type}.${key}`);
-          }
-        }
-      });
+      for (const { i, event, key } of fields) {
+        const edited = (e: AgentEvent) => write(i, { ...e, [key]: MARK } as AgentEvent);
+        if (edited(withoutKeptLine(event)).includes(MARK) && !edited(event).includes(MARK))
+          dropped.push(`#${i} ${event.type}.${key}`);
+      }
       expect(dropped).toEqual((known as Record<string, string[]>)[_label] ?? []);
-      total += tried;
+      total += fields.length;
     });
 
     // A field taken out (rather than changed) must not come back from the kept line either: the
@@ -79,36 +98,25 @@ describe.each(fixtures.map((f) => [`${f.format}/${f.path.split('/').pop()}`, f] 
     // ids a format cannot leave out (the kept line keeps the old one where the event without it
     // gets a new one), most are fields a redaction by deletion would leave in the output.
     test('a deleted text field is not written back from the kept line', () => {
-      const fx = loadFixture(info.format, info.name);
-      const codec = codecFor(fx.format)!;
-      const framing = info.path.endsWith('.sse')
-        ? {}
-        : { framing: info.path.endsWith('.json') ? 'json' : 'jsonl' };
-      const { events } = codec.parse(fx.bytes);
+      const { fields, write } = keptTextFields(info);
       const kept: string[] = [];
-      events.forEach((e, i) => {
-        if (!keptLine(e)) return;
-        for (const [key, value] of Object.entries(e)) {
-          if (key === 'type' || key === 'provenance' || typeof value !== 'string' || value.length < 6)
-            continue;
-          const write = (event: AgentEvent) => {
-            const edited = [...events];
-            const { [key]: _gone, ...rest } = event as unknown as Record<string, unknown>;
-            edited[i] = rest as unknown as AgentEvent;
-            try {
-              return codec.stringify(edited, { ...framing, onDiagnostic() {} } as never);
-            } catch {
-              // A field the format cannot do without: nothing to compare.
-              return undefined;
-            }
-          };
-          const asIs = write(e);
-          const anew = write(withoutKeptLine(e));
-          if (asIs === undefined || anew === undefined) continue;
-          const spelled = JSON.stringify(value).slice(1, -1);
-          if (asIs.split(spelled).length > anew.split(spelled).length) kept.push(`#${i} ${e.type}.${key}`);
-        }
-      });
+      for (const { i, event, key, value } of fields) {
+        if (value.length < 6) continue;
+        const without = (e: AgentEvent) => {
+          const { [key]: _gone, ...rest } = e as unknown as Record<string, unknown>;
+          try {
+            return write(i, rest as unknown as AgentEvent);
+          } catch {
+            // A field the format cannot do without: nothing to compare.
+            return undefined;
+          }
+        };
+        const asIs = without(event);
+        const anew = without(withoutKeptLine(event));
+        if (asIs === undefined || anew === undefined) continue;
+        const spelled = JSON.stringify(value).slice(1, -1);
+        if (asIs.split(spelled).length > anew.split(spelled).length) kept.push(`#${i} ${event.type}.${key}`);
+      }
       expect(kept).toEqual((deleted as Record<string, string[]>)[_label] ?? []);
     });
   },
