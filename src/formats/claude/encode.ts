@@ -4,6 +4,7 @@ import type { DiagnosticSink } from '../../diagnostics';
 import { assertEncodable, isJsonObject, type JsonObject, sameJson } from '../../json';
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
+import { readString, textReader } from '../../text-reader';
 import { addUsage } from '../../usage';
 import {
   byModelToClaude,
@@ -158,9 +159,6 @@ function onLine(group: Group, value: string, part: boolean): boolean {
   return group.record !== undefined && holds(group.record, value, part);
 }
 
-// A JSON string's body: what `lineSession` reads after `"session_id":"`.
-const STRING_BODY = /((?:[^"\\]|\\.)*)"/y;
-
 // The line's `session_id`, read once per line and from its end: the CLI writes it after the
 // message, so a search from the start would read the whole content for every event of the line
 // (the writer's cost, docs/performance.md). A nested `"session_id":"` (a structured tool result
@@ -169,20 +167,10 @@ function lineSession(group: Group): string | null {
   if (group.session !== undefined) return group.session;
   const key = '"session_id":"';
   const at = group.raw.lastIndexOf(key);
-  let session: string | null = null;
-  if (at >= 0) {
-    STRING_BODY.lastIndex = at + key.length;
-    const m = STRING_BODY.exec(group.raw);
-    if (m !== null) {
-      try {
-        session = JSON.parse(`"${m[1]}"`) as string;
-      } catch {
-        session = null;
-      }
-    }
-  }
-  group.session = session;
-  return session;
+  const r = textReader(group.raw);
+  r.at = at + key.length - 1; // the value's opening quote
+  group.session = at < 0 ? null : (readString(r) ?? null);
+  return group.session;
 }
 
 function parseRecord(raw: string): JsonObject | undefined {
@@ -225,10 +213,17 @@ function editOf(event: AgentEvent, group: Group): Edit {
     if (typeof value === 'string' && !onLine(group, value, PART_OF_LINE[event.type]?.includes(key) === true))
       return 'rebuild';
   }
-  if (checked === undefined) return 'none';
+  return saidOtherwise(event) ? 'patch' : 'none';
+}
+
+// Whether a checked field (CLAUDE_CHECKED) differs from what the decoder said: the event is
+// patched into its line's record.
+function saidOtherwise(event: AgentEvent): boolean {
+  const checked = CLAUDE_CHECKED[event.type];
+  if (checked === undefined) return false;
   const said = (event.provenance?.hints as ClaudeHints | undefined)?.said ?? {};
-  for (const key of checked) if (!sameJson(fields[key], said[key])) return 'patch';
-  return 'none';
+  for (const key of checked) if (!sameJson((event as Record<string, unknown>)[key], said[key])) return true;
+  return false;
 }
 
 function blockAt(
@@ -337,7 +332,9 @@ function groupText(group: Group, edit: Edit): string {
   if (edit === 'none') return `${text}${group.raw}\n`;
   const record = parseRecord(group.raw);
   if (record === undefined) return `${text}${group.raw}\n`;
-  for (const e of group.events) if (editOf(e, group) === 'patch') patch(record, e);
+  // `edit` is 'patch': no event of the line needs rebuilding, so those whose checked fields
+  // changed are the ones to patch (synthetic events say nothing of the line).
+  for (const e of group.events) if (e.provenance?.synthetic !== true && saidOtherwise(e)) patch(record, e);
   assertEncodable(record, 'record', 1000, FORMAT);
   return `${text}${JSON.stringify(record)}\n`;
 }
