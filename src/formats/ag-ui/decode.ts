@@ -34,6 +34,8 @@ import {
   AGUI_DELTA_HEAD,
   type AguiHints,
   aguiEventType,
+  contentText,
+  lastUserText,
   metaOf,
   roundOfStepName,
   usageFromWire,
@@ -67,25 +69,6 @@ interface Cx {
   offset: number;
   provenance: Provenance;
   framing: JsonFraming;
-}
-
-/** Text of a tool result's `content`: the string, or its text parts joined. */
-export function contentText(content: unknown): string | undefined {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return undefined;
-  let text = '';
-  for (const part of content) if (isJsonObject(part) && typeof part.text === 'string') text += part.text;
-  return text;
-}
-
-/** The content of the last user message of a `RunAgentInput`, when it is text. */
-export function lastUserText(input: unknown): string | undefined {
-  if (!isJsonObject(input) || !Array.isArray(input.messages)) return undefined;
-  for (let i = input.messages.length - 1; i >= 0; i--) {
-    const m = input.messages[i];
-    if (isJsonObject(m) && m.role === 'user') return contentText(m.content);
-  }
-  return undefined;
 }
 
 // Required string fields per event type: a record without them is refused (kept as `unknown`).

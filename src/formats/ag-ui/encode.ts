@@ -27,13 +27,14 @@ import { CALL_START_META, putDefined, putKeptMeta, putKeptMetas } from '../../ke
 import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { hintsFrom } from '../../record';
-import { contentText, lastUserText } from './decode';
 import {
   AGUI_APPROVAL_REASON,
   AGUI_MAX_HELD_TEXT,
   AGUI_META_KEY,
   AGUI_QUESTION_REASON,
   type AguiHints,
+  contentText,
+  lastUserText,
   metaOf,
   stepNameOf,
   usageEntryJson,

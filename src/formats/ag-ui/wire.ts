@@ -333,6 +333,25 @@ export function sniffAgui(record: JsonObject): Detection | undefined {
   };
 }
 
+/** Text of a tool result's `content`: the string, or its text parts joined. */
+export function contentText(content: unknown): string | undefined {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return undefined;
+  let text = '';
+  for (const part of content) if (isJsonObject(part) && typeof part.text === 'string') text += part.text;
+  return text;
+}
+
+/** The content of the last user message of a `RunAgentInput`, when it is text. */
+export function lastUserText(input: unknown): string | undefined {
+  if (!isJsonObject(input) || !Array.isArray(input.messages)) return undefined;
+  for (let i = input.messages.length - 1; i >= 0; i--) {
+    const m = input.messages[i];
+    if (isJsonObject(m) && m.role === 'user') return contentText(m.content);
+  }
+  return undefined;
+}
+
 /**
  * `input` with the content of its last user message (one added at the end when it has none) made
  * `text`: where a run start's edited input goes back into its kept `RunAgentInput`. Copies what
