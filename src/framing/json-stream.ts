@@ -176,3 +176,10 @@ function eventRecord(
 export function frameJson(framing: JsonFraming, json: string): string {
   return framing === 'sse' ? formatSseJsonEvent(undefined, undefined, json) : `${json}\n`;
 }
+
+/** Records' JSON texts (a kept event's records read before it, `hints.before`), each framed. */
+export function frameEach(framing: JsonFraming, texts: readonly string[] | undefined): string {
+  let out = '';
+  if (texts !== undefined) for (const json of texts) out += frameJson(framing, json);
+  return out;
+}

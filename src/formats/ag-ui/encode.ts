@@ -12,7 +12,7 @@ import {
   isZeroUsage,
   newHeldRecords,
 } from '../../framing/carry';
-import { frameJson, type JsonFraming } from '../../framing/json-stream';
+import { frameEach, frameJson, type JsonFraming } from '../../framing/json-stream';
 import { decisionAllows } from '../../guards';
 import {
   assertEncodable,
@@ -372,19 +372,15 @@ function own(w: Writer, event: AgentEvent, template: JsonObject, hints: AguiHint
     r.value = carriedInto(r.value, event);
   else {
     const back = putBack(w, event, r);
-    if (back === undefined) return beforeOf(w, hints) + foreign(w, event);
+    if (back === undefined) return frameEach(framingOf(w), hints.before) + foreign(w, event);
     after = back;
   }
   if (event.type !== 'child.start' && event.type !== 'child.end') putDefined(r, 'subagentRunId', event.lane);
   if ('timestamp' in r || event.ts !== undefined) putDefined(r, 'timestamp', event.ts);
-  return beforeOf(w, hints) + frameJson(framingOf(w), rawIfSame(hints.raw, JSON.stringify(r))) + after;
-}
-
-/** The records with no event of their own that the event carries, framed. */
-function beforeOf(w: Writer, hints: AguiHints): string {
-  let out = '';
-  if (hints.before !== undefined) for (const raw of hints.before) out += frameJson(framingOf(w), raw);
-  return out;
+  const framing = framingOf(w);
+  return (
+    frameEach(framing, hints.before) + frameJson(framing, rawIfSame(hints.raw, JSON.stringify(r))) + after
+  );
 }
 
 /**

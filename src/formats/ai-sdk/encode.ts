@@ -12,7 +12,7 @@ import {
   isZeroUsage,
   newHeldRecords,
 } from '../../framing/carry';
-import { frameJson, type JsonFraming } from '../../framing/json-stream';
+import { frameEach, frameJson, type JsonFraming } from '../../framing/json-stream';
 import { decisionAllows } from '../../guards';
 import {
   assertEncodable,
@@ -326,19 +326,15 @@ function own(w: Writer, event: AgentEvent, template: JsonObject, hints: AiSdkHin
   if (hints.before !== undefined) keepFailure(w, hints.before);
   const r: JsonObject = { ...template };
   const after = putBack(w, event, r);
-  if (after === undefined) return beforeOf(w, hints) + foreign(w, event);
+  if (after === undefined) return frameEach(framingOf(w), hints.before) + foreign(w, event);
   if (event.type === 'run.start') w[RUN_OPEN] = true;
   else if (event.type === 'run.end') w[RUN_OPEN] = false;
   if (event.type === 'run.start' || event.type === 'run.end') w[KEPT_FAILURE] = undefined;
   w[WROTE] = true;
-  return beforeOf(w, hints) + frameJson(framingOf(w), rawIfSame(hints.raw, JSON.stringify(r))) + after;
-}
-
-/** The chunks with no event of their own that the event carries, framed. */
-function beforeOf(w: Writer, hints: AiSdkHints): string {
-  let out = '';
-  if (hints.before !== undefined) for (const raw of hints.before) out += frameJson(framingOf(w), raw);
-  return out;
+  const framing = framingOf(w);
+  return (
+    frameEach(framing, hints.before) + frameJson(framing, rawIfSame(hints.raw, JSON.stringify(r))) + after
+  );
 }
 
 /** A run's failure an `error` chunk carried by a later event said (its restated error). */
