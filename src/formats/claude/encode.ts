@@ -326,9 +326,15 @@ function outputAgain(record: JsonObject, event: AgentEventOf<'tool.end'>): void 
   else delete record.tool_use_result;
 }
 
-function groupText(group: Group, edit: Edit): string {
+// The lines a kept line carries that no event stands for (`hints.before`), as read.
+function linesBefore(lines: readonly string[] | undefined): string {
   let text = '';
-  if (group.before !== undefined) for (const l of group.before) text += `${l}\n`;
+  if (lines !== undefined) for (const l of lines) text += `${l}\n`;
+  return text;
+}
+
+function groupText(group: Group, edit: Edit): string {
+  const text = linesBefore(group.before);
   if (edit === 'none') return `${text}${group.raw}\n`;
   const record = parseRecord(group.raw);
   if (record === undefined) return `${text}${group.raw}\n`;
@@ -408,9 +414,7 @@ export class ClaudeEncoder implements Encoder {
       if (p.synthetic === true) {
         // Derived events write nothing; an incomplete end carries the stream's last lines.
         if (event.type === 'run.end') this.inRun = false;
-        let out = this.flushGroup();
-        if (hints?.before !== undefined) for (const l of hints.before) out += `${l}\n`;
-        return out;
+        return this.flushGroup() + linesBefore(hints?.before);
       }
     }
     return this.flushGroup() + this.model(event);
@@ -453,8 +457,7 @@ export class ClaudeEncoder implements Encoder {
   // A line one of whose events says what the line does not (and no patch can write): its events
   // are written from the model, as events without a kept line are, after the lines before it.
   private rebuild(g: Group): string {
-    let out = '';
-    if (g.before !== undefined) for (const l of g.before) out += `${l}\n`;
+    let out = linesBefore(g.before);
     for (const e of g.events) out += this.model(e);
     return out;
   }
