@@ -68,7 +68,7 @@ export const CLAUDE_SYSTEM_SUBTYPES = [
  * "warning"` warns). Source: `@anthropic-ai/claude-agent-sdk` `sdk.d.ts`
  * (`SDKPermissionDeniedMessage`, `SDKModelRefusalFallbackMessage`,
  * `SDKModelRefusalNoFallbackMessage`, `SDKMirrorErrorMessage`, `SDKInformationalMessage`,
- * `SDKNotificationMessage`, `SDKLocalCommandOutputMessage`; read, not copied; FORMATS.md §1.1).
+ * `SDKNotificationMessage`, `SDKLocalCommandOutputMessage`; read, not copied).
  */
 export const CLAUDE_NOTICE_SUBTYPES: Readonly<Record<string, 'warning' | 'info'>> = {
   permission_denied: 'warning',
@@ -139,8 +139,8 @@ export const CLAUDE_CHECKED: Readonly<Partial<Record<AgentEventType, readonly st
  * `system/session_state_changed`: the session's state (`idle` | `running` | `requires_action`;
  * `idle` is the SDK's turn-over signal), read as a `status` of that state, as `system/status` is,
  * and rebuilt in the SDK's key order (`type, subtype, state, uuid, session_id`). Source:
- * `@anthropic-ai/claude-agent-sdk` `sdk.d.ts` (`SDKSessionStateChangedMessage`; read, not copied;
- * FORMATS.md §1.1: in the union, not seen in captures).
+ * `@anthropic-ai/claude-agent-sdk` `sdk.d.ts` (`SDKSessionStateChangedMessage`; read, not copied:
+ * in the union, not seen in public captures).
  */
 export const CLAUDE_SESSION_STATE = 'session_state_changed' as const;
 
@@ -360,8 +360,8 @@ export const RESULT_SUBTYPES = [
 /**
  * `terminal_reason`s (the SDK's `TerminalReason`: why the query loop stopped) that say the run
  * did not do its work, whatever `is_error` says: Claude Code 2.1.220 wrote a context-exhausted
- * resume as `subtype:"success", is_error:false, terminal_reason:"prompt_too_long"` (FORMATS.md
- * §1.2; `@anthropic-ai/claude-agent-sdk` `sdk.d.ts` `TerminalReason`, read, not copied). The
+ * resume as `subtype:"success", is_error:false, terminal_reason:"prompt_too_long"`
+ * (`@anthropic-ai/claude-agent-sdk` `sdk.d.ts` `TerminalReason`, read, not copied). The
  * others (`completed`, `tool_deferred`, `hook_stopped`, `stop_hook_prevented`,
  * `background_requested`) end a run that did what it was let do.
  */

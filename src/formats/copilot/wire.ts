@@ -109,8 +109,8 @@ export const COPILOT_EPHEMERAL_TYPES: ReadonlySet<string> = new Set([
 
 /**
  * The `data` keys the writer puts first, in this order, for a record built from the model (the
- * schema lists fields alphabetically and fixes no order: these follow the order FORMATS.md §7 and
- * the SDK's examples name them). Fields a kept `data` template has are kept where they were.
+ * schema lists fields alphabetically and fixes no order: these follow the order docs/protocols/copilot.md
+ * and the SDK's examples name them). Fields a kept `data` template has are kept where they were.
  */
 export const COPILOT_DATA_KEYS: Readonly<Record<CopilotRecordType, readonly string[]>> = {
   'session.start': [

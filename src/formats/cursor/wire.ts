@@ -1,5 +1,5 @@
 // Every byte rule of `cursor-agent -p --output-format stream-json` (closed source: the facts are
-// the captures and FORMATS.md §5). Records are one JSON object per line; `session_id` on every
+// public captures and community notes: docs/protocols/cursor.md). Records are one JSON object per line; `session_id` on every
 // record, `timestamp_ms` on most; tool payloads sit under a variable key (`shellToolCall`, …).
 
 import type { Detection } from '../../detect';
