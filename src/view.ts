@@ -44,6 +44,21 @@ function oneLine(text: string, max = 100): string {
   return flat.length > max ? `${flat.slice(0, max)}…` : flat;
 }
 
+// A session may declare dozens of tools (Claude Code lists every MCP tool: 60 and more); the
+// timeline names as many as fit one line and counts the rest.
+function toolList(tools: readonly string[], max = 100): string {
+  let text = '';
+  let shown = 0;
+  for (const tool of tools) {
+    const name = neutralizeControls(tool);
+    const next = shown === 0 ? name : `${text}, ${name}`;
+    if (shown > 0 && next.length > max) break;
+    text = next;
+    shown++;
+  }
+  return shown < tools.length ? `${text}, … (${tools.length - shown} more)` : text;
+}
+
 const PLAN_MARK = { pending: '☐', in_progress: '◐', completed: '☑' } as const;
 
 /**
@@ -101,16 +116,13 @@ export class TimelineRenderer {
           e.producer && `(${neutralizeControls(e.producer)})`,
         ];
         if (e.title) bits.push(`“${oneLine(e.title)}”`);
-        if (e.tools?.length) bits.push(`tools: ${e.tools.map((t) => neutralizeControls(t)).join(', ')}`);
+        if (e.tools?.length) bits.push(`tools: ${toolList(e.tools)}`);
         return this.line(0, this.paint('1', bits.filter(Boolean).join(' ') || 'session'));
       }
       case 'session.title':
         return this.line(0, `title: ${oneLine(e.title)}`);
       case 'tools.declare':
-        return this.line(
-          0,
-          this.paint('2', `tools: ${e.tools.map((t) => neutralizeControls(t)).join(', ')}`),
-        );
+        return this.line(0, this.paint('2', `tools: ${toolList(e.tools)}`));
       case 'run.start':
         this.round = undefined;
         if (e.round !== undefined) {

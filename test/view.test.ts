@@ -21,6 +21,18 @@ describe('view: the human timeline', () => {
     },
   );
 
+  test('a long tool list names what fits one line and counts the rest', () => {
+    const r = new TimelineRenderer();
+    const tools = Array.from({ length: 64 }, (_, i) => `mcp__server__tool_${i}`);
+    const line = r.render({ type: 'session.start', session: 's1', tools } as never);
+    expect(line.length).toBeLessThan(160);
+    const shown = line.match(/mcp__server__tool_\d+/g)!.length;
+    expect(shown).toBeGreaterThan(1);
+    expect(line).toContain(`, … (${64 - shown} more)`);
+    const few = new TimelineRenderer().render({ type: 'tools.declare', tools: ['Read', 'Bash'] } as never);
+    expect(few).toBe('tools: Read, Bash\n');
+  });
+
   test('colour only when asked', () => {
     const { events } = hep.parse(readFileSync('fixtures/hep/single-round.jsonl'));
     const plain = new TimelineRenderer();
