@@ -4,6 +4,7 @@ import { codecFor } from '../src/formats/index';
 import { listFixtures, loadFixture } from '../src/node/fixtures';
 import deleted from './edits-kept.deleted.json';
 import known from './edits-kept.known.json';
+import { type KeptField, keptFields, keptLine, withoutKeptLine } from './kept-fields';
 
 // An edit is never dropped because its event kept its line. A writer puts a line it read back
 // byte for byte while the event still says what the line says; once a field of the event is
@@ -22,59 +23,15 @@ import known from './edits-kept.known.json';
 
 const MARK = 'EDITED-7f3a';
 
-interface Hints {
-  raw?: unknown;
-  record?: unknown;
-  [key: string]: unknown;
-}
-
-function withoutKeptLine(e: AgentEvent): AgentEvent {
-  const hints = e.provenance?.hints as Hints | undefined;
-  if (hints === undefined) return e;
-  const { raw: _raw, record: _record, ...rest } = hints;
-  return { ...e, provenance: { ...e.provenance!, hints: rest } } as AgentEvent;
-}
-
-function keptLine(e: AgentEvent): boolean {
-  return typeof (e.provenance?.hints as Hints | undefined)?.raw === 'string';
-}
-
 const fixtures = listFixtures();
 
-type FixtureInfo = (typeof fixtures)[number];
-
-interface TextField {
-  /** The event's index in the fixture. */
-  i: number;
-  event: AgentEvent;
-  key: string;
-  value: string;
-}
-
-// A fixture's events, each text field of every event that kept its line, and a writer of the
-// events with the one at `i` replaced (by the fixture's own codec, in its framing; losses and
-// the like ignored).
-function keptTextFields(info: FixtureInfo) {
-  const fx = loadFixture(info.format, info.name);
-  const codec = codecFor(fx.format)!;
-  const framing = info.path.endsWith('.sse')
-    ? {}
-    : { framing: info.path.endsWith('.json') ? 'json' : 'jsonl' };
-  const { events } = codec.parse(fx.bytes);
-  const fields: TextField[] = [];
-  events.forEach((event, i) => {
-    if (!keptLine(event)) return;
-    for (const [key, value] of Object.entries(event))
-      if (key !== 'type' && key !== 'provenance' && typeof value === 'string')
-        fields.push({ i, event, key, value });
-  });
-  const write = (i: number, event: AgentEvent): string => {
-    const edited = [...events];
-    edited[i] = event;
-    return codec.stringify(edited, { ...framing, onDiagnostic() {} } as never);
+// A fixture's text fields of every event that kept its line, and a writer of the events with
+// the one at `i` replaced.
+const keptTextFields = (info: (typeof fixtures)[number]) =>
+  keptFields(info, (value) => typeof value === 'string') as {
+    fields: Array<KeptField & { value: string }>;
+    write: (i: number, event: AgentEvent) => string;
   };
-  return { fields, write };
-}
 
 describe.each(fixtures.map((f) => [`${f.format}/${f.path.split('/').pop()}`, f] as const))(
   '%s',
