@@ -185,6 +185,24 @@ describe('amp writer', () => {
     );
     expect(losses).toEqual([]);
   });
+
+  // A field taken out of an event that kept its line (a redaction by deletion) is not written
+  // back from the line: the init line leaves out the cwd and tools its event no longer has.
+  test("a session start's deleted cwd and tools leave its kept init line", () => {
+    const { events } = amp.parse(loadFixture('amp', 'tools').bytes);
+    const {
+      cwd: _cwd,
+      tools: _tools,
+      ...start
+    } = events[0] as Extract<AgentEvent, { type: 'session.start' }>;
+    const text = amp.stringify([start, ...events.slice(1)]);
+    const first = text.slice(0, text.indexOf('\n'));
+    expect(first).not.toContain('/home/dev/shop');
+    expect(first).not.toContain('"oracle"');
+    const back = amp.parse(text).events[0] as Extract<AgentEvent, { type: 'session.start' }>;
+    expect(back.cwd).toBeUndefined();
+    expect(back.tools).toBeUndefined();
+  });
 });
 
 describe('amp detection', () => {

@@ -28,6 +28,7 @@ import {
   AMP_LEGACY_TYPES,
   AMP_SUCCESS,
   type AmpHints,
+  isAmpToolList,
   isMappedAssistantBlock,
   isMappedUserBlock,
 } from './wire';
@@ -465,7 +466,7 @@ function map(d: Decoder, ctx: Line): string | undefined {
       {
         const e: Emit = { type: 'session.start' };
         if (typeof r.cwd === 'string') e.cwd = r.cwd;
-        if (Array.isArray(r.tools) && r.tools.every((t) => typeof t === 'string')) e.tools = r.tools;
+        if (isAmpToolList(r.tools)) e.tools = r.tools;
         push(d, ctx, e);
       }
       return undefined;

@@ -20,6 +20,7 @@ import {
   AMP_TEXT_BLOCK_HEAD,
   AMP_USER_LINE_HEAD,
   type AmpHints,
+  isAmpToolList,
   isMappedAssistantBlock,
   isMappedUserBlock,
   mergeBlocks,
@@ -1173,8 +1174,12 @@ function init(w: Writer, event: AgentEventOf<'session.start'>, hints: AmpHints |
   const session = sessionOf(w, event);
   if (kept !== undefined && kept.type === 'system') {
     const record: JsonObject = { ...kept, session_id: session };
+    // A field the line says (as the decoder reads it) that the event no longer has was taken
+    // out: it leaves the record too, or the kept line's value (a redacted path) comes back.
     if (event.cwd !== undefined) record.cwd = event.cwd;
+    else if (typeof kept.cwd === 'string') delete record.cwd;
     if (event.tools !== undefined) record.tools = event.tools;
+    else if (isAmpToolList(kept.tools)) delete record.tools;
     return out(record, hints);
   }
   const record: JsonObject = {

@@ -30,6 +30,15 @@ export type AmpRecordType = (typeof AMP_RECORD_TYPES)[number];
  */
 export const AMP_LEGACY_TYPES: readonly string[] = ['initial', 'messages'];
 
+/**
+ * True when `system/init`'s `tools` is read as the session's tools: an array of names. The
+ * decoder reads it so, and the writer takes a kept list out of the record when the event has
+ * none (the list was deleted from the event).
+ */
+export function isAmpToolList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((t) => typeof t === 'string');
+}
+
 /** Key order of `system/init`, as Amp writes it. */
 export const AMP_INIT_KEYS: readonly string[] = [
   'type',
