@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { type AgentEvent, type AgentEventOf, opencode } from '../../src/all';
+import { loadFixture } from '../../src/node/fixtures';
 import { captureSuite, captures, decodeChunks, fixtureSuite, withoutRaw } from '../agent-suite';
 import { chunkAt } from '../golden';
 
@@ -149,6 +150,31 @@ describe('OpenCode: mapping', () => {
       reasoning: 0,
       cache: { read: 21415, write: 0 },
     });
+  });
+
+  // A tool's output redacted by an edit or by deleting it leaves no copy in the line written back:
+  // the shell tool keeps the whole output again in `metadata.output`, the read tool the start of
+  // the file in `metadata.preview`. A deleted field is not written back from the kept line.
+  test.each(['tool-then-text', 'crlf'])('%s: a redacted or deleted tool output leaves no copy', (name) => {
+    const fixture = loadFixture('opencode', name);
+    const { events } = opencode.parse(fixture.bytes);
+    const ends = of(events, 'tool.end').filter((e) => e.text !== undefined);
+    expect(ends.length).toBeGreaterThan(0);
+    for (const end of ends) {
+      const record = end.provenance!.hints!.record as { part: { state: { metadata?: object } } };
+      const metadata = record.part.state.metadata;
+      const copies = Object.values(metadata ?? {}).filter(
+        (v): v is string => typeof v === 'string' && v !== '' && end.text!.includes(v),
+      );
+      for (const edit of [{ ...end, text: 'REDACTED' }, (({ text: _, ...e }) => e)(end)]) {
+        const out = opencode.stringify(events.map((e) => (e === end ? (edit as AgentEvent) : e)));
+        const line = out.split(/\r?\n/).find((l) => l.includes(`"callID":${JSON.stringify(end.call)}`))!;
+        expect(line).not.toContain(JSON.stringify(end.text).slice(1, -1));
+        for (const copy of copies) expect(line).not.toContain(JSON.stringify(copy).slice(1, -1));
+        const back = of(opencode.parse(out).events, 'tool.end').find((e) => e.call === end.call)!;
+        expect(back.text).toBe('text' in edit ? 'REDACTED' : '');
+      }
+    }
   });
 
   test('lines up to 16 MiB are read by default', () => {

@@ -99,16 +99,26 @@ const KEPT_TYPE: Partial<Record<AgentEvent['type'], string>> = {
 };
 
 // The envelope and part the general path rebuilds (`envelope`, `part`) are the kept ones when
-// the event's session, time stamp and lane are the kept ones.
-function sameEnvelope(event: AgentEvent, t: JsonObject): boolean {
+// the event's session, time stamp and lane are the kept ones. A field the line says (as the
+// decoder reads it) that the event no longer has was deleted: not the kept line then. `root` is
+// the writer's main session (`mainLane`).
+function sameEnvelope(event: AgentEvent, t: JsonObject, root: string | undefined): boolean {
   const part = t.part;
   return (
     t.type === KEPT_TYPE[event.type] &&
-    (event.ts === undefined || t.timestamp === event.ts) &&
-    (event.session === undefined || t.sessionID === event.session) &&
+    (event.ts === undefined ? typeof t.timestamp !== 'number' : t.timestamp === event.ts) &&
+    (event.session === undefined ? typeof t.sessionID !== 'string' : t.sessionID === event.session) &&
     isJsonObject(part) &&
-    (event.lane === undefined || part.sessionID === event.lane)
+    (event.lane === undefined ? mainLane(part, root) : part.sessionID === event.lane)
   );
+}
+
+// A part the decoder read into no lane: its session is none, or the run's (`root`: the session
+// of the first event that had one, which the decoder's first line with a session gives every
+// event it makes, the run's start first), or no session was known yet. Else its lane was deleted.
+function mainLane(part: JsonObject, root: string | undefined): boolean {
+  const s = part.sessionID;
+  return typeof s !== 'string' || root === undefined || s === root;
 }
 
 // For each event type: every field the general path puts back into the part holds the kept
@@ -123,7 +133,10 @@ function sameFields(
       return true;
     case 'text.delta':
     case 'reasoning.delta':
-      return part.text === event.text && (event.message === undefined || part.messageID === event.message);
+      return (
+        part.text === event.text &&
+        (event.message === undefined ? typeof part.messageID !== 'string' : part.messageID === event.message)
+      );
     case 'tool.end':
       return sameCall(event, part, start);
     case 'round.end':
@@ -145,11 +158,16 @@ function sameCall(
   if (state.status !== (end.ok ? 'completed' : 'error')) return false;
   const args = start?.args;
   if (args !== undefined && !sameAsKept(args, state.input)) return false;
-  if (end.ok) {
-    if (end.text !== undefined && state.output !== end.text) return false;
-  } else if (end.error !== undefined && !sameAsKept(end.error, state.error)) return false;
+  // The output, error and exit code the decoder read, each still the event's (deleted: no more).
+  if (end.text === undefined ? typeof state.output === 'string' : state.output !== end.text) return false;
+  if (end.error === undefined ? state.error !== undefined : !end.ok && !sameAsKept(end.error, state.error))
+    return false;
   const metadata = state.metadata;
-  if (end.exitCode !== undefined && isJsonObject(metadata) && metadata.exit !== end.exitCode) return false;
+  if (
+    isJsonObject(metadata) &&
+    (end.exitCode === undefined ? typeof metadata.exit === 'number' : metadata.exit !== end.exitCode)
+  )
+    return false;
   const time = state.time;
   if (!isJsonObject(time)) return false;
   const startedAt = end.startedAt ?? start?.startedAt;
@@ -158,7 +176,8 @@ function sameCall(
 }
 
 function sameStep(event: AgentEventOf<'round.end'>, part: JsonObject): boolean {
-  if (event.stopReason !== undefined && part.reason !== event.stopReason) return false;
+  if (event.stopReason === undefined ? typeof part.reason === 'string' : part.reason !== event.stopReason)
+    return false;
   const usage = event.usage;
   if (usage === undefined) return true;
   if (usage.costUsd !== undefined && part.cost !== usage.costUsd) return false;
@@ -173,6 +192,36 @@ function sameStep(event: AgentEventOf<'round.end'>, part: JsonObject): boolean {
     cache.read === wire.cache.read &&
     cache.write === wire.cache.write
   );
+}
+
+/**
+ * The kept state's metadata with the event's exit code put back (a deleted one taken out), and
+ * the copies of the kept output it holds (`output`: all of it, as OpenCode's shell tool keeps it;
+ * `preview`: the start of a file read) following the output written: an output edited or deleted
+ * (a redaction) leaves no copy behind. Undefined when the metadata stays as kept.
+ */
+function keptMetadata(state: JsonObject, output: unknown, exit: number | undefined): JsonObject | undefined {
+  const m = state.metadata;
+  if (!isJsonObject(m)) return undefined;
+  let out: JsonObject | undefined;
+  if (exit !== undefined) out = { ...m, exit };
+  else if (typeof m.exit === 'number') {
+    out = { ...m };
+    delete out.exit;
+  }
+  const kept = state.output;
+  if (typeof kept === 'string' && output !== kept) {
+    if (m.output === kept) {
+      out ??= { ...m };
+      if (typeof output === 'string') out.output = output;
+      else delete out.output;
+    }
+    if (typeof m.preview === 'string' && m.preview !== '' && kept.includes(m.preview)) {
+      out ??= { ...m };
+      delete out.preview;
+    }
+  }
+  return out;
 }
 
 function template(hints: OpencodeHints | undefined): JsonObject | undefined {
@@ -226,10 +275,12 @@ export class OpencodeEncoder implements Encoder {
   private writeEvent(event: AgentEvent): string {
     const hints = ownHints(event);
     const own = event.provenance?.format === FORMAT;
-    if (own && event.provenance?.synthetic) return '';
+    // The main session is taken from a derived event too (the run's start, made from the first
+    // line with a session): it is the session the decoder measured lanes against (`mainLane`).
     if (this.session === undefined && event.session !== undefined && event.lane === undefined) {
       this.session = event.session;
     }
+    if (own && event.provenance?.synthetic) return '';
     let out = '';
     if (this.held !== undefined && (own || event.type !== 'run.end')) out += this.flushHeld(undefined);
     if (
@@ -383,13 +434,20 @@ export class OpencodeEncoder implements Encoder {
     return out;
   }
 
-  /** The envelope: `type, timestamp, sessionID` (then the template's other keys, in order). */
+  /**
+   * The envelope: `type, timestamp, sessionID` (then the template's other keys, in order). A
+   * session or time stamp the template says (as the decoder reads it) that the event no longer
+   * has was deleted: the line must not keep it, and OpenCode cannot leave it out, so it gets what
+   * a line made anew gets.
+   */
   private envelope(type: string, event: AgentEvent, t: JsonObject | undefined): JsonObject {
     if (t !== undefined) {
       const r: JsonObject = { ...t };
       r.type = type;
       if (event.ts !== undefined) r.timestamp = event.ts;
+      else if (typeof t.timestamp === 'number') r.timestamp = this.clock();
       if (event.session !== undefined) r.sessionID = event.session;
+      else if (typeof t.sessionID === 'string') r.sessionID = this.mainSession();
       return r;
     }
     return { type, timestamp: event.ts ?? this.clock(), sessionID: this.mainSession() };
@@ -400,6 +458,8 @@ export class OpencodeEncoder implements Encoder {
     if (tp !== undefined) {
       const p: JsonObject = { ...tp };
       if (event.lane !== undefined) p.sessionID = event.lane;
+      // A lane the part says that the event no longer has: the main session's part, as anew.
+      else if (!mainLane(tp, this.session)) p.sessionID = this.mainSession();
       return p;
     }
     const step = this.stepOf(event.lane);
@@ -427,6 +487,9 @@ export class OpencodeEncoder implements Encoder {
     const p = this.part(type, event, t);
     p.text = text;
     if (event.message !== undefined) p.messageID = event.message;
+    // A message id the part says that the event no longer has: one made anew, as `part` makes it.
+    else if (t !== undefined && isJsonObject(t.part) && typeof t.part.messageID === 'string')
+      p.messageID = this.stepOf(event.lane).message || this.id(OPENCODE_MESSAGE_PREFIX);
     if (t === undefined) {
       const ts = event.ts ?? (r.timestamp as number);
       p.time = { start: ts, end: ts };
@@ -460,21 +523,28 @@ export class OpencodeEncoder implements Encoder {
     } else if (ts0 === undefined) state.input = {};
     if (end.ok) {
       if (end.text !== undefined) state.output = end.text;
-      else if (ts0 === undefined) state.output = '';
+      // A completed call needs its output: a deleted one is empty, as anew.
+      else if (ts0 === undefined || typeof ts0.output === 'string') state.output = '';
       if (ts0 === undefined) {
         state.title = start?.argsSummary ?? name ?? '';
         state.metadata = end.exitCode !== undefined ? { exit: end.exitCode } : {};
-      }
+      } else if (end.error === undefined) delete state.error;
+    } else if (ts0 !== undefined) {
+      // A read line keeps what it had but what the event no longer has (deleted, then gone or,
+      // for the error a failed call needs, made as anew).
+      if (end.text !== undefined) state.output = end.text;
+      else if (typeof ts0.output === 'string') delete state.output;
+      if (end.error !== undefined) state.error = end.error;
+      else if (ts0.error !== undefined) state.error = end.text ?? 'failed';
     } else {
-      // A read line keeps what it had; a foreign call's error is text (OpenCode's is a string).
-      const error = ts0 !== undefined ? end.error : (end.error ?? end.text ?? 'failed');
-      if (error !== undefined)
-        state.error = typeof error === 'string' || t !== undefined ? error : JSON.stringify(error);
+      // A foreign call's error is text (OpenCode's is a string).
+      const error = end.error ?? end.text ?? 'failed';
+      state.error = typeof error === 'string' || t !== undefined ? error : JSON.stringify(error);
     }
-    if (ts0 !== undefined && end.exitCode !== undefined && isJsonObject(ts0.metadata)) {
-      state.metadata = { ...ts0.metadata, exit: end.exitCode };
-    } else if (ts0 === undefined && !end.ok && end.exitCode !== undefined)
-      state.metadata = { exit: end.exitCode };
+    if (ts0 !== undefined) {
+      const metadata = keptMetadata(ts0, state.output, end.exitCode);
+      if (metadata !== undefined) state.metadata = metadata;
+    } else if (!end.ok && end.exitCode !== undefined) state.metadata = { exit: end.exitCode };
     const startedAt = end.startedAt ?? start?.startedAt;
     const time = isJsonObject(ts0?.time) ? { ...ts0.time } : {};
     if (startedAt !== undefined) time.start = startedAt;
@@ -537,7 +607,8 @@ export class OpencodeEncoder implements Encoder {
     const r = this.envelope('step_finish', event, t);
     const p = this.part('step_finish', event, t);
     if (event.stopReason !== undefined) p.reason = event.stopReason;
-    else if (t === undefined) p.reason = OPENCODE_STOP_REASON;
+    // A step's end needs its reason: a kept one the event no longer has is made as anew.
+    else if (t === undefined || typeof p.reason === 'string') p.reason = OPENCODE_STOP_REASON;
     // JSON.stringify would write a NaN count or cost as null: refused, as every writer refuses it.
     if (usage !== undefined) assertUsageFigures(usage, `${event.type}.usage`, FORMAT);
     if (!own && usage !== undefined) this.runUsage = addUsage(this.runUsage ?? {}, usage);
@@ -664,7 +735,7 @@ export class OpencodeEncoder implements Encoder {
   ): string | undefined {
     if (!opencodeFastPath.enabled) return undefined;
     const t = keptRecord(hints);
-    if (t === undefined || !sameEnvelope(event, t)) return undefined;
+    if (t === undefined || !sameEnvelope(event, t, this.session)) return undefined;
     if (!sameFields(event, t.part as JsonObject, start) || !isStableJson(t)) return undefined;
     const h = hints as OpencodeHints;
     return h.raw + (h.eol ?? '\n');
