@@ -75,6 +75,51 @@ describe('Cursor: mapping', () => {
   });
 });
 
+// A field taken out of an event that kept its line (a redaction by deletion) is not written back
+// from the line: it is taken out of the record, or made as a line made anew makes it.
+describe('Cursor: deleted fields', () => {
+  const { events } = fixture('tools');
+  const without = (i: number, ...keys: string[]) =>
+    cursor.stringify(
+      events.map((e, j) =>
+        j === i
+          ? (Object.fromEntries(Object.entries(e).filter(([k]) => !keys.includes(k))) as AgentEvent)
+          : e,
+      ),
+    );
+
+  test("a session start's directory, model and mode", () => {
+    const out = without(0, 'cwd', 'model', 'mode');
+    expect(out.split('\n')[0]).not.toMatch(/"cwd"|"model"|"permissionMode"/);
+    expect(cursor.parse(out).events[0]).not.toHaveProperty('cwd');
+  });
+
+  test("a call's arguments leave both its lines, and an edited call id leaves no old copy", () => {
+    const i = events.findIndex((e) => e.type === 'tool.start' && e.call === 'tool_r1');
+    const lines = without(i, 'args')
+      .split('\n')
+      .filter((l) => l.includes('"tool_r1"'));
+    expect(lines).toHaveLength(2);
+    for (const line of lines) expect(JSON.parse(line).tool_call.readToolCall.args).toEqual({});
+    const edited = cursor.stringify(events.map((e, j) => (j === i ? { ...e, call: 'tool_x9' } : e)));
+    const line = edited.split('\n').find((l) => l.includes('"tool_x9"'))!;
+    expect(line).not.toContain('tool_r1');
+    expect(JSON.parse(line).tool_call.toolCallId).toBe('tool_x9');
+  });
+
+  test("a text's message id and session, and a notice's message", () => {
+    const i = events.findIndex((e) => e.type === 'text.delta' && e.message !== undefined);
+    const line = without(i, 'message', 'session').split('\n')[i]!;
+    expect(line).not.toMatch(/"model_call_id"|"session_id"/);
+    const notices = fixture('missing-result').events;
+    const n = notices.findIndex((e) => e.type === 'notice');
+    const out = cursor.stringify(
+      notices.map((e, j) => (j === n ? ({ ...e, message: undefined } as unknown as AgentEvent) : e)),
+    );
+    expect(out.split('\n')[n]).toMatch(/^\{"type":"connection","session_id"/);
+  });
+});
+
 describe('Cursor: --stream-partial-output', () => {
   const { events } = fixture('partial-output');
 

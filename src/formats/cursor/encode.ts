@@ -81,9 +81,12 @@ function template(hints: CursorHints | undefined): JsonObject | undefined {
  */
 export const cursorFastPath: { enabled: boolean } = { enabled: true };
 
-// What `envelope` and `stampTs` put back: the kept session and time stamp.
+// What `envelope` and `stampTs` put back: the kept session and time stamp. A session the line
+// says (as the decoder reads it) that the event no longer has was deleted: not the kept line.
 function sameEnvelope(event: AgentEvent, t: JsonObject, stamped: boolean): boolean {
-  if (event.session !== undefined && 'session_id' in t && t.session_id !== event.session) return false;
+  if (event.session === undefined) {
+    if (typeof t.session_id === 'string') return false;
+  } else if ('session_id' in t && t.session_id !== event.session) return false;
   if (!stamped) return true;
   return event.ts !== undefined ? t.timestamp_ms === event.ts : !Object.hasOwn(t, 'timestamp_ms');
 }
@@ -113,12 +116,38 @@ function sameCall(
   const p0 = tc0[key] as JsonObject;
   if (t.call_id !== (end?.call ?? start?.call)) return false;
   if (start?.args !== undefined && !sameAsKept(start.args, p0.args)) return false;
+  if (start !== undefined && start.args === undefined && keptArgs(start) !== undefined) return false;
   if (end !== undefined && (end.result === undefined || !sameAsKept(end.result, p0.result))) return false;
   // The kept result says the kept outcome: an edited `ok`/`denied` rebuilds the line.
   if (end !== undefined && !saysOutcome(p0.result, end)) return false;
   const startedAt = end?.startedAt ?? start?.startedAt;
   if (startedAt !== undefined && msOf(tc0.startedAtMs) !== startedAt) return false;
   return end?.endedAt === undefined || msOf(tc0.completedAtMs) === end.endedAt;
+}
+
+/**
+ * The arguments a call's start read from its own kept line (an object, as the decoder reads
+ * them), when the start has none now: they were deleted, and no line of the call may keep them.
+ */
+function keptArgs(start: AgentEventOf<'tool.start'>): JsonObject | undefined {
+  const tc = template(ownHints(start))?.tool_call;
+  if (!isJsonObject(tc)) return undefined;
+  const key = toolKeyOf(tc);
+  const p = key !== undefined ? tc[key] : undefined;
+  return isJsonObject(p) && isJsonObject(p.args) ? p.args : undefined;
+}
+
+// A string field of a kept record said as the event has it: the same string, or (the event has
+// none) no string there, as the decoder reads it.
+function sameText(kept: unknown, value: string | undefined): boolean {
+  return value === undefined ? typeof kept !== 'string' : kept === value;
+}
+
+// Puts an event's string field back into a record rebuilt from a kept one: a field the event no
+// longer has (deleted) is taken out, where the kept record has it as the decoder reads it.
+function putText(r: JsonObject, key: string, value: string | undefined): void {
+  if (value !== undefined) r[key] = value;
+  else if (typeof r[key] === 'string') delete r[key];
 }
 
 /** A result spelled as one of Cursor's outcome wrappers (`success`, `error`, `failure`, `rejected`). */
@@ -260,9 +289,7 @@ export class CursorEncoder implements Encoder {
           return out;
         }
         // The kind is the record's type: a notice of another kind is not its line any more.
-        return (
-          out + this.line(this.envelope(event.kind, event, t?.type === event.kind ? t : undefined), hints)
-        );
+        return out + this.line(this.notice(event, t?.type === event.kind ? t : undefined), hints);
       case 'unknown':
         if (!own) {
           this.loss.foreignRecord(event, 'Cursor line');
@@ -329,11 +356,20 @@ export class CursorEncoder implements Encoder {
     return text;
   }
 
-  /** A record of `type` from the template, or `{type, subtype?}`, with the envelope put back. */
+  /**
+   * A record of `type` from the template, or `{type, subtype?}`, with the envelope put back. A
+   * kept session the event no longer has (deleted) is taken out; the init line's is made anew
+   * (a reader knows Cursor's stream by the init line's session).
+   */
   private envelope(type: string, event: AgentEvent, t: JsonObject | undefined, subtype?: string): JsonObject {
     const r: JsonObject = t !== undefined ? { ...t } : { type };
     if (t === undefined && subtype !== undefined) r.subtype = subtype;
-    if (event.session !== undefined && (t === undefined || 'session_id' in t)) r.session_id = event.session;
+    if (event.session !== undefined) {
+      if (t === undefined || 'session_id' in t) r.session_id = event.session;
+    } else if (t !== undefined && typeof t.session_id === 'string') {
+      if (type === 'system') r.session_id = this.sessionId();
+      else delete r.session_id;
+    }
     return r;
   }
 
@@ -345,9 +381,9 @@ export class CursorEncoder implements Encoder {
   private init(event: AgentEventOf<'session.start'>, t: JsonObject | undefined): JsonObject {
     if (t !== undefined) {
       const r = this.envelope('system', event, t);
-      if (event.cwd !== undefined) r.cwd = event.cwd;
-      if (event.model !== undefined) r.model = event.model;
-      if (event.mode !== undefined) r.permissionMode = event.mode;
+      putText(r, 'cwd', event.cwd);
+      putText(r, 'model', event.model);
+      putText(r, 'permissionMode', event.mode);
       return r;
     }
     const r: JsonObject = { type: 'system', subtype: 'init' };
@@ -355,6 +391,13 @@ export class CursorEncoder implements Encoder {
     r.session_id = event.session ?? this.sessionId();
     if (event.model !== undefined) r.model = event.model;
     if (event.mode !== undefined) r.permissionMode = event.mode;
+    return r;
+  }
+
+  /** A notice's record: its kind is the type, its message the subtype. */
+  private notice(event: AgentEventOf<'notice'>, t: JsonObject | undefined): JsonObject {
+    const r = this.envelope(event.kind, event, t);
+    if (t !== undefined) putText(r, 'subtype', event.message);
     return r;
   }
 
@@ -390,7 +433,7 @@ export class CursorEncoder implements Encoder {
     if (t !== undefined) {
       const r = this.envelope('assistant', event, t);
       r.message = textMessage('assistant', text, t);
-      if (message !== undefined) r.model_call_id = message;
+      putText(r, 'model_call_id', message);
       this.stampTs(r, event, t);
       return r;
     }
@@ -435,12 +478,21 @@ export class CursorEncoder implements Encoder {
     if (args !== undefined) {
       if (t === undefined) assertEncodable(args, 'tool.start.args', undefined, FORMAT);
       payload.args = args;
-    } else if (p0 === undefined)
+    } else if (p0 === undefined || (start !== undefined && keptArgs(start) !== undefined))
+      // (Deleted from the start: the kept line's arguments go, as anew.)
       payload.args = start?.command !== undefined ? { command: start.command } : {};
     if (end !== undefined) payload.result = this.toolResult(end, key, p0);
     const tool: JsonObject = tc0 !== undefined ? { ...tc0 } : {};
     tool[key] = payload;
     if (tc0 === undefined) tool.toolCallId = call;
+    else if (
+      typeof tc0.toolCallId === 'string' &&
+      tc0.toolCallId !== call &&
+      (tc0.toolCallId === t!.call_id || typeof t!.call_id !== 'string')
+    )
+      // The kept copy of the call id (or the id itself) follows the event's: an id edited or
+      // deleted leaves no old copy.
+      putText(tool, 'toolCallId', call);
     const startedAt = end?.startedAt ?? start?.startedAt ?? (tc0 === undefined ? event.ts : undefined);
     // Cursor spells these times as strings of whole milliseconds: `String(NaN)` would be "NaN".
     if (startedAt !== undefined && msOf(tc0?.startedAtMs) !== startedAt)
@@ -517,10 +569,13 @@ export class CursorEncoder implements Encoder {
     this.roundUsage = undefined;
     if (t !== undefined) {
       const r = this.envelope('result', event, t);
+      // A result needs its subtype and text: deleted ones are made as anew.
       if (event.reason !== undefined) r.subtype = event.reason;
+      else if (typeof t.subtype === 'string') r.subtype = failed ? 'error' : 'success';
       if (event.durationMs !== undefined) r.duration_ms = event.durationMs;
       r.is_error = failed;
       if (text !== undefined) r.result = text;
+      else if (typeof t.result === 'string') r.result = '';
       if (event.usage !== undefined) {
         assertUsageFigures(event.usage, 'run.end.usage', FORMAT);
         r.usage = { ...(isJsonObject(t.usage) ? t.usage : {}), ...usageToWire(event.usage) };
@@ -590,9 +645,9 @@ export class CursorEncoder implements Encoder {
       case 'session.start':
         return (
           sameEnvelope(event, t, false) &&
-          (event.cwd === undefined || t.cwd === event.cwd) &&
-          (event.model === undefined || t.model === event.model) &&
-          (event.mode === undefined || t.permissionMode === event.mode)
+          sameText(t.cwd, event.cwd) &&
+          sameText(t.model, event.model) &&
+          sameText(t.permissionMode, event.mode)
         );
       case 'run.start':
         return sameEnvelope(event, t, false) && sameMessage(event.input ?? '', t);
@@ -607,7 +662,7 @@ export class CursorEncoder implements Encoder {
         return (
           sameEnvelope(event, t, true) &&
           sameMessage(event.text, t) &&
-          (event.message === undefined || t.model_call_id === event.message)
+          sameText(t.model_call_id, event.message)
         );
       case 'tool.start':
         return sameEnvelope(event, t, true) && sameCall(event, undefined, t);
@@ -617,9 +672,8 @@ export class CursorEncoder implements Encoder {
         const failed = event.status === 'failed';
         const text = failed ? (event.error ?? event.answer) : (event.answer ?? this.runText ?? '');
         if (!sameEnvelope(event, t, false) || t.is_error !== failed) return false;
-        if (event.reason !== undefined && t.subtype !== event.reason) return false;
+        if (!sameText(t.subtype, event.reason) || !sameText(t.result, text)) return false;
         if (event.durationMs !== undefined && t.duration_ms !== event.durationMs) return false;
-        if (text !== undefined && t.result !== text) return false;
         if (event.usage === undefined) return true;
         const usage = t.usage;
         if (!isJsonObject(usage)) return false;
@@ -628,8 +682,8 @@ export class CursorEncoder implements Encoder {
         return true;
       }
       case 'notice':
-        // The notice's kind is its record's type (`connection`, …).
-        return sameEnvelope(event, t, false) && t.type === event.kind;
+        // The notice's kind is its record's type (`connection`, …), its message the subtype.
+        return sameEnvelope(event, t, false) && t.type === event.kind && sameText(t.subtype, event.message);
       default:
         return false;
     }
