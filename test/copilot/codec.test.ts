@@ -165,6 +165,38 @@ describe('copilot writer', () => {
   });
 });
 
+// A field taken out of an event that kept its line (a redaction by deletion) is not written back
+// from the line, nor are the kept record's copies of it.
+describe('copilot writer: deleted fields', () => {
+  const without = (events: AgentEvent[], i: number, ...keys: string[]) =>
+    copilot.stringify(
+      events.map((e, j) =>
+        j === i
+          ? (Object.fromEntries(Object.entries(e).filter(([k]) => !keys.includes(k))) as AgentEvent)
+          : e,
+      ),
+    );
+
+  test("a session start's directory leaves its context, with the git root that spelled it", () => {
+    const { events } = copilot.parse(loadFixture('copilot', 'error').bytes);
+    const first = without(events, 0, 'cwd', 'producer', 'model').split('\n')[0]!;
+    expect(first).not.toMatch(/home\/dev\/shop|copilot-agent|claude-sonnet/);
+    expect(JSON.parse(first).data.context).toEqual({ branch: 'main', repository: 'acme/shop' });
+  });
+
+  test("a subagent's deleted name leaves its start and its end; a deleted status, the kept error", () => {
+    const { events } = copilot.parse(loadFixture('copilot', 'subagent').bytes);
+    const i = events.findIndex((e) => e.type === 'child.start' && e.name === 'explore');
+    const out = without(events, i, 'name', 'task');
+    // (The spawning call's arguments name the agent type too: another event's.)
+    const records = out.split('\n').filter((l) => l.includes('"call_task_2"') && l.includes('"subagent.'));
+    expect(records).toHaveLength(2);
+    for (const r of records) expect(r).not.toMatch(/"explore"|Searches the codebase/);
+    const end = events.findIndex((e) => e.type === 'child.end' && e.status === 'failed');
+    expect(without(events, end, 'status', 'result')).not.toContain('503 Service Unavailable');
+  });
+});
+
 describe('copilot detection', () => {
   test.each([
     [

@@ -100,6 +100,26 @@ function put(d: JsonObject, key: string, value: unknown): void {
   else d[key] = value;
 }
 
+/**
+ * What a record rebuilt from a kept one gets for an event field that may be absent: the event's
+ * `value`; else, where the kept value is one the decoder reads the field from (`read`), the field
+ * was deleted from the event, and the record gets what one made anew gets (`anew`: undefined
+ * leaves it out); else the kept value, which the event never had. Without a kept record, `anew`.
+ */
+function orKept(
+  value: unknown,
+  tpl: JsonObject | undefined,
+  key: string,
+  read: (kept: unknown) => boolean,
+  anew: unknown,
+): unknown {
+  if (value !== undefined) return value;
+  return tpl === undefined || read(tpl[key]) ? anew : tpl[key];
+}
+
+const isString = (v: unknown): boolean => typeof v === 'string';
+const isNumber = (v: unknown): boolean => typeof v === 'number';
+
 /** One record about to be written: its type, data and the event it came from. */
 interface Out {
   type: CopilotRecordType;
@@ -154,7 +174,9 @@ type Writer = [
   // Text and reasoning of messages not yet ended, by message id (entries leave at their end).
   texts: Map<string, string>,
   reasoning: string,
-  children: Map<string, { call: string; name: string | undefined }>,
+  // Per subagent running: its call, its name, and the name its start's kept record said (a name
+  // edited or deleted there is followed by the kept records of its end).
+  children: Map<string, { call: string; name: string | undefined; keptName: string | undefined }>,
   // Whether a reader of what is written so far has a run open (a user.message, a turn or a run
   // start opened one; a session.idle or a shutdown ended it): a record that would open one
   // outside a run is a run the source never had.
@@ -458,7 +480,7 @@ function recordOf(w: Writer, event: AgentEvent): string {
       const set: Array<[string, unknown]> = [
         ['toolCallId', event.call],
         ['toolName', event.name],
-        ['arguments', event.args ?? (tpl === undefined ? {} : tpl.arguments)],
+        ['arguments', orKept(event.args, tpl, 'arguments', isJsonObject, {})],
         ['mcpServerName', event.server],
       ];
       if (!own && event.args !== undefined) assertEncodable(event.args, 'tool.start.args', undefined, FORMAT);
@@ -491,7 +513,11 @@ function recordOf(w: Writer, event: AgentEvent): string {
       return text + childStart(w, event, tpl);
     case 'child.end':
       // The subagent's figures no final one replaced go before its end (see writeSnapshots).
-      return text + (own ? '' : childSnapshots(w, event.child)) + childEnd(w, event, tpl);
+      return (
+        text +
+        (own ? '' : childSnapshots(w, event.child)) +
+        childEnd(w, event, tpl, copilotEnvelope(record)?.type)
+      );
     case 'run.end':
       return text + runEnd(w, event, tpl);
     case 'status':
@@ -514,9 +540,7 @@ function recordOf(w: Writer, event: AgentEvent): string {
     case 'error':
       return text + errorRecord(w, event, tpl, own, copilotEnvelope(record));
     case 'cancel': {
-      const data = dataWith(tpl, [
-        ['reason', event.by ?? (tpl === undefined ? 'user_initiated' : tpl.reason)],
-      ]);
+      const data = dataWith(tpl, [['reason', orKept(event.by, tpl, 'reason', isString, 'user_initiated')]]);
       return text + emit(w, { type: 'abort', data, event });
     }
     case 'compaction.start':
@@ -697,20 +721,33 @@ function releaseError(w: Writer, held: AgentEventOf<'error'>, next: AgentEvent |
 }
 
 function warningRecord(w: Writer, event: AgentEventOf<'error'>, tpl: JsonObject | undefined): string {
-  const data = dataWith(tpl, [
-    ['warningType', event.code ?? (tpl === undefined ? 'error' : tpl.warningType)],
-    ['message', event.message],
-  ]);
+  const data = dataWith(tpl, codeSet(event, tpl, 'warningType'));
   return emit(w, { type: 'session.warning', data, event });
 }
 
 function sessionError(w: Writer, event: AgentEventOf<'error'>, tpl: JsonObject | undefined): string {
   w[RUN_ERROR] = event.message;
-  const data = dataWith(tpl, [
-    ['errorType', event.code ?? (tpl === undefined ? 'error' : tpl.errorType)],
-    ['message', event.message],
-  ]);
+  const data = dataWith(tpl, codeSet(event, tpl, 'errorType'));
   return emit(w, { type: 'session.error', data, event });
+}
+
+/**
+ * An error's code (`key`: `errorType` or `warningType`) and message. A kept code the event no
+ * longer says (edited or deleted: a redaction) takes the kept `errorCode` along, Copilot's finer
+ * spelling of the same code (`user_model_rate_limited` beside `rate_limit`).
+ */
+function codeSet(
+  event: AgentEventOf<'error'>,
+  tpl: JsonObject | undefined,
+  key: string,
+): Array<[string, unknown]> {
+  const set: Array<[string, unknown]> = [
+    [key, orKept(event.code, tpl, key, isString, 'error')],
+    ['message', event.message],
+  ];
+  if (tpl !== undefined && typeof tpl[key] === 'string' && event.code !== tpl[key] && 'errorCode' in tpl)
+    set.push(['errorCode', undefined]);
+  return set;
 }
 
 // A message's deltas share its id: quoted once.
@@ -823,17 +860,32 @@ function sessionStart(w: Writer, event: AgentEvent, tpl: JsonObject | undefined)
   const at = timestampOf(w, event.ts);
   const set: Array<[string, unknown]> = [
     ['sessionId', session],
-    ['version', tpl !== undefined && protocol === undefined ? tpl.version : version],
-    ['producer', e?.producer ?? (tpl === undefined ? (w[OPTIONS].producer ?? 'agentwire') : tpl.producer)],
+    ['version', orKept(protocol === undefined ? undefined : version, tpl, 'version', isNumber, version)],
+    ['producer', orKept(e?.producer, tpl, 'producer', isString, w[OPTIONS].producer ?? 'agentwire')],
   ];
   if (tpl === undefined)
     set.push(['copilotVersion', w[OPTIONS].copilotVersion ?? '0.0.0'], ['startTime', at]);
-  set.push(['selectedModel', e?.model ?? (tpl === undefined ? undefined : tpl.selectedModel)]);
+  set.push(['selectedModel', orKept(e?.model, tpl, 'selectedModel', isString, undefined)]);
   const data = dataWith(tpl, set);
-  if (e?.cwd !== undefined)
-    data.context = isJsonObject(tpl?.context) ? { ...tpl.context, cwd: e.cwd } : { cwd: e.cwd };
+  const context = isJsonObject(tpl?.context) ? tpl.context : undefined;
+  if (e?.cwd !== undefined) data.context = context !== undefined ? withCwd(context, e.cwd) : { cwd: e.cwd };
+  else if (context !== undefined && typeof context.cwd === 'string')
+    data.context = withCwd(context, undefined);
   const start: AgentEvent = e ?? { type: 'session.start', session };
   return emit(w, { type: 'session.start', data, event: start });
+}
+
+/**
+ * The kept `context` with the event's directory (undefined: deleted, taken out). Its `gitRoot`,
+ * where it spells the kept directory, follows: a directory edited or deleted (a redacted path)
+ * leaves no copy.
+ */
+function withCwd(context: JsonObject, cwd: string | undefined): JsonObject {
+  const c: JsonObject = { ...context };
+  put(c, 'cwd', cwd);
+  if (typeof context.cwd === 'string' && context.gitRoot === context.cwd && cwd !== context.cwd)
+    put(c, 'gitRoot', cwd);
+  return c;
 }
 
 // A round of another format's events opens a turn the first time one of its events comes. Not
@@ -1097,13 +1149,19 @@ function figureRecord(
   const key = u.key === undefined || u.key === env?.id ? undefined : u.key;
   const set: Array<[string, unknown]> = [
     // The schema requires a model; one the events do not name is left out, never invented.
-    ['model', u.model ?? (tpl === undefined ? undefined : tpl.model)],
+    ['model', orKept(u.model, tpl, 'model', isString, undefined)],
     ['inputTokens', count(u.input, 'usage.input')],
     ['outputTokens', count(u.output, 'usage.output')],
     ['cacheReadTokens', count(u.cacheRead, 'usage.cacheRead')],
     ['cacheWriteTokens', count(u.cacheWrite, 'usage.cacheWrite')],
     ['reasoningTokens', count(u.reasoning, 'usage.reasoning')],
-    ['apiCallId', key ?? (tpl === undefined ? undefined : tpl.apiCallId)],
+    // A key that is the record's own id is none of the data's: the kept one stays, unless the key
+    // was deleted (every usage read from Copilot has one).
+    [
+      'apiCallId',
+      key ??
+        (u.key === undefined ? orKept(undefined, tpl, 'apiCallId', isString, undefined) : tpl?.apiCallId),
+    ],
   ];
   return head + kept(w, 'assistant.usage', event, tpl, set);
 }
@@ -1248,14 +1306,17 @@ function childStart(w: Writer, event: AgentEventOf<'child.start'>, tpl: JsonObje
       `${FORMAT} names no parent of a subagent but the main agent`,
     );
   const call = event.call ?? event.child;
-  w[CHILDREN].set(event.child, { call, name: event.name });
-  const name = event.name ?? (tpl === undefined ? 'agent' : tpl.agentName);
-  const data = dataWith(tpl, [
+  const keptName = typeof tpl?.agentName === 'string' ? tpl.agentName : undefined;
+  w[CHILDREN].set(event.child, { call, name: event.name, keptName });
+  const name = orKept(event.name, tpl, 'agentName', isString, 'agent');
+  const set: Array<[string, unknown]> = [
     ['toolCallId', call],
     ['agentName', name],
     ['agentDisplayName', tpl === undefined ? name : tpl.agentDisplayName],
-    ['agentDescription', event.task ?? (tpl === undefined ? '' : tpl.agentDescription)],
-  ]);
+    ['agentDescription', orKept(event.task, tpl, 'agentDescription', isString, '')],
+  ];
+  if (tpl !== undefined) renamed(set, tpl, keptName, event.name);
+  const data = dataWith(tpl, set);
   return emit(w, {
     type: 'subagent.started',
     data,
@@ -1264,7 +1325,30 @@ function childStart(w: Writer, event: AgentEventOf<'child.start'>, tpl: JsonObje
   });
 }
 
-function childEnd(w: Writer, event: AgentEventOf<'child.end'>, tpl: JsonObject | undefined): string {
+/**
+ * A subagent's name no longer the one its start's kept record said (`keptName`; edited or
+ * deleted): the kept data's copies of that name (its name, display name and type, where they
+ * spell it) follow the event's name, or leave with it (the name itself is made as anew).
+ */
+function renamed(
+  set: Array<[string, unknown]>,
+  tpl: JsonObject,
+  keptName: string | undefined,
+  name: string | undefined,
+): void {
+  if (keptName === undefined || name === keptName) return;
+  for (const entry of set)
+    if (entry[0] === 'agentName') entry[1] = name ?? 'agent';
+    else if (entry[0] === 'agentDisplayName' && tpl.agentDisplayName === keptName) entry[1] = name;
+  if (tpl.agentType === keptName) set.push(['agentType', name]);
+}
+
+function childEnd(
+  w: Writer,
+  event: AgentEventOf<'child.end'>,
+  tpl: JsonObject | undefined,
+  keptType: string | undefined,
+): string {
   const started = w[CHILDREN].get(event.child);
   w[CHILDREN].delete(event.child);
   const call = started?.call ?? (tpl === undefined ? event.child : (tpl.toolCallId as string));
@@ -1275,9 +1359,17 @@ function childEnd(w: Writer, event: AgentEventOf<'child.end'>, tpl: JsonObject |
     ['agentName', tpl === undefined ? name : tpl.agentName],
     ['agentDisplayName', tpl === undefined ? name : tpl.agentDisplayName],
   ];
-  if (failed) set.push(['error', event.result ?? (tpl === undefined ? event.status : tpl.error)]);
-  else if (event.status === 'cancelled') set.push(['cancelled', true]);
-  else if (tpl !== undefined) set.push(['cancelled', tpl.cancelled === true ? undefined : tpl.cancelled]);
+  // The start's name edited or deleted: the end's copies of it follow.
+  if (tpl !== undefined && started?.keptName !== undefined && tpl.agentName === started.keptName)
+    renamed(set, tpl, started.keptName, started.name);
+  if (failed) set.push(['error', orKept(event.result, tpl, 'error', isString, event.status)]);
+  else {
+    // A failure's error read as the result: not a failure any more (its status deleted or
+    // edited), the kept error goes.
+    if (keptType === 'subagent.failed') set.push(['error', undefined]);
+    if (event.status === 'cancelled') set.push(['cancelled', true]);
+    else if (tpl !== undefined) set.push(['cancelled', tpl.cancelled === true ? undefined : tpl.cancelled]);
+  }
   if (!failed && event.result !== undefined)
     reportLoss(w[LOSS], event, 'child.end.result', `${FORMAT} has no result text for a completed subagent`);
   const data = dataWith(tpl, set);
