@@ -88,10 +88,19 @@ export function carriedValue(event: AgentEvent): JsonObject {
 
 /**
  * A kept carried value with `event`'s fields put back: an edited field reaches the record, the
- * value's other keys stay where they were (a value that says the same is the kept line again).
+ * value's keys stay where they were (a value that says the same is the kept line again), and a
+ * key the event no longer has is taken out (a field deleted from the event, a redaction, must
+ * not come back from the kept value). The carrier's envelope keys (see `NATIVE`) stay as kept:
+ * they are not the event's fields.
  */
 export function carriedInto(value: unknown, event: AgentEvent): JsonObject {
-  return { ...(isJsonObject(value) ? value : {}), ...carriedValue(event) };
+  const fields = carriedValue(event);
+  if (!isJsonObject(value)) return fields;
+  const out: JsonObject = { ...value, ...fields };
+  // Every key of a kept value the decoder read is a field of its event: only an edit leaves one out.
+  for (const key in value)
+    if (Object.hasOwn(value, key) && !Object.hasOwn(fields, key) && !NATIVE.has(key)) delete out[key];
+  return out;
 }
 
 /**
