@@ -183,3 +183,98 @@ export const CALL_START_META = ['kind', 'server', 'argsSummary', 'command', 'sta
 export function putKeptMetas(r: JsonObject, field: string, event: object, keys: readonly string[]): void {
   for (const key of keys) putKeptMeta(r, field, key, (event as Record<string, unknown>)[key]);
 }
+
+/**
+ * {@link putDefined}, and a field the event no longer has taken out of its kept record: where
+ * `value` is `undefined` and the record's value at `key` is one its decoder reads into the field
+ * (`read`, by default a string), the key is deleted. Without it a field deleted from the event (a
+ * redaction) would come back from the kept record. A record the event still says is left as it
+ * is: `read` is how the decoder read the field, so an unedited event never has it `undefined`.
+ */
+export function putOrDrop(
+  r: JsonObject,
+  key: string,
+  value: unknown,
+  read: (kept: unknown) => boolean = isString,
+): void {
+  if (value !== undefined) r[key] = value;
+  else if (read(r[key])) delete r[key];
+}
+
+/** True for a string: how a decoder reads most text fields of a record (`str`). */
+export function isString(value: unknown): boolean {
+  return typeof value === 'string';
+}
+
+/** True for a number: how a decoder reads a number of a record's metadata. */
+export function isNumber(value: unknown): boolean {
+  return typeof value === 'number';
+}
+
+/** True for a boolean: how a decoder reads a flag of a record's metadata. */
+export function isBoolean(value: unknown): boolean {
+  return typeof value === 'boolean';
+}
+
+/** True for any value there: how a decoder reads a metadata field it takes as it is. */
+export function isThere(value: unknown): boolean {
+  return value !== undefined;
+}
+
+/**
+ * {@link putKeptMeta}, and a field the event no longer has taken out of `r[field].agentwire`
+ * where `read` says the decoder read it into the field: the objects on the way are copied, never
+ * changed, and an `agentwire` object (then a `field` object) left empty goes too, as the general
+ * path writes none. See {@link putOrDrop}.
+ */
+export function putKeptMetaOrDrop(
+  r: JsonObject,
+  field: string,
+  key: string,
+  value: unknown,
+  read: (kept: unknown) => boolean,
+): void {
+  if (value !== undefined) {
+    putKeptMeta(r, field, key, value);
+    return;
+  }
+  const outer = r[field];
+  if (!isJsonObject(outer)) return;
+  const meta = outer.agentwire;
+  if (!isJsonObject(meta) || !read(meta[key])) return;
+  const { [key]: _gone, ...rest } = meta;
+  const { agentwire: _meta, ...others } = outer;
+  if (Object.keys(rest).length > 0) others.agentwire = rest as JsonObject;
+  if (Object.keys(others).length > 0) r[field] = others as JsonObject;
+  else delete r[field];
+}
+
+/**
+ * {@link putKeptMetaOrDrop} of each key of `reads` (the key, and how the decoder reads it) of
+ * `event`. A record without `r[field]` (the frequent one) costs one look for the fields left out.
+ */
+export function putKeptMetasOrDrop(
+  r: JsonObject,
+  field: string,
+  event: object,
+  reads: Readonly<Record<string, (kept: unknown) => boolean>>,
+): void {
+  const e = event as Record<string, unknown>;
+  for (const key in reads) {
+    const value = e[key];
+    if (value !== undefined) putKeptMeta(r, field, key, value);
+    else if (r[field] !== undefined) putKeptMetaOrDrop(r, field, key, undefined, reads[key]!);
+  }
+}
+
+/**
+ * How both UI decoders read the fields of a call's start from its metadata
+ * ({@link CALL_START_META}): the texts as strings, the time as a number.
+ */
+export const CALL_START_READS: Readonly<Record<string, (kept: unknown) => boolean>> = {
+  kind: isString,
+  server: isString,
+  argsSummary: isString,
+  command: isString,
+  startedAt: isNumber,
+};

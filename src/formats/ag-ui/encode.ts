@@ -23,7 +23,18 @@ import {
   jsonString,
   rawIfSame,
 } from '../../json';
-import { CALL_START_META, putDefined, putKeptMeta, putKeptMetas } from '../../kept';
+import {
+  CALL_START_READS,
+  isBoolean,
+  isNumber,
+  isString,
+  isThere,
+  putDefined,
+  putKeptMeta,
+  putKeptMetaOrDrop,
+  putKeptMetasOrDrop,
+  putOrDrop,
+} from '../../kept';
 import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { hintsFrom } from '../../record';
@@ -40,6 +51,7 @@ import {
   usageEntryJson,
   usageToWire,
   withLastUserText,
+  withoutLastUser,
 } from './wire';
 
 /** Options of the AG-UI writer. */
@@ -101,16 +113,19 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
 };
 
 const TEXT_DELTA_CARRIED = CARRIED['text.delta']!;
-/** The fields of a call's end its result keeps in its metadata (besides `ok`). */
-const CALL_END_META = [
-  'error',
-  'result',
-  'exitCode',
-  'denied',
-  'filesChanged',
-  'startedAt',
-  'endedAt',
-] as const;
+/**
+ * The fields of a call's end its result keeps in its metadata (besides `ok`), each with how the
+ * decoder reads it (what a field the event no longer has is taken out by).
+ */
+const CALL_END_READS: Readonly<Record<string, (kept: unknown) => boolean>> = {
+  error: isThere,
+  result: isThere,
+  exitCode: isNumber,
+  denied: (v) => v === true,
+  filesChanged: Array.isArray,
+  startedAt: isNumber,
+  endedAt: isNumber,
+};
 
 // Outside a run AG-UI has no place for an event (a stream opens with RUN_STARTED and a finished
 // run takes nothing more): every such event waits for the next run.
@@ -359,14 +374,15 @@ function openDelta(w: Writer, event: AgentEventOf<'text.delta'>): string | undef
 /**
  * An event read from AG-UI: its kept record with every field of the event the general path
  * writes put back where the decoder read it, written as it came while it says the same
- * (`rawIfSame`). An edit the record has a place for is so written; text given to an event of a
- * start marker (`""` as read) follows the record as its content; an edit the record has no place
- * for (a call's name on its end, a child's parent lane on its end) is written by the general path.
+ * (`rawIfSame`). An edit the record has a place for is so written, and a field the event no
+ * longer has is taken out of it (a redaction by deletion must not come back from the kept
+ * record); text given to an event of a start marker (`""` as read) follows the record as its
+ * content; an edit the record has no place for (a call's name on its end, a child's parent lane
+ * on its end), or a field deleted that the record cannot do without (an id AG-UI requires), is
+ * written by the general path.
  */
 function own(w: Writer, event: AgentEvent, template: JsonObject, hints: AguiHints): string {
   const r: JsonObject = { ...template };
-  if (event.type === 'run.start') w[RUN_OPEN] = true;
-  else if (event.type === 'run.end') w[RUN_OPEN] = false;
   let after = '';
   if (r.type === 'CUSTOM' && typeof r.name === 'string' && r.name.startsWith(CARRY_PREFIX))
     r.value = carriedInto(r.value, event);
@@ -375,8 +391,12 @@ function own(w: Writer, event: AgentEvent, template: JsonObject, hints: AguiHint
     if (back === undefined) return frameEach(framingOf(w), hints.before) + foreign(w, event);
     after = back;
   }
-  if (event.type !== 'child.start' && event.type !== 'child.end') putDefined(r, 'subagentRunId', event.lane);
-  if ('timestamp' in r || event.ts !== undefined) putDefined(r, 'timestamp', event.ts);
+  // After the record's fields: a run's start or end written by the general path opens or ends
+  // the run itself.
+  if (event.type === 'run.start') w[RUN_OPEN] = true;
+  else if (event.type === 'run.end') w[RUN_OPEN] = false;
+  if (event.type !== 'child.start' && event.type !== 'child.end') putOrDrop(r, 'subagentRunId', event.lane);
+  putOrDrop(r, 'timestamp', event.ts, isNumber);
   const framing = framingOf(w);
   return (
     frameEach(framing, hints.before) + frameJson(framing, rawIfSame(hints.raw, JSON.stringify(r))) + after
@@ -390,21 +410,29 @@ function own(w: Writer, event: AgentEvent, template: JsonObject, hints: AguiHint
 function putBack(w: Writer, event: AgentEvent, r: JsonObject): string | undefined {
   switch (event.type) {
     case 'run.start':
-      putDefined(r, 'threadId', event.session);
-      putDefined(r, 'runId', event.run);
-      if (event.input !== undefined && lastUserText(r.input) !== event.input) {
+      // The thread and run are required: without them the general path makes new ones.
+      if (event.session === undefined || event.run === undefined) return undefined;
+      r.threadId = event.session;
+      r.runId = event.run;
+      if (event.input === undefined) {
+        // The input deleted: its message goes (the rest of the kept input, the resume entries
+        // that are events of their own among it, stays).
+        if (lastUserText(r.input) !== undefined) r.input = withoutLastUser(r.input as JsonObject);
+      } else if (lastUserText(r.input) !== event.input) {
         const input = isJsonObject(r.input) ? r.input : { threadId: r.threadId!, runId: r.runId! };
         r.input = withLastUserText(input, event.input, () => newId(w));
       }
       return '';
     case 'run.end':
-      runEndBack(event, r);
-      return '';
+      return runEndBack(event, r);
     case 'message.start':
     case 'message.end':
-      putDefined(r, 'messageId', event.message);
+      // The message id is required: without it the general path writes the event.
+      if (event.message === undefined) return undefined;
+      r.messageId = event.message;
       return '';
     case 'text.delta':
+      if (event.message === undefined && typeof r.messageId === 'string') return undefined;
       if ('delta' in r) r.delta = event.text;
       putDefined(r, 'messageId', event.message);
       return '';
@@ -416,21 +444,26 @@ function putBack(w: Writer, event: AgentEvent, r: JsonObject): string | undefine
     case 'tool.end':
       return callBack(w, event, r);
     case 'child.start':
-      putDefined(r, 'subagentRunId', event.child);
-      putDefined(r, 'name', event.name);
-      putDefined(r, 'description', event.task);
-      putDefined(r, 'parentToolCallId', event.call);
-      putDefined(r, 'parentSubagentRunId', event.lane);
-      putKeptMeta(r, 'metadata', 'kind', event.kind);
-      putKeptMeta(r, 'metadata', 'background', event.background);
+      // The child's id and name are required: without them the general path writes the event.
+      if (event.child === undefined || event.name === undefined) return undefined;
+      r.subagentRunId = event.child;
+      r.name = event.name;
+      putOrDrop(r, 'description', event.task);
+      putOrDrop(r, 'parentToolCallId', event.call);
+      putOrDrop(r, 'parentSubagentRunId', event.lane);
+      putKeptMetaOrDrop(r, 'metadata', 'kind', event.kind, isString);
+      putKeptMetaOrDrop(r, 'metadata', 'background', event.background, isBoolean);
       setBounded(w[KEPT_PARENTS], event.child, event.lane);
       return '';
     case 'child.end': {
       const parents = w[KEPT_PARENTS];
       if (parents.has(event.child) && parents.get(event.child) !== event.lane) return undefined;
+      const failed = r.type === 'SUBAGENT_ERROR';
+      // An error's message is required: without it the general path says the child failed.
+      if (event.child === undefined || (failed && event.result === undefined)) return undefined;
       parents.delete(event.child);
-      putDefined(r, 'subagentRunId', event.child);
-      putDefined(r, r.type === 'SUBAGENT_ERROR' ? 'message' : 'result', event.result);
+      r.subagentRunId = event.child;
+      putOrDrop(r, failed ? 'message' : 'result', event.result);
       return '';
     }
     default:
@@ -438,31 +471,52 @@ function putBack(w: Writer, event: AgentEvent, r: JsonObject): string | undefine
   }
 }
 
-/** A run's end: its error and code, or its answer, and what its metadata says. */
-function runEndBack(event: AgentEventOf<'run.end'>, r: JsonObject): void {
+/**
+ * A run's end: its error and code, or its answer, and what its metadata says; `undefined` when a
+ * field is deleted that the record cannot do without (its thread, run, status, an error's
+ * message, an interrupt's reason): the general path writes the event.
+ */
+function runEndBack(event: AgentEventOf<'run.end'>, r: JsonObject): '' | undefined {
+  if (event.status === undefined) return undefined;
   if (r.type === 'RUN_ERROR') {
-    putDefined(r, 'message', event.error);
-    putDefined(r, 'code', event.reason);
+    if (event.error === undefined) return undefined;
+    r.message = event.error;
+    putOrDrop(r, 'code', event.reason);
   } else {
+    if (event.session === undefined || event.run === undefined) return undefined;
     if (typeof event.answer === 'string') r.result = event.answer;
+    else if (event.answer === undefined && typeof r.result === 'string') delete r.result;
     // An interrupt outcome reads as the reason `interrupt` unless the metadata says another.
     const meta = metaOf(r);
-    const outcome = isJsonObject(r.outcome) ? r.outcome.type : undefined;
+    const outcome = isJsonObject(r.outcome) ? r.outcome : undefined;
+    if (event.reason === undefined && outcome?.type === 'interrupt' && Array.isArray(outcome.interrupts))
+      return undefined;
     const kept =
-      typeof meta?.reason === 'string' ? meta.reason : outcome === 'interrupt' ? 'interrupt' : undefined;
+      typeof meta?.reason === 'string'
+        ? meta.reason
+        : outcome?.type === 'interrupt'
+          ? 'interrupt'
+          : undefined;
     if (event.reason !== kept) putKeptMeta(r, 'metadata', 'reason', event.reason);
   }
-  putKeptMeta(r, 'metadata', 'stopReason', event.stopReason);
-  putKeptMeta(r, 'metadata', 'input', event.input);
-  putKeptMeta(r, 'metadata', 'durationMs', event.durationMs);
+  // The decoder reads the metadata's reason over a run error's code too.
+  if (event.reason === undefined) putKeptMetaOrDrop(r, 'metadata', 'reason', undefined, isString);
+  putKeptMetaOrDrop(r, 'metadata', 'stopReason', event.stopReason, isString);
+  putKeptMetaOrDrop(r, 'metadata', 'input', event.input, isString);
+  putKeptMetaOrDrop(r, 'metadata', 'durationMs', event.durationMs, isNumber);
+  return '';
 }
 
 /** A reasoning record; text given to a marker with none follows it as its content. */
-function reasoningBack(w: Writer, event: AgentEventOf<'reasoning.delta'>, r: JsonObject): string {
+function reasoningBack(w: Writer, event: AgentEventOf<'reasoning.delta'>, r: JsonObject): string | undefined {
   if (r.type === 'REASONING_ENCRYPTED_VALUE') {
-    putDefined(r, 'entityId', event.message);
-    putDefined(r, 'encryptedValue', metaOf(r)?.signature === true ? event.signature : event.redacted);
-  } else putDefined(r, 'messageId', event.message);
+    const opaque = metaOf(r)?.signature === true ? event.signature : event.redacted;
+    // Both are required: without either the general path writes the event.
+    if (event.message === undefined || opaque === undefined) return undefined;
+    r.entityId = event.message;
+    r.encryptedValue = opaque;
+  } else if (event.message === undefined && typeof r.messageId === 'string') return undefined;
+  else putDefined(r, 'messageId', event.message);
   if ('delta' in r || (r.type === 'REASONING_MESSAGE_CHUNK' && event.text !== '')) r.delta = event.text;
   else if (event.text !== '') {
     const messageId = event.message ?? (r.messageId as string | undefined) ?? newId(w);
@@ -472,9 +526,12 @@ function reasoningBack(w: Writer, event: AgentEventOf<'reasoning.delta'>, r: Jso
 }
 
 /** A call's start or arguments; arguments given to its start follow it. */
-function argsBack(w: Writer, event: AgentEventOf<'tool.args.delta'>, r: JsonObject): string {
-  putDefined(r, 'toolCallId', event.call);
-  putDefined(r, 'toolCallName', event.name);
+function argsBack(w: Writer, event: AgentEventOf<'tool.args.delta'>, r: JsonObject): string | undefined {
+  // The call is required, and the name of its start: without them the general path writes it.
+  if (event.call === undefined || (event.name === undefined && r.type === 'TOOL_CALL_START'))
+    return undefined;
+  r.toolCallId = event.call;
+  putOrDrop(r, 'toolCallName', event.name);
   if (event.name !== undefined) setBounded(w[KEPT_NAMES], event.call, event.name);
   if (r.type !== 'TOOL_CALL_START') {
     if ('delta' in r || event.text !== '') r.delta = event.text;
@@ -496,14 +553,19 @@ function callBack(
     // A start reads `''` for no name, a result none.
     if ((event.type === 'tool.start' ? name : name || undefined) !== event.name) return undefined;
   }
-  putDefined(r, 'toolCallId', event.call);
+  // The call is required: without it the general path writes the event.
+  if (event.call === undefined) return undefined;
+  r.toolCallId = event.call;
   if (event.type === 'tool.start') {
-    putKeptMetas(r, 'metadata', event, CALL_START_META);
+    putKeptMetasOrDrop(r, 'metadata', event, CALL_START_READS);
     return '';
   }
-  if (event.text !== undefined && contentText(r.content) !== event.text) r.content = event.text;
+  if (event.text === undefined) {
+    // The text deleted: the result's content is required, the general path writes it anew.
+    if (contentText(r.content) !== undefined) return undefined;
+  } else if (contentText(r.content) !== event.text) r.content = event.text;
   if (event.ok !== (metaOf(r)?.ok !== false)) putKeptMeta(r, 'metadata', 'ok', event.ok);
-  putKeptMetas(r, 'metadata', event, CALL_END_META);
+  putKeptMetasOrDrop(r, 'metadata', event, CALL_END_READS);
   return '';
 }
 

@@ -365,3 +365,17 @@ export function withLastUserText(input: JsonObject, text: string, id: () => stri
   else messages[i] = { ...(messages[i] as JsonObject), content: text };
   return { ...input, messages };
 }
+
+/**
+ * `input` without its last user message: where a run start's deleted input goes back into its
+ * kept `RunAgentInput` (the rest of it, resume entries among it, stays). Copies what it changes.
+ */
+export function withoutLastUser(input: JsonObject): JsonObject {
+  const messages = Array.isArray(input.messages) ? input.messages.slice() : [];
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (!isJsonObject(messages[i]) || (messages[i] as JsonObject).role !== 'user') continue;
+    messages.splice(i, 1);
+    break;
+  }
+  return { ...input, messages };
+}
