@@ -23,7 +23,15 @@ import {
   rawIfSame,
   sameJson,
 } from '../../json';
-import { CALL_START_META, putDefined, putKeptMeta, putKeptMetas } from '../../kept';
+import {
+  CALL_START_READS,
+  isNumber,
+  isString,
+  isThere,
+  putKeptMetaOrDrop,
+  putKeptMetasOrDrop,
+  putOrDrop,
+} from '../../kept';
 import { checkLoss, type LossState, newLoss, reportKeyLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { hintsFrom } from '../../record';
@@ -317,16 +325,23 @@ function openDelta(w: Writer, event: AgentEventOf<'text.delta'>): string | undef
 /**
  * An event read from the AI SDK: its kept chunk with every field of the event the general path
  * writes put back where the decoder read it, written as it came while it says the same
- * (`rawIfSame`). An edit the chunk has a place for is so written; text given to an event of a
- * start chunk (`""` as read) follows the chunk as its delta; an edit the chunk has no place for
- * (a call's name on its output, a decision neither allow nor deny, a run's failure on its finish)
- * is written by the general path.
+ * (`rawIfSame`). An edit the chunk has a place for is so written, and a field the event no
+ * longer has is taken out of it (a redaction by deletion must not come back from the kept
+ * chunk); text given to an event of a start chunk (`""` as read) follows the chunk as its delta;
+ * an edit the chunk has no place for (a call's name on its output, a decision neither allow nor
+ * deny, a run's failure on its finish), or a field deleted that the chunk cannot do without (an
+ * id, a call's name or output, an error's text), is written by the general path.
  */
 function own(w: Writer, event: AgentEvent, template: JsonObject, hints: AiSdkHints): string {
   if (hints.before !== undefined) keepFailure(w, hints.before);
   const r: JsonObject = { ...template };
   const after = putBack(w, event, r);
-  if (after === undefined) return frameEach(framingOf(w), hints.before) + foreign(w, event);
+  if (after === undefined) {
+    // The chunks a run's end carries restate its failure (`error`), which the general path
+    // writes from the event: kept, an edited or deleted failure would come back from them.
+    const before = event.type === 'run.end' ? '' : frameEach(framingOf(w), hints.before);
+    return before + foreign(w, event);
+  }
   if (event.type === 'run.start') w[RUN_OPEN] = true;
   else if (event.type === 'run.end') w[RUN_OPEN] = false;
   if (event.type === 'run.start' || event.type === 'run.end') w[KEPT_FAILURE] = undefined;
@@ -353,52 +368,70 @@ function keepFailure(w: Writer, before: readonly string[]): void {
 function putBack(w: Writer, event: AgentEvent, r: JsonObject): string | undefined {
   if (event.type !== 'unknown' && typeof r.type === 'string' && r.type.startsWith(AISDK_DATA_PREFIX)) {
     const value = carriedInto(r.data, event);
-    if (event.lane !== undefined) value.lane = event.lane;
-    if (event.ts !== undefined) value.ts = event.ts;
+    // The decoder reads a carried event's lane and time from its value.
+    putOrDrop(value, 'lane', event.lane);
+    putOrDrop(value, 'ts', event.ts, isNumber);
     r.data = value;
     return '';
   }
+  // Every event below but a run's has an id the chunk requires (a message's, a call's, an
+  // approval's): deleted, the general path writes the event.
   switch (event.type) {
     case 'run.start':
       if (event.run !== undefined && 'messageId' in r) r.messageId = event.run;
+      else if (event.run === undefined && typeof r.messageId === 'string') delete r.messageId;
       return '';
     case 'run.end':
       return runEndBack(w, event, r);
     case 'message.start':
     case 'message.end':
-      putDefined(r, 'id', event.message);
+      if (event.message === undefined) return undefined;
+      r.id = event.message;
       return '';
     case 'text.delta':
-      putDefined(r, 'id', event.message);
+      if (event.message === undefined) return undefined;
+      r.id = event.message;
       if ('delta' in r) r.delta = event.text;
       return '';
     case 'reasoning.delta':
-      putDefined(r, 'id', event.message);
-      putKeptMeta(r, 'providerMetadata', 'signature', event.signature);
-      putKeptMeta(r, 'providerMetadata', 'redacted', event.redacted);
+      if (event.message === undefined) return undefined;
+      r.id = event.message;
+      putKeptMetaOrDrop(r, 'providerMetadata', 'signature', event.signature, isString);
+      putKeptMetaOrDrop(r, 'providerMetadata', 'redacted', event.redacted, isString);
       if ('delta' in r) r.delta = event.text;
       else if (event.text !== '')
         return emit(w, 'reasoning-delta', { id: event.message ?? r.id, delta: event.text });
       return '';
     case 'tool.args.delta':
-      putDefined(r, 'toolCallId', event.call);
+      if (event.call === undefined) return undefined;
+      r.toolCallId = event.call;
       if (r.type !== 'tool-input-start') {
         if ('inputTextDelta' in r) r.inputTextDelta = event.text;
         return '';
       }
-      putDefined(r, 'toolName', event.name);
-      if (event.name !== undefined) setBounded(w[KEPT_NAMES], event.call, event.name);
+      // A call's start requires its name.
+      if (event.name === undefined) return undefined;
+      r.toolName = event.name;
+      setBounded(w[KEPT_NAMES], event.call, event.name);
       if (event.text === '') return '';
       return emit(w, 'tool-input-delta', { toolCallId: event.call, inputTextDelta: event.text });
     case 'tool.start':
-      putDefined(r, 'toolCallId', event.call);
-      putDefined(r, 'toolName', event.name);
-      putDefined(r, 'input', event.args);
+      // The name and input are required too (the input read as the arguments when an object).
+      if (
+        event.call === undefined ||
+        event.name === undefined ||
+        (event.args === undefined && isJsonObject(r.input))
+      )
+        return undefined;
+      r.toolCallId = event.call;
+      r.toolName = event.name;
+      if (event.args !== undefined) r.input = event.args;
       setBounded(w[KEPT_NAMES], event.call, event.name);
-      putKeptMetas(r, 'toolMetadata', event, CALL_START_META);
+      putKeptMetasOrDrop(r, 'toolMetadata', event, CALL_START_READS);
       return '';
     case 'tool.output':
-      putDefined(r, 'toolCallId', event.call);
+      if (event.call === undefined) return undefined;
+      r.toolCallId = event.call;
       if (typeof r.output === 'string' || JSON.stringify(r.output ?? null) !== event.text)
         r.output = event.text;
       return '';
@@ -406,17 +439,20 @@ function putBack(w: Writer, event: AgentEvent, r: JsonObject): string | undefine
       return toolEndBack(w, event, r);
     case 'approval.request':
       if (event.call !== undefined && changedName(w, event.call, event.tool)) return undefined;
-      putDefined(r, 'approvalId', event.approval);
-      putDefined(r, 'toolCallId', event.call);
-      putDefined(r, 'reason', event.title);
+      if (event.approval === undefined || event.call === undefined) return undefined;
+      r.approvalId = event.approval;
+      r.toolCallId = event.call;
+      putOrDrop(r, 'reason', event.title);
       return '';
     case 'approval.resolve':
       if (event.decision !== (r.approved === true ? 'allow' : 'deny')) return undefined;
-      putDefined(r, 'approvalId', event.approval);
+      if (event.approval === undefined) return undefined;
+      r.approvalId = event.approval;
       return '';
     case 'error':
-      // An `error` chunk's text (a carried error's record has no such field).
+      // An `error` chunk's text (a carried error's record has no such field), which it requires.
       if (r.type === 'error') {
+        if (event.message === undefined) return undefined;
         r.errorText = event.message;
         w[KEPT_FAILURE] = event.message;
       }
@@ -438,24 +474,43 @@ function changedName(w: Writer, call: string, name: string | undefined): boolean
 /** A run's end: its finish reason and metadata, or its abort's reason. */
 function runEndBack(w: Writer, event: AgentEventOf<'run.end'>, r: JsonObject): string | undefined {
   if (r.type === 'abort') {
-    putDefined(r, 'reason', event.reason);
+    putOrDrop(r, 'reason', event.reason);
     return '';
   }
   // The failure the finish reads is the last `error` chunk's: the finish has no place for it.
   if (event.error !== w[KEPT_FAILURE]) return undefined;
   if (event.stopReason !== undefined && 'finishReason' in r) r.finishReason = event.stopReason;
+  else if (event.stopReason === undefined && typeof r.finishReason === 'string') {
+    // A failed run's finish says `error` whatever its stop reason (the general path's too).
+    if (r.finishReason !== 'error' || event.status !== 'failed') delete r.finishReason;
+  }
   const m = isJsonObject(r.messageMetadata) ? r.messageMetadata : undefined;
   if (
     (event.reason !== undefined && m?.reason !== event.reason) ||
-    (event.durationMs !== undefined && m?.durationMs !== event.durationMs)
+    (event.durationMs !== undefined && m?.durationMs !== event.durationMs) ||
+    (event.reason === undefined && typeof m?.reason === 'string') ||
+    (event.durationMs === undefined && typeof m?.durationMs === 'number')
   ) {
     const meta: JsonObject = { ...m };
-    if (event.reason !== undefined) meta.reason = event.reason;
-    if (event.durationMs !== undefined) meta.durationMs = event.durationMs;
+    // Deleted from the event, taken out of the metadata (copied: the kept object stays).
+    putOrDrop(meta, 'reason', event.reason);
+    putOrDrop(meta, 'durationMs', event.durationMs, isNumber);
     r.messageMetadata = meta;
   }
   return '';
 }
+
+/**
+ * The fields of a call's end its output keeps in its metadata besides its text, error and
+ * result, each with how the decoder reads it (what a field the event no longer has is taken out
+ * by).
+ */
+const CALL_END_READS: Readonly<Record<string, (kept: unknown) => boolean>> = {
+  exitCode: isNumber,
+  filesChanged: Array.isArray,
+  startedAt: isNumber,
+  endedAt: isNumber,
+};
 
 /** A call's output: its name only where the chunk has one, its outcome by the chunk's type. */
 function toolEndBack(w: Writer, event: AgentEventOf<'tool.end'>, r: JsonObject): string | undefined {
@@ -464,24 +519,34 @@ function toolEndBack(w: Writer, event: AgentEventOf<'tool.end'>, r: JsonObject):
     (event.denied === true) !== (r.type === 'tool-output-denied')
   )
     return undefined;
-  if ('toolName' in r) putDefined(r, 'toolName', event.name);
-  else if (changedName(w, event.call, event.name)) return undefined;
-  putDefined(r, 'toolCallId', event.call);
+  if ('toolName' in r) {
+    // A refused input's chunk requires the name.
+    if (event.name === undefined) return undefined;
+    r.toolName = event.name;
+  } else if (changedName(w, event.call, event.name)) return undefined;
+  // The call is required, and what the chunk read as the text, error or result: deleted, the
+  // general path writes the event (an `output` or `errorText` kept would say the old one).
+  const available = r.type === 'tool-output-available';
+  if (
+    event.call === undefined ||
+    (event.text === undefined && available && typeof r.output === 'string') ||
+    (event.error === undefined && typeof r.errorText === 'string') ||
+    (event.result === undefined && available && typeof r.output !== 'string' && r.output !== undefined)
+  )
+    return undefined;
+  r.toolCallId = event.call;
   const meta = metaOf(r.toolMetadata);
   if (event.text !== undefined && typeof r.output === 'string' && meta?.text === undefined)
     r.output = event.text;
-  else putKeptMeta(r, 'toolMetadata', 'text', event.text);
+  else putKeptMetaOrDrop(r, 'toolMetadata', 'text', event.text, isString);
   if (typeof event.error === 'string' && typeof r.errorText === 'string' && meta?.error === undefined)
     r.errorText = event.error;
-  else putKeptMeta(r, 'toolMetadata', 'error', event.error);
+  else putKeptMetaOrDrop(r, 'toolMetadata', 'error', event.error, isThere);
   // An output that is not text is the call's result, unless the metadata says another.
-  if (r.type === 'tool-output-available' && typeof r.output !== 'string' && meta?.result === undefined)
-    putDefined(r, 'output', event.result);
-  else putKeptMeta(r, 'toolMetadata', 'result', event.result);
-  putKeptMeta(r, 'toolMetadata', 'exitCode', event.exitCode);
-  putKeptMeta(r, 'toolMetadata', 'filesChanged', event.filesChanged);
-  putKeptMeta(r, 'toolMetadata', 'startedAt', event.startedAt);
-  putKeptMeta(r, 'toolMetadata', 'endedAt', event.endedAt);
+  if (available && typeof r.output !== 'string' && meta?.result === undefined) {
+    if (event.result !== undefined) r.output = event.result;
+  } else putKeptMetaOrDrop(r, 'toolMetadata', 'result', event.result, isThere);
+  putKeptMetasOrDrop(r, 'toolMetadata', event, CALL_END_READS);
   return '';
 }
 
