@@ -22,6 +22,7 @@ import {
   type JsonObject,
   jsonString,
   rawIfSame,
+  sameJson,
 } from '../../json';
 import {
   CALL_START_READS,
@@ -384,7 +385,13 @@ function openDelta(w: Writer, event: AgentEventOf<'text.delta'>): string | undef
 function own(w: Writer, event: AgentEvent, template: JsonObject, hints: AguiHints): string {
   const r: JsonObject = { ...template };
   let after = '';
-  if (r.type === 'CUSTOM' && typeof r.name === 'string' && r.name.startsWith(CARRY_PREFIX))
+  // A carried event's value (a carried record read as no event is that event's record).
+  if (
+    event.type !== 'unknown' &&
+    r.type === 'CUSTOM' &&
+    typeof r.name === 'string' &&
+    r.name.startsWith(CARRY_PREFIX)
+  )
     r.value = carriedInto(r.value, event);
   else {
     const back = putBack(w, event, r);
@@ -425,6 +432,10 @@ function putBack(w: Writer, event: AgentEvent, r: JsonObject): string | undefine
       return '';
     case 'run.end':
       return runEndBack(event, r);
+    case 'round.end':
+      putKeptMetaOrDrop(r, 'metadata', 'stopReason', event.stopReason, isString);
+      putKeptMetaOrDrop(r, 'metadata', 'model', event.model, isString);
+      return '';
     case 'message.start':
     case 'message.end':
       // The message id is required: without it the general path writes the event.
@@ -466,6 +477,10 @@ function putBack(w: Writer, event: AgentEvent, r: JsonObject): string | undefine
       putOrDrop(r, failed ? 'message' : 'result', event.result);
       return '';
     }
+    case 'unknown':
+      // A record read as no event is the event's record (a `RAW` one's the record it passes
+      // through): a changed or deleted one is written by the general path.
+      return sameJson(event.record, r.type === 'RAW' ? r.event : r) ? '' : undefined;
     default:
       return '';
   }
