@@ -250,31 +250,33 @@ export function putKeptMetaOrDrop(
 }
 
 /**
- * {@link putKeptMetaOrDrop} of each key of `reads` (the key, and how the decoder reads it) of
- * `event`. A record without `r[field]` (the frequent one) costs one look for the fields left out.
+ * {@link putKeptMetaOrDrop} of each of `keys` of `event`, `reads[i]` how the decoder reads
+ * `keys[i]`. A record without `r[field]` (the frequent one) costs one look per field left out.
  */
 export function putKeptMetasOrDrop(
   r: JsonObject,
   field: string,
   event: object,
-  reads: Readonly<Record<string, (kept: unknown) => boolean>>,
+  keys: readonly string[],
+  reads: readonly ((kept: unknown) => boolean)[],
 ): void {
   const e = event as Record<string, unknown>;
-  for (const key in reads) {
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
     const value = e[key];
     if (value !== undefined) putKeptMeta(r, field, key, value);
-    else if (r[field] !== undefined) putKeptMetaOrDrop(r, field, key, undefined, reads[key]!);
+    else if (r[field] !== undefined) putKeptMetaOrDrop(r, field, key, undefined, reads[i]!);
   }
 }
 
 /**
- * How both UI decoders read the fields of a call's start from its metadata
- * ({@link CALL_START_META}): the texts as strings, the time as a number.
+ * How both UI decoders read the fields of a call's start from its metadata, in the order of
+ * {@link CALL_START_META}: the texts as strings, the time as a number.
  */
-export const CALL_START_READS: Readonly<Record<string, (kept: unknown) => boolean>> = {
-  kind: isString,
-  server: isString,
-  argsSummary: isString,
-  command: isString,
-  startedAt: isNumber,
-};
+export const CALL_START_READS: readonly ((kept: unknown) => boolean)[] = [
+  isString,
+  isString,
+  isString,
+  isString,
+  isNumber,
+];

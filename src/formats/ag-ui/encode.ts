@@ -25,6 +25,7 @@ import {
   sameJson,
 } from '../../json';
 import {
+  CALL_START_META,
   CALL_START_READS,
   isBoolean,
   isNumber,
@@ -114,19 +115,26 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
 };
 
 const TEXT_DELTA_CARRIED = CARRIED['text.delta']!;
-/**
- * The fields of a call's end its result keeps in its metadata (besides `ok`), each with how the
- * decoder reads it (what a field the event no longer has is taken out by).
- */
-const CALL_END_READS: Readonly<Record<string, (kept: unknown) => boolean>> = {
-  error: isThere,
-  result: isThere,
-  exitCode: isNumber,
-  denied: (v) => v === true,
-  filesChanged: Array.isArray,
-  startedAt: isNumber,
-  endedAt: isNumber,
-};
+/** The fields of a call's end its result keeps in its metadata (besides `ok`). */
+const CALL_END_META = [
+  'error',
+  'result',
+  'exitCode',
+  'denied',
+  'filesChanged',
+  'startedAt',
+  'endedAt',
+] as const;
+/** How the decoder reads each of {@link CALL_END_META} (what a field deleted is taken out by). */
+const CALL_END_READS: readonly ((kept: unknown) => boolean)[] = [
+  isThere,
+  isThere,
+  isNumber,
+  (v) => v === true,
+  Array.isArray,
+  isNumber,
+  isNumber,
+];
 
 // Outside a run AG-UI has no place for an event (a stream opens with RUN_STARTED and a finished
 // run takes nothing more): every such event waits for the next run.
@@ -402,8 +410,13 @@ function own(w: Writer, event: AgentEvent, template: JsonObject, hints: AguiHint
   // the run itself.
   if (event.type === 'run.start') w[RUN_OPEN] = true;
   else if (event.type === 'run.end') w[RUN_OPEN] = false;
-  if (event.type !== 'child.start' && event.type !== 'child.end') putOrDrop(r, 'subagentRunId', event.lane);
-  putOrDrop(r, 'timestamp', event.ts, isNumber);
+  // Every record's lane and time, written out (`putOrDrop`'s, without its call per record).
+  if (event.type !== 'child.start' && event.type !== 'child.end') {
+    if (event.lane !== undefined) r.subagentRunId = event.lane;
+    else if (typeof r.subagentRunId === 'string') delete r.subagentRunId;
+  }
+  if (event.ts !== undefined) r.timestamp = event.ts;
+  else if (typeof r.timestamp === 'number') delete r.timestamp;
   const framing = framingOf(w);
   return (
     frameEach(framing, hints.before) + frameJson(framing, rawIfSame(hints.raw, JSON.stringify(r))) + after
@@ -572,7 +585,7 @@ function callBack(
   if (event.call === undefined) return undefined;
   r.toolCallId = event.call;
   if (event.type === 'tool.start') {
-    putKeptMetasOrDrop(r, 'metadata', event, CALL_START_READS);
+    putKeptMetasOrDrop(r, 'metadata', event, CALL_START_META, CALL_START_READS);
     return '';
   }
   if (event.text === undefined) {
@@ -580,7 +593,7 @@ function callBack(
     if (contentText(r.content) !== undefined) return undefined;
   } else if (contentText(r.content) !== event.text) r.content = event.text;
   if (event.ok !== (metaOf(r)?.ok !== false)) putKeptMeta(r, 'metadata', 'ok', event.ok);
-  putKeptMetasOrDrop(r, 'metadata', event, CALL_END_READS);
+  putKeptMetasOrDrop(r, 'metadata', event, CALL_END_META, CALL_END_READS);
   return '';
 }
 

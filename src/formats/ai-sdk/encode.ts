@@ -24,6 +24,7 @@ import {
   sameJson,
 } from '../../json';
 import {
+  CALL_START_META,
   CALL_START_READS,
   isNumber,
   isString,
@@ -427,7 +428,7 @@ function putBack(w: Writer, event: AgentEvent, r: JsonObject): string | undefine
       r.toolName = event.name;
       if (event.args !== undefined) r.input = event.args;
       setBounded(w[KEPT_NAMES], event.call, event.name);
-      putKeptMetasOrDrop(r, 'toolMetadata', event, CALL_START_READS);
+      putKeptMetasOrDrop(r, 'toolMetadata', event, CALL_START_META, CALL_START_READS);
       return '';
     case 'tool.output':
       if (event.call === undefined) return undefined;
@@ -500,17 +501,10 @@ function runEndBack(w: Writer, event: AgentEventOf<'run.end'>, r: JsonObject): s
   return '';
 }
 
-/**
- * The fields of a call's end its output keeps in its metadata besides its text, error and
- * result, each with how the decoder reads it (what a field the event no longer has is taken out
- * by).
- */
-const CALL_END_READS: Readonly<Record<string, (kept: unknown) => boolean>> = {
-  exitCode: isNumber,
-  filesChanged: Array.isArray,
-  startedAt: isNumber,
-  endedAt: isNumber,
-};
+/** The fields of a call's end its output keeps in its metadata besides its text, error and result. */
+const CALL_END_META = ['exitCode', 'filesChanged', 'startedAt', 'endedAt'];
+/** How the decoder reads each of {@link CALL_END_META} (what a field deleted is taken out by). */
+const CALL_END_READS: readonly ((kept: unknown) => boolean)[] = [isNumber, Array.isArray, isNumber, isNumber];
 
 /** A call's output: its name only where the chunk has one, its outcome by the chunk's type. */
 function toolEndBack(w: Writer, event: AgentEventOf<'tool.end'>, r: JsonObject): string | undefined {
@@ -546,7 +540,7 @@ function toolEndBack(w: Writer, event: AgentEventOf<'tool.end'>, r: JsonObject):
   if (available && typeof r.output !== 'string' && meta?.result === undefined) {
     if (event.result !== undefined) r.output = event.result;
   } else putKeptMetaOrDrop(r, 'toolMetadata', 'result', event.result, isThere);
-  putKeptMetasOrDrop(r, 'toolMetadata', event, CALL_END_READS);
+  putKeptMetasOrDrop(r, 'toolMetadata', event, CALL_END_META, CALL_END_READS);
   return '';
 }
 
