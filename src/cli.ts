@@ -1455,6 +1455,7 @@ function withoutPassword(url: string): string {
 // event makes the stream: a reader that comes before it (the viewer opened at once, a
 // --read-only server's clients before the agent's first output) waits for it, as in memory,
 // instead of a 404 that EventSource and connect() do not retry. Other sessions answer as stored.
+// It has no events yet: a cursor above 0 is not of its stream (409, as for any log).
 function servedFromStart(log: SessionLog, workspace: string, session: string): SessionLog {
   return {
     append: (w, s, events) => log.append(w, s, events),
@@ -1462,7 +1463,7 @@ function servedFromStart(log: SessionLog, workspace: string, session: string): S
     follow: (w, s, after, follower) => log.follow(w, s, after, follower),
     read: async (w, s, after) =>
       (await log.read(w, s, after)) ??
-      (w === workspace && s === session ? { entries: [], closed: false, last: after } : undefined),
+      (w === workspace && s === session ? { entries: [], closed: false, last: after, head: 0 } : undefined),
   };
 }
 

@@ -8,6 +8,7 @@ import type { NhLogEntry, SessionFollower } from '../../src/node/session-log';
 import { createSseHandler } from '../../src/node/sse-server';
 import { type NodeRedisClientLike, RedisLogError, RedisSessionLog } from '../../src/redis/index';
 import { expectGap } from '../nativeharness/gap';
+import { expectUnknownCursor } from '../nativeharness/unknown-cursor';
 import { makeEvents } from './events';
 import { startRedis, type TestRedis } from './redis-server.mjs';
 
@@ -197,6 +198,24 @@ describe('RedisSessionLog', () => {
     expect(none.status).toBe(204);
     expect((await fetch(`${base}/workspaces/w/sessions/nope/stream`)).status).toBe(404);
   });
+
+  test('a cursor past the last seq is refused (409), not followed; follow() ends with a cursor error', async () => {
+    const log = open();
+    await expectUnknownCursor(`${await serve(log)}/workspaces/w/sessions`, log, {
+      open: 'ahead-open',
+      done: 'ahead-done',
+    });
+    // Of a session with no stream yet: a follow from 0 waits for its first entry; from 3 it is refused.
+    const refused = collect();
+    log.follow('w', 'ahead-none', 3, refused.follower);
+    expect(await refused.done).toMatchObject({ code: 'cursor' });
+    const first = collect();
+    log.follow('w', 'ahead-none', 0, first.follower);
+    await log.append('w', 'ahead-none', makeEvents(0));
+    await log.close('w', 'ahead-none');
+    expect(await first.done).toBeUndefined();
+    expect(first.seqs).toEqual([1, 2, 3, 4]);
+  }, 60_000);
 
   test('trim by seq (MINID) under a follower: the follower is told (gap), a reader gets the gap', async () => {
     const log = open();
