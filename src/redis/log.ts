@@ -45,11 +45,11 @@ export interface RedisSessionLogOptions {
 }
 
 /** What went wrong in a {@link RedisSessionLog} operation. */
-export type RedisLogErrorCode = 'closed' | 'conflict' | 'unavailable' | 'gap' | 'cursor';
+export type RedisLogErrorCode = 'closed' | 'conflict' | 'unavailable' | 'gap' | 'cursor' | 'deleted';
 
 /** A failure of the Redis session log; `cause` is the client's error where there is one. */
 export class RedisLogError extends Error {
-  /** `closed`: append to a closed session; `conflict`: a seq holds another writer's event; `unavailable`: Redis unreachable past the retry window; `gap`: entries trimmed under a follower; `cursor`: a follow from a cursor past the session's last seq. */
+  /** `closed`: append to a closed session; `conflict`: a seq holds another writer's event; `unavailable`: Redis unreachable past the retry window; `gap`: entries trimmed under a follower; `cursor`: a follow from a cursor past the session's last seq; `deleted`: the session's stream was deleted under a follower. */
   readonly code: RedisLogErrorCode;
 
   /** Builds the error. */
@@ -99,6 +99,11 @@ interface Tail {
   key: string;
   /** The id of the last entry the tail read. */
   cursor: string;
+  /**
+   * The stream is known to have existed (an entry read, a cursor above 0 checked, a look that
+   * found it): from then on, a stream found missing was deleted, not yet to be created.
+   */
+  seen: boolean;
   listeners: Set<Listener>;
   connection: RedisConnection | undefined;
   stopped: boolean;
@@ -256,8 +261,13 @@ export class RedisSessionLog implements SessionLog {
     }
   }
 
-  private async evalScript(script: Script, key: string, args: string[]): Promise<unknown> {
-    const connection = await this.connection();
+  private async evalScript(
+    script: Script,
+    key: string,
+    args: string[],
+    on?: RedisConnection,
+  ): Promise<unknown> {
+    const connection = on ?? (await this.connection());
     try {
       return await connection.send(['EVALSHA', script.sha, '1', key, ...args]);
     } catch (error) {
@@ -453,7 +463,15 @@ export class RedisSessionLog implements SessionLog {
     const after = listener.after;
     let tail = this.tails.get(key);
     if (tail === undefined) {
-      tail = { key, cursor: `${after}-0`, listeners: new Set(), connection: undefined, stopped: false };
+      tail = {
+        key,
+        cursor: `${after}-0`,
+        // A cursor above 0 was checked against the stream (attachChecked): it exists.
+        seen: after > 0,
+        listeners: new Set(),
+        connection: undefined,
+        stopped: false,
+      };
       this.tails.set(key, tail);
       void this.run(tail);
     } else if (parseId(tail.cursor)[0] > after) {
@@ -575,7 +593,13 @@ export class RedisSessionLog implements SessionLog {
         );
         failingSince = undefined;
         n = 0;
-        for (const raw of xreadEntries(reply)) {
+        const entries = xreadEntries(reply);
+        if (entries.length > 0) tail.seen = true;
+        // The block ran out with nothing new. XREAD on a key that no longer exists blocks like
+        // any other, so a stream deleted under its followers (DEL, an EXPIRE, FLUSHDB) would
+        // keep them waiting for ever: each empty round looks whether it is still there.
+        else if (await this.deleted(tail, perAttempt)) return;
+        for (const raw of entries) {
           const r = rawEntry(raw);
           tail.cursor = r.id;
           for (const l of [...tail.listeners]) this.deliver(tail, l, r);
@@ -601,6 +625,29 @@ export class RedisSessionLog implements SessionLog {
         await sleep(Math.min(25 * 2 ** n++, 1000));
       }
     }
+  }
+
+  // Whether the tail's stream was deleted: then every listener ends with a `deleted` error (the
+  // session's log is gone; nothing more will come, and what a reader has is all it gets) and
+  // the tail stops. A stream that has never existed is a session not started yet: waited for.
+  private async deleted(tail: Tail, perAttempt: number): Promise<boolean> {
+    const head = await within(
+      this.evalScript(HEAD, tail.key, [], tail.connection),
+      perAttempt,
+      `${tail.key}: HEAD`,
+    );
+    if (head !== null && head !== undefined) {
+      tail.seen = true;
+      return false;
+    }
+    if (!tail.seen || tail.stopped) return false;
+    const gone = new RedisLogError(
+      'deleted',
+      `${tail.key}: the stream was deleted under its followers (last entry read: ${tail.cursor}); the session's log is gone`,
+    );
+    for (const l of [...tail.listeners]) this.fail(tail, l, gone);
+    this.stop(tail);
+    return true;
   }
 
   /** Stops every follower's reads and closes the connections this log opened. */
