@@ -7,6 +7,7 @@ import type { AgentEvent, AgentEventOf, ModelUsage, Provenance, Usage } from '..
 import { hintsFrom, joinRecord } from '../../record';
 import { assertUsageFigures } from '../../usage';
 import {
+  GEMINI_CANCELLED_MESSAGES,
   GEMINI_KEY_ORDER,
   GEMINI_RUN_ERROR_TYPE,
   GEMINI_STDOUT_NOTICE,
@@ -549,7 +550,12 @@ export class GeminiEncoder implements Encoder {
     if (event.answer !== undefined) {
       this.loss.report(event, 'run.end.answer', 'Gemini streams the answer as messages only');
     }
-    if (event.status === 'cancelled')
+    // A cancelled run whose error says Gemini's cancellation (one read from Gemini) reads back
+    // cancelled; any other is written as the error it names, which reads back failed.
+    if (
+      event.status === 'cancelled' &&
+      !(fatal !== undefined && GEMINI_CANCELLED_MESSAGES.includes(fatal.message))
+    )
       this.loss.report(
         event,
         'run.end.status',
