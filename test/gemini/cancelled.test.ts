@@ -21,6 +21,16 @@ const result = (type: string, message: string): string =>
   `{"type":"result","timestamp":"2026-03-19T10:15:33.410Z","status":"error","error":{"type":${JSON.stringify(type)},"message":${JSON.stringify(message)}},${stats}}`;
 const stream = (last: string): string => `${[...head, last].join('\n')}\n`;
 
+// Another format's cancelled run, as the Gemini writer gets it: written in Gemini CLI's words,
+// so it reads back cancelled.
+const foreign = [
+  { type: 'session.start', session: 's1', model: 'm' },
+  { type: 'run.start', input: 'go' },
+  { type: 'text.delta', text: 'Working' },
+  { type: 'cancel', by: 'user' },
+  { type: 'run.end', status: 'cancelled' },
+] as const;
+
 describe('a cancelled Gemini run', () => {
   // The error type varies (a class name, renamed by a bundler); the message does not.
   test.each([
@@ -35,12 +45,26 @@ describe('a cancelled Gemini run', () => {
     expect(diagnostics).toEqual([]);
     const end = events.at(-1)!;
     expect(end).toMatchObject({ type: 'run.end', status: 'cancelled', reason: 'error', error: message });
-    // What Gemini wrote is kept: the error's type and message, as the run's fatal error.
-    expect(events.at(-2)).toMatchObject({ type: 'error', fatal: true, code: type, message });
+    // A cancellation, not an error of the run: no `error` event (another format's writer would
+    // write one as a failure); the line's error type is kept for the writer.
+    expect(events.filter((e) => e.type === 'error')).toEqual([]);
     const written: Diagnostic[] = [];
     expect(gemini.stringify(events, { onDiagnostic: (d) => written.push(d) })).toBe(text);
     // Gemini's own cancellation reads back cancelled: nothing to report.
     expect(written).toEqual([]);
+  });
+
+  test("another format's cancelled run is written as Gemini CLI cancels, and reads back cancelled", () => {
+    const written: Diagnostic[] = [];
+    const text = gemini.stringify([...foreign], {
+      clock: () => Date.parse('2026-03-19T10:15:33.410Z'),
+      onDiagnostic: (d) => written.push(d),
+    });
+    expect(text.trimEnd().split('\n').at(-1)).toBe(
+      '{"type":"result","timestamp":"2026-03-19T10:15:33.410Z","status":"error","error":{"type":"FatalCancellationError","message":"Operation cancelled."}}',
+    );
+    expect(written.filter((d) => d.field?.startsWith('run.end'))).toEqual([]);
+    expect(gemini.parse(text).events.at(-1)).toMatchObject({ type: 'run.end', status: 'cancelled' });
   });
 
   // Any other fatal error is a failure, whatever its type says.

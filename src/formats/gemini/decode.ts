@@ -16,6 +16,7 @@ import type { AgentEvent, AgentEventOf, ModelUsage, Provenance, Usage } from '..
 import { HintedProvenance, LineProvenance, plain } from '../../plain';
 import { hasExactKeys, incompleteRunEnd, provenanceOf, type RecordRest, splitRecord } from '../../record';
 import {
+  GEMINI_CANCELLED_ERROR_TYPE,
   GEMINI_CANCELLED_MESSAGES,
   GEMINI_KEY_ORDER,
   GEMINI_STDOUT_NOTICE,
@@ -421,7 +422,13 @@ export class GeminiRecordDecoder implements RecordDecoder {
     );
     this.stamp(e, r, hints);
     this.ensureRun(ctx, e.ts);
-    if (error !== undefined) {
+    if (cancelled) {
+      // Not an error of the run: its end says why (the message), and the line's error type is
+      // kept for the writer, not made a fatal `error` event (which the writers of other formats
+      // would write as a failure).
+      e.error = error.message;
+      if (error.type !== GEMINI_CANCELLED_ERROR_TYPE) hints.errorType = error.type;
+    } else if (error !== undefined) {
       // The run's fatal error, as an event of its own (the code has no place on run.end).
       const fatal: AgentEventOf<'error'> = {
         type: 'error',

@@ -114,7 +114,8 @@ export interface GeminiHints {
   whole?: true;
   /**
    * `tool_result.error.type` when it is not `TOOL_EXECUTION_ERROR` (the model keeps the error's
-   * `message` as `tool.end.error`, text).
+   * `message` as `tool.end.error`, text); on a cancelled run's `result`, `error.type` when it is
+   * not `FatalCancellationError` (its message is `run.end.error`).
    */
   errorType?: string;
   /** `error.severity` as written when it is neither `warning` nor `error`. */
