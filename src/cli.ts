@@ -1,5 +1,16 @@
 import type { ChildProcess } from 'node:child_process';
-import { appendFileSync, fstatSync, readFileSync, readSync, type Stats, statSync, writeSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  constants as fsConstants,
+  fstatSync,
+  openSync,
+  readFileSync,
+  readSync,
+  type Stats,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { appendFile, type FileHandle, open } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseArgs } from 'node:util';
@@ -448,14 +459,29 @@ async function preloadInput(format: Format | undefined): Promise<void> {
   else await loadDetection();
 }
 
-/** A file opened for reading, and whether it is a regular file (read with `readSync`). */
-interface OpenedFile {
-  handle: FileHandle;
-  regular: boolean;
-}
+/**
+ * A file opened for reading: a regular file (read with `readSync`), a FIFO (its descriptor, read
+ * through the event loop), or anything else (a device, read through the thread pool).
+ */
+type OpenedFile = { kind: 'regular' | 'device'; handle: FileHandle } | { kind: 'fifo'; fd: number };
 
 // Opens a file for reading, or says why it cannot be (exit 66): checked before any output.
+// A FIFO is opened without blocking: a blocking open waits for a writer, and a blocking read for
+// its data, on a thread-pool thread that Node joins before it exits, so a signal (serve and otel
+// end on SIGTERM) left the process waiting for the writer. Opened with O_NONBLOCK, the open
+// returns at once and the FIFO is read as a pipe, in the event loop (fifoChunks).
 async function openFile(file: string): Promise<OpenedFile> {
+  if (isFifo(file)) {
+    let fd: number;
+    try {
+      fd = openSync(file, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
+    } catch (error) {
+      throw new InputError(`${file}: cannot open: ${(error as Error).message}`);
+    }
+    // Replaced by something else between the look and the open: read as what it is now.
+    if (fstatSync(fd).isFIFO()) return { kind: 'fifo', fd };
+    closeSync(fd);
+  }
   let handle: FileHandle;
   try {
     handle = await open(file, 'r');
@@ -467,7 +493,17 @@ async function openFile(file: string): Promise<OpenedFile> {
     await handle.close();
     throw directoryError(file);
   }
-  return { handle, regular: stat.isFile() };
+  return { kind: stat.isFile() ? 'regular' : 'device', handle };
+}
+
+// Whether the path names a FIFO (looked at, not opened; a path that cannot be looked at is left
+// to the open to explain).
+function isFifo(file: string): boolean {
+  try {
+    return statSync(file).isFIFO();
+  } catch {
+    return false;
+  }
 }
 
 // A file --follow follows (parse made sure one was named): one that does not exist yet is waited
@@ -559,13 +595,18 @@ function largeObjectBytes(): number {
 }
 
 // The file in chunks read into one buffer, reused: each chunk is decoded before the next read.
-async function* readChunks({ handle, regular }: OpenedFile): AsyncGenerator<Uint8Array> {
+async function* readChunks(opened: OpenedFile): AsyncGenerator<Uint8Array> {
+  if (opened.kind === 'fifo') {
+    yield* await fifoChunks(opened.fd);
+    return;
+  }
+  const { handle } = opened;
   try {
-    if (regular) {
+    if (opened.kind === 'regular') {
       yield* readFd(handle.fd);
       return;
     }
-    // A FIFO or a device may block for as long as its writer likes: read through the thread pool.
+    // A device may block for as long as it likes: read through the thread pool.
     const buffer = Buffer.allocUnsafeSlow(FILE_CHUNK);
     for (;;) {
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
@@ -575,6 +616,16 @@ async function* readChunks({ handle, regular }: OpenedFile): AsyncGenerator<Uint
   } finally {
     await handle.close();
   }
+}
+
+// A FIFO opened with O_NONBLOCK, read as Node reads a pipe on standard input: a socket on its
+// descriptor, waited on by the event loop (epoll), so nothing blocks a thread and a signal ends
+// the process at once. The socket owns the descriptor (it closes it when it ends or is
+// destroyed). Its end is the writer's close; a FIFO no writer has opened yet is not at its end
+// (Linux reports the hang-up only once a writer has come and gone), so it is waited for.
+async function fifoChunks(fd: number): Promise<AsyncIterable<Uint8Array>> {
+  const { Socket } = await import('node:net');
+  return new Socket({ fd, readable: true, writable: false });
 }
 
 // How many bytes of a regular file are read between two turns of the event loop.
@@ -941,8 +992,6 @@ async function otel(ctx: ServeContext): Promise<number> {
     throw new UnavailableError((error as Error).message);
   }
   const controller = new AbortController();
-  const { chunks, child } = await streamOf(ctx, controller.signal);
-  const opened = await openInput(ctx.format, chunks, reporter);
   const shutdown = (): Promise<void> => tracing.shutdown().catch(exportFailed);
   const lost = (): string =>
     `otel: ${failed.batches} batch(es) of spans could not be exported to ${to} (${failed.first}); those spans are lost`;
@@ -951,23 +1000,17 @@ async function otel(ctx: ServeContext): Promise<number> {
     if (failed.batches === 0) return reporter.code();
     throw new UnavailableError(lost());
   };
-  if (opened === undefined) {
-    await shutdown();
-    return outcome();
-  }
-  const tracer = new EventTracer({
-    tracer: tracing.tracer,
-    format: opened.codec.format,
-    captureContent: values['capture-content'] === true,
-  });
+  // The tracer once the input's format is known (spans still open are ended at the stop).
+  let tracer: InstanceType<typeof EventTracer> | undefined;
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
-      tracer.end();
+      tracer?.end();
       await shutdown();
     })();
     return stopping;
   };
+  let child: ChildProcess | undefined;
   const onSignal = () => {
     controller.abort();
     child?.kill('SIGTERM');
@@ -981,8 +1024,28 @@ async function otel(ctx: ServeContext): Promise<number> {
       process.exit(code);
     });
   };
+  // Taken before the input is opened and its first line read (to detect its format): a signal
+  // while the input says nothing yet (a FIFO with no writer, a command still starting) ends the
+  // command by the same rule, not by the signal's default.
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+  const unhook = () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+  const stream = await streamOf(ctx, controller.signal);
+  child = stream.child;
+  const opened = await openInput(ctx.format, stream.chunks, reporter);
+  if (opened === undefined) {
+    await stop();
+    unhook();
+    return outcome();
+  }
+  tracer = new EventTracer({
+    tracer: tracing.tracer,
+    format: opened.codec.format,
+    captureContent: values['capture-content'] === true,
+  });
   if (values.quiet !== true) {
     say(`agentwire otel: ${ctx.source} (${opened.codec.format}) → ${to}; Ctrl-C flushes and ends\n`);
   }
@@ -998,8 +1061,7 @@ async function otel(ctx: ServeContext): Promise<number> {
     if (ready !== undefined) await ready;
   }
   await stop();
-  process.off('SIGINT', onSignal);
-  process.off('SIGTERM', onSignal);
+  unhook();
   return outcome();
 }
 
@@ -1369,8 +1431,9 @@ async function serve(ctx: ServeContext): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   await quit();
   // The input may still be open (a pipe whose writer goes on, a command that ignores SIGTERM),
-  // and a read of it keeps the process alive: the signal ends serve now, not then. (Not a FIFO
-  // named as the file: its read blocks a thread-pool thread, which Node joins before exiting.)
+  // and a read of it keeps the process alive: the signal ends serve now, not then. (A FIFO named
+  // as the file is read in the event loop, never by a blocked thread-pool thread that Node
+  // would join before exiting: openFile.)
   flushSaid();
   process.exit(reporter.code());
 }
@@ -1392,6 +1455,7 @@ function withoutPassword(url: string): string {
 // event makes the stream: a reader that comes before it (the viewer opened at once, a
 // --read-only server's clients before the agent's first output) waits for it, as in memory,
 // instead of a 404 that EventSource and connect() do not retry. Other sessions answer as stored.
+// It has no events yet: a cursor above 0 is not of its stream (409, as for any log).
 function servedFromStart(log: SessionLog, workspace: string, session: string): SessionLog {
   return {
     append: (w, s, events) => log.append(w, s, events),
@@ -1399,7 +1463,7 @@ function servedFromStart(log: SessionLog, workspace: string, session: string): S
     follow: (w, s, after, follower) => log.follow(w, s, after, follower),
     read: async (w, s, after) =>
       (await log.read(w, s, after)) ??
-      (w === workspace && s === session ? { entries: [], closed: false, last: after } : undefined),
+      (w === workspace && s === session ? { entries: [], closed: false, last: after, head: 0 } : undefined),
   };
 }
 

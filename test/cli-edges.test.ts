@@ -1,5 +1,14 @@
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, closeSync, existsSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  constants,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -74,6 +83,37 @@ describe('serve ends on a signal, whatever its input is doing', () => {
       expect(await exited(child, 5_000)).toBe(1);
     } finally {
       child.kill('SIGKILL');
+    }
+  });
+});
+
+// A FIFO named as the file was opened, then read, on a thread-pool thread that blocks until a
+// writer comes (and then until it writes): Node joins that thread before it exits, so serve and
+// otel waited on a signal for the writer; with no writer yet, serve had not even started and the
+// signal killed it (status 143, not the command's exit code).
+describe('serve and otel end on a signal while a FIFO they read says nothing', () => {
+  const commands = [
+    ['serve', ['serve', '--port', '0'], 'viewer at'],
+    ['otel', ['otel', '--format', 'hep', '--endpoint', 'http://127.0.0.1:9'], 'Ctrl-C flushes'],
+  ] as const;
+  test.each(
+    commands.flatMap(([name, args, ready]) =>
+      (['no writer', 'a silent writer'] as const).map((writer) => [name, writer, args, ready] as const),
+    ),
+  )('%s, %s: SIGTERM ends it with exit 0', async (_name, writer, args, ready) => {
+    const fifo = join(dir, `signal-${args[0]}-${writer.length}.fifo`);
+    execFileSync('mkfifo', [fifo]);
+    const { child, err } = start([...args, fifo]);
+    let writerFd: number | undefined;
+    try {
+      await waitFor(() => err().includes(ready), 8_000);
+      // Opened without blocking the test: it succeeds only once the command holds the read end.
+      if (writer === 'a silent writer') writerFd = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+      child.kill('SIGTERM');
+      expect(await exited(child, 5_000)).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+      if (writerFd !== undefined) closeSync(writerFd);
     }
   });
 });

@@ -279,8 +279,8 @@ describe('agentwire CLI', () => {
   });
 
   // A named regular file and standard input redirected from one are read with readSync, a FIFO
-  // and a pipe through the thread pool: the same bytes out of each, past several of the file
-  // reader's turns of the event loop (one per MiB) and its 16 KiB chunks.
+  // (opened O_NONBLOCK) and a pipe as sockets in the event loop: the same bytes out of each, past
+  // several of the file reader's turns of the event loop (one per MiB) and its 16 KiB chunks.
   test('a file, stdin from a file, a pipe and a FIFO give the same output', async () => {
     const file = join(dir, 'paths.jsonl');
     writeFileSync(file, readFileSync('fixtures/hep/tool-then-text.jsonl', 'utf8').repeat(2500));

@@ -132,7 +132,8 @@ function block(entry: ProtocolLogEntry): string {
  * client: `GET` or `POST` (a `useChat` transport or an AG-UI `HttpAgent` posts its request; the
  * body is read and ignored), the records so far then live ones, each `data: {json}` with an `id`
  * so a reconnect with `Last-Event-ID` (or `?after=N`) resumes after it; `204` when a closed log
- * has nothing more. The AI SDK stream carries `x-vercel-ai-ui-message-stream: v1`. Resolves
+ * has nothing more; `409` with `{"error":"unknown_cursor","after":N,"last":M}` for a cursor
+ * above the last record's number (never an id of this stream). The AI SDK stream carries `x-vercel-ai-ui-message-stream: v1`. Resolves
  * `false` for other requests.
  */
 export function createProtocolHandler(
@@ -157,7 +158,15 @@ export function createProtocolHandler(
     }
     const after = cursor === '' ? 0 : Number(cursor);
     const last = log.entries.at(-1)?.seq ?? log.dropped;
-    if (log.closed && after >= last && after > 0) {
+    // A cursor above the last record's number was never an id of this stream (another
+    // stream's, or a log begun again): followed, it would skip every record up to it or wait
+    // for ever. Refused as the nativeharness routes refuse it; 409 is not retried.
+    if (after > last) {
+      res.writeHead(409, { 'content-type': 'application/json; charset=utf-8' });
+      res.end(`${JSON.stringify({ error: 'unknown_cursor', after, last })}\n`);
+      return true;
+    }
+    if (log.closed && after === last && after > 0) {
       res.writeHead(204);
       res.end();
       return true;

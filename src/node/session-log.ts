@@ -28,6 +28,25 @@ export interface SessionSnapshot {
   closed: boolean;
   /** The seq this snapshot reaches: where {@link SessionLog.follow} continues from. */
   last: number;
+  /**
+   * The session's last seq: the highest it has stored, entries since dropped by retention
+   * included (0 for a session with none yet). A cursor above it was never an event id of this
+   * session's stream (another session's, or a log that was lost and began again): the server
+   * refuses it (`409` with `{"error":"unknown_cursor","after":N,"last":head}`) rather than
+   * follow from there, which would skip every event up to it or wait for ever. Absent: the log
+   * does not say, and the cursor is taken as given. Both logs agentwire ships set it.
+   */
+  head?: number;
+}
+
+/**
+ * Why a follow from `after` cannot be served, or `undefined` when it can: the cursor is above
+ * the session's last seq (`head`), so following from it would skip the entries up to it
+ * without a word.
+ */
+export function cursorAhead(session: string, after: number, head: number): string | undefined {
+  if (after <= head) return undefined;
+  return `cursor ${after} is past the last seq of session ${session} (${head}): not an event id of its stream`;
 }
 
 /** Receives a followed session's entries, in `seq` order, each once. */
@@ -43,8 +62,9 @@ export interface SessionFollower {
   end(): void;
   /**
    * The log cannot go on for this follower (storage unreachable for longer than the log's retry
-   * window, or entries after its cursor were trimmed before it read them). Nothing follows; a
-   * reader resumes by reading again from its cursor (for SSE: the client reconnects).
+   * window, entries after its cursor trimmed before it read them, a cursor past the session's
+   * last seq). Nothing follows; a reader resumes by reading again from its cursor (for SSE:
+   * the client reconnects).
    */
   error(error: Error): void;
 }
@@ -77,7 +97,9 @@ export interface SessionLog {
   read(workspace: string, session: string, after: number): Promise<SessionSnapshot | undefined>;
   /**
    * Delivers every stored entry with `seq > after`, then live ones, to `follower` until the
-   * session closes, the log fails, or the returned function is called.
+   * session closes, the log fails, or the returned function is called. agentwire's logs end a
+   * follow whose cursor is above the session's last seq with `error` (see
+   * {@link SessionSnapshot.head}).
    */
   follow(workspace: string, session: string, after: number, follower: SessionFollower): () => void;
 }

@@ -7,6 +7,7 @@ import { DEFAULT_MAX_DEPTH, isJsonObject, parseJsonLine } from '../json';
 import type { AgentEvent } from '../model';
 import {
   createEntryEncoder,
+  cursorAhead,
   firstAfter,
   type NhLogEntry,
   type SessionFollower,
@@ -48,6 +49,9 @@ interface SessionState {
 }
 
 const key = (workspace: string, session: string): string => `${workspace}\u0000${session}`;
+
+// The session's last seq: its last entry's, or the last one retention dropped (0: none yet).
+const headOf = (s: SessionState): number => s.entries[s.entries.length - 1]?.seq ?? s.dropped;
 
 /**
  * The persisted event log of nativeharness sessions, in memory, with persist-then-emit: an
@@ -189,10 +193,12 @@ export class NhSessionLog implements SessionLog {
     const s = this.state(workspace, session, false);
     if (s === undefined) return Promise.resolve(undefined);
     const first = s.entries[0]?.seq;
+    const head = headOf(s);
     const snapshot: SessionSnapshot = {
       entries: s.entries.filter((e) => e.seq > after),
       closed: s.closed,
-      last: Math.max(after, s.entries[s.entries.length - 1]?.seq ?? s.dropped),
+      last: Math.max(after, head),
+      head,
     };
     if (s.dropped > 0 && after < s.dropped) snapshot.gap = { after, next: first ?? s.dropped + 1 };
     return Promise.resolve(snapshot);
@@ -203,6 +209,11 @@ export class NhSessionLog implements SessionLog {
     const s = this.state(workspace, session, true)!;
     if (s.dropped > after) {
       follower.error(new Error(`entries after ${after} of session ${session} are no longer kept`));
+      return () => {};
+    }
+    const ahead = cursorAhead(session, after, headOf(s));
+    if (ahead !== undefined) {
+      follower.error(new Error(ahead));
       return () => {};
     }
     let cursor = after;
@@ -396,8 +407,10 @@ const sseBlock = (e: NhLogEntry): string =>
  * (SSE honouring `Last-Event-ID` or `?after=`, the log then live events, a `gap` block when the
  * cursor is older than what is retained, `204` when a finished session has nothing more) and
  * `GET /workspaces/{ws}/sessions/{id}/events` (the log as a JSON array; `410` on an expired
- * cursor). A log that cannot be read answers `503` (clients retry). Resolves `false` for other
- * requests, so it can sit in front of other handlers.
+ * cursor). A cursor above the session's last seq (never an id of its stream) answers `409`
+ * with `{"error":"unknown_cursor","after":N,"last":M}` on both routes. A log that cannot be read
+ * answers `503` (clients retry). Resolves `false` for other requests, so it can sit in front of
+ * other handlers.
  */
 export function createSseHandler(
   options: SseHandlerOptions,
@@ -449,6 +462,13 @@ export function createSseHandler(
     if (gone) return true;
     if (s === undefined) {
       sendJson(res, 404, { error: 'not_found' });
+      return true;
+    }
+    // A cursor above the session's last seq was never an id of this stream: followed, it would
+    // skip every event up to it (or wait for ever). Refused, with what the session has; `409`
+    // is not retried by EventSource or connect(), and tells the client to start again.
+    if (s.head !== undefined && after > s.head) {
+      sendJson(res, 409, { error: 'unknown_cursor', after, last: s.head });
       return true;
     }
     const gap = s.gap;

@@ -2,13 +2,14 @@ import type { DiagnosticHandler } from '../diagnostics';
 import type { AgentEvent } from '../model';
 import {
   createEntryEncoder,
+  cursorAhead,
   type NhLogEntry,
   type SessionFollower,
   type SessionLog,
   type SessionSnapshot,
 } from '../node/session-log';
 import { connectUrl, fromClient, type RedisClientLike, type RedisConnection } from './connection';
-import { APPEND, READ, type Script } from './scripts';
+import { APPEND, HEAD, READ, type Script } from './scripts';
 
 /** Options of {@link RedisSessionLog}: `url` or `client`, the rest optional. */
 export interface RedisSessionLogOptions {
@@ -44,11 +45,11 @@ export interface RedisSessionLogOptions {
 }
 
 /** What went wrong in a {@link RedisSessionLog} operation. */
-export type RedisLogErrorCode = 'closed' | 'conflict' | 'unavailable' | 'gap';
+export type RedisLogErrorCode = 'closed' | 'conflict' | 'unavailable' | 'gap' | 'cursor' | 'deleted';
 
 /** A failure of the Redis session log; `cause` is the client's error where there is one. */
 export class RedisLogError extends Error {
-  /** `closed`: append to a closed session; `conflict`: a seq holds another writer's event; `unavailable`: Redis unreachable past the retry window; `gap`: entries trimmed under a follower. */
+  /** `closed`: append to a closed session; `conflict`: a seq holds another writer's event; `unavailable`: Redis unreachable past the retry window; `gap`: entries trimmed under a follower; `cursor`: a follow from a cursor past the session's last seq; `deleted`: the session's stream was deleted under a follower. */
   readonly code: RedisLogErrorCode;
 
   /** Builds the error. */
@@ -90,12 +91,19 @@ interface Listener {
   /** Entries the tail read while this listener was catching up. */
   buffer: RawEntry[] | undefined;
   done: boolean;
+  /** The tail that feeds it, once attached (a cursor being checked has none yet). */
+  tail: Tail | undefined;
 }
 
 interface Tail {
   key: string;
   /** The id of the last entry the tail read. */
   cursor: string;
+  /**
+   * The stream is known to have existed (an entry read, a cursor above 0 checked, a look that
+   * found it): from then on, a stream found missing was deleted, not yet to be created.
+   */
+  seen: boolean;
   listeners: Set<Listener>;
   connection: RedisConnection | undefined;
   stopped: boolean;
@@ -253,8 +261,13 @@ export class RedisSessionLog implements SessionLog {
     }
   }
 
-  private async evalScript(script: Script, key: string, args: string[]): Promise<unknown> {
-    const connection = await this.connection();
+  private async evalScript(
+    script: Script,
+    key: string,
+    args: string[],
+    on?: RedisConnection,
+  ): Promise<unknown> {
+    const connection = on ?? (await this.connection());
     try {
       return await connection.send(['EVALSHA', script.sha, '1', key, ...args]);
     } catch (error) {
@@ -374,7 +387,12 @@ export class RedisSessionLog implements SessionLog {
       dropped = sub === 1 ? seq : reply[3] ? Number(reply[3]) : seq - 1;
       next = sub === 1 ? seq + 1 : seq;
     }
-    const snapshot: SessionSnapshot = { entries: [], closed: lastSub === 1, last: Math.max(after, dropped) };
+    const snapshot: SessionSnapshot = {
+      entries: [],
+      closed: lastSub === 1,
+      last: Math.max(after, dropped),
+      head: lastSeq,
+    };
     if (dropped > 0 && after < dropped) snapshot.gap = { after, next };
     let page = reply[2];
     for (;;) {
@@ -403,10 +421,57 @@ export class RedisSessionLog implements SessionLog {
    */
   follow(workspace: string, session: string, after: number, follower: SessionFollower): () => void {
     const key = this.key(workspace, session);
-    const listener: Listener = { after, follower, buffer: undefined, done: false };
+    const listener: Listener = { after, follower, buffer: undefined, done: false, tail: undefined };
+    // A cursor is taken as given when this process has read that far (the tail's last id) or
+    // it is 0; any other is first checked against the session's last seq: one above it was
+    // never an id of this stream, and following from it would skip the entries up to it or
+    // wait for ever (XREAD after an id past the end waits for that id).
+    const tail = this.tails.get(key);
+    if (after === 0 || (tail !== undefined && parseId(tail.cursor)[0] >= after)) this.attach(key, listener);
+    else void this.attachChecked(key, session, listener);
+    return () => {
+      listener.done = true;
+      if (listener.tail !== undefined) this.drop(listener.tail, listener);
+    };
+  }
+
+  // Attaches the listener once its cursor is known not to be past the session's last seq.
+  private async attachChecked(key: string, session: string, listener: Listener): Promise<void> {
+    let head: number;
+    try {
+      const reply = await this.retrying('follow', () => this.evalScript(HEAD, key, []));
+      head = reply === null || reply === undefined ? 0 : Number(reply);
+    } catch (error) {
+      if (!listener.done) {
+        listener.done = true;
+        listener.follower.error(error as Error);
+      }
+      return;
+    }
+    if (listener.done) return;
+    const ahead = cursorAhead(session, listener.after, head);
+    if (ahead === undefined) this.attach(key, listener);
+    else {
+      listener.done = true;
+      listener.follower.error(new RedisLogError('cursor', `${key}: ${ahead}`));
+    }
+  }
+
+  // Joins the listener to the session's tail (started for it when there is none), catching up
+  // with XRANGE first when the tail has read past its cursor.
+  private attach(key: string, listener: Listener): void {
+    const after = listener.after;
     let tail = this.tails.get(key);
     if (tail === undefined) {
-      tail = { key, cursor: `${after}-0`, listeners: new Set(), connection: undefined, stopped: false };
+      tail = {
+        key,
+        cursor: `${after}-0`,
+        // A cursor above 0 was checked against the stream (attachChecked): it exists.
+        seen: after > 0,
+        listeners: new Set(),
+        connection: undefined,
+        stopped: false,
+      };
       this.tails.set(key, tail);
       void this.run(tail);
     } else if (parseId(tail.cursor)[0] > after) {
@@ -414,11 +479,7 @@ export class RedisSessionLog implements SessionLog {
       void this.catchUp(tail, listener);
     }
     tail.listeners.add(listener);
-    const t = tail;
-    return () => {
-      listener.done = true;
-      this.drop(t, listener);
-    };
+    listener.tail = tail;
   }
 
   private drop(tail: Tail, listener: Listener): void {
@@ -532,7 +593,13 @@ export class RedisSessionLog implements SessionLog {
         );
         failingSince = undefined;
         n = 0;
-        for (const raw of xreadEntries(reply)) {
+        const entries = xreadEntries(reply);
+        if (entries.length > 0) tail.seen = true;
+        // The block ran out with nothing new. XREAD on a key that no longer exists blocks like
+        // any other, so a stream deleted under its followers (DEL, an EXPIRE, FLUSHDB) would
+        // keep them waiting for ever: each empty round looks whether it is still there.
+        else if (await this.deleted(tail, perAttempt)) return;
+        for (const raw of entries) {
           const r = rawEntry(raw);
           tail.cursor = r.id;
           for (const l of [...tail.listeners]) this.deliver(tail, l, r);
@@ -558,6 +625,29 @@ export class RedisSessionLog implements SessionLog {
         await sleep(Math.min(25 * 2 ** n++, 1000));
       }
     }
+  }
+
+  // Whether the tail's stream was deleted: then every listener ends with a `deleted` error (the
+  // session's log is gone; nothing more will come, and what a reader has is all it gets) and
+  // the tail stops. A stream that has never existed is a session not started yet: waited for.
+  private async deleted(tail: Tail, perAttempt: number): Promise<boolean> {
+    const head = await within(
+      this.evalScript(HEAD, tail.key, [], tail.connection),
+      perAttempt,
+      `${tail.key}: HEAD`,
+    );
+    if (head !== null && head !== undefined) {
+      tail.seen = true;
+      return false;
+    }
+    if (!tail.seen || tail.stopped) return false;
+    const gone = new RedisLogError(
+      'deleted',
+      `${tail.key}: the stream was deleted under its followers (last entry read: ${tail.cursor}); the session's log is gone`,
+    );
+    for (const l of [...tail.listeners]) this.fail(tail, l, gone);
+    this.stop(tail);
+    return true;
   }
 
   /** Stops every follower's reads and closes the connections this log opened. */

@@ -5,9 +5,9 @@ import { createHash } from 'node:crypto';
 // writer wrote before it) when that is not `seq - 1`: a source's own seqs may have holes (a
 // replayed log without its transient events), which readers must not take for trimmed entries.
 // It is the writer's word, not the stream's last entry, so a stream deleted under a live writer
-// still shows readers what it lost. Closing the
-// session adds the marker entry `<last seq>-1` with the field `end`. Both scripts touch only their one key, so
-// they run unchanged on Redis Cluster.
+// still shows readers what it lost. Closing the session adds the marker entry `<last seq>-1`
+// with the field `end`. Every script touches only its one key, so they run unchanged on Redis
+// Cluster.
 
 /** A Lua script and its SHA-1, for `EVALSHA` with an `EVAL` fallback after a server restart. */
 export interface Script {
@@ -92,4 +92,16 @@ if first then
 end
 local entries = redis.call('XRANGE', key, '(' .. ARGV[1] .. '-0', '+', 'COUNT', ARGV[2])
 return {string.format('%d-%d', lastSeq, sub), firstId, entries, firstPrev}
+`);
+
+/**
+ * The session's last seq (of the stream's last generated id, which survives trimming), as a
+ * string, or nil for a stream that does not exist. KEYS[1] the stream. What a follower checks
+ * its cursor against, and how a blocked follower notices a deleted stream.
+ */
+export const HEAD = script(`${LAST}
+local key = KEYS[1]
+if redis.call('EXISTS', key) == 0 then return false end
+local lastSeq = last(key)
+return string.format('%d', lastSeq)
 `);

@@ -7,6 +7,7 @@ import type { AgentEvent } from '../../src/model';
 import { createSseHandler, NhSessionLog } from '../../src/node/sse-server';
 import { prng } from '../prng';
 import { expectGap } from './gap';
+import { expectUnknownCursor } from './unknown-cursor';
 
 const WS = 'ws_1';
 let server: Server;
@@ -159,6 +160,21 @@ describe('resume over a real node:http server', () => {
     s2.closeAllConnections();
     await new Promise((resolve) => s2.close(resolve));
   });
+
+  // The log `serve` and `serve --log FILE` keep: the cursor of another stream is refused.
+  test('a cursor past the last seq is refused (409), not followed; follow() ends with an error', async () => {
+    const l = new NhSessionLog({ clock: () => 1, persist: () => Promise.resolve() });
+    const handler = createSseHandler({ log: l, heartbeatMs: 0 });
+    const s2 = createServer((req, res) => void handler(req, res));
+    await new Promise<void>((resolve) => s2.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(s2.address() as AddressInfo).port}/workspaces/w/sessions`;
+      await expectUnknownCursor(url, l, { open: 'open', done: 'done' });
+    } finally {
+      s2.closeAllConnections();
+      await new Promise((resolve) => s2.close(resolve));
+    }
+  }, 60_000);
 
   test('persist, then emit: a subscriber sees nothing before persist resolves', async () => {
     let release: () => void = () => {};

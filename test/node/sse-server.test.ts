@@ -70,6 +70,24 @@ describe('SSE response heads', () => {
     await res.body?.cancel();
   });
 
+  // Followed from there, a cursor of another stream skipped every record up to it, or waited.
+  test('a UI protocol stream refuses a cursor past its last record (409), open or closed', async () => {
+    const log = new ProtocolLog({ codec: agui });
+    await log.append([{ type: 'run.start', run: 't1', input: 'go' }]);
+    const base = await serve(createProtocolHandler({ log, heartbeatMs: 0 }));
+    const last = log.entries.at(-1)!.seq;
+    for (const closed of [false, true]) {
+      if (closed) await log.close();
+      const res = await fetch(`${base}/stream`, {
+        headers: { 'Last-Event-ID': String(last + 1) },
+        signal: AbortSignal.timeout(WAIT),
+      });
+      expect(res.status, `closed: ${closed}`).toBe(409);
+      expect(await res.json()).toEqual({ error: 'unknown_cursor', after: last + 1, last });
+    }
+    expect((await fetch(`${base}/stream?after=${last}`)).status).toBe(204);
+  });
+
   test('HEAD of a live stream: the headers, no body, and the session is not followed for it', async () => {
     const log = await liveLog();
     const base = await serve(createSseHandler({ log, heartbeatMs: 0 }));

@@ -85,6 +85,11 @@ describe('agentwire serve --redis', () => {
       });
       // Nothing appended yet: the stream key does not exist in Redis.
       expect(await (await fetch(`${base}/events`)).json()).toEqual([]);
+      // A cursor is not of this stream yet (another session's, a deleted one's): refused, not
+      // followed from seq 5 (the first four events would never reach it).
+      const ahead = await fetch(`${base}/stream?after=5`, { signal: AbortSignal.timeout(20_000) });
+      expect(ahead.status).toBe(409);
+      expect(await ahead.json()).toEqual({ error: 'unknown_cursor', after: 5, last: 0 });
       const diagnostics: Diagnostic[] = [];
       const got: AgentEvent[] = [];
       const reading = (async () => {

@@ -3,11 +3,14 @@ import type { AddressInfo } from 'node:net';
 import Redis from 'ioredis';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, onTestFinished, test } from 'vitest';
+import type { Diagnostic } from '../../src/diagnostics';
 import { connect } from '../../src/formats/nativeharness/index';
 import type { NhLogEntry, SessionFollower } from '../../src/node/session-log';
 import { createSseHandler } from '../../src/node/sse-server';
 import { type NodeRedisClientLike, RedisLogError, RedisSessionLog } from '../../src/redis/index';
 import { expectGap } from '../nativeharness/gap';
+import { expectUnknownCursor } from '../nativeharness/unknown-cursor';
+import { waitFor } from '../wait';
 import { makeEvents } from './events';
 import { startRedis, type TestRedis } from './redis-server.mjs';
 
@@ -197,6 +200,71 @@ describe('RedisSessionLog', () => {
     expect(none.status).toBe(204);
     expect((await fetch(`${base}/workspaces/w/sessions/nope/stream`)).status).toBe(404);
   });
+
+  test('a cursor past the last seq is refused (409), not followed; follow() ends with a cursor error', async () => {
+    const log = open();
+    await expectUnknownCursor(`${await serve(log)}/workspaces/w/sessions`, log, {
+      open: 'ahead-open',
+      done: 'ahead-done',
+    });
+    // Of a session with no stream yet: a follow from 0 waits for its first entry; from 3 it is refused.
+    const refused = collect();
+    log.follow('w', 'ahead-none', 3, refused.follower);
+    expect(await refused.done).toMatchObject({ code: 'cursor' });
+    const first = collect();
+    log.follow('w', 'ahead-none', 0, first.follower);
+    await log.append('w', 'ahead-none', makeEvents(0));
+    await log.close('w', 'ahead-none');
+    expect(await first.done).toBeUndefined();
+    expect(first.seqs).toEqual([1, 2, 3, 4]);
+  }, 60_000);
+
+  // XREAD BLOCK on a key that is gone blocks like any other: followers waited for ever, and an
+  // SSE client with them, as if the session were only quiet.
+  test('a stream deleted under blocked followers ends them with a deleted error; one not created yet is waited for', async () => {
+    const log = open({ blockMs: 200 });
+    const base = await serve(log);
+    const within = <T>(p: Promise<T>): Promise<T | 'still waiting'> =>
+      Promise.race([p, new Promise<'still waiting'>((r) => setTimeout(() => r('still waiting'), 5_000))]);
+    await log.append('w', 'deleted-live', makeEvents(1));
+    const f = collect();
+    log.follow('w', 'deleted-live', 0, f.follower);
+    const diagnostics: Diagnostic[] = [];
+    const got: number[] = [];
+    const reading = (async () => {
+      for await (const e of connect(`${base}/workspaces/w/sessions/deleted-live/stream`, {
+        minRetryMs: 0,
+        retryMs: 0,
+        signal: AbortSignal.timeout(10_000),
+        onDiagnostic: (d) => diagnostics.push(d),
+      }))
+        got.push(e.seq!);
+    })();
+    const later = collect();
+    log.follow('w', 'deleted-later', 0, later.follower);
+    await waitFor(() => f.seqs.length === 5 && got.length === 5);
+    // Blocked for a few rounds with nothing new: still following, not ended.
+    await new Promise((r) => setTimeout(r, 500));
+    const c = createClient({ url: redis.url, RESP: 2 });
+    await c.connect();
+    await c.sendCommand(['DEL', log.key('w', 'deleted-live')]);
+    c.destroy();
+    const error = await within(f.done);
+    expect(error).toBeInstanceOf(RedisLogError);
+    expect(error).toMatchObject({ code: 'deleted' });
+    expect((error as Error).message).toContain('the stream was deleted under its followers');
+    expect(f.seqs).toEqual([1, 2, 3, 4, 5]);
+    // The SSE client's response ends; its reconnect finds no session (404) and it stops, told why.
+    expect(await within(reading)).toBeUndefined();
+    expect(got).toEqual([1, 2, 3, 4, 5]);
+    expect(diagnostics.map((d) => d.code)).toEqual(['connection']);
+    expect(diagnostics[0]!.message).toContain('HTTP 404');
+    // A session whose stream was never there is one not started yet: its follower still waits.
+    await log.append('w', 'deleted-later', makeEvents(0));
+    await log.close('w', 'deleted-later');
+    expect(await within(later.done)).toBeUndefined();
+    expect(later.seqs).toEqual([1, 2, 3, 4]);
+  }, 60_000);
 
   test('trim by seq (MINID) under a follower: the follower is told (gap), a reader gets the gap', async () => {
     const log = open();

@@ -16,6 +16,8 @@ import type { AgentEvent, AgentEventOf, ModelUsage, Provenance, Usage } from '..
 import { HintedProvenance, LineProvenance, plain } from '../../plain';
 import { hasExactKeys, incompleteRunEnd, provenanceOf, type RecordRest, splitRecord } from '../../record';
 import {
+  GEMINI_CANCELLED_ERROR_TYPE,
+  GEMINI_CANCELLED_MESSAGES,
   GEMINI_KEY_ORDER,
   GEMINI_STDOUT_NOTICE,
   GEMINI_TOOL_ERROR_TYPE,
@@ -53,7 +55,9 @@ interface LineContext {
  * `tool.end` (the name taken from the call); an `error` of severity `warning` is a `notice`, any
  * other an `error` that does not end the run; `result` ends the run (`run.end`, usage from
  * `stats`). A `result{status:"success"}` after an `error` of severity `error` (max turns) ends
- * the run `failed` with `reason: "success"`; a stream without `result` ends it `incomplete`.
+ * the run `failed` with `reason: "success"`; a `result{status:"error"}` whose error message is
+ * Gemini CLI's cancellation (`Operation cancelled.`) ends it `cancelled`; a stream without
+ * `result` ends it `incomplete`.
  * Lines that are not JSON are kept as they were: before `init` as `notice`s of kind `stdout`
  * (banners, an `info` diagnostic), after it as `unknown` events (an `error` diagnostic).
  */
@@ -406,11 +410,25 @@ export class GeminiRecordDecoder implements RecordDecoder {
     const out = ctx.out;
     const status = r.status as 'success' | 'error';
     const completed = status === 'success' && this.runError === undefined;
-    const e = new RunEnd(completed ? 'completed' : 'failed', status, this.provenance(ctx, rest, hints));
+    const error = r.error as { type: string; message: string } | undefined;
+    // A cancellation is told by its message, never by `error.type`: that is a class name a
+    // bundler may rename (GEMINI_CANCELLED_MESSAGES).
+    const cancelled =
+      status === 'error' && error !== undefined && GEMINI_CANCELLED_MESSAGES.includes(error.message);
+    const e = new RunEnd(
+      completed ? 'completed' : cancelled ? 'cancelled' : 'failed',
+      status,
+      this.provenance(ctx, rest, hints),
+    );
     this.stamp(e, r, hints);
     this.ensureRun(ctx, e.ts);
-    const error = r.error as { type: string; message: string } | undefined;
-    if (error !== undefined) {
+    if (cancelled) {
+      // Not an error of the run: its end says why (the message), and the line's error type is
+      // kept for the writer, not made a fatal `error` event (which the writers of other formats
+      // would write as a failure).
+      e.error = error.message;
+      if (error.type !== GEMINI_CANCELLED_ERROR_TYPE) hints.errorType = error.type;
+    } else if (error !== undefined) {
       // The run's fatal error, as an event of its own (the code has no place on run.end).
       const fatal: AgentEventOf<'error'> = {
         type: 'error',
@@ -587,7 +605,7 @@ const RunError = plain(function (this: AgentEventOf<'error'>, message: string, p
 
 const RunEnd = plain(function (
   this: AgentEventOf<'run.end'>,
-  status: 'completed' | 'failed',
+  status: 'completed' | 'failed' | 'cancelled',
   reason: string,
   provenance: Provenance,
 ) {

@@ -7,6 +7,8 @@ import type { AgentEvent, AgentEventOf, ModelUsage, Provenance, Usage } from '..
 import { hintsFrom, joinRecord } from '../../record';
 import { assertUsageFigures } from '../../usage';
 import {
+  GEMINI_CANCELLED_ERROR_TYPE,
+  GEMINI_CANCELLED_MESSAGES,
   GEMINI_KEY_ORDER,
   GEMINI_RUN_ERROR_TYPE,
   GEMINI_STDOUT_NOTICE,
@@ -104,6 +106,11 @@ function keptMs(clock: IsoClock, s: string, at: number): number {
 // Gemini CLI writes it): after `{"type":"message","timestamp":"`, 24 characters.
 const DELTA_TIME = 31;
 
+// A failed result's fields after `timestamp`: the status and the error.
+function errorFields(type: string, message: string): string {
+  return `,"status":"error","error":{"type":${jsonString(type)},"message":${jsonString(message)}}`;
+}
+
 function geminiHints(event: AgentEvent): GeminiHints | undefined {
   return hintsFrom<GeminiHints>(event, FORMAT);
 }
@@ -123,8 +130,9 @@ function defaultId(): string {
  * `run.start` / `user.message` → the user `message`; `text.delta` → an assistant `message` with
  * `delta: true`; `tool.start` / `tool.end` → `tool_use` / `tool_result`; `error` (not fatal) →
  * `error` of severity `error`, a `notice` of severity `warning` → `error` of severity `warning`;
- * `run.end` → `result` (with the last fatal `error`'s code and message when it failed, `stats`
- * from its usage). A run that ended `incomplete` writes no `result`: Gemini's way to say it.
+ * `run.end` → `result` (with the last fatal `error`'s code and message when it failed; Gemini
+ * CLI's cancellation error when it was cancelled; `stats` from its usage). A run that ended
+ * `incomplete` writes no `result`: Gemini's way to say it.
  */
 export class GeminiEncoder implements Encoder {
   private readonly loss: LossReporter;
@@ -226,11 +234,14 @@ export class GeminiEncoder implements Encoder {
     const held = this.held;
     if (held !== undefined) {
       this.held = undefined;
+      // A cancelled run's error that says Gemini's cancellation is the cancellation the result
+      // says (another format's reading of Gemini's result, which names no error on its end).
       const repeated =
         event.type === 'run.end' &&
-        event.status === 'failed' &&
-        event.error === held.message &&
-        event.ts === held.ts;
+        event.ts === held.ts &&
+        ((event.status === 'failed' && event.error === held.message) ||
+          (event.status === 'cancelled' &&
+            (event.error === held.message || GEMINI_CANCELLED_MESSAGES.includes(held.message))));
       if (!repeated) this.hold(held.event);
     }
     const pending = this.pending;
@@ -549,12 +560,6 @@ export class GeminiEncoder implements Encoder {
     if (event.answer !== undefined) {
       this.loss.report(event, 'run.end.answer', 'Gemini streams the answer as messages only');
     }
-    if (event.status === 'cancelled')
-      this.loss.report(
-        event,
-        'run.end.status',
-        'a Gemini result has no cancelled status: written as an error',
-      );
     const saidFailed = this.saidFailed;
     this.saidFailed = false;
     const foreignError = this.foreignError;
@@ -570,13 +575,24 @@ export class GeminiEncoder implements Encoder {
       (event.status === 'failed' && event.reason === 'success' && saidFailed)
     ) {
       fields = ',"status":"success"';
-    } else {
-      const type = fatal?.code ?? GEMINI_RUN_ERROR_TYPE;
+    } else if (event.status === 'cancelled') {
+      // In Gemini CLI's own words, which read back cancelled (GEMINI_CANCELLED_MESSAGES): a
+      // message of another run's error has no place then.
+      const said = event.error ?? fatal?.message;
       const message =
-        fatal?.message ??
-        event.error ??
-        `the run ${event.status === 'cancelled' ? 'was cancelled' : 'failed'}`;
-      fields = `,"status":"error","error":{"type":${jsonString(type)},"message":${jsonString(message)}}`;
+        said !== undefined && GEMINI_CANCELLED_MESSAGES.includes(said) ? said : GEMINI_CANCELLED_MESSAGES[0]!;
+      if (said !== undefined && said !== message)
+        this.loss.report(
+          event,
+          'run.end.error',
+          "a cancelled Gemini result says Gemini's cancellation message",
+        );
+      fields = errorFields(hints?.errorType ?? fatal?.code ?? GEMINI_CANCELLED_ERROR_TYPE, message);
+    } else {
+      fields = errorFields(
+        fatal?.code ?? GEMINI_RUN_ERROR_TYPE,
+        fatal?.message ?? event.error ?? 'the run failed',
+      );
     }
     const stats = statsOf(event, hints, toolCalls, this);
     if (stats !== undefined) fields += `,"stats":${JSON.stringify(stats)}`;

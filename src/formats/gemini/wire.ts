@@ -58,6 +58,23 @@ export const GEMINI_TOOL_ERROR_TYPE = 'TOOL_EXECUTION_ERROR';
 /** `result.error.type` the writer puts when the events name no error type. */
 export const GEMINI_RUN_ERROR_TYPE = 'Error';
 
+/**
+ * `result.error.message` of a cancelled run (`status: "error"`): Gemini CLI's
+ * `new FatalCancellationError('Operation cancelled.')` as `handleCancellationError` writes it,
+ * and as `handleError` writes it through `parseAndFormatApiError` (`[API Error: …]`: the agent
+ * session's path, which throws the error at an aborted end). The message is the sign read:
+ * `error.type` is the error's constructor name (`getErrorType`), which a bundler may rename (a
+ * colliding class becomes `FatalCancellationError2`, a minifier shortens it), and the exit code
+ * (130) is not in the stream. The first is what the writer puts for a cancelled run.
+ */
+export const GEMINI_CANCELLED_MESSAGES: readonly string[] = [
+  'Operation cancelled.',
+  '[API Error: Operation cancelled.]',
+];
+
+/** `result.error.type` the writer puts for a cancelled run whose events name no error type. */
+export const GEMINI_CANCELLED_ERROR_TYPE = 'FatalCancellationError';
+
 /** `init.model` the writer puts when the events name no model (Gemini always writes one). */
 export const GEMINI_UNKNOWN_MODEL = 'unknown';
 
@@ -97,7 +114,8 @@ export interface GeminiHints {
   whole?: true;
   /**
    * `tool_result.error.type` when it is not `TOOL_EXECUTION_ERROR` (the model keeps the error's
-   * `message` as `tool.end.error`, text).
+   * `message` as `tool.end.error`, text); on a cancelled run's `result`, `error.type` when it is
+   * not `FatalCancellationError` (its message is `run.end.error`).
    */
   errorType?: string;
   /** `error.severity` as written when it is neither `warning` nor `error`. */
