@@ -38,3 +38,34 @@ test('the fixtures have tool outputs to redact', () => {
       if (e.type === 'tool.end' && e.text !== undefined && e.text.length >= 8) n++;
   expect(n).toBeGreaterThan(5);
 });
+
+// Taken out rather than changed: a tool end without its structured result (`result`, Claude's
+// `tool_use_result`) is not written back with it from the line it kept. Any field the line gives
+// its event counts (test/edits-kept.test.ts tries every text field); this is the one that is not
+// text, the structured copy of a call's output (a Read's file, a Bash command's stdout).
+test.each(fixtures.map((f) => [f.name, f] as const))(
+  '%s: a structured result taken out of a tool end is gone from its line',
+  (_name, info) => {
+    const { events } = claude.parse(loadFixture('claude', info.name).bytes);
+    events.forEach((e, i) => {
+      if (e.type !== 'tool.end' || typeof e.result !== 'object' || e.result === null) return;
+      const { result: _gone, ...rest } = e;
+      const edited: AgentEvent[] = [...events];
+      edited[i] = rest;
+      const out = claude.stringify(edited, { onDiagnostic() {} });
+      const line = out
+        .split('\n')
+        .find((l) => l.includes(`"tool_use_id":${JSON.stringify(e.call)}`) && l.includes('"tool_result"'));
+      expect(line).toBeDefined();
+      expect(line).not.toContain('"tool_use_result":');
+    });
+  },
+);
+
+test('the fixtures have structured results to take out', () => {
+  let n = 0;
+  for (const f of fixtures)
+    for (const e of claude.parse(loadFixture('claude', f.name).bytes).events)
+      if (e.type === 'tool.end' && typeof e.result === 'object' && e.result !== null) n++;
+  expect(n).toBeGreaterThan(3);
+});

@@ -110,10 +110,16 @@ interface Group {
   line: number;
   offset: number;
   events: AgentEvent[];
+  // What the checks read from the line, once for all its events (`undefined`: not yet). Every
+  // group has each key from the start: one shape, whichever of them its events read.
   /** `raw` parsed, when a value was not found in it as spelled (see `onLine`). */
-  record?: JsonObject | undefined;
-  /** The line's `session_id` (`null`: it has none), read once for all its events. */
-  session?: string | null;
+  record: JsonObject | undefined;
+  /** The line's `session_id` (`null`: it has none). */
+  session: string | null | undefined;
+  /** Where `lineSession` found the `session_id` key (-1: nowhere). */
+  sessionAt: number;
+  /** Whether the line is a subagent's (`lineLane`). */
+  lane: boolean | undefined;
 }
 
 function defaultId(): string {
@@ -169,6 +175,7 @@ function lineSession(group: Group): string | null {
   const at = group.raw.lastIndexOf(key);
   const r = textReader(group.raw);
   r.at = at + key.length - 1; // the value's opening quote
+  group.sessionAt = at;
   group.session = at < 0 ? null : (readString(r) ?? null);
   return group.session;
 }
@@ -189,12 +196,122 @@ function holds(value: unknown, text: string, part: boolean): boolean {
   return false;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Fields taken out: a line is not current once its event lacks a field the line gives it (a
+// redaction by deletion would otherwise come back from the line as written)
+
+// The fields the decoder gives an event of each type from its line: `[field]`, given whatever the
+// line holds, or `[field, places]`, given when the line's record holds a value at one of
+// `places` (paths of keys joined by `.`, `|` between the places), looked at only when the event
+// lacks the field.
+type FromLine = readonly [field: string, places?: string];
+const FROM_LINE: Readonly<Partial<Record<AgentEvent['type'], readonly FromLine[]>>> = {
+  'session.start': [
+    ['producer', 'claude_code_version'],
+    ['model', 'model'],
+    ['cwd', 'cwd'],
+    ['mode', 'permissionMode'],
+    ['tools', 'tools'],
+  ],
+  'message.start': [['role'], ['message'], ['model', 'message.model|event.message.model']],
+  'message.end': [['message']],
+  'text.delta': [['message']],
+  'reasoning.delta': [['message']],
+  'tool.start': [['call']],
+  'tool.args.delta': [['call'], ['text']],
+  'tool.end': [['call']],
+  'tool.liveness': [['call'], ['action'], ['name', 'tool_name']],
+  'approval.request': [
+    ['approval'],
+    ['call', 'request.tool_use_id'],
+    ['tool', 'request.tool_name'],
+    ['title', 'request.description|request.display_name'],
+    ['args', 'request.input'],
+  ],
+  question: [['question'], ['questions'], ['call']],
+  'child.start': [
+    ['child'],
+    ['name', 'subagent_type'],
+    ['task', 'description'],
+    ['call', 'tool_use_id'],
+    ['kind', 'task_type'],
+  ],
+  'child.progress': [['child'], ['detail', 'patch.status|summary|description']],
+  'child.end': [['child'], ['status'], ['result', 'summary']],
+  'compaction.end': [['trigger', 'compact_metadata.trigger']],
+  notice: [['kind'], ['data']],
+  status: [['status']],
+  unknown: [['record'], ['recordType', 'type']],
+  usage: [['usage']],
+  error: [['code']],
+  'run.end': [
+    ['reason', 'subtype|terminal_reason'],
+    ['stopReason', 'stop_reason'],
+  ],
+};
+
+// Whether the line's record holds a value (a string, an object or an array) at `path` (keys
+// joined by `.`). The last key is looked for in the line first (`"key":` is never part of a
+// string the line holds, whose quotes are escaped): the line is parsed only when it is there.
+function says(group: Group, path: string): boolean {
+  const keys = path.split('.');
+  if (!group.raw.includes(`"${keys[keys.length - 1]}":`)) return false;
+  group.record ??= parseRecord(group.raw);
+  let value: unknown = group.record;
+  for (const key of keys) value = isJsonObject(value) ? value[key] : undefined;
+  return typeof value === 'string' || (typeof value === 'object' && value !== null);
+}
+
+// Whether the line is a subagent's (a string `parent_tool_use_id`, which every event it gives
+// carries as its lane). The CLI writes a main-agent line's envelope as
+// `"parent_tool_use_id":null,"session_id":"…`: told without a search in the (long) line.
+function lineLane(group: Group): boolean {
+  if (group.lane !== undefined) return group.lane;
+  const main = '"parent_tool_use_id":null,';
+  group.lane =
+    !(lineSession(group) !== null && group.raw.startsWith(main, group.sessionAt - main.length)) &&
+    group.raw.includes('"parent_tool_use_id":"') &&
+    says(group, 'parent_tool_use_id');
+  return group.lane;
+}
+
+// Whether the event lacks a field its line gives it: the line is written anew from the events.
+// Synthetic events are derived from earlier lines: only their envelope is this line's.
+function lost(event: AgentEvent, group: Group): boolean {
+  const fields = event as Record<string, unknown>;
+  if (fields.session === undefined && lineSession(group) !== null && says(group, 'session_id')) return true;
+  // A task's lane is the lane of the call that started it, not its line's.
+  if (fields.lane === undefined && lineLane(group) && !event.type.startsWith('child.')) return true;
+  if (event.provenance?.synthetic === true) return false;
+  const from = FROM_LINE[event.type];
+  if (from !== undefined)
+    for (const f of from) {
+      if (fields[f[0]] !== undefined) continue;
+      if (f[1] === undefined || f[1].split('|').some((p) => says(group, p))) return true;
+    }
+  if (event.type === 'tool.end') {
+    const hints = event.provenance?.hints as ClaudeHints | undefined;
+    // A failed call's error is read from its line; a call's structured copy of its output is its
+    // first result block's (`block` names another one).
+    if (hints?.said?.ok === false) return fields.error === undefined;
+    return fields.result === undefined && hints?.block === undefined && says(group, 'tool_use_result');
+  }
+  // A failed run's error is its `errors` or its `result`.
+  return (
+    event.type === 'run.end' &&
+    (event.provenance?.hints as ClaudeHints | undefined)?.said?.status === 'failed' &&
+    fields.error === undefined &&
+    (says(group, 'errors') || says(group, 'result'))
+  );
+}
+
 // Checked fields (CLAUDE_CHECKED) are compared with what the decoder said and patched into the
 // record; every other string field of the event is looked for in its line, and one the line does
 // not say makes the event rebuilt from the model (a stale line put back would drop the edit). The
 // check runs at write time, on the writer's side: the decoder allocates nothing more per event
 // (its bench row has little margin; the writer's, putting lines back, has a large one).
 function editOf(event: AgentEvent, group: Group): Edit {
+  if (lost(event, group)) return 'rebuild';
   if (event.provenance?.synthetic === true) return 'none';
   const checked = CLAUDE_CHECKED[event.type];
   const skip = NOT_ON_LINE[event.type];
@@ -402,6 +519,10 @@ export class ClaudeEncoder implements Encoder {
           line: p.line,
           offset: p.offset,
           events: [event],
+          record: undefined,
+          session: undefined,
+          sessionAt: -1,
+          lane: undefined,
         };
         if (this.group.n <= 1) out += this.flushGroup();
         return out;
@@ -455,10 +576,14 @@ export class ClaudeEncoder implements Encoder {
   }
 
   // A line one of whose events says what the line does not (and no patch can write): its events
-  // are written from the model, as events without a kept line are, after the lines before it.
+  // are written from the model, as events without a kept line are, after the lines before it. A
+  // synthetic one writes nothing, as without its line (a round's end written from the model would
+  // write the message again, whose lines went through as written); the writer follows it.
   private rebuild(g: Group): string {
     let out = linesBefore(g.before);
-    for (const e of g.events) out += this.model(e);
+    for (const e of g.events)
+      if (e.provenance?.synthetic === true) this.follow(e);
+      else out += this.model(e);
     return out;
   }
 
