@@ -532,11 +532,14 @@ export class ClaudeEncoder implements Encoder {
         g.events.push(event);
         return g.events.length >= g.n ? this.flushGroup() : '';
       }
+      // The lines before it are the stream's whether or not the event keeps its own.
+      const before = this.flushGroup() + linesBefore(hints?.before);
       if (p.synthetic === true) {
         // Derived events write nothing; an incomplete end carries the stream's last lines.
         if (event.type === 'run.end') this.inRun = false;
-        return this.flushGroup() + linesBefore(hints?.before);
+        return before;
       }
+      return before + this.model(event);
     }
     return this.flushGroup() + this.model(event);
   }
