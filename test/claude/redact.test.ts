@@ -69,3 +69,61 @@ test('the fixtures have structured results to take out', () => {
       if (e.type === 'tool.end' && typeof e.result === 'object' && e.result !== null) n++;
   expect(n).toBeGreaterThan(3);
 });
+
+// A call's arguments redacted in its `tool.start` leave no trace in its result line either:
+// Claude Code copies some of them into the result's `tool_use_result` (an Edit's `oldString` and
+// `newString`, which its `structuredPatch` lines hold too). The copy is left out of the line.
+function stringsOf(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (typeof value !== 'object' || value === null) return [];
+  return Object.values(value).flatMap(stringsOf);
+}
+
+// The calls whose result repeats one of their arguments' strings, with those strings.
+function repeatedArgs(events: readonly AgentEvent[]): Array<{ i: number; secrets: string[] }> {
+  const out: Array<{ i: number; secrets: string[] }> = [];
+  events.forEach((e, i) => {
+    if (e.type !== 'tool.start' || e.args === undefined) return;
+    const end = events.find((x) => x.type === 'tool.end' && x.call === e.call);
+    if (end?.type !== 'tool.end' || end.result === undefined) return;
+    const copy = JSON.stringify(end.result);
+    const secrets = stringsOf(e.args).filter(
+      (s) => s.length >= 6 && copy.includes(JSON.stringify(s).slice(1, -1)),
+    );
+    if (secrets.length > 0) out.push({ i, secrets });
+  });
+  return out;
+}
+
+test.each(fixtures.map((f) => [f.name, f] as const))(
+  '%s: redacted call arguments are gone from the result that repeats them',
+  (_name, info) => {
+    const { events } = claude.parse(loadFixture('claude', info.name).bytes);
+    for (const { i, secrets } of repeatedArgs(events)) {
+      const start = events[i] as AgentEvent & { type: 'tool.start' };
+      const args = JSON.parse(JSON.stringify(start.args), (_k, v: unknown) =>
+        typeof v === 'string' && secrets.includes(v) ? 'REDACTED' : v,
+      ) as Record<string, unknown>;
+      const edited: AgentEvent[] = [...events];
+      edited[i] = { ...start, args };
+      const out = claude.stringify(edited, { onDiagnostic() {} });
+      const result = out
+        .split('\n')
+        .find(
+          (l) => l.includes(`"tool_use_id":${JSON.stringify(start.call)}`) && l.includes('"tool_result"'),
+        );
+      expect(result).toBeDefined();
+      const copy = JSON.stringify(
+        (JSON.parse(result!) as { tool_use_result?: unknown }).tool_use_result ?? null,
+      );
+      for (const secret of secrets) expect(copy).not.toContain(JSON.stringify(secret).slice(1, -1));
+    }
+  },
+);
+
+test('the fixtures have results that repeat their call arguments (an Edit)', () => {
+  let n = 0;
+  for (const f of fixtures)
+    n += repeatedArgs(claude.parse(loadFixture('claude', f.name).bytes).events).length;
+  expect(n).toBeGreaterThan(0);
+});

@@ -454,6 +454,14 @@ function outputAgain(record: JsonObject, event: AgentEventOf<'tool.end'>): void 
   else delete record.tool_use_result;
 }
 
+// The strings a value holds (its own, its items', its fields'), added to `out`.
+function stringsOf(value: unknown, out: string[]): string[] {
+  if (typeof value === 'string') out.push(value);
+  else if (typeof value === 'object' && value !== null)
+    for (const v of Array.isArray(value) ? value : Object.values(value)) stringsOf(v, out);
+  return out;
+}
+
 // The lines a kept line carries that no event stands for (`hints.before`), as read.
 function linesBefore(lines: readonly string[] | undefined): string {
   let text = '';
@@ -461,14 +469,17 @@ function linesBefore(lines: readonly string[] | undefined): string {
   return text;
 }
 
-function groupText(group: Group, edit: Edit): string {
+// `copy`: the line's `tool_use_result` repeats arguments a redaction took out of the call
+// (`ClaudeEncoder.staleCopy`): it is left out, as a structured copy of a changed output is.
+function groupText(group: Group, edit: Edit, copy: boolean): string {
   const text = linesBefore(group.before);
-  if (edit === 'none') return `${text}${group.raw}\n`;
+  if (edit === 'none' && !copy) return `${text}${group.raw}\n`;
   const record = parseRecord(group.raw);
   if (record === undefined) return `${text}${group.raw}\n`;
-  // `edit` is 'patch': no event of the line needs rebuilding, so those whose checked fields
-  // changed are the ones to patch (synthetic events say nothing of the line).
+  // No event of the line needs rebuilding, so those whose checked fields changed are the ones to
+  // patch (synthetic events say nothing of the line).
   for (const e of group.events) if (e.provenance?.synthetic !== true && saidOtherwise(e)) patch(record, e);
+  if (copy) delete record.tool_use_result;
   assertEncodable(record, 'record', 1000, FORMAT);
   return `${text}${JSON.stringify(record)}\n`;
 }
@@ -510,6 +521,8 @@ export class ClaudeEncoder implements Encoder {
   private runMessages: Message[] = [];
   /** Characters of records queued behind a message that has not ended (CLAUDE_MAX_HELD_TEXT). */
   private behind = 0;
+  /** Per call whose arguments were edited: the strings they said and no longer say (`noteArgs`). */
+  private readonly redacted = new Map<string, string[]>();
 
   /** Creates a writer that reports losses to `sink`. */
   constructor(options: ClaudeEncodeOptions, sink: DiagnosticSink) {
@@ -585,8 +598,41 @@ export class ClaudeEncoder implements Encoder {
     }
     const edit = groupEdit(g);
     if (edit === 'rebuild') return out + this.rebuild(g);
+    if (edit === 'patch') for (const e of g.events) if (e.type === 'tool.start') this.noteArgs(e);
     for (const e of g.events) this.follow(e);
-    return out + groupText(g, edit);
+    return out + groupText(g, edit, this.redacted.size > 0 && this.staleCopy(g));
+  }
+
+  // A call's arguments edited (a redaction, whichever way the call is written): the strings they
+  // said and say no more, which the call's result may repeat. Claude Code's `tool_use_result`
+  // copies some (an Edit's `oldString` and `newString`, and its patch's lines hold them too).
+  private noteArgs(e: AgentEventOf<'tool.start'>): void {
+    const p = e.provenance;
+    const said = p?.format === FORMAT ? (p.hints as ClaudeHints | undefined)?.said?.args : undefined;
+    if (said === undefined || sameJson(said, e.args)) return;
+    const now = new Set(stringsOf(e.args, []));
+    const gone = stringsOf(said, []).filter((s) => s !== '' && !now.has(s));
+    if (gone.length > 0) setBounded(this.redacted, e.call, gone);
+  }
+
+  // Whether a call's result repeats a string its edited arguments say no more (`noteArgs`), in a
+  // value or part of one. Asked once per call: its result comes once.
+  private repeats(call: string, result: unknown): boolean {
+    const gone = this.redacted.get(call);
+    if (gone === undefined || result === undefined) return false;
+    this.redacted.delete(call);
+    const text = JSON.stringify(result);
+    return gone.some((s) => text.includes(JSON.stringify(s).slice(1, -1)));
+  }
+
+  // Whether the line's tool result repeats what a redaction took out of its call's arguments.
+  private staleCopy(g: Group): boolean {
+    for (const e of g.events)
+      if (e.type === 'tool.end' && this.redacted.has(e.call)) {
+        g.record ??= parseRecord(g.raw);
+        return g.record !== undefined && this.repeats(e.call, g.record.tool_use_result);
+      }
+    return false;
   }
 
   // A line one of whose events says what the line does not (and no patch can write): its events
@@ -1012,6 +1058,7 @@ export class ClaudeEncoder implements Encoder {
   }
 
   private toolStart(e: AgentEventOf<'tool.start'>): void {
+    this.noteArgs(e);
     const m = this.message(e);
     // Names are looked up for the calls a question or a liveness report names: recent ones.
     setBounded(this.calls, e.call, e.name);
@@ -1084,8 +1131,10 @@ export class ClaudeEncoder implements Encoder {
     if (!e.ok) block.is_error = true;
     const record: JsonObject = { type: 'user', message: { role: 'user', content: [block] } };
     this.envelope(e, record);
-    if (e.result !== undefined) record.tool_use_result = e.result;
-    else if (!e.ok && e.error !== undefined && e.error !== content) record.tool_use_result = e.error;
+    // A result that repeats what a redaction took out of the call's arguments is left out.
+    if (e.result !== undefined) {
+      if (!this.repeats(e.call, e.result)) record.tool_use_result = e.result;
+    } else if (!e.ok && e.error !== undefined && e.error !== content) record.tool_use_result = e.error;
     if (e.denied === true) record.tool_result_meta = [{ id: e.call, non_execution_kind: 'permission-rule' }];
     for (const field of ['exitCode', 'filesChanged', 'startedAt', 'endedAt'] as const)
       if (e[field] !== undefined)
