@@ -136,18 +136,17 @@ type Edit = 'none' | 'patch' | 'rebuild';
 // mapped from a value the line spells otherwise): not looked for in it.
 // An edit of one of these is still put back as the line says (test/edits-kept.known.json).
 const NOT_ON_LINE: Readonly<Partial<Record<AgentEvent['type'], readonly string[]>>> = {
-  'tool.end': ['name', 'error'],
+  'tool.end': ['name'],
   'tool.args.delta': ['call', 'name'],
   'tool.liveness': ['action'],
   'text.delta': ['message'],
   'reasoning.delta': ['message'],
   'message.end': ['message'],
   'approval.request': ['session'],
-  'child.start': ['kind', 'lane'],
+  'child.start': ['lane'],
   'child.progress': ['child'],
   'child.end': ['lane'],
   notice: ['kind', 'severity'],
-  status: ['status'],
   unknown: ['recordType', 'session'],
 };
 // String fields read as part of a string of the line (an error's text inside its tags).
@@ -337,11 +336,27 @@ function editOf(event: AgentEvent, group: Group): Edit {
     }
     // A message the line names no id for is ''.
     if (key === 'message' && fields[key] === '') continue;
-    const value = fields[key];
-    if (typeof value === 'string' && !onLine(group, value, PART_OF_LINE[event.type]?.includes(key) === true))
-      return 'rebuild';
+    const field = fields[key];
+    if (typeof field !== 'string') continue;
+    let value = field;
+    // A failed call's error is its text (checked; '' when it has none) or its `tool_use_result`
+    // string, as spelled.
+    if (key === 'error' && value === (fields.text ?? '')) continue;
+    // `idle` is a status line's `null` (a state line says it).
+    if (key === 'status' && value === 'idle' && !says(group, 'status') && !says(group, 'state')) continue;
+    // A task's kind is its `task_type` as the writer spells it.
+    if (event.type === 'child.start' && key === 'kind') value = taskType(value);
+    if (!onLine(group, value, PART_OF_LINE[event.type]?.includes(key) === true)) return 'rebuild';
   }
+  // A thinking text where the line said none (a signature or redacted block): no place to patch.
+  const said = (event.provenance?.hints as ClaudeHints | undefined)?.said;
+  if (event.type === 'reasoning.delta' && said?.text === '' && event.text !== '') return 'rebuild';
   return saidOtherwise(event) ? 'patch' : 'none';
+}
+
+// A child's kind as a `task_started` line's `task_type`.
+function taskType(kind: string | undefined): string {
+  return kind === 'shell' ? 'local_bash' : kind === undefined || kind === 'agent' ? 'local_agent' : kind;
 }
 
 // Whether a checked field (CLAUDE_CHECKED) differs from what the decoder said: the event is
@@ -1205,12 +1220,7 @@ export class ClaudeEncoder implements Encoder {
       record.description = e.task ?? e.name ?? '';
       if (e.name !== undefined) record.subagent_type = e.name;
       if (e.background !== undefined) record.is_backgrounded = e.background;
-      record.task_type =
-        e.kind === 'shell'
-          ? 'local_bash'
-          : e.kind === undefined || e.kind === 'agent'
-            ? 'local_agent'
-            : e.kind;
+      record.task_type = taskType(e.kind);
     } else if (e.type === 'child.progress') {
       record.subtype = 'task_progress';
       record.task_id = e.child;
