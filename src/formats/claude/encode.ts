@@ -139,12 +139,9 @@ const NOT_ON_LINE: Readonly<Partial<Record<AgentEvent['type'], readonly string[]
   'tool.end': ['name'],
   'tool.args.delta': ['call', 'name'],
   'tool.liveness': ['action'],
-  'text.delta': ['message'],
-  'reasoning.delta': ['message'],
   'message.end': ['message'],
   'approval.request': ['session'],
   'child.start': ['lane'],
-  'child.progress': ['child'],
   'child.end': ['lane'],
   notice: ['kind', 'severity'],
   unknown: ['recordType', 'session'],
@@ -285,6 +282,13 @@ function lineLane(group: Group): boolean {
   return group.lane;
 }
 
+// The task a line names (`task_id`; '' when it names none).
+function lineTask(group: Group): string {
+  group.record ??= parseRecord(group.raw);
+  const task = group.record?.task_id;
+  return typeof task === 'string' ? task : '';
+}
+
 // Whether the event lacks a field its line gives it: the line is written anew from the events.
 // Synthetic events are derived from earlier lines: only their envelope is this line's.
 function lost(event: AgentEvent, group: Group): boolean {
@@ -320,7 +324,15 @@ function lost(event: AgentEvent, group: Group): boolean {
 // not say makes the event rebuilt from the model (a stale line put back would drop the edit). The
 // check runs at write time, on the writer's side: the decoder allocates nothing more per event
 // (its bench row has little margin; the writer's, putting lines back, has a large one).
-function editOf(event: AgentEvent, group: Group): Edit {
+/** What the writer saw of the stream that a line does not say (`ClaudeEncoder.seen`). */
+interface Seen {
+  /** Per lane (`''`: the main agent's), the id of the message its last `message.start` began. */
+  messages: Map<string, string>;
+  /** Per task id, the child its `child.start` named. */
+  tasks: Map<string, string>;
+}
+
+function editOf(event: AgentEvent, group: Group, seen: Seen): Edit {
   if (lost(event, group)) return 'rebuild';
   if (event.provenance?.synthetic === true) return 'none';
   const checked = CLAUDE_CHECKED[event.type];
@@ -346,6 +358,15 @@ function editOf(event: AgentEvent, group: Group): Edit {
     if (key === 'status' && value === 'idle' && !says(group, 'status') && !says(group, 'state')) continue;
     // A task's kind is its `task_type` as the writer spells it.
     if (event.type === 'child.start' && key === 'kind') value = taskType(value);
+    // A streamed delta's message is the one its lane's last start began (its line names none); a
+    // task's progress may name its task only: its child is the one the task started as.
+    if (
+      (key === 'message' &&
+        (event.type === 'text.delta' || event.type === 'reasoning.delta') &&
+        value === seen.messages.get(event.lane ?? '')) ||
+      (key === 'child' && event.type === 'child.progress' && value === seen.tasks.get(lineTask(group)))
+    )
+      continue;
     if (!onLine(group, value, PART_OF_LINE[event.type]?.includes(key) === true)) return 'rebuild';
   }
   // A thinking text where the line said none (a signature or redacted block): no place to patch.
@@ -445,10 +466,10 @@ function patch(record: JsonObject, event: AgentEvent): void {
 }
 
 // The worst edit among a line's events: one rebuilt rebuilds the line.
-function groupEdit(group: Group): Edit {
+function groupEdit(group: Group, seen: Seen): Edit {
   let edit: Edit = 'none';
   for (const e of group.events) {
-    const x = editOf(e, group);
+    const x = editOf(e, group, seen);
     if (x === 'rebuild') return x;
     if (x === 'patch') edit = x;
   }
@@ -536,6 +557,7 @@ export class ClaudeEncoder implements Encoder {
   private runMessages: Message[] = [];
   /** Characters of records queued behind a message that has not ended (CLAUDE_MAX_HELD_TEXT). */
   private behind = 0;
+  private readonly seen: Seen = { messages: new Map(), tasks: new Map() };
   /** Per call whose arguments were edited: the strings they said and no longer say (`noteArgs`). */
   private readonly redacted = new Map<string, string[]>();
 
@@ -547,6 +569,8 @@ export class ClaudeEncoder implements Encoder {
 
   write(event: AgentEvent): string {
     const p = event.provenance;
+    // What a later line's events are checked against (`Seen`), whichever way this one is written.
+    if (event.type === 'message.start') setBounded(this.seen.messages, event.lane ?? '', event.message);
     if (p?.format === FORMAT) {
       const hints = p.hints as ClaudeHints | undefined;
       if (hints?.raw !== undefined) {
@@ -611,9 +635,14 @@ export class ClaudeEncoder implements Encoder {
       this.open.clear();
       out = this.drain();
     }
-    const edit = groupEdit(g);
+    const edit = groupEdit(g, this.seen);
     if (edit === 'rebuild') return out + this.rebuild(g);
-    if (edit === 'patch') for (const e of g.events) if (e.type === 'tool.start') this.noteArgs(e);
+    for (const e of g.events)
+      if (e.type === 'tool.start' && edit === 'patch') this.noteArgs(e);
+      // A task put back as written goes on as the task its line names (written from the model,
+      // as its child: `child`).
+      else if (e.type === 'child.start' && lineTask(g) !== '')
+        setBounded(this.seen.tasks, lineTask(g), e.child);
     for (const e of g.events) this.follow(e);
     return out + groupText(g, edit, this.redacted.size > 0 && this.staleCopy(g));
   }
@@ -1216,6 +1245,7 @@ export class ClaudeEncoder implements Encoder {
         );
       record.subtype = 'task_started';
       record.task_id = e.child;
+      setBounded(this.seen.tasks, e.child, e.child);
       record.tool_use_id = e.call ?? e.child;
       record.description = e.task ?? e.name ?? '';
       if (e.name !== undefined) record.subagent_type = e.name;
