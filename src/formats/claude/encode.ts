@@ -201,6 +201,12 @@ function holds(value: unknown, text: string, part: boolean): boolean {
 // `places` (paths of keys joined by `.`, `|` between the places), looked at only when the event
 // lacks the field.
 type FromLine = readonly [field: string, places?: string];
+// Told apart by identity in `lost`, which asks more of them.
+const TOOL_END: readonly FromLine[] = [['call']];
+const RUN_END: readonly FromLine[] = [
+  ['reason', 'subtype|terminal_reason'],
+  ['stopReason', 'stop_reason'],
+];
 const FROM_LINE: Readonly<Partial<Record<AgentEvent['type'], readonly FromLine[]>>> = {
   'session.start': [
     ['producer', 'claude_code_version'],
@@ -215,7 +221,7 @@ const FROM_LINE: Readonly<Partial<Record<AgentEvent['type'], readonly FromLine[]
   'reasoning.delta': [['message']],
   'tool.start': [['call']],
   'tool.args.delta': [['call'], ['text']],
-  'tool.end': [['call']],
+  'tool.end': TOOL_END,
   'tool.liveness': [['call'], ['action'], ['name', 'tool_name']],
   'approval.request': [
     ['approval'],
@@ -240,10 +246,7 @@ const FROM_LINE: Readonly<Partial<Record<AgentEvent['type'], readonly FromLine[]
   unknown: [['record'], ['recordType', 'type']],
   usage: [['usage']],
   error: [['code']],
-  'run.end': [
-    ['reason', 'subtype|terminal_reason'],
-    ['stopReason', 'stop_reason'],
-  ],
+  'run.end': RUN_END,
 };
 
 // Whether the line's record holds a value (a string, an object or an array) at `path` (keys
@@ -298,13 +301,13 @@ function lost(event: AgentEvent, group: Group): boolean {
   if (fields.lane === undefined && lineLane(group) && !event.type.startsWith('child.')) return true;
   if (event.provenance?.synthetic === true) return false;
   const from = FROM_LINE[event.type];
-  if (from !== undefined)
-    for (const f of from) {
-      if (fields[f[0]] !== undefined) continue;
-      if (f[1] === undefined || f[1].split('|').some((p) => says(group, p))) return true;
-    }
-  if (event.type === 'tool.end') {
-    const hints = event.provenance?.hints as ClaudeHints | undefined;
+  if (from === undefined) return false;
+  for (const f of from) {
+    if (fields[f[0]] !== undefined) continue;
+    if (f[1] === undefined || f[1].split('|').some((p) => says(group, p))) return true;
+  }
+  const hints = event.provenance?.hints as ClaudeHints | undefined;
+  if (from === TOOL_END) {
     // A failed call's error is read from its line; a call's structured copy of its output is its
     // first result block's (`block` names another one).
     if (hints?.said?.ok === false) return fields.error === undefined;
@@ -312,18 +315,13 @@ function lost(event: AgentEvent, group: Group): boolean {
   }
   // A failed run's error is its `errors` or its `result`.
   return (
-    event.type === 'run.end' &&
-    (event.provenance?.hints as ClaudeHints | undefined)?.said?.status === 'failed' &&
+    from === RUN_END &&
+    hints?.said?.status === 'failed' &&
     fields.error === undefined &&
     (says(group, 'errors') || says(group, 'result'))
   );
 }
 
-// Checked fields (CLAUDE_CHECKED) are compared with what the decoder said and patched into the
-// record; every other string field of the event is looked for in its line, and one the line does
-// not say makes the event rebuilt from the model (a stale line put back would drop the edit). The
-// check runs at write time, on the writer's side: the decoder allocates nothing more per event
-// (its bench row has little margin; the writer's, putting lines back, has a large one).
 /** What the writer saw of the stream that a line does not say (`ClaudeEncoder.seen`). */
 interface Seen {
   /** Per lane (`''`: the main agent's), the id of the message its last `message.start` began. */
@@ -332,6 +330,11 @@ interface Seen {
   tasks: Map<string, string>;
 }
 
+// Checked fields (CLAUDE_CHECKED) are compared with what the decoder said and patched into the
+// record; every other string field of the event is looked for in its line, and one the line does
+// not say makes the event rebuilt from the model (a stale line put back would drop the edit). The
+// check runs at write time, on the writer's side: the decoder allocates nothing more per event
+// (its bench row has little margin; the writer's, putting lines back, has a large one).
 function editOf(event: AgentEvent, group: Group, seen: Seen): Edit {
   if (lost(event, group)) return 'rebuild';
   if (event.provenance?.synthetic === true) return 'none';
@@ -357,7 +360,7 @@ function editOf(event: AgentEvent, group: Group, seen: Seen): Edit {
     // `idle` is a status line's `null` (a state line says it).
     if (key === 'status' && value === 'idle' && !says(group, 'status') && !says(group, 'state')) continue;
     // A task's kind is its `task_type` as the writer spells it.
-    if (event.type === 'child.start' && key === 'kind') value = taskType(value);
+    if (key === 'kind' && event.type === 'child.start') value = taskType(value);
     // A streamed delta's message is the one its lane's last start began (its line names none); a
     // task's progress may name its task only: its child is the one the task started as.
     if (
@@ -369,10 +372,10 @@ function editOf(event: AgentEvent, group: Group, seen: Seen): Edit {
       continue;
     if (!onLine(group, value, PART_OF_LINE[event.type]?.includes(key) === true)) return 'rebuild';
   }
+  if (!saidOtherwise(event)) return 'none';
   // A thinking text where the line said none (a signature or redacted block): no place to patch.
   const said = (event.provenance?.hints as ClaudeHints | undefined)?.said;
-  if (event.type === 'reasoning.delta' && said?.text === '' && event.text !== '') return 'rebuild';
-  return saidOtherwise(event) ? 'patch' : 'none';
+  return event.type === 'reasoning.delta' && said?.text === '' && event.text !== '' ? 'rebuild' : 'patch';
 }
 
 // A child's kind as a `task_started` line's `task_type`.
@@ -637,13 +640,8 @@ export class ClaudeEncoder implements Encoder {
     }
     const edit = groupEdit(g, this.seen);
     if (edit === 'rebuild') return out + this.rebuild(g);
-    for (const e of g.events)
-      if (e.type === 'tool.start' && edit === 'patch') this.noteArgs(e);
-      // A task put back as written goes on as the task its line names (written from the model,
-      // as its child: `child`).
-      else if (e.type === 'child.start' && lineTask(g) !== '')
-        setBounded(this.seen.tasks, lineTask(g), e.child);
-    for (const e of g.events) this.follow(e);
+    if (edit === 'patch') for (const e of g.events) if (e.type === 'tool.start') this.noteArgs(e);
+    for (const e of g.events) this.follow(e, g);
     return out + groupText(g, edit, this.redacted.size > 0 && this.staleCopy(g));
   }
 
@@ -692,7 +690,7 @@ export class ClaudeEncoder implements Encoder {
   }
 
   // Keeps the model writer's picture of the stream right when lines pass through as written.
-  private follow(e: AgentEvent): void {
+  private follow(e: AgentEvent, g?: Group): void {
     if (e.session !== undefined) this.session = e.session;
     if (e.type === 'session.start' || e.type === 'run.start') {
       this.initWritten = true;
@@ -701,7 +699,10 @@ export class ClaudeEncoder implements Encoder {
     } else if (e.type === 'run.end') {
       this.needInit = true;
       this.inRun = false;
-    }
+    } else if (e.type === 'child.start' && g !== undefined && lineTask(g) !== '')
+      // A task whose line goes through as written goes on as the task the line names (written
+      // from the model, as its child: `child`).
+      setBounded(this.seen.tasks, lineTask(g), e.child);
   }
 
   // ------------------------------------------------------------------------------------------
