@@ -267,7 +267,6 @@ function says(group: Group, path: string): boolean {
 // key (`"p`, `":null,`; no other key of 18 characters starting with `p` comes there), without a
 // search, which costs more than the check for the many lines that are not a subagent's.
 function lineLane(group: Group): boolean {
-  if (group.lane !== undefined) return group.lane;
   const raw = group.raw;
   const at = lineSession(group) === null ? -1 : group.sessionAt;
   group.lane =
@@ -298,7 +297,9 @@ function lost(event: AgentEvent, group: Group): boolean {
   const fields = event as Record<string, unknown>;
   if (fields.session === undefined && lineSession(group) !== null && says(group, 'session_id')) return true;
   // A task's lane is the lane of the call that started it, not its line's.
-  if (fields.lane === undefined && lineLane(group) && !event.type.startsWith('child.')) return true;
+  // (The line's answer read inline once known: a call per event costs the writer's bench row.)
+  if (fields.lane === undefined && (group.lane ?? lineLane(group)) && !event.type.startsWith('child.'))
+    return true;
   if (event.provenance?.synthetic === true) return false;
   const from = FROM_LINE[event.type];
   if (from === undefined) return false;
