@@ -133,8 +133,9 @@ function defaultId(): string {
 type Edit = 'none' | 'patch' | 'rebuild';
 
 // String fields an event does not read as written from its own line (from an earlier line, or
-// mapped from a value the line spells otherwise): not looked for in it.
-// An edit of one of these is still put back as the line says (test/edits-kept.known.json).
+// mapped from a value the line spells otherwise): not looked for in it. An edit of one of these is
+// put back as the line says; the event without its line does not write it either (no Claude entry
+// in test/edits-kept.known.json). Those its line does say otherwise are compared in `editOf`.
 const NOT_ON_LINE: Readonly<Partial<Record<AgentEvent['type'], readonly string[]>>> = {
   'tool.end': ['name'],
   'tool.args.delta': ['call', 'name'],
@@ -333,8 +334,9 @@ interface Seen {
 
 // Checked fields (CLAUDE_CHECKED) are compared with what the decoder said and patched into the
 // record; every other string field of the event is looked for in its line, and one the line does
-// not say makes the event rebuilt from the model (a stale line put back would drop the edit). The
-// check runs at write time, on the writer's side: the decoder allocates nothing more per event
+// not say makes the event rebuilt from the model (a stale line put back would drop the edit), as
+// does a field the line gives that the event lacks (`lost`: one taken out). The check runs at
+// write time, on the writer's side: the decoder allocates nothing more per event
 // (its bench row has little margin; the writer's, putting lines back, has a large one).
 function editOf(event: AgentEvent, group: Group, seen: Seen): Edit {
   if (lost(event, group)) return 'rebuild';
@@ -561,6 +563,7 @@ export class ClaudeEncoder implements Encoder {
   private runMessages: Message[] = [];
   /** Characters of records queued behind a message that has not ended (CLAUDE_MAX_HELD_TEXT). */
   private behind = 0;
+  /** What later lines' events are checked against (`Seen`). */
   private readonly seen: Seen = { messages: new Map(), tasks: new Map() };
   /** Per call whose arguments were edited: the strings they said and no longer say (`noteArgs`). */
   private readonly redacted = new Map<string, string[]>();
