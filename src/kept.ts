@@ -179,11 +179,6 @@ export function putKeptMeta(r: JsonObject, field: string, key: string, value: un
 /** The fields of a call's start both UI writers keep in its record's metadata. */
 export const CALL_START_META = ['kind', 'server', 'argsSummary', 'command', 'startedAt'] as const;
 
-/** {@link putKeptMeta} of each of `keys` of `event`. */
-export function putKeptMetas(r: JsonObject, field: string, event: object, keys: readonly string[]): void {
-  for (const key of keys) putKeptMeta(r, field, key, (event as Record<string, unknown>)[key]);
-}
-
 /**
  * {@link putDefined}, and a field the event no longer has taken out of its kept record: where
  * `value` is `undefined` and the record's value at `key` is one its decoder reads into the field
