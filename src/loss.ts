@@ -175,10 +175,14 @@ export class LossReporter {
  */
 export const KEYS_IN_PLACE: { enabled: boolean } = { enabled: true };
 
-// Whether `for…in` of `o` gives exactly `keys`, in order. It gives the own enumerable keys first,
-// then inherited ones: a match means every own key is one of `keys`, all of which were settled
-// (carried, or reported already), so the general look would report nothing either.
-function keysInPlace(o: object, keys: readonly string[]): boolean {
+/**
+ * Whether `for…in` of `o` gives exactly `keys`, in order. It gives the own enumerable keys first,
+ * then inherited ones: a match means `o`'s own enumerable keys are `keys`, in that order, and no
+ * inherited one shows. Here, every key was settled (carried, or reported already), so the general
+ * look would report nothing either; a writer also asks it whether `JSON.stringify` of an object it
+ * built writes those keys alone (none an integer index).
+ */
+export function keysInPlace(o: object, keys: readonly string[]): boolean {
   let i = 0;
   for (const k in o) {
     if (k !== keys[i]) return false;

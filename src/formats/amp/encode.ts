@@ -7,10 +7,11 @@ import {
   isJsonObject,
   type JsonObject,
   jsonString,
+  jsonText,
   rawIfSame,
 } from '../../json';
 import { isStableJson, keptRecord, sameAsKept } from '../../kept';
-import { checkLoss, type LossState, lossReported, newLoss, reportLoss } from '../../loss';
+import { checkLoss, keysInPlace, type LossState, lossReported, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { newRunSpan, type RunSpan, SPAN_WROTE, spanAfter, spanBefore } from '../../run-span';
 import {
@@ -831,12 +832,12 @@ function assistantTemplate(w: Writer, a: Pending): string | undefined {
       const b = blocks[i] as JsonObject;
       if (i > 0) out += ',';
       const t = b.text;
-      // A joined block is a rope of its deltas, spelled alone (`JSON.stringify` flattens it once;
-      // `jsonString`'s escape test would flatten it first, and most prose has a line break).
+      // A joined block is a rope of its deltas, spelled alone (`jsonText`: most prose has a line
+      // break, which `jsonString`'s escape test finds only to call `JSON.stringify` after it).
       out +=
         typeof t === 'string' && b === a.joinable
-          ? `${AMP_TEXT_BLOCK_HEAD}${JSON.stringify(t)}}`
-          : JSON.stringify(b);
+          ? `${AMP_TEXT_BLOCK_HEAD}${jsonText(t)}}`
+          : (toolUseText(b) ?? JSON.stringify(b));
     }
   } catch {
     return undefined;
@@ -951,7 +952,8 @@ function userTemplate(w: Writer, u: Pending): string | undefined {
   let out = AMP_USER_LINE_HEAD;
   const blocks = u.blocks;
   for (let i = 0; i < blocks.length; i++) {
-    const b = blockText(blocks[i] as JsonObject);
+    const block = blocks[i] as JsonObject;
+    const b = toolResultText(block) ?? blockText(block);
     if (b === undefined) return undefined;
     out += i > 0 ? `,${b}` : b;
   }
@@ -971,6 +973,53 @@ function lineTail(w: Writer, laneId: string | undefined, session: string): strin
   }
   return tail;
 }
+
+// `JSON.stringify` of a `tool_use` block as the writer builds it (`type`, `id`, `name`, `input`,
+// in that order, as data), spelled from its fields: `JSON.stringify` of an object walks its keys
+// and values generically, a few times what the template and the input's own call cost. Undefined
+// for any other block, or an input that is no object or has a `toJSON` of its own (alone, it would
+// see another key); `JSON.stringify` of the block then spells it, or throws.
+function toolUseText(b: JsonObject): string | undefined {
+  const id = b.id;
+  const name = b.name;
+  const input = b.input as JsonObject | null;
+  if (
+    b.type !== 'tool_use' ||
+    typeof id !== 'string' ||
+    typeof name !== 'string' ||
+    typeof input !== 'object' ||
+    input === null ||
+    input.toJSON !== undefined ||
+    b.toJSON !== undefined ||
+    !keysInPlace(b, TOOL_USE_KEYS)
+  )
+    return undefined;
+  return `{"type":"tool_use","id":${jsonString(id)},"name":${jsonString(name)},"input":${JSON.stringify(input)}}`;
+}
+
+// `JSON.stringify` of a `tool_result` block as the writer builds it from another format's call
+// end (`type`, `tool_use_id`, `content` text, `is_error`, in that order, as data), spelled from
+// its fields (see `toolUseText`); undefined for any other block.
+function toolResultText(b: JsonObject): string | undefined {
+  const id = b.tool_use_id;
+  const content = b.content;
+  const isError = b.is_error;
+  if (
+    b.type !== 'tool_result' ||
+    typeof id !== 'string' ||
+    typeof content !== 'string' ||
+    typeof isError !== 'boolean' ||
+    b.toJSON !== undefined ||
+    !keysInPlace(b, TOOL_RESULT_KEYS)
+  )
+    return undefined;
+  return `{"type":"tool_result","tool_use_id":${jsonString(id)},"content":${jsonText(content)},"is_error":${isError}}`;
+}
+
+// Their keys, in the order the writer's literals give them (`keysInPlace`: the block's own keys
+// are these, none inherited shows, and `JSON.stringify` writes them in this order).
+const TOOL_USE_KEYS: readonly string[] = ['type', 'id', 'name', 'input'];
+const TOOL_RESULT_KEYS: readonly string[] = ['type', 'tool_use_id', 'content', 'is_error'];
 
 // `JSON.stringify` of a content block alone, when that is how it is spelled inside the record:
 // not for a block with a `toJSON` of its own (inside the record it sees its index as the key;
