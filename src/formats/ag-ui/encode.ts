@@ -51,6 +51,7 @@ import {
   metaOf,
   stepNameOf,
   usageEntryJson,
+  usageFromWire,
   usageToWire,
   withLastUserText,
   withoutLastUser,
@@ -532,6 +533,17 @@ function runEndBack(event: AgentEventOf<'run.end'>, r: JsonObject): '' | undefin
   putKeptMetaOrDrop(r, 'metadata', 'stopReason', event.stopReason, isString);
   putKeptMetaOrDrop(r, 'metadata', 'input', event.input, isString);
   putKeptMetaOrDrop(r, 'metadata', 'durationMs', event.durationMs, isNumber);
+  // The usage as the decoder reads it (the array, the cost beside it): an edited or deleted one
+  // is written as the general path writes it.
+  const cost = metaOf(r)?.costUsd;
+  const read = usageFromWire(r.usage);
+  if (!sameJson(event.usage, typeof cost === 'number' ? { ...read, costUsd: cost } : read)) {
+    const usage = usageOf(event.usage);
+    if (usage !== undefined) r.usage = usage;
+    else delete r.usage;
+    const costUsd = event.usage !== undefined && !isZeroUsage(event.usage) ? event.usage.costUsd : undefined;
+    putKeptMetaOrDrop(r, 'metadata', 'costUsd', costUsd, isNumber);
+  }
   return '';
 }
 
