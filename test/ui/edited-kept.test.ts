@@ -26,6 +26,47 @@ const run = { type: 'RUN_STARTED', threadId: 't1', runId: 'r1' };
 const end = { type: 'RUN_FINISHED', threadId: 't1', runId: 'r1' };
 
 describe('the AG-UI writer, an edited event read from AG-UI', () => {
+  const call = sse(
+    run,
+    { type: 'STEP_STARTED', stepName: 'round 1' },
+    { type: 'TOOL_CALL_START', toolCallId: 'c1', toolCallName: 'bash' },
+    { type: 'TOOL_CALL_ARGS', toolCallId: 'c1', delta: '{"command": "curl -H ' },
+    { type: 'TOOL_CALL_ARGS', toolCallId: 'c1', delta: "'Authorization: hunter22' x\"}" },
+    { type: 'TOOL_CALL_END', toolCallId: 'c1' },
+    { type: 'STEP_FINISHED', stepName: 'round 1' },
+    end,
+  );
+
+  test("a call's arguments: the redaction is what reads back", () => {
+    expect(agui.stringify(agui.parse(call).events, quiet)).toBe(call);
+    const out = editing(
+      call,
+      (e) => e.type === 'tool.start',
+      (e) => ({ ...e, args: { command: 'curl [REDACTED]' } }) as AgentEvent,
+    );
+    const start = agui.parse(out).events.find((e) => e.type === 'tool.start');
+    expect(start).toMatchObject({ call: 'c1', name: 'bash', args: { command: 'curl [REDACTED]' }, round: 1 });
+    // Deleted, they read back as none of the kept text.
+    const gone = editing(
+      call,
+      (e) => e.type === 'tool.start',
+      (e) => {
+        const { args: _args, ...rest } = e as AgentEvent & { args?: unknown };
+        return rest as AgentEvent;
+      },
+    );
+    expect(agui.parse(gone).events.find((e) => e.type === 'tool.start')).not.toHaveProperty('args.command');
+  });
+
+  test("a call's arguments edited in their pieces and at the end alike stay as read", () => {
+    const out = editing(
+      call,
+      (e) => e.type === 'tool.start',
+      (e) => ({ ...e, args: { command: "curl -H 'Authorization: hunter22' x" } }) as AgentEvent,
+    );
+    expect(out).toBe(call);
+  });
+
   test("a run's usage", () => {
     const input = sse(run, {
       ...end,

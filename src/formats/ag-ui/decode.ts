@@ -32,6 +32,7 @@ import {
   AGUI_APPROVAL_REASON,
   AGUI_CANONICAL,
   AGUI_DELTA_HEAD,
+  AGUI_MAX_ARGS_CHARS,
   type AguiHints,
   aguiEventType,
   contentText,
@@ -59,9 +60,6 @@ const MAX_BEFORE = 64;
 
 /** Most calls kept open at once (a stream that never ends its calls cannot grow memory). */
 const MAX_OPEN_CALLS = 4096;
-
-/** Most characters of one call's streamed arguments kept to parse them whole at its end. */
-const MAX_ARGS_CHARS = 16 * 1024 * 1024;
 
 interface Cx {
   r: JsonObject;
@@ -480,7 +478,7 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       if (type === 'TOOL_CALL_CHUNK') d[LAST_CHUNK_CALL] = call;
       const text = str(r.delta) ?? '';
       const sofar = d[ARGS].get(call);
-      if (sofar !== undefined && sofar.length + text.length <= MAX_ARGS_CHARS)
+      if (sofar !== undefined && sofar.length + text.length <= AGUI_MAX_ARGS_CHARS)
         d[ARGS].set(call, sofar + text);
       const name = str(r.toolCallName);
       if (name === undefined && wholeIn(d, r)) {

@@ -42,6 +42,7 @@ import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { hintsFrom } from '../../record';
 import {
   AGUI_APPROVAL_REASON,
+  AGUI_MAX_ARGS_CHARS,
   AGUI_MAX_HELD_TEXT,
   AGUI_META_KEY,
   AGUI_QUESTION_REASON,
@@ -258,6 +259,12 @@ type Writer = [
    */
   keptNames: Map<string, string>,
   keptParents: Map<string, string | undefined>,
+  /**
+   * The arguments text of each call whose start this writer wrote from a kept record, as its
+   * records so far give it (the decoder's `tool.start.args` is that text parsed): what tells an
+   * edit of the arguments at the call's end.
+   */
+  keptArgs: Map<string, string>,
 ];
 
 const LOSS = 0;
@@ -287,6 +294,7 @@ const DELTA_ID = 23;
 const DELTA_HEAD = 24;
 const KEPT_NAMES = 25;
 const KEPT_PARENTS = 26;
+const KEPT_ARGS = 27;
 
 function newWriter(options: AguiEncodeOptions, sink: DiagnosticSink): Writer {
   return [
@@ -315,6 +323,7 @@ function newWriter(options: AguiEncodeOptions, sink: DiagnosticSink): Writer {
     0,
     undefined,
     '',
+    new Map(),
     new Map(),
     new Map(),
   ];
@@ -575,8 +584,11 @@ function argsBack(w: Writer, event: AgentEventOf<'tool.args.delta'>, r: JsonObje
   if (event.name !== undefined) setBounded(w[KEPT_NAMES], event.call, event.name);
   if (r.type !== 'TOOL_CALL_START') {
     if ('delta' in r || event.text !== '') r.delta = event.text;
+    addKeptArgs(w, event.call, typeof r.delta === 'string' ? r.delta : '');
     return '';
   }
+  // The decoder reads a call's arguments from its start on.
+  setBounded(w[KEPT_ARGS], event.call, event.text);
   if (event.text === '') return '';
   return emit(w, event, 'TOOL_CALL_ARGS', { toolCallId: event.call, delta: event.text });
 }
@@ -597,6 +609,14 @@ function callBack(
   if (event.call === undefined) return undefined;
   r.toolCallId = event.call;
   if (event.type === 'tool.start') {
+    // The arguments are what the call's records so far give, parsed: edited or deleted, they
+    // are written by the general path (a new start with the event's arguments whole, which
+    // the decoder reads from there on).
+    const text = w[KEPT_ARGS].get(event.call);
+    if (text !== undefined) {
+      w[KEPT_ARGS].delete(event.call);
+      if (!sameJson(event.args, argsOf(text))) return undefined;
+    }
     putKeptMetasOrDrop(r, 'metadata', event, CALL_START_META, CALL_START_READS);
     return '';
   }
@@ -607,6 +627,24 @@ function callBack(
   if (event.ok !== (metaOf(r)?.ok !== false)) putKeptMeta(r, 'metadata', 'ok', event.ok);
   putKeptMetasOrDrop(r, 'metadata', event, CALL_END_META, CALL_END_READS);
   return '';
+}
+
+/** More arguments text of a call whose start was written from a kept record. */
+function addKeptArgs(w: Writer, call: string, text: string): void {
+  const sofar = w[KEPT_ARGS].get(call);
+  if (sofar !== undefined && sofar.length + text.length <= AGUI_MAX_ARGS_CHARS)
+    w[KEPT_ARGS].set(call, sofar + text);
+}
+
+/** A call's arguments as the decoder reads them from their text: a JSON object, else none. */
+function argsOf(text: string): JsonObject | undefined {
+  if (text === '') return undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    return isJsonObject(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 // ---- events from another format ----
@@ -696,6 +734,7 @@ function content(w: Writer, event: AgentEvent): string {
       out += ensureStep(w, event) + closeLane(w, lane);
       if (!w[CALLS].has(event.call)) out += startCall(w, event, event.call, event.name);
       if (event.text === '') return out;
+      if (w[KEPT_ARGS].size !== 0) addKeptArgs(w, event.call, event.text);
       return out + emit(w, event, 'TOOL_CALL_ARGS', { toolCallId: event.call, delta: event.text });
     case 'tool.start':
       return out + ensureStep(w, event) + closeLane(w, lane) + toolStart(w, event);
@@ -1186,6 +1225,8 @@ function closeLane(w: Writer, lane: string | undefined): string {
 function startCall(w: Writer, event: AgentEvent, call: string, name: string | undefined): string {
   const toolName = name ?? 'unknown';
   w[CALLS].set(call, toolName);
+  // A start read anew: the decoder reads the call's arguments from here.
+  if (w[KEPT_ARGS].size !== 0 && w[KEPT_ARGS].has(call)) w[KEPT_ARGS].set(call, '');
   if (AGUI_WRITER_SHORTCUTS.enabled && typeof call === 'string' && typeof toolName === 'string') {
     const head = `{"type":"TOOL_CALL_START","toolCallId":${jsonString(call)},"toolCallName":${jsonString(toolName)}`;
     return emitHead(w, event, 'TOOL_CALL_START', head);
@@ -1214,6 +1255,7 @@ function toolStart(w: Writer, event: AgentEventOf<'tool.start'>): string {
   }
   w[CALLS].delete(call);
   w[ENDED].add(call);
+  if (w[KEPT_ARGS].size !== 0) w[KEPT_ARGS].delete(call);
   if (head) {
     const spelled = callMetaJson(event);
     if (spelled !== undefined)

@@ -126,6 +126,12 @@ export const AGUI_META_KEY = 'agentwire';
  */
 export const AGUI_MAX_HELD_TEXT: number = 1024 * 1024;
 
+/**
+ * Most characters of a call's arguments text the decoder gathers from its `TOOL_CALL_ARGS`
+ * (past it the text stops growing and reads as no arguments); the writer counts as it does.
+ */
+export const AGUI_MAX_ARGS_CHARS: number = 16 * 1024 * 1024;
+
 /** The interrupt `reason` agentwire writes for an approval. */
 export const AGUI_APPROVAL_REASON = 'human_approval';
 /** The interrupt `reason` agentwire writes for questions to the user. */
