@@ -84,4 +84,54 @@ describe('the AG-UI writer, an edited event read from AG-UI', () => {
       model: 'gpt-5',
     });
   });
+
+  test('a round: the event reads back in the round it says, the others in theirs', () => {
+    const input = sse(
+      run,
+      { type: 'STEP_STARTED', stepName: 'round 1' },
+      { type: 'TEXT_MESSAGE_START', messageId: 'm1', role: 'assistant' },
+      { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm1', delta: 'a' },
+      { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm1', delta: 'b' },
+      { type: 'TEXT_MESSAGE_END', messageId: 'm1' },
+      { type: 'STEP_FINISHED', stepName: 'round 1' },
+      end,
+    );
+    expect(agui.stringify(agui.parse(input).events, quiet)).toBe(input);
+    const rounds = (out: string) =>
+      agui
+        .parse(out)
+        .events.filter((e) => e.type === 'text.delta' || e.type === 'round.end')
+        .map((e) => [e.type, e.round]);
+    const delta = editing(
+      input,
+      (e) => e.type === 'text.delta',
+      (e) => ({ ...e, round: 7 }),
+    );
+    expect(rounds(delta)).toEqual([
+      ['text.delta', 7],
+      ['text.delta', 1],
+      ['round.end', 1],
+    ]);
+    const start = editing(
+      input,
+      (e) => e.type === 'round.start',
+      (e) => ({ ...e, round: 3 }),
+    );
+    expect(rounds(start)).toEqual([
+      ['text.delta', 1],
+      ['text.delta', 1],
+      ['round.end', 1],
+    ]);
+    expect(agui.parse(start).events.find((e) => e.type === 'round.start')?.round).toBe(3);
+    const roundEnd = editing(
+      input,
+      (e) => e.type === 'round.end',
+      (e) => ({ ...e, round: 5 }),
+    );
+    expect(rounds(roundEnd)).toEqual([
+      ['text.delta', 1],
+      ['text.delta', 1],
+      ['round.end', 5],
+    ]);
+  });
 });

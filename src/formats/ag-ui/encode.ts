@@ -50,6 +50,7 @@ import {
   contentText,
   lastUserText,
   metaOf,
+  roundOfStepName,
   stepNameOf,
   usageEntryJson,
   usageFromWire,
@@ -265,6 +266,16 @@ type Writer = [
    * edit of the arguments at the call's end.
    */
   keptArgs: Map<string, string>,
+  /**
+   * The round the decoder reads for the next event (its count: a step named by `stepNameOf`
+   * reads as its number, any other as one more) and whether a step is open (only then does an
+   * event other than a round's start read a round): what every step record written so far,
+   * kept or not, gives it.
+   */
+  readRound: number,
+  readStep: boolean,
+  /** The round of the main agent's open step (the number its name says). */
+  mainRound: number | undefined,
 ];
 
 const LOSS = 0;
@@ -295,6 +306,9 @@ const DELTA_HEAD = 24;
 const KEPT_NAMES = 25;
 const KEPT_PARENTS = 26;
 const KEPT_ARGS = 27;
+const READ_ROUND = 28;
+const READ_STEP = 29;
+const MAIN_ROUND = 30;
 
 function newWriter(options: AguiEncodeOptions, sink: DiagnosticSink): Writer {
   return [
@@ -326,6 +340,9 @@ function newWriter(options: AguiEncodeOptions, sink: DiagnosticSink): Writer {
     new Map(),
     new Map(),
     new Map(),
+    0,
+    false,
+    undefined,
   ];
 }
 
@@ -375,6 +392,7 @@ function openDelta(w: Writer, event: AgentEventOf<'text.delta'>): string | undef
   const open = w[TEXT].get('');
   if (open === undefined || (event.message !== undefined && event.message !== open)) return undefined;
   if (!w[STEP].has('') || w[REASONING].has('')) return undefined;
+  if (event.round !== undefined && event.round !== w[MAIN_ROUND]) return undefined;
   checkLoss(w[LOSS], event, TEXT_DELTA_CARRIED);
   addRunText(w, text);
   // The record's head is the same for every delta of the message: spelled once.
@@ -401,6 +419,11 @@ function openDelta(w: Writer, event: AgentEventOf<'text.delta'>): string | undef
  * written by the general path.
  */
 function own(w: Writer, event: AgentEvent, template: JsonObject, hints: AguiHints): string {
+  if (hints.before !== undefined) beforeRead(w, hints.before);
+  // The round is the one the record reads in only while the event says it: an edited round is
+  // written by the general path, which opens a step for it (the record has no place for it).
+  if (event.round !== keptRound(w, template, hints))
+    return frameEach(framingOf(w), hints.before) + foreign(w, event);
   const r: JsonObject = { ...template };
   let after = '';
   // A carried event's value (a carried record read as no event is that event's record).
@@ -427,10 +450,73 @@ function own(w: Writer, event: AgentEvent, template: JsonObject, hints: AguiHint
   }
   if (event.ts !== undefined) r.timestamp = event.ts;
   else if (typeof r.timestamp === 'number') delete r.timestamp;
+  keptStep(w, r);
   const framing = framingOf(w);
   return (
     frameEach(framing, hints.before) + frameJson(framing, rawIfSame(hints.raw, JSON.stringify(r))) + after
   );
+}
+
+/**
+ * The round the decoder gives the event of the kept record `r` when the records so far are read
+ * ({@link READ_ROUND}): none for one read as before its run or for a run's start, the one a
+ * step's start names (else the next), and the open step's for any other.
+ */
+function keptRound(w: Writer, r: JsonObject, hints: AguiHints): number | undefined {
+  if (hints.early === true || r.type === 'RUN_STARTED') return undefined;
+  if (r.type === 'STEP_STARTED') return roundOfStepName(r.stepName) ?? w[READ_ROUND] + 1;
+  return w[READ_STEP] ? w[READ_ROUND] : undefined;
+}
+
+/**
+ * A kept record written: the steps and runs it opens or closes, as the decoder reads them and as
+ * the general path then finds them open (its events go into the step the record opened).
+ */
+function keptStep(w: Writer, r: JsonObject): void {
+  switch (r.type) {
+    case 'RUN_STARTED':
+      w[READ_ROUND] = 0;
+      w[READ_STEP] = false;
+      w[STEP].clear();
+      w[MAIN_ROUND] = undefined;
+      return;
+    case 'RUN_FINISHED':
+    case 'RUN_ERROR':
+      w[STEP].clear();
+      w[MAIN_ROUND] = undefined;
+      return;
+    case 'STEP_STARTED': {
+      const round = roundOfStepName(r.stepName) ?? w[READ_ROUND] + 1;
+      w[READ_ROUND] = round;
+      w[READ_STEP] = true;
+      const lane = typeof r.subagentRunId === 'string' ? r.subagentRunId : '';
+      w[STEP].set(lane, typeof r.stepName === 'string' ? r.stepName : stepNameOf(round));
+      if (lane === '') w[MAIN_ROUND] = round;
+      return;
+    }
+    case 'STEP_FINISHED': {
+      w[READ_STEP] = false;
+      const lane = typeof r.subagentRunId === 'string' ? r.subagentRunId : '';
+      w[STEP].delete(lane);
+      if (lane === '') w[MAIN_ROUND] = undefined;
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+/** Records an event carries before its own (steps a run's end closed): read as written. */
+function beforeRead(w: Writer, before: readonly string[]): void {
+  for (const text of before) {
+    let r: unknown;
+    try {
+      r = JSON.parse(text);
+    } catch {
+      continue;
+    }
+    if (isJsonObject(r)) keptStep(w, r);
+  }
 }
 
 /**
@@ -697,6 +783,8 @@ function content(w: Writer, event: AgentEvent): string {
     case 'round.end': {
       out += closeLane(w, lane);
       if (!w[STEP].has(lane ?? '')) out += openStep(w, event);
+      else if (lane === undefined && event.round !== undefined && event.round !== w[MAIN_ROUND])
+        out += newStep(w, event);
       if (AGUI_WRITER_SHORTCUTS.enabled) {
         const spelled = roundMetaJson(event);
         if (spelled !== undefined) return out + closeStep(w, lane, event, spelled);
@@ -927,6 +1015,8 @@ function startRun(w: Writer, event: AgentEvent): string {
   w[MESSAGE_TEXT] = [];
   w[RUN_TEXT_LENGTH] = 0;
   w[STEPS] = 0;
+  w[READ_ROUND] = 0;
+  w[READ_STEP] = false;
   w[FATAL] = undefined;
   w[THREAD] = event.session ?? w[THREAD] ?? newId(w);
   w[RUN] = event.run !== undefined && event.run !== w[RUN] ? event.run : newId(w);
@@ -1074,15 +1164,34 @@ function decided(
 
 function openStep(w: Writer, event: AgentEvent): string {
   w[STEPS]++;
-  const name = stepNameOf(event.round ?? w[STEPS]);
+  const round = event.round ?? w[STEPS];
+  const name = stepNameOf(round);
   w[STEP].set(event.lane ?? '', name);
+  w[READ_ROUND] = roundOfStepName(name) ?? w[READ_ROUND] + 1;
+  w[READ_STEP] = true;
+  if (event.lane === undefined) w[MAIN_ROUND] = round;
   if (AGUI_WRITER_SHORTCUTS.enabled)
     return emitHead(w, event, 'STEP_STARTED', `{"type":"STEP_STARTED","stepName":${jsonString(name)}`);
   return emit(w, event, 'STEP_STARTED', { stepName: name });
 }
 
+/**
+ * The main agent's step for `event`: opened when none is (but for an event read from AG-UI
+ * outside any step), and a new one when the event's round
+ * is not the open step's (the old one closed as the run's end closes one, reading back as no
+ * round that ended): an event reads back in the round it says.
+ */
 function ensureStep(w: Writer, event: AgentEvent): string {
-  return !w[STEP].has('') && event.lane === undefined ? openStep(w, event) : '';
+  if (event.lane !== undefined) return '';
+  // An event read from AG-UI with no round was read outside any step: so written.
+  if (!w[STEP].has(''))
+    return event.round === undefined && event.provenance?.format === FORMAT ? '' : openStep(w, event);
+  return event.round === undefined || event.round === w[MAIN_ROUND] ? '' : newStep(w, event);
+}
+
+/** The main agent's open step closed as no round that ended, and one opened for `event`. */
+function newStep(w: Writer, event: AgentEvent): string {
+  return closeStep(w, undefined, undefined, { closing: true }) + openStep(w, event);
 }
 
 /** `STEP_FINISHED`; `plain` when `meta` needs no encodability walk ({@link roundMetaPlain}). */
@@ -1096,6 +1205,8 @@ function closeStep(
   const name = w[STEP].get(lane ?? '');
   if (name === undefined) return '';
   w[STEP].delete(lane ?? '');
+  w[READ_STEP] = false;
+  if (lane === undefined) w[MAIN_ROUND] = undefined;
   const at = event ?? (lane === undefined ? undefined : ({ lane } as AgentEvent));
   if (AGUI_WRITER_SHORTCUTS.enabled) {
     const head = `{"type":"STEP_FINISHED","stepName":${jsonString(name)}`;
