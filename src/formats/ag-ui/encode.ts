@@ -1167,7 +1167,8 @@ function openStep(w: Writer, event: AgentEvent): string {
   const round = event.round ?? w[STEPS];
   const name = stepNameOf(round);
   w[STEP].set(event.lane ?? '', name);
-  w[READ_ROUND] = roundOfStepName(name) ?? w[READ_ROUND] + 1;
+  // roundOfStepName(name) without its pattern: the number itself where the name reads as it.
+  w[READ_ROUND] = Number.isSafeInteger(round) && round >= 0 && round < 1e15 ? round : w[READ_ROUND] + 1;
   w[READ_STEP] = true;
   if (event.lane === undefined) w[MAIN_ROUND] = round;
   if (AGUI_WRITER_SHORTCUTS.enabled)
