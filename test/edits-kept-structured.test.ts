@@ -1,7 +1,9 @@
 import { describe, expect, test } from 'vitest';
 import type { AgentEvent } from '../src/all';
+import { sameJson } from '../src/json';
 import { listFixtures } from '../src/node/fixtures';
 import deleted from './edits-kept-structured.deleted.json';
+import deletedNumbers from './edits-kept-structured.deleted-numbers.json';
 import known from './edits-kept-structured.known.json';
 import { type KeptField, keptFields, withoutKeptLine } from './kept-fields';
 
@@ -16,7 +18,11 @@ import { type KeptField, keptFields, withoutKeptLine } from './kept-fields';
 // field out; the output may then spell none of its text leaves (6 characters and more) more
 // often than the event without its kept line does.
 //
-// edits-kept-structured.known.json and .deleted.json are ratchets of what is still dropped (or
+// A deleted number (a usage's figures, a duration, a time) is looked for in what the output reads
+// back as, not in its text: the output may read back as the field's value no more often than the
+// event without its kept line does.
+//
+// edits-kept-structured.known.json, .deleted.json and .deleted-numbers.json are ratchets of what is still dropped (or
 // kept), as in edits-kept.test.ts: each fixture must give exactly its list.
 
 const MARK = 'EDITED-7f3a';
@@ -41,6 +47,13 @@ function textLeaves(value: unknown, out: string[] = []): string[] {
   else if (value !== null && typeof value === 'object')
     for (const v of Object.values(value)) textLeaves(v, out);
   return out;
+}
+
+function hasNumber(value: unknown): boolean {
+  if (typeof value === 'number') return true;
+  if (Array.isArray(value)) return value.some(hasNumber);
+  if (value !== null && typeof value === 'object') return Object.values(value).some(hasNumber);
+  return false;
 }
 
 const structured = (value: unknown): boolean =>
@@ -89,6 +102,34 @@ describe.each(fixtures.map((f) => [`${f.format}/${f.path.split('/').pop()}`, f] 
         if (count(asIs) > count(anew)) kept.push(label(field));
       }
       expect(kept).toEqual((deleted as Record<string, string[]>)[name] ?? []);
+    });
+
+    test('a deleted number is not read back from the kept line', () => {
+      // A number's digits are found anywhere (ids, times, other figures): what is read back is
+      // compared instead, the events of the field's type that say its value.
+      const { fields, write, parse } = keptFields(info, structured);
+      const kept: string[] = [];
+      for (const field of fields) {
+        // A round is read back from where the event is (its step, its turn), not from a value
+        // its record keeps: taken out, it comes back wherever the event is written.
+        if (field.key === 'round' || textLeaves(field.value).length > 0 || !hasNumber(field.value)) continue;
+        const saying = (e: AgentEvent) => {
+          const { [field.key]: _gone, ...rest } = e as unknown as Record<string, unknown>;
+          let text: string;
+          try {
+            text = write(field.i, rest as unknown as AgentEvent);
+          } catch {
+            return undefined;
+          }
+          return parse(text).filter(
+            (x) => x.type === field.event.type && sameJson((x as never)[field.key], field.value),
+          ).length;
+        };
+        const asIs = saying(field.event);
+        const anew = saying(withoutKeptLine(field.event));
+        if (asIs !== undefined && anew !== undefined && asIs > anew) kept.push(label(field));
+      }
+      expect(kept).toEqual((deletedNumbers as Record<string, string[]>)[name] ?? []);
     });
   },
 );

@@ -58,5 +58,7 @@ export function keptFields(info: FixtureInfo, pick: (value: unknown) => boolean)
     edited[i] = event;
     return codec.stringify(edited, { ...framing, onDiagnostic() {} } as never);
   };
-  return { fields, write };
+  /** The events a written text reads back as (diagnostics ignored). */
+  const parse = (text: string): AgentEvent[] => codec.parse(text, { onDiagnostic() {} } as never).events;
+  return { fields, write, parse };
 }
