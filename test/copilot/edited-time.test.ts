@@ -24,3 +24,23 @@ test("an edited time of the session's closing figure is its shutdown's timestamp
   const back = copilot.parse(out).events.find((e) => e.type === 'usage' && e.usage.scope === 'thread');
   expect(back?.ts).toBe(ts);
 });
+
+test("a time taken out of an event is not its kept record's: the clock's is written, as anew", () => {
+  const fx = loadFixture('copilot', 'usage');
+  const text = new TextDecoder().decode(fx.bytes);
+  const { events } = copilot.parse(text);
+  const i = events.findIndex((e) => e.type === 'usage' && e.usage.scope === 'thread');
+  const kept = new Date(events[i]!.ts!).toISOString();
+  const { ts: _gone, ...rest } = events[i]!;
+  const clock = () => 1234567890000;
+  const out = copilot.stringify(
+    events.map((e, j) => (j === i ? (rest as AgentEvent) : e)),
+    { clock, onDiagnostic() {} } as never,
+  );
+  expect(out).not.toContain(kept);
+  expect(out).toContain(`"timestamp":"${new Date(clock()).toISOString()}"`);
+  // A record whose time reads as none has an event with no `ts`: it is written as read.
+  const odd = text.replace(`"timestamp":"${kept}"`, '"timestamp":"not a time"');
+  expect(odd).not.toBe(text);
+  expect(copilot.stringify(copilot.parse(odd).events, { clock } as never)).toBe(odd);
+});

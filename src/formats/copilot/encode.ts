@@ -1642,8 +1642,13 @@ function emit(w: Writer, o: Out): string {
   const kept = env !== undefined && env.type === o.type ? env : undefined;
   const id = kept !== undefined ? kept.id : newId(w);
   const parentId = kept !== undefined ? kept.parentId : w[LAST_ID];
+  // A kept time the decoder read as none stays as read; one it read is the event's `ts`, and
+  // taken out of the event it does not come back (the clock's time is written, as anew).
   const timeText =
-    kept !== undefined && (event.ts === undefined || parseTimestamp(kept.timestamp).ms === event.ts)
+    kept !== undefined &&
+    (event.ts === undefined
+      ? Number.isNaN(parseTimestamp(kept.timestamp).ms)
+      : parseTimestamp(kept.timestamp).ms === event.ts)
       ? jsonString(kept.timestamp)
       : w[TEMPLATES]
         ? quotedAt(w, event.ts)
@@ -1754,14 +1759,13 @@ function isKept(
     if (!sameAsKept(v, tpl[k])) return false;
   }
   const ts = event.ts;
-  if (ts !== undefined) {
-    const time = r.timestamp as string;
-    if (time !== w[KEPT_TIME]) {
-      w[KEPT_MS] = parseTimestamp(time).ms;
-      w[KEPT_TIME] = time;
-    }
-    if (w[KEPT_MS] !== ts) return false;
+  const time = r.timestamp as string;
+  if (time !== w[KEPT_TIME]) {
+    w[KEPT_MS] = parseTimestamp(time).ms;
+    w[KEPT_TIME] = time;
   }
+  // No `ts` is the record's only where its time reads as none (else the time was taken out).
+  if (ts === undefined ? !Number.isNaN(w[KEPT_MS]) : w[KEPT_MS] !== ts) return false;
   return isStableJson(r);
 }
 
