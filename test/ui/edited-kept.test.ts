@@ -1,11 +1,12 @@
 import { describe, expect, test } from 'vitest';
-import { agui } from '../../src/all';
-import type { AgentEvent } from '../../src/model';
+import { agui, aisdk } from '../../src/all';
+import type { AgentEvent, AgentEventOf } from '../../src/model';
 
 // An edited field of an event the AG-UI writer read must reach the output, and read back as
 // the edit, where its kept record has no place for it (test/edits-kept-structured.test.ts holds
 // that for the fixtures): a call's arguments (gathered from the records before its end), a
-// run's usage, the round of any event (the step it was read in).
+// run's usage, the round of any event (the step it was read in); and the AI SDK writer's run
+// usage (its finish's metadata).
 
 const quiet = { onDiagnostic() {} } as never;
 
@@ -133,5 +134,34 @@ describe('the AG-UI writer, an edited event read from AG-UI', () => {
       ['text.delta', 1],
       ['round.end', 5],
     ]);
+  });
+});
+
+describe('the AI SDK writer, an edited event read from the AI SDK', () => {
+  const usage = { inputTokens: 10, outputTokens: 2, totalTokens: 12 };
+  const input = `${sse(
+    { type: 'start', messageId: 'm1' },
+    { type: 'finish', finishReason: 'stop', messageMetadata: { usage, durationMs: 40 } },
+  )}data: [DONE]\n\n`;
+  const editingRunEnd = (edit: (e: AgentEventOf<'run.end'>) => AgentEvent) => {
+    const { events } = aisdk.parse(input);
+    expect(aisdk.stringify(events, quiet)).toBe(input);
+    const out = aisdk.stringify(
+      events.map((e) => (e.type === 'run.end' ? edit(e) : e)),
+      quiet,
+    );
+    return aisdk.parse(out).events.find((e) => e.type === 'run.end');
+  };
+
+  test("a run's usage edited is what reads back", () => {
+    const end = editingRunEnd((e) => ({ ...e, usage: { input: 7, output: 1 } }));
+    expect(end?.usage).toEqual({ input: 7, output: 1 });
+    expect(end?.durationMs).toBe(40);
+  });
+
+  test("a run's usage deleted reads back as none", () => {
+    const end = editingRunEnd(({ usage: _usage, ...rest }) => rest);
+    expect(end).not.toHaveProperty('usage');
+    expect(end?.durationMs).toBe(40);
   });
 });

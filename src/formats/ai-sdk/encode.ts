@@ -44,6 +44,7 @@ import {
   type AiSdkHints,
   finishReasonOf,
   metaOf,
+  usageFromMetadata,
   usageToMetadata,
 } from './wire';
 
@@ -497,6 +498,19 @@ function runEndBack(w: Writer, event: AgentEventOf<'run.end'>, r: JsonObject): s
     putOrDrop(meta, 'reason', event.reason);
     putOrDrop(meta, 'durationMs', event.durationMs, isNumber);
     r.messageMetadata = meta;
+  }
+  // The usage as the decoder reads it (the metadata's usage, its cost and model): edited or
+  // deleted, the metadata says the event's, as the general path writes it.
+  const usage = event.usage;
+  if (!sameJson(usage, usageFromMetadata(m))) {
+    const kept = r.messageMetadata;
+    const { usage: _u, costUsd: _c, model: _m, ...meta } = isJsonObject(kept) ? kept : ({} as JsonObject);
+    if (usage !== undefined && !isZeroUsage(usage)) {
+      assertUsageFigures(usage, 'run.end.usage', FORMAT);
+      Object.assign(meta, usageToMetadata(usage));
+    }
+    if (Object.keys(meta).length > 0) r.messageMetadata = meta as JsonObject;
+    else delete r.messageMetadata;
   }
   return '';
 }
