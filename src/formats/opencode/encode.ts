@@ -16,6 +16,7 @@ import {
   OPENCODE_STOP_REASON,
   type OpencodeHints,
   tokensToWire,
+  usageFromWire,
 } from './wire';
 
 /** Options of the OpenCode writer. */
@@ -172,15 +173,16 @@ function sameCall(
   if (!isJsonObject(time)) return false;
   const startedAt = end.startedAt ?? start?.startedAt;
   if (startedAt !== undefined && time.start !== startedAt) return false;
-  return end.endedAt === undefined || time.end === end.endedAt;
+  return end.endedAt === undefined ? typeof time.end !== 'number' : time.end === end.endedAt;
 }
 
 function sameStep(event: AgentEventOf<'round.end'>, part: JsonObject): boolean {
   if (event.stopReason === undefined ? typeof part.reason === 'string' : part.reason !== event.stopReason)
     return false;
   const usage = event.usage;
-  if (usage === undefined) return true;
-  if (usage.costUsd !== undefined && part.cost !== usage.costUsd) return false;
+  // No usage is the line's only where the decoder read none from it (else it was taken out).
+  if (usage === undefined) return usageFromWire(part.tokens, part.cost) === undefined;
+  if (usage.costUsd === undefined ? typeof part.cost === 'number' : part.cost !== usage.costUsd) return false;
   const tokens = part.tokens;
   const cache = isJsonObject(tokens) ? tokens.cache : undefined;
   if (!isJsonObject(tokens) || !isJsonObject(cache)) return false;
@@ -550,7 +552,8 @@ export class OpencodeEncoder implements Encoder {
     if (startedAt !== undefined) time.start = startedAt;
     else if (ts0 === undefined) time.start = ts;
     if (end.endedAt !== undefined) time.end = end.endedAt;
-    else if (ts0 === undefined) time.end = ts;
+    // The end a kept state says, taken out of the event: its time, as anew.
+    else if (ts0 === undefined || typeof time.end === 'number') time.end = ts;
     state.time = time;
     p.state = state;
     r.part = p;
@@ -620,9 +623,12 @@ export class OpencodeEncoder implements Encoder {
         'round.end.usage',
         'a step_finish requires tokens: a round without usage is written with zero tokens',
       );
-    if (usage !== undefined || t === undefined) {
+    // A kept usage the event no longer has goes as one written anew would (zeros, the tokens
+    // being required): a figure taken out must not come back from the kept line.
+    if (usage !== undefined || t === undefined || usageFromWire(p.tokens, p.cost) !== undefined) {
       // No cost is known: none is written (a `cost: 0` would read back as a cost of zero).
       if (usage?.costUsd !== undefined) p.cost = usage.costUsd;
+      else if (typeof p.cost === 'number') delete p.cost;
       const wire = tokensToWire(usage);
       const tokens = isJsonObject(p.tokens) ? { ...p.tokens } : {};
       tokens.input = wire.input;
