@@ -15,6 +15,7 @@ import {
   type CursorHints,
   msOf,
   toolKeyOf,
+  usageFromWire,
   usageToWire,
 } from './wire';
 
@@ -572,14 +573,16 @@ export class CursorEncoder implements Encoder {
       // A result needs its subtype and text: deleted ones are made as anew.
       if (event.reason !== undefined) r.subtype = event.reason;
       else if (typeof t.subtype === 'string') r.subtype = failed ? 'error' : 'success';
+      // A result needs its duration: one taken out is written as anew (0), not as kept.
       if (event.durationMs !== undefined) r.duration_ms = event.durationMs;
+      else if (typeof t.duration_ms === 'number') r.duration_ms = 0;
       r.is_error = failed;
       if (text !== undefined) r.result = text;
       else if (typeof t.result === 'string') r.result = '';
       if (event.usage !== undefined) {
         assertUsageFigures(event.usage, 'run.end.usage', FORMAT);
         r.usage = { ...(isJsonObject(t.usage) ? t.usage : {}), ...usageToWire(event.usage) };
-      }
+      } else if (usageFromWire(t.usage) !== undefined) delete r.usage;
       return r;
     }
     if (event.status === 'cancelled')
@@ -673,8 +676,14 @@ export class CursorEncoder implements Encoder {
         const text = failed ? (event.error ?? event.answer) : (event.answer ?? this.runText ?? '');
         if (!sameEnvelope(event, t, false) || t.is_error !== failed) return false;
         if (!sameText(t.subtype, event.reason) || !sameText(t.result, text)) return false;
-        if (event.durationMs !== undefined && t.duration_ms !== event.durationMs) return false;
-        if (event.usage === undefined) return true;
+        // A duration or usage the decoder read and the event no longer has was taken out.
+        if (
+          event.durationMs === undefined
+            ? typeof t.duration_ms === 'number'
+            : t.duration_ms !== event.durationMs
+        )
+          return false;
+        if (event.usage === undefined) return usageFromWire(t.usage) === undefined;
         const usage = t.usage;
         if (!isJsonObject(usage)) return false;
         const wire = usageToWire(event.usage);
