@@ -1278,7 +1278,10 @@ function result(w: Writer, event: AgentEventOf<'run.end'>, hints: AmpHints | und
     ['subtype', subtype],
     [
       'duration_ms',
-      count(event.durationMs, 'run.end.durationMs') ?? (kept === undefined ? 0 : record.duration_ms),
+      // A kept duration the decoder read (a number) and the event no longer has was taken out:
+      // written as anew (0, the field being required), not as kept.
+      count(event.durationMs, 'run.end.durationMs') ??
+        (kept === undefined || typeof record.duration_ms === 'number' ? 0 : record.duration_ms),
     ],
     ['is_error', !ok],
     ['num_turns', kept === undefined ? w[ROUNDS] : record.num_turns],
