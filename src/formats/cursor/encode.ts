@@ -121,9 +121,10 @@ function sameCall(
   if (end !== undefined && (end.result === undefined || !sameAsKept(end.result, p0.result))) return false;
   // The kept result says the kept outcome: an edited `ok`/`denied` rebuilds the line.
   if (end !== undefined && !saysOutcome(p0.result, end)) return false;
+  // A time the decoder read from the line and the event no longer has was taken out.
   const startedAt = end?.startedAt ?? start?.startedAt;
-  if (startedAt !== undefined && msOf(tc0.startedAtMs) !== startedAt) return false;
-  return end?.endedAt === undefined || msOf(tc0.completedAtMs) === end.endedAt;
+  if (msOf(tc0.startedAtMs) !== startedAt) return false;
+  return end === undefined || msOf(tc0.completedAtMs) === end.endedAt;
 }
 
 /**
@@ -494,14 +495,22 @@ export class CursorEncoder implements Encoder {
       // The kept copy of the call id (or the id itself) follows the event's: an id edited or
       // deleted leaves no old copy.
       putText(tool, 'toolCallId', call);
-    const startedAt = end?.startedAt ?? start?.startedAt ?? (tc0 === undefined ? event.ts : undefined);
+    // A kept time the event no longer has (the decoder read it) was taken out: the event's
+    // time is written, as anew, or none.
+    const startedAt =
+      end?.startedAt ??
+      start?.startedAt ??
+      (tc0 === undefined || msOf(tc0.startedAtMs) !== undefined ? event.ts : undefined);
     // Cursor spells these times as strings of whole milliseconds: `String(NaN)` would be "NaN".
     if (startedAt !== undefined && msOf(tc0?.startedAtMs) !== startedAt)
       tool.startedAtMs = msText(startedAt, 'tool.start.ts');
+    else if (startedAt === undefined && msOf(tc0?.startedAtMs) !== undefined) delete tool.startedAtMs;
     if (end !== undefined) {
-      const endedAt = end.endedAt ?? (tc0 === undefined ? end.ts : undefined);
+      const endedAt =
+        end.endedAt ?? (tc0 === undefined || msOf(tc0.completedAtMs) !== undefined ? end.ts : undefined);
       if (endedAt !== undefined && msOf(tc0?.completedAtMs) !== endedAt)
         tool.completedAtMs = msText(endedAt, 'tool.end.ts');
+      else if (endedAt === undefined && msOf(tc0?.completedAtMs) !== undefined) delete tool.completedAtMs;
     }
     if (t !== undefined) {
       const r = this.envelope('tool_call', event, t);
