@@ -127,3 +127,42 @@ test('the fixtures have results that repeat their call arguments (an Edit)', () 
     n += repeatedArgs(claude.parse(loadFixture('claude', f.name).bytes).events).length;
   expect(n).toBeGreaterThan(0);
 });
+
+// Edited rather than taken out: a structured result redacted in its `tool.end` (every string of
+// a Read's file or a command's output replaced, the text left as it was) is the line's
+// `tool_use_result` as edited, and none of the old strings stays on the line but where the
+// tool_result block's text (unedited) says it.
+function redacted(value: unknown): unknown {
+  if (typeof value === 'string') return 'REDACTED';
+  if (Array.isArray(value)) return value.map(redacted);
+  if (typeof value === 'object' && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redacted(v)]));
+  return value;
+}
+
+test.each(fixtures.map((f) => [f.name, f] as const))(
+  '%s: a structured result edited in a tool end is the one its line says',
+  (_name, info) => {
+    const { events } = claude.parse(loadFixture('claude', info.name).bytes);
+    events.forEach((e, i) => {
+      if (e.type !== 'tool.end' || typeof e.result !== 'object' || e.result === null) return;
+      const result = redacted(e.result);
+      const edited: AgentEvent[] = [...events];
+      edited[i] = { ...e, result };
+      const out = claude.stringify(edited, { onDiagnostic() {} });
+      const line = out
+        .split('\n')
+        .find((l) => l.includes(`"tool_use_id":${JSON.stringify(e.call)}`) && l.includes('"tool_result"'));
+      expect(line).toBeDefined();
+      expect((JSON.parse(line!) as { tool_use_result?: unknown }).tool_use_result).toEqual(result);
+    });
+  },
+);
+
+test('the fixtures have structured results to edit', () => {
+  let n = 0;
+  for (const f of fixtures)
+    for (const e of claude.parse(loadFixture('claude', f.name).bytes).events)
+      if (e.type === 'tool.end' && typeof e.result === 'object' && e.result !== null) n++;
+  expect(n).toBeGreaterThan(3);
+});

@@ -120,6 +120,8 @@ interface Group {
   sessionAt: number;
   /** Whether the line is a subagent's (`lineLane`). */
   lane: boolean | undefined;
+  /** Its events whose fields that are not text the line says otherwise (`structuredOtherwise`). */
+  restated: AgentEvent[] | undefined;
 }
 
 function defaultId(): string {
@@ -191,6 +193,142 @@ function holds(value: unknown, text: string, part: boolean): boolean {
   if (typeof value !== 'object' || value === null) return false;
   for (const v of Array.isArray(value) ? value : Object.values(value)) if (holds(v, text, part)) return true;
   return false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fields that are not text (a tool's structured result, a permission request's input, a notice's
+// data, the init line's tools, counts): looked for in the line as `JSON.stringify` spells them
+
+// Characters a JSON string spells otherwise than as themselves (escaped, or a surrogate, which
+// is escaped when alone).
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/g;
+// The letter of a character's short escape (`\n`), by its code; 0: none.
+const SHORT_ESCAPE: readonly number[] = (() => {
+  const out: number[] = new Array(93).fill(0);
+  for (const [c, letter] of [
+    [8, 'b'],
+    [9, 't'],
+    [10, 'n'],
+    [12, 'f'],
+    [13, 'r'],
+    [34, '"'],
+    [92, '\\'],
+  ] as const)
+    out[c] = letter.charCodeAt(0);
+  return out;
+})();
+
+// Where the JSON text of `value` ends when `text` spells it at `at` as `JSON.stringify` does
+// (the CLI's own spelling, keys in the object's order), else -1. Walks the value and the line
+// together: no text is built for the value (a Read's file content is compared in place, in
+// chunks between the characters a JSON string escapes).
+function spelledAt(text: string, at: number, value: unknown): number {
+  if (at < 0) return -1;
+  if (typeof value === 'string') {
+    if (text.charCodeAt(at) !== 34) return -1;
+    let pos = at + 1;
+    let from = 0;
+    ESCAPED.lastIndex = 0;
+    for (let m = ESCAPED.exec(value); m !== null; m = ESCAPED.exec(value)) {
+      const i = m.index;
+      if (i > from && !text.startsWith(value.slice(from, i), pos)) return -1;
+      pos += i - from;
+      const c = value.charCodeAt(i);
+      const letter = c < 93 ? SHORT_ESCAPE[c]! : 0;
+      // A newline, a quote and the like (the many of a file's content) compared without a
+      // string made for them; a surrogate pair is written as it is; a lone surrogate and other
+      // control characters as `\u` escapes.
+      const next = value.charCodeAt(i + 1);
+      const pair = c >= 0xd800 && c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff;
+      if (letter !== 0) {
+        if (text.charCodeAt(pos) !== 92 || text.charCodeAt(pos + 1) !== letter) return -1;
+        pos += 2;
+      } else {
+        const spelled = pair ? value.slice(i, i + 2) : JSON.stringify(value[i]).slice(1, -1);
+        if (!text.startsWith(spelled, pos)) return -1;
+        pos += spelled.length;
+      }
+      from = pair ? i + 2 : i + 1;
+      ESCAPED.lastIndex = from;
+    }
+    if (from < value.length && !text.startsWith(from === 0 ? value : value.slice(from), pos)) return -1;
+    pos += value.length - from;
+    return text.charCodeAt(pos) === 34 ? pos + 1 : -1;
+  }
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null) {
+    const spelled = String(value);
+    if (!text.startsWith(spelled, at)) return -1;
+    const end = at + spelled.length;
+    // Not the start of a longer number.
+    const c = text.charCodeAt(end);
+    return (c >= 48 && c <= 57) || c === 46 || c === 101 || c === 69 ? -1 : end;
+  }
+  if (typeof value !== 'object') return -1;
+  let pos = at + 1;
+  let first = true;
+  if (Array.isArray(value)) {
+    if (text.charCodeAt(at) !== 91) return -1;
+    for (const item of value) {
+      if (!first && text.charCodeAt(pos++) !== 44) return -1;
+      first = false;
+      pos = spelledAt(text, pos, item === undefined ? null : item);
+      if (pos < 0) return -1;
+    }
+    return text.charCodeAt(pos) === 93 ? pos + 1 : -1;
+  }
+  if (text.charCodeAt(at) !== 123) return -1;
+  const fields = value as Record<string, unknown>;
+  for (const key in fields) {
+    const v = fields[key];
+    if (v === undefined) continue;
+    if (!first && text.charCodeAt(pos++) !== 44) return -1;
+    first = false;
+    pos = spelledAt(text, pos, key);
+    if (pos < 0 || text.charCodeAt(pos++) !== 58) return -1;
+    pos = spelledAt(text, pos, v);
+    if (pos < 0) return -1;
+  }
+  return text.charCodeAt(pos) === 125 ? pos + 1 : -1;
+}
+
+// Whether the line says `value` at `key`: the value's spelling after the key's last `"key":` in
+// the line (the CLI writes the top-level keys these are read from after what the message holds),
+// else, only when not found so (spelled otherwise, or the key found nested), the parsed record's
+// value where the decoder read it (`read`).
+function saysValue(group: Group, key: string, value: unknown, read: (r: JsonObject) => unknown): boolean {
+  const name = `"${key}":`;
+  const at = group.raw.lastIndexOf(name);
+  if (at >= 0 && spelledAt(group.raw, at + name.length, value) >= 0) return true;
+  group.record ??= parseRecord(group.raw);
+  return group.record !== undefined && sameJson(value, read(group.record));
+}
+
+const isStructured = (v: unknown): boolean => typeof v === 'object' && v !== null;
+
+// Whether a field that is not text differs from what the line says (an edit: the event is
+// patched with `restate`). Only the types with such a field on their line are looked at.
+function structuredOtherwise(event: AgentEvent, group: Group): boolean {
+  switch (event.type) {
+    case 'tool.end':
+      // Only the line's first result has its `tool_use_result`; a string result is text (`editOf`).
+      return (
+        isStructured(event.result) &&
+        !saysValue(group, 'tool_use_result', event.result, (r) => r.tool_use_result)
+      );
+    default:
+      return false;
+  }
+}
+
+// Writes an edited event's fields that are not text into its line's record (`structuredOtherwise`).
+function restate(record: JsonObject, event: AgentEvent): void {
+  switch (event.type) {
+    case 'tool.end':
+      record.tool_use_result = event.result as JsonObject;
+      return;
+    default:
+      return;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -375,7 +513,9 @@ function editOf(event: AgentEvent, group: Group, seen: Seen): Edit {
       continue;
     if (!onLine(group, value, PART_OF_LINE[event.type]?.includes(key) === true)) return 'rebuild';
   }
-  if (!saidOtherwise(event)) return 'none';
+  const other = structuredOtherwise(event, group);
+  if (other) (group.restated ??= []).push(event);
+  if (!saidOtherwise(event)) return other ? 'patch' : 'none';
   // A thinking text where the line said none (a signature or redacted block): no place to patch.
   const said = (event.provenance?.hints as ClaudeHints | undefined)?.said;
   return event.type === 'reasoning.delta' && said?.text === '' && event.text !== '' ? 'rebuild' : 'patch';
@@ -520,7 +660,13 @@ function groupText(group: Group, edit: Edit, copy: boolean): string {
   if (record === undefined) return `${text}${group.raw}\n`;
   // No event of the line needs rebuilding, so those whose checked fields changed are the ones to
   // patch (synthetic events say nothing of the line).
-  for (const e of group.events) if (e.provenance?.synthetic !== true && saidOtherwise(e)) patch(record, e);
+  // Patched first: a changed output takes its structured copy out (`outputAgain`), an edited
+  // structured result is then the one written.
+  for (const e of group.events) {
+    if (e.provenance?.synthetic === true) continue;
+    if (saidOtherwise(e)) patch(record, e);
+    if (group.restated?.includes(e) === true) restate(record, e);
+  }
   if (copy) delete record.tool_use_result;
   assertEncodable(record, 'record', 1000, FORMAT);
   return `${text}${JSON.stringify(record)}\n`;
@@ -593,6 +739,7 @@ export class ClaudeEncoder implements Encoder {
           session: undefined,
           sessionAt: -1,
           lane: undefined,
+          restated: undefined,
         };
         if (this.group.n <= 1) out += this.flushGroup();
         return out;
@@ -675,6 +822,8 @@ export class ClaudeEncoder implements Encoder {
   private staleCopy(g: Group): boolean {
     for (const e of g.events)
       if (e.type === 'tool.end' && this.redacted.has(e.call)) {
+        // An edited result is the one written (`restate`): it is the one that may repeat them.
+        if (g.restated?.includes(e) === true) return this.repeats(e.call, e.result);
         g.record ??= parseRecord(g.raw);
         return g.record !== undefined && this.repeats(e.call, g.record.tool_use_result);
       }
