@@ -166,3 +166,33 @@ test('the fixtures have structured results to edit', () => {
       if (e.type === 'tool.end' && typeof e.result === 'object' && e.result !== null) n++;
   expect(n).toBeGreaterThan(3);
 });
+
+// A permission request's tool input redacted in its `approval.request` (a Write's file content,
+// a command line) is the `control_request`'s `input` as edited: none of the old strings stays.
+test.each(fixtures.map((f) => [f.name, f] as const))(
+  '%s: the arguments edited in a permission request are the ones its line says',
+  (_name, info) => {
+    const { events } = claude.parse(loadFixture('claude', info.name).bytes);
+    events.forEach((e, i) => {
+      if (e.type !== 'approval.request' || e.args === undefined) return;
+      const args = redacted(e.args) as Record<string, unknown>;
+      const edited: AgentEvent[] = [...events];
+      edited[i] = { ...e, args };
+      const out = claude.stringify(edited, { onDiagnostic() {} });
+      const line = out.split('\n').find((l) => l.includes(`"request_id":${JSON.stringify(e.approval)}`));
+      expect(line).toBeDefined();
+      const record = JSON.parse(line!) as { request?: { input?: unknown } };
+      expect(record.request?.input).toEqual(args);
+      for (const secret of stringsOf(e.args).filter((s) => s.length >= 6))
+        expect(line).not.toContain(JSON.stringify(secret).slice(1, -1));
+    });
+  },
+);
+
+test('the fixtures have permission requests with arguments', () => {
+  let n = 0;
+  for (const f of fixtures)
+    for (const e of claude.parse(loadFixture('claude', f.name).bytes).events)
+      if (e.type === 'approval.request' && e.args !== undefined) n++;
+  expect(n).toBeGreaterThan(1);
+});

@@ -315,6 +315,11 @@ function structuredOtherwise(event: AgentEvent, group: Group): boolean {
         isStructured(event.result) &&
         !saysValue(group, 'tool_use_result', event.result, (r) => r.tool_use_result)
       );
+    case 'approval.request':
+      return (
+        event.args !== undefined &&
+        !saysValue(group, 'input', event.args, (r) => (isJsonObject(r.request) ? r.request.input : undefined))
+      );
     default:
       return false;
   }
@@ -325,6 +330,9 @@ function restate(record: JsonObject, event: AgentEvent): void {
   switch (event.type) {
     case 'tool.end':
       record.tool_use_result = event.result as JsonObject;
+      return;
+    case 'approval.request':
+      if (isJsonObject(record.request)) record.request.input = event.args ?? {};
       return;
     default:
       return;
