@@ -227,8 +227,18 @@ function spelledAt(text: string, at: number, value: unknown): number {
   if (typeof value === 'string') {
     if (text.charCodeAt(at) !== 34) return -1;
     let pos = at + 1;
+    // A short one (a key, a path, a status: most of them) compared character by character while
+    // it needs no escape: a regular expression costs more for it than the comparison.
     let from = 0;
-    ESCAPED.lastIndex = 0;
+    if (value.length <= 64) {
+      for (; from < value.length; from++) {
+        const c = value.charCodeAt(from);
+        if (c < 32 || c === 34 || c === 92 || (c >= 0xd800 && c <= 0xdfff)) break;
+        if (text.charCodeAt(pos++) !== c) return -1;
+      }
+      if (from === value.length) return text.charCodeAt(pos) === 34 ? pos + 1 : -1;
+    }
+    ESCAPED.lastIndex = from;
     for (let m = ESCAPED.exec(value); m !== null; m = ESCAPED.exec(value)) {
       const i = m.index;
       if (i > from && !text.startsWith(value.slice(from, i), pos)) return -1;
@@ -255,6 +265,20 @@ function spelledAt(text: string, at: number, value: unknown): number {
     pos += value.length - from;
     return text.charCodeAt(pos) === 34 ? pos + 1 : -1;
   }
+  if (typeof value === 'number' && value >= 0 && Number.isSafeInteger(value)) {
+    // A count (most numbers here) read from the line's digits: no text made for it.
+    let n = 0;
+    let pos = at;
+    let c = text.charCodeAt(pos);
+    while (c >= 48 && c <= 57) {
+      n = n * 10 + c - 48;
+      c = text.charCodeAt(++pos);
+    }
+    const digits = pos - at;
+    if (digits === 0 || (digits > 1 && text.charCodeAt(at) === 48) || c === 46 || c === 101 || c === 69)
+      return -1;
+    return n === value ? pos : -1;
+  }
   if (typeof value === 'number' || typeof value === 'boolean' || value === null) {
     const spelled = String(value);
     if (!text.startsWith(spelled, at)) return -1;
@@ -265,8 +289,8 @@ function spelledAt(text: string, at: number, value: unknown): number {
   }
   if (typeof value !== 'object') return -1;
   let pos = at + 1;
-  let first = true;
   if (Array.isArray(value)) {
+    let first = true;
     if (text.charCodeAt(at) !== 91) return -1;
     for (const item of value) {
       if (!first && text.charCodeAt(pos++) !== 44) return -1;
@@ -277,7 +301,15 @@ function spelledAt(text: string, at: number, value: unknown): number {
     return text.charCodeAt(pos) === 93 ? pos + 1 : -1;
   }
   if (text.charCodeAt(at) !== 123) return -1;
-  const fields = value as Record<string, unknown>;
+  pos = entriesAt(text, pos, value as Record<string, unknown>);
+  return pos >= 0 && text.charCodeAt(pos) === 125 ? pos + 1 : -1;
+}
+
+// Where an object's entries (`"key":value`, comma-separated, no braces) end when `text` spells
+// them at `at` (as `spelledAt`), else -1.
+function entriesAt(text: string, at: number, fields: Record<string, unknown>): number {
+  let pos = at;
+  let first = true;
   for (const key in fields) {
     const v = fields[key];
     if (v === undefined) continue;
@@ -288,38 +320,43 @@ function spelledAt(text: string, at: number, value: unknown): number {
     pos = spelledAt(text, pos, v);
     if (pos < 0) return -1;
   }
-  return text.charCodeAt(pos) === 125 ? pos + 1 : -1;
+  return pos;
 }
 
 // Whether the line says `value` at `key`: the value's spelling after the key's last `"key":` in
 // the line (the CLI writes the top-level keys these are read from after what the message holds),
 // else, only when not found so (spelled otherwise, or the key found nested), the parsed record's
 // value where the decoder read it (`read`).
-function saysValue(group: Group, key: string, value: unknown, read: (r: JsonObject) => unknown): boolean {
-  const name = `"${key}":`;
+function saysValue(group: Group, name: string, value: unknown, path: readonly string[]): boolean {
   const at = group.raw.lastIndexOf(name);
   if (at >= 0 && spelledAt(group.raw, at + name.length, value) >= 0) return true;
   group.record ??= parseRecord(group.raw);
-  return group.record !== undefined && sameJson(value, read(group.record));
+  let said: unknown = group.record;
+  for (const key of path) said = isJsonObject(said) ? said[key] : undefined;
+  return group.record !== undefined && sameJson(value, said);
 }
 
-const isStructured = (v: unknown): boolean => typeof v === 'object' && v !== null;
+// Where each value is (its key as the line spells it, and its path in the record): made once,
+// not per event.
+const RESULT_AT = ['"tool_use_result":', ['tool_use_result']] as const;
+const INPUT_AT = ['"input":', ['request', 'input']] as const;
+
+// Whether the line says `value` where `place` is (`saysValue`).
+function saysAt(group: Group, place: readonly [string, readonly string[]], value: unknown): boolean {
+  return saysValue(group, place[0], value, place[1]);
+}
 
 // Whether a field that is not text differs from what the line says (an edit: the event is
 // patched with `restate`). Only the types with such a field on their line are looked at.
 function structuredOtherwise(event: AgentEvent, group: Group): boolean {
   switch (event.type) {
-    case 'tool.end':
+    case 'tool.end': {
       // Only the line's first result has its `tool_use_result`; a string result is text (`editOf`).
-      return (
-        isStructured(event.result) &&
-        !saysValue(group, 'tool_use_result', event.result, (r) => r.tool_use_result)
-      );
+      const result = event.result;
+      return typeof result === 'object' && result !== null && !saysAt(group, RESULT_AT, result);
+    }
     case 'approval.request':
-      return (
-        event.args !== undefined &&
-        !saysValue(group, 'input', event.args, (r) => (isJsonObject(r.request) ? r.request.input : undefined))
-      );
+      return event.args !== undefined && !saysAt(group, INPUT_AT, event.args);
     default:
       return false;
   }
