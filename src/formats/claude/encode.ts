@@ -1,7 +1,7 @@
 import { setBounded } from '../../bounded';
 import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
-import { assertEncodable, isJsonObject, type JsonObject, sameJson } from '../../json';
+import { assertEncodable, isJsonObject, type JsonObject, sameJson, setOwn } from '../../json';
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { readString, textReader } from '../../text-reader';
@@ -323,6 +323,10 @@ function entriesAt(text: string, at: number, fields: Record<string, unknown>): n
   return pos;
 }
 
+// A `system` line as the CLI writes it: its type first, its envelope (ids without escapes) last.
+const SYSTEM_HEAD = '{"type":"system",';
+const ENVELOPE_TAIL = /^(?:,"(?:uuid|session_id)":"[^"\\]*")*\}$/;
+
 // Whether the line says `value` at `key`: the value's spelling after the key's last `"key":` in
 // the line (the CLI writes the top-level keys these are read from after what the message holds),
 // else, only when not found so (spelled otherwise, or the key found nested), the parsed record's
@@ -340,6 +344,11 @@ function saysValue(group: Group, name: string, value: unknown, path: readonly st
 // not per event.
 const RESULT_AT = ['"tool_use_result":', ['tool_use_result']] as const;
 const INPUT_AT = ['"input":', ['request', 'input']] as const;
+const TOOLS_AT = ['"tools":', ['tools']] as const;
+const BEFORE_AT = ['"pre_tokens":', ['compact_metadata', 'pre_tokens']] as const;
+const AFTER_AT = ['"post_tokens":', ['compact_metadata', 'post_tokens']] as const;
+const DURATION_AT = ['"duration_ms":', ['duration_ms']] as const;
+const RATE_AT = ['"rate_limit_info":', ['rate_limit_info']] as const;
 
 // Whether the line says `value` where `place` is (`saysValue`).
 function saysAt(group: Group, place: readonly [string, readonly string[]], value: unknown): boolean {
@@ -357,6 +366,37 @@ function structuredOtherwise(event: AgentEvent, group: Group): boolean {
     }
     case 'approval.request':
       return event.args !== undefined && !saysAt(group, INPUT_AT, event.args);
+    case 'session.start':
+      return event.tools !== undefined && !saysAt(group, TOOLS_AT, event.tools);
+    case 'compaction.end':
+      return (
+        (event.tokensBefore !== undefined && !saysAt(group, BEFORE_AT, event.tokensBefore)) ||
+        (event.tokensAfter !== undefined && !saysAt(group, AFTER_AT, event.tokensAfter))
+      );
+    case 'run.end':
+      return event.durationMs !== undefined && !saysAt(group, DURATION_AT, event.durationMs);
+    case 'notice': {
+      const data = event.data;
+      if (data === undefined) return false;
+      if (event.kind === 'rate_limit') return !saysAt(group, RATE_AT, data);
+      // A `system` line's notice: its data is the record beside its envelope. Spelled between
+      // the two (a `thinking_tokens` line, one per message), the line is not parsed.
+      const raw = group.raw;
+      if (raw.startsWith(SYSTEM_HEAD)) {
+        const end = entriesAt(raw, SYSTEM_HEAD.length, data);
+        if (end > SYSTEM_HEAD.length && ENVELOPE_TAIL.test(raw.slice(end))) return false;
+      }
+      group.record ??= parseRecord(raw);
+      const record = group.record;
+      if (record === undefined) return false;
+      let n = 0;
+      for (const key in record) {
+        if (key === 'type' || key === 'uuid' || key === 'session_id') continue;
+        n++;
+        if (!sameJson(data[key], record[key])) return true;
+      }
+      return Object.keys(data).length !== n;
+    }
     default:
       return false;
   }
@@ -371,6 +411,39 @@ function restate(record: JsonObject, event: AgentEvent): void {
     case 'approval.request':
       if (isJsonObject(record.request)) record.request.input = event.args ?? {};
       return;
+    case 'session.start':
+      if (event.tools !== undefined) record.tools = event.tools;
+      return;
+    case 'compaction.end': {
+      const meta = isJsonObject(record.compact_metadata) ? record.compact_metadata : {};
+      if (event.tokensBefore !== undefined) meta.pre_tokens = event.tokensBefore;
+      if (event.tokensAfter !== undefined) meta.post_tokens = event.tokensAfter;
+      record.compact_metadata = meta;
+      return;
+    }
+    case 'run.end':
+      if (event.durationMs !== undefined) record.duration_ms = event.durationMs;
+      return;
+    case 'notice': {
+      const data = event.data ?? {};
+      if (event.kind === 'rate_limit') {
+        record.rate_limit_info = data as JsonObject;
+        return;
+      }
+      // The line's own type and subtype stay: they say which record it is (the event's kind).
+      for (const key of Object.keys(record))
+        if (
+          key !== 'type' &&
+          key !== 'subtype' &&
+          key !== 'uuid' &&
+          key !== 'session_id' &&
+          !Object.hasOwn(data, key)
+        )
+          delete record[key];
+      for (const key of Object.keys(data))
+        if (key !== 'type' && key !== 'subtype') setOwn(record, key, data[key]);
+      return;
+    }
     default:
       return;
   }
