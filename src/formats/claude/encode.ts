@@ -7,6 +7,7 @@ import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { readString, textReader } from '../../text-reader';
 import { addUsage } from '../../usage';
 import {
+  byModelFromClaude,
   byModelToClaude,
   CLAUDE_CHECKED,
   CLAUDE_FORMAT,
@@ -16,6 +17,7 @@ import {
   type ClaudeHints,
   RESULT_SUBTYPES,
   SYNTHETIC_MODEL,
+  usageFromClaude,
   usageToClaude,
 } from './wire';
 
@@ -377,8 +379,13 @@ function structuredOtherwise(event: AgentEvent, group: Group): boolean {
         (event.tokensBefore !== undefined && !saysAt(group, BEFORE_AT, event.tokensBefore)) ||
         (event.tokensAfter !== undefined && !saysAt(group, AFTER_AT, event.tokensAfter))
       );
-    case 'run.end':
-      return event.durationMs !== undefined && !saysAt(group, DURATION_AT, event.durationMs);
+    case 'run.end': {
+      if (event.durationMs !== undefined && !saysAt(group, DURATION_AT, event.durationMs)) return true;
+      if (event.usage === undefined) return false;
+      // A run's usage is read from its `result` line, one per run: parsed.
+      group.record ??= parseRecord(group.raw);
+      return group.record !== undefined && !sameJson(event.usage, resultUsage(group.record));
+    }
     case 'notice': {
       const data = event.data;
       if (data === undefined) return false;
@@ -406,6 +413,15 @@ function structuredOtherwise(event: AgentEvent, group: Group): boolean {
   }
 }
 
+// A `result` line's usage as the decoder reads it: its usage, cost and per-model usage.
+function resultUsage(record: JsonObject): Usage | undefined {
+  const usage = usageFromClaude(record.usage) ?? {};
+  if (typeof record.total_cost_usd === 'number') usage.costUsd = record.total_cost_usd;
+  const byModel = byModelFromClaude(record.modelUsage);
+  if (byModel !== undefined) usage.byModel = byModel;
+  return Object.keys(usage).length > 0 ? usage : undefined;
+}
+
 // Writes an edited event's fields that are not text into its line's record (`structuredOtherwise`).
 function restate(record: JsonObject, event: AgentEvent): void {
   switch (event.type) {
@@ -425,9 +441,16 @@ function restate(record: JsonObject, event: AgentEvent): void {
       record.compact_metadata = meta;
       return;
     }
-    case 'run.end':
+    case 'run.end': {
       if (event.durationMs !== undefined) record.duration_ms = event.durationMs;
+      const usage = event.usage;
+      // Written anew only when edited: the line's usage says more than the model keeps.
+      if (usage === undefined || sameJson(usage, resultUsage(record))) return;
+      record.total_cost_usd = usage.costUsd ?? 0;
+      record.usage = usageToClaude(usage);
+      if (usage.byModel !== undefined) record.modelUsage = byModelToClaude(usage.byModel);
       return;
+    }
     case 'notice': {
       const data = event.data ?? {};
       if (event.kind === 'rate_limit') {
