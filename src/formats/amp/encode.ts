@@ -304,8 +304,16 @@ function writeEvent(w: Writer, event: AgentEvent): string {
   // Derived on reading (a run nobody announced, a subagent lane, a round's end after its tool
   // results, a stream without result): the lines they came from are written by their own events.
   if (own && p.synthetic === true) {
-    // A derived round end still closes the round being gathered (its lines are complete).
-    return event.type === 'round.end' ? wrote(w, flush(w)) : '';
+    if (event.type !== 'round.end') return '';
+    // A derived round end carries its line's usage: the main lane's count toward the sum the
+    // run's total is checked against (`result`), as a round end written from the model does.
+    const u = event.usage;
+    if (u !== undefined && event.lane === undefined) {
+      w[LINE_INPUT] += u.input ?? 0;
+      w[LINE_OUTPUT] += u.output ?? 0;
+    }
+    // It still closes the round being gathered (its lines are complete).
+    return wrote(w, flush(w));
   }
   const hints = own ? (p.hints as AmpHints | undefined) : undefined;
   const line = own ? p.line : undefined;
@@ -1291,15 +1299,20 @@ function result(w: Writer, event: AgentEventOf<'run.end'>, hints: AmpHints | und
   else set.push(['result', text]);
   set.push(['session_id', sessionOf(w, event)]);
   // A run's total that the main lane's assistant lines do not add up to (another format has
-  // usage per run only, or rounds without it): the SDK's optional `result.usage`, which the
-  // decoder takes instead of the lines' sum.
+  // usage per run only, or rounds without it, or the total was edited): the SDK's optional
+  // `result.usage`, which the decoder takes instead of the lines' sum. A kept `result.usage` is
+  // the total as read: written from the event (an edit reaches it, a deletion takes it out), in
+  // the kept object's key order.
   const total = event.usage;
+  const keptUsage = isJsonObject(record.usage) ? record.usage : undefined;
   if (
-    kept === undefined &&
     total !== undefined &&
-    ((total.input ?? 0) !== w[LINE_INPUT] || (total.output ?? 0) !== w[LINE_OUTPUT])
+    (keptUsage !== undefined ||
+      (total.input ?? 0) !== w[LINE_INPUT] ||
+      (total.output ?? 0) !== w[LINE_OUTPUT])
   )
-    set.push(['usage', usage(w, total, undefined)]);
+    set.push(['usage', usage(w, total, keptUsage)]);
+  else if (keptUsage !== undefined) set.push(['usage', undefined]);
   for (const [k, v] of set) {
     if (v === undefined) delete record[k];
     else record[k] = v;
