@@ -399,7 +399,13 @@ export class CursorEncoder implements Encoder {
   /** A notice's record: its kind is the type, its message the subtype. */
   private notice(event: AgentEventOf<'notice'>, t: JsonObject | undefined): JsonObject {
     const r = this.envelope(event.kind, event, t);
-    if (t !== undefined) putText(r, 'subtype', event.message);
+    if (t !== undefined) {
+      putText(r, 'subtype', event.message);
+      // A time taken out of the event leaves the line too (a kept time that is not a number was
+      // read as none: left as it is).
+      if (event.ts !== undefined) r.timestamp_ms = event.ts;
+      else if (typeof r.timestamp_ms === 'number') delete r.timestamp_ms;
+    }
     return r;
   }
 
@@ -701,7 +707,12 @@ export class CursorEncoder implements Encoder {
       }
       case 'notice':
         // The notice's kind is its record's type (`connection`, …), its message the subtype.
-        return sameEnvelope(event, t, false) && t.type === event.kind && sameText(t.subtype, event.message);
+        return (
+          sameEnvelope(event, t, false) &&
+          (event.ts !== undefined ? t.timestamp_ms === event.ts : typeof t.timestamp_ms !== 'number') &&
+          t.type === event.kind &&
+          sameText(t.subtype, event.message)
+        );
       default:
         return false;
     }
