@@ -481,6 +481,19 @@ export function rawIfSame(raw: unknown, text: string): string {
 // written as \uXXXX; a pair goes the slow way too, written as it is).
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
+/**
+ * The text of a message's or tool result's `content` as Anthropic-shaped and AG-UI records give
+ * it: a string as it is, an array's `text` parts joined (other parts, such as images, have no
+ * text), anything else `undefined`.
+ */
+export function contentPartsText(content: unknown): string | undefined {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return undefined;
+  let text = '';
+  for (const part of content) if (isJsonObject(part) && typeof part.text === 'string') text += part.text;
+  return text;
+}
+
 /** `JSON.stringify` of a string: the ES2019 escaping every format here pins. */
 export function jsonString(text: string): string {
   // A string with nothing to escape is itself between quotes: the test is cheaper than the call.

@@ -11,6 +11,7 @@ import {
 import type { FramedRecordDecoder, JsonFraming, JsonStreamDecodeOptions } from '../../framing/json-stream';
 import { missingString, str } from '../../guards';
 import {
+  contentPartsText,
   isJsonObject,
   type JsonObject,
   NOT_PARSED,
@@ -35,7 +36,6 @@ import {
   AGUI_MAX_ARGS_CHARS,
   type AguiHints,
   aguiEventType,
-  contentText,
   lastUserText,
   metaOf,
   roundOfStepName,
@@ -784,7 +784,7 @@ function toolResult(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
     again.provenance = { format: FORMAT, line: cx.line, offset: cx.offset, synthetic: true };
   }
   const name = d[NAMES].get(call);
-  const text = contentText(r.content);
+  const text = contentPartsText(r.content);
   const meta = metaOf(r);
   if (
     open?.fromEarlierRun !== true &&

@@ -16,6 +16,7 @@ import { frameEach, frameJson, type JsonFraming } from '../../framing/json-strea
 import { decisionAllows } from '../../guards';
 import {
   assertEncodable,
+  contentPartsText,
   isFlatOfPrimitives,
   isJsonObject,
   isPlainPrimitive,
@@ -47,7 +48,6 @@ import {
   AGUI_META_KEY,
   AGUI_QUESTION_REASON,
   type AguiHints,
-  contentText,
   lastUserText,
   metaOf,
   roundOfStepName,
@@ -708,8 +708,8 @@ function callBack(
   }
   if (event.text === undefined) {
     // The text deleted: the result's content is required, the general path writes it anew.
-    if (contentText(r.content) !== undefined) return undefined;
-  } else if (contentText(r.content) !== event.text) r.content = event.text;
+    if (contentPartsText(r.content) !== undefined) return undefined;
+  } else if (contentPartsText(r.content) !== event.text) r.content = event.text;
   if (event.ok !== (metaOf(r)?.ok !== false)) putKeptMeta(r, 'metadata', 'ok', event.ok);
   putKeptMetasOrDrop(r, 'metadata', event, CALL_END_META, CALL_END_READS);
   return '';

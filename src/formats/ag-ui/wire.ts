@@ -5,7 +5,7 @@
 import type { Detection } from '../../detect';
 import type { JsonFraming } from '../../framing/json-stream';
 import { wordLookup } from '../../guards';
-import { assertFiniteNumber, isJsonObject, type JsonObject, jsonString } from '../../json';
+import { assertFiniteNumber, contentPartsText, isJsonObject, type JsonObject, jsonString } from '../../json';
 import type { Usage } from '../../model';
 
 /** Every event type AG-UI 1.0 defines. */
@@ -339,21 +339,12 @@ export function sniffAgui(record: JsonObject): Detection | undefined {
   };
 }
 
-/** Text of a tool result's `content`: the string, or its text parts joined. */
-export function contentText(content: unknown): string | undefined {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return undefined;
-  let text = '';
-  for (const part of content) if (isJsonObject(part) && typeof part.text === 'string') text += part.text;
-  return text;
-}
-
 /** The content of the last user message of a `RunAgentInput`, when it is text. */
 export function lastUserText(input: unknown): string | undefined {
   if (!isJsonObject(input) || !Array.isArray(input.messages)) return undefined;
   for (let i = input.messages.length - 1; i >= 0; i--) {
     const m = input.messages[i];
-    if (isJsonObject(m) && m.role === 'user') return contentText(m.content);
+    if (isJsonObject(m) && m.role === 'user') return contentPartsText(m.content);
   }
   return undefined;
 }

@@ -4,6 +4,7 @@ import type { DecodeOptions, RecordDecoder } from '../../codec';
 import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
 import { str } from '../../guards';
 import {
+  contentPartsText,
   isJsonObject,
   type JsonObject,
   nestingTooDeep,
@@ -44,7 +45,6 @@ import {
   laneOf,
   mcpServer,
   resultOutcome,
-  toolResultText,
   usageFromClaude,
 } from './wire';
 
@@ -2150,7 +2150,7 @@ function user(d: DecoderState, ctx: LineContext): void {
         e = toolResult(d, ctx, {
           call,
           ok: b.is_error !== true,
-          text: toolResultText(b.content),
+          text: contentPartsText(b.content),
           result,
           denied,
         });

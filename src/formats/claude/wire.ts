@@ -233,18 +233,6 @@ export function contentBlocks(content: unknown): JsonObject[] {
   return out;
 }
 
-/**
- * The text of a `tool_result` block's `content`: a string as it is, an array's `text` blocks
- * joined (other blocks, such as images, have no text), anything else `undefined`.
- */
-export function toolResultText(content: unknown): string | undefined {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return undefined;
-  let text = '';
-  for (const b of content) if (isJsonObject(b) && typeof b.text === 'string') text += b.text;
-  return text;
-}
-
 /** The MCP server of a tool named `mcp__<server>__<tool>`, else `undefined`. */
 export function mcpServer(name: string): string | undefined {
   if (!name.startsWith('mcp__')) return undefined;
