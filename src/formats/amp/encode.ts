@@ -307,11 +307,7 @@ function writeEvent(w: Writer, event: AgentEvent): string {
     if (event.type !== 'round.end') return '';
     // A derived round end carries its line's usage: the main lane's count toward the sum the
     // run's total is checked against (`result`), as a round end written from the model does.
-    const u = event.usage;
-    if (u !== undefined && event.lane === undefined) {
-      w[LINE_INPUT] += u.input ?? 0;
-      w[LINE_OUTPUT] += u.output ?? 0;
-    }
+    countLine(w, event.usage, event.lane);
     // It still closes the round being gathered (its lines are complete).
     return wrote(w, flush(w));
   }
@@ -805,11 +801,7 @@ function flushAssistant(w: Writer, slot: Slot): string {
     else if (kept === undefined || kept.stop_reason !== null) delete message.stop_reason;
     if (end.usage !== undefined) {
       message.usage = usage(w, end.usage, isJsonObject(kept?.usage) ? kept.usage : undefined);
-      // The decoder totals the run's main-lane lines (a subagent's usage is its own).
-      if (a.lane === undefined) {
-        w[LINE_INPUT] += end.usage.input ?? 0;
-        w[LINE_OUTPUT] += end.usage.output ?? 0;
-      }
+      countLine(w, end.usage, a.lane);
     } else delete message.usage;
   }
   return line(a, 'assistant', message);
@@ -855,10 +847,7 @@ function assistantTemplate(w: Writer, a: Pending): string | undefined {
     if (end.stopReason !== undefined) out += `,"stop_reason":${jsonString(end.stopReason)}`;
     if (u !== undefined) {
       out += `,"usage":${usageText(w, u)}`;
-      if (laneId === undefined) {
-        w[LINE_INPUT] += u.input ?? 0;
-        w[LINE_OUTPUT] += u.output ?? 0;
-      }
+      countLine(w, u, laneId);
     }
   }
   return `${out}}${lineTail(w, laneId, session)}`;
@@ -866,6 +855,18 @@ function assistantTemplate(w: Writer, a: Pending): string | undefined {
 
 // `JSON.stringify(usage(w, u, undefined))` (the same checks and loss, in the same order), spelled
 // from the counts: the object `usage` grows from `{}` has hidden classes a full GC frees.
+/**
+ * Counts a written line's usage toward the sum the reader totals the run from when no `result`
+ * gives a total: the main lane's lines only (a subagent's usage is its own). Every path that
+ * writes an assistant line with usage, or a derived round end that stands for one, counts here,
+ * so the writer can tell a run's edited total from the lines' sum.
+ */
+function countLine(w: Writer, u: Usage | undefined, lane: string | undefined): void {
+  if (u === undefined || lane !== undefined) return;
+  w[LINE_INPUT] += u.input ?? 0;
+  w[LINE_OUTPUT] += u.output ?? 0;
+}
+
 function usageText(w: Writer, u: Usage): string {
   const read = count(u.cacheRead, 'usage.cacheRead');
   const write = count(u.cacheWrite, 'usage.cacheWrite');
@@ -1073,10 +1074,7 @@ function keptAssistant(w: Writer, a: Pending): string | undefined {
   }
   const raw = keptEnvelope(w, a, t);
   if (raw === undefined) return undefined;
-  if (u !== undefined && a.lane === undefined) {
-    w[LINE_INPUT] += u.input ?? 0;
-    w[LINE_OUTPUT] += u.output ?? 0;
-  }
+  countLine(w, u, a.lane);
   return `${raw}\n`;
 }
 
