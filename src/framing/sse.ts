@@ -1,4 +1,3 @@
-import { createParser, type EventSourceParser, type ParseError } from 'eventsource-parser';
 import { AgentwireError, type Diagnostic, diagnosticAt, type Format } from '../diagnostics';
 import {
   CONSUMED,
@@ -102,7 +101,6 @@ export type SseState = [
   // biome-ignore lint/suspicious/noExplicitAny: the receiver's type is `onEvent`'s own.
   eventTarget: any,
   split: SplitState,
-  parser: EventSourceParser,
   maxEventBytes: number,
   format: Format | undefined,
   last: string,
@@ -114,8 +112,7 @@ export type SseState = [
   discarding: boolean,
   currentLine: number,
   currentOffset: number,
-  // The block's `data` and `event` fields, kept here (the parser gets the other fields): feeding
-  // the parser every data line as its own string costs more than reading these two fields.
+  // The block's `data` and `event` fields.
   data: string,
   dataLines: number,
   eventType: string | undefined,
@@ -125,21 +122,20 @@ const HANDLER = 0;
 const ON_EVENT = 1;
 const EVENT_TARGET = 2;
 const SPLIT = 3;
-const PARSER = 4;
-const MAX_EVENT_BYTES = 5;
-const FORMAT = 6;
-const LAST = 7;
-const BLOCK_ID = 8;
-const BLOCK_LINE = 9;
-const BLOCK_OFFSET = 10;
-const BLOCK_BYTES = 11;
-const IN_BLOCK = 12;
-const DISCARDING = 13;
-const CURRENT_LINE = 14;
-const CURRENT_OFFSET = 15;
-const DATA = 16;
-const DATA_LINES = 17;
-const EVENT_TYPE = 18;
+const MAX_EVENT_BYTES = 4;
+const FORMAT = 5;
+const LAST = 6;
+const BLOCK_ID = 7;
+const BLOCK_LINE = 8;
+const BLOCK_OFFSET = 9;
+const BLOCK_BYTES = 10;
+const IN_BLOCK = 11;
+const DISCARDING = 12;
+const CURRENT_LINE = 13;
+const CURRENT_OFFSET = 14;
+const DATA = 15;
+const DATA_LINES = 16;
+const EVENT_TYPE = 17;
 
 /**
  * A reader's state that sends each event to `onEvent(eventTarget, …)` and the rest to `handler`,
@@ -168,12 +164,6 @@ export function newSseState<T>(
     eventTarget,
     // The splitter is made below: its lines go to this state.
     undefined as unknown as SplitState,
-    createParser({
-      onEvent: (e) => dispatch(s, e.event, e.data),
-      onRetry: (ms) => s[HANDLER].retry?.(ms),
-      onComment: (text) => s[HANDLER].comment?.(text),
-      onError: (error) => parseError(s, error),
-    }),
     Number.isFinite(max) && max >= 0 ? Math.floor(max) : DEFAULT_MAX_EVENT_BYTES,
     options.format,
     options.lastEventId ?? '',
@@ -196,7 +186,6 @@ export function newSseState<T>(
     lineDiagnostic,
     lineOptions,
   );
-  resetParser(s);
   return s;
 }
 
@@ -228,11 +217,11 @@ export function pushSse(s: SseState, chunk: Uint8Array | string): void {
 
 /**
  * A WHATWG `text/event-stream` reader. Lines come from the shared {@link LineSplitter} (CR, LF,
- * CRLF; one BOM; bounded lines; UTF-8 across chunks); fields are parsed by `eventsource-parser`
- * fed one normalised line at a time. This class adds what that parser leaves to its caller or
- * does differently: a bound on a whole event that discards the event and goes on (the parser's
- * own `maxBufferSize` stops it for good), the sticky last event id (also committed by a block
- * without data), and diagnostics with line numbers and byte offsets.
+ * CRLF; one BOM; bounded lines; UTF-8 across chunks); each line is read as one field, as WHATWG
+ * and `eventsource-parser` read it (test/framing/sse-fields.test.ts compares the two). Beyond a
+ * field parser it has a bound on a whole event that discards the event and goes on
+ * (`eventsource-parser`'s own `maxBufferSize` stops it for good), the sticky last event id (also
+ * committed by a block without data), and diagnostics with line numbers and byte offsets.
  */
 export class SseReader {
   // The work is done by module functions on these slots: none of them reads the class's shape.
@@ -290,7 +279,7 @@ export function endSse(s: SseState): void {
   }
   resetSplit(split);
   clearBlock(s);
-  resetParser(s);
+  resetFields(s);
 }
 
 function lineDiagnostic(s: SseState, d: Diagnostic): void {
@@ -304,14 +293,10 @@ function dispatch(s: SseState, event: string | undefined, data: string): void {
   s[ON_EVENT](s[EVENT_TARGET] as never, s[BLOCK_ID], event, data, s[LAST], s[BLOCK_LINE], s[BLOCK_OFFSET]);
 }
 
-function resetParser(s: SseState): void {
+function resetFields(s: SseState): void {
   s[DATA] = '';
   s[DATA_LINES] = 0;
   s[EVENT_TYPE] = undefined;
-  s[PARSER].reset();
-  // eventsource-parser strips a BOM from its first chunk; the splitter already removed the one
-  // BOM the stream may have, so a second one must stay content (WHATWG).
-  s[PARSER].feed('');
 }
 
 function clearBlock(s: SseState): void {
@@ -328,7 +313,7 @@ function startDiscarding(s: SseState): void {
     s[BLOCK_OFFSET] = s[SPLIT][CONSUMED];
   }
   s[DISCARDING] = true;
-  resetParser(s);
+  resetFields(s);
 }
 
 /**
@@ -402,8 +387,7 @@ function readLine(s: SseState, text: string, line: number, offset: number, bytes
   if (text.length === 0) {
     // A blank line: the block ends (dispatched when it had data and was not discarded).
     if (s[BLOCK_ID] !== undefined) s[LAST] = s[BLOCK_ID];
-    // WHATWG dispatch: only a block with data lines is an event. The parser never sees data
-    // lines, so it has nothing to dispatch; the id it may hold is never read.
+    // WHATWG dispatch: only a block with data lines is an event.
     if (!s[DISCARDING] && s[DATA_LINES] > 0) {
       const data = s[DATA];
       const event = s[EVENT_TYPE];
@@ -422,8 +406,8 @@ function readLine(s: SseState, text: string, line: number, offset: number, bytes
     s[BLOCK_LINE] = line;
     s[BLOCK_OFFSET] = offset;
   }
-  // The id is tracked here, not taken from the parser: WHATWG commits it also for a block
-  // without data, and for a block discarded as too large (a resume must not ask for it again).
+  // WHATWG commits the id also for a block without data, and for a block discarded as too large
+  // (a resume must not ask for it again).
   let isId = false;
   // Field names are matched by character codes: `startsWith` and slicing the name cost more
   // than the rest of the line's handling.
@@ -435,7 +419,7 @@ function readLine(s: SseState, text: string, line: number, offset: number, bytes
   }
   if (s[DISCARDING]) {
     // WHATWG applies `retry` as its line is read, like `id`: also in a block being discarded.
-    if (isRetryLine(text)) s[PARSER].feed(`${text}\n`);
+    if (isRetryLine(text)) otherField(s, text);
     return;
   }
   s[BLOCK_BYTES] += bytes + 1;
@@ -443,8 +427,7 @@ function readLine(s: SseState, text: string, line: number, offset: number, bytes
     tooLarge(s, text);
     return;
   }
-  // The id is fully handled above, and the parser's own copy of it is never read: feeding the
-  // line would only cost a parser call per event.
+  // The id is fully handled above.
   if (isId) return;
   if (first === 100 && text.charCodeAt(1) === 97 && text.charCodeAt(2) === 116 && text.charCodeAt(3) === 97) {
     if (text.length === 4 || text.charCodeAt(4) === 58) {
@@ -466,7 +449,7 @@ function readLine(s: SseState, text: string, line: number, offset: number, bytes
       return;
     }
   }
-  s[PARSER].feed(`${text}\n`);
+  otherField(s, text);
 }
 
 function tooLarge(s: SseState, text: string): void {
@@ -481,35 +464,50 @@ function tooLarge(s: SseState, text: string): void {
     ),
   );
   s[DISCARDING] = true;
-  resetParser(s);
-  if (isRetryLine(text)) s[PARSER].feed(`${text}\n`);
+  resetFields(s);
+  if (isRetryLine(text)) otherField(s, text);
 }
 
-function parseError(s: SseState, error: ParseError): void {
-  if (error.type === 'invalid-retry') {
-    s[HANDLER].diagnostic(
-      diag(
-        s,
-        'invalid_record',
-        'warning',
-        s[CURRENT_LINE],
-        s[CURRENT_OFFSET],
-        `retry value ${JSON.stringify(error.value ?? '')} is not ASCII digits; ignored`,
-      ),
-    );
-  } else if (error.type === 'unknown-field') {
-    const field = error.field ?? '';
-    s[HANDLER].diagnostic(
-      diag(
-        s,
-        'unknown_record',
-        'info',
-        s[CURRENT_LINE],
-        s[CURRENT_OFFSET],
-        `unknown SSE field ${JSON.stringify(field.length > 40 ? `${field.slice(0, 40)}…` : field)}; ignored`,
-      ),
-    );
+/**
+ * A line that is not `id`, `data` or `event` (those are read in {@link readLine}): a comment, a
+ * `retry`, or a field WHATWG ignores. Field and value split as WHATWG says: the name up to the
+ * first colon (the whole line without one), the value after it less one leading space.
+ * test/framing/sse-fields.test.ts holds this to `eventsource-parser`'s reading of the same lines.
+ */
+function otherField(s: SseState, text: string): void {
+  if (text.charCodeAt(0) === 58) {
+    s[HANDLER].comment?.(text.slice(text.charCodeAt(1) === 32 ? 2 : 1));
+    return;
   }
+  const colon = text.indexOf(':');
+  const field = colon === -1 ? text : text.slice(0, colon);
+  const value = colon === -1 ? '' : text.slice(colon + (text.charCodeAt(colon + 1) === 32 ? 2 : 1));
+  if (field === 'retry') {
+    // WHATWG: only ASCII digits set the reconnection time; anything else is ignored.
+    if (/^[0-9]+$/.test(value)) s[HANDLER].retry?.(Number.parseInt(value, 10));
+    else
+      s[HANDLER].diagnostic(
+        diag(
+          s,
+          'invalid_record',
+          'warning',
+          s[CURRENT_LINE],
+          s[CURRENT_OFFSET],
+          `retry value ${JSON.stringify(value)} is not ASCII digits; ignored`,
+        ),
+      );
+    return;
+  }
+  s[HANDLER].diagnostic(
+    diag(
+      s,
+      'unknown_record',
+      'info',
+      s[CURRENT_LINE],
+      s[CURRENT_OFFSET],
+      `unknown SSE field ${JSON.stringify(field.length > 40 ? `${field.slice(0, 40)}…` : field)}; ignored`,
+    ),
+  );
 }
 
 function diag(
