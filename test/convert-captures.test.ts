@@ -1,0 +1,70 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, test } from 'vitest';
+import { convert } from '../src/convert';
+import type { Diagnostic, Format } from '../src/diagnostics';
+import { codecFor } from '../src/formats/index';
+import { CAPTURES } from './agent-suite';
+
+// Every real capture (../shared/captures, read at run time) converted to every format: the
+// conversion never throws, and the target format's own reader takes the output without an error
+// diagnostic. What the target cannot hold is reported as `loss`, never written as a malformed
+// line. (A capture converted to its own format is its own round trip, held by the agent suites;
+// the Gemini CLI snapshots keep their placeholder lines, which are not JSON, as written.)
+
+const TARGETS: Format[] = [
+  'hep',
+  'highbar',
+  'nativeharness',
+  'claude',
+  'codex',
+  'gemini',
+  'opencode',
+  'cursor',
+  'amp',
+  'copilot',
+  'ag-ui',
+  'ai-sdk',
+];
+
+const AGENT_FORMAT: Record<string, Format> = {
+  'claude-code': 'claude',
+  codex: 'codex',
+  'gemini-cli': 'gemini',
+  opencode: 'opencode',
+  cursor: 'cursor',
+};
+
+const inputs = Object.entries(AGENT_FORMAT).flatMap(([dir, from]) =>
+  readdirSync(`${CAPTURES}${dir}`)
+    .filter((f) => f.endsWith('.jsonl'))
+    .sort()
+    .map((f) => {
+      // The capture authors' `#` comment lines (three Codex captures) are not wire output.
+      const text = readFileSync(`${CAPTURES}${dir}/${f}`, 'utf8')
+        .split('\n')
+        .filter((l) => !l.startsWith('#'))
+        .join('\n');
+      return { name: `${dir}/${f}`, from, text };
+    }),
+);
+
+describe('every capture converts to every format, and the target reads the output back', () => {
+  test('there are captures of every agent', () => {
+    expect(new Set(inputs.map((i) => i.from))).toEqual(new Set(Object.values(AGENT_FORMAT)));
+  });
+
+  describe.each(inputs)('$name', ({ from, text }) => {
+    test.each(TARGETS.filter((to) => to !== from))('to %s', (to) => {
+      const { output, diagnostics } = convert(text, { from, to });
+      // The writer adds no error of its own (an `unencodable` value): the conversion's errors
+      // are the input's.
+      const errors = (ds: Diagnostic[]) => ds.filter((d) => d.severity === 'error').map((d) => d.message);
+      expect(errors(diagnostics)).toEqual(errors(codecFor(from)!.parse(text).diagnostics));
+      const back = codecFor(to)!.parse(output);
+      expect(errors(back.diagnostics)).toEqual([]);
+      // Something of the run reaches every format (each has at least a run's or a message's line),
+      // but OpenCode has no record for a run without a step (a session, a prompt, a notice).
+      if (to !== 'opencode') expect(back.events.length).toBeGreaterThan(0);
+    });
+  });
+});
