@@ -340,10 +340,16 @@ const ENVELOPE_TAIL = /^(?:,"(?:uuid|session_id)":"[^"\\]*")*\}$/;
 function saysValue(group: Group, name: string, value: unknown, path: readonly string[]): boolean {
   const at = group.raw.lastIndexOf(name);
   if (at >= 0 && spelledAt(group.raw, at + name.length, value) >= 0) return true;
-  group.record ??= parseRecord(group.raw);
-  let said: unknown = group.record;
-  for (const key of path) said = isJsonObject(said) ? said[key] : undefined;
+  const said = valueAt(group, path);
   return group.record !== undefined && sameJson(value, said);
+}
+
+// The parsed record's value at `path` (the line parsed once, for all its events).
+function valueAt(group: Group, path: readonly string[]): unknown {
+  group.record ??= parseRecord(group.raw);
+  let value: unknown = group.record;
+  for (const key of path) value = isJsonObject(value) ? value[key] : undefined;
+  return value;
 }
 
 // Where each value is (its key as the line spells it, and its path in the record): made once,
@@ -361,6 +367,18 @@ function saysAt(group: Group, place: readonly [string, readonly string[]], value
   return saysValue(group, place[0], value, place[1]);
 }
 
+// Whether a number differs from what the line says where `place` is: edited, or taken out of the
+// event while the line holds a number there (what the decoder reads; a value of another type was
+// read as none, and the line is put back with it). The line is parsed only for a number taken out.
+function countOtherwise(
+  group: Group,
+  place: readonly [string, readonly string[]],
+  value: number | undefined,
+): boolean {
+  if (value !== undefined) return !saysAt(group, place, value);
+  return group.raw.includes(place[0]) && typeof valueAt(group, place[1]) === 'number';
+}
+
 // Whether a field that is not text differs from what the line says (an edit: the event is
 // patched with `restate`). Only the types with such a field on their line are looked at.
 function structuredOtherwise(event: AgentEvent, group: Group): boolean {
@@ -376,11 +394,11 @@ function structuredOtherwise(event: AgentEvent, group: Group): boolean {
       return event.tools !== undefined && !saysAt(group, TOOLS_AT, event.tools);
     case 'compaction.end':
       return (
-        (event.tokensBefore !== undefined && !saysAt(group, BEFORE_AT, event.tokensBefore)) ||
-        (event.tokensAfter !== undefined && !saysAt(group, AFTER_AT, event.tokensAfter))
+        countOtherwise(group, BEFORE_AT, event.tokensBefore) ||
+        countOtherwise(group, AFTER_AT, event.tokensAfter)
       );
     case 'run.end': {
-      if (event.durationMs !== undefined && !saysAt(group, DURATION_AT, event.durationMs)) return true;
+      if (countOtherwise(group, DURATION_AT, event.durationMs)) return true;
       if (event.usage === undefined) return false;
       // A run's usage is read from its `result` line, one per run: parsed.
       group.record ??= parseRecord(group.raw);
@@ -436,13 +454,21 @@ function restate(record: JsonObject, event: AgentEvent): void {
       return;
     case 'compaction.end': {
       const meta = isJsonObject(record.compact_metadata) ? record.compact_metadata : {};
-      if (event.tokensBefore !== undefined) meta.pre_tokens = event.tokensBefore;
-      if (event.tokensAfter !== undefined) meta.post_tokens = event.tokensAfter;
+      const { tokensBefore: before, tokensAfter: after, tokensFreed: freed } = event;
+      // A count taken out leaves the line: `post_tokens` may be absent; `pre_tokens` may not (the
+      // SDK's type), and says what the model writer says for it (what the counts kept imply).
+      if (before !== undefined) meta.pre_tokens = before;
+      else if (typeof meta.pre_tokens === 'number')
+        meta.pre_tokens = freed !== undefined && after !== undefined ? freed + after : 0;
+      if (after !== undefined) meta.post_tokens = after;
+      else if (typeof meta.post_tokens === 'number') delete meta.post_tokens;
       record.compact_metadata = meta;
       return;
     }
     case 'run.end': {
+      // A result always says its duration (0 for none, as the model writer writes it).
       if (event.durationMs !== undefined) record.duration_ms = event.durationMs;
+      else if (typeof record.duration_ms === 'number') record.duration_ms = 0;
       const usage = event.usage;
       // Written anew only when edited: the line's usage says more than the model keeps.
       if (usage === undefined || sameJson(usage, resultUsage(record))) return;

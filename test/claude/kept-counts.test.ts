@@ -1,0 +1,79 @@
+import { describe, expect, test } from 'vitest';
+import { type AgentEvent, claude } from '../../src/all';
+
+// Counts taken out of events that kept their lines do not come back from them: a compaction's
+// token counts, a run's duration. A line the writer could not have produced (a count spelled as
+// a string) comes back byte for byte while nothing was edited.
+
+const S = 's-usage';
+const INIT = `{"type":"system","subtype":"init","cwd":"/w","session_id":"${S}","tools":[],"mcp_servers":[],"model":"claude-sonnet-4-5","permissionMode":"default","uuid":"u-1"}`;
+const USAGE =
+  '{"input_tokens":7,"cache_creation_input_tokens":300,"cache_read_input_tokens":9000,"cache_creation":{"ephemeral_5m_input_tokens":0,"ephemeral_1h_input_tokens":300},"output_tokens":12,"server_tool_use":{"web_search_requests":1,"web_fetch_requests":0},"service_tier":"standard","inference_geo":"not_available"}';
+const assistant = (text: string, stop: string, uuid: string): string =>
+  `{"type":"assistant","message":{"model":"claude-sonnet-4-5","id":"msg_u1","type":"message","role":"assistant","content":[{"type":"text","text":"${text}"}],"container":null,"stop_reason":${stop},"stop_sequence":null,"stop_details":null,"usage":${USAGE},"input_transformations":[],"diagnostics":null,"context_management":null},"parent_tool_use_id":null,"session_id":"${S}","uuid":"${uuid}","timestamp":"2026-10-01T09:00:02.000Z","request_id":"req_u1"}`;
+const BOUNDARY = `{"type":"system","subtype":"compact_boundary","compact_metadata":{"trigger":"manual","pre_tokens":48210,"post_tokens":3120,"duration_ms":9120},"uuid":"u-4","session_id":"${S}"}`;
+const RESULT = `{"type":"result","subtype":"success","is_error":false,"duration_ms":2100,"duration_api_ms":1900,"num_turns":1,"result":"Done.","stop_reason":"end_turn","session_id":"${S}","total_cost_usd":0.0125,"usage":{"input_tokens":7,"cache_creation_input_tokens":300,"cache_read_input_tokens":9000,"output_tokens":20,"server_tool_use":{"web_search_requests":1,"web_fetch_requests":0},"service_tier":"standard","cache_creation":{"ephemeral_1h_input_tokens":300,"ephemeral_5m_input_tokens":0},"inference_geo":"not_available","iterations":[],"speed":"standard"},"modelUsage":{"claude-sonnet-4-5":{"inputTokens":7,"outputTokens":20,"cacheReadInputTokens":9000,"cacheCreationInputTokens":300,"webSearchRequests":1,"costUSD":0.0125,"contextWindow":200000,"maxOutputTokens":64000}},"permission_denials":[],"terminal_reason":"completed","uuid":"u-5"}`;
+const LINES = [
+  INIT,
+  assistant('Two parts.', 'null', 'u-2'),
+  assistant('Done.', '"end_turn"', 'u-3'),
+  BOUNDARY,
+  RESULT,
+];
+const TEXT = `${LINES.join('\n')}\n`;
+
+// The events of `text`, the one of `type` at `nth` replaced by `edit(event)`, written again.
+function rewrite<T extends AgentEvent['type']>(
+  text: string,
+  type: T,
+  edit: (e: Extract<AgentEvent, { type: T }>) => AgentEvent,
+  nth = 0,
+): string {
+  const { events } = claude.parse(text);
+  const at = events.map((e, i) => (e.type === type ? i : -1)).filter((i) => i >= 0)[nth]!;
+  expect(at).toBeDefined();
+  const edited = events.map((e, i) => (i === at ? edit(e as Extract<AgentEvent, { type: T }>) : e));
+  return claude.stringify(edited, { onDiagnostic() {} });
+}
+
+// `TEXT` with each [from, to] of `swaps` done in `line` (all its occurrences there).
+function expected(line: number, ...swaps: [string, string][]): string {
+  return `${LINES.map((l, i) => (i === line ? swaps.reduce((t, [a, b]) => t.split(a).join(b), l) : l)).join('\n')}\n`;
+}
+
+function without<T extends object>(e: T, key: keyof T): T {
+  const { [key]: _gone, ...rest } = e;
+  return rest as T;
+}
+
+describe('Claude writer: edited and deleted counts of kept lines', () => {
+  test('the lines come back as written when nothing is edited', () => {
+    expect(claude.stringify(claude.parse(TEXT).events)).toBe(TEXT);
+  });
+
+  test('a duration taken out is written as 0 (a result always says one)', () => {
+    expect(rewrite(TEXT, 'run.end', (e) => without(e, 'durationMs'))).toBe(
+      expected(4, ['"duration_ms":2100', '"duration_ms":0']),
+    );
+  });
+
+  test("a compaction's count taken out leaves its line (pre_tokens, required, as the other counts imply)", () => {
+    expect(rewrite(TEXT, 'compaction.end', (e) => without(e, 'tokensAfter'))).toBe(
+      expected(3, [',"post_tokens":3120', '']),
+    );
+    expect(rewrite(TEXT, 'compaction.end', (e) => without(without(e, 'tokensFreed'), 'tokensBefore'))).toBe(
+      expected(3, ['"pre_tokens":48210', '"pre_tokens":0']),
+    );
+  });
+
+  test('a count the decoder read as none (not a number) is put back as written', () => {
+    const odd = TEXT.replace('"post_tokens":3120', '"post_tokens":"3120"').replace(
+      '"duration_ms":2100',
+      '"duration_ms":null',
+    );
+    const { events } = claude.parse(odd);
+    expect(events.find((e) => e.type === 'compaction.end')).not.toHaveProperty('tokensAfter');
+    expect(events.find((e) => e.type === 'run.end')).not.toHaveProperty('durationMs');
+    expect(claude.stringify(events)).toBe(odd);
+  });
+});
