@@ -1,9 +1,11 @@
 import { describe, expect, test } from 'vitest';
 import { type AgentEvent, claude } from '../../src/all';
 
-// Counts taken out of events that kept their lines do not come back from them: a compaction's
-// token counts, a run's duration. A line the writer could not have produced (a count spelled as
-// a string) comes back byte for byte while nothing was edited.
+// Counts edited or taken out of events that kept their lines reach the output, and only they
+// change: a run's usage (its other keys, `service_tier`, `cache_creation`, `server_tool_use`, a
+// model's `contextWindow`, stay as the line had them, in their order), a compaction's token
+// counts, a run's duration. A line the writer could not have produced (a count spelled as a
+// string) comes back byte for byte while nothing was edited.
 
 const S = 's-usage';
 const INIT = `{"type":"system","subtype":"init","cwd":"/w","session_id":"${S}","tools":[],"mcp_servers":[],"model":"claude-sonnet-4-5","permissionMode":"default","uuid":"u-1"}`;
@@ -49,6 +51,38 @@ function without<T extends object>(e: T, key: keyof T): T {
 describe('Claude writer: edited and deleted counts of kept lines', () => {
   test('the lines come back as written when nothing is edited', () => {
     expect(claude.stringify(claude.parse(TEXT).events)).toBe(TEXT);
+  });
+
+  test("an edited run usage changes only its counts and cost: the line's other keys stay, in order", () => {
+    const out = rewrite(TEXT, 'run.end', (e) => {
+      const u = e.usage!;
+      const m = u.byModel!['claude-sonnet-4-5']!;
+      return {
+        ...e,
+        usage: {
+          ...u,
+          output: 44,
+          costUsd: 0.02,
+          byModel: { 'claude-sonnet-4-5': { ...m, output: 44, costUsd: 0.02 } },
+        },
+      };
+    });
+    expect(out).toBe(
+      expected(
+        4,
+        ['"output_tokens":20', '"output_tokens":44'],
+        ['"outputTokens":20', '"outputTokens":44'],
+        ['"total_cost_usd":0.0125', '"total_cost_usd":0.02'],
+        ['"costUSD":0.0125', '"costUSD":0.02'],
+      ),
+    );
+  });
+
+  test('a run usage taken out is written as none: zero counts and cost, no model', () => {
+    const out = rewrite(TEXT, 'run.end', (e) => without(e, 'usage'));
+    expect(out.split('\n')[4]).toContain(
+      '"total_cost_usd":0,"usage":{"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":0,"server_tool_use":{"web_search_requests":1,"web_fetch_requests":0},"service_tier":"standard","inference_geo":"not_available","iterations":[],"speed":"standard"},"modelUsage":{},',
+    );
   });
 
   test('a duration taken out is written as 0 (a result always says one)', () => {

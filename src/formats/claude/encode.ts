@@ -8,6 +8,7 @@ import { readString, textReader } from '../../text-reader';
 import { addUsage } from '../../usage';
 import {
   byModelFromClaude,
+  byModelIntoClaude,
   byModelToClaude,
   CLAUDE_CHECKED,
   CLAUDE_FORMAT,
@@ -18,6 +19,7 @@ import {
   RESULT_SUBTYPES,
   SYNTHETIC_MODEL,
   usageFromClaude,
+  usageIntoClaude,
   usageToClaude,
 } from './wire';
 
@@ -399,7 +401,6 @@ function structuredOtherwise(event: AgentEvent, group: Group): boolean {
       );
     case 'run.end': {
       if (countOtherwise(group, DURATION_AT, event.durationMs)) return true;
-      if (event.usage === undefined) return false;
       // A run's usage is read from its `result` line, one per run: parsed.
       group.record ??= parseRecord(group.raw);
       return group.record !== undefined && !sameJson(event.usage, resultUsage(group.record));
@@ -469,12 +470,15 @@ function restate(record: JsonObject, event: AgentEvent): void {
       // A result always says its duration (0 for none, as the model writer writes it).
       if (event.durationMs !== undefined) record.duration_ms = event.durationMs;
       else if (typeof record.duration_ms === 'number') record.duration_ms = 0;
+      // Only edited counts change: the line's usage says more than the model keeps (a usage taken
+      // out is written as none, in the places a result always has).
       const usage = event.usage;
-      // Written anew only when edited: the line's usage says more than the model keeps.
-      if (usage === undefined || sameJson(usage, resultUsage(record))) return;
-      record.total_cost_usd = usage.costUsd ?? 0;
-      record.usage = usageToClaude(usage);
-      if (usage.byModel !== undefined) record.modelUsage = byModelToClaude(usage.byModel);
+      if (sameJson(usage, resultUsage(record))) return;
+      record.total_cost_usd = usage?.costUsd ?? 0;
+      if (isJsonObject(record.usage)) usageIntoClaude(record.usage, usage ?? {});
+      else record.usage = usageToClaude(usage);
+      if (usage?.byModel !== undefined || isJsonObject(record.modelUsage))
+        record.modelUsage = byModelIntoClaude(record.modelUsage, usage?.byModel);
       return;
     }
     case 'notice': {
