@@ -1,11 +1,13 @@
 import { describe, expect, test } from 'vitest';
 import { type AgentEvent, claude } from '../../src/all';
+import { loadFixture } from '../../src/node/fixtures';
 
 // Counts edited or taken out of events that kept their lines reach the output, and only they
-// change: a run's usage (its other keys, `service_tier`, `cache_creation`, `server_tool_use`, a
-// model's `contextWindow`, stay as the line had them, in their order), a compaction's token
-// counts, a run's duration. A line the writer could not have produced (a count spelled as a
-// string) comes back byte for byte while nothing was edited.
+// change: a message's usage (on each line of the message, which all repeat it), a run's usage
+// (its other keys, `service_tier`, `cache_creation`, `server_tool_use`, a model's
+// `contextWindow`, stay as the line had them, in their order), a compaction's token counts, a
+// run's duration. A line the writer could not have produced (a count spelled as a string) comes
+// back byte for byte while nothing was edited.
 
 const S = 's-usage';
 const INIT = `{"type":"system","subtype":"init","cwd":"/w","session_id":"${S}","tools":[],"mcp_servers":[],"model":"claude-sonnet-4-5","permissionMode":"default","uuid":"u-1"}`;
@@ -51,6 +53,29 @@ function without<T extends object>(e: T, key: keyof T): T {
 describe('Claude writer: edited and deleted counts of kept lines', () => {
   test('the lines come back as written when nothing is edited', () => {
     expect(claude.stringify(claude.parse(TEXT).events)).toBe(TEXT);
+  });
+
+  test("an edited count of a message's usage changes only that count, on every line of the message", () => {
+    const out = rewrite(TEXT, 'usage', (e) => ({ ...e, usage: { ...e.usage, output: 40 } }));
+    expect(out).toBe(
+      `${LINES.map((l, i) => (i === 1 || i === 2 ? l.replace('"output_tokens":12', '"output_tokens":40') : l)).join('\n')}\n`,
+    );
+    // One usage for the message, the edited one: a line that kept the old figures would read
+    // back as a usage of its own.
+    const usages = claude.parse(out).events.filter((e) => e.type === 'usage');
+    expect(usages.map((e) => e.usage.output)).toEqual([40]);
+  });
+
+  test('a cache write edited takes its split by lifetime out, which would say the old figure', () => {
+    const out = rewrite(TEXT, 'usage', (e) => ({
+      ...e,
+      usage: { ...e.usage, cacheWrite: 100, input: 9107 },
+    }));
+    const line = out.split('\n')[1]!;
+    expect(line).toContain(
+      '"usage":{"input_tokens":7,"cache_creation_input_tokens":100,"cache_read_input_tokens":9000,"output_tokens":12,"server_tool_use":{"web_search_requests":1,"web_fetch_requests":0},"service_tier":"standard","inference_geo":"not_available"}',
+    );
+    expect(out.split('\n')[2]).toContain('"cache_creation_input_tokens":100,');
   });
 
   test("an edited run usage changes only its counts and cost: the line's other keys stay, in order", () => {
@@ -109,5 +134,16 @@ describe('Claude writer: edited and deleted counts of kept lines', () => {
     expect(events.find((e) => e.type === 'compaction.end')).not.toHaveProperty('tokensAfter');
     expect(events.find((e) => e.type === 'run.end')).not.toHaveProperty('durationMs');
     expect(claude.stringify(events)).toBe(odd);
+  });
+
+  test('a streamed message: its start, its snapshots and its delta agree after an edit', () => {
+    const fx = new TextDecoder().decode(loadFixture('claude', 'partial-messages').bytes);
+    const before = claude.parse(fx).events.filter((e) => e.type === 'usage');
+    const out = rewrite(fx, 'usage', (e) => ({ ...e, usage: { ...e.usage, output: 5 } }));
+    const after = claude.parse(out).events.filter((e) => e.type === 'usage');
+    // The same usages, the first edited: the snapshot lines repeat the start's, edited with it.
+    expect(after.map((e) => e.usage.output)).toEqual([5, ...before.slice(1).map((e) => e.usage.output)]);
+    const delta = rewrite(fx, 'usage', (e) => ({ ...e, usage: { ...e.usage, output: 70 } }), 1);
+    expect(claude.parse(delta).events.filter((e) => e.type === 'usage')[1]!.usage.output).toBe(70);
   });
 });

@@ -20,6 +20,7 @@ import {
   SYNTHETIC_MODEL,
   usageFromClaude,
   usageIntoClaude,
+  usageSaid,
   usageToClaude,
 } from './wire';
 
@@ -126,6 +127,8 @@ interface Group {
   lane: boolean | undefined;
   /** Its events whose fields that are not text the line says otherwise (`structuredOtherwise`). */
   restated: AgentEvent[] | undefined;
+  /** The line's record with an edited usage it repeats written in (`repeatsEdit`). */
+  patched: JsonObject | undefined;
 }
 
 function defaultId(): string {
@@ -405,6 +408,8 @@ function structuredOtherwise(event: AgentEvent, group: Group): boolean {
       group.record ??= parseRecord(group.raw);
       return group.record !== undefined && !sameJson(event.usage, resultUsage(group.record));
     }
+    case 'usage':
+      return usageOtherwise(group, event.usage);
     case 'notice': {
       const data = event.data;
       if (data === undefined) return false;
@@ -430,6 +435,59 @@ function structuredOtherwise(event: AgentEvent, group: Group): boolean {
     default:
       return false;
   }
+}
+
+// Whether a call's usage differs from what its line says (`usageSaid`). An unedited one is told
+// from the line's text (`spellsUsage`); the line is parsed only when that cannot tell (a delta's
+// usage, a thinking count, another spelling).
+function usageOtherwise(group: Group, usage: Usage): boolean {
+  if (spellsUsage(group.raw, usage)) return false;
+  group.record ??= parseRecord(group.raw);
+  const record = group.record;
+  const said = record === undefined ? undefined : usageOf(record);
+  return (
+    said !== undefined &&
+    !usageSaid(said, usage, isJsonObject(record!.event) && record!.event.type === 'message_delta')
+  );
+}
+
+// Whether the line spells the usage's four counts after its last `"usage":{`, with no thinking
+// count: the CLI writes a message's usage after its content, so the last one is the message's.
+function spellsUsage(raw: string, u: Usage): boolean {
+  const at = raw.lastIndexOf('"usage":{');
+  const { input, output, cacheRead: read, cacheWrite: write } = u;
+  return (
+    at >= 0 &&
+    input !== undefined &&
+    output !== undefined &&
+    read !== undefined &&
+    write !== undefined &&
+    u.reasoning === undefined &&
+    countAt(raw, at, '"input_tokens":', input - read - write) &&
+    countAt(raw, at, '"cache_creation_input_tokens":', write) &&
+    countAt(raw, at, '"cache_read_input_tokens":', read) &&
+    countAt(raw, at, '"output_tokens":', output) &&
+    !raw.includes('"thinking_tokens":', at)
+  );
+}
+
+// Whether `key`, first found in `raw` from `from`, has the count `n` after it.
+function countAt(raw: string, from: number, key: string, n: number): boolean {
+  const at = raw.indexOf(key, from);
+  return at >= 0 && spelledAt(raw, at + key.length, n) >= 0;
+}
+
+// What a line says its message's usage (and id) in: an assistant line's `message`, a streamed
+// message's start's `event.message`, its delta's `event` (no id).
+function messageIn(record: JsonObject): JsonObject {
+  const ev = isJsonObject(record.event) ? record.event : {};
+  return isJsonObject(record.message) ? record.message : isJsonObject(ev.message) ? ev.message : ev;
+}
+
+// The usage object of a line's message (`messageIn`).
+function usageOf(record: JsonObject): JsonObject | undefined {
+  const usage = messageIn(record).usage;
+  return isJsonObject(usage) ? usage : undefined;
 }
 
 // A `result` line's usage as the decoder reads it: its usage, cost and per-model usage.
@@ -479,6 +537,11 @@ function restate(record: JsonObject, event: AgentEvent): void {
       else record.usage = usageToClaude(usage);
       if (usage?.byModel !== undefined || isJsonObject(record.modelUsage))
         record.modelUsage = byModelIntoClaude(record.modelUsage, usage?.byModel);
+      return;
+    }
+    case 'usage': {
+      const said = usageOf(record);
+      if (said !== undefined) usageIntoClaude(said, event.usage);
       return;
     }
     case 'notice': {
@@ -643,6 +706,45 @@ interface Seen {
   messages: Map<string, string>;
   /** Per task id, the child its `child.start` named. */
   tasks: Map<string, string>;
+  /** Per message id (as JSON spells it), its edited usage: the object its line said, and the usage now. */
+  usages: Map<string, { said: JsonObject; now: Usage }>;
+}
+
+// An edited usage whose message's later lines repeat it: the CLI writes a message's usage on each
+// of its lines, and a reader counts a repeat once. Those lines take the edit too (`repeatsEdit`),
+// or the old figures would read back as a usage of their own. `group.record` was parsed by
+// `usageOtherwise` and is never written to (`groupText` parses its own).
+function noteUsage(group: Group, usage: Usage, seen: Seen): void {
+  const record = group.record;
+  const said = record === undefined ? undefined : usageOf(record);
+  const id = record === undefined ? undefined : messageIn(record).id;
+  if (said !== undefined && typeof id === 'string')
+    setBounded(seen.usages, JSON.stringify(id), { said, now: usage }, 16);
+}
+
+// A line of a message whose usage was edited, repeating the usage the edit replaced: its record
+// with the edit written in (`noteUsage`), else `undefined`. Asked only after a usage was edited;
+// the line is parsed only when it names the message.
+function repeatsEdit(raw: string, seen: Seen): JsonObject | undefined {
+  for (const [id, edit] of seen.usages) {
+    if (!raw.includes(id)) continue;
+    const record = parseRecord(raw);
+    const said = record === undefined ? undefined : usageOf(record);
+    if (said === undefined || JSON.stringify(messageIn(record!).id) !== id || !sameJson(said, edit.said))
+      continue;
+    usageIntoClaude(said, edit.now);
+    return record;
+  }
+  return undefined;
+}
+
+// Lines with the edited usage they repeat written in (`repeatsEdit`), the others as they are.
+function withEdits(lines: string[] | undefined, seen: Seen): string[] | undefined {
+  if (lines === undefined || seen.usages.size === 0) return lines;
+  return lines.map((line) => {
+    const record = repeatsEdit(line, seen);
+    return record === undefined ? line : JSON.stringify(record);
+  });
 }
 
 // Checked fields (CLAUDE_CHECKED) are compared with what the decoder said and patched into the
@@ -690,6 +792,7 @@ function editOf(event: AgentEvent, group: Group, seen: Seen): Edit {
   }
   const other = structuredOtherwise(event, group);
   if (other) (group.restated ??= []).push(event);
+  if (other && event.type === 'usage') noteUsage(group, event.usage, seen);
   if (!saidOtherwise(event)) return other ? 'patch' : 'none';
   // A thinking text where the line said none (a signature or redacted block): no place to patch.
   const said = (event.provenance?.hints as ClaudeHints | undefined)?.said;
@@ -789,6 +892,13 @@ function patch(record: JsonObject, event: AgentEvent): void {
 // The worst edit among a line's events: one rebuilt rebuilds the line.
 function groupEdit(group: Group, seen: Seen): Edit {
   let edit: Edit = 'none';
+  // After an edited usage: the lines that repeat it take it (before the line's own events, which
+  // may edit another).
+  if (seen.usages.size > 0) {
+    group.before = withEdits(group.before, seen);
+    group.patched = repeatsEdit(group.raw, seen);
+    if (group.patched !== undefined) edit = 'patch';
+  }
   for (const e of group.events) {
     const x = editOf(e, group, seen);
     if (x === 'rebuild') return x;
@@ -831,7 +941,7 @@ function linesBefore(lines: readonly string[] | undefined): string {
 function groupText(group: Group, edit: Edit, copy: boolean): string {
   const text = linesBefore(group.before);
   if (edit === 'none' && !copy) return `${text}${group.raw}\n`;
-  const record = parseRecord(group.raw);
+  const record = group.patched ?? parseRecord(group.raw);
   if (record === undefined) return `${text}${group.raw}\n`;
   // No event of the line needs rebuilding, so those whose checked fields changed are the ones to
   // patch (synthetic events say nothing of the line).
@@ -885,7 +995,7 @@ export class ClaudeEncoder implements Encoder {
   /** Characters of records queued behind a message that has not ended (CLAUDE_MAX_HELD_TEXT). */
   private behind = 0;
   /** What later lines' events are checked against (`Seen`). */
-  private readonly seen: Seen = { messages: new Map(), tasks: new Map() };
+  private readonly seen: Seen = { messages: new Map(), tasks: new Map(), usages: new Map() };
   /** Per call whose arguments were edited: the strings they said and no longer say (`noteArgs`). */
   private readonly redacted = new Map<string, string[]>();
 
@@ -915,6 +1025,7 @@ export class ClaudeEncoder implements Encoder {
           sessionAt: -1,
           lane: undefined,
           restated: undefined,
+          patched: undefined,
         };
         if (this.group.n <= 1) out += this.flushGroup();
         return out;
@@ -925,7 +1036,7 @@ export class ClaudeEncoder implements Encoder {
         return g.events.length >= g.n ? this.flushGroup() : '';
       }
       // The lines before it are the stream's whether or not the event keeps its own.
-      const before = this.flushGroup() + linesBefore(hints?.before);
+      const before = this.flushGroup() + linesBefore(withEdits(hints?.before, this.seen));
       if (p.synthetic === true) {
         // Derived events write nothing; an incomplete end carries the stream's last lines.
         if (event.type === 'run.end') this.inRun = false;

@@ -341,6 +341,29 @@ export function usageIntoClaude(target: JsonObject, u: Usage): void {
 }
 
 /**
+ * Whether a line's Anthropic `usage` object says the model's usage as the decoder reads it: its
+ * counts and thinking count. `partial`: a streamed `message_delta`'s, which a reader completes
+ * with its message's start, compared on the counts it spells.
+ */
+export function usageSaid(said: JsonObject, u: Usage, partial: boolean): boolean {
+  if (!partial) {
+    const read = usageFromClaude(said);
+    return (
+      read?.input === u.input &&
+      read?.output === u.output &&
+      read?.cacheRead === u.cacheRead &&
+      read?.cacheWrite === u.cacheWrite &&
+      read?.reasoning === u.reasoning
+    );
+  }
+  const counts = usageToClaude(u);
+  for (const [key] of USAGE_COUNTS) if (Object.hasOwn(said, key) && said[key] !== counts[key]) return false;
+  const details = said.output_tokens_details;
+  const thinking = isJsonObject(details) ? details.thinking_tokens : undefined;
+  return thinking === undefined || thinking === u.reasoning;
+}
+
+/**
  * The model's `byModel` written into a line's `result.modelUsage` (an edited usage put back in
  * its line): a model the line has keeps its entry, with the counts and cost written in place and
  * its other keys (`contextWindow`, `maxOutputTokens`, …) as written; a model it lacks gets the
