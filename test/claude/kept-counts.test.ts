@@ -6,8 +6,8 @@ import { loadFixture } from '../../src/node/fixtures';
 // change: a message's usage (on each line of the message, which all repeat it), a run's usage
 // (its other keys, `service_tier`, `cache_creation`, `server_tool_use`, a model's
 // `contextWindow`, stay as the line had them, in their order), a compaction's token counts, a
-// run's duration. A line the writer could not have produced (a count spelled as a string) comes
-// back byte for byte while nothing was edited.
+// run's duration, a call's time so far. A line the writer could not have produced (a count
+// spelled as a string) comes back byte for byte while nothing was edited.
 
 const S = 's-usage';
 const INIT = `{"type":"system","subtype":"init","cwd":"/w","session_id":"${S}","tools":[],"mcp_servers":[],"model":"claude-sonnet-4-5","permissionMode":"default","uuid":"u-1"}`;
@@ -145,5 +145,14 @@ describe('Claude writer: edited and deleted counts of kept lines', () => {
     expect(after.map((e) => e.usage.output)).toEqual([5, ...before.slice(1).map((e) => e.usage.output)]);
     const delta = rewrite(fx, 'usage', (e) => ({ ...e, usage: { ...e.usage, output: 70 } }), 1);
     expect(claude.parse(delta).events.filter((e) => e.type === 'usage')[1]!.usage.output).toBe(70);
+  });
+
+  test("an edited call's time so far is written (a tool_progress line's seconds)", () => {
+    const fx = new TextDecoder().decode(loadFixture('claude', 'missing-result').bytes);
+    const out = rewrite(fx, 'tool.liveness', (e) => ({ ...e, elapsedMs: 12345 }));
+    expect(out).toBe(fx.replace('"elapsed_time_seconds":30.012', '"elapsed_time_seconds":12.345'));
+    expect(claude.parse(out).events.find((e) => e.type === 'tool.liveness')).toMatchObject({
+      elapsedMs: 12345,
+    });
   });
 });

@@ -366,6 +366,7 @@ const BEFORE_AT = ['"pre_tokens":', ['compact_metadata', 'pre_tokens']] as const
 const AFTER_AT = ['"post_tokens":', ['compact_metadata', 'post_tokens']] as const;
 const DURATION_AT = ['"duration_ms":', ['duration_ms']] as const;
 const RATE_AT = ['"rate_limit_info":', ['rate_limit_info']] as const;
+const ELAPSED_AT = ['"elapsed_time_seconds":', ['elapsed_time_seconds']] as const;
 
 // Whether the line says `value` where `place` is (`saysValue`).
 function saysAt(group: Group, place: readonly [string, readonly string[]], value: unknown): boolean {
@@ -410,6 +411,14 @@ function structuredOtherwise(event: AgentEvent, group: Group): boolean {
     }
     case 'usage':
       return usageOtherwise(group, event.usage);
+    case 'tool.liveness': {
+      // Read as the line's seconds times 1000 (0 without a number there): compared as spelled,
+      // else as read.
+      const ms = event.elapsedMs;
+      if (saysValue(group, ELAPSED_AT[0], ms / 1000, ELAPSED_AT[1])) return false;
+      const seconds = valueAt(group, ELAPSED_AT[1]);
+      return ms !== (typeof seconds === 'number' ? seconds * 1000 : 0);
+    }
     case 'notice': {
       const data = event.data;
       if (data === undefined) return false;
@@ -544,6 +553,9 @@ function restate(record: JsonObject, event: AgentEvent): void {
       if (said !== undefined) usageIntoClaude(said, event.usage);
       return;
     }
+    case 'tool.liveness':
+      record.elapsed_time_seconds = event.elapsedMs / 1000;
+      return;
     case 'notice': {
       const data = event.data ?? {};
       if (event.kind === 'rate_limit') {
