@@ -8,6 +8,7 @@ import { readString, textReader } from '../../text-reader';
 import { addUsage } from '../../usage';
 import {
   byModelFromClaude,
+  byModelIntoClaude,
   byModelToClaude,
   CLAUDE_CHECKED,
   CLAUDE_FORMAT,
@@ -18,6 +19,8 @@ import {
   RESULT_SUBTYPES,
   SYNTHETIC_MODEL,
   usageFromClaude,
+  usageIntoClaude,
+  usageSaid,
   usageToClaude,
 } from './wire';
 
@@ -124,6 +127,8 @@ interface Group {
   lane: boolean | undefined;
   /** Its events whose fields that are not text the line says otherwise (`structuredOtherwise`). */
   restated: AgentEvent[] | undefined;
+  /** The line's record with an edited usage it repeats written in (`repeatsEdit`). */
+  patched: JsonObject | undefined;
 }
 
 function defaultId(): string {
@@ -340,10 +345,16 @@ const ENVELOPE_TAIL = /^(?:,"(?:uuid|session_id)":"[^"\\]*")*\}$/;
 function saysValue(group: Group, name: string, value: unknown, path: readonly string[]): boolean {
   const at = group.raw.lastIndexOf(name);
   if (at >= 0 && spelledAt(group.raw, at + name.length, value) >= 0) return true;
-  group.record ??= parseRecord(group.raw);
-  let said: unknown = group.record;
-  for (const key of path) said = isJsonObject(said) ? said[key] : undefined;
+  const said = valueAt(group, path);
   return group.record !== undefined && sameJson(value, said);
+}
+
+// The parsed record's value at `path` (the line parsed once, for all its events).
+function valueAt(group: Group, path: readonly string[]): unknown {
+  group.record ??= parseRecord(group.raw);
+  let value: unknown = group.record;
+  for (const key of path) value = isJsonObject(value) ? value[key] : undefined;
+  return value;
 }
 
 // Where each value is (its key as the line spells it, and its path in the record): made once,
@@ -355,10 +366,23 @@ const BEFORE_AT = ['"pre_tokens":', ['compact_metadata', 'pre_tokens']] as const
 const AFTER_AT = ['"post_tokens":', ['compact_metadata', 'post_tokens']] as const;
 const DURATION_AT = ['"duration_ms":', ['duration_ms']] as const;
 const RATE_AT = ['"rate_limit_info":', ['rate_limit_info']] as const;
+const ELAPSED_AT = ['"elapsed_time_seconds":', ['elapsed_time_seconds']] as const;
 
 // Whether the line says `value` where `place` is (`saysValue`).
 function saysAt(group: Group, place: readonly [string, readonly string[]], value: unknown): boolean {
   return saysValue(group, place[0], value, place[1]);
+}
+
+// Whether a number differs from what the line says where `place` is: edited, or taken out of the
+// event while the line holds a number there (what the decoder reads; a value of another type was
+// read as none, and the line is put back with it). The line is parsed only for a number taken out.
+function countOtherwise(
+  group: Group,
+  place: readonly [string, readonly string[]],
+  value: number | undefined,
+): boolean {
+  if (value !== undefined) return !saysAt(group, place, value);
+  return group.raw.includes(place[0]) && typeof valueAt(group, place[1]) === 'number';
 }
 
 // Whether a field that is not text differs from what the line says (an edit: the event is
@@ -376,15 +400,24 @@ function structuredOtherwise(event: AgentEvent, group: Group): boolean {
       return event.tools !== undefined && !saysAt(group, TOOLS_AT, event.tools);
     case 'compaction.end':
       return (
-        (event.tokensBefore !== undefined && !saysAt(group, BEFORE_AT, event.tokensBefore)) ||
-        (event.tokensAfter !== undefined && !saysAt(group, AFTER_AT, event.tokensAfter))
+        countOtherwise(group, BEFORE_AT, event.tokensBefore) ||
+        countOtherwise(group, AFTER_AT, event.tokensAfter)
       );
     case 'run.end': {
-      if (event.durationMs !== undefined && !saysAt(group, DURATION_AT, event.durationMs)) return true;
-      if (event.usage === undefined) return false;
+      if (countOtherwise(group, DURATION_AT, event.durationMs)) return true;
       // A run's usage is read from its `result` line, one per run: parsed.
       group.record ??= parseRecord(group.raw);
       return group.record !== undefined && !sameJson(event.usage, resultUsage(group.record));
+    }
+    case 'usage':
+      return usageOtherwise(group, event.usage);
+    case 'tool.liveness': {
+      // Read as the line's seconds times 1000 (0 without a number there): compared as spelled,
+      // else as read.
+      const ms = event.elapsedMs;
+      if (saysValue(group, ELAPSED_AT[0], ms / 1000, ELAPSED_AT[1])) return false;
+      const seconds = valueAt(group, ELAPSED_AT[1]);
+      return ms !== (typeof seconds === 'number' ? seconds * 1000 : 0);
     }
     case 'notice': {
       const data = event.data;
@@ -413,6 +446,59 @@ function structuredOtherwise(event: AgentEvent, group: Group): boolean {
   }
 }
 
+// Whether a call's usage differs from what its line says (`usageSaid`). An unedited one is told
+// from the line's text (`spellsUsage`); the line is parsed only when that cannot tell (a delta's
+// usage, a thinking count, another spelling).
+function usageOtherwise(group: Group, usage: Usage): boolean {
+  if (spellsUsage(group.raw, usage)) return false;
+  group.record ??= parseRecord(group.raw);
+  const record = group.record;
+  const said = record === undefined ? undefined : usageOf(record);
+  return (
+    said !== undefined &&
+    !usageSaid(said, usage, isJsonObject(record!.event) && record!.event.type === 'message_delta')
+  );
+}
+
+// Whether the line spells the usage's four counts after its last `"usage":{`, with no thinking
+// count: the CLI writes a message's usage after its content, so the last one is the message's.
+function spellsUsage(raw: string, u: Usage): boolean {
+  const at = raw.lastIndexOf('"usage":{');
+  const { input, output, cacheRead: read, cacheWrite: write } = u;
+  return (
+    at >= 0 &&
+    input !== undefined &&
+    output !== undefined &&
+    read !== undefined &&
+    write !== undefined &&
+    u.reasoning === undefined &&
+    countAt(raw, at, '"input_tokens":', input - read - write) &&
+    countAt(raw, at, '"cache_creation_input_tokens":', write) &&
+    countAt(raw, at, '"cache_read_input_tokens":', read) &&
+    countAt(raw, at, '"output_tokens":', output) &&
+    !raw.includes('"thinking_tokens":', at)
+  );
+}
+
+// Whether `key`, first found in `raw` from `from`, has the count `n` after it.
+function countAt(raw: string, from: number, key: string, n: number): boolean {
+  const at = raw.indexOf(key, from);
+  return at >= 0 && spelledAt(raw, at + key.length, n) >= 0;
+}
+
+// What a line says its message's usage (and id) in: an assistant line's `message`, a streamed
+// message's start's `event.message`, its delta's `event` (no id).
+function messageIn(record: JsonObject): JsonObject {
+  const ev = isJsonObject(record.event) ? record.event : {};
+  return isJsonObject(record.message) ? record.message : isJsonObject(ev.message) ? ev.message : ev;
+}
+
+// The usage object of a line's message (`messageIn`).
+function usageOf(record: JsonObject): JsonObject | undefined {
+  const usage = messageIn(record).usage;
+  return isJsonObject(usage) ? usage : undefined;
+}
+
 // A `result` line's usage as the decoder reads it: its usage, cost and per-model usage.
 function resultUsage(record: JsonObject): Usage | undefined {
   const usage = usageFromClaude(record.usage) ?? {};
@@ -436,21 +522,40 @@ function restate(record: JsonObject, event: AgentEvent): void {
       return;
     case 'compaction.end': {
       const meta = isJsonObject(record.compact_metadata) ? record.compact_metadata : {};
-      if (event.tokensBefore !== undefined) meta.pre_tokens = event.tokensBefore;
-      if (event.tokensAfter !== undefined) meta.post_tokens = event.tokensAfter;
+      const { tokensBefore: before, tokensAfter: after, tokensFreed: freed } = event;
+      // A count taken out leaves the line: `post_tokens` may be absent; `pre_tokens` may not (the
+      // SDK's type), and says what the model writer says for it (what the counts kept imply).
+      if (before !== undefined) meta.pre_tokens = before;
+      else if (typeof meta.pre_tokens === 'number')
+        meta.pre_tokens = freed !== undefined && after !== undefined ? freed + after : 0;
+      if (after !== undefined) meta.post_tokens = after;
+      else if (typeof meta.post_tokens === 'number') delete meta.post_tokens;
       record.compact_metadata = meta;
       return;
     }
     case 'run.end': {
+      // A result always says its duration (0 for none, as the model writer writes it).
       if (event.durationMs !== undefined) record.duration_ms = event.durationMs;
+      else if (typeof record.duration_ms === 'number') record.duration_ms = 0;
+      // Only edited counts change: the line's usage says more than the model keeps (a usage taken
+      // out is written as none, in the places a result always has).
       const usage = event.usage;
-      // Written anew only when edited: the line's usage says more than the model keeps.
-      if (usage === undefined || sameJson(usage, resultUsage(record))) return;
-      record.total_cost_usd = usage.costUsd ?? 0;
-      record.usage = usageToClaude(usage);
-      if (usage.byModel !== undefined) record.modelUsage = byModelToClaude(usage.byModel);
+      if (sameJson(usage, resultUsage(record))) return;
+      record.total_cost_usd = usage?.costUsd ?? 0;
+      if (isJsonObject(record.usage)) usageIntoClaude(record.usage, usage ?? {});
+      else record.usage = usageToClaude(usage);
+      if (usage?.byModel !== undefined || isJsonObject(record.modelUsage))
+        record.modelUsage = byModelIntoClaude(record.modelUsage, usage?.byModel);
       return;
     }
+    case 'usage': {
+      const said = usageOf(record);
+      if (said !== undefined) usageIntoClaude(said, event.usage);
+      return;
+    }
+    case 'tool.liveness':
+      record.elapsed_time_seconds = event.elapsedMs / 1000;
+      return;
     case 'notice': {
       const data = event.data ?? {};
       if (event.kind === 'rate_limit') {
@@ -613,6 +718,45 @@ interface Seen {
   messages: Map<string, string>;
   /** Per task id, the child its `child.start` named. */
   tasks: Map<string, string>;
+  /** Per message id (as JSON spells it), its edited usage: the object its line said, and the usage now. */
+  usages: Map<string, { said: JsonObject; now: Usage }>;
+}
+
+// An edited usage whose message's later lines repeat it: the CLI writes a message's usage on each
+// of its lines, and a reader counts a repeat once. Those lines take the edit too (`repeatsEdit`),
+// or the old figures would read back as a usage of their own. `group.record` was parsed by
+// `usageOtherwise` and is never written to (`groupText` parses its own).
+function noteUsage(group: Group, usage: Usage, seen: Seen): void {
+  const record = group.record;
+  const said = record === undefined ? undefined : usageOf(record);
+  const id = record === undefined ? undefined : messageIn(record).id;
+  if (said !== undefined && typeof id === 'string')
+    setBounded(seen.usages, JSON.stringify(id), { said, now: usage }, 16);
+}
+
+// A line of a message whose usage was edited, repeating the usage the edit replaced: its record
+// with the edit written in (`noteUsage`), else `undefined`. Asked only after a usage was edited;
+// the line is parsed only when it names the message.
+function repeatsEdit(raw: string, seen: Seen): JsonObject | undefined {
+  for (const [id, edit] of seen.usages) {
+    if (!raw.includes(id)) continue;
+    const record = parseRecord(raw);
+    const said = record === undefined ? undefined : usageOf(record);
+    if (said === undefined || JSON.stringify(messageIn(record!).id) !== id || !sameJson(said, edit.said))
+      continue;
+    usageIntoClaude(said, edit.now);
+    return record;
+  }
+  return undefined;
+}
+
+// Lines with the edited usage they repeat written in (`repeatsEdit`), the others as they are.
+function withEdits(lines: string[] | undefined, seen: Seen): string[] | undefined {
+  if (lines === undefined || seen.usages.size === 0) return lines;
+  return lines.map((line) => {
+    const record = repeatsEdit(line, seen);
+    return record === undefined ? line : JSON.stringify(record);
+  });
 }
 
 // Checked fields (CLAUDE_CHECKED) are compared with what the decoder said and patched into the
@@ -660,6 +804,7 @@ function editOf(event: AgentEvent, group: Group, seen: Seen): Edit {
   }
   const other = structuredOtherwise(event, group);
   if (other) (group.restated ??= []).push(event);
+  if (other && event.type === 'usage') noteUsage(group, event.usage, seen);
   if (!saidOtherwise(event)) return other ? 'patch' : 'none';
   // A thinking text where the line said none (a signature or redacted block): no place to patch.
   const said = (event.provenance?.hints as ClaudeHints | undefined)?.said;
@@ -759,6 +904,13 @@ function patch(record: JsonObject, event: AgentEvent): void {
 // The worst edit among a line's events: one rebuilt rebuilds the line.
 function groupEdit(group: Group, seen: Seen): Edit {
   let edit: Edit = 'none';
+  // After an edited usage: the lines that repeat it take it (before the line's own events, which
+  // may edit another).
+  if (seen.usages.size > 0) {
+    group.before = withEdits(group.before, seen);
+    group.patched = repeatsEdit(group.raw, seen);
+    if (group.patched !== undefined) edit = 'patch';
+  }
   for (const e of group.events) {
     const x = editOf(e, group, seen);
     if (x === 'rebuild') return x;
@@ -801,7 +953,7 @@ function linesBefore(lines: readonly string[] | undefined): string {
 function groupText(group: Group, edit: Edit, copy: boolean): string {
   const text = linesBefore(group.before);
   if (edit === 'none' && !copy) return `${text}${group.raw}\n`;
-  const record = parseRecord(group.raw);
+  const record = group.patched ?? parseRecord(group.raw);
   if (record === undefined) return `${text}${group.raw}\n`;
   // No event of the line needs rebuilding, so those whose checked fields changed are the ones to
   // patch (synthetic events say nothing of the line).
@@ -855,7 +1007,7 @@ export class ClaudeEncoder implements Encoder {
   /** Characters of records queued behind a message that has not ended (CLAUDE_MAX_HELD_TEXT). */
   private behind = 0;
   /** What later lines' events are checked against (`Seen`). */
-  private readonly seen: Seen = { messages: new Map(), tasks: new Map() };
+  private readonly seen: Seen = { messages: new Map(), tasks: new Map(), usages: new Map() };
   /** Per call whose arguments were edited: the strings they said and no longer say (`noteArgs`). */
   private readonly redacted = new Map<string, string[]>();
 
@@ -885,6 +1037,7 @@ export class ClaudeEncoder implements Encoder {
           sessionAt: -1,
           lane: undefined,
           restated: undefined,
+          patched: undefined,
         };
         if (this.group.n <= 1) out += this.flushGroup();
         return out;
@@ -895,7 +1048,7 @@ export class ClaudeEncoder implements Encoder {
         return g.events.length >= g.n ? this.flushGroup() : '';
       }
       // The lines before it are the stream's whether or not the event keeps its own.
-      const before = this.flushGroup() + linesBefore(hints?.before);
+      const before = this.flushGroup() + linesBefore(withEdits(hints?.before, this.seen));
       if (p.synthetic === true) {
         // Derived events write nothing; an incomplete end carries the stream's last lines.
         if (event.type === 'run.end') this.inRun = false;

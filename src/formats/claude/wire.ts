@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonObject } from '../../json';
+import { isJsonObject, type JsonObject, setOwn } from '../../json';
 import type { AgentEventType, ModelUsage, Usage } from '../../model';
 
 // Every byte rule of Claude Code's `--output-format stream-json` (the Claude Agent SDK's
@@ -307,6 +307,74 @@ export function usageToClaude(u: Usage | undefined): JsonObject {
     output_tokens: u?.output ?? 0,
   };
   if (u?.reasoning !== undefined) out.output_tokens_details = { thinking_tokens: u.reasoning };
+  return out;
+}
+
+// The counts of an Anthropic `usage` object, each with the figure of the model's usage it says.
+const USAGE_COUNTS = [
+  ['input_tokens', 'input'],
+  ['cache_creation_input_tokens', 'cacheWrite'],
+  ['cache_read_input_tokens', 'cacheRead'],
+  ['output_tokens', 'output'],
+] as const;
+
+/**
+ * Writes the model's usage into a line's Anthropic `usage` object, in place (an edited usage put
+ * back in its line): each count takes `usageToClaude`'s value where the object has it or the
+ * usage has its figure, and the thinking count likewise; every other key the line says beside
+ * them (`service_tier`, `server_tool_use`, `inference_geo`, …) stays as written, in its order.
+ * `cache_creation`, which splits the cache write by lifetime, goes when that count changes: it
+ * would say the old figure (a redacted one) again.
+ */
+export function usageIntoClaude(target: JsonObject, u: Usage): void {
+  const counts = usageToClaude(u);
+  for (const [key, figure] of USAGE_COUNTS) {
+    if (!Object.hasOwn(target, key) && u[figure] === undefined) continue;
+    if (key === 'cache_creation_input_tokens' && target[key] !== counts[key]) delete target.cache_creation;
+    target[key] = counts[key]!;
+  }
+  const details = target.output_tokens_details;
+  if (u.reasoning !== undefined) {
+    if (isJsonObject(details)) details.thinking_tokens = u.reasoning;
+    else target.output_tokens_details = { thinking_tokens: u.reasoning };
+  } else if (isJsonObject(details)) delete details.thinking_tokens;
+}
+
+/**
+ * Whether a line's Anthropic `usage` object says the model's usage as the decoder reads it: its
+ * counts and thinking count. `partial`: a streamed `message_delta`'s, which a reader completes
+ * with its message's start, compared on the counts it spells.
+ */
+export function usageSaid(said: JsonObject, u: Usage, partial: boolean): boolean {
+  if (!partial) {
+    const read = usageFromClaude(said);
+    return (
+      read?.input === u.input &&
+      read?.output === u.output &&
+      read?.cacheRead === u.cacheRead &&
+      read?.cacheWrite === u.cacheWrite &&
+      read?.reasoning === u.reasoning
+    );
+  }
+  const counts = usageToClaude(u);
+  for (const [key] of USAGE_COUNTS) if (Object.hasOwn(said, key) && said[key] !== counts[key]) return false;
+  const details = said.output_tokens_details;
+  const thinking = isJsonObject(details) ? details.thinking_tokens : undefined;
+  return thinking === undefined || thinking === u.reasoning;
+}
+
+/**
+ * The model's `byModel` written into a line's `result.modelUsage` (an edited usage put back in
+ * its line): a model the line has keeps its entry, with the counts and cost written in place and
+ * its other keys (`contextWindow`, `maxOutputTokens`, …) as written; a model it lacks gets the
+ * writer's entry; a model the usage no longer names is left out.
+ */
+export function byModelIntoClaude(line: unknown, by: Record<string, ModelUsage> | undefined): JsonObject {
+  const out = by === undefined ? {} : byModelToClaude(by);
+  for (const name of Object.keys(out)) {
+    const was = isJsonObject(line) && Object.hasOwn(line, name) ? line[name] : undefined;
+    if (isJsonObject(was)) setOwn(out, name, Object.assign(was, out[name]));
+  }
   return out;
 }
 
