@@ -211,7 +211,7 @@ const aliasChange: fc.Arbitrary<Change> = fc.constantFrom<Change>(
     }
   },
   (e) => {
-    if (e.ts !== undefined) e.ts += 1;
+    if (typeof e.ts === 'number') e.ts += 1;
   },
   // a call's outcome changed: an error said or taken away, the status flipped
   (e) => {
