@@ -4,6 +4,7 @@ import { formatSseJsonEvent } from '../../framing/sse';
 import {
   assertEncodable,
   formatInteger,
+  integerDigits,
   isJsonObject,
   type JsonObject,
   jsonString,
@@ -113,11 +114,35 @@ function envelopeIds(
   return text;
 }
 
+// `formatInteger`, its digits spelled without the number-to-string cache (`integerDigits`).
+function int(value: number, field: string): string {
+  return typeof value === 'number' && Number.isSafeInteger(value)
+    ? integerDigits(value)
+    : formatInteger(value, field, FORMAT);
+}
+
+// A seq's digits: `integerDigits` for a safe integer (every seq but those counted on from a
+// `startSeq` that is none), else what a template prints.
+function seqDigits(seq: number): string {
+  return Number.isSafeInteger(seq) ? integerDigits(seq) : String(seq);
+}
+
+// The open hop's number as written (every token and call of a hop has the same).
+function hopText(w: Writer): string {
+  const hop = w[HOP];
+  if (hop === w[HOP_TEXT_OF]) return w[HOP_TEXT];
+  const text = int(hop, 'round');
+  w[HOP_TEXT_OF] = hop;
+  w[HOP_TEXT] = text;
+  return text;
+}
+
 function num(value: number, field: string): string {
   if (typeof value === 'bigint') fail(`${field}: a BigInt (${String(value)}n), not a number`);
   if (typeof value !== 'number' || !Number.isFinite(value))
     fail(`${field}: ${String(value)} is not a finite number`);
-  return String(value);
+  // JSON.stringify spells a finite number as String does, without the number-to-string cache.
+  return JSON.stringify(value);
 }
 
 function strings(value: readonly string[], field: string): string {
@@ -225,6 +250,11 @@ type Writer = [
   // conform: calls of an earlier turn that had not ended when it did (a background task whose
   // result lands in a later turn): their result has no tool_result (see `lateResult`).
   stale: Set<string> | undefined,
+  // The last seq's digits (set with the envelope that took it).
+  lastSeqText: string,
+  // The hop number the hop text was spelled for, and the text ({@link hopText}).
+  hopTextOf: number | undefined,
+  hopText: string,
 ];
 
 const OPTIONS = 0;
@@ -249,6 +279,9 @@ const HOP_INPUT = 18;
 const HOP_OUTPUT = 19;
 const HOP_COST = 20;
 const STALE = 21;
+const LAST_SEQ_TEXT = 22;
+const HOP_TEXT_OF = 23;
+const HOP_TEXT = 24;
 /** Most calls remembered as ended with their turn; past it the oldest are forgotten. */
 const MAX_STALE = 4096;
 
@@ -276,6 +309,9 @@ function newWriter(options: NhEncodeOptions, sink: DiagnosticSink): Writer {
     undefined,
     undefined,
     undefined,
+    '',
+    undefined,
+    '',
   ];
 }
 
@@ -403,7 +439,7 @@ function lateResult(w: Writer, event: AgentEventOf<'tool.end'>): string {
 }
 
 function hopPiece(w: Writer): [string, string] {
-  return ['hop', formatInteger(w[HOP], 'round', FORMAT)];
+  return ['hop', hopText(w)];
 }
 
 function writeOne(w: Writer, event: AgentEvent): string {
@@ -461,7 +497,7 @@ function writeOne(w: Writer, event: AgentEvent): string {
     case 'text.delta':
       type = 'token';
       if (plain) {
-        direct = nhTokenPayload(formatInteger(w[HOP], 'round', FORMAT), str(event.text, 'text.delta.text'));
+        direct = nhTokenPayload(hopText(w), str(event.text, 'text.delta.text'));
       } else pieces = [hopPiece(w), ['text', str(event.text, 'text.delta.text')]];
       break;
     case 'tool.start':
@@ -470,7 +506,7 @@ function writeOne(w: Writer, event: AgentEvent): string {
       type = 'tool_started';
       if (template) {
         // The pieces below in their order, as one text (each value checked in the same order).
-        direct = `{"hop":${formatInteger(w[HOP], 'round', FORMAT)},"call_id":${str(event.call, 'tool.start.call')},"tool":${str(event.name, 'tool.start.name')},"args":${event.args === undefined || event.args === null ? '{}' : json(event.args, 'tool.start.args')}`;
+        direct = `{"hop":${hopText(w)},"call_id":${str(event.call, 'tool.start.call')},"tool":${str(event.name, 'tool.start.name')},"args":${event.args === undefined || event.args === null ? '{}' : json(event.args, 'tool.start.args')}`;
         if (event.command !== undefined) direct += `,"command":${str(event.command, 'tool.start.command')}`;
         if (
           event.argsSummary !== undefined &&
@@ -515,19 +551,14 @@ function writeOne(w: Writer, event: AgentEvent): string {
       const status = typeof hints.status === 'string' ? hints.status : event.ok ? 'ok' : 'error';
       if (template) {
         // The pieces below in their order, as one text (each value checked in the same order).
-        direct = `{"hop":${formatInteger(w[HOP], 'round', FORMAT)},"call_id":${str(event.call, 'tool.end.call')},"tool":${str(event.name ?? '', 'tool.end.name')},"status":${str(status, 'tool.end.ok')},"exit_code":${event.exitCode === undefined ? 'null' : formatInteger(event.exitCode, 'tool.end.exitCode', FORMAT)},"files_changed":${strings(event.filesChanged ?? [], 'tool.end.filesChanged')}`;
+        direct = `{"hop":${hopText(w)},"call_id":${str(event.call, 'tool.end.call')},"tool":${str(event.name ?? '', 'tool.end.name')},"status":${str(status, 'tool.end.ok')},"exit_code":${event.exitCode === undefined ? 'null' : int(event.exitCode, 'tool.end.exitCode')},"files_changed":${strings(event.filesChanged ?? [], 'tool.end.filesChanged')}`;
       } else {
         pieces = [
           hopPiece(w),
           ['call_id', str(event.call, 'tool.end.call')],
           ['tool', str(event.name ?? '', 'tool.end.name')],
           ['status', str(status, 'tool.end.ok')],
-          [
-            'exit_code',
-            event.exitCode === undefined
-              ? 'null'
-              : formatInteger(event.exitCode, 'tool.end.exitCode', FORMAT),
-          ],
+          ['exit_code', event.exitCode === undefined ? 'null' : int(event.exitCode, 'tool.end.exitCode')],
           ['files_changed', strings(event.filesChanged ?? [], 'tool.end.filesChanged')],
         ];
       }
@@ -563,7 +594,7 @@ function writeOne(w: Writer, event: AgentEvent): string {
       const calls = Array.isArray(hints.toolCalls) ? (hints.toolCalls as string[]) : hopCalls(w, event);
       if (template) {
         // The pieces below in their order, as one text (each value checked in the same order).
-        direct = `{"hop":${formatInteger(w[HOP], 'round', FORMAT)},"text":${str(event.message, 'round.end.message')},"tool_calls":${strings(calls, 'round.end.toolCalls')},"stop_reason":${str(event.stopReason ?? 'stop', 'round.end.stopReason')},"usage":${usageText(w, event, event.usage, hints.rawUsage)}}`;
+        direct = `{"hop":${hopText(w)},"text":${str(event.message, 'round.end.message')},"tool_calls":${strings(calls, 'round.end.toolCalls')},"stop_reason":${str(event.stopReason ?? 'stop', 'round.end.stopReason')},"usage":${usageText(w, event, event.usage, hints.rawUsage)}}`;
       } else {
         pieces = [
           hopPiece(w),
@@ -817,7 +848,7 @@ function finish(
     if (event.round === undefined) w[HOP]++;
   }
   // writeEnvelope took the envelope's seq as the last one.
-  return frame(w, w[LAST_SEQ]!, type, text, hints, true);
+  return frame(w, w[LAST_SEQ_TEXT], type, text, hints, true);
 }
 
 function endWrite(w: Writer): string {
@@ -849,7 +880,7 @@ function reportUsageParts(w: Writer, event: AgentEvent, usage: Usage): void {
 
 // What `joinRecord` gives for these three pieces (no extra keys, no other order), as one text.
 function usageFigures(input: number, output: number, costUsd: number): string {
-  return `{"input_tokens":${formatInteger(input, 'usage.input', FORMAT)},"output_tokens":${formatInteger(output, 'usage.output', FORMAT)},"cost_usd":${num(costUsd, 'usage.costUsd')}}`;
+  return `{"input_tokens":${int(input, 'usage.input')},"output_tokens":${int(output, 'usage.output')},"cost_usd":${num(costUsd, 'usage.costUsd')}}`;
 }
 
 // `done`'s usage: the run.end's own figures, each one it lacks (all three, when it has no usage)
@@ -902,6 +933,8 @@ function writeEnvelope(
   own: boolean,
 ): string {
   const seq = nextSeq(w, event.seq, event.type);
+  const seqText = seqDigits(seq);
+  w[LAST_SEQ_TEXT] = seqText;
   const ts = event.ts ?? (w[OPTIONS].clock ?? Date.now)();
   const workspace = event.workspace ?? w[WORKSPACE] ?? w[OPTIONS].workspace ?? 'default';
   w[WORKSPACE] = workspace;
@@ -913,11 +946,17 @@ function writeEnvelope(
     // give for these pieces without extra keys or another order).
     const t = event.type;
     const tsText = timeText(w, ts, t);
-    return nhEnvelopeText(seq, tsText, quoteKey(type), envelopeIds(w, workspace, session, turn, t), payload);
+    return nhEnvelopeText(
+      seqText,
+      tsText,
+      quoteKey(type),
+      envelopeIds(w, workspace, session, turn, t),
+      payload,
+    );
   }
   return joinRecord(
     [
-      ['seq', String(seq)],
+      ['seq', seqText],
       ['ts', num(ts, `${event.type}.ts`)],
       ['type', jsonString(type)],
       ['workspace_id', str(workspace, `${event.type}.workspace`)],
@@ -934,7 +973,11 @@ function writeEnvelope(
 // Events of one burst share their ms (a clock's, mostly): print it once.
 function timeText(w: Writer, ts: number, eventType: string): string {
   if (ts === w[LAST_TS]) return w[LAST_TS_TEXT];
-  const text = typeof ts === 'number' && Number.isFinite(ts) ? String(ts) : num(ts, `${eventType}.ts`);
+  const text = Number.isSafeInteger(ts)
+    ? integerDigits(ts)
+    : typeof ts === 'number' && Number.isFinite(ts)
+      ? String(ts)
+      : num(ts, `${eventType}.ts`);
   w[LAST_TS] = ts;
   w[LAST_TS_TEXT] = text;
   return text;
@@ -952,7 +995,7 @@ function extensionEvent(w: Writer, event: AgentEvent, hints: Readonly<Record<str
   const payload = `{"event":${json(kept !== undefined && sameJson(kept, inner) ? kept : inner, `${event.type}`)}}`;
   const turn = event.run ?? (hints.turnNull === true ? undefined : w[TURN]);
   const text = writeEnvelope(w, event, NH_EXTENSION_TYPE, turn, payload, event.provenance?.format === FORMAT);
-  return frame(w, w[LAST_SEQ]!, NH_EXTENSION_TYPE, text, hints, true);
+  return frame(w, w[LAST_SEQ_TEXT], NH_EXTENSION_TYPE, text, hints, true);
 }
 
 function unknownRecord(w: Writer, event: AgentEvent & { type: 'unknown' }): string {
@@ -968,13 +1011,14 @@ function unknownRecord(w: Writer, event: AgentEvent & { type: 'unknown' }): stri
   }
   const seq = nextSeq(w, typeof r.seq === 'number' ? r.seq : undefined, 'unknown.record');
   const text = json(r.seq === seq ? r : { ...r, seq }, 'unknown.record');
-  return frame(w, seq, r.type, text, (event.provenance.hints as NhHints | undefined) ?? NO_HINTS);
+  return frame(w, seqDigits(seq), r.type, text, (event.provenance.hints as NhHints | undefined) ?? NO_HINTS);
 }
 
-// `ownType`: `type` is one of this format's event types (not a name read from a record).
+// `ownType`: `type` is one of this format's event types (not a name read from a record); `seq`
+// the envelope's seq as digits.
 function frame(
   w: Writer,
-  seq: number,
+  seq: string,
   type: string,
   text: string,
   hints: Readonly<NhHints>,
@@ -997,8 +1041,7 @@ function frame(
       ) {
         return `id: ${seq}\nevent: ${type}\ndata: ${text}\n\n`;
       }
-      const id =
-        hints.sseId === null ? undefined : typeof hints.sseId === 'string' ? hints.sseId : String(seq);
+      const id = hints.sseId === null ? undefined : typeof hints.sseId === 'string' ? hints.sseId : seq;
       const ev =
         hints.sseEvent === null ? undefined : typeof hints.sseEvent === 'string' ? hints.sseEvent : type;
       const retry =
