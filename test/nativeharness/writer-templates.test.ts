@@ -13,6 +13,24 @@ import { text, usage, type Written, writeSwitched } from '../writer-values';
 // random event streams: the same bytes after every event, the same diagnostics, the same error
 // when a value cannot be written.
 
+// A message's or tool output's text, which the templates escape with `jsonText` until the
+// stream's long texts turn dense (`long`): short text, or 64 characters and more with few
+// characters to escape (prose), many (JSON), or ones only JSON.stringify escapes.
+const prose = fc
+  .array(fc.constantFrom(...Array<string>(5).fill('a run of plain words and more '), ' "q"', '\n', 'C:\\x'), {
+    minLength: 4,
+    maxLength: 12,
+  })
+  .map((parts) => parts.join(''));
+const dense = fc
+  .array(fc.constantFrom('{"k":', '"v"', ',', '\\"', '\n', 'x'), { minLength: 30, maxLength: 60 })
+  .map((parts) => parts.join(''));
+const odd = fc.string({
+  unit: fc.constantFrom('a', ' ', '"', '\u0001', '\ud83d', 'é'),
+  minLength: 64,
+  maxLength: 90,
+});
+
 // Mostly values that can be written, now and then one that cannot (the write throws the same
 // error on both paths, and the stream ends there: often enough, few events would be written).
 const mostly = (valid: unknown[], invalid: unknown[]) =>
@@ -94,12 +112,13 @@ const event: fc.Arbitrary<AgentEvent> = fc
       'message.start',
     ),
     fc.tuple(textField, textField, mostly(['c1', 'c1', 'c2', 'c"3'], [4]), fc.boolean()),
+    fc.oneof({ weight: 2, arbitrary: textField }, prose, dense, odd),
     fc.tuple(usage, mostly([undefined, 'stop', 'toolUse', 'x"\n'], [3]), provenance, round),
     fc.tuple(args, files, exitCode, error, mostly([undefined, 'ls -la', 'x\n"y"'], [9])),
     mostly([undefined, { cmd: 'ls' }, '{"cmd":"ls"}', 'cmd=ls'], [3]),
     envelope,
   )
-  .map(([kind, [t, t2, call, ok], [u, stop, p, r], [a, f, x, err, command], summary, env]) => {
+  .map(([kind, [t, t2, call, ok], long, [u, stop, p, r], [a, f, x, err, command], summary, env]) => {
     const e: Record<string, unknown> = (() => {
       switch (kind) {
         case 'text.delta':
@@ -112,13 +131,22 @@ const event: fc.Arbitrary<AgentEvent> = fc
           return s;
         }
         case 'tool.output':
-          return { type: 'tool.output', call, text: t, stream: ok ? undefined : 'stderr' };
+          return { type: 'tool.output', call, text: long, stream: ok ? undefined : 'stderr' };
         case 'tool.end':
-          return { type: 'tool.end', call, name: t2, ok, text: t, exitCode: x, filesChanged: f, error: err };
+          return {
+            type: 'tool.end',
+            call,
+            name: t2,
+            ok,
+            text: long,
+            exitCode: x,
+            filesChanged: f,
+            error: err,
+          };
         case 'tool.end-result':
           return { type: 'tool.end', call, ok, result: ok ? { n: t } : t, text: ok ? undefined : t2 };
         case 'round.end':
-          return { type: 'round.end', message: t, stopReason: stop, usage: ok ? u : undefined };
+          return { type: 'round.end', message: long, stopReason: stop, usage: ok ? u : undefined };
         case 'run.end':
           return { type: 'run.end', status: ok ? 'completed' : 'failed', usage: u };
         case 'run.start':

@@ -8,6 +8,7 @@ import {
   isJsonObject,
   type JsonObject,
   jsonString,
+  jsonText,
   sameJson,
 } from '../../json';
 import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
@@ -81,6 +82,29 @@ function str(value: unknown, field: string): string {
     fail(`${field}: expected a string, got ${value === null ? 'null' : typeof value}`);
   return jsonString(value);
 }
+
+/**
+ * `str` for long text (a message, a tool's output). `jsonText` (three replacements) costs less
+ * than `JSON.stringify`'s escape of every character while the text has few characters to escape,
+ * and more past about one in 32 (each one a slice and a join): after a text with that many, the
+ * next {@link DENSE_SPAN} long texts of the stream are `JSON.stringify`'s (a tool printing JSON
+ * prints more of it).
+ */
+function long(w: Writer, value: unknown, field: string): string {
+  if (typeof value !== 'string')
+    fail(`${field}: expected a string, got ${value === null ? 'null' : typeof value}`);
+  if (w[DENSE] > 0) {
+    w[DENSE]--;
+    return JSON.stringify(value);
+  }
+  const text = jsonText(value);
+  // Each escape made the text one character longer (or five: a `\u` escape).
+  if (text.length - value.length - 2 > value.length >> 5) w[DENSE] = DENSE_SPAN;
+  return text;
+}
+
+/** How many long texts after a dense one are written by `JSON.stringify` ({@link long}). */
+const DENSE_SPAN = 16;
 
 /**
  * The envelope's id fields as one piece of text, `,"workspace_id":…,"session_id":…,"turn_id":…,
@@ -255,6 +279,8 @@ type Writer = [
   // The hop number the hop text was spelled for, and the text ({@link hopText}).
   hopTextOf: number | undefined,
   hopText: string,
+  // How many more long texts `JSON.stringify` escapes ({@link long}).
+  dense: number,
 ];
 
 const OPTIONS = 0;
@@ -282,6 +308,7 @@ const STALE = 21;
 const LAST_SEQ_TEXT = 22;
 const HOP_TEXT_OF = 23;
 const HOP_TEXT = 24;
+const DENSE = 25;
 /** Most calls remembered as ended with their turn; past it the oldest are forgotten. */
 const MAX_STALE = 4096;
 
@@ -312,6 +339,7 @@ function newWriter(options: NhEncodeOptions, sink: DiagnosticSink): Writer {
     '',
     undefined,
     '',
+    0,
   ];
 }
 
@@ -431,7 +459,7 @@ function writeOutput(w: Writer, e: AgentEventOf<'tool.output'>): string {
   const payload = nhOutputPayload(
     str(e.call, 'tool.output.call'),
     str(e.stream ?? 'stdout', 'tool.output.stream'),
-    str(e.text, 'tool.output.text'),
+    long(w, e.text, 'tool.output.text'),
   );
   const text = plainEnvelope(
     w,
@@ -828,7 +856,7 @@ function resultPayload(
       'tool_result carries one output text; the JSON result was not written',
     );
   }
-  if (output !== undefined) text += `,"output":${str(output, 'tool.end.text')}`;
+  if (output !== undefined) text += `,"output":${long(w, output, 'tool.end.text')}`;
   if (e.error !== undefined && e.error !== null) {
     const error = typeof e.error === 'string' ? e.error : json(e.error, 'tool.end.error');
     text += `,"error":${str(error, 'tool.end.error')}`;
@@ -838,7 +866,7 @@ function resultPayload(
 
 // The `hop` payload from its template (as `startedPayload`); `raw`: the usage as read.
 function hopPayload(w: Writer, e: AgentEventOf<'round.end'>, calls: string[], raw: unknown): string {
-  return `{"hop":${hopText(w)},"text":${str(e.message, 'round.end.message')},"tool_calls":${strings(calls, 'round.end.toolCalls')},"stop_reason":${str(e.stopReason ?? 'stop', 'round.end.stopReason')},"usage":${usageText(w, e, e.usage, raw)}}`;
+  return `{"hop":${hopText(w)},"text":${long(w, e.message, 'round.end.message')},"tool_calls":${strings(calls, 'round.end.toolCalls')},"stop_reason":${str(e.stopReason ?? 'stop', 'round.end.stopReason')},"usage":${usageText(w, e, e.usage, raw)}}`;
 }
 
 // The event types other than the frequent ones of `writeOne` (which passes what it read).
