@@ -620,6 +620,34 @@ export function assertFiniteNumber(n: unknown, field: string, format?: Format): 
     throw unencodable(`${field}: ${n} is not a finite number; JSON cannot hold it`, format);
 }
 
+// The digits of 0…99, and of 0…99 as two digits (a leading zero).
+const UNDER_100: readonly string[] = /* @__PURE__ */ Array.from({ length: 100 }, (_, i) => String(i));
+const TWO_DIGITS: readonly string[] = /* @__PURE__ */ Array.from({ length: 100 }, (_, i) =>
+  i < 10 ? `0${i}` : String(i),
+);
+
+/**
+ * `String(n)` of a safe integer, spelled from a table of two-digit pieces. `String(n)` (and a
+ * template's `${n}`) goes through V8's number-to-string cache: every new number's text is entered
+ * in that long-lived table, so the text of every seq, timestamp or count printed since the last
+ * scavenge survives it, and a writer that prints a new number per event makes every scavenge copy
+ * thousands of strings (docs/performance.md, "Round twenty-seven: the nativeharness writer").
+ * These pieces die young.
+ */
+export function integerDigits(n: number): string {
+  if (n < 0) return `-${integerDigits(-n)}`;
+  if (n < 100) return UNDER_100[n]!;
+  let r = n % 100;
+  let text = TWO_DIGITS[r]!;
+  n = (n - r) / 100;
+  while (n >= 100) {
+    r = n % 100;
+    text = TWO_DIGITS[r]! + text;
+    n = (n - r) / 100;
+  }
+  return UNDER_100[n]! + text;
+}
+
 /** Writes an integer field, refusing what JSON cannot carry exactly. */
 export function formatInteger(n: number, field: string, format?: Format): string {
   if (typeof n !== 'number') throw notANumber(n, field, format);

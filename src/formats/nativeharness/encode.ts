@@ -4,9 +4,11 @@ import { formatSseJsonEvent } from '../../framing/sse';
 import {
   assertEncodable,
   formatInteger,
+  integerDigits,
   isJsonObject,
   type JsonObject,
   jsonString,
+  jsonText,
   sameJson,
 } from '../../json';
 import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
@@ -82,6 +84,29 @@ function str(value: unknown, field: string): string {
 }
 
 /**
+ * `str` for long text (a message, a tool's output). `jsonText` (three replacements) costs less
+ * than `JSON.stringify`'s escape of every character while the text has few characters to escape,
+ * and more past about one in 32 (each one a slice and a join): after a text with that many, the
+ * next {@link DENSE_SPAN} long texts of the stream are `JSON.stringify`'s (a tool printing JSON
+ * prints more of it).
+ */
+function long(w: Writer, value: unknown, field: string): string {
+  if (typeof value !== 'string')
+    fail(`${field}: expected a string, got ${value === null ? 'null' : typeof value}`);
+  if (w[DENSE] > 0) {
+    w[DENSE]--;
+    return JSON.stringify(value);
+  }
+  const text = jsonText(value);
+  // Each escape made the text one character longer (or five: a `\u` escape).
+  if (text.length - value.length - 2 > value.length >> 5) w[DENSE] = DENSE_SPAN;
+  return text;
+}
+
+/** How many long texts after a dense one are written by `JSON.stringify` ({@link long}). */
+const DENSE_SPAN = 16;
+
+/**
  * The envelope's id fields as one piece of text, `,"workspace_id":…,"session_id":…,"turn_id":…,
  * "payload":`, remembered while the ids stay the same (every event of a turn). One flat piece
  * instead of six keeps the envelope a short concatenation: a sink flattens every piece of it.
@@ -113,11 +138,35 @@ function envelopeIds(
   return text;
 }
 
+// `formatInteger`, its digits spelled without the number-to-string cache (`integerDigits`).
+function int(value: number, field: string): string {
+  return typeof value === 'number' && Number.isSafeInteger(value)
+    ? integerDigits(value)
+    : formatInteger(value, field, FORMAT);
+}
+
+// A seq's digits: `integerDigits` for a safe integer (every seq but those counted on from a
+// `startSeq` that is none), else what a template prints.
+function seqDigits(seq: number): string {
+  return Number.isSafeInteger(seq) ? integerDigits(seq) : String(seq);
+}
+
+// The open hop's number as written (every token and call of a hop has the same).
+function hopText(w: Writer): string {
+  const hop = w[HOP];
+  if (hop === w[HOP_TEXT_OF]) return w[HOP_TEXT];
+  const text = int(hop, 'round');
+  w[HOP_TEXT_OF] = hop;
+  w[HOP_TEXT] = text;
+  return text;
+}
+
 function num(value: number, field: string): string {
   if (typeof value === 'bigint') fail(`${field}: a BigInt (${String(value)}n), not a number`);
   if (typeof value !== 'number' || !Number.isFinite(value))
     fail(`${field}: ${String(value)} is not a finite number`);
-  return String(value);
+  // JSON.stringify spells a finite number as String does, without the number-to-string cache.
+  return JSON.stringify(value);
 }
 
 function strings(value: readonly string[], field: string): string {
@@ -225,6 +274,13 @@ type Writer = [
   // conform: calls of an earlier turn that had not ended when it did (a background task whose
   // result lands in a later turn): their result has no tool_result (see `lateResult`).
   stale: Set<string> | undefined,
+  // The last seq's digits (set with the envelope that took it).
+  lastSeqText: string,
+  // The hop number the hop text was spelled for, and the text ({@link hopText}).
+  hopTextOf: number | undefined,
+  hopText: string,
+  // How many more long texts `JSON.stringify` escapes ({@link long}).
+  dense: number,
 ];
 
 const OPTIONS = 0;
@@ -249,6 +305,10 @@ const HOP_INPUT = 18;
 const HOP_OUTPUT = 19;
 const HOP_COST = 20;
 const STALE = 21;
+const LAST_SEQ_TEXT = 22;
+const HOP_TEXT_OF = 23;
+const HOP_TEXT = 24;
+const DENSE = 25;
 /** Most calls remembered as ended with their turn; past it the oldest are forgotten. */
 const MAX_STALE = 4096;
 
@@ -276,6 +336,10 @@ function newWriter(options: NhEncodeOptions, sink: DiagnosticSink): Writer {
     undefined,
     undefined,
     undefined,
+    '',
+    undefined,
+    '',
+    0,
   ];
 }
 
@@ -314,11 +378,190 @@ class NhEncoder implements Encoder {
 }
 
 function writeEvent(w: Writer, event: AgentEvent): string {
+  // The frequent events, each type by a function of its own (`writeDelta` …): a stream's events
+  // have one shape per type, and a field read in code that every type runs sees them all
+  // (megamorphic); read in code of one type, it sees one. Each falls back to `writeGeneral` for
+  // what it does not cover; NH_TEMPLATES off takes the general path for all.
+  if (NH_TEMPLATES.enabled && w[OPTIONS].extensions !== true) {
+    switch (event.type) {
+      case 'text.delta':
+        return writeDelta(w, event);
+      case 'tool.output':
+        return writeOutput(w, event);
+      case 'tool.start':
+        return writeStarted(w, event);
+      case 'tool.end':
+        return writeResult(w, event);
+      case 'round.end':
+        return writeHop(w, event);
+      case 'message.start':
+        return writeMessageStart(w, event);
+    }
+  }
+  return writeGeneral(w, event);
+}
+
+/**
+ * Whether an event of another format (`p` its provenance) is written by its type's own function:
+ * nothing to restore from hints, and, under `conform`, nothing to add before it (the session is
+ * created). `calls`: a tool call's start or end, which `conform` keeps track of.
+ */
+function plainEvent(w: Writer, p: AgentEvent['provenance'], calls: boolean): boolean {
+  return p?.format !== FORMAT && (w[OPTIONS].conform !== true || (!calls && w[SESSION_CREATED]));
+}
+
+// What `writeOne` does for an event of another format, before its payload: the fields it has no
+// place for reported, and the hop it names taken. `round`: the event's.
+function plainHead(
+  w: Writer,
+  event: AgentEvent,
+  carried: readonly string[],
+  round: number | undefined,
+): void {
+  checkLoss(w[LOSS], event, carried);
+  if (typeof round === 'number') w[HOP] = round;
+}
+
+const DELTA_CARRIED = CARRIED['text.delta']!;
+const OUTPUT_CARRIED = CARRIED['tool.output']!;
+const STARTED_CARRIED = CARRIED['tool.start']!;
+const RESULT_CARRIED = CARRIED['tool.end']!;
+const HOP_CARRIED = CARRIED['round.end']!;
+const MESSAGE_CARRIED = CARRIED['message.start']!;
+
+// A text delta of another format: a `token` (as `writeGeneral`).
+function writeDelta(w: Writer, e: AgentEventOf<'text.delta'>): string {
+  const p = e.provenance;
+  if (!plainEvent(w, p, false)) return writeGeneral(w, e);
+  const round = e.round;
+  plainHead(w, e, DELTA_CARRIED, round);
+  const payload = nhTokenPayload(hopText(w), str(e.text, 'text.delta.text'));
+  const text = plainEnvelope(
+    w,
+    'text.delta',
+    '"token"',
+    e.run ?? w[TURN],
+    e.seq,
+    e.ts,
+    e.workspace,
+    e.session,
+    payload,
+  );
+  return frame(w, w[LAST_SEQ_TEXT], 'token', text, NO_HINTS, true);
+}
+
+// A tool's output of another format: an `output` (as `writeGeneral`).
+function writeOutput(w: Writer, e: AgentEventOf<'tool.output'>): string {
+  const p = e.provenance;
+  if (!plainEvent(w, p, false)) return writeGeneral(w, e);
+  const round = e.round;
+  plainHead(w, e, OUTPUT_CARRIED, round);
+  const payload = nhOutputPayload(
+    str(e.call, 'tool.output.call'),
+    str(e.stream ?? 'stdout', 'tool.output.stream'),
+    long(w, e.text, 'tool.output.text'),
+  );
+  const text = plainEnvelope(
+    w,
+    'tool.output',
+    '"output"',
+    e.run ?? w[TURN],
+    e.seq,
+    e.ts,
+    e.workspace,
+    e.session,
+    payload,
+  );
+  return frame(w, w[LAST_SEQ_TEXT], 'output', text, NO_HINTS, true);
+}
+
+// A tool call's start of another format: a `tool_started` (as `writeGeneral`).
+function writeStarted(w: Writer, e: AgentEventOf<'tool.start'>): string {
+  const p = e.provenance;
+  if (!plainEvent(w, p, true)) return writeGeneral(w, e);
+  const round = e.round;
+  plainHead(w, e, STARTED_CARRIED, round);
+  // One past the bound is kept, so the hop's end can tell a full list from a cut one.
+  if (w[CALLS].length <= NH_MAX_HOP_CALLS) w[CALLS].push(e.call);
+  const payload = startedPayload(w, e, false);
+  const text = plainEnvelope(
+    w,
+    'tool.start',
+    '"tool_started"',
+    e.run ?? w[TURN],
+    e.seq,
+    e.ts,
+    e.workspace,
+    e.session,
+    payload,
+  );
+  return frame(w, w[LAST_SEQ_TEXT], 'tool_started', text, NO_HINTS, true);
+}
+
+// A tool call's end of another format: a `tool_result` (as `writeGeneral`).
+function writeResult(w: Writer, e: AgentEventOf<'tool.end'>): string {
+  const p = e.provenance;
+  if (!plainEvent(w, p, true)) return writeGeneral(w, e);
+  const round = e.round;
+  plainHead(w, e, RESULT_CARRIED, round);
+  const payload = resultPayload(w, e, e.ok ? 'ok' : 'error', undefined);
+  const text = plainEnvelope(
+    w,
+    'tool.end',
+    '"tool_result"',
+    e.run ?? w[TURN],
+    e.seq,
+    e.ts,
+    e.workspace,
+    e.session,
+    payload,
+  );
+  return frame(w, w[LAST_SEQ_TEXT], 'tool_result', text, NO_HINTS, true);
+}
+
+// A round's end of another format: a `hop` (as `writeGeneral`).
+function writeHop(w: Writer, e: AgentEventOf<'round.end'>): string {
+  const p = e.provenance;
+  if (!plainEvent(w, p, false)) return writeGeneral(w, e);
+  const round = e.round;
+  plainHead(w, e, HOP_CARRIED, round);
+  const payload = hopPayload(w, e, hopCalls(w, e), undefined);
+  const usage = e.usage;
+  if (usage !== undefined && usage.final !== false) addHop(w, usage);
+  const text = plainEnvelope(
+    w,
+    'round.end',
+    '"hop"',
+    e.run ?? w[TURN],
+    e.seq,
+    e.ts,
+    e.workspace,
+    e.session,
+    payload,
+  );
+  w[CALLS] = [];
+  if (round === undefined) w[HOP]++;
+  return frame(w, w[LAST_SEQ_TEXT], 'hop', text, NO_HINTS, true);
+}
+
+// A message's start of another format: nothing written (as `writeGeneral`).
+function writeMessageStart(w: Writer, e: AgentEventOf<'message.start'>): string {
+  const p = e.provenance;
+  if (!plainEvent(w, p, false)) return writeGeneral(w, e);
+  plainHead(w, e, MESSAGE_CARRIED, e.round);
+  return '';
+}
+
+// Every event (the frequent ones when their own function does not cover them).
+function writeGeneral(w: Writer, event: AgentEvent): string {
+  // Each envelope field of the event is read once and handed on (see `writeEvent`).
+  const type = event.type;
+  const p = event.provenance;
   // A run end implied by a stream that stopped (docs/model.md "Run outcome") came from no record.
-  if (event.type === 'run.end' && event.status === 'incomplete' && event.provenance?.synthetic) return '';
-  if (w[OPTIONS].conform !== true || event.provenance?.format === FORMAT) {
-    if (event.type === 'session.start') w[SESSION_CREATED] = true;
-    return writeOne(w, event);
+  if (type === 'run.end' && event.status === 'incomplete' && p?.synthetic) return '';
+  if (w[OPTIONS].conform !== true || p?.format === FORMAT) {
+    if (type === 'session.start') w[SESSION_CREATED] = true;
+    return writeOne(w, event, type, p);
   }
   // conform: events from another format are made into a conforming session: it starts with
   // one session_created, and a turn's calls all have a result before its done.
@@ -340,7 +583,7 @@ function writeEvent(w: Writer, event: AgentEvent): string {
     if (event.session !== undefined) start.session = event.session;
     if (event.workspace !== undefined) start.workspace = event.workspace;
     if (event.ts !== undefined) start.ts = event.ts;
-    prefix = writeOne(w, start);
+    prefix = writeOne(w, start, start.type, start.provenance);
   }
   if (event.type === 'tool.start') w[OPEN].set(event.call, event);
   else if (event.type === 'tool.end') {
@@ -361,12 +604,12 @@ function writeEvent(w: Writer, event: AgentEvent): string {
       };
       if (start.round !== undefined) end.round = start.round;
       if (event.ts !== undefined) end.ts = event.ts;
-      prefix += writeOne(w, end);
+      prefix += writeOne(w, end, end.type, end.provenance);
       stale(w, start.call);
     }
     w[OPEN].clear();
   }
-  return prefix + writeOne(w, event);
+  return prefix + writeOne(w, event, event.type, event.provenance);
 }
 
 // The calls of the hop `event` ends, as the writer saw them start: at most NH_MAX_HOP_CALLS.
@@ -403,21 +646,26 @@ function lateResult(w: Writer, event: AgentEventOf<'tool.end'>): string {
 }
 
 function hopPiece(w: Writer): [string, string] {
-  return ['hop', formatInteger(w[HOP], 'round', FORMAT)];
+  return ['hop', hopText(w)];
 }
 
-function writeOne(w: Writer, event: AgentEvent): string {
-  const p = event.provenance;
+// `eventType` and `p`: the event's (read once, see `writeEvent`).
+function writeOne(
+  w: Writer,
+  event: AgentEvent,
+  eventType: AgentEvent['type'],
+  p: AgentEvent['provenance'],
+): string {
   const own = p?.format === FORMAT;
   if (own && p?.synthetic === true) return '';
   // A run that ended without its terminal record (docs/model.md "Run outcome"): the turn is
   // left without `done`, which is how a nativeharness log says it.
-  if (event.type === 'run.end' && event.status === 'incomplete') {
+  if (eventType === 'run.end' && (event as AgentEventOf<'run.end'>).status === 'incomplete') {
     w[TURN] = undefined;
     clearHops(w);
     return '';
   }
-  const carried = CARRIED[event.type];
+  const carried = CARRIED[eventType];
   const hints: Readonly<NhHints> = own ? ((p?.hints as NhHints | undefined) ?? NO_HINTS) : NO_HINTS;
   if (carried === undefined && (hints.extensionEvent !== undefined || w[OPTIONS].extensions === true)) {
     return extensionEvent(w, event, hints);
@@ -440,7 +688,7 @@ function writeOne(w: Writer, event: AgentEvent): string {
   }
   // A field the wire type requires but the event does not have is written as its default and
   // named in the extension, so the reader gives the event back without it.
-  const defaulted = w[OPTIONS].extensions === true && !own ? NH_DEFAULTED_FIELDS[event.type] : undefined;
+  const defaulted = w[OPTIONS].extensions === true && !own ? NH_DEFAULTED_FIELDS[eventType] : undefined;
   if (defaulted !== undefined && (event as unknown as Record<string, unknown>)[defaulted[0]] === undefined) {
     extension = { ...extension, [NH_EXTENSION_ABSENT]: [defaulted[0]] };
   }
@@ -448,7 +696,8 @@ function writeOne(w: Writer, event: AgentEvent): string {
   if (carried !== undefined && extension === undefined && !hasExtension(hints)) {
     checkLoss(w[LOSS], event, carried);
   }
-  if (typeof event.round === 'number') w[HOP] = event.round;
+  const round = event.round;
+  if (typeof round === 'number') w[HOP] = round;
   // The most frequent payloads, without extra keys or another key order to restore, are built
   // as one string: what joinRecord gives for the same pieces, without the piece arrays.
   const plain =
@@ -461,7 +710,7 @@ function writeOne(w: Writer, event: AgentEvent): string {
     case 'text.delta':
       type = 'token';
       if (plain) {
-        direct = nhTokenPayload(formatInteger(w[HOP], 'round', FORMAT), str(event.text, 'text.delta.text'));
+        direct = nhTokenPayload(hopText(w), str(event.text, 'text.delta.text'));
       } else pieces = [hopPiece(w), ['text', str(event.text, 'text.delta.text')]];
       break;
     case 'tool.start':
@@ -469,15 +718,7 @@ function writeOne(w: Writer, event: AgentEvent): string {
       if (w[CALLS].length <= NH_MAX_HOP_CALLS) w[CALLS].push(event.call);
       type = 'tool_started';
       if (template) {
-        // The pieces below in their order, as one text (each value checked in the same order).
-        direct = `{"hop":${formatInteger(w[HOP], 'round', FORMAT)},"call_id":${str(event.call, 'tool.start.call')},"tool":${str(event.name, 'tool.start.name')},"args":${event.args === undefined || event.args === null ? '{}' : json(event.args, 'tool.start.args')}`;
-        if (event.command !== undefined) direct += `,"command":${str(event.command, 'tool.start.command')}`;
-        if (
-          event.argsSummary !== undefined &&
-          (own || event.args === undefined || event.argsSummary !== JSON.stringify(event.args))
-        )
-          direct += `,"args_summary":${str(event.argsSummary, 'tool.start.argsSummary')}`;
-        direct += '}';
+        direct = startedPayload(w, event, own);
         break;
       }
       pieces = [
@@ -514,23 +755,17 @@ function writeOne(w: Writer, event: AgentEvent): string {
       type = 'tool_result';
       const status = typeof hints.status === 'string' ? hints.status : event.ok ? 'ok' : 'error';
       if (template) {
-        // The pieces below in their order, as one text (each value checked in the same order).
-        direct = `{"hop":${formatInteger(w[HOP], 'round', FORMAT)},"call_id":${str(event.call, 'tool.end.call')},"tool":${str(event.name ?? '', 'tool.end.name')},"status":${str(status, 'tool.end.ok')},"exit_code":${event.exitCode === undefined ? 'null' : formatInteger(event.exitCode, 'tool.end.exitCode', FORMAT)},"files_changed":${strings(event.filesChanged ?? [], 'tool.end.filesChanged')}`;
-      } else {
-        pieces = [
-          hopPiece(w),
-          ['call_id', str(event.call, 'tool.end.call')],
-          ['tool', str(event.name ?? '', 'tool.end.name')],
-          ['status', str(status, 'tool.end.ok')],
-          [
-            'exit_code',
-            event.exitCode === undefined
-              ? 'null'
-              : formatInteger(event.exitCode, 'tool.end.exitCode', FORMAT),
-          ],
-          ['files_changed', strings(event.filesChanged ?? [], 'tool.end.filesChanged')],
-        ];
+        direct = resultPayload(w, event, status, extension);
+        break;
       }
+      pieces = [
+        hopPiece(w),
+        ['call_id', str(event.call, 'tool.end.call')],
+        ['tool', str(event.name ?? '', 'tool.end.name')],
+        ['status', str(status, 'tool.end.ok')],
+        ['exit_code', event.exitCode === undefined ? 'null' : int(event.exitCode, 'tool.end.exitCode')],
+        ['files_changed', strings(event.filesChanged ?? [], 'tool.end.filesChanged')],
+      ];
       let output = event.text;
       if (output === undefined && event.result !== undefined) {
         output = typeof event.result === 'string' ? event.result : json(event.result, 'tool.end.result');
@@ -542,15 +777,6 @@ function writeOne(w: Writer, event: AgentEvent): string {
           'tool_result carries one output text; the JSON result was not written',
         );
       }
-      if (direct !== undefined) {
-        if (output !== undefined) direct += `,"output":${str(output, 'tool.end.text')}`;
-        if (event.error !== undefined && event.error !== null) {
-          const error = typeof event.error === 'string' ? event.error : json(event.error, 'tool.end.error');
-          direct += `,"error":${str(error, 'tool.end.error')}`;
-        }
-        direct += '}';
-        break;
-      }
       if (output !== undefined) pieces.push(['output', str(output, 'tool.end.text')]);
       if (event.error !== undefined && event.error !== null) {
         const error = typeof event.error === 'string' ? event.error : json(event.error, 'tool.end.error');
@@ -561,10 +787,8 @@ function writeOne(w: Writer, event: AgentEvent): string {
     case 'round.end': {
       type = 'hop';
       const calls = Array.isArray(hints.toolCalls) ? (hints.toolCalls as string[]) : hopCalls(w, event);
-      if (template) {
-        // The pieces below in their order, as one text (each value checked in the same order).
-        direct = `{"hop":${formatInteger(w[HOP], 'round', FORMAT)},"text":${str(event.message, 'round.end.message')},"tool_calls":${strings(calls, 'round.end.toolCalls')},"stop_reason":${str(event.stopReason ?? 'stop', 'round.end.stopReason')},"usage":${usageText(w, event, event.usage, hints.rawUsage)}}`;
-      } else {
+      if (template) direct = hopPayload(w, event, calls, hints.rawUsage);
+      else {
         pieces = [
           hopPiece(w),
           ['text', str(event.message, 'round.end.message')],
@@ -585,7 +809,64 @@ function writeOne(w: Writer, event: AgentEvent): string {
       // changes) holds only what they use.
       return writeRare(w, event, own, hints, extension);
   }
-  return finish(w, event, type, direct ?? piecesText(pieces, extension, hints), hints, own);
+  return finish(
+    w,
+    event,
+    eventType,
+    round,
+    p,
+    type,
+    direct ?? piecesText(pieces, extension, hints),
+    hints,
+    own,
+  );
+}
+
+// The `tool_started` payload from its template: the pieces `writeOne` joins otherwise, in their
+// order, as one text (each value checked in the same order).
+function startedPayload(w: Writer, e: AgentEventOf<'tool.start'>, own: boolean): string {
+  let text = `{"hop":${hopText(w)},"call_id":${str(e.call, 'tool.start.call')},"tool":${str(e.name, 'tool.start.name')},"args":${e.args === undefined || e.args === null ? '{}' : json(e.args, 'tool.start.args')}`;
+  if (e.command !== undefined) text += `,"command":${str(e.command, 'tool.start.command')}`;
+  // A summary that is only the arguments' compact JSON (HEP `events=full`) says nothing more.
+  if (
+    e.argsSummary !== undefined &&
+    (own || e.args === undefined || e.argsSummary !== JSON.stringify(e.args))
+  )
+    text += `,"args_summary":${str(e.argsSummary, 'tool.start.argsSummary')}`;
+  return `${text}}`;
+}
+
+// The `tool_result` payload from its template (as `startedPayload`); `extension`: what the
+// payload's extension key carries (the result beside a text, when it does).
+function resultPayload(
+  w: Writer,
+  e: AgentEventOf<'tool.end'>,
+  status: string,
+  extension: JsonObject | undefined,
+): string {
+  let text = `{"hop":${hopText(w)},"call_id":${str(e.call, 'tool.end.call')},"tool":${str(e.name ?? '', 'tool.end.name')},"status":${str(status, 'tool.end.ok')},"exit_code":${e.exitCode === undefined ? 'null' : int(e.exitCode, 'tool.end.exitCode')},"files_changed":${strings(e.filesChanged ?? [], 'tool.end.filesChanged')}`;
+  let output = e.text;
+  if (output === undefined && e.result !== undefined) {
+    output = typeof e.result === 'string' ? e.result : json(e.result, 'tool.end.result');
+  } else if (e.result !== undefined && extension?.result === undefined) {
+    reportLoss(
+      w[LOSS],
+      e,
+      'tool.end.result',
+      'tool_result carries one output text; the JSON result was not written',
+    );
+  }
+  if (output !== undefined) text += `,"output":${long(w, output, 'tool.end.text')}`;
+  if (e.error !== undefined && e.error !== null) {
+    const error = typeof e.error === 'string' ? e.error : json(e.error, 'tool.end.error');
+    text += `,"error":${str(error, 'tool.end.error')}`;
+  }
+  return `${text}}`;
+}
+
+// The `hop` payload from its template (as `startedPayload`); `raw`: the usage as read.
+function hopPayload(w: Writer, e: AgentEventOf<'round.end'>, calls: string[], raw: unknown): string {
+  return `{"hop":${hopText(w)},"text":${long(w, e.message, 'round.end.message')},"tool_calls":${strings(calls, 'round.end.toolCalls')},"stop_reason":${str(e.stopReason ?? 'stop', 'round.end.stopReason')},"usage":${usageText(w, e, e.usage, raw)}}`;
 }
 
 // The event types other than the frequent ones of `writeOne` (which passes what it read).
@@ -779,7 +1060,17 @@ function writeRare(
       reportLoss(w[LOSS], event, event.type, `nativeharness has no event for ${event.type}`);
       return '';
   }
-  return finish(w, event, type, piecesText(pieces, extension, hints), hints, own);
+  return finish(
+    w,
+    event,
+    event.type,
+    event.round,
+    event.provenance,
+    type,
+    piecesText(pieces, extension, hints),
+    hints,
+    own,
+  );
 }
 
 // A payload's pieces joined, with the extension or the extra keys and key order the hints kept.
@@ -799,10 +1090,13 @@ function piecesText(
   );
 }
 
-// The envelope and framing around a payload's text.
+// The envelope and framing around a payload's text (`eventType`, `round`, `p`: the event's).
 function finish(
   w: Writer,
   event: AgentEvent,
+  eventType: AgentEvent['type'],
+  round: number | undefined,
+  p: AgentEvent['provenance'],
   type: string,
   payload: string,
   hints: Readonly<NhHints>,
@@ -810,14 +1104,14 @@ function finish(
 ): string {
   const sessionLevel = type === 'session_created' || type === 'title';
   const turn = event.run ?? (sessionLevel || hints.turnNull === true ? undefined : w[TURN]);
-  const text = writeEnvelope(w, event, type, turn, payload, own);
-  if (event.type === 'run.end') w[TURN] = undefined;
-  if (event.type === 'round.end') {
+  const text = writeEnvelope(w, event, eventType, p, type, turn, payload, own);
+  if (eventType === 'run.end') w[TURN] = undefined;
+  if (eventType === 'round.end') {
     w[CALLS] = [];
-    if (event.round === undefined) w[HOP]++;
+    if (round === undefined) w[HOP]++;
   }
   // writeEnvelope took the envelope's seq as the last one.
-  return frame(w, w[LAST_SEQ]!, type, text, hints, true);
+  return frame(w, w[LAST_SEQ_TEXT], type, text, hints, true);
 }
 
 function endWrite(w: Writer): string {
@@ -849,7 +1143,7 @@ function reportUsageParts(w: Writer, event: AgentEvent, usage: Usage): void {
 
 // What `joinRecord` gives for these three pieces (no extra keys, no other order), as one text.
 function usageFigures(input: number, output: number, costUsd: number): string {
-  return `{"input_tokens":${formatInteger(input, 'usage.input', FORMAT)},"output_tokens":${formatInteger(output, 'usage.output', FORMAT)},"cost_usd":${num(costUsd, 'usage.costUsd')}}`;
+  return `{"input_tokens":${int(input, 'usage.input')},"output_tokens":${int(output, 'usage.output')},"cost_usd":${num(costUsd, 'usage.costUsd')}}`;
 }
 
 // `done`'s usage: the run.end's own figures, each one it lacks (all three, when it has no usage)
@@ -892,32 +1186,38 @@ function nextSeq(w: Writer, seq: number | undefined, type: string): number {
   return seq;
 }
 
-// The envelope's text; its seq is then `w[LAST_SEQ]` (no `{seq, text}` object per event).
+// The envelope's text; its seq is then `w[LAST_SEQ]`, its digits `w[LAST_SEQ_TEXT]` (no
+// `{seq, text}` object per event).
 function writeEnvelope(
   w: Writer,
   event: AgentEvent,
+  eventType: AgentEvent['type'],
+  p: AgentEvent['provenance'],
   type: string,
   turn: string | undefined,
   payload: string,
   own: boolean,
 ): string {
-  const seq = nextSeq(w, event.seq, event.type);
-  const ts = event.ts ?? (w[OPTIONS].clock ?? Date.now)();
-  const workspace = event.workspace ?? w[WORKSPACE] ?? w[OPTIONS].workspace ?? 'default';
-  w[WORKSPACE] = workspace;
-  const session = event.session ?? w[SESSION] ?? w[OPTIONS].session ?? (w[OPTIONS].idSource ?? defaultId)();
-  w[SESSION] = session;
-  const p = event.provenance;
   if (!own || (p?.extra === undefined && p?.order === undefined)) {
-    // The usual envelope, in the pinned key order, built as one string (what joinRecord would
-    // give for these pieces without extra keys or another order).
-    const t = event.type;
-    const tsText = timeText(w, ts, t);
-    return nhEnvelopeText(seq, tsText, quoteKey(type), envelopeIds(w, workspace, session, turn, t), payload);
+    return plainEnvelope(
+      w,
+      eventType,
+      quoteKey(type),
+      turn,
+      event.seq,
+      event.ts,
+      event.workspace,
+      event.session,
+      payload,
+    );
   }
+  const seqText = nextSeqText(w, event.seq, eventType);
+  const ts = envelopeTs(w, event.ts);
+  const workspace = envelopeWorkspace(w, event.workspace);
+  const session = envelopeSession(w, event.session);
   return joinRecord(
     [
-      ['seq', String(seq)],
+      ['seq', seqText],
       ['ts', num(ts, `${event.type}.ts`)],
       ['type', jsonString(type)],
       ['workspace_id', str(workspace, `${event.type}.workspace`)],
@@ -931,10 +1231,68 @@ function writeEnvelope(
   );
 }
 
+/**
+ * The usual envelope, in the pinned key order, built as one string (what joinRecord would give
+ * for these pieces without extra keys or another order): `quoted` is the type as JSON, `seq` …
+ * `session` the event's fields (read by the caller: see `writeEvent`).
+ */
+function plainEnvelope(
+  w: Writer,
+  eventType: AgentEvent['type'],
+  quoted: string,
+  turn: string | undefined,
+  seq: number | undefined,
+  ts: number | undefined,
+  workspace: string | undefined,
+  session: string | undefined,
+  payload: string,
+): string {
+  const seqText = nextSeqText(w, seq, eventType);
+  const time = envelopeTs(w, ts);
+  const ws = envelopeWorkspace(w, workspace);
+  const se = envelopeSession(w, session);
+  return nhEnvelopeText(
+    seqText,
+    timeText(w, time, eventType),
+    quoted,
+    envelopeIds(w, ws, se, turn, eventType),
+    payload,
+  );
+}
+
+// The envelope's seq (`nextSeq`) as digits, kept as the last seq's.
+function nextSeqText(w: Writer, seq: number | undefined, eventType: string): string {
+  const text = seqDigits(nextSeq(w, seq, eventType));
+  w[LAST_SEQ_TEXT] = text;
+  return text;
+}
+
+function envelopeTs(w: Writer, ts: number | undefined): number {
+  return ts ?? (w[OPTIONS].clock ?? Date.now)();
+}
+
+// The event's workspace, else the last one, else the option's: the stream's from then on.
+function envelopeWorkspace(w: Writer, workspace: string | undefined): string {
+  const ws = workspace ?? w[WORKSPACE] ?? w[OPTIONS].workspace ?? 'default';
+  w[WORKSPACE] = ws;
+  return ws;
+}
+
+// The event's session, else the last one, else the option's or a new id (as the workspace).
+function envelopeSession(w: Writer, session: string | undefined): string {
+  const se = session ?? w[SESSION] ?? w[OPTIONS].session ?? (w[OPTIONS].idSource ?? defaultId)();
+  w[SESSION] = se;
+  return se;
+}
+
 // Events of one burst share their ms (a clock's, mostly): print it once.
 function timeText(w: Writer, ts: number, eventType: string): string {
   if (ts === w[LAST_TS]) return w[LAST_TS_TEXT];
-  const text = typeof ts === 'number' && Number.isFinite(ts) ? String(ts) : num(ts, `${eventType}.ts`);
+  const text = Number.isSafeInteger(ts)
+    ? integerDigits(ts)
+    : typeof ts === 'number' && Number.isFinite(ts)
+      ? String(ts)
+      : num(ts, `${eventType}.ts`);
   w[LAST_TS] = ts;
   w[LAST_TS_TEXT] = text;
   return text;
@@ -951,8 +1309,9 @@ function extensionEvent(w: Writer, event: AgentEvent, hints: Readonly<Record<str
   const kept = hints.extensionEvent;
   const payload = `{"event":${json(kept !== undefined && sameJson(kept, inner) ? kept : inner, `${event.type}`)}}`;
   const turn = event.run ?? (hints.turnNull === true ? undefined : w[TURN]);
-  const text = writeEnvelope(w, event, NH_EXTENSION_TYPE, turn, payload, event.provenance?.format === FORMAT);
-  return frame(w, w[LAST_SEQ]!, NH_EXTENSION_TYPE, text, hints, true);
+  const p = event.provenance;
+  const text = writeEnvelope(w, event, event.type, p, NH_EXTENSION_TYPE, turn, payload, p?.format === FORMAT);
+  return frame(w, w[LAST_SEQ_TEXT], NH_EXTENSION_TYPE, text, hints, true);
 }
 
 function unknownRecord(w: Writer, event: AgentEvent & { type: 'unknown' }): string {
@@ -968,13 +1327,14 @@ function unknownRecord(w: Writer, event: AgentEvent & { type: 'unknown' }): stri
   }
   const seq = nextSeq(w, typeof r.seq === 'number' ? r.seq : undefined, 'unknown.record');
   const text = json(r.seq === seq ? r : { ...r, seq }, 'unknown.record');
-  return frame(w, seq, r.type, text, (event.provenance.hints as NhHints | undefined) ?? NO_HINTS);
+  return frame(w, seqDigits(seq), r.type, text, (event.provenance.hints as NhHints | undefined) ?? NO_HINTS);
 }
 
-// `ownType`: `type` is one of this format's event types (not a name read from a record).
+// `ownType`: `type` is one of this format's event types (not a name read from a record); `seq`
+// the envelope's seq as digits.
 function frame(
   w: Writer,
-  seq: number,
+  seq: string,
   type: string,
   text: string,
   hints: Readonly<NhHints>,
@@ -997,8 +1357,7 @@ function frame(
       ) {
         return `id: ${seq}\nevent: ${type}\ndata: ${text}\n\n`;
       }
-      const id =
-        hints.sseId === null ? undefined : typeof hints.sseId === 'string' ? hints.sseId : String(seq);
+      const id = hints.sseId === null ? undefined : typeof hints.sseId === 'string' ? hints.sseId : seq;
       const ev =
         hints.sseEvent === null ? undefined : typeof hints.sseEvent === 'string' ? hints.sseEvent : type;
       const retry =

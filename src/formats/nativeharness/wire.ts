@@ -167,7 +167,7 @@ export function nhOutputPayload(call: string, stream: string, text: string): str
  * An envelope in the pinned key order: `ids` is the `,"workspace_id":…,"session_id":…,
  * "turn_id":…,"payload":` piece, `type` a JSON string, the rest JSON values.
  */
-export function nhEnvelopeText(seq: number, ts: string, type: string, ids: string, payload: string): string {
+export function nhEnvelopeText(seq: string, ts: string, type: string, ids: string, payload: string): string {
   return `{"seq":${seq},"ts":${ts},"type":${type}${ids}${payload}}`;
 }
 
