@@ -506,27 +506,54 @@ const ESCAPE_OTHER = /[\u0000-\u0009\u000b-\u001f\ud800-\udfff]/;
 
 /**
  * `JSON.stringify` of a string, for long text (a message, a tool's output): where it has no
- * character to escape but quotes, backslashes and line feeds (most prose and program output),
- * those are escaped between native searches (`escapeQuotesLines`) and the text put between
- * quotes, which costs less than `JSON.stringify`'s escape of every character (docs/performance.md,
- * "Round twenty-six" and "Round twenty-seven"); anything else, and short text, is
- * `JSON.stringify`'s. test/json-text.test.ts holds the two equal.
+ * character to escape but quotes, backslashes and line feeds, and few of those (prose, most
+ * program output), they are escaped between native searches (`escapeQuotesLines`) and the text
+ * put between quotes, which costs less than `JSON.stringify`'s escape of every character
+ * (docs/performance.md, "Round twenty-six" and "Round twenty-seven"). Text with many (JSON a tool
+ * printed: a quote every few characters), anything else, and short text is `JSON.stringify`'s:
+ * there the searches cost several times what they save. test/json-text.test.ts holds the two
+ * equal.
  */
 export function jsonText(text: string): string {
-  if (text.length < 64 || ESCAPE_OTHER.test(text)) return JSON.stringify(text);
-  return `"${escapeQuotesLines(text)}"`;
+  if (text.length < 64) return JSON.stringify(text);
+  // JSON starts with its quotes: only a text with one near its start has its head counted.
+  const quote = text.indexOf('"');
+  if ((quote !== -1 && quote < 16 && denseHead(text)) || ESCAPE_OTHER.test(text)) return JSON.stringify(text);
+  return escapeQuotesLines(text, quote) ?? JSON.stringify(text);
 }
 
-// `text` with each quote, backslash and line feed escaped, in one walk: the next of each kind is
-// found by a native search (`indexOf`), and the runs between them and the escapes are joined as
-// one rope. A `replaceAll` per kind made a rope each, and each after the first flattened the one
-// before into a copy of the whole text first.
-function escapeQuotesLines(text: string): string {
-  let quote = text.indexOf('"');
+// Most quotes a text's head may have per character for `escapeQuotesLines` to be worth its
+// searches: one in 32 (JSON output has one in 4 to 8).
+const SPARSE = 32;
+// The density at which a walk gives up (past its first 16 escapes): one in 20, where the searches
+// cost more than `JSON.stringify`'s escape. Prose is far below it (one in 50 to 100), so a run of
+// escapes early in a text seldom gives up a walk that would have won.
+const DENSE = 20;
+
+// Whether the text's first 256 characters have more quotes than `SPARSE` allows (JSON's density
+// is its quotes): a few bounded searches, so that such text costs one look at its head, not a
+// walk. Text that is dense in other escapes, or dense later, is left by the walk itself.
+function denseHead(text: string): boolean {
+  const head = text.length > 256 ? text.slice(0, 256) : text;
+  const most = head.length / SPARSE;
+  let n = 0;
+  for (let at = head.indexOf('"'); at !== -1; at = head.indexOf('"', at + 1)) if (++n > most) return true;
+  return false;
+}
+
+// `text` between quotes with each quote, backslash and line feed escaped, in one walk: the next
+// of each kind is found by a native search (`indexOf`), and the runs between them and the escapes
+// are joined as one rope. A `replaceAll` per kind made a rope each, and each after the first
+// flattened the one before into a copy of the whole text first. `first`: where its first quote
+// is (-1: none). `undefined` when the escapes turn dense (`DENSE`): the caller then takes
+// `JSON.stringify`'s.
+function escapeQuotesLines(text: string, first: number): string | undefined {
+  let quote = first;
   let line = text.indexOf('\n');
   let slash = text.indexOf('\\');
   let out = '';
   let from = 0;
+  let n = 0;
   for (;;) {
     // The first of the three still ahead (-1: none left of that kind).
     let at = quote;
@@ -540,13 +567,14 @@ function escapeQuotesLines(text: string): string {
       sequence = '\\\\';
     }
     if (at === -1) break;
+    if (++n > 16 && n * DENSE > at) return undefined;
     out += text.slice(from, at) + sequence;
     from = at + 1;
     if (at === quote) quote = text.indexOf('"', from);
     else if (at === line) line = text.indexOf('\n', from);
     else slash = text.indexOf('\\', from);
   }
-  return from === 0 ? text : out + text.slice(from);
+  return `"${from === 0 ? text : out + text.slice(from)}"`;
 }
 
 // A run of string characters that need no reading (no quote, backslash or control character).

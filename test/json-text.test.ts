@@ -43,4 +43,24 @@ describe('jsonText', () => {
       { numRuns: RUNS * 10 },
     );
   });
+
+  // Dense text goes to `JSON.stringify` (round twenty-seven): from its head (JSON a tool printed),
+  // or partway through a walk that started sparse; sparse text stays on the searches. Each must
+  // give `JSON.stringify`'s text.
+  test('is JSON.stringify of dense text, of text that turns dense after its head, and of sparse text', () => {
+    const json = JSON.stringify({ a: 'b', list: [1, 'two', { c: '"d"\\' }] }, null, 2);
+    const cases = [
+      json.repeat(20),
+      `${PAD.repeat(30)}${json.repeat(20)}`,
+      `${PAD.repeat(30)}${'"'.repeat(40)}${PAD}`,
+      `${PAD.repeat(30)}said "hi"\n`.repeat(10),
+      '"'.repeat(600),
+      '\\'.repeat(600),
+      '\n'.repeat(600),
+      `${'x'.repeat(511)}${'"'.repeat(100)}`,
+      `log: ${json.repeat(20)}`,
+      `${'x'.repeat(15)}${json.repeat(20)}`,
+    ];
+    for (const text of cases) expect(jsonText(text)).toBe(JSON.stringify(text));
+  });
 });
