@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { convert } from '../src/convert';
-import type { Diagnostic, Format } from '../src/diagnostics';
+import { type Diagnostic, FORMATS, type Format } from '../src/diagnostics';
 import { codecFor } from '../src/formats/index';
 import { CAPTURES } from './agent-suite';
 
@@ -13,20 +13,7 @@ import { CAPTURES } from './agent-suite';
 // line. (A capture converted to its own format is its own round trip, held by the agent suites;
 // the Gemini CLI snapshots keep their placeholder lines, which are not JSON, as written.)
 
-const TARGETS: Format[] = [
-  'hep',
-  'highbar',
-  'nativeharness',
-  'claude',
-  'codex',
-  'gemini',
-  'opencode',
-  'cursor',
-  'amp',
-  'copilot',
-  'ag-ui',
-  'ai-sdk',
-];
+const TARGETS: readonly Format[] = FORMATS;
 
 const AGENT_FORMAT: Record<string, Format> = {
   'claude-code': 'claude',
