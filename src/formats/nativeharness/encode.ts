@@ -84,27 +84,14 @@ function str(value: unknown, field: string): string {
 }
 
 /**
- * `str` for long text (a message, a tool's output). `jsonText` (three replacements) costs less
- * than `JSON.stringify`'s escape of every character while the text has few characters to escape,
- * and more past about one in 32 (each one a slice and a join): after a text with that many, the
- * next {@link DENSE_SPAN} long texts of the stream are `JSON.stringify`'s (a tool printing JSON
- * prints more of it).
+ * `str` for long text (a message, a tool's output): `jsonText`, which escapes sparse text by
+ * native searches and gives dense text (JSON a tool printed) to `JSON.stringify` itself.
  */
-function long(w: Writer, value: unknown, field: string): string {
+function long(value: unknown, field: string): string {
   if (typeof value !== 'string')
     fail(`${field}: expected a string, got ${value === null ? 'null' : typeof value}`);
-  if (w[DENSE] > 0) {
-    w[DENSE]--;
-    return JSON.stringify(value);
-  }
-  const text = jsonText(value);
-  // Each escape made the text one character longer (or five: a `\u` escape).
-  if (text.length - value.length - 2 > value.length >> 5) w[DENSE] = DENSE_SPAN;
-  return text;
+  return jsonText(value);
 }
-
-/** How many long texts after a dense one are written by `JSON.stringify` ({@link long}). */
-const DENSE_SPAN = 16;
 
 /**
  * The envelope's id fields as one piece of text, `,"workspace_id":…,"session_id":…,"turn_id":…,
@@ -279,8 +266,6 @@ type Writer = [
   // The hop number the hop text was spelled for, and the text ({@link hopText}).
   hopTextOf: number | undefined,
   hopText: string,
-  // How many more long texts `JSON.stringify` escapes ({@link long}).
-  dense: number,
 ];
 
 const OPTIONS = 0;
@@ -308,7 +293,6 @@ const STALE = 21;
 const LAST_SEQ_TEXT = 22;
 const HOP_TEXT_OF = 23;
 const HOP_TEXT = 24;
-const DENSE = 25;
 /** Most calls remembered as ended with their turn; past it the oldest are forgotten. */
 const MAX_STALE = 4096;
 
@@ -339,7 +323,6 @@ function newWriter(options: NhEncodeOptions, sink: DiagnosticSink): Writer {
     '',
     undefined,
     '',
-    0,
   ];
 }
 
@@ -459,7 +442,7 @@ function writeOutput(w: Writer, e: AgentEventOf<'tool.output'>): string {
   const payload = nhOutputPayload(
     str(e.call, 'tool.output.call'),
     str(e.stream ?? 'stdout', 'tool.output.stream'),
-    long(w, e.text, 'tool.output.text'),
+    long(e.text, 'tool.output.text'),
   );
   const text = plainEnvelope(
     w,
@@ -539,8 +522,7 @@ function writeHop(w: Writer, e: AgentEventOf<'round.end'>): string {
     e.session,
     payload,
   );
-  w[CALLS] = [];
-  if (round === undefined) w[HOP]++;
+  endHop(w, round);
   return frame(w, w[LAST_SEQ_TEXT], 'hop', text, NO_HINTS, true);
 }
 
@@ -856,7 +838,7 @@ function resultPayload(
       'tool_result carries one output text; the JSON result was not written',
     );
   }
-  if (output !== undefined) text += `,"output":${long(w, output, 'tool.end.text')}`;
+  if (output !== undefined) text += `,"output":${long(output, 'tool.end.text')}`;
   if (e.error !== undefined && e.error !== null) {
     const error = typeof e.error === 'string' ? e.error : json(e.error, 'tool.end.error');
     text += `,"error":${str(error, 'tool.end.error')}`;
@@ -866,7 +848,7 @@ function resultPayload(
 
 // The `hop` payload from its template (as `startedPayload`); `raw`: the usage as read.
 function hopPayload(w: Writer, e: AgentEventOf<'round.end'>, calls: string[], raw: unknown): string {
-  return `{"hop":${hopText(w)},"text":${long(w, e.message, 'round.end.message')},"tool_calls":${strings(calls, 'round.end.toolCalls')},"stop_reason":${str(e.stopReason ?? 'stop', 'round.end.stopReason')},"usage":${usageText(w, e, e.usage, raw)}}`;
+  return `{"hop":${hopText(w)},"text":${long(e.message, 'round.end.message')},"tool_calls":${strings(calls, 'round.end.toolCalls')},"stop_reason":${str(e.stopReason ?? 'stop', 'round.end.stopReason')},"usage":${usageText(w, e, e.usage, raw)}}`;
 }
 
 // The event types other than the frequent ones of `writeOne` (which passes what it read).
@@ -1106,12 +1088,16 @@ function finish(
   const turn = event.run ?? (sessionLevel || hints.turnNull === true ? undefined : w[TURN]);
   const text = writeEnvelope(w, event, eventType, p, type, turn, payload, own);
   if (eventType === 'run.end') w[TURN] = undefined;
-  if (eventType === 'round.end') {
-    w[CALLS] = [];
-    if (round === undefined) w[HOP]++;
-  }
+  if (eventType === 'round.end') endHop(w, round);
   // writeEnvelope took the envelope's seq as the last one.
   return frame(w, w[LAST_SEQ_TEXT], type, text, hints, true);
+}
+
+// A hop written: its calls forgotten, and the next hop's number counted on unless the event named
+// its round.
+function endHop(w: Writer, round: number | undefined): void {
+  w[CALLS] = [];
+  if (round === undefined) w[HOP]++;
 }
 
 function endWrite(w: Writer): string {
@@ -1288,11 +1274,7 @@ function envelopeSession(w: Writer, session: string | undefined): string {
 // Events of one burst share their ms (a clock's, mostly): print it once.
 function timeText(w: Writer, ts: number, eventType: string): string {
   if (ts === w[LAST_TS]) return w[LAST_TS_TEXT];
-  const text = Number.isSafeInteger(ts)
-    ? integerDigits(ts)
-    : typeof ts === 'number' && Number.isFinite(ts)
-      ? String(ts)
-      : num(ts, `${eventType}.ts`);
+  const text = Number.isSafeInteger(ts) ? integerDigits(ts) : num(ts, `${eventType}.ts`);
   w[LAST_TS] = ts;
   w[LAST_TS_TEXT] = text;
   return text;
