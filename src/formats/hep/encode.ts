@@ -8,6 +8,7 @@ import {
   isJsonObject,
   type JsonObject,
   jsonString,
+  jsonText,
   rawIfSame,
 } from '../../json';
 import { checkLoss, type LossState, newLoss, reportForeignRecord, reportLoss } from '../../loss';
@@ -118,6 +119,14 @@ function str(value: unknown, field: string): string {
   }
   return jsonString(value);
 }
+
+// A field that holds long text (a message delta, a tool's output or result): `jsonText`, which
+// escapes sparse text between native searches, past the length where that pays; `str` below it.
+function longText(value: unknown, field: string): string {
+  return typeof value === 'string' && value.length >= TEXT_MIN ? jsonText(value) : str(value, field);
+}
+
+const TEXT_MIN = 64;
 
 const encodeValue = (value: unknown): string => JSON.stringify(value);
 
@@ -421,7 +430,7 @@ function toolOutput(w: Writer, event: AgentEventOf<'tool.output'>): string {
   const head = ensureHeader(w, event);
   const turn = String(turnId(w, event));
   const id = str(event.call, 'tool.output.call');
-  const update = str(event.text, 'tool.output.text');
+  const update = longText(event.text, 'tool.output.text');
   if (plain(event)) return head + hepToolDeltaLine(turn, id, update);
   return (
     head +
@@ -454,7 +463,7 @@ function textDelta(w: Writer, event: AgentEventOf<'text.delta'>): string {
   checkLoss(w[LOSS], event, CARRIED['text.delta']);
   const head = ensureHeader(w, event) + impliedMessageStart(w, event);
   const turn = String(turnId(w, event));
-  const delta = str(event.text, 'text.delta.text');
+  const delta = longText(event.text, 'text.delta.text');
   if (plain(event)) return head + hepMessageDeltaLine(turn, delta);
   return (
     head +
@@ -819,7 +828,7 @@ function toolResult(w: Writer, event: AgentEventOf<'tool.end'>): string {
   const id = str(event.call, 'tool.end.call');
   const name = str(event.name ?? '', 'tool.end.name');
   const ok = event.ok ? 'true' : 'false';
-  const body = str(boundText(text, HEP_TOOL_RESULT_TEXT_CAP), 'tool.end.text');
+  const body = longText(boundText(text, HEP_TOOL_RESULT_TEXT_CAP), 'tool.end.text');
   const rest = restOf(event);
   // No fields of its own: the record joinRecord builds from these pieces, as one template.
   if (HEP_TEMPLATES.enabled && rest === undefined)
