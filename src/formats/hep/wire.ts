@@ -73,10 +73,12 @@ export const HEP_TOOL_RESULT_TEXT_CAP = 2000;
  * (the events carry no round number, e.g. from highbar). `turn_done` carries a round's results,
  * so they wait for its end; past this the writer ends the round (`turn_done`, `toolUse`) and the
  * next event opens another, so a run of endless tool calls holds bounded memory. The bound keeps
- * that `turn_done` under the 1 MiB line bound readers apply (3 UTF-8 bytes per code unit at
- * most). A round the source numbers is held whole.
+ * that `turn_done` far under the 1 MiB line bound readers apply (3 UTF-8 bytes per code unit at
+ * most), and a made-up round short: what a round holds lives until its end, so a long one makes
+ * every held result outlive V8's young generation (docs/performance.md, "Round twenty-eight").
+ * A round the source numbers is held whole.
  */
-export const HEP_MAX_HELD_RESULT_CHARS = 256 * 1024;
+export const HEP_MAX_HELD_RESULT_CHARS = 32 * 1024;
 /** `tool_start.args_summary` cap in `full` mode, in UTF-16 code units. */
 export const HEP_FULL_ARGS_CAP = 4000;
 /** `tool_start.args_summary` cap in `summary` mode (then `...`). */
