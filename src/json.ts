@@ -222,7 +222,7 @@ export const NOT_PARSED: unique symbol = Symbol('not parsed');
  * Parses one record's JSON text for a decoder, reporting what refuses it to `sink`: invalid
  * JSON, or (for text longer than {@link DEPTH_PRECHECK_CHARS}) nesting deeper than `maxDepth`,
  * measured before `JSON.parse` sees it. Shorter text is parsed at once; the decoder then calls
- * {@link refuseDeepValue} where the record's shape leaves room for depth. Returns the value or
+ * {@link valueTooDeep} where the record's shape leaves room for depth. Returns the value or
  * {@link NOT_PARSED}; never throws. The common case costs one `JSON.parse` and no allocation.
  * `maxDepth` is a resolved bound ({@link resolveMaxDepth}), as every decoder keeps it.
  */
@@ -248,7 +248,7 @@ export function parseRecordText(
 }
 
 /**
- * {@link parseRecordText}, then the {@link refuseDeepValue} bound: for records of a few objects,
+ * {@link parseRecordText}, then the {@link valueTooDeep} bound: for records of a few objects,
  * where walking the parsed value costs less than sweeping the text. The value, or
  * {@link NOT_PARSED} after reporting why not; never throws (but through a strict sink).
  */
@@ -261,7 +261,10 @@ export function parseMeasuredRecord(
   sink: DiagnosticSink,
 ): unknown {
   const value = parseRecordText(text, line, offset, maxDepth, format, sink);
-  if (value === NOT_PARSED || refuseDeepValue(text, value, line, offset, maxDepth, format, sink))
+  if (
+    value === NOT_PARSED ||
+    (valueTooDeep(text, value, maxDepth) && refuseTooDeep(sink, line, offset, maxDepth, format))
+  )
     return NOT_PARSED;
   return value;
 }
@@ -288,26 +291,28 @@ export function parseObjectRecord(
 }
 
 /**
- * For a value {@link parseRecordText} returned: reports `nesting_too_deep` and returns true when
- * its text was not measured before parsing (not longer than {@link DEPTH_PRECHECK_CHARS}) and the
- * value nests deeper than `maxDepth`.
+ * For a value {@link parseRecordText} returned: whether its text was not measured before parsing
+ * (not longer than {@link DEPTH_PRECHECK_CHARS}) and the value nests deeper than `maxDepth`. A
+ * decoder then refuses the record with {@link refuseTooDeep}.
  */
-export function refuseDeepValue(
-  text: string,
-  value: unknown,
+export function valueTooDeep(text: string, value: unknown, maxDepth: number): boolean {
+  return text.length <= DEPTH_PRECHECK_CHARS && valueExceedsDepth(value, maxDepth);
+}
+
+/** Reports `nesting_too_deep` for the record at `line` and `offset` to `sink`; true (refused). */
+export function refuseTooDeep(
+  sink: DiagnosticSink,
   line: number,
   offset: number,
   maxDepth: number,
   format: Format,
-  sink: DiagnosticSink,
-): boolean {
-  if (text.length > DEPTH_PRECHECK_CHARS || !valueExceedsDepth(value, maxDepth)) return false;
+): true {
   sink.report(nestingTooDeep(line, offset, maxDepth, format));
   return true;
 }
 
 /**
- * For a value {@link parseRecordText} returned: the same bound as {@link refuseDeepValue}, measured
+ * For a value {@link parseRecordText} returned: the same bound as {@link valueTooDeep}, measured
  * on the text (two native bracket counts; a string-aware scan only for a line with more brackets
  * than `maxDepth`). Cheaper than walking the value for records of many small objects.
  */

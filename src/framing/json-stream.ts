@@ -24,6 +24,8 @@ import {
   perStream,
   pushSse,
   type SseState,
+  sseBlockLine,
+  sseBlockOffset,
   sseReaderOptions,
 } from './sse';
 
@@ -160,16 +162,8 @@ export function jsonStreamChunkDecoder(
  */
 
 // Each SSE event's data is one record.
-function eventRecord(
-  to: LineDecoderState,
-  _id: string | undefined,
-  _event: string | undefined,
-  data: string,
-  _lastEventId: string,
-  line: number,
-  offset: number,
-): void {
-  to[LD_RECORDS].line(data, line, offset, to[LD_OUT]);
+function eventRecord(to: LineDecoderState, s: SseState, _event: string | undefined, data: string): void {
+  to[LD_RECORDS].line(data, sseBlockLine(s), sseBlockOffset(s), to[LD_OUT]);
 }
 
 /** One record's JSON text in a framing: `data: {json}\n\n` (SSE) or `{json}\n` (JSON Lines). */

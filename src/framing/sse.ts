@@ -71,18 +71,12 @@ export function sseReaderOptions(
 }
 
 /**
- * What a reader calls with each event, its receiver first: the fields of an {@link SseMessage}
- * (a reader of JSON records needs no message object).
+ * What a reader calls with each event, its receiver first, then the reader's state (the event's
+ * `id`, sticky last id, line and offset are in its slots: {@link sseBlockId}, {@link sseLastId},
+ * {@link sseBlockLine}, {@link sseBlockOffset}) and the event's type and data (a reader of JSON
+ * records needs no message object).
  */
-export type SseEventFn<T> = (
-  target: T,
-  id: string | undefined,
-  event: string | undefined,
-  data: string,
-  lastEventId: string,
-  line: number,
-  offset: number,
-) => void;
+export type SseEventFn<T> = (target: T, s: SseState, event: string | undefined, data: string) => void;
 
 /**
  * The reader's state between chunks: one array of named slots ({@link newSseState}), the line
@@ -137,6 +131,28 @@ const DATA = 15;
 const DATA_LINES = 16;
 const EVENT_TYPE = 17;
 
+// What an `onEvent` reads of the event it is called with, beside its type and data.
+
+/** The `id` set inside the dispatched event's block, if any. */
+export function sseBlockId(s: SseState): string | undefined {
+  return s[BLOCK_ID];
+}
+
+/** The sticky last event id after the dispatched event. */
+export function sseLastId(s: SseState): string {
+  return s[LAST];
+}
+
+/** 1-based line number of the dispatched event's first line. */
+export function sseBlockLine(s: SseState): number {
+  return s[BLOCK_LINE];
+}
+
+/** Byte offset of the dispatched event's first line. */
+export function sseBlockOffset(s: SseState): number {
+  return s[BLOCK_OFFSET];
+}
+
 /**
  * A reader's state that sends each event to `onEvent(eventTarget, …)` and the rest to `handler`,
  * driven by {@link pushSse} and {@link endSse}. {@link SseReader} is this with a handler's
@@ -190,16 +206,15 @@ export function newSseState<T>(
 }
 
 // A handler's `message` as the reader calls it (one function for every handler).
-function handlerMessage(
-  handler: SseHandler,
-  id: string | undefined,
-  event: string | undefined,
-  data: string,
-  lastEventId: string,
-  line: number,
-  offset: number,
-): void {
-  handler.message({ id, event, data, lastEventId, line, offset });
+function handlerMessage(handler: SseHandler, s: SseState, event: string | undefined, data: string): void {
+  handler.message({
+    id: s[BLOCK_ID],
+    event,
+    data,
+    lastEventId: s[LAST],
+    line: s[BLOCK_LINE],
+    offset: s[BLOCK_OFFSET],
+  });
 }
 
 /**
@@ -290,7 +305,7 @@ function lineDiagnostic(s: SseState, d: Diagnostic): void {
 }
 
 function dispatch(s: SseState, event: string | undefined, data: string): void {
-  s[ON_EVENT](s[EVENT_TARGET] as never, s[BLOCK_ID], event, data, s[LAST], s[BLOCK_LINE], s[BLOCK_OFFSET]);
+  s[ON_EVENT](s[EVENT_TARGET] as never, s, event, data);
 }
 
 function resetFields(s: SseState): void {

@@ -8,10 +8,11 @@ import {
   type JsonObject,
   NOT_PARSED,
   parseRecordText,
-  refuseDeepValue,
+  refuseTooDeep,
   resolveMaxDepth,
   setOwn,
   unsafeNumberMessage,
+  valueTooDeep,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance, RunStatus, Usage } from '../../model';
 import { hasExactKeys, incompleteRunEnd, type RecordRest, splitRecord } from '../../record';
@@ -366,7 +367,10 @@ function endStream(d: Decoder, out: AgentEvent[]): void {
 }
 
 function refuseDeep(d: Decoder, ctx: Line, value: unknown): boolean {
-  return refuseDeepValue(ctx.text, value, ctx.line, ctx.offset, d[MAX_DEPTH], FORMAT, d[SINK]);
+  return (
+    valueTooDeep(ctx.text, value, d[MAX_DEPTH]) &&
+    refuseTooDeep(d[SINK], ctx.line, ctx.offset, d[MAX_DEPTH], FORMAT)
+  );
 }
 
 function checkNumbers(d: Decoder, ctx: Line): void {

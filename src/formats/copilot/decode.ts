@@ -364,7 +364,7 @@ function parsedLine(dec: Decoder, text: string, line: number, offset: number, ou
         ? 'a record without a string "type"; kept as unknown'
         : `invalid envelope: ${problem}; kept as unknown`,
     );
-    unknown(dec, record, typeof type === 'string' ? type : undefined, text, line, offset, out);
+    out.push(unknownRecord(dec, record, typeof type === 'string' ? type : undefined, text, line, offset));
     return;
   }
   const data = record.data as JsonObject;
@@ -384,13 +384,13 @@ function parsedLine(dec: Decoder, text: string, line: number, offset: number, ou
   };
   if (ctx.ts !== undefined) dec[LAST_TS] = ctx.ts;
   if (!isCopilotRecordType(type)) {
-    unknown(dec, record, type, text, line, offset, out, ctx);
+    unknown(dec, ctx);
     return;
   }
   const bad = dataProblem(type, data);
   if (bad !== undefined) {
     dec[REPORT]('invalid_record', 'error', line, offset, `invalid ${type} event: ${bad}; kept as unknown`);
-    unknown(dec, record, type, text, line, offset, out, ctx);
+    unknown(dec, ctx);
     return;
   }
   map(dec, ctx);
@@ -563,16 +563,23 @@ function laneOf(dec: Decoder, ctx: Line): string | undefined {
   return parent === undefined ? undefined : dec[CHILD_BY_CALL].get(parent);
 }
 
-function unknown(
+// A record kept as an unknown event, stamped with its line's time and lane (`unknownRecord`).
+function unknown(dec: Decoder, ctx: Line): void {
+  const e = unknownRecord(dec, ctx.record, ctx.type, ctx.text, ctx.line, ctx.offset);
+  if (ctx.ts !== undefined) e.ts = ctx.ts;
+  if (ctx.agent !== undefined) e.lane = ctx.agent;
+  ctx.out.push(e);
+}
+
+// A record as an unknown event (its numbers checked), with the stream's session.
+function unknownRecord(
   dec: Decoder,
   record: JsonObject,
   type: string | undefined,
   text: string,
   line: number,
   offset: number,
-  out: AgentEvent[],
-  ctx?: Line,
-): void {
+): AgentEventOf<'unknown'> {
   checkNumbers(dec, record, text, line, offset);
   const e: AgentEventOf<'unknown'> = {
     type: 'unknown',
@@ -581,9 +588,7 @@ function unknown(
   };
   if (type !== undefined) e.recordType = type;
   if (dec[SESSION] !== undefined) e.session = dec[SESSION];
-  if (ctx?.ts !== undefined) e.ts = ctx.ts;
-  if (ctx?.agent !== undefined) e.lane = ctx.agent;
-  out.push(e);
+  return e;
 }
 
 function openRun(dec: Decoder, ctx: Line, input: string | undefined, synthetic: boolean): void {
@@ -747,7 +752,7 @@ function map(dec: Decoder, ctx: Line): void {
       const id = d.reasoningId as string;
       if (dec[STREAMED_REASONING].delete(id)) {
         // Its text already came as deltas: a second copy would be counted twice.
-        unknown(dec, ctx.record, ctx.type, ctx.text, ctx.line, ctx.offset, ctx.out, ctx);
+        unknown(dec, ctx);
         return;
       }
       dec[REASONING_SINCE_MESSAGE] = true;
@@ -954,7 +959,7 @@ function mapOnce(dec: Decoder, ctx: Line, main: boolean): void {
           ctx.offset,
           `invalid ${ctx.type} event: data.result.kind is not a string; kept as unknown`,
         );
-        unknown(dec, ctx.record, ctx.type, ctx.text, ctx.line, ctx.offset, ctx.out, ctx);
+        unknown(dec, ctx);
         return;
       }
       const e: Emit = { type: 'approval.resolve', approval: d.requestId, decision: copilotDecision(kind) };

@@ -9,10 +9,11 @@ import {
   NOT_PARSED,
   parseRecordText,
   readStringToken,
-  refuseDeepValue,
+  refuseTooDeep,
   resolveMaxDepth,
   unsafeNumberMessage,
   valueExceedsDepth,
+  valueTooDeep,
 } from '../../json';
 import { copyJsonBySpread } from '../../kept';
 import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
@@ -168,7 +169,7 @@ function readLine(d: Decoder, text: string, line: number, offset: number, out: A
   else {
     // A session's or run's own line: the shortcut would turn it down (it has no time).
     const hints = keptLine(text, canonical);
-    general(d, canonical, text, hintedProvenance(line, offset, hints), line, offset, out);
+    general(d, canonical, hintedProvenance(line, offset, hints), line, offset, out);
   }
 }
 
@@ -190,7 +191,7 @@ function canonicalLine(
   const provenance = hintedProvenance(line, offset, hints);
   if (d[RUN_OPEN] && cursorDecodeShortcut.enabled && shortcut(d, record, provenance, line, offset, out))
     return;
-  general(d, record, text, provenance, line, offset, out);
+  general(d, record, provenance, line, offset, out);
 }
 
 // The line's hints and provenance: copies of these templates (`{ ...template }`, then its fields
@@ -237,7 +238,8 @@ function hintedProvenance(line: number, offset: number, hints: CursorHints): Pro
 function parsedLine(d: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
   const value = parseRecordText(text, line, offset, d[MAX_DEPTH], FORMAT, d[SINK]);
   if (value === NOT_PARSED) return;
-  if (refuseDeepValue(text, value, line, offset, d[MAX_DEPTH], FORMAT, d[SINK])) return;
+  if (valueTooDeep(text, value, d[MAX_DEPTH]) && refuseTooDeep(d[SINK], line, offset, d[MAX_DEPTH], FORMAT))
+    return;
   const hints = keptLine(text, value);
   const provenance = hintedProvenance(line, offset, hints);
   if (!isJsonObject(value)) {
@@ -253,14 +255,14 @@ function parsedLine(d: Decoder, text: string, line: number, offset: number, out:
     shortcut(d, value, provenance, line, offset, out)
   )
     return;
-  general(d, value, text, provenance, line, offset, out);
+  general(d, value, provenance, line, offset, out);
 }
 
-// The general path of a record (the shortcut's, when it took none).
+// The general path of a record (the shortcut's, when it took none). `provenance`: the line's
+// (`hintedProvenance`), its hints the line's text (`keptLine`).
 function general(
   d: Decoder,
   value: JsonObject,
-  text: string,
   provenance: Provenance,
   line: number,
   offset: number,
@@ -277,7 +279,8 @@ function general(
   if (problem !== undefined) {
     if (problem !== 'unknown')
       report(d, 'invalid_record', line, offset, `invalid ${String(type)} record: ${problem}`);
-    else if (mayHoldUnsafeNumber(value)) checkIntegers(d, text, line, offset);
+    else if (mayHoldUnsafeNumber(value))
+      checkIntegers(d, (provenance.hints as CursorHints).raw as string, line, offset);
     const e: AgentEventOf<'unknown'> = { type: 'unknown', record: value, provenance };
     if (typeof type === 'string') e.recordType = type;
     stamp(e, cx);

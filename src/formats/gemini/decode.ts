@@ -8,9 +8,10 @@ import {
   mayHoldUnsafeNumber,
   NOT_PARSED,
   parseRecordText,
-  refuseDeepValue,
+  refuseTooDeep,
   resolveMaxDepth,
   unsafeNumberMessage,
+  valueTooDeep,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, ModelUsage, Provenance, Usage } from '../../model';
 import { HintedProvenance, LineProvenance, plain } from '../../plain';
@@ -201,7 +202,11 @@ export class GeminiRecordDecoder implements RecordDecoder {
    * check for numbers `JSON.parse` cannot keep exactly. True when the line is refused.
    */
   private refused(ctx: LineContext, value: unknown): boolean {
-    if (refuseDeepValue(ctx.text, value, ctx.line, ctx.offset, this.maxDepth, FORMAT, this.sink)) return true;
+    if (
+      valueTooDeep(ctx.text, value, this.maxDepth) &&
+      refuseTooDeep(this.sink, ctx.line, ctx.offset, this.maxDepth, FORMAT)
+    )
+      return true;
     if (mayHoldUnsafeNumber(value)) {
       const message = unsafeNumberMessage(ctx.text);
       if (message !== undefined) this.report(ctx, 'invalid_record', 'error', message);

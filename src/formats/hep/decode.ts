@@ -8,9 +8,10 @@ import {
   type JsonObject,
   NOT_PARSED,
   parseRecordText,
-  refuseDeepValue,
+  refuseTooDeep,
   resolveMaxDepth,
   unsafeNumberMessage,
+  valueTooDeep,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance, Usage } from '../../model';
 import { hasExactKeys, provenanceOf, type RecordRest, splitRecord } from '../../record';
@@ -558,7 +559,9 @@ function canonicalDelta(
 
 // Reports a line deeper than maxDepth, unless it was measured before it was parsed.
 function refuseDeep(d: HepDecoder, text: string, value: unknown, line: number, offset: number): boolean {
-  return refuseDeepValue(text, value, line, offset, d[MAX_DEPTH], FORMAT, d[SINK]);
+  return (
+    valueTooDeep(text, value, d[MAX_DEPTH]) && refuseTooDeep(d[SINK], line, offset, d[MAX_DEPTH], FORMAT)
+  );
 }
 
 function checkNumbers(d: HepDecoder, text: string, line: number, offset: number): void {

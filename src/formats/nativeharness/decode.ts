@@ -9,6 +9,10 @@ import {
   pushSse,
   type SseHandler,
   type SseMessage,
+  type SseState,
+  sseBlockId,
+  sseBlockLine,
+  sseBlockOffset,
   sseReaderOptions,
 } from '../../framing/sse';
 import {
@@ -21,10 +25,11 @@ import {
   parseJsonLine,
   parseRecordText,
   readStringToken,
-  refuseDeepValue,
+  refuseTooDeep,
   resolveMaxDepth,
   setOwn,
   unsafeNumberMessage,
+  valueTooDeep,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Choice, Provenance, QuestionItem, Usage } from '../../model';
 import { isAgentEvent } from '../../model-guard';
@@ -356,7 +361,7 @@ export class NhEnvelopeDecoder {
     const turn = value.turn_id as string | null;
 
     if (spec === undefined && type === NH_EXTENSION_TYPE) {
-      const e = this.extensionEvent(payload, seq, ts, workspace, session, turn, provenance, hints);
+      const e = this.extensionEvent(value, provenance, hints);
       if (e !== undefined) {
         out.push(e);
         return;
@@ -532,21 +537,25 @@ export class NhEnvelopeDecoder {
 
   // An `agentwire_event` envelope (docs/protocols/nativeharness.md "agentwire extension") as the
   // canonical event it carries; undefined (read as an unknown record) when it carries none.
+  // `envelope`: the envelope record, checked (its fields read again here: a rare path).
   private extensionEvent(
-    payload: JsonObject,
-    seq: number,
-    ts: number,
-    workspace: string,
-    session: string,
-    turn: string | null,
+    envelope: JsonObject,
     provenance: Provenance,
     hints: NhHints,
   ): AgentEvent | undefined {
+    const payload = envelope.payload as JsonObject;
+    const turn = envelope.turn_id as string | null;
     const inner = payload.event;
     if (!isJsonObject(inner) || typeof inner.type !== 'string' || Object.keys(payload).length !== 1) {
       return undefined;
     }
-    const e: JsonObject = { type: inner.type, seq, ts, workspace, session };
+    const e: JsonObject = {
+      type: inner.type,
+      seq: envelope.seq,
+      ts: envelope.ts,
+      workspace: envelope.workspace_id,
+      session: envelope.session_id,
+    };
     if (turn !== null) e.run = turn;
     for (const key of Object.keys(inner)) {
       if (!NH_EXTENSION_ENVELOPE.has(key)) setOwn(e, key, inner[key]);
@@ -608,7 +617,10 @@ export class NhEnvelopeDecoder {
 
   // Reports a record deeper than maxDepth, unless its text was measured before it was parsed.
   private refuseDeep(value: unknown, s: NhRecordSource): boolean {
-    return refuseDeepValue(s.text, value, s.line, s.offset, s.maxDepth, FORMAT, this[0][SINK]);
+    return (
+      valueTooDeep(s.text, value, s.maxDepth) &&
+      refuseTooDeep(this[0][SINK], s.line, s.offset, s.maxDepth, FORMAT)
+    );
   }
 
   // Reports the first number JSON.parse cannot keep exactly.
@@ -932,52 +944,69 @@ export class NhJsonlRecordDecoder implements RecordDecoder {
 
 /** Handles SSE messages: envelopes, the `gap` signal, and whatever else a server sends. */
 export class NhSseMessageDecoder {
-  // The envelope decoder and the depth bound in elements 0 and 1: no named property, so every
-  // instance keeps the class's initial hidden class across a full GC (see EnvelopeState).
-  declare private readonly 0: NhEnvelopeDecoder;
-  declare private readonly 1: number;
+  // What a message is read with (the envelope decoder, the depth bound, and the current call's
+  // output array) in element 0: no named property, so every instance keeps the class's initial
+  // hidden class across a full GC (see EnvelopeState).
+  declare private readonly 0: SseTarget;
 
   /** Creates an SSE message decoder over `envelopes`. */
   constructor(envelopes: NhEnvelopeDecoder, maxDepth: number = DEFAULT_MAX_DEPTH) {
-    const self = this as unknown as { 0: NhEnvelopeDecoder; 1: number };
-    self[0] = envelopes;
-    self[1] = maxDepth;
+    const self = this as unknown as { 0: SseTarget };
+    self[0] = [envelopes, maxDepth, NO_OUT];
   }
 
   /** One dispatched SSE event. */
   message(m: SseMessage, out: AgentEvent[]): void {
-    sseMessage(this[0], this[1], m.id, m.event, m.data, m.line, m.offset, out);
+    const t = this[0];
+    t[2] = out;
+    sseMessage(t, m.id, m.event, m.data, m.line, m.offset);
+    // Not held past the call.
+    t[2] = NO_OUT;
   }
 }
 
+// What an SseTarget's output slot holds between calls (nothing is pushed to it).
+const NO_OUT: AgentEvent[] = [];
+
+// One SSE event (`t`: what it is read with) at `line` and `offset`.
 function sseMessage(
-  envelopes: NhEnvelopeDecoder,
-  maxDepth: number,
+  t: SseTarget,
   id: string | undefined,
   event: string | undefined,
   data: string,
   line: number,
   offset: number,
-  out: AgentEvent[],
 ): void {
+  const envelopes = t[0];
   if (event === 'gap') {
-    let detail = data;
-    const parsed = parseJsonLine(data, line, offset, maxDepth, FORMAT);
-    if (parsed.ok && isJsonObject(parsed.value)) {
-      const { after, next } = parsed.value;
-      detail = `events after seq ${String(after)} are no longer available; the stream resumes at seq ${String(next)}`;
-    }
-    envelopes.report('gap', 'warning', line, offset, `the server signalled a gap: ${detail}`);
+    gapSignal(envelopes, t[1], data, line, offset);
     return;
   }
   if (
     event === 'token' &&
     id !== undefined &&
     nhCanonicalTokens.enabled &&
-    envelopes.token(data, id, line, offset, out)
+    envelopes.token(data, id, line, offset, t[2])
   )
     return;
-  envelopes.text({ text: data, line, offset, maxDepth, out, sse: { id, event } });
+  envelopes.text({ text: data, line, offset, maxDepth: t[1], out: t[2], sse: { id, event } });
+}
+
+// The server's `gap` signal (its data `{after, next}` when it is that): a warning.
+function gapSignal(
+  envelopes: NhEnvelopeDecoder,
+  maxDepth: number,
+  data: string,
+  line: number,
+  offset: number,
+): void {
+  let detail = data;
+  const parsed = parseJsonLine(data, line, offset, maxDepth, FORMAT);
+  if (parsed.ok && isJsonObject(parsed.value)) {
+    const { after, next } = parsed.value;
+    detail = `events after seq ${String(after)} are no longer available; the stream resumes at seq ${String(next)}`;
+  }
+  envelopes.report('gap', 'warning', line, offset, `the server signalled a gap: ${detail}`);
 }
 
 /**
@@ -987,24 +1016,15 @@ function sseMessage(
 export const nhCanonicalTokens: { enabled: boolean } = { enabled: true };
 
 /**
- * What the SSE reader of one decoded stream sends its events to: the envelope decoder, the depth
- * bound, and the array the current chunk's events go to. Slots, for the reason EnvelopeState
- * gives.
+ * What an SSE event of one decoded stream is read with: the envelope decoder, the depth bound,
+ * and the array the current chunk's events go to. Slots, for the reason EnvelopeState gives.
  */
 type SseTarget = [envelopes: NhEnvelopeDecoder, maxDepth: number, out: AgentEvent[]];
 
 // One dispatched SSE event of a decoded stream, read as NhSseMessageDecoder reads a message
-// (without the message object).
-function sseEvent(
-  t: SseTarget,
-  id: string | undefined,
-  event: string | undefined,
-  data: string,
-  _lastEventId: string,
-  line: number,
-  offset: number,
-): void {
-  sseMessage(t[0], t[1], id, event, data, line, offset, t[2]);
+// (without the message object): its id, line and offset in the reader's state.
+function sseEvent(t: SseTarget, s: SseState, event: string | undefined, data: string): void {
+  sseMessage(t, sseBlockId(s), event, data, sseBlockLine(s), sseBlockOffset(s));
 }
 
 // The SSE reader's diagnostics and `retry` fields: the sink's report, and nothing (a decoder of

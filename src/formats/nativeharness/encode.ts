@@ -419,18 +419,11 @@ function writeDelta(w: Writer, e: AgentEventOf<'text.delta'>): string {
   const round = e.round;
   plainHead(w, e, DELTA_CARRIED, round);
   const payload = nhTokenPayload(hopText(w), str(e.text, 'text.delta.text'));
-  const text = plainEnvelope(
-    w,
-    'text.delta',
-    '"token"',
-    e.run ?? w[TURN],
-    e.seq,
-    e.ts,
-    e.workspace,
-    e.session,
-    payload,
-  );
-  return frame(w, w[LAST_SEQ_TEXT], 'token', text, NO_HINTS, true);
+  const turn = e.run ?? w[TURN];
+  const time = envelopeHead(w, 'text.delta', e.seq, e.ts);
+  const ids = envelopeRest(w, 'text.delta', time, e.workspace, e.session, turn);
+  const text = plainEnvelope(w, '"token"', ids, payload);
+  return frame(w, 'token', text, NO_HINTS, true);
 }
 
 // A tool's output of another format: an `output` (as `writeGeneral`).
@@ -444,18 +437,11 @@ function writeOutput(w: Writer, e: AgentEventOf<'tool.output'>): string {
     str(e.stream ?? 'stdout', 'tool.output.stream'),
     long(e.text, 'tool.output.text'),
   );
-  const text = plainEnvelope(
-    w,
-    'tool.output',
-    '"output"',
-    e.run ?? w[TURN],
-    e.seq,
-    e.ts,
-    e.workspace,
-    e.session,
-    payload,
-  );
-  return frame(w, w[LAST_SEQ_TEXT], 'output', text, NO_HINTS, true);
+  const turn = e.run ?? w[TURN];
+  const time = envelopeHead(w, 'tool.output', e.seq, e.ts);
+  const ids = envelopeRest(w, 'tool.output', time, e.workspace, e.session, turn);
+  const text = plainEnvelope(w, '"output"', ids, payload);
+  return frame(w, 'output', text, NO_HINTS, true);
 }
 
 // A tool call's start of another format: a `tool_started` (as `writeGeneral`).
@@ -467,18 +453,11 @@ function writeStarted(w: Writer, e: AgentEventOf<'tool.start'>): string {
   // One past the bound is kept, so the hop's end can tell a full list from a cut one.
   if (w[CALLS].length <= NH_MAX_HOP_CALLS) w[CALLS].push(e.call);
   const payload = startedPayload(w, e, false);
-  const text = plainEnvelope(
-    w,
-    'tool.start',
-    '"tool_started"',
-    e.run ?? w[TURN],
-    e.seq,
-    e.ts,
-    e.workspace,
-    e.session,
-    payload,
-  );
-  return frame(w, w[LAST_SEQ_TEXT], 'tool_started', text, NO_HINTS, true);
+  const turn = e.run ?? w[TURN];
+  const time = envelopeHead(w, 'tool.start', e.seq, e.ts);
+  const ids = envelopeRest(w, 'tool.start', time, e.workspace, e.session, turn);
+  const text = plainEnvelope(w, '"tool_started"', ids, payload);
+  return frame(w, 'tool_started', text, NO_HINTS, true);
 }
 
 // A tool call's end of another format: a `tool_result` (as `writeGeneral`).
@@ -488,18 +467,11 @@ function writeResult(w: Writer, e: AgentEventOf<'tool.end'>): string {
   const round = e.round;
   plainHead(w, e, RESULT_CARRIED, round);
   const payload = resultPayload(w, e, e.ok ? 'ok' : 'error', undefined);
-  const text = plainEnvelope(
-    w,
-    'tool.end',
-    '"tool_result"',
-    e.run ?? w[TURN],
-    e.seq,
-    e.ts,
-    e.workspace,
-    e.session,
-    payload,
-  );
-  return frame(w, w[LAST_SEQ_TEXT], 'tool_result', text, NO_HINTS, true);
+  const turn = e.run ?? w[TURN];
+  const time = envelopeHead(w, 'tool.end', e.seq, e.ts);
+  const ids = envelopeRest(w, 'tool.end', time, e.workspace, e.session, turn);
+  const text = plainEnvelope(w, '"tool_result"', ids, payload);
+  return frame(w, 'tool_result', text, NO_HINTS, true);
 }
 
 // A round's end of another format: a `hop` (as `writeGeneral`).
@@ -511,19 +483,12 @@ function writeHop(w: Writer, e: AgentEventOf<'round.end'>): string {
   const payload = hopPayload(w, e, hopCalls(w, e), undefined);
   const usage = e.usage;
   if (usage !== undefined && usage.final !== false) addHop(w, usage);
-  const text = plainEnvelope(
-    w,
-    'round.end',
-    '"hop"',
-    e.run ?? w[TURN],
-    e.seq,
-    e.ts,
-    e.workspace,
-    e.session,
-    payload,
-  );
+  const turn = e.run ?? w[TURN];
+  const time = envelopeHead(w, 'round.end', e.seq, e.ts);
+  const ids = envelopeRest(w, 'round.end', time, e.workspace, e.session, turn);
+  const text = plainEnvelope(w, '"hop"', ids, payload);
   endHop(w, round);
-  return frame(w, w[LAST_SEQ_TEXT], 'hop', text, NO_HINTS, true);
+  return frame(w, 'hop', text, NO_HINTS, true);
 }
 
 // A message's start of another format: nothing written (as `writeGeneral`).
@@ -791,17 +756,16 @@ function writeOne(
       // changes) holds only what they use.
       return writeRare(w, event, own, hints, extension);
   }
-  return finish(
+  const text = finish(
     w,
     event,
     eventType,
-    round,
-    p,
+    own ? p : undefined,
     type,
     direct ?? piecesText(pieces, extension, hints),
-    hints,
-    own,
   );
+  if (eventType === 'round.end') endHop(w, round);
+  return text;
 }
 
 // The `tool_started` payload from its template: the pieces `writeOne` joins otherwise, in their
@@ -1046,12 +1010,9 @@ function writeRare(
     w,
     event,
     event.type,
-    event.round,
-    event.provenance,
+    own ? event.provenance : undefined,
     type,
     piecesText(pieces, extension, hints),
-    hints,
-    own,
   );
 }
 
@@ -1072,25 +1033,27 @@ function piecesText(
   );
 }
 
-// The envelope and framing around a payload's text (`eventType`, `round`, `p`: the event's).
+// The envelope and framing around a payload's text (`eventType`: the event's). `kept`: the
+// event's provenance when the event is of this format (its hints and key order are restored),
+// else undefined. A hop's end is the caller's (`endHop`, after this).
 function finish(
   w: Writer,
   event: AgentEvent,
   eventType: AgentEvent['type'],
-  round: number | undefined,
-  p: AgentEvent['provenance'],
+  kept: AgentEvent['provenance'],
   type: string,
   payload: string,
-  hints: Readonly<NhHints>,
-  own: boolean,
 ): string {
+  const hints: Readonly<NhHints> =
+    kept === undefined ? NO_HINTS : ((kept.hints as NhHints | undefined) ?? NO_HINTS);
   const sessionLevel = type === 'session_created' || type === 'title';
   const turn = event.run ?? (sessionLevel || hints.turnNull === true ? undefined : w[TURN]);
-  const text = writeEnvelope(w, event, eventType, p, type, turn, payload, own);
+  const text =
+    kept === undefined || (kept.extra === undefined && kept.order === undefined)
+      ? eventEnvelope(w, event, eventType, quoteKey(type), turn, payload)
+      : keptEnvelope(w, event, kept, type, turn, payload);
   if (eventType === 'run.end') w[TURN] = undefined;
-  if (eventType === 'round.end') endHop(w, round);
-  // writeEnvelope took the envelope's seq as the last one.
-  return frame(w, w[LAST_SEQ_TEXT], type, text, hints, true);
+  return frame(w, type, text, hints, true);
 }
 
 // A hop written: its calls forgotten, and the next hop's number counted on unless the event named
@@ -1172,32 +1135,36 @@ function nextSeq(w: Writer, seq: number | undefined, type: string): number {
   return seq;
 }
 
-// The envelope's text; its seq is then `w[LAST_SEQ]`, its digits `w[LAST_SEQ_TEXT]` (no
-// `{seq, text}` object per event).
-function writeEnvelope(
+// The usual envelope of `event` (its seq, ts, workspace and session read here). Its seq is then
+// `w[LAST_SEQ]`, its digits `w[LAST_SEQ_TEXT]` (no `{seq, text}` object per event).
+function eventEnvelope(
   w: Writer,
   event: AgentEvent,
   eventType: AgentEvent['type'],
-  p: AgentEvent['provenance'],
+  quoted: string,
+  turn: string | undefined,
+  payload: string,
+): string {
+  const time = envelopeHead(w, eventType, event.seq, event.ts);
+  return plainEnvelope(
+    w,
+    quoted,
+    envelopeRest(w, eventType, time, event.workspace, event.session, turn),
+    payload,
+  );
+}
+
+// The envelope of an event of this format whose provenance (`p`) kept extra keys or another key
+// order: joined with them.
+function keptEnvelope(
+  w: Writer,
+  event: AgentEvent,
+  p: NonNullable<AgentEvent['provenance']>,
   type: string,
   turn: string | undefined,
   payload: string,
-  own: boolean,
 ): string {
-  if (!own || (p?.extra === undefined && p?.order === undefined)) {
-    return plainEnvelope(
-      w,
-      eventType,
-      quoteKey(type),
-      turn,
-      event.seq,
-      event.ts,
-      event.workspace,
-      event.session,
-      payload,
-    );
-  }
-  const seqText = nextSeqText(w, event.seq, eventType);
+  const seqText = nextSeqText(w, event.seq, event.type);
   const ts = envelopeTs(w, event.ts);
   const workspace = envelopeWorkspace(w, event.workspace);
   const session = envelopeSession(w, event.session);
@@ -1211,39 +1178,48 @@ function writeEnvelope(
       ['turn_id', turn === undefined ? 'null' : str(turn, `${event.type}.run`)],
       ['payload', payload],
     ],
-    { extra: p?.extra, order: p?.order },
+    { extra: p.extra, order: p.order },
     encodeValue,
     FORMAT,
   );
 }
 
-/**
- * The usual envelope, in the pinned key order, built as one string (what joinRecord would give
- * for these pieces without extra keys or another order): `quoted` is the type as JSON, `seq` …
- * `session` the event's fields (read by the caller: see `writeEvent`).
+/*
+ * The usual envelope is built in three steps, each of few arguments and none allocating: the seq
+ * and time (`envelopeHead`), the ids piece (`envelopeRest`), then the text (`plainEnvelope`).
+ * The callers read the event's fields themselves and hand them on (see `writeEvent`).
  */
-function plainEnvelope(
+
+// The envelope's seq taken (`nextSeqText`: its digits are then `w[LAST_SEQ_TEXT]`), and its
+// time: the event's, else the clock's.
+function envelopeHead(w: Writer, eventType: string, seq: number | undefined, ts: number | undefined): number {
+  nextSeqText(w, seq, eventType);
+  return envelopeTs(w, ts);
+}
+
+// The envelope's workspace and session (each the event's, else the stream's), its time's text
+// (`timeText`: then `w[LAST_TS_TEXT]`) and its ids piece (`envelopeIds`), in this order.
+function envelopeRest(
   w: Writer,
-  eventType: AgentEvent['type'],
-  quoted: string,
-  turn: string | undefined,
-  seq: number | undefined,
-  ts: number | undefined,
+  eventType: string,
+  time: number,
   workspace: string | undefined,
   session: string | undefined,
-  payload: string,
+  turn: string | undefined,
 ): string {
-  const seqText = nextSeqText(w, seq, eventType);
-  const time = envelopeTs(w, ts);
   const ws = envelopeWorkspace(w, workspace);
   const se = envelopeSession(w, session);
-  return nhEnvelopeText(
-    seqText,
-    timeText(w, time, eventType),
-    quoted,
-    envelopeIds(w, ws, se, turn, eventType),
-    payload,
-  );
+  timeText(w, time, eventType);
+  return envelopeIds(w, ws, se, turn, eventType);
+}
+
+/**
+ * The usual envelope, in the pinned key order, built as one string (what joinRecord would give
+ * for these pieces without extra keys or another order), after {@link envelopeHead} and
+ * {@link envelopeRest}: `quoted` is the type as JSON, `ids` envelopeRest's piece.
+ */
+function plainEnvelope(w: Writer, quoted: string, ids: string, payload: string): string {
+  return nhEnvelopeText(w[LAST_SEQ_TEXT], w[LAST_TS_TEXT], quoted, ids, payload);
 }
 
 // The envelope's seq (`nextSeq`) as digits, kept as the last seq's.
@@ -1290,10 +1266,9 @@ function extensionEvent(w: Writer, event: AgentEvent, hints: Readonly<Record<str
   // The record as it was read when the event still says what it said (its key order kept).
   const kept = hints.extensionEvent;
   const payload = `{"event":${json(kept !== undefined && sameJson(kept, inner) ? kept : inner, `${event.type}`)}}`;
-  const turn = event.run ?? (hints.turnNull === true ? undefined : w[TURN]);
+  // The envelope as any event's (`hints` are its provenance's: see `writeOne`).
   const p = event.provenance;
-  const text = writeEnvelope(w, event, event.type, p, NH_EXTENSION_TYPE, turn, payload, p?.format === FORMAT);
-  return frame(w, w[LAST_SEQ_TEXT], NH_EXTENSION_TYPE, text, hints, true);
+  return finish(w, event, event.type, p?.format === FORMAT ? p : undefined, NH_EXTENSION_TYPE, payload);
 }
 
 function unknownRecord(w: Writer, event: AgentEvent & { type: 'unknown' }): string {
@@ -1309,19 +1284,14 @@ function unknownRecord(w: Writer, event: AgentEvent & { type: 'unknown' }): stri
   }
   const seq = nextSeq(w, typeof r.seq === 'number' ? r.seq : undefined, 'unknown.record');
   const text = json(r.seq === seq ? r : { ...r, seq }, 'unknown.record');
-  return frame(w, seqDigits(seq), r.type, text, (event.provenance.hints as NhHints | undefined) ?? NO_HINTS);
+  w[LAST_SEQ_TEXT] = seqDigits(seq);
+  return frame(w, r.type, text, (event.provenance.hints as NhHints | undefined) ?? NO_HINTS);
 }
 
-// `ownType`: `type` is one of this format's event types (not a name read from a record); `seq`
-// the envelope's seq as digits.
-function frame(
-  w: Writer,
-  seq: string,
-  type: string,
-  text: string,
-  hints: Readonly<NhHints>,
-  ownType = false,
-): string {
+// `ownType`: `type` is one of this format's event types (not a name read from a record). The
+// envelope's seq is the last one taken (its digits `w[LAST_SEQ_TEXT]`).
+function frame(w: Writer, type: string, text: string, hints: Readonly<NhHints>, ownType = false): string {
+  const seq = w[LAST_SEQ_TEXT];
   const n = w[WRITTEN]++;
   switch (w[FRAMING]) {
     case 'jsonl':
