@@ -142,6 +142,18 @@ const CASES: Array<[string, Format, string[], string]> = [
     ],
     'run.end',
   ],
+  [
+    'hep: two rounds whose costs sum past a double (1e308 each) in the run',
+    'hep',
+    [
+      '{"type":"hep_header","hep":"v1","fah":"1","session":"s"}',
+      '{"type":"agent_start","turn_id":1}',
+      '{"type":"tool_start","turn_id":1,"id":"c1","name":"bash","args_summary":"ls"}',
+      '{"type":"turn_done","turn_id":1,"message":"","tool_results":[{"id":"c1","name":"bash","ok":true,"text":"x"}],"usage":{"input":1,"output":1,"cost":1e308},"stop_reason":"toolUse"}',
+      '{"type":"turn_done","turn_id":2,"message":"done","tool_results":[],"usage":{"input":1,"output":1,"cost":1e308},"stop_reason":"stop"}',
+    ],
+    'run.end',
+  ],
 ];
 
 describe('a number JSON.parse reads as Infinity, or a sum past a double, never reaches an event', () => {
