@@ -48,3 +48,24 @@ test('claude writer: the refusal is the tool.start write, not the end', () => {
   expect(() => (out += encoder.end())).not.toThrow();
   expect(claude.parse(out).events.map((e) => e.type)).toContain('text.delta');
 });
+
+// The same for an event outside any run, which the writer holds for the next run's start or end
+// (a Claude reader takes what follows an `init` for a run): refused only there, it took the
+// run's start or end down with it (nativeharness → claude: "run.end not written:
+// tool.start.args.agent").
+test('claude writer: a call outside any run is refused at its own write, not at the run it waits for', () => {
+  for (const next of ['run.start', 'run.end'] as const) {
+    const encoder = claude.createEncoder();
+    const held: AgentEvent = { type: 'tool.start', call: 'c1', name: 'Task', args: { agent: Number.NaN } };
+    expect(() => encoder.write(held)).toThrow(/tool\.start\.args\.agent: NaN is not a finite number/);
+    const event: AgentEvent =
+      next === 'run.start'
+        ? { type: 'run.start', session: 's', input: 'go' }
+        : { type: 'run.end', status: 'completed' };
+    let out = '';
+    expect(() => {
+      out = encoder.write(event) + encoder.end();
+    }).not.toThrow();
+    expect(claude.parse(out).diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  }
+});

@@ -1350,6 +1350,11 @@ export class ClaudeEncoder implements Encoder {
       this.inRun = false;
       return out + this.drain();
     }
+    // Refused now if at all: refused when the run's start or end writes it, it would take that
+    // event down with it.
+    for (const key of Object.keys(event))
+      if (key !== 'provenance')
+        assertEncodable((event as Record<string, unknown>)[key], `${event.type}.${key}`, 1000, FORMAT);
     if (this.held.length < MAX_HELD) this.held.push(event);
     else this.loss.report(event, event.type, 'too many events outside a run');
     return '';
