@@ -31,7 +31,7 @@ export function isInt(value: unknown): boolean {
 }
 
 /** `z.number()`: a finite number. */
-export function isFiniteNumber(value: unknown): boolean {
+export function isFiniteNumber(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value);
 }
 
@@ -162,9 +162,21 @@ export function str(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-/** `value` when it is a number (any, `NaN` included), else `undefined`. */
+/**
+ * `n` when finite, else `undefined`: a sum of counts a decoder read, which two counts near a
+ * double's limit (`1e308 + 1e308`) take past it, to Infinity, where no count of the model is.
+ */
+export function finiteOr(n: number): number | undefined {
+  return Number.isFinite(n) ? n : undefined;
+}
+
+/**
+ * `value` when it is a finite number, else `undefined`: how decoders read an optional number
+ * field. The model's numbers are finite; a JSON number past a double's range (`1e400`) reads as
+ * Infinity, which the decoder has reported, and is no count, cost or duration.
+ */
 export function num(value: unknown): number | undefined {
-  return typeof value === 'number' ? value : undefined;
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
 
 /**

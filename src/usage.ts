@@ -103,7 +103,8 @@ const FIGURES: readonly UsageFigures[] = [
 
 /**
  * Adds the figures of `add` into `total` with {@link addExact}, in place, and returns `total`.
- * A figure absent from `add` leaves `total` as it is; one absent from `total` starts at 0.
+ * A figure absent from `add` leaves `total` as it is; one absent from `total` starts at 0; a sum
+ * past a double's range leaves it as it was.
  * Figures only: `scope`, `final`, `key` and `byModel` are the caller's to decide (see the Usage
  * rules in docs/model.md: never sum non-final or same-key figures).
  */
@@ -114,7 +115,12 @@ export function addUsage<T extends Partial<Record<UsageFigures, number>>>(
   const t = total as Partial<Record<UsageFigures, number>>;
   for (const key of FIGURES) {
     const value = add[key];
-    if (value !== undefined) t[key] = addExact(t[key] ?? 0, value);
+    if (value === undefined) continue;
+    const sum = addExact(t[key] ?? 0, value);
+    // Two finite figures near a double's limit (1e308 + 1e308) sum to Infinity, which no figure
+    // of the model is: the total stays the last one that is a number. (A figure that is none
+    // already is passed on, for the writer's check to refuse.)
+    if (Number.isFinite(sum) || !Number.isFinite(value)) t[key] = sum;
   }
   return total;
 }

@@ -1,8 +1,9 @@
 // Carrying a canonical event whole inside a protocol's extension record (AG-UI `CUSTOM`, an AI
 // SDK `data-*` part) when the protocol has no slot of its own for it, and reading it back.
 
+import type { Format } from '../diagnostics';
 import { isFiniteNumber, wordLookup } from '../guards';
-import { isJsonObject, type JsonObject, setOwn } from '../json';
+import { assertEncodable, isJsonObject, type JsonObject, setOwn } from '../json';
 import type { AgentEvent, AgentEventType, Usage } from '../model';
 import { AGENT_EVENT_TYPES, isAgentEvent } from '../model-guard';
 
@@ -84,6 +85,18 @@ export function carriedValue(event: AgentEvent): JsonObject {
     if (v !== undefined) value[key] = v;
   }
   return value;
+}
+
+/**
+ * Throws what writing `event` carried would throw (`unencodable`: a value JSON cannot hold), now.
+ * A UI protocol's writer holds an event said before a run and writes it after the next run's
+ * opening record: refused only then, the refusal would take that run's start, and every event
+ * held with it, down with it. Asked before holding, the refusal is the held event's own.
+ */
+export function assertCarriable(event: AgentEvent, format: Format): void {
+  const value = carriedValue(event);
+  for (const k of Object.keys(value)) assertEncodable(value[k], `${event.type}.${k}`, undefined, format);
+  if (event.ts !== undefined) assertEncodable(event.ts, `${event.type}.ts`, undefined, format);
 }
 
 /**

@@ -9,7 +9,7 @@ import {
   plainToolOutput,
 } from '../../framing/carry';
 import type { FramedRecordDecoder, JsonFraming, JsonStreamDecodeOptions } from '../../framing/json-stream';
-import { missingString, str } from '../../guards';
+import { isFiniteNumber, missingString, str } from '../../guards';
 import {
   contentPartsText,
   isJsonObject,
@@ -308,7 +308,7 @@ function parsedLine(d: Decoder, text: string, line: number, offset: number, out:
  */
 function timestampOf(value: JsonObject): number | undefined {
   const ts: unknown = Reflect.get(value, 'timestamp');
-  return typeof ts === 'number' ? ts : undefined;
+  return isFiniteNumber(ts) ? ts : undefined;
 }
 
 function endStream(d: Decoder, out: AgentEvent[]): void {
@@ -404,7 +404,7 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
         if (typeof meta.stopReason === 'string') e.stopReason = meta.stopReason;
         const usage = usageFromWire(meta.usage);
         if (usage !== undefined) e.usage = usage;
-        if (typeof meta.costUsd === 'number') e.usage = { ...e.usage, costUsd: meta.costUsd };
+        if (isFiniteNumber(meta.costUsd)) e.usage = { ...e.usage, costUsd: meta.costUsd };
         if (typeof meta.model === 'string') e.model = meta.model;
       }
       pushEvent(d, out, cx, e);
@@ -674,7 +674,7 @@ function runEnded(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefine
         if (d[ASKED].has(i.id)) continue;
         pushEvent(d, out, cx, asked, { lane: str(i.subagentRunId) ?? null, part: true });
         const ts = metaOf(i)?.ts;
-        if (typeof ts === 'number') asked.ts = ts;
+        if (isFiniteNumber(ts)) asked.ts = ts;
       }
     }
     if (typeof r.result === 'string') e.answer = r.result;
@@ -685,9 +685,9 @@ function runEnded(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefine
   if (meta !== undefined) {
     for (const k of ['reason', 'stopReason', 'input'] as const)
       if (typeof meta[k] === 'string') e[k] = meta[k];
-    if (typeof meta.durationMs === 'number') e.durationMs = meta.durationMs;
+    if (isFiniteNumber(meta.durationMs)) e.durationMs = meta.durationMs;
     if (meta.status === 'incomplete' && e.status === 'completed') e.status = 'incomplete';
-    if (typeof meta.costUsd === 'number') e.usage = { ...e.usage, costUsd: meta.costUsd };
+    if (isFiniteNumber(meta.costUsd)) e.usage = { ...e.usage, costUsd: meta.costUsd };
   }
   pushEvent(d, out, cx, e);
   d[RUN_OPEN] = false;
@@ -766,7 +766,7 @@ function toolEnd(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
     for (const k of ['kind', 'server', 'argsSummary', 'command'] as const) {
       if (typeof meta[k] === 'string') (e as Record<string, unknown>)[k] = meta[k];
     }
-    if (typeof meta.startedAt === 'number') e.startedAt = meta.startedAt;
+    if (isFiniteNumber(meta.startedAt)) e.startedAt = meta.startedAt;
   }
   pushEvent(d, out, cx, e);
 }
@@ -806,12 +806,12 @@ function toolResult(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
     if (meta.ok === false) e.ok = false;
     if (meta.error !== undefined) e.error = meta.error;
     if (meta.result !== undefined) e.result = meta.result;
-    if (typeof meta.exitCode === 'number') e.exitCode = meta.exitCode;
+    if (isFiniteNumber(meta.exitCode)) e.exitCode = meta.exitCode;
     if (meta.denied === true) e.denied = true;
     if (Array.isArray(meta.filesChanged))
       e.filesChanged = meta.filesChanged.filter((f) => typeof f === 'string');
-    if (typeof meta.startedAt === 'number') e.startedAt = meta.startedAt;
-    if (typeof meta.endedAt === 'number') e.endedAt = meta.endedAt;
+    if (isFiniteNumber(meta.startedAt)) e.startedAt = meta.startedAt;
+    if (isFiniteNumber(meta.endedAt)) e.endedAt = meta.endedAt;
   }
   pushEvent(d, out, cx, e);
 }
@@ -862,7 +862,7 @@ function roundEndUsage(meta: JsonObject): Usage | undefined {
   const whole = wholeRoundUsage(meta.usage, meta.costUsd);
   if (whole !== undefined) return whole;
   const usage = usageFromWire(meta.usage);
-  if (typeof meta.costUsd !== 'number') return usage;
+  if (!isFiniteNumber(meta.costUsd)) return usage;
   // `usageFromWire` built this object: the cost goes on it (its key last, where the general
   // path's spread puts it) instead of a copy by spread.
   if (usage === undefined) return { costUsd: meta.costUsd };
@@ -908,7 +908,7 @@ function pushEvent(
     if (d[STEP_OPEN] || e.type === 'round.start') e.round = d[ROUND];
   }
   const ts = cx.r.timestamp;
-  if (typeof ts === 'number') e.ts = ts;
+  if (isFiniteNumber(ts)) e.ts = ts;
   const lane =
     at?.lane !== undefined ? at.lane : typeof cx.r.subagentRunId === 'string' ? cx.r.subagentRunId : null;
   if (lane !== null) e.lane = lane;
@@ -1083,7 +1083,7 @@ function readStepEnd(text: string, maxDepth: number): JsonObject | undefined {
   }
   if (!readFixed(r, L.stepEndCost)) return undefined;
   const costUsd = readJsonTo(r, n - 3);
-  if (typeof costUsd !== 'number') return undefined;
+  if (!isFiniteNumber(costUsd)) return undefined;
   const usage = [{ inputTokens, outputTokens, totalTokens }];
   return { type: 'STEP_FINISHED', stepName, metadata: { agentwire: { stopReason, usage, costUsd } } };
 }

@@ -3,6 +3,7 @@ import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
 import {
   afterHeld,
+  assertCarriable,
   CARRY_PREFIX,
   carriedInto,
   carriedValue,
@@ -741,6 +742,8 @@ function foreign(w: Writer, event: AgentEvent): string {
   // Outside a run every event waits for the next `RUN_STARTED` (AG-UI has no event outside a
   // run, and a made-up run would read back as one the source never had).
   if (!w[RUN_OPEN] && event.type !== 'run.start' && event.type !== 'run.end') {
+    // Refused now if at all: refused at the run's start, it would take the start down with it.
+    assertCarriable(event, FORMAT);
     if (w[RUNS] > 0 && (event.type === 'approval.resolve' || event.type === 'question.answer')) {
       w[RESUME].push(resumeEntry(event));
       return '';
@@ -847,6 +850,9 @@ function content(w: Writer, event: AgentEvent): string {
       }
       return out + custom(w, event);
     case 'unknown':
+      // Written whole, as a carried event's value is: refused, not turned into other JSON (an
+      // Infinity into null), when JSON cannot hold it.
+      assertEncodable(event.record, 'unknown.record', undefined, FORMAT);
       return (
         out + emit(w, event, 'RAW', { event: event.record, source: event.provenance?.format ?? 'agentwire' })
       );

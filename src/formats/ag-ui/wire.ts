@@ -4,8 +4,15 @@
 
 import type { Detection } from '../../detect';
 import type { JsonFraming } from '../../framing/json-stream';
-import { wordLookup } from '../../guards';
-import { assertFiniteNumber, contentPartsText, isJsonObject, type JsonObject, jsonString } from '../../json';
+import { isFiniteNumber, wordLookup } from '../../guards';
+import {
+  assertFiniteNumber,
+  contentPartsText,
+  isJsonObject,
+  type JsonObject,
+  jsonString,
+  setOwn,
+} from '../../json';
 import type { Usage } from '../../model';
 
 /** Every event type AG-UI 1.0 defines. */
@@ -213,7 +220,7 @@ export function wholeRoundUsage(usage: unknown, cost: unknown): Usage | undefine
     entry.model !== undefined
   )
     return undefined;
-  return typeof cost === 'number' ? { input, output, costUsd: cost } : { input, output };
+  return isFiniteNumber(cost) ? { input, output, costUsd: cost } : { input, output };
 }
 
 /**
@@ -240,7 +247,8 @@ export function usageFromWire(usage: unknown): Usage | undefined {
       add(m, 'reasoning', entry.reasoningTokens);
       add(m, 'cacheRead', entry.cachedInputTokens);
       add(m, 'cacheWrite', entry.cacheWriteInputTokens);
-      byModel[entry.model] = m;
+      // Own, also under a model named `__proto__` (an assignment would set byModel's prototype).
+      setOwn(byModel as JsonObject, entry.model, m);
       models++;
     }
   }

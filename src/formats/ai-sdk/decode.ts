@@ -3,7 +3,7 @@ import { appendRoundText, MAX_ROUND_TEXT } from '../../bounds';
 import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
 import { BEFORE_RUN, eventFromCarried, isArgsSummaryOnly, plainToolOutput } from '../../framing/carry';
 import type { FramedRecordDecoder, JsonFraming, JsonStreamDecodeOptions } from '../../framing/json-stream';
-import { missingString, str } from '../../guards';
+import { isFiniteNumber, missingString, str } from '../../guards';
 import {
   isJsonObject,
   type JsonObject,
@@ -389,7 +389,7 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       if (meta !== undefined) {
         for (const k of ['kind', 'server', 'argsSummary', 'command'] as const)
           if (typeof meta[k] === 'string') (e as Record<string, unknown>)[k] = meta[k];
-        if (typeof meta.startedAt === 'number') e.startedAt = meta.startedAt;
+        if (isFiniteNumber(meta.startedAt)) e.startedAt = meta.startedAt;
       }
       return pushEvent(d, out, cx, e);
     }
@@ -504,7 +504,7 @@ function finish(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefined 
     if (usage !== undefined) e.usage = usage;
     const m = r.messageMetadata;
     if (isJsonObject(m)) {
-      if (typeof m.durationMs === 'number') e.durationMs = m.durationMs;
+      if (isFiniteNumber(m.durationMs)) e.durationMs = m.durationMs;
       if (typeof m.reason === 'string') e.reason = m.reason;
     }
   }
@@ -552,11 +552,11 @@ function toolEnd(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefined
     if (typeof meta.text === 'string') e.text = meta.text;
     if (meta.result !== undefined) e.result = meta.result;
     if (meta.error !== undefined) e.error = meta.error;
-    if (typeof meta.exitCode === 'number') e.exitCode = meta.exitCode;
+    if (isFiniteNumber(meta.exitCode)) e.exitCode = meta.exitCode;
     if (Array.isArray(meta.filesChanged))
       e.filesChanged = meta.filesChanged.filter((f) => typeof f === 'string');
-    if (typeof meta.startedAt === 'number') e.startedAt = meta.startedAt;
-    if (typeof meta.endedAt === 'number') e.endedAt = meta.endedAt;
+    if (isFiniteNumber(meta.startedAt)) e.startedAt = meta.startedAt;
+    if (isFiniteNumber(meta.endedAt)) e.endedAt = meta.endedAt;
   }
   pushEvent(d, out, cx, e);
 }

@@ -3,6 +3,7 @@ import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
 import {
   afterHeld,
+  assertCarriable,
   canonicalType,
   carriedInto,
   carriedValue,
@@ -564,6 +565,8 @@ function foreign(w: Writer, event: AgentEvent): string {
   // Outside a message nothing opens one but a run: what comes before a run waits for its `start`
   // (a made-up message would read back as a run the source never had).
   if (!w[RUN_OPEN] && event.type !== 'run.start' && event.type !== 'run.end') {
+    // Refused now if at all: refused at the run's start, it would take the start down with it.
+    assertCarriable(event, FORMAT);
     if (w[WAITING].length < MAX_WAITING) w[WAITING].push(event);
     else reportLoss(w[LOSS], event, event.type, 'too many events before a run');
     return '';

@@ -1,6 +1,6 @@
 import type { DecodeOptions, RecordDecoder } from '../../codec';
 import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
-import { num } from '../../guards';
+import { finiteOr, num } from '../../guards';
 import {
   DEPTH_PRECHECK_CHARS,
   isJsonObject,
@@ -63,14 +63,18 @@ function lineUsage(u: JsonObject): Usage {
   const output = num(u.output_tokens);
   // All four given (what Amp writes): one literal, the same object the general path builds.
   if (AMP_WHOLE_EVENTS.enabled && input !== undefined && output !== undefined) {
-    if (write !== undefined && read !== undefined)
+    // (A sum past a double's range takes the general path, which leaves it out.)
+    if (write !== undefined && read !== undefined && Number.isFinite(input + write + read))
       return { input: input + write + read, output, cacheRead: read, cacheWrite: write };
     // Without the cache counts (what this codec's writer spells for a usage without them).
     if (write === undefined && read === undefined) return { input: input + 0, output };
   }
   const usage: Usage = {};
-  if (input !== undefined || write !== undefined || read !== undefined)
-    usage.input = (input ?? 0) + (write ?? 0) + (read ?? 0);
+  const all =
+    input !== undefined || write !== undefined || read !== undefined
+      ? finiteOr((input ?? 0) + (write ?? 0) + (read ?? 0))
+      : undefined;
+  if (all !== undefined) usage.input = all;
   if (output !== undefined) usage.output = output;
   if (read !== undefined) usage.cacheRead = read;
   if (write !== undefined) usage.cacheWrite = write;

@@ -2,7 +2,7 @@ import { setBounded } from '../../bounded';
 import { appendRoundText } from '../../bounds';
 import type { DecodeOptions, RecordDecoder } from '../../codec';
 import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
-import { str } from '../../guards';
+import { isFiniteNumber, str } from '../../guards';
 import {
   contentPartsText,
   isJsonObject,
@@ -1968,8 +1968,8 @@ function compactBoundary(d: DecoderState, ctx: LineContext): void {
   d[COMPACTING] = false;
   const e: AgentEventOf<'compaction.end'> = { type: 'compaction.end' };
   if (trigger !== undefined) e.trigger = trigger;
-  const before = typeof meta.pre_tokens === 'number' ? meta.pre_tokens : undefined;
-  const after = typeof meta.post_tokens === 'number' ? meta.post_tokens : undefined;
+  const before = isFiniteNumber(meta.pre_tokens) ? meta.pre_tokens : undefined;
+  const after = isFiniteNumber(meta.post_tokens) ? meta.post_tokens : undefined;
   if (before !== undefined) e.tokensBefore = before;
   if (after !== undefined) e.tokensAfter = after;
   if (before !== undefined && after !== undefined) e.tokensFreed = before - after;
@@ -2229,13 +2229,13 @@ function result(d: DecoderState, ctx: LineContext): void {
     const error = errors.length > 0 ? errors.join('\n') : str(r.result);
     if (error !== undefined) e.error = error;
   }
-  if (typeof r.duration_ms === 'number') e.durationMs = r.duration_ms;
+  if (isFiniteNumber(r.duration_ms)) e.durationMs = r.duration_ms;
   const answer = str(r.result);
   if (answer !== undefined) e.answer = answer;
   const stop = str(r.stop_reason);
   if (stop !== undefined) e.stopReason = stop;
   const usage = usageFromClaude(r.usage) ?? {};
-  if (typeof r.total_cost_usd === 'number') usage.costUsd = r.total_cost_usd;
+  if (isFiniteNumber(r.total_cost_usd)) usage.costUsd = r.total_cost_usd;
   const byModel = byModelFromClaude(r.modelUsage);
   if (byModel !== undefined) usage.byModel = byModel;
   if (Object.keys(usage).length > 0) e.usage = usage;
@@ -2382,7 +2382,7 @@ function toolProgress(d: DecoderState, ctx: LineContext): void {
     type: 'tool.liveness',
     call,
     action: 'heartbeat',
-    elapsedMs: typeof r.elapsed_time_seconds === 'number' ? r.elapsed_time_seconds * 1000 : 0,
+    elapsedMs: isFiniteNumber(r.elapsed_time_seconds) ? r.elapsed_time_seconds * 1000 : 0,
   };
   const name = str(r.tool_name);
   if (name !== undefined) e.name = name;

@@ -1350,6 +1350,11 @@ export class ClaudeEncoder implements Encoder {
       this.inRun = false;
       return out + this.drain();
     }
+    // Refused now if at all: refused when the run's start or end writes it, it would take that
+    // event down with it.
+    for (const key of Object.keys(event))
+      if (key !== 'provenance')
+        assertEncodable((event as Record<string, unknown>)[key], `${event.type}.${key}`, 1000, FORMAT);
     if (this.held.length < MAX_HELD) this.held.push(event);
     else this.loss.report(event, event.type, 'too many events outside a run');
     return '';
@@ -1554,14 +1559,8 @@ export class ClaudeEncoder implements Encoder {
   }
 
   private toolStart(e: AgentEventOf<'tool.start'>): void {
-    this.noteArgs(e);
-    const m = this.message(e);
-    // Names are looked up for the calls a question or a liveness report names: recent ones.
-    setBounded(this.calls, e.call, e.name);
-    this.unanswered.set(e.call, e.lane);
     let input: unknown = e.args;
     const streamed = this.args.get(e.call);
-    this.args.delete(e.call);
     if (input === undefined && streamed !== undefined) {
       try {
         input = JSON.parse(streamed);
@@ -1569,6 +1568,17 @@ export class ClaudeEncoder implements Encoder {
         input = undefined;
       }
     }
+    // The call's block is written with its message, at a later event or at the end: arguments
+    // JSON cannot hold (an Infinity) are refused now, as this event's refusal, before anything
+    // is kept of it. Refused there, the refusal would take a later event's write, or the end's
+    // whole output, down with it.
+    if (isJsonObject(input)) assertEncodable(input, 'tool.start.args', 1000, FORMAT);
+    this.noteArgs(e);
+    const m = this.message(e);
+    // Names are looked up for the calls a question or a liveness report names: recent ones.
+    setBounded(this.calls, e.call, e.name);
+    this.unanswered.set(e.call, e.lane);
+    this.args.delete(e.call);
     if (e.args === undefined && e.argsSummary !== undefined)
       this.loss.report(e, 'tool.start.argsSummary', 'claude keeps arguments as an object only');
     for (const field of ['kind', 'server', 'command', 'startedAt'] as const)

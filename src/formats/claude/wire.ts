@@ -1,3 +1,4 @@
+import { finiteOr } from '../../guards';
 import { isJsonObject, type JsonObject, setOwn } from '../../json';
 import type { AgentEventType, ModelUsage, Usage } from '../../model';
 
@@ -259,8 +260,11 @@ export function usageFromClaude(u: unknown): Usage | undefined {
   if (fresh === undefined && read === undefined && write === undefined && output === undefined)
     return undefined;
   const usage: Usage = {};
-  if (fresh !== undefined || read !== undefined || write !== undefined)
-    usage.input = (fresh ?? 0) + (read ?? 0) + (write ?? 0);
+  const input =
+    fresh !== undefined || read !== undefined || write !== undefined
+      ? finiteOr((fresh ?? 0) + (read ?? 0) + (write ?? 0))
+      : undefined;
+  if (input !== undefined) usage.input = input;
   if (output !== undefined) usage.output = output;
   if (read !== undefined) usage.cacheRead = read;
   if (write !== undefined) usage.cacheWrite = write;
@@ -282,8 +286,11 @@ export function byModelFromClaude(m: unknown): Record<string, ModelUsage> | unde
     const fresh = num(u.inputTokens);
     const read = num(u.cacheReadInputTokens);
     const write = num(u.cacheCreationInputTokens);
-    if (fresh !== undefined || read !== undefined || write !== undefined)
-      entry.input = (fresh ?? 0) + (read ?? 0) + (write ?? 0);
+    const input =
+      fresh !== undefined || read !== undefined || write !== undefined
+        ? finiteOr((fresh ?? 0) + (read ?? 0) + (write ?? 0))
+        : undefined;
+    if (input !== undefined) entry.input = input;
     const output = num(u.outputTokens);
     if (output !== undefined) entry.output = output;
     if (read !== undefined) entry.cacheRead = read;

@@ -1,5 +1,5 @@
 import type { EncodeOptions, Encoder } from '../../codec';
-import type { DiagnosticSink } from '../../diagnostics';
+import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
 import { assertEncodable, isJsonObject, type JsonObject, jsonString, rawIfSame } from '../../json';
 import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, PlanItem, Usage } from '../../model';
@@ -211,6 +211,10 @@ function writeEvent(w: Writer, event: AgentEvent): string {
   // read of one of their fields is a megamorphic lookup.
   const p = event.provenance;
   const codex = p !== undefined && p.format === FORMAT;
+  // Refused before anything is kept of it: a call's start kept, its end (which repeats the
+  // arguments) would be refused too.
+  if (!codex && event.type === 'tool.start' && event.args !== undefined)
+    assertEncodable(event.args, 'tool.start.args', undefined, FORMAT);
   if (codex && p.synthetic === true) {
     // Derived from a line another event writes: remember what that line will need.
     if (event.type === 'tool.start') openCall(w, event);
@@ -625,6 +629,7 @@ function runEnd(w: Writer, event: AgentEventOf<'run.end'>, codex: boolean): stri
         (isDifference(hints.total, previous, usage) || isDifference(hints.total, undefined, usage))
           ? hints.total
           : runningTotal(previous, usage, codex);
+      assertCodexCounts(total);
       w[TOTALS].set(w[THREAD], total);
       return text + topLine('turn.completed', [['usage', usageText(total, hints?.usageExtra)]], event);
     }
@@ -911,7 +916,7 @@ function toolItem(
         ['type', '"command_execution"'],
         ['command', jsonString(call.command)],
         ['aggregated_output', jsonString(output)],
-        ['exit_code', exitCode(end, hints)],
+        ['exit_code', exitCode(w, end, hints)],
         ['status', jsonString(status)],
       );
       return itemLine(kind, pieces, event);
@@ -978,9 +983,20 @@ function argsCommand(event: AgentEventOf<'tool.start'>): string | undefined {
   return event.name === CODEX_COMMAND_TOOL && typeof command === 'string' ? command : undefined;
 }
 
-function exitCode(end: AgentEventOf<'tool.end'> | undefined, hints: CodexHints | undefined): string {
+function exitCode(
+  w: Writer,
+  end: AgentEventOf<'tool.end'> | undefined,
+  hints: CodexHints | undefined,
+): string {
   const code = end === undefined ? hints?.exitCode : end.exitCode;
-  return code === undefined ? 'null' : String(code);
+  if (code === undefined) return 'null';
+  // Codex's exit codes are integers (its reader takes no other): another format's `1.5` or
+  // `1e308` is written as no exit code, and said.
+  if (!Number.isSafeInteger(code)) {
+    if (end !== undefined) reportLoss(w[LOSS], end, 'tool.end.exitCode', 'a codex exit code is an integer');
+    return 'null';
+  }
+  return String(code);
 }
 
 function errorText(error: unknown): string | undefined {
@@ -1065,6 +1081,22 @@ function isCountDifference(
   own: number | undefined,
 ): boolean {
   return total === undefined ? own === undefined : own === total - (previous ?? 0);
+}
+
+// Codex counts tokens in non-negative integers, and its reader takes a `turn.completed` with any
+// other count as no usage at all: a total another format's usage made (a fraction, a negative
+// count, one past 2^53) is refused, not written as a line Codex's readers refuse.
+function assertCodexCounts(total: CodexUsageTotal): void {
+  for (const key of CODEX_USAGE_KEYS) {
+    const n = total[CODEX_USAGE_FIELDS[key]];
+    if (n === undefined || (Number.isSafeInteger(n) && n >= 0)) continue;
+    throw new AgentwireError({
+      code: 'unencodable',
+      severity: 'error',
+      format: FORMAT,
+      message: `run.end.usage: the thread's ${key} would be ${n}, and Codex counts tokens in non-negative integers`,
+    });
+  }
 }
 
 function usageText(total: CodexUsageTotal, extra: JsonObject | undefined): string {

@@ -1,7 +1,7 @@
 import { appendRoundText } from '../../bounds';
 import type { DecodeOptions, RecordDecoder } from '../../codec';
 import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
-import { num, str } from '../../guards';
+import { isFiniteNumber, num, str } from '../../guards';
 import { type IsoClock, newIsoClock } from '../../iso';
 import {
   DEPTH_PRECHECK_CHARS,
@@ -994,10 +994,10 @@ function mapOnce(dec: Decoder, ctx: Line, main: boolean): void {
     }
     case 'session.compaction_complete': {
       const e: Emit = { type: 'compaction.end' };
-      if (typeof d.tokensRemoved === 'number') e.tokensFreed = d.tokensRemoved;
+      if (isFiniteNumber(d.tokensRemoved)) e.tokensFreed = d.tokensRemoved;
       if (typeof d.trigger === 'string') e.trigger = d.trigger;
-      if (typeof d.preCompactionTokens === 'number') e.tokensBefore = d.preCompactionTokens;
-      if (typeof d.postCompactionTokens === 'number') e.tokensAfter = d.postCompactionTokens;
+      if (isFiniteNumber(d.preCompactionTokens)) e.tokensBefore = d.preCompactionTokens;
+      if (isFiniteNumber(d.postCompactionTokens)) e.tokensAfter = d.postCompactionTokens;
       push(dec, ctx, e);
       return;
     }

@@ -1,6 +1,6 @@
 import type { DecodeOptions, RecordDecoder } from '../../codec';
 import { type DiagnosticSink, diagnosticAt } from '../../diagnostics';
-import { str } from '../../guards';
+import { isFiniteNumber, str } from '../../guards';
 import {
   DEPTH_PRECHECK_CHARS,
   isJsonObject,
@@ -273,7 +273,7 @@ function general(
   if (session !== undefined) d[SESSION] = session;
   d[LAST_LINE] = line;
   d[LAST_OFFSET] = offset;
-  d[LAST_TS] = typeof value.timestamp_ms === 'number' ? value.timestamp_ms : undefined;
+  d[LAST_TS] = isFiniteNumber(value.timestamp_ms) ? value.timestamp_ms : undefined;
   const type = value.type;
   const problem = isCursorRecordType(type) ? invalid(type, value) : 'unknown';
   if (problem !== undefined) {
@@ -309,7 +309,7 @@ function shortcut(
 ): boolean {
   const session = r.session_id;
   const ts = r.timestamp_ms;
-  if (typeof session !== 'string' || typeof ts !== 'number') return false;
+  if (typeof session !== 'string' || !isFiniteNumber(ts)) return false;
   const type = r.type;
   let e: AgentEvent;
   if (type === 'thinking') {
@@ -392,7 +392,7 @@ function shortcut(
       const text = str(success.stdout) ?? str(success.content) ?? str(success.message);
       const exitCode = success.exitCode;
       // A result without an exit code (a read, a search) takes the general path.
-      if (text === undefined || typeof exitCode !== 'number') return false;
+      if (text === undefined || !isFiniteNumber(exitCode)) return false;
       e = {
         type: 'tool.end',
         call,
@@ -773,7 +773,7 @@ function map(d: Decoder, type: string, cx: LineContext, out: AgentEvent[]): void
       };
       const subtype = str(r.subtype);
       if (subtype !== undefined) e.reason = subtype;
-      if (typeof r.duration_ms === 'number') e.durationMs = r.duration_ms;
+      if (isFiniteNumber(r.duration_ms)) e.durationMs = r.duration_ms;
       const answer = str(r.result);
       if (answer !== undefined) {
         if (failed) e.error = answer;
@@ -824,7 +824,7 @@ function wholeRunEnd(cx: LineContext, out: AgentEvent[]): boolean {
   if (
     r.is_error === true ||
     typeof reason !== 'string' ||
-    typeof durationMs !== 'number' ||
+    !isFiniteNumber(durationMs) ||
     typeof answer !== 'string' ||
     typeof session !== 'string' ||
     typeof r.timestamp_ms === 'number' ||
@@ -838,10 +838,10 @@ function wholeRunEnd(cx: LineContext, out: AgentEvent[]): boolean {
     cacheWriteTokens: cacheWrite,
   } = u;
   if (
-    typeof input !== 'number' ||
-    typeof output !== 'number' ||
-    typeof cacheRead !== 'number' ||
-    typeof cacheWrite !== 'number'
+    !isFiniteNumber(input) ||
+    !isFiniteNumber(output) ||
+    !isFiniteNumber(cacheRead) ||
+    !isFiniteNumber(cacheWrite)
   )
     return false;
   const usage = { input, output, cacheRead, cacheWrite };
@@ -923,7 +923,7 @@ function tool(d: Decoder, cx: LineContext, out: AgentEvent[]): void {
       e.ok = true;
       const text = str(success.stdout) ?? str(success.content) ?? str(success.message);
       if (text !== undefined) e.text = text;
-      if (typeof success.exitCode === 'number') e.exitCode = success.exitCode;
+      if (isFiniteNumber(success.exitCode)) e.exitCode = success.exitCode;
     } else {
       // The failure's text is the error (the whole result stays in `result`).
       const failure = result.error ?? result.failure ?? result.rejected;
@@ -935,7 +935,7 @@ function tool(d: Decoder, cx: LineContext, out: AgentEvent[]): void {
           e.text = text;
           e.error = text;
         } else e.error = failure;
-        if (typeof failure.exitCode === 'number') e.exitCode = failure.exitCode;
+        if (isFiniteNumber(failure.exitCode)) e.exitCode = failure.exitCode;
       } else if (failure !== undefined) e.error = failure;
     }
   }
@@ -963,7 +963,7 @@ function stamp(e: AgentEvent, cx: LineContext): void {
   const session = cx.record.session_id;
   if (typeof session === 'string') e.session = session;
   const ts = cx.record.timestamp_ms;
-  if (typeof ts === 'number') e.ts = ts;
+  if (isFiniteNumber(ts)) e.ts = ts;
 }
 
 function checkIntegers(d: Decoder, text: string, line: number, offset: number): void {

@@ -212,6 +212,10 @@ export class CursorEncoder implements Encoder {
   }
 
   write(event: AgentEvent): string {
+    // Refused before anything is written or kept of it: a call's start kept, its end (which
+    // repeats the arguments) would be refused too, and text closed before it would be lost.
+    if (event.type === 'tool.start' && event.args !== undefined && event.provenance?.format !== FORMAT)
+      assertEncodable(event.args, 'tool.start.args', undefined, FORMAT);
     spanBefore(this.span, this.loss.state, event, FORMAT);
     const text = this.writeEvent(event);
     spanAfter(this.span, this.loss.state, event, text, FORMAT);

@@ -3,7 +3,7 @@
 // record, `timestamp_ms` on most; tool payloads sit under a variable key (`shellToolCall`, …).
 
 import type { Detection } from '../../detect';
-import { num } from '../../guards';
+import { isFiniteNumber, num } from '../../guards';
 import { isJsonObject, type JsonObject } from '../../json';
 import type { ToolKind, Usage } from '../../model';
 import { aOr } from '../../words';
@@ -147,7 +147,7 @@ export function usageToWire(usage: Usage): JsonObject {
 
 /** `startedAtMs`/`completedAtMs` as a number (Cursor writes them as strings of digits). */
 export function msOf(value: unknown): number | undefined {
-  if (typeof value === 'number') return value;
+  if (isFiniteNumber(value)) return value;
   if (typeof value !== 'string' || value.length === 0 || value.length > 16) return undefined;
   // 1 to 16 ASCII digits (a regular expression test cost more than the rest of the field), summed
   // as they are read instead of `Number`'s string-to-number conversion: the sum of the first 15 is

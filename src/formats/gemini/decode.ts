@@ -1,6 +1,6 @@
 import type { DecodeOptions, RecordDecoder } from '../../codec';
 import { type Diagnostic, type DiagnosticSink, diagnosticAt } from '../../diagnostics';
-import { num } from '../../guards';
+import { isFiniteNumber, num } from '../../guards';
 import {
   DEPTH_PRECHECK_CHARS,
   isJsonObject,
@@ -451,7 +451,7 @@ export class GeminiRecordDecoder implements RecordDecoder {
       hints.stats = stats;
       const usage = usageOf(stats);
       if (usage !== undefined) e.usage = usage;
-      if (typeof stats.duration_ms === 'number') e.durationMs = stats.duration_ms;
+      if (isFiniteNumber(stats.duration_ms)) e.durationMs = stats.duration_ms;
     }
     this.runOpen = false;
     this.runError = undefined;

@@ -292,7 +292,8 @@ function unknown(record: unknown, type: unknown, at: LineAt): AgentEventOf<'unkn
   };
   if (typeof type === 'string') e.recordType = type;
   if (isJsonObject(record)) {
-    if (typeof record.ts === 'number') e.ts = record.ts * 1000;
+    // A time in seconds past what milliseconds hold (`1e308`) is no time: the event has none.
+    if (typeof record.ts === 'number' && Number.isFinite(record.ts * 1000)) e.ts = record.ts * 1000;
     // An invalid record still belongs to its test: keep the context for correlation.
     if (isJsonObject(record.context)) e.context = record.context;
   }
@@ -336,6 +337,20 @@ function timeOf(
     return fallback;
   }
   const ms = value * 1000;
+  if (!Number.isFinite(ms)) {
+    // `1e308` seconds are Infinity in milliseconds (and `1e400` reads as Infinity): no time the
+    // model holds. Kept as written, like any other invalid value.
+    const instead = fallback === undefined ? 'it is left out' : 'it falls back to ts';
+    d[REPORT](
+      'invalid_record',
+      'warning',
+      at[LINE],
+      at[OFFSET],
+      `${key} is ${value} seconds, past any time in milliseconds; ${instead}`,
+    );
+    (hints.invalid ??= {})[key] = value;
+    return fallback;
+  }
   // The writer prints ms / 1000; keep the value as written only when that does not give it
   // back. (A Python writer's float; a line with an integer here keeps its `raw` form instead.)
   // An integral value written as an integer (Python's `int`, not `1.0`; in the range where

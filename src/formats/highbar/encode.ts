@@ -183,6 +183,10 @@ class HighbarEncoder implements Encoder {
 }
 
 function writeEvent(w: Writer, event: AgentEvent): string {
+  // A call is written at its end (or at the stream's): arguments JSON cannot hold are refused
+  // now, as the start's own refusal, not at that later write, which they would take down.
+  if (event.type === 'tool.start' && event.args !== undefined && event.provenance?.format !== HIGHBAR)
+    assertEncodable(event.args, 'tool.start.args', undefined, HIGHBAR);
   const carried = CARRIED[event.type];
   if (carried === undefined) {
     reportLoss(w[LOSS], event, event.type, 'highbar has no record for this event');

@@ -2,7 +2,7 @@ import { appendRoundText } from '../../bounds';
 import type { DecodeOptions, RecordDecoder } from '../../codec';
 import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
 import { type LineEnds, lineEndAt } from '../../framing/line-ends';
-import { str } from '../../guards';
+import { isFiniteNumber, str } from '../../guards';
 import {
   DEPTH_PRECHECK_CHARS,
   isJsonObject,
@@ -187,7 +187,7 @@ function readLine(
   const own = partSession ?? sessionID;
   const lane = own !== undefined && d.root !== undefined && own !== d.root ? own : undefined;
   const cx: LineContext = { record: value, line, offset, hints, lane };
-  const ts = typeof value.timestamp === 'number' ? value.timestamp : undefined;
+  const ts = isFiniteNumber(value.timestamp) ? value.timestamp : undefined;
   d.lastLine = line;
   d.lastOffset = offset;
   d.lastTs = ts;
@@ -264,7 +264,7 @@ function wholeEnvelope(cx: LineContext, lane: Lane): boolean {
     cx.lane === undefined &&
     lane.round > 0 &&
     typeof cx.record.sessionID === 'string' &&
-    typeof cx.record.timestamp === 'number'
+    isFiniteNumber(cx.record.timestamp)
   );
 }
 
@@ -412,7 +412,9 @@ function wholeUsage(tokens: unknown, cost: unknown): Usage | undefined {
     typeof reasoning !== 'number' ||
     typeof read !== 'number' ||
     typeof write !== 'number' ||
-    typeof cost !== 'number'
+    typeof cost !== 'number' ||
+    // Any count past a double's range (1e400), or counts summing past it: the general path.
+    !Number.isFinite(input + read + write + output + reasoning + cost)
   )
     return undefined;
   return {
@@ -442,8 +444,8 @@ function tool(d: Decoder, part: JsonObject, cx: LineContext, lane: Lane, out: Ag
     call: part.callID as string,
     name: part.tool as string,
     state,
-    startedAt: time !== undefined && typeof time.start === 'number' ? time.start : undefined,
-    endedAt: time !== undefined && typeof time.end === 'number' ? time.end : undefined,
+    startedAt: time !== undefined && isFiniteNumber(time.start) ? time.start : undefined,
+    endedAt: time !== undefined && isFiniteNumber(time.end) ? time.end : undefined,
     provenance: prov(cx),
   };
   const metadata = isJsonObject(state.metadata) ? state.metadata : undefined;
@@ -487,7 +489,7 @@ function wholeTool(
     return false;
   const output = state.output;
   const error = state.error;
-  const exit = metadata !== undefined && typeof metadata.exit === 'number' ? metadata.exit : undefined;
+  const exit = metadata !== undefined && isFiniteNumber(metadata.exit) ? metadata.exit : undefined;
   const session = cx.record.sessionID as string;
   const ts = cx.record.timestamp as number;
   const round = lane.round;
@@ -577,7 +579,7 @@ function toolEnd(
   };
   if (typeof state.output === 'string') end.text = state.output;
   if (state.error !== undefined) end.error = state.error;
-  if (metadata !== undefined && typeof metadata.exit === 'number') end.exitCode = metadata.exit;
+  if (metadata !== undefined && isFiniteNumber(metadata.exit)) end.exitCode = metadata.exit;
   if (c.startedAt !== undefined) end.startedAt = c.startedAt;
   if (c.endedAt !== undefined) end.endedAt = c.endedAt;
   stamp(end, cx, lane);
@@ -598,7 +600,7 @@ function openLane(d: Decoder, child: string, cx: LineContext, out: AgentEvent[])
   };
   const session = str(cx.record.sessionID);
   if (session !== undefined) e.session = session;
-  if (typeof cx.record.timestamp === 'number') e.ts = cx.record.timestamp;
+  if (isFiniteNumber(cx.record.timestamp)) e.ts = cx.record.timestamp;
   out.push(e);
 }
 
@@ -613,7 +615,7 @@ function openRun(d: Decoder, cx: LineContext, out: AgentEvent[]): void {
   };
   const session = str(cx.record.sessionID);
   if (session !== undefined) e.session = session;
-  if (typeof cx.record.timestamp === 'number') e.ts = cx.record.timestamp;
+  if (isFiniteNumber(cx.record.timestamp)) e.ts = cx.record.timestamp;
   out.push(e);
 }
 
@@ -622,7 +624,7 @@ function stamp(e: AgentEvent, cx: LineContext, lane?: Lane): void {
   const session = cx.record.sessionID;
   if (typeof session === 'string') e.session = session;
   const ts = cx.record.timestamp;
-  if (typeof ts === 'number') e.ts = ts;
+  if (isFiniteNumber(ts)) e.ts = ts;
   if (lane !== undefined && lane.round > 0) e.round = lane.round;
   if (cx.lane !== undefined) e.lane = cx.lane;
 }

@@ -268,6 +268,10 @@ export class OpencodeEncoder implements Encoder {
   }
 
   write(event: AgentEvent): string {
+    // A call is written at its end: arguments JSON cannot hold are refused now, as the start's
+    // own refusal, not at the end's write, which they would take down with them.
+    if (event.type === 'tool.start' && event.args !== undefined && event.provenance?.format !== FORMAT)
+      assertEncodable(event.args, 'tool.start.args', undefined, FORMAT);
     spanBefore(this.span, this.loss.state, event, FORMAT);
     const text = this.writeEvent(event);
     spanAfter(this.span, this.loss.state, event, text, FORMAT);

@@ -5,7 +5,7 @@
 
 import type { Detection } from '../../detect';
 import type { LineEnd } from '../../framing/line-ends';
-import { num } from '../../guards';
+import { finiteOr, num } from '../../guards';
 import { isJsonObject, type JsonObject } from '../../json';
 import type { Usage } from '../../model';
 import { aOr } from '../../words';
@@ -146,8 +146,10 @@ export function usageFromWire(tokens: unknown, cost: unknown): Usage | undefined
     const cache = isJsonObject(tokens.cache) ? tokens.cache : undefined;
     const read = num(cache?.read);
     const write = num(cache?.write);
-    if (input !== undefined) usage.input = input + (read ?? 0) + (write ?? 0);
-    if (output !== undefined) usage.output = output + (reasoning ?? 0);
+    const all = input === undefined ? undefined : finiteOr(input + (read ?? 0) + (write ?? 0));
+    if (all !== undefined) usage.input = all;
+    const out = output === undefined ? undefined : finiteOr(output + (reasoning ?? 0));
+    if (out !== undefined) usage.output = out;
     if (read !== undefined) usage.cacheRead = read;
     if (write !== undefined) usage.cacheWrite = write;
     if (reasoning !== undefined) usage.reasoning = reasoning;
