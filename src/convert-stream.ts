@@ -99,6 +99,30 @@ export function writeOrReport(encoder: Encoder, event: AgentEvent, ctx: RefusalC
   }
 }
 
+/**
+ * `encoder.end()`, with a refusal reported as one `error` diagnostic (unplaced: it belongs to no
+ * event) instead of thrown, as {@link writeOrReport} does for an event. The writers refuse what
+ * they cannot hold at the event that brought it; this is the net for one that does not, so that a
+ * conversion without `strict` never throws for its input (found by test/fuzz/structured.test.ts).
+ */
+export function endOrReport(encoder: Encoder, ctx: RefusalContext): string {
+  try {
+    return encoder.end();
+  } catch (error) {
+    if (ctx.strict || !isAgentwireError(error)) throw error;
+    ctx.report(
+      diagnosticAtEvent(
+        error.code,
+        'error',
+        undefined,
+        `the end not written: ${error.diagnostic.message}`,
+        ctx.to,
+      ),
+    );
+    return '';
+  }
+}
+
 /** The two codecs of a conversion. */
 export interface ConvertCodecs {
   source: Codec;
@@ -146,7 +170,7 @@ export async function* convertChunks(
       yield* emit(decoder.push(r.value));
     }
     yield* emit(decoder.end());
-    const rest = encoder.end();
+    const rest = endOrReport(encoder, refusal);
     if (rest !== '') yield rest;
   } finally {
     await iterator.return?.();

@@ -1,5 +1,11 @@
 import { type ChunkSource, type Codec, toAsyncIterator } from './codec';
-import { type ConvertOptions, convertChunks, encodeOptionsFor, writeOrReport } from './convert-stream';
+import {
+  type ConvertOptions,
+  convertChunks,
+  encodeOptionsFor,
+  endOrReport,
+  writeOrReport,
+} from './convert-stream';
 import type { Diagnostic, Format } from './diagnostics';
 
 // Conversion with the two codecs passed in: what `agentwire` offers without bundling every format.
@@ -48,7 +54,7 @@ export function convertWith(input: string | Uint8Array, options: ConvertWithOpti
   const refusal = { to: plain.to, report: handler, strict: options.decode?.strict === true };
   let output = '';
   for (const event of events) output += writeOrReport(encoder, event, refusal);
-  output += encoder.end();
+  output += endOrReport(encoder, refusal);
   return { output, diagnostics, from: plain.from };
 }
 
