@@ -173,7 +173,7 @@ export function finiteOr(n: number): number | undefined {
 /**
  * `value` when it is a finite number, else `undefined`: how decoders read an optional number
  * field. The model's numbers are finite; a JSON number past a double's range (`1e400`) reads as
- * Infinity, which the decoder has reported, and is no count, cost or duration.
+ * Infinity, which is no count, cost or duration (left out without a diagnostic: docs/limits.md).
  */
 export function num(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;

@@ -5,6 +5,7 @@ import {
   diagnosticAt,
   type Format,
 } from './diagnostics';
+import type { AgentEvent } from './model';
 
 /** Default `maxDepth`: how deep a JSON value may nest before the line is refused unparsed. */
 export const DEFAULT_MAX_DEPTH: number = 64;
@@ -365,6 +366,17 @@ export function isFlatOfPrimitives(v: unknown): boolean {
   if (typeof (v as { toJSON?: unknown }).toJSON === 'function') return false;
   for (const k of Object.keys(v)) if (!isPlainPrimitive((v as JsonObject)[k])) return false;
   return true;
+}
+
+/**
+ * For a writer that writes a call at its end (or keeps its start for it): another format's
+ * `tool.start` whose arguments JSON cannot hold is refused at its own write ({@link
+ * assertEncodable}), not at that later write, which the refusal would take down with it (the
+ * call's end, or the writer's `end()`). An event of `format` itself is written from its kept line.
+ */
+export function assertArgsWritable(event: AgentEvent, format: Format): void {
+  if (event.type === 'tool.start' && event.args !== undefined && event.provenance?.format !== format)
+    assertEncodable(event.args, 'tool.start.args', undefined, format);
 }
 
 /**

@@ -1,6 +1,13 @@
 import type { EncodeOptions, Encoder } from '../../codec';
 import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
-import { assertEncodable, isJsonObject, type JsonObject, jsonString, rawIfSame } from '../../json';
+import {
+  assertArgsWritable,
+  assertEncodable,
+  isJsonObject,
+  type JsonObject,
+  jsonString,
+  rawIfSame,
+} from '../../json';
 import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, PlanItem, Usage } from '../../model';
 import { hintsFrom, joinRecord } from '../../record';
@@ -213,8 +220,7 @@ function writeEvent(w: Writer, event: AgentEvent): string {
   const codex = p !== undefined && p.format === FORMAT;
   // Refused before anything is kept of it: a call's start kept, its end (which repeats the
   // arguments) would be refused too.
-  if (!codex && event.type === 'tool.start' && event.args !== undefined)
-    assertEncodable(event.args, 'tool.start.args', undefined, FORMAT);
+  assertArgsWritable(event, FORMAT);
   if (codex && p.synthetic === true) {
     // Derived from a line another event writes: remember what that line will need.
     if (event.type === 'tool.start') openCall(w, event);

@@ -1,6 +1,13 @@
 import type { EncodeOptions, Encoder } from '../../codec';
 import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
-import { assertEncodable, assertFiniteNumber, isJsonObject, type JsonObject, rawIfSame } from '../../json';
+import {
+  assertArgsWritable,
+  assertEncodable,
+  assertFiniteNumber,
+  isJsonObject,
+  type JsonObject,
+  rawIfSame,
+} from '../../json';
 import { isStableJson, keptRecord, sameAsKept } from '../../kept';
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
@@ -214,8 +221,7 @@ export class CursorEncoder implements Encoder {
   write(event: AgentEvent): string {
     // Refused before anything is written or kept of it: a call's start kept, its end (which
     // repeats the arguments) would be refused too, and text closed before it would be lost.
-    if (event.type === 'tool.start' && event.args !== undefined && event.provenance?.format !== FORMAT)
-      assertEncodable(event.args, 'tool.start.args', undefined, FORMAT);
+    assertArgsWritable(event, FORMAT);
     spanBefore(this.span, this.loss.state, event, FORMAT);
     const text = this.writeEvent(event);
     spanAfter(this.span, this.loss.state, event, text, FORMAT);

@@ -1,6 +1,6 @@
 import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
-import { assertEncodable, isJsonObject, type JsonObject, rawIfSame } from '../../json';
+import { assertArgsWritable, assertEncodable, isJsonObject, type JsonObject, rawIfSame } from '../../json';
 import {
   checkLoss,
   type LossState,
@@ -185,8 +185,7 @@ class HighbarEncoder implements Encoder {
 function writeEvent(w: Writer, event: AgentEvent): string {
   // A call is written at its end (or at the stream's): arguments JSON cannot hold are refused
   // now, as the start's own refusal, not at that later write, which they would take down.
-  if (event.type === 'tool.start' && event.args !== undefined && event.provenance?.format !== HIGHBAR)
-    assertEncodable(event.args, 'tool.start.args', undefined, HIGHBAR);
+  assertArgsWritable(event, HIGHBAR);
   const carried = CARRIED[event.type];
   if (carried === undefined) {
     reportLoss(w[LOSS], event, event.type, 'highbar has no record for this event');

@@ -1,6 +1,6 @@
 import type { EncodeOptions, Encoder } from '../../codec';
 import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
-import { assertEncodable, isJsonObject, type JsonObject, rawIfSame } from '../../json';
+import { assertArgsWritable, assertEncodable, isJsonObject, type JsonObject, rawIfSame } from '../../json';
 import { isStableJson, keptRecord, sameAsKept } from '../../kept';
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
@@ -270,8 +270,7 @@ export class OpencodeEncoder implements Encoder {
   write(event: AgentEvent): string {
     // A call is written at its end: arguments JSON cannot hold are refused now, as the start's
     // own refusal, not at the end's write, which they would take down with them.
-    if (event.type === 'tool.start' && event.args !== undefined && event.provenance?.format !== FORMAT)
-      assertEncodable(event.args, 'tool.start.args', undefined, FORMAT);
+    assertArgsWritable(event, FORMAT);
     spanBefore(this.span, this.loss.state, event, FORMAT);
     const text = this.writeEvent(event);
     spanAfter(this.span, this.loss.state, event, text, FORMAT);
