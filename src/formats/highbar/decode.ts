@@ -311,6 +311,21 @@ function time(
   return timeOf(d, record[key], key, fallback, at);
 }
 
+// A time that is none (`why`): warned, kept as written for the writer, and `fallback` instead.
+function invalidTime(
+  d: HighbarDecoder,
+  key: 'ts' | 'started_at' | 'ended_at',
+  value: unknown,
+  why: string,
+  fallback: number | undefined,
+  at: LineAt,
+): number | undefined {
+  const instead = fallback === undefined ? 'it is left out' : 'it falls back to ts';
+  d[REPORT]('invalid_record', 'warning', at[LINE], at[OFFSET], `${key} is ${why}; ${instead}`);
+  (at[HINTS].invalid ??= {})[key] = value;
+  return fallback;
+}
+
 /** {@link time} of a value already read. */
 function timeOf(
   d: HighbarDecoder,
@@ -324,33 +339,13 @@ function timeOf(
     (hints.absent ??= []).push(key);
     return fallback;
   }
-  if (typeof value !== 'number') {
-    const instead = fallback === undefined ? 'it is left out' : 'it falls back to ts';
-    d[REPORT](
-      'invalid_record',
-      'warning',
-      at[LINE],
-      at[OFFSET],
-      `${key} is ${JSON.stringify(value)}, not a number of seconds; ${instead}`,
-    );
-    (hints.invalid ??= {})[key] = value;
-    return fallback;
-  }
+  if (typeof value !== 'number')
+    return invalidTime(d, key, value, `${JSON.stringify(value)}, not a number of seconds`, fallback, at);
   const ms = value * 1000;
-  if (!Number.isFinite(ms)) {
-    // `1e308` seconds are Infinity in milliseconds (and `1e400` reads as Infinity): no time the
-    // model holds. Kept as written, like any other invalid value.
-    const instead = fallback === undefined ? 'it is left out' : 'it falls back to ts';
-    d[REPORT](
-      'invalid_record',
-      'warning',
-      at[LINE],
-      at[OFFSET],
-      `${key} is ${value} seconds, past any time in milliseconds; ${instead}`,
-    );
-    (hints.invalid ??= {})[key] = value;
-    return fallback;
-  }
+  // `1e308` seconds are Infinity in milliseconds (and `1e400` reads as Infinity): no time the
+  // model holds. Kept as written, like any other invalid value.
+  if (!Number.isFinite(ms))
+    return invalidTime(d, key, value, `${value} seconds, past any time in milliseconds`, fallback, at);
   // The writer prints ms / 1000; keep the value as written only when that does not give it
   // back. (A Python writer's float; a line with an integer here keeps its `raw` form instead.)
   // An integral value written as an integer (Python's `int`, not `1.0`; in the range where
