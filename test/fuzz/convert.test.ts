@@ -1,5 +1,4 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
 import type { Codec } from '../../src/codec';
@@ -9,9 +8,8 @@ import type { Diagnostic } from '../../src/diagnostics';
 import { isAgentwireError } from '../../src/diagnostics';
 import { codecs } from '../../src/formats/index';
 import type { AgentEvent } from '../../src/model';
-import { EventTracer } from '../../src/otel/index';
-import { TimelineRenderer } from '../../src/view';
 import { FUZZ_RUNS } from '../runs';
+import { viewAndTrace } from './views';
 
 // Damaged input through every conversion: any fixture of any format, with bytes flipped,
 // inserted or deleted and lines repeated or dropped (a replayed envelope, a lost line), is
@@ -128,22 +126,7 @@ test('the timeline, the tracer and detection take any mix of events and damaged 
       fc.array(edit, { maxLength: 4 }),
       (picks, fixture, edits) => {
         const events = picks.map(([i, how]) => variant(POOL[i]!, how));
-        for (const color of [true, false]) {
-          const timeline = new TimelineRenderer({ color });
-          for (const e of events) timeline.render(e);
-          timeline.end();
-        }
-        const provider = new TracerProvider({
-          spanProcessors: [new SimpleSpanProcessor({ exporter: new InMemorySpanExporter() })],
-        });
-        const tracer = new EventTracer({
-          tracer: provider.getTracer('fuzz'),
-          captureContent: true,
-          clock: () => 1,
-        });
-        for (const e of events) tracer.push(e);
-        tracer.end();
-        expect(tracer.openSpans).toBe(0);
+        viewAndTrace(events);
         const bytes = damage(fixture.bytes, edits);
         detectFormat(bytes);
         detectFormat(Buffer.from(bytes).toString('latin1'));

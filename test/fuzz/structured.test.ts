@@ -1,5 +1,4 @@
 import { writeFileSync } from 'node:fs';
-import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import type { Codec } from '../../src/codec';
@@ -8,11 +7,10 @@ import { type Diagnostic, FORMATS, isAgentwireError } from '../../src/diagnostic
 import { codecFor } from '../../src/formats/index';
 import { type AgentEvent, validateEvent } from '../../src/model';
 import { AGENT_EVENT_TYPES, EVENT_CHECKS, isAgentEvent } from '../../src/model-guard';
-import { EventTracer } from '../../src/otel/index';
-import { TimelineRenderer } from '../../src/view';
 import { chunkAt } from '../golden';
 import { FUZZ_RUNS } from '../runs';
 import { corpus, mutate, mutations, pools, type Stream, writeStream } from './structured';
+import { viewAndTrace } from './views';
 
 // Structure-aware fuzzing of every format. Every record of every fixture (and of every reference
 // capture, when ../shared/captures is there) is read as JSON and mutated at the JSON level (a
@@ -140,22 +138,7 @@ function exercise(s: Stream, bytes: Uint8Array, cuts: number[]): void {
     wellFormed(back.events, r.output.length * 4, `${to} read back`);
   }
 
-  for (const color of [true, false]) {
-    const timeline = new TimelineRenderer({ color });
-    for (const e of whole.events) timeline.render(e);
-    timeline.end();
-  }
-  const provider = new TracerProvider({
-    spanProcessors: [new SimpleSpanProcessor({ exporter: new InMemorySpanExporter() })],
-  });
-  const tracer = new EventTracer({
-    tracer: provider.getTracer('fuzz'),
-    captureContent: true,
-    clock: () => 1,
-  });
-  for (const e of whole.events) tracer.push(e);
-  tracer.end();
-  expect(tracer.openSpans).toBe(0);
+  viewAndTrace(whole.events);
 }
 
 const LAST = process.env.STRUCTURED_FUZZ_LAST;
