@@ -380,6 +380,19 @@ export function assertArgsWritable(event: AgentEvent, format: Format): void {
 }
 
 /**
+ * For a writer that holds an event to write it later (one said outside a run, written at the next
+ * run's start): throws now what writing any of its fields (all but its provenance) would throw, so
+ * that the refusal is the held event's own, not the later write's, which it would take down.
+ */
+export function assertFieldsWritable(event: AgentEvent, format: Format): void {
+  for (const key of Object.keys(event)) {
+    if (key === 'provenance') continue;
+    const value = (event as Record<string, unknown>)[key];
+    if (value !== undefined) assertEncodable(value, `${event.type}.${key}`, undefined, format);
+  }
+}
+
+/**
  * Checks that `value` can be written as JSON without loss: no non-finite number, no BigInt, no
  * function, no cycle, nesting within `maxDepth`. Iterative, so a deep value cannot overflow the
  * stack. Throws {@link AgentwireError} (`unencodable`) naming the path.

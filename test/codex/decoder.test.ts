@@ -2,6 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { type AgentEvent, codex, detectFormat, isAgentwireError } from '../../src/all';
 import { CODEX_MAX_LINE_BYTES } from '../../src/formats/codex/index';
 import { scanItemIds } from '../../src/formats/codex/wire';
+import { isAgentEvent } from '../../src/model-guard';
 
 const lines = (...l: string[]) => `${l.join('\n')}\n`;
 const types = (events: AgentEvent[]) => events.map((e) => e.type);
@@ -177,6 +178,33 @@ describe('the Codex decoder', () => {
       { type: 'child.end', child: 't2', status: 'cancelled', result: 'stopped' },
     ]);
     expect(codex.stringify(events)).toBe(input);
+  });
+
+  // Found by test/fuzz/structured.test.ts: a state named after an Object.prototype member was
+  // looked up as one, and `__proto__` ended the lane with `{}` as its status (no model event).
+  test('a collab agent state named after an Object.prototype member ends no lane', () => {
+    for (const status of ['__proto__', 'toString', 'constructor', 'hasOwnProperty']) {
+      const spawn =
+        '{"id":"item_0","type":"collab_tool_call","tool":"spawn_agent","sender_thread_id":"t1","receiver_thread_ids":["t2"],"prompt":"look","agents_states":{"t2":{"status":"running","message":null}},"status":"completed"}';
+      const wait = `{"id":"item_1","type":"collab_tool_call","tool":"wait","sender_thread_id":"t1","receiver_thread_ids":["t2"],"prompt":null,"agents_states":{"t2":{"status":${JSON.stringify(status)},"message":"x"}},"status":"completed"}`;
+      const input = lines(
+        '{"type":"thread.started","thread_id":"t1"}',
+        '{"type":"turn.started"}',
+        `{"type":"item.completed","item":${spawn}}`,
+        `{"type":"item.completed","item":${wait}}`,
+        '{"type":"turn.completed","usage":{"input_tokens":1,"cached_input_tokens":0,"output_tokens":1}}',
+      );
+      const { events } = codex.parse(input);
+      expect(
+        events.filter((e) => e.type === 'child.end'),
+        status,
+      ).toEqual([]);
+      expect(
+        events.filter((e) => !isAgentEvent(e)),
+        status,
+      ).toEqual([]);
+      expect(codex.stringify(events), status).toBe(input);
+    }
   });
 
   test('a provider error with JSON inside its message: kept as text, parsed into data', () => {

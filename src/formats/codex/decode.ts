@@ -1455,7 +1455,12 @@ function lanes(d: Decoder, it: ItemLine, tool: string, bag: JsonObject): void {
   for (const child of Object.keys(states)) {
     const state = states[child];
     if (!isJsonObject(state) || !d[CHILDREN].has(child) || d[ENDED].has(child)) continue;
-    const status = typeof state.status === 'string' ? CODEX_AGENT_END[state.status] : undefined;
+    // An own key only: a state named after an Object.prototype member (`__proto__`, `toString`)
+    // is no end (found by test/fuzz/structured.test.ts: `{}` as a child's status).
+    const status =
+      typeof state.status === 'string' && Object.hasOwn(CODEX_AGENT_END, state.status)
+        ? CODEX_AGENT_END[state.status]
+        : undefined;
     if (status === undefined) continue;
     d[ENDED].add(child);
     const e: AgentEventOf<'child.end'> = {

@@ -1,7 +1,15 @@
 import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
 import { type IsoClock, newIsoClock, readIso } from '../../iso';
-import { assertEncodable, isJsonObject, type JsonObject, jsonString, rawIfSame, setOwn } from '../../json';
+import {
+  assertEncodable,
+  assertFieldsWritable,
+  isJsonObject,
+  type JsonObject,
+  jsonString,
+  rawIfSame,
+  setOwn,
+} from '../../json';
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf, ModelUsage, Provenance, Usage } from '../../model';
 import { hintsFrom, joinRecord } from '../../record';
@@ -186,6 +194,10 @@ export class GeminiEncoder implements Encoder {
     const type = event.type;
     if (type === 'run.start' || type === 'run.end') return this.runEdge(event);
     if (!this.inRun && type !== 'session.start' && event.provenance?.format !== FORMAT) {
+      // Refused now if at all (a value JSON cannot hold, in any of its fields): held, it is written
+      // at the run's start, which its refusal would take down with it (found by
+      // test/fuzz/structured.test.ts), as the AG-UI and AI SDK writers do.
+      assertFieldsWritable(event, FORMAT);
       if (this.outside.length < MAX_OUTSIDE) this.outside.push(event);
       else this.loss.report(event, type, 'too many events outside a run');
       return '';
