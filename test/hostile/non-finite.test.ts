@@ -98,6 +98,15 @@ const CASES: Array<[string, Format, string[], string]> = [
     'run.end',
   ],
   [
+    "claude: a tool_progress whose elapsed_time_seconds (1e306) is past milliseconds' range",
+    'claude',
+    [
+      CLAUDE_INIT,
+      '{"type":"tool_progress","tool_use_id":"toolu_1","tool_name":"Bash","parent_tool_use_id":null,"elapsed_time_seconds":1e306,"session_id":"s1"}',
+    ],
+    'tool.liveness',
+  ],
+  [
     'gemini: a result whose stats.duration_ms is 1e400',
     'gemini',
     [

@@ -2,7 +2,7 @@ import { setBounded } from '../../bounded';
 import { appendRoundText } from '../../bounds';
 import type { DecodeOptions, RecordDecoder } from '../../codec';
 import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
-import { isFiniteNumber, str } from '../../guards';
+import { finiteOr, isFiniteNumber, num, str } from '../../guards';
 import {
   contentPartsText,
   isJsonObject,
@@ -2378,11 +2378,13 @@ function toolProgress(d: DecoderState, ctx: LineContext): void {
     return;
   }
   ensureRun(d, ctx);
+  // Seconds in range can be milliseconds out of it (1e306 s): the product is checked, not the input.
+  const seconds = num(r.elapsed_time_seconds);
   const e: AgentEventOf<'tool.liveness'> = {
     type: 'tool.liveness',
     call,
     action: 'heartbeat',
-    elapsedMs: isFiniteNumber(r.elapsed_time_seconds) ? r.elapsed_time_seconds * 1000 : 0,
+    elapsedMs: seconds === undefined ? 0 : (finiteOr(seconds * 1000) ?? 0),
   };
   const name = str(r.tool_name);
   if (name !== undefined) e.name = name;
