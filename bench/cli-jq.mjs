@@ -11,24 +11,13 @@
 // maximum resident set size (wait4) when it is installed (Debian package `time`), else
 // /proc/<pid>/status VmHWM polled every 10 ms until the process exits. jq reads JSON only: the SSE
 // formats have no jq row.
-import { spawn, spawnSync } from 'node:child_process';
-import {
-  closeSync,
-  createWriteStream,
-  existsSync,
-  mkdtempSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { cursorLines, opencodeLines } from './agents.mjs';
+import { ALL_FORMATS, generate, MiB, measure, SSE, TIME } from './cli-files.mjs';
 import { CLI_END, CLI_START } from './cli-section.mjs';
-import { claudeGroups, codexLines, geminiLines, hepPieces } from './corpus.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const CLI_NOTE = [
@@ -48,147 +37,18 @@ function flag(name, fallback) {
   return v === undefined || v.startsWith('--') ? true : v;
 }
 
-const MiB = 1024 * 1024;
 const MB = Number(flag('mb', 1024));
 const RUNS = Math.max(1, Number(flag('runs', 1)));
 const JQ = String(flag('jq', '/usr/bin/jq'));
 const CLI = resolve(here, '../dist/cli.js');
 const LIB = resolve(here, '../dist/all.js');
 const BARE = resolve(here, 'cli-bare.mjs');
-const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
-const ALL = [
-  'hep',
-  'highbar',
-  'nativeharness',
-  'codex',
-  'claude',
-  'opencode',
-  'cursor',
-  'gemini',
-  'amp',
-  'copilot',
-  'ag-ui',
-  'ai-sdk',
-];
+const ALL = ALL_FORMATS;
 const CEILING = 'node: JSON.parse + JSON.stringify per line';
 const FORMATS = String(flag('formats', ALL.join(','))).split(',');
-const SSE = new Set(['nativeharness', 'ag-ui', 'ai-sdk']);
 
 if (!existsSync(CLI)) throw new Error('dist/cli.js is missing: npm run build first');
 const lib = await import(pathToFileURL(LIB).href);
-
-/** Lines (without newline) to Buffers of about 1 MiB. */
-function* piecesOf(lines) {
-  let piece = '';
-  for (const line of lines) {
-    piece += `${line}\n`;
-    if (piece.length >= MiB) {
-      yield Buffer.from(piece);
-      piece = '';
-    }
-  }
-  if (piece !== '') yield Buffer.from(piece);
-}
-
-function* flat(groups) {
-  for (const group of groups) yield* group;
-}
-
-/** The HEP corpus re-encoded by `format`'s writer, piece by piece. */
-// Pieces end after whole rounds, so a file cut after any piece is whole records; the caller stops.
-function* reencoded(format) {
-  const decoder = lib.hep.createDecoder();
-  const encoder = lib.codecFor(format).createEncoder();
-  for (const piece of hepPieces({ bytes: Number.POSITIVE_INFINITY })) {
-    let text = '';
-    for (const event of decoder.push(piece)) text += encoder.write(event);
-    yield Buffer.from(text);
-  }
-}
-
-/** About `bytes` bytes of `format`, as Buffers (the last may overshoot by a piece). */
-function* source(format, bytes) {
-  switch (format) {
-    case 'hep':
-      yield* hepPieces({ bytes });
-      return;
-    case 'codex':
-      yield* piecesOf(codexLines(1));
-      return;
-    case 'gemini':
-      yield* piecesOf(geminiLines(1));
-      return;
-    case 'claude':
-      yield* piecesOf(flat(claudeGroups(7)));
-      return;
-    case 'opencode':
-      yield* piecesOf(opencodeLines(7));
-      return;
-    case 'cursor':
-      yield* piecesOf(cursorLines(11));
-      return;
-    default:
-      yield* reencoded(format);
-  }
-}
-
-/** Streams about `mb` MiB of `format` to `path` (never held in memory). */
-async function generate(format, path, mb) {
-  const bytes = mb * MiB;
-  const out = createWriteStream(path);
-  let written = 0;
-  for (const piece of source(format, bytes)) {
-    if (!out.write(piece)) await new Promise((r) => out.once('drain', r));
-    written += piece.length;
-    if (written >= bytes) break;
-  }
-  await new Promise((r, j) => out.end((e) => (e ? j(e) : r())));
-  return statSync(path).size;
-}
-
-/** Peak RSS (KiB) read from /proc while the process runs. */
-function pollHwm(pid) {
-  let peak = 0;
-  const read = () => {
-    try {
-      const m = /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-      if (m !== null) peak = Math.max(peak, Number(m[1]));
-    } catch {}
-  };
-  read();
-  const timer = setInterval(read, 10);
-  return () => {
-    clearInterval(timer);
-    return peak;
-  };
-}
-
-/** Runs `argv` with stdout to /dev/null: wall seconds, peak RSS in MiB, exit code. */
-async function measure(argv) {
-  const devnull = openSync('/dev/null', 'w');
-  const cmd = TIME === undefined ? argv : [TIME, '-f', '%e %M %U %S', ...argv];
-  const t0 = performance.now();
-  const child = spawn(cmd[0], cmd.slice(1), { stdio: ['ignore', devnull, 'pipe'] });
-  const stop = TIME === undefined ? pollHwm(child.pid) : undefined;
-  let stderr = '';
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (s) => {
-    // Only the last lines matter (time's report, or an error): never hold a flood of diagnostics.
-    stderr = (stderr + s).slice(-4096);
-  });
-  const code = await new Promise((r) => child.once('close', r));
-  const wall = (performance.now() - t0) / 1000;
-  closeSync(devnull);
-  let kib = stop?.();
-  let cpu = Number.NaN;
-  if (TIME !== undefined) {
-    const m = /(\d+(?:\.\d+)?) (\d+) (\d+(?:\.\d+)?) (\d+(?:\.\d+)?)\s*$/.exec(stderr);
-    kib = m === null ? Number.NaN : Number(m[2]);
-    if (m !== null) cpu = Number(m[3]) + Number(m[4]);
-  }
-  const exit = TIME !== undefined && /Command exited with non-zero status (\d+)/.exec(stderr);
-  return { wall, cpu, rss: kib / 1024, code: exit ? Number(exit[1]) : code, stderr };
-}
 
 function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
@@ -213,7 +73,7 @@ try {
     const ext = SSE.has(format) ? 'sse' : 'jsonl';
     const file = join(dir, `${format}.${ext}`);
     const t0 = performance.now();
-    const size = await generate(format, file, MB);
+    const size = await generate(lib, format, file, MB);
     // The file's pages are written back before anything is timed: the kernel's writeback of a
     // freshly written GiB would otherwise share the machine with the first commands.
     spawnSync('sync');

@@ -63,3 +63,35 @@ describe('Claude writer: a round of calls without its end is not held whole', ()
     expect(back.events.filter((e) => e.type === 'tool.end')).toHaveLength(3);
   });
 });
+
+// Round twenty-nine: the writer kept every main-agent message of a run (and its blocks, its
+// whole text) to sum their usage into the run's `result`; a run of many rounds without its end
+// (an OpenCode session, converted) grew the heap by ~1 MiB per MiB. The done messages' usage is
+// summed as they go: the same figures, and only the message not done yet stays.
+describe('Claude writer: a long run does not keep its messages', () => {
+  function rounds(n: number): AgentEvent[] {
+    const events: AgentEvent[] = [{ type: 'run.start', input: 'go' }];
+    for (let i = 1; i <= n; i++) {
+      events.push({ type: 'round.start', round: i });
+      events.push({ type: 'text.delta', text: 'x'.repeat(1000), message: `m${i}`, round: i });
+      const usage = { input: 3, output: 7, costUsd: 0.1 };
+      events.push({ type: 'round.end', round: i, message: '', stopReason: 'end_turn', usage });
+    }
+    return events;
+  }
+
+  test('held messages stay few; the result sums every round', () => {
+    const encoder = claude.createEncoder({ onDiagnostic: () => {} });
+    let text = '';
+    for (const e of rounds(3000)) text += encoder.write(e);
+    // White-box: the messages still held for the run's usage (every one of them before).
+    expect((encoder as unknown as { runMessages: unknown[] }).runMessages.length).toBeLessThanOrEqual(1);
+    text += encoder.write({ type: 'run.end', status: 'completed' }) + encoder.end();
+    const result = JSON.parse(text.trimEnd().split('\n').at(-1)!);
+    expect(result.type).toBe('result');
+    expect(result.usage.input_tokens).toBe(9000);
+    expect(result.usage.output_tokens).toBe(21000);
+    // Exact decimal sums, in the messages' order (src/usage.ts): as before.
+    expect(result.total_cost_usd).toBe(300);
+  });
+});

@@ -1,4 +1,4 @@
-import { setBounded } from '../../bounded';
+import { ownString, setBounded } from '../../bounded';
 import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
 import { assertEncodable, isJsonObject, type JsonObject, sameJson, setOwn } from '../../json';
@@ -1002,8 +1002,14 @@ export class ClaudeEncoder implements Encoder {
   private inRun = false;
   /** Events outside a run that would open one (an `assistant` line needs an `init`): they wait. */
   private held: AgentEvent[] = [];
-  /** The run's main-agent messages: their usage is the `result`'s when the run's end has none. */
+  /**
+   * The run's main-agent messages not yet summed into `runUsage`: their usage is the `result`'s
+   * when the run's end has none. Only the messages since the first not done stay: a done message
+   * says no more usage, and keeping every message of a long run (and its blocks) held the run.
+   */
   private runMessages: Message[] = [];
+  /** The usage of the run's messages before `runMessages`, summed in their order. */
+  private runUsage: Usage = {};
   /** Characters of records queued behind a message that has not ended (CLAUDE_MAX_HELD_TEXT). */
   private behind = 0;
   /** What later lines' events are checked against (`Seen`). */
@@ -1298,6 +1304,7 @@ export class ClaudeEncoder implements Encoder {
     }
     if (e.lane === undefined) {
       this.rounds++;
+      this.foldRun();
       this.runMessages.push(m);
     }
     return m;
@@ -1335,7 +1342,7 @@ export class ClaudeEncoder implements Encoder {
   private outsideRun(event: AgentEvent): string {
     if (event.type === 'run.start') {
       this.inRun = true;
-      this.runMessages = [];
+      this.newRun();
       this.modelEvent(event);
       return this.releaseHeld();
     }
@@ -1343,7 +1350,7 @@ export class ClaudeEncoder implements Encoder {
       let out = '';
       if (this.held.length > 0) {
         this.inRun = true;
-        this.runMessages = [];
+        this.newRun();
         out = this.releaseHeld();
       }
       this.modelEvent(event);
@@ -1577,14 +1584,17 @@ export class ClaudeEncoder implements Encoder {
     const m = this.message(e);
     // Names are looked up for the calls a question or a liveness report names: recent ones.
     setBounded(this.calls, e.call, e.name);
-    this.unanswered.set(e.call, e.lane);
+    // The id is held (by the message until it is written, by `unanswered` until the call's result)
+    // as a string of its own: one sliced from a chunk's text would hold the chunk (`ownString`).
+    const id = ownString(e.call);
+    this.unanswered.set(id, e.lane);
     this.args.delete(e.call);
     if (e.args === undefined && e.argsSummary !== undefined)
       this.loss.report(e, 'tool.start.argsSummary', 'claude keeps arguments as an object only');
     for (const field of ['kind', 'server', 'command', 'startedAt'] as const)
       if (e[field] !== undefined)
         this.loss.report(e, `tool.start.${field}`, `claude has no place for ${field}`);
-    m.blocks.push({ type: 'tool_use', id: e.call, name: e.name, input: isJsonObject(input) ? input : {} });
+    m.blocks.push({ type: 'tool_use', id, name: e.name, input: isJsonObject(input) ? input : {} });
     // A block of its own counts towards the cap too (its input unmeasured): a message of many
     // calls is not held whole.
     this.hold(m, TOOL_USE_HELD);
@@ -1797,7 +1807,7 @@ export class ClaudeEncoder implements Encoder {
     this.inRun = false;
     this.needInit = true;
     this.unanswered.clear();
-    this.runMessages = [];
+    this.newRun();
   }
 
   private runEnd(e: AgentEventOf<'run.end'>): void {
@@ -1841,7 +1851,7 @@ export class ClaudeEncoder implements Encoder {
     } else subtype = 'error_during_execution';
     // The run's total, or (when its end has none) the sum of what its lines said.
     const usage: Usage = e.usage ?? this.writtenUsage();
-    this.runMessages = [];
+    this.newRun();
     const record: JsonObject = {
       type: 'result',
       subtype,
@@ -1875,9 +1885,27 @@ export class ClaudeEncoder implements Encoder {
 
   /** The usage the run's main-agent lines carry, summed: what a reader totals for the run. */
   private writtenUsage(): Usage {
-    const total: Usage = {};
+    const total: Usage = { ...this.runUsage };
     // Exact decimal sums (src/usage.ts): a cost such as 0.054201000000000006 added as written.
     for (const m of this.runMessages) if (m.said !== undefined) addUsage(total, m.said);
     return total;
+  }
+
+  private newRun(): void {
+    this.runMessages = [];
+    this.runUsage = {};
+  }
+
+  // The done messages at the front of `runMessages` summed into `runUsage`, in the same order as
+  // `writtenUsage` sums them (the sum is the same figures). A done message is out of `open`, so
+  // its usage is final.
+  private foldRun(): void {
+    const messages = this.runMessages;
+    let i = 0;
+    for (; i < messages.length && messages[i]!.done; i++) {
+      const said = messages[i]!.said;
+      if (said !== undefined) addUsage(this.runUsage, said);
+    }
+    if (i > 0) this.runMessages = messages.slice(i);
   }
 }

@@ -1,3 +1,4 @@
+import { ownString } from '../../bounded';
 import type { EncodeOptions, Encoder } from '../../codec';
 import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
 import {
@@ -440,8 +441,9 @@ function allocate(w: Writer): string {
   return id;
 }
 
+// Kept as strings of their own (`ownString`): a call id sliced from a chunk would keep the chunk.
 function use(w: Writer, id: string): void {
-  if (w[USED].size < 4096) w[USED].add(id);
+  if (w[USED].size < 4096 && !w[USED].has(id)) w[USED].add(ownString(id));
 }
 
 // The line as the decoder kept it while the event still says what it said; else `text`.
@@ -827,8 +829,11 @@ function openCall(w: Writer, event: AgentEventOf<'tool.start'>): OpenCall {
 
 // An open call kept until its end (the oldest dropped past 4096), its id used.
 function remember(w: Writer, id: string, call: OpenCall): void {
-  if (w[CALLS].size >= 4096 && !w[CALLS].has(id)) w[CALLS].delete(w[CALLS].keys().next().value as string);
-  w[CALLS].set(id, call);
+  if (w[CALLS].has(id)) w[CALLS].set(id, call);
+  else {
+    if (w[CALLS].size >= 4096) w[CALLS].delete(w[CALLS].keys().next().value as string);
+    w[CALLS].set(ownString(id), call);
+  }
   use(w, id);
 }
 
