@@ -4,6 +4,7 @@ import { decisionAllows, str } from '../../guards';
 import { newUuidRun, nextUuid, type UuidRun } from '../../ids';
 import { type IsoWriteClock, newIsoWriteClock, parseTimestamp, writeIsoAt } from '../../iso';
 import {
+  assertArgsWritable,
   assertEncodable,
   assertFiniteNumber,
   encodeJson,
@@ -369,6 +370,9 @@ export class CopilotEncoder implements Encoder {
 function writeEvent(w: Writer, event: AgentEvent): string {
   const held = w[HELD];
   if (held !== undefined) {
+    // The held event is written before this one: a refusal of this one must come first, or it
+    // takes the held one (a warning, the run's start) down with it.
+    assertWritable(event);
     w[HELD] = undefined;
     if (held.type === 'error') return releaseError(w, held, event) + writeEvent(w, event);
     // The session's start came right after its first run's start (AG-UI and the AI SDK open
@@ -382,6 +386,39 @@ function writeEvent(w: Writer, event: AgentEvent): string {
     return '';
   }
   return recordOf(w, event);
+}
+
+/**
+ * Throws now what writing another format's `event` would throw for a free-form value JSON cannot
+ * hold (its arguments, result, answers), for a write that writes something else first (a held
+ * event, a lane's snapshots): refused only in the middle of that write, the event would take
+ * what was written before it down with it.
+ */
+function assertWritable(event: AgentEvent): void {
+  if (event.provenance?.format === FORMAT) return;
+  switch (event.type) {
+    case 'tool.start':
+      assertArgsWritable(event, FORMAT);
+      return;
+    case 'tool.end':
+      // What toolEnd writes as JSON text: the result without a text, a failure's non-text error.
+      if (event.text === undefined && event.result !== undefined && event.result !== null)
+        json(event.result, 'tool.end.result');
+      if (
+        event.ok !== true &&
+        event.error !== undefined &&
+        event.error !== null &&
+        typeof event.error !== 'string'
+      )
+        json(event.error, 'tool.end.error');
+      return;
+    case 'approval.request':
+      if (event.args !== undefined) json(event.args, 'approval.request.args');
+      return;
+    case 'question.answer':
+      json(event.answers, 'question.answer.answers');
+      return;
+  }
 }
 
 /** The records of one event (after the held first run start, if any). */
@@ -505,7 +542,11 @@ function recordOf(w: Writer, event: AgentEvent): string {
     }
     case 'tool.end':
       // A tool's result: the call that asked for it is over, its lane's figures final.
-      if (!own && w[PENDING].size !== 0) text += writeSnapshots(w, event.lane);
+      if (!own && w[PENDING].size !== 0) {
+        // Refused after them, the snapshots written before the end would go down with it.
+        assertWritable(event);
+        text += writeSnapshots(w, event.lane);
+      }
       return text + toolEnd(w, event, tpl, own);
     case 'usage':
       return text + usageRecord(w, event, tpl, own, copilotEnvelope(record));
@@ -1635,8 +1676,11 @@ function emit(w: Writer, o: Out): string {
   // Another format's first record: a session's start goes first, as Copilot writes a session.
   // Here, not at the first event: events that write nothing (a banner line's notice) before
   // the source's own session start must not make it a second one.
+  // The data first: a value JSON cannot hold is refused before the session's start is written
+  // and before an id is taken, which the refusal would take down with it.
+  const data = o.dataText ?? json(o.data, `${event.type}`);
   if (!w[WROTE_ANY] && !own && o.type !== 'session.start')
-    return sessionStart(w, event, undefined) + emit(w, o);
+    return sessionStart(w, event, undefined) + emit(w, { ...o, dataText: data });
   const hints = own ? (p.hints as CopilotHints | undefined) : undefined;
   const env = copilotEnvelope(hints?.record);
   const kept = env !== undefined && env.type === o.type ? env : undefined;
@@ -1657,7 +1701,6 @@ function emit(w: Writer, o: Out): string {
     o.agent ?? (event.lane === undefined || o.type.startsWith('subagent.') ? undefined : event.lane);
   const ephemeral =
     kept !== undefined ? kept.ephemeral : COPILOT_EPHEMERAL_TYPES.has(o.type) ? true : undefined;
-  const data = o.dataText ?? json(o.data, `${event.type}`);
   // An id of the default source (a UUID) has nothing to escape. The previous record's quoted id
   // is this one's parentId: quoted once.
   const quotedId =

@@ -1,0 +1,79 @@
+import { expect, test } from 'vitest';
+import { isAgentwireError } from '../../src/diagnostics';
+import { copilot } from '../../src/formats/copilot/index';
+import type { AgentEvent } from '../../src/model';
+
+// Found by test/fuzz/refusal.test.ts: the Copilot writer holds another format's non-fatal error
+// for one event (the failed run's end may follow it) and its first run's start (its session's
+// start may follow it), and writes them before the next event's records. A next event it
+// refuses (arguments JSON cannot hold) was refused after that, taking the held warning or run
+// start down with it; and an event refused as the stream's first record took the session's start
+// it wrote before it down. Now the refusal comes first, and the held record is written with the
+// next event.
+
+const refused: AgentEvent = {
+  type: 'tool.start',
+  call: 'c',
+  name: 'n',
+  args: { x: Number.POSITIVE_INFINITY },
+};
+
+function write(events: readonly AgentEvent[]): { text: string; refusals: string[] } {
+  let n = 0;
+  const e = copilot.createEncoder({ idSource: () => `id${n++}`, clock: () => 0, onDiagnostic() {} });
+  let text = '';
+  const refusals: string[] = [];
+  for (const ev of events) {
+    try {
+      text += e.write(ev);
+    } catch (error) {
+      if (!isAgentwireError(error)) throw error;
+      refusals.push(error.diagnostic.message);
+    }
+  }
+  return { text: text + e.end(), refusals };
+}
+
+const types = (text: string) =>
+  text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => (JSON.parse(l) as { type: string }).type);
+
+test('a held warning is written when the event after it is refused', () => {
+  const stream: AgentEvent[] = [
+    { type: 'session.start', session: 's' },
+    { type: 'run.start', input: 'go' },
+    { type: 'error', message: 'rate limited', fatal: false },
+    refused,
+    { type: 'run.end', status: 'completed' },
+  ];
+  const { text, refusals } = write(stream);
+  expect(refusals).toEqual(['tool.start.args.x: Infinity is not a finite number; JSON cannot hold it']);
+  expect(types(text)).toContain('session.warning');
+  expect(text).toBe(write(stream.filter((e) => e !== refused)).text);
+});
+
+test("a held first run's start is written when the event after it is refused", () => {
+  const stream: AgentEvent[] = [
+    { type: 'run.start', input: 'go' },
+    refused,
+    { type: 'run.end', status: 'completed' },
+  ];
+  const { text, refusals } = write(stream);
+  expect(refusals).toHaveLength(1);
+  expect(types(text)).toEqual(expect.arrayContaining(['session.start', 'user.message']));
+  expect(text).toBe(write(stream.filter((e) => e !== refused)).text);
+});
+
+test("a first record refused: the session's start written for it is not lost, no id taken", () => {
+  const approval: AgentEvent = { type: 'approval.request', approval: 'a', tool: 't', args: { v: BigInt(7) } };
+  const stream: AgentEvent[] = [
+    approval,
+    { type: 'notice', kind: 'k', message: 'm' },
+    { type: 'run.start', input: 'go' },
+  ];
+  const { text, refusals } = write(stream);
+  expect(refusals).toHaveLength(1);
+  expect(text).toBe(write(stream.filter((e) => e !== approval)).text);
+});

@@ -1,0 +1,185 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { expect, test } from 'vitest';
+import { type ConvertOptions, encodeOptionsFor, endOrReport, writeOrReport } from '../../src/convert-stream';
+import { type Diagnostic, FORMATS, type Format } from '../../src/diagnostics';
+import { codecFor } from '../../src/formats/index';
+import type { AgentEvent } from '../../src/model';
+import { FUZZ_RUNS } from '../runs';
+
+// A writer's refusal takes nothing else down. A writer, fed the events of any fixture of another
+// format (its golden) as a conversion feeds them (src/convert-stream.ts: event by event, a refusal
+// reported and the next event written), with one event inserted at a random place whose free-form
+// field holds a value JSON cannot hold (Infinity, a BigInt, a cycle, nesting past the depth bound;
+// ids no fixture has, all saying `refused`). A writer either writes that field as JSON, and must
+// refuse the event, or does not:
+//   - refused: exactly one refusal, and the output bytes are those of the stream without the
+//     event (it left nothing held, opened, counted or half written behind). Its diagnostics are
+//     the clean stream's but for losses of a field no clean event has (what the refused event
+//     reported of itself before it was refused), and a loss's `(event N)` index, which counts the
+//     inserted event;
+//   - not refused: it dropped the value, wrote it inside a text (a depth bound is no matter
+//     there) or summarised it (HEP writes what JSON cannot hold as `[unserializable]`, as its
+//     reference writer does, and says so). The weaker promise: every record but the inserted
+//     event's is the one the stream with a plain value there gets. A TypeError out of
+//     JSON.stringify (a BigInt, a cycle) breaks the property either way: `convert` rethrows it.
+// Found by this property: the Copilot writer's fix in CHANGELOG.md (round twenty-nine); the
+// writers in OPEN below are what it still finds.
+
+interface Golden {
+  from: Format;
+  name: string;
+  events: AgentEvent[];
+}
+
+const goldens: Golden[] = FORMATS.flatMap((format) =>
+  readdirSync(`fixtures/${format}`)
+    .filter((f) => f.endsWith('.golden.json'))
+    .sort()
+    .map((f) => ({
+      from: format,
+      name: `${format}/${f}`,
+      events: (JSON.parse(readFileSync(`fixtures/${format}/${f}`, 'utf8')) as { events: AgentEvent[] })
+        .events,
+    })),
+);
+
+/** A value no writer can write as JSON, and its name for a failure message. */
+type Bad = 'Infinity' | 'BigInt' | 'cycle' | 'deep';
+
+function badValue(bad: Bad): unknown {
+  switch (bad) {
+    case 'Infinity':
+      return Number.POSITIVE_INFINITY;
+    case 'BigInt':
+      return BigInt(7);
+    case 'cycle': {
+      const o: Record<string, unknown> = { a: 1 };
+      o.self = o;
+      return o;
+    }
+    case 'deep': {
+      // Past the writers' default depth bound (64) with room for what they nest around it.
+      let v: unknown = 1;
+      for (let i = 0; i < 80; i++) v = { d: v };
+      return v;
+    }
+  }
+}
+
+/** The event to insert with `v` in one of its free-form fields; ids no fixture has. */
+const shapes: ReadonlyArray<(v: unknown) => AgentEvent> = [
+  (v) => ({ type: 'tool.start', call: 'refused-call', name: 'refused_tool', args: { v } }),
+  (v) => ({ type: 'tool.end', call: 'refused-call', name: 'refused_tool', ok: true, result: { v } }),
+  (v) => ({ type: 'tool.end', call: 'refused-call', name: 'refused_tool', ok: false, error: { v } }),
+  (v) => ({ type: 'unknown', recordType: 'refused', record: { type: 'refused', v } }),
+  (v) => ({ type: 'notice', kind: 'refused', message: 'm', data: { v } }),
+  (v) => ({ type: 'error', message: 'refused', fatal: false, data: { v } }),
+  (v) => ({ type: 'approval.request', approval: 'refused-approval', tool: 'refused_tool', args: { v } }),
+  (v) => ({ type: 'question.answer', question: 'refused-question', answers: { v } }) as AgentEvent,
+  (v) => ({ type: 'text.delta', text: 'refused', context: { v } }) as AgentEvent,
+];
+
+const PLAIN = 'plain';
+
+interface Written {
+  output: string;
+  diagnostics: Diagnostic[];
+}
+
+/** `events` through `to`'s writer as a conversion from `from` writes them. */
+function write(from: Format, to: Format, events: readonly AgentEvent[]): Written {
+  const diagnostics: Diagnostic[] = [];
+  const report = (d: Diagnostic) => diagnostics.push(d);
+  let id = 0;
+  const options: ConvertOptions = { to, clock: () => 1_767_225_600_000, idSource: () => `id${id++}` };
+  const encoder = codecFor(to)!.createEncoder(encodeOptionsFor(from, options, report));
+  const ctx = { to, report, strict: false };
+  let output = '';
+  for (const e of events) output += writeOrReport(encoder, e, ctx);
+  output += endOrReport(encoder, ctx);
+  return { output, diagnostics };
+}
+
+const inserted = (events: readonly AgentEvent[], at: number, e: AgentEvent) => [
+  ...events.slice(0, at),
+  e,
+  ...events.slice(at),
+];
+
+// A loss names the event by its index in the stream when it has no input line, and the stream
+// with the inserted event has one more before it.
+const said = (ds: readonly Diagnostic[]) =>
+  ds.map((d) => ({ ...d, message: d.message.replace(/\(event \d+\)/, '(event)') }));
+
+// The records of the inserted event (its ids say `refused`) aside, what a writer wrote.
+const others = (output: string) => output.split('\n').filter((l) => !l.includes('refused'));
+
+/** The promise for one case; throws what breaks it. */
+function check(golden: Golden, to: Format, at: number, shape: number, bad: Bad): void {
+  const dirty = write(golden.from, to, inserted(golden.events, at, shapes[shape]!(badValue(bad))));
+  const refusals = dirty.diagnostics.filter(
+    (d) => d.severity === 'error' && / not written: /.test(d.message),
+  );
+  const what = `${golden.name} → ${to}, shape ${shape} with ${bad} at ${at}`;
+  if (refusals.length > 0) {
+    expect(refusals.length, what).toBe(1);
+    const clean = write(golden.from, to, golden.events);
+    expect(dirty.output, what).toBe(clean.output);
+    // What the refused event reported before it was refused (a field its format has no place
+    // for) is its own; every other diagnostic is the clean stream's.
+    const fields = new Set(clean.diagnostics.map((d) => d.field));
+    const rest = dirty.diagnostics.filter(
+      (d) => d !== refusals[0] && !(d.code === 'loss' && !fields.has(d.field)),
+    );
+    expect(said(rest), what).toEqual(said(clean.diagnostics));
+  } else {
+    // Not refused: the writer did not write the value as JSON. It may have dropped it, written
+    // it as text (a depth bound is no matter inside a string) or summarised it (HEP writes what
+    // JSON cannot hold as `[unserializable]`, as its reference writer does, and says so); every
+    // other record is the one the stream with a plain value there gets.
+    const plain = write(golden.from, to, inserted(golden.events, at, shapes[shape]!(PLAIN)));
+    expect(others(dirty.output), what).toEqual(others(plain.output));
+  }
+}
+
+// Writers the property still breaks (left for the next round; the case that shows each, with
+// its golden, writer, shape and value, is what a run with this entry removed prints):
+const OPEN: Partial<Record<Format, string>> = {
+  'ag-ui':
+    'a refused tool.start leaves its call open (TOOL_CALL_END written for it); a BigInt or cycle in tool.end.result throws a TypeError',
+  'ai-sdk':
+    'a refused tool call takes the start-step written before it down; a BigInt in tool.end.error throws a TypeError',
+  claude:
+    'a BigInt or cycle in tool.end.result throws a TypeError; a refused tool.end takes message records down',
+  codex: 'a refused tool.end takes an agent_message item down; a BigInt in tool.end.error throws a TypeError',
+  cursor: 'a refused tool.end takes a thinking record down; a BigInt in tool.end.error throws a TypeError',
+  gemini: "a refused tool.start is counted in the result's stats.tool_calls",
+  hep: 'a refused first event takes the hep_header written for it down',
+  highbar: 'a refused tool.end counts as its run having written (the run-wrote-nothing loss goes unsaid)',
+  nativeharness:
+    'a refused first event takes session_created down; a refused tool.start is left open (a tool_result made up for it)',
+  opencode: 'a BigInt or cycle in tool.end.error throws a TypeError',
+};
+const WRITERS = FORMATS.filter((f) => OPEN[f] === undefined);
+
+test('every writer: an event it refuses takes nothing else down', () => {
+  fc.assert(
+    fc.property(
+      fc.constantFrom(...goldens),
+      fc.constantFrom(...WRITERS),
+      fc.nat(),
+      fc.nat({ max: shapes.length - 1 }),
+      fc.constantFrom<Bad>('Infinity', 'BigInt', 'cycle', 'deep'),
+      (golden, to, pos, shape, bad) => {
+        // A stream written in its own format keeps its records' own sequence numbers and ids
+        // (nativeharness `seq`): an event inserted into it takes a number a kept record has, and
+        // that record is refused as out of order. A conversion to another format is the case.
+        fc.pre(golden.from !== to);
+        check(golden, to, pos % (golden.events.length + 1), shape, bad);
+      },
+    ),
+    // A case is two or three short writes: scaled up, still well under a second.
+    { numRuns: FUZZ_RUNS * 5 },
+  );
+});
