@@ -156,7 +156,6 @@ const OPEN: Partial<Record<Format, string>> = {
   cursor: 'a refused tool.end takes a thinking record down; a BigInt in tool.end.error throws a TypeError',
   nativeharness:
     'a refused first event takes session_created down; a refused tool.start is left open (a tool_result made up for it)',
-  opencode: 'a BigInt or cycle in tool.end.error throws a TypeError',
 };
 const WRITERS = FORMATS.filter((f) => OPEN[f] === undefined);
 
