@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { type AgentEvent, claude, type Diagnostic } from '../../src/all';
+import { CLAUDE_MAX_HELD_UNNUMBERED } from '../../src/formats/claude/wire';
 
 // Round nineteen: another format's round whose end does not come while its calls' results pile up
 // (a highbar trace has no rounds at all) was held whole by the Claude writer: a 1 GiB highbar
@@ -61,6 +62,23 @@ describe('Claude writer: a round of calls without its end is not held whole', ()
     expect(early).toBeLessThan(text.length);
     const back = claude.parse(text);
     expect(back.events.filter((e) => e.type === 'tool.end')).toHaveLength(3);
+  });
+});
+
+// Round twenty-nine: events without round numbers (highbar's) have no round end to write the
+// message at, and what waited behind it up to 1 Mi characters outlived the CLI's young generation:
+// highbar → claude promoted 94.7 MiB per 20 MB. Held up to CLAUDE_MAX_HELD_UNNUMBERED (32 Ki) now.
+describe('Claude writer: events without round numbers hold 32 Ki behind the open message', () => {
+  test('without round numbers, what waits behind the open message stays under 32 Ki', () => {
+    const { text, early } = write(run(2000, 'y'.repeat(300)));
+    expect(text.length).toBeGreaterThan(CAP / 2);
+    expect(text.length - early).toBeLessThan(2 * CLAUDE_MAX_HELD_UNNUMBERED);
+  });
+
+  test('with round numbers, a round under 1 Mi is held whole to its end', () => {
+    const events = run(2000, 'y'.repeat(300)).map((e) => ({ ...e, round: 1 }));
+    const { text, early } = write(events);
+    expect(text.length - early).toBeGreaterThan(CAP / 2);
   });
 });
 

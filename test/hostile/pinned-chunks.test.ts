@@ -1,7 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, test } from 'vitest';
-import { type AgentEvent, aisdk, claude, codex, type Encoder } from '../../src/all';
+import { type AgentEvent, aisdk, claude, codex, cursor, type Encoder } from '../../src/all';
 import { ownString, setBounded } from '../../src/bounded';
 
 // Round twenty-nine: the decoders that read a line in place (OpenCode, Cursor, Amp) slice its
@@ -75,4 +75,19 @@ describe('kept ids hold nothing of the text they were cut from', () => {
       });
       expect(grew).toBeLessThan(8 * MiB);
     });
+
+  // The Cursor writer holds a run's text for the `result` of a run end without an answer (up to
+  // CURSOR_MAX_HELD_TEXT): deltas sliced from chunks pinned every chunk of the run (copilot →
+  // cursor promoted 19.9 MiB per 20 MB).
+  test(`the cursor writer: a run of ${IDS} sliced text deltas`, () => {
+    const encoder = cursor.createEncoder({ onDiagnostic: () => {} });
+    encoder.write({ type: 'run.start', input: 'go' });
+    const grew = retained(encoder, (w) => {
+      for (let i = 0; i < IDS; i++) w.write({ type: 'text.delta', text: slicedId(i), message: 'm' });
+    });
+    expect(grew).toBeLessThan(8 * MiB);
+    // The run's text comes back whole in its result.
+    const end = encoder.write({ type: 'run.end', status: 'completed' });
+    expect(end).toContain(slicedId(IDS - 1));
+  });
 });

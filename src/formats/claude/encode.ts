@@ -14,6 +14,7 @@ import {
   CLAUDE_FORMAT,
   CLAUDE_MAX_HELD_OUTPUT,
   CLAUDE_MAX_HELD_TEXT,
+  CLAUDE_MAX_HELD_UNNUMBERED,
   CLAUDE_SESSION_STATE,
   type ClaudeHints,
   RESULT_SUBTYPES,
@@ -1012,6 +1013,11 @@ export class ClaudeEncoder implements Encoder {
   private runUsage: Usage = {};
   /** Characters of records queued behind a message that has not ended (CLAUDE_MAX_HELD_TEXT). */
   private behind = 0;
+  /**
+   * What `behind` may reach: CLAUDE_MAX_HELD_UNNUMBERED while the event written has no round
+   * number (no round end will come to write the message at), else CLAUDE_MAX_HELD_TEXT.
+   */
+  private behindCap = CLAUDE_MAX_HELD_TEXT;
   /** What later lines' events are checked against (`Seen`). */
   private readonly seen: Seen = { messages: new Map(), tasks: new Map(), usages: new Map() };
   /** Per call whose arguments were edited: the strings they said and no longer say (`noteArgs`). */
@@ -1190,7 +1196,7 @@ export class ClaudeEncoder implements Encoder {
     // itself queued: the count runs ahead, which only cuts sooner).
     if (this.queue.length > 1) {
       this.behind += text.length;
-      if (this.behind >= CLAUDE_MAX_HELD_TEXT) this.cutQueue();
+      if (this.behind >= this.behindCap) this.cutQueue();
     }
   }
 
@@ -1318,6 +1324,7 @@ export class ClaudeEncoder implements Encoder {
   }
 
   private model(event: AgentEvent): string {
+    this.behindCap = typeof event.round === 'number' ? CLAUDE_MAX_HELD_TEXT : CLAUDE_MAX_HELD_UNNUMBERED;
     if (event.type === 'run.start' && this.inRun) this.cutRun();
     if (!this.inRun && !OUTSIDE_RUN.has(event.type)) return this.outsideRun(event);
     this.modelEvent(event);

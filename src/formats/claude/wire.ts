@@ -36,6 +36,16 @@ export const CLAUDE_MAX_HELD_OUTPUT: number = 1024 * 1024;
  */
 export const CLAUDE_MAX_HELD_TEXT: number = 1024 * 1024;
 
+/**
+ * Most characters of records the writer queues behind a message that has not ended when the
+ * events have no round numbers (highbar's): 32 Ki, instead of {@link CLAUDE_MAX_HELD_TEXT}. Such a
+ * stream has no round end to write the message at, so the writer cuts it there (its blocks so far
+ * as lines, `stop_reason` null; a reader joins them by the message id: nothing lost) and what
+ * waited behind it is written. Held longer, the queue outlives the young generation and every
+ * record of it is promoted (docs/performance.md, "Round twenty-nine").
+ */
+export const CLAUDE_MAX_HELD_UNNUMBERED: number = 32 * 1024;
+
 /** `system` subtypes this codec maps; any other subtype is kept as an `unknown` event. */
 export const CLAUDE_SYSTEM_SUBTYPES = [
   'init',

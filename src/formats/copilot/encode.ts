@@ -24,6 +24,7 @@ import { addExact } from '../../usage';
 import {
   COPILOT_DENIED_BY,
   COPILOT_EPHEMERAL_TYPES,
+  COPILOT_MAX_HELD_MESSAGES,
   COPILOT_MAX_HELD_TEXT,
   COPILOT_PERMISSION_SLOTS,
   type CopilotEnvelope,
@@ -210,6 +211,9 @@ type Writer = [
   reasoningCut: boolean,
   // The default ids (no idSource): a run of random UUIDs (ids.ts `nextUuid`).
   ids: UuidRun,
+  // The lane of each held message of a lane (by the id its text is held under, as `texts`): a
+  // message written before its end (COPILOT_MAX_HELD_MESSAGES) is written in its lane.
+  heldLanes: Map<string, string>,
 ];
 
 /** The token figures a Copilot reader sums a run's assistant.usage into. */
@@ -252,6 +256,7 @@ const SPAN = 31;
 const RENAMED = 32;
 const REASONING_CUT = 33;
 const IDS = 34;
+const HELD_LANES = 35;
 
 function newWriter(options: CopilotEncodeOptions, sink: DiagnosticSink, templates: boolean): Writer {
   return [
@@ -292,6 +297,7 @@ function newWriter(options: CopilotEncodeOptions, sink: DiagnosticSink, template
     new Map(),
     false,
     newUuidRun(),
+    new Map(),
   ];
 }
 
@@ -475,24 +481,35 @@ function recordOf(w: Writer, event: AgentEvent): string {
       return text + turnEnd(w, event, tpl, own);
     case 'message.start': {
       const id = event.message ?? newId(w);
+      // A new message of a lane: its earlier message's snapshots are all that will come.
+      if (!own && w[PENDING].size !== 0) text += writeSnapshots(w, event.lane);
+      text += lazyTurn(w, event, own);
+      if (!own && !w[TEXTS].has(id)) text += holdMessage(w, event, id);
       w[OPEN_MESSAGE] = id;
       w[OPEN_LANE] = event.lane;
       w[TEXTS].set(id, '');
-      // A new message of a lane: its earlier message's snapshots are all that will come.
-      if (!own && w[PENDING].size !== 0) text += writeSnapshots(w, event.lane);
-      return (
-        text + lazyTurn(w, event, own) + kept(w, 'assistant.message_start', event, tpl, [['messageId', id]])
-      );
+      return text + kept(w, 'assistant.message_start', event, tpl, [['messageId', id]]);
     }
     case 'text.delta': {
       let head = lazyTurn(w, event, own);
-      const named = event.message ?? w[OPEN_MESSAGE] ?? openMessage(w, event.lane);
+      // Another format's delta that names a message when none is open opens it (OpenCode's
+      // messages have no message.start or message.end): the round's end writes its
+      // assistant.message, which a reader of the persisted log takes the answer from (the deltas
+      // are ephemeral). Held by id and never opened, it was never written and stayed held.
+      const named =
+        w[OPEN_MESSAGE] === undefined && (event.message === undefined || !own)
+          ? openMessage(w, event.lane, event.message)
+          : (event.message ?? (w[OPEN_MESSAGE] as string));
       let id = writtenId(w, named);
-      let sofar = w[TEXTS].get(id) ?? '';
-      if (sofar.length + event.text.length > COPILOT_MAX_HELD_TEXT && sofar !== '') {
+      let sofar = w[TEXTS].get(id);
+      if (sofar === undefined) {
+        if (!own) head += holdMessage(w, event, id);
+        sofar = '';
+      } else if (sofar.length + event.text.length > COPILOT_MAX_HELD_TEXT && sofar !== '') {
         head += cutMessage(w, event, named);
         id = w[RENAMED].get(named)!;
         sofar = '';
+        if (!own && event.lane !== undefined) w[HELD_LANES].set(id, event.lane);
       }
       w[TEXTS].set(id, sofar + event.text);
       if (tpl === undefined && w[TEMPLATES] && typeof event.text === 'string' && typeof id === 'string') {
@@ -853,6 +870,43 @@ function addText(w: Writer, named: string | undefined, text: string): void {
   w[TEXTS].set(id, (w[TEXTS].get(id) ?? '') + text);
 }
 
+/**
+ * Another format's message whose text starts being held (`id`, as `texts` holds it): its lane
+ * noted, and past COPILOT_MAX_HELD_MESSAGES held the oldest but the open one is written as its
+ * `assistant.message` before its end. Memory stays bounded when a stream's messages never end.
+ */
+function holdMessage(w: Writer, event: AgentEvent, id: string): string {
+  if (event.lane !== undefined) w[HELD_LANES].set(id, event.lane);
+  const texts = w[TEXTS];
+  if (texts.size < COPILOT_MAX_HELD_MESSAGES) return '';
+  const open = w[OPEN_MESSAGE] === undefined ? undefined : writtenId(w, w[OPEN_MESSAGE]);
+  for (const oldest of texts.keys()) if (oldest !== open && oldest !== id) return writeHeld(w, event, oldest);
+  return '';
+}
+
+/** A held message written as its `assistant.message` before its end (holdMessage): a loss. */
+function writeHeld(w: Writer, event: AgentEvent, id: string): string {
+  reportLoss(
+    w[LOSS],
+    event,
+    'text.delta.message',
+    `${FORMAT} holds the text of ${COPILOT_MAX_HELD_MESSAGES} messages not ended: the oldest is written as its assistant.message before its end (text that follows under its id reads as another message)`,
+  );
+  const content = w[TEXTS].get(id) as string;
+  w[TEXTS].delete(id);
+  const lane = w[HELD_LANES].get(id);
+  if (lane !== undefined) w[HELD_LANES].delete(id);
+  // A message cut at COPILOT_MAX_HELD_TEXT goes on under the id it was renamed to: forgotten.
+  if (w[RENAMED].size !== 0)
+    for (const [named, written] of w[RENAMED])
+      if (written === id) {
+        w[RENAMED].delete(named);
+        break;
+      }
+  const end = { type: 'message.end', ts: event.ts, lane } as AgentEvent;
+  return emit(w, { type: 'assistant.message', data: { messageId: id, content }, event: end });
+}
+
 /** The id a message's records are written under: the id its events name, unless it was cut. */
 function writtenId(w: Writer, named: string): string {
   return w[RENAMED].size === 0 ? named : (w[RENAMED].get(named) ?? named);
@@ -975,15 +1029,7 @@ function turnEnd(
     text += lazyTurn(w, event, own);
     // Another format's round: its message and usage become the records Copilot has for them.
     if (event.usage?.costUsd !== undefined) costLost(w, event);
-    // The open message may be a subagent's (its lane's message.end never came): written in its
-    // lane, with its agentId, not as the main agent's.
-    if (w[OPEN_MESSAGE] !== undefined)
-      text += messageRecord(
-        w,
-        { type: 'message.end', ts: event.ts, lane: w[OPEN_LANE] } as AgentEvent,
-        undefined,
-        w[OPEN_MESSAGE],
-      );
+    text += endOpenMessage(w, event);
     // The round's own figure, when it has one and no call's came, else its calls' snapshots.
     if (event.usage === undefined || w[USAGE_IN_TURN] || event.lane !== undefined)
       text += writeSnapshots(w, event.lane);
@@ -1054,10 +1100,26 @@ function reasoningRecord(
   return head + emit(w, { type: 'assistant.reasoning_delta', data, event });
 }
 
-/** A message opened by a delta with no message.start (and no id): its id and lane. */
-function openMessage(w: Writer, lane: string | undefined): string {
+/**
+ * Another format's round or run ends with a message open (its message.end never came, or the
+ * format has none): its `assistant.message`. The open message may be a subagent's: written in
+ * its lane, with its agentId, not as the main agent's.
+ */
+function endOpenMessage(w: Writer, event: AgentEvent): string {
+  const open = w[OPEN_MESSAGE];
+  if (open === undefined) return '';
+  return messageRecord(
+    w,
+    { type: 'message.end', ts: event.ts, lane: w[OPEN_LANE] } as AgentEvent,
+    undefined,
+    open,
+  );
+}
+
+/** A message opened by a delta with no message.start: its id (`named`, else a new one) and lane. */
+function openMessage(w: Writer, lane: string | undefined, named: string | undefined): string {
   w[OPEN_LANE] = lane;
-  return (w[OPEN_MESSAGE] = newId(w));
+  return (w[OPEN_MESSAGE] = named ?? newId(w));
 }
 
 function messageRecord(
@@ -1071,6 +1133,7 @@ function messageRecord(
   if (w[RENAMED].size !== 0) w[RENAMED].delete(named);
   const content = w[TEXTS].get(id) ?? '';
   w[TEXTS].delete(id);
+  if (w[HELD_LANES].size !== 0) w[HELD_LANES].delete(id);
   if (w[OPEN_MESSAGE] === named) w[OPEN_MESSAGE] = undefined;
   w[REASONING_CUT] = false;
   if (tpl === undefined && w[TEMPLATES] && typeof id === 'string') {
@@ -1614,7 +1677,12 @@ function afterIncomplete(w: Writer, event: AgentEventOf<'run.start'>): string {
 
 function runEnd(w: Writer, event: AgentEventOf<'run.end'>, tpl: JsonObject | undefined): string {
   const own = event.provenance?.format === FORMAT;
-  const snapshots = own ? '' : writeSnapshots(w, null);
+  // A message still open (Cursor's have no end but the run's) is written before the run's end:
+  // a reader of the persisted log takes its answer from it (the deltas are ephemeral). Not where
+  // the run was cut off: its message was cut too, and stays the deltas it got.
+  const snapshots = own
+    ? ''
+    : (event.status === 'incomplete' ? '' : endOpenMessage(w, event)) + writeSnapshots(w, null);
   if (event.status === 'incomplete') {
     if (!own) w[INCOMPLETE_RUN] = event;
     closeRun(w);

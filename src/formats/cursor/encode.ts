@@ -1,3 +1,4 @@
+import { ownString } from '../../bounded';
 import type { EncodeOptions, Encoder } from '../../codec';
 import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
 import {
@@ -340,11 +341,15 @@ export class CursorEncoder implements Encoder {
     }
   }
 
-  /** The run's text, held for the `result` of a run end without an answer, up to the cap. */
+  /**
+   * The run's text, held for the `result` of a run end without an answer, up to the cap. Each
+   * delta as a string of its own: one a decoder sliced out of its chunk keeps the chunk alive
+   * (src/bounded.ts), and a run's text held to the cap pinned every chunk its deltas came from.
+   */
   private holdRunText(text: string): void {
     if (this.runText === undefined) return;
     this.runText =
-      this.runText.length + text.length <= CURSOR_MAX_HELD_TEXT ? this.runText + text : undefined;
+      this.runText.length + text.length <= CURSOR_MAX_HELD_TEXT ? this.runText + ownString(text) : undefined;
   }
 
   private sessionId(): string {

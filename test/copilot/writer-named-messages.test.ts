@@ -1,0 +1,134 @@
+import { expect, test } from 'vitest';
+import { type AgentEvent, convert, copilot } from '../../src/all';
+import type { Diagnostic } from '../../src/diagnostics';
+import { COPILOT_MAX_HELD_MESSAGES } from '../../src/formats/copilot/wire';
+import { loadFixture } from '../../src/node/fixtures';
+
+// Another format's messages that have no message.start or message.end (OpenCode names a message
+// on each delta; Cursor's end only with the run): the Copilot writer opens a named delta's message
+// and writes its assistant.message at the round's or the run's end (a reader of the persisted log
+// takes the answer from it: the deltas are ephemeral). Messages held while another is open are
+// bounded by COPILOT_MAX_HELD_MESSAGES.
+
+interface Rec {
+  type: string;
+  data: Record<string, unknown>;
+  agentId?: string;
+}
+
+function records(text: string): Rec[] {
+  return text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Rec);
+}
+
+function toCopilot(format: 'opencode' | 'cursor', name: string): Rec[] {
+  let n = 0;
+  const fx = loadFixture(format, name);
+  const { output } = convert(fx.bytes, {
+    from: format,
+    to: 'copilot',
+    clock: () => 1767225600000,
+    idSource: () => `id-${++n}`,
+  });
+  return records(output);
+}
+
+function write(events: AgentEvent[]): { recs: Rec[]; text: string; diagnostics: Diagnostic[] } {
+  let n = 0;
+  const diagnostics: Diagnostic[] = [];
+  const text = copilot.stringify(events, {
+    clock: () => 1767225600000,
+    idSource: () => `id-${++n}`,
+    onDiagnostic: (d) => diagnostics.push(d),
+  });
+  return { recs: records(text), text, diagnostics };
+}
+
+test("OpenCode's named messages are written as assistant.message at their round's end, in their lane", () => {
+  const recs = toCopilot('opencode', 'child-session');
+  const messages = recs.filter((r) => r.type === 'assistant.message');
+  expect(messages.map((r) => [r.data.messageId, r.data.content, r.agentId])).toEqual([
+    ['msg_k1', 'Found 2 call sites.', 'ses_4f1c2a61affe7Jd0sWq9PzYcBe'],
+    ['msg_p2', 'parse() is called from two places.', undefined],
+  ]);
+  // Each before its round's turn end.
+  for (const m of messages) {
+    const next = recs[recs.indexOf(m) + 1]!;
+    expect(['assistant.usage', 'assistant.turn_end']).toContain(next.type);
+  }
+});
+
+test("a Cursor run's open message is written at the run's end", () => {
+  const recs = toCopilot('cursor', 'tools');
+  const messages = recs.filter((r) => r.type === 'assistant.message');
+  expect(messages.map((r) => [r.data.messageId, r.data.content])).toEqual([
+    [
+      'mc_41',
+      'Reading the README and running the tests.\nThe README describes a small repo; all 3 tests pass.',
+    ],
+  ]);
+  const idle = recs.findIndex((r) => r.type === 'session.idle');
+  expect(recs.indexOf(messages[0]!)).toBeLessThan(idle);
+});
+
+test('read back, the deltas and the message give the text once, and the round its message', () => {
+  const fx = loadFixture('opencode', 'child-session');
+  const { output } = convert(fx.bytes, { from: 'opencode', to: 'copilot', clock: () => 1767225600000 });
+  const back = copilot.parse(output).events;
+  const texts = back.filter((e) => e.type === 'text.delta').map((e) => e.text);
+  expect(texts).toEqual(['Found 2 call sites.', 'parse() is called from two places.']);
+  const main = back.filter((e) => e.type === 'round.end' && e.lane === undefined);
+  expect(main.at(-1)).toMatchObject({ message: 'parse() is called from two places.' });
+});
+
+test('a message cut off with its run is not written whole: its deltas are what it got', () => {
+  const { recs } = write([
+    { type: 'run.start', input: 'go' },
+    { type: 'text.delta', text: 'Half an ans', message: 'm1' },
+    { type: 'run.end', status: 'incomplete' },
+  ]);
+  expect(recs.filter((r) => r.type === 'assistant.message')).toEqual([]);
+});
+
+test(`interleaved messages that never end: at most ${COPILOT_MAX_HELD_MESSAGES} held, the oldest written first`, () => {
+  const count = COPILOT_MAX_HELD_MESSAGES * 3;
+  const events: AgentEvent[] = [{ type: 'run.start', input: 'go' }, { type: 'round.start' }];
+  // The main agent's message stays open; each lane's message is named once and never ends.
+  events.push({ type: 'text.delta', text: 'main ', message: 'main' });
+  for (let i = 0; i < count; i++)
+    events.push({ type: 'text.delta', text: `lane ${i}`, message: `m${i}`, lane: `agent-${i}` });
+  events.push({ type: 'text.delta', text: 'done', message: 'main' });
+  events.push({ type: 'round.end', message: '' }, { type: 'run.end', status: 'completed' });
+  const { recs, text, diagnostics } = write(events);
+  const messages = recs.filter((r) => r.type === 'assistant.message');
+  // Held: the open one and the latest COPILOT_MAX_HELD_MESSAGES - 1 lanes' (written at the round's
+  // end: only the open one is, the others stay held as before). Every older one is written ahead,
+  // oldest first, in its lane.
+  const early = count - (COPILOT_MAX_HELD_MESSAGES - 1);
+  expect(messages.slice(0, early).map((r) => [r.data.messageId, r.data.content, r.agentId])).toEqual(
+    Array.from({ length: early }, (_, i) => [`m${i}`, `lane ${i}`, `agent-${i}`]),
+  );
+  expect(messages.slice(early).map((r) => [r.data.messageId, r.data.content])).toEqual([
+    ['main', 'main done'],
+  ]);
+  const lost = diagnostics.filter((d) => d.code === 'loss' && d.message.includes('messages not ended'));
+  expect(lost.length).toBeGreaterThan(0);
+  // What is written reads back.
+  expect(copilot.parse(text).diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+});
+
+test('messages that start and end in turn are never written early', () => {
+  const events: AgentEvent[] = [{ type: 'run.start', input: 'go' }, { type: 'round.start' }];
+  for (let i = 0; i < COPILOT_MAX_HELD_MESSAGES * 3; i++)
+    events.push(
+      { type: 'message.start', role: 'assistant', message: `m${i}` },
+      { type: 'text.delta', text: `t${i}`, message: `m${i}` },
+      { type: 'message.end', message: `m${i}` },
+    );
+  events.push({ type: 'round.end', message: '' }, { type: 'run.end', status: 'completed' });
+  const { recs, diagnostics } = write(events);
+  expect(recs.filter((r) => r.type === 'assistant.message').length).toBe(COPILOT_MAX_HELD_MESSAGES * 3);
+  expect(diagnostics.filter((d) => d.code === 'loss')).toEqual([]);
+});
