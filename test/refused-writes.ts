@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import type { Encoder } from '../src/codec';
 import { isAgentwireError } from '../src/diagnostics';
 import type { AgentEvent } from '../src/model';
@@ -25,4 +26,28 @@ export function writeRefusing(encoder: Encoder, events: readonly AgentEvent[]): 
     }
   }
   return { text: text + encoder.end(), refusals };
+}
+
+/** An object that refers to itself: JSON.stringify throws a TypeError for it. */
+export function cycle(): Record<string, unknown> {
+  const o: Record<string, unknown> = { a: 1 };
+  o.self = o;
+  return o;
+}
+
+/**
+ * The promise of test/fuzz/refusal.test.ts for one stream: `write` refuses `bad` (one refusal,
+ * its message matching `why`) and writes the bytes of the stream without it. The dirty writes.
+ */
+export function expectRefusedAlone(
+  write: (events: readonly AgentEvent[]) => RefusedWrites,
+  events: readonly AgentEvent[],
+  bad: AgentEvent,
+  why: RegExp,
+): RefusedWrites {
+  const dirty = write(events);
+  expect(dirty.refusals).toHaveLength(1);
+  expect(dirty.refusals[0]).toMatch(why);
+  expect(dirty.text).toBe(write(events.filter((e) => e !== bad)).text);
+  return dirty;
 }

@@ -3,7 +3,12 @@ import type { Diagnostic } from '../../src/diagnostics';
 import { agui } from '../../src/formats/ag-ui/index';
 import { aisdk } from '../../src/formats/ai-sdk/index';
 import type { AgentEvent } from '../../src/model';
-import { type RefusedWrites, writeRefusing } from '../refused-writes';
+import {
+  cycle,
+  expectRefusedAlone as expectRefusedWrites,
+  type RefusedWrites,
+  writeRefusing,
+} from '../refused-writes';
 
 // Found by test/fuzz/refusal.test.ts. Inside a run, the AG-UI and AI SDK writers wrote or changed
 // something for an event (a step opened, a call marked open, its TOOL_CALL_END written, an id
@@ -29,24 +34,12 @@ function write(codec: UiCodec, events: readonly AgentEvent[]): Written {
 
 /** `bad` refused at its own write, and the bytes and losses those of the stream without it. */
 function expectRefusedAlone(codec: UiCodec, events: readonly AgentEvent[], bad: AgentEvent, why: RegExp) {
-  const dirty = write(codec, events);
-  expect(dirty.refusals).toHaveLength(1);
-  expect(dirty.refusals[0]).toMatch(why);
-  const clean = write(
-    codec,
-    events.filter((e) => e !== bad),
-  );
-  expect(dirty.text).toBe(clean.text);
+  const written = (e: readonly AgentEvent[]) => write(codec, e);
+  const dirty = expectRefusedWrites(written, events, bad, why) as Written;
   // A loss names its event by index, and the stream with the refused event has one more.
   const said = (losses: string[]) => losses.map((m) => m.replace(/\(event \d+\)/, '(event)'));
-  expect(said(dirty.losses)).toEqual(said(clean.losses));
+  expect(said(dirty.losses)).toEqual(said(written(events.filter((e) => e !== bad)).losses));
 }
-
-const cycle = (): Record<string, unknown> => {
-  const o: Record<string, unknown> = { a: 1 };
-  o.self = o;
-  return o;
-};
 
 const infinite = { v: Number.POSITIVE_INFINITY };
 const start: AgentEvent = { type: 'run.start', input: 'go' };
