@@ -17,6 +17,8 @@ import {
   type SplitState,
 } from './framing/lines';
 import { asChunk } from './framing/utf8';
+import { nonFiniteReads } from './guards';
+import { nonFiniteDiagnostic } from './json';
 import type { AgentEvent } from './model';
 
 /** Options every decoder takes. */
@@ -189,11 +191,44 @@ export function recordOrBlank(
     d[LD_BLANKS].skip(line, offset);
     return;
   }
-  d[LD_RECORDS].line(text, line, offset, d[LD_OUT], bytes);
+  readRecord(d, text, line, offset, bytes);
 }
 
 function everyLine(d: LineDecoderState, text: string, line: number, offset: number, bytes: number): void {
+  readRecord(d, text, line, offset, bytes);
+}
+
+/**
+ * One record of a {@link LineDecoderState} to its record decoder: the one call of every JSON Lines
+ * and SSE record, so no decoder can leave out the check after it. A field its decoder left out
+ * because its number is past a double's range (the guards count each: `nonFiniteReads`) gets the
+ * line one warning ({@link warnNonFinite}).
+ */
+export function readRecord(
+  d: LineDecoderState,
+  text: string,
+  line: number,
+  offset: number,
+  bytes: number | undefined,
+): void {
+  const seen = nonFiniteReads();
   d[LD_RECORDS].line(text, line, offset, d[LD_OUT], bytes);
+  if (nonFiniteReads() !== seen) warnNonFinite(d[LD_SINK], d[LD_BLANKS].format, text, line, offset);
+}
+
+/**
+ * The warning of a record whose reading turned a number past a double's range down: a decoder's
+ * records are never read without it (`readRecord`; the framings that call a record decoder
+ * themselves compare `nonFiniteReads` around it the same way). Off the hot path.
+ */
+export function warnNonFinite(
+  sink: DiagnosticSink,
+  format: Format,
+  text: string,
+  line: number,
+  offset: number,
+): void {
+  sink.report(nonFiniteDiagnostic(text, line, offset, format));
 }
 
 /** A line splitter's diagnostic for a {@link LineDecoderState}: to its sink. */
@@ -291,7 +326,10 @@ function slotsRecordOrBlank(d: SlotsDecoderState, text: string, line: number, of
     return;
   }
   const records = d[LD_RECORDS];
+  // As readRecord: one warning for a line whose reading turned a non-finite number down.
+  const seen = nonFiniteReads();
   records[1](records[0], text, line, offset, d[LD_OUT]);
+  if (nonFiniteReads() !== seen) warnNonFinite(d[LD_SINK], d[LD_BLANKS].format, text, line, offset);
 }
 
 function slotsDiagnostic(d: SlotsDecoderState, diagnostic: Diagnostic): void {
@@ -346,7 +384,8 @@ export class BlankLines {
   private lastLine = 0;
   private lastOffset = 0;
   constructor(
-    private readonly format: Format,
+    /** The format whose blank lines these are (and whose records' warnings `readRecord` says). */
+    readonly format: Format,
     private readonly sink: DiagnosticSink,
   ) {}
 

@@ -30,9 +30,39 @@ export function isInt(value: unknown): boolean {
   return Number.isSafeInteger(value);
 }
 
-/** `z.number()`: a finite number. */
+// How many numbers past a double's range (`1e400`, which `JSON.parse` reads as Infinity) or sums
+// and products past it the readers below have turned down, ever. Never reset: a record's reader
+// compares it before and after the record ({@link nonFiniteReads}), so a count a writer or a
+// checker adds between records, or a decoder nested in a diagnostic handler, cannot be taken for
+// the wrong line's. Bumped only on that rare branch: the finite path is the one it always was.
+let nonFinite = 0;
+
+/**
+ * How many non-finite numbers {@link num}, {@link finiteOr}, {@link isFiniteNumber} and
+ * {@link nonFiniteSeen} have turned down so far. Each record's reader (src/codec.ts
+ * `readRecord`, and the few framings that call a record decoder themselves) reads it before and
+ * after the record, and warns once for the line when it moved: a field left out for being past
+ * a double's range is never left out silently.
+ */
+export function nonFiniteReads(): number {
+  return nonFinite;
+}
+
+/**
+ * Notes one non-finite number a decoder turned down by a check of its own (a safe integer, a
+ * product); returns `undefined`, what such a read gives.
+ */
+export function nonFiniteSeen(): undefined {
+  nonFinite++;
+  return undefined;
+}
+
+/** `z.number()`: a finite number. A non-finite one is counted ({@link nonFiniteReads}). */
 export function isFiniteNumber(value: unknown): value is number {
-  return typeof value === 'number' && Number.isFinite(value);
+  if (typeof value !== 'number') return false;
+  if (Number.isFinite(value)) return true;
+  nonFinite++;
+  return false;
 }
 
 /** zod's object check (`looseObject`): a non-null, non-array object. */
@@ -165,18 +195,25 @@ export function str(value: unknown): string | undefined {
 /**
  * `n` when finite, else `undefined`: a sum of counts a decoder read, which two counts near a
  * double's limit (`1e308 + 1e308`) take past it, to Infinity, where no count of the model is.
+ * Counted when it is not finite ({@link nonFiniteReads}): the record's line gets a warning.
  */
 export function finiteOr(n: number): number | undefined {
-  return Number.isFinite(n) ? n : undefined;
+  if (Number.isFinite(n)) return n;
+  nonFinite++;
+  return undefined;
 }
 
 /**
  * `value` when it is a finite number, else `undefined`: how decoders read an optional number
  * field. The model's numbers are finite; a JSON number past a double's range (`1e400`) reads as
- * Infinity, which is no count, cost or duration (left out without a diagnostic: docs/limits.md).
+ * Infinity, which is no count, cost or duration: it is left out, and counted
+ * ({@link nonFiniteReads}) so the record's line gets a warning that says so (docs/limits.md).
  */
 export function num(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+  if (typeof value !== 'number') return undefined;
+  if (Number.isFinite(value)) return value;
+  nonFinite++;
+  return undefined;
 }
 
 /**

@@ -805,6 +805,33 @@ export function unsafeNumberMessage(text: string): string | undefined {
     : `the number ${token} is beyond the range of a double (it reads as ${value})`;
 }
 
+// A key and the number literal after it (a literal is past a double's range only with an
+// exponent or 309 digits). A string's content holds no `"` or `\\`: a key written with an
+// escape, or a number in an array, is not named (the warning then says no name).
+const KEYED_NUMBER = /"([^"\\]*)"\s*:\s*(-?[\d.]+[eE][+-]?\d+|-?\d{309,}[.\d]*)/g;
+
+// The number literals of JSON `text` past a double's range (`1e400`, 400 digits), each said with
+// its key (`duration_ms: 1e400`), at most three. Run only for a line whose decoder turned such a
+// number down (nonFiniteDiagnostic).
+function nonFiniteLiterals(text: string): string[] {
+  const found: string[] = [];
+  for (const m of text.matchAll(KEYED_NUMBER))
+    if (found.length < 3 && !Number.isFinite(Number(m[2]))) found.push(`${m[1]}: ${m[2]}`);
+  return found;
+}
+
+/**
+ * The warning of a record whose decoder left a number out because it is past a double's range
+ * (the guards counted it: `nonFiniteReads` in src/guards.ts): the literals that are, with their
+ * keys, or, when none is (a sum or a product of its numbers went past), that. The event is
+ * emitted without the field; the line's bytes are kept as they came.
+ */
+export function nonFiniteDiagnostic(text: string, line: number, offset: number, format: Format): Diagnostic {
+  const found = nonFiniteLiterals(text);
+  const what = `${found.length === 0 ? 'a sum or product of its numbers' : found.join(', ')} ${found.length > 1 ? 'are' : 'is'} past a double's range (read as Infinity); left out of the event`;
+  return diagnosticAt('invalid_record', 'warning', line, offset, what, format);
+}
+
 /** True when the character at `at` (a quote) is escaped: an odd run of backslashes before it. */
 export function isEscapedAt(text: string, at: number): boolean {
   let b = at - 1;

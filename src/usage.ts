@@ -4,6 +4,7 @@
 // decimal and rounded to the nearest double once.
 
 import type { Format } from './diagnostics';
+import { nonFiniteSeen } from './guards';
 import { assertFiniteNumber } from './json';
 
 const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/;
@@ -104,7 +105,7 @@ const FIGURES: readonly UsageFigures[] = [
 /**
  * Adds the figures of `add` into `total` with {@link addExact}, in place, and returns `total`.
  * A figure absent from `add` leaves `total` as it is; one absent from `total` starts at 0; a sum
- * past a double's range leaves it as it was.
+ * past a double's range leaves it as it was (counted: `nonFiniteReads` in src/guards.ts).
  * Figures only: `scope`, `final`, `key` and `byModel` are the caller's to decide (see the Usage
  * rules in docs/model.md: never sum non-final or same-key figures).
  */
@@ -118,9 +119,11 @@ export function addUsage<T extends Partial<Record<UsageFigures, number>>>(
     if (value === undefined) continue;
     const sum = addExact(t[key] ?? 0, value);
     // Two finite figures near a double's limit (1e308 + 1e308) sum to Infinity, which no figure
-    // of the model is: the total stays the last one that is a number. (A figure that is none
-    // already is passed on, for the writer's check to refuse.)
+    // of the model is: the total stays the last one that is a number, and the count of such
+    // numbers moves, so a decoder summing the line's figures warns for it (guards.ts). (A figure
+    // that is none already is passed on, for the writer's check to refuse.)
     if (Number.isFinite(sum) || !Number.isFinite(value)) t[key] = sum;
+    else nonFiniteSeen();
   }
   return total;
 }

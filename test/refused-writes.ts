@@ -51,3 +51,19 @@ export function expectRefusedAlone(
   expect(dirty.text).toBe(write(events.filter((e) => e !== bad)).text);
   return dirty;
 }
+
+/** What a writer of numbered ids (`id0`, `id1`, …) is made with; diagnostics go nowhere. */
+export interface IdOptions {
+  idSource: () => string;
+  onDiagnostic(): void;
+}
+
+/** {@link writeRefusing} with a new encoder from `create` for each stream, its ids numbered. */
+export function refusingWriter(
+  create: (options: IdOptions) => Encoder,
+): (events: readonly AgentEvent[]) => RefusedWrites {
+  return (events) => {
+    let n = 0;
+    return writeRefusing(create({ idSource: () => `id${n++}`, onDiagnostic() {} }), events);
+  };
+}

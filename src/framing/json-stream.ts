@@ -9,10 +9,10 @@ import {
   type DecodeOptions,
   LD_BLANKS,
   LD_OUT,
-  LD_RECORDS,
   type LineDecoderState,
   lineDiagnostic,
   type RecordDecoder,
+  readRecord,
   recordOrBlank,
 } from '../codec';
 import type { DiagnosticSink, Format } from '../diagnostics';
@@ -163,7 +163,7 @@ export function jsonStreamChunkDecoder(
 
 // Each SSE event's data is one record.
 function eventRecord(to: LineDecoderState, s: SseState, _event: string | undefined, data: string): void {
-  to[LD_RECORDS].line(data, sseBlockLine(s), sseBlockOffset(s), to[LD_OUT]);
+  readRecord(to, data, sseBlockLine(s), sseBlockOffset(s), undefined);
 }
 
 /** One record's JSON text in a framing: `data: {json}\n\n` (SSE) or `{json}\n` (JSON Lines). */

@@ -1,7 +1,7 @@
 import { expect, test } from 'vitest';
 import { claude } from '../../src/formats/claude/index';
 import type { AgentEvent } from '../../src/model';
-import { cycle, expectRefusedAlone, type RefusedWrites, writeRefusing } from '../refused-writes';
+import { cycle, expectRefusedAlone, refusingWriter } from '../refused-writes';
 
 // Found by test/fuzz/refusal.test.ts: the Claude writer refused a call's end only when it pushed
 // the end's record, after it had taken an id for it (the messages after it got the next ones),
@@ -9,10 +9,7 @@ import { cycle, expectRefusedAlone, type RefusedWrites, writeRefusing } from '..
 // out of JSON.stringify (the result as the block's text). The value the record keeps is checked
 // first now, and a BigInt or a cycle is refused as an AgentwireError.
 
-function write(events: readonly AgentEvent[]): RefusedWrites {
-  let n = 0;
-  return writeRefusing(claude.createEncoder({ idSource: () => `id${n++}`, onDiagnostic() {} }), events);
-}
+const write = refusingWriter((options) => claude.createEncoder(options));
 
 const ends: ReadonlyArray<[string, AgentEvent, RegExp]> = [
   ['a BigInt result', { type: 'tool.end', call: 'c', ok: true, result: { v: BigInt(7) } }, /BigInt/],

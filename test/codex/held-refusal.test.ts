@@ -1,7 +1,7 @@
 import { expect, test } from 'vitest';
 import { codex } from '../../src/formats/codex/index';
 import type { AgentEvent } from '../../src/model';
-import { cycle, expectRefusedAlone, type RefusedWrites, writeRefusing } from '../refused-writes';
+import { cycle, expectRefusedAlone, refusingWriter } from '../refused-writes';
 
 // Found by test/fuzz/refusal.test.ts: the Codex writer holds another format's message text until
 // the next record, and wrote that `agent_message` item before a call's end; an end refused only
@@ -9,10 +9,7 @@ import { cycle, expectRefusedAlone, type RefusedWrites, writeRefusing } from '..
 // BigInt or a cycle in a failure's error was a TypeError out of JSON.stringify. The end's item is
 // built first now, and a BigInt or a cycle is refused as an AgentwireError.
 
-function write(events: readonly AgentEvent[]): RefusedWrites {
-  let n = 0;
-  return writeRefusing(codex.createEncoder({ idSource: () => `id${n++}`, onDiagnostic() {} }), events);
-}
+const write = refusingWriter((options) => codex.createEncoder(options));
 
 const ends: ReadonlyArray<[string, AgentEvent, RegExp]> = [
   [

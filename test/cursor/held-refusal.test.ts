@@ -1,7 +1,7 @@
 import { expect, test } from 'vitest';
 import { cursor } from '../../src/formats/cursor/index';
 import type { AgentEvent } from '../../src/model';
-import { cycle, expectRefusedAlone, type RefusedWrites, writeRefusing } from '../refused-writes';
+import { cycle, expectRefusedAlone, refusingWriter } from '../refused-writes';
 
 // Found by test/fuzz/refusal.test.ts: the Cursor writer holds another format's thinking until
 // the next event closes it, and wrote that `thinking/completed` line before the next event's own;
@@ -9,10 +9,7 @@ import { cycle, expectRefusedAlone, type RefusedWrites, writeRefusing } from '..
 // TypeError out of JSON.stringify) took the thinking down with it. An Infinity in a result was
 // written as null. Each is refused first now, as an AgentwireError.
 
-function write(events: readonly AgentEvent[]): RefusedWrites {
-  let n = 0;
-  return writeRefusing(cursor.createEncoder({ idSource: () => `id${n++}`, onDiagnostic() {} }), events);
-}
+const write = refusingWriter((options) => cursor.createEncoder(options));
 
 const ends: ReadonlyArray<[string, AgentEvent, RegExp]> = [
   ['a BigInt result', { type: 'tool.end', call: 'c', ok: true, result: { v: BigInt(7) } }, /BigInt/],

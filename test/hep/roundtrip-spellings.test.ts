@@ -267,11 +267,21 @@ const run: fc.Arbitrary<Frame[]> = fc
 
 const lines = (run: Frame[], style: Style): string[] => run.map((f) => spell(obj(f), { ...DART, ...style }));
 
+// Generated costs are any doubles: two near the limit (-1.5e293 and -1.8e308) sum past a double's
+// range in the run's total, which keeps the last finite total and warns for the line (the
+// decoder's one warning of the kind, test/hostile/non-finite.test.ts). The spellings are what
+// these tests are about: that warning is left out of `decoded`, every other diagnostic is not.
+const RUN_TOTAL_PAST_RANGE =
+  /^line \d+ \(byte \d+\): a sum or product of its numbers is past a double's range/;
+
 function roundTrip(input: string): { out: string; decoded: Diagnostic[]; written: Diagnostic[] } {
   const { events, diagnostics } = hep.parse(input);
   const written: Diagnostic[] = [];
   const out = hep.stringify(events, { onDiagnostic: (d) => written.push(d) });
-  return { out, decoded: diagnostics, written };
+  const decoded = diagnostics.filter(
+    (d) => !(d.severity === 'warning' && RUN_TOTAL_PAST_RANGE.test(d.message)),
+  );
+  return { out, decoded, written };
 }
 
 // The keys HEP defines per frame type; anything else is a field of the frame's own.

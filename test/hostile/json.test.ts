@@ -184,11 +184,20 @@ const cases: CodecCase[] = [
     diagnostics: [['invalid_record', 1, 0]],
   },
   {
-    name: 'nativeharness: ts 1e400 is invalid_record',
+    name: "nativeharness: ts 1e400 is invalid_record, and a warning says it is past a double's range",
     codec: nativeharness,
     chunks: [NH('1', '{"status":"x"}').replace('1767225600137', '1e400')],
     shape: [],
-    diagnostics: [['invalid_record', 1, 0]],
+    diagnostics: [
+      ['invalid_record', 1, 0],
+      ['invalid_record', 1, 0],
+    ],
+    check: (out) =>
+      expect(out.diagnostics[1]).toMatchObject({
+        severity: 'warning',
+        message:
+          "line 1 (byte 0): ts: 1e400 is past a double's range (read as Infinity); left out of the event",
+      }),
   },
   {
     name: 'highbar: an id of 20 digits in args is an error; the tool call is still delivered',

@@ -4,7 +4,7 @@
 
 import type { Detection } from '../../detect';
 import type { JsonFraming } from '../../framing/json-stream';
-import { isFiniteNumber, wordLookup } from '../../guards';
+import { isFiniteNumber, nonFiniteSeen, wordLookup } from '../../guards';
 import {
   assertFiniteNumber,
   contentPartsText,
@@ -189,7 +189,10 @@ export interface AguiHints {
 }
 
 function count(v: unknown): number | undefined {
-  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : undefined;
+  if (typeof v !== 'number') return undefined;
+  if (Number.isSafeInteger(v) && v >= 0) return v;
+  // A count past a double's range is counted, so its line gets a warning (guards.ts).
+  return Number.isFinite(v) ? undefined : nonFiniteSeen();
 }
 
 function add(u: Usage, key: 'input' | 'output' | 'reasoning' | 'cacheRead' | 'cacheWrite', v: unknown): void {

@@ -1082,9 +1082,8 @@ function wholeUsage(
   return true;
 }
 
-function finite(v: unknown): v is number {
-  return typeof v === 'number' && Number.isFinite(v);
-}
+// guards.ts's isFiniteNumber: a number past a double's range is counted, its line warned of.
+const finite = isFiniteNumber;
 
 // A main-lane round's end with its model (and stop reason, when known): whole.
 function wholeRoundEnd(d: DecoderState, ctx: LineContext, m: MessageState): boolean {

@@ -1,4 +1,4 @@
-import { finiteOr } from '../../guards';
+import { finiteOr, num } from '../../guards';
 import { isJsonObject, type JsonObject, setOwn } from '../../json';
 import type { AgentEventType, ModelUsage, Usage } from '../../model';
 
@@ -239,10 +239,6 @@ export function mcpServer(name: string): string | undefined {
   if (!name.startsWith('mcp__')) return undefined;
   const end = name.indexOf('__', 5);
   return end > 5 ? name.slice(5, end) : undefined;
-}
-
-function num(v: unknown): number | undefined {
-  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
 }
 
 /**

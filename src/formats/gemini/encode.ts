@@ -191,6 +191,8 @@ export class GeminiEncoder implements Encoder {
   }
 
   write(event: AgentEvent): string {
+    // Refused, if at all, before anything is written, held, counted or reported for it.
+    assertWritable(event);
     const type = event.type;
     if (type === 'run.start' || type === 'run.end') return this.runEdge(event);
     if (!this.inRun && type !== 'session.start' && event.provenance?.format !== FORMAT) {
@@ -347,9 +349,11 @@ export class GeminiEncoder implements Encoder {
         return this.userMessage(event, event.text, hints);
       case 'text.delta':
         return this.textDelta(event, hints);
-      case 'tool.start':
+      case 'tool.start': {
+        const line = this.toolUse(event, hints);
         this.toolCalls++;
-        return this.toolUse(event, hints);
+        return line;
+      }
       case 'tool.end':
         return this.toolResult(event, hints);
       case 'error':
@@ -504,7 +508,6 @@ export class GeminiEncoder implements Encoder {
 
   private toolUse(event: AgentEventOf<'tool.start'>, hints: GeminiHints | undefined): string {
     const args = event.args ?? {};
-    assertEncodable(args, 'tool.start.args', undefined, FORMAT);
     if (event.args === undefined && event.argsSummary !== undefined) {
       this.loss.report(event, 'tool.start.argsSummary', 'Gemini writes arguments as an object only');
     }
@@ -522,7 +525,6 @@ export class GeminiEncoder implements Encoder {
     let fields = `,"tool_id":${jsonString(event.call)},"status":"${event.ok ? 'success' : 'error'}"`;
     let output = event.text;
     if (output === undefined && event.result !== undefined) {
-      assertEncodable(event.result, 'tool.end.result', undefined, FORMAT);
       output = typeof event.result === 'string' ? event.result : JSON.stringify(event.result);
     }
     if (output !== undefined) fields += `,"output":${jsonString(output)}`;
@@ -641,11 +643,41 @@ export class GeminiEncoder implements Encoder {
     if (!isJsonObject(event.record)) {
       // A line that was not JSON and has been edited: write the text it now holds.
       if (typeof event.record === 'string') return this.emit(event.record, event, false);
-      assertEncodable(event.record, 'unknown.record', undefined, FORMAT);
       return this.emit(rawIfSame(hints?.raw, JSON.stringify(event.record)), event, false);
     }
-    assertEncodable(event.record, 'unknown.record', undefined, FORMAT);
     return this.emit(rawIfSame(hints?.raw, JSON.stringify(event.record)), event, false);
+  }
+}
+
+/**
+ * Throws now what writing `event` would throw for a value JSON cannot hold (the free-form values
+ * the writer writes as JSON: a call's arguments, a result or error it writes as JSON text, a
+ * line of its own format's, a run's usage figures). Asked at the write's start, the refusal is
+ * the event's own: a check where the value is written came after the writer had flushed a held
+ * error, counted the call or reported the event's losses (each report said once: a refused event
+ * took a later one's report with it).
+ */
+function assertWritable(event: AgentEvent): void {
+  switch (event.type) {
+    case 'tool.start':
+      if (event.args !== undefined) assertEncodable(event.args, 'tool.start.args', undefined, FORMAT);
+      return;
+    case 'tool.end': {
+      const { result, error } = event;
+      if (event.text === undefined && result !== undefined)
+        assertEncodable(result, 'tool.end.result', undefined, FORMAT);
+      if (error !== undefined && error !== null && typeof error !== 'string')
+        assertEncodable(error, 'tool.end.error', undefined, FORMAT);
+      return;
+    }
+    case 'unknown':
+      if (event.provenance?.format === FORMAT && typeof event.record !== 'string')
+        assertEncodable(event.record, 'unknown.record', undefined, FORMAT);
+      return;
+    case 'run.end':
+      // JSON.stringify would write a NaN count as null: refused, as every writer refuses it.
+      if (event.usage !== undefined) assertUsageFigures(event.usage, 'run.end.usage', FORMAT);
+      return;
   }
 }
 
@@ -675,7 +707,6 @@ function toolError(event: AgentEventOf<'tool.end'>, type: string): string | unde
     message = event.text ?? `${event.name ?? 'the tool'} failed`;
   } else if (typeof error === 'string') message = error;
   else {
-    assertEncodable(error, 'tool.end.error', undefined, FORMAT);
     // An error value of another format: its message when it has one, else the value as JSON.
     message =
       isJsonObject(error) && typeof error.message === 'string' ? error.message : JSON.stringify(error);
@@ -717,8 +748,6 @@ function statsOf(
   encoder: GeminiEncoder,
 ): JsonObject | undefined {
   const usage = event.usage;
-  // JSON.stringify would write a NaN count as null: refused, as every writer refuses it.
-  if (usage !== undefined) assertUsageFigures(usage, 'run.end.usage', FORMAT);
   if (usage !== undefined) encoder.reportUsageLoss(event, usage);
   const written = hints?.stats;
   if (usage === undefined && written === undefined) {

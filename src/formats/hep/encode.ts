@@ -388,6 +388,7 @@ function writeEvent(w: Writer, event: AgentEvent): string {
       checkLoss(w[LOSS], event, CARRIED['run.end']);
       return runEnd(w, event);
     case 'unknown':
+      assertRecordWritable(event);
       checkLoss(w[LOSS], event, CARRIED.unknown);
       return ensureHeader(w, event) + unknownRecord(w, event);
     default:
@@ -447,6 +448,7 @@ function toolOutput(w: Writer, event: AgentEventOf<'tool.output'>): string {
 }
 
 function toolEnd(w: Writer, event: AgentEventOf<'tool.end'>): string {
+  assertResultWritable(w, event);
   checkLoss(w[LOSS], event, CARRIED['tool.end']);
   const text = ensureHeader(w, event);
   turnId(w, event);
@@ -502,6 +504,9 @@ function heldErrorFrame(w: Writer, fatal: boolean): string {
 // The event after a recoverable error: a run.end(failed) makes it the error that ended the run
 // (formats such as Claude report a failed run as an error message, then a failed result).
 function afterHeldError(w: Writer, event: AgentEvent): string {
+  // Refused before the held frame is written, or the refusal takes it down.
+  if (event.type === 'tool.end') assertResultWritable(w, event);
+  else if (event.type === 'unknown') assertRecordWritable(event);
   const fatal = event.type === 'run.end' && event.status === 'failed';
   return heldErrorFrame(w, fatal) + writeEvent(w, event);
 }
@@ -780,6 +785,29 @@ function argsSummary(w: Writer, event: AgentEventOf<'tool.start'>): string {
   return w[MODE] === 'full' ? '{}' : '';
 }
 
+/**
+ * Throws now what writing the result of `event` as JSON text would throw (a value JSON cannot
+ * hold; written only when the call has no text, streamed output or error text), before the
+ * writer writes its header, takes a turn id, forgets the call's output, writes a held error or
+ * reports the event's losses (each said once: a refused event took a later one's with it).
+ */
+function assertResultWritable(w: Writer, event: AgentEventOf<'tool.end'>): void {
+  const r = event.result;
+  if (event.text !== undefined || r === undefined || r === null || typeof r === 'string') return;
+  if (typeof event.error === 'string' && event.error !== '') return;
+  const streamed = w[OUTPUTS].get(event.call);
+  if (streamed !== undefined && streamed.length > 0) return;
+  assertEncodable(r, 'tool.end.result', undefined, 'hep');
+}
+
+/** {@link assertResultWritable} for an `unknown` event: a HEP frame of its own is written as JSON. */
+function assertRecordWritable(event: AgentEventOf<'unknown'>): void {
+  const r = event.record;
+  const p = event.provenance;
+  if (isJsonObject(r) && typeof r.type === 'string' && (p === undefined || p.format === 'hep'))
+    assertEncodable(r, 'unknown.record', undefined, 'hep');
+}
+
 // A tool.end without text (a live nativeharness tool_result, say) gets the output streamed for
 // its call: turn_done's text is the tool's output. Only what the 2000 bound keeps is held, plus
 // the count for the …(+N chars) marker, so memory stays bounded.
@@ -809,7 +837,7 @@ function toolResult(w: Writer, event: AgentEventOf<'tool.end'>): string {
   if (text === undefined) {
     if (typeof event.error === 'string' && event.error !== '') text = event.error;
     else if (event.result !== undefined) {
-      assertEncodable(event.result, 'tool.end.result', undefined, 'hep');
+      // Checked by assertResultWritable.
       text =
         typeof event.result === 'string'
           ? event.result
@@ -942,7 +970,6 @@ function unknownRecord(w: Writer, event: AgentEventOf<'unknown'>): string {
     reportForeignRecord(w[LOSS], event, 'HEP frame');
     return '';
   }
-  assertEncodable(record, 'unknown.record', undefined, 'hep');
   return `${asWritten(JSON.stringify(record), event)}\n`;
 }
 

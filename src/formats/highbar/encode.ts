@@ -240,10 +240,13 @@ function writeEvent(w: Writer, event: AgentEvent): string {
       w[STARTS].set(event.call, event);
       return '';
     case 'tool.end': {
-      w[SPAN][SPAN_WROTE] = true;
+      // The record first: an end refused there (a result JSON cannot hold) leaves its call open
+      // and its run as it was (counted as having written, a run cut off said nothing).
       const start = w[STARTS].get(event.call);
+      const text = tool(w, start, event);
       w[STARTS].delete(event.call);
-      return tool(w, start, event);
+      w[SPAN][SPAN_WROTE] = true;
+      return text;
     }
     case 'unknown': {
       const text = unknown(w, event);

@@ -15,6 +15,7 @@ import {
   sseBlockOffset,
   sseReaderOptions,
 } from '../../framing/sse';
+import { nonFiniteReads } from '../../guards';
 import {
   DEFAULT_MAX_DEPTH,
   DEPTH_PRECHECK_CHARS,
@@ -22,6 +23,7 @@ import {
   type JsonObject,
   mayHoldUnsafeNumber,
   NOT_PARSED,
+  nonFiniteDiagnostic,
   parseJsonLine,
   parseRecordText,
   readStringToken,
@@ -232,6 +234,15 @@ export class NhEnvelopeDecoder {
   /** Reports a diagnostic at a place. */
   report(code: DiagnosticCode, severity: Severity, line: number, offset: number, what: string): void {
     this[0][SINK].report(diagnosticAt(code, severity, line, offset, what, FORMAT));
+  }
+
+  /**
+   * The warning of a record whose reading turned a number past a double's range down, as
+   * codec.ts's `readRecord` gives a JSON Lines record's: for the records of SSE and of a JSON
+   * array, which no line splitter reads.
+   */
+  nonFinite(text: string, line: number, offset: number): void {
+    this[0][SINK].report(nonFiniteDiagnostic(text, line, offset, FORMAT));
   }
 
   /**
@@ -977,6 +988,21 @@ function sseMessage(
   line: number,
   offset: number,
 ): void {
+  // As codec.ts's readRecord: one warning for a record whose reading turned a non-finite number down.
+  const seen = nonFiniteReads();
+  sseRecord(t, id, event, data, line, offset);
+  if (nonFiniteReads() !== seen) t[0].nonFinite(data, line, offset);
+}
+
+// sseMessage's record, read.
+function sseRecord(
+  t: SseTarget,
+  id: string | undefined,
+  event: string | undefined,
+  data: string,
+  line: number,
+  offset: number,
+): void {
   const envelopes = t[0];
   if (event === 'gap') {
     gapSignal(envelopes, t[1], data, line, offset);
@@ -1043,8 +1069,13 @@ function framedDecoder(framing: NhFraming, options: NhDecodeOptions, sink: Diagn
     let target: AgentEvent[] = [];
     const reader = new JsonArrayReader(
       {
-        element: (text, line, offset) =>
-          envelopes.text({ text, line, offset, maxDepth, out: target, sse: undefined }),
+        element: (text, line, offset) => {
+          // As codec.ts's readRecord: one warning for an element whose reading turned a
+          // non-finite number down.
+          const seen = nonFiniteReads();
+          envelopes.text({ text, line, offset, maxDepth, out: target, sse: undefined });
+          if (nonFiniteReads() !== seen) envelopes.nonFinite(text, line, offset);
+        },
         diagnostic: (d) => sink.report(d),
       },
       { format: FORMAT, maxElementBytes: options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES },

@@ -271,6 +271,13 @@ export class OpencodeEncoder implements Encoder {
     // A call is written at its end: arguments JSON cannot hold are refused now, as the start's
     // own refusal, not at the end's write, which they would take down with them.
     assertArgsWritable(event, FORMAT);
+    // Another format's failed call's error is written as JSON text: refused now, not after the
+    // held text and the step's start are written for it (a BigInt or cycle threw a TypeError).
+    if (event.type === 'tool.end' && !event.ok && event.provenance?.format !== FORMAT) {
+      const e = event.error;
+      if (e !== undefined && e !== null && typeof e !== 'string')
+        assertEncodable(e, 'tool.end.error', undefined, FORMAT);
+    }
     spanBefore(this.span, this.loss.state, event, FORMAT);
     const text = this.writeEvent(event);
     spanAfter(this.span, this.loss.state, event, text, FORMAT);

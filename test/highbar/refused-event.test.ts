@@ -1,0 +1,62 @@
+import { expect, test } from 'vitest';
+import { type Diagnostic, isAgentwireError } from '../../src/diagnostics';
+import { highbar } from '../../src/formats/highbar/index';
+import type { AgentEvent } from '../../src/model';
+
+// Found by test/fuzz/refusal.test.ts: the highbar writer marked a tool.end's run as having
+// written and forgot its call before it wrote the call's record, where a result JSON cannot hold
+// is refused. A refused end then hid that a run cut off wrote nothing (the loss went unsaid) and
+// took its call's start down with it (never written). Now the record comes first.
+
+function write(events: readonly AgentEvent[]): { text: string; refusals: string[]; said: Diagnostic[] } {
+  const said: Diagnostic[] = [];
+  const e = highbar.createEncoder({ clock: () => 0, onDiagnostic: (d) => said.push(d) });
+  let text = '';
+  const refusals: string[] = [];
+  for (const ev of events) {
+    try {
+      text += e.write(ev);
+    } catch (error) {
+      if (!isAgentwireError(error)) throw error;
+      refusals.push(error.diagnostic.message);
+    }
+  }
+  return { text: text + e.end(), refusals, said };
+}
+
+const refused: AgentEvent = { type: 'tool.end', call: 'c', name: 'n', ok: true, result: { v: BigInt(7) } };
+
+test('a refused tool.end does not count as its run having written', () => {
+  const stream: AgentEvent[] = [
+    { type: 'run.start', ts: 0 },
+    refused,
+    // Another format's stream stopped inside the run: its end came from no record.
+    {
+      type: 'run.end',
+      status: 'incomplete',
+      ts: 0,
+      provenance: { format: 'claude', line: 1, offset: 0, synthetic: true },
+    },
+  ];
+  const dirty = write(stream);
+  const clean = write(stream.filter((e) => e !== refused));
+  expect(dirty.refusals).toHaveLength(1);
+  expect(dirty.text).toBe(clean.text);
+  // The run that wrote nothing and never ended is said, as without the refused event.
+  const fields = (ds: Diagnostic[]) => ds.filter((d) => d.code === 'loss').map((d) => d.field);
+  expect(fields(clean.said)).toEqual(['run.start']);
+  expect(fields(dirty.said)).toEqual(fields(clean.said));
+});
+
+test("a refused tool.end leaves its call's start to be written", () => {
+  const stream: AgentEvent[] = [
+    { type: 'run.start', input: 'a', ts: 0 },
+    { type: 'tool.start', call: 'c', name: 'n', args: { a: 1 }, ts: 0 },
+    refused,
+    { type: 'run.end', status: 'completed', ts: 0 },
+  ];
+  const { text, refusals } = write(stream);
+  expect(refusals).toHaveLength(1);
+  expect(text).toContain('"fn": "n"');
+  expect(text).toBe(write(stream.filter((e) => e !== refused)).text);
+});

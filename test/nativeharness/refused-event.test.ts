@@ -1,0 +1,53 @@
+import { expect, test } from 'vitest';
+import { isAgentwireError } from '../../src/diagnostics';
+import { nativeharness } from '../../src/formats/nativeharness/index';
+import type { AgentEvent } from '../../src/model';
+
+// Found by test/fuzz/refusal.test.ts: the nativeharness writer (conform, as convert writes)
+// checked a call's arguments where it wrote them, after it had written the session_created a
+// first event gets (taken down with the refusal) and marked the call open (a tool_result made up
+// for a call never written at its turn's done). Now the event is checked first.
+
+function write(events: readonly AgentEvent[]): { text: string; refusals: string[] } {
+  let n = 0;
+  const e = nativeharness.createEncoder({
+    conform: true,
+    framing: 'jsonl',
+    clock: () => 0,
+    idSource: () => `id${n++}`,
+    onDiagnostic() {},
+  });
+  let text = '';
+  const refusals: string[] = [];
+  for (const ev of events) {
+    try {
+      text += e.write(ev);
+    } catch (error) {
+      if (!isAgentwireError(error)) throw error;
+      refusals.push(error.diagnostic.message);
+    }
+  }
+  return { text: text + e.end(), refusals };
+}
+
+const refused: AgentEvent = { type: 'tool.start', call: 'c', name: 'n', args: { v: BigInt(7) } };
+
+test('a refused first event does not take the session_created written for it down', () => {
+  const stream: AgentEvent[] = [refused, { type: 'run.start', input: 'go' }];
+  const { text, refusals } = write(stream);
+  expect(refusals).toHaveLength(1);
+  expect(text).toContain('"session_created"');
+  expect(text).toBe(write(stream.filter((e) => e !== refused)).text);
+});
+
+test('a refused tool.start is not left open for a made-up result', () => {
+  const stream: AgentEvent[] = [
+    { type: 'run.start', input: 'go' },
+    refused,
+    { type: 'run.end', status: 'completed' },
+  ];
+  const { text, refusals } = write(stream);
+  expect(refusals).toHaveLength(1);
+  expect(text).not.toContain('tool_result');
+  expect(text).toBe(write(stream.filter((e) => e !== refused)).text);
+});

@@ -1,0 +1,43 @@
+import { expect, test } from 'vitest';
+import { isAgentwireError } from '../../src/diagnostics';
+import { opencode } from '../../src/formats/opencode/index';
+import type { AgentEvent } from '../../src/model';
+
+// Found by test/fuzz/refusal.test.ts: the OpenCode writer writes another format's failed call's
+// error as JSON text, with JSON.stringify alone: a BigInt or a cycle there threw a TypeError out
+// of the writer (after it had written the step's start), and Infinity was written as null. Now
+// the error is checked at the event's write, before anything, and refused as every value JSON
+// cannot hold is.
+
+function write(events: readonly AgentEvent[]): { text: string; refusals: string[] } {
+  const e = opencode.createEncoder({ clock: () => 0, onDiagnostic() {} });
+  let text = '';
+  const refusals: string[] = [];
+  for (const ev of events) {
+    try {
+      text += e.write(ev);
+    } catch (error) {
+      if (!isAgentwireError(error)) throw error;
+      refusals.push(error.diagnostic.message);
+    }
+  }
+  return { text: text + e.end(), refusals };
+}
+
+for (const [what, v] of [
+  ['a BigInt', BigInt(7)],
+  ['Infinity', Number.POSITIVE_INFINITY],
+] as const) {
+  test(`a failed call's error holding ${what} is refused, nothing else taken down`, () => {
+    const refused: AgentEvent = { type: 'tool.end', call: 'c', name: 'n', ok: false, error: { v } };
+    const stream: AgentEvent[] = [
+      { type: 'run.start', input: 'go', ts: 0 },
+      { type: 'text.delta', text: 'hi', ts: 0 },
+      refused,
+      { type: 'run.end', status: 'completed', ts: 0 },
+    ];
+    const { text, refusals } = write(stream);
+    expect(refusals).toEqual([expect.stringContaining('tool.end.error.v')]);
+    expect(text).toBe(write(stream.filter((e) => e !== refused)).text);
+  });
+}
