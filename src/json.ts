@@ -380,6 +380,20 @@ export function assertArgsWritable(event: AgentEvent, format: Format): void {
 }
 
 /**
+ * For a writer that writes or changes something before a call's end is encoded (a held record
+ * closed, the call's start let go): another format's `tool.end` whose result or non-text error
+ * JSON cannot hold is refused now ({@link assertEncodable}), before that, not in the middle of
+ * the write, which the refusal would take down with it. An event of `format` itself is written
+ * from its kept line.
+ */
+export function assertEndWritable(event: AgentEvent, format: Format): void {
+  if (event.type !== 'tool.end' || event.provenance?.format === format) return;
+  if (event.result !== undefined) assertEncodable(event.result, 'tool.end.result', undefined, format);
+  if (event.error !== undefined && typeof event.error !== 'string')
+    assertEncodable(event.error, 'tool.end.error', undefined, format);
+}
+
+/**
  * For a writer that holds an event to write it later (one said outside a run, written at the next
  * run's start): throws now what writing any of its fields (all but its provenance) would throw, so
  * that the refusal is the held event's own, not the later write's, which it would take down.

@@ -1,7 +1,7 @@
 import { expect, test } from 'vitest';
-import { isAgentwireError } from '../../src/diagnostics';
 import { copilot } from '../../src/formats/copilot/index';
 import type { AgentEvent } from '../../src/model';
+import { type RefusedWrites, writeRefusing } from '../refused-writes';
 
 // Found by test/fuzz/refusal.test.ts: the Copilot writer holds another format's non-fatal error
 // for one event (the failed run's end may follow it) and its first run's start (its session's
@@ -18,20 +18,12 @@ const refused: AgentEvent = {
   args: { x: Number.POSITIVE_INFINITY },
 };
 
-function write(events: readonly AgentEvent[]): { text: string; refusals: string[] } {
+function write(events: readonly AgentEvent[]): RefusedWrites {
   let n = 0;
-  const e = copilot.createEncoder({ idSource: () => `id${n++}`, clock: () => 0, onDiagnostic() {} });
-  let text = '';
-  const refusals: string[] = [];
-  for (const ev of events) {
-    try {
-      text += e.write(ev);
-    } catch (error) {
-      if (!isAgentwireError(error)) throw error;
-      refusals.push(error.diagnostic.message);
-    }
-  }
-  return { text: text + e.end(), refusals };
+  return writeRefusing(
+    copilot.createEncoder({ idSource: () => `id${n++}`, clock: () => 0, onDiagnostic() {} }),
+    events,
+  );
 }
 
 const types = (text: string) =>

@@ -18,6 +18,7 @@ import { decisionAllows } from '../../guards';
 import {
   assertEncodable,
   contentPartsText,
+  encodeJson,
   isFlatOfPrimitives,
   isJsonObject,
   isPlainPrimitive,
@@ -827,15 +828,22 @@ function content(w: Writer, event: AgentEvent): string {
       if (event.text === '') return out;
       if (w[KEPT_ARGS].size !== 0) addKeptArgs(w, event.call, event.text);
       return out + emit(w, event, 'TOOL_CALL_ARGS', { toolCallId: event.call, delta: event.text });
-    case 'tool.start':
-      return out + ensureStep(w, event) + closeLane(w, lane) + toolStart(w, event);
+    case 'tool.start': {
+      // The arguments are written whole unless their deltas were: checked before a step is
+      // opened or the call marked open for it, which a refusal after would leave behind.
+      const args = w[CALLS].has(event.call) ? undefined : callArgs(event);
+      return out + ensureStep(w, event) + closeLane(w, lane) + toolStart(w, event, args);
+    }
     case 'tool.end':
       return out + toolEnd(w, event);
     case 'approval.request':
-    case 'question':
-      // Said where it happens, and held: still open when the run ends, it is an interrupt.
+    case 'question': {
+      // Said where it happens, and held: still open when the run ends, it is an interrupt. Held
+      // only once written: refused, it must not come back as an interrupt at the run's end.
+      const said = custom(w, event);
       if (w[PENDING].length < MAX_WAITING) w[PENDING].push(event);
-      return out + custom(w, event);
+      return out + said;
+    }
     case 'approval.resolve':
     case 'question.answer':
       return out + decided(w, event);
@@ -1161,9 +1169,11 @@ function decided(
   w: Writer,
   event: AgentEventOf<'approval.resolve'> | AgentEventOf<'question.answer'>,
 ): string {
+  // Written first: refused, the request it answers stays pending.
+  const said = custom(w, event);
   const id = event.type === 'approval.resolve' ? event.approval : event.question;
   w[PENDING] = w[PENDING].filter((p) => (p.type === 'approval.request' ? p.approval : p.question) !== id);
-  return custom(w, event);
+  return said;
 }
 
 // ---- steps, messages, reasoning ----
@@ -1353,14 +1363,20 @@ function startCall(w: Writer, event: AgentEvent, call: string, name: string | un
   return emit(w, event, 'TOOL_CALL_START', fields);
 }
 
-function toolStart(w: Writer, event: AgentEventOf<'tool.start'>): string {
+/** A call start's arguments as its `TOOL_CALL_ARGS` writes them, checked. */
+function callArgs(event: AgentEventOf<'tool.start'>): unknown {
+  const args = event.args ?? (event.command !== undefined ? { command: event.command } : {});
+  assertEncodable(args, 'tool.start.args', undefined, FORMAT);
+  return args;
+}
+
+/** A call's start; `args` checked ({@link callArgs}), undefined when its deltas opened the call. */
+function toolStart(w: Writer, event: AgentEventOf<'tool.start'>, args: unknown): string {
   let out = '';
   const call = event.call;
   const head = AGUI_WRITER_SHORTCUTS.enabled && typeof call === 'string';
-  if (!w[CALLS].has(call)) {
+  if (args !== undefined) {
     out += startCall(w, event, call, event.name);
-    const args = event.args ?? (event.command !== undefined ? { command: event.command } : {});
-    assertEncodable(args, 'tool.start.args', undefined, FORMAT);
     const delta = JSON.stringify(args);
     out += head
       ? emitHead(
@@ -1430,14 +1446,7 @@ function callMetaJson(event: AgentEventOf<'tool.start'>): string | undefined {
 }
 
 function toolEnd(w: Writer, event: AgentEventOf<'tool.end'>): string {
-  let out = '';
-  if (!w[ENDED].has(event.call)) {
-    if (!w[CALLS].has(event.call)) out += startCall(w, event, event.call, event.name);
-    w[CALLS].delete(event.call);
-    out += emit(w, event, 'TOOL_CALL_END', { toolCallId: event.call });
-  }
-  w[ENDED].delete(event.call);
-  if (
+  const plain =
     AGUI_WRITER_SHORTCUTS.enabled &&
     event.error === undefined &&
     event.result === undefined &&
@@ -1447,17 +1456,35 @@ function toolEnd(w: Writer, event: AgentEventOf<'tool.end'>): string {
     event.startedAt === undefined &&
     event.endedAt === undefined &&
     typeof event.text === 'string' &&
-    typeof event.call === 'string'
-  ) {
-    // Most results: the text and at most a failure said; the metadata spelled, no object.
-    const messageId = newId(w);
-    if (typeof messageId === 'string') {
-      const head = `{"type":"TOOL_CALL_RESULT","messageId":${jsonString(messageId)},"toolCallId":${jsonString(event.call)},"content":${jsonString(event.text)},"role":"tool"`;
-      return out + emitHead(w, event, 'TOOL_CALL_RESULT', head, event.ok ? '' : '"ok":false');
-    }
-    const fields: JsonObject = { messageId, toolCallId: event.call, content: event.text, role: 'tool' };
-    return out + emit(w, event, 'TOOL_CALL_RESULT', fields, event.ok ? undefined : { ok: false });
+    typeof event.call === 'string';
+  // The metadata and content, checked before anything is written or changed for the call (its
+  // TOOL_CALL_END, the call closed, an id taken): a refusal takes nothing else down.
+  const meta = plain ? undefined : callEndMeta(event);
+  const content = callEndContent(event);
+  let out = '';
+  if (!w[ENDED].has(event.call)) {
+    if (!w[CALLS].has(event.call)) out += startCall(w, event, event.call, event.name);
+    w[CALLS].delete(event.call);
+    out += emit(w, event, 'TOOL_CALL_END', { toolCallId: event.call });
   }
+  w[ENDED].delete(event.call);
+  const messageId = newId(w);
+  if (
+    AGUI_WRITER_SHORTCUTS.enabled &&
+    typeof messageId === 'string' &&
+    typeof event.call === 'string' &&
+    typeof content === 'string'
+  ) {
+    // Most results: the text and at most a failure said, the metadata spelled, no object.
+    const head = `{"type":"TOOL_CALL_RESULT","messageId":${jsonString(messageId)},"toolCallId":${jsonString(event.call)},"content":${jsonString(content)},"role":"tool"`;
+    return out + emitHead(w, event, 'TOOL_CALL_RESULT', head, meta ?? (event.ok ? '' : '"ok":false'), true);
+  }
+  const fields: JsonObject = { messageId, toolCallId: event.call, content, role: 'tool' };
+  return out + emit(w, event, 'TOOL_CALL_RESULT', fields, meta ?? (event.ok ? undefined : { ok: false }));
+}
+
+/** A call end's `TOOL_CALL_RESULT` metadata, checked: what JSON cannot hold is refused here. */
+function callEndMeta(event: AgentEventOf<'tool.end'>): JsonObject {
   // The metadata's fields named one by one (not a loop over their names: a keyed read of each).
   const meta: JsonObject = {};
   if (!event.ok) meta.ok = false;
@@ -1468,26 +1495,19 @@ function toolEnd(w: Writer, event: AgentEventOf<'tool.end'>): string {
   if (event.filesChanged !== undefined) meta.filesChanged = event.filesChanged;
   if (event.startedAt !== undefined) meta.startedAt = event.startedAt;
   if (event.endedAt !== undefined) meta.endedAt = event.endedAt;
-  const content =
+  if (hasKeys(meta)) assertEncodable(meta, 'TOOL_CALL_RESULT.metadata', undefined, FORMAT);
+  return meta;
+}
+
+/** A call end's `TOOL_CALL_RESULT` content: its text, a failure's text, or its result as JSON. */
+function callEndContent(event: AgentEventOf<'tool.end'>): string {
+  return (
     event.text ??
     (typeof event.error === 'string'
       ? event.error
       : event.result !== undefined
-        ? JSON.stringify(event.result)
-        : '');
-  const messageId = newId(w);
-  if (
-    AGUI_WRITER_SHORTCUTS.enabled &&
-    typeof messageId === 'string' &&
-    typeof event.call === 'string' &&
-    typeof content === 'string'
-  ) {
-    const head = `{"type":"TOOL_CALL_RESULT","messageId":${jsonString(messageId)},"toolCallId":${jsonString(event.call)},"content":${jsonString(content)},"role":"tool"`;
-    return out + emitHead(w, event, 'TOOL_CALL_RESULT', head, meta);
-  }
-  return (
-    out +
-    emit(w, event, 'TOOL_CALL_RESULT', { messageId, toolCallId: event.call, content, role: 'tool' }, meta)
+        ? encodeJson(event.result, 'tool.end.result', FORMAT)
+        : '')
   );
 }
 

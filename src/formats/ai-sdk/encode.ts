@@ -572,11 +572,21 @@ function foreign(w: Writer, event: AgentEvent): string {
     return '';
   }
   if (event.lane !== undefined) return ensureRun(w, event) + data(w, event);
+  // Refused before a step is opened, parts closed or a loss reported for it: refused after, it
+  // would take what was written for it down, and a later event's loss would go unsaid.
+  if (event.type === 'tool.start' || event.type === 'tool.end') assertCallWritable(event);
   // The table looked up by the type's own literal (any other type as it is: the same answer).
   const word = canonicalType(event.type);
   const carried = word !== undefined ? CARRIED[word] : CARRIED[event.type];
-  // Approvals are checked where they are written: as chunks, or whole in a data part.
-  if (carried !== undefined && event.type !== 'approval.request' && event.type !== 'approval.resolve')
+  // Approvals are checked where they are written: as chunks, or whole in a data part; a
+  // non-fatal error once its data part is sure to be written (a refused one's loss would use up
+  // a later one's).
+  if (
+    carried !== undefined &&
+    event.type !== 'approval.request' &&
+    event.type !== 'approval.resolve' &&
+    (event.type !== 'error' || event.fatal)
+  )
     checkLoss(w[LOSS], event, carried);
   switch (event.type) {
     case 'run.start':
@@ -673,7 +683,8 @@ function content(w: Writer, event: AgentEvent): string {
       // The run stops here: its step ends before the cancellation is said.
       return closeParts(w) + closeStep(w) + data(w, event);
     case 'error':
-      if (!event.fatal) return data(w, event);
+      // A warning, whole in a data part: its losses reported as any error's, once it is written.
+      if (!event.fatal) return data(w, event, CARRIED.error);
       w[ERROR_WRITTEN] = true;
       return closeParts(w) + emit(w, 'error', { errorText: event.message });
     default:
@@ -681,12 +692,11 @@ function content(w: Writer, event: AgentEvent): string {
   }
 }
 
-function data(w: Writer, event: AgentEvent): string {
-  // The message states its run and steps; a session, workspace or sequence number it cannot.
-  // Named one by one, each loss once per event type without its name built again.
-  if (event.session !== undefined) reportKeyLoss(w[LOSS], event, 'session', NO_SESSION);
-  if (event.workspace !== undefined) reportKeyLoss(w[LOSS], event, 'workspace', NO_WORKSPACE);
-  if (event.seq !== undefined) reportKeyLoss(w[LOSS], event, 'seq', NO_SEQ);
+/**
+ * An event whole in a `data-agentwire.<type>` part. `carried`: the fields the event's own chunk
+ * would carry, whose losses are reported (as for that chunk) once the part is sure to be written.
+ */
+function data(w: Writer, event: AgentEvent, carried?: readonly string[]): string {
   if (
     AISDK_WRITER_SHORTCUTS.enabled &&
     event.type === 'tool.output' &&
@@ -695,6 +705,7 @@ function data(w: Writer, event: AgentEvent): string {
     carriesCallText(event)
   ) {
     // Most of what a stream carries: its value spelled, not built (strings need no check).
+    dataLosses(w, event);
     w[WROTE] = true;
     return frameJson(
       framingOf(w),
@@ -705,7 +716,22 @@ function data(w: Writer, event: AgentEvent): string {
   if (event.lane !== undefined) value.lane = event.lane;
   if (event.ts !== undefined) value.ts = event.ts;
   for (const k of Object.keys(value)) assertEncodable(value[k], `${event.type}.${k}`, undefined, FORMAT);
+  // Reported once the part is sure to be written: a refused event's loss would use up the one
+  // report of a later event's.
+  if (carried !== undefined) checkLoss(w[LOSS], event, carried);
+  dataLosses(w, event);
   return emit(w, `${AISDK_DATA_PREFIX}${event.type}`, { data: value });
+}
+
+/**
+ * What a data part cannot say: the message states its run and steps; a session, workspace or
+ * sequence number it cannot. Named one by one, each loss once per event type without its name
+ * built again.
+ */
+function dataLosses(w: Writer, event: AgentEvent): void {
+  if (event.session !== undefined) reportKeyLoss(w[LOSS], event, 'session', NO_SESSION);
+  if (event.workspace !== undefined) reportKeyLoss(w[LOSS], event, 'workspace', NO_WORKSPACE);
+  if (event.seq !== undefined) reportKeyLoss(w[LOSS], event, 'seq', NO_SEQ);
 }
 
 function emit(w: Writer, type: string, fields: JsonObject): string {
@@ -791,7 +817,10 @@ function start(w: Writer, event: AgentEvent): string {
   let out = emit(w, 'start', { messageId: event.run ?? newId(w) });
   const waiting = w[WAITING];
   w[WAITING] = [];
-  for (const e of waiting) out += e.lane !== undefined ? data(w, e) : content(w, e);
+  // A warning that waited goes whole, as one in the run does, without the loss check no waiting
+  // event gets.
+  for (const e of waiting)
+    out += e.lane !== undefined || (e.type === 'error' && !e.fatal) ? data(w, e) : content(w, e);
   return out;
 }
 
@@ -888,9 +917,31 @@ function closeParts(w: Writer): string {
 
 // ---- tool calls ----
 
+/**
+ * Throws now what writing a call's start or end would throw for a value JSON cannot hold (its
+ * arguments, result, non-text error, figures): {@link foreign} asks before it writes anything
+ * for the event. Every event {@link toolInput} and {@link toolOutput} write is so checked, or
+ * whole by `assertCarriable` before it waited for a run.
+ */
+function assertCallWritable(event: AgentEventOf<'tool.start'> | AgentEventOf<'tool.end'>): void {
+  if (event.type === 'tool.start') {
+    if (event.args !== undefined) assertEncodable(event.args, 'tool.start.args', undefined, FORMAT);
+    if (event.startedAt !== undefined) finite(event.startedAt, 'tool.start.startedAt');
+    return;
+  }
+  if (event.exitCode !== undefined) finite(event.exitCode, 'tool.end.exitCode');
+  if (event.startedAt !== undefined) finite(event.startedAt, 'tool.end.startedAt');
+  if (event.endedAt !== undefined) finite(event.endedAt, 'tool.end.endedAt');
+  // A denied call's result and error go unwritten (reported lost).
+  if (event.denied === true) return;
+  if (event.result !== undefined) assertEncodable(event.result, 'tool.end.result', undefined, FORMAT);
+  if (!event.ok && event.error !== undefined && typeof event.error !== 'string')
+    assertEncodable(event.error, 'tool.end.error', undefined, FORMAT);
+}
+
+/** A call's `tool-input-available`; `event` checked ({@link assertCallWritable}). */
 function toolInput(w: Writer, event: AgentEventOf<'tool.start'>): string {
   const input = event.args ?? (event.command !== undefined ? { command: event.command } : {});
-  if (event.args !== undefined) assertEncodable(event.args, 'tool.start.args', undefined, FORMAT);
   const call = event.call;
   const name = event.name;
   setBounded(w[INVOCATIONS], call, name);
@@ -950,6 +1001,7 @@ function finite(n: number, field: string): number {
   return n;
 }
 
+/** A call's output chunk (its input first when none was written); `event` checked ({@link assertCallWritable}). */
 function toolOutput(w: Writer, event: AgentEventOf<'tool.end'>): string {
   let out = '';
   if (!w[INPUTS].has(event.call)) {
@@ -995,7 +1047,6 @@ function toolOutput(w: Writer, event: AgentEventOf<'tool.end'>): string {
   }
   let output: unknown = event.text ?? null;
   if (event.result !== undefined) {
-    assertEncodable(event.result, 'tool.end.result', undefined, FORMAT);
     output = event.result;
     if (event.text !== undefined) meta.text = event.text;
   }

@@ -1,7 +1,7 @@
 import { ownString, setBounded } from '../../bounded';
 import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
-import { assertEncodable, isJsonObject, type JsonObject, sameJson, setOwn } from '../../json';
+import { assertEncodable, encodeJson, isJsonObject, type JsonObject, sameJson, setOwn } from '../../json';
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { readString, textReader } from '../../text-reader';
@@ -1639,6 +1639,10 @@ export class ClaudeEncoder implements Encoder {
   }
 
   private toolEnd(e: AgentEventOf<'tool.end'>): void {
+    // The value its record keeps, checked (as `push` checks the record) before an init is
+    // written, an id taken or the call let go for it: refused there, it left them behind.
+    const kept = e.result !== undefined ? e.result : e.ok ? undefined : e.error;
+    if (kept !== undefined) assertEncodable(kept, 'record.tool_use_result', 1000, FORMAT);
     this.ensureInit(e);
     this.unanswered.delete(e.call);
     const output = this.outputs.get(e.call);
@@ -1648,7 +1652,7 @@ export class ClaudeEncoder implements Encoder {
     else if (output !== undefined)
       this.loss.report(e, 'tool.output', 'claude keeps only the result, not streamed output');
     if (content === undefined && e.result !== undefined)
-      content = typeof e.result === 'string' ? e.result : JSON.stringify(e.result);
+      content = typeof e.result === 'string' ? e.result : encodeJson(e.result, 'tool.end.result', FORMAT);
     if (content === undefined && typeof e.error === 'string') content = e.error;
     const block: JsonObject = { tool_use_id: e.call, type: 'tool_result', content: content ?? '' };
     if (!e.ok) block.is_error = true;

@@ -4,6 +4,7 @@ import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
 import {
   assertArgsWritable,
   assertEncodable,
+  encodeJson,
   isJsonObject,
   type JsonObject,
   jsonString,
@@ -241,6 +242,12 @@ function writeEvent(w: Writer, event: AgentEvent): string {
   const carried = CARRIED[event.type];
   if (carried !== undefined) checkLoss(w[LOSS], event, carried);
   if (event.type === 'text.delta' || event.type === 'reasoning.delta') return textDelta(w, event, codex);
+  // A call's end is built before the message held ahead of it is written: refused, it takes
+  // nothing down (the message stays held for the next record).
+  if (event.type === 'tool.end') {
+    const line = toolEnd(w, event);
+    return flush(w) + line;
+  }
   const head = flush(w);
   return head + recordLine(w, event, codex);
 }
@@ -875,20 +882,19 @@ function toolOutput(w: Writer, event: AgentEventOf<'tool.output'>, codex: boolea
 }
 
 function toolEnd(w: Writer, event: AgentEventOf<'tool.end'>): string {
-  let call = w[CALLS].get(event.call);
+  const call = w[CALLS].get(event.call) ?? {
+    kind: 'mcp',
+    name: event.name ?? 'tool',
+    command: event.name ?? '',
+    server: '',
+    args: {},
+    output: '',
+    head: '',
+  };
+  const line = toolItem(w, 'item.completed', event.call, call, event, event);
+  // Let go once its item is written: refused, the call stays open.
   w[CALLS].delete(event.call);
-  if (call === undefined) {
-    call = {
-      kind: 'mcp',
-      name: event.name ?? 'tool',
-      command: event.name ?? '',
-      server: '',
-      args: {},
-      output: '',
-      head: '',
-    };
-  }
-  return toolItem(w, 'item.completed', event.call, call, event, event);
+  return line;
 }
 
 function toolItem(
@@ -1010,14 +1016,15 @@ function exitCode(
   return String(code);
 }
 
+// A failure's or a result's text: a BigInt or a cycle in it is refused, not a TypeError.
 function errorText(error: unknown): string | undefined {
   if (error === undefined || error === null) return undefined;
-  return typeof error === 'string' ? error : JSON.stringify(error);
+  return typeof error === 'string' ? error : encodeJson(error, 'tool.end.error', FORMAT);
 }
 
 function resultText(result: unknown): string | undefined {
   if (result === undefined || result === null) return undefined;
-  return typeof result === 'string' ? result : JSON.stringify(result);
+  return typeof result === 'string' ? result : encodeJson(result, 'tool.end.result', FORMAT);
 }
 
 // Another format's result as an MCP result: its text as one text block, a JSON result as the

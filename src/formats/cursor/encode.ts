@@ -4,7 +4,9 @@ import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
 import {
   assertArgsWritable,
   assertEncodable,
+  assertEndWritable,
   assertFiniteNumber,
+  encodeJson,
   isJsonObject,
   type JsonObject,
   rawIfSame,
@@ -221,8 +223,10 @@ export class CursorEncoder implements Encoder {
 
   write(event: AgentEvent): string {
     // Refused before anything is written or kept of it: a call's start kept, its end (which
-    // repeats the arguments) would be refused too, and text closed before it would be lost.
+    // repeats the arguments) would be refused too, and text closed before it would be lost; a
+    // call's end refused only in its line would take the thinking it closes down.
     assertArgsWritable(event, FORMAT);
+    assertEndWritable(event, FORMAT);
     spanBefore(this.span, this.loss.state, event, FORMAT);
     const text = this.writeEvent(event);
     spanAfter(this.span, this.loss.state, event, text, FORMAT);
@@ -580,7 +584,10 @@ export class CursorEncoder implements Encoder {
       return { success };
     }
     const error = end.error ?? end.text ?? 'failed';
-    const failure: JsonObject = { errorMessage: typeof error === 'string' ? error : JSON.stringify(error) };
+    // Text of a value JSON can hold: a BigInt or a cycle is refused, not a TypeError.
+    const failure: JsonObject = {
+      errorMessage: typeof error === 'string' ? error : encodeJson(error, 'tool.end.error', FORMAT),
+    };
     if (end.exitCode !== undefined) failure.exitCode = end.exitCode;
     if (nested) failure.result = r!;
     return { error: failure };
