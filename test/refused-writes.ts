@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import type { Encoder } from '../src/codec';
-import { isAgentwireError } from '../src/diagnostics';
+import { type Diagnostic, isAgentwireError } from '../src/diagnostics';
 import type { AgentEvent } from '../src/model';
 
 /** What an encoder wrote for a stream, and the messages of the events it refused. */
@@ -13,11 +13,17 @@ export interface RefusedWrites {
  * `events` through `encoder` one by one, its end included, as a conversion writes them: an event
  * the writer refuses (an AgentwireError) is noted and the next one written. Anything else thrown
  * (a TypeError out of JSON.stringify) fails the caller's test: a refusal is an AgentwireError.
+ * `before` is told each event's index before its write (what a diagnostic handler files it under).
  */
-export function writeRefusing(encoder: Encoder, events: readonly AgentEvent[]): RefusedWrites {
+export function writeRefusing(
+  encoder: Encoder,
+  events: readonly AgentEvent[],
+  before?: (index: number) => void,
+): RefusedWrites {
   let text = '';
   const refusals: string[] = [];
-  for (const event of events) {
+  for (const [i, event] of events.entries()) {
+    before?.(i);
     try {
       text += encoder.write(event);
     } catch (error) {
@@ -66,4 +72,28 @@ export function refusingWriter(
     let n = 0;
     return writeRefusing(create({ idSource: () => `id${n++}`, onDiagnostic() {} }), events);
   };
+}
+
+/** {@link RefusedWrites} and the losses reported, each with the index of the event whose write reported it. */
+export interface RefusedWritesAndLosses extends RefusedWrites {
+  losses: Array<[number, Diagnostic]>;
+}
+
+/**
+ * {@link writeRefusing} with a new encoder from `create` (handed the diagnostic handler), the
+ * losses it reports filed under the event whose write reported them.
+ */
+export function writeNotingLosses(
+  create: (onDiagnostic: (d: Diagnostic) => void) => Encoder,
+  events: readonly AgentEvent[],
+): RefusedWritesAndLosses {
+  const losses: Array<[number, Diagnostic]> = [];
+  let at = 0;
+  const e = create((d) => {
+    if (d.code === 'loss') losses.push([at, d]);
+  });
+  const written = writeRefusing(e, events, (i) => {
+    at = i;
+  });
+  return { ...written, losses };
 }

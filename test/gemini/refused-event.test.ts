@@ -1,7 +1,7 @@
 import { expect, test } from 'vitest';
-import { type Diagnostic, isAgentwireError } from '../../src/diagnostics';
 import { gemini } from '../../src/formats/gemini/index';
 import type { AgentEvent } from '../../src/model';
+import { type RefusedWritesAndLosses, writeNotingLosses } from '../refused-writes';
 
 // Found by test/fuzz/refusal.test.ts: the Gemini writer checked a value JSON cannot hold where
 // it wrote it, after it had counted the call (a refused tool.start was in the result's
@@ -10,32 +10,11 @@ import type { AgentEvent } from '../../src/model';
 // real event's with it). Now the event is checked first.
 
 // `losses`: each with the index of the event whose write reported it.
-function write(events: readonly AgentEvent[]): {
-  text: string;
-  refusals: string[];
-  losses: Array<[number, Diagnostic]>;
-} {
-  const losses: Array<[number, Diagnostic]> = [];
-  let at = 0;
-  const e = gemini.createEncoder({
-    idSource: () => 's',
-    clock: () => 0,
-    onDiagnostic: (d) => {
-      if (d.code === 'loss') losses.push([at, d]);
-    },
-  });
-  let text = '';
-  const refusals: string[] = [];
-  for (const [i, ev] of events.entries()) {
-    at = i;
-    try {
-      text += e.write(ev);
-    } catch (error) {
-      if (!isAgentwireError(error)) throw error;
-      refusals.push(error.diagnostic.message);
-    }
-  }
-  return { text: text + e.end(), refusals, losses };
+function write(events: readonly AgentEvent[]): RefusedWritesAndLosses {
+  return writeNotingLosses(
+    (onDiagnostic) => gemini.createEncoder({ idSource: () => 's', clock: () => 0, onDiagnostic }),
+    events,
+  );
 }
 
 const usage = { input: 1, output: 1 };

@@ -1,7 +1,7 @@
 import { expect, test } from 'vitest';
-import { type Diagnostic, isAgentwireError } from '../../src/diagnostics';
 import { hep } from '../../src/formats/hep/index';
 import type { AgentEvent } from '../../src/model';
+import { type RefusedWritesAndLosses, writeNotingLosses } from '../refused-writes';
 
 // Found by test/fuzz/refusal.test.ts: the HEP writer checked a tool result JSON cannot hold where
 // it wrote it as text, after it had written the stream's header (a refused first event took the
@@ -10,31 +10,11 @@ import type { AgentEvent } from '../../src/model';
 // event's report with it). Now the event is checked first.
 
 // `losses`: each with the index of the event whose write reported it.
-function write(events: readonly AgentEvent[]): {
-  text: string;
-  refusals: string[];
-  losses: Array<[number, Diagnostic]>;
-} {
-  const losses: Array<[number, Diagnostic]> = [];
-  let at = 0;
-  const e = hep.createEncoder({
-    idSource: () => 's',
-    onDiagnostic: (d) => {
-      if (d.code === 'loss') losses.push([at, d]);
-    },
-  });
-  let text = '';
-  const refusals: string[] = [];
-  for (const [i, ev] of events.entries()) {
-    at = i;
-    try {
-      text += e.write(ev);
-    } catch (error) {
-      if (!isAgentwireError(error)) throw error;
-      refusals.push(error.diagnostic.message);
-    }
-  }
-  return { text: text + e.end(), refusals, losses };
+function write(events: readonly AgentEvent[]): RefusedWritesAndLosses {
+  return writeNotingLosses(
+    (onDiagnostic) => hep.createEncoder({ idSource: () => 's', onDiagnostic }),
+    events,
+  );
 }
 
 const refused: AgentEvent = { type: 'tool.end', call: 'c', name: 'n', ok: true, result: { v: BigInt(7) } };

@@ -1,7 +1,8 @@
 import { expect, test } from 'vitest';
-import { type Diagnostic, isAgentwireError } from '../../src/diagnostics';
+import type { Diagnostic } from '../../src/diagnostics';
 import { highbar } from '../../src/formats/highbar/index';
 import type { AgentEvent } from '../../src/model';
+import { writeRefusing } from '../refused-writes';
 
 // Found by test/fuzz/refusal.test.ts: the highbar writer marked a tool.end's run as having
 // written and forgot its call before it wrote the call's record, where a result JSON cannot hold
@@ -11,17 +12,7 @@ import type { AgentEvent } from '../../src/model';
 function write(events: readonly AgentEvent[]): { text: string; refusals: string[]; said: Diagnostic[] } {
   const said: Diagnostic[] = [];
   const e = highbar.createEncoder({ clock: () => 0, onDiagnostic: (d) => said.push(d) });
-  let text = '';
-  const refusals: string[] = [];
-  for (const ev of events) {
-    try {
-      text += e.write(ev);
-    } catch (error) {
-      if (!isAgentwireError(error)) throw error;
-      refusals.push(error.diagnostic.message);
-    }
-  }
-  return { text: text + e.end(), refusals, said };
+  return { ...writeRefusing(e, events), said };
 }
 
 const refused: AgentEvent = { type: 'tool.end', call: 'c', name: 'n', ok: true, result: { v: BigInt(7) } };

@@ -1,14 +1,14 @@
 import { expect, test } from 'vitest';
-import { isAgentwireError } from '../../src/diagnostics';
 import { nativeharness } from '../../src/formats/nativeharness/index';
 import type { AgentEvent } from '../../src/model';
+import { type RefusedWrites, writeRefusing } from '../refused-writes';
 
 // Found by test/fuzz/refusal.test.ts: the nativeharness writer (conform, as convert writes)
 // checked a call's arguments where it wrote them, after it had written the session_created a
 // first event gets (taken down with the refusal) and marked the call open (a tool_result made up
 // for a call never written at its turn's done). Now the event is checked first.
 
-function write(events: readonly AgentEvent[]): { text: string; refusals: string[] } {
+function write(events: readonly AgentEvent[]): RefusedWrites {
   let n = 0;
   const e = nativeharness.createEncoder({
     conform: true,
@@ -17,17 +17,7 @@ function write(events: readonly AgentEvent[]): { text: string; refusals: string[
     idSource: () => `id${n++}`,
     onDiagnostic() {},
   });
-  let text = '';
-  const refusals: string[] = [];
-  for (const ev of events) {
-    try {
-      text += e.write(ev);
-    } catch (error) {
-      if (!isAgentwireError(error)) throw error;
-      refusals.push(error.diagnostic.message);
-    }
-  }
-  return { text: text + e.end(), refusals };
+  return writeRefusing(e, events);
 }
 
 const refused: AgentEvent = { type: 'tool.start', call: 'c', name: 'n', args: { v: BigInt(7) } };

@@ -1,7 +1,7 @@
 import { expect, test } from 'vitest';
-import { isAgentwireError } from '../../src/diagnostics';
 import { opencode } from '../../src/formats/opencode/index';
 import type { AgentEvent } from '../../src/model';
+import { type RefusedWrites, writeRefusing } from '../refused-writes';
 
 // Found by test/fuzz/refusal.test.ts: the OpenCode writer writes another format's failed call's
 // error as JSON text, with JSON.stringify alone: a BigInt or a cycle there threw a TypeError out
@@ -9,19 +9,8 @@ import type { AgentEvent } from '../../src/model';
 // the error is checked at the event's write, before anything, and refused as every value JSON
 // cannot hold is.
 
-function write(events: readonly AgentEvent[]): { text: string; refusals: string[] } {
-  const e = opencode.createEncoder({ clock: () => 0, onDiagnostic() {} });
-  let text = '';
-  const refusals: string[] = [];
-  for (const ev of events) {
-    try {
-      text += e.write(ev);
-    } catch (error) {
-      if (!isAgentwireError(error)) throw error;
-      refusals.push(error.diagnostic.message);
-    }
-  }
-  return { text: text + e.end(), refusals };
+function write(events: readonly AgentEvent[]): RefusedWrites {
+  return writeRefusing(opencode.createEncoder({ clock: () => 0, onDiagnostic() {} }), events);
 }
 
 for (const [what, v] of [
