@@ -394,6 +394,24 @@ export function assertEndWritable(event: AgentEvent, format: Format): void {
 }
 
 /**
+ * For a writer that writes a call's arguments, and its result (when the call has no text) and
+ * non-text error as JSON: throws now what writing them would throw ({@link assertEncodable}), at
+ * the write's start, before the writer writes or changes anything for the event (a header, a held
+ * record, the call marked open or counted), which a refusal in the middle would take down with it.
+ */
+export function assertCallWritable(event: AgentEvent, format: Format): void {
+  if (event.type === 'tool.start') {
+    if (event.args !== undefined) assertEncodable(event.args, 'tool.start.args', undefined, format);
+  } else if (event.type === 'tool.end') {
+    const { result, error } = event;
+    if (event.text === undefined && result !== undefined)
+      assertEncodable(result, 'tool.end.result', undefined, format);
+    if (error !== undefined && error !== null && typeof error !== 'string')
+      assertEncodable(error, 'tool.end.error', undefined, format);
+  }
+}
+
+/**
  * For a writer that holds an event to write it later (one said outside a run, written at the next
  * run's start): throws now what writing any of its fields (all but its provenance) would throw, so
  * that the refusal is the held event's own, not the later write's, which it would take down.

@@ -2,6 +2,7 @@ import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
 import { type IsoClock, newIsoClock, readIso } from '../../iso';
 import {
+  assertCallWritable,
   assertEncodable,
   assertFieldsWritable,
   isJsonObject,
@@ -660,16 +661,9 @@ export class GeminiEncoder implements Encoder {
 function assertWritable(event: AgentEvent): void {
   switch (event.type) {
     case 'tool.start':
-      if (event.args !== undefined) assertEncodable(event.args, 'tool.start.args', undefined, FORMAT);
+    case 'tool.end':
+      assertCallWritable(event, FORMAT);
       return;
-    case 'tool.end': {
-      const { result, error } = event;
-      if (event.text === undefined && result !== undefined)
-        assertEncodable(result, 'tool.end.result', undefined, FORMAT);
-      if (error !== undefined && error !== null && typeof error !== 'string')
-        assertEncodable(error, 'tool.end.error', undefined, FORMAT);
-      return;
-    }
     case 'unknown':
       if (event.provenance?.format === FORMAT && typeof event.record !== 'string')
         assertEncodable(event.record, 'unknown.record', undefined, FORMAT);

@@ -2,6 +2,7 @@ import type { EncodeOptions, Encoder } from '../../codec';
 import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
 import { formatSseJsonEvent } from '../../framing/sse';
 import {
+  assertCallWritable,
   assertEncodable,
   formatInteger,
   integerDigits,
@@ -448,7 +449,7 @@ function writeOutput(w: Writer, e: AgentEventOf<'tool.output'>): string {
 function writeStarted(w: Writer, e: AgentEventOf<'tool.start'>): string {
   const p = e.provenance;
   if (!plainEvent(w, p, true)) return writeGeneral(w, e);
-  assertWritable(e);
+  assertCallWritable(e, FORMAT);
   const round = e.round;
   plainHead(w, e, STARTED_CARRIED, round);
   // One past the bound is kept, so the hop's end can tell a full list from a cut one.
@@ -465,7 +466,7 @@ function writeStarted(w: Writer, e: AgentEventOf<'tool.start'>): string {
 function writeResult(w: Writer, e: AgentEventOf<'tool.end'>): string {
   const p = e.provenance;
   if (!plainEvent(w, p, true)) return writeGeneral(w, e);
-  assertWritable(e);
+  assertCallWritable(e, FORMAT);
   const round = e.round;
   plainHead(w, e, RESULT_CARRIED, round);
   const payload = resultPayload(w, e, e.ok ? 'ok' : 'error', undefined);
@@ -503,7 +504,7 @@ function writeMessageStart(w: Writer, e: AgentEventOf<'message.start'>): string 
 
 // Every event (the frequent ones when their own function does not cover them).
 function writeGeneral(w: Writer, event: AgentEvent): string {
-  assertWritable(event);
+  assertCallWritable(event, FORMAT);
   // Each envelope field of the event is read once and handed on (see `writeEvent`).
   const type = event.type;
   const p = event.provenance;
@@ -560,25 +561,6 @@ function writeGeneral(w: Writer, event: AgentEvent): string {
     w[OPEN].clear();
   }
   return prefix + writeOne(w, event, event.type, event.provenance);
-}
-
-/**
- * Throws now what writing a call's arguments, result or error as JSON would throw, before the
- * writer writes a session_created for it, marks the call open or lists it in its hop: a check
- * where the value is written took those down with the refusal (or made up a result for a call
- * never written).
- */
-function assertWritable(event: AgentEvent): void {
-  if (event.type === 'tool.start') {
-    if (event.args !== undefined && event.args !== null)
-      assertEncodable(event.args, 'tool.start.args', undefined, FORMAT);
-  } else if (event.type === 'tool.end') {
-    const { result, error } = event;
-    if (event.text === undefined && result !== undefined && typeof result !== 'string')
-      assertEncodable(result, 'tool.end.result', undefined, FORMAT);
-    if (error !== undefined && error !== null && typeof error !== 'string')
-      assertEncodable(error, 'tool.end.error', undefined, FORMAT);
-  }
 }
 
 // The calls of the hop `event` ends, as the writer saw them start: at most NH_MAX_HOP_CALLS.
