@@ -7,6 +7,21 @@ import { isAgentEvent } from '../../src/model-guard';
 const lines = (...l: string[]) => `${l.join('\n')}\n`;
 const types = (events: AgentEvent[]) => events.map((e) => e.type);
 
+// A turn whose collab call spawns agent t2 and then waits for it: the wait says t2's `status`
+// and `message`.
+function collabWait(status: string, message: string): string {
+  const spawn =
+    '{"id":"item_0","type":"collab_tool_call","tool":"spawn_agent","sender_thread_id":"t1","receiver_thread_ids":["t2"],"prompt":"look","agents_states":{"t2":{"status":"running","message":null}},"status":"completed"}';
+  const wait = `{"id":"item_1","type":"collab_tool_call","tool":"wait","sender_thread_id":"t1","receiver_thread_ids":["t2"],"prompt":null,"agents_states":{"t2":{"status":${JSON.stringify(status)},"message":${JSON.stringify(message)}}},"status":"completed"}`;
+  return lines(
+    '{"type":"thread.started","thread_id":"t1"}',
+    '{"type":"turn.started"}',
+    `{"type":"item.completed","item":${spawn}}`,
+    `{"type":"item.completed","item":${wait}}`,
+    '{"type":"turn.completed","usage":{"input_tokens":1,"cached_input_tokens":0,"output_tokens":1}}',
+  );
+}
+
 describe('detectFormat tells Codex from the others by its first line', () => {
   test.each([
     ['{"type":"thread.started","thread_id":"0199"}', 'certain'],
@@ -159,17 +174,7 @@ describe('the Codex decoder', () => {
   // Newer exec writes a collab agent whose turn was stopped as `interrupted`
   // (openai/codex:codex-rs/exec/src/event_processor_with_jsonl_output.rs): its lane ends, cancelled.
   test('a collab agent state interrupted ends its child lane as cancelled', () => {
-    const spawn =
-      '{"id":"item_0","type":"collab_tool_call","tool":"spawn_agent","sender_thread_id":"t1","receiver_thread_ids":["t2"],"prompt":"look","agents_states":{"t2":{"status":"running","message":null}},"status":"completed"}';
-    const wait =
-      '{"id":"item_1","type":"collab_tool_call","tool":"wait","sender_thread_id":"t1","receiver_thread_ids":["t2"],"prompt":null,"agents_states":{"t2":{"status":"interrupted","message":"stopped"}},"status":"completed"}';
-    const input = lines(
-      '{"type":"thread.started","thread_id":"t1"}',
-      '{"type":"turn.started"}',
-      `{"type":"item.completed","item":${spawn}}`,
-      `{"type":"item.completed","item":${wait}}`,
-      '{"type":"turn.completed","usage":{"input_tokens":1,"cached_input_tokens":0,"output_tokens":1}}',
-    );
+    const input = collabWait('interrupted', 'stopped');
     const { events, diagnostics } = codex.parse(input);
     expect(diagnostics).toEqual([]);
     const children = events.filter((e) => e.type === 'child.start' || e.type === 'child.end');
@@ -184,16 +189,7 @@ describe('the Codex decoder', () => {
   // looked up as one, and `__proto__` ended the lane with `{}` as its status (no model event).
   test('a collab agent state named after an Object.prototype member ends no lane', () => {
     for (const status of ['__proto__', 'toString', 'constructor', 'hasOwnProperty']) {
-      const spawn =
-        '{"id":"item_0","type":"collab_tool_call","tool":"spawn_agent","sender_thread_id":"t1","receiver_thread_ids":["t2"],"prompt":"look","agents_states":{"t2":{"status":"running","message":null}},"status":"completed"}';
-      const wait = `{"id":"item_1","type":"collab_tool_call","tool":"wait","sender_thread_id":"t1","receiver_thread_ids":["t2"],"prompt":null,"agents_states":{"t2":{"status":${JSON.stringify(status)},"message":"x"}},"status":"completed"}`;
-      const input = lines(
-        '{"type":"thread.started","thread_id":"t1"}',
-        '{"type":"turn.started"}',
-        `{"type":"item.completed","item":${spawn}}`,
-        `{"type":"item.completed","item":${wait}}`,
-        '{"type":"turn.completed","usage":{"input_tokens":1,"cached_input_tokens":0,"output_tokens":1}}',
-      );
+      const input = collabWait(status, 'x');
       const { events } = codex.parse(input);
       expect(
         events.filter((e) => e.type === 'child.end'),
