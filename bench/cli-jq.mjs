@@ -18,6 +18,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ALL_FORMATS, generate, MiB, measure, SSE, TIME } from './cli-files.mjs';
 import { CLI_END, CLI_START } from './cli-section.mjs';
+import { flag } from './flags.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const CLI_NOTE = [
@@ -29,13 +30,6 @@ const CLI_NOTE = [
   'that reads each line, parses it and prints it again, with nothing of agentwire. Where the time and the memory',
   'go: [performance.md](performance.md#the-cli-against-jq).',
 ].join('\n');
-
-function flag(name, fallback) {
-  const i = process.argv.indexOf(`--${name}`);
-  if (i === -1) return fallback;
-  const v = process.argv[i + 1];
-  return v === undefined || v.startsWith('--') ? true : v;
-}
 
 const MB = Number(flag('mb', 1024));
 const RUNS = Math.max(1, Number(flag('runs', 1)));

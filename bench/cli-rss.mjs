@@ -17,15 +17,9 @@ import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ALL_FORMATS, generate, MiB, measure, SSE, TIME } from './cli-files.mjs';
+import { flag } from './flags.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-
-function flag(name, fallback) {
-  const i = process.argv.indexOf(`--${name}`);
-  if (i === -1) return fallback;
-  const v = process.argv[i + 1];
-  return v === undefined || v.startsWith('--') ? true : v;
-}
 
 const MB = Number(flag('mb', 40));
 const LIMIT = Number(flag('limit', 64));

@@ -30,15 +30,9 @@ import split2 from 'split2';
 import { generateCursor, generateOpencode } from './agents.mjs';
 import { keptCliSection } from './cli-section.mjs';
 import { chunk, generateClaude, generateCodex, generateGemini, generateHep } from './corpus.mjs';
+import { flag } from './flags.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-
-function flag(name, fallback) {
-  const i = process.argv.indexOf(`--${name}`);
-  if (i === -1) return fallback;
-  const v = process.argv[i + 1];
-  return v === undefined || v.startsWith('--') ? true : v;
-}
 
 const MB_ARG = Number(flag('mb', 100));
 const RUNS = Math.max(5, Number(flag('runs', 7)));
