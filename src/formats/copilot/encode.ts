@@ -8,6 +8,7 @@ import {
   assertEncodable,
   assertFiniteNumber,
   encodeJson,
+  encodeJsonText,
   isJsonObject,
   type JsonObject,
   jsonString,
@@ -56,6 +57,9 @@ export interface CopilotEncodeOptions extends EncodeOptions {
 const FORMAT = 'copilot' as const;
 
 const json = (value: unknown, field: string): string => encodeJson(value, field, FORMAT);
+// A value written as JSON text inside a record (a tool's result): a number JSON cannot hold is
+// refused, not written as `null`.
+const jsonInText = (value: unknown, field: string): string => encodeJsonText(value, field, FORMAT);
 // A count JSON cannot hold (not finite) is an AgentwireError naming the field.
 function count(n: number | undefined, field: string): number | undefined {
   if (n !== undefined && !Number.isFinite(n)) assertEncodable(n, field, undefined, FORMAT);
@@ -409,22 +413,31 @@ function assertWritable(event: AgentEvent): void {
     case 'tool.end':
       // What toolEnd writes as JSON text: the result without a text, a failure's non-text error.
       if (event.text === undefined && event.result !== undefined && event.result !== null)
-        json(event.result, 'tool.end.result');
+        jsonInText(event.result, 'tool.end.result');
       if (
         event.ok !== true &&
         event.error !== undefined &&
         event.error !== null &&
         typeof event.error !== 'string'
       )
-        json(event.error, 'tool.end.error');
+        jsonInText(event.error, 'tool.end.error');
       return;
     case 'approval.request':
-      if (event.args !== undefined) json(event.args, 'approval.request.args');
-      return;
     case 'question.answer':
-      json(event.answers, 'question.answer.answers');
+      assertValuesWritable(event);
       return;
   }
+}
+
+/**
+ * An approval's arguments and an answer's values go into the record's data as they are: a value
+ * JSON cannot hold (Infinity, which `JSON.stringify` would write as `null` without a word) is
+ * refused ({@link assertEncodable}), before anything is written for the event.
+ */
+function assertValuesWritable(event: AgentEventOf<'approval.request' | 'question.answer'>): void {
+  if (event.type === 'question.answer')
+    assertEncodable(event.answers, 'question.answer.answers', undefined, FORMAT);
+  else if (event.args !== undefined) assertEncodable(event.args, 'approval.request.args', undefined, FORMAT);
 }
 
 /** The records of one event (after the held first run start, if any). */
@@ -1165,7 +1178,9 @@ function toolEnd(
 ): string {
   const content =
     event.text ??
-    (event.result === undefined || event.result === null ? undefined : json(event.result, 'tool.end.result'));
+    (event.result === undefined || event.result === null
+      ? undefined
+      : jsonInText(event.result, 'tool.end.result'));
   const keptResult = isJsonObject(tpl?.result) ? tpl.result : undefined;
   const keptError = isJsonObject(tpl?.error) ? tpl.error : undefined;
   const error = toolError(w, event, own);
@@ -1197,7 +1212,7 @@ function toolError(w: Writer, event: AgentEventOf<'tool.end'>, own: boolean): st
     reportLoss(w[LOSS], event, 'tool.end.error', `${FORMAT} writes an error only on a failed tool execution`);
     return undefined;
   }
-  return typeof e === 'string' ? e : json(e, 'tool.end.error');
+  return typeof e === 'string' ? e : jsonInText(e, 'tool.end.error');
 }
 
 // The data `dataWith` builds for a tool's end written from the model (no kept record), as one
@@ -1492,6 +1507,7 @@ function permissionRequested(
   event: AgentEventOf<'approval.request'>,
   tpl: JsonObject | undefined,
 ): string {
+  assertValuesWritable(event);
   const prior = tpl !== undefined && isJsonObject(tpl.permissionRequest) ? tpl.permissionRequest : undefined;
   let pr: JsonObject;
   if (prior === undefined) {
@@ -1637,6 +1653,7 @@ function inputCompleted(
   event: AgentEventOf<'question.answer'>,
   tpl: JsonObject | undefined,
 ): string {
+  assertValuesWritable(event);
   const answers = Object.values(event.answers);
   if (answers.length > 1)
     reportLoss(w[LOSS], event, 'question.answer.answers', `${FORMAT} answers a request with one answer`);
