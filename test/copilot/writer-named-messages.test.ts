@@ -132,3 +132,53 @@ test('messages that start and end in turn are never written early', () => {
   expect(recs.filter((r) => r.type === 'assistant.message').length).toBe(COPILOT_MAX_HELD_MESSAGES * 3);
   expect(diagnostics.filter((d) => d.code === 'loss')).toEqual([]);
 });
+
+test('a message.end naming an id no start or delta named writes no message, and reports nothing', () => {
+  // Cursor ends the segment its deltas streamed (they name no message) with the snapshot's id.
+  const { recs, diagnostics } = write([
+    { type: 'run.start', input: 'go' },
+    { type: 'text.delta', text: 'Listing.' },
+    { type: 'tool.start', call: 'c1', name: 'ls', args: {} },
+    { type: 'message.end', message: 'mc_1' },
+    { type: 'tool.end', call: 'c1', name: 'ls', ok: true, text: 'a.ts' },
+    { type: 'text.delta', text: ' One file.' },
+    { type: 'message.end' },
+    { type: 'message.end', message: 'never-named' },
+    { type: 'run.end', status: 'completed' },
+  ]);
+  const messages = recs.filter((r) => r.type === 'assistant.message');
+  expect(messages.map((r) => r.data.content)).toEqual(['Listing. One file.']);
+  expect(diagnostics).toEqual([]);
+});
+
+test("a Cursor stream's snapshot ends write no empty message", () => {
+  const recs = toCopilot('cursor', 'partial-output');
+  const messages = recs.filter((r) => r.type === 'assistant.message');
+  expect(messages.map((r) => [r.data.messageId, r.data.content])).toEqual([
+    ['id-4', 'Hi! Listing the files.There is one file: a.ts.'],
+  ]);
+});
+
+test('a message.end with reasoning held and no message open still writes the reasoning', () => {
+  const { recs } = write([
+    { type: 'run.start', input: 'go' },
+    { type: 'reasoning.delta', text: 'thinking' },
+    { type: 'message.end', message: 'r1' },
+    { type: 'run.end', status: 'completed' },
+  ]);
+  expect(recs.filter((r) => r.type === 'assistant.message').map((r) => r.data)).toEqual([
+    { messageId: 'r1', content: '', reasoningText: 'thinking' },
+  ]);
+});
+
+test('a message written ahead (past the bound) ends with no second, empty message', () => {
+  const events: AgentEvent[] = [{ type: 'run.start', input: 'go' }, { type: 'round.start' }];
+  for (let i = 0; i <= COPILOT_MAX_HELD_MESSAGES; i++)
+    events.push({ type: 'text.delta', text: `t${i}`, message: `m${i}`, lane: `a${i}` });
+  // m0 opened (the first delta opens its message) and stays held: m1 is the oldest written ahead.
+  events.push({ type: 'message.end', message: 'm1', lane: 'a1' });
+  const { recs } = write(events);
+  expect(recs.filter((r) => r.type === 'assistant.message' && r.data.messageId === 'm1')).toEqual([
+    expect.objectContaining({ data: { messageId: 'm1', content: 't1' } }),
+  ]);
+});

@@ -542,6 +542,9 @@ function recordOf(w: Writer, event: AgentEvent): string {
         return text;
       return text + reasoningRecord(w, event, tpl, own);
     case 'message.end':
+      // Another format's end of a message no record was written or held for (Cursor ends the
+      // segment its deltas streamed by an id they never named): no message here, nothing lost.
+      if (!own && !endsHeld(w, event.message)) return text;
       return text + messageRecord(w, event, tpl, event.message);
     case 'tool.start': {
       const set: Array<[string, unknown]> = [
@@ -1133,6 +1136,17 @@ function endOpenMessage(w: Writer, event: AgentEvent): string {
 function openMessage(w: Writer, lane: string | undefined, named: string | undefined): string {
   w[OPEN_LANE] = lane;
   return (w[OPEN_MESSAGE] = named ?? newId(w));
+}
+
+/**
+ * Whether a message.end naming `message` (undefined: the open message) ends a message whose text
+ * is held (its start or a delta named it), or reasoning no open message will take: the
+ * `assistant.message` that ends it keeps it (its `reasoningText`) in the persisted log.
+ */
+function endsHeld(w: Writer, message: string | undefined): boolean {
+  const named = message ?? w[OPEN_MESSAGE];
+  if (named !== undefined && w[TEXTS].has(writtenId(w, named))) return true;
+  return w[REASONING] !== '' && w[OPEN_MESSAGE] === undefined;
 }
 
 function messageRecord(
