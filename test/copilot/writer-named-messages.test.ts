@@ -182,3 +182,69 @@ test('a message written ahead (past the bound) ends with no second, empty messag
     expect.objectContaining({ data: { messageId: 'm1', content: 't1' } }),
   ]);
 });
+
+// Copilot's own stream: its events carry their kept lines, and the writer holds each message's
+// text for its assistant.message (which follows an edit of its deltas). Messages that never end
+// were held without bound; now by COPILOT_MAX_HELD_MESSAGES as another format's are.
+test(`a Copilot stream's interleaved messages that never end: at most ${COPILOT_MAX_HELD_MESSAGES} held`, () => {
+  const count = COPILOT_MAX_HELD_MESSAGES * 3;
+  const at = '2026-01-01T00:00:00.000Z';
+  const lines: string[] = [];
+  let id = 0;
+  const line = (type: string, data: Record<string, unknown>, extra = '') => {
+    const parent = id === 0 ? 'null' : `"r${id - 1}"`;
+    lines.push(
+      `{"id":"r${id}","parentId":${parent},"timestamp":"${at}","type":"${type}","data":${JSON.stringify(data)}${extra}}`,
+    );
+    id++;
+  };
+  line('session.start', {
+    sessionId: 's',
+    version: 1,
+    producer: 'copilot-agent',
+    copilotVersion: '1.0.0',
+    startTime: at,
+  });
+  line('user.message', { content: 'go' });
+  line('assistant.turn_start', { turnId: '0' });
+  for (let i = 0; i < count; i++)
+    line(
+      'assistant.message_delta',
+      { messageId: `m${i}`, deltaContent: `lane ${i}` },
+      `,"agentId":"agent-${i}","ephemeral":true`,
+    );
+  line('assistant.turn_end', { turnId: '0' });
+  line('session.idle', {}, ',"ephemeral":true');
+  const source = `${lines.join('\n')}\n`;
+  const parsed = copilot.parse(source);
+  expect(parsed.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  const { recs, text, diagnostics } = write(parsed.events);
+  // Held: the latest COPILOT_MAX_HELD_MESSAGES; every older one written ahead, oldest first, in
+  // its lane, with the loss said.
+  const early = count - COPILOT_MAX_HELD_MESSAGES;
+  const messages = recs.filter((r) => r.type === 'assistant.message');
+  expect(messages.map((r) => [r.data.messageId, r.data.content, r.agentId])).toEqual(
+    Array.from({ length: early }, (_, i) => [`m${i}`, `lane ${i}`, `agent-${i}`]),
+  );
+  expect(
+    diagnostics.filter((d) => d.code === 'loss' && d.message.includes('messages not ended')),
+  ).not.toEqual([]);
+  // Every line of the source is written back as it was, around them.
+  expect(text.split('\n').filter((l) => !l.includes('"assistant.message"'))).toEqual(source.split('\n'));
+  expect(copilot.parse(text).diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+});
+
+test('a Copilot stream whose messages start and end in turn holds none past its end', () => {
+  const events: AgentEvent[] = [];
+  for (let i = 0; i < COPILOT_MAX_HELD_MESSAGES * 3; i++)
+    events.push(
+      { type: 'message.start', role: 'assistant', message: `m${i}` },
+      { type: 'text.delta', text: `t${i}`, message: `m${i}` },
+      { type: 'message.end', message: `m${i}` },
+    );
+  const text = copilot.stringify([{ type: 'run.start', input: 'go' }, ...events], { clock: () => 0 });
+  const back = copilot.parse(text).events;
+  const { text: again, diagnostics } = write(back);
+  expect(again).toBe(text);
+  expect(diagnostics.filter((d) => d.code === 'loss')).toEqual([]);
+});

@@ -449,8 +449,8 @@ function recordOf(w: Writer, event: AgentEvent): string {
   if (own && p.synthetic === true) {
     // Derived on reading (a message's text without deltas, a run end at shutdown): the record
     // they came from is written by its own event; their text only feeds that record.
-    if (event.type === 'text.delta') addText(w, event.message ?? w[OPEN_MESSAGE], event.text);
-    else if (event.type === 'reasoning.delta') holdReasoning(w, event.text);
+    if (event.type === 'text.delta') return addText(w, event, event.message ?? w[OPEN_MESSAGE]);
+    if (event.type === 'reasoning.delta') holdReasoning(w, event.text);
     else if (event.type === 'run.start') openRun(w);
     else if (event.type === 'run.end') endRunAndTurn(w);
     return '';
@@ -497,7 +497,7 @@ function recordOf(w: Writer, event: AgentEvent): string {
       // A new message of a lane: its earlier message's snapshots are all that will come.
       if (!own && w[PENDING].size !== 0) text += writeSnapshots(w, event.lane);
       text += lazyTurn(w, event, own);
-      if (!own && !w[TEXTS].has(id)) text += holdMessage(w, event, id);
+      if (!w[TEXTS].has(id)) text += holdMessage(w, event, id);
       w[OPEN_MESSAGE] = id;
       w[OPEN_LANE] = event.lane;
       w[TEXTS].set(id, '');
@@ -516,7 +516,7 @@ function recordOf(w: Writer, event: AgentEvent): string {
       let id = writtenId(w, named);
       let sofar = w[TEXTS].get(id);
       if (sofar === undefined) {
-        if (!own) head += holdMessage(w, event, id);
+        head += holdMessage(w, event, id);
         sofar = '';
       } else if (sofar.length + event.text.length > COPILOT_MAX_HELD_TEXT && sofar !== '') {
         head += cutMessage(w, event, named);
@@ -880,16 +880,23 @@ function dataWith(tpl: JsonObject | undefined, set: Array<[string, unknown]>): J
   return d;
 }
 
-function addText(w: Writer, named: string | undefined, text: string): void {
-  if (named === undefined) return;
+// A derived delta's text (a message's without deltas) held for its message's end, which comes
+// next; held by the same bound as any message's (holdMessage).
+function addText(w: Writer, event: AgentEventOf<'text.delta'>, named: string | undefined): string {
+  if (named === undefined) return '';
   const id = writtenId(w, named);
-  w[TEXTS].set(id, (w[TEXTS].get(id) ?? '') + text);
+  const sofar = w[TEXTS].get(id);
+  const head = sofar === undefined ? holdMessage(w, event, id) : '';
+  w[TEXTS].set(id, (sofar ?? '') + event.text);
+  return head;
 }
 
 /**
- * Another format's message whose text starts being held (`id`, as `texts` holds it): its lane
- * noted, and past COPILOT_MAX_HELD_MESSAGES held the oldest but the open one is written as its
- * `assistant.message` before its end. Memory stays bounded when a stream's messages never end.
+ * A message whose text starts being held (`id`, as `texts` holds it): its lane noted, and past
+ * COPILOT_MAX_HELD_MESSAGES held the oldest but the open one is written as its `assistant.message`
+ * before its end. Memory stays bounded when a stream's messages never end, Copilot's own too: its
+ * text is held only for that record, so a round trip gets it early as well (its own end, should
+ * it come, is written with the text held since, and a reader takes it for another message).
  */
 function holdMessage(w: Writer, event: AgentEvent, id: string): string {
   if (event.lane !== undefined) w[HELD_LANES].set(id, event.lane);
