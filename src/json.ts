@@ -504,6 +504,19 @@ export function encodeJson(value: unknown, path: string, format: Format): string
   return text;
 }
 
+/**
+ * {@link encodeJson} for a writer that puts a structured value into a JSON text on its wire (a
+ * tool's result as a string): what `JSON.stringify` would write as `null` without a word (a number
+ * JSON cannot hold: Infinity, NaN) is refused too, as the writers that write such a value as JSON
+ * refuse it ({@link assertEncodable}). Nesting is no matter inside a string: not bounded. The
+ * walk runs only where the text has a `null`, the only spelling such a number can have taken.
+ */
+export function encodeJsonText(value: unknown, path: string, format: Format): string {
+  const text = encodeJson(value, path, format);
+  if (text.includes('null')) walkEncodable(value, path, Number.POSITIVE_INFINITY, format);
+  return text;
+}
+
 /** Deep equality of two JSON values, object key order ignored (numbers by value). */
 export function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;

@@ -97,3 +97,14 @@ export function writeNotingLosses(
   });
   return { ...written, losses };
 }
+
+/** The numbers JSON cannot hold that `JSON.stringify` writes as `null`, each with its name. */
+export const NON_FINITE: ReadonlyArray<readonly [name: string, value: number]> = [
+  ['Infinity', Number.POSITIVE_INFINITY],
+  ['NaN', Number.NaN],
+];
+
+/** The message a writer refuses the NON_FINITE number `name` at `path` (a RegExp source) with. */
+export function nonFiniteRefusal(path: string, name: string): RegExp {
+  return new RegExp(`^${path}: ${name} is not a finite number; JSON cannot hold it$`);
+}

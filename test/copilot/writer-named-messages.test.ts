@@ -132,3 +132,119 @@ test('messages that start and end in turn are never written early', () => {
   expect(recs.filter((r) => r.type === 'assistant.message').length).toBe(COPILOT_MAX_HELD_MESSAGES * 3);
   expect(diagnostics.filter((d) => d.code === 'loss')).toEqual([]);
 });
+
+test('a message.end naming an id no start or delta named writes no message, and reports nothing', () => {
+  // Cursor ends the segment its deltas streamed (they name no message) with the snapshot's id.
+  const { recs, diagnostics } = write([
+    { type: 'run.start', input: 'go' },
+    { type: 'text.delta', text: 'Listing.' },
+    { type: 'tool.start', call: 'c1', name: 'ls', args: {} },
+    { type: 'message.end', message: 'mc_1' },
+    { type: 'tool.end', call: 'c1', name: 'ls', ok: true, text: 'a.ts' },
+    { type: 'text.delta', text: ' One file.' },
+    { type: 'message.end' },
+    { type: 'message.end', message: 'never-named' },
+    { type: 'run.end', status: 'completed' },
+  ]);
+  const messages = recs.filter((r) => r.type === 'assistant.message');
+  expect(messages.map((r) => r.data.content)).toEqual(['Listing. One file.']);
+  expect(diagnostics).toEqual([]);
+});
+
+test("a Cursor stream's snapshot ends write no empty message", () => {
+  const recs = toCopilot('cursor', 'partial-output');
+  const messages = recs.filter((r) => r.type === 'assistant.message');
+  expect(messages.map((r) => [r.data.messageId, r.data.content])).toEqual([
+    ['id-4', 'Hi! Listing the files.There is one file: a.ts.'],
+  ]);
+});
+
+test('a message.end with reasoning held and no message open still writes the reasoning', () => {
+  const { recs } = write([
+    { type: 'run.start', input: 'go' },
+    { type: 'reasoning.delta', text: 'thinking' },
+    { type: 'message.end', message: 'r1' },
+    { type: 'run.end', status: 'completed' },
+  ]);
+  expect(recs.filter((r) => r.type === 'assistant.message').map((r) => r.data)).toEqual([
+    { messageId: 'r1', content: '', reasoningText: 'thinking' },
+  ]);
+});
+
+test('a message written ahead (past the bound) ends with no second, empty message', () => {
+  const events: AgentEvent[] = [{ type: 'run.start', input: 'go' }, { type: 'round.start' }];
+  for (let i = 0; i <= COPILOT_MAX_HELD_MESSAGES; i++)
+    events.push({ type: 'text.delta', text: `t${i}`, message: `m${i}`, lane: `a${i}` });
+  // m0 opened (the first delta opens its message) and stays held: m1 is the oldest written ahead.
+  events.push({ type: 'message.end', message: 'm1', lane: 'a1' });
+  const { recs } = write(events);
+  expect(recs.filter((r) => r.type === 'assistant.message' && r.data.messageId === 'm1')).toEqual([
+    expect.objectContaining({ data: { messageId: 'm1', content: 't1' } }),
+  ]);
+});
+
+// Copilot's own stream: its events carry their kept lines, and the writer holds each message's
+// text for its assistant.message (which follows an edit of its deltas). Messages that never end
+// were held without bound; now by COPILOT_MAX_HELD_MESSAGES as another format's are.
+test(`a Copilot stream's interleaved messages that never end: at most ${COPILOT_MAX_HELD_MESSAGES} held`, () => {
+  const count = COPILOT_MAX_HELD_MESSAGES * 3;
+  const at = '2026-01-01T00:00:00.000Z';
+  const lines: string[] = [];
+  let id = 0;
+  const line = (type: string, data: Record<string, unknown>, extra = '') => {
+    const parent = id === 0 ? 'null' : `"r${id - 1}"`;
+    lines.push(
+      `{"id":"r${id}","parentId":${parent},"timestamp":"${at}","type":"${type}","data":${JSON.stringify(data)}${extra}}`,
+    );
+    id++;
+  };
+  line('session.start', {
+    sessionId: 's',
+    version: 1,
+    producer: 'copilot-agent',
+    copilotVersion: '1.0.0',
+    startTime: at,
+  });
+  line('user.message', { content: 'go' });
+  line('assistant.turn_start', { turnId: '0' });
+  for (let i = 0; i < count; i++)
+    line(
+      'assistant.message_delta',
+      { messageId: `m${i}`, deltaContent: `lane ${i}` },
+      `,"agentId":"agent-${i}","ephemeral":true`,
+    );
+  line('assistant.turn_end', { turnId: '0' });
+  line('session.idle', {}, ',"ephemeral":true');
+  const source = `${lines.join('\n')}\n`;
+  const parsed = copilot.parse(source);
+  expect(parsed.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  const { recs, text, diagnostics } = write(parsed.events);
+  // Held: the latest COPILOT_MAX_HELD_MESSAGES; every older one written ahead, oldest first, in
+  // its lane, with the loss said.
+  const early = count - COPILOT_MAX_HELD_MESSAGES;
+  const messages = recs.filter((r) => r.type === 'assistant.message');
+  expect(messages.map((r) => [r.data.messageId, r.data.content, r.agentId])).toEqual(
+    Array.from({ length: early }, (_, i) => [`m${i}`, `lane ${i}`, `agent-${i}`]),
+  );
+  expect(
+    diagnostics.filter((d) => d.code === 'loss' && d.message.includes('messages not ended')),
+  ).not.toEqual([]);
+  // Every line of the source is written back as it was, around them.
+  expect(text.split('\n').filter((l) => !l.includes('"assistant.message"'))).toEqual(source.split('\n'));
+  expect(copilot.parse(text).diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+});
+
+test('a Copilot stream whose messages start and end in turn holds none past its end', () => {
+  const events: AgentEvent[] = [];
+  for (let i = 0; i < COPILOT_MAX_HELD_MESSAGES * 3; i++)
+    events.push(
+      { type: 'message.start', role: 'assistant', message: `m${i}` },
+      { type: 'text.delta', text: `t${i}`, message: `m${i}` },
+      { type: 'message.end', message: `m${i}` },
+    );
+  const text = copilot.stringify([{ type: 'run.start', input: 'go' }, ...events], { clock: () => 0 });
+  const back = copilot.parse(text).events;
+  const { text: again, diagnostics } = write(back);
+  expect(again).toBe(text);
+  expect(diagnostics.filter((d) => d.code === 'loss')).toEqual([]);
+});

@@ -23,8 +23,11 @@ import { FUZZ_RUNS } from '../runs';
 //     reference writer does, and says so). The weaker promise: every record but the inserted
 //     event's is the one the stream with a plain value there gets. A TypeError out of
 //     JSON.stringify (a BigInt, a cycle) breaks the property either way: `convert` rethrows it.
-// Found by this property: the Copilot writer's fix in CHANGELOG.md (round twenty-nine); the
-// writers in OPEN below are what it still finds.
+// A number JSON cannot hold that a writer neither refuses nor says anything of, written as the
+// `null` JSON.stringify makes of it, breaks the weaker promise too.
+// Found by this property: the Copilot writer's fix in CHANGELOG.md (round twenty-nine), and with
+// the `null` check the Amp, Copilot and Codex writers' (round thirty); the writers in OPEN below
+// are what it still finds.
 
 interface Golden {
   from: Format;
@@ -45,12 +48,14 @@ const goldens: Golden[] = FORMATS.flatMap((format) =>
 );
 
 /** A value no writer can write as JSON, and its name for a failure message. */
-type Bad = 'Infinity' | 'BigInt' | 'cycle' | 'deep';
+type Bad = 'Infinity' | 'NaN' | 'BigInt' | 'cycle' | 'deep';
 
 function badValue(bad: Bad): unknown {
   switch (bad) {
     case 'Infinity':
       return Number.POSITIVE_INFINITY;
+    case 'NaN':
+      return Number.NaN;
     case 'BigInt':
       return BigInt(7);
     case 'cycle': {
@@ -140,7 +145,30 @@ function check(golden: Golden, to: Format, at: number, shape: number, bad: Bad):
     // other record is the one the stream with a plain value there gets.
     const plain = write(golden.from, to, inserted(golden.events, at, shapes[shape]!(PLAIN)));
     expect(others(dirty.output), what).toEqual(others(plain.output));
+    if (bad === 'Infinity' || bad === 'NaN') expectNotNulled(golden, to, at, shape, dirty, plain, what);
   }
+}
+
+/**
+ * A number JSON cannot hold, not refused, is not written as the `null` JSON.stringify makes of it
+ * with nothing said: where the value was written (the stream with a plain value there writes
+ * otherwise), the stream with `null` there must write otherwise too, or say more.
+ */
+function expectNotNulled(
+  golden: Golden,
+  to: Format,
+  at: number,
+  shape: number,
+  dirty: Written,
+  plain: Written,
+  what: string,
+): void {
+  if (dirty.output === plain.output) return;
+  const nulled = write(golden.from, to, inserted(golden.events, at, shapes[shape]!(null)));
+  const silent =
+    dirty.output === nulled.output &&
+    JSON.stringify(said(dirty.diagnostics)) === JSON.stringify(said(nulled.diagnostics));
+  expect(silent, `${what}: written as null, nothing said`).toBe(false);
 }
 
 // Writers the property still breaks (left for the next round; the case that shows each, with
@@ -155,7 +183,7 @@ test('every writer: an event it refuses takes nothing else down', () => {
       fc.constantFrom(...WRITERS),
       fc.nat(),
       fc.nat({ max: shapes.length - 1 }),
-      fc.constantFrom<Bad>('Infinity', 'BigInt', 'cycle', 'deep'),
+      fc.constantFrom<Bad>('Infinity', 'NaN', 'BigInt', 'cycle', 'deep'),
       (golden, to, pos, shape, bad) => {
         // A stream written in its own format keeps its records' own sequence numbers and ids
         // (nativeharness `seq`): an event inserted into it takes a number a kept record has, and

@@ -4,6 +4,7 @@ import { randomId } from '../../ids';
 import {
   assertEncodable,
   encodeJson,
+  encodeJsonText,
   isJsonObject,
   type JsonObject,
   jsonString,
@@ -313,6 +314,9 @@ function writeEvent(w: Writer, event: AgentEvent): string {
   }
   const hints = own ? (p.hints as AmpHints | undefined) : undefined;
   const line = own ? p.line : undefined;
+  // An edited call end of this format whose result cannot be written is refused before the lines
+  // of other lines are put out, which the refusal would take down with it.
+  if (own && event.type === 'tool.end') resultContent(event);
   const head = own ? flushOther(w, line) : '';
   const text = dispatch(w, event, own, line, hints);
   // Most events write nothing and flush nothing: no concatenation of empty strings then.
@@ -417,14 +421,9 @@ function dispatch(
       return text;
     }
     case 'tool.end': {
+      // Refused (a result JSON cannot hold) before the call is marked answered.
+      const content = resultContent(event);
       if (!own && w[CHILDREN] !== undefined) callAnswered(w, w[CHILDREN], event);
-      const content =
-        event.text ??
-        (event.result === undefined || event.result === null
-          ? typeof event.error === 'string'
-            ? event.error
-            : ''
-          : json(event.result, 'tool.end.result'));
       pending(w, event, line, hints).blocks.push(toolResult(hints, event.call, content, !event.ok));
       return text;
     }
@@ -499,6 +498,17 @@ function dispatch(
         reportLoss(w[LOSS], event, event.type, `${FORMAT} has no record for ${event.type}`);
       return text;
   }
+}
+
+/**
+ * The `content` of a call's `tool_result`: its text, else its result as JSON text (a number JSON
+ * cannot hold is refused, not written as `null`), else a text error.
+ */
+function resultContent(event: AgentEventOf<'tool.end'>): string {
+  const result = event.result;
+  if (event.text !== undefined) return event.text;
+  if (result !== undefined && result !== null) return encodeJsonText(result, 'tool.end.result', FORMAT);
+  return typeof event.error === 'string' ? event.error : '';
 }
 
 // Another format's `message.start` or `tool.output` with nothing held to put out (the caller

@@ -4,7 +4,7 @@ import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
 import {
   assertArgsWritable,
   assertEncodable,
-  encodeJson,
+  encodeJsonText,
   isJsonObject,
   type JsonObject,
   jsonString,
@@ -1016,15 +1016,16 @@ function exitCode(
   return String(code);
 }
 
-// A failure's or a result's text: a BigInt or a cycle in it is refused, not a TypeError.
+// A failure's or a result's text: a BigInt or a cycle in it is refused, not a TypeError, and a
+// number JSON cannot hold, not written as `null`.
 function errorText(error: unknown): string | undefined {
   if (error === undefined || error === null) return undefined;
-  return typeof error === 'string' ? error : encodeJson(error, 'tool.end.error', FORMAT);
+  return typeof error === 'string' ? error : encodeJsonText(error, 'tool.end.error', FORMAT);
 }
 
 function resultText(result: unknown): string | undefined {
   if (result === undefined || result === null) return undefined;
-  return typeof result === 'string' ? result : encodeJson(result, 'tool.end.result', FORMAT);
+  return typeof result === 'string' ? result : encodeJsonText(result, 'tool.end.result', FORMAT);
 }
 
 // Another format's result as an MCP result: its text as one text block, a JSON result as the

@@ -8,6 +8,7 @@ import {
   assertEncodable,
   assertFiniteNumber,
   encodeJson,
+  encodeJsonText,
   isJsonObject,
   type JsonObject,
   jsonString,
@@ -56,6 +57,9 @@ export interface CopilotEncodeOptions extends EncodeOptions {
 const FORMAT = 'copilot' as const;
 
 const json = (value: unknown, field: string): string => encodeJson(value, field, FORMAT);
+// A value written as JSON text inside a record (a tool's result): a number JSON cannot hold is
+// refused, not written as `null`.
+const jsonInText = (value: unknown, field: string): string => encodeJsonText(value, field, FORMAT);
 // A count JSON cannot hold (not finite) is an AgentwireError naming the field.
 function count(n: number | undefined, field: string): number | undefined {
   if (n !== undefined && !Number.isFinite(n)) assertEncodable(n, field, undefined, FORMAT);
@@ -409,22 +413,31 @@ function assertWritable(event: AgentEvent): void {
     case 'tool.end':
       // What toolEnd writes as JSON text: the result without a text, a failure's non-text error.
       if (event.text === undefined && event.result !== undefined && event.result !== null)
-        json(event.result, 'tool.end.result');
+        jsonInText(event.result, 'tool.end.result');
       if (
         event.ok !== true &&
         event.error !== undefined &&
         event.error !== null &&
         typeof event.error !== 'string'
       )
-        json(event.error, 'tool.end.error');
+        jsonInText(event.error, 'tool.end.error');
       return;
     case 'approval.request':
-      if (event.args !== undefined) json(event.args, 'approval.request.args');
-      return;
     case 'question.answer':
-      json(event.answers, 'question.answer.answers');
+      assertValuesWritable(event);
       return;
   }
+}
+
+/**
+ * An approval's arguments and an answer's values go into the record's data as they are: a value
+ * JSON cannot hold (Infinity, which `JSON.stringify` would write as `null` without a word) is
+ * refused ({@link assertEncodable}), before anything is written for the event.
+ */
+function assertValuesWritable(event: AgentEventOf<'approval.request' | 'question.answer'>): void {
+  if (event.type === 'question.answer')
+    assertEncodable(event.answers, 'question.answer.answers', undefined, FORMAT);
+  else if (event.args !== undefined) assertEncodable(event.args, 'approval.request.args', undefined, FORMAT);
 }
 
 /** The records of one event (after the held first run start, if any). */
@@ -436,8 +449,8 @@ function recordOf(w: Writer, event: AgentEvent): string {
   if (own && p.synthetic === true) {
     // Derived on reading (a message's text without deltas, a run end at shutdown): the record
     // they came from is written by its own event; their text only feeds that record.
-    if (event.type === 'text.delta') addText(w, event.message ?? w[OPEN_MESSAGE], event.text);
-    else if (event.type === 'reasoning.delta') holdReasoning(w, event.text);
+    if (event.type === 'text.delta') return addText(w, event, event.message ?? w[OPEN_MESSAGE]);
+    if (event.type === 'reasoning.delta') holdReasoning(w, event.text);
     else if (event.type === 'run.start') openRun(w);
     else if (event.type === 'run.end') endRunAndTurn(w);
     return '';
@@ -484,7 +497,7 @@ function recordOf(w: Writer, event: AgentEvent): string {
       // A new message of a lane: its earlier message's snapshots are all that will come.
       if (!own && w[PENDING].size !== 0) text += writeSnapshots(w, event.lane);
       text += lazyTurn(w, event, own);
-      if (!own && !w[TEXTS].has(id)) text += holdMessage(w, event, id);
+      if (!w[TEXTS].has(id)) text += holdMessage(w, event, id);
       w[OPEN_MESSAGE] = id;
       w[OPEN_LANE] = event.lane;
       w[TEXTS].set(id, '');
@@ -503,7 +516,7 @@ function recordOf(w: Writer, event: AgentEvent): string {
       let id = writtenId(w, named);
       let sofar = w[TEXTS].get(id);
       if (sofar === undefined) {
-        if (!own) head += holdMessage(w, event, id);
+        head += holdMessage(w, event, id);
         sofar = '';
       } else if (sofar.length + event.text.length > COPILOT_MAX_HELD_TEXT && sofar !== '') {
         head += cutMessage(w, event, named);
@@ -529,6 +542,9 @@ function recordOf(w: Writer, event: AgentEvent): string {
         return text;
       return text + reasoningRecord(w, event, tpl, own);
     case 'message.end':
+      // Another format's end of a message no record was written or held for (Cursor ends the
+      // segment its deltas streamed by an id they never named): no message here, nothing lost.
+      if (!own && !endsHeld(w, event.message)) return text;
       return text + messageRecord(w, event, tpl, event.message);
     case 'tool.start': {
       const set: Array<[string, unknown]> = [
@@ -864,16 +880,23 @@ function dataWith(tpl: JsonObject | undefined, set: Array<[string, unknown]>): J
   return d;
 }
 
-function addText(w: Writer, named: string | undefined, text: string): void {
-  if (named === undefined) return;
+// A derived delta's text (a message's without deltas) held for its message's end, which comes
+// next; held by the same bound as any message's (holdMessage).
+function addText(w: Writer, event: AgentEventOf<'text.delta'>, named: string | undefined): string {
+  if (named === undefined) return '';
   const id = writtenId(w, named);
-  w[TEXTS].set(id, (w[TEXTS].get(id) ?? '') + text);
+  const sofar = w[TEXTS].get(id);
+  const head = sofar === undefined ? holdMessage(w, event, id) : '';
+  w[TEXTS].set(id, (sofar ?? '') + event.text);
+  return head;
 }
 
 /**
- * Another format's message whose text starts being held (`id`, as `texts` holds it): its lane
- * noted, and past COPILOT_MAX_HELD_MESSAGES held the oldest but the open one is written as its
- * `assistant.message` before its end. Memory stays bounded when a stream's messages never end.
+ * A message whose text starts being held (`id`, as `texts` holds it): its lane noted, and past
+ * COPILOT_MAX_HELD_MESSAGES held the oldest but the open one is written as its `assistant.message`
+ * before its end. Memory stays bounded when a stream's messages never end, Copilot's own too: its
+ * text is held only for that record, so a round trip gets it early as well (its own end, should
+ * it come, is written with the text held since, and a reader takes it for another message).
  */
 function holdMessage(w: Writer, event: AgentEvent, id: string): string {
   if (event.lane !== undefined) w[HELD_LANES].set(id, event.lane);
@@ -1122,6 +1145,17 @@ function openMessage(w: Writer, lane: string | undefined, named: string | undefi
   return (w[OPEN_MESSAGE] = named ?? newId(w));
 }
 
+/**
+ * Whether a message.end naming `message` (undefined: the open message) ends a message whose text
+ * is held (its start or a delta named it), or reasoning no open message will take: the
+ * `assistant.message` that ends it keeps it (its `reasoningText`) in the persisted log.
+ */
+function endsHeld(w: Writer, message: string | undefined): boolean {
+  const named = message ?? w[OPEN_MESSAGE];
+  if (named !== undefined && w[TEXTS].has(writtenId(w, named))) return true;
+  return w[REASONING] !== '' && w[OPEN_MESSAGE] === undefined;
+}
+
 function messageRecord(
   w: Writer,
   event: AgentEvent,
@@ -1165,7 +1199,9 @@ function toolEnd(
 ): string {
   const content =
     event.text ??
-    (event.result === undefined || event.result === null ? undefined : json(event.result, 'tool.end.result'));
+    (event.result === undefined || event.result === null
+      ? undefined
+      : jsonInText(event.result, 'tool.end.result'));
   const keptResult = isJsonObject(tpl?.result) ? tpl.result : undefined;
   const keptError = isJsonObject(tpl?.error) ? tpl.error : undefined;
   const error = toolError(w, event, own);
@@ -1197,7 +1233,7 @@ function toolError(w: Writer, event: AgentEventOf<'tool.end'>, own: boolean): st
     reportLoss(w[LOSS], event, 'tool.end.error', `${FORMAT} writes an error only on a failed tool execution`);
     return undefined;
   }
-  return typeof e === 'string' ? e : json(e, 'tool.end.error');
+  return typeof e === 'string' ? e : jsonInText(e, 'tool.end.error');
 }
 
 // The data `dataWith` builds for a tool's end written from the model (no kept record), as one
@@ -1492,6 +1528,7 @@ function permissionRequested(
   event: AgentEventOf<'approval.request'>,
   tpl: JsonObject | undefined,
 ): string {
+  assertValuesWritable(event);
   const prior = tpl !== undefined && isJsonObject(tpl.permissionRequest) ? tpl.permissionRequest : undefined;
   let pr: JsonObject;
   if (prior === undefined) {
@@ -1637,6 +1674,7 @@ function inputCompleted(
   event: AgentEventOf<'question.answer'>,
   tpl: JsonObject | undefined,
 ): string {
+  assertValuesWritable(event);
   const answers = Object.values(event.answers);
   if (answers.length > 1)
     reportLoss(w[LOSS], event, 'question.answer.answers', `${FORMAT} answers a request with one answer`);

@@ -22,12 +22,12 @@ import { isJsonObject, type JsonObject } from '../../json';
 export const COPILOT_MAX_HELD_TEXT: number = 1024 * 1024;
 
 /**
- * Most messages of another format's stream whose text the writer holds at once (each up to
- * {@link COPILOT_MAX_HELD_TEXT}): the open one and those its events name while another is open
- * (interleaved lanes), whose end has not come. Past it the oldest but the open one is written as
- * its `assistant.message` before its end (a `loss` on `text.delta.message`: text that follows
- * under its id reads as another message). 16: more than the subagents that stream at once, and
- * it bounds what a stream whose messages never end holds (docs/limits.md).
+ * Most messages whose text the writer holds at once (each up to {@link COPILOT_MAX_HELD_TEXT}),
+ * of any stream, Copilot's own included: the open one and those its events name while another is
+ * open (interleaved lanes), whose end has not come. Past it the oldest but the open one is
+ * written as its `assistant.message` before its end (a `loss` on `text.delta.message`: text that
+ * follows under its id reads as another message). 16: more than the subagents that stream at
+ * once, and it bounds what a stream whose messages never end holds (docs/limits.md).
  */
 export const COPILOT_MAX_HELD_MESSAGES: number = 16;
 
