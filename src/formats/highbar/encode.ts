@@ -193,7 +193,7 @@ function writeEvent(w: Writer, event: AgentEvent): string {
   }
   if (event.type === 'tool.start' && event.args !== undefined) {
     checkLoss(w[LOSS], event, CARRIED_TOOL_START_ARGS);
-  } else checkLoss(w[LOSS], event, carried);
+  } else if (event.type !== 'tool.end') checkLoss(w[LOSS], event, carried);
   switch (event.type) {
     // Another format's runs are followed for what a trace cannot say of them (run-span.ts): the
     // records that count as the open run's output set `wrote` here, in the switch, not in a
@@ -244,6 +244,8 @@ function writeEvent(w: Writer, event: AgentEvent): string {
       // and its run as it was (counted as having written, a run cut off said nothing).
       const start = w[STARTS].get(event.call);
       const text = tool(w, start, event);
+      // Its losses too: reported before a refusal, one would use up a later event's report.
+      checkLoss(w[LOSS], event, carried);
       w[STARTS].delete(event.call);
       w[SPAN][SPAN_WROTE] = true;
       return text;
