@@ -1,6 +1,13 @@
 import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
-import { assertArgsWritable, assertEncodable, isJsonObject, type JsonObject, rawIfSame } from '../../json';
+import {
+  assertArgsWritable,
+  assertEncodable,
+  assertWireInteger,
+  isJsonObject,
+  type JsonObject,
+  rawIfSame,
+} from '../../json';
 import {
   checkLoss,
   type LossState,
@@ -186,6 +193,10 @@ function writeEvent(w: Writer, event: AgentEvent): string {
   // A call is written at its end (or at the stream's): arguments JSON cannot hold are refused
   // now, as the start's own refusal, not at that later write, which they would take down.
   assertArgsWritable(event, HIGHBAR);
+  // Its reader takes none but a safe integer (a fractional or unsafe one was written, and read
+  // back as the record's bare `pid: Invalid input`): refused before the losses are reported.
+  if (event.type === 'session.start' && event.pid !== undefined)
+    assertWireInteger(event.pid, 'session.start.pid', "highbar's hello.pid", HIGHBAR);
   const carried = CARRIED[event.type];
   if (carried === undefined) {
     reportLoss(w[LOSS], event, event.type, 'highbar has no record for this event');

@@ -4,6 +4,7 @@ import { formatSseJsonEvent } from '../../framing/sse';
 import {
   assertCallWritable,
   assertEncodable,
+  assertWireInteger,
   formatInteger,
   integerDigits,
   isJsonObject,
@@ -1128,7 +1129,10 @@ function clearHops(w: Writer): void {
 
 function nextSeq(w: Writer, seq: number | undefined, type: string): number {
   if (seq !== undefined) {
-    if (!Number.isSafeInteger(seq)) formatInteger(seq, `${type}.seq`, FORMAT);
+    // Its reader takes none but a non-negative safe integer (a negative one was written, and read
+    // back as the record's bare `seq: Invalid input`).
+    if (!Number.isSafeInteger(seq) || seq < 0)
+      assertWireInteger(seq, `${type}.seq`, "nativeharness's seq", FORMAT, true);
     if (w[LAST_SEQ] !== undefined && seq <= w[LAST_SEQ]) {
       fail(
         `${type}.seq: seq ${seq} is not above the previous seq ${w[LAST_SEQ]}; seq must increase strictly`,
