@@ -140,3 +140,28 @@ describe("nativeharness: a negative seq is refused, not written for its reader's
     expectRefusedAlone(writer(nativeharness), [run, bad, { type: 'text.delta', text: 'y' }], bad, /seq: -1/);
   });
 });
+
+describe('nativeharness: a seq refused takes nothing else down', () => {
+  /** A conversion's writer: from another format, made a conforming session. */
+  const conform = (events: readonly AgentEvent[]) =>
+    writeNotingLosses((onDiagnostic) => {
+      const options = { idSource: () => 's', clock: () => 1_767_225_600_000, conform: true, onDiagnostic };
+      return nativeharness.createEncoder(options);
+    }, events);
+
+  test("a first event's session_created is not taken down", () => {
+    const bad: AgentEvent = { type: 'run.start', seq: -1 };
+    expectRefusedAlone(conform, [bad, run, { type: 'text.delta', text: 'y' }], bad, /seq: -1/);
+  });
+
+  test("a call's start is not counted for its hop", () => {
+    const bad: AgentEvent = { type: 'tool.start', call: 'c', name: 'n', args: {}, seq: 1.5 };
+    const stream: AgentEvent[] = [
+      run,
+      { type: 'text.delta', text: 'y' },
+      bad,
+      { type: 'round.end', message: 'm' },
+    ];
+    expectRefusedAlone(conform, stream, bad, /seq: 1\.5/);
+  });
+});
