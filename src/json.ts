@@ -751,6 +751,26 @@ export function integerDigits(n: number): string {
   return UNDER_100[n]! + text;
 }
 
+/**
+ * Refuses a value for an integer field of a format whose readers check it (`z.int()`, or its
+ * non-negative form): anything but a safe integer (at least 0 when `nonNegative`). Its reader
+ * would reject the record with a bare `Invalid input`; the refusal names the event's field, the
+ * value and the wire field it would be (`round.end.usage.input: 1.5 is not a safe integer, as
+ * HEP's turn_done.usage.input must be`).
+ */
+export function assertWireInteger(
+  n: unknown,
+  field: string,
+  wire: string,
+  format: Format,
+  nonNegative = false,
+): void {
+  if (typeof n === 'number' && Number.isSafeInteger(n) && (!nonNegative || n >= 0)) return;
+  if (typeof n !== 'number') throw notANumber(n, field, format);
+  const need = nonNegative ? 'a non-negative safe integer' : 'a safe integer';
+  throw unencodable(`${field}: ${n} is not ${need}, as ${wire} must be`, format);
+}
+
 /** Writes an integer field, refusing what JSON cannot carry exactly. */
 export function formatInteger(n: number, field: string, format?: Format): string {
   if (typeof n !== 'number') throw notANumber(n, field, format);

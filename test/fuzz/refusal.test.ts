@@ -25,9 +25,12 @@ import { FUZZ_RUNS } from '../runs';
 //     JSON.stringify (a BigInt, a cycle) breaks the property either way: `convert` rethrows it.
 // A number JSON cannot hold that a writer neither refuses nor says anything of, written as the
 // `null` JSON.stringify makes of it, breaks the weaker promise too.
-// Found by this property: the Copilot writer's fix in CHANGELOG.md (round twenty-nine), and with
-// the `null` check the Amp, Copilot and Codex writers' (round thirty); the writers in OPEN below
-// are what it still finds.
+// The inserted event goes on the main agent, or on a lane (a child agent's events): one no event
+// of the stream has (a writer opens it for the event, implied) or one the stream has (opened
+// already, or opened by the inserted event before the stream's own first event on it).
+// Found by this property: the Copilot writer's fix in CHANGELOG.md (round twenty-nine); with the
+// `null` check the Amp, Copilot and Codex writers' (round thirty); the AG-UI writer's subagent
+// opened for a refused event (round thirty); the writers in OPEN below are what it still finds.
 
 interface Golden {
   from: Format;
@@ -120,13 +123,28 @@ const said = (ds: readonly Diagnostic[]) =>
 // The records of the inserted event (its ids say `refused`) aside, what a writer wrote.
 const others = (output: string) => output.split('\n').filter((l) => !l.includes('refused'));
 
+/** A lane no fixture has: its records say `refused` too, as the inserted event's ids do. */
+const NEW_LANE = 'refused-lane';
+
+/** The lanes (child agents) a golden's events are on, in the order they first come. */
+function lanesOf(golden: Golden): string[] {
+  return [...new Set(golden.events.flatMap((e) => (e.lane === undefined ? [] : [e.lane])))];
+}
+
+/** The inserted event: shape `shape` holding `v`, on `lane` when one is given. */
+function shaped(shape: number, v: unknown, lane: string | undefined): AgentEvent {
+  const e = shapes[shape]!(v);
+  return lane === undefined ? e : { ...e, lane };
+}
+
 /** The promise for one case; throws what breaks it. */
-function check(golden: Golden, to: Format, at: number, shape: number, bad: Bad): void {
-  const dirty = write(golden.from, to, inserted(golden.events, at, shapes[shape]!(badValue(bad))));
+function check(golden: Golden, to: Format, at: number, shape: number, bad: Bad, lane?: string): void {
+  const dirty = write(golden.from, to, inserted(golden.events, at, shaped(shape, badValue(bad), lane)));
   const refusals = dirty.diagnostics.filter(
     (d) => d.severity === 'error' && / not written: /.test(d.message),
   );
-  const what = `${golden.name} → ${to}, shape ${shape} with ${bad} at ${at}`;
+  const on = lane === undefined ? '' : ` on lane ${lane}`;
+  const what = `${golden.name} → ${to}, shape ${shape} with ${bad}${on} at ${at}`;
   if (refusals.length > 0) {
     expect(refusals.length, what).toBe(1);
     const clean = write(golden.from, to, golden.events);
@@ -143,9 +161,9 @@ function check(golden: Golden, to: Format, at: number, shape: number, bad: Bad):
     // it as text (a depth bound is no matter inside a string) or summarised it (HEP writes what
     // JSON cannot hold as `[unserializable]`, as its reference writer does, and says so); every
     // other record is the one the stream with a plain value there gets.
-    const plain = write(golden.from, to, inserted(golden.events, at, shapes[shape]!(PLAIN)));
+    const plain = write(golden.from, to, inserted(golden.events, at, shaped(shape, PLAIN, lane)));
     expect(others(dirty.output), what).toEqual(others(plain.output));
-    if (bad === 'Infinity' || bad === 'NaN') expectNotNulled(golden, to, at, shape, dirty, plain, what);
+    if (bad === 'Infinity' || bad === 'NaN') expectNotNulled({ golden, to, at, shape, lane }, dirty, plain, what);
   }
 }
 
@@ -155,16 +173,14 @@ function check(golden: Golden, to: Format, at: number, shape: number, bad: Bad):
  * otherwise), the stream with `null` there must write otherwise too, or say more.
  */
 function expectNotNulled(
-  golden: Golden,
-  to: Format,
-  at: number,
-  shape: number,
+  where: { golden: Golden; to: Format; at: number; shape: number; lane: string | undefined },
   dirty: Written,
   plain: Written,
   what: string,
 ): void {
   if (dirty.output === plain.output) return;
-  const nulled = write(golden.from, to, inserted(golden.events, at, shapes[shape]!(null)));
+  const { golden, to, at, shape, lane } = where;
+  const nulled = write(golden.from, to, inserted(golden.events, at, shaped(shape, null, lane)));
   const silent =
     dirty.output === nulled.output &&
     JSON.stringify(said(dirty.diagnostics)) === JSON.stringify(said(nulled.diagnostics));
@@ -176,6 +192,8 @@ function expectNotNulled(
 const OPEN: Partial<Record<Format, string>> = {};
 const WRITERS = FORMATS.filter((f) => OPEN[f] === undefined);
 
+const bads = fc.constantFrom<Bad>('Infinity', 'NaN', 'BigInt', 'cycle', 'deep');
+
 test('every writer: an event it refuses takes nothing else down', () => {
   fc.assert(
     fc.property(
@@ -183,16 +201,41 @@ test('every writer: an event it refuses takes nothing else down', () => {
       fc.constantFrom(...WRITERS),
       fc.nat(),
       fc.nat({ max: shapes.length - 1 }),
-      fc.constantFrom<Bad>('Infinity', 'NaN', 'BigInt', 'cycle', 'deep'),
-      (golden, to, pos, shape, bad) => {
+      bads,
+      fc.boolean(),
+      (golden, to, pos, shape, bad, onNewLane) => {
         // A stream written in its own format keeps its records' own sequence numbers and ids
         // (nativeharness `seq`): an event inserted into it takes a number a kept record has, and
         // that record is refused as out of order. A conversion to another format is the case.
         fc.pre(golden.from !== to);
-        check(golden, to, pos % (golden.events.length + 1), shape, bad);
+        check(golden, to, pos % (golden.events.length + 1), shape, bad, onNewLane ? NEW_LANE : undefined);
       },
     ),
     // A case is two or three short writes: scaled up, still well under a second.
     { numRuns: FUZZ_RUNS * 5 },
+  );
+});
+
+// The streams with child agents: the inserted event on one of their lanes, before that lane's
+// first event (the writer opens the lane for it) or after (the lane is open).
+const laned = goldens.filter((g) => lanesOf(g).length > 0);
+
+test('every writer: an event it refuses on a lane of the stream takes nothing else down', () => {
+  fc.assert(
+    fc.property(
+      fc.constantFrom(...laned),
+      fc.constantFrom(...WRITERS),
+      fc.nat(),
+      fc.nat({ max: shapes.length - 1 }),
+      bads,
+      fc.nat(),
+      (golden, to, pos, shape, bad, which) => {
+        fc.pre(golden.from !== to);
+        const lanes = lanesOf(golden);
+        const at = pos % (golden.events.length + 1);
+        check(golden, to, at, shape, bad, lanes[which % lanes.length]);
+      },
+    ),
+    { numRuns: FUZZ_RUNS * 2 },
   );
 });

@@ -121,3 +121,23 @@ describe('ai-sdk: a loss is reported for the event that loses it', () => {
     ]);
   });
 });
+
+// Found in round thirty: the AG-UI writer opened a subagent for an event on a lane not open yet
+// (its SUBAGENT_STARTED, implied) and marked the lane open before it checked the event's values;
+// refused, the lane stayed marked: a later event on it had no SUBAGENT_STARTED, and the run's end
+// closed a subagent whose start was never written.
+describe.each([
+  ['ag-ui', agui],
+  ['ai-sdk', aisdk],
+] as const)('%s: an event refused on a lane not open yet leaves the lane as it was', (_, codec) => {
+  test('a later event on the lane opens it', () => {
+    const bad: AgentEvent = { type: 'tool.start', call: 'c', name: 't', args: infinite, lane: 'sub' };
+    const later: AgentEvent = { type: 'text.delta', text: 'from the child', lane: 'sub' };
+    expectRefusedAlone(codec, [start, text, bad, later, end], bad, /tool\.start\.args\.v: Infinity/);
+  });
+
+  test('with no other event on the lane, the run ends without it', () => {
+    const bad: AgentEvent = { type: 'notice', kind: 'k', message: 'm', data: { v: BigInt(7) }, lane: 'sub' };
+    expectRefusedAlone(codec, [start, text, bad, end], bad, /BigInt/);
+  });
+});

@@ -775,11 +775,32 @@ function foreign(w: Writer, event: AgentEvent): string {
 }
 
 function content(w: Writer, event: AgentEvent): string {
-  let out = '';
   const lane = event.lane;
-  if (lane !== undefined && !w[SUBAGENTS].has(lane) && event.type !== 'child.start') {
-    out += openSubagent(w, { type: 'child.start', child: lane }, undefined, true);
+  if (lane !== undefined && !w[SUBAGENTS].has(lane) && event.type !== 'child.start')
+    return onNewLane(w, event, lane);
+  return laneContent(w, event, '');
+}
+
+/**
+ * An event on a lane not open yet: its `SUBAGENT_STARTED` (implied), then the event. The lane is
+ * marked open before the event is written (a child's implied parent reads it), and the event's
+ * values are checked where each of its paths writes them: refused, the lane is taken back, or a
+ * later event on it would lack its start and the run's end would close a child never written.
+ * The text is the caller's only once the event is written, so nothing written stays.
+ */
+function onNewLane(w: Writer, event: AgentEvent, lane: string): string {
+  const opened = openSubagent(w, { type: 'child.start', child: lane }, undefined, true);
+  try {
+    return laneContent(w, event, opened);
+  } catch (error) {
+    w[SUBAGENTS].delete(lane);
+    throw error;
   }
+}
+
+/** The event's records after `out` (what was written for it already: its lane's start). */
+function laneContent(w: Writer, event: AgentEvent, out: string): string {
+  const lane = event.lane;
   switch (event.type) {
     case 'round.start':
       out += closeLane(w, lane) + closeStep(w, lane);

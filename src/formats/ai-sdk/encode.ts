@@ -578,9 +578,9 @@ function foreign(w: Writer, event: AgentEvent): string {
   // The table looked up by the type's own literal (any other type as it is: the same answer).
   const word = canonicalType(event.type);
   const carried = word !== undefined ? CARRIED[word] : CARRIED[event.type];
-  // Approvals are checked where they are written: as chunks, or whole in a data part; a
-  // non-fatal error once its data part is sure to be written (a refused one's loss would use up
-  // a later one's).
+  // Approvals are checked where they are written: as chunks, or whole in a data part. A
+  // non-fatal error goes whole in a data part, which carries every field but those `data`
+  // reports: its own chunk's table is not its losses.
   if (
     carried !== undefined &&
     event.type !== 'approval.request' &&
@@ -683,8 +683,8 @@ function content(w: Writer, event: AgentEvent): string {
       // The run stops here: its step ends before the cancellation is said.
       return closeParts(w) + closeStep(w) + data(w, event);
     case 'error':
-      // A warning, whole in a data part: its losses reported as any error's, once it is written.
-      if (!event.fatal) return data(w, event, CARRIED.error);
+      // A warning, whole in a data part (read back with its code, data and time).
+      if (!event.fatal) return data(w, event);
       w[ERROR_WRITTEN] = true;
       return closeParts(w) + emit(w, 'error', { errorText: event.message });
     default:
@@ -693,10 +693,11 @@ function content(w: Writer, event: AgentEvent): string {
 }
 
 /**
- * An event whole in a `data-agentwire.<type>` part. `carried`: the fields the event's own chunk
- * would carry, whose losses are reported (as for that chunk) once the part is sure to be written.
+ * An event whole in a `data-agentwire.<type>` part: every field read back but those
+ * {@link dataLosses} reports, which it reports once the part is sure to be written (a refused
+ * event's loss would use up the one report of a later event's).
  */
-function data(w: Writer, event: AgentEvent, carried?: readonly string[]): string {
+function data(w: Writer, event: AgentEvent): string {
   if (
     AISDK_WRITER_SHORTCUTS.enabled &&
     event.type === 'tool.output' &&
@@ -716,9 +717,6 @@ function data(w: Writer, event: AgentEvent, carried?: readonly string[]): string
   if (event.lane !== undefined) value.lane = event.lane;
   if (event.ts !== undefined) value.ts = event.ts;
   for (const k of Object.keys(value)) assertEncodable(value[k], `${event.type}.${k}`, undefined, FORMAT);
-  // Reported once the part is sure to be written: a refused event's loss would use up the one
-  // report of a later event's.
-  if (carried !== undefined) checkLoss(w[LOSS], event, carried);
   dataLosses(w, event);
   return emit(w, `${AISDK_DATA_PREFIX}${event.type}`, { data: value });
 }

@@ -240,14 +240,16 @@ function writeEvent(w: Writer, event: AgentEvent): string {
     if (line !== undefined) return line;
   }
   const carried = CARRIED[event.type];
-  if (carried !== undefined) checkLoss(w[LOSS], event, carried);
-  if (event.type === 'text.delta' || event.type === 'reasoning.delta') return textDelta(w, event, codex);
-  // A call's end is built before the message held ahead of it is written: refused, it takes
-  // nothing down (the message stays held for the next record).
+  // A call's end is built before the message held ahead of it is written and its losses are
+  // reported: refused, it takes nothing down (the message stays held for the next record, and a
+  // loss reported for it would have used up a later event's report).
   if (event.type === 'tool.end') {
     const line = toolEnd(w, event);
+    if (carried !== undefined) checkLoss(w[LOSS], event, carried);
     return flush(w) + line;
   }
+  if (carried !== undefined) checkLoss(w[LOSS], event, carried);
+  if (event.type === 'text.delta' || event.type === 'reasoning.delta') return textDelta(w, event, codex);
   const head = flush(w);
   return head + recordLine(w, event, codex);
 }

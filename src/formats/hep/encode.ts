@@ -3,6 +3,8 @@ import type { EncodeOptions, Encoder } from '../../codec';
 import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
 import {
   assertEncodable,
+  assertFiniteNumber,
+  assertWireInteger,
   formatDouble,
   formatInteger,
   isJsonObject,
@@ -251,6 +253,7 @@ class HepEncoder implements Encoder {
 
   write(event: AgentEvent): string {
     const w = this[0];
+    assertNumbersWritable(w, event);
     return w[HELD_ERROR] === undefined ? writeEvent(w, event) : afterHeldError(w, event);
   }
 
@@ -258,6 +261,71 @@ class HepEncoder implements Encoder {
     const w = this[0];
     return heldErrorFrame(w, false) + endWrite(w);
   }
+}
+
+/**
+ * Throws now what writing a number of `event` would throw: an integer field (its round as the
+ * `turn_id`, a liveness's figures, the tokens a compaction freed, a usage's counts) that is not a
+ * safe integer, or a usage's cost that is not finite. Asked before the writer writes a header or
+ * a held error, takes a turn id, ends a round (its held results gone) or reports the event's
+ * losses: refused where each is written, the refusal took those down with it.
+ */
+function assertNumbersWritable(w: Writer, event: AgentEvent): void {
+  const round = event.round;
+  if (typeof round === 'number' && !w[ALLOCATE] && !Number.isSafeInteger(round))
+    assertWireInteger(round, `${event.type}.round`, "HEP's turn_id", HEP);
+  switch (event.type) {
+    case 'tool.liveness':
+      assertWireInteger(event.elapsedMs, 'tool.liveness.elapsedMs', "HEP's tool_liveness.elapsed_ms", HEP);
+      if (event.outputBytes !== undefined)
+        assertWireInteger(
+          event.outputBytes,
+          'tool.liveness.outputBytes',
+          "HEP's tool_liveness.output_bytes",
+          HEP,
+        );
+      return;
+    case 'compaction.end':
+      if (event.tokensFreed !== undefined)
+        assertWireInteger(
+          event.tokensFreed,
+          'compaction.end.tokensFreed',
+          "HEP's compaction_end.tokens_freed",
+          HEP,
+        );
+      return;
+    case 'round.end':
+      if (event.usage !== undefined) assertUsageWritable(event.usage, 'round.end.usage');
+      return;
+    case 'run.end': {
+      const usage = lastDoneUsage(w, event);
+      if (usage !== undefined) assertUsageWritable(usage, 'run.end.usage');
+      return;
+    }
+  }
+}
+
+/** The figures of `usage` a `turn_done` writes: its counts as integers, its cost as a double. */
+function assertUsageWritable(usage: Usage, field: string): void {
+  if (usage.input !== undefined)
+    assertWireInteger(usage.input, `${field}.input`, "HEP's turn_done.usage.input", HEP);
+  if (usage.output !== undefined)
+    assertWireInteger(usage.output, `${field}.output`, "HEP's turn_done.usage.output", HEP);
+  if (usage.costUsd !== undefined) assertFiniteNumber(usage.costUsd, `${field}.costUsd`, HEP);
+}
+
+/**
+ * The usage of a run's end that its last `turn_done` carries ({@link runEndFrames}: a completed
+ * run whose round is still open, or that wrote none, and whose rounds carried no usage), else
+ * `undefined`: any other run's end compares its usage, or reports it lost, and writes none.
+ */
+function lastDoneUsage(w: Writer, event: AgentEventOf<'run.end'>): Usage | undefined {
+  const status = event.status;
+  if (w[RUN_ENDED] || status === 'incomplete' || status === 'cancelled' || status === 'failed')
+    return undefined;
+  const open = w[ROUND_WRITTEN] || w[RESULTS].length > 0;
+  if (!open && w[DONE_WRITTEN]) return undefined;
+  return w[ROUNDS_USAGE] === undefined ? event.usage : undefined;
 }
 
 function writeEvent(w: Writer, event: AgentEvent): string {
@@ -352,7 +420,7 @@ function writeEvent(w: Writer, event: AgentEvent): string {
       checkLoss(w[LOSS], event, CARRIED['compaction.start']);
       const text = ensureHeader(w, event);
       const id =
-        w[ALLOCATE] || event.round === undefined
+        w[ALLOCATE] || typeof event.round !== 'number'
           ? (w[OPEN_TURN_ID] ??= w[NEXT_TURN_ID]++)
           : take(w, event.round);
       w[COMPACTING] = true;
@@ -364,14 +432,16 @@ function writeEvent(w: Writer, event: AgentEvent): string {
       if (!w[COMPACTING]) {
         // HEP brackets every compaction: an end from a format without starts gets its start.
         const open =
-          w[ALLOCATE] || event.round === undefined
+          w[ALLOCATE] || typeof event.round !== 'number'
             ? (w[OPEN_TURN_ID] ??= w[NEXT_TURN_ID]++)
             : take(w, event.round);
         text += frame('compaction_start', [['turn_id', String(open)]], undefined);
       }
       w[COMPACTING] = false;
       const id =
-        w[ALLOCATE] || event.round === undefined ? (w[OPEN_TURN_ID] ?? w[NEXT_TURN_ID] - 1) : event.round;
+        w[ALLOCATE] || typeof event.round !== 'number'
+          ? (w[OPEN_TURN_ID] ?? w[NEXT_TURN_ID] - 1)
+          : event.round;
       return (
         text +
         frame(

@@ -1,6 +1,13 @@
 import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
-import { assertArgsWritable, assertEncodable, isJsonObject, type JsonObject, rawIfSame } from '../../json';
+import {
+  assertArgsWritable,
+  assertEncodable,
+  assertWireInteger,
+  isJsonObject,
+  type JsonObject,
+  rawIfSame,
+} from '../../json';
 import {
   checkLoss,
   type LossState,
@@ -186,6 +193,10 @@ function writeEvent(w: Writer, event: AgentEvent): string {
   // A call is written at its end (or at the stream's): arguments JSON cannot hold are refused
   // now, as the start's own refusal, not at that later write, which they would take down.
   assertArgsWritable(event, HIGHBAR);
+  // Its reader takes none but a safe integer (a fractional or unsafe one was written, and read
+  // back as the record's bare `pid: Invalid input`): refused before the losses are reported.
+  if (event.type === 'session.start' && event.pid !== undefined)
+    assertWireInteger(event.pid, 'session.start.pid', "highbar's hello.pid", HIGHBAR);
   const carried = CARRIED[event.type];
   if (carried === undefined) {
     reportLoss(w[LOSS], event, event.type, 'highbar has no record for this event');
@@ -193,7 +204,7 @@ function writeEvent(w: Writer, event: AgentEvent): string {
   }
   if (event.type === 'tool.start' && event.args !== undefined) {
     checkLoss(w[LOSS], event, CARRIED_TOOL_START_ARGS);
-  } else checkLoss(w[LOSS], event, carried);
+  } else if (event.type !== 'tool.end') checkLoss(w[LOSS], event, carried);
   switch (event.type) {
     // Another format's runs are followed for what a trace cannot say of them (run-span.ts): the
     // records that count as the open run's output set `wrote` here, in the switch, not in a
@@ -244,6 +255,8 @@ function writeEvent(w: Writer, event: AgentEvent): string {
       // and its run as it was (counted as having written, a run cut off said nothing).
       const start = w[STARTS].get(event.call);
       const text = tool(w, start, event);
+      // Its losses too: reported before a refusal, one would use up a later event's report.
+      checkLoss(w[LOSS], event, carried);
       w[STARTS].delete(event.call);
       w[SPAN][SPAN_WROTE] = true;
       return text;

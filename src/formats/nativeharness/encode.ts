@@ -4,6 +4,7 @@ import { formatSseJsonEvent } from '../../framing/sse';
 import {
   assertCallWritable,
   assertEncodable,
+  assertWireInteger,
   formatInteger,
   integerDigits,
   isJsonObject,
@@ -362,6 +363,9 @@ class NhEncoder implements Encoder {
 }
 
 function writeEvent(w: Writer, event: AgentEvent): string {
+  // Refused before anything is written or kept for the event (a conforming stream's first
+  // session_created, a call counted for its hop), which a refusal where it is written left.
+  if (event.seq !== undefined) assertSeq(event.seq, event.type);
   // The frequent events, each type by a function of its own (`writeDelta` …): a stream's events
   // have one shape per type, and a field read in code that every type runs sees them all
   // (megamorphic); read in code of one type, it sees one. Each falls back to `writeGeneral` for
@@ -1126,9 +1130,18 @@ function clearHops(w: Writer): void {
   w[HOP_COST] = undefined;
 }
 
+/**
+ * Refuses a seq the envelope's reader takes not (none but a non-negative safe integer: a negative
+ * one was written, and read back as the record's bare `seq: Invalid input`).
+ */
+function assertSeq(seq: number, type: string): void {
+  if (!Number.isSafeInteger(seq) || seq < 0)
+    assertWireInteger(seq, `${type}.seq`, "nativeharness's seq", FORMAT, true);
+}
+
 function nextSeq(w: Writer, seq: number | undefined, type: string): number {
   if (seq !== undefined) {
-    if (!Number.isSafeInteger(seq)) formatInteger(seq, `${type}.seq`, FORMAT);
+    assertSeq(seq, type);
     if (w[LAST_SEQ] !== undefined && seq <= w[LAST_SEQ]) {
       fail(
         `${type}.seq: seq ${seq} is not above the previous seq ${w[LAST_SEQ]}; seq must increase strictly`,
