@@ -16,6 +16,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseArgs } from 'node:util';
 import { getHeapSpaceStatistics, getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { growthBudget } from './heap-budget';
 // The CLI imports the public entry points only: the build maps them to the library's own files
 // (tsup.config.ts), so dist/cli.js holds the command line and no second copy of the library.
 import type { AgentEvent, CheckingCodec, Diagnostic, Format } from './index';
@@ -30,19 +31,20 @@ setFlagsFromString('--semi-space-growth-factor=1');
 // dies in old space, which V8 lets fill until its first full GC (limit set from the live size after
 // start-up): the peak grew with the file (80–91 MiB at 1 GiB), or with what a codec pair promotes.
 // The heap is looked at every HEAP_CHECK_EVERY bytes of input, and a full GC runs once it holds
-// HEAP_GROWTH_BUDGET more than the last full GC left: the peak stays flat whatever the file and
+// its budget (src/heap-budget.ts) more than the last full GC left: the peak stays flat whatever the file and
 // the formats, and a stream that promotes little is rarely collected (docs/performance.md "The
 // CLI against jq"). Large objects (a line, a tool's output and its JSON past the regular object
 // size) that are alive at a scavenge go straight to the large-object space, which only a full GC
 // frees: its own smaller budget, LARGE_OBJECT_BUDGET, keeps streams of large lines as low as the
-// rest without collecting more often the streams that have none. Node gives a running process the collector through a new context once
+// rest without collecting more often the streams that have none. The growth allowed shrinks as
+// what a full GC left grows (growthBudget), so a pair that keeps more alive does not peak that
+// much higher. Node gives a running process the collector through a new context once
 // --expose-gc is set.
 setFlagsFromString('--expose-gc');
 const fullGc = runInNewContext('gc') as () => void;
 setFlagsFromString('--no-expose-gc');
 const HEAP_CHECK_EVERY = 256 * 1024;
 const LARGE_OBJECT_BUDGET = 2 * 1024 * 1024;
-const HEAP_GROWTH_BUDGET = 8 * 1024 * 1024;
 const COLLECT_EVERY = 32 * 1024 * 1024;
 const {
   AGENT_EVENT_TYPES,
@@ -549,7 +551,7 @@ function stdinKind(): Stats | undefined {
   }
 }
 
-// The chunks as they come, with a full GC whenever the heap has grown by HEAP_GROWTH_BUDGET, or
+// The chunks as they come, with a full GC whenever the heap has grown by its budget (growthBudget), or
 // its large-object space by LARGE_OBJECT_BUDGET, or COLLECT_EVERY bytes were read.
 // A read that fails (EIO: a bad disk, /proc/self/mem) is an input that cannot be read (exit 66),
 // not a bug in agentwire.
@@ -557,6 +559,7 @@ async function* collecting(chunks: AsyncIterable<Uint8Array>, name: string): Asy
   let read = 0;
   let since = 0;
   let live = getHeapStatistics().used_heap_size;
+  let budget = growthBudget(live);
   let liveLarge = largeObjectBytes();
   try {
     for await (const chunk of chunks) {
@@ -566,12 +569,13 @@ async function* collecting(chunks: AsyncIterable<Uint8Array>, name: string): Asy
         read = 0;
         if (
           since >= COLLECT_EVERY ||
-          getHeapStatistics().used_heap_size - live > HEAP_GROWTH_BUDGET ||
+          getHeapStatistics().used_heap_size - live > budget ||
           largeObjectBytes() - liveLarge > LARGE_OBJECT_BUDGET
         ) {
           since = 0;
           fullGc();
           live = getHeapStatistics().used_heap_size;
+          budget = growthBudget(live);
           liveLarge = largeObjectBytes();
         }
       }
