@@ -11,8 +11,9 @@ import { FUZZ_RUNS } from '../runs';
 // format (its golden) as a conversion feeds them (src/convert-stream.ts: event by event, a refusal
 // reported and the next event written), with one event inserted at a random place whose free-form
 // field holds a value JSON cannot hold (Infinity, a BigInt, a cycle, nesting past the depth bound;
-// ids no fixture has, all saying `refused`). A writer either writes that field as JSON, and must
-// refuse the event, or does not:
+// ids no fixture has, all saying `refused`), or whose number field holds a number a writer that
+// writes it as an integer cannot write exactly (past 2^53, a fraction). A writer either writes
+// that field as JSON (or the number as an integer), and must refuse the event, or does not:
 //   - refused: exactly one refusal, and the output bytes are those of the stream without the
 //     event (it left nothing held, opened, counted or half written behind). Its diagnostics are
 //     the clean stream's but for losses of a field no clean event has (what the refused event
@@ -23,8 +24,10 @@ import { FUZZ_RUNS } from '../runs';
 //     reference writer does, and says so). The weaker promise: every record but the inserted
 //     event's is the one the stream with a plain value there gets. A TypeError out of
 //     JSON.stringify (a BigInt, a cycle) breaks the property either way: `convert` rethrows it.
-// Found by this property: the Copilot writer's fix in CHANGELOG.md (round twenty-nine); the
-// writers in OPEN below are what it still finds.
+//     A number written as given has no such check: it changes what a writer derives from it.
+// Found by this property: the Copilot writer's fix in CHANGELOG.md (round twenty-nine), the HEP
+// and nativeharness writers' number refusals (round thirty); the writers in OPEN and
+// OPEN_NUMBERS below are what it still finds.
 
 interface Golden {
   from: Format;
@@ -46,6 +49,12 @@ const goldens: Golden[] = FORMATS.flatMap((format) =>
 
 /** A value no writer can write as JSON, and its name for a failure message. */
 type Bad = 'Infinity' | 'BigInt' | 'cycle' | 'deep';
+
+/**
+ * A canonical number a writer that writes the field as an integer cannot write exactly (past
+ * 2^53, a fraction) and one every writer can, to insert in a number field.
+ */
+type BadNumber = 'huge' | 'fraction';
 
 function badValue(bad: Bad): unknown {
   switch (bad) {
@@ -79,6 +88,21 @@ const shapes: ReadonlyArray<(v: unknown) => AgentEvent> = [
   (v) => ({ type: 'question.answer', question: 'refused-question', answers: { v } }) as AgentEvent,
   (v) => ({ type: 'text.delta', text: 'refused', context: { v } }) as AgentEvent,
 ];
+
+/** The event to insert with the number `n` in one of its number fields; ids no fixture has. */
+const numberShapes: ReadonlyArray<(n: number) => AgentEvent> = [
+  (n) => ({ type: 'compaction.end', tokensFreed: n, trigger: 'refused' }),
+  (n) => ({ type: 'tool.liveness', call: 'refused-call', action: 'refused', elapsedMs: n }),
+  (n) => ({ type: 'tool.liveness', call: 'refused-call', action: 'refused', elapsedMs: 1, outputBytes: n }),
+  (n) => ({ type: 'round.end', message: 'refused', usage: { input: n, output: 1 } }),
+  (n) => ({ type: 'run.end', status: 'completed', answer: 'refused', usage: { input: 1, output: n } }),
+  (n) => ({ type: 'run.end', status: 'completed', answer: 'refused', durationMs: n }),
+  (n) => ({ type: 'usage', usage: { input: n, key: 'refused' } }),
+  (n) => ({ type: 'tool.end', call: 'refused-call', name: 'refused_tool', ok: false, exitCode: n }),
+  (n) => ({ type: 'text.delta', text: 'refused', round: n }),
+];
+
+const numberOf = (bad: BadNumber) => (bad === 'huge' ? 1e306 : 0.5);
 
 const PLAIN = 'plain';
 
@@ -115,13 +139,25 @@ const said = (ds: readonly Diagnostic[]) =>
 // The records of the inserted event (its ids say `refused`) aside, what a writer wrote.
 const others = (output: string) => output.split('\n').filter((l) => !l.includes('refused'));
 
+/**
+ * An event to insert: its shape made with a bad value, and with a plain one (none for a number:
+ * a number written as given changes what a writer derives from it, a total, in records that do
+ * not say `refused`; the refused case is the promise there).
+ */
+interface Insert {
+  bad: AgentEvent;
+  plain?: AgentEvent;
+  what: string;
+  number: boolean;
+}
+
 /** The promise for one case; throws what breaks it. */
-function check(golden: Golden, to: Format, at: number, shape: number, bad: Bad): void {
-  const dirty = write(golden.from, to, inserted(golden.events, at, shapes[shape]!(badValue(bad))));
+function check(golden: Golden, to: Format, at: number, insert: Insert): void {
+  const dirty = write(golden.from, to, inserted(golden.events, at, insert.bad));
   const refusals = dirty.diagnostics.filter(
     (d) => d.severity === 'error' && / not written: /.test(d.message),
   );
-  const what = `${golden.name} → ${to}, shape ${shape} with ${bad} at ${at}`;
+  const what = `${golden.name} → ${to}, ${insert.what} at ${at}`;
   if (refusals.length > 0) {
     expect(refusals.length, what).toBe(1);
     const clean = write(golden.from, to, golden.events);
@@ -133,12 +169,12 @@ function check(golden: Golden, to: Format, at: number, shape: number, bad: Bad):
       (d) => d !== refusals[0] && !(d.code === 'loss' && !fields.has(d.field)),
     );
     expect(said(rest), what).toEqual(said(clean.diagnostics));
-  } else {
+  } else if (insert.plain !== undefined) {
     // Not refused: the writer did not write the value as JSON. It may have dropped it, written
     // it as text (a depth bound is no matter inside a string) or summarised it (HEP writes what
     // JSON cannot hold as `[unserializable]`, as its reference writer does, and says so); every
     // other record is the one the stream with a plain value there gets.
-    const plain = write(golden.from, to, inserted(golden.events, at, shapes[shape]!(PLAIN)));
+    const plain = write(golden.from, to, inserted(golden.events, at, insert.plain));
     expect(others(dirty.output), what).toEqual(others(plain.output));
   }
 }
@@ -147,6 +183,33 @@ function check(golden: Golden, to: Format, at: number, shape: number, bad: Bad):
 // its golden, writer, shape and value, is what a run with this entry removed prints):
 const OPEN: Partial<Record<Format, string>> = {};
 const WRITERS = FORMATS.filter((f) => OPEN[f] === undefined);
+// And those it still breaks with a number only (the number insertions skip them):
+const OPEN_NUMBERS: Partial<Record<Format, string>> = {
+  // A round's usage past 2^53 (or a fraction) is taken into the run's total, not refused: the
+  // run's end, a clean event, is refused for it, after it let the run's texts go. Which event
+  // to refuse (or whether to drop the figure, said) is a design question (round thirty's report).
+  codex: 'round.end usage: the run.end is refused',
+};
+
+// A free-form field holding a value JSON cannot hold, or a number field one a writer may not
+// write exactly (HEP and nativeharness write counts and round numbers as integers).
+const insertion: fc.Arbitrary<Insert> = fc.oneof(
+  fc
+    .tuple(fc.nat({ max: shapes.length - 1 }), fc.constantFrom<Bad>('Infinity', 'BigInt', 'cycle', 'deep'))
+    .map(([shape, bad]) => ({
+      bad: shapes[shape]!(badValue(bad)),
+      plain: shapes[shape]!(PLAIN),
+      what: `shape ${shape} with ${bad}`,
+      number: false,
+    })),
+  fc
+    .tuple(fc.nat({ max: numberShapes.length - 1 }), fc.constantFrom<BadNumber>('huge', 'fraction'))
+    .map(([shape, bad]) => ({
+      bad: numberShapes[shape]!(numberOf(bad)),
+      what: `number shape ${shape} with ${bad}`,
+      number: true,
+    })),
+);
 
 test('every writer: an event it refuses takes nothing else down', () => {
   fc.assert(
@@ -154,14 +217,13 @@ test('every writer: an event it refuses takes nothing else down', () => {
       fc.constantFrom(...goldens),
       fc.constantFrom(...WRITERS),
       fc.nat(),
-      fc.nat({ max: shapes.length - 1 }),
-      fc.constantFrom<Bad>('Infinity', 'BigInt', 'cycle', 'deep'),
-      (golden, to, pos, shape, bad) => {
+      insertion,
+      (golden, to, pos, insert) => {
         // A stream written in its own format keeps its records' own sequence numbers and ids
         // (nativeharness `seq`): an event inserted into it takes a number a kept record has, and
         // that record is refused as out of order. A conversion to another format is the case.
-        fc.pre(golden.from !== to);
-        check(golden, to, pos % (golden.events.length + 1), shape, bad);
+        fc.pre(golden.from !== to && !(insert.number && OPEN_NUMBERS[to] !== undefined));
+        check(golden, to, pos % (golden.events.length + 1), insert);
       },
     ),
     // A case is two or three short writes: scaled up, still well under a second.

@@ -3,6 +3,7 @@ import type { EncodeOptions, Encoder } from '../../codec';
 import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
 import {
   assertEncodable,
+  assertIntegersWritable,
   formatDouble,
   formatInteger,
   isJsonObject,
@@ -251,6 +252,7 @@ class HepEncoder implements Encoder {
 
   write(event: AgentEvent): string {
     const w = this[0];
+    assertNumbersWritable(w, event);
     return w[HELD_ERROR] === undefined ? writeEvent(w, event) : afterHeldError(w, event);
   }
 
@@ -258,6 +260,68 @@ class HepEncoder implements Encoder {
     const w = this[0];
     return heldErrorFrame(w, false) + endWrite(w);
   }
+}
+
+const USAGE_COUNTS = ['usage.input', 'usage.output'];
+const ROUND_NUMBER = ['round'];
+
+/**
+ * The numbers HEP writes as integers (counts, times, a round's number as its turn id), refused at
+ * the write's start when one cannot be written exactly (a fraction, one past 2^53): thrown in the
+ * middle, the refusal took down what the write had done before it (the stream's header, a
+ * compaction_start, a turn id taken, the round's held tool results). Found by
+ * test/fuzz/refusal.test.ts.
+ */
+function assertNumbersWritable(w: Writer, event: AgentEvent): void {
+  switch (event.type) {
+    case 'compaction.end':
+      assertIntegersWritable(event, ['tokensFreed'], HEP);
+      break;
+    case 'tool.liveness':
+      assertIntegersWritable(event, ['elapsedMs', 'outputBytes'], HEP);
+      break;
+    case 'round.end':
+      assertIntegersWritable(event, USAGE_COUNTS, HEP);
+      break;
+    case 'run.end':
+      if (writesRunUsage(w, event)) assertIntegersWritable(event, USAGE_COUNTS, HEP);
+      break;
+  }
+  // A round's number is a frame's turn id unless the writer allocates them; session.start, the
+  // types HEP has no frame for (written as nothing, said) and a run's completed or cut-off end
+  // (its turn_done takes the open round's id) take none.
+  const round = event.round;
+  if (round !== undefined && !Number.isSafeInteger(round) && !w[ALLOCATE] && takesRound(event))
+    assertIntegersWritable(event, ROUND_NUMBER, HEP);
+}
+
+function takesRound(event: AgentEvent): boolean {
+  if (event.type === 'run.end') return event.status === 'failed' || event.status === 'cancelled';
+  return TURN_FRAMES.has(event.type);
+}
+
+// The event types whose frames carry a turn id.
+const TURN_FRAMES: ReadonlySet<AgentEvent['type']> = new Set<AgentEvent['type']>([
+  'run.start',
+  'message.start',
+  'text.delta',
+  'tool.start',
+  'tool.output',
+  'tool.liveness',
+  'tool.end',
+  'round.end',
+  'error',
+  'cancel',
+  'compaction.start',
+  'compaction.end',
+]);
+
+// Whether a run's end writes its own usage: a completed run whose rounds carried none, ended by a
+// turn_done of its own (runEndFrames, runUsage).
+function writesRunUsage(w: Writer, event: AgentEventOf<'run.end'>): boolean {
+  if (event.usage === undefined || event.status !== 'completed' || w[RUN_ENDED]) return false;
+  const open = w[ROUND_WRITTEN] || w[RESULTS].length > 0;
+  return w[ROUNDS_USAGE] === undefined && (open || !w[DONE_WRITTEN]);
 }
 
 function writeEvent(w: Writer, event: AgentEvent): string {

@@ -4,6 +4,7 @@ import { formatSseJsonEvent } from '../../framing/sse';
 import {
   assertCallWritable,
   assertEncodable,
+  assertIntegersWritable,
   formatInteger,
   integerDigits,
   isJsonObject,
@@ -353,11 +354,39 @@ class NhEncoder implements Encoder {
   }
 
   write(event: AgentEvent): string {
+    assertNumbersWritable(event);
     return writeEvent(this[0], event);
   }
 
   end(): string {
     return endWrite(this[0]);
+  }
+}
+
+const ENVELOPE_INTEGERS = ['seq', 'round'];
+const USAGE_COUNTS = ['usage.input', 'usage.output'];
+
+/**
+ * The numbers nativeharness writes as integers (seq, a round's number as the hop, counts, exit
+ * codes), refused at the write's start when one cannot be written exactly (a fraction, one past
+ * 2^53): thrown in the middle, the refusal took down what the write had done before it (the
+ * session_created `conform` writes first, a seq taken, a turn id made). An event's round is
+ * refused whatever its type: every event that names one sets the hop the next tokens and calls
+ * are written with, which would refuse each of them in turn. Found by test/fuzz/refusal.test.ts.
+ */
+function assertNumbersWritable(event: AgentEvent): void {
+  assertIntegersWritable(event, ENVELOPE_INTEGERS, FORMAT);
+  switch (event.type) {
+    case 'tool.end':
+      assertIntegersWritable(event, ['exitCode'], FORMAT);
+      break;
+    case 'compaction.end':
+      assertIntegersWritable(event, ['tokensFreed'], FORMAT);
+      break;
+    case 'round.end':
+    case 'run.end':
+      assertIntegersWritable(event, USAGE_COUNTS, FORMAT);
+      break;
   }
 }
 
