@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
-import { type ConvertOptions, encodeOptionsFor, endOrReport, writeOrReport } from '../../src/convert-stream';
 import { type Diagnostic, FORMATS, type Format } from '../../src/diagnostics';
 import { codecFor } from '../../src/formats/index';
 import type { AgentEvent } from '../../src/model';
 import { isAgentEvent } from '../../src/model-guard';
 import { FUZZ_RUNS } from '../runs';
 import { viewAndTrace } from './views';
+import { writeAsConversion } from './writes';
 
 // Writers fed events in orders no decoder produces. A decoder hands a writer a run's events in
 // the order its format has them; a supervisor's own code (or a damaged stream) may hand it
@@ -153,33 +153,10 @@ const event: fc.Arbitrary<AgentEvent> = fc.tuple(fc.oneof(...bodies), envelope).
   return e as AgentEvent;
 });
 
-interface Written {
-  output: string;
-  diagnostics: Diagnostic[];
-}
-
-/**
- * `events` through `to`'s writer as a conversion from another format writes them (a refusal
- * reported, the next event written), or as a library user's own events (`from` the writer's
- * format: no conversion defaults).
- */
-function write(from: Format, to: Format, events: readonly AgentEvent[]): Written {
-  const diagnostics: Diagnostic[] = [];
-  const report = (d: Diagnostic) => diagnostics.push(d);
-  let id = 0;
-  const options: ConvertOptions = { to, clock: () => 1_767_225_600_000, idSource: () => `id${id++}` };
-  const encoder = codecFor(to)!.createEncoder(encodeOptionsFor(from, options, report));
-  const ctx = { to, report, strict: false };
-  let output = '';
-  for (const e of events) output += writeOrReport(encoder, e, ctx);
-  output += endOrReport(encoder, ctx);
-  return { output, diagnostics };
-}
-
 const errors = (ds: readonly Diagnostic[]) => ds.filter((d) => d.severity === 'error');
 
 function readsBack(to: Format, from: Format, events: readonly AgentEvent[]): void {
-  const written = write(from, to, events);
+  const written = writeAsConversion(from, to, events);
   const said = written.diagnostics.map((d) => `${d.severity}: ${d.message}`).join('\n');
   const what = `${to} (as from ${from}) of ${JSON.stringify(events)}\nwrote:\n${written.output}\nsaid:\n${said}`;
   const back = codecFor(to)!.parse(written.output, { maxLineBytes: 64 * 1024 * 1024, maxDepth: 256 });

@@ -1,11 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
-import { type ConvertOptions, encodeOptionsFor, endOrReport, writeOrReport } from '../../src/convert-stream';
 import { type Diagnostic, FORMATS, type Format } from '../../src/diagnostics';
-import { codecFor } from '../../src/formats/index';
 import type { AgentEvent } from '../../src/model';
 import { FUZZ_RUNS } from '../runs';
+import { writeAsConversion } from './writes';
 
 // A writer's refusal takes nothing else down. A writer, fed the events of any fixture of another
 // format (its golden) as a conversion feeds them (src/convert-stream.ts: event by event, a refusal
@@ -106,25 +105,6 @@ const numberOf = (bad: BadNumber) => (bad === 'huge' ? 1e306 : 0.5);
 
 const PLAIN = 'plain';
 
-interface Written {
-  output: string;
-  diagnostics: Diagnostic[];
-}
-
-/** `events` through `to`'s writer as a conversion from `from` writes them. */
-function write(from: Format, to: Format, events: readonly AgentEvent[]): Written {
-  const diagnostics: Diagnostic[] = [];
-  const report = (d: Diagnostic) => diagnostics.push(d);
-  let id = 0;
-  const options: ConvertOptions = { to, clock: () => 1_767_225_600_000, idSource: () => `id${id++}` };
-  const encoder = codecFor(to)!.createEncoder(encodeOptionsFor(from, options, report));
-  const ctx = { to, report, strict: false };
-  let output = '';
-  for (const e of events) output += writeOrReport(encoder, e, ctx);
-  output += endOrReport(encoder, ctx);
-  return { output, diagnostics };
-}
-
 const inserted = (events: readonly AgentEvent[], at: number, e: AgentEvent) => [
   ...events.slice(0, at),
   e,
@@ -153,14 +133,14 @@ interface Insert {
 
 /** The promise for one case; throws what breaks it. */
 function check(golden: Golden, to: Format, at: number, insert: Insert): void {
-  const dirty = write(golden.from, to, inserted(golden.events, at, insert.bad));
+  const dirty = writeAsConversion(golden.from, to, inserted(golden.events, at, insert.bad));
   const refusals = dirty.diagnostics.filter(
     (d) => d.severity === 'error' && / not written: /.test(d.message),
   );
   const what = `${golden.name} → ${to}, ${insert.what} at ${at}`;
   if (refusals.length > 0) {
     expect(refusals.length, what).toBe(1);
-    const clean = write(golden.from, to, golden.events);
+    const clean = writeAsConversion(golden.from, to, golden.events);
     expect(dirty.output, what).toBe(clean.output);
     // What the refused event reported before it was refused (a field its format has no place
     // for) is its own; every other diagnostic is the clean stream's.
@@ -174,7 +154,7 @@ function check(golden: Golden, to: Format, at: number, insert: Insert): void {
     // it as text (a depth bound is no matter inside a string) or summarised it (HEP writes what
     // JSON cannot hold as `[unserializable]`, as its reference writer does, and says so); every
     // other record is the one the stream with a plain value there gets.
-    const plain = write(golden.from, to, inserted(golden.events, at, insert.plain));
+    const plain = writeAsConversion(golden.from, to, inserted(golden.events, at, insert.plain));
     expect(others(dirty.output), what).toEqual(others(plain.output));
   }
 }
