@@ -42,3 +42,33 @@ for (const [what, bad, why] of ends) {
     expect(expectRefusedAlone(write, stream, bad, why).text).toContain('Looking it up.');
   });
 }
+
+// Found by test/fuzz/refusal.test.ts (round thirty): a completed run whose usage Codex cannot
+// count (a fraction, past 2^53) was refused after its end had written its answer's item (an item
+// id taken: every later item numbered one on) and let the run's texts and the rounds' usage go.
+test("a run's end with a usage Codex cannot count is refused before it writes or lets go anything", () => {
+  for (const input of [0.5, 1e306]) {
+    const bad: AgentEvent = { type: 'run.end', status: 'completed', answer: 'the answer', usage: { input } };
+    const stream: AgentEvent[] = [
+      { type: 'run.start', input: 'go' },
+      { type: 'round.end', message: '', usage: { input: 3, output: 1 } },
+      bad,
+      { type: 'run.start', input: 'again' },
+      { type: 'run.end', status: 'completed', answer: 'two' },
+    ];
+    const { text } = expectRefusedAlone(write, stream, bad, /Codex counts tokens in non-negative integers/);
+    expect(text).toContain('"id":"item_0","type":"agent_message","text":"two"');
+  }
+});
+
+test("a run's end with a usage Codex cannot count does not take the message held ahead of it down", () => {
+  const bad: AgentEvent = { type: 'run.end', status: 'completed', usage: { output: 1e306 } };
+  const stream: AgentEvent[] = [
+    { type: 'run.start', input: 'go' },
+    { type: 'text.delta', text: 'Running the suite.' },
+    bad,
+    { type: 'run.end', status: 'cancelled' },
+  ];
+  const { text } = expectRefusedAlone(write, stream, bad, /Codex counts tokens in non-negative integers/);
+  expect(text).toContain('"text":"Running the suite."');
+});

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import type { Codec } from '../../src/codec';
+import type { CheckingCodec, Codec } from '../../src/codec';
 import { convert } from '../../src/convert';
 import { type Diagnostic, FORMATS, isAgentwireError } from '../../src/diagnostics';
 import { codecFor } from '../../src/formats/index';
@@ -18,17 +18,18 @@ import { viewAndTrace } from './views';
 // nesting, a record's `type` swapped for another of its format, values moved between records,
 // records dropped, repeated, moved, the stream cut), so the inputs reach each format's mapping
 // code, not only its JSON parser (structured.ts makes them). Each mutated stream is decoded in
-// one chunk and in random chunks, in strict mode, checked, converted to every other format (the
-// output read back), and its events rendered as a timeline and traced. The promise: nothing
-// throws (strict mode: AgentwireError only), every diagnostic and event is placed inside the
-// input, every event is a well-formed canonical event, the chunking changes nothing, and every
+// one chunk and in random chunks, in strict mode, checked (whole, and by the push checker in the
+// random chunks), converted to every other format (the output read back), and its events
+// rendered as a timeline and traced. The promise: nothing throws (strict mode: AgentwireError
+// only), every diagnostic and event is placed inside the input, every event is a well-formed
+// canonical event, the chunking changes nothing (for the decoder and the checker), and every
 // writer's output reads back without an error of its own.
 // FUZZ_RUNS scales the case count (cases per format: FUZZ_RUNS / 8, at least 20).
 
 const RUNS = Math.max(20, Math.floor(FUZZ_RUNS / 8));
 
 // biome-ignore lint/suspicious/noExplicitAny: the codecs differ only in option types
-type AnyCodec = Codec<any, any> & { check(input: Uint8Array, options?: object): Diagnostic[] };
+type AnyCodec = Codec<any, any> & Pick<CheckingCodec<any>, 'check' | 'createChecker'>;
 
 const STREAMS = corpus(FORMATS);
 const POOLS = pools(STREAMS);
@@ -72,6 +73,11 @@ function wellFormed(events: readonly AgentEvent[], size: number, what: string): 
 const wording = (ds: Diagnostic[]) =>
   ds.map((d) => (d.code === 'line_too_long' || d.code === 'event_too_large' ? { ...d, message: '' } : d));
 
+// A total order (line, then the rest) for comparing diagnostics found in different orders.
+const order = (d: Diagnostic) =>
+  JSON.stringify([d.line ?? Number.MAX_SAFE_INTEGER, d.offset, d.code, d.message, d.severity]);
+const sorted = (ds: readonly Diagnostic[]) => [...ds].sort((a, b) => order(a).localeCompare(order(b)));
+
 function decode(codec: AnyCodec, chunks: readonly Uint8Array[], options: Record<string, unknown>) {
   const diagnostics: Diagnostic[] = [];
   const decoder = codec.createDecoder({ ...options, onDiagnostic: (d: Diagnostic) => diagnostics.push(d) });
@@ -98,7 +104,15 @@ function exercise(s: Stream, bytes: Uint8Array, cuts: number[]): void {
     expect(isAgentwireError(error), String(error)).toBe(true);
   }
 
-  placed(codec.check(bytes, options), bytes.length, 'check', true);
+  const checked = codec.check(bytes, options);
+  placed(checked, bytes.length, 'check', true);
+  // The push checker, in the same random chunks, finds what check(input) finds (in line order
+  // within each chunk's findings, so compared in one total order).
+  const checker = codec.createChecker(options);
+  const found: Diagnostic[] = [];
+  for (const c of chunkAt(bytes, cuts)) found.push(...checker.push(c));
+  found.push(...checker.end());
+  expect(sorted(wording(found)), 'createChecker in chunks').toEqual(sorted(wording(checked)));
 
   const errors = (ds: readonly Diagnostic[]) =>
     ds.filter((d) => d.severity === 'error').map((d) => d.message);

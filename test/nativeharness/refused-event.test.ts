@@ -1,4 +1,4 @@
-import { expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { nativeharness } from '../../src/formats/nativeharness/index';
 import type { AgentEvent } from '../../src/model';
 import { expectRefusedAlone, type RefusedWrites, writeRefusing } from '../refused-writes';
@@ -36,4 +36,35 @@ test('a refused tool.start is not left open for a made-up result', () => {
   ];
   const { text } = expectRefusedAlone(write, stream, refused, /tool\.start\.args\.v: a BigInt/);
   expect(text).not.toContain('tool_result');
+});
+
+// Found by test/fuzz/refusal.test.ts (round thirty): a number nativeharness writes as an integer
+// (seq, a round's number as the hop, a count, an exit code) that it cannot write exactly was
+// refused where it was formatted, after the write had written the session_created a first event
+// gets; and an event's round set the hop before it was refused (or on an event written without
+// one), so every later token and call was refused for it. Now each is checked first.
+describe('a number nativeharness cannot write exactly is refused before the write changes anything', () => {
+  test.each<[AgentEvent, RegExp]>([
+    [{ type: 'compaction.end', tokensFreed: 1e306 }, /compaction\.end\.tokensFreed: 1e\+306/],
+    [{ type: 'tool.end', call: 'c', name: 'n', ok: false, exitCode: 1.5 }, /tool\.end\.exitCode: 1\.5/],
+    [{ type: 'round.end', message: 'm', usage: { input: 2 ** 53, output: 1 } }, /round\.end\.usage\.input/],
+    [{ type: 'run.end', status: 'completed', usage: { input: 1, output: 0.5 } }, /run\.end\.usage\.output/],
+    [{ type: 'text.delta', text: 'x', seq: 0.5 }, /text\.delta\.seq: 0\.5/],
+  ])('a first event: the session_created is not taken down (%j)', (bad, why) => {
+    const stream: AgentEvent[] = [bad, { type: 'run.start', input: 'go' }];
+    const { text } = expectRefusedAlone(write, stream, bad, why);
+    expect(text).toContain('"session_created"');
+  });
+
+  test("an event's round is refused whatever its type: the next tokens keep their hop", () => {
+    const bad: AgentEvent = { type: 'notice', kind: 'info', message: 'm', round: 1e306 };
+    const stream: AgentEvent[] = [
+      { type: 'run.start', input: 'go' },
+      bad,
+      { type: 'text.delta', text: 'hi' },
+      { type: 'run.end', status: 'completed' },
+    ];
+    const { text } = expectRefusedAlone(write, stream, bad, /notice\.round: 1e\+306 is not a safe integer/);
+    expect(text).toContain('"hop":1,"text":"hi"');
+  });
 });

@@ -228,6 +228,10 @@ function writeEvent(w: Writer, event: AgentEvent): string {
     if (event.type === 'tool.start') openCall(w, event);
     return '';
   }
+  // A completed run's end whose total Codex cannot count is refused before the message held
+  // ahead of it is written (runEnd computes the total again, from the same state).
+  if (event.type === 'run.end' && event.status === 'completed')
+    completedTotal(w, event.usage ?? w[ROUND_USAGE] ?? {}, hintsOf(event), codex);
   if (
     codex &&
     codexTemplates.enabled &&
@@ -618,6 +622,13 @@ function roundEnd(w: Writer, event: AgentEventOf<'round.end'>): string {
 
 function runEnd(w: Writer, event: AgentEventOf<'run.end'>, codex: boolean): string {
   const hints = hintsOf(event);
+  const roundUsage = w[ROUND_USAGE];
+  const usage = event.usage ?? roundUsage ?? {};
+  // A total Codex cannot count is refused first (writeEvent has refused it before the held
+  // message is written), before the run's end writes or lets go anything (its answer's item id,
+  // the run's texts, the rounds' usage), which the refusal took down with it (found by
+  // test/fuzz/refusal.test.ts).
+  const total = event.status === 'completed' ? completedTotal(w, usage, hints, codex) : undefined;
   let text = '';
   if (!codex && !w[TEXT_THIS_RUN] && event.answer !== undefined && event.answer !== '') {
     text = agentItem(w, 'agent_message', event.answer);
@@ -627,29 +638,15 @@ function runEnd(w: Writer, event: AgentEventOf<'run.end'>, codex: boolean): stri
   w[TEXT_THIS_RUN] = false;
   w[TEXT_THIS_ROUND] = false;
   if (event.status !== 'incomplete') w[TEXTS].clear();
-  const roundUsage = w[ROUND_USAGE];
   w[ROUND_USAGE] = undefined;
   switch (event.status) {
     case 'incomplete':
       unwrittenUsage(w, event, roundUsage, 'a codex turn cut off reports no usage');
       return text;
-    case 'completed': {
-      const usage = event.usage ?? roundUsage ?? {};
-      // Its counts are spelled into the line (usageText): a NaN there would be no JSON.
-      assertUsageFigures(usage, 'run.end.usage', FORMAT);
+    case 'completed':
       usageLoss(w, event, usage);
-      const previous = w[TOTALS].get(w[THREAD]);
-      const total =
-        // the kept total while the run's usage is still its difference (or, after a total that
-        // went down, the total itself)
-        hints?.total !== undefined &&
-        (isDifference(hints.total, previous, usage) || isDifference(hints.total, undefined, usage))
-          ? hints.total
-          : runningTotal(previous, usage, codex);
-      assertCodexCounts(total);
-      w[TOTALS].set(w[THREAD], total);
-      return text + topLine('turn.completed', [['usage', usageText(total, hints?.usageExtra)]], event);
-    }
+      w[TOTALS].set(w[THREAD], total!);
+      return text + topLine('turn.completed', [['usage', usageText(total!, hints?.usageExtra)]], event);
     case 'cancelled':
       reportLoss(
         w[LOSS],
@@ -663,6 +660,27 @@ function runEnd(w: Writer, event: AgentEventOf<'run.end'>, codex: boolean): stri
       unwrittenUsage(w, event, roundUsage, FAILED_NO_USAGE);
       return text + turnFailed(event, event.error ?? w[LAST_FATAL] ?? 'turn failed');
   }
+}
+
+// A completed turn's running total of the thread's usage; refused when Codex cannot count it.
+function completedTotal(
+  w: Writer,
+  usage: Usage,
+  hints: CodexHints | undefined,
+  codex: boolean,
+): CodexUsageTotal {
+  // Its counts are spelled into the line (usageText): a NaN there would be no JSON.
+  assertUsageFigures(usage, 'run.end.usage', FORMAT);
+  const previous = w[TOTALS].get(w[THREAD]);
+  const total =
+    // the kept total while the run's usage is still its difference (or, after a total that
+    // went down, the total itself)
+    hints?.total !== undefined &&
+    (isDifference(hints.total, previous, usage) || isDifference(hints.total, undefined, usage))
+      ? hints.total
+      : runningTotal(previous, usage, codex);
+  assertCodexCounts(total);
+  return total;
 }
 
 const FAILED_NO_USAGE = 'a failed codex turn reports no usage';

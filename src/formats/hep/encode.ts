@@ -271,8 +271,11 @@ class HepEncoder implements Encoder {
  * losses: refused where each is written, the refusal took those down with it.
  */
 function assertNumbersWritable(w: Writer, event: AgentEvent): void {
+  // A round's number is a frame's turn id unless the writer allocates them; session.start, the
+  // types HEP has no frame for (written as nothing, said) and a run's completed or cut-off end
+  // (its turn_done takes the open round's id) take none.
   const round = event.round;
-  if (typeof round === 'number' && !w[ALLOCATE] && !Number.isSafeInteger(round))
+  if (typeof round === 'number' && !w[ALLOCATE] && !Number.isSafeInteger(round) && takesRound(event))
     assertWireInteger(round, `${event.type}.round`, "HEP's turn_id", HEP);
   switch (event.type) {
     case 'tool.liveness':
@@ -327,6 +330,27 @@ function lastDoneUsage(w: Writer, event: AgentEventOf<'run.end'>): Usage | undef
   if (!open && w[DONE_WRITTEN]) return undefined;
   return w[ROUNDS_USAGE] === undefined ? event.usage : undefined;
 }
+
+function takesRound(event: AgentEvent): boolean {
+  if (event.type === 'run.end') return event.status === 'failed' || event.status === 'cancelled';
+  return TURN_FRAMES.has(event.type);
+}
+
+// The event types whose frames carry a turn id.
+const TURN_FRAMES: ReadonlySet<AgentEvent['type']> = new Set<AgentEvent['type']>([
+  'run.start',
+  'message.start',
+  'text.delta',
+  'tool.start',
+  'tool.output',
+  'tool.liveness',
+  'tool.end',
+  'round.end',
+  'error',
+  'cancel',
+  'compaction.start',
+  'compaction.end',
+]);
 
 function writeEvent(w: Writer, event: AgentEvent): string {
   switch (event.type) {

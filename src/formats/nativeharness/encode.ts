@@ -4,6 +4,7 @@ import { formatSseJsonEvent } from '../../framing/sse';
 import {
   assertCallWritable,
   assertEncodable,
+  assertIntegersWritable,
   assertWireInteger,
   formatInteger,
   integerDigits,
@@ -354,6 +355,7 @@ class NhEncoder implements Encoder {
   }
 
   write(event: AgentEvent): string {
+    assertNumbersWritable(event);
     return writeEvent(this[0], event);
   }
 
@@ -362,10 +364,35 @@ class NhEncoder implements Encoder {
   }
 }
 
-function writeEvent(w: Writer, event: AgentEvent): string {
-  // Refused before anything is written or kept for the event (a conforming stream's first
-  // session_created, a call counted for its hop), which a refusal where it is written left.
+const ROUND_NUMBER = ['round'];
+const USAGE_COUNTS = ['usage.input', 'usage.output'];
+
+/**
+ * The numbers nativeharness writes as integers (seq, non-negative; a round's number as the hop,
+ * counts, exit codes), refused at the write's start when one cannot be written exactly (a fraction, one past
+ * 2^53): thrown in the middle, the refusal took down what the write had done before it (the
+ * session_created `conform` writes first, a seq taken, a turn id made). An event's round is
+ * refused whatever its type: every event that names one sets the hop the next tokens and calls
+ * are written with, which would refuse each of them in turn. Found by test/fuzz/refusal.test.ts.
+ */
+function assertNumbersWritable(event: AgentEvent): void {
   if (event.seq !== undefined) assertSeq(event.seq, event.type);
+  assertIntegersWritable(event, ROUND_NUMBER, FORMAT);
+  switch (event.type) {
+    case 'tool.end':
+      assertIntegersWritable(event, ['exitCode'], FORMAT);
+      break;
+    case 'compaction.end':
+      assertIntegersWritable(event, ['tokensFreed'], FORMAT);
+      break;
+    case 'round.end':
+    case 'run.end':
+      assertIntegersWritable(event, USAGE_COUNTS, FORMAT);
+      break;
+  }
+}
+
+function writeEvent(w: Writer, event: AgentEvent): string {
   // The frequent events, each type by a function of its own (`writeDelta` …): a stream's events
   // have one shape per type, and a field read in code that every type runs sees them all
   // (megamorphic); read in code of one type, it sees one. Each falls back to `writeGeneral` for
