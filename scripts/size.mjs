@@ -18,8 +18,9 @@ const budget = JSON.parse(readFileSync(join(root, 'scripts/size-budget.json'), '
 const why = process.argv.includes('--why');
 let failed = 0;
 
+// SIZE_BYTES=1 prints bytes (to set a limit from a measure) instead of KB.
 function kb(n) {
-  return `${(n / 1024).toFixed(1)} KB`;
+  return process.env.SIZE_BYTES ? `${n} B` : `${(n / 1024).toFixed(1)} KB`;
 }
 
 // Groups an input path: zod modules by module, everything else by file.
