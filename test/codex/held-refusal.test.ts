@@ -72,3 +72,21 @@ test("a run's end with a usage Codex cannot count does not take the message held
   const { text } = expectRefusedAlone(write, stream, bad, /Codex counts tokens in non-negative integers/);
   expect(text).toContain('"text":"Running the suite."');
 });
+
+// Found by test/fuzz/refusal.test.ts (round thirty): a round's usage goes into its run's total,
+// and one Codex cannot count (a fraction, past 2^53) was taken in without a word; the run's end,
+// a clean event, was then refused for it, and the run had no `turn.completed`. The round is
+// refused now, before it writes its message's item, and the run's end counts the other rounds.
+test("a round's usage Codex cannot count refuses the round, not its run's end", () => {
+  for (const input of [0.5, 1e306]) {
+    const bad: AgentEvent = { type: 'round.end', message: 'hi', usage: { input, output: 1 } };
+    const stream: AgentEvent[] = [
+      { type: 'run.start', input: 'go' },
+      { type: 'round.end', message: 'first', usage: { input: 3, output: 1 } },
+      bad,
+      { type: 'run.end', status: 'completed' },
+    ];
+    const { text } = expectRefusedAlone(write, stream, bad, /^round\.end\.usage: .*Codex counts tokens/);
+    expect(text).toContain('"type":"turn.completed","usage":{"input_tokens":3,');
+  }
+});

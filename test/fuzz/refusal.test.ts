@@ -206,12 +206,9 @@ const OPEN: Partial<Record<Format, string>> = {};
 const WRITERS = FORMATS.filter((f) => OPEN[f] === undefined);
 // And the event types whose number a writer's refusal still takes something else down for (the
 // number insertions of that type skip it):
-const OPEN_NUMBERS: Partial<Record<Format, AgentEvent['type']>> = {
-  // A round's usage past 2^53 (or a fraction) is taken into the run's total, not refused: the
-  // run's end, a clean event, is refused for it. Which event to refuse (or whether to drop the
-  // figure, said) is a design question (round thirty's report).
-  codex: 'round.end',
-};
+// (Codex's round.end was one until round thirty: a round's usage past 2^53, or a fraction, went
+// into the run's total and the run's end, a clean event, was refused for it.)
+const OPEN_NUMBERS: Partial<Record<Format, AgentEvent['type']>> = {};
 
 // A free-form field holding a value JSON cannot hold, or a number field one a writer may not
 // write exactly (HEP and nativeharness write counts and round numbers as integers).

@@ -610,6 +610,10 @@ function agentItem(w: Writer, type: 'agent_message' | 'reasoning', text: string)
 // --- runs -----------------------------------------------------------------------------------
 
 function roundEnd(w: Writer, event: AgentEventOf<'round.end'>): string {
+  // A round's usage goes into its run's total: one Codex cannot count is refused here, with its
+  // round, before anything is written for it, not at the run's end, a clean event it would take
+  // down (found by test/fuzz/refusal.test.ts).
+  if (event.usage !== undefined) assertRoundCountable(w, event.usage);
   let text = '';
   if (!w[TEXT_THIS_ROUND] && event.message !== '') {
     wroteText(w);
@@ -679,8 +683,16 @@ function completedTotal(
     (isDifference(hints.total, previous, usage) || isDifference(hints.total, undefined, usage))
       ? hints.total
       : runningTotal(previous, usage, codex);
-  assertCodexCounts(total);
+  assertCodexCounts(total, 'run.end.usage');
   return total;
+}
+
+// A round's usage the run's total takes in: each figure finite, and the thread's total with it
+// (and the rounds before it) counts Codex can write.
+function assertRoundCountable(w: Writer, usage: Usage): void {
+  assertUsageFigures(usage, 'round.end.usage', FORMAT);
+  const rounds = addUsage(w[ROUND_USAGE], usage);
+  assertCodexCounts(runningTotal(w[TOTALS].get(w[THREAD]), rounds, false), 'round.end.usage');
 }
 
 const FAILED_NO_USAGE = 'a failed codex turn reports no usage';
@@ -1125,7 +1137,7 @@ function isCountDifference(
 // Codex counts tokens in non-negative integers, and its reader takes a `turn.completed` with any
 // other count as no usage at all: a total another format's usage made (a fraction, a negative
 // count, one past 2^53) is refused, not written as a line Codex's readers refuse.
-function assertCodexCounts(total: CodexUsageTotal): void {
+function assertCodexCounts(total: CodexUsageTotal, field: string): void {
   for (const key of CODEX_USAGE_KEYS) {
     const n = total[CODEX_USAGE_FIELDS[key]];
     if (n === undefined || (Number.isSafeInteger(n) && n >= 0)) continue;
@@ -1133,7 +1145,7 @@ function assertCodexCounts(total: CodexUsageTotal): void {
       code: 'unencodable',
       severity: 'error',
       format: FORMAT,
-      message: `run.end.usage: the thread's ${key} would be ${n}, and Codex counts tokens in non-negative integers`,
+      message: `${field}: the thread's ${key} would be ${n}, and Codex counts tokens in non-negative integers`,
     });
   }
 }
