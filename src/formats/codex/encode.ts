@@ -232,6 +232,10 @@ function writeEvent(w: Writer, event: AgentEvent): string {
   // ahead of it is written (runEnd computes the total again, from the same state).
   if (event.type === 'run.end' && event.status === 'completed')
     completedTotal(w, event.usage ?? w[ROUND_USAGE] ?? {}, hintsOf(event), codex);
+  // A round's usage goes into its run's total: one Codex cannot count is refused with its round,
+  // before the message held ahead of it is written or its losses reported, not at the run's end,
+  // a clean event it would take down (found by test/fuzz/refusal.test.ts).
+  else if (event.type === 'round.end' && event.usage !== undefined) assertRoundCountable(w, event.usage);
   if (
     codex &&
     codexTemplates.enabled &&
@@ -610,10 +614,6 @@ function agentItem(w: Writer, type: 'agent_message' | 'reasoning', text: string)
 // --- runs -----------------------------------------------------------------------------------
 
 function roundEnd(w: Writer, event: AgentEventOf<'round.end'>): string {
-  // A round's usage goes into its run's total: one Codex cannot count is refused here, with its
-  // round, before anything is written for it, not at the run's end, a clean event it would take
-  // down (found by test/fuzz/refusal.test.ts).
-  if (event.usage !== undefined) assertRoundCountable(w, event.usage);
   let text = '';
   if (!w[TEXT_THIS_ROUND] && event.message !== '') {
     wroteText(w);
