@@ -207,7 +207,8 @@ const WRITERS = FORMATS.filter((f) => OPEN[f] === undefined);
 // And the event types whose number a writer's refusal still takes something else down for (the
 // number insertions of that type skip it):
 // (Codex's round.end was one until round thirty: a round's usage past 2^53, or a fraction, went
-// into the run's total and the run's end, a clean event, was refused for it.)
+// into the run's total and the run's end, a clean event, was refused for it; it is left out of
+// the total now, said.)
 const OPEN_NUMBERS: Partial<Record<Format, AgentEvent['type']>> = {};
 
 // A free-form field holding a value JSON cannot hold, or a number field one a writer may not

@@ -232,10 +232,6 @@ function writeEvent(w: Writer, event: AgentEvent): string {
   // ahead of it is written (runEnd computes the total again, from the same state).
   if (event.type === 'run.end' && event.status === 'completed')
     completedTotal(w, event.usage ?? w[ROUND_USAGE] ?? {}, hintsOf(event), codex);
-  // A round's usage goes into its run's total: one Codex cannot count is refused with its round,
-  // before the message held ahead of it is written or its losses reported, not at the run's end,
-  // a clean event it would take down (found by test/fuzz/refusal.test.ts).
-  else if (event.type === 'round.end' && event.usage !== undefined) assertRoundCountable(w, event.usage);
   if (
     codex &&
     codexTemplates.enabled &&
@@ -620,7 +616,21 @@ function roundEnd(w: Writer, event: AgentEventOf<'round.end'>): string {
     text = agentItem(w, 'agent_message', event.message);
   }
   w[TEXT_THIS_ROUND] = false;
-  if (event.usage !== undefined) w[ROUND_USAGE] = addUsage(w[ROUND_USAGE], event.usage);
+  const usage = event.usage;
+  if (usage === undefined) return text;
+  // A round's usage goes into its run's total, the only place Codex writes it. One Codex cannot
+  // count (a fraction, a negative, past 2^53) is left out of the total, said: taken in, the
+  // run's end, a clean event, was refused for it (found by test/fuzz/refusal.test.ts). A run's
+  // end whose own usage Codex cannot count is refused (completedTotal).
+  const rounds = addUsage(w[ROUND_USAGE], usage);
+  if (countable(runningTotal(w[TOTALS].get(w[THREAD]), rounds, false))) w[ROUND_USAGE] = rounds;
+  else
+    reportLoss(
+      w[LOSS],
+      event,
+      'round.end.usage',
+      "codex counts tokens in non-negative integers: left out of the turn's total",
+    );
   return text;
 }
 
@@ -685,14 +695,6 @@ function completedTotal(
       : runningTotal(previous, usage, codex);
   assertCodexCounts(total, 'run.end.usage');
   return total;
-}
-
-// A round's usage the run's total takes in: each figure finite, and the thread's total with it
-// (and the rounds before it) counts Codex can write.
-function assertRoundCountable(w: Writer, usage: Usage): void {
-  assertUsageFigures(usage, 'round.end.usage', FORMAT);
-  const rounds = addUsage(w[ROUND_USAGE], usage);
-  assertCodexCounts(runningTotal(w[TOTALS].get(w[THREAD]), rounds, false), 'round.end.usage');
 }
 
 const FAILED_NO_USAGE = 'a failed codex turn reports no usage';
@@ -1137,6 +1139,16 @@ function isCountDifference(
 // Codex counts tokens in non-negative integers, and its reader takes a `turn.completed` with any
 // other count as no usage at all: a total another format's usage made (a fraction, a negative
 // count, one past 2^53) is refused, not written as a line Codex's readers refuse.
+// Whether every count of `total` is one Codex writes: a non-negative safe integer (a NaN or an
+// Infinity from a figure that is none is not).
+function countable(total: CodexUsageTotal): boolean {
+  for (const key of CODEX_USAGE_KEYS) {
+    const n = total[CODEX_USAGE_FIELDS[key]];
+    if (n !== undefined && !(Number.isSafeInteger(n) && n >= 0)) return false;
+  }
+  return true;
+}
+
 function assertCodexCounts(total: CodexUsageTotal, field: string): void {
   for (const key of CODEX_USAGE_KEYS) {
     const n = total[CODEX_USAGE_FIELDS[key]];
