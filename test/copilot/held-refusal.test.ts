@@ -68,3 +68,19 @@ test("a first record refused: the session's start written for it is not lost, no
   ];
   expectRefusedAlone(write, stream, approval, /approval\.request\..*\.v: a BigInt/);
 });
+
+// Found by test/fuzz/structured.test.ts (round thirty): another format's delta opens a message the
+// writer holds to its end; a `ts` no timestamp can hold (1e308) went with it and was refused only
+// at the stream's end, as "the end not written", the held message lost. It is refused with its
+// own event now.
+test('a delta whose time no timestamp can hold is refused with it, not at the end', () => {
+  const bad: AgentEvent = { type: 'text.delta', message: 'm2', text: 'late', ts: 1e308 };
+  const stream: AgentEvent[] = [
+    { type: 'run.start', input: 'go', ts: 1_767_225_600_000 },
+    { type: 'text.delta', message: 'm1', text: 'hello', ts: 1_767_225_601_000 },
+    bad,
+    { type: 'run.end', status: 'completed', ts: 1_767_225_602_000 },
+  ];
+  const { text } = expectRefusedAlone(write, stream, bad, /^ts: 1e\+308 is no time a timestamp can hold/);
+  expect(text).toContain('hello');
+});

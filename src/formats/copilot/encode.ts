@@ -351,6 +351,11 @@ export class CopilotEncoder implements Encoder {
   /** The lines of one event. */
   write(event: AgentEvent): string {
     const w = this[0];
+    // A time no timestamp can hold is refused with its event, before anything is held for it: a
+    // message held to its end would take its `ts` to the stream's end, and be refused there
+    // (found by test/fuzz/structured.test.ts). The last time written is known good.
+    const ts = event.ts;
+    if (ts !== undefined && ts !== w[LAST_MS]) timestampOf(w, ts);
     // Another format's runs are followed for what Copilot cannot say of them (run-span.ts): only a
     // run's start and end call into it; for every other event all it does is note that the open
     // run wrote a byte, done here (two calls per event were a measurable share of the writer:
