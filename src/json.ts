@@ -412,27 +412,6 @@ export function assertCallWritable(event: AgentEvent, format: Format): void {
 }
 
 /**
- * For a writer that writes some of an event's numbers as integers (HEP's and nativeharness's
- * counts, times and round numbers): throws now what {@link formatInteger} would throw for each
- * of `paths` (a field, or a field of a field: `usage.input`) that is a number it cannot write
- * exactly (a fraction, one past 2^53), at the write's start, before the writer writes or changes
- * anything for the event (a header, a turn id or a hop taken, a round's held results let go),
- * which a refusal in the middle would take down with it.
- */
-export function assertIntegersWritable(event: AgentEvent, paths: readonly string[], format: Format): void {
-  const fields = event as unknown as Record<string, unknown>;
-  for (const path of paths) {
-    const dot = path.indexOf('.');
-    const value =
-      dot < 0
-        ? fields[path]
-        : (fields[path.slice(0, dot)] as Record<string, unknown> | undefined)?.[path.slice(dot + 1)];
-    if (typeof value === 'number' && !Number.isSafeInteger(value))
-      formatInteger(value, `${event.type}.${path}`, format);
-  }
-}
-
-/**
  * For a writer that holds an event to write it later (one said outside a run, written at the next
  * run's start): throws now what writing any of its fields (all but its provenance) would throw, so
  * that the refusal is the held event's own, not the later write's, which it would take down.

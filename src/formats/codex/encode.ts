@@ -623,7 +623,8 @@ function roundEnd(w: Writer, event: AgentEventOf<'round.end'>): string {
   // run's end, a clean event, was refused for it (found by test/fuzz/refusal.test.ts). A run's
   // end whose own usage Codex cannot count is refused (completedTotal).
   const rounds = addUsage(w[ROUND_USAGE], usage);
-  if (countable(runningTotal(w[TOTALS].get(w[THREAD]), rounds, false))) w[ROUND_USAGE] = rounds;
+  if (uncountedKey(runningTotal(w[TOTALS].get(w[THREAD]), rounds, false)) === undefined)
+    w[ROUND_USAGE] = rounds;
   else
     reportLoss(
       w[LOSS],
@@ -693,7 +694,7 @@ function completedTotal(
     (isDifference(hints.total, previous, usage) || isDifference(hints.total, undefined, usage))
       ? hints.total
       : runningTotal(previous, usage, codex);
-  assertCodexCounts(total, 'run.end.usage');
+  assertCodexCounts(total);
   return total;
 }
 
@@ -1137,29 +1138,28 @@ function isCountDifference(
 }
 
 // Codex counts tokens in non-negative integers, and its reader takes a `turn.completed` with any
-// other count as no usage at all: a total another format's usage made (a fraction, a negative
-// count, one past 2^53) is refused, not written as a line Codex's readers refuse.
-// Whether every count of `total` is one Codex writes: a non-negative safe integer (a NaN or an
-// Infinity from a figure that is none is not).
-function countable(total: CodexUsageTotal): boolean {
+// other count as no usage at all. The first of Codex's keys whose count in `total` is none (a
+// fraction, a negative count, one past 2^53, a NaN or an Infinity from a figure that is none),
+// else undefined.
+function uncountedKey(total: CodexUsageTotal): (typeof CODEX_USAGE_KEYS)[number] | undefined {
   for (const key of CODEX_USAGE_KEYS) {
     const n = total[CODEX_USAGE_FIELDS[key]];
-    if (n !== undefined && !(Number.isSafeInteger(n) && n >= 0)) return false;
+    if (n !== undefined && !(Number.isSafeInteger(n) && n >= 0)) return key;
   }
-  return true;
+  return undefined;
 }
 
-function assertCodexCounts(total: CodexUsageTotal, field: string): void {
-  for (const key of CODEX_USAGE_KEYS) {
-    const n = total[CODEX_USAGE_FIELDS[key]];
-    if (n === undefined || (Number.isSafeInteger(n) && n >= 0)) continue;
-    throw new AgentwireError({
-      code: 'unencodable',
-      severity: 'error',
-      format: FORMAT,
-      message: `${field}: the thread's ${key} would be ${n}, and Codex counts tokens in non-negative integers`,
-    });
-  }
+// A run's total another format's usage made that Codex cannot count is refused, not written as a
+// line Codex's readers refuse.
+function assertCodexCounts(total: CodexUsageTotal): void {
+  const key = uncountedKey(total);
+  if (key === undefined) return;
+  throw new AgentwireError({
+    code: 'unencodable',
+    severity: 'error',
+    format: FORMAT,
+    message: `run.end.usage: the thread's ${key} would be ${total[CODEX_USAGE_FIELDS[key]]}, and Codex counts tokens in non-negative integers`,
+  });
 }
 
 function usageText(total: CodexUsageTotal, extra: JsonObject | undefined): string {

@@ -4,7 +4,6 @@ import { formatSseJsonEvent } from '../../framing/sse';
 import {
   assertCallWritable,
   assertEncodable,
-  assertIntegersWritable,
   assertWireInteger,
   formatInteger,
   integerDigits,
@@ -364,9 +363,6 @@ class NhEncoder implements Encoder {
   }
 }
 
-const ROUND_NUMBER = ['round'];
-const USAGE_COUNTS = ['usage.input', 'usage.output'];
-
 /**
  * The numbers nativeharness writes as integers (seq, non-negative; a round's number as the hop,
  * counts, exit codes), refused at the write's start when one cannot be written exactly (a fraction, one past
@@ -376,20 +372,28 @@ const USAGE_COUNTS = ['usage.input', 'usage.output'];
  * are written with, which would refuse each of them in turn. Found by test/fuzz/refusal.test.ts.
  */
 function assertNumbersWritable(event: AgentEvent): void {
-  if (event.seq !== undefined) assertSeq(event.seq, event.type);
-  assertIntegersWritable(event, ROUND_NUMBER, FORMAT);
-  switch (event.type) {
+  const type = event.type;
+  if (event.seq !== undefined) assertSeq(event.seq, type);
+  assertInteger(event.round, type, 'round');
+  switch (type) {
     case 'tool.end':
-      assertIntegersWritable(event, ['exitCode'], FORMAT);
+      assertInteger(event.exitCode, type, 'exitCode');
       break;
     case 'compaction.end':
-      assertIntegersWritable(event, ['tokensFreed'], FORMAT);
+      assertInteger(event.tokensFreed, type, 'tokensFreed');
       break;
     case 'round.end':
     case 'run.end':
-      assertIntegersWritable(event, USAGE_COUNTS, FORMAT);
+      assertInteger(event.usage?.input, type, 'usage.input');
+      assertInteger(event.usage?.output, type, 'usage.output');
       break;
   }
+}
+
+// A number written as an integer that is none (a fraction, one past 2^53): what formatInteger
+// throws where it is written, thrown first. (A value that is no number is another check's.)
+function assertInteger(n: unknown, type: string, field: string): void {
+  if (typeof n === 'number' && !Number.isSafeInteger(n)) formatInteger(n, `${type}.${field}`, FORMAT);
 }
 
 function writeEvent(w: Writer, event: AgentEvent): string {
