@@ -44,7 +44,9 @@ for (const [name, error, json] of [
 test("a failed call's text error is written as it was", () => {
   const { text, losses } = write(failed({ error: 'denied by policy' }));
   expect(losses).not.toContain('tool.end.error');
-  expect(amp.parse(text).events.find((e) => e.type === 'tool.end')).toMatchObject({ text: 'denied by policy' });
+  expect(amp.parse(text).events.find((e) => e.type === 'tool.end')).toMatchObject({
+    text: 'denied by policy',
+  });
 });
 
 for (const [name, value] of NON_FINITE) {
