@@ -1843,8 +1843,8 @@ function emit(w: Writer, o: Out): string {
         ? ',"ephemeral":true'
         : `,"ephemeral":${json(ephemeral, 'ephemeral')}`);
   let text = `${text0}${tail}}`;
-  if (kept?.extra !== undefined) text = withExtra(text, kept.extra);
-  if (kept !== undefined && hints?.raw !== undefined) text = rawIfSame(hints.raw, text);
+  if (kept?.extra !== undefined) text = extraLine(text, kept.extra, hints?.raw);
+  else if (kept !== undefined && hints?.raw !== undefined) text = rawIfSame(hints.raw, text);
   w[LAST_ID] = id;
   w[LAST_QUOTED] = quotedId;
   w[WROTE_ANY] = true;
@@ -1928,6 +1928,21 @@ function isKept(
 }
 
 // Envelope fields the model has no slot for, kept by the decoder: re-joined in place.
+/**
+ * The line of a record with the kept record's fields of its own (`extra`): the kept line while
+ * it says what the record and those fields say ({@link rawIfSame}), a number past a double's
+ * range among them (`1e400`, read as Infinity), else the record written with them, where such a
+ * number is refused ({@link withExtra}), not written as `null`.
+ */
+function extraLine(text: string, extra: Record<string, unknown>, raw: string | undefined): string {
+  if (raw !== undefined) {
+    const record = JSON.parse(text) as JsonObject;
+    for (const key of Object.keys(extra)) setOwn(record, key, extra[key]);
+    if (rawIfSame(raw, JSON.stringify(record)) === raw) return raw;
+  }
+  return rawIfSame(raw, withExtra(text, extra));
+}
+
 function withExtra(text: string, extra: Record<string, unknown>): string {
   const record = JSON.parse(text) as JsonObject;
   const pieces: Array<[string, string]> = Object.keys(record).map((k) => [k, JSON.stringify(record[k])]);
