@@ -1927,22 +1927,35 @@ function isKept(
   return isStableJson(r);
 }
 
-// Envelope fields the model has no slot for, kept by the decoder: re-joined in place.
 /**
- * The line of a record with the kept record's fields of its own (`extra`): the kept line while
- * it says what the record and those fields say ({@link rawIfSame}), a number past a double's
- * range among them (`1e400`, read as Infinity), else the record written with them, where such a
- * number is refused ({@link withExtra}), not written as `null`.
+ * The line of a record with the kept record's fields of its own (`extra`), written with them
+ * ({@link withExtra}), the kept line while it says the same ({@link rawIfSame}). A field past a
+ * double's range (`1e400`, read as Infinity) is refused there, not written as `null`: the kept
+ * line is written instead while it says what the record and that field say.
  */
 function extraLine(text: string, extra: Record<string, unknown>, raw: string | undefined): string {
-  if (raw !== undefined) {
-    const record = JSON.parse(text) as JsonObject;
-    for (const key of Object.keys(extra)) setOwn(record, key, extra[key]);
-    if (rawIfSame(raw, JSON.stringify(record)) === raw) return raw;
+  try {
+    return rawIfSame(raw, withExtra(text, extra));
+  } catch (error) {
+    if (raw !== undefined && keptSays(raw, text, extra)) return raw;
+    throw error;
   }
-  return rawIfSame(raw, withExtra(text, extra));
 }
 
+// Whether the kept line says what the record and its fields of its own say, a number past a
+// double's range among them (which `JSON.stringify` writes as `null`, as `rawIfSame` expects).
+function keptSays(raw: string, text: string, extra: Record<string, unknown>): boolean {
+  const record = JSON.parse(text) as JsonObject;
+  for (const key of Object.keys(extra)) setOwn(record, key, extra[key]);
+  try {
+    return rawIfSame(raw, JSON.stringify(record)) === raw;
+  } catch {
+    // (A value `JSON.stringify` throws for, a BigInt: no decoder keeps one; the refusal stands.)
+    return false;
+  }
+}
+
+// Envelope fields the model has no slot for, kept by the decoder: re-joined in place.
 function withExtra(text: string, extra: Record<string, unknown>): string {
   const record = JSON.parse(text) as JsonObject;
   const pieces: Array<[string, string]> = Object.keys(record).map((k) => [k, JSON.stringify(record[k])]);
