@@ -517,13 +517,18 @@ export function encodeJsonText(value: unknown, path: string, format: Format): st
   return text;
 }
 
-/** Deep equality of two JSON values, object key order ignored (numbers by value). */
-export function sameJson(a: unknown, b: unknown): boolean {
+/**
+ * Deep equality of two JSON values, object key order ignored (numbers by value). With
+ * `nonFiniteAsNull`, a number of `a` that is not finite equals a `null` of `b`: what
+ * `JSON.stringify` wrote for it (see {@link rawIfSame}).
+ */
+export function sameJson(a: unknown, b: unknown, nonFiniteAsNull = false): boolean {
   if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null)
+    return nonFiniteAsNull && b === null && typeof a === 'number' && !Number.isFinite(a);
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i], nonFiniteAsNull)) return false;
     return true;
   }
   if (Array.isArray(b)) return false;
@@ -531,7 +536,8 @@ export function sameJson(a: unknown, b: unknown): boolean {
   if (ka.length !== Object.keys(b).length) return false;
   for (const k of ka) {
     if (!Object.hasOwn(b, k)) return false;
-    if (!sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+    if (!sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], nonFiniteAsNull))
+      return false;
   }
   return true;
 }
@@ -540,12 +546,19 @@ export function sameJson(a: unknown, b: unknown): boolean {
  * The line a writer puts out for a record its decoder kept as written (`raw`, a provenance
  * hint): `raw` when it is JSON that says the same as the writer's own `text` (key order and
  * number spelling aside), else `text`. So a line comes back byte for byte while its events are
- * unchanged, and an edited event is written from the model. Never throws.
+ * unchanged, and an edited event is written from the model. A number of `raw` past a double's
+ * range (`1e400`, which `JSON.parse` reads as ±Infinity) says the same as the `null` that
+ * `JSON.stringify` made of the kept value in `text`: the line is written as it came, not with a
+ * `null` for its number. Never throws.
  */
 export function rawIfSame(raw: unknown, text: string): string {
   if (typeof raw !== 'string' || raw === text) return text;
   try {
-    return sameJson(JSON.parse(raw), JSON.parse(text)) ? raw : text;
+    const kept = JSON.parse(raw);
+    const written = JSON.parse(text);
+    if (sameJson(kept, written)) return raw;
+    // Looked at again only where the text has a `null`, the one spelling such a number takes.
+    return text.includes('null') && sameJson(kept, written, true) ? raw : text;
   } catch {
     // a raw hint that is not JSON was not made by a decoder: ignore it
     return text;

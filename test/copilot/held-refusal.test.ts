@@ -84,3 +84,49 @@ test('a delta whose time no timestamp can hold is refused with it, not at the en
   const { text } = expectRefusedAlone(write, stream, bad, /^ts: 1e\+308 is no time a timestamp can hold/);
   expect(text).toContain('hello');
 });
+
+// An approval's arguments and an answer's values were walked twice when a held event went first
+// (once before the held record, once again as the record was built); now once, as without one.
+// Counted by a getter on the value: each walk reads it once, and the write itself once more.
+function reads(held: AgentEvent[], event: (value: Record<string, unknown>) => AgentEvent): number {
+  let n = 0;
+  const value: Record<string, unknown> = {};
+  Object.defineProperty(value, 'x', {
+    enumerable: true,
+    get() {
+      n++;
+      return 1;
+    },
+  });
+  const { refusals } = write([...held, event(value)]);
+  expect(refusals).toEqual([]);
+  return n;
+}
+
+for (const [name, event] of [
+  [
+    'an approval',
+    (args: Record<string, unknown>): AgentEvent => ({ type: 'approval.request', approval: 'a1', args }),
+  ],
+  [
+    'an answer',
+    (answers: Record<string, unknown>): AgentEvent => ({ type: 'question.answer', question: 'q1', answers }),
+  ],
+] as const) {
+  test(`${name}'s values are checked once after a held event, as without one`, () => {
+    const alone = reads(
+      [
+        { type: 'session.start', session: 's' },
+        { type: 'run.start', input: 'go' },
+      ],
+      event,
+    );
+    // The first run's start, held for a session's start that may follow it.
+    expect(reads([{ type: 'run.start', input: 'go' }], event)).toBe(alone);
+    // A non-fatal error, held for a failed run's end that may follow it.
+    const warning: AgentEvent = { type: 'error', message: 'rate limited', fatal: false };
+    expect(
+      reads([{ type: 'session.start', session: 's' }, { type: 'run.start', input: 'go' }, warning], event),
+    ).toBe(alone);
+  });
+}

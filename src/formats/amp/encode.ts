@@ -423,6 +423,7 @@ function dispatch(
     case 'tool.end': {
       // Refused (a result JSON cannot hold) before the call is marked answered.
       const content = resultContent(event);
+      errorLeftOut(w, event, content);
       if (!own && w[CHILDREN] !== undefined) callAnswered(w, w[CHILDREN], event);
       pending(w, event, line, hints).blocks.push(toolResult(hints, event.call, content, !event.ok));
       return text;
@@ -502,13 +503,33 @@ function dispatch(
 
 /**
  * The `content` of a call's `tool_result`: its text, else its result as JSON text (a number JSON
- * cannot hold is refused, not written as `null`), else a text error.
+ * cannot hold is refused, not written as `null`), else its error: text as it is, any other value
+ * (`{ code, message }`) as JSON text, as a result is (a reader takes it back as the call's text).
  */
 function resultContent(event: AgentEventOf<'tool.end'>): string {
   const result = event.result;
   if (event.text !== undefined) return event.text;
   if (result !== undefined && result !== null) return encodeJsonText(result, 'tool.end.result', FORMAT);
-  return typeof event.error === 'string' ? event.error : '';
+  const error = event.error;
+  // (A null error says there is none, as a null result does: highbar's `error: null`.)
+  if (error === undefined || error === null) return '';
+  return typeof error === 'string' ? error : encodeJsonText(error, 'tool.end.error', FORMAT);
+}
+
+// An error beside a text or a result: the one content holds that, and the error is lost unless it
+// says the same (a text error the content holds, or ends with: Claude's `Error: …` of its text).
+function errorLeftOut(w: Writer, event: AgentEventOf<'tool.end'>, content: string): void {
+  const error = event.error;
+  if (error === undefined || error === null) return;
+  if (event.text === undefined && (event.result === undefined || event.result === null)) return;
+  if (typeof error === 'string' && (content.includes(error) || (content !== '' && error.endsWith(content))))
+    return;
+  reportLoss(
+    w[LOSS],
+    event,
+    'tool.end.error',
+    `${FORMAT} has one content for a call's answer, and it holds the call's ${event.text === undefined ? 'result' : 'text'}`,
+  );
 }
 
 // Another format's `message.start` or `tool.output` with nothing held to put out (the caller

@@ -383,13 +383,21 @@ export class CopilotEncoder implements Encoder {
 }
 
 function writeEvent(w: Writer, event: AgentEvent): string {
+  // Checked here, once, whatever goes first: a held event, for one (see `heldFirst`).
+  const type = event.type;
+  if (type === 'approval.request' || type === 'question.answer') assertValuesWritable(event);
+  return heldFirst(w, event);
+}
+
+// The event after a held one, if any: the held one is written first.
+function heldFirst(w: Writer, event: AgentEvent): string {
   const held = w[HELD];
   if (held !== undefined) {
     // The held event is written before this one: a refusal of this one must come first, or it
     // takes the held one (a warning, the run's start) down with it.
     assertWritable(event);
     w[HELD] = undefined;
-    if (held.type === 'error') return releaseError(w, held, event) + writeEvent(w, event);
+    if (held.type === 'error') return releaseError(w, held, event) + heldFirst(w, event);
     // The session's start came right after its first run's start (AG-UI and the AI SDK open
     // with the run): written first, as Copilot writes a session, instead of a second one.
     return event.type === 'session.start'
@@ -405,9 +413,10 @@ function writeEvent(w: Writer, event: AgentEvent): string {
 
 /**
  * Throws now what writing another format's `event` would throw for a free-form value JSON cannot
- * hold (its arguments, result, answers), for a write that writes something else first (a held
- * event, a lane's snapshots): refused only in the middle of that write, the event would take
- * what was written before it down with it.
+ * hold (its arguments, result), for a write that writes something else first (a held event, a
+ * lane's snapshots): refused only in the middle of that write, the event would take what was
+ * written before it down with it. (An approval's or answer's values are checked before any
+ * write: `writeEvent`.)
  */
 function assertWritable(event: AgentEvent): void {
   if (event.provenance?.format === FORMAT) return;
@@ -427,17 +436,14 @@ function assertWritable(event: AgentEvent): void {
       )
         jsonInText(event.error, 'tool.end.error');
       return;
-    case 'approval.request':
-    case 'question.answer':
-      assertValuesWritable(event);
-      return;
   }
 }
 
 /**
  * An approval's arguments and an answer's values go into the record's data as they are: a value
  * JSON cannot hold (Infinity, which `JSON.stringify` would write as `null` without a word) is
- * refused ({@link assertEncodable}), before anything is written for the event.
+ * refused ({@link assertEncodable}), before anything is written for the event (a held event
+ * included: `writeEvent` checks them, once, for `permissionRequested` and `inputCompleted`).
  */
 function assertValuesWritable(event: AgentEventOf<'approval.request' | 'question.answer'>): void {
   if (event.type === 'question.answer')
@@ -1533,7 +1539,6 @@ function permissionRequested(
   event: AgentEventOf<'approval.request'>,
   tpl: JsonObject | undefined,
 ): string {
-  assertValuesWritable(event);
   const prior = tpl !== undefined && isJsonObject(tpl.permissionRequest) ? tpl.permissionRequest : undefined;
   let pr: JsonObject;
   if (prior === undefined) {
@@ -1679,7 +1684,6 @@ function inputCompleted(
   event: AgentEventOf<'question.answer'>,
   tpl: JsonObject | undefined,
 ): string {
-  assertValuesWritable(event);
   const answers = Object.values(event.answers);
   if (answers.length > 1)
     reportLoss(w[LOSS], event, 'question.answer.answers', `${FORMAT} answers a request with one answer`);
@@ -1839,8 +1843,8 @@ function emit(w: Writer, o: Out): string {
         ? ',"ephemeral":true'
         : `,"ephemeral":${json(ephemeral, 'ephemeral')}`);
   let text = `${text0}${tail}}`;
-  if (kept?.extra !== undefined) text = withExtra(text, kept.extra);
-  if (kept !== undefined && hints?.raw !== undefined) text = rawIfSame(hints.raw, text);
+  if (kept?.extra !== undefined) text = extraLine(text, kept.extra, hints?.raw);
+  else if (kept !== undefined && hints?.raw !== undefined) text = rawIfSame(hints.raw, text);
   w[LAST_ID] = id;
   w[LAST_QUOTED] = quotedId;
   w[WROTE_ANY] = true;
@@ -1921,6 +1925,34 @@ function isKept(
   // No `ts` is the record's only where its time reads as none (else the time was taken out).
   if (ts === undefined ? !Number.isNaN(w[KEPT_MS]) : w[KEPT_MS] !== ts) return false;
   return isStableJson(r);
+}
+
+/**
+ * The line of a record with the kept record's fields of its own (`extra`), written with them
+ * ({@link withExtra}), the kept line while it says the same ({@link rawIfSame}). A field past a
+ * double's range (`1e400`, read as Infinity) is refused there, not written as `null`: the kept
+ * line is written instead while it says what the record and that field say.
+ */
+function extraLine(text: string, extra: Record<string, unknown>, raw: string | undefined): string {
+  try {
+    return rawIfSame(raw, withExtra(text, extra));
+  } catch (error) {
+    if (raw !== undefined && keptSays(raw, text, extra)) return raw;
+    throw error;
+  }
+}
+
+// Whether the kept line says what the record and its fields of its own say, a number past a
+// double's range among them (which `JSON.stringify` writes as `null`, as `rawIfSame` expects).
+function keptSays(raw: string, text: string, extra: Record<string, unknown>): boolean {
+  const record = JSON.parse(text) as JsonObject;
+  for (const key of Object.keys(extra)) setOwn(record, key, extra[key]);
+  try {
+    return rawIfSame(raw, JSON.stringify(record)) === raw;
+  } catch {
+    // (A value `JSON.stringify` throws for, a BigInt: no decoder keeps one; the refusal stands.)
+    return false;
+  }
 }
 
 // Envelope fields the model has no slot for, kept by the decoder: re-joined in place.
