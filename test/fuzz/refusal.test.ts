@@ -239,7 +239,7 @@ const OPEN_NUMBERS: Partial<Record<Format, readonly AgentEvent['type'][]>> = {
   'ag-ui': ['run.end', 'text.delta', 'tool.start'],
   amp: ['round.end', 'run.end', 'usage'],
   claude: ['compaction.end', 'round.end', 'run.end', 'tool.liveness'],
-  copilot: ['compaction.end', 'round.end', 'run.end', 'usage'],
+  copilot: ['compaction.end', 'round.end', 'run.end', 'text.delta', 'usage'],
   cursor: ['round.end', 'run.end', 'tool.end', 'tool.start'],
   opencode: ['round.end', 'run.end'],
 };

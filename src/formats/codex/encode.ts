@@ -223,12 +223,12 @@ function writeEvent(w: Writer, event: AgentEvent): string {
   // Refused before anything is kept of it: a call's start kept, its end (which repeats the
   // arguments) would be refused too.
   assertArgsWritable(event, FORMAT);
-  assertRecordWritable(event, codex);
   if (codex && p.synthetic === true) {
     // Derived from a line another event writes: remember what that line will need.
     if (event.type === 'tool.start') openCall(w, event);
     return '';
   }
+  assertRecordWritable(event, codex);
   // A completed run's end whose total Codex cannot count is refused before the message held
   // ahead of it is written or its losses are reported; the total, made once, is runEnd's.
   if (event.type === 'run.end') {
