@@ -11,13 +11,14 @@ import { type Written, writeAsConversion } from './writes';
 // reported and the next event written), with one event inserted at a random place whose free-form
 // field holds a value JSON cannot hold (Infinity, a BigInt, a cycle, nesting past the depth bound;
 // ids no fixture has, all saying `refused`), or whose number field holds a number a writer that
-// writes it as an integer cannot write exactly (past 2^53, a fraction). A writer either writes
+// writes it as an integer cannot write exactly (past 2^53, a fraction) or any writer (NaN,
+// Infinity); a run's start or end among them (a writer may open a run, or a lane's, for one), and
+// each may carry a workspace besides, a field many writers report lost. A writer either writes
 // that field as JSON (or the number as an integer), and must refuse the event, or does not:
 //   - refused: exactly one refusal, and the output bytes are those of the stream without the
 //     event (it left nothing held, opened, counted or half written behind). Its diagnostics are
-//     the clean stream's but for losses of a field no clean event has (what the refused event
-//     reported of itself before it was refused), and a loss's `(event N)` index, which counts the
-//     inserted event;
+//     the clean stream's (nothing reported for the refused event: the refusal comes first, round
+//     thirty-one), but for a loss's `(event N)` index, which counts the inserted event;
 //   - not refused: it dropped the value, wrote it inside a text (a depth bound is no matter
 //     there) or summarised it (HEP writes what JSON cannot hold as `[unserializable]`, as its
 //     reference writer does, and says so). The weaker promise: every record but the inserted
@@ -32,7 +33,9 @@ import { type Written, writeAsConversion } from './writes';
 // Found by this property: the Copilot writer's fix in CHANGELOG.md (round twenty-nine); with the
 // `null` check the Amp, Copilot and Codex writers' (round thirty); the AG-UI writer's subagent
 // opened for a refused event, the HEP and nativeharness writers' number refusals (round thirty);
-// the writers in OPEN and OPEN_NUMBERS below are what it still finds.
+// the AI SDK writer's run opened for a run's end on a lane, the highbar writer's losses and the
+// Codex writer's held message before a refusal (round thirty-one); the writers in OPEN,
+// OPEN_NUMBERS and LOSS_FIRST below are what it still finds.
 
 interface Golden {
   from: Format;
@@ -59,7 +62,7 @@ type Bad = 'Infinity' | 'NaN' | 'BigInt' | 'cycle' | 'deep';
  * A canonical number a writer that writes the field as an integer cannot write exactly (past
  * 2^53, a fraction) and one every writer can, to insert in a number field.
  */
-type BadNumber = 'huge' | 'fraction';
+type BadNumber = 'huge' | 'fraction' | 'NaN' | 'Infinity';
 
 function badValue(bad: Bad): unknown {
   switch (bad) {
@@ -94,6 +97,19 @@ const shapes: ReadonlyArray<(v: unknown) => AgentEvent> = [
   (v) => ({ type: 'approval.request', approval: 'refused-approval', tool: 'refused_tool', args: { v } }),
   (v) => ({ type: 'question.answer', question: 'refused-question', answers: { v } }) as AgentEvent,
   (v) => ({ type: 'text.delta', text: 'refused', context: { v } }) as AgentEvent,
+  // Run-level events: a writer that opens a run (or a lane's) for one must not have opened it.
+  (v) => ({ type: 'file.change', call: 'refused-call', changes: [{ path: 'refused', kind: 'add', v }] }),
+  (v) => ({ type: 'run.start', run: 'refused-run', context: { v } }) as AgentEvent,
+  (v) => ({ type: 'run.end', status: 'completed', answer: 'refused', context: { v } }) as AgentEvent,
+  (v) => ({ type: 'run.end', status: 'failed', error: 'refused', context: { v } }) as AgentEvent,
+  (v) => ({
+    type: 'tool.end',
+    call: 'refused-call',
+    name: 'refused_tool',
+    ok: true,
+    error: 'refused',
+    result: { v },
+  }),
 ];
 
 /** The event to insert with the number `n` in one of its number fields; ids no fixture has. */
@@ -107,9 +123,14 @@ const numberShapes: ReadonlyArray<(n: number) => AgentEvent> = [
   (n) => ({ type: 'usage', usage: { input: n, key: 'refused' } }),
   (n) => ({ type: 'tool.end', call: 'refused-call', name: 'refused_tool', ok: false, exitCode: n }),
   (n) => ({ type: 'text.delta', text: 'refused', round: n }),
+  (n) => ({ type: 'run.end', status: 'failed', error: 'refused', usage: { input: 1, output: n } }),
+  (n) => ({ type: 'run.end', status: 'cancelled', reason: 'refused', durationMs: n }),
+  (n) => ({ type: 'tool.start', call: 'refused-call', name: 'refused_tool', startedAt: n }),
+  (n) => ({ type: 'tool.end', call: 'refused-call', name: 'refused_tool', ok: true, endedAt: n }),
 ];
 
-const numberOf = (bad: BadNumber) => (bad === 'huge' ? 1e306 : 0.5);
+const numberOf = (bad: BadNumber): number =>
+  bad === 'huge' ? 1e306 : bad === 'fraction' ? 0.5 : bad === 'NaN' ? Number.NaN : Number.POSITIVE_INFINITY;
 
 const PLAIN = 'plain';
 
@@ -134,11 +155,13 @@ const others = (output: string) => output.split('\n').filter((l) => !l.includes(
  */
 interface Insert {
   bad: AgentEvent;
-  plain?: AgentEvent;
+  plain?: AgentEvent | undefined;
   /** For a non-finite number: the shape with `null` there, what JSON.stringify would write. */
   nulled?: AgentEvent | undefined;
   what: string;
   number: boolean;
+  /** It has a field many writers have no place for (a workspace) besides its bad value. */
+  lossy?: boolean;
 }
 
 /** A lane no fixture has: its records say `refused` too, as the inserted event's ids do. */
@@ -166,11 +189,13 @@ function check(golden: Golden, to: Format, at: number, insert: Insert, lane?: st
     expect(refusals.length, what).toBe(1);
     const clean = writeAsConversion(golden.from, to, golden.events);
     expect(dirty.output, what).toBe(clean.output);
-    // What the refused event reported before it was refused (a field its format has no place
-    // for) is its own; every other diagnostic is the clean stream's.
+    // Refused before anything is reported for it (a loss said for an event then refused is
+    // said of an event the stream does not have): every other diagnostic is the clean stream's.
+    // (A writer in LOSS_FIRST still reports the refused event's losses before it refuses it:
+    // those of a field no clean event has are let pass for it.)
     const fields = new Set(clean.diagnostics.map((d) => d.field));
     const rest = dirty.diagnostics.filter(
-      (d) => d !== refusals[0] && !(d.code === 'loss' && !fields.has(d.field)),
+      (d) => d !== refusals[0] && !(LOSS_FIRST.has(to) && d.code === 'loss' && !fields.has(d.field)),
     );
     expect(said(rest), what).toEqual(said(clean.diagnostics));
   } else if (insert.plain !== undefined) {
@@ -205,35 +230,75 @@ function expectNotNulled(nulled: Written, dirty: Written, plain: Written, what: 
 const OPEN: Partial<Record<Format, string>> = {};
 const WRITERS = FORMATS.filter((f) => OPEN[f] === undefined);
 // And the event types whose number a writer's refusal still takes something else down for (the
-// number insertions of that type skip it):
+// number insertions of that type skip it; round thirty-one's numbers JSON cannot hold, NaN and
+// Infinity, found most of these):
 // (Codex's round.end was one until round thirty: a round's usage past 2^53, or a fraction, went
 // into the run's total and the run's end, a clean event, was refused for it; it is left out of
 // the total now, said.)
-const OPEN_NUMBERS: Partial<Record<Format, AgentEvent['type']>> = {};
+const OPEN_NUMBERS: Partial<Record<Format, readonly AgentEvent['type'][]>> = {
+  'ag-ui': ['run.end', 'text.delta', 'tool.start'],
+  amp: ['round.end', 'run.end', 'usage'],
+  claude: ['compaction.end', 'round.end', 'run.end', 'tool.liveness'],
+  copilot: ['compaction.end', 'round.end', 'run.end', 'text.delta', 'usage'],
+  cursor: ['round.end', 'run.end', 'tool.end', 'tool.start'],
+  opencode: ['round.end', 'run.end'],
+};
+// The writers that still report a refused event's own losses (a field they have no place for)
+// before they refuse it, or use up a later event's report so (round thirty-one made that a
+// failure; these are left for the next): the old promise for them, and no lossy insertion.
+const LOSS_FIRST: ReadonlySet<Format> = new Set<Format>(['ag-ui', 'amp', 'claude', 'copilot', 'cursor']);
+
+/** True when the case is one OPEN_NUMBERS or LOSS_FIRST skips. */
+const skipped = (to: Format, insert: Insert) =>
+  (insert.number && OPEN_NUMBERS[to]?.includes(insert.bad.type) === true) ||
+  (insert.lossy === true && LOSS_FIRST.has(to));
+
+/**
+ * `insert` with a field many writers have no place for (a workspace), so that the event is both
+ * one they report a loss for and one they refuse: the refusal must come first.
+ */
+const insertion = fc.tuple(insertionOf(), fc.boolean()).map(([insert, lossy]): Insert => {
+  if (!lossy) return insert;
+  const add = (e: AgentEvent | undefined) =>
+    e === undefined ? undefined : ({ ...e, workspace: 'refused-workspace' } as AgentEvent);
+  return {
+    ...insert,
+    bad: add(insert.bad)!,
+    plain: add(insert.plain),
+    nulled: add(insert.nulled),
+    what: `${insert.what} with a workspace`,
+    lossy: true,
+  };
+});
 
 // A free-form field holding a value JSON cannot hold, or a number field one a writer may not
 // write exactly (HEP and nativeharness write counts and round numbers as integers).
-const insertion: fc.Arbitrary<Insert> = fc.oneof(
-  fc
-    .tuple(
-      fc.nat({ max: shapes.length - 1 }),
-      fc.constantFrom<Bad>('Infinity', 'NaN', 'BigInt', 'cycle', 'deep'),
-    )
-    .map(([shape, bad]) => ({
-      bad: shapes[shape]!(badValue(bad)),
-      plain: shapes[shape]!(PLAIN),
-      nulled: bad === 'Infinity' || bad === 'NaN' ? shapes[shape]!(null) : undefined,
-      what: `shape ${shape} with ${bad}`,
-      number: false,
-    })),
-  fc
-    .tuple(fc.nat({ max: numberShapes.length - 1 }), fc.constantFrom<BadNumber>('huge', 'fraction'))
-    .map(([shape, bad]) => ({
-      bad: numberShapes[shape]!(numberOf(bad)),
-      what: `number shape ${shape} with ${bad}`,
-      number: true,
-    })),
-);
+function insertionOf(): fc.Arbitrary<Insert> {
+  return fc.oneof(
+    fc
+      .tuple(
+        fc.nat({ max: shapes.length - 1 }),
+        fc.constantFrom<Bad>('Infinity', 'NaN', 'BigInt', 'cycle', 'deep'),
+      )
+      .map(([shape, bad]) => ({
+        bad: shapes[shape]!(badValue(bad)),
+        plain: shapes[shape]!(PLAIN),
+        nulled: bad === 'Infinity' || bad === 'NaN' ? shapes[shape]!(null) : undefined,
+        what: `shape ${shape} with ${bad}`,
+        number: false,
+      })),
+    fc
+      .tuple(
+        fc.nat({ max: numberShapes.length - 1 }),
+        fc.constantFrom<BadNumber>('huge', 'fraction', 'NaN', 'Infinity'),
+      )
+      .map(([shape, bad]) => ({
+        bad: numberShapes[shape]!(numberOf(bad)),
+        what: `number shape ${shape} with ${bad}`,
+        number: true,
+      })),
+  );
+}
 
 test('every writer: an event it refuses takes nothing else down', () => {
   fc.assert(
@@ -247,7 +312,7 @@ test('every writer: an event it refuses takes nothing else down', () => {
         // A stream written in its own format keeps its records' own sequence numbers and ids
         // (nativeharness `seq`): an event inserted into it takes a number a kept record has, and
         // that record is refused as out of order. A conversion to another format is the case.
-        fc.pre(golden.from !== to && !(insert.number && OPEN_NUMBERS[to] === insert.bad.type));
+        fc.pre(golden.from !== to && !skipped(to, insert));
         check(golden, to, pos % (golden.events.length + 1), insert, onNewLane ? NEW_LANE : undefined);
       },
     ),
@@ -269,7 +334,7 @@ test('every writer: an event it refuses on a lane of the stream takes nothing el
       insertion,
       fc.nat(),
       (golden, to, pos, insert, which) => {
-        fc.pre(golden.from !== to && !(insert.number && OPEN_NUMBERS[to] === insert.bad.type));
+        fc.pre(golden.from !== to && !skipped(to, insert));
         const lanes = lanesOf(golden);
         const at = pos % (golden.events.length + 1);
         check(golden, to, at, insert, lanes[which % lanes.length]);

@@ -336,6 +336,8 @@ function openDelta(w: Writer, event: AgentEventOf<'text.delta'>): string | undef
  * id, a call's name or output, an error's text), is written by the general path.
  */
 function own(w: Writer, event: AgentEvent, template: JsonObject, hints: AiSdkHints): string {
+  // Refused before the failure its chunks restate is kept (a refused event changes nothing).
+  assertOwnWritable(event, template);
   if (hints.before !== undefined) keepFailure(w, hints.before);
   const r: JsonObject = { ...template };
   const after = putBack(w, event, r);
@@ -353,6 +355,18 @@ function own(w: Writer, event: AgentEvent, template: JsonObject, hints: AiSdkHin
   return (
     frameEach(framing, hints.before) + frameJson(framing, rawIfSame(hints.raw, JSON.stringify(r))) + after
   );
+}
+
+/**
+ * Throws now what {@link putBack} would throw for `event` put back into its kept chunk (`r`), or
+ * write as no JSON: a carried event's fields JSON cannot hold, a run's usage figures that are no
+ * numbers. {@link own} asks before it keeps anything of the event.
+ */
+function assertOwnWritable(event: AgentEvent, r: JsonObject): void {
+  if (typeof r.type === 'string' && r.type.startsWith(AISDK_DATA_PREFIX)) {
+    if (event.type !== 'unknown') assertCarriable(event, FORMAT);
+  } else if (event.type === 'run.end' && event.usage !== undefined)
+    assertUsageFigures(event.usage, 'run.end.usage', FORMAT);
 }
 
 /** A run's failure an `error` chunk carried by a later event said (its restated error). */
@@ -571,10 +585,19 @@ function foreign(w: Writer, event: AgentEvent): string {
     else reportLoss(w[LOSS], event, event.type, 'too many events before a run');
     return '';
   }
-  if (event.lane !== undefined) return ensureRun(w, event) + data(w, event);
-  // Refused before a step is opened, parts closed or a loss reported for it: refused after, it
-  // would take what was written for it down, and a later event's loss would go unsaid.
+  if (event.lane !== undefined) {
+    // A run's start or end on a lane with no run open opens the run for its data part: refused
+    // before that (data() checks it once the run is open).
+    if (!w[RUN_OPEN]) assertCarriable(event, FORMAT);
+    return ensureRun(w, event) + data(w, event);
+  }
+  // Refused before a run is opened, a step opened, parts closed or a loss reported for it:
+  // refused after, it would take what was written for it down, and a later event's loss would
+  // go unsaid.
   if (event.type === 'tool.start' || event.type === 'tool.end') assertCallWritable(event);
+  else if (event.type === 'run.end') assertFinishWritable(event);
+  else if (event.type === 'round.end' && event.usage !== undefined)
+    assertUsageFigures(event.usage, 'round.end.usage', FORMAT);
   // The table looked up by the type's own literal (any other type as it is: the same answer).
   const word = canonicalType(event.type);
   const carried = word !== undefined ? CARRIED[word] : CARRIED[event.type];
@@ -820,6 +843,18 @@ function start(w: Writer, event: AgentEvent): string {
   for (const e of waiting)
     out += e.lane !== undefined || (e.type === 'error' && !e.fatal) ? data(w, e) : content(w, e);
   return out;
+}
+
+/**
+ * Throws now what {@link finish} would throw for a run's end (its usage figures, its duration,
+ * which JSON.stringify would write as null): {@link foreign} asks before the run is opened or
+ * closed for it. The rounds' summed usage finish may write instead is checked by each round's
+ * end, before it is summed.
+ */
+function assertFinishWritable(event: AgentEventOf<'run.end'>): void {
+  if (event.status === 'incomplete' || event.status === 'cancelled') return;
+  if (event.usage !== undefined) assertUsageFigures(event.usage, 'run.end.usage', FORMAT);
+  if (event.durationMs !== undefined) finite(event.durationMs, 'run.end.durationMs');
 }
 
 function finish(w: Writer, event: AgentEventOf<'run.end'> | undefined): string {

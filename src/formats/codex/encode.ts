@@ -228,10 +228,19 @@ function writeEvent(w: Writer, event: AgentEvent): string {
     if (event.type === 'tool.start') openCall(w, event);
     return '';
   }
+  assertRecordWritable(event, codex);
   // A completed run's end whose total Codex cannot count is refused before the message held
-  // ahead of it is written (runEnd computes the total again, from the same state).
-  if (event.type === 'run.end' && event.status === 'completed')
-    completedTotal(w, event.usage ?? w[ROUND_USAGE] ?? {}, hintsOf(event), codex);
+  // ahead of it is written or its losses are reported; the total, made once, is runEnd's.
+  if (event.type === 'run.end') {
+    const hints = hintsOf(event);
+    const total =
+      event.status === 'completed'
+        ? completedTotal(w, event.usage ?? w[ROUND_USAGE] ?? {}, hints, codex)
+        : undefined;
+    checkLoss(w[LOSS], event, CARRIED_RUN_END);
+    const head = flush(w);
+    return head + runEnd(w, event, codex, hints, total);
+  }
   if (
     codex &&
     codexTemplates.enabled &&
@@ -258,6 +267,21 @@ function writeEvent(w: Writer, event: AgentEvent): string {
   return head + recordLine(w, event, codex);
 }
 
+/**
+ * Throws now what the record written after the held message (flush) would throw for `event`: a
+ * file change's changes, a Codex line's record, JSON cannot hold. Refused after, the held message
+ * was written and its item id taken for nothing, and a loss reported for the event (found by
+ * test/fuzz/refusal.test.ts).
+ */
+function assertRecordWritable(event: AgentEvent, codex: boolean): void {
+  if (event.type === 'file.change') {
+    // Codex's own `{path, kind}` strings (the template's) hold nothing to refuse: no walk.
+    if (!isPathKindList(event.changes))
+      assertEncodable(event.changes, 'file.change.changes', undefined, FORMAT);
+  } else if (event.type === 'unknown' && codex && isJsonObject(event.record))
+    assertEncodable(event.record, 'unknown.record', undefined, FORMAT);
+}
+
 function endWrite(w: Writer): string {
   return flush(w);
 }
@@ -269,6 +293,7 @@ const CARRIED_REASONING = CARRIED['reasoning.delta']!;
 const CARRIED_START = CARRIED['tool.start']!;
 const CARRIED_END = CARRIED['tool.end']!;
 const CARRIED_FILE = CARRIED['file.change']!;
+const CARRIED_RUN_END = CARRIED['run.end']!;
 
 /**
  * The template writes beside the general path: the frequent item lines of events decoded from
@@ -425,8 +450,7 @@ function recordLine(w: Writer, event: AgentEvent, codex: boolean): string {
       return keptLine('{"type":"turn.started"}', event);
     case 'round.end':
       return roundEnd(w, event);
-    case 'run.end':
-      return runEnd(w, event, codex);
+    // (A run's end is writeEvent's: its total is made before the held message is written.)
     case 'plan':
       return planLine(w, event);
     case 'file.change':
@@ -635,15 +659,21 @@ function roundEnd(w: Writer, event: AgentEventOf<'round.end'>): string {
   return text;
 }
 
-function runEnd(w: Writer, event: AgentEventOf<'run.end'>, codex: boolean): string {
-  const hints = hintsOf(event);
+/**
+ * A run's end; `total`, for a completed one, its thread's running total ({@link completedTotal}),
+ * made by writeEvent before the held message is written: a total Codex cannot count was refused
+ * before the run's end wrote or let go anything (its answer's item id, the run's texts, the
+ * rounds' usage), which the refusal took down with it (found by test/fuzz/refusal.test.ts).
+ */
+function runEnd(
+  w: Writer,
+  event: AgentEventOf<'run.end'>,
+  codex: boolean,
+  hints: CodexHints | undefined,
+  total: CodexUsageTotal | undefined,
+): string {
   const roundUsage = w[ROUND_USAGE];
   const usage = event.usage ?? roundUsage ?? {};
-  // A total Codex cannot count is refused first (writeEvent has refused it before the held
-  // message is written), before the run's end writes or lets go anything (its answer's item id,
-  // the run's texts, the rounds' usage), which the refusal took down with it (found by
-  // test/fuzz/refusal.test.ts).
-  const total = event.status === 'completed' ? completedTotal(w, usage, hints, codex) : undefined;
   let text = '';
   if (!codex && !w[TEXT_THIS_RUN] && event.answer !== undefined && event.answer !== '') {
     text = agentItem(w, 'agent_message', event.answer);

@@ -197,6 +197,9 @@ function writeEvent(w: Writer, event: AgentEvent): string {
   // back as the record's bare `pid: Invalid input`): refused before the losses are reported.
   if (event.type === 'session.start' && event.pid !== undefined)
     assertWireInteger(event.pid, 'session.start.pid', "highbar's hello.pid", HIGHBAR);
+  // And what its record would refuse, before a loss is reported for it or anything is kept or
+  // written (a run's open calls, its input).
+  assertRecordWritable(w, event);
   const carried = CARRIED[event.type];
   if (carried === undefined) {
     reportLoss(w[LOSS], event, event.type, 'highbar has no record for this event');
@@ -269,6 +272,52 @@ function writeEvent(w: Writer, event: AgentEvent): string {
     default:
       return '';
   }
+}
+
+/**
+ * Throws now what writing `event`'s record would throw ({@link pyDumps}, {@link time}: a value
+ * JSON cannot hold, a time that is no finite number), in the same words. A call's start is
+ * checked for what its record takes of it (its time, start and context), written at its end.
+ * Nothing to check for an event with no record (reported lost), a call's end whose name is
+ * unknown (not written, said) or a run's end a stopped stream implied (no turn).
+ */
+function assertRecordWritable(w: Writer, event: AgentEvent): void {
+  switch (event.type) {
+    case 'session.start':
+      assertEncodable(event.producer, 'producer', undefined, HIGHBAR);
+      assertEncodable(event.tools, 'tools', undefined, HIGHBAR);
+      break;
+    case 'tools.declare':
+      assertEncodable(event.tools, 'tools', undefined, HIGHBAR);
+      break;
+    case 'run.end':
+      if (event.status === 'incomplete' && event.provenance?.synthetic) return;
+      break;
+    case 'tool.start':
+      assertTime(event.startedAt, 'started_at');
+      break;
+    case 'tool.end':
+      if ((w[STARTS].get(event.call)?.name ?? event.name) === undefined) return;
+      assertEncodable(event.result, 'result', undefined, HIGHBAR);
+      // An ok call's error is written as null.
+      if (!event.ok) assertEncodable(event.error, 'error', undefined, HIGHBAR);
+      assertTime(event.startedAt, 'started_at');
+      assertTime(event.endedAt, 'ended_at');
+      break;
+    case 'unknown':
+      if (event.provenance === undefined || event.provenance.format === HIGHBAR)
+        assertEncodable(event.record, 'unknown.record', undefined, HIGHBAR);
+      return;
+    default:
+      return;
+  }
+  assertTime(event.ts, 'ts');
+  assertEncodable(event.context, 'context', undefined, HIGHBAR);
+}
+
+/** What {@link time} throws for a time JSON cannot hold. */
+function assertTime(ms: number | undefined, key: 'ts' | 'started_at' | 'ended_at'): void {
+  if (ms !== undefined && !Number.isFinite(ms)) assertEncodable(ms, key, undefined, HIGHBAR);
 }
 
 /** The `turn` record of a run's end (none for an end a stopped stream implied). */

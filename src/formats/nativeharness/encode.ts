@@ -397,6 +397,9 @@ function assertInteger(n: unknown, type: string, field: string): void {
 }
 
 function writeEvent(w: Writer, event: AgentEvent): string {
+  // A seq the envelope cannot take is refused before anything is reported, kept or written for
+  // the event (its losses, its hop, its call, the seqs of what conform writes before it).
+  if (event.seq !== undefined) assertSeqWritable(w, event, event.seq);
   // The frequent events, each type by a function of its own (`writeDelta` …): a stream's events
   // have one shape per type, and a field read in code that every type runs sees them all
   // (megamorphic); read in code of one type, it sees one. Each falls back to `writeGeneral` for
@@ -1170,14 +1173,49 @@ function assertSeq(seq: number, type: string): void {
     assertWireInteger(seq, `${type}.seq`, "nativeharness's seq", FORMAT, true);
 }
 
+/**
+ * Throws now what {@link nextSeq} would throw for the event's own `seq` once the write reaches its
+ * envelope: a seq the reader takes not, or one not above the last seq taken, counting the
+ * envelopes `conform` writes before the event's (the session's start, the turn's open calls'
+ * results). Nothing for an event that takes no seq of its own (written as nothing, or an unknown
+ * record, which takes its record's).
+ */
+function assertSeqWritable(w: Writer, event: AgentEvent, seq: number): void {
+  const type = event.type;
+  const p = event.provenance;
+  const own = p?.format === FORMAT;
+  if (
+    (own && p.synthetic === true) ||
+    type === 'unknown' ||
+    (type === 'run.end' && event.status === 'incomplete') ||
+    (CARRIED[type] === undefined && w[OPTIONS].extensions !== true)
+  )
+    return;
+  let before = 0;
+  if (w[OPTIONS].conform === true && !own) {
+    if (type === 'session.start') {
+      if (w[SESSION_CREATED]) return;
+    } else if (!w[SESSION_CREATED]) before++;
+    if (type === 'run.end') before += w[OPEN].size;
+    else if (type === 'tool.end' && !w[OPEN].has(event.call) && w[STALE]?.has(event.call) === true) return;
+  }
+  assertSeq(seq, type);
+  const last = w[LAST_SEQ];
+  // The last seq taken before the event's: the previous one, or the last of those conform
+  // writes first (each the one after).
+  const previous =
+    before === 0 ? last : (last === undefined ? (w[OPTIONS].startSeq ?? 1) : last + 1) + before - 1;
+  if (previous !== undefined && seq <= previous) fail(seqNotAbove(type, seq, previous));
+}
+
+function seqNotAbove(type: string, seq: number, previous: number): string {
+  return `${type}.seq: seq ${seq} is not above the previous seq ${previous}; seq must increase strictly`;
+}
+
 function nextSeq(w: Writer, seq: number | undefined, type: string): number {
   if (seq !== undefined) {
     assertSeq(seq, type);
-    if (w[LAST_SEQ] !== undefined && seq <= w[LAST_SEQ]) {
-      fail(
-        `${type}.seq: seq ${seq} is not above the previous seq ${w[LAST_SEQ]}; seq must increase strictly`,
-      );
-    }
+    if (w[LAST_SEQ] !== undefined && seq <= w[LAST_SEQ]) fail(seqNotAbove(type, seq, w[LAST_SEQ]));
   } else seq = w[LAST_SEQ] === undefined ? (w[OPTIONS].startSeq ?? 1) : w[LAST_SEQ] + 1;
   w[LAST_SEQ] = seq;
   return seq;
