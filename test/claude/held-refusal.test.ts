@@ -17,7 +17,7 @@ const ends: ReadonlyArray<[string, AgentEvent, RegExp]> = [
   [
     'an Infinity in its error',
     { type: 'tool.end', call: 'c', ok: false, error: { v: Number.POSITIVE_INFINITY } },
-    /tool_use_result\.v: Infinity/,
+    /tool\.end\.error\.v: Infinity/,
   ],
 ];
 

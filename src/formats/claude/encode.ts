@@ -1,7 +1,15 @@
 import { ownString, setBounded } from '../../bounded';
 import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
-import { assertEncodable, encodeJson, isJsonObject, type JsonObject, sameJson, setOwn } from '../../json';
+import {
+  assertEncodable,
+  encodeJson,
+  encodeJsonText,
+  isJsonObject,
+  type JsonObject,
+  sameJson,
+  setOwn,
+} from '../../json';
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { readString, textReader } from '../../text-reader';
@@ -699,6 +707,11 @@ function lost(event: AgentEvent, group: Group): boolean {
   }
   const hints = event.provenance?.hints as ClaudeHints | undefined;
   if (from === TOOL_END) {
+    // An error a line cannot say (it says one only for a failed call, as text): the end is
+    // written anew, where `toolEnd` writes the error or reports it lost.
+    const error = fields.error;
+    if (error !== undefined && error !== null && (fields.ok === true || typeof error !== 'string'))
+      return true;
     // A failed call's error is read from its line; a call's structured copy of its output is its
     // first result block's (`block` names another one).
     if (hints?.said?.ok === false) return fields.error === undefined;
@@ -918,6 +931,30 @@ function groupEdit(group: Group, seen: Seen): Edit {
     if (x === 'patch') edit = x;
   }
   return edit;
+}
+
+// A failed call's error as the text a reader takes back as its error: a text as it is, any other
+// value (`{ code, message }`, a number) as JSON text (a number JSON cannot hold is refused, not
+// written as `null`). A null error is none, as is a successful call's (`errorLost`).
+function failureText(e: AgentEventOf<'tool.end'>): string | undefined {
+  const error = e.error;
+  if (e.ok || error === undefined || error === null) return undefined;
+  return typeof error === 'string' ? error : encodeJsonText(error, 'tool.end.error', FORMAT);
+}
+
+// Why a call's error does not read back from its written line (`undefined`: it does). A reader
+// takes a failed call's error from its `tool_use_result` string, else from its block's text
+// (`content`), and no error for a call that succeeded.
+function errorLost(
+  e: AgentEventOf<'tool.end'>,
+  failure: string | undefined,
+  again: unknown,
+  content: string,
+): string | undefined {
+  if (e.error === undefined || e.error === null) return undefined;
+  if (e.ok) return 'claude reads an error only for a call that failed';
+  if (failure === (typeof again === 'string' ? again : content)) return undefined;
+  return "claude has no place for a failed call's error beside its text and its result";
 }
 
 // The CLI says a tool's output twice: in the tool_result block and at the top level
@@ -1639,10 +1676,11 @@ export class ClaudeEncoder implements Encoder {
   }
 
   private toolEnd(e: AgentEventOf<'tool.end'>): void {
-    // The value its record keeps, checked (as `push` checks the record) before an init is
-    // written, an id taken or the call let go for it: refused there, it left them behind.
-    const kept = e.result !== undefined ? e.result : e.ok ? undefined : e.error;
-    if (kept !== undefined) assertEncodable(kept, 'record.tool_use_result', 1000, FORMAT);
+    // The values its record keeps, checked (as `push` checks the record, where the result is a
+    // level down) before an init is written, an id taken or the call let go for it: refused
+    // there, it left them behind.
+    if (e.result !== undefined) assertEncodable(e.result, 'record.tool_use_result', 999, FORMAT);
+    const failure = failureText(e);
     this.ensureInit(e);
     this.unanswered.delete(e.call);
     const output = this.outputs.get(e.call);
@@ -1651,23 +1689,38 @@ export class ClaudeEncoder implements Encoder {
     if (content === undefined && output !== undefined) content = output;
     else if (output !== undefined)
       this.loss.report(e, 'tool.output', 'claude keeps only the result, not streamed output');
+    // A failed call's structured result takes the line's `tool_use_result`: its error is read
+    // from the block's text, which says the error when the call has no text of its own.
+    const structured = e.result !== undefined && typeof e.result !== 'string';
+    if (content === undefined && structured && failure !== undefined) content = failure;
     if (content === undefined && e.result !== undefined)
       content = typeof e.result === 'string' ? e.result : encodeJson(e.result, 'tool.end.result', FORMAT);
-    if (content === undefined && typeof e.error === 'string') content = e.error;
+    // (A successful call's text error as its text, as the writer always wrote it: read as no error.)
+    if (content === undefined) content = failure ?? (typeof e.error === 'string' ? e.error : undefined);
     const block: JsonObject = { tool_use_id: e.call, type: 'tool_result', content: content ?? '' };
     if (!e.ok) block.is_error = true;
     const record: JsonObject = { type: 'user', message: { role: 'user', content: [block] } };
     this.envelope(e, record);
     // A result that repeats what a redaction took out of the call's arguments is left out.
-    if (e.result !== undefined) {
-      if (!this.repeats(e.call, e.result)) record.tool_use_result = e.result;
-    } else if (!e.ok && e.error !== undefined && e.error !== content) record.tool_use_result = e.error;
+    if (e.result !== undefined && !this.repeats(e.call, e.result)) record.tool_use_result = e.result;
+    // A failed call's `tool_use_result` string is read as its error: the error goes there unless
+    // the text says it or a structured result holds the place (a text result is the block's text).
+    const again = record.tool_use_result;
+    if (
+      failure !== undefined &&
+      failure !== block.content &&
+      (again === undefined || again === block.content)
+    )
+      record.tool_use_result = failure;
     if (e.denied === true) record.tool_result_meta = [{ id: e.call, non_execution_kind: 'permission-rule' }];
     for (const field of ['exitCode', 'filesChanged', 'startedAt', 'endedAt'] as const)
       if (e[field] !== undefined)
         this.loss.report(e, `tool.end.${field}`, `claude has no place for ${field}`);
     if (e.lane !== undefined) this.closeLane(e.lane);
     this.push(record);
+    // After the push (its check may refuse the event, which then reports nothing).
+    const lost = errorLost(e, failure, record.tool_use_result, block.content as string);
+    if (lost !== undefined) this.loss.report(e, 'tool.end.error', lost);
   }
 
   private approval(e: AgentEventOf<'approval.request'>): void {
