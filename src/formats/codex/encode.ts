@@ -447,7 +447,8 @@ function recordLine(w: Writer, event: AgentEvent, codex: boolean): string {
       w[TEXT_THIS_ROUND] = false;
       w[ROUND_USAGE] = undefined;
       w[LAST_FATAL] = undefined;
-      return keptLine('{"type":"turn.started"}', event);
+      // (Keys Codex may add to the record, and their order, come back as the decoder kept them.)
+      return topLine('turn.started', [], event);
     case 'round.end':
       return roundEnd(w, event);
     // (A run's end is writeEvent's: its total is made before the held message is written.)
