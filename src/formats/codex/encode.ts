@@ -830,6 +830,7 @@ function planLine(w: Writer, event: AgentEventOf<'plan'>): string {
 }
 
 function todoItems(w: Writer, event: AgentEvent, items: readonly PlanItem[]): string {
+  const kept = keptEntries(event);
   let text = '[';
   for (let i = 0; i < items.length; i++) {
     const item = items[i]!;
@@ -840,9 +841,32 @@ function todoItems(w: Writer, event: AgentEvent, items: readonly PlanItem[]): st
         'plan.items.status',
         'a codex to-do entry is completed or not: in_progress is written as not completed',
       );
-    text += `${i === 0 ? '' : ','}{"text":${jsonString(item.text)},"completed":${item.status === 'completed'}}`;
+    const entry = `{"text":${jsonString(item.text)},"completed":${item.status === 'completed'}}`;
+    text += `${i === 0 ? '' : ','}${keptEntry(kept, i, item) ?? entry}`;
   }
   return `${text}]`;
+}
+
+// The to-do entries of the line the decoder kept (an entry with fields of its own makes it keep
+// the line), so that an entry that still says what the event says is written with its fields
+// and the line comes back byte for byte (`rawIfSame`).
+function keptEntries(event: AgentEvent): unknown[] | undefined {
+  const raw = fromCodex(event) ? hintsOf(event)?.raw : undefined;
+  if (raw === undefined) return undefined;
+  try {
+    const items = (JSON.parse(raw) as { item?: { items?: unknown } }).item?.items;
+    return Array.isArray(items) ? items : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function keptEntry(kept: unknown[] | undefined, i: number, item: PlanItem): string | undefined {
+  const entry = kept?.[i] as { text?: unknown; completed?: unknown } | undefined;
+  if (typeof entry !== 'object' || entry === null || entry.text !== item.text) return undefined;
+  if (entry.completed !== (item.status === 'completed')) return undefined;
+  // (Parsed from a line: JSON text again, whatever it holds.)
+  return JSON.stringify(entry);
 }
 
 function fileChange(w: Writer, event: AgentEventOf<'file.change'>): string {
