@@ -25,9 +25,36 @@ const ID = (prefix: string) =>
     { weight: 1, arbitrary: fc.constantFrom(...ODD_IDS) },
   );
 const maybe = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: undefined });
-const TEXT = fc.constantFrom('', 'a', 'hi there', '\n', '{"x":1}', 'é😀', '\ud800', '\u2028', '__proto__');
+const TEXT = fc.constantFrom(
+  '',
+  'a',
+  'hi there',
+  '\n',
+  '\r\n',
+  '{"x":1}',
+  'é😀',
+  '\ud800',
+  '\udc00a',
+  '\u2028',
+  '\ufeff',
+  '__proto__',
+);
 // Finite numbers at the edges: what a time or a count overflows, rounds or goes negative with.
-const EDGE = fc.constantFrom(-1, 0.5, 2 ** 53, 8.64e15, 8.64e15 + 1, 1e306, -1e306, Number.MAX_VALUE);
+const EDGE = fc.constantFrom(
+  -1,
+  -0,
+  0.5,
+  Number.MIN_VALUE,
+  2 ** 53,
+  2 ** 53 + 2,
+  8.64e15,
+  8.64e15 + 1,
+  -8.64e15 - 1,
+  1e306,
+  -1e306,
+  Number.MAX_VALUE,
+  -Number.MAX_VALUE,
+);
 const count = (max: number) =>
   fc.oneof({ weight: 9, arbitrary: fc.nat({ max }) }, { weight: 1, arbitrary: EDGE });
 const TS = fc.oneof(

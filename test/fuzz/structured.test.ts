@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import type { CheckingCodec, Codec } from '../../src/codec';
 import { convert } from '../../src/convert';
-import { type Diagnostic, FORMATS, isAgentwireError } from '../../src/diagnostics';
+import { type Diagnostic, FORMATS, type Format, isAgentwireError } from '../../src/diagnostics';
 import { codecFor } from '../../src/formats/index';
 import { type AgentEvent, validateEvent } from '../../src/model';
 import { AGENT_EVENT_TYPES, EVENT_CHECKS, isAgentEvent } from '../../src/model-guard';
@@ -14,16 +14,17 @@ import { viewAndTrace } from './views';
 
 // Structure-aware fuzzing of every format. Every record of every fixture (and of every reference
 // capture, when ../shared/captures is there) is read as JSON and mutated at the JSON level (a
-// value of another type, a key deleted, added or repeated, edge numbers, long strings, deep
-// nesting, a record's `type` swapped for another of its format, values moved between records,
-// records dropped, repeated, moved, the stream cut), so the inputs reach each format's mapping
-// code, not only its JSON parser (structured.ts makes them). Each mutated stream is decoded in
-// one chunk and in random chunks, in strict mode, checked (whole, and by the push checker in the
-// random chunks), converted to every other format (the output read back), and its events
-// rendered as a timeline and traced. The promise: nothing throws (strict mode: AgentwireError
-// only), every diagnostic and event is placed inside the input, every event is a well-formed
-// canonical event, the chunking changes nothing (for the decoder and the checker), and every
-// writer's output reads back without an error of its own.
+// value of another type, a key deleted, added or repeated, edge numbers, long strings, a line
+// filled to one byte short of the line bound, to it or one past it, deep nesting, a record's
+// `type` swapped for another of its format, values moved between records, a BOM, a lone CR, a tab
+// or a NUL around a record, records dropped, repeated, moved, the stream cut), so the inputs
+// reach each format's mapping code, not only its JSON parser (structured.ts makes them). Each
+// mutated stream is decoded in one chunk and in random chunks, in strict mode, checked (whole, and
+// by the push checker in the random chunks), converted to every format (every other's output read
+// back; its own writer's refusals placed too), and its events rendered as a timeline and traced. The promise: nothing throws (strict
+// mode: AgentwireError only), every diagnostic and event is placed inside the input, every event
+// is a well-formed canonical event, the chunking changes nothing (for the decoder and the
+// checker), and every writer's output reads back without an error of its own.
 // FUZZ_RUNS scales the case count (cases per format: FUZZ_RUNS / 8, at least 20).
 
 const RUNS = Math.max(20, Math.floor(FUZZ_RUNS / 8));
@@ -87,6 +88,12 @@ function decode(codec: AnyCodec, chunks: readonly Uint8Array[], options: Record<
   return { events, diagnostics };
 }
 
+// The writers whose conversion to their own format still breaks the promise (left for their owner;
+// the case that shows each is what a run with the entry removed prints). highbar: a tool line with
+// a time past a double's range (`"ended_at": 1e400`) refuses the call's end at its line, and the
+// call's start, held, again at the stream's end ("the end not written", placed nowhere).
+const SAME_OPEN: ReadonlySet<Format> = new Set<Format>(['highbar']);
+
 /** Every consumer of one mutated stream, and every promise about it. */
 function exercise(s: Stream, bytes: Uint8Array, cuts: number[]): void {
   const codec = codecFor(s.format) as AnyCodec;
@@ -118,7 +125,7 @@ function exercise(s: Stream, bytes: Uint8Array, cuts: number[]): void {
     ds.filter((d) => d.severity === 'error').map((d) => d.message);
   const inputErrors = errors(whole.diagnostics);
   for (const to of FORMATS) {
-    if (to === s.format) continue;
+    if (to === s.format && SAME_OPEN.has(to)) continue;
     const diagnostics: Diagnostic[] = [];
     const r = convert(bytes, {
       from: s.format,
@@ -144,6 +151,9 @@ function exercise(s: Stream, bytes: Uint8Array, cuts: number[]): void {
       const other = !mine && AGENT_EVENT_TYPES.some((t) => path!.startsWith(`${t}.`));
       expect(other, `convert to ${to}: ${m}`).toBe(false);
     }
+    // Its own format's writer writes the lines it keeps as they came, the bad ones too: what it
+    // wrote reads back with the input's errors, not none. Its refusals are placed (above).
+    if (to === s.format) continue;
     // What a writer writes reads back without an error, under bounds wide enough for what it
     // adds around a value already near the reader's (a 1 MB string in a 1 MiB line, a value
     // nested near the depth bound, carried one or two levels deeper).

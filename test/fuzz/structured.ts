@@ -245,6 +245,18 @@ const NUMBERS = [
   '1.5',
   '-2147483649',
   '1e-400',
+  // The edges of a double and of an exact integer, and texts JSON.stringify never writes (an
+  // exponent's capital E and plus sign, `-0.0`): a writer that writes the parsed value changes them.
+  '9007199254740992',
+  '5e-324',
+  '-1e308',
+  '1.7976931348623157e308',
+  '8640000000000001',
+  '1E+2',
+  '1e21',
+  '-0.0',
+  '0.1',
+  '4294967296',
 ];
 const STRINGS = [
   '""',
@@ -263,9 +275,22 @@ const STRINGS = [
   '"null"',
   '"{\\"a\\":1}"',
   '"[1,2"',
+  // The other lone surrogate, a pair, one before a plain character; U+2028 and a BOM written raw
+  // (JSON allows both unescaped) and escaped; a CR LF inside a value.
+  '"\\udc00"',
+  '"\\ud83d\\ude00"',
+  '"\\ud800A"',
+  '"\u2028"',
+  '"\\u2028"',
+  '"\ufeff"',
+  '"\\ufeffx"',
+  '"a\\r\\nb"',
 ];
 const KEYS = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'length', '', 'x'];
 const LONG = [100, 5000, 70_000, 1_000_000];
+/** The line bound every JSONL and SSE reader has by default (src/framing/lines.ts). */
+const LINE_CAP = 1024 * 1024;
+const utf8 = new TextEncoder();
 
 export type Op =
   | { op: 'retype'; at: number; to: number }
@@ -284,7 +309,8 @@ export type Op =
   | { op: 'drop' }
   | { op: 'repeat' }
   | { op: 'move'; to: number }
-  | { op: 'truncate' };
+  | { op: 'truncate' }
+  | { op: 'frame'; how: number };
 
 /** One mutation of a stream: which record, and what. */
 export interface Mutation {
@@ -322,6 +348,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ op: fc.constant('repeat' as const) }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('move' as const), to: n }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('truncate' as const) }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('frame' as const), how: n }) },
 );
 
 /** A few mutations. */
@@ -379,7 +406,22 @@ function pick<T>(xs: readonly T[], i: number): T | undefined {
   return xs.length === 0 ? undefined : xs[i % xs.length];
 }
 
-function mutateRecord(r: { json: Node; fields: string[] }, o: Op, pool: Pool): void {
+/**
+ * The string at `place` filled with ASCII so that the record's line is the line bound's size
+ * `over` bytes off (-1, 0 or 1): a line one byte short of the bound, at it, and one past it (the
+ * bound counts no terminator, so a CR LF stream's CR must not count either). False when the rest of
+ * the record is already longer.
+ */
+function fillToCap(place: Place, r: { json: Node }, framing: Framing, over: number): boolean {
+  replace(place, r, lit('""'));
+  const prefix = framing === 'sse' ? 'data: '.length : 0;
+  const fill = LINE_CAP + over - prefix - utf8.encode(write(r.json)).length;
+  if (fill < 0) return false;
+  replace(place, r, lit(`"${'a'.repeat(fill)}"`));
+  return true;
+}
+
+function mutateRecord(r: { json: Node; fields: string[] }, o: Op, pool: Pool, framing: Framing): void {
   if (!('at' in o)) return;
   const all = places(r.json);
   const place = all[o.at % all.length]!;
@@ -421,6 +463,11 @@ function mutateRecord(r: { json: Node; fields: string[] }, o: Op, pool: Pool): v
       return;
     case 'long': {
       const size = pick(LONG, o.size)!;
+      // Half the million-byte strings fill the record's line to the line bound instead (a
+      // nativeharness JSON array's elements have a bound four times that: no line bound there).
+      if (size === LONG.at(-1) && framing !== 'json' && (o.size >> 2) % 2 === 1) {
+        if (fillToCap(place, r, framing, ((o.size >> 3) % 3) - 1)) return;
+      }
       // Mostly ASCII, with characters that JSON escapes and multi-byte UTF-8 now and then: the 9
       // characters take 15 bytes written, so the string's text stays within `size` bytes.
       const chars = Math.floor((size * 9) / 15);
@@ -465,6 +512,31 @@ function mutateRecord(r: { json: Node; fields: string[] }, o: Op, pool: Pool): v
   }
 }
 
+/**
+ * A record's text with what its framing does not expect around it: a BOM before it (content
+ * anywhere but at byte 0), a line that ends in a lone CR (SSE: every line of the event; JSONL: a CR
+ * before the LF, one CR LF line in an LF stream, or a CR CR LF in a CR LF one), a tab before or
+ * after it, or a NUL after it. The record becomes raw text, kept as is by later mutations.
+ */
+function framed(r: Rec, framing: Framing, how: number): Rec {
+  const json = 'raw' in r ? undefined : write(r.json);
+  const fields = 'raw' in r ? [] : r.fields;
+  const around = [
+    (t: string) => `\ufeff${t}`,
+    (t: string) => `${t}\r`,
+    (t: string) => `\t${t}\t`,
+    (t: string) => `${t}\u0000`,
+  ][how % 4]!;
+  if (framing === 'sse') {
+    if (json === undefined) return r;
+    // A lone CR ends each line of the event, as the SSE grammar allows, the last one's just
+    // before the stream's own LF (a CR LF, one terminator however the chunks cut it).
+    if (how % 4 === 1) return { raw: `${[...fields, `data: ${json}`].join('\r')}\r` };
+    return { raw: [...fields, `data: ${around(json)}`].join('\n') };
+  }
+  return { raw: around(json ?? (r as { raw: string }).raw) };
+}
+
 /** Applies `ms` to a copy of `s`; returns the copy and where to cut its last record (or undefined). */
 export function mutate(
   s: Stream,
@@ -491,7 +563,8 @@ export function mutate(
       cut = m.record % 2 === 0 ? undefined : ((m.record >> 1) % 97) / 97;
     } else {
       const r = records[i]!;
-      if ('json' in r) mutateRecord(r, o, pool);
+      if (o.op === 'frame') records[i] = framed(r, s.framing, o.how);
+      else if ('json' in r) mutateRecord(r, o, pool, s.framing);
     }
   }
   return { stream: { ...s, records }, cut };
