@@ -1,4 +1,5 @@
 import { expect, test } from 'vitest';
+import { convert } from '../../src/convert';
 import type { Diagnostic } from '../../src/diagnostics';
 import { highbar } from '../../src/formats/highbar/index';
 import type { AgentEvent } from '../../src/model';
@@ -49,3 +50,25 @@ test("a refused tool.end leaves its call's start to be written", () => {
   const { text } = expectRefusedAlone(write, stream, refused, /result\.v: a BigInt/);
   expect(text).toContain('"fn": "n"');
 });
+
+// Found by test/fuzz/convert.test.ts (a damaged fixture: `"ended_at": 1795988625.5e36683`): a
+// tool line whose time JSON cannot hold (kept as written, `invalid`) gave a start and an end; the
+// end was refused at its line, and the start, held, was refused again at the stream's end, where
+// no line says which call it was. The start is refused at its own line now.
+test.each(['ts', 'started_at', 'ended_at'])(
+  'a call whose kept %s JSON cannot hold is refused at its line',
+  (key) => {
+    let line =
+      '{"v": 1, "ts": 1795988625.5, "type": "tool", "fn": "get_order", "args": {}, "result": 1, "error": null, "started_at": 1795988625.5, "ended_at": 1795988625.5}';
+    line = line.replace(`"${key}": 1795988625.5`, `"${key}": 1e400`);
+    const r = convert(`${line}\n`, { from: 'highbar', to: 'highbar' });
+    const refusals = r.diagnostics.filter((d) => d.code === 'unencodable');
+    expect(refusals.map((d) => [d.line, d.message.split(':')[0]])).toEqual([
+      [1, 'line 1 (byte 0)'],
+      [1, 'line 1 (byte 0)'],
+    ]);
+    expect(refusals.map((d) => d.message.includes('tool.start not written'))).toEqual([true, false]);
+    // Nothing is said at the stream's end, and nothing without a line.
+    expect(r.diagnostics.filter((d) => d.line === undefined)).toEqual([]);
+  },
+);

@@ -295,6 +295,7 @@ function assertRecordWritable(w: Writer, event: AgentEvent): void {
       break;
     case 'tool.start':
       assertTime(event.startedAt, 'started_at');
+      assertKeptTimesWritable(event);
       break;
     case 'tool.end':
       if ((w[STARTS].get(event.call)?.name ?? event.name) === undefined) return;
@@ -314,6 +315,19 @@ function assertRecordWritable(w: Writer, event: AgentEvent): void {
   assertTime(event.ts, 'ts');
   assertEncodable(event.context, 'context', undefined, HIGHBAR);
 }
+
+// A highbar call's start carries its record's hints, and a call still open at the stream's end is
+// written from them (`flushOpenCalls`): a time the decoder kept as written (`invalid`, e.g.
+// `1e400`) that JSON cannot hold is refused with the start, at its line, where it would otherwise
+// be refused at the end, where no line says which call it was (its end is refused for it too).
+function assertKeptTimesWritable(event: AgentEventOf<'tool.start'>): void {
+  const invalid = (highbarProvenance(event)?.hints as HighbarHints | undefined)?.invalid;
+  if (invalid === undefined) return;
+  for (const key of KEPT_TIMES)
+    if (Object.hasOwn(invalid, key)) assertEncodable(invalid[key], key, undefined, HIGHBAR);
+}
+
+const KEPT_TIMES = ['ts', 'started_at', 'ended_at'] as const;
 
 /** What {@link time} throws for a time JSON cannot hold. */
 function assertTime(ms: number | undefined, key: 'ts' | 'started_at' | 'ended_at'): void {
