@@ -942,6 +942,49 @@ function failureText(e: AgentEventOf<'tool.end'>): string | undefined {
   return typeof error === 'string' ? error : encodeJsonText(error, 'tool.end.error', FORMAT);
 }
 
+// A compaction's `compact_metadata`: the counts before and after, derived from what it freed.
+function compactMetadata(e: AgentEventOf<'compaction.end'>): JsonObject {
+  const meta: JsonObject = { trigger: e.trigger ?? 'auto' };
+  const before =
+    e.tokensBefore ?? (e.tokensFreed !== undefined ? e.tokensFreed + (e.tokensAfter ?? 0) : undefined);
+  meta.pre_tokens = before ?? 0;
+  const after = e.tokensAfter ?? (e.tokensFreed !== undefined ? 0 : undefined);
+  if (after !== undefined) meta.post_tokens = after;
+  return meta;
+}
+
+// A notice's record without its envelope (`undefined`: Claude has none for its kind).
+function noticeRecord(e: AgentEventOf<'notice'>): JsonObject | undefined {
+  const data = e.data ?? {};
+  switch (e.kind) {
+    case 'rate_limit':
+      return { type: 'rate_limit_event', rate_limit_info: data };
+    case 'retry': {
+      const record: JsonObject = { type: 'system', subtype: 'api_retry', ...data };
+      record.subtype = 'api_retry';
+      return record;
+    }
+    case 'hook': {
+      const record: JsonObject = { type: 'system', subtype: 'hook_response', ...data };
+      if (e.message !== undefined && record.hook_name === undefined) record.hook_name = e.message;
+      return record;
+    }
+    case 'thinking_tokens': {
+      const record: JsonObject = { type: 'system', subtype: 'thinking_tokens', ...data };
+      record.subtype = 'thinking_tokens';
+      return record;
+    }
+    case 'background_tasks':
+      return {
+        type: 'system',
+        subtype: 'background_tasks_changed',
+        tasks: Array.isArray(data.tasks) ? data.tasks : [],
+      };
+    default:
+      return undefined;
+  }
+}
+
 // Why a call's error does not read back from its written line (`undefined`: it does). A reader
 // takes a failed call's error from its `tool_use_result` string, else from its block's text
 // (`content`), and no error for a call that succeeded.
@@ -1369,6 +1412,7 @@ export class ClaudeEncoder implements Encoder {
   }
 
   private modelEvent(event: AgentEvent): void {
+    this.assertWritable(event);
     const carried = CARRIED[event.type];
     if (carried === undefined) {
       this.loss.report(event, event.type, 'claude has no record for it');
@@ -1391,6 +1435,8 @@ export class ClaudeEncoder implements Encoder {
       return this.releaseHeld();
     }
     if (event.type === 'run.end') {
+      // Refused before the events that waited are let go for it (they wait for the next run).
+      this.assertWritable(event);
       let out = '';
       if (this.held.length > 0) {
         this.inRun = true;
@@ -1409,6 +1455,55 @@ export class ClaudeEncoder implements Encoder {
     if (this.held.length < MAX_HELD) this.held.push(event);
     else this.loss.report(event, event.type, 'too many events outside a run');
     return '';
+  }
+
+  /**
+   * Throws now what writing the event's record would throw (the same words: the record's own
+   * paths), before the event reports a loss, writes an init, takes an id, ends a message, answers
+   * a call or lets held events go: refused in the middle, it would have left them behind. A
+   * round's usage is kept on its message until the message is written, and a refusal there would
+   * take down a later event's write (every line of the message, and the run's result).
+   */
+  private assertWritable(e: AgentEvent): void {
+    switch (e.type) {
+      case 'tool.start':
+        // Arguments streamed instead are parsed JSON (`toolStart` checks them).
+        if (isJsonObject(e.args)) assertEncodable(e.args, 'tool.start.args', 1000, FORMAT);
+        return;
+      case 'tool.end':
+        if (e.result !== undefined) assertEncodable(e.result, 'record.tool_use_result', 999, FORMAT);
+        failureText(e);
+        return;
+      case 'tool.liveness':
+        assertEncodable(e.elapsedMs / 1000, 'record.elapsed_time_seconds', 999, FORMAT);
+        return;
+      case 'compaction.end':
+        assertEncodable(compactMetadata(e), 'record.compact_metadata', 999, FORMAT);
+        return;
+      case 'approval.request':
+        assertEncodable(e.args ?? {}, 'record.request.input', 998, FORMAT);
+        return;
+      case 'notice': {
+        const record = noticeRecord(e);
+        if (record !== undefined) assertEncodable(record, 'record', 1000, FORMAT);
+        return;
+      }
+      case 'round.end':
+        if (e.usage !== undefined && (e.message !== '' || this.open.has(e.lane ?? '')))
+          assertEncodable(usageToClaude(e.usage), 'record.message.usage', 998, FORMAT);
+        return;
+      case 'usage':
+        // A call's usage is kept for its message's lines (the others are reported lost).
+        if (e.usage.scope === 'call')
+          assertEncodable(usageToClaude(e.usage), 'record.message.usage', 998, FORMAT);
+        return;
+      case 'run.end':
+        if (e.status !== 'incomplete')
+          assertEncodable(this.result(e, e.usage ?? this.writtenUsage(), '', ''), 'record', 1000, FORMAT);
+        return;
+      default:
+        return;
+    }
   }
 
   private releaseHeld(): string {
@@ -1623,7 +1718,8 @@ export class ClaudeEncoder implements Encoder {
     // JSON cannot hold (an Infinity) are refused now, as this event's refusal, before anything
     // is kept of it. Refused there, the refusal would take a later event's write, or the end's
     // whole output, down with it.
-    if (isJsonObject(input)) assertEncodable(input, 'tool.start.args', 1000, FORMAT);
+    // (The event's own arguments are checked before its losses are said: `assertWritable`.)
+    if (input !== e.args && isJsonObject(input)) assertEncodable(input, 'tool.start.args', 1000, FORMAT);
     this.noteArgs(e);
     const m = this.message(e);
     // Names are looked up for the calls a question or a liveness report names: recent ones.
@@ -1676,10 +1772,8 @@ export class ClaudeEncoder implements Encoder {
   }
 
   private toolEnd(e: AgentEventOf<'tool.end'>): void {
-    // The values its record keeps, checked (as `push` checks the record, where the result is a
-    // level down) before an init is written, an id taken or the call let go for it: refused
-    // there, it left them behind.
-    if (e.result !== undefined) assertEncodable(e.result, 'record.tool_use_result', 999, FORMAT);
+    // Its result was checked (as `push` checks the record, where the result is a level down)
+    // before an init is written, an id taken or the call let go for it: `assertWritable`.
     const failure = failureText(e);
     this.ensureInit(e);
     this.unanswered.delete(e.call);
@@ -1735,34 +1829,10 @@ export class ClaudeEncoder implements Encoder {
   }
 
   private notice(e: AgentEventOf<'notice'>): void {
-    const data = e.data ?? {};
-    let record: JsonObject | undefined;
-    switch (e.kind) {
-      case 'rate_limit':
-        record = { type: 'rate_limit_event', rate_limit_info: data };
-        break;
-      case 'retry':
-        record = { type: 'system', subtype: 'api_retry', ...data };
-        record.subtype = 'api_retry';
-        break;
-      case 'hook':
-        record = { type: 'system', subtype: 'hook_response', ...data };
-        if (e.message !== undefined && record.hook_name === undefined) record.hook_name = e.message;
-        break;
-      case 'thinking_tokens':
-        record = { type: 'system', subtype: 'thinking_tokens', ...data };
-        record.subtype = 'thinking_tokens';
-        break;
-      case 'background_tasks':
-        record = {
-          type: 'system',
-          subtype: 'background_tasks_changed',
-          tasks: Array.isArray(data.tasks) ? data.tasks : [],
-        };
-        break;
-      default:
-        this.loss.report(e, 'notice', `claude has no record for a ${e.kind} notice`);
-        return;
+    const record = noticeRecord(e);
+    if (record === undefined) {
+      this.loss.report(e, 'notice', `claude has no record for a ${e.kind} notice`);
+      return;
     }
     this.push(this.envelope(e, record, false));
   }
@@ -1810,12 +1880,7 @@ export class ClaudeEncoder implements Encoder {
   }
 
   private compactionEnd(e: AgentEventOf<'compaction.end'>): void {
-    const meta: JsonObject = { trigger: e.trigger ?? 'auto' };
-    const before =
-      e.tokensBefore ?? (e.tokensFreed !== undefined ? e.tokensFreed + (e.tokensAfter ?? 0) : undefined);
-    meta.pre_tokens = before ?? 0;
-    const after = e.tokensAfter ?? (e.tokensFreed !== undefined ? 0 : undefined);
-    if (after !== undefined) meta.post_tokens = after;
+    const meta = compactMetadata(e);
     this.push(
       this.envelope(e, { type: 'system', subtype: 'compact_boundary', compact_metadata: meta }, false),
     );
@@ -1901,6 +1966,26 @@ export class ClaudeEncoder implements Encoder {
       this.push(record);
     }
     this.unanswered.clear();
+    // The run's total, or (when its end has none) the sum of what its lines said.
+    const usage: Usage = e.usage ?? this.writtenUsage();
+    this.newRun();
+    const session = this.sessionId(e);
+    // A result always states a cost: 0 for a source that has none says what it does not know.
+    if (usage.costUsd === undefined)
+      this.loss.report(
+        e,
+        'run.end.usage.costUsd',
+        'claude writes total_cost_usd always: 0 for a cost not known',
+      );
+    this.push(this.result(e, usage, session, this.id()));
+    this.needInit = true;
+  }
+
+  /**
+   * A run's `result` record, with `usage` its total; `session` and `uuid` as given (blank for
+   * `assertWritable`, which checks the record before its ids are taken: the same shape).
+   */
+  private result(e: AgentEventOf<'run.end'>, usage: Usage, session: string, uuid: string): JsonObject {
     const reason = e.reason;
     const isSubtype = reason !== undefined && (RESULT_SUBTYPES as readonly string[]).includes(reason);
     let subtype: string;
@@ -1913,9 +1998,6 @@ export class ClaudeEncoder implements Encoder {
       subtype = 'success'; // the model-not-found shape: is_error says it failed
       terminal = reason;
     } else subtype = 'error_during_execution';
-    // The run's total, or (when its end has none) the sum of what its lines said.
-    const usage: Usage = e.usage ?? this.writtenUsage();
-    this.newRun();
     const record: JsonObject = {
       type: 'result',
       subtype,
@@ -1927,24 +2009,16 @@ export class ClaudeEncoder implements Encoder {
     if (e.answer !== undefined) record.result = e.answer;
     Object.assign(record, {
       stop_reason: e.stopReason ?? null,
-      session_id: this.sessionId(e),
+      session_id: session,
       total_cost_usd: usage.costUsd ?? 0,
       usage: usageToClaude(usage),
     });
-    // A result always states a cost: 0 for a source that has none says what it does not know.
-    if (usage.costUsd === undefined)
-      this.loss.report(
-        e,
-        'run.end.usage.costUsd',
-        'claude writes total_cost_usd always: 0 for a cost not known',
-      );
     if (usage.byModel !== undefined) record.modelUsage = byModelToClaude(usage.byModel);
     record.permission_denials = [];
     if (terminal !== undefined) record.terminal_reason = terminal;
     if (e.error !== undefined) record.errors = [e.error];
-    record.uuid = this.id();
-    this.push(record);
-    this.needInit = true;
+    record.uuid = uuid;
+    return record;
   }
 
   /** The usage the run's main-agent lines carry, summed: what a reader totals for the run. */
