@@ -10,7 +10,9 @@ import { writeRefusing } from './refused-writes';
 // writer reported the event's losses (a workspace) before it refused it, opened a step or a call
 // for an event then refused for its round or metadata, closed a run's parts for a run's end then
 // refused for its metadata, and let an event waiting for a run with a round JSON cannot hold take
-// that run's start down with it.
+// that run's start down with it. The Copilot writer reported a refused event's losses, released
+// the run's start it held and lost it, opened a turn (a round of NaN), took a figure's key,
+// counted it and wrote the open message and snapshots before it refused a count JSON cannot hold.
 
 /** `events` through a new `format` writer as a conversion writes them: bytes, refusals, diagnostics. */
 function written(format: Format, events: readonly AgentEvent[]) {
@@ -87,6 +89,71 @@ describe('AG-UI: a refused event says, opens and closes nothing', () => {
         { type: 'run.end', status: 'completed' },
       ];
       expectRefusedFirst('ag-ui', stream, bad, /NaN is not a finite number/);
+    }
+  });
+});
+
+describe('Copilot: a refused event says, writes and counts nothing', () => {
+  test("a run's first event refused for its count does not take the held run's start down", () => {
+    const bad = { type: 'compaction.end', tokensFreed: Number.POSITIVE_INFINITY } as AgentEvent;
+    const stream: AgentEvent[] = [
+      { type: 'run.start', input: 'go' },
+      bad,
+      { type: 'text.delta', text: 'hi' },
+      { type: 'run.end', status: 'completed' },
+    ];
+    expectRefusedFirst('copilot', stream, bad, /compaction\.end\.tokensFreed: Infinity/);
+  });
+
+  test('a figure refused for its count takes no key: the next figure of its key is written', () => {
+    const bad: AgentEvent = { type: 'usage', usage: { input: Number.NaN, key: 'k' }, round: 1 };
+    const stream: AgentEvent[] = [
+      { type: 'run.start' },
+      bad,
+      { type: 'usage', usage: { input: 3, output: 4, key: 'k' } },
+      { type: 'run.end', status: 'completed', usage: { input: 5, output: 4 } },
+    ];
+    expectRefusedFirst('copilot', stream, bad, /usage\.input: NaN/);
+  });
+
+  test("a round's end refused for its figure ends no message and no turn", () => {
+    const bad: AgentEvent = { type: 'round.end', message: 'm', usage: { input: 1, output: Number.NaN } };
+    const stream: AgentEvent[] = [
+      { type: 'run.start' },
+      { type: 'text.delta', text: 'hel', message: 'm' },
+      bad,
+      { type: 'text.delta', text: 'lo', message: 'm' },
+      { type: 'round.end', message: 'm', usage: { input: 1, output: 2 } },
+      { type: 'run.end', status: 'completed' },
+    ];
+    expectRefusedFirst('copilot', stream, bad, /usage\.output: NaN/);
+  });
+
+  test("a run's end refused for its total writes no open message and no snapshot", () => {
+    const bad: AgentEvent = { type: 'run.end', status: 'completed', usage: { input: 1, output: Number.NaN } };
+    const stream: AgentEvent[] = [
+      { type: 'run.start' },
+      { type: 'text.delta', text: 'hi', message: 'm' },
+      { type: 'usage', usage: { input: 1, output: 1, key: 'k', final: false } },
+      bad,
+      { type: 'run.end', status: 'completed', usage: { input: 2, output: 2 } },
+    ];
+    expectRefusedFirst('copilot', stream, bad, /run\.end\.usage\.output: NaN/);
+  });
+
+  test('a round JSON cannot hold opens no turn, and a refused call reports no loss', () => {
+    for (const bad of [
+      { type: 'text.delta', text: 'x', round: Number.NaN },
+      { type: 'tool.start', call: 'c', name: 'n', args: { v: Number.NaN }, workspace: 'w' },
+    ] as AgentEvent[]) {
+      const stream: AgentEvent[] = [
+        { type: 'run.start' },
+        bad,
+        { type: 'text.delta', text: 'hi', workspace: 'w' },
+        { type: 'round.end', message: 'm' },
+        { type: 'run.end', status: 'completed' },
+      ];
+      expectRefusedFirst('copilot', stream, bad, /NaN is not a finite number/);
     }
   });
 });
