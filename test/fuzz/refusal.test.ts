@@ -236,16 +236,14 @@ const WRITERS = FORMATS.filter((f) => OPEN[f] === undefined);
 // into the run's total and the run's end, a clean event, was refused for it; it is left out of
 // the total now, said.)
 const OPEN_NUMBERS: Partial<Record<Format, readonly AgentEvent['type'][]>> = {
-  'ag-ui': ['run.end', 'text.delta', 'tool.start'],
   amp: ['round.end', 'run.end', 'usage'],
-  copilot: ['compaction.end', 'round.end', 'run.end', 'text.delta', 'usage'],
   cursor: ['round.end', 'run.end', 'tool.end', 'tool.start'],
   opencode: ['round.end', 'run.end'],
 };
 // The writers that still report a refused event's own losses (a field they have no place for)
 // before they refuse it, or use up a later event's report so (round thirty-one made that a
 // failure; these are left for the next): the old promise for them, and no lossy insertion.
-const LOSS_FIRST: ReadonlySet<Format> = new Set<Format>(['ag-ui', 'amp', 'copilot', 'cursor']);
+const LOSS_FIRST: ReadonlySet<Format> = new Set<Format>(['amp', 'cursor']);
 
 /** True when the case is one OPEN_NUMBERS or LOSS_FIRST skips. */
 const skipped = (to: Format, insert: Insert) =>

@@ -738,13 +738,15 @@ function argsOf(text: string): JsonObject | undefined {
 // ---- events from another format ----
 
 function foreign(w: Writer, event: AgentEvent): string {
+  // Refused before anything is said or changed for it (round thirty-one): its losses, a run or
+  // step opened, a run's open parts closed, an id taken.
+  const waits = !w[RUN_OPEN] && event.type !== 'run.start' && event.type !== 'run.end';
+  assertForeignWritable(w, event, waits);
   const carried = CARRIED[event.type];
   if (carried !== undefined) checkLoss(w[LOSS], event, carried);
   // Outside a run every event waits for the next `RUN_STARTED` (AG-UI has no event outside a
   // run, and a made-up run would read back as one the source never had).
-  if (!w[RUN_OPEN] && event.type !== 'run.start' && event.type !== 'run.end') {
-    // Refused now if at all: refused at the run's start, it would take the start down with it.
-    assertCarriable(event, FORMAT);
+  if (waits) {
     if (w[RUNS] > 0 && (event.type === 'approval.resolve' || event.type === 'question.answer')) {
       w[RESUME].push(resumeEntry(event));
       return '';
@@ -772,6 +774,100 @@ function foreign(w: Writer, event: AgentEvent): string {
   }
   if (!w[RUN_OPEN]) out += startRun(w, event);
   return out + content(w, event);
+}
+
+/**
+ * Throws now what writing another format's `event` would throw further on, with the same words,
+ * in the order its write would meet them: an event waiting for a run is checked whole (refused
+ * at the run's start, it would take the start down with it), a round JSON cannot hold where a
+ * step is opened for it, a call's arguments and metadata, a round's or run's end's metadata, a
+ * carried value. `waits`: the event waits for the next run.
+ */
+function assertForeignWritable(w: Writer, event: AgentEvent, waits: boolean): void {
+  if (waits) assertCarriable(event, FORMAT);
+  switch (event.type) {
+    case 'tool.start':
+      if (waits || !w[CALLS].has(event.call)) callArgs(event);
+      assertRound(w, event);
+      assertEncodable(callStartMeta(event), 'TOOL_CALL_END.metadata', undefined, FORMAT);
+      return;
+    case 'tool.end':
+      callEndMeta(event);
+      callEndContent(event);
+      return;
+    case 'round.end':
+      assertRound(w, event);
+      assertEncodable(roundEndMeta(event, usageOf(event.usage)), 'STEP_FINISHED.metadata', undefined, FORMAT);
+      return;
+    case 'run.end':
+      if (
+        event.status === 'incomplete' &&
+        (!w[RUN_OPEN] || (event.provenance?.synthetic && w[PENDING].length === 0))
+      )
+        return;
+      assertEncodable(
+        runMeta(event),
+        event.status === 'failed' ? 'RUN_ERROR.metadata' : 'RUN_FINISHED.metadata',
+        undefined,
+        FORMAT,
+      );
+      return;
+    case 'unknown':
+      assertEncodable(event.record, 'unknown.record', undefined, FORMAT);
+      return;
+    case 'round.start':
+    case 'message.start':
+    case 'text.delta':
+    case 'reasoning.delta':
+    case 'tool.args.delta':
+      assertRound(w, event);
+      return;
+    case 'message.end':
+    case 'child.start':
+    case 'child.end':
+    case 'run.start':
+      return;
+    case 'error':
+      if (event.fatal) return;
+      break;
+    default:
+      break;
+  }
+  // Written in a CUSTOM event (custom): its values whole.
+  if (!waits) assertCustomWritable(event);
+}
+
+/** A CUSTOM event's value, checked as {@link custom} writes it. */
+function assertCustomWritable(event: AgentEvent): void {
+  const value = carriedValue(event);
+  for (const k of Object.keys(value)) assertEncodable(value[k], `${event.type}.${k}`, undefined, FORMAT);
+}
+
+/** A round JSON cannot hold, refused where the event's write opens a step for it (openStep). */
+function assertRound(w: Writer, event: AgentEvent): void {
+  const round = event.round;
+  if (round === undefined || Number.isFinite(round) || !opensStep(w, event)) return;
+  stepNameOf(round);
+}
+
+/** True when writing `event` opens a step named by its round (a round it says, not the open one's). */
+function opensStep(w: Writer, event: AgentEvent): boolean {
+  const lane = event.lane;
+  switch (event.type) {
+    case 'round.start':
+      return true;
+    case 'round.end':
+      return lane === undefined || !w[STEP].has(lane);
+    case 'text.delta':
+      return lane === undefined && !(event.text === '' && !w[TEXT].has(''));
+    case 'message.start':
+    case 'reasoning.delta':
+    case 'tool.args.delta':
+    case 'tool.start':
+      return lane === undefined;
+    default:
+      return false;
+  }
 }
 
 function content(w: Writer, event: AgentEvent): string {
@@ -814,14 +910,10 @@ function laneContent(w: Writer, event: AgentEvent, out: string): string {
         const spelled = roundMetaJson(event);
         if (spelled !== undefined) return out + closeStep(w, lane, event, spelled);
       }
-      const meta: JsonObject = {};
-      if (event.stopReason !== undefined) meta.stopReason = event.stopReason;
       const usage = usageOf(event.usage);
-      if (usage !== undefined) meta.usage = usage;
-      if (usage !== undefined && event.usage?.costUsd !== undefined) meta.costUsd = event.usage.costUsd;
-      else if (usage === undefined && event.usage !== undefined && !isZeroUsage(event.usage))
+      const meta = roundEndMeta(event, usage);
+      if (usage === undefined && event.usage !== undefined && !isZeroUsage(event.usage))
         reportLoss(w[LOSS], event, 'round.end.usage', 'not whole token counts');
-      if (event.model !== undefined) meta.model = event.model;
       return out + closeStep(w, lane, event, meta, roundMetaPlain(meta, usage));
     }
     case 'message.start':
@@ -901,7 +993,7 @@ function custom(w: Writer, event: AgentEvent): string {
     return emitHead(w, event, 'CUSTOM', head);
   }
   const value = carriedValue(event);
-  for (const k of Object.keys(value)) assertEncodable(value[k], `${event.type}.${k}`, undefined, FORMAT);
+  assertCustomWritable(event);
   return emit(w, event, 'CUSTOM', { name: `${CARRY_PREFIX}${event.type}`, value });
 }
 
@@ -1280,6 +1372,16 @@ function roundMetaJson(event: AgentEventOf<'round.end'>): string | undefined {
   return json === '' ? '' : json.slice(1);
 }
 
+/** A round end's `STEP_FINISHED` metadata, `usage` its {@link usageOf}: the general path's object. */
+function roundEndMeta(event: AgentEventOf<'round.end'>, usage: JsonObject[] | undefined): JsonObject {
+  const meta: JsonObject = {};
+  if (event.stopReason !== undefined) meta.stopReason = event.stopReason;
+  if (usage !== undefined) meta.usage = usage;
+  if (usage !== undefined && event.usage?.costUsd !== undefined) meta.costUsd = event.usage.costUsd;
+  if (event.model !== undefined) meta.model = event.model;
+  return meta;
+}
+
 /**
  * True when a round end's metadata (`stopReason`, `usage`, `costUsd`, `model`) can skip
  * `assertEncodable`'s walk: its values are plain primitives, and each entry of `usage` (fresh
@@ -1425,6 +1527,17 @@ function toolStart(w: Writer, event: AgentEventOf<'tool.start'>, args: unknown):
         )
       );
   }
+  const meta = callStartMeta(event);
+  if (head)
+    return (
+      out +
+      emitHead(w, event, 'TOOL_CALL_END', `{"type":"TOOL_CALL_END","toolCallId":${jsonString(call)}`, meta)
+    );
+  return out + emit(w, event, 'TOOL_CALL_END', { toolCallId: call }, meta);
+}
+
+/** A call start's `TOOL_CALL_END` metadata, built as an object. */
+function callStartMeta(event: AgentEventOf<'tool.start'>): JsonObject {
   // The metadata's fields named one by one (not a loop over their names: a keyed read of each).
   const meta: JsonObject = {};
   if (event.kind !== undefined) meta.kind = event.kind;
@@ -1432,12 +1545,7 @@ function toolStart(w: Writer, event: AgentEventOf<'tool.start'>, args: unknown):
   if (event.argsSummary !== undefined) meta.argsSummary = event.argsSummary;
   if (event.command !== undefined) meta.command = event.command;
   if (event.startedAt !== undefined) meta.startedAt = event.startedAt;
-  if (head)
-    return (
-      out +
-      emitHead(w, event, 'TOOL_CALL_END', `{"type":"TOOL_CALL_END","toolCallId":${jsonString(call)}`, meta)
-    );
-  return out + emit(w, event, 'TOOL_CALL_END', { toolCallId: call }, meta);
+  return meta;
 }
 
 /**

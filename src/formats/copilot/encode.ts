@@ -386,6 +386,7 @@ function writeEvent(w: Writer, event: AgentEvent): string {
   // Checked here, once, whatever goes first: a held event, for one (see `heldFirst`).
   const type = event.type;
   if (type === 'approval.request' || type === 'question.answer') assertValuesWritable(event);
+  assertWritable(w, event);
   return heldFirst(w, event);
 }
 
@@ -393,9 +394,8 @@ function writeEvent(w: Writer, event: AgentEvent): string {
 function heldFirst(w: Writer, event: AgentEvent): string {
   const held = w[HELD];
   if (held !== undefined) {
-    // The held event is written before this one: a refusal of this one must come first, or it
-    // takes the held one (a warning, the run's start) down with it.
-    assertWritable(event);
+    // The held event is written before this one: a refusal of this one came first (writeEvent),
+    // or it would take the held one (a warning, the run's start) down with it.
     w[HELD] = undefined;
     if (held.type === 'error') return releaseError(w, held, event) + heldFirst(w, event);
     // The session's start came right after its first run's start (AG-UI and the AI SDK open
@@ -412,17 +412,19 @@ function heldFirst(w: Writer, event: AgentEvent): string {
 }
 
 /**
- * Throws now what writing another format's `event` would throw for a free-form value JSON cannot
- * hold (its arguments, result), for a write that writes something else first (a held event, a
- * lane's snapshots): refused only in the middle of that write, the event would take what was
- * written before it down with it. (An approval's or answer's values are checked before any
- * write: `writeEvent`.)
+ * Throws now, with the same words, what writing another format's `event` would throw further on
+ * (a free-form value JSON cannot hold, a round or a figure that is no finite number), in the
+ * order its write would meet it: refused in the middle of the write, the event would take what
+ * was written, said or changed before it down with it (a held event, a lane's snapshots, its
+ * losses, a turn opened, a figure counted). (An approval's or answer's values are checked
+ * before: `writeEvent`.)
  */
-function assertWritable(event: AgentEvent): void {
+function assertWritable(w: Writer, event: AgentEvent): void {
   if (event.provenance?.format === FORMAT) return;
   switch (event.type) {
     case 'tool.start':
       assertArgsWritable(event, FORMAT);
+      assertTurnRound(w, event);
       return;
     case 'tool.end':
       // What toolEnd writes as JSON text: the result without a text, a failure's non-text error.
@@ -435,8 +437,100 @@ function assertWritable(event: AgentEvent): void {
         typeof event.error !== 'string'
       )
         jsonInText(event.error, 'tool.end.error');
+      assertTurnRound(w, event);
+      return;
+    case 'message.start':
+    case 'text.delta':
+      assertTurnRound(w, event);
+      return;
+    case 'reasoning.delta':
+      if (event.text !== '' || event.redacted !== undefined || event.signature !== undefined)
+        assertTurnRound(w, event);
+      return;
+    case 'round.start':
+      if (event.round !== undefined) roundText(event.round);
+      return;
+    case 'round.end':
+      assertRoundEndWritable(w, event);
+      return;
+    case 'usage':
+      assertUsageWritable(w, event);
+      return;
+    case 'run.end':
+      assertRunEndWritable(w, event);
+      return;
+    case 'compaction.end':
+      count(event.tokensBefore, 'compaction.end.tokensBefore');
+      count(event.tokensAfter, 'compaction.end.tokensAfter');
+      count(event.tokensFreed, 'compaction.end.tokensFreed');
       return;
   }
+}
+
+/** The run is open for the event's write: open, or the run's start held before it. */
+function runOpenFor(w: Writer): boolean {
+  return w[RUN_OPEN] || w[HELD]?.type === 'run.start';
+}
+
+/** True when another format's `event` opens a turn named by its round ({@link lazyTurn}). */
+function opensTurn(w: Writer, event: AgentEvent): boolean {
+  return w[TURN] === undefined && event.lane === undefined && runOpenFor(w);
+}
+
+/** A round that is no finite number, refused where {@link lazyTurn} names a turn by it. */
+function assertTurnRound(w: Writer, event: AgentEvent): void {
+  if (event.round !== undefined && opensTurn(w, event)) roundText(event.round);
+}
+
+/** A figure's counts as {@link figureRecord} writes them, under `at` (`usage`, `run.end.usage`). */
+function assertCounts(u: Partial<Usage>, at: string): void {
+  for (const f of RUN_FIGURES) count(u[f], `${at}.${f}`);
+}
+
+/** A figure {@link isNewFigure} writes (or holds to write, a snapshot with a key). */
+function isFigureWritten(w: Writer, u: Usage): boolean {
+  return u.key === undefined ? u.final !== false : !w[KEYS].has(u.key);
+}
+
+/** Another format's round end: its round, and the figure it writes ({@link turnEnd}). */
+function assertRoundEndWritable(w: Writer, event: AgentEventOf<'round.end'>): void {
+  const opens = opensTurn(w, event);
+  if (event.round !== undefined && opens) roundText(event.round);
+  const u = event.usage;
+  const inTurn = opens ? false : w[USAGE_IN_TURN];
+  if (u !== undefined && !inTurn && event.lane === undefined && (u.key === undefined || !w[KEYS].has(u.key)))
+    assertCounts(u, 'usage');
+  if (event.round !== undefined) roundText(event.round);
+}
+
+/** Another format's usage: a run's or a call's figure ({@link usageRecord}). */
+function assertUsageWritable(w: Writer, event: AgentEventOf<'usage'>): void {
+  const u = event.usage;
+  if (u.scope === 'thread') {
+    for (const m of Object.values(u.byModel ?? {})) assertCounts(m, 'usage.byModel');
+    return;
+  }
+  if (!isFigureWritten(w, u)) return;
+  if (event.round !== undefined) assertTurnRound(w, event);
+  assertCounts(u, 'usage');
+}
+
+/**
+ * Another format's run end: what its total has beyond the run's figures (the snapshots its end
+ * writes first counted in), written as one more figure ({@link runTotal}).
+ */
+function assertRunEndWritable(w: Writer, event: AgentEventOf<'run.end'>): void {
+  const total = event.usage;
+  if (total === undefined || event.status === 'incomplete') return;
+  const shutdown =
+    w[LAST_TYPE] === 'session.shutdown' && w[OPEN_MESSAGE] === undefined && w[PENDING].size === 0;
+  if (shutdown && event.status === 'completed') return;
+  let sum = w[RUN_SUM] === undefined ? undefined : { ...w[RUN_SUM] };
+  if (w[RUN_OPEN])
+    for (const e of w[PENDING].values())
+      if (e.lane === undefined) sum = addFigures(sum, (e as AgentEventOf<'usage'>).usage);
+  const rest = runRemainder(sum, total);
+  if (rest !== undefined && rest !== 'less') assertCounts(rest, 'run.end.usage');
 }
 
 /**
@@ -587,8 +681,8 @@ function recordOf(w: Writer, event: AgentEvent): string {
     case 'tool.end':
       // A tool's result: the call that asked for it is over, its lane's figures final.
       if (!own && w[PENDING].size !== 0) {
-        // Refused after them, the snapshots written before the end would go down with it.
-        assertWritable(event);
+        // Refused after them, the snapshots written before the end would go down with it (it
+        // is not: writeEvent checked it first).
         text += writeSnapshots(w, event.lane);
       }
       return text + toolEnd(w, event, tpl, own);
@@ -1361,8 +1455,7 @@ function addFigures(sum: RunSum | undefined, u: Usage): RunSum {
  * calls: `undefined` when they say it all already, `'less'` when they add up to more than the
  * total in some figure (no record can take that back).
  */
-function runRemainder(w: Writer, total: Usage): RunSum | 'less' | undefined {
-  const sum = w[RUN_SUM];
+function runRemainder(sum: RunSum | undefined, total: Usage): RunSum | 'less' | undefined {
   let rest: RunSum | undefined;
   for (const f of RUN_FIGURES) {
     const n = total[f];
@@ -1389,7 +1482,7 @@ function runTotal(w: Writer, event: AgentEventOf<'run.end'>, write: boolean): st
   const models = total.byModel === undefined ? [] : Object.keys(total.byModel);
   if (models.length > 1)
     reportLoss(w[LOSS], event, 'run.end.usage.byModel', `${FORMAT} has no run total by model`);
-  const rest = runRemainder(w, total);
+  const rest = runRemainder(w[RUN_SUM], total);
   if (rest === undefined) return '';
   if (rest === 'less' || !write) {
     reportLoss(
