@@ -237,7 +237,6 @@ const WRITERS = FORMATS.filter((f) => OPEN[f] === undefined);
 // the total now, said.)
 const OPEN_NUMBERS: Partial<Record<Format, readonly AgentEvent['type'][]>> = {
   'ag-ui': ['run.end', 'text.delta', 'tool.start'],
-  amp: ['round.end', 'run.end', 'usage'],
   claude: ['compaction.end', 'round.end', 'run.end', 'tool.liveness'],
   copilot: ['compaction.end', 'round.end', 'run.end', 'text.delta', 'usage'],
   cursor: ['round.end', 'run.end', 'tool.end', 'tool.start'],
@@ -246,7 +245,7 @@ const OPEN_NUMBERS: Partial<Record<Format, readonly AgentEvent['type'][]>> = {
 // The writers that still report a refused event's own losses (a field they have no place for)
 // before they refuse it, or use up a later event's report so (round thirty-one made that a
 // failure; these are left for the next): the old promise for them, and no lossy insertion.
-const LOSS_FIRST: ReadonlySet<Format> = new Set<Format>(['ag-ui', 'amp', 'claude', 'copilot', 'cursor']);
+const LOSS_FIRST: ReadonlySet<Format> = new Set<Format>(['ag-ui', 'claude', 'copilot', 'cursor']);
 
 /** True when the case is one OPEN_NUMBERS or LOSS_FIRST skips. */
 const skipped = (to: Format, insert: Insert) =>
