@@ -120,3 +120,50 @@ describe('Amp: a refused event writes no held line and reports nothing', () => {
     }
   });
 });
+
+describe('Cursor: a refused event closes no thinking, takes no id and reports nothing', () => {
+  test("a call's time JSON cannot hold: the held thinking stays open, no session id taken", () => {
+    for (const bad of [
+      { type: 'tool.start', call: 'c2', name: 'n', startedAt: Number.NaN, workspace: 'w' },
+      { type: 'tool.end', call: 'c1', ok: true, endedAt: Number.POSITIVE_INFINITY, workspace: 'w' },
+      { type: 'tool.end', call: 'c1', ok: true, startedAt: Number.NaN, workspace: 'w' },
+    ] as AgentEvent[]) {
+      const stream: AgentEvent[] = [
+        { type: 'tool.start', call: 'c1', name: 'n', args: {} },
+        { type: 'reasoning.delta', text: 'hm' },
+        bad,
+        { type: 'reasoning.delta', text: 'm' },
+        { type: 'tool.end', call: 'c1', ok: true, text: 'done', workspace: 'w' },
+      ];
+      expectUntouched('cursor', stream, bad, /tool\.(start|end)\.ts: (NaN|Infinity)/);
+    }
+  });
+
+  test("a run's total JSON cannot hold: refused before its cancelled status is said lost", () => {
+    const bad: AgentEvent = {
+      type: 'run.end',
+      status: 'cancelled',
+      usage: { input: 1, output: Number.NaN },
+      workspace: 'w',
+    };
+    const stream: AgentEvent[] = [
+      { type: 'reasoning.delta', text: 'hm' },
+      bad,
+      { type: 'run.end', status: 'cancelled', usage: { input: 1, output: 2 }, workspace: 'w' },
+    ];
+    expectUntouched('cursor', stream, bad, /run\.end\.usage\.output: NaN/);
+  });
+
+  test("a round's usage JSON cannot hold is refused with its round, not with the run's end", () => {
+    const bad: AgentEvent = { type: 'round.end', message: 'm', usage: { input: Number.NaN, output: 1 } };
+    const stream: AgentEvent[] = [
+      { type: 'run.start', input: 'go' },
+      { type: 'text.delta', text: 'hi' },
+      bad,
+      { type: 'round.end', message: 'm', usage: { input: 2, output: 3 } },
+      { type: 'run.end', status: 'completed' },
+    ];
+    const out = expectUntouched('cursor', stream, bad, /round\.end\.usage\.input: NaN/);
+    expect(out).toContain('"type":"result"');
+  });
+});

@@ -239,13 +239,12 @@ const OPEN_NUMBERS: Partial<Record<Format, readonly AgentEvent['type'][]>> = {
   'ag-ui': ['run.end', 'text.delta', 'tool.start'],
   claude: ['compaction.end', 'round.end', 'run.end', 'tool.liveness'],
   copilot: ['compaction.end', 'round.end', 'run.end', 'text.delta', 'usage'],
-  cursor: ['round.end', 'run.end', 'tool.end', 'tool.start'],
   opencode: ['round.end', 'run.end'],
 };
 // The writers that still report a refused event's own losses (a field they have no place for)
 // before they refuse it, or use up a later event's report so (round thirty-one made that a
 // failure; these are left for the next): the old promise for them, and no lossy insertion.
-const LOSS_FIRST: ReadonlySet<Format> = new Set<Format>(['ag-ui', 'claude', 'copilot', 'cursor']);
+const LOSS_FIRST: ReadonlySet<Format> = new Set<Format>(['ag-ui', 'claude', 'copilot']);
 
 /** True when the case is one OPEN_NUMBERS or LOSS_FIRST skips. */
 const skipped = (to: Format, insert: Insert) =>
