@@ -167,3 +167,47 @@ describe('Cursor: a refused event closes no thinking, takes no id and reports no
     expect(out).toContain('"type":"result"');
   });
 });
+
+describe('OpenCode: a refused usage writes no held step or text and reports nothing', () => {
+  test("a round's usage JSON cannot hold: the held text and the step's start are not written", () => {
+    const bad: AgentEvent = {
+      type: 'round.end',
+      message: 'm',
+      usage: { input: 1, output: Number.NaN },
+      workspace: 'w',
+    };
+    const stream: AgentEvent[] = [
+      { type: 'run.start' },
+      { type: 'text.delta', text: 'hi' },
+      bad,
+      { type: 'text.delta', text: ' there' },
+      { type: 'round.end', message: 'm', usage: { input: 1, output: 2 }, workspace: 'w' },
+      { type: 'run.end', status: 'completed' },
+    ];
+    const out = expectUntouched('opencode', stream, bad, /round\.end\.usage\.output: NaN/);
+    expect(out).toContain('"text":"hi there"');
+  });
+
+  test("a run's total put on its last step, JSON cannot hold it: the held step stays held", () => {
+    const bad: AgentEvent = {
+      type: 'run.end',
+      status: 'completed',
+      usage: { input: Number.POSITIVE_INFINITY, output: 1 },
+    };
+    for (const before of [
+      // The held round's step (a round without usage).
+      [{ type: 'round.end', message: 'm' }],
+      // The main step still open, with text held for it.
+      [{ type: 'text.delta', text: 'hi' }],
+    ] as AgentEvent[][]) {
+      const stream: AgentEvent[] = [
+        { type: 'run.start' },
+        { type: 'round.start' },
+        ...before,
+        bad,
+        { type: 'run.end', status: 'completed', usage: { input: 1, output: 2 } },
+      ];
+      expectUntouched('opencode', stream, bad, /round\.end\.usage\.input: Infinity/);
+    }
+  });
+});

@@ -239,7 +239,6 @@ const OPEN_NUMBERS: Partial<Record<Format, readonly AgentEvent['type'][]>> = {
   'ag-ui': ['run.end', 'text.delta', 'tool.start'],
   claude: ['compaction.end', 'round.end', 'run.end', 'tool.liveness'],
   copilot: ['compaction.end', 'round.end', 'run.end', 'text.delta', 'usage'],
-  opencode: ['round.end', 'run.end'],
 };
 // The writers that still report a refused event's own losses (a field they have no place for)
 // before they refuse it, or use up a later event's report so (round thirty-one made that a
