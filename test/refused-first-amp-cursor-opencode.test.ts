@@ -30,7 +30,9 @@ function expectUntouched(to: Format, events: readonly AgentEvent[], bad: AgentEv
     to,
     events.filter((e) => e !== bad),
   );
-  const refusals = dirty.diagnostics.filter((d) => d.severity === 'error' && / not written: /.test(d.message));
+  const refusals = dirty.diagnostics.filter(
+    (d) => d.severity === 'error' && / not written: /.test(d.message),
+  );
   expect(refusals.map((d) => d.message)).toEqual([expect.stringMatching(why)]);
   expect(dirty.output).toBe(clean.output);
   expect(said(dirty.diagnostics.filter((d) => !refusals.includes(d)))).toEqual(said(clean.diagnostics));

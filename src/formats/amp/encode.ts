@@ -1409,8 +1409,7 @@ function result(w: Writer, event: AgentEventOf<'run.end'>, hints: AmpHints | und
   // the kept object's key order.
   const total = event.usage;
   const keptUsage = isJsonObject(record.usage) ? record.usage : undefined;
-  if (totalWritten(w, total, keptUsage))
-    set.push(['usage', usage(w, total, keptUsage)]);
+  if (totalWritten(w, total, keptUsage)) set.push(['usage', usage(w, total, keptUsage)]);
   else if (keptUsage !== undefined) set.push(['usage', undefined]);
   for (const [k, v] of set) {
     if (v === undefined) delete record[k];

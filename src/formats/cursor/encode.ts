@@ -261,7 +261,8 @@ export class CursorEncoder implements Encoder {
         if (startedAt !== undefined) assertFiniteNumber(startedAt, 'tool.start.ts', FORMAT);
         if (event.type !== 'tool.end') return;
         const endedAt =
-          event.endedAt ?? (kept === undefined || msOf(kept.completedAtMs) !== undefined ? event.ts : undefined);
+          event.endedAt ??
+          (kept === undefined || msOf(kept.completedAtMs) !== undefined ? event.ts : undefined);
         if (endedAt !== undefined) assertFiniteNumber(endedAt, 'tool.end.ts', FORMAT);
         return;
       }
