@@ -518,7 +518,8 @@ function assertWritable(w: Writer, event: AgentEvent, own: boolean): string {
     case 'tool.end':
       return resultContent(event);
     case 'round.end':
-      if (roundWritesLine(w[SLOTS].get(event.lane ?? ''), event, own)) assertCounts(event.usage);
+      if (roundWritesLine(w[SLOTS].get(event.lane ?? ''), event, own ? event.provenance?.line : OTHER))
+        assertCounts(event.usage);
       return '';
     case 'usage':
       // A subagent's call usage ends its gathered message (`dispatch`); any other is a loss.
@@ -541,14 +542,25 @@ function assertWritable(w: Writer, event: AgentEvent, own: boolean): string {
   }
 }
 
+/** `line` of {@link roundWritesLine} for another format's event. */
+const OTHER = -1;
+
 /**
  * Whether a round's end writes its lane's assistant line (with the round's usage), as `dispatch`
  * takes it, from the lane's slot before the event (none yet: a new one, which does): not after
  * a subagent's call usage was said on its own line, nor after its message was written early.
+ * `line`: the event's line when it is this format's (whose other lines' messages `flushOther`
+ * writes first), else OTHER.
  */
-function roundWritesLine(slot: Slot | undefined, event: AgentEventOf<'round.end'>, own: boolean): boolean {
-  if (slot === undefined || slot[SLOT_ASSISTANT] !== undefined) return true;
-  if (slot[SLOT_USAGE_SAID] && event.lane !== undefined && !own) return false;
+function roundWritesLine(
+  slot: Slot | undefined,
+  event: AgentEventOf<'round.end'>,
+  line: number | undefined,
+): boolean {
+  if (slot === undefined) return true;
+  const a = slot[SLOT_ASSISTANT];
+  if (a !== undefined && (line === OTHER || a.line === line)) return true;
+  if (slot[SLOT_USAGE_SAID] && event.lane !== undefined && line === OTHER) return false;
   return !slot[SLOT_EARLY];
 }
 
