@@ -231,19 +231,16 @@ const OPEN: Partial<Record<Format, string>> = {};
 const WRITERS = FORMATS.filter((f) => OPEN[f] === undefined);
 // And the event types whose number a writer's refusal still takes something else down for (the
 // number insertions of that type skip it; round thirty-one's numbers JSON cannot hold, NaN and
-// Infinity, found most of these):
+// Infinity, found most of these; every writer's were fixed in the same round: none is left):
 // (Codex's round.end was one until round thirty: a round's usage past 2^53, or a fraction, went
 // into the run's total and the run's end, a clean event, was refused for it; it is left out of
 // the total now, said.)
-const OPEN_NUMBERS: Partial<Record<Format, readonly AgentEvent['type'][]>> = {
-  amp: ['round.end', 'run.end', 'usage'],
-  cursor: ['round.end', 'run.end', 'tool.end', 'tool.start'],
-  opencode: ['round.end', 'run.end'],
-};
+const OPEN_NUMBERS: Partial<Record<Format, readonly AgentEvent['type'][]>> = {};
 // The writers that still report a refused event's own losses (a field they have no place for)
 // before they refuse it, or use up a later event's report so (round thirty-one made that a
-// failure; these are left for the next): the old promise for them, and no lossy insertion.
-const LOSS_FIRST: ReadonlySet<Format> = new Set<Format>(['amp', 'cursor']);
+// failure, and fixed it in every writer: none is left): the old promise for them, and no lossy
+// insertion.
+const LOSS_FIRST: ReadonlySet<Format> = new Set<Format>([]);
 
 /** True when the case is one OPEN_NUMBERS or LOSS_FIRST skips. */
 const skipped = (to: Format, insert: Insert) =>

@@ -296,6 +296,10 @@ function writeEvent(w: Writer, event: AgentEvent): string {
     if (AMP_QUIET_SHORTCUT.enabled && w[BEFORE] === '' && quietEvent(w, event)) return '';
   } else w[JOIN_TO] = undefined;
   const own = p !== undefined && p.format === FORMAT;
+  // What the event's line would refuse, refused before anything is said, gathered, opened or
+  // written for it (a derived event writes nothing of its own: not refused). A call's end's
+  // content is made here once.
+  const content = own && p.synthetic === true ? '' : assertWritable(w, event, own);
   // Another format's runs are followed here (run-span.ts), as the highbar writer does, not in a
   // wrapper around this function (docs/performance.md, "Amp writer, round thirteen"); a run's
   // start before this event's own losses are said, as the run before it ends there.
@@ -314,11 +318,8 @@ function writeEvent(w: Writer, event: AgentEvent): string {
   }
   const hints = own ? (p.hints as AmpHints | undefined) : undefined;
   const line = own ? p.line : undefined;
-  // An edited call end of this format whose result cannot be written is refused before the lines
-  // of other lines are put out, which the refusal would take down with it.
-  if (own && event.type === 'tool.end') resultContent(event);
   const head = own ? flushOther(w, line) : '';
-  const text = dispatch(w, event, own, line, hints);
+  const text = dispatch(w, event, own, line, hints, content);
   // Most events write nothing and flush nothing: no concatenation of empty strings then.
   let out = text;
   if (head !== '' || w[BEFORE] !== '') {
@@ -343,6 +344,8 @@ function dispatch(
   own: boolean,
   line: number | undefined,
   hints: AmpHints | undefined,
+  // A call's end's `tool_result` content (`assertWritable`).
+  content: string,
 ): string {
   let text = '';
   switch (event.type) {
@@ -421,8 +424,6 @@ function dispatch(
       return text;
     }
     case 'tool.end': {
-      // Refused (a result JSON cannot hold) before the call is marked answered.
-      const content = resultContent(event);
       errorLeftOut(w, event, content);
       if (!own && w[CHILDREN] !== undefined) callAnswered(w, w[CHILDREN], event);
       pending(w, event, line, hints).blocks.push(toolResult(hints, event.call, content, !event.ok));
@@ -499,6 +500,92 @@ function dispatch(
         reportLoss(w[LOSS], event, event.type, `${FORMAT} has no record for ${event.type}`);
       return text;
   }
+}
+
+/**
+ * Refuses (an AgentwireError naming the field, as the write would) what the event's line would
+ * refuse, before a loss is reported, a run's span followed, a line gathered or written, or a
+ * session id taken for it: a refused event leaves the writer as if it had never been given
+ * (test/fuzz/refusal.test.ts). Only what the write would write is refused: a usage reported lost
+ * (a round's whose message was written early, a main-lane `usage`) or a run's total the lines
+ * add up to (not written) is not. Returns a call's end's `tool_result` content ('' otherwise).
+ */
+function assertWritable(w: Writer, event: AgentEvent, own: boolean): string {
+  switch (event.type) {
+    case 'tool.start':
+      if (!own && event.args !== undefined) assertEncodable(event.args, 'tool.start.args', undefined, FORMAT);
+      return '';
+    case 'tool.end':
+      return resultContent(event);
+    case 'round.end':
+      if (roundWritesLine(w[SLOTS].get(event.lane ?? ''), event, own ? event.provenance?.line : OTHER))
+        assertCounts(event.usage);
+      return '';
+    case 'usage':
+      // A subagent's call usage ends its gathered message (`dispatch`); any other is a loss.
+      if (
+        !own &&
+        event.lane !== undefined &&
+        event.usage.scope !== 'thread' &&
+        w[SLOTS].get(event.lane)?.[SLOT_ASSISTANT] !== undefined
+      )
+        assertCounts(event.usage);
+      return '';
+    case 'run.end':
+      if (event.status === 'incomplete') return '';
+      count(event.durationMs, 'run.end.durationMs');
+      if (totalWritten(w, event.usage, keptTotal(own ? (event.provenance?.hints as AmpHints) : undefined)))
+        assertCounts(event.usage);
+      return '';
+    default:
+      return '';
+  }
+}
+
+/** `line` of {@link roundWritesLine} for another format's event. */
+const OTHER = -1;
+
+/**
+ * Whether a round's end writes its lane's assistant line (with the round's usage), as `dispatch`
+ * takes it, from the lane's slot before the event (none yet: a new one, which does): not after
+ * a subagent's call usage was said on its own line, nor after its message was written early.
+ * `line`: the event's line when it is this format's (whose other lines' messages `flushOther`
+ * writes first), else OTHER.
+ */
+function roundWritesLine(
+  slot: Slot | undefined,
+  event: AgentEventOf<'round.end'>,
+  line: number | undefined,
+): boolean {
+  if (slot === undefined) return true;
+  const a = slot[SLOT_ASSISTANT];
+  if (a !== undefined && (line === OTHER || a.line === line)) return true;
+  if (slot[SLOT_USAGE_SAID] && event.lane !== undefined && line === OTHER) return false;
+  return !slot[SLOT_EARLY];
+}
+
+// The counts `usage` and `usageText` write, checked in their order (the same field named).
+function assertCounts(u: Usage | undefined): void {
+  // (A usage that is no object: the write's own error.)
+  if (typeof u !== 'object' || u === null) return;
+  count(u.cacheRead, 'usage.cacheRead');
+  count(u.cacheWrite, 'usage.cacheWrite');
+  count(u.input, 'usage.input');
+  count(u.output, 'usage.output');
+}
+
+// A kept `result` record's usage (the run's total as read).
+function keptTotal(hints: AmpHints | undefined): JsonObject | undefined {
+  const kept = hints?.record;
+  return kept !== undefined && kept.type === 'result' && isJsonObject(kept.usage) ? kept.usage : undefined;
+}
+
+// Whether a run's end writes its total: a kept one, or one the main lane's lines do not add up to.
+function totalWritten(w: Writer, total: Usage | undefined, kept: JsonObject | undefined): total is Usage {
+  return (
+    total !== undefined &&
+    (kept !== undefined || (total.input ?? 0) !== w[LINE_INPUT] || (total.output ?? 0) !== w[LINE_OUTPUT])
+  );
 }
 
 /**
@@ -1334,13 +1421,7 @@ function result(w: Writer, event: AgentEventOf<'run.end'>, hints: AmpHints | und
   // the kept object's key order.
   const total = event.usage;
   const keptUsage = isJsonObject(record.usage) ? record.usage : undefined;
-  if (
-    total !== undefined &&
-    (keptUsage !== undefined ||
-      (total.input ?? 0) !== w[LINE_INPUT] ||
-      (total.output ?? 0) !== w[LINE_OUTPUT])
-  )
-    set.push(['usage', usage(w, total, keptUsage)]);
+  if (totalWritten(w, total, keptUsage)) set.push(['usage', usage(w, total, keptUsage)]);
   else if (keptUsage !== undefined) set.push(['usage', undefined]);
   for (const [k, v] of set) {
     if (v === undefined) delete record[k];

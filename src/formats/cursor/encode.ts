@@ -227,10 +227,55 @@ export class CursorEncoder implements Encoder {
     // call's end refused only in its line would take the thinking it closes down.
     assertArgsWritable(event, FORMAT);
     assertEndWritable(event, FORMAT);
+    this.assertWritable(event);
     spanBefore(this.span, this.loss.state, event, FORMAT);
     const text = this.writeEvent(event);
     spanAfter(this.span, this.loss.state, event, text, FORMAT);
     return text;
+  }
+
+  /**
+   * Refuses (as the write would, naming the same field) a call's time or a run's total JSON
+   * cannot hold, and a round's usage that would make its run's total so, before the thinking
+   * held is closed, a loss is said, a session id taken or the round's usage counted: a refused
+   * event leaves the writer as if it had never been given (test/fuzz/refusal.test.ts). A time
+   * or total the line would not write (a kept line's own, a derived event's) is not refused.
+   */
+  private assertWritable(event: AgentEvent): void {
+    if (event.provenance?.format === FORMAT && event.provenance.synthetic) return;
+    switch (event.type) {
+      case 'round.end':
+        // Summed into the run's `result.usage` (`result`), where it would be refused.
+        if (event.usage !== undefined) assertUsageFigures(event.usage, 'round.end.usage', FORMAT);
+        return;
+      case 'tool.start':
+      case 'tool.end': {
+        const tc0 = template(ownHints(event))?.tool_call;
+        const kept = isJsonObject(tc0) ? tc0 : undefined;
+        const start = event.type === 'tool.end' ? this.starts.get(event.call) : event;
+        // The times `toolCall` writes (as strings of whole milliseconds), in its order.
+        const startedAt =
+          (event.type === 'tool.end' ? event.startedAt : undefined) ??
+          start?.startedAt ??
+          (kept === undefined || msOf(kept.startedAtMs) !== undefined ? event.ts : undefined);
+        if (startedAt !== undefined) assertFiniteNumber(startedAt, 'tool.start.ts', FORMAT);
+        if (event.type !== 'tool.end') return;
+        const endedAt =
+          event.endedAt ??
+          (kept === undefined || msOf(kept.completedAtMs) !== undefined ? event.ts : undefined);
+        if (endedAt !== undefined) assertFiniteNumber(endedAt, 'tool.end.ts', FORMAT);
+        return;
+      }
+      case 'run.end': {
+        if (event.provenance?.format !== FORMAT && event.status === 'incomplete') return;
+        // A line of its own rebuilt from its record writes the event's total; any other, the
+        // run's rounds' sum when it has none.
+        const usage =
+          template(ownHints(event)) !== undefined ? event.usage : (event.usage ?? this.roundUsage);
+        if (usage !== undefined) assertUsageFigures(usage, 'run.end.usage', FORMAT);
+        return;
+      }
+    }
   }
 
   private writeEvent(event: AgentEvent): string {

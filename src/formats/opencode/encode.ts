@@ -278,10 +278,43 @@ export class OpencodeEncoder implements Encoder {
       if (e !== undefined && e !== null && typeof e !== 'string')
         assertEncodable(e, 'tool.end.error', undefined, FORMAT);
     }
+    this.assertUsageWritable(event);
     spanBefore(this.span, this.loss.state, event, FORMAT);
     const text = this.writeEvent(event);
     spanAfter(this.span, this.loss.state, event, text, FORMAT);
     return text;
+  }
+
+  /**
+   * Refuses (as `stepFinish` would, naming the same field) a usage JSON cannot hold that a
+   * step_finish would write: a round's, or another format's run total put on the run's last
+   * step (`runEnd`), before the held step or text is written, a loss said or an id taken for
+   * the event: a refused event leaves the writer as if it had never been given
+   * (test/fuzz/refusal.test.ts). A total reported lost instead is not refused.
+   */
+  private assertUsageWritable(event: AgentEvent): void {
+    const own = event.provenance?.format === FORMAT;
+    // (A derived event writes nothing.)
+    if (own && event.provenance?.synthetic) return;
+    if (event.type === 'round.end') {
+      if (event.usage !== undefined) assertUsageFigures(event.usage, 'round.end.usage', FORMAT);
+      return;
+    }
+    // (A run's end of this format carries no total.)
+    if (own || event.type !== 'run.end' || event.usage === undefined || this.runUsage !== undefined) return;
+    // Where `runEnd` puts it: on the held step (unless unended calls flushed it first), else on
+    // the main step open once the held text and the unended calls are written.
+    const onHeld = this.held !== undefined && this.starts.size === 0;
+    if (onHeld || (event.status !== 'incomplete' && this.mainOpenAtRunEnd()))
+      assertUsageFigures(event.usage, 'round.end.usage', FORMAT);
+  }
+
+  // Whether the main step is open once a run's end has written the held text and unended calls.
+  private mainOpenAtRunEnd(): boolean {
+    if (this.steps.get('')?.open === true) return true;
+    if (this.pending !== undefined && this.pending.first.lane === undefined) return true;
+    for (const start of this.starts.values()) if (start.lane === undefined) return true;
+    return false;
   }
 
   private writeEvent(event: AgentEvent): string {
