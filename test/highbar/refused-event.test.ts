@@ -72,3 +72,16 @@ test.each(['ts', 'started_at', 'ended_at'])(
     expect(r.diagnostics.filter((d) => d.line === undefined)).toEqual([]);
   },
 );
+
+// The same for the call's arguments (the structured fuzzer: `"args": {"q": 1e400}`): the start is
+// refused at its line, and the end, with no start left, is written from what it has.
+test("a call whose arguments JSON cannot hold is refused at its line, the start's refusal", () => {
+  const line =
+    '{"v": 1, "ts": 1795988625.5, "type": "tool", "fn": "get_order", "args": {"q": 1e400}, "result": 1, "error": null, "started_at": 1795988625.5, "ended_at": 1795988625.5}';
+  const r = convert(`${line}\n`, { from: 'highbar', to: 'highbar' });
+  const refusals = r.diagnostics.filter((d) => d.code === 'unencodable');
+  expect(refusals.map((d) => [d.line, d.message.includes('tool.start not written: args.q')])).toEqual([
+    [1, true],
+  ]);
+  expect(r.diagnostics.filter((d) => d.line === undefined)).toEqual([]);
+});

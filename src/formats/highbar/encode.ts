@@ -295,7 +295,7 @@ function assertRecordWritable(w: Writer, event: AgentEvent): void {
       break;
     case 'tool.start':
       assertTime(event.startedAt, 'started_at');
-      assertKeptTimesWritable(event);
+      assertHeldStartWritable(event);
       break;
     case 'tool.end':
       if ((w[STARTS].get(event.call)?.name ?? event.name) === undefined) return;
@@ -316,12 +316,17 @@ function assertRecordWritable(w: Writer, event: AgentEvent): void {
   assertEncodable(event.context, 'context', undefined, HIGHBAR);
 }
 
-// A highbar call's start carries its record's hints, and a call still open at the stream's end is
-// written from them (`flushOpenCalls`): a time the decoder kept as written (`invalid`, e.g.
-// `1e400`) that JSON cannot hold is refused with the start, at its line, where it would otherwise
-// be refused at the end, where no line says which call it was (its end is refused for it too).
-function assertKeptTimesWritable(event: AgentEventOf<'tool.start'>): void {
-  const invalid = (highbarProvenance(event)?.hints as HighbarHints | undefined)?.invalid;
+// A highbar call's start carries its record's arguments and hints, and a call still open at the
+// stream's end is written from them (`flushOpenCalls`): arguments, or a time the decoder kept as
+// written (`invalid`, e.g. `1e400`), that JSON cannot hold are refused with the start, at its
+// line, where they would otherwise be refused at the end, where no line says which call it was
+// (its end is refused for them too). Another format's start has its arguments checked by
+// assertArgsWritable.
+function assertHeldStartWritable(event: AgentEventOf<'tool.start'>): void {
+  const p = highbarProvenance(event);
+  if (p === undefined) return;
+  if (event.args !== undefined) assertEncodable(event.args, 'args', undefined, HIGHBAR);
+  const invalid = (p.hints as HighbarHints | undefined)?.invalid;
   if (invalid === undefined) return;
   for (const key of KEPT_TIMES)
     if (Object.hasOwn(invalid, key)) assertEncodable(invalid[key], key, undefined, HIGHBAR);
