@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import type { Format } from '../../src/diagnostics';
+import { FORMATS, type Format } from '../../src/diagnostics';
 import { codecFor } from '../../src/formats/index';
 
 // A key a later version of an agent may add, anywhere: `"zz_extra":1` put at the start of each
@@ -11,17 +11,8 @@ import { codecFor } from '../../src/formats/index';
 // thirty-one found the Codex writer dropping such a key on `turn.started` and in a to-do entry.)
 
 const FIXTURES = join(__dirname, '../../fixtures');
-const FORMATS: Format[] = [
-  'hep',
-  'highbar',
-  'claude',
-  'codex',
-  'gemini',
-  'opencode',
-  'cursor',
-  'amp',
-  'copilot',
-];
+// The JSON Lines formats (the SSE ones' lines are not records of their own).
+const LINE_FORMATS = FORMATS.filter((f) => f !== 'nativeharness' && f !== 'ag-ui' && f !== 'ai-sdk');
 const KEY = '"zz_extra":1,';
 
 // Places where a writer still drops the key silently (left for a later round; docs/limits.md):
@@ -77,7 +68,7 @@ function cases(format: Format): { clean: string[]; all: Case[] } {
 }
 
 describe('a key no reader knows, in any object of a line, comes back or is said', () => {
-  test.each(FORMATS)('%s', (format) => {
+  test.each(LINE_FORMATS)('%s', (format) => {
     const codec = codecFor(format)!;
     const { clean, all } = cases(format);
     expect(clean.length).toBeGreaterThan(0);
