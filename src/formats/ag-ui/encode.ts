@@ -278,6 +278,18 @@ type Writer = [
   readStep: boolean,
   /** The round of the main agent's open step (the number its name says). */
   mainRound: number | undefined,
+  /**
+   * The event {@link assertForeignWritable} checked for the write under way, and what the check
+   * made for it: a call start's arguments (undefined when its deltas opened it) and spelled
+   * metadata, a call end's metadata and content, a round end's spelled metadata, a `CUSTOM`
+   * event's value (undefined for a call's output of its call and text alone). The write
+   * takes them instead of walking and encoding the same values again; {@link foreign} clears
+   * the event before each check, so nothing is taken for another write.
+   */
+  checked: AgentEvent | undefined,
+  checkedArgs: unknown,
+  checkedMeta: JsonObject | undefined,
+  checkedContent: string | undefined,
 ];
 
 const LOSS = 0;
@@ -311,6 +323,10 @@ const KEPT_ARGS = 27;
 const READ_ROUND = 28;
 const READ_STEP = 29;
 const MAIN_ROUND = 30;
+const CHECKED = 31;
+const CHECKED_ARGS = 32;
+const CHECKED_META = 33;
+const CHECKED_CONTENT = 34;
 
 function newWriter(options: AguiEncodeOptions, sink: DiagnosticSink): Writer {
   return [
@@ -345,6 +361,10 @@ function newWriter(options: AguiEncodeOptions, sink: DiagnosticSink): Writer {
     0,
     false,
     undefined,
+    undefined,
+    undefined,
+    undefined,
+    '',
   ];
 }
 
@@ -741,6 +761,7 @@ function foreign(w: Writer, event: AgentEvent): string {
   // Refused before anything is said or changed for it (round thirty-one): its losses, a run or
   // step opened, a run's open parts closed, an id taken.
   const waits = !w[RUN_OPEN] && event.type !== 'run.start' && event.type !== 'run.end';
+  w[CHECKED] = undefined;
   assertForeignWritable(w, event, waits);
   const carried = CARRIED[event.type];
   if (carried !== undefined) checkLoss(w[LOSS], event, carried);
@@ -786,18 +807,36 @@ function foreign(w: Writer, event: AgentEvent): string {
 function assertForeignWritable(w: Writer, event: AgentEvent, waits: boolean): void {
   if (waits) assertCarriable(event, FORMAT);
   switch (event.type) {
-    case 'tool.start':
-      if (waits || !w[CALLS].has(event.call)) callArgs(event);
+    case 'tool.start': {
+      w[CHECKED_ARGS] = waits || !w[CALLS].has(event.call) ? callArgs(event) : undefined;
       assertRound(w, event);
-      assertEncodable(callStartMeta(event), 'TOOL_CALL_END.metadata', undefined, FORMAT);
+      // (Strings and a finite start, as most calls have, hold nothing to refuse: no walk.)
+      const spelled = callMetaJson(event);
+      if (spelled === undefined)
+        assertEncodable(callStartMeta(event), 'TOOL_CALL_END.metadata', undefined, FORMAT);
+      w[CHECKED_CONTENT] = spelled;
+      w[CHECKED] = event;
       return;
+    }
     case 'tool.end':
-      callEndMeta(event);
-      callEndContent(event);
+      w[CHECKED_META] = callEndMeta(event);
+      w[CHECKED_CONTENT] = callEndContent(event);
+      w[CHECKED] = event;
       return;
     case 'round.end':
       assertRound(w, event);
-      assertEncodable(roundEndMeta(event, usageOf(event.usage)), 'STEP_FINISHED.metadata', undefined, FORMAT);
+      {
+        // (Spelled, as most rounds' are, the metadata holds nothing to refuse: no walk.)
+        const spelled = roundMetaJson(event);
+        if (spelled !== undefined) {
+          w[CHECKED_CONTENT] = spelled;
+          w[CHECKED] = event;
+          return;
+        }
+        const usage = usageOf(event.usage);
+        const meta = roundEndMeta(event, usage);
+        if (!roundMetaPlain(meta, usage)) assertEncodable(meta, 'STEP_FINISHED.metadata', undefined, FORMAT);
+      }
       return;
     case 'run.end':
       if (
@@ -833,14 +872,19 @@ function assertForeignWritable(w: Writer, event: AgentEvent, waits: boolean): vo
     default:
       break;
   }
-  // Written in a CUSTOM event (custom): its values whole.
-  if (!waits) assertCustomWritable(event);
+  // Written in a CUSTOM event (custom): its values whole, kept for custom to write; a call's
+  // output of its call and text alone (most of them) holds nothing to refuse (no value kept).
+  if (waits) return;
+  w[CHECKED_ARGS] =
+    event.type === 'tool.output' && carriesCallText(event) ? undefined : carriedWritable(event);
+  w[CHECKED] = event;
 }
 
 /** A CUSTOM event's value, checked as {@link custom} writes it. */
-function assertCustomWritable(event: AgentEvent): void {
+function carriedWritable(event: AgentEvent): JsonObject {
   const value = carriedValue(event);
   for (const k of Object.keys(value)) assertEncodable(value[k], `${event.type}.${k}`, undefined, FORMAT);
+  return value;
 }
 
 /** A round JSON cannot hold, refused where the event's write opens a step for it (openStep). */
@@ -907,7 +951,7 @@ function laneContent(w: Writer, event: AgentEvent, out: string): string {
       else if (lane === undefined && event.round !== undefined && event.round !== w[MAIN_ROUND])
         out += newStep(w, event);
       if (AGUI_WRITER_SHORTCUTS.enabled) {
-        const spelled = roundMetaJson(event);
+        const spelled = w[CHECKED] === event ? w[CHECKED_CONTENT] : roundMetaJson(event);
         if (spelled !== undefined) return out + closeStep(w, lane, event, spelled);
       }
       const usage = usageOf(event.usage);
@@ -944,7 +988,11 @@ function laneContent(w: Writer, event: AgentEvent, out: string): string {
     case 'tool.start': {
       // The arguments are written whole unless their deltas were: checked before a step is
       // opened or the call marked open for it, which a refusal after would leave behind.
-      const args = w[CALLS].has(event.call) ? undefined : callArgs(event);
+      const args = w[CALLS].has(event.call)
+        ? undefined
+        : w[CHECKED] === event
+          ? w[CHECKED_ARGS]
+          : callArgs(event);
       return out + ensureStep(w, event) + closeLane(w, lane) + toolStart(w, event, args);
     }
     case 'tool.end':
@@ -987,13 +1035,18 @@ function custom(w: Writer, event: AgentEvent): string {
   for (const k of ['workspace', 'seq'] as const)
     if (event[k] !== undefined)
       reportLoss(w[LOSS], event, `${event.type}.${k}`, `AG-UI has no place for ${k}`);
-  if (AGUI_WRITER_SHORTCUTS.enabled && event.type === 'tool.output' && carriesCallText(event)) {
-    // Most of what a stream carries: its value spelled, not built (strings need no check).
-    const head = `{"type":"CUSTOM","name":"${CARRY_PREFIX}tool.output","value":{"call":${jsonString(event.call)},"text":${jsonString(event.text)}}`;
-    return emitHead(w, event, 'CUSTOM', head);
+  // The value the up-front check made (undefined: a call's output of its call and text alone).
+  let value: JsonObject | undefined;
+  if (w[CHECKED] === event) value = w[CHECKED_ARGS] as JsonObject | undefined;
+  else if (event.type !== 'tool.output' || !carriesCallText(event)) value = carriedWritable(event);
+  if (value === undefined) {
+    if (AGUI_WRITER_SHORTCUTS.enabled) {
+      // Most of what a stream carries: its value spelled, not built (strings need no check).
+      const head = `{"type":"CUSTOM","name":"${CARRY_PREFIX}tool.output","value":{"call":${jsonString((event as AgentEventOf<'tool.output'>).call)},"text":${jsonString((event as AgentEventOf<'tool.output'>).text)}}`;
+      return emitHead(w, event, 'CUSTOM', head);
+    }
+    value = carriedValue(event);
   }
-  const value = carriedValue(event);
-  assertCustomWritable(event);
   return emit(w, event, 'CUSTOM', { name: `${CARRY_PREFIX}${event.type}`, value });
 }
 
@@ -1514,7 +1567,7 @@ function toolStart(w: Writer, event: AgentEventOf<'tool.start'>, args: unknown):
   w[ENDED].add(call);
   if (w[KEPT_ARGS].size !== 0) w[KEPT_ARGS].delete(call);
   if (head) {
-    const spelled = callMetaJson(event);
+    const spelled = w[CHECKED] === event ? w[CHECKED_CONTENT] : callMetaJson(event);
     if (spelled !== undefined)
       return (
         out +
@@ -1588,8 +1641,9 @@ function toolEnd(w: Writer, event: AgentEventOf<'tool.end'>): string {
     typeof event.call === 'string';
   // The metadata and content, checked before anything is written or changed for the call (its
   // TOOL_CALL_END, the call closed, an id taken): a refusal takes nothing else down.
-  const meta = plain ? undefined : callEndMeta(event);
-  const content = callEndContent(event);
+  const checked = w[CHECKED] === event;
+  const meta = plain ? undefined : checked ? w[CHECKED_META] : callEndMeta(event);
+  const content = checked ? (w[CHECKED_CONTENT] as string) : callEndContent(event);
   let out = '';
   if (!w[ENDED].has(event.call)) {
     if (!w[CALLS].has(event.call)) out += startCall(w, event, event.call, event.name);
