@@ -553,14 +553,28 @@ export function sameJson(a: unknown, b: unknown, nonFiniteAsNull = false): boole
  */
 export function rawIfSame(raw: unknown, text: string): string {
   if (typeof raw !== 'string' || raw === text) return text;
+  let kept: unknown;
   try {
-    const kept = JSON.parse(raw);
+    kept = JSON.parse(raw);
+  } catch {
+    // a raw hint that is not JSON was not made by a decoder: ignore it
+    return text;
+  }
+  return parsedRawIfSame(raw, kept, text);
+}
+
+/**
+ * {@link rawIfSame} for a writer that has parsed the kept line already (to read values of it
+ * back): `kept` is what `raw` parses to, so the line is not parsed again. Never throws.
+ */
+export function parsedRawIfSame(raw: string, kept: unknown, text: string): string {
+  if (raw === text) return text;
+  try {
     const written = JSON.parse(text);
     if (sameJson(kept, written)) return raw;
     // Looked at again only where the text has a `null`, the one spelling such a number takes.
     return text.includes('null') && sameJson(kept, written, true) ? raw : text;
   } catch {
-    // a raw hint that is not JSON was not made by a decoder: ignore it
     return text;
   }
 }

@@ -18,11 +18,6 @@ const KEY = '"zz_extra":1,';
 // Places where a writer still drops the key silently (left for a later round; docs/limits.md):
 // the text just before the inserted key, and the line's record type where it matters.
 const OPEN: Partial<Record<Format, (before: string, line: string) => boolean>> = {
-  // a web_search item spells `id` twice, and JSON.parse keeps the second only: the key order of
-  // the item cannot be told, so an item with a key of its own is written in Codex's order
-  codex: (before, line) => before.endsWith('"item":{') && line.includes('"type":"web_search"'),
-  // the error object of a failed tool result or run, and the per-model map of `stats`
-  gemini: (before) => before.endsWith('"error":{') || before.endsWith('"models":{'),
   // a call's arguments repeated on its completion, and the per-model map of the shutdown's metrics
   cursor: (before) => before.endsWith('"args":{'),
   copilot: (before) => before.endsWith('"modelMetrics":{'),

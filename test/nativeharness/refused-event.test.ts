@@ -68,3 +68,89 @@ describe('a number nativeharness cannot write exactly is refused before the writ
     expect(text).toContain('"hop":1,"text":"hi"');
   });
 });
+
+// Round thirty-two: a record of this format's read as `unknown` takes its record's own seq, which
+// the writer refused where it framed the record, after the event's losses were reported (a field
+// it has no place for) and its round taken for the hop. Now the record is checked first.
+describe("an own record's stale seq is refused before the write changes anything", () => {
+  function writeSaying(
+    events: readonly AgentEvent[],
+    framing: 'jsonl' | 'sse' = 'jsonl',
+  ): RefusedWrites & { said: string[] } {
+    const said: string[] = [];
+    const e = nativeharness.createEncoder({
+      framing,
+      clock: () => 0,
+      idSource: () => 'id',
+      onDiagnostic: (d) => said.push(d.message.replace(/\(event \d+\)/, '(event)')),
+    });
+    return { ...writeRefusing(e, events), said };
+  }
+
+  const own = (record: Record<string, unknown>, more: Record<string, unknown> = {}): AgentEvent =>
+    ({
+      type: 'unknown',
+      record,
+      round: 7,
+      provenance: { format: 'nativeharness', line: 1, offset: 0 },
+      ...more,
+    }) as AgentEvent;
+
+  test.each<[string, AgentEvent, RegExp]>([
+    [
+      'a seq not above the last',
+      own({ seq: 2, type: 'zz_new', payload: {} }, { label: 'x' }),
+      /unknown\.record\.seq: seq 2 is not above/,
+    ],
+    [
+      'a seq that is no safe integer',
+      own({ seq: 2.5, type: 'zz_new', payload: {} }, { label: 'x' }),
+      /unknown\.record\.seq: 2\.5/,
+    ],
+    [
+      'a value JSON cannot hold',
+      own({ seq: 9, type: 'zz_new', payload: { v: BigInt(1) } }, { label: 'x' }),
+      /unknown\.record\.payload\.v: a BigInt/,
+    ],
+  ])('%s: no loss said, no hop taken', (_, bad, why) => {
+    const stream: AgentEvent[] = [
+      { type: 'run.start', input: 'go', seq: 3 },
+      bad,
+      { type: 'text.delta', text: 'hi' },
+      { type: 'run.end', status: 'completed' },
+    ];
+    const dirty = writeSaying(stream);
+    const clean = writeSaying(stream.filter((e) => e !== bad));
+    expect(dirty.refusals).toHaveLength(1);
+    expect(dirty.refusals[0]).toMatch(why);
+    expect(dirty.text).toBe(clean.text);
+    expect(dirty.said.filter((m) => !why.test(m))).toEqual(clean.said);
+    expect(dirty.text).not.toContain('"hop":7');
+  });
+
+  test('under SSE, a record type SSE cannot name: no loss said, no seq or hop taken', () => {
+    const bad = own({ seq: 9, type: 'zz\nnew', payload: {} }, { label: 'x' });
+    const stream: AgentEvent[] = [
+      { type: 'run.start', input: 'go', seq: 3 },
+      bad,
+      { type: 'text.delta', text: 'hi' },
+    ];
+    const dirty = writeSaying(stream, 'sse');
+    const clean = writeSaying(
+      stream.filter((e) => e !== bad),
+      'sse',
+    );
+    expect(dirty.refusals).toHaveLength(1);
+    expect(dirty.refusals[0]).toMatch(/event/);
+    expect(dirty.text).toBe(clean.text);
+    expect(dirty.said.filter((m) => m !== dirty.refusals[0])).toEqual(clean.said);
+  });
+
+  test('a record whose seq is above the last is written with its loss said', () => {
+    const ok = own({ seq: 4, type: 'zz_new', payload: {} }, { label: 'x' });
+    const { text, refusals, said } = writeSaying([{ type: 'run.start', input: 'go', seq: 3 }, ok]);
+    expect(refusals).toEqual([]);
+    expect(text).toContain('{"seq":4,"type":"zz_new","payload":{}}');
+    expect(said.some((m) => m.includes('label'))).toBe(true);
+  });
+});

@@ -8,6 +8,7 @@ import {
   isJsonObject,
   type JsonObject,
   jsonString,
+  parsedRawIfSame,
   rawIfSame,
 } from '../../json';
 import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
@@ -27,6 +28,8 @@ import {
   type CodexHints,
   type CodexItemRecord,
   type CodexUsageTotal,
+  itemObjectStart,
+  scanItemIds,
 } from './wire';
 
 /** Options of the Codex writer. */
@@ -485,7 +488,9 @@ function use(w: Writer, id: string): void {
 }
 
 // The line as the decoder kept it while the event still says what it said; else `text`.
-function keptLine(text: string, event: AgentEvent): string {
+// `parsed`: what the kept line parses to, when the writer has parsed it already (`keptTodo`).
+function keptLine(text: string, event: AgentEvent, parsed?: KeptTodo): string {
+  if (parsed !== undefined) return `${parsedRawIfSame(parsed.raw, parsed.record, text)}\n`;
   const raw = hintsOf(event)?.raw;
   return `${raw === undefined ? text : rawIfSame(raw, text)}\n`;
 }
@@ -502,18 +507,21 @@ function topLine(type: string, pieces: Array<[string, string]>, event: AgentEven
   return keptLine(joinRecord(pieces, { extra: p.extra, order: p.order }, encodeValue, FORMAT), event);
 }
 
-// An item record: `{"type":kind,"item":{…}}`, the item's fields in Codex's order.
+// An item record: `{"type":kind,"item":{…}}`, the item's fields in Codex's order. `ids`: a
+// web_search item's ids as `pieces` spell them (the item's, then the search's, which its
+// provenance keeps as the extra `id`). `parsed`: the kept line as the writer parsed it.
 function itemLine(
   kind: CodexItemRecord,
   pieces: Array<[string, string]>,
   event: AgentEvent,
-  skipExtra?: string,
+  ids?: readonly string[],
+  parsed?: KeptTodo,
 ): string {
   const p = fromCodex(event) ? event.provenance : undefined;
   let inner: string;
   let extra = p?.extra;
-  if (extra !== undefined && skipExtra !== undefined && Object.hasOwn(extra, skipExtra)) {
-    const { [skipExtra]: _, ...others } = extra;
+  if (extra !== undefined && ids !== undefined && Object.hasOwn(extra, 'id')) {
+    const { id: _, ...others } = extra;
     extra = Object.keys(others).length === 0 ? undefined : others;
   }
   if (extra === undefined && p?.order === undefined) {
@@ -535,13 +543,22 @@ function itemLine(
           encodeValue,
           FORMAT,
         );
-  const line = keptLine(text, event);
-  // A web_search item spells `id` twice (the item's, then the search's: `skipExtra`), and
-  // JSON.parse keeps the second only, so the comparison cannot see the first: the kept line is
-  // put back only if it spells the item's id (the call's) as the event now says it.
-  if (skipExtra !== undefined && line !== `${text}\n` && !line.includes(`"item":{"id":${pieces[0]![1]},`))
-    return `${text}\n`;
+  const line = keptLine(text, event, parsed);
+  // A web_search item spells `id` twice, and JSON.parse keeps the second only, so the comparison
+  // cannot see the first: the kept line is put back only if its item spells the ids the event
+  // now says, whatever keys stand around them (a key of a later Codex's before the first).
+  if (ids !== undefined && line !== `${text}\n` && !sameIds(line, ids)) return `${text}\n`;
   return line;
+}
+
+// Whether the item of `line` spells `id` as `ids` say, in order, and no more often.
+function sameIds(line: string, ids: readonly string[]): boolean {
+  const at = itemObjectStart(line);
+  if (at === -1) return false;
+  const read = scanItemIds(line, at);
+  if (read.length !== ids.length) return false;
+  for (let i = 0; i < ids.length; i++) if (read[i] !== ids[i]) return false;
+  return true;
 }
 
 function sessionStart(w: Writer, event: AgentEventOf<'session.start'>): string {
@@ -818,19 +835,26 @@ function planLine(w: Writer, event: AgentEventOf<'plan'>): string {
     );
   }
   if (event.text !== undefined) reportLoss(w[LOSS], event, 'plan.text', 'a codex todo_list has items only');
+  const parsed = keptTodo(event);
   return itemLine(
     kind,
     [
       ['id', id],
       ['type', '"todo_list"'],
-      ['items', todoItems(w, event, event.items)],
+      ['items', todoItems(w, event, event.items, keptEntries(parsed))],
     ],
     event,
+    undefined,
+    parsed,
   );
 }
 
-function todoItems(w: Writer, event: AgentEvent, items: readonly PlanItem[]): string {
-  const kept = keptEntries(event);
+function todoItems(
+  w: Writer,
+  event: AgentEvent,
+  items: readonly PlanItem[],
+  kept: unknown[] | undefined,
+): string {
   let text = '[';
   for (let i = 0; i < items.length; i++) {
     const item = items[i]!;
@@ -847,18 +871,31 @@ function todoItems(w: Writer, event: AgentEvent, items: readonly PlanItem[]): st
   return `${text}]`;
 }
 
-// The to-do entries of the line the decoder kept (an entry with fields of its own makes it keep
-// the line), so that an entry that still says what the event says is written with its fields
-// and the line comes back byte for byte (`rawIfSame`).
-function keptEntries(event: AgentEvent): unknown[] | undefined {
+/** The line the decoder kept of a to-do list, and what it parses to (parsed once per write). */
+interface KeptTodo {
+  raw: string;
+  record: unknown;
+}
+
+// The kept line of a to-do list parsed, or `undefined` when there is none (or it is no JSON).
+function keptTodo(event: AgentEvent): KeptTodo | undefined {
   const raw = fromCodex(event) ? hintsOf(event)?.raw : undefined;
-  if (raw === undefined) return undefined;
+  if (typeof raw !== 'string') return undefined;
   try {
-    const items = (JSON.parse(raw) as { item?: { items?: unknown } }).item?.items;
-    return Array.isArray(items) ? items : undefined;
+    return { raw, record: JSON.parse(raw) };
   } catch {
     return undefined;
   }
+}
+
+// The to-do entries of the line the decoder kept (an entry with fields of its own makes it keep
+// the line), so that an entry that still says what the event says is written with its fields
+// and the line comes back byte for byte (`parsedRawIfSame`).
+function keptEntries(kept: KeptTodo | undefined): unknown[] | undefined {
+  const record = kept?.record;
+  if (!isJsonObject(record) || !isJsonObject(record.item)) return undefined;
+  const items = record.item.items;
+  return Array.isArray(items) ? items : undefined;
 }
 
 function keptEntry(kept: unknown[] | undefined, i: number, item: PlanItem): string | undefined {
@@ -1055,7 +1092,11 @@ function toolItem(
     case 'web_search': {
       const searchId = event.provenance?.extra?.id;
       pieces.push(['type', '"web_search"']);
-      if (typeof searchId === 'string') pieces.push(['id', jsonString(searchId)]);
+      const ids = [id];
+      if (typeof searchId === 'string') {
+        pieces.push(['id', jsonString(searchId)]);
+        ids.push(searchId);
+      }
       const bag = end === undefined ? (event as AgentEventOf<'tool.start'>).args : end.result;
       const fields = isJsonObject(bag) ? bag : {};
       pieces.push(
@@ -1063,7 +1104,7 @@ function toolItem(
         ['action', encodeValue(fields.action ?? { type: 'other' })],
       );
       if (fields.results !== undefined) pieces.push(['results', encodeValue(fields.results)]);
-      return itemLine(kind, pieces, event, 'id');
+      return itemLine(kind, pieces, event, ids);
     }
     case 'collab': {
       const bag = end === undefined ? (event as AgentEventOf<'tool.start'>).args : end.result;

@@ -131,7 +131,11 @@ export class GeminiRecordDecoder implements RecordDecoder {
     const rest = problem === undefined ? splitRecord(record, GEMINI_KEY_ORDER[type]) : undefined;
     // A valid record of these types with only its own keys holds strings and booleans, and objects
     // of strings at most: nothing in it can nest deeply or be a number. The rest are measured.
-    if ((problem !== undefined || rest !== undefined || !SHALLOW[type]) && this.refused(ctx, record)) return;
+    if (
+      (problem !== undefined || rest !== undefined || !SHALLOW[type] || hasOwnErrorKeys(record.error)) &&
+      this.refused(ctx, record)
+    )
+      return;
     if (problem !== undefined) {
       this.report(
         ctx,
@@ -378,6 +382,7 @@ export class GeminiRecordDecoder implements RecordDecoder {
           // The message is why the call failed; its type is a code the model has no slot for.
           e.error = error.message;
           if (error.type !== GEMINI_TOOL_ERROR_TYPE) hints.errorType = error.type;
+          if (hasOwnErrorKeys(error)) hints.error = error;
         }
         this.stamp(e, r, hints);
         if (e.ts !== undefined) {
@@ -427,6 +432,7 @@ export class GeminiRecordDecoder implements RecordDecoder {
     );
     this.stamp(e, r, hints);
     this.ensureRun(ctx, e.ts);
+    if (hasOwnErrorKeys(error)) hints.error = error as JsonObject;
     if (cancelled) {
       // Not an error of the run: its end says why (the message), and the line's error type is
       // kept for the writer, not made a fatal `error` event (which the writers of other formats
@@ -660,6 +666,14 @@ const SHALLOW: Readonly<Record<GeminiRecordType, boolean>> = {
 };
 
 const ERROR_KEYS: readonly string[] = ['type', 'message'];
+
+/**
+ * Whether a record's `error` (valid: its `type` and `message` strings) has keys beside those two:
+ * a later Gemini CLI's, kept for the writer (`hints.error`) and measured like any free-form value.
+ */
+function hasOwnErrorKeys(error: unknown): boolean {
+  return isJsonObject(error) && Object.keys(error).length > ERROR_KEYS.length;
+}
 
 /**
  * Whether a `tool_result` record (valid, its own keys only) is one the writer writes back from

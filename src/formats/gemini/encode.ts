@@ -115,9 +115,19 @@ function keptMs(clock: IsoClock, s: string, at: number): number {
 // Gemini CLI writes it): after `{"type":"message","timestamp":"`, 24 characters.
 const DELTA_TIME = 31;
 
-// A failed result's fields after `timestamp`: the status and the error.
-function errorFields(type: string, message: string): string {
-  return `,"status":"error","error":{"type":${jsonString(type)},"message":${jsonString(message)}}`;
+// A failed result's fields after `timestamp`: the status and the error (`kept`: see `errorObject`).
+function errorFields(type: string, message: string, kept: JsonObject | undefined): string {
+  return `,"status":"error","error":${errorObject(type, message, kept)}`;
+}
+
+/**
+ * `{"type":…,"message":…}`: a tool result's or a run's error. `kept`: the error as its line had
+ * it, with keys of its own (`hints.error`), written with the type and message put in (in their
+ * places), so that no key of a later Gemini CLI's is dropped.
+ */
+function errorObject(type: string, message: string, kept: JsonObject | undefined): string {
+  if (kept === undefined) return `{"type":${jsonString(type)},"message":${jsonString(message)}}`;
+  return JSON.stringify({ ...kept, type, message });
 }
 
 function geminiHints(event: AgentEvent): GeminiHints | undefined {
@@ -529,7 +539,7 @@ export class GeminiEncoder implements Encoder {
       output = typeof event.result === 'string' ? event.result : JSON.stringify(event.result);
     }
     if (output !== undefined) fields += `,"output":${jsonString(output)}`;
-    const error = toolError(event, hints?.errorType ?? GEMINI_TOOL_ERROR_TYPE);
+    const error = toolError(event, hints?.errorType ?? GEMINI_TOOL_ERROR_TYPE, hints?.error);
     if (error !== undefined) fields += `,"error":${error}`;
     return this.record('tool_result', event, hints, fields);
   }
@@ -602,11 +612,16 @@ export class GeminiEncoder implements Encoder {
           'run.end.error',
           "a cancelled Gemini result says Gemini's cancellation message",
         );
-      fields = errorFields(hints?.errorType ?? fatal?.code ?? GEMINI_CANCELLED_ERROR_TYPE, message);
+      fields = errorFields(
+        hints?.errorType ?? fatal?.code ?? GEMINI_CANCELLED_ERROR_TYPE,
+        message,
+        hints?.error,
+      );
     } else {
       fields = errorFields(
         fatal?.code ?? GEMINI_RUN_ERROR_TYPE,
         fatal?.message ?? event.error ?? 'the run failed',
+        hints?.error,
       );
     }
     const stats = statsOf(event, hints, toolCalls, this);
@@ -691,8 +706,12 @@ function sameResult(event: AgentEventOf<'tool.end'>, r: JsonObject): boolean {
   );
 }
 
-/** `tool_result.error` as JSON text, or `undefined` when the call has none. */
-function toolError(event: AgentEventOf<'tool.end'>, type: string): string | undefined {
+/** `tool_result.error` as JSON text (`kept`: see `errorObject`), or `undefined` when the call has none. */
+function toolError(
+  event: AgentEventOf<'tool.end'>,
+  type: string,
+  kept: JsonObject | undefined,
+): string | undefined {
   const error = event.error;
   let message: string;
   if (error === undefined || error === null) {
@@ -705,7 +724,7 @@ function toolError(event: AgentEventOf<'tool.end'>, type: string): string | unde
     message =
       isJsonObject(error) && typeof error.message === 'string' ? error.message : JSON.stringify(error);
   }
-  return `{"type":${jsonString(type)},"message":${jsonString(message)}}`;
+  return errorObject(type, message, kept);
 }
 
 function counts(u: ModelUsage, base: JsonObject | undefined): JsonObject {
@@ -763,10 +782,17 @@ function statsOf(
   const writtenModels = isJsonObject(written?.models) ? (written.models as JsonObject) : undefined;
   if (byModel !== undefined || written === undefined) {
     const models: JsonObject = {};
-    for (const name of Object.keys(byModel ?? {})) {
-      const base = writtenModels?.[name];
-      setOwn(models, name, counts(byModel![name]!, isJsonObject(base) ? base : undefined));
-    }
+    // As written first: a model the usage still has with its figures patched in, a key that is no
+    // model (no object: the decoder read no usage from it; a later Gemini CLI's) as it was.
+    if (writtenModels !== undefined)
+      for (const name of Object.keys(writtenModels)) {
+        const base = writtenModels[name];
+        if (Object.hasOwn(byModel!, name))
+          setOwn(models, name, counts(byModel![name]!, isJsonObject(base) ? base : undefined));
+        else if (!isJsonObject(base)) setOwn(models, name, base);
+      }
+    for (const name of Object.keys(byModel ?? {}))
+      if (!Object.hasOwn(models, name)) setOwn(models, name, counts(byModel![name]!, undefined));
     stats.models = models;
   }
   return stats;

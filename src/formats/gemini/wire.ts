@@ -118,6 +118,12 @@ export interface GeminiHints {
    * not `FatalCancellationError` (its message is `run.end.error`).
    */
   errorType?: string;
+  /**
+   * `tool_result.error` or `result.error` as written when it has keys beside `type` and `message`
+   * (a later Gemini CLI's): the writer writes it with the event's type and message put in, so
+   * those keys come back.
+   */
+  error?: JsonObject;
   /** `error.severity` as written when it is neither `warning` nor `error`. */
   severity?: string;
   /** `result.stats` as written: the writer patches the model's figures into it. */

@@ -400,6 +400,7 @@ function writeEvent(w: Writer, event: AgentEvent): string {
   // A seq the envelope cannot take is refused before anything is reported, kept or written for
   // the event (its losses, its hop, its call, the seqs of what conform writes before it).
   if (event.seq !== undefined) assertSeqWritable(w, event, event.seq);
+  if (event.type === 'unknown') assertUnknownWritable(w, event);
   // The frequent events, each type by a function of its own (`writeDelta` …): a stream's events
   // have one shape per type, and a field read in code that every type runs sees them all
   // (megamorphic); read in code of one type, it sees one. Each falls back to `writeGeneral` for
@@ -1213,12 +1214,41 @@ function seqNotAbove(type: string, seq: number, previous: number): string {
 }
 
 function nextSeq(w: Writer, seq: number | undefined, type: string): number {
-  if (seq !== undefined) {
-    assertSeq(seq, type);
-    if (w[LAST_SEQ] !== undefined && seq <= w[LAST_SEQ]) fail(seqNotAbove(type, seq, w[LAST_SEQ]));
-  } else seq = w[LAST_SEQ] === undefined ? (w[OPTIONS].startSeq ?? 1) : w[LAST_SEQ] + 1;
+  if (seq !== undefined) assertNextSeq(w, seq, type);
+  else seq = w[LAST_SEQ] === undefined ? (w[OPTIONS].startSeq ?? 1) : w[LAST_SEQ] + 1;
   w[LAST_SEQ] = seq;
   return seq;
+}
+
+// Refuses a seq the envelope cannot take next: one the reader takes not, or not above the last.
+function assertNextSeq(w: Writer, seq: number, type: string): void {
+  assertSeq(seq, type);
+  if (w[LAST_SEQ] !== undefined && seq <= w[LAST_SEQ]) fail(seqNotAbove(type, seq, w[LAST_SEQ]));
+}
+
+/**
+ * Throws now what {@link unknownRecord} would throw for a record of this format's: its seq (the
+ * record's own, which it takes) and a value JSON cannot hold. Found after the event's losses were
+ * reported and its hop taken, the refusal left them behind.
+ */
+function assertUnknownWritable(w: Writer, event: AgentEventOf<'unknown'>): void {
+  const r = event.record;
+  const p = event.provenance;
+  if (p?.format !== FORMAT || p.synthetic === true || !isJsonObject(r) || typeof r.type !== 'string') return;
+  const seq = r.seq;
+  if (typeof seq === 'number') assertNextSeq(w, seq, 'unknown.record');
+  // A seq of another type is replaced by one counted on (`unknownRecord`).
+  assertEncodable(
+    seq === undefined || typeof seq === 'number' ? r : { ...r, seq: 0 },
+    'unknown.record',
+    undefined,
+    FORMAT,
+  );
+  // Under SSE the record's type (read from the record: any string) names its event (`frame`).
+  if (w[FRAMING] === 'sse') {
+    const hints = (p.hints as NhHints | undefined) ?? NO_HINTS;
+    formatSseJsonEvent(sseIdOf(hints, '0'), sseEventOf(hints, r.type), '');
+  }
 }
 
 // The usual envelope of `event` (its seq, ts, workspace and session read here). Its seq is then
@@ -1374,6 +1404,16 @@ function unknownRecord(w: Writer, event: AgentEvent & { type: 'unknown' }): stri
   return frame(w, r.type, text, (event.provenance.hints as NhHints | undefined) ?? NO_HINTS);
 }
 
+// The SSE `id` of a record framed with `hints` (`seq`: its seq's digits); `undefined`: none.
+function sseIdOf(hints: Readonly<NhHints>, seq: string): string | undefined {
+  return hints.sseId === null ? undefined : typeof hints.sseId === 'string' ? hints.sseId : seq;
+}
+
+// The SSE `event` name of a record of `type` framed with `hints`; `undefined`: none.
+function sseEventOf(hints: Readonly<NhHints>, type: string): string | undefined {
+  return hints.sseEvent === null ? undefined : typeof hints.sseEvent === 'string' ? hints.sseEvent : type;
+}
+
 // `ownType`: `type` is one of this format's event types (not a name read from a record). The
 // envelope's seq is the last one taken (its digits `w[LAST_SEQ_TEXT]`).
 function frame(w: Writer, type: string, text: string, hints: Readonly<NhHints>, ownType = false): string {
@@ -1395,9 +1435,8 @@ function frame(w: Writer, type: string, text: string, hints: Readonly<NhHints>, 
       ) {
         return `id: ${seq}\nevent: ${type}\ndata: ${text}\n\n`;
       }
-      const id = hints.sseId === null ? undefined : typeof hints.sseId === 'string' ? hints.sseId : seq;
-      const ev =
-        hints.sseEvent === null ? undefined : typeof hints.sseEvent === 'string' ? hints.sseEvent : type;
+      const id = sseIdOf(hints, seq);
+      const ev = sseEventOf(hints, type);
       const retry =
         n === 0 && w[OPTIONS].retry !== undefined
           ? `retry: ${formatInteger(w[OPTIONS].retry, 'retry', FORMAT)}\n\n`
