@@ -25,14 +25,14 @@ function fresh(events: readonly AgentEvent[]): string {
 
 describe('what the up-front check made is taken by its own write only', () => {
   test('a call start and end written again after a change', () => {
-    const call = { type: 'tool.start', call: 'c1', name: 'ls', args: { a: 1 }, kind: 'k' } as AgentEvent;
+    const call = { type: 'tool.start', call: 'c1', name: 'ls', args: { a: 1 }, kind: 'read' } as AgentEvent;
     const end = { type: 'tool.end', call: 'c1', ok: true, result: { r: 1 } } as AgentEvent;
     const w = writer();
     let out = w.write(start) + w.write(call) + w.write(end);
     const before = [start, structuredClone(call), structuredClone(end)];
     (call as { call: string }).call = 'c2';
     (call as { args: unknown }).args = { b: 2 };
-    (call as { kind: string }).kind = 'other';
+    (call as { kind: string }).kind = 'edit';
     (end as { call: string }).call = 'c2';
     (end as { result: unknown }).result = { r: 2 };
     out += w.write(call) + w.write(end) + w.end();
