@@ -44,6 +44,7 @@ describe('what the up-front check made is taken by its own write only', () => {
   test('a round end and a carried event written again after a change', () => {
     const round = {
       type: 'round.end',
+      message: 'm1',
       round: 1,
       stopReason: 'end_turn',
       usage: { inputTokens: 3, outputTokens: 4 },
