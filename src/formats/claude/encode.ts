@@ -1029,13 +1029,31 @@ function linesBefore(lines: readonly string[] | undefined): string {
   return text;
 }
 
+// An event outside a run that waits for the next one: refused now if at all (refused when the
+// run's start or end writes it, it would take that event down with it).
+function assertHoldable(event: AgentEvent): void {
+  for (const key of Object.keys(event))
+    if (key !== 'provenance')
+      assertEncodable((event as Record<string, unknown>)[key], `${event.type}.${key}`, 1000, FORMAT);
+}
+
 // `copy`: the line's `tool_use_result` repeats arguments a redaction took out of the call
 // (`ClaudeEncoder.staleCopy`): it is left out, as a structured copy of a changed output is.
-function groupText(group: Group, edit: Edit, copy: boolean): string {
+function groupText(group: Group, edit: Edit, copy: boolean, record: JsonObject | undefined): string {
   const text = linesBefore(group.before);
   if (edit === 'none' && !copy) return `${text}${group.raw}\n`;
+  const r = record ?? groupRecord(group);
+  if (r === undefined) return `${text}${group.raw}\n`;
+  if (copy) delete r.tool_use_result;
+  return `${text}${JSON.stringify(r)}\n`;
+}
+
+// The line's record with its events' edits patched in (`undefined`: the line is no JSON object),
+// refused where JSON cannot hold it: built when the group's edit is checked (`groupEditChecked`),
+// before anything is written for it.
+function groupRecord(group: Group): JsonObject | undefined {
   const record = group.patched ?? parseRecord(group.raw);
-  if (record === undefined) return `${text}${group.raw}\n`;
+  if (record === undefined) return undefined;
   // No event of the line needs rebuilding, so those whose checked fields changed are the ones to
   // patch (synthetic events say nothing of the line).
   // Patched first: a changed output takes its structured copy out (`outputAgain`), an edited
@@ -1045,9 +1063,8 @@ function groupText(group: Group, edit: Edit, copy: boolean): string {
     if (saidOtherwise(e)) patch(record, e);
     if (group.restated?.includes(e) === true) restate(record, e);
   }
-  if (copy) delete record.tool_use_result;
   assertEncodable(record, 'record', 1000, FORMAT);
-  return `${text}${JSON.stringify(record)}\n`;
+  return record;
 }
 
 /**
@@ -1064,6 +1081,8 @@ export class ClaudeEncoder implements Encoder {
   private readonly options: ClaudeEncodeOptions;
   private readonly loss: LossReporter;
   private group: Group | undefined;
+  // What a kept line's group wrote for an event refused after it: the next write's.
+  private carried = '';
   private session: string | undefined;
   private info: { producer?: string; model?: string; cwd?: string; mode?: string; tools?: string[] } = {};
   private initWritten = false;
@@ -1110,7 +1129,20 @@ export class ClaudeEncoder implements Encoder {
   }
 
   write(event: AgentEvent): string {
+    const text = this.writeOne(event);
+    // A refused event's write left what a kept line's group wrote for it to the next write.
+    if (this.carried === '') return text;
+    const out = this.carried + text;
+    this.carried = '';
+    return out;
+  }
+
+  private writeOne(event: AgentEvent): string {
     const p = event.provenance;
+    // Checked before a kept line's group is written for it (its model write would refuse it
+    // after: the group's text gone with the refusal, and, were the event's line the group's,
+    // the group broken up for an event that changes nothing).
+    if (this.group !== undefined && this.modelAfterGroup(event)) this.assertAhead(event);
     // What a later line's events are checked against (`Seen`), whichever way this one is written.
     if (event.type === 'message.start') setBounded(this.seen.messages, event.lane ?? '', event.message);
     if (p?.format === FORMAT) {
@@ -1131,13 +1163,31 @@ export class ClaudeEncoder implements Encoder {
           restated: undefined,
           patched: undefined,
         };
-        if (this.group.n <= 1) out += this.flushGroup();
+        try {
+          if (this.group.n <= 1) out += this.flushGroup();
+          else this.groupEditChecked(this.group, true);
+        } catch (error) {
+          // Refused: its line is not written (nor waits), the one before it is, with the next write.
+          this.group = undefined;
+          this.carried += out;
+          throw error;
+        }
         return out;
       }
       const g = this.group;
       if (g !== undefined && g.line === p.line && g.offset === p.offset) {
         g.events.push(event);
-        return g.events.length >= g.n ? this.flushGroup() : '';
+        try {
+          if (g.events.length >= g.n) return this.flushGroup();
+          // Checked now as the group's write will check it: refused at its own write, not at
+          // the group's last event's, which it would take down with it.
+          this.groupEditChecked(g, true);
+          return '';
+        } catch (error) {
+          // Refused before the group was written (`flushGroup`): it waits as it did.
+          if (this.group === g) g.events.pop();
+          throw error;
+        }
       }
       // The lines before it are the stream's whether or not the event keeps its own.
       const before = this.flushGroup() + linesBefore(withEdits(hints?.before, this.seen));
@@ -1146,9 +1196,46 @@ export class ClaudeEncoder implements Encoder {
         if (event.type === 'run.end') this.inRun = false;
         return before;
       }
-      return before + this.model(event);
+      return this.afterFlush(before, event);
     }
-    return this.flushGroup() + this.model(event);
+    return this.afterFlush(this.flushGroup(), event);
+  }
+
+  // `flushed` (a kept line's group written) and the event from the model: refused there, what
+  // was flushed goes with the next write.
+  private afterFlush(flushed: string, event: AgentEvent): string {
+    try {
+      return flushed + this.model(event);
+    } catch (error) {
+      this.carried += flushed;
+      throw error;
+    }
+  }
+
+  // Whether `event` is written from the model after the group waiting is written: not when it
+  // keeps a line of its own (a group of its own), is of the group's line, or was derived.
+  private modelAfterGroup(event: AgentEvent): boolean {
+    const p = event.provenance;
+    if (p?.format !== FORMAT) return true;
+    const g = this.group;
+    if ((p.hints as ClaudeHints | undefined)?.raw !== undefined || p.synthetic === true) return false;
+    return g === undefined || g.line !== p.line || g.offset !== p.offset;
+  }
+
+  /**
+   * Throws now what the model write of `event` would throw (`model`: held outside a run, or
+   * recorded), with a kept line's group still waiting: the refusal comes before the group is
+   * written, as if the event had never been given. The run the group's lines leave open or
+   * closed (`follow`) is the one the event meets.
+   */
+  private assertAhead(event: AgentEvent): void {
+    let inRun = this.inRun;
+    for (const e of this.group?.events ?? [])
+      if (e.type === 'run.start') inRun = true;
+      else if (e.type === 'run.end') inRun = false;
+    if (inRun || OUTSIDE_RUN.has(event.type) || event.type === 'run.start' || event.type === 'run.end')
+      this.assertWritable(event);
+    else assertHoldable(event);
   }
 
   end(): string {
@@ -1158,7 +1245,8 @@ export class ClaudeEncoder implements Encoder {
     for (const u of this.usageAhead.values())
       this.loss.report(u, 'usage', 'no assistant message it names followed');
     this.usageAhead.clear();
-    let out = this.flushGroup();
+    let out = this.carried + this.flushGroup();
+    this.carried = '';
     for (const m of this.open.values()) m.done = true;
     this.open.clear();
     out += this.drain();
@@ -1171,6 +1259,7 @@ export class ClaudeEncoder implements Encoder {
   private flushGroup(): string {
     const g = this.group;
     if (g === undefined) return '';
+    const [edit, record] = this.groupEditChecked(g);
     this.group = undefined;
     // Anything built from the model before it goes first, whole.
     let out = '';
@@ -1179,11 +1268,37 @@ export class ClaudeEncoder implements Encoder {
       this.open.clear();
       out = this.drain();
     }
-    const edit = groupEdit(g, this.seen);
     if (edit === 'rebuild') return out + this.rebuild(g);
     if (edit === 'patch') for (const e of g.events) if (e.type === 'tool.start') this.noteArgs(e);
     for (const e of g.events) this.follow(e, g);
-    return out + groupText(g, edit, this.redacted.size > 0 && this.staleCopy(g));
+    return out + groupText(g, edit, this.redacted.size > 0 && this.staleCopy(g), record);
+  }
+
+  /**
+   * The group's edit (`groupEdit`), its events checked first as its write will write them (each
+   * from the model when rebuilt, the line's record with the edits patched in otherwise, which is
+   * returned): a refusal leaves the group, and what the edit noted, as they were, and nothing
+   * written. `trial`: only the check (what the edit noted is put back in any case).
+   */
+  private groupEditChecked(g: Group, trial = false): [Edit, JsonObject | undefined] {
+    const usages = this.seen.usages;
+    const saved = [g.before, g.restated?.slice(), g.patched, usages.size === 0 ? [] : [...usages]] as const;
+    let kept = false;
+    try {
+      const edit = groupEdit(g, this.seen);
+      let record: JsonObject | undefined;
+      if (edit === 'rebuild') {
+        for (const e of g.events) if (e.provenance?.synthetic !== true) this.assertWritable(e);
+      } else if (edit === 'patch') record = groupRecord(g);
+      kept = !trial;
+      return [edit, record];
+    } finally {
+      if (!kept) {
+        [g.before, g.restated, g.patched] = saved;
+        usages.clear();
+        for (const [k, v] of saved[3]) usages.set(k, v);
+      }
+    }
   }
 
   // A call's arguments edited (a redaction, whichever way the call is written): the strings they
@@ -1447,11 +1562,7 @@ export class ClaudeEncoder implements Encoder {
       this.inRun = false;
       return out + this.drain();
     }
-    // Refused now if at all: refused when the run's start or end writes it, it would take that
-    // event down with it.
-    for (const key of Object.keys(event))
-      if (key !== 'provenance')
-        assertEncodable((event as Record<string, unknown>)[key], `${event.type}.${key}`, 1000, FORMAT);
+    assertHoldable(event);
     if (this.held.length < MAX_HELD) this.held.push(event);
     else this.loss.report(event, event.type, 'too many events outside a run');
     return '';

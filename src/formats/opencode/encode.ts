@@ -1,6 +1,16 @@
 import type { EncodeOptions, Encoder } from '../../codec';
 import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
-import { assertArgsWritable, assertEncodable, isJsonObject, type JsonObject, rawIfSame } from '../../json';
+import {
+  assertArgsWritable,
+  assertEncodable,
+  assertFiniteNumber,
+  fieldsMayHoldUnsafeNumber,
+  isJsonObject,
+  type JsonObject,
+  mayHoldUnsafeNumber,
+  rawIfSame,
+  walkEncodable,
+} from '../../json';
 import { isStableJson, keptRecord, sameAsKept } from '../../kept';
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
@@ -80,6 +90,24 @@ interface PendingText {
   first: AgentEventOf<'text.delta'> | AgentEventOf<'reasoning.delta'>;
 }
 
+/**
+ * Refuses a call's time or exit code JSON cannot hold (NaN, an infinity), which `JSON.stringify`
+ * would write in its `tool_use` state's `time` (the record's `timestamp`, the state's
+ * `metadata.exit`) as `null`: at the event's own write, before anything is written or held for
+ * it (a call's start waits for its end).
+ */
+function assertTimesWritable(event: AgentEvent): void {
+  if (event.type === 'tool.start') {
+    if (event.startedAt !== undefined) assertFiniteNumber(event.startedAt, 'tool.start.startedAt', FORMAT);
+  } else if (event.type === 'tool.end') {
+    if (event.startedAt !== undefined) assertFiniteNumber(event.startedAt, 'tool.end.startedAt', FORMAT);
+    if (event.endedAt !== undefined) assertFiniteNumber(event.endedAt, 'tool.end.endedAt', FORMAT);
+    if (event.ts !== undefined) assertFiniteNumber(event.ts, 'tool.end.ts', FORMAT);
+    // The state's `metadata.exit`.
+    if (event.exitCode !== undefined) assertFiniteNumber(event.exitCode, 'tool.end.exitCode', FORMAT);
+  }
+}
+
 function ownHints(event: AgentEvent | undefined): OpencodeHints | undefined {
   return hintsFrom<OpencodeHints>(event, FORMAT);
 }
@@ -98,6 +126,14 @@ const KEPT_TYPE: Partial<Record<AgentEvent['type'], string>> = {
   'tool.end': 'tool_use',
   'round.end': 'step_finish',
 };
+
+// The event types whose kept line is written (the others of this format write nothing).
+const WRITES_LINE: ReadonlySet<AgentEvent['type']> = new Set<AgentEvent['type']>([
+  ...(Object.keys(KEPT_TYPE) as AgentEvent['type'][]),
+  'error',
+  'run.end',
+  'unknown',
+]);
 
 // The envelope and part the general path rebuilds (`envelope`, `part`) are the kept ones when
 // the event's session, time stamp and lane are the kept ones. A field the line says (as the
@@ -258,6 +294,9 @@ export class OpencodeEncoder implements Encoder {
   private counter = 0;
   // Another format's runs: OpenCode says one was cut off only where the stream ends.
   private readonly span = newRunSpan();
+  // The kept record `assertKeptWritable` found stable (`isStableJson`) for the event being
+  // written: the fast path (`kept`) does not walk it again.
+  private stable: JsonObject | undefined;
 
   /** Creates a writer reporting losses to `sink`. */
   constructor(options: OpencodeEncodeOptions, sink: DiagnosticSink) {
@@ -279,6 +318,8 @@ export class OpencodeEncoder implements Encoder {
         assertEncodable(e, 'tool.end.error', undefined, FORMAT);
     }
     this.assertUsageWritable(event);
+    assertTimesWritable(event);
+    this.assertKeptWritable(event);
     spanBefore(this.span, this.loss.state, event, FORMAT);
     const text = this.writeEvent(event);
     spanAfter(this.span, this.loss.state, event, text, FORMAT);
@@ -307,6 +348,58 @@ export class OpencodeEncoder implements Encoder {
     const onHeld = this.held !== undefined && this.starts.size === 0;
     if (onHeld || (event.status !== 'incomplete' && this.mainOpenAtRunEnd()))
       assertUsageFigures(event.usage, 'round.end.usage', FORMAT);
+  }
+
+  /**
+   * Refuses an event of this format edited on a line that holds a number past a double's range
+   * (`1e400`, read as Infinity), which the line rebuilt from its kept record would write as the
+   * `null` `JSON.stringify` makes of it (written as it came, the line keeps it: `rawIfSame`), as
+   * every writer refuses a number JSON cannot hold: before the held step or text is written, a
+   * loss said or an id taken for it; an edit that holds such a number likewise. Asked of a copy
+   * of the writer (`probe`), only where the kept record or the event may hold one: a line the
+   * fast path writes as kept holds none (`isStableJson`).
+   */
+  private assertKeptWritable(event: AgentEvent): void {
+    this.stable = undefined;
+    const p = event.provenance;
+    if (p?.format !== FORMAT || p.synthetic || !WRITES_LINE.has(event.type)) return;
+    const hints = ownHints(event);
+    const t = keptRecord(hints);
+    if (t === undefined) return;
+    if (!this.holdsNonFinite(event)) {
+      if (KEPT_TYPE[event.type] !== undefined && isStableJson(t)) {
+        this.stable = t;
+        return;
+      }
+      if (!mayHoldUnsafeNumber(t)) return;
+    }
+    this.probe().writeEvent(event);
+  }
+
+  // Whether a field of the event (its provenance aside), or the arguments of the call it ends,
+  // may hold a number JSON cannot hold: what the line rebuilt from the kept record would write.
+  private holdsNonFinite(event: AgentEvent): boolean {
+    if (fieldsMayHoldUnsafeNumber(event)) return true;
+    return event.type === 'tool.end' && mayHoldUnsafeNumber(this.starts.get(event.call)?.args);
+  }
+
+  /**
+   * A copy of the writer (its state copied, its ids and clock stand-ins, its losses said to no
+   * one) whose kept lines throw where they would be written with a `null` for a number.
+   */
+  private probe(): OpencodeEncoder {
+    const p = new OpencodeEncoder(
+      { clock: () => -1, idSource: () => 'probe', lineEnding: '\n' },
+      { report() {} },
+    );
+    p.session = this.session;
+    for (const [k, v] of this.starts) p.starts.set(k, v);
+    for (const [k, v] of this.steps) p.steps.set(k, { ...v });
+    if (this.pending !== undefined) p.pending = { ...this.pending };
+    p.wroteError = this.wroteError;
+    p.held = this.held;
+    if (this.runUsage !== undefined) p.runUsage = { ...this.runUsage };
+    return p;
   }
 
   // Whether the main step is open once a run's end has written the held text and unended calls.
@@ -785,7 +878,8 @@ export class OpencodeEncoder implements Encoder {
     if (!opencodeFastPath.enabled) return undefined;
     const t = keptRecord(hints);
     if (t === undefined || !sameEnvelope(event, t, this.session)) return undefined;
-    if (!sameFields(event, t.part as JsonObject, start) || !isStableJson(t)) return undefined;
+    if (!sameFields(event, t.part as JsonObject, start) || (t !== this.stable && !isStableJson(t)))
+      return undefined;
     const h = hints as OpencodeHints;
     return h.raw + (h.eol ?? '\n');
   }
@@ -805,6 +899,11 @@ export class OpencodeEncoder implements Encoder {
       });
     }
     if (hints === undefined) return text + this.eol;
-    return rawIfSame(hints.raw, text) + (hints.eol ?? '\n');
+    const line = rawIfSame(hints.raw, text);
+    // Not the kept line: a `null` there may stand for a number of it JSON cannot hold (`1e400`),
+    // refused, not written so (`assertKeptWritable` asks the probe first).
+    if (line !== hints.raw && text.includes('null'))
+      walkEncodable(record, 'record', Number.POSITIVE_INFINITY, FORMAT);
+    return line + (hints.eol ?? '\n');
   }
 }
