@@ -126,7 +126,8 @@ function sameCall(
   if (key === undefined) return false;
   const p0 = tc0[key] as JsonObject;
   if (t.call_id !== (end?.call ?? start?.call)) return false;
-  if (start?.args !== undefined && !sameAsKept(start.args, p0.args)) return false;
+  if (start?.args !== undefined && !sameAsKept(start.args, p0.args) && !keepsOwnArgs(start, end, p0))
+    return false;
   if (start !== undefined && start.args === undefined && keptArgs(start) !== undefined) return false;
   if (end !== undefined && (end.result === undefined || !sameAsKept(end.result, p0.result))) return false;
   // The kept result says the kept outcome: an edited `ok`/`denied` rebuilds the line.
@@ -138,8 +139,24 @@ function sameCall(
 }
 
 /**
+ * Whether a call's completion is written with the arguments its own kept line repeats (`p0`, its
+ * payload) rather than the start's: while the start still says what its own line said (not
+ * edited), the completion's copy is the line's own, keys the start never had included (a key no
+ * reader knows). An edited start's arguments go on every line of the call.
+ */
+function keepsOwnArgs(
+  start: AgentEventOf<'tool.start'>,
+  end: AgentEventOf<'tool.end'> | undefined,
+  p0: JsonObject,
+): boolean {
+  if (end === undefined || !isJsonObject(p0.args)) return false;
+  const kept = keptArgs(start);
+  return kept !== undefined && sameAsKept(start.args, kept);
+}
+
+/**
  * The arguments a call's start read from its own kept line (an object, as the decoder reads
- * them), when the start has none now: they were deleted, and no line of the call may keep them.
+ * them). When the start has none now, they were deleted, and no line of the call may keep them.
  */
 function keptArgs(start: AgentEventOf<'tool.start'>): JsonObject | undefined {
   const tc = template(ownHints(start))?.tool_call;
@@ -549,7 +566,7 @@ export class CursorEncoder implements Encoder {
     const args = start?.args;
     if (args !== undefined) {
       if (t === undefined) assertEncodable(args, 'tool.start.args', undefined, FORMAT);
-      payload.args = args;
+      if (p0 === undefined || !keepsOwnArgs(start!, end, p0)) payload.args = args;
     } else if (p0 === undefined || (start !== undefined && keptArgs(start) !== undefined))
       // (Deleted from the start: the kept line's arguments go, as anew.)
       payload.args = start?.command !== undefined ? { command: start.command } : {};
