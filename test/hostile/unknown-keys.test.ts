@@ -23,8 +23,6 @@ const OPEN: Partial<Record<Format, (before: string, line: string) => boolean>> =
   codex: (before, line) => before.endsWith('"item":{') && line.includes('"type":"web_search"'),
   // the error object of a failed tool result or run, and the per-model map of `stats`
   gemini: (before) => before.endsWith('"error":{') || before.endsWith('"models":{'),
-  // the per-model map of the shutdown's metrics
-  copilot: (before) => before.endsWith('"modelMetrics":{'),
 };
 
 interface Case {

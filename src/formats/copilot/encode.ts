@@ -18,7 +18,7 @@ import {
 } from '../../json';
 import { isStableJson, sameAsKept } from '../../kept';
 import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
-import type { AgentEvent, AgentEventOf, Usage } from '../../model';
+import type { AgentEvent, AgentEventOf, ModelUsage, Usage } from '../../model';
 import { joinRecord } from '../../record';
 import { newRunSpan, type RunSpan, SPAN_WROTE, spanAfter, spanBefore } from '../../run-span';
 import { addExact } from '../../usage';
@@ -1507,24 +1507,38 @@ function runTotal(w: Writer, event: AgentEventOf<'run.end'>, write: boolean): st
   return emit(w, { type: 'assistant.usage', data, event });
 }
 
+/** A model's `modelMetrics` entry: the kept one (`was`) with the model's counts put in its usage. */
+function modelMetric(m: ModelUsage, was: JsonObject | undefined): JsonObject {
+  const usage: JsonObject = isJsonObject(was?.usage) ? { ...was.usage } : {};
+  put(usage, 'inputTokens', count(m.input, 'usage.byModel.input') ?? 0);
+  put(usage, 'outputTokens', count(m.output, 'usage.byModel.output') ?? 0);
+  put(usage, 'cacheReadTokens', count(m.cacheRead, 'usage.byModel.cacheRead') ?? 0);
+  put(usage, 'cacheWriteTokens', count(m.cacheWrite, 'usage.byModel.cacheWrite') ?? 0);
+  put(usage, 'reasoningTokens', count(m.reasoning, 'usage.byModel.reasoning'));
+  const metric: JsonObject = was === undefined ? { requests: {} } : { ...was };
+  metric.usage = usage;
+  return metric;
+}
+
 function shutdown(w: Writer, event: AgentEventOf<'usage'>, u: Usage, tpl: JsonObject | undefined): string {
   // A reader ends the open run at the shutdown (its run end after it writes nothing).
   w[RUN_OPEN] = false;
   const metrics: JsonObject = {};
   const kept = isJsonObject(tpl?.modelMetrics) ? tpl.modelMetrics : undefined;
-  for (const model of Object.keys(u.byModel ?? {})) {
-    const m = u.byModel![model]!;
-    const was = isJsonObject(kept?.[model]) ? (kept[model] as JsonObject) : undefined;
-    const usage: JsonObject = isJsonObject(was?.usage) ? { ...was.usage } : {};
-    put(usage, 'inputTokens', count(m.input, 'usage.byModel.input') ?? 0);
-    put(usage, 'outputTokens', count(m.output, 'usage.byModel.output') ?? 0);
-    put(usage, 'cacheReadTokens', count(m.cacheRead, 'usage.byModel.cacheRead') ?? 0);
-    put(usage, 'cacheWriteTokens', count(m.cacheWrite, 'usage.byModel.cacheWrite') ?? 0);
-    put(usage, 'reasoningTokens', count(m.reasoning, 'usage.byModel.reasoning'));
-    const metric: JsonObject = was === undefined ? { requests: {} } : { ...was };
-    metric.usage = usage;
-    setOwn(metrics, model, metric);
-  }
+  const byModel = u.byModel ?? {};
+  // The kept keys first, in their order: a model the event has, and a key the decoder read no
+  // model from (not an entry with a `usage` object: a key no reader knows) as it is; a model the
+  // event no longer has was deleted. Then the event's models the kept record did not name.
+  if (kept !== undefined)
+    for (const key of Object.keys(kept)) {
+      const was = kept[key];
+      if (Object.hasOwn(byModel, key))
+        setOwn(metrics, key, modelMetric(byModel[key]!, isJsonObject(was) ? was : undefined));
+      else if (!isJsonObject(was) || !isJsonObject(was.usage)) setOwn(metrics, key, was);
+    }
+  for (const model of Object.keys(byModel))
+    if (kept === undefined || !Object.hasOwn(kept, model))
+      setOwn(metrics, model, modelMetric(byModel[model]!, undefined));
   const data = dataWith(tpl, [['modelMetrics', metrics]]);
   if (tpl === undefined) {
     const fresh: JsonObject = {
