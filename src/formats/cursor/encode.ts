@@ -253,7 +253,7 @@ export class CursorEncoder implements Encoder {
 
   /**
    * Refuses (as the write would, naming the same field) a call's time or a run's total JSON
-   * cannot hold, and a round's usage that would make its run's total so, before the thinking
+   * cannot hold, a run's duration so (which the write would make `null`), and a round's usage that would make its run's total so, before the thinking
    * held is closed, a loss is said, a session id taken or the round's usage counted: a refused
    * event leaves the writer as if it had never been given (test/fuzz/refusal.test.ts). A time
    * or total the line would not write (a kept line's own, a derived event's) is not refused.
@@ -285,6 +285,9 @@ export class CursorEncoder implements Encoder {
       }
       case 'run.end': {
         if (event.provenance?.format !== FORMAT && event.status === 'incomplete') return;
+        // Written as `duration_ms` (JSON.stringify would make a NaN of it `null`).
+        if (event.durationMs !== undefined)
+          assertFiniteNumber(event.durationMs, 'run.end.durationMs', FORMAT);
         // A line of its own rebuilt from its record writes the event's total; any other, the
         // run's rounds' sum when it has none.
         const usage =
