@@ -253,10 +253,11 @@ export class CursorEncoder implements Encoder {
 
   /**
    * Refuses (as the write would, naming the same field) a call's time or a run's total JSON
-   * cannot hold, a run's duration so (which the write would make `null`), and a round's usage that would make its run's total so, before the thinking
-   * held is closed, a loss is said, a session id taken or the round's usage counted: a refused
-   * event leaves the writer as if it had never been given (test/fuzz/refusal.test.ts). A time
-   * or total the line would not write (a kept line's own, a derived event's) is not refused.
+   * cannot hold, a run's duration so (the write would make it `null`), and a round's usage that
+   * would make its run's total so, before the thinking held is closed, a loss is said, a session
+   * id taken or the round's usage counted: a refused event leaves the writer as if it had never
+   * been given (test/fuzz/refusal.test.ts). A time or total the line would not write (a kept
+   * line's own, a derived event's) is not refused.
    */
   private assertWritable(event: AgentEvent): void {
     if (event.provenance?.format === FORMAT && event.provenance.synthetic) return;
