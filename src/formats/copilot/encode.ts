@@ -500,7 +500,8 @@ function assertRoundEndWritable(w: Writer, event: AgentEventOf<'round.end'>): vo
   const inTurn = opens ? false : w[USAGE_IN_TURN];
   if (u !== undefined && !inTurn && event.lane === undefined && (u.key === undefined || !w[KEYS].has(u.key)))
     assertCounts(u, 'usage');
-  if (event.round !== undefined) roundText(event.round);
+  // The turn's end names it by its round too (checked above when the round opens it).
+  if (event.round !== undefined && !opens) roundText(event.round);
 }
 
 /** Another format's usage: a run's or a call's figure ({@link usageRecord}). */
