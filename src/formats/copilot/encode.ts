@@ -218,6 +218,9 @@ type Writer = [
   // The lane of each held message of a lane (by the id its text is held under, as `texts`): a
   // message written before its end (COPILOT_MAX_HELD_MESSAGES) is written in its lane.
   heldLanes: Map<string, string>,
+  // The clock's time for the records of this write that have no `ts` (read once, up front: see
+  // `write`), undefined until read.
+  now: number | undefined,
 ];
 
 /** The token figures a Copilot reader sums a run's assistant.usage into. */
@@ -261,6 +264,7 @@ const RENAMED = 32;
 const REASONING_CUT = 33;
 const IDS = 34;
 const HELD_LANES = 35;
+const NOW = 36;
 
 function newWriter(options: CopilotEncodeOptions, sink: DiagnosticSink, templates: boolean): Writer {
   return [
@@ -302,6 +306,7 @@ function newWriter(options: CopilotEncodeOptions, sink: DiagnosticSink, template
     false,
     newUuidRun(),
     new Map(),
+    undefined,
   ];
 }
 
@@ -356,6 +361,14 @@ export class CopilotEncoder implements Encoder {
     // (found by test/fuzz/structured.test.ts). The last time written is known good.
     const ts = event.ts;
     if (ts !== undefined && ts !== w[LAST_MS]) timestampOf(w, ts);
+    // A record without a time takes the clock's, read here once for the write (for the event, or
+    // a held record written before it) and checked as a `ts` is: a clock giving no time a
+    // timestamp can hold refuses the event before anything is written or let go for it.
+    w[NOW] = undefined;
+    if (ts === undefined || (w[HELD] !== undefined && w[HELD].ts === undefined)) {
+      const now = clockTime(w);
+      if (now !== w[LAST_MS]) timestampOf(w, now);
+    }
     // Another format's runs are followed for what Copilot cannot say of them (run-span.ts): only a
     // run's start and end call into it; for every other event all it does is note that the open
     // run wrote a byte, done here (two calls per event were a measurable share of the writer:
@@ -378,6 +391,8 @@ export class CopilotEncoder implements Encoder {
 
   /** The lines still held at the end of the stream. */
   end(): string {
+    // (The clock is read again for what the end writes.)
+    this[0][NOW] = undefined;
     return endWrite(this[0]);
   }
 }
@@ -944,7 +959,7 @@ function quotedMessage(w: Writer, id: string): string {
  * time) as `toISOString` writes it. Records of a burst share their ms: written once.
  */
 function quotedAt(w: Writer, ts: number | undefined): string {
-  const ms = ts ?? (w[OPTIONS].clock ?? Date.now)();
+  const ms = ts ?? clockTime(w);
   if (ms !== w[LAST_MS]) {
     // Digits, dashes, colons, a dot and letters: nothing to escape. (A time no timestamp can
     // hold throws: NaN is never equal to the last ms.)
@@ -954,9 +969,19 @@ function quotedAt(w: Writer, ts: number | undefined): string {
   return w[LAST_MS_QUOTED];
 }
 
+/** The clock's time for the write's records without a `ts`: read once per write (`write`). */
+function clockTime(w: Writer): number {
+  let now = w[NOW];
+  if (now === undefined) {
+    now = (w[OPTIONS].clock ?? Date.now)();
+    w[NOW] = now;
+  }
+  return now;
+}
+
 /** `timestamp` of an event: its `ts` (else the clock's time) as `toISOString` writes it. */
 function timestampOf(w: Writer, ts: number | undefined): string {
-  const ms = ts ?? (w[OPTIONS].clock ?? Date.now)();
+  const ms = ts ?? clockTime(w);
   const text = writeIsoAt(w[ISO], ms);
   if (text === '')
     throw new AgentwireError({
@@ -1545,7 +1570,7 @@ function shutdown(w: Writer, event: AgentEventOf<'usage'>, u: Usage, tpl: JsonOb
     const fresh: JsonObject = {
       shutdownType: 'routine',
       totalApiDurationMs: 0,
-      sessionStartTime: event.ts ?? (w[OPTIONS].clock ?? Date.now)(),
+      sessionStartTime: event.ts ?? clockTime(w),
       codeChanges: { linesAdded: 0, linesRemoved: 0, filesModified: [] },
       modelMetrics: metrics,
     };
