@@ -44,7 +44,10 @@ export interface CopilotEncodeOptions extends EncodeOptions {
    * `crypto.randomUUID()` per 256 ids (the run's ids counted in its last two hex digits).
    */
   idSource?: () => string;
-  /** `timestamp` for events without `ts`, ms since the epoch. Default `Date.now`. */
+  /**
+   * `timestamp` for events without `ts`, ms since the epoch: read once per `write` (its records
+   * share it) and per `end`. Default `Date.now`.
+   */
   clock?: () => number;
   /** `sessionId` of a `session.start` written for events without `session`. Default: from `idSource`. */
   session?: string;
