@@ -31,7 +31,9 @@ test('a key of modelMetrics that is no model comes back where it was', () => {
     }
 });
 
-function shutdownWith(input: string, byModel: (m: NonNullable<Usage['byModel']>) => Usage['byModel']) {
+type ByModel = NonNullable<Usage['byModel']>;
+
+function shutdownWith(input: string, byModel: (m: ByModel) => ByModel) {
   const events = copilot.parse(input).events.map((e): AgentEvent => {
     if (e.type !== 'usage' || e.usage.scope !== 'thread') return e;
     return { ...e, usage: { ...e.usage, byModel: byModel(e.usage.byModel!) } };
