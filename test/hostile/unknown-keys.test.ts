@@ -17,11 +17,7 @@ const KEY = '"zz_extra":1,';
 
 // Places where a writer still drops the key silently (left for a later round; docs/limits.md):
 // the text just before the inserted key, and the line's record type where it matters.
-const OPEN: Partial<Record<Format, (before: string, line: string) => boolean>> = {
-  // a call's arguments repeated on its completion, and the per-model map of the shutdown's metrics
-  cursor: (before) => before.endsWith('"args":{'),
-  copilot: (before) => before.endsWith('"modelMetrics":{'),
-};
+const OPEN: Partial<Record<Format, (before: string, line: string) => boolean>> = {};
 
 interface Case {
   file: string;

@@ -18,7 +18,7 @@ import {
 } from '../../json';
 import { isStableJson, sameAsKept } from '../../kept';
 import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
-import type { AgentEvent, AgentEventOf, Usage } from '../../model';
+import type { AgentEvent, AgentEventOf, ModelUsage, Usage } from '../../model';
 import { joinRecord } from '../../record';
 import { newRunSpan, type RunSpan, SPAN_WROTE, spanAfter, spanBefore } from '../../run-span';
 import { addExact } from '../../usage';
@@ -44,7 +44,10 @@ export interface CopilotEncodeOptions extends EncodeOptions {
    * `crypto.randomUUID()` per 256 ids (the run's ids counted in its last two hex digits).
    */
   idSource?: () => string;
-  /** `timestamp` for events without `ts`, ms since the epoch. Default `Date.now`. */
+  /**
+   * `timestamp` for events without `ts`, ms since the epoch: read once per `write` (its records
+   * share it) and per `end`. Default `Date.now`.
+   */
   clock?: () => number;
   /** `sessionId` of a `session.start` written for events without `session`. Default: from `idSource`. */
   session?: string;
@@ -218,6 +221,9 @@ type Writer = [
   // The lane of each held message of a lane (by the id its text is held under, as `texts`): a
   // message written before its end (COPILOT_MAX_HELD_MESSAGES) is written in its lane.
   heldLanes: Map<string, string>,
+  // The clock's time for the records of this write that have no `ts` (read once, up front: see
+  // `write`), undefined until read.
+  now: number | undefined,
 ];
 
 /** The token figures a Copilot reader sums a run's assistant.usage into. */
@@ -261,6 +267,7 @@ const RENAMED = 32;
 const REASONING_CUT = 33;
 const IDS = 34;
 const HELD_LANES = 35;
+const NOW = 36;
 
 function newWriter(options: CopilotEncodeOptions, sink: DiagnosticSink, templates: boolean): Writer {
   return [
@@ -302,6 +309,7 @@ function newWriter(options: CopilotEncodeOptions, sink: DiagnosticSink, template
     false,
     newUuidRun(),
     new Map(),
+    undefined,
   ];
 }
 
@@ -356,6 +364,14 @@ export class CopilotEncoder implements Encoder {
     // (found by test/fuzz/structured.test.ts). The last time written is known good.
     const ts = event.ts;
     if (ts !== undefined && ts !== w[LAST_MS]) timestampOf(w, ts);
+    // A record without a time takes the clock's, read here once for the write (for the event, or
+    // a held record written before it) and checked as a `ts` is: a clock giving no time a
+    // timestamp can hold refuses the event before anything is written or let go for it.
+    w[NOW] = undefined;
+    if (ts === undefined || (w[HELD] !== undefined && w[HELD].ts === undefined)) {
+      const now = clockTime(w);
+      if (now !== w[LAST_MS]) timestampOf(w, now);
+    }
     // Another format's runs are followed for what Copilot cannot say of them (run-span.ts): only a
     // run's start and end call into it; for every other event all it does is note that the open
     // run wrote a byte, done here (two calls per event were a measurable share of the writer:
@@ -378,6 +394,8 @@ export class CopilotEncoder implements Encoder {
 
   /** The lines still held at the end of the stream. */
   end(): string {
+    // (The clock is read again for what the end writes.)
+    this[0][NOW] = undefined;
     return endWrite(this[0]);
   }
 }
@@ -500,7 +518,8 @@ function assertRoundEndWritable(w: Writer, event: AgentEventOf<'round.end'>): vo
   const inTurn = opens ? false : w[USAGE_IN_TURN];
   if (u !== undefined && !inTurn && event.lane === undefined && (u.key === undefined || !w[KEYS].has(u.key)))
     assertCounts(u, 'usage');
-  if (event.round !== undefined) roundText(event.round);
+  // The turn's end names it by its round too (checked above when the round opens it).
+  if (event.round !== undefined && !opens) roundText(event.round);
 }
 
 /** Another format's usage: a run's or a call's figure ({@link usageRecord}). */
@@ -943,7 +962,7 @@ function quotedMessage(w: Writer, id: string): string {
  * time) as `toISOString` writes it. Records of a burst share their ms: written once.
  */
 function quotedAt(w: Writer, ts: number | undefined): string {
-  const ms = ts ?? (w[OPTIONS].clock ?? Date.now)();
+  const ms = ts ?? clockTime(w);
   if (ms !== w[LAST_MS]) {
     // Digits, dashes, colons, a dot and letters: nothing to escape. (A time no timestamp can
     // hold throws: NaN is never equal to the last ms.)
@@ -953,9 +972,19 @@ function quotedAt(w: Writer, ts: number | undefined): string {
   return w[LAST_MS_QUOTED];
 }
 
+/** The clock's time for the write's records without a `ts`: read once per write (`write`). */
+function clockTime(w: Writer): number {
+  let now = w[NOW];
+  if (now === undefined) {
+    now = (w[OPTIONS].clock ?? Date.now)();
+    w[NOW] = now;
+  }
+  return now;
+}
+
 /** `timestamp` of an event: its `ts` (else the clock's time) as `toISOString` writes it. */
 function timestampOf(w: Writer, ts: number | undefined): string {
-  const ms = ts ?? (w[OPTIONS].clock ?? Date.now)();
+  const ms = ts ?? clockTime(w);
   const text = writeIsoAt(w[ISO], ms);
   if (text === '')
     throw new AgentwireError({
@@ -1507,30 +1536,44 @@ function runTotal(w: Writer, event: AgentEventOf<'run.end'>, write: boolean): st
   return emit(w, { type: 'assistant.usage', data, event });
 }
 
+/** A model's `modelMetrics` entry: the kept one (`was`) with the model's counts put in its usage. */
+function modelMetric(m: ModelUsage, was: JsonObject | undefined): JsonObject {
+  const usage: JsonObject = isJsonObject(was?.usage) ? { ...was.usage } : {};
+  put(usage, 'inputTokens', count(m.input, 'usage.byModel.input') ?? 0);
+  put(usage, 'outputTokens', count(m.output, 'usage.byModel.output') ?? 0);
+  put(usage, 'cacheReadTokens', count(m.cacheRead, 'usage.byModel.cacheRead') ?? 0);
+  put(usage, 'cacheWriteTokens', count(m.cacheWrite, 'usage.byModel.cacheWrite') ?? 0);
+  put(usage, 'reasoningTokens', count(m.reasoning, 'usage.byModel.reasoning'));
+  const metric: JsonObject = was === undefined ? { requests: {} } : { ...was };
+  metric.usage = usage;
+  return metric;
+}
+
 function shutdown(w: Writer, event: AgentEventOf<'usage'>, u: Usage, tpl: JsonObject | undefined): string {
   // A reader ends the open run at the shutdown (its run end after it writes nothing).
   w[RUN_OPEN] = false;
   const metrics: JsonObject = {};
   const kept = isJsonObject(tpl?.modelMetrics) ? tpl.modelMetrics : undefined;
-  for (const model of Object.keys(u.byModel ?? {})) {
-    const m = u.byModel![model]!;
-    const was = isJsonObject(kept?.[model]) ? (kept[model] as JsonObject) : undefined;
-    const usage: JsonObject = isJsonObject(was?.usage) ? { ...was.usage } : {};
-    put(usage, 'inputTokens', count(m.input, 'usage.byModel.input') ?? 0);
-    put(usage, 'outputTokens', count(m.output, 'usage.byModel.output') ?? 0);
-    put(usage, 'cacheReadTokens', count(m.cacheRead, 'usage.byModel.cacheRead') ?? 0);
-    put(usage, 'cacheWriteTokens', count(m.cacheWrite, 'usage.byModel.cacheWrite') ?? 0);
-    put(usage, 'reasoningTokens', count(m.reasoning, 'usage.byModel.reasoning'));
-    const metric: JsonObject = was === undefined ? { requests: {} } : { ...was };
-    metric.usage = usage;
-    setOwn(metrics, model, metric);
-  }
+  const byModel = u.byModel ?? {};
+  // The kept keys first, in their order: a model the event has, and a key the decoder read no
+  // model from (not an entry with a `usage` object: a key no reader knows) as it is; a model the
+  // event no longer has was deleted. Then the event's models the kept record did not name.
+  if (kept !== undefined)
+    for (const key of Object.keys(kept)) {
+      const was = kept[key];
+      if (Object.hasOwn(byModel, key))
+        setOwn(metrics, key, modelMetric(byModel[key]!, isJsonObject(was) ? was : undefined));
+      else if (!isJsonObject(was) || !isJsonObject(was.usage)) setOwn(metrics, key, was);
+    }
+  for (const model of Object.keys(byModel))
+    if (kept === undefined || !Object.hasOwn(kept, model))
+      setOwn(metrics, model, modelMetric(byModel[model]!, undefined));
   const data = dataWith(tpl, [['modelMetrics', metrics]]);
   if (tpl === undefined) {
     const fresh: JsonObject = {
       shutdownType: 'routine',
       totalApiDurationMs: 0,
-      sessionStartTime: event.ts ?? (w[OPTIONS].clock ?? Date.now)(),
+      sessionStartTime: event.ts ?? clockTime(w),
       codeChanges: { linesAdded: 0, linesRemoved: 0, filesModified: [] },
       modelMetrics: metrics,
     };

@@ -126,7 +126,8 @@ function sameCall(
   if (key === undefined) return false;
   const p0 = tc0[key] as JsonObject;
   if (t.call_id !== (end?.call ?? start?.call)) return false;
-  if (start?.args !== undefined && !sameAsKept(start.args, p0.args)) return false;
+  if (start?.args !== undefined && !sameAsKept(start.args, p0.args) && !keepsOwnArgs(start, end, p0))
+    return false;
   if (start !== undefined && start.args === undefined && keptArgs(start) !== undefined) return false;
   if (end !== undefined && (end.result === undefined || !sameAsKept(end.result, p0.result))) return false;
   // The kept result says the kept outcome: an edited `ok`/`denied` rebuilds the line.
@@ -138,8 +139,24 @@ function sameCall(
 }
 
 /**
+ * Whether a call's completion is written with the arguments its own kept line repeats (`p0`, its
+ * payload) rather than the start's: while the start still says what its own line said (not
+ * edited), the completion's copy is the line's own, keys the start never had included (a key no
+ * reader knows). An edited start's arguments go on every line of the call.
+ */
+function keepsOwnArgs(
+  start: AgentEventOf<'tool.start'>,
+  end: AgentEventOf<'tool.end'> | undefined,
+  p0: JsonObject,
+): boolean {
+  if (end === undefined || !isJsonObject(p0.args)) return false;
+  const kept = keptArgs(start);
+  return kept !== undefined && sameAsKept(start.args, kept);
+}
+
+/**
  * The arguments a call's start read from its own kept line (an object, as the decoder reads
- * them), when the start has none now: they were deleted, and no line of the call may keep them.
+ * them). When the start has none now, they were deleted, and no line of the call may keep them.
  */
 function keptArgs(start: AgentEventOf<'tool.start'>): JsonObject | undefined {
   const tc = template(ownHints(start))?.tool_call;
@@ -236,10 +253,11 @@ export class CursorEncoder implements Encoder {
 
   /**
    * Refuses (as the write would, naming the same field) a call's time or a run's total JSON
-   * cannot hold, and a round's usage that would make its run's total so, before the thinking
-   * held is closed, a loss is said, a session id taken or the round's usage counted: a refused
-   * event leaves the writer as if it had never been given (test/fuzz/refusal.test.ts). A time
-   * or total the line would not write (a kept line's own, a derived event's) is not refused.
+   * cannot hold, a run's duration so (the write would make it `null`), and a round's usage that
+   * would make its run's total so, before the thinking held is closed, a loss is said, a session
+   * id taken or the round's usage counted: a refused event leaves the writer as if it had never
+   * been given (test/fuzz/refusal.test.ts). A time or total the line would not write (a kept
+   * line's own, a derived event's) is not refused.
    */
   private assertWritable(event: AgentEvent): void {
     if (event.provenance?.format === FORMAT && event.provenance.synthetic) return;
@@ -268,6 +286,9 @@ export class CursorEncoder implements Encoder {
       }
       case 'run.end': {
         if (event.provenance?.format !== FORMAT && event.status === 'incomplete') return;
+        // Written as `duration_ms` (JSON.stringify would make a NaN of it `null`).
+        if (event.durationMs !== undefined)
+          assertFiniteNumber(event.durationMs, 'run.end.durationMs', FORMAT);
         // A line of its own rebuilt from its record writes the event's total; any other, the
         // run's rounds' sum when it has none.
         const usage =
@@ -549,7 +570,7 @@ export class CursorEncoder implements Encoder {
     const args = start?.args;
     if (args !== undefined) {
       if (t === undefined) assertEncodable(args, 'tool.start.args', undefined, FORMAT);
-      payload.args = args;
+      if (p0 === undefined || !keepsOwnArgs(start!, end, p0)) payload.args = args;
     } else if (p0 === undefined || (start !== undefined && keptArgs(start) !== undefined))
       // (Deleted from the start: the kept line's arguments go, as anew.)
       payload.args = start?.command !== undefined ? { command: start.command } : {};

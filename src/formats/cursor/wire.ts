@@ -85,13 +85,19 @@ export const CURSOR_TOOL_CALL_FIELDS: readonly string[] = [
   'completedAtMs',
 ];
 
-/** The payload key of a `tool_call` object: its first key naming a tool (`…ToolCall`) with an object. */
+/**
+ * The payload key of a `tool_call` object: its first key naming a tool (`…ToolCall`) with an
+ * object, else its first other key with an object (a tool of a name Cursor may spell otherwise).
+ * An object under a key no reader knows before the payload is not taken for the tool.
+ */
 export function toolKeyOf(toolCall: JsonObject): string | undefined {
+  let other: string | undefined;
   for (const key in toolCall) {
-    if (CURSOR_TOOL_CALL_FIELDS.includes(key)) continue;
-    if (isJsonObject(toolCall[key])) return key;
+    if (CURSOR_TOOL_CALL_FIELDS.includes(key) || !isJsonObject(toolCall[key])) continue;
+    if (key.endsWith(CURSOR_TOOL_KEY_SUFFIX)) return key;
+    other ??= key;
   }
-  return undefined;
+  return other;
 }
 
 /** The tool name a payload key stands for: the key without its `ToolCall` suffix. */

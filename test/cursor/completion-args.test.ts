@@ -1,0 +1,48 @@
+import { readFileSync } from 'node:fs';
+import { expect, test } from 'vitest';
+import { type AgentEvent, cursor } from '../../src/all';
+
+// Cursor repeats a call's arguments on its completion. The writer put the start's arguments there,
+// so a completion whose own copy had a key the start's had not (a key no reader knows), or the
+// other way round, lost it with nothing said (test/hostile/unknown-keys.test.ts left it open).
+// While the start still says what its own line said, the completion keeps its own copy; an
+// edited start's arguments go on both lines, as before.
+
+const text = readFileSync('fixtures/cursor/tools.jsonl', 'utf8');
+const lines = text.split('\n');
+// Lines 7 and 9: the README read's start and completion.
+const START = 6;
+const END = 8;
+const ARGS = '"args":{"path":"/home/dev/repo/README.md","offset":1,"limit":40}';
+
+function withArgs(at: number, args: string): string {
+  expect(lines[at]).toContain(ARGS);
+  return lines.map((l, i) => (i === at ? l.replace(ARGS, args) : l)).join('\n');
+}
+
+const roundTrip = (input: string) => cursor.stringify(cursor.parse(input).events);
+
+test("a completion's arguments with a key of their own come back as they are", () => {
+  for (const key of ['"zz":1', '"zz":{"a":[1,"x"]}']) {
+    const input = withArgs(END, `"args":{${key},"path":"/home/dev/repo/README.md","offset":1,"limit":40}`);
+    expect(roundTrip(input)).toBe(input);
+  }
+});
+
+test("a start's arguments with a key of their own do not go on the completion", () => {
+  const input = withArgs(START, `"args":{"path":"/home/dev/repo/README.md","offset":1,"limit":40,"zz":1}`);
+  expect(roundTrip(input)).toBe(input);
+});
+
+test("an edited start's arguments go on its completion, whatever the completion's copy held", () => {
+  const input = withArgs(END, `"args":{"zz":1,"path":"/home/dev/repo/README.md","offset":1,"limit":40}`);
+  const events = cursor
+    .parse(input)
+    .events.map(
+      (e): AgentEvent =>
+        e.type === 'tool.start' && e.call === 'tool_r1' ? { ...e, args: { path: '/tmp/x' } } : e,
+    );
+  const out = cursor.stringify(events).split('\n');
+  for (const at of [START, END])
+    expect(JSON.parse(out[at]!).tool_call.readToolCall.args).toEqual({ path: '/tmp/x' });
+});
