@@ -14,14 +14,15 @@ import { expectRefusedAlone, type RefusedWrites, writeRefusing } from '../refuse
 // line comes back as it came: test/hostile/non-finite-kept.test.ts). Now refused, as every
 // writer refuses a number JSON cannot hold (the Claude and Copilot writers refused it already),
 // before the writer writes or changes anything for it; an edit that holds NaN likewise.
+// The AG-UI writer still writes such a line with `null` (docs/limits.md): refusing it first took
+// a copy of the writer's state per line, quadratic over a stream of such lines (round
+// thirty-two, docs/performance.md).
 
 const FIXTURES = join(__dirname, '../../fixtures');
 
 // format, fixture, what holds the number, the text before which `"zz":1e400,` is put (its first
 // match), the path of the refusal.
 const PLACES: Array<[Format, string, string, RegExp, string]> = [
-  ['ag-ui', 'tool-call.sse', 'a field of its own', /(?<=data: \{)"type":"STEP_STARTED"/, 'record\\.zz'],
-  ['ag-ui', 'tool-call.sse', "a run's input", /(?<="input":\{)/, 'record\\.input\\.zz'],
   ['opencode', 'tool-then-text.jsonl', 'a field of its own', /(?<=^\{)"type":"tool_use"/m, 'record\\.zz'],
   [
     'opencode',
@@ -77,19 +78,19 @@ describe("an edited event on a line with a number past a double's range is refus
     }
   });
 
-  test.each([
-    ['ag-ui', 'tool-call.sse'],
-    ['opencode', 'tool-then-text.jsonl'],
-  ] as const)('%s: an edit that holds NaN (%s), on any line', (format, file) => {
-    const events = codecFor(format)!.parse(readFileSync(join(FIXTURES, format, file), 'utf8')).events;
-    for (const [i, e] of events.entries()) {
-      if (e.provenance?.synthetic === true || e.ts === undefined || e.type === 'tool.start') continue;
-      const edited = { ...e, ts: Number.NaN } as AgentEvent;
-      const stream = events.map((x, j) => (j === i ? edited : x));
-      const dirty = writer(format)(stream);
-      // Written, the time is not `null`; refused, nothing else changed.
-      if (dirty.refusals.length === 0) expect(dirty.text).not.toContain('null');
-      else expectRefusedAlone(writer(format), stream, edited, /NaN is not a finite number/);
-    }
-  });
+  test.each([['opencode', 'tool-then-text.jsonl']] as const)(
+    '%s: an edit that holds NaN (%s), on any line',
+    (format, file) => {
+      const events = codecFor(format)!.parse(readFileSync(join(FIXTURES, format, file), 'utf8')).events;
+      for (const [i, e] of events.entries()) {
+        if (e.provenance?.synthetic === true || e.ts === undefined || e.type === 'tool.start') continue;
+        const edited = { ...e, ts: Number.NaN } as AgentEvent;
+        const stream = events.map((x, j) => (j === i ? edited : x));
+        const dirty = writer(format)(stream);
+        // Written, the time is not `null`; refused, nothing else changed.
+        if (dirty.refusals.length === 0) expect(dirty.text).not.toContain('null');
+        else expectRefusedAlone(writer(format), stream, edited, /NaN is not a finite number/);
+      }
+    },
+  );
 });

@@ -19,16 +19,13 @@ import {
   assertEncodable,
   contentPartsText,
   encodeJson,
-  fieldsMayHoldUnsafeNumber,
   isFlatOfPrimitives,
   isJsonObject,
   isPlainPrimitive,
   type JsonObject,
   jsonString,
-  mayHoldUnsafeNumber,
   rawIfSame,
   sameJson,
-  walkEncodable,
 } from '../../json';
 import {
   CALL_START_META,
@@ -378,11 +375,9 @@ function writeEvent(w: Writer, event: AgentEvent): string {
   }
   const hints = ownHints(event);
   if (hints !== undefined) {
-    const record = hints.record;
-    const writes = !event.provenance?.synthetic && !hints.part;
-    if (writes && isJsonObject(record)) assertKeptWritable(w, event, record, hints);
     w[FRAMING] ??= hints.framing;
-    if (!writes) return '';
+    if (event.provenance?.synthetic || hints.part) return '';
+    const record = hints.record;
     if (isJsonObject(record)) {
       const text = own(w, event, record, hints);
       // Read as before the run, written where it was: right after the run's opening record.
@@ -479,52 +474,12 @@ function own(w: Writer, event: AgentEvent, template: JsonObject, hints: AguiHint
   else if (typeof r.timestamp === 'number') delete r.timestamp;
   keptStep(w, r);
   const framing = framingOf(w);
-  const text = JSON.stringify(r);
-  const line = rawIfSame(hints.raw, text);
-  // Not the kept line: a `null` there may stand for a number of it JSON cannot hold (`1e400`),
-  // refused, not written so (`assertKeptWritable` asks a probe first).
-  if (line !== hints.raw && text.includes('null'))
-    walkEncodable(r, 'record', Number.POSITIVE_INFINITY, FORMAT);
-  return frameEach(framing, hints.before) + frameJson(framing, line) + after;
-}
-
-/**
- * Refuses an event read from AG-UI, edited on a line that holds a number past a double's range
- * (`1e400`, read as Infinity), which its record rebuilt from the kept one would write as the
- * `null` `JSON.stringify` makes of it (written as it came, the line keeps it: `rawIfSame`), as
- * every writer refuses a number JSON cannot hold; an edit that holds such a number likewise:
- * before a step or run is read as opened or closed, a call's name or arguments kept, or an id
- * taken for it. Asked of a copy of the writer ({@link probeOf}), only where the kept record or
- * the event may hold one.
- */
-function assertKeptWritable(w: Writer, event: AgentEvent, record: JsonObject, hints: AguiHints): void {
-  if (!fieldsMayHoldUnsafeNumber(event) && !mayHoldUnsafeNumber(record)) return;
-  const p = probeOf(w);
-  p[FRAMING] ??= hints.framing;
-  own(p, event, record, hints);
-}
-
-/** A copy of the writer: its collections copied, ids stand-ins, losses said to no one. */
-function probeOf(w: Writer): Writer {
-  const p = [...w] as Writer;
-  p[LOSS] = newLoss(FORMAT, { report() {} });
-  p[ID_SOURCE] = () => 'probe';
-  p[STEP] = new Map(w[STEP]);
-  p[TEXT] = new Map(w[TEXT]);
-  p[REASONING] = new Map(w[REASONING]);
-  p[CALLS] = new Map(w[CALLS]);
-  p[ENDED] = new Set(w[ENDED]);
-  p[SUBAGENTS] = new Set(w[SUBAGENTS]);
-  p[PENDING] = [...w[PENDING]];
-  p[RESUME] = [...w[RESUME]];
-  p[WAITING] = [...w[WAITING]];
-  p[EARLY] = [[...w[EARLY][0]], w[EARLY][1]];
-  p[RUN_TEXT] = [...w[RUN_TEXT]];
-  p[MESSAGE_TEXT] = [...w[MESSAGE_TEXT]];
-  p[KEPT_NAMES] = new Map(w[KEPT_NAMES]);
-  p[KEPT_PARENTS] = new Map(w[KEPT_PARENTS]);
-  p[KEPT_ARGS] = new Map(w[KEPT_ARGS]);
-  return p;
+  // (An edited line holding a number JSON cannot hold, `1e400`, is written with `null` for it:
+  // docs/limits.md. Refusing it first took a copy of the writer's state per such line, which a
+  // stream of them made quadratic: docs/performance.md, "Round thirty-two".)
+  return (
+    frameEach(framing, hints.before) + frameJson(framing, rawIfSame(hints.raw, JSON.stringify(r))) + after
+  );
 }
 
 /**
