@@ -92,10 +92,6 @@ const OPEN: readonly Open[] = [
   { format: 'claude', path: '.modelUsage', when: (c) => c.value.startsWith('{') },
 
   // --- codex
-  // the `error` object of a failed mcp_tool_call with a key of its own: the line comes back, but
-  // the call's end says the whole object (`"error":{"zz":1,"message":"…"}`) where it said the
-  // message's text
-  { format: 'codex', path: '.item.error', when: (c) => c.original.includes('"type":"mcp_tool_call"') },
 
   // --- gemini
   // a key of `stats.models` whose value is an object is read as a model (the reader cannot tell a
