@@ -85,11 +85,6 @@ interface Open {
 
 const OPEN: readonly Open[] = [
   // --- claude
-  // a `result` whose `modelUsage` holds one entry that is an object but not a model's usage
-  // (`"modelUsage":{"zz":{"a":[1,"x"]}}`): the line comes back, but the reader no longer reads
-  // it as the result: the run's end (failed, `api_error`, its usage) becomes `incomplete`, with
-  // nothing said (model-not-found.jsonl, where `modelUsage` is `{}`)
-  { format: 'claude', path: '.modelUsage', when: (c) => c.value.startsWith('{') },
 
   // --- codex
 
