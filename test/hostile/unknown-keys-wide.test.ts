@@ -85,17 +85,8 @@ interface Open {
 
 const OPEN: readonly Open[] = [
   // --- claude
-  // a `result` whose `modelUsage` holds one entry that is an object but not a model's usage
-  // (`"modelUsage":{"zz":{"a":[1,"x"]}}`): the line comes back, but the reader no longer reads
-  // it as the result: the run's end (failed, `api_error`, its usage) becomes `incomplete`, with
-  // nothing said (model-not-found.jsonl, where `modelUsage` is `{}`)
-  { format: 'claude', path: '.modelUsage', when: (c) => c.value.startsWith('{') },
 
   // --- codex
-  // the `error` object of a failed mcp_tool_call with a key of its own: the line comes back, but
-  // the call's end says the whole object (`"error":{"zz":1,"message":"…"}`) where it said the
-  // message's text
-  { format: 'codex', path: '.item.error', when: (c) => c.original.includes('"type":"mcp_tool_call"') },
 
   // --- gemini
   // a key of `stats.models` whose value is an object is read as a model (the reader cannot tell a

@@ -280,6 +280,24 @@ export function usageFromClaude(u: unknown): Usage | undefined {
   return usage;
 }
 
+// The figures of a `result.modelUsage` entry the model keeps (camelCase, unlike `usage`'s).
+const MODEL_USAGE_FIGURES = [
+  'inputTokens',
+  'outputTokens',
+  'cacheReadInputTokens',
+  'cacheCreationInputTokens',
+  'costUSD',
+] as const;
+
+// Whether a `result.modelUsage` entry is a model's usage: an object with one of its figures. A
+// key of another kind a later version puts there (an object of other fields) is no model: read
+// as one, the run's end would name a model that never ran, with no figures.
+function isModelUsage(u: unknown): u is JsonObject {
+  if (!isJsonObject(u)) return false;
+  for (const key of MODEL_USAGE_FIGURES) if (Object.hasOwn(u, key)) return true;
+  return false;
+}
+
 /** `result.modelUsage` (camelCase, per model) as the model's `byModel`. */
 export function byModelFromClaude(m: unknown): Record<string, ModelUsage> | undefined {
   if (!isJsonObject(m)) return undefined;
@@ -287,7 +305,7 @@ export function byModelFromClaude(m: unknown): Record<string, ModelUsage> | unde
   let any = false;
   for (const name of Object.keys(m)) {
     const u = m[name];
-    if (!isJsonObject(u)) continue;
+    if (!isModelUsage(u)) continue;
     const entry: ModelUsage = {};
     const fresh = num(u.inputTokens);
     const read = num(u.cacheReadInputTokens);
@@ -380,7 +398,8 @@ export function usageSaid(said: JsonObject, u: Usage, partial: boolean): boolean
  * The model's `byModel` written into a line's `result.modelUsage` (an edited usage put back in
  * its line): a model the line has keeps its entry, with the counts and cost written in place and
  * its other keys (`contextWindow`, `maxOutputTokens`, …) as written; a model it lacks gets the
- * writer's entry; a model the usage no longer names is left out.
+ * writer's entry; a model the usage no longer names is left out. An entry that is no model's
+ * usage (a key of a later version's) stays, after the models.
  */
 export function byModelIntoClaude(line: unknown, by: Record<string, ModelUsage> | undefined): JsonObject {
   const out = by === undefined ? {} : byModelToClaude(by);
@@ -388,6 +407,9 @@ export function byModelIntoClaude(line: unknown, by: Record<string, ModelUsage> 
     const was = isJsonObject(line) && Object.hasOwn(line, name) ? line[name] : undefined;
     if (isJsonObject(was)) setOwn(out, name, Object.assign(was, out[name]));
   }
+  if (isJsonObject(line))
+    for (const name of Object.keys(line))
+      if (!Object.hasOwn(out, name) && !isModelUsage(line[name])) setOwn(out, name, line[name]!);
   return out;
 }
 

@@ -1340,10 +1340,19 @@ function mcp(d: Decoder, it: ItemLine): void {
     if (text !== undefined) end.text = text;
   }
   const error = item.error;
-  if (isJsonObject(error)) end.error = hasExactKeys(error, ['message']) ? error.message : error;
+  if (isJsonObject(error)) end.error = mcpErrorOf(error, provenance);
   if (status !== endStatus(ok, false)) provenance.hints = { ...provenance.hints, status };
   d[ROUND_TOOLS] = true;
   it.out.push(stamp(d, end));
+}
+
+// A failed MCP call's `error` (a string `message`: ITEM_CHECKS) as the end says it: the
+// message's text, the fields beside it kept as a hint for the writer, so a key a later Codex
+// adds does not turn the failure into the whole object.
+function mcpErrorOf(error: JsonObject, provenance: Provenance): string {
+  const rest = splitRecord(error, ['message']);
+  if (rest?.extra !== undefined) provenance.hints = { ...provenance.hints, errorExtra: rest.extra };
+  return error.message as string;
 }
 
 function webSearch(d: Decoder, it: ItemLine): void {

@@ -1183,7 +1183,12 @@ function codexResult(result: unknown): unknown {
 
 function mcpError(end: AgentEventOf<'tool.end'>, codex: boolean): unknown {
   const error = end.error;
-  if (codex) return error === undefined ? null : typeof error === 'string' ? { message: error } : error;
+  if (codex) {
+    if (typeof error !== 'string') return error === undefined ? null : error;
+    // The fields the decoder kept beside the message (`mcpErrorOf`), so the kept line compares equal.
+    const extra = hintsOf(end)?.errorExtra;
+    return extra === undefined ? { message: error } : { message: error, ...extra };
+  }
   if (end.ok) return null;
   return { message: errorText(error) ?? end.text ?? 'tool call failed' };
 }

@@ -256,7 +256,7 @@ export type CodexHints = {
   recordExtra?: JsonObject;
   /** `turn.completed.usage` fields beyond Codex's five, in order. */
   usageExtra?: JsonObject;
-  /** `turn.failed.error` fields beside `message`, in order. */
+  /** `turn.failed.error` (and a failed MCP call's `error`) fields beside `message`, in order. */
   errorExtra?: JsonObject;
 };
 
