@@ -103,11 +103,6 @@ const OPEN: readonly Open[] = [
   // end says one model more, with no figures (fatal-error.jsonl)
   { format: 'gemini', path: '.stats.models', when: (c) => c.value.startsWith('{') },
 
-  // --- cursor
-  // the same place from the other side: a key in the start's arguments is written into the
-  // completion's arguments too (the completion is written with the start's arguments, not its own)
-  { format: 'cursor', path: /\.args$/, when: (c) => c.original.includes('"subtype":"started"') },
-
   // --- nativeharness
   // every place: the writer writes each record anew, so a string's escapes are written as JSON
   // does (`"x\u2028y"` comes back with U+2028 as it is); the key and its value are kept (the
