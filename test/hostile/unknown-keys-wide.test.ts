@@ -97,12 +97,6 @@ const OPEN: readonly Open[] = [
   // message's text
   { format: 'codex', path: '.item.error', when: (c) => c.original.includes('"type":"mcp_tool_call"') },
 
-  // --- gemini
-  // a key of `stats.models` whose value is an object is read as a model (the reader cannot tell a
-  // model a later version names from a key of another kind): the line comes back, and the run's
-  // end says one model more, with no figures (fatal-error.jsonl)
-  { format: 'gemini', path: '.stats.models', when: (c) => c.value.startsWith('{') },
-
   // --- nativeharness
   // every place: the writer writes each record anew, so a string's escapes are written as JSON
   // does (`"x\u2028y"` comes back with U+2028 as it is); the key and its value are kept (the
