@@ -34,6 +34,21 @@ test("a start's arguments with a key of their own do not go on the completion", 
   expect(roundTrip(input)).toBe(input);
 });
 
+test("a start's argument that is null (or 1e400) does not go on the completion", () => {
+  // \`null\` is a value \`sameAsKept\` refuses (it may stand for a number a JSON copy lost): the
+  // start's arguments were taken for edited, and went on the completion.
+  for (const args of [
+    '"args":{"zz":null,"path":"/home/dev/repo/README.md","offset":1,"limit":40}',
+    '"args":{"path":"/home/dev/repo/README.md","offset":1,"limit":40,"zz":{"a":[null]}}',
+    // a number past a double (read as Infinity, which `sameAsKept` refuses too): the completion
+    // was written with `"zz":null`
+    '"args":{"path":"/home/dev/repo/README.md","offset":1,"limit":40,"zz":1e400}',
+  ]) {
+    const input = withArgs(START, args);
+    expect(roundTrip(input)).toBe(input);
+  }
+});
+
 test("an edited start's arguments go on its completion, whatever the completion's copy held", () => {
   const input = withArgs(END, `"args":{"zz":1,"path":"/home/dev/repo/README.md","offset":1,"limit":40}`);
   const events = cursor

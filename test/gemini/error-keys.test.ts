@@ -88,6 +88,40 @@ describe('gemini: a key of stats.models that is no model comes back', () => {
     expect(roundTrip(text)).toBe(text);
   });
 
+  // An object with none of a model's figures (`total_tokens`, `input_tokens`, …) was read as one
+  // more model, with no figures: the line came back, but the run's end said a model it never had.
+  test.each([
+    ['beside a model', `{${m},"zz_extra":{"a":[1,"x"]}}`, ['m']],
+    ['alone', '{"zz_extra":{"a":[1,"x"]}}', undefined],
+    ['empty', '{"zz_extra":{}}', undefined],
+  ])('an object that is no model is read as none (%s)', (_, inner, names) => {
+    const text = lines(
+      init,
+      user,
+      `{"type":"result","timestamp":"${T}","status":"success",${models(inner)}}`,
+    );
+    const { events, diagnostics } = gemini.parse(text);
+    expect(diagnostics).toEqual([]);
+    const end = events.find((e) => e.type === 'run.end');
+    const byModel = end?.type === 'run.end' ? end.usage?.byModel : undefined;
+    expect(byModel === undefined ? undefined : Object.keys(byModel)).toEqual(names);
+    expect(roundTrip(text)).toBe(text);
+  });
+
+  test('an object that is no model is kept in its place when a model is edited', () => {
+    const text = lines(
+      init,
+      user,
+      `{"type":"result","timestamp":"${T}","status":"success",${models(`{"zz_extra":{"a":[1,"x"]},${m}}`)}}`,
+    );
+    const out = edit(text, (e) => {
+      if (e.type === 'run.end') e.usage!.byModel!.m!.output = 3;
+    });
+    expect(out).toContain(
+      '"models":{"zz_extra":{"a":[1,"x"]},"m":{"total_tokens":12,"input_tokens":10,"output_tokens":3,',
+    );
+  });
+
   test("a model's edited figures are patched in, the key that is no model kept in its place", () => {
     const text = lines(
       init,

@@ -88,17 +88,6 @@ const OPEN: readonly Open[] = [
 
   // --- codex
 
-  // --- gemini
-  // a key of `stats.models` whose value is an object is read as a model (the reader cannot tell a
-  // model a later version names from a key of another kind): the line comes back, and the run's
-  // end says one model more, with no figures (fatal-error.jsonl)
-  { format: 'gemini', path: '.stats.models', when: (c) => c.value.startsWith('{') },
-
-  // --- cursor
-  // the same place from the other side: a key in the start's arguments is written into the
-  // completion's arguments too (the completion is written with the start's arguments, not its own)
-  { format: 'cursor', path: /\.args$/, when: (c) => c.original.includes('"subtype":"started"') },
-
   // --- nativeharness
   // every place: the writer writes each record anew, so a string's escapes are written as JSON
   // does (`"x\u2028y"` comes back with U+2028 as it is); the key and its value are kept (the

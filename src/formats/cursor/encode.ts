@@ -10,6 +10,7 @@ import {
   isJsonObject,
   type JsonObject,
   rawIfSame,
+  sameJson,
 } from '../../json';
 import { isStableJson, keptRecord, sameAsKept } from '../../kept';
 import { LossReporter } from '../../loss';
@@ -151,7 +152,11 @@ function keepsOwnArgs(
 ): boolean {
   if (end === undefined || !isJsonObject(p0.args)) return false;
   const kept = keptArgs(start);
-  return kept !== undefined && sameAsKept(start.args, kept);
+  // \`sameJson\`, not \`sameAsKept\`: this says which of the call's own copies the completion
+  // writes, not whether a line may be written as kept, and \`sameAsKept\` refuses a \`null\` (a
+  // JSON copy's stand-in for a lost number), which took a start with a \`null\` argument for an
+  // edited one. The kept object itself (not a copy) is still an edit.
+  return kept !== undefined && start.args !== kept && sameJson(start.args, kept);
 }
 
 /**

@@ -27,6 +27,7 @@ import {
   type GeminiRecordType,
   geminiRecordProblem,
   IsoReader,
+  isGeminiModelStats,
   isGeminiRecordType,
   parseTimestamp,
 } from './wire';
@@ -709,7 +710,7 @@ export function usageOf(stats: JsonObject): Usage | undefined {
     let any = false;
     for (const name of Object.keys(models)) {
       const m = models[name];
-      if (!isJsonObject(m)) continue;
+      if (!isGeminiModelStats(m)) continue;
       Object.defineProperty(byModel, name, {
         value: countsOf(m),
         enumerable: true,

@@ -27,6 +27,7 @@ import {
   type GeminiHints,
   type GeminiRecordType,
   IsoWriter,
+  isGeminiModelStats,
 } from './wire';
 
 /** Options of the Gemini writer. */
@@ -783,13 +784,14 @@ function statsOf(
   if (byModel !== undefined || written === undefined) {
     const models: JsonObject = {};
     // As written first: a model the usage still has with its figures patched in, a key that is no
-    // model (no object: the decoder read no usage from it; a later Gemini CLI's) as it was.
+    // model (`isGeminiModelStats`: the decoder read no usage from it; a later Gemini CLI's) as it
+    // was.
     if (writtenModels !== undefined)
       for (const name of Object.keys(writtenModels)) {
         const base = writtenModels[name];
         if (Object.hasOwn(byModel!, name))
-          setOwn(models, name, counts(byModel![name]!, isJsonObject(base) ? base : undefined));
-        else if (!isJsonObject(base)) setOwn(models, name, base);
+          setOwn(models, name, counts(byModel![name]!, isGeminiModelStats(base) ? base : undefined));
+        else if (!isGeminiModelStats(base)) setOwn(models, name, base);
       }
     for (const name of Object.keys(byModel ?? {}))
       if (!Object.hasOwn(models, name)) setOwn(models, name, counts(byModel![name]!, undefined));

@@ -52,6 +52,17 @@ export const GEMINI_MODEL_STATS_KEYS: readonly string[] = [
   'input',
 ];
 
+/**
+ * Whether a value of `result.stats.models` is a model's figures: an object with at least one key
+ * of {@link GEMINI_MODEL_STATS_KEYS}. Any other value, an object included (`{"a":[1]}`, `{}`),
+ * is a key of another kind (a later Gemini CLI's): read as no model, written back as it was.
+ */
+export function isGeminiModelStats(value: unknown): value is JsonObject {
+  if (!isJsonObject(value)) return false;
+  for (const key of GEMINI_MODEL_STATS_KEYS) if (Object.hasOwn(value, key)) return true;
+  return false;
+}
+
 /** `tool_result.error.type` when the tool gave none (`TOOL_EXECUTION_ERROR`). */
 export const GEMINI_TOOL_ERROR_TYPE = 'TOOL_EXECUTION_ERROR';
 
