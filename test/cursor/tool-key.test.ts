@@ -4,8 +4,9 @@ import { cursor } from '../../src/all';
 
 // A call's payload sits under a key naming its tool (`readToolCall`). An object under a key no
 // reader knows put before it in `tool_call` was taken for the payload: the call became a
-// `zz_extra` call of no kind and no arguments (found by test/hostile/unknown-keys-cursor-copilot.test.ts,
-// where the completion's line then lost the key). A `…ToolCall` key is the payload now, wherever it stands.
+// `zz_extra` call of no kind and no arguments (found by a test now folded into
+// test/hostile/unknown-keys-wide.test.ts, where the completion's line then lost the key). A
+// `…ToolCall` key is the payload now, wherever it stands.
 
 const lines = readFileSync('fixtures/cursor/tools.jsonl', 'utf8').split('\n');
 
