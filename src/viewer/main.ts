@@ -97,6 +97,15 @@ const tracked: typeof fetch = async (input, init) => {
     schedule();
     return response;
   }
+  // The page's last event id is above what the server has (`unknown_cursor`): its log began
+  // again (a restarted server reading its input from the start, not there yet). The protocol
+  // says start again: the page is loaded afresh and reads the stream from its start, the same
+  // picture with nothing twice (a resume from that id would wait or skip).
+  if (response.status === 409 && connectedOnce) {
+    viewer.setConnection('reconnecting', 'the server began its stream again: reading it from the start');
+    location.reload();
+    return response;
+  }
   const type = response.headers.get('content-type') ?? '';
   if (!response.ok || response.body === null || !type.startsWith('text/event-stream')) {
     viewer.setConnection(response.status >= 500 ? 'reconnecting' : 'error', `HTTP ${response.status}`);

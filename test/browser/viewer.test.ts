@@ -316,8 +316,16 @@ describe('the viewer', () => {
           document.querySelector('.conn')?.getAttribute('data-state') ?? '',
         ),
       );
-      // The restarted server reads its input again from the start (as a log would be reloaded).
+      // The restarted server reads its input again from the start (as a log would be reloaded),
+      // and has none of it yet when the page comes back: the page's last id is above its stream
+      // (409, `unknown_cursor`), and the page starts again from the stream's start (this ran
+      // into the error state when the server was slower than the page's retry).
       second = await serve(['--format', 'codex', '-'], { port, stdin: true });
+      await page.waitForFunction(
+        () => document.querySelector('.conn')?.getAttribute('data-state') === 'live',
+        null,
+        { timeout: 60_000 },
+      );
       for (const line of lines) second.process.stdin!.write(`${line}\n`);
       second.process.stdin!.end();
       await ended(page);
