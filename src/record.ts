@@ -1,5 +1,5 @@
 import type { Format } from './diagnostics';
-import { assertEncodable, type JsonObject, setOwn } from './json';
+import { assertEncodable, isJsonObject, type JsonObject, setOwn } from './json';
 import type { AgentEvent, AgentEventOf, Provenance } from './model';
 
 /** What a wire record had beyond the fields a codec maps: kept for byte-exact rewrites. */
@@ -28,6 +28,17 @@ export function hasExactKeys(raw: JsonObject, known: readonly string[]): boolean
   if (keys.length !== known.length) return false;
   for (let i = 0; i < keys.length; i++) if (keys[i] !== known[i]) return false;
   return true;
+}
+
+/**
+ * True when `value` is a JSON object with at least one own key of `keys`: how a reader tells an
+ * entry of a map it knows (a model's figures) from a key of another kind a later version puts in
+ * the same map.
+ */
+export function hasSomeKey(value: unknown, keys: readonly string[]): value is JsonObject {
+  if (!isJsonObject(value)) return false;
+  for (const key of keys) if (Object.hasOwn(value, key)) return true;
+  return false;
 }
 
 // Known keys in `known`'s order with optional ones absent: still the common case, no allocation.

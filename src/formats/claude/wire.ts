@@ -1,6 +1,7 @@
 import { finiteOr, num } from '../../guards';
 import { isJsonObject, type JsonObject, setOwn } from '../../json';
 import type { AgentEventType, ModelUsage, Usage } from '../../model';
+import { hasSomeKey } from '../../record';
 
 // Every byte rule of Claude Code's `--output-format stream-json` (the Claude Agent SDK's
 // `SDKMessage` lines): record types, the content-block and usage shapes, the templates and key
@@ -293,9 +294,7 @@ const MODEL_USAGE_FIGURES = [
 // key of another kind a later version puts there (an object of other fields) is no model: read
 // as one, the run's end would name a model that never ran, with no figures.
 function isModelUsage(u: unknown): u is JsonObject {
-  if (!isJsonObject(u)) return false;
-  for (const key of MODEL_USAGE_FIGURES) if (Object.hasOwn(u, key)) return true;
-  return false;
+  return hasSomeKey(u, MODEL_USAGE_FIGURES);
 }
 
 /** `result.modelUsage` (camelCase, per model) as the model's `byModel`. */

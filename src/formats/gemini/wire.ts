@@ -1,5 +1,6 @@
 import type { Detection } from '../../detect';
 import { isJsonObject, type JsonObject } from '../../json';
+import { hasSomeKey } from '../../record';
 import { aOr } from '../../words';
 
 // Timestamps as `toISOString` writes them: shared by the formats that write ISO 8601 (src/iso.ts).
@@ -58,9 +59,7 @@ export const GEMINI_MODEL_STATS_KEYS: readonly string[] = [
  * is a key of another kind (a later Gemini CLI's): read as no model, written back as it was.
  */
 export function isGeminiModelStats(value: unknown): value is JsonObject {
-  if (!isJsonObject(value)) return false;
-  for (const key of GEMINI_MODEL_STATS_KEYS) if (Object.hasOwn(value, key)) return true;
-  return false;
+  return hasSomeKey(value, GEMINI_MODEL_STATS_KEYS);
 }
 
 /** `tool_result.error.type` when the tool gave none (`TOOL_EXECUTION_ERROR`). */
