@@ -822,7 +822,7 @@ function assertForeignWritable(w: Writer, event: AgentEvent, waits: boolean): vo
       return;
     }
     case 'tool.end':
-      w[CHECKED_META] = callEndMeta(event);
+      w[CHECKED_META] = isPlainEnd(event) ? undefined : callEndMeta(event);
       w[CHECKED_CONTENT] = callEndContent(event);
       w[CHECKED] = event;
       return;
@@ -1634,8 +1634,14 @@ function callMetaJson(event: AgentEventOf<'tool.start'>): string | undefined {
   return json === '' ? '' : json.slice(1);
 }
 
-function toolEnd(w: Writer, event: AgentEventOf<'tool.end'>): string {
-  const plain =
+/**
+ * True for most call ends: their text, at most a failure said, no other metadata. Their
+ * `TOOL_CALL_RESULT` is spelled with no metadata object built (an object per call whose hidden
+ * class dies at each full GC deoptimizes the code that saw it: docs/performance.md, "Round
+ * thirty-three").
+ */
+function isPlainEnd(event: AgentEventOf<'tool.end'>): boolean {
+  return (
     AGUI_WRITER_SHORTCUTS.enabled &&
     event.error === undefined &&
     event.result === undefined &&
@@ -1645,7 +1651,12 @@ function toolEnd(w: Writer, event: AgentEventOf<'tool.end'>): string {
     event.startedAt === undefined &&
     event.endedAt === undefined &&
     typeof event.text === 'string' &&
-    typeof event.call === 'string';
+    typeof event.call === 'string'
+  );
+}
+
+function toolEnd(w: Writer, event: AgentEventOf<'tool.end'>): string {
+  const plain = isPlainEnd(event);
   // The metadata and content, checked before anything is written or changed for the call (its
   // TOOL_CALL_END, the call closed, an id taken): a refusal takes nothing else down.
   const checked = w[CHECKED] === event;
