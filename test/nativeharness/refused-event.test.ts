@@ -177,7 +177,7 @@ describe('an SSE id or event name SSE cannot hold, kept in hints, is refused bef
       round: 7,
       label: 'x',
       provenance: { format: 'nativeharness', line: 1, offset: 0, hints },
-    }) as AgentEvent;
+    }) as unknown as AgentEvent;
 
   test.each<[string, AgentEvent, RegExp]>([
     ['an id with LF', hinted({ type: 'text.delta', text: 'a' }, { sseId: '1\nevent: x' }), /SSE id/],
