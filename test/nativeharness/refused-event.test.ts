@@ -69,24 +69,45 @@ describe('a number nativeharness cannot write exactly is refused before the writ
   });
 });
 
+function writeSaying(
+  events: readonly AgentEvent[],
+  framing: 'jsonl' | 'sse' = 'jsonl',
+): RefusedWrites & { said: string[] } {
+  const said: string[] = [];
+  const e = nativeharness.createEncoder({
+    framing,
+    clock: () => 0,
+    idSource: () => 'id',
+    onDiagnostic: (d) => said.push(d.message.replace(/\(event \d+\)/, '(event)')),
+  });
+  return { ...writeRefusing(e, events), said };
+}
+
+// `bad` among a turn's events: refused alone (`why`), nothing said for it but its refusal, and its
+// round (7) taken for no hop.
+function expectRefusedQuietly(bad: AgentEvent, why: RegExp, framing: 'jsonl' | 'sse' = 'jsonl'): void {
+  const stream: AgentEvent[] = [
+    { type: 'run.start', input: 'go', seq: 3 },
+    bad,
+    { type: 'text.delta', text: 'hi' },
+    { type: 'run.end', status: 'completed' },
+  ];
+  const dirty = writeSaying(stream, framing);
+  const clean = writeSaying(
+    stream.filter((e) => e !== bad),
+    framing,
+  );
+  expect(dirty.refusals).toHaveLength(1);
+  expect(dirty.refusals[0]).toMatch(why);
+  expect(dirty.text).toBe(clean.text);
+  expect(dirty.said.filter((m) => m !== dirty.refusals[0])).toEqual(clean.said);
+  expect(dirty.text).not.toContain('"hop":7');
+}
+
 // Round thirty-two: a record of this format's read as `unknown` takes its record's own seq, which
 // the writer refused where it framed the record, after the event's losses were reported (a field
 // it has no place for) and its round taken for the hop. Now the record is checked first.
 describe("an own record's stale seq is refused before the write changes anything", () => {
-  function writeSaying(
-    events: readonly AgentEvent[],
-    framing: 'jsonl' | 'sse' = 'jsonl',
-  ): RefusedWrites & { said: string[] } {
-    const said: string[] = [];
-    const e = nativeharness.createEncoder({
-      framing,
-      clock: () => 0,
-      idSource: () => 'id',
-      onDiagnostic: (d) => said.push(d.message.replace(/\(event \d+\)/, '(event)')),
-    });
-    return { ...writeRefusing(e, events), said };
-  }
-
   const own = (record: Record<string, unknown>, more: Record<string, unknown> = {}): AgentEvent =>
     ({
       type: 'unknown',
@@ -112,21 +133,7 @@ describe("an own record's stale seq is refused before the write changes anything
       own({ seq: 9, type: 'zz_new', payload: { v: BigInt(1) } }, { label: 'x' }),
       /unknown\.record\.payload\.v: a BigInt/,
     ],
-  ])('%s: no loss said, no hop taken', (_, bad, why) => {
-    const stream: AgentEvent[] = [
-      { type: 'run.start', input: 'go', seq: 3 },
-      bad,
-      { type: 'text.delta', text: 'hi' },
-      { type: 'run.end', status: 'completed' },
-    ];
-    const dirty = writeSaying(stream);
-    const clean = writeSaying(stream.filter((e) => e !== bad));
-    expect(dirty.refusals).toHaveLength(1);
-    expect(dirty.refusals[0]).toMatch(why);
-    expect(dirty.text).toBe(clean.text);
-    expect(dirty.said.filter((m) => !why.test(m))).toEqual(clean.said);
-    expect(dirty.text).not.toContain('"hop":7');
-  });
+  ])('%s: no loss said, no hop taken', (_, bad, why) => expectRefusedQuietly(bad, why));
 
   test('under SSE, a record type SSE cannot name: no loss said, no seq or hop taken', () => {
     const bad = own({ seq: 9, type: 'zz\nnew', payload: {} }, { label: 'x' });
@@ -160,17 +167,6 @@ describe("an own record's stale seq is refused before the write changes anything
 // hand-edited one SSE cannot hold (CR, LF, NUL) was refused where the event was framed, after its
 // seq was taken, its loss said and its round taken for the hop. Now it is refused first.
 describe('an SSE id or event name SSE cannot hold, kept in hints, is refused before the write changes anything', () => {
-  function writeSse(events: readonly AgentEvent[]): RefusedWrites & { said: string[] } {
-    const said: string[] = [];
-    const e = nativeharness.createEncoder({
-      framing: 'sse',
-      clock: () => 0,
-      idSource: () => 'id',
-      onDiagnostic: (d) => said.push(d.message.replace(/\(event \d+\)/, '(event)')),
-    });
-    return { ...writeRefusing(e, events), said };
-  }
-
   const hinted = (event: Record<string, unknown>, hints: Record<string, unknown>): AgentEvent =>
     ({
       ...event,
@@ -197,25 +193,11 @@ describe('an SSE id or event name SSE cannot hold, kept in hints, is refused bef
       hinted({ type: 'unknown', record: { seq: 9, type: 'zz_new', payload: {} } }, { sseId: '\r' }),
       /SSE id/,
     ],
-  ])('%s: no seq, loss or hop taken', (_, bad, why) => {
-    const stream: AgentEvent[] = [
-      { type: 'run.start', input: 'go', seq: 3 },
-      bad,
-      { type: 'text.delta', text: 'hi' },
-      { type: 'run.end', status: 'completed' },
-    ];
-    const dirty = writeSse(stream);
-    const clean = writeSse(stream.filter((e) => e !== bad));
-    expect(dirty.refusals).toHaveLength(1);
-    expect(dirty.refusals[0]).toMatch(why);
-    expect(dirty.text).toBe(clean.text);
-    expect(dirty.said.filter((m) => m !== dirty.refusals[0])).toEqual(clean.said);
-    expect(dirty.text).not.toContain('"hop":7');
-  });
+  ])('%s: no seq, loss or hop taken', (_, bad, why) => expectRefusedQuietly(bad, why, 'sse'));
 
   test('an id and event name SSE can hold are written as kept', () => {
     const ok = hinted({ type: 'text.delta', text: 'a' }, { sseId: 'x-1', sseEvent: 'tok', hop: 1 });
-    const { text, refusals } = writeSse([{ type: 'run.start', input: 'go', seq: 3 }, ok]);
+    const { text, refusals } = writeSaying([{ type: 'run.start', input: 'go', seq: 3 }, ok], 'sse');
     expect(refusals).toEqual([]);
     expect(text).toContain('id: x-1\nevent: tok\ndata: ');
   });
