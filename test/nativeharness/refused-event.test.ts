@@ -69,24 +69,45 @@ describe('a number nativeharness cannot write exactly is refused before the writ
   });
 });
 
+function writeSaying(
+  events: readonly AgentEvent[],
+  framing: 'jsonl' | 'sse' = 'jsonl',
+): RefusedWrites & { said: string[] } {
+  const said: string[] = [];
+  const e = nativeharness.createEncoder({
+    framing,
+    clock: () => 0,
+    idSource: () => 'id',
+    onDiagnostic: (d) => said.push(d.message.replace(/\(event \d+\)/, '(event)')),
+  });
+  return { ...writeRefusing(e, events), said };
+}
+
+// `bad` among a turn's events: refused alone (`why`), nothing said for it but its refusal, and its
+// round (7) taken for no hop.
+function expectRefusedQuietly(bad: AgentEvent, why: RegExp, framing: 'jsonl' | 'sse' = 'jsonl'): void {
+  const stream: AgentEvent[] = [
+    { type: 'run.start', input: 'go', seq: 3 },
+    bad,
+    { type: 'text.delta', text: 'hi' },
+    { type: 'run.end', status: 'completed' },
+  ];
+  const dirty = writeSaying(stream, framing);
+  const clean = writeSaying(
+    stream.filter((e) => e !== bad),
+    framing,
+  );
+  expect(dirty.refusals).toHaveLength(1);
+  expect(dirty.refusals[0]).toMatch(why);
+  expect(dirty.text).toBe(clean.text);
+  expect(dirty.said.filter((m) => m !== dirty.refusals[0])).toEqual(clean.said);
+  expect(dirty.text).not.toContain('"hop":7');
+}
+
 // Round thirty-two: a record of this format's read as `unknown` takes its record's own seq, which
 // the writer refused where it framed the record, after the event's losses were reported (a field
 // it has no place for) and its round taken for the hop. Now the record is checked first.
 describe("an own record's stale seq is refused before the write changes anything", () => {
-  function writeSaying(
-    events: readonly AgentEvent[],
-    framing: 'jsonl' | 'sse' = 'jsonl',
-  ): RefusedWrites & { said: string[] } {
-    const said: string[] = [];
-    const e = nativeharness.createEncoder({
-      framing,
-      clock: () => 0,
-      idSource: () => 'id',
-      onDiagnostic: (d) => said.push(d.message.replace(/\(event \d+\)/, '(event)')),
-    });
-    return { ...writeRefusing(e, events), said };
-  }
-
   const own = (record: Record<string, unknown>, more: Record<string, unknown> = {}): AgentEvent =>
     ({
       type: 'unknown',
@@ -112,21 +133,7 @@ describe("an own record's stale seq is refused before the write changes anything
       own({ seq: 9, type: 'zz_new', payload: { v: BigInt(1) } }, { label: 'x' }),
       /unknown\.record\.payload\.v: a BigInt/,
     ],
-  ])('%s: no loss said, no hop taken', (_, bad, why) => {
-    const stream: AgentEvent[] = [
-      { type: 'run.start', input: 'go', seq: 3 },
-      bad,
-      { type: 'text.delta', text: 'hi' },
-      { type: 'run.end', status: 'completed' },
-    ];
-    const dirty = writeSaying(stream);
-    const clean = writeSaying(stream.filter((e) => e !== bad));
-    expect(dirty.refusals).toHaveLength(1);
-    expect(dirty.refusals[0]).toMatch(why);
-    expect(dirty.text).toBe(clean.text);
-    expect(dirty.said.filter((m) => !why.test(m))).toEqual(clean.said);
-    expect(dirty.text).not.toContain('"hop":7');
-  });
+  ])('%s: no loss said, no hop taken', (_, bad, why) => expectRefusedQuietly(bad, why));
 
   test('under SSE, a record type SSE cannot name: no loss said, no seq or hop taken', () => {
     const bad = own({ seq: 9, type: 'zz\nnew', payload: {} }, { label: 'x' });
@@ -152,5 +159,46 @@ describe("an own record's stale seq is refused before the write changes anything
     expect(refusals).toEqual([]);
     expect(text).toContain('{"seq":4,"type":"zz_new","payload":{}}');
     expect(said.some((m) => m.includes('label'))).toBe(true);
+  });
+});
+
+// Round thirty-three: the provenance hints of an event read from nativeharness SSE keep the SSE
+// id and event name it was read with when they were not the envelope's (`sseId`, `sseEvent`). A
+// hand-edited one SSE cannot hold (CR, LF, NUL) was refused where the event was framed, after its
+// seq was taken, its loss said and its round taken for the hop. Now it is refused first.
+describe('an SSE id or event name SSE cannot hold, kept in hints, is refused before the write changes anything', () => {
+  const hinted = (event: Record<string, unknown>, hints: Record<string, unknown>): AgentEvent =>
+    ({
+      ...event,
+      round: 7,
+      label: 'x',
+      provenance: { format: 'nativeharness', line: 1, offset: 0, hints },
+    }) as unknown as AgentEvent;
+
+  test.each<[string, AgentEvent, RegExp]>([
+    ['an id with LF', hinted({ type: 'text.delta', text: 'a' }, { sseId: '1\nevent: x' }), /SSE id/],
+    ['an id with NUL', hinted({ type: 'status', status: 's' }, { sseId: 'a\0b' }), /SSE id/],
+    [
+      'an event name with CR',
+      hinted({ type: 'text.delta', text: 'a' }, { sseEvent: 'token\r' }),
+      /SSE event/,
+    ],
+    [
+      "an unknown record's event name with LF",
+      hinted({ type: 'unknown', record: { seq: 9, type: 'zz_new', payload: {} } }, { sseEvent: 'a\nb' }),
+      /SSE event/,
+    ],
+    [
+      "an unknown record's id with CR",
+      hinted({ type: 'unknown', record: { seq: 9, type: 'zz_new', payload: {} } }, { sseId: '\r' }),
+      /SSE id/,
+    ],
+  ])('%s: no seq, loss or hop taken', (_, bad, why) => expectRefusedQuietly(bad, why, 'sse'));
+
+  test('an id and event name SSE can hold are written as kept', () => {
+    const ok = hinted({ type: 'text.delta', text: 'a' }, { sseId: 'x-1', sseEvent: 'tok', hop: 1 });
+    const { text, refusals } = writeSaying([{ type: 'run.start', input: 'go', seq: 3 }, ok], 'sse');
+    expect(refusals).toEqual([]);
+    expect(text).toContain('id: x-1\nevent: tok\ndata: ');
   });
 });

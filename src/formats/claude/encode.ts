@@ -1029,6 +1029,15 @@ function linesBefore(lines: readonly string[] | undefined): string {
   return text;
 }
 
+// The events whose model write opens a message in their lane (`ClaudeEncoder.message`) unless
+// one is open: a round's end opens one only to end it.
+const MESSAGE_OPENERS: ReadonlySet<string> = new Set([
+  'message.start',
+  'text.delta',
+  'reasoning.delta',
+  'tool.start',
+]);
+
 // An event outside a run that waits for the next one: refused now if at all (refused when the
 // run's start or end writes it, it would take that event down with it).
 function assertHoldable(event: AgentEvent): void {
@@ -1042,16 +1051,18 @@ function assertHoldable(event: AgentEvent): void {
 function groupText(group: Group, edit: Edit, copy: boolean, record: JsonObject | undefined): string {
   const text = linesBefore(group.before);
   if (edit === 'none' && !copy) return `${text}${group.raw}\n`;
-  const r = record ?? groupRecord(group);
+  const r = record ?? groupRecord(group, copy);
   if (r === undefined) return `${text}${group.raw}\n`;
+  // (A record built by the check left the copy in when the check could not tell: `copyLeftOut`.)
   if (copy) delete r.tool_use_result;
   return `${text}${JSON.stringify(r)}\n`;
 }
 
 // The line's record with its events' edits patched in (`undefined`: the line is no JSON object),
 // refused where JSON cannot hold it: built when the group's edit is checked (`groupEditChecked`),
-// before anything is written for it.
-function groupRecord(group: Group): JsonObject | undefined {
+// before anything is written for it. `copy`: its `tool_use_result` is left out (`groupText`),
+// before the check: a copy that is not written refuses nothing.
+function groupRecord(group: Group, copy: boolean): JsonObject | undefined {
   const record = group.patched ?? parseRecord(group.raw);
   if (record === undefined) return undefined;
   // No event of the line needs rebuilding, so those whose checked fields changed are the ones to
@@ -1063,6 +1074,7 @@ function groupRecord(group: Group): JsonObject | undefined {
     if (saidOtherwise(e)) patch(record, e);
     if (group.restated?.includes(e) === true) restate(record, e);
   }
+  if (copy) delete record.tool_use_result;
   assertEncodable(record, 'record', 1000, FORMAT);
   return record;
 }
@@ -1234,8 +1246,29 @@ export class ClaudeEncoder implements Encoder {
       if (e.type === 'run.start') inRun = true;
       else if (e.type === 'run.end') inRun = false;
     if (inRun || OUTSIDE_RUN.has(event.type) || event.type === 'run.start' || event.type === 'run.end')
-      this.assertWritable(event);
+      this.assertWritable(
+        event,
+        event.type === 'round.end' ? this.laneOpenAfterGroup(event.lane) : undefined,
+      );
     else assertHoldable(event);
+  }
+
+  /**
+   * Whether `lane` has a message open once the waiting group is written (`flushGroup`), which
+   * the state before it does not tell: the group's write first ends every message the model left
+   * open (it writes what was queued before the line), so only a message the group's own events
+   * open stays: a rebuilt line's events are written from the model (its edit is asked only when
+   * one of them would open one; a kept line opens none).
+   */
+  private laneOpenAfterGroup(lane: string | undefined): boolean {
+    const key = lane ?? '';
+    if (this.queue.length === 0 && this.open.has(key)) return true;
+    const g = this.group;
+    if (g === undefined) return false;
+    for (const e of g.events)
+      if (e.provenance?.synthetic !== true && (e.lane ?? '') === key && MESSAGE_OPENERS.has(e.type))
+        return this.groupEditChecked(g, true)[0] === 'rebuild';
+    return false;
   }
 
   end(): string {
@@ -1289,7 +1322,7 @@ export class ClaudeEncoder implements Encoder {
       let record: JsonObject | undefined;
       if (edit === 'rebuild') {
         for (const e of g.events) if (e.provenance?.synthetic !== true) this.assertWritable(e);
-      } else if (edit === 'patch') record = groupRecord(g);
+      } else if (edit === 'patch') record = groupRecord(g, this.copyLeftOut(g));
       kept = !trial;
       return [edit, record];
     } finally {
@@ -1315,24 +1348,42 @@ export class ClaudeEncoder implements Encoder {
 
   // Whether a call's result repeats a string its edited arguments say no more (`noteArgs`), in a
   // value or part of one. Asked once per call: its result comes once.
-  private repeats(call: string, result: unknown): boolean {
+  // `keep`: only asked (before the write), the call stays noted.
+  private repeats(call: string, result: unknown, keep = false): boolean {
     const gone = this.redacted.get(call);
     if (gone === undefined || result === undefined) return false;
-    this.redacted.delete(call);
+    if (!keep) this.redacted.delete(call);
     const text = JSON.stringify(result);
     return gone.some((s) => text.includes(JSON.stringify(s).slice(1, -1)));
   }
 
   // Whether the line's tool result repeats what a redaction took out of its call's arguments.
-  private staleCopy(g: Group): boolean {
+  // `keep`: only asked (`copyLeftOut`).
+  private staleCopy(g: Group, keep = false): boolean {
     for (const e of g.events)
       if (e.type === 'tool.end' && this.redacted.has(e.call)) {
         // An edited result is the one written (`restate`): it is the one that may repeat them.
-        if (g.restated?.includes(e) === true) return this.repeats(e.call, e.result);
+        if (g.restated?.includes(e) === true) return this.repeats(e.call, e.result, keep);
         g.record ??= parseRecord(g.raw);
-        return g.record !== undefined && this.repeats(e.call, g.record.tool_use_result);
+        return g.record !== undefined && this.repeats(e.call, g.record.tool_use_result, keep);
       }
     return false;
+  }
+
+  /**
+   * Whether the line's write will leave its result copy out (`staleCopy`), asked when its edit is
+   * checked, before the write: a copy that is not written is not checked (it refused the event
+   * although it would never be written). A copy JSON.stringify cannot read (a BigInt, a cycle)
+   * is left in for the check, which refuses it with its path: the write could not tell either.
+   */
+  private copyLeftOut(g: Group): boolean {
+    if (this.redacted.size === 0) return false;
+    try {
+      return this.staleCopy(g, true);
+    } catch (error) {
+      if (error instanceof TypeError) return false;
+      throw error;
+    }
   }
 
   // A line one of whose events says what the line does not (and no patch can write): its events
@@ -1575,7 +1626,9 @@ export class ClaudeEncoder implements Encoder {
    * round's usage is kept on its message until the message is written, and a refusal there would
    * take down a later event's write (every line of the message, and the run's result).
    */
-  private assertWritable(e: AgentEvent): void {
+  // `laneOpen`: whether the event's lane has a message open when the event is written (the
+  // writer's state now, unless the caller knows it will differ: `assertAhead`).
+  private assertWritable(e: AgentEvent, laneOpen?: boolean): void {
     switch (e.type) {
       case 'tool.start':
         // Arguments streamed instead are parsed JSON (`toolStart` checks them).
@@ -1600,7 +1653,7 @@ export class ClaudeEncoder implements Encoder {
         return;
       }
       case 'round.end':
-        if (e.usage !== undefined && (e.message !== '' || this.open.has(e.lane ?? '')))
+        if (e.usage !== undefined && (e.message !== '' || (laneOpen ?? this.open.has(e.lane ?? ''))))
           assertEncodable(usageToClaude(e.usage), 'record.message.usage', 998, FORMAT);
         return;
       case 'usage':

@@ -361,17 +361,16 @@ export class CopilotEncoder implements Encoder {
     const w = this[0];
     // A time no timestamp can hold is refused with its event, before anything is held for it: a
     // message held to its end would take its `ts` to the stream's end, and be refused there
-    // (found by test/fuzz/structured.test.ts). The last time written is known good.
+    // (found by test/fuzz/structured.test.ts). The last time written is known good. A time is
+    // checked by formatting it as the records will (`quotedAt`), which keeps the text for them:
+    // the time is formatted once, here (the text is the time's whatever becomes of the write).
     const ts = event.ts;
-    if (ts !== undefined && ts !== w[LAST_MS]) timestampOf(w, ts);
+    if (ts !== undefined) quotedAt(w, ts);
     // A record without a time takes the clock's, read here once for the write (for the event, or
     // a held record written before it) and checked as a `ts` is: a clock giving no time a
     // timestamp can hold refuses the event before anything is written or let go for it.
     w[NOW] = undefined;
-    if (ts === undefined || (w[HELD] !== undefined && w[HELD].ts === undefined)) {
-      const now = clockTime(w);
-      if (now !== w[LAST_MS]) timestampOf(w, now);
-    }
+    if (ts === undefined || (w[HELD] !== undefined && w[HELD].ts === undefined)) quotedAt(w, undefined);
     // Another format's runs are followed for what Copilot cannot say of them (run-span.ts): only a
     // run's start and end call into it; for every other event all it does is note that the open
     // run wrote a byte, done here (two calls per event were a measurable share of the writer:

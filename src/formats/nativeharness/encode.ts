@@ -30,6 +30,7 @@ import {
   nhEnvelopeText,
   nhOutputPayload,
   nhProtocolVersion,
+  nhSseNameWritable,
   nhTokenPayload,
 } from './wire';
 
@@ -401,6 +402,7 @@ function writeEvent(w: Writer, event: AgentEvent): string {
   // the event (its losses, its hop, its call, the seqs of what conform writes before it).
   if (event.seq !== undefined) assertSeqWritable(w, event, event.seq);
   if (event.type === 'unknown') assertUnknownWritable(w, event);
+  else if (w[FRAMING] === 'sse') assertHintedSseWritable(event.provenance);
   // The frequent events, each type by a function of its own (`writeDelta` …): a stream's events
   // have one shape per type, and a field read in code that every type runs sees them all
   // (megamorphic); read in code of one type, it sees one. Each falls back to `writeGeneral` for
@@ -1245,10 +1247,32 @@ function assertUnknownWritable(w: Writer, event: AgentEventOf<'unknown'>): void 
     FORMAT,
   );
   // Under SSE the record's type (read from the record: any string) names its event (`frame`).
-  if (w[FRAMING] === 'sse') {
-    const hints = (p.hints as NhHints | undefined) ?? NO_HINTS;
-    formatSseJsonEvent(sseIdOf(hints, '0'), sseEventOf(hints, r.type), '');
-  }
+  if (w[FRAMING] === 'sse') assertSseNamesWritable((p.hints as NhHints | undefined) ?? NO_HINTS, r.type);
+}
+
+/**
+ * Throws now what {@link frame} would throw, under SSE, for an event of this format whose hints
+ * keep the SSE id or event name it was read with (hand-edited to hold CR, LF or NUL): found
+ * there, the refusal came after the write had taken its seq, said its losses and taken its
+ * round for the hop. (An event's own type names it otherwise: one of this format's, always
+ * writable.)
+ */
+function assertHintedSseWritable(p: AgentEvent['provenance']): void {
+  if (p?.format !== FORMAT || p.synthetic === true || p.hints === undefined) return;
+  assertSseNamesWritable(p.hints as NhHints, '');
+}
+
+/**
+ * Refuses the SSE id and event name {@link frame} writes for a record framed with `hints`
+ * (`type`: the name it has when the hints keep none) when one holds CR, LF or NUL. The names are
+ * checked, not formatted: only names that fail are formatted, for the formatter's own refusal.
+ * (The id a seq's digits make is always writable: `'0'` stands for it.)
+ */
+function assertSseNamesWritable(hints: Readonly<NhHints>, type: string): void {
+  const id = sseIdOf(hints, '0');
+  const name = sseEventOf(hints, type);
+  if ((id !== undefined && !nhSseNameWritable(id)) || (name !== undefined && !nhSseNameWritable(name)))
+    formatSseJsonEvent(id, name, '');
 }
 
 // The usual envelope of `event` (its seq, ts, workspace and session read here). Its seq is then

@@ -172,6 +172,14 @@ export function nhEnvelopeText(seq: string, ts: string, type: string, ids: strin
 }
 
 /**
+ * Whether `value` can be an SSE `id` or `event` line's value: none holds CR, LF or NUL (what the
+ * SSE formatter refuses). The writer asks it of the names kept in hints before the write begins.
+ */
+export function nhSseNameWritable(value: string): boolean {
+  return !/[\r\n\0]/.test(value);
+}
+
+/**
  * What the nativeharness decoder leaves in `provenance.hints` for the nativeharness writer: the
  * typed contract between the two (writers never import decoders). Most events carry none.
  */
