@@ -92,8 +92,7 @@ interface PendingText {
 
 /**
  * Refuses a call's time or exit code JSON cannot hold (NaN, an infinity), which `JSON.stringify`
- * would write in its `tool_use` state's `time` (the record's `timestamp`, the state's
- * `metadata.exit`) as `null`: at the event's own write, before anything is written or held for
+ * would write in its `tool_use` state's `time` (the state's `metadata.exit`) as `null`: at the event's own write, before anything is written or held for
  * it (a call's start waits for its end).
  */
 function assertTimesWritable(event: AgentEvent): void {
@@ -102,7 +101,6 @@ function assertTimesWritable(event: AgentEvent): void {
   } else if (event.type === 'tool.end') {
     if (event.startedAt !== undefined) assertFiniteNumber(event.startedAt, 'tool.end.startedAt', FORMAT);
     if (event.endedAt !== undefined) assertFiniteNumber(event.endedAt, 'tool.end.endedAt', FORMAT);
-    if (event.ts !== undefined) assertFiniteNumber(event.ts, 'tool.end.ts', FORMAT);
     // The state's `metadata.exit`.
     if (event.exitCode !== undefined) assertFiniteNumber(event.exitCode, 'tool.end.exitCode', FORMAT);
   }
@@ -307,6 +305,12 @@ export class OpencodeEncoder implements Encoder {
   }
 
   write(event: AgentEvent): string {
+    // A time JSON cannot hold (NaN, an infinity), which `JSON.stringify` would write as the
+    // record's `timestamp` (a text part's `time`) as `null`: refused first, for every event type,
+    // before anything is written, held or said for the event (a delta waits for its part, a
+    // call's start for its end).
+    const ts = event.ts;
+    if (ts !== undefined && !Number.isFinite(ts)) assertFiniteNumber(ts, `${event.type}.ts`, FORMAT);
     // A call is written at its end: arguments JSON cannot hold are refused now, as the start's
     // own refusal, not at the end's write, which they would take down with them.
     assertArgsWritable(event, FORMAT);
