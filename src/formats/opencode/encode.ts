@@ -17,6 +17,7 @@ import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { hintsFrom } from '../../record';
 import { newRunSpan, spanAfter, spanBefore } from '../../run-span';
 import { addUsage, assertUsageFigures, type UsageFigures } from '../../usage';
+import { holdsNonFinite, keptValueText } from './non-finite';
 import {
   OPENCODE_DONE_REASON,
   OPENCODE_MAX_HELD_TEXT,
@@ -65,6 +66,9 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
 // With args, a summary says nothing more; a command is the bash tool's `command` argument.
 const CARRIED_TOOL_START_ARGS: readonly string[] = [...CARRIED['tool.start']!, 'argsSummary'];
 
+// The input of a call written with none yet (`unendedCall`).
+const EMPTY_INPUT = '"input":{}';
+
 const FIGURES: readonly UsageFigures[] = ['input', 'output', 'cacheRead', 'cacheWrite', 'reasoning'];
 
 /**
@@ -104,6 +108,28 @@ function assertTimesWritable(event: AgentEvent): void {
     // The state's `metadata.exit`.
     if (event.exitCode !== undefined) assertFiniteNumber(event.exitCode, 'tool.end.exitCode', FORMAT);
   }
+}
+
+/**
+ * A call of this format is written at its end from its line, its input as the line spells it; a
+ * call whose end never comes is written at the run's end from its start (`unendedCall`). A
+ * start whose arguments hold a number JSON cannot hold that its line does not spell (an edit:
+ * `JSON.stringify` would write it as `null`) is refused at its own write, as another format's
+ * is, not at that later write, which would take the run's end down with it.
+ */
+function assertOwnArgsWritable(event: AgentEvent): void {
+  if (event.type !== 'tool.start' || event.provenance?.format !== FORMAT || event.args === undefined) return;
+  if (holdsNonFinite(event.args) && keptArgsText(event) === undefined)
+    assertEncodable(event.args, 'tool.start.args', undefined, FORMAT);
+}
+
+// Where a tool_use line keeps the call's arguments.
+const INPUT_PATH: readonly string[] = ['part', 'state', 'input'];
+
+/** The text of a start's arguments as its kept line spells them, when they still read so. */
+function keptArgsText(start: AgentEventOf<'tool.start'>): string | undefined {
+  const raw = ownHints(start)?.raw;
+  return typeof raw === 'string' ? keptValueText(raw, INPUT_PATH, start.args) : undefined;
 }
 
 function ownHints(event: AgentEvent | undefined): OpencodeHints | undefined {
@@ -314,6 +340,7 @@ export class OpencodeEncoder implements Encoder {
     // A call is written at its end: arguments JSON cannot hold are refused now, as the start's
     // own refusal, not at the end's write, which they would take down with them.
     assertArgsWritable(event, FORMAT);
+    assertOwnArgsWritable(event);
     // Another format's failed call's error is written as JSON text: refused now, not after the
     // held text and the step's start are written for it (a BigInt or cycle threw a TypeError).
     if (event.type === 'tool.end' && !event.ok && event.provenance?.format !== FORMAT) {
@@ -570,10 +597,27 @@ export class OpencodeEncoder implements Encoder {
         error: 'the call did not finish',
       };
       if (start.lane !== undefined) end.lane = start.lane;
-      out += this.openStep(start, false) + this.line(this.toolUse(start, end, undefined), undefined);
+      out += this.openStep(start, false) + this.unendedCall(start, end);
     }
     this.starts.clear();
     return out;
+  }
+
+  /**
+   * The failed call's line of a start that never ended. A start of this format whose arguments
+   * hold a number JSON cannot hold (its line spells one past a double's range, `1e400`: checked
+   * at its write, `assertOwnArgsWritable`) has its input written as its line spells it, where
+   * `JSON.stringify` would write `null`.
+   */
+  private unendedCall(start: AgentEventOf<'tool.start'>, end: AgentEventOf<'tool.end'>): string {
+    const kept =
+      start.provenance?.format === FORMAT && holdsNonFinite(start.args) ? keptArgsText(start) : undefined;
+    if (kept === undefined) return this.line(this.toolUse(start, end, undefined), undefined);
+    // The record with an empty input, the one `"input":{}` of it (a key or string of the record
+    // holding that text would spell its quotes `\"`) then spelled as the line does.
+    const text = JSON.stringify(this.toolUse({ ...start, args: {} }, end, undefined));
+    const at = text.indexOf(EMPTY_INPUT);
+    return `${text.slice(0, at)}"input":${kept}${text.slice(at + EMPTY_INPUT.length)}${this.eol}`;
   }
 
   /**
