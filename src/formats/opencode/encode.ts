@@ -4,10 +4,8 @@ import {
   assertArgsWritable,
   assertEncodable,
   assertFiniteNumber,
-  fieldsMayHoldUnsafeNumber,
   isJsonObject,
   type JsonObject,
-  mayHoldUnsafeNumber,
   rawIfSame,
   walkEncodable,
 } from '../../json';
@@ -17,7 +15,7 @@ import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { hintsFrom } from '../../record';
 import { newRunSpan, spanAfter, spanBefore } from '../../run-span';
 import { addUsage, assertUsageFigures, type UsageFigures } from '../../usage';
-import { holdsNonFinite, keptValueText } from './non-finite';
+import { fieldsHoldNonFinite, holdsNonFinite, keptValueText } from './non-finite';
 import {
   OPENCODE_DONE_REASON,
   OPENCODE_MAX_HELD_TEXT,
@@ -387,8 +385,9 @@ export class OpencodeEncoder implements Encoder {
    * `null` `JSON.stringify` makes of it (written as it came, the line keeps it: `rawIfSame`), as
    * every writer refuses a number JSON cannot hold: before the held step or text is written, a
    * loss said or an id taken for it; an edit that holds such a number likewise. Asked of a copy
-   * of the writer (`probe`), only where the kept record or the event may hold one: a line the
-   * fast path writes as kept holds none (`isStableJson`).
+   * of the writer (`probe`), only where the kept record or the event holds a number that is not
+   * finite (`holdsNonFinite`: an integer past 2^53 is written as digits, never `null`): a line
+   * the fast path writes as kept holds none (`isStableJson`).
    */
   private assertKeptWritable(event: AgentEvent): void {
     this.stable = undefined;
@@ -402,35 +401,52 @@ export class OpencodeEncoder implements Encoder {
         this.stable = t;
         return;
       }
-      if (!mayHoldUnsafeNumber(t)) return;
+      if (!holdsNonFinite(t)) return;
     }
-    this.probe().writeEvent(event);
+    this.probe(event).writeEvent(event);
   }
 
   // Whether a field of the event (its provenance aside), or the arguments of the call it ends,
-  // may hold a number JSON cannot hold: what the line rebuilt from the kept record would write.
+  // holds a number JSON cannot hold: what the line rebuilt from the kept record would write as
+  // `null` (an integer past 2^53 is written as digits: no probe for it).
   private holdsNonFinite(event: AgentEvent): boolean {
-    if (fieldsMayHoldUnsafeNumber(event)) return true;
-    return event.type === 'tool.end' && mayHoldUnsafeNumber(this.starts.get(event.call)?.args);
+    if (fieldsHoldNonFinite(event)) return true;
+    return event.type === 'tool.end' && holdsNonFinite(this.starts.get(event.call)?.args);
   }
 
   /**
-   * A copy of the writer (its state copied, its ids and clock stand-ins, its losses said to no
-   * one) whose kept lines throw where they would be written with a `null` for a number.
+   * A copy of the writer (its ids and clock stand-ins, its losses said to no one) whose kept lines
+   * throw where they would be written with a `null` for a number. Its state is what `event`'s
+   * write reads: a run's end every open call and step (which it writes, as the writer will); any
+   * other event the call it ends and the steps of its lane, of the main agent (a held step) and
+   * of the held text, so that a probe costs no more than the write it stands for.
    */
-  private probe(): OpencodeEncoder {
+  private probe(event: AgentEvent): OpencodeEncoder {
     const p = new OpencodeEncoder(
       { clock: () => -1, idSource: () => 'probe', lineEnding: '\n' },
       { report() {} },
     );
     p.session = this.session;
-    for (const [k, v] of this.starts) p.starts.set(k, v);
-    for (const [k, v] of this.steps) p.steps.set(k, { ...v });
+    if (event.type === 'run.end') {
+      for (const [k, v] of this.starts) p.starts.set(k, v);
+      for (const [k, v] of this.steps) p.steps.set(k, { ...v });
+    } else {
+      const start = event.type === 'tool.end' ? this.starts.get(event.call) : undefined;
+      if (start !== undefined) p.starts.set(start.call, start);
+      this.copyStep(p, event.lane);
+      this.copyStep(p, undefined);
+      if (this.pending !== undefined) this.copyStep(p, this.pending.first.lane);
+    }
     if (this.pending !== undefined) p.pending = { ...this.pending };
     p.wroteError = this.wroteError;
     p.held = this.held;
     if (this.runUsage !== undefined) p.runUsage = { ...this.runUsage };
     return p;
+  }
+
+  private copyStep(p: OpencodeEncoder, lane: string | undefined): void {
+    const step = this.steps.get(lane ?? '');
+    if (step !== undefined) p.steps.set(lane ?? '', { ...step });
   }
 
   // Whether the main step is open once a run's end has written the held text and unended calls.
