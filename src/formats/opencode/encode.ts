@@ -94,8 +94,9 @@ interface PendingText {
 
 /**
  * Refuses a call's time or exit code JSON cannot hold (NaN, an infinity), which `JSON.stringify`
- * would write in its `tool_use` state's `time` (the state's `metadata.exit`) as `null`: at the event's own write, before anything is written or held for
- * it (a call's start waits for its end).
+ * would write in its `tool_use` state's `time` (the state's `metadata.exit`) as `null`: at the
+ * event's own write, before anything is written or held for it (a call's start waits for its
+ * end). Its `ts` is refused with every event's (`write`).
  */
 function assertTimesWritable(event: AgentEvent): void {
   if (event.type === 'tool.start') {
