@@ -144,21 +144,6 @@ export function mayHoldUnsafeNumber(value: unknown): boolean {
   return false;
 }
 
-/**
- * {@link mayHoldUnsafeNumber} of every field of `event` but its provenance: what a writer that
- * rebuilds a line from its kept record puts back into it (an edit that holds a number JSON cannot
- * hold would be written as `null` there).
- */
-export function fieldsMayHoldUnsafeNumber(event: AgentEvent): boolean {
-  for (const key in event) {
-    if (key === 'provenance') continue;
-    const v = (event as Record<string, unknown>)[key];
-    if (typeof v === 'number' ? !Number.isFinite(v) : typeof v === 'object' && mayHoldUnsafeNumber(v))
-      return true;
-  }
-  return false;
-}
-
 /** True when `text` may hold a JSON value nested deeper than `maxDepth` and does. */
 export function isTooDeep(text: string, maxDepth: number): boolean {
   return text.length > 2 * maxDepth && exceedsDepth(text, maxDepth);

@@ -4,10 +4,8 @@ import {
   assertArgsWritable,
   assertEncodable,
   assertFiniteNumber,
-  fieldsMayHoldUnsafeNumber,
   isJsonObject,
   type JsonObject,
-  mayHoldUnsafeNumber,
   rawIfSame,
   walkEncodable,
 } from '../../json';
@@ -17,6 +15,7 @@ import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { hintsFrom } from '../../record';
 import { newRunSpan, spanAfter, spanBefore } from '../../run-span';
 import { addUsage, assertUsageFigures, type UsageFigures } from '../../usage';
+import { fieldsHoldNonFinite, holdsNonFinite, keptValueText } from './non-finite';
 import {
   OPENCODE_DONE_REASON,
   OPENCODE_MAX_HELD_TEXT,
@@ -65,6 +64,9 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
 // With args, a summary says nothing more; a command is the bash tool's `command` argument.
 const CARRIED_TOOL_START_ARGS: readonly string[] = [...CARRIED['tool.start']!, 'argsSummary'];
 
+// The input of a call written with none yet (`unendedCall`).
+const EMPTY_INPUT = '"input":{}';
+
 const FIGURES: readonly UsageFigures[] = ['input', 'output', 'cacheRead', 'cacheWrite', 'reasoning'];
 
 /**
@@ -92,9 +94,9 @@ interface PendingText {
 
 /**
  * Refuses a call's time or exit code JSON cannot hold (NaN, an infinity), which `JSON.stringify`
- * would write in its `tool_use` state's `time` (the record's `timestamp`, the state's
- * `metadata.exit`) as `null`: at the event's own write, before anything is written or held for
- * it (a call's start waits for its end).
+ * would write in its `tool_use` state's `time` (the state's `metadata.exit`) as `null`: at the
+ * event's own write, before anything is written or held for it (a call's start waits for its
+ * end). Its `ts` is refused with every event's (`write`).
  */
 function assertTimesWritable(event: AgentEvent): void {
   if (event.type === 'tool.start') {
@@ -102,10 +104,31 @@ function assertTimesWritable(event: AgentEvent): void {
   } else if (event.type === 'tool.end') {
     if (event.startedAt !== undefined) assertFiniteNumber(event.startedAt, 'tool.end.startedAt', FORMAT);
     if (event.endedAt !== undefined) assertFiniteNumber(event.endedAt, 'tool.end.endedAt', FORMAT);
-    if (event.ts !== undefined) assertFiniteNumber(event.ts, 'tool.end.ts', FORMAT);
     // The state's `metadata.exit`.
     if (event.exitCode !== undefined) assertFiniteNumber(event.exitCode, 'tool.end.exitCode', FORMAT);
   }
+}
+
+/**
+ * A call of this format is written at its end from its line, its input as the line spells it; a
+ * call whose end never comes is written at the run's end from its start (`unendedCall`). A
+ * start whose arguments hold a number JSON cannot hold that its line does not spell (an edit:
+ * `JSON.stringify` would write it as `null`) is refused at its own write, as another format's
+ * is, not at that later write, which would take the run's end down with it.
+ */
+function assertOwnArgsWritable(event: AgentEvent): void {
+  if (event.type !== 'tool.start' || event.provenance?.format !== FORMAT || event.args === undefined) return;
+  if (holdsNonFinite(event.args) && keptArgsText(event) === undefined)
+    assertEncodable(event.args, 'tool.start.args', undefined, FORMAT);
+}
+
+// Where a tool_use line keeps the call's arguments.
+const INPUT_PATH: readonly string[] = ['part', 'state', 'input'];
+
+/** The text of a start's arguments as its kept line spells them, when they still read so. */
+function keptArgsText(start: AgentEventOf<'tool.start'>): string | undefined {
+  const raw = ownHints(start)?.raw;
+  return typeof raw === 'string' ? keptValueText(raw, INPUT_PATH, start.args) : undefined;
 }
 
 function ownHints(event: AgentEvent | undefined): OpencodeHints | undefined {
@@ -307,9 +330,16 @@ export class OpencodeEncoder implements Encoder {
   }
 
   write(event: AgentEvent): string {
+    // A time JSON cannot hold (NaN, an infinity), which `JSON.stringify` would write as the
+    // record's `timestamp` (a text part's `time`) as `null`: refused first, for every event type,
+    // before anything is written, held or said for the event (a delta waits for its part, a
+    // call's start for its end).
+    const ts = event.ts;
+    if (ts !== undefined && !Number.isFinite(ts)) assertFiniteNumber(ts, `${event.type}.ts`, FORMAT);
     // A call is written at its end: arguments JSON cannot hold are refused now, as the start's
     // own refusal, not at the end's write, which they would take down with them.
     assertArgsWritable(event, FORMAT);
+    assertOwnArgsWritable(event);
     // Another format's failed call's error is written as JSON text: refused now, not after the
     // held text and the step's start are written for it (a BigInt or cycle threw a TypeError).
     if (event.type === 'tool.end' && !event.ok && event.provenance?.format !== FORMAT) {
@@ -356,8 +386,9 @@ export class OpencodeEncoder implements Encoder {
    * `null` `JSON.stringify` makes of it (written as it came, the line keeps it: `rawIfSame`), as
    * every writer refuses a number JSON cannot hold: before the held step or text is written, a
    * loss said or an id taken for it; an edit that holds such a number likewise. Asked of a copy
-   * of the writer (`probe`), only where the kept record or the event may hold one: a line the
-   * fast path writes as kept holds none (`isStableJson`).
+   * of the writer (`probe`), only where the kept record or the event holds a number that is not
+   * finite (`holdsNonFinite`: an integer past 2^53 is written as digits, never `null`): a line
+   * the fast path writes as kept holds none (`isStableJson`).
    */
   private assertKeptWritable(event: AgentEvent): void {
     this.stable = undefined;
@@ -371,35 +402,52 @@ export class OpencodeEncoder implements Encoder {
         this.stable = t;
         return;
       }
-      if (!mayHoldUnsafeNumber(t)) return;
+      if (!holdsNonFinite(t)) return;
     }
-    this.probe().writeEvent(event);
+    this.probe(event).writeEvent(event);
   }
 
   // Whether a field of the event (its provenance aside), or the arguments of the call it ends,
-  // may hold a number JSON cannot hold: what the line rebuilt from the kept record would write.
+  // holds a number JSON cannot hold: what the line rebuilt from the kept record would write as
+  // `null` (an integer past 2^53 is written as digits: no probe for it).
   private holdsNonFinite(event: AgentEvent): boolean {
-    if (fieldsMayHoldUnsafeNumber(event)) return true;
-    return event.type === 'tool.end' && mayHoldUnsafeNumber(this.starts.get(event.call)?.args);
+    if (fieldsHoldNonFinite(event)) return true;
+    return event.type === 'tool.end' && holdsNonFinite(this.starts.get(event.call)?.args);
   }
 
   /**
-   * A copy of the writer (its state copied, its ids and clock stand-ins, its losses said to no
-   * one) whose kept lines throw where they would be written with a `null` for a number.
+   * A copy of the writer (its ids and clock stand-ins, its losses said to no one) whose kept lines
+   * throw where they would be written with a `null` for a number. Its state is what `event`'s
+   * write reads: a run's end every open call and step (which it writes, as the writer will); any
+   * other event the call it ends and the steps of its lane, of the main agent (a held step) and
+   * of the held text, so that a probe costs no more than the write it stands for.
    */
-  private probe(): OpencodeEncoder {
+  private probe(event: AgentEvent): OpencodeEncoder {
     const p = new OpencodeEncoder(
       { clock: () => -1, idSource: () => 'probe', lineEnding: '\n' },
       { report() {} },
     );
     p.session = this.session;
-    for (const [k, v] of this.starts) p.starts.set(k, v);
-    for (const [k, v] of this.steps) p.steps.set(k, { ...v });
+    if (event.type === 'run.end') {
+      for (const [k, v] of this.starts) p.starts.set(k, v);
+      for (const [k, v] of this.steps) p.steps.set(k, { ...v });
+    } else {
+      const start = event.type === 'tool.end' ? this.starts.get(event.call) : undefined;
+      if (start !== undefined) p.starts.set(start.call, start);
+      this.copyStep(p, event.lane);
+      this.copyStep(p, undefined);
+      if (this.pending !== undefined) this.copyStep(p, this.pending.first.lane);
+    }
     if (this.pending !== undefined) p.pending = { ...this.pending };
     p.wroteError = this.wroteError;
     p.held = this.held;
     if (this.runUsage !== undefined) p.runUsage = { ...this.runUsage };
     return p;
+  }
+
+  private copyStep(p: OpencodeEncoder, lane: string | undefined): void {
+    const step = this.steps.get(lane ?? '');
+    if (step !== undefined) p.steps.set(lane ?? '', { ...step });
   }
 
   // Whether the main step is open once a run's end has written the held text and unended calls.
@@ -566,10 +614,27 @@ export class OpencodeEncoder implements Encoder {
         error: 'the call did not finish',
       };
       if (start.lane !== undefined) end.lane = start.lane;
-      out += this.openStep(start, false) + this.line(this.toolUse(start, end, undefined), undefined);
+      out += this.openStep(start, false) + this.unendedCall(start, end);
     }
     this.starts.clear();
     return out;
+  }
+
+  /**
+   * The failed call's line of a start that never ended. A start of this format whose arguments
+   * hold a number JSON cannot hold (its line spells one past a double's range, `1e400`: checked
+   * at its write, `assertOwnArgsWritable`) has its input written as its line spells it, where
+   * `JSON.stringify` would write `null`.
+   */
+  private unendedCall(start: AgentEventOf<'tool.start'>, end: AgentEventOf<'tool.end'>): string {
+    const kept =
+      start.provenance?.format === FORMAT && holdsNonFinite(start.args) ? keptArgsText(start) : undefined;
+    if (kept === undefined) return this.line(this.toolUse(start, end, undefined), undefined);
+    // The record with an empty input, the one `"input":{}` of it (a key or string of the record
+    // holding that text would spell its quotes `\"`) then spelled as the line does.
+    const text = JSON.stringify(this.toolUse({ ...start, args: {} }, end, undefined));
+    const at = text.indexOf(EMPTY_INPUT);
+    return `${text.slice(0, at)}"input":${kept}${text.slice(at + EMPTY_INPUT.length)}${this.eol}`;
   }
 
   /**
