@@ -59,7 +59,7 @@ describe("an edited event on a line with a number past a double's range is refus
     for (const n of ['1e400', '-1e400']) {
       const text = `${source.slice(0, m.index)}"zz":${n},${source.slice(m.index)}`;
       // (The run's end left out too: OpenCode writes a call that never ended there, from its
-      // start alone, and refuses the run's end for the start's input.)
+      // start alone, which would put the kept line's number into a record this test is not about.)
       const events = codecFor(format)!
         .parse(text)
         .events.filter((e) => e.type !== 'run.end');
