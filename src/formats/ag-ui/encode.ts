@@ -451,16 +451,15 @@ function openDelta(w: Writer, event: AgentEventOf<'text.delta'>): string | undef
  */
 function own(w: Writer, event: AgentEvent, template: JsonObject, hints: AguiHints): string {
   assertTimeWritable(event);
-  const framing = w[FRAMING];
   const before = hints.before;
+  if (before === undefined) return ownLine(w, event, template, hints);
   // (Only an event carrying records, a run's end that closed steps, has steps to take back.)
-  const steps = before === undefined ? undefined : stepsOf(w);
+  const steps = stepsOf(w);
+  beforeRead(w, before);
   try {
-    if (before !== undefined) beforeRead(w, before);
     return ownLine(w, event, template, hints);
   } catch (error) {
-    w[FRAMING] = framing;
-    if (steps !== undefined) restoreSteps(w, steps);
+    restoreSteps(w, steps);
     throw error;
   }
 }
@@ -476,11 +475,9 @@ function own(w: Writer, event: AgentEvent, template: JsonObject, hints: AguiHint
  * nothing more; no copy of the writer is made (docs/performance.md, "Round thirty-three").
  */
 function ownLine(w: Writer, event: AgentEvent, template: JsonObject, hints: AguiHints): string {
-  w[FRAMING] ??= hints.framing;
   // The round is the one the record reads in only while the event says it: an edited round is
   // written by the general path, which opens a step for it (the record has no place for it).
-  if (event.round !== keptRound(w, template, hints))
-    return frameEach(framingOf(w), hints.before) + foreign(w, event);
+  if (event.round !== keptRound(w, template, hints)) return ownGeneral(w, event, hints, 'general');
   const r: JsonObject = { ...template };
   let back: Back = 'carried';
   // A carried event's value (a carried record read as no event is that event's record).
@@ -493,12 +490,7 @@ function ownLine(w: Writer, event: AgentEvent, template: JsonObject, hints: Agui
     r.value = carriedInto(r.value, event);
   else {
     back = putBack(w, event, r);
-    if (back === 'general' || back === 'general-args') {
-      const out = frameEach(framingOf(w), hints.before) + foreign(w, event);
-      // The call's start is read anew: the arguments its kept records gave are no more.
-      if (back === 'general-args') w[KEPT_ARGS].delete((event as AgentEventOf<'tool.start'>).call);
-      return out;
-    }
+    if (back === 'general' || back === 'general-args') return ownGeneral(w, event, hints, back);
   }
   // Every record's lane and time, written out (`putOrDrop`'s, without its call per record).
   if (event.type !== 'child.start' && event.type !== 'child.end') {
@@ -508,10 +500,11 @@ function ownLine(w: Writer, event: AgentEvent, template: JsonObject, hints: Agui
   if (event.ts !== undefined) r.timestamp = event.ts;
   else if (typeof r.timestamp === 'number') delete r.timestamp;
   const raw = hints.raw;
-  const text = encodeJson(r, 'record', FORMAT);
+  const text = JSON.stringify(r);
   let line = rawIfSame(raw, text);
   if (line !== raw && text.includes('null')) walkEncodable(r, 'record', Number.POSITIVE_INFINITY, FORMAT);
   // Checked: from here the writer changes for the record.
+  w[FRAMING] ??= hints.framing;
   const after = back === 'carried' ? '' : keptBack(w, event, r);
   // A new message of the run's input took its id just now: the record is written with it.
   if (back === 'new-message') line = JSON.stringify(r);
@@ -522,6 +515,30 @@ function ownLine(w: Writer, event: AgentEvent, template: JsonObject, hints: Agui
   keptStep(w, r);
   const framing = framingOf(w);
   return frameEach(framing, hints.before) + frameJson(framing, line) + after;
+}
+
+/**
+ * An event read from AG-UI that the general path writes ({@link foreign}, which checks it first):
+ * the event's framing taken only once it is written; `general-args`, the arguments the call's
+ * kept records gave forgotten then (its start is read anew).
+ */
+function ownGeneral(
+  w: Writer,
+  event: AgentEvent,
+  hints: AguiHints,
+  back: 'general' | 'general-args',
+): string {
+  const framing = w[FRAMING];
+  w[FRAMING] ??= hints.framing;
+  let out: string;
+  try {
+    out = frameEach(framingOf(w), hints.before) + foreign(w, event);
+  } catch (error) {
+    w[FRAMING] = framing;
+    throw error;
+  }
+  if (back === 'general-args') w[KEPT_ARGS].delete((event as AgentEventOf<'tool.start'>).call);
+  return out;
 }
 
 /** A time JSON cannot hold (NaN, ±Infinity), refused with its event before anything is written for it. */
