@@ -705,7 +705,7 @@ function putBack(w: Writer, event: AgentEvent, r: JsonObject): Back {
 function keptBack(w: Writer, event: AgentEvent, r: JsonObject): string {
   switch (event.type) {
     case 'run.start': {
-      // The message putBack added to the input, last of it, waits for its id (`newMessage`).
+      // The message putBack added to the input, last of it, waits for its id (NEW_MESSAGE_ID).
       const messages = isJsonObject(r.input) ? r.input.messages : undefined;
       const last = Array.isArray(messages) ? messages[messages.length - 1] : undefined;
       if (isJsonObject(last) && last.id === NEW_MESSAGE_ID) last.id = newId(w);
