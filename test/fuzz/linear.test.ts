@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import type { Codec } from '../../src/codec';
+import { agui } from '../../src/formats/ag-ui/index';
 import { hep } from '../../src/formats/hep/index';
 import { highbar } from '../../src/formats/highbar/index';
 import { nativeharness } from '../../src/formats/nativeharness/index';
@@ -160,6 +161,39 @@ describe('fuzz: time is linear in input size', () => {
       return () => decodeAll(nativeharness, [text], { framing: 'json' });
     }, 500);
   });
+
+  // Round thirty-two's refusal of an edited line holding `1e400` copied the AG-UI writer's state
+  // for every line holding a number past a double (or 2^53): quadratic. Round thirty-three's
+  // builds the record and checks it before the writer changes: n calls whose start and result
+  // lines hold such a number, written back unedited and edited (each `1e400` one then refused).
+  test.each(['1e20', '1e400'])(
+    'AG-UI writer: n calls whose lines hold %s, written back as read and edited',
+    (zz) => {
+      expectLinear((n) => {
+        let text = 'data: {"type":"RUN_STARTED","threadId":"t","runId":"r"}\n\n';
+        for (let i = 0; i < n; i++)
+          text +=
+            `data: {"type":"TOOL_CALL_START","toolCallId":"c${i}","toolCallName":"f","zz":${zz},"timestamp":${i}}\n\n` +
+            `data: {"type":"TOOL_CALL_END","toolCallId":"c${i}"}\n\n` +
+            `data: {"type":"TOOL_CALL_RESULT","messageId":"m${i}","toolCallId":"c${i}","content":"ok","role":"tool","zz":${zz},"timestamp":${i}}\n\n`;
+        const events = agui.parse(text).events;
+        const edited = events.map((e) => (e.ts === undefined ? e : { ...e, ts: e.ts + 1 }));
+        return () => {
+          for (const stream of [events, edited]) {
+            const encoder = agui.createEncoder({ onDiagnostic() {} });
+            for (const e of stream) {
+              try {
+                encoder.write(e);
+              } catch {
+                // refused (an edited `1e400` line)
+              }
+            }
+            encoder.end();
+          }
+        };
+      }, 250);
+    },
+  );
 
   test('oversized lines: n lines each over maxLineBytes cost what reading them costs', () => {
     expectLinear((n) => {

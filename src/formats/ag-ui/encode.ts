@@ -26,6 +26,7 @@ import {
   jsonString,
   rawIfSame,
   sameJson,
+  walkEncodable,
 } from '../../json';
 import {
   CALL_START_META,
@@ -375,15 +376,19 @@ function writeEvent(w: Writer, event: AgentEvent): string {
   }
   const hints = ownHints(event);
   if (hints !== undefined) {
-    w[FRAMING] ??= hints.framing;
-    if (event.provenance?.synthetic || hints.part) return '';
+    if (event.provenance?.synthetic || hints.part) {
+      w[FRAMING] ??= hints.framing;
+      return '';
+    }
     const record = hints.record;
     if (isJsonObject(record)) {
+      // (`own` takes the event's framing once the event is checked: a refused one leaves none.)
       const text = own(w, event, record, hints);
       // Read as before the run, written where it was: right after the run's opening record.
       if (hints.early === true && holdRecord(w[EARLY], text)) return '';
       return afterHeld(w[EARLY], text);
     }
+    w[FRAMING] ??= hints.framing;
   } else if (event.provenance?.format === FORMAT && event.provenance.synthetic) return '';
   return afterHeld(w[EARLY], foreign(w, event));
 }
@@ -409,6 +414,9 @@ function endWrite(w: Writer): string {
 function openDelta(w: Writer, event: AgentEventOf<'text.delta'>): string | undefined {
   const p = event.provenance;
   if ((p !== undefined && p.format === FORMAT) || event.lane !== undefined || !w[RUN_OPEN]) return undefined;
+  // A time JSON cannot hold (or none a number): the general path refuses (or leaves out) it.
+  const ts = event.ts;
+  if (ts !== undefined && !Number.isFinite(ts)) return undefined;
   const text = event.text;
   if (typeof text !== 'string' || text === '') return undefined;
   const open = w[TEXT].get('');
@@ -423,8 +431,7 @@ function openDelta(w: Writer, event: AgentEventOf<'text.delta'>): string | undef
     w[DELTA_HEAD] = `{"type":"TEXT_MESSAGE_CONTENT","messageId":${jsonString(open)},"delta":`;
   }
   let json = w[DELTA_HEAD] + jsonString(text);
-  const ts = timestampOf(event.ts);
-  if (ts !== undefined) json += `,"timestamp":${ts}`;
+  if (ts !== undefined) json += `,"timestamp":${Math.round(ts)}`;
   return frameJson(framingOf(w), `${json}}`);
 }
 
@@ -438,16 +445,41 @@ function openDelta(w: Writer, event: AgentEventOf<'text.delta'>): string | undef
  * record); text given to an event of a start marker (`""` as read) follows the record as its
  * content; an edit the record has no place for (a call's name on its end, a child's parent lane
  * on its end), or a field deleted that the record cannot do without (an id AG-UI requires), is
- * written by the general path.
+ * written by the general path. A refused event leaves the writer as it found it: the record is
+ * built and checked ({@link ownLine}) before the writer changes for it, and the records carried
+ * before it, read first (the round it reads in is theirs), are taken back.
  */
 function own(w: Writer, event: AgentEvent, template: JsonObject, hints: AguiHints): string {
-  if (hints.before !== undefined) beforeRead(w, hints.before);
+  assertTimeWritable(event);
+  const before = hints.before;
+  if (before === undefined) return ownLine(w, event, template, hints);
+  // (Only an event carrying records, a run's end that closed steps, has steps to take back.)
+  const steps = stepsOf(w);
+  beforeRead(w, before);
+  try {
+    return ownLine(w, event, template, hints);
+  } catch (error) {
+    restoreSteps(w, steps);
+    throw error;
+  }
+}
+
+/**
+ * {@link own} once the records carried before the event are read: the record built from the
+ * kept one (`putBack`, which changes nothing of the writer), checked, and only then what writing
+ * it changes (`keptBack`, the steps it opens or closes). Not the kept line, a record whose text
+ * has a `null` may hold a number JSON cannot hold (`1e400` on the kept line, read as Infinity,
+ * or put back from the event), which `JSON.stringify` wrote as that `null`: refused, as every
+ * writer refuses such a number. The look is only where the text has a `null`, the one spelling
+ * such a number takes (an integer past 2^53 is written as its digits), so the common line costs
+ * nothing more; no copy of the writer is made (docs/performance.md, "Round thirty-three").
+ */
+function ownLine(w: Writer, event: AgentEvent, template: JsonObject, hints: AguiHints): string {
   // The round is the one the record reads in only while the event says it: an edited round is
   // written by the general path, which opens a step for it (the record has no place for it).
-  if (event.round !== keptRound(w, template, hints))
-    return frameEach(framingOf(w), hints.before) + foreign(w, event);
+  if (event.round !== keptRound(w, template, hints)) return ownGeneral(w, event, hints, 'general');
   const r: JsonObject = { ...template };
-  let after = '';
+  let back: Back = 'carried';
   // A carried event's value (a carried record read as no event is that event's record).
   if (
     event.type !== 'unknown' &&
@@ -457,14 +489,9 @@ function own(w: Writer, event: AgentEvent, template: JsonObject, hints: AguiHint
   )
     r.value = carriedInto(r.value, event);
   else {
-    const back = putBack(w, event, r);
-    if (back === undefined) return frameEach(framingOf(w), hints.before) + foreign(w, event);
-    after = back;
+    back = putBack(w, event, r);
+    if (back === 'general' || back === 'general-args') return ownGeneral(w, event, hints, back);
   }
-  // After the record's fields: a run's start or end written by the general path opens or ends
-  // the run itself.
-  if (event.type === 'run.start') w[RUN_OPEN] = true;
-  else if (event.type === 'run.end') w[RUN_OPEN] = false;
   // Every record's lane and time, written out (`putOrDrop`'s, without its call per record).
   if (event.type !== 'child.start' && event.type !== 'child.end') {
     if (event.lane !== undefined) r.subagentRunId = event.lane;
@@ -472,14 +499,77 @@ function own(w: Writer, event: AgentEvent, template: JsonObject, hints: AguiHint
   }
   if (event.ts !== undefined) r.timestamp = event.ts;
   else if (typeof r.timestamp === 'number') delete r.timestamp;
+  const raw = hints.raw;
+  const text = JSON.stringify(r);
+  let line = rawIfSame(raw, text);
+  if (line !== raw && text.includes('null')) walkEncodable(r, 'record', Number.POSITIVE_INFINITY, FORMAT);
+  // Checked: from here the writer changes for the record.
+  w[FRAMING] ??= hints.framing;
+  const after = back === 'carried' ? '' : keptBack(w, event, r);
+  // A new message of the run's input took its id just now: the record is written with it.
+  if (back === 'new-message') line = JSON.stringify(r);
+  // After the record's fields: a run's start or end written by the general path opens or ends
+  // the run itself.
+  if (event.type === 'run.start') w[RUN_OPEN] = true;
+  else if (event.type === 'run.end') w[RUN_OPEN] = false;
   keptStep(w, r);
   const framing = framingOf(w);
-  // (An edited line holding a number JSON cannot hold, `1e400`, is written with `null` for it:
-  // docs/limits.md. Refusing it first took a copy of the writer's state per such line, which a
-  // stream of them made quadratic: docs/performance.md, "Round thirty-two".)
-  return (
-    frameEach(framing, hints.before) + frameJson(framing, rawIfSame(hints.raw, JSON.stringify(r))) + after
-  );
+  return frameEach(framing, hints.before) + frameJson(framing, line) + after;
+}
+
+/**
+ * An event read from AG-UI that the general path writes ({@link foreign}, which checks it first):
+ * the event's framing taken only once it is written; `general-args`, the arguments the call's
+ * kept records gave forgotten then (its start is read anew).
+ */
+function ownGeneral(
+  w: Writer,
+  event: AgentEvent,
+  hints: AguiHints,
+  back: 'general' | 'general-args',
+): string {
+  const framing = w[FRAMING];
+  w[FRAMING] ??= hints.framing;
+  let out: string;
+  try {
+    out = frameEach(framingOf(w), hints.before) + foreign(w, event);
+  } catch (error) {
+    w[FRAMING] = framing;
+    throw error;
+  }
+  if (back === 'general-args') w[KEPT_ARGS].delete((event as AgentEventOf<'tool.start'>).call);
+  return out;
+}
+
+/** A time JSON cannot hold (NaN, ±Infinity), refused with its event before anything is written for it. */
+function assertTimeWritable(event: AgentEvent): void {
+  const ts = event.ts;
+  if (typeof ts === 'number' && !Number.isFinite(ts))
+    assertEncodable(ts, `${event.type}.ts`, undefined, FORMAT);
+}
+
+/**
+ * What {@link putBack} found for a kept record: `kept`, the record with the event's fields put
+ * back (what writing it changes, {@link keptBack}, not done yet); `new-message`, the same with a
+ * new user message in the run's input whose id is taken by keptBack; `general`, an edit the
+ * record has no place for (the general path writes the event); `general-args`, the same for a
+ * call's start whose arguments were edited, which forgets the arguments its kept records gave
+ * once written; `carried`, a carried event's value (nothing to change).
+ */
+type Back = 'kept' | 'new-message' | 'general' | 'general-args' | 'carried';
+
+/** The read steps of the writer ({@link keptStep}'s), to take back what a refused event read. */
+type Steps = [readRound: number, readStep: boolean, mainRound: number | undefined, step: Map<string, string>];
+
+function stepsOf(w: Writer): Steps {
+  return [w[READ_ROUND], w[READ_STEP], w[MAIN_ROUND], new Map(w[STEP])];
+}
+
+function restoreSteps(w: Writer, steps: Steps): void {
+  w[READ_ROUND] = steps[0];
+  w[READ_STEP] = steps[1];
+  w[MAIN_ROUND] = steps[2];
+  w[STEP] = steps[3];
 }
 
 /**
@@ -545,52 +635,41 @@ function beforeRead(w: Writer, before: readonly string[]): void {
 }
 
 /**
- * Puts the event's fields back into `r` (a copy of its kept record), by type: what follows the
- * record (`''` for nothing), or `undefined` when an edit has no place in it.
+ * Puts the event's fields back into `r` (a copy of its kept record), by type, reading the
+ * writer and changing nothing of it (what writing the record changes is {@link keptBack}'s, once
+ * the record is checked): what it found ({@link Back}).
  */
-function putBack(w: Writer, event: AgentEvent, r: JsonObject): string | undefined {
+function putBack(w: Writer, event: AgentEvent, r: JsonObject): Back {
   switch (event.type) {
     case 'run.start':
-      // The thread and run are required: without them the general path makes new ones.
-      if (event.session === undefined || event.run === undefined) return undefined;
-      r.threadId = event.session;
-      r.runId = event.run;
-      if (event.input === undefined) {
-        // The input deleted: its message goes (the rest of the kept input, the resume entries
-        // that are events of their own among it, stays).
-        if (lastUserText(r.input) !== undefined) r.input = withoutLastUser(r.input as JsonObject);
-      } else if (lastUserText(r.input) !== event.input) {
-        const input = isJsonObject(r.input) ? r.input : { threadId: r.threadId!, runId: r.runId! };
-        r.input = withLastUserText(input, event.input, () => newId(w));
-      }
-      return '';
+      return runStartBack(event, r);
     case 'run.end':
       return runEndBack(event, r);
     case 'round.end':
       putKeptMetaOrDrop(r, 'metadata', 'stopReason', event.stopReason, isString);
       putKeptMetaOrDrop(r, 'metadata', 'model', event.model, isString);
-      return '';
+      return 'kept';
     case 'message.start':
     case 'message.end':
       // The message id is required: without it the general path writes the event.
-      if (event.message === undefined) return undefined;
+      if (event.message === undefined) return 'general';
       r.messageId = event.message;
-      return '';
+      return 'kept';
     case 'text.delta':
-      if (event.message === undefined && typeof r.messageId === 'string') return undefined;
+      if (event.message === undefined && typeof r.messageId === 'string') return 'general';
       if ('delta' in r) r.delta = event.text;
       putDefined(r, 'messageId', event.message);
-      return '';
+      return 'kept';
     case 'reasoning.delta':
-      return reasoningBack(w, event, r);
+      return reasoningBack(event, r);
     case 'tool.args.delta':
-      return argsBack(w, event, r);
+      return argsBack(event, r);
     case 'tool.start':
     case 'tool.end':
       return callBack(w, event, r);
     case 'child.start':
       // The child's id and name are required: without them the general path writes the event.
-      if (event.child === undefined || event.name === undefined) return undefined;
+      if (event.child === undefined || event.name === undefined) return 'general';
       r.subagentRunId = event.child;
       r.name = event.name;
       putOrDrop(r, 'description', event.task);
@@ -598,26 +677,90 @@ function putBack(w: Writer, event: AgentEvent, r: JsonObject): string | undefine
       putOrDrop(r, 'parentSubagentRunId', event.lane);
       putKeptMetaOrDrop(r, 'metadata', 'kind', event.kind, isString);
       putKeptMetaOrDrop(r, 'metadata', 'background', event.background, isBoolean);
-      setBounded(w[KEPT_PARENTS], event.child, event.lane);
-      return '';
+      return 'kept';
     case 'child.end': {
       const parents = w[KEPT_PARENTS];
-      if (parents.has(event.child) && parents.get(event.child) !== event.lane) return undefined;
+      if (parents.has(event.child) && parents.get(event.child) !== event.lane) return 'general';
       const failed = r.type === 'SUBAGENT_ERROR';
       // An error's message is required: without it the general path says the child failed.
-      if (event.child === undefined || (failed && event.result === undefined)) return undefined;
-      parents.delete(event.child);
+      if (event.child === undefined || (failed && event.result === undefined)) return 'general';
       r.subagentRunId = event.child;
       putOrDrop(r, failed ? 'message' : 'result', event.result);
-      return '';
+      return 'kept';
     }
     case 'unknown':
       // A record read as no event is the event's record (a `RAW` one's the record it passes
       // through): a changed or deleted one is written by the general path.
-      return sameJson(event.record, r.type === 'RAW' ? r.event : r) ? '' : undefined;
+      return sameJson(event.record, r.type === 'RAW' ? r.event : r) ? 'kept' : 'general';
+    default:
+      return 'kept';
+  }
+}
+
+/**
+ * What writing a record {@link putBack} built changes, done once it is checked: the call names,
+ * arguments and child lanes the writer keeps, an id taken for a run's new user message; what
+ * follows the record (`''` for nothing: text given to a start marker, its content).
+ */
+function keptBack(w: Writer, event: AgentEvent, r: JsonObject): string {
+  switch (event.type) {
+    case 'run.start': {
+      // The message putBack added to the input, last of it, waits for its id (NEW_MESSAGE_ID).
+      const messages = isJsonObject(r.input) ? r.input.messages : undefined;
+      const last = Array.isArray(messages) ? messages[messages.length - 1] : undefined;
+      if (isJsonObject(last) && last.id === NEW_MESSAGE_ID) last.id = newId(w);
+      return '';
+    }
+    case 'reasoning.delta':
+      if ('delta' in r || event.text === '') return '';
+      return emit(w, event, 'REASONING_MESSAGE_CONTENT', {
+        messageId: event.message ?? (r.messageId as string | undefined) ?? newId(w),
+        delta: event.text,
+      });
+    case 'tool.args.delta':
+      return argsKept(w, event, r);
+    case 'tool.start':
+      // The arguments are read anew from here (callBack compared them).
+      if (w[KEPT_ARGS].size !== 0) w[KEPT_ARGS].delete(event.call);
+      return '';
+    case 'child.start':
+      setBounded(w[KEPT_PARENTS], event.child, event.lane);
+      return '';
+    case 'child.end':
+      w[KEPT_PARENTS].delete(event.child);
+      return '';
     default:
       return '';
   }
+}
+
+/**
+ * The id a user message {@link runStartBack} adds to a run's input has until {@link keptBack}
+ * takes one (`newId`, the caller's `idSource`, is not called for a record then refused). An
+ * object: no id a kept message has is it.
+ */
+const NEW_MESSAGE_ID = { 'agentwire:new-message': true } as const;
+
+/** A run's start: its thread, run and input (its last user message). */
+function runStartBack(event: AgentEventOf<'run.start'>, r: JsonObject): Back {
+  // The thread and run are required: without them the general path makes new ones.
+  if (event.session === undefined || event.run === undefined) return 'general';
+  r.threadId = event.session;
+  r.runId = event.run;
+  if (event.input === undefined) {
+    // The input deleted: its message goes (the rest of the kept input, the resume entries
+    // that are events of their own among it, stays).
+    if (lastUserText(r.input) !== undefined) r.input = withoutLastUser(r.input as JsonObject);
+    return 'kept';
+  }
+  if (lastUserText(r.input) === event.input) return 'kept';
+  const input = isJsonObject(r.input) ? r.input : { threadId: r.threadId!, runId: r.runId! };
+  let added = false;
+  r.input = withLastUserText(input, event.input, () => {
+    added = true;
+    return NEW_MESSAGE_ID as unknown as string;
+  });
+  return added ? 'new-message' : 'kept';
 }
 
 /**
@@ -625,21 +768,21 @@ function putBack(w: Writer, event: AgentEvent, r: JsonObject): string | undefine
  * field is deleted that the record cannot do without (its thread, run, status, an error's
  * message, an interrupt's reason): the general path writes the event.
  */
-function runEndBack(event: AgentEventOf<'run.end'>, r: JsonObject): '' | undefined {
-  if (event.status === undefined) return undefined;
+function runEndBack(event: AgentEventOf<'run.end'>, r: JsonObject): Back {
+  if (event.status === undefined) return 'general';
   if (r.type === 'RUN_ERROR') {
-    if (event.error === undefined) return undefined;
+    if (event.error === undefined) return 'general';
     r.message = event.error;
     putOrDrop(r, 'code', event.reason);
   } else {
-    if (event.session === undefined || event.run === undefined) return undefined;
+    if (event.session === undefined || event.run === undefined) return 'general';
     if (typeof event.answer === 'string') r.result = event.answer;
     else if (event.answer === undefined && typeof r.result === 'string') delete r.result;
     // An interrupt outcome reads as the reason `interrupt` unless the metadata says another.
     const meta = metaOf(r);
     const outcome = isJsonObject(r.outcome) ? r.outcome : undefined;
     if (event.reason === undefined && outcome?.type === 'interrupt' && Array.isArray(outcome.interrupts))
-      return undefined;
+      return 'general';
     const kept =
       typeof meta?.reason === 'string'
         ? meta.reason
@@ -664,37 +807,41 @@ function runEndBack(event: AgentEventOf<'run.end'>, r: JsonObject): '' | undefin
     const costUsd = event.usage !== undefined && !isZeroUsage(event.usage) ? event.usage.costUsd : undefined;
     putKeptMetaOrDrop(r, 'metadata', 'costUsd', costUsd, isNumber);
   }
-  return '';
+  return 'kept';
 }
 
-/** A reasoning record; text given to a marker with none follows it as its content. */
-function reasoningBack(w: Writer, event: AgentEventOf<'reasoning.delta'>, r: JsonObject): string | undefined {
+/**
+ * A reasoning record; text given to a marker with none follows it as its content (written by
+ * {@link keptBack}: where `r` has no `delta`).
+ */
+function reasoningBack(event: AgentEventOf<'reasoning.delta'>, r: JsonObject): Back {
   if (r.type === 'REASONING_ENCRYPTED_VALUE') {
     const opaque = metaOf(r)?.signature === true ? event.signature : event.redacted;
     // Both are required: without either the general path writes the event.
-    if (event.message === undefined || opaque === undefined) return undefined;
+    if (event.message === undefined || opaque === undefined) return 'general';
     r.entityId = event.message;
     r.encryptedValue = opaque;
-  } else if (event.message === undefined && typeof r.messageId === 'string') return undefined;
+  } else if (event.message === undefined && typeof r.messageId === 'string') return 'general';
   else putDefined(r, 'messageId', event.message);
   if ('delta' in r || (r.type === 'REASONING_MESSAGE_CHUNK' && event.text !== '')) r.delta = event.text;
-  else if (event.text !== '') {
-    const messageId = event.message ?? (r.messageId as string | undefined) ?? newId(w);
-    return emit(w, event, 'REASONING_MESSAGE_CONTENT', { messageId, delta: event.text });
-  }
-  return '';
+  return 'kept';
 }
 
-/** A call's start or arguments; arguments given to its start follow it. */
-function argsBack(w: Writer, event: AgentEventOf<'tool.args.delta'>, r: JsonObject): string | undefined {
+/** A call's start or arguments (what the writer keeps of them: {@link argsKept}). */
+function argsBack(event: AgentEventOf<'tool.args.delta'>, r: JsonObject): Back {
   // The call is required, and the name of its start: without them the general path writes it.
   if (event.call === undefined || (event.name === undefined && r.type === 'TOOL_CALL_START'))
-    return undefined;
+    return 'general';
   r.toolCallId = event.call;
   putOrDrop(r, 'toolCallName', event.name);
+  if (r.type !== 'TOOL_CALL_START' && ('delta' in r || event.text !== '')) r.delta = event.text;
+  return 'kept';
+}
+
+/** A call's start or arguments written from its kept record: its name and arguments kept; arguments given to its start follow it. */
+function argsKept(w: Writer, event: AgentEventOf<'tool.args.delta'>, r: JsonObject): string {
   if (event.name !== undefined) setBounded(w[KEPT_NAMES], event.call, event.name);
   if (r.type !== 'TOOL_CALL_START') {
-    if ('delta' in r || event.text !== '') r.delta = event.text;
     addKeptArgs(w, event.call, typeof r.delta === 'string' ? r.delta : '');
     return '';
   }
@@ -709,35 +856,32 @@ function callBack(
   w: Writer,
   event: AgentEventOf<'tool.start'> | AgentEventOf<'tool.end'>,
   r: JsonObject,
-): string | undefined {
+): Back {
   const names = w[KEPT_NAMES];
   if (names.has(event.call)) {
     const name = names.get(event.call)!;
     // A start reads `''` for no name, a result none.
-    if ((event.type === 'tool.start' ? name : name || undefined) !== event.name) return undefined;
+    if ((event.type === 'tool.start' ? name : name || undefined) !== event.name) return 'general';
   }
   // The call is required: without it the general path writes the event.
-  if (event.call === undefined) return undefined;
+  if (event.call === undefined) return 'general';
   r.toolCallId = event.call;
   if (event.type === 'tool.start') {
     // The arguments are what the call's records so far give, parsed: edited or deleted, they
     // are written by the general path (a new start with the event's arguments whole, which
-    // the decoder reads from there on).
+    // the decoder reads from there on). Either way they are forgotten once written.
     const text = w[KEPT_ARGS].get(event.call);
-    if (text !== undefined) {
-      w[KEPT_ARGS].delete(event.call);
-      if (!sameJson(event.args, argsOf(text))) return undefined;
-    }
+    if (text !== undefined && !sameJson(event.args, argsOf(text))) return 'general-args';
     putKeptMetasOrDrop(r, 'metadata', event, CALL_START_META, CALL_START_READS);
-    return '';
+    return 'kept';
   }
   if (event.text === undefined) {
     // The text deleted: the result's content is required, the general path writes it anew.
-    if (contentPartsText(r.content) !== undefined) return undefined;
+    if (contentPartsText(r.content) !== undefined) return 'general';
   } else if (contentPartsText(r.content) !== event.text) r.content = event.text;
   if (event.ok !== (metaOf(r)?.ok !== false)) putKeptMeta(r, 'metadata', 'ok', event.ok);
   putKeptMetasOrDrop(r, 'metadata', event, CALL_END_META, CALL_END_READS);
-  return '';
+  return 'kept';
 }
 
 /** More arguments text of a call whose start was written from a kept record. */
@@ -809,6 +953,8 @@ function foreign(w: Writer, event: AgentEvent): string {
  */
 function assertForeignWritable(w: Writer, event: AgentEvent, waits: boolean): void {
   if (waits) assertCarriable(event, FORMAT);
+  // Every record of the event carries its time (`timestamp`, left out where it is none).
+  else assertTimeWritable(event);
   switch (event.type) {
     case 'tool.start': {
       w[CHECKED_ARGS] = waits || !w[CALLS].has(event.call) ? callArgs(event) : undefined;
