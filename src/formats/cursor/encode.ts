@@ -835,10 +835,10 @@ export class CursorEncoder implements Encoder {
 // it. Streams written one after another with a full GC between them compiled the writer's code
 // again for each (docs/performance.md, "Round thirty-three"). This one holds the hidden classes of
 // an encoder and of its parts (the loss reporter) for the next encoder to find.
-let held: CursorEncoder | undefined;
+const held: CursorEncoder[] = [];
 
 /** A {@link CursorEncoder} (the codec's `createEncoder`). */
 export function createCursorEncoder(options: CursorEncodeOptions, sink: DiagnosticSink): CursorEncoder {
-  held ??= new CursorEncoder({}, createDiagnosticSink(false, undefined));
+  if (held.length === 0) held.push(new CursorEncoder({}, createDiagnosticSink(false, undefined)));
   return new CursorEncoder(options, sink);
 }

@@ -34,9 +34,7 @@ export interface GeminiCodec extends CheckingCodec<GeminiDecodeOptions, GeminiEn
 // instance alive frees, and the optimised per-line and per-event code that embedded it goes with
 // it. Streams read or written one after another with a full GC between them compiled that code
 // again for each (docs/performance.md, "Round thirty-three").
-let heldDecoded: ParseResult | undefined;
-let heldDecoder: GeminiRecordDecoder | undefined;
-let heldEncoder: GeminiEncoder | undefined;
+let held: (GeminiEncoder | GeminiRecordDecoder | ParseResult)[] | undefined;
 const HELD_LINES = [
   '{"type":"init","timestamp":"2026-03-19T10:14:28.213Z","session_id":"s","model":"auto"}',
   '{"type":"message","timestamp":"2026-03-19T10:14:28.215Z","role":"user","content":"a"}',
@@ -47,9 +45,12 @@ const HELD_LINES = [
 ];
 
 function holdShapes(): void {
-  if (heldDecoded !== undefined) return;
-  heldDecoded = { events: [], diagnostics: [] };
-  heldDecoded = codec.parse(`${HELD_LINES.join('\n')}\n`);
+  if (held !== undefined) return;
+  // Set first: the parse below makes a decoder too.
+  held = [];
+  const quiet = createDiagnosticSink(false, undefined);
+  held.push(new GeminiEncoder({}, quiet), new GeminiRecordDecoder({}, quiet));
+  held.push(codec.parse(`${HELD_LINES.join('\n')}\n`));
 }
 
 const codec = createLineCodec<GeminiDecodeOptions, GeminiEncodeOptions>({
@@ -57,11 +58,10 @@ const codec = createLineCodec<GeminiDecodeOptions, GeminiEncodeOptions>({
   maxLineBytes: GEMINI_MAX_LINE_BYTES,
   createRecordDecoder: (options, sink) => {
     holdShapes();
-    heldDecoder ??= new GeminiRecordDecoder({}, createDiagnosticSink(false, undefined));
     return new GeminiRecordDecoder(options, sink);
   },
   createEncoder: (options, sink) => {
-    heldEncoder ??= new GeminiEncoder({}, createDiagnosticSink(false, undefined));
+    holdShapes();
     return new GeminiEncoder(options, sink);
   },
 });
