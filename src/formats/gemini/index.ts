@@ -1,5 +1,5 @@
-import { type CheckingCodec, createCheckers, createLineCodec } from '../../codec';
-import type { Diagnostic } from '../../diagnostics';
+import { type CheckingCodec, createCheckers, createLineCodec, type ParseResult } from '../../codec';
+import { createDiagnosticSink, type Diagnostic } from '../../diagnostics';
 import { geminiRules } from './check';
 import { type GeminiDecodeOptions, GeminiRecordDecoder } from './decode';
 import { type GeminiEncodeOptions, GeminiEncoder } from './encode';
@@ -27,11 +27,43 @@ export interface GeminiCodec extends CheckingCodec<GeminiDecodeOptions, GeminiEn
   check(input: string | Uint8Array, options?: GeminiDecodeOptions): Diagnostic[];
 }
 
+// One encoder, and the events of a short stream of Gemini's common lines with their decoder, alive
+// for as long as the module, made with the first encoder or decoder: the hidden class of an
+// instance (the codecs, their events, provenance and hints) is a transition from its
+// constructor's initial one (each field the constructor sets), which a full GC that finds no
+// instance alive frees, and the optimised per-line and per-event code that embedded it goes with
+// it. Streams read or written one after another with a full GC between them compiled that code
+// again for each (docs/performance.md, "Round thirty-three").
+let held: (GeminiEncoder | GeminiRecordDecoder | ParseResult)[] | undefined;
+const HELD_LINES = [
+  '{"type":"init","timestamp":"2026-03-19T10:14:28.213Z","session_id":"s","model":"auto"}',
+  '{"type":"message","timestamp":"2026-03-19T10:14:28.215Z","role":"user","content":"a"}',
+  '{"type":"message","timestamp":"2026-03-19T10:14:28.611Z","role":"assistant","content":"a","delta":true}',
+  '{"type":"message","timestamp":"2026-03-19T10:14:28.611Z","role":"assistant","content":"\\"a\\"","delta":true}',
+  '{"type":"tool_use","timestamp":"2026-03-19T10:14:30.798Z","tool_name":"t","tool_id":"c","parameters":{"p":"a"}}',
+  '{"type":"tool_result","timestamp":"2026-03-19T10:14:31.021Z","tool_id":"c","status":"success","output":"a"}',
+];
+
+function holdShapes(): void {
+  if (held !== undefined) return;
+  // Set first: the parse below makes a decoder too.
+  held = [];
+  const quiet = createDiagnosticSink(false, undefined);
+  held.push(new GeminiEncoder({}, quiet), new GeminiRecordDecoder({}, quiet));
+  held.push(codec.parse(`${HELD_LINES.join('\n')}\n`));
+}
+
 const codec = createLineCodec<GeminiDecodeOptions, GeminiEncodeOptions>({
   format: 'gemini',
   maxLineBytes: GEMINI_MAX_LINE_BYTES,
-  createRecordDecoder: (options, sink) => new GeminiRecordDecoder(options, sink),
-  createEncoder: (options, sink) => new GeminiEncoder(options, sink),
+  createRecordDecoder: (options, sink) => {
+    holdShapes();
+    return new GeminiRecordDecoder(options, sink);
+  },
+  createEncoder: (options, sink) => {
+    holdShapes();
+    return new GeminiEncoder(options, sink);
+  },
 });
 
 /**
