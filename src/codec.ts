@@ -541,7 +541,21 @@ export function createLineCodec<D extends DecodeOptions, E extends EncodeOptions
 export function createCodec<D extends DecodeOptions, E extends EncodeOptions>(
   spec: FormatSpec<D, E>,
 ): Codec<D, E> {
+  // One quiet decoder and encoder, made with the first decoder or encoder and held for the
+  // codec's life: an instance's hidden class (and its parts': a class instance's fields, the
+  // maps and records its constructor makes) is a transition that a full GC frees when no
+  // instance is alive, and the optimised per-line and per-event code that embedded it goes with
+  // it. Streams read or written one after another, a full GC between them, compiled that code
+  // again for each (docs/performance.md, "Round thirty-three"; `npm run bench:deopts`).
+  let held: readonly unknown[] | undefined;
+  const holdShapes = (): void => {
+    if (held !== undefined) return;
+    held = []; // set first: a format's factory may parse with this codec (Gemini's does)
+    const quiet = createDiagnosticSink(false, undefined);
+    held = [spec.createChunkDecoder({} as D, quiet), spec.createEncoder({} as E, quiet)];
+  };
   const createDecoder = (options: D = {} as D): Decoder => {
+    holdShapes();
     const sink = createDiagnosticSink(options.strict ?? false, options.onDiagnostic);
     const chunkDecoder = spec.createChunkDecoder(options, sink);
     return {
@@ -557,8 +571,10 @@ export function createCodec<D extends DecodeOptions, E extends EncodeOptions>(
       },
     };
   };
-  const createEncoder = (options: E = {} as E): Encoder =>
-    spec.createEncoder(options, createDiagnosticSink(false, options.onDiagnostic));
+  const createEncoder = (options: E = {} as E): Encoder => {
+    holdShapes();
+    return spec.createEncoder(options, createDiagnosticSink(false, options.onDiagnostic));
+  };
 
   return {
     format: spec.format,

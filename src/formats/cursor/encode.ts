@@ -1,6 +1,6 @@
 import { ownString } from '../../bounded';
 import type { EncodeOptions, Encoder } from '../../codec';
-import { AgentwireError, createDiagnosticSink, type DiagnosticSink } from '../../diagnostics';
+import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
 import {
   assertArgsWritable,
   assertEncodable,
@@ -827,18 +827,4 @@ export class CursorEncoder implements Encoder {
     }
     return `${hints === undefined ? text : rawIfSame(hints.raw, text)}\n`;
   }
-}
-
-// One encoder alive for as long as the module, made with the first: an instance's hidden class is
-// a transition from the class's initial one (each field its constructor sets), which a full GC
-// that finds no instance alive frees, and the optimised per-event code that embedded it goes with
-// it. Streams written one after another with a full GC between them compiled the writer's code
-// again for each (docs/performance.md, "Round thirty-three"). This one holds the hidden classes of
-// an encoder and of its parts (the loss reporter) for the next encoder to find.
-const held: CursorEncoder[] = [];
-
-/** A {@link CursorEncoder} (the codec's `createEncoder`). */
-export function createCursorEncoder(options: CursorEncodeOptions, sink: DiagnosticSink): CursorEncoder {
-  if (held.length === 0) held.push(new CursorEncoder({}, createDiagnosticSink(false, undefined)));
-  return new CursorEncoder(options, sink);
 }

@@ -2,7 +2,7 @@ import { type CheckingCodec, createCheckers, createLineCodec } from '../../codec
 import type { Diagnostic } from '../../diagnostics';
 import { cursorRules } from './check';
 import { type CursorDecodeOptions, createCursorRecordDecoder } from './decode';
-import { type CursorEncodeOptions, createCursorEncoder } from './encode';
+import { type CursorEncodeOptions, CursorEncoder } from './encode';
 import { CURSOR_MAX_LINE_BYTES } from './wire';
 
 export { checkCursorEvents } from './check';
@@ -30,7 +30,7 @@ const codec = createLineCodec<CursorDecodeOptions, CursorEncodeOptions>({
   format: 'cursor',
   maxLineBytes: CURSOR_MAX_LINE_BYTES,
   createRecordDecoder: createCursorRecordDecoder,
-  createEncoder: createCursorEncoder,
+  createEncoder: (options, sink) => new CursorEncoder(options, sink),
 });
 
 /**
