@@ -8,6 +8,7 @@ import {
   isJsonObject,
   type JsonObject,
   jsonString,
+  jsonText,
   parsedRawIfSame,
   rawIfSame,
 } from '../../json';
@@ -330,7 +331,7 @@ function reasoningTemplate(w: Writer, event: AgentEventOf<'reasoning.delta'>): s
   const text = event.text;
   if (typeof id !== 'string' || typeof text !== 'string' || w[TEXTS].size !== 0) return undefined;
   checkLoss(w[LOSS], event, CARRIED_REASONING);
-  return `${CODEX_WRITE_HEADS['item.completed']}${CODEX_WRITE_HEADS.id}${jsonString(id)}${CODEX_ITEM_TYPE_HEADS.reasoning}${jsonString(text)}}}\n`;
+  return `${CODEX_WRITE_HEADS['item.completed']}${CODEX_WRITE_HEADS.id}${jsonString(id)}${CODEX_ITEM_TYPE_HEADS.reasoning}${jsonText(text)}}}\n`;
 }
 
 function messageTemplate(
@@ -349,7 +350,7 @@ function messageTemplate(
   }
   checkLoss(w[LOSS], event, CARRIED_TEXT);
   wroteText(w);
-  return `${CODEX_WRITE_HEADS['item.completed']}${CODEX_WRITE_HEADS.id}${jsonString(id)}${CODEX_ITEM_TYPE_HEADS.agent_message}${jsonString(text)}${phase}}}\n`;
+  return `${CODEX_WRITE_HEADS['item.completed']}${CODEX_WRITE_HEADS.id}${jsonString(id)}${CODEX_ITEM_TYPE_HEADS.agent_message}${jsonText(text)}${phase}}}\n`;
 }
 
 function startTemplate(w: Writer, event: AgentEventOf<'tool.start'>): string | undefined {
@@ -400,7 +401,7 @@ function endTemplate(w: Writer, event: AgentEventOf<'tool.end'>): string | undef
   w[CALLS].delete(id);
   const head = call.head !== '' ? call.head : commandHead(id, call.command);
   // `String` of a safe integer is its JSON (`-0` too: both say 0).
-  return `${CODEX_WRITE_HEADS['item.completed']}${head}${CODEX_COMMAND_KEYS.output}${jsonString(output)}${CODEX_COMMAND_KEYS.exitCode}${exitCode === undefined ? 'null' : String(exitCode)}${CODEX_COMMAND_KEYS.status}${event.denied ? 'declined' : event.ok ? 'completed' : 'failed'}"}}\n`;
+  return `${CODEX_WRITE_HEADS['item.completed']}${head}${CODEX_COMMAND_KEYS.output}${jsonText(output)}${CODEX_COMMAND_KEYS.exitCode}${exitCode === undefined ? 'null' : String(exitCode)}${CODEX_COMMAND_KEYS.status}${event.denied ? 'declined' : event.ok ? 'completed' : 'failed'}"}}\n`;
 }
 
 // A file change with its own id whose changes are Codex's `{path, kind}` strings: the line
@@ -646,7 +647,7 @@ function flush(w: Writer): string {
 }
 
 function agentItem(w: Writer, type: 'agent_message' | 'reasoning', text: string): string {
-  return `{"type":"item.completed","item":{"id":${jsonString(allocate(w))},"type":"${type}","text":${jsonString(text)}}}\n`;
+  return `{"type":"item.completed","item":{"id":${jsonString(allocate(w))},"type":"${type}","text":${jsonText(text)}}}\n`;
 }
 
 // --- runs -----------------------------------------------------------------------------------
