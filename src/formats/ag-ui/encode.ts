@@ -24,6 +24,7 @@ import {
   isPlainPrimitive,
   type JsonObject,
   jsonString,
+  jsonText,
   rawIfSame,
   sameJson,
   walkEncodable,
@@ -1823,7 +1824,7 @@ function toolEnd(w: Writer, event: AgentEventOf<'tool.end'>): string {
     typeof content === 'string'
   ) {
     // Most results: the text and at most a failure said, the metadata spelled, no object.
-    const head = `{"type":"TOOL_CALL_RESULT","messageId":${jsonString(messageId)},"toolCallId":${jsonString(event.call)},"content":${jsonString(content)},"role":"tool"`;
+    const head = `{"type":"TOOL_CALL_RESULT","messageId":${jsonString(messageId)},"toolCallId":${jsonString(event.call)},"content":${jsonText(content)},"role":"tool"`;
     return out + emitHead(w, event, 'TOOL_CALL_RESULT', head, meta ?? (event.ok ? '' : '"ok":false'), true);
   }
   const fields: JsonObject = { messageId, toolCallId: event.call, content, role: 'tool' };

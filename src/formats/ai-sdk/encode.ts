@@ -21,6 +21,7 @@ import {
   isJsonObject,
   type JsonObject,
   jsonString,
+  jsonText,
   rawIfSame,
   sameJson,
 } from '../../json';
@@ -1084,7 +1085,7 @@ function toolOutput(w: Writer, event: AgentEventOf<'tool.end'>): string {
     if (event.text !== undefined) meta.text = event.text;
   }
   if (AISDK_WRITER_SHORTCUTS.enabled && typeof event.call === 'string') {
-    const outputJson = typeof output === 'string' ? jsonString(output) : JSON.stringify(output);
+    const outputJson = typeof output === 'string' ? jsonText(output) : JSON.stringify(output);
     if (typeof outputJson === 'string')
       return (
         out +

@@ -12,6 +12,7 @@ import {
   isJsonObject,
   type JsonObject,
   jsonString,
+  jsonText,
   rawIfSame,
   sameJson,
   setOwn,
@@ -687,7 +688,7 @@ function recordOf(w: Writer, event: AgentEvent): string {
         typeof event.text === 'string'
       ) {
         // `JSON.stringify` of `{toolCallId, partialOutput}`, spelled out.
-        const dataText = `{"toolCallId":${jsonString(event.call)},"partialOutput":${jsonString(event.text)}}`;
+        const dataText = `{"toolCallId":${jsonString(event.call)},"partialOutput":${jsonText(event.text)}}`;
         return text + emit(w, { type: 'tool.execution_partial_result', data: EMPTY, dataText, event });
       }
       const set: Array<[string, unknown]> = [
@@ -1308,7 +1309,7 @@ function messageRecord(
     // rope of the message's deltas: JSON.stringify of an object reads it slower than
     // `jsonString` of it alone (docs/performance.md, "Copilot writer, round five").
     const reasoning = w[REASONING] === '' ? '' : `,"reasoningText":${jsonString(w[REASONING])}`;
-    const dataText = `{"messageId":${jsonString(id)},"content":${jsonString(content)}${reasoning}}`;
+    const dataText = `{"messageId":${jsonString(id)},"content":${jsonText(content)}${reasoning}}`;
     w[REASONING] = '';
     w[OPEN_REASONING] = undefined;
     return emit(w, { type: 'assistant.message', data: EMPTY, dataText, event });

@@ -8,6 +8,7 @@ import {
   isJsonObject,
   type JsonObject,
   jsonString,
+  jsonText,
   rawIfSame,
   setOwn,
 } from '../../json';
@@ -539,7 +540,7 @@ export class GeminiEncoder implements Encoder {
     if (output === undefined && event.result !== undefined) {
       output = typeof event.result === 'string' ? event.result : JSON.stringify(event.result);
     }
-    if (output !== undefined) fields += `,"output":${jsonString(output)}`;
+    if (output !== undefined) fields += `,"output":${jsonText(output)}`;
     const error = toolError(event, hints?.errorType ?? GEMINI_TOOL_ERROR_TYPE, hints?.error);
     if (error !== undefined) fields += `,"error":${error}`;
     return this.record('tool_result', event, hints, fields);
