@@ -4,6 +4,7 @@ import {
   assertArgsWritable,
   assertEncodable,
   assertFiniteNumber,
+  holdsNonFinite,
   isJsonObject,
   type JsonObject,
   rawIfSame,
@@ -15,7 +16,7 @@ import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { hintsFrom } from '../../record';
 import { newRunSpan, spanAfter, spanBefore } from '../../run-span';
 import { addUsage, assertUsageFigures, type UsageFigures } from '../../usage';
-import { fieldsHoldNonFinite, holdsNonFinite, keptValueText } from './non-finite';
+import { fieldsHoldNonFinite, keptValueText } from './non-finite';
 import {
   OPENCODE_DONE_REASON,
   OPENCODE_MAX_HELD_TEXT,
