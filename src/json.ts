@@ -128,20 +128,40 @@ function valueExceedsDepthIterative(value: object, max: number): boolean {
  * (`1e20`). Iterative; one step per object or array.
  */
 export function mayHoldUnsafeNumber(value: unknown): boolean {
-  const stack: unknown[] = [value];
+  return holdsNumberOf(value, false);
+}
+
+/**
+ * True when `value` holds a number JSON cannot hold (NaN, ±Infinity), which `JSON.stringify`
+ * writes as `null`; an integer past 2^53 is written as digits, so it is passed by. Iterative.
+ */
+export function holdsNonFinite(value: unknown): boolean {
+  return holdsNumberOf(value, true);
+}
+
+// The walk of both sieves: a number not finite, or (unless `nonFiniteOnly`) an integer past
+// ±(2^53 − 1). One walk, the test a flag rather than a function, so that each call site's number
+// test is inlined, not called.
+function holdsNumberOf(value: unknown, nonFiniteOnly: boolean): boolean {
+  if (typeof value === 'number') return isUnsafeNumber(value, nonFiniteOnly);
+  if (typeof value !== 'object' || value === null) return false;
+  const stack: object[] = [value];
   while (stack.length > 0) {
-    const v = stack.pop();
-    if (typeof v === 'number') {
-      if (!Number.isFinite(v) || (Number.isInteger(v) && !Number.isSafeInteger(v))) return true;
-    } else if (typeof v === 'object' && v !== null) {
-      const children = Array.isArray(v) ? v : Object.values(v);
-      for (let i = 0; i < children.length; i++) {
-        const child = children[i];
-        if (typeof child === 'number' || (typeof child === 'object' && child !== null)) stack.push(child);
-      }
+    const v = stack.pop() as Record<string, unknown> | unknown[];
+    const children = Array.isArray(v) ? v : Object.values(v);
+    for (let i = 0; i < children.length; i++) {
+      const child = children[i];
+      if (typeof child === 'number') {
+        if (isUnsafeNumber(child, nonFiniteOnly)) return true;
+      } else if (typeof child === 'object' && child !== null) stack.push(child);
     }
   }
   return false;
+}
+
+function isUnsafeNumber(n: number, nonFiniteOnly: boolean): boolean {
+  if (!Number.isFinite(n)) return true;
+  return !nonFiniteOnly && Number.isInteger(n) && !Number.isSafeInteger(n);
 }
 
 /** True when `text` may hold a JSON value nested deeper than `maxDepth` and does. */

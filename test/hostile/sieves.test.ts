@@ -3,6 +3,7 @@ import { describe, expect, test } from 'vitest';
 import {
   exceedsDepth,
   findUnsafeNumber,
+  holdsNonFinite,
   MAX_DEPTH_CEILING,
   mayHoldUnsafeNumber,
   valueExceedsDepth,
@@ -69,6 +70,33 @@ describe('value-level sieves agree with the text-level checks', () => {
     );
   });
 
+  // One walk serves both number sieves (the OpenCode writer's `holdsNonFinite` was a copy of
+  // `mayHoldUnsafeNumber`'s with a narrower test): each held to a recursive reference.
+  test('the number sieves say what a recursive walk says', () => {
+    const some = (v: unknown, hit: (n: number) => boolean): boolean =>
+      typeof v === 'number'
+        ? hit(v)
+        : typeof v === 'object' && v !== null && Object.values(v).some((c) => some(c, hit));
+    const nonFinite = (n: number) => !Number.isFinite(n);
+    const unsafe = (n: number) => nonFinite(n) || (Number.isInteger(n) && !Number.isSafeInteger(n));
+    const value = fc.oneof(
+      text.map((t) => JSON.parse(t) as unknown),
+      fc.jsonValue(),
+      fc.anything({ withBigInt: false, withMap: false, withSet: false }),
+    );
+    fc.assert(
+      fc.property(value, (v) => {
+        expect(holdsNonFinite(v)).toBe(some(v, nonFinite));
+        expect(mayHoldUnsafeNumber(v)).toBe(some(v, unsafe));
+      }),
+      { numRuns: RUNS },
+    );
+    for (const n of [Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53, 1.5, 0]) {
+      expect(holdsNonFinite({ a: [n] })).toBe(nonFinite(n));
+      expect(mayHoldUnsafeNumber([{ a: n }])).toBe(unsafe(n));
+    }
+  });
+
   test('a __proto__ key is measured as the data it holds', () => {
     const t = '{"a":1,"__proto__":[[{"b":[]}]]}';
     for (let max = 0; max <= 6; max++) {
@@ -87,5 +115,6 @@ describe('value-level sieves agree with the text-level checks', () => {
     expect(valueExceedsDepth(deep, 64)).toBe(true);
     expect(valueExceedsDepth(deep, 100_000)).toBe(false);
     expect(mayHoldUnsafeNumber(deep)).toBe(false);
+    expect(holdsNonFinite(deep)).toBe(false);
   });
 });

@@ -224,7 +224,10 @@ type Writer = [
   heldLanes: Map<string, string>,
   // The clock's time for the records of this write that have no `ts` (read once, up front: see
   // `write`), undefined until read.
-  now: number | undefined,
+  now: number | undefined, // The ms quoted before `lastMs`, and it quoted: a write can carry two times (an event's `ts`
+  // and the clock's for a held record without one), each formatted once (`quotedAt`).
+  prevMs: number,
+  prevMsQuoted: string,
 ];
 
 /** The token figures a Copilot reader sums a run's assistant.usage into. */
@@ -269,6 +272,8 @@ const REASONING_CUT = 33;
 const IDS = 34;
 const HELD_LANES = 35;
 const NOW = 36;
+const PREV_MS = 37;
+const PREV_MS_QUOTED = 38;
 
 function newWriter(options: CopilotEncodeOptions, sink: DiagnosticSink, templates: boolean): Writer {
   return [
@@ -311,6 +316,8 @@ function newWriter(options: CopilotEncodeOptions, sink: DiagnosticSink, template
     newUuidRun(),
     new Map(),
     undefined,
+    Number.NaN,
+    '""',
   ];
 }
 
@@ -963,13 +970,18 @@ function quotedMessage(w: Writer, id: string): string {
  */
 function quotedAt(w: Writer, ts: number | undefined): string {
   const ms = ts ?? clockTime(w);
-  if (ms !== w[LAST_MS]) {
-    // Digits, dashes, colons, a dot and letters: nothing to escape. (A time no timestamp can
-    // hold throws: NaN is never equal to the last ms.)
-    w[LAST_MS_QUOTED] = `"${timestampOf(w, ms)}"`;
-    w[LAST_MS] = ms;
-  }
-  return w[LAST_MS_QUOTED];
+  if (ms === w[LAST_MS]) return w[LAST_MS_QUOTED];
+  // The time before it: a write whose event has a `ts` and whose held record takes the clock's
+  // goes between the two (checked up front, then written).
+  if (ms === w[PREV_MS]) return w[PREV_MS_QUOTED];
+  // Digits, dashes, colons, a dot and letters: nothing to escape. (A time no timestamp can hold
+  // throws, before the cache changes: NaN is never equal to a kept ms.)
+  const quoted = `"${timestampOf(w, ms)}"`;
+  w[PREV_MS] = w[LAST_MS];
+  w[PREV_MS_QUOTED] = w[LAST_MS_QUOTED];
+  w[LAST_MS] = ms;
+  w[LAST_MS_QUOTED] = quoted;
+  return quoted;
 }
 
 /** The clock's time for the write's records without a `ts`: read once per write (`write`). */

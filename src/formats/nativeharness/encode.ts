@@ -31,6 +31,7 @@ import {
   nhOutputPayload,
   nhProtocolVersion,
   nhSseNameWritable,
+  nhSseRetry,
   nhTokenPayload,
 } from './wire';
 
@@ -335,6 +336,10 @@ function newWriter(options: NhEncodeOptions, sink: DiagnosticSink): Writer {
  * this format (synthetic events are skipped, unknown keys and key orders restored).
  */
 export function createNhEncoder(options: NhEncodeOptions, sink: DiagnosticSink): Encoder {
+  // A `retry` SSE cannot carry is refused here, not where the first block is framed: by then the
+  // first write had taken its seq (and, conforming, made its session), and the refusal left the
+  // writer past the event it refused.
+  if (options.retry !== undefined && (options.framing ?? 'sse') === 'sse') nhSseRetry(options.retry);
   return new NhEncoder(newWriter(options, sink));
 }
 
@@ -1461,10 +1466,7 @@ function frame(w: Writer, type: string, text: string, hints: Readonly<NhHints>, 
       }
       const id = sseIdOf(hints, seq);
       const ev = sseEventOf(hints, type);
-      const retry =
-        n === 0 && w[OPTIONS].retry !== undefined
-          ? `retry: ${formatInteger(w[OPTIONS].retry, 'retry', FORMAT)}\n\n`
-          : '';
+      const retry = n === 0 && w[OPTIONS].retry !== undefined ? nhSseRetry(w[OPTIONS].retry) : '';
       return retry + formatSseJsonEvent(id, ev, text);
     }
   }

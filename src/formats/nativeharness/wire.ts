@@ -1,5 +1,6 @@
 import type * as z from 'zod/mini';
 import type { Detection } from '../../detect';
+import { AgentwireError } from '../../diagnostics';
 import { isBomByte, isBomChar } from '../../framing/bom';
 import {
   isFiniteNumber,
@@ -12,7 +13,7 @@ import {
   shape,
   shapeProblems,
 } from '../../guards';
-import { isJsonObject, type JsonObject } from '../../json';
+import { formatInteger, isJsonObject, type JsonObject } from '../../json';
 import type { NhEnvelope, NhPayloads } from './schema';
 
 // Every byte rule of nativeharness v1 (docs/protocols/nativeharness.md): the envelope and the
@@ -177,6 +178,23 @@ export function nhEnvelopeText(seq: string, ts: string, type: string, ids: strin
  */
 export function nhSseNameWritable(value: string): boolean {
   return !/[\r\n\0]/.test(value);
+}
+
+/**
+ * The SSE `retry` block the writer puts before its first event: `ms` as ASCII digits, the only
+ * spelling an SSE reader takes (it ignores `-1`, `1.5`, `1e3`). Throws an `AgentwireError`
+ * (`unencodable`) for any other `ms`: the writer asks it when it is made, before any write.
+ */
+export function nhSseRetry(ms: number): string {
+  const digits = formatInteger(ms, 'retry', NH);
+  if (ms < 0)
+    throw new AgentwireError({
+      code: 'unencodable',
+      severity: 'error',
+      message: `retry: ${digits} is no wait an SSE reader takes (ASCII digits only)`,
+      format: NH,
+    });
+  return `retry: ${digits}\n\n`;
 }
 
 /**

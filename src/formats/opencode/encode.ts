@@ -4,6 +4,7 @@ import {
   assertArgsWritable,
   assertEncodable,
   assertFiniteNumber,
+  holdsNonFinite,
   isJsonObject,
   type JsonObject,
   rawIfSame,
@@ -15,7 +16,7 @@ import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { hintsFrom } from '../../record';
 import { newRunSpan, spanAfter, spanBefore } from '../../run-span';
 import { addUsage, assertUsageFigures, type UsageFigures } from '../../usage';
-import { fieldsHoldNonFinite, holdsNonFinite, keptValueText } from './non-finite';
+import { fieldsHoldNonFinite, keptValueText } from './non-finite';
 import {
   OPENCODE_DONE_REASON,
   OPENCODE_MAX_HELD_TEXT,
@@ -107,6 +108,26 @@ function assertTimesWritable(event: AgentEvent): void {
     // The state's `metadata.exit`.
     if (event.exitCode !== undefined) assertFiniteNumber(event.exitCode, 'tool.end.exitCode', FORMAT);
   }
+}
+
+// Event types of another format whose write makes no record of its own (text waits for its part,
+// a call's start for its end; the rest have none).
+const NO_RECORD: ReadonlySet<AgentEvent['type']> = new Set([
+  'session.start',
+  'run.start',
+  'message.start',
+  'message.end',
+  'tool.start',
+]);
+
+/**
+ * Whether another format's event without a time writes a record dated by the clock: its own
+ * record, or (a delta) the held text it fills past the cap, written at once.
+ */
+function datesRecord(event: AgentEvent, pending: PendingText | undefined): boolean {
+  if (event.type === 'text.delta' || event.type === 'reasoning.delta')
+    return (pending?.text.length ?? 0) + event.text.length >= OPENCODE_MAX_HELD_TEXT;
+  return !NO_RECORD.has(event.type) && CARRIED[event.type] !== undefined;
 }
 
 /**
@@ -317,9 +338,17 @@ export class OpencodeEncoder implements Encoder {
   private counter = 0;
   // Another format's runs: OpenCode says one was cut off only where the stream ends.
   private readonly span = newRunSpan();
-  // The kept record `assertKeptWritable` found stable (`isStableJson`) for the event being
+  // The kept record `keptNeedsProbe` found stable (`isStableJson`) for the event being
   // written: the fast path (`kept`) does not walk it again.
   private stable: JsonObject | undefined;
+  // The clock's times the write's probe read (`clockProbe`), given out again in order to the
+  // write's records (`now`): the clock is read as often as the write needs, and its times are
+  // checked before anything is written, held or said for the event.
+  private times: number[] | undefined;
+  private timeAt = 0;
+  // A probe asked only for the clock's times: its lines are not made (what it reads of the clock
+  // does not hang on them).
+  private timesOnly = false;
 
   /** Creates a writer reporting losses to `sink`. */
   constructor(options: OpencodeEncodeOptions, sink: DiagnosticSink) {
@@ -349,7 +378,11 @@ export class OpencodeEncoder implements Encoder {
     }
     this.assertUsageWritable(event);
     assertTimesWritable(event);
-    this.assertKeptWritable(event);
+    // One probe answers both questions: whether a kept line would be written with a `null`, and
+    // what the clock gives the write's records without a time.
+    const kept = this.keptNeedsProbe(event);
+    this.times = kept || this.mayReadClock(event) ? this.clockProbe(event, !kept) : undefined;
+    this.timeAt = 0;
     spanBefore(this.span, this.loss.state, event, FORMAT);
     const text = this.writeEvent(event);
     spanAfter(this.span, this.loss.state, event, text, FORMAT);
@@ -381,7 +414,8 @@ export class OpencodeEncoder implements Encoder {
   }
 
   /**
-   * Refuses an event of this format edited on a line that holds a number past a double's range
+   * Whether the write of `event` must be asked of a probe first (`clockProbe`, which `write`
+   * runs), which refuses an event of this format edited on a line that holds a number past a double's range
    * (`1e400`, read as Infinity), which the line rebuilt from its kept record would write as the
    * `null` `JSON.stringify` makes of it (written as it came, the line keeps it: `rawIfSame`), as
    * every writer refuses a number JSON cannot hold: before the held step or text is written, a
@@ -390,21 +424,69 @@ export class OpencodeEncoder implements Encoder {
    * finite (`holdsNonFinite`: an integer past 2^53 is written as digits, never `null`): a line
    * the fast path writes as kept holds none (`isStableJson`).
    */
-  private assertKeptWritable(event: AgentEvent): void {
+  private keptNeedsProbe(event: AgentEvent): boolean {
     this.stable = undefined;
     const p = event.provenance;
-    if (p?.format !== FORMAT || p.synthetic || !WRITES_LINE.has(event.type)) return;
+    if (p?.format !== FORMAT || p.synthetic || !WRITES_LINE.has(event.type)) return false;
     const hints = ownHints(event);
     const t = keptRecord(hints);
-    if (t === undefined) return;
+    if (t === undefined) return false;
     if (!this.holdsNonFinite(event)) {
       if (KEPT_TYPE[event.type] !== undefined && isStableJson(t)) {
         this.stable = t;
-        return;
+        return false;
       }
-      if (!holdsNonFinite(t)) return;
+      if (!holdsNonFinite(t)) return false;
     }
-    this.probe(event).writeEvent(event);
+    return true;
+  }
+
+  /**
+   * Whether the write of `event` may read the clock: a record it writes has no time of its own
+   * (the event's, a held round's end's, the held text's first delta's; the call a run's end
+   * writes for a start that never ended has none). A sieve in front of the probe, never wrong
+   * the other way: a read it missed would still be checked (`now`), but after the write began.
+   */
+  private mayReadClock(event: AgentEvent): boolean {
+    if (this.held !== undefined && this.held.ts === undefined) return true;
+    if (this.pending !== undefined && this.pending.first.ts === undefined) return true;
+    if (event.ts !== undefined) return event.type === 'run.end' && this.starts.size > 0;
+    // An event without a time: only a record it writes itself takes the clock's.
+    const p = event.provenance;
+    return p?.format === FORMAT ? p.synthetic !== true : datesRecord(event, this.pending);
+  }
+
+  /**
+   * The clock's times the write of `event` (`undefined`: the stream's end) reads, read by a
+   * probe writing it with the writer's clock (each checked, `now`): a clock giving no time JSON
+   * can hold refuses the event before anything is written, held or said for it. `timesOnly`: the
+   * probe makes no lines (no kept line needs asking).
+   */
+  private clockProbe(event: AgentEvent | undefined, timesOnly: boolean): number[] {
+    const times: number[] = [];
+    const clock = this.clock;
+    const p = this.probe(event, () => {
+      const t = clock();
+      times.push(t);
+      return t;
+    });
+    p.timesOnly = timesOnly;
+    if (event === undefined) p.endWrite();
+    else p.writeEvent(event);
+    return times;
+  }
+
+  /**
+   * The time of a record without one: the next the probe read for the write, else the clock's.
+   * A time JSON cannot hold (NaN, an infinity, no number) is refused: `JSON.stringify` would
+   * write the `timestamp` as `null`.
+   */
+  private now(): number {
+    const times = this.times;
+    if (times !== undefined && this.timeAt < times.length) return times[this.timeAt++]!;
+    const t = this.clock();
+    if (typeof t !== 'number' || !Number.isFinite(t)) assertFiniteNumber(t, 'clock()', FORMAT);
+    return t;
   }
 
   // Whether a field of the event (its provenance aside), or the arguments of the call it ends,
@@ -416,19 +498,17 @@ export class OpencodeEncoder implements Encoder {
   }
 
   /**
-   * A copy of the writer (its ids and clock stand-ins, its losses said to no one) whose kept lines
-   * throw where they would be written with a `null` for a number. Its state is what `event`'s
-   * write reads: a run's end every open call and step (which it writes, as the writer will); any
-   * other event the call it ends and the steps of its lane, of the main agent (a held step) and
-   * of the held text, so that a probe costs no more than the write it stands for.
+   * A copy of the writer (its ids a stand-in, its losses said to no one, its clock `clock`) whose
+   * kept lines throw where they would be written with a `null` for a number. Its state is what
+   * `event`'s write reads: a run's end (and the stream's end, `undefined`) every open call and
+   * step (which it writes, as the writer will); any other event the call it ends and the steps of
+   * its lane, of the main agent (a held step) and of the held text, so that a probe costs no more
+   * than the write it stands for.
    */
-  private probe(event: AgentEvent): OpencodeEncoder {
-    const p = new OpencodeEncoder(
-      { clock: () => -1, idSource: () => 'probe', lineEnding: '\n' },
-      { report() {} },
-    );
+  private probe(event: AgentEvent | undefined, clock: () => number): OpencodeEncoder {
+    const p = new OpencodeEncoder({ clock, idSource: () => 'probe', lineEnding: '\n' }, { report() {} });
     p.session = this.session;
-    if (event.type === 'run.end') {
+    if (event === undefined || event.type === 'run.end') {
       for (const [k, v] of this.starts) p.starts.set(k, v);
       for (const [k, v] of this.steps) p.steps.set(k, { ...v });
     } else {
@@ -553,10 +633,23 @@ export class OpencodeEncoder implements Encoder {
   }
 
   end(): string {
+    this.times = this.mayReadClockAtEnd() ? this.clockProbe(undefined, true) : undefined;
+    this.timeAt = 0;
+    return this.endWrite();
+  }
+
+  private endWrite(): string {
     let out = this.flushHeld(undefined);
     out += this.flushText();
     out += this.flushCalls();
     return out;
+  }
+
+  // Whether the stream's end may read the clock (`mayReadClock`): it writes the held round's end,
+  // the held text and the calls that never ended.
+  private mayReadClockAtEnd(): boolean {
+    if (this.held !== undefined && this.held.ts === undefined) return true;
+    return (this.pending !== undefined && this.pending.first.ts === undefined) || this.starts.size > 0;
   }
 
   private id(prefix: string): string {
@@ -648,12 +741,12 @@ export class OpencodeEncoder implements Encoder {
       const r: JsonObject = { ...t };
       r.type = type;
       if (event.ts !== undefined) r.timestamp = event.ts;
-      else if (typeof t.timestamp === 'number') r.timestamp = this.clock();
+      else if (typeof t.timestamp === 'number') r.timestamp = this.now();
       if (event.session !== undefined) r.sessionID = event.session;
       else if (typeof t.sessionID === 'string') r.sessionID = this.mainSession();
       return r;
     }
-    return { type, timestamp: event.ts ?? this.clock(), sessionID: this.mainSession() };
+    return { type, timestamp: event.ts ?? this.now(), sessionID: this.mainSession() };
   }
 
   private part(type: string, event: AgentEvent, t: JsonObject | undefined): JsonObject {
@@ -951,6 +1044,7 @@ export class OpencodeEncoder implements Encoder {
 
   /** One line: the record as JSON, or the line as read when it says the same; its terminator. */
   private line(record: unknown, hints: OpencodeHints | undefined): string {
+    if (this.timesOnly) return '';
     let text: string;
     try {
       text = JSON.stringify(record);
@@ -966,7 +1060,7 @@ export class OpencodeEncoder implements Encoder {
     if (hints === undefined) return text + this.eol;
     const line = rawIfSame(hints.raw, text);
     // Not the kept line: a `null` there may stand for a number of it JSON cannot hold (`1e400`),
-    // refused, not written so (`assertKeptWritable` asks the probe first).
+    // refused, not written so (`keptNeedsProbe` has the probe asked first).
     if (line !== hints.raw && text.includes('null'))
       walkEncodable(record, 'record', Number.POSITIVE_INFINITY, FORMAT);
     return line + (hints.eol ?? '\n');

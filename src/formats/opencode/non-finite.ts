@@ -4,26 +4,8 @@
 // which `JSON.parse` reads as ±Infinity); an integer past 2^53 is written as digits, never `null`,
 // so these sieves pass it by.
 
-import { jsonTokenEnd, sameJson } from '../../json';
+import { holdsNonFinite, jsonTokenEnd, sameJson } from '../../json';
 import type { AgentEvent } from '../../model';
-
-/** True when `value` holds a number that is not finite (NaN, ±Infinity). Iterative. */
-export function holdsNonFinite(value: unknown): boolean {
-  if (typeof value === 'number') return !Number.isFinite(value);
-  if (typeof value !== 'object' || value === null) return false;
-  const stack: object[] = [value];
-  while (stack.length > 0) {
-    const v = stack.pop() as Record<string, unknown> | unknown[];
-    const children = Array.isArray(v) ? v : Object.values(v);
-    for (let i = 0; i < children.length; i++) {
-      const child = children[i];
-      if (typeof child === 'number') {
-        if (!Number.isFinite(child)) return true;
-      } else if (typeof child === 'object' && child !== null) stack.push(child);
-    }
-  }
-  return false;
-}
 
 /**
  * {@link holdsNonFinite} of any field of `event` but its provenance: what a line rebuilt from its
