@@ -349,11 +349,15 @@ export class OpencodeEncoder implements Encoder {
   // A probe asked only for the clock's times: its lines are not made (what it reads of the clock
   // does not hang on them).
   private timesOnly = false;
+  // Whether the clock's times are asked of a probe before a write: only a clock the caller gave
+  // can give one JSON cannot hold (`Date.now` cannot), and the probe writes the event twice.
+  private readonly probesClock: boolean;
 
   /** Creates a writer reporting losses to `sink`. */
   constructor(options: OpencodeEncodeOptions, sink: DiagnosticSink) {
     this.loss = new LossReporter(FORMAT, sink);
     this.clock = options.clock ?? Date.now;
+    this.probesClock = options.clock !== undefined;
     this.idSource = options.idSource ?? (() => String(++this.counter).padStart(8, '0'));
     this.eol = options.lineEnding ?? '\n';
   }
@@ -381,7 +385,8 @@ export class OpencodeEncoder implements Encoder {
     // One probe answers both questions: whether a kept line would be written with a `null`, and
     // what the clock gives the write's records without a time.
     const kept = this.keptNeedsProbe(event);
-    this.times = kept || this.mayReadClock(event) ? this.clockProbe(event, !kept) : undefined;
+    this.times =
+      kept || (this.probesClock && this.mayReadClock(event)) ? this.clockProbe(event, !kept) : undefined;
     this.timeAt = 0;
     spanBefore(this.span, this.loss.state, event, FORMAT);
     const text = this.writeEvent(event);
@@ -633,7 +638,7 @@ export class OpencodeEncoder implements Encoder {
   }
 
   end(): string {
-    this.times = this.mayReadClockAtEnd() ? this.clockProbe(undefined, true) : undefined;
+    this.times = this.probesClock && this.mayReadClockAtEnd() ? this.clockProbe(undefined, true) : undefined;
     this.timeAt = 0;
     return this.endWrite();
   }
