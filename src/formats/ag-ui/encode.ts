@@ -500,7 +500,7 @@ function ownLine(w: Writer, event: AgentEvent, template: JsonObject, hints: Agui
   if (event.ts !== undefined) r.timestamp = event.ts;
   else if (typeof r.timestamp === 'number') delete r.timestamp;
   const raw = hints.raw;
-  const text = JSON.stringify(r);
+  const text = recordText(r);
   let line = rawIfSame(raw, text);
   if (line !== raw && text.includes('null')) walkEncodable(r, 'record', Number.POSITIVE_INFINITY, FORMAT);
   // Checked: from here the writer changes for the record.
@@ -515,6 +515,23 @@ function ownLine(w: Writer, event: AgentEvent, template: JsonObject, hints: Agui
   keptStep(w, r);
   const framing = framingOf(w);
   return frameEach(framing, hints.before) + frameJson(framing, line) + after;
+}
+
+/**
+ * `JSON.stringify` of a record built from a kept one. What it cannot write at all (a BigInt, a
+ * cycle: put back from the edited event, or edited into the kept record by hand) is refused as
+ * every value JSON cannot hold is (`unencodable`, naming its path in the record), not the
+ * TypeError it throws; before the writer changes for the record (its caller's order). Nesting is
+ * no matter here: the kept record's was judged when it was read.
+ */
+function recordText(r: JsonObject): string {
+  try {
+    return JSON.stringify(r);
+  } catch {
+    walkEncodable(r, 'record', Number.POSITIVE_INFINITY, FORMAT);
+    // (What the walk passes and JSON.stringify does not: a `toJSON` that throws.)
+    return encodeJson(r, 'record', FORMAT);
+  }
 }
 
 /**
