@@ -131,3 +131,64 @@ describe('AG-UI: a BigInt or a cycle in a kept record is refused, not a TypeErro
     });
   });
 });
+
+describe('AG-UI: an event whose ts is no number is refused', () => {
+  // Round thirty-four. Another format's `ts` that is no number at all (a string, an object, a
+  // BigInt: from an untyped caller) was left out of the records' `timestamp`, nothing said; read
+  // from AG-UI and edited so, it was written as the record's `timestamp`. Refused now first, as
+  // the OpenCode writer refuses it, naming `<type>.ts`.
+  const TIMES: Array<[string, unknown, RegExp]> = [
+    ['a string', '1767225600000', /a string, not a number$/],
+    ['an object', { ms: 1 }, /a object, not a number$/],
+    ['a BigInt', BigInt(5), /a BigInt \(5n\), not a number/],
+    ['null', null, /a null, not a number$/],
+  ];
+
+  test.each(TIMES)("another format's event, ts %s, on every path", (_what, ts, why) => {
+    const base: AgentEvent[] = [
+      { type: 'run.start', run: 'r', session: 's' },
+      { type: 'message.start', message: 'm', role: 'assistant', round: 1 },
+      { type: 'text.delta', text: 'a', message: 'm', round: 1 },
+      { type: 'tool.start', call: 'c', name: 'n', args: {}, round: 1 },
+      { type: 'tool.end', call: 'c', name: 'n', ok: true, text: 't', round: 1 },
+      { type: 'notice', kind: 'k', message: 'm', round: 1 },
+      { type: 'round.end', message: 'a', round: 1 },
+      { type: 'run.end', status: 'completed' },
+    ];
+    const streams: Array<[AgentEvent[], AgentEvent]> = base.map((e, i) => {
+      const bad = { ...e, ts } as AgentEvent;
+      return [base.map((x, j) => (i === j ? bad : x)), bad];
+    });
+    // A text delta of the open message (the writer's shortcut), and one before any run (it
+    // waits for one).
+    for (const [at, bad] of [
+      [3, { type: 'text.delta', text: 'b', message: 'm', round: 1, ts }],
+      [0, { type: 'text.delta', text: 'early', ts }],
+    ] as Array<[number, AgentEvent]>)
+      streams.push([[...base.slice(0, at), bad, ...base.slice(at)], bad]);
+    for (const [stream, bad] of streams) {
+      const path = new RegExp(`^${bad.type.replace('.', '\\.')}\\.ts: ${why.source}`);
+      bothPaths(() => expectRefusedAlone(write, stream, bad, path));
+    }
+  });
+
+  test.each(TIMES)('an event read from AG-UI, its ts made %s, on any line', (_what, ts, why) => {
+    for (const file of ['tool-call.sse', 'subagents.sse', 'reasoning-and-state.sse']) {
+      const stream = events(file);
+      for (const [i, e] of stream.entries()) {
+        if (e.provenance?.synthetic === true) continue;
+        const bad = { ...e, ts } as AgentEvent;
+        const dirty = write(stream.map((x, j) => (i === j ? bad : x)));
+        // A part of a record written by another event's (nothing written for it) is not refused.
+        if (dirty.refusals.length === 0) expect(dirty.text).toBe(write(stream).text);
+        else
+          expectRefusedAlone(
+            write,
+            stream.map((x, j) => (i === j ? bad : x)),
+            bad,
+            new RegExp(`^${e.type.replace('.', '\\.')}\\.ts: ${why.source}`),
+          );
+      }
+    }
+  });
+});

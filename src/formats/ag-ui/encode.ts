@@ -17,6 +17,7 @@ import { frameEach, frameJson, type JsonFraming } from '../../framing/json-strea
 import { decisionAllows } from '../../guards';
 import {
   assertEncodable,
+  assertFiniteNumber,
   contentPartsText,
   encodeJson,
   isFlatOfPrimitives,
@@ -168,8 +169,14 @@ function runMeta(event: AgentEventOf<'run.end'> | undefined): JsonObject {
   return meta;
 }
 
+/**
+ * A record's `timestamp`: its event's `ts`, rounded (AG-UI's is whole milliseconds). Only
+ * `undefined` or a finite number reaches here: every event's `ts` is checked before its write
+ * ({@link assertTimeWritable}), and the records the writer makes on its own (a step or message
+ * closed by another event) carry none.
+ */
 function timestampOf(ts: number | undefined): number | undefined {
-  return ts !== undefined && Number.isFinite(ts) ? Math.round(ts) : undefined;
+  return ts === undefined ? undefined : Math.round(ts);
 }
 
 /**
@@ -414,7 +421,7 @@ function endWrite(w: Writer): string {
 function openDelta(w: Writer, event: AgentEventOf<'text.delta'>): string | undefined {
   const p = event.provenance;
   if ((p !== undefined && p.format === FORMAT) || event.lane !== undefined || !w[RUN_OPEN]) return undefined;
-  // A time JSON cannot hold (or none a number): the general path refuses (or leaves out) it.
+  // A time no `timestamp` can hold: the general path refuses it.
   const ts = event.ts;
   if (ts !== undefined && !Number.isFinite(ts)) return undefined;
   const text = event.text;
@@ -558,11 +565,16 @@ function ownGeneral(
   return out;
 }
 
-/** A time JSON cannot hold (NaN, ±Infinity), refused with its event before anything is written for it. */
+/**
+ * A `ts` no record's `timestamp` can hold, refused with its event before anything is written or
+ * changed for it (`<type>.ts`), as the OpenCode writer refuses it: NaN or ±Infinity (`null` in
+ * JSON), or no number at all (a string, an object, a BigInt, `null`: from an untyped caller), which
+ * the records would leave out, or a kept record write as it is. Every event's write checks it
+ * first ({@link own}, {@link assertForeignWritable}).
+ */
 function assertTimeWritable(event: AgentEvent): void {
   const ts = event.ts;
-  if (typeof ts === 'number' && !Number.isFinite(ts))
-    assertEncodable(ts, `${event.type}.ts`, undefined, FORMAT);
+  if (ts !== undefined && !Number.isFinite(ts)) assertFiniteNumber(ts, `${event.type}.ts`, FORMAT);
 }
 
 /**
@@ -969,9 +981,10 @@ function foreign(w: Writer, event: AgentEvent): string {
  * carried value. `waits`: the event waits for the next run.
  */
 function assertForeignWritable(w: Writer, event: AgentEvent, waits: boolean): void {
+  // Every record of the event carries its time (`timestamp`), a waiting one's too once its run
+  // starts.
+  assertTimeWritable(event);
   if (waits) assertCarriable(event, FORMAT);
-  // Every record of the event carries its time (`timestamp`, left out where it is none).
-  else assertTimeWritable(event);
   switch (event.type) {
     case 'tool.start': {
       w[CHECKED_ARGS] = waits || !w[CALLS].has(event.call) ? callArgs(event) : undefined;
