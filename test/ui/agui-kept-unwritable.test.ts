@@ -192,3 +192,37 @@ describe('AG-UI: an event whose ts is no number is refused', () => {
     }
   });
 });
+
+describe('AG-UI: an event read from AG-UI without its kept record, refused, leaves the framing', () => {
+  // Round thirty-four. An event read from AG-UI whose kept record is gone (taken out by hand) is
+  // written by the general path in the framing it was read in: the writer took that framing
+  // before the general path's check, and kept it when the event was refused, so the events after
+  // it were framed as the refused one's stream (JSON Lines here) instead of the default (SSE).
+  const own = events('run-error.jsonl');
+
+  const withoutRecord = (e: AgentEvent, edit: Partial<AgentEvent>): AgentEvent => {
+    const { record: _record, ...hints } = e.provenance!.hints as Record<string, unknown>;
+    expect(hints.framing).toBe('jsonl');
+    return { ...e, ...edit, provenance: { ...e.provenance!, hints } } as AgentEvent;
+  };
+
+  const after: AgentEvent[] = [
+    { type: 'run.start', run: 'r', session: 's' },
+    { type: 'text.delta', text: 'hi', round: 1 },
+    { type: 'run.end', status: 'completed' },
+  ];
+
+  test.each([
+    ["a run's start, ts NaN", 'run.start', { ts: Number.NaN }, /^run\.start\.ts: NaN is not a finite/],
+    ["a run's end, a BigInt duration", 'run.end', { durationMs: BigInt(1) }, /durationMs: a BigInt/],
+    ['a text delta before any run, a cycle in its time', 'text.delta', { ts: cycle() }, /^text\.delta\.ts: /],
+  ] as Array<[string, AgentEvent['type'], Partial<AgentEvent>, RegExp]>)('%s', (_what, type, edit, why) => {
+    const at = own.findIndex((e) => e.type === type && e.provenance?.synthetic !== true);
+    const source = at >= 0 ? own[at]! : ({ type, text: 'x', provenance: own[0]!.provenance } as AgentEvent);
+    const bad = withoutRecord(source, edit);
+    bothPaths(() => {
+      const dirty = expectRefusedAlone(write, [bad, ...after], bad, why);
+      expect(dirty.text.startsWith('data: ')).toBe(true);
+    });
+  });
+});

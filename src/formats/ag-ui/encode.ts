@@ -395,7 +395,8 @@ function writeEvent(w: Writer, event: AgentEvent): string {
       if (hints.early === true && holdRecord(w[EARLY], text)) return '';
       return afterHeld(w[EARLY], text);
     }
-    w[FRAMING] ??= hints.framing;
+    // No kept record (taken out): the general path writes it, in the framing it was read in.
+    return afterHeld(w[EARLY], framedGeneral(w, event, hints.framing, undefined));
   } else if (event.provenance?.format === FORMAT && event.provenance.synthetic) return '';
   return afterHeld(w[EARLY], foreign(w, event));
 }
@@ -542,9 +543,9 @@ function recordText(r: JsonObject): string {
 }
 
 /**
- * An event read from AG-UI that the general path writes ({@link foreign}, which checks it first):
- * the event's framing taken only once it is written; `general-args`, the arguments the call's
- * kept records gave forgotten then (its start is read anew).
+ * An event read from AG-UI that the general path writes ({@link framedGeneral}); `general-args`,
+ * the arguments the call's kept records gave forgotten once it is written (its start is read
+ * anew).
  */
 function ownGeneral(
   w: Writer,
@@ -552,17 +553,33 @@ function ownGeneral(
   hints: AguiHints,
   back: 'general' | 'general-args',
 ): string {
-  const framing = w[FRAMING];
-  w[FRAMING] ??= hints.framing;
-  let out: string;
-  try {
-    out = frameEach(framingOf(w), hints.before) + foreign(w, event);
-  } catch (error) {
-    w[FRAMING] = framing;
-    throw error;
-  }
+  const out = framedGeneral(w, event, hints.framing, hints.before);
   if (back === 'general-args') w[KEPT_ARGS].delete((event as AgentEventOf<'tool.start'>).call);
   return out;
+}
+
+/**
+ * An event read from AG-UI that the general path writes ({@link foreign}, which checks it
+ * first), after the records it carries (`before`), in the framing it was read in (`framing`)
+ * unless the writer has one: the framing is the writer's only once the event is written, so a
+ * refused one leaves the writer as it found it.
+ */
+function framedGeneral(
+  w: Writer,
+  event: AgentEvent,
+  framing: JsonFraming | undefined,
+  before: readonly string[] | undefined,
+): string {
+  const was = w[FRAMING];
+  w[FRAMING] ??= framing;
+  try {
+    // (No records before it: the framing is not settled here, the event may wait for a run.)
+    const out = before === undefined ? '' : frameEach(framingOf(w), before);
+    return out + foreign(w, event);
+  } catch (error) {
+    w[FRAMING] = was;
+    throw error;
+  }
 }
 
 /**
