@@ -53,6 +53,20 @@ describe('no deopt or discarded code after warm-up (bench/deopts.mjs)', () => {
     for (const row of rows) expectNone(row);
   }, 180_000);
 
+  // The AG-UI writer's run-end metadata (`runMeta`) was given its keys one by one: one of several
+  // hidden classes per run's end, which died at each full GC, and `assertEncodable`'s code (with
+  // `isFlatOfPrimitives` inlined) that had seen them was deoptimized every other stream. A
+  // literal of every key now (round thirty-four). What is left (an array's elements kind, once)
+  // is not at every stream.
+  test('agui-writer: no metadata check deoptimized after warm-up', () => {
+    const [row] = deopts(['agui-writer']);
+    expect(row?.error).toBeUndefined();
+    const checks = row?.groups.filter((g) => /assertEncodable|isFlatOfPrimitives/.test(`${g.fn} ${g.inner}`));
+    expect(checks).toEqual([]);
+    const everyRound = row?.groups.filter((g) => new Set(g.rounds).size >= 2) ?? [];
+    expect(everyRound).toEqual([]);
+  }, 60_000);
+
   // The Gemini decoder (a class) and its events, provenance and hints (constructors): their
   // hidden classes died with the last stream's. What is left comes at some full GCs within a
   // stream, not at every stream.

@@ -157,16 +157,38 @@ function usageOf(usage: Usage | undefined): JsonObject[] | undefined {
   return usage === undefined || isZeroUsage(usage) ? undefined : usageToWire(usage);
 }
 
-/** What a run's end says beyond AG-UI's fields, kept in its `metadata.agentwire`. */
-function runMeta(event: AgentEventOf<'run.end'> | undefined): JsonObject {
-  const meta: JsonObject = {};
-  if (event === undefined) return meta;
-  for (const k of ['reason', 'stopReason', 'durationMs', 'input'] as const) {
-    if (event[k] !== undefined && !(k === 'reason' && event.reason === 'interrupt')) meta[k] = event[k];
-  }
+/**
+ * What a run's end says beyond AG-UI's fields, kept in its `metadata.agentwire`: its `reason`
+ * (with `withReason`: a `RUN_ERROR` says it as its `code`; an interrupt's is its outcome),
+ * `stopReason`, `durationMs`, `input`, the usage's cost and `status`. `undefined` when it says
+ * none of them; else one literal of every key in this order, a value it does not say
+ * `undefined` (which `JSON.stringify` leaves out: the same bytes as an object given its keys one
+ * by one). One hidden class for every run's end, made with the literal's site: an object built
+ * key by key took one of several, which died at each full GC with the code that had seen them
+ * (`assertEncodable`'s, `isFlatOfPrimitives` inlined: docs/performance.md, "Round thirty-four").
+ */
+function runMeta(
+  event: AgentEventOf<'run.end'> | undefined,
+  withReason: boolean,
+  status: 'incomplete' | undefined,
+): JsonObject | undefined {
+  const reason = withReason && event?.reason !== 'interrupt' ? event?.reason : undefined;
+  const stopReason = event?.stopReason;
+  const durationMs = event?.durationMs;
+  const input = event?.input;
+  const usage = event?.usage;
   // TokenUsage counts tokens only: the cost rides beside it.
-  if (event.usage?.costUsd !== undefined && !isZeroUsage(event.usage)) meta.costUsd = event.usage.costUsd;
-  return meta;
+  const costUsd = usage?.costUsd !== undefined && !isZeroUsage(usage) ? usage.costUsd : undefined;
+  if (
+    reason === undefined &&
+    stopReason === undefined &&
+    durationMs === undefined &&
+    input === undefined &&
+    costUsd === undefined &&
+    status === undefined
+  )
+    return undefined;
+  return { reason, stopReason, durationMs, input, costUsd, status };
 }
 
 /**
@@ -1041,7 +1063,7 @@ function assertForeignWritable(w: Writer, event: AgentEvent, waits: boolean): vo
       )
         return;
       assertEncodable(
-        runMeta(event),
+        runMeta(event, true, undefined),
         event.status === 'failed' ? 'RUN_ERROR.metadata' : 'RUN_FINISHED.metadata',
         undefined,
         FORMAT,
@@ -1465,11 +1487,10 @@ function finishRun(w: Writer, event: AgentEventOf<'run.end'> | undefined): strin
   w[PENDING] = [];
   const usage = usageOf(event?.usage);
   if (usage !== undefined) fields.usage = usage;
-  const meta = runMeta(event);
   // A run that did not end (a new one begins, or its end says so) finishes, as AG-UI requires,
   // and says it was not complete: it reads back as incomplete, never as a success.
-  if (fields.outcome === undefined && (event === undefined || event.status === 'incomplete'))
-    meta.status = 'incomplete';
+  const incomplete = fields.outcome === undefined && (event === undefined || event.status === 'incomplete');
+  const meta = runMeta(event, true, incomplete ? 'incomplete' : undefined);
   out += emit(w, event, 'RUN_FINISHED', fields, meta, true);
   return out;
 }
@@ -1482,9 +1503,8 @@ function runError(w: Writer, event: AgentEventOf<'run.end'> | undefined): string
   if (usage !== undefined) fields.usage = usage;
   w[FATAL] = undefined;
   w[PENDING] = [];
-  const meta = runMeta(event);
-  delete meta.reason;
-  return emit(w, event, 'RUN_ERROR', fields, meta, true);
+  // (The reason is the record's `code`.)
+  return emit(w, event, 'RUN_ERROR', fields, runMeta(event, false, undefined), true);
 }
 
 // ---- approvals and questions: interrupts, and the resume entries that answer them ----
