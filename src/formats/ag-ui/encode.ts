@@ -987,7 +987,10 @@ function foreign(w: Writer, event: AgentEvent): string {
       w[RESUME].push(resumeEntry(event));
       return '';
     }
-    if (w[WAITING].length < MAX_WAITING) w[WAITING].push(event);
+    const waiting = w[WAITING];
+    // The first event is a new array of it, as the run's text's first entry (settleMessageText).
+    if (waiting.length === 0) w[WAITING] = [event];
+    else if (waiting.length < MAX_WAITING) waiting.push(event);
     else reportLoss(w[LOSS], event, event.type, 'too many events before a run');
     return '';
   }
@@ -1385,7 +1388,12 @@ function addRunText(w: Writer, text: string): void {
 /** The main agent's message ended: its pieces become one entry of the run's text. */
 function settleMessageText(w: Writer): void {
   if (w[MESSAGE_TEXT].length === 0) return;
-  w[RUN_TEXT].push(w[MESSAGE_TEXT].join(''));
+  const joined = w[MESSAGE_TEXT].join('');
+  // The first entry is a new array of it: a push onto an empty `[]` changes its elements kind,
+  // and the optimised push met an array of the kind before once after a full GC, deoptimized
+  // (docs/performance.md, "Round thirty-four").
+  if (w[RUN_TEXT].length === 0) w[RUN_TEXT] = [joined];
+  else w[RUN_TEXT].push(joined);
   w[MESSAGE_TEXT] = [];
 }
 
