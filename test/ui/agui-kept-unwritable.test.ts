@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { AGUI_WRITER_SHORTCUTS } from '../../src/formats/ag-ui/encode';
 import { agui } from '../../src/formats/ag-ui/index';
 import type { AgentEvent } from '../../src/model';
 import { cycle, expectRefusedAlone, refusingWriter } from '../refused-writes';
+import { bothPaths, RUNS_ENDED_IN_A_STEP } from './agui-paths';
 
 // Round thirty-four. An event read from AG-UI is written from its kept record with its fields put
 // back. A value JSON.stringify cannot write at all (a BigInt, a cycle), put back from the edited
@@ -16,18 +16,6 @@ const FIXTURES = join(__dirname, '../../fixtures/ag-ui');
 const events = (file: string): AgentEvent[] => agui.parse(readFileSync(join(FIXTURES, file), 'utf8')).events;
 
 const write = refusingWriter((options) => agui.createEncoder(options));
-
-/** Every write made with the writer's shortcuts on and off (the two paths are held equal). */
-function bothPaths(fn: () => void): void {
-  for (const enabled of [true, false]) {
-    AGUI_WRITER_SHORTCUTS.enabled = enabled;
-    try {
-      fn();
-    } finally {
-      AGUI_WRITER_SHORTCUTS.enabled = true;
-    }
-  }
-}
 
 /** `stream` with its first event of `type` (not derived) replaced by `edit` of it; the edited event. */
 function edited(
@@ -106,19 +94,8 @@ describe('AG-UI: a BigInt or a cycle in a kept record is refused, not a TypeErro
     ],
   ];
 
-  // A run ended with its step open: the writer closes the step, read back as a record the run's
-  // end carries before it (`hints.before`), which a refusal must leave unread.
-  const carried = () =>
-    agui.parse(
-      agui.stringify([
-        { type: 'run.start', run: 'r1', session: 's' },
-        { type: 'text.delta', text: 'hi', round: 1 },
-        { type: 'run.end', status: 'completed', durationMs: 5 },
-        { type: 'run.start', run: 'r2', session: 's' },
-        { type: 'text.delta', text: 'again', round: 1 },
-        { type: 'run.end', status: 'completed' },
-      ]),
-    ).events;
+  // A run's end that carries the step it closed, which a refusal must leave unread.
+  const carried = () => agui.parse(agui.stringify([...RUNS_ENDED_IN_A_STEP])).events;
 
   test.each(CASES)('%s', (_what, file, type, edit, why) => {
     const source = file === 'carried' ? carried() : events(file);
@@ -129,67 +106,6 @@ describe('AG-UI: a BigInt or a cycle in a kept record is refused, not a TypeErro
       const more = [...stream, { type: 'text.delta', text: 'more', round: 1 } as AgentEvent];
       expectRefusedAlone(write, more, bad, why);
     });
-  });
-});
-
-describe('AG-UI: an event whose ts is no number is refused', () => {
-  // Round thirty-four. Another format's `ts` that is no number at all (a string, an object, a
-  // BigInt: from an untyped caller) was left out of the records' `timestamp`, nothing said; read
-  // from AG-UI and edited so, it was written as the record's `timestamp`. Refused now first, as
-  // the OpenCode writer refuses it, naming `<type>.ts`.
-  const TIMES: Array<[string, unknown, RegExp]> = [
-    ['a string', '1767225600000', /a string, not a number$/],
-    ['an object', { ms: 1 }, /a object, not a number$/],
-    ['a BigInt', BigInt(5), /a BigInt \(5n\), not a number/],
-    ['null', null, /a null, not a number$/],
-  ];
-
-  test.each(TIMES)("another format's event, ts %s, on every path", (_what, ts, why) => {
-    const base: AgentEvent[] = [
-      { type: 'run.start', run: 'r', session: 's' },
-      { type: 'message.start', message: 'm', role: 'assistant', round: 1 },
-      { type: 'text.delta', text: 'a', message: 'm', round: 1 },
-      { type: 'tool.start', call: 'c', name: 'n', args: {}, round: 1 },
-      { type: 'tool.end', call: 'c', name: 'n', ok: true, text: 't', round: 1 },
-      { type: 'notice', kind: 'k', message: 'm', round: 1 },
-      { type: 'round.end', message: 'a', round: 1 },
-      { type: 'run.end', status: 'completed' },
-    ];
-    const streams: Array<[AgentEvent[], AgentEvent]> = base.map((e, i) => {
-      const bad = { ...e, ts } as AgentEvent;
-      return [base.map((x, j) => (i === j ? bad : x)), bad];
-    });
-    // A text delta of the open message (the writer's shortcut), and one before any run (it
-    // waits for one).
-    for (const [at, bad] of [
-      [3, { type: 'text.delta', text: 'b', message: 'm', round: 1, ts }],
-      [0, { type: 'text.delta', text: 'early', ts }],
-    ] as Array<[number, AgentEvent]>)
-      streams.push([[...base.slice(0, at), bad, ...base.slice(at)], bad]);
-    for (const [stream, bad] of streams) {
-      const path = new RegExp(`^${bad.type.replace('.', '\\.')}\\.ts: ${why.source}`);
-      bothPaths(() => expectRefusedAlone(write, stream, bad, path));
-    }
-  });
-
-  test.each(TIMES)('an event read from AG-UI, its ts made %s, on any line', (_what, ts, why) => {
-    for (const file of ['tool-call.sse', 'subagents.sse', 'reasoning-and-state.sse']) {
-      const stream = events(file);
-      for (const [i, e] of stream.entries()) {
-        if (e.provenance?.synthetic === true) continue;
-        const bad = { ...e, ts } as AgentEvent;
-        const dirty = write(stream.map((x, j) => (i === j ? bad : x)));
-        // A part of a record written by another event's (nothing written for it) is not refused.
-        if (dirty.refusals.length === 0) expect(dirty.text).toBe(write(stream).text);
-        else
-          expectRefusedAlone(
-            write,
-            stream.map((x, j) => (i === j ? bad : x)),
-            bad,
-            new RegExp(`^${e.type.replace('.', '\\.')}\\.ts: ${why.source}`),
-          );
-      }
-    }
   });
 });
 
