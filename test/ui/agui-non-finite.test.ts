@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { AGUI_WRITER_SHORTCUTS } from '../../src/formats/ag-ui/encode';
 import { agui } from '../../src/formats/ag-ui/index';
 import type { AgentEvent } from '../../src/model';
 import { expectRefusedAlone, type RefusedWrites, refusingWriter } from '../refused-writes';
 import { FUZZ_RUNS } from '../runs';
+import { bothPaths, RUNS_ENDED_IN_A_STEP } from './agui-paths';
 
 // Round thirty-three. The AG-UI writer wrote an event edited on a kept line that holds a number
 // past a double's range (`1e400`, which `JSON.parse` reads as Infinity) with the `null`
@@ -22,18 +22,6 @@ const FIXTURES = join(__dirname, '../../fixtures/ag-ui');
 const fixture = (file: string) => readFileSync(join(FIXTURES, file), 'utf8');
 
 const write = refusingWriter((options) => agui.createEncoder(options));
-
-/** Every write made with the writer's shortcuts on and off (the two paths are held equal). */
-function bothPaths<T>(fn: () => T): void {
-  for (const enabled of [true, false]) {
-    AGUI_WRITER_SHORTCUTS.enabled = enabled;
-    try {
-      fn();
-    } finally {
-      AGUI_WRITER_SHORTCUTS.enabled = true;
-    }
-  }
-}
 
 /** `text` with `"zz":<n>,` put before the first match of `before`. */
 function withNumber(text: string, before: RegExp, n: string): string {
@@ -135,16 +123,7 @@ describe("AG-UI: an edited event on a line with a number past a double's range i
   });
 
   test('a refused event that carries records before it (steps its run closed) leaves them unread', () => {
-    // A run ended with its step open: the writer closes the step (`closing`), read back as a
-    // record the run's end carries before it (`hints.before`).
-    const text = agui.stringify([
-      { type: 'run.start', run: 'r1', session: 's' },
-      { type: 'text.delta', text: 'hi', round: 1 },
-      { type: 'run.end', status: 'completed', durationMs: 5 },
-      { type: 'run.start', run: 'r2', session: 's' },
-      { type: 'text.delta', text: 'again', round: 1 },
-      { type: 'run.end', status: 'completed' },
-    ]);
+    const text = agui.stringify([...RUNS_ENDED_IN_A_STEP]);
     const source = text.replace('"durationMs":5', '"durationMs":5,"zz":1e400');
     const events = agui.parse(source).events;
     const at = onLine(events, '"zz"', 'run.end');
@@ -211,17 +190,29 @@ describe("AG-UI: an edited event on a line with a number past a double's range i
   });
 });
 
-describe('AG-UI: an event whose ts JSON cannot hold is refused', () => {
-  const TIMES = [Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY];
+describe('AG-UI: an event whose ts JSON cannot hold, or that is no number, is refused', () => {
+  // Round thirty-four: a `ts` that is no number at all (a string, an object, a BigInt, `null`:
+  // from an untyped caller) was left out of another format's records, nothing said, and written
+  // as the `timestamp` of an AG-UI event's kept record. Refused now, as the OpenCode writer
+  // refuses it. Each time, and how its refusal ends (after `<type>.ts: `).
+  const TIMES: Array<[string, unknown, string]> = [
+    ['NaN', Number.NaN, 'NaN is not a finite number'],
+    ['Infinity', Number.POSITIVE_INFINITY, 'Infinity is not a finite number'],
+    ['-Infinity', Number.NEGATIVE_INFINITY, '-Infinity is not a finite number'],
+    ['a string', '1767225600000', 'a string, not a number$'],
+    ['an object', { ms: 1 }, 'a object, not a number$'],
+    ['a BigInt', BigInt(5), 'a BigInt \\(5n\\), not a number'],
+    ['null', null, 'a null, not a number$'],
+  ];
 
-  test.each(TIMES)("another format's event, ts %s, on every path", (ts) => {
-    const name = String(ts);
+  test.each(TIMES)("another format's event, ts %s, on every path", (_name, ts, tail) => {
     const base: AgentEvent[] = [
       { type: 'run.start', run: 'r', session: 's' },
       { type: 'message.start', message: 'm', role: 'assistant', round: 1 },
       { type: 'text.delta', text: 'a', message: 'm', round: 1 },
       { type: 'tool.start', call: 'c', name: 'n', args: {}, round: 1 },
       { type: 'tool.end', call: 'c', name: 'n', ok: true, text: 't', round: 1 },
+      { type: 'notice', kind: 'k', message: 'm', round: 1 },
       { type: 'round.end', message: 'a', round: 1 },
       { type: 'run.end', status: 'completed' },
     ];
@@ -237,12 +228,12 @@ describe('AG-UI: an event whose ts JSON cannot hold is refused', () => {
     ] as Array<[number, AgentEvent]>)
       streams.push([[...base.slice(0, at), bad, ...base.slice(at)], bad]);
     for (const [stream, bad] of streams) {
-      const why = new RegExp(`^${bad.type.replace('.', '\\.')}\\.ts: ${name} is not a finite number`);
+      const why = new RegExp(`^${bad.type.replace('.', '\\.')}\\.ts: ${tail}`);
       bothPaths(() => expectRefusedAlone(write, stream, bad, why));
     }
   });
 
-  test.each(TIMES)('an event read from AG-UI, its ts made %s, on any line', (ts) => {
+  test.each(TIMES)('an event read from AG-UI, its ts made %s, on any line', (_name, ts, tail) => {
     for (const file of ['tool-call.sse', 'subagents.sse', 'reasoning-and-state.sse']) {
       const events = agui.parse(fixture(file)).events;
       for (const [i, e] of events.entries()) {
@@ -252,12 +243,7 @@ describe('AG-UI: an event whose ts JSON cannot hold is refused', () => {
         // A part of a record written by another event's (nothing written for it) is not refused.
         if (dirty.refusals.length === 0) expect(dirty.text).toBe(write(events).text);
         else
-          expectRefusedAlone(
-            write,
-            stream,
-            bad,
-            new RegExp(`^${e.type.replace('.', '\\.')}\\.ts: ${String(ts)} is not a finite number`),
-          );
+          expectRefusedAlone(write, stream, bad, new RegExp(`^${e.type.replace('.', '\\.')}\\.ts: ${tail}`));
       }
     }
   });

@@ -17,6 +17,7 @@ import { frameEach, frameJson, type JsonFraming } from '../../framing/json-strea
 import { decisionAllows } from '../../guards';
 import {
   assertEncodable,
+  assertFiniteNumber,
   contentPartsText,
   encodeJson,
   isFlatOfPrimitives,
@@ -157,20 +158,48 @@ function usageOf(usage: Usage | undefined): JsonObject[] | undefined {
   return usage === undefined || isZeroUsage(usage) ? undefined : usageToWire(usage);
 }
 
-/** What a run's end says beyond AG-UI's fields, kept in its `metadata.agentwire`. */
-function runMeta(event: AgentEventOf<'run.end'> | undefined): JsonObject {
-  const meta: JsonObject = {};
-  if (event === undefined) return meta;
-  for (const k of ['reason', 'stopReason', 'durationMs', 'input'] as const) {
-    if (event[k] !== undefined && !(k === 'reason' && event.reason === 'interrupt')) meta[k] = event[k];
-  }
+/**
+ * What a run's end says beyond AG-UI's fields, kept in its `metadata.agentwire`: its `reason`
+ * (with `withReason`: a `RUN_ERROR` says it as its `code`; an interrupt's is its outcome),
+ * `stopReason`, `durationMs`, `input`, the usage's cost and `status`. `undefined` when it says
+ * none of them; else one literal of every key in this order, a value it does not say
+ * `undefined` (which `JSON.stringify` leaves out: the same bytes as an object given its keys one
+ * by one). One hidden class for every run's end, made with the literal's site: an object built
+ * key by key took one of several, which died at each full GC with the code that had seen them
+ * (`assertEncodable`'s, `isFlatOfPrimitives` inlined: docs/performance.md, "Round thirty-four").
+ */
+function runMeta(
+  event: AgentEventOf<'run.end'> | undefined,
+  withReason: boolean,
+  status: 'incomplete' | undefined,
+): JsonObject | undefined {
+  const reason = withReason && event?.reason !== 'interrupt' ? event?.reason : undefined;
+  const stopReason = event?.stopReason;
+  const durationMs = event?.durationMs;
+  const input = event?.input;
+  const usage = event?.usage;
   // TokenUsage counts tokens only: the cost rides beside it.
-  if (event.usage?.costUsd !== undefined && !isZeroUsage(event.usage)) meta.costUsd = event.usage.costUsd;
-  return meta;
+  const costUsd = usage?.costUsd !== undefined && !isZeroUsage(usage) ? usage.costUsd : undefined;
+  if (
+    reason === undefined &&
+    stopReason === undefined &&
+    durationMs === undefined &&
+    input === undefined &&
+    costUsd === undefined &&
+    status === undefined
+  )
+    return undefined;
+  return { reason, stopReason, durationMs, input, costUsd, status };
 }
 
+/**
+ * A record's `timestamp`: its event's `ts`, rounded (AG-UI's is whole milliseconds). Only
+ * `undefined` or a finite number reaches here: every event's `ts` is checked before its write
+ * ({@link assertTimeWritable}), and the records the writer makes on its own (a step or message
+ * closed by another event) carry none.
+ */
 function timestampOf(ts: number | undefined): number | undefined {
-  return ts !== undefined && Number.isFinite(ts) ? Math.round(ts) : undefined;
+  return ts === undefined ? undefined : Math.round(ts);
 }
 
 /**
@@ -389,7 +418,8 @@ function writeEvent(w: Writer, event: AgentEvent): string {
       if (hints.early === true && holdRecord(w[EARLY], text)) return '';
       return afterHeld(w[EARLY], text);
     }
-    w[FRAMING] ??= hints.framing;
+    // No kept record (taken out): the general path writes it, in the framing it was read in.
+    return afterHeld(w[EARLY], framedGeneral(w, event, hints.framing, undefined));
   } else if (event.provenance?.format === FORMAT && event.provenance.synthetic) return '';
   return afterHeld(w[EARLY], foreign(w, event));
 }
@@ -415,7 +445,7 @@ function endWrite(w: Writer): string {
 function openDelta(w: Writer, event: AgentEventOf<'text.delta'>): string | undefined {
   const p = event.provenance;
   if ((p !== undefined && p.format === FORMAT) || event.lane !== undefined || !w[RUN_OPEN]) return undefined;
-  // A time JSON cannot hold (or none a number): the general path refuses (or leaves out) it.
+  // A time no `timestamp` can hold: the general path refuses it.
   const ts = event.ts;
   if (ts !== undefined && !Number.isFinite(ts)) return undefined;
   const text = event.text;
@@ -501,7 +531,7 @@ function ownLine(w: Writer, event: AgentEvent, template: JsonObject, hints: Agui
   if (event.ts !== undefined) r.timestamp = event.ts;
   else if (typeof r.timestamp === 'number') delete r.timestamp;
   const raw = hints.raw;
-  const text = JSON.stringify(r);
+  const text = recordText(r);
   let line = rawIfSame(raw, text);
   if (line !== raw && text.includes('null')) walkEncodable(r, 'record', Number.POSITIVE_INFINITY, FORMAT);
   // Checked: from here the writer changes for the record.
@@ -519,9 +549,26 @@ function ownLine(w: Writer, event: AgentEvent, template: JsonObject, hints: Agui
 }
 
 /**
- * An event read from AG-UI that the general path writes ({@link foreign}, which checks it first):
- * the event's framing taken only once it is written; `general-args`, the arguments the call's
- * kept records gave forgotten then (its start is read anew).
+ * `JSON.stringify` of a record built from a kept one. What it cannot write at all (a BigInt, a
+ * cycle: put back from the edited event, or edited into the kept record by hand) is refused as
+ * every value JSON cannot hold is (`unencodable`, naming its path in the record), not the
+ * TypeError it throws; before the writer changes for the record (its caller's order). Nesting is
+ * no matter here: the kept record's was judged when it was read.
+ */
+function recordText(r: JsonObject): string {
+  try {
+    return JSON.stringify(r);
+  } catch {
+    walkEncodable(r, 'record', Number.POSITIVE_INFINITY, FORMAT);
+    // (What the walk passes and JSON.stringify does not: a `toJSON` that throws.)
+    return encodeJson(r, 'record', FORMAT);
+  }
+}
+
+/**
+ * An event read from AG-UI that the general path writes ({@link framedGeneral}); `general-args`,
+ * the arguments the call's kept records gave forgotten once it is written (its start is read
+ * anew).
  */
 function ownGeneral(
   w: Writer,
@@ -529,24 +576,45 @@ function ownGeneral(
   hints: AguiHints,
   back: 'general' | 'general-args',
 ): string {
-  const framing = w[FRAMING];
-  w[FRAMING] ??= hints.framing;
-  let out: string;
-  try {
-    out = frameEach(framingOf(w), hints.before) + foreign(w, event);
-  } catch (error) {
-    w[FRAMING] = framing;
-    throw error;
-  }
+  const out = framedGeneral(w, event, hints.framing, hints.before);
   if (back === 'general-args') w[KEPT_ARGS].delete((event as AgentEventOf<'tool.start'>).call);
   return out;
 }
 
-/** A time JSON cannot hold (NaN, ±Infinity), refused with its event before anything is written for it. */
+/**
+ * An event read from AG-UI that the general path writes ({@link foreign}, which checks it
+ * first), after the records it carries (`before`), in the framing it was read in (`framing`)
+ * unless the writer has one: the framing is the writer's only once the event is written, so a
+ * refused one leaves the writer as it found it.
+ */
+function framedGeneral(
+  w: Writer,
+  event: AgentEvent,
+  framing: JsonFraming | undefined,
+  before: readonly string[] | undefined,
+): string {
+  const was = w[FRAMING];
+  w[FRAMING] ??= framing;
+  try {
+    // (No records before it: the framing is not settled here, the event may wait for a run.)
+    const out = before === undefined ? '' : frameEach(framingOf(w), before);
+    return out + foreign(w, event);
+  } catch (error) {
+    w[FRAMING] = was;
+    throw error;
+  }
+}
+
+/**
+ * A `ts` no record's `timestamp` can hold, refused with its event before anything is written or
+ * changed for it (`<type>.ts`), as the OpenCode writer refuses it: NaN or ±Infinity (`null` in
+ * JSON), or no number at all (a string, an object, a BigInt, `null`: from an untyped caller), which
+ * the records would leave out, or a kept record write as it is. Every event's write checks it
+ * first ({@link own}, {@link assertForeignWritable}).
+ */
 function assertTimeWritable(event: AgentEvent): void {
   const ts = event.ts;
-  if (typeof ts === 'number' && !Number.isFinite(ts))
-    assertEncodable(ts, `${event.type}.ts`, undefined, FORMAT);
+  if (ts !== undefined && !Number.isFinite(ts)) assertFiniteNumber(ts, `${event.type}.ts`, FORMAT);
 }
 
 /**
@@ -920,7 +988,10 @@ function foreign(w: Writer, event: AgentEvent): string {
       w[RESUME].push(resumeEntry(event));
       return '';
     }
-    if (w[WAITING].length < MAX_WAITING) w[WAITING].push(event);
+    const waiting = w[WAITING];
+    // The first event is a new array of it, as the run's text's first entry (settleMessageText).
+    if (waiting.length === 0) w[WAITING] = [event];
+    else if (waiting.length < MAX_WAITING) waiting.push(event);
     else reportLoss(w[LOSS], event, event.type, 'too many events before a run');
     return '';
   }
@@ -953,9 +1024,10 @@ function foreign(w: Writer, event: AgentEvent): string {
  * carried value. `waits`: the event waits for the next run.
  */
 function assertForeignWritable(w: Writer, event: AgentEvent, waits: boolean): void {
+  // Every record of the event carries its time (`timestamp`), a waiting one's too once its run
+  // starts.
+  assertTimeWritable(event);
   if (waits) assertCarriable(event, FORMAT);
-  // Every record of the event carries its time (`timestamp`, left out where it is none).
-  else assertTimeWritable(event);
   switch (event.type) {
     case 'tool.start': {
       w[CHECKED_ARGS] = waits || !w[CALLS].has(event.call) ? callArgs(event) : undefined;
@@ -995,7 +1067,7 @@ function assertForeignWritable(w: Writer, event: AgentEvent, waits: boolean): vo
       )
         return;
       assertEncodable(
-        runMeta(event),
+        runMeta(event, true, undefined),
         event.status === 'failed' ? 'RUN_ERROR.metadata' : 'RUN_FINISHED.metadata',
         undefined,
         FORMAT,
@@ -1317,7 +1389,12 @@ function addRunText(w: Writer, text: string): void {
 /** The main agent's message ended: its pieces become one entry of the run's text. */
 function settleMessageText(w: Writer): void {
   if (w[MESSAGE_TEXT].length === 0) return;
-  w[RUN_TEXT].push(w[MESSAGE_TEXT].join(''));
+  const joined = w[MESSAGE_TEXT].join('');
+  // The first entry is a new array of it: a push onto an empty `[]` changes its elements kind,
+  // and the optimised push met an array of the kind before once after a full GC, deoptimized
+  // (docs/performance.md, "Round thirty-four").
+  if (w[RUN_TEXT].length === 0) w[RUN_TEXT] = [joined];
+  else w[RUN_TEXT].push(joined);
   w[MESSAGE_TEXT] = [];
 }
 
@@ -1419,11 +1496,10 @@ function finishRun(w: Writer, event: AgentEventOf<'run.end'> | undefined): strin
   w[PENDING] = [];
   const usage = usageOf(event?.usage);
   if (usage !== undefined) fields.usage = usage;
-  const meta = runMeta(event);
   // A run that did not end (a new one begins, or its end says so) finishes, as AG-UI requires,
   // and says it was not complete: it reads back as incomplete, never as a success.
-  if (fields.outcome === undefined && (event === undefined || event.status === 'incomplete'))
-    meta.status = 'incomplete';
+  const incomplete = fields.outcome === undefined && (event === undefined || event.status === 'incomplete');
+  const meta = runMeta(event, true, incomplete ? 'incomplete' : undefined);
   out += emit(w, event, 'RUN_FINISHED', fields, meta, true);
   return out;
 }
@@ -1436,9 +1512,8 @@ function runError(w: Writer, event: AgentEventOf<'run.end'> | undefined): string
   if (usage !== undefined) fields.usage = usage;
   w[FATAL] = undefined;
   w[PENDING] = [];
-  const meta = runMeta(event);
-  delete meta.reason;
-  return emit(w, event, 'RUN_ERROR', fields, meta, true);
+  // (The reason is the record's `code`.)
+  return emit(w, event, 'RUN_ERROR', fields, runMeta(event, false, undefined), true);
 }
 
 // ---- approvals and questions: interrupts, and the resume entries that answer them ----
