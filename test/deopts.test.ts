@@ -63,4 +63,15 @@ describe('no deopt or discarded code after warm-up (bench/deopts.mjs)', () => {
     const everyRound = row?.groups.filter((g) => new Set(g.rounds).size >= 4) ?? [];
     expect(everyRound).toEqual([]);
   }, 60_000);
+
+  // Issue #24, round thirty-four. The SSE reader's call of its caller's event function (the UI
+  // decoders' `eventRecord`, nativeharness's `sseEvent`) was given a `bind` made per stream: the
+  // reader's optimised `dispatch` and `readDataBlock` (`readLastData` for nativeharness) embedded
+  // it as their call target and were thrown away when it died, at every stream.
+  test('agui, aisdk: the SSE reader calls the same function every stream', () => {
+    const ids = ['agui', 'aisdk'];
+    const rows = deopts(ids);
+    expect(rows.map((r) => r.id).sort()).toEqual([...ids].sort());
+    for (const row of rows) expectNone(row);
+  }, 120_000);
 });
