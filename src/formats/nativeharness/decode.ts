@@ -1096,12 +1096,7 @@ function framedDecoder(framing: NhFraming, options: NhDecodeOptions, sink: Diagn
   const target: SseTarget = [envelopes, maxDepth, []];
   // sseEvent is the same function for every stream (newSseState): a function made per stream
   // would be the call target the reader's optimised code embeds, and would die with the stream.
-  const reader = newSseState(
-    sseHandler(sink),
-    sseEvent,
-    target,
-    sseReaderOptions(FORMAT, options),
-  );
+  const reader = newSseState(sseHandler(sink), sseEvent, target, sseReaderOptions(FORMAT, options));
   return {
     push(chunk, out) {
       target[2] = out;
