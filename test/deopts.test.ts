@@ -1,6 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { cursor } from '../src/formats/cursor';
+import { CURSOR_HELD_INPUT } from '../src/formats/cursor/wire';
+import { opencode } from '../src/formats/opencode';
+import { OPENCODE_HELD_INPUT } from '../src/formats/opencode/wire';
 
 // Issue #24, round thirty-three: no optimised per-line or per-event code is thrown away or
 // deoptimized once warmed up, stream after stream, with a full GC between streams. An object
@@ -85,4 +89,26 @@ describe('no deopt or discarded code after warm-up (bench/deopts.mjs)', () => {
     expect(row?.id).toBe('copilot-writer');
     expectNone(row);
   }, 60_000);
+
+  // The OpenCode and Cursor decoders' events (and the records and hints they hold) are objects
+  // given their fields one by one: their hidden classes died at a full GC when no event of them
+  // was alive, and the per-line code that embedded them was thrown away every few streams. The
+  // codec's held decoder now reads a few common lines and keeps their events (`heldInput`).
+  test('opencode, cursor: the events of common lines are held', () => {
+    const ids = ['opencode', 'cursor'];
+    const rows = deopts(ids, 3);
+    expect(rows.map((r) => r.id).sort()).toEqual([...ids].sort());
+    for (const row of rows) expectNone(row);
+  }, 120_000);
+
+  test('the held lines read without a diagnostic', () => {
+    for (const [codec, input] of [
+      [opencode, OPENCODE_HELD_INPUT],
+      [cursor, CURSOR_HELD_INPUT],
+    ] as const) {
+      const { events, diagnostics } = codec.parse(input);
+      expect(diagnostics).toEqual([]);
+      expect(events.filter((e) => e.type === 'unknown')).toEqual([]);
+    }
+  });
 });
