@@ -62,10 +62,19 @@ async function child() {
   let work;
   if (mode === 'decode') {
     const chunks = chunk(bytes, 64 * KiB);
+    const keep = flag('keep-events', false) === true;
     work = function harnessRound() {
       const d = codec.createDecoder();
       let n = 0;
-      for (const c of chunks) n += d.push(c).length;
+      const kept = [];
+      for (const c of chunks) {
+        const events = d.push(c);
+        n += events.length;
+        if (keep) kept.push(events);
+      }
+      // --keep-events: this round's events stay alive through the next round (a diagnosis: the
+      // late discards that go away are the events' hidden classes dying at a GC).
+      if (keep) globalThis.keptEvents = kept;
       return n + d.end().length;
     };
   } else if (mode === 'write') {
@@ -234,6 +243,7 @@ async function runRow(row, dir, opts) {
   const args = ['--expose-gc', '--single-threaded', '--trace-deopt-verbose', '--trace-opt'];
   args.push(fileURLToPath(import.meta.url), '--child', row.mode, '--format', row.key, '--file', file);
   args.push('--lib', LIB, '--rounds', String(ROUNDS));
+  if (opts.keepEvents) args.push('--keep-events');
   const fd = openSync(log, 'w');
   const r = spawnSync(process.execPath, args, { stdio: ['ignore', fd, 'pipe'], encoding: 'utf8' });
   closeSync(fd);
@@ -302,6 +312,7 @@ async function parent() {
     warm: Number(flag('warm', 4)),
     verbose: flag('verbose', false) === true,
     json: flag('json', false) === true,
+    keepEvents: flag('keep-events', false) === true,
     only: flag('only', '') === '' ? undefined : String(flag('only', '')).split(','),
   };
   const lib = await import(pathToFileURL(LIB).href);

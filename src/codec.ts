@@ -148,6 +148,12 @@ export interface FormatSpec<D extends DecodeOptions, E extends EncodeOptions> {
   format: Format;
   createChunkDecoder(options: D, sink: DiagnosticSink): ChunkDecoder;
   createEncoder(options: E, sink: DiagnosticSink): Encoder;
+  /**
+   * A short stream of the format's common records, which the codec's held decoder reads once
+   * and whose events it keeps for the codec's life ({@link createCodec}): an event's hidden class
+   * (its fields added one by one) is a transition a full GC frees when no event of it is alive.
+   */
+  heldInput?: string | undefined;
 }
 
 // A line format's chunk decoder state, in slots: the splitter reaches it through the module
@@ -514,6 +520,8 @@ export interface LineCodecSpec<D extends DecodeOptions, E extends EncodeOptions>
   maxLineBytes: number;
   createRecordDecoder(options: D, sink: DiagnosticSink): RecordDecoder;
   createEncoder(options: E, sink: DiagnosticSink): Encoder;
+  /** {@link FormatSpec.heldInput}. */
+  heldInput?: string | undefined;
 }
 
 /**
@@ -534,7 +542,17 @@ export function createLineCodec<D extends DecodeOptions, E extends EncodeOptions
         spec.createRecordDecoder(options, sink),
       ),
     createEncoder: spec.createEncoder,
+    heldInput: spec.heldInput,
   });
+}
+
+// The events `decoder` reads from `input` (a decoder used for nothing else).
+function heldEvents(decoder: ChunkDecoder, input: string | undefined): AgentEvent[] {
+  const out: AgentEvent[] = [];
+  if (input === undefined) return out;
+  decoder.push(input, out);
+  decoder.end(out);
+  return out;
 }
 
 /** Assembles the public codec from a format's decoder and encoder factories. */
@@ -552,7 +570,8 @@ export function createCodec<D extends DecodeOptions, E extends EncodeOptions>(
     if (held !== undefined) return;
     held = []; // set first: a format's factory may parse with this codec (Gemini's does)
     const quiet = createDiagnosticSink(false, undefined);
-    held = [spec.createChunkDecoder({} as D, quiet), spec.createEncoder({} as E, quiet)];
+    const decoder = spec.createChunkDecoder({} as D, quiet);
+    held = [decoder, spec.createEncoder({} as E, quiet), heldEvents(decoder, spec.heldInput)];
   };
   const createDecoder = (options: D = {} as D): Decoder => {
     holdShapes();

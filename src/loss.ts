@@ -94,6 +94,15 @@ export function lossCount(s: LossState): number {
 /** Reports one loss, once per `field` ({@link LossReporter.report}). */
 export function reportLoss(s: LossState, event: AgentEvent, field: string, why: string): void {
   if (s[SEEN].has(field)) return;
+  sendLoss(s, event, field, why);
+}
+
+// The report itself, once per field and stream, in a function of its own: a writer that asks
+// for the same loss at every event (the Copilot writer's cost) has `reportLoss` inlined into
+// its optimised code, and the sink's `report` (a closure made per stream) would be embedded there
+// as the call target, to die with the stream and take that code along. A call this rare is not
+// inlined, so the code embeds only this function.
+function sendLoss(s: LossState, event: AgentEvent, field: string, why: string): void {
   s[SEEN].add(field);
   const where =
     event.provenance === undefined

@@ -1,6 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { cursor } from '../src/formats/cursor';
+import { CURSOR_HELD_INPUT } from '../src/formats/cursor/wire';
+import { opencode } from '../src/formats/opencode';
+import { OPENCODE_HELD_INPUT } from '../src/formats/opencode/wire';
 
 // Issue #24, round thirty-three: no optimised per-line or per-event code is thrown away or
 // deoptimized once warmed up, stream after stream, with a full GC between streams. An object
@@ -20,10 +24,12 @@ interface Row {
   groups: { fn: string; inner: string; reason: string; rounds: number[] }[];
 }
 
-function deopts(rows: string[]): Row[] {
+// `mb`: the corpus size; some per-event code is optimised (and so can be thrown away) only on a
+// corpus long enough to make it hot.
+function deopts(rows: string[], mb = 1): Row[] {
   const r = spawnSync(
     process.execPath,
-    [TOOL, '--only', rows.join(','), '--mb', '1', '--rounds', '10', '--warm', '5', '--json'],
+    [TOOL, '--only', rows.join(','), '--mb', String(mb), '--rounds', '10', '--warm', '5', '--json'],
     { encoding: 'utf8' },
   );
   expect(r.status, r.stderr).toBe(0);
@@ -67,4 +73,46 @@ describe('no deopt or discarded code after warm-up (bench/deopts.mjs)', () => {
     const everyRound = row?.groups.filter((g) => new Set(g.rounds).size >= 4) ?? [];
     expect(everyRound).toEqual([]);
   }, 60_000);
+
+  // Issue #24, round thirty-four. The SSE reader's call of its caller's event function (the UI
+  // decoders' `eventRecord`, nativeharness's `sseEvent`) was given a `bind` made per stream: the
+  // reader's optimised `dispatch` and `readDataBlock` (`readLastData` for nativeharness) embedded
+  // it as their call target and were thrown away when it died, at every stream.
+  test('agui, aisdk: the SSE reader calls the same function every stream', () => {
+    const ids = ['agui', 'aisdk'];
+    const rows = deopts(ids);
+    expect(rows.map((r) => r.id).sort()).toEqual([...ids].sort());
+    for (const row of rows) expectNone(row);
+  }, 120_000);
+
+  // The Copilot writer reports a usage's cost as lost at every usage event (once per stream
+  // reaches the sink): its optimised `costLost` inlined `reportLoss` and embedded the sink's
+  // `report`, a closure made per stream, and was thrown away at every stream (src/loss.ts).
+  test('copilot-writer: no sink closure in per-event code', () => {
+    const [row] = deopts(['copilot-writer'], 3);
+    expect(row?.id).toBe('copilot-writer');
+    expectNone(row);
+  }, 60_000);
+
+  // The OpenCode and Cursor decoders' events (and the records and hints they hold) are objects
+  // given their fields one by one: their hidden classes died at a full GC when no event of them
+  // was alive, and the per-line code that embedded them was thrown away every few streams. The
+  // codec's held decoder now reads a few common lines and keeps their events (`heldInput`).
+  test('opencode, cursor: the events of common lines are held', () => {
+    const ids = ['opencode', 'cursor'];
+    const rows = deopts(ids, 3);
+    expect(rows.map((r) => r.id).sort()).toEqual([...ids].sort());
+    for (const row of rows) expectNone(row);
+  }, 120_000);
+
+  test('the held lines read without a diagnostic', () => {
+    for (const [codec, input] of [
+      [opencode, OPENCODE_HELD_INPUT],
+      [cursor, CURSOR_HELD_INPUT],
+    ] as const) {
+      const { events, diagnostics } = codec.parse(input);
+      expect(diagnostics).toEqual([]);
+      expect(events.filter((e) => e.type === 'unknown')).toEqual([]);
+    }
+  });
 });

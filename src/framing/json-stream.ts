@@ -21,7 +21,6 @@ import {
   endSse,
   formatSseJsonEvent,
   newSseState,
-  perStream,
   pushSse,
   type SseState,
   sseBlockLine,
@@ -97,7 +96,7 @@ export function jsonStreamChunkDecoder(
       // `eventRecord`.
       sse = newSseState(
         { diagnostic: (d) => sink.report(d) },
-        perStream(eventRecord),
+        eventRecord,
         to,
         sseReaderOptions(format, options),
       );
@@ -105,7 +104,7 @@ export function jsonStreamChunkDecoder(
     }
     const lineOptions: { mode: 'jsonl'; format: Format; maxLineBytes?: number } = { mode: 'jsonl', format };
     if (options.maxLineBytes !== undefined) lineOptions.maxLineBytes = options.maxLineBytes;
-    lines = newSplitState(to, perStream(recordOrBlank), undefined, lineDiagnostic, lineOptions);
+    lines = newSplitState(to, recordOrBlank, undefined, lineDiagnostic, lineOptions);
   };
   const push = (chunk: Uint8Array | string): void => {
     if (sse !== undefined) pushSse(sse, chunk);
@@ -155,10 +154,11 @@ export function jsonStreamChunkDecoder(
  * What a decoder of a JSON event stream reads with, in either framing, is a
  * {@link LineDecoderState} (src/codec.ts): its record decoder, its diagnostic sink, the blank lines
  * of JSON Lines, and the current `push`'s output array. The SSE reader and the splitter call
- * {@link eventRecord} and codec.ts's {@link recordOrBlank} with it, each bound anew per decoder
- * ({@link perStream}): the framing's optimised code calls them without inlining them, so it embeds
- * nothing of the record decoder's, whose hidden classes may die at a full GC (docs/performance.md,
- * "The framing's state in slots", round fourteen).
+ * {@link eventRecord} and codec.ts's {@link recordOrBlank} with it: the same functions for every
+ * stream, so the framing's optimised code may inline them and embed the record decoder's hidden
+ * classes, which `createCodec`'s quiet decoder keeps alive. A function made per stream (round
+ * fourteen's `bind`) was the call target that code embedded, and it died with its stream
+ * (docs/performance.md, "Round thirty-four").
  */
 
 // Each SSE event's data is one record.

@@ -158,11 +158,12 @@ export function sseBlockOffset(s: SseState): number {
  * driven by {@link pushSse} and {@link endSse}. {@link SseReader} is this with a handler's
  * `message` as `onEvent`.
  *
- * `onEvent` is where the reader's code ends and its caller's begins: pass a function made for this
- * reader ({@link perStream}). The reader's call site then sees a new target with every stream and
- * calls it without inlining it, so its optimised code embeds none of the caller's objects, whose
- * hidden classes (a class instance's fields, a record decoder's state) may die at a full GC and
- * would take the reader's code along with them. One plain call per event is what that costs.
+ * `onEvent` is where the reader's code ends and its caller's begins: pass one module-level function
+ * (the same for every stream), not one made per stream. A function made per stream (a closure, a
+ * `bind`) is what the reader's optimised code would embed as its call target; it dies at the full
+ * GC after its stream and takes that code with it, stream after stream. A stable function is
+ * inlined with the caller's objects' hidden classes, which the codec keeps alive (`createCodec`
+ * holds a quiet decoder: docs/performance.md, rounds thirty-three and thirty-four).
  */
 export function newSseState<T>(
   handler: Omit<SseHandler, 'message'>,
@@ -217,14 +218,6 @@ function handlerMessage(handler: SseHandler, s: SseState, event: string | undefi
   });
 }
 
-/**
- * A function that calls `f`, made anew for each stream: what a reader's call site that must not
- * inline its caller's code is given ({@link newSseState}).
- */
-export function perStream<F extends (...args: never[]) => unknown>(f: F): F {
-  return f.bind(undefined) as F;
-}
-
 /** {@link SseReader.push} on a state from {@link newSseState}. */
 export function pushSse(s: SseState, chunk: Uint8Array | string): void {
   pushChunk(s[SPLIT], chunk);
@@ -244,7 +237,7 @@ export class SseReader {
 
   /** Creates a reader sending events and diagnostics to `handler`. */
   constructor(handler: SseHandler, options: SseReaderOptions = {}) {
-    this.s = newSseState(handler, perStream(handlerMessage), handler, options);
+    this.s = newSseState(handler, handlerMessage, handler, options);
   }
 
   /** The sticky last event id: what a reconnect sends as `Last-Event-ID`. */

@@ -3,7 +3,7 @@ import type { Diagnostic } from '../../diagnostics';
 import { cursorRules } from './check';
 import { type CursorDecodeOptions, createCursorRecordDecoder } from './decode';
 import { type CursorEncodeOptions, CursorEncoder } from './encode';
-import { CURSOR_MAX_LINE_BYTES } from './wire';
+import { CURSOR_HELD_INPUT, CURSOR_MAX_LINE_BYTES } from './wire';
 
 export { checkCursorEvents } from './check';
 export type { CursorDecodeOptions } from './decode';
@@ -31,6 +31,7 @@ const codec = createLineCodec<CursorDecodeOptions, CursorEncodeOptions>({
   maxLineBytes: CURSOR_MAX_LINE_BYTES,
   createRecordDecoder: createCursorRecordDecoder,
   createEncoder: (options, sink) => new CursorEncoder(options, sink),
+  heldInput: CURSOR_HELD_INPUT,
 });
 
 /**

@@ -5,7 +5,6 @@ import {
   DEFAULT_MAX_EVENT_BYTES,
   endSse,
   newSseState,
-  perStream,
   pushSse,
   type SseHandler,
   type SseMessage,
@@ -1095,13 +1094,9 @@ function framedDecoder(framing: NhFraming, options: NhDecodeOptions, sink: Diagn
     };
   }
   const target: SseTarget = [envelopes, maxDepth, []];
-  // perStream: the reader's call of sseEvent does not inline the envelope decoder (newSseState).
-  const reader = newSseState(
-    sseHandler(sink),
-    perStream(sseEvent),
-    target,
-    sseReaderOptions(FORMAT, options),
-  );
+  // sseEvent is the same function for every stream (newSseState): a function made per stream
+  // would be the call target the reader's optimised code embeds, and would die with the stream.
+  const reader = newSseState(sseHandler(sink), sseEvent, target, sseReaderOptions(FORMAT, options));
   return {
     push(chunk, out) {
       target[2] = out;

@@ -10,7 +10,7 @@ import { newLineEnds, withLineEnds } from '../../framing/line-ends';
 import { opencodeRules } from './check';
 import { createOpencodeRecordDecoder, type OpencodeDecodeOptions } from './decode';
 import { type OpencodeEncodeOptions, OpencodeEncoder } from './encode';
-import { OPENCODE_MAX_LINE_BYTES } from './wire';
+import { OPENCODE_HELD_INPUT, OPENCODE_MAX_LINE_BYTES } from './wire';
 
 export { checkOpencodeEvents } from './check';
 export type { OpencodeDecodeOptions } from './decode';
@@ -42,6 +42,7 @@ const codec = createCodec<OpencodeDecodeOptions, OpencodeEncodeOptions>({
     return withLineEnds(lineChunkDecoder('opencode', 'jsonl', lines, sink, records), ends);
   },
   createEncoder: (options, sink) => new OpencodeEncoder(options, sink),
+  heldInput: OPENCODE_HELD_INPUT,
 });
 
 /**

@@ -189,3 +189,17 @@ export function sniffOpencode(record: JsonObject): Detection | undefined {
   }
   return undefined;
 }
+
+// One line of each common record (step start, text, step finish with tokens, a finished and a
+// failed tool call): the codec's held decoder reads them and keeps their events, whose hidden
+// classes then outlive a full GC between streams (createCodec; docs/performance.md, "Round
+// thirty-four"). The timestamps are past a small integer, as real ones are: a field's
+// representation is part of its hidden class.
+/** Those lines as one stream (the codec's `heldInput`): a sum of plain strings, so a bundle that
+ * does not use it drops it. */
+export const OPENCODE_HELD_INPUT =
+  '{"type":"step_start","timestamp":1767036059931,"sessionID":"ses_1","part":{"id":"prt_1","sessionID":"ses_1","messageID":"msg_1","type":"step-start","snapshot":"a"}}\n' +
+  '{"type":"text","timestamp":1767036059931,"sessionID":"ses_1","part":{"id":"prt_2","sessionID":"ses_1","messageID":"msg_1","type":"text","text":"a","time":{"start":1767036059931,"end":1767036059931}}}\n' +
+  '{"type":"step_finish","timestamp":1767036059931,"sessionID":"ses_1","part":{"id":"prt_3","sessionID":"ses_1","messageID":"msg_1","type":"step-finish","reason":"stop","snapshot":"a","cost":0.5,"tokens":{"input":1,"output":1,"reasoning":0,"cache":{"read":1,"write":0}}}}\n' +
+  '{"type":"tool_use","timestamp":1767036059931,"sessionID":"ses_1","part":{"id":"prt_4","sessionID":"ses_1","messageID":"msg_1","type":"tool","callID":"c1","tool":"bash","state":{"status":"completed","input":{"command":"a","description":"a"},"output":"a","title":"a","metadata":{"output":"a","exit":0,"description":"a"},"time":{"start":1767036059931,"end":1767036059931}}}}\n' +
+  '{"type":"tool_use","timestamp":1767036059931,"sessionID":"ses_1","part":{"id":"prt_5","sessionID":"ses_1","messageID":"msg_1","type":"tool","callID":"c2","tool":"bash","state":{"status":"error","input":{"command":"a","description":"a"},"error":"a","time":{"start":1767036059931,"end":1767036059931}}}}\n';
