@@ -253,19 +253,21 @@ export const CURSOR_PERMISSION_MODE_KEY = ',"permissionMode":"';
 /** The head of a `user` line of one text block, up to the opening quote of the text. */
 export const CURSOR_USER_HEAD = '{"type":"user","message":{"role":"user","content":[{"type":"text","text":';
 
-// One line of each common record (init, the prompt, thinking, text, a shell call started and
-// completed, the result): the codec's held decoder reads them and keeps their events, whose
-// hidden classes then outlive a full GC between streams (createCodec; docs/performance.md,
-// "Round thirty-four").
-/** Those lines as one stream (the codec's `heldInput`): a sum of plain strings, so a bundle that
- * does not use it drops it. */
+/**
+ * One line of each common record (init, the prompt, thinking, text, a shell call started and
+ * completed, the result) as one stream: the codec's `heldInput`, which its held decoder reads
+ * and whose events it keeps, so their hidden classes outlive a full GC between streams
+ * (createCodec; docs/performance.md, "Round thirty-four"). Times past a small integer, as real
+ * ones are (a field's representation is part of its hidden class); a sum of plain strings, so a
+ * bundle that does not use it drops it.
+ */
 export const CURSOR_HELD_INPUT =
   '{"type":"system","subtype":"init","apiKeySource":"login","cwd":"/w","session_id":"s1","model":"Auto","permissionMode":"default"}\n' +
   '{"type":"user","message":{"role":"user","content":[{"type":"text","text":"a"}]},"session_id":"s1"}\n' +
-  '{"type":"thinking","subtype":"delta","text":"a","session_id":"s1","timestamp_ms":1}\n' +
-  '{"type":"thinking","subtype":"completed","session_id":"s1","timestamp_ms":1}\n' +
-  '{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"a"}]},"session_id":"s1","model_call_id":"m","timestamp_ms":1}\n' +
-  '{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"\\"a"}]},"session_id":"s1","model_call_id":"m","timestamp_ms":1}\n' +
-  '{"type":"tool_call","subtype":"started","call_id":"t1","tool_call":{"shellToolCall":{"args":{"command":"a","workingDirectory":"/w","timeout":1,"toolCallId":"t1","simpleCommands":["a"],"isBackground":false},"description":"a"},"hookAdditionalContexts":[],"toolCallId":"t1","startedAtMs":"1"},"model_call_id":"m","session_id":"s1","timestamp_ms":1}\n' +
-  '{"type":"tool_call","subtype":"completed","call_id":"t1","tool_call":{"shellToolCall":{"args":{"command":"a","workingDirectory":"/w","timeout":1,"toolCallId":"t1","simpleCommands":["a"],"isBackground":false},"result":{"success":{"command":"a","workingDirectory":"/w","exitCode":0,"signal":"","stdout":"a","stderr":"","executionTime":1}},"description":"a"},"hookAdditionalContexts":[],"toolCallId":"t1","startedAtMs":"1","completedAtMs":"1"},"model_call_id":"m","session_id":"s1","timestamp_ms":1}\n' +
+  '{"type":"thinking","subtype":"delta","text":"a","session_id":"s1","timestamp_ms":1786540600505}\n' +
+  '{"type":"thinking","subtype":"completed","session_id":"s1","timestamp_ms":1786540600505}\n' +
+  '{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"a"}]},"session_id":"s1","model_call_id":"m","timestamp_ms":1786540600505}\n' +
+  '{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"\\"a"}]},"session_id":"s1","model_call_id":"m","timestamp_ms":1786540600505}\n' +
+  '{"type":"tool_call","subtype":"started","call_id":"t1","tool_call":{"shellToolCall":{"args":{"command":"a","workingDirectory":"/w","timeout":1,"toolCallId":"t1","simpleCommands":["a"],"isBackground":false},"description":"a"},"hookAdditionalContexts":[],"toolCallId":"t1","startedAtMs":"1"},"model_call_id":"m","session_id":"s1","timestamp_ms":1786540600505}\n' +
+  '{"type":"tool_call","subtype":"completed","call_id":"t1","tool_call":{"shellToolCall":{"args":{"command":"a","workingDirectory":"/w","timeout":1,"toolCallId":"t1","simpleCommands":["a"],"isBackground":false},"result":{"success":{"command":"a","workingDirectory":"/w","exitCode":0,"signal":"","stdout":"a","stderr":"","executionTime":1}},"description":"a"},"hookAdditionalContexts":[],"toolCallId":"t1","startedAtMs":"1","completedAtMs":"1"},"model_call_id":"m","session_id":"s1","timestamp_ms":1786540600505}\n' +
   '{"type":"result","subtype":"success","duration_ms":1,"duration_api_ms":1,"is_error":false,"result":"a","session_id":"s1","request_id":"r","usage":{"inputTokens":1,"outputTokens":1,"cacheReadTokens":1,"cacheWriteTokens":0}}\n';

@@ -190,13 +190,14 @@ export function sniffOpencode(record: JsonObject): Detection | undefined {
   return undefined;
 }
 
-// One line of each common record (step start, text, step finish with tokens, a finished and a
-// failed tool call): the codec's held decoder reads them and keeps their events, whose hidden
-// classes then outlive a full GC between streams (createCodec; docs/performance.md, "Round
-// thirty-four"). The timestamps are past a small integer, as real ones are: a field's
-// representation is part of its hidden class.
-/** Those lines as one stream (the codec's `heldInput`): a sum of plain strings, so a bundle that
- * does not use it drops it. */
+/**
+ * One line of each common record (step start, text, step finish with tokens, a finished and a
+ * failed tool call) as one stream: the codec's `heldInput`, which its held decoder reads and
+ * whose events it keeps, so their hidden classes outlive a full GC between streams (createCodec;
+ * docs/performance.md, "Round thirty-four"). Times past a small integer, as real ones are (a
+ * field's representation is part of its hidden class); a sum of plain strings, so a bundle that
+ * does not use it drops it.
+ */
 export const OPENCODE_HELD_INPUT =
   '{"type":"step_start","timestamp":1767036059931,"sessionID":"ses_1","part":{"id":"prt_1","sessionID":"ses_1","messageID":"msg_1","type":"step-start","snapshot":"a"}}\n' +
   '{"type":"text","timestamp":1767036059931,"sessionID":"ses_1","part":{"id":"prt_2","sessionID":"ses_1","messageID":"msg_1","type":"text","text":"a","time":{"start":1767036059931,"end":1767036059931}}}\n' +
