@@ -49,6 +49,17 @@ function msText(ms: number, field: string): string {
 }
 const ENV = ['session', 'ts'];
 
+// The events whose line is stamped with their time (`stampTs`, `timestamp_ms`); a run's start and
+// end, a user's message and the session's `init` carry none.
+const STAMPED: ReadonlySet<AgentEvent['type']> = new Set([
+  'reasoning.delta',
+  'text.delta',
+  'message.end',
+  'tool.start',
+  'tool.end',
+  'notice',
+]);
+
 // Fields each event type carries into Cursor records; the rest are `loss`es.
 const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
   'session.start': [...ENV, 'model', 'cwd', 'mode'],
@@ -258,14 +269,19 @@ export class CursorEncoder implements Encoder {
 
   /**
    * Refuses (as the write would, naming the same field) a call's time or a run's total JSON
-   * cannot hold, a run's duration so (the write would make it `null`), and a round's usage that
-   * would make its run's total so, before the thinking held is closed, a loss is said, a session
-   * id taken or the round's usage counted: a refused event leaves the writer as if it had never
-   * been given (test/fuzz/refusal.test.ts). A time or total the line would not write (a kept
-   * line's own, a derived event's) is not refused.
+   * cannot hold, a run's duration so (the write would make it `null`), a time its line is stamped
+   * with that is no finite number, and a round's usage that would make its run's total so, before
+   * the thinking held is closed, a loss is said, a session id taken or the round's usage counted:
+   * a refused event leaves the writer as if it had never been given (test/fuzz/refusal.test.ts).
+   * A time or total the line would not write (a kept line's own, a derived event's) is not
+   * refused.
    */
   private assertWritable(event: AgentEvent): void {
     if (event.provenance?.format === FORMAT && event.provenance.synthetic) return;
+    // Written as the line's `timestamp_ms` as it is (`null` for NaN, a string as a string).
+    const ts = event.ts;
+    if (ts !== undefined && !Number.isFinite(ts) && STAMPED.has(event.type))
+      assertFiniteNumber(ts, `${event.type}.ts`, FORMAT);
     switch (event.type) {
       case 'round.end':
         // Summed into the run's `result.usage` (`result`), where it would be refused.

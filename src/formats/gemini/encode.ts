@@ -5,6 +5,7 @@ import {
   assertCallWritable,
   assertEncodable,
   assertFieldsWritable,
+  assertFiniteNumber,
   isJsonObject,
   type JsonObject,
   jsonString,
@@ -670,12 +671,17 @@ export class GeminiEncoder implements Encoder {
 /**
  * Throws now what writing `event` would throw for a value JSON cannot hold (the free-form values
  * the writer writes as JSON: a call's arguments, a result or error it writes as JSON text, a
- * line of its own format's, a run's usage figures). Asked at the write's start, the refusal is
+ * line of its own format's, a run's usage figures) or a time no `timestamp` can hold. Asked at the write's start, the refusal is
  * the event's own: a check where the value is written came after the writer had flushed a held
  * error, counted the call or reported the event's losses (each report said once: a refused event
  * took a later one's report with it).
  */
 function assertWritable(event: AgentEvent): void {
+  // A time no record's `timestamp` can hold (NaN, an infinity; a string or other non-number from
+  // an untyped caller, which `iso` would write as `""` or an invalid date): refused for every
+  // event type, as the OpenCode and AG-UI writers refuse it.
+  const ts = event.ts;
+  if (ts !== undefined && !Number.isFinite(ts)) assertFiniteNumber(ts, `${event.type}.ts`, FORMAT);
   switch (event.type) {
     case 'tool.start':
     case 'tool.end':

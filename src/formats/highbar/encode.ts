@@ -3,6 +3,7 @@ import type { DiagnosticSink } from '../../diagnostics';
 import {
   assertArgsWritable,
   assertEncodable,
+  assertFiniteNumber,
   assertWireInteger,
   isJsonObject,
   type JsonObject,
@@ -312,7 +313,7 @@ function assertRecordWritable(w: Writer, event: AgentEvent): void {
     default:
       return;
   }
-  assertTime(event.ts, 'ts');
+  assertTime(event.ts, `${event.type}.ts`);
   assertEncodable(event.context, 'context', undefined, HIGHBAR);
 }
 
@@ -334,9 +335,12 @@ function assertHeldStartWritable(event: AgentEventOf<'tool.start'>): void {
 
 const KEPT_TIMES = ['ts', 'started_at', 'ended_at'] as const;
 
-/** What {@link time} throws for a time JSON cannot hold. */
-function assertTime(ms: number | undefined, key: 'ts' | 'started_at' | 'ended_at'): void {
-  if (ms !== undefined && !Number.isFinite(ms)) assertEncodable(ms, key, undefined, HIGHBAR);
+/**
+ * What {@link time} throws for a time that is no finite number: NaN or an infinity, or no number
+ * at all (a string from an untyped caller, which `pyFloat` would write as a bare `NaN`).
+ */
+function assertTime(ms: number | undefined, field: string): void {
+  if (ms !== undefined && !Number.isFinite(ms)) assertFiniteNumber(ms, field, HIGHBAR);
 }
 
 /** The `turn` record of a run's end (none for an end a stopped stream implied). */
@@ -423,7 +427,7 @@ function time(
   }
   const token = hints?.[key];
   if (token !== undefined && Number(token) * 1000 === ms) return token;
-  if (!Number.isFinite(ms)) assertEncodable(ms, key, undefined, 'highbar'); // throws
+  if (!Number.isFinite(ms)) assertFiniteNumber(ms, key, HIGHBAR); // throws
   // A record's times are mostly one value (ts = started_at = ended_at): print it once.
   if (!Object.is(ms, w[LAST_MS])) {
     w[LAST_MS] = ms;
