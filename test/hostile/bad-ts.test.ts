@@ -25,7 +25,7 @@ const BAD: ReadonlyArray<readonly [name: string, value: unknown, why: string]> =
 ];
 
 // What each writer is made with: numbered ids, JSONL framing, a fixed clock.
-function options(format: Format): EncodeOptions {
+function options(): EncodeOptions {
   let n = 0;
   return {
     onDiagnostic() {},
@@ -40,7 +40,7 @@ function writer(format: Format): (events: readonly AgentEvent[]) => RefusedWrite
   return (events) => {
     const written = writeNotingLosses(
       (onDiagnostic: (d: Diagnostic) => void) =>
-        codecFor(format)!.createEncoder({ ...options(format), onDiagnostic }),
+        codecFor(format)!.createEncoder({ ...options(), onDiagnostic }),
       events,
     );
     return { ...written, losses: written.losses.map(([, d]) => d.message) };
@@ -113,7 +113,7 @@ const OWN: Array<[Format, () => string, AgentEvent['type'][]]> = [
     () => readFileSync(join(FIXTURES, 'highbar/mixed.jsonl'), 'utf8'),
     ['session.start', 'tool.start', 'tool.end', 'run.end'],
   ],
-  ['ai-sdk', () => codecFor('ai-sdk')!.stringify(HEP, options('ai-sdk')), ['session.start', 'tool.output']],
+  ['ai-sdk', () => codecFor('ai-sdk')!.stringify(HEP, options()), ['session.start', 'tool.output']],
 ];
 
 describe('a ts that is no finite number edited into an event of its own format is refused where its line writes it', () => {
