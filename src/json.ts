@@ -770,6 +770,16 @@ export function assertFiniteNumber(n: unknown, field: string, format?: Format): 
     throw unencodable(`${field}: ${n} is not a finite number; JSON cannot hold it`, format);
 }
 
+/**
+ * Refuses an event whose `ts` is no finite number (NaN or an infinity, `null` in JSON; or no number
+ * at all, from an untyped caller), naming `<type>.ts`: what a writer whose records carry the time
+ * asks before anything is written, held or said for the event.
+ */
+export function assertTimeWritable(event: AgentEvent, format: Format): void {
+  const ts = event.ts;
+  if (ts !== undefined && !Number.isFinite(ts)) assertFiniteNumber(ts, `${event.type}.ts`, format);
+}
+
 // The digits of 0…99, and of 0…99 as two digits (a leading zero).
 const UNDER_100: readonly string[] = /* @__PURE__ */ Array.from({ length: 100 }, (_, i) => String(i));
 const TWO_DIGITS: readonly string[] = /* @__PURE__ */ Array.from({ length: 100 }, (_, i) =>

@@ -17,7 +17,7 @@ import { frameEach, frameJson, type JsonFraming } from '../../framing/json-strea
 import { decisionAllows } from '../../guards';
 import {
   assertEncodable,
-  assertFiniteNumber,
+  assertTimeWritable,
   contentPartsText,
   encodeJson,
   isFlatOfPrimitives,
@@ -481,7 +481,7 @@ function openDelta(w: Writer, event: AgentEventOf<'text.delta'>): string | undef
  * before it, read first (the round it reads in is theirs), are taken back.
  */
 function own(w: Writer, event: AgentEvent, template: JsonObject, hints: AguiHints): string {
-  assertTimeWritable(event);
+  assertTimeWritable(event, FORMAT);
   const before = hints.before;
   if (before === undefined) return ownLine(w, event, template, hints);
   // (Only an event carrying records, a run's end that closed steps, has steps to take back.)
@@ -603,18 +603,6 @@ function framedGeneral(
     w[FRAMING] = was;
     throw error;
   }
-}
-
-/**
- * A `ts` no record's `timestamp` can hold, refused with its event before anything is written or
- * changed for it (`<type>.ts`), as the OpenCode writer refuses it: NaN or ±Infinity (`null` in
- * JSON), or no number at all (a string, an object, a BigInt, `null`: from an untyped caller), which
- * the records would leave out, or a kept record write as it is. Every event's write checks it
- * first ({@link own}, {@link assertForeignWritable}).
- */
-function assertTimeWritable(event: AgentEvent): void {
-  const ts = event.ts;
-  if (ts !== undefined && !Number.isFinite(ts)) assertFiniteNumber(ts, `${event.type}.ts`, FORMAT);
 }
 
 /**
@@ -1026,7 +1014,7 @@ function foreign(w: Writer, event: AgentEvent): string {
 function assertForeignWritable(w: Writer, event: AgentEvent, waits: boolean): void {
   // Every record of the event carries its time (`timestamp`), a waiting one's too once its run
   // starts.
-  assertTimeWritable(event);
+  assertTimeWritable(event, FORMAT);
   if (waits) assertCarriable(event, FORMAT);
   switch (event.type) {
     case 'tool.start': {

@@ -18,6 +18,7 @@ import { decisionAllows } from '../../guards';
 import {
   assertEncodable,
   assertFiniteNumber,
+  assertTimeWritable,
   isJsonObject,
   type JsonObject,
   jsonString,
@@ -275,8 +276,7 @@ function newId(w: Writer): string {
 function writeEvent(w: Writer, event: AgentEvent): string {
   // A time a data part would write as it is (a string from an untyped caller; NaN as `null`), or
   // a kept part drop: refused first, for every event type, as the AG-UI writer refuses it.
-  const ts = event.ts;
-  if (ts !== undefined && !Number.isFinite(ts)) assertFiniteNumber(ts, `${event.type}.ts`, FORMAT);
+  assertTimeWritable(event, FORMAT);
   if (AISDK_WRITER_SHORTCUTS.enabled && event.type === 'text.delta') {
     const text = openDelta(w, event);
     if (text !== undefined) return afterHeld(w[EARLY], text);

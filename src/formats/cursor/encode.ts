@@ -6,6 +6,7 @@ import {
   assertEncodable,
   assertEndWritable,
   assertFiniteNumber,
+  assertTimeWritable,
   encodeJson,
   isJsonObject,
   type JsonObject,
@@ -279,9 +280,8 @@ export class CursorEncoder implements Encoder {
   private assertWritable(event: AgentEvent): void {
     if (event.provenance?.format === FORMAT && event.provenance.synthetic) return;
     // Written as the line's `timestamp_ms` as it is (`null` for NaN, a string as a string).
-    const ts = event.ts;
-    if (ts !== undefined && !Number.isFinite(ts) && STAMPED.has(event.type))
-      assertFiniteNumber(ts, `${event.type}.ts`, FORMAT);
+    // (The type's lookup only for a time that fails: most events have a finite one.)
+    if (!Number.isFinite(event.ts ?? 0) && STAMPED.has(event.type)) assertTimeWritable(event, FORMAT);
     switch (event.type) {
       case 'round.end':
         // Summed into the run's `result.usage` (`result`), where it would be refused.

@@ -5,7 +5,7 @@ import {
   assertCallWritable,
   assertEncodable,
   assertFieldsWritable,
-  assertFiniteNumber,
+  assertTimeWritable,
   isJsonObject,
   type JsonObject,
   jsonString,
@@ -680,8 +680,7 @@ function assertWritable(event: AgentEvent): void {
   // A time no record's `timestamp` can hold (NaN, an infinity; a string or other non-number from
   // an untyped caller, which `iso` would write as `""` or an invalid date): refused for every
   // event type, as the OpenCode and AG-UI writers refuse it.
-  const ts = event.ts;
-  if (ts !== undefined && !Number.isFinite(ts)) assertFiniteNumber(ts, `${event.type}.ts`, FORMAT);
+  assertTimeWritable(event, FORMAT);
   switch (event.type) {
     case 'tool.start':
     case 'tool.end':

@@ -4,6 +4,7 @@ import {
   assertArgsWritable,
   assertEncodable,
   assertFiniteNumber,
+  assertTimeWritable,
   holdsNonFinite,
   isJsonObject,
   type JsonObject,
@@ -367,8 +368,7 @@ export class OpencodeEncoder implements Encoder {
     // record's `timestamp` (a text part's `time`) as `null`: refused first, for every event type,
     // before anything is written, held or said for the event (a delta waits for its part, a
     // call's start for its end).
-    const ts = event.ts;
-    if (ts !== undefined && !Number.isFinite(ts)) assertFiniteNumber(ts, `${event.type}.ts`, FORMAT);
+    assertTimeWritable(event, FORMAT);
     // A call is written at its end: arguments JSON cannot hold are refused now, as the start's
     // own refusal, not at the end's write, which they would take down with them.
     assertArgsWritable(event, FORMAT);
