@@ -224,7 +224,8 @@ type Writer = [
   heldLanes: Map<string, string>,
   // The clock's time for the records of this write that have no `ts` (read once, up front: see
   // `write`), undefined until read.
-  now: number | undefined, // The ms quoted before `lastMs`, and it quoted: a write can carry two times (an event's `ts`
+  now: number | undefined,
+  // The ms quoted before `lastMs`, and it quoted: a write can carry two times (an event's `ts`
   // and the clock's for a held record without one), each formatted once (`quotedAt`).
   prevMs: number,
   prevMsQuoted: string,
