@@ -357,7 +357,12 @@ export function setOwn(obj: JsonObject, key: string, value: unknown): void {
   } else obj[key] = value;
 }
 
-function unencodable(message: string, format: Format | undefined): AgentwireError {
+/**
+ * The error a writer throws for what it cannot write: an {@link AgentwireError} (`unencodable`,
+ * severity `error`) with `message`, and `format` when given. One builder, so every refusal carries
+ * the same fields.
+ */
+export function unencodable(message: string, format: Format | undefined): AgentwireError {
   const d: Diagnostic = { code: 'unencodable', severity: 'error', message };
   if (format !== undefined) d.format = format;
   return new AgentwireError(d);

@@ -1,6 +1,6 @@
 import { ownString } from '../../bounded';
 import type { EncodeOptions, Encoder } from '../../codec';
-import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
+import type { DiagnosticSink } from '../../diagnostics';
 import {
   assertArgsWritable,
   assertEncodable,
@@ -11,6 +11,7 @@ import {
   jsonText,
   parsedRawIfSame,
   rawIfSame,
+  unencodable,
 } from '../../json';
 import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, PlanItem, Usage } from '../../model';
@@ -1256,12 +1257,10 @@ function uncountedKey(total: CodexUsageTotal): (typeof CODEX_USAGE_KEYS)[number]
 function assertCodexCounts(total: CodexUsageTotal): void {
   const key = uncountedKey(total);
   if (key === undefined) return;
-  throw new AgentwireError({
-    code: 'unencodable',
-    severity: 'error',
-    format: FORMAT,
-    message: `run.end.usage: the thread's ${key} would be ${total[CODEX_USAGE_FIELDS[key]]}, and Codex counts tokens in non-negative integers`,
-  });
+  throw unencodable(
+    `run.end.usage: the thread's ${key} would be ${total[CODEX_USAGE_FIELDS[key]]}, and Codex counts tokens in non-negative integers`,
+    FORMAT,
+  );
 }
 
 function usageText(total: CodexUsageTotal, extra: JsonObject | undefined): string {

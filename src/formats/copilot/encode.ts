@@ -1,5 +1,5 @@
 import type { EncodeOptions, Encoder } from '../../codec';
-import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
+import type { DiagnosticSink } from '../../diagnostics';
 import { decisionAllows, str } from '../../guards';
 import { newUuidRun, nextUuid, type UuidRun } from '../../ids';
 import { type IsoWriteClock, newIsoWriteClock, parseTimestamp, writeIsoAt } from '../../iso';
@@ -16,6 +16,7 @@ import {
   rawIfSame,
   sameJson,
   setOwn,
+  unencodable,
 } from '../../json';
 import { isStableJson, sameAsKept } from '../../kept';
 import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
@@ -999,13 +1000,7 @@ function clockTime(w: Writer): number {
 function timestampOf(w: Writer, ts: number | undefined): string {
   const ms = ts ?? clockTime(w);
   const text = writeIsoAt(w[ISO], ms);
-  if (text === '')
-    throw new AgentwireError({
-      code: 'unencodable',
-      severity: 'error',
-      message: `ts: ${ms} is no time a timestamp can hold`,
-      format: FORMAT,
-    });
+  if (text === '') throw unencodable(`ts: ${ms} is no time a timestamp can hold`, FORMAT);
   return text;
 }
 

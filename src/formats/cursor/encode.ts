@@ -1,6 +1,6 @@
 import { ownString } from '../../bounded';
 import type { EncodeOptions, Encoder } from '../../codec';
-import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
+import type { DiagnosticSink } from '../../diagnostics';
 import {
   assertArgsWritable,
   assertEncodable,
@@ -12,6 +12,7 @@ import {
   type JsonObject,
   rawIfSame,
   sameJson,
+  unencodable,
 } from '../../json';
 import { isStableJson, keptRecord, sameAsKept } from '../../kept';
 import { LossReporter } from '../../loss';
@@ -834,12 +835,7 @@ export class CursorEncoder implements Encoder {
       text = JSON.stringify(record);
     } catch (error) {
       assertEncodable(record, 'record', undefined, FORMAT);
-      throw new AgentwireError({
-        code: 'unencodable',
-        severity: 'error',
-        message: `record: ${error instanceof Error ? error.message : String(error)}`,
-        format: FORMAT,
-      });
+      throw unencodable(`record: ${error instanceof Error ? error.message : String(error)}`, FORMAT);
     }
     return `${hints === undefined ? text : rawIfSame(hints.raw, text)}\n`;
   }

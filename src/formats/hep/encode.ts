@@ -1,6 +1,6 @@
 import { boundSummary, boundText } from '../../bounds';
 import type { EncodeOptions, Encoder } from '../../codec';
-import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
+import type { DiagnosticSink } from '../../diagnostics';
 import {
   assertEncodable,
   assertFiniteNumber,
@@ -12,6 +12,7 @@ import {
   jsonString,
   jsonText,
   rawIfSame,
+  unencodable,
 } from '../../json';
 import { checkLoss, type LossState, newLoss, reportForeignRecord, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
@@ -112,12 +113,7 @@ function defaultId(): string {
 
 function str(value: unknown, field: string): string {
   if (typeof value !== 'string') {
-    throw new AgentwireError({
-      code: 'unencodable',
-      severity: 'error',
-      message: `${field}: expected a string, got ${value === null ? 'null' : typeof value}`,
-      format: 'hep',
-    });
+    throw unencodable(`${field}: expected a string, got ${value === null ? 'null' : typeof value}`, 'hep');
   }
   return jsonString(value);
 }

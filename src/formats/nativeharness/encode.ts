@@ -1,5 +1,5 @@
 import type { EncodeOptions, Encoder } from '../../codec';
-import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
+import type { DiagnosticSink } from '../../diagnostics';
 import { formatSseJsonEvent } from '../../framing/sse';
 import {
   assertCallWritable,
@@ -12,6 +12,7 @@ import {
   jsonString,
   jsonText,
   sameJson,
+  unencodable,
 } from '../../json';
 import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
@@ -78,7 +79,7 @@ function defaultId(): string {
 }
 
 function fail(message: string): never {
-  throw new AgentwireError({ code: 'unencodable', severity: 'error', message, format: FORMAT });
+  throw unencodable(message, FORMAT);
 }
 
 function str(value: unknown, field: string): string {

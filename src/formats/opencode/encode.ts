@@ -1,5 +1,5 @@
 import type { EncodeOptions, Encoder } from '../../codec';
-import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
+import type { DiagnosticSink } from '../../diagnostics';
 import {
   assertArgsWritable,
   assertEncodable,
@@ -9,6 +9,7 @@ import {
   isJsonObject,
   type JsonObject,
   rawIfSame,
+  unencodable,
   walkEncodable,
 } from '../../json';
 import { isStableJson, keptRecord, sameAsKept } from '../../kept';
@@ -1055,12 +1056,7 @@ export class OpencodeEncoder implements Encoder {
       text = JSON.stringify(record);
     } catch (error) {
       assertEncodable(record, 'record', undefined, FORMAT);
-      throw new AgentwireError({
-        code: 'unencodable',
-        severity: 'error',
-        message: `record: ${error instanceof Error ? error.message : String(error)}`,
-        format: FORMAT,
-      });
+      throw unencodable(`record: ${error instanceof Error ? error.message : String(error)}`, FORMAT);
     }
     if (hints === undefined) return text + this.eol;
     const line = rawIfSame(hints.raw, text);
