@@ -32,7 +32,11 @@ test('unencodable: the fields a hand-built refusal had, format only when given',
     message: 'm',
     format: 'codex',
   });
-  expect(unencodable('m', undefined).diagnostic).toStrictEqual({ code: 'unencodable', severity: 'error', message: 'm' });
+  expect(unencodable('m', undefined).diagnostic).toStrictEqual({
+    code: 'unencodable',
+    severity: 'error',
+    message: 'm',
+  });
   expect(unencodable('m', undefined).message).toBe('m');
 });
 
