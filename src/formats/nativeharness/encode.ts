@@ -155,8 +155,7 @@ function hopText(w: Writer): string {
 
 function num(value: number, field: string): string {
   if (typeof value === 'bigint') fail(`${field}: a BigInt (${String(value)}n), not a number`);
-  if (typeof value !== 'number' || !Number.isFinite(value))
-    fail(`${field}: ${String(value)} is not a finite number`);
+  if (!Number.isFinite(value)) fail(`${field}: ${String(value)} is not a finite number`);
   // JSON.stringify spells a finite number as String does, without the number-to-string cache.
   return JSON.stringify(value);
 }

@@ -491,7 +491,7 @@ export class OpencodeEncoder implements Encoder {
     const times = this.times;
     if (times !== undefined && this.timeAt < times.length) return times[this.timeAt++]!;
     const t = this.clock();
-    if (typeof t !== 'number' || !Number.isFinite(t)) assertFiniteNumber(t, 'clock()', FORMAT);
+    if (!Number.isFinite(t)) assertFiniteNumber(t, 'clock()', FORMAT);
     return t;
   }
 
