@@ -4,6 +4,7 @@ import type { DiagnosticSink } from '../../diagnostics';
 import {
   assertArgsWritable,
   assertEncodable,
+  assertStringsWritable,
   encodeJsonText,
   isJsonObject,
   type JsonObject,
@@ -11,6 +12,7 @@ import {
   jsonText,
   parsedRawIfSame,
   rawIfSame,
+  type StringFields,
   unencodable,
 } from '../../json';
 import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
@@ -204,6 +206,18 @@ export function createCodexEncoder(options: CodexEncodeOptions, sink: Diagnostic
  * GC and compiled again inside the next run (docs/performance.md, "Codex writer and decoder,
  * round twenty").
  */
+/**
+ * The string fields this writer reads as text (a length, a slice, an escape), refused first when
+ * they hold anything else ({@link assertStringsWritable}): a caller building events by hand from
+ * JSON may send a number, null, an object or an array, which threw a `TypeError` mid-write.
+ */
+const TEXT_FIELDS: StringFields = {
+  'tool.start': ['call'],
+  'tool.output': ['text'],
+  'round.end': ['message'],
+  'run.end': ['answer'],
+};
+
 class CodexEncoder implements Encoder {
   declare readonly 0: Writer;
 
@@ -212,6 +226,7 @@ class CodexEncoder implements Encoder {
   }
 
   write(event: AgentEvent): string {
+    assertStringsWritable(event, TEXT_FIELDS, FORMAT);
     return writeEvent(this[0], event);
   }
 

@@ -7,6 +7,7 @@ import {
   assertArgsWritable,
   assertEncodable,
   assertFiniteNumber,
+  assertStringsWritable,
   encodeJson,
   encodeJsonText,
   isJsonObject,
@@ -14,6 +15,7 @@ import {
   jsonString,
   jsonText,
   rawIfSame,
+  type StringFields,
   sameJson,
   setOwn,
   unencodable,
@@ -355,6 +357,16 @@ export const COPILOT_SPAN_INLINE: { enabled: boolean } = { enabled: true };
  * (a literal made once per encoder had a hidden class a full GC freed; a closure per encoder is
  * a new call target each time: docs/performance.md, "Copilot writer, round seven").
  */
+/**
+ * The string fields this writer reads as text (a length, a slice, an escape), refused first when
+ * they hold anything else ({@link assertStringsWritable}): a caller building events by hand from
+ * JSON may send a number, null, an object or an array, which threw a `TypeError` mid-write.
+ */
+const TEXT_FIELDS: StringFields = {
+  'text.delta': ['text'],
+  'reasoning.delta': ['text'],
+};
+
 export class CopilotEncoder implements Encoder {
   declare private readonly 0: Writer;
 
@@ -369,6 +381,7 @@ export class CopilotEncoder implements Encoder {
   /** The lines of one event. */
   write(event: AgentEvent): string {
     const w = this[0];
+    assertStringsWritable(event, TEXT_FIELDS, FORMAT);
     // A time no timestamp can hold is refused with its event, before anything is held for it: a
     // message held to its end would take its `ts` to the stream's end, and be refused there
     // (found by test/fuzz/structured.test.ts). The last time written is known good. A time is

@@ -6,11 +6,13 @@ import {
   assertEncodable,
   assertEndWritable,
   assertFiniteNumber,
+  assertStringsWritable,
   assertTimeWritable,
   encodeJson,
   isJsonObject,
   type JsonObject,
   rawIfSame,
+  type StringFields,
   sameJson,
   unencodable,
 } from '../../json';
@@ -235,6 +237,16 @@ function textMessage(role: string, text: string, t: JsonObject | undefined): Jso
  * payload key comes from its name (`shell` → `shellToolCall`) or kind, `run.end` is a `result`
  * whose `result` is the run's text.
  */
+/**
+ * The string fields this writer reads as text (a length, a slice, an escape), refused first when
+ * they hold anything else ({@link assertStringsWritable}): a caller building events by hand from
+ * JSON may send a number, null, an object or an array, which threw a `TypeError` mid-write.
+ */
+const TEXT_FIELDS: StringFields = {
+  'text.delta': ['text'],
+  'tool.end': ['call'],
+};
+
 export class CursorEncoder implements Encoder {
   private readonly loss: LossReporter;
   private readonly idSource: () => string;
@@ -262,6 +274,7 @@ export class CursorEncoder implements Encoder {
     // call's end refused only in its line would take the thinking it closes down.
     assertArgsWritable(event, FORMAT);
     assertEndWritable(event, FORMAT);
+    assertStringsWritable(event, TEXT_FIELDS, FORMAT);
     this.assertWritable(event);
     spanBefore(this.span, this.loss.state, event, FORMAT);
     const text = this.writeEvent(event);

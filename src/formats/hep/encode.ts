@@ -4,6 +4,7 @@ import type { DiagnosticSink } from '../../diagnostics';
 import {
   assertEncodable,
   assertFiniteNumber,
+  assertStringsWritable,
   assertWireInteger,
   formatDouble,
   formatInteger,
@@ -12,6 +13,7 @@ import {
   jsonString,
   jsonText,
   rawIfSame,
+  type StringFields,
   unencodable,
 } from '../../json';
 import { checkLoss, type LossState, newLoss, reportForeignRecord, reportLoss } from '../../loss';
@@ -240,6 +242,16 @@ export function createHepEncoder(options: HepEncodeOptions, sink: DiagnosticSink
  * `{write, end}` of closures made per encoder had a hidden class the GC freed with the last
  * encoder, and took the caller's loop with it (docs/performance.md, "HEP writer, round eighteen").
  */
+/**
+ * The string fields this writer reads as text (a length, a slice, an escape), refused first when
+ * they hold anything else ({@link assertStringsWritable}): a caller building events by hand from
+ * JSON may send a number, null, an object or an array, which threw a `TypeError` mid-write.
+ */
+const TEXT_FIELDS: StringFields = {
+  'tool.output': ['text'],
+  'tool.end': ['text'],
+};
+
 class HepEncoder implements Encoder {
   declare readonly 0: Writer;
 
@@ -250,6 +262,7 @@ class HepEncoder implements Encoder {
   write(event: AgentEvent): string {
     const w = this[0];
     assertNumbersWritable(w, event);
+    assertStringsWritable(event, TEXT_FIELDS, 'hep');
     return w[HELD_ERROR] === undefined ? writeEvent(w, event) : afterHeldError(w, event);
   }
 

@@ -4,11 +4,13 @@ import {
   assertArgsWritable,
   assertEncodable,
   assertFiniteNumber,
+  assertStringsWritable,
   assertTimeWritable,
   holdsNonFinite,
   isJsonObject,
   type JsonObject,
   rawIfSame,
+  type StringFields,
   unencodable,
   walkEncodable,
 } from '../../json';
@@ -322,6 +324,16 @@ function template(hints: OpencodeHints | undefined): JsonObject | undefined {
  * finished call), text deltas of a step become one `text` part, a step_start is written before a
  * step's first part, `run.end` is `done` (after an `error` record when it failed).
  */
+/**
+ * The string fields this writer reads as text (a length, a slice, an escape), refused first when
+ * they hold anything else ({@link assertStringsWritable}): a caller building events by hand from
+ * JSON may send a number, null, an object or an array, which threw a `TypeError` mid-write.
+ */
+const TEXT_FIELDS: StringFields = {
+  'text.delta': ['text'],
+  'reasoning.delta': ['text'],
+};
+
 export class OpencodeEncoder implements Encoder {
   private readonly loss: LossReporter;
   private readonly clock: () => number;
@@ -370,6 +382,7 @@ export class OpencodeEncoder implements Encoder {
     // before anything is written, held or said for the event (a delta waits for its part, a
     // call's start for its end).
     assertTimeWritable(event, FORMAT);
+    assertStringsWritable(event, TEXT_FIELDS, FORMAT);
     // A call is written at its end: arguments JSON cannot hold are refused now, as the start's
     // own refusal, not at the end's write, which they would take down with them.
     assertArgsWritable(event, FORMAT);
