@@ -1,28 +1,16 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import { isAgentwireError } from '../../src/diagnostics';
 import { nhSseRetry } from '../../src/formats/nativeharness/wire';
 import { formatSseEvent } from '../../src/framing/sse';
 import { unencodable } from '../../src/json';
+import { sourcesWhere } from './source-files';
 
 // A writer's refusal is built by one function (src/json.ts `unencodable`), so every refusal carries
 // the same fields: `code`, `severity`, `message` and, when the writer names it, `format`.
-const root = join(__dirname, '../..');
-
-function files(dir: string): string[] {
-  return readdirSync(dir).flatMap((f) => {
-    const p = join(dir, f);
-    return statSync(p).isDirectory() ? files(p) : p.endsWith('.ts') ? [p] : [];
-  });
-}
 
 test("no source builds an 'unencodable' error by hand outside src/json.ts", () => {
-  const found = files(join(root, 'src'))
-    .filter((p) => !p.endsWith(join('src', 'json.ts')))
-    .filter((p) => readFileSync(p, 'utf8').includes("code: 'unencodable'"))
-    .map((p) => p.slice(root.length + 1));
-  expect(found).toEqual([]);
+  const found = sourcesWhere((text) => text.includes("code: 'unencodable'"));
+  expect(found.filter((p) => p !== 'src/json.ts')).toEqual([]);
 });
 
 test('unencodable: the fields a hand-built refusal had, format only when given', () => {
