@@ -264,14 +264,6 @@ export function createAmpEncoder(options: AmpEncodeOptions, sink: DiagnosticSink
 }
 
 /**
- * The encoder: the writer's state in its element 0, `write` and `end` on the prototype. With no
- * named property of its own, every encoder has the class's initial hidden class, which the class
- * holds: a caller's loop optimised around one encoder's `write` keeps its code at the next
- * encoder and across a full GC (a literal `{w, write, end}` made once per encoder had a hidden
- * class the GC freed between encoders; a closure per encoder is a new call target each time:
- * docs/performance.md, "Amp writer, round six" and "round seven").
- */
-/**
  * The string fields this writer reads as text (a length, a slice, an escape), refused first when
  * they hold anything else ({@link assertStringsWritable}): a caller building events by hand from
  * JSON may send a number, null, an object or an array, which threw a `TypeError` mid-write.
@@ -283,6 +275,14 @@ const TEXT_FIELDS: StringFields = {
   'run.end': ['reason'],
 };
 
+/**
+ * The encoder: the writer's state in its element 0, `write` and `end` on the prototype. With no
+ * named property of its own, every encoder has the class's initial hidden class, which the class
+ * holds: a caller's loop optimised around one encoder's `write` keeps its code at the next
+ * encoder and across a full GC (a literal `{w, write, end}` made once per encoder had a hidden
+ * class the GC freed between encoders; a closure per encoder is a new call target each time:
+ * docs/performance.md, "Amp writer, round six" and "round seven").
+ */
 class AmpEncoder implements Encoder {
   declare readonly 0: Writer;
 

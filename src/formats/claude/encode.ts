@@ -1082,16 +1082,6 @@ function groupRecord(group: Group, copy: boolean): JsonObject | undefined {
 }
 
 /**
- * The Claude Code stream-json writer. Events decoded from a Claude stream are put back line by
- * line as written (byte for byte) while they still say what they said, and patched into their
- * record where they do not. Events from anywhere else are written as a stream a Claude consumer
- * accepts: `system/init` first (again before each later run), one `assistant` line per content
- * block repeating its message's id and usage, the tool results in `user` lines after them, one
- * `result` per run; what Claude has no record for is reported as a `loss`. A main-agent message
- * is held until its round ends (its usage is known then): its lines and what followed them come
- * out together.
- */
-/**
  * The string fields this writer reads as text (a length, a slice, an escape), refused first when
  * they hold anything else ({@link assertStringsWritable}): a caller building events by hand from
  * JSON may send a number, null, an object or an array, which threw a `TypeError` mid-write.
@@ -1103,6 +1093,16 @@ const TEXT_FIELDS: StringFields = {
   'tool.output': ['text'],
 };
 
+/**
+ * The Claude Code stream-json writer. Events decoded from a Claude stream are put back line by
+ * line as written (byte for byte) while they still say what they said, and patched into their
+ * record where they do not. Events from anywhere else are written as a stream a Claude consumer
+ * accepts: `system/init` first (again before each later run), one `assistant` line per content
+ * block repeating its message's id and usage, the tool results in `user` lines after them, one
+ * `result` per run; what Claude has no record for is reported as a `loss`. A main-agent message
+ * is held until its round ends (its usage is known then): its lines and what followed them come
+ * out together.
+ */
 export class ClaudeEncoder implements Encoder {
   private readonly options: ClaudeEncodeOptions;
   private readonly loss: LossReporter;

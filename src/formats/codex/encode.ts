@@ -200,13 +200,6 @@ export function createCodexEncoder(options: CodexEncodeOptions, sink: Diagnostic
 }
 
 /**
- * The encoder: the writer's state in its element 0, `write` and `end` on the prototype (the Amp
- * writer's shape). A literal of two closures per encoder gave a caller's loop a new `write` call
- * target with every encoder, and the code that inlined the last one was marked at the next full
- * GC and compiled again inside the next run (docs/performance.md, "Codex writer and decoder,
- * round twenty").
- */
-/**
  * The string fields this writer reads as text (a length, a slice, an escape), refused first when
  * they hold anything else ({@link assertStringsWritable}): a caller building events by hand from
  * JSON may send a number, null, an object or an array, which threw a `TypeError` mid-write.
@@ -218,6 +211,13 @@ const TEXT_FIELDS: StringFields = {
   'run.end': ['answer'],
 };
 
+/**
+ * The encoder: the writer's state in its element 0, `write` and `end` on the prototype (the Amp
+ * writer's shape). A literal of two closures per encoder gave a caller's loop a new `write` call
+ * target with every encoder, and the code that inlined the last one was marked at the next full
+ * GC and compiled again inside the next run (docs/performance.md, "Codex writer and decoder,
+ * round twenty").
+ */
 class CodexEncoder implements Encoder {
   declare readonly 0: Writer;
 

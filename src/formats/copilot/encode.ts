@@ -350,14 +350,6 @@ export function createCopilotEncoder(
 export const COPILOT_SPAN_INLINE: { enabled: boolean } = { enabled: true };
 
 /**
- * The encoder ({@link createCopilotEncoder}; the writer-template test builds it): the writer's
- * state in its element 0, `write` and `end` on the prototype. With no named property of its own,
- * every encoder has the class's initial hidden class, which the class holds: a caller's loop
- * optimised around one encoder's `write` keeps its code at the next encoder and across a full GC
- * (a literal made once per encoder had a hidden class a full GC freed; a closure per encoder is
- * a new call target each time: docs/performance.md, "Copilot writer, round seven").
- */
-/**
  * The string fields this writer reads as text (a length, a slice, an escape), refused first when
  * they hold anything else ({@link assertStringsWritable}): a caller building events by hand from
  * JSON may send a number, null, an object or an array, which threw a `TypeError` mid-write.
@@ -367,6 +359,14 @@ const TEXT_FIELDS: StringFields = {
   'reasoning.delta': ['text'],
 };
 
+/**
+ * The encoder ({@link createCopilotEncoder}; the writer-template test builds it): the writer's
+ * state in its element 0, `write` and `end` on the prototype. With no named property of its own,
+ * every encoder has the class's initial hidden class, which the class holds: a caller's loop
+ * optimised around one encoder's `write` keeps its code at the next encoder and across a full GC
+ * (a literal made once per encoder had a hidden class a full GC freed; a closure per encoder is
+ * a new call target each time: docs/performance.md, "Copilot writer, round seven").
+ */
 export class CopilotEncoder implements Encoder {
   declare private readonly 0: Writer;
 

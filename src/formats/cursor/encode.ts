@@ -229,15 +229,6 @@ function textMessage(role: string, text: string, t: JsonObject | undefined): Jso
 }
 
 /**
- * The Cursor writer: canonical events → `cursor-agent --output-format stream-json` lines
- * (`JSON.stringify` of each record, in Cursor's key order). A line the decoder read is rebuilt
- * from its kept record with the event's fields put back (the tool payload key, `startedAtMs` as a
- * string) and written as it came while it says the same (`rawIfSame`). Events from another
- * format get Cursor's shapes: reasoning deltas are closed by a `thinking/completed`, a call's
- * payload key comes from its name (`shell` → `shellToolCall`) or kind, `run.end` is a `result`
- * whose `result` is the run's text.
- */
-/**
  * The string fields this writer reads as text (a length, a slice, an escape), refused first when
  * they hold anything else ({@link assertStringsWritable}): a caller building events by hand from
  * JSON may send a number, null, an object or an array, which threw a `TypeError` mid-write.
@@ -247,6 +238,15 @@ const TEXT_FIELDS: StringFields = {
   'tool.end': ['call'],
 };
 
+/**
+ * The Cursor writer: canonical events → `cursor-agent --output-format stream-json` lines
+ * (`JSON.stringify` of each record, in Cursor's key order). A line the decoder read is rebuilt
+ * from its kept record with the event's fields put back (the tool payload key, `startedAtMs` as a
+ * string) and written as it came while it says the same (`rawIfSame`). Events from another
+ * format get Cursor's shapes: reasoning deltas are closed by a `thinking/completed`, a call's
+ * payload key comes from its name (`shell` → `shellToolCall`) or kind, `run.end` is a `result`
+ * whose `result` is the run's text.
+ */
 export class CursorEncoder implements Encoder {
   private readonly loss: LossReporter;
   private readonly idSource: () => string;

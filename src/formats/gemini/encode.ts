@@ -146,6 +146,15 @@ function defaultId(): string {
 }
 
 /**
+ * The string fields this writer reads as text (a length, a slice, an escape), refused first when
+ * they hold anything else ({@link assertStringsWritable}): a caller building events by hand from
+ * JSON may send a number, null, an object or an array, which threw a `TypeError` mid-write.
+ */
+const TEXT_FIELDS: StringFields = {
+  'tool.end': ['text'],
+};
+
+/**
  * The Gemini CLI stream-json writer: canonical events → records as Gemini CLI writes them
  * (`JSON.stringify` of the emit sites' object literals, `timestamp` first after `type`). A line
  * the Gemini decoder read comes back as written while its events say what they said.
@@ -158,15 +167,6 @@ function defaultId(): string {
  * CLI's cancellation error when it was cancelled; `stats` from its usage). A run that ended
  * `incomplete` writes no `result`: Gemini's way to say it.
  */
-/**
- * The string fields this writer reads as text (a length, a slice, an escape), refused first when
- * they hold anything else ({@link assertStringsWritable}): a caller building events by hand from
- * JSON may send a number, null, an object or an array, which threw a `TypeError` mid-write.
- */
-const TEXT_FIELDS: StringFields = {
-  'tool.end': ['text'],
-};
-
 export class GeminiEncoder implements Encoder {
   private readonly loss: LossReporter;
   private readonly clock: () => number;

@@ -235,14 +235,6 @@ export function createHepEncoder(options: HepEncodeOptions, sink: DiagnosticSink
 }
 
 /**
- * The encoder: the writer's state in its element 0, `write` and `end` on the prototype (as the
- * Amp and nativeharness writers'). With no named property of its own, every encoder has the
- * class's initial hidden class, which the class holds: a caller's loop optimised around one
- * encoder's `write` keeps its code at the next encoder and across a full GC. A literal
- * `{write, end}` of closures made per encoder had a hidden class the GC freed with the last
- * encoder, and took the caller's loop with it (docs/performance.md, "HEP writer, round eighteen").
- */
-/**
  * The string fields this writer reads as text (a length, a slice, an escape), refused first when
  * they hold anything else ({@link assertStringsWritable}): a caller building events by hand from
  * JSON may send a number, null, an object or an array, which threw a `TypeError` mid-write.
@@ -252,6 +244,14 @@ const TEXT_FIELDS: StringFields = {
   'tool.end': ['text'],
 };
 
+/**
+ * The encoder: the writer's state in its element 0, `write` and `end` on the prototype (as the
+ * Amp and nativeharness writers'). With no named property of its own, every encoder has the
+ * class's initial hidden class, which the class holds: a caller's loop optimised around one
+ * encoder's `write` keeps its code at the next encoder and across a full GC. A literal
+ * `{write, end}` of closures made per encoder had a hidden class the GC freed with the last
+ * encoder, and took the caller's loop with it (docs/performance.md, "HEP writer, round eighteen").
+ */
 class HepEncoder implements Encoder {
   declare readonly 0: Writer;
 

@@ -316,15 +316,6 @@ function template(hints: OpencodeHints | undefined): JsonObject | undefined {
 }
 
 /**
- * The OpenCode writer: canonical events → `opencode run --format json` lines, as OpenCode's
- * `emit()` spells them (`JSON.stringify` of `{type, timestamp, sessionID, …}`). A line the decoder
- * read is rebuilt from its kept record with the event's fields put back, and written as it came
- * while it says the same (`rawIfSame`), with its own terminator (CRLF kept). Events from another
- * format get OpenCode's shapes: `tool.start` waits for its `tool.end` (one `tool_use` of a
- * finished call), text deltas of a step become one `text` part, a step_start is written before a
- * step's first part, `run.end` is `done` (after an `error` record when it failed).
- */
-/**
  * The string fields this writer reads as text (a length, a slice, an escape), refused first when
  * they hold anything else ({@link assertStringsWritable}): a caller building events by hand from
  * JSON may send a number, null, an object or an array, which threw a `TypeError` mid-write.
@@ -334,6 +325,15 @@ const TEXT_FIELDS: StringFields = {
   'reasoning.delta': ['text'],
 };
 
+/**
+ * The OpenCode writer: canonical events → `opencode run --format json` lines, as OpenCode's
+ * `emit()` spells them (`JSON.stringify` of `{type, timestamp, sessionID, …}`). A line the decoder
+ * read is rebuilt from its kept record with the event's fields put back, and written as it came
+ * while it says the same (`rawIfSame`), with its own terminator (CRLF kept). Events from another
+ * format get OpenCode's shapes: `tool.start` waits for its `tool.end` (one `tool_use` of a
+ * finished call), text deltas of a step become one `text` part, a step_start is written before a
+ * step's first part, `run.end` is `done` (after an `error` record when it failed).
+ */
 export class OpencodeEncoder implements Encoder {
   private readonly loss: LossReporter;
   private readonly clock: () => number;
