@@ -357,7 +357,12 @@ export function setOwn(obj: JsonObject, key: string, value: unknown): void {
   } else obj[key] = value;
 }
 
-function unencodable(message: string, format: Format | undefined): AgentwireError {
+/**
+ * The error a writer throws for what it cannot write: an {@link AgentwireError} (`unencodable`,
+ * severity `error`) with `message`, and `format` when given. One builder, so every refusal carries
+ * the same fields.
+ */
+export function unencodable(message: string, format: Format | undefined): AgentwireError {
   const d: Diagnostic = { code: 'unencodable', severity: 'error', message };
   if (format !== undefined) d.format = format;
   return new AgentwireError(d);
@@ -757,6 +762,39 @@ function notANumber(value: unknown, field: string, format: Format | undefined): 
       ? `a BigInt (${value}n), not a number; convert it with Number() if it is within 2^53`
       : `a ${value === null ? 'null' : typeof value}, not a number`;
   return unencodable(`${field}: ${what}`, format);
+}
+
+/** What a value is, for a refusal: `null`, `an array`, `a BigInt`, `an object`, `a number`. */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  const type = typeof value;
+  if (type === 'bigint') return 'a BigInt';
+  return type === 'object' || type === 'undefined' ? `an ${type}` : `a ${type}`;
+}
+
+/**
+ * The string fields a writer reads as text (its length, a slice, an escape), by event type: what
+ * {@link assertStringsWritable} asks of an event of that type.
+ */
+export type StringFields = Readonly<Partial<Record<AgentEvent['type'], readonly string[]>>>;
+
+/**
+ * Refuses an event whose field `fields` names for its type holds anything but a string (absent
+ * is left to the writer): `<type>.<field>: a number, not a string`. The model's types say these
+ * fields are strings, but a caller building events by hand from JSON may send a number, null, an
+ * object or an array, which the writer's text functions would throw a `TypeError` for, perhaps in
+ * the middle of the write. A writer asks it at its write's start, before anything is written,
+ * held or said for the event.
+ */
+export function assertStringsWritable(event: AgentEvent, fields: StringFields, format: Format): void {
+  const keys = fields[event.type];
+  if (keys === undefined) return;
+  for (const key of keys) {
+    const value = (event as unknown as Record<string, unknown>)[key];
+    if (value !== undefined && typeof value !== 'string')
+      throw unencodable(`${event.type}.${key}: ${kindOf(value)}, not a string`, format);
+  }
 }
 
 /**

@@ -1,4 +1,5 @@
-import { AgentwireError, type Diagnostic, diagnosticAt, type Format } from '../diagnostics';
+import { type Diagnostic, diagnosticAt, type Format } from '../diagnostics';
+import { unencodable } from '../json';
 import {
   CONSUMED,
   endInput,
@@ -545,12 +546,10 @@ export interface SseFields {
 }
 
 function refuse(field: string, value: string): never {
-  throw new AgentwireError({
-    code: 'unencodable',
-    severity: 'error',
-    message: `SSE ${field} ${JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value)} contains CR, LF or NUL; writing it would let it inject fields or events`,
-    format: 'nativeharness',
-  });
+  throw unencodable(
+    `SSE ${field} ${JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value)} contains CR, LF or NUL; writing it would let it inject fields or events`,
+    'nativeharness',
+  );
 }
 
 // indexOf per character: a native memchr-like search, cheaper than a regular expression here.
@@ -564,7 +563,7 @@ function forbidden(value: string): boolean {
 
 /**
  * Formats one SSE event, injection-proof: `id` and `event` values containing CR, LF or NUL, and
- * `data` containing CR or LF, are refused with {@link AgentwireError} (`unencodable`) instead of
+ * `data` containing CR or LF, are refused with an `AgentwireError` (`unencodable`) instead of
  * being written (or silently altered).
  */
 export function formatSseEvent(fields: SseFields): string {

@@ -142,3 +142,31 @@ describe('AG-UI: an event read from AG-UI without its kept record, refused, leav
     });
   });
 });
+
+describe("AG-UI: an edited event's text of a wrong type, put into a record after its own, is refused", () => {
+  // Round thirty-five. The text of a reasoning marker's event (its kept record has no `delta`) or
+  // of a call's start follows the checked record in a record of its own (`keptBack`), and a
+  // call's start keeps it as the arguments read so far (`argsKept`): a BigInt there made the
+  // writer throw the TypeError of JSON.stringify, a null the TypeError of the next arguments'
+  // `length`, after the record was written. A caller building events by hand from JSON may send
+  // any of them: refused now, naming the field, before the writer changes for the event.
+  const WRONG: Array<[string, unknown, RegExp]> = [
+    ['a BigInt', BigInt(5), /: a BigInt, not a string$/],
+    ['null', null, /: null, not a string$/],
+    ['a number', 7, /: a number, not a string$/],
+    ['an object', { a: 1 }, /: an object, not a string$/],
+  ];
+  const CASES: Array<[string, string, number]> = [
+    ["a reasoning marker's", 'reasoning-and-state.sse', 2],
+    ["a call's start's", 'tool-call.sse', 6],
+    ["a call's arguments'", 'tool-call.sse', 7],
+  ];
+  for (const [what, file, at] of CASES)
+    test.each(WRONG)(`${what} text given %s`, (_kind, value, why) => {
+      const source = events(file);
+      const bad = { ...source[at]!, text: value } as unknown as AgentEvent;
+      const stream = source.map((e, i) => (i === at ? bad : e));
+      const field = new RegExp(`^${bad.type.replaceAll('.', '\\.')}\\.text${why.source}`);
+      bothPaths(() => expectRefusedAlone(write, stream, bad, field));
+    });
+});

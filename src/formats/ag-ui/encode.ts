@@ -17,6 +17,7 @@ import { frameEach, frameJson, type JsonFraming } from '../../framing/json-strea
 import { decisionAllows } from '../../guards';
 import {
   assertEncodable,
+  assertStringsWritable,
   assertTimeWritable,
   contentPartsText,
   encodeJson,
@@ -27,6 +28,7 @@ import {
   jsonString,
   jsonText,
   rawIfSame,
+  type StringFields,
   sameJson,
   walkEncodable,
 } from '../../json';
@@ -469,6 +471,14 @@ function openDelta(w: Writer, event: AgentEventOf<'text.delta'>): string | undef
 // ---- events read from AG-UI: their record, with the event's fields put back ----
 
 /**
+ * The text of an event read from AG-UI that may follow its record in a record of its own (a
+ * reasoning marker's content, a call's start's arguments: {@link keptBack}), or be kept as the
+ * arguments read so far ({@link argsKept}): JSON.stringify's TypeError for a BigInt there, or the
+ * next arguments' for a null, would come after the record was written. Refused first.
+ */
+const KEPT_TEXT: StringFields = { 'reasoning.delta': ['text'], 'tool.args.delta': ['text'] };
+
+/**
  * An event read from AG-UI: its kept record with every field of the event the general path
  * writes put back where the decoder read it, written as it came while it says the same
  * (`rawIfSame`). An edit the record has a place for is so written, and a field the event no
@@ -482,6 +492,7 @@ function openDelta(w: Writer, event: AgentEventOf<'text.delta'>): string | undef
  */
 function own(w: Writer, event: AgentEvent, template: JsonObject, hints: AguiHints): string {
   assertTimeWritable(event, FORMAT);
+  assertStringsWritable(event, KEPT_TEXT, FORMAT);
   const before = hints.before;
   if (before === undefined) return ownLine(w, event, template, hints);
   // (Only an event carrying records, a run's end that closed steps, has steps to take back.)

@@ -3,6 +3,7 @@ import type { DiagnosticSink } from '../../diagnostics';
 import { randomId } from '../../ids';
 import {
   assertEncodable,
+  assertStringsWritable,
   encodeJson,
   encodeJsonText,
   isJsonObject,
@@ -10,6 +11,7 @@ import {
   jsonString,
   jsonText,
   rawIfSame,
+  type StringFields,
 } from '../../json';
 import { isStableJson, keptRecord, sameAsKept } from '../../kept';
 import { checkLoss, keysInPlace, type LossState, lossReported, newLoss, reportLoss } from '../../loss';
@@ -262,6 +264,18 @@ export function createAmpEncoder(options: AmpEncodeOptions, sink: DiagnosticSink
 }
 
 /**
+ * The string fields this writer reads as text (a length, a slice, an escape), refused first when
+ * they hold anything else ({@link assertStringsWritable}): a caller building events by hand from
+ * JSON may send a number, null, an object or an array, which threw a `TypeError` mid-write.
+ */
+const TEXT_FIELDS: StringFields = {
+  'text.delta': ['text'],
+  'reasoning.delta': ['text'],
+  'tool.end': ['text'],
+  'run.end': ['reason'],
+};
+
+/**
  * The encoder: the writer's state in its element 0, `write` and `end` on the prototype. With no
  * named property of its own, every encoder has the class's initial hidden class, which the class
  * holds: a caller's loop optimised around one encoder's `write` keeps its code at the next
@@ -277,6 +291,7 @@ class AmpEncoder implements Encoder {
   }
 
   write(event: AgentEvent): string {
+    assertStringsWritable(event, TEXT_FIELDS, FORMAT);
     return writeEvent(this[0], event);
   }
 

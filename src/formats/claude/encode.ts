@@ -3,10 +3,12 @@ import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
 import {
   assertEncodable,
+  assertStringsWritable,
   encodeJson,
   encodeJsonText,
   isJsonObject,
   type JsonObject,
+  type StringFields,
   sameJson,
   setOwn,
 } from '../../json';
@@ -1080,6 +1082,18 @@ function groupRecord(group: Group, copy: boolean): JsonObject | undefined {
 }
 
 /**
+ * The string fields this writer reads as text (a length, a slice, an escape), refused first when
+ * they hold anything else ({@link assertStringsWritable}): a caller building events by hand from
+ * JSON may send a number, null, an object or an array, which threw a `TypeError` mid-write.
+ */
+const TEXT_FIELDS: StringFields = {
+  'text.delta': ['text'],
+  'reasoning.delta': ['text', 'redacted'],
+  'tool.start': ['call'],
+  'tool.output': ['text'],
+};
+
+/**
  * The Claude Code stream-json writer. Events decoded from a Claude stream are put back line by
  * line as written (byte for byte) while they still say what they said, and patched into their
  * record where they do not. Events from anywhere else are written as a stream a Claude consumer
@@ -1141,6 +1155,7 @@ export class ClaudeEncoder implements Encoder {
   }
 
   write(event: AgentEvent): string {
+    assertStringsWritable(event, TEXT_FIELDS, FORMAT);
     const text = this.writeOne(event);
     // A refused event's write left what a kept line's group wrote for it to the next write.
     if (this.carried === '') return text;

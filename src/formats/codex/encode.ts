@@ -1,9 +1,10 @@
 import { ownString } from '../../bounded';
 import type { EncodeOptions, Encoder } from '../../codec';
-import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
+import type { DiagnosticSink } from '../../diagnostics';
 import {
   assertArgsWritable,
   assertEncodable,
+  assertStringsWritable,
   encodeJsonText,
   isJsonObject,
   type JsonObject,
@@ -11,6 +12,8 @@ import {
   jsonText,
   parsedRawIfSame,
   rawIfSame,
+  type StringFields,
+  unencodable,
 } from '../../json';
 import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, PlanItem, Usage } from '../../model';
@@ -197,6 +200,18 @@ export function createCodexEncoder(options: CodexEncodeOptions, sink: Diagnostic
 }
 
 /**
+ * The string fields this writer reads as text (a length, a slice, an escape), refused first when
+ * they hold anything else ({@link assertStringsWritable}): a caller building events by hand from
+ * JSON may send a number, null, an object or an array, which threw a `TypeError` mid-write.
+ */
+const TEXT_FIELDS: StringFields = {
+  'tool.start': ['call'],
+  'tool.output': ['text'],
+  'round.end': ['message'],
+  'run.end': ['answer'],
+};
+
+/**
  * The encoder: the writer's state in its element 0, `write` and `end` on the prototype (the Amp
  * writer's shape). A literal of two closures per encoder gave a caller's loop a new `write` call
  * target with every encoder, and the code that inlined the last one was marked at the next full
@@ -211,6 +226,7 @@ class CodexEncoder implements Encoder {
   }
 
   write(event: AgentEvent): string {
+    assertStringsWritable(event, TEXT_FIELDS, FORMAT);
     return writeEvent(this[0], event);
   }
 
@@ -1256,12 +1272,10 @@ function uncountedKey(total: CodexUsageTotal): (typeof CODEX_USAGE_KEYS)[number]
 function assertCodexCounts(total: CodexUsageTotal): void {
   const key = uncountedKey(total);
   if (key === undefined) return;
-  throw new AgentwireError({
-    code: 'unencodable',
-    severity: 'error',
-    format: FORMAT,
-    message: `run.end.usage: the thread's ${key} would be ${total[CODEX_USAGE_FIELDS[key]]}, and Codex counts tokens in non-negative integers`,
-  });
+  throw unencodable(
+    `run.end.usage: the thread's ${key} would be ${total[CODEX_USAGE_FIELDS[key]]}, and Codex counts tokens in non-negative integers`,
+    FORMAT,
+  );
 }
 
 function usageText(total: CodexUsageTotal, extra: JsonObject | undefined): string {

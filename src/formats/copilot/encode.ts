@@ -1,5 +1,5 @@
 import type { EncodeOptions, Encoder } from '../../codec';
-import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
+import type { DiagnosticSink } from '../../diagnostics';
 import { decisionAllows, str } from '../../guards';
 import { newUuidRun, nextUuid, type UuidRun } from '../../ids';
 import { type IsoWriteClock, newIsoWriteClock, parseTimestamp, writeIsoAt } from '../../iso';
@@ -7,6 +7,7 @@ import {
   assertArgsWritable,
   assertEncodable,
   assertFiniteNumber,
+  assertStringsWritable,
   encodeJson,
   encodeJsonText,
   isJsonObject,
@@ -14,8 +15,10 @@ import {
   jsonString,
   jsonText,
   rawIfSame,
+  type StringFields,
   sameJson,
   setOwn,
+  unencodable,
 } from '../../json';
 import { isStableJson, sameAsKept } from '../../kept';
 import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
@@ -347,6 +350,16 @@ export function createCopilotEncoder(
 export const COPILOT_SPAN_INLINE: { enabled: boolean } = { enabled: true };
 
 /**
+ * The string fields this writer reads as text (a length, a slice, an escape), refused first when
+ * they hold anything else ({@link assertStringsWritable}): a caller building events by hand from
+ * JSON may send a number, null, an object or an array, which threw a `TypeError` mid-write.
+ */
+const TEXT_FIELDS: StringFields = {
+  'text.delta': ['text'],
+  'reasoning.delta': ['text'],
+};
+
+/**
  * The encoder ({@link createCopilotEncoder}; the writer-template test builds it): the writer's
  * state in its element 0, `write` and `end` on the prototype. With no named property of its own,
  * every encoder has the class's initial hidden class, which the class holds: a caller's loop
@@ -368,6 +381,7 @@ export class CopilotEncoder implements Encoder {
   /** The lines of one event. */
   write(event: AgentEvent): string {
     const w = this[0];
+    assertStringsWritable(event, TEXT_FIELDS, FORMAT);
     // A time no timestamp can hold is refused with its event, before anything is held for it: a
     // message held to its end would take its `ts` to the stream's end, and be refused there
     // (found by test/fuzz/structured.test.ts). The last time written is known good. A time is
@@ -999,13 +1013,7 @@ function clockTime(w: Writer): number {
 function timestampOf(w: Writer, ts: number | undefined): string {
   const ms = ts ?? clockTime(w);
   const text = writeIsoAt(w[ISO], ms);
-  if (text === '')
-    throw new AgentwireError({
-      code: 'unencodable',
-      severity: 'error',
-      message: `ts: ${ms} is no time a timestamp can hold`,
-      format: FORMAT,
-    });
+  if (text === '') throw unencodable(`ts: ${ms} is no time a timestamp can hold`, FORMAT);
   return text;
 }
 

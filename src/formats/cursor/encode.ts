@@ -1,17 +1,20 @@
 import { ownString } from '../../bounded';
 import type { EncodeOptions, Encoder } from '../../codec';
-import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
+import type { DiagnosticSink } from '../../diagnostics';
 import {
   assertArgsWritable,
   assertEncodable,
   assertEndWritable,
   assertFiniteNumber,
+  assertStringsWritable,
   assertTimeWritable,
   encodeJson,
   isJsonObject,
   type JsonObject,
   rawIfSame,
+  type StringFields,
   sameJson,
+  unencodable,
 } from '../../json';
 import { isStableJson, keptRecord, sameAsKept } from '../../kept';
 import { LossReporter } from '../../loss';
@@ -226,6 +229,16 @@ function textMessage(role: string, text: string, t: JsonObject | undefined): Jso
 }
 
 /**
+ * The string fields this writer reads as text (a length, a slice, an escape), refused first when
+ * they hold anything else ({@link assertStringsWritable}): a caller building events by hand from
+ * JSON may send a number, null, an object or an array, which threw a `TypeError` mid-write.
+ */
+const TEXT_FIELDS: StringFields = {
+  'text.delta': ['text'],
+  'tool.end': ['call'],
+};
+
+/**
  * The Cursor writer: canonical events → `cursor-agent --output-format stream-json` lines
  * (`JSON.stringify` of each record, in Cursor's key order). A line the decoder read is rebuilt
  * from its kept record with the event's fields put back (the tool payload key, `startedAtMs` as a
@@ -261,6 +274,7 @@ export class CursorEncoder implements Encoder {
     // call's end refused only in its line would take the thinking it closes down.
     assertArgsWritable(event, FORMAT);
     assertEndWritable(event, FORMAT);
+    assertStringsWritable(event, TEXT_FIELDS, FORMAT);
     this.assertWritable(event);
     spanBefore(this.span, this.loss.state, event, FORMAT);
     const text = this.writeEvent(event);
@@ -834,12 +848,7 @@ export class CursorEncoder implements Encoder {
       text = JSON.stringify(record);
     } catch (error) {
       assertEncodable(record, 'record', undefined, FORMAT);
-      throw new AgentwireError({
-        code: 'unencodable',
-        severity: 'error',
-        message: `record: ${error instanceof Error ? error.message : String(error)}`,
-        format: FORMAT,
-      });
+      throw unencodable(`record: ${error instanceof Error ? error.message : String(error)}`, FORMAT);
     }
     return `${hints === undefined ? text : rawIfSame(hints.raw, text)}\n`;
   }

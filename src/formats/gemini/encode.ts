@@ -5,12 +5,14 @@ import {
   assertCallWritable,
   assertEncodable,
   assertFieldsWritable,
+  assertStringsWritable,
   assertTimeWritable,
   isJsonObject,
   type JsonObject,
   jsonString,
   jsonText,
   rawIfSame,
+  type StringFields,
   setOwn,
 } from '../../json';
 import { LossReporter } from '../../loss';
@@ -142,6 +144,15 @@ function defaultId(): string {
   if (c?.randomUUID !== undefined) return c.randomUUID();
   return `session-${Date.now().toString(36)}`;
 }
+
+/**
+ * The string fields this writer reads as text (a length, a slice, an escape), refused first when
+ * they hold anything else ({@link assertStringsWritable}): a caller building events by hand from
+ * JSON may send a number, null, an object or an array, which threw a `TypeError` mid-write.
+ */
+const TEXT_FIELDS: StringFields = {
+  'tool.end': ['text'],
+};
 
 /**
  * The Gemini CLI stream-json writer: canonical events → records as Gemini CLI writes them
@@ -681,6 +692,7 @@ function assertWritable(event: AgentEvent): void {
   // an untyped caller, which `iso` would write as `""` or an invalid date): refused for every
   // event type, as the OpenCode and AG-UI writers refuse it.
   assertTimeWritable(event, FORMAT);
+  assertStringsWritable(event, TEXT_FIELDS, FORMAT);
   switch (event.type) {
     case 'tool.start':
     case 'tool.end':

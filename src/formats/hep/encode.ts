@@ -1,9 +1,10 @@
 import { boundSummary, boundText } from '../../bounds';
 import type { EncodeOptions, Encoder } from '../../codec';
-import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
+import type { DiagnosticSink } from '../../diagnostics';
 import {
   assertEncodable,
   assertFiniteNumber,
+  assertStringsWritable,
   assertWireInteger,
   formatDouble,
   formatInteger,
@@ -12,6 +13,8 @@ import {
   jsonString,
   jsonText,
   rawIfSame,
+  type StringFields,
+  unencodable,
 } from '../../json';
 import { checkLoss, type LossState, newLoss, reportForeignRecord, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
@@ -112,12 +115,7 @@ function defaultId(): string {
 
 function str(value: unknown, field: string): string {
   if (typeof value !== 'string') {
-    throw new AgentwireError({
-      code: 'unencodable',
-      severity: 'error',
-      message: `${field}: expected a string, got ${value === null ? 'null' : typeof value}`,
-      format: 'hep',
-    });
+    throw unencodable(`${field}: expected a string, got ${value === null ? 'null' : typeof value}`, 'hep');
   }
   return jsonString(value);
 }
@@ -237,6 +235,16 @@ export function createHepEncoder(options: HepEncodeOptions, sink: DiagnosticSink
 }
 
 /**
+ * The string fields this writer reads as text (a length, a slice, an escape), refused first when
+ * they hold anything else ({@link assertStringsWritable}): a caller building events by hand from
+ * JSON may send a number, null, an object or an array, which threw a `TypeError` mid-write.
+ */
+const TEXT_FIELDS: StringFields = {
+  'tool.output': ['text'],
+  'tool.end': ['text'],
+};
+
+/**
  * The encoder: the writer's state in its element 0, `write` and `end` on the prototype (as the
  * Amp and nativeharness writers'). With no named property of its own, every encoder has the
  * class's initial hidden class, which the class holds: a caller's loop optimised around one
@@ -254,6 +262,7 @@ class HepEncoder implements Encoder {
   write(event: AgentEvent): string {
     const w = this[0];
     assertNumbersWritable(w, event);
+    assertStringsWritable(event, TEXT_FIELDS, 'hep');
     return w[HELD_ERROR] === undefined ? writeEvent(w, event) : afterHeldError(w, event);
   }
 

@@ -1,5 +1,5 @@
 import type { EncodeOptions, Encoder } from '../../codec';
-import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
+import type { DiagnosticSink } from '../../diagnostics';
 import { formatSseJsonEvent } from '../../framing/sse';
 import {
   assertCallWritable,
@@ -12,6 +12,7 @@ import {
   jsonString,
   jsonText,
   sameJson,
+  unencodable,
 } from '../../json';
 import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
@@ -78,7 +79,7 @@ function defaultId(): string {
 }
 
 function fail(message: string): never {
-  throw new AgentwireError({ code: 'unencodable', severity: 'error', message, format: FORMAT });
+  throw unencodable(message, FORMAT);
 }
 
 function str(value: unknown, field: string): string {
@@ -154,8 +155,7 @@ function hopText(w: Writer): string {
 
 function num(value: number, field: string): string {
   if (typeof value === 'bigint') fail(`${field}: a BigInt (${String(value)}n), not a number`);
-  if (typeof value !== 'number' || !Number.isFinite(value))
-    fail(`${field}: ${String(value)} is not a finite number`);
+  if (!Number.isFinite(value)) fail(`${field}: ${String(value)} is not a finite number`);
   // JSON.stringify spells a finite number as String does, without the number-to-string cache.
   return JSON.stringify(value);
 }

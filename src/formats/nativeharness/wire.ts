@@ -1,6 +1,5 @@
 import type * as z from 'zod/mini';
 import type { Detection } from '../../detect';
-import { AgentwireError } from '../../diagnostics';
 import { isBomByte, isBomChar } from '../../framing/bom';
 import {
   isFiniteNumber,
@@ -13,7 +12,7 @@ import {
   shape,
   shapeProblems,
 } from '../../guards';
-import { formatInteger, isJsonObject, type JsonObject } from '../../json';
+import { formatInteger, isJsonObject, type JsonObject, unencodable } from '../../json';
 import type { NhEnvelope, NhPayloads } from './schema';
 
 // Every byte rule of nativeharness v1 (docs/protocols/nativeharness.md): the envelope and the
@@ -187,13 +186,7 @@ export function nhSseNameWritable(value: string): boolean {
  */
 export function nhSseRetry(ms: number): string {
   const digits = formatInteger(ms, 'retry', NH);
-  if (ms < 0)
-    throw new AgentwireError({
-      code: 'unencodable',
-      severity: 'error',
-      message: `retry: ${digits} is no wait an SSE reader takes (ASCII digits only)`,
-      format: NH,
-    });
+  if (ms < 0) throw unencodable(`retry: ${digits} is no wait an SSE reader takes (ASCII digits only)`, NH);
   return `retry: ${digits}\n\n`;
 }
 

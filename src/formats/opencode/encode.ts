@@ -1,14 +1,17 @@
 import type { EncodeOptions, Encoder } from '../../codec';
-import { AgentwireError, type DiagnosticSink } from '../../diagnostics';
+import type { DiagnosticSink } from '../../diagnostics';
 import {
   assertArgsWritable,
   assertEncodable,
   assertFiniteNumber,
+  assertStringsWritable,
   assertTimeWritable,
   holdsNonFinite,
   isJsonObject,
   type JsonObject,
   rawIfSame,
+  type StringFields,
+  unencodable,
   walkEncodable,
 } from '../../json';
 import { isStableJson, keptRecord, sameAsKept } from '../../kept';
@@ -313,6 +316,16 @@ function template(hints: OpencodeHints | undefined): JsonObject | undefined {
 }
 
 /**
+ * The string fields this writer reads as text (a length, a slice, an escape), refused first when
+ * they hold anything else ({@link assertStringsWritable}): a caller building events by hand from
+ * JSON may send a number, null, an object or an array, which threw a `TypeError` mid-write.
+ */
+const TEXT_FIELDS: StringFields = {
+  'text.delta': ['text'],
+  'reasoning.delta': ['text'],
+};
+
+/**
  * The OpenCode writer: canonical events → `opencode run --format json` lines, as OpenCode's
  * `emit()` spells them (`JSON.stringify` of `{type, timestamp, sessionID, …}`). A line the decoder
  * read is rebuilt from its kept record with the event's fields put back, and written as it came
@@ -369,6 +382,7 @@ export class OpencodeEncoder implements Encoder {
     // before anything is written, held or said for the event (a delta waits for its part, a
     // call's start for its end).
     assertTimeWritable(event, FORMAT);
+    assertStringsWritable(event, TEXT_FIELDS, FORMAT);
     // A call is written at its end: arguments JSON cannot hold are refused now, as the start's
     // own refusal, not at the end's write, which they would take down with them.
     assertArgsWritable(event, FORMAT);
@@ -490,7 +504,7 @@ export class OpencodeEncoder implements Encoder {
     const times = this.times;
     if (times !== undefined && this.timeAt < times.length) return times[this.timeAt++]!;
     const t = this.clock();
-    if (typeof t !== 'number' || !Number.isFinite(t)) assertFiniteNumber(t, 'clock()', FORMAT);
+    if (!Number.isFinite(t)) assertFiniteNumber(t, 'clock()', FORMAT);
     return t;
   }
 
@@ -1055,12 +1069,7 @@ export class OpencodeEncoder implements Encoder {
       text = JSON.stringify(record);
     } catch (error) {
       assertEncodable(record, 'record', undefined, FORMAT);
-      throw new AgentwireError({
-        code: 'unencodable',
-        severity: 'error',
-        message: `record: ${error instanceof Error ? error.message : String(error)}`,
-        format: FORMAT,
-      });
+      throw unencodable(`record: ${error instanceof Error ? error.message : String(error)}`, FORMAT);
     }
     if (hints === undefined) return text + this.eol;
     const line = rawIfSame(hints.raw, text);

@@ -1,0 +1,109 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import type { Codec } from '../../src/codec';
+import { isAgentwireError } from '../../src/diagnostics';
+import { codecs } from '../../src/formats/index';
+import type { AgentEvent } from '../../src/model';
+import { type RefusedWrites, refusingWriter } from '../refused-writes';
+
+// Round thirty-five. The model's types say an event's text fields are strings (`validateEvent` is
+// the documented check), but a caller building events by hand from JSON may send a number, an
+// object, null or an array. Whatever a writer does with one (writes it by its rule, or refuses
+// the event), it throws nothing but an AgentwireError: a TypeError out of a string method
+// (`text.slice is not a function`) is what this sweep found in nine writers. Every writer is fed
+// the events of every fixture's golden with ONE string field of one event (at any depth, outside
+// the fields that hold any JSON) replaced, one at a time. Where a writer refuses the field as no
+// string (`assertStringsWritable`), it refuses that event alone: the bytes are the stream's
+// without it.
+
+const FIXTURES = join(__dirname, '../../fixtures');
+/** Fields that hold any JSON value (arguments, results, a kept record), and the provenance. */
+const FREE = new Set(['provenance', 'context', 'args', 'result', 'error', 'answers', 'data', 'record']);
+const WRONG: ReadonlyArray<[string, () => unknown]> = [
+  ['a number', () => 7],
+  ['an object', () => ({ a: 'b' })],
+  ['null', () => null],
+  ['an array', () => ['x']],
+];
+
+type Path = ReadonlyArray<string | number>;
+
+/** The paths of every string in `value`, outside the top-level fields in FREE. */
+function stringPaths(value: unknown, path: Path, out: Path[]): Path[] {
+  if (typeof value === 'string') out.push(path);
+  else if (Array.isArray(value)) value.forEach((v, i) => stringPaths(v, [...path, i], out));
+  else if (typeof value === 'object' && value !== null)
+    for (const [k, v] of Object.entries(value))
+      if (!(path.length === 0 && FREE.has(k))) stringPaths(v, [...path, k], out);
+  return out;
+}
+
+/** `value` with the value at `path` replaced by `v` (copies along the path only). */
+function withAt(value: unknown, path: Path, v: unknown): unknown {
+  if (path.length === 0) return v;
+  const [k, ...rest] = path;
+  if (Array.isArray(value)) return value.map((x, i) => (i === k ? withAt(x, rest, v) : x));
+  const o = value as Record<string, unknown>;
+  return { ...o, [k!]: withAt(o[k!], rest, v) };
+}
+
+const goldens = readdirSync(FIXTURES).flatMap((dir) =>
+  readdirSync(join(FIXTURES, dir))
+    .filter((f) => f.endsWith('.golden.json'))
+    .map((f) => {
+      const golden = JSON.parse(readFileSync(join(FIXTURES, dir, f), 'utf8')) as { events: AgentEvent[] };
+      return [`${dir}/${f}`, golden.events] as const;
+    }),
+);
+
+const writers = Object.values(codecs).filter((c): c is Codec => c !== undefined);
+
+/** The writes of `events` (ids numbered, a fixed clock), or what was thrown that is no AgentwireError. */
+function writer(codec: Codec): (events: readonly AgentEvent[]) => RefusedWrites {
+  return refusingWriter((options) =>
+    codec.createEncoder({ ...options, clock: () => 1_767_225_600_000 } as Parameters<
+      Codec['createEncoder']
+    >[0]),
+  );
+}
+
+function thrownBy(write: (events: readonly AgentEvent[]) => RefusedWrites, events: readonly AgentEvent[]) {
+  try {
+    return { writes: write(events) };
+  } catch (error) {
+    if (isAgentwireError(error)) throw error;
+    return { error };
+  }
+}
+
+describe.each(writers.map((c) => [c.format, c] as const))('%s writer', (_format, codec) => {
+  test('a string field of one event given a number, an object, null or an array: nothing thrown but an AgentwireError', () => {
+    const write = writer(codec);
+    const found: string[] = [];
+    for (const [file, events] of goldens)
+      for (const [i, event] of events.entries()) {
+        let without: string | undefined;
+        // (The type is the event's tag, not a text: another type is another event.)
+        for (const path of stringPaths(event, [], []).filter((p) => p[0] !== 'type'))
+          for (const [what, make] of WRONG) {
+            const bad = withAt(event, path, make()) as AgentEvent;
+            const stream = events.map((e, j) => (j === i ? bad : e));
+            const where = `${file} event ${i}: ${event.type}.${path.join('.')} given ${what}`;
+            const { writes, error } = thrownBy(write, stream);
+            if (writes === undefined) {
+              found.push(`${where}: ${String(error)}`);
+              continue;
+            }
+            // A refusal of the field as no string is the event's alone.
+            const field = `${event.type}.${path.join('.')}: `;
+            if (writes.refusals.some((m) => m.startsWith(field) && m.endsWith(', not a string'))) {
+              expect(writes.refusals, where).toHaveLength(1);
+              without ??= write(events.filter((_, j) => j !== i)).text;
+              expect(writes.text, where).toBe(without);
+            }
+          }
+      }
+    expect(found).toEqual([]);
+  });
+});
