@@ -105,6 +105,16 @@ describe('no deopt or discarded code after warm-up (bench/deopts.mjs)', () => {
     for (const row of rows) expectNone(row);
   }, 120_000);
 
+  // Issue #24, round thirty-five. The Claude decoder handed the splitter `{ line, end }` bound to
+  // its state per stream: the line splitter's `recordOrBlank` (inlined into `emitRegion`) embedded
+  // the last stream's bound `line` as its call target and was thrown away when it died (every fifth
+  // stream). Its record decoder is slots now (`claudeRecordSlots`): module functions taking the state.
+  test('claude: the splitter calls the same function every stream', () => {
+    const [row] = deopts(['claude'], 4);
+    expect(row?.id).toBe('claude');
+    expectNone(row);
+  }, 60_000);
+
   test('the held lines read without a diagnostic', () => {
     for (const [codec, input] of [
       [opencode, OPENCODE_HELD_INPUT],
