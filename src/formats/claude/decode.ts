@@ -1140,7 +1140,10 @@ function notice(
  * repeating the snapshot lines that follow them. Every line it reads is kept for the writer (see
  * `ClaudeHints`).
  */
-export function claudeRecordSlots(options: ClaudeDecodeOptions, sink: DiagnosticSink): RecordSlots<DecoderState> {
+export function claudeRecordSlots(
+  options: ClaudeDecodeOptions,
+  sink: DiagnosticSink,
+): RecordSlots<DecoderState> {
   // The state in an array of slots, the per-line work in module functions taking it, the same
   // for every decoder: the line splitter's optimised code, which inlines `decodeLine`'s call,
   // embeds no object made per stream. A function bound per decoder was one: a call site's
