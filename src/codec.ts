@@ -530,6 +530,8 @@ export interface LineCodecSpec<D extends DecodeOptions, E extends EncodeOptions>
   createEncoder(options: E, sink: DiagnosticSink): Encoder;
   /** {@link FormatSpec.heldInput}. */
   heldInput?: string | undefined;
+  /** {@link FormatSpec.holdsRecords}. */
+  holdsRecords?: boolean | undefined;
 }
 
 /**
@@ -551,6 +553,7 @@ export function createLineCodec<D extends DecodeOptions, E extends EncodeOptions
       ),
     createEncoder: spec.createEncoder,
     heldInput: spec.heldInput,
+    holdsRecords: spec.holdsRecords,
   });
 }
 
