@@ -131,6 +131,15 @@ describe('no deopt or discarded code after warm-up (bench/deopts.mjs)', () => {
     expectNone(row);
   }, 60_000);
 
+  // Round thirty-five. The AI SDK writer pushed the first event before a run onto the empty `[]`
+  // it waits in, changing the array's elements kind under `foreign`'s optimised push, which met
+  // an array of the kind before once, late (as the AG-UI writer's, round thirty-four).
+  test('aisdk-writer: the first waiting event is a new array', () => {
+    const [row] = deopts(['aisdk-writer']);
+    expect(row?.id).toBe('aisdk-writer');
+    expectNone(row);
+  }, 60_000);
+
   test('the held lines read without a diagnostic', () => {
     for (const [codec, input] of [
       [opencode, OPENCODE_HELD_INPUT],
