@@ -154,6 +154,14 @@ export interface FormatSpec<D extends DecodeOptions, E extends EncodeOptions> {
    * (its fields added one by one) is a transition a full GC frees when no event of it is alive.
    */
   heldInput?: string | undefined;
+  /**
+   * `true`: the codec also keeps every line of {@link FormatSpec.heldInput} as `JSON.parse` reads
+   * it, for a format whose events keep no part of their records: a parsed object's hidden class
+   * is a transition from the realm's root map, which a full GC frees when no value of it is
+   * alive, and the per-record code that checked it is thrown away with it. The lines must then be
+   * one JSON text each.
+   */
+  holdsRecords?: boolean | undefined;
 }
 
 // A line format's chunk decoder state, in slots: the splitter reaches it through the module
@@ -522,6 +530,8 @@ export interface LineCodecSpec<D extends DecodeOptions, E extends EncodeOptions>
   createEncoder(options: E, sink: DiagnosticSink): Encoder;
   /** {@link FormatSpec.heldInput}. */
   heldInput?: string | undefined;
+  /** {@link FormatSpec.holdsRecords}. */
+  holdsRecords?: boolean | undefined;
 }
 
 /**
@@ -543,6 +553,7 @@ export function createLineCodec<D extends DecodeOptions, E extends EncodeOptions
       ),
     createEncoder: spec.createEncoder,
     heldInput: spec.heldInput,
+    holdsRecords: spec.holdsRecords,
   });
 }
 
@@ -552,6 +563,14 @@ function heldEvents(decoder: ChunkDecoder, input: string | undefined): AgentEven
   if (input === undefined) return out;
   decoder.push(input, out);
   decoder.end(out);
+  return out;
+}
+
+// Each line of `input` as JSON.parse reads it (a codec's held lines: constants, one record each).
+function parsedLines(input: string | undefined): unknown[] {
+  const out: unknown[] = [];
+  if (input === undefined) return out;
+  for (const line of input.split('\n')) if (line !== '') out.push(JSON.parse(line));
   return out;
 }
 
@@ -571,7 +590,9 @@ export function createCodec<D extends DecodeOptions, E extends EncodeOptions>(
     held = []; // set first: a format's factory may parse with this codec (Gemini's does)
     const quiet = createDiagnosticSink(false, undefined);
     const decoder = spec.createChunkDecoder({} as D, quiet);
-    held = [decoder, spec.createEncoder({} as E, quiet), heldEvents(decoder, spec.heldInput)];
+    const encoder = spec.createEncoder({} as E, quiet);
+    const records = spec.holdsRecords === true ? parsedLines(spec.heldInput) : [];
+    held = [decoder, encoder, heldEvents(decoder, spec.heldInput), records];
   };
   const createDecoder = (options: D = {} as D): Decoder => {
     holdShapes();

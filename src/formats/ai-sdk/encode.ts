@@ -586,7 +586,12 @@ function foreign(w: Writer, event: AgentEvent): string {
   if (!w[RUN_OPEN] && event.type !== 'run.start' && event.type !== 'run.end') {
     // Refused now if at all: refused at the run's start, it would take the start down with it.
     assertCarriable(event, FORMAT);
-    if (w[WAITING].length < MAX_WAITING) w[WAITING].push(event);
+    const waiting = w[WAITING];
+    // The first event is a new array of it: a push onto an empty `[]` changes its elements kind,
+    // and the optimised push met an array of the kind before after a full GC (as the AG-UI
+    // writer's; docs/performance.md, "Round thirty-four").
+    if (waiting.length === 0) w[WAITING] = [event];
+    else if (waiting.length < MAX_WAITING) waiting.push(event);
     else reportLoss(w[LOSS], event, event.type, 'too many events before a run');
     return '';
   }

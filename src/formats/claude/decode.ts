@@ -1,6 +1,6 @@
 import { setBounded } from '../../bounded';
 import { appendRoundText } from '../../bounds';
-import type { DecodeOptions, RecordDecoder } from '../../codec';
+import type { DecodeOptions, RecordSlots } from '../../codec';
 import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
 import { finiteOr, isFiniteNumber, num, str } from '../../guards';
 import {
@@ -1132,21 +1132,28 @@ function notice(
 }
 
 /**
- * Creates the Claude Code stream-json record decoder: one line → the canonical events it means.
- * Stateful: it opens and ends runs (`system/init`, `result`, implied starts, an incomplete end
- * at the end of input), numbers the main agent's rounds (one per `message.id`), puts subagent
- * lines in their lane, joins tool results to their calls by id, counts each message's usage once,
- * and reassembles `stream_event` partial messages without repeating the snapshot lines that
- * follow them. Every line it reads is kept for the writer (see `ClaudeHints`).
+ * The Claude Code stream-json record decoder as slots (src/codec.ts, `RecordSlots`): one line →
+ * the canonical events it means. Stateful: it opens and ends runs (`system/init`, `result`,
+ * implied starts, an incomplete end at the end of input), numbers the main agent's rounds (one per
+ * `message.id`), puts subagent lines in their lane, joins tool results to their calls by id,
+ * counts each message's usage once, and reassembles `stream_event` partial messages without
+ * repeating the snapshot lines that follow them. Every line it reads is kept for the writer (see
+ * `ClaudeHints`).
  */
-export function createClaudeRecordDecoder(options: ClaudeDecodeOptions, sink: DiagnosticSink): RecordDecoder {
-  return newDecoder(options, sink);
+export function claudeRecordSlots(
+  options: ClaudeDecodeOptions,
+  sink: DiagnosticSink,
+): RecordSlots<DecoderState> {
+  // The state in an array of slots, the per-line work in module functions taking it, the same
+  // for every decoder: the line splitter's optimised code, which inlines `decodeLine`'s call,
+  // embeds no object made per stream. A function bound per decoder was one: a call site's
+  // feedback holds its target weakly, so the code that inlined the last stream's was thrown away
+  // when it died at a full GC (docs/performance.md, "Claude decoder"; round thirty-five).
+  return [newDecoder(options, sink), decodeLine, endInput];
 }
 
-// State in an array of slots, the per-line work in module functions: no hidden class they see
-// dies at a full GC (docs/performance.md, "Claude decoder").
-function newDecoder(options: ClaudeDecodeOptions, sink: DiagnosticSink): RecordDecoder {
-  const d: DecoderState = [
+function newDecoder(options: ClaudeDecodeOptions, sink: DiagnosticSink): DecoderState {
+  return [
     sink,
     lineReporter(sink, FORMAT),
     resolveMaxDepth(options.maxDepth),
@@ -1164,19 +1171,6 @@ function newDecoder(options: ClaudeDecodeOptions, sink: DiagnosticSink): RecordD
     0,
     '',
   ];
-  // Bound module functions, not closures: a closure's optimised code is held by its feedback
-  // vector only weakly and dies with the last decoder at a full GC (then every decoder recompiles
-  // the whole line path it inlines); a module function keeps its code, and a bound function's
-  // hidden class is the realm's.
-  return { line: lineOf.bind(d), end: endOf.bind(d) };
-}
-
-function lineOf(this: DecoderState, text: string, line: number, offset: number, out: AgentEvent[]): void {
-  decodeLine(this, text, line, offset, out);
-}
-
-function endOf(this: DecoderState, out: AgentEvent[]): void {
-  endInput(this, out);
 }
 
 function decodeLine(d: DecoderState, text: string, line: number, offset: number, out: AgentEvent[]): void {

@@ -1,7 +1,14 @@
-import { type CheckingCodec, createCheckers, createLineCodec, withIncompleteRuns } from '../../codec';
+import {
+  type CheckingCodec,
+  createCheckers,
+  createCodec,
+  slotsChunkDecoder,
+  withIncompleteRuns,
+  withLineBound,
+} from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
 import { claudeRules } from './check';
-import { type ClaudeDecodeOptions, createClaudeRecordDecoder } from './decode';
+import { type ClaudeDecodeOptions, claudeRecordSlots } from './decode';
 import { type ClaudeEncodeOptions, ClaudeEncoder } from './encode';
 import { CLAUDE_FORMAT, CLAUDE_MAX_LINE_BYTES } from './wire';
 
@@ -19,10 +26,17 @@ export interface ClaudeCodec extends CheckingCodec<ClaudeDecodeOptions, ClaudeEn
   check(input: string | Uint8Array, options?: ClaudeDecodeOptions): Diagnostic[];
 }
 
-const codec = createLineCodec<ClaudeDecodeOptions, ClaudeEncodeOptions>({
+// The record decoder as slots (as highbar's): the splitter calls the same module function for
+// every stream (src/codec.ts, `RecordSlots`).
+const codec = createCodec<ClaudeDecodeOptions, ClaudeEncodeOptions>({
   format: CLAUDE_FORMAT,
-  maxLineBytes: CLAUDE_MAX_LINE_BYTES,
-  createRecordDecoder: createClaudeRecordDecoder,
+  createChunkDecoder: (options, sink) =>
+    slotsChunkDecoder(
+      CLAUDE_FORMAT,
+      withLineBound(options, CLAUDE_MAX_LINE_BYTES),
+      sink,
+      claudeRecordSlots(options, sink),
+    ),
   createEncoder: (options, sink) => new ClaudeEncoder(options, sink),
 });
 

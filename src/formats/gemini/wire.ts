@@ -94,6 +94,25 @@ export const GEMINI_UNKNOWN_MODEL = 'unknown';
  */
 export const GEMINI_MAX_LINE_BYTES: number = 16 * 1024 * 1024;
 
+/**
+ * A short stream of Gemini CLI's common lines, which the codec's held decoder reads once and
+ * whose events and parsed records it keeps, so their hidden classes (an event's, its provenance's
+ * and hints', the records the decoder makes per line, and the objects `JSON.parse` made) outlive
+ * a full GC between streams (createCodec's `heldInput` and `holdsRecords`; docs/performance.md,
+ * "Round thirty-three" and "Round thirty-five"). A sum of plain strings, so a bundle that does not
+ * use it drops it.
+ */
+export const GEMINI_HELD_INPUT =
+  '{"type":"init","timestamp":"2026-03-19T10:14:28.213Z","session_id":"s","model":"auto"}\n' +
+  '{"type":"message","timestamp":"2026-03-19T10:14:28.215Z","role":"user","content":"a"}\n' +
+  '{"type":"message","timestamp":"2026-03-19T10:14:28.611Z","role":"assistant","content":"a","delta":true}\n' +
+  '{"type":"message","timestamp":"2026-03-19T10:14:28.611Z","role":"assistant","content":"\\"a\\"","delta":true}\n' +
+  '{"type":"tool_use","timestamp":"2026-03-19T10:14:30.798Z","tool_name":"t","tool_id":"c","parameters":{"p":"a"}}\n' +
+  '{"type":"tool_result","timestamp":"2026-03-19T10:14:31.021Z","tool_id":"c","status":"success","output":"a"}\n' +
+  '{"type":"tool_use","timestamp":"2026-03-19T10:14:31.022Z","tool_name":"t","tool_id":"d","parameters":{"p":"a"}}\n' +
+  '{"type":"tool_result","timestamp":"2026-03-19T10:14:31.023Z","tool_id":"d","status":"error","output":"a","error":{"type":"e","message":"a"}}\n' +
+  '{"type":"result","timestamp":"2026-03-19T10:14:32.299Z","status":"success","stats":{"total_tokens":3,"input_tokens":2,"output_tokens":1,"cached":1,"input":1,"duration_ms":1,"tool_calls":2,"models":{"m":{"total_tokens":3,"input_tokens":2,"output_tokens":1,"cached":1,"input":1}}}}\n';
+
 /** The notice `kind` of a stdout line that is not JSON (banners and warnings before `init`). */
 export const GEMINI_STDOUT_NOTICE = 'stdout';
 

@@ -6,7 +6,7 @@ import type { Diagnostic } from '../../diagnostics';
 import { nativeharnessRules } from './check';
 import { createNhChunkDecoder, type NhDecodeOptions } from './decode';
 import { createNhEncoder, type NhEncodeOptions } from './encode';
-import { NH } from './wire';
+import { NH, NH_HELD_INPUT } from './wire';
 
 /** The nativeharness codec: options pick the framing (`framing`), detected when decoding. */
 export interface NativeharnessCodec extends CheckingCodec<NhDecodeOptions, NhEncodeOptions> {
@@ -22,6 +22,8 @@ const codec = createCodec<NhDecodeOptions, NhEncodeOptions>({
   format: NH,
   createChunkDecoder: createNhChunkDecoder,
   createEncoder: createNhEncoder,
+  heldInput: NH_HELD_INPUT,
+  holdsRecords: true,
 });
 
 /**

@@ -583,3 +583,25 @@ export function sniffNativeharness(line: string, record: JsonObject | undefined)
   }
   return undefined;
 }
+
+/**
+ * The common envelopes, one per line as writers spell them (JSON Lines), which the codec's held
+ * decoder reads once and whose events and parsed records it keeps, so their hidden classes
+ * outlive a full GC between streams (createCodec's `heldInput` and `holdsRecords`;
+ * docs/performance.md, "Round thirty-five"). The records as well as the events: no event keeps
+ * the envelope or payload object `JSON.parse` made, and the code that checked them was thrown
+ * away when the last one died. Times past a small integer and a cost past one, as real ones are
+ * (a field's representation is part of its hidden class); an exit code as a number and as
+ * `null`. A sum of plain strings, so a bundle that does not use it drops it.
+ */
+export const NH_HELD_INPUT =
+  '{"seq":1,"ts":1796515228945,"type":"session_created","workspace_id":"w","session_id":"s","turn_id":null,"payload":{"v":1,"actor":"user","mode":"default","producer":"p"}}\n' +
+  '{"seq":2,"ts":1796515228945,"type":"turn_started","workspace_id":"w","session_id":"s","turn_id":"t","payload":{"input":"a"}}\n' +
+  '{"seq":3,"ts":1796515228945,"type":"token","workspace_id":"w","session_id":"s","turn_id":"t","payload":{"hop":1,"text":"a"}}\n' +
+  '{"seq":4,"ts":1796515228945,"type":"tool_started","workspace_id":"w","session_id":"s","turn_id":"t","payload":{"hop":1,"call_id":"c1","tool":"read","args":{},"args_summary":"a"}}\n' +
+  '{"seq":5,"ts":1796515228945,"type":"output","workspace_id":"w","session_id":"s","turn_id":"t","payload":{"call_id":"c1","stream":"stdout","text":"a"}}\n' +
+  '{"seq":6,"ts":1796515228945,"type":"tool_result","workspace_id":"w","session_id":"s","turn_id":"t","payload":{"hop":1,"call_id":"c1","tool":"read","status":"ok","exit_code":0,"files_changed":[],"output":"a"}}\n' +
+  '{"seq":7,"ts":1796515228945,"type":"tool_started","workspace_id":"w","session_id":"s","turn_id":"t","payload":{"hop":1,"call_id":"c2","tool":"read","args":{}}}\n' +
+  '{"seq":8,"ts":1796515228945,"type":"tool_result","workspace_id":"w","session_id":"s","turn_id":"t","payload":{"hop":1,"call_id":"c2","tool":"read","status":"error","exit_code":null,"files_changed":[],"output":"a"}}\n' +
+  '{"seq":9,"ts":1796515228945,"type":"hop","workspace_id":"w","session_id":"s","turn_id":"t","payload":{"hop":1,"text":"a","tool_calls":["c1","c2"],"stop_reason":"toolUse","usage":{"input_tokens":1,"output_tokens":1,"cost_usd":1.5}}}\n' +
+  '{"seq":10,"ts":1796515228945,"type":"done","workspace_id":"w","session_id":"s","turn_id":"t","payload":{"status":"completed","stop_reason":"stop","usage":{"input_tokens":1,"output_tokens":1,"cost_usd":1.5}}}\n';
