@@ -5,6 +5,7 @@ import {
   assertCallWritable,
   assertEncodable,
   assertWireInteger,
+  escapesNothing,
   formatInteger,
   integerDigits,
   isJsonObject,
@@ -26,14 +27,21 @@ import {
   NH_EXTENSION_KEY,
   NH_EXTENSION_TYPE,
   NH_MAX_HOP_CALLS,
+  NH_SSE_HEADS,
+  NH_SSE_PLAIN_TYPES,
   type NhFraming,
   type NhHints,
+  type NhSsePlainType,
   nhEnvelopeText,
   nhOutputPayload,
   nhProtocolVersion,
+  nhSseEnvelope,
   nhSseNameWritable,
   nhSseRetry,
+  nhSseToken,
+  nhTokenHead,
   nhTokenPayload,
+  nhTypeIds,
 } from './wire';
 
 /** Options of the nativeharness writer. */
@@ -270,6 +278,13 @@ type Writer = [
   // The hop number the hop text was spelled for, and the text ({@link hopText}).
   hopTextOf: number | undefined,
   hopText: string,
+  // Per type of `plainFrame`, the ids piece its type-and-ids piece was built for, then that
+  // piece ({@link typeIds}): two strings per type, '' before the first.
+  typeIds: string[],
+  // The ids piece and hop text the token head was built for, and the head ({@link bareToken}).
+  tokenHeadIds: string,
+  tokenHeadHop: string,
+  tokenHead: string,
 ];
 
 const OPTIONS = 0;
@@ -297,6 +312,10 @@ const STALE = 21;
 const LAST_SEQ_TEXT = 22;
 const HOP_TEXT_OF = 23;
 const HOP_TEXT = 24;
+const TYPE_IDS = 25;
+const TOKEN_HEAD_IDS = 26;
+const TOKEN_HEAD_HOP = 27;
+const TOKEN_HEAD = 28;
 /** Most calls remembered as ended with their turn; past it the oldest are forgotten. */
 const MAX_STALE = 4096;
 
@@ -326,6 +345,10 @@ function newWriter(options: NhEncodeOptions, sink: DiagnosticSink): Writer {
     undefined,
     '',
     undefined,
+    '',
+    ['', '', '', '', '', '', '', '', '', ''],
+    '',
+    '',
     '',
   ];
 }
@@ -465,12 +488,31 @@ function writeDelta(w: Writer, e: AgentEventOf<'text.delta'>): string {
   if (!plainEvent(w, p, false)) return writeGeneral(w, e);
   const round = e.round;
   plainHead(w, e, DELTA_CARRIED, round);
-  const payload = nhTokenPayload(hopText(w), str(e.text, 'text.delta.text'));
+  const hop = hopText(w);
+  const t = e.text;
+  // Most deltas have nothing to escape: under SSE their block is a few pieces (`bareToken`).
+  const bare = typeof t === 'string' && escapesNothing(t);
+  // (A string not bare is what `str` gives to `JSON.stringify`: not tested twice.)
+  const payload = bare
+    ? ''
+    : nhTokenPayload(hop, typeof t === 'string' ? JSON.stringify(t) : str(t, 'text.delta.text'));
   const turn = e.run ?? w[TURN];
   const time = envelopeHead(w, 'text.delta', e.seq, e.ts);
   const ids = envelopeRest(w, 'text.delta', time, e.workspace, e.session, turn);
-  const text = plainEnvelope(w, '"token"', ids, payload);
-  return frame(w, 'token', text, NO_HINTS, true);
+  if (bare && sseBlock(w)) return bareToken(w, ids, hop, t);
+  return plainFrame(w, TOKEN, ids, bare ? nhTokenPayload(hop, `"${t}"`) : payload);
+}
+
+// A token whose text has nothing to escape, as an SSE block (`sseBlock` said yes): the
+// envelope's head up to the text's quote kept while the ids and the hop stay the same.
+function bareToken(w: Writer, ids: string, hop: string, text: string): string {
+  w[WRITTEN]++;
+  if (ids !== w[TOKEN_HEAD_IDS] || hop !== w[TOKEN_HEAD_HOP]) {
+    w[TOKEN_HEAD_IDS] = ids;
+    w[TOKEN_HEAD_HOP] = hop;
+    w[TOKEN_HEAD] = nhTokenHead(ids, hop);
+  }
+  return nhSseToken(w[LAST_SEQ_TEXT], w[LAST_TS_TEXT], NH_SSE_HEADS[TOKEN]!, w[TOKEN_HEAD], text);
 }
 
 // A tool's output of another format: an `output` (as `writeGeneral`).
@@ -487,8 +529,7 @@ function writeOutput(w: Writer, e: AgentEventOf<'tool.output'>): string {
   const turn = e.run ?? w[TURN];
   const time = envelopeHead(w, 'tool.output', e.seq, e.ts);
   const ids = envelopeRest(w, 'tool.output', time, e.workspace, e.session, turn);
-  const text = plainEnvelope(w, '"output"', ids, payload);
-  return frame(w, 'output', text, NO_HINTS, true);
+  return plainFrame(w, OUTPUT, ids, payload);
 }
 
 // A tool call's start of another format: a `tool_started` (as `writeGeneral`).
@@ -504,8 +545,7 @@ function writeStarted(w: Writer, e: AgentEventOf<'tool.start'>): string {
   const turn = e.run ?? w[TURN];
   const time = envelopeHead(w, 'tool.start', e.seq, e.ts);
   const ids = envelopeRest(w, 'tool.start', time, e.workspace, e.session, turn);
-  const text = plainEnvelope(w, '"tool_started"', ids, payload);
-  return frame(w, 'tool_started', text, NO_HINTS, true);
+  return plainFrame(w, TOOL_STARTED, ids, payload);
 }
 
 // A tool call's end of another format: a `tool_result` (as `writeGeneral`).
@@ -519,8 +559,7 @@ function writeResult(w: Writer, e: AgentEventOf<'tool.end'>): string {
   const turn = e.run ?? w[TURN];
   const time = envelopeHead(w, 'tool.end', e.seq, e.ts);
   const ids = envelopeRest(w, 'tool.end', time, e.workspace, e.session, turn);
-  const text = plainEnvelope(w, '"tool_result"', ids, payload);
-  return frame(w, 'tool_result', text, NO_HINTS, true);
+  return plainFrame(w, TOOL_RESULT, ids, payload);
 }
 
 // A round's end of another format: a `hop` (as `writeGeneral`).
@@ -535,9 +574,8 @@ function writeHop(w: Writer, e: AgentEventOf<'round.end'>): string {
   const turn = e.run ?? w[TURN];
   const time = envelopeHead(w, 'round.end', e.seq, e.ts);
   const ids = envelopeRest(w, 'round.end', time, e.workspace, e.session, turn);
-  const text = plainEnvelope(w, '"hop"', ids, payload);
   endHop(w, round);
-  return frame(w, 'hop', text, NO_HINTS, true);
+  return plainFrame(w, HOP_TYPE, ids, payload);
 }
 
 // A message's start of another format: nothing written (as `writeGeneral`).
@@ -1365,6 +1403,49 @@ function envelopeRest(
  */
 function plainEnvelope(w: Writer, quoted: string, ids: string, payload: string): string {
   return nhEnvelopeText(w[LAST_SEQ_TEXT], w[LAST_TS_TEXT], quoted, ids, payload);
+}
+
+// The writer's types framed by `plainFrame`, as indices of NH_SSE_PLAIN_TYPES.
+const TOKEN = 0;
+const OUTPUT = 1;
+const TOOL_STARTED = 2;
+const TOOL_RESULT = 3;
+const HOP_TYPE = 4;
+
+/**
+ * The usual envelope of a type of NH_SSE_PLAIN_TYPES (`t`) and its framing, after
+ * {@link envelopeHead} and {@link envelopeRest}: what `plainEnvelope` then `frame` give for it.
+ * An SSE block (all but the first when a `retry` goes before it) is built as one rope of few
+ * pieces (`nhSseEnvelope`), which the sink flattens at a cost per piece; other framings as
+ * `frame` frames them.
+ */
+function plainFrame(w: Writer, t: NhSsePlainType, ids: string, payload: string): string {
+  if (sseBlock(w)) {
+    w[WRITTEN]++;
+    return nhSseEnvelope(w[LAST_SEQ_TEXT], w[LAST_TS_TEXT], NH_SSE_HEADS[t]!, typeIds(w, t, ids), payload);
+  }
+  return frame(w, NH_SSE_PLAIN_TYPES[t], plainEnvelope(w, QUOTED_TYPES[t]!, ids, payload), NO_HINTS, true);
+}
+
+// The types of NH_SSE_PLAIN_TYPES as JSON strings.
+const QUOTED_TYPES = NH_SSE_PLAIN_TYPES.map((t) => `"${t}"`);
+
+// Whether the next event is framed as an SSE block with nothing before it (`frame`'s usual case:
+// SSE, and not the first block when a `retry` goes first).
+function sseBlock(w: Writer): boolean {
+  return w[FRAMING] === 'sse' && (w[WRITTEN] > 0 || w[OPTIONS].retry === undefined);
+}
+
+// The envelope's `,"type":…` and ids piece for type `t` (`nhTypeIds`), kept per type while the
+// ids piece is the same string (`envelopeIds` keeps it while the ids stay the same).
+function typeIds(w: Writer, t: NhSsePlainType, ids: string): string {
+  const kept = w[TYPE_IDS];
+  const at = 2 * t;
+  if (kept[at] === ids) return kept[at + 1]!;
+  const text = nhTypeIds(t, ids);
+  kept[at] = ids;
+  kept[at + 1] = text;
+  return text;
 }
 
 // The envelope's seq (`nextSeq`) as digits, kept as the last seq's.

@@ -172,6 +172,73 @@ export function nhEnvelopeText(seq: string, ts: string, type: string, ids: strin
 }
 
 /**
+ * The event types the writer frames by {@link nhSseEnvelope}, each with its `head` and
+ * `typeIds` prefix ({@link nhTypeIds}). Indices, not names: the writer keeps a piece per type.
+ */
+export const NH_SSE_PLAIN_TYPES = ['token', 'output', 'tool_started', 'tool_result', 'hop'] as const;
+
+/** One of {@link NH_SSE_PLAIN_TYPES}, by its index. */
+export type NhSsePlainType = 0 | 1 | 2 | 3 | 4;
+
+// One flat string: `join` copies the pieces into one, where `+` made a rope that a sink walks
+// piece by piece on every block it flattens.
+function flat(pieces: readonly string[]): string {
+  return pieces.join('');
+}
+
+/**
+ * The SSE block's text between the `id` line's seq and the envelope's seq, per type of
+ * {@link NH_SSE_PLAIN_TYPES}: `\nevent: <type>\ndata: {"seq":`, each one flat string.
+ */
+export const NH_SSE_HEADS: readonly string[] = NH_SSE_PLAIN_TYPES.map((t) =>
+  flat(['\nevent: ', t, '\ndata: {"seq":']),
+);
+
+/**
+ * The envelope's type and ids as one flat piece: `,"type":"<type>"` then `ids` (the
+ * `,"workspace_id":…,"payload":` piece of {@link nhEnvelopeText}). A writer keeps it per type
+ * while the ids stay the same.
+ */
+export function nhTypeIds(type: NhSsePlainType, ids: string): string {
+  return flat([',"type":"', NH_SSE_PLAIN_TYPES[type], '"', ids]);
+}
+
+/**
+ * An envelope of a type of {@link NH_SSE_PLAIN_TYPES} as the SSE block the writer frames it in:
+ * the same text as `id: <seq>\nevent: <type>\ndata: ` + {@link nhEnvelopeText} + a blank line,
+ * from fewer pieces (`head` from {@link NH_SSE_HEADS}, `typeIds` from
+ * {@link nhTypeIds}). The sink that writes the block flattens it, at a cost per piece.
+ */
+export function nhSseEnvelope(
+  seq: string,
+  ts: string,
+  head: string,
+  typeIds: string,
+  payload: string,
+): string {
+  return `id: ${seq}${head}${seq},"ts":${ts}${typeIds}${payload}}\n\n`;
+}
+
+/**
+ * A `token` envelope's text from its type to its text's opening quote, as one flat piece:
+ * `,"type":"token"`, `ids` (as in {@link nhTypeIds}), then `{"hop":<hop>,"text":"`. A writer keeps
+ * it while the ids and the hop stay the same (the tokens of a hop).
+ */
+export function nhTokenHead(ids: string, hop: string): string {
+  return flat([',"type":"token"', ids, '{"hop":', hop, ',"text":"']);
+}
+
+/**
+ * A `token` envelope SSE-framed, for a text that JSON spells as itself between quotes (nothing
+ * in it to escape): the same text as {@link nhSseEnvelope} of the token's type with
+ * {@link nhTokenPayload}, from fewer pieces (`head` from {@link NH_SSE_HEADS}, `tokenHead` from
+ * {@link nhTokenHead}, `text` the delta without quotes).
+ */
+export function nhSseToken(seq: string, ts: string, head: string, tokenHead: string, text: string): string {
+  return `id: ${seq}${head}${seq},"ts":${ts}${tokenHead}${text}"}}\n\n`;
+}
+
+/**
  * Whether `value` can be an SSE `id` or `event` line's value: none holds CR, LF or NUL (what the
  * SSE formatter refuses). The writer asks it of the names kept in hints before the write begins.
  */
