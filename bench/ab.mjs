@@ -58,8 +58,13 @@ const eventsB = JSON.parse(text);
 const records = [];
 {
   const e = A[key].createEncoder(options());
+  // A JSON line is a record; so is an SSE block's data line (the nativeharness writer's default
+  // framing), as bench/run.mjs's baseline for that writer is the envelope's JSON.stringify.
   for (const ev of JSON.parse(text))
-    for (const line of e.write(ev).split('\n')) if (line.startsWith('{')) records.push(JSON.parse(line));
+    for (const line of e.write(ev).split('\n')) {
+      if (line.startsWith('{')) records.push(JSON.parse(line));
+      else if (line.startsWith('data: {')) records.push(JSON.parse(line.slice(6)));
+    }
 }
 
 // Every pipeline reads one character of each text it makes: a writer's rope is flattened there,
