@@ -793,27 +793,17 @@ function kindOf(value: unknown): string {
 }
 
 /**
- * The string fields a writer reads as text (its length, a slice, an escape), by event type: what
- * {@link assertStringsWritable} asks of an event of that type.
+ * Refuses an event whose string field `field` holds something else (present, no string):
+ * `<type>.<field>: a number, not a string`. The model's types say these fields are strings, but a
+ * caller building events by hand from JSON may send a number, null, an object or an array, which
+ * a writer's text functions would throw a `TypeError` for, perhaps in the middle of the write. A
+ * writer's own check (a switch on the event's type naming the fields it reads as text, a
+ * `typeof` each) calls it at its write's start, before anything is written, held or said for
+ * the event.
  */
-export type StringFields = Readonly<Partial<Record<AgentEvent['type'], readonly string[]>>>;
-
-/**
- * Refuses an event whose field `fields` names for its type holds anything but a string (absent
- * is left to the writer): `<type>.<field>: a number, not a string`. The model's types say these
- * fields are strings, but a caller building events by hand from JSON may send a number, null, an
- * object or an array, which the writer's text functions would throw a `TypeError` for, perhaps in
- * the middle of the write. A writer asks it at its write's start, before anything is written,
- * held or said for the event.
- */
-export function assertStringsWritable(event: AgentEvent, fields: StringFields, format: Format): void {
-  const keys = fields[event.type];
-  if (keys === undefined) return;
-  for (const key of keys) {
-    const value = (event as unknown as Record<string, unknown>)[key];
-    if (value !== undefined && typeof value !== 'string')
-      throw unencodable(`${event.type}.${key}: ${kindOf(value)}, not a string`, format);
-  }
+export function refuseNonString(event: AgentEvent, field: string, format: Format): never {
+  const value = (event as unknown as Record<string, unknown>)[field];
+  throw unencodable(`${event.type}.${field}: ${kindOf(value)}, not a string`, format);
 }
 
 /**

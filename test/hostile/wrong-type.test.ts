@@ -14,7 +14,7 @@ import { type RefusedWrites, refusingWriter } from '../refused-writes';
 // (`text.slice is not a function`) is what this sweep found in nine writers. Every writer is fed
 // the events of every fixture's golden with ONE string field of one event (at any depth, outside
 // the fields that hold any JSON) replaced, one at a time. Where a writer refuses the field as no
-// string (`assertStringsWritable`), it refuses that event alone: the bytes are the stream's
+// string (`refuseNonString`, from its `assertTextFields`), it refuses that event alone: the bytes are the stream's
 // without it.
 
 const FIXTURES = join(__dirname, '../../fixtures');
@@ -32,8 +32,9 @@ type Path = ReadonlyArray<string | number>;
 /** The paths of every string in `value`, outside the top-level fields in FREE. */
 function stringPaths(value: unknown, path: Path, out: Path[]): Path[] {
   if (typeof value === 'string') out.push(path);
-  else if (Array.isArray(value)) value.forEach((v, i) => stringPaths(v, [...path, i], out));
-  else if (typeof value === 'object' && value !== null)
+  else if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) stringPaths(value[i], [...path, i], out);
+  } else if (typeof value === 'object' && value !== null)
     for (const [k, v] of Object.entries(value))
       if (!(path.length === 0 && FREE.has(k))) stringPaths(v, [...path, k], out);
   return out;

@@ -17,7 +17,6 @@ import { frameEach, frameJson, type JsonFraming } from '../../framing/json-strea
 import { decisionAllows } from '../../guards';
 import {
   assertEncodable,
-  assertStringsWritable,
   assertTimeWritable,
   contentPartsText,
   encodeJson,
@@ -28,7 +27,7 @@ import {
   jsonString,
   jsonText,
   rawIfSame,
-  type StringFields,
+  refuseNonString,
   sameJson,
   walkEncodable,
 } from '../../json';
@@ -471,12 +470,20 @@ function openDelta(w: Writer, event: AgentEventOf<'text.delta'>): string | undef
 // ---- events read from AG-UI: their record, with the event's fields put back ----
 
 /**
- * The text of an event read from AG-UI that may follow its record in a record of its own (a
+ * Refuses an event read from AG-UI whose text may follow its record in a record of its own (a
  * reasoning marker's content, a call's start's arguments: {@link keptBack}), or be kept as the
- * arguments read so far ({@link argsKept}): JSON.stringify's TypeError for a BigInt there, or the
- * next arguments' for a null, would come after the record was written. Refused first.
+ * arguments read so far ({@link argsKept}), when that text is no string: JSON.stringify's
+ * TypeError for a BigInt there, or the next arguments' for a null, would come after the record
+ * was written. A switch on the type, as the other writers' checks ({@link refuseNonString}).
  */
-const KEPT_TEXT: StringFields = { 'reasoning.delta': ['text'], 'tool.args.delta': ['text'] };
+function assertKeptText(event: AgentEvent): void {
+  switch (event.type) {
+    case 'reasoning.delta':
+    case 'tool.args.delta':
+      if (event.text !== undefined && typeof event.text !== 'string') refuseNonString(event, 'text', FORMAT);
+      return;
+  }
+}
 
 /**
  * An event read from AG-UI: its kept record with every field of the event the general path
@@ -492,7 +499,7 @@ const KEPT_TEXT: StringFields = { 'reasoning.delta': ['text'], 'tool.args.delta'
  */
 function own(w: Writer, event: AgentEvent, template: JsonObject, hints: AguiHints): string {
   assertTimeWritable(event, FORMAT);
-  assertStringsWritable(event, KEPT_TEXT, FORMAT);
+  assertKeptText(event);
   const before = hints.before;
   if (before === undefined) return ownLine(w, event, template, hints);
   // (Only an event carrying records, a run's end that closed steps, has steps to take back.)

@@ -3,7 +3,6 @@ import type { DiagnosticSink } from '../../diagnostics';
 import { randomId } from '../../ids';
 import {
   assertEncodable,
-  assertStringsWritable,
   encodeJson,
   encodeJsonText,
   isJsonObject,
@@ -11,7 +10,7 @@ import {
   jsonString,
   jsonText,
   rawIfSame,
-  type StringFields,
+  refuseNonString,
 } from '../../json';
 import { isStableJson, keptRecord, sameAsKept } from '../../kept';
 import { checkLoss, keysInPlace, type LossState, lossReported, newLoss, reportLoss } from '../../loss';
@@ -264,16 +263,25 @@ export function createAmpEncoder(options: AmpEncodeOptions, sink: DiagnosticSink
 }
 
 /**
- * The string fields this writer reads as text (a length, a slice, an escape), refused first when
- * they hold anything else ({@link assertStringsWritable}): a caller building events by hand from
- * JSON may send a number, null, an object or an array, which threw a `TypeError` mid-write.
+ * Refuses an event whose string field this writer reads as text (a length, a slice, an escape)
+ * holds anything else ({@link refuseNonString}): a caller building events by hand from JSON may
+ * send a number, null, an object or an array, which threw a `TypeError` mid-write. A switch on
+ * the type and a `typeof` per field: a table looked up by type cost the fastest writers a few
+ * per cent (docs/performance.md, round thirty-five).
  */
-const TEXT_FIELDS: StringFields = {
-  'text.delta': ['text'],
-  'reasoning.delta': ['text'],
-  'tool.end': ['text'],
-  'run.end': ['reason'],
-};
+function assertTextFields(event: AgentEvent): void {
+  switch (event.type) {
+    case 'text.delta':
+    case 'reasoning.delta':
+    case 'tool.end':
+      if (event.text !== undefined && typeof event.text !== 'string') refuseNonString(event, 'text', FORMAT);
+      return;
+    case 'run.end':
+      if (event.reason !== undefined && typeof event.reason !== 'string')
+        refuseNonString(event, 'reason', FORMAT);
+      return;
+  }
+}
 
 /**
  * The encoder: the writer's state in its element 0, `write` and `end` on the prototype. With no
@@ -291,7 +299,6 @@ class AmpEncoder implements Encoder {
   }
 
   write(event: AgentEvent): string {
-    assertStringsWritable(event, TEXT_FIELDS, FORMAT);
     return writeEvent(this[0], event);
   }
 
@@ -310,6 +317,10 @@ function writeEvent(w: Writer, event: AgentEvent): string {
     if (w[JOIN_TO] !== undefined && joinDelta(w, event)) return '';
     if (AMP_QUIET_SHORTCUT.enabled && w[BEFORE] === '' && quietEvent(w, event)) return '';
   } else w[JOIN_TO] = undefined;
+  // After the shortcuts, which write nothing (a joined delta's text is a string: `joinDelta`):
+  // the check costs the joined deltas nothing (docs/performance.md, round thirty-five). What they
+  // changed is the join's cache, which the general path fills again.
+  assertTextFields(event);
   const own = p !== undefined && p.format === FORMAT;
   // What the event's line would refuse, refused before anything is said, gathered, opened or
   // written for it (a derived event writes nothing of its own: not refused). A call's end's
@@ -742,6 +753,8 @@ function joinDelta(w: Writer, event: AgentEvent): boolean {
   if (
     to === undefined ||
     event.type !== 'text.delta' ||
+    // Text that is no string is refused on the general path (`assertTextFields`).
+    typeof event.text !== 'string' ||
     event.lane !== w[JOIN_LANE] ||
     !AMP_JOIN_SHORTCUT.enabled ||
     // Held text at the cap cuts the line: the general path's work.
