@@ -263,27 +263,6 @@ export function createAmpEncoder(options: AmpEncodeOptions, sink: DiagnosticSink
 }
 
 /**
- * Refuses an event whose string field this writer reads as text (a length, a slice, an escape)
- * holds anything else ({@link refuseNonString}): a caller building events by hand from JSON may
- * send a number, null, an object or an array, which threw a `TypeError` mid-write. A switch on
- * the type and a `typeof` per field: a table looked up by type cost the fastest writers a few
- * per cent (docs/performance.md, round thirty-five).
- */
-function assertTextFields(event: AgentEvent): void {
-  switch (event.type) {
-    case 'text.delta':
-    case 'reasoning.delta':
-    case 'tool.end':
-      if (event.text !== undefined && typeof event.text !== 'string') refuseNonString(event, 'text', FORMAT);
-      return;
-    case 'run.end':
-      if (event.reason !== undefined && typeof event.reason !== 'string')
-        refuseNonString(event, 'reason', FORMAT);
-      return;
-  }
-}
-
-/**
  * The encoder: the writer's state in its element 0, `write` and `end` on the prototype. With no
  * named property of its own, every encoder has the class's initial hidden class, which the class
  * holds: a caller's loop optimised around one encoder's `write` keeps its code at the next
@@ -317,14 +296,11 @@ function writeEvent(w: Writer, event: AgentEvent): string {
     if (w[JOIN_TO] !== undefined && joinDelta(w, event)) return '';
     if (AMP_QUIET_SHORTCUT.enabled && w[BEFORE] === '' && quietEvent(w, event)) return '';
   } else w[JOIN_TO] = undefined;
-  // After the shortcuts, which write nothing (a joined delta's text is a string: `joinDelta`):
-  // the check costs the joined deltas nothing (docs/performance.md, round thirty-five). What they
-  // changed is the join's cache, which the general path fills again.
-  assertTextFields(event);
   const own = p !== undefined && p.format === FORMAT;
   // What the event's line would refuse, refused before anything is said, gathered, opened or
   // written for it (a derived event writes nothing of its own: not refused). A call's end's
-  // content is made here once.
+  // content is made here once. After the shortcuts, which write nothing (a joined delta's text
+  // is a string: `joinDelta`) and change only the join's cache, which the general path fills.
   const content = own && p.synthetic === true ? '' : assertWritable(w, event, own);
   // Another format's runs are followed here (run-span.ts), as the highbar writer does, not in a
   // wrapper around this function (docs/performance.md, "Amp writer, round thirteen"); a run's
@@ -538,10 +514,18 @@ function dispatch(
  */
 function assertWritable(w: Writer, event: AgentEvent, own: boolean): string {
   switch (event.type) {
+    // A text field read as text that holds no string (an event built by hand from JSON) would
+    // throw a TypeError mid-write: refused here, in the one switch every write takes
+    // (docs/performance.md, round thirty-five).
+    case 'text.delta':
+    case 'reasoning.delta':
+      if (event.text !== undefined && typeof event.text !== 'string') refuseNonString(event, 'text', FORMAT);
+      return '';
     case 'tool.start':
       if (!own && event.args !== undefined) assertEncodable(event.args, 'tool.start.args', undefined, FORMAT);
       return '';
     case 'tool.end':
+      if (event.text !== undefined && typeof event.text !== 'string') refuseNonString(event, 'text', FORMAT);
       return resultContent(event);
     case 'round.end':
       if (roundWritesLine(w[SLOTS].get(event.lane ?? ''), event, own ? event.provenance?.line : OTHER))
@@ -558,6 +542,8 @@ function assertWritable(w: Writer, event: AgentEvent, own: boolean): string {
         assertCounts(event.usage);
       return '';
     case 'run.end':
+      if (event.reason !== undefined && typeof event.reason !== 'string')
+        refuseNonString(event, 'reason', FORMAT);
       if (event.status === 'incomplete') return '';
       count(event.durationMs, 'run.end.durationMs');
       if (totalWritten(w, event.usage, keptTotal(own ? (event.provenance?.hints as AmpHints) : undefined)))
@@ -753,7 +739,7 @@ function joinDelta(w: Writer, event: AgentEvent): boolean {
   if (
     to === undefined ||
     event.type !== 'text.delta' ||
-    // Text that is no string is refused on the general path (`assertTextFields`).
+    // Text that is no string is refused on the general path (`assertWritable`).
     typeof event.text !== 'string' ||
     event.lane !== w[JOIN_LANE] ||
     !AMP_JOIN_SHORTCUT.enabled ||
