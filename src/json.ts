@@ -807,6 +807,15 @@ export function refuseNonString(event: AgentEvent, field: string, format: Format
 }
 
 /**
+ * The text-field check ({@link refuseNonString}) of a writer that reads no text field but a text
+ * or reasoning delta's `text` (Copilot, OpenCode), asked at its write's start.
+ */
+export function assertDeltaText(event: AgentEvent, format: Format): void {
+  if (event.type !== 'text.delta' && event.type !== 'reasoning.delta') return;
+  if (event.text !== undefined && typeof event.text !== 'string') refuseNonString(event, 'text', format);
+}
+
+/**
  * Refuses a number field JSON cannot hold as a number: anything but a finite number (NaN and the
  * infinities, which `JSON.stringify` turns into `null` and a template would spell as no JSON at
  * all; a string or a BigInt where a number belongs).

@@ -5,6 +5,7 @@ import { newUuidRun, nextUuid, type UuidRun } from '../../ids';
 import { type IsoWriteClock, newIsoWriteClock, parseTimestamp, writeIsoAt } from '../../iso';
 import {
   assertArgsWritable,
+  assertDeltaText,
   assertEncodable,
   assertFiniteNumber,
   encodeJson,
@@ -14,7 +15,6 @@ import {
   jsonString,
   jsonText,
   rawIfSame,
-  refuseNonString,
   sameJson,
   setOwn,
   unencodable,
@@ -349,22 +349,6 @@ export function createCopilotEncoder(
 export const COPILOT_SPAN_INLINE: { enabled: boolean } = { enabled: true };
 
 /**
- * Refuses an event whose string field this writer reads as text (a length, a slice, an escape)
- * holds anything else ({@link refuseNonString}): a caller building events by hand from JSON may
- * send a number, null, an object or an array, which threw a `TypeError` mid-write. A switch on
- * the type and a `typeof` per field: a table looked up by type cost the fastest writers a few
- * per cent (docs/performance.md, round thirty-five).
- */
-function assertTextFields(event: AgentEvent): void {
-  switch (event.type) {
-    case 'text.delta':
-    case 'reasoning.delta':
-      if (event.text !== undefined && typeof event.text !== 'string') refuseNonString(event, 'text', FORMAT);
-      return;
-  }
-}
-
-/**
  * The encoder ({@link createCopilotEncoder}; the writer-template test builds it): the writer's
  * state in its element 0, `write` and `end` on the prototype. With no named property of its own,
  * every encoder has the class's initial hidden class, which the class holds: a caller's loop
@@ -386,7 +370,7 @@ export class CopilotEncoder implements Encoder {
   /** The lines of one event. */
   write(event: AgentEvent): string {
     const w = this[0];
-    assertTextFields(event);
+    assertDeltaText(event, FORMAT);
     // A time no timestamp can hold is refused with its event, before anything is held for it: a
     // message held to its end would take its `ts` to the stream's end, and be refused there
     // (found by test/fuzz/structured.test.ts). The last time written is known good. A time is

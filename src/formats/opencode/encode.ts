@@ -2,6 +2,7 @@ import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
 import {
   assertArgsWritable,
+  assertDeltaText,
   assertEncodable,
   assertFiniteNumber,
   assertTimeWritable,
@@ -9,7 +10,6 @@ import {
   isJsonObject,
   type JsonObject,
   rawIfSame,
-  refuseNonString,
   unencodable,
   walkEncodable,
 } from '../../json';
@@ -315,22 +315,6 @@ function template(hints: OpencodeHints | undefined): JsonObject | undefined {
 }
 
 /**
- * Refuses an event whose string field this writer reads as text (a length, a slice, an escape)
- * holds anything else ({@link refuseNonString}): a caller building events by hand from JSON may
- * send a number, null, an object or an array, which threw a `TypeError` mid-write. A switch on
- * the type and a `typeof` per field: a table looked up by type cost the fastest writers a few
- * per cent (docs/performance.md, round thirty-five).
- */
-function assertTextFields(event: AgentEvent): void {
-  switch (event.type) {
-    case 'text.delta':
-    case 'reasoning.delta':
-      if (event.text !== undefined && typeof event.text !== 'string') refuseNonString(event, 'text', FORMAT);
-      return;
-  }
-}
-
-/**
  * The OpenCode writer: canonical events → `opencode run --format json` lines, as OpenCode's
  * `emit()` spells them (`JSON.stringify` of `{type, timestamp, sessionID, …}`). A line the decoder
  * read is rebuilt from its kept record with the event's fields put back, and written as it came
@@ -387,7 +371,7 @@ export class OpencodeEncoder implements Encoder {
     // before anything is written, held or said for the event (a delta waits for its part, a
     // call's start for its end).
     assertTimeWritable(event, FORMAT);
-    assertTextFields(event);
+    assertDeltaText(event, FORMAT);
     // A call is written at its end: arguments JSON cannot hold are refused now, as the start's
     // own refusal, not at the end's write, which they would take down with them.
     assertArgsWritable(event, FORMAT);
