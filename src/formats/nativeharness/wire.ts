@@ -221,11 +221,14 @@ export function nhSseEnvelope(
 
 /**
  * A `token` envelope's text from its type to its text's opening quote, as one flat piece:
- * `,"type":"token"`, `ids` (as in {@link nhTypeIds}), then `{"hop":<hop>,"text":"`. A writer keeps
- * it while the ids and the hop stay the same (the tokens of a hop).
+ * {@link nhTypeIds} of the token's type, then {@link nhTokenPayload} up to the text (`{"hop":<hop>,"text":"`),
+ * each spelled once there. A writer keeps it while the ids and the hop stay the same (the tokens
+ * of a hop).
  */
 export function nhTokenHead(ids: string, hop: string): string {
-  return flat([',"type":"token"', ids, '{"hop":', hop, ',"text":"']);
+  // The payload with an empty text, less its closing quote and brace: the part before the text.
+  const payload = nhTokenPayload(hop, '""');
+  return flat([nhTypeIds(0, ids), payload.slice(0, -2)]);
 }
 
 /**
