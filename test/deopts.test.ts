@@ -151,6 +151,17 @@ describe('no deopt or discarded code after warm-up (bench/deopts.mjs)', () => {
     expectNone(row);
   }, 60_000);
 
+  // Round thirty-six. The nativeharness writer's `strings` (a hop's calls, a result's changed
+  // files) was `map` and `join`: its optimised `join` met `map`'s result of another map once,
+  // after warm-up; and a hop's first call was pushed onto the empty `[]` the hop starts with,
+  // changing its elements kind under `writeStarted`'s optimised push ("not a Smi"). `strings` is
+  // a loop, and the first call a new array of it (`addCall`).
+  test('nativeharness-writer: strings by a loop, the first call a new array', () => {
+    const [row] = deopts(['nativeharness-writer']);
+    expect(row?.id).toBe('nativeharness-writer');
+    expectNone(row);
+  }, 60_000);
+
   test('the held lines read without a diagnostic', () => {
     for (const [codec, input] of [
       [opencode, OPENCODE_HELD_INPUT],
