@@ -162,6 +162,11 @@ export interface FormatSpec<D extends DecodeOptions, E extends EncodeOptions> {
    * one JSON text each.
    */
   holdsRecords?: boolean | undefined;
+  /**
+   * Values of the format's own that the codec keeps for its life: an object a writer makes once
+   * per stream, whose hidden class no held event has (a full GC frees it when none is alive).
+   */
+  heldValues?: readonly unknown[] | undefined;
 }
 
 // A line format's chunk decoder state, in slots: the splitter reaches it through the module
@@ -592,7 +597,7 @@ export function createCodec<D extends DecodeOptions, E extends EncodeOptions>(
     const decoder = spec.createChunkDecoder({} as D, quiet);
     const encoder = spec.createEncoder({} as E, quiet);
     const records = spec.holdsRecords === true ? parsedLines(spec.heldInput) : [];
-    held = [decoder, encoder, heldEvents(decoder, spec.heldInput), records];
+    held = [decoder, encoder, heldEvents(decoder, spec.heldInput), records, spec.heldValues];
   };
   const createDecoder = (options: D = {} as D): Decoder => {
     holdShapes();

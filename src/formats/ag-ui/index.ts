@@ -3,7 +3,7 @@ import type { Diagnostic } from '../../diagnostics';
 import { jsonStreamChunkDecoder } from '../../framing/json-stream';
 import { aguiRules } from './check';
 import { type AguiDecodeOptions, createAguiRecordDecoder } from './decode';
-import { type AguiEncodeOptions, createAguiEncoder } from './encode';
+import { type AguiEncodeOptions, createAguiEncoder, HELD_RUN_META } from './encode';
 
 export { checkAguiEvents } from './check';
 export type { AguiDecodeOptions } from './decode';
@@ -30,6 +30,7 @@ const codec = createCodec<AguiDecodeOptions, AguiEncodeOptions>({
   createChunkDecoder: (options, sink) =>
     jsonStreamChunkDecoder('ag-ui', options, sink, createAguiRecordDecoder(options, sink)),
   createEncoder: (options, sink) => createAguiEncoder(options, sink),
+  heldValues: [HELD_RUN_META],
 });
 
 /**

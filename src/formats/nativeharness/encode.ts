@@ -171,7 +171,11 @@ function num(value: number, field: string): string {
 function strings(value: readonly string[], field: string): string {
   // Most lists here are empty (a hop without calls, a result without changed files).
   if (value.length === 0) return '[]';
-  return `[${value.map((v, i) => str(v, `${field}[${i}]`)).join(',')}]`;
+  // A loop, not `map` and `join`: no array per list, an entry's field named only to refuse it,
+  // and no optimised `join` that meets `map`'s result of another map (a wrong-map deopt, once).
+  let text = `[${str(value[0], `${field}[0]`)}`;
+  for (let i = 1; i < value.length; i++) text += `,${str(value[i], `${field}[${i}]`)}`;
+  return `${text}]`;
 }
 
 function json(value: unknown, field: string): string {
@@ -539,8 +543,7 @@ function writeStarted(w: Writer, e: AgentEventOf<'tool.start'>): string {
   assertCallWritable(e, FORMAT);
   const round = e.round;
   plainHead(w, e, STARTED_CARRIED, round);
-  // One past the bound is kept, so the hop's end can tell a full list from a cut one.
-  if (w[CALLS].length <= NH_MAX_HOP_CALLS) w[CALLS].push(e.call);
+  addCall(w, e.call);
   const payload = startedPayload(w, e, false);
   const turn = e.run ?? w[TURN];
   const time = envelopeHead(w, 'tool.start', e.seq, e.ts);
@@ -749,8 +752,7 @@ function writeOne(
       } else pieces = [hopPiece(w), ['text', str(event.text, 'text.delta.text')]];
       break;
     case 'tool.start':
-      // One past the bound is kept, so the hop's end can tell a full list from a cut one.
-      if (w[CALLS].length <= NH_MAX_HOP_CALLS) w[CALLS].push(event.call);
+      addCall(w, event.call);
       type = 'tool_started';
       if (template) {
         direct = startedPayload(w, event, own);
@@ -1142,6 +1144,17 @@ function finish(
       : keptEnvelope(w, event, kept, type, turn, payload);
   if (eventType === 'run.end') w[TURN] = undefined;
   return frame(w, type, text, hints, true);
+}
+
+// A call of the hop noted. One past the bound is kept, so the hop's end can tell a full list from
+// a cut one. The first is a new array of it, not a push onto the empty `[]` the hop starts with:
+// that push changes the array's elements kind, and an optimised push that had met only arrays
+// of the kind after it deoptimized ("not a Smi") once, late (as the AG-UI writer's, round
+// thirty-four).
+function addCall(w: Writer, call: string): void {
+  const calls = w[CALLS];
+  if (calls.length === 0) w[CALLS] = [call];
+  else if (calls.length <= NH_MAX_HOP_CALLS) calls.push(call);
 }
 
 // A hop written: its calls forgotten, and the next hop's number counted on unless the event named
