@@ -27,6 +27,7 @@ import {
   jsonString,
   jsonText,
   rawIfSame,
+  refuseKind,
   refuseNonString,
   sameJson,
   walkEncodable,
@@ -1540,6 +1541,8 @@ function interrupt(p: AgentEventOf<'approval.request'> | AgentEventOf<'question'
   } else {
     i.id = p.question;
     i.reason = AGUI_QUESTION_REASON;
+    // (Left out by an event built by hand, or no array: refused, not a TypeError.)
+    if (!Array.isArray(p.questions)) refuseKind(p, 'questions', 'an array', FORMAT);
     i.message = p.questions.map((q) => q.text).join('\n');
     if (p.call !== undefined) i.toolCallId = p.call;
     meta.questions = p.questions;

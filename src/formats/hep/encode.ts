@@ -243,8 +243,16 @@ export function createHepEncoder(options: HepEncodeOptions, sink: DiagnosticSink
 function assertTextFields(event: AgentEvent): void {
   switch (event.type) {
     case 'tool.output':
+      // (Required: missing, it is refused too.)
+      if (typeof event.text !== 'string') refuseNonString(event, 'text', 'hep');
+      return;
     case 'tool.end':
       if (event.text !== undefined && typeof event.text !== 'string') refuseNonString(event, 'text', 'hep');
+      return;
+    // Read (`str`) after the round's turn is counted: refused first, not after.
+    case 'round.end':
+    case 'error':
+      if (typeof event.message !== 'string') refuseNonString(event, 'message', 'hep');
       return;
   }
 }

@@ -12,6 +12,8 @@ import {
   type JsonObject,
   jsonString,
   jsonText,
+  refuseKind,
+  refuseNonString,
   sameJson,
   unencodable,
 } from '../../json';
@@ -416,7 +418,25 @@ function assertNumbersWritable(event: AgentEvent): void {
       assertInteger(event.usage?.input, type, 'usage.input');
       assertInteger(event.usage?.output, type, 'usage.output');
       break;
+    // Not numbers, but asked in the same switch: what a write reads after it changed the writer
+    // (a call's start noted for its hop before its strings are written; a question's list
+    // mapped), refused first. A field left out by an event built by hand is refused so too.
+    case 'tool.start':
+      assertStartStrings(event);
+      break;
+    case 'question':
+      if (!Array.isArray(event.questions)) refuseKind(event, 'questions', 'an array', FORMAT);
+      break;
   }
+}
+
+/** The strings of a call's start its `tool_started` writes, each a string or refused. */
+function assertStartStrings(e: AgentEventOf<'tool.start'>): void {
+  if (typeof e.call !== 'string') refuseNonString(e, 'call', FORMAT);
+  if (typeof e.name !== 'string') refuseNonString(e, 'name', FORMAT);
+  if (e.command !== undefined && typeof e.command !== 'string') refuseNonString(e, 'command', FORMAT);
+  if (e.argsSummary !== undefined && typeof e.argsSummary !== 'string')
+    refuseNonString(e, 'argsSummary', FORMAT);
 }
 
 // A number written as an integer that is none (a fraction, one past 2^53): what formatInteger
