@@ -822,6 +822,19 @@ export function refuseKind(event: AgentEvent, field: string, want: string, forma
 }
 
 /**
+ * Refuses an event whose envelope ids (`session`, `workspace`, `run`, `lane`), present, hold no
+ * string ({@link refuseNonString}): what a writer that writes them into every record's envelope,
+ * after taking a sequence number or noting them as the stream's, asks at its write's start.
+ */
+export function assertEnvelopeIds(event: AgentEvent, format: Format): void {
+  const { session, workspace, run, lane } = event;
+  if (session !== undefined && typeof session !== 'string') refuseNonString(event, 'session', format);
+  if (workspace !== undefined && typeof workspace !== 'string') refuseNonString(event, 'workspace', format);
+  if (run !== undefined && typeof run !== 'string') refuseNonString(event, 'run', format);
+  if (lane !== undefined && typeof lane !== 'string') refuseNonString(event, 'lane', format);
+}
+
+/**
  * The text-field check ({@link refuseNonString}) of a writer that reads no text field but a text
  * or reasoning delta's `text` (Copilot, OpenCode), asked at its write's start.
  */

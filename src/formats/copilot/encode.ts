@@ -378,7 +378,11 @@ export class CopilotEncoder implements Encoder {
     // checked by formatting it as the records will (`quotedAt`), which keeps the text for them:
     // the time is formatted once, here (the text is the time's whatever becomes of the write).
     const ts = event.ts;
-    if (ts !== undefined) quotedAt(w, ts);
+    if (ts !== undefined) {
+      // (No number at all, a BigInt above all, is refused here: the time's arithmetic threw a TypeError.)
+      if (typeof ts !== 'number') assertFiniteNumber(ts, `${event.type}.ts`, FORMAT);
+      quotedAt(w, ts);
+    }
     // A record without a time takes the clock's, read here once for the write (for the event, or
     // a held record written before it) and checked as a `ts` is: a clock giving no time a
     // timestamp can hold refuses the event before anything is written or let go for it.

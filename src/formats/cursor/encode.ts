@@ -238,6 +238,7 @@ function assertTextFields(event: AgentEvent): void {
   switch (event.type) {
     // (A required field missing is refused too.)
     case 'text.delta':
+    case 'reasoning.delta':
       if (typeof event.text !== 'string') refuseNonString(event, 'text', FORMAT);
       return;
     case 'tool.end':

@@ -4,6 +4,7 @@ import { formatSseJsonEvent } from '../../framing/sse';
 import {
   assertCallWritable,
   assertEncodable,
+  assertEnvelopeIds,
   assertWireInteger,
   escapesNothing,
   formatInteger,
@@ -386,6 +387,8 @@ class NhEncoder implements Encoder {
 
   write(event: AgentEvent): string {
     assertNumbersWritable(event);
+    // Every record's envelope writes them, after a seq is taken for it: refused first.
+    assertEnvelopeIds(event, FORMAT);
     return writeEvent(this[0], event);
   }
 
