@@ -19,6 +19,7 @@ import {
   assertEncodable,
   assertFiniteNumber,
   assertTimeWritable,
+  encodeJson,
   isJsonObject,
   type JsonObject,
   jsonString,
@@ -770,12 +771,14 @@ function emit(w: Writer, type: string, fields: JsonObject): string {
   if (!AISDK_WRITER_SHORTCUTS.enabled) {
     const r: JsonObject = { type };
     for (const k of Object.keys(fields)) if (fields[k] !== undefined) r[k] = fields[k];
-    return frameJson(framingOf(w), JSON.stringify(r));
+    return frameJson(framingOf(w), encodeJson(r, type, FORMAT));
   }
   // The chunk's text in pieces, without copying `fields` behind a `type` key: `JSON.stringify`
   // drops undefined fields as the chunk would not have them, and slicing its braces off copies
   // nothing. Held to the object above by test/ui/writer-shortcuts.test.ts.
-  const body = JSON.stringify(fields);
+  // (`encodeJson`: what JSON.stringify throws a TypeError for, a BigInt of an event built by
+  // hand, is refused as the writer refuses, an AgentwireError.)
+  const body = encodeJson(fields, type, FORMAT);
   return frameJson(
     framingOf(w),
     body.length > 2 ? `{"type":${jsonString(type)},${body.slice(1)}` : `{"type":${jsonString(type)}}`,

@@ -18,7 +18,7 @@ import {
 import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, PlanItem, Usage } from '../../model';
 import { hintsFrom, joinRecord } from '../../record';
-import { addUsage as addUsageFigures, assertUsageFigures } from '../../usage';
+import { addUsage as addUsageFigures, assertUsageFigures, assertUsageNumbers } from '../../usage';
 import { aOr } from '../../words';
 import {
   CODEX_COMMAND_KEYS,
@@ -217,6 +217,8 @@ function assertTextFields(event: AgentEvent): void {
       return;
     case 'round.end':
       if (typeof event.message !== 'string') refuseNonString(event, 'message', FORMAT);
+      // Summed into the run's total: a figure of no number (a BigInt) threw a TypeError there.
+      if (event.usage !== undefined) assertUsageNumbers(event.usage, 'round.end.usage', FORMAT);
       return;
     case 'plan':
       if (!Array.isArray(event.items)) refuseKind(event, 'items', 'an array', FORMAT);

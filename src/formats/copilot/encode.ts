@@ -593,6 +593,10 @@ function assertValuesWritable(event: AgentEventOf<'approval.request' | 'question
 function assertPartsWritable(event: AgentEventOf<'question' | 'usage'>): void {
   if (event.type === 'question') {
     if (!Array.isArray(event.questions)) refuseKind(event, 'questions', 'an array', FORMAT);
+    // (The first question's choices are searched.)
+    const options = (event.questions[0] as { options?: unknown } | undefined)?.options;
+    if (options !== undefined && !Array.isArray(options))
+      throw unencodable('question.questions[0].options: not an array', FORMAT);
   } else if (typeof event.usage !== 'object' || event.usage === null)
     refuseKind(event, 'usage', 'an object', FORMAT);
 }

@@ -172,6 +172,8 @@ function num(value: number, field: string): string {
 }
 
 function strings(value: readonly string[], field: string): string {
+  // (No list at all, from an event built by hand: refused, not a TypeError.)
+  if (!Array.isArray(value)) fail(`${field}: ${value === null ? 'null' : typeof value}, not an array`);
   // Most lists here are empty (a hop without calls, a result without changed files).
   if (value.length === 0) return '[]';
   return `[${value.map((v, i) => str(v, `${field}[${i}]`)).join(',')}]`;
@@ -428,6 +430,7 @@ function assertNumbersWritable(event: AgentEvent): void {
       assertStartStrings(event);
       break;
     case 'question':
+      if (typeof event.question !== 'string') refuseNonString(event, 'question', FORMAT);
       if (!Array.isArray(event.questions)) refuseKind(event, 'questions', 'an array', FORMAT);
       break;
   }
