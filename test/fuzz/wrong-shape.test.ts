@@ -3,7 +3,13 @@ import { describe, expect, test } from 'vitest';
 import { isAgentwireError } from '../../src/diagnostics';
 import type { AgentEvent } from '../../src/model';
 import { AgentEventSchema } from '../../src/model';
-import { type RefusedAt, writerNotingRefused, writers } from '../hostile/golden-sweep';
+import {
+  type Path,
+  propertyPaths,
+  type RefusedAt,
+  writerNotingRefused,
+  writers,
+} from '../hostile/golden-sweep';
 import { FUZZ_RUNS } from '../runs';
 import { args, count, envelope, ID, TEXT, TS } from './events';
 
@@ -77,23 +83,6 @@ const event: fc.Arbitrary<AgentEvent> = fc
     envelope,
   )
   .map(([body, env]) => ({ ...(body as object), ...env }) as AgentEvent);
-
-/** Fields that hold any JSON value: spoiled whole, never entered. */
-const FREE = new Set(['context', 'args', 'result', 'error', 'answers', 'data', 'record']);
-
-type Path = ReadonlyArray<string | number>;
-
-/** The paths of every property of `value` (an event), outside the values of the fields in FREE. */
-function propertyPaths(value: unknown, path: Path, out: Path[]): Path[] {
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) propertyPaths(value[i], [...path, i], out);
-  } else if (typeof value === 'object' && value !== null)
-    for (const [k, v] of Object.entries(value)) {
-      out.push([...path, k]);
-      if (!(path.length === 0 && FREE.has(k))) propertyPaths(v, [...path, k], out);
-    }
-  return out;
-}
 
 /** What a property is given instead of its value (`deleted`: taken out). */
 const SPOILS: ReadonlyArray<readonly [string, unknown]> = [

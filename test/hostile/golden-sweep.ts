@@ -26,6 +26,26 @@ export const FREE: ReadonlySet<string> = new Set([
 /** Where a value sits in an event: keys and indices from its root. */
 export type Path = ReadonlyArray<string | number>;
 
+/** Kept wire facts of the provenance: any JSON, as a writer's own decoder made it. */
+const KEPT = new Set(['extra', 'hints', 'order']);
+
+/**
+ * The paths of every property of `value` (an event), outside the values of the fields in FREE
+ * (the provenance's own fields listed, its kept wire facts not entered).
+ */
+export function propertyPaths(value: unknown, path: Path, out: Path[]): Path[] {
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) propertyPaths(value[i], [...path, i], out);
+  } else if (typeof value === 'object' && value !== null)
+    for (const [k, v] of Object.entries(value)) {
+      out.push([...path, k]);
+      if (path.length === 0 && k === 'provenance') {
+        for (const p of Object.keys(v as object)) if (!KEPT.has(p)) out.push([k, p]);
+      } else if (!(path.length === 0 && FREE.has(k))) propertyPaths(v, [...path, k], out);
+    }
+  return out;
+}
+
 /** `value` with the value at `path` replaced by `v` (copies along the path only). */
 export function withAt(value: unknown, path: Path, v: unknown): unknown {
   if (path.length === 0) return v;

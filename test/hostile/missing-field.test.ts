@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import type { AgentEvent } from '../../src/model';
-import { FREE, goldens, type Path, thrownBy, writerNotingRefused, writers } from './golden-sweep';
+import { goldens, type Path, propertyPaths, thrownBy, writerNotingRefused, writers } from './golden-sweep';
 
 // Round thirty-six. The model's types say which fields an event must have (`validateEvent` is the
 // documented check), but a caller building events by hand may leave one out: a tool's end with no
@@ -11,23 +11,6 @@ import { FREE, goldens, type Path, thrownBy, writerNotingRefused, writers } from
 // with ONE property of one event deleted (at any depth; a field that holds any JSON is deleted
 // whole, never entered; the provenance's own fields are deleted, its kept wire facts not entered),
 // one at a time.
-
-/** Kept wire facts of the provenance: any JSON, as a writer's own decoder made it. */
-const KEPT = new Set(['extra', 'hints', 'order']);
-
-/** The paths of every property of `value` (an event), outside the values of the fields in FREE. */
-function propertyPaths(value: unknown, path: Path, out: Path[]): Path[] {
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) propertyPaths(value[i], [...path, i], out);
-  } else if (typeof value === 'object' && value !== null)
-    for (const [k, v] of Object.entries(value)) {
-      out.push([...path, k]);
-      if (path.length === 0 && k === 'provenance') {
-        for (const p of Object.keys(v as object)) if (!KEPT.has(p)) out.push([k, p]);
-      } else if (!(path.length === 0 && FREE.has(k))) propertyPaths(v, [...path, k], out);
-    }
-  return out;
-}
 
 /** `value` without the property at `path` (copies along the path only). */
 function without(value: unknown, path: Path): unknown {
