@@ -121,9 +121,13 @@ function ownHints(event: AgentEvent): AiSdkHints | undefined {
   return hintsFrom<AiSdkHints>(event, FORMAT);
 }
 
-/** `,"toolMetadata":{"agentwire":…}` of a chunk whose metadata has fields, else nothing. */
-function toolMetadataText(meta: JsonObject): string {
-  for (const _ in meta) return `,"toolMetadata":{${META_KEY_JSON}:${JSON.stringify(meta)}}`;
+/**
+ * `,"toolMetadata":{"agentwire":…}` of a chunk (of `type`) whose metadata has fields, else
+ * nothing; what JSON cannot hold refused as `emit` refuses it (`encodeJson`, the same path).
+ */
+function toolMetadataText(meta: JsonObject, type: string): string {
+  for (const _ in meta)
+    return `,"toolMetadata":{${META_KEY_JSON}:${encodeJson(meta, `${type}.toolMetadata.agentwire`, FORMAT)}}`;
   return '';
 }
 
@@ -1006,14 +1010,15 @@ function toolInput(w: Writer, event: AgentEventOf<'tool.start'>): string {
       ? undefined
       : toolMetadata(event);
   if (AISDK_WRITER_SHORTCUTS.enabled && typeof call === 'string' && typeof name === 'string') {
+    // The metadata first: a command JSON cannot hold (in both) is refused as `emit` refuses it.
+    const metaText =
+      meta !== undefined
+        ? toolMetadataText(meta, 'tool-input-available')
+        : summary === undefined
+          ? ''
+          : `,"toolMetadata":{${META_KEY_JSON}:{"argsSummary":${jsonString(summary)}}}`;
     const inputJson = JSON.stringify(input);
     if (typeof inputJson === 'string') {
-      const metaText =
-        meta !== undefined
-          ? toolMetadataText(meta)
-          : summary === undefined
-            ? ''
-            : `,"toolMetadata":{${META_KEY_JSON}:{"argsSummary":${jsonString(summary)}}}`;
       return chunk(
         w,
         `{"type":"tool-input-available","toolCallId":${jsonString(call)},"toolName":${jsonString(name)},"input":${inputJson}${metaText}}`,
@@ -1084,7 +1089,7 @@ function toolOutput(w: Writer, event: AgentEventOf<'tool.end'>): string {
         out +
         chunk(
           w,
-          `{"type":"tool-output-error","toolCallId":${jsonString(event.call)},"errorText":${jsonString(errorText)}${toolMetadataText(meta)}}`,
+          `{"type":"tool-output-error","toolCallId":${jsonString(event.call)},"errorText":${jsonString(errorText)}${toolMetadataText(meta, 'tool-output-error')}}`,
         )
       );
     return (
@@ -1103,7 +1108,7 @@ function toolOutput(w: Writer, event: AgentEventOf<'tool.end'>): string {
         out +
         chunk(
           w,
-          `{"type":"tool-output-available","toolCallId":${jsonString(event.call)},"output":${outputJson}${toolMetadataText(meta)}}`,
+          `{"type":"tool-output-available","toolCallId":${jsonString(event.call)},"output":${outputJson}${toolMetadataText(meta, 'tool-output-available')}}`,
         )
       );
   }
