@@ -783,13 +783,17 @@ function notANumber(value: unknown, field: string, format: Format | undefined): 
   return unencodable(`${field}: ${what}`, format);
 }
 
-/** What a value is, for a refusal: `null`, `an array`, `a BigInt`, `an object`, `a number`. */
+/**
+ * What a value is, for a refusal: `missing` (a field left out), `null`, `an array`, `a BigInt`,
+ * `an object`, `a number`.
+ */
 function kindOf(value: unknown): string {
+  if (value === undefined) return 'missing';
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   const type = typeof value;
   if (type === 'bigint') return 'a BigInt';
-  return type === 'object' || type === 'undefined' ? `an ${type}` : `a ${type}`;
+  return type === 'object' ? 'an object' : `a ${type}`;
 }
 
 /**
@@ -802,8 +806,32 @@ function kindOf(value: unknown): string {
  * the event.
  */
 export function refuseNonString(event: AgentEvent, field: string, format: Format): never {
+  refuseKind(event, field, 'a string', format);
+}
+
+/**
+ * Refuses an event whose field `field` is missing or holds no value of the kind its writer reads
+ * (`want`: `an array`, `an object`): `<type>.<field>: missing, not an array`. A caller building
+ * events by hand may leave out a field the model requires (a question's `questions`, a usage
+ * event's `usage`), which the writer's code would throw a `TypeError` for; its check calls this
+ * at its write's start, as {@link refuseNonString}.
+ */
+export function refuseKind(event: AgentEvent, field: string, want: string, format: Format): never {
   const value = (event as unknown as Record<string, unknown>)[field];
-  throw unencodable(`${event.type}.${field}: ${kindOf(value)}, not a string`, format);
+  throw unencodable(`${event.type}.${field}: ${kindOf(value)}, not ${want}`, format);
+}
+
+/**
+ * Refuses an event whose envelope ids (`session`, `workspace`, `run`, `lane`), present, hold no
+ * string ({@link refuseNonString}): what a writer that writes them into every record's envelope,
+ * after taking a sequence number or noting them as the stream's, asks at its write's start.
+ */
+export function assertEnvelopeIds(event: AgentEvent, format: Format): void {
+  const { session, workspace, run, lane } = event;
+  if (session !== undefined && typeof session !== 'string') refuseNonString(event, 'session', format);
+  if (workspace !== undefined && typeof workspace !== 'string') refuseNonString(event, 'workspace', format);
+  if (run !== undefined && typeof run !== 'string') refuseNonString(event, 'run', format);
+  if (lane !== undefined && typeof lane !== 'string') refuseNonString(event, 'lane', format);
 }
 
 /**
@@ -812,7 +840,8 @@ export function refuseNonString(event: AgentEvent, field: string, format: Format
  */
 export function assertDeltaText(event: AgentEvent, format: Format): void {
   if (event.type !== 'text.delta' && event.type !== 'reasoning.delta') return;
-  if (event.text !== undefined && typeof event.text !== 'string') refuseNonString(event, 'text', format);
+  // (A delta's text is required: missing, it is refused too.)
+  if (typeof event.text !== 'string') refuseNonString(event, 'text', format);
 }
 
 /**

@@ -5,7 +5,7 @@
 
 import type { Format } from './diagnostics';
 import { nonFiniteSeen } from './guards';
-import { assertFiniteNumber } from './json';
+import { assertFiniteNumber, unencodable } from './json';
 
 const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/;
 
@@ -139,10 +139,28 @@ export function assertUsageFigures(
   field: string,
   format: Format,
 ): void {
+  // (No object at all, null from an event built by hand: refused, not a TypeError.)
+  if (typeof usage !== 'object' || usage === null)
+    throw unencodable(`${field}: ${usage === null ? 'null' : typeof usage}, not an object`, format);
   for (const key of FIGURES) {
     const value = usage[key];
     // The test before the call: the field's name is built only for a figure that fails it.
     if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value)))
+      assertFiniteNumber(value, `${field}.${key}`, format);
+  }
+}
+
+/**
+ * Refuses a usage with a figure of no number at all (a BigInt, a string, null: what an event
+ * built by hand may carry), naming `<field>.<figure>`: what a writer that sums figures asks
+ * first, as its sum would throw a `TypeError` (a BigInt) or make text of them. A number it
+ * cannot count (NaN, a fraction) is its own rule's.
+ */
+export function assertUsageNumbers(usage: unknown, field: string, format: Format): void {
+  if (typeof usage !== 'object' || usage === null) return;
+  for (const key of FIGURES) {
+    const value = (usage as Partial<Record<UsageFigures, unknown>>)[key];
+    if (value !== undefined && typeof value !== 'number')
       assertFiniteNumber(value, `${field}.${key}`, format);
   }
 }

@@ -1,11 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import type { Codec } from '../../src/codec';
-import { isAgentwireError } from '../../src/diagnostics';
-import { codecs } from '../../src/formats/index';
 import type { AgentEvent } from '../../src/model';
-import { type RefusedWrites, refusingWriter } from '../refused-writes';
+import { FREE, goldens, type Path, thrownBy, withAt, writer, writers } from './golden-sweep';
 
 // Round thirty-five. The model's types say an event's text fields are strings (`validateEvent` is
 // the documented check), but a caller building events by hand from JSON may send a number, an
@@ -17,17 +12,12 @@ import { type RefusedWrites, refusingWriter } from '../refused-writes';
 // string (`refuseNonString`, from its `assertTextFields`), it refuses that event alone: the bytes are the stream's
 // without it.
 
-const FIXTURES = join(__dirname, '../../fixtures');
-/** Fields that hold any JSON value (arguments, results, a kept record), and the provenance. */
-const FREE = new Set(['provenance', 'context', 'args', 'result', 'error', 'answers', 'data', 'record']);
 const WRONG: ReadonlyArray<[string, () => unknown]> = [
   ['a number', () => 7],
   ['an object', () => ({ a: 'b' })],
   ['null', () => null],
   ['an array', () => ['x']],
 ];
-
-type Path = ReadonlyArray<string | number>;
 
 /** The paths of every string in `value`, outside the top-level fields in FREE. */
 function stringPaths(value: unknown, path: Path, out: Path[]): Path[] {
@@ -38,44 +28,6 @@ function stringPaths(value: unknown, path: Path, out: Path[]): Path[] {
     for (const [k, v] of Object.entries(value))
       if (!(path.length === 0 && FREE.has(k))) stringPaths(v, [...path, k], out);
   return out;
-}
-
-/** `value` with the value at `path` replaced by `v` (copies along the path only). */
-function withAt(value: unknown, path: Path, v: unknown): unknown {
-  if (path.length === 0) return v;
-  const [k, ...rest] = path;
-  if (Array.isArray(value)) return value.map((x, i) => (i === k ? withAt(x, rest, v) : x));
-  const o = value as Record<string, unknown>;
-  return { ...o, [k!]: withAt(o[k!], rest, v) };
-}
-
-const goldens = readdirSync(FIXTURES).flatMap((dir) =>
-  readdirSync(join(FIXTURES, dir))
-    .filter((f) => f.endsWith('.golden.json'))
-    .map((f) => {
-      const golden = JSON.parse(readFileSync(join(FIXTURES, dir, f), 'utf8')) as { events: AgentEvent[] };
-      return [`${dir}/${f}`, golden.events] as const;
-    }),
-);
-
-const writers = Object.values(codecs).filter((c): c is Codec => c !== undefined);
-
-/** The writes of `events` (ids numbered, a fixed clock), or what was thrown that is no AgentwireError. */
-function writer(codec: Codec): (events: readonly AgentEvent[]) => RefusedWrites {
-  return refusingWriter((options) =>
-    codec.createEncoder({ ...options, clock: () => 1_767_225_600_000 } as Parameters<
-      Codec['createEncoder']
-    >[0]),
-  );
-}
-
-function thrownBy(write: (events: readonly AgentEvent[]) => RefusedWrites, events: readonly AgentEvent[]) {
-  try {
-    return { writes: write(events) };
-  } catch (error) {
-    if (isAgentwireError(error)) throw error;
-    return { error };
-  }
 }
 
 describe.each(writers.map((c) => [c.format, c] as const))('%s writer', (_format, codec) => {

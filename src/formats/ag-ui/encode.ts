@@ -27,6 +27,7 @@ import {
   jsonString,
   jsonText,
   rawIfSame,
+  refuseKind,
   refuseNonString,
   sameJson,
   walkEncodable,
@@ -1326,7 +1327,9 @@ function emit(
   // drops undefined fields as the record would not have them, and slicing its braces off
   // copies nothing. `type` is always one of this module's SCREAMING_SNAKE literals (nothing to
   // escape). Held to emitRecord by test/ui/writer-shortcuts.test.ts.
-  const body = JSON.stringify(fields);
+  // (`encodeJson`: what JSON.stringify throws a TypeError for, a BigInt of an event built by
+  // hand, is refused as the writer refuses, an AgentwireError.)
+  const body = encodeJson(fields, type, FORMAT);
   let json = body.length > 2 ? `{"type":"${type}",${body.slice(1, -1)}` : `{"type":"${type}"`;
   if (!runScoped && event?.lane !== undefined && fields.subagentRunId === undefined)
     json += `,"subagentRunId":${jsonString(event.lane)}`;
@@ -1395,7 +1398,7 @@ function emitRecord(
     assertEncodable(meta, `${type}.metadata`, undefined, FORMAT);
     r.metadata = { [AGUI_META_KEY]: meta };
   }
-  return frameJson(framingOf(w), JSON.stringify(r));
+  return frameJson(framingOf(w), encodeJson(r, type, FORMAT));
 }
 
 function addRunText(w: Writer, text: string): void {
@@ -1558,6 +1561,8 @@ function interrupt(p: AgentEventOf<'approval.request'> | AgentEventOf<'question'
   } else {
     i.id = p.question;
     i.reason = AGUI_QUESTION_REASON;
+    // (Left out by an event built by hand, or no array: refused, not a TypeError.)
+    if (!Array.isArray(p.questions)) refuseKind(p, 'questions', 'an array', FORMAT);
     i.message = p.questions.map((q) => q.text).join('\n');
     if (p.call !== undefined) i.toolCallId = p.call;
     meta.questions = p.questions;

@@ -19,6 +19,7 @@ import {
   assertEncodable,
   assertFiniteNumber,
   assertTimeWritable,
+  encodeJson,
   isJsonObject,
   type JsonObject,
   jsonString,
@@ -120,9 +121,13 @@ function ownHints(event: AgentEvent): AiSdkHints | undefined {
   return hintsFrom<AiSdkHints>(event, FORMAT);
 }
 
-/** `,"toolMetadata":{"agentwire":…}` of a chunk whose metadata has fields, else nothing. */
-function toolMetadataText(meta: JsonObject): string {
-  for (const _ in meta) return `,"toolMetadata":{${META_KEY_JSON}:${JSON.stringify(meta)}}`;
+/**
+ * `,"toolMetadata":{"agentwire":…}` of a chunk (of `type`) whose metadata has fields, else
+ * nothing; what JSON cannot hold refused as `emit` refuses it (`encodeJson`, the same path).
+ */
+function toolMetadataText(meta: JsonObject, type: string): string {
+  for (const _ in meta)
+    return `,"toolMetadata":{${META_KEY_JSON}:${encodeJson(meta, `${type}.toolMetadata.agentwire`, FORMAT)}}`;
   return '';
 }
 
@@ -770,12 +775,14 @@ function emit(w: Writer, type: string, fields: JsonObject): string {
   if (!AISDK_WRITER_SHORTCUTS.enabled) {
     const r: JsonObject = { type };
     for (const k of Object.keys(fields)) if (fields[k] !== undefined) r[k] = fields[k];
-    return frameJson(framingOf(w), JSON.stringify(r));
+    return frameJson(framingOf(w), encodeJson(r, type, FORMAT));
   }
   // The chunk's text in pieces, without copying `fields` behind a `type` key: `JSON.stringify`
   // drops undefined fields as the chunk would not have them, and slicing its braces off copies
   // nothing. Held to the object above by test/ui/writer-shortcuts.test.ts.
-  const body = JSON.stringify(fields);
+  // (`encodeJson`: what JSON.stringify throws a TypeError for, a BigInt of an event built by
+  // hand, is refused as the writer refuses, an AgentwireError.)
+  const body = encodeJson(fields, type, FORMAT);
   return frameJson(
     framingOf(w),
     body.length > 2 ? `{"type":${jsonString(type)},${body.slice(1)}` : `{"type":${jsonString(type)}}`,
@@ -1003,14 +1010,15 @@ function toolInput(w: Writer, event: AgentEventOf<'tool.start'>): string {
       ? undefined
       : toolMetadata(event);
   if (AISDK_WRITER_SHORTCUTS.enabled && typeof call === 'string' && typeof name === 'string') {
+    // The metadata first: a command JSON cannot hold (in both) is refused as `emit` refuses it.
+    const metaText =
+      meta !== undefined
+        ? toolMetadataText(meta, 'tool-input-available')
+        : summary === undefined
+          ? ''
+          : `,"toolMetadata":{${META_KEY_JSON}:{"argsSummary":${jsonString(summary)}}}`;
     const inputJson = JSON.stringify(input);
     if (typeof inputJson === 'string') {
-      const metaText =
-        meta !== undefined
-          ? toolMetadataText(meta)
-          : summary === undefined
-            ? ''
-            : `,"toolMetadata":{${META_KEY_JSON}:{"argsSummary":${jsonString(summary)}}}`;
       return chunk(
         w,
         `{"type":"tool-input-available","toolCallId":${jsonString(call)},"toolName":${jsonString(name)},"input":${inputJson}${metaText}}`,
@@ -1081,7 +1089,7 @@ function toolOutput(w: Writer, event: AgentEventOf<'tool.end'>): string {
         out +
         chunk(
           w,
-          `{"type":"tool-output-error","toolCallId":${jsonString(event.call)},"errorText":${jsonString(errorText)}${toolMetadataText(meta)}}`,
+          `{"type":"tool-output-error","toolCallId":${jsonString(event.call)},"errorText":${jsonString(errorText)}${toolMetadataText(meta, 'tool-output-error')}}`,
         )
       );
     return (
@@ -1100,7 +1108,7 @@ function toolOutput(w: Writer, event: AgentEventOf<'tool.end'>): string {
         out +
         chunk(
           w,
-          `{"type":"tool-output-available","toolCallId":${jsonString(event.call)},"output":${outputJson}${toolMetadataText(meta)}}`,
+          `{"type":"tool-output-available","toolCallId":${jsonString(event.call)},"output":${outputJson}${toolMetadataText(meta, 'tool-output-available')}}`,
         )
       );
   }

@@ -10,6 +10,7 @@ import {
   jsonString,
   jsonText,
   rawIfSame,
+  refuseKind,
   refuseNonString,
 } from '../../json';
 import { isStableJson, keptRecord, sameAsKept } from '../../kept';
@@ -517,9 +518,10 @@ function assertWritable(w: Writer, event: AgentEvent, own: boolean): string {
     // A text field read as text that holds no string (an event built by hand from JSON) would
     // throw a TypeError mid-write: refused here, in the one switch every write takes
     // (docs/performance.md, round thirty-five).
+    // (A delta's text is required: missing, it is refused too.)
     case 'text.delta':
     case 'reasoning.delta':
-      if (event.text !== undefined && typeof event.text !== 'string') refuseNonString(event, 'text', FORMAT);
+      if (typeof event.text !== 'string') refuseNonString(event, 'text', FORMAT);
       return '';
     case 'tool.start':
       if (!own && event.args !== undefined) assertEncodable(event.args, 'tool.start.args', undefined, FORMAT);
@@ -532,6 +534,9 @@ function assertWritable(w: Writer, event: AgentEvent, own: boolean): string {
         assertCounts(event.usage);
       return '';
     case 'usage':
+      // Left out (or no object), its figures would be read off nothing: a TypeError.
+      if (typeof event.usage !== 'object' || event.usage === null)
+        refuseKind(event, 'usage', 'an object', FORMAT);
       // A subagent's call usage ends its gathered message (`dispatch`); any other is a loss.
       if (
         !own &&

@@ -7,6 +7,7 @@ import {
   encodeJsonText,
   isJsonObject,
   type JsonObject,
+  refuseKind,
   refuseNonString,
   sameJson,
   setOwn,
@@ -1089,17 +1090,22 @@ function groupRecord(group: Group, copy: boolean): JsonObject | undefined {
  */
 function assertTextFields(event: AgentEvent): void {
   switch (event.type) {
+    // (A required field missing is refused too.)
     case 'text.delta':
     case 'tool.output':
-      if (event.text !== undefined && typeof event.text !== 'string') refuseNonString(event, 'text', FORMAT);
+      if (typeof event.text !== 'string') refuseNonString(event, 'text', FORMAT);
       return;
     case 'reasoning.delta':
-      if (event.text !== undefined && typeof event.text !== 'string') refuseNonString(event, 'text', FORMAT);
+      if (typeof event.text !== 'string') refuseNonString(event, 'text', FORMAT);
       if (event.redacted !== undefined && typeof event.redacted !== 'string')
         refuseNonString(event, 'redacted', FORMAT);
       return;
     case 'tool.start':
-      if (event.call !== undefined && typeof event.call !== 'string') refuseNonString(event, 'call', FORMAT);
+      if (typeof event.call !== 'string') refuseNonString(event, 'call', FORMAT);
+      return;
+    case 'usage':
+      if (typeof event.usage !== 'object' || event.usage === null)
+        refuseKind(event, 'usage', 'an object', FORMAT);
       return;
   }
 }

@@ -11,13 +11,14 @@ import {
   jsonText,
   parsedRawIfSame,
   rawIfSame,
+  refuseKind,
   refuseNonString,
   unencodable,
 } from '../../json';
 import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, PlanItem, Usage } from '../../model';
 import { hintsFrom, joinRecord } from '../../record';
-import { addUsage as addUsageFigures, assertUsageFigures } from '../../usage';
+import { addUsage as addUsageFigures, assertUsageFigures, assertUsageNumbers } from '../../usage';
 import { aOr } from '../../words';
 import {
   CODEX_COMMAND_KEYS,
@@ -207,15 +208,20 @@ export function createCodexEncoder(options: CodexEncodeOptions, sink: Diagnostic
  */
 function assertTextFields(event: AgentEvent): void {
   switch (event.type) {
+    // (A required field missing is refused too.)
     case 'tool.start':
-      if (event.call !== undefined && typeof event.call !== 'string') refuseNonString(event, 'call', FORMAT);
+      if (typeof event.call !== 'string') refuseNonString(event, 'call', FORMAT);
       return;
     case 'tool.output':
-      if (event.text !== undefined && typeof event.text !== 'string') refuseNonString(event, 'text', FORMAT);
+      if (typeof event.text !== 'string') refuseNonString(event, 'text', FORMAT);
       return;
     case 'round.end':
-      if (event.message !== undefined && typeof event.message !== 'string')
-        refuseNonString(event, 'message', FORMAT);
+      if (typeof event.message !== 'string') refuseNonString(event, 'message', FORMAT);
+      // Summed into the run's total: a figure of no number (a BigInt) threw a TypeError there.
+      if (event.usage !== undefined) assertUsageNumbers(event.usage, 'round.end.usage', FORMAT);
+      return;
+    case 'plan':
+      if (!Array.isArray(event.items)) refuseKind(event, 'items', 'an array', FORMAT);
       return;
     case 'run.end':
       if (event.answer !== undefined && typeof event.answer !== 'string')

@@ -15,6 +15,7 @@ import {
   jsonString,
   jsonText,
   rawIfSame,
+  refuseKind,
   sameJson,
   setOwn,
   unencodable,
@@ -377,7 +378,11 @@ export class CopilotEncoder implements Encoder {
     // checked by formatting it as the records will (`quotedAt`), which keeps the text for them:
     // the time is formatted once, here (the text is the time's whatever becomes of the write).
     const ts = event.ts;
-    if (ts !== undefined) quotedAt(w, ts);
+    if (ts !== undefined) {
+      // (No number at all, a BigInt above all, is refused here: the time's arithmetic threw a TypeError.)
+      if (typeof ts !== 'number') assertFiniteNumber(ts, `${event.type}.ts`, FORMAT);
+      quotedAt(w, ts);
+    }
     // A record without a time takes the clock's, read here once for the write (for the event, or
     // a held record written before it) and checked as a `ts` is: a clock giving no time a
     // timestamp can hold refuses the event before anything is written or let go for it.
@@ -415,6 +420,7 @@ function writeEvent(w: Writer, event: AgentEvent): string {
   // Checked here, once, whatever goes first: a held event, for one (see `heldFirst`).
   const type = event.type;
   if (type === 'approval.request' || type === 'question.answer') assertValuesWritable(event);
+  else if (type === 'question' || type === 'usage') assertPartsWritable(event);
   assertWritable(w, event);
   return heldFirst(w, event);
 }
@@ -570,9 +576,29 @@ function assertRunEndWritable(w: Writer, event: AgentEventOf<'run.end'>): void {
  * included: `writeEvent` checks them, once, for `permissionRequested` and `inputCompleted`).
  */
 function assertValuesWritable(event: AgentEventOf<'approval.request' | 'question.answer'>): void {
-  if (event.type === 'question.answer')
+  if (event.type === 'question.answer') {
+    // (Left out, or no object: its values would be read off nothing, a TypeError.)
+    if (typeof event.answers !== 'object' || event.answers === null)
+      refuseKind(event, 'answers', 'an object', FORMAT);
     assertEncodable(event.answers, 'question.answer.answers', undefined, FORMAT);
-  else if (event.args !== undefined) assertEncodable(event.args, 'approval.request.args', undefined, FORMAT);
+  } else if (event.args !== undefined)
+    assertEncodable(event.args, 'approval.request.args', undefined, FORMAT);
+}
+
+/**
+ * A question's list and a usage event's figure, which the write reads parts of (the first
+ * question, the figure's scope): one left out by an event built by hand (or no array, no object)
+ * is refused before anything is written for the event, not a TypeError in the middle.
+ */
+function assertPartsWritable(event: AgentEventOf<'question' | 'usage'>): void {
+  if (event.type === 'question') {
+    if (!Array.isArray(event.questions)) refuseKind(event, 'questions', 'an array', FORMAT);
+    // (The first question's choices are searched.)
+    const options = (event.questions[0] as { options?: unknown } | undefined)?.options;
+    if (options !== undefined && !Array.isArray(options))
+      throw unencodable('question.questions[0].options: not an array', FORMAT);
+  } else if (typeof event.usage !== 'object' || event.usage === null)
+    refuseKind(event, 'usage', 'an object', FORMAT);
 }
 
 /** The records of one event (after the held first run start, if any). */

@@ -236,11 +236,13 @@ function textMessage(role: string, text: string, t: JsonObject | undefined): Jso
  */
 function assertTextFields(event: AgentEvent): void {
   switch (event.type) {
+    // (A required field missing is refused too.)
     case 'text.delta':
-      if (event.text !== undefined && typeof event.text !== 'string') refuseNonString(event, 'text', FORMAT);
+    case 'reasoning.delta':
+      if (typeof event.text !== 'string') refuseNonString(event, 'text', FORMAT);
       return;
     case 'tool.end':
-      if (event.call !== undefined && typeof event.call !== 'string') refuseNonString(event, 'call', FORMAT);
+      if (typeof event.call !== 'string') refuseNonString(event, 'call', FORMAT);
       return;
   }
 }

@@ -243,8 +243,22 @@ export function createHepEncoder(options: HepEncodeOptions, sink: DiagnosticSink
 function assertTextFields(event: AgentEvent): void {
   switch (event.type) {
     case 'tool.output':
+      // (Required: missing, it is refused too.)
+      if (typeof event.text !== 'string') refuseNonString(event, 'text', 'hep');
+      return;
     case 'tool.end':
       if (event.text !== undefined && typeof event.text !== 'string') refuseNonString(event, 'text', 'hep');
+      // (Read after the call's result is counted.)
+      if (typeof event.call !== 'string') refuseNonString(event, 'call', 'hep');
+      return;
+    // Read (`str`) after the round's turn is counted: refused first, not after.
+    case 'round.end':
+      if (typeof event.message !== 'string') refuseNonString(event, 'message', 'hep');
+      if (event.stopReason !== undefined && typeof event.stopReason !== 'string')
+        refuseNonString(event, 'stopReason', 'hep');
+      return;
+    case 'error':
+      if (typeof event.message !== 'string') refuseNonString(event, 'message', 'hep');
       return;
   }
 }
@@ -768,11 +782,10 @@ function endWrite(w: Writer): string {
 }
 
 function header(w: Writer, event: AgentEventOf<'session.start'> | undefined): string {
-  w[HEADER_WRITTEN] = true;
   const session = event?.session ?? w[OPTIONS].session ?? (w[OPTIONS].idSource ?? defaultId)();
   const version = event?.protocol !== undefined && isHepV1(event.protocol) ? event.protocol : HEP_VERSION;
   const fah = event?.producer ?? w[OPTIONS].producer ?? 'agentwire';
-  return frame(
+  const text = frame(
     'hep_header',
     [
       ['hep', str(version, 'session.start.protocol')],
@@ -781,6 +794,9 @@ function header(w: Writer, event: AgentEventOf<'session.start'> | undefined): st
     ],
     event,
   );
+  // Marked written once its fields are (a session of no string refuses the event, header and all).
+  w[HEADER_WRITTEN] = true;
+  return text;
 }
 
 function ensureHeader(w: Writer, event: AgentEvent): string {

@@ -4,6 +4,7 @@ import { formatSseJsonEvent } from '../../framing/sse';
 import {
   assertCallWritable,
   assertEncodable,
+  assertEnvelopeIds,
   assertWireInteger,
   escapesNothing,
   formatInteger,
@@ -12,6 +13,8 @@ import {
   type JsonObject,
   jsonString,
   jsonText,
+  refuseKind,
+  refuseNonString,
   sameJson,
   unencodable,
 } from '../../json';
@@ -169,6 +172,8 @@ function num(value: number, field: string): string {
 }
 
 function strings(value: readonly string[], field: string): string {
+  // (No list at all, from an event built by hand: refused, not a TypeError.)
+  if (!Array.isArray(value)) fail(`${field}: ${value === null ? 'null' : typeof value}, not an array`);
   // Most lists here are empty (a hop without calls, a result without changed files).
   if (value.length === 0) return '[]';
   // A loop, not `map` and `join`: no array per list, an entry's field named only to refuse it,
@@ -388,6 +393,8 @@ class NhEncoder implements Encoder {
 
   write(event: AgentEvent): string {
     assertNumbersWritable(event);
+    // Every record's envelope writes them, after a seq is taken for it: refused first.
+    assertEnvelopeIds(event, FORMAT);
     return writeEvent(this[0], event);
   }
 
@@ -420,7 +427,26 @@ function assertNumbersWritable(event: AgentEvent): void {
       assertInteger(event.usage?.input, type, 'usage.input');
       assertInteger(event.usage?.output, type, 'usage.output');
       break;
+    // Not numbers, but asked in the same switch: what a write reads after it changed the writer
+    // (a call's start noted for its hop before its strings are written; a question's list
+    // mapped), refused first. A field left out by an event built by hand is refused so too.
+    case 'tool.start':
+      assertStartStrings(event);
+      break;
+    case 'question':
+      if (typeof event.question !== 'string') refuseNonString(event, 'question', FORMAT);
+      if (!Array.isArray(event.questions)) refuseKind(event, 'questions', 'an array', FORMAT);
+      break;
   }
+}
+
+/** The strings of a call's start its `tool_started` writes, each a string or refused. */
+function assertStartStrings(e: AgentEventOf<'tool.start'>): void {
+  if (typeof e.call !== 'string') refuseNonString(e, 'call', FORMAT);
+  if (typeof e.name !== 'string') refuseNonString(e, 'name', FORMAT);
+  if (e.command !== undefined && typeof e.command !== 'string') refuseNonString(e, 'command', FORMAT);
+  if (e.argsSummary !== undefined && typeof e.argsSummary !== 'string')
+    refuseNonString(e, 'argsSummary', FORMAT);
 }
 
 // A number written as an integer that is none (a fraction, one past 2^53): what formatInteger

@@ -10,6 +10,7 @@ import {
   isJsonObject,
   type JsonObject,
   rawIfSame,
+  refuseKind,
   unencodable,
   walkEncodable,
 } from '../../json';
@@ -372,6 +373,10 @@ export class OpencodeEncoder implements Encoder {
     // call's start for its end).
     assertTimeWritable(event, FORMAT);
     assertDeltaText(event, FORMAT);
+    // A record of this format is written as it is: one left out (no JSON at all) is refused, not
+    // written as a line `undefined` (or a TypeError past the held text it flushed).
+    if (event.type === 'unknown' && event.record === undefined && event.provenance?.format === FORMAT)
+      refuseKind(event, 'record', 'a JSON value', FORMAT);
     // A call is written at its end: arguments JSON cannot hold are refused now, as the start's
     // own refusal, not at the end's write, which they would take down with them.
     assertArgsWritable(event, FORMAT);
