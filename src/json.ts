@@ -776,20 +776,40 @@ export function formatDouble(n: number, field: string, format?: Format): string 
 // A number field handed something else (a BigInt `1n` above all, which prints as `1`): say what
 // it is, so the message does not read "1 is not a safe integer".
 function notANumber(value: unknown, field: string, format: Format | undefined): AgentwireError {
-  const what =
-    typeof value === 'bigint'
-      ? `a BigInt (${value}n), not a number; convert it with Number() if it is within 2^53`
-      : `a ${value === null ? 'null' : typeof value}, not a number`;
-  return unencodable(`${field}: ${what}`, format);
+  return wrongType(value, field, 'number', format);
 }
 
-/** What a value is, for a refusal: `null`, `an array`, `a BigInt`, `an object`, `a number`. */
+/**
+ * What a value is, for a refusal: `null`, `an array`, `a BigInt`, `an object`, `a number`,
+ * `a string`, `a boolean`; `absent` for `undefined` (a field JSON cannot hold is one not set:
+ * "an undefined" would name a JavaScript value the caller never wrote). A BigInt's digits are not
+ * said: the message stays short for a value of any size.
+ */
 function kindOf(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   const type = typeof value;
   if (type === 'bigint') return 'a BigInt';
-  return type === 'object' || type === 'undefined' ? `an ${type}` : `a ${type}`;
+  if (type === 'undefined') return 'absent';
+  return type === 'object' ? 'an object' : `a ${type}`;
+}
+
+/**
+ * The one refusal of a field given a value of the wrong type, in every writer:
+ * `<field>: <kind>, not a <expected>` (`tool.start.call: null, not a string`), the kind as
+ * {@link kindOf} says it. A BigInt where a number belongs gets the way out too (`Number()`).
+ */
+export function wrongType(
+  value: unknown,
+  field: string,
+  expected: 'string' | 'number',
+  format: Format | undefined,
+): AgentwireError {
+  const advice =
+    expected === 'number' && typeof value === 'bigint'
+      ? '; convert it with Number() if it is within 2^53'
+      : '';
+  return unencodable(`${field}: ${kindOf(value)}, not a ${expected}${advice}`, format);
 }
 
 /**
@@ -803,7 +823,16 @@ function kindOf(value: unknown): string {
  */
 export function refuseNonString(event: AgentEvent, field: string, format: Format): never {
   const value = (event as unknown as Record<string, unknown>)[field];
-  throw unencodable(`${event.type}.${field}: ${kindOf(value)}, not a string`, format);
+  throw wrongType(value, `${event.type}.${field}`, 'string', format);
+}
+
+/**
+ * Refuses an event whose string field `field` holds `value`, present and no string
+ * ({@link refuseNonString}): the one line of a writer's text-field check, asked in the case of its
+ * dispatch that writes the event's type, before anything is written or held for it.
+ */
+export function assertText(value: unknown, event: AgentEvent, field: string, format: Format): void {
+  if (value !== undefined && typeof value !== 'string') refuseNonString(event, field, format);
 }
 
 /**
@@ -812,7 +841,7 @@ export function refuseNonString(event: AgentEvent, field: string, format: Format
  */
 export function assertDeltaText(event: AgentEvent, format: Format): void {
   if (event.type !== 'text.delta' && event.type !== 'reasoning.delta') return;
-  if (event.text !== undefined && typeof event.text !== 'string') refuseNonString(event, 'text', format);
+  assertText(event.text, event, 'text', format);
 }
 
 /**

@@ -4,6 +4,8 @@ import { formatSseJsonEvent } from '../../framing/sse';
 import {
   assertCallWritable,
   assertEncodable,
+  assertFiniteNumber,
+  assertText,
   assertWireInteger,
   escapesNothing,
   formatInteger,
@@ -14,6 +16,7 @@ import {
   jsonText,
   sameJson,
   unencodable,
+  wrongType,
 } from '../../json';
 import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
@@ -91,8 +94,7 @@ function fail(message: string): never {
 }
 
 function str(value: unknown, field: string): string {
-  if (typeof value !== 'string')
-    fail(`${field}: expected a string, got ${value === null ? 'null' : typeof value}`);
+  if (typeof value !== 'string') throw wrongType(value, field, 'string', FORMAT);
   return jsonString(value);
 }
 
@@ -101,8 +103,7 @@ function str(value: unknown, field: string): string {
  * native searches and gives dense text (JSON a tool printed) to `JSON.stringify` itself.
  */
 function long(value: unknown, field: string): string {
-  if (typeof value !== 'string')
-    fail(`${field}: expected a string, got ${value === null ? 'null' : typeof value}`);
+  if (typeof value !== 'string') throw wrongType(value, field, 'string', FORMAT);
   return jsonText(value);
 }
 
@@ -162,8 +163,7 @@ function hopText(w: Writer): string {
 }
 
 function num(value: number, field: string): string {
-  if (typeof value === 'bigint') fail(`${field}: a BigInt (${String(value)}n), not a number`);
-  if (!Number.isFinite(value)) fail(`${field}: ${String(value)} is not a finite number`);
+  assertFiniteNumber(value, field, FORMAT);
   // JSON.stringify spells a finite number as String does, without the number-to-string cache.
   return JSON.stringify(value);
 }
@@ -383,7 +383,7 @@ class NhEncoder implements Encoder {
   }
 
   write(event: AgentEvent): string {
-    assertNumbersWritable(event);
+    assertWritable(event);
     return writeEvent(this[0], event);
   }
 
@@ -399,12 +399,29 @@ class NhEncoder implements Encoder {
  * session_created `conform` writes first, a seq taken, a turn id made). An event's round is
  * refused whatever its type: every event that names one sets the hop the next tokens and calls
  * are written with, which would refuse each of them in turn. Found by test/fuzz/refusal.test.ts.
+ * A text field written after the seq is taken or a call kept that holds no string
+ * ({@link assertText}) is refused here too, in the same switch (round thirty-six: the
+ * wrong-type sweep saw these once their refusal read as every writer's).
  */
-function assertNumbersWritable(event: AgentEvent): void {
+function assertWritable(event: AgentEvent): void {
   const type = event.type;
   if (event.seq !== undefined) assertSeq(event.seq, type);
   assertInteger(event.round, type, 'round');
+  // The envelope's ids, as text (`envelopeIds`), which every type writes after its seq is taken.
+  assertText(event.workspace, event, 'workspace', FORMAT);
+  assertText(event.session, event, 'session', FORMAT);
+  assertText(event.run, event, 'run', FORMAT);
   switch (type) {
+    case 'run.start':
+      assertText(event.input, event, 'input', FORMAT);
+      break;
+    case 'tool.start':
+      // Written after the call is kept for its hop's list (`writeStarted`).
+      assertText(event.call, event, 'call', FORMAT);
+      assertText(event.name, event, 'name', FORMAT);
+      assertText(event.command, event, 'command', FORMAT);
+      assertText(event.argsSummary, event, 'argsSummary', FORMAT);
+      break;
     case 'tool.end':
       assertInteger(event.exitCode, type, 'exitCode');
       break;
