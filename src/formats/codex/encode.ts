@@ -4,6 +4,7 @@ import type { DiagnosticSink } from '../../diagnostics';
 import {
   assertArgsWritable,
   assertEncodable,
+  assertText,
   encodeJsonText,
   isJsonObject,
   type JsonObject,
@@ -11,7 +12,6 @@ import {
   jsonText,
   parsedRawIfSame,
   rawIfSame,
-  refuseNonString,
   unencodable,
 } from '../../json';
 import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
@@ -200,26 +200,26 @@ export function createCodexEncoder(options: CodexEncodeOptions, sink: Diagnostic
 
 /**
  * Refuses an event whose string field this writer reads as text (a length, a slice, an escape)
- * holds anything else ({@link refuseNonString}): a caller building events by hand from JSON may
+ * holds anything else ({@link assertText}): a caller building events by hand from JSON may
  * send a number, null, an object or an array, which threw a `TypeError` mid-write. A switch on
  * the type and a `typeof` per field: a table looked up by type cost the fastest writers a few
- * per cent (docs/performance.md, round thirty-five).
+ * per cent (docs/performance.md, round thirty-five). Its own switch: the writer has no one dispatch that comes before everything it writes or
+ * keeps (a derived call's start kept, a run's end, the template, the general path; round
+ * thirty-six).
  */
 function assertTextFields(event: AgentEvent): void {
   switch (event.type) {
     case 'tool.start':
-      if (event.call !== undefined && typeof event.call !== 'string') refuseNonString(event, 'call', FORMAT);
+      assertText(event.call, event, 'call', FORMAT);
       return;
     case 'tool.output':
-      if (event.text !== undefined && typeof event.text !== 'string') refuseNonString(event, 'text', FORMAT);
+      assertText(event.text, event, 'text', FORMAT);
       return;
     case 'round.end':
-      if (event.message !== undefined && typeof event.message !== 'string')
-        refuseNonString(event, 'message', FORMAT);
+      assertText(event.message, event, 'message', FORMAT);
       return;
     case 'run.end':
-      if (event.answer !== undefined && typeof event.answer !== 'string')
-        refuseNonString(event, 'answer', FORMAT);
+      assertText(event.answer, event, 'answer', FORMAT);
       return;
   }
 }

@@ -281,8 +281,6 @@ function assertWritable(w: Writer, event: AgentEvent): void {
       assertText(event.producer, event, 'producer', HEP);
       return;
     case 'tool.output':
-      assertText(event.text, event, 'text', HEP);
-      return;
     case 'tool.end':
       assertText(event.text, event, 'text', HEP);
       return;
