@@ -399,18 +399,14 @@ class NhEncoder implements Encoder {
  * session_created `conform` writes first, a seq taken, a turn id made). An event's round is
  * refused whatever its type: every event that names one sets the hop the next tokens and calls
  * are written with, which would refuse each of them in turn. Found by test/fuzz/refusal.test.ts.
- * A text field written after the seq is taken or a call kept that holds no string
- * ({@link assertText}) is refused here too, in the same switch (round thirty-six: the
- * wrong-type sweep saw these once their refusal read as every writer's).
+ * A text field written after a call is kept that holds no string ({@link assertText}) is refused
+ * here too, in the same switch; the envelope's ids by each writing function ({@link assertIds})
+ * (round thirty-six: the wrong-type sweep saw these once their refusal read as every writer's).
  */
 function assertWritable(event: AgentEvent): void {
   const type = event.type;
   if (event.seq !== undefined) assertSeq(event.seq, type);
   assertInteger(event.round, type, 'round');
-  // The envelope's ids, as text (`envelopeIds`), which every type writes after its seq is taken.
-  assertText(event.workspace, event, 'workspace', FORMAT);
-  assertText(event.session, event, 'session', FORMAT);
-  assertText(event.run, event, 'run', FORMAT);
   switch (type) {
     case 'run.start':
       assertText(event.input, event, 'input', FORMAT);
@@ -503,6 +499,7 @@ const MESSAGE_CARRIED = CARRIED['message.start']!;
 function writeDelta(w: Writer, e: AgentEventOf<'text.delta'>): string {
   const p = e.provenance;
   if (!plainEvent(w, p, false)) return writeGeneral(w, e);
+  assertIds(e);
   const round = e.round;
   plainHead(w, e, DELTA_CARRIED, round);
   const hop = hopText(w);
@@ -536,6 +533,7 @@ function bareToken(w: Writer, ids: string, hop: string, text: string): string {
 function writeOutput(w: Writer, e: AgentEventOf<'tool.output'>): string {
   const p = e.provenance;
   if (!plainEvent(w, p, false)) return writeGeneral(w, e);
+  assertIds(e);
   const round = e.round;
   plainHead(w, e, OUTPUT_CARRIED, round);
   const payload = nhOutputPayload(
@@ -553,6 +551,7 @@ function writeOutput(w: Writer, e: AgentEventOf<'tool.output'>): string {
 function writeStarted(w: Writer, e: AgentEventOf<'tool.start'>): string {
   const p = e.provenance;
   if (!plainEvent(w, p, true)) return writeGeneral(w, e);
+  assertIds(e);
   assertCallWritable(e, FORMAT);
   const round = e.round;
   plainHead(w, e, STARTED_CARRIED, round);
@@ -569,6 +568,7 @@ function writeStarted(w: Writer, e: AgentEventOf<'tool.start'>): string {
 function writeResult(w: Writer, e: AgentEventOf<'tool.end'>): string {
   const p = e.provenance;
   if (!plainEvent(w, p, true)) return writeGeneral(w, e);
+  assertIds(e);
   assertCallWritable(e, FORMAT);
   const round = e.round;
   plainHead(w, e, RESULT_CARRIED, round);
@@ -583,6 +583,7 @@ function writeResult(w: Writer, e: AgentEventOf<'tool.end'>): string {
 function writeHop(w: Writer, e: AgentEventOf<'round.end'>): string {
   const p = e.provenance;
   if (!plainEvent(w, p, false)) return writeGeneral(w, e);
+  assertIds(e);
   const round = e.round;
   plainHead(w, e, HOP_CARRIED, round);
   const payload = hopPayload(w, e, hopCalls(w, e), undefined);
@@ -599,8 +600,23 @@ function writeHop(w: Writer, e: AgentEventOf<'round.end'>): string {
 function writeMessageStart(w: Writer, e: AgentEventOf<'message.start'>): string {
   const p = e.provenance;
   if (!plainEvent(w, p, false)) return writeGeneral(w, e);
+  // Refused as the general path refuses it (which may write the session's start with its ids).
+  assertIds(e);
   plainHead(w, e, MESSAGE_CARRIED, e.round);
   return '';
+}
+
+/**
+ * Refuses an event whose workspace, session or run (the envelope's ids, written as text by
+ * `envelopeIds` after the seq is taken and the event's losses said) holds no string. Asked first
+ * in each writing function, where the event has one shape: asked for every event in
+ * `assertWritable`, the three reads cost the writer a few per cent (docs/performance.md, round
+ * thirty-six).
+ */
+function assertIds(e: AgentEvent): void {
+  assertText(e.workspace, e, 'workspace', FORMAT);
+  assertText(e.session, e, 'session', FORMAT);
+  assertText(e.run, e, 'run', FORMAT);
 }
 
 // Every event (the frequent ones when their own function does not cover them).
@@ -611,6 +627,7 @@ function writeGeneral(w: Writer, event: AgentEvent): string {
   const p = event.provenance;
   // A run end implied by a stream that stopped (docs/model.md "Run outcome") came from no record.
   if (type === 'run.end' && event.status === 'incomplete' && p?.synthetic) return '';
+  assertIds(event);
   if (w[OPTIONS].conform !== true || p?.format === FORMAT) {
     if (type === 'session.start') w[SESSION_CREATED] = true;
     return writeOne(w, event, type, p);
