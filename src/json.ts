@@ -776,16 +776,14 @@ export function formatDouble(n: number, field: string, format?: Format): string 
 // A number field handed something else (a BigInt `1n` above all, which prints as `1`): say what
 // it is, so the message does not read "1 is not a safe integer".
 function notANumber(value: unknown, field: string, format: Format | undefined): AgentwireError {
-  const what =
-    typeof value === 'bigint'
-      ? `a BigInt (${value}n), not a number; convert it with Number() if it is within 2^53`
-      : `a ${value === null ? 'null' : typeof value}, not a number`;
-  return unencodable(`${field}: ${what}`, format);
+  return wrongType(value, field, 'a number', format);
 }
 
 /**
- * What a value is, for a refusal: `missing` (a field left out), `null`, `an array`, `a BigInt`,
- * `an object`, `a number`.
+ * What a value is, for a refusal: `missing` (a field left out: JSON has no `undefined`, so for
+ * a caller it is a field not set), `null`, `an array`, `a BigInt`, `an object`, `a number`,
+ * `a string`, `a boolean`. A BigInt's digits are not said: the message stays short for a value
+ * of any size.
  */
 function kindOf(value: unknown): string {
   if (value === undefined) return 'missing';
@@ -794,6 +792,27 @@ function kindOf(value: unknown): string {
   const type = typeof value;
   if (type === 'bigint') return 'a BigInt';
   return type === 'object' ? 'an object' : `a ${type}`;
+}
+
+/** What a writer reads a field as, in a refusal of a value of another kind ({@link wrongType}). */
+export type ExpectedKind = 'a string' | 'a number' | 'an array' | 'an object' | 'a JSON value';
+
+/**
+ * The one refusal of a field given a value of the wrong kind, in every writer:
+ * `<field>: <kind>, not <expected>` (`tool.start.call: null, not a string`), the kind as
+ * {@link kindOf} says it. A BigInt where a number belongs gets the way out too (`Number()`).
+ */
+export function wrongType(
+  value: unknown,
+  field: string,
+  expected: ExpectedKind,
+  format: Format | undefined,
+): AgentwireError {
+  const advice =
+    expected === 'a number' && typeof value === 'bigint'
+      ? '; convert it with Number() if it is within 2^53'
+      : '';
+  return unencodable(`${field}: ${kindOf(value)}, not ${expected}${advice}`, format);
 }
 
 /**
@@ -816,9 +835,26 @@ export function refuseNonString(event: AgentEvent, field: string, format: Format
  * event's `usage`), which the writer's code would throw a `TypeError` for; its check calls this
  * at its write's start, as {@link refuseNonString}.
  */
-export function refuseKind(event: AgentEvent, field: string, want: string, format: Format): never {
+export function refuseKind(event: AgentEvent, field: string, want: ExpectedKind, format: Format): never {
   const value = (event as unknown as Record<string, unknown>)[field];
-  throw unencodable(`${event.type}.${field}: ${kindOf(value)}, not ${want}`, format);
+  throw wrongType(value, `${event.type}.${field}`, want, format);
+}
+
+/**
+ * Refuses an event whose string field `field` holds `value`, present and no string
+ * ({@link refuseNonString}): the one line of a writer's text-field check, asked in the case of its
+ * dispatch that writes the event's type, before anything is written or held for it.
+ */
+export function assertText(value: unknown, event: AgentEvent, field: string, format: Format): void {
+  if (value !== undefined && typeof value !== 'string') refuseNonString(event, field, format);
+}
+
+/**
+ * {@link assertText} of a field the model requires: missing, it is refused too
+ * (`round.end.message: missing, not a string`), before the writer reads it.
+ */
+export function requireText(value: unknown, event: AgentEvent, field: string, format: Format): void {
+  if (typeof value !== 'string') refuseNonString(event, field, format);
 }
 
 /**
@@ -827,11 +863,10 @@ export function refuseKind(event: AgentEvent, field: string, want: string, forma
  * after taking a sequence number or noting them as the stream's, asks at its write's start.
  */
 export function assertEnvelopeIds(event: AgentEvent, format: Format): void {
-  const { session, workspace, run, lane } = event;
-  if (session !== undefined && typeof session !== 'string') refuseNonString(event, 'session', format);
-  if (workspace !== undefined && typeof workspace !== 'string') refuseNonString(event, 'workspace', format);
-  if (run !== undefined && typeof run !== 'string') refuseNonString(event, 'run', format);
-  if (lane !== undefined && typeof lane !== 'string') refuseNonString(event, 'lane', format);
+  assertText(event.session, event, 'session', format);
+  assertText(event.workspace, event, 'workspace', format);
+  assertText(event.run, event, 'run', format);
+  assertText(event.lane, event, 'lane', format);
 }
 
 /**
@@ -840,8 +875,7 @@ export function assertEnvelopeIds(event: AgentEvent, format: Format): void {
  */
 export function assertDeltaText(event: AgentEvent, format: Format): void {
   if (event.type !== 'text.delta' && event.type !== 'reasoning.delta') return;
-  // (A delta's text is required: missing, it is refused too.)
-  if (typeof event.text !== 'string') refuseNonString(event, 'text', format);
+  requireText(event.text, event, 'text', format);
 }
 
 /**

@@ -9,7 +9,7 @@ import { FREE, goldens, type Path, thrownBy, withAt, writer, writers } from './g
 // (`text.slice is not a function`) is what this sweep found in nine writers. Every writer is fed
 // the events of every fixture's golden with ONE string field of one event (at any depth, outside
 // the fields that hold any JSON) replaced, one at a time. Where a writer refuses the field as no
-// string (`refuseNonString`, from its `assertTextFields`), it refuses that event alone: the bytes are the stream's
+// string (`refuseNonString`, from its up-front checks), it refuses that event alone: the bytes are the stream's
 // without it.
 
 const WRONG: ReadonlyArray<[string, () => unknown]> = [

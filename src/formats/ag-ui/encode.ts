@@ -17,6 +17,7 @@ import { frameEach, frameJson, type JsonFraming } from '../../framing/json-strea
 import { decisionAllows } from '../../guards';
 import {
   assertEncodable,
+  assertText,
   assertTimeWritable,
   contentPartsText,
   encodeJson,
@@ -28,7 +29,6 @@ import {
   jsonText,
   rawIfSame,
   refuseKind,
-  refuseNonString,
   sameJson,
   walkEncodable,
 } from '../../json';
@@ -493,13 +493,13 @@ function openDelta(w: Writer, event: AgentEventOf<'text.delta'>): string | undef
  * reasoning marker's content, a call's start's arguments: {@link keptBack}), or be kept as the
  * arguments read so far ({@link argsKept}), when that text is no string: JSON.stringify's
  * TypeError for a BigInt there, or the next arguments' for a null, would come after the record
- * was written. A switch on the type, as the other writers' checks ({@link refuseNonString}).
+ * was written. A switch on the type, as the other writers' checks ({@link assertText}).
  */
 function assertKeptText(event: AgentEvent): void {
   switch (event.type) {
     case 'reasoning.delta':
     case 'tool.args.delta':
-      if (event.text !== undefined && typeof event.text !== 'string') refuseNonString(event, 'text', FORMAT);
+      assertText(event.text, event, 'text', FORMAT);
       return;
   }
 }

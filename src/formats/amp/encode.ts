@@ -3,6 +3,7 @@ import type { DiagnosticSink } from '../../diagnostics';
 import { randomId } from '../../ids';
 import {
   assertEncodable,
+  assertText,
   encodeJson,
   encodeJsonText,
   isJsonObject,
@@ -11,7 +12,7 @@ import {
   jsonText,
   rawIfSame,
   refuseKind,
-  refuseNonString,
+  requireText,
 } from '../../json';
 import { isStableJson, keptRecord, sameAsKept } from '../../kept';
 import { checkLoss, keysInPlace, type LossState, lossReported, newLoss, reportLoss } from '../../loss';
@@ -521,13 +522,13 @@ function assertWritable(w: Writer, event: AgentEvent, own: boolean): string {
     // (A delta's text is required: missing, it is refused too.)
     case 'text.delta':
     case 'reasoning.delta':
-      if (typeof event.text !== 'string') refuseNonString(event, 'text', FORMAT);
+      requireText(event.text, event, 'text', FORMAT);
       return '';
     case 'tool.start':
       if (!own && event.args !== undefined) assertEncodable(event.args, 'tool.start.args', undefined, FORMAT);
       return '';
     case 'tool.end':
-      if (event.text !== undefined && typeof event.text !== 'string') refuseNonString(event, 'text', FORMAT);
+      assertText(event.text, event, 'text', FORMAT);
       return resultContent(event);
     case 'round.end':
       if (roundWritesLine(w[SLOTS].get(event.lane ?? ''), event, own ? event.provenance?.line : OTHER))
@@ -547,8 +548,7 @@ function assertWritable(w: Writer, event: AgentEvent, own: boolean): string {
         assertCounts(event.usage);
       return '';
     case 'run.end':
-      if (event.reason !== undefined && typeof event.reason !== 'string')
-        refuseNonString(event, 'reason', FORMAT);
+      assertText(event.reason, event, 'reason', FORMAT);
       if (event.status === 'incomplete') return '';
       count(event.durationMs, 'run.end.durationMs');
       if (totalWritten(w, event.usage, keptTotal(own ? (event.provenance?.hints as AmpHints) : undefined)))

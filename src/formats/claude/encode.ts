@@ -3,12 +3,13 @@ import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
 import {
   assertEncodable,
+  assertText,
   encodeJson,
   encodeJsonText,
   isJsonObject,
   type JsonObject,
   refuseKind,
-  refuseNonString,
+  requireText,
   sameJson,
   setOwn,
 } from '../../json';
@@ -1083,25 +1084,25 @@ function groupRecord(group: Group, copy: boolean): JsonObject | undefined {
 
 /**
  * Refuses an event whose string field this writer reads as text (a length, a slice, an escape)
- * holds anything else ({@link refuseNonString}): a caller building events by hand from JSON may
+ * holds anything else ({@link assertText}): a caller building events by hand from JSON may
  * send a number, null, an object or an array, which threw a `TypeError` mid-write. A switch on
  * the type and a `typeof` per field: a table looked up by type cost the fastest writers a few
- * per cent (docs/performance.md, round thirty-five).
+ * per cent (docs/performance.md, round thirty-five). Its own switch: the writer has no one dispatch that comes before everything it writes or
+ * holds (a kept line's group, the lines seen, the model's write; round thirty-six).
  */
 function assertTextFields(event: AgentEvent): void {
   switch (event.type) {
     // (A required field missing is refused too.)
     case 'text.delta':
     case 'tool.output':
-      if (typeof event.text !== 'string') refuseNonString(event, 'text', FORMAT);
+      requireText(event.text, event, 'text', FORMAT);
       return;
     case 'reasoning.delta':
-      if (typeof event.text !== 'string') refuseNonString(event, 'text', FORMAT);
-      if (event.redacted !== undefined && typeof event.redacted !== 'string')
-        refuseNonString(event, 'redacted', FORMAT);
+      requireText(event.text, event, 'text', FORMAT);
+      assertText(event.redacted, event, 'redacted', FORMAT);
       return;
     case 'tool.start':
-      if (typeof event.call !== 'string') refuseNonString(event, 'call', FORMAT);
+      requireText(event.call, event, 'call', FORMAT);
       return;
     case 'usage':
       if (typeof event.usage !== 'object' || event.usage === null)

@@ -4,6 +4,7 @@ import type { DiagnosticSink } from '../../diagnostics';
 import {
   assertArgsWritable,
   assertEncodable,
+  assertText,
   encodeJsonText,
   isJsonObject,
   type JsonObject,
@@ -12,7 +13,7 @@ import {
   parsedRawIfSame,
   rawIfSame,
   refuseKind,
-  refuseNonString,
+  requireText,
   unencodable,
 } from '../../json';
 import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
@@ -201,22 +202,24 @@ export function createCodexEncoder(options: CodexEncodeOptions, sink: Diagnostic
 
 /**
  * Refuses an event whose string field this writer reads as text (a length, a slice, an escape)
- * holds anything else ({@link refuseNonString}): a caller building events by hand from JSON may
+ * holds anything else ({@link assertText}): a caller building events by hand from JSON may
  * send a number, null, an object or an array, which threw a `TypeError` mid-write. A switch on
  * the type and a `typeof` per field: a table looked up by type cost the fastest writers a few
- * per cent (docs/performance.md, round thirty-five).
+ * per cent (docs/performance.md, round thirty-five). Its own switch: the writer has no one dispatch that comes before everything it writes or
+ * keeps (a derived call's start kept, a run's end, the template, the general path; round
+ * thirty-six).
  */
 function assertTextFields(event: AgentEvent): void {
   switch (event.type) {
     // (A required field missing is refused too.)
     case 'tool.start':
-      if (typeof event.call !== 'string') refuseNonString(event, 'call', FORMAT);
+      requireText(event.call, event, 'call', FORMAT);
       return;
     case 'tool.output':
-      if (typeof event.text !== 'string') refuseNonString(event, 'text', FORMAT);
+      requireText(event.text, event, 'text', FORMAT);
       return;
     case 'round.end':
-      if (typeof event.message !== 'string') refuseNonString(event, 'message', FORMAT);
+      requireText(event.message, event, 'message', FORMAT);
       // Summed into the run's total: a figure of no number (a BigInt) threw a TypeError there.
       if (event.usage !== undefined) assertUsageNumbers(event.usage, 'round.end.usage', FORMAT);
       return;
@@ -224,8 +227,7 @@ function assertTextFields(event: AgentEvent): void {
       if (!Array.isArray(event.items)) refuseKind(event, 'items', 'an array', FORMAT);
       return;
     case 'run.end':
-      if (event.answer !== undefined && typeof event.answer !== 'string')
-        refuseNonString(event, 'answer', FORMAT);
+      assertText(event.answer, event, 'answer', FORMAT);
       return;
   }
 }

@@ -11,7 +11,7 @@ import {
   isJsonObject,
   type JsonObject,
   rawIfSame,
-  refuseNonString,
+  requireText,
   sameJson,
   unencodable,
 } from '../../json';
@@ -228,26 +228,6 @@ function textMessage(role: string, text: string, t: JsonObject | undefined): Jso
 }
 
 /**
- * Refuses an event whose string field this writer reads as text (a length, a slice, an escape)
- * holds anything else ({@link refuseNonString}): a caller building events by hand from JSON may
- * send a number, null, an object or an array, which threw a `TypeError` mid-write. A switch on
- * the type and a `typeof` per field: a table looked up by type cost the fastest writers a few
- * per cent (docs/performance.md, round thirty-five).
- */
-function assertTextFields(event: AgentEvent): void {
-  switch (event.type) {
-    // (A required field missing is refused too.)
-    case 'text.delta':
-    case 'reasoning.delta':
-      if (typeof event.text !== 'string') refuseNonString(event, 'text', FORMAT);
-      return;
-    case 'tool.end':
-      if (typeof event.call !== 'string') refuseNonString(event, 'call', FORMAT);
-      return;
-  }
-}
-
-/**
  * The Cursor writer: canonical events → `cursor-agent --output-format stream-json` lines
  * (`JSON.stringify` of each record, in Cursor's key order). A line the decoder read is rebuilt
  * from its kept record with the event's fields put back (the tool payload key, `startedAtMs` as a
@@ -283,7 +263,6 @@ export class CursorEncoder implements Encoder {
     // call's end refused only in its line would take the thinking it closes down.
     assertArgsWritable(event, FORMAT);
     assertEndWritable(event, FORMAT);
-    assertTextFields(event);
     this.assertWritable(event);
     spanBefore(this.span, this.loss.state, event, FORMAT);
     const text = this.writeEvent(event);
@@ -306,12 +285,20 @@ export class CursorEncoder implements Encoder {
     // (The type's lookup only for a time that fails: most events have a finite one.)
     if (!Number.isFinite(event.ts ?? 0) && STAMPED.has(event.type)) assertTimeWritable(event, FORMAT);
     switch (event.type) {
+      // A text field read as text that holds no string (a caller building events by hand from
+      // JSON may send one) would throw a TypeError mid-write (round thirty-five).
+      // (A delta's text is required: missing, it is refused too.)
+      case 'text.delta':
+      case 'reasoning.delta':
+        requireText(event.text, event, 'text', FORMAT);
+        return;
       case 'round.end':
         // Summed into the run's `result.usage` (`result`), where it would be refused.
         if (event.usage !== undefined) assertUsageFigures(event.usage, 'round.end.usage', FORMAT);
         return;
       case 'tool.start':
       case 'tool.end': {
+        if (event.type === 'tool.end') requireText(event.call, event, 'call', FORMAT);
         const tc0 = template(ownHints(event))?.tool_call;
         const kept = isJsonObject(tc0) ? tc0 : undefined;
         const start = event.type === 'tool.end' ? this.starts.get(event.call) : event;

@@ -5,13 +5,13 @@ import {
   assertCallWritable,
   assertEncodable,
   assertFieldsWritable,
+  assertText,
   assertTimeWritable,
   isJsonObject,
   type JsonObject,
   jsonString,
   jsonText,
   rawIfSame,
-  refuseNonString,
   setOwn,
 } from '../../json';
 import { LossReporter } from '../../loss';
@@ -142,21 +142,6 @@ function defaultId(): string {
   const c = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
   if (c?.randomUUID !== undefined) return c.randomUUID();
   return `session-${Date.now().toString(36)}`;
-}
-
-/**
- * Refuses an event whose string field this writer reads as text (a length, a slice, an escape)
- * holds anything else ({@link refuseNonString}): a caller building events by hand from JSON may
- * send a number, null, an object or an array, which threw a `TypeError` mid-write. A switch on
- * the type and a `typeof` per field: a table looked up by type cost the fastest writers a few
- * per cent (docs/performance.md, round thirty-five).
- */
-function assertTextFields(event: AgentEvent): void {
-  switch (event.type) {
-    case 'tool.end':
-      if (event.text !== undefined && typeof event.text !== 'string') refuseNonString(event, 'text', FORMAT);
-      return;
-  }
 }
 
 /**
@@ -697,10 +682,13 @@ function assertWritable(event: AgentEvent): void {
   // an untyped caller, which `iso` would write as `""` or an invalid date): refused for every
   // event type, as the OpenCode and AG-UI writers refuse it.
   assertTimeWritable(event, FORMAT);
-  assertTextFields(event);
   switch (event.type) {
     case 'tool.start':
+      assertCallWritable(event, FORMAT);
+      return;
     case 'tool.end':
+      // Its text, read as text (a caller building events by hand from JSON may send no string).
+      assertText(event.text, event, 'text', FORMAT);
       assertCallWritable(event, FORMAT);
       return;
     case 'unknown':

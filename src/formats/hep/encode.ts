@@ -4,6 +4,7 @@ import type { DiagnosticSink } from '../../diagnostics';
 import {
   assertEncodable,
   assertFiniteNumber,
+  assertText,
   assertWireInteger,
   formatDouble,
   formatInteger,
@@ -12,8 +13,8 @@ import {
   jsonString,
   jsonText,
   rawIfSame,
-  refuseNonString,
-  unencodable,
+  requireText,
+  wrongType,
 } from '../../json';
 import { checkLoss, type LossState, newLoss, reportForeignRecord, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
@@ -113,9 +114,7 @@ function defaultId(): string {
 }
 
 function str(value: unknown, field: string): string {
-  if (typeof value !== 'string') {
-    throw unencodable(`${field}: expected a string, got ${value === null ? 'null' : typeof value}`, 'hep');
-  }
+  if (typeof value !== 'string') throw wrongType(value, field, 'a string', 'hep');
   return jsonString(value);
 }
 
@@ -234,36 +233,6 @@ export function createHepEncoder(options: HepEncodeOptions, sink: DiagnosticSink
 }
 
 /**
- * Refuses an event whose string field this writer reads as text (a length, a slice, an escape)
- * holds anything else ({@link refuseNonString}): a caller building events by hand from JSON may
- * send a number, null, an object or an array, which threw a `TypeError` mid-write. A switch on
- * the type and a `typeof` per field: a table looked up by type cost the fastest writers a few
- * per cent (docs/performance.md, round thirty-five).
- */
-function assertTextFields(event: AgentEvent): void {
-  switch (event.type) {
-    case 'tool.output':
-      // (Required: missing, it is refused too.)
-      if (typeof event.text !== 'string') refuseNonString(event, 'text', 'hep');
-      return;
-    case 'tool.end':
-      if (event.text !== undefined && typeof event.text !== 'string') refuseNonString(event, 'text', 'hep');
-      // (Read after the call's result is counted.)
-      if (typeof event.call !== 'string') refuseNonString(event, 'call', 'hep');
-      return;
-    // Read (`str`) after the round's turn is counted: refused first, not after.
-    case 'round.end':
-      if (typeof event.message !== 'string') refuseNonString(event, 'message', 'hep');
-      if (event.stopReason !== undefined && typeof event.stopReason !== 'string')
-        refuseNonString(event, 'stopReason', 'hep');
-      return;
-    case 'error':
-      if (typeof event.message !== 'string') refuseNonString(event, 'message', 'hep');
-      return;
-  }
-}
-
-/**
  * The encoder: the writer's state in its element 0, `write` and `end` on the prototype (as the
  * Amp and nativeharness writers'). With no named property of its own, every encoder has the
  * class's initial hidden class, which the class holds: a caller's loop optimised around one
@@ -280,8 +249,7 @@ class HepEncoder implements Encoder {
 
   write(event: AgentEvent): string {
     const w = this[0];
-    assertNumbersWritable(w, event);
-    assertTextFields(event);
+    assertWritable(w, event);
     return w[HELD_ERROR] === undefined ? writeEvent(w, event) : afterHeldError(w, event);
   }
 
@@ -292,20 +260,38 @@ class HepEncoder implements Encoder {
 }
 
 /**
- * Throws now what writing a number of `event` would throw: an integer field (its round as the
- * `turn_id`, a liveness's figures, the tokens a compaction freed, a usage's counts) that is not a
- * safe integer, or a usage's cost that is not finite. Asked before the writer writes a header or
- * a held error, takes a turn id, ends a round (its held results gone) or reports the event's
- * losses: refused where each is written, the refusal took those down with it.
+ * Throws now what writing `event` would throw, in one switch on its type. A number: an integer
+ * field (its round as the `turn_id`, a liveness's figures, the tokens a compaction freed, a
+ * usage's counts) that is not a safe integer, or a usage's cost that is not finite. A text field
+ * the writer reads as text that holds no string ({@link assertText}: a caller building events by
+ * hand from JSON may send a number, null, an object or an array). Asked before the writer writes
+ * a header or a held error, takes a turn id, ends a round (its held results gone) or reports the
+ * event's losses: refused where each is written, the refusal took those down with it.
  */
-function assertNumbersWritable(w: Writer, event: AgentEvent): void {
+function assertWritable(w: Writer, event: AgentEvent): void {
   // A round's number is a frame's turn id unless the writer allocates them; session.start, the
   // types HEP has no frame for (written as nothing, said) and a run's completed or cut-off end
   // (its turn_done takes the open round's id) take none.
   const round = event.round;
   if (typeof round === 'number' && !w[ALLOCATE] && !Number.isSafeInteger(round) && takesRound(event))
     assertWireInteger(round, `${event.type}.round`, "HEP's turn_id", HEP);
+  // The header's session: the first event's (`ensureHeader`).
+  if (!w[HEADER_WRITTEN]) assertText(event.session, event, 'session', HEP);
   switch (event.type) {
+    case 'session.start':
+      assertText(event.producer, event, 'producer', HEP);
+      return;
+    case 'tool.output':
+      requireText(event.text, event, 'text', HEP);
+      return;
+    case 'tool.end':
+      assertText(event.text, event, 'text', HEP);
+      // Read after the call's result is counted: refused first, not after.
+      requireText(event.call, event, 'call', HEP);
+      return;
+    case 'error':
+      requireText(event.message, event, 'message', HEP);
+      return;
     case 'tool.liveness':
       assertWireInteger(event.elapsedMs, 'tool.liveness.elapsedMs', "HEP's tool_liveness.elapsed_ms", HEP);
       if (event.outputBytes !== undefined)
@@ -326,9 +312,13 @@ function assertNumbersWritable(w: Writer, event: AgentEvent): void {
         );
       return;
     case 'round.end':
+      requireText(event.message, event, 'message', HEP);
+      assertText(event.stopReason, event, 'stopReason', HEP);
       if (event.usage !== undefined) assertUsageWritable(event.usage, 'round.end.usage');
       return;
     case 'run.end': {
+      assertText(event.answer, event, 'answer', HEP);
+      assertText(event.stopReason, event, 'stopReason', HEP);
       const usage = lastDoneUsage(w, event);
       if (usage !== undefined) assertUsageWritable(usage, 'run.end.usage');
       return;

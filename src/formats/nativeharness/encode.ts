@@ -4,7 +4,8 @@ import { formatSseJsonEvent } from '../../framing/sse';
 import {
   assertCallWritable,
   assertEncodable,
-  assertEnvelopeIds,
+  assertFiniteNumber,
+  assertText,
   assertWireInteger,
   escapesNothing,
   formatInteger,
@@ -14,9 +15,10 @@ import {
   jsonString,
   jsonText,
   refuseKind,
-  refuseNonString,
+  requireText,
   sameJson,
   unencodable,
+  wrongType,
 } from '../../json';
 import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
@@ -94,8 +96,7 @@ function fail(message: string): never {
 }
 
 function str(value: unknown, field: string): string {
-  if (typeof value !== 'string')
-    fail(`${field}: expected a string, got ${value === null ? 'null' : typeof value}`);
+  if (typeof value !== 'string') throw wrongType(value, field, 'a string', FORMAT);
   return jsonString(value);
 }
 
@@ -104,8 +105,7 @@ function str(value: unknown, field: string): string {
  * native searches and gives dense text (JSON a tool printed) to `JSON.stringify` itself.
  */
 function long(value: unknown, field: string): string {
-  if (typeof value !== 'string')
-    fail(`${field}: expected a string, got ${value === null ? 'null' : typeof value}`);
+  if (typeof value !== 'string') throw wrongType(value, field, 'a string', FORMAT);
   return jsonText(value);
 }
 
@@ -165,8 +165,7 @@ function hopText(w: Writer): string {
 }
 
 function num(value: number, field: string): string {
-  if (typeof value === 'bigint') fail(`${field}: a BigInt (${String(value)}n), not a number`);
-  if (!Number.isFinite(value)) fail(`${field}: ${String(value)} is not a finite number`);
+  assertFiniteNumber(value, field, FORMAT);
   // JSON.stringify spells a finite number as String does, without the number-to-string cache.
   return JSON.stringify(value);
 }
@@ -392,9 +391,7 @@ class NhEncoder implements Encoder {
   }
 
   write(event: AgentEvent): string {
-    assertNumbersWritable(event);
-    // Every record's envelope writes them, after a seq is taken for it: refused first.
-    assertEnvelopeIds(event, FORMAT);
+    assertWritable(event);
     return writeEvent(this[0], event);
   }
 
@@ -410,12 +407,26 @@ class NhEncoder implements Encoder {
  * session_created `conform` writes first, a seq taken, a turn id made). An event's round is
  * refused whatever its type: every event that names one sets the hop the next tokens and calls
  * are written with, which would refuse each of them in turn. Found by test/fuzz/refusal.test.ts.
+ * A text field written after a call is kept that holds no string ({@link assertText}) is refused
+ * here too, in the same switch; the envelope's ids by each writing function ({@link assertIds})
+ * (round thirty-six: the wrong-type sweep saw these once their refusal read as every writer's).
  */
-function assertNumbersWritable(event: AgentEvent): void {
+function assertWritable(event: AgentEvent): void {
   const type = event.type;
   if (event.seq !== undefined) assertSeq(event.seq, type);
   assertInteger(event.round, type, 'round');
   switch (type) {
+    case 'run.start':
+      assertText(event.input, event, 'input', FORMAT);
+      break;
+    case 'tool.start':
+      // Written after the call is kept for its hop's list (`writeStarted`). A field left out by
+      // an event built by hand is refused so too.
+      requireText(event.call, event, 'call', FORMAT);
+      requireText(event.name, event, 'name', FORMAT);
+      assertText(event.command, event, 'command', FORMAT);
+      assertText(event.argsSummary, event, 'argsSummary', FORMAT);
+      break;
     case 'tool.end':
       assertInteger(event.exitCode, type, 'exitCode');
       break;
@@ -427,26 +438,12 @@ function assertNumbersWritable(event: AgentEvent): void {
       assertInteger(event.usage?.input, type, 'usage.input');
       assertInteger(event.usage?.output, type, 'usage.output');
       break;
-    // Not numbers, but asked in the same switch: what a write reads after it changed the writer
-    // (a call's start noted for its hop before its strings are written; a question's list
-    // mapped), refused first. A field left out by an event built by hand is refused so too.
-    case 'tool.start':
-      assertStartStrings(event);
-      break;
+    // A question's list is mapped after the writer changed: refused first.
     case 'question':
-      if (typeof event.question !== 'string') refuseNonString(event, 'question', FORMAT);
+      requireText(event.question, event, 'question', FORMAT);
       if (!Array.isArray(event.questions)) refuseKind(event, 'questions', 'an array', FORMAT);
       break;
   }
-}
-
-/** The strings of a call's start its `tool_started` writes, each a string or refused. */
-function assertStartStrings(e: AgentEventOf<'tool.start'>): void {
-  if (typeof e.call !== 'string') refuseNonString(e, 'call', FORMAT);
-  if (typeof e.name !== 'string') refuseNonString(e, 'name', FORMAT);
-  if (e.command !== undefined && typeof e.command !== 'string') refuseNonString(e, 'command', FORMAT);
-  if (e.argsSummary !== undefined && typeof e.argsSummary !== 'string')
-    refuseNonString(e, 'argsSummary', FORMAT);
 }
 
 // A number written as an integer that is none (a fraction, one past 2^53): what formatInteger
@@ -516,6 +513,7 @@ const MESSAGE_CARRIED = CARRIED['message.start']!;
 function writeDelta(w: Writer, e: AgentEventOf<'text.delta'>): string {
   const p = e.provenance;
   if (!plainEvent(w, p, false)) return writeGeneral(w, e);
+  assertIds(e);
   const round = e.round;
   plainHead(w, e, DELTA_CARRIED, round);
   const hop = hopText(w);
@@ -549,6 +547,7 @@ function bareToken(w: Writer, ids: string, hop: string, text: string): string {
 function writeOutput(w: Writer, e: AgentEventOf<'tool.output'>): string {
   const p = e.provenance;
   if (!plainEvent(w, p, false)) return writeGeneral(w, e);
+  assertIds(e);
   const round = e.round;
   plainHead(w, e, OUTPUT_CARRIED, round);
   const payload = nhOutputPayload(
@@ -566,6 +565,7 @@ function writeOutput(w: Writer, e: AgentEventOf<'tool.output'>): string {
 function writeStarted(w: Writer, e: AgentEventOf<'tool.start'>): string {
   const p = e.provenance;
   if (!plainEvent(w, p, true)) return writeGeneral(w, e);
+  assertIds(e);
   assertCallWritable(e, FORMAT);
   const round = e.round;
   plainHead(w, e, STARTED_CARRIED, round);
@@ -581,6 +581,7 @@ function writeStarted(w: Writer, e: AgentEventOf<'tool.start'>): string {
 function writeResult(w: Writer, e: AgentEventOf<'tool.end'>): string {
   const p = e.provenance;
   if (!plainEvent(w, p, true)) return writeGeneral(w, e);
+  assertIds(e);
   assertCallWritable(e, FORMAT);
   const round = e.round;
   plainHead(w, e, RESULT_CARRIED, round);
@@ -595,6 +596,7 @@ function writeResult(w: Writer, e: AgentEventOf<'tool.end'>): string {
 function writeHop(w: Writer, e: AgentEventOf<'round.end'>): string {
   const p = e.provenance;
   if (!plainEvent(w, p, false)) return writeGeneral(w, e);
+  assertIds(e);
   const round = e.round;
   plainHead(w, e, HOP_CARRIED, round);
   const payload = hopPayload(w, e, hopCalls(w, e), undefined);
@@ -611,8 +613,23 @@ function writeHop(w: Writer, e: AgentEventOf<'round.end'>): string {
 function writeMessageStart(w: Writer, e: AgentEventOf<'message.start'>): string {
   const p = e.provenance;
   if (!plainEvent(w, p, false)) return writeGeneral(w, e);
+  // Refused as the general path refuses it (which may write the session's start with its ids).
+  assertIds(e);
   plainHead(w, e, MESSAGE_CARRIED, e.round);
   return '';
+}
+
+/**
+ * Refuses an event whose workspace, session or run (the envelope's ids, written as text by
+ * `envelopeIds` after the seq is taken and the event's losses said) holds no string. Asked first
+ * in each writing function, where the event has one shape: asked for every event in
+ * `assertWritable`, the three reads cost the writer a few per cent (docs/performance.md, round
+ * thirty-six).
+ */
+function assertIds(e: AgentEvent): void {
+  assertText(e.workspace, e, 'workspace', FORMAT);
+  assertText(e.session, e, 'session', FORMAT);
+  assertText(e.run, e, 'run', FORMAT);
 }
 
 // Every event (the frequent ones when their own function does not cover them).
@@ -623,6 +640,7 @@ function writeGeneral(w: Writer, event: AgentEvent): string {
   const p = event.provenance;
   // A run end implied by a stream that stopped (docs/model.md "Run outcome") came from no record.
   if (type === 'run.end' && event.status === 'incomplete' && p?.synthetic) return '';
+  assertIds(event);
   if (w[OPTIONS].conform !== true || p?.format === FORMAT) {
     if (type === 'session.start') w[SESSION_CREATED] = true;
     return writeOne(w, event, type, p);
