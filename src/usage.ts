@@ -5,7 +5,7 @@
 
 import type { Format } from './diagnostics';
 import { nonFiniteSeen } from './guards';
-import { assertFiniteNumber, unencodable } from './json';
+import { assertFiniteNumber, wrongType } from './json';
 
 const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/;
 
@@ -130,8 +130,8 @@ export function addUsage<T extends Partial<Record<UsageFigures, number>>>(
 
 /**
  * Refuses a usage whose figures JSON cannot hold as numbers (each present one must be a finite
- * number): an `AgentwireError` (`unencodable`) naming `<field>.<figure>`, as every writer refuses
- * what it cannot write. A writer that sums or spells figures itself calls it first: `NaN` spelled
+ * number; its `model`, present, a string): an `AgentwireError` (`unencodable`) naming
+ * `<field>.<figure>`, as every writer refuses what it cannot write. A writer that sums or spells figures itself calls it first: `NaN` spelled
  * in a template is no JSON, and through `JSON.stringify` it would silently become `null`.
  */
 export function assertUsageFigures(
@@ -140,24 +140,29 @@ export function assertUsageFigures(
   format: Format,
 ): void {
   // (No object at all, null from an event built by hand: refused, not a TypeError.)
-  if (typeof usage !== 'object' || usage === null)
-    throw unencodable(`${field}: ${usage === null ? 'null' : typeof usage}, not an object`, format);
+  if (typeof usage !== 'object' || usage === null) throw wrongType(usage, field, 'an object', format);
   for (const key of FIGURES) {
     const value = usage[key];
     // The test before the call: the field's name is built only for a figure that fails it.
     if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value)))
       assertFiniteNumber(value, `${field}.${key}`, format);
   }
+  // The model's name rides beside the figures (a writer's metadata, a record's `model`), written
+  // as JSON: a BigInt there was refused only when that JSON was made, after the writer changed.
+  const model = (usage as { model?: unknown }).model;
+  if (model !== undefined && typeof model !== 'string')
+    throw wrongType(model, `${field}.model`, 'a string', format);
 }
 
 /**
  * Refuses a usage with a figure of no number at all (a BigInt, a string, null: what an event
- * built by hand may carry), naming `<field>.<figure>`: what a writer that sums figures asks
+ * built by hand may carry), or a usage of no object, naming `<field>.<figure>`: what a writer that sums figures asks
  * first, as its sum would throw a `TypeError` (a BigInt) or make text of them. A number it
  * cannot count (NaN, a fraction) is its own rule's.
  */
 export function assertUsageNumbers(usage: unknown, field: string, format: Format): void {
-  if (typeof usage !== 'object' || usage === null) return;
+  // (No object at all, null: its figures would be read off nothing, a TypeError.)
+  if (typeof usage !== 'object' || usage === null) throw wrongType(usage, field, 'an object', format);
   for (const key of FIGURES) {
     const value = (usage as Partial<Record<UsageFigures, unknown>>)[key];
     if (value !== undefined && typeof value !== 'number')

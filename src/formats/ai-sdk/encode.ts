@@ -18,6 +18,7 @@ import { decisionAllows } from '../../guards';
 import {
   assertEncodable,
   assertFiniteNumber,
+  assertText,
   assertTimeWritable,
   encodeJson,
   isJsonObject,
@@ -869,6 +870,9 @@ function start(w: Writer, event: AgentEvent): string {
  * end, before it is summed.
  */
 function assertFinishWritable(event: AgentEventOf<'run.end'>): void {
+  // Written into the `abort`, `error` or `finish` chunk after the run's parts are closed.
+  assertText(event.reason, event, 'reason', FORMAT);
+  assertText(event.error, event, 'error', FORMAT);
   if (event.status === 'incomplete' || event.status === 'cancelled') return;
   if (event.usage !== undefined) assertUsageFigures(event.usage, 'run.end.usage', FORMAT);
   if (event.durationMs !== undefined) finite(event.durationMs, 'run.end.durationMs');

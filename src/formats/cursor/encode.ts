@@ -6,6 +6,7 @@ import {
   assertEncodable,
   assertEndWritable,
   assertFiniteNumber,
+  assertText,
   assertTimeWritable,
   encodeJson,
   isJsonObject,
@@ -289,6 +290,10 @@ export class CursorEncoder implements Encoder {
       // JSON may send one) would throw a TypeError mid-write (round thirty-five).
       // (A delta's text is required: missing, it is refused too.)
       case 'text.delta':
+        // Its message id, the line's `model_call_id`.
+        assertText(event.message, event, 'message', FORMAT);
+        requireText(event.text, event, 'text', FORMAT);
+        return;
       case 'reasoning.delta':
         requireText(event.text, event, 'text', FORMAT);
         return;
@@ -298,7 +303,12 @@ export class CursorEncoder implements Encoder {
         return;
       case 'tool.start':
       case 'tool.end': {
-        if (event.type === 'tool.end') requireText(event.call, event, 'call', FORMAT);
+        if (event.type === 'tool.end') {
+          requireText(event.call, event, 'call', FORMAT);
+          // The result's text, written into the call's line after the stream's open thinking
+          // is closed: refused first.
+          assertText(event.text, event, 'text', FORMAT);
+        }
         const tc0 = template(ownHints(event))?.tool_call;
         const kept = isJsonObject(tc0) ? tc0 : undefined;
         const start = event.type === 'tool.end' ? this.starts.get(event.call) : event;
