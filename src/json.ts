@@ -858,18 +858,6 @@ export function requireText(value: unknown, event: AgentEvent, field: string, fo
 }
 
 /**
- * Refuses an event whose envelope ids (`session`, `workspace`, `run`, `lane`), present, hold no
- * string ({@link refuseNonString}): what a writer that writes them into every record's envelope,
- * after taking a sequence number or noting them as the stream's, asks at its write's start.
- */
-export function assertEnvelopeIds(event: AgentEvent, format: Format): void {
-  assertText(event.session, event, 'session', format);
-  assertText(event.workspace, event, 'workspace', format);
-  assertText(event.run, event, 'run', format);
-  assertText(event.lane, event, 'lane', format);
-}
-
-/**
  * The text-field check ({@link refuseNonString}) of a writer that reads no text field but a text
  * or reasoning delta's `text` (Copilot, OpenCode), asked at its write's start.
  */

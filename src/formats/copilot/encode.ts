@@ -19,6 +19,7 @@ import {
   sameJson,
   setOwn,
   unencodable,
+  wrongType,
 } from '../../json';
 import { isStableJson, sameAsKept } from '../../kept';
 import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
@@ -596,7 +597,7 @@ function assertPartsWritable(event: AgentEventOf<'question' | 'usage'>): void {
     // (The first question's choices are searched.)
     const options = (event.questions[0] as { options?: unknown } | undefined)?.options;
     if (options !== undefined && !Array.isArray(options))
-      throw unencodable('question.questions[0].options: not an array', FORMAT);
+      throw wrongType(options, 'question.questions[0].options', 'an array', FORMAT);
   } else if (typeof event.usage !== 'object' || event.usage === null)
     refuseKind(event, 'usage', 'an object', FORMAT);
 }

@@ -172,7 +172,7 @@ function num(value: number, field: string): string {
 
 function strings(value: readonly string[], field: string): string {
   // (No list at all, from an event built by hand: refused, not a TypeError.)
-  if (!Array.isArray(value)) fail(`${field}: ${value === null ? 'null' : typeof value}, not an array`);
+  if (!Array.isArray(value)) throw wrongType(value, field, 'an array', FORMAT);
   // Most lists here are empty (a hop without calls, a result without changed files).
   if (value.length === 0) return '[]';
   // A loop, not `map` and `join`: no array per list, an entry's field named only to refuse it,
