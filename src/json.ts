@@ -858,6 +858,15 @@ export function requireText(value: unknown, event: AgentEvent, field: string, fo
 }
 
 /**
+ * Refuses an event whose field `field`, required, holds `value`, no object (left out, `null`, a
+ * string …): `usage.usage: missing, not an object` ({@link refuseKind}), before the writer reads
+ * parts of it.
+ */
+export function requireObject(value: unknown, event: AgentEvent, field: string, format: Format): void {
+  if (typeof value !== 'object' || value === null) refuseKind(event, field, 'an object', format);
+}
+
+/**
  * The text-field check ({@link refuseNonString}) of a writer that reads no text field but a text
  * or reasoning delta's `text` (Copilot, OpenCode), asked at its write's start.
  */

@@ -11,7 +11,7 @@ import {
   jsonString,
   jsonText,
   rawIfSame,
-  refuseKind,
+  requireObject,
   requireText,
 } from '../../json';
 import { isStableJson, keptRecord, sameAsKept } from '../../kept';
@@ -536,8 +536,7 @@ function assertWritable(w: Writer, event: AgentEvent, own: boolean): string {
       return '';
     case 'usage':
       // Left out (or no object), its figures would be read off nothing: a TypeError.
-      if (typeof event.usage !== 'object' || event.usage === null)
-        refuseKind(event, 'usage', 'an object', FORMAT);
+      requireObject(event.usage, event, 'usage', FORMAT);
       // A subagent's call usage ends its gathered message (`dispatch`); any other is a loss.
       if (
         !own &&

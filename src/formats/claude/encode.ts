@@ -8,7 +8,7 @@ import {
   encodeJsonText,
   isJsonObject,
   type JsonObject,
-  refuseKind,
+  requireObject,
   requireText,
   sameJson,
   setOwn,
@@ -1105,8 +1105,7 @@ function assertTextFields(event: AgentEvent): void {
       requireText(event.call, event, 'call', FORMAT);
       return;
     case 'usage':
-      if (typeof event.usage !== 'object' || event.usage === null)
-        refuseKind(event, 'usage', 'an object', FORMAT);
+      requireObject(event.usage, event, 'usage', FORMAT);
       return;
   }
 }

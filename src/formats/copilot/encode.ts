@@ -16,6 +16,7 @@ import {
   jsonText,
   rawIfSame,
   refuseKind,
+  requireObject,
   sameJson,
   setOwn,
   unencodable,
@@ -579,8 +580,7 @@ function assertRunEndWritable(w: Writer, event: AgentEventOf<'run.end'>): void {
 function assertValuesWritable(event: AgentEventOf<'approval.request' | 'question.answer'>): void {
   if (event.type === 'question.answer') {
     // (Left out, or no object: its values would be read off nothing, a TypeError.)
-    if (typeof event.answers !== 'object' || event.answers === null)
-      refuseKind(event, 'answers', 'an object', FORMAT);
+    requireObject(event.answers, event, 'answers', FORMAT);
     assertEncodable(event.answers, 'question.answer.answers', undefined, FORMAT);
   } else if (event.args !== undefined)
     assertEncodable(event.args, 'approval.request.args', undefined, FORMAT);
@@ -598,8 +598,7 @@ function assertPartsWritable(event: AgentEventOf<'question' | 'usage'>): void {
     const options = (event.questions[0] as { options?: unknown } | undefined)?.options;
     if (options !== undefined && !Array.isArray(options))
       throw wrongType(options, 'question.questions[0].options', 'an array', FORMAT);
-  } else if (typeof event.usage !== 'object' || event.usage === null)
-    refuseKind(event, 'usage', 'an object', FORMAT);
+  } else requireObject(event.usage, event, 'usage', FORMAT);
 }
 
 /** The records of one event (after the held first run start, if any). */
