@@ -112,6 +112,18 @@ const CURSOR: Case[] = cases([
 
 const OPENCODE: Case[] = cases([
   [
+    'run.end.usage given null (a run cut off: compared with its steps)',
+    [
+      RUN,
+      { type: 'text.delta', text: 'x' },
+      { type: 'run.end', status: 'incomplete', usage: wrong<Record<string, number>>(null) },
+      RUN,
+      { type: 'text.delta', text: 'y' },
+    ],
+    2,
+    /^run\.end\.usage: null, not an object$/,
+  ],
+  [
     'message.start.session given a BigInt (kept as the main session)',
     around([], { type: 'message.start', role: 'assistant', session: wrong<string>(7n) }),
     0,
@@ -252,6 +264,12 @@ const AGUI: Case[] = cases([
 ]);
 
 const AISDK: Case[] = cases([
+  [
+    'round.end.usage given null before a run (summed at its start)',
+    around([{ type: 'round.end', message: 'm', usage: wrong<Record<string, number>>(null) }], RUN),
+    0,
+    /^round\.end\.usage: null, not an object$/,
+  ],
   [
     'run.start.run given a BigInt',
     around([{ type: 'text.delta', text: 'before' }], { ...RUN, run: wrong<string>(7n) }),
