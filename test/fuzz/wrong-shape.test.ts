@@ -144,12 +144,8 @@ const ENVELOPE_OPEN = new Set<string>([
   'claude',
   'codex',
   'gemini',
-  'opencode',
-  'cursor',
   'amp',
   'copilot',
-  'ag-ui',
-  'ai-sdk',
 ]);
 
 // A case is one writer's two writes of a few events: cheap. What it finds is rare (one case in
@@ -168,13 +164,8 @@ const OPEN_WRITERS: Readonly<Partial<Record<string, string>>> = {
     'approval.request.options given a string: TypeError (event.options ?? []).map is not a function',
   claude: 'run.start.input given NaN: refused after the init record was written',
   gemini: 'run.end.usage given null: TypeError in reportUsageLoss (Object.keys of null)',
-  opencode: 'tool.end.error given a BigInt (ok true): TypeError in toolUse (JSON.stringify)',
   amp: 'tool.start.call given a BigInt: a held message refused at the end, not at its write',
   copilot: 'approval.resolve.approval given a BigInt: refused after an id was taken',
-  'ag-ui': 'round.end.usage given null: TypeError in usageToWire (Object.keys of null)',
-  // (Round thirty-six's merge, FUZZ_RUNS=2000: tool.end.text, text.delta.message fixed; then this.)
-  cursor:
-    'session.start.model or tool.start.call given a BigInt after a reasoning delta: refused after the open thinking was closed',
 };
 
 /** `FUZZ_OPEN=1` runs the writers in OPEN_WRITERS too (to work on them). */

@@ -29,8 +29,10 @@ import {
   jsonText,
   rawIfSame,
   refuseKind,
+  requireText,
   sameJson,
   walkEncodable,
+  wrongType,
 } from '../../json';
 import {
   CALL_START_META,
@@ -1053,8 +1055,19 @@ function assertForeignWritable(w: Writer, event: AgentEvent, waits: boolean): vo
   // starts.
   assertTimeWritable(event, FORMAT);
   if (waits) assertCarriable(event, FORMAT);
+  // Every record of the event names its lane (`subagentRunId`), and a lane seen first opens its
+  // subagent (`onNewLane`, at the run's start for an event that waits).
+  assertText(event.lane, event, 'lane', FORMAT);
+  // The text fields each type's records write as they are (a BigInt, which `JSON.stringify`
+  // throws for, among the values refused): ids and names marked open before their record is
+  // made (a message, reasoning, call or subagent opened), a run's thread and run ids, input,
+  // answer and error, a fatal error's message (the run's `RUN_ERROR`, at its end), a call's
+  // result text. Refused at that record, the event would be refused after the writer changed
+  // for it (a step or run opened, an open part closed), or at the run's start or end.
   switch (event.type) {
     case 'tool.start': {
+      requireText(event.call, event, 'call', FORMAT);
+      assertText(event.name, event, 'name', FORMAT);
       w[CHECKED_ARGS] = waits || !w[CALLS].has(event.call) ? callArgs(event) : undefined;
       assertRound(w, event);
       // (Strings and a finite start, as most calls have, hold nothing to refuse: no walk.)
@@ -1066,12 +1079,16 @@ function assertForeignWritable(w: Writer, event: AgentEvent, waits: boolean): vo
       return;
     }
     case 'tool.end':
+      requireText(event.call, event, 'call', FORMAT);
+      assertText(event.name, event, 'name', FORMAT);
+      assertText(event.text, event, 'text', FORMAT);
       w[CHECKED_META] = isPlainEnd(event) ? undefined : callEndMeta(event);
       w[CHECKED_CONTENT] = callEndContent(event);
       w[CHECKED] = event;
       return;
     case 'round.end':
       assertRound(w, event);
+      assertUsageObject(event.usage, 'round.end.usage');
       {
         // (Spelled, as most rounds' are, the metadata holds nothing to refuse: no walk.)
         const spelled = roundMetaJson(event);
@@ -1091,6 +1108,10 @@ function assertForeignWritable(w: Writer, event: AgentEvent, waits: boolean): vo
         (!w[RUN_OPEN] || (event.provenance?.synthetic && w[PENDING].length === 0))
       )
         return;
+      assertRunIds(event);
+      assertText(event.answer, event, 'answer', FORMAT);
+      assertText(event.error, event, 'error', FORMAT);
+      assertUsageObject(event.usage, 'run.end.usage');
       assertEncodable(
         runMeta(event, true, undefined),
         event.status === 'failed' ? 'RUN_ERROR.metadata' : 'RUN_FINISHED.metadata',
@@ -1101,27 +1122,65 @@ function assertForeignWritable(w: Writer, event: AgentEvent, waits: boolean): vo
     case 'unknown':
       assertEncodable(event.record, 'unknown.record', undefined, FORMAT);
       return;
-    case 'round.start':
     case 'message.start':
     case 'text.delta':
-    case 'reasoning.delta':
-    case 'tool.args.delta':
+      assertText(event.message, event, 'message', FORMAT);
+      if (event.type === 'text.delta') requireText(event.text, event, 'text', FORMAT);
       assertRound(w, event);
       return;
-    case 'message.end':
+    case 'reasoning.delta':
+      requireText(event.text, event, 'text', FORMAT);
+      assertText(event.message, event, 'message', FORMAT);
+      assertText(event.signature, event, 'signature', FORMAT);
+      assertText(event.redacted, event, 'redacted', FORMAT);
+      assertRound(w, event);
+      return;
+    case 'tool.args.delta':
+      requireText(event.call, event, 'call', FORMAT);
+      assertText(event.name, event, 'name', FORMAT);
+      requireText(event.text, event, 'text', FORMAT);
+      assertRound(w, event);
+      return;
+    case 'round.start':
+      assertRound(w, event);
+      return;
     case 'child.start':
+      requireText(event.child, event, 'child', FORMAT);
+      assertText(event.name, event, 'name', FORMAT);
+      assertText(event.kind, event, 'kind', FORMAT);
+      assertText(event.task, event, 'task', FORMAT);
+      assertText(event.call, event, 'call', FORMAT);
+      if (event.background !== undefined)
+        assertEncodable(event.background, 'child.start.background', undefined, FORMAT);
+      return;
     case 'child.end':
+      requireText(event.child, event, 'child', FORMAT);
+      assertText(event.result, event, 'result', FORMAT);
+      assertUsageObject(event.usage, 'child.end.usage');
+      return;
     case 'run.start':
+      assertRunIds(event);
+      assertText(event.input, event, 'input', FORMAT);
+      return;
+    case 'message.end':
       return;
     case 'error':
-      if (event.fatal) return;
+      if (event.fatal) {
+        requireText(event.message, event, 'message', FORMAT);
+        return;
+      }
       break;
     default:
       break;
   }
   // Written in a CUSTOM event (custom): its values whole, kept for custom to write; a call's
   // output of its call and text alone (most of them) holds nothing to refuse (no value kept).
-  if (waits) return;
+  if (waits) {
+    // A request that waits is held once its run starts, as one said in a run (below): its
+    // interrupt refused now, not at that run's end.
+    if (event.type === 'approval.request' || event.type === 'question') interrupt(event);
+    return;
+  }
   w[CHECKED_ARGS] =
     event.type === 'tool.output' && carriesCallText(event) ? undefined : carriedWritable(event);
   w[CHECKED] = event;
@@ -1129,6 +1188,31 @@ function assertForeignWritable(w: Writer, event: AgentEvent, waits: boolean): vo
   // (a time JSON cannot hold among it) refused now, not there, with the run's end.
   if ((event.type === 'approval.request' || event.type === 'question') && w[PENDING].length < MAX_WAITING)
     interrupt(event);
+}
+
+/** The thread and run ids of the run a run's start or end opens (`startRun`): strings. */
+function assertRunIds(event: AgentEvent): void {
+  assertText(event.session, event, 'session', FORMAT);
+  assertText(event.run, event, 'run', FORMAT);
+}
+
+/**
+ * Refuses a usage the writer reads figures off (`usageOf`) that is no object (null, from an event
+ * built by hand), or whose `byModel`, or an entry of it, is none: a `TypeError` there, where a
+ * figure of no count is only a usage AG-UI has no array for (a loss).
+ */
+function assertUsageObject(usage: unknown, field: string): void {
+  if (usage === undefined) return;
+  if (typeof usage !== 'object' || usage === null) throw wrongType(usage, field, 'an object', FORMAT);
+  const byModel = (usage as Usage).byModel as unknown;
+  if (byModel === undefined) return;
+  if (typeof byModel !== 'object' || byModel === null)
+    throw wrongType(byModel, `${field}.byModel`, 'an object', FORMAT);
+  for (const m of Object.keys(byModel)) {
+    const entry = (byModel as Record<string, unknown>)[m];
+    if (typeof entry !== 'object' || entry === null)
+      throw wrongType(entry, `${field}.byModel.${m}`, 'an object', FORMAT);
+  }
 }
 
 /** A CUSTOM event's value, checked as {@link custom} writes it. */
@@ -1563,6 +1647,13 @@ function interrupt(p: AgentEventOf<'approval.request'> | AgentEventOf<'question'
     i.reason = AGUI_QUESTION_REASON;
     // (Left out by an event built by hand, or no array: refused, not a TypeError.)
     if (!Array.isArray(p.questions)) refuseKind(p, 'questions', 'an array', FORMAT);
+    // (Each one's text read: an entry of no object, null, refused, not a TypeError.)
+    const questions = p.questions as unknown[];
+    for (let q = 0; q < questions.length; q++) {
+      const entry = questions[q];
+      if (typeof entry !== 'object' || entry === null)
+        throw wrongType(entry, `question.questions[${q}]`, 'an object', FORMAT);
+    }
     i.message = p.questions.map((q) => q.text).join('\n');
     if (p.call !== undefined) i.toolCallId = p.call;
     meta.questions = p.questions;

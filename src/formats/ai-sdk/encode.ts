@@ -26,6 +26,7 @@ import {
   jsonString,
   jsonText,
   rawIfSame,
+  requireText,
   sameJson,
 } from '../../json';
 import {
@@ -586,7 +587,86 @@ function toolEndBack(w: Writer, event: AgentEventOf<'tool.end'>, r: JsonObject):
 
 // ---- events from another format ----
 
+/**
+ * Throws now what writing another format's event in a run would throw further on, before a run
+ * is opened, a step opened, parts closed or a loss reported for it ({@link foreign}): a call's
+ * values ({@link assertCallWritable}), a run's end's ({@link assertFinishWritable}), a round's
+ * usage; and a field its chunk writes as it is that holds no string (a BigInt, which
+ * `JSON.stringify` throws for, among the values refused): the ids and names a chunk carries,
+ * opened or noted before the chunk is made (a text or reasoning part, a call's invocation, an
+ * approval), a delta's text, a call's metadata and output text, a fatal error's text (the error
+ * noted as written first). A cancellation's data part, written after the step is closed, is
+ * checked whole. (An event waiting for a run was checked whole: `assertCarriable`.)
+ */
+function assertForeignWritable(event: AgentEvent): void {
+  switch (event.type) {
+    case 'run.end':
+      assertFinishWritable(event);
+      return;
+    case 'round.end':
+      if (event.usage !== undefined) assertUsageFigures(event.usage, 'round.end.usage', FORMAT);
+      return;
+    case 'message.start':
+      assertText(event.message, event, 'message', FORMAT);
+      return;
+    case 'text.delta':
+      requireText(event.text, event, 'text', FORMAT);
+      assertText(event.message, event, 'message', FORMAT);
+      return;
+    case 'reasoning.delta':
+      requireText(event.text, event, 'text', FORMAT);
+      assertText(event.message, event, 'message', FORMAT);
+      assertText(event.signature, event, 'signature', FORMAT);
+      assertText(event.redacted, event, 'redacted', FORMAT);
+      return;
+    case 'tool.args.delta':
+      requireText(event.call, event, 'call', FORMAT);
+      assertText(event.name, event, 'name', FORMAT);
+      requireText(event.text, event, 'text', FORMAT);
+      return;
+    case 'tool.start':
+      requireText(event.call, event, 'call', FORMAT);
+      assertText(event.name, event, 'name', FORMAT);
+      assertText(event.kind, event, 'kind', FORMAT);
+      assertText(event.server, event, 'server', FORMAT);
+      assertText(event.argsSummary, event, 'argsSummary', FORMAT);
+      assertText(event.command, event, 'command', FORMAT);
+      assertCallWritable(event);
+      return;
+    case 'tool.end':
+      requireText(event.call, event, 'call', FORMAT);
+      assertText(event.name, event, 'name', FORMAT);
+      assertText(event.text, event, 'text', FORMAT);
+      if (event.filesChanged !== undefined)
+        assertEncodable(event.filesChanged, 'tool.end.filesChanged', undefined, FORMAT);
+      assertCallWritable(event);
+      return;
+    case 'approval.request':
+      requireText(event.approval, event, 'approval', FORMAT);
+      assertText(event.call, event, 'call', FORMAT);
+      assertText(event.title, event, 'title', FORMAT);
+      return;
+    case 'cancel':
+      assertCarriable(event, FORMAT);
+      return;
+    case 'error':
+      if (event.fatal) requireText(event.message, event, 'message', FORMAT);
+      return;
+  }
+}
+
 function foreign(w: Writer, event: AgentEvent): string {
+  // The envelope's fields a chunk writes: the lane, in the data part of an event on one (at the
+  // run's start for one that waits there), and the run, the `start` chunk's message id of a run
+  // the event opens; refused before anything is held, opened or said for the event, as a
+  // refusal at that chunk would come after the run was opened for it, or at the run's start.
+  assertText(event.lane, event, 'lane', FORMAT);
+  if (event.type === 'run.start' || event.type === 'run.end') assertText(event.run, event, 'run', FORMAT);
+  // Refused before a run is opened, a step opened, parts closed, a loss reported or the event
+  // held for it: refused after, it would take what was written for it down, and a later event's
+  // loss would go unsaid; held, it would be refused at the run's start, which it would take
+  // down with it.
+  assertForeignWritable(event);
   // Outside a message nothing opens one but a run: what comes before a run waits for its `start`
   // (a made-up message would read back as a run the source never had).
   if (!w[RUN_OPEN] && event.type !== 'run.start' && event.type !== 'run.end') {
@@ -607,13 +687,6 @@ function foreign(w: Writer, event: AgentEvent): string {
     if (!w[RUN_OPEN]) assertCarriable(event, FORMAT);
     return ensureRun(w, event) + data(w, event);
   }
-  // Refused before a run is opened, a step opened, parts closed or a loss reported for it:
-  // refused after, it would take what was written for it down, and a later event's loss would
-  // go unsaid.
-  if (event.type === 'tool.start' || event.type === 'tool.end') assertCallWritable(event);
-  else if (event.type === 'run.end') assertFinishWritable(event);
-  else if (event.type === 'round.end' && event.usage !== undefined)
-    assertUsageFigures(event.usage, 'round.end.usage', FORMAT);
   // The table looked up by the type's own literal (any other type as it is: the same answer).
   const word = canonicalType(event.type);
   const carried = word !== undefined ? CARRIED[word] : CARRIED[event.type];

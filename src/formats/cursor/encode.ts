@@ -278,14 +278,33 @@ export class CursorEncoder implements Encoder {
    * the thinking held is closed, a loss is said, a session id taken or the round's usage counted:
    * a refused event leaves the writer as if it had never been given (test/fuzz/refusal.test.ts).
    * A time or total the line would not write (a kept line's own, a derived event's) is not
-   * refused.
+   * refused. A field the line writes as it is that holds no string (or no number), a BigInt
+   * among them, which `JSON.stringify` throws for, is refused here too (its session, which is
+   * kept for later lines, for every type), not in the line (round thirty-seven).
    */
   private assertWritable(event: AgentEvent): void {
     if (event.provenance?.format === FORMAT && event.provenance.synthetic) return;
     // Written as the line's `timestamp_ms` as it is (`null` for NaN, a string as a string).
     // (The type's lookup only for a time that fails: most events have a finite one.)
     if (!Number.isFinite(event.ts ?? 0) && STAMPED.has(event.type)) assertTimeWritable(event, FORMAT);
+    // The session is kept from any event (`writeEvent`) and written as the `session_id` of its
+    // line and of every later line without one: a BigInt there threw in `JSON.stringify` after
+    // the open thinking was closed, or at a later event's write.
+    assertText(event.session, event, 'session', FORMAT);
     switch (event.type) {
+      // The fields written as they are into the event's line (`JSON.stringify`, where a BigInt
+      // throws): checked here, as the open thinking is closed before the line is made.
+      case 'session.start':
+        assertText(event.cwd, event, 'cwd', FORMAT);
+        assertText(event.model, event, 'model', FORMAT);
+        assertText(event.mode, event, 'mode', FORMAT);
+        return;
+      case 'run.start':
+        assertText(event.input, event, 'input', FORMAT);
+        return;
+      case 'user.message':
+        requireText(event.text, event, 'text', FORMAT);
+        return;
       // A text field read as text that holds no string (a caller building events by hand from
       // JSON may send one) would throw a TypeError mid-write (round thirty-five).
       // (A delta's text is required: missing, it is refused too.)
@@ -303,11 +322,22 @@ export class CursorEncoder implements Encoder {
         return;
       case 'tool.start':
       case 'tool.end': {
+        // The call's id is the line's `call_id`; its name and kind pick the payload's key.
+        requireText(event.call, event, 'call', FORMAT);
+        assertText(event.name, event, 'name', FORMAT);
         if (event.type === 'tool.end') {
-          requireText(event.call, event, 'call', FORMAT);
           // The result's text, written into the call's line after the stream's open thinking
           // is closed: refused first.
           assertText(event.text, event, 'text', FORMAT);
+          // The result's `exitCode`, as it is: a BigInt threw in `JSON.stringify` (a number
+          // it cannot hold is the rule of the kept lines, which keep theirs).
+          const exit = event.exitCode;
+          if (exit !== undefined && typeof exit !== 'number')
+            assertFiniteNumber(exit, 'tool.end.exitCode', FORMAT);
+        } else {
+          assertText(event.kind, event, 'kind', FORMAT);
+          // The arguments of a call that has none (`{command}`).
+          assertText(event.command, event, 'command', FORMAT);
         }
         const tc0 = template(ownHints(event))?.tool_call;
         const kept = isJsonObject(tc0) ? tc0 : undefined;
@@ -327,6 +357,10 @@ export class CursorEncoder implements Encoder {
       }
       case 'run.end': {
         if (event.provenance?.format !== FORMAT && event.status === 'incomplete') return;
+        // The result's `subtype` and `result` text.
+        assertText(event.reason, event, 'reason', FORMAT);
+        assertText(event.answer, event, 'answer', FORMAT);
+        assertText(event.error, event, 'error', FORMAT);
         // Written as `duration_ms` (JSON.stringify would make a NaN of it `null`).
         if (event.durationMs !== undefined)
           assertFiniteNumber(event.durationMs, 'run.end.durationMs', FORMAT);

@@ -5,12 +5,15 @@ import {
   assertDeltaText,
   assertEncodable,
   assertFiniteNumber,
+  assertText,
   assertTimeWritable,
   holdsNonFinite,
   isJsonObject,
   type JsonObject,
   rawIfSame,
   refuseKind,
+  requireObject,
+  requireText,
   unencodable,
   walkEncodable,
 } from '../../json';
@@ -111,6 +114,53 @@ function assertTimesWritable(event: AgentEvent): void {
     if (event.endedAt !== undefined) assertFiniteNumber(event.endedAt, 'tool.end.endedAt', FORMAT);
     // The state's `metadata.exit`.
     if (event.exitCode !== undefined) assertFiniteNumber(event.exitCode, 'tool.end.exitCode', FORMAT);
+  }
+}
+
+/**
+ * Refuses an event whose field the writer puts as it is into a record (`JSON.stringify`, which
+ * throws for a BigInt) holds no string, before anything is written, held or said for it: the
+ * envelope's session (kept from the first event that has one as the main session, every later
+ * record's `sessionID`) and lane (the part's `sessionID`, the key of its step), a delta's message
+ * id (its part's `messageID`, held with the text), a call's id, name and summary (its start held
+ * for its end, or for the run's end), a round's stop reason (held for the run's end), a fatal
+ * error's message and code, a run's error (its `error` record). A refusal at that later write
+ * would take the records written before it down with it, or refuse an event that is not at fault.
+ */
+function assertTextFields(event: AgentEvent): void {
+  assertText(event.session, event, 'session', FORMAT);
+  assertText(event.lane, event, 'lane', FORMAT);
+  switch (event.type) {
+    case 'text.delta':
+    case 'reasoning.delta':
+      // (Its text: `assertDeltaText`.)
+      assertText(event.message, event, 'message', FORMAT);
+      return;
+    case 'tool.start':
+      requireText(event.call, event, 'call', FORMAT);
+      assertText(event.name, event, 'name', FORMAT);
+      assertText(event.argsSummary, event, 'argsSummary', FORMAT);
+      return;
+    case 'tool.end':
+      requireText(event.call, event, 'call', FORMAT);
+      assertText(event.name, event, 'name', FORMAT);
+      assertText(event.text, event, 'text', FORMAT);
+      return;
+    case 'round.end':
+      assertText(event.stopReason, event, 'stopReason', FORMAT);
+      return;
+    case 'error':
+      // (A warning has no record.)
+      if (!event.fatal) return;
+      requireText(event.message, event, 'message', FORMAT);
+      assertText(event.code, event, 'code', FORMAT);
+      // Another format's data is the record's `error` as it is.
+      if (event.data !== undefined && event.provenance?.format !== FORMAT)
+        assertEncodable(event.data, 'error.data', undefined, FORMAT);
+      return;
+    case 'run.end':
+      assertText(event.error, event, 'error', FORMAT);
+      return;
   }
 }
 
@@ -373,6 +423,7 @@ export class OpencodeEncoder implements Encoder {
     // call's start for its end).
     assertTimeWritable(event, FORMAT);
     assertDeltaText(event, FORMAT);
+    assertTextFields(event);
     // A record of this format is written as it is: one left out (no JSON at all) is refused, not
     // written as a line `undefined` (or a TypeError past the held text it flushed).
     if (event.type === 'unknown' && event.record === undefined && event.provenance?.format === FORMAT)
@@ -418,7 +469,10 @@ export class OpencodeEncoder implements Encoder {
       return;
     }
     // (A run's end of this format carries no total.)
-    if (own || event.type !== 'run.end' || event.usage === undefined || this.runUsage !== undefined) return;
+    if (own || event.type !== 'run.end' || event.usage === undefined) return;
+    // Compared with the steps' sum wherever it goes (`sameFigures`): its figures are read.
+    requireObject(event.usage, event, 'usage', FORMAT);
+    if (this.runUsage !== undefined) return;
     // Where `runEnd` puts it: on the held step (unless unended calls flushed it first), else on
     // the main step open once the held text and the unended calls are written.
     const onHeld = this.held !== undefined && this.starts.size === 0;
