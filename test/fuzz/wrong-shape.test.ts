@@ -141,13 +141,9 @@ const ENVELOPE_OPEN = new Set<string>([
   'hep',
   'highbar',
   'nativeharness',
-  'claude',
   'codex',
-  'gemini',
   'opencode',
   'cursor',
-  'amp',
-  'copilot',
   'ag-ui',
   'ai-sdk',
 ]);
@@ -166,11 +162,7 @@ const OPEN_WRITERS: Readonly<Partial<Record<string, string>>> = {
   highbar: 'tool.start.name given NaN or a BigInt: refused at a later write (name), not at its own',
   nativeharness:
     'approval.request.options given a string: TypeError (event.options ?? []).map is not a function',
-  claude: 'run.start.input given NaN: refused after the init record was written',
-  gemini: 'run.end.usage given null: TypeError in reportUsageLoss (Object.keys of null)',
   opencode: 'tool.end.error given a BigInt (ok true): TypeError in toolUse (JSON.stringify)',
-  amp: 'tool.start.call given a BigInt: a held message refused at the end, not at its write',
-  copilot: 'approval.resolve.approval given a BigInt: refused after an id was taken',
   'ag-ui': 'round.end.usage given null: TypeError in usageToWire (Object.keys of null)',
   // (Round thirty-six's merge, FUZZ_RUNS=2000: tool.end.text, text.delta.message fixed; then this.)
   cursor:
