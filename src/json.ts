@@ -880,7 +880,7 @@ export function requireObject(value: unknown, event: AgentEvent, field: string, 
 
 /**
  * The text-field check ({@link refuseNonString}) of a writer that reads no text field but a text
- * or reasoning delta's `text` (Copilot, OpenCode), asked at its write's start.
+ * or reasoning delta's `text` (OpenCode), asked at its write's start.
  */
 export function assertDeltaText(event: AgentEvent, format: Format): void {
   if (event.type !== 'text.delta' && event.type !== 'reasoning.delta') return;
