@@ -795,7 +795,7 @@ function kindOf(value: unknown): string {
 }
 
 /** What a writer reads a field as, in a refusal of a value of another kind ({@link wrongType}). */
-export type ExpectedKind = 'a string' | 'a number' | 'an array' | 'an object' | 'a JSON value';
+export type ExpectedKind = 'a string' | 'a number' | 'a boolean' | 'an array' | 'an object' | 'a JSON value';
 
 /**
  * The one refusal of a field given a value of the wrong kind, in every writer:
@@ -858,6 +858,18 @@ export function requireText(value: unknown, event: AgentEvent, field: string, fo
 }
 
 /**
+ * Refuses an event whose number field `field` holds `value`, present and no number (a BigInt, a
+ * string, `null`, an object): `compaction.end.tokensFreed: a BigInt, not a number`
+ * ({@link wrongType}), before the writer does arithmetic with it (a BigInt there is a
+ * `TypeError`), holds it or writes it. A number JSON cannot hold (NaN, an infinity) is passed
+ * by: the writer's own check where it writes the figure refuses it, in the words it always had.
+ */
+export function assertNumber(value: unknown, event: AgentEvent, field: string, format: Format): void {
+  if (value !== undefined && typeof value !== 'number')
+    throw wrongType(value, `${event.type}.${field}`, 'a number', format);
+}
+
+/**
  * Refuses an event whose field `field`, required, holds `value`, no object (left out, `null`, a
  * string …): `usage.usage: missing, not an object` ({@link refuseKind}), before the writer reads
  * parts of it.
@@ -868,7 +880,7 @@ export function requireObject(value: unknown, event: AgentEvent, field: string, 
 
 /**
  * The text-field check ({@link refuseNonString}) of a writer that reads no text field but a text
- * or reasoning delta's `text` (Copilot, OpenCode), asked at its write's start.
+ * or reasoning delta's `text` (OpenCode), asked at its write's start.
  */
 export function assertDeltaText(event: AgentEvent, format: Format): void {
   if (event.type !== 'text.delta' && event.type !== 'reasoning.delta') return;

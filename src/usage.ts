@@ -169,3 +169,26 @@ export function assertUsageNumbers(usage: unknown, field: string, format: Format
       assertFiniteNumber(value, `${field}.${key}`, format);
   }
 }
+
+/**
+ * Refuses a usage whose per-model breakdown a writer cannot write: `byModel` present and no
+ * object (an array, `null`, a string), or a model's figures refused by `each`: no object, or
+ * (the default, {@link assertUsageFigures}) ones JSON cannot hold as numbers, naming
+ * `<field>.byModel.<model>.<figure>`; {@link assertUsageNumbers} for a writer whose own check of
+ * the written record refuses a number JSON cannot hold in its words. What a writer that spells or
+ * sums each model's figures (Gemini's `stats.models`, Claude's `modelUsage`) asks first: a BigInt
+ * there threw a `TypeError` in the sum, a `null` model was read off nothing.
+ */
+export function assertByModelFigures(
+  usage: { byModel?: unknown },
+  field: string,
+  format: Format,
+  each: (figures: never, field: string, format: Format) => void = assertUsageFigures,
+): void {
+  const byModel = usage.byModel;
+  if (byModel === undefined) return;
+  if (typeof byModel !== 'object' || byModel === null || Array.isArray(byModel))
+    throw wrongType(byModel, `${field}.byModel`, 'an object', format);
+  for (const name of Object.keys(byModel))
+    each((byModel as Record<string, never>)[name]!, `${field}.byModel.${name}`, format);
+}

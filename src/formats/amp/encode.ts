@@ -3,6 +3,7 @@ import type { DiagnosticSink } from '../../diagnostics';
 import { randomId } from '../../ids';
 import {
   assertEncodable,
+  assertNumber,
   assertText,
   encodeJson,
   encodeJsonText,
@@ -518,25 +519,55 @@ function assertWritable(w: Writer, event: AgentEvent, own: boolean): string {
   switch (event.type) {
     // A text field read as text that holds no string (an event built by hand from JSON) would
     // throw a TypeError mid-write: refused here, in the one switch every write takes
-    // (docs/performance.md, round thirty-five).
+    // (docs/performance.md, round thirty-five). A field a gathered line holds is written only
+    // when the line is (a later event's write, the end), which the refusal would take down with
+    // it: refused here too (round thirty-seven).
     // (A delta's text is required: missing, it is refused too.)
     case 'text.delta':
-    case 'reasoning.delta':
+      assertIds(event);
       requireText(event.text, event, 'text', FORMAT);
       return '';
+    case 'reasoning.delta':
+      assertIds(event);
+      requireText(event.text, event, 'text', FORMAT);
+      assertText(event.signature, event, 'signature', FORMAT);
+      assertText(event.redacted, event, 'redacted', FORMAT);
+      return '';
+    case 'user.message':
+      assertIds(event);
+      requireText(event.text, event, 'text', FORMAT);
+      return '';
+    case 'run.start':
+      assertIds(event);
+      assertText(event.input, event, 'input', FORMAT);
+      return '';
+    case 'session.start':
+      // Written after the lines gathered so far are (`flush`): refused before them.
+      assertIds(event);
+      assertText(event.cwd, event, 'cwd', FORMAT);
+      if (event.tools !== undefined) assertEncodable(event.tools, 'session.start.tools', undefined, FORMAT);
+      return '';
     case 'tool.start':
+      assertIds(event);
+      requireText(event.call, event, 'call', FORMAT);
+      requireText(event.name, event, 'name', FORMAT);
       if (!own && event.args !== undefined) assertEncodable(event.args, 'tool.start.args', undefined, FORMAT);
       return '';
     case 'tool.end':
+      assertIds(event);
+      requireText(event.call, event, 'call', FORMAT);
       assertText(event.text, event, 'text', FORMAT);
       return resultContent(event);
     case 'round.end':
+      assertIds(event);
+      assertText(event.stopReason, event, 'stopReason', FORMAT);
       if (roundWritesLine(w[SLOTS].get(event.lane ?? ''), event, own ? event.provenance?.line : OTHER))
-        assertCounts(event.usage);
+        assertLineUsage(event, event.usage);
       return '';
     case 'usage':
       // Left out (or no object), its figures would be read off nothing: a TypeError.
       requireObject(event.usage, event, 'usage', FORMAT);
+      assertIds(event);
       // A subagent's call usage ends its gathered message (`dispatch`); any other is a loss.
       if (
         !own &&
@@ -544,18 +575,56 @@ function assertWritable(w: Writer, event: AgentEvent, own: boolean): string {
         event.usage.scope !== 'thread' &&
         w[SLOTS].get(event.lane)?.[SLOT_ASSISTANT] !== undefined
       )
-        assertCounts(event.usage);
+        assertLineUsage(event, event.usage);
       return '';
     case 'run.end':
       assertText(event.reason, event, 'reason', FORMAT);
       if (event.status === 'incomplete') return '';
+      assertIds(event);
+      // The result's text, written after the lines gathered so far are (`flush`).
+      assertText(event.answer, event, 'answer', FORMAT);
+      assertText(event.error, event, 'error', FORMAT);
+      assertNumber(event.durationMs, event, 'durationMs', FORMAT);
       count(event.durationMs, 'run.end.durationMs');
+      // (Its figures are compared with the lines' sum whether or not it is written.)
+      if (event.usage !== undefined) requireObject(event.usage, event, 'usage', FORMAT);
       if (totalWritten(w, event.usage, keptTotal(own ? (event.provenance?.hints as AmpHints) : undefined)))
         assertCounts(event.usage);
+      return '';
+    case 'child.start':
+      // Its call names the subagent's lane in the lines after (`start`).
+      requireText(event.child, event, 'child', FORMAT);
+      assertText(event.call, event, 'call', FORMAT);
+      return '';
+    case 'child.end':
+      requireText(event.child, event, 'child', FORMAT);
       return '';
     default:
       return '';
   }
+}
+
+/**
+ * The envelope's ids of an event that gathers or writes a line: the session every line names
+ * (`sessionOf`, kept for the lines after), the lane a line is gathered under and names. Held in
+ * a gathered line, one JSON cannot hold (a BigInt) was refused only when the line was written,
+ * at a later event's write or the end. (The events that gather nothing do not read them.)
+ */
+function assertIds(event: AgentEvent): void {
+  assertText(event.session, event, 'session', FORMAT);
+  assertText(event.lane, event, 'lane', FORMAT);
+}
+
+/**
+ * A usage a gathered assistant line writes (and counts towards the run's sum): an object (`null`
+ * was read off nothing when the line was written, a `TypeError`), then the counts JSON can hold.
+ * (A count of another kind is written as `JSON.stringify` writes it: one with a `toJSON` of its
+ * own, as test/amp/writer-templates.test.ts holds.)
+ */
+function assertLineUsage(event: AgentEventOf<'round.end' | 'usage'>, u: Usage | undefined): void {
+  if (u === undefined) return;
+  requireObject(u, event, 'usage', FORMAT);
+  assertCounts(u);
 }
 
 /** `line` of {@link roundWritesLine} for another format's event. */

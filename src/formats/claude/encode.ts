@@ -3,6 +3,7 @@ import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
 import {
   assertEncodable,
+  assertNumber,
   assertText,
   encodeJson,
   encodeJsonText,
@@ -16,7 +17,7 @@ import {
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { readString, textReader } from '../../text-reader';
-import { addUsage } from '../../usage';
+import { addUsage, assertByModelFigures, assertUsageNumbers } from '../../usage';
 import {
   byModelFromClaude,
   byModelIntoClaude,
@@ -1089,23 +1090,115 @@ function groupRecord(group: Group, copy: boolean): JsonObject | undefined {
  * the type and a `typeof` per field: a table looked up by type cost the fastest writers a few
  * per cent (docs/performance.md, round thirty-five). Its own switch: the writer has no one dispatch that comes before everything it writes or
  * holds (a kept line's group, the lines seen, the model's write; round thirty-six).
+ * Every field a record is built from is asked here too, by the kind the record takes it as
+ * (round thirty-seven): a value JSON cannot hold (a BigInt) in a field held for a later line
+ * (a message's id, model, stop reason or text, the session's model or tools for its `init`, a
+ * call's name) was refused only when that line was written, at a later event's write or the
+ * end; one in a field of the event's own record was refused after its `init` was written or an
+ * id taken; and a count that is no number at all threw a `TypeError` in the writer's sums.
  */
 function assertTextFields(event: AgentEvent): void {
+  // The envelope's ids: the session every record names (kept for the records after), the lane a
+  // message is held under and its lines name.
+  assertText(event.session, event, 'session', FORMAT);
+  assertText(event.lane, event, 'lane', FORMAT);
   switch (event.type) {
     // (A required field missing is refused too.)
     case 'text.delta':
+      requireText(event.text, event, 'text', FORMAT);
+      assertText(event.message, event, 'message', FORMAT);
+      return;
     case 'tool.output':
+      requireText(event.call, event, 'call', FORMAT);
       requireText(event.text, event, 'text', FORMAT);
       return;
     case 'reasoning.delta':
       requireText(event.text, event, 'text', FORMAT);
       assertText(event.redacted, event, 'redacted', FORMAT);
+      assertText(event.signature, event, 'signature', FORMAT);
+      assertText(event.message, event, 'message', FORMAT);
       return;
     case 'tool.start':
       requireText(event.call, event, 'call', FORMAT);
+      requireText(event.name, event, 'name', FORMAT);
+      return;
+    case 'tool.args.delta':
+      requireText(event.call, event, 'call', FORMAT);
+      requireText(event.text, event, 'text', FORMAT);
+      return;
+    case 'tool.end':
+      requireText(event.call, event, 'call', FORMAT);
+      // The result block's text, written after an init, the call let go and its lane closed.
+      assertText(event.text, event, 'text', FORMAT);
+      return;
+    case 'tool.liveness':
+      requireText(event.call, event, 'call', FORMAT);
+      assertText(event.name, event, 'name', FORMAT);
+      // (Missing, it is NaN seconds: the record's check refuses that, in its words.)
+      assertNumber(event.elapsedMs, event, 'elapsedMs', FORMAT);
       return;
     case 'usage':
       requireObject(event.usage, event, 'usage', FORMAT);
+      return;
+    case 'session.start':
+      // Kept for the `init` records written later (`ensureInit`).
+      assertText(event.producer, event, 'producer', FORMAT);
+      assertText(event.model, event, 'model', FORMAT);
+      assertText(event.cwd, event, 'cwd', FORMAT);
+      assertText(event.mode, event, 'mode', FORMAT);
+      if (event.tools !== undefined) assertEncodable(event.tools, 'session.start.tools', 999, FORMAT);
+      return;
+    case 'run.start':
+      assertText(event.input, event, 'input', FORMAT);
+      return;
+    case 'user.message':
+      requireText(event.text, event, 'text', FORMAT);
+      return;
+    case 'message.start':
+      assertText(event.message, event, 'message', FORMAT);
+      assertText(event.model, event, 'model', FORMAT);
+      return;
+    case 'round.end':
+      // Held on the round's message until it is written.
+      requireText(event.message, event, 'message', FORMAT);
+      assertText(event.stopReason, event, 'stopReason', FORMAT);
+      assertText(event.model, event, 'model', FORMAT);
+      return;
+    case 'status':
+      requireText(event.status, event, 'status', FORMAT);
+      return;
+    case 'approval.request':
+      requireText(event.approval, event, 'approval', FORMAT);
+      assertText(event.call, event, 'call', FORMAT);
+      assertText(event.tool, event, 'tool', FORMAT);
+      assertText(event.title, event, 'title', FORMAT);
+      return;
+    case 'child.start':
+      requireText(event.child, event, 'child', FORMAT);
+      assertText(event.call, event, 'call', FORMAT);
+      assertText(event.task, event, 'task', FORMAT);
+      assertText(event.name, event, 'name', FORMAT);
+      assertText(event.kind, event, 'kind', FORMAT);
+      if (event.background !== undefined)
+        assertEncodable(event.background, 'child.start.background', undefined, FORMAT);
+      return;
+    case 'child.progress':
+      requireText(event.child, event, 'child', FORMAT);
+      assertText(event.detail, event, 'detail', FORMAT);
+      return;
+    case 'child.end':
+      requireText(event.child, event, 'child', FORMAT);
+      assertText(event.result, event, 'result', FORMAT);
+      return;
+    case 'compaction.end':
+      // Summed into the record's counts (`compactMetadata`).
+      assertNumber(event.tokensBefore, event, 'tokensBefore', FORMAT);
+      assertNumber(event.tokensAfter, event, 'tokensAfter', FORMAT);
+      assertNumber(event.tokensFreed, event, 'tokensFreed', FORMAT);
+      return;
+    case 'error':
+      requireText(event.message, event, 'message', FORMAT);
+      assertText(event.code, event, 'code', FORMAT);
       return;
   }
 }
@@ -1685,17 +1778,27 @@ export class ClaudeEncoder implements Encoder {
         return;
       }
       case 'round.end':
-        if (e.usage !== undefined && (e.message !== '' || (laneOpen ?? this.open.has(e.lane ?? ''))))
+        if (e.usage !== undefined && (e.message !== '' || (laneOpen ?? this.open.has(e.lane ?? '')))) {
+          // Its figures are numbers (`usageToClaude` subtracts them; the run's total sums them).
+          assertUsageNumbers(e.usage, 'round.end.usage', FORMAT);
           assertEncodable(usageToClaude(e.usage), 'record.message.usage', 998, FORMAT);
+        }
         return;
       case 'usage':
         // A call's usage is kept for its message's lines (the others are reported lost).
-        if (e.usage.scope === 'call')
+        if (e.usage.scope === 'call') {
+          assertUsageNumbers(e.usage, 'usage.usage', FORMAT);
           assertEncodable(usageToClaude(e.usage), 'record.message.usage', 998, FORMAT);
+        }
         return;
       case 'run.end':
-        if (e.status !== 'incomplete')
-          assertEncodable(this.result(e, e.usage ?? this.writtenUsage(), '', ''), 'record', 1000, FORMAT);
+        if (e.status === 'incomplete') return;
+        // The total's figures and its models' are numbers (the result's counts subtract them).
+        if (e.usage !== undefined) {
+          assertUsageNumbers(e.usage, 'run.end.usage', FORMAT);
+          assertByModelFigures(e.usage, 'run.end.usage', FORMAT, assertUsageNumbers);
+        }
+        assertEncodable(this.result(e, e.usage ?? this.writtenUsage(), '', ''), 'record', 1000, FORMAT);
         return;
       default:
         return;

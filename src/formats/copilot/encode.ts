@@ -5,9 +5,9 @@ import { newUuidRun, nextUuid, type UuidRun } from '../../ids';
 import { type IsoWriteClock, newIsoWriteClock, parseTimestamp, writeIsoAt } from '../../iso';
 import {
   assertArgsWritable,
-  assertDeltaText,
   assertEncodable,
   assertFiniteNumber,
+  assertText,
   encodeJson,
   encodeJsonText,
   isJsonObject,
@@ -17,6 +17,7 @@ import {
   rawIfSame,
   refuseKind,
   requireObject,
+  requireText,
   sameJson,
   setOwn,
   unencodable,
@@ -27,7 +28,7 @@ import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, ModelUsage, Usage } from '../../model';
 import { joinRecord } from '../../record';
 import { newRunSpan, type RunSpan, SPAN_WROTE, spanAfter, spanBefore } from '../../run-span';
-import { addExact } from '../../usage';
+import { addExact, assertByModelFigures, assertUsageNumbers } from '../../usage';
 import {
   COPILOT_DENIED_BY,
   COPILOT_EPHEMERAL_TYPES,
@@ -373,7 +374,7 @@ export class CopilotEncoder implements Encoder {
   /** The lines of one event. */
   write(event: AgentEvent): string {
     const w = this[0];
-    assertDeltaText(event, FORMAT);
+    assertFieldKinds(event);
     // A time no timestamp can hold is refused with its event, before anything is held for it: a
     // message held to its end would take its `ts` to the stream's end, and be refused there
     // (found by test/fuzz/structured.test.ts). The last time written is known good. A time is
@@ -416,6 +417,143 @@ export class CopilotEncoder implements Encoder {
     this[0][NOW] = undefined;
     return endWrite(this[0]);
   }
+}
+
+/**
+ * Refuses an event with a field its records are spelled from that holds no value of the kind
+ * the record takes it as (a caller building events by hand from JSON may send a number, null, an
+ * object or a BigInt where a string belongs, or leave a required one out): before anything is
+ * written, held or said for it. Such a value was refused (a BigInt, by `JSON.stringify` of the
+ * record's data) or threw a `TypeError` (a text's length, a figure's sum, a question's choices)
+ * only after the write had let a held record go, opened a turn, written a lane's snapshots or
+ * taken an id for the session's start; held (a run's start, a non-fatal error, a figure's
+ * snapshot), at a later event's write (round thirty-seven). Asked at the write's start, for
+ * every event, in one switch on its type.
+ */
+function assertFieldKinds(event: AgentEvent): void {
+  // The envelope's ids: the session the stream's start names, the lane a record's agentId
+  // names (and a held message's lane).
+  assertText(event.session, event, 'session', FORMAT);
+  assertText(event.lane, event, 'lane', FORMAT);
+  switch (event.type) {
+    // (A delta's text is required: missing, it is refused too.)
+    case 'text.delta':
+      requireText(event.text, event, 'text', FORMAT);
+      assertText(event.message, event, 'message', FORMAT);
+      return;
+    case 'reasoning.delta':
+      requireText(event.text, event, 'text', FORMAT);
+      assertText(event.message, event, 'message', FORMAT);
+      return;
+    case 'message.start':
+    case 'message.end':
+      assertText(event.message, event, 'message', FORMAT);
+      return;
+    case 'session.start':
+      assertText(event.producer, event, 'producer', FORMAT);
+      assertText(event.protocol, event, 'protocol', FORMAT);
+      assertText(event.model, event, 'model', FORMAT);
+      assertText(event.cwd, event, 'cwd', FORMAT);
+      return;
+    case 'session.title':
+      requireText(event.title, event, 'title', FORMAT);
+      return;
+    case 'run.start':
+      // (The stream's first is held for the record after it.)
+      assertText(event.input, event, 'input', FORMAT);
+      return;
+    case 'user.message':
+      requireText(event.text, event, 'text', FORMAT);
+      return;
+    case 'round.start':
+      assertText(event.model, event, 'model', FORMAT);
+      return;
+    case 'round.end':
+      assertText(event.model, event, 'model', FORMAT);
+      if (event.usage !== undefined) assertUsageKinds(event.usage, 'round.end.usage');
+      return;
+    case 'tool.start':
+      requireText(event.call, event, 'call', FORMAT);
+      requireText(event.name, event, 'name', FORMAT);
+      assertText(event.server, event, 'server', FORMAT);
+      return;
+    case 'tool.output':
+      requireText(event.call, event, 'call', FORMAT);
+      requireText(event.text, event, 'text', FORMAT);
+      return;
+    case 'tool.end':
+      requireText(event.call, event, 'call', FORMAT);
+      assertText(event.text, event, 'text', FORMAT);
+      // (Left out, the record says no outcome, as it always did.)
+      if (event.ok !== undefined && typeof event.ok !== 'boolean')
+        throw wrongType(event.ok, 'tool.end.ok', 'a boolean', FORMAT);
+      return;
+    case 'usage':
+      requireObject(event.usage, event, 'usage', FORMAT);
+      assertUsageKinds(event.usage, 'usage.usage');
+      return;
+    case 'child.start':
+      requireText(event.child, event, 'child', FORMAT);
+      assertText(event.call, event, 'call', FORMAT);
+      assertText(event.name, event, 'name', FORMAT);
+      assertText(event.task, event, 'task', FORMAT);
+      return;
+    case 'child.end':
+      requireText(event.child, event, 'child', FORMAT);
+      assertText(event.result, event, 'result', FORMAT);
+      return;
+    case 'run.end':
+      assertText(event.error, event, 'error', FORMAT);
+      assertText(event.reason, event, 'reason', FORMAT);
+      if (event.usage !== undefined) assertUsageKinds(event.usage, 'run.end.usage');
+      return;
+    case 'error':
+      // (A non-fatal one is held for the event after it.)
+      requireText(event.message, event, 'message', FORMAT);
+      assertText(event.code, event, 'code', FORMAT);
+      return;
+    case 'cancel':
+      assertText(event.by, event, 'by', FORMAT);
+      return;
+    case 'compaction.start':
+    case 'compaction.end':
+      assertText(event.trigger, event, 'trigger', FORMAT);
+      return;
+    case 'approval.request':
+      requireText(event.approval, event, 'approval', FORMAT);
+      assertText(event.call, event, 'call', FORMAT);
+      assertText(event.tool, event, 'tool', FORMAT);
+      assertText(event.title, event, 'title', FORMAT);
+      return;
+    case 'approval.resolve':
+      requireText(event.approval, event, 'approval', FORMAT);
+      requireText(event.decision, event, 'decision', FORMAT);
+      assertText(event.by, event, 'by', FORMAT);
+      return;
+    case 'question':
+      requireText(event.question, event, 'question', FORMAT);
+      assertText(event.call, event, 'call', FORMAT);
+      return;
+    case 'question.answer':
+      requireText(event.question, event, 'question', FORMAT);
+      return;
+  }
+}
+
+/**
+ * A usage's parts a record takes: an object ({@link assertUsageNumbers}) whose figures are
+ * numbers (summed into the run's, subtracted from its total: a BigInt threw a `TypeError`
+ * there), its key and model strings (the record's `apiCallId` and `model`), its models' figures
+ * objects of numbers (a shutdown's `modelMetrics`). A number JSON cannot hold is the figure's
+ * own check's (`count`), in its words.
+ */
+function assertUsageKinds(u: Usage, field: string): void {
+  assertUsageNumbers(u, field, FORMAT);
+  if (u.key !== undefined && typeof u.key !== 'string')
+    throw wrongType(u.key, `${field}.key`, 'a string', FORMAT);
+  if (u.model !== undefined && typeof u.model !== 'string')
+    throw wrongType(u.model, `${field}.model`, 'a string', FORMAT);
+  assertByModelFigures(u, field, FORMAT, assertUsageNumbers);
 }
 
 function writeEvent(w: Writer, event: AgentEvent): string {
@@ -594,10 +732,23 @@ function assertValuesWritable(event: AgentEventOf<'approval.request' | 'question
 function assertPartsWritable(event: AgentEventOf<'question' | 'usage'>): void {
   if (event.type === 'question') {
     if (!Array.isArray(event.questions)) refuseKind(event, 'questions', 'an array', FORMAT);
-    // (The first question's choices are searched.)
-    const options = (event.questions[0] as { options?: unknown } | undefined)?.options;
-    if (options !== undefined && !Array.isArray(options))
+    // The first question is asked: its text and its choices' labels are the record's, its
+    // choices are searched (each read as an object).
+    const q: unknown = event.questions[0];
+    if (q === undefined) return;
+    if (typeof q !== 'object' || q === null) throw wrongType(q, 'question.questions[0]', 'an object', FORMAT);
+    const { text, options } = q as { text?: unknown; options?: unknown };
+    if (typeof text !== 'string') throw wrongType(text, 'question.questions[0].text', 'a string', FORMAT);
+    if (options === undefined) return;
+    if (!Array.isArray(options))
       throw wrongType(options, 'question.questions[0].options', 'an array', FORMAT);
+    for (let i = 0; i < options.length; i++) {
+      const o: unknown = options[i];
+      const at = `question.questions[0].options[${i}]`;
+      if (typeof o !== 'object' || o === null) throw wrongType(o, at, 'an object', FORMAT);
+      const label = (o as { label?: unknown }).label;
+      if (typeof label !== 'string') throw wrongType(label, `${at}.label`, 'a string', FORMAT);
+    }
   } else requireObject(event.usage, event, 'usage', FORMAT);
 }
 

@@ -5,6 +5,7 @@ import {
   assertCallWritable,
   assertEncodable,
   assertFieldsWritable,
+  assertFiniteNumber,
   assertText,
   assertTimeWritable,
   isJsonObject,
@@ -12,12 +13,13 @@ import {
   jsonString,
   jsonText,
   rawIfSame,
+  requireText,
   setOwn,
 } from '../../json';
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf, ModelUsage, Provenance, Usage } from '../../model';
 import { hintsFrom, joinRecord } from '../../record';
-import { assertUsageFigures } from '../../usage';
+import { assertByModelFigures, assertUsageFigures } from '../../usage';
 import {
   GEMINI_CANCELLED_ERROR_TYPE,
   GEMINI_CANCELLED_MESSAGES,
@@ -682,22 +684,61 @@ function assertWritable(event: AgentEvent): void {
   // an untyped caller, which `iso` would write as `""` or an invalid date): refused for every
   // event type, as the OpenCode and AG-UI writers refuse it.
   assertTimeWritable(event, FORMAT);
+  // Each field the event's record is spelled from, read as the record reads it (a caller
+  // building events by hand from JSON may send no string, or none at all, where one belongs):
+  // one JSON cannot hold (a BigInt) threw where it was spelled, after the writer had held an
+  // event that waited, written an init, or kept a fatal error or a warning for a later record,
+  // which a refusal there would take down (round thirty-seven).
   switch (event.type) {
+    case 'session.start':
+      // The init's `session_id` and `model`, kept for the init a later run may need (`reinit`).
+      assertText(event.session, event, 'session', FORMAT);
+      assertText(event.model, event, 'model', FORMAT);
+      return;
+    case 'run.start':
+      assertText(event.input, event, 'input', FORMAT);
+      return;
+    case 'user.message':
+    case 'text.delta':
+      requireText(event.text, event, 'text', FORMAT);
+      return;
     case 'tool.start':
+      requireText(event.call, event, 'call', FORMAT);
+      requireText(event.name, event, 'name', FORMAT);
       assertCallWritable(event, FORMAT);
       return;
     case 'tool.end':
+      requireText(event.call, event, 'call', FORMAT);
       // Its text, read as text (a caller building events by hand from JSON may send no string).
       assertText(event.text, event, 'text', FORMAT);
+      // (A failure without text says the tool's name.)
+      assertText(event.name, event, 'name', FORMAT);
       assertCallWritable(event, FORMAT);
+      return;
+    case 'error':
+      // Held (a fatal one for its run's `result`, another for its run's outcome): its message
+      // and code are spelled at a later event's write.
+      requireText(event.message, event, 'message', FORMAT);
+      assertText(event.code, event, 'code', FORMAT);
+      return;
+    case 'notice':
+      assertText(event.message, event, 'message', FORMAT);
       return;
     case 'unknown':
       if (event.provenance?.format === FORMAT && typeof event.record !== 'string')
         assertEncodable(event.record, 'unknown.record', undefined, FORMAT);
       return;
     case 'run.end':
+      assertText(event.error, event, 'error', FORMAT);
       // JSON.stringify would write a NaN count as null: refused, as every writer refuses it.
-      if (event.usage !== undefined) assertUsageFigures(event.usage, 'run.end.usage', FORMAT);
+      if (event.usage !== undefined) {
+        assertUsageFigures(event.usage, 'run.end.usage', FORMAT);
+        // Its models' figures, summed into their stats (`counts`).
+        assertByModelFigures(event.usage, 'run.end.usage', FORMAT);
+        // Written beside the figures, in the result's stats.
+        if (event.durationMs !== undefined)
+          assertFiniteNumber(event.durationMs, 'run.end.durationMs', FORMAT);
+      }
       return;
   }
 }
