@@ -246,7 +246,7 @@ describe.each<[string, string, AgentEvent, RegExp, ((bad: AgentEvent) => AgentEv
     'nativeharness',
     'run.end.usage.costUsd given a BigInt',
     { type: 'run.end', status: 'completed', usage: { costUsd: wrong<number>(7n) }, round: 5 },
-    /^run\.end\.usage\.costUsd: a BigInt, not a number/,
+    /^usage\.costUsd: a BigInt, not a number/,
   ],
   [
     'nativeharness',

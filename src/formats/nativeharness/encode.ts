@@ -536,7 +536,8 @@ function assertUsageWritable(usage: Usage | undefined, type: string): void {
     throw wrongType(usage, `${type}.usage`, 'an object', FORMAT);
   assertCount(usage.input, type, 'usage.input');
   assertCount(usage.output, type, 'usage.output');
-  if (usage.costUsd !== undefined) assertFiniteNumber(usage.costUsd, `${type}.usage.costUsd`, FORMAT);
+  // (Named as where it is written, `usageFigures`: the message test/hostile pins.)
+  if (usage.costUsd !== undefined) assertFiniteNumber(usage.costUsd, 'usage.costUsd', FORMAT);
 }
 
 // A list of texts (an approval's effects, a result's changed files), as `strings` writes it.
