@@ -16,6 +16,7 @@ import {
   jsonString,
   jsonText,
   refuseKind,
+  refuseNonString,
   requireText,
   sameJson,
   unencodable,
@@ -423,9 +424,9 @@ function assertWritable(event: AgentEvent): void {
   // by an event built by hand, or of another kind, is refused so (round thirty-seven: the
   // wrong-shape property, test/fuzz/wrong-shape.test.ts, found them).
   switch (type) {
-    case 'text.delta':
-      requireText(event.text, event, 'text', FORMAT);
-      break;
+    // (A text delta's text: by the functions that write it, `writeDelta` and `writeGeneral`,
+    // where the event has one shape: read here, for the most frequent event, it cost a load of
+    // every shape.)
     case 'tool.output':
       requireText(event.call, event, 'call', FORMAT);
       assertText(event.stream, event, 'stream', FORMAT);
@@ -640,16 +641,15 @@ function writeDelta(w: Writer, e: AgentEventOf<'text.delta'>): string {
   const p = e.provenance;
   if (!plainEvent(w, p, false)) return writeGeneral(w, e);
   assertIds(e);
+  const t = e.text;
+  // Escaped after its losses are said and its round taken for the hop: refused first.
+  if (typeof t !== 'string') refuseNonString(e, 'text', FORMAT);
   const round = e.round;
   plainHead(w, e, DELTA_CARRIED, round);
   const hop = hopText(w);
-  const t = e.text;
   // Most deltas have nothing to escape: under SSE their block is a few pieces (`bareToken`).
-  const bare = typeof t === 'string' && escapesNothing(t);
-  // (A string not bare is what `str` gives to `JSON.stringify`: not tested twice.)
-  const payload = bare
-    ? ''
-    : nhTokenPayload(hop, typeof t === 'string' ? JSON.stringify(t) : str(t, 'text.delta.text'));
+  const bare = escapesNothing(t);
+  const payload = bare ? '' : nhTokenPayload(hop, JSON.stringify(t));
   const turn = e.run ?? w[TURN];
   const time = envelopeHead(w, 'text.delta', e.seq, e.ts);
   const ids = envelopeRest(w, 'text.delta', time, e.workspace, e.session, turn);
@@ -770,6 +770,8 @@ function writeGeneral(w: Writer, event: AgentEvent): string {
   // A run end implied by a stream that stopped (docs/model.md "Run outcome") came from no record.
   if (type === 'run.end' && event.status === 'incomplete' && p?.synthetic) return '';
   assertIds(event);
+  // (Asked for every other type by `assertWritable`.)
+  if (type === 'text.delta') requireText(event.text, event, 'text', FORMAT);
   if (w[OPTIONS].conform !== true || p?.format === FORMAT) {
     if (type === 'session.start') w[SESSION_CREATED] = true;
     return writeOne(w, event, type, p);
