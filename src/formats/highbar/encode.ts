@@ -293,9 +293,12 @@ function assertRecordWritable(w: Writer, event: AgentEvent): void {
   switch (event.type) {
     case 'session.start':
       assertText(event.producer, event, 'producer', HIGHBAR);
+      // (What JSON cannot hold in them first, in the words test/refused-first.test.ts pins.)
+      assertEncodable(event.tools, 'tools', undefined, HIGHBAR);
       if (event.tools !== undefined) assertNames(event.tools, 'session.start.tools');
       break;
     case 'tools.declare':
+      assertEncodable(event.tools, 'tools', undefined, HIGHBAR);
       assertNames(event.tools, 'tools.declare.tools');
       break;
     case 'run.start':
