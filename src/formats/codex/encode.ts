@@ -229,6 +229,11 @@ function assertTextFields(event: AgentEvent): void {
     case 'run.end':
       assertText(event.answer, event, 'answer', FORMAT);
       return;
+    case 'session.start':
+      // The thread's id (a number was written as the text of its digits, an object as
+      // `[object Object]`), kept as the thread the run totals are counted for.
+      assertText(event.session, event, 'session', FORMAT);
+      return;
   }
 }
 

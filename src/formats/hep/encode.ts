@@ -13,6 +13,7 @@ import {
   jsonString,
   jsonText,
   rawIfSame,
+  requireObject,
   requireText,
   wrongType,
 } from '../../json';
@@ -264,7 +265,8 @@ class HepEncoder implements Encoder {
  * field (its round as the `turn_id`, a liveness's figures, the tokens a compaction freed, a
  * usage's counts) that is not a safe integer, or a usage's cost that is not finite. A text field
  * the writer reads as text that holds no string ({@link assertText}: a caller building events by
- * hand from JSON may send a number, null, an object or an array). Asked before the writer writes
+ * hand from JSON may send a number, null, an object or an array), or a field it reads parts of (a
+ * usage, a call's arguments) that holds no object ({@link requireObject}). Asked before the writer writes
  * a header or a held error, takes a turn id, ends a round (its held results gone) or reports the
  * event's losses: refused where each is written, the refusal took those down with it.
  */
@@ -278,21 +280,39 @@ function assertWritable(w: Writer, event: AgentEvent): void {
   // The header's session: the first event's (`ensureHeader`).
   if (!w[HEADER_WRITTEN]) assertText(event.session, event, 'session', HEP);
   switch (event.type) {
-    case 'session.start':
-      assertText(event.producer, event, 'producer', HEP);
+    // The frequent ones first. A delta's text is escaped after the header, the round's
+    // message_start and its turn id (and a held error's frame): refused first, not after.
+    case 'text.delta':
+      requireText(event.text, event, 'text', HEP);
       return;
     case 'tool.output':
       requireText(event.text, event, 'text', HEP);
+      // Its output is kept for the call's result by call id before the frame is spelled.
+      requireText(event.call, event, 'call', HEP);
+      return;
+    case 'tool.start':
+      assertToolStartWritable(event);
       return;
     case 'tool.end':
       assertText(event.text, event, 'text', HEP);
       // Read after the call's result is counted: refused first, not after.
       requireText(event.call, event, 'call', HEP);
+      assertText(event.name, event, 'name', HEP);
+      return;
+    case 'session.start':
+      assertText(event.producer, event, 'producer', HEP);
+      // (A version of v1 read off the text of any value: `['v1']` is one.)
+      assertText(event.protocol, event, 'protocol', HEP);
       return;
     case 'error':
       requireText(event.message, event, 'message', HEP);
       return;
     case 'tool.liveness':
+      // Spelled after its turn id is taken (the round marked written).
+      requireText(event.call, event, 'call', HEP);
+      assertText(event.name, event, 'name', HEP);
+      requireText(event.action, event, 'action', HEP);
+      assertText(event.detail, event, 'detail', HEP);
       assertWireInteger(event.elapsedMs, 'tool.liveness.elapsedMs', "HEP's tool_liveness.elapsed_ms", HEP);
       if (event.outputBytes !== undefined)
         assertWireInteger(
@@ -314,16 +334,35 @@ function assertWritable(w: Writer, event: AgentEvent): void {
     case 'round.end':
       requireText(event.message, event, 'message', HEP);
       assertText(event.stopReason, event, 'stopReason', HEP);
-      if (event.usage !== undefined) assertUsageWritable(event.usage, 'round.end.usage');
+      if (event.usage !== undefined) {
+        requireObject(event.usage, event, 'usage', HEP);
+        assertUsageWritable(event.usage, 'round.end.usage');
+      }
       return;
     case 'run.end': {
       assertText(event.answer, event, 'answer', HEP);
       assertText(event.stopReason, event, 'stopReason', HEP);
+      // A failed run's error is its turn_error's text, spelled after the round is closed.
+      if (event.status === 'failed') assertText(event.error, event, 'error', HEP);
+      // Its figures are read whichever frame the run's end writes (compared, or said lost).
+      if (event.usage !== undefined) requireObject(event.usage, event, 'usage', HEP);
       const usage = lastDoneUsage(w, event);
       if (usage !== undefined) assertUsageWritable(usage, 'run.end.usage');
       return;
     }
   }
+}
+
+/**
+ * A call's start: its id and name, and its summary or the arguments it is made from, are spelled
+ * after the header, the round's message_start and its turn id are taken. Arguments of no object
+ * (`null` above all, whose keys the summary would read: a TypeError) are refused with it.
+ */
+function assertToolStartWritable(event: AgentEventOf<'tool.start'>): void {
+  requireText(event.call, event, 'call', HEP);
+  requireText(event.name, event, 'name', HEP);
+  assertText(event.argsSummary, event, 'argsSummary', HEP);
+  if (event.args !== undefined) requireObject(event.args, event, 'args', HEP);
 }
 
 /** The figures of `usage` a `turn_done` writes: its counts as integers, its cost as a double. */

@@ -4,10 +4,14 @@ import {
   assertArgsWritable,
   assertEncodable,
   assertFiniteNumber,
+  assertText,
   assertWireInteger,
   isJsonObject,
   type JsonObject,
   rawIfSame,
+  requireObject,
+  requireText,
+  wrongType,
 } from '../../json';
 import {
   checkLoss,
@@ -277,28 +281,49 @@ function writeEvent(w: Writer, event: AgentEvent): string {
 
 /**
  * Throws now what writing `event`'s record would throw ({@link pyDumps}, {@link time}: a value
- * JSON cannot hold, a time that is no finite number), in the same words. A call's start is
- * checked for what its record takes of it (its time, start and context), written at its end.
- * Nothing to check for an event with no record (reported lost), a call's end whose name is
- * unknown (not written, said) or a run's end a stopped stream implied (no turn).
+ * JSON cannot hold, a time that is no finite number), in the same words, and what its reader
+ * would refuse in it: a field of another kind than the record's (a text of no string, a list of
+ * names of no array, a context or arguments of no object; {@link wrongType}'s one wording). A
+ * call's start is checked for what its record takes of it (its id, name, arguments, time, start
+ * and context), written at its end; a run's start for the message its run's turn takes. Nothing
+ * more to check for an event with no record (reported lost), a call's end whose name is unknown
+ * (not written, said) or a run's end a stopped stream implied (no turn).
  */
 function assertRecordWritable(w: Writer, event: AgentEvent): void {
   switch (event.type) {
     case 'session.start':
-      assertEncodable(event.producer, 'producer', undefined, HIGHBAR);
+      assertText(event.producer, event, 'producer', HIGHBAR);
+      // (What JSON cannot hold in them first, in the words test/refused-first.test.ts pins.)
       assertEncodable(event.tools, 'tools', undefined, HIGHBAR);
+      if (event.tools !== undefined) assertNames(event.tools, 'session.start.tools');
       break;
     case 'tools.declare':
       assertEncodable(event.tools, 'tools', undefined, HIGHBAR);
+      assertNames(event.tools, 'tools.declare.tools');
       break;
+    case 'run.start':
+      // Its message is held for the run's turn record: refused here, not at the run's end.
+      assertText(event.input, event, 'input', HIGHBAR);
+      return;
     case 'run.end':
+      assertText(event.input, event, 'input', HIGHBAR);
+      assertText(event.answer, event, 'answer', HIGHBAR);
       if (event.status === 'incomplete' && event.provenance?.synthetic) return;
       break;
     case 'tool.start':
+      // The start is held for its call's record, written at the call's end (or the stream's):
+      // its id, name and arguments are refused now, as its own refusal, not that later write's.
+      requireText(event.call, event, 'call', HIGHBAR);
+      requireText(event.name, event, 'name', HIGHBAR);
+      if (event.args !== undefined) requireObject(event.args, event, 'args', HIGHBAR);
       assertTime(event.startedAt, 'started_at');
       assertHeldStartWritable(event);
       break;
     case 'tool.end':
+      requireText(event.call, event, 'call', HIGHBAR);
+      assertText(event.name, event, 'name', HIGHBAR);
+      // The result when the call has no other (a text of no string would be written as JSON).
+      assertText(event.text, event, 'text', HIGHBAR);
       if ((w[STARTS].get(event.call)?.name ?? event.name) === undefined) return;
       assertEncodable(event.result, 'result', undefined, HIGHBAR);
       // An ok call's error is written as null.
@@ -314,6 +339,8 @@ function assertRecordWritable(w: Writer, event: AgentEvent): void {
       return;
   }
   assertTime(event.ts, `${event.type}.ts`);
+  // A record's context is an object to its reader: one of no object was written and refused there.
+  if (event.context !== undefined) requireObject(event.context, event, 'context', HIGHBAR);
   assertEncodable(event.context, 'context', undefined, HIGHBAR);
 }
 
@@ -334,6 +361,17 @@ function assertHeldStartWritable(event: AgentEventOf<'tool.start'>): void {
 }
 
 const KEPT_TIMES = ['ts', 'started_at', 'ended_at'] as const;
+
+/**
+ * Refuses a list of tool names (`hello.tools`, `tools.names`, which a highbar reader takes as
+ * strings only) that is no array, or has an entry of no string: written as JSON they were, and
+ * the reader refused the record.
+ */
+function assertNames(names: unknown, field: string): void {
+  if (!Array.isArray(names)) throw wrongType(names, field, 'an array', HIGHBAR);
+  for (let i = 0; i < names.length; i++)
+    if (typeof names[i] !== 'string') throw wrongType(names[i], `${field}[${i}]`, 'a string', HIGHBAR);
+}
 
 /**
  * What {@link time} throws for a time that is no finite number: NaN or an infinity, or no number

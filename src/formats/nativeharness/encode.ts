@@ -6,6 +6,7 @@ import {
   assertEncodable,
   assertFiniteNumber,
   assertText,
+  assertTimeWritable,
   assertWireInteger,
   escapesNothing,
   formatInteger,
@@ -15,6 +16,7 @@ import {
   jsonString,
   jsonText,
   refuseKind,
+  refuseNonString,
   requireText,
   sameJson,
   unencodable,
@@ -407,49 +409,174 @@ class NhEncoder implements Encoder {
  * session_created `conform` writes first, a seq taken, a turn id made). An event's round is
  * refused whatever its type: every event that names one sets the hop the next tokens and calls
  * are written with, which would refuse each of them in turn. Found by test/fuzz/refusal.test.ts.
- * A text field written after a call is kept that holds no string ({@link assertText}) is refused
- * here too, in the same switch; the envelope's ids by each writing function ({@link assertIds})
- * (round thirty-six: the wrong-type sweep saw these once their refusal read as every writer's).
+ * Every field the payload reads, of the kind it reads it as (a text, a list, an object), is
+ * refused here too, in the same switch; the envelope's ids and time by each writing function
+ * ({@link assertIds}) (round thirty-six: the wrong-type sweep saw these once their refusal read
+ * as every writer's; round thirty-seven: the wrong-shape property the rest).
  */
 function assertWritable(event: AgentEvent): void {
   const type = event.type;
   if (event.seq !== undefined) assertSeq(event.seq, type);
   assertInteger(event.round, type, 'round');
+  // Every field the payload of the event's type reads, in one switch (the frequent types first):
+  // the payload is spelled after the write has said the event's losses and taken its round for
+  // the hop (and a call for the hop's list), which a refusal there left behind. A field left out
+  // by an event built by hand, or of another kind, is refused so (round thirty-seven: the
+  // wrong-shape property, test/fuzz/wrong-shape.test.ts, found them).
   switch (type) {
-    case 'run.start':
-      assertText(event.input, event, 'input', FORMAT);
+    // (A text delta's text: by the functions that write it, `writeDelta` and `writeGeneral`,
+    // where the event has one shape: read here, for the most frequent event, it cost a load of
+    // every shape.)
+    case 'tool.output':
+      requireText(event.call, event, 'call', FORMAT);
+      assertText(event.stream, event, 'stream', FORMAT);
+      requireText(event.text, event, 'text', FORMAT);
       break;
     case 'tool.start':
-      // Written after the call is kept for its hop's list (`writeStarted`). A field left out by
-      // an event built by hand is refused so too.
+      // Written after the call is kept for its hop's list (`writeStarted`).
       requireText(event.call, event, 'call', FORMAT);
       requireText(event.name, event, 'name', FORMAT);
       assertText(event.command, event, 'command', FORMAT);
       assertText(event.argsSummary, event, 'argsSummary', FORMAT);
       break;
     case 'tool.end':
-      assertInteger(event.exitCode, type, 'exitCode');
-      break;
-    case 'compaction.end':
-      assertInteger(event.tokensFreed, type, 'tokensFreed');
+      requireText(event.call, event, 'call', FORMAT);
+      assertText(event.name, event, 'name', FORMAT);
+      assertText(event.text, event, 'text', FORMAT);
+      assertCount(event.exitCode, type, 'exitCode');
+      if (event.filesChanged !== undefined) assertTexts(event.filesChanged, 'tool.end.filesChanged');
       break;
     case 'round.end':
+      requireText(event.message, event, 'message', FORMAT);
+      assertText(event.stopReason, event, 'stopReason', FORMAT);
+      assertUsageWritable(event.usage, type);
+      break;
     case 'run.end':
-      assertInteger(event.usage?.input, type, 'usage.input');
-      assertInteger(event.usage?.output, type, 'usage.output');
+      requireText(event.status, event, 'status', FORMAT);
+      assertText(event.stopReason, event, 'stopReason', FORMAT);
+      assertUsageWritable(event.usage, type);
+      break;
+    case 'run.start':
+      assertText(event.input, event, 'input', FORMAT);
+      break;
+    case 'session.start':
+      assertText(event.actor, event, 'actor', FORMAT);
+      assertText(event.mode, event, 'mode', FORMAT);
+      assertText(event.title, event, 'title', FORMAT);
+      assertText(event.producer, event, 'producer', FORMAT);
+      break;
+    case 'session.title':
+      requireText(event.title, event, 'title', FORMAT);
+      break;
+    case 'status':
+      requireText(event.status, event, 'status', FORMAT);
+      assertText(event.detail, event, 'detail', FORMAT);
+      break;
+    case 'compaction.end':
+      assertCount(event.tokensFreed, type, 'tokensFreed');
+      break;
+    case 'approval.request':
+      requireText(event.approval, event, 'approval', FORMAT);
+      assertText(event.call, event, 'call', FORMAT);
+      assertText(event.tool, event, 'tool', FORMAT);
+      assertText(event.title, event, 'title', FORMAT);
+      if (event.effects !== undefined) assertTexts(event.effects, 'approval.request.effects');
+      if (event.options !== undefined) assertChoices(event.options, 'approval.request.options', true);
+      break;
+    case 'approval.resolve':
+      requireText(event.approval, event, 'approval', FORMAT);
+      requireText(event.decision, event, 'decision', FORMAT);
+      assertText(event.by, event, 'by', FORMAT);
+      assertText(event.option, event, 'option', FORMAT);
       break;
     // A question's list is mapped after the writer changed: refused first.
     case 'question':
       requireText(event.question, event, 'question', FORMAT);
       if (!Array.isArray(event.questions)) refuseKind(event, 'questions', 'an array', FORMAT);
+      assertQuestions(event.questions);
+      break;
+    case 'child.start':
+      requireText(event.child, event, 'child', FORMAT);
+      assertText(event.name, event, 'name', FORMAT);
+      assertText(event.task, event, 'task', FORMAT);
+      break;
+    case 'child.end':
+      requireText(event.child, event, 'child', FORMAT);
+      requireText(event.status, event, 'status', FORMAT);
+      assertText(event.result, event, 'result', FORMAT);
+      break;
+    case 'error':
+      requireText(event.message, event, 'message', FORMAT);
+      assertText(event.code, event, 'code', FORMAT);
+      break;
+    case 'cancel':
+      assertText(event.by, event, 'by', FORMAT);
       break;
   }
 }
 
 // A number written as an integer that is none (a fraction, one past 2^53): what formatInteger
-// throws where it is written, thrown first. (A value that is no number is another check's.)
+// throws where it is written, thrown first. (A value that is no number is another check's: an
+// event's round of no number names no hop.)
 function assertInteger(n: unknown, type: string, field: string): void {
   if (typeof n === 'number' && !Number.isSafeInteger(n)) formatInteger(n, `${type}.${field}`, FORMAT);
+}
+
+// {@link assertInteger} of a field always written when present (an exit code, a count): a value
+// of no number (null, a string, a BigInt) is refused too, as formatInteger refuses it there.
+function assertCount(n: unknown, type: string, field: string): void {
+  if (n !== undefined && !(typeof n === 'number' && Number.isSafeInteger(n)))
+    formatInteger(n as number, `${type}.${field}`, FORMAT);
+}
+
+// A usage's figures as `usage` writes them (its counts as integers, its cost a finite number),
+// of an object: one of no object had its parts read off nothing, a TypeError.
+function assertUsageWritable(usage: Usage | undefined, type: string): void {
+  if (usage === undefined) return;
+  if (typeof usage !== 'object' || usage === null)
+    throw wrongType(usage, `${type}.usage`, 'an object', FORMAT);
+  assertCount(usage.input, type, 'usage.input');
+  assertCount(usage.output, type, 'usage.output');
+  // (Named as where it is written, `usageFigures`: the message test/hostile pins.)
+  if (usage.costUsd !== undefined) assertFiniteNumber(usage.costUsd, 'usage.costUsd', FORMAT);
+}
+
+// A list of texts (an approval's effects, a result's changed files), as `strings` writes it.
+function assertTexts(list: unknown, field: string): void {
+  if (!Array.isArray(list)) throw wrongType(list, field, 'an array', FORMAT);
+  for (let i = 0; i < list.length; i++)
+    if (typeof list[i] !== 'string') throw wrongType(list[i], `${field}[${i}]`, 'a string', FORMAT);
+}
+
+// A list of choices (an approval's options, a question's): objects with an id and a label of
+// text, and, for an approval's (`kind`), a kind of text when present.
+function assertChoices(list: unknown, field: string, kind: boolean): void {
+  if (!Array.isArray(list)) throw wrongType(list, field, 'an array', FORMAT);
+  for (let i = 0; i < list.length; i++) {
+    const o: unknown = list[i];
+    const at = `${field}[${i}]`;
+    if (typeof o !== 'object' || o === null) throw wrongType(o, at, 'an object', FORMAT);
+    const { id, label } = o as { id?: unknown; label?: unknown };
+    if (typeof id !== 'string') throw wrongType(id, `${at}.id`, 'a string', FORMAT);
+    if (typeof label !== 'string') throw wrongType(label, `${at}.label`, 'a string', FORMAT);
+    const k = (o as { kind?: unknown }).kind;
+    if (kind && k !== undefined && typeof k !== 'string')
+      throw wrongType(k, `${at}.kind`, 'a string', FORMAT);
+  }
+}
+
+// A question's questions (an array): each an object with a text, an id of text when present, and
+// its choices.
+function assertQuestions(questions: readonly unknown[]): void {
+  for (let i = 0; i < questions.length; i++) {
+    const q: unknown = questions[i];
+    const at = `question.questions[${i}]`;
+    if (typeof q !== 'object' || q === null) throw wrongType(q, at, 'an object', FORMAT);
+    const { id, text, options } = q as { id?: unknown; text?: unknown; options?: unknown };
+    if (id !== undefined && typeof id !== 'string') throw wrongType(id, `${at}.id`, 'a string', FORMAT);
+    if (typeof text !== 'string') throw wrongType(text, `${at}.text`, 'a string', FORMAT);
+    if (options !== undefined) assertChoices(options, `${at}.options`, false);
+  }
 }
 
 function writeEvent(w: Writer, event: AgentEvent): string {
@@ -514,16 +641,15 @@ function writeDelta(w: Writer, e: AgentEventOf<'text.delta'>): string {
   const p = e.provenance;
   if (!plainEvent(w, p, false)) return writeGeneral(w, e);
   assertIds(e);
+  const t = e.text;
+  // Escaped after its losses are said and its round taken for the hop: refused first.
+  if (typeof t !== 'string') refuseNonString(e, 'text', FORMAT);
   const round = e.round;
   plainHead(w, e, DELTA_CARRIED, round);
   const hop = hopText(w);
-  const t = e.text;
   // Most deltas have nothing to escape: under SSE their block is a few pieces (`bareToken`).
-  const bare = typeof t === 'string' && escapesNothing(t);
-  // (A string not bare is what `str` gives to `JSON.stringify`: not tested twice.)
-  const payload = bare
-    ? ''
-    : nhTokenPayload(hop, typeof t === 'string' ? JSON.stringify(t) : str(t, 'text.delta.text'));
+  const bare = escapesNothing(t);
+  const payload = bare ? '' : nhTokenPayload(hop, JSON.stringify(t));
   const turn = e.run ?? w[TURN];
   const time = envelopeHead(w, 'text.delta', e.seq, e.ts);
   const ids = envelopeRest(w, 'text.delta', time, e.workspace, e.session, turn);
@@ -621,7 +747,8 @@ function writeMessageStart(w: Writer, e: AgentEventOf<'message.start'>): string 
 
 /**
  * Refuses an event whose workspace, session or run (the envelope's ids, written as text by
- * `envelopeIds` after the seq is taken and the event's losses said) holds no string. Asked first
+ * `envelopeIds` after the seq is taken and the event's losses said) holds no string, or whose time
+ * is no finite number ({@link assertTimeWritable}; printed there too). Asked first
  * in each writing function, where the event has one shape: asked for every event in
  * `assertWritable`, the three reads cost the writer a few per cent (docs/performance.md, round
  * thirty-six).
@@ -630,6 +757,8 @@ function assertIds(e: AgentEvent): void {
   assertText(e.workspace, e, 'workspace', FORMAT);
   assertText(e.session, e, 'session', FORMAT);
   assertText(e.run, e, 'run', FORMAT);
+  // And its time, printed after them (`timeText`): one of no finite number is refused with them.
+  assertTimeWritable(e, FORMAT);
 }
 
 // Every event (the frequent ones when their own function does not cover them).
@@ -641,6 +770,8 @@ function writeGeneral(w: Writer, event: AgentEvent): string {
   // A run end implied by a stream that stopped (docs/model.md "Run outcome") came from no record.
   if (type === 'run.end' && event.status === 'incomplete' && p?.synthetic) return '';
   assertIds(event);
+  // (Asked for every other type by `assertWritable`.)
+  if (type === 'text.delta') requireText(event.text, event, 'text', FORMAT);
   if (w[OPTIONS].conform !== true || p?.format === FORMAT) {
     if (type === 'session.start') w[SESSION_CREATED] = true;
     return writeOne(w, event, type, p);
