@@ -124,9 +124,23 @@ const spoiledStream = fc
 // several hundred), so it runs five times FUZZ_RUNS per writer (1000 by default).
 const RUNS = Math.max(100, FUZZ_RUNS * 5);
 
-describe.each(writers.map((c) => [c.format, c] as const))('%s writer', (_format, codec) => {
+/**
+ * Every writer with its default options; and a writer whose option changes which fields its
+ * records carry (nativeharness `extensions`: the fields its types have no slot for, in an
+ * extension key) once more with it.
+ */
+const MODES = [
+  ...writers.map((c) => [c.format, c, {}] as const),
+  [
+    'nativeharness with extensions',
+    writers.find((c) => c.format === 'nativeharness')!,
+    { extensions: true },
+  ] as const,
+];
+
+describe.each(MODES)('%s writer', (_format, codec, options) => {
   test('one property of one event of any type deleted or of another shape: nothing thrown but an AgentwireError; a refusal is the event’s alone', () => {
-    const write = writerNotingRefused(codec);
+    const write = writerNotingRefused(codec, options);
     fc.assert(
       fc.property(spoiledStream, ({ events, i, bad, where }) => {
         const stream = events.map((e, j) => (j === i ? bad : e));

@@ -86,13 +86,16 @@ export interface RefusedAt extends RefusedWrites {
 }
 
 /** {@link writer} that notes which events it refused. */
-export function writerNotingRefused(codec: Codec): (events: readonly AgentEvent[]) => RefusedAt {
+export function writerNotingRefused(
+  codec: Codec,
+  options: object = {},
+): (events: readonly AgentEvent[]) => RefusedAt {
   const create = encoderOf(codec);
   return (events) => {
     let n = 0;
     let at = -1;
     const refused: number[] = [];
-    const encoder = create({ idSource: () => `id${n++}`, onDiagnostic() {} });
+    const encoder = create({ idSource: () => `id${n++}`, onDiagnostic() {}, ...options });
     const noting: Encoder = {
       write(event) {
         try {

@@ -282,3 +282,18 @@ describe('codex: session.start.session given a number', () => {
     expectRefusedAlone(writer('codex'), stream, bad, /^session\.start\.session: a number, not a string$/);
   });
 });
+
+describe('nativeharness with extensions: tool.output.context given a BigInt (lead, at the merge)', () => {
+  // The writer's `extensions` option carries the fields a type has no slot for in an extension
+  // key: a BigInt among them was refused where that key's JSON was made, after the hop was taken.
+  test('refused alone, at its own write', () => {
+    const codec = (codecs as Record<string, Codec | undefined>).nativeharness!;
+    const write = refusingWriter((options) =>
+      codec.createEncoder({ ...options, clock: CLOCK, extensions: true } as Parameters<
+        Codec['createEncoder']
+      >[0]),
+    );
+    const bad = wrong<AgentEvent>({ type: 'tool.output', call: 'c', text: 't', round: 5, context: 7n });
+    expectRefusedAlone(write, nhStream(bad), bad, /^tool\.output\.agentwire\.context: a BigInt/);
+  });
+});
