@@ -907,7 +907,8 @@ function writeOne(
   }
   // The extension is any field the type has no slot for, of any kind: refused here, before the
   // hop is taken, not where its JSON is made (a BigInt there, after the writer changed).
-  if (extension !== undefined) assertEncodable(extension, `${eventType}.${NH_EXTENSION_KEY}`, undefined, FORMAT);
+  if (extension !== undefined)
+    assertEncodable(extension, `${eventType}.${NH_EXTENSION_KEY}`, undefined, FORMAT);
   // An event type with no counterpart is reported once as a whole, not field by field.
   if (carried !== undefined && extension === undefined && !hasExtension(hints)) {
     checkLoss(w[LOSS], event, carried);
