@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
-import type { Encoder } from '../src/codec';
+import type { Codec, Encoder } from '../src/codec';
 import { type Diagnostic, isAgentwireError } from '../src/diagnostics';
+import { codecs } from '../src/formats/index';
 import type { AgentEvent } from '../src/model';
 
 /** What an encoder wrote for a stream, and the messages of the events it refused. */
@@ -108,3 +109,22 @@ export const NON_FINITE: ReadonlyArray<readonly [name: string, value: number]> =
 export function nonFiniteRefusal(path: string, name: string): RegExp {
   return new RegExp(`^${path}: ${name} is not a finite number; JSON cannot hold it$`);
 }
+
+/**
+ * {@link refusingWriter} of `format`'s writer, a fixed clock (and `options`, e.g. a mode): the
+ * writer of the refused-alone cases (test/hostile/refused-alone-*.test.ts).
+ */
+export function formatWriter(
+  format: string,
+  options: object = {},
+): (events: readonly AgentEvent[]) => RefusedWrites {
+  const codec = (codecs as Record<string, Codec | undefined>)[format]!;
+  return refusingWriter((ids) =>
+    codec.createEncoder({ ...ids, clock: () => 1_767_225_600_000, ...options } as Parameters<
+      Codec['createEncoder']
+    >[0]),
+  );
+}
+
+/** A value of a shape the model's types do not allow (an event built by hand from JSON). */
+export const wrong = <T>(v: unknown) => v as T;

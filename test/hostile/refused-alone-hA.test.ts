@@ -1,9 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import type { Codec } from '../../src/codec';
 import { hep } from '../../src/formats/hep/index';
-import { codecs } from '../../src/formats/index';
 import type { AgentEvent } from '../../src/model';
-import { expectRefusedAlone, refusingWriter, writeNotingLosses } from '../refused-writes';
+import { expectRefusedAlone, formatWriter, writeNotingLosses, wrong } from '../refused-writes';
 
 // Round thirty-seven: what the wrong-shape property (test/fuzz/wrong-shape.test.ts) found in the
 // HEP, highbar, nativeharness and Codex writers, each as the small stream of its shrunk
@@ -12,16 +10,7 @@ import { expectRefusedAlone, refusingWriter, writeNotingLosses } from '../refuse
 // turn id or hop or seq taken, no held call or run input kept to be refused later), and nothing
 // but an AgentwireError is thrown.
 
-const CLOCK = () => 1_767_225_600_000;
-
-function writer(format: string) {
-  const codec = (codecs as Record<string, Codec | undefined>)[format]!;
-  return refusingWriter((options) =>
-    codec.createEncoder({ ...options, clock: CLOCK } as Parameters<Codec['createEncoder']>[0]),
-  );
-}
-
-const wrong = <T>(v: unknown) => v as T;
+const writer = formatWriter;
 
 // HEP: the bad event first, so that a header it marked written (and a turn id it took) shows in
 // the bytes of the events after it; their rounds are the writer's own (allocated lazily).
@@ -287,12 +276,7 @@ describe('nativeharness with extensions: tool.output.context given a BigInt (lea
   // The writer's `extensions` option carries the fields a type has no slot for in an extension
   // key: a BigInt among them was refused where that key's JSON was made, after the hop was taken.
   test('refused alone, at its own write', () => {
-    const codec = (codecs as Record<string, Codec | undefined>).nativeharness!;
-    const write = refusingWriter((options) =>
-      codec.createEncoder({ ...options, clock: CLOCK, extensions: true } as Parameters<
-        Codec['createEncoder']
-      >[0]),
-    );
+    const write = formatWriter('nativeharness', { extensions: true });
     const bad = wrong<AgentEvent>({ type: 'tool.output', call: 'c', text: 't', round: 5, context: 7n });
     expectRefusedAlone(write, nhStream(bad), bad, /^tool\.output\.agentwire\.context: a BigInt/);
   });

@@ -1,8 +1,6 @@
 import { describe, test } from 'vitest';
-import type { Codec } from '../../src/codec';
-import { codecs } from '../../src/formats/index';
 import type { AgentEvent } from '../../src/model';
-import { expectRefusedAlone, refusingWriter } from '../refused-writes';
+import { expectRefusedAlone, formatWriter, wrong } from '../refused-writes';
 
 // Round thirty-seven (helper hB): the wrong-shape property (test/fuzz/wrong-shape.test.ts) found
 // the Claude, Gemini, Amp and Copilot writers refusing a field of another shape late: after an
@@ -12,16 +10,7 @@ import { expectRefusedAlone, refusingWriter } from '../refused-writes';
 // the event is refused alone at its own write (the bytes are the stream's without it; one
 // refusal, its own), whatever comes after it.
 
-const CLOCK = () => 1_767_225_600_000;
-
-function writer(format: string) {
-  const codec = (codecs as Record<string, Codec | undefined>)[format]!;
-  return refusingWriter((options) =>
-    codec.createEncoder({ ...options, clock: CLOCK } as Parameters<Codec['createEncoder']>[0]),
-  );
-}
-
-const wrong = <T>(v: unknown) => v as T;
+const writer = formatWriter;
 
 /**
  * A run with a message, a call and a round, `bad` put in at `at` (1: right after the run's

@@ -1,8 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import type { Codec } from '../../src/codec';
-import { codecs } from '../../src/formats/index';
 import type { AgentEvent } from '../../src/model';
-import { type RefusedWrites, refusingWriter } from '../refused-writes';
+import { formatWriter, type RefusedWrites, wrong } from '../refused-writes';
 
 // Round thirty-seven: what the wrong-shape property (test/fuzz/wrong-shape.test.ts) found in the
 // OpenCode, Cursor, AG-UI and AI SDK writers, each case a small stream named after its shrunk
@@ -12,17 +10,7 @@ import { type RefusedWrites, refusingWriter } from '../refused-writes';
 // `TypeError`, or a refusal made after an open block was closed, a run opened, a state kept
 // (the main session, a held call's start, a held round's end, held text), or at a later write.
 
-const CLOCK = () => 1_767_225_600_000;
-
-function writer(format: string) {
-  const codec = (codecs as Record<string, Codec | undefined>)[format]!;
-  return refusingWriter((options) =>
-    codec.createEncoder({ ...options, clock: CLOCK } as Parameters<Codec['createEncoder']>[0]),
-  );
-}
-
-/** A value of a shape the model's types do not allow (an event built by hand from JSON). */
-const wrong = <T>(v: unknown) => v as T;
+const writer = formatWriter;
 
 /** `bad`, then what follows it in a run, after `before` (which opens what `bad` must not close). */
 function around(before: AgentEvent[], bad: AgentEvent, after: AgentEvent[] = []): AgentEvent[] {

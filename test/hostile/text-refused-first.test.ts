@@ -1,8 +1,6 @@
 import { describe, test } from 'vitest';
-import type { Codec } from '../../src/codec';
-import { codecs } from '../../src/formats/index';
 import type { AgentEvent } from '../../src/model';
-import { expectRefusedAlone, refusingWriter } from '../refused-writes';
+import { expectRefusedAlone, formatWriter, wrong } from '../refused-writes';
 
 // Round thirty-six: the text-field check of the HEP, nativeharness, Gemini and Cursor writers
 // asked in each writer's one switch of up-front checks (no second switch per write). A text
@@ -10,16 +8,7 @@ import { expectRefusedAlone, refusingWriter } from '../refused-writes';
 // nothing was written or held for it (a later event's bytes would show a header marked written,
 // a seq taken, a call kept). HEP and nativeharness refused several of these mid-write before.
 
-const CLOCK = () => 1_767_225_600_000;
-
-function writer(format: string) {
-  const codec = (codecs as Record<string, Codec | undefined>)[format]!;
-  return refusingWriter((options) =>
-    codec.createEncoder({ ...options, clock: CLOCK } as Parameters<Codec['createEncoder']>[0]),
-  );
-}
-
-const wrong = <T>(v: unknown) => v as T;
+const writer = formatWriter;
 
 /** A run with one call, `bad` second after the run's start. */
 function stream(bad: AgentEvent): AgentEvent[] {
