@@ -14,6 +14,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { generateCursor, generateOpencode } from './agents.mjs';
+import { alternate } from './alternate.mjs';
 import { chunk, generateClaude, generateCodex, generateGemini, generateHep } from './corpus.mjs';
 import { flag } from './flags.mjs';
 
@@ -88,37 +89,9 @@ function bareAll() {
   return n;
 }
 
-function cpu(f) {
-  globalThis.gc();
-  const s = process.cpuUsage();
-  f();
-  const u = process.cpuUsage(s);
-  return u.user + u.system;
-}
-
 const runA = decoder(A);
 const runB = decoder(B);
-for (let i = 0; i < 3; i++) for (const f of [runA, runB, bareAll]) f();
-const ra = [];
-const rb = [];
-for (let r = 0; r < rounds; r++) {
-  const before = cpu(bareAll);
-  let ta;
-  let tb;
-  if (r % 2 === 0) {
-    ta = cpu(runA);
-    tb = cpu(runB);
-  } else {
-    tb = cpu(runB);
-    ta = cpu(runA);
-  }
-  const base = (before + cpu(bareAll)) / 2;
-  ra.push(base / ta);
-  rb.push(base / tb);
-}
-const median = (xs) => [...xs].sort((x, y) => x - y)[xs.length >> 1];
-const a = median(ra);
-const b = median(rb);
+const { a, b } = alternate(runA, runB, bareAll, rounds);
 console.log(
   `${key} decoder (${(bytes.length / 1e6).toFixed(1)} MB, ${rounds} rounds), × bare: a ${a.toFixed(3)}, b ${b.toFixed(3)}, b/a ${(b / a).toFixed(3)}`,
 );

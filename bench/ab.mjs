@@ -13,6 +13,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { generateCursor, generateOpencode } from './agents.mjs';
+import { alternate } from './alternate.mjs';
 import { chunk, generateClaude, generateCodex, generateGemini, generateHep } from './corpus.mjs';
 import { flag } from './flags.mjs';
 
@@ -87,35 +88,7 @@ function stringifyAll() {
 const runA = writer(A, eventsA);
 const runB = writer(B, eventsB);
 
-function cpu(f) {
-  globalThis.gc();
-  const s = process.cpuUsage();
-  f();
-  const u = process.cpuUsage(s);
-  return u.user + u.system;
-}
-
-for (let i = 0; i < 3; i++) for (const f of [runA, runB, stringifyAll]) f();
-const ra = [];
-const rb = [];
-for (let r = 0; r < rounds; r++) {
-  const before = cpu(stringifyAll);
-  let ta;
-  let tb;
-  if (r % 2 === 0) {
-    ta = cpu(runA);
-    tb = cpu(runB);
-  } else {
-    tb = cpu(runB);
-    ta = cpu(runA);
-  }
-  const base = (before + cpu(stringifyAll)) / 2;
-  ra.push(base / ta);
-  rb.push(base / tb);
-}
-const median = (xs) => [...xs].sort((x, y) => x - y)[xs.length >> 1];
-const a = median(ra);
-const b = median(rb);
+const { a, b } = alternate(runA, runB, stringifyAll, rounds);
 console.log(
   `${key} writer fed ${source} events (${mb} MB, ${rounds} rounds), × JSON.stringify: a ${a.toFixed(3)}, b ${b.toFixed(3)}, b/a ${(b / a).toFixed(3)}`,
 );
