@@ -6,7 +6,7 @@ import type { Diagnostic } from '../../diagnostics';
 import { hepRules } from './check';
 import { createHepRecordDecoder, type HepDecodeOptions } from './decode';
 import { createHepEncoder, type HepEncodeOptions } from './encode';
-import { HEP } from './wire';
+import { HEP, HEP_HELD_INPUT } from './wire';
 
 /** The HEP v1 codec plus its stream checker. */
 export interface HepCodec extends CheckingCodec<HepDecodeOptions, HepEncodeOptions> {
@@ -22,6 +22,7 @@ const codec = createCodec<HepDecodeOptions, HepEncodeOptions>({
   createChunkDecoder: (options, sink) =>
     lineChunkDecoder(HEP, 'jsonl', options, sink, createHepRecordDecoder(options, sink)),
   createEncoder: createHepEncoder,
+  heldInput: HEP_HELD_INPUT,
 });
 
 /**

@@ -329,3 +329,16 @@ export function sniffHep(line: string, record: JsonObject | undefined): Detectio
   }
   return undefined;
 }
+
+/**
+ * A short HEP stream whose run ends as the usual stream's does (a session, a round's usage and
+ * stop reason, an answer), which the codec's held decoder reads once and whose events it keeps:
+ * the run end is the one event a stream makes once, field by field, so its hidden classes died
+ * at each full GC between streams, and a writer's optimised check of it met a class it had no
+ * feedback for, stream after stream (createCodec's `heldInput`; docs/performance.md, "Round
+ * thirty-seven"). A sum of plain strings, so a bundle that does not use it drops it.
+ */
+export const HEP_HELD_INPUT =
+  '{"type":"hep_header","hep":"v1","fah":"0","session":"s"}\n' +
+  '{"type":"agent_start","turn_id":1}\n' +
+  '{"type":"turn_done","turn_id":1,"message":"a","tool_results":[],"usage":{"input":1,"output":1,"cost":0.1},"stop_reason":"stop"}\n';
