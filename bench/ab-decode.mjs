@@ -13,9 +13,8 @@
 
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { generateCursor, generateOpencode } from './agents.mjs';
-import { alternate } from './alternate.mjs';
-import { chunk, generateClaude, generateCodex, generateGemini, generateHep } from './corpus.mjs';
+import { alternate, ownCorpus } from './alternate.mjs';
+import { chunk } from './corpus.mjs';
 import { flag } from './flags.mjs';
 
 const load = (dir) => import(pathToFileURL(resolve(String(dir), 'all.js')).href);
@@ -25,14 +24,6 @@ const key = String(flag('decoder', 'hep'));
 const mb = Number(flag('mb', 10));
 const rounds = Number(flag('rounds', 15));
 
-const OWN = {
-  hep: () => generateHep({ mb, variant: 'ascii' }).buffer,
-  codex: () => generateCodex({ mb }).buffer,
-  gemini: () => generateGemini({ mb }).buffer,
-  claude: () => generateClaude({ mb }).buffer,
-  opencode: () => generateOpencode({ mb }).buffer,
-  cursor: () => generateCursor({ mb }).buffer,
-};
 /** The writer options that make JSON Lines (bench/run.mjs's re-encoded corpora). */
 const JSONL = {
   agui: { framing: 'jsonl' },
@@ -52,13 +43,13 @@ function reencoded() {
       // (An event the writer refuses is not in the corpus.)
     }
   };
-  for (const c of chunk(OWN.hep(), 64 * 1024)) for (const ev of d.push(c)) write(ev);
+  for (const c of chunk(ownCorpus('hep', mb), 64 * 1024)) for (const ev of d.push(c)) write(ev);
   for (const ev of d.end()) write(ev);
   parts.push(e.end());
   return Buffer.from(parts.join(''));
 }
 
-const bytes = OWN[key] === undefined ? reencoded() : OWN[key]();
+const bytes = ownCorpus(key, mb) ?? reencoded();
 const chunks = chunk(bytes, 64 * 1024);
 
 const decoder = (lib) =>

@@ -12,9 +12,8 @@
 
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { generateCursor, generateOpencode } from './agents.mjs';
-import { alternate } from './alternate.mjs';
-import { chunk, generateClaude, generateCodex, generateGemini, generateHep } from './corpus.mjs';
+import { alternate, OWN_FORMATS, ownCorpus } from './alternate.mjs';
+import { chunk } from './corpus.mjs';
 import { flag } from './flags.mjs';
 
 const load = (dir) => import(pathToFileURL(resolve(String(dir), 'all.js')).href);
@@ -33,21 +32,12 @@ const OPTIONS = {
 };
 const options = () => OPTIONS[key]?.();
 
-const CORPUS = {
-  hep: () => generateHep({ mb, variant: 'ascii' }).buffer,
-  codex: () => generateCodex({ mb }).buffer,
-  gemini: () => generateGemini({ mb }).buffer,
-  claude: () => generateClaude({ mb }).buffer,
-  opencode: () => generateOpencode({ mb }).buffer,
-  cursor: () => generateCursor({ mb }).buffer,
-};
-
 function eventsText() {
-  const make = CORPUS[source];
-  if (make === undefined) throw new Error(`--source: one of ${Object.keys(CORPUS).join(', ')}`);
+  const bytes = ownCorpus(source, mb);
+  if (bytes === undefined) throw new Error(`--source: one of ${OWN_FORMATS.join(', ')}`);
   const d = A[source].createDecoder();
   const out = [];
-  for (const c of chunk(make(), 64 * 1024)) for (const ev of d.push(c)) out.push(ev);
+  for (const c of chunk(bytes, 64 * 1024)) for (const ev of d.push(c)) out.push(ev);
   for (const ev of d.end()) out.push(ev);
   return JSON.stringify(out);
 }
