@@ -870,6 +870,17 @@ export function assertNumber(value: unknown, event: AgentEvent, field: string, f
 }
 
 /**
+ * Refuses a list of texts (`field` named whole: `tool.end.filesChanged`) that is no array, or has
+ * an entry of no string (`tool.end.filesChanged[1]: null, not a string`, {@link wrongType}): what a
+ * writer that spells each entry as a JSON string, or whose reader takes strings only, asks first.
+ */
+export function assertTextList(list: unknown, field: string, format: Format): void {
+  if (!Array.isArray(list)) throw wrongType(list, field, 'an array', format);
+  for (let i = 0; i < list.length; i++)
+    if (typeof list[i] !== 'string') throw wrongType(list[i], `${field}[${i}]`, 'a string', format);
+}
+
+/**
  * Refuses an event whose field `field`, required, holds `value`, no object (left out, `null`, a
  * string …): `usage.usage: missing, not an object` ({@link refuseKind}), before the writer reads
  * parts of it.

@@ -5,6 +5,7 @@ import {
   assertEncodable,
   assertFiniteNumber,
   assertText,
+  assertTextList,
   assertWireInteger,
   isJsonObject,
   type JsonObject,
@@ -295,11 +296,12 @@ function assertRecordWritable(w: Writer, event: AgentEvent): void {
       assertText(event.producer, event, 'producer', HIGHBAR);
       // (What JSON cannot hold in them first, in the words test/refused-first.test.ts pins.)
       assertEncodable(event.tools, 'tools', undefined, HIGHBAR);
-      if (event.tools !== undefined) assertNames(event.tools, 'session.start.tools');
+      // (A list of names of no strings was written as JSON, and the reader refused the record.)
+      if (event.tools !== undefined) assertTextList(event.tools, 'session.start.tools', HIGHBAR);
       break;
     case 'tools.declare':
       assertEncodable(event.tools, 'tools', undefined, HIGHBAR);
-      assertNames(event.tools, 'tools.declare.tools');
+      assertTextList(event.tools, 'tools.declare.tools', HIGHBAR);
       break;
     case 'run.start':
       // Its message is held for the run's turn record: refused here, not at the run's end.
@@ -361,17 +363,6 @@ function assertHeldStartWritable(event: AgentEventOf<'tool.start'>): void {
 }
 
 const KEPT_TIMES = ['ts', 'started_at', 'ended_at'] as const;
-
-/**
- * Refuses a list of tool names (`hello.tools`, `tools.names`, which a highbar reader takes as
- * strings only) that is no array, or has an entry of no string: written as JSON they were, and
- * the reader refused the record.
- */
-function assertNames(names: unknown, field: string): void {
-  if (!Array.isArray(names)) throw wrongType(names, field, 'an array', HIGHBAR);
-  for (let i = 0; i < names.length; i++)
-    if (typeof names[i] !== 'string') throw wrongType(names[i], `${field}[${i}]`, 'a string', HIGHBAR);
-}
 
 /**
  * What {@link time} throws for a time that is no finite number: NaN or an infinity, or no number

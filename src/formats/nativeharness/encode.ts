@@ -6,6 +6,7 @@ import {
   assertEncodable,
   assertFiniteNumber,
   assertText,
+  assertTextList,
   assertTimeWritable,
   assertWireInteger,
   escapesNothing,
@@ -444,7 +445,8 @@ function assertWritable(event: AgentEvent): void {
       assertText(event.name, event, 'name', FORMAT);
       assertText(event.text, event, 'text', FORMAT);
       assertCount(event.exitCode, type, 'exitCode');
-      if (event.filesChanged !== undefined) assertTexts(event.filesChanged, 'tool.end.filesChanged');
+      if (event.filesChanged !== undefined)
+        assertTextList(event.filesChanged, 'tool.end.filesChanged', FORMAT);
       break;
     case 'round.end':
       requireText(event.message, event, 'message', FORMAT);
@@ -480,7 +482,7 @@ function assertWritable(event: AgentEvent): void {
       assertText(event.call, event, 'call', FORMAT);
       assertText(event.tool, event, 'tool', FORMAT);
       assertText(event.title, event, 'title', FORMAT);
-      if (event.effects !== undefined) assertTexts(event.effects, 'approval.request.effects');
+      if (event.effects !== undefined) assertTextList(event.effects, 'approval.request.effects', FORMAT);
       if (event.options !== undefined) assertChoices(event.options, 'approval.request.options', true);
       break;
     case 'approval.resolve':
@@ -539,13 +541,6 @@ function assertUsageWritable(usage: Usage | undefined, type: string): void {
   assertCount(usage.output, type, 'usage.output');
   // (Named as where it is written, `usageFigures`: the message test/hostile pins.)
   if (usage.costUsd !== undefined) assertFiniteNumber(usage.costUsd, 'usage.costUsd', FORMAT);
-}
-
-// A list of texts (an approval's effects, a result's changed files), as `strings` writes it.
-function assertTexts(list: unknown, field: string): void {
-  if (!Array.isArray(list)) throw wrongType(list, field, 'an array', FORMAT);
-  for (let i = 0; i < list.length; i++)
-    if (typeof list[i] !== 'string') throw wrongType(list[i], `${field}[${i}]`, 'a string', FORMAT);
 }
 
 // A list of choices (an approval's options, a question's): objects with an id and a label of
