@@ -1614,46 +1614,25 @@ function blockHint(event: AgentEvent, index: number, count: number): void {
   hints.block = index;
 }
 
+// The record types the decoder reads, each to its reader (one lookup, where a switch said
+// `case type: reader(d, ctx); return;` eight times); any other type is kept as unknown.
+type RecordReader = (d: DecoderState, ctx: LineContext) => void;
+const RECORD_READERS: ReadonlyMap<unknown, RecordReader> = new Map<unknown, RecordReader>([
+  ['system', system],
+  ['assistant', assistant],
+  ['user', user],
+  ['result', result],
+  ['stream_event', streamEvent],
+  ['rate_limit_event', rateLimit],
+  ['tool_progress', toolProgress],
+  ['control_request', controlRequest],
+]);
+
 function dispatch(d: DecoderState, ctx: LineContext): void {
-  const { record } = ctx;
-  switch (record.type) {
-    case 'system': {
-      system(d, ctx);
-      return;
-    }
-    case 'assistant': {
-      assistant(d, ctx);
-      return;
-    }
-    case 'user': {
-      user(d, ctx);
-      return;
-    }
-    case 'result': {
-      result(d, ctx);
-      return;
-    }
-    case 'stream_event': {
-      streamEvent(d, ctx);
-      return;
-    }
-    case 'rate_limit_event': {
-      rateLimit(d, ctx);
-      return;
-    }
-    case 'tool_progress': {
-      toolProgress(d, ctx);
-      return;
-    }
-    case 'control_request': {
-      controlRequest(d, ctx);
-      return;
-    }
-    default: {
-      unknown(d, ctx, typeof record.type === 'string' ? record.type : undefined);
-      return;
-    }
-  }
+  const type = ctx.record.type;
+  const read = RECORD_READERS.get(type);
+  if (read !== undefined) read(d, ctx);
+  else unknown(d, ctx, typeof type === 'string' ? type : undefined);
 }
 
 function unknown(d: DecoderState, ctx: LineContext, recordType: string | undefined): void {
@@ -1794,13 +1773,27 @@ function generalUsage(
 // ------------------------------------------------------------------------------------------
 // system/*
 
+// The `system` subtypes with a reader of their own (one lookup, as `RECORD_READERS`); the others
+// are read in `system`'s switch.
+const SYSTEM_READERS: ReadonlyMap<unknown, RecordReader> = new Map<unknown, RecordReader>([
+  ['init', init],
+  ['task_started', taskStarted],
+  ['task_progress', task],
+  ['task_updated', task],
+  ['task_notification', task],
+  ['compact_boundary', compactBoundary],
+  ['status', status],
+  [CLAUDE_SESSION_STATE, sessionState],
+]);
+
 function system(d: DecoderState, ctx: LineContext): void {
   const r = ctx.record;
+  const read = SYSTEM_READERS.get(r.subtype);
+  if (read !== undefined) {
+    read(d, ctx);
+    return;
+  }
   switch (r.subtype) {
-    case 'init': {
-      init(d, ctx);
-      return;
-    }
     case 'hook_started':
     case 'hook_progress':
     case 'hook_response': {
@@ -1826,28 +1819,6 @@ function system(d: DecoderState, ctx: LineContext): void {
       const error = str(r.error);
       if (error !== undefined) e.message = error;
       emit(d, ctx, e);
-      return;
-    }
-    case 'task_started': {
-      taskStarted(d, ctx);
-      return;
-    }
-    case 'task_progress':
-    case 'task_updated':
-    case 'task_notification': {
-      task(d, ctx);
-      return;
-    }
-    case 'compact_boundary': {
-      compactBoundary(d, ctx);
-      return;
-    }
-    case 'status': {
-      status(d, ctx);
-      return;
-    }
-    case CLAUDE_SESSION_STATE: {
-      sessionState(d, ctx);
       return;
     }
     default: {

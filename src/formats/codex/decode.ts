@@ -338,29 +338,21 @@ function generalLine(d: Decoder, text: string, line: number, offset: number, out
     unknown(d, ctx, record);
     return;
   }
-  switch (type) {
-    case 'item.completed':
-    case 'item.started':
-    case 'item.updated':
-      itemRecord(d, ctx, type, record);
-      return;
-    case 'thread.started':
-      threadStarted(d, ctx, record);
-      return;
-    case 'turn.started':
-      turnStarted(d, ctx, record);
-      return;
-    case 'turn.completed':
-      turnCompleted(d, ctx, record);
-      return;
-    case 'turn.failed':
-      turnFailed(d, ctx, record);
-      return;
-    case 'error':
-      topError(d, ctx, record);
-      return;
-  }
+  if (type === 'item.completed' || type === 'item.started' || type === 'item.updated')
+    itemRecord(d, ctx, type, record);
+  else TOP_READERS[type](d, ctx, record);
 }
+
+// The record types beside the items', each to its reader: one lookup (typed, so a type without a
+// reader does not compile), where a switch said `case type: reader(d, ctx, record); return;`.
+type TopReader = (d: Decoder, ctx: Line, record: JsonObject) => void;
+const TOP_READERS: Readonly<Record<Exclude<CodexEventType, CodexItemRecord>, TopReader>> = {
+  'thread.started': threadStarted,
+  'turn.started': turnStarted,
+  'turn.completed': turnCompleted,
+  'turn.failed': turnFailed,
+  error: topError,
+};
 
 function endStream(d: Decoder, out: AgentEvent[]): void {
   if (d[RUN_OPEN]) closeIncomplete(d, out, d[LAST_LINE], d[LAST_OFFSET]);
@@ -1040,37 +1032,24 @@ function wholeToolEnd(
 
 // Maps an item line that passed its checks (either path) onto events.
 function mapItem(d: Decoder, it: ItemLine, type: CodexItemType): void {
-  switch (type) {
-    case 'agent_message':
-      message(d, it, 'text.delta');
-      return;
-    case 'reasoning':
-      message(d, it, 'reasoning.delta');
-      return;
-    case 'command_execution':
-      command(d, it);
-      return;
-    case 'todo_list':
-    case 'plan':
-      plan(d, it, type);
-      return;
-    case 'file_change':
-      fileChange(d, it);
-      return;
-    case 'error':
-      itemError(d, it);
-      return;
-    case 'mcp_tool_call':
-      mcp(d, it);
-      return;
-    case 'web_search':
-      webSearch(d, it);
-      return;
-    case 'collab_tool_call':
-      collab(d, it);
-      return;
-  }
+  ITEM_READERS[type](d, it);
 }
+
+// Each item type to its reader: one lookup (typed, so an item type without a reader does not
+// compile), where a switch said `case type: reader(d, it); return;` for each.
+type ItemReader = (d: Decoder, it: ItemLine) => void;
+const ITEM_READERS: Readonly<Record<CodexItemType, ItemReader>> = {
+  agent_message: (d, it) => message(d, it, 'text.delta'),
+  reasoning: (d, it) => message(d, it, 'reasoning.delta'),
+  command_execution: command,
+  todo_list: (d, it) => plan(d, it, 'todo_list'),
+  plan: (d, it) => plan(d, it, 'plan'),
+  file_change: fileChange,
+  error: itemError,
+  mcp_tool_call: mcp,
+  web_search: webSearch,
+  collab_tool_call: collab,
+};
 
 // The record event's provenance: the item's own fields and key order, the hints, and which
 // record it was when that is not `natural`.
