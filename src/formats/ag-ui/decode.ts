@@ -29,6 +29,7 @@ import {
   readStringTo,
   textReader,
 } from '../../text-reader';
+import { StateFramedDecoder } from '../state-shells';
 import {
   AGUI_APPROVAL_REASON,
   AGUI_CANONICAL,
@@ -112,25 +113,7 @@ export function createAguiRecordDecoder(
   options: AguiDecodeOptions,
   sink: DiagnosticSink,
 ): FramedRecordDecoder {
-  return new RecordDecoderOf(newDecoder(options, sink));
-}
-
-/**
- * The record decoder over one state: a class, not a literal of closures made per decoder, so the
- * framing's optimised per-record code that inlines `line` holds for the next decoder too
- * (docs/performance.md, "AG-UI and AI SDK codecs", round twelve).
- */
-class RecordDecoderOf implements FramedRecordDecoder {
-  constructor(private readonly d: Decoder) {}
-  framing(framing: JsonFraming): void {
-    setFraming(this.d, framing);
-  }
-  line(text: string, line: number, offset: number, out: AgentEvent[]): void {
-    readLine(this.d, text, line, offset, out);
-  }
-  end(out: AgentEvent[]): void {
-    endStream(this.d, out);
-  }
+  return new StateFramedDecoder(newDecoder(options, sink), readLine, endStream, setFraming);
 }
 
 /** A call started and not ended yet. */

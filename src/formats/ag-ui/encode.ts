@@ -50,6 +50,7 @@ import {
 import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { hintsFrom } from '../../record';
+import { StateEncoder } from '../state-shells';
 import {
   AGUI_APPROVAL_REASON,
   AGUI_MAX_ARGS_CHARS,
@@ -236,29 +237,7 @@ function timestampOf(ts: number | undefined): number | undefined {
  * named `agentwire.<type>` (a foreign record in `RAW`).
  */
 export function createAguiEncoder(options: AguiEncodeOptions, sink: DiagnosticSink): Encoder {
-  return new AguiEncoder(newWriter(options, sink));
-}
-
-/**
- * The encoder: the writer's state in its element 0, `write` and `end` on the prototype (the Amp
- * writer's shape): one call target and one hidden class for every encoder, where a literal of
- * two closures per encoder gave a caller's loop a new `write` target each time (docs/performance.md,
- * "Codex writer as `CodexEncoder`", round twenty-two).
- */
-class AguiEncoder implements Encoder {
-  declare readonly 0: Writer;
-
-  constructor(w: Writer) {
-    (this as { 0: Writer })[0] = w;
-  }
-
-  write(event: AgentEvent): string {
-    return writeEvent(this[0], event);
-  }
-
-  end(): string {
-    return endWrite(this[0]);
-  }
+  return new StateEncoder(newWriter(options, sink), writeEvent, endWrite);
 }
 
 /**

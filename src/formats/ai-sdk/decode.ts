@@ -16,6 +16,7 @@ import {
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
 import { readFixed, readJsonTo, readPlainString, readStringTo, textReader } from '../../text-reader';
+import { StateFramedDecoder } from '../state-shells';
 import {
   AISDK_CANONICAL,
   AISDK_DATA_PREFIX,
@@ -86,25 +87,7 @@ export function createAiSdkRecordDecoder(
   options: AiSdkDecodeOptions,
   sink: DiagnosticSink,
 ): FramedRecordDecoder {
-  return new RecordDecoderOf(newDecoder(options, sink));
-}
-
-/**
- * The record decoder over one state: a class, not a literal of closures made per decoder, so the
- * framing's optimised per-record code that inlines `line` holds for the next decoder too
- * (docs/performance.md, "AG-UI and AI SDK codecs", round twelve).
- */
-class RecordDecoderOf implements FramedRecordDecoder {
-  constructor(private readonly d: Decoder) {}
-  framing(framing: JsonFraming): void {
-    setFraming(this.d, framing);
-  }
-  line(text: string, line: number, offset: number, out: AgentEvent[]): void {
-    readLine(this.d, text, line, offset, out);
-  }
-  end(out: AgentEvent[]): void {
-    endStream(this.d, out);
-  }
+  return new StateFramedDecoder(newDecoder(options, sink), readLine, endStream, setFraming);
 }
 
 /**

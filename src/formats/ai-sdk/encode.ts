@@ -43,6 +43,7 @@ import { checkLoss, type LossState, newLoss, reportKeyLoss, reportLoss } from '.
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { hintsFrom } from '../../record';
 import { addUsage, assertUsageFigures } from '../../usage';
+import { StateEncoder } from '../state-shells';
 import {
   AISDK_DATA_PREFIX,
   AISDK_DONE,
@@ -145,29 +146,7 @@ function toolMetadataText(meta: JsonObject, type: string): string {
  * for, and every event of a child lane, travels whole in a `data-agentwire.<type>` part.
  */
 export function createAiSdkEncoder(options: AiSdkEncodeOptions, sink: DiagnosticSink): Encoder {
-  return new AiSdkEncoder(newWriter(options, sink));
-}
-
-/**
- * The encoder: the writer's state in its element 0, `write` and `end` on the prototype (the Amp
- * writer's shape): one call target and one hidden class for every encoder, where a literal of
- * two closures per encoder gave a caller's loop a new `write` target each time (docs/performance.md,
- * "Codex writer as `CodexEncoder`", round twenty-two).
- */
-class AiSdkEncoder implements Encoder {
-  declare readonly 0: Writer;
-
-  constructor(w: Writer) {
-    (this as { 0: Writer })[0] = w;
-  }
-
-  write(event: AgentEvent): string {
-    return writeEvent(this[0], event);
-  }
-
-  end(): string {
-    return endWrite(this[0]);
-  }
+  return new StateEncoder(newWriter(options, sink), writeEvent, endWrite);
 }
 
 /**

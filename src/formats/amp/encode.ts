@@ -19,6 +19,7 @@ import { isStableJson, keptRecord, sameAsKept } from '../../kept';
 import { checkLoss, keysInPlace, type LossState, lossReported, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { newRunSpan, type RunSpan, SPAN_WROTE, spanAfter, spanBefore } from '../../run-span';
+import { StateEncoder } from '../state-shells';
 import {
   AMP_ASSISTANT_LINE_HEAD,
   AMP_MAX_HELD_TEXT,
@@ -262,31 +263,7 @@ function newWriter(options: AmpEncodeOptions, sink: DiagnosticSink): Writer {
  * from Amp come back byte for byte while their events are unchanged.
  */
 export function createAmpEncoder(options: AmpEncodeOptions, sink: DiagnosticSink): Encoder {
-  return new AmpEncoder(newWriter(options, sink));
-}
-
-/**
- * The encoder: the writer's state in its element 0, `write` and `end` on the prototype. With no
- * named property of its own, every encoder has the class's initial hidden class, which the class
- * holds: a caller's loop optimised around one encoder's `write` keeps its code at the next
- * encoder and across a full GC (a literal `{w, write, end}` made once per encoder had a hidden
- * class the GC freed between encoders; a closure per encoder is a new call target each time:
- * docs/performance.md, "Amp writer, round six" and "round seven").
- */
-class AmpEncoder implements Encoder {
-  declare readonly 0: Writer;
-
-  constructor(w: Writer) {
-    (this as { 0: Writer })[0] = w;
-  }
-
-  write(event: AgentEvent): string {
-    return writeEvent(this[0], event);
-  }
-
-  end(): string {
-    return endWrite(this[0]);
-  }
+  return new StateEncoder(newWriter(options, sink), writeEvent, endWrite);
 }
 
 function writeEvent(w: Writer, event: AgentEvent): string {
