@@ -501,6 +501,7 @@ function assertWritable(w: Writer, event: AgentEvent, own: boolean): string {
     // it: refused here too (round thirty-seven).
     // (A delta's text is required: missing, it is refused too.)
     case 'text.delta':
+    case 'user.message':
       assertIds(event);
       requireText(event.text, event, 'text', FORMAT);
       return '';
@@ -509,10 +510,6 @@ function assertWritable(w: Writer, event: AgentEvent, own: boolean): string {
       requireText(event.text, event, 'text', FORMAT);
       assertText(event.signature, event, 'signature', FORMAT);
       assertText(event.redacted, event, 'redacted', FORMAT);
-      return '';
-    case 'user.message':
-      assertIds(event);
-      requireText(event.text, event, 'text', FORMAT);
       return '';
     case 'run.start':
       assertIds(event);
@@ -958,21 +955,34 @@ function toolResult(
   return { type: 'tool_result', tool_use_id: call, content, is_error: isError };
 }
 
+/**
+ * A pending line as its shortcut writes it, the same choice for an assistant and a user line:
+ * built from the model (no kept record), its `template`; read from Amp, its `kept` line.
+ * `undefined` when that shortcut is off or declines: the general path writes the line then.
+ */
+function shortcutLine(
+  w: Writer,
+  p: Pending,
+  template: (w: Writer, p: Pending) => string | undefined,
+  kept: (w: Writer, p: Pending) => string | undefined,
+): string | undefined {
+  if (p.hints === undefined) return AMP_TEMPLATES.enabled ? template(w, p) : undefined;
+  return AMP_KEPT_LINES.enabled ? kept(w, p) : undefined;
+}
+
+/** The `message` of a pending line's kept record, when it is an object. */
+function keptMessage(p: Pending): JsonObject | undefined {
+  return isJsonObject(p.hints?.record?.message) ? (p.hints.record.message as JsonObject) : undefined;
+}
+
 function flushAssistant(w: Writer, slot: Slot): string {
   const a = slot[SLOT_ASSISTANT];
   if (a === undefined) return '';
   slot[SLOT_ASSISTANT] = undefined;
   if (a.lane === undefined) w[ROUNDS]++;
-  if (a.hints === undefined) {
-    if (AMP_TEMPLATES.enabled) {
-      const line = assistantTemplate(w, a);
-      if (line !== undefined) return line;
-    }
-  } else if (AMP_KEPT_LINES.enabled) {
-    const line = keptAssistant(w, a);
-    if (line !== undefined) return line;
-  }
-  const kept = isJsonObject(a.hints?.record?.message) ? (a.hints.record.message as JsonObject) : undefined;
+  const fast = shortcutLine(w, a, assistantTemplate, keptAssistant);
+  if (fast !== undefined) return fast;
+  const kept = keptMessage(a);
   const message: JsonObject = kept === undefined ? { type: 'message', role: 'assistant' } : { ...kept };
   message.content = Array.isArray(kept?.content)
     ? mergeBlocks(kept.content, a.blocks, isMappedAssistantBlock)
@@ -1106,16 +1116,9 @@ function flushResults(w: Writer, slot: Slot): string {
   const u = slot[SLOT_RESULTS];
   if (u === undefined) return '';
   slot[SLOT_RESULTS] = undefined;
-  if (u.hints === undefined) {
-    if (AMP_TEMPLATES.enabled) {
-      const line = userTemplate(w, u);
-      if (line !== undefined) return line;
-    }
-  } else if (AMP_KEPT_LINES.enabled) {
-    const line = keptResults(w, u);
-    if (line !== undefined) return line;
-  }
-  const kept = isJsonObject(u.hints?.record?.message) ? (u.hints.record.message as JsonObject) : undefined;
+  const fast = shortcutLine(w, u, userTemplate, keptResults);
+  if (fast !== undefined) return fast;
+  const kept = keptMessage(u);
   const message: JsonObject = kept === undefined ? { role: 'user' } : { ...kept };
   // A prompt written as a plain string stays one while it is one text block.
   const only = u.blocks.length === 1 ? u.blocks[0]! : undefined;
