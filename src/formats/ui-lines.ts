@@ -103,7 +103,7 @@ export interface UiLines<D extends UiDecoderHead> {
 /**
  * Reads one line of a UI protocol's stream. A line spelled as the writers spell it is read
  * without parsing it whole (the reader measured what can nest); anything else is parsed and
- * measured.
+ * measured ({@link parsedLine}).
  */
 export function readUiLine<D extends UiDecoderHead>(
   d: D,
@@ -119,42 +119,33 @@ export function readUiLine<D extends UiDecoderHead>(
     value = readDeltaRecord(text, p.deltaHead, p.deltaType, p.deltaId, p.deltaRecord);
     if (value === undefined && maxDepth >= p.canonicalDepth) value = p.readCanonical(text, maxDepth);
   }
-  if (value !== undefined) knownLine(d, p, value, text, line, offset, out);
-  else parsedLine(d, p, text, line, offset, out);
-}
-
-// A record a shortcut read: one of the format module's literals, whose hidden classes outlive a
-// full GC. It is read at sites no parsed record reaches: a `JSON.parse` record's hidden class dies
-// at a full GC, and with it the optimised code of every site that had seen it (docs/performance.md,
-// "AG-UI and AI SDK codecs", round fourteen). It has its type (the module's literal), its required
-// fields as strings, and no time by construction, and it is never an early one: no lookup,
-// required-field, time or early check for it (held by test/ui/delta-shortcut.test.ts and
-// test/ui/canonical-lines.test.ts, the shortcuts on and off).
-function knownLine<D extends UiDecoderHead>(
-  d: D,
-  p: UiLines<D>,
-  value: JsonObject,
-  text: string,
-  line: number,
-  offset: number,
-  out: AgentEvent[],
-): void {
+  if (value === undefined) {
+    const parsed = parseMeasuredRecord(text, line, offset, maxDepth, p.format, d[UI_SINK]);
+    if (parsed !== NOT_PARSED) parsedLine(d, p, parsed, text, line, offset, out);
+    return;
+  }
+  // A record a shortcut read: one of the format module's literals, whose hidden classes outlive
+  // a full GC. It is mapped at a site no parsed record reaches: a `JSON.parse` record's hidden
+  // class dies at a full GC, and with it the optimised code of every site that had seen it
+  // (docs/performance.md, "AG-UI and AI SDK codecs", round fourteen). It has its type (the
+  // module's literal), its required fields as strings, and no time by construction, and it is
+  // never an early one: no lookup, required-field, time or early check for it (held by
+  // test/ui/delta-shortcut.test.ts and test/ui/canonical-lines.test.ts, the shortcuts on and off).
   if (d[UI_HELD] !== undefined) releaseUiHeld(d, out);
   const provenance = lineProvenance(d, p.format, text, value, line, offset);
   p.map(d, value.type as string, { r: value, line, offset, provenance, framing: d[UI_MODE] }, out);
 }
 
-// A record `JSON.parse` read.
+/** A record `JSON.parse` read (`value`): checked for its type and required fields, then mapped. */
 function parsedLine<D extends UiDecoderHead>(
   d: D,
   p: UiLines<D>,
+  value: unknown,
   text: string,
   line: number,
   offset: number,
   out: AgentEvent[],
 ): void {
-  const value = parseMeasuredRecord(text, line, offset, d[UI_MAX_DEPTH], p.format, d[UI_SINK]);
-  if (value === NOT_PARSED) return;
   if (d[UI_HELD] !== undefined && !p.isEarly(value)) releaseUiHeld(d, out);
   const provenance = lineProvenance(d, p.format, text, value, line, offset);
   if (!isJsonObject(value)) {
@@ -175,6 +166,11 @@ function parsedLine<D extends UiDecoderHead>(
     return;
   }
   p.map(d, type, cx, out);
+}
+
+/** Tells a UI decoder's state the input's framing (what its hints then say). */
+export function setUiFraming(d: UiDecoderHead, framing: JsonFraming): void {
+  d[UI_MODE] = framing;
 }
 
 /** A line's provenance (its hints: the text, the record, the framing); the line is now the last. */

@@ -8,7 +8,7 @@ import {
   isArgsSummaryOnly,
   plainToolOutput,
 } from '../../framing/carry';
-import type { FramedRecordDecoder, JsonFraming, JsonStreamDecodeOptions } from '../../framing/json-stream';
+import type { FramedRecordDecoder, JsonStreamDecodeOptions } from '../../framing/json-stream';
 import { isFiniteNumber, str } from '../../guards';
 import {
   contentPartsText,
@@ -35,11 +35,11 @@ import {
   keepUiRecord,
   UI_LAST_LINE as LAST_LINE,
   UI_LAST_OFFSET as LAST_OFFSET,
-  UI_MODE as MODE,
   UI_REPORT as REPORT,
   readCarriedOutput,
   readUiLine,
   releaseUiHeld,
+  setUiFraming,
   type UiCx,
   type UiDecoderSlots,
   type UiLines,
@@ -118,7 +118,7 @@ export function createAguiRecordDecoder(
   options: AguiDecodeOptions,
   sink: DiagnosticSink,
 ): FramedRecordDecoder {
-  return new StateFramedDecoder(newDecoder(options, sink), readLine, endStream, setFraming);
+  return new StateFramedDecoder(newDecoder(options, sink), readLine, endStream, setUiFraming);
 }
 
 /** A call started and not ended yet. */
@@ -201,10 +201,6 @@ function newDecoder(options: AguiDecodeOptions, sink: DiagnosticSink): Decoder {
     '',
     undefined,
   ];
-}
-
-function setFraming(d: Decoder, framing: JsonFraming): void {
-  d[MODE] = framing;
 }
 
 function readLine(d: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): void {

@@ -2,7 +2,7 @@ import { setBounded } from '../../bounded';
 import { appendRoundText, MAX_ROUND_TEXT } from '../../bounds';
 import { type DiagnosticSink, lineReporter } from '../../diagnostics';
 import { BEFORE_RUN, eventFromCarried, isArgsSummaryOnly, plainToolOutput } from '../../framing/carry';
-import type { FramedRecordDecoder, JsonFraming, JsonStreamDecodeOptions } from '../../framing/json-stream';
+import type { FramedRecordDecoder, JsonStreamDecodeOptions } from '../../framing/json-stream';
 import { isFiniteNumber, str } from '../../guards';
 import {
   isJsonObject,
@@ -22,11 +22,11 @@ import {
   keepUiRecord,
   UI_LAST_LINE as LAST_LINE,
   UI_LAST_OFFSET as LAST_OFFSET,
-  UI_MODE as MODE,
   UI_REPORT as REPORT,
   readCarriedOutput,
   readUiLine,
   releaseUiHeld,
+  setUiFraming,
   type UiCx,
   type UiDecoderSlots,
   type UiLines,
@@ -93,7 +93,7 @@ export function createAiSdkRecordDecoder(
   options: AiSdkDecodeOptions,
   sink: DiagnosticSink,
 ): FramedRecordDecoder {
-  return new StateFramedDecoder(newDecoder(options, sink), readLine, endStream, setFraming);
+  return new StateFramedDecoder(newDecoder(options, sink), readLine, endStream, setUiFraming);
 }
 
 /**
@@ -145,10 +145,6 @@ function newDecoder(options: AiSdkDecodeOptions, sink: DiagnosticSink): Decoder 
     new Map(),
     undefined,
   ];
-}
-
-function setFraming(d: Decoder, framing: JsonFraming): void {
-  d[MODE] = framing;
 }
 
 function readLine(d: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
