@@ -2,6 +2,7 @@ import type { DiagnosticSink, Format, LineReport } from '../diagnostics';
 import type { JsonFraming } from '../framing/json-stream';
 import { missingString } from '../guards';
 import { isJsonObject, type JsonObject, NOT_PARSED, parseMeasuredRecord, readDeltaRecord } from '../json';
+import type { LossState } from '../loss';
 import type { AgentEvent, Provenance } from '../model';
 import { readFixed, readPlainString, readStringTo, textReader } from '../text-reader';
 
@@ -250,3 +251,66 @@ export function readCarriedOutput(
   if (output === undefined) return undefined;
   return { call, text: output };
 }
+
+// The two UI protocols' writers (AG-UI, AI SDK) begin their states alike too: the loss
+// reporting, the id source, the framing and the id counter, then each format's own slots. The
+// ids they make and the framing they fall back to are the same; so are the fields of the events
+// both protocols have a slot for (a call's start and end, a message, a text delta, a call's
+// argument chunk).
+
+/** The slots both UI writers' states begin with, in this order (each format's own follow). */
+export type UiWriterSlots = [
+  loss: LossState,
+  idSource: (() => string) | undefined,
+  framing: JsonFraming | undefined,
+  counter: number,
+];
+
+/** A UI writer's state as the shared writing sees it: its {@link UiWriterSlots}, then its own. */
+export type UiWriterHead = [...UiWriterSlots, ...own: unknown[]];
+
+/** The slot of the loss reporting in {@link UiWriterSlots}. */
+export const UI_LOSS = 0;
+/** The slot of the caller's id source. */
+export const UI_ID_SOURCE = 1;
+/** The slot of the framing (the caller's, else the one the events were read in). */
+export const UI_FRAMING = 2;
+/** The slot of the id counter. */
+export const UI_COUNTER = 3;
+
+/** A new id: the caller's source's, else `aw-<n>` counted per writer. */
+export function newUiId(w: UiWriterHead): string {
+  const source = w[UI_ID_SOURCE];
+  return source !== undefined ? source() : `aw-${++w[UI_COUNTER]}`;
+}
+
+/** The writer's framing, SSE when neither the caller nor the events said one (then kept). */
+export function uiFramingOf(w: UiWriterHead): JsonFraming {
+  w[UI_FRAMING] ??= 'sse';
+  return w[UI_FRAMING];
+}
+
+/**
+ * The fields, besides the envelope, of the events both UI protocols carry in their own records
+ * (what a writer reports lost is the rest).
+ */
+export const UI_CARRIED_FIELDS = {
+  'message.start': ['role', 'message'],
+  'message.end': ['message'],
+  'text.delta': ['text', 'message'],
+  'tool.args.delta': ['call', 'name', 'text'],
+  'tool.start': ['call', 'name', 'kind', 'server', 'args', 'argsSummary', 'command', 'startedAt'],
+  'tool.end': [
+    'call',
+    'name',
+    'ok',
+    'text',
+    'result',
+    'error',
+    'exitCode',
+    'filesChanged',
+    'denied',
+    'startedAt',
+    'endedAt',
+  ],
+} as const satisfies Partial<Record<AgentEvent['type'], readonly string[]>>;

@@ -52,6 +52,14 @@ import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { hintsFrom } from '../../record';
 import { StateEncoder } from '../state-shells';
 import {
+  UI_FRAMING as FRAMING,
+  uiFramingOf as framingOf,
+  UI_LOSS as LOSS,
+  newUiId as newId,
+  UI_CARRIED_FIELDS,
+  type UiWriterSlots,
+} from '../ui-lines';
+import {
   AGUI_APPROVAL_REASON,
   AGUI_MAX_ARGS_CHARS,
   AGUI_MAX_HELD_TEXT,
@@ -98,26 +106,13 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
   'run.end': [...ENV, 'status', 'reason', 'error', 'answer', 'usage', 'stopReason', 'durationMs', 'input'],
   'round.start': ENV,
   'round.end': [...ENV, 'message', 'stopReason', 'usage', 'model'],
-  'message.start': [...ENV, 'role', 'message'],
-  'message.end': [...ENV, 'message'],
-  'text.delta': [...ENV, 'text', 'message'],
+  'message.start': [...ENV, ...UI_CARRIED_FIELDS['message.start']],
+  'message.end': [...ENV, ...UI_CARRIED_FIELDS['message.end']],
+  'text.delta': [...ENV, ...UI_CARRIED_FIELDS['text.delta']],
   'reasoning.delta': [...ENV, 'text', 'message', 'redacted'],
-  'tool.args.delta': [...ENV, 'call', 'name', 'text'],
-  'tool.start': [...ENV, 'call', 'name', 'kind', 'server', 'args', 'argsSummary', 'command', 'startedAt'],
-  'tool.end': [
-    ...ENV,
-    'call',
-    'name',
-    'ok',
-    'text',
-    'result',
-    'error',
-    'exitCode',
-    'filesChanged',
-    'denied',
-    'startedAt',
-    'endedAt',
-  ],
+  'tool.args.delta': [...ENV, ...UI_CARRIED_FIELDS['tool.args.delta']],
+  'tool.start': [...ENV, ...UI_CARRIED_FIELDS['tool.start']],
+  'tool.end': [...ENV, ...UI_CARRIED_FIELDS['tool.end']],
   'approval.request': [...ENV, 'approval', 'call', 'tool', 'title', 'args', 'effects', 'options'],
   'approval.resolve': [...ENV, 'approval', 'decision', 'option'],
   question: [...ENV, 'question', 'questions', 'call'],
@@ -248,10 +243,7 @@ export function createAguiEncoder(options: AguiEncodeOptions, sink: DiagnosticSi
  * functions taking it.
  */
 type Writer = [
-  loss: LossState,
-  idSource: (() => string) | undefined,
-  framing: JsonFraming | undefined,
-  counter: number,
+  ...UiWriterSlots,
   thread: string | undefined,
   run: string | undefined,
   runOpen: boolean,
@@ -324,10 +316,6 @@ type Writer = [
   checkedContent: string | undefined,
 ];
 
-const LOSS = 0;
-const ID_SOURCE = 1;
-const FRAMING = 2;
-const COUNTER = 3;
 const THREAD = 4;
 const RUN = 5;
 const RUN_OPEN = 6;
@@ -1496,15 +1484,6 @@ function isRunText(w: Writer, answer: unknown): boolean {
     w[RUN_TEXT_LENGTH] <= AGUI_MAX_HELD_TEXT &&
     answer === w[RUN_TEXT].join('') + w[MESSAGE_TEXT].join('')
   );
-}
-
-function framingOf(w: Writer): JsonFraming {
-  w[FRAMING] ??= 'sse';
-  return w[FRAMING];
-}
-
-function newId(w: Writer): string {
-  return w[ID_SOURCE] !== undefined ? w[ID_SOURCE]() : `aw-${++w[COUNTER]}`;
 }
 
 // ---- runs ----
