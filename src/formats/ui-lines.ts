@@ -4,7 +4,6 @@ import { missingString } from '../guards';
 import { isJsonObject, type JsonObject, NOT_PARSED, parseMeasuredRecord, readDeltaRecord } from '../json';
 import type { LossState } from '../loss';
 import type { AgentEvent, Provenance } from '../model';
-import { readFixed, readPlainString, readStringTo, textReader } from '../text-reader';
 
 // How the two UI protocols' decoders (AG-UI events, AI SDK UI message chunks) read a line: the
 // same steps in the same order, only the records' words differ. A line spelled as the writers
@@ -104,7 +103,7 @@ export interface UiLines<D extends UiDecoderHead> {
 /**
  * Reads one line of a UI protocol's stream. A line spelled as the writers spell it is read
  * without parsing it whole (the reader measured what can nest); anything else is parsed and
- * measured ({@link parsedLine}).
+ * measured.
  */
 export function readUiLine<D extends UiDecoderHead>(
   d: D,
@@ -120,33 +119,44 @@ export function readUiLine<D extends UiDecoderHead>(
     value = readDeltaRecord(text, p.deltaHead, p.deltaType, p.deltaId, p.deltaRecord);
     if (value === undefined && maxDepth >= p.canonicalDepth) value = p.readCanonical(text, maxDepth);
   }
-  if (value === undefined) {
-    const parsed = parseMeasuredRecord(text, line, offset, maxDepth, p.format, d[UI_SINK]);
-    if (parsed !== NOT_PARSED) parsedLine(d, p, parsed, text, line, offset, out);
-    return;
-  }
-  // A record a shortcut read: one of the format module's literals, whose hidden classes outlive
-  // a full GC. It is mapped at a site no parsed record reaches: a `JSON.parse` record's hidden
-  // class dies at a full GC, and with it the optimised code of every site that had seen it
-  // (docs/performance.md, "AG-UI and AI SDK codecs", round fourteen). It has its type (the
-  // module's literal), its required fields as strings, and no time by construction, and it is
-  // never an early one: no lookup, required-field, time or early check for it (held by
-  // test/ui/delta-shortcut.test.ts and test/ui/canonical-lines.test.ts, the shortcuts on and off).
-  if (d[UI_HELD] !== undefined) releaseUiHeld(d, out);
-  const provenance = lineProvenance(d, p.format, text, value, line, offset);
-  p.map(d, value.type as string, { r: value, line, offset, provenance, framing: d[UI_MODE] }, out);
+  if (value !== undefined) knownLine(d, p, value, text, line, offset, out);
+  else parsedLine(d, p, text, line, offset, out);
 }
 
-/** A record `JSON.parse` read (`value`): checked for its type and required fields, then mapped. */
-function parsedLine<D extends UiDecoderHead>(
+// A record a shortcut read: one of the format module's literals, whose hidden classes outlive a
+// full GC. It is read at sites no parsed record reaches: a `JSON.parse` record's hidden class dies
+// at a full GC, and with it the optimised code of every site that had seen it (docs/performance.md,
+// "AG-UI and AI SDK codecs", round fourteen). It has its type (the module's literal), its required
+// fields as strings, and no time by construction, and it is never an early one: no lookup,
+// required-field, time or early check for it (held by test/ui/delta-shortcut.test.ts and
+// test/ui/canonical-lines.test.ts, the shortcuts on and off). A function of its own, apart from
+// `parsedLine` and from `readUiLine`: with its steps inside `readUiLine` the AG-UI decoder
+// measured slower in both load orders.
+function knownLine<D extends UiDecoderHead>(
   d: D,
   p: UiLines<D>,
-  value: unknown,
+  value: JsonObject,
   text: string,
   line: number,
   offset: number,
   out: AgentEvent[],
 ): void {
+  if (d[UI_HELD] !== undefined) releaseUiHeld(d, out);
+  const provenance = lineProvenance(d, p.format, text, value, line, offset);
+  p.map(d, value.type as string, { r: value, line, offset, provenance, framing: d[UI_MODE] }, out);
+}
+
+// A record `JSON.parse` read: checked for its type and required fields, then mapped.
+function parsedLine<D extends UiDecoderHead>(
+  d: D,
+  p: UiLines<D>,
+  text: string,
+  line: number,
+  offset: number,
+  out: AgentEvent[],
+): void {
+  const value = parseMeasuredRecord(text, line, offset, d[UI_MAX_DEPTH], p.format, d[UI_SINK]);
+  if (value === NOT_PARSED) return;
   if (d[UI_HELD] !== undefined && !p.isEarly(value)) releaseUiHeld(d, out);
   const provenance = lineProvenance(d, p.format, text, value, line, offset);
   if (!isJsonObject(value)) {
@@ -227,29 +237,6 @@ export function endUiLines(d: UiDecoderHead, format: Format, out: AgentEvent[]):
     });
   }
   d[UI_BEFORE] = [];
-}
-
-/**
- * A carried tool output's value (`{"call":…,"text":…}`) as the UI writers spell it, read from
- * the line `text` (which ends in `}`) after `head` (the record's head up to the call id's
- * opening quote): the call, `mid` (the spelling between the call id and the text), the text, and
- * the value's and the record's closing braces. `undefined` when any piece differs (the line then
- * takes the general path). Both protocols carry a call's output in this one value, so one reader
- * serves both; the record around it is each format's literal.
- */
-export function readCarriedOutput(
-  text: string,
-  head: string,
-  mid: string,
-): { call: string; text: string } | undefined {
-  const n = text.length;
-  const r = textReader(text);
-  r.at = head.length;
-  const call = readPlainString(r);
-  if (call === undefined || !readFixed(r, mid) || text.charCodeAt(n - 2) !== 125) return undefined;
-  const output = readStringTo(r, n - 2);
-  if (output === undefined) return undefined;
-  return { call, text: output };
 }
 
 // The two UI protocols' writers (AG-UI, AI SDK) begin their states alike too: the loss

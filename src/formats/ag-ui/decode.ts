@@ -36,7 +36,6 @@ import {
   UI_LAST_LINE as LAST_LINE,
   UI_LAST_OFFSET as LAST_OFFSET,
   UI_REPORT as REPORT,
-  readCarriedOutput,
   readUiLine,
   releaseUiHeld,
   setUiFraming,
@@ -826,8 +825,14 @@ function readCanonical(text: string, maxDepth: number): JsonObject | undefined {
   const n = text.length;
   if (text.charCodeAt(n - 1) !== 125) return undefined;
   if (text.slice(0, L.carriedHead.length) === L.carriedHead) {
-    const value = readCarriedOutput(text, L.carriedHead, L.carriedText);
-    return value === undefined ? undefined : { type: 'CUSTOM', name: CARRIED_OUTPUT, value };
+    const r = textReader(text);
+    r.at = L.carriedHead.length;
+    const call = readPlainString(r);
+    if (call === undefined || !readFixed(r, L.carriedText) || text.charCodeAt(n - 2) !== 125)
+      return undefined;
+    const output = readStringTo(r, n - 2);
+    if (output === undefined) return undefined;
+    return { type: 'CUSTOM', name: CARRIED_OUTPUT, value: { call, text: output } };
   }
   if (text.slice(0, L.resultHead.length) !== L.resultHead) return readShort(text, maxDepth);
   const r = textReader(text);

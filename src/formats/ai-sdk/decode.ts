@@ -23,7 +23,6 @@ import {
   UI_LAST_LINE as LAST_LINE,
   UI_LAST_OFFSET as LAST_OFFSET,
   UI_REPORT as REPORT,
-  readCarriedOutput,
   readUiLine,
   releaseUiHeld,
   setUiFraming,
@@ -543,11 +542,16 @@ function readCanonical(text: string, maxDepth: number): JsonObject | undefined {
   const L = AISDK_CANONICAL;
   const n = text.length;
   if (text.charCodeAt(n - 1) !== 125) return undefined;
-  if (text.slice(0, L.carriedHead.length) === L.carriedHead) {
-    const data = readCarriedOutput(text, L.carriedHead, L.carriedText);
-    return data === undefined ? undefined : { type: CARRIED_OUTPUT, data };
-  }
   const r = textReader(text);
+  if (text.slice(0, L.carriedHead.length) === L.carriedHead) {
+    r.at = L.carriedHead.length;
+    const call = readPlainString(r);
+    if (call === undefined || !readFixed(r, L.carriedText) || text.charCodeAt(n - 2) !== 125)
+      return undefined;
+    const output = readStringTo(r, n - 2);
+    if (output === undefined) return undefined;
+    return { type: CARRIED_OUTPUT, data: { call, text: output } };
+  }
   const ok = text.slice(0, L.outputHead.length) === L.outputHead;
   if (!ok && text.slice(0, L.errorHead.length) !== L.errorHead) return readShort(text, maxDepth);
   r.at = ok ? L.outputHead.length : L.errorHead.length;
