@@ -47,7 +47,7 @@ import {
   putKeptMetasOrDrop,
   putOrDrop,
 } from '../../kept';
-import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
+import { checkLoss, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { hintsFrom } from '../../record';
 import { StateEncoder } from '../state-shells';

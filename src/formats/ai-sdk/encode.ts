@@ -39,7 +39,7 @@ import {
   putKeptMetasOrDrop,
   putOrDrop,
 } from '../../kept';
-import { checkLoss, type LossState, newLoss, reportKeyLoss, reportLoss } from '../../loss';
+import { checkLoss, newLoss, reportKeyLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { hintsFrom } from '../../record';
 import { addUsage, assertUsageFigures } from '../../usage';
