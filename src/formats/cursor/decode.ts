@@ -19,7 +19,6 @@ import { copyJsonBySpread } from '../../kept';
 import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
 import { incompleteRunEnd } from '../../record';
 import { isPlainUint } from '../../text-reader';
-import { StateRecordDecoder } from '../state-shells';
 import {
   CURSOR_ASSISTANT_HEAD,
   CURSOR_ASSISTANT_TEXT_END,
@@ -95,7 +94,30 @@ function contentText(message: unknown): string | undefined {
  * A factory over module functions and the decoder's state in an array of slots (see `Decoder`).
  */
 export function createCursorRecordDecoder(options: CursorDecodeOptions, sink: DiagnosticSink): RecordDecoder {
-  return new StateRecordDecoder(newDecoder(options, sink), readLine, endStream);
+  return new CursorRecordDecoder(newDecoder(options, sink));
+}
+
+/**
+ * The record decoder: the state in its element 0, `line` and `end` on the prototype (the Codex
+ * record decoder's shape). One `line` for every decoder, so the line splitter's call site keeps
+ * its target, and the code that inlined it, from one stream to the next; a bound function made
+ * per decoder was a new call target each time ("wrong call target" at every new stream:
+ * docs/performance.md, "Record decoders as classes", round twenty-two).
+ */
+class CursorRecordDecoder implements RecordDecoder {
+  declare readonly 0: Decoder;
+
+  constructor(d: Decoder) {
+    (this as { 0: Decoder })[0] = d;
+  }
+
+  line(text: string, line: number, offset: number, out: AgentEvent[]): void {
+    readLine(this[0], text, line, offset, out);
+  }
+
+  end(out: AgentEvent[]): void {
+    endStream(this[0], out);
+  }
 }
 
 /**
