@@ -119,7 +119,8 @@ export function readUiLine<D extends UiDecoderHead>(
     value = readDeltaRecord(text, p.deltaHead, p.deltaType, p.deltaId, p.deltaRecord);
     if (value === undefined && maxDepth >= p.canonicalDepth) value = p.readCanonical(text, maxDepth);
   }
-  if (value !== undefined) knownLine(d, p, value, text, line, offset, out);
+  if (value !== undefined)
+    knownLine(d, p, value, lineProvenance(d, p.format, text, value, line, offset), out);
   else parsedLine(d, p, text, line, offset, out);
 }
 
@@ -136,13 +137,11 @@ function knownLine<D extends UiDecoderHead>(
   d: D,
   p: UiLines<D>,
   value: JsonObject,
-  text: string,
-  line: number,
-  offset: number,
+  provenance: Provenance & { line: number; offset: number },
   out: AgentEvent[],
 ): void {
   if (d[UI_HELD] !== undefined) releaseUiHeld(d, out);
-  const provenance = lineProvenance(d, p.format, text, value, line, offset);
+  const { line, offset } = provenance;
   p.map(d, value.type as string, { r: value, line, offset, provenance, framing: d[UI_MODE] }, out);
 }
 
@@ -192,7 +191,7 @@ function lineProvenance(
   record: unknown,
   line: number,
   offset: number,
-): Provenance {
+): Provenance & { line: number; offset: number } {
   const hints = { raw, record, framing: d[UI_MODE] };
   d[UI_LAST_LINE] = line;
   d[UI_LAST_OFFSET] = offset;
