@@ -246,7 +246,7 @@ export const NOT_PARSED: unique symbol = Symbol('not parsed');
  * parameters once and cannot drift apart in their order (decoders call several of them with
  * the same arguments).
  */
-export type RecordTextReader<R> = (
+export type RecordTextReader<R = unknown> = (
   text: string,
   line: number,
   offset: number,
@@ -254,6 +254,9 @@ export type RecordTextReader<R> = (
   format: Format,
   sink: DiagnosticSink,
 ) => R;
+
+/** A {@link RecordTextReader} of records that are objects: the object, or `undefined` (refused). */
+export type ObjectRecordReader = RecordTextReader<JsonObject | undefined>;
 
 /**
  * Parses one record's JSON text for a decoder, reporting what refuses it to `sink`: invalid
@@ -263,7 +266,7 @@ export type RecordTextReader<R> = (
  * {@link NOT_PARSED}; never throws. The common case costs one `JSON.parse` and no allocation.
  * `maxDepth` is a resolved bound ({@link resolveMaxDepth}), as every decoder keeps it.
  */
-export const parseRecordText: RecordTextReader<unknown> = (text, line, offset, maxDepth, format, sink) => {
+export const parseRecordText: RecordTextReader = (text, line, offset, maxDepth, format, sink) => {
   if (!(text.length > DEPTH_PRECHECK_CHARS && isTooDeep(text, maxDepth))) {
     try {
       return JSON.parse(text);
@@ -282,14 +285,7 @@ export const parseRecordText: RecordTextReader<unknown> = (text, line, offset, m
  * where walking the parsed value costs less than sweeping the text. The value, or
  * {@link NOT_PARSED} after reporting why not; never throws (but through a strict sink).
  */
-export const parseMeasuredRecord: RecordTextReader<unknown> = (
-  text,
-  line,
-  offset,
-  maxDepth,
-  format,
-  sink,
-) => {
+export const parseMeasuredRecord: RecordTextReader = (text, line, offset, maxDepth, format, sink) => {
   const value = parseRecordText(text, line, offset, maxDepth, format, sink);
   if (
     value === NOT_PARSED ||
@@ -305,14 +301,7 @@ export const parseMeasuredRecord: RecordTextReader<unknown> = (
  * value. The object, or `undefined` after reporting why not; never throws (but through a strict
  * sink).
  */
-export const parseObjectRecord: RecordTextReader<JsonObject | undefined> = (
-  text,
-  line,
-  offset,
-  maxDepth,
-  format,
-  sink,
-) => {
+export const parseObjectRecord: ObjectRecordReader = (text, line, offset, maxDepth, format, sink) => {
   const value = parseRecordText(text, line, offset, maxDepth, format, sink);
   if (value === NOT_PARSED || refuseDeepText(text, line, offset, maxDepth, format, sink)) return undefined;
   if (isJsonObject(value)) return value;
