@@ -561,13 +561,7 @@ export class NhEnvelopeDecoder {
     f[FACT_ROUND] = hop;
     f[FACT_PROVENANCE] = provenance;
     f[FACT_HINTS] = f[SCRATCH_HINTS];
-    if (!this.sameTokenRun(session, turn, hop)) {
-      this[0][TOKEN_SESSION] = session;
-      this[0][TOKEN_TURN] = turn;
-      this[0][TOKEN_HOP] = hop;
-      this[0][DELIVERED] = 0;
-    }
-    this[0][DELIVERED] += delta.length;
+    this.countToken(session, turn, hop, delta.length);
     out.push({
       type: 'text.delta',
       seq,
@@ -726,6 +720,19 @@ export class NhEnvelopeDecoder {
     return e;
   }
 
+  // A token's `length` counted as delivered in its run (session, turn, hop): a new run counts
+  // from nought. Where the envelope's token shortcut and the general path each did it.
+  private countToken(session: string, turn: string | null, hop: unknown, length: number): void {
+    const f = this[0];
+    if (!this.sameTokenRun(session, turn, hop)) {
+      f[TOKEN_SESSION] = session;
+      f[TOKEN_TURN] = turn ?? '';
+      f[TOKEN_HOP] = hop;
+      f[DELIVERED] = 0;
+    }
+    f[DELIVERED] += length;
+  }
+
   // Whether a token run (session, turn, hop) is the one whose delivered length is counted.
   private sameTokenRun(session: string, turn: string | null, hop: unknown): boolean {
     // The hop as it came (a validated integer): comparing numbers, not a string made per token.
@@ -778,14 +785,8 @@ export class NhEnvelopeDecoder {
       case 'cancelled':
         return this.renamed(NH_RENAMED[type], p, provenance);
       case 'token': {
-        if (!this.sameTokenRun(session, turn, p.hop)) {
-          this[0][TOKEN_SESSION] = session;
-          this[0][TOKEN_TURN] = turn ?? '';
-          this[0][TOKEN_HOP] = p.hop;
-          this[0][DELIVERED] = 0;
-        }
         const text = p.text as string;
-        this[0][DELIVERED] += text.length;
+        this.countToken(session, turn, p.hop, text.length);
         // The usual token in one literal: head() and then four fields added one by one cost a
         // property store each and a growing out-of-object property array per event.
         if (turn !== null && round !== undefined) {
@@ -991,7 +992,8 @@ export class NhSseMessageDecoder {
 // What an SseTarget's output slot holds between calls (nothing is pushed to it).
 const NO_OUT: AgentEvent[] = [];
 
-// One SSE event (`t`: what it is read with) at `line` and `offset`.
+// One SSE event (`t`: what it is read with) at `line` and `offset`: a `gap` signal, a token read
+// from its text, or an envelope parsed.
 function sseMessage(
   t: SseTarget,
   id: string | undefined,
@@ -1000,34 +1002,18 @@ function sseMessage(
   line: number,
   offset: number,
 ): void {
+  const envelopes = t[0];
   // As codec.ts's readRecord: one warning for a record whose reading turned a non-finite number down.
   const seen = nonFiniteReads();
-  sseRecord(t, id, event, data, line, offset);
-  if (nonFiniteReads() !== seen) t[0].nonFinite(data, line, offset);
-}
-
-// sseMessage's record, read.
-function sseRecord(
-  t: SseTarget,
-  id: string | undefined,
-  event: string | undefined,
-  data: string,
-  line: number,
-  offset: number,
-): void {
-  const envelopes = t[0];
-  if (event === 'gap') {
-    gapSignal(envelopes, t[1], data, line, offset);
-    return;
-  }
-  if (
-    event === 'token' &&
-    id !== undefined &&
-    nhCanonicalTokens.enabled &&
-    envelopes.token(data, id, line, offset, t[2])
+  if (event === 'gap') gapSignal(envelopes, t[1], data, line, offset);
+  else if (
+    event !== 'token' ||
+    id === undefined ||
+    !nhCanonicalTokens.enabled ||
+    !envelopes.token(data, id, line, offset, t[2])
   )
-    return;
-  envelopes.text({ text: data, line, offset, maxDepth: t[1], out: t[2], sse: { id, event } });
+    envelopes.text({ text: data, line, offset, maxDepth: t[1], out: t[2], sse: { id, event } });
+  if (nonFiniteReads() !== seen) envelopes.nonFinite(data, line, offset);
 }
 
 // The server's `gap` signal (its data `{after, next}` when it is that): a warning.
