@@ -237,6 +237,14 @@ export function decisionAllows(decision: string): boolean {
 }
 
 /**
+ * Whether `value` is one of `words` (a format's record types): a guard for the list's union.
+ * One test for the formats' `is…RecordType` exports, which each spelled it.
+ */
+export function isOneOf<W extends string>(words: readonly W[], value: unknown): value is W {
+  return typeof value === 'string' && (words as readonly string[]).includes(value);
+}
+
+/**
  * A lookup from a parsed word (a record's `type`) to the same word in `words`, or `undefined`
  * for any other value. `JSON.parse` gives a fresh string for every value it reads, and each keyed
  * lookup, `Set` test or `switch` with it compares or hashes its characters again; the word this

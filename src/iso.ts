@@ -59,14 +59,18 @@ export function exactIsoMs(s: string): number {
  * along (docs/performance.md, "Copilot codec, round thirteen").
  */
 export type IsoClock = [
-  /** `YYYY-MM-DDTHH:MM:` of the last timestamp read; `''` before the first. */
+  /**
+   * `YYYY-MM-DDTHH:MM:` of the last timestamp read or written (`toISOString`'s text without its
+   * `ss.mmmZ`); `''` before the first.
+   */
   minute: string,
   /** That minute's first ms. */
   minuteMs: number,
 ];
 
-const READ_MINUTE = 0;
-const READ_MINUTE_MS = 1;
+// The slots of an IsoClock, read and written alike.
+const MINUTE = 0;
+const MINUTE_MS = 1;
 
 /** A fresh {@link IsoClock}: no minute seen yet. */
 export function newIsoClock(): IsoClock {
@@ -83,19 +87,19 @@ export function readIso(clock: IsoClock, s: string): number {
     s.length === ISO_LENGTH &&
     // indexOf, not startsWith: V8 runs startsWith several times slower (docs/performance.md,
     // "Gemini CLI stream-json"); a miss searches on through the 24 characters only.
-    s.indexOf(clock[READ_MINUTE]) === 0 &&
+    s.indexOf(clock[MINUTE]) === 0 &&
     s.charCodeAt(19) === 46 &&
     s.charCodeAt(23) === 90 &&
-    clock[READ_MINUTE] !== ''
+    clock[MINUTE] !== ''
   ) {
     const second = digits(s, 17, 2);
     const ms = digits(s, 20, 3);
-    if (second >= 0 && second <= 59 && ms >= 0) return clock[READ_MINUTE_MS] + second * 1000 + ms;
+    if (second >= 0 && second <= 59 && ms >= 0) return clock[MINUTE_MS] + second * 1000 + ms;
   }
   const ms = exactIsoMs(s);
   if (!Number.isNaN(ms)) {
-    clock[READ_MINUTE] = s.slice(0, 17);
-    clock[READ_MINUTE_MS] = ms - digits(s, 17, 2) * 1000 - digits(s, 20, 3);
+    clock[MINUTE] = s.slice(0, 17);
+    clock[MINUTE_MS] = ms - digits(s, 17, 2) * 1000 - digits(s, 20, 3);
   }
   return ms;
 }
@@ -153,17 +157,9 @@ export class IsoWriter {
  * The state of {@link IsoWriter} ({@link newIsoWriteClock}), for writers whose per-event code
  * should read no class instance: an array (its hidden class is the realm's and outlives every
  * GC; a literal's, made once per writer, does not: docs/performance.md, "Copilot writer, round
- * seven").
+ * seven"). The reader's {@link IsoClock}: the same minute and its first ms, written as read.
  */
-export type IsoWriteClock = [
-  /** `toISOString` of the last minute written, without its `ss.mmmZ`. */
-  minute: string,
-  /** That minute's first ms. */
-  minuteMs: number,
-];
-
-const MINUTE = 0;
-const MINUTE_MS = 1;
+export type IsoWriteClock = IsoClock;
 
 /** A fresh {@link IsoWriteClock}. */
 export function newIsoWriteClock(): IsoWriteClock {

@@ -240,6 +240,25 @@ function invalidJson(error: unknown, line: number, offset: number, format: Forma
 export const NOT_PARSED: unique symbol = Symbol('not parsed');
 
 /**
+ * What every record reader below takes: one record's JSON `text`, where it was read (`line`,
+ * `offset`), the resolved depth bound `maxDepth`, the `format` that reads it and the `sink` its
+ * refusals go to; `R` what it returns. One type, so that the four readers say their six
+ * parameters once and cannot drift apart in their order (decoders call several of them with
+ * the same arguments).
+ */
+export type RecordTextReader<R = unknown> = (
+  text: string,
+  line: number,
+  offset: number,
+  maxDepth: number,
+  format: Format,
+  sink: DiagnosticSink,
+) => R;
+
+/** A {@link RecordTextReader} of records that are objects: the object, or `undefined` (refused). */
+export type ObjectRecordReader = RecordTextReader<JsonObject | undefined>;
+
+/**
  * Parses one record's JSON text for a decoder, reporting what refuses it to `sink`: invalid
  * JSON, or (for text longer than {@link DEPTH_PRECHECK_CHARS}) nesting deeper than `maxDepth`,
  * measured before `JSON.parse` sees it. Shorter text is parsed at once; the decoder then calls
@@ -247,14 +266,7 @@ export const NOT_PARSED: unique symbol = Symbol('not parsed');
  * {@link NOT_PARSED}; never throws. The common case costs one `JSON.parse` and no allocation.
  * `maxDepth` is a resolved bound ({@link resolveMaxDepth}), as every decoder keeps it.
  */
-export function parseRecordText(
-  text: string,
-  line: number,
-  offset: number,
-  maxDepth: number,
-  format: Format,
-  sink: DiagnosticSink,
-): unknown {
+export const parseRecordText: RecordTextReader = (text, line, offset, maxDepth, format, sink) => {
   if (!(text.length > DEPTH_PRECHECK_CHARS && isTooDeep(text, maxDepth))) {
     try {
       return JSON.parse(text);
@@ -264,23 +276,16 @@ export function parseRecordText(
     }
   }
   // Measured too deep already: report it without parsing or measuring again.
-  sink.report(nestingTooDeep(line, offset, maxDepth, format));
+  refuseTooDeep(sink, line, offset, maxDepth, format);
   return NOT_PARSED;
-}
+};
 
 /**
  * {@link parseRecordText}, then the {@link valueTooDeep} bound: for records of a few objects,
  * where walking the parsed value costs less than sweeping the text. The value, or
  * {@link NOT_PARSED} after reporting why not; never throws (but through a strict sink).
  */
-export function parseMeasuredRecord(
-  text: string,
-  line: number,
-  offset: number,
-  maxDepth: number,
-  format: Format,
-  sink: DiagnosticSink,
-): unknown {
+export const parseMeasuredRecord: RecordTextReader = (text, line, offset, maxDepth, format, sink) => {
   const value = parseRecordText(text, line, offset, maxDepth, format, sink);
   if (
     value === NOT_PARSED ||
@@ -288,7 +293,7 @@ export function parseMeasuredRecord(
   )
     return NOT_PARSED;
   return value;
-}
+};
 
 /**
  * One record of a JSON Lines format whose records are objects: {@link parseRecordText}, the
@@ -296,20 +301,13 @@ export function parseMeasuredRecord(
  * value. The object, or `undefined` after reporting why not; never throws (but through a strict
  * sink).
  */
-export function parseObjectRecord(
-  text: string,
-  line: number,
-  offset: number,
-  maxDepth: number,
-  format: Format,
-  sink: DiagnosticSink,
-): JsonObject | undefined {
+export const parseObjectRecord: ObjectRecordReader = (text, line, offset, maxDepth, format, sink) => {
   const value = parseRecordText(text, line, offset, maxDepth, format, sink);
   if (value === NOT_PARSED || refuseDeepText(text, line, offset, maxDepth, format, sink)) return undefined;
   if (isJsonObject(value)) return value;
   sink.report(diagnosticAt('invalid_json', 'error', line, offset, 'not a JSON object', format));
   return undefined;
-}
+};
 
 /**
  * For a value {@link parseRecordText} returned: whether its text was not measured before parsing
@@ -337,18 +335,10 @@ export function refuseTooDeep(
  * on the text (two native bracket counts; a string-aware scan only for a line with more brackets
  * than `maxDepth`). Cheaper than walking the value for records of many small objects.
  */
-export function refuseDeepText(
-  text: string,
-  line: number,
-  offset: number,
-  maxDepth: number,
-  format: Format,
-  sink: DiagnosticSink,
-): boolean {
+export const refuseDeepText: RecordTextReader<boolean> = (text, line, offset, maxDepth, format, sink) => {
   if (text.length > DEPTH_PRECHECK_CHARS || !isTooDeep(text, maxDepth)) return false;
-  sink.report(nestingTooDeep(line, offset, maxDepth, format));
-  return true;
-}
+  return refuseTooDeep(sink, line, offset, maxDepth, format);
+};
 
 /** Sets `obj[key] = value` as an own data property, also for `__proto__`. */
 export function setOwn(obj: JsonObject, key: string, value: unknown): void {

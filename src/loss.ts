@@ -141,6 +141,33 @@ export function reportForeignRecord(s: LossState, event: AgentEvent, what: strin
 }
 
 /**
+ * For a writer of records that carry a tool call's arguments (Cursor, OpenCode), on an event of
+ * another format: every field of `event` its record has no place for reported lost, by
+ * `carried` (the type's fields), or for a `tool.start` with arguments by `withArgs` (those and
+ * `argsSummary`, which the arguments written stand for). One check for both writers, so that
+ * they report the same fields alike.
+ */
+export function checkCarried(
+  loss: LossReporter,
+  event: AgentEvent,
+  carried: readonly string[],
+  withArgs: readonly string[],
+): void {
+  loss.check(event, event.type === 'tool.start' && event.args !== undefined ? withArgs : carried);
+}
+
+/**
+ * For a writer that writes an `unknown` event of its own format back as the record it holds
+ * (Cursor, OpenCode): true for such an event (`own`); for another format's, or a hand-built one,
+ * false, its record reported lost ({@link LossReporter.foreignRecord}; `what` names the writer's
+ * record, `"Cursor line"`). One answer for both, so that they drop and report alike.
+ */
+export function writesOwnRecord(loss: LossReporter, event: AgentEvent, own: boolean, what: string): boolean {
+  if (!own) loss.foreignRecord(event, what);
+  return own;
+}
+
+/**
  * Reports what a writer cannot carry, as `loss` diagnostics naming the field and the event.
  * Each field is reported once per stream (the first event that had it), so a long conversion
  * cannot flood the handler; nothing is dropped without one report.

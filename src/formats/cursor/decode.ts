@@ -454,9 +454,9 @@ export function readCanonicalLine(r: LineReader, text: string): JsonObject | und
   // `{"type":"` is nine characters: the type word's first letters tell the shapes apart.
   const c = text.charCodeAt(9);
   if (c === 116) return text.charCodeAt(10) === 104 ? readThinking(r, text) : readToolCall(r, text);
-  if (c === 97) return readAssistant(r, text);
+  if (c === 97) return readMessage(r, text, CURSOR_ASSISTANT_HEAD, 'assistant');
   if (c === 115) return readInit(r, text);
-  return c === 117 ? readUser(r, text) : undefined;
+  return c === 117 ? readMessage(r, text, CURSOR_USER_HEAD, 'user') : undefined;
 }
 
 /**
@@ -494,24 +494,6 @@ function readInit(r: LineReader, text: string): JsonObject | undefined {
       };
 }
 
-// `{"type":"user","message":{"role":"user","content":[{"type":"text","text":…}]},"session_id":…}`:
-// the prompt (an assistant line's spelling, with the user's role).
-function readUser(r: LineReader, text: string): JsonObject | undefined {
-  if (text.indexOf(CURSOR_USER_HEAD) !== 0) return undefined;
-  const open = CURSOR_USER_HEAD.length;
-  const end = text.indexOf(CURSOR_ASSISTANT_TEXT_END, open);
-  const value = end === -1 ? undefined : readStringToken(text, open, end - 1);
-  const session =
-    value === undefined ? undefined : readSession(r, text, end + CURSOR_ASSISTANT_TEXT_END.length);
-  return session === undefined || r[AT] !== text.length - 1
-    ? undefined
-    : {
-        type: 'user',
-        message: { role: 'user', content: [{ type: 'text', text: value }] },
-        session_id: session,
-      };
-}
-
 // `key` (which ends with a string's opening quote) at the reader, then that string; the reader
 // then past its closing quote.
 function readAfter(r: LineReader, text: string, key: string): string | undefined {
@@ -545,18 +527,28 @@ function readThinking(r: LineReader, text: string): JsonObject | undefined {
     : { type: 'thinking', subtype: 'completed', session_id: session, timestamp_ms: ts };
 }
 
-function readAssistant(r: LineReader, text: string): JsonObject | undefined {
-  if (text.indexOf(CURSOR_ASSISTANT_HEAD) !== 0) return undefined;
-  const open = CURSOR_ASSISTANT_HEAD.length;
+// `{"type":"user"|"assistant","message":{"role":…,"content":[{"type":"text","text":…}]},"session_id":…}`
+// (`head` the line's spelling up to the text's opening quote, `role` its type and role): the
+// prompt echo ends there; an assistant line may go on with its model call and its time. One
+// reader for both, as they are one shape with the role changed.
+function readMessage(
+  r: LineReader,
+  text: string,
+  head: string,
+  role: 'user' | 'assistant',
+): JsonObject | undefined {
+  if (text.indexOf(head) !== 0) return undefined;
+  const open = head.length;
   const end = text.indexOf(CURSOR_ASSISTANT_TEXT_END, open);
   const value = end === -1 ? undefined : readStringToken(text, open, end - 1);
   const session =
     value === undefined ? undefined : readSession(r, text, end + CURSOR_ASSISTANT_TEXT_END.length);
   if (session === undefined) return undefined;
-  const message = { role: 'assistant', content: [{ type: 'text', text: value }] };
+  const message = { role, content: [{ type: 'text', text: value }] };
   const at = r[AT];
-  // The snapshot that ends a turn has neither a model call nor a time.
-  if (at === text.length - 1) return { type: 'assistant', message, session_id: session };
+  // The prompt echo, and the snapshot that ends a turn, have neither a model call nor a time.
+  if (at === text.length - 1) return { type: role, message, session_id: session };
+  if (role === 'user') return undefined;
   if (text.indexOf(CURSOR_MODEL_CALL_KEY, at) !== at) {
     const ts = readTimestamp(text, at);
     return ts === undefined
@@ -618,32 +610,32 @@ function readToolCallObject(r: LineReader, text: string, start: number, end: num
     const payload = parseObject(text, start + CURSOR_SHELL_PAYLOAD_KEY.length, fields + 1);
     const id =
       payload === undefined ? undefined : readString(r, text, fields + CURSOR_TOOL_CALL_FIELDS_HEAD.length);
-    const startedAt =
-      id === undefined || text.indexOf(CURSOR_STARTED_AT_KEY, r[AT]) !== r[AT]
-        ? undefined
-        : readString(r, text, r[AT] + CURSOR_STARTED_AT_KEY.length);
-    if (startedAt !== undefined && r[AT] === end - 1 && !valueExceedsDepth(payload, r[MAX_DEPTH] - 2))
-      return {
+    const startedAt = id === undefined ? undefined : readAfter(r, text, CURSOR_STARTED_AT_KEY);
+    if (startedAt !== undefined) {
+      // The object as JSON.parse builds it: a started call ends with its start time, a
+      // completed one goes on with its end time.
+      const call: JsonObject = {
         shellToolCall: payload,
         hookAdditionalContexts: [],
         toolCallId: id,
         startedAtMs: startedAt,
       };
-    const completedAt =
-      startedAt === undefined || text.indexOf(CURSOR_COMPLETED_AT_KEY, r[AT]) !== r[AT]
-        ? undefined
-        : readString(r, text, r[AT] + CURSOR_COMPLETED_AT_KEY.length);
-    if (completedAt !== undefined && r[AT] === end - 1 && !valueExceedsDepth(payload, r[MAX_DEPTH] - 2))
-      return {
-        shellToolCall: payload,
-        hookAdditionalContexts: [],
-        toolCallId: id,
-        startedAtMs: startedAt,
-        completedAtMs: completedAt,
-      };
+      if (endsShellCall(r, end, payload)) return call;
+      const completedAt = readAfter(r, text, CURSOR_COMPLETED_AT_KEY);
+      if (completedAt !== undefined && endsShellCall(r, end, payload)) {
+        call.completedAtMs = completedAt;
+        return call;
+      }
+    }
   }
   const toolCall = parseObject(text, start, end);
   return toolCall === undefined || valueExceedsDepth(toolCall, r[MAX_DEPTH] - 1) ? undefined : toolCall;
+}
+
+// Whether the tool call object ends just after the string last read (the line's `}` at `end - 1`)
+// and its shell payload, two levels down, keeps to the depth bound.
+function endsShellCall(r: LineReader, end: number, payload: unknown): boolean {
+  return r[AT] === end - 1 && !valueExceedsDepth(payload, r[MAX_DEPTH] - 2);
 }
 
 // `text[start..end)` parsed, when it is one JSON object; else undefined.

@@ -17,7 +17,7 @@ import {
   unencodable,
 } from '../../json';
 import { isStableJson, keptRecord, sameAsKept } from '../../kept';
-import { LossReporter } from '../../loss';
+import { checkCarried, LossReporter, writesOwnRecord } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { hintsFrom } from '../../record';
 import { newRunSpan, spanAfter, spanBefore } from '../../run-span';
@@ -389,11 +389,7 @@ export class CursorEncoder implements Encoder {
       this.loss.report(event, event.type, 'Cursor has no record for this event');
       return out;
     }
-    if (!own) {
-      if (event.type === 'tool.start' && event.args !== undefined)
-        this.loss.check(event, CARRIED_TOOL_START_ARGS);
-      else this.loss.check(event, carried);
-    }
+    if (!own) checkCarried(this.loss, event, carried, CARRIED_TOOL_START_ARGS);
     if (own) {
       const start = event.type === 'tool.end' ? this.starts.get(event.call) : undefined;
       const kept = this.kept(event, hints, start);
@@ -449,11 +445,9 @@ export class CursorEncoder implements Encoder {
         // The kind is the record's type: a notice of another kind is not its line any more.
         return out + this.line(this.notice(event, t?.type === event.kind ? t : undefined), hints);
       case 'unknown':
-        if (!own) {
-          this.loss.foreignRecord(event, 'Cursor line');
-          return out;
-        }
-        return out + this.line(event.record, hints);
+        return writesOwnRecord(this.loss, event, own, 'Cursor line')
+          ? out + this.line(event.record, hints)
+          : out;
       default:
         return out;
     }

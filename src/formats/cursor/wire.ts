@@ -3,7 +3,7 @@
 // record, `timestamp_ms` on most; tool payloads sit under a variable key (`shellToolCall`, …).
 
 import type { Detection } from '../../detect';
-import { isFiniteNumber, num } from '../../guards';
+import { isFiniteNumber, isOneOf, num } from '../../guards';
 import { isJsonObject, type JsonObject } from '../../json';
 import type { ToolKind, Usage } from '../../model';
 import { aOr } from '../../words';
@@ -25,7 +25,7 @@ export type CursorRecordType = (typeof CURSOR_RECORD_TYPES)[number];
 
 /** True for a record type Cursor writes. */
 export function isCursorRecordType(type: unknown): type is CursorRecordType {
-  return typeof type === 'string' && (CURSOR_RECORD_TYPES as readonly string[]).includes(type);
+  return isOneOf(CURSOR_RECORD_TYPES, type);
 }
 
 /** Default `maxLineBytes` for Cursor: a completed shell call carries its output twice. */

@@ -90,6 +90,66 @@ export interface NhDecodeOptions extends DecodeOptions {
 
 const FORMAT = NH;
 
+/** The payload types {@link NH_RENAMED} maps. */
+type NhRenamedType =
+  | 'title'
+  | 'turn_started'
+  | 'progress'
+  | 'tool_started'
+  | 'output'
+  | 'approval_resolved'
+  | 'child_started'
+  | 'child_done'
+  | 'compacted'
+  | 'cancelled';
+
+/**
+ * An event type whose payload the decoder reads field for field, each value as it is under the
+ * event's name for it: `fields` (always there, set before the provenance) and `optional` (set
+ * after it when the payload has it), each as event field then payload key, flat.
+ */
+interface NhRenamed {
+  readonly type: AgentEvent['type'];
+  readonly fields: readonly string[];
+  readonly optional: readonly string[];
+}
+
+// One table for the payloads that are only renames (the validated payload holds the right
+// kinds): one loop builds them all, where a case each spelled the same head, stores and tail.
+// The order of the names is the event's key order, which the goldens hold.
+const NH_RENAMED: Readonly<Record<NhRenamedType, NhRenamed>> = {
+  title: { type: 'session.title', fields: ['title', 'title'], optional: [] },
+  turn_started: { type: 'run.start', fields: ['input', 'input'], optional: [] },
+  progress: { type: 'status', fields: ['status', 'status'], optional: ['detail', 'detail'] },
+  tool_started: {
+    type: 'tool.start',
+    fields: ['call', 'call_id', 'name', 'tool', 'args', 'args'],
+    optional: ['command', 'command', 'argsSummary', 'args_summary'],
+  },
+  output: {
+    type: 'tool.output',
+    fields: ['call', 'call_id', 'stream', 'stream', 'text', 'text'],
+    optional: [],
+  },
+  approval_resolved: {
+    type: 'approval.resolve',
+    fields: ['approval', 'approval_id', 'decision', 'decision', 'by', 'by'],
+    optional: ['option', 'option_id'],
+  },
+  child_started: {
+    type: 'child.start',
+    fields: ['child', 'child_id', 'task', 'task'],
+    optional: ['name', 'name'],
+  },
+  child_done: {
+    type: 'child.end',
+    fields: ['child', 'child_id', 'status', 'status'],
+    optional: ['result', 'result'],
+  },
+  compacted: { type: 'compaction.end', fields: ['tokensFreed', 'tokens_freed'], optional: [] },
+  cancelled: { type: 'cancel', fields: ['by', 'by'], optional: [] },
+};
+
 // A turn whose `turn_started` was read and whose `done` was not (yet).
 interface OpenTurn {
   session: string;
@@ -501,13 +561,7 @@ export class NhEnvelopeDecoder {
     f[FACT_ROUND] = hop;
     f[FACT_PROVENANCE] = provenance;
     f[FACT_HINTS] = f[SCRATCH_HINTS];
-    if (!this.sameTokenRun(session, turn, hop)) {
-      this[0][TOKEN_SESSION] = session;
-      this[0][TOKEN_TURN] = turn;
-      this[0][TOKEN_HOP] = hop;
-      this[0][DELIVERED] = 0;
-    }
-    this[0][DELIVERED] += delta.length;
+    this.countToken(session, turn, hop, delta.length);
     out.push({
       type: 'text.delta',
       seq,
@@ -666,6 +720,19 @@ export class NhEnvelopeDecoder {
     return e;
   }
 
+  // A token's `length` counted as delivered in its run (session, turn, hop): a new run counts
+  // from nought. Where the envelope's token shortcut and the general path each did it.
+  private countToken(session: string, turn: string | null, hop: unknown, length: number): void {
+    const f = this[0];
+    if (!this.sameTokenRun(session, turn, hop)) {
+      f[TOKEN_SESSION] = session;
+      f[TOKEN_TURN] = turn ?? '';
+      f[TOKEN_HOP] = hop;
+      f[DELIVERED] = 0;
+    }
+    f[DELIVERED] += length;
+  }
+
   // Whether a token run (session, turn, hop) is the one whose delivered length is counted.
   private sameTokenRun(session: string, turn: string | null, hop: unknown): boolean {
     // The hop as it came (a validated integer): comparing numbers, not a string made per token.
@@ -704,28 +771,22 @@ export class NhEnvelopeDecoder {
         }
         return e;
       }
-      case 'title': {
-        const e = this.head('session.title');
-        e.title = p.title as string;
-        e.provenance = provenance;
-        return e;
-      }
-      case 'turn_started': {
+      case 'turn_started':
         if (turn !== null) this[0][OPEN_TURNS].set(`${session}\u0000${turn}`, { session, workspace, turn });
-        const e = this.head('run.start');
-        e.input = p.input as string;
-        e.provenance = provenance;
-        return e;
-      }
+        return this.renamed(NH_RENAMED.turn_started, p, provenance);
+      case 'title':
+      case 'progress':
+      case 'tool_started':
+      case 'output':
+      case 'approval_resolved':
+      case 'child_started':
+      case 'child_done':
+      case 'compacted':
+      case 'cancelled':
+        return this.renamed(NH_RENAMED[type], p, provenance);
       case 'token': {
-        if (!this.sameTokenRun(session, turn, p.hop)) {
-          this[0][TOKEN_SESSION] = session;
-          this[0][TOKEN_TURN] = turn ?? '';
-          this[0][TOKEN_HOP] = p.hop;
-          this[0][DELIVERED] = 0;
-        }
         const text = p.text as string;
-        this[0][DELIVERED] += text.length;
+        this.countToken(session, turn, p.hop, text.length);
         // The usual token in one literal: head() and then four fields added one by one cost a
         // property store each and a growing out-of-object property array per event.
         if (turn !== null && round !== undefined) {
@@ -733,31 +794,6 @@ export class NhEnvelopeDecoder {
         }
         const e = this.head('text.delta');
         e.text = text;
-        e.provenance = provenance;
-        return e;
-      }
-      case 'progress': {
-        const e = this.head('status');
-        e.status = p.status as string;
-        e.provenance = provenance;
-        if (p.detail !== undefined) e.detail = p.detail as string;
-        return e;
-      }
-      case 'tool_started': {
-        const e = this.head('tool.start');
-        e.call = p.call_id as string;
-        e.name = p.tool as string;
-        e.args = p.args as Record<string, unknown>;
-        e.provenance = provenance;
-        if (p.command !== undefined) e.command = p.command as string;
-        if (p.args_summary !== undefined) e.argsSummary = p.args_summary as string;
-        return e;
-      }
-      case 'output': {
-        const e = this.head('tool.output');
-        e.call = p.call_id as string;
-        e.stream = p.stream as 'stdout' | 'stderr';
-        e.text = p.text as string;
         e.provenance = provenance;
         return e;
       }
@@ -792,15 +828,6 @@ export class NhEnvelopeDecoder {
         if (p.call_id !== undefined) e.call = p.call_id as string;
         return e;
       }
-      case 'approval_resolved': {
-        const e = this.head('approval.resolve');
-        e.approval = p.approval_id as string;
-        e.decision = p.decision as string;
-        e.by = p.by as string;
-        e.provenance = provenance;
-        if (p.option_id !== undefined) e.option = p.option_id as string;
-        return e;
-      }
       case 'ask_user': {
         const raw = p.questions as JsonObject[];
         let exact = true;
@@ -822,40 +849,12 @@ export class NhEnvelopeDecoder {
         e.provenance = provenance;
         return e;
       }
-      case 'child_started': {
-        const e = this.head('child.start');
-        e.child = p.child_id as string;
-        e.task = p.task as string;
-        e.provenance = provenance;
-        if (p.name !== undefined) e.name = p.name as string;
-        return e;
-      }
-      case 'child_done': {
-        const e = this.head('child.end');
-        e.child = p.child_id as string;
-        e.status = p.status as 'completed' | 'failed' | 'cancelled';
-        e.provenance = provenance;
-        if (p.result !== undefined) e.result = p.result as string;
-        return e;
-      }
-      case 'compacted': {
-        const e = this.head('compaction.end');
-        e.tokensFreed = p.tokens_freed as number;
-        e.provenance = provenance;
-        return e;
-      }
       case 'error': {
         const e = this.head('error');
         e.message = p.message as string;
         e.fatal = !(p.recoverable as boolean);
         e.provenance = provenance;
         if (p.code !== undefined) e.code = p.code as string;
-        return e;
-      }
-      case 'cancelled': {
-        const e = this.head('cancel');
-        e.by = p.by as string;
-        e.provenance = provenance;
         return e;
       }
       case 'done': {
@@ -892,6 +891,21 @@ export class NhEnvelopeDecoder {
         return e;
       }
     }
+  }
+
+  // An event of a type {@link NH_RENAMED} maps: the head, its fields, the provenance, then the
+  // optional fields the payload has.
+  private renamed(spec: NhRenamed, p: JsonObject, provenance: Provenance): AgentEvent {
+    const e = this.head(spec.type) as unknown as Record<string, unknown>;
+    const fields = spec.fields;
+    for (let i = 0; i < fields.length; i += 2) e[fields[i]!] = p[fields[i + 1]!];
+    e.provenance = provenance;
+    const optional = spec.optional;
+    for (let i = 0; i < optional.length; i += 2) {
+      const value = p[optional[i + 1]!];
+      if (value !== undefined) e[optional[i]!] = value;
+    }
+    return e as unknown as AgentEvent;
   }
 
   private usage(u: JsonObject, hints: NhHints): Usage {
@@ -978,7 +992,8 @@ export class NhSseMessageDecoder {
 // What an SseTarget's output slot holds between calls (nothing is pushed to it).
 const NO_OUT: AgentEvent[] = [];
 
-// One SSE event (`t`: what it is read with) at `line` and `offset`.
+// One SSE event (`t`: what it is read with) at `line` and `offset`: a `gap` signal, a token read
+// from its text, or an envelope parsed.
 function sseMessage(
   t: SseTarget,
   id: string | undefined,
@@ -987,34 +1002,18 @@ function sseMessage(
   line: number,
   offset: number,
 ): void {
+  const envelopes = t[0];
   // As codec.ts's readRecord: one warning for a record whose reading turned a non-finite number down.
   const seen = nonFiniteReads();
-  sseRecord(t, id, event, data, line, offset);
-  if (nonFiniteReads() !== seen) t[0].nonFinite(data, line, offset);
-}
-
-// sseMessage's record, read.
-function sseRecord(
-  t: SseTarget,
-  id: string | undefined,
-  event: string | undefined,
-  data: string,
-  line: number,
-  offset: number,
-): void {
-  const envelopes = t[0];
-  if (event === 'gap') {
-    gapSignal(envelopes, t[1], data, line, offset);
-    return;
-  }
-  if (
-    event === 'token' &&
-    id !== undefined &&
-    nhCanonicalTokens.enabled &&
-    envelopes.token(data, id, line, offset, t[2])
+  if (event === 'gap') gapSignal(envelopes, t[1], data, line, offset);
+  else if (
+    event !== 'token' ||
+    id === undefined ||
+    !nhCanonicalTokens.enabled ||
+    !envelopes.token(data, id, line, offset, t[2])
   )
-    return;
-  envelopes.text({ text: data, line, offset, maxDepth: t[1], out: t[2], sse: { id, event } });
+    envelopes.text({ text: data, line, offset, maxDepth: t[1], out: t[2], sse: { id, event } });
+  if (nonFiniteReads() !== seen) envelopes.nonFinite(data, line, offset);
 }
 
 // The server's `gap` signal (its data `{after, next}` when it is that): a warning.

@@ -462,7 +462,7 @@ function tool(d: Decoder, part: JsonObject, cx: LineContext, lane: Lane, out: Ag
       type: 'child.end',
       child,
       status: ok ? 'completed' : 'failed',
-      provenance: { format: FORMAT, line: cx.line, offset: cx.offset, synthetic: true },
+      provenance: impliedAt(cx),
     };
     if (typeof state.output === 'string') e.result = state.output;
     stamp(e, cx, lane);
@@ -596,12 +596,9 @@ function openLane(d: Decoder, child: string, cx: LineContext, out: AgentEvent[])
     type: 'child.start',
     child,
     kind: 'agent',
-    provenance: { format: FORMAT, line: cx.line, offset: cx.offset, synthetic: true },
+    provenance: impliedAt(cx),
   };
-  const session = str(cx.record.sessionID);
-  if (session !== undefined) e.session = session;
-  if (isFiniteNumber(cx.record.timestamp)) e.ts = cx.record.timestamp;
-  out.push(e);
+  pushImplied(e, cx, out);
 }
 
 function openRun(d: Decoder, cx: LineContext, out: AgentEvent[]): void {
@@ -611,8 +608,19 @@ function openRun(d: Decoder, cx: LineContext, out: AgentEvent[]): void {
   d.main.text = '';
   const e: AgentEventOf<'run.start'> = {
     type: 'run.start',
-    provenance: { format: FORMAT, line: cx.line, offset: cx.offset, synthetic: true },
+    provenance: impliedAt(cx),
   };
+  pushImplied(e, cx, out);
+}
+
+// The provenance of an event the line at `cx` implies (no record of its own says it).
+function impliedAt(cx: LineContext): Provenance {
+  return { format: FORMAT, line: cx.line, offset: cx.offset, synthetic: true };
+}
+
+// An event the line at `cx` implies (a run's or a child's start), stamped with the line's session
+// and time only (not its lane nor round, which it opens), pushed.
+function pushImplied(e: AgentEvent, cx: LineContext, out: AgentEvent[]): void {
   const session = str(cx.record.sessionID);
   if (session !== undefined) e.session = session;
   if (isFiniteNumber(cx.record.timestamp)) e.ts = cx.record.timestamp;

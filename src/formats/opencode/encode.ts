@@ -18,7 +18,7 @@ import {
   walkEncodable,
 } from '../../json';
 import { isStableJson, keptRecord, sameAsKept } from '../../kept';
-import { LossReporter } from '../../loss';
+import { checkCarried, LossReporter, writesOwnRecord } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { hintsFrom } from '../../record';
 import { newRunSpan, spanAfter, spanBefore } from '../../run-span';
@@ -627,11 +627,7 @@ export class OpencodeEncoder implements Encoder {
       this.loss.report(event, event.type, 'OpenCode has no record for this event');
       return out;
     }
-    if (!own) {
-      if (event.type === 'tool.start' && event.args !== undefined)
-        this.loss.check(event, CARRIED_TOOL_START_ARGS);
-      else this.loss.check(event, carried);
-    }
+    if (!own) checkCarried(this.loss, event, carried, CARRIED_TOOL_START_ARGS);
     switch (event.type) {
       case 'session.start':
       case 'run.start':
@@ -689,11 +685,9 @@ export class OpencodeEncoder implements Encoder {
       case 'run.end':
         return out + this.runEnd(event, own, hints);
       case 'unknown':
-        if (!own) {
-          this.loss.foreignRecord(event, 'OpenCode line');
-          return out;
-        }
-        return out + this.line(event.record, hints);
+        return writesOwnRecord(this.loss, event, own, 'OpenCode line')
+          ? out + this.line(event.record, hints)
+          : out;
       default:
         return out;
     }

@@ -5,7 +5,7 @@
 
 import type { Detection } from '../../detect';
 import type { LineEnd } from '../../framing/line-ends';
-import { finiteOr, num } from '../../guards';
+import { finiteOr, isOneOf, num } from '../../guards';
 import { isJsonObject, type JsonObject } from '../../json';
 import type { Usage } from '../../model';
 import { aOr } from '../../words';
@@ -26,7 +26,7 @@ export type OpencodeRecordType = (typeof OPENCODE_RECORD_TYPES)[number];
 
 /** True for a record type OpenCode writes. */
 export function isOpencodeRecordType(type: unknown): type is OpencodeRecordType {
-  return typeof type === 'string' && (OPENCODE_RECORD_TYPES as readonly string[]).includes(type);
+  return isOneOf(OPENCODE_RECORD_TYPES, type);
 }
 
 /**
