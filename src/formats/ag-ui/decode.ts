@@ -1,6 +1,6 @@
 import { setBounded } from '../../bounded';
 import { appendRoundText, MAX_ROUND_TEXT } from '../../bounds';
-import { type DiagnosticSink, lineReporter } from '../../diagnostics';
+import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
 import {
   BEFORE_RUN,
   CARRY_PREFIX,
@@ -8,12 +8,14 @@ import {
   isArgsSummaryOnly,
   plainToolOutput,
 } from '../../framing/carry';
-import type { FramedRecordDecoder, JsonStreamDecodeOptions } from '../../framing/json-stream';
-import { isFiniteNumber, str } from '../../guards';
+import type { FramedRecordDecoder, JsonFraming, JsonStreamDecodeOptions } from '../../framing/json-stream';
+import { isFiniteNumber, missingString, str } from '../../guards';
 import {
   contentPartsText,
   isJsonObject,
   type JsonObject,
+  NOT_PARSED,
+  parseMeasuredRecord,
   readDeltaRecord,
   resolveMaxDepth,
 } from '../../json';
@@ -27,22 +29,6 @@ import {
   readStringTo,
   textReader,
 } from '../../text-reader';
-import { StateFramedDecoder } from '../state-shells';
-import {
-  UI_BEFORE as BEFORE,
-  endUiLines,
-  UI_HELD as HELD,
-  keepUiRecord,
-  UI_LAST_LINE as LAST_LINE,
-  UI_LAST_OFFSET as LAST_OFFSET,
-  UI_REPORT as REPORT,
-  readUiLine,
-  releaseUiHeld,
-  setUiFraming,
-  type UiCx,
-  type UiDecoderSlots,
-  type UiLines,
-} from '../ui-lines';
 import {
   AGUI_APPROVAL_REASON,
   AGUI_CANONICAL,
@@ -69,10 +55,19 @@ const FORMAT = 'ag-ui' as const;
  */
 export const AGUI_DECODER_SHORTCUTS: { enabled: boolean } = { enabled: true };
 
+/** Most records without an event of their own held for the next event. */
+const MAX_BEFORE = 64;
+
 /** Most calls kept open at once (a stream that never ends its calls cannot grow memory). */
 const MAX_OPEN_CALLS = 4096;
 
-type Cx = UiCx;
+interface Cx {
+  r: JsonObject;
+  line: number;
+  offset: number;
+  provenance: Provenance;
+  framing: JsonFraming;
+}
 
 // Required string fields per event type: a record without them is refused (kept as `unknown`).
 const REQUIRED: Partial<Record<string, readonly string[]>> = {
@@ -117,7 +112,25 @@ export function createAguiRecordDecoder(
   options: AguiDecodeOptions,
   sink: DiagnosticSink,
 ): FramedRecordDecoder {
-  return new StateFramedDecoder(newDecoder(options, sink), readLine, endStream, setUiFraming);
+  return new RecordDecoderOf(newDecoder(options, sink));
+}
+
+/**
+ * The record decoder over one state: a class, not a literal of closures made per decoder, so the
+ * framing's optimised per-record code that inlines `line` holds for the next decoder too
+ * (docs/performance.md, "AG-UI and AI SDK codecs", round twelve).
+ */
+class RecordDecoderOf implements FramedRecordDecoder {
+  constructor(private readonly d: Decoder) {}
+  framing(framing: JsonFraming): void {
+    setFraming(this.d, framing);
+  }
+  line(text: string, line: number, offset: number, out: AgentEvent[]): void {
+    readLine(this.d, text, line, offset, out);
+  }
+  end(out: AgentEvent[]): void {
+    endStream(this.d, out);
+  }
 }
 
 /** A call started and not ended yet. */
@@ -135,7 +148,10 @@ interface OpenCall {
  * SDK codecs", round fourteen; the Cursor and Amp decoders' state).
  */
 type Decoder = [
-  ...UiDecoderSlots,
+  sink: DiagnosticSink,
+  report: LineReport,
+  maxDepth: number,
+  mode: JsonFraming,
   session: string | undefined,
   run: string | undefined,
   runOpen: boolean,
@@ -152,26 +168,41 @@ type Decoder = [
   asked: Set<string>,
   // Calls started and not ended yet, with their start (bounded: `MAX_OPEN_CALLS`).
   open: Map<string, OpenCall>,
+  // Records with no event of their own, carried by the next event (`hints.before`).
+  before: string[],
   // Each open subagent's parent lane (`null`: the main agent).
   parents: Map<string, string | null>,
+  // A run's opening events, held until a record that is not a carried event from before the run
+  // (see `BEFORE_RUN`): those are read as coming first.
+  held: AgentEvent[] | undefined,
   lastChunkCall: string,
+  lastLine: number,
+  lastOffset: number,
   lastTs: number | undefined,
 ];
 
-const SESSION = 8;
-const RUN = 9;
-const RUN_OPEN = 10;
-const ROUND = 11;
-const STEP_OPEN = 12;
-const STEP_TEXT = 13;
-const NAMES = 14;
-const ARGS = 15;
-const OTHER_ROLES = 16;
-const QUESTIONS = 17;
-const ASKED = 18;
-const OPEN = 19;
-const PARENTS = 20;
-const LAST_CHUNK_CALL = 21;
+const SINK = 0;
+const REPORT = 1;
+const MAX_DEPTH = 2;
+const MODE = 3;
+const SESSION = 4;
+const RUN = 5;
+const RUN_OPEN = 6;
+const ROUND = 7;
+const STEP_OPEN = 8;
+const STEP_TEXT = 9;
+const NAMES = 10;
+const ARGS = 11;
+const OTHER_ROLES = 12;
+const QUESTIONS = 13;
+const ASKED = 14;
+const OPEN = 15;
+const BEFORE = 16;
+const PARENTS = 17;
+const HELD = 18;
+const LAST_CHUNK_CALL = 19;
+const LAST_LINE = 20;
+const LAST_OFFSET = 21;
 const LAST_TS = 22;
 
 function newDecoder(options: AguiDecodeOptions, sink: DiagnosticSink): Decoder {
@@ -181,34 +212,92 @@ function newDecoder(options: AguiDecodeOptions, sink: DiagnosticSink): Decoder {
     resolveMaxDepth(options.maxDepth),
     'sse',
     undefined,
+    undefined,
+    false,
+    0,
+    false,
+    '',
+    new Map(),
+    new Map(),
+    new Set(),
+    new Set(),
+    new Set(),
+    new Map(),
     [],
+    new Map(),
+    undefined,
+    '',
     1,
     0,
-    undefined,
-    undefined,
-    false,
-    0,
-    false,
-    '',
-    new Map(),
-    new Map(),
-    new Set(),
-    new Set(),
-    new Set(),
-    new Map(),
-    new Map(),
-    '',
     undefined,
   ];
 }
 
-function readLine(d: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
-  readUiLine(d, AGUI_LINES, text, line, offset, out);
+function setFraming(d: Decoder, framing: JsonFraming): void {
+  d[MODE] = framing;
 }
 
-/** A parsed record's time, the last the stream said (the derived run end takes it). */
-function noteTime(d: Decoder, value: JsonObject): void {
+function readLine(d: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
+  // A record spelled as the writers spell it is read without parsing it whole (the reader
+  // measured what can nest); anything else is parsed and measured.
+  let value: JsonObject | undefined;
+  if (AGUI_DECODER_SHORTCUTS.enabled && d[MAX_DEPTH] > 0) {
+    value = readDeltaRecord(text, AGUI_DELTA_HEAD, 'TEXT_MESSAGE_CONTENT', 'messageId', deltaRecord);
+    if (value === undefined && d[MAX_DEPTH] >= CANONICAL_DEPTH) value = readCanonical(text, d[MAX_DEPTH]);
+  }
+  if (value !== undefined) knownLine(d, value, text, line, offset, out);
+  else parsedLine(d, text, line, offset, out);
+}
+
+// A record a shortcut read: one of the module's literals, whose hidden classes outlive a full GC.
+// It is read at sites no parsed record reaches: a `JSON.parse` record's hidden class dies at a
+// full GC, and with it the optimised code of every site that had seen it (docs/performance.md,
+// "AG-UI and AI SDK codecs", round fourteen). It has its type (the module's literal), its required
+// fields as strings, and no time by construction, and it is never an early one: no lookup,
+// required-field, time or early check for it (held by test/ui/delta-shortcut.test.ts and
+// test/ui/canonical-lines.test.ts, the shortcuts on and off).
+function knownLine(
+  d: Decoder,
+  value: JsonObject,
+  text: string,
+  line: number,
+  offset: number,
+  out: AgentEvent[],
+): void {
+  if (d[HELD] !== undefined) releaseHeld(d, out);
+  const hints: AguiHints = { raw: text, record: value, framing: d[MODE] };
+  const provenance: Provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
+  d[LAST_LINE] = line;
+  d[LAST_OFFSET] = offset;
+  mapRecord(d, value.type as string, { r: value, line, offset, provenance, framing: d[MODE] }, out);
+}
+
+// A record `JSON.parse` read.
+function parsedLine(d: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
+  const value = parseMeasuredRecord(text, line, offset, d[MAX_DEPTH], FORMAT, d[SINK]);
+  if (value === NOT_PARSED) return;
+  if (d[HELD] !== undefined && !isEarly(value)) releaseHeld(d, out);
+  const hints: AguiHints = { raw: text, record: value, framing: d[MODE] };
+  const provenance: Provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
+  d[LAST_LINE] = line;
+  d[LAST_OFFSET] = offset;
+  if (!isJsonObject(value)) {
+    d[REPORT]('invalid_json', 'error', line, offset, 'not a JSON object; kept as an unknown event');
+    out.push({ type: 'unknown', record: value, provenance });
+    return;
+  }
+  const cx: Cx = { r: value, line, offset, provenance, framing: d[MODE] };
+  // The type as the module's literal: the checks and the switch below then match it by identity.
+  const type = aguiEventType(value.type);
   d[LAST_TS] = timestampOf(value) ?? d[LAST_TS];
+  const problem = type !== undefined ? missing(type, value) : undefined;
+  if (type === undefined || problem !== undefined) {
+    if (problem !== undefined)
+      d[REPORT]('invalid_record', 'error', line, offset, `invalid ${type} event: ${problem}`);
+    pushUnknown(d, cx, out);
+    return;
+  }
+  mapRecord(d, type, cx, out);
 }
 
 /**
@@ -223,7 +312,26 @@ function timestampOf(value: JsonObject): number | undefined {
 }
 
 function endStream(d: Decoder, out: AgentEvent[]): void {
-  endUiLines(d, FORMAT, out);
+  releaseHeld(d, out);
+  if (d[BEFORE].length > 0) {
+    // Records no event followed: kept whole.
+    for (const raw of d[BEFORE]) {
+      const record = JSON.parse(raw) as JsonObject;
+      const hints: AguiHints = { raw, record, framing: d[MODE] };
+      out.push({
+        type: 'unknown',
+        recordType: record.type as string,
+        record,
+        provenance: {
+          format: FORMAT,
+          line: d[LAST_LINE],
+          offset: d[LAST_OFFSET],
+          hints: hints as Record<string, unknown>,
+        },
+      });
+    }
+    d[BEFORE] = [];
+  }
   if (!d[RUN_OPEN]) return;
   d[RUN_OPEN] = false;
   const e = incompleteRunEnd(FORMAT, d[LAST_LINE], d[LAST_OFFSET]);
@@ -231,6 +339,19 @@ function endStream(d: Decoder, out: AgentEvent[]): void {
   if (d[RUN] !== undefined) e.run = d[RUN];
   if (d[LAST_TS] !== undefined) e.ts = d[LAST_TS];
   out.push(e);
+}
+
+/** Keeps a record that has no event of its own for the next event (false when full). */
+function keepRecord(d: Decoder, cx: Cx): boolean {
+  if (d[BEFORE].length >= MAX_BEFORE) return false;
+  d[BEFORE].push(cx.provenance.hints!.raw as string);
+  return true;
+}
+
+function releaseHeld(d: Decoder, out: AgentEvent[]): void {
+  if (d[HELD] === undefined) return;
+  for (const e of d[HELD]) out.push(e);
+  d[HELD] = undefined;
 }
 
 function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefined {
@@ -256,7 +377,7 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
     }
     case 'STEP_FINISHED': {
       const meta = metaOf(r);
-      if (meta?.closing === true && keepUiRecord(d, cx)) {
+      if (meta?.closing === true && keepRecord(d, cx)) {
         // Closed by the run's end, not a round that ended: no event; the next one carries it.
         d[STEP_OPEN] = false;
         return;
@@ -398,7 +519,7 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       return pushEvent(d, out, cx, e);
     }
     case 'SUBAGENT_STARTED': {
-      if (metaOf(r)?.implied === true && keepUiRecord(d, cx)) {
+      if (metaOf(r)?.implied === true && keepRecord(d, cx)) {
         // Opened for a lane no child start said: no event; the next one carries it.
         d[PARENTS].set(r.subagentRunId as string, str(r.parentSubagentRunId) ?? null);
         return;
@@ -422,7 +543,7 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
     }
     case 'SUBAGENT_FINISHED':
     case 'SUBAGENT_ERROR': {
-      if (type === 'SUBAGENT_FINISHED' && metaOf(r)?.closing === true && keepUiRecord(d, cx)) {
+      if (type === 'SUBAGENT_FINISHED' && metaOf(r)?.closing === true && keepRecord(d, cx)) {
         // Closed by the run's end, not a child that ended: no event; the next one carries it.
         d[PARENTS].delete(r.subagentRunId as string);
         return;
@@ -483,7 +604,7 @@ function custom(d: Decoder, name: string, cx: Cx, out: AgentEvent[]): undefined 
     else if (e?.type === 'question') d[ASKED].add(e.question);
     if (e !== undefined) return pushEvent(d, out, cx, e, { early: d[HELD] !== undefined });
   }
-  releaseUiHeld(d, out);
+  releaseHeld(d, out);
   return pushUnknown(d, cx, out);
 }
 
@@ -986,21 +1107,8 @@ function isEarly(r: unknown): boolean {
   );
 }
 
-/** What the shared line reading ({@link readUiLine}) takes from the AG-UI decoder. */
-const AGUI_LINES: UiLines<Decoder> = {
-  format: FORMAT,
-  word: 'event',
-  shortcuts: AGUI_DECODER_SHORTCUTS,
-  deltaHead: AGUI_DELTA_HEAD,
-  deltaType: 'TEXT_MESSAGE_CONTENT',
-  deltaId: 'messageId',
-  deltaRecord,
-  canonicalDepth: CANONICAL_DEPTH,
-  readCanonical,
-  typeOf: aguiEventType,
-  required: REQUIRED,
-  isEarly,
-  seen: noteTime,
-  map: mapRecord,
-  unknown: pushUnknown,
-};
+/** What a known event lacks, or `undefined` when its required fields are there. */
+function missing(type: string, r: JsonObject): string | undefined {
+  const fields = REQUIRED[type];
+  return fields === undefined ? undefined : missingString(r, fields);
+}

@@ -47,18 +47,9 @@ import {
   putKeptMetasOrDrop,
   putOrDrop,
 } from '../../kept';
-import { checkLoss, newLoss, reportLoss } from '../../loss';
+import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { hintsFrom } from '../../record';
-import { StateEncoder } from '../state-shells';
-import {
-  UI_FRAMING as FRAMING,
-  uiFramingOf as framingOf,
-  UI_LOSS as LOSS,
-  newUiId as newId,
-  UI_CARRIED_FIELDS,
-  type UiWriterSlots,
-} from '../ui-lines';
 import {
   AGUI_APPROVAL_REASON,
   AGUI_MAX_ARGS_CHARS,
@@ -106,13 +97,26 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
   'run.end': [...ENV, 'status', 'reason', 'error', 'answer', 'usage', 'stopReason', 'durationMs', 'input'],
   'round.start': ENV,
   'round.end': [...ENV, 'message', 'stopReason', 'usage', 'model'],
-  'message.start': [...ENV, ...UI_CARRIED_FIELDS['message.start']],
-  'message.end': [...ENV, ...UI_CARRIED_FIELDS['message.end']],
-  'text.delta': [...ENV, ...UI_CARRIED_FIELDS['text.delta']],
+  'message.start': [...ENV, 'role', 'message'],
+  'message.end': [...ENV, 'message'],
+  'text.delta': [...ENV, 'text', 'message'],
   'reasoning.delta': [...ENV, 'text', 'message', 'redacted'],
-  'tool.args.delta': [...ENV, ...UI_CARRIED_FIELDS['tool.args.delta']],
-  'tool.start': [...ENV, ...UI_CARRIED_FIELDS['tool.start']],
-  'tool.end': [...ENV, ...UI_CARRIED_FIELDS['tool.end']],
+  'tool.args.delta': [...ENV, 'call', 'name', 'text'],
+  'tool.start': [...ENV, 'call', 'name', 'kind', 'server', 'args', 'argsSummary', 'command', 'startedAt'],
+  'tool.end': [
+    ...ENV,
+    'call',
+    'name',
+    'ok',
+    'text',
+    'result',
+    'error',
+    'exitCode',
+    'filesChanged',
+    'denied',
+    'startedAt',
+    'endedAt',
+  ],
   'approval.request': [...ENV, 'approval', 'call', 'tool', 'title', 'args', 'effects', 'options'],
   'approval.resolve': [...ENV, 'approval', 'decision', 'option'],
   question: [...ENV, 'question', 'questions', 'call'],
@@ -232,7 +236,29 @@ function timestampOf(ts: number | undefined): number | undefined {
  * named `agentwire.<type>` (a foreign record in `RAW`).
  */
 export function createAguiEncoder(options: AguiEncodeOptions, sink: DiagnosticSink): Encoder {
-  return new StateEncoder(newWriter(options, sink), writeEvent, endWrite);
+  return new AguiEncoder(newWriter(options, sink));
+}
+
+/**
+ * The encoder: the writer's state in its element 0, `write` and `end` on the prototype (the Amp
+ * writer's shape): one call target and one hidden class for every encoder, where a literal of
+ * two closures per encoder gave a caller's loop a new `write` target each time (docs/performance.md,
+ * "Codex writer as `CodexEncoder`", round twenty-two).
+ */
+class AguiEncoder implements Encoder {
+  declare readonly 0: Writer;
+
+  constructor(w: Writer) {
+    (this as { 0: Writer })[0] = w;
+  }
+
+  write(event: AgentEvent): string {
+    return writeEvent(this[0], event);
+  }
+
+  end(): string {
+    return endWrite(this[0]);
+  }
 }
 
 /**
@@ -243,7 +269,10 @@ export function createAguiEncoder(options: AguiEncodeOptions, sink: DiagnosticSi
  * functions taking it.
  */
 type Writer = [
-  ...UiWriterSlots,
+  loss: LossState,
+  idSource: (() => string) | undefined,
+  framing: JsonFraming | undefined,
+  counter: number,
   thread: string | undefined,
   run: string | undefined,
   runOpen: boolean,
@@ -316,6 +345,10 @@ type Writer = [
   checkedContent: string | undefined,
 ];
 
+const LOSS = 0;
+const ID_SOURCE = 1;
+const FRAMING = 2;
+const COUNTER = 3;
 const THREAD = 4;
 const RUN = 5;
 const RUN_OPEN = 6;
@@ -1484,6 +1517,15 @@ function isRunText(w: Writer, answer: unknown): boolean {
     w[RUN_TEXT_LENGTH] <= AGUI_MAX_HELD_TEXT &&
     answer === w[RUN_TEXT].join('') + w[MESSAGE_TEXT].join('')
   );
+}
+
+function framingOf(w: Writer): JsonFraming {
+  w[FRAMING] ??= 'sse';
+  return w[FRAMING];
+}
+
+function newId(w: Writer): string {
+  return w[ID_SOURCE] !== undefined ? w[ID_SOURCE]() : `aw-${++w[COUNTER]}`;
 }
 
 // ---- runs ----

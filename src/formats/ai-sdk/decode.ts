@@ -1,35 +1,21 @@
 import { setBounded } from '../../bounded';
 import { appendRoundText, MAX_ROUND_TEXT } from '../../bounds';
-import { type DiagnosticSink, lineReporter } from '../../diagnostics';
+import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
 import { BEFORE_RUN, eventFromCarried, isArgsSummaryOnly, plainToolOutput } from '../../framing/carry';
-import type { FramedRecordDecoder, JsonStreamDecodeOptions } from '../../framing/json-stream';
-import { isFiniteNumber, str } from '../../guards';
+import type { FramedRecordDecoder, JsonFraming, JsonStreamDecodeOptions } from '../../framing/json-stream';
+import { isFiniteNumber, missingString, str } from '../../guards';
 import {
   isJsonObject,
   type JsonObject,
   jsonTokenEnd,
+  NOT_PARSED,
+  parseMeasuredRecord,
   readDeltaRecord,
   resolveMaxDepth,
   valueExceedsDepth,
 } from '../../json';
 import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
 import { readFixed, readJsonTo, readPlainString, readStringTo, textReader } from '../../text-reader';
-import { StateFramedDecoder } from '../state-shells';
-import {
-  UI_BEFORE as BEFORE,
-  endUiLines,
-  UI_HELD as HELD,
-  keepUiRecord,
-  UI_LAST_LINE as LAST_LINE,
-  UI_LAST_OFFSET as LAST_OFFSET,
-  UI_REPORT as REPORT,
-  readUiLine,
-  releaseUiHeld,
-  setUiFraming,
-  type UiCx,
-  type UiDecoderSlots,
-  type UiLines,
-} from '../ui-lines';
 import {
   AISDK_CANONICAL,
   AISDK_DATA_PREFIX,
@@ -54,7 +40,15 @@ const FORMAT = 'ai-sdk' as const;
  */
 export const AISDK_DECODER_SHORTCUTS: { enabled: boolean } = { enabled: true };
 
-type Cx = UiCx;
+/** Most chunks without an event of their own held for the next event. */
+const MAX_BEFORE = 64;
+
+interface Cx {
+  r: JsonObject;
+  line: number;
+  offset: number;
+  provenance: Provenance;
+}
 
 // Required string fields per chunk type: a chunk without them is refused (kept as `unknown`).
 const REQUIRED: Partial<Record<string, readonly string[]>> = {
@@ -92,7 +86,25 @@ export function createAiSdkRecordDecoder(
   options: AiSdkDecodeOptions,
   sink: DiagnosticSink,
 ): FramedRecordDecoder {
-  return new StateFramedDecoder(newDecoder(options, sink), readLine, endStream, setUiFraming);
+  return new RecordDecoderOf(newDecoder(options, sink));
+}
+
+/**
+ * The record decoder over one state: a class, not a literal of closures made per decoder, so the
+ * framing's optimised per-record code that inlines `line` holds for the next decoder too
+ * (docs/performance.md, "AG-UI and AI SDK codecs", round twelve).
+ */
+class RecordDecoderOf implements FramedRecordDecoder {
+  constructor(private readonly d: Decoder) {}
+  framing(framing: JsonFraming): void {
+    setFraming(this.d, framing);
+  }
+  line(text: string, line: number, offset: number, out: AgentEvent[]): void {
+    readLine(this.d, text, line, offset, out);
+  }
+  end(out: AgentEvent[]): void {
+    endStream(this.d, out);
+  }
 }
 
 /**
@@ -104,7 +116,10 @@ export function createAiSdkRecordDecoder(
  * SDK codecs", round fourteen; the Cursor and Amp decoders' state).
  */
 type Decoder = [
-  ...UiDecoderSlots,
+  sink: DiagnosticSink,
+  report: LineReport,
+  maxDepth: number,
+  mode: JsonFraming,
   run: string | undefined,
   runOpen: boolean,
   failed: string | undefined,
@@ -112,18 +127,33 @@ type Decoder = [
   stepOpen: boolean,
   stepText: string,
   names: Map<string, string>,
+  // A run's `start`, held until a chunk that is not a carried event from before the run (see
+  // `BEFORE_RUN`): those are read as coming first.
+  held: AgentEvent | undefined,
   // The message of the last non-fatal error this run said (a carried `error`).
   saidError: string | undefined,
+  // Chunks with no event of their own, carried by the next event (`hints.before`).
+  before: string[],
+  lastLine: number,
+  lastOffset: number,
 ];
 
-const RUN = 8;
-const RUN_OPEN = 9;
-const FAILED = 10;
-const ROUND = 11;
-const STEP_OPEN = 12;
-const STEP_TEXT = 13;
-const NAMES = 14;
-const SAID_ERROR = 15;
+const SINK = 0;
+const REPORT = 1;
+const MAX_DEPTH = 2;
+const MODE = 3;
+const RUN = 4;
+const RUN_OPEN = 5;
+const FAILED = 6;
+const ROUND = 7;
+const STEP_OPEN = 8;
+const STEP_TEXT = 9;
+const NAMES = 10;
+const HELD = 11;
+const SAID_ERROR = 12;
+const BEFORE = 13;
+const LAST_LINE = 14;
+const LAST_OFFSET = 15;
 
 function newDecoder(options: AiSdkDecodeOptions, sink: DiagnosticSink): Decoder {
   return [
@@ -132,10 +162,6 @@ function newDecoder(options: AiSdkDecodeOptions, sink: DiagnosticSink): Decoder 
     resolveMaxDepth(options.maxDepth),
     'sse',
     undefined,
-    [],
-    1,
-    0,
-    undefined,
     false,
     undefined,
     0,
@@ -143,22 +169,97 @@ function newDecoder(options: AiSdkDecodeOptions, sink: DiagnosticSink): Decoder 
     '',
     new Map(),
     undefined,
+    undefined,
+    [],
+    1,
+    0,
   ];
+}
+
+function setFraming(d: Decoder, framing: JsonFraming): void {
+  d[MODE] = framing;
 }
 
 function readLine(d: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
   if (text === AISDK_DONE) return;
-  readUiLine(d, AISDK_LINES, text, line, offset, out);
+  // A chunk spelled as the writers spell it is read without parsing it whole (the reader
+  // measured what can nest); anything else is parsed and measured.
+  let value: JsonObject | undefined;
+  if (AISDK_DECODER_SHORTCUTS.enabled && d[MAX_DEPTH] > 0) {
+    value = readDeltaRecord(text, AISDK_DELTA_HEAD, 'text-delta', 'id', deltaRecord);
+    if (value === undefined && d[MAX_DEPTH] >= CANONICAL_DEPTH) value = readCanonical(text, d[MAX_DEPTH]);
+  }
+  if (value !== undefined) knownLine(d, value, text, line, offset, out);
+  else parsedLine(d, text, line, offset, out);
+}
+
+// A chunk a shortcut read: one of the module's literals, whose hidden classes outlive a full GC.
+// It is read at sites no parsed chunk reaches: a `JSON.parse` chunk's hidden class dies at a full
+// GC, and with it the optimised code of every site that had seen it (docs/performance.md, "AG-UI
+// and AI SDK codecs", round fourteen). It has its type (the module's literal) and its required
+// fields as strings by construction, and it is never an early one: no lookup, required-field or
+// early check for it (held by test/ui/delta-shortcut.test.ts and test/ui/canonical-lines.test.ts,
+// the shortcuts on and off).
+function knownLine(
+  d: Decoder,
+  value: JsonObject,
+  text: string,
+  line: number,
+  offset: number,
+  out: AgentEvent[],
+): void {
+  if (d[HELD] !== undefined) releaseHeld(d, out);
+  const hints: AiSdkHints = { raw: text, record: value, framing: d[MODE] };
+  const provenance: Provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
+  d[LAST_LINE] = line;
+  d[LAST_OFFSET] = offset;
+  mapRecord(d, value.type as string, { r: value, line, offset, provenance }, out);
+}
+
+// A chunk `JSON.parse` read.
+function parsedLine(d: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
+  const value = parseMeasuredRecord(text, line, offset, d[MAX_DEPTH], FORMAT, d[SINK]);
+  if (value === NOT_PARSED) return;
+  if (d[HELD] !== undefined && !isEarly(value)) releaseHeld(d, out);
+  const hints: AiSdkHints = { raw: text, record: value, framing: d[MODE] };
+  const provenance: Provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
+  d[LAST_LINE] = line;
+  d[LAST_OFFSET] = offset;
+  if (!isJsonObject(value)) {
+    d[REPORT]('invalid_json', 'error', line, offset, 'not a JSON object; kept as an unknown event');
+    out.push({ type: 'unknown', record: value, provenance });
+    return;
+  }
+  const cx: Cx = { r: value, line, offset, provenance };
+  // The type as the module's literal: the checks and the switch below then match it by identity.
+  const type = aiSdkChunkType(value.type);
+  const problem = type !== undefined ? missing(type, value) : undefined;
+  if (type === undefined || problem !== undefined) {
+    if (problem !== undefined)
+      d[REPORT]('invalid_record', 'error', line, offset, `invalid ${type} chunk: ${problem}`);
+    pushUnknown(d, cx, out);
+    return;
+  }
+  mapRecord(d, type, cx, out);
 }
 
 function endStream(d: Decoder, out: AgentEvent[]): void {
-  endUiLines(d, FORMAT, out);
+  releaseHeld(d, out);
+  // Chunks no event followed: kept whole.
+  for (const raw of d[BEFORE]) {
+    const record = JSON.parse(raw) as JsonObject;
+    const hints: AiSdkHints = { raw, record, framing: d[MODE] };
+    const provenance: Provenance = { format: FORMAT, line: d[LAST_LINE], offset: d[LAST_OFFSET] };
+    provenance.hints = hints as Record<string, unknown>;
+    out.push({ type: 'unknown', recordType: record.type as string, record, provenance });
+  }
+  d[BEFORE] = [];
   if (d[RUN_OPEN]) cutRun(d, out);
 }
 
 /** The open run's derived end: `incomplete`, or `failed` after an `error` chunk. */
 function cutRun(d: Decoder, out: AgentEvent[]): void {
-  releaseUiHeld(d, out);
+  releaseHeld(d, out);
   d[RUN_OPEN] = false;
   const e: AgentEventOf<'run.end'> = {
     type: 'run.end',
@@ -168,6 +269,12 @@ function cutRun(d: Decoder, out: AgentEvent[]): void {
   if (d[FAILED] !== undefined) e.error = d[FAILED];
   if (d[RUN] !== undefined) e.run = d[RUN];
   out.push(e);
+}
+
+function releaseHeld(d: Decoder, out: AgentEvent[]): void {
+  if (d[HELD] === undefined) return;
+  out.push(d[HELD]);
+  d[HELD] = undefined;
 }
 
 function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefined {
@@ -318,9 +425,10 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
     case 'error':
       openRun(d, cx, out);
       d[FAILED] = r.errorText as string;
-      if (r.errorText === d[SAID_ERROR] && keepUiRecord(d, cx)) {
+      if (r.errorText === d[SAID_ERROR] && d[BEFORE].length < MAX_BEFORE) {
         // The run's failure, restating an error this run already said: no second error event
         // (the writer writes this chunk for a failed run's end); the next event carries it.
+        d[BEFORE].push(cx.provenance.hints!.raw as string);
         return;
       }
       d[SAID_ERROR] = undefined;
@@ -357,7 +465,7 @@ function runStart(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
   // Held: carried events the writer put right after this chunk came before the run.
   const held: AgentEvent[] = [];
   pushEvent(d, held, cx, { type: 'run.start' });
-  d[HELD] = held;
+  d[HELD] = held[0];
 }
 
 /** A `data-*` part: a carried canonical event (`data-agentwire.<type>`), else kept whole. */
@@ -373,7 +481,7 @@ function carried(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefined
     if (e?.type === 'error') d[SAID_ERROR] = e.fatal ? undefined : e.message;
     if (e !== undefined) return pushEvent(d, out, cx, e);
   }
-  releaseUiHeld(d, out);
+  releaseHeld(d, out);
   return pushUnknown(d, cx, out);
 }
 
@@ -639,21 +747,8 @@ function isEarly(r: unknown): boolean {
   );
 }
 
-/** What the shared line reading ({@link readUiLine}) takes from the AI SDK decoder. */
-const AISDK_LINES: UiLines<Decoder> = {
-  format: FORMAT,
-  word: 'chunk',
-  shortcuts: AISDK_DECODER_SHORTCUTS,
-  deltaHead: AISDK_DELTA_HEAD,
-  deltaType: 'text-delta',
-  deltaId: 'id',
-  deltaRecord,
-  canonicalDepth: CANONICAL_DEPTH,
-  readCanonical,
-  typeOf: aiSdkChunkType,
-  required: REQUIRED,
-  isEarly,
-  seen: undefined,
-  map: mapRecord,
-  unknown: pushUnknown,
-};
+/** What a known chunk lacks, or `undefined` when its required fields are there. */
+function missing(type: string, r: JsonObject): string | undefined {
+  const fields = REQUIRED[type];
+  return fields === undefined ? undefined : missingString(r, fields);
+}

@@ -39,19 +39,10 @@ import {
   putKeptMetasOrDrop,
   putOrDrop,
 } from '../../kept';
-import { checkLoss, newLoss, reportKeyLoss, reportLoss } from '../../loss';
+import { checkLoss, type LossState, newLoss, reportKeyLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { hintsFrom } from '../../record';
 import { addUsage, assertUsageFigures } from '../../usage';
-import { StateEncoder } from '../state-shells';
-import {
-  UI_FRAMING as FRAMING,
-  uiFramingOf as framingOf,
-  UI_LOSS as LOSS,
-  newUiId as newId,
-  UI_CARRIED_FIELDS,
-  type UiWriterSlots,
-} from '../ui-lines';
 import {
   AISDK_DATA_PREFIX,
   AISDK_DONE,
@@ -94,13 +85,26 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
   'run.end': [...ENV, 'status', 'reason', 'error', 'answer', 'stopReason', 'usage', 'durationMs'],
   'round.start': ENV,
   'round.end': [...ENV, 'message', 'usage'],
-  'message.start': [...ENV, ...UI_CARRIED_FIELDS['message.start']],
-  'message.end': [...ENV, ...UI_CARRIED_FIELDS['message.end']],
-  'text.delta': [...ENV, ...UI_CARRIED_FIELDS['text.delta']],
+  'message.start': [...ENV, 'role', 'message'],
+  'message.end': [...ENV, 'message'],
+  'text.delta': [...ENV, 'text', 'message'],
   'reasoning.delta': [...ENV, 'text', 'message', 'signature', 'redacted'],
-  'tool.args.delta': [...ENV, ...UI_CARRIED_FIELDS['tool.args.delta']],
-  'tool.start': [...ENV, ...UI_CARRIED_FIELDS['tool.start']],
-  'tool.end': [...ENV, ...UI_CARRIED_FIELDS['tool.end']],
+  'tool.args.delta': [...ENV, 'call', 'name', 'text'],
+  'tool.start': [...ENV, 'call', 'name', 'kind', 'server', 'args', 'argsSummary', 'command', 'startedAt'],
+  'tool.end': [
+    ...ENV,
+    'call',
+    'name',
+    'ok',
+    'text',
+    'result',
+    'error',
+    'exitCode',
+    'filesChanged',
+    'denied',
+    'startedAt',
+    'endedAt',
+  ],
   'approval.request': [...ENV, 'approval', 'call', 'tool', 'title'],
   'approval.resolve': [...ENV, 'approval', 'decision'],
   error: [...ENV, 'message', 'fatal'],
@@ -141,7 +145,29 @@ function toolMetadataText(meta: JsonObject, type: string): string {
  * for, and every event of a child lane, travels whole in a `data-agentwire.<type>` part.
  */
 export function createAiSdkEncoder(options: AiSdkEncodeOptions, sink: DiagnosticSink): Encoder {
-  return new StateEncoder(newWriter(options, sink), writeEvent, endWrite);
+  return new AiSdkEncoder(newWriter(options, sink));
+}
+
+/**
+ * The encoder: the writer's state in its element 0, `write` and `end` on the prototype (the Amp
+ * writer's shape): one call target and one hidden class for every encoder, where a literal of
+ * two closures per encoder gave a caller's loop a new `write` target each time (docs/performance.md,
+ * "Codex writer as `CodexEncoder`", round twenty-two).
+ */
+class AiSdkEncoder implements Encoder {
+  declare readonly 0: Writer;
+
+  constructor(w: Writer) {
+    (this as { 0: Writer })[0] = w;
+  }
+
+  write(event: AgentEvent): string {
+    return writeEvent(this[0], event);
+  }
+
+  end(): string {
+    return endWrite(this[0]);
+  }
 }
 
 /**
@@ -153,7 +179,10 @@ export function createAiSdkEncoder(options: AiSdkEncodeOptions, sink: Diagnostic
  * "AG-UI and AI SDK decoders", round twenty). The writer's work is module functions taking it.
  */
 type Writer = [
-  ...UiWriterSlots,
+  loss: LossState,
+  idSource: (() => string) | undefined,
+  framing: JsonFraming | undefined,
+  counter: number,
   runOpen: boolean,
   /** The last message was left open (its run ended `incomplete`): the stream ends cut off. */
   cutOff: boolean,
@@ -191,6 +220,10 @@ type Writer = [
   keptFailure: string | undefined,
 ];
 
+const LOSS = 0;
+const ID_SOURCE = 1;
+const FRAMING = 2;
+const COUNTER = 3;
 const RUN_OPEN = 4;
 const CUT_OFF = 5;
 const STEP_OPEN = 6;
@@ -241,6 +274,10 @@ function newWriter(options: AiSdkEncodeOptions, sink: DiagnosticSink): Writer {
     new Map(),
     undefined,
   ];
+}
+
+function newId(w: Writer): string {
+  return w[ID_SOURCE] !== undefined ? w[ID_SOURCE]() : `aw-${++w[COUNTER]}`;
 }
 
 function writeEvent(w: Writer, event: AgentEvent): string {
@@ -834,6 +871,11 @@ function emit(w: Writer, type: string, fields: JsonObject): string {
 function chunk(w: Writer, json: string): string {
   w[WROTE] = true;
   return frameJson(framingOf(w), json);
+}
+
+function framingOf(w: Writer): JsonFraming {
+  w[FRAMING] ??= 'sse';
+  return w[FRAMING];
 }
 
 // ---- the message: start, steps, finish ----

@@ -22,7 +22,6 @@ import {
   textReader,
 } from '../../text-reader';
 import { addUsage } from '../../usage';
-import { StateRecordDecoder } from '../state-shells';
 import {
   AMP_ASSISTANT_LINE_HEAD,
   AMP_CANONICAL_TEXT,
@@ -177,7 +176,30 @@ function newDecoder(options: AmpDecodeOptions, sink: DiagnosticSink): Decoder {
  * line or the result comes; lines of a subagent carry its `parent_tool_use_id` as their lane.
  */
 export function createAmpRecordDecoder(options: AmpDecodeOptions, sink: DiagnosticSink): RecordDecoder {
-  return new StateRecordDecoder(newDecoder(options, sink), readLine, endStream);
+  return new AmpRecordDecoder(newDecoder(options, sink));
+}
+
+/**
+ * The record decoder: the state in its element 0, `line` and `end` on the prototype (the Codex
+ * record decoder's shape). One `line` for every decoder, so the line splitter's call site keeps
+ * its target, and the code that inlined it, from one stream to the next; a bound function made
+ * per decoder was a new call target each time ("wrong call target" at every new stream:
+ * docs/performance.md, "Record decoders as classes", round twenty-two).
+ */
+class AmpRecordDecoder implements RecordDecoder {
+  declare readonly 0: Decoder;
+
+  constructor(d: Decoder) {
+    (this as { 0: Decoder })[0] = d;
+  }
+
+  line(text: string, line: number, offset: number, out: AgentEvent[]): void {
+    readLine(this[0], text, line, offset, out);
+  }
+
+  end(out: AgentEvent[]): void {
+    endStream(this[0], out);
+  }
 }
 
 /**

@@ -19,7 +19,6 @@ import { isStableJson, keptRecord, sameAsKept } from '../../kept';
 import { checkLoss, keysInPlace, type LossState, lossReported, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { newRunSpan, type RunSpan, SPAN_WROTE, spanAfter, spanBefore } from '../../run-span';
-import { StateEncoder } from '../state-shells';
 import {
   AMP_ASSISTANT_LINE_HEAD,
   AMP_MAX_HELD_TEXT,
@@ -263,7 +262,31 @@ function newWriter(options: AmpEncodeOptions, sink: DiagnosticSink): Writer {
  * from Amp come back byte for byte while their events are unchanged.
  */
 export function createAmpEncoder(options: AmpEncodeOptions, sink: DiagnosticSink): Encoder {
-  return new StateEncoder(newWriter(options, sink), writeEvent, endWrite);
+  return new AmpEncoder(newWriter(options, sink));
+}
+
+/**
+ * The encoder: the writer's state in its element 0, `write` and `end` on the prototype. With no
+ * named property of its own, every encoder has the class's initial hidden class, which the class
+ * holds: a caller's loop optimised around one encoder's `write` keeps its code at the next
+ * encoder and across a full GC (a literal `{w, write, end}` made once per encoder had a hidden
+ * class the GC freed between encoders; a closure per encoder is a new call target each time:
+ * docs/performance.md, "Amp writer, round six" and "round seven").
+ */
+class AmpEncoder implements Encoder {
+  declare readonly 0: Writer;
+
+  constructor(w: Writer) {
+    (this as { 0: Writer })[0] = w;
+  }
+
+  write(event: AgentEvent): string {
+    return writeEvent(this[0], event);
+  }
+
+  end(): string {
+    return endWrite(this[0]);
+  }
 }
 
 function writeEvent(w: Writer, event: AgentEvent): string {
@@ -501,7 +524,6 @@ function assertWritable(w: Writer, event: AgentEvent, own: boolean): string {
     // it: refused here too (round thirty-seven).
     // (A delta's text is required: missing, it is refused too.)
     case 'text.delta':
-    case 'user.message':
       assertIds(event);
       requireText(event.text, event, 'text', FORMAT);
       return '';
@@ -510,6 +532,10 @@ function assertWritable(w: Writer, event: AgentEvent, own: boolean): string {
       requireText(event.text, event, 'text', FORMAT);
       assertText(event.signature, event, 'signature', FORMAT);
       assertText(event.redacted, event, 'redacted', FORMAT);
+      return '';
+    case 'user.message':
+      assertIds(event);
+      requireText(event.text, event, 'text', FORMAT);
       return '';
     case 'run.start':
       assertIds(event);
@@ -955,34 +981,21 @@ function toolResult(
   return { type: 'tool_result', tool_use_id: call, content, is_error: isError };
 }
 
-/**
- * A pending line as its shortcut writes it, the same choice for an assistant and a user line:
- * built from the model (no kept record), its `template`; read from Amp, its `kept` line.
- * `undefined` when that shortcut is off or declines: the general path writes the line then.
- */
-function shortcutLine(
-  w: Writer,
-  p: Pending,
-  template: (w: Writer, p: Pending) => string | undefined,
-  kept: (w: Writer, p: Pending) => string | undefined,
-): string | undefined {
-  if (p.hints === undefined) return AMP_TEMPLATES.enabled ? template(w, p) : undefined;
-  return AMP_KEPT_LINES.enabled ? kept(w, p) : undefined;
-}
-
-/** The `message` of a pending line's kept record, when it is an object. */
-function keptMessage(p: Pending): JsonObject | undefined {
-  return isJsonObject(p.hints?.record?.message) ? (p.hints.record.message as JsonObject) : undefined;
-}
-
 function flushAssistant(w: Writer, slot: Slot): string {
   const a = slot[SLOT_ASSISTANT];
   if (a === undefined) return '';
   slot[SLOT_ASSISTANT] = undefined;
   if (a.lane === undefined) w[ROUNDS]++;
-  const fast = shortcutLine(w, a, assistantTemplate, keptAssistant);
-  if (fast !== undefined) return fast;
-  const kept = keptMessage(a);
+  if (a.hints === undefined) {
+    if (AMP_TEMPLATES.enabled) {
+      const line = assistantTemplate(w, a);
+      if (line !== undefined) return line;
+    }
+  } else if (AMP_KEPT_LINES.enabled) {
+    const line = keptAssistant(w, a);
+    if (line !== undefined) return line;
+  }
+  const kept = isJsonObject(a.hints?.record?.message) ? (a.hints.record.message as JsonObject) : undefined;
   const message: JsonObject = kept === undefined ? { type: 'message', role: 'assistant' } : { ...kept };
   message.content = Array.isArray(kept?.content)
     ? mergeBlocks(kept.content, a.blocks, isMappedAssistantBlock)
@@ -1116,9 +1129,16 @@ function flushResults(w: Writer, slot: Slot): string {
   const u = slot[SLOT_RESULTS];
   if (u === undefined) return '';
   slot[SLOT_RESULTS] = undefined;
-  const fast = shortcutLine(w, u, userTemplate, keptResults);
-  if (fast !== undefined) return fast;
-  const kept = keptMessage(u);
+  if (u.hints === undefined) {
+    if (AMP_TEMPLATES.enabled) {
+      const line = userTemplate(w, u);
+      if (line !== undefined) return line;
+    }
+  } else if (AMP_KEPT_LINES.enabled) {
+    const line = keptResults(w, u);
+    if (line !== undefined) return line;
+  }
+  const kept = isJsonObject(u.hints?.record?.message) ? (u.hints.record.message as JsonObject) : undefined;
   const message: JsonObject = kept === undefined ? { role: 'user' } : { ...kept };
   // A prompt written as a plain string stays one while it is one text block.
   const only = u.blocks.length === 1 ? u.blocks[0]! : undefined;

@@ -24,7 +24,6 @@ import {
 } from '../../loss';
 import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
 import { newRunSpan, type RunSpan, SPAN_CUT, SPAN_WROTE, spanAfter, spanBefore } from '../../run-span';
-import { StateEncoder } from '../state-shells';
 import { joinPy, pyDumps, pyFloat, pyKey } from './pyjson';
 import { HIGHBAR, type HighbarHints, highbarToolLine } from './wire';
 
@@ -171,7 +170,29 @@ export function createHighbarEncoder(options: HighbarEncodeOptions, sink: Diagno
     '',
     newRunSpan(),
   ];
-  return new StateEncoder(w, writeEvent, endWrite);
+  return new HighbarEncoder(w);
+}
+
+/**
+ * The encoder: the writer's state in its element 0, `write` and `end` on the prototype (the Amp
+ * writer's shape): one call target and one hidden class for every encoder, where a literal of
+ * two closures per encoder gave a caller's loop a new `write` target each time (docs/performance.md,
+ * "Codex writer as `CodexEncoder`", round twenty-two).
+ */
+class HighbarEncoder implements Encoder {
+  declare readonly 0: Writer;
+
+  constructor(w: Writer) {
+    (this as { 0: Writer })[0] = w;
+  }
+
+  write(event: AgentEvent): string {
+    return writeEvent(this[0], event);
+  }
+
+  end(): string {
+    return endWrite(this[0]);
+  }
 }
 
 function writeEvent(w: Writer, event: AgentEvent): string {
