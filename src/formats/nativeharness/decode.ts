@@ -90,66 +90,6 @@ export interface NhDecodeOptions extends DecodeOptions {
 
 const FORMAT = NH;
 
-/** The payload types {@link NH_RENAMED} maps. */
-type NhRenamedType =
-  | 'title'
-  | 'turn_started'
-  | 'progress'
-  | 'tool_started'
-  | 'output'
-  | 'approval_resolved'
-  | 'child_started'
-  | 'child_done'
-  | 'compacted'
-  | 'cancelled';
-
-/**
- * An event type whose payload the decoder reads field for field, each value as it is under the
- * event's name for it: `fields` (always there, set before the provenance) and `optional` (set
- * after it when the payload has it), each as event field then payload key, flat.
- */
-interface NhRenamed {
-  readonly type: AgentEvent['type'];
-  readonly fields: readonly string[];
-  readonly optional: readonly string[];
-}
-
-// One table for the payloads that are only renames (the validated payload holds the right
-// kinds): one loop builds them all, where a case each spelled the same head, stores and tail.
-// The order of the names is the event's key order, which the goldens hold.
-const NH_RENAMED: Readonly<Record<NhRenamedType, NhRenamed>> = {
-  title: { type: 'session.title', fields: ['title', 'title'], optional: [] },
-  turn_started: { type: 'run.start', fields: ['input', 'input'], optional: [] },
-  progress: { type: 'status', fields: ['status', 'status'], optional: ['detail', 'detail'] },
-  tool_started: {
-    type: 'tool.start',
-    fields: ['call', 'call_id', 'name', 'tool', 'args', 'args'],
-    optional: ['command', 'command', 'argsSummary', 'args_summary'],
-  },
-  output: {
-    type: 'tool.output',
-    fields: ['call', 'call_id', 'stream', 'stream', 'text', 'text'],
-    optional: [],
-  },
-  approval_resolved: {
-    type: 'approval.resolve',
-    fields: ['approval', 'approval_id', 'decision', 'decision', 'by', 'by'],
-    optional: ['option', 'option_id'],
-  },
-  child_started: {
-    type: 'child.start',
-    fields: ['child', 'child_id', 'task', 'task'],
-    optional: ['name', 'name'],
-  },
-  child_done: {
-    type: 'child.end',
-    fields: ['child', 'child_id', 'status', 'status'],
-    optional: ['result', 'result'],
-  },
-  compacted: { type: 'compaction.end', fields: ['tokensFreed', 'tokens_freed'], optional: [] },
-  cancelled: { type: 'cancel', fields: ['by', 'by'], optional: [] },
-};
-
 // A turn whose `turn_started` was read and whose `done` was not (yet).
 interface OpenTurn {
   session: string;
@@ -771,19 +711,19 @@ export class NhEnvelopeDecoder {
         }
         return e;
       }
-      case 'turn_started':
+      case 'title': {
+        const e = this.head('session.title');
+        e.title = p.title as string;
+        e.provenance = provenance;
+        return e;
+      }
+      case 'turn_started': {
         if (turn !== null) this[0][OPEN_TURNS].set(`${session}\u0000${turn}`, { session, workspace, turn });
-        return this.renamed(NH_RENAMED.turn_started, p, provenance);
-      case 'title':
-      case 'progress':
-      case 'tool_started':
-      case 'output':
-      case 'approval_resolved':
-      case 'child_started':
-      case 'child_done':
-      case 'compacted':
-      case 'cancelled':
-        return this.renamed(NH_RENAMED[type], p, provenance);
+        const e = this.head('run.start');
+        e.input = p.input as string;
+        e.provenance = provenance;
+        return e;
+      }
       case 'token': {
         const text = p.text as string;
         this.countToken(session, turn, p.hop, text.length);
@@ -794,6 +734,31 @@ export class NhEnvelopeDecoder {
         }
         const e = this.head('text.delta');
         e.text = text;
+        e.provenance = provenance;
+        return e;
+      }
+      case 'progress': {
+        const e = this.head('status');
+        e.status = p.status as string;
+        e.provenance = provenance;
+        if (p.detail !== undefined) e.detail = p.detail as string;
+        return e;
+      }
+      case 'tool_started': {
+        const e = this.head('tool.start');
+        e.call = p.call_id as string;
+        e.name = p.tool as string;
+        e.args = p.args as Record<string, unknown>;
+        e.provenance = provenance;
+        if (p.command !== undefined) e.command = p.command as string;
+        if (p.args_summary !== undefined) e.argsSummary = p.args_summary as string;
+        return e;
+      }
+      case 'output': {
+        const e = this.head('tool.output');
+        e.call = p.call_id as string;
+        e.stream = p.stream as 'stdout' | 'stderr';
+        e.text = p.text as string;
         e.provenance = provenance;
         return e;
       }
@@ -828,6 +793,15 @@ export class NhEnvelopeDecoder {
         if (p.call_id !== undefined) e.call = p.call_id as string;
         return e;
       }
+      case 'approval_resolved': {
+        const e = this.head('approval.resolve');
+        e.approval = p.approval_id as string;
+        e.decision = p.decision as string;
+        e.by = p.by as string;
+        e.provenance = provenance;
+        if (p.option_id !== undefined) e.option = p.option_id as string;
+        return e;
+      }
       case 'ask_user': {
         const raw = p.questions as JsonObject[];
         let exact = true;
@@ -849,12 +823,40 @@ export class NhEnvelopeDecoder {
         e.provenance = provenance;
         return e;
       }
+      case 'child_started': {
+        const e = this.head('child.start');
+        e.child = p.child_id as string;
+        e.task = p.task as string;
+        e.provenance = provenance;
+        if (p.name !== undefined) e.name = p.name as string;
+        return e;
+      }
+      case 'child_done': {
+        const e = this.head('child.end');
+        e.child = p.child_id as string;
+        e.status = p.status as 'completed' | 'failed' | 'cancelled';
+        e.provenance = provenance;
+        if (p.result !== undefined) e.result = p.result as string;
+        return e;
+      }
+      case 'compacted': {
+        const e = this.head('compaction.end');
+        e.tokensFreed = p.tokens_freed as number;
+        e.provenance = provenance;
+        return e;
+      }
       case 'error': {
         const e = this.head('error');
         e.message = p.message as string;
         e.fatal = !(p.recoverable as boolean);
         e.provenance = provenance;
         if (p.code !== undefined) e.code = p.code as string;
+        return e;
+      }
+      case 'cancelled': {
+        const e = this.head('cancel');
+        e.by = p.by as string;
+        e.provenance = provenance;
         return e;
       }
       case 'done': {
@@ -891,21 +893,6 @@ export class NhEnvelopeDecoder {
         return e;
       }
     }
-  }
-
-  // An event of a type {@link NH_RENAMED} maps: the head, its fields, the provenance, then the
-  // optional fields the payload has.
-  private renamed(spec: NhRenamed, p: JsonObject, provenance: Provenance): AgentEvent {
-    const e = this.head(spec.type) as unknown as Record<string, unknown>;
-    const fields = spec.fields;
-    for (let i = 0; i < fields.length; i += 2) e[fields[i]!] = p[fields[i + 1]!];
-    e.provenance = provenance;
-    const optional = spec.optional;
-    for (let i = 0; i < optional.length; i += 2) {
-      const value = p[optional[i + 1]!];
-      if (value !== undefined) e[optional[i]!] = value;
-    }
-    return e as unknown as AgentEvent;
   }
 
   private usage(u: JsonObject, hints: NhHints): Usage {
