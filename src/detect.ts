@@ -13,7 +13,7 @@ import { sniffNativeharness } from './formats/nativeharness/wire';
 import { sniffOpencode } from './formats/opencode/wire';
 import { stripBom } from './framing/bom';
 import { asChunk } from './framing/utf8';
-import { isJsonObject, type JsonObject } from './json';
+import { isJsonObject, type JsonObject, parseJsonObject } from './json';
 
 /** What {@link detectFormat} found. */
 export interface Detection {
@@ -103,13 +103,8 @@ function sniffUiProtocol(line: string, record: JsonObject | undefined): Detectio
   if (!line.startsWith('data:')) return undefined;
   const data = line.slice(line.charCodeAt(5) === 32 ? 6 : 5);
   if (!data.startsWith('{')) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(data);
-  } catch {
-    return undefined;
-  }
-  if (!isJsonObject(value)) return undefined;
+  const value = parseJsonObject(data);
+  if (value === undefined) return undefined;
   const found = sniffAgui(value) ?? sniffAiSdk(value);
   return found === undefined ? undefined : { ...found, confidence: 'certain', framing: 'sse' };
 }
@@ -173,14 +168,9 @@ function afterBanner(text: string): Detection | undefined {
   for (const line of linesOf(text)) {
     if (n++ === BANNER_LINES) break;
     if (!line.startsWith('{')) continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      // A JSON-looking line that is not JSON (or cut by the window): nothing to go by.
-      return undefined;
-    }
-    if (!isJsonObject(value)) return undefined;
+    // A JSON-looking line that is not a JSON object (or cut by the window): nothing to go by.
+    const value = parseJsonObject(line);
+    if (value === undefined) return undefined;
     const best = bestRule(line, value);
     if (best === undefined) return undefined;
     return {

@@ -19,6 +19,21 @@ export function isJsonObject(value: unknown): value is JsonObject {
 }
 
 /**
+ * `text` parsed when it is a JSON object, else `undefined` (not JSON, or another JSON value): for
+ * text that may or may not hold an object (a kept record, a call's streamed arguments, an error
+ * message, a line a sniffer looks at), where "no object" is an answer and not an error. Depth is
+ * the caller's to bound: every caller reads text a reader has already bounded or measured.
+ */
+export function parseJsonObject(text: string): JsonObject | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return isJsonObject(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * True when `text` holds a JSON value nested deeper than `max`. Counts `{`/`[` with the native
  * `indexOf` first: a line with at most `max` brackets cannot be deeper, and that is almost every
  * line. Only the rest pays for an exact, string-aware scan.

@@ -15,6 +15,7 @@ import {
   isJsonObject,
   type JsonObject,
   NOT_PARSED,
+  parseJsonObject,
   parseMeasuredRecord,
   readDeltaRecord,
   resolveMaxDepth,
@@ -729,15 +730,8 @@ function toolEnd(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
   const name = d[NAMES].get(call) ?? '';
   const text = d[ARGS].get(call);
   d[ARGS].delete(call);
-  let args: JsonObject | undefined;
-  if (text !== undefined && text !== '') {
-    try {
-      const value: unknown = JSON.parse(text);
-      if (isJsonObject(value)) args = value;
-    } catch {
-      // arguments that are not JSON stay in the deltas that carried them
-    }
-  }
+  // Arguments that are not a JSON object stay in the deltas that carried them.
+  const args = text !== undefined && text !== '' ? parseJsonObject(text) : undefined;
   const meta = metaOf(r);
   if (args !== undefined && wholeIn(d, r) && (meta === undefined || isArgsSummaryOnly(meta))) {
     const { session, run, round, provenance } = envelope(d, cx);

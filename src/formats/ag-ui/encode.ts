@@ -27,6 +27,7 @@ import {
   type JsonObject,
   jsonString,
   jsonText,
+  parseJsonObject,
   rawIfSame,
   refuseKind,
   requireText,
@@ -989,13 +990,7 @@ function addKeptArgs(w: Writer, call: string, text: string): void {
 
 /** A call's arguments as the decoder reads them from their text: a JSON object, else none. */
 function argsOf(text: string): JsonObject | undefined {
-  if (text === '') return undefined;
-  try {
-    const value: unknown = JSON.parse(text);
-    return isJsonObject(value) ? value : undefined;
-  } catch {
-    return undefined;
-  }
+  return text === '' ? undefined : parseJsonObject(text);
 }
 
 // ---- events from another format ----

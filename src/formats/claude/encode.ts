@@ -9,6 +9,7 @@ import {
   encodeJsonText,
   isJsonObject,
   type JsonObject,
+  parseJsonObject,
   requireObject,
   requireText,
   sameJson,
@@ -180,7 +181,7 @@ const PART_OF_LINE: Readonly<Partial<Record<AgentEvent['type'], readonly string[
 function onLine(group: Group, value: string, part: boolean): boolean {
   const json = JSON.stringify(value);
   if (group.raw.includes(part ? json.slice(1, -1) : json)) return true;
-  group.record ??= parseRecord(group.raw);
+  group.record ??= parseJsonObject(group.raw);
   return group.record !== undefined && holds(group.record, value, part);
 }
 
@@ -197,15 +198,6 @@ function lineSession(group: Group): string | null {
   group.sessionAt = at;
   group.session = at < 0 ? null : (readString(r) ?? null);
   return group.session;
-}
-
-function parseRecord(raw: string): JsonObject | undefined {
-  try {
-    const record: unknown = JSON.parse(raw);
-    return isJsonObject(record) ? record : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function holds(value: unknown, text: string, part: boolean): boolean {
@@ -364,7 +356,7 @@ function saysValue(group: Group, name: string, value: unknown, path: readonly st
 
 // The parsed record's value at `path` (the line parsed once, for all its events).
 function valueAt(group: Group, path: readonly string[]): unknown {
-  group.record ??= parseRecord(group.raw);
+  group.record ??= parseJsonObject(group.raw);
   let value: unknown = group.record;
   for (const key of path) value = isJsonObject(value) ? value[key] : undefined;
   return value;
@@ -419,7 +411,7 @@ function structuredOtherwise(event: AgentEvent, group: Group): boolean {
     case 'run.end': {
       if (countOtherwise(group, DURATION_AT, event.durationMs)) return true;
       // A run's usage is read from its `result` line, one per run: parsed.
-      group.record ??= parseRecord(group.raw);
+      group.record ??= parseJsonObject(group.raw);
       return group.record !== undefined && !sameJson(event.usage, resultUsage(group.record));
     }
     case 'usage':
@@ -443,7 +435,7 @@ function structuredOtherwise(event: AgentEvent, group: Group): boolean {
         const end = entriesAt(raw, SYSTEM_HEAD.length, data);
         if (end > SYSTEM_HEAD.length && ENVELOPE_TAIL.test(raw.slice(end))) return false;
       }
-      group.record ??= parseRecord(raw);
+      group.record ??= parseJsonObject(raw);
       const record = group.record;
       if (record === undefined) return false;
       let n = 0;
@@ -464,7 +456,7 @@ function structuredOtherwise(event: AgentEvent, group: Group): boolean {
 // usage, a thinking count, another spelling).
 function usageOtherwise(group: Group, usage: Usage): boolean {
   if (spellsUsage(group.raw, usage)) return false;
-  group.record ??= parseRecord(group.raw);
+  group.record ??= parseJsonObject(group.raw);
   const record = group.record;
   const said = record === undefined ? undefined : usageOf(record);
   return (
@@ -657,7 +649,7 @@ const FROM_LINE: Readonly<Partial<Record<AgentEvent['type'], readonly FromLine[]
 function says(group: Group, path: string): boolean {
   const keys = path.split('.');
   if (!group.raw.includes(`"${keys[keys.length - 1]}":`)) return false;
-  group.record ??= parseRecord(group.raw);
+  group.record ??= parseJsonObject(group.raw);
   let value: unknown = group.record;
   for (const key of keys) value = isJsonObject(value) ? value[key] : undefined;
   return typeof value === 'string' || (typeof value === 'object' && value !== null);
@@ -688,7 +680,7 @@ function lineLane(group: Group): boolean {
 
 // The task a line names (`task_id`; '' when it names none).
 function lineTask(group: Group): string {
-  group.record ??= parseRecord(group.raw);
+  group.record ??= parseJsonObject(group.raw);
   const task = group.record?.task_id;
   return typeof task === 'string' ? task : '';
 }
@@ -758,7 +750,7 @@ function noteUsage(group: Group, usage: Usage, seen: Seen): void {
 function repeatsEdit(raw: string, seen: Seen): JsonObject | undefined {
   for (const [id, edit] of seen.usages) {
     if (!raw.includes(id)) continue;
-    const record = parseRecord(raw);
+    const record = parseJsonObject(raw);
     const said = record === undefined ? undefined : usageOf(record);
     if (said === undefined || JSON.stringify(messageIn(record!).id) !== id || !sameJson(said, edit.said))
       continue;
@@ -1067,7 +1059,7 @@ function groupText(group: Group, edit: Edit, copy: boolean, record: JsonObject |
 // before anything is written for it. `copy`: its `tool_use_result` is left out (`groupText`),
 // before the check: a copy that is not written refuses nothing.
 function groupRecord(group: Group, copy: boolean): JsonObject | undefined {
-  const record = group.patched ?? parseRecord(group.raw);
+  const record = group.patched ?? parseJsonObject(group.raw);
   if (record === undefined) return undefined;
   // No event of the line needs rebuilding, so those whose checked fields changed are the ones to
   // patch (synthetic events say nothing of the line).
@@ -1489,7 +1481,7 @@ export class ClaudeEncoder implements Encoder {
       if (e.type === 'tool.end' && this.redacted.has(e.call)) {
         // An edited result is the one written (`restate`): it is the one that may repeat them.
         if (g.restated?.includes(e) === true) return this.repeats(e.call, e.result, keep);
-        g.record ??= parseRecord(g.raw);
+        g.record ??= parseJsonObject(g.raw);
         return g.record !== undefined && this.repeats(e.call, g.record.tool_use_result, keep);
       }
     return false;

@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonObject } from '../../json';
+import { isJsonObject, type JsonObject, parseJsonObject } from '../../json';
 import type { PlanItem } from '../../model';
 
 // Every byte rule of `codex exec --json` (one `ThreadEvent` per line, compact JSON as serde_json
@@ -445,10 +445,5 @@ export function itemObjectStart(text: string): number {
 export function parseEmbeddedError(message: string): JsonObject | undefined {
   const c = message.charCodeAt(0);
   if (c !== 123 || message.charCodeAt(message.length - 1) !== 125) return undefined;
-  try {
-    const value: unknown = JSON.parse(message);
-    return isJsonObject(value) ? value : undefined;
-  } catch {
-    return undefined;
-  }
+  return parseJsonObject(message);
 }
