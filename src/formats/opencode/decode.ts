@@ -860,7 +860,8 @@ function readToolPart(r: TextReader, head: Head, maxDepth: number): JsonObject |
 // which no string token holds (its quote would be unescaped), so its first match after the
 // opening quote is at or past the token's end, and the slice up to it parses to a string only
 // when it is exactly the token (`JSON.parse` of the whole line reads the same). Any other
-// spelling: `readString`, and the caller's check of `after` then decides.
+// spelling: `readString`, and the caller's check of `after` then decides (another key between the
+// two whose value ends in a quote makes that parse throw, caught; OpenCode writes no such key).
 function readStringBefore(r: TextReader, after: string): string | undefined {
   const end = r.text.indexOf(after, r.at + 1);
   return (end === -1 ? undefined : readStringTo(r, end)) ?? readString(r);
