@@ -857,9 +857,10 @@ function readToolPart(r: TextReader, head: Head, maxDepth: number): JsonObject |
 // A long text (a part's text, a tool's output or error) up to the fixed text the line spells
 // after it, `after`, parsed alone: one native search and one parse, where `readString` first
 // scans for the token's end (its plain run, then every escaped quote). `after` begins with `,"`,
-// which no string token holds (its quote would be unescaped), so its first match after the
-// opening quote is at or past the token's end, and the slice up to it parses to a string only
-// when it is exactly the token (`JSON.parse` of the whole line reads the same). Any other
+// which no string token holds inside it (that quote would be unescaped), so in a canonical line
+// its first match after the opening quote is just past the token; and the slice up to a match
+// parses to a string only when it is exactly one string token (`JSON.parse` of the whole line
+// reads the same value), whatever the line. Any other
 // spelling: `readString`, and the caller's check of `after` then decides (another key between the
 // two whose value ends in a quote makes that parse throw, caught; OpenCode writes no such key).
 function readStringBefore(r: TextReader, after: string): string | undefined {
