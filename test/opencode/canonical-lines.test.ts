@@ -22,6 +22,9 @@ const SESSION = 'ses_03YHwpseyJf9LwcmixiYfSb89i';
 const text = fc.oneof(
   anyText,
   fc.constantFrom('', 'say "hi"', 'a\\b', '§', 'x\u0001y', '","title":"', '"},"time":{"start":1,"end":2}}}}'),
+  // What the long texts' reads search for after them, inside the text, and a text ending in a
+  // backslash (its closing quote then follows an escaped one).
+  fc.constantFrom(',"time":{"start":', ',"title":', 'a\\'),
 );
 const session = mostly(fc.constant(SESSION), fc.constantFrom('S', 'ses_child', 'a"b', '§'));
 const id = mostly(fc.constantFrom('prt_1', 'msg_1'), text);
@@ -160,6 +163,20 @@ describe('OpenCode decoder: the canonical-line reader beside JSON.parse', () => 
     expect(readOpencodeCanonicalLine(lines[2]!, 3)).toBeUndefined();
     expect(readOpencodeCanonicalLine(lines[3]!, 4)).toBeDefined();
     expect(readOpencodeCanonicalLine(lines[3]!, 3)).toBeUndefined();
+    // A long text read up to the fixed text after it: another key between the two is no
+    // canonical line (the reader leaves it to JSON.parse), a text that ends in a backslash is.
+    for (const [from, to] of [
+      ['","time":{"start":1767', '","x":"y","time":{"start":1767'],
+      ['","title":"list"', '","x":"y","title":"list"'],
+      ['","time":{"start":1,', '","x":"y","time":{"start":1,'],
+      ['\\"\\n","time"', '\\\\","time"'],
+      ['b \\"c\\"","title"', 'b\\\\","title"'],
+    ] as const) {
+      const odd = lines.map((l) => l.replace(from, to)).find((l, i) => l !== lines[i])!;
+      const read = readOpencodeCanonicalLine(odd, 64);
+      expect(read === undefined || same(read, JSON.parse(odd))).toBe(true);
+      expect(read === undefined).toBe(odd.includes('"x":"y"'));
+    }
     const deep = lines[3]!.replace('{"command":"ls"', '{"command":{"x":1}');
     expect(readOpencodeCanonicalLine(deep, 4)).toBeUndefined();
     expect(same(readOpencodeCanonicalLine(deep, 5), JSON.parse(deep))).toBe(true);

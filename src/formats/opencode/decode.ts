@@ -23,6 +23,7 @@ import {
   readFixed,
   readJsonValue,
   readString,
+  readStringTo,
   type TextReader,
   textReader,
 } from '../../text-reader';
@@ -781,7 +782,7 @@ function readTime(r: TextReader): JsonObject | undefined {
 
 function readTextPart(r: TextReader, head: Head): JsonObject | undefined {
   const T = OPENCODE_CANONICAL_TEXT;
-  const text = readFixed(r, T.text) ? readString(r) : undefined;
+  const text = readFixed(r, T.text) ? readStringBefore(r, T.time) : undefined;
   const time = text !== undefined && readFixed(r, T.time) ? readTime(r) : undefined;
   return time !== undefined && readFixed(r, '}')
     ? { id: head.id, sessionID: head.session, messageID: head.message, type: 'text', text, time }
@@ -826,7 +827,7 @@ function readToolPart(r: TextReader, head: Head, maxDepth: number): JsonObject |
   if (completed) {
     if (!readFixed(r, T.output)) return undefined;
     const outputAt = r.at;
-    const output = readString(r);
+    const output = readStringBefore(r, T.title);
     const outputEnd = r.at;
     const title = output !== undefined && readFixed(r, T.title) ? readString(r) : undefined;
     if (title === undefined || !readFixed(r, T.metadata)) return undefined;
@@ -835,7 +836,7 @@ function readToolPart(r: TextReader, head: Head, maxDepth: number): JsonObject |
     if (time === undefined) return undefined;
     state = { status: 'completed', input, output, title, metadata, time };
   } else {
-    const error = readFixed(r, T.error) ? (readString(r) ?? readFree(r, maxDepth)) : undefined;
+    const error = readFixed(r, T.error) ? (readStringBefore(r, T.time) ?? readFree(r, maxDepth)) : undefined;
     const time = error !== undefined && readFixed(r, T.time) ? readTime(r) : undefined;
     if (time === undefined) return undefined;
     state = { status: 'error', input, error, time };
@@ -851,6 +852,20 @@ function readToolPart(r: TextReader, head: Head, maxDepth: number): JsonObject |
         state,
       }
     : undefined;
+}
+
+// A long text (a part's text, a tool's output or error) up to the fixed text the line spells
+// after it, `after`, parsed alone: one native search and one parse, where `readString` first
+// scans for the token's end (its plain run, then every escaped quote). `after` begins with `,"`,
+// which no string token holds inside it (that quote would be unescaped), so in a canonical line
+// its first match after the opening quote is just past the token; and the slice up to a match
+// parses to a string only when it is exactly one string token (`JSON.parse` of the whole line
+// reads the same value), whatever the line. Any other
+// spelling: `readString`, and the caller's check of `after` then decides (another key between the
+// two whose value ends in a quote makes that parse throw, caught; OpenCode writes no such key).
+function readStringBefore(r: TextReader, after: string): string | undefined {
+  const end = r.text.indexOf(after, r.at + 1);
+  return (end === -1 ? undefined : readStringTo(r, end)) ?? readString(r);
 }
 
 // A free-form value of a tool's state (its input, its metadata): parsed alone, within what is
