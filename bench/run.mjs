@@ -646,6 +646,19 @@ const OTHER_FORMATS = [
 ];
 
 /**
+ * A writer row's warm-ups: the baseline on the records' first 8,000, the writer on the same share
+ * of the events they are written from. By count alone, a writer that folds many events into one
+ * record (Amp joins text deltas) would warm on a small part of its run while the baseline warms on
+ * all of its own, and the forced GC's background work (sweeping, recompiles) would then fall in the
+ * writer's timed run only, which its CPU time counts (docs/performance.md, "Round thirty-nine").
+ */
+function warmSameShare(list, records, events) {
+  const share = Math.min(1, 8000 / records.length);
+  list[0].warm = () => list[0].run(undefined, records.slice(0, 8000));
+  list[1].warm = () => list[1].run(undefined, events.slice(0, Math.ceil(share * events.length)));
+}
+
+/**
  * The round trip of a format's writer: fed the events its own decoder reads from its records (as
  * `JSON.parse` copies), so every event carries that format's hints and the writer puts its own
  * records back — what a caller that filters or rewrites a stream of that agent pays. Against
@@ -678,8 +691,7 @@ async function roundTripWriter(f, codec, wire, records) {
       },
     },
   ];
-  list[0].warm = () => list[0].run(undefined, records.slice(0, 8000));
-  list[1].warm = () => list[1].run(undefined, events.slice(0, 8000));
+  warmSameShare(list, records, events);
   await scenario({
     id: f.writerId,
     title: `${f.key} writer, round trip: the ${events.length} events its decoder reads from those ${records.length} records put back`,
@@ -1031,8 +1043,7 @@ for (const f of [
       },
     },
   ];
-  list[0].warm = () => list[0].run(undefined, records.slice(0, 8000));
-  list[1].warm = () => list[1].run(undefined, events.slice(0, 8000));
+  warmSameShare(list, records, events);
   await scenario({
     id: f.key,
     title: `${f.key} writer, ${(small.length / MB).toFixed(0)} MB of its records`,
@@ -1093,8 +1104,7 @@ for (const key of ['agui', 'aisdk']) {
       },
     },
   ];
-  list[0].warm = () => list[0].run(undefined, records.slice(0, 8000));
-  list[1].warm = () => list[1].run(undefined, events.slice(0, 8000));
+  warmSameShare(list, records, events);
   await scenario({
     id: key,
     title: `${key} writer, ${(w.buffer.length / MB).toFixed(0)} MB of HEP frames as ${key} records (JSON Lines)`,
@@ -1184,14 +1194,7 @@ for (const key of ['agui', 'aisdk']) {
         },
       },
     ];
-    // Both sides warm up on the same share of the conversion: the records' first 8,000 and the
-    // events they are written from. By count alone, a writer that folds many events into one
-    // record (Amp) would warm on a small part of its run while the baseline warms on all
-    // of its own, and the forced GC's background work (sweeping, recompiles) would then fall in
-    // the writer's timed run only, which its CPU time counts.
-    const share = Math.min(1, 8000 / records.length);
-    list[0].warm = () => list[0].run(undefined, records.slice(0, 8000));
-    list[1].warm = () => list[1].run(undefined, input.slice(0, Math.ceil(share * input.length)));
+    warmSameShare(list, records, input);
     await scenario({
       id: f.writerId ?? 'writers',
       title: `${f.key} writer, the same ${(source.length / MB).toFixed(0)} MB of HEP frames as ${f.key} records (${(Buffer.byteLength(wire) / MB).toFixed(0)} MB)${sourceEvents === undefined ? `; writer fed the ${input.length} events of its record types` : ''}`,
@@ -1256,8 +1259,7 @@ if (
         },
       },
     ];
-    list[0].warm = () => list[0].run(undefined, records.slice(0, 8000));
-    list[1].warm = () => list[1].run(undefined, events.slice(0, 8000));
+    warmSameShare(list, records, events);
     await scenario({
       id: 'codex-writer',
       title: `codex writer, ${(small.length / MB).toFixed(0)} MB of exec --json lines`,
@@ -1536,7 +1538,15 @@ function markdown() {
   lines.push(
     '- Before each timed run: a forced full `gc()`, then a warm-up of that pipeline on ~2 MB, so the timed run starts',
   );
-  lines.push('  with an empty young generation and optimised code (a forced GC can drop optimised code).');
+  lines.push(
+    '  with an empty young generation and optimised code (a forced GC can drop optimised code). A writer warms on the',
+  );
+  lines.push(
+    '  same share of its events as its baseline does of the records (a writer that folds many events into one record',
+  );
+  lines.push(
+    "  would otherwise warm on a small part of its run, and the forced GC's background work fall in its timed run).",
+  );
   lines.push(
     '- Pipelines count what they produce and retain nothing (no result arrays, no collected events).',
   );
