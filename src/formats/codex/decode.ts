@@ -1507,7 +1507,7 @@ function readItem(text: string, id: string, deep: boolean): JsonObject | undefin
   const { output: outputKey, exitCode: exitCodeKey } = CODEX_COMMAND_KEYS;
   const command = readStringBefore(text, outputKey, text.indexOf(outputKey, cursor));
   if (command === undefined) return undefined;
-  const output = readStringBefore(text, exitCodeKey, exitCodeKeyAt(text));
+  const output = readStringBefore(text, exitCodeKey, text.lastIndexOf(exitCodeKey));
   if (output === undefined) return undefined;
   const exitCode = readExitCode(text);
   if (exitCode === undefined || !readLiteral(text, CODEX_COMMAND_KEYS.status)) return undefined;
@@ -1567,24 +1567,6 @@ function readTodoList(text: string, id: string): JsonObject | undefined {
 
 // How far from the end of an agent message line its `phase` key is looked for.
 const PHASE_SEARCH = 64;
-
-// How far from the end of a command line its exit code key is looked for first.
-const EXIT_CODE_SEARCH = 64;
-
-/**
- * Where a command line's exit code key is: looked for near the end first (a forward search over
- * the last characters), then, when not there (a long status word), by `lastIndexOf` over the
- * line, a runtime call that walks back slower than the forward search. Both give the same answer
- * on every line the shortcut reads: the key holds raw quotes, which cannot stand inside the
- * output value (it parses as one string) nor in the exit code and plain status after it, so such
- * a line has it once after the cursor; on any other line either answer sends it to the general
- * path (test/codex/fast-path.test.ts).
- */
-function exitCodeKeyAt(text: string): number {
-  const key = CODEX_COMMAND_KEYS.exitCode;
-  const near = text.indexOf(key, Math.max(cursor, text.length - EXIT_CODE_SEARCH));
-  return near !== -1 ? near : text.lastIndexOf(key);
-}
 
 // The shortcut's reads take a line spelled as Codex writes it left to right from `cursor`: each
 // moves it past what it read, or gives false/undefined (and the line takes the general path). The
