@@ -187,9 +187,20 @@ function readLine(d: Decoder, text: string, line: number, offset: number, out: A
   let value: JsonObject | undefined;
   if (AISDK_DECODER_SHORTCUTS.enabled && d[MAX_DEPTH] > 0) {
     value = readDeltaRecord(text, AISDK_DELTA_HEAD, 'text-delta', 'id', deltaRecord);
-    if (value === undefined && d[MAX_DEPTH] >= CANONICAL_DEPTH) value = readCanonical(text, d[MAX_DEPTH]);
+    if (value !== undefined) {
+      if (wholeIn(d)) {
+        deltaLine(d, value, knownProvenance(d, value, text, line, offset, out), out);
+        return;
+      }
+    } else if (d[MAX_DEPTH] >= CANONICAL_DEPTH) {
+      value = readCanonical(text, d[MAX_DEPTH]);
+      if (value !== undefined && value.type === CARRIED_OUTPUT && wholeIn(d)) {
+        carriedOutputLine(d, value, knownProvenance(d, value, text, line, offset, out), out);
+        return;
+      }
+    }
   }
-  if (value !== undefined) knownLine(d, value, text, line, offset, out);
+  if (value !== undefined) knownLine(d, value, knownProvenance(d, value, text, line, offset, out), out);
   else parsedLine(d, text, line, offset, out);
 }
 
@@ -200,20 +211,62 @@ function readLine(d: Decoder, text: string, line: number, offset: number, out: A
 // fields as strings by construction, and it is never an early one: no lookup, required-field or
 // early check for it (held by test/ui/delta-shortcut.test.ts and test/ui/canonical-lines.test.ts,
 // the shortcuts on and off).
-function knownLine(
+function knownLine(d: Decoder, value: JsonObject, provenance: Provenance, out: AgentEvent[]): void {
+  const { line, offset } = provenance;
+  mapRecord(d, value.type as string, { r: value, line, offset, provenance }, out);
+}
+
+// What a chunk a shortcut read starts with (knownLine, deltaLine, carriedOutputLine): the run's
+// opening held back released, the line's provenance (the raw line and its chunk as hints), and the
+// line kept as the last one read.
+function knownProvenance(
   d: Decoder,
   value: JsonObject,
   text: string,
   line: number,
   offset: number,
   out: AgentEvent[],
-): void {
+): Provenance {
   if (d[HELD] !== undefined) releaseHeld(d, out);
   const hints: AiSdkHints = { raw: text, record: value, framing: d[MODE] };
-  const provenance: Provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
   d[LAST_LINE] = line;
   d[LAST_OFFSET] = offset;
-  mapRecord(d, value.type as string, { r: value, line, offset, provenance }, out);
+  return { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
+}
+
+// The text delta chunk (the most frequent) inside an open step of a named run: what knownLine
+// and mapRecord's `text-delta` case do there (`wholeIn` holds, so the run is open and the event
+// is built whole), without the record's context object and the switch. The other states take
+// knownLine; test/ui/whole-events.test.ts holds the whole events to the general path.
+function deltaLine(d: Decoder, value: JsonObject, provenance: Provenance, out: AgentEvent[]): void {
+  const held = d[STEP_TEXT];
+  const delta = value.delta as string;
+  if (held.length + delta.length < MAX_ROUND_TEXT) d[STEP_TEXT] = held + delta;
+  else d[STEP_TEXT] = appendRoundText(held, delta, d[REPORT], provenance.line, provenance.offset);
+  out.push({
+    type: 'text.delta',
+    text: delta,
+    message: value.id as string,
+    run: d[RUN] as string,
+    round: d[ROUND],
+    provenance,
+  });
+}
+
+// A carried tool output the canonical reader read (its data `{ call, text }`, both strings, by
+// construction) where knownLine and mapRecord build its event whole (`wholeIn`): that event,
+// without the record's context object, the switch and the data's key walk (`plainToolOutput`).
+// test/ui/whole-events.test.ts holds the whole events to the general path.
+function carriedOutputLine(d: Decoder, value: JsonObject, provenance: Provenance, out: AgentEvent[]): void {
+  const data = value.data as { call: string; text: string };
+  out.push({
+    type: 'tool.output',
+    call: data.call,
+    text: data.text,
+    run: d[RUN] as string,
+    round: d[ROUND],
+    provenance,
+  });
 }
 
 // A chunk `JSON.parse` read.
