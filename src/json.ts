@@ -21,8 +21,9 @@ export function isJsonObject(value: unknown): value is JsonObject {
 /**
  * `text` parsed when it is a JSON object, else `undefined` (not JSON, or another JSON value): for
  * text that may or may not hold an object (a kept record, a call's streamed arguments, an error
- * message, a line a sniffer looks at), where "no object" is an answer and not an error. Depth is
- * the caller's to bound: every caller reads text a reader has already bounded or measured.
+ * message, a line a sniffer looks at), where "no object" is an answer and not an error. It bounds
+ * no depth (nor did the copies it replaced): a caller that must refuse a deep value measures it
+ * first, as the record readers below do.
  */
 export function parseJsonObject(text: string): JsonObject | undefined {
   try {
