@@ -860,12 +860,13 @@ function readToolPart(r: TextReader, head: Head, maxDepth: number): JsonObject |
 // which no string token holds inside it (that quote would be unescaped), so in a canonical line
 // its first match after the opening quote is just past the token; and the slice up to a match
 // parses to a string only when it is exactly one string token (`JSON.parse` of the whole line
-// reads the same value), whatever the line. Any other
-// spelling: `readString`, and the caller's check of `after` then decides (another key between the
-// two whose value ends in a quote makes that parse throw, caught; OpenCode writes no such key).
+// reads the same value), whatever the line. So `undefined` here means the value is no string
+// followed at once by `after`: the line is no canonical line (the caller's check of `after` would
+// fail after any other read), and the general path reads it. Another key between the two whose
+// value ends in a quote makes the parse throw, caught; OpenCode writes no such key.
 function readStringBefore(r: TextReader, after: string): string | undefined {
   const end = r.text.indexOf(after, r.at + 1);
-  return (end === -1 ? undefined : readStringTo(r, end)) ?? readString(r);
+  return end === -1 ? undefined : readStringTo(r, end);
 }
 
 // A free-form value of a tool's state (its input, its metadata): parsed alone, within what is
