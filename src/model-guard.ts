@@ -181,11 +181,15 @@ const OWN_FIELDS: Readonly<Record<AgentEventType, ModelFields>> = {
 };
 
 /** Every canonical event type, in the order docs/model.md lists them. */
-export const AGENT_EVENT_TYPES: readonly AgentEventType[] = Object.keys(OWN_FIELDS) as AgentEventType[];
+export const AGENT_EVENT_TYPES: readonly AgentEventType[] = /* @__PURE__ */ Object.keys(
+  OWN_FIELDS,
+) as AgentEventType[];
 
+// Built by calls marked pure: a bundle that takes only the type list from here (the `agentwire`
+// entry) leaves the checks out.
 /** Each event type's whole check, as `AgentEventSchema`'s member for that type checks it. */
-export const EVENT_CHECKS: Readonly<Record<AgentEventType, ModelCheck>> = Object.fromEntries(
-  AGENT_EVENT_TYPES.map((type): [AgentEventType, ModelCheck] => [
+export const EVENT_CHECKS: Readonly<Record<AgentEventType, ModelCheck>> = /* @__PURE__ */ Object.fromEntries(
+  /* @__PURE__ */ AGENT_EVENT_TYPES.map((type): [AgentEventType, ModelCheck] => [
     type,
     { object: { type: { literal: type }, ...ENVELOPE, ...OWN_FIELDS[type] } },
   ]),

@@ -31,14 +31,16 @@ export function plain<T extends object, A extends unknown[]>(
   ) => T;
 }
 
+// The two constructors below are made by calls marked pure: `plain` only sets the `prototype` of
+// the fresh function it is given, so a bundle that imports this module for `UNSET` alone (the
+// Claude decoder) leaves them out.
 /** `{ format, line, offset }`: a line's provenance with nothing kept for the writer. */
-export const LineProvenance: new (format: Format, line: number, offset: number) => Provenance = plain(
-  function (this: Provenance, format: Format, line: number, offset: number) {
+export const LineProvenance: new (format: Format, line: number, offset: number) => Provenance =
+  /* @__PURE__ */ plain(function (this: Provenance, format: Format, line: number, offset: number) {
     this.format = format;
     this.line = line;
     this.offset = offset;
-  },
-);
+  });
 
 /** `{ format, line, offset, hints }`: a line's provenance with what its writer needs. */
 export const HintedProvenance: new (
@@ -46,7 +48,7 @@ export const HintedProvenance: new (
   line: number,
   offset: number,
   hints: Record<string, unknown>,
-) => Provenance = plain(function (
+) => Provenance = /* @__PURE__ */ plain(function (
   this: Provenance,
   format: Format,
   line: number,

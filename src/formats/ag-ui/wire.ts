@@ -53,7 +53,7 @@ export const AGUI_EVENT_TYPES = [
 /** One of {@link AGUI_EVENT_TYPES}. */
 export type AguiEventType = (typeof AGUI_EVENT_TYPES)[number];
 
-const TYPES: ReadonlySet<string> = new Set(AGUI_EVENT_TYPES);
+const TYPES: ReadonlySet<string> = /* @__PURE__ */ new Set(AGUI_EVENT_TYPES);
 
 /** True for an event type AG-UI 1.0 defines. */
 export function isAguiEventType(type: unknown): type is AguiEventType {
@@ -64,7 +64,8 @@ export function isAguiEventType(type: unknown): type is AguiEventType {
  * The event type a parsed `type` names, as the literal of {@link AGUI_EVENT_TYPES} (the decoder's
  * later `switch` and table lookups then match it by identity), or `undefined` for any other value.
  */
-export const aguiEventType: (type: unknown) => AguiEventType | undefined = wordLookup(AGUI_EVENT_TYPES);
+export const aguiEventType: (type: unknown) => AguiEventType | undefined =
+  /* @__PURE__ */ wordLookup(AGUI_EVENT_TYPES);
 
 /**
  * How a text delta record begins as agentwire writes it (and as `@ag-ui/encoder` serialises a

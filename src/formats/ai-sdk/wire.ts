@@ -45,14 +45,14 @@ export const AISDK_CHUNK_TYPES = [
 /** One of {@link AISDK_CHUNK_TYPES}. */
 export type AiSdkChunkType = (typeof AISDK_CHUNK_TYPES)[number];
 
-const TYPES: ReadonlySet<string> = new Set(AISDK_CHUNK_TYPES);
+const TYPES: ReadonlySet<string> = /* @__PURE__ */ new Set(AISDK_CHUNK_TYPES);
 
 /** True for a chunk type of the UI message stream, `data-*` parts included. */
 export function isAiSdkChunkType(type: unknown): type is AiSdkChunkType | `data-${string}` {
   return typeof type === 'string' && (TYPES.has(type) || (type.startsWith('data-') && type.length > 5));
 }
 
-const chunkWord = wordLookup(AISDK_CHUNK_TYPES);
+const chunkWord = /* @__PURE__ */ wordLookup(AISDK_CHUNK_TYPES);
 
 /**
  * The chunk type a parsed `type` names: the literal of {@link AISDK_CHUNK_TYPES} (the decoder's

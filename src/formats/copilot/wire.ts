@@ -97,7 +97,7 @@ export const COPILOT_RECORD_TYPES = [
 /** A record type this codec maps. */
 export type CopilotRecordType = (typeof COPILOT_RECORD_TYPES)[number];
 
-const KNOWN = new Set<string>(COPILOT_RECORD_TYPES);
+const KNOWN = /* @__PURE__ */ new Set<string>(COPILOT_RECORD_TYPES);
 
 /** True for a record type this codec maps onto the model. */
 export function isCopilotRecordType(type: unknown): type is CopilotRecordType {
@@ -305,7 +305,7 @@ export interface CopilotEnvelope {
   extra: JsonObject | undefined;
 }
 
-const ENVELOPE = new Set(COPILOT_ENVELOPE_KEYS);
+const ENVELOPE = /* @__PURE__ */ new Set(COPILOT_ENVELOPE_KEYS);
 
 // A kept record with a valid envelope: a string type, id and timestamp, and an object `data`.
 function isEnvelope(

@@ -196,47 +196,79 @@ export const HEP_GUARDS: Readonly<Record<HepFrameType, (r: JsonObject) => boolea
 };
 
 const { string, int, number, boolean, literal, optional, array, object } = shape;
-const toolResult = object({ id: string, name: string, ok: boolean, text: string });
+// Every call in the shapes is marked pure, so that a bundle that only sniffs the format
+// (`detectFormat`) leaves them out, with the guards and the spec map that name them.
+const toolResult = /* @__PURE__ */ object({ id: string, name: string, ok: boolean, text: string });
 
 /**
  * Each frame's schema as a {@link Shape}, for the report of a frame its guard rejects: zod's
  * report without zod (test/hep/guards.test.ts holds every report equal to its schema's).
  */
 export const HEP_SHAPES: Readonly<Record<HepFrameType, Shape>> = {
-  hep_header: object({ type: literal('hep_header'), hep: string, fah: string, session: string }),
-  agent_start: object({ type: literal('agent_start'), turn_id: int }),
-  message_start: object({ type: literal('message_start'), turn_id: int, role: literal('assistant') }),
-  message_delta: object({ type: literal('message_delta'), turn_id: int, delta: string }),
-  tool_start: object({
-    type: literal('tool_start'),
+  hep_header: /* @__PURE__ */ object({
+    type: /* @__PURE__ */ literal('hep_header'),
+    hep: string,
+    fah: string,
+    session: string,
+  }),
+  agent_start: /* @__PURE__ */ object({ type: /* @__PURE__ */ literal('agent_start'), turn_id: int }),
+  message_start: /* @__PURE__ */ object({
+    type: /* @__PURE__ */ literal('message_start'),
+    turn_id: int,
+    role: /* @__PURE__ */ literal('assistant'),
+  }),
+  message_delta: /* @__PURE__ */ object({
+    type: /* @__PURE__ */ literal('message_delta'),
+    turn_id: int,
+    delta: string,
+  }),
+  tool_start: /* @__PURE__ */ object({
+    type: /* @__PURE__ */ literal('tool_start'),
     turn_id: int,
     id: string,
     name: string,
     args_summary: string,
   }),
-  tool_delta: object({ type: literal('tool_delta'), turn_id: int, id: string, update: string }),
-  tool_liveness: object({
-    type: literal('tool_liveness'),
+  tool_delta: /* @__PURE__ */ object({
+    type: /* @__PURE__ */ literal('tool_delta'),
+    turn_id: int,
+    id: string,
+    update: string,
+  }),
+  tool_liveness: /* @__PURE__ */ object({
+    type: /* @__PURE__ */ literal('tool_liveness'),
     turn_id: int,
     id: string,
     name: string,
     action: string,
     elapsed_ms: int,
-    output_bytes: optional(int),
-    detail: optional(string),
+    output_bytes: /* @__PURE__ */ optional(int),
+    detail: /* @__PURE__ */ optional(string),
   }),
-  turn_done: object({
-    type: literal('turn_done'),
+  turn_done: /* @__PURE__ */ object({
+    type: /* @__PURE__ */ literal('turn_done'),
     turn_id: int,
     message: string,
-    tool_results: array(toolResult),
-    usage: object({ input: int, output: int, cost: number }),
+    tool_results: /* @__PURE__ */ array(toolResult),
+    usage: /* @__PURE__ */ object({ input: int, output: int, cost: number }),
     stop_reason: string,
   }),
-  turn_error: object({ type: literal('turn_error'), turn_id: int, error: string, fatal: boolean }),
-  cancelled: object({ type: literal('cancelled'), turn_id: int }),
-  compaction_start: object({ type: literal('compaction_start'), turn_id: int }),
-  compaction_end: object({ type: literal('compaction_end'), turn_id: int, tokens_freed: int }),
+  turn_error: /* @__PURE__ */ object({
+    type: /* @__PURE__ */ literal('turn_error'),
+    turn_id: int,
+    error: string,
+    fatal: boolean,
+  }),
+  cancelled: /* @__PURE__ */ object({ type: /* @__PURE__ */ literal('cancelled'), turn_id: int }),
+  compaction_start: /* @__PURE__ */ object({
+    type: /* @__PURE__ */ literal('compaction_start'),
+    turn_id: int,
+  }),
+  compaction_end: /* @__PURE__ */ object({
+    type: /* @__PURE__ */ literal('compaction_end'),
+    turn_id: int,
+    tokens_freed: int,
+  }),
 };
 
 /** What the decoder needs of one frame type, found with one lookup per record. */
@@ -251,16 +283,20 @@ export interface HepFrameSpec {
   readonly keys: readonly string[];
 }
 
-const specs = new Map<string, HepFrameSpec>();
-for (const type of Object.keys(HEP_KEY_ORDER) as HepFrameType[]) {
-  specs.set(type, { type, report: HEP_SHAPES[type], guard: HEP_GUARDS[type], keys: HEP_KEY_ORDER[type] });
-}
+// Built by calls marked pure, as the shapes are: a bundle that only sniffs the format
+// (`detectFormat`) leaves the map out, and the guards and shapes it names.
+const specs = /* @__PURE__ */ new Map<string, HepFrameSpec>(
+  /* @__PURE__ */ (Object.keys(HEP_KEY_ORDER) as HepFrameType[]).map((type) => [
+    type,
+    { type, report: HEP_SHAPES[type], guard: HEP_GUARDS[type], keys: HEP_KEY_ORDER[type] },
+  ]),
+);
 const spec = (type: HepFrameType): HepFrameSpec => specs.get(type)!;
-const MESSAGE_DELTA = spec('message_delta');
-const TOOL_DELTA = spec('tool_delta');
-const TOOL_START = spec('tool_start');
-const TURN_DONE = spec('turn_done');
-const MESSAGE_START = spec('message_start');
+const MESSAGE_DELTA = /* @__PURE__ */ spec('message_delta');
+const TOOL_DELTA = /* @__PURE__ */ spec('tool_delta');
+const TOOL_START = /* @__PURE__ */ spec('tool_start');
+const TURN_DONE = /* @__PURE__ */ spec('turn_done');
+const MESSAGE_START = /* @__PURE__ */ spec('message_start');
 
 /**
  * The spec of a known frame type, `undefined` for any other string. A `type` read from JSON is a
@@ -294,7 +330,8 @@ export function validateHepFrameSpec(spec: HepFrameSpec, record: JsonObject): st
 
 /** True when `type` names a HEP v1 frame this library knows. */
 export function isHepFrameType(type: string): type is HepFrameType {
-  return specs.has(type);
+  // The key order's own keys are the spec map's (it is built from them): the sniffer needs no map.
+  return Object.hasOwn(HEP_KEY_ORDER, type);
 }
 
 /**

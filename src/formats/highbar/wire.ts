@@ -49,8 +49,8 @@ export const HIGHBAR_KEY_ORDER: Readonly<Record<HighbarRecordType, readonly stri
 // A `type` read from JSON is a fresh string each record: a Map finds it by hash, where a property
 // lookup on a plain object has to look it up in V8's string table first.
 /** {@link HIGHBAR_KEY_ORDER} by type, for lookups with a type read from the wire. */
-export const HIGHBAR_KEY_ORDER_BY_TYPE: ReadonlyMap<string, readonly string[]> = new Map(
-  Object.entries(HIGHBAR_KEY_ORDER),
+export const HIGHBAR_KEY_ORDER_BY_TYPE: ReadonlyMap<string, readonly string[]> = /* @__PURE__ */ new Map(
+  /* @__PURE__ */ Object.entries(HIGHBAR_KEY_ORDER),
 );
 
 /** The fields of a v0 tool call; every other top-level field is its context. */
@@ -209,31 +209,48 @@ export function passesHighbarGuard(type: HighbarRecordType | 'v0', record: Recor
 }
 
 const { string, int, literal, optional, array, record, object } = shape;
-const anyRecord = optional(record);
+// Every call in the shapes is marked pure, so that a bundle that only sniffs the format
+// (`detectFormat`) leaves them out.
+const anyRecord = /* @__PURE__ */ optional(record);
 
 /**
  * Each record's schema as a {@link Shape}, for the report of a record the guard rejects: zod's
  * report without zod (test/highbar/guard.test.ts holds every report equal to its schema's).
  */
 export const HIGHBAR_SHAPES: Readonly<Record<HighbarRecordType | 'v0', Shape>> = {
-  tool: object({ v: literal(1), type: literal('tool'), fn: string, args: anyRecord, context: anyRecord }),
-  turn: object({
-    v: literal(1),
-    type: literal('turn'),
-    message: optional(string),
-    response: optional(string),
+  tool: /* @__PURE__ */ object({
+    v: /* @__PURE__ */ literal(1),
+    type: /* @__PURE__ */ literal('tool'),
+    fn: string,
+    args: anyRecord,
     context: anyRecord,
   }),
-  hello: object({
-    v: literal(1),
-    type: literal('hello'),
-    sdk: optional(string),
-    pid: optional(int),
-    tools: optional(array(string)),
+  turn: /* @__PURE__ */ object({
+    v: /* @__PURE__ */ literal(1),
+    type: /* @__PURE__ */ literal('turn'),
+    message: /* @__PURE__ */ optional(string),
+    response: /* @__PURE__ */ optional(string),
     context: anyRecord,
   }),
-  tools: object({ v: literal(1), type: literal('tools'), names: array(string), context: anyRecord }),
-  v0: object({ v: optional(literal(0)), fn: string, args: anyRecord }),
+  hello: /* @__PURE__ */ object({
+    v: /* @__PURE__ */ literal(1),
+    type: /* @__PURE__ */ literal('hello'),
+    sdk: /* @__PURE__ */ optional(string),
+    pid: /* @__PURE__ */ optional(int),
+    tools: /* @__PURE__ */ optional(/* @__PURE__ */ array(string)),
+    context: anyRecord,
+  }),
+  tools: /* @__PURE__ */ object({
+    v: /* @__PURE__ */ literal(1),
+    type: /* @__PURE__ */ literal('tools'),
+    names: /* @__PURE__ */ array(string),
+    context: anyRecord,
+  }),
+  v0: /* @__PURE__ */ object({
+    v: /* @__PURE__ */ optional(/* @__PURE__ */ literal(0)),
+    fn: string,
+    args: anyRecord,
+  }),
 };
 
 /**

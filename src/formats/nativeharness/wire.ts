@@ -68,12 +68,12 @@ export const NH_DEFAULTED_FIELDS: Readonly<Partial<Record<string, readonly [fiel
  * {@link NH_EXTENSION_ABSENT} list back out only when it still holds this value (`""` for a field
  * not named here).
  */
-export const NH_ABSENT_DEFAULTS: Readonly<Record<string, string>> = Object.fromEntries(
-  Object.values(NH_DEFAULTED_FIELDS).map((entry) => entry!),
+export const NH_ABSENT_DEFAULTS: Readonly<Record<string, string>> = /* @__PURE__ */ Object.fromEntries(
+  /* @__PURE__ */ Object.values(NH_DEFAULTED_FIELDS).map((entry) => entry!),
 );
 
 /** Envelope-level fields of a canonical event, never written inside the extension. */
-export const NH_EXTENSION_ENVELOPE: ReadonlySet<string> = new Set([
+export const NH_EXTENSION_ENVELOPE: ReadonlySet<string> = /* @__PURE__ */ new Set([
   'type',
   'seq',
   'ts',
@@ -125,18 +125,13 @@ export const NH_PAYLOAD_KEYS: Readonly<Record<NhEventType, readonly string[]>> =
   hop: ['hop', 'text', 'tool_calls', 'stop_reason', 'usage'],
 };
 
-// A `type` read from JSON is a fresh string each record: a Map finds it by hash, where a property
-// lookup on a plain object has to look it up in V8's string table first.
-/** {@link NH_PAYLOAD_KEYS} by type, for lookups with a type read from the wire. */
-export const NH_PAYLOAD_KEYS_BY_TYPE: ReadonlyMap<string, readonly string[]> = new Map(
-  Object.entries(NH_PAYLOAD_KEYS),
-);
-
 /** Key order inside `usage`. */
 export const NH_USAGE_KEYS: readonly string[] = ['input_tokens', 'output_tokens', 'cost_usd'];
 
 /** Every event type, in the order the protocol document lists them. */
-export const NH_EVENT_TYPES: readonly NhEventType[] = Object.keys(NH_PAYLOAD_KEYS) as NhEventType[];
+export const NH_EVENT_TYPES: readonly NhEventType[] = /* @__PURE__ */ Object.keys(
+  NH_PAYLOAD_KEYS,
+) as NhEventType[];
 
 /** Key order of an approval option (`approval_required.options[]`). */
 export const NH_APPROVAL_OPTION_KEYS: readonly string[] = ['option_id', 'label', 'kind'];
@@ -190,7 +185,7 @@ function flat(pieces: readonly string[]): string {
  * The SSE block's text between the `id` line's seq and the envelope's seq, per type of
  * {@link NH_SSE_PLAIN_TYPES}: `\nevent: <type>\ndata: {"seq":`, each one flat string.
  */
-export const NH_SSE_HEADS: readonly string[] = NH_SSE_PLAIN_TYPES.map((t) =>
+export const NH_SSE_HEADS: readonly string[] = /* @__PURE__ */ NH_SSE_PLAIN_TYPES.map((t) =>
   flat(['\nevent: ', t, '\ndata: {"seq":']),
 );
 
@@ -413,89 +408,118 @@ export const NH_PAYLOAD_GUARDS: Readonly<Record<NhEventType, (p: JsonObject) => 
     isValidUsage(p.usage),
 };
 
+// Every call in the shapes is marked pure, so that a bundle that only sniffs the format
+// (`detectFormat`) leaves them out, with the guards and the spec map that name them.
 const { string, nonNegativeInt, number, boolean, record, literal, optional, nullable, array, object } = shape;
 const integer = shape.int;
-const usage = object({ input_tokens: integer, output_tokens: integer, cost_usd: number });
-const runStatusShape = literal('completed', 'failed', 'cancelled');
 
 /**
  * {@link NhEnvelope} as a {@link Shape}, for the report of an envelope its guard rejects: zod's
  * report without zod (test/nativeharness/guards.test.ts holds the two equal).
  */
-export const NH_ENVELOPE_SHAPE: Shape = object({
+export const NH_ENVELOPE_SHAPE: Shape = /* @__PURE__ */ object({
   seq: nonNegativeInt,
   ts: number,
   type: string,
   workspace_id: string,
   session_id: string,
-  turn_id: nullable(string),
+  turn_id: /* @__PURE__ */ nullable(string),
   payload: record,
 });
 
+const usage = /* @__PURE__ */ object({ input_tokens: integer, output_tokens: integer, cost_usd: number });
+const runStatusShape = /* @__PURE__ */ literal('completed', 'failed', 'cancelled');
+
 /** {@link NhPayloads} as shapes, for the report of a payload its guard rejects (same test). */
 export const NH_PAYLOAD_SHAPES: Readonly<Record<NhEventType, Shape>> = {
-  session_created: object({
+  session_created: /* @__PURE__ */ object({
     v: integer,
     actor: string,
     mode: string,
-    title: optional(string),
-    producer: optional(string),
+    title: /* @__PURE__ */ optional(string),
+    producer: /* @__PURE__ */ optional(string),
   }),
-  title: object({ title: string }),
-  turn_started: object({ input: string }),
-  token: object({ hop: integer, text: string }),
-  progress: object({ status: string, detail: optional(string) }),
-  tool_started: object({
+  title: /* @__PURE__ */ object({ title: string }),
+  turn_started: /* @__PURE__ */ object({ input: string }),
+  token: /* @__PURE__ */ object({ hop: integer, text: string }),
+  progress: /* @__PURE__ */ object({ status: string, detail: /* @__PURE__ */ optional(string) }),
+  tool_started: /* @__PURE__ */ object({
     hop: integer,
     call_id: string,
     tool: string,
     args: record,
-    command: optional(string),
-    args_summary: optional(string),
+    command: /* @__PURE__ */ optional(string),
+    args_summary: /* @__PURE__ */ optional(string),
   }),
-  output: object({ call_id: string, stream: literal('stdout', 'stderr'), text: string }),
-  tool_result: object({
+  output: /* @__PURE__ */ object({
+    call_id: string,
+    stream: /* @__PURE__ */ literal('stdout', 'stderr'),
+    text: string,
+  }),
+  tool_result: /* @__PURE__ */ object({
     hop: integer,
     call_id: string,
     tool: string,
-    status: literal('ok', 'error', 'denied', 'cancelled'),
-    exit_code: nullable(integer),
-    files_changed: array(string),
-    output: optional(string),
-    error: optional(string),
+    status: /* @__PURE__ */ literal('ok', 'error', 'denied', 'cancelled'),
+    exit_code: /* @__PURE__ */ nullable(integer),
+    files_changed: /* @__PURE__ */ array(string),
+    output: /* @__PURE__ */ optional(string),
+    error: /* @__PURE__ */ optional(string),
   }),
-  approval_required: object({
+  approval_required: /* @__PURE__ */ object({
     approval_id: string,
-    call_id: optional(string),
+    call_id: /* @__PURE__ */ optional(string),
     tool: string,
     title: string,
-    effects: array(string),
-    options: array(object({ option_id: string, label: string, kind: string })),
+    effects: /* @__PURE__ */ array(string),
+    options: /* @__PURE__ */ array(
+      /* @__PURE__ */ object({ option_id: string, label: string, kind: string }),
+    ),
   }),
-  approval_resolved: object({
+  approval_resolved: /* @__PURE__ */ object({
     approval_id: string,
     decision: string,
     by: string,
-    option_id: optional(string),
+    option_id: /* @__PURE__ */ optional(string),
   }),
-  ask_user: object({
+  ask_user: /* @__PURE__ */ object({
     question_id: string,
-    questions: array(
-      object({
+    questions: /* @__PURE__ */ array(
+      /* @__PURE__ */ object({
         id: string,
         text: string,
-        options: optional(array(object({ option_id: string, label: string }))),
-        multiple: optional(boolean),
+        options: /* @__PURE__ */ optional(
+          /* @__PURE__ */ array(/* @__PURE__ */ object({ option_id: string, label: string })),
+        ),
+        multiple: /* @__PURE__ */ optional(boolean),
       }),
     ),
   }),
-  child_started: object({ child_id: string, name: optional(string), task: string }),
-  child_done: object({ child_id: string, status: runStatusShape, result: optional(string) }),
-  compacted: object({ tokens_freed: integer }),
-  error: object({ message: string, recoverable: boolean, code: optional(string) }),
-  cancelled: object({ by: string }),
-  done: object({ status: runStatusShape, stop_reason: string, usage }),
-  hop: object({ hop: integer, text: string, tool_calls: array(string), stop_reason: string, usage }),
+  child_started: /* @__PURE__ */ object({
+    child_id: string,
+    name: /* @__PURE__ */ optional(string),
+    task: string,
+  }),
+  child_done: /* @__PURE__ */ object({
+    child_id: string,
+    status: runStatusShape,
+    result: /* @__PURE__ */ optional(string),
+  }),
+  compacted: /* @__PURE__ */ object({ tokens_freed: integer }),
+  error: /* @__PURE__ */ object({
+    message: string,
+    recoverable: boolean,
+    code: /* @__PURE__ */ optional(string),
+  }),
+  cancelled: /* @__PURE__ */ object({ by: string }),
+  done: /* @__PURE__ */ object({ status: runStatusShape, stop_reason: string, usage }),
+  hop: /* @__PURE__ */ object({
+    hop: integer,
+    text: string,
+    tool_calls: /* @__PURE__ */ array(string),
+    stop_reason: string,
+    usage,
+  }),
 };
 
 /** What the decoder needs of one event type, found with one lookup per record. */
@@ -515,7 +539,7 @@ export interface NhEventSpec {
   readonly flat: boolean;
 }
 
-const FLAT_TYPES: ReadonlySet<string> = new Set([
+const FLAT_TYPES: ReadonlySet<string> = /* @__PURE__ */ new Set([
   'session_created',
   'title',
   'turn_started',
@@ -531,27 +555,31 @@ const FLAT_TYPES: ReadonlySet<string> = new Set([
   'cancelled',
 ]);
 
-const specs = new Map<string, NhEventSpec>();
-for (const t of NH_EVENT_TYPES) {
-  const type = t;
-  specs.set(type, {
-    type: t,
-    report: NH_PAYLOAD_SHAPES[t],
-    guard: NH_PAYLOAD_GUARDS[t],
-    keys: NH_PAYLOAD_KEYS[t],
-    flat: FLAT_TYPES.has(type),
-  });
-}
+// Built by calls marked pure, as the shapes are: a bundle that only sniffs the format
+// (`detectFormat`) leaves the map out, and the guards and shapes it names.
+const specs = /* @__PURE__ */ new Map<string, NhEventSpec>(
+  /* @__PURE__ */ NH_EVENT_TYPES.map((t) => [
+    t,
+    {
+      type: t,
+      report: NH_PAYLOAD_SHAPES[t],
+      guard: NH_PAYLOAD_GUARDS[t],
+      keys: NH_PAYLOAD_KEYS[t],
+      flat: FLAT_TYPES.has(t),
+    },
+  ]),
+);
 const spec = (type: NhEventType): NhEventSpec => specs.get(type)!;
-const TOKEN = spec('token');
-const OUTPUT = spec('output');
-const HOP = spec('hop');
-const TOOL_STARTED = spec('tool_started');
-const TOOL_RESULT = spec('tool_result');
+const TOKEN = /* @__PURE__ */ spec('token');
+const OUTPUT = /* @__PURE__ */ spec('output');
+const HOP = /* @__PURE__ */ spec('hop');
+const TOOL_STARTED = /* @__PURE__ */ spec('tool_started');
+const TOOL_RESULT = /* @__PURE__ */ spec('tool_result');
 
 /** True when `type` names a nativeharness v1 event type. */
 export function isNhEventType(type: string): type is NhEventType {
-  return specs.has(type);
+  // The payload key lists' own keys are the spec map's (it is built from them): no map needed.
+  return Object.hasOwn(NH_PAYLOAD_KEYS, type);
 }
 
 /**
