@@ -30,8 +30,8 @@ setFlagsFromString('--semi-space-growth-factor=1');
 // The optimising compiler inlines less per function (half V8's default budget of bytecode inlined
 // into one function; small functions are inlined whatever the budget). Its graphs are built in
 // zones that glibc gives from the compile threads' own arenas, which keep their pages resident
-// after the compile, and a smaller graph also makes less optimised code: every command's peak is
-// lower, and the streaming loops' time was not longer (docs/performance.md, "Round forty").
+// after the compile: smaller graphs, smaller zones, and every command's peak is lower, while the
+// streaming loops' time was not longer (docs/performance.md, "Round forty").
 // Unlike the compile threads themselves, which V8 makes when node starts, the budget counts for
 // each compile, so a bin can set it here.
 setFlagsFromString('--max-inlined-bytecode-size-cumulative=460');
