@@ -27,6 +27,14 @@ import type { SessionLog } from './node/index';
 // for long, though every event here dies young: the streaming commands' peak memory would be
 // mostly that. Set before the library loads (hence the dynamic import below), or loading grows it.
 setFlagsFromString('--semi-space-growth-factor=1');
+// The optimising compiler inlines less per function (half V8's default budget of bytecode inlined
+// into one function; small functions are inlined whatever the budget). Its graphs are built in
+// zones that glibc gives from the compile threads' own arenas, which keep their pages resident
+// after the compile: smaller graphs, smaller zones, and every command's peak is lower, while the
+// streaming loops' time was not longer (docs/performance.md, "Round forty").
+// Unlike the compile threads themselves, which V8 makes when node starts, the budget counts for
+// each compile, so a bin can set it here.
+setFlagsFromString('--max-inlined-bytecode-size-cumulative=460');
 // What survives a few scavenges (a chunk's pieces, the decoder's state, a writer's held results)
 // dies in old space, which V8 lets fill until its first full GC (limit set from the live size after
 // start-up): the peak grew with the file (80–91 MiB at 1 GiB), or with what a codec pair promotes.
