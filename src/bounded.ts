@@ -59,7 +59,12 @@ export function setBounded<K, V>(map: Map<K, V>, key: K, value: V, max: number =
  * `setBounded` for a value that holds nothing else alive already (a `sharedString`, an object of
  * such strings), kept as it is given: only the key is made a string of its own.
  */
-export function setBoundedKept<K, V>(map: Map<K, V>, key: K, value: V, max: number = MAX_REMEMBERED_IDS): void {
+export function setBoundedKept<K, V>(
+  map: Map<K, V>,
+  key: K,
+  value: V,
+  max: number = MAX_REMEMBERED_IDS,
+): void {
   if (map.size >= max && !map.has(key)) map.delete(map.keys().next().value as K);
   map.set((typeof key === 'string' && !map.has(key) ? ownString(key) : key) as K, value);
 }
