@@ -65,6 +65,57 @@ export function setBoundedKept<K, V>(
   value: V,
   max: number = MAX_REMEMBERED_IDS,
 ): void {
-  if (map.size >= max && !map.has(key)) map.delete(map.keys().next().value as K);
+  if (map.size >= max && !map.has(key)) forgetOldest(map, max);
   map.set((typeof key === 'string' && !map.has(key) ? ownString(key) : key) as K, value);
+}
+
+/** Per full bounded map: where its oldest key is, and how many keys it has forgotten since the last compaction. */
+interface Oldest {
+  keys: Iterator<unknown>;
+  forgotten: number;
+  // Keys it may forget before it is compacted (`roomAbove`); none: never compacted.
+  room: number;
+}
+
+const oldest = new WeakMap<Map<unknown, unknown>, Oldest>();
+
+/**
+ * Deletes the oldest key of a full map. V8's `Map` is an ordered hash table whose deleted entries
+ * stay as holes until it is rebuilt: a new iterator skips every hole before the first live key,
+ * so one kept across calls finds the oldest without that walk (the keys before it are the ones it
+ * gave, all deleted). The table is rebuilt when an add finds it full of live keys and holes: at
+ * twice the capacity while holes are fewer than half, which a map that stays at `max` keys meets
+ * on its first rebuild (its capacity the power of two at or above `max`), ending at twice the
+ * size its keys need. Compacted before the holes fill the room above `max`, it stays at that
+ * size; the keys keep their order, so which is oldest does not change.
+ */
+function forgetOldest<K, V>(map: Map<K, V>, max: number): void {
+  let o = oldest.get(map);
+  if (o === undefined) {
+    o = { keys: map.keys(), forgotten: 0, room: roomAbove(max) };
+    oldest.set(map, o);
+  }
+  let next = o.keys.next();
+  // Not met while the keys before it are deleted (a full map has a live key after them); a map
+  // changed in some other way is read again from its start.
+  if (next.done === true) {
+    o.keys = map.keys();
+    next = o.keys.next();
+  }
+  map.delete(next.value as K);
+  // A `max` that fills its capacity (a power of two) leaves no room: compacting would not help.
+  if (o.room === 0 || ++o.forgotten < o.room) return;
+  const keys = [...map.keys()];
+  const values = [...map.values()];
+  map.clear();
+  for (let i = 0; i < keys.length; i++) map.set(keys[i] as K, values[i] as V);
+  o.keys = map.keys();
+  o.forgotten = 0;
+}
+
+/** Holes a table of `max` live keys has room for: its capacity (the power of two at or above `max`) less `max`. */
+function roomAbove(max: number): number {
+  let capacity = 4;
+  while (capacity < max) capacity *= 2;
+  return capacity - max;
 }

@@ -27,6 +27,48 @@ describe('setBounded', () => {
     );
   });
 
+  // The oldest key is found by an iterator kept across calls and a full map is compacted now and
+  // then (`forgetOldest`): the same keys, in the same order, whatever else the map's user does.
+  test('keeps the newest `max` keys with deletes and clears between', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.oneof(
+            { weight: 8, arbitrary: fc.integer({ min: 0, max: 60 }).map((k) => ({ op: 'set' as const, k })) },
+            {
+              weight: 1,
+              arbitrary: fc.integer({ min: 0, max: 60 }).map((k) => ({ op: 'delete' as const, k })),
+            },
+            { weight: 1, arbitrary: fc.constant({ op: 'clear' as const, k: 0 }) },
+          ),
+          { maxLength: 400 },
+        ),
+        fc.integer({ min: 1, max: 20 }),
+        (ops, max) => {
+          const map = new Map<number, number>();
+          const order: number[] = [];
+          for (const [i, { op, k }] of ops.entries()) {
+            if (op === 'clear') {
+              map.clear();
+              order.length = 0;
+            } else if (op === 'delete') {
+              map.delete(k);
+              if (order.includes(k)) order.splice(order.indexOf(k), 1);
+            } else {
+              setBounded(map, k, i, max);
+              if (!order.includes(k)) {
+                if (order.length >= max) order.shift();
+                order.push(k);
+              }
+              expect(map.get(k)).toBe(i);
+            }
+            expect([...map.keys()]).toEqual(order);
+          }
+        },
+      ),
+    );
+  });
+
   test('the default bound', () => {
     const map = new Map<string, number>();
     for (let i = 0; i < MAX_REMEMBERED_IDS + 5; i++) setBounded(map, `c${i}`, i);
