@@ -87,7 +87,8 @@ const oldest = new WeakMap<Map<unknown, unknown>, Oldest>();
  * twice the capacity while holes are fewer than half, which a map that stays at `max` keys meets
  * on its first rebuild (its capacity the power of two at or above `max`), ending at twice the
  * size its keys need. Compacted before the holes fill the room above `max`, it stays at that
- * size; the keys keep their order, so which is oldest does not change.
+ * size; the keys keep their order, so which is oldest does not change (the properties of
+ * test/bounded.test.ts hold it to a list of the newest keys, with deletes and clears between).
  */
 function forgetOldest<K, V>(map: Map<K, V>, max: number): void {
   let o = oldest.get(map);

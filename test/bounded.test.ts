@@ -1,6 +1,23 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { MAX_REMEMBERED_IDS, setBounded } from '../src/bounded';
+import { MAX_REMEMBERED_IDS, ownString, setBounded, sharedString } from '../src/bounded';
+
+describe('ownString and sharedString', () => {
+  // `ownString` joins two pieces of a longer string into a new one: the same code units whatever
+  // they are (a pair split between the pieces, a lone surrogate), cut from any place of a text.
+  test('the same string, from anywhere in any text', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 80 }), fc.nat(), fc.nat(), (text, i, j) => {
+        const from = i % (text.length + 1);
+        const s = text.slice(from, from + (j % (text.length - from + 1)));
+        expect(ownString(s)).toBe(s);
+        const shared = new Map<string, string>();
+        expect(sharedString(s, shared)).toBe(s);
+        expect(sharedString(s, shared)).toBe(s);
+      }),
+    );
+  });
+});
 
 describe('setBounded', () => {
   test('keeps the newest `max` keys, the oldest forgotten first', () => {
