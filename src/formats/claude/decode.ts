@@ -1,4 +1,4 @@
-import { setBounded } from '../../bounded';
+import { setBounded, setBoundedKept, sharedString } from '../../bounded';
 import { appendRoundText } from '../../bounds';
 import type { DecodeOptions, RecordSlots } from '../../codec';
 import { type DiagnosticSink, type LineReport, lineReporter } from '../../diagnostics';
@@ -89,10 +89,24 @@ interface StreamBlock {
   streamed: boolean;
 }
 
-interface CallInfo {
-  name: string;
-  lane: string | undefined;
-  question: boolean;
+/**
+ * What a call id is remembered with: its name alone for a call of the main agent (most calls),
+ * the name and lane for a subagent's. A string, not an object per call: the map holds up to
+ * MAX_REMEMBERED ids, and the names are shared (`sharedString`), so an entry adds only its id.
+ */
+type CallInfo = string | { name: string; lane: string };
+
+/** The tool whose call asks the user questions (its result holds their answers). */
+const QUESTION_TOOL = 'AskUserQuestion';
+
+/** A remembered call's name (`CallInfo`). */
+function callName(info: CallInfo): string {
+  return typeof info === 'string' ? info : info.name;
+}
+
+/** A remembered call's lane (`CallInfo`): none for the main agent's. */
+function callLane(info: CallInfo | undefined): string | undefined {
+  return info === undefined || typeof info === 'string' ? undefined : info.lane;
 }
 
 /** The line being decoded: where it is, and where its events start in `out`. */
@@ -160,6 +174,8 @@ type DecoderState = [
   lastOffset: number,
   // The line before this one, to tell a line read twice (`decodeLine`).
   previous: string,
+  // The call names and lanes kept in `calls`, one copy each (`sharedString`).
+  shared: Map<string, string>,
 ];
 
 const SINK = 0;
@@ -178,6 +194,7 @@ const PENDING = 12;
 const LAST_LINE = 13;
 const LAST_OFFSET = 14;
 const PREVIOUS = 15;
+const SHARED = 16;
 
 // ---------------------------------------------------------------------------------------------
 // Whole events (docs/performance.md, "Claude decoder"): the frequent events built in one literal
@@ -1170,6 +1187,7 @@ function newDecoder(options: ClaudeDecodeOptions, sink: DiagnosticSink): Decoder
     0,
     0,
     '',
+    new Map(),
   ];
 }
 
@@ -1871,7 +1889,7 @@ function taskStarted(d: DecoderState, ctx: LineContext): void {
   }
   // A task a subagent started belongs to that subagent's lane.
   if (r.owned_by_subagent === true && call !== undefined) {
-    const lane = d[CALLS].get(call)?.lane;
+    const lane = callLane(d[CALLS].get(call));
     if (lane !== undefined) ctx.lane = lane;
   }
   if (taskId !== undefined) setBounded(d[TASKS], taskId, { child, lane: ctx.lane }, MAX_REMEMBERED);
@@ -2072,8 +2090,15 @@ function holdText(d: DecoderState, ctx: LineContext, m: MessageState, text: stri
 }
 
 function toolUse(d: DecoderState, ctx: LineContext, call: string, name: string, input: unknown): AgentEvent {
-  const question = name === 'AskUserQuestion';
-  setBounded(d[CALLS], call, { name, lane: ctx.lane, question }, MAX_REMEMBERED);
+  const question = name === QUESTION_TOOL;
+  const kept = sharedString(name, d[SHARED]);
+  const lane = ctx.lane;
+  setBoundedKept(
+    d[CALLS],
+    call,
+    lane === undefined ? kept : { name: kept, lane: sharedString(lane, d[SHARED]) },
+    MAX_REMEMBERED,
+  );
   const server = mcpServer(name);
   let e: AgentEvent | undefined;
   if (server === undefined && isJsonObject(input)) e = wholeToolStart(d, ctx, call, name, input);
@@ -2145,12 +2170,13 @@ interface ToolResult {
 function toolResult(d: DecoderState, ctx: LineContext, read: ToolResult): AgentEvent {
   const { call, ok, text, result, denied } = read;
   const info = d[CALLS].get(call);
+  const name = info === undefined ? undefined : callName(info);
   let event: AgentEvent | undefined;
-  if (ok && !denied && info !== undefined && text !== undefined && result !== undefined)
-    event = wholeToolEnd(d, ctx, call, info.name, text, result);
+  if (ok && !denied && name !== undefined && text !== undefined && result !== undefined)
+    event = wholeToolEnd(d, ctx, call, name, text, result);
   if (event === undefined) {
     const e: AgentEventOf<'tool.end'> = { type: 'tool.end', call, ok };
-    if (info !== undefined) e.name = info.name;
+    if (name !== undefined) e.name = name;
     if (text !== undefined) e.text = text;
     // A failed call's `tool_use_result` is its error text ("Error: …"), not a result.
     if (!ok) e.error = typeof result === 'string' ? result : (text ?? '');
@@ -2163,7 +2189,7 @@ function toolResult(d: DecoderState, ctx: LineContext, read: ToolResult): AgentE
     d[APPROVALS].delete(call);
     emit(d, ctx, { type: 'approval.resolve', approval, decision: denied ? 'deny' : 'allow' }, true);
   }
-  if (info?.question === true && isJsonObject(result) && isJsonObject(result.answers)) {
+  if (name === QUESTION_TOOL && isJsonObject(result) && isJsonObject(result.answers)) {
     emit(d, ctx, { type: 'question.answer', question: call, answers: result.answers }, true);
   }
   return event;
@@ -2370,7 +2396,7 @@ function controlRequest(d: DecoderState, ctx: LineContext): void {
   if (call !== undefined) {
     e.call = call;
     setBounded(d[APPROVALS], call, id, MAX_REMEMBERED);
-    const lane = d[CALLS].get(call)?.lane;
+    const lane = callLane(d[CALLS].get(call));
     if (lane !== undefined) ctx.lane = lane;
   }
   const tool = str(req.tool_name);

@@ -1,4 +1,4 @@
-import { ownString, setBounded } from '../../bounded';
+import { ownString, setBounded, setBoundedKept, sharedString } from '../../bounded';
 import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
 import {
@@ -1222,6 +1222,8 @@ export class ClaudeEncoder implements Encoder {
   /** Per lane: a call's usage said before the message it names (`key`) began. */
   private readonly usageAhead = new Map<string, AgentEventOf<'usage'>>();
   private readonly calls = new Map<string, string>();
+  // The names `calls` holds, one copy each (`sharedString`): names repeat, call ids do not.
+  private readonly names = new Map<string, string>();
   // Calls written without a result yet, with their lane: answered before the run's result.
   private readonly unanswered = new Map<string, string | undefined>();
   private readonly args = new Map<string, string>();
@@ -2014,7 +2016,7 @@ export class ClaudeEncoder implements Encoder {
     this.noteArgs(e);
     const m = this.message(e);
     // Names are looked up for the calls a question or a liveness report names: recent ones.
-    setBounded(this.calls, e.call, e.name);
+    setBoundedKept(this.calls, e.call, sharedString(e.name, this.names));
     // The id is held (by the message until it is written, by `unanswered` until the call's result)
     // as a string of its own: one sliced from a chunk's text would hold the chunk (`ownString`).
     const id = ownString(e.call);
