@@ -708,12 +708,13 @@ interface Head {
  * spelled as OpenCode writes it (wire.ts `OPENCODE_CANONICAL_TEXT`), read without `JSON.parse` of
  * the whole line: the fixed text compared in place, each string read alone (sliced when it holds
  * nothing to unescape; a value the line repeats, the session id or a tool's output in its
- * metadata, compared as text with the first), the integers from their digits, the cost and a
- * tool's input and metadata (free-form) parsed alone, the record built in literals (their hidden
- * classes outlive a full GC; docs/performance.md, "OpenCode decoder, round six"). The same keys in
- * the same order with the same values as `JSON.parse(text)`, within `maxDepth`, or `undefined` for
- * any other spelling, which the caller parses: test/opencode/canonical-lines.test.ts holds the two
- * equal.
+ * metadata, compared as text with the first; the session and message ids the lines before said,
+ * `known`, compared in place), the integers from their digits, the cost and a tool's input and
+ * metadata (free-form) parsed alone, the record built in literals (their hidden classes outlive a
+ * full GC; docs/performance.md, "OpenCode decoder, round six"). The same keys in the same order
+ * with the same values as `JSON.parse(text)`, within `maxDepth`, or `undefined` for any other
+ * spelling, which the caller parses: test/opencode/canonical-lines.test.ts holds the two equal,
+ * line by line and over sequences of lines read through one `known`.
  */
 export function readOpencodeCanonicalLine(
   text: string,
