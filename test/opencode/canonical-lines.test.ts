@@ -1,9 +1,23 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { opencode } from '../../src/all';
-import { opencodeCanonicalLines, readOpencodeCanonicalLine } from '../../src/formats/opencode/decode';
-import { decoderProperties, mostly, readerProperty, same, spell, spelling } from '../canonical-lines';
+import {
+  type KnownIds,
+  opencodeCanonicalLines,
+  readOpencodeCanonicalLine,
+} from '../../src/formats/opencode/decode';
+import {
+  decoderProperties,
+  depth,
+  mostly,
+  parsed,
+  readerProperty,
+  same,
+  spell,
+  spelling,
+} from '../canonical-lines';
 import { text as anyText } from '../kept-suite';
+import { FUZZ_RUNS } from '../runs';
 import type { WholeEventsCase } from '../whole-events';
 
 // The OpenCode decoder's canonical-line reader (src/formats/opencode/decode.ts
@@ -26,8 +40,13 @@ const text = fc.oneof(
   // backslash (its closing quote then follows an escaped one).
   fc.constantFrom(',"time":{"start":', ',"title":', 'a\\'),
 );
-const session = mostly(fc.constant(SESSION), fc.constantFrom('S', 'ses_child', 'a"b', '§'));
-const id = mostly(fc.constantFrom('prt_1', 'msg_1'), text);
+// Beside the usual one, ids that begin or end like it (a reader that knows the last id must
+// not take them for it).
+const session = mostly(
+  fc.constant(SESSION),
+  fc.constantFrom('S', 'ses_child', 'a"b', '§', '', `${SESSION}x`, SESSION.slice(0, -1)),
+);
+const id = mostly(fc.constantFrom('prt_1', 'msg_1', 'msg_12', 'msg_', 'msg_1"'), text);
 const int = mostly(
   fc.integer({ min: 1767036059000, max: 1767036069000 }),
   fc.constantFrom(0, 1.5, -3, 1e21, 2 ** 53 + 2),
@@ -145,7 +164,53 @@ const CASE: WholeEventsCase = {
 describe('OpenCode decoder: the canonical-line reader beside JSON.parse', () => {
   readerProperty(readOpencodeCanonicalLine, line);
 
+  // The reader keeps the session and message ids between lines (`KnownIds`): read through one
+  // `known`, every line of a sequence it reads gives the record `JSON.parse` gives.
+  test('reads, when it reads a line of a sequence, the record JSON.parse gives (the ids it knows from the lines before)', () => {
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 1, maxLength: 12 }), depth, (lines, maxDepth) => {
+        const known: KnownIds = [undefined, undefined];
+        for (const text of lines) {
+          const got = readOpencodeCanonicalLine(text, maxDepth, known);
+          if (got !== undefined) expect(same(got, parsed(text))).toBe(true);
+        }
+      }),
+      { numRuns: FUZZ_RUNS * 10 },
+    );
+  });
+
   decoderProperties(CASE, line);
+
+  test('takes an id it knows only where the line spells it whole, and knows no escaped one', () => {
+    const start = (session: string, message: string) =>
+      `{"type":"step_start","timestamp":1,"sessionID":${session},"part":{"id":"prt_1","sessionID":${session},"messageID":${message},"type":"step-start","snapshot":"88Uj"}}`;
+    const known: KnownIds = [undefined, undefined];
+    const first = start(`"${SESSION}"`, '"msg_1"');
+    expect(same(readOpencodeCanonicalLine(first, 64, known), JSON.parse(first))).toBe(true);
+    expect(known).toEqual([SESSION, 'msg_1']);
+    // The known id followed by more characters, the quote after it missing: no JSON, not read.
+    expect(readOpencodeCanonicalLine(start(`"${SESSION}"`, '"msg_1x'), 64, known)).toBeUndefined();
+    // A longer id that begins with the known one: read, and known from then on.
+    const longer = start(`"${SESSION}"`, '"msg_12"');
+    expect(same(readOpencodeCanonicalLine(longer, 64, known), JSON.parse(longer))).toBe(true);
+    expect(known[1]).toBe('msg_12');
+    // An id read with an escape in it is not kept: a line spelling it unescaped is no JSON.
+    const escaped = start(`"${SESSION}"`, '"a\\"b"');
+    expect(same(readOpencodeCanonicalLine(escaped, 64, known), JSON.parse(escaped))).toBe(true);
+    expect(known[1]).not.toBe('a"b');
+    expect(readOpencodeCanonicalLine(start(`"${SESSION}"`, '"a"b"'), 64, known)).toBeUndefined();
+    // The part's session other than the record's, the record's known.
+    const other = first.replace(
+      `"sessionID":"${SESSION}","messageID"`,
+      '"sessionID":"ses_child","messageID"',
+    );
+    expect(readOpencodeCanonicalLine(other, 64, known)).toBeUndefined();
+    // The record types told by their first letters, compared whole: near misses are not read.
+    for (const type of ['step_starts', 'step_finis', 'texts', 'tool_us', 'stop', 'tex']) {
+      const odd = first.replace('"step_start"', `"${type}"`);
+      expect(readOpencodeCanonicalLine(odd, 64, known)).toBeUndefined();
+    }
+  });
 
   test('takes the frequent lines (the properties are not vacuous)', () => {
     const env = `"timestamp":1767036059931,"sessionID":"${SESSION}","part":{"id":"prt_1","sessionID":"${SESSION}","messageID":"msg_1",`;

@@ -81,6 +81,8 @@ interface Decoder {
   lastLine: number;
   lastOffset: number;
   lastTs: number | undefined;
+  /** What the canonical-line reader keeps between lines ({@link KnownIds}). */
+  readonly known: KnownIds;
 }
 
 function newDecoder(
@@ -101,6 +103,7 @@ function newDecoder(
     lastLine: 1,
     lastOffset: 0,
     lastTs: undefined,
+    known: [undefined, undefined],
   };
 }
 
@@ -166,7 +169,7 @@ function readLine(
 ): void {
   // A canonical line's record is within the depth bound (its reader measured what can nest).
   let value: unknown = opencodeCanonicalLines.enabled
-    ? readOpencodeCanonicalLine(text, d.maxDepth)
+    ? readOpencodeCanonicalLine(text, d.maxDepth, d.known)
     : undefined;
   if (value === undefined) {
     value = parseRecordText(text, line, offset, d.maxDepth, FORMAT, d.sink);
@@ -705,17 +708,22 @@ interface Head {
  * spelled as OpenCode writes it (wire.ts `OPENCODE_CANONICAL_TEXT`), read without `JSON.parse` of
  * the whole line: the fixed text compared in place, each string read alone (sliced when it holds
  * nothing to unescape; a value the line repeats, the session id or a tool's output in its
- * metadata, compared as text with the first), the integers from their digits, the cost and a
- * tool's input and metadata (free-form) parsed alone, the record built in literals (their hidden
- * classes outlive a full GC; docs/performance.md, "OpenCode decoder, round six"). The same keys in
- * the same order with the same values as `JSON.parse(text)`, within `maxDepth`, or `undefined` for
- * any other spelling, which the caller parses: test/opencode/canonical-lines.test.ts holds the two
- * equal.
+ * metadata, compared as text with the first; the session and message ids the lines before said,
+ * `known`, compared in place), the integers from their digits, the cost and a tool's input and
+ * metadata (free-form) parsed alone, the record built in literals (their hidden classes outlive a
+ * full GC; docs/performance.md, "OpenCode decoder, round six"). The same keys in the same order
+ * with the same values as `JSON.parse(text)`, within `maxDepth`, or `undefined` for any other
+ * spelling, which the caller parses: test/opencode/canonical-lines.test.ts holds the two equal,
+ * line by line and over sequences of lines read through one `known`.
  */
-export function readOpencodeCanonicalLine(text: string, maxDepth: number): JsonObject | undefined {
+export function readOpencodeCanonicalLine(
+  text: string,
+  maxDepth: number,
+  known: KnownIds = [undefined, undefined],
+): JsonObject | undefined {
   if (maxDepth < CANONICAL_DEPTH || text.charCodeAt(text.length - 1) !== 125) return undefined;
   const r = textReader(text);
-  const head = readHead(r);
+  const head = readHead(r, known);
   if (head === undefined) return undefined;
   const T = OPENCODE_CANONICAL_TEXT;
   let part: JsonObject | undefined;
@@ -747,28 +755,94 @@ export function readOpencodeCanonicalLine(text: string, maxDepth: number): JsonO
     : undefined;
 }
 
+/**
+ * The ids a canonical line repeats from the lines before it, kept by the decoder between lines:
+ * the session (every line's) and the message (every line of a step). Each is one that was read
+ * with nothing escaped in it (its text is itself): a token spelled the same is the same string,
+ * compared in place instead of read and sliced again.
+ */
+export type KnownIds = [session: string | undefined, message: string | undefined];
+
+const KNOWN_SESSION = 0;
+const KNOWN_MESSAGE = 1;
+
+// True (the cursor then past it) when the string token at the cursor is `id` between its quotes,
+// `id` holding nothing a token escapes: its closing quote checked first (a token of another
+// length is told without a search), then one native compare.
+function readId(r: TextReader, id: string): boolean {
+  const text = r.text;
+  const at = r.at;
+  if (
+    text.charCodeAt(at) !== 34 ||
+    text.charCodeAt(at + id.length + 1) !== 34 ||
+    text.indexOf(id, at + 1) !== at + 1
+  )
+    return false;
+  r.at = at + id.length + 2;
+  return true;
+}
+
+// The string token at the cursor: `known[slot]` when the token is that id, else read as any
+// string, and kept in the slot when nothing in it was escaped (its length is its token's less the
+// quotes). The cursor then past its closing quote.
+function readKnown(r: TextReader, known: KnownIds, slot: number): string | undefined {
+  const id = known[slot];
+  if (id !== undefined && readId(r, id)) return id;
+  const at = r.at;
+  const value = readString(r);
+  if (value !== undefined && value.length === r.at - at - 2) known[slot] = value;
+  return value;
+}
+
+// The record types the reader takes, each spelled with what follows it up to the timestamp.
+const T_STEP_START = `step_start${OPENCODE_CANONICAL_TEXT.timestamp}`;
+const T_STEP_FINISH = `step_finish${OPENCODE_CANONICAL_TEXT.timestamp}`;
+const T_TEXT = `text${OPENCODE_CANONICAL_TEXT.timestamp}`;
+const T_TOOL_USE = `tool_use${OPENCODE_CANONICAL_TEXT.timestamp}`;
+
+// The record type of a line the reader takes (`step_start`, `text`, `tool_use`, `step_finish`),
+// told by its first letters and compared whole with the text after it; the cursor then at the
+// timestamp. Undefined for any other type (the reader takes no other record).
+function readType(r: TextReader): string | undefined {
+  const text = r.text;
+  const at = r.at;
+  const c = text.charCodeAt(at);
+  let type: string;
+  let fixed: string;
+  if (c === 115) {
+    const finish = text.charCodeAt(at + 5) === 102;
+    type = finish ? 'step_finish' : 'step_start';
+    fixed = finish ? T_STEP_FINISH : T_STEP_START;
+  } else if (c === 116) {
+    const tool = text.charCodeAt(at + 1) === 111;
+    type = tool ? 'tool_use' : 'text';
+    fixed = tool ? T_TOOL_USE : T_TEXT;
+  } else return undefined;
+  return readFixed(r, fixed) ? type : undefined;
+}
+
 // `{"type":"…","timestamp":N,"sessionID":"…","part":{"id":"…","sessionID":"…","messageID":"…","type":"`.
-function readHead(r: TextReader): Head | undefined {
+function readHead(r: TextReader, known: KnownIds): Head | undefined {
   const T = OPENCODE_CANONICAL_TEXT;
   if (!readFixed(r, T.head)) return undefined;
-  const typeEnd = r.text.indexOf(T.timestamp, r.at);
-  if (typeEnd === -1) return undefined;
-  r.at--;
-  const type = readString(r);
-  if (type === undefined || r.at !== typeEnd + 1) return undefined;
-  r.at = typeEnd + T.timestamp.length;
+  const type = readType(r);
+  if (type === undefined) return undefined;
   const timestamp = readDigits(r);
   if (timestamp === undefined || !readFixed(r, T.session)) return undefined;
   const sessionAt = r.at;
-  const session = readString(r);
+  const session = readKnown(r, known, KNOWN_SESSION);
   if (session === undefined || !readFixed(r, T.part)) return undefined;
   const sessionEnd = r.at - T.part.length;
   const id = readString(r);
   if (id === undefined || !readFixed(r, T.partSession)) return undefined;
-  // The part's session is the record's, spelled again: compared as text.
-  if (readAgain(r, sessionAt, sessionEnd, session) === undefined || !readFixed(r, T.message))
-    return undefined;
-  const message = readString(r);
+  // The part's session is the record's, spelled again: compared as text (in place when it is
+  // the known id, which holds nothing escaped).
+  const again =
+    session === known[KNOWN_SESSION]
+      ? readId(r, session)
+      : readAgain(r, sessionAt, sessionEnd, session) !== undefined;
+  if (!again || !readFixed(r, T.message)) return undefined;
+  const message = readKnown(r, known, KNOWN_MESSAGE);
   if (message === undefined || !readFixed(r, T.partType)) return undefined;
   return { type, timestamp, session, id, message };
 }
