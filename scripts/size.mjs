@@ -7,7 +7,10 @@
 // A format entry is measured twice: whole (every export, its public zod schemas included) and as
 // what an app that imports only its codec bundles (`import { hep } from 'agentwire/hep'`: the
 // codec's export, named as the entry without dashes), each against its own limit
-// (`limits`, `codecLimits`). Exit status 1 when an entry is over a limit.
+// (`limits`, `codecLimits`). Each format entry's two halves of that codec are measured the same
+// way (`import { hepReader } from 'agentwire/hep'`, and `hepWriter`): a bundle that only reads or
+// only writes, against `readerLimits` and `writerLimits`. Exit status 1 when an entry is over a
+// limit.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -106,6 +109,14 @@ for (const entry of entries) {
   if (entry.subpath !== '.' && m.exports.includes(codec)) {
     const c = await measure(entry, codec);
     report(`  { ${codec} } alone`, c, budget.codecLimits[entry.subpath] ?? limit, target);
+    for (const [half, limits] of [
+      ['Reader', budget.readerLimits],
+      ['Writer', budget.writerLimits],
+    ]) {
+      if (!m.exports.includes(codec + half)) continue;
+      const h = await measure(entry, codec + half);
+      report(`  { ${codec}${half} } alone`, h, limits[entry.subpath] ?? limit, target);
+    }
   }
 }
 if (failed > 0) {

@@ -11,8 +11,11 @@ export { boundSummary, boundText, isBounded } from './bounds';
 export type {
   Checker,
   CheckingCodec,
+  CheckingReader,
   ChunkSource,
   Codec,
+  CodecReader,
+  CodecWriter,
   DecodeOptions,
   Decoder,
   EncodeOptions,
