@@ -35,9 +35,9 @@ export interface AguiCodec extends CheckingCodec<AguiDecodeOptions, AguiEncodeOp
 }
 
 /**
- * The reading half of {@link agui}: `parse`, `decode`, `createDecoder`, the decoder streams and
- * the checkers, the same as `agui`'s. Pick it to read AG-UI without writing it (a viewer): a
- * bundle that imports only `aguiReader` holds no byte of the AG-UI writer.
+ * The reading half of {@link agui}: `parse`, `decode`, `createDecoder`, the decoder streams and the
+ * checkers, the same as `agui`'s. Pick it to read AG-UI without writing it (a viewer): a bundle
+ * that imports only `aguiReader` holds no byte of the AG-UI writer.
  */
 export const aguiReader: CheckingReader<AguiDecodeOptions> = /* @__PURE__ */ withCheckers(
   /* @__PURE__ */ createReader<AguiDecodeOptions>({
@@ -49,9 +49,9 @@ export const aguiReader: CheckingReader<AguiDecodeOptions> = /* @__PURE__ */ wit
 );
 
 /**
- * The writing half of {@link agui}: `stringify`, `encode`, `createEncoder` and `encoderStream`,
- * the same as `agui`'s. Pick it to write AG-UI without reading it (an emitter): a bundle that
- * imports only `aguiWriter` holds no byte of the AG-UI decoder or checker.
+ * The writing half of {@link agui}: `stringify`, `encode`, `createEncoder` and `encoderStream`, the
+ * same as `agui`'s. Pick it to write AG-UI without reading it (an emitter): a bundle that imports
+ * only `aguiWriter` holds no byte of the AG-UI decoder or checker.
  */
 export const aguiWriter: CodecWriter<AguiEncodeOptions> = /* @__PURE__ */ createWriter<AguiEncodeOptions>({
   format: 'ag-ui',

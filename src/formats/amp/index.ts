@@ -28,9 +28,9 @@ export interface AmpCodec extends CheckingCodec<AmpDecodeOptions, AmpEncodeOptio
 }
 
 /**
- * The reading half of {@link amp}: `parse`, `decode`, `createDecoder`, the decoder streams and
- * the checkers, the same as `amp`'s. Pick it to read Amp without writing it (a viewer): a
- * bundle that imports only `ampReader` holds no byte of the Amp writer.
+ * The reading half of {@link amp}: `parse`, `decode`, `createDecoder`, the decoder streams and the
+ * checkers, the same as `amp`'s. Pick it to read Amp without writing it (a viewer): a bundle that
+ * imports only `ampReader` holds no byte of the Amp writer.
  */
 export const ampReader: CheckingReader<AmpDecodeOptions> = /* @__PURE__ */ withCheckers(
   /* @__PURE__ */ createLineReader<AmpDecodeOptions>({
@@ -42,9 +42,9 @@ export const ampReader: CheckingReader<AmpDecodeOptions> = /* @__PURE__ */ withC
 );
 
 /**
- * The writing half of {@link amp}: `stringify`, `encode`, `createEncoder` and `encoderStream`,
- * the same as `amp`'s. Pick it to write Amp without reading it (an emitter): a bundle that
- * imports only `ampWriter` holds no byte of the Amp decoder or checker.
+ * The writing half of {@link amp}: `stringify`, `encode`, `createEncoder` and `encoderStream`, the
+ * same as `amp`'s. Pick it to write Amp without reading it (an emitter): a bundle that imports only
+ * `ampWriter` holds no byte of the Amp decoder or checker.
  */
 export const ampWriter: CodecWriter<AmpEncodeOptions> = /* @__PURE__ */ createWriter<AmpEncodeOptions>({
   format: 'amp',

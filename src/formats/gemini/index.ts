@@ -53,8 +53,8 @@ export const geminiReader: CheckingReader<GeminiDecodeOptions> = /* @__PURE__ */
 
 /**
  * The writing half of {@link gemini}: `stringify`, `encode`, `createEncoder` and `encoderStream`,
- * the same as `gemini`'s. Pick it to write Gemini CLI without reading it (an emitter): a bundle that
- * imports only `geminiWriter` holds no byte of the Gemini CLI decoder or checker.
+ * the same as `gemini`'s. Pick it to write Gemini CLI without reading it (an emitter): a bundle
+ * that imports only `geminiWriter` holds no byte of the Gemini CLI decoder or checker.
  */
 export const geminiWriter: CodecWriter<GeminiEncodeOptions> =
   /* @__PURE__ */ createWriter<GeminiEncodeOptions>({

@@ -64,8 +64,8 @@ export const hepWriter: CodecWriter<HepEncodeOptions> = /* @__PURE__ */ createWr
 });
 
 /**
- * HEP v1 — the JSON Lines event stream of the `fa` CLI agent (`fa --output events`): {@link hepReader}
- * and {@link hepWriter} in one object.
+ * HEP v1 — the JSON Lines event stream of the `fa` CLI agent (`fa --output events`):
+ * {@link hepReader} and {@link hepWriter} in one object.
  *
  * @example
  * ```ts

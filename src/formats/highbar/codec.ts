@@ -44,8 +44,8 @@ export interface HighbarCodec
 /**
  * The reading half of {@link highbar}: `parse`, `decode`, `createDecoder`, the decoder streams, the
  * checkers, `declaredTools` and `matchContext`, the same as `highbar`'s. Pick it to read traces
- * without writing them (a viewer, a test harness): a bundle that imports only `highbarReader`
- * holds no byte of the highbar writer.
+ * without writing them (a viewer, a test harness): a bundle that imports only `highbarReader` holds
+ * no byte of the highbar writer.
  */
 export const highbarReader: HighbarReader = /* @__PURE__ */ withCheckers(
   /* @__PURE__ */ joinExtras(

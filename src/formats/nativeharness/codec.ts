@@ -28,9 +28,10 @@ export interface NativeharnessCodec extends CheckingCodec<NhDecodeOptions, NhEnc
 }
 
 /**
- * The reading half of {@link nativeharness}: `parse`, `decode`, `createDecoder`, the decoder streams and
- * the checkers, the same as `nativeharness`'s. Pick it to read nativeharness without writing it (a viewer): a
- * bundle that imports only `nativeharnessReader` holds no byte of the nativeharness writer.
+ * The reading half of {@link nativeharness}: `parse`, `decode`, `createDecoder`, the decoder
+ * streams and the checkers, the same as `nativeharness`'s. Pick it to read nativeharness without
+ * writing it (a viewer): a bundle that imports only `nativeharnessReader` holds no byte of the
+ * nativeharness writer.
  */
 export const nativeharnessReader: CheckingReader<NhDecodeOptions> = /* @__PURE__ */ withCheckers(
   /* @__PURE__ */ createReader<NhDecodeOptions>({
@@ -43,9 +44,10 @@ export const nativeharnessReader: CheckingReader<NhDecodeOptions> = /* @__PURE__
 );
 
 /**
- * The writing half of {@link nativeharness}: `stringify`, `encode`, `createEncoder` and `encoderStream`,
- * the same as `nativeharness`'s. Pick it to write nativeharness without reading it (an emitter): a bundle that
- * imports only `nativeharnessWriter` holds no byte of the nativeharness decoder or checker.
+ * The writing half of {@link nativeharness}: `stringify`, `encode`, `createEncoder` and
+ * `encoderStream`, the same as `nativeharness`'s. Pick it to write nativeharness without reading it
+ * (an emitter): a bundle that imports only `nativeharnessWriter` holds no byte of the nativeharness
+ * decoder or checker.
  */
 export const nativeharnessWriter: CodecWriter<NhEncodeOptions> =
   /* @__PURE__ */ createWriter<NhEncodeOptions>({

@@ -58,8 +58,8 @@ export const opencodeReader: CheckingReader<OpencodeDecodeOptions> = /* @__PURE_
 
 /**
  * The writing half of {@link opencode}: `stringify`, `encode`, `createEncoder` and `encoderStream`,
- * the same as `opencode`'s. Pick it to write OpenCode without reading it (an emitter): a bundle that
- * imports only `opencodeWriter` holds no byte of the OpenCode decoder or checker.
+ * the same as `opencode`'s. Pick it to write OpenCode without reading it (an emitter): a bundle
+ * that imports only `opencodeWriter` holds no byte of the OpenCode decoder or checker.
  */
 export const opencodeWriter: CodecWriter<OpencodeEncodeOptions> =
   /* @__PURE__ */ createWriter<OpencodeEncodeOptions>({
