@@ -14,8 +14,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
-import { packageEntries, root } from './entries.mjs';
+import { bundle, packageEntries, root } from './entries.mjs';
 
 const budget = JSON.parse(readFileSync(join(root, 'scripts/size-budget.json'), 'utf8'));
 const why = process.argv.includes('--why');
@@ -34,28 +33,9 @@ function group(path) {
   return dep !== null ? dep[1] : path;
 }
 
-const PEERS = Object.keys(
-  JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).peerDependencies ?? {},
-);
-
 // `only`: measure a bundle that imports just that export of the entry.
 async function measure(entry, only) {
-  const source = join(root, entry.source);
-  const result = await build({
-    ...(only === undefined
-      ? { entryPoints: [source] }
-      : { stdin: { contents: `export { ${only} } from ${JSON.stringify(source)};`, resolveDir: root } }),
-    bundle: true,
-    minify: true,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    write: false,
-    metafile: true,
-    // Optional peer dependencies (OpenTelemetry, Redis clients) are the user's, not our bytes.
-    external: ['node:*', ...PEERS],
-    logLevel: 'silent',
-  });
+  const result = await bundle(entry.source, only);
   const output = Object.values(result.metafile.outputs)[0];
   const nodeOnly = output.imports.some((i) => i.external && i.path.startsWith('node:'));
   const code = result.outputFiles[0].contents;

@@ -1,27 +1,15 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { build } from 'esbuild';
+import type { Metafile as EsbuildMetafile } from 'esbuild';
 import { describe, expect, test } from 'vitest';
+// @ts-expect-error: a plain .mjs helper shared with scripts/size.mjs (no type declarations)
+import { bundle } from '../scripts/entries.mjs';
+import { FORMATS } from '../src/diagnostics';
 import type { AgentEvent } from '../src/model';
 
 // Every format entry exports its codec's two halves, `<codec>Reader` and `<codec>Writer`, beside
 // the full codec, which is the two joined (src/codec.ts `joinCodec`): a half reads or writes
 // exactly as the full codec does, and a bundle of one half holds no byte of the other's code.
-
-const FORMATS = [
-  'hep',
-  'highbar',
-  'nativeharness',
-  'claude',
-  'codex',
-  'gemini',
-  'opencode',
-  'cursor',
-  'amp',
-  'copilot',
-  'ag-ui',
-  'ai-sdk',
-] as const;
 
 const READER_MEMBERS = [
   'batchDecoderStream',
@@ -93,22 +81,12 @@ describe.each(FORMATS)('%s: reader and writer halves', (format) => {
   });
 });
 
+type Metafile = { metafile: EsbuildMetafile };
+
 // The sources of a bundle that exports only `name` from a format entry, with the bytes each
-// source puts in it (esbuild, minified, as scripts/size.mjs builds).
+// source puts in it (the bundle scripts/size.mjs measures).
 async function bundled(format: string, name: string): Promise<Map<string, number>> {
-  const source = join(process.cwd(), 'src/formats', format, 'index.ts');
-  const result = await build({
-    stdin: { contents: `export { ${name} } from ${JSON.stringify(source)};`, resolveDir: process.cwd() },
-    bundle: true,
-    minify: true,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    write: false,
-    metafile: true,
-    external: ['node:*'],
-    logLevel: 'silent',
-  });
+  const result: Metafile = await bundle(`src/formats/${format}/index.ts`, name);
   const output = Object.values(result.metafile.outputs)[0]!;
   const out = new Map<string, number>();
   for (const [path, info] of Object.entries(output.inputs))
