@@ -7,12 +7,14 @@
 // A format entry is measured twice: whole (every export, its public zod schemas included) and as
 // what an app that imports only its codec bundles (`import { hep } from 'agentwire/hep'`: the
 // codec's export, named as the entry without dashes), each against its own limit
-// (`limits`, `codecLimits`). Exit status 1 when an entry is over a limit.
+// (`limits`, `codecLimits`). Each format entry's two halves of that codec are measured the same
+// way (`import { hepReader } from 'agentwire/hep'`, and `hepWriter`): a bundle that only reads or
+// only writes, against `readerLimits` and `writerLimits`. Exit status 1 when an entry is over a
+// limit.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
-import { packageEntries, root } from './entries.mjs';
+import { bundle, packageEntries, root } from './entries.mjs';
 
 const budget = JSON.parse(readFileSync(join(root, 'scripts/size-budget.json'), 'utf8'));
 const why = process.argv.includes('--why');
@@ -31,28 +33,9 @@ function group(path) {
   return dep !== null ? dep[1] : path;
 }
 
-const PEERS = Object.keys(
-  JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).peerDependencies ?? {},
-);
-
 // `only`: measure a bundle that imports just that export of the entry.
 async function measure(entry, only) {
-  const source = join(root, entry.source);
-  const result = await build({
-    ...(only === undefined
-      ? { entryPoints: [source] }
-      : { stdin: { contents: `export { ${only} } from ${JSON.stringify(source)};`, resolveDir: root } }),
-    bundle: true,
-    minify: true,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    write: false,
-    metafile: true,
-    // Optional peer dependencies (OpenTelemetry, Redis clients) are the user's, not our bytes.
-    external: ['node:*', ...PEERS],
-    logLevel: 'silent',
-  });
+  const result = await bundle(entry.source, only);
   const output = Object.values(result.metafile.outputs)[0];
   const nodeOnly = output.imports.some((i) => i.external && i.path.startsWith('node:'));
   const code = result.outputFiles[0].contents;
@@ -106,6 +89,14 @@ for (const entry of entries) {
   if (entry.subpath !== '.' && m.exports.includes(codec)) {
     const c = await measure(entry, codec);
     report(`  { ${codec} } alone`, c, budget.codecLimits[entry.subpath] ?? limit, target);
+    for (const [half, limits] of [
+      ['Reader', budget.readerLimits],
+      ['Writer', budget.writerLimits],
+    ]) {
+      if (!m.exports.includes(codec + half)) continue;
+      const h = await measure(entry, codec + half);
+      report(`  { ${codec}${half} } alone`, h, limits[entry.subpath] ?? limit, target);
+    }
   }
 }
 if (failed > 0) {

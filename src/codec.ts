@@ -74,7 +74,7 @@ export interface Encoder {
   end(): string;
 }
 
-/** What {@link Codec.parse} returns. */
+/** What {@link CodecReader.parse} returns. */
 export interface ParseResult {
   events: AgentEvent[];
   diagnostics: Diagnostic[];
@@ -89,35 +89,57 @@ export type ChunkSource =
 /** A source of events for the encoders. */
 export type EventSource = Iterable<AgentEvent> | AsyncIterable<AgentEvent>;
 
-/** The public shape every format shares. */
-export interface Codec<D extends DecodeOptions = DecodeOptions, E extends EncodeOptions = EncodeOptions> {
-  /** The format this codec reads and writes. */
+/**
+ * The reading half of a codec: everything that turns a format's text into events, and nothing
+ * that writes it. A format entry's `<codec>Reader` (e.g. `claudeReader`) is one: an app that only
+ * reads (a viewer in a browser) imports it and bundles no byte of the format's writer.
+ */
+export interface CodecReader<D extends DecodeOptions = DecodeOptions> {
+  /** The format this half reads. */
   readonly format: Format;
   /** Decodes a whole input. Never throws except in strict mode. */
   parse(input: string | Uint8Array, options?: D): ParseResult;
-  /** Encodes events into the format's text. */
-  stringify(events: Iterable<AgentEvent>, options?: E): string;
   /** Decodes a stream of chunks into events, as they complete. */
   decode(source: ChunkSource, options?: D): AsyncIterable<AgentEvent>;
-  /** Encodes a stream of events into text, one piece per event that produced any. */
-  encode(events: EventSource, options?: E): AsyncIterable<string>;
   /** A push decoder. */
   createDecoder(options?: D): Decoder;
-  /** A push encoder. */
-  createEncoder(options?: E): Encoder;
   /** A Web `TransformStream` from chunks to events, one event per read. */
   decoderStream(options?: D): TransformStream<Uint8Array | string, AgentEvent>;
   /**
    * A Web `TransformStream` from chunks to arrays of events: the events each input chunk
    * completes, as one array (chunks that complete none yield nothing; the end of the input may
-   * yield one more array). The same events in the same order as {@link Codec.decoderStream},
+   * yield one more array). The same events in the same order as {@link CodecReader.decoderStream},
    * at a fraction of its per-event cost: pick it to move events in bulk (a worker, a socket, a
    * store); pick `decoderStream` when the consumer handles one event at a time anyway.
    */
   batchDecoderStream(options?: D): TransformStream<Uint8Array | string, AgentEvent[]>;
+}
+
+/**
+ * The writing half of a codec: everything that turns events into a format's text, and nothing
+ * that reads it. A format entry's `<codec>Writer` (e.g. `claudeWriter`) is one: an app that only
+ * writes (an agent that emits a format) imports it and bundles no byte of the format's decoder.
+ */
+export interface CodecWriter<E extends EncodeOptions = EncodeOptions> {
+  /** The format this half writes. */
+  readonly format: Format;
+  /** Encodes events into the format's text. */
+  stringify(events: Iterable<AgentEvent>, options?: E): string;
+  /** Encodes a stream of events into text, one piece per event that produced any. */
+  encode(events: EventSource, options?: E): AsyncIterable<string>;
+  /** A push encoder. */
+  createEncoder(options?: E): Encoder;
   /** A Web `TransformStream` from events to text. */
   encoderStream(options?: E): TransformStream<AgentEvent, string>;
 }
+
+/**
+ * The public shape every format shares: its {@link CodecReader} and {@link CodecWriter} halves in
+ * one object ({@link joinCodec}).
+ */
+export interface Codec<D extends DecodeOptions = DecodeOptions, E extends EncodeOptions = EncodeOptions>
+  extends CodecReader<D>,
+    CodecWriter<E> {}
 
 /** Turns lines into events for one format; stateful where the format needs it. */
 export interface RecordDecoder {
@@ -143,31 +165,42 @@ export interface ChunkDecoder {
   end(out: AgentEvent[]): void;
 }
 
-/** What a format supplies to {@link createCodec}. */
-export interface FormatSpec<D extends DecodeOptions, E extends EncodeOptions> {
+/** What a format supplies to {@link createReader}: its decoder and what the reader holds. */
+export interface ReaderSpec<D extends DecodeOptions> {
   format: Format;
   createChunkDecoder(options: D, sink: DiagnosticSink): ChunkDecoder;
-  createEncoder(options: E, sink: DiagnosticSink): Encoder;
   /**
-   * A short stream of the format's common records, which the codec's held decoder reads once
-   * and whose events it keeps for the codec's life ({@link createCodec}): an event's hidden class
-   * (its fields added one by one) is a transition a full GC frees when no event of it is alive.
+   * A short stream of the format's common records, which the reader's held decoder reads once
+   * and whose events it keeps for the reader's life ({@link createReader}): an event's hidden
+   * class (its fields added one by one) is a transition a full GC frees when no event of it is
+   * alive.
    */
   heldInput?: string | undefined;
   /**
-   * `true`: the codec also keeps every line of {@link FormatSpec.heldInput} as `JSON.parse` reads
+   * `true`: the reader also keeps every line of {@link ReaderSpec.heldInput} as `JSON.parse` reads
    * it, for a format whose events keep no part of their records: a parsed object's hidden class
    * is a transition from the realm's root map, which a full GC frees when no value of it is
    * alive, and the per-record code that checked it is thrown away with it. The lines must then be
    * one JSON text each.
    */
   holdsRecords?: boolean | undefined;
+}
+
+/** What a format supplies to {@link createWriter}: its encoder and what the writer holds. */
+export interface WriterSpec<E extends EncodeOptions> {
+  format: Format;
+  createEncoder(options: E, sink: DiagnosticSink): Encoder;
   /**
-   * Values of the format's own that the codec keeps for its life: an object a writer makes once
+   * Values of the format's own that the writer keeps for its life: an object a writer makes once
    * per stream, whose hidden class no held event has (a full GC frees it when none is alive).
    */
   heldValues?: readonly unknown[] | undefined;
 }
+
+/** What a format supplies to {@link createCodec}: both halves' specs. */
+export interface FormatSpec<D extends DecodeOptions, E extends EncodeOptions>
+  extends ReaderSpec<D>,
+    WriterSpec<E> {}
 
 // A line format's chunk decoder state, in slots: the splitter reaches it through the module
 // functions below, the same for every decoder, so the splitter's call site keeps one target
@@ -526,27 +559,24 @@ export function withLineBound<D extends DecodeOptions>(options: D, fallback: num
   return isLineBound(options.maxLineBytes) ? options : { ...options, maxLineBytes: fallback };
 }
 
-/** What {@link createLineCodec} builds a JSON Lines codec from. */
-export interface LineCodecSpec<D extends DecodeOptions, E extends EncodeOptions> {
+/** What {@link createLineReader} builds a JSON Lines reader from. */
+export interface LineReaderSpec<D extends DecodeOptions> {
   format: Format;
   /** The format's line bound when the options set none ({@link withLineBound}). */
   maxLineBytes: number;
   createRecordDecoder(options: D, sink: DiagnosticSink): RecordDecoder;
-  createEncoder(options: E, sink: DiagnosticSink): Encoder;
-  /** {@link FormatSpec.heldInput}. */
+  /** {@link ReaderSpec.heldInput}. */
   heldInput?: string | undefined;
-  /** {@link FormatSpec.holdsRecords}. */
+  /** {@link ReaderSpec.holdsRecords}. */
   holdsRecords?: boolean | undefined;
 }
 
 /**
- * {@link createCodec} of a JSON Lines format: the shared line splitter with the format's own line
+ * {@link createReader} of a JSON Lines format: the shared line splitter with the format's own line
  * bound ({@link withLineBound}) in front of its record decoder, blank lines skipped.
  */
-export function createLineCodec<D extends DecodeOptions, E extends EncodeOptions>(
-  spec: LineCodecSpec<D, E>,
-): Codec<D, E> {
-  return createCodec<D, E>({
+export function createLineReader<D extends DecodeOptions>(spec: LineReaderSpec<D>): CodecReader<D> {
+  return createReader<D>({
     format: spec.format,
     createChunkDecoder: (options, sink) =>
       lineChunkDecoder(
@@ -556,7 +586,6 @@ export function createLineCodec<D extends DecodeOptions, E extends EncodeOptions
         sink,
         spec.createRecordDecoder(options, sink),
       ),
-    createEncoder: spec.createEncoder,
     heldInput: spec.heldInput,
     holdsRecords: spec.holdsRecords,
   });
@@ -579,25 +608,28 @@ function parsedLines(input: string | undefined): unknown[] {
   return out;
 }
 
-/** Assembles the public codec from a format's decoder and encoder factories. */
-export function createCodec<D extends DecodeOptions, E extends EncodeOptions>(
-  spec: FormatSpec<D, E>,
-): Codec<D, E> {
-  // One quiet decoder and encoder, made with the first decoder or encoder and held for the
-  // codec's life: an instance's hidden class (and its parts': a class instance's fields, the
-  // maps and records its constructor makes) is a transition that a full GC frees when no
-  // instance is alive, and the optimised per-line and per-event code that embedded it goes with
-  // it. Streams read or written one after another, a full GC between them, compiled that code
-  // again for each (docs/performance.md, "Round thirty-three"; `npm run bench:deopts`).
+// Each half holds, from its first decoder or encoder on and for its life, one quiet instance of
+// its own side: an instance's hidden class (and its parts': a class instance's fields, the maps
+// and records its constructor makes) is a transition that a full GC frees when no instance is
+// alive, and the optimised per-line and per-event code that embedded it goes with it. Streams
+// read or written one after another, a full GC between them, compiled that code again for each
+// (docs/performance.md, "Round thirty-three"; `npm run bench:deopts`). The reader holds its
+// decoder, the events it read from the format's held input and (`holdsRecords`) those records;
+// the writer holds its encoder and the format's held values: the events a writer is given are
+// its caller's, kept alive by the reader that made them.
+
+/**
+ * Assembles the reading half of a codec ({@link CodecReader}) from a format's chunk decoder: the
+ * half `<codec>Reader` is, and the full codec's reading members ({@link createCodec}).
+ */
+export function createReader<D extends DecodeOptions>(spec: ReaderSpec<D>): CodecReader<D> {
   let held: readonly unknown[] | undefined;
   const holdShapes = (): void => {
     if (held !== undefined) return;
-    held = []; // set first: a format's factory may parse with this codec (Gemini's does)
-    const quiet = createDiagnosticSink(false, undefined);
-    const decoder = spec.createChunkDecoder({} as D, quiet);
-    const encoder = spec.createEncoder({} as E, quiet);
+    held = []; // set first: a format's factory may parse with this codec
+    const decoder = spec.createChunkDecoder({} as D, createDiagnosticSink(false, undefined));
     const records = spec.holdsRecords === true ? parsedLines(spec.heldInput) : [];
-    held = [decoder, encoder, heldEvents(decoder, spec.heldInput), records, spec.heldValues];
+    held = [decoder, heldEvents(decoder, spec.heldInput), records];
   };
   const createDecoder = (options: D = {} as D): Decoder => {
     holdShapes();
@@ -616,11 +648,6 @@ export function createCodec<D extends DecodeOptions, E extends EncodeOptions>(
       },
     };
   };
-  const createEncoder = (options: E = {} as E): Encoder => {
-    holdShapes();
-    return spec.createEncoder(options, createDiagnosticSink(false, options.onDiagnostic));
-  };
-
   return {
     format: spec.format,
     parse(input, options = {} as D) {
@@ -637,26 +664,10 @@ export function createCodec<D extends DecodeOptions, E extends EncodeOptions>(
       for (const e of decoder.end()) events.push(e);
       return { events, diagnostics };
     },
-    stringify(events, options) {
-      const encoder = createEncoder(options);
-      let text = '';
-      for (const event of events) text += encoder.write(event);
-      return text + encoder.end();
-    },
     decode(source, options) {
       return batchedEvents(source, createDecoder(options));
     },
-    async *encode(events, options) {
-      const encoder = createEncoder(options);
-      for await (const event of events as AsyncIterable<AgentEvent>) {
-        const text = encoder.write(event);
-        if (text !== '') yield text;
-      }
-      const rest = encoder.end();
-      if (rest !== '') yield rest;
-    },
     createDecoder,
-    createEncoder,
     decoderStream(options) {
       const decoder = createDecoder(options);
       return new TransformStream<Uint8Array | string, AgentEvent>(
@@ -695,6 +706,42 @@ export function createCodec<D extends DecodeOptions, E extends EncodeOptions>(
         // events queued.
       );
     },
+  };
+}
+
+/**
+ * Assembles the writing half of a codec ({@link CodecWriter}) from a format's encoder factory: the
+ * half `<codec>Writer` is, and the full codec's writing members ({@link createCodec}).
+ */
+export function createWriter<E extends EncodeOptions>(spec: WriterSpec<E>): CodecWriter<E> {
+  let held: readonly unknown[] | undefined;
+  const holdShapes = (): void => {
+    if (held !== undefined) return;
+    held = [];
+    held = [spec.createEncoder({} as E, createDiagnosticSink(false, undefined)), spec.heldValues];
+  };
+  const createEncoder = (options: E = {} as E): Encoder => {
+    holdShapes();
+    return spec.createEncoder(options, createDiagnosticSink(false, options.onDiagnostic));
+  };
+  return {
+    format: spec.format,
+    stringify(events, options) {
+      const encoder = createEncoder(options);
+      let text = '';
+      for (const event of events) text += encoder.write(event);
+      return text + encoder.end();
+    },
+    async *encode(events, options) {
+      const encoder = createEncoder(options);
+      for await (const event of events as AsyncIterable<AgentEvent>) {
+        const text = encoder.write(event);
+        if (text !== '') yield text;
+      }
+      const rest = encoder.end();
+      if (rest !== '') yield rest;
+    },
+    createEncoder,
     encoderStream(options) {
       const encoder = createEncoder(options);
       return new TransformStream<AgentEvent, string>({
@@ -709,6 +756,27 @@ export function createCodec<D extends DecodeOptions, E extends EncodeOptions>(
       });
     },
   };
+}
+
+/**
+ * One object with every member of a reader half and a writer half of the same format: how each
+ * format's full codec is made from its `<codec>Reader` and `<codec>Writer`, so it behaves as they
+ * do. A function (called as pure where a module makes a codec at load) rather than a spread in
+ * place: a bundler keeps a module-level object spread even when nothing uses it, and with it both
+ * halves.
+ */
+export function joinCodec<R extends CodecReader<never>, W extends CodecWriter<never>>(
+  reader: R,
+  writer: W,
+): R & W {
+  return { ...reader, ...writer };
+}
+
+/** Assembles the public codec from a format's decoder and encoder factories: both halves joined. */
+export function createCodec<D extends DecodeOptions, E extends EncodeOptions>(
+  spec: FormatSpec<D, E>,
+): Codec<D, E> {
+  return joinCodec(createReader<D>(spec), createWriter<E>(spec));
 }
 
 /**
@@ -752,28 +820,35 @@ export interface Checker {
   end(): Diagnostic[];
 }
 
-/** What a codec with rules adds to {@link Codec}: checking, whole or streamed. */
-export interface CheckingCodec<
-  D extends DecodeOptions = DecodeOptions,
-  E extends EncodeOptions = EncodeOptions,
-> extends Codec<D, E> {
+/** What a reader with rules adds to {@link CodecReader}: checking, whole or streamed. */
+export interface CheckingReader<D extends DecodeOptions = DecodeOptions> extends CodecReader<D> {
   /**
    * Validates a whole input: every decoder diagnostic plus the format's own rules, sorted by
-   * line. Empty means conforming. The same path as {@link CheckingCodec.createChecker} (one
+   * line. Empty means conforming. The same path as {@link CheckingReader.createChecker} (one
    * push decoder feeding the rules), over the whole input at once.
    */
   check(input: string | Uint8Array, options?: D): Diagnostic[];
   /**
-   * A push checker ({@link Checker}): the same diagnostics as {@link CheckingCodec.check}, as they
+   * A push checker ({@link Checker}): the same diagnostics as {@link CheckingReader.check}, as they
    * are found, in bounded memory (strict mode is off: every diagnostic is seen).
    */
   createChecker(options?: D): Checker;
   /**
    * A Web `TransformStream` from chunks to diagnostics, one diagnostic per read, as they are
-   * found ({@link CheckingCodec.createChecker}).
+   * found ({@link CheckingReader.createChecker}).
    */
   checkerStream(options?: D): TransformStream<Uint8Array | string, Diagnostic>;
 }
+
+/**
+ * What a codec with rules adds to {@link Codec}: checking, whole or streamed (its reading half is
+ * a {@link CheckingReader}).
+ */
+export interface CheckingCodec<
+  D extends DecodeOptions = DecodeOptions,
+  E extends EncodeOptions = EncodeOptions,
+> extends Codec<D, E>,
+    CheckingReader<D> {}
 
 /**
  * A format's rules with the rule every stream shares added: a run its decoder had to end itself
@@ -811,7 +886,7 @@ type CheckSink = (d: Diagnostic) => void;
 // The one path of `check`, `createChecker` and `checkerStream`: the codec's push decoder (strict
 // off) feeding the rules event by event; each diagnostic goes to its source's sink at once.
 function runChecker<D extends DecodeOptions>(
-  codec: Pick<Codec<D>, 'createDecoder' | 'format'>,
+  codec: Pick<CodecReader<D>, 'createDecoder' | 'format'>,
   rules: EventRules,
   options: D,
   decoded: CheckSink,
@@ -859,9 +934,9 @@ const byLine = (a: Diagnostic, b: Diagnostic) =>
  * `createChecker` and `checkerStream` (the same, as found).
  */
 export function createCheckers<D extends DecodeOptions>(
-  codec: Pick<Codec<D>, 'createDecoder' | 'format'>,
+  codec: Pick<CodecReader<D>, 'createDecoder' | 'format'>,
   rules: EventRules,
-): Pick<CheckingCodec<D>, 'check' | 'createChecker' | 'checkerStream'> {
+): Pick<CheckingReader<D>, 'check' | 'createChecker' | 'checkerStream'> {
   const createChecker = (options: D = {} as D): Checker => {
     let out: Diagnostic[] = [];
     const add = (d: Diagnostic) => out.push(d);
@@ -917,4 +992,16 @@ export function createCheckers<D extends DecodeOptions>(
       });
     },
   };
+}
+
+/**
+ * A reader with its checking members ({@link createCheckers}) beside its own: how each format's
+ * `<codec>Reader` is made. A function, called as pure at load, for the reason {@link joinCodec}
+ * is one.
+ */
+export function withCheckers<D extends DecodeOptions, R extends CodecReader<D>>(
+  reader: R,
+  rules: EventRules,
+): R & Pick<CheckingReader<D>, 'check' | 'createChecker' | 'checkerStream'> {
+  return { ...reader, ...createCheckers(reader, rules) };
 }

@@ -5,14 +5,17 @@
 // `agentwire/all` adds every codec, `convert` between any two, `codecFor` and `codecs` (which need
 // every format). Node-only parts are in `agentwire/node` and `agentwire/fixtures`. Every export is
 // named: the README's API list says the same (test/api.test.ts holds the two together); the
-// plumbing the codecs are built from (createCodec, lineChunkDecoder, the record decoders) is not
-// exported.
+// plumbing the codecs are built from (createCodec, createReader, createWriter, lineChunkDecoder,
+// the record decoders) is not exported.
 export { boundSummary, boundText, isBounded } from './bounds';
 export type {
   Checker,
   CheckingCodec,
+  CheckingReader,
   ChunkSource,
   Codec,
+  CodecReader,
+  CodecWriter,
   DecodeOptions,
   Decoder,
   EncodeOptions,

@@ -156,7 +156,7 @@ export function jsonStreamChunkDecoder(
  * of JSON Lines, and the current `push`'s output array. The SSE reader and the splitter call
  * {@link eventRecord} and codec.ts's {@link recordOrBlank} with it: the same functions for every
  * stream, so the framing's optimised code may inline them and embed the record decoder's hidden
- * classes, which `createCodec`'s quiet decoder keeps alive. A function made per stream (round
+ * classes, which `createReader`'s quiet decoder keeps alive. A function made per stream (round
  * fourteen's `bind`) was the call target that code embedded, and it died with its stream
  * (docs/performance.md, "Round thirty-four").
  */

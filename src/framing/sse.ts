@@ -163,7 +163,7 @@ export function sseBlockOffset(s: SseState): number {
  * (the same for every stream), not one made per stream. A function made per stream (a closure, a
  * `bind`) is what the reader's optimised code would embed as its call target; it dies at the full
  * GC after its stream and takes that code with it, stream after stream. A stable function is
- * inlined with the caller's objects' hidden classes, which the codec keeps alive (`createCodec`
+ * inlined with the caller's objects' hidden classes, which the codec keeps alive (`createReader`
  * holds a quiet decoder: docs/performance.md, rounds thirty-three and thirty-four).
  */
 export function newSseState<T>(

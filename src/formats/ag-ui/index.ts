@@ -1,4 +1,13 @@
-import { type CheckingCodec, createCheckers, createCodec, withIncompleteRuns } from '../../codec';
+import {
+  type CheckingCodec,
+  type CheckingReader,
+  type CodecWriter,
+  createReader,
+  createWriter,
+  joinCodec,
+  withCheckers,
+  withIncompleteRuns,
+} from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
 import { jsonStreamChunkDecoder } from '../../framing/json-stream';
 import { aguiRules } from './check';
@@ -25,10 +34,27 @@ export interface AguiCodec extends CheckingCodec<AguiDecodeOptions, AguiEncodeOp
   check(input: string | Uint8Array, options?: AguiDecodeOptions): Diagnostic[];
 }
 
-const codec = createCodec<AguiDecodeOptions, AguiEncodeOptions>({
+/**
+ * The reading half of {@link agui}: `parse`, `decode`, `createDecoder`, the decoder streams and the
+ * checkers, the same as `agui`'s. Pick it to read AG-UI without writing it (a viewer): a bundle
+ * that imports only `aguiReader` holds no byte of the AG-UI writer.
+ */
+export const aguiReader: CheckingReader<AguiDecodeOptions> = /* @__PURE__ */ withCheckers(
+  /* @__PURE__ */ createReader<AguiDecodeOptions>({
+    format: 'ag-ui',
+    createChunkDecoder: (options, sink) =>
+      jsonStreamChunkDecoder('ag-ui', options, sink, createAguiRecordDecoder(options, sink)),
+  }),
+  /* @__PURE__ */ withIncompleteRuns(aguiRules, 'ag-ui', 'RUN_FINISHED or RUN_ERROR'),
+);
+
+/**
+ * The writing half of {@link agui}: `stringify`, `encode`, `createEncoder` and `encoderStream`, the
+ * same as `agui`'s. Pick it to write AG-UI without reading it (an emitter): a bundle that imports
+ * only `aguiWriter` holds no byte of the AG-UI decoder or checker.
+ */
+export const aguiWriter: CodecWriter<AguiEncodeOptions> = /* @__PURE__ */ createWriter<AguiEncodeOptions>({
   format: 'ag-ui',
-  createChunkDecoder: (options, sink) =>
-    jsonStreamChunkDecoder('ag-ui', options, sink, createAguiRecordDecoder(options, sink)),
   createEncoder: (options, sink) => createAguiEncoder(options, sink),
   heldValues: [HELD_RUN_META],
 });
@@ -47,7 +73,4 @@ const codec = createCodec<AguiDecodeOptions, AguiEncodeOptions>({
  * agui.stringify(events, { framing: 'jsonl' }); // one event per line
  * ```
  */
-export const agui: AguiCodec = {
-  ...codec,
-  ...createCheckers(codec, withIncompleteRuns(aguiRules, 'ag-ui', 'RUN_FINISHED or RUN_ERROR')),
-};
+export const agui: AguiCodec = /* @__PURE__ */ joinCodec(aguiReader, aguiWriter);

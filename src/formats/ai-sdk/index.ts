@@ -1,8 +1,12 @@
 import {
   type CheckingCodec,
-  createCheckers,
-  createCodec,
+  type CheckingReader,
+  type CodecWriter,
+  createReader,
+  createWriter,
   type EventSource,
+  joinCodec,
+  withCheckers,
   withIncompleteRuns,
 } from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
@@ -25,13 +29,8 @@ export {
   isAiSdkChunkType,
 } from './wire';
 
-/** The AI SDK UI message stream codec plus its stream checker and a `Response` helper. */
-export interface AiSdkCodec extends CheckingCodec<AiSdkDecodeOptions, AiSdkEncodeOptions> {
-  /**
-   * Validates a whole UI message stream: every decoder diagnostic plus what the `ai` package's
-   * reader requires ({@link checkAiSdkEvents}). Empty means conforming.
-   */
-  check(input: string | Uint8Array, options?: AiSdkDecodeOptions): Diagnostic[];
+/** The AI SDK UI message stream writer ({@link aisdkWriter}): with a `Response` helper. */
+export interface AiSdkWriter extends CodecWriter<AiSdkEncodeOptions> {
   /**
    * A `Response` streaming `events` as a UI message stream (SSE, `x-vercel-ai-ui-message-stream:
    * v1`): what a route handler returns to `useChat`. Any format's events; browser-safe.
@@ -39,10 +38,31 @@ export interface AiSdkCodec extends CheckingCodec<AiSdkDecodeOptions, AiSdkEncod
   toResponse(events: EventSource, init?: ResponseInit & { encode?: AiSdkEncodeOptions }): Response;
 }
 
-const codec = createCodec<AiSdkDecodeOptions, AiSdkEncodeOptions>({
+/** The AI SDK UI message stream codec plus its stream checker and a `Response` helper. */
+export interface AiSdkCodec extends CheckingCodec<AiSdkDecodeOptions, AiSdkEncodeOptions>, AiSdkWriter {
+  /**
+   * Validates a whole UI message stream: every decoder diagnostic plus what the `ai` package's
+   * reader requires ({@link checkAiSdkEvents}). Empty means conforming.
+   */
+  check(input: string | Uint8Array, options?: AiSdkDecodeOptions): Diagnostic[];
+}
+
+/**
+ * The reading half of {@link aisdk}: `parse`, `decode`, `createDecoder`, the decoder streams and
+ * the checkers, the same as `aisdk`'s. Pick it to read UI message streams without writing them (a
+ * client): a bundle that imports only `aisdkReader` holds no byte of the AI SDK writer.
+ */
+export const aisdkReader: CheckingReader<AiSdkDecodeOptions> = /* @__PURE__ */ withCheckers(
+  /* @__PURE__ */ createReader<AiSdkDecodeOptions>({
+    format: 'ai-sdk',
+    createChunkDecoder: (options, sink) =>
+      jsonStreamChunkDecoder('ai-sdk', options, sink, createAiSdkRecordDecoder(options, sink)),
+  }),
+  /* @__PURE__ */ withIncompleteRuns(aiSdkRules, 'ai-sdk', 'its finish (or error, abort) chunk'),
+);
+
+const writer = /* @__PURE__ */ createWriter<AiSdkEncodeOptions>({
   format: 'ai-sdk',
-  createChunkDecoder: (options, sink) =>
-    jsonStreamChunkDecoder('ai-sdk', options, sink, createAiSdkRecordDecoder(options, sink)),
   createEncoder: (options, sink) => createAiSdkEncoder(options, sink),
 });
 
@@ -51,7 +71,7 @@ function toResponse(
   init: ResponseInit & { encode?: AiSdkEncodeOptions } = {},
 ): Response {
   const { encode, headers, ...rest } = init;
-  const pieces = codec.encode(events, { ...encode, framing: 'sse' })[Symbol.asyncIterator]();
+  const pieces = writer.encode(events, { ...encode, framing: 'sse' })[Symbol.asyncIterator]();
   const bytes = new TextEncoder();
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -69,6 +89,19 @@ function toResponse(
 }
 
 /**
+ * The writing half of {@link aisdk}: `stringify`, `encode`, `createEncoder`, `encoderStream` and
+ * `toResponse`, the same as `aisdk`'s. Pick it to write UI message streams without reading them (a
+ * route handler for `useChat`): a bundle that imports only `aisdkWriter` holds no byte of the AI
+ * SDK decoder or checker.
+ */
+export const aisdkWriter: AiSdkWriter = /* @__PURE__ */ withResponse(writer);
+
+// The writer with `toResponse` (a function, called as pure, for the reason joinCodec is one).
+function withResponse(w: CodecWriter<AiSdkEncodeOptions>): AiSdkWriter {
+  return { ...w, toResponse };
+}
+
+/**
  * The Vercel AI SDK UI message stream (`ai` v5+ `UIMessageChunk`s, what `useChat` reads), as
  * server-sent events closed by `data: [DONE]` or as JSON Lines: read into canonical events, and
  * written from any format's events as a stream the `ai` package's own reader builds messages from.
@@ -80,8 +113,4 @@ function toResponse(
  * aisdk.parse(sseText).events; // canonical events
  * ```
  */
-export const aisdk: AiSdkCodec = {
-  ...codec,
-  ...createCheckers(codec, withIncompleteRuns(aiSdkRules, 'ai-sdk', 'its finish (or error, abort) chunk')),
-  toResponse,
-};
+export const aisdk: AiSdkCodec = /* @__PURE__ */ joinCodec(aisdkReader, aisdkWriter);

@@ -1,4 +1,12 @@
-import { type CheckingCodec, createCheckers, createLineCodec } from '../../codec';
+import {
+  type CheckingCodec,
+  type CheckingReader,
+  type CodecWriter,
+  createLineReader,
+  createWriter,
+  joinCodec,
+  withCheckers,
+} from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
 import { ampRules } from './check';
 import { type AmpDecodeOptions, createAmpRecordDecoder } from './decode';
@@ -19,10 +27,27 @@ export interface AmpCodec extends CheckingCodec<AmpDecodeOptions, AmpEncodeOptio
   check(input: string | Uint8Array, options?: AmpDecodeOptions): Diagnostic[];
 }
 
-const codec = createLineCodec<AmpDecodeOptions, AmpEncodeOptions>({
+/**
+ * The reading half of {@link amp}: `parse`, `decode`, `createDecoder`, the decoder streams and the
+ * checkers, the same as `amp`'s. Pick it to read Amp without writing it (a viewer): a bundle that
+ * imports only `ampReader` holds no byte of the Amp writer.
+ */
+export const ampReader: CheckingReader<AmpDecodeOptions> = /* @__PURE__ */ withCheckers(
+  /* @__PURE__ */ createLineReader<AmpDecodeOptions>({
+    format: 'amp',
+    maxLineBytes: AMP_MAX_LINE_BYTES,
+    createRecordDecoder: createAmpRecordDecoder,
+  }),
+  ampRules,
+);
+
+/**
+ * The writing half of {@link amp}: `stringify`, `encode`, `createEncoder` and `encoderStream`, the
+ * same as `amp`'s. Pick it to write Amp without reading it (an emitter): a bundle that imports only
+ * `ampWriter` holds no byte of the Amp decoder or checker.
+ */
+export const ampWriter: CodecWriter<AmpEncodeOptions> = /* @__PURE__ */ createWriter<AmpEncodeOptions>({
   format: 'amp',
-  maxLineBytes: AMP_MAX_LINE_BYTES,
-  createRecordDecoder: createAmpRecordDecoder,
   createEncoder: (options, sink) => createAmpEncoder(options, sink),
 });
 
@@ -38,7 +63,4 @@ const codec = createLineCodec<AmpDecodeOptions, AmpEncodeOptions>({
  * amp.stringify(events); // === text
  * ```
  */
-export const amp: AmpCodec = {
-  ...codec,
-  ...createCheckers(codec, ampRules),
-};
+export const amp: AmpCodec = /* @__PURE__ */ joinCodec(ampReader, ampWriter);

@@ -1,8 +1,12 @@
 import {
   type CheckingCodec,
-  createCheckers,
-  createCodec,
+  type CheckingReader,
+  type CodecWriter,
+  createReader,
+  createWriter,
+  joinCodec,
   slotsChunkDecoder,
+  withCheckers,
   withIncompleteRuns,
   withLineBound,
 } from '../../codec';
@@ -28,17 +32,35 @@ export interface ClaudeCodec extends CheckingCodec<ClaudeDecodeOptions, ClaudeEn
 
 // The record decoder as slots (as highbar's): the splitter calls the same module function for
 // every stream (src/codec.ts, `RecordSlots`).
-const codec = createCodec<ClaudeDecodeOptions, ClaudeEncodeOptions>({
-  format: CLAUDE_FORMAT,
-  createChunkDecoder: (options, sink) =>
-    slotsChunkDecoder(
-      CLAUDE_FORMAT,
-      withLineBound(options, CLAUDE_MAX_LINE_BYTES),
-      sink,
-      claudeRecordSlots(options, sink),
-    ),
-  createEncoder: (options, sink) => new ClaudeEncoder(options, sink),
-});
+/**
+ * The reading half of {@link claude}: `parse`, `decode`, `createDecoder`, the decoder streams and
+ * the checkers, the same as `claude`'s. Pick it to read Claude without writing it (a viewer): a
+ * bundle that imports only `claudeReader` holds no byte of the Claude writer.
+ */
+export const claudeReader: CheckingReader<ClaudeDecodeOptions> = /* @__PURE__ */ withCheckers(
+  /* @__PURE__ */ createReader<ClaudeDecodeOptions>({
+    format: CLAUDE_FORMAT,
+    createChunkDecoder: (options, sink) =>
+      slotsChunkDecoder(
+        CLAUDE_FORMAT,
+        withLineBound(options, CLAUDE_MAX_LINE_BYTES),
+        sink,
+        claudeRecordSlots(options, sink),
+      ),
+  }),
+  /* @__PURE__ */ withIncompleteRuns(claudeRules, 'claude', 'its result record'),
+);
+
+/**
+ * The writing half of {@link claude}: `stringify`, `encode`, `createEncoder` and `encoderStream`,
+ * the same as `claude`'s. Pick it to write Claude without reading it (an emitter): a bundle that
+ * imports only `claudeWriter` holds no byte of the Claude decoder or checker.
+ */
+export const claudeWriter: CodecWriter<ClaudeEncodeOptions> =
+  /* @__PURE__ */ createWriter<ClaudeEncodeOptions>({
+    format: CLAUDE_FORMAT,
+    createEncoder: (options, sink) => new ClaudeEncoder(options, sink),
+  });
 
 /**
  * Claude Code `claude -p --output-format stream-json --verbose` — the Claude Agent SDK's
@@ -51,7 +73,4 @@ const codec = createCodec<ClaudeDecodeOptions, ClaudeEncodeOptions>({
  * claude.stringify(claude.parse(text).events); // === text
  * ```
  */
-export const claude: ClaudeCodec = {
-  ...codec,
-  ...createCheckers(codec, withIncompleteRuns(claudeRules, 'claude', 'its result record')),
-};
+export const claude: ClaudeCodec = /* @__PURE__ */ joinCodec(claudeReader, claudeWriter);

@@ -1,4 +1,12 @@
-import { type CheckingCodec, createCheckers, createLineCodec } from '../../codec';
+import {
+  type CheckingCodec,
+  type CheckingReader,
+  type CodecWriter,
+  createLineReader,
+  createWriter,
+  joinCodec,
+  withCheckers,
+} from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
 import { codexRules } from './check';
 import { type CodexDecodeOptions, createCodexRecordDecoder } from './decode';
@@ -29,10 +37,27 @@ export interface CodexCodec extends CheckingCodec<CodexDecodeOptions, CodexEncod
   check(input: string | Uint8Array, options?: CodexDecodeOptions): Diagnostic[];
 }
 
-const codec = createLineCodec<CodexDecodeOptions, CodexEncodeOptions>({
+/**
+ * The reading half of {@link codex}: `parse`, `decode`, `createDecoder`, the decoder streams and
+ * the checkers, the same as `codex`'s. Pick it to read Codex without writing it (a viewer): a
+ * bundle that imports only `codexReader` holds no byte of the Codex writer.
+ */
+export const codexReader: CheckingReader<CodexDecodeOptions> = /* @__PURE__ */ withCheckers(
+  /* @__PURE__ */ createLineReader<CodexDecodeOptions>({
+    format: 'codex',
+    maxLineBytes: CODEX_MAX_LINE_BYTES,
+    createRecordDecoder: createCodexRecordDecoder,
+  }),
+  codexRules,
+);
+
+/**
+ * The writing half of {@link codex}: `stringify`, `encode`, `createEncoder` and `encoderStream`,
+ * the same as `codex`'s. Pick it to write Codex without reading it (an emitter): a bundle that
+ * imports only `codexWriter` holds no byte of the Codex decoder or checker.
+ */
+export const codexWriter: CodecWriter<CodexEncodeOptions> = /* @__PURE__ */ createWriter<CodexEncodeOptions>({
   format: 'codex',
-  maxLineBytes: CODEX_MAX_LINE_BYTES,
-  createRecordDecoder: createCodexRecordDecoder,
   createEncoder: (options, sink) => createCodexEncoder(options, sink),
 });
 
@@ -48,7 +73,4 @@ const codec = createLineCodec<CodexDecodeOptions, CodexEncodeOptions>({
  * const bytes = codex.stringify(events); // === text for what codex exec writes
  * ```
  */
-export const codex: CodexCodec = {
-  ...codec,
-  ...createCheckers(codec, codexRules),
-};
+export const codex: CodexCodec = /* @__PURE__ */ joinCodec(codexReader, codexWriter);

@@ -1,4 +1,12 @@
-import { type CheckingCodec, createCheckers, createLineCodec } from '../../codec';
+import {
+  type CheckingCodec,
+  type CheckingReader,
+  type CodecWriter,
+  createLineReader,
+  createWriter,
+  joinCodec,
+  withCheckers,
+} from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
 import { copilotRules } from './check';
 import { type CopilotDecodeOptions, createCopilotRecordDecoder } from './decode';
@@ -25,12 +33,30 @@ export interface CopilotCodec extends CheckingCodec<CopilotDecodeOptions, Copilo
   check(input: string | Uint8Array, options?: CopilotDecodeOptions): Diagnostic[];
 }
 
-const codec = createLineCodec<CopilotDecodeOptions, CopilotEncodeOptions>({
-  format: 'copilot',
-  maxLineBytes: COPILOT_MAX_LINE_BYTES,
-  createRecordDecoder: createCopilotRecordDecoder,
-  createEncoder: (options, sink) => createCopilotEncoder(options, sink),
-});
+/**
+ * The reading half of {@link copilot}: `parse`, `decode`, `createDecoder`, the decoder streams and
+ * the checkers, the same as `copilot`'s. Pick it to read Copilot without writing it (a viewer): a
+ * bundle that imports only `copilotReader` holds no byte of the Copilot writer.
+ */
+export const copilotReader: CheckingReader<CopilotDecodeOptions> = /* @__PURE__ */ withCheckers(
+  /* @__PURE__ */ createLineReader<CopilotDecodeOptions>({
+    format: 'copilot',
+    maxLineBytes: COPILOT_MAX_LINE_BYTES,
+    createRecordDecoder: createCopilotRecordDecoder,
+  }),
+  copilotRules,
+);
+
+/**
+ * The writing half of {@link copilot}: `stringify`, `encode`, `createEncoder` and `encoderStream`,
+ * the same as `copilot`'s. Pick it to write Copilot without reading it (an emitter): a bundle that
+ * imports only `copilotWriter` holds no byte of the Copilot decoder or checker.
+ */
+export const copilotWriter: CodecWriter<CopilotEncodeOptions> =
+  /* @__PURE__ */ createWriter<CopilotEncodeOptions>({
+    format: 'copilot',
+    createEncoder: (options, sink) => createCopilotEncoder(options, sink),
+  });
 
 /**
  * GitHub Copilot CLI / SDK session events (`github/copilot-sdk` schema): one event envelope
@@ -44,7 +70,4 @@ const codec = createLineCodec<CopilotDecodeOptions, CopilotEncodeOptions>({
  * copilot.stringify(events); // === text
  * ```
  */
-export const copilot: CopilotCodec = {
-  ...codec,
-  ...createCheckers(codec, copilotRules),
-};
+export const copilot: CopilotCodec = /* @__PURE__ */ joinCodec(copilotReader, copilotWriter);

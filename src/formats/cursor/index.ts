@@ -1,4 +1,12 @@
-import { type CheckingCodec, createCheckers, createLineCodec } from '../../codec';
+import {
+  type CheckingCodec,
+  type CheckingReader,
+  type CodecWriter,
+  createLineReader,
+  createWriter,
+  joinCodec,
+  withCheckers,
+} from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
 import { cursorRules } from './check';
 import { type CursorDecodeOptions, createCursorRecordDecoder } from './decode';
@@ -26,13 +34,31 @@ export interface CursorCodec extends CheckingCodec<CursorDecodeOptions, CursorEn
   check(input: string | Uint8Array, options?: CursorDecodeOptions): Diagnostic[];
 }
 
-const codec = createLineCodec<CursorDecodeOptions, CursorEncodeOptions>({
-  format: 'cursor',
-  maxLineBytes: CURSOR_MAX_LINE_BYTES,
-  createRecordDecoder: createCursorRecordDecoder,
-  createEncoder: (options, sink) => new CursorEncoder(options, sink),
-  heldInput: CURSOR_HELD_INPUT,
-});
+/**
+ * The reading half of {@link cursor}: `parse`, `decode`, `createDecoder`, the decoder streams and
+ * the checkers, the same as `cursor`'s. Pick it to read Cursor without writing it (a viewer): a
+ * bundle that imports only `cursorReader` holds no byte of the Cursor writer.
+ */
+export const cursorReader: CheckingReader<CursorDecodeOptions> = /* @__PURE__ */ withCheckers(
+  /* @__PURE__ */ createLineReader<CursorDecodeOptions>({
+    format: 'cursor',
+    maxLineBytes: CURSOR_MAX_LINE_BYTES,
+    createRecordDecoder: createCursorRecordDecoder,
+    heldInput: CURSOR_HELD_INPUT,
+  }),
+  cursorRules,
+);
+
+/**
+ * The writing half of {@link cursor}: `stringify`, `encode`, `createEncoder` and `encoderStream`,
+ * the same as `cursor`'s. Pick it to write Cursor without reading it (an emitter): a bundle that
+ * imports only `cursorWriter` holds no byte of the Cursor decoder or checker.
+ */
+export const cursorWriter: CodecWriter<CursorEncodeOptions> =
+  /* @__PURE__ */ createWriter<CursorEncodeOptions>({
+    format: 'cursor',
+    createEncoder: (options, sink) => new CursorEncoder(options, sink),
+  });
 
 /**
  * The Cursor agent CLI's `cursor-agent -p --output-format stream-json` stream: init, the prompt
@@ -46,7 +72,4 @@ const codec = createLineCodec<CursorDecodeOptions, CursorEncodeOptions>({
  * cursor.stringify(events); // === text
  * ```
  */
-export const cursor: CursorCodec = {
-  ...codec,
-  ...createCheckers(codec, cursorRules),
-};
+export const cursor: CursorCodec = /* @__PURE__ */ joinCodec(cursorReader, cursorWriter);

@@ -257,7 +257,7 @@ export const CURSOR_USER_HEAD = '{"type":"user","message":{"role":"user","conten
  * One line of each common record (init, the prompt, thinking, text, a shell call started and
  * completed, the result) as one stream: the codec's `heldInput`, which its held decoder reads
  * and whose events it keeps, so their hidden classes outlive a full GC between streams
- * (createCodec; docs/performance.md, "Round thirty-four"). Times past a small integer, as real
+ * (createReader; docs/performance.md, "Round thirty-four"). Times past a small integer, as real
  * ones are (a field's representation is part of its hidden class); a sum of plain strings, so a
  * bundle that does not use it drops it.
  */

@@ -1,4 +1,12 @@
-import { type CheckingCodec, createCheckers, createLineCodec } from '../../codec';
+import {
+  type CheckingCodec,
+  type CheckingReader,
+  type CodecWriter,
+  createLineReader,
+  createWriter,
+  joinCodec,
+  withCheckers,
+} from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
 import { geminiRules } from './check';
 import { type GeminiDecodeOptions, GeminiRecordDecoder } from './decode';
@@ -27,14 +35,32 @@ export interface GeminiCodec extends CheckingCodec<GeminiDecodeOptions, GeminiEn
   check(input: string | Uint8Array, options?: GeminiDecodeOptions): Diagnostic[];
 }
 
-const codec = createLineCodec<GeminiDecodeOptions, GeminiEncodeOptions>({
-  format: 'gemini',
-  maxLineBytes: GEMINI_MAX_LINE_BYTES,
-  createRecordDecoder: (options, sink) => new GeminiRecordDecoder(options, sink),
-  createEncoder: (options, sink) => new GeminiEncoder(options, sink),
-  heldInput: GEMINI_HELD_INPUT,
-  holdsRecords: true,
-});
+/**
+ * The reading half of {@link gemini}: `parse`, `decode`, `createDecoder`, the decoder streams and
+ * the checkers, the same as `gemini`'s. Pick it to read Gemini CLI without writing it (a viewer): a
+ * bundle that imports only `geminiReader` holds no byte of the Gemini CLI writer.
+ */
+export const geminiReader: CheckingReader<GeminiDecodeOptions> = /* @__PURE__ */ withCheckers(
+  /* @__PURE__ */ createLineReader<GeminiDecodeOptions>({
+    format: 'gemini',
+    maxLineBytes: GEMINI_MAX_LINE_BYTES,
+    createRecordDecoder: (options, sink) => new GeminiRecordDecoder(options, sink),
+    heldInput: GEMINI_HELD_INPUT,
+    holdsRecords: true,
+  }),
+  geminiRules,
+);
+
+/**
+ * The writing half of {@link gemini}: `stringify`, `encode`, `createEncoder` and `encoderStream`,
+ * the same as `gemini`'s. Pick it to write Gemini CLI without reading it (an emitter): a bundle
+ * that imports only `geminiWriter` holds no byte of the Gemini CLI decoder or checker.
+ */
+export const geminiWriter: CodecWriter<GeminiEncodeOptions> =
+  /* @__PURE__ */ createWriter<GeminiEncodeOptions>({
+    format: 'gemini',
+    createEncoder: (options, sink) => new GeminiEncoder(options, sink),
+  });
 
 /**
  * Gemini CLI `--output-format stream-json` (`gemini -p … --output-format stream-json`): `init`,
@@ -48,7 +74,4 @@ const codec = createLineCodec<GeminiDecodeOptions, GeminiEncodeOptions>({
  * const bytes = gemini.stringify(events); // === text, banners and all
  * ```
  */
-export const gemini: GeminiCodec = {
-  ...codec,
-  ...createCheckers(codec, geminiRules),
-};
+export const gemini: GeminiCodec = /* @__PURE__ */ joinCodec(geminiReader, geminiWriter);

@@ -98,7 +98,7 @@ export const GEMINI_MAX_LINE_BYTES: number = 16 * 1024 * 1024;
  * A short stream of Gemini CLI's common lines, which the codec's held decoder reads once and
  * whose events and parsed records it keeps, so their hidden classes (an event's, its provenance's
  * and hints', the records the decoder makes per line, and the objects `JSON.parse` made) outlive
- * a full GC between streams (createCodec's `heldInput` and `holdsRecords`; docs/performance.md,
+ * a full GC between streams (createReader's `heldInput` and `holdsRecords`; docs/performance.md,
  * "Round thirty-three" and "Round thirty-five"). A sum of plain strings, so a bundle that does not
  * use it drops it.
  */

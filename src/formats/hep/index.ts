@@ -1,5 +1,5 @@
 export { checkHepEvents } from './check';
-export { type HepCodec, hep } from './codec';
+export { type HepCodec, hep, hepReader, hepWriter } from './codec';
 export type { HepDecodeOptions } from './decode';
 export { type HepEncodeOptions, hepArgsSummary } from './encode';
 export {

@@ -372,7 +372,7 @@ export function sniffHep(line: string, record: JsonObject | undefined): Detectio
  * stop reason, an answer), which the codec's held decoder reads once and whose events it keeps:
  * the run end is the one event a stream makes once, field by field, so its hidden classes died
  * at each full GC between streams, and a writer's optimised check of it met a class it had no
- * feedback for, stream after stream (createCodec's `heldInput`; docs/performance.md, "Round
+ * feedback for, stream after stream (createReader's `heldInput`; docs/performance.md, "Round
  * thirty-seven"). A sum of plain strings, so a bundle that does not use it drops it.
  */
 export const HEP_HELD_INPUT =

@@ -1,7 +1,16 @@
 // The highbar codec object (re-exported by index.ts). It lives apart from index.ts, which also
 // re-exports the wire records' zod schemas, so that the codec registry and the CLI, importing
 // this file, never load zod (docs/performance.md "The CLI against jq").
-import { type CheckingCodec, createCheckers, createCodec, slotsChunkDecoder } from '../../codec';
+import {
+  type CheckingCodec,
+  type CheckingReader,
+  type CodecWriter,
+  createReader,
+  createWriter,
+  joinCodec,
+  slotsChunkDecoder,
+  withCheckers,
+} from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
 import type { AgentEvent } from '../../model';
 import { highbarRules } from './check';
@@ -10,8 +19,8 @@ import { type HighbarDecodeOptions, highbarRecordSlots } from './decode';
 import { createHighbarEncoder, type HighbarEncodeOptions } from './encode';
 import { HIGHBAR } from './wire';
 
-/** The highbar trace codec plus declared tools and test correlation. */
-export interface HighbarCodec extends CheckingCodec<HighbarDecodeOptions, HighbarEncodeOptions> {
+/** The highbar trace reader ({@link highbarReader}): with declared tools and test correlation. */
+export interface HighbarReader extends CheckingReader<HighbarDecodeOptions> {
   /** The tools a trace declares, as highbar computes them (see {@link declaredTools}). */
   declaredTools(events: Iterable<AgentEvent>): string[];
   /**
@@ -27,13 +36,44 @@ export interface HighbarCodec extends CheckingCodec<HighbarDecodeOptions, Highba
   ): AgentEvent[];
 }
 
-const codec = createCodec<HighbarDecodeOptions, HighbarEncodeOptions>({
-  format: HIGHBAR,
-  createChunkDecoder: (options, sink) =>
-    slotsChunkDecoder(HIGHBAR, options, sink, highbarRecordSlots(options, sink)),
-  createEncoder: createHighbarEncoder,
-});
+/** The highbar trace codec plus declared tools and test correlation. */
+export interface HighbarCodec
+  extends CheckingCodec<HighbarDecodeOptions, HighbarEncodeOptions>,
+    HighbarReader {}
 
+/**
+ * The reading half of {@link highbar}: `parse`, `decode`, `createDecoder`, the decoder streams, the
+ * checkers, `declaredTools` and `matchContext`, the same as `highbar`'s. Pick it to read traces
+ * without writing them (a viewer, a test harness): a bundle that imports only `highbarReader` holds
+ * no byte of the highbar writer.
+ */
+export const highbarReader: HighbarReader = /* @__PURE__ */ withCheckers(
+  /* @__PURE__ */ joinExtras(
+    /* @__PURE__ */ createReader<HighbarDecodeOptions>({
+      format: HIGHBAR,
+      createChunkDecoder: (options, sink) =>
+        slotsChunkDecoder(HIGHBAR, options, sink, highbarRecordSlots(options, sink)),
+    }),
+  ),
+  highbarRules,
+);
+
+/**
+ * The writing half of {@link highbar}: `stringify`, `encode`, `createEncoder` and `encoderStream`,
+ * the same as `highbar`'s. Pick it to write traces without reading them (an agent under test): a
+ * bundle that imports only `highbarWriter` holds no byte of the highbar decoder or checker.
+ */
+export const highbarWriter: CodecWriter<HighbarEncodeOptions> =
+  /* @__PURE__ */ createWriter<HighbarEncodeOptions>({
+    format: HIGHBAR,
+    createEncoder: createHighbarEncoder,
+  });
+
+// The reader with highbar's own reading members (a function, called as pure, for the reason
+// joinCodec is one).
+function joinExtras<R>(reader: R): R & Pick<HighbarReader, 'declaredTools' | 'matchContext'> {
+  return { ...reader, declaredTools, matchContext };
+}
 /**
  * The highbar trace contract v1 (and v0 lines): what an agent under test appends to the file
  * named by `HIGHBAR_TRACES_URL` so highbar can check its tool calls.
@@ -46,9 +86,4 @@ const codec = createCodec<HighbarDecodeOptions, HighbarEncodeOptions>({
  * highbar.matchContext(events, { test: id }); // the records of one test
  * ```
  */
-export const highbar: HighbarCodec = {
-  ...codec,
-  declaredTools,
-  matchContext,
-  ...createCheckers(codec, highbarRules),
-};
+export const highbar: HighbarCodec = /* @__PURE__ */ joinCodec(highbarReader, highbarWriter);

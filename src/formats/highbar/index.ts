@@ -1,5 +1,5 @@
 export { checkHighbarEvents } from './check';
-export { type HighbarCodec, highbar } from './codec';
+export { type HighbarCodec, type HighbarReader, highbar, highbarReader, highbarWriter } from './codec';
 export { DeclaredTools, declaredTools, matchContext, sameReading } from './declared';
 export type { HighbarDecodeOptions } from './decode';
 export type { HighbarEncodeOptions } from './encode';

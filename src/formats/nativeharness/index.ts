@@ -9,7 +9,7 @@ export {
 } from '../../framing/sse';
 export { checkNativeharnessEvents } from './check';
 export { type ConnectOptions, connect, type NhConnection } from './client';
-export { type NativeharnessCodec, nativeharness } from './codec';
+export { type NativeharnessCodec, nativeharness, nativeharnessReader, nativeharnessWriter } from './codec';
 export type { NhDecodeOptions, SseOrigin } from './decode';
 export type { NhEncodeOptions } from './encode';
 export {

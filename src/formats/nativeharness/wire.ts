@@ -685,7 +685,7 @@ export function sniffNativeharness(line: string, record: JsonObject | undefined)
 /**
  * The common envelopes, one per line as writers spell them (JSON Lines), which the codec's held
  * decoder reads once and whose events and parsed records it keeps, so their hidden classes
- * outlive a full GC between streams (createCodec's `heldInput` and `holdsRecords`;
+ * outlive a full GC between streams (createReader's `heldInput` and `holdsRecords`;
  * docs/performance.md, "Round thirty-five"). The records as well as the events: no event keeps
  * the envelope or payload object `JSON.parse` made, and the code that checked them was thrown
  * away when the last one died. Times past a small integer and a cost past one, as real ones are

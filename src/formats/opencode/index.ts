@@ -1,8 +1,12 @@
 import {
   type CheckingCodec,
-  createCheckers,
-  createCodec,
+  type CheckingReader,
+  type CodecWriter,
+  createReader,
+  createWriter,
+  joinCodec,
   lineChunkDecoder,
+  withCheckers,
   withLineBound,
 } from '../../codec';
 import type { Diagnostic } from '../../diagnostics';
@@ -33,17 +37,35 @@ export interface OpencodeCodec extends CheckingCodec<OpencodeDecodeOptions, Open
   check(input: string | Uint8Array, options?: OpencodeDecodeOptions): Diagnostic[];
 }
 
-const codec = createCodec<OpencodeDecodeOptions, OpencodeEncodeOptions>({
-  format: 'opencode',
-  createChunkDecoder: (options, sink) => {
-    const ends = newLineEnds();
-    const lines = withLineBound(options, OPENCODE_MAX_LINE_BYTES);
-    const records = createOpencodeRecordDecoder(options, sink, ends);
-    return withLineEnds(lineChunkDecoder('opencode', 'jsonl', lines, sink, records), ends);
-  },
-  createEncoder: (options, sink) => new OpencodeEncoder(options, sink),
-  heldInput: OPENCODE_HELD_INPUT,
-});
+/**
+ * The reading half of {@link opencode}: `parse`, `decode`, `createDecoder`, the decoder streams and
+ * the checkers, the same as `opencode`'s. Pick it to read OpenCode without writing it (a viewer): a
+ * bundle that imports only `opencodeReader` holds no byte of the OpenCode writer.
+ */
+export const opencodeReader: CheckingReader<OpencodeDecodeOptions> = /* @__PURE__ */ withCheckers(
+  /* @__PURE__ */ createReader<OpencodeDecodeOptions>({
+    format: 'opencode',
+    createChunkDecoder: (options, sink) => {
+      const ends = newLineEnds();
+      const lines = withLineBound(options, OPENCODE_MAX_LINE_BYTES);
+      const records = createOpencodeRecordDecoder(options, sink, ends);
+      return withLineEnds(lineChunkDecoder('opencode', 'jsonl', lines, sink, records), ends);
+    },
+    heldInput: OPENCODE_HELD_INPUT,
+  }),
+  opencodeRules,
+);
+
+/**
+ * The writing half of {@link opencode}: `stringify`, `encode`, `createEncoder` and `encoderStream`,
+ * the same as `opencode`'s. Pick it to write OpenCode without reading it (an emitter): a bundle
+ * that imports only `opencodeWriter` holds no byte of the OpenCode decoder or checker.
+ */
+export const opencodeWriter: CodecWriter<OpencodeEncodeOptions> =
+  /* @__PURE__ */ createWriter<OpencodeEncodeOptions>({
+    format: 'opencode',
+    createEncoder: (options, sink) => new OpencodeEncoder(options, sink),
+  });
 
 /**
  * OpenCode's `opencode run --format json` stream: steps (rounds) with their text, reasoning,
@@ -57,7 +79,4 @@ const codec = createCodec<OpencodeDecodeOptions, OpencodeEncodeOptions>({
  * opencode.stringify(events); // === text
  * ```
  */
-export const opencode: OpencodeCodec = {
-  ...codec,
-  ...createCheckers(codec, opencodeRules),
-};
+export const opencode: OpencodeCodec = /* @__PURE__ */ joinCodec(opencodeReader, opencodeWriter);

@@ -193,7 +193,7 @@ export function sniffOpencode(record: JsonObject): Detection | undefined {
 /**
  * One line of each common record (step start, text, step finish with tokens, a finished and a
  * failed tool call) as one stream: the codec's `heldInput`, which its held decoder reads and
- * whose events it keeps, so their hidden classes outlive a full GC between streams (createCodec;
+ * whose events it keeps, so their hidden classes outlive a full GC between streams (createReader;
  * docs/performance.md, "Round thirty-four"). Times past a small integer, as real ones are (a
  * field's representation is part of its hidden class); a sum of plain strings, so a bundle that
  * does not use it drops it.
