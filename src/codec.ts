@@ -759,17 +759,14 @@ export function createWriter<E extends EncodeOptions>(spec: WriterSpec<E>): Code
 }
 
 /**
- * One object with every member of a reader half and a writer half of the same format: how each
- * format's full codec is made from its `<codec>Reader` and `<codec>Writer`, so it behaves as they
- * do. A function (called as pure where a module makes a codec at load) rather than a spread in
- * place: a bundler keeps a module-level object spread even when nothing uses it, and with it both
- * halves.
+ * One object with every member of both: how each format's full codec is made from its
+ * `<codec>Reader` and `<codec>Writer`, so it behaves as they do, and how a half is given the
+ * format's own members (highbar's `declaredTools`, ai-sdk's `toResponse`). A function (called as
+ * pure where a module makes a codec at load) rather than a spread in place: a bundler keeps a
+ * module-level object spread even when nothing uses it, and with it both halves.
  */
-export function joinCodec<R extends CodecReader<never>, W extends CodecWriter<never>>(
-  reader: R,
-  writer: W,
-): R & W {
-  return { ...reader, ...writer };
+export function joinCodec<A extends object, B extends object>(a: A, b: B): A & B {
+  return { ...a, ...b };
 }
 
 /** Assembles the public codec from a format's decoder and encoder factories: both halves joined. */

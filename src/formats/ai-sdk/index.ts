@@ -94,12 +94,7 @@ function toResponse(
  * route handler for `useChat`): a bundle that imports only `aisdkWriter` holds no byte of the AI
  * SDK decoder or checker.
  */
-export const aisdkWriter: AiSdkWriter = /* @__PURE__ */ withResponse(writer);
-
-// The writer with `toResponse` (a function, called as pure, for the reason joinCodec is one).
-function withResponse(w: CodecWriter<AiSdkEncodeOptions>): AiSdkWriter {
-  return { ...w, toResponse };
-}
+export const aisdkWriter: AiSdkWriter = /* @__PURE__ */ joinCodec(writer, { toResponse });
 
 /**
  * The Vercel AI SDK UI message stream (`ai` v5+ `UIMessageChunk`s, what `useChat` reads), as

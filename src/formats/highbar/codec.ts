@@ -48,12 +48,13 @@ export interface HighbarCodec
  * no byte of the highbar writer.
  */
 export const highbarReader: HighbarReader = /* @__PURE__ */ withCheckers(
-  /* @__PURE__ */ joinExtras(
+  /* @__PURE__ */ joinCodec(
     /* @__PURE__ */ createReader<HighbarDecodeOptions>({
       format: HIGHBAR,
       createChunkDecoder: (options, sink) =>
         slotsChunkDecoder(HIGHBAR, options, sink, highbarRecordSlots(options, sink)),
     }),
+    { declaredTools, matchContext },
   ),
   highbarRules,
 );
@@ -69,11 +70,6 @@ export const highbarWriter: CodecWriter<HighbarEncodeOptions> =
     createEncoder: createHighbarEncoder,
   });
 
-// The reader with highbar's own reading members (a function, called as pure, for the reason
-// joinCodec is one).
-function joinExtras<R>(reader: R): R & Pick<HighbarReader, 'declaredTools' | 'matchContext'> {
-  return { ...reader, declaredTools, matchContext };
-}
 /**
  * The highbar trace contract v1 (and v0 lines): what an agent under test appends to the file
  * named by `HIGHBAR_TRACES_URL` so highbar can check its tool calls.
