@@ -1514,15 +1514,7 @@ function readItem(text: string, id: string, deep: boolean): JsonObject | undefin
   const restAt = n - COMMAND_STARTED_REST.length;
   if (text.indexOf(COMMAND_STARTED_REST, restAt) === restAt) {
     const command = readStringUntil(text, restAt);
-    if (command !== undefined)
-      return {
-        id,
-        type: 'command_execution',
-        command,
-        aggregated_output: '',
-        exit_code: null,
-        status: 'in_progress',
-      };
+    if (command !== undefined) return commandItem(id, command, '', null, 'in_progress');
   }
   const { output: outputKey, exitCode: exitCodeKey } = CODEX_COMMAND_KEYS;
   const command = readStringBefore(text, outputKey, text.indexOf(outputKey, cursor));
@@ -1530,15 +1522,7 @@ function readItem(text: string, id: string, deep: boolean): JsonObject | undefin
   const tailAt = n - COMMAND_COMPLETED_TAIL.length;
   if (text.indexOf(COMMAND_COMPLETED_TAIL, tailAt) === tailAt) {
     const output = readStringUntil(text, tailAt);
-    if (output !== undefined)
-      return {
-        id,
-        type: 'command_execution',
-        command,
-        aggregated_output: output,
-        exit_code: 0,
-        status: 'completed',
-      };
+    if (output !== undefined) return commandItem(id, command, output, 0, 'completed');
   }
   const output = readStringBefore(text, exitCodeKey, text.lastIndexOf(exitCodeKey));
   if (output === undefined) return undefined;
@@ -1546,14 +1530,19 @@ function readItem(text: string, id: string, deep: boolean): JsonObject | undefin
   if (exitCode === undefined || !readLiteral(text, CODEX_COMMAND_KEYS.status)) return undefined;
   const status = readPlain(text);
   if (status === undefined || !readLiteral(text, '}}') || !atEnd(text)) return undefined;
-  return {
-    id,
-    type: 'command_execution',
-    command,
-    aggregated_output: output,
-    exit_code: exitCode,
-    status,
-  };
+  return commandItem(id, command, output, exitCode, status);
+}
+
+// A command item as the general path's record holds it: one literal for the three reads above
+// (one hidden class, one allocation site).
+function commandItem(
+  id: string,
+  command: string,
+  output: string,
+  exitCode: number | null,
+  status: string,
+): JsonObject {
+  return { id, type: 'command_execution', command, aggregated_output: output, exit_code: exitCode, status };
 }
 
 // A file change item from after its id, its changes `{"path":…,"kind":"…"}` each (the path
