@@ -60,8 +60,19 @@ const command = fc
     ([k, i, c, o, x, s]) =>
       `{"type":"${k}","item":{"id":${q(i)},"type":"command_execution","command":${q(c)},"aggregated_output":${q(o)},"exit_code":${x},"status":${q(s)}}}`,
   );
+/**
+ * A command line as Codex writes most of them: started (no output, no exit code, in progress) or
+ * completed with exit code 0 (the decoder reads these ends from the end of the line first).
+ */
+export const usualCommand: fc.Arbitrary<string> = fc
+  .tuple(kind, id, value, value, fc.boolean())
+  .map(([k, i, c, o, started]) =>
+    started
+      ? `{"type":"${k}","item":{"id":${q(i)},"type":"command_execution","command":${q(c)},"aggregated_output":"","exit_code":null,"status":"in_progress"}}`
+      : `{"type":"${k}","item":{"id":${q(i)},"type":"command_execution","command":${q(c)},"aggregated_output":${q(o)},"exit_code":0,"status":"completed"}}`,
+  );
 /** A reasoning, agent message or command item line as Codex writes it. */
-export const canonical: fc.Arbitrary<string> = fc.oneof(reasoning, message, command);
+export const canonical: fc.Arbitrary<string> = fc.oneof(reasoning, message, command, usualCommand);
 
 const USAGE_KEYS = [
   'input_tokens',

@@ -1504,23 +1504,45 @@ function readItem(text: string, id: string, deep: boolean): JsonObject | undefin
       : undefined;
   }
   if (c !== 99 || !readLiteral(text, CODEX_ITEM_TYPE_HEADS.command_execution)) return undefined;
+  // A started command's usual rest (everything after the command) or a completed one's usual
+  // tail (after the output), found at the end of the line, stands for the reads below it would
+  // take: when the value before it is one string, no `,"aggregated_output":` can be inside it
+  // (an unescaped quote), so the search below would stop where the rest starts, and the tail's
+  // exit code key is the last in the line. Any other end takes the reads below. The properties of
+  // test/codex/fast-path.test.ts hold the shortcut equal to the general path on these lines
+  // (`usualCommand` in test/codex/lines.ts) and on their near misses.
+  const restAt = n - COMMAND_STARTED_REST.length;
+  if (text.indexOf(COMMAND_STARTED_REST, restAt) === restAt) {
+    const command = readStringUntil(text, restAt);
+    if (command !== undefined) return commandItem(id, command, '', null, 'in_progress');
+  }
   const { output: outputKey, exitCode: exitCodeKey } = CODEX_COMMAND_KEYS;
   const command = readStringBefore(text, outputKey, text.indexOf(outputKey, cursor));
   if (command === undefined) return undefined;
+  const tailAt = n - COMMAND_COMPLETED_TAIL.length;
+  if (text.indexOf(COMMAND_COMPLETED_TAIL, tailAt) === tailAt) {
+    const output = readStringUntil(text, tailAt);
+    if (output !== undefined) return commandItem(id, command, output, 0, 'completed');
+  }
   const output = readStringBefore(text, exitCodeKey, text.lastIndexOf(exitCodeKey));
   if (output === undefined) return undefined;
   const exitCode = readExitCode(text);
   if (exitCode === undefined || !readLiteral(text, CODEX_COMMAND_KEYS.status)) return undefined;
   const status = readPlain(text);
   if (status === undefined || !readLiteral(text, '}}') || !atEnd(text)) return undefined;
-  return {
-    id,
-    type: 'command_execution',
-    command,
-    aggregated_output: output,
-    exit_code: exitCode,
-    status,
-  };
+  return commandItem(id, command, output, exitCode, status);
+}
+
+// A command item as the general path's record holds it: one literal for the three reads above
+// (one hidden class, one allocation site).
+function commandItem(
+  id: string,
+  command: string,
+  output: string,
+  exitCode: number | null,
+  status: string,
+): JsonObject {
+  return { id, type: 'command_execution', command, aggregated_output: output, exit_code: exitCode, status };
 }
 
 // A file change item from after its id, its changes `{"path":…,"kind":"…"}` each (the path
@@ -1567,6 +1589,11 @@ function readTodoList(text: string, id: string): JsonObject | undefined {
 
 // How far from the end of an agent message line its `phase` key is looked for.
 const PHASE_SEARCH = 64;
+
+// What follows the command of a started command line as Codex writes it (no output yet, no exit
+// code, in progress), and what follows the output of a command completed with exit code 0.
+const COMMAND_STARTED_REST = `${CODEX_COMMAND_KEYS.output}""${CODEX_COMMAND_KEYS.exitCode}null${CODEX_COMMAND_KEYS.status}in_progress"}}`;
+const COMMAND_COMPLETED_TAIL = `${CODEX_COMMAND_KEYS.exitCode}0${CODEX_COMMAND_KEYS.status}completed"}}`;
 
 // The shortcut's reads take a line spelled as Codex writes it left to right from `cursor`: each
 // moves it past what it read, or gives false/undefined (and the line takes the general path). The
