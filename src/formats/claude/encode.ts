@@ -1206,81 +1206,85 @@ function assertTextFields(event: AgentEvent): void {
  * out together.
  */
 export class ClaudeEncoder implements Encoder {
-  private readonly options: ClaudeEncodeOptions;
-  private readonly loss: LossReporter;
-  private group: Group | undefined;
+  // The writer's state and helpers are `#` members: a bundler's minifier renames those (it keeps
+  // a property name), which the writer's bundle is the smaller for. `runMessages` stays a
+  // property: test/claude/writer-held.test.ts reads it.
+  readonly #options: ClaudeEncodeOptions;
+  readonly #loss: LossReporter;
+  #group: Group | undefined;
   // What a kept line's group wrote for an event refused after it: the next write's.
-  private carried = '';
-  private session: string | undefined;
-  private info: { producer?: string; model?: string; cwd?: string; mode?: string; tools?: string[] } = {};
-  private initWritten = false;
-  private needInit = false;
-  private rounds = 0;
+  #carried = '';
+  #session: string | undefined;
+  #info: { producer?: string; model?: string; cwd?: string; mode?: string; tools?: string[] } = {};
+  #initWritten = false;
+  #needInit = false;
+  #rounds = 0;
   // Records in stream order; a message sits where its first block arrived until it is done.
-  private queue: Array<string | Message> = [];
-  private readonly open = new Map<string, Message>();
+  #queue: Array<string | Message> = [];
+  readonly #open = new Map<string, Message>();
   /** Per lane: a call's usage said before the message it names (`key`) began. */
-  private readonly usageAhead = new Map<string, AgentEventOf<'usage'>>();
-  private readonly calls = new Map<string, string>();
+  readonly #usageAhead = new Map<string, AgentEventOf<'usage'>>();
+  readonly #calls = new Map<string, string>();
   // The names `calls` holds, one copy each (`sharedString`): names repeat, call ids do not.
-  private readonly names = new Map<string, string>();
+  readonly #names = new Map<string, string>();
   // Calls written without a result yet, with their lane: answered before the run's result.
-  private readonly unanswered = new Map<string, string | undefined>();
-  private readonly args = new Map<string, string>();
-  private readonly outputs = new Map<string, string>();
+  readonly #unanswered = new Map<string, string | undefined>();
+  readonly #args = new Map<string, string>();
+  readonly #outputs = new Map<string, string>();
   /** Between a `run.start` and its `run.end`: what comes outside a run waits in `held`. */
-  private inRun = false;
+  #inRun = false;
   /** Events outside a run that would open one (an `assistant` line needs an `init`): they wait. */
-  private held: AgentEvent[] = [];
+  #held: AgentEvent[] = [];
   /**
    * The run's main-agent messages not yet summed into `runUsage`: their usage is the `result`'s
    * when the run's end has none. Only the messages since the first not done stay: a done message
    * says no more usage, and keeping every message of a long run (and its blocks) held the run.
+   * (A property, not a `#` member: test/claude/writer-held.test.ts reads it.)
    */
   private runMessages: Message[] = [];
   /** The usage of the run's messages before `runMessages`, summed in their order. */
-  private runUsage: Usage = {};
+  #runUsage: Usage = {};
   /** Characters of records queued behind a message that has not ended (CLAUDE_MAX_HELD_TEXT). */
-  private behind = 0;
+  #behind = 0;
   /**
    * What `behind` may reach: CLAUDE_MAX_HELD_UNNUMBERED while the event written has no round
    * number (no round end will come to write the message at), else CLAUDE_MAX_HELD_TEXT.
    */
-  private behindCap = CLAUDE_MAX_HELD_TEXT;
+  #behindCap = CLAUDE_MAX_HELD_TEXT;
   /** What later lines' events are checked against (`Seen`). */
-  private readonly seen: Seen = { messages: new Map(), tasks: new Map(), usages: new Map() };
+  readonly #seen: Seen = { messages: new Map(), tasks: new Map(), usages: new Map() };
   /** Per call whose arguments were edited: the strings they said and no longer say (`noteArgs`). */
-  private readonly redacted = new Map<string, string[]>();
+  readonly #redacted = new Map<string, string[]>();
 
   /** Creates a writer that reports losses to `sink`. */
   constructor(options: ClaudeEncodeOptions, sink: DiagnosticSink) {
-    this.options = options;
-    this.loss = new LossReporter(FORMAT, sink);
+    this.#options = options;
+    this.#loss = new LossReporter(FORMAT, sink);
   }
 
   write(event: AgentEvent): string {
     assertTextFields(event);
-    const text = this.writeOne(event);
+    const text = this.#writeOne(event);
     // A refused event's write left what a kept line's group wrote for it to the next write.
-    if (this.carried === '') return text;
-    const out = this.carried + text;
-    this.carried = '';
+    if (this.#carried === '') return text;
+    const out = this.#carried + text;
+    this.#carried = '';
     return out;
   }
 
-  private writeOne(event: AgentEvent): string {
+  #writeOne(event: AgentEvent): string {
     const p = event.provenance;
     // Checked before a kept line's group is written for it (its model write would refuse it
     // after: the group's text gone with the refusal, and, were the event's line the group's,
     // the group broken up for an event that changes nothing).
-    if (this.group !== undefined && this.modelAfterGroup(event)) this.assertAhead(event);
+    if (this.#group !== undefined && this.#modelAfterGroup(event)) this.#assertAhead(event);
     // What a later line's events are checked against (`Seen`), whichever way this one is written.
-    if (event.type === 'message.start') setBounded(this.seen.messages, event.lane ?? '', event.message);
+    if (event.type === 'message.start') setBounded(this.#seen.messages, event.lane ?? '', event.message);
     if (p?.format === FORMAT) {
       const hints = p.hints as ClaudeHints | undefined;
       if (hints?.raw !== undefined) {
-        let out = this.flushGroup();
-        this.group = {
+        let out = this.#flushGroup();
+        this.#group = {
           raw: hints.raw,
           n: hints.n ?? 1,
           before: hints.before,
@@ -1295,60 +1299,60 @@ export class ClaudeEncoder implements Encoder {
           patched: undefined,
         };
         try {
-          if (this.group.n <= 1) out += this.flushGroup();
-          else this.groupEditChecked(this.group, true);
+          if (this.#group.n <= 1) out += this.#flushGroup();
+          else this.#groupEditChecked(this.#group, true);
         } catch (error) {
           // Refused: its line is not written (nor waits), the one before it is, with the next write.
-          this.group = undefined;
-          this.carried += out;
+          this.#group = undefined;
+          this.#carried += out;
           throw error;
         }
         return out;
       }
-      const g = this.group;
+      const g = this.#group;
       if (g !== undefined && g.line === p.line && g.offset === p.offset) {
         g.events.push(event);
         try {
-          if (g.events.length >= g.n) return this.flushGroup();
+          if (g.events.length >= g.n) return this.#flushGroup();
           // Checked now as the group's write will check it: refused at its own write, not at
           // the group's last event's, which it would take down with it.
-          this.groupEditChecked(g, true);
+          this.#groupEditChecked(g, true);
           return '';
         } catch (error) {
           // Refused before the group was written (`flushGroup`): it waits as it did.
-          if (this.group === g) g.events.pop();
+          if (this.#group === g) g.events.pop();
           throw error;
         }
       }
       // The lines before it are the stream's whether or not the event keeps its own.
-      const before = this.flushGroup() + linesBefore(withEdits(hints?.before, this.seen));
+      const before = this.#flushGroup() + linesBefore(withEdits(hints?.before, this.#seen));
       if (p.synthetic === true) {
         // Derived events write nothing; an incomplete end carries the stream's last lines.
-        if (event.type === 'run.end') this.inRun = false;
+        if (event.type === 'run.end') this.#inRun = false;
         return before;
       }
-      return this.afterFlush(before, event);
+      return this.#afterFlush(before, event);
     }
-    return this.afterFlush(this.flushGroup(), event);
+    return this.#afterFlush(this.#flushGroup(), event);
   }
 
   // `flushed` (a kept line's group written) and the event from the model: refused there, what
   // was flushed goes with the next write.
-  private afterFlush(flushed: string, event: AgentEvent): string {
+  #afterFlush(flushed: string, event: AgentEvent): string {
     try {
-      return flushed + this.model(event);
+      return flushed + this.#model(event);
     } catch (error) {
-      this.carried += flushed;
+      this.#carried += flushed;
       throw error;
     }
   }
 
   // Whether `event` is written from the model after the group waiting is written: not when it
   // keeps a line of its own (a group of its own), is of the group's line, or was derived.
-  private modelAfterGroup(event: AgentEvent): boolean {
+  #modelAfterGroup(event: AgentEvent): boolean {
     const p = event.provenance;
     if (p?.format !== FORMAT) return true;
-    const g = this.group;
+    const g = this.#group;
     if ((p.hints as ClaudeHints | undefined)?.raw !== undefined || p.synthetic === true) return false;
     return g === undefined || g.line !== p.line || g.offset !== p.offset;
   }
@@ -1359,15 +1363,15 @@ export class ClaudeEncoder implements Encoder {
    * written, as if the event had never been given. The run the group's lines leave open or
    * closed (`follow`) is the one the event meets.
    */
-  private assertAhead(event: AgentEvent): void {
-    let inRun = this.inRun;
-    for (const e of this.group?.events ?? [])
+  #assertAhead(event: AgentEvent): void {
+    let inRun = this.#inRun;
+    for (const e of this.#group?.events ?? [])
       if (e.type === 'run.start') inRun = true;
       else if (e.type === 'run.end') inRun = false;
     if (inRun || OUTSIDE_RUN.has(event.type) || event.type === 'run.start' || event.type === 'run.end')
-      this.assertWritable(
+      this.#assertWritable(
         event,
-        event.type === 'round.end' ? this.laneOpenAfterGroup(event.lane) : undefined,
+        event.type === 'round.end' ? this.#laneOpenAfterGroup(event.lane) : undefined,
       );
     else assertHoldable(event);
   }
@@ -1379,51 +1383,51 @@ export class ClaudeEncoder implements Encoder {
    * open stays: a rebuilt line's events are written from the model (its edit is asked only when
    * one of them would open one; a kept line opens none).
    */
-  private laneOpenAfterGroup(lane: string | undefined): boolean {
+  #laneOpenAfterGroup(lane: string | undefined): boolean {
     const key = lane ?? '';
-    if (this.queue.length === 0 && this.open.has(key)) return true;
-    const g = this.group;
+    if (this.#queue.length === 0 && this.#open.has(key)) return true;
+    const g = this.#group;
     if (g === undefined) return false;
     for (const e of g.events)
       if (e.provenance?.synthetic !== true && (e.lane ?? '') === key && MESSAGE_OPENERS.has(e.type))
-        return this.groupEditChecked(g, true)[0] === 'rebuild';
+        return this.#groupEditChecked(g, true)[0] === 'rebuild';
     return false;
   }
 
   end(): string {
     // No run follows to carry them: Claude has no line for them outside a run.
-    for (const e of this.held) this.loss.report(e, e.type, 'no run follows to carry it');
-    this.held = [];
-    for (const u of this.usageAhead.values())
-      this.loss.report(u, 'usage', 'no assistant message it names followed');
-    this.usageAhead.clear();
-    let out = this.carried + this.flushGroup();
-    this.carried = '';
-    for (const m of this.open.values()) m.done = true;
-    this.open.clear();
-    out += this.drain();
+    for (const e of this.#held) this.#loss.report(e, e.type, 'no run follows to carry it');
+    this.#held = [];
+    for (const u of this.#usageAhead.values())
+      this.#loss.report(u, 'usage', 'no assistant message it names followed');
+    this.#usageAhead.clear();
+    let out = this.#carried + this.#flushGroup();
+    this.#carried = '';
+    for (const m of this.#open.values()) m.done = true;
+    this.#open.clear();
+    out += this.#drain();
     return out;
   }
 
   // ------------------------------------------------------------------------------------------
   // Lines as written
 
-  private flushGroup(): string {
-    const g = this.group;
+  #flushGroup(): string {
+    const g = this.#group;
     if (g === undefined) return '';
-    const [edit, record] = this.groupEditChecked(g);
-    this.group = undefined;
+    const [edit, record] = this.#groupEditChecked(g);
+    this.#group = undefined;
     // Anything built from the model before it goes first, whole.
     let out = '';
-    if (this.queue.length > 0) {
-      for (const m of this.open.values()) m.done = true;
-      this.open.clear();
-      out = this.drain();
+    if (this.#queue.length > 0) {
+      for (const m of this.#open.values()) m.done = true;
+      this.#open.clear();
+      out = this.#drain();
     }
-    if (edit === 'rebuild') return out + this.rebuild(g);
-    if (edit === 'patch') for (const e of g.events) if (e.type === 'tool.start') this.noteArgs(e);
-    for (const e of g.events) this.follow(e, g);
-    return out + groupText(g, edit, this.redacted.size > 0 && this.staleCopy(g), record);
+    if (edit === 'rebuild') return out + this.#rebuild(g);
+    if (edit === 'patch') for (const e of g.events) if (e.type === 'tool.start') this.#noteArgs(e);
+    for (const e of g.events) this.#follow(e, g);
+    return out + groupText(g, edit, this.#redacted.size > 0 && this.#staleCopy(g), record);
   }
 
   /**
@@ -1432,16 +1436,16 @@ export class ClaudeEncoder implements Encoder {
    * returned): a refusal leaves the group, and what the edit noted, as they were, and nothing
    * written. `trial`: only the check (what the edit noted is put back in any case).
    */
-  private groupEditChecked(g: Group, trial = false): [Edit, JsonObject | undefined] {
-    const usages = this.seen.usages;
+  #groupEditChecked(g: Group, trial = false): [Edit, JsonObject | undefined] {
+    const usages = this.#seen.usages;
     const saved = [g.before, g.restated?.slice(), g.patched, usages.size === 0 ? [] : [...usages]] as const;
     let kept = false;
     try {
-      const edit = groupEdit(g, this.seen);
+      const edit = groupEdit(g, this.#seen);
       let record: JsonObject | undefined;
       if (edit === 'rebuild') {
-        for (const e of g.events) if (e.provenance?.synthetic !== true) this.assertWritable(e);
-      } else if (edit === 'patch') record = groupRecord(g, this.copyLeftOut(g));
+        for (const e of g.events) if (e.provenance?.synthetic !== true) this.#assertWritable(e);
+      } else if (edit === 'patch') record = groupRecord(g, this.#copyLeftOut(g));
       kept = !trial;
       return [edit, record];
     } finally {
@@ -1456,35 +1460,35 @@ export class ClaudeEncoder implements Encoder {
   // A call's arguments edited (a redaction, whichever way the call is written): the strings they
   // said and say no more, which the call's result may repeat. Claude Code's `tool_use_result`
   // copies some (an Edit's `oldString` and `newString`, and its patch's lines hold them too).
-  private noteArgs(e: AgentEventOf<'tool.start'>): void {
+  #noteArgs(e: AgentEventOf<'tool.start'>): void {
     const p = e.provenance;
     const said = p?.format === FORMAT ? (p.hints as ClaudeHints | undefined)?.said?.args : undefined;
     if (said === undefined || sameJson(said, e.args)) return;
     const now = new Set(stringsOf(e.args, []));
     const gone = stringsOf(said, []).filter((s) => s !== '' && !now.has(s));
-    if (gone.length > 0) setBounded(this.redacted, e.call, gone);
+    if (gone.length > 0) setBounded(this.#redacted, e.call, gone);
   }
 
   // Whether a call's result repeats a string its edited arguments say no more (`noteArgs`), in a
   // value or part of one. Asked once per call: its result comes once.
   // `keep`: only asked (before the write), the call stays noted.
-  private repeats(call: string, result: unknown, keep = false): boolean {
-    const gone = this.redacted.get(call);
+  #repeats(call: string, result: unknown, keep = false): boolean {
+    const gone = this.#redacted.get(call);
     if (gone === undefined || result === undefined) return false;
-    if (!keep) this.redacted.delete(call);
+    if (!keep) this.#redacted.delete(call);
     const text = JSON.stringify(result);
     return gone.some((s) => text.includes(JSON.stringify(s).slice(1, -1)));
   }
 
   // Whether the line's tool result repeats what a redaction took out of its call's arguments.
   // `keep`: only asked (`copyLeftOut`).
-  private staleCopy(g: Group, keep = false): boolean {
+  #staleCopy(g: Group, keep = false): boolean {
     for (const e of g.events)
-      if (e.type === 'tool.end' && this.redacted.has(e.call)) {
+      if (e.type === 'tool.end' && this.#redacted.has(e.call)) {
         // An edited result is the one written (`restate`): it is the one that may repeat them.
-        if (g.restated?.includes(e) === true) return this.repeats(e.call, e.result, keep);
+        if (g.restated?.includes(e) === true) return this.#repeats(e.call, e.result, keep);
         g.record ??= parseJsonObject(g.raw);
-        return g.record !== undefined && this.repeats(e.call, g.record.tool_use_result, keep);
+        return g.record !== undefined && this.#repeats(e.call, g.record.tool_use_result, keep);
       }
     return false;
   }
@@ -1495,10 +1499,10 @@ export class ClaudeEncoder implements Encoder {
    * although it would never be written). A copy JSON.stringify cannot read (a BigInt, a cycle)
    * is left in for the check, which refuses it with its path: the write could not tell either.
    */
-  private copyLeftOut(g: Group): boolean {
-    if (this.redacted.size === 0) return false;
+  #copyLeftOut(g: Group): boolean {
+    if (this.#redacted.size === 0) return false;
     try {
-      return this.staleCopy(g, true);
+      return this.#staleCopy(g, true);
     } catch (error) {
       if (error instanceof TypeError) return false;
       throw error;
@@ -1509,59 +1513,59 @@ export class ClaudeEncoder implements Encoder {
   // are written from the model, as events without a kept line are, after the lines before it. A
   // synthetic one writes nothing, as without its line (a round's end written from the model would
   // write the message again, whose lines went through as written); the writer follows it.
-  private rebuild(g: Group): string {
+  #rebuild(g: Group): string {
     let out = linesBefore(g.before);
     for (const e of g.events)
-      if (e.provenance?.synthetic === true) this.follow(e);
-      else out += this.model(e);
+      if (e.provenance?.synthetic === true) this.#follow(e);
+      else out += this.#model(e);
     return out;
   }
 
   // Keeps the model writer's picture of the stream right when lines pass through as written.
-  private follow(e: AgentEvent, g?: Group): void {
-    if (e.session !== undefined) this.session = e.session;
+  #follow(e: AgentEvent, g?: Group): void {
+    if (e.session !== undefined) this.#session = e.session;
     if (e.type === 'session.start' || e.type === 'run.start') {
-      this.initWritten = true;
-      this.needInit = false;
-      if (e.type === 'run.start') this.inRun = true;
+      this.#initWritten = true;
+      this.#needInit = false;
+      if (e.type === 'run.start') this.#inRun = true;
     } else if (e.type === 'run.end') {
-      this.needInit = true;
-      this.inRun = false;
+      this.#needInit = true;
+      this.#inRun = false;
     } else if (e.type === 'child.start' && g !== undefined && lineTask(g) !== '')
       // A task whose line goes through as written goes on as the task the line names (written
       // from the model, as its child: `child`).
-      setBounded(this.seen.tasks, lineTask(g), e.child);
+      setBounded(this.#seen.tasks, lineTask(g), e.child);
   }
 
   // ------------------------------------------------------------------------------------------
   // Records from the model
 
-  private id(): string {
-    return (this.options.idSource ?? defaultId)();
+  #id(): string {
+    return (this.#options.idSource ?? defaultId)();
   }
 
-  private sessionId(e: AgentEvent): string {
-    if (e.session !== undefined) this.session = e.session;
-    this.session ??= this.options.session ?? this.id();
-    return this.session;
+  #sessionId(e: AgentEvent): string {
+    if (e.session !== undefined) this.#session = e.session;
+    this.#session ??= this.#options.session ?? this.#id();
+    return this.#session;
   }
 
-  private envelope(e: AgentEvent, record: JsonObject, lane = true): JsonObject {
+  #envelope(e: AgentEvent, record: JsonObject, lane = true): JsonObject {
     if (lane) record.parent_tool_use_id = e.lane ?? null;
-    record.session_id = this.sessionId(e);
-    record.uuid = this.id();
+    record.session_id = this.#sessionId(e);
+    record.uuid = this.#id();
     return record;
   }
 
-  private push(record: JsonObject): void {
+  #push(record: JsonObject): void {
     assertEncodable(record, 'record', 1000, FORMAT);
     const text = JSON.stringify(record);
-    this.queue.push(text);
+    this.#queue.push(text);
     // Counted whenever something waits before it (within one event that may be lines the event
     // itself queued: the count runs ahead, which only cuts sooner).
-    if (this.queue.length > 1) {
-      this.behind += text.length;
-      if (this.behind >= this.behindCap) this.cutQueue();
+    if (this.#queue.length > 1) {
+      this.#behind += text.length;
+      if (this.#behind >= this.#behindCap) this.#cutQueue();
     }
   }
 
@@ -1571,43 +1575,43 @@ export class ClaudeEncoder implements Encoder {
   // ahead, in its place, and goes on at the end of the queue: what waited behind it is written,
   // and its later blocks follow the results they came after. A Claude reader joins the message's
   // lines by id, as for a message written ahead (writeAhead).
-  private cutQueue(): void {
-    this.behind = 0;
+  #cutQueue(): void {
+    this.#behind = 0;
     const open: Message[] = [];
     const queue: Array<string | Message> = [];
-    for (const item of this.queue) {
+    for (const item of this.#queue) {
       if (typeof item === 'string' || item.done) {
         queue.push(item);
         continue;
       }
-      const lines = this.takeAhead(item);
+      const lines = this.#takeAhead(item);
       if (lines !== '') queue.push(lines.slice(0, -1));
       open.push(item);
     }
-    if (open.length > 0) this.queue = queue.concat(open);
+    if (open.length > 0) this.#queue = queue.concat(open);
   }
 
   // The queue's ready prefix as text: records, and messages that are done.
-  private drain(): string {
+  #drain(): string {
     let out = '';
     let i = 0;
-    for (; i < this.queue.length; i++) {
-      const item = this.queue[i]!;
+    for (; i < this.#queue.length; i++) {
+      const item = this.#queue[i]!;
       if (typeof item === 'string') out += `${item}\n`;
-      else if (item.done) out += this.messageText(item);
+      else if (item.done) out += this.#messageText(item);
       else break;
     }
     // Nothing ready (a message before everything has not ended): the queue stays as it is, not
     // copied once per event while it waits.
     if (i === 0) return out;
-    if (i === this.queue.length) {
-      this.queue = [];
-      this.behind = 0;
-    } else this.queue = this.queue.slice(i);
+    if (i === this.#queue.length) {
+      this.#queue = [];
+      this.#behind = 0;
+    } else this.#queue = this.#queue.slice(i);
     return out;
   }
 
-  private messageText(m: Message): string {
+  #messageText(m: Message): string {
     let out = '';
     for (const block of m.blocks) {
       // The empty block a message written ahead goes on in, when other blocks followed it.
@@ -1625,8 +1629,8 @@ export class ClaudeEncoder implements Encoder {
           usage: m.usage ?? usageToClaude(undefined),
         },
         parent_tool_use_id: m.lane ?? null,
-        session_id: this.session ?? '',
-        uuid: this.id(),
+        session_id: this.#session ?? '',
+        uuid: this.#id(),
       };
       assertEncodable(record, 'record', 1000, FORMAT);
       out += `${JSON.stringify(record)}\n`;
@@ -1634,77 +1638,77 @@ export class ClaudeEncoder implements Encoder {
     return out;
   }
 
-  private ensureInit(e: AgentEvent): void {
-    if (this.initWritten && !this.needInit) return;
+  #ensureInit(e: AgentEvent): void {
+    if (this.#initWritten && !this.#needInit) return;
     const record: JsonObject = { type: 'system', subtype: 'init' };
-    if (this.info.cwd !== undefined) record.cwd = this.info.cwd;
-    record.session_id = this.sessionId(e);
-    record.tools = this.info.tools ?? [];
+    if (this.#info.cwd !== undefined) record.cwd = this.#info.cwd;
+    record.session_id = this.#sessionId(e);
+    record.tools = this.#info.tools ?? [];
     record.mcp_servers = [];
-    if (this.info.model !== undefined) record.model = this.info.model;
-    if (this.info.mode !== undefined) record.permissionMode = this.info.mode;
-    if (this.info.producer !== undefined) record.claude_code_version = this.info.producer;
-    record.uuid = this.id();
-    this.push(record);
-    this.initWritten = true;
-    this.needInit = false;
+    if (this.#info.model !== undefined) record.model = this.#info.model;
+    if (this.#info.mode !== undefined) record.permissionMode = this.#info.mode;
+    if (this.#info.producer !== undefined) record.claude_code_version = this.#info.producer;
+    record.uuid = this.#id();
+    this.#push(record);
+    this.#initWritten = true;
+    this.#needInit = false;
   }
 
-  private message(e: AgentEvent, id?: string, model?: string): Message {
+  #message(e: AgentEvent, id?: string, model?: string): Message {
     const key = e.lane ?? '';
-    let m = this.open.get(key);
+    let m = this.#open.get(key);
     if (m !== undefined && !m.done && (id === undefined || m.id === id)) return m;
     if (m !== undefined) m.done = true;
-    this.ensureInit(e);
-    this.sessionId(e);
+    this.#ensureInit(e);
+    this.#sessionId(e);
     m = {
-      id: id ?? `msg_${this.id()}`,
-      model: model ?? this.info.model ?? SYNTHETIC_MODEL,
+      id: id ?? `msg_${this.#id()}`,
+      model: model ?? this.#info.model ?? SYNTHETIC_MODEL,
       lane: e.lane,
       blocks: [],
       stop: null,
       done: false,
     };
-    this.open.set(key, m);
-    this.queue.push(m);
-    const ahead = this.usageAhead.get(key);
+    this.#open.set(key, m);
+    this.#queue.push(m);
+    const ahead = this.#usageAhead.get(key);
     if (ahead !== undefined && ahead.usage.key === m.id) {
       m.usage = usageToClaude(ahead.usage);
       m.said = ahead.usage;
-      this.usageAhead.delete(key);
+      this.#usageAhead.delete(key);
     }
     if (e.lane === undefined) {
-      this.rounds++;
-      this.foldRun();
+      this.#rounds++;
+      this.#foldRun();
       this.runMessages.push(m);
     }
     return m;
   }
 
-  private closeLane(lane: string | undefined): void {
+  #closeLane(lane: string | undefined): void {
     const key = lane ?? '';
-    const m = this.open.get(key);
+    const m = this.#open.get(key);
     if (m !== undefined) m.done = true;
-    this.open.delete(key);
+    this.#open.delete(key);
   }
 
-  private model(event: AgentEvent): string {
-    this.behindCap = typeof event.round === 'number' ? CLAUDE_MAX_HELD_TEXT : CLAUDE_MAX_HELD_UNNUMBERED;
-    if (event.type === 'run.start' && this.inRun) this.cutRun();
-    if (!this.inRun && !OUTSIDE_RUN.has(event.type)) return this.outsideRun(event);
-    this.modelEvent(event);
-    return this.drain();
+  #model(event: AgentEvent): string {
+    this.#behindCap = typeof event.round === 'number' ? CLAUDE_MAX_HELD_TEXT : CLAUDE_MAX_HELD_UNNUMBERED;
+    if (event.type === 'run.start' && this.#inRun) this.#cutRun();
+    if (!this.#inRun && !OUTSIDE_RUN.has(event.type)) return this.#outsideRun(event);
+    this.#modelEvent(event);
+    return this.#drain();
   }
 
-  private modelEvent(event: AgentEvent): void {
-    this.assertWritable(event);
+  #modelEvent(event: AgentEvent): void {
+    this.#assertWritable(event);
     const carried = CARRIED[event.type];
     if (carried === undefined) {
-      this.loss.report(event, event.type, 'claude has no record for it');
+      this.#loss.report(event, event.type, 'claude has no record for it');
       return;
     }
-    this.loss.check(event, carried);
-    this.record(event);
+    this.#loss.check(event, carried);
+    this.#record(event);
   }
 
   /**
@@ -1712,29 +1716,29 @@ export class ClaudeEncoder implements Encoder {
    * what follows it for a run): it waits for the next run's start, so that no run is made up. A
    * run's end with no start before it ends the events that waited: they were its run.
    */
-  private outsideRun(event: AgentEvent): string {
+  #outsideRun(event: AgentEvent): string {
     if (event.type === 'run.start') {
-      this.inRun = true;
-      this.newRun();
-      this.modelEvent(event);
-      return this.releaseHeld();
+      this.#inRun = true;
+      this.#newRun();
+      this.#modelEvent(event);
+      return this.#releaseHeld();
     }
     if (event.type === 'run.end') {
       // Refused before the events that waited are let go for it (they wait for the next run).
-      this.assertWritable(event);
+      this.#assertWritable(event);
       let out = '';
-      if (this.held.length > 0) {
-        this.inRun = true;
-        this.newRun();
-        out = this.releaseHeld();
+      if (this.#held.length > 0) {
+        this.#inRun = true;
+        this.#newRun();
+        out = this.#releaseHeld();
       }
-      this.modelEvent(event);
-      this.inRun = false;
-      return out + this.drain();
+      this.#modelEvent(event);
+      this.#inRun = false;
+      return out + this.#drain();
     }
     assertHoldable(event);
-    if (this.held.length < MAX_HELD) this.held.push(event);
-    else this.loss.report(event, event.type, 'too many events outside a run');
+    if (this.#held.length < MAX_HELD) this.#held.push(event);
+    else this.#loss.report(event, event.type, 'too many events outside a run');
     return '';
   }
 
@@ -1747,7 +1751,7 @@ export class ClaudeEncoder implements Encoder {
    */
   // `laneOpen`: whether the event's lane has a message open when the event is written (the
   // writer's state now, unless the caller knows it will differ: `assertAhead`).
-  private assertWritable(e: AgentEvent, laneOpen?: boolean): void {
+  #assertWritable(e: AgentEvent, laneOpen?: boolean): void {
     switch (e.type) {
       case 'tool.start':
         // Arguments streamed instead are parsed JSON (`toolStart` checks them).
@@ -1772,7 +1776,7 @@ export class ClaudeEncoder implements Encoder {
         return;
       }
       case 'round.end':
-        if (e.usage !== undefined && (e.message !== '' || (laneOpen ?? this.open.has(e.lane ?? '')))) {
+        if (e.usage !== undefined && (e.message !== '' || (laneOpen ?? this.#open.has(e.lane ?? '')))) {
           // Its figures are numbers (`usageToClaude` subtracts them; the run's total sums them).
           assertUsageNumbers(e.usage, 'round.end.usage', FORMAT);
           assertEncodable(usageToClaude(e.usage), 'record.message.usage', 998, FORMAT);
@@ -1792,96 +1796,98 @@ export class ClaudeEncoder implements Encoder {
           assertUsageNumbers(e.usage, 'run.end.usage', FORMAT);
           assertByModelFigures(e.usage, 'run.end.usage', FORMAT, assertUsageNumbers);
         }
-        assertEncodable(this.result(e, e.usage ?? this.writtenUsage(), '', ''), 'record', 1000, FORMAT);
+        assertEncodable(this.#result(e, e.usage ?? this.#writtenUsage(), '', ''), 'record', 1000, FORMAT);
         return;
       default:
         return;
     }
   }
 
-  private releaseHeld(): string {
-    const held = this.held;
-    this.held = [];
-    for (const e of held) this.modelEvent(e);
-    return this.drain();
+  #releaseHeld(): string {
+    const held = this.#held;
+    this.#held = [];
+    for (const e of held) this.#modelEvent(e);
+    return this.#drain();
   }
 
-  private record(event: AgentEvent): void {
+  #record(event: AgentEvent): void {
     switch (event.type) {
       case 'session.start': {
-        this.sessionStart(event);
+        this.#sessionStart(event);
         return;
       }
       case 'run.start':
-        this.ensureInit(event);
-        this.rounds = 0;
+        this.#ensureInit(event);
+        this.#rounds = 0;
         if (event.input !== undefined && event.input !== '')
-          this.push(this.envelope(event, { type: 'user', message: { role: 'user', content: event.input } }));
+          this.#push(
+            this.#envelope(event, { type: 'user', message: { role: 'user', content: event.input } }),
+          );
         return;
       case 'message.start':
-        this.message(event, event.message, event.model);
+        this.#message(event, event.message, event.model);
         return;
       case 'round.start':
       case 'message.end':
         return;
       case 'text.delta': {
-        this.text(event);
+        this.#text(event);
         return;
       }
       case 'reasoning.delta': {
-        this.reasoning(event);
+        this.#reasoning(event);
         return;
       }
       case 'tool.start': {
-        this.toolStart(event);
+        this.#toolStart(event);
         return;
       }
       case 'tool.args.delta':
-        this.args.set(event.call, (this.args.get(event.call) ?? '') + event.text);
+        this.#args.set(event.call, (this.#args.get(event.call) ?? '') + event.text);
         return;
       case 'tool.output':
-        this.output(event);
+        this.#output(event);
         return;
       case 'tool.liveness': {
-        this.liveness(event);
+        this.#liveness(event);
         return;
       }
       case 'tool.end': {
-        this.toolEnd(event);
+        this.#toolEnd(event);
         return;
       }
       case 'approval.request': {
-        this.approval(event);
+        this.#approval(event);
         return;
       }
       case 'question':
-        if (event.call === undefined || !this.calls.has(event.call))
-          this.loss.report(event, 'question', 'claude asks only through an AskUserQuestion tool call');
+        if (event.call === undefined || !this.#calls.has(event.call))
+          this.#loss.report(event, 'question', 'claude asks only through an AskUserQuestion tool call');
         return;
       case 'user.message': {
         const record: JsonObject = {
           type: 'user',
           message: { role: 'user', content: [{ type: 'text', text: event.text }] },
         };
-        this.envelope(event, record);
+        this.#envelope(event, record);
         if (event.synthetic === true) record.isSynthetic = true;
-        this.ensureInit(event);
-        this.push(record);
+        this.#ensureInit(event);
+        this.#push(record);
         return;
       }
       case 'status': {
         const p = event.provenance;
-        this.push(
+        this.#push(
           p?.format === FORMAT && (p.hints as ClaudeHints | undefined)?.state
             ? // Read from the session's state (its line not kept): that record again, in its order.
               {
                 type: 'system',
                 subtype: CLAUDE_SESSION_STATE,
                 state: event.status,
-                uuid: this.id(),
-                session_id: this.sessionId(event),
+                uuid: this.#id(),
+                session_id: this.#sessionId(event),
               }
-            : this.envelope(
+            : this.#envelope(
                 event,
                 { type: 'system', subtype: 'status', status: event.status === 'idle' ? null : event.status },
                 false,
@@ -1890,47 +1896,48 @@ export class ClaudeEncoder implements Encoder {
         return;
       }
       case 'notice': {
-        this.notice(event);
+        this.#notice(event);
         return;
       }
       case 'usage': {
-        const m = this.open.get(event.lane ?? '');
+        const m = this.#open.get(event.lane ?? '');
         const key = event.usage.key;
         if (event.usage.scope === 'call' && m !== undefined && m.usage === undefined) {
           m.usage = usageToClaude(event.usage);
           m.said = event.usage;
         } else if (event.usage.scope === 'call' && key !== undefined && (m === undefined || m.id !== key)) {
           // Said before the message it names began (a stream that orders them so): it waits.
-          const ahead = this.usageAhead.get(event.lane ?? '');
+          const ahead = this.#usageAhead.get(event.lane ?? '');
           if (ahead !== undefined)
-            this.loss.report(ahead, 'usage', 'claude states usage only on assistant lines and the result');
-          this.usageAhead.set(event.lane ?? '', event);
-        } else this.loss.report(event, 'usage', 'claude states usage only on assistant lines and the result');
+            this.#loss.report(ahead, 'usage', 'claude states usage only on assistant lines and the result');
+          this.#usageAhead.set(event.lane ?? '', event);
+        } else
+          this.#loss.report(event, 'usage', 'claude states usage only on assistant lines and the result');
         return;
       }
       case 'child.start':
       case 'child.progress':
       case 'child.end': {
-        this.child(event);
+        this.#child(event);
         return;
       }
       case 'compaction.start':
-        this.push(this.envelope(event, { type: 'system', subtype: 'status', status: 'compacting' }, false));
+        this.#push(this.#envelope(event, { type: 'system', subtype: 'status', status: 'compacting' }, false));
         return;
       case 'compaction.end': {
-        this.compactionEnd(event);
+        this.#compactionEnd(event);
         return;
       }
       case 'error': {
-        this.error(event);
+        this.#error(event);
         return;
       }
       case 'round.end': {
-        this.roundEnd(event);
+        this.#roundEnd(event);
         return;
       }
       case 'run.end': {
-        this.runEnd(event);
+        this.#runEnd(event);
         return;
       }
       default:
@@ -1938,55 +1945,55 @@ export class ClaudeEncoder implements Encoder {
     }
   }
 
-  private sessionStart(e: AgentEventOf<'session.start'>): void {
-    if (e.producer !== undefined) this.info.producer = e.producer;
-    if (e.model !== undefined) this.info.model = e.model;
-    if (e.cwd !== undefined) this.info.cwd = e.cwd;
-    if (e.mode !== undefined) this.info.mode = e.mode;
-    if (e.tools !== undefined) this.info.tools = e.tools;
-    this.sessionId(e);
-    if (!this.initWritten) this.ensureInit(e);
+  #sessionStart(e: AgentEventOf<'session.start'>): void {
+    if (e.producer !== undefined) this.#info.producer = e.producer;
+    if (e.model !== undefined) this.#info.model = e.model;
+    if (e.cwd !== undefined) this.#info.cwd = e.cwd;
+    if (e.mode !== undefined) this.#info.mode = e.mode;
+    if (e.tools !== undefined) this.#info.tools = e.tools;
+    this.#sessionId(e);
+    if (!this.#initWritten) this.#ensureInit(e);
   }
 
-  private text(e: AgentEventOf<'text.delta'>): void {
-    const m = this.message(e, e.message);
+  #text(e: AgentEventOf<'text.delta'>): void {
+    const m = this.#message(e, e.message);
     const last = m.blocks[m.blocks.length - 1];
     if (last?.type === 'text') last.text = (last.text as string) + e.text;
     else m.blocks.push({ type: 'text', text: e.text });
-    this.hold(m, e.text.length);
+    this.#hold(m, e.text.length);
   }
 
   // Text and thinking alike count towards the cap: a message of many blocks is held whole too.
-  private hold(m: Message, length: number): void {
+  #hold(m: Message, length: number): void {
     m.held = (m.held ?? 0) + length;
-    if (m.held >= CLAUDE_MAX_HELD_TEXT) this.writeAhead(m);
+    if (m.held >= CLAUDE_MAX_HELD_TEXT) this.#writeAhead(m);
   }
 
   // A message whose text passed CLAUDE_MAX_HELD_TEXT: its blocks so far become its first lines,
   // in its place in the queue (written at once when nothing before it waits), and it goes on in
   // an empty text block, which its last line carries with the stop reason if nothing follows.
-  private writeAhead(m: Message): void {
-    const lines = this.takeAhead(m);
-    if (lines !== '') this.queue.splice(this.queue.indexOf(m), 0, lines.slice(0, -1));
+  #writeAhead(m: Message): void {
+    const lines = this.#takeAhead(m);
+    if (lines !== '') this.#queue.splice(this.#queue.indexOf(m), 0, lines.slice(0, -1));
   }
 
   // The lines of `m`'s blocks so far ('' when it has none but the empty block it went on in), and
   // `m` left to go on in an empty text block.
-  private takeAhead(m: Message): string {
+  #takeAhead(m: Message): string {
     const fresh =
       m.blocks.length === 0 || (m.ahead === true && m.blocks.length === 1 && isEmptyText(m.blocks[0]!));
-    const lines = fresh ? '' : this.messageText(m);
+    const lines = fresh ? '' : this.#messageText(m);
     m.blocks = [{ type: 'text', text: '' }];
     m.ahead = true;
     m.held = 0;
     return lines;
   }
 
-  private reasoning(e: AgentEventOf<'reasoning.delta'>): void {
-    const m = this.message(e, e.message);
+  #reasoning(e: AgentEventOf<'reasoning.delta'>): void {
+    const m = this.#message(e, e.message);
     if (e.redacted !== undefined) {
       m.blocks.push({ type: 'redacted_thinking', data: e.redacted });
-      this.hold(m, e.redacted.length);
+      this.#hold(m, e.redacted.length);
       return;
     }
     const last = m.blocks[m.blocks.length - 1];
@@ -1994,12 +2001,12 @@ export class ClaudeEncoder implements Encoder {
       last.thinking = (last.thinking as string) + e.text;
       if (e.signature !== undefined) last.signature = e.signature;
     } else m.blocks.push({ type: 'thinking', thinking: e.text, signature: e.signature ?? '' });
-    this.hold(m, e.text.length);
+    this.#hold(m, e.text.length);
   }
 
-  private toolStart(e: AgentEventOf<'tool.start'>): void {
+  #toolStart(e: AgentEventOf<'tool.start'>): void {
     let input: unknown = e.args;
-    const streamed = this.args.get(e.call);
+    const streamed = this.#args.get(e.call);
     if (input === undefined && streamed !== undefined) {
       try {
         input = JSON.parse(streamed);
@@ -2013,69 +2020,69 @@ export class ClaudeEncoder implements Encoder {
     // whole output, down with it.
     // (The event's own arguments are checked before its losses are said: `assertWritable`.)
     if (input !== e.args && isJsonObject(input)) assertEncodable(input, 'tool.start.args', 1000, FORMAT);
-    this.noteArgs(e);
-    const m = this.message(e);
+    this.#noteArgs(e);
+    const m = this.#message(e);
     // Names are looked up for the calls a question or a liveness report names: recent ones.
-    setBoundedKept(this.calls, e.call, sharedString(e.name, this.names));
+    setBoundedKept(this.#calls, e.call, sharedString(e.name, this.#names));
     // The id is held (by the message until it is written, by `unanswered` until the call's result)
     // as a string of its own: one sliced from a chunk's text would hold the chunk (`ownString`).
     const id = ownString(e.call);
-    this.unanswered.set(id, e.lane);
-    this.args.delete(e.call);
+    this.#unanswered.set(id, e.lane);
+    this.#args.delete(e.call);
     if (e.args === undefined && e.argsSummary !== undefined)
-      this.loss.report(e, 'tool.start.argsSummary', 'claude keeps arguments as an object only');
+      this.#loss.report(e, 'tool.start.argsSummary', 'claude keeps arguments as an object only');
     for (const field of ['kind', 'server', 'command', 'startedAt'] as const)
       if (e[field] !== undefined)
-        this.loss.report(e, `tool.start.${field}`, `claude has no place for ${field}`);
+        this.#loss.report(e, `tool.start.${field}`, `claude has no place for ${field}`);
     m.blocks.push({ type: 'tool_use', id, name: e.name, input: isJsonObject(input) ? input : {} });
     // A block of its own counts towards the cap too (its input unmeasured): a message of many
     // calls is not held whole.
-    this.hold(m, TOOL_USE_HELD);
+    this.#hold(m, TOOL_USE_HELD);
   }
 
   // Held for the call's tool_result up to CLAUDE_MAX_HELD_OUTPUT characters (as the Codex
   // writer holds a command's output); what does not fit is a loss.
-  private output(e: AgentEventOf<'tool.output'>): void {
-    const held = this.outputs.get(e.call) ?? '';
+  #output(e: AgentEventOf<'tool.output'>): void {
+    const held = this.#outputs.get(e.call) ?? '';
     const room = CLAUDE_MAX_HELD_OUTPUT - held.length;
-    if (room > 0) this.outputs.set(e.call, held + (e.text.length <= room ? e.text : e.text.slice(0, room)));
+    if (room > 0) this.#outputs.set(e.call, held + (e.text.length <= room ? e.text : e.text.slice(0, room)));
     if (e.text.length > room)
-      this.loss.report(
+      this.#loss.report(
         e,
         'tool.output.text',
         `streamed output past ${CLAUDE_MAX_HELD_OUTPUT} characters is not held for the tool result`,
       );
   }
 
-  private liveness(e: AgentEventOf<'tool.liveness'>): void {
-    this.ensureInit(e);
+  #liveness(e: AgentEventOf<'tool.liveness'>): void {
+    this.#ensureInit(e);
     const record: JsonObject = {
       type: 'tool_progress',
       tool_use_id: e.call,
-      tool_name: e.name ?? this.calls.get(e.call) ?? '',
+      tool_name: e.name ?? this.#calls.get(e.call) ?? '',
       parent_tool_use_id: e.lane ?? null,
       elapsed_time_seconds: e.elapsedMs / 1000,
     };
     if (e.action !== 'heartbeat')
-      this.loss.report(e, 'tool.liveness.action', 'claude reports heartbeats only');
+      this.#loss.report(e, 'tool.liveness.action', 'claude reports heartbeats only');
     for (const field of ['outputBytes', 'detail'] as const)
       if (e[field] !== undefined)
-        this.loss.report(e, `tool.liveness.${field}`, `claude has no place for ${field}`);
-    this.push(this.envelope(e, record, false));
+        this.#loss.report(e, `tool.liveness.${field}`, `claude has no place for ${field}`);
+    this.#push(this.#envelope(e, record, false));
   }
 
-  private toolEnd(e: AgentEventOf<'tool.end'>): void {
+  #toolEnd(e: AgentEventOf<'tool.end'>): void {
     // Its result was checked (as `push` checks the record, where the result is a level down)
     // before an init is written, an id taken or the call let go for it: `assertWritable`.
     const failure = failureText(e);
-    this.ensureInit(e);
-    this.unanswered.delete(e.call);
-    const output = this.outputs.get(e.call);
-    this.outputs.delete(e.call);
+    this.#ensureInit(e);
+    this.#unanswered.delete(e.call);
+    const output = this.#outputs.get(e.call);
+    this.#outputs.delete(e.call);
     let content = e.text;
     if (content === undefined && output !== undefined) content = output;
     else if (output !== undefined)
-      this.loss.report(e, 'tool.output', 'claude keeps only the result, not streamed output');
+      this.#loss.report(e, 'tool.output', 'claude keeps only the result, not streamed output');
     // A failed call's structured result takes the line's `tool_use_result`: its error is read
     // from the block's text, which says the error when the call has no text of its own.
     const structured = e.result !== undefined && typeof e.result !== 'string';
@@ -2087,9 +2094,9 @@ export class ClaudeEncoder implements Encoder {
     const block: JsonObject = { tool_use_id: e.call, type: 'tool_result', content: content ?? '' };
     if (!e.ok) block.is_error = true;
     const record: JsonObject = { type: 'user', message: { role: 'user', content: [block] } };
-    this.envelope(e, record);
+    this.#envelope(e, record);
     // A result that repeats what a redaction took out of the call's arguments is left out.
-    if (e.result !== undefined && !this.repeats(e.call, e.result)) record.tool_use_result = e.result;
+    if (e.result !== undefined && !this.#repeats(e.call, e.result)) record.tool_use_result = e.result;
     // A failed call's `tool_use_result` string is read as its error: the error goes there unless
     // the text says it or a structured result holds the place (a text result is the block's text).
     const again = record.tool_use_result;
@@ -2102,49 +2109,49 @@ export class ClaudeEncoder implements Encoder {
     if (e.denied === true) record.tool_result_meta = [{ id: e.call, non_execution_kind: 'permission-rule' }];
     for (const field of ['exitCode', 'filesChanged', 'startedAt', 'endedAt'] as const)
       if (e[field] !== undefined)
-        this.loss.report(e, `tool.end.${field}`, `claude has no place for ${field}`);
-    if (e.lane !== undefined) this.closeLane(e.lane);
-    this.push(record);
+        this.#loss.report(e, `tool.end.${field}`, `claude has no place for ${field}`);
+    if (e.lane !== undefined) this.#closeLane(e.lane);
+    this.#push(record);
     // After the push (its check may refuse the event, which then reports nothing).
     const lost = errorLost(e, failure, record.tool_use_result, block.content as string);
-    if (lost !== undefined) this.loss.report(e, 'tool.end.error', lost);
+    if (lost !== undefined) this.#loss.report(e, 'tool.end.error', lost);
   }
 
-  private approval(e: AgentEventOf<'approval.request'>): void {
-    this.ensureInit(e);
+  #approval(e: AgentEventOf<'approval.request'>): void {
+    this.#ensureInit(e);
     const request: JsonObject = { subtype: 'can_use_tool', tool_name: e.tool ?? '', input: e.args ?? {} };
     if (e.title !== undefined) request.description = e.title;
     if (e.call !== undefined) request.tool_use_id = e.call;
     for (const field of ['effects', 'options'] as const)
       if (e[field] !== undefined)
-        this.loss.report(e, `approval.request.${field}`, `claude has no place for ${field}`);
-    this.push({ type: 'control_request', request_id: e.approval, request });
+        this.#loss.report(e, `approval.request.${field}`, `claude has no place for ${field}`);
+    this.#push({ type: 'control_request', request_id: e.approval, request });
   }
 
-  private notice(e: AgentEventOf<'notice'>): void {
+  #notice(e: AgentEventOf<'notice'>): void {
     const record = noticeRecord(e);
     if (record === undefined) {
-      this.loss.report(e, 'notice', `claude has no record for a ${e.kind} notice`);
+      this.#loss.report(e, 'notice', `claude has no record for a ${e.kind} notice`);
       return;
     }
-    this.push(this.envelope(e, record, false));
+    this.#push(this.#envelope(e, record, false));
   }
 
-  private child(e: AgentEventOf<'child.start' | 'child.progress' | 'child.end'>): void {
-    this.ensureInit(e);
+  #child(e: AgentEventOf<'child.start' | 'child.progress' | 'child.end'>): void {
+    this.#ensureInit(e);
     const record: JsonObject = { type: 'system' };
     if (e.type === 'child.start') {
       // A task's lane is read from the lane of the call that spawned it: without a call, one
       // started by a subagent reads back as the main agent's.
       if (e.lane !== undefined && e.call === undefined)
-        this.loss.report(
+        this.#loss.report(
           e,
           'child.start.lane',
           'claude places a task by the call that spawned it, and this one names none',
         );
       record.subtype = 'task_started';
       record.task_id = e.child;
-      setBounded(this.seen.tasks, e.child, e.child);
+      setBounded(this.#seen.tasks, e.child, e.child);
       record.tool_use_id = e.call ?? e.child;
       record.description = e.task ?? e.name ?? '';
       if (e.name !== undefined) record.subagent_type = e.name;
@@ -2156,9 +2163,9 @@ export class ClaudeEncoder implements Encoder {
       record.tool_use_id = e.child;
       record.description = e.detail ?? '';
       if (e.usage !== undefined)
-        this.loss.report(e, 'child.progress.usage', 'claude counts a task in its own terms');
+        this.#loss.report(e, 'child.progress.usage', 'claude counts a task in its own terms');
     } else {
-      this.closeLane(e.child);
+      this.#closeLane(e.child);
       record.subtype = 'task_notification';
       record.task_id = e.child;
       record.tool_use_id = e.child;
@@ -2167,25 +2174,25 @@ export class ClaudeEncoder implements Encoder {
       record.output_file = '';
       record.summary = e.result ?? '';
       if (e.usage !== undefined)
-        this.loss.report(e, 'child.end.usage', 'claude counts a task in its own terms');
+        this.#loss.report(e, 'child.end.usage', 'claude counts a task in its own terms');
     }
-    this.push(this.envelope(e, record, false));
+    this.#push(this.#envelope(e, record, false));
   }
 
-  private compactionEnd(e: AgentEventOf<'compaction.end'>): void {
+  #compactionEnd(e: AgentEventOf<'compaction.end'>): void {
     const meta = compactMetadata(e);
-    this.push(
-      this.envelope(e, { type: 'system', subtype: 'compact_boundary', compact_metadata: meta }, false),
+    this.#push(
+      this.#envelope(e, { type: 'system', subtype: 'compact_boundary', compact_metadata: meta }, false),
     );
   }
 
-  private error(e: AgentEventOf<'error'>): void {
-    this.ensureInit(e);
+  #error(e: AgentEventOf<'error'>): void {
+    this.#ensureInit(e);
     const record: JsonObject = {
       type: 'assistant',
       message: {
         model: SYNTHETIC_MODEL,
-        id: this.id(),
+        id: this.#id(),
         type: 'message',
         role: 'assistant',
         content: [{ type: 'text', text: e.message }],
@@ -2194,18 +2201,18 @@ export class ClaudeEncoder implements Encoder {
         usage: usageToClaude(undefined),
       },
     };
-    this.envelope(e, record);
+    this.#envelope(e, record);
     record.error = e.code ?? 'unknown';
-    if (e.data !== undefined) this.loss.report(e, 'error.data', 'claude keeps an error as text');
-    this.push(record);
+    if (e.data !== undefined) this.#loss.report(e, 'error.data', 'claude keeps an error as text');
+    this.#push(record);
   }
 
-  private roundEnd(e: AgentEventOf<'round.end'>): void {
-    let m = this.open.get(e.lane ?? '');
-    if (m === undefined && e.message !== '') m = this.message(e);
+  #roundEnd(e: AgentEventOf<'round.end'>): void {
+    let m = this.#open.get(e.lane ?? '');
+    if (m === undefined && e.message !== '') m = this.#message(e);
     if (m === undefined) {
       if (e.usage !== undefined)
-        this.loss.report(e, 'round.end.usage', 'a round without content has no assistant line');
+        this.#loss.report(e, 'round.end.usage', 'a round without content has no assistant line');
       return;
     }
     if (m.blocks.length === 0 && e.message !== '') m.blocks.push({ type: 'text', text: e.message });
@@ -2215,7 +2222,7 @@ export class ClaudeEncoder implements Encoder {
     }
     if (e.stopReason !== undefined) m.stop = e.stopReason;
     if (e.model !== undefined) m.model = e.model;
-    this.closeLane(e.lane);
+    this.#closeLane(e.lane);
   }
 
   /**
@@ -2223,62 +2230,62 @@ export class ClaudeEncoder implements Encoder {
    * is a run of its own (its own `init`), not more of this one, and this run's calls stay
    * unanswered, as they were.
    */
-  private cutRun(): void {
-    for (const m of this.open.values()) m.done = true;
-    this.open.clear();
-    this.inRun = false;
-    this.needInit = true;
-    this.unanswered.clear();
-    this.newRun();
+  #cutRun(): void {
+    for (const m of this.#open.values()) m.done = true;
+    this.#open.clear();
+    this.#inRun = false;
+    this.#needInit = true;
+    this.#unanswered.clear();
+    this.#newRun();
   }
 
-  private runEnd(e: AgentEventOf<'run.end'>): void {
+  #runEnd(e: AgentEventOf<'run.end'>): void {
     if (e.status === 'incomplete') {
       // Tokens stay on the assistant lines; the cost is said only by the result a cut run lacks.
-      const cost = e.usage?.costUsd ?? this.writtenUsage().costUsd;
+      const cost = e.usage?.costUsd ?? this.#writtenUsage().costUsd;
       if (cost !== undefined && cost !== 0)
-        this.loss.report(
+        this.#loss.report(
           e,
           'run.end.usage.costUsd',
           'claude states a cost only on the result a run cut off has not',
         );
-      this.cutRun();
+      this.#cutRun();
       return;
     }
-    for (const m of this.open.values()) m.done = true;
-    this.open.clear();
-    this.inRun = false;
-    this.ensureInit(e);
+    for (const m of this.#open.values()) m.done = true;
+    this.#open.clear();
+    this.#inRun = false;
+    this.#ensureInit(e);
     // Claude answers every tool_use before its result; a call cut short is interrupted.
-    for (const [call, lane] of this.unanswered) {
+    for (const [call, lane] of this.#unanswered) {
       const block = { tool_use_id: call, type: 'tool_result', content: INTERRUPTED, is_error: true };
       const record: JsonObject = { type: 'user', message: { role: 'user', content: [block] } };
       record.parent_tool_use_id = lane ?? null;
-      record.session_id = this.sessionId(e);
-      record.uuid = this.id();
-      this.push(record);
+      record.session_id = this.#sessionId(e);
+      record.uuid = this.#id();
+      this.#push(record);
     }
-    this.unanswered.clear();
+    this.#unanswered.clear();
     // The run's total, or (when its end has none) the sum of what its lines said.
-    const usage: Usage = e.usage ?? this.writtenUsage();
-    this.newRun();
-    const session = this.sessionId(e);
+    const usage: Usage = e.usage ?? this.#writtenUsage();
+    this.#newRun();
+    const session = this.#sessionId(e);
     // A result always states a cost: 0 for a source that has none says what it does not know.
     if (usage.costUsd === undefined)
-      this.loss.report(
+      this.#loss.report(
         e,
         'run.end.usage.costUsd',
         'claude writes total_cost_usd always: 0 for a cost not known',
       );
-    this.push(this.result(e, usage, session, this.id()));
-    this.needInit = true;
+    this.#push(this.#result(e, usage, session, this.#id()));
+    this.#needInit = true;
   }
 
   /**
    * A run's `result` record, with `usage` its total; `session` and `uuid` as given (blank for
    * `assertWritable`, which checks the record before its ids are taken: the same shape).
    */
-  private result(e: AgentEventOf<'run.end'>, usage: Usage, session: string, uuid: string): JsonObject {
+  #result(e: AgentEventOf<'run.end'>, usage: Usage, session: string, uuid: string): JsonObject {
     const reason = e.reason;
     const isSubtype = reason !== undefined && (RESULT_SUBTYPES as readonly string[]).includes(reason);
     let subtype: string;
@@ -2297,7 +2304,7 @@ export class ClaudeEncoder implements Encoder {
       is_error: e.status === 'failed',
       duration_ms: e.durationMs ?? 0,
       duration_api_ms: 0,
-      num_turns: this.rounds,
+      num_turns: this.#rounds,
     };
     if (e.answer !== undefined) record.result = e.answer;
     Object.assign(record, {
@@ -2315,27 +2322,27 @@ export class ClaudeEncoder implements Encoder {
   }
 
   /** The usage the run's main-agent lines carry, summed: what a reader totals for the run. */
-  private writtenUsage(): Usage {
-    const total: Usage = { ...this.runUsage };
+  #writtenUsage(): Usage {
+    const total: Usage = { ...this.#runUsage };
     // Exact decimal sums (src/usage.ts): a cost such as 0.054201000000000006 added as written.
     for (const m of this.runMessages) if (m.said !== undefined) addUsage(total, m.said);
     return total;
   }
 
-  private newRun(): void {
+  #newRun(): void {
     this.runMessages = [];
-    this.runUsage = {};
+    this.#runUsage = {};
   }
 
   // The done messages at the front of `runMessages` summed into `runUsage`, in the same order as
   // `writtenUsage` sums them (the sum is the same figures). A done message is out of `open`, so
   // its usage is final.
-  private foldRun(): void {
+  #foldRun(): void {
     const messages = this.runMessages;
     let i = 0;
     for (; i < messages.length && messages[i]!.done; i++) {
       const said = messages[i]!.said;
-      if (said !== undefined) addUsage(this.runUsage, said);
+      if (said !== undefined) addUsage(this.#runUsage, said);
     }
     if (i > 0) this.runMessages = messages.slice(i);
   }
