@@ -1,4 +1,4 @@
-import { ownString, setBounded, setBoundedKept, sharedString } from '../../bounded';
+import { ownString, setBounded, setBoundedOwn, sharedString } from '../../bounded';
 import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
 import {
@@ -2022,11 +2022,12 @@ export class ClaudeEncoder implements Encoder {
     if (input !== e.args && isJsonObject(input)) assertEncodable(input, 'tool.start.args', 1000, FORMAT);
     this.#noteArgs(e);
     const m = this.#message(e);
-    // Names are looked up for the calls a question or a liveness report names: recent ones.
-    setBoundedKept(this.#calls, e.call, sharedString(e.name, this.#names));
-    // The id is held (by the message until it is written, by `unanswered` until the call's result)
-    // as a string of its own: one sliced from a chunk's text would hold the chunk (`ownString`).
+    // The id is held (by `calls`, by the message until it is written, by `unanswered` until the
+    // call's result) as a string of its own: one sliced from a chunk's text would hold the chunk
+    // (`ownString`). One copy serves the three.
     const id = ownString(e.call);
+    // Names are looked up for the calls a question or a liveness report names: recent ones.
+    setBoundedOwn(this.#calls, id, sharedString(e.name, this.#names));
     this.#unanswered.set(id, e.lane);
     this.#args.delete(e.call);
     if (e.args === undefined && e.argsSummary !== undefined)
