@@ -1206,9 +1206,10 @@ function assertTextFields(event: AgentEvent): void {
  * out together.
  */
 export class ClaudeEncoder implements Encoder {
-  // The writer's state and helpers are `#` members: a bundler's minifier renames those (it keeps
-  // a property name), which the writer's bundle is the smaller for. `runMessages` stays a
-  // property: test/claude/writer-held.test.ts reads it.
+  // The writer's state is `#` fields: a bundler's minifier renames those (it keeps a property
+  // name), which the writer's bundle is the smaller for. The helpers stay methods: as `#` methods
+  // (a brand check at every call) the writer's bench row read a few per cent lower
+  // (docs/performance.md, round forty-two). `runMessages` stays a property: a test reads it.
   readonly #options: ClaudeEncodeOptions;
   readonly #loss: LossReporter;
   #group: Group | undefined;
@@ -1264,7 +1265,7 @@ export class ClaudeEncoder implements Encoder {
 
   write(event: AgentEvent): string {
     assertTextFields(event);
-    const text = this.#writeOne(event);
+    const text = this.writeOne(event);
     // A refused event's write left what a kept line's group wrote for it to the next write.
     if (this.#carried === '') return text;
     const out = this.#carried + text;
@@ -1272,18 +1273,18 @@ export class ClaudeEncoder implements Encoder {
     return out;
   }
 
-  #writeOne(event: AgentEvent): string {
+  private writeOne(event: AgentEvent): string {
     const p = event.provenance;
     // Checked before a kept line's group is written for it (its model write would refuse it
     // after: the group's text gone with the refusal, and, were the event's line the group's,
     // the group broken up for an event that changes nothing).
-    if (this.#group !== undefined && this.#modelAfterGroup(event)) this.#assertAhead(event);
+    if (this.#group !== undefined && this.modelAfterGroup(event)) this.assertAhead(event);
     // What a later line's events are checked against (`Seen`), whichever way this one is written.
     if (event.type === 'message.start') setBounded(this.#seen.messages, event.lane ?? '', event.message);
     if (p?.format === FORMAT) {
       const hints = p.hints as ClaudeHints | undefined;
       if (hints?.raw !== undefined) {
-        let out = this.#flushGroup();
+        let out = this.flushGroup();
         this.#group = {
           raw: hints.raw,
           n: hints.n ?? 1,
@@ -1299,8 +1300,8 @@ export class ClaudeEncoder implements Encoder {
           patched: undefined,
         };
         try {
-          if (this.#group.n <= 1) out += this.#flushGroup();
-          else this.#groupEditChecked(this.#group, true);
+          if (this.#group.n <= 1) out += this.flushGroup();
+          else this.groupEditChecked(this.#group, true);
         } catch (error) {
           // Refused: its line is not written (nor waits), the one before it is, with the next write.
           this.#group = undefined;
@@ -1313,10 +1314,10 @@ export class ClaudeEncoder implements Encoder {
       if (g !== undefined && g.line === p.line && g.offset === p.offset) {
         g.events.push(event);
         try {
-          if (g.events.length >= g.n) return this.#flushGroup();
+          if (g.events.length >= g.n) return this.flushGroup();
           // Checked now as the group's write will check it: refused at its own write, not at
           // the group's last event's, which it would take down with it.
-          this.#groupEditChecked(g, true);
+          this.groupEditChecked(g, true);
           return '';
         } catch (error) {
           // Refused before the group was written (`flushGroup`): it waits as it did.
@@ -1325,22 +1326,22 @@ export class ClaudeEncoder implements Encoder {
         }
       }
       // The lines before it are the stream's whether or not the event keeps its own.
-      const before = this.#flushGroup() + linesBefore(withEdits(hints?.before, this.#seen));
+      const before = this.flushGroup() + linesBefore(withEdits(hints?.before, this.#seen));
       if (p.synthetic === true) {
         // Derived events write nothing; an incomplete end carries the stream's last lines.
         if (event.type === 'run.end') this.#inRun = false;
         return before;
       }
-      return this.#afterFlush(before, event);
+      return this.afterFlush(before, event);
     }
-    return this.#afterFlush(this.#flushGroup(), event);
+    return this.afterFlush(this.flushGroup(), event);
   }
 
   // `flushed` (a kept line's group written) and the event from the model: refused there, what
   // was flushed goes with the next write.
-  #afterFlush(flushed: string, event: AgentEvent): string {
+  private afterFlush(flushed: string, event: AgentEvent): string {
     try {
-      return flushed + this.#model(event);
+      return flushed + this.model(event);
     } catch (error) {
       this.#carried += flushed;
       throw error;
@@ -1349,7 +1350,7 @@ export class ClaudeEncoder implements Encoder {
 
   // Whether `event` is written from the model after the group waiting is written: not when it
   // keeps a line of its own (a group of its own), is of the group's line, or was derived.
-  #modelAfterGroup(event: AgentEvent): boolean {
+  private modelAfterGroup(event: AgentEvent): boolean {
     const p = event.provenance;
     if (p?.format !== FORMAT) return true;
     const g = this.#group;
@@ -1363,15 +1364,15 @@ export class ClaudeEncoder implements Encoder {
    * written, as if the event had never been given. The run the group's lines leave open or
    * closed (`follow`) is the one the event meets.
    */
-  #assertAhead(event: AgentEvent): void {
+  private assertAhead(event: AgentEvent): void {
     let inRun = this.#inRun;
     for (const e of this.#group?.events ?? [])
       if (e.type === 'run.start') inRun = true;
       else if (e.type === 'run.end') inRun = false;
     if (inRun || OUTSIDE_RUN.has(event.type) || event.type === 'run.start' || event.type === 'run.end')
-      this.#assertWritable(
+      this.assertWritable(
         event,
-        event.type === 'round.end' ? this.#laneOpenAfterGroup(event.lane) : undefined,
+        event.type === 'round.end' ? this.laneOpenAfterGroup(event.lane) : undefined,
       );
     else assertHoldable(event);
   }
@@ -1383,14 +1384,14 @@ export class ClaudeEncoder implements Encoder {
    * open stays: a rebuilt line's events are written from the model (its edit is asked only when
    * one of them would open one; a kept line opens none).
    */
-  #laneOpenAfterGroup(lane: string | undefined): boolean {
+  private laneOpenAfterGroup(lane: string | undefined): boolean {
     const key = lane ?? '';
     if (this.#queue.length === 0 && this.#open.has(key)) return true;
     const g = this.#group;
     if (g === undefined) return false;
     for (const e of g.events)
       if (e.provenance?.synthetic !== true && (e.lane ?? '') === key && MESSAGE_OPENERS.has(e.type))
-        return this.#groupEditChecked(g, true)[0] === 'rebuild';
+        return this.groupEditChecked(g, true)[0] === 'rebuild';
     return false;
   }
 
@@ -1401,33 +1402,33 @@ export class ClaudeEncoder implements Encoder {
     for (const u of this.#usageAhead.values())
       this.#loss.report(u, 'usage', 'no assistant message it names followed');
     this.#usageAhead.clear();
-    let out = this.#carried + this.#flushGroup();
+    let out = this.#carried + this.flushGroup();
     this.#carried = '';
     for (const m of this.#open.values()) m.done = true;
     this.#open.clear();
-    out += this.#drain();
+    out += this.drain();
     return out;
   }
 
   // ------------------------------------------------------------------------------------------
   // Lines as written
 
-  #flushGroup(): string {
+  private flushGroup(): string {
     const g = this.#group;
     if (g === undefined) return '';
-    const [edit, record] = this.#groupEditChecked(g);
+    const [edit, record] = this.groupEditChecked(g);
     this.#group = undefined;
     // Anything built from the model before it goes first, whole.
     let out = '';
     if (this.#queue.length > 0) {
       for (const m of this.#open.values()) m.done = true;
       this.#open.clear();
-      out = this.#drain();
+      out = this.drain();
     }
-    if (edit === 'rebuild') return out + this.#rebuild(g);
-    if (edit === 'patch') for (const e of g.events) if (e.type === 'tool.start') this.#noteArgs(e);
-    for (const e of g.events) this.#follow(e, g);
-    return out + groupText(g, edit, this.#redacted.size > 0 && this.#staleCopy(g), record);
+    if (edit === 'rebuild') return out + this.rebuild(g);
+    if (edit === 'patch') for (const e of g.events) if (e.type === 'tool.start') this.noteArgs(e);
+    for (const e of g.events) this.follow(e, g);
+    return out + groupText(g, edit, this.#redacted.size > 0 && this.staleCopy(g), record);
   }
 
   /**
@@ -1436,7 +1437,7 @@ export class ClaudeEncoder implements Encoder {
    * returned): a refusal leaves the group, and what the edit noted, as they were, and nothing
    * written. `trial`: only the check (what the edit noted is put back in any case).
    */
-  #groupEditChecked(g: Group, trial = false): [Edit, JsonObject | undefined] {
+  private groupEditChecked(g: Group, trial = false): [Edit, JsonObject | undefined] {
     const usages = this.#seen.usages;
     const saved = [g.before, g.restated?.slice(), g.patched, usages.size === 0 ? [] : [...usages]] as const;
     let kept = false;
@@ -1444,8 +1445,8 @@ export class ClaudeEncoder implements Encoder {
       const edit = groupEdit(g, this.#seen);
       let record: JsonObject | undefined;
       if (edit === 'rebuild') {
-        for (const e of g.events) if (e.provenance?.synthetic !== true) this.#assertWritable(e);
-      } else if (edit === 'patch') record = groupRecord(g, this.#copyLeftOut(g));
+        for (const e of g.events) if (e.provenance?.synthetic !== true) this.assertWritable(e);
+      } else if (edit === 'patch') record = groupRecord(g, this.copyLeftOut(g));
       kept = !trial;
       return [edit, record];
     } finally {
@@ -1460,7 +1461,7 @@ export class ClaudeEncoder implements Encoder {
   // A call's arguments edited (a redaction, whichever way the call is written): the strings they
   // said and say no more, which the call's result may repeat. Claude Code's `tool_use_result`
   // copies some (an Edit's `oldString` and `newString`, and its patch's lines hold them too).
-  #noteArgs(e: AgentEventOf<'tool.start'>): void {
+  private noteArgs(e: AgentEventOf<'tool.start'>): void {
     const p = e.provenance;
     const said = p?.format === FORMAT ? (p.hints as ClaudeHints | undefined)?.said?.args : undefined;
     if (said === undefined || sameJson(said, e.args)) return;
@@ -1472,7 +1473,7 @@ export class ClaudeEncoder implements Encoder {
   // Whether a call's result repeats a string its edited arguments say no more (`noteArgs`), in a
   // value or part of one. Asked once per call: its result comes once.
   // `keep`: only asked (before the write), the call stays noted.
-  #repeats(call: string, result: unknown, keep = false): boolean {
+  private repeats(call: string, result: unknown, keep = false): boolean {
     const gone = this.#redacted.get(call);
     if (gone === undefined || result === undefined) return false;
     if (!keep) this.#redacted.delete(call);
@@ -1482,13 +1483,13 @@ export class ClaudeEncoder implements Encoder {
 
   // Whether the line's tool result repeats what a redaction took out of its call's arguments.
   // `keep`: only asked (`copyLeftOut`).
-  #staleCopy(g: Group, keep = false): boolean {
+  private staleCopy(g: Group, keep = false): boolean {
     for (const e of g.events)
       if (e.type === 'tool.end' && this.#redacted.has(e.call)) {
         // An edited result is the one written (`restate`): it is the one that may repeat them.
-        if (g.restated?.includes(e) === true) return this.#repeats(e.call, e.result, keep);
+        if (g.restated?.includes(e) === true) return this.repeats(e.call, e.result, keep);
         g.record ??= parseJsonObject(g.raw);
-        return g.record !== undefined && this.#repeats(e.call, g.record.tool_use_result, keep);
+        return g.record !== undefined && this.repeats(e.call, g.record.tool_use_result, keep);
       }
     return false;
   }
@@ -1499,10 +1500,10 @@ export class ClaudeEncoder implements Encoder {
    * although it would never be written). A copy JSON.stringify cannot read (a BigInt, a cycle)
    * is left in for the check, which refuses it with its path: the write could not tell either.
    */
-  #copyLeftOut(g: Group): boolean {
+  private copyLeftOut(g: Group): boolean {
     if (this.#redacted.size === 0) return false;
     try {
-      return this.#staleCopy(g, true);
+      return this.staleCopy(g, true);
     } catch (error) {
       if (error instanceof TypeError) return false;
       throw error;
@@ -1513,16 +1514,16 @@ export class ClaudeEncoder implements Encoder {
   // are written from the model, as events without a kept line are, after the lines before it. A
   // synthetic one writes nothing, as without its line (a round's end written from the model would
   // write the message again, whose lines went through as written); the writer follows it.
-  #rebuild(g: Group): string {
+  private rebuild(g: Group): string {
     let out = linesBefore(g.before);
     for (const e of g.events)
-      if (e.provenance?.synthetic === true) this.#follow(e);
-      else out += this.#model(e);
+      if (e.provenance?.synthetic === true) this.follow(e);
+      else out += this.model(e);
     return out;
   }
 
   // Keeps the model writer's picture of the stream right when lines pass through as written.
-  #follow(e: AgentEvent, g?: Group): void {
+  private follow(e: AgentEvent, g?: Group): void {
     if (e.session !== undefined) this.#session = e.session;
     if (e.type === 'session.start' || e.type === 'run.start') {
       this.#initWritten = true;
@@ -1540,24 +1541,24 @@ export class ClaudeEncoder implements Encoder {
   // ------------------------------------------------------------------------------------------
   // Records from the model
 
-  #id(): string {
+  private id(): string {
     return (this.#options.idSource ?? defaultId)();
   }
 
-  #sessionId(e: AgentEvent): string {
+  private sessionId(e: AgentEvent): string {
     if (e.session !== undefined) this.#session = e.session;
-    this.#session ??= this.#options.session ?? this.#id();
+    this.#session ??= this.#options.session ?? this.id();
     return this.#session;
   }
 
-  #envelope(e: AgentEvent, record: JsonObject, lane = true): JsonObject {
+  private envelope(e: AgentEvent, record: JsonObject, lane = true): JsonObject {
     if (lane) record.parent_tool_use_id = e.lane ?? null;
-    record.session_id = this.#sessionId(e);
-    record.uuid = this.#id();
+    record.session_id = this.sessionId(e);
+    record.uuid = this.id();
     return record;
   }
 
-  #push(record: JsonObject): void {
+  private push(record: JsonObject): void {
     assertEncodable(record, 'record', 1000, FORMAT);
     const text = JSON.stringify(record);
     this.#queue.push(text);
@@ -1565,7 +1566,7 @@ export class ClaudeEncoder implements Encoder {
     // itself queued: the count runs ahead, which only cuts sooner).
     if (this.#queue.length > 1) {
       this.#behind += text.length;
-      if (this.#behind >= this.#behindCap) this.#cutQueue();
+      if (this.#behind >= this.#behindCap) this.cutQueue();
     }
   }
 
@@ -1575,7 +1576,7 @@ export class ClaudeEncoder implements Encoder {
   // ahead, in its place, and goes on at the end of the queue: what waited behind it is written,
   // and its later blocks follow the results they came after. A Claude reader joins the message's
   // lines by id, as for a message written ahead (writeAhead).
-  #cutQueue(): void {
+  private cutQueue(): void {
     this.#behind = 0;
     const open: Message[] = [];
     const queue: Array<string | Message> = [];
@@ -1584,7 +1585,7 @@ export class ClaudeEncoder implements Encoder {
         queue.push(item);
         continue;
       }
-      const lines = this.#takeAhead(item);
+      const lines = this.takeAhead(item);
       if (lines !== '') queue.push(lines.slice(0, -1));
       open.push(item);
     }
@@ -1592,13 +1593,13 @@ export class ClaudeEncoder implements Encoder {
   }
 
   // The queue's ready prefix as text: records, and messages that are done.
-  #drain(): string {
+  private drain(): string {
     let out = '';
     let i = 0;
     for (; i < this.#queue.length; i++) {
       const item = this.#queue[i]!;
       if (typeof item === 'string') out += `${item}\n`;
-      else if (item.done) out += this.#messageText(item);
+      else if (item.done) out += this.messageText(item);
       else break;
     }
     // Nothing ready (a message before everything has not ended): the queue stays as it is, not
@@ -1611,7 +1612,7 @@ export class ClaudeEncoder implements Encoder {
     return out;
   }
 
-  #messageText(m: Message): string {
+  private messageText(m: Message): string {
     let out = '';
     for (const block of m.blocks) {
       // The empty block a message written ahead goes on in, when other blocks followed it.
@@ -1630,7 +1631,7 @@ export class ClaudeEncoder implements Encoder {
         },
         parent_tool_use_id: m.lane ?? null,
         session_id: this.#session ?? '',
-        uuid: this.#id(),
+        uuid: this.id(),
       };
       assertEncodable(record, 'record', 1000, FORMAT);
       out += `${JSON.stringify(record)}\n`;
@@ -1638,31 +1639,31 @@ export class ClaudeEncoder implements Encoder {
     return out;
   }
 
-  #ensureInit(e: AgentEvent): void {
+  private ensureInit(e: AgentEvent): void {
     if (this.#initWritten && !this.#needInit) return;
     const record: JsonObject = { type: 'system', subtype: 'init' };
     if (this.#info.cwd !== undefined) record.cwd = this.#info.cwd;
-    record.session_id = this.#sessionId(e);
+    record.session_id = this.sessionId(e);
     record.tools = this.#info.tools ?? [];
     record.mcp_servers = [];
     if (this.#info.model !== undefined) record.model = this.#info.model;
     if (this.#info.mode !== undefined) record.permissionMode = this.#info.mode;
     if (this.#info.producer !== undefined) record.claude_code_version = this.#info.producer;
-    record.uuid = this.#id();
-    this.#push(record);
+    record.uuid = this.id();
+    this.push(record);
     this.#initWritten = true;
     this.#needInit = false;
   }
 
-  #message(e: AgentEvent, id?: string, model?: string): Message {
+  private message(e: AgentEvent, id?: string, model?: string): Message {
     const key = e.lane ?? '';
     let m = this.#open.get(key);
     if (m !== undefined && !m.done && (id === undefined || m.id === id)) return m;
     if (m !== undefined) m.done = true;
-    this.#ensureInit(e);
-    this.#sessionId(e);
+    this.ensureInit(e);
+    this.sessionId(e);
     m = {
-      id: id ?? `msg_${this.#id()}`,
+      id: id ?? `msg_${this.id()}`,
       model: model ?? this.#info.model ?? SYNTHETIC_MODEL,
       lane: e.lane,
       blocks: [],
@@ -1679,36 +1680,36 @@ export class ClaudeEncoder implements Encoder {
     }
     if (e.lane === undefined) {
       this.#rounds++;
-      this.#foldRun();
+      this.foldRun();
       this.runMessages.push(m);
     }
     return m;
   }
 
-  #closeLane(lane: string | undefined): void {
+  private closeLane(lane: string | undefined): void {
     const key = lane ?? '';
     const m = this.#open.get(key);
     if (m !== undefined) m.done = true;
     this.#open.delete(key);
   }
 
-  #model(event: AgentEvent): string {
+  private model(event: AgentEvent): string {
     this.#behindCap = typeof event.round === 'number' ? CLAUDE_MAX_HELD_TEXT : CLAUDE_MAX_HELD_UNNUMBERED;
-    if (event.type === 'run.start' && this.#inRun) this.#cutRun();
-    if (!this.#inRun && !OUTSIDE_RUN.has(event.type)) return this.#outsideRun(event);
-    this.#modelEvent(event);
-    return this.#drain();
+    if (event.type === 'run.start' && this.#inRun) this.cutRun();
+    if (!this.#inRun && !OUTSIDE_RUN.has(event.type)) return this.outsideRun(event);
+    this.modelEvent(event);
+    return this.drain();
   }
 
-  #modelEvent(event: AgentEvent): void {
-    this.#assertWritable(event);
+  private modelEvent(event: AgentEvent): void {
+    this.assertWritable(event);
     const carried = CARRIED[event.type];
     if (carried === undefined) {
       this.#loss.report(event, event.type, 'claude has no record for it');
       return;
     }
     this.#loss.check(event, carried);
-    this.#record(event);
+    this.record(event);
   }
 
   /**
@@ -1716,25 +1717,25 @@ export class ClaudeEncoder implements Encoder {
    * what follows it for a run): it waits for the next run's start, so that no run is made up. A
    * run's end with no start before it ends the events that waited: they were its run.
    */
-  #outsideRun(event: AgentEvent): string {
+  private outsideRun(event: AgentEvent): string {
     if (event.type === 'run.start') {
       this.#inRun = true;
-      this.#newRun();
-      this.#modelEvent(event);
-      return this.#releaseHeld();
+      this.newRun();
+      this.modelEvent(event);
+      return this.releaseHeld();
     }
     if (event.type === 'run.end') {
       // Refused before the events that waited are let go for it (they wait for the next run).
-      this.#assertWritable(event);
+      this.assertWritable(event);
       let out = '';
       if (this.#held.length > 0) {
         this.#inRun = true;
-        this.#newRun();
-        out = this.#releaseHeld();
+        this.newRun();
+        out = this.releaseHeld();
       }
-      this.#modelEvent(event);
+      this.modelEvent(event);
       this.#inRun = false;
-      return out + this.#drain();
+      return out + this.drain();
     }
     assertHoldable(event);
     if (this.#held.length < MAX_HELD) this.#held.push(event);
@@ -1751,7 +1752,7 @@ export class ClaudeEncoder implements Encoder {
    */
   // `laneOpen`: whether the event's lane has a message open when the event is written (the
   // writer's state now, unless the caller knows it will differ: `assertAhead`).
-  #assertWritable(e: AgentEvent, laneOpen?: boolean): void {
+  private assertWritable(e: AgentEvent, laneOpen?: boolean): void {
     switch (e.type) {
       case 'tool.start':
         // Arguments streamed instead are parsed JSON (`toolStart` checks them).
@@ -1796,68 +1797,66 @@ export class ClaudeEncoder implements Encoder {
           assertUsageNumbers(e.usage, 'run.end.usage', FORMAT);
           assertByModelFigures(e.usage, 'run.end.usage', FORMAT, assertUsageNumbers);
         }
-        assertEncodable(this.#result(e, e.usage ?? this.#writtenUsage(), '', ''), 'record', 1000, FORMAT);
+        assertEncodable(this.result(e, e.usage ?? this.writtenUsage(), '', ''), 'record', 1000, FORMAT);
         return;
       default:
         return;
     }
   }
 
-  #releaseHeld(): string {
+  private releaseHeld(): string {
     const held = this.#held;
     this.#held = [];
-    for (const e of held) this.#modelEvent(e);
-    return this.#drain();
+    for (const e of held) this.modelEvent(e);
+    return this.drain();
   }
 
-  #record(event: AgentEvent): void {
+  private record(event: AgentEvent): void {
     switch (event.type) {
       case 'session.start': {
-        this.#sessionStart(event);
+        this.sessionStart(event);
         return;
       }
       case 'run.start':
-        this.#ensureInit(event);
+        this.ensureInit(event);
         this.#rounds = 0;
         if (event.input !== undefined && event.input !== '')
-          this.#push(
-            this.#envelope(event, { type: 'user', message: { role: 'user', content: event.input } }),
-          );
+          this.push(this.envelope(event, { type: 'user', message: { role: 'user', content: event.input } }));
         return;
       case 'message.start':
-        this.#message(event, event.message, event.model);
+        this.message(event, event.message, event.model);
         return;
       case 'round.start':
       case 'message.end':
         return;
       case 'text.delta': {
-        this.#text(event);
+        this.text(event);
         return;
       }
       case 'reasoning.delta': {
-        this.#reasoning(event);
+        this.reasoning(event);
         return;
       }
       case 'tool.start': {
-        this.#toolStart(event);
+        this.toolStart(event);
         return;
       }
       case 'tool.args.delta':
         this.#args.set(event.call, (this.#args.get(event.call) ?? '') + event.text);
         return;
       case 'tool.output':
-        this.#output(event);
+        this.output(event);
         return;
       case 'tool.liveness': {
-        this.#liveness(event);
+        this.liveness(event);
         return;
       }
       case 'tool.end': {
-        this.#toolEnd(event);
+        this.toolEnd(event);
         return;
       }
       case 'approval.request': {
-        this.#approval(event);
+        this.approval(event);
         return;
       }
       case 'question':
@@ -1869,25 +1868,25 @@ export class ClaudeEncoder implements Encoder {
           type: 'user',
           message: { role: 'user', content: [{ type: 'text', text: event.text }] },
         };
-        this.#envelope(event, record);
+        this.envelope(event, record);
         if (event.synthetic === true) record.isSynthetic = true;
-        this.#ensureInit(event);
-        this.#push(record);
+        this.ensureInit(event);
+        this.push(record);
         return;
       }
       case 'status': {
         const p = event.provenance;
-        this.#push(
+        this.push(
           p?.format === FORMAT && (p.hints as ClaudeHints | undefined)?.state
             ? // Read from the session's state (its line not kept): that record again, in its order.
               {
                 type: 'system',
                 subtype: CLAUDE_SESSION_STATE,
                 state: event.status,
-                uuid: this.#id(),
-                session_id: this.#sessionId(event),
+                uuid: this.id(),
+                session_id: this.sessionId(event),
               }
-            : this.#envelope(
+            : this.envelope(
                 event,
                 { type: 'system', subtype: 'status', status: event.status === 'idle' ? null : event.status },
                 false,
@@ -1896,7 +1895,7 @@ export class ClaudeEncoder implements Encoder {
         return;
       }
       case 'notice': {
-        this.#notice(event);
+        this.notice(event);
         return;
       }
       case 'usage': {
@@ -1918,26 +1917,26 @@ export class ClaudeEncoder implements Encoder {
       case 'child.start':
       case 'child.progress':
       case 'child.end': {
-        this.#child(event);
+        this.child(event);
         return;
       }
       case 'compaction.start':
-        this.#push(this.#envelope(event, { type: 'system', subtype: 'status', status: 'compacting' }, false));
+        this.push(this.envelope(event, { type: 'system', subtype: 'status', status: 'compacting' }, false));
         return;
       case 'compaction.end': {
-        this.#compactionEnd(event);
+        this.compactionEnd(event);
         return;
       }
       case 'error': {
-        this.#error(event);
+        this.error(event);
         return;
       }
       case 'round.end': {
-        this.#roundEnd(event);
+        this.roundEnd(event);
         return;
       }
       case 'run.end': {
-        this.#runEnd(event);
+        this.runEnd(event);
         return;
       }
       default:
@@ -1945,55 +1944,55 @@ export class ClaudeEncoder implements Encoder {
     }
   }
 
-  #sessionStart(e: AgentEventOf<'session.start'>): void {
+  private sessionStart(e: AgentEventOf<'session.start'>): void {
     if (e.producer !== undefined) this.#info.producer = e.producer;
     if (e.model !== undefined) this.#info.model = e.model;
     if (e.cwd !== undefined) this.#info.cwd = e.cwd;
     if (e.mode !== undefined) this.#info.mode = e.mode;
     if (e.tools !== undefined) this.#info.tools = e.tools;
-    this.#sessionId(e);
-    if (!this.#initWritten) this.#ensureInit(e);
+    this.sessionId(e);
+    if (!this.#initWritten) this.ensureInit(e);
   }
 
-  #text(e: AgentEventOf<'text.delta'>): void {
-    const m = this.#message(e, e.message);
+  private text(e: AgentEventOf<'text.delta'>): void {
+    const m = this.message(e, e.message);
     const last = m.blocks[m.blocks.length - 1];
     if (last?.type === 'text') last.text = (last.text as string) + e.text;
     else m.blocks.push({ type: 'text', text: e.text });
-    this.#hold(m, e.text.length);
+    this.hold(m, e.text.length);
   }
 
   // Text and thinking alike count towards the cap: a message of many blocks is held whole too.
-  #hold(m: Message, length: number): void {
+  private hold(m: Message, length: number): void {
     m.held = (m.held ?? 0) + length;
-    if (m.held >= CLAUDE_MAX_HELD_TEXT) this.#writeAhead(m);
+    if (m.held >= CLAUDE_MAX_HELD_TEXT) this.writeAhead(m);
   }
 
   // A message whose text passed CLAUDE_MAX_HELD_TEXT: its blocks so far become its first lines,
   // in its place in the queue (written at once when nothing before it waits), and it goes on in
   // an empty text block, which its last line carries with the stop reason if nothing follows.
-  #writeAhead(m: Message): void {
-    const lines = this.#takeAhead(m);
+  private writeAhead(m: Message): void {
+    const lines = this.takeAhead(m);
     if (lines !== '') this.#queue.splice(this.#queue.indexOf(m), 0, lines.slice(0, -1));
   }
 
   // The lines of `m`'s blocks so far ('' when it has none but the empty block it went on in), and
   // `m` left to go on in an empty text block.
-  #takeAhead(m: Message): string {
+  private takeAhead(m: Message): string {
     const fresh =
       m.blocks.length === 0 || (m.ahead === true && m.blocks.length === 1 && isEmptyText(m.blocks[0]!));
-    const lines = fresh ? '' : this.#messageText(m);
+    const lines = fresh ? '' : this.messageText(m);
     m.blocks = [{ type: 'text', text: '' }];
     m.ahead = true;
     m.held = 0;
     return lines;
   }
 
-  #reasoning(e: AgentEventOf<'reasoning.delta'>): void {
-    const m = this.#message(e, e.message);
+  private reasoning(e: AgentEventOf<'reasoning.delta'>): void {
+    const m = this.message(e, e.message);
     if (e.redacted !== undefined) {
       m.blocks.push({ type: 'redacted_thinking', data: e.redacted });
-      this.#hold(m, e.redacted.length);
+      this.hold(m, e.redacted.length);
       return;
     }
     const last = m.blocks[m.blocks.length - 1];
@@ -2001,10 +2000,10 @@ export class ClaudeEncoder implements Encoder {
       last.thinking = (last.thinking as string) + e.text;
       if (e.signature !== undefined) last.signature = e.signature;
     } else m.blocks.push({ type: 'thinking', thinking: e.text, signature: e.signature ?? '' });
-    this.#hold(m, e.text.length);
+    this.hold(m, e.text.length);
   }
 
-  #toolStart(e: AgentEventOf<'tool.start'>): void {
+  private toolStart(e: AgentEventOf<'tool.start'>): void {
     let input: unknown = e.args;
     const streamed = this.#args.get(e.call);
     if (input === undefined && streamed !== undefined) {
@@ -2020,8 +2019,8 @@ export class ClaudeEncoder implements Encoder {
     // whole output, down with it.
     // (The event's own arguments are checked before its losses are said: `assertWritable`.)
     if (input !== e.args && isJsonObject(input)) assertEncodable(input, 'tool.start.args', 1000, FORMAT);
-    this.#noteArgs(e);
-    const m = this.#message(e);
+    this.noteArgs(e);
+    const m = this.message(e);
     // The id is held (by `calls`, by the message until it is written, by `unanswered` until the
     // call's result) as a string of its own: one sliced from a chunk's text would hold the chunk
     // (`ownString`). One copy serves the three.
@@ -2038,12 +2037,12 @@ export class ClaudeEncoder implements Encoder {
     m.blocks.push({ type: 'tool_use', id, name: e.name, input: isJsonObject(input) ? input : {} });
     // A block of its own counts towards the cap too (its input unmeasured): a message of many
     // calls is not held whole.
-    this.#hold(m, TOOL_USE_HELD);
+    this.hold(m, TOOL_USE_HELD);
   }
 
   // Held for the call's tool_result up to CLAUDE_MAX_HELD_OUTPUT characters (as the Codex
   // writer holds a command's output); what does not fit is a loss.
-  #output(e: AgentEventOf<'tool.output'>): void {
+  private output(e: AgentEventOf<'tool.output'>): void {
     const held = this.#outputs.get(e.call) ?? '';
     const room = CLAUDE_MAX_HELD_OUTPUT - held.length;
     if (room > 0) this.#outputs.set(e.call, held + (e.text.length <= room ? e.text : e.text.slice(0, room)));
@@ -2055,8 +2054,8 @@ export class ClaudeEncoder implements Encoder {
       );
   }
 
-  #liveness(e: AgentEventOf<'tool.liveness'>): void {
-    this.#ensureInit(e);
+  private liveness(e: AgentEventOf<'tool.liveness'>): void {
+    this.ensureInit(e);
     const record: JsonObject = {
       type: 'tool_progress',
       tool_use_id: e.call,
@@ -2069,14 +2068,14 @@ export class ClaudeEncoder implements Encoder {
     for (const field of ['outputBytes', 'detail'] as const)
       if (e[field] !== undefined)
         this.#loss.report(e, `tool.liveness.${field}`, `claude has no place for ${field}`);
-    this.#push(this.#envelope(e, record, false));
+    this.push(this.envelope(e, record, false));
   }
 
-  #toolEnd(e: AgentEventOf<'tool.end'>): void {
+  private toolEnd(e: AgentEventOf<'tool.end'>): void {
     // Its result was checked (as `push` checks the record, where the result is a level down)
     // before an init is written, an id taken or the call let go for it: `assertWritable`.
     const failure = failureText(e);
-    this.#ensureInit(e);
+    this.ensureInit(e);
     this.#unanswered.delete(e.call);
     const output = this.#outputs.get(e.call);
     this.#outputs.delete(e.call);
@@ -2095,9 +2094,9 @@ export class ClaudeEncoder implements Encoder {
     const block: JsonObject = { tool_use_id: e.call, type: 'tool_result', content: content ?? '' };
     if (!e.ok) block.is_error = true;
     const record: JsonObject = { type: 'user', message: { role: 'user', content: [block] } };
-    this.#envelope(e, record);
+    this.envelope(e, record);
     // A result that repeats what a redaction took out of the call's arguments is left out.
-    if (e.result !== undefined && !this.#repeats(e.call, e.result)) record.tool_use_result = e.result;
+    if (e.result !== undefined && !this.repeats(e.call, e.result)) record.tool_use_result = e.result;
     // A failed call's `tool_use_result` string is read as its error: the error goes there unless
     // the text says it or a structured result holds the place (a text result is the block's text).
     const again = record.tool_use_result;
@@ -2111,35 +2110,35 @@ export class ClaudeEncoder implements Encoder {
     for (const field of ['exitCode', 'filesChanged', 'startedAt', 'endedAt'] as const)
       if (e[field] !== undefined)
         this.#loss.report(e, `tool.end.${field}`, `claude has no place for ${field}`);
-    if (e.lane !== undefined) this.#closeLane(e.lane);
-    this.#push(record);
+    if (e.lane !== undefined) this.closeLane(e.lane);
+    this.push(record);
     // After the push (its check may refuse the event, which then reports nothing).
     const lost = errorLost(e, failure, record.tool_use_result, block.content as string);
     if (lost !== undefined) this.#loss.report(e, 'tool.end.error', lost);
   }
 
-  #approval(e: AgentEventOf<'approval.request'>): void {
-    this.#ensureInit(e);
+  private approval(e: AgentEventOf<'approval.request'>): void {
+    this.ensureInit(e);
     const request: JsonObject = { subtype: 'can_use_tool', tool_name: e.tool ?? '', input: e.args ?? {} };
     if (e.title !== undefined) request.description = e.title;
     if (e.call !== undefined) request.tool_use_id = e.call;
     for (const field of ['effects', 'options'] as const)
       if (e[field] !== undefined)
         this.#loss.report(e, `approval.request.${field}`, `claude has no place for ${field}`);
-    this.#push({ type: 'control_request', request_id: e.approval, request });
+    this.push({ type: 'control_request', request_id: e.approval, request });
   }
 
-  #notice(e: AgentEventOf<'notice'>): void {
+  private notice(e: AgentEventOf<'notice'>): void {
     const record = noticeRecord(e);
     if (record === undefined) {
       this.#loss.report(e, 'notice', `claude has no record for a ${e.kind} notice`);
       return;
     }
-    this.#push(this.#envelope(e, record, false));
+    this.push(this.envelope(e, record, false));
   }
 
-  #child(e: AgentEventOf<'child.start' | 'child.progress' | 'child.end'>): void {
-    this.#ensureInit(e);
+  private child(e: AgentEventOf<'child.start' | 'child.progress' | 'child.end'>): void {
+    this.ensureInit(e);
     const record: JsonObject = { type: 'system' };
     if (e.type === 'child.start') {
       // A task's lane is read from the lane of the call that spawned it: without a call, one
@@ -2166,7 +2165,7 @@ export class ClaudeEncoder implements Encoder {
       if (e.usage !== undefined)
         this.#loss.report(e, 'child.progress.usage', 'claude counts a task in its own terms');
     } else {
-      this.#closeLane(e.child);
+      this.closeLane(e.child);
       record.subtype = 'task_notification';
       record.task_id = e.child;
       record.tool_use_id = e.child;
@@ -2177,23 +2176,23 @@ export class ClaudeEncoder implements Encoder {
       if (e.usage !== undefined)
         this.#loss.report(e, 'child.end.usage', 'claude counts a task in its own terms');
     }
-    this.#push(this.#envelope(e, record, false));
+    this.push(this.envelope(e, record, false));
   }
 
-  #compactionEnd(e: AgentEventOf<'compaction.end'>): void {
+  private compactionEnd(e: AgentEventOf<'compaction.end'>): void {
     const meta = compactMetadata(e);
-    this.#push(
-      this.#envelope(e, { type: 'system', subtype: 'compact_boundary', compact_metadata: meta }, false),
+    this.push(
+      this.envelope(e, { type: 'system', subtype: 'compact_boundary', compact_metadata: meta }, false),
     );
   }
 
-  #error(e: AgentEventOf<'error'>): void {
-    this.#ensureInit(e);
+  private error(e: AgentEventOf<'error'>): void {
+    this.ensureInit(e);
     const record: JsonObject = {
       type: 'assistant',
       message: {
         model: SYNTHETIC_MODEL,
-        id: this.#id(),
+        id: this.id(),
         type: 'message',
         role: 'assistant',
         content: [{ type: 'text', text: e.message }],
@@ -2202,15 +2201,15 @@ export class ClaudeEncoder implements Encoder {
         usage: usageToClaude(undefined),
       },
     };
-    this.#envelope(e, record);
+    this.envelope(e, record);
     record.error = e.code ?? 'unknown';
     if (e.data !== undefined) this.#loss.report(e, 'error.data', 'claude keeps an error as text');
-    this.#push(record);
+    this.push(record);
   }
 
-  #roundEnd(e: AgentEventOf<'round.end'>): void {
+  private roundEnd(e: AgentEventOf<'round.end'>): void {
     let m = this.#open.get(e.lane ?? '');
-    if (m === undefined && e.message !== '') m = this.#message(e);
+    if (m === undefined && e.message !== '') m = this.message(e);
     if (m === undefined) {
       if (e.usage !== undefined)
         this.#loss.report(e, 'round.end.usage', 'a round without content has no assistant line');
@@ -2223,7 +2222,7 @@ export class ClaudeEncoder implements Encoder {
     }
     if (e.stopReason !== undefined) m.stop = e.stopReason;
     if (e.model !== undefined) m.model = e.model;
-    this.#closeLane(e.lane);
+    this.closeLane(e.lane);
   }
 
   /**
@@ -2231,46 +2230,46 @@ export class ClaudeEncoder implements Encoder {
    * is a run of its own (its own `init`), not more of this one, and this run's calls stay
    * unanswered, as they were.
    */
-  #cutRun(): void {
+  private cutRun(): void {
     for (const m of this.#open.values()) m.done = true;
     this.#open.clear();
     this.#inRun = false;
     this.#needInit = true;
     this.#unanswered.clear();
-    this.#newRun();
+    this.newRun();
   }
 
-  #runEnd(e: AgentEventOf<'run.end'>): void {
+  private runEnd(e: AgentEventOf<'run.end'>): void {
     if (e.status === 'incomplete') {
       // Tokens stay on the assistant lines; the cost is said only by the result a cut run lacks.
-      const cost = e.usage?.costUsd ?? this.#writtenUsage().costUsd;
+      const cost = e.usage?.costUsd ?? this.writtenUsage().costUsd;
       if (cost !== undefined && cost !== 0)
         this.#loss.report(
           e,
           'run.end.usage.costUsd',
           'claude states a cost only on the result a run cut off has not',
         );
-      this.#cutRun();
+      this.cutRun();
       return;
     }
     for (const m of this.#open.values()) m.done = true;
     this.#open.clear();
     this.#inRun = false;
-    this.#ensureInit(e);
+    this.ensureInit(e);
     // Claude answers every tool_use before its result; a call cut short is interrupted.
     for (const [call, lane] of this.#unanswered) {
       const block = { tool_use_id: call, type: 'tool_result', content: INTERRUPTED, is_error: true };
       const record: JsonObject = { type: 'user', message: { role: 'user', content: [block] } };
       record.parent_tool_use_id = lane ?? null;
-      record.session_id = this.#sessionId(e);
-      record.uuid = this.#id();
-      this.#push(record);
+      record.session_id = this.sessionId(e);
+      record.uuid = this.id();
+      this.push(record);
     }
     this.#unanswered.clear();
     // The run's total, or (when its end has none) the sum of what its lines said.
-    const usage: Usage = e.usage ?? this.#writtenUsage();
-    this.#newRun();
-    const session = this.#sessionId(e);
+    const usage: Usage = e.usage ?? this.writtenUsage();
+    this.newRun();
+    const session = this.sessionId(e);
     // A result always states a cost: 0 for a source that has none says what it does not know.
     if (usage.costUsd === undefined)
       this.#loss.report(
@@ -2278,7 +2277,7 @@ export class ClaudeEncoder implements Encoder {
         'run.end.usage.costUsd',
         'claude writes total_cost_usd always: 0 for a cost not known',
       );
-    this.#push(this.#result(e, usage, session, this.#id()));
+    this.push(this.result(e, usage, session, this.id()));
     this.#needInit = true;
   }
 
@@ -2286,7 +2285,7 @@ export class ClaudeEncoder implements Encoder {
    * A run's `result` record, with `usage` its total; `session` and `uuid` as given (blank for
    * `assertWritable`, which checks the record before its ids are taken: the same shape).
    */
-  #result(e: AgentEventOf<'run.end'>, usage: Usage, session: string, uuid: string): JsonObject {
+  private result(e: AgentEventOf<'run.end'>, usage: Usage, session: string, uuid: string): JsonObject {
     const reason = e.reason;
     const isSubtype = reason !== undefined && (RESULT_SUBTYPES as readonly string[]).includes(reason);
     let subtype: string;
@@ -2323,14 +2322,14 @@ export class ClaudeEncoder implements Encoder {
   }
 
   /** The usage the run's main-agent lines carry, summed: what a reader totals for the run. */
-  #writtenUsage(): Usage {
+  private writtenUsage(): Usage {
     const total: Usage = { ...this.#runUsage };
     // Exact decimal sums (src/usage.ts): a cost such as 0.054201000000000006 added as written.
     for (const m of this.runMessages) if (m.said !== undefined) addUsage(total, m.said);
     return total;
   }
 
-  #newRun(): void {
+  private newRun(): void {
     this.runMessages = [];
     this.#runUsage = {};
   }
@@ -2338,7 +2337,7 @@ export class ClaudeEncoder implements Encoder {
   // The done messages at the front of `runMessages` summed into `runUsage`, in the same order as
   // `writtenUsage` sums them (the sum is the same figures). A done message is out of `open`, so
   // its usage is final.
-  #foldRun(): void {
+  private foldRun(): void {
     const messages = this.runMessages;
     let i = 0;
     for (; i < messages.length && messages[i]!.done; i++) {
