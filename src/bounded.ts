@@ -69,6 +69,21 @@ export function setBoundedKept<K, V>(
   map.set((typeof key === 'string' && !map.has(key) ? ownString(key) : key) as K, value);
 }
 
+/**
+ * `setBoundedKept` for a key that holds nothing else alive already (an `ownString` the caller
+ * keeps elsewhere too), kept as it is given: a writer that holds a call id in more than one place
+ * copies it once for all of them, not once per place.
+ */
+export function setBoundedOwn<K, V>(
+  map: Map<K, V>,
+  key: K,
+  value: V,
+  max: number = MAX_REMEMBERED_IDS,
+): void {
+  if (map.size >= max && !map.has(key)) forgetOldest(map, max);
+  map.set(key, value);
+}
+
 /** Per full bounded map: where its oldest key is, and how many keys it has forgotten since the last compaction. */
 interface Oldest {
   keys: Iterator<unknown>;

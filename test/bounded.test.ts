@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { MAX_REMEMBERED_IDS, ownString, setBounded, sharedString } from '../src/bounded';
+import {
+  MAX_REMEMBERED_IDS,
+  ownString,
+  setBounded,
+  setBoundedKept,
+  setBoundedOwn,
+  sharedString,
+} from '../src/bounded';
 
 describe('ownString and sharedString', () => {
   // `ownString` joins two pieces of a longer string into a new one: the same code units whatever
@@ -38,6 +45,26 @@ describe('setBounded', () => {
             expect(map.size).toBeLessThanOrEqual(max);
             expect([...map.keys()]).toEqual(order);
             expect(map.get(k)).toBe(i);
+          }
+        },
+      ),
+    );
+  });
+
+  // The Claude writer gives `setBoundedOwn` the one copy of a call id it keeps elsewhere too: the
+  // same entries, in the same order, as `setBoundedKept` (which makes the copy itself).
+  test('setBoundedOwn given an own copy keeps what setBoundedKept keeps', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.string({ maxLength: 20 }), { maxLength: 200 }),
+        fc.integer({ min: 1, max: 10 }),
+        (keys, max) => {
+          const kept = new Map<string, number>();
+          const own = new Map<string, number>();
+          for (const [i, k] of keys.entries()) {
+            setBoundedKept(kept, k, i, max);
+            setBoundedOwn(own, ownString(k), i, max);
+            expect([...own.entries()]).toEqual([...kept.entries()]);
           }
         },
       ),

@@ -1,4 +1,4 @@
-import { ownString, setBounded, setBoundedKept, sharedString } from '../../bounded';
+import { ownString, setBounded, setBoundedOwn, sharedString } from '../../bounded';
 import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
 import {
@@ -1206,65 +1206,70 @@ function assertTextFields(event: AgentEvent): void {
  * out together.
  */
 export class ClaudeEncoder implements Encoder {
-  private readonly options: ClaudeEncodeOptions;
-  private readonly loss: LossReporter;
-  private group: Group | undefined;
+  // The writer's state is `#` fields: a bundler's minifier renames those (it keeps a property
+  // name), which the writer's bundle is the smaller for. The helpers stay methods: as `#` methods
+  // (a brand check at every call) the writer's bench row read a few per cent lower
+  // (docs/performance.md, round forty-two). `runMessages` stays a property: a test reads it.
+  readonly #options: ClaudeEncodeOptions;
+  readonly #loss: LossReporter;
+  #group: Group | undefined;
   // What a kept line's group wrote for an event refused after it: the next write's.
-  private carried = '';
-  private session: string | undefined;
-  private info: { producer?: string; model?: string; cwd?: string; mode?: string; tools?: string[] } = {};
-  private initWritten = false;
-  private needInit = false;
-  private rounds = 0;
+  #carried = '';
+  #session: string | undefined;
+  #info: { producer?: string; model?: string; cwd?: string; mode?: string; tools?: string[] } = {};
+  #initWritten = false;
+  #needInit = false;
+  #rounds = 0;
   // Records in stream order; a message sits where its first block arrived until it is done.
-  private queue: Array<string | Message> = [];
-  private readonly open = new Map<string, Message>();
+  #queue: Array<string | Message> = [];
+  readonly #open = new Map<string, Message>();
   /** Per lane: a call's usage said before the message it names (`key`) began. */
-  private readonly usageAhead = new Map<string, AgentEventOf<'usage'>>();
-  private readonly calls = new Map<string, string>();
+  readonly #usageAhead = new Map<string, AgentEventOf<'usage'>>();
+  readonly #calls = new Map<string, string>();
   // The names `calls` holds, one copy each (`sharedString`): names repeat, call ids do not.
-  private readonly names = new Map<string, string>();
+  readonly #names = new Map<string, string>();
   // Calls written without a result yet, with their lane: answered before the run's result.
-  private readonly unanswered = new Map<string, string | undefined>();
-  private readonly args = new Map<string, string>();
-  private readonly outputs = new Map<string, string>();
+  readonly #unanswered = new Map<string, string | undefined>();
+  readonly #args = new Map<string, string>();
+  readonly #outputs = new Map<string, string>();
   /** Between a `run.start` and its `run.end`: what comes outside a run waits in `held`. */
-  private inRun = false;
+  #inRun = false;
   /** Events outside a run that would open one (an `assistant` line needs an `init`): they wait. */
-  private held: AgentEvent[] = [];
+  #held: AgentEvent[] = [];
   /**
    * The run's main-agent messages not yet summed into `runUsage`: their usage is the `result`'s
    * when the run's end has none. Only the messages since the first not done stay: a done message
    * says no more usage, and keeping every message of a long run (and its blocks) held the run.
+   * (A property, not a `#` member: test/claude/writer-held.test.ts reads it.)
    */
   private runMessages: Message[] = [];
   /** The usage of the run's messages before `runMessages`, summed in their order. */
-  private runUsage: Usage = {};
+  #runUsage: Usage = {};
   /** Characters of records queued behind a message that has not ended (CLAUDE_MAX_HELD_TEXT). */
-  private behind = 0;
+  #behind = 0;
   /**
    * What `behind` may reach: CLAUDE_MAX_HELD_UNNUMBERED while the event written has no round
    * number (no round end will come to write the message at), else CLAUDE_MAX_HELD_TEXT.
    */
-  private behindCap = CLAUDE_MAX_HELD_TEXT;
+  #behindCap = CLAUDE_MAX_HELD_TEXT;
   /** What later lines' events are checked against (`Seen`). */
-  private readonly seen: Seen = { messages: new Map(), tasks: new Map(), usages: new Map() };
+  readonly #seen: Seen = { messages: new Map(), tasks: new Map(), usages: new Map() };
   /** Per call whose arguments were edited: the strings they said and no longer say (`noteArgs`). */
-  private readonly redacted = new Map<string, string[]>();
+  readonly #redacted = new Map<string, string[]>();
 
   /** Creates a writer that reports losses to `sink`. */
   constructor(options: ClaudeEncodeOptions, sink: DiagnosticSink) {
-    this.options = options;
-    this.loss = new LossReporter(FORMAT, sink);
+    this.#options = options;
+    this.#loss = new LossReporter(FORMAT, sink);
   }
 
   write(event: AgentEvent): string {
     assertTextFields(event);
     const text = this.writeOne(event);
     // A refused event's write left what a kept line's group wrote for it to the next write.
-    if (this.carried === '') return text;
-    const out = this.carried + text;
-    this.carried = '';
+    if (this.#carried === '') return text;
+    const out = this.#carried + text;
+    this.#carried = '';
     return out;
   }
 
@@ -1273,14 +1278,14 @@ export class ClaudeEncoder implements Encoder {
     // Checked before a kept line's group is written for it (its model write would refuse it
     // after: the group's text gone with the refusal, and, were the event's line the group's,
     // the group broken up for an event that changes nothing).
-    if (this.group !== undefined && this.modelAfterGroup(event)) this.assertAhead(event);
+    if (this.#group !== undefined && this.modelAfterGroup(event)) this.assertAhead(event);
     // What a later line's events are checked against (`Seen`), whichever way this one is written.
-    if (event.type === 'message.start') setBounded(this.seen.messages, event.lane ?? '', event.message);
+    if (event.type === 'message.start') setBounded(this.#seen.messages, event.lane ?? '', event.message);
     if (p?.format === FORMAT) {
       const hints = p.hints as ClaudeHints | undefined;
       if (hints?.raw !== undefined) {
         let out = this.flushGroup();
-        this.group = {
+        this.#group = {
           raw: hints.raw,
           n: hints.n ?? 1,
           before: hints.before,
@@ -1295,17 +1300,17 @@ export class ClaudeEncoder implements Encoder {
           patched: undefined,
         };
         try {
-          if (this.group.n <= 1) out += this.flushGroup();
-          else this.groupEditChecked(this.group, true);
+          if (this.#group.n <= 1) out += this.flushGroup();
+          else this.groupEditChecked(this.#group, true);
         } catch (error) {
           // Refused: its line is not written (nor waits), the one before it is, with the next write.
-          this.group = undefined;
-          this.carried += out;
+          this.#group = undefined;
+          this.#carried += out;
           throw error;
         }
         return out;
       }
-      const g = this.group;
+      const g = this.#group;
       if (g !== undefined && g.line === p.line && g.offset === p.offset) {
         g.events.push(event);
         try {
@@ -1316,15 +1321,15 @@ export class ClaudeEncoder implements Encoder {
           return '';
         } catch (error) {
           // Refused before the group was written (`flushGroup`): it waits as it did.
-          if (this.group === g) g.events.pop();
+          if (this.#group === g) g.events.pop();
           throw error;
         }
       }
       // The lines before it are the stream's whether or not the event keeps its own.
-      const before = this.flushGroup() + linesBefore(withEdits(hints?.before, this.seen));
+      const before = this.flushGroup() + linesBefore(withEdits(hints?.before, this.#seen));
       if (p.synthetic === true) {
         // Derived events write nothing; an incomplete end carries the stream's last lines.
-        if (event.type === 'run.end') this.inRun = false;
+        if (event.type === 'run.end') this.#inRun = false;
         return before;
       }
       return this.afterFlush(before, event);
@@ -1338,7 +1343,7 @@ export class ClaudeEncoder implements Encoder {
     try {
       return flushed + this.model(event);
     } catch (error) {
-      this.carried += flushed;
+      this.#carried += flushed;
       throw error;
     }
   }
@@ -1348,7 +1353,7 @@ export class ClaudeEncoder implements Encoder {
   private modelAfterGroup(event: AgentEvent): boolean {
     const p = event.provenance;
     if (p?.format !== FORMAT) return true;
-    const g = this.group;
+    const g = this.#group;
     if ((p.hints as ClaudeHints | undefined)?.raw !== undefined || p.synthetic === true) return false;
     return g === undefined || g.line !== p.line || g.offset !== p.offset;
   }
@@ -1360,8 +1365,8 @@ export class ClaudeEncoder implements Encoder {
    * closed (`follow`) is the one the event meets.
    */
   private assertAhead(event: AgentEvent): void {
-    let inRun = this.inRun;
-    for (const e of this.group?.events ?? [])
+    let inRun = this.#inRun;
+    for (const e of this.#group?.events ?? [])
       if (e.type === 'run.start') inRun = true;
       else if (e.type === 'run.end') inRun = false;
     if (inRun || OUTSIDE_RUN.has(event.type) || event.type === 'run.start' || event.type === 'run.end')
@@ -1381,8 +1386,8 @@ export class ClaudeEncoder implements Encoder {
    */
   private laneOpenAfterGroup(lane: string | undefined): boolean {
     const key = lane ?? '';
-    if (this.queue.length === 0 && this.open.has(key)) return true;
-    const g = this.group;
+    if (this.#queue.length === 0 && this.#open.has(key)) return true;
+    const g = this.#group;
     if (g === undefined) return false;
     for (const e of g.events)
       if (e.provenance?.synthetic !== true && (e.lane ?? '') === key && MESSAGE_OPENERS.has(e.type))
@@ -1392,15 +1397,15 @@ export class ClaudeEncoder implements Encoder {
 
   end(): string {
     // No run follows to carry them: Claude has no line for them outside a run.
-    for (const e of this.held) this.loss.report(e, e.type, 'no run follows to carry it');
-    this.held = [];
-    for (const u of this.usageAhead.values())
-      this.loss.report(u, 'usage', 'no assistant message it names followed');
-    this.usageAhead.clear();
-    let out = this.carried + this.flushGroup();
-    this.carried = '';
-    for (const m of this.open.values()) m.done = true;
-    this.open.clear();
+    for (const e of this.#held) this.#loss.report(e, e.type, 'no run follows to carry it');
+    this.#held = [];
+    for (const u of this.#usageAhead.values())
+      this.#loss.report(u, 'usage', 'no assistant message it names followed');
+    this.#usageAhead.clear();
+    let out = this.#carried + this.flushGroup();
+    this.#carried = '';
+    for (const m of this.#open.values()) m.done = true;
+    this.#open.clear();
     out += this.drain();
     return out;
   }
@@ -1409,21 +1414,21 @@ export class ClaudeEncoder implements Encoder {
   // Lines as written
 
   private flushGroup(): string {
-    const g = this.group;
+    const g = this.#group;
     if (g === undefined) return '';
     const [edit, record] = this.groupEditChecked(g);
-    this.group = undefined;
+    this.#group = undefined;
     // Anything built from the model before it goes first, whole.
     let out = '';
-    if (this.queue.length > 0) {
-      for (const m of this.open.values()) m.done = true;
-      this.open.clear();
+    if (this.#queue.length > 0) {
+      for (const m of this.#open.values()) m.done = true;
+      this.#open.clear();
       out = this.drain();
     }
     if (edit === 'rebuild') return out + this.rebuild(g);
     if (edit === 'patch') for (const e of g.events) if (e.type === 'tool.start') this.noteArgs(e);
     for (const e of g.events) this.follow(e, g);
-    return out + groupText(g, edit, this.redacted.size > 0 && this.staleCopy(g), record);
+    return out + groupText(g, edit, this.#redacted.size > 0 && this.staleCopy(g), record);
   }
 
   /**
@@ -1433,11 +1438,11 @@ export class ClaudeEncoder implements Encoder {
    * written. `trial`: only the check (what the edit noted is put back in any case).
    */
   private groupEditChecked(g: Group, trial = false): [Edit, JsonObject | undefined] {
-    const usages = this.seen.usages;
+    const usages = this.#seen.usages;
     const saved = [g.before, g.restated?.slice(), g.patched, usages.size === 0 ? [] : [...usages]] as const;
     let kept = false;
     try {
-      const edit = groupEdit(g, this.seen);
+      const edit = groupEdit(g, this.#seen);
       let record: JsonObject | undefined;
       if (edit === 'rebuild') {
         for (const e of g.events) if (e.provenance?.synthetic !== true) this.assertWritable(e);
@@ -1462,16 +1467,16 @@ export class ClaudeEncoder implements Encoder {
     if (said === undefined || sameJson(said, e.args)) return;
     const now = new Set(stringsOf(e.args, []));
     const gone = stringsOf(said, []).filter((s) => s !== '' && !now.has(s));
-    if (gone.length > 0) setBounded(this.redacted, e.call, gone);
+    if (gone.length > 0) setBounded(this.#redacted, e.call, gone);
   }
 
   // Whether a call's result repeats a string its edited arguments say no more (`noteArgs`), in a
   // value or part of one. Asked once per call: its result comes once.
   // `keep`: only asked (before the write), the call stays noted.
   private repeats(call: string, result: unknown, keep = false): boolean {
-    const gone = this.redacted.get(call);
+    const gone = this.#redacted.get(call);
     if (gone === undefined || result === undefined) return false;
-    if (!keep) this.redacted.delete(call);
+    if (!keep) this.#redacted.delete(call);
     const text = JSON.stringify(result);
     return gone.some((s) => text.includes(JSON.stringify(s).slice(1, -1)));
   }
@@ -1480,7 +1485,7 @@ export class ClaudeEncoder implements Encoder {
   // `keep`: only asked (`copyLeftOut`).
   private staleCopy(g: Group, keep = false): boolean {
     for (const e of g.events)
-      if (e.type === 'tool.end' && this.redacted.has(e.call)) {
+      if (e.type === 'tool.end' && this.#redacted.has(e.call)) {
         // An edited result is the one written (`restate`): it is the one that may repeat them.
         if (g.restated?.includes(e) === true) return this.repeats(e.call, e.result, keep);
         g.record ??= parseJsonObject(g.raw);
@@ -1496,7 +1501,7 @@ export class ClaudeEncoder implements Encoder {
    * is left in for the check, which refuses it with its path: the write could not tell either.
    */
   private copyLeftOut(g: Group): boolean {
-    if (this.redacted.size === 0) return false;
+    if (this.#redacted.size === 0) return false;
     try {
       return this.staleCopy(g, true);
     } catch (error) {
@@ -1519,31 +1524,31 @@ export class ClaudeEncoder implements Encoder {
 
   // Keeps the model writer's picture of the stream right when lines pass through as written.
   private follow(e: AgentEvent, g?: Group): void {
-    if (e.session !== undefined) this.session = e.session;
+    if (e.session !== undefined) this.#session = e.session;
     if (e.type === 'session.start' || e.type === 'run.start') {
-      this.initWritten = true;
-      this.needInit = false;
-      if (e.type === 'run.start') this.inRun = true;
+      this.#initWritten = true;
+      this.#needInit = false;
+      if (e.type === 'run.start') this.#inRun = true;
     } else if (e.type === 'run.end') {
-      this.needInit = true;
-      this.inRun = false;
+      this.#needInit = true;
+      this.#inRun = false;
     } else if (e.type === 'child.start' && g !== undefined && lineTask(g) !== '')
       // A task whose line goes through as written goes on as the task the line names (written
       // from the model, as its child: `child`).
-      setBounded(this.seen.tasks, lineTask(g), e.child);
+      setBounded(this.#seen.tasks, lineTask(g), e.child);
   }
 
   // ------------------------------------------------------------------------------------------
   // Records from the model
 
   private id(): string {
-    return (this.options.idSource ?? defaultId)();
+    return (this.#options.idSource ?? defaultId)();
   }
 
   private sessionId(e: AgentEvent): string {
-    if (e.session !== undefined) this.session = e.session;
-    this.session ??= this.options.session ?? this.id();
-    return this.session;
+    if (e.session !== undefined) this.#session = e.session;
+    this.#session ??= this.#options.session ?? this.id();
+    return this.#session;
   }
 
   private envelope(e: AgentEvent, record: JsonObject, lane = true): JsonObject {
@@ -1556,12 +1561,12 @@ export class ClaudeEncoder implements Encoder {
   private push(record: JsonObject): void {
     assertEncodable(record, 'record', 1000, FORMAT);
     const text = JSON.stringify(record);
-    this.queue.push(text);
+    this.#queue.push(text);
     // Counted whenever something waits before it (within one event that may be lines the event
     // itself queued: the count runs ahead, which only cuts sooner).
-    if (this.queue.length > 1) {
-      this.behind += text.length;
-      if (this.behind >= this.behindCap) this.cutQueue();
+    if (this.#queue.length > 1) {
+      this.#behind += text.length;
+      if (this.#behind >= this.#behindCap) this.cutQueue();
     }
   }
 
@@ -1572,10 +1577,10 @@ export class ClaudeEncoder implements Encoder {
   // and its later blocks follow the results they came after. A Claude reader joins the message's
   // lines by id, as for a message written ahead (writeAhead).
   private cutQueue(): void {
-    this.behind = 0;
+    this.#behind = 0;
     const open: Message[] = [];
     const queue: Array<string | Message> = [];
-    for (const item of this.queue) {
+    for (const item of this.#queue) {
       if (typeof item === 'string' || item.done) {
         queue.push(item);
         continue;
@@ -1584,15 +1589,15 @@ export class ClaudeEncoder implements Encoder {
       if (lines !== '') queue.push(lines.slice(0, -1));
       open.push(item);
     }
-    if (open.length > 0) this.queue = queue.concat(open);
+    if (open.length > 0) this.#queue = queue.concat(open);
   }
 
   // The queue's ready prefix as text: records, and messages that are done.
   private drain(): string {
     let out = '';
     let i = 0;
-    for (; i < this.queue.length; i++) {
-      const item = this.queue[i]!;
+    for (; i < this.#queue.length; i++) {
+      const item = this.#queue[i]!;
       if (typeof item === 'string') out += `${item}\n`;
       else if (item.done) out += this.messageText(item);
       else break;
@@ -1600,10 +1605,10 @@ export class ClaudeEncoder implements Encoder {
     // Nothing ready (a message before everything has not ended): the queue stays as it is, not
     // copied once per event while it waits.
     if (i === 0) return out;
-    if (i === this.queue.length) {
-      this.queue = [];
-      this.behind = 0;
-    } else this.queue = this.queue.slice(i);
+    if (i === this.#queue.length) {
+      this.#queue = [];
+      this.#behind = 0;
+    } else this.#queue = this.#queue.slice(i);
     return out;
   }
 
@@ -1625,7 +1630,7 @@ export class ClaudeEncoder implements Encoder {
           usage: m.usage ?? usageToClaude(undefined),
         },
         parent_tool_use_id: m.lane ?? null,
-        session_id: this.session ?? '',
+        session_id: this.#session ?? '',
         uuid: this.id(),
       };
       assertEncodable(record, 'record', 1000, FORMAT);
@@ -1635,46 +1640,46 @@ export class ClaudeEncoder implements Encoder {
   }
 
   private ensureInit(e: AgentEvent): void {
-    if (this.initWritten && !this.needInit) return;
+    if (this.#initWritten && !this.#needInit) return;
     const record: JsonObject = { type: 'system', subtype: 'init' };
-    if (this.info.cwd !== undefined) record.cwd = this.info.cwd;
+    if (this.#info.cwd !== undefined) record.cwd = this.#info.cwd;
     record.session_id = this.sessionId(e);
-    record.tools = this.info.tools ?? [];
+    record.tools = this.#info.tools ?? [];
     record.mcp_servers = [];
-    if (this.info.model !== undefined) record.model = this.info.model;
-    if (this.info.mode !== undefined) record.permissionMode = this.info.mode;
-    if (this.info.producer !== undefined) record.claude_code_version = this.info.producer;
+    if (this.#info.model !== undefined) record.model = this.#info.model;
+    if (this.#info.mode !== undefined) record.permissionMode = this.#info.mode;
+    if (this.#info.producer !== undefined) record.claude_code_version = this.#info.producer;
     record.uuid = this.id();
     this.push(record);
-    this.initWritten = true;
-    this.needInit = false;
+    this.#initWritten = true;
+    this.#needInit = false;
   }
 
   private message(e: AgentEvent, id?: string, model?: string): Message {
     const key = e.lane ?? '';
-    let m = this.open.get(key);
+    let m = this.#open.get(key);
     if (m !== undefined && !m.done && (id === undefined || m.id === id)) return m;
     if (m !== undefined) m.done = true;
     this.ensureInit(e);
     this.sessionId(e);
     m = {
       id: id ?? `msg_${this.id()}`,
-      model: model ?? this.info.model ?? SYNTHETIC_MODEL,
+      model: model ?? this.#info.model ?? SYNTHETIC_MODEL,
       lane: e.lane,
       blocks: [],
       stop: null,
       done: false,
     };
-    this.open.set(key, m);
-    this.queue.push(m);
-    const ahead = this.usageAhead.get(key);
+    this.#open.set(key, m);
+    this.#queue.push(m);
+    const ahead = this.#usageAhead.get(key);
     if (ahead !== undefined && ahead.usage.key === m.id) {
       m.usage = usageToClaude(ahead.usage);
       m.said = ahead.usage;
-      this.usageAhead.delete(key);
+      this.#usageAhead.delete(key);
     }
     if (e.lane === undefined) {
-      this.rounds++;
+      this.#rounds++;
       this.foldRun();
       this.runMessages.push(m);
     }
@@ -1683,15 +1688,15 @@ export class ClaudeEncoder implements Encoder {
 
   private closeLane(lane: string | undefined): void {
     const key = lane ?? '';
-    const m = this.open.get(key);
+    const m = this.#open.get(key);
     if (m !== undefined) m.done = true;
-    this.open.delete(key);
+    this.#open.delete(key);
   }
 
   private model(event: AgentEvent): string {
-    this.behindCap = typeof event.round === 'number' ? CLAUDE_MAX_HELD_TEXT : CLAUDE_MAX_HELD_UNNUMBERED;
-    if (event.type === 'run.start' && this.inRun) this.cutRun();
-    if (!this.inRun && !OUTSIDE_RUN.has(event.type)) return this.outsideRun(event);
+    this.#behindCap = typeof event.round === 'number' ? CLAUDE_MAX_HELD_TEXT : CLAUDE_MAX_HELD_UNNUMBERED;
+    if (event.type === 'run.start' && this.#inRun) this.cutRun();
+    if (!this.#inRun && !OUTSIDE_RUN.has(event.type)) return this.outsideRun(event);
     this.modelEvent(event);
     return this.drain();
   }
@@ -1700,10 +1705,10 @@ export class ClaudeEncoder implements Encoder {
     this.assertWritable(event);
     const carried = CARRIED[event.type];
     if (carried === undefined) {
-      this.loss.report(event, event.type, 'claude has no record for it');
+      this.#loss.report(event, event.type, 'claude has no record for it');
       return;
     }
-    this.loss.check(event, carried);
+    this.#loss.check(event, carried);
     this.record(event);
   }
 
@@ -1714,7 +1719,7 @@ export class ClaudeEncoder implements Encoder {
    */
   private outsideRun(event: AgentEvent): string {
     if (event.type === 'run.start') {
-      this.inRun = true;
+      this.#inRun = true;
       this.newRun();
       this.modelEvent(event);
       return this.releaseHeld();
@@ -1723,18 +1728,18 @@ export class ClaudeEncoder implements Encoder {
       // Refused before the events that waited are let go for it (they wait for the next run).
       this.assertWritable(event);
       let out = '';
-      if (this.held.length > 0) {
-        this.inRun = true;
+      if (this.#held.length > 0) {
+        this.#inRun = true;
         this.newRun();
         out = this.releaseHeld();
       }
       this.modelEvent(event);
-      this.inRun = false;
+      this.#inRun = false;
       return out + this.drain();
     }
     assertHoldable(event);
-    if (this.held.length < MAX_HELD) this.held.push(event);
-    else this.loss.report(event, event.type, 'too many events outside a run');
+    if (this.#held.length < MAX_HELD) this.#held.push(event);
+    else this.#loss.report(event, event.type, 'too many events outside a run');
     return '';
   }
 
@@ -1772,7 +1777,7 @@ export class ClaudeEncoder implements Encoder {
         return;
       }
       case 'round.end':
-        if (e.usage !== undefined && (e.message !== '' || (laneOpen ?? this.open.has(e.lane ?? '')))) {
+        if (e.usage !== undefined && (e.message !== '' || (laneOpen ?? this.#open.has(e.lane ?? '')))) {
           // Its figures are numbers (`usageToClaude` subtracts them; the run's total sums them).
           assertUsageNumbers(e.usage, 'round.end.usage', FORMAT);
           assertEncodable(usageToClaude(e.usage), 'record.message.usage', 998, FORMAT);
@@ -1800,8 +1805,8 @@ export class ClaudeEncoder implements Encoder {
   }
 
   private releaseHeld(): string {
-    const held = this.held;
-    this.held = [];
+    const held = this.#held;
+    this.#held = [];
     for (const e of held) this.modelEvent(e);
     return this.drain();
   }
@@ -1814,7 +1819,7 @@ export class ClaudeEncoder implements Encoder {
       }
       case 'run.start':
         this.ensureInit(event);
-        this.rounds = 0;
+        this.#rounds = 0;
         if (event.input !== undefined && event.input !== '')
           this.push(this.envelope(event, { type: 'user', message: { role: 'user', content: event.input } }));
         return;
@@ -1837,7 +1842,7 @@ export class ClaudeEncoder implements Encoder {
         return;
       }
       case 'tool.args.delta':
-        this.args.set(event.call, (this.args.get(event.call) ?? '') + event.text);
+        this.#args.set(event.call, (this.#args.get(event.call) ?? '') + event.text);
         return;
       case 'tool.output':
         this.output(event);
@@ -1855,8 +1860,8 @@ export class ClaudeEncoder implements Encoder {
         return;
       }
       case 'question':
-        if (event.call === undefined || !this.calls.has(event.call))
-          this.loss.report(event, 'question', 'claude asks only through an AskUserQuestion tool call');
+        if (event.call === undefined || !this.#calls.has(event.call))
+          this.#loss.report(event, 'question', 'claude asks only through an AskUserQuestion tool call');
         return;
       case 'user.message': {
         const record: JsonObject = {
@@ -1894,18 +1899,19 @@ export class ClaudeEncoder implements Encoder {
         return;
       }
       case 'usage': {
-        const m = this.open.get(event.lane ?? '');
+        const m = this.#open.get(event.lane ?? '');
         const key = event.usage.key;
         if (event.usage.scope === 'call' && m !== undefined && m.usage === undefined) {
           m.usage = usageToClaude(event.usage);
           m.said = event.usage;
         } else if (event.usage.scope === 'call' && key !== undefined && (m === undefined || m.id !== key)) {
           // Said before the message it names began (a stream that orders them so): it waits.
-          const ahead = this.usageAhead.get(event.lane ?? '');
+          const ahead = this.#usageAhead.get(event.lane ?? '');
           if (ahead !== undefined)
-            this.loss.report(ahead, 'usage', 'claude states usage only on assistant lines and the result');
-          this.usageAhead.set(event.lane ?? '', event);
-        } else this.loss.report(event, 'usage', 'claude states usage only on assistant lines and the result');
+            this.#loss.report(ahead, 'usage', 'claude states usage only on assistant lines and the result');
+          this.#usageAhead.set(event.lane ?? '', event);
+        } else
+          this.#loss.report(event, 'usage', 'claude states usage only on assistant lines and the result');
         return;
       }
       case 'child.start':
@@ -1939,13 +1945,13 @@ export class ClaudeEncoder implements Encoder {
   }
 
   private sessionStart(e: AgentEventOf<'session.start'>): void {
-    if (e.producer !== undefined) this.info.producer = e.producer;
-    if (e.model !== undefined) this.info.model = e.model;
-    if (e.cwd !== undefined) this.info.cwd = e.cwd;
-    if (e.mode !== undefined) this.info.mode = e.mode;
-    if (e.tools !== undefined) this.info.tools = e.tools;
+    if (e.producer !== undefined) this.#info.producer = e.producer;
+    if (e.model !== undefined) this.#info.model = e.model;
+    if (e.cwd !== undefined) this.#info.cwd = e.cwd;
+    if (e.mode !== undefined) this.#info.mode = e.mode;
+    if (e.tools !== undefined) this.#info.tools = e.tools;
     this.sessionId(e);
-    if (!this.initWritten) this.ensureInit(e);
+    if (!this.#initWritten) this.ensureInit(e);
   }
 
   private text(e: AgentEventOf<'text.delta'>): void {
@@ -1967,7 +1973,7 @@ export class ClaudeEncoder implements Encoder {
   // an empty text block, which its last line carries with the stop reason if nothing follows.
   private writeAhead(m: Message): void {
     const lines = this.takeAhead(m);
-    if (lines !== '') this.queue.splice(this.queue.indexOf(m), 0, lines.slice(0, -1));
+    if (lines !== '') this.#queue.splice(this.#queue.indexOf(m), 0, lines.slice(0, -1));
   }
 
   // The lines of `m`'s blocks so far ('' when it has none but the empty block it went on in), and
@@ -1999,7 +2005,7 @@ export class ClaudeEncoder implements Encoder {
 
   private toolStart(e: AgentEventOf<'tool.start'>): void {
     let input: unknown = e.args;
-    const streamed = this.args.get(e.call);
+    const streamed = this.#args.get(e.call);
     if (input === undefined && streamed !== undefined) {
       try {
         input = JSON.parse(streamed);
@@ -2015,18 +2021,19 @@ export class ClaudeEncoder implements Encoder {
     if (input !== e.args && isJsonObject(input)) assertEncodable(input, 'tool.start.args', 1000, FORMAT);
     this.noteArgs(e);
     const m = this.message(e);
-    // Names are looked up for the calls a question or a liveness report names: recent ones.
-    setBoundedKept(this.calls, e.call, sharedString(e.name, this.names));
-    // The id is held (by the message until it is written, by `unanswered` until the call's result)
-    // as a string of its own: one sliced from a chunk's text would hold the chunk (`ownString`).
+    // The id is held (by `calls`, by the message until it is written, by `unanswered` until the
+    // call's result) as a string of its own: one sliced from a chunk's text would hold the chunk
+    // (`ownString`). One copy serves the three.
     const id = ownString(e.call);
-    this.unanswered.set(id, e.lane);
-    this.args.delete(e.call);
+    // Names are looked up for the calls a question or a liveness report names: recent ones.
+    setBoundedOwn(this.#calls, id, sharedString(e.name, this.#names));
+    this.#unanswered.set(id, e.lane);
+    this.#args.delete(e.call);
     if (e.args === undefined && e.argsSummary !== undefined)
-      this.loss.report(e, 'tool.start.argsSummary', 'claude keeps arguments as an object only');
+      this.#loss.report(e, 'tool.start.argsSummary', 'claude keeps arguments as an object only');
     for (const field of ['kind', 'server', 'command', 'startedAt'] as const)
       if (e[field] !== undefined)
-        this.loss.report(e, `tool.start.${field}`, `claude has no place for ${field}`);
+        this.#loss.report(e, `tool.start.${field}`, `claude has no place for ${field}`);
     m.blocks.push({ type: 'tool_use', id, name: e.name, input: isJsonObject(input) ? input : {} });
     // A block of its own counts towards the cap too (its input unmeasured): a message of many
     // calls is not held whole.
@@ -2036,11 +2043,11 @@ export class ClaudeEncoder implements Encoder {
   // Held for the call's tool_result up to CLAUDE_MAX_HELD_OUTPUT characters (as the Codex
   // writer holds a command's output); what does not fit is a loss.
   private output(e: AgentEventOf<'tool.output'>): void {
-    const held = this.outputs.get(e.call) ?? '';
+    const held = this.#outputs.get(e.call) ?? '';
     const room = CLAUDE_MAX_HELD_OUTPUT - held.length;
-    if (room > 0) this.outputs.set(e.call, held + (e.text.length <= room ? e.text : e.text.slice(0, room)));
+    if (room > 0) this.#outputs.set(e.call, held + (e.text.length <= room ? e.text : e.text.slice(0, room)));
     if (e.text.length > room)
-      this.loss.report(
+      this.#loss.report(
         e,
         'tool.output.text',
         `streamed output past ${CLAUDE_MAX_HELD_OUTPUT} characters is not held for the tool result`,
@@ -2052,15 +2059,15 @@ export class ClaudeEncoder implements Encoder {
     const record: JsonObject = {
       type: 'tool_progress',
       tool_use_id: e.call,
-      tool_name: e.name ?? this.calls.get(e.call) ?? '',
+      tool_name: e.name ?? this.#calls.get(e.call) ?? '',
       parent_tool_use_id: e.lane ?? null,
       elapsed_time_seconds: e.elapsedMs / 1000,
     };
     if (e.action !== 'heartbeat')
-      this.loss.report(e, 'tool.liveness.action', 'claude reports heartbeats only');
+      this.#loss.report(e, 'tool.liveness.action', 'claude reports heartbeats only');
     for (const field of ['outputBytes', 'detail'] as const)
       if (e[field] !== undefined)
-        this.loss.report(e, `tool.liveness.${field}`, `claude has no place for ${field}`);
+        this.#loss.report(e, `tool.liveness.${field}`, `claude has no place for ${field}`);
     this.push(this.envelope(e, record, false));
   }
 
@@ -2069,13 +2076,13 @@ export class ClaudeEncoder implements Encoder {
     // before an init is written, an id taken or the call let go for it: `assertWritable`.
     const failure = failureText(e);
     this.ensureInit(e);
-    this.unanswered.delete(e.call);
-    const output = this.outputs.get(e.call);
-    this.outputs.delete(e.call);
+    this.#unanswered.delete(e.call);
+    const output = this.#outputs.get(e.call);
+    this.#outputs.delete(e.call);
     let content = e.text;
     if (content === undefined && output !== undefined) content = output;
     else if (output !== undefined)
-      this.loss.report(e, 'tool.output', 'claude keeps only the result, not streamed output');
+      this.#loss.report(e, 'tool.output', 'claude keeps only the result, not streamed output');
     // A failed call's structured result takes the line's `tool_use_result`: its error is read
     // from the block's text, which says the error when the call has no text of its own.
     const structured = e.result !== undefined && typeof e.result !== 'string';
@@ -2102,12 +2109,12 @@ export class ClaudeEncoder implements Encoder {
     if (e.denied === true) record.tool_result_meta = [{ id: e.call, non_execution_kind: 'permission-rule' }];
     for (const field of ['exitCode', 'filesChanged', 'startedAt', 'endedAt'] as const)
       if (e[field] !== undefined)
-        this.loss.report(e, `tool.end.${field}`, `claude has no place for ${field}`);
+        this.#loss.report(e, `tool.end.${field}`, `claude has no place for ${field}`);
     if (e.lane !== undefined) this.closeLane(e.lane);
     this.push(record);
     // After the push (its check may refuse the event, which then reports nothing).
     const lost = errorLost(e, failure, record.tool_use_result, block.content as string);
-    if (lost !== undefined) this.loss.report(e, 'tool.end.error', lost);
+    if (lost !== undefined) this.#loss.report(e, 'tool.end.error', lost);
   }
 
   private approval(e: AgentEventOf<'approval.request'>): void {
@@ -2117,14 +2124,14 @@ export class ClaudeEncoder implements Encoder {
     if (e.call !== undefined) request.tool_use_id = e.call;
     for (const field of ['effects', 'options'] as const)
       if (e[field] !== undefined)
-        this.loss.report(e, `approval.request.${field}`, `claude has no place for ${field}`);
+        this.#loss.report(e, `approval.request.${field}`, `claude has no place for ${field}`);
     this.push({ type: 'control_request', request_id: e.approval, request });
   }
 
   private notice(e: AgentEventOf<'notice'>): void {
     const record = noticeRecord(e);
     if (record === undefined) {
-      this.loss.report(e, 'notice', `claude has no record for a ${e.kind} notice`);
+      this.#loss.report(e, 'notice', `claude has no record for a ${e.kind} notice`);
       return;
     }
     this.push(this.envelope(e, record, false));
@@ -2137,14 +2144,14 @@ export class ClaudeEncoder implements Encoder {
       // A task's lane is read from the lane of the call that spawned it: without a call, one
       // started by a subagent reads back as the main agent's.
       if (e.lane !== undefined && e.call === undefined)
-        this.loss.report(
+        this.#loss.report(
           e,
           'child.start.lane',
           'claude places a task by the call that spawned it, and this one names none',
         );
       record.subtype = 'task_started';
       record.task_id = e.child;
-      setBounded(this.seen.tasks, e.child, e.child);
+      setBounded(this.#seen.tasks, e.child, e.child);
       record.tool_use_id = e.call ?? e.child;
       record.description = e.task ?? e.name ?? '';
       if (e.name !== undefined) record.subagent_type = e.name;
@@ -2156,7 +2163,7 @@ export class ClaudeEncoder implements Encoder {
       record.tool_use_id = e.child;
       record.description = e.detail ?? '';
       if (e.usage !== undefined)
-        this.loss.report(e, 'child.progress.usage', 'claude counts a task in its own terms');
+        this.#loss.report(e, 'child.progress.usage', 'claude counts a task in its own terms');
     } else {
       this.closeLane(e.child);
       record.subtype = 'task_notification';
@@ -2167,7 +2174,7 @@ export class ClaudeEncoder implements Encoder {
       record.output_file = '';
       record.summary = e.result ?? '';
       if (e.usage !== undefined)
-        this.loss.report(e, 'child.end.usage', 'claude counts a task in its own terms');
+        this.#loss.report(e, 'child.end.usage', 'claude counts a task in its own terms');
     }
     this.push(this.envelope(e, record, false));
   }
@@ -2196,16 +2203,16 @@ export class ClaudeEncoder implements Encoder {
     };
     this.envelope(e, record);
     record.error = e.code ?? 'unknown';
-    if (e.data !== undefined) this.loss.report(e, 'error.data', 'claude keeps an error as text');
+    if (e.data !== undefined) this.#loss.report(e, 'error.data', 'claude keeps an error as text');
     this.push(record);
   }
 
   private roundEnd(e: AgentEventOf<'round.end'>): void {
-    let m = this.open.get(e.lane ?? '');
+    let m = this.#open.get(e.lane ?? '');
     if (m === undefined && e.message !== '') m = this.message(e);
     if (m === undefined) {
       if (e.usage !== undefined)
-        this.loss.report(e, 'round.end.usage', 'a round without content has no assistant line');
+        this.#loss.report(e, 'round.end.usage', 'a round without content has no assistant line');
       return;
     }
     if (m.blocks.length === 0 && e.message !== '') m.blocks.push({ type: 'text', text: e.message });
@@ -2224,11 +2231,11 @@ export class ClaudeEncoder implements Encoder {
    * unanswered, as they were.
    */
   private cutRun(): void {
-    for (const m of this.open.values()) m.done = true;
-    this.open.clear();
-    this.inRun = false;
-    this.needInit = true;
-    this.unanswered.clear();
+    for (const m of this.#open.values()) m.done = true;
+    this.#open.clear();
+    this.#inRun = false;
+    this.#needInit = true;
+    this.#unanswered.clear();
     this.newRun();
   }
 
@@ -2237,7 +2244,7 @@ export class ClaudeEncoder implements Encoder {
       // Tokens stay on the assistant lines; the cost is said only by the result a cut run lacks.
       const cost = e.usage?.costUsd ?? this.writtenUsage().costUsd;
       if (cost !== undefined && cost !== 0)
-        this.loss.report(
+        this.#loss.report(
           e,
           'run.end.usage.costUsd',
           'claude states a cost only on the result a run cut off has not',
@@ -2245,12 +2252,12 @@ export class ClaudeEncoder implements Encoder {
       this.cutRun();
       return;
     }
-    for (const m of this.open.values()) m.done = true;
-    this.open.clear();
-    this.inRun = false;
+    for (const m of this.#open.values()) m.done = true;
+    this.#open.clear();
+    this.#inRun = false;
     this.ensureInit(e);
     // Claude answers every tool_use before its result; a call cut short is interrupted.
-    for (const [call, lane] of this.unanswered) {
+    for (const [call, lane] of this.#unanswered) {
       const block = { tool_use_id: call, type: 'tool_result', content: INTERRUPTED, is_error: true };
       const record: JsonObject = { type: 'user', message: { role: 'user', content: [block] } };
       record.parent_tool_use_id = lane ?? null;
@@ -2258,20 +2265,20 @@ export class ClaudeEncoder implements Encoder {
       record.uuid = this.id();
       this.push(record);
     }
-    this.unanswered.clear();
+    this.#unanswered.clear();
     // The run's total, or (when its end has none) the sum of what its lines said.
     const usage: Usage = e.usage ?? this.writtenUsage();
     this.newRun();
     const session = this.sessionId(e);
     // A result always states a cost: 0 for a source that has none says what it does not know.
     if (usage.costUsd === undefined)
-      this.loss.report(
+      this.#loss.report(
         e,
         'run.end.usage.costUsd',
         'claude writes total_cost_usd always: 0 for a cost not known',
       );
     this.push(this.result(e, usage, session, this.id()));
-    this.needInit = true;
+    this.#needInit = true;
   }
 
   /**
@@ -2297,7 +2304,7 @@ export class ClaudeEncoder implements Encoder {
       is_error: e.status === 'failed',
       duration_ms: e.durationMs ?? 0,
       duration_api_ms: 0,
-      num_turns: this.rounds,
+      num_turns: this.#rounds,
     };
     if (e.answer !== undefined) record.result = e.answer;
     Object.assign(record, {
@@ -2316,7 +2323,7 @@ export class ClaudeEncoder implements Encoder {
 
   /** The usage the run's main-agent lines carry, summed: what a reader totals for the run. */
   private writtenUsage(): Usage {
-    const total: Usage = { ...this.runUsage };
+    const total: Usage = { ...this.#runUsage };
     // Exact decimal sums (src/usage.ts): a cost such as 0.054201000000000006 added as written.
     for (const m of this.runMessages) if (m.said !== undefined) addUsage(total, m.said);
     return total;
@@ -2324,7 +2331,7 @@ export class ClaudeEncoder implements Encoder {
 
   private newRun(): void {
     this.runMessages = [];
-    this.runUsage = {};
+    this.#runUsage = {};
   }
 
   // The done messages at the front of `runMessages` summed into `runUsage`, in the same order as
@@ -2335,7 +2342,7 @@ export class ClaudeEncoder implements Encoder {
     let i = 0;
     for (; i < messages.length && messages[i]!.done; i++) {
       const said = messages[i]!.said;
-      if (said !== undefined) addUsage(this.runUsage, said);
+      if (said !== undefined) addUsage(this.#runUsage, said);
     }
     if (i > 0) this.runMessages = messages.slice(i);
   }
