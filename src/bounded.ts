@@ -65,8 +65,8 @@ export function setBoundedKept<K, V>(
   value: V,
   max: number = MAX_REMEMBERED_IDS,
 ): void {
-  if (map.size >= max && !map.has(key)) forgetOldest(map, max);
-  map.set((typeof key === 'string' && !map.has(key) ? ownString(key) : key) as K, value);
+  // A new string key is copied before the bound is applied: the copy is what the map keeps.
+  setBoundedOwn(map, (typeof key === 'string' && !map.has(key) ? ownString(key) : key) as K, value, max);
 }
 
 /**
