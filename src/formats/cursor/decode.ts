@@ -478,7 +478,7 @@ function readInit(r: LineReader, text: string): JsonObject | undefined {
   const session =
     cwd === undefined || text.indexOf(CURSOR_SESSION_KEY, r[AT]) !== r[AT]
       ? undefined
-      : readNewSession(r, text, r[AT] + CURSOR_SESSION_KEY.length);
+      : readSession(r, text, r[AT] + CURSOR_SESSION_KEY.length);
   const model = session === undefined ? undefined : readAfter(r, text, CURSOR_MODEL_KEY);
   const mode = model === undefined ? undefined : readAfter(r, text, CURSOR_PERMISSION_MODE_KEY);
   return mode === undefined || r[AT] !== text.length - 1
@@ -656,15 +656,6 @@ function readSession(r: LineReader, text: string, at: number): string | undefine
     r[AT] = at + known.length + 1;
     return known;
   }
-  return readNewSession(r, text, at);
-}
-
-// The session id read as any string, kept as the known one when nothing in it was escaped. A
-// `system/init` line reads its session here, not by `readSession`: it is a decoder's first line,
-// where nothing is known yet, so a call taken once a decoder would otherwise be taken with no
-// type feedback in the optimised reader, which V8 then throws away and compiles again in a
-// later decoder's first lines (`--trace-deopt`: "Insufficient type feedback for call").
-function readNewSession(r: LineReader, text: string, at: number): string | undefined {
   const value = readString(r, text, at);
   // As long as its text: nothing in it was escaped, so the text says the id itself.
   if (value !== undefined && value.length === r[AT] - 1 - at) r[KNOWN] = value;
