@@ -158,6 +158,43 @@ const line = fc.oneof(
   },
 );
 
+// A delta line, then lines spelled as it is up to its type key (so their `","type":"` sits where
+// the delta had it) with another type or another text after that key, then the delta again: the
+// decoder turns the middle ones away by a compare at the last delta's type key before its
+// expression runs; they and the delta after them must read as the general path reads them.
+const sibling = fc
+  .tuple(
+    canonical,
+    fc.array(
+      fc.oneof(
+        fc.constantFrom(
+          'assistant.message_start',
+          'assistant.message_delt',
+          'assistant.message_deltA',
+          'assistant.message_delta ',
+          'assistant.message_delta\\',
+          'assistant.turn_end',
+          'tool.execution_complete',
+          '',
+        ),
+        fc.string({ maxLength: 4 }).map((x) => `assistant.message_delta${x.replace(/["\\]/g, '')}`),
+      ),
+      { minLength: 1, maxLength: 3 },
+    ),
+    fc.constantFrom(
+      '","data":{"messageId":"',
+      '","data":{"messageID":"',
+      '","data": {"messageId":"',
+      '","data":{"messageId" :"',
+      '","data":{"deltaContent":"',
+    ),
+  )
+  .map(([l, types, data]) => {
+    const at = l.indexOf('","type":"') + '","type":"'.length;
+    const rest = l.slice(l.indexOf('","data":{"messageId":"') + '","data":{"messageId":"'.length);
+    return [l, ...types.map((t) => `${l.slice(0, at)}${t}${data}${rest}`), l];
+  });
+
 interface Decoded {
   events: AgentEvent[];
   diagnostics: Diagnostic[];
@@ -192,12 +229,19 @@ describe('copilot decoder: the message_delta shortcut', () => {
   test('property: the shortcut and the general path agree (events, diagnostics, bytes written)', () => {
     fc.assert(
       fc.property(
-        fc.array(line, { minLength: 1, maxLength: 8 }),
+        fc.array(
+          fc.oneof({ weight: 4, arbitrary: line.map((l) => [l]) }, { weight: 1, arbitrary: sibling }),
+          {
+            minLength: 1,
+            maxLength: 8,
+          },
+        ),
         fc.constantFrom('\n', '\r\n'),
         fc.array(fc.nat({ max: 9000 }), { maxLength: 6 }),
         // A bound of 0 or 1 refuses every envelope (it nests two levels): the shortcut must too.
         fc.constantFrom(undefined, 0, 1, 2, 3),
-        (lines, eol, cuts, maxDepth) => {
+        (groups, eol, cuts, maxDepth) => {
+          const lines = groups.flat();
           const bytes = enc.encode(lines.join(eol) + eol);
           const fast = decode(chunkAt(bytes, cuts), true, maxDepth);
           const general = decode([bytes], false, maxDepth);
@@ -240,5 +284,32 @@ describe('copilot decoder: the message_delta shortcut', () => {
     } finally {
       parse.mockRestore();
     }
+  });
+
+  test('lines turned away at the last delta type key read by the general path; deltas after them take the shortcut', () => {
+    const decoder = copilot.createDecoder();
+    const start =
+      '{"id":"s","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","type":"session.start","data":{"sessionId":"sess-1"}}';
+    const first = delta('{"messageId":"m-1","deltaContent":"a"}');
+    // Its type key where the delta had it, another type: turned away (the canonical reader takes it).
+    const turnEnd = first.replace(
+      '"type":"assistant.message_delta","data":{"messageId":"m-1","deltaContent":"a"}',
+      '"type":"assistant.turn_end","data":{"turnId":"a"}',
+    );
+    // Longer ids: the type key elsewhere, the `d` of `message_delta` not where the last delta had
+    // it; still a delta, taken by the expression.
+    const longer = first.replace('"id":"e-1"', '"id":"e-1000"').replace('"m-1"', '"m-1000"');
+    const parse = vi.spyOn(JSON, 'parse');
+    let events: AgentEvent[];
+    try {
+      events = [...decoder.push(`${start}\n${first}\n${turnEnd}\n${longer}\n${first}\n`), ...decoder.end()];
+      // Only the session start (not a spelling the canonical reader takes) is parsed whole.
+      expect(parse.mock.calls.map((c) => c[0])).toEqual([start]);
+    } finally {
+      parse.mockRestore();
+    }
+    const general = decode([enc.encode(`${start}\n${first}\n${turnEnd}\n${longer}\n${first}\n`)], false);
+    expect(events).toEqual(general.events);
+    expect(general.diagnostics).toEqual([]);
   });
 });

@@ -201,6 +201,9 @@ type Decoder = [
   clock: IsoClock,
   // Whether canonical message_delta lines take the shortcut (the property test turns it off).
   shortcut: boolean,
+  // Where the last line the shortcut took had its `","type":"` key (0 before one: a line starts
+  // with `{` there, so no line is turned away by it).
+  typeAt: number,
 ];
 
 const SINK = 0;
@@ -228,6 +231,7 @@ const LAST_OFFSET = 21;
 const LAST_TS = 22;
 const CLOCK = 23;
 const SHORTCUT = 24;
+const TYPE_AT = 25;
 
 function newDecoder(options: CopilotDecodeOptions, sink: DiagnosticSink, shortcut: boolean): Decoder {
   const maxDepth = resolveMaxDepth(options.maxDepth);
@@ -258,6 +262,7 @@ function newDecoder(options: CopilotDecodeOptions, sink: DiagnosticSink, shortcu
     newIsoClock(),
     // The record nests two levels (the envelope, its data): a smaller bound refuses it.
     shortcut && maxDepth >= 2,
+    0,
   ];
 }
 
@@ -396,6 +401,11 @@ function parsedLine(dec: Decoder, text: string, line: number, offset: number, ou
   map(dec, ctx);
 }
 
+// The envelope's type key as a delta line spells it (`COPILOT_DELTA_LINE.type`'s first characters),
+// and where the `d` of `message_delta` is after its start.
+const TYPE_KEY = '","type":"';
+const DELTA_D = COPILOT_DELTA_LINE.type.indexOf('_delta') + 1;
+
 /**
  * The shortcut beside the general path: an `assistant.message_delta` line spelled exactly as
  * the writer spells it (`COPILOT_DELTA_LINE` in wire.ts: SDK order, no spaces, ids and
@@ -420,14 +430,26 @@ function canonicalDelta(
   if (!ephemeral && !text.endsWith(L.bareTail)) return false;
   const close = text.length - (ephemeral ? L.tail : L.bareTail).length - 1;
   if (text.charCodeAt(close) !== 34) return false;
+  // Lines of a stream share their ids' and timestamp's lengths, so the other records (turn ends,
+  // partial results, whole messages) end like a delta and have their type key where the last
+  // delta had it. In a line taken here, `","type":"` occurs once, at the type key: the ids and
+  // the timestamp hold no quote, the delta no unescaped one. So a line with that text at that
+  // place and not the `d` of `message_delta` where a delta has it is no delta line, and is turned
+  // away before the expression reads its ids. The one character is read first: a delta line
+  // has it, and pays that read only (`startsWith` at a position costs more than the expression).
+  // Any other line is read by the expression as before.
+  const at = dec[TYPE_AT];
+  if (text.charCodeAt(at + DELTA_D) !== 100 && text.indexOf(TYPE_KEY, at) === at) return false;
   const head = COPILOT_DELTA_HEAD.exec(text);
   if (head === null) return false;
-  const delta = readStringToken(text, head[0].length, close);
+  const open = head[0].length;
+  const delta = readStringToken(text, open, close);
   if (delta === undefined) return false;
   const id = head[1]!;
   const parentId = head[2] ?? null;
   const timestamp = head[3]!;
   const message = head[4]!;
+  dec[TYPE_AT] = open - L.delta.length - message.length - L.type.length;
   // The record as JSON.parse builds it, keys in their order: the writer's template.
   const data = { messageId: message, deltaContent: delta };
   const record: JsonObject = ephemeral
