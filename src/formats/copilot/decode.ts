@@ -1176,10 +1176,11 @@ const CANONICAL_HEAD =
 
 /**
  * The record of a line spelled as the Copilot CLI (and this library's writer) writes the frequent
- * records (the envelope in its key order, `"ephemeral":true` or nothing after `data`, no space;
- * the `data` of a turn's start or end, a message's start or whole text, a tool call's start,
- * partial output or end, a call's input and output counts, each in the CLI's key order), read
- * without `JSON.parse` of the line: the fixed text compared in place, each string read alone, the
+ * records (the envelope in its key order, its strings without escapes, `"ephemeral":true` or
+ * nothing after `data`, no space; the `data` of a turn's start or end, a message's start or whole
+ * text, a tool call's start, partial output or end, a call's input and output counts, each in the
+ * CLI's key order), read without `JSON.parse` of the line: the envelope by one match, then the
+ * fixed text compared in place, each string read alone, the
  * counts from their digits, a tool's arguments parsed alone, the record built in literals (whose
  * hidden classes outlive a full GC: docs/performance.md, "Copilot decoder, round sixteen"). The
  * same keys in the same order with the same values as `JSON.parse(text)`, within `maxDepth`, or
