@@ -1166,12 +1166,21 @@ export const copilotCanonicalLines: { enabled: boolean } = { enabled: true };
 const CANONICAL_DEPTH = 3;
 const DATA_DEPTH = 2;
 
+// The envelope of a canonical line, up to the quote of its data's first key: the id, the parent
+// id (no capture for `null`), the timestamp and the type's name, each a string without escapes or
+// control characters (so the text between its quotes is its value). One native match reads what
+// a piece-by-piece reading of the same text checks with several calls; an envelope that needs an
+// escape is left to `JSON.parse`, which gives the record the reader would have.
+const CANONICAL_HEAD =
+  /^\{"id":"([^"\\\u0000-\u001f]*)","parentId":(?:null|"([^"\\\u0000-\u001f]*)"),"timestamp":"([^"\\\u0000-\u001f]*)","type":"([^"\\\u0000-\u001f]*)","data":\{"/;
+
 /**
  * The record of a line spelled as the Copilot CLI (and this library's writer) writes the frequent
- * records (the envelope in its key order, `"ephemeral":true` or nothing after `data`, no space;
- * the `data` of a turn's start or end, a message's start or whole text, a tool call's start,
- * partial output or end, a call's input and output counts, each in the CLI's key order), read
- * without `JSON.parse` of the line: the fixed text compared in place, each string read alone, the
+ * records (the envelope in its key order, its strings without escapes, `"ephemeral":true` or
+ * nothing after `data`, no space; the `data` of a turn's start or end, a message's start or whole
+ * text, a tool call's start, partial output or end, a call's input and output counts, each in the
+ * CLI's key order), read without `JSON.parse` of the line: the envelope by one match, then the
+ * fixed text compared in place, each string read alone, the
  * counts from their digits, a tool's arguments parsed alone, the record built in literals (whose
  * hidden classes outlive a full GC: docs/performance.md, "Copilot decoder, round sixteen"). The
  * same keys in the same order with the same values as `JSON.parse(text)`, within `maxDepth`, or
@@ -1180,17 +1189,15 @@ const DATA_DEPTH = 2;
  */
 export function readCopilotCanonicalLine(text: string, maxDepth: number): JsonObject | undefined {
   if (maxDepth < CANONICAL_DEPTH || text.charCodeAt(text.length - 1) !== 125) return undefined;
+  const head = CANONICAL_HEAD.exec(text);
+  if (head === null) return undefined;
+  const id = head[1]!;
+  const parentId = head[2] ?? null;
+  const timestamp = head[3]!;
+  // The type's name: one of the names below only when it needs no escape.
+  const name = head[4]!;
   const r = textReader(text);
-  const id = keyString(r, '{"id":');
-  if (id === undefined || !readFixed(r, ',"parentId":')) return undefined;
-  const parentId = readFixed(r, 'null') ? null : readString(r);
-  const timestamp = parentId === undefined ? undefined : keyString(r, ',"timestamp":');
-  if (timestamp === undefined || !readFixed(r, ',"type":"')) return undefined;
-  // The type's name up to the next quote: one of the names below only when it needs no escape.
-  const close = text.indexOf('"', r.at);
-  const name = text.slice(r.at, close);
-  r.at = close + 1;
-  if (close === -1 || !readFixed(r, ',"data":{"')) return undefined;
+  r.at = head[0].length;
   let type: CopilotRecordType;
   let data: JsonObject | undefined;
   switch (name) {
