@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { copilot } from '../../src/all';
 import { copilotCanonicalLines, readCopilotCanonicalLine } from '../../src/formats/copilot/decode';
+import { COPILOT_CANONICAL_HEAD, COPILOT_DELTA_HEAD } from '../../src/formats/copilot/wire';
 import { decoderProperties, mostly, readerProperty, same, spell, spelling } from '../canonical-lines';
 import { text as anyText } from '../kept-suite';
 import type { WholeEventsCase } from '../whole-events';
@@ -152,5 +153,13 @@ describe('Copilot decoder: the canonical-line reader beside JSON.parse', () => {
     const deep = lines[3]!.replace('{"path":"x"}', '{"path":["x"]}');
     expect(readCopilotCanonicalLine(deep, 3)).toBeUndefined();
     expect(same(readCopilotCanonicalLine(deep, 4), JSON.parse(deep))).toBe(true);
+  });
+
+  test('reads the envelope as the delta shortcut does (one envelope, spelled in two expressions)', () => {
+    // Up to the type's name, the text and captures of both expressions (src/formats/copilot/wire.ts).
+    const envelope = (r: RegExp) => r.source.slice(0, r.source.indexOf('"type":"') + '"type":"'.length);
+    expect(envelope(COPILOT_DELTA_HEAD)).toContain('"timestamp":"');
+    expect(envelope(COPILOT_CANONICAL_HEAD)).toBe(envelope(COPILOT_DELTA_HEAD));
+    expect(COPILOT_CANONICAL_HEAD.flags).toBe(COPILOT_DELTA_HEAD.flags);
   });
 });

@@ -36,6 +36,7 @@ import {
 } from '../../text-reader';
 import { addExact, addUsage } from '../../usage';
 import {
+  COPILOT_CANONICAL_HEAD,
   COPILOT_DELTA_HEAD,
   COPILOT_DELTA_LINE,
   COPILOT_DENIED_BY,
@@ -403,7 +404,7 @@ function parsedLine(dec: Decoder, text: string, line: number, offset: number, ou
 
 // The envelope's type key as a delta line spells it (`COPILOT_DELTA_LINE.type`'s first characters),
 // and where the `d` of `message_delta` is after its start.
-const TYPE_KEY = '","type":"';
+const TYPE_KEY = COPILOT_DELTA_LINE.type.slice(0, COPILOT_DELTA_LINE.type.indexOf(':"') + 2);
 const DELTA_D = COPILOT_DELTA_LINE.type.indexOf('_delta') + 1;
 
 /**
@@ -1166,14 +1167,6 @@ export const copilotCanonicalLines: { enabled: boolean } = { enabled: true };
 const CANONICAL_DEPTH = 3;
 const DATA_DEPTH = 2;
 
-// The envelope of a canonical line, up to the quote of its data's first key: the id, the parent
-// id (no capture for `null`), the timestamp and the type's name, each a string without escapes or
-// control characters (so the text between its quotes is its value). One native match reads what
-// a piece-by-piece reading of the same text checks with several calls; an envelope that needs an
-// escape is left to `JSON.parse`, which gives the record the reader would have.
-const CANONICAL_HEAD =
-  /^\{"id":"([^"\\\u0000-\u001f]*)","parentId":(?:null|"([^"\\\u0000-\u001f]*)"),"timestamp":"([^"\\\u0000-\u001f]*)","type":"([^"\\\u0000-\u001f]*)","data":\{"/;
-
 /**
  * The record of a line spelled as the Copilot CLI (and this library's writer) writes the frequent
  * records (the envelope in its key order, its strings without escapes, `"ephemeral":true` or
@@ -1189,7 +1182,8 @@ const CANONICAL_HEAD =
  */
 export function readCopilotCanonicalLine(text: string, maxDepth: number): JsonObject | undefined {
   if (maxDepth < CANONICAL_DEPTH || text.charCodeAt(text.length - 1) !== 125) return undefined;
-  const head = CANONICAL_HEAD.exec(text);
+  // The envelope in one native match: cheaper than a call for each of its pieces.
+  const head = COPILOT_CANONICAL_HEAD.exec(text);
   if (head === null) return undefined;
   const id = head[1]!;
   const parentId = head[2] ?? null;

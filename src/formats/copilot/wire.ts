@@ -266,6 +266,17 @@ export const COPILOT_DELTA_LINE = {
 export const COPILOT_DELTA_HEAD: RegExp =
   /^\{"id":"([^"\\\u0000-\u001f]*)","parentId":(?:null|"([^"\\\u0000-\u001f]*)"),"timestamp":"([^"\\\u0000-\u001f]*)","type":"assistant\.message_delta","data":\{"messageId":"([^"\\\u0000-\u001f]*)","deltaContent":(?=")/;
 
+/**
+ * The decoder's reading of any canonical line's envelope, up to the quote of its data's first
+ * key: {@link COPILOT_DELTA_HEAD}'s envelope (the same text up to the type's name, the same
+ * captures), then the type's name, a string without escapes or control characters. An envelope
+ * that needs an escape is not matched: the decoder leaves that line to `JSON.parse`. Both are
+ * spelled as literals (a literal is what a bundler drops where it is unused) and held to one
+ * envelope by test/copilot/canonical-lines.test.ts.
+ */
+export const COPILOT_CANONICAL_HEAD: RegExp =
+  /^\{"id":"([^"\\\u0000-\u001f]*)","parentId":(?:null|"([^"\\\u0000-\u001f]*)"),"timestamp":"([^"\\\u0000-\u001f]*)","type":"([^"\\\u0000-\u001f]*)","data":\{"/;
+
 /** The `data` of `session.shutdown.modelMetrics[model].usage`, in the writer's order. */
 export const COPILOT_METRIC_USAGE_KEYS: readonly string[] = [
   'inputTokens',
