@@ -772,7 +772,10 @@ function readBlock(r: TextReader, maxDepth: number): JsonObject | undefined {
     const name = id !== undefined && readFixed(r, T.name) ? readString(r) : undefined;
     if (name === undefined || !readFixed(r, T.input)) return undefined;
     const start = r.at;
-    const input = readJsonValue(r);
+    // `{}` (a call without arguments) made here, not parsed: the same empty object `JSON.parse`
+    // gives, without its call (held equal by test/amp/canonical-lines.test.ts).
+    const input =
+      text.charCodeAt(start) === 123 && text.charCodeAt(start + 1) === 125 ? emptyInput(r) : readJsonValue(r);
     // A long input is left to the general path, which measures its text before parsing it.
     if (input === undefined || r.at - start > DEPTH_PRECHECK_CHARS) return undefined;
     if (valueExceedsDepth(input, maxDepth - CANONICAL_DEPTH) || !readFixed(r, '}')) return undefined;
@@ -788,6 +791,12 @@ function readBlock(r: TextReader, maxDepth: number): JsonObject | undefined {
   return isError !== undefined && readFixed(r, '}')
     ? { type: 'tool_result', tool_use_id: id, content, is_error: isError }
     : undefined;
+}
+
+// An empty input, the cursor moved past its `{}`.
+function emptyInput(r: TextReader): JsonObject {
+  r.at += 2;
+  return {};
 }
 
 /**
