@@ -32,6 +32,14 @@ const text = fc.oneof(
     '"}]},"parent_tool_use_id":null,"session_id":"S"}',
     '"},{"type":"text","text":"',
     '","is_error":true}',
+    // The long strings' end searches (`readLongString`): the quote and the character after it
+    // escaped inside, a value ending in a backslash (its closing quote after one), `","i` escaped.
+    'x"}',
+    'x",',
+    'x","i',
+    'a\\',
+    '\\"}',
+    '"',
     '"}],"stop_reason":"x","usage":{"input_tokens":1,"output_tokens":2}}',
   ),
 );
@@ -169,6 +177,10 @@ describe('Amp decoder: the canonical-line reader beside JSON.parse', () => {
       `{"type":"assistant","message":{"type":"message","role":"assistant","content":[]},"parent_tool_use_id":null,"session_id":"S"}`,
       `{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"call_1","content":"on && \\"x\\"","is_error":true},{"type":"tool_result","tool_use_id":"call_2","content":"ok"}]},"parent_tool_use_id":null,"session_id":"s-bench-1"}`,
       `{"type":"user","message":{"role":"user","content":[{"type":"text","text":"go"}]},"parent_tool_use_id":null,"session_id":"S"}`,
+      // The long strings' general reading beside their end search: a result without `is_error`
+      // before one with it, values ending in a backslash, the quote and `}`/`,` escaped inside.
+      String.raw`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":"x\\"},{"type":"tool_result","tool_use_id":"b","content":"y \\\",\"}\\","is_error":false}]},"parent_tool_use_id":null,"session_id":"S"}`,
+      String.raw`{"type":"assistant","message":{"type":"message","role":"assistant","content":[{"type":"text","text":"a\\"},{"type":"text","text":"\"}\\\"}\\"}]},"parent_tool_use_id":null,"session_id":"S"}`,
     ];
     for (const text of lines) expect(same(readAmpCanonicalLine(text, 64), JSON.parse(text))).toBe(true);
     // The bound: a text block nests four levels, a tool's input one more.

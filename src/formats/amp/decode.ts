@@ -16,6 +16,7 @@ import type { AgentEvent, AgentEventOf, Provenance, RunStatus, Usage } from '../
 import {
   readDigits,
   readFixed,
+  readJsonTo,
   readJsonValue,
   readString,
   type TextReader,
@@ -761,7 +762,7 @@ function readBlock(r: TextReader, maxDepth: number): JsonObject | undefined {
   const text = r.text;
   if (text.charCodeAt(at + BLOCK_KIND_AT) === 101) {
     if (!readFixed(r, T.text)) return undefined;
-    const value = readString(r);
+    const value = readLongString(r, false);
     return value !== undefined && readFixed(r, '}') ? { type: 'text', text: value } : undefined;
   }
   const kind = text.charCodeAt(at + TOOL_KIND_AT);
@@ -771,7 +772,10 @@ function readBlock(r: TextReader, maxDepth: number): JsonObject | undefined {
     const name = id !== undefined && readFixed(r, T.name) ? readString(r) : undefined;
     if (name === undefined || !readFixed(r, T.input)) return undefined;
     const start = r.at;
-    const input = readJsonValue(r);
+    // `{}` (a call without arguments) made here, not parsed: the same empty object `JSON.parse`
+    // gives, without its call (held equal by test/amp/canonical-lines.test.ts).
+    const input =
+      text.charCodeAt(start) === 123 && text.charCodeAt(start + 1) === 125 ? emptyInput(r) : readJsonValue(r);
     // A long input is left to the general path, which measures its text before parsing it.
     if (input === undefined || r.at - start > DEPTH_PRECHECK_CHARS) return undefined;
     if (valueExceedsDepth(input, maxDepth - CANONICAL_DEPTH) || !readFixed(r, '}')) return undefined;
@@ -779,7 +783,7 @@ function readBlock(r: TextReader, maxDepth: number): JsonObject | undefined {
   }
   if (kind !== 114 || !readFixed(r, T.toolResult)) return undefined;
   const id = readString(r);
-  const content = id !== undefined && readFixed(r, T.content) ? readString(r) : undefined;
+  const content = id !== undefined && readFixed(r, T.content) ? readLongString(r, true) : undefined;
   if (content === undefined) return undefined;
   if (readFixed(r, '}')) return { type: 'tool_result', tool_use_id: id, content };
   if (!readFixed(r, T.isError)) return undefined;
@@ -787,6 +791,42 @@ function readBlock(r: TextReader, maxDepth: number): JsonObject | undefined {
   return isError !== undefined && readFixed(r, '}')
     ? { type: 'tool_result', tool_use_id: id, content, is_error: isError }
     : undefined;
+}
+
+// An empty input, the cursor moved past its `{}`.
+function emptyInput(r: TextReader): JsonObject {
+  r.at += 2;
+  return {};
+}
+
+/**
+ * A block's long string at the cursor (a text, whose closing quote `"}` follows, or a tool's output,
+ * `","is_error":`), read by `JSON.parse` of its token alone, its end found by one native search for
+ * that quote and the character after it. These strings nearly all hold an escape (`\n`, `\"`), and
+ * for them {@link readString} runs its plain-run scan up to the first one, then walks from quote to
+ * quote (one search per escaped quote inside), then parses: here the parse is the one pass over
+ * the text. When the line is spelled as expected, the first such pair whose quote is not escaped
+ * ends the token (an unescaped quote before it would be followed by the same character, or the line
+ * is no JSON); anything else (the quote escaped, no pair, a result without `is_error`, a slice
+ * that is no single string token) is read by {@link readString}, the general reading. Held to
+ * `JSON.parse` by test/amp/canonical-lines.test.ts (strings with the pairs inside, escaped, and
+ * ending in a backslash; results with and without `is_error`).
+ */
+function readLongString(r: TextReader, beforeIsError: boolean): string | undefined {
+  const text = r.text;
+  const at = r.at;
+  const end = text.indexOf(beforeIsError ? '",' : '"}', at + 1);
+  if (
+    end !== -1 &&
+    text.charCodeAt(at) === 34 &&
+    text.charCodeAt(end - 1) !== 92 &&
+    // `","i`: a result's `is_error` key (one without it takes the general reading, not a throw).
+    (!beforeIsError || (text.charCodeAt(end + 2) === 34 && text.charCodeAt(end + 3) === 105))
+  ) {
+    const value = readJsonTo(r, end + 1);
+    if (value !== undefined) return value as string;
+  }
+  return readString(r);
 }
 
 // The usage after `{"input_tokens":`: the two counts this codec's writer spells alone, or Amp's
