@@ -23,10 +23,11 @@
 // - The ratio is of medians over rounds that time the small and the large input in turn: a stall,
 //   a collection or a burst of faults in one call moves neither median, and a slowdown of the whole
 //   machine for a while falls on both sizes alike.
-// - When the ratio misses, n is doubled (within MAX_GROWTH) and measured afresh: a step of the
-//   constant (a cache, the young generation, the allocator's recycling size) between n and 8n
-//   has the small input on its cheap side; doubling moves the small input past it too, while a
-//   quadratic cost misses at every size. At the bound of growth, further rounds are pooled with the last ones instead.
+// - When the ratio misses, n is doubled (within MAX_GROWTH) and measured once more, afresh: a step
+//   of the constant (a cache, the young generation, the allocator's recycling size) between n and
+//   8n has the small input on its cheap side; doubling moves the small input past it too, while a
+//   quadratic cost misses at every size. At the bound of growth the second measurement's rounds
+//   are pooled with the first's instead.
 // - The inputs are built before the clock starts, and each is called once untimed (the first call
 //   compiles the code and grows the heap to the input's size).
 // - A ratio test sees a quadratic term once it is a fair share of the cost at n (with the bound at
@@ -42,8 +43,11 @@ export const MAX_GROWTH = 64;
 const CALIBRATION_CALLS = 3;
 /** Rounds of (small, large) per attempt. */
 const ROUNDS = 3;
-/** Measurements before a miss is a failure (each at twice the last n while growth allows). */
-const ATTEMPTS = 3;
+/**
+ * Measurements before a miss is a failure: the second at twice n while growth allows (only one
+ * more: a quadratic cost's large call takes four times as long at each doubling).
+ */
+const ATTEMPTS = 2;
 
 /** One timed call: its CPU time (ms, user plus system) and the page faults it took. */
 export interface Timing {
@@ -129,6 +133,8 @@ export function measureLinearity(
       missed.push(`${ratio.toFixed(1)} at n ${n}`);
       if (n < max) {
         n *= 2;
+        // The last inputs are let go before the next are built (memory).
+        small = large = () => {};
         small = make(n);
         small();
         large = make(8 * n);

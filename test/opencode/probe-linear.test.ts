@@ -9,8 +9,7 @@ import { describeLinearity, measureLinearity, RATIO } from '../fuzz/linear';
 // lines with calls held open made every line copy every open call, a cost quadratic in the
 // stream. The sieve says yes now only to a number that is not finite (`1e400` on the line).
 // Timed by test/fuzz/linear.test.ts's harness (test/fuzz/linear.ts): an input of size n and of
-// size 8n in CPU time, the ratio of medians far from the 64 of a
-// quadratic cost.
+// size 8n in CPU time, the ratio of medians far from the 64 of a quadratic cost.
 
 const SESSION = 'ses_1';
 const BIG = '9007199254740993';
