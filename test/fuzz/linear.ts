@@ -51,14 +51,19 @@ const ATTEMPTS = 2;
 
 /** One timed call: its CPU time (ms, user plus system) and the page faults it took. */
 export interface Timing {
+  /** CPU time, user plus system (ms). */
   cpu: number;
+  /** Minor page faults (fresh pages) during the call. */
   faults: number;
 }
 
 /** What a measurement found: the size, every timing of each input and the ratio of medians. */
 export interface Linearity {
+  /** The small input's size (the large one's is 8n). */
   n: number;
+  /** Each round's timing of the small input, of the last measurement (pooled at the growth bound). */
   smalls: Timing[];
+  /** The same of the large input. */
   larges: Timing[];
   /** median(large) / median(small), CPU time. */
   ratio: number;
@@ -68,7 +73,9 @@ export interface Linearity {
 
 /** What a self-test may change (the harness's sizing and patience, never its verdict). */
 export interface LinearityOptions {
+  /** In place of MIN_MS. */
   minMs?: number;
+  /** In place of ATTEMPTS. */
   attempts?: number;
 }
 
