@@ -1,14 +1,15 @@
 import { expect, test } from 'vitest';
 import { opencode } from '../../src/formats/opencode/index';
 import type { AgentEvent } from '../../src/model';
+import { describeLinearity, measureLinearity, RATIO } from '../fuzz/linear';
 
 // Round thirty-three: the OpenCode writer asks a copy of itself (its open calls and steps copied)
 // first when a line it rebuilds may write a `null` for a number of it. Its sieve said yes to any
 // integer past 2^53 too, which JSON.stringify writes as digits (never `null`): a stream of such
 // lines with calls held open made every line copy every open call, a cost quadratic in the
 // stream. The sieve says yes now only to a number that is not finite (`1e400` on the line).
-// Timed as test/fuzz/linear.test.ts times: an input of size n and of size 8n, the best of a few
-// runs each, the ratio far from the 64 of a quadratic cost.
+// Timed by test/fuzz/linear.test.ts's harness (test/fuzz/linear.ts): an input of size n and of
+// size 8n in CPU time, the ratio of medians far from the 64 of a quadratic cost.
 
 const SESSION = 'ses_1';
 const BIG = '9007199254740993';
@@ -31,35 +32,17 @@ function events(n: number, big: string): AgentEvent[] {
   return opencode.parse(lines.join('\n')).events.filter((e) => e.type !== 'tool.end');
 }
 
-// The time of one run of `fn`, in milliseconds.
-function timed(fn: () => void): number {
-  const t0 = performance.now();
-  fn();
-  return performance.now() - t0;
-}
-
-// The fastest of three runs: a loaded machine only ever slows a run down.
-const best = (fn: () => void) => Math.min(timed(fn), timed(fn), timed(fn));
-
 test.each([
   ['an integer past 2^53 (no probe)', BIG, 250],
   ["a number past a double's range (a probe that copies only what the event's write reads)", '1e400', 1000],
 ] as const)('lines holding %s, calls and steps held open: the write time is linear', (_what, big, start) => {
-  const time = (n: number) => {
+  const m = measureLinearity((n) => {
     const es = events(n, big);
-    return best(() => {
+    return () => {
       const e = opencode.createEncoder({ clock: () => 0, onDiagnostic() {} });
       for (const x of es) e.write(x);
       e.end();
-    });
-  };
-  let n: number = start;
-  time(n); // warm up
-  let small = time(n);
-  while (small < 5 && n < start * 64) small = time((n *= 2));
-  expect(small, `an input of size ${n} is large enough to time`).toBeGreaterThanOrEqual(5);
-  // A loaded machine can stall one measurement: a case fails only when five in a row say so.
-  let ratio = time(8 * n) / small;
-  for (let i = 1; i < 5 && ratio >= 30; i++) ratio = time(8 * n) / time(n);
-  expect(ratio).toBeLessThan(30);
+    };
+  }, start);
+  expect(m.ratio, describeLinearity(m)).toBeLessThan(RATIO);
 });
