@@ -16,9 +16,9 @@ import type { AgentEvent, AgentEventOf, Provenance, RunStatus, Usage } from '../
 import {
   readDigits,
   readFixed,
-  readJsonTo,
   readJsonValue,
   readString,
+  readStringTo,
   type TextReader,
   textReader,
 } from '../../text-reader';
@@ -814,17 +814,16 @@ function emptyInput(r: TextReader): JsonObject {
  */
 function readLongString(r: TextReader, beforeIsError: boolean): string | undefined {
   const text = r.text;
-  const at = r.at;
-  const end = text.indexOf(beforeIsError ? '",' : '"}', at + 1);
+  const end = text.indexOf(beforeIsError ? '",' : '"}', r.at + 1);
   if (
     end !== -1 &&
-    text.charCodeAt(at) === 34 &&
     text.charCodeAt(end - 1) !== 92 &&
     // `","i`: a result's `is_error` key (one without it takes the general reading, not a throw).
     (!beforeIsError || (text.charCodeAt(end + 2) === 34 && text.charCodeAt(end + 3) === 105))
   ) {
-    const value = readJsonTo(r, end + 1);
-    if (value !== undefined) return value as string;
+    // From a quote to a quote: parsed, a single string token or nothing (the cursor unmoved).
+    const value = readStringTo(r, end + 1);
+    if (value !== undefined) return value;
   }
   return readString(r);
 }
