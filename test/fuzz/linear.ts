@@ -32,7 +32,9 @@
 //   compiles the code and grows the heap to the input's size).
 // - A ratio test sees a quadratic term once it is a fair share of the cost at n (with the bound at
 //   30, about two fifths): each case's input is one that makes the suspected cost dominate.
-// LINEAR_TRACE=1 in the environment prints every case's timings (linear.test.ts).
+// LINEAR_TRACE=1 in the environment prints every case's timings (reportLinearity).
+
+import { expect } from 'vitest';
 
 /** The bound on large / small (a linear cost gives ~8, a quadratic one ~64). */
 export const RATIO = 30;
@@ -165,4 +167,23 @@ export function describeLinearity(m: Linearity): string {
   const list = (ts: Timing[]) => ts.map((t) => `${t.cpu.toFixed(1)}/${t.faults}`).join(' ');
   const missed = m.missed.length > 0 ? ` (missed first: ${m.missed.join(', ')})` : '';
   return `n ${m.n} (ms CPU/page faults): small [${list(m.smalls)}], 8n [${list(m.larges)}]; ratio ${m.ratio.toFixed(1)}${missed}`;
+}
+
+/**
+ * {@link describeLinearity}'s account of `m`, for an assertion's message; printed with the running
+ * test's name as well when LINEAR_TRACE is set in the environment.
+ */
+export function reportLinearity(m: Linearity): string {
+  const account = describeLinearity(m);
+  if (process.env.LINEAR_TRACE) console.log(`LINEAR ${expect.getState().currentTestName} ${account}`);
+  return account;
+}
+
+/**
+ * Asserts that `make(n)`'s call grows linearly from n to 8n ({@link measureLinearity}'s ratio under
+ * {@link RATIO}), every timing in the message when it does not.
+ */
+export function expectLinear(make: (n: number) => () => void, start: number): void {
+  const m = measureLinearity(make, start);
+  expect(m.ratio, reportLinearity(m)).toBeLessThan(RATIO);
 }
