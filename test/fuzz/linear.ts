@@ -29,7 +29,10 @@
 //   quadratic cost misses at every size. At the bound of growth the second measurement's rounds
 //   are pooled with the first's instead.
 // - The inputs are built before the clock starts, and each is called once untimed (the first call
-//   compiles the code and grows the heap to the input's size).
+//   compiles the code and grows the heap to the input's size). Before the small input is sized,
+//   the first one is called for WARM_MS of CPU time: sized on code still running unoptimised, n
+//   stayed at a size whose calls later took a tenth of MIN_MS once the code was optimised (round
+//   forty-four's re-read: the first case of probe-linear sized at n 250, then timed 1.9 ms calls).
 // - A ratio test sees a quadratic term once it is a fair share of the cost at n (with the bound at
 //   30, about two fifths): each case's input is one that makes the suspected cost dominate.
 // LINEAR_TRACE=1 in the environment prints every case's timings (reportLinearity).
@@ -43,6 +46,10 @@ export const MIN_MS = 20;
 /** n never grows past start × MAX_GROWTH (bounds each case's memory). */
 export const MAX_GROWTH = 64;
 const CALIBRATION_CALLS = 3;
+/** CPU time (ms) spent calling the first input before sizing, so the code is optimised first. */
+const WARM_MS = 100;
+/** At most this many warm-up calls (a call of a few microseconds would otherwise loop long). */
+const WARM_CALLS = 10_000;
 /** Rounds of (small, large) per attempt. */
 const ROUNDS = 3;
 /**
@@ -106,6 +113,7 @@ function median(ts: Timing[]): number {
 function calibrate(make: (n: number) => () => void, n: number, max: number, minMs: number) {
   let small = make(n);
   small();
+  for (let spent = 0, i = 0; spent < WARM_MS && i < WARM_CALLS; i++) spent += time(small).cpu;
   let ts = least(small, CALIBRATION_CALLS);
   while (ts < minMs && n < max) {
     n *= 2;
