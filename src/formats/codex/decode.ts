@@ -127,32 +127,6 @@ const ITEM_CHECKS: Readonly<Record<CodexItemType, ItemCheck>> = {
   error: (i) => field(i, 'message', isStr, 'a string'),
 };
 
-// The frequent items pass the same checks as ITEM_CHECKS with constant property reads (keyed
-// reads through `field` and a call per field cost more than the rest of such a line's mapping);
-// ITEM_CHECKS decides, and says what is wrong, for everything else.
-function itemProblem(type: CodexItemType, i: JsonObject): string | undefined {
-  switch (type) {
-    case 'reasoning':
-    case 'plan':
-      if (typeof i.text === 'string') return undefined;
-      break;
-    case 'agent_message':
-      if (typeof i.text === 'string' && (i.phase === undefined || typeof i.phase === 'string'))
-        return undefined;
-      break;
-    case 'command_execution':
-      if (
-        typeof i.command === 'string' &&
-        typeof i.aggregated_output === 'string' &&
-        (i.exit_code === null || Number.isSafeInteger(i.exit_code)) &&
-        typeof i.status === 'string'
-      )
-        return undefined;
-      break;
-  }
-  return ITEM_CHECKS[type](i);
-}
-
 /** What the decoder remembers of a tool item between its snapshots. */
 interface OpenCall {
   /** The item type of the start. */
@@ -607,7 +581,7 @@ function itemRecord(d: Decoder, ctx: Line, kind: CodexItemRecord, record: JsonOb
     unknown(d, ctx, record);
     return;
   }
-  const problem = itemProblem(type, item);
+  const problem = ITEM_CHECKS[type](item);
   if (problem !== undefined) {
     invalid(d, ctx, record, `${kind} ${type} item: ${problem}`);
     return;
