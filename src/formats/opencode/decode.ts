@@ -767,14 +767,17 @@ const KNOWN_SESSION = 0;
 const KNOWN_MESSAGE = 1;
 
 // True (the cursor then past it) when the string token at the cursor is `id` between its quotes,
-// `id` holding nothing a token escapes: its closing quote checked first (a token of another
-// length is told without a search), then one native compare.
+// `id` holding nothing a token escapes: its closing quote and its last character checked first (a
+// token of another length, or another id of the same length, told without a search: the search
+// for a missing id runs to the line's end), then one native compare.
 function readId(r: TextReader, id: string): boolean {
   const text = r.text;
   const at = r.at;
+  const length = id.length;
   if (
     text.charCodeAt(at) !== 34 ||
-    text.charCodeAt(at + id.length + 1) !== 34 ||
+    text.charCodeAt(at + length + 1) !== 34 ||
+    (length > 0 && text.charCodeAt(at + length) !== id.charCodeAt(length - 1)) ||
     text.indexOf(id, at + 1) !== at + 1
   )
     return false;
