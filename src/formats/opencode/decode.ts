@@ -707,10 +707,11 @@ interface Head {
 /**
  * The record of a `step_start`, `text`, `tool_use` (completed or failed) or `step_finish` line
  * spelled as OpenCode writes it (wire.ts `OPENCODE_CANONICAL_TEXT`), read without `JSON.parse` of
- * the whole line: the fixed text compared in place, each string read alone (sliced when it holds
- * nothing to unescape; a value the line repeats, the session id or a tool's output in its
- * metadata, compared as text with the first; the session and message ids the lines before said,
- * `known`, compared in place), the integers from their digits, the cost and a tool's input and
+ * the whole line: its head (the envelope and the part's ids) by one anchored match when no id
+ * needs an escape, else piece by piece; then the fixed text compared in place, each string read
+ * alone (sliced when it holds nothing to unescape; a value the line repeats, the session id or a
+ * tool's output in its metadata, compared as text with the first; in a head read piece by piece,
+ * the session and message ids the lines before said, `known`, compared in place), the integers from their digits, the cost and a tool's input and
  * metadata (free-form) parsed alone, the record built in literals (their hidden classes outlive a
  * full GC; docs/performance.md, "OpenCode decoder, round six"). The same keys in the same order
  * with the same values as `JSON.parse(text)`, within `maxDepth`, or `undefined` for any other
