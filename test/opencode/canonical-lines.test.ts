@@ -40,13 +40,23 @@ const text = fc.oneof(
   // backslash (its closing quote then follows an escaped one).
   fc.constantFrom(',"time":{"start":', ',"title":', 'a\\'),
 );
-// Beside the usual one, ids that begin or end like it (a reader that knows the last id must
-// not take them for it).
+// Beside the usual one, ids that begin or end like it, or are as long as it (a reader that knows
+// the last id must not take them for it).
 const session = mostly(
   fc.constant(SESSION),
-  fc.constantFrom('S', 'ses_child', 'a"b', '§', '', `${SESSION}x`, SESSION.slice(0, -1)),
+  fc.constantFrom(
+    'S',
+    'ses_child',
+    'a"b',
+    '§',
+    '',
+    `${SESSION}x`,
+    SESSION.slice(0, -1),
+    `${SESSION.slice(0, -1)}X`,
+    `X${SESSION.slice(1)}`,
+  ),
 );
-const id = mostly(fc.constantFrom('prt_1', 'msg_1', 'msg_12', 'msg_', 'msg_1"'), text);
+const id = mostly(fc.constantFrom('prt_1', 'msg_1', 'msg_12', 'msg_', 'msg_1"', 'msg_2', 'nsg_1'), text);
 const int = mostly(
   fc.integer({ min: 1767036059000, max: 1767036069000 }),
   fc.constantFrom(0, 1.5, -3, 1e21, 2 ** 53 + 2),
@@ -190,6 +200,11 @@ describe('OpenCode decoder: the canonical-line reader beside JSON.parse', () => 
     expect(known).toEqual([SESSION, 'msg_1']);
     // The known id followed by more characters, the quote after it missing: no JSON, not read.
     expect(readOpencodeCanonicalLine(start(`"${SESSION}"`, '"msg_1x'), 64, known)).toBeUndefined();
+    // Ids as long as the known one, another last or first character: read, not taken for it.
+    for (const other of ['"msg_2"', '"nsg_1"']) {
+      const odd = start(`"${SESSION}"`, other);
+      expect(same(readOpencodeCanonicalLine(odd, 64, [SESSION, 'msg_1']), JSON.parse(odd))).toBe(true);
+    }
     // A longer id that begins with the known one: read, and known from then on.
     const longer = start(`"${SESSION}"`, '"msg_12"');
     expect(same(readOpencodeCanonicalLine(longer, 64, known), JSON.parse(longer))).toBe(true);

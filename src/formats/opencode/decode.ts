@@ -29,6 +29,7 @@ import {
 } from '../../text-reader';
 import {
   isOpencodeRecordType,
+  OPENCODE_CANONICAL_HEAD,
   OPENCODE_CANONICAL_TEXT,
   OPENCODE_STOP_REASON,
   type OpencodeHints,
@@ -706,10 +707,11 @@ interface Head {
 /**
  * The record of a `step_start`, `text`, `tool_use` (completed or failed) or `step_finish` line
  * spelled as OpenCode writes it (wire.ts `OPENCODE_CANONICAL_TEXT`), read without `JSON.parse` of
- * the whole line: the fixed text compared in place, each string read alone (sliced when it holds
- * nothing to unescape; a value the line repeats, the session id or a tool's output in its
- * metadata, compared as text with the first; the session and message ids the lines before said,
- * `known`, compared in place), the integers from their digits, the cost and a tool's input and
+ * the whole line: its head (the envelope and the part's ids) by one anchored match when no id
+ * needs an escape, else piece by piece; then the fixed text compared in place, each string read
+ * alone (sliced when it holds nothing to unescape; a value the line repeats, the session id or a
+ * tool's output in its metadata, compared as text with the first; in a head read piece by piece,
+ * the session and message ids the lines before said, `known`, compared in place), the integers from their digits, the cost and a tool's input and
  * metadata (free-form) parsed alone, the record built in literals (their hidden classes outlive a
  * full GC; docs/performance.md, "OpenCode decoder, round six"). The same keys in the same order
  * with the same values as `JSON.parse(text)`, within `maxDepth`, or `undefined` for any other
@@ -767,14 +769,17 @@ const KNOWN_SESSION = 0;
 const KNOWN_MESSAGE = 1;
 
 // True (the cursor then past it) when the string token at the cursor is `id` between its quotes,
-// `id` holding nothing a token escapes: its closing quote checked first (a token of another
-// length is told without a search), then one native compare.
+// `id` holding nothing a token escapes: its closing quote and its last character checked first (a
+// token of another length, or another id of the same length, told without a search: the search
+// for a missing id runs to the line's end), then one native compare.
 function readId(r: TextReader, id: string): boolean {
   const text = r.text;
   const at = r.at;
+  const length = id.length;
   if (
     text.charCodeAt(at) !== 34 ||
-    text.charCodeAt(at + id.length + 1) !== 34 ||
+    text.charCodeAt(at + length + 1) !== 34 ||
+    (length > 0 && text.charCodeAt(at + length) !== id.charCodeAt(length - 1)) ||
     text.indexOf(id, at + 1) !== at + 1
   )
     return false;
@@ -821,8 +826,48 @@ function readType(r: TextReader): string | undefined {
   return readFixed(r, fixed) ? type : undefined;
 }
 
-// `{"type":"…","timestamp":N,"sessionID":"…","part":{"id":"…","sessionID":"…","messageID":"…","type":"`.
+// `{"type":"…","timestamp":N,"sessionID":"…","part":{"id":"…","sessionID":"…","messageID":"…","type":"`:
+// in one native match when its ids need no escape (cheaper than a call for each piece), else
+// piece by piece.
 function readHead(r: TextReader, known: KnownIds): Head | undefined {
+  const m = OPENCODE_CANONICAL_HEAD.exec(r.text);
+  return m === null ? readHeadPiecewise(r, known) : matchedHead(r, m, known);
+}
+
+// The head {@link OPENCODE_CANONICAL_HEAD} matched; the cursor then past it. The type told by
+// the letters that tell the four apart (the match took only those four), as {@link readType}.
+function matchedHead(r: TextReader, m: RegExpExecArray, known: KnownIds): Head {
+  const text = r.text;
+  const type =
+    text.charCodeAt(TYPE_AT) === 115
+      ? text.charCodeAt(TYPE_AT + 5) === 102
+        ? 'step_finish'
+        : 'step_start'
+      : text.charCodeAt(TYPE_AT + 1) === 111
+        ? 'tool_use'
+        : 'text';
+  r.at = m[0].length;
+  return {
+    type,
+    timestamp: Number(m[1]),
+    session: knownOr(known, KNOWN_SESSION, m[2]!),
+    id: m[3]!,
+    message: knownOr(known, KNOWN_MESSAGE, m[4]!),
+  };
+}
+
+// Where the record type's name begins: after `{"type":"`.
+const TYPE_AT = OPENCODE_CANONICAL_TEXT.head.length;
+
+// `id` (read with nothing escaped in it), or the known one it equals, kept in `known[slot]`.
+function knownOr(known: KnownIds, slot: number, id: string): string {
+  const was = known[slot];
+  if (was === id) return was;
+  known[slot] = id;
+  return id;
+}
+
+function readHeadPiecewise(r: TextReader, known: KnownIds): Head | undefined {
   const T = OPENCODE_CANONICAL_TEXT;
   if (!readFixed(r, T.head)) return undefined;
   const type = readType(r);

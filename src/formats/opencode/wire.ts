@@ -81,6 +81,16 @@ export const OPENCODE_CANONICAL_TEXT = {
   error: ',"error":',
 } as const;
 
+/**
+ * The decoder's reading of a canonical line's head in one match, {@link OPENCODE_CANONICAL_TEXT}'s
+ * `head` up to `partType`: the record type (one the reader takes), the timestamp (plain digits, at
+ * most 15), the session, the part's id, the part's session (the record's again) and the message,
+ * each id a string without escapes or control characters (the text between its quotes is its
+ * value). A head this does not match is read piece by piece.
+ */
+export const OPENCODE_CANONICAL_HEAD: RegExp =
+  /^\{"type":"(?:step_start|text|tool_use|step_finish)","timestamp":(0|[1-9]\d{0,14}),"sessionID":"([^"\\\u0000-\u001f]*)","part":\{"id":"([^"\\\u0000-\u001f]*)","sessionID":"\2","messageID":"([^"\\\u0000-\u001f]*)","type":"/;
+
 /** The part `type` each record type carries (`step_start` → `step-start`, …). */
 export const OPENCODE_PART_TYPE: Readonly<Record<string, string>> = {
   step_start: 'step-start',
