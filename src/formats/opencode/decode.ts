@@ -711,9 +711,10 @@ interface Head {
  * needs an escape, else piece by piece; then the fixed text compared in place, each string read
  * alone (sliced when it holds nothing to unescape; a value the line repeats, the session id or a
  * tool's output in its metadata, compared as text with the first; in a head read piece by piece,
- * the session and message ids the lines before said, `known`, compared in place), the integers from their digits, the cost and a tool's input and
- * metadata (free-form) parsed alone, the record built in literals (their hidden classes outlive a
- * full GC; docs/performance.md, "OpenCode decoder, round six"). The same keys in the same order
+ * the session and message ids the lines before said, `known`, compared in place), the integers
+ * from their digits, the cost and a tool's input and metadata (free-form) parsed alone, the
+ * record built in literals (their hidden classes outlive a full GC; docs/performance.md,
+ * "OpenCode decoder, round six"). The same keys in the same order
  * with the same values as `JSON.parse(text)`, within `maxDepth`, or `undefined` for any other
  * spelling, which the caller parses: test/opencode/canonical-lines.test.ts holds the two equal,
  * line by line and over sequences of lines read through one `known`.
