@@ -239,15 +239,10 @@ export function copilotDecision(kind: string): string {
  * event built from the model (most lines of a stream): `{"id":"…","parentId":"…"|null,
  * "timestamp":"…","type":"assistant.message_delta","data":{"messageId":"…","deltaContent":"…"},
  * "ephemeral":true}` (the `ephemeral` member may be absent). The decoder reads exactly this
- * spelling without `JSON.parse` of the record; the writer writes it from these pieces.
+ * spelling without `JSON.parse` of the record.
  */
 export const COPILOT_DELTA_LINE = {
-  /** The line's first bytes, up to the id's first character. */
-  head: '{"id":"',
-  /** After the id: the parent id follows (`null` or a string). */
-  parent: '","parentId":',
-  /** After the parent id: the timestamp follows. */
-  timestamp: ',"timestamp":"',
+  // The envelope before the type (id, parent id, timestamp) is read by COPILOT_DELTA_HEAD.
   /** After the timestamp, up to the message id's first character. */
   type: '","type":"assistant.message_delta","data":{"messageId":"',
   /** After the message id, up to the delta's opening quote. */
