@@ -459,21 +459,19 @@ function canonicalDelta(
   const ts = copilotTimestampAt(dec[CLOCK], timestamp);
   if (ts !== undefined) dec[LAST_TS] = ts;
   markStreamed(dec, message);
-  // As `push` builds it for a record without agentId or parentToolCallId: no lane.
-  const hints: CopilotHints = { raw: text, record };
   const session = dec[SESSION];
   const round = dec[ROUND];
   if (COPILOT_WHOLE_EVENTS.enabled && session !== undefined && ts !== undefined && round !== undefined) {
+    // As `push` builds it for a record without agentId or parentToolCallId: no lane.
+    const hints: CopilotHints = { raw: text, record };
     const provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
     out.push({ type: 'text.delta', text: delta, message, session, ts, round, provenance });
     return true;
   }
-  const e: Emit = { type: 'text.delta', text: delta, message };
-  if (session !== undefined) e.session = session;
-  if (ts !== undefined) e.ts = ts;
-  if (round !== undefined) e.round = round;
-  e.provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
-  out.push(e as unknown as AgentEvent);
+  // A delta outside a round (or without a session or time): the rare case, mapped as a line the
+  // canonical reader read (`canonicalLine`), one copy of the event's general construction.
+  const type = 'assistant.message_delta';
+  map(dec, { record, data, type, text, line, offset, agent: undefined, ts, out, primaryDone: false });
   return true;
 }
 
