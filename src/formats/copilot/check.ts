@@ -3,7 +3,7 @@ import { type Diagnostic, diagnosticAtEvent } from '../../diagnostics';
 import { isJsonObject } from '../../json';
 import type { AgentEvent } from '../../model';
 import { RecentSet } from '../../recent';
-import { type CopilotHints, copilotEnvelope } from './wire';
+import { type CopilotHints, isCopilotEnvelope } from './wire';
 
 // What a request is called, by its record type's first letter.
 const ASKED: Record<string, string> = { p: 'permission request', u: 'user input request' };
@@ -48,9 +48,8 @@ export function copilotRules(): EventChecker {
     }
     last = e;
     const h = (p.hints ?? {}) as CopilotHints;
-    const env = copilotEnvelope(
-      h.record ?? (e.type === 'unknown' && isJsonObject(e.record) ? e.record : undefined),
-    );
+    const record = h.record ?? (e.type === 'unknown' && isJsonObject(e.record) ? e.record : undefined);
+    const env = isCopilotEnvelope(record) ? record : undefined;
     const type = env?.type;
     const id = env?.id;
     const parent = env?.parentId;

@@ -46,7 +46,6 @@ import {
   copilotDecision,
   copilotSlot,
   copilotTimestampAt,
-  isCopilotRecordType,
 } from './wire';
 
 /** Options of the Copilot decoder. */
@@ -141,7 +140,8 @@ const REQUIRED: Partial<Record<string, ReadonlyArray<readonly [string, 'string' 
 };
 
 function dataProblem(type: string, data: JsonObject): string | undefined {
-  for (const [key, kind] of REQUIRED[type] ?? []) {
+  // Own entries only: a type named like a property of every object requires nothing.
+  for (const [key, kind] of (Object.hasOwn(REQUIRED, type) ? REQUIRED[type] : undefined) ?? []) {
     const v = data[key];
     if (kind === 'object' ? !isJsonObject(v) : typeof v !== kind) return `data.${key} is not a ${kind}`;
   }
@@ -389,10 +389,8 @@ function parsedLine(dec: Decoder, text: string, line: number, offset: number, ou
     primaryDone: false,
   };
   if (ctx.ts !== undefined) dec[LAST_TS] = ctx.ts;
-  if (!isCopilotRecordType(type)) {
-    unknown(dec, ctx);
-    return;
-  }
+  // A type no case of `map` or `mapOnce` names (no field required of it) ends as unknown there:
+  // no list of the known types in the reader (issue #16).
   const bad = dataProblem(type, data);
   if (bad !== undefined) {
     dec[REPORT]('invalid_record', 'error', line, offset, `invalid ${type} event: ${bad}; kept as unknown`);
@@ -459,21 +457,19 @@ function canonicalDelta(
   const ts = copilotTimestampAt(dec[CLOCK], timestamp);
   if (ts !== undefined) dec[LAST_TS] = ts;
   markStreamed(dec, message);
-  // As `push` builds it for a record without agentId or parentToolCallId: no lane.
-  const hints: CopilotHints = { raw: text, record };
   const session = dec[SESSION];
   const round = dec[ROUND];
   if (COPILOT_WHOLE_EVENTS.enabled && session !== undefined && ts !== undefined && round !== undefined) {
+    // As `push` builds it for a record without agentId or parentToolCallId: no lane.
+    const hints: CopilotHints = { raw: text, record };
     const provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
     out.push({ type: 'text.delta', text: delta, message, session, ts, round, provenance });
     return true;
   }
-  const e: Emit = { type: 'text.delta', text: delta, message };
-  if (session !== undefined) e.session = session;
-  if (ts !== undefined) e.ts = ts;
-  if (round !== undefined) e.round = round;
-  e.provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
-  out.push(e as unknown as AgentEvent);
+  // A delta outside a round (or without a session or time): the rare case, mapped as a line the
+  // canonical reader read (`canonicalLine`), one copy of the event's general construction.
+  const type = 'assistant.message_delta';
+  map(dec, { record, data, type, text, line, offset, agent: undefined, ts, out, primaryDone: false });
   return true;
 }
 
@@ -1024,6 +1020,9 @@ function mapOnce(dec: Decoder, ctx: Line, main: boolean): void {
       push(dec, ctx, e);
       return;
     }
+    default:
+      // A record type this decoder does not know.
+      unknown(dec, ctx);
   }
 }
 

@@ -239,15 +239,10 @@ export function copilotDecision(kind: string): string {
  * event built from the model (most lines of a stream): `{"id":"…","parentId":"…"|null,
  * "timestamp":"…","type":"assistant.message_delta","data":{"messageId":"…","deltaContent":"…"},
  * "ephemeral":true}` (the `ephemeral` member may be absent). The decoder reads exactly this
- * spelling without `JSON.parse` of the record; the writer writes it from these pieces.
+ * spelling without `JSON.parse` of the record.
  */
 export const COPILOT_DELTA_LINE = {
-  /** The line's first bytes, up to the id's first character. */
-  head: '{"id":"',
-  /** After the id: the parent id follows (`null` or a string). */
-  parent: '","parentId":',
-  /** After the parent id: the timestamp follows. */
-  timestamp: ',"timestamp":"',
+  // The envelope before the type (id, parent id, timestamp) is read by COPILOT_DELTA_HEAD.
   /** After the timestamp, up to the message id's first character. */
   type: '","type":"assistant.message_delta","data":{"messageId":"',
   /** After the message id, up to the delta's opening quote. */
@@ -318,8 +313,13 @@ export interface CopilotEnvelope {
 
 const ENVELOPE = /* @__PURE__ */ new Set(COPILOT_ENVELOPE_KEYS);
 
-// A kept record with a valid envelope: a string type, id and timestamp, and an object `data`.
-function isEnvelope(
+/**
+ * Whether a kept record has a valid envelope: a string type, id and timestamp, and an object
+ * `data` (what {@link copilotEnvelope} requires). The checker reads such a record's parts in place:
+ * the envelope's copy, its own fields and its layout are the writer's, and a reader's bundle that
+ * holds no writer holds none of them (issue #16).
+ */
+export function isCopilotEnvelope(
   r: JsonObject | undefined,
 ): r is JsonObject & { type: string; id: string; timestamp: string; data: JsonObject } {
   return (
@@ -334,7 +334,7 @@ function isEnvelope(
 
 /** The envelope of a record the decoder kept, or `undefined` when it is not a valid one. */
 export function copilotEnvelope(r: JsonObject | undefined): CopilotEnvelope | undefined {
-  if (!isEnvelope(r)) return undefined;
+  if (!isCopilotEnvelope(r)) return undefined;
   const keys = Object.keys(r);
   let extra: JsonObject | undefined;
   for (const k of keys) {
@@ -359,7 +359,7 @@ export function copilotEnvelope(r: JsonObject | undefined): CopilotEnvelope | un
  * `data` for every event decoded from Copilot, and its envelope only where it writes one.
  */
 export function copilotData(r: JsonObject | undefined): JsonObject | undefined {
-  return isEnvelope(r) ? r.data : undefined;
+  return isCopilotEnvelope(r) ? r.data : undefined;
 }
 
 /**
