@@ -3,10 +3,11 @@
 // ≥ 2 × faster than `jq -c .`, peak RSS ≤ 64 MiB whatever the file size.
 //
 // Usage: npm run build && node bench/cli-jq.mjs [--mb 1024] [--formats hep,codex] [--runs 1]
-//          [--jq /usr/bin/jq] [--dir /tmp] [--out docs/benchmarks.md | -]
+//          [--jq /usr/bin/jq] [--dir /tmp] [--keep] [--out docs/benchmarks.md | -]
 // Each format's file is generated (seeded, the generators of bench/corpus.mjs and
 // bench/agents.mjs; highbar and the SSE formats are the HEP corpus re-encoded) and streamed to a
 // temporary folder, measured, and deleted before the next one is made: one file on disk at a time.
+// `--keep` leaves the files (and their folder, printed) for timing other builds on the same bytes.
 // Every command's standard output goes to /dev/null. Peak RSS is the kernel's: `/usr/bin/time`'s
 // maximum resident set size (wait4) when it is installed (Debian package `time`), else
 // /proc/<pid>/status VmHWM polled every 10 ms until the process exits. jq reads JSON only: the SSE
@@ -50,8 +51,12 @@ function median(xs) {
 }
 
 const jqVersion = spawnSync(JQ, ['--version'], { encoding: 'utf8' }).stdout?.trim() ?? 'missing';
+const KEEP = flag('keep', false) === true;
 const dir = mkdtempSync(join(String(flag('dir', tmpdir())), 'agentwire-cli-jq-'));
-const cleanup = () => rmSync(dir, { recursive: true, force: true });
+const cleanup = () => {
+  if (KEEP) console.log(`files kept in ${dir}`);
+  else rmSync(dir, { recursive: true, force: true });
+};
 process.once('SIGINT', () => {
   cleanup();
   process.exit(130);
@@ -129,7 +134,7 @@ try {
           `${ratio === undefined ? '' : `  ${ratio.toFixed(2)} × jq`}${r.code === 0 ? '' : `  exit ${r.code}: ${r.stderr.trim().split('\n').at(-1)}`}`,
       );
     }
-    rmSync(file, { force: true });
+    if (!KEEP) rmSync(file, { force: true });
   }
 } finally {
   cleanup();
