@@ -7,8 +7,6 @@ import {
   BlankLines,
   type ChunkDecoder,
   type DecodeOptions,
-  LD_BLANKS,
-  LD_OUT,
   type LineDecoderState,
   lineDiagnostic,
   type RecordDecoder,
@@ -17,6 +15,7 @@ import {
 } from '../codec';
 import type { DiagnosticSink, Format } from '../diagnostics';
 import { endInput, newSplitState, pushChunk, type SplitState } from './lines';
+import { LD_BLANKS, LD_OUT } from './split-slots';
 import {
   endSse,
   formatSseJsonEvent,

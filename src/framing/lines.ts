@@ -1,5 +1,26 @@
 import { type Diagnostic, diagnosticAt, type Format } from '../diagnostics';
 import { isBomByte } from './bom';
+import {
+  BOM_CHECKED,
+  BOM_PREFIX,
+  CONSUMED,
+  CR,
+  DISCARDED_BYTES,
+  DISCARDING,
+  FORMAT,
+  LF,
+  LINE_NUMBER,
+  LINE_START,
+  MAX,
+  MODE,
+  ON_DIAGNOSTIC,
+  ON_LINE,
+  ON_PAIR,
+  PENDING,
+  PENDING_LENGTH,
+  SKIP_LEADING_LF,
+  TARGET,
+} from './split-slots';
 import { allocBytes, decodeUtf8, encodeUtf8, isValidUtf8 } from './utf8';
 
 /** Default `maxLineBytes`: 1 MiB. */
@@ -50,9 +71,6 @@ export interface LineSink {
   lineBeforeBlank?(text: string, line: number, offset: number, bytes: number): boolean;
 }
 
-const LF = 10;
-const CR = 13;
-
 /** What a splitter calls with each line: a {@link LineSink}'s `line`, its receiver first. */
 export type LineFn<T> = (target: T, text: string, line: number, offset: number, bytes: number) => void;
 /** A {@link LineSink}'s `lineBeforeBlank`, its receiver first. */
@@ -94,27 +112,6 @@ export type SplitState = [
   lineStart: number,
   consumed: number,
 ];
-
-const MODE = 0;
-const MAX = 1;
-const FORMAT = 2;
-const TARGET = 3;
-const ON_LINE = 4;
-const ON_PAIR = 5;
-const ON_DIAGNOSTIC = 6;
-const PENDING = 7;
-/** Slot of a {@link SplitState}: bytes of the unfinished line held. */
-export const PENDING_LENGTH = 8;
-const DISCARDING = 9;
-const DISCARDED_BYTES = 10;
-const BOM_CHECKED = 11;
-const BOM_PREFIX = 12;
-const SKIP_LEADING_LF = 13;
-/** Slot of a {@link SplitState}: the number the next complete line will get. */
-export const LINE_NUMBER = 14;
-const LINE_START = 15;
-/** Slot of a {@link SplitState}: bytes taken in so far (the BOM included). */
-export const CONSUMED = 16;
 
 /** True for a `maxLineBytes` that is a bound (a finite number `>= 0`); any other value takes a default. */
 export function isLineBound(max: number | undefined): max is number {
