@@ -91,12 +91,12 @@ export const DEPTH_PRECHECK_CHARS: number = 4096;
  * True when a parsed JSON value nests deeper than `max` (the value itself is level 1 when it is
  * an object or array). The same measure as {@link exceedsDepth} on its text, but it costs one
  * step per object or array instead of one per character: strings are skipped whole. Recursive
- * (no stack or key arrays to allocate) while `max` is at most {@link MAX_DEPTH_CEILING}, which
- * bounds the recursion; iterative beyond it.
+ * (no stack or key arrays to allocate), at most {@link MAX_DEPTH_CEILING} levels down: a bound
+ * above the ceiling is the ceiling, as {@link resolveMaxDepth} makes every `maxDepth` (every
+ * decoder passes a resolved bound or less), so no value recurses deeper whatever its nesting.
  */
 export function valueExceedsDepth(value: unknown, max: number): boolean {
-  if (typeof value !== 'object' || value === null) return false;
-  return max <= MAX_DEPTH_CEILING ? nestsBeyond(value, max) : valueExceedsDepthIterative(value, max);
+  return typeof value === 'object' && value !== null && nestsBeyond(value, Math.min(max, MAX_DEPTH_CEILING));
 }
 
 // True when `v` (an object or array) holds `left` or more levels below it, itself included.
@@ -114,25 +114,6 @@ function nestsBeyond(v: object, left: number): boolean {
     // A `__proto__` key of JSON.parse is an own data property: the read gives it, not the prototype.
     const child = o[key];
     if (typeof child === 'object' && child !== null && nestsBeyond(child, left - 1)) return true;
-  }
-  return false;
-}
-
-function valueExceedsDepthIterative(value: object, max: number): boolean {
-  const stack: object[] = [value];
-  const depths: number[] = [1];
-  while (stack.length > 0) {
-    const v = stack.pop() as Record<string, unknown> | unknown[];
-    const depth = depths.pop()!;
-    if (depth > max) return true;
-    const children = Array.isArray(v) ? v : Object.values(v);
-    for (let i = 0; i < children.length; i++) {
-      const child = children[i];
-      if (typeof child === 'object' && child !== null) {
-        stack.push(child);
-        depths.push(depth + 1);
-      }
-    }
   }
   return false;
 }
