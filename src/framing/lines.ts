@@ -92,7 +92,8 @@ export type DiagnosticFn<T> = (target: T, diagnostic: Diagnostic) => void;
  * adaptors that call its methods ({@link sinkLine}), one function for every sink.
  */
 export type SplitState = [
-  mode: LineMode,
+  // How a chunk's bytes are split: by the JSON Lines rules, or by SSE's ({@link splitSse}).
+  split: SplitFn,
   max: number,
   format: Format | undefined,
   // biome-ignore lint/suspicious/noExplicitAny: the receiver's type is the three functions' own.
@@ -119,8 +120,17 @@ export function isLineBound(max: number | undefined): max is number {
 }
 
 /**
+ * How a splitter splits the bytes of a chunk into lines, the terminator rules of its mode: the
+ * JSON Lines rules by default, {@link splitSse} for SSE's. A function in the state rather than the
+ * mode's name, so that a JSON Lines reader's bundle holds no byte of the SSE rules.
+ */
+export type SplitFn = (s: SplitState, bytes: Uint8Array) => void;
+
+/**
  * A splitter's state that sends each line to `onLine(target, …)`, for readers that drive it by
  * {@link pushChunk} and {@link endInput} (the SSE reader, with module functions on its own state).
+ * Its lines end by the JSON Lines rules unless `split` says otherwise ({@link splitSse});
+ * `options.mode` is the {@link LineSplitter}'s to read.
  */
 export function newSplitState<T>(
   target: T,
@@ -128,10 +138,11 @@ export function newSplitState<T>(
   onPair: PairFn<T> | undefined,
   onDiagnostic: DiagnosticFn<T>,
   options: LineSplitterOptions,
+  split: SplitFn = pushJsonl,
 ): SplitState {
   const max = options.maxLineBytes;
   return [
-    options.mode ?? 'jsonl',
+    split,
     isLineBound(max) ? Math.floor(max) : DEFAULT_MAX_LINE_BYTES,
     options.format,
     target,
@@ -181,15 +192,17 @@ export class LineSplitter {
 
   /** Creates a splitter that sends lines and diagnostics to `sink`. */
   constructor(sink: LineSink, options: LineSplitterOptions = {}) {
+    const mode = options.mode ?? 'jsonl';
     const s = newSplitState(
       sink,
       sinkLine,
       sink.lineBeforeBlank === undefined ? undefined : sinkPair,
       sinkDiagnostic,
       options,
+      mode === 'jsonl' ? pushJsonl : splitSse,
     );
     this.s = s;
-    this.mode = s[MODE];
+    this.mode = mode;
     this.maxLineBytes = s[MAX];
   }
 
@@ -251,8 +264,7 @@ export function pushChunk(s: SplitState, chunk: Uint8Array | string): void {
     bytes = rest;
     if (bytes.length === 0) return;
   }
-  if (s[MODE] === 'jsonl') pushJsonl(s, bytes);
-  else pushSse(s, bytes);
+  s[MODE](s, bytes);
 }
 
 /** {@link LineSplitter.end} on a state from {@link newSplitState}. */
@@ -263,8 +275,7 @@ export function endInput(s: SplitState, incomplete: IncompleteLinePolicy): void 
     s[BOM_PREFIX] = undefined;
     s[BOM_CHECKED] = true;
     s[CONSUMED] -= prefix.length;
-    if (s[MODE] === 'jsonl') pushJsonl(s, prefix);
-    else pushSse(s, prefix);
+    s[MODE](s, prefix);
   }
   if (incomplete === 'hold') return;
   s[SKIP_LEADING_LF] = false;
@@ -432,7 +443,11 @@ function takePair(s: SplitState, line: string, offset: number, bytes: number): b
   return false;
 }
 
-function pushSse(s: SplitState, bytes: Uint8Array): void {
+/**
+ * The {@link SplitFn} of SSE's rules: CR, LF and CRLF each end a line (WHATWG event-stream), a
+ * CRLF split across two chunks included.
+ */
+export function splitSse(s: SplitState, bytes: Uint8Array): void {
   const n = bytes.length;
   const base = s[CONSUMED];
   s[CONSUMED] += n;
@@ -510,7 +525,7 @@ function appendPending(s: SplitState, bytes: Uint8Array, start: number, end: num
   const total = s[PENDING_LENGTH] + len;
   // One byte of slack: in JSONL a CR may end the held bytes and belong to the terminator.
   if (total > s[MAX]) {
-    const lastIsCR = s[MODE] === 'jsonl' && total === s[MAX] + 1 && bytes[end - 1] === CR;
+    const lastIsCR = s[MODE] === pushJsonl && total === s[MAX] + 1 && bytes[end - 1] === CR;
     if (!lastIsCR) {
       s[DISCARDING] = true;
       s[DISCARDED_BYTES] = total;

@@ -10,7 +10,7 @@ export const LF = 10;
 /** Carriage return. */
 export const CR = 13;
 
-/** Slot of a `SplitState`: the terminator rules (`LineMode`). */
+/** Slot of a `SplitState`: how a chunk's bytes are split into lines (its mode's terminator rules). */
 export const MODE = 0;
 /** Slot of a `SplitState`: the byte bound on a line, terminator excluded. */
 export const MAX = 1;

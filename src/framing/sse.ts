@@ -1,6 +1,14 @@
 import { type Diagnostic, diagnosticAt, type Format } from '../diagnostics';
 import { unencodable } from '../json';
-import { endInput, type LineSplitter, newSplitState, pushChunk, resetSplit, type SplitState } from './lines';
+import {
+  endInput,
+  type LineSplitter,
+  newSplitState,
+  pushChunk,
+  resetSplit,
+  type SplitState,
+  splitSse,
+} from './lines';
 import { CONSUMED, LINE_NUMBER, PENDING_LENGTH } from './split-slots';
 import {
   BLOCK_BYTES,
@@ -165,7 +173,7 @@ export function newSseState<T>(
   options: SseReaderOptions,
 ): SseState {
   const max = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
-  const lineOptions: { mode: 'sse'; maxLineBytes?: number; format?: Format } = { mode: 'sse' };
+  const lineOptions: { maxLineBytes?: number; format?: Format } = {};
   if (options.maxLineBytes !== undefined) lineOptions.maxLineBytes = options.maxLineBytes;
   if (options.format !== undefined) lineOptions.format = options.format;
   const s: SseState = [
@@ -195,6 +203,7 @@ export function newSseState<T>(
     SSE_DATA_BLOCKS.enabled ? readDataBlock : undefined,
     lineDiagnostic,
     lineOptions,
+    splitSse,
   );
   return s;
 }
