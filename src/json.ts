@@ -5,10 +5,10 @@ import {
   diagnosticAt,
   type Format,
 } from './diagnostics';
+import { DEFAULT_MAX_DEPTH, DEPTH_PRECHECK_CHARS, MAX_DEPTH_CEILING } from './limits';
 import type { AgentEvent } from './model';
 
-/** Default `maxDepth`: how deep a JSON value may nest before the line is refused unparsed. */
-export const DEFAULT_MAX_DEPTH: number = 64;
+export { DEFAULT_MAX_DEPTH, DEPTH_PRECHECK_CHARS, MAX_DEPTH_CEILING } from './limits';
 
 /** A JSON object as decoded: own enumerable keys only, `__proto__` possibly among them as data. */
 export type JsonObject = Record<string, unknown>;
@@ -77,15 +77,6 @@ export function bracketsExceed(text: string, max: number): boolean {
 
 /** The result of {@link parseJsonLine}: the value, or the diagnostic that refused the line. */
 export type JsonLineResult = { ok: true; value: unknown } | { ok: false; diagnostic: Diagnostic };
-
-/**
- * Lines longer than this many characters have their nesting measured before `JSON.parse` sees
- * them. A shorter line may be parsed first and its value measured only when its shape leaves
- * room for depth (an unknown record, unknown fields): V8's `JSON.parse` is iterative, so a deep
- * short line costs parse time proportional to its length (docs/performance.md, "Figures behind
- * source comments"), never a stack overflow, and the common record skips the measure entirely.
- */
-export const DEPTH_PRECHECK_CHARS: number = 4096;
 
 /**
  * True when a parsed JSON value nests deeper than `max` (the value itself is level 1 when it is
@@ -962,9 +953,6 @@ export function formatInteger(n: number, field: string, format?: Format): string
   }
   return String(n);
 }
-
-/** The hard ceiling on `maxDepth`: deeper values would overflow recursive writers' stacks. */
-export const MAX_DEPTH_CEILING = 1000;
 
 /** `maxDepth` as an option gives it: the default when absent or not a number ≥ 0, at most the ceiling. */
 export function resolveMaxDepth(maxDepth: number | undefined): number {

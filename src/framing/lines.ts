@@ -1,4 +1,5 @@
 import { type Diagnostic, diagnosticAt, type Format } from '../diagnostics';
+import { DEFAULT_MAX_LINE_BYTES } from '../limits';
 import { isBomByte } from './bom';
 import {
   BOM_CHECKED,
@@ -23,8 +24,7 @@ import {
 } from './split-slots';
 import { allocBytes, decodeUtf8, encodeUtf8, isValidUtf8 } from './utf8';
 
-/** Default `maxLineBytes`: 1 MiB. */
-export const DEFAULT_MAX_LINE_BYTES: number = 1024 * 1024;
+export { DEFAULT_MAX_LINE_BYTES } from '../limits';
 
 /**
  * `jsonl`: LF ends a line, a CR right before it belongs to the terminator, a lone CR is content.

@@ -1,5 +1,6 @@
 import { type Diagnostic, diagnosticAt, type Format } from '../diagnostics';
 import { unencodable } from '../json';
+import { DEFAULT_MAX_EVENT_BYTES } from '../limits';
 import {
   endInput,
   type LineSplitter,
@@ -10,6 +11,9 @@ import {
   splitSse,
 } from './lines';
 import { CONSUMED, LINE_NUMBER, PENDING_LENGTH } from './split-slots';
+
+export { DEFAULT_MAX_EVENT_BYTES } from '../limits';
+
 import {
   BLOCK_BYTES,
   BLOCK_ID,
@@ -30,9 +34,6 @@ import {
   ON_EVENT,
   SPLIT,
 } from './sse-slots';
-
-/** Default `maxEventBytes`: 4 MiB for all the lines of one SSE event together. */
-export const DEFAULT_MAX_EVENT_BYTES: number = 4 * 1024 * 1024;
 
 /** One dispatched SSE event. */
 export interface SseMessage {
