@@ -1,3 +1,4 @@
+import { LD_BLANKS, LD_OUT, LD_RECORDS, LD_SINK } from './codec-slots';
 import {
   createDiagnosticSink,
   type Diagnostic,
@@ -16,7 +17,6 @@ import {
   pushChunk,
   type SplitState,
 } from './framing/lines';
-import { LD_BLANKS, LD_OUT, LD_RECORDS, LD_SINK } from './framing/split-slots';
 import { asChunk } from './framing/utf8';
 import { nonFiniteReads } from './guards';
 import { nonFiniteDiagnostic } from './json';

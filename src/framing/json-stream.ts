@@ -13,9 +13,9 @@ import {
   readRecord,
   recordOrBlank,
 } from '../codec';
+import { LD_BLANKS, LD_OUT } from '../codec-slots';
 import type { DiagnosticSink, Format } from '../diagnostics';
 import { endInput, newSplitState, pushChunk, type SplitState } from './lines';
-import { LD_BLANKS, LD_OUT } from './split-slots';
 import {
   endSse,
   formatSseJsonEvent,

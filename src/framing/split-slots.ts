@@ -1,5 +1,5 @@
-// The slots of the line splitter's state (`SplitState`, src/framing/lines.ts) and of a line
-// decoder's (`LineDecoderState`, src/codec.ts), and the two bytes the splitter looks for. Their own
+// The slots of the line splitter's state (`SplitState`, src/framing/lines.ts) and the two bytes the
+// splitter looks for. Their own
 // module, without an import: esbuild's minifier writes a constant's value in place of its name
 // only where the constant is declared in a module that imports nothing, so every bundle reads
 // these slots by number and holds no declaration of them (a module with imports keeps each one
@@ -44,12 +44,3 @@ export const LINE_NUMBER = 14;
 export const LINE_START = 15;
 /** Slot of a `SplitState`: bytes taken in so far (the BOM included). */
 export const CONSUMED = 16;
-
-/** Slot of a `LineDecoderState`: where the current `push` puts its events. */
-export const LD_OUT = 0;
-/** Slot of a `LineDecoderState`: the format's record decoder. */
-export const LD_RECORDS = 1;
-/** Slot of a `LineDecoderState`: the blank lines skipped. */
-export const LD_BLANKS = 2;
-/** Slot of a `LineDecoderState`: the diagnostic sink. */
-export const LD_SINK = 3;
