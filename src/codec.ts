@@ -1,3 +1,4 @@
+import { LD_BLANKS, LD_OUT, LD_RECORDS, LD_SINK } from './codec-slots';
 import {
   createDiagnosticSink,
   type Diagnostic,
@@ -219,13 +220,6 @@ export type LineDecoderState = [
   blanks: BlankLines,
   sink: DiagnosticSink,
 ];
-/** Slot of a {@link LineDecoderState}: where the current `push` puts its events. */
-export const LD_OUT = 0;
-/** Slot of a {@link LineDecoderState}: the format's record decoder. */
-export const LD_RECORDS = 1;
-/** Slot of a {@link LineDecoderState}: the blank lines skipped. */
-export const LD_BLANKS = 2;
-const LD_SINK = 3;
 
 /**
  * A JSON Lines line of a {@link LineDecoderState}: a record, or a blank line skipped (SSE blank

@@ -5,10 +5,10 @@ import {
   diagnosticAt,
   type Format,
 } from './diagnostics';
+import { DEFAULT_MAX_DEPTH, DEPTH_PRECHECK_CHARS, MAX_DEPTH_CEILING } from './limits';
 import type { AgentEvent } from './model';
 
-/** Default `maxDepth`: how deep a JSON value may nest before the line is refused unparsed. */
-export const DEFAULT_MAX_DEPTH: number = 64;
+export { DEFAULT_MAX_DEPTH, DEPTH_PRECHECK_CHARS, MAX_DEPTH_CEILING } from './limits';
 
 /** A JSON object as decoded: own enumerable keys only, `__proto__` possibly among them as data. */
 export type JsonObject = Record<string, unknown>;
@@ -79,24 +79,15 @@ export function bracketsExceed(text: string, max: number): boolean {
 export type JsonLineResult = { ok: true; value: unknown } | { ok: false; diagnostic: Diagnostic };
 
 /**
- * Lines longer than this many characters have their nesting measured before `JSON.parse` sees
- * them. A shorter line may be parsed first and its value measured only when its shape leaves
- * room for depth (an unknown record, unknown fields): V8's `JSON.parse` is iterative, so a deep
- * short line costs parse time proportional to its length (docs/performance.md, "Figures behind
- * source comments"), never a stack overflow, and the common record skips the measure entirely.
- */
-export const DEPTH_PRECHECK_CHARS: number = 4096;
-
-/**
  * True when a parsed JSON value nests deeper than `max` (the value itself is level 1 when it is
  * an object or array). The same measure as {@link exceedsDepth} on its text, but it costs one
  * step per object or array instead of one per character: strings are skipped whole. Recursive
- * (no stack or key arrays to allocate) while `max` is at most {@link MAX_DEPTH_CEILING}, which
- * bounds the recursion; iterative beyond it.
+ * (no stack or key arrays to allocate), at most {@link MAX_DEPTH_CEILING} levels down: a bound
+ * above the ceiling is the ceiling, as {@link resolveMaxDepth} makes every `maxDepth` (every
+ * decoder passes a resolved bound or less), so no value recurses deeper whatever its nesting.
  */
 export function valueExceedsDepth(value: unknown, max: number): boolean {
-  if (typeof value !== 'object' || value === null) return false;
-  return max <= MAX_DEPTH_CEILING ? nestsBeyond(value, max) : valueExceedsDepthIterative(value, max);
+  return typeof value === 'object' && value !== null && nestsBeyond(value, Math.min(max, MAX_DEPTH_CEILING));
 }
 
 // True when `v` (an object or array) holds `left` or more levels below it, itself included.
@@ -114,25 +105,6 @@ function nestsBeyond(v: object, left: number): boolean {
     // A `__proto__` key of JSON.parse is an own data property: the read gives it, not the prototype.
     const child = o[key];
     if (typeof child === 'object' && child !== null && nestsBeyond(child, left - 1)) return true;
-  }
-  return false;
-}
-
-function valueExceedsDepthIterative(value: object, max: number): boolean {
-  const stack: object[] = [value];
-  const depths: number[] = [1];
-  while (stack.length > 0) {
-    const v = stack.pop() as Record<string, unknown> | unknown[];
-    const depth = depths.pop()!;
-    if (depth > max) return true;
-    const children = Array.isArray(v) ? v : Object.values(v);
-    for (let i = 0; i < children.length; i++) {
-      const child = children[i];
-      if (typeof child === 'object' && child !== null) {
-        stack.push(child);
-        depths.push(depth + 1);
-      }
-    }
   }
   return false;
 }
@@ -981,9 +953,6 @@ export function formatInteger(n: number, field: string, format?: Format): string
   }
   return String(n);
 }
-
-/** The hard ceiling on `maxDepth`: deeper values would overflow recursive writers' stacks. */
-export const MAX_DEPTH_CEILING = 1000;
 
 /** `maxDepth` as an option gives it: the default when absent or not a number ≥ 0, at most the ceiling. */
 export function resolveMaxDepth(maxDepth: number | undefined): number {

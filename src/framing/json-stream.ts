@@ -7,14 +7,13 @@ import {
   BlankLines,
   type ChunkDecoder,
   type DecodeOptions,
-  LD_BLANKS,
-  LD_OUT,
   type LineDecoderState,
   lineDiagnostic,
   type RecordDecoder,
   readRecord,
   recordOrBlank,
 } from '../codec';
+import { LD_BLANKS, LD_OUT } from '../codec-slots';
 import type { DiagnosticSink, Format } from '../diagnostics';
 import { endInput, newSplitState, pushChunk, type SplitState } from './lines';
 import {

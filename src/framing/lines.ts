@@ -1,9 +1,30 @@
 import { type Diagnostic, diagnosticAt, type Format } from '../diagnostics';
+import { DEFAULT_MAX_LINE_BYTES } from '../limits';
 import { isBomByte } from './bom';
+import {
+  BOM_CHECKED,
+  BOM_PREFIX,
+  CONSUMED,
+  CR,
+  DISCARDED_BYTES,
+  DISCARDING,
+  FORMAT,
+  LF,
+  LINE_NUMBER,
+  LINE_START,
+  MAX,
+  MODE,
+  ON_DIAGNOSTIC,
+  ON_LINE,
+  ON_PAIR,
+  PENDING,
+  PENDING_LENGTH,
+  SKIP_LEADING_LF,
+  TARGET,
+} from './split-slots';
 import { allocBytes, decodeUtf8, encodeUtf8, isValidUtf8 } from './utf8';
 
-/** Default `maxLineBytes`: 1 MiB. */
-export const DEFAULT_MAX_LINE_BYTES: number = 1024 * 1024;
+export { DEFAULT_MAX_LINE_BYTES } from '../limits';
 
 /**
  * `jsonl`: LF ends a line, a CR right before it belongs to the terminator, a lone CR is content.
@@ -50,9 +71,6 @@ export interface LineSink {
   lineBeforeBlank?(text: string, line: number, offset: number, bytes: number): boolean;
 }
 
-const LF = 10;
-const CR = 13;
-
 /** What a splitter calls with each line: a {@link LineSink}'s `line`, its receiver first. */
 export type LineFn<T> = (target: T, text: string, line: number, offset: number, bytes: number) => void;
 /** A {@link LineSink}'s `lineBeforeBlank`, its receiver first. */
@@ -74,7 +92,8 @@ export type DiagnosticFn<T> = (target: T, diagnostic: Diagnostic) => void;
  * adaptors that call its methods ({@link sinkLine}), one function for every sink.
  */
 export type SplitState = [
-  mode: LineMode,
+  // How a chunk's bytes are split: by the JSON Lines rules, or by SSE's ({@link splitSse}).
+  split: SplitFn,
   max: number,
   format: Format | undefined,
   // biome-ignore lint/suspicious/noExplicitAny: the receiver's type is the three functions' own.
@@ -95,35 +114,23 @@ export type SplitState = [
   consumed: number,
 ];
 
-const MODE = 0;
-const MAX = 1;
-const FORMAT = 2;
-const TARGET = 3;
-const ON_LINE = 4;
-const ON_PAIR = 5;
-const ON_DIAGNOSTIC = 6;
-const PENDING = 7;
-/** Slot of a {@link SplitState}: bytes of the unfinished line held. */
-export const PENDING_LENGTH = 8;
-const DISCARDING = 9;
-const DISCARDED_BYTES = 10;
-const BOM_CHECKED = 11;
-const BOM_PREFIX = 12;
-const SKIP_LEADING_LF = 13;
-/** Slot of a {@link SplitState}: the number the next complete line will get. */
-export const LINE_NUMBER = 14;
-const LINE_START = 15;
-/** Slot of a {@link SplitState}: bytes taken in so far (the BOM included). */
-export const CONSUMED = 16;
-
 /** True for a `maxLineBytes` that is a bound (a finite number `>= 0`); any other value takes a default. */
 export function isLineBound(max: number | undefined): max is number {
   return max !== undefined && Number.isFinite(max) && max >= 0;
 }
 
 /**
+ * How a splitter splits the bytes of a chunk into lines, the terminator rules of its mode: the
+ * JSON Lines rules by default, {@link splitSse} for SSE's. A function in the state rather than the
+ * mode's name, so that a JSON Lines reader's bundle holds no byte of the SSE rules.
+ */
+export type SplitFn = (s: SplitState, bytes: Uint8Array) => void;
+
+/**
  * A splitter's state that sends each line to `onLine(target, …)`, for readers that drive it by
  * {@link pushChunk} and {@link endInput} (the SSE reader, with module functions on its own state).
+ * Its lines end by the JSON Lines rules unless `split` says otherwise ({@link splitSse});
+ * `options.mode` is the {@link LineSplitter}'s to read.
  */
 export function newSplitState<T>(
   target: T,
@@ -131,10 +138,11 @@ export function newSplitState<T>(
   onPair: PairFn<T> | undefined,
   onDiagnostic: DiagnosticFn<T>,
   options: LineSplitterOptions,
+  split: SplitFn = pushJsonl,
 ): SplitState {
   const max = options.maxLineBytes;
   return [
-    options.mode ?? 'jsonl',
+    split,
     isLineBound(max) ? Math.floor(max) : DEFAULT_MAX_LINE_BYTES,
     options.format,
     target,
@@ -184,15 +192,17 @@ export class LineSplitter {
 
   /** Creates a splitter that sends lines and diagnostics to `sink`. */
   constructor(sink: LineSink, options: LineSplitterOptions = {}) {
+    const mode = options.mode ?? 'jsonl';
     const s = newSplitState(
       sink,
       sinkLine,
       sink.lineBeforeBlank === undefined ? undefined : sinkPair,
       sinkDiagnostic,
       options,
+      mode === 'jsonl' ? pushJsonl : splitSse,
     );
     this.s = s;
-    this.mode = s[MODE];
+    this.mode = mode;
     this.maxLineBytes = s[MAX];
   }
 
@@ -254,8 +264,7 @@ export function pushChunk(s: SplitState, chunk: Uint8Array | string): void {
     bytes = rest;
     if (bytes.length === 0) return;
   }
-  if (s[MODE] === 'jsonl') pushJsonl(s, bytes);
-  else pushSse(s, bytes);
+  s[MODE](s, bytes);
 }
 
 /** {@link LineSplitter.end} on a state from {@link newSplitState}. */
@@ -266,8 +275,7 @@ export function endInput(s: SplitState, incomplete: IncompleteLinePolicy): void 
     s[BOM_PREFIX] = undefined;
     s[BOM_CHECKED] = true;
     s[CONSUMED] -= prefix.length;
-    if (s[MODE] === 'jsonl') pushJsonl(s, prefix);
-    else pushSse(s, prefix);
+    s[MODE](s, prefix);
   }
   if (incomplete === 'hold') return;
   s[SKIP_LEADING_LF] = false;
@@ -435,7 +443,11 @@ function takePair(s: SplitState, line: string, offset: number, bytes: number): b
   return false;
 }
 
-function pushSse(s: SplitState, bytes: Uint8Array): void {
+/**
+ * The {@link SplitFn} of SSE's rules: CR, LF and CRLF each end a line (WHATWG event-stream), a
+ * CRLF split across two chunks included.
+ */
+export function splitSse(s: SplitState, bytes: Uint8Array): void {
   const n = bytes.length;
   const base = s[CONSUMED];
   s[CONSUMED] += n;
@@ -513,7 +525,7 @@ function appendPending(s: SplitState, bytes: Uint8Array, start: number, end: num
   const total = s[PENDING_LENGTH] + len;
   // One byte of slack: in JSONL a CR may end the held bytes and belong to the terminator.
   if (total > s[MAX]) {
-    const lastIsCR = s[MODE] === 'jsonl' && total === s[MAX] + 1 && bytes[end - 1] === CR;
+    const lastIsCR = s[MODE] === pushJsonl && total === s[MAX] + 1 && bytes[end - 1] === CR;
     if (!lastIsCR) {
       s[DISCARDING] = true;
       s[DISCARDED_BYTES] = total;

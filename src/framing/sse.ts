@@ -1,19 +1,39 @@
 import { type Diagnostic, diagnosticAt, type Format } from '../diagnostics';
 import { unencodable } from '../json';
+import { DEFAULT_MAX_EVENT_BYTES } from '../limits';
 import {
-  CONSUMED,
   endInput,
-  LINE_NUMBER,
   type LineSplitter,
   newSplitState,
-  PENDING_LENGTH,
   pushChunk,
   resetSplit,
   type SplitState,
+  splitSse,
 } from './lines';
+import { CONSUMED, LINE_NUMBER, PENDING_LENGTH } from './split-slots';
 
-/** Default `maxEventBytes`: 4 MiB for all the lines of one SSE event together. */
-export const DEFAULT_MAX_EVENT_BYTES: number = 4 * 1024 * 1024;
+export { DEFAULT_MAX_EVENT_BYTES } from '../limits';
+
+import {
+  BLOCK_BYTES,
+  BLOCK_ID,
+  BLOCK_LINE,
+  BLOCK_OFFSET,
+  CURRENT_LINE,
+  CURRENT_OFFSET,
+  DATA,
+  DATA_LINES,
+  DISCARDING,
+  EVENT_TARGET,
+  EVENT_TYPE,
+  FORMAT,
+  HANDLER,
+  IN_BLOCK,
+  LAST,
+  MAX_EVENT_BYTES,
+  ON_EVENT,
+  SPLIT,
+} from './sse-slots';
 
 /** One dispatched SSE event. */
 export interface SseMessage {
@@ -113,25 +133,6 @@ export type SseState = [
   eventType: string | undefined,
 ];
 
-const HANDLER = 0;
-const ON_EVENT = 1;
-const EVENT_TARGET = 2;
-const SPLIT = 3;
-const MAX_EVENT_BYTES = 4;
-const FORMAT = 5;
-const LAST = 6;
-const BLOCK_ID = 7;
-const BLOCK_LINE = 8;
-const BLOCK_OFFSET = 9;
-const BLOCK_BYTES = 10;
-const IN_BLOCK = 11;
-const DISCARDING = 12;
-const CURRENT_LINE = 13;
-const CURRENT_OFFSET = 14;
-const DATA = 15;
-const DATA_LINES = 16;
-const EVENT_TYPE = 17;
-
 // What an `onEvent` reads of the event it is called with, beside its type and data.
 
 /** The `id` set inside the dispatched event's block, if any. */
@@ -173,7 +174,7 @@ export function newSseState<T>(
   options: SseReaderOptions,
 ): SseState {
   const max = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
-  const lineOptions: { mode: 'sse'; maxLineBytes?: number; format?: Format } = { mode: 'sse' };
+  const lineOptions: { maxLineBytes?: number; format?: Format } = {};
   if (options.maxLineBytes !== undefined) lineOptions.maxLineBytes = options.maxLineBytes;
   if (options.format !== undefined) lineOptions.format = options.format;
   const s: SseState = [
@@ -203,6 +204,7 @@ export function newSseState<T>(
     SSE_DATA_BLOCKS.enabled ? readDataBlock : undefined,
     lineDiagnostic,
     lineOptions,
+    splitSse,
   );
   return s;
 }

@@ -31,6 +31,31 @@ import {
   textReader,
 } from '../../text-reader';
 import {
+  ARGS,
+  ASKED,
+  BEFORE,
+  HELD,
+  LAST_CHUNK_CALL,
+  LAST_LINE,
+  LAST_OFFSET,
+  LAST_TS,
+  MAX_DEPTH,
+  MODE,
+  NAMES,
+  OPEN,
+  OTHER_ROLES,
+  PARENTS,
+  QUESTIONS,
+  REPORT,
+  ROUND,
+  RUN,
+  RUN_OPEN,
+  SESSION,
+  SINK,
+  STEP_OPEN,
+  STEP_TEXT,
+} from './slots';
+import {
   AGUI_APPROVAL_REASON,
   AGUI_CANONICAL,
   AGUI_DELTA_HEAD,
@@ -181,30 +206,6 @@ type Decoder = [
   lastOffset: number,
   lastTs: number | undefined,
 ];
-
-const SINK = 0;
-const REPORT = 1;
-const MAX_DEPTH = 2;
-const MODE = 3;
-const SESSION = 4;
-const RUN = 5;
-const RUN_OPEN = 6;
-const ROUND = 7;
-const STEP_OPEN = 8;
-const STEP_TEXT = 9;
-const NAMES = 10;
-const ARGS = 11;
-const OTHER_ROLES = 12;
-const QUESTIONS = 13;
-const ASKED = 14;
-const OPEN = 15;
-const BEFORE = 16;
-const PARENTS = 17;
-const HELD = 18;
-const LAST_CHUNK_CALL = 19;
-const LAST_LINE = 20;
-const LAST_OFFSET = 21;
-const LAST_TS = 22;
 
 function newDecoder(options: AguiDecodeOptions, sink: DiagnosticSink): Decoder {
   return [

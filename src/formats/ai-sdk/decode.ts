@@ -17,6 +17,24 @@ import {
 import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
 import { readFixed, readJsonTo, readPlainString, readStringTo, textReader } from '../../text-reader';
 import {
+  BEFORE,
+  FAILED,
+  HELD,
+  LAST_LINE,
+  LAST_OFFSET,
+  MAX_DEPTH,
+  MODE,
+  NAMES,
+  REPORT,
+  ROUND,
+  RUN,
+  RUN_OPEN,
+  SAID_ERROR,
+  SINK,
+  STEP_OPEN,
+  STEP_TEXT,
+} from './slots';
+import {
   AISDK_CANONICAL,
   AISDK_DATA_PREFIX,
   AISDK_DELTA_HEAD,
@@ -137,23 +155,6 @@ type Decoder = [
   lastLine: number,
   lastOffset: number,
 ];
-
-const SINK = 0;
-const REPORT = 1;
-const MAX_DEPTH = 2;
-const MODE = 3;
-const RUN = 4;
-const RUN_OPEN = 5;
-const FAILED = 6;
-const ROUND = 7;
-const STEP_OPEN = 8;
-const STEP_TEXT = 9;
-const NAMES = 10;
-const HELD = 11;
-const SAID_ERROR = 12;
-const BEFORE = 13;
-const LAST_LINE = 14;
-const LAST_OFFSET = 15;
 
 function newDecoder(options: AiSdkDecodeOptions, sink: DiagnosticSink): Decoder {
   return [

@@ -24,6 +24,22 @@ import {
 } from '../../text-reader';
 import { addUsage } from '../../usage';
 import {
+  LANES,
+  LAST_LINE,
+  LAST_OFFSET,
+  LEGACY,
+  MAX_DEPTH,
+  OPEN_ROUND,
+  REPORT,
+  ROUND,
+  ROUND_GAP,
+  RUN_OPEN,
+  RUN_USAGE,
+  SESSION,
+  SINK,
+  TOOL_NAMES,
+} from './slots';
+import {
   AMP_ASSISTANT_LINE_HEAD,
   AMP_CANONICAL_TEXT,
   AMP_LEGACY_TYPES,
@@ -134,21 +150,6 @@ type Decoder = [
   lastLine: number,
   lastOffset: number,
 ];
-
-const SINK = 0;
-const REPORT = 1;
-const MAX_DEPTH = 2;
-const SESSION = 3;
-const LEGACY = 4;
-const RUN_OPEN = 5;
-const ROUND = 6;
-const RUN_USAGE = 7;
-const OPEN_ROUND = 8;
-const ROUND_GAP = 9;
-const TOOL_NAMES = 10;
-const LANES = 11;
-const LAST_LINE = 12;
-const LAST_OFFSET = 13;
 
 function newDecoder(options: AmpDecodeOptions, sink: DiagnosticSink): Decoder {
   return [

@@ -29,6 +29,25 @@ import {
   textReader,
 } from '../../text-reader';
 import {
+  APPROVALS,
+  CALLS,
+  COMPACTING,
+  LAST_LINE,
+  LAST_OFFSET,
+  MAX_DEPTH,
+  MESSAGES,
+  PENDING,
+  PREVIOUS,
+  REPORT,
+  ROUND,
+  RUN_OPEN,
+  SESSION,
+  SESSION_STARTED,
+  SHARED,
+  SINK,
+  TASKS,
+} from './slots';
+import {
   byModelFromClaude,
   CLAUDE_ASSISTANT_TEXT,
   CLAUDE_CHECKED,
@@ -177,24 +196,6 @@ type DecoderState = [
   // The call names and lanes kept in `calls`, one copy each (`sharedString`).
   shared: Map<string, string>,
 ];
-
-const SINK = 0;
-const REPORT = 1;
-const MAX_DEPTH = 2;
-const SESSION = 3;
-const SESSION_STARTED = 4;
-const RUN_OPEN = 5;
-const ROUND = 6;
-const MESSAGES = 7;
-const CALLS = 8;
-const APPROVALS = 9;
-const TASKS = 10;
-const COMPACTING = 11;
-const PENDING = 12;
-const LAST_LINE = 13;
-const LAST_OFFSET = 14;
-const PREVIOUS = 15;
-const SHARED = 16;
 
 // ---------------------------------------------------------------------------------------------
 // Whole events (docs/performance.md, "Claude decoder"): the frequent events built in one literal

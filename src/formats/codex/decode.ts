@@ -18,6 +18,26 @@ import type { AgentEvent, AgentEventOf, Provenance, RunStatus, Usage } from '../
 import { hasExactKeys, incompleteRunEnd, type RecordRest, splitRecord } from '../../record';
 import { isPlainUint } from '../../text-reader';
 import {
+  ANSWER,
+  CALLS,
+  CHILDREN,
+  ENDED,
+  FINAL_ANSWER,
+  LAST_LINE,
+  LAST_OFFSET,
+  LEGACY,
+  MAX_DEPTH,
+  REPORT,
+  ROUND_TEXT,
+  ROUND_TOOLS,
+  RUN_OPEN,
+  SHORTCUT,
+  SINK,
+  TEXTS,
+  THREAD,
+  TOTALS,
+} from './slots';
+import {
   CODEX_AGENT_END,
   CODEX_COMMAND_KEYS,
   CODEX_COMMAND_TOOL,
@@ -169,25 +189,6 @@ type Decoder = [
   // The shortcut for canonical item lines (off: every line takes the general path, for tests).
   shortcut: boolean,
 ];
-
-const SINK = 0;
-const REPORT = 1;
-const MAX_DEPTH = 2;
-const THREAD = 3;
-const TOTALS = 4;
-const RUN_OPEN = 5;
-const ANSWER = 6;
-const FINAL_ANSWER = 7;
-const ROUND_TOOLS = 8;
-const ROUND_TEXT = 9;
-const TEXTS = 10;
-const CALLS = 11;
-const CHILDREN = 12;
-const ENDED = 13;
-const LEGACY = 14;
-const LAST_LINE = 15;
-const LAST_OFFSET = 16;
-const SHORTCUT = 17;
 
 function newDecoder(options: CodexDecodeOptions, sink: DiagnosticSink, shortcut: boolean): Decoder {
   return [

@@ -36,6 +36,34 @@ import {
 } from '../../text-reader';
 import { addExact, addUsage } from '../../usage';
 import {
+  ANSWER,
+  CHILD_BY_CALL,
+  CLOCK,
+  LANE_USAGE,
+  LAST_LINE,
+  LAST_OFFSET,
+  LAST_STREAMED,
+  LAST_TS,
+  MAX_DEPTH,
+  REASONING_SINCE_MESSAGE,
+  REPORT,
+  ROUND,
+  ROUND_TEXT,
+  ROUND_USAGE,
+  RUN_CANCELLED,
+  RUN_ERROR,
+  RUN_OPEN,
+  RUN_USAGE,
+  SESSION,
+  SHORTCUT,
+  SINK,
+  STREAMED_MESSAGES,
+  STREAMED_REASONING,
+  TOOL_NAMES,
+  TURN_OPEN,
+  TYPE_AT,
+} from './slots';
+import {
   COPILOT_CANONICAL_HEAD,
   COPILOT_DELTA_HEAD,
   COPILOT_DELTA_LINE,
@@ -206,33 +234,6 @@ type Decoder = [
   // with `{` there, so no line is turned away by it).
   typeAt: number,
 ];
-
-const SINK = 0;
-const REPORT = 1;
-const MAX_DEPTH = 2;
-const SESSION = 3;
-const RUN_OPEN = 4;
-const TURN_OPEN = 5;
-const RUN_ERROR = 6;
-const RUN_CANCELLED = 7;
-const ANSWER = 8;
-const RUN_USAGE = 9;
-const ROUND = 10;
-const ROUND_TEXT = 11;
-const ROUND_USAGE = 12;
-const STREAMED_MESSAGES = 13;
-const LAST_STREAMED = 14;
-const STREAMED_REASONING = 15;
-const REASONING_SINCE_MESSAGE = 16;
-const TOOL_NAMES = 17;
-const CHILD_BY_CALL = 18;
-const LANE_USAGE = 19;
-const LAST_LINE = 20;
-const LAST_OFFSET = 21;
-const LAST_TS = 22;
-const CLOCK = 23;
-const SHORTCUT = 24;
-const TYPE_AT = 25;
 
 function newDecoder(options: CopilotDecodeOptions, sink: DiagnosticSink, shortcut: boolean): Decoder {
   const maxDepth = resolveMaxDepth(options.maxDepth);

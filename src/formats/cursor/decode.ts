@@ -20,6 +20,19 @@ import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
 import { incompleteRunEnd } from '../../record';
 import { isPlainUint } from '../../text-reader';
 import {
+  AT,
+  CLOSED,
+  KNOWN,
+  LAST_LINE,
+  LAST_OFFSET,
+  LAST_TS,
+  MAX_DEPTH,
+  RUN_OPEN,
+  SEGMENT,
+  SESSION,
+  SINK,
+} from './slots';
+import {
   CURSOR_ASSISTANT_HEAD,
   CURSOR_ASSISTANT_TEXT_END,
   CURSOR_CALL_ID_KEY,
@@ -144,18 +157,6 @@ type Decoder = [
   lastOffset: number,
   lastTs: number | undefined,
 ];
-
-const AT = 0;
-const KNOWN = 1;
-const MAX_DEPTH = 2;
-const SINK = 3;
-const RUN_OPEN = 4;
-const SESSION = 5;
-const SEGMENT = 6;
-const CLOSED = 7;
-const LAST_LINE = 8;
-const LAST_OFFSET = 9;
-const LAST_TS = 10;
 
 function newDecoder(options: CursorDecodeOptions, sink: DiagnosticSink): Decoder {
   return [0, undefined, resolveMaxDepth(options.maxDepth), sink, false, undefined, '', '', 1, 0, undefined];

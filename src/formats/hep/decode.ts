@@ -18,6 +18,27 @@ import { hasExactKeys, provenanceOf, type RecordRest, splitRecord } from '../../
 import { isPlainUint } from '../../text-reader';
 import { addUsage } from '../../usage';
 import {
+  ANSWER,
+  LAST_LINE,
+  LAST_OFFSET,
+  LINE,
+  LIVE,
+  MAX_DEPTH,
+  NESTED_EXACT,
+  OFFSET,
+  OUT,
+  REPORT,
+  REST,
+  ROUND_OPEN,
+  RUN_OPEN,
+  SAW_FIRST,
+  SESSION,
+  SINK,
+  STOP_REASON,
+  TEXT,
+  USAGE,
+} from './slots';
+import {
   HEP,
   HEP_DELTA_HEAD,
   HEP_DELTA_KEY,
@@ -109,26 +130,6 @@ type HepDecoder = [
 
 // The decoder as the frame being mapped (after readLine fills the frame slots): the same array.
 type FrameAt = HepDecoder;
-
-const SINK = 0;
-const REPORT = 1;
-const MAX_DEPTH = 2;
-const LIVE = 3;
-const SAW_FIRST = 4;
-const SESSION = 5;
-const RUN_OPEN = 6;
-const ANSWER = 7;
-const STOP_REASON = 8;
-const USAGE = 9;
-const LAST_LINE = 10;
-const LAST_OFFSET = 11;
-const TEXT = 12;
-const LINE = 13;
-const OFFSET = 14;
-const OUT = 15;
-const REST = 16;
-const NESTED_EXACT = 17;
-const ROUND_OPEN = 18;
 
 function newDecoder(options: HepDecodeOptions, sink: DiagnosticSink): HepDecoder {
   return [

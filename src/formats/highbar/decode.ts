@@ -14,6 +14,7 @@ import {
 import type { AgentEvent, AgentEventOf, Provenance } from '../../model';
 import { incompleteRunEnd, provenanceOf, splitRecord } from '../../record';
 import { pyFloat } from './pyjson';
+import { HINTS, LINE, MAX_DEPTH, OFFSET, OUT, REPORT, RUN_CONTEXT, RUN_OPEN, SINK, TEXT } from './slots';
 import {
   HIGHBAR,
   HIGHBAR_KEY_ORDER_BY_TYPE,
@@ -85,17 +86,6 @@ type HighbarDecoder = [
 
 // The decoder as the line being decoded (after `begin`): the same array.
 type LineAt = HighbarDecoder;
-
-const SINK = 0;
-const REPORT = 1;
-const MAX_DEPTH = 2;
-const RUN_OPEN = 3;
-const TEXT = 4;
-const LINE = 5;
-const OFFSET = 6;
-const HINTS = 7;
-const OUT = 8;
-const RUN_CONTEXT = 9;
 
 function newDecoder(options: HighbarDecodeOptions, sink: DiagnosticSink): HighbarDecoder {
   return [

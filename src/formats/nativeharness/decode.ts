@@ -37,6 +37,33 @@ import { isAgentEvent } from '../../model-guard';
 import { incompleteRunEnd, provenanceOf, splitRecord } from '../../record';
 import { readDigits, readFixed, readPlainString, type TextReader, textReader } from '../../text-reader';
 import {
+  DELIVERED,
+  FACT_HINTS,
+  FACT_PROVENANCE,
+  FACT_ROUND,
+  FACT_SEQ,
+  FACT_SESSION,
+  FACT_TS,
+  FACT_TURN,
+  FACT_WORKSPACE,
+  HOP,
+  HOP_TURN,
+  LAST_SEQ,
+  MID_HOP,
+  MID_SESSION,
+  MID_TURN,
+  MID_WORKSPACE,
+  OPEN_TURNS,
+  SCRATCH_HINTS,
+  SEQ_LAST,
+  SEQ_SESSION,
+  SINK,
+  TOKEN_HOP,
+  TOKEN_MID,
+  TOKEN_SESSION,
+  TOKEN_TURN,
+} from './slots';
+import {
   NH,
   NH_ABSENT_DEFAULTS,
   NH_APPROVAL_OPTION_KEYS,
@@ -162,32 +189,6 @@ type EnvelopeState = [
   provenance: Provenance,
   hints: NhHints,
 ];
-
-const SINK = 0;
-const LAST_SEQ = 1;
-const SEQ_SESSION = 2;
-const SEQ_LAST = 3;
-const SCRATCH_HINTS = 4;
-const FACT_SEQ = 5;
-const HOP_TURN = 6;
-const HOP = 7;
-const TOKEN_SESSION = 8;
-const TOKEN_TURN = 9;
-const TOKEN_HOP = 10;
-const DELIVERED = 11;
-const OPEN_TURNS = 12;
-const TOKEN_MID = 13;
-const MID_WORKSPACE = 14;
-const MID_SESSION = 15;
-const MID_TURN = 16;
-const MID_HOP = 17;
-const FACT_TS = 18;
-const FACT_WORKSPACE = 19;
-const FACT_SESSION = 20;
-const FACT_TURN = 21;
-const FACT_ROUND = 22;
-const FACT_PROVENANCE = 23;
-const FACT_HINTS = 24;
 
 /**
  * Maps nativeharness envelopes to canonical events. Framing-independent: the SSE, JSON array

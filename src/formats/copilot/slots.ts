@@ -1,0 +1,30 @@
+// The slots of the decoder's state (`Decoder`, decode.ts), in a module without an import for the
+// reason src/framing/split-slots.ts gives: a minified bundle reads them by number.
+
+/** The slots of a `Decoder` (decode.ts), in its order: each names the member at that index. */
+export const SINK = 0,
+  REPORT = 1,
+  MAX_DEPTH = 2,
+  SESSION = 3,
+  RUN_OPEN = 4,
+  TURN_OPEN = 5,
+  RUN_ERROR = 6,
+  RUN_CANCELLED = 7,
+  ANSWER = 8,
+  RUN_USAGE = 9,
+  ROUND = 10,
+  ROUND_TEXT = 11,
+  ROUND_USAGE = 12,
+  STREAMED_MESSAGES = 13,
+  LAST_STREAMED = 14,
+  STREAMED_REASONING = 15,
+  REASONING_SINCE_MESSAGE = 16,
+  TOOL_NAMES = 17,
+  CHILD_BY_CALL = 18,
+  LANE_USAGE = 19,
+  LAST_LINE = 20,
+  LAST_OFFSET = 21,
+  LAST_TS = 22,
+  CLOCK = 23,
+  SHORTCUT = 24,
+  TYPE_AT = 25;
