@@ -284,7 +284,9 @@ export function lineDiagnostic(d: LineDecoderState, diagnostic: Diagnostic): voi
 
 /**
  * Builds the chunk decoder of a line-based format: the shared line splitter (with its bounds) in
- * front of the format's record decoder.
+ * front of the format's record decoder. Lines end by the JSON Lines rules whatever `mode` says
+ * (the splitter's default split, so that a JSON Lines reader bundles none of SSE's rules); a `mode`
+ * other than `jsonl` only hands blank lines to the records too. SSE goes through `SseReader`.
  */
 export function lineChunkDecoder(
   format: Format,
