@@ -11,9 +11,6 @@ import {
   splitSse,
 } from './lines';
 import { CONSUMED, LINE_NUMBER, PENDING_LENGTH } from './split-slots';
-
-export { DEFAULT_MAX_EVENT_BYTES } from '../limits';
-
 import {
   BLOCK_BYTES,
   BLOCK_ID,
@@ -34,6 +31,8 @@ import {
   ON_EVENT,
   SPLIT,
 } from './sse-slots';
+
+export { DEFAULT_MAX_EVENT_BYTES } from '../limits';
 
 /** One dispatched SSE event. */
 export interface SseMessage {
