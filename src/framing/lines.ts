@@ -13,13 +13,13 @@ import {
   LINE_NUMBER,
   LINE_START,
   MAX,
-  MODE,
   ON_DIAGNOSTIC,
   ON_LINE,
   ON_PAIR,
   PENDING,
   PENDING_LENGTH,
   SKIP_LEADING_LF,
+  SPLIT,
   TARGET,
 } from './split-slots';
 import { allocBytes, decodeUtf8, encodeUtf8, isValidUtf8 } from './utf8';
@@ -264,7 +264,7 @@ export function pushChunk(s: SplitState, chunk: Uint8Array | string): void {
     bytes = rest;
     if (bytes.length === 0) return;
   }
-  s[MODE](s, bytes);
+  s[SPLIT](s, bytes);
 }
 
 /** {@link LineSplitter.end} on a state from {@link newSplitState}. */
@@ -275,7 +275,7 @@ export function endInput(s: SplitState, incomplete: IncompleteLinePolicy): void 
     s[BOM_PREFIX] = undefined;
     s[BOM_CHECKED] = true;
     s[CONSUMED] -= prefix.length;
-    s[MODE](s, prefix);
+    s[SPLIT](s, prefix);
   }
   if (incomplete === 'hold') return;
   s[SKIP_LEADING_LF] = false;
@@ -525,7 +525,7 @@ function appendPending(s: SplitState, bytes: Uint8Array, start: number, end: num
   const total = s[PENDING_LENGTH] + len;
   // One byte of slack: in JSONL a CR may end the held bytes and belong to the terminator.
   if (total > s[MAX]) {
-    const lastIsCR = s[MODE] === pushJsonl && total === s[MAX] + 1 && bytes[end - 1] === CR;
+    const lastIsCR = s[SPLIT] === pushJsonl && total === s[MAX] + 1 && bytes[end - 1] === CR;
     if (!lastIsCR) {
       s[DISCARDING] = true;
       s[DISCARDED_BYTES] = total;

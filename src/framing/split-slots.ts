@@ -1,17 +1,16 @@
 // The slots of the line splitter's state (`SplitState`, src/framing/lines.ts) and the two bytes the
-// splitter looks for. Their own
-// module, without an import: esbuild's minifier writes a constant's value in place of its name
-// only where the constant is declared in a module that imports nothing, so every bundle reads
-// these slots by number and holds no declaration of them (a module with imports keeps each one
-// as a variable).
+// splitter looks for. Their own module, without an import: esbuild's minifier writes a constant's
+// value in place of its name only where the constant is declared in a module that imports nothing,
+// so every bundle reads these slots by number and holds no declaration of them (a module with
+// imports keeps each one as a variable).
 
 /** Line feed. */
 export const LF = 10;
 /** Carriage return. */
 export const CR = 13;
 
-/** Slot of a `SplitState`: how a chunk's bytes are split into lines (its mode's terminator rules). */
-export const MODE = 0;
+/** Slot of a `SplitState`: the `SplitFn` that splits a chunk's bytes into lines (its mode's rules). */
+export const SPLIT = 0;
 /** Slot of a `SplitState`: the byte bound on a line, terminator excluded. */
 export const MAX = 1;
 /** Slot of a `SplitState`: the format stamped on diagnostics. */
