@@ -344,6 +344,23 @@ function splitChunkDecoder(
   };
 }
 
+/** A {@link Decoder}'s `push`, bound to its chunk decoder: the chunk's events. */
+function pushTo(
+  this: ChunkDecoder,
+  chunk: Uint8Array | ArrayBuffer | ArrayBufferView | string,
+): AgentEvent[] {
+  const out: AgentEvent[] = [];
+  this.push(asChunk(chunk), out);
+  return out;
+}
+
+/** A {@link Decoder}'s `end`, bound to its chunk decoder: the last events. */
+function endOf(this: ChunkDecoder): AgentEvent[] {
+  const out: AgentEvent[] = [];
+  this.end(out);
+  return out;
+}
+
 /**
  * A record decoder as slots: its state and the module functions that read one line of it and its
  * end, each with the state first. {@link slotsChunkDecoder} calls them from the line splitter; its
@@ -631,18 +648,11 @@ export function createReader<D extends DecodeOptions>(spec: ReaderSpec<D>): Code
     holdShapes();
     const sink = createDiagnosticSink(options.strict ?? false, options.onDiagnostic);
     const chunkDecoder = spec.createChunkDecoder(options, sink);
-    return {
-      push(chunk) {
-        const out: AgentEvent[] = [];
-        chunkDecoder.push(asChunk(chunk), out);
-        return out;
-      },
-      end() {
-        const out: AgentEvent[] = [];
-        chunkDecoder.end(out);
-        return out;
-      },
-    };
+    // Bound module functions, not closures made per decoder: one function (and its optimised
+    // code, which inlines the chunk decoder) for every decoder, which a full GC does not free
+    // (docs/performance.md, "Codex decoder", round forty-seven). Still own properties, callable
+    // unbound.
+    return { push: pushTo.bind(chunkDecoder), end: endOf.bind(chunkDecoder) };
   };
   return {
     format: spec.format,

@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest';
-import { nativeharness } from '../../src/all';
+import { codex, nativeharness } from '../../src/all';
 import { createDiagnosticSink } from '../../src/diagnostics';
 import { createAmpRecordDecoder } from '../../src/formats/amp/decode';
 import { CodexRecordDecoder, createCodexRecordDecoder } from '../../src/formats/codex/decode';
@@ -99,3 +99,25 @@ test.each([
     expect(Object.getOwnPropertyNames(a)).toEqual(['0']);
   },
 );
+
+// A reader's decoder's `push` and `end` are module functions bound to its chunk decoder (round
+// forty-seven): as methods of a literal made per decoder they were new functions with every
+// stream, and their optimised code, which inlines the line pipeline, died at a full GC with the
+// last decoder and was compiled again inside the next stream. Bound, every decoder calls the same
+// two functions, and the decoder keeps the API of the literal: own properties, callable unbound.
+test('a decoder has push and end of its own, which work unbound', () => {
+  const input =
+    '{"type":"thread.started","thread_id":"t"}\n{"type":"turn.started"}\n{"type":"turn.completed","usage":{"input_tokens":1,"cached_input_tokens":0,"output_tokens":1}}\n';
+  const whole = codex.parse(input);
+  const d = codex.createDecoder();
+  expect(Object.keys(d)).toEqual(['push', 'end']);
+  expect(d.push.name).toMatch(/^bound /);
+  expect(d.end.name).toMatch(/^bound /);
+  const { push, end } = d;
+  const bytes = Buffer.from(input);
+  const events = [];
+  for (let i = 0; i < bytes.length; i += 7) events.push(...push(bytes.subarray(i, i + 7)));
+  events.push(...end());
+  expect(JSON.stringify(events)).toBe(JSON.stringify(whole.events));
+  expect(events.length).toBe(4);
+});
