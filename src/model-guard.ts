@@ -28,14 +28,14 @@ export type ModelCheck =
 /** An object's keys: each a check, or `{ optional }` for a key that may be absent (`z.exactOptional`). */
 export type ModelFields = Readonly<Record<string, ModelCheck | { readonly optional: ModelCheck }>>;
 
-const optional = (check: ModelCheck) => ({ optional: check });
-const S = 'string';
-const N = 'number';
-const B = 'boolean';
-const U = 'unknown';
-const oS = optional(S);
-const oN = optional(N);
-const oB = optional(B);
+// Literals, not calls: a bundle that takes only the type list leaves every one out.
+const S: ModelCheck = 'string';
+const N: ModelCheck = 'number';
+const B: ModelCheck = 'boolean';
+const U: ModelCheck = 'unknown';
+const oS = { optional: S };
+const oN = { optional: N };
+const oB = { optional: B };
 const anyRecord: ModelCheck = { record: U };
 
 const PROVENANCE: ModelCheck = {
@@ -43,10 +43,10 @@ const PROVENANCE: ModelCheck = {
     format: { oneOf: FORMATS },
     line: N,
     offset: N,
-    extra: optional(anyRecord),
-    order: optional({ array: S }),
+    extra: { optional: anyRecord },
+    order: { optional: { array: S } },
     synthetic: oB,
-    hints: optional(anyRecord),
+    hints: { optional: anyRecord },
   },
 };
 
@@ -54,14 +54,14 @@ const USAGE_COUNTS = { input: oN, output: oN, cacheRead: oN, cacheWrite: oN, rea
 const USAGE: ModelCheck = {
   object: {
     ...USAGE_COUNTS,
-    scope: optional({ oneOf: ['call', 'round', 'run', 'thread'] }),
+    scope: { optional: { oneOf: ['call', 'round', 'run', 'thread'] } },
     final: oB,
     key: oS,
     model: oS,
-    byModel: optional({ record: { object: USAGE_COUNTS } }),
+    byModel: { optional: { record: { object: USAGE_COUNTS } } },
   },
 };
-const oUsage = optional(USAGE);
+const oUsage = { optional: USAGE };
 const RUN_STATUS: ModelCheck = { oneOf: ['completed', 'failed', 'cancelled', 'incomplete'] };
 const OPTION: ModelCheck = { object: { id: S, label: S, kind: oS } };
 
@@ -72,28 +72,74 @@ const ENVELOPE: ModelFields = {
   round: oN,
   seq: oN,
   ts: oN,
-  context: optional(anyRecord),
+  context: { optional: anyRecord },
   lane: oS,
-  provenance: optional(PROVENANCE),
+  provenance: { optional: PROVENANCE },
 };
 
-// Each event type's own keys, in the order of model.ts (the envelope and `type` are added below).
-const OWN_FIELDS: Readonly<Record<AgentEventType, ModelFields>> = {
-  'session.start': {
+/** Every canonical event type, in the order docs/model.md lists them. */
+export const AGENT_EVENT_TYPES: readonly AgentEventType[] = [
+  'session.start',
+  'session.title',
+  'tools.declare',
+  'run.start',
+  'run.end',
+  'round.start',
+  'round.end',
+  'message.start',
+  'message.end',
+  'text.delta',
+  'reasoning.delta',
+  'user.message',
+  'status',
+  'tool.start',
+  'tool.args.delta',
+  'tool.output',
+  'tool.liveness',
+  'tool.end',
+  'approval.request',
+  'approval.resolve',
+  'question',
+  'question.answer',
+  'plan',
+  'file.change',
+  'notice',
+  'usage',
+  'child.start',
+  'child.progress',
+  'child.end',
+  'compaction.start',
+  'compaction.end',
+  'error',
+  'cancel',
+  'unknown',
+];
+
+// Each event type's own keys, in the order of model.ts (the envelope and `type` are added below),
+// type by type in the order of AGENT_EVENT_TYPES: a list beside the list of types, not a table
+// keyed by them, so that a bundle that takes only the types (the `agentwire` entry, a writer that
+// looks a type up) carries no check; the table test holds each type's check to its zod schema.
+const OWN_FIELDS: readonly ModelFields[] = [
+  // session.start
+  {
     producer: oS,
     protocol: oS,
     pid: oN,
-    tools: optional({ array: S }),
+    tools: { optional: { array: S } },
     title: oS,
     actor: oS,
     mode: oS,
     model: oS,
     cwd: oS,
   },
-  'session.title': { title: S },
-  'tools.declare': { tools: { array: S } },
-  'run.start': { input: oS },
-  'run.end': {
+  // session.title
+  { title: S },
+  // tools.declare
+  { tools: { array: S } },
+  // run.start
+  { input: oS },
+  // run.end
+  {
     status: RUN_STATUS,
     reason: oS,
     error: oS,
@@ -103,95 +149,121 @@ const OWN_FIELDS: Readonly<Record<AgentEventType, ModelFields>> = {
     stopReason: oS,
     usage: oUsage,
   },
-  'round.start': { model: oS },
-  'round.end': { message: S, stopReason: oS, usage: oUsage, model: oS },
-  'message.start': { role: { literal: 'assistant' }, message: oS, model: oS },
-  'message.end': { message: oS },
-  'text.delta': { text: S, message: oS },
-  'reasoning.delta': { text: S, message: oS, signature: oS, redacted: oS },
-  'user.message': { text: S, synthetic: oB },
-  status: { status: S, detail: oS },
-  'tool.start': {
+  // round.start
+  { model: oS },
+  // round.end
+  { message: S, stopReason: oS, usage: oUsage, model: oS },
+  // message.start
+  { role: { literal: 'assistant' }, message: oS, model: oS },
+  // message.end
+  { message: oS },
+  // text.delta
+  { text: S, message: oS },
+  // reasoning.delta
+  { text: S, message: oS, signature: oS, redacted: oS },
+  // user.message
+  { text: S, synthetic: oB },
+  // status
+  { status: S, detail: oS },
+  // tool.start
+  {
     call: S,
     name: S,
-    kind: optional({
-      oneOf: ['read', 'edit', 'delete', 'move', 'search', 'execute', 'fetch', 'think', 'agent', 'other'],
-    }),
+    kind: {
+      optional: {
+        oneOf: ['read', 'edit', 'delete', 'move', 'search', 'execute', 'fetch', 'think', 'agent', 'other'],
+      },
+    },
     server: oS,
-    args: optional(anyRecord),
+    args: { optional: anyRecord },
     argsSummary: oS,
     command: oS,
     startedAt: oN,
   },
-  'tool.args.delta': { call: S, name: oS, text: S },
-  'tool.output': { call: S, stream: optional({ oneOf: ['stdout', 'stderr'] }), text: S },
-  'tool.liveness': { call: S, name: oS, action: S, elapsedMs: N, outputBytes: oN, detail: oS },
-  'tool.end': {
+  // tool.args.delta
+  { call: S, name: oS, text: S },
+  // tool.output
+  { call: S, stream: { optional: { oneOf: ['stdout', 'stderr'] } }, text: S },
+  // tool.liveness
+  { call: S, name: oS, action: S, elapsedMs: N, outputBytes: oN, detail: oS },
+  // tool.end
+  {
     call: S,
     name: oS,
     ok: B,
     text: oS,
-    result: optional(U),
-    error: optional(U),
+    result: { optional: U },
+    error: { optional: U },
     exitCode: oN,
-    filesChanged: optional({ array: S }),
+    filesChanged: { optional: { array: S } },
     denied: oB,
     startedAt: oN,
     endedAt: oN,
   },
-  'approval.request': {
+  // approval.request
+  {
     approval: S,
     call: oS,
     tool: oS,
     title: oS,
-    args: optional(anyRecord),
-    effects: optional({ array: S }),
-    options: optional({ array: OPTION }),
+    args: { optional: anyRecord },
+    effects: { optional: { array: S } },
+    options: { optional: { array: OPTION } },
   },
-  'approval.resolve': { approval: S, decision: S, by: oS, option: oS },
-  question: {
+  // approval.resolve
+  { approval: S, decision: S, by: oS, option: oS },
+  // question
+  {
     question: S,
     questions: {
-      array: { object: { id: oS, text: S, options: optional({ array: OPTION }), multiple: oB } },
+      array: { object: { id: oS, text: S, options: { optional: { array: OPTION } }, multiple: oB } },
     },
     call: oS,
   },
-  'question.answer': { question: S, answers: anyRecord },
-  plan: {
+  // question.answer
+  { question: S, answers: anyRecord },
+  // plan
+  {
     plan: oS,
     items: { array: { object: { text: S, status: { oneOf: ['pending', 'in_progress', 'completed'] } } } },
     text: oS,
   },
-  'file.change': { call: oS, changes: { array: { object: { path: S, kind: S } } }, status: oS },
-  notice: {
+  // file.change
+  { call: oS, changes: { array: { object: { path: S, kind: S } } }, status: oS },
+  // notice
+  {
     kind: S,
     message: oS,
-    severity: optional({ oneOf: ['info', 'warning'] }),
-    data: optional(anyRecord),
+    severity: { optional: { oneOf: ['info', 'warning'] } },
+    data: { optional: anyRecord },
   },
-  usage: { usage: USAGE },
-  'child.start': { child: S, name: oS, task: oS, call: oS, background: oB, kind: oS },
-  'child.progress': { child: S, detail: oS, usage: oUsage },
-  'child.end': { child: S, status: RUN_STATUS, result: oS, usage: oUsage },
-  'compaction.start': { trigger: oS },
-  'compaction.end': { tokensFreed: oN, trigger: oS, tokensBefore: oN, tokensAfter: oN },
-  error: { message: S, fatal: B, code: oS, data: optional(U) },
-  cancel: { by: oS },
-  unknown: { recordType: oS, record: U },
-};
-
-/** Every canonical event type, in the order docs/model.md lists them. */
-export const AGENT_EVENT_TYPES: readonly AgentEventType[] = /* @__PURE__ */ Object.keys(
-  OWN_FIELDS,
-) as AgentEventType[];
+  // usage
+  { usage: USAGE },
+  // child.start
+  { child: S, name: oS, task: oS, call: oS, background: oB, kind: oS },
+  // child.progress
+  { child: S, detail: oS, usage: oUsage },
+  // child.end
+  { child: S, status: RUN_STATUS, result: oS, usage: oUsage },
+  // compaction.start
+  { trigger: oS },
+  // compaction.end
+  { tokensFreed: oN, trigger: oS, tokensBefore: oN, tokensAfter: oN },
+  // error
+  { message: S, fatal: B, code: oS, data: { optional: U } },
+  // cancel
+  { by: oS },
+  // unknown
+  { recordType: oS, record: U },
+];
 
 // Built by calls marked pure: a bundle that takes only the type list from here (the `agentwire`
 // entry) leaves the checks out.
 /** Each event type's whole check, as `AgentEventSchema`'s member for that type checks it. */
 export const EVENT_CHECKS: Readonly<Record<AgentEventType, ModelCheck>> = /* @__PURE__ */ Object.fromEntries(
-  /* @__PURE__ */ AGENT_EVENT_TYPES.map((type): [AgentEventType, ModelCheck] => [
+  /* @__PURE__ */ AGENT_EVENT_TYPES.map((type, i): [AgentEventType, ModelCheck] => [
     type,
-    { object: { type: { literal: type }, ...ENVELOPE, ...OWN_FIELDS[type] } },
+    { object: { type: { literal: type }, ...ENVELOPE, ...OWN_FIELDS[i] } },
   ]),
 ) as Record<AgentEventType, ModelCheck>;
 

@@ -138,7 +138,7 @@ export function carriesCallText(event: AgentEvent): boolean {
   return n === 2;
 }
 
-const agentEventWord = wordLookup(AGENT_EVENT_TYPES);
+const agentEventWord = /* @__PURE__ */ wordLookup(AGENT_EVENT_TYPES);
 
 /**
  * The module's own literal of a canonical event type (`undefined` for any other value): an

@@ -173,9 +173,6 @@ export function newSseState<T>(
   options: SseReaderOptions,
 ): SseState {
   const max = options.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES;
-  const lineOptions: { maxLineBytes?: number; format?: Format } = {};
-  if (options.maxLineBytes !== undefined) lineOptions.maxLineBytes = options.maxLineBytes;
-  if (options.format !== undefined) lineOptions.format = options.format;
   const s: SseState = [
     handler,
     onEvent as SseEventFn<never>,
@@ -202,7 +199,8 @@ export function newSseState<T>(
     readLine,
     SSE_DATA_BLOCKS.enabled ? readDataBlock : undefined,
     lineDiagnostic,
-    lineOptions,
+    // The splitter reads only the line bound and the format of these.
+    options,
     splitSse,
   );
   return s;
