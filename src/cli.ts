@@ -16,7 +16,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseArgs } from 'node:util';
 import { getHeapSpaceStatistics, getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { eventJson } from './event-json';
 import { growthBudget } from './heap-budget';
 // The CLI imports the public entry points only: the build maps them to the library's own files
 // (tsup.config.ts), so dist/cli.js holds the command line and no second copy of the library.
@@ -772,89 +771,10 @@ function outputFailed(error: NodeJS.ErrnoException): never {
   throw new OutputError(`cannot write the output: ${error.message}`);
 }
 
-// `decode`'s output: the events of a chunk as JSON Lines. To a file the text goes through one
-// reused buffer, written when full and at the chunk's end: short events joined into pieces of
-// PIECE units, a longer event's JSON copied alone. The chunk's text is never one string, which
-// `writeSync` would first flatten into a copy on the heap (past the regular object size, one only
-// a full GC frees); one copy per short event was a native call each. A piece too long for the
-// buffer is written from its string.
-function writeEvents(events: readonly AgentEvent[], hints: boolean): Promise<void> | undefined {
-  if (!isFile(1)) return write(hints ? jsonLines(events) : jsonLinesWithoutHints(events));
-  flushSaid();
-  if (stderrDrained !== undefined) return stderrDrained.then(() => writeEvents(events, hints));
-  const out: EventBytes = eventBytes ?? { buffer: Buffer.allocUnsafeSlow(EVENT_BUFFER), used: 0, piece: '' };
-  eventBytes = out;
-  for (let i = 0; i < events.length; i++) {
-    const event = events[i]!;
-    const provenance = event.provenance as { hints?: unknown } | undefined;
-    const kept = hints ? undefined : provenance?.hints;
-    if (kept === undefined) putLine(out, eventJson(event));
-    else {
-      provenance!.hints = undefined;
-      putLine(out, eventJson(event));
-      provenance!.hints = kept;
-    }
-  }
-  putPiece(out);
-  flushBytes(out);
-  return undefined;
-}
-
-const EVENT_BUFFER = 256 * 1024;
-const PIECE = 8 * 1024;
-interface EventBytes {
-  buffer: Buffer;
-  used: number;
-  /** Short events' lines not yet in the buffer. */
-  piece: string;
-}
-let eventBytes: EventBytes | undefined;
-
-function putLine(out: EventBytes, json: string): void {
-  if (json.length < PIECE) {
-    out.piece += `${json}\n`;
-    if (out.piece.length >= PIECE) putPiece(out);
-    return;
-  }
-  putPiece(out);
-  putText(out, json);
-  out.piece = '\n';
-}
-
-function putPiece(out: EventBytes): void {
-  if (out.piece === '') return;
-  putText(out, out.piece);
-  out.piece = '';
-}
-
-// Room is counted at three bytes a UTF-16 unit, UTF-8's most.
-function putText(out: EventBytes, text: string): void {
-  const room = text.length * 3;
-  if (out.used + room > out.buffer.length) {
-    flushBytes(out);
-    if (room > out.buffer.length) {
-      writeAll(1, text);
-      return;
-    }
-  }
-  out.used += out.buffer.write(text, out.used);
-}
-
-function flushBytes(out: EventBytes): void {
-  if (out.used === 0) return;
-  const used = out.used;
-  out.used = 0;
-  try {
-    for (let done = 0; done < used; ) done += writeSync(1, out.buffer, done, used - done);
-  } catch (error) {
-    outputFailed(error as NodeJS.ErrnoException);
-  }
-}
-
 // The events as JSON Lines, one string.
 function jsonLines(events: readonly AgentEvent[]): string {
   let text = '';
-  for (let i = 0; i < events.length; i++) text += `${eventJson(events[i]!)}\n`;
+  for (let i = 0; i < events.length; i++) text += `${JSON.stringify(events[i])}\n`;
   return text;
 }
 
@@ -869,10 +789,10 @@ function jsonLinesWithoutHints(events: readonly AgentEvent[]): string {
     const event = events[i]!;
     const provenance = event.provenance as { hints?: unknown } | undefined;
     const hints = provenance?.hints;
-    if (hints === undefined) text += `${eventJson(event)}\n`;
+    if (hints === undefined) text += `${JSON.stringify(event)}\n`;
     else {
       provenance!.hints = undefined;
-      text += `${eventJson(event)}\n`;
+      text += `${JSON.stringify(event)}\n`;
       provenance!.hints = hints;
     }
   }
@@ -1015,9 +935,9 @@ async function main(all: string[]): Promise<number> {
       if (opened !== undefined) {
         // One write per input chunk, not per event: the events of a chunk are one string.
         const decoder = opened.codec.createDecoder({ ...options, onDiagnostic });
-        const hints = values.hints === true;
-        for await (const chunk of opened.chunks) await writeEvents(decoder.push(chunk), hints);
-        await writeEvents(decoder.end(), hints);
+        const lines = values.hints === true ? jsonLines : jsonLinesWithoutHints;
+        for await (const chunk of opened.chunks) await write(lines(decoder.push(chunk)));
+        await write(lines(decoder.end()));
       }
       return reporter.code();
     }
