@@ -16,6 +16,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseArgs } from 'node:util';
 import { getHeapSpaceStatistics, getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { eventJson } from './event-json';
 import { growthBudget } from './heap-budget';
 // The CLI imports the public entry points only: the build maps them to the library's own files
 // (tsup.config.ts), so dist/cli.js holds the command line and no second copy of the library.
@@ -774,7 +775,7 @@ function outputFailed(error: NodeJS.ErrnoException): never {
 // The events as JSON Lines, one string.
 function jsonLines(events: readonly AgentEvent[]): string {
   let text = '';
-  for (let i = 0; i < events.length; i++) text += `${JSON.stringify(events[i])}\n`;
+  for (let i = 0; i < events.length; i++) text += `${eventJson(events[i]!)}\n`;
   return text;
 }
 
@@ -789,10 +790,10 @@ function jsonLinesWithoutHints(events: readonly AgentEvent[]): string {
     const event = events[i]!;
     const provenance = event.provenance as { hints?: unknown } | undefined;
     const hints = provenance?.hints;
-    if (hints === undefined) text += `${JSON.stringify(event)}\n`;
+    if (hints === undefined) text += `${eventJson(event)}\n`;
     else {
       provenance!.hints = undefined;
-      text += `${JSON.stringify(event)}\n`;
+      text += `${eventJson(event)}\n`;
       provenance!.hints = hints;
     }
   }
