@@ -24,16 +24,13 @@ function repeatsText(event: object): boolean {
 // stringified whole by `JSON.stringify`, which passes toJSON the key.
 function keyByKey(event: Record<string, unknown>): string {
   const keys = Object.keys(event);
-  for (let i = 0; i < keys.length; i++) {
-    const value = event[keys[i]!];
-    if (typeof value === 'object' && value !== null && 'toJSON' in value) return JSON.stringify(event);
-  }
   let json = '{';
   let lastString: string | undefined;
   let lastJson = '';
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
     const value = event[key];
+    if (typeof value === 'object' && value !== null && 'toJSON' in value) return JSON.stringify(event);
     let text: string | undefined;
     if (typeof value === 'string') {
       if (value !== lastString) {

@@ -551,14 +551,11 @@ export function validateNhPayload(type: NhEventType, payload: unknown): string |
 /** {@link validateNhPayload} with the spec already found. */
 export function validateNhEventPayload(spec: NhEventSpec, p: unknown): string | undefined {
   if (isJsonObject(p)) {
-    // The frequent payloads by a direct call (inlined), the others through their spec.
-    let valid: boolean;
-    if (spec === TOKEN) valid = isValidToken(p);
-    else if (spec === OUTPUT) valid = isValidOutput(p);
-    else if (spec.guard !== undefined) valid = spec.guard(p);
-    // A rare type's shape checks it and says what is wrong in one walk.
-    else return shapeProblems(spec.report, p, 'payload.');
-    if (valid) return undefined;
+    // The frequent payloads by a direct call (inlined), the others through their spec; a rare
+    // type has no guard: its shape, below, checks it and says what is wrong in one walk.
+    if (spec === TOKEN ? isValidToken(p) : spec === OUTPUT ? isValidOutput(p) : spec.guard?.(p)) {
+      return undefined;
+    }
   }
   return shapeProblems(spec.report, p, 'payload.');
 }
