@@ -52,6 +52,43 @@ import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
 import { hintsFrom } from '../../record';
 import {
+  CALLS,
+  CHECKED,
+  CHECKED_ARGS,
+  CHECKED_CONTENT,
+  CHECKED_META,
+  COUNTER,
+  DELTA_HEAD,
+  DELTA_ID,
+  EARLY,
+  ENDED,
+  FATAL,
+  FRAMING,
+  ID_SOURCE,
+  KEPT_ARGS,
+  KEPT_NAMES,
+  KEPT_PARENTS,
+  LOSS,
+  MAIN_ROUND,
+  MESSAGE_TEXT,
+  PENDING,
+  READ_ROUND,
+  READ_STEP,
+  REASONING,
+  RESUME,
+  RUN,
+  RUN_OPEN,
+  RUN_TEXT,
+  RUN_TEXT_LENGTH,
+  RUNS,
+  STEP,
+  STEPS,
+  SUBAGENTS,
+  TEXT,
+  THREAD,
+  WAITING,
+} from './encode-slots';
+import {
   AGUI_APPROVAL_REASON,
   AGUI_MAX_ARGS_CHARS,
   AGUI_MAX_HELD_TEXT,
@@ -345,42 +382,6 @@ type Writer = [
   checkedMeta: JsonObject | undefined,
   checkedContent: string | undefined,
 ];
-
-const LOSS = 0;
-const ID_SOURCE = 1;
-const FRAMING = 2;
-const COUNTER = 3;
-const THREAD = 4;
-const RUN = 5;
-const RUN_OPEN = 6;
-const RUNS = 7;
-const STEP = 8;
-const STEPS = 9;
-const TEXT = 10;
-const REASONING = 11;
-const CALLS = 12;
-const ENDED = 13;
-const SUBAGENTS = 14;
-const PENDING = 15;
-const RESUME = 16;
-const WAITING = 17;
-const EARLY = 18;
-const FATAL = 19;
-const RUN_TEXT = 20;
-const MESSAGE_TEXT = 21;
-const RUN_TEXT_LENGTH = 22;
-const DELTA_ID = 23;
-const DELTA_HEAD = 24;
-const KEPT_NAMES = 25;
-const KEPT_PARENTS = 26;
-const KEPT_ARGS = 27;
-const READ_ROUND = 28;
-const READ_STEP = 29;
-const MAIN_ROUND = 30;
-const CHECKED = 31;
-const CHECKED_ARGS = 32;
-const CHECKED_META = 33;
-const CHECKED_CONTENT = 34;
 
 function newWriter(options: AguiEncodeOptions, sink: DiagnosticSink): Writer {
   return [
