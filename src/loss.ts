@@ -1,4 +1,5 @@
 import type { DiagnosticSink, Format } from './diagnostics';
+import { CLEAN, COUNT, FORMAT, LAST_CLEAN, LAST_TYPE, SEEN, SEEN_BY_TYPE, SINK } from './loss-slots';
 import type { AgentEvent } from './model';
 import { aOr } from './words';
 
@@ -28,15 +29,6 @@ export type LossState = [
 
 /** A key list that left nothing to report, and the carried list it was checked against. */
 type CleanKeys = [keys: string[], carried: readonly string[]];
-
-const FORMAT = 0;
-const SINK = 1;
-const SEEN = 2;
-const SEEN_BY_TYPE = 3;
-const CLEAN = 4;
-const LAST_TYPE = 5;
-const LAST_CLEAN = 6;
-const COUNT = 7;
 
 /** A loss reporter's state for writers of `format` reporting to `sink`. */
 export function newLoss(format: Format, sink: DiagnosticSink): LossState {
