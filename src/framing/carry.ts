@@ -6,6 +6,7 @@ import { isFiniteNumber, wordLookup } from '../guards';
 import { assertEncodable, isJsonObject, type JsonObject, setOwn } from '../json';
 import type { AgentEvent, AgentEventType, Usage } from '../model';
 import { AGENT_EVENT_TYPES, isAgentEvent } from '../model-guard';
+import { HELD_MAX, HELD_TEXTS } from './carry-slots';
 
 /** The prefix of the names under which agentwire carries a canonical event (`agentwire.plan`). */
 export const CARRY_PREFIX = 'agentwire.';
@@ -52,9 +53,6 @@ export const BEFORE_RUN: ReadonlySet<string> = new Set([
  * fifteen).
  */
 export type HeldRecords = [texts: string[], max: number];
-
-const HELD_TEXTS = 0;
-const HELD_MAX = 1;
 
 /** Holds at most `max` records. */
 export function newHeldRecords(max: number): HeldRecords {
