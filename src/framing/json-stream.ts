@@ -18,7 +18,6 @@ import type { DiagnosticSink, Format } from '../diagnostics';
 import { endInput, newSplitState, pushChunk, type SplitState } from './lines';
 import {
   endSse,
-  formatSseJsonEvent,
   newSseState,
   pushSse,
   type SseState,
@@ -165,9 +164,14 @@ function eventRecord(to: LineDecoderState, s: SseState, _event: string | undefin
   readRecord(to, data, sseBlockLine(s), sseBlockOffset(s), undefined);
 }
 
-/** One record's JSON text in a framing: `data: {json}\n\n` (SSE) or `{json}\n` (JSON Lines). */
+/**
+ * One record's JSON text in a framing: `data: {json}\n\n` (SSE) or `{json}\n` (JSON Lines). The
+ * SSE event is `formatSseJsonEvent`'s with no `id` and no `event` line, spelled here: those two
+ * lines' checks (and their refusal) would be bundled with every writer that frames JSON, and none
+ * of them writes either line.
+ */
 export function frameJson(framing: JsonFraming, json: string): string {
-  return framing === 'sse' ? formatSseJsonEvent(undefined, undefined, json) : `${json}\n`;
+  return framing === 'sse' ? `data: ${json}\n\n` : `${json}\n`;
 }
 
 /** Records' JSON texts (a kept event's records read before it, `hints.before`), each framed. */
