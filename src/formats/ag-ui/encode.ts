@@ -1373,7 +1373,7 @@ function custom(w: Writer, event: AgentEvent): string {
   if (value === undefined) {
     if (AGUI_WRITER_SHORTCUTS.enabled) {
       // Most of what a stream carries: its value spelled, not built (strings need no check).
-      const head = `{"type":"CUSTOM","name":"${CARRY_PREFIX}tool.output","value":{"call":${jsonString((event as AgentEventOf<'tool.output'>).call)},"text":${jsonString((event as AgentEventOf<'tool.output'>).text)}}`;
+      const head = `,"name":"${CARRY_PREFIX}tool.output","value":{"call":${jsonString((event as AgentEventOf<'tool.output'>).call)},"text":${jsonString((event as AgentEventOf<'tool.output'>).text)}}`;
       return emitHead(w, event, 'CUSTOM', head);
     }
     value = carriedValue(event);
@@ -1423,8 +1423,9 @@ function emit(
 }
 
 /**
- * {@link emit} for a record whose own fields the caller spelled: `head` is `{"type":"…"` and
- * the fields, each string value written by `jsonString` (callers check that each is a string).
+ * {@link emit} for a record whose own fields the caller spelled: `head` is the fields after
+ * `type` (`,"stepName":"round 1"`: `{"type":"…"` is written here from `type`), each string value
+ * written by `jsonString` (callers check that each is a string).
  * The same bytes without a fields object and its `JSON.stringify`; only behind
  * {@link AGUI_WRITER_SHORTCUTS}, held to emit by test/ui/writer-shortcuts.test.ts. `plainMeta`:
  * the caller checked that `meta` needs no encodability walk. `meta` as a string: the metadata
@@ -1438,7 +1439,7 @@ function emitHead(
   meta?: JsonObject | string,
   plainMeta = false,
 ): string {
-  let json = head;
+  let json = `{"type":"${type}"${head}`;
   if (event !== undefined) {
     if (event.lane !== undefined) json += `,"subagentRunId":${jsonString(event.lane)}`;
     const ts = timestampOf(event.ts);
@@ -1699,7 +1700,7 @@ function openStep(w: Writer, event: AgentEvent): string {
   w[READ_STEP] = true;
   if (event.lane === undefined) w[MAIN_ROUND] = round;
   if (AGUI_WRITER_SHORTCUTS.enabled)
-    return emitHead(w, event, 'STEP_STARTED', `{"type":"STEP_STARTED","stepName":${jsonString(name)}`);
+    return emitHead(w, event, 'STEP_STARTED', `,"stepName":${jsonString(name)}`);
   return emit(w, event, 'STEP_STARTED', { stepName: name });
 }
 
@@ -1737,7 +1738,7 @@ function closeStep(
   if (lane === undefined) w[MAIN_ROUND] = undefined;
   const at = event ?? (lane === undefined ? undefined : ({ lane } as AgentEvent));
   if (AGUI_WRITER_SHORTCUTS.enabled) {
-    const head = `{"type":"STEP_FINISHED","stepName":${jsonString(name)}`;
+    const head = `,"stepName":${jsonString(name)}`;
     return emitHead(w, at, 'STEP_FINISHED', head, meta, plain);
   }
   return emit(w, at, 'STEP_FINISHED', { stepName: name }, meta as JsonObject | undefined);
@@ -1799,7 +1800,7 @@ function openText(w: Writer, event: AgentEvent, id: string | undefined): string 
   const messageId = id ?? newId(w);
   w[TEXT].set(event.lane ?? '', messageId);
   if (AGUI_WRITER_SHORTCUTS.enabled && typeof messageId === 'string') {
-    const head = `{"type":"TEXT_MESSAGE_START","messageId":${jsonString(messageId)},"role":"assistant"`;
+    const head = `,"messageId":${jsonString(messageId)},"role":"assistant"`;
     return emitHead(w, event, 'TEXT_MESSAGE_START', head);
   }
   return emit(w, event, 'TEXT_MESSAGE_START', { messageId, role: 'assistant' });
@@ -1812,7 +1813,7 @@ function closeText(w: Writer, lane: string | undefined, id?: string): string {
   if (lane === undefined) settleMessageText(w);
   const at = lane === undefined ? undefined : ({ lane } as AgentEvent);
   if (AGUI_WRITER_SHORTCUTS.enabled && typeof open === 'string')
-    return emitHead(w, at, 'TEXT_MESSAGE_END', `{"type":"TEXT_MESSAGE_END","messageId":${jsonString(open)}`);
+    return emitHead(w, at, 'TEXT_MESSAGE_END', `,"messageId":${jsonString(open)}`);
   return emit(w, at, 'TEXT_MESSAGE_END', { messageId: open });
 }
 
@@ -1877,7 +1878,7 @@ function startCall(w: Writer, event: AgentEvent, call: string, name: string | un
   // A start read anew: the decoder reads the call's arguments from here.
   if (w[KEPT_ARGS].size !== 0 && w[KEPT_ARGS].has(call)) w[KEPT_ARGS].set(call, '');
   if (AGUI_WRITER_SHORTCUTS.enabled && typeof call === 'string' && typeof toolName === 'string') {
-    const head = `{"type":"TOOL_CALL_START","toolCallId":${jsonString(call)},"toolCallName":${jsonString(toolName)}`;
+    const head = `,"toolCallId":${jsonString(call)},"toolCallName":${jsonString(toolName)}`;
     return emitHead(w, event, 'TOOL_CALL_START', head);
   }
   const fields: JsonObject = { toolCallId: call, toolCallName: toolName };
@@ -1900,12 +1901,7 @@ function toolStart(w: Writer, event: AgentEventOf<'tool.start'>, args: unknown):
     out += startCall(w, event, call, event.name);
     const delta = JSON.stringify(args);
     out += head
-      ? emitHead(
-          w,
-          event,
-          'TOOL_CALL_ARGS',
-          `{"type":"TOOL_CALL_ARGS","toolCallId":${jsonString(call)},"delta":${jsonString(delta)}`,
-        )
+      ? emitHead(w, event, 'TOOL_CALL_ARGS', `,"toolCallId":${jsonString(call)},"delta":${jsonString(delta)}`)
       : emit(w, event, 'TOOL_CALL_ARGS', { toolCallId: call, delta });
   }
   w[CALLS].delete(call);
@@ -1914,23 +1910,10 @@ function toolStart(w: Writer, event: AgentEventOf<'tool.start'>, args: unknown):
   if (head) {
     const spelled = w[CHECKED] === event ? w[CHECKED_CONTENT] : callMetaJson(event);
     if (spelled !== undefined)
-      return (
-        out +
-        emitHead(
-          w,
-          event,
-          'TOOL_CALL_END',
-          `{"type":"TOOL_CALL_END","toolCallId":${jsonString(call)}`,
-          spelled,
-        )
-      );
+      return out + emitHead(w, event, 'TOOL_CALL_END', `,"toolCallId":${jsonString(call)}`, spelled);
   }
   const meta = callStartMeta(event);
-  if (head)
-    return (
-      out +
-      emitHead(w, event, 'TOOL_CALL_END', `{"type":"TOOL_CALL_END","toolCallId":${jsonString(call)}`, meta)
-    );
+  if (head) return out + emitHead(w, event, 'TOOL_CALL_END', `,"toolCallId":${jsonString(call)}`, meta);
   return out + emit(w, event, 'TOOL_CALL_END', { toolCallId: call }, meta);
 }
 
@@ -2015,7 +1998,7 @@ function toolEnd(w: Writer, event: AgentEventOf<'tool.end'>): string {
     typeof content === 'string'
   ) {
     // Most results: the text and at most a failure said, the metadata spelled, no object.
-    const head = `{"type":"TOOL_CALL_RESULT","messageId":${jsonString(messageId)},"toolCallId":${jsonString(event.call)},"content":${jsonText(content)},"role":"tool"`;
+    const head = `,"messageId":${jsonString(messageId)},"toolCallId":${jsonString(event.call)},"content":${jsonText(content)},"role":"tool"`;
     return out + emitHead(w, event, 'TOOL_CALL_RESULT', head, meta ?? (event.ok ? '' : '"ok":false'), true);
   }
   const fields: JsonObject = { messageId, toolCallId: event.call, content, role: 'tool' };
