@@ -47,8 +47,10 @@ export interface FramedRecordDecoder extends RecordDecoder {
   framing(framing: JsonFraming): void;
 }
 
-// Bytes held while only white space has arrived: past this the input is taken as SSE.
-const UNDECIDED_LIMIT = 64 * 1024;
+// Bytes held while only white space has arrived (64 KiB): past this the input is taken as SSE.
+// A literal, not `64 * 1024`: esbuild keeps a product it is not sure of in every bundle of this
+// module, the writers' too, where nothing reads it.
+const UNDECIDED_LIMIT = 65_536;
 
 /** The framing a first byte (code unit) says: `{` and `[` are JSON Lines, anything else SSE. */
 function framingOf(code: number): JsonFraming | undefined {
