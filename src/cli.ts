@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { getHeapSpaceStatistics, getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { eventJson } from './event-json';
-import { growthBudget } from './heap-budget';
+import { type CodecCount, growthBudget, largeObjectBudget } from './heap-budget';
 // The CLI imports the public entry points only: the build maps them to the library's own files
 // (tsup.config.ts), so dist/cli.js holds the command line and no second copy of the library.
 import type { AgentEvent, CheckingCodec, Diagnostic, Format } from './index';
@@ -44,16 +44,15 @@ setFlagsFromString('--max-inlined-bytecode-size-cumulative=460');
 // the formats, and a stream that promotes little is rarely collected (docs/performance.md "The
 // CLI against jq"). Large objects (a line, a tool's output and its JSON past the regular object
 // size) that are alive at a scavenge go straight to the large-object space, which only a full GC
-// frees: its own smaller budget, LARGE_OBJECT_BUDGET, keeps streams of large lines as low as the
-// rest without collecting more often the streams that have none. The growth allowed shrinks as
-// what a full GC left grows (growthBudget), so a pair that keeps more alive does not peak that
-// much higher. Node gives a running process the collector through a new context once
-// --expose-gc is set.
+// frees: its own smaller budget (largeObjectBudget, half as large for a convert) keeps streams of
+// large lines as low as the rest without collecting more often the streams that have none. The
+// growth allowed shrinks as what a full GC left grows (growthBudget), so a pair that keeps more
+// alive does not peak that much higher. Node gives a running process the collector through a new
+// context once --expose-gc is set.
 setFlagsFromString('--expose-gc');
 const fullGc = runInNewContext('gc') as () => void;
 setFlagsFromString('--no-expose-gc');
 const HEAP_CHECK_EVERY = 256 * 1024;
-const LARGE_OBJECT_BUDGET = 2 * 1024 * 1024;
 const COLLECT_EVERY = 32 * 1024 * 1024;
 const {
   AGENT_EVENT_TYPES,
@@ -543,13 +542,14 @@ function directoryError(file: string): InputError {
 // GC. Small chunks keep peak memory down at no measurable cost (docs/performance.md).
 const FILE_CHUNK = 16 * 1024;
 
-async function input(file: string | undefined): Promise<AsyncIterable<Uint8Array>> {
-  if (file !== undefined && file !== '-') return collecting(readChunks(await openFile(file)), file);
+async function input(file: string | undefined, codecs: CodecCount = 1): Promise<AsyncIterable<Uint8Array>> {
+  const large = largeObjectBudget(codecs);
+  if (file !== undefined && file !== '-') return collecting(readChunks(await openFile(file)), file, large);
   // Standard input redirected from a file (`< file`) is read like a named file; a pipe or a
   // terminal through Node's stream, which reads a directory (`< dir`) as an empty stream.
   const kind = stdinKind();
   if (kind?.isDirectory()) throw directoryError('<stdin>');
-  return collecting(kind?.isFile() ? readFd(0) : process.stdin, '<stdin>');
+  return collecting(kind?.isFile() ? readFd(0) : process.stdin, '<stdin>', large);
 }
 
 function stdinKind(): Stats | undefined {
@@ -561,10 +561,14 @@ function stdinKind(): Stats | undefined {
 }
 
 // The chunks as they come, with a full GC whenever the heap has grown by its budget (growthBudget), or
-// its large-object space by LARGE_OBJECT_BUDGET, or COLLECT_EVERY bytes were read.
+// its large-object space by `largeBudget` (largeObjectBudget), or COLLECT_EVERY bytes were read.
 // A read that fails (EIO: a bad disk, /proc/self/mem) is an input that cannot be read (exit 66),
 // not a bug in agentwire.
-async function* collecting(chunks: AsyncIterable<Uint8Array>, name: string): AsyncGenerator<Uint8Array> {
+async function* collecting(
+  chunks: AsyncIterable<Uint8Array>,
+  name: string,
+  largeBudget: number,
+): AsyncGenerator<Uint8Array> {
   let read = 0;
   let since = 0;
   let live = getHeapStatistics().used_heap_size;
@@ -579,7 +583,7 @@ async function* collecting(chunks: AsyncIterable<Uint8Array>, name: string): Asy
         if (
           since >= COLLECT_EVERY ||
           getHeapStatistics().used_heap_size - live > budget ||
-          largeObjectBytes() - liveLarge > LARGE_OBJECT_BUDGET
+          largeObjectBytes() - liveLarge > largeBudget
         ) {
           since = 0;
           fullGc();
@@ -1115,7 +1119,7 @@ async function convert({ values, file, format, options, reporter }: CommandConte
     else reporter.report(d);
   };
   const before = reporter.errors;
-  let opened = await openInput(format, await input(file), reporter);
+  let opened = await openInput(format, await input(file, 2), reporter);
   // An empty input (nothing, or a BOM and white space) is a stream of no events: written as the
   // target writes one (`[]` as a JSON array), as it is with --from.
   if (opened === undefined && reporter.errors === before)

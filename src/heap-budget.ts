@@ -17,3 +17,18 @@ export const HEAP_TARGET = 12 * 1024 * 1024;
 export function growthBudget(live: number): number {
   return Math.min(HEAP_GROWTH_BUDGET, Math.max(MIN_HEAP_GROWTH_BUDGET, HEAP_TARGET - live));
 }
+
+/** How many codecs a command runs on its input: a convert two (reader and writer), the rest one. */
+export type CodecCount = 1 | 2;
+
+/**
+ * How much the large-object space may grow between full GCs (a line, a tool's output or its JSON
+ * past the regular object size that was alive at a scavenge: only a full GC frees it). A convert
+ * gets half a one-codec command's: its second codec's code, compile-thread memory and state put
+ * its peak above a decode of the same file, and a writer that carries long tool outputs
+ * (nativeharness) makes as many large strings as the reader (docs/performance.md, "Round
+ * forty-eight"). A decode keeps the larger budget: fewer full GCs, and its peak has the room.
+ */
+export function largeObjectBudget(codecs: CodecCount): number {
+  return codecs === 2 ? 1024 * 1024 : 2 * 1024 * 1024;
+}

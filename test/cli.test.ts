@@ -28,6 +28,34 @@ function run(args: string[], input?: string | Buffer) {
 }
 
 describe('agentwire CLI', () => {
+  // Issue #24: a convert's large-object budget is half a decode's (src/heap-budget.ts,
+  // largeObjectBudget): Claude → nativeharness, whose reader and writer both make a large string
+  // per long tool output, collects twice as often as the one-codec budget let it (7 full GCs on
+  // this file with it), so its peak stays under 64 MiB at 1 GiB (docs/performance.md, round
+  // forty-eight). The CLI's own full GCs are the ones `--trace-gc` calls "testing".
+  test('convert collects large objects on its own, smaller budget', () => {
+    const file = join(dir, 'long-outputs.jsonl');
+    const lines: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const id = `toolu_long_${i}`;
+      const use = { type: 'tool_use', id, name: 'Read', input: { file_path: `/f${i}` } };
+      const message = { id: `msg_${i}`, type: 'message', role: 'assistant', content: [use], usage: {} };
+      lines.push(JSON.stringify({ type: 'assistant', message, session_id: 's', uuid: `a${i}` }));
+      const result = { type: 'tool_result', content: 'x'.repeat(300 * 1024 + i), tool_use_id: id };
+      lines.push(
+        JSON.stringify({ type: 'user', message: { role: 'user', content: [result] }, uuid: `u${i}` }),
+      );
+    }
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const r = spawnSync(
+      process.execPath,
+      ['--trace-gc', CLI, 'convert', '--quiet', '--from', 'claude', '--to', 'nativeharness', file],
+      { encoding: 'utf8', timeout: 20_000, maxBuffer: 1 << 30 },
+    );
+    expect(r.status).toBe(0);
+    expect(r.stdout.match(/Mark-Compact[^\n]*?testing/g)?.length ?? 0).toBeGreaterThanOrEqual(10);
+  });
+
   test('--version and --help', () => {
     const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
     expect(run(['--version'])).toMatchObject({ code: 0, stdout: `${pkg.version}\n` });

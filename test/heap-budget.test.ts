@@ -1,5 +1,11 @@
 import { expect, test } from 'vitest';
-import { growthBudget, HEAP_GROWTH_BUDGET, HEAP_TARGET, MIN_HEAP_GROWTH_BUDGET } from '../src/heap-budget';
+import {
+  growthBudget,
+  HEAP_GROWTH_BUDGET,
+  HEAP_TARGET,
+  largeObjectBudget,
+  MIN_HEAP_GROWTH_BUDGET,
+} from '../src/heap-budget';
 
 // Issue #24: the CLI's peak is node, code and malloc plus its heap, which reaches what the last
 // full GC left plus the growth budget. A pair that keeps more alive must not peak that much higher
@@ -19,4 +25,13 @@ test('a live heap near or past HEAP_TARGET still grows by MIN_HEAP_GROWTH_BUDGET
   for (const live of [HEAP_TARGET - MiB, HEAP_TARGET, 64 * MiB])
     expect(growthBudget(live)).toBe(MIN_HEAP_GROWTH_BUDGET);
   expect(MIN_HEAP_GROWTH_BUDGET * 2).toBeGreaterThanOrEqual(HEAP_GROWTH_BUDGET);
+});
+
+// Round forty-eight: Claude → nativeharness peaked on the 64 MiB line at 1 GiB; its full GCs came
+// from the large-object budget (the reader's long lines and the writer's long tool outputs), and a
+// convert's code and compile-thread memory sit above a decode's. A decode (Claude's at 3 × jq
+// with no margin) keeps its budget and its full GCs.
+test("a convert's large-object budget is half a one-codec command's", () => {
+  expect(largeObjectBudget(1)).toBe(2 * MiB);
+  expect(largeObjectBudget(2)).toBe(MiB);
 });
