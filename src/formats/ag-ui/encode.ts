@@ -1386,23 +1386,24 @@ function custom(w: Writer, event: AgentEvent): string {
  * without an object per record.
  */
 function textContent(w: Writer, event: AgentEventOf<'text.delta'>, id: string): string {
-  let json = `{"type":"TEXT_MESSAGE_CONTENT","messageId":${jsonString(id)},"delta":${jsonString(event.text)}`;
-  if (event.lane !== undefined) json += `,"subagentRunId":${jsonString(event.lane)}`;
-  const ts = timestampOf(event.ts);
-  if (ts !== undefined) json += `,"timestamp":${ts}`;
-  return frameJson(framingOf(w), `${json}}`);
+  const head = `,"messageId":${jsonString(id)},"delta":${jsonString(event.text)}`;
+  return emitHead(w, event, 'TEXT_MESSAGE_CONTENT', head);
 }
 
-/** Writes one record: `type`, its own fields, then `subagentRunId`, `timestamp`, `metadata`. */
+/**
+ * Writes one record: `type`, its own fields, then `subagentRunId`, `timestamp`, `metadata`.
+ * `laneless`: no `subagentRunId` from the event's lane (a run's records; a subagent's, which
+ * name their own run).
+ */
 function emit(
   w: Writer,
   event: AgentEvent | undefined,
   type: string,
   fields: JsonObject,
   meta?: JsonObject,
-  runScoped = false,
+  laneless = false,
 ): string {
-  if (!AGUI_WRITER_SHORTCUTS.enabled) return emitRecord(w, event, type, fields, meta, runScoped);
+  if (!AGUI_WRITER_SHORTCUTS.enabled) return emitRecord(w, event, type, fields, meta, laneless);
   // The record's text in pieces, without copying `fields` behind a `type` key: `JSON.stringify`
   // drops undefined fields as the record would not have them, and slicing its braces off
   // copies nothing. `type` is always one of this module's SCREAMING_SNAKE literals (nothing to
@@ -1410,16 +1411,9 @@ function emit(
   // (`encodeJson`: what JSON.stringify throws a TypeError for, a BigInt of an event built by
   // hand, is refused as the writer refuses, an AgentwireError.)
   const body = encodeJson(fields, type, FORMAT);
-  let json = body.length > 2 ? `{"type":"${type}",${body.slice(1, -1)}` : `{"type":"${type}"`;
-  if (!runScoped && event?.lane !== undefined && fields.subagentRunId === undefined)
-    json += `,"subagentRunId":${jsonString(event.lane)}`;
-  const ts = timestampOf(event?.ts);
-  if (ts !== undefined) json += `,"timestamp":${ts}`;
-  if (meta !== undefined && Object.keys(meta).length > 0) {
-    assertEncodable(meta, `${type}.metadata`, undefined, FORMAT);
-    json += `,"metadata":{${META_KEY_JSON}:${JSON.stringify(meta)}}`;
-  }
-  return frameJson(framingOf(w), `${json}}`);
+  // (What follows the fields, emitHead's: a record naming its lane in them gets no second one.)
+  const head = body.length > 2 ? `,${body.slice(1, -1)}` : '';
+  return emitHead(w, event, type, head, meta, false, laneless || fields.subagentRunId !== undefined);
 }
 
 /**
@@ -1430,6 +1424,7 @@ function emit(
  * {@link AGUI_WRITER_SHORTCUTS}, held to emit by test/ui/writer-shortcuts.test.ts. `plainMeta`:
  * the caller checked that `meta` needs no encodability walk. `meta` as a string: the metadata
  * spelled by the caller (the text inside `metadata.agentwire`'s braces, `''` for none).
+ * `laneless`: as {@link emit}'s, which writes its records here once its fields are encoded.
  */
 function emitHead(
   w: Writer,
@@ -1438,10 +1433,11 @@ function emitHead(
   head: string,
   meta?: JsonObject | string,
   plainMeta = false,
+  laneless = false,
 ): string {
   let json = `{"type":"${type}"${head}`;
   if (event !== undefined) {
-    if (event.lane !== undefined) json += `,"subagentRunId":${jsonString(event.lane)}`;
+    if (!laneless && event.lane !== undefined) json += `,"subagentRunId":${jsonString(event.lane)}`;
     const ts = timestampOf(event.ts);
     if (ts !== undefined) json += `,"timestamp":${ts}`;
   }
@@ -1468,11 +1464,11 @@ function emitRecord(
   type: string,
   fields: JsonObject,
   meta: JsonObject | undefined,
-  runScoped: boolean,
+  laneless: boolean,
 ): string {
   const r: JsonObject = { type };
   for (const k of Object.keys(fields)) if (fields[k] !== undefined) r[k] = fields[k];
-  if (!runScoped && event?.lane !== undefined && !('subagentRunId' in r)) r.subagentRunId = event.lane;
+  if (!laneless && event?.lane !== undefined && !('subagentRunId' in r)) r.subagentRunId = event.lane;
   const ts = timestampOf(event?.ts);
   if (ts !== undefined) r.timestamp = ts;
   if (meta !== undefined && Object.keys(meta).length > 0) {
@@ -2055,8 +2051,8 @@ function openSubagent(
   if (event.kind !== undefined) meta.kind = event.kind;
   if (event.background !== undefined) meta.background = event.background;
   if (implied) meta.implied = true;
-  const { lane: _lane, ...rest } = event;
-  return emit(w, rest as AgentEvent, 'SUBAGENT_STARTED', fields, meta);
+  // (Its lane is its parent's: the record names its own run, as a run's records name none.)
+  return emit(w, event, 'SUBAGENT_STARTED', fields, meta, true);
 }
 
 function closeSubagent(w: Writer, event: AgentEventOf<'child.end'>): string {
@@ -2065,15 +2061,13 @@ function closeSubagent(w: Writer, event: AgentEventOf<'child.end'>): string {
     out += openSubagent(w, { type: 'child.start', child: event.child }, event.lane, true);
   out += closeLane(w, event.child) + closeStep(w, event.child);
   w[SUBAGENTS].delete(event.child);
-  const { lane: _lane, ...rest } = event;
-  const at = rest as AgentEvent;
   const meta: JsonObject = {};
   const usage = usageOf(event.usage);
   if (usage !== undefined) meta.usage = usage;
   if (event.status === 'failed') {
     return (
       out +
-      emit(w, at, 'SUBAGENT_ERROR', { subagentRunId: event.child, message: event.result ?? 'failed' }, meta)
+      emit(w, event, 'SUBAGENT_ERROR', { subagentRunId: event.child, message: event.result ?? 'failed' }, meta, true)
     );
   }
   const fields: JsonObject = { subagentRunId: event.child };
@@ -2081,5 +2075,5 @@ function closeSubagent(w: Writer, event: AgentEventOf<'child.end'>): string {
   fields.outcome = event.status === 'incomplete' ? { type: 'suspended' } : { type: 'success' };
   if (event.status === 'cancelled')
     reportLoss(w[LOSS], event, 'child.end.status', 'a subagent is not cancelled in AG-UI');
-  return out + emit(w, at, 'SUBAGENT_FINISHED', fields, meta);
+  return out + emit(w, event, 'SUBAGENT_FINISHED', fields, meta, true);
 }
