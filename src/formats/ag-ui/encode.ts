@@ -2067,7 +2067,14 @@ function closeSubagent(w: Writer, event: AgentEventOf<'child.end'>): string {
   if (event.status === 'failed') {
     return (
       out +
-      emit(w, event, 'SUBAGENT_ERROR', { subagentRunId: event.child, message: event.result ?? 'failed' }, meta, true)
+      emit(
+        w,
+        event,
+        'SUBAGENT_ERROR',
+        { subagentRunId: event.child, message: event.result ?? 'failed' },
+        meta,
+        true,
+      )
     );
   }
   const fields: JsonObject = { subagentRunId: event.child };
