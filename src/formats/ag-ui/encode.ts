@@ -564,13 +564,9 @@ function ownLine(w: Writer, event: AgentEvent, template: JsonObject, hints: Agui
     back = putBack(w, event, r);
     if (back === 'general' || back === 'general-args') return ownGeneral(w, event, hints, back);
   }
-  // Every record's lane and time, written out (`putOrDrop`'s, without its call per record).
-  if (event.type !== 'child.start' && event.type !== 'child.end') {
-    if (event.lane !== undefined) r.subagentRunId = event.lane;
-    else if (typeof r.subagentRunId === 'string') delete r.subagentRunId;
-  }
-  if (event.ts !== undefined) r.timestamp = event.ts;
-  else if (typeof r.timestamp === 'number') delete r.timestamp;
+  // Every record's lane (but a child's, whose own run it names) and time.
+  if (event.type !== 'child.start' && event.type !== 'child.end') putOrDrop(r, 'subagentRunId', event.lane);
+  putOrDrop(r, 'timestamp', event.ts, isNumber);
   const raw = hints.raw;
   const text = recordText(r);
   let line = rawIfSame(raw, text);
@@ -722,13 +718,8 @@ function keptStep(w: Writer, r: JsonObject): void {
 /** Records an event carries before its own (steps a run's end closed): read as written. */
 function beforeRead(w: Writer, before: readonly string[]): void {
   for (const text of before) {
-    let r: unknown;
-    try {
-      r = JSON.parse(text);
-    } catch {
-      continue;
-    }
-    if (isJsonObject(r)) keptStep(w, r);
+    const r = parseJsonObject(text);
+    if (r !== undefined) keptStep(w, r);
   }
 }
 
@@ -965,11 +956,12 @@ function callBack(
   if (event.call === undefined) return 'general';
   r.toolCallId = event.call;
   if (event.type === 'tool.start') {
-    // The arguments are what the call's records so far give, parsed: edited or deleted, they
-    // are written by the general path (a new start with the event's arguments whole, which
-    // the decoder reads from there on). Either way they are forgotten once written.
+    // The arguments are what the call's records so far give, parsed as the decoder reads them
+    // (a JSON object, else none, `''` too): edited or deleted, they are written by the general
+    // path (a new start with the event's arguments whole, which the decoder reads from there
+    // on). Either way they are forgotten once written.
     const text = w[KEPT_ARGS].get(event.call);
-    if (text !== undefined && !sameJson(event.args, argsOf(text))) return 'general-args';
+    if (text !== undefined && !sameJson(event.args, parseJsonObject(text))) return 'general-args';
     putKeptMetasOrDrop(r, 'metadata', event, CALL_START_META, CALL_START_READS);
     return 'kept';
   }
@@ -987,11 +979,6 @@ function addKeptArgs(w: Writer, call: string, text: string): void {
   const sofar = w[KEPT_ARGS].get(call);
   if (sofar !== undefined && sofar.length + text.length <= AGUI_MAX_ARGS_CHARS)
     w[KEPT_ARGS].set(call, sofar + text);
-}
-
-/** A call's arguments as the decoder reads them from their text: a JSON object, else none. */
-function argsOf(text: string): JsonObject | undefined {
-  return text === '' ? undefined : parseJsonObject(text);
 }
 
 // ---- events from another format ----
