@@ -1431,16 +1431,20 @@ function emitHead(
   // A string is the metadata spelled by the caller: the text inside its braces, `''` for none.
   if (typeof meta === 'string') {
     if (meta !== '') json += `,"metadata":{${META_KEY_JSON}:{${meta}}}`;
-  } else if (meta !== undefined && hasKeys(meta)) {
+  } else if (meta !== undefined && hasValues(meta)) {
     if (!plainMeta) assertEncodable(meta, `${type}.metadata`, undefined, FORMAT);
     json += `,"metadata":{${META_KEY_JSON}:${JSON.stringify(meta)}}`;
   }
   return frameJson(framingOf(w), `${json}}`);
 }
 
-/** True when `o` has an own enumerable key (`Object.keys(o).length > 0` without the array). */
-function hasKeys(o: JsonObject): boolean {
-  for (const _ in o) return true;
+/**
+ * True when `o` has an enumerable key whose value is not `undefined`: a metadata object says
+ * something (its literal names every key it may have; `JSON.stringify` leaves the undefined
+ * ones out). No array of its keys is made.
+ */
+function hasValues(o: JsonObject): boolean {
+  for (const k in o) if (o[k] !== undefined) return true;
   return false;
 }
 
@@ -1458,7 +1462,7 @@ function emitRecord(
   if (!laneless && event?.lane !== undefined && !('subagentRunId' in r)) r.subagentRunId = event.lane;
   const ts = timestampOf(event?.ts);
   if (ts !== undefined) r.timestamp = ts;
-  if (meta !== undefined && Object.keys(meta).length > 0) {
+  if (meta !== undefined && hasValues(meta)) {
     assertEncodable(meta, `${type}.metadata`, undefined, FORMAT);
     r.metadata = { [AGUI_META_KEY]: meta };
   }
@@ -1525,10 +1529,12 @@ function startRun(w: Writer, event: AgentEvent): string {
   const fields: JsonObject = { threadId: w[THREAD], runId: w[RUN] };
   const text = event.type === 'run.start' ? event.input : undefined;
   if (text !== undefined || w[RESUME].length > 0) {
-    const input: JsonObject = { threadId: w[THREAD], runId: w[RUN], messages: [] };
-    if (text !== undefined) input.messages = [{ id: newId(w), role: 'user', content: text }];
-    if (w[RESUME].length > 0) input.resume = w[RESUME];
-    fields.input = input;
+    fields.input = {
+      threadId: w[THREAD],
+      runId: w[RUN],
+      messages: text === undefined ? [] : [{ id: newId(w), role: 'user', content: text }],
+      resume: w[RESUME].length > 0 ? w[RESUME] : undefined,
+    };
     w[RESUME] = [];
   }
   let out = emit(w, event, 'RUN_STARTED', fields, undefined, true);
@@ -1585,8 +1591,7 @@ function finishRun(w: Writer, event: AgentEventOf<'run.end'> | undefined): strin
       );
   }
   w[PENDING] = [];
-  const usage = usageOf(event?.usage);
-  if (usage !== undefined) fields.usage = usage;
+  fields.usage = usageOf(event?.usage);
   // A run that did not end (a new one begins, or its end says so) finishes, as AG-UI requires,
   // and says it was not complete: it reads back as incomplete, never as a success.
   const incomplete = fields.outcome === undefined && (event === undefined || event.status === 'incomplete');
@@ -1597,10 +1602,12 @@ function finishRun(w: Writer, event: AgentEventOf<'run.end'> | undefined): strin
 
 function runError(w: Writer, event: AgentEventOf<'run.end'> | undefined): string {
   w[RUN_OPEN] = false;
-  const fields: JsonObject = { message: event?.error ?? w[FATAL] ?? event?.reason ?? 'the run failed' };
-  if (event?.reason !== undefined) fields.code = event.reason;
-  const usage = usageOf(event?.usage);
-  if (usage !== undefined) fields.usage = usage;
+  // (A field undefined is left out of the record, as JSON.stringify and emitRecord leave it.)
+  const fields: JsonObject = {
+    message: event?.error ?? w[FATAL] ?? event?.reason ?? 'the run failed',
+    code: event?.reason,
+    usage: usageOf(event?.usage),
+  };
   w[FATAL] = undefined;
   w[PENDING] = [];
   // (The reason is the record's `code`.)
@@ -1610,21 +1617,11 @@ function runError(w: Writer, event: AgentEventOf<'run.end'> | undefined): string
 // ---- approvals and questions: interrupts, and the resume entries that answer them ----
 
 function interrupt(p: AgentEventOf<'approval.request'> | AgentEventOf<'question'>): JsonObject {
-  const i: JsonObject = {};
-  if (p.lane !== undefined) i.subagentRunId = p.lane;
-  const meta: JsonObject = {};
-  if (p.type === 'approval.request') {
-    i.id = p.approval;
-    i.reason = AGUI_APPROVAL_REASON;
-    if (p.title !== undefined) i.message = p.title;
-    if (p.call !== undefined) i.toolCallId = p.call;
-    if (p.tool !== undefined) meta.tool = p.tool;
-    if (p.args !== undefined) meta.args = p.args;
-    if (p.effects !== undefined) meta.effects = p.effects;
-    if (p.options !== undefined) meta.options = p.options;
-  } else {
-    i.id = p.question;
-    i.reason = AGUI_QUESTION_REASON;
+  // (A field undefined is left out of the record, as JSON.stringify leaves it.)
+  let meta: JsonObject;
+  if (p.type === 'approval.request')
+    meta = { tool: p.tool, args: p.args, effects: p.effects, options: p.options, ts: p.ts };
+  else {
     // (Left out by an event built by hand, or no array: refused, not a TypeError.)
     if (!Array.isArray(p.questions)) refuseKind(p, 'questions', 'an array', FORMAT);
     // (Each one's text read: an entry of no object, null, refused, not a TypeError.)
@@ -1634,12 +1631,19 @@ function interrupt(p: AgentEventOf<'approval.request'> | AgentEventOf<'question'
       if (typeof entry !== 'object' || entry === null)
         throw wrongType(entry, `question.questions[${q}]`, 'an object', FORMAT);
     }
-    i.message = p.questions.map((q) => q.text).join('\n');
-    if (p.call !== undefined) i.toolCallId = p.call;
-    meta.questions = p.questions;
+    meta = { questions: p.questions, ts: p.ts };
   }
-  if (p.ts !== undefined) meta.ts = p.ts;
-  if (Object.keys(meta).length > 0) {
+  const i: JsonObject =
+    p.type === 'approval.request'
+      ? { subagentRunId: p.lane, id: p.approval, reason: AGUI_APPROVAL_REASON, message: p.title }
+      : {
+          subagentRunId: p.lane,
+          id: p.question,
+          reason: AGUI_QUESTION_REASON,
+          message: p.questions.map((q) => q.text).join('\n'),
+        };
+  i.toolCallId = p.call;
+  if (hasValues(meta)) {
     assertEncodable(meta, 'interrupt.metadata', undefined, FORMAT);
     i.metadata = { [AGUI_META_KEY]: meta };
   }
@@ -1756,12 +1760,12 @@ function roundMetaJson(event: AgentEventOf<'round.end'>): string | undefined {
 
 /** A round end's `STEP_FINISHED` metadata, `usage` its {@link usageOf}: the general path's object. */
 function roundEndMeta(event: AgentEventOf<'round.end'>, usage: JsonObject[] | undefined): JsonObject {
-  const meta: JsonObject = {};
-  if (event.stopReason !== undefined) meta.stopReason = event.stopReason;
-  if (usage !== undefined) meta.usage = usage;
-  if (usage !== undefined && event.usage?.costUsd !== undefined) meta.costUsd = event.usage.costUsd;
-  if (event.model !== undefined) meta.model = event.model;
-  return meta;
+  return {
+    stopReason: event.stopReason,
+    usage,
+    costUsd: usage === undefined ? undefined : event.usage?.costUsd,
+    model: event.model,
+  };
 }
 
 /**
@@ -1902,14 +1906,15 @@ function toolStart(w: Writer, event: AgentEventOf<'tool.start'>, args: unknown):
 
 /** A call start's `TOOL_CALL_END` metadata, built as an object. */
 function callStartMeta(event: AgentEventOf<'tool.start'>): JsonObject {
-  // The metadata's fields named one by one (not a loop over their names: a keyed read of each).
-  const meta: JsonObject = {};
-  if (event.kind !== undefined) meta.kind = event.kind;
-  if (event.server !== undefined) meta.server = event.server;
-  if (event.argsSummary !== undefined) meta.argsSummary = event.argsSummary;
-  if (event.command !== undefined) meta.command = event.command;
-  if (event.startedAt !== undefined) meta.startedAt = event.startedAt;
-  return meta;
+  // The metadata's fields named one by one (not a loop over their names: a keyed read of each),
+  // in one literal (a field undefined is left out of the record).
+  return {
+    kind: event.kind,
+    server: event.server,
+    argsSummary: event.argsSummary,
+    command: event.command,
+    startedAt: event.startedAt,
+  };
 }
 
 /**
@@ -1990,17 +1995,19 @@ function toolEnd(w: Writer, event: AgentEventOf<'tool.end'>): string {
 
 /** A call end's `TOOL_CALL_RESULT` metadata, checked: what JSON cannot hold is refused here. */
 function callEndMeta(event: AgentEventOf<'tool.end'>): JsonObject {
-  // The metadata's fields named one by one (not a loop over their names: a keyed read of each).
-  const meta: JsonObject = {};
-  if (!event.ok) meta.ok = false;
-  if (event.error !== undefined) meta.error = event.error;
-  if (event.result !== undefined) meta.result = event.result;
-  if (event.exitCode !== undefined) meta.exitCode = event.exitCode;
-  if (event.denied !== undefined) meta.denied = event.denied;
-  if (event.filesChanged !== undefined) meta.filesChanged = event.filesChanged;
-  if (event.startedAt !== undefined) meta.startedAt = event.startedAt;
-  if (event.endedAt !== undefined) meta.endedAt = event.endedAt;
-  if (hasKeys(meta)) assertEncodable(meta, 'TOOL_CALL_RESULT.metadata', undefined, FORMAT);
+  // The metadata's fields named one by one (not a loop over their names: a keyed read of each),
+  // in one literal (a field undefined is left out of the record).
+  const meta: JsonObject = {
+    ok: event.ok ? undefined : false,
+    error: event.error,
+    result: event.result,
+    exitCode: event.exitCode,
+    denied: event.denied,
+    filesChanged: event.filesChanged,
+    startedAt: event.startedAt,
+    endedAt: event.endedAt,
+  };
+  if (hasValues(meta)) assertEncodable(meta, 'TOOL_CALL_RESULT.metadata', undefined, FORMAT);
   return meta;
 }
 
@@ -2030,14 +2037,14 @@ function openSubagent(
 ): string {
   if (w[SUBAGENTS].has(event.child)) return '';
   w[SUBAGENTS].add(event.child);
-  const fields: JsonObject = { subagentRunId: event.child, name: event.name ?? event.kind ?? 'subagent' };
-  if (event.task !== undefined) fields.description = event.task;
-  if (parent !== undefined && w[SUBAGENTS].has(parent)) fields.parentSubagentRunId = parent;
-  if (event.call !== undefined) fields.parentToolCallId = event.call;
-  const meta: JsonObject = {};
-  if (event.kind !== undefined) meta.kind = event.kind;
-  if (event.background !== undefined) meta.background = event.background;
-  if (implied) meta.implied = true;
+  const fields: JsonObject = {
+    subagentRunId: event.child,
+    name: event.name ?? event.kind ?? 'subagent',
+    description: event.task,
+    parentSubagentRunId: parent !== undefined && w[SUBAGENTS].has(parent) ? parent : undefined,
+    parentToolCallId: event.call,
+  };
+  const meta: JsonObject = { kind: event.kind, background: event.background, implied: implied || undefined };
   // (Its lane is its parent's: the record names its own run, as a run's records name none.)
   return emit(w, event, 'SUBAGENT_STARTED', fields, meta, true);
 }
@@ -2048,9 +2055,7 @@ function closeSubagent(w: Writer, event: AgentEventOf<'child.end'>): string {
     out += openSubagent(w, { type: 'child.start', child: event.child }, event.lane, true);
   out += closeLane(w, event.child) + closeStep(w, event.child);
   w[SUBAGENTS].delete(event.child);
-  const meta: JsonObject = {};
-  const usage = usageOf(event.usage);
-  if (usage !== undefined) meta.usage = usage;
+  const meta: JsonObject = { usage: usageOf(event.usage) };
   if (event.status === 'failed') {
     return (
       out +
@@ -2064,9 +2069,11 @@ function closeSubagent(w: Writer, event: AgentEventOf<'child.end'>): string {
       )
     );
   }
-  const fields: JsonObject = { subagentRunId: event.child };
-  if (event.result !== undefined) fields.result = event.result;
-  fields.outcome = event.status === 'incomplete' ? { type: 'suspended' } : { type: 'success' };
+  const fields: JsonObject = {
+    subagentRunId: event.child,
+    result: event.result,
+    outcome: { type: event.status === 'incomplete' ? 'suspended' : 'success' },
+  };
   if (event.status === 'cancelled')
     reportLoss(w[LOSS], event, 'child.end.status', 'a subagent is not cancelled in AG-UI');
   return out + emit(w, event, 'SUBAGENT_FINISHED', fields, meta, true);
