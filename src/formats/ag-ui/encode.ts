@@ -128,6 +128,16 @@ const META_KEY_JSON = JSON.stringify(AGUI_META_KEY);
 export const AGUI_WRITER_SHORTCUTS: { enabled: boolean } = { enabled: true };
 const ENV = ['session', 'run', 'round', 'ts', 'lane'];
 
+/** The fields of a call's end its result keeps in its metadata (besides `ok`). */
+const CALL_END_META = [
+  'error',
+  'result',
+  'exitCode',
+  'denied',
+  'filesChanged',
+  'startedAt',
+  'endedAt',
+] as const;
 // Events AG-UI has a slot for, and the fields it carries; every other type goes whole in a
 // `CUSTOM` event named `agentwire.<type>`.
 const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
@@ -140,21 +150,8 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
   'text.delta': [...ENV, 'text', 'message'],
   'reasoning.delta': [...ENV, 'text', 'message', 'redacted'],
   'tool.args.delta': [...ENV, 'call', 'name', 'text'],
-  'tool.start': [...ENV, 'call', 'name', 'kind', 'server', 'args', 'argsSummary', 'command', 'startedAt'],
-  'tool.end': [
-    ...ENV,
-    'call',
-    'name',
-    'ok',
-    'text',
-    'result',
-    'error',
-    'exitCode',
-    'filesChanged',
-    'denied',
-    'startedAt',
-    'endedAt',
-  ],
+  'tool.start': [...ENV, 'call', 'name', 'args', ...CALL_START_META],
+  'tool.end': [...ENV, 'call', 'name', 'ok', 'text', ...CALL_END_META],
   'approval.request': [...ENV, 'approval', 'call', 'tool', 'title', 'args', 'effects', 'options'],
   'approval.resolve': [...ENV, 'approval', 'decision', 'option'],
   question: [...ENV, 'question', 'questions', 'call'],
@@ -165,16 +162,6 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
 };
 
 const TEXT_DELTA_CARRIED = CARRIED['text.delta']!;
-/** The fields of a call's end its result keeps in its metadata (besides `ok`). */
-const CALL_END_META = [
-  'error',
-  'result',
-  'exitCode',
-  'denied',
-  'filesChanged',
-  'startedAt',
-  'endedAt',
-] as const;
 /** How the decoder reads each of {@link CALL_END_META} (what a field deleted is taken out by). */
 const CALL_END_READS: readonly ((kept: unknown) => boolean)[] = [
   isThere,
@@ -525,13 +512,14 @@ function own(w: Writer, event: AgentEvent, template: JsonObject, hints: AguiHint
   assertKeptText(event);
   const before = hints.before;
   if (before === undefined) return ownLine(w, event, template, hints);
-  // (Only an event carrying records, a run's end that closed steps, has steps to take back.)
-  const steps = stepsOf(w);
+  // (Only an event carrying records, a run's end that closed steps, has steps to take back:
+  // the read steps of the writer, keptStep's.)
+  const steps = [w[READ_ROUND], w[READ_STEP], w[MAIN_ROUND], new Map(w[STEP])] as const;
   beforeRead(w, before);
   try {
     return ownLine(w, event, template, hints);
   } catch (error) {
-    restoreSteps(w, steps);
+    [w[READ_ROUND], w[READ_STEP], w[MAIN_ROUND], w[STEP]] = steps;
     throw error;
   }
 }
@@ -574,8 +562,14 @@ function ownLine(w: Writer, event: AgentEvent, template: JsonObject, hints: Agui
   // Checked: from here the writer changes for the record.
   w[FRAMING] ??= hints.framing;
   const after = back === 'carried' ? '' : keptBack(w, event, r);
-  // A new message of the run's input took its id just now: the record is written with it.
-  if (back === 'new-message') line = JSON.stringify(r);
+  if (back === 'new-message') {
+    // The user message runStartBack added to the run's input, last of it, takes its id now
+    // (`newId`, the caller's `idSource`, is not called for a record then refused): the record
+    // is written with it.
+    const messages = (r.input as JsonObject).messages as JsonObject[];
+    messages[messages.length - 1]!.id = newId(w);
+    line = JSON.stringify(r);
+  }
   // After the record's fields: a run's start or end written by the general path opens or ends
   // the run itself.
   if (event.type === 'run.start') w[RUN_OPEN] = true;
@@ -645,26 +639,12 @@ function framedGeneral(
 /**
  * What {@link putBack} found for a kept record: `kept`, the record with the event's fields put
  * back (what writing it changes, {@link keptBack}, not done yet); `new-message`, the same with a
- * new user message in the run's input whose id is taken by keptBack; `general`, an edit the
+ * new user message in the run's input whose id is taken once the record is checked; `general`, an edit the
  * record has no place for (the general path writes the event); `general-args`, the same for a
  * call's start whose arguments were edited, which forgets the arguments its kept records gave
  * once written; `carried`, a carried event's value (nothing to change).
  */
 type Back = 'kept' | 'new-message' | 'general' | 'general-args' | 'carried';
-
-/** The read steps of the writer ({@link keptStep}'s), to take back what a refused event read. */
-type Steps = [readRound: number, readStep: boolean, mainRound: number | undefined, step: Map<string, string>];
-
-function stepsOf(w: Writer): Steps {
-  return [w[READ_ROUND], w[READ_STEP], w[MAIN_ROUND], new Map(w[STEP])];
-}
-
-function restoreSteps(w: Writer, steps: Steps): void {
-  w[READ_ROUND] = steps[0];
-  w[READ_STEP] = steps[1];
-  w[MAIN_ROUND] = steps[2];
-  w[STEP] = steps[3];
-}
 
 /**
  * The round the decoder gives the event of the kept record `r` when the records so far are read
@@ -788,18 +768,11 @@ function putBack(w: Writer, event: AgentEvent, r: JsonObject): Back {
 
 /**
  * What writing a record {@link putBack} built changes, done once it is checked: the call names,
- * arguments and child lanes the writer keeps, an id taken for a run's new user message; what
+ * arguments and child lanes the writer keeps; what
  * follows the record (`''` for nothing: text given to a start marker, its content).
  */
 function keptBack(w: Writer, event: AgentEvent, r: JsonObject): string {
   switch (event.type) {
-    case 'run.start': {
-      // The message putBack added to the input, last of it, waits for its id (NEW_MESSAGE_ID).
-      const messages = isJsonObject(r.input) ? r.input.messages : undefined;
-      const last = Array.isArray(messages) ? messages[messages.length - 1] : undefined;
-      if (isJsonObject(last) && last.id === NEW_MESSAGE_ID) last.id = newId(w);
-      return '';
-    }
     case 'reasoning.delta':
       if ('delta' in r || event.text === '') return '';
       return emit(w, event, 'REASONING_MESSAGE_CONTENT', {
@@ -823,13 +796,6 @@ function keptBack(w: Writer, event: AgentEvent, r: JsonObject): string {
   }
 }
 
-/**
- * The id a user message {@link runStartBack} adds to a run's input has until {@link keptBack}
- * takes one (`newId`, the caller's `idSource`, is not called for a record then refused). An
- * object: no id a kept message has is it.
- */
-const NEW_MESSAGE_ID = { 'agentwire:new-message': true } as const;
-
 /** A run's start: its thread, run and input (its last user message). */
 function runStartBack(event: AgentEventOf<'run.start'>, r: JsonObject): Back {
   // The thread and run are required: without them the general path makes new ones.
@@ -845,9 +811,11 @@ function runStartBack(event: AgentEventOf<'run.start'>, r: JsonObject): Back {
   if (lastUserText(r.input) === event.input) return 'kept';
   const input = isJsonObject(r.input) ? r.input : { threadId: r.threadId!, runId: r.runId! };
   let added = false;
+  // A message added has no id until the record is checked (ownLine): `undefined` holds its
+  // place first among its keys.
   r.input = withLastUserText(input, event.input, () => {
     added = true;
-    return NEW_MESSAGE_ID as unknown as string;
+    return undefined as unknown as string;
   });
   return added ? 'new-message' : 'kept';
 }
@@ -893,8 +861,8 @@ function runEndBack(event: AgentEventOf<'run.end'>, r: JsonObject): Back {
     const usage = usageOf(event.usage);
     if (usage !== undefined) r.usage = usage;
     else delete r.usage;
-    const costUsd = event.usage !== undefined && !isZeroUsage(event.usage) ? event.usage.costUsd : undefined;
-    putKeptMetaOrDrop(r, 'metadata', 'costUsd', costUsd, isNumber);
+    // (The cost as the general path writes it beside the usage: runMeta's.)
+    putKeptMetaOrDrop(r, 'metadata', 'costUsd', runMeta(event, false, undefined)?.costUsd, isNumber);
   }
   return 'kept';
 }
@@ -1186,16 +1154,17 @@ function assertRunIds(event: AgentEvent): void {
  */
 function assertUsageObject(usage: unknown, field: string): void {
   if (usage === undefined) return;
-  if (typeof usage !== 'object' || usage === null) throw wrongType(usage, field, 'an object', FORMAT);
+  assertObject(usage, field);
   const byModel = (usage as Usage).byModel as unknown;
   if (byModel === undefined) return;
-  if (typeof byModel !== 'object' || byModel === null)
-    throw wrongType(byModel, `${field}.byModel`, 'an object', FORMAT);
-  for (const m of Object.keys(byModel)) {
-    const entry = (byModel as Record<string, unknown>)[m];
-    if (typeof entry !== 'object' || entry === null)
-      throw wrongType(entry, `${field}.byModel.${m}`, 'an object', FORMAT);
-  }
+  assertObject(byModel, `${field}.byModel`);
+  for (const m of Object.keys(byModel as object))
+    assertObject((byModel as Record<string, unknown>)[m], `${field}.byModel.${m}`);
+}
+
+/** Refuses a value the writer reads parts of that is no object (`null` among them). */
+function assertObject(value: unknown, field: string): void {
+  if (typeof value !== 'object' || value === null) throw wrongType(value, field, 'an object', FORMAT);
 }
 
 /** A CUSTOM event's value, checked as {@link custom} writes it. */
@@ -1626,11 +1595,7 @@ function interrupt(p: AgentEventOf<'approval.request'> | AgentEventOf<'question'
     if (!Array.isArray(p.questions)) refuseKind(p, 'questions', 'an array', FORMAT);
     // (Each one's text read: an entry of no object, null, refused, not a TypeError.)
     const questions = p.questions as unknown[];
-    for (let q = 0; q < questions.length; q++) {
-      const entry = questions[q];
-      if (typeof entry !== 'object' || entry === null)
-        throw wrongType(entry, `question.questions[${q}]`, 'an object', FORMAT);
-    }
+    for (let q = 0; q < questions.length; q++) assertObject(questions[q], `question.questions[${q}]`);
     meta = { questions: p.questions, ts: p.ts };
   }
   const i: JsonObject =
@@ -1654,12 +1619,10 @@ function resumeEntry(event: AgentEventOf<'approval.resolve'> | AgentEventOf<'que
   if (event.type === 'question.answer') {
     return { interruptId: event.question, status: 'resolved', payload: { answers: event.answers } };
   }
-  const payload: JsonObject = { approved: decisionAllows(event.decision), decision: event.decision };
-  if (event.option !== undefined) payload.option = event.option;
   return {
     interruptId: event.approval,
     status: event.decision === 'cancel' ? 'cancelled' : 'resolved',
-    payload,
+    payload: { approved: decisionAllows(event.decision), decision: event.decision, option: event.option },
   };
 }
 

@@ -261,16 +261,18 @@ export function usageFromWire(usage: unknown): Usage | undefined {
   return u;
 }
 
+/** A `TokenUsage` entry: one literal of every key, a count not given `undefined` (left out as JSON). */
 function tokenUsage(u: Usage, model: string | undefined): JsonObject {
-  const t: JsonObject = {};
-  if (model !== undefined) t.model = model;
-  if (u.input !== undefined) t.inputTokens = u.input;
-  if (u.output !== undefined) t.outputTokens = u.output;
-  if (u.input !== undefined && u.output !== undefined) t.totalTokens = u.input + u.output;
-  if (u.reasoning !== undefined) t.reasoningTokens = u.reasoning;
-  if (u.cacheRead !== undefined) t.cachedInputTokens = u.cacheRead;
-  if (u.cacheWrite !== undefined) t.cacheWriteInputTokens = u.cacheWrite;
-  return t;
+  const { input, output } = u;
+  return {
+    model,
+    inputTokens: input,
+    outputTokens: output,
+    totalTokens: input !== undefined && output !== undefined ? input + output : undefined,
+    reasoningTokens: u.reasoning,
+    cachedInputTokens: u.cacheRead,
+    cacheWriteInputTokens: u.cacheWrite,
+  };
 }
 
 /**
@@ -351,6 +353,13 @@ export function sniffAgui(record: JsonObject): Detection | undefined {
   };
 }
 
+/** Where the last user message of `messages` is, `-1` for none. */
+function lastUser(messages: unknown[]): number {
+  let i = messages.length - 1;
+  while (i >= 0 && !(isJsonObject(messages[i]) && (messages[i] as JsonObject).role === 'user')) i--;
+  return i;
+}
+
 /** The content of the last user message of a `RunAgentInput`, when it is text. */
 export function lastUserText(input: unknown): string | undefined {
   if (!isJsonObject(input) || !Array.isArray(input.messages)) return undefined;
@@ -368,8 +377,7 @@ export function lastUserText(input: unknown): string | undefined {
  */
 export function withLastUserText(input: JsonObject, text: string, id: () => string): JsonObject {
   const messages = Array.isArray(input.messages) ? input.messages.slice() : [];
-  let i = messages.length - 1;
-  while (i >= 0 && !(isJsonObject(messages[i]) && (messages[i] as JsonObject).role === 'user')) i--;
+  const i = lastUser(messages);
   if (i < 0) messages.push({ id: id(), role: 'user', content: text });
   else messages[i] = { ...(messages[i] as JsonObject), content: text };
   return { ...input, messages };
@@ -381,10 +389,7 @@ export function withLastUserText(input: JsonObject, text: string, id: () => stri
  */
 export function withoutLastUser(input: JsonObject): JsonObject {
   const messages = Array.isArray(input.messages) ? input.messages.slice() : [];
-  for (let i = messages.length - 1; i >= 0; i--) {
-    if (!isJsonObject(messages[i]) || (messages[i] as JsonObject).role !== 'user') continue;
-    messages.splice(i, 1);
-    break;
-  }
+  const i = lastUser(messages);
+  if (i >= 0) messages.splice(i, 1);
   return { ...input, messages };
 }
