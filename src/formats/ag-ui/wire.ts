@@ -363,11 +363,8 @@ function lastUser(messages: unknown[]): number {
 /** The content of the last user message of a `RunAgentInput`, when it is text. */
 export function lastUserText(input: unknown): string | undefined {
   if (!isJsonObject(input) || !Array.isArray(input.messages)) return undefined;
-  for (let i = input.messages.length - 1; i >= 0; i--) {
-    const m = input.messages[i];
-    if (isJsonObject(m) && m.role === 'user') return contentPartsText(m.content);
-  }
-  return undefined;
+  const i = lastUser(input.messages);
+  return i < 0 ? undefined : contentPartsText((input.messages[i] as JsonObject).content);
 }
 
 /**
