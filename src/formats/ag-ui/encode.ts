@@ -1367,9 +1367,10 @@ function emit(
   // (`encodeJson`: what JSON.stringify throws a TypeError for, a BigInt of an event built by
   // hand, is refused as the writer refuses, an AgentwireError.)
   const body = encodeJson(fields, type, FORMAT);
-  // (What follows the fields, emitHead's: a record naming its lane in them gets no second one.)
+  // (What follows the fields is emitHead's: the records that name a lane in their fields, a
+  // subagent's, are laneless.)
   const head = body.length > 2 ? `,${body.slice(1, -1)}` : '';
-  return emitHead(w, event, type, head, meta, false, laneless || fields.subagentRunId !== undefined);
+  return emitHead(w, event, type, head, meta, false, laneless);
 }
 
 /**
