@@ -138,8 +138,10 @@ const CALL_END_META = [
   'startedAt',
   'endedAt',
 ] as const;
-// Events AG-UI has a slot for, and the fields it carries; every other type goes whole in a
-// `CUSTOM` event named `agentwire.<type>`.
+
+// Events AG-UI has a slot for, and the fields it carries (a list, in no order: `checkLoss`
+// looks a field up in it); every other type goes whole in a `CUSTOM` event named
+// `agentwire.<type>`.
 const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
   'run.start': [...ENV, 'input'],
   'run.end': [...ENV, 'status', 'reason', 'error', 'answer', 'usage', 'stopReason', 'durationMs', 'input'],
