@@ -18,7 +18,11 @@ const encoder = new TextEncoder();
  * `piece` is reused, so the sink writes the bytes before it returns). `piece` holds at least four
  * bytes, so that every piece takes at least one character: a surrogate pair is never split.
  */
-export function encodePieces(text: string, piece: Uint8Array, sink: (bytes: Uint8Array, length: number) => void): void {
+export function encodePieces(
+  text: string,
+  piece: Uint8Array,
+  sink: (bytes: Uint8Array, length: number) => void,
+): void {
   for (let from = 0; from < text.length; ) {
     // A slice of the text (flat once the first encode has flattened it) is a view, not a copy.
     const { read, written } = encoder.encodeInto(from === 0 ? text : text.slice(from), piece);
