@@ -23,6 +23,7 @@ import { type CodecCount, growthBudget, largeObjectBudget } from './heap-budget'
 import type { AgentEvent, CheckingCodec, Diagnostic, Format } from './index';
 import { type AccessGuard, TOKEN_ENV } from './node/access';
 import type { SessionLog } from './node/index';
+import { encodePieces, PIECE_BYTES } from './write-pieces';
 
 // The young generation keeps its first size. V8 grows it (to 32 MiB) in any process that allocates
 // for long, though every event here dies young: the streaming commands' peak memory would be
@@ -752,6 +753,10 @@ function isFile(fd: 1 | 2): boolean {
 // for a closed pipe), standard output ends the command (exit 74), quietly for EPIPE.
 function writeAll(fd: 1 | 2, text: string): void {
   try {
+    if (text.length > PIECE_BYTES) {
+      writePieces(fd, text);
+      return;
+    }
     const written = writeSync(fd, text);
     // Written whole: ASCII (the common case) needs no byte count.
     if (written === text.length || written === Buffer.byteLength(text)) return;
@@ -764,6 +769,16 @@ function writeAll(fd: 1 | 2, text: string): void {
     }
     outputFailed(error as NodeJS.ErrnoException);
   }
+}
+
+// A long text (a tool's output) through one reused buffer, not the malloc'd copy `writeSync` of a
+// string makes (src/write-pieces.ts).
+let pieceBuffer: Buffer | undefined;
+function writePieces(fd: 1 | 2, text: string): void {
+  pieceBuffer ??= Buffer.allocUnsafeSlow(PIECE_BYTES);
+  encodePieces(text, pieceBuffer, (bytes, length) => {
+    for (let done = 0; done < length; ) done += writeSync(fd, bytes, done, length - done);
+  });
 }
 
 // Standard output failed: a reader that went away (EPIPE) ends the command quietly with the code

@@ -56,6 +56,37 @@ describe('agentwire CLI', () => {
     expect(r.stdout.match(/Mark-Compact[^\n]*?testing/g)?.length ?? 0).toBeGreaterThanOrEqual(10);
   });
 
+  // Issue #24: a text past 64 K characters goes to a file through one reused buffer
+  // (src/write-pieces.ts), a pipe through Node's stream: the same bytes, multi-byte characters
+  // and a lone surrogate's U+FFFD across the pieces' ends included.
+  test('a long output written to a file is the bytes written to a pipe', () => {
+    const file = join(dir, 'long-wide.jsonl');
+    const id = 'toolu_wide';
+    const use = { type: 'tool_use', id, name: 'Read', input: { file_path: '/f' } };
+    const message = { id: 'msg_w', type: 'message', role: 'assistant', content: [use], usage: {} };
+    const content = `${'é€😀"\n'.repeat(40_000)}\uD800 end`;
+    const result = { type: 'tool_result', content, tool_use_id: id };
+    const lines = [
+      JSON.stringify({ type: 'assistant', message, session_id: 's', uuid: 'a' }),
+      JSON.stringify({ type: 'user', message: { role: 'user', content: [result] }, uuid: 'u' }),
+    ];
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const args = [CLI, 'convert', '--quiet', '--from', 'claude', '--to', 'claude', file];
+    const out = join(dir, 'long-wide.out');
+    const fd = openSync(out, 'w');
+    try {
+      expect(
+        spawnSync(process.execPath, args, { stdio: ['ignore', fd, 'pipe'], timeout: 20_000 }).status,
+      ).toBe(0);
+    } finally {
+      closeSync(fd);
+    }
+    const piped = spawnSync(process.execPath, args, { timeout: 20_000, maxBuffer: 1 << 30 });
+    expect(piped.status).toBe(0);
+    expect(piped.stdout.length).toBeGreaterThan(3 * 65536);
+    expect(readFileSync(out).equals(piped.stdout)).toBe(true);
+  });
+
   test('--version and --help', () => {
     const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
     expect(run(['--version'])).toMatchObject({ code: 0, stdout: `${pkg.version}\n` });
