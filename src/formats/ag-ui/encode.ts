@@ -1372,7 +1372,7 @@ function emit(
   // (What follows the fields is emitHead's: the records that name a lane in their fields, a
   // subagent's, are laneless.)
   const head = body.length > 2 ? `,${body.slice(1, -1)}` : '';
-  return emitHead(w, event, type, head, meta, false, laneless);
+  return emitHead(w, event, type, head, meta, laneless ? 'laneless' : undefined);
 }
 
 /**
@@ -1380,10 +1380,10 @@ function emit(
  * `type` (`,"stepName":"round 1"`: `{"type":"…"` is written here from `type`), each string value
  * written by `jsonString` (callers check that each is a string).
  * The same bytes without a fields object and its `JSON.stringify`; only behind
- * {@link AGUI_WRITER_SHORTCUTS}, held to emit by test/ui/writer-shortcuts.test.ts. `plainMeta`:
- * the caller checked that `meta` needs no encodability walk. `meta` as a string: the metadata
- * spelled by the caller (the text inside `metadata.agentwire`'s braces, `''` for none).
- * `laneless`: as {@link emit}'s, which writes its records here once its fields are encoded.
+ * {@link AGUI_WRITER_SHORTCUTS}, held to emit by test/ui/writer-shortcuts.test.ts. `meta` as a
+ * string: the metadata spelled by the caller (the text inside `metadata.agentwire`'s braces, `''`
+ * for none). `mode`: `plain`, the caller checked that `meta` needs no encodability walk;
+ * `laneless`, as {@link emit}'s (which writes its records here once its fields are encoded).
  */
 function emitHead(
   w: Writer,
@@ -1391,12 +1391,11 @@ function emitHead(
   type: string,
   head: string,
   meta?: JsonObject | string,
-  plainMeta = false,
-  laneless = false,
+  mode?: 'plain' | 'laneless',
 ): string {
   let json = `{"type":"${type}"${head}`;
   if (event !== undefined) {
-    if (!laneless && event.lane !== undefined) json += `,"subagentRunId":${jsonString(event.lane)}`;
+    if (mode !== 'laneless' && event.lane !== undefined) json += `,"subagentRunId":${jsonString(event.lane)}`;
     const ts = timestampOf(event.ts);
     if (ts !== undefined) json += `,"timestamp":${ts}`;
   }
@@ -1404,7 +1403,7 @@ function emitHead(
   if (typeof meta === 'string') {
     if (meta !== '') json += `,"metadata":{${META_KEY_JSON}:{${meta}}}`;
   } else if (meta !== undefined && hasValues(meta)) {
-    if (!plainMeta) assertEncodable(meta, `${type}.metadata`, undefined, FORMAT);
+    if (mode !== 'plain') assertEncodable(meta, `${type}.metadata`, undefined, FORMAT);
     json += `,"metadata":{${META_KEY_JSON}:${JSON.stringify(meta)}}`;
   }
   return frameJson(framingOf(w), `${json}}`);
@@ -1692,7 +1691,7 @@ function closeStep(
   const at = event ?? (lane === undefined ? undefined : ({ lane } as AgentEvent));
   if (AGUI_WRITER_SHORTCUTS.enabled) {
     const head = `,"stepName":${jsonString(name)}`;
-    return emitHead(w, at, 'STEP_FINISHED', head, meta, plain);
+    return emitHead(w, at, 'STEP_FINISHED', head, meta, plain ? 'plain' : undefined);
   }
   return emit(w, at, 'STEP_FINISHED', { stepName: name }, meta as JsonObject | undefined);
 }
@@ -1953,7 +1952,9 @@ function toolEnd(w: Writer, event: AgentEventOf<'tool.end'>): string {
   ) {
     // Most results: the text and at most a failure said, the metadata spelled, no object.
     const head = `,"messageId":${jsonString(messageId)},"toolCallId":${jsonString(event.call)},"content":${jsonText(content)},"role":"tool"`;
-    return out + emitHead(w, event, 'TOOL_CALL_RESULT', head, meta ?? (event.ok ? '' : '"ok":false'), true);
+    return (
+      out + emitHead(w, event, 'TOOL_CALL_RESULT', head, meta ?? (event.ok ? '' : '"ok":false'), 'plain')
+    );
   }
   const fields: JsonObject = { messageId, toolCallId: event.call, content, role: 'tool' };
   return out + emit(w, event, 'TOOL_CALL_RESULT', fields, meta ?? (event.ok ? undefined : { ok: false }));
