@@ -761,7 +761,7 @@ function writeAll(fd: 1 | 2, text: string): void {
     // Written whole: ASCII (the common case) needs no byte count.
     if (written === text.length || written === Buffer.byteLength(text)) return;
     const bytes = Buffer.from(text);
-    for (let done = written; done < bytes.length; ) done += writeSync(fd, bytes, done);
+    writeBytes(fd, bytes, written, bytes.length);
   } catch (error) {
     if (fd === 2) {
       stderrGone = true;
@@ -776,9 +776,12 @@ function writeAll(fd: 1 | 2, text: string): void {
 let pieceBuffer: Buffer | undefined;
 function writePieces(fd: 1 | 2, text: string): void {
   pieceBuffer ??= Buffer.allocUnsafeSlow(PIECE_BYTES);
-  encodePieces(text, pieceBuffer, (bytes, length) => {
-    for (let done = 0; done < length; ) done += writeSync(fd, bytes, done, length - done);
-  });
+  encodePieces(text, pieceBuffer, (bytes, length) => writeBytes(fd, bytes, 0, length));
+}
+
+// Bytes `from` to `end` of `bytes`, in as many writes as the file takes them in.
+function writeBytes(fd: 1 | 2, bytes: Uint8Array, from: number, end: number): void {
+  for (let done = from; done < end; ) done += writeSync(fd, bytes, done, end - done);
 }
 
 // Standard output failed: a reader that went away (EPIPE) ends the command quietly with the code

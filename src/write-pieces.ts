@@ -2,10 +2,11 @@
 // apart from the command line so that a test holds it equal to the whole text's UTF-8.
 //
 // `writeSync(fd, text)` has Node size a malloc'd buffer for three bytes per character of the
-// text, encode into it and free it: past glibc's mmap threshold (a long tool output written by
-// `convert`), such buffers come from the main arena, whose pages stay resident, and the peak of a
-// stream of long outputs was that much higher (docs/performance.md, "Round forty-nine"). Short
-// texts keep the one call: the common case, and the cheaper one.
+// text, encode into it and free it. For a long tool output (~570 KB) the first such buffer is a
+// mapping of its own; freeing it raises glibc's mmap threshold, so the later ones come from the
+// main arena, whose pages stay resident, and the peak of a stream of long outputs (`convert`)
+// was that much higher (docs/performance.md, "Round forty-nine"). Short texts keep the one call:
+// the common case, and the cheaper one.
 
 /** Texts longer than this many characters are written in pieces; the piece buffer's size too. */
 export const PIECE_BYTES = 64 * 1024;

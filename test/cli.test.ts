@@ -32,7 +32,8 @@ describe('agentwire CLI', () => {
   // largeObjectBudget): Claude → nativeharness, whose reader and writer both make a large string
   // per long tool output, collects twice as often as the one-codec budget let it (7 full GCs on
   // this file with it), so its peak at 1 GiB is 1–2 MiB lower (docs/performance.md, round
-  // forty-eight: not yet a margin under 64 MiB in every run). The CLI's own full GCs are the ones `--trace-gc` calls "testing".
+  // forty-eight: not yet a margin under 64 MiB in every run). The CLI's own full GCs are the
+  // ones `--trace-gc` calls "testing".
   test('convert collects large objects on its own, smaller budget', () => {
     const file = join(dir, 'long-outputs.jsonl');
     const lines: string[] = [];
