@@ -84,19 +84,23 @@ const FORMAT = 'copilot' as const;
 /** An event being built: its type, and fields set as the record gives them. */
 type Emit = { type: AgentEvent['type'] } & Record<string, unknown>;
 
-// Copilot's token fields (assistant.usage, shutdown metrics) as model counts.
+// Copilot's token fields (assistant.usage, shutdown metrics) and the model counts they are, in
+// the counts' order.
+const TOKENS = [
+  ['input', 'inputTokens'],
+  ['output', 'outputTokens'],
+  ['cacheRead', 'cacheReadTokens'],
+  ['cacheWrite', 'cacheWriteTokens'],
+  ['reasoning', 'reasoningTokens'],
+] as const;
+
+// Copilot's token fields as model counts.
 function tokenCounts(d: JsonObject): ModelUsage {
   const u: ModelUsage = {};
-  const input = num(d.inputTokens);
-  if (input !== undefined) u.input = input;
-  const output = num(d.outputTokens);
-  if (output !== undefined) u.output = output;
-  const cacheRead = num(d.cacheReadTokens);
-  if (cacheRead !== undefined) u.cacheRead = cacheRead;
-  const cacheWrite = num(d.cacheWriteTokens);
-  if (cacheWrite !== undefined) u.cacheWrite = cacheWrite;
-  const reasoning = num(d.reasoningTokens);
-  if (reasoning !== undefined) u.reasoning = reasoning;
+  for (const [count, field] of TOKENS) {
+    const n = num(d[field]);
+    if (n !== undefined) u[count] = n;
+  }
   return u;
 }
 
@@ -1033,12 +1037,10 @@ function approvalRequest(d: JsonObject): Emit {
   const pr = d.permissionRequest as JsonObject;
   const S = COPILOT_PERMISSION_SLOTS;
   const e: Emit = { type: 'approval.request', approval: d.requestId };
-  const call = copilotSlot(pr, S.call);
-  if (call !== undefined) e.call = pr[call];
-  const tool = copilotSlot(pr, S.tool);
-  if (tool !== undefined) e.tool = pr[tool];
-  const title = copilotSlot(pr, S.title);
-  if (title !== undefined) e.title = pr[title];
+  for (const field of ['call', 'tool', 'title'] as const) {
+    const key = copilotSlot(pr, S[field]);
+    if (key !== undefined) e[field] = pr[key];
+  }
   const args = copilotSlot(pr, S.args, true);
   if (args !== undefined) e.args = copyJson(pr[args]);
   const effect = copilotSlot(pr, S.effects);
