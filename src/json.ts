@@ -1161,7 +1161,8 @@ function isScalarChar(c: number): boolean {
   );
 }
 
-function stringTokenEnd(text: string, at: number): number {
+/** {@link jsonTokenEnd} of a string token (`text[at]` a quote). */
+export function stringTokenEnd(text: string, at: number): number {
   let q = text.indexOf('"', at + 1);
   while (q !== -1 && isEscapedAt(text, q)) q = text.indexOf('"', q + 1);
   return q === -1 ? -1 : q + 1;

@@ -6,7 +6,7 @@
 // every piece of a line in order, up to its end, has proved the line is the JSON text it expects,
 // so the values it read are the ones `JSON.parse` of the whole line holds.
 
-import { jsonTokenEnd, plainRunEnd } from './json';
+import { jsonTokenEnd, plainRunEnd, stringTokenEnd } from './json';
 
 /** The line and the cursor (a literal: its hidden class outlives a full GC). */
 export interface TextReader {
@@ -146,7 +146,7 @@ export function readStringTo(r: TextReader, end: number): string | undefined {
 /**
  * A string token at the cursor, whatever it holds (escapes, quotes, a text of many lines): the
  * slice when nothing in it needs reading (one native scan to its closing quote), else the token
- * found up to its first unescaped quote ({@link jsonTokenEnd}) and parsed alone. `undefined` (the
+ * found up to its first unescaped quote ({@link stringTokenEnd}) and parsed alone. `undefined` (the
  * cursor unmoved) when no string starts at the cursor or the token is not JSON (a raw control
  * character, a bad escape). The cursor then past its closing quote.
  */
@@ -160,7 +160,7 @@ export function readString(r: TextReader): string | undefined {
     return text.slice(at + 1, stop);
   }
   // From its opening quote to its first unescaped one: a string token, or no JSON at all.
-  return readJsonTo(r, jsonTokenEnd(text, at)) as string | undefined;
+  return readJsonTo(r, stringTokenEnd(text, at)) as string | undefined;
 }
 
 /**

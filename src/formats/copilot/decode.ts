@@ -29,7 +29,7 @@ import type {
 import {
   readDigits,
   readFixed,
-  readJsonValue,
+  readJsonTo,
   readString,
   type TextReader,
   textReader,
@@ -1168,6 +1168,8 @@ export const copilotCanonicalLines: { enabled: boolean } = { enabled: true };
 // against what the envelope and its data leave of the bound.
 const CANONICAL_DEPTH = 3;
 const DATA_DEPTH = 2;
+// The end of a canonical line after its data with `"ephemeral":true`.
+const EPHEMERAL_TAIL = ',"ephemeral":true}';
 
 /**
  * The record of a line spelled as the Copilot CLI (and this library's writer) writes the frequent
@@ -1255,7 +1257,7 @@ export function readCopilotCanonicalLine(text: string, maxDepth: number): JsonOb
   }
   if (data === undefined) return undefined;
   if (r.at === text.length - 1) return { id, parentId, timestamp, type, data };
-  return readFixed(r, ',"ephemeral":true}') && r.at === text.length
+  return readFixed(r, EPHEMERAL_TAIL) && r.at === text.length
     ? { id, parentId, timestamp, type, data, ephemeral: true }
     : undefined;
 }
@@ -1265,16 +1267,22 @@ function keyString(r: TextReader, key: string): string | undefined {
   return readFixed(r, key) ? readString(r) : undefined;
 }
 
-// A tool call's start: its id, its name, its arguments (any JSON value, parsed alone and measured
-// against the bound; a long one is left to `JSON.parse`, which measures the line's text first).
+// A tool call's start: its id, its name, its arguments (any JSON value: the text from the cursor
+// to the data's closing brace, found from the line's end, parsed alone and measured against the
+// bound; a long one is left to `JSON.parse`, which measures the line's text first). Text there
+// that is no one value (a key after the arguments) does not parse, and the line is left to
+// `JSON.parse`; the schema's one key after them, `mcpServerName` (a string), is told without the
+// parse's throw: text ending in a quote is one value only when it is a string.
 function readToolStart(r: TextReader, maxDepth: number): JsonObject | undefined {
   const toolCallId = keyString(r, 'toolCallId":');
   const toolName = toolCallId === undefined ? undefined : keyString(r, ',"toolName":');
   if (toolName === undefined || !readFixed(r, ',"arguments":')) return undefined;
-  const start = r.at;
-  const args = readJsonValue(r);
-  if (args === undefined || r.at - start > DEPTH_PRECHECK_CHARS) return undefined;
-  return !valueExceedsDepth(args, maxDepth - DATA_DEPTH) && readFixed(r, '}')
+  const text = r.text;
+  const end = text.length - (text.endsWith(EPHEMERAL_TAIL) ? EPHEMERAL_TAIL.length : 1) - 1;
+  if (end - r.at > DEPTH_PRECHECK_CHARS) return undefined;
+  if (text.charCodeAt(end - 1) === 34 && text.charCodeAt(r.at) !== 34) return undefined;
+  const args = readJsonTo(r, end);
+  return args !== undefined && !valueExceedsDepth(args, maxDepth - DATA_DEPTH) && readFixed(r, '}')
     ? { toolCallId, toolName, arguments: args }
     : undefined;
 }
