@@ -729,7 +729,9 @@ export function plainRunEnd(text: string, from: number): number {
 export function readStringToken(text: string, open: number, close: number): string | undefined {
   if (close <= open || text.charCodeAt(open) !== 34 || text.charCodeAt(close) !== 34) return undefined;
   if (plainRunEnd(text, open + 1) === close) return text.slice(open + 1, close);
-  if (!isStringToken(text, open, close)) return undefined;
+  // Its first unescaped quote after the opening one is the closing one (every quote between them
+  // escaped): one string token.
+  if (stringTokenEnd(text, open) !== close + 1) return undefined;
   try {
     return JSON.parse(text.slice(open, close + 1)) as string;
   } catch {

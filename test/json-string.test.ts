@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { jsonString } from '../src/json';
+import { jsonString, readStringToken } from '../src/json';
 import { FUZZ_RUNS as RUNS } from './runs';
 
 describe('jsonString', () => {
@@ -24,6 +24,31 @@ describe('jsonString', () => {
         expect(jsonString(text)).toBe(JSON.stringify(text));
       }),
       { numRuns: RUNS * 10 },
+    );
+  });
+});
+
+// The string-token read of the shortcuts (Copilot's delta, Cursor's, nativeharness's): the value
+// of `text[open..close]` when that text is one JSON string token, `undefined` otherwise, the
+// same as JSON.parse of the token (quotes, escaped quotes, backslash runs, raw controls).
+describe('readStringToken', () => {
+  test('is JSON.parse of text[open..close] when that is a string, else undefined', () => {
+    const unit = fc.constantFrom('"', '\\', '\\"', '\\\\', 'a', 'é', '\n', '\\n', '\\u0041', '\\x');
+    fc.assert(
+      fc.property(fc.array(unit, { maxLength: 12 }), fc.nat(), fc.nat(), (units, a, b) => {
+        const text = units.join('');
+        const open = a % (text.length + 1);
+        const close = b % (text.length + 1);
+        let want: unknown;
+        try {
+          want = JSON.parse(text.slice(open, close + 1));
+        } catch {
+          want = undefined;
+        }
+        const token = close > open && text[open] === '"' && text[close] === '"';
+        expect(readStringToken(text, open, close)).toBe(token && typeof want === 'string' ? want : undefined);
+      }),
+      { numRuns: RUNS * 20 },
     );
   });
 });
