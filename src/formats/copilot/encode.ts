@@ -30,6 +30,47 @@ import { joinRecord } from '../../record';
 import { newRunSpan, type RunSpan, SPAN_WROTE, spanAfter, spanBefore } from '../../run-span';
 import { addExact, assertByModelFigures, assertUsageNumbers } from '../../usage';
 import {
+  CHILDREN,
+  HELD,
+  HELD_LANES,
+  IDS,
+  INCOMPLETE_RUN,
+  ISO,
+  KEPT_MS,
+  KEPT_TIME,
+  KEYS,
+  LAST_ID,
+  LAST_MESSAGE,
+  LAST_MESSAGE_QUOTED,
+  LAST_MS,
+  LAST_MS_QUOTED,
+  LAST_QUOTED,
+  LAST_TYPE,
+  LOSS,
+  NOW,
+  OPEN_LANE,
+  OPEN_MESSAGE,
+  OPEN_REASONING,
+  OPTIONS,
+  PENDING,
+  PREV_MS,
+  PREV_MS_QUOTED,
+  REASONING,
+  REASONING_CUT,
+  RENAMED,
+  RUN_ERROR,
+  RUN_OPEN,
+  RUN_SUM,
+  SESSION,
+  SPAN,
+  TEMPLATES,
+  TEXTS,
+  TURN,
+  TURN_COUNT,
+  USAGE_IN_TURN,
+  WROTE_ANY,
+} from './encode-slots';
+import {
   COPILOT_DENIED_BY,
   COPILOT_EPHEMERAL_TYPES,
   COPILOT_MAX_HELD_MESSAGES,
@@ -148,7 +189,7 @@ interface Out {
 }
 
 /**
- * The writer's state ({@link newWriter}): an array of slots (the indices below), not a literal.
+ * The writer's state ({@link newWriter}): an array of slots (the indices in encode-slots.ts), not a literal.
  * An array's hidden class belongs to the realm and outlives every GC; a literal's, made before
  * the factory has an allocation site (it runs once per encoder), dies with the last writer at a
  * full GC and takes the per-event code that read it along (docs/performance.md, "Copilot writer,
@@ -241,46 +282,6 @@ type Writer = [
 type RunSum = Partial<Record<RunFigure, number>>;
 type RunFigure = 'input' | 'output' | 'cacheRead' | 'cacheWrite' | 'reasoning';
 const RUN_FIGURES: readonly RunFigure[] = ['input', 'output', 'cacheRead', 'cacheWrite', 'reasoning'];
-
-const OPTIONS = 0;
-const LOSS = 1;
-const ISO = 2;
-const LAST_ID = 3;
-const LAST_QUOTED = 4;
-const KEPT_TIME = 5;
-const KEPT_MS = 6;
-const LAST_MS = 7;
-const LAST_MS_QUOTED = 8;
-const LAST_MESSAGE = 9;
-const LAST_MESSAGE_QUOTED = 10;
-const TEMPLATES = 11;
-const WROTE_ANY = 12;
-const LAST_TYPE = 13;
-const HELD = 14;
-const TURN = 15;
-const TURN_COUNT = 16;
-const USAGE_IN_TURN = 17;
-const RUN_ERROR = 18;
-const OPEN_MESSAGE = 19;
-const OPEN_REASONING = 20;
-const TEXTS = 21;
-const REASONING = 22;
-const CHILDREN = 23;
-const RUN_OPEN = 24;
-const RUN_SUM = 25;
-const KEYS = 26;
-const PENDING = 27;
-const SESSION = 28;
-const OPEN_LANE = 29;
-const INCOMPLETE_RUN = 30;
-const SPAN = 31;
-const RENAMED = 32;
-const REASONING_CUT = 33;
-const IDS = 34;
-const HELD_LANES = 35;
-const NOW = 36;
-const PREV_MS = 37;
-const PREV_MS_QUOTED = 38;
 
 function newWriter(options: CopilotEncodeOptions, sink: DiagnosticSink, templates: boolean): Writer {
   return [
