@@ -26,7 +26,6 @@ import {
 import { isStableJson, sameAsKept } from '../../kept';
 import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, ModelUsage, Usage } from '../../model';
-import { joinRecord } from '../../record';
 import { newRunSpan, type RunSpan, SPAN_WROTE, spanAfter, spanBefore } from '../../run-span';
 import { addExact, assertByModelFigures, assertUsageNumbers } from '../../usage';
 import {
@@ -2279,9 +2278,15 @@ function keptSays(raw: string, text: string, extra: Record<string, unknown>): bo
   }
 }
 
-// Envelope fields the model has no slot for, kept by the decoder: re-joined in place.
+// Envelope fields the model has no slot for, kept by the decoder: each after the record's own,
+// refused as `joinRecord` refuses an extra field. (`text` is JSON as `JSON.stringify` writes it, so
+// it is what parsing it and writing each value again gives: only its closing brace moves.)
 function withExtra(text: string, extra: Record<string, unknown>): string {
-  const record = JSON.parse(text) as JsonObject;
-  const pieces: Array<[string, string]> = Object.keys(record).map((k) => [k, JSON.stringify(record[k])]);
-  return joinRecord(pieces, { extra }, (v) => json(v, 'extra'), FORMAT);
+  let out = text.slice(0, -1);
+  for (const key of Object.keys(extra)) {
+    const value = extra[key];
+    assertEncodable(value, key, undefined, FORMAT);
+    if (value !== undefined) out += `,${JSON.stringify(key)}:${json(value, 'extra')}`;
+  }
+  return `${out}}`;
 }
