@@ -2,7 +2,7 @@ import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
 import { decisionAllows, str } from '../../guards';
 import { newUuidRun, nextUuid, type UuidRun } from '../../ids';
-import { type IsoWriteClock, newIsoWriteClock, parseTimestamp, writeIsoAt } from '../../iso';
+import { type IsoWriteClock, newIsoWriteClock, writeIsoAt } from '../../iso';
 import {
   assertArgsWritable,
   assertEncodable,
@@ -2129,8 +2129,8 @@ function emit(w: Writer, o: Out): string {
   const timeText =
     kept !== undefined &&
     (event.ts === undefined
-      ? Number.isNaN(parseTimestamp(kept.timestamp).ms)
-      : parseTimestamp(kept.timestamp).ms === event.ts)
+      ? Number.isNaN(Date.parse(kept.timestamp))
+      : Date.parse(kept.timestamp) === event.ts)
       ? jsonString(kept.timestamp)
       : w[TEMPLATES]
         ? quotedAt(w, event.ts)
@@ -2242,7 +2242,7 @@ function isKept(
   const ts = event.ts;
   const time = r.timestamp as string;
   if (time !== w[KEPT_TIME]) {
-    w[KEPT_MS] = parseTimestamp(time).ms;
+    w[KEPT_MS] = Date.parse(time);
     w[KEPT_TIME] = time;
   }
   // No `ts` is the record's only where its time reads as none (else the time was taken out).
