@@ -148,9 +148,6 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
   unknown: [...ENV, 'record', 'recordType'],
 };
 
-// The `data` of an Out whose `dataText` is given (never read).
-const EMPTY: JsonObject = Object.freeze({}) as JsonObject;
-
 function put(d: JsonObject, key: string, value: unknown): void {
   if (value === undefined) delete d[key];
   else d[key] = value;
@@ -175,17 +172,6 @@ function orKept(
 
 const isString = (v: unknown): boolean => typeof v === 'string';
 const isNumber = (v: unknown): boolean => typeof v === 'number';
-
-/** One record about to be written: its type, data and the event it came from. */
-interface Out {
-  type: CopilotRecordType;
-  data: JsonObject;
-  /** `data` as JSON already (a template write: `JSON.stringify(data)` exactly), when known. */
-  dataText?: string;
-  event: AgentEvent;
-  /** The envelope `agentId` (a child lane, or the child a subagent record is about). */
-  agent?: string | undefined;
-}
 
 /**
  * The writer's state ({@link newWriter}): an array of slots (the indices in encode-slots.ts), not a literal.
@@ -787,17 +773,17 @@ function recordOf(w: Writer, event: AgentEvent): string {
       }
       return text + sessionStart(w, event, tpl);
     case 'session.title':
-      return text + emit(w, { type: 'session.title_changed', data: { ...tpl, title: event.title }, event });
+      return text + emit(w, 'session.title_changed', event, { ...tpl, title: event.title });
     case 'run.start':
       w[RUN_ERROR] = undefined;
       if (w[INCOMPLETE_RUN] !== undefined) return text + afterIncomplete(w, event);
       openRun(w);
       if (event.input === undefined) return text;
-      return text + emit(w, { type: 'user.message', data: dataWith(tpl, [['content', event.input]]), event });
+      return text + emit(w, 'user.message', event, dataWith(tpl, [['content', event.input]]));
     case 'user.message':
       // Outside a run a reader takes the message for a run's start.
       if (event.lane === undefined && !w[RUN_OPEN]) openRun(w);
-      return text + emit(w, { type: 'user.message', data: dataWith(tpl, [['content', event.text]]), event });
+      return text + emit(w, 'user.message', event, dataWith(tpl, [['content', event.text]]));
     case 'round.start':
       // A reader opens a run at a turn's start when none is open.
       if (event.lane === undefined && !w[RUN_OPEN]) openRun(w);
@@ -840,7 +826,7 @@ function recordOf(w: Writer, event: AgentEvent): string {
       if (tpl === undefined && w[TEMPLATES] && typeof event.text === 'string' && typeof id === 'string') {
         // Most records of a stream: `JSON.stringify` of `{messageId, deltaContent}`, spelled out.
         const dataText = `{"messageId":${quotedMessage(w, id)},"deltaContent":${jsonString(event.text)}}`;
-        return text + head + emit(w, { type: 'assistant.message_delta', data: EMPTY, dataText, event });
+        return text + head + emit(w, 'assistant.message_delta', event, dataText);
       }
       const set: Array<[string, unknown]> = [
         ['messageId', id],
@@ -877,7 +863,7 @@ function recordOf(w: Writer, event: AgentEvent): string {
       ) {
         // `JSON.stringify` of `{toolCallId, partialOutput}`, spelled out.
         const dataText = `{"toolCallId":${jsonString(event.call)},"partialOutput":${jsonText(event.text)}}`;
-        return text + emit(w, { type: 'tool.execution_partial_result', data: EMPTY, dataText, event });
+        return text + emit(w, 'tool.execution_partial_result', event, dataText);
       }
       const set: Array<[string, unknown]> = [
         ['toolCallId', event.call],
@@ -922,22 +908,15 @@ function recordOf(w: Writer, event: AgentEvent): string {
         );
         return text;
       }
-      return text + emit(w, { type: 'session.idle', data: { ...tpl }, event });
+      return text + emit(w, 'session.idle', event, { ...tpl });
     case 'error':
       return text + errorRecord(w, event, tpl, own, copilotEnvelope(record));
     case 'cancel': {
       const data = dataWith(tpl, [['reason', orKept(event.by, tpl, 'reason', isString, 'user_initiated')]]);
-      return text + emit(w, { type: 'abort', data, event });
+      return text + emit(w, 'abort', event, data);
     }
     case 'compaction.start':
-      return (
-        text +
-        emit(w, {
-          type: 'session.compaction_start',
-          data: dataWith(tpl, [['trigger', event.trigger]]),
-          event,
-        })
-      );
+      return text + emit(w, 'session.compaction_start', event, dataWith(tpl, [['trigger', event.trigger]]));
     case 'compaction.end': {
       const data = dataWith(tpl, [
         ['success', tpl === undefined ? true : tpl.success],
@@ -946,7 +925,7 @@ function recordOf(w: Writer, event: AgentEvent): string {
         ['postCompactionTokens', count(event.tokensAfter, 'compaction.end.tokensAfter')],
         ['tokensRemoved', count(event.tokensFreed, 'compaction.end.tokensFreed')],
       ]);
-      return text + emit(w, { type: 'session.compaction_complete', data, event });
+      return text + emit(w, 'session.compaction_complete', event, data);
     }
     case 'approval.request':
       return text + permissionRequested(w, event, tpl);
@@ -1108,13 +1087,13 @@ function releaseError(w: Writer, held: AgentEventOf<'error'>, next: AgentEvent |
 
 function warningRecord(w: Writer, event: AgentEventOf<'error'>, tpl: JsonObject | undefined): string {
   const data = dataWith(tpl, codeSet(event, tpl, 'warningType'));
-  return emit(w, { type: 'session.warning', data, event });
+  return emit(w, 'session.warning', event, data);
 }
 
 function sessionError(w: Writer, event: AgentEventOf<'error'>, tpl: JsonObject | undefined): string {
   w[RUN_ERROR] = event.message;
   const data = dataWith(tpl, codeSet(event, tpl, 'errorType'));
-  return emit(w, { type: 'session.error', data, event });
+  return emit(w, 'session.error', event, data);
 }
 
 /**
@@ -1248,7 +1227,7 @@ function writeHeld(w: Writer, event: AgentEvent, id: string): string {
         break;
       }
   const end = { type: 'message.end', ts: event.ts, lane } as AgentEvent;
-  return emit(w, { type: 'assistant.message', data: { messageId: id, content }, event: end });
+  return emit(w, 'assistant.message', end, { messageId: id, content });
 }
 
 /** The id a message's records are written under: the id its events name, unless it was cut. */
@@ -1274,7 +1253,7 @@ function cutMessage(w: Writer, event: AgentEventOf<'text.delta'>, named: string)
   w[RENAMED].set(named, next);
   // Still open: a round's end that closes it names it as its events do.
   if (open === named) w[OPEN_MESSAGE] = named;
-  out += emit(w, { type: 'assistant.message_start', data: { messageId: next }, event });
+  out += emit(w, 'assistant.message_start', event, { messageId: next });
   return out;
 }
 
@@ -1311,7 +1290,7 @@ function sessionStart(w: Writer, event: AgentEvent, tpl: JsonObject | undefined)
   else if (context !== undefined && typeof context.cwd === 'string')
     data.context = withCwd(context, undefined);
   const start: AgentEvent = e ?? { type: 'session.start', session };
-  return emit(w, { type: 'session.start', data, event: start });
+  return emit(w, 'session.start', start, data);
 }
 
 /**
@@ -1435,13 +1414,13 @@ function reasoningRecord(
       ['reasoningId', id],
       ['content', event.text],
     ]);
-    return head + emit(w, { type: 'assistant.reasoning', data, event });
+    return head + emit(w, 'assistant.reasoning', event, data);
   }
   const data = dataWith(tpl, [
     ['reasoningId', id],
     ['deltaContent', event.text],
   ]);
-  return head + emit(w, { type: 'assistant.reasoning_delta', data, event });
+  return head + emit(w, 'assistant.reasoning_delta', event, data);
 }
 
 /**
@@ -1499,7 +1478,7 @@ function messageRecord(
     const dataText = `{"messageId":${jsonString(id)},"content":${jsonText(content)}${reasoning}}`;
     w[REASONING] = '';
     w[OPEN_REASONING] = undefined;
-    return emit(w, { type: 'assistant.message', data: EMPTY, dataText, event });
+    return emit(w, 'assistant.message', event, dataText);
   }
   const set: Array<[string, unknown]> = [
     ['messageId', id],
@@ -1531,7 +1510,7 @@ function toolEnd(
   return (
     lazyTurn(w, event, own) +
     (data !== undefined
-      ? emit(w, { type: 'tool.execution_complete', data, event })
+      ? emit(w, 'tool.execution_complete', event, data)
       : kept(w, 'tool.execution_complete', event, tpl, [
           ['toolCallId', event.call],
           ['success', event.ok],
@@ -1720,7 +1699,7 @@ function runTotal(w: Writer, event: AgentEventOf<'run.end'>, write: boolean): st
     ['reasoningTokens', count(rest.reasoning, 'run.end.usage.reasoning')],
   ]);
   w[RUN_SUM] = addFigures(w[RUN_SUM], rest);
-  return emit(w, { type: 'assistant.usage', data, event });
+  return emit(w, 'assistant.usage', event, data);
 }
 
 /** A model's `modelMetrics` entry: the kept one (`was`) with the model's counts put in its usage. */
@@ -1764,9 +1743,9 @@ function shutdown(w: Writer, event: AgentEventOf<'usage'>, u: Usage, tpl: JsonOb
       codeChanges: { linesAdded: 0, linesRemoved: 0, filesModified: [] },
       modelMetrics: metrics,
     };
-    return emit(w, { type: 'session.shutdown', data: fresh, event });
+    return emit(w, 'session.shutdown', event, fresh);
   }
-  return emit(w, { type: 'session.shutdown', data, event });
+  return emit(w, 'session.shutdown', event, data);
 }
 
 function childStart(w: Writer, event: AgentEventOf<'child.start'>, tpl: JsonObject | undefined): string {
@@ -1791,12 +1770,7 @@ function childStart(w: Writer, event: AgentEventOf<'child.start'>, tpl: JsonObje
   ];
   if (tpl !== undefined) renamed(set, tpl, keptName, event.name);
   const data = dataWith(tpl, set);
-  return emit(w, {
-    type: 'subagent.started',
-    data,
-    event,
-    agent: event.child === call ? undefined : event.child,
-  });
+  return emit(w, 'subagent.started', event, data, event.child === call ? undefined : event.child);
 }
 
 /**
@@ -1848,7 +1822,7 @@ function childEnd(
     reportLoss(w[LOSS], event, 'child.end.result', `${FORMAT} has no result text for a completed subagent`);
   const data = dataWith(tpl, set);
   const agent = event.child === call ? undefined : event.child;
-  return emit(w, { type: failed ? 'subagent.failed' : 'subagent.completed', data, event, agent });
+  return emit(w, failed ? 'subagent.failed' : 'subagent.completed', event, data, agent);
 }
 
 /**
@@ -1886,7 +1860,7 @@ function permissionRequested(
     ['requestId', event.approval],
     ['permissionRequest', pr],
   ]);
-  return emit(w, { type: 'permission.requested', data, event });
+  return emit(w, 'permission.requested', event, data);
 }
 
 // A field written to the key of the kept request the reader took it from; one it has none for is
@@ -1935,7 +1909,7 @@ function permissionCompleted(
     ['requestId', event.approval],
     ['result', result],
   ]);
-  return emit(w, { type: 'permission.completed', data, event });
+  return emit(w, 'permission.completed', event, data);
 }
 
 // The result of another format's decision. Copilot says who denied (the user, rules, a hook),
@@ -1992,7 +1966,7 @@ function inputRequested(w: Writer, event: AgentEventOf<'question'>, tpl: JsonObj
     ],
     ['toolCallId', asRead(tpl?.toolCallId, str(tpl?.toolCallId), event.call)],
   ]);
-  return emit(w, { type: 'user_input.requested', data, event });
+  return emit(w, 'user_input.requested', event, data);
 }
 
 // A kept field's value while the event says what the reader read from it (`read`: nothing of a
@@ -2014,7 +1988,7 @@ function inputCompleted(
     ['requestId', event.question],
     ['answer', answers[0]],
   ]);
-  return emit(w, { type: 'user_input.completed', data, event });
+  return emit(w, 'user_input.completed', event, data);
 }
 
 /**
@@ -2032,7 +2006,7 @@ function afterIncomplete(w: Writer, event: AgentEventOf<'run.start'>): string {
     // The reader ends the open turn with the run.
     w[TURN] = undefined;
     w[USAGE_IN_TURN] = false;
-    return emit(w, { type: 'user.message', data: { content: event.input, delivery: 'idle' }, event });
+    return emit(w, 'user.message', event, { content: event.input, delivery: 'idle' });
   }
   reportLoss(
     w[LOSS],
@@ -2040,9 +2014,7 @@ function afterIncomplete(w: Writer, event: AgentEventOf<'run.start'>): string {
     'run.end.status',
     `${FORMAT} has no record for an incomplete run whose turn ended: a reader takes the next run's records for its continuation or ends it completed`,
   );
-  return event.input === undefined
-    ? ''
-    : emit(w, { type: 'user.message', data: { content: event.input }, event });
+  return event.input === undefined ? '' : emit(w, 'user.message', event, { content: event.input });
 }
 
 function runEnd(w: Writer, event: AgentEventOf<'run.end'>, tpl: JsonObject | undefined): string {
@@ -2078,17 +2050,13 @@ function runEnd(w: Writer, event: AgentEventOf<'run.end'>, tpl: JsonObject | und
       : w[RUN_ERROR] !== undefined && errorDiffers)
   ) {
     const message = event.error ?? event.reason ?? 'the run failed';
-    text += emit(w, {
-      type: 'session.error',
-      data: { errorType: 'error', message },
-      event: { ...event },
-    });
+    text += emit(w, 'session.error', { ...event }, { errorType: 'error', message });
   }
   w[RUN_ERROR] = undefined;
   endRunAndTurn(w);
   const data: JsonObject =
     tpl !== undefined ? { ...tpl } : event.status === 'cancelled' ? { aborted: true } : {};
-  return text + emit(w, { type: 'session.idle', data, event });
+  return text + emit(w, 'session.idle', event, data);
 }
 
 function unknownRecord(w: Writer, event: AgentEventOf<'unknown'>, own: boolean): string {
@@ -2106,9 +2074,19 @@ function unknownRecord(w: Writer, event: AgentEventOf<'unknown'>, own: boolean):
   return `${rawIfSame(event.provenance?.hints?.raw, json(r, 'unknown.record'))}\n`;
 }
 
-/** Writes one record's envelope around its data, in the order it came (or the SDK's). */
-function emit(w: Writer, o: Out): string {
-  const event = o.event;
+/**
+ * Writes one record's envelope around its data, in the order it came (or the SDK's): a record of
+ * `type` for `event`, its `data` an object or JSON already (a template write: `JSON.stringify` of
+ * the data exactly), `agent` the envelope's `agentId` (a child lane, or the child a subagent
+ * record is about).
+ */
+function emit(
+  w: Writer,
+  type: CopilotRecordType,
+  event: AgentEvent,
+  data: JsonObject | string,
+  agent?: string,
+): string {
   const p = event.provenance;
   const own = p?.format === FORMAT;
   // Another format's first record: a session's start goes first, as Copilot writes a session.
@@ -2116,12 +2094,12 @@ function emit(w: Writer, o: Out): string {
   // the source's own session start must not make it a second one.
   // The data first: a value JSON cannot hold is refused before the session's start is written
   // and before an id is taken, which the refusal would take down with it.
-  const data = o.dataText ?? json(o.data, `${event.type}`);
-  if (!w[WROTE_ANY] && !own && o.type !== 'session.start')
-    return sessionStart(w, event, undefined) + emit(w, { ...o, dataText: data });
+  const dataText = typeof data === 'string' ? data : json(data, `${event.type}`);
+  if (!w[WROTE_ANY] && !own && type !== 'session.start')
+    return sessionStart(w, event, undefined) + emit(w, type, event, dataText, agent);
   const hints = own ? (p.hints as CopilotHints | undefined) : undefined;
   const env = copilotEnvelope(hints?.record);
-  const kept = env !== undefined && env.type === o.type ? env : undefined;
+  const kept = env !== undefined && env.type === type ? env : undefined;
   const id = kept !== undefined ? kept.id : newId(w);
   const parentId = kept !== undefined ? kept.parentId : w[LAST_ID];
   // A kept time the decoder read as none stays as read; one it read is the event's `ts`, and
@@ -2135,10 +2113,10 @@ function emit(w: Writer, o: Out): string {
       : w[TEMPLATES]
         ? quotedAt(w, event.ts)
         : jsonString(timestampOf(w, event.ts));
-  const agent =
-    o.agent ?? (event.lane === undefined || o.type.startsWith('subagent.') ? undefined : event.lane);
+  const agentId =
+    agent ?? (event.lane === undefined || type.startsWith('subagent.') ? undefined : event.lane);
   const ephemeral =
-    kept !== undefined ? kept.ephemeral : COPILOT_EPHEMERAL_TYPES.has(o.type) ? true : undefined;
+    kept !== undefined ? kept.ephemeral : COPILOT_EPHEMERAL_TYPES.has(type) ? true : undefined;
   // An id of the default source (a UUID) has nothing to escape. The previous record's quoted id
   // is this one's parentId: quoted once.
   const quotedId =
@@ -2150,16 +2128,16 @@ function emit(w: Writer, o: Out): string {
         ? w[LAST_QUOTED] || jsonString(parentId)
         : jsonString(parentId);
   // Record types are plain words: nothing to escape.
-  const type = w[TEMPLATES]
-    ? `"type":"${o.type}","data":${data}`
-    : `"type":${jsonString(o.type)},"data":${data}`;
+  const typeText = w[TEMPLATES]
+    ? `"type":"${type}","data":${dataText}`
+    : `"type":${jsonString(type)},"data":${dataText}`;
   // COPILOT_ENVELOPE_KEYS, or COPILOT_DISK_KEYS for a record that came in the on-disk order.
   const text0 =
     kept?.layout === 'disk'
-      ? `{${type},"id":${quotedId},"timestamp":${timeText},"parentId":${quotedParent}`
-      : `{"id":${quotedId},"parentId":${quotedParent},"timestamp":${timeText},${type}`;
+      ? `{${typeText},"id":${quotedId},"timestamp":${timeText},"parentId":${quotedParent}`
+      : `{"id":${quotedId},"parentId":${quotedParent},"timestamp":${timeText},${typeText}`;
   const tail =
-    (agent === undefined ? '' : `,"agentId":${jsonString(agent)}`) +
+    (agentId === undefined ? '' : `,"agentId":${jsonString(agentId)}`) +
     (ephemeral === undefined
       ? ''
       : ephemeral === true
@@ -2171,7 +2149,7 @@ function emit(w: Writer, o: Out): string {
   w[LAST_ID] = id;
   w[LAST_QUOTED] = quotedId;
   w[WROTE_ANY] = true;
-  w[LAST_TYPE] = o.type;
+  w[LAST_TYPE] = type;
   return `${text}\n`;
 }
 
@@ -2195,7 +2173,7 @@ function kept(
   set: Array<[string, unknown]>,
 ): string {
   if (tpl === undefined || !COPILOT_KEPT_LINES.enabled || !isKept(w, type, event, tpl, set))
-    return emit(w, { type, data: dataWith(tpl, set), event });
+    return emit(w, type, event, dataWith(tpl, set));
   const r = event.provenance!.hints!.record as JsonObject;
   w[LAST_ID] = r.id as string;
   // Quoted when a record written from the model names it as its parent (`emit`).
