@@ -755,7 +755,6 @@ function recordOf(w: Writer, event: AgentEvent): string {
   }
   const record = own ? (p.hints as CopilotHints | undefined)?.record : undefined;
   const tpl = copilotData(record);
-  let text = '';
   if (!w[WROTE_ANY] && !own && event.session !== undefined) w[SESSION] ??= event.session;
   switch (event.type) {
     case 'session.start':
@@ -769,29 +768,30 @@ function recordOf(w: Writer, event: AgentEvent): string {
           'session.start',
           `${FORMAT} has one session.start, the stream's first record`,
         );
-        return text;
+        return '';
       }
-      return text + sessionStart(w, event, tpl);
+      return sessionStart(w, event, tpl);
     case 'session.title':
-      return text + emit(w, 'session.title_changed', event, { ...tpl, title: event.title });
+      return emit(w, 'session.title_changed', event, { ...tpl, title: event.title });
     case 'run.start':
       w[RUN_ERROR] = undefined;
-      if (w[INCOMPLETE_RUN] !== undefined) return text + afterIncomplete(w, event);
+      if (w[INCOMPLETE_RUN] !== undefined) return afterIncomplete(w, event);
       openRun(w);
-      if (event.input === undefined) return text;
-      return text + emit(w, 'user.message', event, dataWith(tpl, [['content', event.input]]));
+      if (event.input === undefined) return '';
+      return emit(w, 'user.message', event, dataWith(tpl, [['content', event.input]]));
     case 'user.message':
       // Outside a run a reader takes the message for a run's start.
       if (event.lane === undefined && !w[RUN_OPEN]) openRun(w);
-      return text + emit(w, 'user.message', event, dataWith(tpl, [['content', event.text]]));
+      return emit(w, 'user.message', event, dataWith(tpl, [['content', event.text]]));
     case 'round.start':
       // A reader opens a run at a turn's start when none is open.
       if (event.lane === undefined && !w[RUN_OPEN]) openRun(w);
-      return text + turnStart(w, event, tpl);
+      return turnStart(w, event, tpl);
     case 'round.end':
-      return text + turnEnd(w, event, tpl, own);
+      return turnEnd(w, event, tpl, own);
     case 'message.start': {
       const id = event.message ?? newId(w);
+      let text = '';
       // A new message of a lane: its earlier message's snapshots are all that will come.
       if (!own && w[PENDING].size !== 0) text += writeSnapshots(w, event.lane);
       text += lazyTurn(w, event, own);
@@ -826,24 +826,24 @@ function recordOf(w: Writer, event: AgentEvent): string {
       if (tpl === undefined && w[TEMPLATES] && typeof event.text === 'string' && typeof id === 'string') {
         // Most records of a stream: `JSON.stringify` of `{messageId, deltaContent}`, spelled out.
         const dataText = `{"messageId":${quotedMessage(w, id)},"deltaContent":${jsonString(event.text)}}`;
-        return text + head + emit(w, 'assistant.message_delta', event, dataText);
+        return head + emit(w, 'assistant.message_delta', event, dataText);
       }
       const set: Array<[string, unknown]> = [
         ['messageId', id],
         ['deltaContent', event.text],
       ];
-      return text + head + kept(w, 'assistant.message_delta', event, tpl, set);
+      return head + kept(w, 'assistant.message_delta', event, tpl, set);
     }
     case 'reasoning.delta':
       // Another format's empty delta (a reasoning block's start or end there) says nothing here.
       if (!own && event.text === '' && event.redacted === undefined && event.signature === undefined)
-        return text;
-      return text + reasoningRecord(w, event, tpl, own);
+        return '';
+      return reasoningRecord(w, event, tpl, own);
     case 'message.end':
       // Another format's end of a message no record was written or held for (Cursor ends the
       // segment its deltas streamed by an id they never named): no message here, nothing lost.
-      if (!own && !endsHeld(w, event.message)) return text;
-      return text + messageRecord(w, event, tpl, event.message);
+      if (!own && !endsHeld(w, event.message)) return '';
+      return messageRecord(w, event, tpl, event.message);
     case 'tool.start': {
       const set: Array<[string, unknown]> = [
         ['toolCallId', event.call],
@@ -852,7 +852,7 @@ function recordOf(w: Writer, event: AgentEvent): string {
         ['mcpServerName', event.server],
       ];
       if (!own && event.args !== undefined) assertEncodable(event.args, 'tool.start.args', undefined, FORMAT);
-      return text + lazyTurn(w, event, own) + kept(w, 'tool.execution_start', event, tpl, set);
+      return lazyTurn(w, event, own) + kept(w, 'tool.execution_start', event, tpl, set);
     }
     case 'tool.output': {
       if (
@@ -863,39 +863,40 @@ function recordOf(w: Writer, event: AgentEvent): string {
       ) {
         // `JSON.stringify` of `{toolCallId, partialOutput}`, spelled out.
         const dataText = `{"toolCallId":${jsonString(event.call)},"partialOutput":${jsonText(event.text)}}`;
-        return text + emit(w, 'tool.execution_partial_result', event, dataText);
+        return emit(w, 'tool.execution_partial_result', event, dataText);
       }
       const set: Array<[string, unknown]> = [
         ['toolCallId', event.call],
         ['partialOutput', event.text],
       ];
-      return text + kept(w, 'tool.execution_partial_result', event, tpl, set);
+      return kept(w, 'tool.execution_partial_result', event, tpl, set);
     }
-    case 'tool.end':
+    case 'tool.end': {
       // A tool's result: the call that asked for it is over, its lane's figures final.
+      let text = '';
       if (!own && w[PENDING].size !== 0) {
         // Refused after them, the snapshots written before the end would go down with it (it
         // is not: writeEvent checked it first).
         text += writeSnapshots(w, event.lane);
       }
       return text + toolEnd(w, event, tpl, own);
+    }
     case 'usage':
-      return text + usageRecord(w, event, tpl, own, copilotEnvelope(record));
+      return usageRecord(w, event, tpl, own, copilotEnvelope(record));
     case 'child.start':
-      return text + childStart(w, event, tpl);
+      return childStart(w, event, tpl);
     case 'child.end':
       // The subagent's figures no final one replaced go before its end (see writeSnapshots).
       return (
-        text +
         (own ? '' : childSnapshots(w, event.child)) +
         childEnd(w, event, tpl, copilotEnvelope(record)?.type)
       );
     case 'run.end':
-      return text + runEnd(w, event, tpl);
+      return runEnd(w, event, tpl);
     case 'status':
       if (event.status !== 'idle') {
         reportLoss(w[LOSS], event, 'status', `${FORMAT} has no place for a status other than idle`);
-        return text;
+        return '';
       }
       // The main agent's session.idle ends its run (outside one, it ends an empty run a reader
       // makes up): only a subagent's idle is a notice (Claude says idle inside a run).
@@ -906,17 +907,17 @@ function recordOf(w: Writer, event: AgentEvent): string {
           'status.idle',
           `${FORMAT} has no idle notice for the main agent (its session.idle ends the run)`,
         );
-        return text;
+        return '';
       }
-      return text + emit(w, 'session.idle', event, { ...tpl });
+      return emit(w, 'session.idle', event, { ...tpl });
     case 'error':
-      return text + errorRecord(w, event, tpl, own, copilotEnvelope(record));
+      return errorRecord(w, event, tpl, own, copilotEnvelope(record));
     case 'cancel': {
       const data = dataWith(tpl, [['reason', orKept(event.by, tpl, 'reason', isString, 'user_initiated')]]);
-      return text + emit(w, 'abort', event, data);
+      return emit(w, 'abort', event, data);
     }
     case 'compaction.start':
-      return text + emit(w, 'session.compaction_start', event, dataWith(tpl, [['trigger', event.trigger]]));
+      return emit(w, 'session.compaction_start', event, dataWith(tpl, [['trigger', event.trigger]]));
     case 'compaction.end': {
       const data = dataWith(tpl, [
         ['success', tpl === undefined ? true : tpl.success],
@@ -925,21 +926,21 @@ function recordOf(w: Writer, event: AgentEvent): string {
         ['postCompactionTokens', count(event.tokensAfter, 'compaction.end.tokensAfter')],
         ['tokensRemoved', count(event.tokensFreed, 'compaction.end.tokensFreed')],
       ]);
-      return text + emit(w, 'session.compaction_complete', event, data);
+      return emit(w, 'session.compaction_complete', event, data);
     }
     case 'approval.request':
-      return text + permissionRequested(w, event, tpl);
+      return permissionRequested(w, event, tpl);
     case 'approval.resolve':
-      return text + permissionCompleted(w, event, tpl);
+      return permissionCompleted(w, event, tpl);
     case 'question':
-      return text + inputRequested(w, event, tpl);
+      return inputRequested(w, event, tpl);
     case 'question.answer':
-      return text + inputCompleted(w, event, tpl);
+      return inputCompleted(w, event, tpl);
     case 'unknown':
-      return text + unknownRecord(w, event, own);
+      return unknownRecord(w, event, own);
     default:
       reportLoss(w[LOSS], event, event.type, `${FORMAT} has no event for ${event.type}`);
-      return text;
+      return '';
   }
 }
 
