@@ -778,11 +778,11 @@ function recordOf(w: Writer, event: AgentEvent): string {
       if (w[INCOMPLETE_RUN] !== undefined) return afterIncomplete(w, event);
       openRun(w);
       if (event.input === undefined) return '';
-      return emit(w, 'user.message', event, dataWith(tpl, [['content', event.input]]));
+      return emit(w, 'user.message', event, dataWith(tpl, { content: event.input }));
     case 'user.message':
       // Outside a run a reader takes the message for a run's start.
       if (event.lane === undefined && !w[RUN_OPEN]) openRun(w);
-      return emit(w, 'user.message', event, dataWith(tpl, [['content', event.text]]));
+      return emit(w, 'user.message', event, dataWith(tpl, { content: event.text }));
     case 'round.start':
       // A reader opens a run at a turn's start when none is open.
       if (event.lane === undefined && !w[RUN_OPEN]) openRun(w);
@@ -799,7 +799,7 @@ function recordOf(w: Writer, event: AgentEvent): string {
       w[OPEN_MESSAGE] = id;
       w[OPEN_LANE] = event.lane;
       w[TEXTS].set(id, '');
-      return text + kept(w, 'assistant.message_start', event, tpl, [['messageId', id]]);
+      return text + kept(w, 'assistant.message_start', event, tpl, { messageId: id });
     }
     case 'text.delta': {
       let head = lazyTurn(w, event, own);
@@ -828,10 +828,10 @@ function recordOf(w: Writer, event: AgentEvent): string {
         const dataText = `{"messageId":${quotedMessage(w, id)},"deltaContent":${jsonString(event.text)}}`;
         return head + emit(w, 'assistant.message_delta', event, dataText);
       }
-      const set: Array<[string, unknown]> = [
-        ['messageId', id],
-        ['deltaContent', event.text],
-      ];
+      const set: JsonObject = {
+        messageId: id,
+        deltaContent: event.text,
+      };
       return head + kept(w, 'assistant.message_delta', event, tpl, set);
     }
     case 'reasoning.delta':
@@ -845,12 +845,12 @@ function recordOf(w: Writer, event: AgentEvent): string {
       if (!own && !endsHeld(w, event.message)) return '';
       return messageRecord(w, event, tpl, event.message);
     case 'tool.start': {
-      const set: Array<[string, unknown]> = [
-        ['toolCallId', event.call],
-        ['toolName', event.name],
-        ['arguments', orKept(event.args, tpl, 'arguments', isJsonObject, {})],
-        ['mcpServerName', event.server],
-      ];
+      const set: JsonObject = {
+        toolCallId: event.call,
+        toolName: event.name,
+        arguments: orKept(event.args, tpl, 'arguments', isJsonObject, {}),
+        mcpServerName: event.server,
+      };
       if (!own && event.args !== undefined) assertEncodable(event.args, 'tool.start.args', undefined, FORMAT);
       return lazyTurn(w, event, own) + kept(w, 'tool.execution_start', event, tpl, set);
     }
@@ -865,10 +865,10 @@ function recordOf(w: Writer, event: AgentEvent): string {
         const dataText = `{"toolCallId":${jsonString(event.call)},"partialOutput":${jsonText(event.text)}}`;
         return emit(w, 'tool.execution_partial_result', event, dataText);
       }
-      const set: Array<[string, unknown]> = [
-        ['toolCallId', event.call],
-        ['partialOutput', event.text],
-      ];
+      const set: JsonObject = {
+        toolCallId: event.call,
+        partialOutput: event.text,
+      };
       return kept(w, 'tool.execution_partial_result', event, tpl, set);
     }
     case 'tool.end': {
@@ -888,8 +888,7 @@ function recordOf(w: Writer, event: AgentEvent): string {
     case 'child.end':
       // The subagent's figures no final one replaced go before its end (see writeSnapshots).
       return (
-        (own ? '' : childSnapshots(w, event.child)) +
-        childEnd(w, event, tpl, copilotEnvelope(record)?.type)
+        (own ? '' : childSnapshots(w, event.child)) + childEnd(w, event, tpl, copilotEnvelope(record)?.type)
       );
     case 'run.end':
       return runEnd(w, event, tpl);
@@ -913,19 +912,19 @@ function recordOf(w: Writer, event: AgentEvent): string {
     case 'error':
       return errorRecord(w, event, tpl, own, copilotEnvelope(record));
     case 'cancel': {
-      const data = dataWith(tpl, [['reason', orKept(event.by, tpl, 'reason', isString, 'user_initiated')]]);
+      const data = dataWith(tpl, { reason: orKept(event.by, tpl, 'reason', isString, 'user_initiated') });
       return emit(w, 'abort', event, data);
     }
     case 'compaction.start':
-      return emit(w, 'session.compaction_start', event, dataWith(tpl, [['trigger', event.trigger]]));
+      return emit(w, 'session.compaction_start', event, dataWith(tpl, { trigger: event.trigger }));
     case 'compaction.end': {
-      const data = dataWith(tpl, [
-        ['success', tpl === undefined ? true : tpl.success],
-        ['trigger', event.trigger],
-        ['preCompactionTokens', count(event.tokensBefore, 'compaction.end.tokensBefore')],
-        ['postCompactionTokens', count(event.tokensAfter, 'compaction.end.tokensAfter')],
-        ['tokensRemoved', count(event.tokensFreed, 'compaction.end.tokensFreed')],
-      ]);
+      const data = dataWith(tpl, {
+        success: tpl === undefined ? true : tpl.success,
+        trigger: event.trigger,
+        preCompactionTokens: count(event.tokensBefore, 'compaction.end.tokensBefore'),
+        postCompactionTokens: count(event.tokensAfter, 'compaction.end.tokensAfter'),
+        tokensRemoved: count(event.tokensFreed, 'compaction.end.tokensFreed'),
+      });
       return emit(w, 'session.compaction_complete', event, data);
     }
     case 'approval.request':
@@ -1102,17 +1101,13 @@ function sessionError(w: Writer, event: AgentEventOf<'error'>, tpl: JsonObject |
  * longer says (edited or deleted: a redaction) takes the kept `errorCode` along, Copilot's finer
  * spelling of the same code (`user_model_rate_limited` beside `rate_limit`).
  */
-function codeSet(
-  event: AgentEventOf<'error'>,
-  tpl: JsonObject | undefined,
-  key: string,
-): Array<[string, unknown]> {
-  const set: Array<[string, unknown]> = [
-    [key, orKept(event.code, tpl, key, isString, 'error')],
-    ['message', event.message],
-  ];
+function codeSet(event: AgentEventOf<'error'>, tpl: JsonObject | undefined, key: string): JsonObject {
+  const set: JsonObject = {
+    [key]: orKept(event.code, tpl, key, isString, 'error'),
+    message: event.message,
+  };
   if (tpl !== undefined && typeof tpl[key] === 'string' && event.code !== tpl[key] && 'errorCode' in tpl)
-    set.push(['errorCode', undefined]);
+    set.errorCode = undefined;
   return set;
 }
 
@@ -1168,16 +1163,15 @@ function newId(w: Writer): string {
   return source === undefined ? nextUuid(w[IDS]) : source();
 }
 
-/** The data for a record: the kept template (its other fields in place) with `set` applied. */
-function dataWith(tpl: JsonObject | undefined, set: Array<[string, unknown]>): JsonObject {
-  if (tpl === undefined) {
-    // Built fresh: only the fields that are set (a delete would slow the object down).
-    const d: JsonObject = {};
-    for (const [k, v] of set) if (v !== undefined) d[k] = v;
-    return d;
-  }
+/**
+ * The data for a record: the kept template (its other fields in place) with `set` applied (an
+ * undefined value takes its key out). Without one, `set` itself: `JSON.stringify` leaves its
+ * undefined values out, the keys a set-by-set copy left out.
+ */
+function dataWith(tpl: JsonObject | undefined, set: JsonObject): JsonObject {
+  if (tpl === undefined) return set;
   const d: JsonObject = { ...tpl };
-  for (const [k, v] of set) put(d, k, v);
+  for (const k in set) put(d, k, set[k]);
   return d;
 }
 
@@ -1277,14 +1271,16 @@ function sessionStart(w: Writer, event: AgentEvent, tpl: JsonObject | undefined)
   const protocol = e?.protocol;
   const version = protocol !== undefined && /^\d+$/.test(protocol) ? Number(protocol) : 1;
   const at = timestampOf(w, event.ts);
-  const set: Array<[string, unknown]> = [
-    ['sessionId', session],
-    ['version', orKept(protocol === undefined ? undefined : version, tpl, 'version', isNumber, version)],
-    ['producer', orKept(e?.producer, tpl, 'producer', isString, w[OPTIONS].producer ?? 'agentwire')],
-  ];
-  if (tpl === undefined)
-    set.push(['copilotVersion', w[OPTIONS].copilotVersion ?? '0.0.0'], ['startTime', at]);
-  set.push(['selectedModel', orKept(e?.model, tpl, 'selectedModel', isString, undefined)]);
+  const set: JsonObject = {
+    sessionId: session,
+    version: orKept(protocol === undefined ? undefined : version, tpl, 'version', isNumber, version),
+    producer: orKept(e?.producer, tpl, 'producer', isString, w[OPTIONS].producer ?? 'agentwire'),
+  };
+  if (tpl === undefined) {
+    set.copilotVersion = w[OPTIONS].copilotVersion ?? '0.0.0';
+    set.startTime = at;
+  }
+  set.selectedModel = orKept(e?.model, tpl, 'selectedModel', isString, undefined);
   const data = dataWith(tpl, set);
   const context = isJsonObject(tpl?.context) ? tpl.context : undefined;
   if (e?.cwd !== undefined) data.context = context !== undefined ? withCwd(context, e.cwd) : { cwd: e.cwd };
@@ -1336,10 +1332,10 @@ function turnStart(w: Writer, event: AgentEventOf<'round.start'>, tpl: JsonObjec
     w[TURN] = turnId;
     w[USAGE_IN_TURN] = false;
   }
-  return kept(w, 'assistant.turn_start', event, tpl, [
-    ['turnId', turnId],
-    ['model', event.model],
-  ]);
+  return kept(w, 'assistant.turn_start', event, tpl, {
+    turnId: turnId,
+    model: event.model,
+  });
 }
 
 function turnEnd(
@@ -1385,10 +1381,10 @@ function turnEnd(
       : tpl !== undefined
         ? (tpl.turnId as string)
         : (w[TURN] ?? String(w[TURN_COUNT]));
-  const set: Array<[string, unknown]> = [
-    ['turnId', turnId],
-    ['model', event.model],
-  ];
+  const set: JsonObject = {
+    turnId: turnId,
+    model: event.model,
+  };
   if (event.lane === undefined) {
     if (!own && w[TURN] === undefined) {
       // No turn open (the round came outside a run): a turn's end alone is not Copilot's.
@@ -1411,16 +1407,16 @@ function reasoningRecord(
   holdReasoning(w, event.text);
   const hints = own ? (event.provenance?.hints as CopilotHints | undefined) : undefined;
   if (hints?.record?.type === 'assistant.reasoning') {
-    const data = dataWith(tpl, [
-      ['reasoningId', id],
-      ['content', event.text],
-    ]);
+    const data = dataWith(tpl, {
+      reasoningId: id,
+      content: event.text,
+    });
     return head + emit(w, 'assistant.reasoning', event, data);
   }
-  const data = dataWith(tpl, [
-    ['reasoningId', id],
-    ['deltaContent', event.text],
-  ]);
+  const data = dataWith(tpl, {
+    reasoningId: id,
+    deltaContent: event.text,
+  });
   return head + emit(w, 'assistant.reasoning_delta', event, data);
 }
 
@@ -1481,12 +1477,12 @@ function messageRecord(
     w[OPEN_REASONING] = undefined;
     return emit(w, 'assistant.message', event, dataText);
   }
-  const set: Array<[string, unknown]> = [
-    ['messageId', id],
-    ['content', content],
-  ];
+  const set: JsonObject = {
+    messageId: id,
+    content: content,
+  };
   // Set after the template's fields (where it has one, in its place).
-  if (w[REASONING] !== '') set.push(['reasoningText', w[REASONING]]);
+  if (w[REASONING] !== '') set.reasoningText = w[REASONING];
   w[REASONING] = '';
   w[OPEN_REASONING] = undefined;
   return kept(w, 'assistant.message', event, tpl, set);
@@ -1506,18 +1502,14 @@ function toolEnd(
   const keptResult = isJsonObject(tpl?.result) ? tpl.result : undefined;
   const keptError = isJsonObject(tpl?.error) ? tpl.error : undefined;
   const error = toolError(w, event, own);
-  const data =
-    tpl === undefined && w[TEMPLATES] ? toolEndData(event.call, event.ok, content, error) : undefined;
   return (
     lazyTurn(w, event, own) +
-    (data !== undefined
-      ? emit(w, 'tool.execution_complete', event, data)
-      : kept(w, 'tool.execution_complete', event, tpl, [
-          ['toolCallId', event.call],
-          ['success', event.ok],
-          ['result', content === undefined ? undefined : { ...keptResult, content }],
-          ['error', error === undefined ? undefined : { ...keptError, message: error }],
-        ]))
+    kept(w, 'tool.execution_complete', event, tpl, {
+      toolCallId: event.call,
+      success: event.ok,
+      result: content === undefined ? undefined : { ...keptResult, content },
+      error: error === undefined ? undefined : { ...keptError, message: error },
+    })
   );
 }
 
@@ -1535,26 +1527,6 @@ function toolError(w: Writer, event: AgentEventOf<'tool.end'>, own: boolean): st
     return undefined;
   }
   return typeof e === 'string' ? e : jsonInText(e, 'tool.end.error');
-}
-
-// The data `dataWith` builds for a tool's end written from the model (no kept record), as one
-// literal per shape: an object grown from `{}` has hidden classes a full GC frees, and the code
-// that read them with it (docs/performance.md, "Copilot writer, round seven"). Undefined when
-// the call or the outcome is unset (`dataWith` leaves such a key out).
-function toolEndData(
-  call: string | undefined,
-  ok: boolean | undefined,
-  content: string | undefined,
-  error: string | undefined,
-): JsonObject | undefined {
-  if (call === undefined || ok === undefined) return undefined;
-  if (error === undefined)
-    return content === undefined
-      ? { toolCallId: call, success: ok }
-      : { toolCallId: call, success: ok, result: { content } };
-  return content === undefined
-    ? { toolCallId: call, success: ok, error: { message: error } }
-    : { toolCallId: call, success: ok, result: { content }, error: { message: error } };
 }
 
 function usageRecord(
@@ -1588,22 +1560,20 @@ function figureRecord(
   }
   // The key is the API call id; a record without one was keyed by its own event id.
   const key = u.key === undefined || u.key === env?.id ? undefined : u.key;
-  const set: Array<[string, unknown]> = [
+  const set: JsonObject = {
     // The schema requires a model; one the events do not name is left out, never invented.
-    ['model', orKept(u.model, tpl, 'model', isString, undefined)],
-    ['inputTokens', count(u.input, 'usage.input')],
-    ['outputTokens', count(u.output, 'usage.output')],
-    ['cacheReadTokens', count(u.cacheRead, 'usage.cacheRead')],
-    ['cacheWriteTokens', count(u.cacheWrite, 'usage.cacheWrite')],
-    ['reasoningTokens', count(u.reasoning, 'usage.reasoning')],
+    model: orKept(u.model, tpl, 'model', isString, undefined),
+    inputTokens: count(u.input, 'usage.input'),
+    outputTokens: count(u.output, 'usage.output'),
+    cacheReadTokens: count(u.cacheRead, 'usage.cacheRead'),
+    cacheWriteTokens: count(u.cacheWrite, 'usage.cacheWrite'),
+    reasoningTokens: count(u.reasoning, 'usage.reasoning'),
     // A key that is the record's own id is none of the data's: the kept one stays, unless the key
     // was deleted (every usage read from Copilot has one).
-    [
-      'apiCallId',
+    apiCallId:
       key ??
-        (u.key === undefined ? orKept(undefined, tpl, 'apiCallId', isString, undefined) : tpl?.apiCallId),
-    ],
-  ];
+      (u.key === undefined ? orKept(undefined, tpl, 'apiCallId', isString, undefined) : tpl?.apiCallId),
+  };
   return head + kept(w, 'assistant.usage', event, tpl, set);
 }
 
@@ -1691,14 +1661,14 @@ function runTotal(w: Writer, event: AgentEventOf<'run.end'>, write: boolean): st
     );
     return '';
   }
-  const data = dataWith(undefined, [
-    ['model', total.model ?? (models.length === 1 ? models[0] : undefined)],
-    ['inputTokens', count(rest.input, 'run.end.usage.input')],
-    ['outputTokens', count(rest.output, 'run.end.usage.output')],
-    ['cacheReadTokens', count(rest.cacheRead, 'run.end.usage.cacheRead')],
-    ['cacheWriteTokens', count(rest.cacheWrite, 'run.end.usage.cacheWrite')],
-    ['reasoningTokens', count(rest.reasoning, 'run.end.usage.reasoning')],
-  ]);
+  const data = dataWith(undefined, {
+    model: total.model ?? (models.length === 1 ? models[0] : undefined),
+    inputTokens: count(rest.input, 'run.end.usage.input'),
+    outputTokens: count(rest.output, 'run.end.usage.output'),
+    cacheReadTokens: count(rest.cacheRead, 'run.end.usage.cacheRead'),
+    cacheWriteTokens: count(rest.cacheWrite, 'run.end.usage.cacheWrite'),
+    reasoningTokens: count(rest.reasoning, 'run.end.usage.reasoning'),
+  });
   w[RUN_SUM] = addFigures(w[RUN_SUM], rest);
   return emit(w, 'assistant.usage', event, data);
 }
@@ -1735,7 +1705,7 @@ function shutdown(w: Writer, event: AgentEventOf<'usage'>, u: Usage, tpl: JsonOb
   for (const model of Object.keys(byModel))
     if (kept === undefined || !Object.hasOwn(kept, model))
       setOwn(metrics, model, modelMetric(byModel[model]!, undefined));
-  const data = dataWith(tpl, [['modelMetrics', metrics]]);
+  const data = dataWith(tpl, { modelMetrics: metrics });
   if (tpl === undefined) {
     const fresh: JsonObject = {
       shutdownType: 'routine',
@@ -1763,12 +1733,12 @@ function childStart(w: Writer, event: AgentEventOf<'child.start'>, tpl: JsonObje
   const keptName = typeof tpl?.agentName === 'string' ? tpl.agentName : undefined;
   w[CHILDREN].set(event.child, { call, name: event.name, keptName });
   const name = orKept(event.name, tpl, 'agentName', isString, 'agent');
-  const set: Array<[string, unknown]> = [
-    ['toolCallId', call],
-    ['agentName', name],
-    ['agentDisplayName', tpl === undefined ? name : tpl.agentDisplayName],
-    ['agentDescription', orKept(event.task, tpl, 'agentDescription', isString, '')],
-  ];
+  const set: JsonObject = {
+    toolCallId: call,
+    agentName: name,
+    agentDisplayName: tpl === undefined ? name : tpl.agentDisplayName,
+    agentDescription: orKept(event.task, tpl, 'agentDescription', isString, ''),
+  };
   if (tpl !== undefined) renamed(set, tpl, keptName, event.name);
   const data = dataWith(tpl, set);
   return emit(w, 'subagent.started', event, data, event.child === call ? undefined : event.child);
@@ -1780,16 +1750,15 @@ function childStart(w: Writer, event: AgentEventOf<'child.start'>, tpl: JsonObje
  * spell it) follow the event's name, or leave with it (the name itself is made as anew).
  */
 function renamed(
-  set: Array<[string, unknown]>,
+  set: JsonObject,
   tpl: JsonObject,
   keptName: string | undefined,
   name: string | undefined,
 ): void {
   if (keptName === undefined || name === keptName) return;
-  for (const entry of set)
-    if (entry[0] === 'agentName') entry[1] = name ?? 'agent';
-    else if (entry[0] === 'agentDisplayName' && tpl.agentDisplayName === keptName) entry[1] = name;
-  if (tpl.agentType === keptName) set.push(['agentType', name]);
+  set.agentName = name ?? 'agent';
+  if (tpl.agentDisplayName === keptName) set.agentDisplayName = name;
+  if (tpl.agentType === keptName) set.agentType = name;
 }
 
 function childEnd(
@@ -1803,21 +1772,21 @@ function childEnd(
   const call = started?.call ?? (tpl === undefined ? event.child : (tpl.toolCallId as string));
   const name = started?.name ?? (tpl === undefined ? 'agent' : tpl.agentName);
   const failed = event.status === 'failed' || event.status === 'incomplete';
-  const set: Array<[string, unknown]> = [
-    ['toolCallId', call],
-    ['agentName', tpl === undefined ? name : tpl.agentName],
-    ['agentDisplayName', tpl === undefined ? name : tpl.agentDisplayName],
-  ];
+  const set: JsonObject = {
+    toolCallId: call,
+    agentName: tpl === undefined ? name : tpl.agentName,
+    agentDisplayName: tpl === undefined ? name : tpl.agentDisplayName,
+  };
   // The start's name edited or deleted: the end's copies of it follow.
   if (tpl !== undefined && started?.keptName !== undefined && tpl.agentName === started.keptName)
     renamed(set, tpl, started.keptName, started.name);
-  if (failed) set.push(['error', orKept(event.result, tpl, 'error', isString, event.status)]);
+  if (failed) set.error = orKept(event.result, tpl, 'error', isString, event.status);
   else {
     // A failure's error read as the result: not a failure any more (its status deleted or
     // edited), the kept error goes.
-    if (keptType === 'subagent.failed') set.push(['error', undefined]);
-    if (event.status === 'cancelled') set.push(['cancelled', true]);
-    else if (tpl !== undefined) set.push(['cancelled', tpl.cancelled === true ? undefined : tpl.cancelled]);
+    if (keptType === 'subagent.failed') set.error = undefined;
+    if (event.status === 'cancelled') set.cancelled = true;
+    else if (tpl !== undefined) set.cancelled = tpl.cancelled === true ? undefined : tpl.cancelled;
   }
   if (!failed && event.result !== undefined)
     reportLoss(w[LOSS], event, 'child.end.result', `${FORMAT} has no result text for a completed subagent`);
@@ -1841,13 +1810,13 @@ function permissionRequested(
   let pr: JsonObject;
   if (prior === undefined) {
     if (event.effects !== undefined) requestLoss(w, event, 'effects', 'custom-tool');
-    pr = dataWith(undefined, [
-      ['kind', 'custom-tool'],
-      ['toolCallId', event.call],
-      ['toolName', event.tool ?? ''],
-      ['toolDescription', event.title ?? ''],
-      ['args', event.args],
-    ]);
+    pr = dataWith(undefined, {
+      kind: 'custom-tool',
+      toolCallId: event.call,
+      toolName: event.tool ?? '',
+      toolDescription: event.title ?? '',
+      args: event.args,
+    });
   } else {
     pr = { ...prior };
     const S = COPILOT_PERMISSION_SLOTS;
@@ -1857,10 +1826,10 @@ function permissionRequested(
     slotPut(w, event, pr, 'args', S.args, event.args);
     slotPut(w, event, pr, 'effects', S.effects, event.effects?.join('\n'));
   }
-  const data = dataWith(tpl, [
-    ['requestId', event.approval],
-    ['permissionRequest', pr],
-  ]);
+  const data = dataWith(tpl, {
+    requestId: event.approval,
+    permissionRequest: pr,
+  });
   return emit(w, 'permission.requested', event, data);
 }
 
@@ -1906,10 +1875,10 @@ function permissionCompleted(
     str(COPILOT_DENIED_BY[kind]) === event.by
       ? prior
       : resultOf(w, event);
-  const data = dataWith(tpl, [
-    ['requestId', event.approval],
-    ['result', result],
-  ]);
+  const data = dataWith(tpl, {
+    requestId: event.approval,
+    result: result,
+  });
   return emit(w, 'permission.completed', event, data);
 }
 
@@ -1954,19 +1923,16 @@ function inputRequested(w: Writer, event: AgentEventOf<'question'>, tpl: JsonObj
       `${FORMAT} asks one question a request, its choices by their text, one answer`,
     );
   const choices = tpl?.choices;
-  const data = dataWith(tpl, [
-    ['requestId', event.question],
-    ['question', q.text],
-    [
-      'choices',
-      asRead(
-        choices,
-        Array.isArray(choices) ? choices.filter((c) => typeof c === 'string') : undefined,
-        q.options?.map((o) => o.label),
-      ),
-    ],
-    ['toolCallId', asRead(tpl?.toolCallId, str(tpl?.toolCallId), event.call)],
-  ]);
+  const data = dataWith(tpl, {
+    requestId: event.question,
+    question: q.text,
+    choices: asRead(
+      choices,
+      Array.isArray(choices) ? choices.filter((c) => typeof c === 'string') : undefined,
+      q.options?.map((o) => o.label),
+    ),
+    toolCallId: asRead(tpl?.toolCallId, str(tpl?.toolCallId), event.call),
+  });
   return emit(w, 'user_input.requested', event, data);
 }
 
@@ -1985,10 +1951,10 @@ function inputCompleted(
   const answers = Object.values(event.answers);
   if (answers.length > 1)
     reportLoss(w[LOSS], event, 'question.answer.answers', `${FORMAT} answers a request with one answer`);
-  const data = dataWith(tpl, [
-    ['requestId', event.question],
-    ['answer', answers[0]],
-  ]);
+  const data = dataWith(tpl, {
+    requestId: event.question,
+    answer: answers[0],
+  });
   return emit(w, 'user_input.completed', event, data);
 }
 
@@ -2171,7 +2137,7 @@ function kept(
   type: CopilotRecordType,
   event: AgentEvent,
   tpl: JsonObject | undefined,
-  set: Array<[string, unknown]>,
+  set: JsonObject,
 ): string {
   if (tpl === undefined || !COPILOT_KEPT_LINES.enabled || !isKept(w, type, event, tpl, set))
     return emit(w, type, event, dataWith(tpl, set));
@@ -2199,7 +2165,7 @@ function isKept(
   type: CopilotRecordType,
   event: AgentEvent,
   tpl: JsonObject,
-  set: Array<[string, unknown]>,
+  set: JsonObject,
 ): boolean {
   // `tpl` is the data of the kept record (`copilotData`): its type, id and timestamp are strings.
   const hints = event.provenance?.hints as CopilotHints;
@@ -2214,10 +2180,7 @@ function isKept(
     (lane !== undefined && typeof lane !== 'string')
   )
     return false;
-  for (let i = 0; i < set.length; i++) {
-    const [k, v] = set[i]!;
-    if (!sameAsKept(v, tpl[k])) return false;
-  }
+  for (const k in set) if (!sameAsKept(set[k], tpl[k])) return false;
   const ts = event.ts;
   const time = r.timestamp as string;
   if (time !== w[KEPT_TIME]) {
