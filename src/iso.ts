@@ -1,3 +1,5 @@
+import { MINUTE, MINUTE_MS } from './iso-slots';
+
 // Timestamps exactly as `Date.prototype.toISOString` writes them (`YYYY-MM-DDTHH:MM:SS.mmmZ`),
 // read and written without `Date.parse`/`toISOString` in the common case: the formats that carry
 // ISO 8601 timestamps (Gemini CLI, Copilot) share these. test/gemini/iso.test.ts holds the writer
@@ -68,9 +70,7 @@ export type IsoClock = [
   minuteMs: number,
 ];
 
-// The slots of an IsoClock, read and written alike.
-const MINUTE = 0;
-const MINUTE_MS = 1;
+// The slots of an IsoClock, read and written alike: MINUTE and MINUTE_MS (iso-slots.ts).
 
 /** A fresh {@link IsoClock}: no minute seen yet. */
 export function newIsoClock(): IsoClock {
