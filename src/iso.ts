@@ -1,9 +1,9 @@
-import { MINUTE, MINUTE_MS } from './iso-slots';
-
 // Timestamps exactly as `Date.prototype.toISOString` writes them (`YYYY-MM-DDTHH:MM:SS.mmmZ`),
 // read and written without `Date.parse`/`toISOString` in the common case: the formats that carry
 // ISO 8601 timestamps (Gemini CLI, Copilot) share these. test/gemini/iso.test.ts holds the writer
 // equal to `toISOString`.
+
+import { MINUTE, MINUTE_MS } from './iso-slots';
 
 // ISO 8601 as Date.prototype.toISOString writes it: YYYY-MM-DDTHH:MM:SS.mmmZ.
 const ISO_LENGTH = 24;
