@@ -3,6 +3,8 @@
 // ISO 8601 timestamps (Gemini CLI, Copilot) share these. test/gemini/iso.test.ts holds the writer
 // equal to `toISOString`.
 
+import { MINUTE, MINUTE_MS } from './iso-slots';
+
 // ISO 8601 as Date.prototype.toISOString writes it: YYYY-MM-DDTHH:MM:SS.mmmZ.
 const ISO_LENGTH = 24;
 const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
@@ -68,9 +70,7 @@ export type IsoClock = [
   minuteMs: number,
 ];
 
-// The slots of an IsoClock, read and written alike.
-const MINUTE = 0;
-const MINUTE_MS = 1;
+// The slots of an IsoClock, read and written alike: MINUTE and MINUTE_MS (iso-slots.ts).
 
 /** A fresh {@link IsoClock}: no minute seen yet. */
 export function newIsoClock(): IsoClock {

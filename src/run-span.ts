@@ -1,6 +1,7 @@
 import type { Format } from './diagnostics';
 import { type LossState, reportLoss } from './loss';
 import type { AgentEvent, AgentEventOf } from './model';
+import { SPAN_CUT, SPAN_MERGES, SPAN_WROTE } from './run-span-slots';
 
 /**
  * Another format's main-lane runs as seen by a writer whose format can only say a run was cut
@@ -35,12 +36,8 @@ export type RunSpan = [
 // span (docs/performance.md, "Amp writer fed HEP events, round twenty-one"). An array's hidden
 // class belongs to the realm.
 
-/** The slot of a {@link RunSpan} that says whether a cut-off run merges with the next. */
-export const SPAN_MERGES = 0;
-/** The slot of a {@link RunSpan} that holds the main-lane run end that said incomplete. */
-export const SPAN_CUT = 1;
-/** The slot of a {@link RunSpan} that says whether the open run has written a byte. */
-export const SPAN_WROTE = 2;
+// The slots of a RunSpan: SPAN_MERGES, SPAN_CUT, SPAN_WROTE (run-span-slots.ts, re-exported here).
+export { SPAN_CUT, SPAN_MERGES, SPAN_WROTE } from './run-span-slots';
 
 /** A span before any run; `merges` false for a format that says a cut-off run itself. */
 export function newRunSpan(merges = true): RunSpan {

@@ -2,7 +2,7 @@ import type { EncodeOptions, Encoder } from '../../codec';
 import type { DiagnosticSink } from '../../diagnostics';
 import { decisionAllows, str } from '../../guards';
 import { newUuidRun, nextUuid, type UuidRun } from '../../ids';
-import { type IsoWriteClock, newIsoWriteClock, parseTimestamp, writeIsoAt } from '../../iso';
+import { type IsoWriteClock, newIsoWriteClock, writeIsoAt } from '../../iso';
 import {
   assertArgsWritable,
   assertEncodable,
@@ -26,9 +26,49 @@ import {
 import { isStableJson, sameAsKept } from '../../kept';
 import { checkLoss, type LossState, newLoss, reportLoss } from '../../loss';
 import type { AgentEvent, AgentEventOf, ModelUsage, Usage } from '../../model';
-import { joinRecord } from '../../record';
 import { newRunSpan, type RunSpan, SPAN_WROTE, spanAfter, spanBefore } from '../../run-span';
 import { addExact, assertByModelFigures, assertUsageNumbers } from '../../usage';
+import {
+  CHILDREN,
+  HELD,
+  HELD_LANES,
+  IDS,
+  INCOMPLETE_RUN,
+  ISO,
+  KEPT_MS,
+  KEPT_TIME,
+  KEYS,
+  LAST_ID,
+  LAST_MESSAGE,
+  LAST_MESSAGE_QUOTED,
+  LAST_MS,
+  LAST_MS_QUOTED,
+  LAST_QUOTED,
+  LAST_TYPE,
+  LOSS,
+  NOW,
+  OPEN_LANE,
+  OPEN_MESSAGE,
+  OPEN_REASONING,
+  OPTIONS,
+  PENDING,
+  PREV_MS,
+  PREV_MS_QUOTED,
+  REASONING,
+  REASONING_CUT,
+  RENAMED,
+  RUN_ERROR,
+  RUN_OPEN,
+  RUN_SUM,
+  SESSION,
+  SPAN,
+  TEMPLATES,
+  TEXTS,
+  TURN,
+  TURN_COUNT,
+  USAGE_IN_TURN,
+  WROTE_ANY,
+} from './encode-slots';
 import {
   COPILOT_DENIED_BY,
   COPILOT_EPHEMERAL_TYPES,
@@ -108,9 +148,6 @@ const CARRIED: Partial<Record<AgentEvent['type'], readonly string[]>> = {
   unknown: [...ENV, 'record', 'recordType'],
 };
 
-// The `data` of an Out whose `dataText` is given (never read).
-const EMPTY: JsonObject = Object.freeze({}) as JsonObject;
-
 function put(d: JsonObject, key: string, value: unknown): void {
   if (value === undefined) delete d[key];
   else d[key] = value;
@@ -136,19 +173,8 @@ function orKept(
 const isString = (v: unknown): boolean => typeof v === 'string';
 const isNumber = (v: unknown): boolean => typeof v === 'number';
 
-/** One record about to be written: its type, data and the event it came from. */
-interface Out {
-  type: CopilotRecordType;
-  data: JsonObject;
-  /** `data` as JSON already (a template write: `JSON.stringify(data)` exactly), when known. */
-  dataText?: string;
-  event: AgentEvent;
-  /** The envelope `agentId` (a child lane, or the child a subagent record is about). */
-  agent?: string | undefined;
-}
-
 /**
- * The writer's state ({@link newWriter}): an array of slots (the indices below), not a literal.
+ * The writer's state ({@link newWriter}): an array of slots (the indices in encode-slots.ts), not a literal.
  * An array's hidden class belongs to the realm and outlives every GC; a literal's, made before
  * the factory has an allocation site (it runs once per encoder), dies with the last writer at a
  * full GC and takes the per-event code that read it along (docs/performance.md, "Copilot writer,
@@ -241,46 +267,6 @@ type Writer = [
 type RunSum = Partial<Record<RunFigure, number>>;
 type RunFigure = 'input' | 'output' | 'cacheRead' | 'cacheWrite' | 'reasoning';
 const RUN_FIGURES: readonly RunFigure[] = ['input', 'output', 'cacheRead', 'cacheWrite', 'reasoning'];
-
-const OPTIONS = 0;
-const LOSS = 1;
-const ISO = 2;
-const LAST_ID = 3;
-const LAST_QUOTED = 4;
-const KEPT_TIME = 5;
-const KEPT_MS = 6;
-const LAST_MS = 7;
-const LAST_MS_QUOTED = 8;
-const LAST_MESSAGE = 9;
-const LAST_MESSAGE_QUOTED = 10;
-const TEMPLATES = 11;
-const WROTE_ANY = 12;
-const LAST_TYPE = 13;
-const HELD = 14;
-const TURN = 15;
-const TURN_COUNT = 16;
-const USAGE_IN_TURN = 17;
-const RUN_ERROR = 18;
-const OPEN_MESSAGE = 19;
-const OPEN_REASONING = 20;
-const TEXTS = 21;
-const REASONING = 22;
-const CHILDREN = 23;
-const RUN_OPEN = 24;
-const RUN_SUM = 25;
-const KEYS = 26;
-const PENDING = 27;
-const SESSION = 28;
-const OPEN_LANE = 29;
-const INCOMPLETE_RUN = 30;
-const SPAN = 31;
-const RENAMED = 32;
-const REASONING_CUT = 33;
-const IDS = 34;
-const HELD_LANES = 35;
-const NOW = 36;
-const PREV_MS = 37;
-const PREV_MS_QUOTED = 38;
 
 function newWriter(options: CopilotEncodeOptions, sink: DiagnosticSink, templates: boolean): Writer {
   return [
@@ -769,7 +755,6 @@ function recordOf(w: Writer, event: AgentEvent): string {
   }
   const record = own ? (p.hints as CopilotHints | undefined)?.record : undefined;
   const tpl = copilotData(record);
-  let text = '';
   if (!w[WROTE_ANY] && !own && event.session !== undefined) w[SESSION] ??= event.session;
   switch (event.type) {
     case 'session.start':
@@ -783,29 +768,30 @@ function recordOf(w: Writer, event: AgentEvent): string {
           'session.start',
           `${FORMAT} has one session.start, the stream's first record`,
         );
-        return text;
+        return '';
       }
-      return text + sessionStart(w, event, tpl);
+      return sessionStart(w, event, tpl);
     case 'session.title':
-      return text + emit(w, { type: 'session.title_changed', data: { ...tpl, title: event.title }, event });
+      return emit(w, 'session.title_changed', event, { ...tpl, title: event.title });
     case 'run.start':
       w[RUN_ERROR] = undefined;
-      if (w[INCOMPLETE_RUN] !== undefined) return text + afterIncomplete(w, event);
+      if (w[INCOMPLETE_RUN] !== undefined) return afterIncomplete(w, event);
       openRun(w);
-      if (event.input === undefined) return text;
-      return text + emit(w, { type: 'user.message', data: dataWith(tpl, [['content', event.input]]), event });
+      if (event.input === undefined) return '';
+      return emit(w, 'user.message', event, dataWith(tpl, { content: event.input }));
     case 'user.message':
       // Outside a run a reader takes the message for a run's start.
       if (event.lane === undefined && !w[RUN_OPEN]) openRun(w);
-      return text + emit(w, { type: 'user.message', data: dataWith(tpl, [['content', event.text]]), event });
+      return emit(w, 'user.message', event, dataWith(tpl, { content: event.text }));
     case 'round.start':
       // A reader opens a run at a turn's start when none is open.
       if (event.lane === undefined && !w[RUN_OPEN]) openRun(w);
-      return text + turnStart(w, event, tpl);
+      return turnStart(w, event, tpl);
     case 'round.end':
-      return text + turnEnd(w, event, tpl, own);
+      return turnEnd(w, event, tpl, own);
     case 'message.start': {
       const id = event.message ?? newId(w);
+      let text = '';
       // A new message of a lane: its earlier message's snapshots are all that will come.
       if (!own && w[PENDING].size !== 0) text += writeSnapshots(w, event.lane);
       text += lazyTurn(w, event, own);
@@ -813,7 +799,7 @@ function recordOf(w: Writer, event: AgentEvent): string {
       w[OPEN_MESSAGE] = id;
       w[OPEN_LANE] = event.lane;
       w[TEXTS].set(id, '');
-      return text + kept(w, 'assistant.message_start', event, tpl, [['messageId', id]]);
+      return text + kept(w, 'assistant.message_start', event, tpl, { messageId: id });
     }
     case 'text.delta': {
       let head = lazyTurn(w, event, own);
@@ -840,33 +826,33 @@ function recordOf(w: Writer, event: AgentEvent): string {
       if (tpl === undefined && w[TEMPLATES] && typeof event.text === 'string' && typeof id === 'string') {
         // Most records of a stream: `JSON.stringify` of `{messageId, deltaContent}`, spelled out.
         const dataText = `{"messageId":${quotedMessage(w, id)},"deltaContent":${jsonString(event.text)}}`;
-        return text + head + emit(w, { type: 'assistant.message_delta', data: EMPTY, dataText, event });
+        return head + emit(w, 'assistant.message_delta', event, dataText);
       }
-      const set: Array<[string, unknown]> = [
-        ['messageId', id],
-        ['deltaContent', event.text],
-      ];
-      return text + head + kept(w, 'assistant.message_delta', event, tpl, set);
+      const set: JsonObject = {
+        messageId: id,
+        deltaContent: event.text,
+      };
+      return head + kept(w, 'assistant.message_delta', event, tpl, set);
     }
     case 'reasoning.delta':
       // Another format's empty delta (a reasoning block's start or end there) says nothing here.
       if (!own && event.text === '' && event.redacted === undefined && event.signature === undefined)
-        return text;
-      return text + reasoningRecord(w, event, tpl, own);
+        return '';
+      return reasoningRecord(w, event, tpl, own);
     case 'message.end':
       // Another format's end of a message no record was written or held for (Cursor ends the
       // segment its deltas streamed by an id they never named): no message here, nothing lost.
-      if (!own && !endsHeld(w, event.message)) return text;
-      return text + messageRecord(w, event, tpl, event.message);
+      if (!own && !endsHeld(w, event.message)) return '';
+      return messageRecord(w, event, tpl, event.message);
     case 'tool.start': {
-      const set: Array<[string, unknown]> = [
-        ['toolCallId', event.call],
-        ['toolName', event.name],
-        ['arguments', orKept(event.args, tpl, 'arguments', isJsonObject, {})],
-        ['mcpServerName', event.server],
-      ];
+      const set: JsonObject = {
+        toolCallId: event.call,
+        toolName: event.name,
+        arguments: orKept(event.args, tpl, 'arguments', isJsonObject, {}),
+        mcpServerName: event.server,
+      };
       if (!own && event.args !== undefined) assertEncodable(event.args, 'tool.start.args', undefined, FORMAT);
-      return text + lazyTurn(w, event, own) + kept(w, 'tool.execution_start', event, tpl, set);
+      return lazyTurn(w, event, own) + kept(w, 'tool.execution_start', event, tpl, set);
     }
     case 'tool.output': {
       if (
@@ -877,39 +863,39 @@ function recordOf(w: Writer, event: AgentEvent): string {
       ) {
         // `JSON.stringify` of `{toolCallId, partialOutput}`, spelled out.
         const dataText = `{"toolCallId":${jsonString(event.call)},"partialOutput":${jsonText(event.text)}}`;
-        return text + emit(w, { type: 'tool.execution_partial_result', data: EMPTY, dataText, event });
+        return emit(w, 'tool.execution_partial_result', event, dataText);
       }
-      const set: Array<[string, unknown]> = [
-        ['toolCallId', event.call],
-        ['partialOutput', event.text],
-      ];
-      return text + kept(w, 'tool.execution_partial_result', event, tpl, set);
+      const set: JsonObject = {
+        toolCallId: event.call,
+        partialOutput: event.text,
+      };
+      return kept(w, 'tool.execution_partial_result', event, tpl, set);
     }
-    case 'tool.end':
+    case 'tool.end': {
       // A tool's result: the call that asked for it is over, its lane's figures final.
+      let text = '';
       if (!own && w[PENDING].size !== 0) {
         // Refused after them, the snapshots written before the end would go down with it (it
         // is not: writeEvent checked it first).
         text += writeSnapshots(w, event.lane);
       }
       return text + toolEnd(w, event, tpl, own);
+    }
     case 'usage':
-      return text + usageRecord(w, event, tpl, own, copilotEnvelope(record));
+      return usageRecord(w, event, tpl, own, copilotEnvelope(record));
     case 'child.start':
-      return text + childStart(w, event, tpl);
+      return childStart(w, event, tpl);
     case 'child.end':
       // The subagent's figures no final one replaced go before its end (see writeSnapshots).
       return (
-        text +
-        (own ? '' : childSnapshots(w, event.child)) +
-        childEnd(w, event, tpl, copilotEnvelope(record)?.type)
+        (own ? '' : childSnapshots(w, event.child)) + childEnd(w, event, tpl, copilotEnvelope(record)?.type)
       );
     case 'run.end':
-      return text + runEnd(w, event, tpl);
+      return runEnd(w, event, tpl);
     case 'status':
       if (event.status !== 'idle') {
         reportLoss(w[LOSS], event, 'status', `${FORMAT} has no place for a status other than idle`);
-        return text;
+        return '';
       }
       // The main agent's session.idle ends its run (outside one, it ends an empty run a reader
       // makes up): only a subagent's idle is a notice (Claude says idle inside a run).
@@ -920,47 +906,40 @@ function recordOf(w: Writer, event: AgentEvent): string {
           'status.idle',
           `${FORMAT} has no idle notice for the main agent (its session.idle ends the run)`,
         );
-        return text;
+        return '';
       }
-      return text + emit(w, { type: 'session.idle', data: { ...tpl }, event });
+      return emit(w, 'session.idle', event, { ...tpl });
     case 'error':
-      return text + errorRecord(w, event, tpl, own, copilotEnvelope(record));
+      return errorRecord(w, event, tpl, own, copilotEnvelope(record));
     case 'cancel': {
-      const data = dataWith(tpl, [['reason', orKept(event.by, tpl, 'reason', isString, 'user_initiated')]]);
-      return text + emit(w, { type: 'abort', data, event });
+      const data = dataWith(tpl, { reason: orKept(event.by, tpl, 'reason', isString, 'user_initiated') });
+      return emit(w, 'abort', event, data);
     }
     case 'compaction.start':
-      return (
-        text +
-        emit(w, {
-          type: 'session.compaction_start',
-          data: dataWith(tpl, [['trigger', event.trigger]]),
-          event,
-        })
-      );
+      return emit(w, 'session.compaction_start', event, dataWith(tpl, { trigger: event.trigger }));
     case 'compaction.end': {
-      const data = dataWith(tpl, [
-        ['success', tpl === undefined ? true : tpl.success],
-        ['trigger', event.trigger],
-        ['preCompactionTokens', count(event.tokensBefore, 'compaction.end.tokensBefore')],
-        ['postCompactionTokens', count(event.tokensAfter, 'compaction.end.tokensAfter')],
-        ['tokensRemoved', count(event.tokensFreed, 'compaction.end.tokensFreed')],
-      ]);
-      return text + emit(w, { type: 'session.compaction_complete', data, event });
+      const data = dataWith(tpl, {
+        success: tpl === undefined ? true : tpl.success,
+        trigger: event.trigger,
+        preCompactionTokens: count(event.tokensBefore, 'compaction.end.tokensBefore'),
+        postCompactionTokens: count(event.tokensAfter, 'compaction.end.tokensAfter'),
+        tokensRemoved: count(event.tokensFreed, 'compaction.end.tokensFreed'),
+      });
+      return emit(w, 'session.compaction_complete', event, data);
     }
     case 'approval.request':
-      return text + permissionRequested(w, event, tpl);
+      return permissionRequested(w, event, tpl);
     case 'approval.resolve':
-      return text + permissionCompleted(w, event, tpl);
+      return permissionCompleted(w, event, tpl);
     case 'question':
-      return text + inputRequested(w, event, tpl);
+      return inputRequested(w, event, tpl);
     case 'question.answer':
-      return text + inputCompleted(w, event, tpl);
+      return inputCompleted(w, event, tpl);
     case 'unknown':
-      return text + unknownRecord(w, event, own);
+      return unknownRecord(w, event, own);
     default:
       reportLoss(w[LOSS], event, event.type, `${FORMAT} has no event for ${event.type}`);
-      return text;
+      return '';
   }
 }
 
@@ -1108,13 +1087,13 @@ function releaseError(w: Writer, held: AgentEventOf<'error'>, next: AgentEvent |
 
 function warningRecord(w: Writer, event: AgentEventOf<'error'>, tpl: JsonObject | undefined): string {
   const data = dataWith(tpl, codeSet(event, tpl, 'warningType'));
-  return emit(w, { type: 'session.warning', data, event });
+  return emit(w, 'session.warning', event, data);
 }
 
 function sessionError(w: Writer, event: AgentEventOf<'error'>, tpl: JsonObject | undefined): string {
   w[RUN_ERROR] = event.message;
   const data = dataWith(tpl, codeSet(event, tpl, 'errorType'));
-  return emit(w, { type: 'session.error', data, event });
+  return emit(w, 'session.error', event, data);
 }
 
 /**
@@ -1122,17 +1101,13 @@ function sessionError(w: Writer, event: AgentEventOf<'error'>, tpl: JsonObject |
  * longer says (edited or deleted: a redaction) takes the kept `errorCode` along, Copilot's finer
  * spelling of the same code (`user_model_rate_limited` beside `rate_limit`).
  */
-function codeSet(
-  event: AgentEventOf<'error'>,
-  tpl: JsonObject | undefined,
-  key: string,
-): Array<[string, unknown]> {
-  const set: Array<[string, unknown]> = [
-    [key, orKept(event.code, tpl, key, isString, 'error')],
-    ['message', event.message],
-  ];
+function codeSet(event: AgentEventOf<'error'>, tpl: JsonObject | undefined, key: string): JsonObject {
+  const set: JsonObject = {
+    [key]: orKept(event.code, tpl, key, isString, 'error'),
+    message: event.message,
+  };
   if (tpl !== undefined && typeof tpl[key] === 'string' && event.code !== tpl[key] && 'errorCode' in tpl)
-    set.push(['errorCode', undefined]);
+    set.errorCode = undefined;
   return set;
 }
 
@@ -1188,16 +1163,15 @@ function newId(w: Writer): string {
   return source === undefined ? nextUuid(w[IDS]) : source();
 }
 
-/** The data for a record: the kept template (its other fields in place) with `set` applied. */
-function dataWith(tpl: JsonObject | undefined, set: Array<[string, unknown]>): JsonObject {
-  if (tpl === undefined) {
-    // Built fresh: only the fields that are set (a delete would slow the object down).
-    const d: JsonObject = {};
-    for (const [k, v] of set) if (v !== undefined) d[k] = v;
-    return d;
-  }
+/**
+ * The data for a record: the kept template (its other fields in place) with `set` applied (an
+ * undefined value takes its key out). Without one, `set` itself: `JSON.stringify` leaves its
+ * undefined values out, the keys a set-by-set copy left out.
+ */
+function dataWith(tpl: JsonObject | undefined, set: JsonObject): JsonObject {
+  if (tpl === undefined) return set;
   const d: JsonObject = { ...tpl };
-  for (const [k, v] of set) put(d, k, v);
+  for (const k in set) put(d, k, set[k]);
   return d;
 }
 
@@ -1248,7 +1222,7 @@ function writeHeld(w: Writer, event: AgentEvent, id: string): string {
         break;
       }
   const end = { type: 'message.end', ts: event.ts, lane } as AgentEvent;
-  return emit(w, { type: 'assistant.message', data: { messageId: id, content }, event: end });
+  return emit(w, 'assistant.message', end, { messageId: id, content });
 }
 
 /** The id a message's records are written under: the id its events name, unless it was cut. */
@@ -1274,7 +1248,7 @@ function cutMessage(w: Writer, event: AgentEventOf<'text.delta'>, named: string)
   w[RENAMED].set(named, next);
   // Still open: a round's end that closes it names it as its events do.
   if (open === named) w[OPEN_MESSAGE] = named;
-  out += emit(w, { type: 'assistant.message_start', data: { messageId: next }, event });
+  out += emit(w, 'assistant.message_start', event, { messageId: next });
   return out;
 }
 
@@ -1297,21 +1271,23 @@ function sessionStart(w: Writer, event: AgentEvent, tpl: JsonObject | undefined)
   const protocol = e?.protocol;
   const version = protocol !== undefined && /^\d+$/.test(protocol) ? Number(protocol) : 1;
   const at = timestampOf(w, event.ts);
-  const set: Array<[string, unknown]> = [
-    ['sessionId', session],
-    ['version', orKept(protocol === undefined ? undefined : version, tpl, 'version', isNumber, version)],
-    ['producer', orKept(e?.producer, tpl, 'producer', isString, w[OPTIONS].producer ?? 'agentwire')],
-  ];
-  if (tpl === undefined)
-    set.push(['copilotVersion', w[OPTIONS].copilotVersion ?? '0.0.0'], ['startTime', at]);
-  set.push(['selectedModel', orKept(e?.model, tpl, 'selectedModel', isString, undefined)]);
+  const set: JsonObject = {
+    sessionId: session,
+    version: orKept(protocol === undefined ? undefined : version, tpl, 'version', isNumber, version),
+    producer: orKept(e?.producer, tpl, 'producer', isString, w[OPTIONS].producer ?? 'agentwire'),
+  };
+  if (tpl === undefined) {
+    set.copilotVersion = w[OPTIONS].copilotVersion ?? '0.0.0';
+    set.startTime = at;
+  }
+  set.selectedModel = orKept(e?.model, tpl, 'selectedModel', isString, undefined);
   const data = dataWith(tpl, set);
   const context = isJsonObject(tpl?.context) ? tpl.context : undefined;
   if (e?.cwd !== undefined) data.context = context !== undefined ? withCwd(context, e.cwd) : { cwd: e.cwd };
   else if (context !== undefined && typeof context.cwd === 'string')
     data.context = withCwd(context, undefined);
   const start: AgentEvent = e ?? { type: 'session.start', session };
-  return emit(w, { type: 'session.start', data, event: start });
+  return emit(w, 'session.start', start, data);
 }
 
 /**
@@ -1356,10 +1332,10 @@ function turnStart(w: Writer, event: AgentEventOf<'round.start'>, tpl: JsonObjec
     w[TURN] = turnId;
     w[USAGE_IN_TURN] = false;
   }
-  return kept(w, 'assistant.turn_start', event, tpl, [
-    ['turnId', turnId],
-    ['model', event.model],
-  ]);
+  return kept(w, 'assistant.turn_start', event, tpl, {
+    turnId: turnId,
+    model: event.model,
+  });
 }
 
 function turnEnd(
@@ -1405,10 +1381,10 @@ function turnEnd(
       : tpl !== undefined
         ? (tpl.turnId as string)
         : (w[TURN] ?? String(w[TURN_COUNT]));
-  const set: Array<[string, unknown]> = [
-    ['turnId', turnId],
-    ['model', event.model],
-  ];
+  const set: JsonObject = {
+    turnId: turnId,
+    model: event.model,
+  };
   if (event.lane === undefined) {
     if (!own && w[TURN] === undefined) {
       // No turn open (the round came outside a run): a turn's end alone is not Copilot's.
@@ -1431,17 +1407,17 @@ function reasoningRecord(
   holdReasoning(w, event.text);
   const hints = own ? (event.provenance?.hints as CopilotHints | undefined) : undefined;
   if (hints?.record?.type === 'assistant.reasoning') {
-    const data = dataWith(tpl, [
-      ['reasoningId', id],
-      ['content', event.text],
-    ]);
-    return head + emit(w, { type: 'assistant.reasoning', data, event });
+    const data = dataWith(tpl, {
+      reasoningId: id,
+      content: event.text,
+    });
+    return head + emit(w, 'assistant.reasoning', event, data);
   }
-  const data = dataWith(tpl, [
-    ['reasoningId', id],
-    ['deltaContent', event.text],
-  ]);
-  return head + emit(w, { type: 'assistant.reasoning_delta', data, event });
+  const data = dataWith(tpl, {
+    reasoningId: id,
+    deltaContent: event.text,
+  });
+  return head + emit(w, 'assistant.reasoning_delta', event, data);
 }
 
 /**
@@ -1499,14 +1475,14 @@ function messageRecord(
     const dataText = `{"messageId":${jsonString(id)},"content":${jsonText(content)}${reasoning}}`;
     w[REASONING] = '';
     w[OPEN_REASONING] = undefined;
-    return emit(w, { type: 'assistant.message', data: EMPTY, dataText, event });
+    return emit(w, 'assistant.message', event, dataText);
   }
-  const set: Array<[string, unknown]> = [
-    ['messageId', id],
-    ['content', content],
-  ];
+  const set: JsonObject = {
+    messageId: id,
+    content: content,
+  };
   // Set after the template's fields (where it has one, in its place).
-  if (w[REASONING] !== '') set.push(['reasoningText', w[REASONING]]);
+  if (w[REASONING] !== '') set.reasoningText = w[REASONING];
   w[REASONING] = '';
   w[OPEN_REASONING] = undefined;
   return kept(w, 'assistant.message', event, tpl, set);
@@ -1526,18 +1502,14 @@ function toolEnd(
   const keptResult = isJsonObject(tpl?.result) ? tpl.result : undefined;
   const keptError = isJsonObject(tpl?.error) ? tpl.error : undefined;
   const error = toolError(w, event, own);
-  const data =
-    tpl === undefined && w[TEMPLATES] ? toolEndData(event.call, event.ok, content, error) : undefined;
   return (
     lazyTurn(w, event, own) +
-    (data !== undefined
-      ? emit(w, { type: 'tool.execution_complete', data, event })
-      : kept(w, 'tool.execution_complete', event, tpl, [
-          ['toolCallId', event.call],
-          ['success', event.ok],
-          ['result', content === undefined ? undefined : { ...keptResult, content }],
-          ['error', error === undefined ? undefined : { ...keptError, message: error }],
-        ]))
+    kept(w, 'tool.execution_complete', event, tpl, {
+      toolCallId: event.call,
+      success: event.ok,
+      result: content === undefined ? undefined : { ...keptResult, content },
+      error: error === undefined ? undefined : { ...keptError, message: error },
+    })
   );
 }
 
@@ -1555,26 +1527,6 @@ function toolError(w: Writer, event: AgentEventOf<'tool.end'>, own: boolean): st
     return undefined;
   }
   return typeof e === 'string' ? e : jsonInText(e, 'tool.end.error');
-}
-
-// The data `dataWith` builds for a tool's end written from the model (no kept record), as one
-// literal per shape: an object grown from `{}` has hidden classes a full GC frees, and the code
-// that read them with it (docs/performance.md, "Copilot writer, round seven"). Undefined when
-// the call or the outcome is unset (`dataWith` leaves such a key out).
-function toolEndData(
-  call: string | undefined,
-  ok: boolean | undefined,
-  content: string | undefined,
-  error: string | undefined,
-): JsonObject | undefined {
-  if (call === undefined || ok === undefined) return undefined;
-  if (error === undefined)
-    return content === undefined
-      ? { toolCallId: call, success: ok }
-      : { toolCallId: call, success: ok, result: { content } };
-  return content === undefined
-    ? { toolCallId: call, success: ok, error: { message: error } }
-    : { toolCallId: call, success: ok, result: { content }, error: { message: error } };
 }
 
 function usageRecord(
@@ -1608,22 +1560,20 @@ function figureRecord(
   }
   // The key is the API call id; a record without one was keyed by its own event id.
   const key = u.key === undefined || u.key === env?.id ? undefined : u.key;
-  const set: Array<[string, unknown]> = [
+  const set: JsonObject = {
     // The schema requires a model; one the events do not name is left out, never invented.
-    ['model', orKept(u.model, tpl, 'model', isString, undefined)],
-    ['inputTokens', count(u.input, 'usage.input')],
-    ['outputTokens', count(u.output, 'usage.output')],
-    ['cacheReadTokens', count(u.cacheRead, 'usage.cacheRead')],
-    ['cacheWriteTokens', count(u.cacheWrite, 'usage.cacheWrite')],
-    ['reasoningTokens', count(u.reasoning, 'usage.reasoning')],
+    model: orKept(u.model, tpl, 'model', isString, undefined),
+    inputTokens: count(u.input, 'usage.input'),
+    outputTokens: count(u.output, 'usage.output'),
+    cacheReadTokens: count(u.cacheRead, 'usage.cacheRead'),
+    cacheWriteTokens: count(u.cacheWrite, 'usage.cacheWrite'),
+    reasoningTokens: count(u.reasoning, 'usage.reasoning'),
     // A key that is the record's own id is none of the data's: the kept one stays, unless the key
     // was deleted (every usage read from Copilot has one).
-    [
-      'apiCallId',
+    apiCallId:
       key ??
-        (u.key === undefined ? orKept(undefined, tpl, 'apiCallId', isString, undefined) : tpl?.apiCallId),
-    ],
-  ];
+      (u.key === undefined ? orKept(undefined, tpl, 'apiCallId', isString, undefined) : tpl?.apiCallId),
+  };
   return head + kept(w, 'assistant.usage', event, tpl, set);
 }
 
@@ -1711,16 +1661,16 @@ function runTotal(w: Writer, event: AgentEventOf<'run.end'>, write: boolean): st
     );
     return '';
   }
-  const data = dataWith(undefined, [
-    ['model', total.model ?? (models.length === 1 ? models[0] : undefined)],
-    ['inputTokens', count(rest.input, 'run.end.usage.input')],
-    ['outputTokens', count(rest.output, 'run.end.usage.output')],
-    ['cacheReadTokens', count(rest.cacheRead, 'run.end.usage.cacheRead')],
-    ['cacheWriteTokens', count(rest.cacheWrite, 'run.end.usage.cacheWrite')],
-    ['reasoningTokens', count(rest.reasoning, 'run.end.usage.reasoning')],
-  ]);
+  const data = dataWith(undefined, {
+    model: total.model ?? (models.length === 1 ? models[0] : undefined),
+    inputTokens: count(rest.input, 'run.end.usage.input'),
+    outputTokens: count(rest.output, 'run.end.usage.output'),
+    cacheReadTokens: count(rest.cacheRead, 'run.end.usage.cacheRead'),
+    cacheWriteTokens: count(rest.cacheWrite, 'run.end.usage.cacheWrite'),
+    reasoningTokens: count(rest.reasoning, 'run.end.usage.reasoning'),
+  });
   w[RUN_SUM] = addFigures(w[RUN_SUM], rest);
-  return emit(w, { type: 'assistant.usage', data, event });
+  return emit(w, 'assistant.usage', event, data);
 }
 
 /** A model's `modelMetrics` entry: the kept one (`was`) with the model's counts put in its usage. */
@@ -1755,7 +1705,7 @@ function shutdown(w: Writer, event: AgentEventOf<'usage'>, u: Usage, tpl: JsonOb
   for (const model of Object.keys(byModel))
     if (kept === undefined || !Object.hasOwn(kept, model))
       setOwn(metrics, model, modelMetric(byModel[model]!, undefined));
-  const data = dataWith(tpl, [['modelMetrics', metrics]]);
+  const data = dataWith(tpl, { modelMetrics: metrics });
   if (tpl === undefined) {
     const fresh: JsonObject = {
       shutdownType: 'routine',
@@ -1764,9 +1714,9 @@ function shutdown(w: Writer, event: AgentEventOf<'usage'>, u: Usage, tpl: JsonOb
       codeChanges: { linesAdded: 0, linesRemoved: 0, filesModified: [] },
       modelMetrics: metrics,
     };
-    return emit(w, { type: 'session.shutdown', data: fresh, event });
+    return emit(w, 'session.shutdown', event, fresh);
   }
-  return emit(w, { type: 'session.shutdown', data, event });
+  return emit(w, 'session.shutdown', event, data);
 }
 
 function childStart(w: Writer, event: AgentEventOf<'child.start'>, tpl: JsonObject | undefined): string {
@@ -1783,20 +1733,15 @@ function childStart(w: Writer, event: AgentEventOf<'child.start'>, tpl: JsonObje
   const keptName = typeof tpl?.agentName === 'string' ? tpl.agentName : undefined;
   w[CHILDREN].set(event.child, { call, name: event.name, keptName });
   const name = orKept(event.name, tpl, 'agentName', isString, 'agent');
-  const set: Array<[string, unknown]> = [
-    ['toolCallId', call],
-    ['agentName', name],
-    ['agentDisplayName', tpl === undefined ? name : tpl.agentDisplayName],
-    ['agentDescription', orKept(event.task, tpl, 'agentDescription', isString, '')],
-  ];
+  const set: JsonObject = {
+    toolCallId: call,
+    agentName: name,
+    agentDisplayName: tpl === undefined ? name : tpl.agentDisplayName,
+    agentDescription: orKept(event.task, tpl, 'agentDescription', isString, ''),
+  };
   if (tpl !== undefined) renamed(set, tpl, keptName, event.name);
   const data = dataWith(tpl, set);
-  return emit(w, {
-    type: 'subagent.started',
-    data,
-    event,
-    agent: event.child === call ? undefined : event.child,
-  });
+  return emit(w, 'subagent.started', event, data, event.child === call ? undefined : event.child);
 }
 
 /**
@@ -1805,16 +1750,15 @@ function childStart(w: Writer, event: AgentEventOf<'child.start'>, tpl: JsonObje
  * spell it) follow the event's name, or leave with it (the name itself is made as anew).
  */
 function renamed(
-  set: Array<[string, unknown]>,
+  set: JsonObject,
   tpl: JsonObject,
   keptName: string | undefined,
   name: string | undefined,
 ): void {
   if (keptName === undefined || name === keptName) return;
-  for (const entry of set)
-    if (entry[0] === 'agentName') entry[1] = name ?? 'agent';
-    else if (entry[0] === 'agentDisplayName' && tpl.agentDisplayName === keptName) entry[1] = name;
-  if (tpl.agentType === keptName) set.push(['agentType', name]);
+  set.agentName = name ?? 'agent';
+  if (tpl.agentDisplayName === keptName) set.agentDisplayName = name;
+  if (tpl.agentType === keptName) set.agentType = name;
 }
 
 function childEnd(
@@ -1828,27 +1772,27 @@ function childEnd(
   const call = started?.call ?? (tpl === undefined ? event.child : (tpl.toolCallId as string));
   const name = started?.name ?? (tpl === undefined ? 'agent' : tpl.agentName);
   const failed = event.status === 'failed' || event.status === 'incomplete';
-  const set: Array<[string, unknown]> = [
-    ['toolCallId', call],
-    ['agentName', tpl === undefined ? name : tpl.agentName],
-    ['agentDisplayName', tpl === undefined ? name : tpl.agentDisplayName],
-  ];
+  const set: JsonObject = {
+    toolCallId: call,
+    agentName: tpl === undefined ? name : tpl.agentName,
+    agentDisplayName: tpl === undefined ? name : tpl.agentDisplayName,
+  };
   // The start's name edited or deleted: the end's copies of it follow.
   if (tpl !== undefined && started?.keptName !== undefined && tpl.agentName === started.keptName)
     renamed(set, tpl, started.keptName, started.name);
-  if (failed) set.push(['error', orKept(event.result, tpl, 'error', isString, event.status)]);
+  if (failed) set.error = orKept(event.result, tpl, 'error', isString, event.status);
   else {
     // A failure's error read as the result: not a failure any more (its status deleted or
     // edited), the kept error goes.
-    if (keptType === 'subagent.failed') set.push(['error', undefined]);
-    if (event.status === 'cancelled') set.push(['cancelled', true]);
-    else if (tpl !== undefined) set.push(['cancelled', tpl.cancelled === true ? undefined : tpl.cancelled]);
+    if (keptType === 'subagent.failed') set.error = undefined;
+    if (event.status === 'cancelled') set.cancelled = true;
+    else if (tpl !== undefined) set.cancelled = tpl.cancelled === true ? undefined : tpl.cancelled;
   }
   if (!failed && event.result !== undefined)
     reportLoss(w[LOSS], event, 'child.end.result', `${FORMAT} has no result text for a completed subagent`);
   const data = dataWith(tpl, set);
   const agent = event.child === call ? undefined : event.child;
-  return emit(w, { type: failed ? 'subagent.failed' : 'subagent.completed', data, event, agent });
+  return emit(w, failed ? 'subagent.failed' : 'subagent.completed', event, data, agent);
 }
 
 /**
@@ -1866,13 +1810,13 @@ function permissionRequested(
   let pr: JsonObject;
   if (prior === undefined) {
     if (event.effects !== undefined) requestLoss(w, event, 'effects', 'custom-tool');
-    pr = dataWith(undefined, [
-      ['kind', 'custom-tool'],
-      ['toolCallId', event.call],
-      ['toolName', event.tool ?? ''],
-      ['toolDescription', event.title ?? ''],
-      ['args', event.args],
-    ]);
+    pr = dataWith(undefined, {
+      kind: 'custom-tool',
+      toolCallId: event.call,
+      toolName: event.tool ?? '',
+      toolDescription: event.title ?? '',
+      args: event.args,
+    });
   } else {
     pr = { ...prior };
     const S = COPILOT_PERMISSION_SLOTS;
@@ -1882,11 +1826,11 @@ function permissionRequested(
     slotPut(w, event, pr, 'args', S.args, event.args);
     slotPut(w, event, pr, 'effects', S.effects, event.effects?.join('\n'));
   }
-  const data = dataWith(tpl, [
-    ['requestId', event.approval],
-    ['permissionRequest', pr],
-  ]);
-  return emit(w, { type: 'permission.requested', data, event });
+  const data = dataWith(tpl, {
+    requestId: event.approval,
+    permissionRequest: pr,
+  });
+  return emit(w, 'permission.requested', event, data);
 }
 
 // A field written to the key of the kept request the reader took it from; one it has none for is
@@ -1931,11 +1875,11 @@ function permissionCompleted(
     str(COPILOT_DENIED_BY[kind]) === event.by
       ? prior
       : resultOf(w, event);
-  const data = dataWith(tpl, [
-    ['requestId', event.approval],
-    ['result', result],
-  ]);
-  return emit(w, { type: 'permission.completed', data, event });
+  const data = dataWith(tpl, {
+    requestId: event.approval,
+    result: result,
+  });
+  return emit(w, 'permission.completed', event, data);
 }
 
 // The result of another format's decision. Copilot says who denied (the user, rules, a hook),
@@ -1979,20 +1923,17 @@ function inputRequested(w: Writer, event: AgentEventOf<'question'>, tpl: JsonObj
       `${FORMAT} asks one question a request, its choices by their text, one answer`,
     );
   const choices = tpl?.choices;
-  const data = dataWith(tpl, [
-    ['requestId', event.question],
-    ['question', q.text],
-    [
-      'choices',
-      asRead(
-        choices,
-        Array.isArray(choices) ? choices.filter((c) => typeof c === 'string') : undefined,
-        q.options?.map((o) => o.label),
-      ),
-    ],
-    ['toolCallId', asRead(tpl?.toolCallId, str(tpl?.toolCallId), event.call)],
-  ]);
-  return emit(w, { type: 'user_input.requested', data, event });
+  const data = dataWith(tpl, {
+    requestId: event.question,
+    question: q.text,
+    choices: asRead(
+      choices,
+      Array.isArray(choices) ? choices.filter((c) => typeof c === 'string') : undefined,
+      q.options?.map((o) => o.label),
+    ),
+    toolCallId: asRead(tpl?.toolCallId, str(tpl?.toolCallId), event.call),
+  });
+  return emit(w, 'user_input.requested', event, data);
 }
 
 // A kept field's value while the event says what the reader read from it (`read`: nothing of a
@@ -2010,11 +1951,11 @@ function inputCompleted(
   const answers = Object.values(event.answers);
   if (answers.length > 1)
     reportLoss(w[LOSS], event, 'question.answer.answers', `${FORMAT} answers a request with one answer`);
-  const data = dataWith(tpl, [
-    ['requestId', event.question],
-    ['answer', answers[0]],
-  ]);
-  return emit(w, { type: 'user_input.completed', data, event });
+  const data = dataWith(tpl, {
+    requestId: event.question,
+    answer: answers[0],
+  });
+  return emit(w, 'user_input.completed', event, data);
 }
 
 /**
@@ -2032,7 +1973,7 @@ function afterIncomplete(w: Writer, event: AgentEventOf<'run.start'>): string {
     // The reader ends the open turn with the run.
     w[TURN] = undefined;
     w[USAGE_IN_TURN] = false;
-    return emit(w, { type: 'user.message', data: { content: event.input, delivery: 'idle' }, event });
+    return emit(w, 'user.message', event, { content: event.input, delivery: 'idle' });
   }
   reportLoss(
     w[LOSS],
@@ -2040,9 +1981,7 @@ function afterIncomplete(w: Writer, event: AgentEventOf<'run.start'>): string {
     'run.end.status',
     `${FORMAT} has no record for an incomplete run whose turn ended: a reader takes the next run's records for its continuation or ends it completed`,
   );
-  return event.input === undefined
-    ? ''
-    : emit(w, { type: 'user.message', data: { content: event.input }, event });
+  return event.input === undefined ? '' : emit(w, 'user.message', event, { content: event.input });
 }
 
 function runEnd(w: Writer, event: AgentEventOf<'run.end'>, tpl: JsonObject | undefined): string {
@@ -2078,17 +2017,13 @@ function runEnd(w: Writer, event: AgentEventOf<'run.end'>, tpl: JsonObject | und
       : w[RUN_ERROR] !== undefined && errorDiffers)
   ) {
     const message = event.error ?? event.reason ?? 'the run failed';
-    text += emit(w, {
-      type: 'session.error',
-      data: { errorType: 'error', message },
-      event: { ...event },
-    });
+    text += emit(w, 'session.error', { ...event }, { errorType: 'error', message });
   }
   w[RUN_ERROR] = undefined;
   endRunAndTurn(w);
   const data: JsonObject =
     tpl !== undefined ? { ...tpl } : event.status === 'cancelled' ? { aborted: true } : {};
-  return text + emit(w, { type: 'session.idle', data, event });
+  return text + emit(w, 'session.idle', event, data);
 }
 
 function unknownRecord(w: Writer, event: AgentEventOf<'unknown'>, own: boolean): string {
@@ -2106,9 +2041,19 @@ function unknownRecord(w: Writer, event: AgentEventOf<'unknown'>, own: boolean):
   return `${rawIfSame(event.provenance?.hints?.raw, json(r, 'unknown.record'))}\n`;
 }
 
-/** Writes one record's envelope around its data, in the order it came (or the SDK's). */
-function emit(w: Writer, o: Out): string {
-  const event = o.event;
+/**
+ * Writes one record's envelope around its data, in the order it came (or the SDK's): a record of
+ * `type` for `event`, its `data` an object or JSON already (a template write: `JSON.stringify` of
+ * the data exactly), `agent` the envelope's `agentId` (a child lane, or the child a subagent
+ * record is about).
+ */
+function emit(
+  w: Writer,
+  type: CopilotRecordType,
+  event: AgentEvent,
+  data: JsonObject | string,
+  agent?: string,
+): string {
   const p = event.provenance;
   const own = p?.format === FORMAT;
   // Another format's first record: a session's start goes first, as Copilot writes a session.
@@ -2116,12 +2061,12 @@ function emit(w: Writer, o: Out): string {
   // the source's own session start must not make it a second one.
   // The data first: a value JSON cannot hold is refused before the session's start is written
   // and before an id is taken, which the refusal would take down with it.
-  const data = o.dataText ?? json(o.data, `${event.type}`);
-  if (!w[WROTE_ANY] && !own && o.type !== 'session.start')
-    return sessionStart(w, event, undefined) + emit(w, { ...o, dataText: data });
+  const dataText = typeof data === 'string' ? data : json(data, `${event.type}`);
+  if (!w[WROTE_ANY] && !own && type !== 'session.start')
+    return sessionStart(w, event, undefined) + emit(w, type, event, dataText, agent);
   const hints = own ? (p.hints as CopilotHints | undefined) : undefined;
   const env = copilotEnvelope(hints?.record);
-  const kept = env !== undefined && env.type === o.type ? env : undefined;
+  const kept = env !== undefined && env.type === type ? env : undefined;
   const id = kept !== undefined ? kept.id : newId(w);
   const parentId = kept !== undefined ? kept.parentId : w[LAST_ID];
   // A kept time the decoder read as none stays as read; one it read is the event's `ts`, and
@@ -2129,16 +2074,16 @@ function emit(w: Writer, o: Out): string {
   const timeText =
     kept !== undefined &&
     (event.ts === undefined
-      ? Number.isNaN(parseTimestamp(kept.timestamp).ms)
-      : parseTimestamp(kept.timestamp).ms === event.ts)
+      ? Number.isNaN(Date.parse(kept.timestamp))
+      : Date.parse(kept.timestamp) === event.ts)
       ? jsonString(kept.timestamp)
       : w[TEMPLATES]
         ? quotedAt(w, event.ts)
         : jsonString(timestampOf(w, event.ts));
-  const agent =
-    o.agent ?? (event.lane === undefined || o.type.startsWith('subagent.') ? undefined : event.lane);
+  const agentId =
+    agent ?? (event.lane === undefined || type.startsWith('subagent.') ? undefined : event.lane);
   const ephemeral =
-    kept !== undefined ? kept.ephemeral : COPILOT_EPHEMERAL_TYPES.has(o.type) ? true : undefined;
+    kept !== undefined ? kept.ephemeral : COPILOT_EPHEMERAL_TYPES.has(type) ? true : undefined;
   // An id of the default source (a UUID) has nothing to escape. The previous record's quoted id
   // is this one's parentId: quoted once.
   const quotedId =
@@ -2150,16 +2095,16 @@ function emit(w: Writer, o: Out): string {
         ? w[LAST_QUOTED] || jsonString(parentId)
         : jsonString(parentId);
   // Record types are plain words: nothing to escape.
-  const type = w[TEMPLATES]
-    ? `"type":"${o.type}","data":${data}`
-    : `"type":${jsonString(o.type)},"data":${data}`;
+  const typeText = w[TEMPLATES]
+    ? `"type":"${type}","data":${dataText}`
+    : `"type":${jsonString(type)},"data":${dataText}`;
   // COPILOT_ENVELOPE_KEYS, or COPILOT_DISK_KEYS for a record that came in the on-disk order.
   const text0 =
     kept?.layout === 'disk'
-      ? `{${type},"id":${quotedId},"timestamp":${timeText},"parentId":${quotedParent}`
-      : `{"id":${quotedId},"parentId":${quotedParent},"timestamp":${timeText},${type}`;
+      ? `{${typeText},"id":${quotedId},"timestamp":${timeText},"parentId":${quotedParent}`
+      : `{"id":${quotedId},"parentId":${quotedParent},"timestamp":${timeText},${typeText}`;
   const tail =
-    (agent === undefined ? '' : `,"agentId":${jsonString(agent)}`) +
+    (agentId === undefined ? '' : `,"agentId":${jsonString(agentId)}`) +
     (ephemeral === undefined
       ? ''
       : ephemeral === true
@@ -2171,7 +2116,7 @@ function emit(w: Writer, o: Out): string {
   w[LAST_ID] = id;
   w[LAST_QUOTED] = quotedId;
   w[WROTE_ANY] = true;
-  w[LAST_TYPE] = o.type;
+  w[LAST_TYPE] = type;
   return `${text}\n`;
 }
 
@@ -2192,10 +2137,10 @@ function kept(
   type: CopilotRecordType,
   event: AgentEvent,
   tpl: JsonObject | undefined,
-  set: Array<[string, unknown]>,
+  set: JsonObject,
 ): string {
   if (tpl === undefined || !COPILOT_KEPT_LINES.enabled || !isKept(w, type, event, tpl, set))
-    return emit(w, { type, data: dataWith(tpl, set), event });
+    return emit(w, type, event, dataWith(tpl, set));
   const r = event.provenance!.hints!.record as JsonObject;
   w[LAST_ID] = r.id as string;
   // Quoted when a record written from the model names it as its parent (`emit`).
@@ -2220,7 +2165,7 @@ function isKept(
   type: CopilotRecordType,
   event: AgentEvent,
   tpl: JsonObject,
-  set: Array<[string, unknown]>,
+  set: JsonObject,
 ): boolean {
   // `tpl` is the data of the kept record (`copilotData`): its type, id and timestamp are strings.
   const hints = event.provenance?.hints as CopilotHints;
@@ -2235,14 +2180,11 @@ function isKept(
     (lane !== undefined && typeof lane !== 'string')
   )
     return false;
-  for (let i = 0; i < set.length; i++) {
-    const [k, v] = set[i]!;
-    if (!sameAsKept(v, tpl[k])) return false;
-  }
+  for (const k in set) if (!sameAsKept(set[k], tpl[k])) return false;
   const ts = event.ts;
   const time = r.timestamp as string;
   if (time !== w[KEPT_TIME]) {
-    w[KEPT_MS] = parseTimestamp(time).ms;
+    w[KEPT_MS] = Date.parse(time);
     w[KEPT_TIME] = time;
   }
   // No `ts` is the record's only where its time reads as none (else the time was taken out).
@@ -2278,9 +2220,15 @@ function keptSays(raw: string, text: string, extra: Record<string, unknown>): bo
   }
 }
 
-// Envelope fields the model has no slot for, kept by the decoder: re-joined in place.
+// Envelope fields the model has no slot for, kept by the decoder: each after the record's own,
+// refused as `joinRecord` refuses an extra field. (`text` is JSON as `JSON.stringify` writes it, so
+// it is what parsing it and writing each value again gives: only its closing brace moves.)
 function withExtra(text: string, extra: Record<string, unknown>): string {
-  const record = JSON.parse(text) as JsonObject;
-  const pieces: Array<[string, string]> = Object.keys(record).map((k) => [k, JSON.stringify(record[k])]);
-  return joinRecord(pieces, { extra }, (v) => json(v, 'extra'), FORMAT);
+  let out = text.slice(0, -1);
+  for (const key of Object.keys(extra)) {
+    const value = extra[key];
+    assertEncodable(value, key, undefined, FORMAT);
+    if (value !== undefined) out += `,${JSON.stringify(key)}:${json(value, 'extra')}`;
+  }
+  return `${out}}`;
 }
