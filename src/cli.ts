@@ -680,8 +680,37 @@ function write(text: string): Promise<void> | undefined {
     writeAll(1, text);
     return undefined;
   }
+  // Nothing of ours queued in the stream: the pieces written straight to the pipe come after it.
+  if (text.length > PIECE_BYTES && isPipe() && process.stdout.writableLength === 0) return pipePieces(text);
   if (process.stdout.write(text)) return undefined;
   return new Promise((resolve) => process.stdout.once('drain', resolve));
+}
+
+// A long text to a pipe (or a socket) a piece at a time through the reused buffer, as to a file:
+// each piece written straight to the pipe while it has room; when it is full (EAGAIN, Node has
+// made it non-blocking) the piece's rest goes to the stream as a copy, and the next piece waits
+// until the stream has written it, so a slow reader holds back one piece, never the text.
+async function pipePieces(text: string): Promise<void> {
+  pieceBuffer ??= Buffer.allocUnsafeSlow(PIECE_BYTES);
+  for (const length of encodePieces(text, pieceBuffer)) {
+    const done = writeWhileRoom(pieceBuffer, length);
+    if (done === length) continue;
+    const rest = Buffer.from(pieceBuffer.subarray(done, length));
+    // A failed write is the stream's 'error' (below), which ends the command.
+    await new Promise((resolve) => process.stdout.write(rest, resolve));
+  }
+}
+
+// Bytes up to `end` of `bytes` written to standard output until they are all written or the
+// pipe is full: how many were.
+function writeWhileRoom(bytes: Uint8Array, end: number): number {
+  let done = 0;
+  try {
+    while (done < end) done += writeSync(1, bytes, done, end - done);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') outputFailed(error as NodeJS.ErrnoException);
+  }
+  return done;
 }
 
 // What goes to standard error, gathered and written once per input chunk (by `write`) or at the
@@ -749,6 +778,21 @@ function isFile(fd: 1 | 2): boolean {
   return file;
 }
 
+// Whether standard output is a pipe or a socket (not a terminal): a long text is written to it
+// in pieces (`pipePieces`).
+let toPipe: boolean | undefined;
+function isPipe(): boolean {
+  if (toPipe === undefined) {
+    try {
+      const stat = fstatSync(1);
+      toPipe = process.stdout.isTTY !== true && (stat.isFIFO() || stat.isSocket());
+    } catch {
+      toPipe = false;
+    }
+  }
+  return toPipe;
+}
+
 // A write to a file that fails: standard error is given up (what it would say is dropped, as
 // for a closed pipe), standard output ends the command (exit 74), quietly for EPIPE.
 function writeAll(fd: 1 | 2, text: string): void {
@@ -776,7 +820,7 @@ function writeAll(fd: 1 | 2, text: string): void {
 let pieceBuffer: Buffer | undefined;
 function writePieces(fd: 1 | 2, text: string): void {
   pieceBuffer ??= Buffer.allocUnsafeSlow(PIECE_BYTES);
-  encodePieces(text, pieceBuffer, (bytes, length) => writeBytes(fd, bytes, 0, length));
+  for (const length of encodePieces(text, pieceBuffer)) writeBytes(fd, pieceBuffer, 0, length);
 }
 
 // Bytes `from` to `end` of `bytes`, in as many writes as the file takes them in.
