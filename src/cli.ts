@@ -680,24 +680,25 @@ function write(text: string): Promise<void> | undefined {
     writeAll(1, text);
     return undefined;
   }
-  // Nothing of ours queued in the stream: the pieces written straight to the pipe come after it.
-  if (text.length > PIECE_BYTES && isPipe() && process.stdout.writableLength === 0) return pipePieces(text);
+  // Nothing queued in the stream: the pieces written straight to the pipe come after it.
+  if (isPipe() && process.stdout.writableLength === 0) return pipePieces(text);
   if (process.stdout.write(text)) return undefined;
   return new Promise((resolve) => process.stdout.once('drain', resolve));
 }
 
-// A long text to a pipe (or a socket) a piece at a time through the reused buffer, as to a file:
-// each piece written straight to the pipe while it has room; when it is full (EAGAIN, Node has
-// made it non-blocking) the piece's rest goes to the stream as a copy, and the next piece waits
-// until the stream has written it, so a slow reader holds back one piece, never the text.
+// A text to a pipe (or a socket) a piece at a time through a reused buffer, as a long one to a
+// file: each piece written straight to the pipe while it has room; when it is full (EAGAIN, Node
+// has made it non-blocking) the piece's rest goes to the stream, and the next piece waits until
+// the stream has written it, so a slow reader holds back one piece, never the text. The buffer is
+// the pipe's own: standard error's long writes (`writePieces`) may come while the stream has it.
+let pipeBuffer: Buffer | undefined;
 async function pipePieces(text: string): Promise<void> {
-  pieceBuffer ??= Buffer.allocUnsafeSlow(PIECE_BYTES);
-  for (const length of encodePieces(text, pieceBuffer)) {
-    const done = writeWhileRoom(pieceBuffer, length);
+  pipeBuffer ??= Buffer.allocUnsafeSlow(PIECE_BYTES);
+  for (const length of encodePieces(text, pipeBuffer)) {
+    const done = writeWhileRoom(pipeBuffer, length);
     if (done === length) continue;
-    const rest = Buffer.from(pieceBuffer.subarray(done, length));
     // A failed write is the stream's 'error' (below), which ends the command.
-    await new Promise((resolve) => process.stdout.write(rest, resolve));
+    await new Promise((resolve) => process.stdout.write(pipeBuffer!.subarray(done, length), resolve));
   }
 }
 
