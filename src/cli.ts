@@ -671,7 +671,8 @@ async function* readFd(fd: number): AsyncGenerator<Uint8Array> {
 // Writes respecting back-pressure, standard error's too (see `say`); a closed pipe (EPIPE) ends
 // the process quietly. The diagnostics a chunk gave are written before its output, as they arose.
 // Standard output to a file (or /dev/null) is written straight from the string: Node's stream for
-// a file makes a Buffer of every piece first, garbage that lives until a full GC.
+// a file makes a Buffer of every piece first, garbage that lives until a full GC. To a pipe or a
+// socket through one reused buffer (`pipePieces`); to a terminal through the stream.
 function write(text: string): Promise<void> | undefined {
   flushSaid();
   if (stderrDrained !== undefined) return stderrDrained.then(() => write(text));
@@ -779,7 +780,7 @@ function isFile(fd: 1 | 2): boolean {
   return file;
 }
 
-// Whether standard output is a pipe or a socket (not a terminal): a long text is written to it
+// Whether standard output is a pipe or a socket (not a terminal): every text is written to it
 // in pieces (`pipePieces`).
 let toPipe: boolean | undefined;
 function isPipe(): boolean {

@@ -5,9 +5,9 @@
 // text, encode into it and free it. For a long tool output (~570 KB) the first such buffer is a
 // mapping of its own; freeing it raises glibc's mmap threshold, so the later ones come from the
 // main arena, whose pages stay resident, and the peak of a stream of long outputs (`convert`)
-// was that much higher (docs/performance.md, "Round forty-nine"). Node's stream writes a string
-// to a pipe the same way, the buffer kept until the pipe has taken it all. Short texts keep the
-// one call: the common case, and the cheaper one.
+// was that much higher (docs/performance.md, "Round forty-nine"). Short texts to a file keep the
+// one call: the common case, and the cheaper one. Node's stream writes a string to a pipe the same
+// way, the buffer kept until the pipe has taken it all, so to a pipe every text goes in pieces.
 
 /** Texts longer than this many characters are written in pieces; the piece buffer's size too. */
 export const PIECE_BYTES = 64 * 1024;
