@@ -671,7 +671,8 @@ async function* readFd(fd: number): AsyncGenerator<Uint8Array> {
 // Writes respecting back-pressure, standard error's too (see `say`); a closed pipe (EPIPE) ends
 // the process quietly. The diagnostics a chunk gave are written before its output, as they arose.
 // Standard output to a file (or /dev/null) is written straight from the string: Node's stream for
-// a file makes a Buffer of every piece first, garbage that lives until a full GC.
+// a file makes a Buffer of every piece first, garbage that lives until a full GC. To a pipe or a
+// socket through one reused buffer (`pipePieces`); to a terminal through the stream.
 function write(text: string): Promise<void> | undefined {
   flushSaid();
   if (stderrDrained !== undefined) return stderrDrained.then(() => write(text));
@@ -680,8 +681,38 @@ function write(text: string): Promise<void> | undefined {
     writeAll(1, text);
     return undefined;
   }
+  // Nothing queued in the stream: the pieces written straight to the pipe come after it.
+  if (isPipe() && process.stdout.writableLength === 0) return pipePieces(text);
   if (process.stdout.write(text)) return undefined;
   return new Promise((resolve) => process.stdout.once('drain', resolve));
+}
+
+// A text to a pipe (or a socket) a piece at a time through a reused buffer, as a long one to a
+// file: each piece written straight to the pipe while it has room; when it is full (EAGAIN, Node
+// has made it non-blocking) the piece's rest goes to the stream, and the next piece waits until
+// the stream has written it, so a slow reader holds back one piece, never the text. The buffer is
+// the pipe's own: standard error's long writes (`writePieces`) may come while the stream has it.
+let pipeBuffer: Buffer | undefined;
+async function pipePieces(text: string): Promise<void> {
+  pipeBuffer ??= Buffer.allocUnsafeSlow(PIECE_BYTES);
+  for (const length of encodePieces(text, pipeBuffer)) {
+    const done = writeWhileRoom(pipeBuffer, length);
+    if (done === length) continue;
+    // A failed write is the stream's 'error' (below), which ends the command.
+    await new Promise((resolve) => process.stdout.write(pipeBuffer!.subarray(done, length), resolve));
+  }
+}
+
+// Bytes up to `end` of `bytes` written to standard output until they are all written or the
+// pipe is full: how many were.
+function writeWhileRoom(bytes: Uint8Array, end: number): number {
+  let done = 0;
+  try {
+    while (done < end) done += writeSync(1, bytes, done, end - done);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') outputFailed(error as NodeJS.ErrnoException);
+  }
+  return done;
 }
 
 // What goes to standard error, gathered and written once per input chunk (by `write`) or at the
@@ -749,6 +780,21 @@ function isFile(fd: 1 | 2): boolean {
   return file;
 }
 
+// Whether standard output is a pipe or a socket (not a terminal): every text is written to it
+// in pieces (`pipePieces`).
+let toPipe: boolean | undefined;
+function isPipe(): boolean {
+  if (toPipe === undefined) {
+    try {
+      const stat = fstatSync(1);
+      toPipe = process.stdout.isTTY !== true && (stat.isFIFO() || stat.isSocket());
+    } catch {
+      toPipe = false;
+    }
+  }
+  return toPipe;
+}
+
 // A write to a file that fails: standard error is given up (what it would say is dropped, as
 // for a closed pipe), standard output ends the command (exit 74), quietly for EPIPE.
 function writeAll(fd: 1 | 2, text: string): void {
@@ -776,7 +822,7 @@ function writeAll(fd: 1 | 2, text: string): void {
 let pieceBuffer: Buffer | undefined;
 function writePieces(fd: 1 | 2, text: string): void {
   pieceBuffer ??= Buffer.allocUnsafeSlow(PIECE_BYTES);
-  encodePieces(text, pieceBuffer, (bytes, length) => writeBytes(fd, bytes, 0, length));
+  for (const length of encodePieces(text, pieceBuffer)) writeBytes(fd, pieceBuffer, 0, length);
 }
 
 // Bytes `from` to `end` of `bytes`, in as many writes as the file takes them in.

@@ -104,6 +104,61 @@ describe('decode and convert print the same to a pipe and to a file', () => {
   });
 });
 
+// Issue #24: a text past 64 K characters goes to a pipe a piece at a time through one reused
+// buffer, written straight to the pipe while it has room and the rest of a piece through Node's
+// stream when it is full (src/cli.ts, `pipePieces`). A reader that starts late finds the pipe full
+// at once, and every piece after that meets it full again and again.
+describe.runIf(process.platform === 'linux')('a long output to a pipe', () => {
+  // Twelve long tool outputs, each its own text (an output out of order shows), with multi-byte
+  // characters, pairs and a lone surrogate (U+FFFD) across the pieces' ends.
+  function longOutputs(): string {
+    const path = join(dir, 'long-outputs-wide.jsonl');
+    const lines: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const id = `toolu_${i}`;
+      const use = { type: 'tool_use', id, name: 'Read', input: { file_path: `/f${i}` } };
+      const message = { id: `msg_${i}`, type: 'message', role: 'assistant', content: [use], usage: {} };
+      const content = `${i}:${`é€😀"\n${i}`.repeat(15_000 + i)}\uD800 end`;
+      const result = { type: 'tool_result', content, tool_use_id: id };
+      lines.push(JSON.stringify({ type: 'assistant', message, session_id: 's', uuid: `a${i}` }));
+      lines.push(
+        JSON.stringify({ type: 'user', message: { role: 'user', content: [result] }, uuid: `u${i}` }),
+      );
+    }
+    writeFileSync(path, `${lines.join('\n')}\n`);
+    return path;
+  }
+
+  test('a reader that starts late gets every byte, in order', async () => {
+    const path = longOutputs();
+    const args = ['convert', '--quiet', '--from', 'claude', '--to', 'claude', path];
+    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.pause();
+    const parts: Buffer[] = [];
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+    });
+    await new Promise((r) => setTimeout(r, 500));
+    child.stdout.on('data', (c: Buffer) => parts.push(c));
+    child.stdout.resume();
+    const code = await new Promise((r) => child.once('close', r));
+    expect(code).toBe(0);
+    expect(stderr).toBe('');
+    const expected = Buffer.from(convert(readFileSync(path), { from: 'claude', to: 'claude' }).output);
+    expect(expected.length).toBeGreaterThan(2 * 1024 * 1024);
+    expect(Buffer.concat(parts).equals(expected)).toBe(true);
+  }, 60_000);
+
+  test('a reader that goes away ends the command quietly', () => {
+    const path = longOutputs();
+    const script = `node ${CLI} decode ${path} | head -c 1000 >/dev/null; echo \${PIPESTATUS[0]}`;
+    const bash = spawnSync('bash', ['-c', script], { encoding: 'utf8' });
+    expect(bash.stderr).toBe('');
+    expect(bash.stdout.trim()).toBe('0');
+  });
+});
+
 // /proc/<pid>/status: the peak resident set so far (VmHWM), in MiB.
 function peakMiB(pid: number): number {
   const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));

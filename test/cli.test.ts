@@ -58,8 +58,10 @@ describe('agentwire CLI', () => {
   });
 
   // Issue #24: a text past 64 K characters goes to a file through one reused buffer
-  // (src/write-pieces.ts), a pipe through Node's stream: the same bytes, multi-byte characters
-  // and a lone surrogate's U+FFFD across the pieces' ends included.
+  // (src/write-pieces.ts), every text to a pipe through the pipe's own, the rest of a piece
+  // through Node's stream when the pipe is full: the same bytes, multi-byte characters and a lone
+  // surrogate's U+FFFD across the pieces' ends included (against the library's bytes: the late
+  // reader in test/cli-stream.test.ts).
   test('a long output written to a file is the bytes written to a pipe', () => {
     const file = join(dir, 'long-wide.jsonl');
     const id = 'toolu_wide';

@@ -2,16 +2,15 @@ import fc from 'fast-check';
 import { expect, test } from 'vitest';
 import { encodePieces, PIECE_BYTES } from '../src/write-pieces';
 
-// Issue #24: the CLI writes a long text to a file through one reused buffer (src/write-pieces.ts)
+// Issue #24: the CLI writes a long text to a file or a pipe through one reused buffer (src/write-pieces.ts)
 // instead of `writeSync(fd, text)`, which writes the text's UTF-8 with a lone surrogate as U+FFFD
 // (what `Buffer.from(text)` gives). The pieces must add up to those bytes, whatever the buffer's
 // size and wherever a multi-byte character or a surrogate pair meets a piece's end.
 
 function piecesOf(text: string, size: number): Buffer {
   const parts: Buffer[] = [];
-  encodePieces(text, new Uint8Array(size), (bytes, length) => {
-    parts.push(Buffer.from(bytes.subarray(0, length)));
-  });
+  const piece = new Uint8Array(size);
+  for (const length of encodePieces(text, piece)) parts.push(Buffer.from(piece.subarray(0, length)));
   return Buffer.concat(parts);
 }
 
