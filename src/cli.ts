@@ -677,12 +677,12 @@ function write(text: string): Promise<void> | undefined {
   flushSaid();
   if (stderrDrained !== undefined) return stderrDrained.then(() => write(text));
   if (text === '') return undefined;
-  if (isFile(1)) {
+  if (outputOf(1) === 'file') {
     writeAll(1, text);
     return undefined;
   }
   // Nothing queued in the stream: the pieces written straight to the pipe come after it.
-  if (isPipe() && process.stdout.writableLength === 0) return pipePieces(text);
+  if (outputOf(1) === 'pipe' && process.stdout.writableLength === 0) return pipePieces(text);
   if (process.stdout.write(text)) return undefined;
   return new Promise((resolve) => process.stdout.once('drain', resolve));
 }
@@ -748,7 +748,7 @@ function flushSaid(): void {
   }
   const text = said;
   said = '';
-  if (isFile(2)) {
+  if (outputOf(2) === 'file') {
     writeAll(2, text);
     return;
   }
@@ -763,36 +763,28 @@ function flushSaid(): void {
   });
 }
 
-// Whether fd 1 or 2 is a file or a character device (/dev/null): written with writeSync.
-const toFile: Array<boolean | undefined> = [];
-function isFile(fd: 1 | 2): boolean {
-  let file = toFile[fd];
-  if (file === undefined) {
+// What fd 1 or 2 is, looked up once: a file or a character device (/dev/null), written with
+// writeSync; a pipe or a socket, written in pieces (`pipePieces`, standard output only); or a
+// terminal (or what fstat cannot tell), written through the stream.
+type Output = 'file' | 'pipe' | 'stream';
+const outputs: Array<Output | undefined> = [];
+function outputOf(fd: 1 | 2): Output {
+  let output = outputs[fd];
+  if (output === undefined) {
+    output = 'stream';
     const stream = fd === 1 ? process.stdout : process.stderr;
     try {
       const stat = fstatSync(fd);
-      file = stream.isTTY !== true && (stat.isFile() || stat.isCharacterDevice());
+      if (stream.isTTY !== true) {
+        if (stat.isFile() || stat.isCharacterDevice()) output = 'file';
+        else if (stat.isFIFO() || stat.isSocket()) output = 'pipe';
+      }
     } catch {
-      file = false;
+      // Not one fstat can tell: the stream's write.
     }
-    toFile[fd] = file;
+    outputs[fd] = output;
   }
-  return file;
-}
-
-// Whether standard output is a pipe or a socket (not a terminal): every text is written to it
-// in pieces (`pipePieces`).
-let toPipe: boolean | undefined;
-function isPipe(): boolean {
-  if (toPipe === undefined) {
-    try {
-      const stat = fstatSync(1);
-      toPipe = process.stdout.isTTY !== true && (stat.isFIFO() || stat.isSocket());
-    } catch {
-      toPipe = false;
-    }
-  }
-  return toPipe;
+  return output;
 }
 
 // A write to a file that fails: standard error is given up (what it would say is dropped, as
