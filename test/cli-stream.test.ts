@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { codecFor, convert, convertStream } from '../src/all';
 import { listFixtures, loadFixture } from '../src/node/fixtures';
+import { writeClaudeToolOutputs } from './claude-tool-outputs';
 
 // Issue #24, the CLI against jq: what makes `decode` and `convert` fast and small must not change
 // what they print. The CLI reads a file into one reused buffer, writes one piece per input chunk,
@@ -112,21 +113,11 @@ describe.runIf(process.platform === 'linux')('a long output to a pipe', () => {
   // Twelve long tool outputs, each its own text (an output out of order shows), with multi-byte
   // characters, pairs and a lone surrogate (U+FFFD) across the pieces' ends.
   function longOutputs(): string {
-    const path = join(dir, 'long-outputs-wide.jsonl');
-    const lines: string[] = [];
-    for (let i = 0; i < 12; i++) {
-      const id = `toolu_${i}`;
-      const use = { type: 'tool_use', id, name: 'Read', input: { file_path: `/f${i}` } };
-      const message = { id: `msg_${i}`, type: 'message', role: 'assistant', content: [use], usage: {} };
-      const content = `${i}:${`é€😀"\n${i}`.repeat(15_000 + i)}\uD800 end`;
-      const result = { type: 'tool_result', content, tool_use_id: id };
-      lines.push(JSON.stringify({ type: 'assistant', message, session_id: 's', uuid: `a${i}` }));
-      lines.push(
-        JSON.stringify({ type: 'user', message: { role: 'user', content: [result] }, uuid: `u${i}` }),
-      );
-    }
-    writeFileSync(path, `${lines.join('\n')}\n`);
-    return path;
+    return writeClaudeToolOutputs(
+      join(dir, 'long-outputs-wide.jsonl'),
+      12,
+      (i) => `${i}:${`é€😀"\n${i}`.repeat(15_000 + i)}\uD800 end`,
+    );
   }
 
   test('a reader that starts late gets every byte, in order', async () => {

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type AgentEvent, codecFor, codecs, connect, type Format, hep } from '../src/all';
 import { listFixtures } from '../src/node/fixtures';
+import { writeClaudeToolOutputs } from './claude-tool-outputs';
 import { waitFor } from './wait';
 
 // The CLI, run as a user runs it: the built binary, real pipes, files and exit codes.
@@ -35,19 +36,9 @@ describe('agentwire CLI', () => {
   // forty-eight: not yet a margin under 64 MiB in every run). The CLI's own full GCs are the
   // ones `--trace-gc` calls "testing".
   test('convert collects large objects on its own, smaller budget', () => {
-    const file = join(dir, 'long-outputs.jsonl');
-    const lines: string[] = [];
-    for (let i = 0; i < 40; i++) {
-      const id = `toolu_long_${i}`;
-      const use = { type: 'tool_use', id, name: 'Read', input: { file_path: `/f${i}` } };
-      const message = { id: `msg_${i}`, type: 'message', role: 'assistant', content: [use], usage: {} };
-      lines.push(JSON.stringify({ type: 'assistant', message, session_id: 's', uuid: `a${i}` }));
-      const result = { type: 'tool_result', content: 'x'.repeat(300 * 1024 + i), tool_use_id: id };
-      lines.push(
-        JSON.stringify({ type: 'user', message: { role: 'user', content: [result] }, uuid: `u${i}` }),
-      );
-    }
-    writeFileSync(file, `${lines.join('\n')}\n`);
+    const file = writeClaudeToolOutputs(join(dir, 'long-outputs.jsonl'), 40, (i) =>
+      'x'.repeat(300 * 1024 + i),
+    );
     const r = spawnSync(
       process.execPath,
       ['--trace-gc', CLI, 'convert', '--quiet', '--from', 'claude', '--to', 'nativeharness', file],
@@ -63,17 +54,11 @@ describe('agentwire CLI', () => {
   // surrogate's U+FFFD across the pieces' ends included (against the library's bytes: the late
   // reader in test/cli-stream.test.ts).
   test('a long output written to a file is the bytes written to a pipe', () => {
-    const file = join(dir, 'long-wide.jsonl');
-    const id = 'toolu_wide';
-    const use = { type: 'tool_use', id, name: 'Read', input: { file_path: '/f' } };
-    const message = { id: 'msg_w', type: 'message', role: 'assistant', content: [use], usage: {} };
-    const content = `${'é€😀"\n'.repeat(40_000)}\uD800 end`;
-    const result = { type: 'tool_result', content, tool_use_id: id };
-    const lines = [
-      JSON.stringify({ type: 'assistant', message, session_id: 's', uuid: 'a' }),
-      JSON.stringify({ type: 'user', message: { role: 'user', content: [result] }, uuid: 'u' }),
-    ];
-    writeFileSync(file, `${lines.join('\n')}\n`);
+    const file = writeClaudeToolOutputs(
+      join(dir, 'long-wide.jsonl'),
+      1,
+      () => `${'é€😀"\n'.repeat(40_000)}\uD800 end`,
+    );
     const args = [CLI, 'convert', '--quiet', '--from', 'claude', '--to', 'claude', file];
     const out = join(dir, 'long-wide.out');
     const fd = openSync(out, 'w');
