@@ -28,6 +28,7 @@ import {
   readJsonTo,
   readPlainString,
   readStringTo,
+  type TextReader,
   textReader,
 } from '../../text-reader';
 import {
@@ -290,11 +291,16 @@ function knownLine(
   out: AgentEvent[],
 ): void {
   if (d[HELD] !== undefined) releaseHeld(d, out);
+  mapRecord(d, value.type as string, lineContext(d, value, text, line, offset), out);
+}
+
+/** A read record's context: its provenance (the line as read, the record, the framing). */
+function lineContext(d: Decoder, value: unknown, text: string, line: number, offset: number): Cx {
   const hints: AguiHints = { raw: text, record: value, framing: d[MODE] };
   const provenance: Provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
   d[LAST_LINE] = line;
   d[LAST_OFFSET] = offset;
-  mapRecord(d, value.type as string, { r: value, line, offset, provenance, framing: d[MODE] }, out);
+  return { r: value as JsonObject, line, offset, provenance, framing: d[MODE] };
 }
 
 // A record `JSON.parse` read.
@@ -302,16 +308,12 @@ function parsedLine(d: Decoder, text: string, line: number, offset: number, out:
   const value = parseMeasuredRecord(text, line, offset, d[MAX_DEPTH], FORMAT, d[SINK]);
   if (value === NOT_PARSED) return;
   if (d[HELD] !== undefined && !isEarly(value)) releaseHeld(d, out);
-  const hints: AguiHints = { raw: text, record: value, framing: d[MODE] };
-  const provenance: Provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
-  d[LAST_LINE] = line;
-  d[LAST_OFFSET] = offset;
+  const cx = lineContext(d, value, text, line, offset);
   if (!isJsonObject(value)) {
     d[REPORT]('invalid_json', 'error', line, offset, 'not a JSON object; kept as an unknown event');
-    out.push({ type: 'unknown', record: value, provenance });
+    out.push({ type: 'unknown', record: value, provenance: cx.provenance });
     return;
   }
-  const cx: Cx = { r: value, line, offset, provenance, framing: d[MODE] };
   // The type as the module's literal: the checks and the switch below then match it by identity.
   const type = aguiEventType(value.type);
   d[LAST_TS] = timestampOf(value) ?? d[LAST_TS];
@@ -1026,9 +1028,8 @@ const CANONICAL_DEPTH = 3;
 function readCanonical(text: string, maxDepth: number): JsonObject | undefined {
   const n = text.length;
   if (text.charCodeAt(n - 1) !== 125) return undefined;
-  if (text.slice(0, C_CARRIED_HEAD.length) === C_CARRIED_HEAD) {
-    const r = textReader(text);
-    r.at = C_CARRIED_HEAD.length;
+  let r = readerAfter(text, C_CARRIED_HEAD);
+  if (r !== undefined) {
     const call = readPlainString(r);
     if (call === undefined || !readFixed(r, C_CARRIED_TEXT) || text.charCodeAt(n - 2) !== 125)
       return undefined;
@@ -1036,9 +1037,8 @@ function readCanonical(text: string, maxDepth: number): JsonObject | undefined {
     if (output === undefined) return undefined;
     return { type: 'CUSTOM', name: CARRIED_OUTPUT, value: { call, text: output } };
   }
-  if (text.slice(0, C_RESULT_HEAD.length) !== C_RESULT_HEAD) return readShort(text, maxDepth);
-  const r = textReader(text);
-  r.at = C_RESULT_HEAD.length;
+  r = readerAfter(text, C_RESULT_HEAD);
+  if (r === undefined) return readShort(text, maxDepth);
   const messageId = readPlainString(r);
   if (messageId === undefined || !readFixed(r, C_RESULT_CALL)) return undefined;
   const toolCallId = readPlainString(r);
@@ -1078,46 +1078,45 @@ function readShort(text: string, maxDepth: number): JsonObject | undefined {
   const c9 = text.charCodeAt(9);
   if (c9 === 83) {
     if (text.charCodeAt(14) === 70) return readStepEnd(text, maxDepth);
-    if (text.slice(0, C_STEP_START_HEAD.length) !== C_STEP_START_HEAD) return undefined;
-    const r = textReader(text);
-    r.at = C_STEP_START_HEAD.length;
+    const r = readerAfter(text, C_STEP_START_HEAD);
+    if (r === undefined) return undefined;
     const stepName = readPlainString(r);
     if (stepName === undefined || r.at !== n - 1) return undefined;
     return { type: 'STEP_STARTED', stepName };
   }
   if (c9 !== 84) return undefined;
-  const r = textReader(text);
+  let r: TextReader | undefined;
   if (text.charCodeAt(10) === 69) {
-    if (text.slice(0, C_MESSAGE_START_HEAD.length) === C_MESSAGE_START_HEAD) {
-      r.at = C_MESSAGE_START_HEAD.length;
+    r = readerAfter(text, C_MESSAGE_START_HEAD);
+    if (r !== undefined) {
       const messageId = readPlainString(r);
       if (messageId === undefined || !readFixed(r, C_MESSAGE_START_TAIL) || r.at !== n) return undefined;
       return { type: 'TEXT_MESSAGE_START', messageId, role: 'assistant' };
     }
-    if (text.slice(0, C_MESSAGE_END_HEAD.length) !== C_MESSAGE_END_HEAD) return undefined;
-    r.at = C_MESSAGE_END_HEAD.length;
+    r = readerAfter(text, C_MESSAGE_END_HEAD);
+    if (r === undefined) return undefined;
     const messageId = readPlainString(r);
     if (messageId === undefined || r.at !== n - 1) return undefined;
     return { type: 'TEXT_MESSAGE_END', messageId };
   }
-  if (text.slice(0, C_CALL_ARGS_HEAD.length) === C_CALL_ARGS_HEAD) {
-    r.at = C_CALL_ARGS_HEAD.length;
+  r = readerAfter(text, C_CALL_ARGS_HEAD);
+  if (r !== undefined) {
     const toolCallId = readPlainString(r);
     if (toolCallId === undefined || !readFixed(r, C_CALL_ARGS_DELTA)) return undefined;
     const delta = readStringTo(r, n - 1);
     if (delta === undefined) return undefined;
     return { type: 'TOOL_CALL_ARGS', toolCallId, delta };
   }
-  if (text.slice(0, C_CALL_START_HEAD.length) === C_CALL_START_HEAD) {
-    r.at = C_CALL_START_HEAD.length;
+  r = readerAfter(text, C_CALL_START_HEAD);
+  if (r !== undefined) {
     const toolCallId = readPlainString(r);
     if (toolCallId === undefined || !readFixed(r, C_CALL_START_NAME)) return undefined;
     const toolCallName = readPlainString(r);
     if (toolCallName === undefined || r.at !== n - 1) return undefined;
     return { type: 'TOOL_CALL_START', toolCallId, toolCallName };
   }
-  if (text.slice(0, C_CALL_END_HEAD.length) !== C_CALL_END_HEAD) return undefined;
-  r.at = C_CALL_END_HEAD.length;
+  r = readerAfter(text, C_CALL_END_HEAD);
+  if (r === undefined) return undefined;
   const toolCallId = readPlainString(r);
   if (toolCallId === undefined) return undefined;
   if (r.at === n - 1) return { type: 'TOOL_CALL_END', toolCallId };
@@ -1141,10 +1140,8 @@ function readShort(text: string, maxDepth: number): JsonObject | undefined {
 function readStepEnd(text: string, maxDepth: number): JsonObject | undefined {
   const n = text.length;
   // The usage entry is the record's fifth level.
-  if (maxDepth < STEP_END_DEPTH || text.slice(0, C_STEP_END_HEAD.length) !== C_STEP_END_HEAD)
-    return undefined;
-  const r = textReader(text);
-  r.at = C_STEP_END_HEAD.length;
+  const r = maxDepth < STEP_END_DEPTH ? undefined : readerAfter(text, C_STEP_END_HEAD);
+  if (r === undefined) return undefined;
   const stepName = readPlainString(r);
   if (stepName === undefined || !readFixed(r, C_STEP_END_REASON)) return undefined;
   const stopReason = readPlainString(r);
@@ -1166,6 +1163,14 @@ function readStepEnd(text: string, maxDepth: number): JsonObject | undefined {
   if (!isFiniteNumber(costUsd)) return undefined;
   const usage = [{ inputTokens, outputTokens, totalTokens }];
   return { type: 'STEP_FINISHED', stepName, metadata: { agentwire: { stopReason, usage, costUsd } } };
+}
+
+/** A reader at the end of `head` when `text` begins with it, else `undefined`. */
+function readerAfter(text: string, head: string): TextReader | undefined {
+  if (text.slice(0, head.length) !== head) return undefined;
+  const r = textReader(text);
+  r.at = head.length;
+  return r;
 }
 
 /** The depth of a round's end with its usage (`metadata.agentwire.usage[0]`). */
