@@ -173,7 +173,7 @@ export function createAguiRecordDecoder(
 class RecordDecoderOf implements FramedRecordDecoder {
   constructor(private readonly d: Decoder) {}
   framing(framing: JsonFraming): void {
-    setFraming(this.d, framing);
+    this.d[MODE] = framing;
   }
   line(text: string, line: number, offset: number, out: AgentEvent[]): void {
     readLine(this.d, text, line, offset, out);
@@ -259,10 +259,6 @@ function newDecoder(options: AguiDecodeOptions, sink: DiagnosticSink): Decoder {
   ];
 }
 
-function setFraming(d: Decoder, framing: JsonFraming): void {
-  d[MODE] = framing;
-}
-
 function readLine(d: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
   // A record spelled as the writers spell it is read without parsing it whole (the reader
   // measured what can nest); anything else is parsed and measured.
@@ -344,18 +340,8 @@ function endStream(d: Decoder, out: AgentEvent[]): void {
     // Records no event followed: kept whole.
     for (const raw of d[BEFORE]) {
       const record = JSON.parse(raw) as JsonObject;
-      const hints: AguiHints = { raw, record, framing: d[MODE] };
-      out.push({
-        type: 'unknown',
-        recordType: record.type as string,
-        record,
-        provenance: {
-          format: FORMAT,
-          line: d[LAST_LINE],
-          offset: d[LAST_OFFSET],
-          hints: hints as Record<string, unknown>,
-        },
-      });
+      const { provenance } = lineContext(d, record, raw, d[LAST_LINE], d[LAST_OFFSET]);
+      out.push({ type: 'unknown', recordType: record.type as string, record, provenance });
     }
     d[BEFORE] = [];
   }
