@@ -32,6 +32,7 @@ export function aguiRules(): EventChecker {
     const p = e.provenance;
     if (p === undefined || p.synthetic) return out;
     const at = (what: string) => out.push(diagnosticAt('order', 'error', p.line, p.offset, what, 'ag-ui'));
+    const notOpen = (record: string, id: string) => at(`${record} for ${JSON.stringify(id)}, not open`);
     const hints = p.hints as Pick<AguiHints, 'part' | 'early' | 'before'> | undefined;
     // Records with no event of their own ride this event (`hints.before`): a step the run's
     // end closed (`metadata.agentwire.closing`) is finished there, before this event.
@@ -70,8 +71,7 @@ export function aguiRules(): EventChecker {
         if (e.message !== undefined) text.add(e.message);
         break;
       case 'message.end':
-        if (e.message !== undefined && !text.delete(e.message))
-          at(`TEXT_MESSAGE_END for ${JSON.stringify(e.message)}, not open`);
+        if (e.message !== undefined && !text.delete(e.message)) notOpen('TEXT_MESSAGE_END', e.message);
         break;
       case 'text.delta':
         if (
@@ -79,14 +79,14 @@ export function aguiRules(): EventChecker {
           !text.has(e.message) &&
           (p.hints as { record?: { type?: string } })?.record?.type === 'TEXT_MESSAGE_CONTENT'
         )
-          at(`TEXT_MESSAGE_CONTENT for ${JSON.stringify(e.message)}, not open`);
+          notOpen('TEXT_MESSAGE_CONTENT', e.message);
         break;
       case 'tool.args.delta':
         if (e.name !== undefined && e.text === '') calls.add(e.call);
-        else if (!calls.has(e.call)) at(`TOOL_CALL_ARGS for ${JSON.stringify(e.call)}, not open`);
+        else if (!calls.has(e.call)) notOpen('TOOL_CALL_ARGS', e.call);
         break;
       case 'tool.start':
-        if (!calls.delete(e.call)) at(`TOOL_CALL_END for ${JSON.stringify(e.call)}, not open`);
+        if (!calls.delete(e.call)) notOpen('TOOL_CALL_END', e.call);
         break;
       default:
         break;

@@ -28,6 +28,7 @@ import {
   readJsonTo,
   readPlainString,
   readStringTo,
+  type TextReader,
   textReader,
 } from '../../text-reader';
 import {
@@ -57,11 +58,34 @@ import {
 } from './slots';
 import {
   AGUI_APPROVAL_REASON,
-  AGUI_CANONICAL,
   AGUI_DELTA_HEAD,
   AGUI_MAX_ARGS_CHARS,
   type AguiHints,
   aguiEventType,
+  C_CALL_ARGS_DELTA,
+  C_CALL_ARGS_HEAD,
+  C_CALL_END_HEAD,
+  C_CALL_END_SUMMARY,
+  C_CALL_START_HEAD,
+  C_CALL_START_NAME,
+  C_CARRIED_HEAD,
+  C_CARRIED_TEXT,
+  C_MESSAGE_END_HEAD,
+  C_MESSAGE_START_HEAD,
+  C_MESSAGE_START_TAIL,
+  C_RESULT_CALL,
+  C_RESULT_CONTENT,
+  C_RESULT_FAILED_TAIL,
+  C_RESULT_HEAD,
+  C_RESULT_TAIL,
+  C_STEP_END_COST,
+  C_STEP_END_HEAD,
+  C_STEP_END_INPUT,
+  C_STEP_END_OUTPUT,
+  C_STEP_END_REASON,
+  C_STEP_END_TOTAL,
+  C_STEP_END_USAGE_END,
+  C_STEP_START_HEAD,
   lastUserText,
   metaOf,
   roundOfStepName,
@@ -149,7 +173,7 @@ export function createAguiRecordDecoder(
 class RecordDecoderOf implements FramedRecordDecoder {
   constructor(private readonly d: Decoder) {}
   framing(framing: JsonFraming): void {
-    setFraming(this.d, framing);
+    this.d[MODE] = framing;
   }
   line(text: string, line: number, offset: number, out: AgentEvent[]): void {
     readLine(this.d, text, line, offset, out);
@@ -235,10 +259,6 @@ function newDecoder(options: AguiDecodeOptions, sink: DiagnosticSink): Decoder {
   ];
 }
 
-function setFraming(d: Decoder, framing: JsonFraming): void {
-  d[MODE] = framing;
-}
-
 function readLine(d: Decoder, text: string, line: number, offset: number, out: AgentEvent[]): void {
   // A record spelled as the writers spell it is read without parsing it whole (the reader
   // measured what can nest); anything else is parsed and measured.
@@ -267,11 +287,16 @@ function knownLine(
   out: AgentEvent[],
 ): void {
   if (d[HELD] !== undefined) releaseHeld(d, out);
+  mapRecord(d, value.type as string, lineContext(d, value, text, line, offset), out);
+}
+
+/** A read record's context: its provenance (the line as read, the record, the framing). */
+function lineContext(d: Decoder, value: unknown, text: string, line: number, offset: number): Cx {
   const hints: AguiHints = { raw: text, record: value, framing: d[MODE] };
   const provenance: Provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
   d[LAST_LINE] = line;
   d[LAST_OFFSET] = offset;
-  mapRecord(d, value.type as string, { r: value, line, offset, provenance, framing: d[MODE] }, out);
+  return { r: value as JsonObject, line, offset, provenance, framing: d[MODE] };
 }
 
 // A record `JSON.parse` read.
@@ -279,16 +304,12 @@ function parsedLine(d: Decoder, text: string, line: number, offset: number, out:
   const value = parseMeasuredRecord(text, line, offset, d[MAX_DEPTH], FORMAT, d[SINK]);
   if (value === NOT_PARSED) return;
   if (d[HELD] !== undefined && !isEarly(value)) releaseHeld(d, out);
-  const hints: AguiHints = { raw: text, record: value, framing: d[MODE] };
-  const provenance: Provenance = { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
-  d[LAST_LINE] = line;
-  d[LAST_OFFSET] = offset;
+  const cx = lineContext(d, value, text, line, offset);
   if (!isJsonObject(value)) {
     d[REPORT]('invalid_json', 'error', line, offset, 'not a JSON object; kept as an unknown event');
-    out.push({ type: 'unknown', record: value, provenance });
+    out.push({ type: 'unknown', record: value, provenance: cx.provenance });
     return;
   }
-  const cx: Cx = { r: value, line, offset, provenance, framing: d[MODE] };
   // The type as the module's literal: the checks and the switch below then match it by identity.
   const type = aguiEventType(value.type);
   d[LAST_TS] = timestampOf(value) ?? d[LAST_TS];
@@ -319,18 +340,8 @@ function endStream(d: Decoder, out: AgentEvent[]): void {
     // Records no event followed: kept whole.
     for (const raw of d[BEFORE]) {
       const record = JSON.parse(raw) as JsonObject;
-      const hints: AguiHints = { raw, record, framing: d[MODE] };
-      out.push({
-        type: 'unknown',
-        recordType: record.type as string,
-        record,
-        provenance: {
-          format: FORMAT,
-          line: d[LAST_LINE],
-          offset: d[LAST_OFFSET],
-          hints: hints as Record<string, unknown>,
-        },
-      });
+      const { provenance } = lineContext(d, record, raw, d[LAST_LINE], d[LAST_OFFSET]);
+      out.push({ type: 'unknown', recordType: record.type as string, record, provenance });
     }
     d[BEFORE] = [];
   }
@@ -371,8 +382,13 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       const whole = wholeAt(d, r);
       d[STEP_OPEN] = true;
       if (whole) {
-        const { session, run, round, provenance } = envelope(d, cx);
-        out.push({ type: 'round.start', session, run, round, provenance });
+        out.push({
+          type: 'round.start',
+          session: d[SESSION] as string,
+          run: d[RUN] as string,
+          round: d[ROUND],
+          provenance: cx.provenance,
+        });
         return;
       }
       return pushEvent(d, out, cx, { type: 'round.start' });
@@ -392,10 +408,18 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       ) {
         const usage = roundEndUsage(meta);
         if (usage !== undefined) {
-          const { session, run, round, provenance } = envelope(d, cx);
           const message = d[STEP_TEXT];
           const stopReason = meta.stopReason;
-          out.push({ type: 'round.end', message, stopReason, usage, session, run, round, provenance });
+          out.push({
+            type: 'round.end',
+            message,
+            stopReason,
+            usage,
+            session: d[SESSION] as string,
+            run: d[RUN] as string,
+            round: d[ROUND],
+            provenance: cx.provenance,
+          });
           d[STEP_OPEN] = false;
           d[STEP_TEXT] = '';
           return;
@@ -421,8 +445,15 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
         return pushUnknown(d, cx, out);
       }
       if (wholeIn(d, r)) {
-        const { session, run, round, provenance } = envelope(d, cx);
-        out.push({ type: 'message.start', role: 'assistant', message: id, session, run, round, provenance });
+        out.push({
+          type: 'message.start',
+          role: 'assistant',
+          message: id,
+          session: d[SESSION] as string,
+          run: d[RUN] as string,
+          round: d[ROUND],
+          provenance: cx.provenance,
+        });
         return;
       }
       return pushEvent(d, out, cx, { type: 'message.start', role: 'assistant', message: id });
@@ -444,8 +475,15 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
         else d[STEP_TEXT] = appendRoundText(held, text, d[REPORT], cx.line, cx.offset);
       }
       if (id !== undefined && wholeIn(d, r)) {
-        const { session, run, round, provenance } = envelope(d, cx);
-        out.push({ type: 'text.delta', text, message: id, session, run, round, provenance });
+        out.push({
+          type: 'text.delta',
+          text,
+          message: id,
+          session: d[SESSION] as string,
+          run: d[RUN] as string,
+          round: d[ROUND],
+          provenance: cx.provenance,
+        });
         return;
       }
       const e: AgentEventOf<'text.delta'> = { type: 'text.delta', text };
@@ -456,8 +494,14 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       const id = r.messageId as string;
       if (d[OTHER_ROLES].size > 0 && d[OTHER_ROLES].delete(id)) return pushUnknown(d, cx, out);
       if (wholeIn(d, r)) {
-        const { session, run, round, provenance } = envelope(d, cx);
-        out.push({ type: 'message.end', message: id, session, run, round, provenance });
+        out.push({
+          type: 'message.end',
+          message: id,
+          session: d[SESSION] as string,
+          run: d[RUN] as string,
+          round: d[ROUND],
+          provenance: cx.provenance,
+        });
         return;
       }
       return pushEvent(d, out, cx, { type: 'message.end', message: id });
@@ -468,8 +512,16 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       setBounded(d[NAMES], call, name);
       d[ARGS].set(call, '');
       if (wholeIn(d, r)) {
-        const { session, run, round, provenance } = envelope(d, cx);
-        out.push({ type: 'tool.args.delta', call, name, text: '', session, run, round, provenance });
+        out.push({
+          type: 'tool.args.delta',
+          call,
+          name,
+          text: '',
+          session: d[SESSION] as string,
+          run: d[RUN] as string,
+          round: d[ROUND],
+          provenance: cx.provenance,
+        });
         return;
       }
       return pushEvent(d, out, cx, { type: 'tool.args.delta', call, name, text: '' });
@@ -484,8 +536,15 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
         d[ARGS].set(call, sofar + text);
       const name = str(r.toolCallName);
       if (name === undefined && wholeIn(d, r)) {
-        const { session, run, round, provenance } = envelope(d, cx);
-        out.push({ type: 'tool.args.delta', call, text, session, run, round, provenance });
+        out.push({
+          type: 'tool.args.delta',
+          call,
+          text,
+          session: d[SESSION] as string,
+          run: d[RUN] as string,
+          round: d[ROUND],
+          provenance: cx.provenance,
+        });
         return;
       }
       const e: AgentEventOf<'tool.args.delta'> = { type: 'tool.args.delta', call, text };
@@ -573,8 +632,15 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       if (name === CARRIED_OUTPUT && d[HELD] === undefined && wholeIn(d, r)) {
         const v = plainToolOutput(r.value);
         if (v !== undefined) {
-          const { session, run, round, provenance } = envelope(d, cx);
-          out.push({ type: 'tool.output', call: v.call, text: v.text, session, run, round, provenance });
+          out.push({
+            type: 'tool.output',
+            call: v.call,
+            text: v.text,
+            session: d[SESSION] as string,
+            run: d[RUN] as string,
+            round: d[ROUND],
+            provenance: cx.provenance,
+          });
           return;
         }
       }
@@ -735,20 +801,28 @@ function toolEnd(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
   const args = text !== undefined && text !== '' ? parseJsonObject(text) : undefined;
   const meta = metaOf(r);
   if (args !== undefined && wholeIn(d, r) && (meta === undefined || isArgsSummaryOnly(meta))) {
-    const { session, run, round, provenance } = envelope(d, cx);
     const start: AgentEventOf<'tool.start'> =
       meta === undefined
-        ? { type: 'tool.start', call, name, args, session, run, round, provenance }
+        ? {
+            type: 'tool.start',
+            call,
+            name,
+            args,
+            session: d[SESSION] as string,
+            run: d[RUN] as string,
+            round: d[ROUND],
+            provenance: cx.provenance,
+          }
         : {
             type: 'tool.start',
             call,
             name,
             args,
             argsSummary: meta.argsSummary as string,
-            session,
-            run,
-            round,
-            provenance,
+            session: d[SESSION] as string,
+            run: d[RUN] as string,
+            round: d[ROUND],
+            provenance: cx.provenance,
           };
     if (d[OPEN].size < MAX_OPEN_CALLS) d[OPEN].set(call, { start, fromEarlierRun: false });
     out.push(start);
@@ -790,8 +864,17 @@ function toolResult(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
     (meta === undefined || isOkOnly(meta))
   ) {
     const ok = meta?.ok !== false;
-    const { session, run, round, provenance } = envelope(d, cx);
-    out.push({ type: 'tool.end', call, ok, name, text, session, run, round, provenance });
+    out.push({
+      type: 'tool.end',
+      call,
+      ok,
+      name,
+      text,
+      session: d[SESSION] as string,
+      run: d[RUN] as string,
+      round: d[ROUND],
+      provenance: cx.provenance,
+    });
     return;
   }
   const e: AgentEventOf<'tool.end'> = { type: 'tool.end', call, ok: true };
@@ -842,14 +925,6 @@ function wholeAt(d: Decoder, r: JsonObject): boolean {
     r.timestamp === undefined &&
     r.subagentRunId === undefined
   );
-}
-
-/** The envelope {@link pushEvent} stamps where {@link wholeIn} holds. */
-function envelope(
-  d: Decoder,
-  cx: Cx,
-): { session: string; run: string; round: number; provenance: Provenance } {
-  return { session: d[SESSION] as string, run: d[RUN] as string, round: d[ROUND], provenance: cx.provenance };
 }
 
 /** A round end's usage with its cost, as the general path gives it, for a whole `round.end`. */
@@ -937,29 +1012,26 @@ const CANONICAL_DEPTH = 3;
  * text is parsed alone.
  */
 function readCanonical(text: string, maxDepth: number): JsonObject | undefined {
-  const L = AGUI_CANONICAL;
   const n = text.length;
   if (text.charCodeAt(n - 1) !== 125) return undefined;
-  if (text.slice(0, L.carriedHead.length) === L.carriedHead) {
-    const r = textReader(text);
-    r.at = L.carriedHead.length;
+  let r = readerAfter(text, C_CARRIED_HEAD);
+  if (r !== undefined) {
     const call = readPlainString(r);
-    if (call === undefined || !readFixed(r, L.carriedText) || text.charCodeAt(n - 2) !== 125)
+    if (call === undefined || !readFixed(r, C_CARRIED_TEXT) || text.charCodeAt(n - 2) !== 125)
       return undefined;
     const output = readStringTo(r, n - 2);
     if (output === undefined) return undefined;
     return { type: 'CUSTOM', name: CARRIED_OUTPUT, value: { call, text: output } };
   }
-  if (text.slice(0, L.resultHead.length) !== L.resultHead) return readShort(text, maxDepth);
-  const r = textReader(text);
-  r.at = L.resultHead.length;
+  r = readerAfter(text, C_RESULT_HEAD);
+  if (r === undefined) return readShort(text, maxDepth);
   const messageId = readPlainString(r);
-  if (messageId === undefined || !readFixed(r, L.resultCall)) return undefined;
+  if (messageId === undefined || !readFixed(r, C_RESULT_CALL)) return undefined;
   const toolCallId = readPlainString(r);
-  if (toolCallId === undefined || !readFixed(r, L.resultContent)) return undefined;
+  if (toolCallId === undefined || !readFixed(r, C_RESULT_CONTENT)) return undefined;
   // A failed call's result ends with its metadata (`}}}`); any other with the role (`"}`).
   const failed = text.charCodeAt(n - 2) === 125;
-  const tail = failed ? L.resultFailedTail : L.resultTail;
+  const tail = failed ? C_RESULT_FAILED_TAIL : C_RESULT_TAIL;
   const end = n - tail.length;
   if (end <= r.at || text.slice(end) !== tail) return undefined;
   const content = readStringTo(r, end);
@@ -978,7 +1050,7 @@ function readCanonical(text: string, maxDepth: number): JsonObject | undefined {
 
 /**
  * The short records of a step, a message or a call spelled exactly as the writer spells them
- * (`AGUI_CANONICAL`), as the record `JSON.parse` gives (the same keys in the same order, in one
+ * (wire.ts's `C_*` constants), as the record `JSON.parse` gives (the same keys in the same order, in one
  * literal per shape), or `undefined` (the line then takes the general path). Every piece is
  * checked in order up to the line's end; ids are plain strings (no escape), a call's argument
  * chunk and summary are parsed alone. The frequent records' hidden classes are then the module's
@@ -987,57 +1059,55 @@ function readCanonical(text: string, maxDepth: number): JsonObject | undefined {
  * test/ui/canonical-lines.test.ts.
  */
 function readShort(text: string, maxDepth: number): JsonObject | undefined {
-  const L = AGUI_CANONICAL;
   const n = text.length;
   // `{"type":"` then the type: its first letters pick the one head to compare.
   const c9 = text.charCodeAt(9);
   if (c9 === 83) {
     if (text.charCodeAt(14) === 70) return readStepEnd(text, maxDepth);
-    if (text.slice(0, L.stepStartHead.length) !== L.stepStartHead) return undefined;
-    const r = textReader(text);
-    r.at = L.stepStartHead.length;
+    const r = readerAfter(text, C_STEP_START_HEAD);
+    if (r === undefined) return undefined;
     const stepName = readPlainString(r);
     if (stepName === undefined || r.at !== n - 1) return undefined;
     return { type: 'STEP_STARTED', stepName };
   }
   if (c9 !== 84) return undefined;
-  const r = textReader(text);
+  let r: TextReader | undefined;
   if (text.charCodeAt(10) === 69) {
-    if (text.slice(0, L.messageStartHead.length) === L.messageStartHead) {
-      r.at = L.messageStartHead.length;
+    r = readerAfter(text, C_MESSAGE_START_HEAD);
+    if (r !== undefined) {
       const messageId = readPlainString(r);
-      if (messageId === undefined || !readFixed(r, L.messageStartTail) || r.at !== n) return undefined;
+      if (messageId === undefined || !readFixed(r, C_MESSAGE_START_TAIL) || r.at !== n) return undefined;
       return { type: 'TEXT_MESSAGE_START', messageId, role: 'assistant' };
     }
-    if (text.slice(0, L.messageEndHead.length) !== L.messageEndHead) return undefined;
-    r.at = L.messageEndHead.length;
+    r = readerAfter(text, C_MESSAGE_END_HEAD);
+    if (r === undefined) return undefined;
     const messageId = readPlainString(r);
     if (messageId === undefined || r.at !== n - 1) return undefined;
     return { type: 'TEXT_MESSAGE_END', messageId };
   }
-  if (text.slice(0, L.callArgsHead.length) === L.callArgsHead) {
-    r.at = L.callArgsHead.length;
+  r = readerAfter(text, C_CALL_ARGS_HEAD);
+  if (r !== undefined) {
     const toolCallId = readPlainString(r);
-    if (toolCallId === undefined || !readFixed(r, L.callArgsDelta)) return undefined;
+    if (toolCallId === undefined || !readFixed(r, C_CALL_ARGS_DELTA)) return undefined;
     const delta = readStringTo(r, n - 1);
     if (delta === undefined) return undefined;
     return { type: 'TOOL_CALL_ARGS', toolCallId, delta };
   }
-  if (text.slice(0, L.callStartHead.length) === L.callStartHead) {
-    r.at = L.callStartHead.length;
+  r = readerAfter(text, C_CALL_START_HEAD);
+  if (r !== undefined) {
     const toolCallId = readPlainString(r);
-    if (toolCallId === undefined || !readFixed(r, L.callStartName)) return undefined;
+    if (toolCallId === undefined || !readFixed(r, C_CALL_START_NAME)) return undefined;
     const toolCallName = readPlainString(r);
     if (toolCallName === undefined || r.at !== n - 1) return undefined;
     return { type: 'TOOL_CALL_START', toolCallId, toolCallName };
   }
-  if (text.slice(0, L.callEndHead.length) !== L.callEndHead) return undefined;
-  r.at = L.callEndHead.length;
+  r = readerAfter(text, C_CALL_END_HEAD);
+  if (r === undefined) return undefined;
   const toolCallId = readPlainString(r);
   if (toolCallId === undefined) return undefined;
   if (r.at === n - 1) return { type: 'TOOL_CALL_END', toolCallId };
   // The summary's object, its metadata and the record close together: `…"}}}`.
-  if (!readFixed(r, L.callEndSummary) || text.charCodeAt(n - 2) !== 125 || text.charCodeAt(n - 3) !== 125)
+  if (!readFixed(r, C_CALL_END_SUMMARY) || text.charCodeAt(n - 2) !== 125 || text.charCodeAt(n - 3) !== 125)
     return undefined;
   const argsSummary = readStringTo(r, n - 3);
   if (argsSummary === undefined) return undefined;
@@ -1046,7 +1116,7 @@ function readShort(text: string, maxDepth: number): JsonObject | undefined {
 
 /**
  * A round's end spelled exactly as the writer spells it for a round with a stop reason and one
- * usage entry of input, output and total tokens, with or without its cost (`AGUI_CANONICAL`), as
+ * usage entry of input, output and total tokens, with or without its cost (wire.ts's `C_*` constants), as
  * the record `JSON.parse` gives (the same keys in the same order, in one literal per shape), or
  * `undefined` (the line then takes the general path). Every piece is checked in order up to the
  * line's end; the name and the stop reason are plain strings, the counts plain digits (the
@@ -1054,33 +1124,39 @@ function readShort(text: string, maxDepth: number): JsonObject | undefined {
  * test/ui/canonical-lines.test.ts.
  */
 function readStepEnd(text: string, maxDepth: number): JsonObject | undefined {
-  const L = AGUI_CANONICAL;
   const n = text.length;
   // The usage entry is the record's fifth level.
-  if (maxDepth < STEP_END_DEPTH || text.slice(0, L.stepEndHead.length) !== L.stepEndHead) return undefined;
-  const r = textReader(text);
-  r.at = L.stepEndHead.length;
+  const r = maxDepth < STEP_END_DEPTH ? undefined : readerAfter(text, C_STEP_END_HEAD);
+  if (r === undefined) return undefined;
   const stepName = readPlainString(r);
-  if (stepName === undefined || !readFixed(r, L.stepEndReason)) return undefined;
+  if (stepName === undefined || !readFixed(r, C_STEP_END_REASON)) return undefined;
   const stopReason = readPlainString(r);
-  if (stopReason === undefined || !readFixed(r, L.stepEndInput)) return undefined;
+  if (stopReason === undefined || !readFixed(r, C_STEP_END_INPUT)) return undefined;
   const inputTokens = readDigits(r);
-  if (inputTokens === undefined || !readFixed(r, L.stepEndOutput)) return undefined;
+  if (inputTokens === undefined || !readFixed(r, C_STEP_END_OUTPUT)) return undefined;
   const outputTokens = readDigits(r);
-  if (outputTokens === undefined || !readFixed(r, L.stepEndTotal)) return undefined;
+  if (outputTokens === undefined || !readFixed(r, C_STEP_END_TOTAL)) return undefined;
   const totalTokens = readDigits(r);
-  if (totalTokens === undefined || !readFixed(r, L.stepEndUsageEnd)) return undefined;
+  if (totalTokens === undefined || !readFixed(r, C_STEP_END_USAGE_END)) return undefined;
   // The metadata, its `agentwire` object and the record close together: `…}}}`.
   if (text.charCodeAt(n - 2) !== 125 || text.charCodeAt(n - 3) !== 125) return undefined;
   if (r.at === n - 3) {
     const usage = [{ inputTokens, outputTokens, totalTokens }];
     return { type: 'STEP_FINISHED', stepName, metadata: { agentwire: { stopReason, usage } } };
   }
-  if (!readFixed(r, L.stepEndCost)) return undefined;
+  if (!readFixed(r, C_STEP_END_COST)) return undefined;
   const costUsd = readJsonTo(r, n - 3);
   if (!isFiniteNumber(costUsd)) return undefined;
   const usage = [{ inputTokens, outputTokens, totalTokens }];
   return { type: 'STEP_FINISHED', stepName, metadata: { agentwire: { stopReason, usage, costUsd } } };
+}
+
+/** A reader at the end of `head` when `text` begins with it, else `undefined`. */
+function readerAfter(text: string, head: string): TextReader | undefined {
+  if (text.slice(0, head.length) !== head) return undefined;
+  const r = textReader(text);
+  r.at = head.length;
+  return r;
 }
 
 /** The depth of a round's end with its usage (`metadata.agentwire.usage[0]`). */

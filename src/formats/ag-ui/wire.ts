@@ -87,34 +87,34 @@ export const AGUI_DELTA_HEAD = '{"type":"TEXT_MESSAGE_CONTENT","messageId":"';
  * "toolCallId":"…"}`, bare or with the metadata `{"agentwire":{"argsSummary":"…"}}`; a round's
  * end with its stop reason, one usage entry of input, output and total tokens, and its cost or
  * none (`{"type":"STEP_FINISHED","stepName":"…","metadata":{"agentwire":{"stopReason":"…",
- * "usage":[{"inputTokens":1,"outputTokens":2,"totalTokens":3}],"costUsd":0.5}}}`).
+ * "usage":[{"inputTokens":1,"outputTokens":2,"totalTokens":3}],"costUsd":0.5}}}`). Each piece is a
+ * constant of its own, not a key of one object: a minified bundle names a constant by a letter,
+ * where it spells an object's keys at every read.
  */
-export const AGUI_CANONICAL = {
-  carriedHead: '{"type":"CUSTOM","name":"agentwire.tool.output","value":{"call":',
-  carriedText: ',"text":',
-  resultHead: '{"type":"TOOL_CALL_RESULT","messageId":',
-  resultCall: ',"toolCallId":',
-  resultContent: ',"content":',
-  resultTail: ',"role":"tool"}',
-  resultFailedTail: ',"role":"tool","metadata":{"agentwire":{"ok":false}}}',
-  stepStartHead: '{"type":"STEP_STARTED","stepName":',
-  messageStartHead: '{"type":"TEXT_MESSAGE_START","messageId":',
-  messageStartTail: ',"role":"assistant"}',
-  messageEndHead: '{"type":"TEXT_MESSAGE_END","messageId":',
-  callStartHead: '{"type":"TOOL_CALL_START","toolCallId":',
-  callStartName: ',"toolCallName":',
-  callArgsHead: '{"type":"TOOL_CALL_ARGS","toolCallId":',
-  callArgsDelta: ',"delta":',
-  callEndHead: '{"type":"TOOL_CALL_END","toolCallId":',
-  callEndSummary: ',"metadata":{"agentwire":{"argsSummary":',
-  stepEndHead: '{"type":"STEP_FINISHED","stepName":',
-  stepEndReason: ',"metadata":{"agentwire":{"stopReason":',
-  stepEndInput: ',"usage":[{"inputTokens":',
-  stepEndOutput: ',"outputTokens":',
-  stepEndTotal: ',"totalTokens":',
-  stepEndUsageEnd: '}]',
-  stepEndCost: ',"costUsd":',
-} as const;
+export const C_CARRIED_HEAD = '{"type":"CUSTOM","name":"agentwire.tool.output","value":{"call":';
+export const C_CARRIED_TEXT = ',"text":';
+export const C_RESULT_HEAD = '{"type":"TOOL_CALL_RESULT","messageId":';
+export const C_RESULT_CALL = ',"toolCallId":';
+export const C_RESULT_CONTENT = ',"content":';
+export const C_RESULT_TAIL = ',"role":"tool"}';
+export const C_RESULT_FAILED_TAIL = ',"role":"tool","metadata":{"agentwire":{"ok":false}}}';
+export const C_STEP_START_HEAD = '{"type":"STEP_STARTED","stepName":';
+export const C_MESSAGE_START_HEAD = '{"type":"TEXT_MESSAGE_START","messageId":';
+export const C_MESSAGE_START_TAIL = ',"role":"assistant"}';
+export const C_MESSAGE_END_HEAD = '{"type":"TEXT_MESSAGE_END","messageId":';
+export const C_CALL_START_HEAD = '{"type":"TOOL_CALL_START","toolCallId":';
+export const C_CALL_START_NAME = ',"toolCallName":';
+export const C_CALL_ARGS_HEAD = '{"type":"TOOL_CALL_ARGS","toolCallId":';
+export const C_CALL_ARGS_DELTA = ',"delta":';
+export const C_CALL_END_HEAD = '{"type":"TOOL_CALL_END","toolCallId":';
+export const C_CALL_END_SUMMARY = ',"metadata":{"agentwire":{"argsSummary":';
+export const C_STEP_END_HEAD = '{"type":"STEP_FINISHED","stepName":';
+export const C_STEP_END_REASON = ',"metadata":{"agentwire":{"stopReason":';
+export const C_STEP_END_INPUT = ',"usage":[{"inputTokens":';
+export const C_STEP_END_OUTPUT = ',"outputTokens":';
+export const C_STEP_END_TOTAL = ',"totalTokens":';
+export const C_STEP_END_USAGE_END = '}]';
+export const C_STEP_END_COST = ',"costUsd":';
 
 /** The protocol version agentwire writes and reads (`PROTOCOL_VERSION` of `@ag-ui/core`). */
 export const AGUI_PROTOCOL_VERSION = '1.0';
