@@ -114,7 +114,9 @@ export const AISDK_HEADERS: Readonly<Record<string, string>> = {
   'content-type': 'text/event-stream',
   'cache-control': 'no-cache',
   connection: 'keep-alive',
-  [AISDK_STREAM_HEADER]: AISDK_STREAM_VERSION,
+  // Spelled out, not `[AISDK_STREAM_HEADER]`: a computed key keeps the literal in every bundle
+  // that imports wire.ts (a reader's too), where a plain one lets it drop when unused.
+  'x-vercel-ai-ui-message-stream': 'v1',
   'x-accel-buffering': 'no',
 };
 
