@@ -7,7 +7,6 @@ import { isFiniteNumber, missingString, str } from '../../guards';
 import {
   isJsonObject,
   type JsonObject,
-  jsonTokenEnd,
   NOT_PARSED,
   parseMeasuredRecord,
   readDeltaRecord,
@@ -761,9 +760,15 @@ function readShort(text: string, maxDepth: number): JsonObject | undefined {
   if (toolCallId === undefined || !readFixed(r, L.inputName)) return undefined;
   const toolName = readPlainString(r);
   if (toolName === undefined || !readFixed(r, L.input) || text.charCodeAt(r.at) !== 123) return undefined;
-  // The input object ends at its matching brace; parsed alone, it is the one the chunk holds,
-  // one level below it.
-  const input = readJsonTo(r, jsonTokenEnd(text, r.at));
+  // The input object ends where the summary's fixed text starts, else at the chunk's last brace:
+  // no string token holds that text (its quotes are unescaped), so a first one inside the input
+  // is a key of it, and the slice then does not parse (the general path reads the line). Parsed
+  // alone, the slice is the object the chunk holds, one level below it; a slice not ending in a
+  // brace is no object and is turned down before it is parsed.
+  const summary = text.indexOf(L.inputSummary, r.at);
+  const end = summary === -1 ? n - 1 : summary;
+  if (text.charCodeAt(end - 1) !== 125) return undefined;
+  const input = readJsonTo(r, end);
   if (!isJsonObject(input) || valueExceedsDepth(input, maxDepth - 1)) return undefined;
   if (r.at === n - 1) return { type: 'tool-input-available', toolCallId, toolName, input };
   // The summary's object, the metadata and the chunk close together: `…"}}}`.
