@@ -195,7 +195,8 @@ function readLine(d: Decoder, text: string, line: number, offset: number, out: A
     } else if (d[MAX_DEPTH] >= CANONICAL_DEPTH) {
       value = readCanonical(text, d[MAX_DEPTH]);
       if (value !== undefined && value.type === CARRIED_OUTPUT && wholeIn(d)) {
-        carriedOutputLine(d, value, knownProvenance(d, value, text, line, offset, out), out);
+        const data = value.data as CarriedOutput;
+        carriedOutputLine(d, data, knownProvenance(d, value, text, line, offset, out), out);
         return;
       }
     }
@@ -234,15 +235,14 @@ function knownProvenance(
   return { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
 }
 
-// The text delta chunk (the most frequent) inside an open step of a named run: what knownLine
-// and mapRecord's `text-delta` case do there (`wholeIn` holds, so the run is open and the event
-// is built whole), without the record's context object and the switch. The other states take
-// knownLine; test/ui/whole-events.test.ts holds the whole events to the general path.
-function deltaLine(d: Decoder, value: JsonObject, provenance: Provenance, out: AgentEvent[]): void {
-  const held = d[STEP_TEXT];
+// The text delta chunk (the most frequent) inside an open step of a named run (`wholeIn` holds,
+// so the run is open and the event is built whole): read straight from the delta shortcut,
+// without the record's context object and the switch, and by mapRecord's `text-delta` case there.
+// The other states take knownLine; test/ui/whole-events.test.ts holds the whole events to the
+// general path.
+function deltaLine(d: Decoder, value: JsonObject, provenance: Provenance, out: AgentEvent[]): undefined {
   const delta = value.delta as string;
-  if (held.length + delta.length < MAX_ROUND_TEXT) d[STEP_TEXT] = held + delta;
-  else d[STEP_TEXT] = appendRoundText(held, delta, d[REPORT], provenance.line, provenance.offset);
+  addStepText(d, delta, provenance);
   out.push({
     type: 'text.delta',
     text: delta,
@@ -253,12 +253,26 @@ function deltaLine(d: Decoder, value: JsonObject, provenance: Provenance, out: A
   });
 }
 
-// A carried tool output the canonical reader read (its data `{ call, text }`, both strings, by
-// construction) where knownLine and mapRecord build its event whole (`wholeIn`): that event,
-// without the record's context object, the switch and the data's key walk (`plainToolOutput`).
-// test/ui/whole-events.test.ts holds the whole events to the general path.
-function carriedOutputLine(d: Decoder, value: JsonObject, provenance: Provenance, out: AgentEvent[]): void {
-  const data = value.data as { call: string; text: string };
+/** A text delta added to the step's text, within its bound. */
+function addStepText(d: Decoder, delta: string, provenance: Provenance): void {
+  const held = d[STEP_TEXT];
+  if (held.length + delta.length < MAX_ROUND_TEXT) d[STEP_TEXT] = held + delta;
+  else d[STEP_TEXT] = appendRoundText(held, delta, d[REPORT], provenance.line, provenance.offset);
+}
+
+/** A carried tool output's data as the canonical reader and `plainToolOutput` give it. */
+type CarriedOutput = { call: string; text: string };
+
+// A carried tool output's event built whole (`wholeIn`), from its data `{ call, text }` (both
+// strings): the canonical reader's, read without the record's context object, the switch and the
+// data's key walk, or `plainToolOutput`'s in mapRecord. test/ui/whole-events.test.ts holds the
+// whole events to the general path.
+function carriedOutputLine(
+  d: Decoder,
+  data: CarriedOutput,
+  provenance: Provenance,
+  out: AgentEvent[],
+): undefined {
   out.push({
     type: 'tool.output',
     call: data.call,
@@ -376,24 +390,8 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       return pushEvent(d, out, cx, { type: 'message.start', role: 'assistant', message: r.id as string });
     case 'text-delta':
       openRun(d, cx, out);
-      {
-        const held = d[STEP_TEXT];
-        const text = r.delta as string;
-        if (held.length + text.length < MAX_ROUND_TEXT) d[STEP_TEXT] = held + text;
-        else d[STEP_TEXT] = appendRoundText(held, text, d[REPORT], cx.line, cx.offset);
-      }
-      if (wholeIn(d)) {
-        const { run, round, provenance } = envelope(d, cx);
-        out.push({
-          type: 'text.delta',
-          text: r.delta as string,
-          message: r.id as string,
-          run,
-          round,
-          provenance,
-        });
-        return;
-      }
+      if (wholeIn(d)) return deltaLine(d, r, cx.provenance, out);
+      addStepText(d, r.delta as string, cx.provenance);
       return pushEvent(d, out, cx, { type: 'text.delta', text: r.delta as string, message: r.id as string });
     case 'text-end':
       openRun(d, cx, out);
@@ -489,11 +487,7 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
     default: {
       if (type === CARRIED_OUTPUT && d[HELD] === undefined && wholeIn(d)) {
         const v = plainToolOutput(r.data);
-        if (v !== undefined) {
-          const { run, round, provenance } = envelope(d, cx);
-          out.push({ type: 'tool.output', call: v.call, text: v.text, run, round, provenance });
-          return;
-        }
+        if (v !== undefined) return carriedOutputLine(d, v, cx.provenance, out);
       }
       return carried(d, type, cx, out);
     }
