@@ -358,16 +358,20 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       d[STEP_OPEN] = true;
       d[STEP_TEXT] = '';
       if (wholeIn(d)) {
-        const { run, round, provenance } = envelope(d, cx);
-        out.push({ type: 'round.start', run, round, provenance });
+        out.push({ type: 'round.start', run: d[RUN] as string, round: d[ROUND], provenance: cx.provenance });
         return;
       }
       return pushEvent(d, out, cx, { type: 'round.start' });
     case 'finish-step': {
       openRun(d, cx, out);
       if (wholeIn(d)) {
-        const { run, round, provenance } = envelope(d, cx);
-        out.push({ type: 'round.end', message: d[STEP_TEXT], run, round, provenance });
+        out.push({
+          type: 'round.end',
+          message: d[STEP_TEXT],
+          run: d[RUN] as string,
+          round: d[ROUND],
+          provenance: cx.provenance,
+        });
       } else pushEvent(d, out, cx, { type: 'round.end', message: d[STEP_TEXT] });
       d[STEP_OPEN] = false;
       d[STEP_TEXT] = '';
@@ -376,14 +380,13 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
     case 'text-start':
       openRun(d, cx, out);
       if (wholeIn(d)) {
-        const { run, round, provenance } = envelope(d, cx);
         out.push({
           type: 'message.start',
           role: 'assistant',
           message: r.id as string,
-          run,
-          round,
-          provenance,
+          run: d[RUN] as string,
+          round: d[ROUND],
+          provenance: cx.provenance,
         });
         return;
       }
@@ -396,8 +399,13 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
     case 'text-end':
       openRun(d, cx, out);
       if (wholeIn(d)) {
-        const { run, round, provenance } = envelope(d, cx);
-        out.push({ type: 'message.end', message: r.id as string, run, round, provenance });
+        out.push({
+          type: 'message.end',
+          message: r.id as string,
+          run: d[RUN] as string,
+          round: d[ROUND],
+          provenance: cx.provenance,
+        });
         return;
       }
       return pushEvent(d, out, cx, { type: 'message.end', message: r.id as string });
@@ -427,11 +435,28 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       const meta = metaOf(r.toolMetadata);
       const args = r.input;
       if (isJsonObject(args) && wholeIn(d) && (meta === undefined || isArgsSummaryOnly(meta))) {
-        const { run, round, provenance } = envelope(d, cx);
-        if (meta === undefined) out.push({ type: 'tool.start', call, name, args, run, round, provenance });
+        if (meta === undefined)
+          out.push({
+            type: 'tool.start',
+            call,
+            name,
+            args,
+            run: d[RUN] as string,
+            round: d[ROUND],
+            provenance: cx.provenance,
+          });
         else {
           const argsSummary = meta.argsSummary as string;
-          out.push({ type: 'tool.start', call, name, args, argsSummary, run, round, provenance });
+          out.push({
+            type: 'tool.start',
+            call,
+            name,
+            args,
+            argsSummary,
+            run: d[RUN] as string,
+            round: d[ROUND],
+            provenance: cx.provenance,
+          });
         }
         return;
       }
@@ -576,14 +601,31 @@ function toolEnd(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefined
   }
   const name = str(r.toolName) ?? d[NAMES].get(call);
   if (name !== undefined && r.toolMetadata === undefined && wholeIn(d)) {
-    const { run, round, provenance } = envelope(d, cx);
     if (type === 'tool-output-available' && typeof r.output === 'string') {
-      out.push({ type: 'tool.end', call, ok: true, name, text: r.output, run, round, provenance });
+      out.push({
+        type: 'tool.end',
+        call,
+        ok: true,
+        name,
+        text: r.output,
+        run: d[RUN] as string,
+        round: d[ROUND],
+        provenance: cx.provenance,
+      });
       return;
     }
     if (type === 'tool-output-error') {
       const error = r.errorText as string;
-      out.push({ type: 'tool.end', call, ok: false, name, error, run, round, provenance });
+      out.push({
+        type: 'tool.end',
+        call,
+        ok: false,
+        name,
+        error,
+        run: d[RUN] as string,
+        round: d[ROUND],
+        provenance: cx.provenance,
+      });
       return;
     }
   }
@@ -661,11 +703,6 @@ function wholeIn(d: Decoder): boolean {
   );
 }
 
-/** The envelope {@link pushEvent} stamps where {@link wholeIn} holds. */
-function envelope(d: Decoder, cx: Cx): { run: string; round: number; provenance: Provenance } {
-  return { run: d[RUN] as string, round: d[ROUND], provenance: cx.provenance };
-}
-
 function pushUnknown(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
   const e: AgentEventOf<'unknown'> = { type: 'unknown', record: cx.r };
   if (typeof cx.r.type === 'string') e.recordType = cx.r.type;
@@ -698,7 +735,7 @@ function readCanonical(text: string, maxDepth: number): JsonObject | undefined {
   const n = text.length;
   if (text.charCodeAt(n - 1) !== 125) return undefined;
   const r = textReader(text);
-  if (text.slice(0, L.carriedHead.length) === L.carriedHead) {
+  if (opens(text, L.carriedHead)) {
     r.at = L.carriedHead.length;
     const call = readPlainString(r);
     if (call === undefined || !readFixed(r, L.carriedText) || text.charCodeAt(n - 2) !== 125)
@@ -707,8 +744,8 @@ function readCanonical(text: string, maxDepth: number): JsonObject | undefined {
     if (output === undefined) return undefined;
     return { type: CARRIED_OUTPUT, data: { call, text: output } };
   }
-  const ok = text.slice(0, L.outputHead.length) === L.outputHead;
-  if (!ok && text.slice(0, L.errorHead.length) !== L.errorHead) return readShort(text, maxDepth);
+  const ok = opens(text, L.outputHead);
+  if (!ok && !opens(text, L.errorHead)) return readShort(text, maxDepth);
   r.at = ok ? L.outputHead.length : L.errorHead.length;
   const toolCallId = readPlainString(r);
   if (toolCallId === undefined || !readFixed(r, ok ? L.output : L.errorText)) return undefined;
@@ -736,19 +773,19 @@ function readShort(text: string, maxDepth: number): JsonObject | undefined {
   if (text === L.finishStep) return { type: 'finish-step' };
   const n = text.length;
   const r = textReader(text);
-  if (text.slice(0, L.textStartHead.length) === L.textStartHead) {
+  if (opens(text, L.textStartHead)) {
     r.at = L.textStartHead.length;
     const id = readPlainString(r);
     if (id === undefined || r.at !== n - 1) return undefined;
     return { type: 'text-start', id };
   }
-  if (text.slice(0, L.textEndHead.length) === L.textEndHead) {
+  if (opens(text, L.textEndHead)) {
     r.at = L.textEndHead.length;
     const id = readPlainString(r);
     if (id === undefined || r.at !== n - 1) return undefined;
     return { type: 'text-end', id };
   }
-  if (text.slice(0, L.inputHead.length) !== L.inputHead) return undefined;
+  if (!opens(text, L.inputHead)) return undefined;
   r.at = L.inputHead.length;
   const toolCallId = readPlainString(r);
   if (toolCallId === undefined || !readFixed(r, L.inputName)) return undefined;
@@ -782,6 +819,12 @@ function readShort(text: string, maxDepth: number): JsonObject | undefined {
     input,
     toolMetadata: { agentwire: { argsSummary } },
   };
+}
+
+// Whether the line begins with `head`: a slice compared (`startsWith` costs more in Node 20:
+// docs/performance.md, "Codex decoder").
+function opens(text: string, head: string): boolean {
+  return text.slice(0, head.length) === head;
 }
 
 /** The depth of a call's input chunk with its summary (`toolMetadata.agentwire`). */
