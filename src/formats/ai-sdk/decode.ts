@@ -7,7 +7,6 @@ import { isFiniteNumber, missingString, str } from '../../guards';
 import {
   isJsonObject,
   type JsonObject,
-  jsonTokenEnd,
   NOT_PARSED,
   parseMeasuredRecord,
   readDeltaRecord,
@@ -196,7 +195,8 @@ function readLine(d: Decoder, text: string, line: number, offset: number, out: A
     } else if (d[MAX_DEPTH] >= CANONICAL_DEPTH) {
       value = readCanonical(text, d[MAX_DEPTH]);
       if (value !== undefined && value.type === CARRIED_OUTPUT && wholeIn(d)) {
-        carriedOutputLine(d, value, knownProvenance(d, value, text, line, offset, out), out);
+        const data = value.data as CarriedOutput;
+        carriedOutputLine(d, data, knownProvenance(d, value, text, line, offset, out), out);
         return;
       }
     }
@@ -235,15 +235,14 @@ function knownProvenance(
   return { format: FORMAT, line, offset, hints: hints as Record<string, unknown> };
 }
 
-// The text delta chunk (the most frequent) inside an open step of a named run: what knownLine
-// and mapRecord's `text-delta` case do there (`wholeIn` holds, so the run is open and the event
-// is built whole), without the record's context object and the switch. The other states take
-// knownLine; test/ui/whole-events.test.ts holds the whole events to the general path.
-function deltaLine(d: Decoder, value: JsonObject, provenance: Provenance, out: AgentEvent[]): void {
-  const held = d[STEP_TEXT];
+// The text delta chunk (the most frequent) inside an open step of a named run (`wholeIn` holds,
+// so the run is open and the event is built whole): read straight from the delta shortcut,
+// without the record's context object and the switch, and by mapRecord's `text-delta` case there.
+// The other states take knownLine; test/ui/whole-events.test.ts holds the whole events to the
+// general path.
+function deltaLine(d: Decoder, value: JsonObject, provenance: Provenance, out: AgentEvent[]): undefined {
   const delta = value.delta as string;
-  if (held.length + delta.length < MAX_ROUND_TEXT) d[STEP_TEXT] = held + delta;
-  else d[STEP_TEXT] = appendRoundText(held, delta, d[REPORT], provenance.line, provenance.offset);
+  addStepText(d, delta, provenance);
   out.push({
     type: 'text.delta',
     text: delta,
@@ -254,12 +253,26 @@ function deltaLine(d: Decoder, value: JsonObject, provenance: Provenance, out: A
   });
 }
 
-// A carried tool output the canonical reader read (its data `{ call, text }`, both strings, by
-// construction) where knownLine and mapRecord build its event whole (`wholeIn`): that event,
-// without the record's context object, the switch and the data's key walk (`plainToolOutput`).
-// test/ui/whole-events.test.ts holds the whole events to the general path.
-function carriedOutputLine(d: Decoder, value: JsonObject, provenance: Provenance, out: AgentEvent[]): void {
-  const data = value.data as { call: string; text: string };
+/** A text delta added to the step's text, within its bound. */
+function addStepText(d: Decoder, delta: string, provenance: Provenance): void {
+  const held = d[STEP_TEXT];
+  if (held.length + delta.length < MAX_ROUND_TEXT) d[STEP_TEXT] = held + delta;
+  else d[STEP_TEXT] = appendRoundText(held, delta, d[REPORT], provenance.line, provenance.offset);
+}
+
+/** A carried tool output's data as the canonical reader and `plainToolOutput` give it. */
+type CarriedOutput = { call: string; text: string };
+
+// A carried tool output's event built whole (`wholeIn`), from its data `{ call, text }` (both
+// strings): the canonical reader's, read without the record's context object, the switch and the
+// data's key walk, or `plainToolOutput`'s in mapRecord. test/ui/whole-events.test.ts holds the
+// whole events to the general path.
+function carriedOutputLine(
+  d: Decoder,
+  data: CarriedOutput,
+  provenance: Provenance,
+  out: AgentEvent[],
+): undefined {
   out.push({
     type: 'tool.output',
     call: data.call,
@@ -345,16 +358,20 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       d[STEP_OPEN] = true;
       d[STEP_TEXT] = '';
       if (wholeIn(d)) {
-        const { run, round, provenance } = envelope(d, cx);
-        out.push({ type: 'round.start', run, round, provenance });
+        out.push({ type: 'round.start', run: d[RUN] as string, round: d[ROUND], provenance: cx.provenance });
         return;
       }
       return pushEvent(d, out, cx, { type: 'round.start' });
     case 'finish-step': {
       openRun(d, cx, out);
       if (wholeIn(d)) {
-        const { run, round, provenance } = envelope(d, cx);
-        out.push({ type: 'round.end', message: d[STEP_TEXT], run, round, provenance });
+        out.push({
+          type: 'round.end',
+          message: d[STEP_TEXT],
+          run: d[RUN] as string,
+          round: d[ROUND],
+          provenance: cx.provenance,
+        });
       } else pushEvent(d, out, cx, { type: 'round.end', message: d[STEP_TEXT] });
       d[STEP_OPEN] = false;
       d[STEP_TEXT] = '';
@@ -363,44 +380,32 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
     case 'text-start':
       openRun(d, cx, out);
       if (wholeIn(d)) {
-        const { run, round, provenance } = envelope(d, cx);
         out.push({
           type: 'message.start',
           role: 'assistant',
           message: r.id as string,
-          run,
-          round,
-          provenance,
+          run: d[RUN] as string,
+          round: d[ROUND],
+          provenance: cx.provenance,
         });
         return;
       }
       return pushEvent(d, out, cx, { type: 'message.start', role: 'assistant', message: r.id as string });
     case 'text-delta':
       openRun(d, cx, out);
-      {
-        const held = d[STEP_TEXT];
-        const text = r.delta as string;
-        if (held.length + text.length < MAX_ROUND_TEXT) d[STEP_TEXT] = held + text;
-        else d[STEP_TEXT] = appendRoundText(held, text, d[REPORT], cx.line, cx.offset);
-      }
-      if (wholeIn(d)) {
-        const { run, round, provenance } = envelope(d, cx);
-        out.push({
-          type: 'text.delta',
-          text: r.delta as string,
-          message: r.id as string,
-          run,
-          round,
-          provenance,
-        });
-        return;
-      }
+      if (wholeIn(d)) return deltaLine(d, r, cx.provenance, out);
+      addStepText(d, r.delta as string, cx.provenance);
       return pushEvent(d, out, cx, { type: 'text.delta', text: r.delta as string, message: r.id as string });
     case 'text-end':
       openRun(d, cx, out);
       if (wholeIn(d)) {
-        const { run, round, provenance } = envelope(d, cx);
-        out.push({ type: 'message.end', message: r.id as string, run, round, provenance });
+        out.push({
+          type: 'message.end',
+          message: r.id as string,
+          run: d[RUN] as string,
+          round: d[ROUND],
+          provenance: cx.provenance,
+        });
         return;
       }
       return pushEvent(d, out, cx, { type: 'message.end', message: r.id as string });
@@ -430,11 +435,28 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
       const meta = metaOf(r.toolMetadata);
       const args = r.input;
       if (isJsonObject(args) && wholeIn(d) && (meta === undefined || isArgsSummaryOnly(meta))) {
-        const { run, round, provenance } = envelope(d, cx);
-        if (meta === undefined) out.push({ type: 'tool.start', call, name, args, run, round, provenance });
+        if (meta === undefined)
+          out.push({
+            type: 'tool.start',
+            call,
+            name,
+            args,
+            run: d[RUN] as string,
+            round: d[ROUND],
+            provenance: cx.provenance,
+          });
         else {
           const argsSummary = meta.argsSummary as string;
-          out.push({ type: 'tool.start', call, name, args, argsSummary, run, round, provenance });
+          out.push({
+            type: 'tool.start',
+            call,
+            name,
+            args,
+            argsSummary,
+            run: d[RUN] as string,
+            round: d[ROUND],
+            provenance: cx.provenance,
+          });
         }
         return;
       }
@@ -490,11 +512,7 @@ function mapRecord(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefin
     default: {
       if (type === CARRIED_OUTPUT && d[HELD] === undefined && wholeIn(d)) {
         const v = plainToolOutput(r.data);
-        if (v !== undefined) {
-          const { run, round, provenance } = envelope(d, cx);
-          out.push({ type: 'tool.output', call: v.call, text: v.text, run, round, provenance });
-          return;
-        }
+        if (v !== undefined) return carriedOutputLine(d, v, cx.provenance, out);
       }
       return carried(d, type, cx, out);
     }
@@ -583,14 +601,31 @@ function toolEnd(d: Decoder, type: string, cx: Cx, out: AgentEvent[]): undefined
   }
   const name = str(r.toolName) ?? d[NAMES].get(call);
   if (name !== undefined && r.toolMetadata === undefined && wholeIn(d)) {
-    const { run, round, provenance } = envelope(d, cx);
     if (type === 'tool-output-available' && typeof r.output === 'string') {
-      out.push({ type: 'tool.end', call, ok: true, name, text: r.output, run, round, provenance });
+      out.push({
+        type: 'tool.end',
+        call,
+        ok: true,
+        name,
+        text: r.output,
+        run: d[RUN] as string,
+        round: d[ROUND],
+        provenance: cx.provenance,
+      });
       return;
     }
     if (type === 'tool-output-error') {
       const error = r.errorText as string;
-      out.push({ type: 'tool.end', call, ok: false, name, error, run, round, provenance });
+      out.push({
+        type: 'tool.end',
+        call,
+        ok: false,
+        name,
+        error,
+        run: d[RUN] as string,
+        round: d[ROUND],
+        provenance: cx.provenance,
+      });
       return;
     }
   }
@@ -668,11 +703,6 @@ function wholeIn(d: Decoder): boolean {
   );
 }
 
-/** The envelope {@link pushEvent} stamps where {@link wholeIn} holds. */
-function envelope(d: Decoder, cx: Cx): { run: string; round: number; provenance: Provenance } {
-  return { run: d[RUN] as string, round: d[ROUND], provenance: cx.provenance };
-}
-
 function pushUnknown(d: Decoder, cx: Cx, out: AgentEvent[]): undefined {
   const e: AgentEventOf<'unknown'> = { type: 'unknown', record: cx.r };
   if (typeof cx.r.type === 'string') e.recordType = cx.r.type;
@@ -705,7 +735,7 @@ function readCanonical(text: string, maxDepth: number): JsonObject | undefined {
   const n = text.length;
   if (text.charCodeAt(n - 1) !== 125) return undefined;
   const r = textReader(text);
-  if (text.slice(0, L.carriedHead.length) === L.carriedHead) {
+  if (opens(text, L.carriedHead)) {
     r.at = L.carriedHead.length;
     const call = readPlainString(r);
     if (call === undefined || !readFixed(r, L.carriedText) || text.charCodeAt(n - 2) !== 125)
@@ -714,8 +744,8 @@ function readCanonical(text: string, maxDepth: number): JsonObject | undefined {
     if (output === undefined) return undefined;
     return { type: CARRIED_OUTPUT, data: { call, text: output } };
   }
-  const ok = text.slice(0, L.outputHead.length) === L.outputHead;
-  if (!ok && text.slice(0, L.errorHead.length) !== L.errorHead) return readShort(text, maxDepth);
+  const ok = opens(text, L.outputHead);
+  if (!ok && !opens(text, L.errorHead)) return readShort(text, maxDepth);
   r.at = ok ? L.outputHead.length : L.errorHead.length;
   const toolCallId = readPlainString(r);
   if (toolCallId === undefined || !readFixed(r, ok ? L.output : L.errorText)) return undefined;
@@ -743,27 +773,33 @@ function readShort(text: string, maxDepth: number): JsonObject | undefined {
   if (text === L.finishStep) return { type: 'finish-step' };
   const n = text.length;
   const r = textReader(text);
-  if (text.slice(0, L.textStartHead.length) === L.textStartHead) {
+  if (opens(text, L.textStartHead)) {
     r.at = L.textStartHead.length;
     const id = readPlainString(r);
     if (id === undefined || r.at !== n - 1) return undefined;
     return { type: 'text-start', id };
   }
-  if (text.slice(0, L.textEndHead.length) === L.textEndHead) {
+  if (opens(text, L.textEndHead)) {
     r.at = L.textEndHead.length;
     const id = readPlainString(r);
     if (id === undefined || r.at !== n - 1) return undefined;
     return { type: 'text-end', id };
   }
-  if (text.slice(0, L.inputHead.length) !== L.inputHead) return undefined;
+  if (!opens(text, L.inputHead)) return undefined;
   r.at = L.inputHead.length;
   const toolCallId = readPlainString(r);
   if (toolCallId === undefined || !readFixed(r, L.inputName)) return undefined;
   const toolName = readPlainString(r);
   if (toolName === undefined || !readFixed(r, L.input) || text.charCodeAt(r.at) !== 123) return undefined;
-  // The input object ends at its matching brace; parsed alone, it is the one the chunk holds,
-  // one level below it.
-  const input = readJsonTo(r, jsonTokenEnd(text, r.at));
+  // The input object ends where the summary's fixed text starts, else at the chunk's last brace:
+  // no string token holds that text (its quotes are unescaped), so a first one inside the input
+  // is a key of it, and the slice then does not parse (the general path reads the line). Parsed
+  // alone, the slice is the object the chunk holds, one level below it; a slice not ending in a
+  // brace is no object and is turned down before it is parsed.
+  const summary = text.indexOf(L.inputSummary, r.at);
+  const end = summary === -1 ? n - 1 : summary;
+  if (text.charCodeAt(end - 1) !== 125) return undefined;
+  const input = readJsonTo(r, end);
   if (!isJsonObject(input) || valueExceedsDepth(input, maxDepth - 1)) return undefined;
   if (r.at === n - 1) return { type: 'tool-input-available', toolCallId, toolName, input };
   // The summary's object, the metadata and the chunk close together: `…"}}}`.
@@ -783,6 +819,12 @@ function readShort(text: string, maxDepth: number): JsonObject | undefined {
     input,
     toolMetadata: { agentwire: { argsSummary } },
   };
+}
+
+// Whether the line begins with `head`: a slice compared (`startsWith` costs more in Node 20:
+// docs/performance.md, "Codex decoder").
+function opens(text: string, head: string): boolean {
+  return text.slice(0, head.length) === head;
 }
 
 /** The depth of a call's input chunk with its summary (`toolMetadata.agentwire`). */

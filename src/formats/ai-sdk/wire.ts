@@ -114,7 +114,9 @@ export const AISDK_HEADERS: Readonly<Record<string, string>> = {
   'content-type': 'text/event-stream',
   'cache-control': 'no-cache',
   connection: 'keep-alive',
-  [AISDK_STREAM_HEADER]: AISDK_STREAM_VERSION,
+  // Spelled out, not `[AISDK_STREAM_HEADER]`: a computed key keeps the literal in every bundle
+  // that imports wire.ts (a reader's too), where a plain one lets it drop when unused.
+  'x-vercel-ai-ui-message-stream': 'v1',
   'x-accel-buffering': 'no',
 };
 
@@ -189,22 +191,25 @@ export function usageFromMetadata(metadata: unknown): Usage | undefined {
   if (!isJsonObject(metadata) || !isJsonObject(metadata.usage)) return undefined;
   const w = metadata.usage;
   const u: Usage = {};
-  const input = count(w.inputTokens);
-  if (input !== undefined) u.input = input;
-  const output = count(w.outputTokens);
-  if (output !== undefined) u.output = output;
   const inDetails = isJsonObject(w.inputTokenDetails) ? w.inputTokenDetails : {};
-  const read = count(inDetails.cacheReadTokens) ?? count(w.cachedInputTokens);
-  if (read !== undefined) u.cacheRead = read;
-  const write = count(inDetails.cacheWriteTokens);
-  if (write !== undefined) u.cacheWrite = write;
   const outDetails = isJsonObject(w.outputTokenDetails) ? w.outputTokenDetails : {};
-  const reasoning = count(outDetails.reasoningTokens) ?? count(w.reasoningTokens);
-  if (reasoning !== undefined) u.reasoning = reasoning;
-  const cost = count(metadata.costUsd);
-  if (cost !== undefined) u.costUsd = cost;
+  // In the order the usage's keys are set.
+  putCount(u, 'input', count(w.inputTokens));
+  putCount(u, 'output', count(w.outputTokens));
+  putCount(u, 'cacheRead', count(inDetails.cacheReadTokens) ?? count(w.cachedInputTokens));
+  putCount(u, 'cacheWrite', count(inDetails.cacheWriteTokens));
+  putCount(u, 'reasoning', count(outDetails.reasoningTokens) ?? count(w.reasoningTokens));
+  putCount(u, 'costUsd', count(metadata.costUsd));
   if (typeof metadata.model === 'string') u.model = metadata.model;
   return u;
+}
+
+function putCount(
+  u: Usage,
+  key: 'input' | 'output' | 'cacheRead' | 'cacheWrite' | 'reasoning' | 'costUsd',
+  n: number | undefined,
+): void {
+  if (n !== undefined) u[key] = n;
 }
 
 /** `messageMetadata` carrying canonical usage in the `LanguageModelUsage` shape. */
