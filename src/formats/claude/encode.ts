@@ -821,6 +821,13 @@ function editOf(event: AgentEvent, group: Group, seen: Seen): Edit {
   return event.type === 'reasoning.delta' && said?.text === '' && event.text !== '' ? 'rebuild' : 'patch';
 }
 
+// Reports each of `fields` the event holds: Claude has no place for it.
+function noPlace(loss: LossReporter, e: AgentEvent, fields: readonly string[]): void {
+  for (const field of fields)
+    if ((e as Record<string, unknown>)[field] !== undefined)
+      loss.report(e, `${e.type}.${field}`, `claude has no place for ${field}`);
+}
+
 // A child's kind as a `task_started` line's `task_type`.
 function taskType(kind: string | undefined): string {
   return kind === 'shell' ? 'local_bash' : kind === undefined || kind === 'agent' ? 'local_agent' : kind;
@@ -1641,16 +1648,20 @@ export class ClaudeEncoder implements Encoder {
 
   private ensureInit(e: AgentEvent): void {
     if (this.#initWritten && !this.#needInit) return;
-    const record: JsonObject = { type: 'system', subtype: 'init' };
-    if (this.#info.cwd !== undefined) record.cwd = this.#info.cwd;
-    record.session_id = this.sessionId(e);
-    record.tools = this.#info.tools ?? [];
-    record.mcp_servers = [];
-    if (this.#info.model !== undefined) record.model = this.#info.model;
-    if (this.#info.mode !== undefined) record.permissionMode = this.#info.mode;
-    if (this.#info.producer !== undefined) record.claude_code_version = this.#info.producer;
-    record.uuid = this.id();
-    this.push(record);
+    const info = this.#info;
+    // One literal: JSON leaves out a field the session did not say (undefined).
+    this.push({
+      type: 'system',
+      subtype: 'init',
+      cwd: info.cwd,
+      session_id: this.sessionId(e),
+      tools: info.tools ?? [],
+      mcp_servers: [],
+      model: info.model,
+      permissionMode: info.mode,
+      claude_code_version: info.producer,
+      uuid: this.id(),
+    });
     this.#initWritten = true;
     this.#needInit = false;
   }
@@ -2031,9 +2042,7 @@ export class ClaudeEncoder implements Encoder {
     this.#args.delete(e.call);
     if (e.args === undefined && e.argsSummary !== undefined)
       this.#loss.report(e, 'tool.start.argsSummary', 'claude keeps arguments as an object only');
-    for (const field of ['kind', 'server', 'command', 'startedAt'] as const)
-      if (e[field] !== undefined)
-        this.#loss.report(e, `tool.start.${field}`, `claude has no place for ${field}`);
+    noPlace(this.#loss, e, ['kind', 'server', 'command', 'startedAt']);
     m.blocks.push({ type: 'tool_use', id, name: e.name, input: isJsonObject(input) ? input : {} });
     // A block of its own counts towards the cap too (its input unmeasured): a message of many
     // calls is not held whole.
@@ -2065,9 +2074,7 @@ export class ClaudeEncoder implements Encoder {
     };
     if (e.action !== 'heartbeat')
       this.#loss.report(e, 'tool.liveness.action', 'claude reports heartbeats only');
-    for (const field of ['outputBytes', 'detail'] as const)
-      if (e[field] !== undefined)
-        this.#loss.report(e, `tool.liveness.${field}`, `claude has no place for ${field}`);
+    noPlace(this.#loss, e, ['outputBytes', 'detail']);
     this.push(this.envelope(e, record, false));
   }
 
@@ -2107,9 +2114,7 @@ export class ClaudeEncoder implements Encoder {
     )
       record.tool_use_result = failure;
     if (e.denied === true) record.tool_result_meta = [{ id: e.call, non_execution_kind: 'permission-rule' }];
-    for (const field of ['exitCode', 'filesChanged', 'startedAt', 'endedAt'] as const)
-      if (e[field] !== undefined)
-        this.#loss.report(e, `tool.end.${field}`, `claude has no place for ${field}`);
+    noPlace(this.#loss, e, ['exitCode', 'filesChanged', 'startedAt', 'endedAt']);
     if (e.lane !== undefined) this.closeLane(e.lane);
     this.push(record);
     // After the push (its check may refuse the event, which then reports nothing).
@@ -2119,12 +2124,14 @@ export class ClaudeEncoder implements Encoder {
 
   private approval(e: AgentEventOf<'approval.request'>): void {
     this.ensureInit(e);
-    const request: JsonObject = { subtype: 'can_use_tool', tool_name: e.tool ?? '', input: e.args ?? {} };
-    if (e.title !== undefined) request.description = e.title;
-    if (e.call !== undefined) request.tool_use_id = e.call;
-    for (const field of ['effects', 'options'] as const)
-      if (e[field] !== undefined)
-        this.#loss.report(e, `approval.request.${field}`, `claude has no place for ${field}`);
+    const request = {
+      subtype: 'can_use_tool',
+      tool_name: e.tool ?? '',
+      input: e.args ?? {},
+      description: e.title,
+      tool_use_id: e.call,
+    };
+    noPlace(this.#loss, e, ['effects', 'options']);
     this.push({ type: 'control_request', request_id: e.approval, request });
   }
 
@@ -2139,7 +2146,8 @@ export class ClaudeEncoder implements Encoder {
 
   private child(e: AgentEventOf<'child.start' | 'child.progress' | 'child.end'>): void {
     this.ensureInit(e);
-    const record: JsonObject = { type: 'system' };
+    // Each record one literal: JSON leaves out a field the event does not have (undefined).
+    let record: JsonObject;
     if (e.type === 'child.start') {
       // A task's lane is read from the lane of the call that spawned it: without a call, one
       // started by a subagent reads back as the main agent's.
@@ -2149,30 +2157,38 @@ export class ClaudeEncoder implements Encoder {
           'child.start.lane',
           'claude places a task by the call that spawned it, and this one names none',
         );
-      record.subtype = 'task_started';
-      record.task_id = e.child;
       setBounded(this.#seen.tasks, e.child, e.child);
-      record.tool_use_id = e.call ?? e.child;
-      record.description = e.task ?? e.name ?? '';
-      if (e.name !== undefined) record.subagent_type = e.name;
-      if (e.background !== undefined) record.is_backgrounded = e.background;
-      record.task_type = taskType(e.kind);
+      record = {
+        type: 'system',
+        subtype: 'task_started',
+        task_id: e.child,
+        tool_use_id: e.call ?? e.child,
+        description: e.task ?? e.name ?? '',
+        subagent_type: e.name,
+        is_backgrounded: e.background,
+        task_type: taskType(e.kind),
+      };
     } else if (e.type === 'child.progress') {
-      record.subtype = 'task_progress';
-      record.task_id = e.child;
-      record.tool_use_id = e.child;
-      record.description = e.detail ?? '';
+      record = {
+        type: 'system',
+        subtype: 'task_progress',
+        task_id: e.child,
+        tool_use_id: e.child,
+        description: e.detail ?? '',
+      };
       if (e.usage !== undefined)
         this.#loss.report(e, 'child.progress.usage', 'claude counts a task in its own terms');
     } else {
       this.closeLane(e.child);
-      record.subtype = 'task_notification';
-      record.task_id = e.child;
-      record.tool_use_id = e.child;
-      record.status =
-        e.status === 'cancelled' ? 'stopped' : e.status === 'completed' ? 'completed' : 'failed';
-      record.output_file = '';
-      record.summary = e.result ?? '';
+      record = {
+        type: 'system',
+        subtype: 'task_notification',
+        task_id: e.child,
+        tool_use_id: e.child,
+        status: e.status === 'cancelled' ? 'stopped' : e.status === 'completed' ? 'completed' : 'failed',
+        output_file: '',
+        summary: e.result ?? '',
+      };
       if (e.usage !== undefined)
         this.#loss.report(e, 'child.end.usage', 'claude counts a task in its own terms');
     }
@@ -2298,27 +2314,25 @@ export class ClaudeEncoder implements Encoder {
       subtype = 'success'; // the model-not-found shape: is_error says it failed
       terminal = reason;
     } else subtype = 'error_during_execution';
-    const record: JsonObject = {
+    // One literal: JSON leaves out a field that is undefined.
+    return {
       type: 'result',
       subtype,
       is_error: e.status === 'failed',
       duration_ms: e.durationMs ?? 0,
       duration_api_ms: 0,
       num_turns: this.#rounds,
-    };
-    if (e.answer !== undefined) record.result = e.answer;
-    Object.assign(record, {
+      result: e.answer,
       stop_reason: e.stopReason ?? null,
       session_id: session,
       total_cost_usd: usage.costUsd ?? 0,
       usage: usageToClaude(usage),
-    });
-    if (usage.byModel !== undefined) record.modelUsage = byModelToClaude(usage.byModel);
-    record.permission_denials = [];
-    if (terminal !== undefined) record.terminal_reason = terminal;
-    if (e.error !== undefined) record.errors = [e.error];
-    record.uuid = uuid;
-    return record;
+      modelUsage: usage.byModel === undefined ? undefined : byModelToClaude(usage.byModel),
+      permission_denials: [],
+      terminal_reason: terminal,
+      errors: e.error === undefined ? undefined : [e.error],
+      uuid,
+    };
   }
 
   /** The usage the run's main-agent lines carry, summed: what a reader totals for the run. */
