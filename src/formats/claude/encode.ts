@@ -1619,7 +1619,7 @@ export class ClaudeEncoder implements Encoder {
     let out = '';
     for (const block of m.blocks) {
       // The empty block a message written ahead goes on in, when other blocks followed it.
-      if (m.ahead === true && m.blocks.length > 1 && block.type === 'text' && block.text === '') continue;
+      if (m.ahead === true && m.blocks.length > 1 && isEmptyText(block)) continue;
       const record: JsonObject = {
         type: 'assistant',
         message: {
