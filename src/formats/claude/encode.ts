@@ -10,7 +10,6 @@ import {
   isJsonObject,
   type JsonObject,
   parseJsonObject,
-  plainRunEnd,
   readStringToken,
   requireObject,
   requireText,
@@ -198,15 +197,7 @@ function lineSession(group: Group): string | null {
   const at = raw.lastIndexOf(key);
   const open = at + key.length - 1; // the value's opening quote
   group.sessionAt = at;
-  if (at < 0) group.session = null;
-  else {
-    // A plain id (the CLI's) sliced; else the token up to its first unescaped quote, parsed.
-    const end = plainRunEnd(raw, open + 1);
-    group.session =
-      raw.charCodeAt(end) === 34
-        ? raw.slice(open + 1, end)
-        : (readStringToken(raw, open, stringTokenEnd(raw, open) - 1) ?? null);
-  }
+  group.session = at < 0 ? null : (readStringToken(raw, open, stringTokenEnd(raw, open) - 1) ?? null);
   return group.session;
 }
 
