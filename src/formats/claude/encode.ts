@@ -354,36 +354,32 @@ function valueAt(group: Group, path: readonly string[]): unknown {
   return value;
 }
 
-// Where each value is: its key as the line spells it (`"key":`, its path's last) and its path in
-// the record. Made once, not per event.
-type Place = readonly [string, readonly string[]];
-function place(...path: string[]): Place {
-  return [`"${path[path.length - 1]}":`, path];
-}
-const RESULT_AT = place('tool_use_result');
-const INPUT_AT = place('request', 'input');
-const TOOLS_AT = place('tools');
-const BEFORE_AT = place('compact_metadata', 'pre_tokens');
-const AFTER_AT = place('compact_metadata', 'post_tokens');
-const DURATION_AT = place('duration_ms');
-const RATE_AT = place('rate_limit_info');
-const ELAPSED_AT = place('elapsed_time_seconds');
+// Where each value is (its key as the line spells it, and its path in the record): made once,
+// not per event.
+const RESULT_AT = ['"tool_use_result":', ['tool_use_result']] as const;
+const INPUT_AT = ['"input":', ['request', 'input']] as const;
+const TOOLS_AT = ['"tools":', ['tools']] as const;
+const BEFORE_AT = ['"pre_tokens":', ['compact_metadata', 'pre_tokens']] as const;
+const AFTER_AT = ['"post_tokens":', ['compact_metadata', 'post_tokens']] as const;
+const DURATION_AT = ['"duration_ms":', ['duration_ms']] as const;
+const RATE_AT = ['"rate_limit_info":', ['rate_limit_info']] as const;
+const ELAPSED_AT = ['"elapsed_time_seconds":', ['elapsed_time_seconds']] as const;
 
-// Whether the line says `value` at `at` (`saysValue`).
-function saysAt(group: Group, at: Place, value: unknown): boolean {
-  return saysValue(group, at[0], value, at[1]);
+// Whether the line says `value` where `place` is (`saysValue`).
+function saysAt(group: Group, place: readonly [string, readonly string[]], value: unknown): boolean {
+  return saysValue(group, place[0], value, place[1]);
 }
 
-// Whether a number differs from what the line says at `at`: edited, or taken out of the
+// Whether a number differs from what the line says where `place` is: edited, or taken out of the
 // event while the line holds a number there (what the decoder reads; a value of another type was
 // read as none, and the line is put back with it). The line is parsed only for a number taken out.
 function countOtherwise(
   group: Group,
-  at: Place,
+  place: readonly [string, readonly string[]],
   value: number | undefined,
 ): boolean {
-  if (value !== undefined) return !saysAt(group, at, value);
-  return group.raw.includes(at[0]) && typeof valueAt(group, at[1]) === 'number';
+  if (value !== undefined) return !saysAt(group, place, value);
+  return group.raw.includes(place[0]) && typeof valueAt(group, place[1]) === 'number';
 }
 
 // Whether a field that is not text differs from what the line says (an edit: the event is
