@@ -215,12 +215,21 @@ function holds(value: unknown, text: string, part: boolean): boolean {
 // Characters a JSON string spells otherwise than as themselves (escaped, or a surrogate, which
 // is escaped when alone).
 const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/g;
-// The letter of a character's short escape (`\n`), by its code; 0: none. JSON.stringify's own:
-// a character it spells in four characters (`"\n"`) has one.
-const SHORT_ESCAPE: readonly number[] = Array.from({ length: 93 }, (_, c) => {
-  const spelled = JSON.stringify(String.fromCharCode(c));
-  return spelled.length === 4 ? spelled.charCodeAt(2) : 0;
-});
+// The letter of a character's short escape (`\n`), by its code; 0: none.
+const SHORT_ESCAPE: readonly number[] = (() => {
+  const out: number[] = new Array(93).fill(0);
+  for (const [c, letter] of [
+    [8, 'b'],
+    [9, 't'],
+    [10, 'n'],
+    [12, 'f'],
+    [13, 'r'],
+    [34, '"'],
+    [92, '\\'],
+  ] as const)
+    out[c] = letter.charCodeAt(0);
+  return out;
+})();
 
 // Where the JSON text of `value` ends when `text` spells it at `at` as `JSON.stringify` does
 // (the CLI's own spelling, keys in the object's order), else -1. Walks the value and the line
