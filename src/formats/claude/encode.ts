@@ -10,15 +10,14 @@ import {
   isJsonObject,
   type JsonObject,
   parseJsonObject,
-  readStringToken,
   requireObject,
   requireText,
   sameJson,
   setOwn,
-  stringTokenEnd,
 } from '../../json';
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
+import { readString, textReader } from '../../text-reader';
 import { addUsage, assertByModelFigures, assertUsageNumbers } from '../../usage';
 import {
   byModelFromClaude,
@@ -193,11 +192,11 @@ function onLine(group: Group, value: string, part: boolean): boolean {
 function lineSession(group: Group): string | null {
   if (group.session !== undefined) return group.session;
   const key = '"session_id":"';
-  const raw = group.raw;
-  const at = raw.lastIndexOf(key);
-  const open = at + key.length - 1; // the value's opening quote
+  const at = group.raw.lastIndexOf(key);
+  const r = textReader(group.raw);
+  r.at = at + key.length - 1; // the value's opening quote
   group.sessionAt = at;
-  group.session = at < 0 ? null : (readStringToken(raw, open, stringTokenEnd(raw, open) - 1) ?? null);
+  group.session = at < 0 ? null : (readString(r) ?? null);
   return group.session;
 }
 
