@@ -10,14 +10,16 @@ import {
   isJsonObject,
   type JsonObject,
   parseJsonObject,
+  plainRunEnd,
+  readStringToken,
   requireObject,
   requireText,
   sameJson,
   setOwn,
+  stringTokenEnd,
 } from '../../json';
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
-import { readString, textReader } from '../../text-reader';
 import { addUsage, assertByModelFigures, assertUsageNumbers } from '../../usage';
 import {
   byModelFromClaude,
@@ -192,11 +194,19 @@ function onLine(group: Group, value: string, part: boolean): boolean {
 function lineSession(group: Group): string | null {
   if (group.session !== undefined) return group.session;
   const key = '"session_id":"';
-  const at = group.raw.lastIndexOf(key);
-  const r = textReader(group.raw);
-  r.at = at + key.length - 1; // the value's opening quote
+  const raw = group.raw;
+  const at = raw.lastIndexOf(key);
+  const open = at + key.length - 1; // the value's opening quote
   group.sessionAt = at;
-  group.session = at < 0 ? null : (readString(r) ?? null);
+  if (at < 0) group.session = null;
+  else {
+    // A plain id (the CLI's) sliced; else the token up to its first unescaped quote, parsed.
+    const end = plainRunEnd(raw, open + 1);
+    group.session =
+      raw.charCodeAt(end) === 34
+        ? raw.slice(open + 1, end)
+        : (readStringToken(raw, open, stringTokenEnd(raw, open) - 1) ?? null);
+  }
   return group.session;
 }
 
@@ -214,21 +224,12 @@ function holds(value: unknown, text: string, part: boolean): boolean {
 // Characters a JSON string spells otherwise than as themselves (escaped, or a surrogate, which
 // is escaped when alone).
 const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/g;
-// The letter of a character's short escape (`\n`), by its code; 0: none.
-const SHORT_ESCAPE: readonly number[] = (() => {
-  const out: number[] = new Array(93).fill(0);
-  for (const [c, letter] of [
-    [8, 'b'],
-    [9, 't'],
-    [10, 'n'],
-    [12, 'f'],
-    [13, 'r'],
-    [34, '"'],
-    [92, '\\'],
-  ] as const)
-    out[c] = letter.charCodeAt(0);
-  return out;
-})();
+// The letter of a character's short escape (`\n`), by its code; 0: none. JSON.stringify's own:
+// a character it spells in four characters (`"\n"`) has one.
+const SHORT_ESCAPE: readonly number[] = Array.from({ length: 93 }, (_, c) => {
+  const spelled = JSON.stringify(String.fromCharCode(c));
+  return spelled.length === 4 ? spelled.charCodeAt(2) : 0;
+});
 
 // Where the JSON text of `value` ends when `text` spells it at `at` as `JSON.stringify` does
 // (the CLI's own spelling, keys in the object's order), else -1. Walks the value and the line
@@ -362,32 +363,36 @@ function valueAt(group: Group, path: readonly string[]): unknown {
   return value;
 }
 
-// Where each value is (its key as the line spells it, and its path in the record): made once,
-// not per event.
-const RESULT_AT = ['"tool_use_result":', ['tool_use_result']] as const;
-const INPUT_AT = ['"input":', ['request', 'input']] as const;
-const TOOLS_AT = ['"tools":', ['tools']] as const;
-const BEFORE_AT = ['"pre_tokens":', ['compact_metadata', 'pre_tokens']] as const;
-const AFTER_AT = ['"post_tokens":', ['compact_metadata', 'post_tokens']] as const;
-const DURATION_AT = ['"duration_ms":', ['duration_ms']] as const;
-const RATE_AT = ['"rate_limit_info":', ['rate_limit_info']] as const;
-const ELAPSED_AT = ['"elapsed_time_seconds":', ['elapsed_time_seconds']] as const;
+// Where each value is: its key as the line spells it (`"key":`, its path's last) and its path in
+// the record. Made once, not per event.
+type Place = readonly [string, readonly string[]];
+function place(...path: string[]): Place {
+  return [`"${path[path.length - 1]}":`, path];
+}
+const RESULT_AT = place('tool_use_result');
+const INPUT_AT = place('request', 'input');
+const TOOLS_AT = place('tools');
+const BEFORE_AT = place('compact_metadata', 'pre_tokens');
+const AFTER_AT = place('compact_metadata', 'post_tokens');
+const DURATION_AT = place('duration_ms');
+const RATE_AT = place('rate_limit_info');
+const ELAPSED_AT = place('elapsed_time_seconds');
 
-// Whether the line says `value` where `place` is (`saysValue`).
-function saysAt(group: Group, place: readonly [string, readonly string[]], value: unknown): boolean {
-  return saysValue(group, place[0], value, place[1]);
+// Whether the line says `value` at `at` (`saysValue`).
+function saysAt(group: Group, at: Place, value: unknown): boolean {
+  return saysValue(group, at[0], value, at[1]);
 }
 
-// Whether a number differs from what the line says where `place` is: edited, or taken out of the
+// Whether a number differs from what the line says at `at`: edited, or taken out of the
 // event while the line holds a number there (what the decoder reads; a value of another type was
 // read as none, and the line is put back with it). The line is parsed only for a number taken out.
 function countOtherwise(
   group: Group,
-  place: readonly [string, readonly string[]],
+  at: Place,
   value: number | undefined,
 ): boolean {
-  if (value !== undefined) return !saysAt(group, place, value);
-  return group.raw.includes(place[0]) && typeof valueAt(group, place[1]) === 'number';
+  if (value !== undefined) return !saysAt(group, at, value);
+  return group.raw.includes(at[0]) && typeof valueAt(group, at[1]) === 'number';
 }
 
 // Whether a field that is not text differs from what the line says (an edit: the event is
