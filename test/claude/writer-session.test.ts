@@ -18,7 +18,9 @@ const session = fc.string({
 // As JSON.stringify spells it, or with its first `a` as a `\u` escape (the same string).
 const spelled = fc
   .tuple(session, fc.boolean())
-  .map(([s, escaped]) => [s, escaped ? JSON.stringify(s).replace('a', '\\u0061') : JSON.stringify(s)] as const);
+  .map(
+    ([s, escaped]) => [s, escaped ? JSON.stringify(s).replace('a', '\\u0061') : JSON.stringify(s)] as const,
+  );
 
 function lines(s: string): string {
   return [

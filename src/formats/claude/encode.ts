@@ -386,11 +386,7 @@ function saysAt(group: Group, at: Place, value: unknown): boolean {
 // Whether a number differs from what the line says at `at`: edited, or taken out of the
 // event while the line holds a number there (what the decoder reads; a value of another type was
 // read as none, and the line is put back with it). The line is parsed only for a number taken out.
-function countOtherwise(
-  group: Group,
-  at: Place,
-  value: number | undefined,
-): boolean {
+function countOtherwise(group: Group, at: Place, value: number | undefined): boolean {
   if (value !== undefined) return !saysAt(group, at, value);
   return group.raw.includes(at[0]) && typeof valueAt(group, at[1]) === 'number';
 }
