@@ -10,14 +10,16 @@ import {
   isJsonObject,
   type JsonObject,
   parseJsonObject,
+  plainRunEnd,
+  readStringToken,
   requireObject,
   requireText,
   sameJson,
   setOwn,
+  stringTokenEnd,
 } from '../../json';
 import { LossReporter } from '../../loss';
 import type { AgentEvent, AgentEventOf, Usage } from '../../model';
-import { readString, textReader } from '../../text-reader';
 import { addUsage, assertByModelFigures, assertUsageNumbers } from '../../usage';
 import {
   byModelFromClaude,
@@ -192,11 +194,19 @@ function onLine(group: Group, value: string, part: boolean): boolean {
 function lineSession(group: Group): string | null {
   if (group.session !== undefined) return group.session;
   const key = '"session_id":"';
-  const at = group.raw.lastIndexOf(key);
-  const r = textReader(group.raw);
-  r.at = at + key.length - 1; // the value's opening quote
+  const raw = group.raw;
+  const at = raw.lastIndexOf(key);
+  const open = at + key.length - 1; // the value's opening quote
   group.sessionAt = at;
-  group.session = at < 0 ? null : (readString(r) ?? null);
+  if (at < 0) group.session = null;
+  else {
+    // A plain id (the CLI's) sliced; else the token up to its first unescaped quote, parsed.
+    const end = plainRunEnd(raw, open + 1);
+    group.session =
+      raw.charCodeAt(end) === 34
+        ? raw.slice(open + 1, end)
+        : (readStringToken(raw, open, stringTokenEnd(raw, open) - 1) ?? null);
+  }
   return group.session;
 }
 
@@ -214,21 +224,12 @@ function holds(value: unknown, text: string, part: boolean): boolean {
 // Characters a JSON string spells otherwise than as themselves (escaped, or a surrogate, which
 // is escaped when alone).
 const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/g;
-// The letter of a character's short escape (`\n`), by its code; 0: none.
-const SHORT_ESCAPE: readonly number[] = (() => {
-  const out: number[] = new Array(93).fill(0);
-  for (const [c, letter] of [
-    [8, 'b'],
-    [9, 't'],
-    [10, 'n'],
-    [12, 'f'],
-    [13, 'r'],
-    [34, '"'],
-    [92, '\\'],
-  ] as const)
-    out[c] = letter.charCodeAt(0);
-  return out;
-})();
+// The letter of a character's short escape (`\n`), by its code; 0: none. JSON.stringify's own:
+// a character it spells in four characters (`"\n"`) has one.
+const SHORT_ESCAPE: readonly number[] = Array.from({ length: 93 }, (_, c) => {
+  const spelled = JSON.stringify(String.fromCharCode(c));
+  return spelled.length === 4 ? spelled.charCodeAt(2) : 0;
+});
 
 // Where the JSON text of `value` ends when `text` spells it at `at` as `JSON.stringify` does
 // (the CLI's own spelling, keys in the object's order), else -1. Walks the value and the line
@@ -362,32 +363,32 @@ function valueAt(group: Group, path: readonly string[]): unknown {
   return value;
 }
 
-// Where each value is (its key as the line spells it, and its path in the record): made once,
-// not per event.
-const RESULT_AT = ['"tool_use_result":', ['tool_use_result']] as const;
-const INPUT_AT = ['"input":', ['request', 'input']] as const;
-const TOOLS_AT = ['"tools":', ['tools']] as const;
-const BEFORE_AT = ['"pre_tokens":', ['compact_metadata', 'pre_tokens']] as const;
-const AFTER_AT = ['"post_tokens":', ['compact_metadata', 'post_tokens']] as const;
-const DURATION_AT = ['"duration_ms":', ['duration_ms']] as const;
-const RATE_AT = ['"rate_limit_info":', ['rate_limit_info']] as const;
-const ELAPSED_AT = ['"elapsed_time_seconds":', ['elapsed_time_seconds']] as const;
+// Where each value is: its key as the line spells it (`"key":`, its path's last) and its path in
+// the record. Made once, not per event.
+type Place = readonly [string, readonly string[]];
+function place(...path: string[]): Place {
+  return [`"${path[path.length - 1]}":`, path];
+}
+const RESULT_AT = place('tool_use_result');
+const INPUT_AT = place('request', 'input');
+const TOOLS_AT = place('tools');
+const BEFORE_AT = place('compact_metadata', 'pre_tokens');
+const AFTER_AT = place('compact_metadata', 'post_tokens');
+const DURATION_AT = place('duration_ms');
+const RATE_AT = place('rate_limit_info');
+const ELAPSED_AT = place('elapsed_time_seconds');
 
-// Whether the line says `value` where `place` is (`saysValue`).
-function saysAt(group: Group, place: readonly [string, readonly string[]], value: unknown): boolean {
-  return saysValue(group, place[0], value, place[1]);
+// Whether the line says `value` at `at` (`saysValue`).
+function saysAt(group: Group, at: Place, value: unknown): boolean {
+  return saysValue(group, at[0], value, at[1]);
 }
 
-// Whether a number differs from what the line says where `place` is: edited, or taken out of the
+// Whether a number differs from what the line says at `at`: edited, or taken out of the
 // event while the line holds a number there (what the decoder reads; a value of another type was
 // read as none, and the line is put back with it). The line is parsed only for a number taken out.
-function countOtherwise(
-  group: Group,
-  place: readonly [string, readonly string[]],
-  value: number | undefined,
-): boolean {
-  if (value !== undefined) return !saysAt(group, place, value);
-  return group.raw.includes(place[0]) && typeof valueAt(group, place[1]) === 'number';
+function countOtherwise(group: Group, at: Place, value: number | undefined): boolean {
+  if (value !== undefined) return !saysAt(group, at, value);
+  return group.raw.includes(at[0]) && typeof valueAt(group, at[1]) === 'number';
 }
 
 // Whether a field that is not text differs from what the line says (an edit: the event is
@@ -819,6 +820,13 @@ function editOf(event: AgentEvent, group: Group, seen: Seen): Edit {
   // A thinking text where the line said none (a signature or redacted block): no place to patch.
   const said = (event.provenance?.hints as ClaudeHints | undefined)?.said;
   return event.type === 'reasoning.delta' && said?.text === '' && event.text !== '' ? 'rebuild' : 'patch';
+}
+
+// Reports each of `fields` the event holds: Claude has no place for it.
+function noPlace(loss: LossReporter, e: AgentEvent, fields: readonly string[]): void {
+  for (const field of fields)
+    if ((e as Record<string, unknown>)[field] !== undefined)
+      loss.report(e, `${e.type}.${field}`, `claude has no place for ${field}`);
 }
 
 // A child's kind as a `task_started` line's `task_type`.
@@ -1616,7 +1624,7 @@ export class ClaudeEncoder implements Encoder {
     let out = '';
     for (const block of m.blocks) {
       // The empty block a message written ahead goes on in, when other blocks followed it.
-      if (m.ahead === true && m.blocks.length > 1 && block.type === 'text' && block.text === '') continue;
+      if (m.ahead === true && m.blocks.length > 1 && isEmptyText(block)) continue;
       const record: JsonObject = {
         type: 'assistant',
         message: {
@@ -1641,16 +1649,20 @@ export class ClaudeEncoder implements Encoder {
 
   private ensureInit(e: AgentEvent): void {
     if (this.#initWritten && !this.#needInit) return;
-    const record: JsonObject = { type: 'system', subtype: 'init' };
-    if (this.#info.cwd !== undefined) record.cwd = this.#info.cwd;
-    record.session_id = this.sessionId(e);
-    record.tools = this.#info.tools ?? [];
-    record.mcp_servers = [];
-    if (this.#info.model !== undefined) record.model = this.#info.model;
-    if (this.#info.mode !== undefined) record.permissionMode = this.#info.mode;
-    if (this.#info.producer !== undefined) record.claude_code_version = this.#info.producer;
-    record.uuid = this.id();
-    this.push(record);
+    const info = this.#info;
+    // One literal: JSON leaves out a field the session did not say (undefined).
+    this.push({
+      type: 'system',
+      subtype: 'init',
+      cwd: info.cwd,
+      session_id: this.sessionId(e),
+      tools: info.tools ?? [],
+      mcp_servers: [],
+      model: info.model,
+      permissionMode: info.mode,
+      claude_code_version: info.producer,
+      uuid: this.id(),
+    });
     this.#initWritten = true;
     this.#needInit = false;
   }
@@ -2031,9 +2043,7 @@ export class ClaudeEncoder implements Encoder {
     this.#args.delete(e.call);
     if (e.args === undefined && e.argsSummary !== undefined)
       this.#loss.report(e, 'tool.start.argsSummary', 'claude keeps arguments as an object only');
-    for (const field of ['kind', 'server', 'command', 'startedAt'] as const)
-      if (e[field] !== undefined)
-        this.#loss.report(e, `tool.start.${field}`, `claude has no place for ${field}`);
+    noPlace(this.#loss, e, ['kind', 'server', 'command', 'startedAt']);
     m.blocks.push({ type: 'tool_use', id, name: e.name, input: isJsonObject(input) ? input : {} });
     // A block of its own counts towards the cap too (its input unmeasured): a message of many
     // calls is not held whole.
@@ -2065,9 +2075,7 @@ export class ClaudeEncoder implements Encoder {
     };
     if (e.action !== 'heartbeat')
       this.#loss.report(e, 'tool.liveness.action', 'claude reports heartbeats only');
-    for (const field of ['outputBytes', 'detail'] as const)
-      if (e[field] !== undefined)
-        this.#loss.report(e, `tool.liveness.${field}`, `claude has no place for ${field}`);
+    noPlace(this.#loss, e, ['outputBytes', 'detail']);
     this.push(this.envelope(e, record, false));
   }
 
@@ -2107,9 +2115,7 @@ export class ClaudeEncoder implements Encoder {
     )
       record.tool_use_result = failure;
     if (e.denied === true) record.tool_result_meta = [{ id: e.call, non_execution_kind: 'permission-rule' }];
-    for (const field of ['exitCode', 'filesChanged', 'startedAt', 'endedAt'] as const)
-      if (e[field] !== undefined)
-        this.#loss.report(e, `tool.end.${field}`, `claude has no place for ${field}`);
+    noPlace(this.#loss, e, ['exitCode', 'filesChanged', 'startedAt', 'endedAt']);
     if (e.lane !== undefined) this.closeLane(e.lane);
     this.push(record);
     // After the push (its check may refuse the event, which then reports nothing).
@@ -2119,12 +2125,14 @@ export class ClaudeEncoder implements Encoder {
 
   private approval(e: AgentEventOf<'approval.request'>): void {
     this.ensureInit(e);
-    const request: JsonObject = { subtype: 'can_use_tool', tool_name: e.tool ?? '', input: e.args ?? {} };
-    if (e.title !== undefined) request.description = e.title;
-    if (e.call !== undefined) request.tool_use_id = e.call;
-    for (const field of ['effects', 'options'] as const)
-      if (e[field] !== undefined)
-        this.#loss.report(e, `approval.request.${field}`, `claude has no place for ${field}`);
+    const request = {
+      subtype: 'can_use_tool',
+      tool_name: e.tool ?? '',
+      input: e.args ?? {},
+      description: e.title,
+      tool_use_id: e.call,
+    };
+    noPlace(this.#loss, e, ['effects', 'options']);
     this.push({ type: 'control_request', request_id: e.approval, request });
   }
 
@@ -2139,7 +2147,8 @@ export class ClaudeEncoder implements Encoder {
 
   private child(e: AgentEventOf<'child.start' | 'child.progress' | 'child.end'>): void {
     this.ensureInit(e);
-    const record: JsonObject = { type: 'system' };
+    // Each record one literal: JSON leaves out a field the event does not have (undefined).
+    let record: JsonObject;
     if (e.type === 'child.start') {
       // A task's lane is read from the lane of the call that spawned it: without a call, one
       // started by a subagent reads back as the main agent's.
@@ -2149,30 +2158,38 @@ export class ClaudeEncoder implements Encoder {
           'child.start.lane',
           'claude places a task by the call that spawned it, and this one names none',
         );
-      record.subtype = 'task_started';
-      record.task_id = e.child;
       setBounded(this.#seen.tasks, e.child, e.child);
-      record.tool_use_id = e.call ?? e.child;
-      record.description = e.task ?? e.name ?? '';
-      if (e.name !== undefined) record.subagent_type = e.name;
-      if (e.background !== undefined) record.is_backgrounded = e.background;
-      record.task_type = taskType(e.kind);
+      record = {
+        type: 'system',
+        subtype: 'task_started',
+        task_id: e.child,
+        tool_use_id: e.call ?? e.child,
+        description: e.task ?? e.name ?? '',
+        subagent_type: e.name,
+        is_backgrounded: e.background,
+        task_type: taskType(e.kind),
+      };
     } else if (e.type === 'child.progress') {
-      record.subtype = 'task_progress';
-      record.task_id = e.child;
-      record.tool_use_id = e.child;
-      record.description = e.detail ?? '';
+      record = {
+        type: 'system',
+        subtype: 'task_progress',
+        task_id: e.child,
+        tool_use_id: e.child,
+        description: e.detail ?? '',
+      };
       if (e.usage !== undefined)
         this.#loss.report(e, 'child.progress.usage', 'claude counts a task in its own terms');
     } else {
       this.closeLane(e.child);
-      record.subtype = 'task_notification';
-      record.task_id = e.child;
-      record.tool_use_id = e.child;
-      record.status =
-        e.status === 'cancelled' ? 'stopped' : e.status === 'completed' ? 'completed' : 'failed';
-      record.output_file = '';
-      record.summary = e.result ?? '';
+      record = {
+        type: 'system',
+        subtype: 'task_notification',
+        task_id: e.child,
+        tool_use_id: e.child,
+        status: e.status === 'cancelled' ? 'stopped' : e.status === 'completed' ? 'completed' : 'failed',
+        output_file: '',
+        summary: e.result ?? '',
+      };
       if (e.usage !== undefined)
         this.#loss.report(e, 'child.end.usage', 'claude counts a task in its own terms');
     }
@@ -2298,27 +2315,25 @@ export class ClaudeEncoder implements Encoder {
       subtype = 'success'; // the model-not-found shape: is_error says it failed
       terminal = reason;
     } else subtype = 'error_during_execution';
-    const record: JsonObject = {
+    // One literal: JSON leaves out a field that is undefined.
+    return {
       type: 'result',
       subtype,
       is_error: e.status === 'failed',
       duration_ms: e.durationMs ?? 0,
       duration_api_ms: 0,
       num_turns: this.#rounds,
-    };
-    if (e.answer !== undefined) record.result = e.answer;
-    Object.assign(record, {
+      result: e.answer,
       stop_reason: e.stopReason ?? null,
       session_id: session,
       total_cost_usd: usage.costUsd ?? 0,
       usage: usageToClaude(usage),
-    });
-    if (usage.byModel !== undefined) record.modelUsage = byModelToClaude(usage.byModel);
-    record.permission_denials = [];
-    if (terminal !== undefined) record.terminal_reason = terminal;
-    if (e.error !== undefined) record.errors = [e.error];
-    record.uuid = uuid;
-    return record;
+      modelUsage: usage.byModel === undefined ? undefined : byModelToClaude(usage.byModel),
+      permission_denials: [],
+      terminal_reason: terminal,
+      errors: e.error === undefined ? undefined : [e.error],
+      uuid,
+    };
   }
 
   /** The usage the run's main-agent lines carry, summed: what a reader totals for the run. */
