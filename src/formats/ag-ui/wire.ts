@@ -92,28 +92,51 @@ export const AGUI_DELTA_HEAD = '{"type":"TEXT_MESSAGE_CONTENT","messageId":"';
  * where it spells an object's keys at every read.
  */
 export const C_CARRIED_HEAD = '{"type":"CUSTOM","name":"agentwire.tool.output","value":{"call":';
+/** A carried tool output's key before its text. */
 export const C_CARRIED_TEXT = ',"text":';
+/** A tool result's head, up to its message id. */
 export const C_RESULT_HEAD = '{"type":"TOOL_CALL_RESULT","messageId":';
+/** A tool result's key before its call id. */
 export const C_RESULT_CALL = ',"toolCallId":';
+/** A tool result's key before its content. */
 export const C_RESULT_CONTENT = ',"content":';
+/** A tool result's tail: its role. */
 export const C_RESULT_TAIL = ',"role":"tool"}';
+/** A failed call's result's tail: its role and `ok: false`. */
 export const C_RESULT_FAILED_TAIL = ',"role":"tool","metadata":{"agentwire":{"ok":false}}}';
+/** A step start's head, up to its name. */
 export const C_STEP_START_HEAD = '{"type":"STEP_STARTED","stepName":';
+/** A message start's head, up to its id. */
 export const C_MESSAGE_START_HEAD = '{"type":"TEXT_MESSAGE_START","messageId":';
+/** A message start's tail: the assistant's role. */
 export const C_MESSAGE_START_TAIL = ',"role":"assistant"}';
+/** A message end's head, up to its id. */
 export const C_MESSAGE_END_HEAD = '{"type":"TEXT_MESSAGE_END","messageId":';
+/** A call start's head, up to its call id. */
 export const C_CALL_START_HEAD = '{"type":"TOOL_CALL_START","toolCallId":';
+/** A call start's key before its tool name. */
 export const C_CALL_START_NAME = ',"toolCallName":';
+/** A call's argument chunk's head, up to its call id. */
 export const C_CALL_ARGS_HEAD = '{"type":"TOOL_CALL_ARGS","toolCallId":';
+/** A call's argument chunk's key before its text. */
 export const C_CALL_ARGS_DELTA = ',"delta":';
+/** A call end's head, up to its call id. */
 export const C_CALL_END_HEAD = '{"type":"TOOL_CALL_END","toolCallId":';
+/** A call end's metadata, up to its arguments' summary. */
 export const C_CALL_END_SUMMARY = ',"metadata":{"agentwire":{"argsSummary":';
+/** A step end's head, up to its name. */
 export const C_STEP_END_HEAD = '{"type":"STEP_FINISHED","stepName":';
+/** A step end's metadata, up to its stop reason. */
 export const C_STEP_END_REASON = ',"metadata":{"agentwire":{"stopReason":';
+/** A step end's usage entry, up to its input tokens. */
 export const C_STEP_END_INPUT = ',"usage":[{"inputTokens":';
+/** A step end's usage key before its output tokens. */
 export const C_STEP_END_OUTPUT = ',"outputTokens":';
+/** A step end's usage key before its total tokens. */
 export const C_STEP_END_TOTAL = ',"totalTokens":';
+/** The end of a step end's usage entry and list. */
 export const C_STEP_END_USAGE_END = '}]';
+/** A step end's key before its cost. */
 export const C_STEP_END_COST = ',"costUsd":';
 
 /** The protocol version agentwire writes and reads (`PROTOCOL_VERSION` of `@ag-ui/core`). */
