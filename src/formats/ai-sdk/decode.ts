@@ -34,12 +34,25 @@ import {
   STEP_TEXT,
 } from './slots';
 import {
-  AISDK_CANONICAL,
   AISDK_DATA_PREFIX,
   AISDK_DELTA_HEAD,
   AISDK_DONE,
   type AiSdkHints,
   aiSdkChunkType,
+  C_CARRIED_HEAD,
+  C_CARRIED_TEXT,
+  C_ERROR_HEAD,
+  C_ERROR_TEXT,
+  C_FINISH_STEP,
+  C_INPUT,
+  C_INPUT_HEAD,
+  C_INPUT_NAME,
+  C_INPUT_SUMMARY,
+  C_OUTPUT,
+  C_OUTPUT_HEAD,
+  C_START_STEP,
+  C_TEXT_END_HEAD,
+  C_TEXT_START_HEAD,
   metaOf,
   usageFromMetadata,
 } from './wire';
@@ -731,24 +744,23 @@ const CANONICAL_DEPTH = 2;
  * string (no escape), the long text is parsed alone.
  */
 function readCanonical(text: string, maxDepth: number): JsonObject | undefined {
-  const L = AISDK_CANONICAL;
   const n = text.length;
   if (text.charCodeAt(n - 1) !== 125) return undefined;
   const r = textReader(text);
-  if (opens(text, L.carriedHead)) {
-    r.at = L.carriedHead.length;
+  if (opens(text, C_CARRIED_HEAD)) {
+    r.at = C_CARRIED_HEAD.length;
     const call = readPlainString(r);
-    if (call === undefined || !readFixed(r, L.carriedText) || text.charCodeAt(n - 2) !== 125)
+    if (call === undefined || !readFixed(r, C_CARRIED_TEXT) || text.charCodeAt(n - 2) !== 125)
       return undefined;
     const output = readStringTo(r, n - 2);
     if (output === undefined) return undefined;
     return { type: CARRIED_OUTPUT, data: { call, text: output } };
   }
-  const ok = opens(text, L.outputHead);
-  if (!ok && !opens(text, L.errorHead)) return readShort(text, maxDepth);
-  r.at = ok ? L.outputHead.length : L.errorHead.length;
+  const ok = opens(text, C_OUTPUT_HEAD);
+  if (!ok && !opens(text, C_ERROR_HEAD)) return readShort(text, maxDepth);
+  r.at = ok ? C_OUTPUT_HEAD.length : C_ERROR_HEAD.length;
   const toolCallId = readPlainString(r);
-  if (toolCallId === undefined || !readFixed(r, ok ? L.output : L.errorText)) return undefined;
+  if (toolCallId === undefined || !readFixed(r, ok ? C_OUTPUT : C_ERROR_TEXT)) return undefined;
   const value = readStringTo(r, n - 1);
   if (value === undefined) return undefined;
   return ok
@@ -758,7 +770,7 @@ function readCanonical(text: string, maxDepth: number): JsonObject | undefined {
 
 /**
  * The short chunks of a step and a text part, and a call's input whole, spelled exactly as the
- * writer spells them (`AISDK_CANONICAL`), as the chunk `JSON.parse` gives (the same keys in the
+ * writer spells them (wire.ts's `C_*` constants), as the chunk `JSON.parse` gives (the same keys in the
  * same order, in one literal per shape), or `undefined` (the line then takes the general path).
  * Every piece is checked in order up to the line's end; ids and names are plain strings (no
  * escape), the input and the summary are parsed alone and the input's depth measured as the
@@ -768,35 +780,34 @@ function readCanonical(text: string, maxDepth: number): JsonObject | undefined {
  * fourteen). Held to the general path by test/ui/canonical-lines.test.ts.
  */
 function readShort(text: string, maxDepth: number): JsonObject | undefined {
-  const L = AISDK_CANONICAL;
-  if (text === L.startStep) return { type: 'start-step' };
-  if (text === L.finishStep) return { type: 'finish-step' };
+  if (text === C_START_STEP) return { type: 'start-step' };
+  if (text === C_FINISH_STEP) return { type: 'finish-step' };
   const n = text.length;
   const r = textReader(text);
-  if (opens(text, L.textStartHead)) {
-    r.at = L.textStartHead.length;
+  if (opens(text, C_TEXT_START_HEAD)) {
+    r.at = C_TEXT_START_HEAD.length;
     const id = readPlainString(r);
     if (id === undefined || r.at !== n - 1) return undefined;
     return { type: 'text-start', id };
   }
-  if (opens(text, L.textEndHead)) {
-    r.at = L.textEndHead.length;
+  if (opens(text, C_TEXT_END_HEAD)) {
+    r.at = C_TEXT_END_HEAD.length;
     const id = readPlainString(r);
     if (id === undefined || r.at !== n - 1) return undefined;
     return { type: 'text-end', id };
   }
-  if (!opens(text, L.inputHead)) return undefined;
-  r.at = L.inputHead.length;
+  if (!opens(text, C_INPUT_HEAD)) return undefined;
+  r.at = C_INPUT_HEAD.length;
   const toolCallId = readPlainString(r);
-  if (toolCallId === undefined || !readFixed(r, L.inputName)) return undefined;
+  if (toolCallId === undefined || !readFixed(r, C_INPUT_NAME)) return undefined;
   const toolName = readPlainString(r);
-  if (toolName === undefined || !readFixed(r, L.input) || text.charCodeAt(r.at) !== 123) return undefined;
+  if (toolName === undefined || !readFixed(r, C_INPUT) || text.charCodeAt(r.at) !== 123) return undefined;
   // The input object ends where the summary's fixed text starts, else at the chunk's last brace:
   // no string token holds that text (its quotes are unescaped), so a first one inside the input
   // is a key of it, and the slice then does not parse (the general path reads the line). Parsed
   // alone, the slice is the object the chunk holds, one level below it; a slice not ending in a
   // brace is no object and is turned down before it is parsed.
-  const summary = text.indexOf(L.inputSummary, r.at);
+  const summary = text.indexOf(C_INPUT_SUMMARY, r.at);
   const end = summary === -1 ? n - 1 : summary;
   if (text.charCodeAt(end - 1) !== 125) return undefined;
   const input = readJsonTo(r, end);
@@ -805,7 +816,7 @@ function readShort(text: string, maxDepth: number): JsonObject | undefined {
   // The summary's object, the metadata and the chunk close together: `…"}}}`.
   if (
     maxDepth < SUMMARY_DEPTH ||
-    !readFixed(r, L.inputSummary) ||
+    !readFixed(r, C_INPUT_SUMMARY) ||
     text.charCodeAt(n - 2) !== 125 ||
     text.charCodeAt(n - 3) !== 125
   )

@@ -82,24 +82,37 @@ export const AISDK_DELTA_HEAD = '{"type":"text-delta","id":"';
  * and a text part (`{"type":"start-step"}`, `{"type":"finish-step"}`,
  * `{"type":"text-start","id":"…"}`, `{"type":"text-end","id":"…"}`) and a call's input whole
  * (`{"type":"tool-input-available","toolCallId":"…","toolName":"…","input":{…}}`, bare or with
- * `,"toolMetadata":{"agentwire":{"argsSummary":"…"}}` before its last brace).
+ * `,"toolMetadata":{"agentwire":{"argsSummary":"…"}}` before its last brace). Each piece is a
+ * constant of its own, not a key of one object: a minified bundle names a constant by a letter,
+ * where it spells an object's keys at every read.
  */
-export const AISDK_CANONICAL = {
-  carriedHead: '{"type":"data-agentwire.tool.output","data":{"call":',
-  carriedText: ',"text":',
-  outputHead: '{"type":"tool-output-available","toolCallId":',
-  output: ',"output":',
-  errorHead: '{"type":"tool-output-error","toolCallId":',
-  errorText: ',"errorText":',
-  startStep: '{"type":"start-step"}',
-  finishStep: '{"type":"finish-step"}',
-  textStartHead: '{"type":"text-start","id":',
-  textEndHead: '{"type":"text-end","id":',
-  inputHead: '{"type":"tool-input-available","toolCallId":',
-  inputName: ',"toolName":',
-  input: ',"input":',
-  inputSummary: ',"toolMetadata":{"agentwire":{"argsSummary":',
-} as const;
+export const C_CARRIED_HEAD = '{"type":"data-agentwire.tool.output","data":{"call":';
+/** A carried tool output's key before its text. */
+export const C_CARRIED_TEXT = ',"text":';
+/** A call's text output's head, up to its call id. */
+export const C_OUTPUT_HEAD = '{"type":"tool-output-available","toolCallId":';
+/** A call's text output's key before the output. */
+export const C_OUTPUT = ',"output":';
+/** A call's error's head, up to its call id. */
+export const C_ERROR_HEAD = '{"type":"tool-output-error","toolCallId":';
+/** A call's error's key before its text. */
+export const C_ERROR_TEXT = ',"errorText":';
+/** A step's start, whole. */
+export const C_START_STEP = '{"type":"start-step"}';
+/** A step's end, whole. */
+export const C_FINISH_STEP = '{"type":"finish-step"}';
+/** A text part's start, up to its id. */
+export const C_TEXT_START_HEAD = '{"type":"text-start","id":';
+/** A text part's end, up to its id. */
+export const C_TEXT_END_HEAD = '{"type":"text-end","id":';
+/** A call's input's head, up to its call id. */
+export const C_INPUT_HEAD = '{"type":"tool-input-available","toolCallId":';
+/** A call's input's key before its tool name. */
+export const C_INPUT_NAME = ',"toolName":';
+/** A call's input's key before the input object. */
+export const C_INPUT = ',"input":';
+/** A call's input's metadata, up to its arguments' summary. */
+export const C_INPUT_SUMMARY = ',"toolMetadata":{"agentwire":{"argsSummary":';
 
 /** The SSE data of the stream's terminator: `data: [DONE]`. */
 export const AISDK_DONE = '[DONE]';
